@@ -8,7 +8,30 @@ pub mod config;
 pub mod prim;
 pub mod reference;
 pub mod samples;
+pub mod scene;
 pub mod setup;
 
+// Seed 000: hierarchical tile rasterization.
+pub mod quad_packer;
+pub mod raster;
+pub mod sample_raster;
+pub mod subtile_coverage;
+pub mod tile_parser;
+pub mod output_merger;
+pub mod pixel_processor;
+// Seed 001: binning and pixel-info store.
+pub mod binner;
+pub mod pixel_info;
+// Seed 002: sort-based deferred shading.
+pub mod shading_sort;
+// Seed 003: points.
+pub mod point_raster;
+// Seed 004: blender with sample-pool merge.
+pub mod blender;
+
+// The whole frame, stage by stage.
+pub mod pipeline;
+
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};
+pub use scene::{Frame, Scene, SceneError};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};

@@ -89,7 +89,8 @@ pub fn point(cfg: &Config, p: &PointFx, st: &mut RefStats) -> Coverage {
         }
     } else {
         // Sample covered iff in [x − s/2, x + s/2) × [y − s/2, y + s/2); work in 1/512 pixel.
-        let s = p.size.max(0) as i64;
+        // s is the unrounded size, clamped like N to the configured maximum.
+        let s = (p.size.max(0) as i64).min(cfg.max_point_size as i64 * 256);
         let (x0, x1) = (2 * px - s, 2 * px + s);
         let (y0, y1) = (2 * py - s, 2 * py + s);
         let offs = samples::offsets(cfg.msaa);
