@@ -1,0 +1,627 @@
+//! Seed 001 (claims 1, 4, 5, 10, 13, 14): the **pixel-info store** that decouples the raster
+//! side (walking *first tiles*) from the pixel side (walking *second tiles*), plus the
+//! byte-addressed simulated [`Memory`] and the generic per-bucket linked lists of fixed-size
+//! blocks ([`BlockLists`]) that the binner (`binner.rs`) reuses for its primitive lists.
+//!
+//! Data in: every quad the rasterizer emits (`Quad` + its 24-bit depth), in raster order
+//! (first tiles rows bottom-up, left→right; inside a tile, primitives in submission order).
+//! Data out: per second tile (`cfg.second_tile`, independent of `cfg.tile`), the
+//! [`PixelInfo`] records of the quads that fall in it, **in push order**, rebuilt by walking
+//! the linked list in memory. Second tiles are visited rows bottom-up, left→right
+//! ([`PixelInfoStore::second_tiles`]). Reading is refused until [`PixelInfoStore::finish_raster`]
+//! (claim 1: pixel processing starts only after every first tile is rasterized). Every record
+//! carries the frame id (claim 4), and so does what the pixel side makes of it.
+//!
+//! ```text
+//!   raster side (first tiles)                 memory                    pixel side
+//!   quad ─► second tile (stx,sty) ─► on-chip  ┌──────────────────────┐
+//!           = (2qx / stw, 2qy / sth)  tail    │ table: [head,count]  │ ◄─ finish_raster
+//!                                     state   │  × second tiles      │    writes the table
+//!                                             ├──────────────────────┤
+//!                                             │ block: next │ rec rec│─┐
+//!                                             │ block: next │ rec ...│◄┘ ─► read_second_tile
+//!                                             └──────────────────────┘      (after finish)
+//! ```
+//!
+//! ## Byte layout (little-endian, all fields u32-aligned)
+//!
+//! * **List table** at address 0: per list (second tile, in tile order) 8 bytes
+//!   `[head: u32, count: u32]`; `head` = [`NIL`] for an empty list. Written once, by
+//!   `finish` (the open lists' head/tail/count live on chip while rastering).
+//! * **Block** of `B = cfg.pixel_info_block_bytes` bytes: `next: u32` at offset 0 (address of
+//!   the next block, [`NIL`] in the last one), then `K = (B − 4) / R` records of `R` bytes at
+//!   offsets `4 + k·R`; the tail of the block is padding. The last block of a list holds
+//!   `count − K·(blocks − 1)` valid records. A block's `next` is written exactly once, when
+//!   the block is closed: on linking a new block, or by `finish`.
+//! * **Pixel-info record**, `R = 12 + 4·⌈max(0, 4S − 16) / 32⌉` bytes (12 for S ≤ 4, 16 for
+//!   S = 8, 20 for S = 16):
+//!   - word 0: `depth[23:0] | frame_id[7:0] << 24`
+//!   - word 1: primitive id (32 bits)
+//!   - word 2: `qx[7:0] | qy[7:0] << 8 | mask[15:0] << 16` (qx, qy: quad position inside
+//!     the second tile, in quads)
+//!   - words 3..: `mask[16 + 32k .. 48 + 32k)`
+//!
+//! ## Traffic (what the counters count)
+//!
+//! Bytes written = `8·lists` (table) + `R·records` + `4·blocks` (next pointers). Reading one
+//! list reads `8` (its table entry) + `R·count` + `4·(blocks_in_list − 1)` (a `next` pointer is
+//! read only when records remain). Allocation is a bump allocator and writes nothing.
+
+use crate::config::{Config, ConfigError};
+use crate::prim::Quad;
+use std::fmt;
+
+/// Null block address (end of a list, or empty list).
+pub const NIL: u32 = u32::MAX;
+/// Largest 24-bit depth (the cleared depth-buffer value).
+pub const DEPTH_MAX: u32 = (1 << 24) - 1;
+
+/// Error from the stores (pixel info, bins) and the shading sort: names the offending field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError {
+    pub field: &'static str,
+    pub msg: String,
+}
+
+impl StoreError {
+    /// Build an error for `field`.
+    pub fn new(field: &'static str, msg: impl Into<String>) -> Self {
+        StoreError { field, msg: msg.into() }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.msg)
+    }
+}
+impl std::error::Error for StoreError {}
+
+impl From<ConfigError> for StoreError {
+    fn from(e: ConfigError) -> Self {
+        StoreError {
+            field: e.field,
+            msg: format!("config.{}: {}", e.field, e.msg),
+        }
+    }
+}
+
+/// Byte-addressed simulated memory with traffic counters. Little-endian. Allocation is a bump
+/// allocator (zero-filled, not counted as traffic).
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    bytes: Vec<u8>,
+    written: u64,
+    read: u64,
+}
+
+impl Memory {
+    /// Empty memory.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Allocate `n` bytes; returns their address.
+    pub fn alloc(&mut self, n: u32) -> Result<u32, StoreError> {
+        let addr = self.bytes.len() as u64;
+        // NIL must never be a valid address.
+        if addr + n as u64 >= NIL as u64 {
+            return Err(StoreError::new(
+                "memory",
+                format!("out of the 4 GiB address space allocating {n} bytes at {addr}"),
+            ));
+        }
+        self.bytes.resize((addr + n as u64) as usize, 0);
+        Ok(addr as u32)
+    }
+
+    fn range(&self, addr: u32, n: usize) -> Result<std::ops::Range<usize>, StoreError> {
+        let a = addr as usize;
+        if addr == NIL || a + n > self.bytes.len() {
+            return Err(StoreError::new(
+                "memory",
+                format!(
+                    "access of {n} bytes at {addr:#x} beyond {} allocated bytes",
+                    self.bytes.len()
+                ),
+            ));
+        }
+        Ok(a..a + n)
+    }
+
+    /// Write `data` at `addr` (counted).
+    pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), StoreError> {
+        let r = self.range(addr, data.len())?;
+        self.bytes[r].copy_from_slice(data);
+        self.written += data.len() as u64;
+        Ok(())
+    }
+
+    /// Read `out.len()` bytes at `addr` (counted).
+    pub fn read(&mut self, addr: u32, out: &mut [u8]) -> Result<(), StoreError> {
+        let r = self.range(addr, out.len())?;
+        out.copy_from_slice(&self.bytes[r]);
+        self.read += out.len() as u64;
+        Ok(())
+    }
+
+    /// Write one little-endian u32 (counted: 4 bytes).
+    pub fn write_u32(&mut self, addr: u32, v: u32) -> Result<(), StoreError> {
+        self.write(addr, &v.to_le_bytes())
+    }
+
+    /// Read one little-endian u32 (counted: 4 bytes).
+    pub fn read_u32(&mut self, addr: u32) -> Result<u32, StoreError> {
+        let mut b = [0u8; 4];
+        self.read(addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Look at a u32 without counting traffic (debugging and tests).
+    pub fn peek_u32(&self, addr: u32) -> Option<u32> {
+        let r = self.range(addr, 4).ok()?;
+        Some(u32::from_le_bytes(self.bytes[r].try_into().ok()?))
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read
+    }
+    /// Bytes allocated so far (memory footprint).
+    pub fn size(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct OpenList {
+    head: u32,
+    tail: u32,
+    count: u32,
+}
+
+/// `lists` linked lists of fixed-size blocks in one [`Memory`], with a `[head, count]` table at
+/// address 0 (layout in the module header). Appends go to the tail block of a list; a new
+/// block is allocated when the tail is full. After [`BlockLists::finish`] no append is
+/// accepted, and only then can lists be read.
+#[derive(Clone, Debug)]
+pub struct BlockLists {
+    mem: Memory,
+    block_bytes: u32,
+    record_bytes: u32,
+    per_block: u32,
+    open: Vec<OpenList>,
+    blocks: u64,
+    records: u64,
+    finished: bool,
+}
+
+impl BlockLists {
+    /// `lists` empty lists of blocks of `block_bytes` (4-byte next pointer + records of
+    /// `record_bytes`). `field` names the block-size parameter in errors.
+    pub fn new(lists: u32, block_bytes: u32, record_bytes: u32, field: &'static str) -> Result<Self, StoreError> {
+        if record_bytes == 0 || !record_bytes.is_multiple_of(4) {
+            return Err(StoreError::new(
+                "record_bytes",
+                format!("{record_bytes} must be a non-zero multiple of 4"),
+            ));
+        }
+        if !block_bytes.is_multiple_of(4) || block_bytes < 4 + record_bytes {
+            return Err(StoreError::new(
+                field,
+                format!("{block_bytes} bytes must be a multiple of 4 holding the 4-byte next pointer and at least one {record_bytes}-byte record"),
+            ));
+        }
+        let mut mem = Memory::new();
+        let table_bytes = (lists as u64) * 8;
+        if table_bytes >= NIL as u64 {
+            return Err(StoreError::new(
+                "lists",
+                format!("{lists} lists do not fit the address space"),
+            ));
+        }
+        mem.alloc(table_bytes as u32)?;
+        Ok(BlockLists {
+            mem,
+            block_bytes,
+            record_bytes,
+            per_block: (block_bytes - 4) / record_bytes,
+            open: vec![
+                OpenList {
+                    head: NIL,
+                    tail: NIL,
+                    count: 0
+                };
+                lists as usize
+            ],
+            blocks: 0,
+            records: 0,
+            finished: false,
+        })
+    }
+
+    /// Append one record (exactly `record_bytes` long) to list `list`.
+    pub fn append(&mut self, list: u32, rec: &[u8]) -> Result<(), StoreError> {
+        if self.finished {
+            return Err(StoreError::new("finish", "append after the lists were finished"));
+        }
+        if rec.len() != self.record_bytes as usize {
+            return Err(StoreError::new(
+                "record",
+                format!("{} bytes, expected {}", rec.len(), self.record_bytes),
+            ));
+        }
+        let n = self.open.len();
+        let Some(st) = self.open.get(list as usize).copied() else {
+            return Err(StoreError::new("list", format!("{list} out of range (0..{n})")));
+        };
+        let slot = st.count % self.per_block;
+        let mut st2 = st;
+        if slot == 0 {
+            let blk = self.mem.alloc(self.block_bytes)?;
+            self.blocks += 1;
+            if st.tail == NIL {
+                st2.head = blk;
+            } else {
+                // Close the full tail block: its next pointer is written once, now.
+                self.mem.write_u32(st.tail, blk)?;
+            }
+            st2.tail = blk;
+        }
+        self.mem.write(st2.tail + 4 + slot * self.record_bytes, rec)?;
+        st2.count += 1;
+        self.open[list as usize] = st2;
+        self.records += 1;
+        Ok(())
+    }
+
+    /// Close every list: write each tail block's `next = NIL` and the `[head, count]` table.
+    pub fn finish(&mut self) -> Result<(), StoreError> {
+        if self.finished {
+            return Err(StoreError::new("finish", "lists already finished"));
+        }
+        for (i, st) in self.open.iter().enumerate() {
+            if st.tail != NIL {
+                self.mem.write_u32(st.tail, NIL)?;
+            }
+            let a = (i as u32) * 8;
+            self.mem.write_u32(a, st.head)?;
+            self.mem.write_u32(a + 4, st.count)?;
+        }
+        self.finished = true;
+        Ok(())
+    }
+
+    /// Walk list `list` in memory, calling `f` with each record's bytes in append order.
+    /// Returns the record count. Error before [`BlockLists::finish`].
+    pub fn read_list(&mut self, list: u32, mut f: impl FnMut(&[u8])) -> Result<u32, StoreError> {
+        if !self.finished {
+            return Err(StoreError::new(
+                "finish",
+                "lists read before they were finished (raster side still running)",
+            ));
+        }
+        if list as usize >= self.open.len() {
+            return Err(StoreError::new(
+                "list",
+                format!("{list} out of range (0..{})", self.open.len()),
+            ));
+        }
+        let head = self.mem.read_u32(list * 8)?;
+        let count = self.mem.read_u32(list * 8 + 4)?;
+        let mut buf = vec![0u8; self.record_bytes as usize];
+        let (mut addr, mut left) = (head, count);
+        while left > 0 {
+            if addr == NIL {
+                return Err(StoreError::new(
+                    "memory",
+                    format!("list {list} ends with {left} of {count} records unread"),
+                ));
+            }
+            let n = left.min(self.per_block);
+            for k in 0..n {
+                self.mem.read(addr + 4 + k * self.record_bytes, &mut buf)?;
+                f(&buf);
+            }
+            left -= n;
+            if left > 0 {
+                addr = self.mem.read_u32(addr)?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// Number of lists.
+    pub fn lists(&self) -> u32 {
+        self.open.len() as u32
+    }
+    /// Records that fit one block.
+    pub fn per_block(&self) -> u32 {
+        self.per_block
+    }
+    /// Bytes of one record.
+    pub fn record_bytes(&self) -> u32 {
+        self.record_bytes
+    }
+    /// Blocks allocated so far.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+    /// Records appended so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+    /// Records appended to `list` so far (on-chip counter, no traffic).
+    pub fn list_len(&self, list: u32) -> u32 {
+        self.open.get(list as usize).map_or(0, |s| s.count)
+    }
+    /// Has [`BlockLists::finish`] run?
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+    /// The simulated memory (traffic counters).
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+}
+
+/// One second tile's coordinates and its records (push order).
+pub type TileRecords = ([u32; 2], Vec<PixelInfo>);
+
+/// One pixel-info record: what the raster side stores per emitted quad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PixelInfo {
+    /// The quad's 4·S sample bits (SPEC §2 quad layout).
+    pub mask: u64,
+    /// 24-bit depth (0 = near).
+    pub depth: u32,
+    /// Primitive id (index in the frame).
+    pub prim: u32,
+    /// Frame id given to [`PixelInfoStore::new`].
+    pub frame: u8,
+    /// Quad column inside its second tile (bottom-left pixel x = tile x0 + 2·qx).
+    pub qx: u8,
+    /// Quad row inside its second tile.
+    pub qy: u8,
+}
+
+impl PixelInfo {
+    /// The frame-absolute quad of this record, which lies in second tile `st`.
+    pub fn quad(&self, cfg: &Config, st: [u32; 2]) -> Quad {
+        let [w, h] = cfg.second_tile;
+        Quad {
+            prim: self.prim,
+            qx: (st[0] * w / 2 + self.qx as u32) as u16,
+            qy: (st[1] * h / 2 + self.qy as u32) as u16,
+            mask: self.mask,
+        }
+    }
+}
+
+/// Bytes of one pixel-info record at `msaa` samples per pixel (see the module header).
+pub fn record_bytes(msaa: u32) -> u32 {
+    12 + 4 * (4 * msaa).saturating_sub(16).div_ceil(32)
+}
+
+fn encode(r: &PixelInfo, out: &mut [u8]) {
+    let w0 = r.depth | (r.frame as u32) << 24;
+    let w2 = r.qx as u32 | (r.qy as u32) << 8 | ((r.mask & 0xffff) as u32) << 16;
+    out[0..4].copy_from_slice(&w0.to_le_bytes());
+    out[4..8].copy_from_slice(&r.prim.to_le_bytes());
+    out[8..12].copy_from_slice(&w2.to_le_bytes());
+    for (k, c) in out[12..].chunks_exact_mut(4).enumerate() {
+        c.copy_from_slice(&((r.mask >> (16 + 32 * k)) as u32).to_le_bytes());
+    }
+}
+
+fn decode(b: &[u8]) -> PixelInfo {
+    let word = |i: usize| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
+    let (w0, w1, w2) = (word(0), word(1), word(2));
+    let mut mask = (w2 >> 16) as u64;
+    for k in 0..(b.len() - 12) / 4 {
+        mask |= (word(3 + k) as u64) << (16 + 32 * k);
+    }
+    PixelInfo {
+        mask,
+        depth: w0 & DEPTH_MAX,
+        prim: w1,
+        frame: (w0 >> 24) as u8,
+        qx: w2 as u8,
+        qy: (w2 >> 8) as u8,
+    }
+}
+
+/// Traffic and occupancy of a [`PixelInfoStore`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PixelInfoStats {
+    /// Records pushed (one per quad).
+    pub records: u64,
+    /// Blocks allocated over all second tiles.
+    pub blocks_allocated: u64,
+    /// Bytes per record.
+    pub record_bytes: u32,
+    /// Records per block.
+    pub records_per_block: u32,
+    /// Bytes written to memory (records, next pointers, list table).
+    pub bytes_written: u64,
+    /// Bytes read from memory by the pixel side.
+    pub bytes_read: u64,
+    /// Memory footprint in bytes (table + blocks).
+    pub memory_bytes: u64,
+}
+
+/// The pixel-info store of one frame: raster side pushes, pixel side reads per second tile.
+#[derive(Clone, Debug)]
+pub struct PixelInfoStore {
+    msaa: u32,
+    viewport: [u32; 2],
+    second_tile: [u32; 2],
+    tiles: [u32; 2],
+    frame: u8,
+    lists: BlockLists,
+    buf: [u8; 20],
+}
+
+impl PixelInfoStore {
+    /// An empty store for `frame_id`, one list per second tile of `cfg`.
+    pub fn new(cfg: &Config, frame_id: u8) -> Result<Self, StoreError> {
+        cfg.validate()?;
+        let [w, h] = cfg.second_tile;
+        let tiles = [cfg.viewport[0].div_ceil(w), cfg.viewport[1].div_ceil(h)];
+        let rb = record_bytes(cfg.msaa);
+        let lists = BlockLists::new(
+            tiles[0] * tiles[1],
+            cfg.pixel_info_block_bytes,
+            rb,
+            "pixel_info_block_bytes",
+        )?;
+        Ok(PixelInfoStore {
+            msaa: cfg.msaa,
+            viewport: cfg.viewport,
+            second_tile: cfg.second_tile,
+            tiles,
+            frame: frame_id,
+            lists,
+            buf: [0; 20],
+        })
+    }
+
+    /// Append the record of one emitted quad (raster side) to its second tile's list.
+    pub fn push(&mut self, quad: &Quad, depth: u32) -> Result<(), StoreError> {
+        if self.lists.is_finished() {
+            return Err(StoreError::new("finish_raster", "push after finish_raster"));
+        }
+        if depth > DEPTH_MAX {
+            return Err(StoreError::new("depth", format!("{depth} exceeds 24 bits")));
+        }
+        let used = if self.msaa == 16 {
+            u64::MAX
+        } else {
+            (1u64 << (4 * self.msaa)) - 1
+        };
+        if quad.mask == 0 || quad.mask & !used != 0 {
+            return Err(StoreError::new(
+                "quad.mask",
+                format!("{:#x} must be non-zero within {} bits", quad.mask, 4 * self.msaa),
+            ));
+        }
+        let (x0, y0) = (2 * quad.qx as u32, 2 * quad.qy as u32);
+        for i in 0..4 {
+            let (x, y) = (x0 + (i & 1), y0 + (i >> 1));
+            if quad.pixel_mask(i, self.msaa) != 0 && (x >= self.viewport[0] || y >= self.viewport[1]) {
+                return Err(StoreError::new(
+                    "quad",
+                    format!(
+                        "pixel ({x}, {y}) of quad ({}, {}) is outside the viewport",
+                        quad.qx, quad.qy
+                    ),
+                ));
+            }
+        }
+        let [w, h] = self.second_tile;
+        let (stx, sty) = (x0 / w, y0 / h);
+        let rec = PixelInfo {
+            mask: quad.mask,
+            depth,
+            prim: quad.prim,
+            frame: self.frame,
+            qx: ((x0 % w) / 2) as u8,
+            qy: ((y0 % h) / 2) as u8,
+        };
+        let rb = self.lists.record_bytes() as usize;
+        let mut buf = self.buf;
+        encode(&rec, &mut buf[..rb]);
+        self.lists.append(sty * self.tiles[0] + stx, &buf[..rb])
+    }
+
+    /// End of the raster side: every first tile is rasterized. Writes the list table; after
+    /// this no push is accepted and second tiles can be read.
+    pub fn finish_raster(&mut self) -> Result<(), StoreError> {
+        self.lists
+            .finish()
+            .map_err(|_| StoreError::new("finish_raster", "finish_raster called twice"))
+    }
+
+    /// Has [`PixelInfoStore::finish_raster`] run?
+    pub fn is_finished(&self) -> bool {
+        self.lists.is_finished()
+    }
+
+    /// Read second tile `[stx, sty]`'s records in push order, walking its linked list in
+    /// memory (counted as bytes read). Error before [`PixelInfoStore::finish_raster`].
+    pub fn read_second_tile(&mut self, st: [u32; 2]) -> Result<Vec<PixelInfo>, StoreError> {
+        if !self.lists.is_finished() {
+            return Err(StoreError::new(
+                "finish_raster",
+                "second tile read before every first tile was rasterized (call finish_raster first)",
+            ));
+        }
+        if st[0] >= self.tiles[0] || st[1] >= self.tiles[1] {
+            return Err(StoreError::new(
+                "second_tile",
+                format!(
+                    "({}, {}) outside the {}x{} second tiles",
+                    st[0], st[1], self.tiles[0], self.tiles[1]
+                ),
+            ));
+        }
+        let list = st[1] * self.tiles[0] + st[0];
+        let mut out = Vec::with_capacity(self.lists.list_len(list) as usize);
+        self.lists.read_list(list, |b| out.push(decode(b)))?;
+        Ok(out)
+    }
+
+    /// Second-tile coordinates in processing order: rows bottom-up, left→right.
+    pub fn second_tiles(&self) -> impl Iterator<Item = [u32; 2]> + 'static {
+        let [nx, ny] = self.tiles;
+        (0..ny).flat_map(move |y| (0..nx).map(move |x| [x, y]))
+    }
+
+    /// Number of second tiles across and up the viewport.
+    pub fn second_tile_count(&self) -> [u32; 2] {
+        self.tiles
+    }
+
+    /// Read every second tile, in [`PixelInfoStore::second_tiles`] order.
+    pub fn read_all(&mut self) -> Result<Vec<TileRecords>, StoreError> {
+        self.second_tiles()
+            .map(|st| Ok((st, self.read_second_tile(st)?)))
+            .collect()
+    }
+
+    /// The frame id every record carries.
+    pub fn frame_id(&self) -> u8 {
+        self.frame
+    }
+    /// Samples per pixel the store was built for.
+    pub fn msaa(&self) -> u32 {
+        self.msaa
+    }
+    /// Second-tile size the store groups by.
+    pub fn second_tile(&self) -> [u32; 2] {
+        self.second_tile
+    }
+
+    /// Traffic and occupancy so far.
+    pub fn stats(&self) -> PixelInfoStats {
+        let m = self.lists.memory();
+        PixelInfoStats {
+            records: self.lists.records(),
+            blocks_allocated: self.lists.blocks(),
+            record_bytes: self.lists.record_bytes(),
+            records_per_block: self.lists.per_block(),
+            bytes_written: m.bytes_written(),
+            bytes_read: m.bytes_read(),
+            memory_bytes: m.size(),
+        }
+    }
+
+    /// The simulated memory.
+    pub fn memory(&self) -> &Memory {
+        self.lists.memory()
+    }
+}

@@ -1,0 +1,443 @@
+//! Tile recombiner, tile re-splitter and quad packer (seed 000 claims 1–5, 14–17; fig. 6
+//! blocks 620 "图块重组器", 625 "图块再分解器", 630 "像素四元组打包器"; figs. 7, 9, 10).
+//!
+//! **Recombiner** ([`RasterTile`]): holds the rasterized tile of one (primitive, tile). Each
+//! first sub-tile either was rasterized (its quad masks are stored) or holds the preset first
+//! mask, all zero (claim 10); putting each rasterized sub-tile at its place *is* the
+//! recombination. Masks are kept in quad layout (SPEC §2: 4·S bits, pixel i = 2·(y&1)+(x&1)).
+//!
+//! **Re-splitter** ([`block_layout`]), used when `cfg.resplit()` (colours/pixel < samples/pixel,
+//! claim 2): cuts the rasterized tile (clipped to the viewport) into *second sub-tiles* of the
+//! preset size `cfg.second_subtile() = [PW, PH]` (one colour storage block's pixels) along rows
+//! and columns from the tile origin (claim 4). The last column / row may be narrower (tile
+//! clipped by the viewport). A second sub-tile whose actual pixel count is ≤ half the preset
+//! pixel count ("small edge piece") shares a storage block with other small edge pieces
+//! (claim 5): walking the pieces in group order, a small piece goes into the currently open
+//! shared block if it still fits (sum of pixel counts ≤ PW·PH), else opens a new block; every
+//! other piece gets a block of its own. Blocks are numbered in order of first use.
+//!
+//! **Quad packer** ([`pack`]): emits the non-empty 2×2 quads. Without re-split (claim 3) the
+//! quads come straight from the rasterized first sub-tiles.
+//!
+//! **Output order (the contract the RTL follows)**:
+//! 1. groups — second sub-tiles when `cfg.resplit()`, first sub-tiles otherwise — in row order
+//!    bottom-up (increasing y), inside a row left → right;
+//! 2. inside a group, quads in row order bottom-up, inside a quad row left → right;
+//! 3. only quads with a non-zero mask are emitted (empty groups emit nothing).
+//! Because every boundary (tile, sub-tile, second sub-tile) is even, each quad lies in exactly
+//! one first and one second sub-tile. When second sub-tile = first sub-tile size (all presets)
+//! both modes give the same order.
+//!
+//! ```text
+//!  rasterized tile 32x32, second sub-tiles 16x16     inside one group (quads, 2x2 px):
+//!   ┌────────┬────────┐                               ┌──┬──┬──┬──┐
+//!   │ 2      │ 3      │                               │12│13│14│15│
+//!   │        │        │                               ├──┼──┼──┼──┤
+//!   ├────────┼────────┤                               │ 8│ 9│10│11│  ...
+//!   │ 0 ───► │ 1      │                               ├──┼──┼──┼──┤
+//!   │        │        │                               │ 0│ 1│ 2│ 3│
+//!   └────────┴────────┘                               └──┴──┴──┴──┘
+//!  clipped tile 4 px wide: pieces 4x16 (64 px ≤ 256/2) → two pieces share one block
+//! ```
+
+use crate::config::Config;
+use crate::prim::Quad;
+use crate::setup::PixelBox;
+use crate::subtile_coverage::CoveredSubtile;
+use crate::tile_parser::{ParsedTile, SubTile};
+
+/// Counters of the recombiner / re-splitter / quad packer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PackerStats {
+    /// Quads emitted (non-empty).
+    pub quads: u64,
+    /// Groups (second sub-tiles when re-splitting, else first sub-tiles) that emitted ≥ 1 quad.
+    pub groups: u64,
+    /// Second sub-tiles the rasterized tiles were re-split into (counted per re-split, i.e.
+    /// per (primitive, tile) in re-split mode).
+    pub second_subtiles: u64,
+    /// Storage blocks those second sub-tiles occupy (per re-split).
+    pub storage_blocks: u64,
+    /// Of those, blocks shared by ≥ 2 small edge second sub-tiles (claim 5).
+    pub shared_blocks: u64,
+    /// Pixels held by the blocks (the rasterized tiles' pixels inside the viewport).
+    pub block_pixels_stored: u64,
+    /// Pixel capacity of the blocks (`storage_blocks · PW · PH`).
+    pub block_pixel_capacity: u64,
+}
+
+impl PackerStats {
+    /// Accumulate another set of counters.
+    pub fn add(&mut self, o: &PackerStats) {
+        self.quads += o.quads;
+        self.groups += o.groups;
+        self.second_subtiles += o.second_subtiles;
+        self.storage_blocks += o.storage_blocks;
+        self.shared_blocks += o.shared_blocks;
+        self.block_pixels_stored += o.block_pixels_stored;
+        self.block_pixel_capacity += o.block_pixel_capacity;
+    }
+
+    /// Block utilisation: pixels stored / pixel capacity (0 when nothing was stored).
+    pub fn block_utilisation(&self) -> f64 {
+        if self.block_pixel_capacity == 0 {
+            0.0
+        } else {
+            self.block_pixels_stored as f64 / self.block_pixel_capacity as f64
+        }
+    }
+}
+
+// ───────────────────────────── recombiner ─────────────────────────────
+
+/// The rasterized tile of one (primitive, tile): quad masks of the rasterized first sub-tiles,
+/// the preset all-zero mask everywhere else. Reused across calls without clearing (a
+/// generation stamp per first sub-tile tells which ones hold this call's data).
+#[derive(Clone, Debug)]
+pub struct RasterTile {
+    /// Clipped tile rectangle.
+    rect: PixelBox,
+    sub: [u32; 2],
+    cols: u32,
+    /// Quads per tile row (configured tile width / 2).
+    qstride: u32,
+    msaa: u32,
+    masks: Vec<u64>,
+    stamp: Vec<u32>,
+    gen: u32,
+    /// Union of the pixel regions written by the sample rasterizer (empty: x0 > x1).
+    written: PixelBox,
+}
+
+const EMPTY: PixelBox = PixelBox { x0: 1, y0: 1, x1: 0, y1: 0 };
+
+impl Default for RasterTile {
+    fn default() -> Self {
+        RasterTile::new()
+    }
+}
+
+impl RasterTile {
+    /// An empty buffer; sized on first [`RasterTile::begin`].
+    pub fn new() -> RasterTile {
+        RasterTile { rect: EMPTY, sub: [2, 2], cols: 0, qstride: 0, msaa: 1, masks: Vec::new(), stamp: Vec::new(), gen: 0, written: EMPTY }
+    }
+
+    /// Start the rasterized tile of a new (primitive, tile): every first sub-tile holds the
+    /// preset (zero) mask.
+    pub fn begin(&mut self, cfg: &Config, pt: &ParsedTile) {
+        let nq = (cfg.tile[0] / 2 * (cfg.tile[1] / 2)) as usize;
+        let ns = ((cfg.tile[0] / cfg.subtile[0]) * (cfg.tile[1] / cfg.subtile[1])) as usize;
+        if self.masks.len() != nq {
+            self.masks = vec![0; nq];
+        }
+        if self.stamp.len() != ns {
+            self.stamp = vec![0; ns];
+            self.gen = 0;
+        }
+        if self.gen == u32::MAX {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.gen = 0;
+        }
+        self.gen += 1;
+        self.rect = pt.rect;
+        self.sub = pt.subtile;
+        self.cols = pt.cols;
+        self.qstride = cfg.tile[0] / 2;
+        self.msaa = cfg.msaa;
+        self.written = EMPTY;
+    }
+
+    /// The clipped tile rectangle.
+    pub fn rect(&self) -> PixelBox {
+        self.rect
+    }
+
+    /// Pixels written so far (bounding rectangle; empty if `x0 > x1`).
+    pub fn written(&self) -> PixelBox {
+        self.written
+    }
+
+    /// Receive a rasterized first sub-tile: its masks start at zero and `region` (inside it)
+    /// is about to be written.
+    pub fn open_subtile(&mut self, sub: &SubTile, region: &PixelBox) {
+        self.stamp[sub.index as usize] = self.gen;
+        let r = sub.rect;
+        let qx0 = (r.x0 - self.rect.x0) / 2;
+        let qx1 = (r.x1 - self.rect.x0) / 2;
+        for qy in (r.y0 - self.rect.y0) / 2..=(r.y1 - self.rect.y0) / 2 {
+            let row = (qy * self.qstride) as usize;
+            self.masks[row + qx0 as usize..=row + qx1 as usize].iter_mut().for_each(|m| *m = 0);
+        }
+        let w = &mut self.written;
+        if w.x0 > w.x1 {
+            *w = *region;
+        } else {
+            *w = PixelBox { x0: w.x0.min(region.x0), y0: w.y0.min(region.y0), x1: w.x1.max(region.x1), y1: w.y1.max(region.y1) };
+        }
+    }
+
+    /// OR sample mask `m` into pixel (x, y) (screen coordinates, inside an opened sub-tile).
+    #[inline]
+    pub fn or_pixel(&mut self, x: u32, y: u32, m: u16) {
+        let (rx, ry) = (x - self.rect.x0, y - self.rect.y0);
+        let idx = ((ry >> 1) * self.qstride + (rx >> 1)) as usize;
+        let shift = (((ry & 1) << 1) | (rx & 1)) * self.msaa;
+        self.masks[idx] |= (m as u64) << shift;
+    }
+
+    /// Mask of quad (qx, qy) in screen quad coordinates: stored masks for a rasterized first
+    /// sub-tile, the preset zero mask otherwise.
+    #[inline]
+    pub fn quad_mask(&self, qx: u32, qy: u32) -> u64 {
+        let (rx, ry) = (2 * qx - self.rect.x0, 2 * qy - self.rect.y0);
+        let s = (ry / self.sub[1]) * self.cols + rx / self.sub[0];
+        if self.stamp[s as usize] != self.gen {
+            return 0;
+        }
+        self.masks[((ry >> 1) * self.qstride + (rx >> 1)) as usize]
+    }
+
+    /// Sample mask of pixel (x, y) of the rasterized tile.
+    pub fn pixel_mask(&self, x: u32, y: u32) -> u16 {
+        let q = self.quad_mask(x / 2, y / 2);
+        let i = 2 * (y & 1) + (x & 1);
+        ((q >> (i * self.msaa)) & crate::samples::pixel_full_mask(self.msaa) as u64) as u16
+    }
+}
+
+// ───────────────────────────── re-splitter ─────────────────────────────
+
+/// One second sub-tile of a re-split tile and where it is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SecondSubtile {
+    pub col: u32,
+    pub row: u32,
+    /// Group order index `row · cols + col`.
+    pub index: u32,
+    /// Its pixels (inclusive), inside the viewport.
+    pub rect: PixelBox,
+    /// Pixel count ≤ half the preset pixel count (claim 5).
+    pub small: bool,
+    /// Storage block holding it.
+    pub block: u32,
+    /// Pixel offset of its data inside the block.
+    pub offset: u32,
+}
+
+/// How a rasterized tile is re-split into second sub-tiles and laid into storage blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockLayout {
+    /// Clipped tile rectangle.
+    pub rect: PixelBox,
+    /// Preset second sub-tile size `[PW, PH]`.
+    pub preset: [u32; 2],
+    pub cols: u32,
+    pub rows: u32,
+    /// Second sub-tiles in group order (rows bottom-up, left → right).
+    pub pieces: Vec<SecondSubtile>,
+    /// Storage blocks used.
+    pub blocks: u32,
+    /// Blocks holding ≥ 2 pieces.
+    pub shared_blocks: u32,
+}
+
+impl BlockLayout {
+    /// Pixel capacity of one block (`PW · PH`).
+    pub fn capacity(&self) -> u32 {
+        self.preset[0] * self.preset[1]
+    }
+
+    /// Counters of one re-split of a tile with this layout.
+    pub fn stats(&self) -> PackerStats {
+        PackerStats {
+            second_subtiles: self.pieces.len() as u64,
+            storage_blocks: self.blocks as u64,
+            shared_blocks: self.shared_blocks as u64,
+            block_pixels_stored: self.rect.pixels(),
+            block_pixel_capacity: self.blocks as u64 * self.capacity() as u64,
+            ..Default::default()
+        }
+    }
+
+    /// Range of piece columns / rows meeting pixel box `b` (inclusive), or `None`.
+    fn pieces_meeting(&self, b: &PixelBox) -> Option<(u32, u32, u32, u32)> {
+        let r = &self.rect;
+        let x0 = b.x0.max(r.x0);
+        let y0 = b.y0.max(r.y0);
+        let x1 = b.x1.min(r.x1);
+        let y1 = b.y1.min(r.y1);
+        if x0 > x1 || y0 > y1 {
+            return None;
+        }
+        let [pw, ph] = self.preset;
+        Some(((x0 - r.x0) / pw, (y0 - r.y0) / ph, (x1 - r.x0) / pw, (y1 - r.y0) / ph))
+    }
+}
+
+/// Re-split the tile `pt` into second sub-tiles of `cfg.second_subtile()` and allocate their
+/// storage blocks (claims 4, 5). Depends only on the clipped tile size and the config.
+pub fn block_layout(cfg: &Config, pt: &ParsedTile) -> BlockLayout {
+    let preset = cfg.second_subtile();
+    let [pw, ph] = preset;
+    let rect = pt.rect;
+    let cols = rect.width().div_ceil(pw);
+    let rows = rect.height().div_ceil(ph);
+    let cap = pw * ph;
+    let mut pieces = Vec::with_capacity((cols * rows) as usize);
+    let mut blocks = 0u32;
+    let mut shared_blocks = 0u32;
+    // Open shared block: (block, pixels used, pieces in it).
+    let mut open: Option<(u32, u32, u32)> = None;
+    for row in 0..rows {
+        for col in 0..cols {
+            let x0 = rect.x0 + col * pw;
+            let y0 = rect.y0 + row * ph;
+            let r = PixelBox { x0, y0, x1: (x0 + pw - 1).min(rect.x1), y1: (y0 + ph - 1).min(rect.y1) };
+            let area = r.width() * r.height();
+            let small = 2 * area <= cap;
+            let (block, offset) = match open {
+                Some((b, used, n)) if small && used + area <= cap => {
+                    if n == 1 {
+                        shared_blocks += 1;
+                    }
+                    open = Some((b, used + area, n + 1));
+                    (b, used)
+                }
+                _ => {
+                    let b = blocks;
+                    blocks += 1;
+                    if small {
+                        open = Some((b, area, 1));
+                    }
+                    (b, 0)
+                }
+            };
+            pieces.push(SecondSubtile { col, row, index: row * cols + col, rect: r, small, block, offset });
+        }
+    }
+    BlockLayout { rect, preset, cols, rows, pieces, blocks, shared_blocks }
+}
+
+// ───────────────────────────── quad packer ─────────────────────────────
+
+/// Emit the quads of the rectangle `g ∩ written` of `rt` in row order; returns how many.
+#[inline]
+fn emit_group(rt: &RasterTile, g: &PixelBox, prim: u32, out: &mut Vec<Quad>) -> u64 {
+    let w = rt.written;
+    let x0 = g.x0.max(w.x0);
+    let y0 = g.y0.max(w.y0);
+    let x1 = g.x1.min(w.x1);
+    let y1 = g.y1.min(w.y1);
+    if x0 > x1 || y0 > y1 {
+        return 0;
+    }
+    let mut n = 0;
+    for qy in y0 / 2..=y1 / 2 {
+        for qx in x0 / 2..=x1 / 2 {
+            let mask = rt.quad_mask(qx, qy);
+            if mask != 0 {
+                out.push(Quad { prim, qx: qx as u16, qy: qy as u16, mask });
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Claim 3: quads straight from the rasterized first sub-tiles, in walk order (`covered` is in
+/// walk order), each sub-tile's quads in row order.
+pub fn pack_first_subtiles(rt: &RasterTile, covered: &[CoveredSubtile], prim: u32, st: &mut PackerStats, out: &mut Vec<Quad>) {
+    for cs in covered {
+        let n = emit_group(rt, &cs.sub.rect, prim, out);
+        st.quads += n;
+        st.groups += (n > 0) as u64;
+    }
+}
+
+/// Claims 2, 4, 5: quads from the second sub-tiles of `layout`, in group order, each group's
+/// quads in row order. Also counts the re-split (second sub-tiles, blocks, utilisation).
+pub fn pack_second_subtiles(rt: &RasterTile, layout: &BlockLayout, prim: u32, st: &mut PackerStats, out: &mut Vec<Quad>) {
+    st.add(&layout.stats());
+    let Some((c0, r0, c1, r1)) = layout.pieces_meeting(&rt.written) else { return };
+    for row in r0..=r1 {
+        for col in c0..=c1 {
+            let p = &layout.pieces[(row * layout.cols + col) as usize];
+            let n = emit_group(rt, &p.rect, prim, out);
+            st.quads += n;
+            st.groups += (n > 0) as u64;
+        }
+    }
+}
+
+/// Emit the quads of a rasterized tile: re-split when `cfg.resplit()` (then `layout` must be
+/// `block_layout(cfg, pt)` of this tile), else straight from the first sub-tiles.
+pub fn pack(cfg: &Config, rt: &RasterTile, covered: &[CoveredSubtile], layout: &BlockLayout, prim: u32, st: &mut PackerStats, out: &mut Vec<Quad>) {
+    if cfg.resplit() {
+        pack_second_subtiles(rt, layout, prim, st, out);
+    } else {
+        pack_first_subtiles(rt, covered, prim, st, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tile_parser::parse_tile;
+
+    fn cfg16(viewport: [u32; 2]) -> Config {
+        // 32x32 tiles, 8x8 first sub-tiles, 1 colour/pixel, 1024-byte blocks → 256 px → 16x16.
+        let mut c = Config::preset("default").unwrap();
+        c.viewport = viewport;
+        c.colour_block_bytes = 1024;
+        c.validate().unwrap();
+        assert_eq!(c.second_subtile(), [16, 16]);
+        c
+    }
+
+    #[test]
+    fn full_tile_layout_one_block_each() {
+        let c = cfg16([100, 75]);
+        let l = block_layout(&c, &parse_tile(&c, [0, 0]).unwrap());
+        assert_eq!((l.cols, l.rows, l.blocks, l.shared_blocks), (2, 2, 4, 0));
+        assert_eq!(l.pieces.iter().map(|p| p.block).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn narrow_edge_pieces_share_a_block() {
+        // Tile (3,0) of 100x75: x 96..99 (4 px), y 0..31. Pieces 4x16 = 64 px ≤ 256/2 → small;
+        // 64 + 64 ≤ 256 → both in block 0, the second at pixel offset 64.
+        let c = cfg16([100, 75]);
+        let l = block_layout(&c, &parse_tile(&c, [3, 0]).unwrap());
+        assert_eq!((l.cols, l.rows, l.blocks, l.shared_blocks), (1, 2, 1, 1));
+        assert_eq!((l.pieces[1].block, l.pieces[1].offset), (0, 64));
+        assert!(l.pieces.iter().all(|p| p.small));
+        // Tile (0,2): y 64..74 (11 px). Pieces 16x11 = 176 > 128: one block each, none shared.
+        let l = block_layout(&c, &parse_tile(&c, [0, 2]).unwrap());
+        assert_eq!((l.blocks, l.shared_blocks), (2, 0));
+        assert!(l.pieces.iter().all(|p| !p.small));
+        // Tile (3,2): one 4x11 = 44 px piece, small but alone: 1 block, not shared.
+        let l = block_layout(&c, &parse_tile(&c, [3, 2]).unwrap());
+        assert_eq!((l.blocks, l.shared_blocks, l.pieces.len()), (1, 0, 1));
+        let s = l.stats();
+        assert_eq!((s.block_pixels_stored, s.block_pixel_capacity), (44, 256));
+    }
+
+    #[test]
+    fn recombined_tile_reads_preset_zero_elsewhere() {
+        let c = cfg16([100, 75]);
+        let pt = parse_tile(&c, [1, 1]).unwrap(); // x 32..63, y 32..63
+        let mut rt = RasterTile::new();
+        rt.begin(&c, &pt);
+        let sub = pt.subtile(1, 0); // x 40..47, y 32..39
+        rt.open_subtile(&sub, &sub.rect);
+        rt.or_pixel(41, 33, 0b1010);
+        assert_eq!(rt.pixel_mask(41, 33), 0b1010);
+        assert_eq!(rt.pixel_mask(40, 33), 0);
+        // Pixel (41,33) is pixel 3 of quad (20,16): bits 12..15.
+        assert_eq!(rt.quad_mask(20, 16), 0b1010 << 12);
+        // A new (primitive, tile) sees only preset masks, without any clearing.
+        rt.begin(&c, &pt);
+        assert_eq!(rt.quad_mask(20, 16), 0);
+    }
+}

@@ -1,0 +1,248 @@
+//! Seed 000's golden path for triangles: hierarchical tile rasterization at transaction level.
+//!
+//! ```text
+//!  TriSetup, tile ─► tile_parser ─► subtile_coverage ─► sample_raster ─► quad_packer ─► quads
+//!                    first sub-tiles   row / column /     first masks      recombine,
+//!                    (walk order)      edge|samples test  per sample       re-split?, pack
+//! ```
+//!
+//! [`raster_triangle_tile`] runs the four stages for one (triangle, tile): parse the tile into
+//! first sub-tiles, classify every sub-tile (whole-row rejection, column rejection, finer test,
+//! trivial accept), rasterize the covered ones per sample into the recombined tile, then emit
+//! quads from the first sub-tiles or from the re-split second sub-tiles (see `quad_packer` for
+//! the exact quad order). [`raster_triangle`] does it for every tile meeting the triangle's
+//! bounding box, **tiles in rows bottom-up, left → right**; quads of one tile are contiguous.
+//!
+//! Output order for one (triangle, tile) is `quad_packer`'s contract: groups (second
+//! sub-tiles when `cfg.resplit()`, first sub-tiles otherwise) bottom-up then left → right,
+//! quads inside a group bottom-up then left → right, empty quads never emitted.
+//!
+//! API choices: the `raster_*` free functions return a fresh `Vec<Quad>` (`*_into` variants
+//! append to a caller's vector); they reuse a per-thread [`Rasterizer`] scratch so nothing
+//! tile-sized is allocated per call. Preconditions: `cfg` has passed `Config::validate` and
+//! `tri` came from `setup::setup_triangle` with the same config. A tile outside the tile grid
+//! yields no quads; [`try_raster_triangle_tile`] reports such bad input as an error naming the
+//! field instead.
+
+use crate::config::Config;
+use crate::prim::Quad;
+use crate::quad_packer::{self, BlockLayout, PackerStats, RasterTile};
+use crate::sample_raster::{self, SampleSetup, SampleStats};
+use crate::setup::{PixelBox, TriSetup};
+use crate::subtile_coverage::{self, CoverageStats, CoveredSubtile, SubtileFate};
+use crate::tile_parser::{self, InputError, ParserStats, SubTile};
+use std::cell::RefCell;
+
+/// Counters of every stage of the triangle raster path, per stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RasterStats {
+    pub parser: ParserStats,
+    pub coverage: CoverageStats,
+    pub sample: SampleStats,
+    pub packer: PackerStats,
+}
+
+impl RasterStats {
+    /// Accumulate another set of counters.
+    pub fn add(&mut self, o: &RasterStats) {
+        self.parser.add(&o.parser);
+        self.coverage.add(&o.coverage);
+        self.sample.add(&o.sample);
+        self.packer.add(&o.packer);
+    }
+}
+
+/// Reusable scratch of the raster path: the recombined tile, the covered-sub-tile list and
+/// the last block layout (layouts depend only on the clipped tile size and the config).
+#[derive(Clone, Debug, Default)]
+pub struct Rasterizer {
+    rt: RasterTile,
+    covered: Vec<CoveredSubtile>,
+    layout: Option<(LayoutKey, BlockLayout)>,
+}
+
+type LayoutKey = ([u32; 2], PixelBox);
+
+impl Rasterizer {
+    /// Empty scratch.
+    pub fn new() -> Rasterizer {
+        Rasterizer { rt: RasterTile::new(), covered: Vec::new(), layout: None }
+    }
+
+    /// Rasterize `tri` in tile `tile`, appending quads to `out`. A tile outside the grid
+    /// yields nothing.
+    pub fn tile(&mut self, cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2], st: &mut RasterStats, out: &mut Vec<Quad>) {
+        self.tile_traced(cfg, tri, prim, tile, st, out, |_, _| {});
+    }
+
+    /// [`Rasterizer::tile`], also reporting every first sub-tile's fate, in walk order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tile_traced<F: FnMut(&SubTile, SubtileFate)>(
+        &mut self,
+        cfg: &Config,
+        tri: &TriSetup,
+        prim: u32,
+        tile: [u32; 2],
+        st: &mut RasterStats,
+        out: &mut Vec<Quad>,
+        trace: F,
+    ) {
+        let ss = SampleSetup::new(cfg, tri);
+        self.tile_with(cfg, tri, &ss, prim, tile, st, out, trace);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tile_with<F: FnMut(&SubTile, SubtileFate)>(
+        &mut self,
+        cfg: &Config,
+        tri: &TriSetup,
+        ss: &SampleSetup,
+        prim: u32,
+        tile: [u32; 2],
+        st: &mut RasterStats,
+        out: &mut Vec<Quad>,
+        trace: F,
+    ) {
+        // 1. Tile parser.
+        let Ok(pt) = tile_parser::parse_tile(cfg, tile) else { return };
+        st.parser.add(&pt.stats());
+        // 2. Sub-tile coverage.
+        self.covered.clear();
+        subtile_coverage::classify_tile_traced(cfg, tri, &pt, &mut st.coverage, &mut self.covered, trace);
+        // 3. Sample rasterizer, writing into the recombined tile.
+        self.rt.begin(cfg, &pt);
+        for cs in &self.covered {
+            sample_raster::raster_subtile(tri, ss, cs, &mut self.rt, &mut st.sample);
+        }
+        // 4. Re-split (if colours/pixel < samples/pixel) and quad packing.
+        if cfg.resplit() {
+            let key = (cfg.second_subtile(), pt.rect);
+            if self.layout.as_ref().map(|(k, _)| *k != key).unwrap_or(true) {
+                self.layout = Some((key, quad_packer::block_layout(cfg, &pt)));
+            }
+            let layout = &self.layout.as_ref().expect("layout set above").1;
+            quad_packer::pack_second_subtiles(&self.rt, layout, prim, &mut st.packer, out);
+        } else {
+            quad_packer::pack_first_subtiles(&self.rt, &self.covered, prim, &mut st.packer, out);
+        }
+    }
+
+    /// Rasterize `tri` in every tile meeting its bounding box, tiles in rows bottom-up,
+    /// left → right, appending quads to `out`.
+    pub fn triangle(&mut self, cfg: &Config, tri: &TriSetup, prim: u32, st: &mut RasterStats, out: &mut Vec<Quad>) {
+        let ss = SampleSetup::new(cfg, tri);
+        for t in tiles_of(cfg, &tri.bbox) {
+            self.tile_with(cfg, tri, &ss, prim, t, st, out, |_, _| {});
+        }
+    }
+}
+
+/// Tiles meeting pixel box `b` (clipped to the viewport's tile grid), rows bottom-up,
+/// left → right.
+pub fn tiles_of(cfg: &Config, b: &PixelBox) -> impl Iterator<Item = [u32; 2]> {
+    let [nx, ny] = cfg.tiles();
+    let [tw, th] = cfg.tile;
+    let (tx0, tx1) = (b.x0 / tw, (b.x1 / tw).min(nx.saturating_sub(1)));
+    let (ty0, ty1) = (b.y0 / th, (b.y1 / th).min(ny.saturating_sub(1)));
+    (ty0..=ty1).flat_map(move |ty| (tx0..=tx1).map(move |tx| [tx, ty]))
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Rasterizer> = RefCell::new(Rasterizer::new());
+}
+
+fn with_scratch<R>(f: impl FnOnce(&mut Rasterizer) -> R) -> R {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut r) => f(&mut r),
+        Err(_) => f(&mut Rasterizer::new()),
+    })
+}
+
+/// Quads of triangle `tri` (primitive index `prim`) in tile `tile`, in `quad_packer` order.
+pub fn raster_triangle_tile(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2], st: &mut RasterStats) -> Vec<Quad> {
+    let mut out = Vec::new();
+    raster_triangle_tile_into(cfg, tri, prim, tile, st, &mut out);
+    out
+}
+
+/// [`raster_triangle_tile`], appending to `out`.
+pub fn raster_triangle_tile_into(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2], st: &mut RasterStats, out: &mut Vec<Quad>) {
+    with_scratch(|r| r.tile(cfg, tri, prim, tile, st, out));
+}
+
+/// [`raster_triangle_tile`], reporting every first sub-tile's fate (walk order) to `trace`.
+pub fn raster_triangle_tile_traced<F: FnMut(&SubTile, SubtileFate)>(
+    cfg: &Config,
+    tri: &TriSetup,
+    prim: u32,
+    tile: [u32; 2],
+    st: &mut RasterStats,
+    out: &mut Vec<Quad>,
+    trace: F,
+) {
+    with_scratch(|r| r.tile_traced(cfg, tri, prim, tile, st, out, trace));
+}
+
+/// [`raster_triangle_tile`] with its inputs checked: an invalid config or a tile outside the
+/// grid is an error naming the field.
+pub fn try_raster_triangle_tile(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2], st: &mut RasterStats) -> Result<Vec<Quad>, InputError> {
+    cfg.validate().map_err(|e| InputError { field: e.field, msg: e.msg })?;
+    tile_parser::tile_rect(cfg, tile)?;
+    Ok(raster_triangle_tile(cfg, tri, prim, tile, st))
+}
+
+/// Quads of triangle `tri` over every tile meeting its bounding box: tiles in rows bottom-up,
+/// left → right, each tile's quads in `quad_packer` order.
+pub fn raster_triangle(cfg: &Config, tri: &TriSetup, prim: u32, st: &mut RasterStats) -> Vec<Quad> {
+    let mut out = Vec::new();
+    raster_triangle_into(cfg, tri, prim, st, &mut out);
+    out
+}
+
+/// [`raster_triangle`], appending to `out`.
+pub fn raster_triangle_into(cfg: &Config, tri: &TriSetup, prim: u32, st: &mut RasterStats, out: &mut Vec<Quad>) {
+    with_scratch(|r| r.triangle(cfg, tri, prim, st, out));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prim::{coverage_samples, quads_to_coverage, TriangleFx};
+    use crate::reference;
+    use crate::setup::setup_triangle;
+
+    #[test]
+    fn matches_reference_on_a_tile_straddling_triangle() {
+        let cfg = Config::preset("ice40").unwrap();
+        let t = TriangleFx { v: [[5 * 256 + 77, 3 * 256], [41 * 256, 9 * 256 + 5], [20 * 256, 37 * 256 + 200]], colour: [0; 4], depth: 0 };
+        let s = setup_triangle(&cfg, &t).unwrap();
+        let mut st = RasterStats::default();
+        let q = raster_triangle(&cfg, &s, 0, &mut st);
+        let cov = quads_to_coverage(&q, cfg.msaa).unwrap();
+        let r = reference::triangle(&cfg, &t, &mut Default::default());
+        assert!(coverage_samples(&r) > 0);
+        assert_eq!(cov, r);
+        assert_eq!(st.sample.samples_covered, coverage_samples(&r));
+    }
+
+    #[test]
+    fn tiles_of_walks_rows_bottom_up() {
+        let cfg = Config::preset("default").unwrap(); // 32x32 tiles
+        let b = PixelBox { x0: 30, y0: 10, x1: 70, y1: 40 };
+        let v: Vec<_> = tiles_of(&cfg, &b).collect();
+        assert_eq!(v, vec![[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]);
+    }
+
+    #[test]
+    fn try_variant_names_fields() {
+        let mut cfg = Config::preset("default").unwrap();
+        let t = TriangleFx { v: [[0, 0], [2560, 0], [0, 2560]], colour: [0; 4], depth: 0 };
+        let s = setup_triangle(&cfg, &t).unwrap();
+        let mut st = RasterStats::default();
+        assert_eq!(try_raster_triangle_tile(&cfg, &s, 0, [20, 0], &mut st).unwrap_err().field, "tile");
+        assert!(raster_triangle_tile(&cfg, &s, 0, [20, 0], &mut st).is_empty());
+        assert!(!try_raster_triangle_tile(&cfg, &s, 0, [0, 0], &mut st).unwrap().is_empty());
+        cfg.msaa = 3;
+        assert_eq!(try_raster_triangle_tile(&cfg, &s, 0, [0, 0], &mut st).unwrap_err().field, "msaa");
+    }
+}

@@ -1,0 +1,280 @@
+//! Sub-tile coverage ("子图块光栅化器", seed 000 claims 6–10; fig. 6 block 610).
+//!
+//! Decides, for one triangle and one parsed tile, which first sub-tiles the triangle may
+//! cover. Three steps, cheapest first, exactly in the tile parser's walk order:
+//!
+//! 1. **Row rejection** (claim 6). Rows bottom-up: a whole row of sub-tiles whose pixel y-range
+//!    misses the triangle's bounding box (`TriSetup::bbox`) is rejected in one step; none of its
+//!    sub-tiles is looked at individually.
+//! 2. **Column rejection** (claim 7). In a surviving row, left → right: a sub-tile whose x-range
+//!    misses the bounding box is rejected.
+//! 3. **Finer test**, per `cfg.coverage_test`:
+//!    - `Edge` (claim 8, area overlap): each biased edge function is evaluated at the corner of
+//!      the sub-tile's *area* `[x0, x1+1] × [y0, y1+1]` where it is largest; if it is negative
+//!      for one edge, no point of the sub-tile is inside and it is rejected (conservative).
+//!    - `Samples` (claim 9, "second mask"): the sub-tile's own sample points are the four
+//!      corners of the rectangle hull of every pixel sample position inside it. The second mask
+//!      holds, per edge, which corners are inside that edge ([`second_mask`]); a sub-tile whose
+//!      four corners are all outside one edge is rejected. Tighter than `Edge`, still
+//!      conservative (a linear function's maximum over the samples is at a hull corner).
+//!    - `BboxOnly`: no third step.
+//!
+//!    With `Edge` or `Samples`, a surviving sub-tile whose four sample-hull corners are inside
+//!    all three edges is **trivially accepted**: every sample in it is covered, so the sample
+//!    rasterizer fills full masks without per-sample tests. Every other surviving sub-tile is
+//!    **partial** (rasterized per sample). `BboxOnly` has no edge evaluator here, so every
+//!    surviving sub-tile is partial.
+//!
+//! Rejected sub-tiles are given the preset first mask (all zero, claim 10): they produce no
+//! output here, and the recombiner (`quad_packer::RasterTile`) reads all-zero masks for them.
+//!
+//! In:  `cfg`, `TriSetup`, `ParsedTile`.
+//! Out: the covered sub-tiles (`CoveredSubtile`: sub-tile + trivial flag) **in walk order**
+//!      (rows bottom-up, left → right), and optionally every sub-tile's fate (same order).
+//!
+//! ```text
+//!   row 3  ░░░░ ░░░░ ░░░░ ░░░░   ← row rejected (one step)     ░ rejected by row
+//!   row 2  ▒▒▒▒ ┌──────┐ ▒▒▒▒    ← column rejected (per tile)  ▒ rejected by column
+//!   row 1  ▒▒▒▒ │ tri  │ xxxx    ← x: rejected by edge/sample test
+//!   row 0  ░░░░ └──────┘ ░░░░      bbox rows 1..2, cols 1..2
+//! ```
+
+use crate::config::{Config, CoverageTest, ONE};
+use crate::samples;
+use crate::setup::{Edge, PixelBox, TriSetup};
+use crate::tile_parser::{ParsedTile, SubTile};
+
+/// Counters of the sub-tile coverage stage. `walked = subtiles_rejected_row +
+/// subtiles_rejected_col + subtiles_rejected_test + trivial + partial`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CoverageStats {
+    /// First sub-tiles walked (every sub-tile of every parsed tile).
+    pub walked: u64,
+    /// Whole rows rejected by the bounding-box y test (claim 6).
+    pub rows_rejected: u64,
+    /// Sub-tiles inside those rows.
+    pub subtiles_rejected_row: u64,
+    /// Sub-tiles rejected by the bounding-box x test in a surviving row (claim 7).
+    pub subtiles_rejected_col: u64,
+    /// Sub-tiles rejected by the edge (claim 8) or sample (claim 9) test.
+    pub subtiles_rejected_test: u64,
+    /// Sub-tiles trivially accepted (every sample covered).
+    pub trivial: u64,
+    /// Sub-tiles partially covered (rasterized per sample).
+    pub partial: u64,
+}
+
+impl CoverageStats {
+    /// Accumulate another set of counters.
+    pub fn add(&mut self, o: &CoverageStats) {
+        self.walked += o.walked;
+        self.rows_rejected += o.rows_rejected;
+        self.subtiles_rejected_row += o.subtiles_rejected_row;
+        self.subtiles_rejected_col += o.subtiles_rejected_col;
+        self.subtiles_rejected_test += o.subtiles_rejected_test;
+        self.trivial += o.trivial;
+        self.partial += o.partial;
+    }
+}
+
+/// What happened to one first sub-tile (for traces and overlays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubtileFate {
+    /// Its whole row missed the bounding box.
+    RejectedRow,
+    /// Its column missed the bounding box.
+    RejectedColumn,
+    /// The edge or sample test found it outside one edge.
+    RejectedTest,
+    /// Every sample covered; filled without per-sample tests.
+    Trivial,
+    /// Rasterized per sample.
+    Partial,
+}
+
+/// A first sub-tile that goes on to the sample rasterizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoveredSubtile {
+    pub sub: SubTile,
+    /// Every sample inside it is covered.
+    pub trivial: bool,
+}
+
+/// Rectangle `[x0, x1] × [y0, y1]` in 1/256 pixel, as `[x0, y0, x1, y1]`.
+pub type FxBox = [i64; 4];
+
+/// The area of a sub-tile, `[x0, x1 + 1] × [y0, y1 + 1]` pixels, in 1/256 pixel.
+pub fn area_box(r: &PixelBox) -> FxBox {
+    let one = ONE as i64;
+    [r.x0 as i64 * one, r.y0 as i64 * one, (r.x1 as i64 + 1) * one, (r.y1 as i64 + 1) * one]
+}
+
+/// Bounds of the sample offsets of one pixel, `[min X, min Y, max X, max Y]` in 1/256 pixel.
+pub fn sample_offset_bounds(msaa: u32) -> FxBox {
+    let o = samples::offsets(msaa);
+    let f = |g: fn(&(u8, u8)) -> u8, max: bool| {
+        let it = o.iter().map(g);
+        16 * if max { it.max() } else { it.min() }.unwrap_or(8) as i64
+    };
+    [f(|p| p.0, false), f(|p| p.1, false), f(|p| p.0, true), f(|p| p.1, true)]
+}
+
+/// The rectangle hull of every pixel sample position inside the sub-tile `r`, given the
+/// per-pixel offset bounds from [`sample_offset_bounds`]. Its four corners are the sub-tile's
+/// own sample points of claim 9.
+pub fn sample_hull(r: &PixelBox, ob: &FxBox) -> FxBox {
+    let one = ONE as i64;
+    [r.x0 as i64 * one + ob[0], r.y0 as i64 * one + ob[1], r.x1 as i64 * one + ob[2], r.y1 as i64 * one + ob[3]]
+}
+
+/// Largest value of a (biased) edge over a box: evaluated at the corner where it is largest.
+#[inline]
+pub fn edge_max(e: &Edge, b: &FxBox) -> i64 {
+    e.eval(if e.a >= 0 { b[2] } else { b[0] }, if e.b >= 0 { b[3] } else { b[1] })
+}
+
+/// Smallest value of a (biased) edge over a box.
+#[inline]
+pub fn edge_min(e: &Edge, b: &FxBox) -> i64 {
+    e.eval(if e.a >= 0 { b[0] } else { b[2] }, if e.b >= 0 { b[1] } else { b[3] })
+}
+
+/// Claim 9's second mask of a sub-tile: for edge k, bit c is set when hull corner c is inside
+/// edge k. Corners are numbered like quad pixels: 0 bottom-left, 1 bottom-right, 2 top-left,
+/// 3 top-right. The sub-tile is uncovered iff some edge's mask is 0; every sample inside it
+/// is covered iff all three masks are `0b1111`.
+pub fn second_mask(edges: &[Edge; 3], hull: &FxBox) -> [u8; 3] {
+    let corners = [(hull[0], hull[1]), (hull[2], hull[1]), (hull[0], hull[3]), (hull[2], hull[3])];
+    let mut m = [0u8; 3];
+    for (k, e) in edges.iter().enumerate() {
+        for (c, &(x, y)) in corners.iter().enumerate() {
+            if e.eval(x, y) >= 0 {
+                m[k] |= 1 << c;
+            }
+        }
+    }
+    m
+}
+
+#[inline]
+fn ranges_overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
+    a0 <= b1 && b0 <= a1
+}
+
+/// Classify every first sub-tile of `pt` for triangle `tri`; push the covered ones to `out`
+/// in walk order.
+pub fn classify_tile(cfg: &Config, tri: &TriSetup, pt: &ParsedTile, st: &mut CoverageStats, out: &mut Vec<CoveredSubtile>) {
+    classify_tile_traced(cfg, tri, pt, st, out, |_, _| {});
+}
+
+/// [`classify_tile`], also reporting every sub-tile's fate to `trace`, in walk order.
+pub fn classify_tile_traced<F: FnMut(&SubTile, SubtileFate)>(
+    cfg: &Config,
+    tri: &TriSetup,
+    pt: &ParsedTile,
+    st: &mut CoverageStats,
+    out: &mut Vec<CoveredSubtile>,
+    mut trace: F,
+) {
+    let bb = &tri.bbox;
+    let ob = sample_offset_bounds(cfg.msaa);
+    st.walked += pt.count() as u64;
+    for r in 0..pt.rows {
+        // Step 1 (claim 6): the whole row at once.
+        let (ry0, ry1) = pt.row_y(r);
+        if !ranges_overlap(ry0, ry1, bb.y0, bb.y1) {
+            st.rows_rejected += 1;
+            st.subtiles_rejected_row += pt.cols as u64;
+            for c in 0..pt.cols {
+                trace(&pt.subtile(c, r), SubtileFate::RejectedRow);
+            }
+            continue;
+        }
+        for c in 0..pt.cols {
+            let sub = pt.subtile(c, r);
+            // Step 2 (claim 7): this sub-tile's x-range.
+            if !ranges_overlap(sub.rect.x0, sub.rect.x1, bb.x0, bb.x1) {
+                st.subtiles_rejected_col += 1;
+                trace(&sub, SubtileFate::RejectedColumn);
+                continue;
+            }
+            // Step 3 (claims 8 / 9) and trivial accept.
+            let fate = match cfg.coverage_test {
+                CoverageTest::BboxOnly => SubtileFate::Partial,
+                CoverageTest::Edge => {
+                    let area = area_box(&sub.rect);
+                    if tri.edges.iter().any(|e| edge_max(e, &area) < 0) {
+                        SubtileFate::RejectedTest
+                    } else {
+                        let hull = sample_hull(&sub.rect, &ob);
+                        if tri.edges.iter().all(|e| edge_min(e, &hull) >= 0) {
+                            SubtileFate::Trivial
+                        } else {
+                            SubtileFate::Partial
+                        }
+                    }
+                }
+                CoverageTest::Samples => {
+                    let m = second_mask(&tri.edges, &sample_hull(&sub.rect, &ob));
+                    if m.contains(&0) {
+                        SubtileFate::RejectedTest
+                    } else if m == [0b1111; 3] {
+                        SubtileFate::Trivial
+                    } else {
+                        SubtileFate::Partial
+                    }
+                }
+            };
+            match fate {
+                SubtileFate::RejectedTest => st.subtiles_rejected_test += 1,
+                SubtileFate::Trivial => {
+                    st.trivial += 1;
+                    out.push(CoveredSubtile { sub, trivial: true });
+                }
+                _ => {
+                    st.partial += 1;
+                    out.push(CoveredSubtile { sub, trivial: false });
+                }
+            }
+            trace(&sub, fate);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prim::TriangleFx;
+    use crate::setup::setup_triangle;
+
+    fn setup(cfg: &Config, v: [[i32; 2]; 3]) -> TriSetup {
+        setup_triangle(cfg, &TriangleFx { v, colour: [0; 4], depth: 0 }).unwrap()
+    }
+
+    #[test]
+    fn offset_bounds_and_hull() {
+        // 4x: X in {6,14,2,10}, Y in {2,6,10,14} (1/16 px) → [2,2,14,14]·16.
+        assert_eq!(sample_offset_bounds(4), [32, 32, 224, 224]);
+        // 1x: the centre.
+        assert_eq!(sample_offset_bounds(1), [128, 128, 128, 128]);
+        // 16x spans 0..15 on both axes.
+        assert_eq!(sample_offset_bounds(16), [0, 0, 240, 240]);
+        let r = PixelBox { x0: 8, y0: 16, x1: 15, y1: 23 };
+        assert_eq!(sample_hull(&r, &sample_offset_bounds(1)), [8 * 256 + 128, 16 * 256 + 128, 15 * 256 + 128, 23 * 256 + 128]);
+        assert_eq!(area_box(&r), [8 * 256, 16 * 256, 16 * 256, 24 * 256]);
+    }
+
+    #[test]
+    fn second_mask_of_a_half_plane() {
+        // Triangle (0,0),(32,0),(0,32) px. Hull of 1x samples of sub-tile x 8..15, y 16..23:
+        // corners (8.5,16.5) (15.5,16.5) (8.5,23.5) (15.5,23.5); x+y: 25, 32, 32, 39.
+        // Hypotenuse keeps x+y < 32: only corner 0 inside it. The other edges hold all four.
+        let cfg = Config::preset("default").unwrap();
+        let t = setup(&cfg, [[0, 0], [32 * 256, 0], [0, 32 * 256]]);
+        let hull = sample_hull(&PixelBox { x0: 8, y0: 16, x1: 15, y1: 23 }, &sample_offset_bounds(1));
+        let m = second_mask(&t.edges, &hull);
+        let mut sorted = m;
+        sorted.sort();
+        assert_eq!(sorted, [0b0001, 0b1111, 0b1111]);
+    }
+}
