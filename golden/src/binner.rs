@@ -32,8 +32,7 @@
 
 use crate::config::Config;
 use crate::pixel_info::{BlockLists, Memory, StoreError};
-use crate::prim::{PointFx, PrimitiveFx};
-use crate::reference::point_size_n;
+use crate::prim::PrimitiveFx;
 use crate::setup::{setup_triangle, PixelBox};
 
 /// Default bytes per primitive-list chunk (next pointer + 15 indices).
@@ -179,46 +178,6 @@ pub fn prim_bbox(cfg: &Config, p: &PrimitiveFx) -> Option<PixelBox> {
     }
 }
 
-/// Pixel hull of a point (SPEC §2), clipped to the viewport.
-///
-/// * Antialiasing off, N = rounded size: N odd → pixels `⌊x⌋ − (N−1)/2 ..= ⌊x⌋ + (N−1)/2`;
-///   N even → `c − N/2 ..= c + N/2 − 1` with `c = ⌊x + 1/2⌋` (the N×N pixels whose centres
-///   are inside the square; exact).
-/// * Antialiasing on, s = size: pixels meeting `[x − s/2, x + s/2)`, i.e.
-///   `⌊(x − s/2)⌋ ..= ⌊(x + s/2 − ε)⌋` with ε = 1/512 px (conservative: a pixel whose area
-///   meets the square may hold no sample). `s = 0` covers nothing.
-pub fn point_bbox(cfg: &Config, p: &PointFx) -> Option<PixelBox> {
-    let (px, py) = (p.pos[0] as i64, p.pos[1] as i64);
-    let range = |v: i64| -> (i64, i64) {
-        if !p.aa {
-            let n = point_size_n(cfg, p.size);
-            if n % 2 == 1 {
-                let c = v.div_euclid(256);
-                (c - (n - 1) / 2, c + (n - 1) / 2)
-            } else {
-                let c = (v + 128).div_euclid(256);
-                (c - n / 2, c + n / 2 - 1)
-            }
-        } else {
-            // In 1/512 px: [2v − s, 2v + s).
-            let s = p.size.max(0) as i64;
-            ((2 * v - s).div_euclid(512), (2 * v + s - 1).div_euclid(512))
-        }
-    };
-    if p.aa && p.size <= 0 {
-        return None;
-    }
-    let (x0, x1) = range(px);
-    let (y0, y1) = range(py);
-    let (w, h) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64);
-    let (x0, x1, y0, y1) = (x0.max(0), x1.min(w - 1), y0.max(0), y1.min(h - 1));
-    if x0 > x1 || y0 > y1 {
-        return None;
-    }
-    Some(PixelBox {
-        x0: x0 as u32,
-        y0: y0 as u32,
-        x1: x1 as u32,
-        y1: y1 as u32,
-    })
-}
+/// Pixel hull of a point, clipped to the viewport: the point rasterizer's own box, so the
+/// binner and the scan can never disagree.
+pub use crate::point_raster::point_bbox;
