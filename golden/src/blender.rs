@@ -44,9 +44,16 @@
 //!      component of an op issued earlier this cycle are *merged components*: with
 //!      `gate_idle_lanes` that component unit is gated and the value copied;
 //!    - else it stays (input-buffer entries never take a lane: they only merge).
+//!
 //!    With `MergeMode::Off` nothing merges: the first min(L, pool) entries issue in order.
 //! 3. *Retire*: the ops issued D cycles ago leave the pipeline; their results are written to
 //!    the leader's and every merged sample's position.
+//!
+//! In-flight matching compares whole samples in both merge modes: component results of
+//! different ops leave the pipeline in different cycles, so a partial in-flight match would
+//! need a holding register per component; a whole-sample match ties the output to one op.
+//! `dst` is taken as given: the model does not forward one sample's result to a later sample
+//! with the same `pos` (read-after-write ordering is the caller's business).
 //!
 //! An op issued in cycle c is emitted in cycle c + D. A stream of n ≥ 1 samples without merge
 //! takes ⌈n / L⌉ issue cycles and ⌈n / L⌉ + D cycles in all.

@@ -44,6 +44,15 @@
 //! the set of samples whose x lies in the square's x interval (the square is axis-aligned, so
 //! the per-sample test separates); a quad may then light any of 0–4 pixels.
 //!
+//! **Where the seed and the SPEC differ** (the SPEC is normative): (a) the seed maps the point
+//! to the fragment coordinate `int(x + 0.5)` for both parities; the SPEC takes ⌊x⌋ for odd N
+//! (so an odd point is centred on the pixel holding it) and ⌊x + ½⌋ for even N; `int` is read
+//! as floor, also for negative coordinates. (b) The seed's range ends, e.g. odd
+//! `xmax = int(x1 + 0.5 + N/2)`, would give N + 1 pixels if inclusive; here the range is
+//! inclusive with exactly N pixels per axis. (c) The seed's "fourth unit" lights 4 fragments
+//! when a range starts and ends in one quad on both axes with `xmin == xmax`, `ymin == ymax`;
+//! that quad holds one pixel of the range, and lights 1 here (N = 1, or a clipped corner).
+//!
 //! **Output order (contract).** [`raster_point_tile`]: the quads of one screen tile, rows
 //! bottom-up (qy ascending), within a row left→right (qx ascending); only non-empty quads.
 //! [`raster_point`]: the tiles the point's clipped scan range touches, tile rows bottom-up,
@@ -198,7 +207,7 @@ pub fn point_bbox(cfg: &Config, p: &PointFx) -> Option<PixelBox> {
 #[inline]
 pub fn span_pattern(q: i64, lo: i64, hi: i64) -> u8 {
     let a = 2 * q;
-    ((a >= lo && a <= hi) as u8) | (((a + 1 >= lo && a + 1 <= hi) as u8) << 1)
+    ((lo..=hi).contains(&a) as u8) | (((lo..=hi).contains(&(a + 1)) as u8) << 1)
 }
 
 /// The 4-bit lit-pixel set of a quad from its x and y span patterns: pixel i = 2·yb + xb.

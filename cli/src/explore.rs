@@ -1,0 +1,671 @@
+//! `tilerast explore`: sweep config parameters over one scene and tabulate every stage's
+//! statistics ([`FrameStats::rows`]), as a table on stdout, a CSV and a plot.
+//!
+//! Combinations are the cartesian product of the option lists, iterated with `--tile`
+//! outermost, then `--subtile`, `--msaa`, `--colours`, `--coverage-test` innermost (that is
+//! also the order of table and CSV rows). An option not given contributes the scene config's
+//! own value.
+//!
+//! Invalid values: a value that is invalid on its own (checked against the scene's config with
+//! only that option changed, when the failing field is the option's own field, e.g.
+//! `--tile 3`) is an error naming the option and the value. A combination that is invalid only
+//! because of the interplay of options (e.g. `--tile 8 --subtile 16`) is skipped with a
+//! `note:` line on stderr; if every combination is skipped, that is an error.
+//!
+//! ```text
+//!   lists ─► validate values ─► product ─► per combination: render_frame ─► stats.rows()
+//!                                               (progress bar)              │
+//!                                       table (stdout) ◄── CSV ◄── plot ◄───┘
+//! ```
+
+use crate::error::{CliError, Res};
+use crate::plot::{Figure, Plot, Series};
+use crate::render::fmt_num;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use tilerast_golden::pipeline::FrameStats;
+use tilerast_golden::{Config, CoverageTest, Frame};
+
+/// The swept parameters' lists, as given on the command line (comma-separated).
+#[derive(Clone, Debug, Default)]
+pub struct SweepArgs {
+    pub tile: Option<String>,
+    pub subtile: Option<String>,
+    pub msaa: Option<String>,
+    pub colours: Option<String>,
+    pub coverage_test: Option<String>,
+}
+
+/// One combination's parameter values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Combo {
+    pub tile: [u32; 2],
+    pub subtile: [u32; 2],
+    pub msaa: u32,
+    pub colours: u32,
+    pub coverage_test: CoverageTest,
+}
+
+impl Combo {
+    fn apply(&self, base: &Config) -> Config {
+        let mut c = base.clone();
+        c.tile = self.tile;
+        c.subtile = self.subtile;
+        c.msaa = self.msaa;
+        c.colours_per_pixel = self.colours;
+        c.coverage_test = self.coverage_test;
+        c
+    }
+    fn describe(&self) -> String {
+        format!(
+            "tile={} subtile={} msaa={} colours={} coverage_test={}",
+            size_str(self.tile),
+            size_str(self.subtile),
+            self.msaa,
+            self.colours,
+            ct_name(self.coverage_test)
+        )
+    }
+}
+
+fn size_str(s: [u32; 2]) -> String {
+    if s[0] == s[1] {
+        s[0].to_string()
+    } else {
+        format!("{}x{}", s[0], s[1])
+    }
+}
+
+/// Name of a coverage test as written in configs.
+pub fn ct_name(c: CoverageTest) -> &'static str {
+    match c {
+        CoverageTest::Edge => "edge",
+        CoverageTest::Samples => "samples",
+        CoverageTest::BboxOnly => "bbox_only",
+    }
+}
+
+fn split(opt: &str, s: &str) -> Res<Vec<String>> {
+    let v: Vec<String> = s.split(',').map(|p| p.trim().to_string()).collect();
+    if v.iter().any(String::is_empty) {
+        return Err(CliError::at(
+            opt,
+            s,
+            "expected a comma-separated list without empty items",
+        ));
+    }
+    Ok(v)
+}
+
+/// `N` (square) or `WxH`.
+pub fn parse_size(opt: &str, s: &str) -> Res<[u32; 2]> {
+    let bad = || CliError::at(opt, s, "expected a size in pixels, N or WxH (e.g. 32 or 64x32)");
+    let parts: Vec<&str> = s.split(['x', 'X']).collect();
+    let num = |p: &str| p.trim().parse::<u32>().map_err(|_| bad());
+    match parts.as_slice() {
+        [n] => {
+            let n = num(n)?;
+            Ok([n, n])
+        }
+        [w, h] => Ok([num(w)?, num(h)?]),
+        _ => Err(bad()),
+    }
+}
+
+fn parse_u32(opt: &str, s: &str) -> Res<u32> {
+    s.parse::<u32>()
+        .map_err(|_| CliError::at(opt, s, "expected a whole number"))
+}
+
+fn parse_ct(opt: &str, s: &str) -> Res<CoverageTest> {
+    match s {
+        "edge" => Ok(CoverageTest::Edge),
+        "samples" => Ok(CoverageTest::Samples),
+        "bbox_only" => Ok(CoverageTest::BboxOnly),
+        _ => Err(CliError::at(opt, s, "expected one of edge, samples, bbox_only")),
+    }
+}
+
+/// Check one option value alone against `base`: an error when the option's own field fails.
+fn check_alone(opt: &str, value: &str, field: &str, cfg: Config) -> Res<()> {
+    match cfg.validate() {
+        Err(e) if e.field == field => Err(CliError::at(opt, value, format!("config.{}: {}", e.field, e.msg))),
+        _ => Ok(()),
+    }
+}
+
+/// Parse and check every list; return the combinations in sweep order, plus which parameters
+/// vary (by column name).
+pub fn combinations(base: &Config, a: &SweepArgs) -> Res<(Vec<Combo>, Vec<&'static str>)> {
+    fn list<T: Clone>(
+        opt: &str,
+        given: &Option<String>,
+        default: T,
+        parse: impl Fn(&str, &str) -> Res<T>,
+        check: impl Fn(&str, &T) -> Res<()>,
+    ) -> Res<Vec<T>> {
+        match given {
+            None => Ok(vec![default]),
+            Some(s) => split(opt, s)?
+                .iter()
+                .map(|v| {
+                    let t = parse(opt, v)?;
+                    check(v, &t)?;
+                    Ok(t)
+                })
+                .collect(),
+        }
+    }
+    let tiles = list("--tile", &a.tile, base.tile, parse_size, |v, t| {
+        check_alone(
+            "--tile",
+            v,
+            "tile",
+            Config {
+                tile: *t,
+                ..base.clone()
+            },
+        )
+    })?;
+    let subtiles = list("--subtile", &a.subtile, base.subtile, parse_size, |v, t| {
+        check_alone(
+            "--subtile",
+            v,
+            "subtile",
+            Config {
+                subtile: *t,
+                tile: [256, 256],
+                ..base.clone()
+            },
+        )
+    })?;
+    let msaas = list("--msaa", &a.msaa, base.msaa, parse_u32, |v, t| {
+        check_alone(
+            "--msaa",
+            v,
+            "msaa",
+            Config {
+                msaa: *t,
+                ..base.clone()
+            },
+        )
+    })?;
+    let colours = list("--colours", &a.colours, base.colours_per_pixel, parse_u32, |v, t| {
+        check_alone(
+            "--colours",
+            v,
+            "colours_per_pixel",
+            Config {
+                colours_per_pixel: *t,
+                ..base.clone()
+            },
+        )
+    })?;
+    let cts = list(
+        "--coverage-test",
+        &a.coverage_test,
+        base.coverage_test,
+        parse_ct,
+        |_, _| Ok(()),
+    )?;
+    let mut varying = Vec::new();
+    for (name, n) in [
+        ("tile", tiles.len()),
+        ("subtile", subtiles.len()),
+        ("msaa", msaas.len()),
+        ("colours", colours.len()),
+        ("coverage_test", cts.len()),
+    ] {
+        if n > 1 {
+            varying.push(name);
+        }
+    }
+    let mut out = Vec::new();
+    for &tile in &tiles {
+        for &subtile in &subtiles {
+            for &msaa in &msaas {
+                for &c in &colours {
+                    for &ct in &cts {
+                        out.push(Combo {
+                            tile,
+                            subtile,
+                            msaa,
+                            colours: c,
+                            coverage_test: ct,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok((out, varying))
+}
+
+/// One result row.
+pub struct Row {
+    pub combo: Combo,
+    pub stats: Vec<(&'static str, f64)>,
+}
+
+/// Parameter columns of the table and CSV.
+pub const PARAM_COLUMNS: [&str; 7] = [
+    "tile_w",
+    "tile_h",
+    "subtile_w",
+    "subtile_h",
+    "msaa",
+    "colours_per_pixel",
+    "coverage_test",
+];
+
+fn param_values(c: &Combo) -> [String; 7] {
+    [
+        c.tile[0].to_string(),
+        c.tile[1].to_string(),
+        c.subtile[0].to_string(),
+        c.subtile[1].to_string(),
+        c.msaa.to_string(),
+        c.colours.to_string(),
+        ct_name(c.coverage_test).to_string(),
+    ]
+}
+
+/// Aligned text table.
+pub fn table(rows: &[Row]) -> String {
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let mut header: Vec<String> = PARAM_COLUMNS.iter().map(|s| s.to_string()).collect();
+    header.extend(first.stats.iter().map(|(n, _)| n.to_string()));
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut v: Vec<String> = param_values(&r.combo).to_vec();
+            v.extend(r.stats.iter().map(|(_, x)| fmt_num(*x)));
+            v
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| r[i].len())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |v: &[String]| {
+        let s: Vec<String> = v.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
+        s.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header);
+    for c in &cells {
+        out += &line(c);
+    }
+    out
+}
+
+/// CSV text: a header, then one line per row.
+pub fn csv(rows: &[Row]) -> String {
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let mut header: Vec<String> = PARAM_COLUMNS.iter().map(|s| s.to_string()).collect();
+    header.extend(first.stats.iter().map(|(n, _)| n.to_string()));
+    let mut out = header.join(",") + "\n";
+    for r in rows {
+        let mut v: Vec<String> = param_values(&r.combo).to_vec();
+        v.extend(r.stats.iter().map(|(_, x)| format!("{x}")));
+        out += &(v.join(",") + "\n");
+    }
+    out
+}
+
+/// The x parameter of the plot: the first varying parameter (or `tile`).
+fn x_param(varying: &[&'static str]) -> &'static str {
+    varying.first().copied().unwrap_or("tile")
+}
+
+fn param_label(c: &Combo, p: &str) -> String {
+    match p {
+        "tile" => size_str(c.tile),
+        "subtile" => size_str(c.subtile),
+        "msaa" => c.msaa.to_string(),
+        "colours" => c.colours.to_string(),
+        _ => ct_name(c.coverage_test).to_string(),
+    }
+}
+
+/// Default figures: a primitive-list / binning bytes figure and a quads figure when the stats
+/// have them, else the first two rows.
+pub fn default_figures(names: &[&'static str]) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let pick = |pred: &dyn Fn(&str) -> bool| names.iter().copied().find(|n| pred(n));
+    if let Some(n) = pick(&|n| n.contains("bytes") && (n.contains("list") || n.contains("bin")))
+        .or_else(|| pick(&|n| n.contains("bytes")))
+    {
+        out.push(n);
+    }
+    if let Some(n) = pick(&|n| n.contains("quads") && !out.contains(&n)) {
+        out.push(n);
+    }
+    for n in names {
+        if out.len() >= 2 {
+            break;
+        }
+        if !out.contains(n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Build the plot of `figures` vs the first varying parameter.
+pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static str], scene: &str) -> Plot {
+    let xp = x_param(varying);
+    let mut ticks: Vec<String> = Vec::new();
+    for r in rows {
+        let l = param_label(&r.combo, xp);
+        if !ticks.contains(&l) {
+            ticks.push(l);
+        }
+    }
+    let others: Vec<&str> = varying.iter().copied().filter(|p| *p != xp).collect();
+    let figs = figures
+        .iter()
+        .map(|f| {
+            let mut series: BTreeMap<String, Vec<(usize, f64)>> = BTreeMap::new();
+            let mut order: Vec<String> = Vec::new();
+            for r in rows {
+                let label: Vec<String> = others
+                    .iter()
+                    .map(|p| format!("{p}={}", param_label(&r.combo, p)))
+                    .collect();
+                let label = label.join(" ");
+                let x = ticks
+                    .iter()
+                    .position(|t| *t == param_label(&r.combo, xp))
+                    .expect("tick");
+                let y = r.stats.iter().find(|(n, _)| n == f).map(|s| s.1).unwrap_or(f64::NAN);
+                if !series.contains_key(&label) {
+                    order.push(label.clone());
+                }
+                series.entry(label).or_default().push((x, y));
+            }
+            Figure {
+                name: f.to_string(),
+                series: order
+                    .into_iter()
+                    .map(|l| Series {
+                        points: series.remove(&l).unwrap_or_default(),
+                        label: l,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let x_label = match xp {
+        "tile" => "tile size (px)",
+        "subtile" => "first sub-tile size (px)",
+        "msaa" => "MSAA samples per pixel",
+        "colours" => "colours per pixel",
+        _ => "coverage test",
+    };
+    Plot {
+        title: format!("tilerast explore: {scene}"),
+        x_label: x_label.into(),
+        x_ticks: ticks,
+        figures: figs,
+    }
+}
+
+/// Everything `explore` needs besides the frame.
+pub struct ExploreOpts {
+    pub sweep: SweepArgs,
+    pub csv: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+    pub figures: Option<String>,
+    pub raster_only: bool,
+}
+
+fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
+    let e = |e: tilerast_golden::pipeline::PipelineError| CliError::at(file, "pipeline", e);
+    Ok(if raster_only {
+        tilerast_golden::pipeline::raster_frame(frame, false).map_err(e)?.stats
+    } else {
+        tilerast_golden::pipeline::render_frame(frame).map_err(e)?.raster.stats
+    })
+}
+
+/// Run `explore`; the table goes to `out`, notes to `err`.
+pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err: &mut dyn Write) -> Res<()> {
+    if let Some(p) = &o.plot {
+        let ext = p.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(ext.as_deref(), Some("svg") | Some("png")) {
+            return Err(CliError::at(
+                p.display(),
+                "--plot",
+                "the plot must be a .svg or .png file",
+            ));
+        }
+    }
+    // Figure names are fixed by FrameStats::rows(): check them before any work.
+    let names: Vec<&'static str> = FrameStats::default().rows().iter().map(|s| s.0).collect();
+    let figs = match &o.figures {
+        None => default_figures(&names),
+        Some(s) => {
+            if o.plot.is_none() {
+                return Err(CliError::at("--figures", s, "only meaningful with --plot"));
+            }
+            split("--figures", s)?
+                .iter()
+                .map(|f| {
+                    names.iter().copied().find(|n| n == f).ok_or_else(|| {
+                        CliError::at("--figures", f, format!("unknown figure (known: {})", names.join(", ")))
+                    })
+                })
+                .collect::<Res<Vec<_>>>()?
+        }
+    };
+    let (combos, varying) = combinations(&frame.cfg, &o.sweep)?;
+    let mut valid = Vec::new();
+    let mut skipped = Vec::new();
+    for c in combos {
+        let cfg = c.apply(&frame.cfg);
+        match cfg.validate() {
+            Ok(()) => valid.push((c, cfg)),
+            Err(e) => skipped.push(format!("{}: config.{}: {}", c.describe(), e.field, e.msg)),
+        }
+    }
+    if valid.is_empty() {
+        return Err(CliError::at(
+            file,
+            "explore",
+            format!("every combination is invalid (first: {})", skipped[0]),
+        ));
+    }
+    for why in &skipped {
+        let _ = writeln!(err, "note: skipping {why}");
+    }
+    let pb = ProgressBar::new(valid.len() as u64);
+    let show = std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
+    pb.set_draw_target(if show {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    });
+    if let Ok(st) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+        pb.set_style(st);
+    }
+    let mut rows = Vec::with_capacity(valid.len());
+    for (c, cfg) in valid {
+        pb.set_message(c.describe());
+        let f = Frame {
+            cfg,
+            background: frame.background,
+            prims: frame.prims.clone(),
+        };
+        let st = stats_of(&f, file, o.raster_only);
+        let st = match st {
+            Ok(st) => st,
+            Err(e) => {
+                pb.finish_and_clear();
+                return Err(CliError(format!("{} ({})", e.0, c.describe())));
+            }
+        };
+        rows.push(Row {
+            combo: c,
+            stats: st.rows(),
+        });
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+
+    out.write_all(table(&rows).as_bytes())
+        .map_err(|e| CliError::at("<stdout>", "write", e))?;
+    if let Some(p) = &o.csv {
+        std::fs::write(p, csv(&rows)).map_err(|e| crate::error::io_err(p, "write", e))?;
+    }
+    if let Some(p) = &o.plot {
+        crate::plot::write(p, &build_plot(&rows, &varying, &figs, file))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Config {
+        Config::preset("default").unwrap()
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("--tile", "32").unwrap(), [32, 32]);
+        assert_eq!(parse_size("--tile", "64x32").unwrap(), [64, 32]);
+        let e = parse_size("--tile", "abc").unwrap_err();
+        assert!(e.0.starts_with("--tile: abc: expected a size"), "{e}");
+        assert!(parse_size("--tile", "1x2x3").is_err());
+    }
+
+    #[test]
+    fn product_order_and_varying() {
+        let a = SweepArgs {
+            tile: Some("16,32".into()),
+            msaa: Some("1,4,16".into()),
+            ..Default::default()
+        };
+        let (c, v) = combinations(&base(), &a).unwrap();
+        assert_eq!(c.len(), 6);
+        assert_eq!(v, vec!["tile", "msaa"]);
+        assert_eq!((c[0].tile, c[0].msaa), ([16, 16], 1));
+        assert_eq!((c[2].tile, c[2].msaa), ([16, 16], 16));
+        assert_eq!((c[3].tile, c[3].msaa), ([32, 32], 1));
+        assert_eq!(c[5].subtile, base().subtile);
+    }
+
+    #[test]
+    fn bad_values_are_errors_interplay_is_not() {
+        let e = combinations(
+            &base(),
+            &SweepArgs {
+                tile: Some("16,3".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("--tile: 3: config.tile:"), "{e}");
+        let e = combinations(
+            &base(),
+            &SweepArgs {
+                msaa: Some("4,3".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("--msaa: 3: config.msaa:"), "{e}");
+        let e = combinations(
+            &base(),
+            &SweepArgs {
+                coverage_test: Some("edges".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("--coverage-test: edges:"), "{e}");
+        let e = combinations(
+            &base(),
+            &SweepArgs {
+                msaa: Some("4,,8".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("--msaa: 4,,8:"), "{e}");
+        // tile 4 with the preset's 8x8 sub-tile is invalid only in combination: not an error here.
+        let (c, _) = combinations(
+            &base(),
+            &SweepArgs {
+                tile: Some("4,32".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(c[0].apply(&base()).validate().is_err());
+        assert!(c[1].apply(&base()).validate().is_ok());
+    }
+
+    fn rows() -> Vec<Row> {
+        let a = SweepArgs {
+            tile: Some("16,32".into()),
+            msaa: Some("1,4".into()),
+            ..Default::default()
+        };
+        let (c, _) = combinations(&base(), &a).unwrap();
+        c.into_iter()
+            .enumerate()
+            .map(|(i, combo)| Row {
+                stats: vec![("bin_list_bytes", i as f64 * 10.0), ("quads", 0.5 + i as f64)],
+                combo,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn csv_and_table_shape() {
+        let r = rows();
+        let text = csv(&r);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5);
+        assert_eq!(
+            lines[0],
+            "tile_w,tile_h,subtile_w,subtile_h,msaa,colours_per_pixel,coverage_test,bin_list_bytes,quads"
+        );
+        assert_eq!(lines[4], "32,32,8,8,4,1,edge,30,3.5");
+        let t = table(&r);
+        assert_eq!(t.lines().count(), 5);
+        let f: Vec<&str> = t.lines().nth(2).unwrap().split_whitespace().collect();
+        assert_eq!(f, ["16", "16", "8", "8", "4", "1", "edge", "10", "1.5"]);
+    }
+
+    #[test]
+    fn plot_series_per_other_parameter() {
+        let r = rows();
+        let figs = default_figures(&["cycles", "bin_list_bytes", "quads"]);
+        assert_eq!(figs, vec!["bin_list_bytes", "quads"]);
+        let p = build_plot(&r, &["tile", "msaa"], &figs, "s");
+        assert_eq!(p.x_ticks, vec!["16", "32"]);
+        assert_eq!(p.figures.len(), 2);
+        let s = &p.figures[0].series;
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].label, "msaa=1");
+        // rows: (16,1)=0 (16,4)=10 (32,1)=20 (32,4)=30
+        assert_eq!(s[0].points, vec![(0, 0.0), (1, 20.0)]);
+        assert_eq!(s[1].points, vec![(0, 10.0), (1, 30.0)]);
+        assert_eq!(default_figures(&["a", "b", "c"]), vec!["a", "b"]);
+    }
+}

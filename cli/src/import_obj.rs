@@ -1,0 +1,361 @@
+//! Wavefront OBJ → scene (`tilerast import mesh.obj`, or `tilerast render mesh.obj`).
+//!
+//! Conventions (documented in `cli/README.md`):
+//! - The file is first pre-scanned line by line, so that a bad vertex (`v nan 0 0`, a missing
+//!   coordinate, `1e99` which overflows OBJ's f32) or a face index out of range is reported with
+//!   its line number. Then `tobj` loads it with triangulation (polygons become fans).
+//! - Camera: it looks at the centre of the mesh's bounding box from direction `--view` (from the
+//!   centre towards the eye; default `1,0.8,1.6`), world +y up (+z if the view is vertical), at a
+//!   distance where the bounding sphere fills the `--fov` cone. Perspective projection.
+//! - The projected mesh is scaled uniformly and centred so its 2D bounding box fits the preset's
+//!   viewport minus `--margin` on each side: every vertex lands inside the viewport.
+//! - Colour: per triangle, the material's diffuse colour (white-ish grey `200,200,200` without a
+//!   material) times a Lambert term `0.25 + 0.75·max(0, n·L)`, n = face normal from the
+//!   counter-clockwise winding, L = a light above-left of the camera. Alpha 255.
+//! - Depth: view-space distance of the triangle's centroid, normalised to [0, 1] over the mesh's
+//!   vertices (0 = nearest). No culling here: front faces (CCW in the OBJ) stay CCW on screen,
+//!   so the config's `cull: "cw"` drops back faces.
+//! - Output order: triangles in file order (objects in order, faces in order, fan order).
+//!
+//! ```text
+//!   text ─► prescan (line numbers) ─► tobj (triangulate) ─► camera ─► project ─► fit viewport
+//!                                                                  └► Lambert colour, depth
+//! ```
+
+use crate::error::{io_err, CliError, Res};
+use crate::scene_io::{parse_vec3, snap, ImportArgs};
+use std::io::BufReader;
+use std::path::Path;
+use tilerast_golden::scene::{Primitive, Triangle};
+use tilerast_golden::{Config, Scene};
+
+type V3 = [f64; 3];
+
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn scale(a: V3, s: f64) -> V3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+fn norm(a: V3) -> Option<V3> {
+    let l = dot(a, a).sqrt();
+    (l > 1e-300 && l.is_finite()).then(|| scale(a, 1.0 / l))
+}
+
+/// Import an OBJ file for the viewport of `cfg`.
+pub fn import(path: &Path, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_err(path, "read", e))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    obj_to_scene(&text, &dir, &path.display().to_string(), cfg, imp)
+}
+
+/// Check vertex and face lines so errors carry a line number (tobj's errors do not).
+fn prescan(text: &str, file: &str) -> Res<()> {
+    let mut positions: i64 = 0;
+    for (n, line) in text.lines().enumerate() {
+        let at = format!("line {}", n + 1);
+        let mut toks = line.split_whitespace();
+        match toks.next() {
+            Some("v") => {
+                let nums: Vec<&str> = toks.collect();
+                if nums.len() < 3 {
+                    return Err(CliError::at(
+                        file,
+                        at,
+                        format!("vertex needs 3 coordinates, found {}", nums.len()),
+                    ));
+                }
+                // OBJ coordinates are read as f32 (tobj's default), so check them as f32.
+                for (i, t) in nums.iter().take(3).enumerate() {
+                    let axis = ["x", "y", "z"][i];
+                    match t.parse::<f32>() {
+                        Err(_) => return Err(CliError::at(file, at, format!("vertex {axis} `{t}` is not a number"))),
+                        Ok(v) if !v.is_finite() => {
+                            return Err(CliError::at(
+                                file,
+                                at,
+                                format!("vertex {axis} `{t}` is not a finite coordinate"),
+                            ))
+                        }
+                        Ok(_) => {}
+                    }
+                }
+                positions += 1;
+            }
+            Some("f") => {
+                let verts: Vec<&str> = toks.collect();
+                if verts.len() < 3 {
+                    return Err(CliError::at(
+                        file,
+                        at,
+                        format!("face needs at least 3 vertices, found {}", verts.len()),
+                    ));
+                }
+                for t in verts {
+                    let first = t.split('/').next().unwrap_or("");
+                    let idx: i64 = first
+                        .parse()
+                        .map_err(|_| CliError::at(file, &at, format!("face vertex `{t}` has no integer index")))?;
+                    let ok = if idx > 0 {
+                        idx <= positions
+                    } else {
+                        idx < 0 && -idx <= positions
+                    };
+                    if !ok {
+                        return Err(CliError::at(
+                            file,
+                            &at,
+                            format!("face vertex index {idx} is out of range (1..={positions} vertices so far)"),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Convert OBJ text to a scene (materials are looked up relative to `dir`).
+pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
+    prescan(text, file)?;
+    let view = parse_vec3("--view", &imp.view)?;
+    let opts = tobj::LoadOptions {
+        triangulate: true,
+        single_index: true,
+        ignore_points: true,
+        ignore_lines: true,
+    };
+    let (models, materials) = tobj::load_obj_buf(&mut BufReader::new(text.as_bytes()), &opts, |p| {
+        tobj::load_mtl(dir.join(p))
+    })
+    .map_err(|e| CliError::at(file, "obj", e))?;
+    // A missing or bad .mtl only loses colours.
+    let materials = materials.unwrap_or_default();
+
+    // Gather triangles (world positions + base colour) in file order.
+    let mut tris: Vec<([V3; 3], [f64; 3])> = Vec::new();
+    for m in &models {
+        let mesh = &m.mesh;
+        let base = mesh
+            .material_id
+            .and_then(|i| materials.get(i))
+            .and_then(|mat| mat.diffuse)
+            .map(|d| [d[0] as f64, d[1] as f64, d[2] as f64])
+            .unwrap_or([200.0 / 255.0; 3]);
+        let pos = |i: u32| -> V3 {
+            let i = i as usize * 3;
+            [
+                mesh.positions[i] as f64,
+                mesh.positions[i + 1] as f64,
+                mesh.positions[i + 2] as f64,
+            ]
+        };
+        for t in mesh.indices.chunks_exact(3) {
+            tris.push(([pos(t[0]), pos(t[1]), pos(t[2])], base));
+        }
+    }
+    if tris.is_empty() {
+        return Err(CliError::at(file, "obj", "no faces (a mesh needs `f` lines)"));
+    }
+
+    // Camera.
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for (t, _) in &tris {
+        for p in t {
+            for a in 0..3 {
+                lo[a] = lo[a].min(p[a]);
+                hi[a] = hi[a].max(p[a]);
+            }
+        }
+    }
+    let centre = scale(add(lo, hi), 0.5);
+    let radius = 0.5 * dot(sub(hi, lo), sub(hi, lo)).sqrt();
+    if !(radius > 0.0 && radius.is_finite()) {
+        return Err(CliError::at(
+            file,
+            "obj",
+            "the mesh has no extent (all vertices coincide)",
+        ));
+    }
+    let d = norm(view).ok_or_else(|| CliError::at("--view", &imp.view, "must not be the zero vector"))?;
+    let fwd = scale(d, -1.0);
+    let up_world = if dot(fwd, [0.0, 1.0, 0.0]).abs() > 0.999 {
+        [0.0, 0.0, -1.0]
+    } else {
+        [0.0, 1.0, 0.0]
+    };
+    let right = norm(cross(fwd, up_world)).expect("non-parallel");
+    let up = cross(right, fwd);
+    let half_fov = imp.fov.to_radians() / 2.0;
+    let eye = add(centre, scale(d, radius / half_fov.sin() * 1.05));
+    // (right, up, d) is right-handed, so CCW-from-outside faces stay CCW on the y-up screen.
+    let project = |p: V3| -> (f64, f64, f64) {
+        let v = sub(p, eye);
+        let z = dot(v, fwd); // distance in front of the eye (> 0)
+        (dot(v, right) / z, dot(v, up) / z, z)
+    };
+    let light = norm(add(add(d, scale(up, 0.8)), scale(right, -0.5))).expect("light");
+
+    let proj: Vec<[(f64, f64, f64); 3]> = tris
+        .iter()
+        .map(|(t, _)| [project(t[0]), project(t[1]), project(t[2])])
+        .collect();
+    let (mut x0, mut x1, mut y0, mut y1, mut z0, mut z1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for t in &proj {
+        for &(x, y, z) in t {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+            z0 = z0.min(z);
+            z1 = z1.max(z);
+        }
+    }
+    let [w, h] = [cfg.viewport[0] as f64, cfg.viewport[1] as f64];
+    let (aw, ah) = (w * (1.0 - 2.0 * imp.margin), h * (1.0 - 2.0 * imp.margin));
+    let s = (aw / (x1 - x0).max(1e-12)).min(ah / (y1 - y0).max(1e-12));
+    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    let to_screen = |x: f64, y: f64| -> [f64; 2] {
+        // Snap, then clamp so rounding can never push a vertex outside the viewport.
+        [
+            snap(w / 2.0 + (x - cx) * s).clamp(0.0, w),
+            snap(h / 2.0 + (y - cy) * s).clamp(0.0, h),
+        ]
+    };
+
+    let mut prims = Vec::with_capacity(tris.len());
+    for ((t, base), p) in tris.iter().zip(&proj) {
+        let n = norm(cross(sub(t[1], t[0]), sub(t[2], t[0])));
+        let lambert = n.map(|n| dot(n, light).max(0.0)).unwrap_or(0.0);
+        let k = 0.25 + 0.75 * lambert;
+        let c = |i: usize| (base[i] * k * 255.0).round().clamp(0.0, 255.0) as u8;
+        let zc = (p[0].2 + p[1].2 + p[2].2) / 3.0;
+        let depth = if z1 > z0 {
+            ((zc - z0) / (z1 - z0)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        prims.push(Primitive::Triangle(Triangle {
+            v: [
+                to_screen(p[0].0, p[0].1),
+                to_screen(p[1].0, p[1].1),
+                to_screen(p[2].0, p[2].1),
+            ],
+            colour: [c(0), c(1), c(2), 255],
+            depth: (depth * 1e6).round() / 1e6,
+        }));
+    }
+    let mut config = serde_json::Map::new();
+    config.insert("preset".into(), serde_json::Value::String(cfg.name.clone()));
+    Ok(Scene {
+        config,
+        background: [16, 16, 24, 255],
+        primitives: prims,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> Config {
+        Config::preset("default").unwrap()
+    }
+
+    fn tri(p: &Primitive) -> &Triangle {
+        match p {
+            Primitive::Triangle(t) => t,
+            _ => panic!("not a triangle"),
+        }
+    }
+
+    /// Signed area with y up (positive = counter-clockwise).
+    fn area(t: &Triangle) -> f64 {
+        let [a, b, c] = t.v;
+        (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])
+    }
+
+    #[test]
+    fn facing_triangle_fills_viewport_ccw_and_lit() {
+        // One CCW triangle in the z = 0 plane, seen head-on from +z.
+        let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+        let imp = ImportArgs {
+            view: "0,0,1".into(),
+            margin: 0.1,
+            ..Default::default()
+        };
+        let s = obj_to_scene(obj, Path::new("."), "t.obj", &cfg(), &imp).unwrap();
+        assert_eq!(s.primitives.len(), 1);
+        let t = tri(&s.primitives[0]);
+        assert!(area(t) > 0.0, "front face must stay CCW: {:?}", t.v);
+        // Fitted: the 2D bbox spans the height minus the margins (480·0.8 = 384), centred.
+        let ys: Vec<f64> = t.v.iter().map(|v| v[1]).collect();
+        let (lo, hi) = (
+            ys.iter().cloned().fold(f64::MAX, f64::min),
+            ys.iter().cloned().fold(f64::MIN, f64::max),
+        );
+        assert!((hi - lo - 384.0).abs() < 0.01, "{lo} {hi}");
+        assert!((lo - 48.0).abs() < 0.01);
+        // Normal (0,0,1) faces the camera; the light is near the view direction: well lit.
+        assert!(t.colour[0] > 150, "{:?}", t.colour);
+        // Every vertex is at the same view distance (a plane facing the camera): depth 0.
+        assert_eq!(t.depth, 0.0);
+    }
+
+    #[test]
+    fn depth_orders_near_and_far() {
+        // Two parallel triangles, z = 0 (far) and z = 1 (near), viewed from +z.
+        let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nf 1 2 3\nf 4 5 6\n";
+        let imp = ImportArgs {
+            view: "0,0,1".into(),
+            ..Default::default()
+        };
+        let s = obj_to_scene(obj, Path::new("."), "t.obj", &cfg(), &imp).unwrap();
+        let (far, near) = (tri(&s.primitives[0]).depth, tri(&s.primitives[1]).depth);
+        assert!(near < far, "near {near} far {far}");
+        assert_eq!(near, 0.0);
+        assert_eq!(far, 1.0);
+    }
+
+    #[test]
+    fn errors_carry_line_numbers() {
+        let imp = ImportArgs::default();
+        let e = obj_to_scene("v 0 0 0\nv nan 1 0\n", Path::new("."), "n.obj", &cfg(), &imp).unwrap_err();
+        assert!(e.0.starts_with("n.obj: line 2: vertex x `nan` is not a finite"), "{e}");
+        let e = obj_to_scene(
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n",
+            Path::new("."),
+            "f.obj",
+            &cfg(),
+            &imp,
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("f.obj: line 4: face vertex index 4"), "{e}");
+        let e = obj_to_scene("v 0 0 0\n", Path::new("."), "e.obj", &cfg(), &imp).unwrap_err();
+        assert!(e.0.contains("no faces"), "{e}");
+        let e = obj_to_scene("v 0 0 1e99\n", Path::new("."), "o.obj", &cfg(), &imp).unwrap_err();
+        assert!(e.0.starts_with("o.obj: line 1: vertex z"), "{e}");
+    }
+}

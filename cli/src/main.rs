@@ -1,0 +1,257 @@
+//! `tilerast`: the command-line front end of the tilerast golden model.
+//!
+//! Commands: `render` (PNG + overlays), `raster` (JSON lines, the machine-readable contract),
+//! `explore` (parameter sweeps → table, CSV, plot), `import` (OBJ / SVG → JSON scene).
+//! See `cli/README.md`.
+//!
+//! Errors: every failure prints ONE line `error: <file or option>: <where>: <what>` on stderr
+//! and exits with 1 (clap's own usage errors exit with 2). A panic (a bug, never bad input) is
+//! also reported on one line, with exit code 101.
+//!
+//! ```text
+//!   argv ─► clap ─► scene_io::load ─► Frame ─┬─► render  ─► PNG + summary
+//!                                            ├─► raster  ─► JSONL
+//!                                            ├─► explore ─► table / CSV / plot
+//!                   import_obj / import_svg ─┴─► import  ─► scene JSON
+//! ```
+
+mod error;
+mod explore;
+mod import_obj;
+mod import_svg;
+mod plot;
+mod raster;
+mod render;
+mod scene_io;
+
+use clap::{Parser, Subcommand};
+use error::{CliError, Res};
+use scene_io::ImportArgs;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tilerast",
+    version,
+    about = "tilerast: tile-based rasterizer golden model — render, raster, explore, import"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Render a scene (.json, or .obj / .svg imported on the fly; none = built-in default) to PNG.
+    Render {
+        /// Scene file; omitted = the built-in default scene.
+        scene: Option<PathBuf>,
+        /// Output PNG.
+        #[arg(short, long, default_value = "out.png")]
+        out: PathBuf,
+        /// Overlays, comma-separated or repeated: tiles, subtiles, quads.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        overlay: Vec<render::Overlay>,
+        /// Magnify the image this many times before drawing overlays (1..=16).
+        #[arg(long, default_value_t = 1)]
+        scale: u32,
+        /// Restrict the subtiles / quads overlays to this primitive index.
+        #[arg(long)]
+        prim: Option<u32>,
+        /// Print every statistic, not only the key ones.
+        #[arg(long)]
+        stats: bool,
+        #[command(flatten)]
+        import: ImportArgs,
+    },
+    /// Rasterize a scene and print every emitted quad as JSON lines (see cli/README.md).
+    Raster {
+        /// Scene file (.json, .obj, .svg).
+        scene: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: raster::Format,
+        /// Output file (default: stdout).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        import: ImportArgs,
+    },
+    /// Sweep config parameters and tabulate every stage's statistics.
+    Explore {
+        /// Scene file; omitted = the built-in default scene.
+        scene: Option<PathBuf>,
+        /// Tile sizes: N (square) or WxH, comma-separated.
+        #[arg(long, value_name = "LIST")]
+        tile: Option<String>,
+        /// First sub-tile sizes: N or WxH, comma-separated.
+        #[arg(long, value_name = "LIST")]
+        subtile: Option<String>,
+        /// MSAA rates, comma-separated (1, 2, 4, 8, 16).
+        #[arg(long, value_name = "LIST")]
+        msaa: Option<String>,
+        /// Colours stored per pixel, comma-separated (1, 2, 4, 8, 16).
+        #[arg(long, value_name = "LIST")]
+        colours: Option<String>,
+        /// Sub-tile coverage tests, comma-separated: edge, samples, bbox_only.
+        #[arg(long, value_name = "LIST")]
+        coverage_test: Option<String>,
+        /// Write the table as CSV.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+        /// Plot key figures vs the first swept parameter (.svg or .png).
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
+        /// Figures (stat names) to plot, comma-separated (default: primitive-list bytes and quads).
+        #[arg(long, value_name = "LIST")]
+        figures: Option<String>,
+        /// Run only the raster side (faster; pixel-side figures stay at zero).
+        #[arg(long)]
+        raster_only: bool,
+        #[command(flatten)]
+        import: ImportArgs,
+    },
+    /// Convert an .obj or .svg file to a JSON scene.
+    Import {
+        /// Input .obj or .svg.
+        input: PathBuf,
+        /// Output JSON scene (default: stdout).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        import: ImportArgs,
+    },
+}
+
+/// Write to stdout; a closed pipe (`| head`) ends the program quietly.
+fn stdout_write(f: impl FnOnce(&mut dyn Write) -> Res<()>) -> Res<()> {
+    let stdout = std::io::stdout();
+    let mut lock = std::io::BufWriter::new(stdout.lock());
+    let r = f(&mut lock).and_then(|()| lock.flush().map_err(|e| CliError::at("<stdout>", "write", e)));
+    match r {
+        Err(e) if e.0.contains("Broken pipe") => std::process::exit(0),
+        r => r,
+    }
+}
+
+fn run(cli: Cli) -> Res<()> {
+    match cli.cmd {
+        Cmd::Render {
+            scene,
+            out,
+            overlay,
+            scale,
+            prim,
+            stats,
+            import,
+        } => {
+            let l = scene_io::load(scene.as_ref(), &import)?;
+            let frame = l.frame()?;
+            let o = render::RenderOpts {
+                out: &out,
+                overlays: &overlay,
+                scale,
+                prim,
+                all_stats: stats,
+            };
+            stdout_write(|w| render::run(&frame, &l.file, &o, w))
+        }
+        Cmd::Raster {
+            scene,
+            format: raster::Format::Jsonl,
+            out,
+            import,
+        } => {
+            let l = scene_io::load(Some(&scene), &import)?;
+            let frame = l.frame()?;
+            match out {
+                Some(p) => {
+                    let f = std::fs::File::create(&p).map_err(|e| error::io_err(&p, "write", e))?;
+                    raster::run(
+                        &frame,
+                        &l.file,
+                        &p.display().to_string(),
+                        &mut std::io::BufWriter::new(f),
+                    )
+                }
+                None => stdout_write(|w| raster::run(&frame, &l.file, "<stdout>", w)),
+            }
+        }
+        Cmd::Explore {
+            scene,
+            tile,
+            subtile,
+            msaa,
+            colours,
+            coverage_test,
+            csv,
+            plot,
+            figures,
+            raster_only,
+            import,
+        } => {
+            let l = scene_io::load(scene.as_ref(), &import)?;
+            let frame = l.frame()?;
+            let o = explore::ExploreOpts {
+                sweep: explore::SweepArgs {
+                    tile,
+                    subtile,
+                    msaa,
+                    colours,
+                    coverage_test,
+                },
+                csv,
+                plot,
+                figures,
+                raster_only,
+            };
+            stdout_write(|w| explore::run(&frame, &l.file, &o, w, &mut std::io::stderr()))
+        }
+        Cmd::Import { input, out, import } => {
+            let scene = scene_io::import_only(&input, &import)?;
+            // Check the result goes through the front end before writing it.
+            scene.to_frame(&input.display().to_string())?;
+            let mut text =
+                serde_json::to_string_pretty(&scene).map_err(|e| CliError::at(input.display(), "json", e))?;
+            text.push('\n');
+            match out {
+                Some(p) => {
+                    std::fs::write(&p, &text).map_err(|e| error::io_err(&p, "write", e))?;
+                    println!("wrote {} ({} primitives)", p.display(), scene.primitives.len());
+                    Ok(())
+                }
+                None => stdout_write(|w| {
+                    w.write_all(text.as_bytes())
+                        .map_err(|e| CliError::at("<stdout>", "write", e))
+                }),
+            }
+        }
+    }
+}
+
+fn main() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let e = CliError(format!("internal error (a bug, please report): {msg}{at}"));
+        eprintln!("error: {}", e.one_line());
+    }));
+    let cli = Cli::parse();
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            eprintln!("error: {}", e.one_line());
+            std::process::exit(1);
+        }
+        Err(_) => std::process::exit(101),
+    }
+}

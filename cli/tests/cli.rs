@@ -1,0 +1,546 @@
+//! End-to-end tests of the `tilerast` binary: every command on the built-in scene and on the
+//! fixtures in `tests/data/` (written by hand for these tests), and every error case.
+//!
+//! Expected values come from the scene files (where triangles are), from the SPEC's quad mask
+//! layout, and from the brute-force reference (`tilerast_golden::reference`), never from the
+//! code under test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tilerast_golden::{Coverage, PrimitiveFx, Scene};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tilerast"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run tilerast")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn default_scene_path() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenes/default.json")
+        .display()
+        .to_string()
+}
+
+/// A fresh per-test directory.
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ok(o: &Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "tilerast failed: {:?}\nstderr: {err}", o.status);
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+struct Png {
+    w: u32,
+    h: u32,
+    rgba: Vec<u8>,
+}
+
+impl Png {
+    fn load(p: &Path) -> Png {
+        let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).unwrap()));
+        let mut r = dec.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgba);
+        buf.truncate(info.buffer_size());
+        Png {
+            w: info.width,
+            h: info.height,
+            rgba: buf,
+        }
+    }
+    /// Pixel at (x, y) with y UP (row 0 of the file is the top).
+    fn at(&self, x: u32, y: u32) -> [u8; 4] {
+        let row = self.h - 1 - y;
+        let i = ((row * self.w + x) * 4) as usize;
+        self.rgba[i..i + 4].try_into().unwrap()
+    }
+}
+
+fn close(a: [u8; 4], b: [u8; 3], tol: i32) -> bool {
+    (0..3).all(|i| (a[i] as i32 - b[i] as i32).abs() <= tol)
+}
+
+// ---------------------------------------------------------------------------------------------
+// render
+
+#[test]
+fn render_default_scene_has_triangles_where_the_scene_puts_them() {
+    let d = tmp("render-default");
+    let out = d.join("default.png");
+    let stdout = ok(&run(&["render", "-o", out.to_str().unwrap()]));
+    assert!(stdout.contains("primitives: 24"), "{stdout}");
+    assert!(stdout.contains("quads: "), "{stdout}");
+    let img = Png::load(&out);
+    assert_eq!((img.w, img.h), (640, 480));
+    // scenes/default.json: background (16,16,24); triangles 0/1 fill [20,620]x[20,300] (colours
+    // (40,60,120) below the diagonal, (60,40,120) above it); triangle 11 (255,120,0) is
+    // (64,64)-(128,64)-(64,128), nearest. Pixel (5,5) is background, (40,250) is above the
+    // diagonal of the big quad (diagonal y at x=40.5 is 29.5), (600,40) below it, (80,70) in
+    // the orange triangle. All fully covered, opaque: the exact colours.
+    assert!(close(img.at(5, 5), [16, 16, 24], 1), "{:?}", img.at(5, 5));
+    assert!(close(img.at(40, 250), [60, 40, 120], 1), "{:?}", img.at(40, 250));
+    assert!(close(img.at(600, 40), [40, 60, 120], 1), "{:?}", img.at(600, 40));
+    assert!(close(img.at(80, 70), [255, 120, 0], 1), "{:?}", img.at(80, 70));
+    // The white triangle (300,340)-(360,460)-(420,340): pixel (360,360) is inside.
+    assert!(close(img.at(360, 360), [250, 250, 250], 1), "{:?}", img.at(360, 360));
+    // y-up check: the same x one row from the top (y = 479) is background.
+    assert!(close(img.at(360, 479), [16, 16, 24], 1));
+}
+
+#[test]
+fn render_overlays_change_the_image_and_scale_it() {
+    let d = tmp("render-overlay");
+    let plain = d.join("plain.png");
+    let over = d.join("over.png");
+    ok(&run(&["render", "-o", plain.to_str().unwrap(), "--scale", "2"]));
+    let s = ok(&run(&[
+        "render",
+        "-o",
+        over.to_str().unwrap(),
+        "--overlay",
+        "tiles,subtiles,quads",
+        "--scale",
+        "2",
+    ]));
+    assert!(
+        s.contains("overlay subtiles:") && s.contains("overlay quads:") && s.contains("overlay tiles: 20x15"),
+        "{s}"
+    );
+    let (a, b) = (Png::load(&plain), Png::load(&over));
+    assert_eq!((a.w, a.h), (1280, 960));
+    assert_eq!((b.w, b.h), (1280, 960));
+    // Tile grid: canvas column 64 (scene x = 32, a tile edge) near the top is background in the
+    // plain image and brightened in the overlay.
+    let px = |p: &Png, cx: u32, cy: u32| -> [u8; 4] {
+        let i = ((cy * p.w + cx) * 4) as usize;
+        p.rgba[i..i + 4].try_into().unwrap()
+    };
+    assert!(close(px(&a, 64, 4), [16, 16, 24], 1));
+    assert!(px(&b, 64, 4)[0] > 100, "{:?}", px(&b, 64, 4));
+    // A background pixel off every grid line and away from every primitive's sub-tiles stays.
+    assert!(
+        close(px(&b, 2 * 630 + 1, 2 + 1), [16, 16, 24], 1),
+        "{:?}",
+        px(&b, 1261, 3)
+    );
+    // Quads: the orange triangle's interior gets cyan outlines; some pixel there changed.
+    let changed = (140..250).any(|cx| px(&a, cx, 960 - 2 * 70) != px(&b, cx, 960 - 2 * 70));
+    assert!(changed);
+}
+
+#[test]
+fn render_with_prim_filter_and_bad_prim() {
+    let d = tmp("render-prim");
+    let out = d.join("p.png");
+    ok(&run(&[
+        "render",
+        "-o",
+        out.to_str().unwrap(),
+        "--overlay",
+        "quads",
+        "--prim",
+        "11",
+    ]));
+    let o = run(&[
+        "render",
+        "-o",
+        out.to_str().unwrap(),
+        "--overlay",
+        "quads",
+        "--prim",
+        "99",
+    ]);
+    assert_one_line_error(&o, &["--prim", "99"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// raster
+
+/// Parse the JSONL; return (per-prim coverage from the masks, point fragments, summary).
+fn parse_jsonl(text: &str, msaa: u32) -> (BTreeMap<u32, Coverage>, BTreeMap<u32, u64>, serde_json::Value) {
+    let lines: Vec<&str> = text.lines().collect();
+    let summary: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert!(
+        summary.get("summary").is_some(),
+        "last line is the summary: {}",
+        lines.last().unwrap()
+    );
+    let mut cov: BTreeMap<u32, Coverage> = BTreeMap::new();
+    let mut frags = BTreeMap::new();
+    let mut samples = 0u64;
+    let mut quads = 0u64;
+    let mut seen_point = false;
+    for l in &lines[..lines.len() - 1] {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        if let Some(p) = v.get("point") {
+            seen_point = true;
+            frags.insert(p.as_u64().unwrap() as u32, v["fragments"].as_u64().unwrap());
+            continue;
+        }
+        assert!(!seen_point, "quad lines come before point lines");
+        assert!(l.starts_with(r#"{"tile":["#), "key order: {l}");
+        let m = v["mask"].as_str().unwrap();
+        assert!(m.starts_with("0x") && m.len() == 2 + msaa as usize, "mask width: {m}");
+        assert!(
+            m[2..].chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+            "{m}"
+        );
+        let mask = u64::from_str_radix(&m[2..], 16).unwrap();
+        assert_ne!(mask, 0, "empty quad emitted: {l}");
+        samples += mask.count_ones() as u64;
+        quads += 1;
+        let (qx, qy, prim) = (
+            v["qx"].as_u64().unwrap() as u32,
+            v["qy"].as_u64().unwrap() as u32,
+            v["prim"].as_u64().unwrap() as u32,
+        );
+        // SPEC §2: pixel i = 2·(y&1)+(x&1) owns bits [i·S, (i+1)·S).
+        let full = if msaa == 16 { 0xffff } else { (1u64 << msaa) - 1 };
+        for i in 0..4u32 {
+            let pm = ((mask >> (i * msaa)) & full) as u16;
+            if pm != 0 {
+                let e = cov
+                    .entry(prim)
+                    .or_default()
+                    .entry((2 * qx + (i & 1), 2 * qy + (i >> 1)))
+                    .or_insert(0);
+                assert_eq!(*e & pm, 0, "sample emitted twice: {l}");
+                *e |= pm;
+            }
+        }
+    }
+    let s = &summary["summary"];
+    assert_eq!(
+        s["samples"].as_u64().unwrap(),
+        samples,
+        "summary samples = sum of mask popcounts"
+    );
+    assert_eq!(s["quads"].as_u64().unwrap(), quads);
+    assert_eq!(s["points"].as_u64().unwrap(), frags.len() as u64);
+    (cov, frags, summary)
+}
+
+#[test]
+fn raster_jsonl_matches_the_brute_force_reference() {
+    let path = default_scene_path();
+    let text = ok(&run(&["raster", &path, "--format", "jsonl"]));
+    let frame = Scene::load(Path::new(&path)).unwrap().to_frame("d").unwrap();
+    let (cov, frags, summary) = parse_jsonl(&text, frame.cfg.msaa);
+    assert!(summary["summary"]["samples"].as_u64().unwrap() > 100_000);
+    let mut st = tilerast_golden::reference::RefStats::default();
+    let mut points = 0;
+    for (i, p) in frame.prims.iter().enumerate() {
+        let want = tilerast_golden::reference::primitive(&frame.cfg, p, &mut st);
+        let got = cov.get(&(i as u32)).cloned().unwrap_or_default();
+        assert_eq!(got, want, "primitive {i} coverage differs from the reference");
+        assert!(
+            !want.is_empty(),
+            "every primitive of the default scene covers something"
+        );
+        if let PrimitiveFx::Point(_) = p {
+            points += 1;
+            assert_eq!(
+                frags.get(&(i as u32)),
+                Some(&(want.len() as u64)),
+                "point {i} fragments = pixels lit"
+            );
+        }
+    }
+    assert_eq!(points, 12);
+}
+
+#[test]
+fn raster_to_file_equals_stdout() {
+    let d = tmp("raster-file");
+    let f = d.join("q.jsonl");
+    let path = default_scene_path();
+    let a = ok(&run(&["raster", &path, "-o", f.to_str().unwrap()]));
+    assert!(a.is_empty());
+    let b = ok(&run(&["raster", &path]));
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), b);
+}
+
+// ---------------------------------------------------------------------------------------------
+// explore
+
+#[test]
+fn explore_writes_csv_table_and_plots() {
+    let d = tmp("explore");
+    let csv = d.join("e.csv");
+    let svg = d.join("e.svg");
+    let png = d.join("e.png");
+    let out = ok(&bin()
+        .env("CI", "1")
+        .args([
+            "explore",
+            "--tile",
+            "16,32,64",
+            "--msaa",
+            "1,4",
+            "--csv",
+            csv.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 6, "{text}");
+    let cols = lines[0].split(',').count();
+    assert!(cols > 7, "parameter columns plus stats: {}", lines[0]);
+    assert!(lines[0].starts_with("tile_w,tile_h,subtile_w,subtile_h,msaa,colours_per_pixel,coverage_test,"));
+    for l in &lines[1..] {
+        assert_eq!(l.split(',').count(), cols, "{l}");
+        for v in l.split(',').skip(7) {
+            assert!(v.parse::<f64>().is_ok(), "numeric stat: {v}");
+        }
+    }
+    // Sweep order: tile outer, msaa inner.
+    assert!(
+        lines[1].starts_with("16,16,8,8,1,")
+            && lines[2].starts_with("16,16,8,8,4,")
+            && lines[6].starts_with("64,64,8,8,4,")
+    );
+    // Table: header + 6 rows on stdout.
+    assert_eq!(out.lines().count(), 7, "{out}");
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.contains("<svg") && s.contains("msaa=4") && s.contains("<polyline"));
+    ok(&run(&[
+        "explore",
+        "--tile",
+        "16,32",
+        "--raster-only",
+        "--plot",
+        png.to_str().unwrap(),
+    ]));
+    let p = Png::load(&png);
+    assert!(p.w > 0 && p.rgba.chunks(4).any(|c| c[0] < 100));
+}
+
+#[test]
+fn explore_skips_combinations_invalid_only_together() {
+    // tile 4 with the preset's 8x8 sub-tile is invalid only in combination: skipped, noted.
+    let o = run(&["explore", "--tile", "4,32", "--raster-only"]);
+    let out = ok(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.lines().count() == 1 && err.starts_with("note: skipping tile=4"),
+        "{err}"
+    );
+    // Every combination invalid: an error.
+    let o = run(&["explore", "--tile", "4", "--raster-only"]);
+    assert_one_line_error(&o, &["<builtin default>", "every combination is invalid"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// import
+
+fn check_imported(json: &Path, expect_tris: Option<usize>) -> Scene {
+    let scene = Scene::load(json).unwrap();
+    let frame = scene.to_frame("i").unwrap();
+    assert!(!frame.prims.is_empty());
+    if let Some(n) = expect_tris {
+        assert_eq!(frame.prims.len(), n);
+    }
+    let [w, h] = frame.cfg.viewport;
+    for p in &frame.prims {
+        let PrimitiveFx::Triangle(t) = p else {
+            panic!("import makes triangles only")
+        };
+        for v in t.v {
+            assert!(
+                v[0] >= 0 && v[0] <= (w as i32) * 256 && v[1] >= 0 && v[1] <= (h as i32) * 256,
+                "{v:?} outside the viewport"
+            );
+        }
+    }
+    scene
+}
+
+fn rendered_coverage(scene: &Path) -> (u64, Png) {
+    let d = scene.parent().unwrap();
+    let png = d.join("r.png");
+    ok(&run(&["render", scene.to_str().unwrap(), "-o", png.to_str().unwrap()]));
+    let text = ok(&run(&["raster", scene.to_str().unwrap()]));
+    let s: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    (s["summary"]["samples"].as_u64().unwrap(), Png::load(&png))
+}
+
+#[test]
+fn obj_import_renders_a_lit_cube() {
+    let d = tmp("obj");
+    let json = d.join("cube.json");
+    let s = ok(&run(&["import", &data("cube.obj"), "-o", json.to_str().unwrap()]));
+    assert!(s.contains("12 primitives"), "{s}");
+    let scene = check_imported(&json, Some(12));
+    // Two materials: red-ish and blue-ish triangles both present.
+    let cols: Vec<[u8; 4]> = scene
+        .primitives
+        .iter()
+        .map(|p| match p {
+            tilerast_golden::scene::Primitive::Triangle(t) => t.colour,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert!(cols.iter().any(|c| c[0] > c[2]) && cols.iter().any(|c| c[2] > c[0]));
+    let (samples, img) = rendered_coverage(&json);
+    assert!(samples > 1000, "{samples}");
+    // Fitted and centred: the viewport centre shows the cube, the corner the background.
+    assert!(!close(img.at(320, 240), [16, 16, 24], 4), "{:?}", img.at(320, 240));
+    assert!(close(img.at(2, 2), [16, 16, 24], 1));
+    // Rendering the OBJ directly gives the same image.
+    let direct = d.join("direct.png");
+    ok(&run(&["render", &data("cube.obj"), "-o", direct.to_str().unwrap()]));
+    assert_eq!(Png::load(&direct).rgba, img.rgba);
+}
+
+#[test]
+fn svg_import_renders_shapes_in_place() {
+    let d = tmp("svg");
+    let json = d.join("shapes.json");
+    ok(&run(&[
+        "import",
+        &data("shapes.svg"),
+        "-o",
+        json.to_str().unwrap(),
+        "--preset",
+        "ice40",
+    ]));
+    let scene = check_imported(&json, None);
+    assert_eq!(scene.config.get("preset").and_then(|v| v.as_str()), Some("ice40"));
+    let (samples, img) = rendered_coverage(&json);
+    assert!(samples > 1000, "{samples}");
+    assert_eq!((img.w, img.h), (160, 120));
+    // Canvas 200x150 → 160x120 with a 5% margin: scale s = min(144/200, 108/150) = 0.72,
+    // offset (8, 6); screen X = 8 + 0.72·x, Y = 6 + 0.72·(150 − y) (y flipped). The gradient
+    // rectangle x 10..190, y 10..70 → X 15.2..144.8, Y 63.6..106.8; pixel (30, 90) is inside
+    // and shows the first stop's colour #3060c0.
+    assert!(close(img.at(30, 90), [0x30, 0x60, 0xc0], 2), "{:?}", img.at(30, 90));
+    // The circle's centre (100,100) → (80, 42), radius 30·0.72 = 21.6: orange #f0a020.
+    assert!(close(img.at(80, 42), [0xf0, 0xa0, 0x20], 2), "{:?}", img.at(80, 42));
+    // White background outside the drawing (SVG import default background).
+    assert!(close(img.at(1, 1), [255, 255, 255], 1));
+}
+
+#[test]
+fn import_to_stdout_is_a_valid_scene() {
+    let text = ok(&run(&["import", &data("shapes.svg")]));
+    let s = Scene::from_json(&text, "stdout").unwrap();
+    assert!(s.to_frame("stdout").is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// errors
+
+fn assert_one_line_error(o: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "must fail: {err}");
+    assert_ne!(o.status.code(), Some(101), "a panic: {err}");
+    assert_eq!(err.lines().count(), 1, "exactly one stderr line: {err:?}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr {err:?} should name {n:?}");
+    }
+}
+
+#[test]
+fn error_bad_json_names_file_and_line() {
+    let f = data("bad_syntax.json");
+    let o = run(&["render", &f, "-o", "/dev/null.png"]);
+    assert_one_line_error(&o, &["bad_syntax.json", "line 5"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn error_unknown_field_names_it() {
+    let o = run(&["raster", &data("unknown_field.json")]);
+    assert_one_line_error(&o, &["unknown_field.json", "line 3", "shade"]);
+}
+
+#[test]
+fn error_nan_in_obj_names_the_line() {
+    let o = run(&["import", &data("nan.obj")]);
+    assert_one_line_error(&o, &["nan.obj", "line 4", "not a finite"]);
+    let o = run(&["render", &data("nan.obj"), "-o", "x.png"]);
+    assert_one_line_error(&o, &["nan.obj", "line 4"]);
+}
+
+#[test]
+fn error_guard_band_names_the_field() {
+    let o = run(&["raster", &data("guard_band.json")]);
+    assert_one_line_error(&o, &["guard_band.json", "primitives[1].triangle.v[2].y", "guard band"]);
+}
+
+#[test]
+fn error_unreadable_file() {
+    let o = run(&["raster", "/nonexistent/dir/scene.json"]);
+    assert_one_line_error(&o, &["/nonexistent/dir/scene.json"]);
+    let o = run(&["import", "/nonexistent/m.obj"]);
+    assert_one_line_error(&o, &["/nonexistent/m.obj", "read"]);
+}
+
+#[test]
+fn error_unknown_extension() {
+    let o = run(&["render", &data("scene.txt")]);
+    assert_one_line_error(&o, &["scene.txt", "unknown scene extension `.txt`"]);
+}
+
+#[test]
+fn error_bad_tile_values() {
+    let o = run(&["explore", "--tile", "16,abc"]);
+    assert_one_line_error(&o, &["--tile", "abc"]);
+    let o = run(&["explore", "--tile", "16,3"]);
+    assert_one_line_error(&o, &["--tile", "3", "config.tile"]);
+    let o = run(&["explore", "--msaa", "5"]);
+    assert_one_line_error(&o, &["--msaa", "5"]);
+    let o = run(&[
+        "explore",
+        "--tile",
+        "16,32",
+        "--plot",
+        "x.svg",
+        "--figures",
+        "quads,nope",
+    ]);
+    assert_one_line_error(&o, &["--figures", "nope", "unknown figure"]);
+    let o = run(&["explore", "--figures", "quads"]);
+    assert_one_line_error(&o, &["--figures", "--plot"]);
+}
+
+#[test]
+fn error_bad_output_and_preset() {
+    let o = run(&["render", "-o", "/nonexistent/dir/x.png"]);
+    assert_one_line_error(&o, &["/nonexistent/dir/x.png", "write"]);
+    let o = run(&["render", "-o", "x.jpg"]);
+    assert_one_line_error(&o, &["x.jpg"]);
+    let o = run(&["render", "--preset", "nope", "-o", "x.png"]);
+    assert_one_line_error(&o, &["--preset", "nope"]);
+    let o = run(&["import", &data("cube.obj"), "--view", "0,0,0"]);
+    assert_one_line_error(&o, &["--view"]);
+    let o = run(&["import", &default_scene_path()]);
+    assert_one_line_error(&o, &["default.json", "already a JSON scene"]);
+}
