@@ -5,6 +5,7 @@
 //! (layer 3). It depends on no HDL crate.
 
 pub mod config;
+pub mod cycle;
 pub mod prim;
 pub mod reference;
 pub mod samples;

@@ -19,11 +19,22 @@
 //! **Quad packer** ([`pack`]): emits the non-empty 2×2 quads. Without re-split (claim 3) the
 //! quads come straight from the rasterized first sub-tiles.
 //!
+//! **Streaming** ([`StreamPacker`]): when the groups are the first sub-tiles themselves (no
+//! re-split, or second sub-tile preset = first sub-tile size, as in every preset), the sample
+//! rasterizer already produces quads in the packer's order, so `raster` feeds them straight
+//! to the output without storing the rasterized tile; the result (quads, order, counters) is
+//! identical to recombining first (tested). In data terms the recombined tile is still "every
+//! rasterized sub-tile at its place, preset zero elsewhere".
+//!
+//! In:  the covered first sub-tiles (walk order) and their quad masks; `cfg` (re-split or not,
+//!      second sub-tile preset). Out: `Quad`s of one primitive, in the order below.
+//!
 //! **Output order (the contract the RTL follows)**:
 //! 1. groups — second sub-tiles when `cfg.resplit()`, first sub-tiles otherwise — in row order
 //!    bottom-up (increasing y), inside a row left → right;
 //! 2. inside a group, quads in row order bottom-up, inside a quad row left → right;
 //! 3. only quads with a non-zero mask are emitted (empty groups emit nothing).
+//!
 //! Because every boundary (tile, sub-tile, second sub-tile) is even, each quad lies in exactly
 //! one first and one second sub-tile. When second sub-tile = first sub-tile size (all presets)
 //! both modes give the same order.
@@ -91,25 +102,34 @@ impl PackerStats {
 // ───────────────────────────── recombiner ─────────────────────────────
 
 /// The rasterized tile of one (primitive, tile): quad masks of the rasterized first sub-tiles,
-/// the preset all-zero mask everywhere else. Reused across calls without clearing (a
-/// generation stamp per first sub-tile tells which ones hold this call's data).
+/// the preset all-zero mask everywhere else. Reused across calls without clearing: a
+/// generation stamp per first sub-tile tells which sub-tiles hold this call's data, and the
+/// region (quad range) the sample rasterizer wrote in each; quads outside it read as zero.
 #[derive(Clone, Debug)]
 pub struct RasterTile {
     /// Clipped tile rectangle.
     rect: PixelBox,
-    sub: [u32; 2],
+    /// log2 of the first sub-tile size (sizes are powers of two).
+    sub_shift: [u32; 2],
     cols: u32,
     /// Quads per tile row (configured tile width / 2).
     qstride: u32,
     msaa: u32,
     masks: Vec<u64>,
     stamp: Vec<u32>,
+    /// Per first sub-tile: written quads `[qx0, qy0, qx1, qy1]`, relative to the tile's quads.
+    region: Vec<[u32; 4]>,
     gen: u32,
     /// Union of the pixel regions written by the sample rasterizer (empty: x0 > x1).
     written: PixelBox,
 }
 
-const EMPTY: PixelBox = PixelBox { x0: 1, y0: 1, x1: 0, y1: 0 };
+const EMPTY: PixelBox = PixelBox {
+    x0: 1,
+    y0: 1,
+    x1: 0,
+    y1: 0,
+};
 
 impl Default for RasterTile {
     fn default() -> Self {
@@ -120,7 +140,18 @@ impl Default for RasterTile {
 impl RasterTile {
     /// An empty buffer; sized on first [`RasterTile::begin`].
     pub fn new() -> RasterTile {
-        RasterTile { rect: EMPTY, sub: [2, 2], cols: 0, qstride: 0, msaa: 1, masks: Vec::new(), stamp: Vec::new(), gen: 0, written: EMPTY }
+        RasterTile {
+            rect: EMPTY,
+            sub_shift: [1, 1],
+            cols: 0,
+            qstride: 0,
+            msaa: 1,
+            masks: Vec::new(),
+            stamp: Vec::new(),
+            region: Vec::new(),
+            gen: 0,
+            written: EMPTY,
+        }
     }
 
     /// Start the rasterized tile of a new (primitive, tile): every first sub-tile holds the
@@ -133,6 +164,7 @@ impl RasterTile {
         }
         if self.stamp.len() != ns {
             self.stamp = vec![0; ns];
+            self.region = vec![[0; 4]; ns];
             self.gen = 0;
         }
         if self.gen == u32::MAX {
@@ -141,7 +173,7 @@ impl RasterTile {
         }
         self.gen += 1;
         self.rect = pt.rect;
-        self.sub = pt.subtile;
+        self.sub_shift = [pt.subtile[0].trailing_zeros(), pt.subtile[1].trailing_zeros()];
         self.cols = pt.cols;
         self.qstride = cfg.tile[0] / 2;
         self.msaa = cfg.msaa;
@@ -158,44 +190,17 @@ impl RasterTile {
         self.written
     }
 
-    /// Receive a rasterized first sub-tile: its masks start at zero and `region` (inside it)
-    /// is about to be written.
-    pub fn open_subtile(&mut self, sub: &SubTile, region: &PixelBox) {
-        self.stamp[sub.index as usize] = self.gen;
-        let r = sub.rect;
-        let qx0 = (r.x0 - self.rect.x0) / 2;
-        let qx1 = (r.x1 - self.rect.x0) / 2;
-        for qy in (r.y0 - self.rect.y0) / 2..=(r.y1 - self.rect.y0) / 2 {
-            let row = (qy * self.qstride) as usize;
-            self.masks[row + qx0 as usize..=row + qx1 as usize].iter_mut().for_each(|m| *m = 0);
-        }
-        let w = &mut self.written;
-        if w.x0 > w.x1 {
-            *w = *region;
-        } else {
-            *w = PixelBox { x0: w.x0.min(region.x0), y0: w.y0.min(region.y0), x1: w.x1.max(region.x1), y1: w.y1.max(region.y1) };
-        }
-    }
-
-    /// OR sample mask `m` into pixel (x, y) (screen coordinates, inside an opened sub-tile).
-    #[inline]
-    pub fn or_pixel(&mut self, x: u32, y: u32, m: u16) {
-        let (rx, ry) = (x - self.rect.x0, y - self.rect.y0);
-        let idx = ((ry >> 1) * self.qstride + (rx >> 1)) as usize;
-        let shift = (((ry & 1) << 1) | (rx & 1)) * self.msaa;
-        self.masks[idx] |= (m as u64) << shift;
-    }
-
-    /// Mask of quad (qx, qy) in screen quad coordinates: stored masks for a rasterized first
-    /// sub-tile, the preset zero mask otherwise.
+    /// Mask of quad (qx, qy) in screen quad coordinates: the stored mask inside a rasterized
+    /// first sub-tile's written region, the preset zero mask elsewhere.
     #[inline]
     pub fn quad_mask(&self, qx: u32, qy: u32) -> u64 {
-        let (rx, ry) = (2 * qx - self.rect.x0, 2 * qy - self.rect.y0);
-        let s = (ry / self.sub[1]) * self.cols + rx / self.sub[0];
-        if self.stamp[s as usize] != self.gen {
+        let (rx, ry) = (qx - self.rect.x0 / 2, qy - self.rect.y0 / 2);
+        let s = (((2 * ry) >> self.sub_shift[1]) * self.cols + ((2 * rx) >> self.sub_shift[0])) as usize;
+        let g = self.region[s];
+        if self.stamp[s] != self.gen || rx < g[0] || ry < g[1] || rx > g[2] || ry > g[3] {
             return 0;
         }
-        self.masks[((ry >> 1) * self.qstride + (rx >> 1)) as usize]
+        self.masks[(ry * self.qstride + rx) as usize]
     }
 
     /// Sample mask of pixel (x, y) of the rasterized tile.
@@ -203,6 +208,104 @@ impl RasterTile {
         let q = self.quad_mask(x / 2, y / 2);
         let i = 2 * (y & 1) + (x & 1);
         ((q >> (i * self.msaa)) & crate::samples::pixel_full_mask(self.msaa) as u64) as u16
+    }
+}
+
+/// Receiver of the sample rasterizer's output, one first sub-tile at a time, in walk order.
+pub trait QuadSink {
+    /// A rasterized first sub-tile begins; every quad meeting `region` (pixels inside `sub`)
+    /// follows exactly once, in row order (bottom-up, left → right).
+    fn open_subtile(&mut self, sub: &SubTile, region: &PixelBox);
+    /// The mask of quad (qx, qy) (screen quad coordinates), possibly zero.
+    fn set_quad(&mut self, qx: u32, qy: u32, m: u64);
+}
+
+impl QuadSink for RasterTile {
+    /// Receive a rasterized first sub-tile whose pixels in `region` (inside it) are about to be
+    /// written: every quad meeting `region` must then be set once with
+    /// [`RasterTile::set_quad`]; the rest of the sub-tile keeps the preset zero mask.
+    fn open_subtile(&mut self, sub: &SubTile, region: &PixelBox) {
+        let s = sub.index as usize;
+        self.stamp[s] = self.gen;
+        let (ox, oy) = (self.rect.x0 / 2, self.rect.y0 / 2);
+        self.region[s] = [
+            region.x0 / 2 - ox,
+            region.y0 / 2 - oy,
+            region.x1 / 2 - ox,
+            region.y1 / 2 - oy,
+        ];
+        let w = &mut self.written;
+        if w.x0 > w.x1 {
+            *w = *region;
+        } else {
+            *w = PixelBox {
+                x0: w.x0.min(region.x0),
+                y0: w.y0.min(region.y0),
+                x1: w.x1.max(region.x1),
+                y1: w.y1.max(region.y1),
+            };
+        }
+    }
+
+    /// Set the mask of quad (qx, qy) (screen quad coordinates, inside an opened region).
+    #[inline]
+    fn set_quad(&mut self, qx: u32, qy: u32, m: u64) {
+        let idx = ((qy - self.rect.y0 / 2) * self.qstride + (qx - self.rect.x0 / 2)) as usize;
+        self.masks[idx] = m;
+    }
+}
+
+/// The quad packer fed directly by the sample rasterizer, used when the packer's groups are the
+/// first sub-tiles themselves: without re-split (claim 3), or when the second sub-tile preset
+/// equals the first sub-tile size (all presets). The rasterizer then produces quads in
+/// exactly the packer's order (sub-tiles in walk order, quads in row order), so they can be
+/// emitted as they come, with the same result as recombining first.
+pub struct StreamPacker<'a> {
+    out: &'a mut Vec<Quad>,
+    prim: u32,
+    quads: u64,
+    groups: u64,
+    current: u64,
+}
+
+impl<'a> StreamPacker<'a> {
+    /// Append primitive `prim`'s quads to `out`.
+    pub fn new(out: &'a mut Vec<Quad>, prim: u32) -> Self {
+        StreamPacker {
+            out,
+            prim,
+            quads: 0,
+            groups: 0,
+            current: 0,
+        }
+    }
+
+    /// Close the last group and add the counters.
+    pub fn finish(self, st: &mut PackerStats) {
+        st.quads += self.quads;
+        st.groups += self.groups + (self.current > 0) as u64;
+    }
+}
+
+impl QuadSink for StreamPacker<'_> {
+    #[inline]
+    fn open_subtile(&mut self, _sub: &SubTile, _region: &PixelBox) {
+        self.groups += (self.current > 0) as u64;
+        self.current = 0;
+    }
+
+    #[inline]
+    fn set_quad(&mut self, qx: u32, qy: u32, m: u64) {
+        if m != 0 {
+            self.out.push(Quad {
+                prim: self.prim,
+                qx: qx as u16,
+                qy: qy as u16,
+                mask: m,
+            });
+            self.quads += 1;
+            self.current += 1;
+        }
     }
 }
 
@@ -260,9 +363,9 @@ impl BlockLayout {
         }
     }
 
-    /// Range of piece columns / rows meeting pixel box `b` (inclusive), or `None`.
-    fn pieces_meeting(&self, b: &PixelBox) -> Option<(u32, u32, u32, u32)> {
-        let r = &self.rect;
+    /// Range of piece columns / rows meeting pixel box `b` (inclusive), or `None`, for this
+    /// layout placed on a tile whose clipped rectangle is `r` (same size as `self.rect`).
+    fn pieces_meeting(&self, r: &PixelBox, b: &PixelBox) -> Option<(u32, u32, u32, u32)> {
         let x0 = b.x0.max(r.x0);
         let y0 = b.y0.max(r.y0);
         let x1 = b.x1.min(r.x1);
@@ -270,8 +373,14 @@ impl BlockLayout {
         if x0 > x1 || y0 > y1 {
             return None;
         }
-        let [pw, ph] = self.preset;
-        Some(((x0 - r.x0) / pw, (y0 - r.y0) / ph, (x1 - r.x0) / pw, (y1 - r.y0) / ph))
+        // Preset sizes are powers of two (from Config::second_subtile).
+        let (sx, sy) = (self.preset[0].trailing_zeros(), self.preset[1].trailing_zeros());
+        Some((
+            (x0 - r.x0) >> sx,
+            (y0 - r.y0) >> sy,
+            (x1 - r.x0) >> sx,
+            (y1 - r.y0) >> sy,
+        ))
     }
 }
 
@@ -293,7 +402,12 @@ pub fn block_layout(cfg: &Config, pt: &ParsedTile) -> BlockLayout {
         for col in 0..cols {
             let x0 = rect.x0 + col * pw;
             let y0 = rect.y0 + row * ph;
-            let r = PixelBox { x0, y0, x1: (x0 + pw - 1).min(rect.x1), y1: (y0 + ph - 1).min(rect.y1) };
+            let r = PixelBox {
+                x0,
+                y0,
+                x1: (x0 + pw - 1).min(rect.x1),
+                y1: (y0 + ph - 1).min(rect.y1),
+            };
             let area = r.width() * r.height();
             let small = 2 * area <= cap;
             let (block, offset) = match open {
@@ -313,10 +427,26 @@ pub fn block_layout(cfg: &Config, pt: &ParsedTile) -> BlockLayout {
                     (b, 0)
                 }
             };
-            pieces.push(SecondSubtile { col, row, index: row * cols + col, rect: r, small, block, offset });
+            pieces.push(SecondSubtile {
+                col,
+                row,
+                index: row * cols + col,
+                rect: r,
+                small,
+                block,
+                offset,
+            });
         }
     }
-    BlockLayout { rect, preset, cols, rows, pieces, blocks, shared_blocks }
+    BlockLayout {
+        rect,
+        preset,
+        cols,
+        rows,
+        pieces,
+        blocks,
+        shared_blocks,
+    }
 }
 
 // ───────────────────────────── quad packer ─────────────────────────────
@@ -332,14 +462,38 @@ fn emit_group(rt: &RasterTile, g: &PixelBox, prim: u32, out: &mut Vec<Quad>) -> 
     if x0 > x1 || y0 > y1 {
         return 0;
     }
+    let (ox, oy) = (rt.rect.x0 / 2, rt.rect.y0 / 2);
+    let (qx0, qx1) = (x0 / 2 - ox, x1 / 2 - ox);
+    // Quad columns per first sub-tile: a run of quads inside one sub-tile shares its stamp
+    // and written region.
+    let qsh = rt.sub_shift[0] - 1;
     let mut n = 0;
-    for qy in y0 / 2..=y1 / 2 {
-        for qx in x0 / 2..=x1 / 2 {
-            let mask = rt.quad_mask(qx, qy);
-            if mask != 0 {
-                out.push(Quad { prim, qx: qx as u16, qy: qy as u16, mask });
-                n += 1;
+    for qy in y0 / 2 - oy..=y1 / 2 - oy {
+        let srow = ((2 * qy) >> rt.sub_shift[1]) * rt.cols;
+        let base = (qy * rt.qstride) as usize;
+        let mut qx = qx0;
+        while qx <= qx1 {
+            let sc = qx >> qsh;
+            let end = (((sc + 1) << qsh) - 1).min(qx1);
+            let s = (srow + sc) as usize;
+            let r = rt.region[s];
+            if rt.stamp[s] == rt.gen && qy >= r[1] && qy <= r[3] {
+                let (a, b) = (qx.max(r[0]), end.min(r[2]));
+                if a <= b {
+                    for (i, &mask) in rt.masks[base + a as usize..=base + b as usize].iter().enumerate() {
+                        if mask != 0 {
+                            out.push(Quad {
+                                prim,
+                                qx: (ox + a + i as u32) as u16,
+                                qy: (oy + qy) as u16,
+                                mask,
+                            });
+                            n += 1;
+                        }
+                    }
+                }
             }
+            qx = end + 1;
         }
     }
     n
@@ -347,7 +501,13 @@ fn emit_group(rt: &RasterTile, g: &PixelBox, prim: u32, out: &mut Vec<Quad>) -> 
 
 /// Claim 3: quads straight from the rasterized first sub-tiles, in walk order (`covered` is in
 /// walk order), each sub-tile's quads in row order.
-pub fn pack_first_subtiles(rt: &RasterTile, covered: &[CoveredSubtile], prim: u32, st: &mut PackerStats, out: &mut Vec<Quad>) {
+pub fn pack_first_subtiles(
+    rt: &RasterTile,
+    covered: &[CoveredSubtile],
+    prim: u32,
+    st: &mut PackerStats,
+    out: &mut Vec<Quad>,
+) {
     for cs in covered {
         let n = emit_group(rt, &cs.sub.rect, prim, out);
         st.quads += n;
@@ -357,13 +517,33 @@ pub fn pack_first_subtiles(rt: &RasterTile, covered: &[CoveredSubtile], prim: u3
 
 /// Claims 2, 4, 5: quads from the second sub-tiles of `layout`, in group order, each group's
 /// quads in row order. Also counts the re-split (second sub-tiles, blocks, utilisation).
-pub fn pack_second_subtiles(rt: &RasterTile, layout: &BlockLayout, prim: u32, st: &mut PackerStats, out: &mut Vec<Quad>) {
+///
+/// `layout` may have been made for another tile of the same clipped size (layouts depend only
+/// on the size); its pieces are placed relative to `rt`'s tile.
+pub fn pack_second_subtiles(
+    rt: &RasterTile,
+    layout: &BlockLayout,
+    prim: u32,
+    st: &mut PackerStats,
+    out: &mut Vec<Quad>,
+) {
     st.add(&layout.stats());
-    let Some((c0, r0, c1, r1)) = layout.pieces_meeting(&rt.written) else { return };
+    let r = rt.rect;
+    debug_assert_eq!((r.width(), r.height()), (layout.rect.width(), layout.rect.height()));
+    let Some((c0, r0, c1, r1)) = layout.pieces_meeting(&r, &rt.written) else {
+        return;
+    };
+    let (dx, dy) = (r.x0.wrapping_sub(layout.rect.x0), r.y0.wrapping_sub(layout.rect.y0));
     for row in r0..=r1 {
         for col in c0..=c1 {
-            let p = &layout.pieces[(row * layout.cols + col) as usize];
-            let n = emit_group(rt, &p.rect, prim, out);
+            let p = &layout.pieces[(row * layout.cols + col) as usize].rect;
+            let g = PixelBox {
+                x0: p.x0.wrapping_add(dx),
+                y0: p.y0.wrapping_add(dy),
+                x1: p.x1.wrapping_add(dx),
+                y1: p.y1.wrapping_add(dy),
+            };
+            let n = emit_group(rt, &g, prim, out);
             st.quads += n;
             st.groups += (n > 0) as u64;
         }
@@ -372,7 +552,15 @@ pub fn pack_second_subtiles(rt: &RasterTile, layout: &BlockLayout, prim: u32, st
 
 /// Emit the quads of a rasterized tile: re-split when `cfg.resplit()` (then `layout` must be
 /// `block_layout(cfg, pt)` of this tile), else straight from the first sub-tiles.
-pub fn pack(cfg: &Config, rt: &RasterTile, covered: &[CoveredSubtile], layout: &BlockLayout, prim: u32, st: &mut PackerStats, out: &mut Vec<Quad>) {
+pub fn pack(
+    cfg: &Config,
+    rt: &RasterTile,
+    covered: &[CoveredSubtile],
+    layout: &BlockLayout,
+    prim: u32,
+    st: &mut PackerStats,
+    out: &mut Vec<Quad>,
+) {
     if cfg.resplit() {
         pack_second_subtiles(rt, layout, prim, st, out);
     } else {
@@ -430,12 +618,27 @@ mod tests {
         let mut rt = RasterTile::new();
         rt.begin(&c, &pt);
         let sub = pt.subtile(1, 0); // x 40..47, y 32..39
-        rt.open_subtile(&sub, &sub.rect);
-        rt.or_pixel(41, 33, 0b1010);
+                                    // Written region: pixels x 41..43, y 33..33 → quads (20..21, 16).
+        rt.open_subtile(
+            &sub,
+            &PixelBox {
+                x0: 41,
+                y0: 33,
+                x1: 43,
+                y1: 33,
+            },
+        );
+        // Pixel (41,33) is pixel 3 of quad (20,16): bits 12..15 at 4x.
+        rt.set_quad(20, 16, 0b1010 << 12);
+        rt.set_quad(21, 16, 0);
         assert_eq!(rt.pixel_mask(41, 33), 0b1010);
         assert_eq!(rt.pixel_mask(40, 33), 0);
-        // Pixel (41,33) is pixel 3 of quad (20,16): bits 12..15.
         assert_eq!(rt.quad_mask(20, 16), 0b1010 << 12);
+        // Outside the written region the preset mask reads, whatever the buffer holds.
+        rt.set_quad(22, 16, 0xFFFF);
+        assert_eq!(rt.quad_mask(22, 16), 0);
+        // Another, never opened, sub-tile: preset.
+        assert_eq!(rt.quad_mask(16, 16), 0);
         // A new (primitive, tile) sees only preset masks, without any clearing.
         rt.begin(&c, &pt);
         assert_eq!(rt.quad_mask(20, 16), 0);

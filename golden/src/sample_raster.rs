@@ -2,31 +2,37 @@
 //!
 //! For each first sub-tile the coverage stage passed on, computes the *first mask value* of
 //! every sample of every pixel (SPEC §2 sample positions, fill rule folded into the biased
-//! edges of `setup`), and writes it into the rasterized tile held by the recombiner
-//! (`quad_packer::RasterTile`).
+//! edges of `setup`), quad by quad (2×2 pixels, SPEC §2 quad mask layout).
 //!
 //! - **Trivially accepted** sub-tile: every pixel inside the viewport gets the full mask; no
 //!   sample is tested.
 //! - **Partial** sub-tile: only pixels inside the triangle's bounding box can hold covered
-//!   samples (the box bounds every vertex), so the pixels of `sub-tile ∩ bbox` are tested, all
-//!   S samples each; the rest of the sub-tile keeps the preset (zero) mask. Edge values are
-//!   evaluated incrementally: once per pixel row at its first pixel's corner, then `+a·256` per
-//!   pixel; each sample adds a per-triangle constant `a·X_i + b·Y_i`. A sample is covered when
-//!   the three biased values are ≥ 0 (tested as: the sign bit of their OR is clear).
+//!   samples (the box bounds every vertex), so the *region* `sub-tile ∩ bbox` is rasterized,
+//!   all S samples of each of its pixels (`samples_tested` counts them all); the rest of the
+//!   sub-tile keeps the preset (zero) mask. Edge values are evaluated incrementally: once per
+//!   quad row at its first quad's corner, then `+2·a·256` per quad; sample i of quad pixel p
+//!   adds a per-triangle constant (`SampleSetup::dq`). A sample is covered when the three
+//!   biased values are ≥ 0 (tested as: the sign bit of their OR is clear). Model shortcuts
+//!   with identical results: quads (at 8x/16x also pixels) wholly outside one edge, or wholly
+//!   inside all three, are decided without evaluating each sample.
 //!
-//! In:  `TriSetup`, `CoveredSubtile`s in walk order. Out: pixel masks in the `RasterTile`
-//! (position-addressed, so the order of writes does not matter), in the same walk order.
+//! In:  `TriSetup`, `CoveredSubtile`s in walk order.
+//! Out: per sub-tile, `QuadSink::open_subtile(sub, region)` then `set_quad` for **every quad
+//!      meeting the region** (zero masks included), in row order bottom-up, left → right. The
+//!      sink is the recombiner's `RasterTile`, or, when the packer's groups are the first
+//!      sub-tiles, the `StreamPacker`, which emits the non-zero quads as they come.
 //!
 //! ```text
-//!   sub-tile ∩ bbox, pixel rows bottom-up, pixels left → right
-//!   ┌───────────────┐          E_k(x+1, y) = E_k(x, y) + a_k·256
-//!   │ · · ·▸· · · · │          sample i of pixel (x,y): E_k(x,y) + (a_k·X_i + b_k·Y_i)·16
-//!   │ · ·▸· · · · · │          mask bit i = all three ≥ 0
-//!   └───────────────┘
+//!   region = sub-tile ∩ bbox, quad rows bottom-up, quads left → right
+//!   ┌─────┬─────┬─────┐      E_k(quad corner + 2 px) = E_k(corner) + 2·a_k·256
+//!   │ 3 ▸ │ 4 ▸ │ 5   │      sample i of pixel p: E_k(corner) + dq[k][p·S + i]
+//!   ├─────┼─────┼─────┤      mask bit p·S + i = all three ≥ 0
+//!   │ 0 ▸ │ 1 ▸ │ 2   │
+//!   └─────┴─────┴─────┘
 //! ```
 
 use crate::config::{Config, ONE};
-use crate::quad_packer::RasterTile;
+use crate::quad_packer::QuadSink;
 use crate::samples;
 use crate::setup::{PixelBox, TriSetup};
 use crate::subtile_coverage::CoveredSubtile;
@@ -58,6 +64,15 @@ pub struct SampleSetup {
     pub msaa: u32,
     /// `d[k][i] = a_k·X_i·16 + b_k·Y_i·16`: edge k's offset of sample i from the pixel corner.
     pub d: [[i64; 16]; 3],
+    /// `dq[k][p·S + i]`: edge k's offset of sample i of quad pixel p (0 bottom-left,
+    /// 1 bottom-right, 2 top-left, 3 top-right) from the quad's bottom-left corner; the index
+    /// is the sample's quad mask bit.
+    pub dq: [[i64; 64]; 3],
+    /// Per edge, the smallest and largest `dq` (bounds over the quad's samples).
+    pub dq_min: [i64; 3],
+    pub dq_max: [i64; 3],
+    /// Per edge and quad pixel, the largest offset of that pixel's samples.
+    pub dp_max: [[i64; 4]; 3],
     /// Full mask of one pixel.
     pub full: u16,
 }
@@ -65,13 +80,63 @@ pub struct SampleSetup {
 impl SampleSetup {
     /// Constants for `tri` at `cfg.msaa` (which must be a validated rate).
     pub fn new(cfg: &Config, tri: &TriSetup) -> SampleSetup {
-        let mut d = [[0i64; 16]; 3];
-        for (i, &(sx, sy)) in samples::offsets(cfg.msaa).iter().enumerate() {
-            for k in 0..3 {
-                d[k][i] = tri.edges[k].a * (sx as i64 * 16) + tri.edges[k].b * (sy as i64 * 16);
-            }
+        let mut ss = SampleSetup::empty();
+        ss.set(cfg, tri);
+        ss
+    }
+
+    /// All-zero constants (to be [`SampleSetup::set`]).
+    pub fn empty() -> SampleSetup {
+        SampleSetup {
+            msaa: 1,
+            d: [[0; 16]; 3],
+            dq: [[0; 64]; 3],
+            dq_min: [0; 3],
+            dq_max: [0; 3],
+            dp_max: [[0; 4]; 3],
+            full: 1,
         }
-        SampleSetup { msaa: cfg.msaa, d, full: samples::pixel_full_mask(cfg.msaa) }
+    }
+
+    /// Recompute in place for `tri` at `cfg.msaa` (which must be a validated rate).
+    pub fn set(&mut self, cfg: &Config, tri: &TriSetup) {
+        match cfg.msaa {
+            1 => self.fill::<1>(tri),
+            2 => self.fill::<2>(tri),
+            4 => self.fill::<4>(tri),
+            8 => self.fill::<8>(tri),
+            16 => self.fill::<16>(tri),
+            m => panic!("unsupported MSAA rate {m} (Config::validate rejects it)"),
+        }
+    }
+
+    #[allow(clippy::needless_range_loop)] // index arithmetic (p·S + i) is the point
+    fn fill<const S: usize>(&mut self, tri: &TriSetup) {
+        let one = ONE as i64;
+        let offs = samples::offsets(S as u32);
+        for k in 0..3 {
+            let (a, b) = (tri.edges[k].a, tri.edges[k].b);
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            let d = &mut self.d[k];
+            for (i, &(sx, sy)) in offs.iter().enumerate().take(S) {
+                let v = a * (sx as i64 * 16) + b * (sy as i64 * 16);
+                d[i] = v;
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+            // Quad pixel p sits (p & 1, p >> 1) pixels from the quad corner.
+            let po = [0, a * one, b * one, (a + b) * one];
+            for p in 0..4 {
+                for i in 0..S {
+                    self.dq[k][p * S + i] = d[i] + po[p];
+                }
+                self.dp_max[k][p] = hi + po[p];
+            }
+            self.dq_min[k] = lo + (a * one).min(0) + (b * one).min(0);
+            self.dq_max[k] = hi + (a * one).max(0) + (b * one).max(0);
+        }
+        self.msaa = S as u32;
+        self.full = samples::pixel_full_mask(S as u32);
     }
 }
 
@@ -90,63 +155,125 @@ pub fn pixel_mask(tri: &TriSetup, ss: &SampleSetup, x: u32, y: u32) -> u16 {
 #[inline]
 fn corner_values(tri: &TriSetup, x: u32, y: u32) -> [i64; 3] {
     let (px, py) = (x as i64 * ONE as i64, y as i64 * ONE as i64);
-    [tri.edges[0].eval(px, py), tri.edges[1].eval(px, py), tri.edges[2].eval(px, py)]
+    [
+        tri.edges[0].eval(px, py),
+        tri.edges[1].eval(px, py),
+        tri.edges[2].eval(px, py),
+    ]
 }
 
-/// Rasterize one covered sub-tile into the recombiner's tile.
-pub fn raster_subtile(tri: &TriSetup, ss: &SampleSetup, cs: &CoveredSubtile, rt: &mut RasterTile, st: &mut SampleStats) {
+/// Which pixels of quad (qx, qy) lie inside `r`: bit p for quad pixel p.
+#[inline]
+fn quad_inside(qx: u32, qy: u32, r: &PixelBox) -> u32 {
+    let (x, y) = (2 * qx, 2 * qy);
+    let cols = (x >= r.x0) as u32 | (((x < r.x1) as u32) << 1);
+    let bottom = if y >= r.y0 { cols } else { 0 };
+    let top = if y < r.y1 { cols } else { 0 };
+    bottom | (top << 2)
+}
+
+/// Expand a 4-bit pixel set to quad mask bits (S bits per pixel).
+#[inline]
+fn expand(pixels: u32, full: u16, s: u32) -> u64 {
+    (0..4)
+        .filter(|p| pixels >> p & 1 == 1)
+        .fold(0u64, |m, p| m | (full as u64) << (p * s))
+}
+
+/// Rasterize one covered sub-tile into `sink` (the recombiner's tile or the stream packer).
+///
+/// Work order: the quads of the region (trivial: the whole sub-tile; partial: sub-tile ∩
+/// bbox) in rows bottom-up, left → right; inside a quad, pixels 0..3, samples 0..S−1.
+pub fn raster_subtile<K: QuadSink>(
+    tri: &TriSetup,
+    ss: &SampleSetup,
+    cs: &CoveredSubtile,
+    sink: &mut K,
+    st: &mut SampleStats,
+) {
+    let rt = sink;
     let r = cs.sub.rect;
     if cs.trivial {
         rt.open_subtile(&cs.sub, &r);
         let n = r.pixels() * ss.msaa as u64;
         st.samples_trivial += n;
         st.samples_covered += n;
-        for y in r.y0..=r.y1 {
-            for x in r.x0..=r.x1 {
-                rt.or_pixel(x, y, ss.full);
+        for qy in r.y0 / 2..=r.y1 / 2 {
+            for qx in r.x0 / 2..=r.x1 / 2 {
+                rt.set_quad(qx, qy, expand(quad_inside(qx, qy, &r), ss.full, ss.msaa));
             }
         }
         return;
     }
     let b = &tri.bbox;
-    let reg = PixelBox { x0: r.x0.max(b.x0), y0: r.y0.max(b.y0), x1: r.x1.min(b.x1), y1: r.y1.min(b.y1) };
+    let reg = PixelBox {
+        x0: r.x0.max(b.x0),
+        y0: r.y0.max(b.y0),
+        x1: r.x1.min(b.x1),
+        y1: r.y1.min(b.y1),
+    };
     if reg.x0 > reg.x1 || reg.y0 > reg.y1 {
-        // Cannot happen after row/column rejection; keep the preset mask.
-        rt.open_subtile(&cs.sub, &PixelBox { x0: r.x0, y0: r.y0, x1: r.x0, y1: r.y0 });
+        // Cannot happen after row/column rejection; the sub-tile keeps the preset mask.
         return;
     }
     rt.open_subtile(&cs.sub, &reg);
     st.samples_tested += reg.pixels() * ss.msaa as u64;
-    let covered = match ss.msaa {
-        1 => rows::<1>(tri, ss, &reg, rt),
-        2 => rows::<2>(tri, ss, &reg, rt),
-        4 => rows::<4>(tri, ss, &reg, rt),
-        8 => rows::<8>(tri, ss, &reg, rt),
-        _ => rows::<16>(tri, ss, &reg, rt),
+    st.samples_covered += match ss.msaa {
+        1 => quads::<1, K>(tri, ss, &reg, rt),
+        2 => quads::<2, K>(tri, ss, &reg, rt),
+        4 => quads::<4, K>(tri, ss, &reg, rt),
+        8 => quads::<8, K>(tri, ss, &reg, rt),
+        _ => quads::<16, K>(tri, ss, &reg, rt),
     };
-    st.samples_covered += covered;
 }
 
-/// Test every sample of every pixel of `reg`; returns covered samples.
+/// Test every sample of every pixel of `reg`, quad by quad, setting every quad of `reg` in `rt`;
+/// returns the covered samples.
+///
+/// Model speed-ups with identical results: a quad (or a pixel) whose samples all lie outside
+/// one edge (edge value + the largest sample offset < 0) is skipped, and a quad wholly inside
+/// `reg` whose samples all lie inside every edge gets the full mask, without evaluating each
+/// sample. `samples_tested` still counts every sample of the region (the hardware's
+/// per-sample work).
 #[inline]
-fn rows<const S: usize>(tri: &TriSetup, ss: &SampleSetup, reg: &PixelBox, rt: &mut RasterTile) -> u64 {
-    let mut d = [[0i64; S]; 3];
-    for k in 0..3 {
-        d[k].copy_from_slice(&ss.d[k][..S]);
-    }
-    let step = [tri.edges[0].a * ONE as i64, tri.edges[1].a * ONE as i64, tri.edges[2].a * ONE as i64];
+#[allow(clippy::needless_range_loop)] // index arithmetic (p·S + i) is the point
+fn quads<const S: usize, K: QuadSink>(tri: &TriSetup, ss: &SampleSetup, reg: &PixelBox, rt: &mut K) -> u64 {
+    let full_quad = expand(0xF, ss.full, S as u32);
+    let step = [
+        tri.edges[0].a * 2 * ONE as i64,
+        tri.edges[1].a * 2 * ONE as i64,
+        tri.edges[2].a * 2 * ONE as i64,
+    ];
+    let (qmin, qmax, pmax) = (ss.dq_min, ss.dq_max, ss.dp_max);
+    let (d0, d1, d2) = (&ss.dq[0][..4 * S], &ss.dq[1][..4 * S], &ss.dq[2][..4 * S]);
+    let (qx0, qx1) = (reg.x0 / 2, reg.x1 / 2);
     let mut covered = 0u64;
-    for y in reg.y0..=reg.y1 {
-        let mut e = corner_values(tri, reg.x0, y);
-        for x in reg.x0..=reg.x1 {
-            let mut m = 0u16;
-            for i in 0..S {
-                let v = (e[0] + d[0][i]) | (e[1] + d[1][i]) | (e[2] + d[2][i]);
-                m |= ((v >= 0) as u16) << i;
-            }
-            if m != 0 {
+    for qy in reg.y0 / 2..=reg.y1 / 2 {
+        let mut e = corner_values(tri, 2 * qx0, 2 * qy);
+        for qx in qx0..=qx1 {
+            if (e[0] + qmax[0]) | (e[1] + qmax[1]) | (e[2] + qmax[2]) >= 0 {
+                let inside = quad_inside(qx, qy, reg);
+                let m = if inside == 0xF && (e[0] + qmin[0]) | (e[1] + qmin[1]) | (e[2] + qmin[2]) >= 0 {
+                    full_quad
+                } else {
+                    let mut m = 0u64;
+                    for p in 0..4 {
+                        // (At ≤ 4 samples the per-pixel early-out costs more than it saves.)
+                        if inside >> p & 1 == 1
+                            && (S <= 4 || (e[0] + pmax[0][p]) | (e[1] + pmax[1][p]) | (e[2] + pmax[2][p]) >= 0)
+                        {
+                            for j in p * S..(p + 1) * S {
+                                let v = (e[0] + d0[j]) | (e[1] + d1[j]) | (e[2] + d2[j]);
+                                m |= ((v >= 0) as u64) << j;
+                            }
+                        }
+                    }
+                    m
+                };
                 covered += m.count_ones() as u64;
-                rt.or_pixel(x, y, m);
+                rt.set_quad(qx, qy, m);
+            } else {
+                rt.set_quad(qx, qy, 0);
             }
             e[0] += step[0];
             e[1] += step[1];
@@ -169,7 +296,15 @@ mod tests {
         // Pixel (4+u, y): bit 0 iff u+y+1.5 < 8 ⇔ u+y ≤ 6; bit 1 iff u+y+0.5 < 8 ⇔ u+y ≤ 7.
         let mut cfg = Config::preset("default").unwrap();
         cfg.msaa = 2;
-        let t = setup_triangle(&cfg, &TriangleFx { v: [[1024, 0], [3072, 0], [1024, 2048]], colour: [0; 4], depth: 0 }).unwrap();
+        let t = setup_triangle(
+            &cfg,
+            &TriangleFx {
+                v: [[1024, 0], [3072, 0], [1024, 2048]],
+                colour: [0; 4],
+                depth: 0,
+            },
+        )
+        .unwrap();
         let ss = SampleSetup::new(&cfg, &t);
         assert_eq!(pixel_mask(&t, &ss, 4, 0), 0b11);
         assert_eq!(pixel_mask(&t, &ss, 10, 0), 0b11); // u+y = 6

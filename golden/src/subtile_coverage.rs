@@ -106,11 +106,28 @@ pub type FxBox = [i64; 4];
 /// The area of a sub-tile, `[x0, x1 + 1] × [y0, y1 + 1]` pixels, in 1/256 pixel.
 pub fn area_box(r: &PixelBox) -> FxBox {
     let one = ONE as i64;
-    [r.x0 as i64 * one, r.y0 as i64 * one, (r.x1 as i64 + 1) * one, (r.y1 as i64 + 1) * one]
+    [
+        r.x0 as i64 * one,
+        r.y0 as i64 * one,
+        (r.x1 as i64 + 1) * one,
+        (r.y1 as i64 + 1) * one,
+    ]
 }
 
 /// Bounds of the sample offsets of one pixel, `[min X, min Y, max X, max Y]` in 1/256 pixel.
 pub fn sample_offset_bounds(msaa: u32) -> FxBox {
+    // Fast path for the table's rates (checked against the table in the unit tests).
+    match msaa {
+        1 => [128, 128, 128, 128],
+        2 => [64, 64, 192, 192],
+        4 => [32, 32, 224, 224],
+        8 => [16, 16, 240, 240],
+        16 => [0, 0, 240, 240],
+        _ => bounds_from_table(msaa),
+    }
+}
+
+fn bounds_from_table(msaa: u32) -> FxBox {
     let o = samples::offsets(msaa);
     let f = |g: fn(&(u8, u8)) -> u8, max: bool| {
         let it = o.iter().map(g);
@@ -124,7 +141,12 @@ pub fn sample_offset_bounds(msaa: u32) -> FxBox {
 /// own sample points of claim 9.
 pub fn sample_hull(r: &PixelBox, ob: &FxBox) -> FxBox {
     let one = ONE as i64;
-    [r.x0 as i64 * one + ob[0], r.y0 as i64 * one + ob[1], r.x1 as i64 * one + ob[2], r.y1 as i64 * one + ob[3]]
+    [
+        r.x0 as i64 * one + ob[0],
+        r.y0 as i64 * one + ob[1],
+        r.x1 as i64 * one + ob[2],
+        r.y1 as i64 * one + ob[3],
+    ]
 }
 
 /// Largest value of a (biased) edge over a box: evaluated at the corner where it is largest.
@@ -144,7 +166,12 @@ pub fn edge_min(e: &Edge, b: &FxBox) -> i64 {
 /// 3 top-right. The sub-tile is uncovered iff some edge's mask is 0; every sample inside it
 /// is covered iff all three masks are `0b1111`.
 pub fn second_mask(edges: &[Edge; 3], hull: &FxBox) -> [u8; 3] {
-    let corners = [(hull[0], hull[1]), (hull[2], hull[1]), (hull[0], hull[3]), (hull[2], hull[3])];
+    let corners = [
+        (hull[0], hull[1]),
+        (hull[2], hull[1]),
+        (hull[0], hull[3]),
+        (hull[2], hull[3]),
+    ];
     let mut m = [0u8; 3];
     for (k, e) in edges.iter().enumerate() {
         for (c, &(x, y)) in corners.iter().enumerate() {
@@ -156,14 +183,20 @@ pub fn second_mask(edges: &[Edge; 3], hull: &FxBox) -> [u8; 3] {
     m
 }
 
-#[inline]
+#[cfg(test)]
 fn ranges_overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
     a0 <= b1 && b0 <= a1
 }
 
 /// Classify every first sub-tile of `pt` for triangle `tri`; push the covered ones to `out`
 /// in walk order.
-pub fn classify_tile(cfg: &Config, tri: &TriSetup, pt: &ParsedTile, st: &mut CoverageStats, out: &mut Vec<CoveredSubtile>) {
+pub fn classify_tile(
+    cfg: &Config,
+    tri: &TriSetup,
+    pt: &ParsedTile,
+    st: &mut CoverageStats,
+    out: &mut Vec<CoveredSubtile>,
+) {
     classify_tile_traced(cfg, tri, pt, st, out, |_, _| {});
 }
 
@@ -179,25 +212,32 @@ pub fn classify_tile_traced<F: FnMut(&SubTile, SubtileFate)>(
     let bb = &tri.bbox;
     let ob = sample_offset_bounds(cfg.msaa);
     st.walked += pt.count() as u64;
-    for r in 0..pt.rows {
-        // Step 1 (claim 6): the whole row at once.
-        let (ry0, ry1) = pt.row_y(r);
-        if !ranges_overlap(ry0, ry1, bb.y0, bb.y1) {
-            st.rows_rejected += 1;
-            st.subtiles_rejected_row += pt.cols as u64;
-            for c in 0..pt.cols {
-                trace(&pt.subtile(c, r), SubtileFate::RejectedRow);
-            }
-            continue;
-        }
+    // The rows (claim 6) and columns (claim 7) whose ranges meet the bounding box form one
+    // contiguous run each; they are found here by arithmetic, and the walk below visits every
+    // sub-tile in walk order with exactly the fate the row-by-row, column-by-column comparison
+    // gives (`ranges_overlap` in the unit tests checks this equivalence).
+    let (r0, r1) = overlap_run(pt.rect.y0, pt.rect.y1, pt.subtile[1], bb.y0, bb.y1, pt.rows);
+    let (c0, c1) = overlap_run(pt.rect.x0, pt.rect.x1, pt.subtile[0], bb.x0, bb.x1, pt.cols);
+    // Step 1 (claim 6): a row missing the box is rejected whole, in one step.
+    let reject_row = |st: &mut CoverageStats, r: u32, trace: &mut F| {
+        st.rows_rejected += 1;
+        st.subtiles_rejected_row += pt.cols as u64;
         for c in 0..pt.cols {
+            trace(&pt.subtile(c, r), SubtileFate::RejectedRow);
+        }
+    };
+    for r in 0..r0.min(pt.rows) {
+        reject_row(st, r, &mut trace);
+    }
+    for r in r0..r1.saturating_add(1) {
+        // Step 2 (claim 7): columns left of the box, ...
+        for c in 0..c0.min(pt.cols) {
+            st.subtiles_rejected_col += 1;
+            trace(&pt.subtile(c, r), SubtileFate::RejectedColumn);
+        }
+        // (An empty run is (cols, u32::MAX): this loop is then empty, the others cover all.)
+        for c in c0..c1.saturating_add(1) {
             let sub = pt.subtile(c, r);
-            // Step 2 (claim 7): this sub-tile's x-range.
-            if !ranges_overlap(sub.rect.x0, sub.rect.x1, bb.x0, bb.x1) {
-                st.subtiles_rejected_col += 1;
-                trace(&sub, SubtileFate::RejectedColumn);
-                continue;
-            }
             // Step 3 (claims 8 / 9) and trivial accept.
             let fate = match cfg.coverage_test {
                 CoverageTest::BboxOnly => SubtileFate::Partial,
@@ -238,7 +278,27 @@ pub fn classify_tile_traced<F: FnMut(&SubTile, SubtileFate)>(
             }
             trace(&sub, fate);
         }
+        // ... and right of it.
+        for c in c1.wrapping_add(1).max(c0.min(pt.cols))..pt.cols {
+            st.subtiles_rejected_col += 1;
+            trace(&pt.subtile(c, r), SubtileFate::RejectedColumn);
+        }
     }
+    for r in r1.wrapping_add(1).max(r0.min(pt.rows))..pt.rows {
+        reject_row(st, r, &mut trace);
+    }
+}
+
+/// The run `[first, last]` of sub-tile rows (or columns) of a tile spanning pixels `[t0, t1]`
+/// in steps of `size` (a power of two) whose pixel range meets `[b0, b1]`; `(n, u32::MAX)`
+/// (an empty run) if none does.
+#[inline]
+fn overlap_run(t0: u32, t1: u32, size: u32, b0: u32, b1: u32, n: u32) -> (u32, u32) {
+    if b1 < t0 || b0 > t1 || b0 > b1 {
+        return (n, u32::MAX);
+    }
+    let sh = size.trailing_zeros();
+    ((b0.max(t0) - t0) >> sh, (b1.min(t1) - t0) >> sh)
 }
 
 #[cfg(test)]
@@ -248,7 +308,15 @@ mod tests {
     use crate::setup::setup_triangle;
 
     fn setup(cfg: &Config, v: [[i32; 2]; 3]) -> TriSetup {
-        setup_triangle(cfg, &TriangleFx { v, colour: [0; 4], depth: 0 }).unwrap()
+        setup_triangle(
+            cfg,
+            &TriangleFx {
+                v,
+                colour: [0; 4],
+                depth: 0,
+            },
+        )
+        .unwrap()
     }
 
     #[test]
@@ -259,9 +327,45 @@ mod tests {
         assert_eq!(sample_offset_bounds(1), [128, 128, 128, 128]);
         // 16x spans 0..15 on both axes.
         assert_eq!(sample_offset_bounds(16), [0, 0, 240, 240]);
-        let r = PixelBox { x0: 8, y0: 16, x1: 15, y1: 23 };
-        assert_eq!(sample_hull(&r, &sample_offset_bounds(1)), [8 * 256 + 128, 16 * 256 + 128, 15 * 256 + 128, 23 * 256 + 128]);
+        for s in [1, 2, 4, 8, 16] {
+            assert_eq!(sample_offset_bounds(s), bounds_from_table(s), "{s}x");
+        }
+        let r = PixelBox {
+            x0: 8,
+            y0: 16,
+            x1: 15,
+            y1: 23,
+        };
+        assert_eq!(
+            sample_hull(&r, &sample_offset_bounds(1)),
+            [8 * 256 + 128, 16 * 256 + 128, 15 * 256 + 128, 23 * 256 + 128]
+        );
         assert_eq!(area_box(&r), [8 * 256, 16 * 256, 16 * 256, 24 * 256]);
+    }
+
+    #[test]
+    fn overlap_run_equals_row_by_row_comparison() {
+        // Every tile span / box combination on a small grid: the arithmetic run must select
+        // exactly the rows whose range overlaps the box (claim 6's comparison).
+        for size in [2u32, 4, 8] {
+            for t0 in [0u32, 16] {
+                for len in 1..=20u32 {
+                    let t1 = t0 + len - 1;
+                    let n = len.div_ceil(size);
+                    for b0 in 0..40u32 {
+                        for b1 in b0..40 {
+                            let (r0, r1) = overlap_run(t0, t1, size, b0, b1, n);
+                            for r in 0..n {
+                                let (y0, y1) = (t0 + r * size, (t0 + r * size + size - 1).min(t1));
+                                let want = ranges_overlap(y0, y1, b0, b1);
+                                let got = r1 != u32::MAX && r >= r0 && r <= r1;
+                                assert_eq!(got, want, "size {size} tile {t0}..{t1} box {b0}..{b1} row {r}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -271,7 +375,15 @@ mod tests {
         // Hypotenuse keeps x+y < 32: only corner 0 inside it. The other edges hold all four.
         let cfg = Config::preset("default").unwrap();
         let t = setup(&cfg, [[0, 0], [32 * 256, 0], [0, 32 * 256]]);
-        let hull = sample_hull(&PixelBox { x0: 8, y0: 16, x1: 15, y1: 23 }, &sample_offset_bounds(1));
+        let hull = sample_hull(
+            &PixelBox {
+                x0: 8,
+                y0: 16,
+                x1: 15,
+                y1: 23,
+            },
+            &sample_offset_bounds(1),
+        );
         let m = second_mask(&t.edges, &hull);
         let mut sorted = m;
         sorted.sort();

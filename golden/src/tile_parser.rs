@@ -99,15 +99,12 @@ pub struct ParsedTile {
 /// The pixels of tile `[tx, ty]`, clipped to the viewport. Error (field `tile`) if the tile
 /// lies outside the tile grid.
 pub fn tile_rect(cfg: &Config, tile: [u32; 2]) -> Result<PixelBox, InputError> {
-    let [nx, ny] = cfg.tiles();
-    if tile[0] >= nx || tile[1] >= ny {
-        return Err(InputError {
-            field: "tile",
-            msg: format!("tile {:?} is outside the {nx}x{ny} tile grid of the {}x{} viewport", tile, cfg.viewport[0], cfg.viewport[1]),
-        });
+    // Tile origin; the tile exists iff its origin is inside the viewport.
+    let x0 = tile[0].saturating_mul(cfg.tile[0]);
+    let y0 = tile[1].saturating_mul(cfg.tile[1]);
+    if x0 >= cfg.viewport[0] || y0 >= cfg.viewport[1] {
+        return Err(outside(cfg, tile));
     }
-    let x0 = tile[0] * cfg.tile[0];
-    let y0 = tile[1] * cfg.tile[1];
     Ok(PixelBox {
         x0,
         y0,
@@ -116,15 +113,45 @@ pub fn tile_rect(cfg: &Config, tile: [u32; 2]) -> Result<PixelBox, InputError> {
     })
 }
 
+#[cold]
+fn not_pow2(sw: u32, sh: u32) -> InputError {
+    InputError {
+        field: "subtile",
+        msg: format!("sub-tile size {sw}x{sh} must be powers of two"),
+    }
+}
+
+#[cold]
+fn outside(cfg: &Config, tile: [u32; 2]) -> InputError {
+    let [nx, ny] = cfg.tiles();
+    InputError {
+        field: "tile",
+        msg: format!(
+            "tile {:?} is outside the {nx}x{ny} tile grid of the {}x{} viewport",
+            tile, cfg.viewport[0], cfg.viewport[1]
+        ),
+    }
+}
+
 /// Split tile `[tx, ty]` into first sub-tiles. Error (field `tile`) if the tile lies outside
 /// the tile grid.
+#[inline]
 pub fn parse_tile(cfg: &Config, tile: [u32; 2]) -> Result<ParsedTile, InputError> {
     let rect = tile_rect(cfg, tile)?;
     let [sw, sh] = cfg.subtile;
-    if sw == 0 || sh == 0 {
-        return Err(InputError { field: "subtile", msg: "sub-tile size must be non-zero".into() });
+    if !sw.is_power_of_two() || !sh.is_power_of_two() {
+        return Err(not_pow2(sw, sh));
     }
-    Ok(ParsedTile { tile, rect, subtile: [sw, sh], cols: rect.width().div_ceil(sw), rows: rect.height().div_ceil(sh) })
+    // Sizes are powers of two: ceil-divide by shifting.
+    let cols = (rect.width() + sw - 1) >> sw.trailing_zeros();
+    let rows = (rect.height() + sh - 1) >> sh.trailing_zeros();
+    Ok(ParsedTile {
+        tile,
+        rect,
+        subtile: [sw, sh],
+        cols,
+        rows,
+    })
 }
 
 impl ParsedTile {
@@ -168,8 +195,9 @@ impl ParsedTile {
 
     /// Counters for producing this tile's sub-tiles once.
     pub fn stats(&self) -> ParserStats {
-        let full_cols = self.rect.width() / self.subtile[0];
-        let full_rows = self.rect.height() / self.subtile[1];
+        // Sizes are powers of two: divide by shifting.
+        let full_cols = self.rect.width() >> self.subtile[0].trailing_zeros();
+        let full_rows = self.rect.height() >> self.subtile[1].trailing_zeros();
         ParserStats {
             tiles: 1,
             subtiles: self.count() as u64,
@@ -196,11 +224,34 @@ mod tests {
         assert_eq!((t.cols, t.rows), (4, 4));
         let v: Vec<_> = t.iter().collect();
         assert_eq!(v.len(), 16);
-        assert_eq!(v[0].rect, PixelBox { x0: 64, y0: 32, x1: 71, y1: 39 });
+        assert_eq!(
+            v[0].rect,
+            PixelBox {
+                x0: 64,
+                y0: 32,
+                x1: 71,
+                y1: 39
+            }
+        );
         assert_eq!(v[1].rect.x0, 72); // left → right first
-        assert_eq!(v[4].rect, PixelBox { x0: 64, y0: 40, x1: 71, y1: 47 }); // then up
+        assert_eq!(
+            v[4].rect,
+            PixelBox {
+                x0: 64,
+                y0: 40,
+                x1: 71,
+                y1: 47
+            }
+        ); // then up
         assert!(v.iter().enumerate().all(|(i, s)| s.index == i as u32 && !s.clipped));
-        assert_eq!(t.stats(), ParserStats { tiles: 1, subtiles: 16, subtiles_clipped: 0 });
+        assert_eq!(
+            t.stats(),
+            ParserStats {
+                tiles: 1,
+                subtiles: 16,
+                subtiles_clipped: 0
+            }
+        );
     }
 
     #[test]
@@ -209,14 +260,44 @@ mod tests {
         // 8x8 sub-tiles: 1 column (4 px wide, clipped), 2 rows (8 px, then 3 px): both clipped.
         let c = odd();
         let t = parse_tile(&c, [3, 2]).unwrap();
-        assert_eq!(t.rect, PixelBox { x0: 96, y0: 64, x1: 99, y1: 74 });
+        assert_eq!(
+            t.rect,
+            PixelBox {
+                x0: 96,
+                y0: 64,
+                x1: 99,
+                y1: 74
+            }
+        );
         assert_eq!((t.cols, t.rows), (1, 2));
         let v: Vec<_> = t.iter().collect();
-        assert_eq!(v[1].rect, PixelBox { x0: 96, y0: 72, x1: 99, y1: 74 });
-        assert_eq!(t.stats(), ParserStats { tiles: 1, subtiles: 2, subtiles_clipped: 2 });
+        assert_eq!(
+            v[1].rect,
+            PixelBox {
+                x0: 96,
+                y0: 72,
+                x1: 99,
+                y1: 74
+            }
+        );
+        assert_eq!(
+            t.stats(),
+            ParserStats {
+                tiles: 1,
+                subtiles: 2,
+                subtiles_clipped: 2
+            }
+        );
         // Tile (0,2): 4 columns x 2 rows; the top row (3 px) is clipped: 4 clipped of 8.
         let t = parse_tile(&c, [0, 2]).unwrap();
-        assert_eq!(t.stats(), ParserStats { tiles: 1, subtiles: 8, subtiles_clipped: 4 });
+        assert_eq!(
+            t.stats(),
+            ParserStats {
+                tiles: 1,
+                subtiles: 8,
+                subtiles_clipped: 4
+            }
+        );
     }
 
     #[test]

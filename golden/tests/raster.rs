@@ -5,7 +5,9 @@
 use proptest::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest, CullMode};
 use tilerast_golden::prim::{coverage_samples, quads_to_coverage, Quad, TriangleFx};
-use tilerast_golden::raster::{raster_triangle, raster_triangle_tile, raster_triangle_tile_traced, RasterStats};
+use tilerast_golden::raster::{
+    raster_triangle, raster_triangle_tile, raster_triangle_tile_traced, RasterStats, Rasterizer,
+};
 use tilerast_golden::reference;
 use tilerast_golden::samples;
 use tilerast_golden::setup::{setup_triangle, SetupReject};
@@ -92,20 +94,35 @@ fn gen_tri(cfg: &Config, kind: u32, r: &[u32; 12]) -> [[i32; 2]; 3] {
         1 => {
             let c = [pick(r[2], -2048, vw + 2048), pick(r[3], -2048, vh + 2048)];
             let rad = pick(r[4], 1, 40 * 256);
-            [0, 1, 2].map(|i| [clampx(c[0] + pick(r[5 + 2 * i], -rad, rad)), clampy(c[1] + pick(r[6 + 2 * i], -rad, rad))])
+            [0, 1, 2].map(|i| {
+                [
+                    clampx(c[0] + pick(r[5 + 2 * i], -rad, rad)),
+                    clampy(c[1] + pick(r[6 + 2 * i], -rad, rad)),
+                ]
+            })
         }
         // Sliver: a long segment and a third vertex a few units off a point on it.
         2 => {
             let a = [pick(r[2], wx0, wx1), pick(r[3], wy0, wy1)];
             let b = [pick(r[4], wx0, wx1), pick(r[5], wy0, wy1)];
             let t = pick(r[6], 0, 1000) as i64;
-            let p = [a[0] + ((b[0] - a[0]) as i64 * t / 1000) as i32, a[1] + ((b[1] - a[1]) as i64 * t / 1000) as i32];
-            [a, b, [clampx(p[0] + pick(r[7], -4, 4)), clampy(p[1] + pick(r[8], -4, 4))]]
+            let p = [
+                a[0] + ((b[0] - a[0]) as i64 * t / 1000) as i32,
+                a[1] + ((b[1] - a[1]) as i64 * t / 1000) as i32,
+            ];
+            [
+                a,
+                b,
+                [clampx(p[0] + pick(r[7], -4, 4)), clampy(p[1] + pick(r[8], -4, 4))],
+            ]
         }
         // Vertices exactly on sample positions (pixel + table offset).
         3 => {
             let offs = samples::offsets(cfg.msaa);
-            let c = [pick(r[2], 0, cfg.viewport[0] as i32), pick(r[3], 0, cfg.viewport[1] as i32)];
+            let c = [
+                pick(r[2], 0, cfg.viewport[0] as i32),
+                pick(r[3], 0, cfg.viewport[1] as i32),
+            ];
             [0, 1, 2].map(|i| {
                 let o = offs[r[4 + i] as usize % offs.len()];
                 let px = c[0] + pick(r[7 + i], -12, 12);
@@ -116,10 +133,16 @@ fn gen_tri(cfg: &Config, kind: u32, r: &[u32; 12]) -> [[i32; 2]; 3] {
         // Vertices on sub-tile / tile edges (multiples of 256·subtile), sometimes nudged by 1.
         4 => {
             let g = [256 * cfg.subtile[0] as i32, 256 * cfg.subtile[1] as i32];
-            let c = [pick(r[2], 0, cfg.viewport[0] as i32 / cfg.subtile[0] as i32), pick(r[3], 0, cfg.viewport[1] as i32 / cfg.subtile[1] as i32)];
+            let c = [
+                pick(r[2], 0, cfg.viewport[0] as i32 / cfg.subtile[0] as i32),
+                pick(r[3], 0, cfg.viewport[1] as i32 / cfg.subtile[1] as i32),
+            ];
             [0, 1, 2].map(|i| {
                 let nudge = [0, 0, 1, -1][r[4 + i] as usize % 4];
-                [clampx((c[0] + pick(r[5 + i], -3, 3)) * g[0] + nudge), clampy((c[1] + pick(r[8 + i], -3, 3)) * g[1])]
+                [
+                    clampx((c[0] + pick(r[5 + i], -3, 3)) * g[0] + nudge),
+                    clampy((c[1] + pick(r[8 + i], -3, 3)) * g[1]),
+                ]
             })
         }
         // Degenerate: collinear or repeated vertices.
@@ -127,14 +150,22 @@ fn gen_tri(cfg: &Config, kind: u32, r: &[u32; 12]) -> [[i32; 2]; 3] {
             let a = [pick(r[2], wx0, wx1), pick(r[3], wy0, wy1)];
             let d = [pick(r[4], -4096, 4096), pick(r[5], -4096, 4096)];
             let k = pick(r[6], -2, 3);
-            [a, [clampx(a[0] + d[0]), clampy(a[1] + d[1])], [clampx(a[0] + k * d[0]), clampy(a[1] + k * d[1])]]
+            [
+                a,
+                [clampx(a[0] + d[0]), clampy(a[1] + d[1])],
+                [clampx(a[0] + k * d[0]), clampy(a[1] + k * d[1])],
+            ]
         }
         // Thin axis-aligned-ish triangle crossing many tiles (row / column rejection).
         _ => {
             let y = pick(r[2], wy0, wy1);
             let x0 = pick(r[3], wx0, wx1);
             let x1 = pick(r[4], wx0, wx1);
-            [[x0, y], [x1, clampy(y + pick(r[5], -300, 300))], [pick(r[6], wx0, wx1), clampy(y + pick(r[7], -600, 600))]]
+            [
+                [x0, y],
+                [x1, clampy(y + pick(r[5], -300, 300))],
+                [pick(r[6], wx0, wx1), clampy(y + pick(r[7], -600, 600))],
+            ]
         }
     };
     // Random vertex order: both windings.
@@ -151,32 +182,62 @@ fn gen_tri(cfg: &Config, kind: u32, r: &[u32; 12]) -> [[i32; 2]; 3] {
 fn order_key(cfg: &Config, q: &Quad) -> [u32; 6] {
     let (px, py) = (2 * q.qx as u32, 2 * q.qy as u32);
     let (tx, ty) = (px / cfg.tile[0], py / cfg.tile[1]);
-    let g = if cfg.resplit() { cfg.second_subtile() } else { cfg.subtile };
+    let g = if cfg.resplit() {
+        cfg.second_subtile()
+    } else {
+        cfg.subtile
+    };
     let (gx, gy) = ((px - tx * cfg.tile[0]) / g[0], (py - ty * cfg.tile[1]) / g[1]);
     [ty, tx, gy, gx, q.qy as u32, q.qx as u32]
 }
 
 /// Model vs reference for one triangle, plus stats consistency and the order contract.
 fn check(cfg: &Config, v: [[i32; 2]; 3]) -> Result<(), TestCaseError> {
-    let t = TriangleFx { v, colour: [1, 2, 3, 4], depth: 0 };
+    let t = TriangleFx {
+        v,
+        colour: [1, 2, 3, 4],
+        depth: 0,
+    };
     let want = reference::triangle(cfg, &t, &mut Default::default());
     let s = match setup_triangle(cfg, &t) {
         Ok(s) => s,
         Err(SetupReject::ZeroArea | SetupReject::Offscreen | SetupReject::Culled) => {
-            prop_assert!(want.is_empty(), "setup rejected {:?} but the reference covers samples", v);
+            prop_assert!(
+                want.is_empty(),
+                "setup rejected {:?} but the reference covers samples",
+                v
+            );
             return Ok(());
         }
     };
     let mut st = RasterStats::default();
     let quads = raster_triangle(cfg, &s, 7, &mut st);
     let got = quads_to_coverage(&quads, cfg.msaa);
-    prop_assert!(got.is_ok(), "{}: quad contract broken: {:?} for {:?}", cfg.name, got.err(), v);
+    prop_assert!(
+        got.is_ok(),
+        "{}: quad contract broken: {:?} for {:?}",
+        cfg.name,
+        got.err(),
+        v
+    );
     let got = got.unwrap();
-    prop_assert_eq!(&got, &want, "{} msaa {} {:?} resplit {}: {:?}", cfg.name, cfg.msaa, cfg.coverage_test, cfg.resplit(), v);
+    prop_assert_eq!(
+        &got,
+        &want,
+        "{} msaa {} {:?} resplit {}: {:?}",
+        cfg.name,
+        cfg.msaa,
+        cfg.coverage_test,
+        cfg.resplit(),
+        v
+    );
     prop_assert!(quads.iter().all(|q| q.prim == 7));
     // Counters agree with each other and with the output.
     let c = &st.coverage;
-    prop_assert_eq!(c.walked, c.subtiles_rejected_row + c.subtiles_rejected_col + c.subtiles_rejected_test + c.trivial + c.partial);
+    prop_assert_eq!(
+        c.walked,
+        c.subtiles_rejected_row + c.subtiles_rejected_col + c.subtiles_rejected_test + c.trivial + c.partial
+    );
     prop_assert_eq!(c.walked, st.parser.subtiles);
     prop_assert_eq!(st.sample.samples_covered, coverage_samples(&want));
     prop_assert_eq!(st.packer.quads, quads.len() as u64);
@@ -186,7 +247,12 @@ fn check(cfg: &Config, v: [[i32; 2]; 3]) -> Result<(), TestCaseError> {
     }
     // Order contract: strictly increasing keys (also proves no quad is emitted twice).
     for w in quads.windows(2) {
-        prop_assert!(order_key(cfg, &w[0]) < order_key(cfg, &w[1]), "order: {:?} then {:?}", w[0], w[1]);
+        prop_assert!(
+            order_key(cfg, &w[0]) < order_key(cfg, &w[1]),
+            "order: {:?} then {:?}",
+            w[0],
+            w[1]
+        );
     }
     Ok(())
 }
@@ -223,7 +289,11 @@ fn every_config_every_class() {
             let r: [u32; 12] = std::array::from_fn(|_| next());
             let v = gen_tri(&cfg, kind, &r);
             check(&cfg, v).unwrap();
-            let t = TriangleFx { v, colour: [0; 4], depth: 0 };
+            let t = TriangleFx {
+                v,
+                colour: [0; 4],
+                depth: 0,
+            };
             nonempty += !reference::triangle(&cfg, &t, &mut Default::default()).is_empty() as u32;
         }
     }
@@ -231,10 +301,53 @@ fn every_config_every_class() {
     assert!(nonempty > 300, "only {nonempty} covering triangles");
 }
 
+/// Streaming (quads straight from the sample rasterizer when groups are first sub-tiles) and
+/// the general recombine-then-pack path give the same quads, order and counters, and the
+/// general path also matches the reference.
+#[test]
+fn streaming_equals_recombining() {
+    let mut seed = 0x51ed_270b_1f0c_a4e3u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 16) as u32
+    };
+    let (mut a, mut b) = (Rasterizer::new(), Rasterizer::new_recombining());
+    let mut compared = 0;
+    for cfg in all_configs() {
+        for kind in 0..7 {
+            let r: [u32; 12] = std::array::from_fn(|_| next());
+            let t = TriangleFx {
+                v: gen_tri(&cfg, kind, &r),
+                colour: [0; 4],
+                depth: 0,
+            };
+            let Ok(s) = setup_triangle(&cfg, &t) else { continue };
+            let (mut qa, mut qb) = (Vec::new(), Vec::new());
+            let (mut sa, mut sb) = (RasterStats::default(), RasterStats::default());
+            a.triangle(&cfg, &s, 1, &mut sa, &mut qa);
+            b.triangle(&cfg, &s, 1, &mut sb, &mut qb);
+            assert_eq!(qa, qb, "{} {:?}", cfg.name, t.v);
+            assert_eq!(sa, sb, "{} {:?}", cfg.name, t.v);
+            assert_eq!(
+                quads_to_coverage(&qb, cfg.msaa).unwrap(),
+                reference::triangle(&cfg, &t, &mut Default::default())
+            );
+            compared += !qa.is_empty() as u32;
+        }
+    }
+    assert!(compared > 300, "{compared}");
+}
+
 // ───────────────────────────── hand-worked cases ─────────────────────────────
 
 fn tri(v: [[i32; 2]; 3]) -> TriangleFx {
-    TriangleFx { v, colour: [0; 4], depth: 0 }
+    TriangleFx {
+        v,
+        colour: [0; 4],
+        depth: 0,
+    }
 }
 
 /// `default` preset (640x480, 32x32 tiles, 8x8 sub-tiles → 4x4 grid) at `msaa` with `test`,
@@ -278,19 +391,55 @@ fn row_and_column_rejection_by_hand() {
         let mut st = RasterStats::default();
         let mut fates = Vec::new();
         let mut q = Vec::new();
-        raster_triangle_tile_traced(&cfg, &s, 3, [0, 0], &mut st, &mut q, |sub, f| fates.push((sub.col, sub.row, f)));
+        raster_triangle_tile_traced(&cfg, &s, 3, [0, 0], &mut st, &mut q, |sub, f| {
+            fates.push((sub.col, sub.row, f))
+        });
         let c = st.coverage;
-        assert_eq!((c.walked, c.rows_rejected, c.subtiles_rejected_row, c.subtiles_rejected_col), (16, 2, 8, 4), "{test:?}");
-        assert_eq!((c.subtiles_rejected_test, c.trivial, c.partial), (rejected_test, 0, partial), "{test:?}");
-        assert_eq!((st.parser.tiles, st.parser.subtiles, st.parser.subtiles_clipped), (1, 16, 0));
-        assert_eq!((st.sample.samples_tested, st.sample.samples_trivial, st.sample.samples_covered), (tested, 0, 28));
+        assert_eq!(
+            (
+                c.walked,
+                c.rows_rejected,
+                c.subtiles_rejected_row,
+                c.subtiles_rejected_col
+            ),
+            (16, 2, 8, 4),
+            "{test:?}"
+        );
+        assert_eq!(
+            (c.subtiles_rejected_test, c.trivial, c.partial),
+            (rejected_test, 0, partial),
+            "{test:?}"
+        );
+        assert_eq!(
+            (st.parser.tiles, st.parser.subtiles, st.parser.subtiles_clipped),
+            (1, 16, 0)
+        );
+        assert_eq!(
+            (
+                st.sample.samples_tested,
+                st.sample.samples_trivial,
+                st.sample.samples_covered
+            ),
+            (tested, 0, 28)
+        );
         // 10 quads, all from sub-tile (1,1): one group. No re-split: no second sub-tiles.
         assert_eq!((st.packer.quads, st.packer.groups), (10, 1));
-        assert_eq!((st.packer.second_subtiles, st.packer.storage_blocks, st.packer.shared_blocks), (0, 0, 0));
+        assert_eq!(
+            (
+                st.packer.second_subtiles,
+                st.packer.storage_blocks,
+                st.packer.shared_blocks
+            ),
+            (0, 0, 0)
+        );
         assert_eq!((st.packer.block_pixels_stored, st.packer.block_pixel_capacity), (0, 0));
         // Fates in walk order: row 0 all RejectedRow, row 1: col 0 RejectedColumn, ...
         use SubtileFate::*;
-        let second = if test == CoverageTest::BboxOnly { Partial } else { RejectedTest };
+        let second = if test == CoverageTest::BboxOnly {
+            Partial
+        } else {
+            RejectedTest
+        };
         let want = vec![
             (0, 0, RejectedRow),
             (1, 0, RejectedRow),
@@ -340,14 +489,30 @@ fn row_and_column_rejection_by_hand() {
 #[test]
 fn trivial_accept_and_edge_test_by_hand() {
     let v = [[0, 0], [32 * PX, 0], [0, 32 * PX]];
-    for (test, rej, triv, part) in [(CoverageTest::Edge, 6, 6, 4), (CoverageTest::Samples, 6, 6, 4), (CoverageTest::BboxOnly, 0, 0, 16)] {
+    for (test, rej, triv, part) in [
+        (CoverageTest::Edge, 6, 6, 4),
+        (CoverageTest::Samples, 6, 6, 4),
+        (CoverageTest::BboxOnly, 0, 0, 16),
+    ] {
         let cfg = def(1, test);
         let s = setup_triangle(&cfg, &tri(v)).unwrap();
         let mut st = RasterStats::default();
         let q = raster_triangle_tile(&cfg, &s, 0, [0, 0], &mut st);
         let c = st.coverage;
-        assert_eq!((c.walked, c.rows_rejected, c.subtiles_rejected_row, c.subtiles_rejected_col), (16, 0, 0, 0));
-        assert_eq!((c.subtiles_rejected_test, c.trivial, c.partial), (rej, triv, part), "{test:?}");
+        assert_eq!(
+            (
+                c.walked,
+                c.rows_rejected,
+                c.subtiles_rejected_row,
+                c.subtiles_rejected_col
+            ),
+            (16, 0, 0, 0)
+        );
+        assert_eq!(
+            (c.subtiles_rejected_test, c.trivial, c.partial),
+            (rej, triv, part),
+            "{test:?}"
+        );
         // Tested: partial sub-tiles × 64 px (bbox covers the whole tile); trivial: 64 px each.
         assert_eq!(st.sample.samples_tested, part * 64);
         assert_eq!(st.sample.samples_trivial, triv * 64);
@@ -371,9 +536,20 @@ fn samples_test_is_tighter_than_edge_test() {
         let s = setup_triangle(&cfg, &tri(v)).unwrap();
         let mut st = RasterStats::default();
         let q = raster_triangle_tile(&cfg, &s, 0, [0, 0], &mut st);
-        assert_eq!((st.coverage.subtiles_rejected_test, st.coverage.trivial, st.coverage.partial), (rej, 6, part), "{test:?}");
+        assert_eq!(
+            (
+                st.coverage.subtiles_rejected_test,
+                st.coverage.trivial,
+                st.coverage.partial
+            ),
+            (rej, 6, part),
+            "{test:?}"
+        );
         assert_eq!(st.sample.samples_covered, 528);
-        assert_eq!(quads_to_coverage(&q, 1).unwrap(), reference::triangle(&cfg, &tri(v), &mut Default::default()));
+        assert_eq!(
+            quads_to_coverage(&q, 1).unwrap(),
+            reference::triangle(&cfg, &tri(v), &mut Default::default())
+        );
     }
 }
 
@@ -393,7 +569,15 @@ fn multi_tile_walk_by_hand() {
     let q = raster_triangle(&cfg, &s, 0, &mut st);
     let c = st.coverage;
     assert_eq!(st.parser.tiles, 4);
-    assert_eq!((c.walked, c.rows_rejected, c.subtiles_rejected_row, c.subtiles_rejected_col), (64, 6, 24, 15));
+    assert_eq!(
+        (
+            c.walked,
+            c.rows_rejected,
+            c.subtiles_rejected_row,
+            c.subtiles_rejected_col
+        ),
+        (64, 6, 24, 15)
+    );
     assert_eq!((c.subtiles_rejected_test, c.trivial, c.partial), (15, 6, 4));
     assert_eq!(q.len(), 136);
     // Stats add up across calls.
@@ -418,9 +602,35 @@ fn multi_tile_walk_by_hand() {
 #[test]
 fn quad_order_first_vs_second_subtiles_by_hand() {
     let v = [[4 * PX, 0], [12 * PX, 0], [4 * PX, 8 * PX]];
-    let q = |l: &[(u16, u16, u64)]| l.iter().map(|&(qx, qy, mask)| Quad { prim: 9, qx, qy, mask }).collect::<Vec<_>>();
-    let first = q(&[(2, 0, 0xFF), (3, 0, 0xFF), (2, 1, 0xFF), (3, 1, 0xFF), (2, 2, 0xFF), (3, 2, 0x2B), (2, 3, 0x2B), (4, 0, 0xFF), (5, 0, 0x2B), (4, 1, 0x2B)]);
-    let second = q(&[(2, 0, 0xFF), (3, 0, 0xFF), (4, 0, 0xFF), (5, 0, 0x2B), (2, 1, 0xFF), (3, 1, 0xFF), (4, 1, 0x2B), (2, 2, 0xFF), (3, 2, 0x2B), (2, 3, 0x2B)]);
+    let q = |l: &[(u16, u16, u64)]| {
+        l.iter()
+            .map(|&(qx, qy, mask)| Quad { prim: 9, qx, qy, mask })
+            .collect::<Vec<_>>()
+    };
+    let first = q(&[
+        (2, 0, 0xFF),
+        (3, 0, 0xFF),
+        (2, 1, 0xFF),
+        (3, 1, 0xFF),
+        (2, 2, 0xFF),
+        (3, 2, 0x2B),
+        (2, 3, 0x2B),
+        (4, 0, 0xFF),
+        (5, 0, 0x2B),
+        (4, 1, 0x2B),
+    ]);
+    let second = q(&[
+        (2, 0, 0xFF),
+        (3, 0, 0xFF),
+        (4, 0, 0xFF),
+        (5, 0, 0x2B),
+        (2, 1, 0xFF),
+        (3, 1, 0xFF),
+        (4, 1, 0x2B),
+        (2, 2, 0xFF),
+        (3, 2, 0x2B),
+        (2, 3, 0x2B),
+    ]);
     for (colours, want, groups) in [(2, &first, 2), (1, &second, 1)] {
         let mut cfg = Config::preset("default").unwrap();
         cfg.msaa = 2;
@@ -498,8 +708,18 @@ fn clipped_tile_pieces_share_one_block() {
     let mut st = RasterStats::default();
     let q = raster_triangle_tile(&cfg, &s, 0, [3, 0], &mut st);
     assert_eq!((st.parser.subtiles, st.parser.subtiles_clipped), (4, 4));
-    assert_eq!((st.coverage.walked, st.coverage.trivial, st.coverage.partial), (4, 4, 0));
-    assert_eq!((st.sample.samples_trivial, st.sample.samples_tested, st.sample.samples_covered), (512, 0, 512));
+    assert_eq!(
+        (st.coverage.walked, st.coverage.trivial, st.coverage.partial),
+        (4, 4, 0)
+    );
+    assert_eq!(
+        (
+            st.sample.samples_trivial,
+            st.sample.samples_tested,
+            st.sample.samples_covered
+        ),
+        (512, 0, 512)
+    );
     let p = st.packer;
     assert_eq!((p.second_subtiles, p.storage_blocks, p.shared_blocks), (2, 1, 1));
     assert_eq!((p.block_pixels_stored, p.block_pixel_capacity), (128, 256));
@@ -534,9 +754,20 @@ fn trivial_accept_excludes_a_corner_sample_on_an_exclusive_edge() {
         let s = setup_triangle(&cfg, &tri(v)).unwrap();
         let mut st = RasterStats::default();
         let q = raster_triangle_tile(&cfg, &s, 0, [0, 0], &mut st);
-        assert_eq!((st.coverage.trivial, st.coverage.subtiles_rejected_test, st.coverage.partial), (3, 6, 7), "{test:?}");
+        assert_eq!(
+            (
+                st.coverage.trivial,
+                st.coverage.subtiles_rejected_test,
+                st.coverage.partial
+            ),
+            (3, 6, 7),
+            "{test:?}"
+        );
         assert_eq!(st.sample.samples_covered, 465);
-        assert_eq!(quads_to_coverage(&q, 1).unwrap(), reference::triangle(&cfg, &tri(v), &mut Default::default()));
+        assert_eq!(
+            quads_to_coverage(&q, 1).unwrap(),
+            reference::triangle(&cfg, &tri(v), &mut Default::default())
+        );
     }
 }
 
