@@ -43,8 +43,16 @@ fn grid_mesh(cfg: &Config, nx: u32, ny: u32) -> Vec<TriangleFx> {
     for j in 0..ny {
         for i in 0..nx {
             let p = |a: u32, b: u32| pts[((j + b) * (nx + 1) + i + a) as usize];
-            tris.push(TriangleFx { v: [p(0, 0), p(1, 0), p(1, 1)], colour, depth: 0 });
-            tris.push(TriangleFx { v: [p(0, 0), p(1, 1), p(0, 1)], colour, depth: 0 });
+            tris.push(TriangleFx {
+                v: [p(0, 0), p(1, 0), p(1, 1)],
+                colour,
+                depth: 0,
+            });
+            tris.push(TriangleFx {
+                v: [p(0, 0), p(1, 1), p(0, 1)],
+                colour,
+                depth: 0,
+            });
         }
     }
     tris
@@ -59,7 +67,10 @@ fn main() {
     cfg.validate().expect("bench config");
     let (nx, ny) = if quick { (48, 27) } else { (240, 216) };
     let tris = grid_mesh(&cfg, nx, ny);
-    let setups: Vec<_> = tris.iter().map(|t| setup_triangle(&cfg, t).expect("grid triangles are valid")).collect();
+    let setups: Vec<_> = tris
+        .iter()
+        .map(|t| setup_triangle(&cfg, t).expect("grid triangles are valid"))
+        .collect();
     let bbox_samples: u64 = setups.iter().map(|s| s.bbox.pixels() * cfg.msaa as u64).sum();
     println!(
         "scene: {}x{} viewport, {} triangles, {}x MSAA, tile {:?}, sub-tile {:?}, {} bbox samples",
@@ -112,9 +123,20 @@ fn main() {
     }
 
     // Both must agree before their speeds mean anything.
-    assert_eq!(model_samples, ref_covered, "model and reference disagree on covered samples");
-    assert_eq!(quads.len() as u64, ref_quads, "model and reference disagree on quad count");
-    assert_eq!(model_samples, cfg.viewport[0] as u64 * cfg.viewport[1] as u64 * cfg.msaa as u64, "mesh must cover every sample once");
+    assert_eq!(
+        model_samples, ref_covered,
+        "model and reference disagree on covered samples"
+    );
+    assert_eq!(
+        quads.len() as u64,
+        ref_quads,
+        "model and reference disagree on quad count"
+    );
+    assert_eq!(
+        model_samples,
+        cfg.viewport[0] as u64 * cfg.viewport[1] as u64 * cfg.msaa as u64,
+        "mesh must cover every sample once"
+    );
     quads_to_coverage(&quads[..quads.len().min(200_000)], cfg.msaa).expect("quad contract");
 
     let row = |name: &str, secs: f64, tested: u64, nq: u64| {
@@ -126,7 +148,10 @@ fn main() {
             nq as f64 / secs / 1e6
         );
     };
-    println!("{:<12} {:>12}  {:>26}  {:>26}  {:>17}", "rasterizer", "time", "throughput", "work", "quads");
+    println!(
+        "{:<12} {:>12}  {:>26}  {:>26}  {:>17}",
+        "rasterizer", "time", "throughput", "work", "quads"
+    );
     row("model", best_model, st.sample.samples_tested, quads.len() as u64);
     row("reference", best_ref, ref_st.samples_tested, ref_quads);
     let ratio = best_ref / best_model;

@@ -206,10 +206,16 @@ impl Config {
         let pow2 = |v: u32| v != 0 && v.is_power_of_two();
         let [w, h] = self.viewport;
         if !(1..=MAX_VIEWPORT).contains(&w) || !(1..=MAX_VIEWPORT).contains(&h) {
-            return err("viewport", format!("{w}x{h} must be within 1..={MAX_VIEWPORT} on each axis"));
+            return err(
+                "viewport",
+                format!("{w}x{h} must be within 1..={MAX_VIEWPORT} on each axis"),
+            );
         }
         if self.guard_band > MAX_GUARD_BAND {
-            return err("guard_band", format!("{} exceeds the maximum {MAX_GUARD_BAND}", self.guard_band));
+            return err(
+                "guard_band",
+                format!("{} exceeds the maximum {MAX_GUARD_BAND}", self.guard_band),
+            );
         }
         for (i, v) in self.tile.iter().enumerate() {
             if !pow2(*v) || !(2..=256).contains(v) {
@@ -220,7 +226,10 @@ impl Config {
             if !pow2(*v) || *v < 2 || *v > self.tile[i] {
                 return err(
                     "subtile",
-                    format!("subtile[{i}] = {v} must be a power of two, at least 2 and at most tile[{i}] = {}", self.tile[i]),
+                    format!(
+                        "subtile[{i}] = {v} must be a power of two, at least 2 and at most tile[{i}] = {}",
+                        self.tile[i]
+                    ),
                 );
             }
         }
@@ -228,10 +237,16 @@ impl Config {
             return err("msaa", format!("{} is not one of 1, 2, 4, 8, 16", self.msaa));
         }
         if ![1, 2, 4, 8, 16].contains(&self.colours_per_pixel) {
-            return err("colours_per_pixel", format!("{} is not one of 1, 2, 4, 8, 16", self.colours_per_pixel));
+            return err(
+                "colours_per_pixel",
+                format!("{} is not one of 1, 2, 4, 8, 16", self.colours_per_pixel),
+            );
         }
         if ![1, 2, 4].contains(&self.quads_per_clock) {
-            return err("quads_per_clock", format!("{} is not one of 1, 2, 4", self.quads_per_clock));
+            return err(
+                "quads_per_clock",
+                format!("{} is not one of 1, 2, 4", self.quads_per_clock),
+            );
         }
         let bpp = COLOUR_BYTES * self.colours_per_pixel;
         if !pow2(self.colour_block_bytes) || self.colour_block_bytes < 4 * bpp {
@@ -249,28 +264,49 @@ impl Config {
         if sw > self.tile[0] || sh > self.tile[1] {
             return err(
                 "colour_block_bytes",
-                format!("second sub-tile {sw}x{sh} from {} bytes is larger than the tile", self.colour_block_bytes),
+                format!(
+                    "second sub-tile {sw}x{sh} from {} bytes is larger than the tile",
+                    self.colour_block_bytes
+                ),
             );
         }
         for (i, v) in self.second_tile.iter().enumerate() {
             if !pow2(*v) || !(2..=256).contains(v) {
-                return err("second_tile", format!("second_tile[{i}] = {v} must be a power of two in 2..=256"));
+                return err(
+                    "second_tile",
+                    format!("second_tile[{i}] = {v} must be a power of two in 2..=256"),
+                );
             }
         }
         if !(1..=MAX_POINT_SIZE).contains(&self.max_point_size) {
-            return err("max_point_size", format!("{} must be within 1..={MAX_POINT_SIZE}", self.max_point_size));
+            return err(
+                "max_point_size",
+                format!("{} must be within 1..={MAX_POINT_SIZE}", self.max_point_size),
+            );
         }
         if !pow2(self.pixel_info_block_bytes) || !(16..=4096).contains(&self.pixel_info_block_bytes) {
-            return err("pixel_info_block_bytes", format!("{} must be a power of two in 16..=4096", self.pixel_info_block_bytes));
+            return err(
+                "pixel_info_block_bytes",
+                format!("{} must be a power of two in 16..=4096", self.pixel_info_block_bytes),
+            );
         }
         if !(1..=16).contains(&self.sort_digit_bits) {
-            return err("sort_digit_bits", format!("{} must be within 1..=16", self.sort_digit_bits));
+            return err(
+                "sort_digit_bits",
+                format!("{} must be within 1..=16", self.sort_digit_bits),
+            );
         }
         if !(1..=64).contains(&self.blend_lanes) {
             return err("blend_lanes", format!("{} must be within 1..=64", self.blend_lanes));
         }
         if self.blend_pool < self.blend_lanes || self.blend_pool > 64 {
-            return err("blend_pool", format!("{} must be within blend_lanes ({})..=64", self.blend_pool, self.blend_lanes));
+            return err(
+                "blend_pool",
+                format!(
+                    "{} must be within blend_lanes ({})..=64",
+                    self.blend_pool, self.blend_lanes
+                ),
+            );
         }
         if !(1..=64).contains(&self.blend_latency) {
             return err("blend_latency", format!("{} must be within 1..=64", self.blend_latency));
@@ -301,7 +337,10 @@ impl Config {
 
     /// Number of tiles across and up the viewport.
     pub fn tiles(&self) -> [u32; 2] {
-        [self.viewport[0].div_ceil(self.tile[0]), self.viewport[1].div_ceil(self.tile[1])]
+        [
+            self.viewport[0].div_ceil(self.tile[0]),
+            self.viewport[1].div_ceil(self.tile[1]),
+        ]
     }
 
     /// Guard-band limits in fixed point: a coordinate must lie in `[lo, hi]`.

@@ -64,11 +64,22 @@ pub fn drive<M: CycleModel>(
     let mut next = 0usize;
     for cyc in 0..max_cycles {
         let in_valid = next < inputs.len() && !gap(cyc);
-        let input = if next < inputs.len() { inputs[next].clone() } else { M::In::default() };
+        let input = if next < inputs.len() {
+            inputs[next].clone()
+        } else {
+            M::In::default()
+        };
         let out_ready = ready(cyc);
         let (out_valid, output) = m.out();
         let in_ready = m.in_ready(out_ready);
-        trace.push(PortSample { in_valid, in_ready, input: input.clone(), out_valid, out_ready, output: output.clone() });
+        trace.push(PortSample {
+            in_valid,
+            in_ready,
+            input: input.clone(),
+            out_valid,
+            out_ready,
+            output: output.clone(),
+        });
         if out_valid && out_ready {
             outs.push(output);
         }

@@ -2,7 +2,7 @@
 //!
 //! The pure-Rust golden model of the tilerast pipeline: the brute-force reference (layer 1),
 //! the seeds' algorithms at transaction level (layer 2) and, per RTL block, a cycle model
-//! (layer 3). It depends on no HDL crate.
+//! (layer 3, see `cycle.rs`). It depends on no HDL crate.
 
 pub mod config;
 pub mod cycle;
@@ -11,22 +11,27 @@ pub mod reference;
 pub mod samples;
 pub mod scene;
 pub mod setup;
+pub mod streams;
 
-// Seed 000: hierarchical tile rasterization.
+// Seed 000: hierarchical tile rasterization, pixel processor and output merger.
+pub mod output_merger;
+pub mod pixel_processor;
 pub mod quad_packer;
 pub mod raster;
 pub mod sample_raster;
 pub mod subtile_coverage;
 pub mod tile_parser;
-pub mod output_merger;
-pub mod pixel_processor;
+
 // Seed 001: binning and pixel-info store.
 pub mod binner;
 pub mod pixel_info;
+
 // Seed 002: sort-based deferred shading.
 pub mod shading_sort;
+
 // Seed 003: points.
 pub mod point_raster;
+
 // Seed 004: blender with sample-pool merge.
 pub mod blender;
 
@@ -34,5 +39,5 @@ pub mod blender;
 pub mod pipeline;
 
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};
-pub use scene::{Frame, Scene, SceneError};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};
+pub use scene::{Frame, Scene, SceneError};

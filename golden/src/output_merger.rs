@@ -27,7 +27,13 @@ impl OutputMerger {
     pub fn new(cfg: &Config, background: Rgba) -> Self {
         let [w, h] = cfg.viewport;
         let c = cfg.colours_per_pixel;
-        OutputMerger { w, h, c, slots: vec![background; (w * h * c) as usize], bytes_written: 0 }
+        OutputMerger {
+            w,
+            h,
+            c,
+            slots: vec![background; (w * h * c) as usize],
+            bytes_written: 0,
+        }
     }
 
     /// Slot position id of pixel (x, y), slot j: `(y·W + x)·C + j`.
@@ -65,7 +71,11 @@ impl OutputMerger {
                 }
             }
         }
-        Image { width: self.w, height: self.h, rgba }
+        Image {
+            width: self.w,
+            height: self.h,
+            rgba,
+        }
     }
 }
 

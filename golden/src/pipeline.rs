@@ -161,7 +161,10 @@ impl FrameStats {
             ("shading_reuse", reuse),
             ("blend_cycles", self.blend.cycles as f64),
             ("blend_cycles_nomerge", self.blend_nomerge.cycles as f64),
-            ("blend_cycles_saved", self.blend_nomerge.cycles.saturating_sub(self.blend.cycles) as f64),
+            (
+                "blend_cycles_saved",
+                self.blend_nomerge.cycles.saturating_sub(self.blend.cycles) as f64,
+            ),
             ("blend_ops", self.blend.blend_ops as f64),
             ("blend_ops_nomerge", self.blend_nomerge.blend_ops as f64),
             ("framebuffer_bytes", self.framebuffer_bytes as f64),
@@ -263,7 +266,10 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
         let list = bins.read_tile(t)?;
         for prim in list {
             quads.clear();
-            match setups[prim as usize].as_ref().expect("only set-up primitives are binned") {
+            match setups[prim as usize]
+                .as_ref()
+                .expect("only set-up primitives are binned")
+            {
                 Setup::Tri(s) => {
                     if trace {
                         let events = &mut out.subtiles;
@@ -283,8 +289,10 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
                 }
                 Setup::Point(p) => {
                     quads = point_raster::raster_point_tile(cfg, p, prim, t, &mut st.point);
-                    fragments[prim as usize] +=
-                        quads.iter().map(|q| (0..4).filter(|&i| q.pixel_mask(i, cfg.msaa) != 0).count() as u64).sum::<u64>();
+                    fragments[prim as usize] += quads
+                        .iter()
+                        .map(|q| (0..4).filter(|&i| q.pixel_mask(i, cfg.msaa) != 0).count() as u64)
+                        .sum::<u64>();
                 }
             }
             for q in &quads {
@@ -306,8 +314,12 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
 }
 
 /// Blender options used by the pipeline: whole-sample compare, in-flight match, gating.
-pub const PIPELINE_BLEND: BlendOpts =
-    BlendOpts { merge: MergeMode::PerSample, input_buffer: 0, match_in_flight: true, gate_idle_lanes: true };
+pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
+    merge: MergeMode::PerSample,
+    input_buffer: 0,
+    match_in_flight: true,
+    gate_idle_lanes: true,
+};
 
 /// Run the whole pipeline and produce the image.
 pub fn render_frame(frame: &Frame) -> Result<RenderOutput, PipelineError> {
@@ -349,7 +361,12 @@ pub fn render_frame(frame: &Frame) -> Result<RenderOutput, PipelineError> {
                 for (j, slot) in slots.iter().enumerate().take(c) {
                     if let Some(src) = slot {
                         let pos = merger.pos(x, y, j as u32);
-                        blend_in.push(BlendSample { pos, src: *src, dst: merger.read(pos), state: 0 });
+                        blend_in.push(BlendSample {
+                            pos,
+                            src: *src,
+                            dst: merger.read(pos),
+                            state: 0,
+                        });
                     }
                 }
             }
@@ -366,5 +383,8 @@ pub fn render_frame(frame: &Frame) -> Result<RenderOutput, PipelineError> {
         merger.write(pos, c);
     }
     st.framebuffer_bytes = merger.bytes_written;
-    Ok(RenderOutput { image: merger.finish(), raster })
+    Ok(RenderOutput {
+        image: merger.finish(),
+        raster,
+    })
 }

@@ -48,7 +48,12 @@ fn div_round(sum: u32, n: u32) -> u8 {
 
 /// Resolve one pixel: `samples[i]` is sample i's colour if covered. Writes C slots into `out`
 /// (entries beyond C untouched) and returns C.
-pub fn resolve_pixel(cfg: &Config, samples: &[Option<Rgba>], out: &mut [Option<Rgba>; 16], st: &mut PixelStats) -> usize {
+pub fn resolve_pixel(
+    cfg: &Config,
+    samples: &[Option<Rgba>],
+    out: &mut [Option<Rgba>; 16],
+    st: &mut PixelStats,
+) -> usize {
     let s = cfg.msaa as usize;
     let c = cfg.colours_per_pixel as usize;
     debug_assert_eq!(samples.len(), s);
@@ -72,7 +77,12 @@ pub fn resolve_pixel(cfg: &Config, samples: &[Option<Rgba>], out: &mut [Option<R
         if (k as usize) < g {
             st.partial_slots += 1;
         }
-        *slot = Some([div_round(sum[0], k), div_round(sum[1], k), div_round(sum[2], k), div_round(sum[3], g as u32)]);
+        *slot = Some([
+            div_round(sum[0], k),
+            div_round(sum[1], k),
+            div_round(sum[2], k),
+            div_round(sum[3], g as u32),
+        ]);
     }
     if any {
         st.pixels += 1;
@@ -101,7 +111,14 @@ mod tests {
         let mut st = PixelStats::default();
         assert_eq!(resolve_pixel(&c, &[red, red, None, red], &mut out, &mut st), 1);
         assert_eq!(out[0], Some([255, 0, 0, 191]));
-        assert_eq!(st, PixelStats { pixels: 1, slots: 1, partial_slots: 1 });
+        assert_eq!(
+            st,
+            PixelStats {
+                pixels: 1,
+                slots: 1,
+                partial_slots: 1
+            }
+        );
     }
 
     #[test]
@@ -116,7 +133,14 @@ mod tests {
         // slot 0: mean(100,0)=50, mean(0,200)=100, alpha 255·2/2.
         assert_eq!(out[0], Some([50, 100, 0, 255]));
         assert_eq!(out[1], None);
-        assert_eq!(st, PixelStats { pixels: 1, slots: 1, partial_slots: 0 });
+        assert_eq!(
+            st,
+            PixelStats {
+                pixels: 1,
+                slots: 1,
+                partial_slots: 0
+            }
+        );
         // More colours than samples: 2 samples, 4 colours → slots 0,1 ← sample 0; 2,3 ← sample 1.
         let c = cfg(2, 4);
         let mut st = PixelStats::default();

@@ -98,7 +98,11 @@ pub enum QuadError {
 /// sample twice.
 pub fn quads_to_coverage(quads: &[Quad], msaa: u32) -> Result<Coverage, QuadError> {
     let mut cov = Coverage::new();
-    let used = if msaa * 4 == 64 { u64::MAX } else { (1u64 << (4 * msaa)) - 1 };
+    let used = if msaa * 4 == 64 {
+        u64::MAX
+    } else {
+        (1u64 << (4 * msaa)) - 1
+    };
     for q in quads {
         if q.mask == 0 {
             return Err(QuadError::EmptyQuad(*q));
@@ -111,7 +115,10 @@ pub fn quads_to_coverage(quads: &[Quad], msaa: u32) -> Result<Coverage, QuadErro
             if m != 0 {
                 let e = cov.entry(q.pixel_xy(i)).or_insert(0);
                 if *e & m != 0 {
-                    return Err(QuadError::Duplicate { pixel: q.pixel_xy(i), samples: *e & m });
+                    return Err(QuadError::Duplicate {
+                        pixel: q.pixel_xy(i),
+                        samples: *e & m,
+                    });
                 }
                 *e |= m;
             }

@@ -26,9 +26,21 @@ pub fn triangle(cfg: &Config, t: &TriangleFx, st: &mut RefStats) -> Coverage {
     }
     let v = if cw { [p[0], p[2], p[1]] } else { [p[0], p[1], p[2]] };
     let xmin = v.iter().map(|q| q.0).min().unwrap().div_euclid(256).max(0);
-    let xmax = v.iter().map(|q| q.0).max().unwrap().div_euclid(256).min(cfg.viewport[0] as i64 - 1);
+    let xmax = v
+        .iter()
+        .map(|q| q.0)
+        .max()
+        .unwrap()
+        .div_euclid(256)
+        .min(cfg.viewport[0] as i64 - 1);
     let ymin = v.iter().map(|q| q.1).min().unwrap().div_euclid(256).max(0);
-    let ymax = v.iter().map(|q| q.1).max().unwrap().div_euclid(256).min(cfg.viewport[1] as i64 - 1);
+    let ymax = v
+        .iter()
+        .map(|q| q.1)
+        .max()
+        .unwrap()
+        .div_euclid(256)
+        .min(cfg.viewport[1] as i64 - 1);
     let offs = samples::offsets(cfg.msaa);
     for y in ymin..=ymax {
         for x in xmin..=xmax {
@@ -74,7 +86,7 @@ pub fn point(cfg: &Config, p: &PointFx, st: &mut RefStats) -> Coverage {
             ((px + 128).div_euclid(256) * 512, (py + 128).div_euclid(256) * 512)
         };
         let half = n * 256; // N/2 pixels in 1/512
-        // Every pixel whose centre is strictly inside the square (none can lie on its edge).
+                            // Every pixel whose centre is strictly inside the square (none can lie on its edge).
         let lo_x = (cx2 - half).div_euclid(512) - 1;
         let lo_y = (cy2 - half).div_euclid(512) - 1;
         for y in lo_y..lo_y + n + 3 {
@@ -136,8 +148,16 @@ mod tests {
     fn unit_square_of_two_triangles_covers_each_sample_once() {
         // Two triangles sharing a diagonal tile a 4x4 pixel square exactly.
         let c = cfg(4);
-        let a = TriangleFx { v: [[0, 0], [1024, 0], [1024, 1024]], colour: [0; 4], depth: 0 };
-        let b = TriangleFx { v: [[0, 0], [1024, 1024], [0, 1024]], colour: [0; 4], depth: 0 };
+        let a = TriangleFx {
+            v: [[0, 0], [1024, 0], [1024, 1024]],
+            colour: [0; 4],
+            depth: 0,
+        };
+        let b = TriangleFx {
+            v: [[0, 0], [1024, 1024], [0, 1024]],
+            colour: [0; 4],
+            depth: 0,
+        };
         let mut st = RefStats::default();
         let ca = triangle(&c, &a, &mut st);
         let cb = triangle(&c, &b, &mut st);
@@ -150,7 +170,13 @@ mod tests {
     #[test]
     fn point_size_eight_gives_sixty_four() {
         let c = cfg(1);
-        let p = PointFx { pos: [50 * 256 + 77, 40 * 256 + 3], size: 8 * 256, aa: false, colour: [0; 4], depth: 0 };
+        let p = PointFx {
+            pos: [50 * 256 + 77, 40 * 256 + 3],
+            size: 8 * 256,
+            aa: false,
+            colour: [0; 4],
+            depth: 0,
+        };
         assert_eq!(point(&c, &p, &mut RefStats::default()).len(), 64);
         let p = PointFx { size: 9 * 256, ..p };
         assert_eq!(point(&c, &p, &mut RefStats::default()).len(), 81);

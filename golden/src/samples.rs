@@ -41,7 +41,10 @@ pub fn offsets(msaa: u32) -> &'static [(u8, u8)] {
 
 /// Sample offsets in 1/256 pixel (the fixed-point unit of positions).
 pub fn offsets_fx(msaa: u32) -> Vec<(i32, i32)> {
-    offsets(msaa).iter().map(|&(x, y)| (x as i32 * 16, y as i32 * 16)).collect()
+    offsets(msaa)
+        .iter()
+        .map(|&(x, y)| (x as i32 * 16, y as i32 * 16))
+        .collect()
 }
 
 /// All-ones mask for one pixel.

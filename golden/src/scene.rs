@@ -137,14 +137,21 @@ impl Scene {
     /// Read and parse a scene file.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SceneError { file: file.clone(), at: "file".into(), msg: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+            file: file.clone(),
+            at: "file".into(),
+            msg: e.to_string(),
+        })?;
         Scene::from_json(&text, &file)
     }
 
     /// The scene's config: its preset with the overrides applied, validated.
     pub fn config(&self, file: &str) -> Result<Config, SceneError> {
-        let err = |at: String, msg: String| SceneError { file: file.to_string(), at, msg };
+        let err = |at: String, msg: String| SceneError {
+            file: file.to_string(),
+            at,
+            msg,
+        };
         let preset = match self.config.get("preset") {
             None => "default".to_string(),
             Some(serde_json::Value::String(s)) => s.clone(),
@@ -171,7 +178,11 @@ impl Scene {
     pub fn to_frame(&self, file: &str) -> Result<Frame, SceneError> {
         let cfg = self.config(file)?;
         let (lo, hi) = cfg.guard_limits_fx();
-        let err = |at: String, msg: String| SceneError { file: file.to_string(), at, msg };
+        let err = |at: String, msg: String| SceneError {
+            file: file.to_string(),
+            at,
+            msg,
+        };
         let coord = |v: f64, axis: usize, at: String| -> Result<i32, SceneError> {
             let f = to_fixed(v).ok_or_else(|| err(at.clone(), format!("{v} is not a finite coordinate")))?;
             if f < lo[axis] || f > hi[axis] {
@@ -186,7 +197,8 @@ impl Scene {
             }
             Ok(f)
         };
-        let depth = |d: f64, at: String| depth_to_unorm24(d).ok_or_else(|| err(at, format!("{d} is not a depth in [0, 1]")));
+        let depth =
+            |d: f64, at: String| depth_to_unorm24(d).ok_or_else(|| err(at, format!("{d} is not a depth in [0, 1]")));
         let mut prims = Vec::with_capacity(self.primitives.len());
         for (i, p) in self.primitives.iter().enumerate() {
             prims.push(match p {
@@ -198,7 +210,11 @@ impl Scene {
                         }
                     }
                     let depth = depth(t.depth, format!("primitives[{i}].triangle.depth"))?;
-                    PrimitiveFx::Triangle(TriangleFx { v, colour: t.colour, depth })
+                    PrimitiveFx::Triangle(TriangleFx {
+                        v,
+                        colour: t.colour,
+                        depth,
+                    })
                 }
                 Primitive::Point(q) => {
                     let pos = [
@@ -209,14 +225,31 @@ impl Scene {
                     let size = to_fixed(q.size)
                         .filter(|s| *s >= 0 && *s <= (crate::config::MAX_POINT_SIZE as i32 + 1) * ONE)
                         .ok_or_else(|| {
-                            err(at, format!("{} is not a point size in [0, {}]", q.size, crate::config::MAX_POINT_SIZE + 1))
+                            err(
+                                at,
+                                format!(
+                                    "{} is not a point size in [0, {}]",
+                                    q.size,
+                                    crate::config::MAX_POINT_SIZE + 1
+                                ),
+                            )
                         })?;
                     let depth = depth(q.depth, format!("primitives[{i}].point.depth"))?;
-                    PrimitiveFx::Point(PointFx { pos, size, aa: q.aa, colour: q.colour, depth })
+                    PrimitiveFx::Point(PointFx {
+                        pos,
+                        size,
+                        aa: q.aa,
+                        colour: q.colour,
+                        depth,
+                    })
                 }
             });
         }
-        Ok(Frame { cfg, background: self.background, prims })
+        Ok(Frame {
+            cfg,
+            background: self.background,
+            prims,
+        })
     }
 
     /// The built-in default scene: a small frame that exercises triangles of every kind,
@@ -259,18 +292,32 @@ mod tests {
             {"triangle":{"v":[[0,0],[10,0],[0,1000]],"colour":[1,2,3,4]}}]}"#;
         let e = Scene::from_json(s, "t.json").unwrap().to_frame("t.json").unwrap_err();
         assert_eq!(e.at, "primitives[1].triangle.v[2].y");
-        assert!(e.to_string().starts_with("t.json: primitives[1].triangle.v[2].y: 1000 is outside the guard band"));
-        let e = Scene::from_json(r#"{"primitives":[{"triangle":{"v":[[0,0],[1,0]],"colour":[1,2,3,4]}}]}"#, "u.json")
-            .unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("t.json: primitives[1].triangle.v[2].y: 1000 is outside the guard band"));
+        let e = Scene::from_json(
+            r#"{"primitives":[{"triangle":{"v":[[0,0],[1,0]],"colour":[1,2,3,4]}}]}"#,
+            "u.json",
+        )
+        .unwrap_err();
         assert!(e.at.starts_with("line 1 column"), "{e}");
-        let e = Scene::from_json(r#"{"config":{"msaa":3}}"#, "c.json").unwrap().to_frame("c.json").unwrap_err();
-        assert_eq!(e.at, "config.msaa");
-        let e = Scene::from_json(r#"{"config":{"msaaa":4}}"#, "c.json").unwrap().to_frame("c.json").unwrap_err();
-        assert_eq!(e.at, "config.msaaa");
-        let e = Scene::from_json(r#"{"primitives":[{"point":{"pos":[1,1],"size":-2,"colour":[1,2,3,4]}}]}"#, "p.json")
+        let e = Scene::from_json(r#"{"config":{"msaa":3}}"#, "c.json")
             .unwrap()
-            .to_frame("p.json")
+            .to_frame("c.json")
             .unwrap_err();
+        assert_eq!(e.at, "config.msaa");
+        let e = Scene::from_json(r#"{"config":{"msaaa":4}}"#, "c.json")
+            .unwrap()
+            .to_frame("c.json")
+            .unwrap_err();
+        assert_eq!(e.at, "config.msaaa");
+        let e = Scene::from_json(
+            r#"{"primitives":[{"point":{"pos":[1,1],"size":-2,"colour":[1,2,3,4]}}]}"#,
+            "p.json",
+        )
+        .unwrap()
+        .to_frame("p.json")
+        .unwrap_err();
         assert_eq!(e.at, "primitives[0].point.size");
     }
 

@@ -34,7 +34,11 @@ fn extreme_triangles_do_not_overflow_and_match_reference() {
             [[lo[0], hi[1]], [hi[0], lo[1]], [hi[0] - 512, lo[1]]],
         ];
         for v in tris {
-            let t = TriangleFx { v, colour: [1, 2, 3, 4], depth: 0 };
+            let t = TriangleFx {
+                v,
+                colour: [1, 2, 3, 4],
+                depth: 0,
+            };
             let s = setup_triangle(&cfg, &t).expect("extreme triangle sets up");
             // The edge values at the far corners stay well inside i64.
             for e in &s.edges {
@@ -45,16 +49,54 @@ fn extreme_triangles_do_not_overflow_and_match_reference() {
         }
         // Pipeline on a frame made of slivers and points at the extremes, vs the reference.
         let prims = vec![
-            PrimitiveFx::Triangle(TriangleFx { v: tris[2], colour: [9; 4], depth: 0 }),
-            PrimitiveFx::Triangle(TriangleFx { v: tris[3], colour: [9; 4], depth: 0 }),
-            PrimitiveFx::Point(PointFx { pos: [hi[0] - (MAX_GUARD_BAND as i32 - 200) * 256, hi[1] - (MAX_GUARD_BAND as i32 - 200) * 256], size: (MAX_POINT_SIZE as i32 + 1) * 256, aa: false, colour: [1; 4], depth: 0 }),
-            PrimitiveFx::Point(PointFx { pos: [lo[0], lo[1]], size: (MAX_POINT_SIZE as i32 + 1) * 256, aa: true, colour: [1; 4], depth: 0 }),
-            PrimitiveFx::Point(PointFx { pos: [0, 0], size: (MAX_POINT_SIZE as i32 + 1) * 256, aa: true, colour: [1; 4], depth: 0 }),
+            PrimitiveFx::Triangle(TriangleFx {
+                v: tris[2],
+                colour: [9; 4],
+                depth: 0,
+            }),
+            PrimitiveFx::Triangle(TriangleFx {
+                v: tris[3],
+                colour: [9; 4],
+                depth: 0,
+            }),
+            PrimitiveFx::Point(PointFx {
+                pos: [
+                    hi[0] - (MAX_GUARD_BAND as i32 - 200) * 256,
+                    hi[1] - (MAX_GUARD_BAND as i32 - 200) * 256,
+                ],
+                size: (MAX_POINT_SIZE as i32 + 1) * 256,
+                aa: false,
+                colour: [1; 4],
+                depth: 0,
+            }),
+            PrimitiveFx::Point(PointFx {
+                pos: [lo[0], lo[1]],
+                size: (MAX_POINT_SIZE as i32 + 1) * 256,
+                aa: true,
+                colour: [1; 4],
+                depth: 0,
+            }),
+            PrimitiveFx::Point(PointFx {
+                pos: [0, 0],
+                size: (MAX_POINT_SIZE as i32 + 1) * 256,
+                aa: true,
+                colour: [1; 4],
+                depth: 0,
+            }),
         ];
-        let frame = Frame { cfg: cfg.clone(), background: [0; 4], prims: prims.clone() };
+        let frame = Frame {
+            cfg: cfg.clone(),
+            background: [0; 4],
+            prims: prims.clone(),
+        };
         let out = raster_frame(&frame, false).unwrap();
         for (i, p) in prims.iter().enumerate() {
-            let q: Vec<_> = out.quads.iter().filter(|t| t.quad.prim == i as u32).map(|t| t.quad).collect();
+            let q: Vec<_> = out
+                .quads
+                .iter()
+                .filter(|t| t.quad.prim == i as u32)
+                .map(|t| t.quad)
+                .collect();
             let got = quads_to_coverage(&q, msaa).unwrap();
             let want = reference::primitive(&cfg, p, &mut RefStats::default());
             assert_eq!(got, want, "primitive {i} at {msaa}x");
@@ -76,10 +118,19 @@ fn guard_band_edges_are_inclusive_and_one_unit_beyond_is_rejected() {
     assert!(Scene::from_json(&s(192.0), "g").unwrap().to_frame("g").is_ok());
     assert!(Scene::from_json(&s(-32.0), "g").unwrap().to_frame("g").is_ok());
     // 1/512 px beyond rounds (ties to even) back onto the limit: still accepted.
-    assert!(Scene::from_json(&s(192.0 + 1.0 / 512.0), "g").unwrap().to_frame("g").is_ok());
-    let e = Scene::from_json(&s(192.0 + 1.0 / 256.0), "g").unwrap().to_frame("g").unwrap_err();
+    assert!(Scene::from_json(&s(192.0 + 1.0 / 512.0), "g")
+        .unwrap()
+        .to_frame("g")
+        .is_ok());
+    let e = Scene::from_json(&s(192.0 + 1.0 / 256.0), "g")
+        .unwrap()
+        .to_frame("g")
+        .unwrap_err();
     assert_eq!(e.at, "primitives[0].triangle.v[0].x");
-    let e = Scene::from_json(&s(-32.0 - 1.0 / 256.0), "g").unwrap().to_frame("g").unwrap_err();
+    let e = Scene::from_json(&s(-32.0 - 1.0 / 256.0), "g")
+        .unwrap()
+        .to_frame("g")
+        .unwrap_err();
     assert!(e.msg.contains("guard band"), "{e}");
 }
 

@@ -30,7 +30,12 @@ fn check_against_reference(frame: &Frame) -> u64 {
     for tq in &out.quads {
         // Every quad lies in the tile it was emitted for.
         let (x, y) = (2 * tq.quad.qx as u32, 2 * tq.quad.qy as u32);
-        assert_eq!([x / frame.cfg.tile[0], y / frame.cfg.tile[1]], tq.tile, "quad {:?} outside its tile", tq);
+        assert_eq!(
+            [x / frame.cfg.tile[0], y / frame.cfg.tile[1]],
+            tq.tile,
+            "quad {:?} outside its tile",
+            tq
+        );
         per_prim.entry(tq.quad.prim).or_default().push(tq.quad);
     }
     let mut total = 0;
@@ -65,7 +70,11 @@ fn shipped_scenes_match_reference_on_every_preset() {
             if name.ends_with("mesh.json") {
                 // The shipped mesh tiles its viewport: every sample exactly once.
                 let [w, h] = frame.cfg.viewport;
-                assert_eq!(covered, (w * h * frame.cfg.msaa) as u64, "{name} on {preset} is not watertight");
+                assert_eq!(
+                    covered,
+                    (w * h * frame.cfg.msaa) as u64,
+                    "{name} on {preset} is not watertight"
+                );
             }
         }
     }
@@ -79,7 +88,12 @@ fn default_scene_renders_what_it_draws() {
     assert_eq!((w, h), (640, 480));
     let px = |x: usize, y: usize| {
         let o = ((h - 1 - y) * w + x) * 4;
-        [out.image.rgba[o], out.image.rgba[o + 1], out.image.rgba[o + 2], out.image.rgba[o + 3]]
+        [
+            out.image.rgba[o],
+            out.image.rgba[o + 1],
+            out.image.rgba[o + 2],
+            out.image.rgba[o + 3],
+        ]
     };
     // Outside every primitive: the background.
     assert_eq!(px(5, 5), frame.background);
@@ -108,12 +122,30 @@ fn opaque_mesh_covering_viewport_leaves_no_background() {
         let [w, h] = [cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256];
         let c = [10, 200, 30, 255];
         let prims = vec![
-            PrimitiveFx::Triangle(TriangleFx { v: [[0, 0], [w, 0], [w, h]], colour: c, depth: 0 }),
-            PrimitiveFx::Triangle(TriangleFx { v: [[0, 0], [w, h], [0, h]], colour: c, depth: 0 }),
+            PrimitiveFx::Triangle(TriangleFx {
+                v: [[0, 0], [w, 0], [w, h]],
+                colour: c,
+                depth: 0,
+            }),
+            PrimitiveFx::Triangle(TriangleFx {
+                v: [[0, 0], [w, h], [0, h]],
+                colour: c,
+                depth: 0,
+            }),
         ];
-        let frame = Frame { cfg: cfg.clone(), background: [0, 0, 0, 255], prims };
+        let frame = Frame {
+            cfg: cfg.clone(),
+            background: [0, 0, 0, 255],
+            prims,
+        };
         let out = render_frame(&frame).unwrap();
-        assert!(out.image.rgba.chunks(4).all(|p| p == c), "background leaks through at {msaa}x");
-        assert_eq!(out.raster.stats.covered_samples, (cfg.viewport[0] * cfg.viewport[1] * msaa) as u64);
+        assert!(
+            out.image.rgba.chunks(4).all(|p| p == c),
+            "background leaks through at {msaa}x"
+        );
+        assert_eq!(
+            out.raster.stats.covered_samples,
+            (cfg.viewport[0] * cfg.viewport[1] * msaa) as u64
+        );
     }
 }
