@@ -38,6 +38,9 @@ pub mod blender;
 // The whole frame, stage by stage.
 pub mod pipeline;
 
+// The RTL blocks wired together, as a cycle model.
+pub mod raster_core;
+
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};
 pub use scene::{Frame, Scene, SceneError};

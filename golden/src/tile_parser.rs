@@ -307,3 +307,184 @@ mod tests {
         assert_eq!(parse_tile(&c, [0, 3]).unwrap_err().field, "tile");
     }
 }
+
+// ===== cycle model =====
+//
+// `TileParserCycle`: the cycle model of `hw/src/tile_parser.rs` (see that file's header for the
+// block diagram). It mirrors the block's registers one for one.
+//
+// In: `streams::Edges` (setup → tile parser). Out: `streams::Cand` (→ sub-tile coverage).
+// Walk: with c0 = bx0/SW, c1 = bx1/SW, r0 = by0/SH, r1 = by1/SH, rows r0..=r1 bottom-up and in each
+// row columns c0..=c1 left → right: exactly `subtile_coverage::classify_tile`'s walk order with
+// the row (claim 6) and column (claim 7) rejected sub-tiles skipped at no cost. E steps
+// incrementally: next column `E += a·SW·256`, next row `E_row += b·SH·256, E = E_row`. Like the
+// RTL, the a/b and E registers keep `edge_widths(cfg)` signed bits (sign-extended; exact for
+// everything setup produces, wrapping otherwise). The last visited sub-tile carries `last`; an `empty` command
+// gives one `none = last = 1` candidate (other fields loaded from the input as usual).
+//
+// Timing (exact): `in_ready = !out_valid | (out_ready & out_last)`. A beat accepted at edge k
+// shows its first candidate in cycle k+1; with `out_ready` high, one candidate per cycle, and the
+// next beat is accepted at the edge where the last candidate transfers, so back-to-back commands
+// have no bubble: n visited sub-tiles cost exactly n cycles. Flush clears every register (the
+// state after `flush` equals the state after `new`).
+
+use crate::cycle::CycleModel;
+use crate::streams::{Cand, Edges};
+
+/// Wrap to a signed 48-bit value (the RTL's `Signed<48>` arithmetic).
+#[inline]
+pub(crate) fn wrap48(v: i64) -> i64 {
+    wrap_bits(v, 48)
+}
+
+/// Wrap to a signed `n`-bit value (bits ≥ n copy bit n − 1), 1 ≤ n ≤ 64.
+#[inline]
+pub fn wrap_bits(v: i64, n: u32) -> i64 {
+    (v << (64 - n)) >> (64 - n)
+}
+
+/// Internal widths the edge datapath of the tile parser and sub-tile coverage blocks needs for
+/// `cfg`: `(coef_bits, e_bits)`, signed. The stream ports stay `Signed<24>` / `Signed<48>`
+/// (widths of the largest configuration); inside, registers and adders only keep these many
+/// low bits and sign-extend the rest (a preset constant mask: yosys merges the copies and
+/// prunes the carry chain above), which roughly removes a quarter of their cost at `ice40`.
+///
+/// Bound: vertices lie in the guard band, x ∈ [−g, W + g]·256, so |a| = |y_i − y_j| ≤ (H + 2g)·256
+/// and |b| ≤ (W + 2g)·256. Every point p the blocks evaluate (sub-tile origins, area and
+/// sample-hull corners of viewport-clipped sub-tiles) lies in [0, W·256] × [0, H·256], and
+/// E(p) = a·(p_x − x_i) + b·(p_y − y_i) − bias, so |E| ≤ |a|·(W + g)·256 + |b|·(H + g)·256 + 1.
+/// `tests/tile_parser_cycle.rs` checks it at the guard-band extremes of every preset.
+pub fn edge_widths(cfg: &Config) -> (u32, u32) {
+    let (w, h, g) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64, cfg.guard_band as i64);
+    let one = crate::config::ONE as i64;
+    let (amax, bmax) = ((h + 2 * g) * one, (w + 2 * g) * one);
+    let emax = amax * (w + g) * one + bmax * (h + g) * one + 1;
+    // Smallest n with |v| ≤ 2^(n−1) − 1.
+    let bits = |v: i64| 65 - (v as u64).leading_zeros();
+    (bits(amax.max(bmax)).min(24), bits(emax).min(48))
+}
+
+/// Cycle model of the tile parser block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileParserCycle {
+    lsw: u32,
+    lsh: u32,
+    /// `edge_widths(cfg)`: registers keep a/b in `cb` and E in `eb` signed bits.
+    cb: u32,
+    eb: u32,
+    valid: bool,
+    /// The held candidate (the block's output registers).
+    cand: Cand,
+    c0: u32,
+    c1: u32,
+    r1: u32,
+    /// E at the origin of sub-tile (c0, row).
+    erow: [i64; 3],
+}
+
+impl TileParserCycle {
+    /// Idle model for `cfg`.
+    pub fn new(cfg: &Config) -> Self {
+        let (cb, eb) = edge_widths(cfg);
+        TileParserCycle::idle(cfg.subtile[0].trailing_zeros(), cfg.subtile[1].trailing_zeros(), cb, eb)
+    }
+
+    fn idle(lsw: u32, lsh: u32, cb: u32, eb: u32) -> Self {
+        TileParserCycle {
+            lsw,
+            lsh,
+            cb,
+            eb,
+            valid: false,
+            cand: Cand::default(),
+            c0: 0,
+            c1: 0,
+            r1: 0,
+            erow: [0; 3],
+        }
+    }
+
+    /// Cycles the block needs for one command with `out_ready` always high: the number of
+    /// visited sub-tiles (1 for an empty command).
+    pub fn cycles_for(cfg: &Config, e: &Edges) -> u64 {
+        if e.empty {
+            return 1;
+        }
+        let [sw, sh] = cfg.subtile;
+        let cols = (e.bx1 / sw).wrapping_sub(e.bx0 / sw).wrapping_add(1) & 0xff;
+        let rows = (e.by1 / sh).wrapping_sub(e.by0 / sh).wrapping_add(1) & 0xff;
+        cols as u64 * rows as u64
+    }
+}
+
+impl CycleModel for TileParserCycle {
+    type In = Edges;
+    type Out = Cand;
+
+    fn out(&self) -> (bool, Cand) {
+        (self.valid, self.cand)
+    }
+
+    fn in_ready(&self, out_ready: bool) -> bool {
+        !self.valid || (out_ready && self.cand.last)
+    }
+
+    fn clock(&mut self, in_valid: bool, inp: &Edges, out_ready: bool, flush: bool) {
+        if flush {
+            *self = TileParserCycle::idle(self.lsw, self.lsh, self.cb, self.eb);
+            return;
+        }
+        let accept = in_valid && self.in_ready(out_ready);
+        let fire = self.valid && out_ready;
+        if accept {
+            debug_assert!(inp.prim < 1 << 24 && inp.tile_x < 256 && inp.tile_y < 256);
+            debug_assert!(inp.bx0 < 256 && inp.by0 < 256 && inp.bx1 < 256 && inp.by1 < 256);
+            debug_assert!(inp.vis_w < 512 && inp.vis_h < 512);
+            debug_assert!(inp.e.iter().all(|&e| wrap48(e) == e));
+            let (cb, eb) = (self.cb, self.eb);
+            let e = inp.e.map(|v| wrap_bits(v, eb));
+            let (c0, c1) = (inp.bx0 >> self.lsw, inp.bx1 >> self.lsw);
+            let (r0, r1) = (inp.by0 >> self.lsh, inp.by1 >> self.lsh);
+            self.valid = true;
+            self.cand = Cand {
+                prim: inp.prim,
+                tile_x: inp.tile_x,
+                tile_y: inp.tile_y,
+                col: c0,
+                row: r0,
+                e,
+                a: inp.a.map(|v| wrap_bits(v as i64, cb) as i32),
+                b: inp.b.map(|v| wrap_bits(v as i64, cb) as i32),
+                vis_w: inp.vis_w,
+                vis_h: inp.vis_h,
+                last: inp.empty || (c0 == c1 && r0 == r1),
+                none: inp.empty,
+            };
+            self.c0 = c0;
+            self.c1 = c1;
+            self.r1 = r1;
+            self.erow = e;
+        } else if fire {
+            let c = &mut self.cand;
+            if c.last {
+                self.valid = false;
+            } else if c.col == self.c1 {
+                let row = (c.row + 1) & 0xff;
+                for k in 0..3 {
+                    self.erow[k] = wrap_bits(self.erow[k] + ((c.b[k] as i64) << (8 + self.lsh)), self.eb);
+                }
+                c.col = self.c0;
+                c.row = row;
+                c.e = self.erow;
+                c.last = row == self.r1 && self.c0 == self.c1;
+            } else {
+                let col = (c.col + 1) & 0xff;
+                for k in 0..3 {
+                    c.e[k] = wrap_bits(c.e[k] + ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
+                }
+                c.col = col;
+                c.last = col == self.c1 && c.row == self.r1;
+            }
+        }
+    }
+}

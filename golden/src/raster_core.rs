@@ -1,0 +1,163 @@
+//! raster_core: the RTL blocks of seeds 000 and 003 wired together, as a cycle model
+//! (`hw/src/raster_core.rs` is the RTL).
+//!
+//! ```text
+//!            ┌──────────┐ tri ┌───────┐   ┌─────────────┐   ┌──────────────────┐   ┌───────────────┐
+//!  cmd ─────►│ dispatch │────►│ setup │──►│ tile_parser │──►│ subtile_coverage │──►│ sample_raster │─┐
+//!            │ kind FIFO│     └───────┘   └─────────────┘   └──────────────────┘   └───────────────┘ │
+//!            │          │ pt  ┌──────────────┐                                                   ┌───▼───┐  ┌─────────────┐
+//!            │          │────►│ point_raster │──────────────────────────────────────────────────►│ merge │─►│ quad_packer │─► out
+//!            └────┬─────┘     └──────────────┘                                                   └───▲───┘  └─────────────┘
+//!                 └──────────── kinds of the commands in flight, oldest first ──────────────────────┘
+//! ```
+//!
+//! * **Dispatch.** A command is accepted when the kind FIFO has room and the block for its kind
+//!   (setup for triangles, point_raster for points) is ready; its kind is pushed into the FIFO.
+//! * **Merge.** The FIFO's oldest kind selects which path's beats go to the quad packer; the
+//!   beat carrying `last` pops it. So quads leave in command order, and every command ends with
+//!   exactly one `last` beat (see `hw/README.md`).
+//! * **Ready** is evaluated from the output back to the input every cycle (each block's
+//!   `in_ready` may depend combinationally on its `out_ready`); `out()` of every block is
+//!   registered, so the merge's valid is combinational only through the FIFO head.
+//! * **Flush** resets every block and empties the FIFO.
+//!
+//! Latency and throughput are the sum of the blocks' (see their headers); the throughput
+//! benchmark (`golden/benches/throughput.rs`) measures quads per cycle against the bound
+//! emitted quads / Q.
+
+use crate::config::Config;
+use crate::cycle::CycleModel;
+use crate::point_raster::PointRasterCycle;
+use crate::quad_packer::QuadPackerCycle;
+use crate::sample_raster::SampleRasterCycle;
+use crate::setup::SetupCycle;
+use crate::streams::{Beat, Cmd};
+use crate::subtile_coverage::SubtileCoverageCycle;
+use crate::tile_parser::TileParserCycle;
+
+/// Depth of the kind FIFO: commands in flight at once.
+pub const KIND_FIFO_DEPTH: usize = 8;
+
+/// Cycle model of raster_core (In = Cmd, Out = Beat with `block`).
+#[derive(Clone, Debug)]
+pub struct RasterCoreCycle {
+    pub setup: SetupCycle,
+    pub tile_parser: TileParserCycle,
+    pub coverage: SubtileCoverageCycle,
+    pub sample: SampleRasterCycle,
+    pub point: PointRasterCycle,
+    pub packer: QuadPackerCycle,
+    /// Kinds of the commands in flight (bit i of `kinds` = i-th oldest; 1 = point).
+    kinds: u32,
+    count: u32,
+}
+
+/// Combinational signals of one cycle, evaluated from the registered state.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wires {
+    head_point: bool,
+    have_head: bool,
+    merge_valid: bool,
+    merge_beat: Beat,
+    packer_in_ready: bool,
+    sample_out_ready: bool,
+    point_out_ready: bool,
+    coverage_out_ready: bool,
+    parser_out_ready: bool,
+    setup_out_ready: bool,
+    setup_in_ready: bool,
+    point_in_ready: bool,
+}
+
+impl RasterCoreCycle {
+    pub fn new(cfg: &Config) -> Self {
+        RasterCoreCycle {
+            setup: SetupCycle::new(cfg),
+            tile_parser: TileParserCycle::new(cfg),
+            coverage: SubtileCoverageCycle::new(cfg),
+            sample: SampleRasterCycle::new(cfg),
+            point: PointRasterCycle::new(cfg),
+            packer: QuadPackerCycle::new(cfg),
+            kinds: 0,
+            count: 0,
+        }
+    }
+
+    /// Commands accepted whose `last` beat has not reached the quad packer yet.
+    pub fn in_flight(&self) -> u32 {
+        self.count
+    }
+
+    fn wires(&self, out_ready: bool) -> Wires {
+        let mut w = Wires {
+            have_head: self.count > 0,
+            head_point: self.kinds & 1 == 1,
+            ..Wires::default()
+        };
+        w.packer_in_ready = self.packer.in_ready(out_ready);
+        let (sv, sb) = self.sample.out();
+        let (pv, pb) = self.point.out();
+        if w.have_head {
+            if w.head_point {
+                w.merge_valid = pv;
+                w.merge_beat = pb;
+            } else {
+                w.merge_valid = sv;
+                w.merge_beat = sb;
+            }
+        }
+        w.sample_out_ready = w.have_head && !w.head_point && w.packer_in_ready;
+        w.point_out_ready = w.have_head && w.head_point && w.packer_in_ready;
+        w.coverage_out_ready = self.sample.in_ready(w.sample_out_ready);
+        w.parser_out_ready = self.coverage.in_ready(w.coverage_out_ready);
+        w.setup_out_ready = self.tile_parser.in_ready(w.parser_out_ready);
+        w.setup_in_ready = self.setup.in_ready(w.setup_out_ready);
+        w.point_in_ready = self.point.in_ready(w.point_out_ready);
+        w
+    }
+}
+
+impl CycleModel for RasterCoreCycle {
+    type In = Cmd;
+    type Out = Beat;
+
+    fn out(&self) -> (bool, Beat) {
+        self.packer.out()
+    }
+
+    fn in_ready(&self, out_ready: bool) -> bool {
+        let w = self.wires(out_ready);
+        (self.count as usize) < KIND_FIFO_DEPTH && w.setup_in_ready && w.point_in_ready
+    }
+
+    fn clock(&mut self, in_valid: bool, inp: &Cmd, out_ready: bool, flush: bool) {
+        let w = self.wires(out_ready);
+        let fifo_room = (self.count as usize) < KIND_FIFO_DEPTH;
+        let accept = in_valid && fifo_room && w.setup_in_ready && w.point_in_ready;
+        let is_point = inp.kind == 1;
+        // Every block sees this cycle's inputs, then all clock together.
+        let (cv, cand) = self.tile_parser.out();
+        let (jv, job) = self.coverage.out();
+        let (ev, edges) = self.setup.out();
+        let pop = w.merge_valid && w.packer_in_ready && w.merge_beat.last;
+        self.packer.clock(w.merge_valid, &w.merge_beat, out_ready, flush);
+        self.sample.clock(jv, &job, w.sample_out_ready, flush);
+        self.coverage.clock(cv, &cand, w.coverage_out_ready, flush);
+        self.tile_parser.clock(ev, &edges, w.parser_out_ready, flush);
+        self.setup.clock(accept && !is_point, inp, w.setup_out_ready, flush);
+        self.point.clock(accept && is_point, inp, w.point_out_ready, flush);
+        if flush {
+            self.kinds = 0;
+            self.count = 0;
+            return;
+        }
+        if pop {
+            self.kinds >>= 1;
+            self.count -= 1;
+        }
+        if accept {
+            self.kinds |= (is_point as u32) << self.count;
+            self.count += 1;
+        }
+    }
+}

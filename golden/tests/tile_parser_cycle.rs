@@ -1,0 +1,458 @@
+//! The tile parser's cycle model (`TileParserCycle`) against the golden transaction model: for
+//! random triangles and tiles on every preset (and two odd configurations), under random input
+//! gaps and random `out_ready` (with long stalls), the transferred candidates are exactly the
+//! sub-tiles golden `subtile_coverage` walks after row / column rejection, in walk order, with
+//! E equal to golden's edge evaluation at each sub-tile origin and exactly one `last` per
+//! command. Plus: no bubble between commands, flush in the middle, and a worked case with its
+//! cycle-by-cycle timing derived by hand.
+
+use proptest::prelude::*;
+use tilerast_golden::config::Config;
+use tilerast_golden::cycle::{drive, CycleModel};
+use tilerast_golden::prim::TriangleFx;
+use tilerast_golden::setup::{setup_triangle, TriSetup};
+use tilerast_golden::streams::{Cand, Cmd, Edges};
+use tilerast_golden::subtile_coverage::offset_bits;
+use tilerast_golden::subtile_coverage::{classify_tile_traced, CoverageStats, SubtileFate};
+use tilerast_golden::tile_parser::{edge_widths, parse_tile, tile_rect, TileParserCycle};
+
+// ───────────────────────────── helpers ─────────────────────────────
+
+/// Presets plus two odd configurations (clipped sub-tiles, non-square tiles).
+fn configs() -> Vec<Config> {
+    let mut v: Vec<Config> = ["ice40", "default", "full"]
+        .iter()
+        .map(|p| Config::preset(p).unwrap())
+        .collect();
+    let mut odd = Config::preset("default").unwrap();
+    odd.viewport = [100, 75];
+    odd.guard_band = 64;
+    v.push(odd);
+    let mut odd2 = Config::preset("default").unwrap();
+    odd2.viewport = [50, 37];
+    odd2.guard_band = 40;
+    odd2.tile = [32, 16];
+    odd2.subtile = [4, 4];
+    odd2.colour_block_bytes = 64;
+    odd2.validate().unwrap();
+    v.push(odd2);
+    v
+}
+
+/// Small deterministic PRNG (xorshift64*) for ready / gap patterns.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A ready pattern: mostly random, with long stalls (5..=40 cycles) now and then.
+fn ready_pattern(seed: u64, p_ready: u64) -> impl FnMut(u64) -> bool {
+    let mut rng = Rng(seed | 1);
+    let mut stall = 0u64;
+    move |_| {
+        if stall == 0 && rng.below(30) == 0 {
+            stall = 5 + rng.below(36);
+        }
+        if stall > 0 {
+            stall -= 1;
+            return false;
+        }
+        rng.below(100) < p_ready
+    }
+}
+
+fn gap_pattern(seed: u64, p_gap: u64) -> impl FnMut(u64) -> bool {
+    let mut rng = Rng(seed.rotate_left(17) | 1);
+    move |_| rng.below(100) < p_gap
+}
+
+/// The `Edges` beat setup sends for `tri` in `tile` (golden setup translated by hand: bbox
+/// clipped to the tile, E evaluated at the origin of sub-tile (bx0/SW, by0/SH)); empty if the
+/// bbox misses the tile.
+fn edges_for(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2]) -> Edges {
+    let rect = tile_rect(cfg, tile).unwrap();
+    let mut e = Edges {
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        vis_w: rect.width(),
+        vis_h: rect.height(),
+        ..Default::default()
+    };
+    for k in 0..3 {
+        e.a[k] = tri.edges[k].a as i32;
+        e.b[k] = tri.edges[k].b as i32;
+    }
+    let bb = tri.bbox;
+    if bb.x1 < rect.x0 || bb.x0 > rect.x1 || bb.y1 < rect.y0 || bb.y0 > rect.y1 {
+        e.empty = true;
+        return e;
+    }
+    e.bx0 = bb.x0.max(rect.x0) - rect.x0;
+    e.bx1 = bb.x1.min(rect.x1) - rect.x0;
+    e.by0 = bb.y0.max(rect.y0) - rect.y0;
+    e.by1 = bb.y1.min(rect.y1) - rect.y0;
+    let [sw, sh] = cfg.subtile;
+    let ox = (rect.x0 + e.bx0 / sw * sw) as i64 * 256;
+    let oy = (rect.y0 + e.by0 / sh * sh) as i64 * 256;
+    for k in 0..3 {
+        e.e[k] = tri.edges[k].eval(ox, oy);
+    }
+    e
+}
+
+/// What golden says the parser must produce for `tri` in `tile`: the sub-tiles that survive
+/// row and column rejection, in walk order, each with E at its origin; the last one carries
+/// `last`; none at all gives one `none + last` candidate.
+fn expected(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<Cand> {
+    let pt = parse_tile(cfg, [e.tile_x, e.tile_y]).unwrap();
+    let mut walked = Vec::new();
+    // (golden `classify_tile` is only defined for tiles the bbox meets: the pipeline never
+    // calls it for others, and its empty-run loops assume that.)
+    let meets = pt.rect.overlaps(tri.bbox.x0, tri.bbox.y0, tri.bbox.x1, tri.bbox.y1);
+    assert_eq!(meets, !e.empty);
+    if meets {
+        classify_tile_traced(cfg, tri, &pt, &mut CoverageStats::default(), &mut Vec::new(), |s, f| {
+            if !matches!(f, SubtileFate::RejectedRow | SubtileFate::RejectedColumn) {
+                walked.push(*s);
+            }
+        });
+    }
+    let base = Cand {
+        prim: e.prim,
+        tile_x: e.tile_x,
+        tile_y: e.tile_y,
+        a: e.a,
+        b: e.b,
+        vis_w: e.vis_w,
+        vis_h: e.vis_h,
+        ..Default::default()
+    };
+    if walked.is_empty() {
+        assert!(e.empty, "golden walks nothing but setup said non-empty: {e:?}");
+        return vec![Cand {
+            col: e.bx0 / cfg.subtile[0],
+            row: e.by0 / cfg.subtile[1],
+            e: e.e,
+            last: true,
+            none: true,
+            ..base
+        }];
+    }
+    let n = walked.len();
+    walked
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (ox, oy) = (s.rect.x0 as i64 * 256, s.rect.y0 as i64 * 256);
+            Cand {
+                col: s.col,
+                row: s.row,
+                e: tri.edges.map(|ed| ed.eval(ox, oy)),
+                last: i + 1 == n,
+                ..base
+            }
+        })
+        .collect()
+}
+
+/// A random triangle: centre anywhere in the viewport (± guard band a little), size class from
+/// sub-pixel slivers to several tiles, or vertices at the guard band's corners.
+fn gen_tri(cfg: &Config, r: &[u32; 8]) -> TriangleFx {
+    let g = cfg.guard_band as i64 / 2;
+    let cx = (r[0] as i64 % (cfg.viewport[0] as i64 + 2 * g) - g) * 256 + (r[1] % 256) as i64;
+    let cy = (r[2] as i64 % (cfg.viewport[1] as i64 + 2 * g) - g) * 256 + (r[3] % 256) as i64;
+    let (lo, hi) = cfg.guard_limits_fx();
+    if r[4] % 6 == 5 {
+        // Guard-band extremes: every vertex at a corner of the guard band (widest edges).
+        let corner = |v: u32| [[lo[0], hi[0]][v as usize & 1], [lo[1], hi[1]][(v >> 1) as usize & 1]];
+        return TriangleFx {
+            v: [corner(r[5]), corner(r[6]), corner(r[7])],
+            colour: [0; 4],
+            depth: 0,
+        };
+    }
+    let size = [
+        2i64,
+        256,
+        4 * 256,
+        cfg.tile[0] as i64 * 256,
+        3 * cfg.tile[0] as i64 * 256,
+    ][r[4] as usize % 5];
+    let off = |v: u32| (v as i64 % (2 * size + 1)) - size;
+    let clamp = |v: i64, i: usize| v.clamp(lo[i] as i64, hi[i] as i64) as i32;
+    TriangleFx {
+        v: [
+            [clamp(cx + off(r[5]), 0), clamp(cy + off(r[6]), 1)],
+            [clamp(cx + off(r[7]), 0), clamp(cy + off(r[5] ^ r[6]), 1)],
+            [
+                clamp(cx + off(r[6].rotate_left(7)), 0),
+                clamp(cy + off(r[7].rotate_left(13)), 1),
+            ],
+        ],
+        colour: [0; 4],
+        depth: 0,
+    }
+}
+
+/// Commands for a triangle: every tile its bbox touches (at most 12, spread over the range),
+/// plus one random tile (often empty).
+fn commands(cfg: &Config, tri: &TriSetup, prim: u32, pick: u32) -> Vec<Edges> {
+    let [tw, th] = cfg.tile;
+    let [nx, ny] = cfg.tiles();
+    let mut tiles = Vec::new();
+    for ty in tri.bbox.y0 / th..=tri.bbox.y1 / th {
+        for tx in tri.bbox.x0 / tw..=tri.bbox.x1 / tw {
+            tiles.push([tx, ty]);
+        }
+    }
+    if tiles.len() > 12 {
+        let step = tiles.len() / 12;
+        tiles = tiles.into_iter().step_by(step).take(12).collect();
+    }
+    tiles.push([pick % nx, (pick / nx) % ny]);
+    tiles.into_iter().map(|t| edges_for(cfg, tri, prim, t)).collect()
+}
+
+// ───────────────────────────── properties ─────────────────────────────
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Random triangles × tiles × configurations, random gaps and ready: the candidate stream
+    /// is golden's walk, E included.
+    #[test]
+    fn candidates_match_golden_walk(ci in 0usize..5, r in prop::array::uniform8(0u32..u32::MAX), pick in 0u32..10_000,
+                                    seed in any::<u64>(), p_ready in 20u64..=100, p_gap in 0u64..70) {
+        let cfg = configs()[ci].clone();
+        let t = gen_tri(&cfg, &r);
+        let Ok(tri) = setup_triangle(&cfg, &t) else { return Ok(()); };
+        let cmds = commands(&cfg, &tri, r[0] & 0xff_ffff, pick);
+        let want: Vec<Cand> = cmds.iter().flat_map(|e| expected(&cfg, &tri, e)).collect();
+        let mut m = TileParserCycle::new(&cfg);
+        let n = want.len();
+        let (got, trace) = drive(&mut m, &cmds, gap_pattern(seed, p_gap), ready_pattern(seed, p_ready),
+                                 |o: &[Cand]| o.len() >= n, 100_000);
+        prop_assert_eq!(&got, &want);
+        prop_assert_eq!(got.iter().filter(|c| c.last).count(), cmds.len());
+        // Outputs are held while stalled: a valid candidate not taken is shown again unchanged.
+        for w in trace.windows(2) {
+            if w[0].out_valid && !w[0].out_ready {
+                prop_assert!(w[1].out_valid);
+                prop_assert_eq!(w[1].output, w[0].output);
+            }
+        }
+    }
+
+    /// This test's `Edges` (golden setup translated by hand) agree with the setup stage's own
+    /// transaction-level helper `setup::edges_for` (the setup → tile parser contract).
+    #[test]
+    fn edges_agree_with_setup_edges_for(ci in 0usize..5, r in prop::array::uniform8(0u32..u32::MAX), pick in 0u32..10_000) {
+        let cfg = configs()[ci].clone();
+        let t = gen_tri(&cfg, &r);
+        let Ok(tri) = setup_triangle(&cfg, &t) else { return Ok(()); };
+        for e in commands(&cfg, &tri, 11, pick) {
+            let cmd = Cmd { kind: 0, prim: 11, tile_x: e.tile_x, tile_y: e.tile_y, v: t.v, size: 0, aa: false };
+            let s = tilerast_golden::setup::edges_for(&cfg, &cmd);
+            prop_assert_eq!(s.empty, e.empty);
+            if !e.empty {
+                prop_assert_eq!(s, e);
+            }
+        }
+    }
+
+    /// With ready always high and no gaps, n visited sub-tiles cost exactly n cycles, commands
+    /// back to back without a bubble: `out_valid` is high from cycle 1 to cycle Σn.
+    #[test]
+    fn one_subtile_per_cycle_no_bubble(ci in 0usize..5, r in prop::array::uniform8(0u32..u32::MAX), pick in 0u32..10_000) {
+        let cfg = configs()[ci].clone();
+        let Ok(tri) = setup_triangle(&cfg, &gen_tri(&cfg, &r)) else { return Ok(()); };
+        let cmds = commands(&cfg, &tri, 7, pick);
+        let total: u64 = cmds.iter().map(|e| TileParserCycle::cycles_for(&cfg, e)).sum();
+        let mut m = TileParserCycle::new(&cfg);
+        let (got, trace) = drive(&mut m, &cmds, |_| false, |_| true, |o: &[Cand]| o.len() as u64 >= total, 100_000);
+        prop_assert_eq!(got.len() as u64, total);
+        prop_assert_eq!(trace.len() as u64, total + 1);
+        prop_assert!(!trace[0].out_valid);
+        prop_assert!(trace[1..].iter().all(|s| s.out_valid));
+    }
+}
+
+// ───────────────────────────── worked cases ─────────────────────────────
+
+/// Hand-derived timing. ice40 (SW = SH = 4). Command A: bbox x 1..6, y 5..5 → c0 = 0, c1 = 1,
+/// r0 = r1 = 1: sub-tiles (0,1), (1,1). Command B: empty. Both offered from cycle 0, no gaps;
+/// out_ready low in cycle 2 only.
+///
+/// | cycle | out (valid col,row last none) | out_ready | in_ready = !v │ (rdy & last) | edge    |
+/// |-------|-------------------------------|-----------|------------------------------|---------|
+/// | 0     | idle                          | 1         | 1                            | accept A|
+/// | 1     | A (0,1) last 0                | 1         | 0                            | step    |
+/// | 2     | A (1,1) last 1                | 0         | 0                            | hold    |
+/// | 3     | A (1,1) last 1                | 1         | 1                            | accept B|
+/// | 4     | B none last                   | 1         | 1 (nothing offered)          | → idle  |
+/// | 5     | idle                          | 1         | 1                            |         |
+#[test]
+fn worked_timing_case() {
+    let cfg = Config::preset("ice40").unwrap();
+    let a = Edges {
+        prim: 5,
+        a: [256, -512, 256],
+        b: [0, 256, -256],
+        e: [1000, 2000, 3000],
+        bx0: 1,
+        bx1: 6,
+        by0: 5,
+        by1: 5,
+        vis_w: 16,
+        vis_h: 16,
+        ..Default::default()
+    };
+    let b = Edges {
+        prim: 6,
+        empty: true,
+        vis_w: 16,
+        vis_h: 16,
+        ..Default::default()
+    };
+    let mut m = TileParserCycle::new(&cfg);
+    let (got, tr) = drive(&mut m, &[a, b], |_| false, |c| c != 2, |_| false, 6);
+    let row: Vec<(bool, u32, u32, bool, bool, bool)> = tr
+        .iter()
+        .map(|s| {
+            (
+                s.out_valid,
+                s.output.col,
+                s.output.row,
+                s.output.last,
+                s.output.none,
+                s.in_ready,
+            )
+        })
+        .collect();
+    assert_eq!(
+        row,
+        vec![
+            (false, 0, 0, false, false, true),
+            (true, 0, 1, false, false, false),
+            (true, 1, 1, true, false, false),
+            (true, 1, 1, true, false, true),
+            (true, 0, 0, true, true, true),
+            (false, 0, 0, true, true, true),
+        ]
+    );
+    // E stepped by a·SW·256 = a << 10 from (0,1) to (1,1).
+    assert_eq!(got[0].e, [1000, 2000, 3000]);
+    assert_eq!(got[1].e, [1000 + (256 << 10), 2000 - (512 << 10), 3000 + (256 << 10)]);
+    assert_eq!(got.len(), 3);
+    // Row step: a 1-column, 2-row box: E_row += b·SH·256 = b << 10.
+    let c = Edges {
+        bx0: 0,
+        bx1: 3,
+        by0: 0,
+        by1: 7,
+        ..a
+    };
+    let mut m = TileParserCycle::new(&cfg);
+    let (got, _) = drive(&mut m, &[c], |_| false, |_| true, |o| o.len() == 2, 10);
+    assert_eq!(
+        got.iter().map(|c| (c.col, c.row, c.last)).collect::<Vec<_>>(),
+        vec![(0, 0, false), (0, 1, true)]
+    );
+    assert_eq!(got[1].e, [1000, 2000 + (256 << 10), 3000 - (256 << 10)]);
+}
+
+/// Flush in the middle of a command returns the model to its `new` state; the next command
+/// then runs exactly as from reset.
+#[test]
+fn flush_mid_command_returns_to_idle() {
+    let cfg = Config::preset("default").unwrap();
+    let tri = setup_triangle(
+        &cfg,
+        &TriangleFx {
+            v: [[100, 100], [20000, 300], [900, 15000]],
+            colour: [0; 4],
+            depth: 0,
+        },
+    )
+    .unwrap();
+    let cmd = edges_for(&cfg, &tri, 9, [0, 0]);
+    assert!(TileParserCycle::cycles_for(&cfg, &cmd) > 4);
+    let mut m = TileParserCycle::new(&cfg);
+    m.clock(true, &cmd, true, false);
+    m.clock(false, &Edges::default(), true, false);
+    m.clock(false, &Edges::default(), false, false);
+    assert!(m.out().0);
+    // Flush wins over everything else driven in that cycle.
+    m.clock(true, &cmd, true, true);
+    assert_eq!(m, TileParserCycle::new(&cfg));
+    assert!(!m.out().0 && m.in_ready(false));
+    let want = expected(&cfg, &tri, &cmd);
+    let (got, _) = drive(&mut m, &[cmd], |_| false, |_| true, |o| o.len() == want.len(), 1000);
+    assert_eq!(got, want);
+}
+
+/// The internal widths of the edge datapath (`edge_widths`, `offset_bits`) hold at the guard-band
+/// extremes: every triangle with vertices at the guard band's corners, the viewport's corners or
+/// one unit inside them has |a|, |b| < 2^(cb−1), |E| < 2^(eb−1) anywhere in the viewport (a
+/// linear function's extremes over a rectangle are at its corners), and corner offsets of a
+/// whole sub-tile < 2^(offset_bits−1).
+#[test]
+fn widths_hold_at_guard_band_extremes() {
+    for cfg in configs() {
+        let (cb, eb) = edge_widths(&cfg);
+        let ob = offset_bits(&cfg);
+        let (lo, hi) = cfg.guard_limits_fx();
+        let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
+        let mut pts = Vec::new();
+        for (x0, x1) in [(lo[0], hi[0]), (0, w), (lo[0] + 1, hi[0] - 1)] {
+            for (y0, y1) in [(lo[1], hi[1]), (0, h), (lo[1] + 1, hi[1] - 1)] {
+                pts.extend([[x0, y0], [x1, y0], [x0, y1], [x1, y1]]);
+            }
+        }
+        let (mut amax, mut emax, mut omax) = (0i64, 0i64, 0i64);
+        for &p in &pts {
+            for &q in &pts {
+                for &r in &pts {
+                    let Ok(t) = setup_triangle(
+                        &cfg,
+                        &TriangleFx {
+                            v: [p, q, r],
+                            colour: [0; 4],
+                            depth: 0,
+                        },
+                    ) else {
+                        continue;
+                    };
+                    for e in &t.edges {
+                        amax = amax.max(e.a.abs()).max(e.b.abs());
+                        for (x, y) in [(0, 0), (w, 0), (0, h), (w, h)] {
+                            emax = emax.max(e.eval(x as i64, y as i64).abs());
+                        }
+                        let (sw, sh) = (cfg.subtile[0] as i64 * 256, cfg.subtile[1] as i64 * 256);
+                        omax = omax.max(e.a.abs() * sw + e.b.abs() * sh);
+                    }
+                }
+            }
+        }
+        assert!(amax < 1 << (cb - 1), "{}: |a| {amax} vs {cb} bits", cfg.name);
+        assert!(emax < 1 << (eb - 1), "{}: |E| {emax} vs {eb} bits", cfg.name);
+        assert!(omax < 1 << (ob - 1), "{}: offsets {omax} vs {ob} bits", cfg.name);
+        // The bounds are not loose by more than a bit.
+        assert!(
+            amax >= 1 << (cb - 3) && emax >= 1 << (eb - 3),
+            "{}: {amax} {emax} {cb} {eb}",
+            cfg.name
+        );
+    }
+    let w = |p: &str| edge_widths(&Config::preset(p).unwrap());
+    assert_eq!((w("ice40"), w("default"), w("full")), ((17, 34), (20, 38), (21, 42)));
+}

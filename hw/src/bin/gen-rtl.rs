@@ -1,0 +1,44 @@
+//! Writes `rtl-out/tilerast_<preset>.v` for every preset: raster_core and all its blocks, with
+//! a header naming the exact command that regenerated it. Deterministic (no timestamps), so a
+//! regeneration on an unchanged tree is a no-op; CI checks that with `git diff --exit-code rtl-out`.
+//!
+//! Usage: `cargo run -p tilerast-hw --bin gen-rtl [-- OUT_DIR]` (default: `rtl-out` at the
+//! workspace root).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tilerast_golden::{Config, PRESETS};
+
+fn main() -> ExitCode {
+    let dir = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtl-out"));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    for p in PRESETS {
+        let cfg = match Config::preset(p) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: preset {p}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let text = match tilerast_hw::rtl_file(&cfg) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: preset {p}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let path = dir.join(tilerast_hw::rtl_file_name(p));
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,769 @@
+//! Point rasterizer block (seed 003: point rasterization with odd/even point size).
+//!
+//! Role: turns one point command (one point in one screen tile) into the beats of its quads,
+//! exactly golden `point_raster::raster_point_tile`'s quads in its order; cycle model
+//! `tilerast_golden::point_raster::PointRasterCycle`.
+//!
+//! Ports (valid/ready; a transfer happens at a rising edge where both are high):
+//! * `clock`, `flush` (synchronous: back to idle, output register emptied and zeroed).
+//! * in (cmd, kind = point): `in_valid`, `in_ready`, `in_prim: Bits<24>`,
+//!   `in_tile_x, in_tile_y: Bits<8>`, `in_v0x, in_v0y: Signed<24>` (position, absolute
+//!   1/256 px), `in_size: Bits<24>` (1/256 px), `in_aa: Bit`. The cmd's `kind` and `v1`/`v2`
+//!   are not ports of this block (raster_core routes only points here).
+//! * out (beat): `out_valid`, `out_ready`, `out_prim: Bits<24>`, `out_lane_valid: Bits<4>`,
+//!   per lane l = 0..3 `out_qx_l, out_qy_l: Bits<12>` (absolute quad) and `out_mask_l:
+//!   Bits<64>` (4·S bits), `out_last: Bit`. Lanes l ≥ Q are always 0.
+//!
+//! ```text
+//!  in ──►[accept]──► SX ──► SY ──► SCAN ─────────────► [out register] ──► out
+//!         N = clamp(round½↑ size)   one step per cycle:     prim, lane_valid,
+//!         s = min(size, max·256)    Q quads of a quad row   qx/qy/mask ×4, last
+//!         K_lo, K_hi (adds)          masks = col(x) & row(y)
+//!              │       ▲ ▲
+//!              └─► axis unit (shared by x in SX and y in SY): 2p + K → A0, A1 (1/16 px)
+//!                  clip to tile ∩ viewport → Q0, Q1 − Q0, P0/P1 parity, lo4, hi4, empty
+//! ```
+//!
+//! **Setup, adds and shifts only.** Accept stage (from the ports into registers): N =
+//! `(size + 128) >> 8` clamped to `[1, max_point_size]`, s = `min(size, max_point_size·256)`,
+//! and the two axis adder constants `K_lo, K_hi` = `−256(N−1), +256(N−1)` (AA off) or
+//! `31 − s, s − 1` (AA on). With p the position in 1/256 px, the axis unit computes
+//! `A0 = (2p + K_lo) >> 5` and `A1 = (2p + K_hi) >> 5` in 1/16 px. AA off it clears the low 4
+//! bits of A0 and sets those of A1: the pixel range `[⌊p/256 − (N−1)/2⌋, ⌊p/256 + (N−1)/2⌋]`,
+//! which is the seed's parity-dependent range (odd N: centred on the pixel holding the point;
+//! even N: on the nearest pixel corner). AA on, A0 / A1 are the first / last 1/16-px position
+//! inside `[2p − s, 2p + s)` (1/512 px). Then it clips them to the tile and the viewport
+//! (`[16·tile_origin, 16·min(tile_end, viewport) − 1]`) and splits them into quad (bits
+//! 5..16), pixel parity (bit 4) and in-pixel threshold (bits 0..3).
+//!
+//! **Scan** (the seed's quad-by-quad scan): quad rows bottom-up, in a row left→right, Q =
+//! `quads_per_clock` quads per step. Per quad column the seed's span cases: the first
+//! column with an odd first pixel lights only its right pixels, the last column with an even
+//! last pixel only its left ones (likewise rows: upper / lower); AA off a lit pixel gets all S
+//! bits, so a quad lights 4, 2 or 1 fragments. AA on, the edge pixels get only the samples at
+//! or right of (left of) the in-pixel threshold (a per-preset table of the sample offsets),
+//! and pixel (x, y)'s mask is `col(x) & row(y)`. A lane is valid iff its mask is non-zero.
+//!
+//! **Latency and throughput** (exact; the cycle model reproduces them):
+//! * command accepted in cycle t → SX in t+1 → SY in t+2 → first scan step in t+3 → first
+//!   beat on `out_*` in t+4.
+//! * one scan step per cycle while the output register is free or taken (`advance =
+//!   ¬out_valid ∨ out_ready`); a range of w × h quads (∩ tile ∩ viewport) takes h·⌈w/Q⌉ steps,
+//!   a command missing the tile 1 step. Steps with no valid lane (AA only) cost their cycle
+//!   and emit nothing; the final step always emits and carries `out_last` (a command missing
+//!   its tile emits just that beat, no lane valid).
+//! * `in_ready = IDLE ∨ (SCAN ∧ final step ∧ advance)` (combinational in `out_ready`): back to
+//!   back, a command of k steps occupies k + 2 cycles.
+//!
+//! Order of outputs: command by command; inside a command rows bottom-up, left→right, lanes
+//! in quad order (an empty lane may sit between valid ones with AA on). A lane l < Q that is
+//! not valid still carries `qx = cur + l`, `qy` of the row and mask 0 (the cycle model predicts
+//! it); the payload registers change only when a beat is loaded.
+//!
+//! Size: one shared axis unit (two 26-bit adders, three 21-bit compares) instead of one per
+//! axis; no multiplier; per lane only an equality compare, S-bit masks and a 12-bit add.
+//! Yosys 0.23 `synth_ice40` at the ice40 preset: 564 SB_LUT4, 273 SB_CARRY, 276 flip-flops.
+
+use rust_hdl::prelude::*;
+use tilerast_golden::config::Config;
+use tilerast_golden::point_raster::edge_sample_tables;
+use tilerast_golden::samples;
+
+use crate::emit;
+
+/// The point rasterizer block; see the module header.
+#[derive(LogicBlock)]
+pub struct PointRaster {
+    /// Clock; every register updates on its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous flush: back to idle, output register emptied (payload zeroed).
+    pub flush: Signal<In, Bit>,
+    /// A point command is offered.
+    pub in_valid: Signal<In, Bit>,
+    /// The block takes the offered command at this edge (with `in_valid`).
+    pub in_ready: Signal<Out, Bit>,
+    /// Primitive id.
+    pub in_prim: Signal<In, Bits<24>>,
+    /// Screen tile.
+    pub in_tile_x: Signal<In, Bits<8>>,
+    pub in_tile_y: Signal<In, Bits<8>>,
+    /// Point position, absolute 1/256 px.
+    pub in_v0x: Signal<In, Signed<24>>,
+    pub in_v0y: Signal<In, Signed<24>>,
+    /// Point size, 1/256 px.
+    pub in_size: Signal<In, Bits<24>>,
+    /// Multisample antialiasing for this point.
+    pub in_aa: Signal<In, Bit>,
+    /// A beat is on `out_*`.
+    pub out_valid: Signal<Out, Bit>,
+    /// Downstream takes the beat at this edge (with `out_valid`).
+    pub out_ready: Signal<In, Bit>,
+    /// Primitive id of the beat.
+    pub out_prim: Signal<Out, Bits<24>>,
+    /// Bit l: lane l holds a quad (its mask is non-zero).
+    pub out_lane_valid: Signal<Out, Bits<4>>,
+    /// Absolute quad coordinates of lane l.
+    pub out_qx_0: Signal<Out, Bits<12>>,
+    pub out_qy_0: Signal<Out, Bits<12>>,
+    pub out_qx_1: Signal<Out, Bits<12>>,
+    pub out_qy_1: Signal<Out, Bits<12>>,
+    pub out_qx_2: Signal<Out, Bits<12>>,
+    pub out_qy_2: Signal<Out, Bits<12>>,
+    pub out_qx_3: Signal<Out, Bits<12>>,
+    pub out_qy_3: Signal<Out, Bits<12>>,
+    /// Coverage of lane l: pixel i's S sample bits at [i·S, (i+1)·S).
+    pub out_mask_0: Signal<Out, Bits<64>>,
+    pub out_mask_1: Signal<Out, Bits<64>>,
+    pub out_mask_2: Signal<Out, Bits<64>>,
+    pub out_mask_3: Signal<Out, Bits<64>>,
+    /// Last beat of the command.
+    pub out_last: Signal<Out, Bit>,
+
+    // ---- preset constants
+    c_idle: Constant<Bits<2>>,
+    c_sx: Constant<Bits<2>>,
+    c_sy: Constant<Bits<2>>,
+    c_scan: Constant<Bits<2>>,
+    c_q: Constant<Bits<8>>,
+    c_s1: Constant<Bits<8>>,
+    c_s2: Constant<Bits<8>>,
+    c_s3: Constant<Bits<8>>,
+    c_full: Constant<Bits<64>>,
+    c_tsx: Constant<Bits<8>>,
+    c_tsy: Constant<Bits<8>>,
+    c_tw: Constant<Bits<17>>,
+    c_th: Constant<Bits<17>>,
+    c_vw: Constant<Bits<17>>,
+    c_vh: Constant<Bits<17>>,
+    c_max_n: Constant<Bits<17>>,
+    c_max_s: Constant<Bits<24>>,
+    c_31: Constant<Signed<26>>,
+    c_1: Constant<Signed<26>>,
+    c_sext: Constant<Bits<26>>,
+    c_lo_clr: Constant<Bits<21>>,
+    c_hi_set: Constant<Bits<21>>,
+    c_lane: [Constant<Bits<8>>; 4],
+    c_lane12: [Constant<Bits<12>>; 4],
+    c_lane0: [Constant<Bit>; 4],
+    c_v: [Constant<Bits<4>>; 16],
+    c_gex: [Constant<Bits<64>>; 16],
+    c_lex: [Constant<Bits<64>>; 16],
+    c_gey: [Constant<Bits<64>>; 16],
+    c_ley: [Constant<Bits<64>>; 16],
+
+    // ---- state
+    st: DFF<Bits<2>>,
+    // accept stage
+    prim_r: DFF<Bits<24>>,
+    orgx_r: DFF<Bits<16>>,
+    orgy_r: DFF<Bits<16>>,
+    px_r: DFF<Signed<24>>,
+    py_r: DFF<Signed<24>>,
+    klo_r: DFF<Signed<26>>,
+    khi_r: DFF<Signed<26>>,
+    aa_r: DFF<Bit>,
+    // x axis (SX)
+    q0x_r: DFF<Bits<12>>,
+    nqx_r: DFF<Bits<8>>,
+    p0ox_r: DFF<Bit>,
+    p1ox_r: DFF<Bit>,
+    lo4x_r: DFF<Bits<4>>,
+    hi4x_r: DFF<Bits<4>>,
+    emx_r: DFF<Bit>,
+    // y axis edges (SY)
+    p0oy_r: DFF<Bit>,
+    p1oy_r: DFF<Bit>,
+    lo4y_r: DFF<Bits<4>>,
+    hi4y_r: DFF<Bits<4>>,
+    // scan
+    cur_x: DFF<Bits<12>>,
+    rem_x: DFF<Bits<8>>,
+    col_first: DFF<Bit>,
+    cur_y: DFF<Bits<12>>,
+    rem_y: DFF<Bits<8>>,
+    row_first: DFF<Bit>,
+    empty_r: DFF<Bit>,
+    // output register
+    ov: DFF<Bit>,
+    oprim: DFF<Bits<24>>,
+    olv: DFF<Bits<4>>,
+    olast: DFF<Bit>,
+    oqx: [DFF<Bits<12>>; 4],
+    oqy: [DFF<Bits<12>>; 4],
+    omask: [DFF<Bits<64>>; 4],
+
+    // ---- combinational
+    // accept stage
+    a_sum: Signal<Local, Bits<25>>,
+    a_nraw: Signal<Local, Bits<17>>,
+    a_n: Signal<Local, Bits<17>>,
+    a_d: Signal<Local, Bits<18>>,
+    a_s: Signal<Local, Bits<18>>,
+    a_sd: Signal<Local, Signed<26>>,
+    a_dd: Signal<Local, Signed<26>>,
+    a_klo: Signal<Local, Signed<26>>,
+    a_khi: Signal<Local, Signed<26>>,
+    a_accept: Signal<Local, Bit>,
+    // axis unit
+    ax_y: Signal<Local, Bit>,
+    ax_p: Signal<Local, Signed<24>>,
+    ax_org: Signal<Local, Bits<16>>,
+    ax_tsz: Signal<Local, Bits<17>>,
+    ax_vsz: Signal<Local, Bits<17>>,
+    ax_pb: Signal<Local, Bits<24>>,
+    ax_pe: Signal<Local, Bits<26>>,
+    ax_two: Signal<Local, Signed<26>>,
+    ax_slo: Signal<Local, Signed<26>>,
+    ax_shi: Signal<Local, Signed<26>>,
+    ax_a0raw: Signal<Local, Signed<21>>,
+    ax_a1raw: Signal<Local, Signed<21>>,
+    ax_a0b: Signal<Local, Bits<21>>,
+    ax_a1b: Signal<Local, Bits<21>>,
+    ax_a0: Signal<Local, Signed<21>>,
+    ax_a1: Signal<Local, Signed<21>>,
+    ax_cl: Signal<Local, Signed<21>>,
+    ax_end: Signal<Local, Bits<17>>,
+    ax_vend: Signal<Local, Bits<17>>,
+    ax_chb: Signal<Local, Bits<21>>,
+    ax_ch: Signal<Local, Signed<21>>,
+    ax_a0c: Signal<Local, Signed<21>>,
+    ax_a1c: Signal<Local, Signed<21>>,
+    ax_b0: Signal<Local, Bits<21>>,
+    ax_b1: Signal<Local, Bits<21>>,
+    ax_q0: Signal<Local, Bits<12>>,
+    ax_q1: Signal<Local, Bits<12>>,
+    // scan
+    sc_adv: Signal<Local, Bit>,
+    sc_endrow: Signal<Local, Bit>,
+    sc_lastrow: Signal<Local, Bit>,
+    sc_final: Signal<Local, Bit>,
+    sc_inr: Signal<Local, Bit>,
+    sc_mlox: Signal<Local, Bits<64>>,
+    sc_mhix: Signal<Local, Bits<64>>,
+    sc_mloy: Signal<Local, Bits<64>>,
+    sc_mhiy: Signal<Local, Bits<64>>,
+    sc_fc0x: Signal<Local, Bits<64>>,
+    sc_fc1x: Signal<Local, Bits<64>>,
+    sc_lc0x: Signal<Local, Bits<64>>,
+    sc_lc1x: Signal<Local, Bits<64>>,
+    sc_fc0y: Signal<Local, Bits<64>>,
+    sc_fc1y: Signal<Local, Bits<64>>,
+    sc_lc0y: Signal<Local, Bits<64>>,
+    sc_lc1y: Signal<Local, Bits<64>>,
+    sc_r0a: Signal<Local, Bits<64>>,
+    sc_r0b: Signal<Local, Bits<64>>,
+    sc_r1a: Signal<Local, Bits<64>>,
+    sc_r1b: Signal<Local, Bits<64>>,
+    sc_r0: Signal<Local, Bits<64>>,
+    sc_r1: Signal<Local, Bits<64>>,
+    sc_lok: [Signal<Local, Bit>; 4],
+    sc_in: [Signal<Local, Bit>; 4],
+    sc_ca0: [Signal<Local, Bits<64>>; 4],
+    sc_cb0: [Signal<Local, Bits<64>>; 4],
+    sc_ca1: [Signal<Local, Bits<64>>; 4],
+    sc_cb1: [Signal<Local, Bits<64>>; 4],
+    sc_c0: [Signal<Local, Bits<64>>; 4],
+    sc_c1: [Signal<Local, Bits<64>>; 4],
+    sc_m: [Signal<Local, Bits<64>>; 4],
+    sc_v: [Signal<Local, Bit>; 4],
+    sc_qx: [Signal<Local, Bits<12>>; 4],
+    sc_qy: [Signal<Local, Bits<12>>; 4],
+    sc_lv: Signal<Local, Bits<4>>,
+    sc_emit: Signal<Local, Bit>,
+}
+
+impl PointRaster {
+    /// The block elaborated for a preset: every preset value enters as a constant.
+    pub fn new(cfg: &Config) -> Self {
+        let (ge, le) = edge_sample_tables(cfg.msaa);
+        let s = cfg.msaa as u64;
+        let k8 = |v: u64| Constant::new(Bits::<8>::from(v));
+        let k17 = |v: u32| Constant::new(Bits::<17>::from(v as u64));
+        let tab = |t: [u16; 16]| std::array::from_fn(|v| Constant::new(Bits::<64>::from(t[v] as u64)));
+        PointRaster {
+            clock: Default::default(),
+            flush: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            in_prim: Default::default(),
+            in_tile_x: Default::default(),
+            in_tile_y: Default::default(),
+            in_v0x: Default::default(),
+            in_v0y: Default::default(),
+            in_size: Default::default(),
+            in_aa: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_prim: Default::default(),
+            out_lane_valid: Default::default(),
+            out_qx_0: Default::default(),
+            out_qy_0: Default::default(),
+            out_qx_1: Default::default(),
+            out_qy_1: Default::default(),
+            out_qx_2: Default::default(),
+            out_qy_2: Default::default(),
+            out_qx_3: Default::default(),
+            out_qy_3: Default::default(),
+            out_mask_0: Default::default(),
+            out_mask_1: Default::default(),
+            out_mask_2: Default::default(),
+            out_mask_3: Default::default(),
+            out_last: Default::default(),
+            c_idle: Constant::new(0u64.into()),
+            c_sx: Constant::new(1u64.into()),
+            c_sy: Constant::new(2u64.into()),
+            c_scan: Constant::new(3u64.into()),
+            c_q: k8(cfg.quads_per_clock as u64),
+            c_s1: k8(s),
+            c_s2: k8(2 * s),
+            c_s3: k8(3 * s),
+            c_full: Constant::new((samples::pixel_full_mask(cfg.msaa) as u64).into()),
+            c_tsx: k8(cfg.tile[0].trailing_zeros() as u64),
+            c_tsy: k8(cfg.tile[1].trailing_zeros() as u64),
+            c_tw: k17(cfg.tile[0]),
+            c_th: k17(cfg.tile[1]),
+            c_vw: k17(cfg.viewport[0]),
+            c_vh: k17(cfg.viewport[1]),
+            c_max_n: k17(cfg.max_point_size),
+            c_max_s: Constant::new(((cfg.max_point_size as u64) << 8).into()),
+            c_31: Constant::new(Signed::from(31i64)),
+            c_1: Constant::new(Signed::from(1i64)),
+            c_sext: Constant::new(0x300_0000u64.into()),
+            c_lo_clr: Constant::new(0x1f_fff0u64.into()),
+            c_hi_set: Constant::new(0xfu64.into()),
+            c_lane: std::array::from_fn(|l| k8(l as u64)),
+            c_lane12: std::array::from_fn(|l| Constant::new(Bits::<12>::from(l as u64))),
+            c_lane0: std::array::from_fn(|l| Constant::new(l == 0)),
+            c_v: std::array::from_fn(|v| Constant::new(Bits::<4>::from(v as u64))),
+            c_gex: tab(ge[0]),
+            c_lex: tab(le[0]),
+            c_gey: tab(ge[1]),
+            c_ley: tab(le[1]),
+            st: Default::default(),
+            prim_r: Default::default(),
+            orgx_r: Default::default(),
+            orgy_r: Default::default(),
+            px_r: Default::default(),
+            py_r: Default::default(),
+            klo_r: Default::default(),
+            khi_r: Default::default(),
+            aa_r: Default::default(),
+            q0x_r: Default::default(),
+            nqx_r: Default::default(),
+            p0ox_r: Default::default(),
+            p1ox_r: Default::default(),
+            lo4x_r: Default::default(),
+            hi4x_r: Default::default(),
+            emx_r: Default::default(),
+            p0oy_r: Default::default(),
+            p1oy_r: Default::default(),
+            lo4y_r: Default::default(),
+            hi4y_r: Default::default(),
+            cur_x: Default::default(),
+            rem_x: Default::default(),
+            col_first: Default::default(),
+            cur_y: Default::default(),
+            rem_y: Default::default(),
+            row_first: Default::default(),
+            empty_r: Default::default(),
+            ov: Default::default(),
+            oprim: Default::default(),
+            olv: Default::default(),
+            olast: Default::default(),
+            oqx: Default::default(),
+            oqy: Default::default(),
+            omask: Default::default(),
+            a_sum: Default::default(),
+            a_nraw: Default::default(),
+            a_n: Default::default(),
+            a_d: Default::default(),
+            a_s: Default::default(),
+            a_sd: Default::default(),
+            a_dd: Default::default(),
+            a_klo: Default::default(),
+            a_khi: Default::default(),
+            a_accept: Default::default(),
+            ax_y: Default::default(),
+            ax_p: Default::default(),
+            ax_org: Default::default(),
+            ax_tsz: Default::default(),
+            ax_vsz: Default::default(),
+            ax_pb: Default::default(),
+            ax_pe: Default::default(),
+            ax_two: Default::default(),
+            ax_slo: Default::default(),
+            ax_shi: Default::default(),
+            ax_a0raw: Default::default(),
+            ax_a1raw: Default::default(),
+            ax_a0b: Default::default(),
+            ax_a1b: Default::default(),
+            ax_a0: Default::default(),
+            ax_a1: Default::default(),
+            ax_cl: Default::default(),
+            ax_end: Default::default(),
+            ax_vend: Default::default(),
+            ax_chb: Default::default(),
+            ax_ch: Default::default(),
+            ax_a0c: Default::default(),
+            ax_a1c: Default::default(),
+            ax_b0: Default::default(),
+            ax_b1: Default::default(),
+            ax_q0: Default::default(),
+            ax_q1: Default::default(),
+            sc_adv: Default::default(),
+            sc_endrow: Default::default(),
+            sc_lastrow: Default::default(),
+            sc_final: Default::default(),
+            sc_inr: Default::default(),
+            sc_mlox: Default::default(),
+            sc_mhix: Default::default(),
+            sc_mloy: Default::default(),
+            sc_mhiy: Default::default(),
+            sc_fc0x: Default::default(),
+            sc_fc1x: Default::default(),
+            sc_lc0x: Default::default(),
+            sc_lc1x: Default::default(),
+            sc_fc0y: Default::default(),
+            sc_fc1y: Default::default(),
+            sc_lc0y: Default::default(),
+            sc_lc1y: Default::default(),
+            sc_r0a: Default::default(),
+            sc_r0b: Default::default(),
+            sc_r1a: Default::default(),
+            sc_r1b: Default::default(),
+            sc_r0: Default::default(),
+            sc_r1: Default::default(),
+            sc_lok: Default::default(),
+            sc_in: Default::default(),
+            sc_ca0: Default::default(),
+            sc_cb0: Default::default(),
+            sc_ca1: Default::default(),
+            sc_cb1: Default::default(),
+            sc_c0: Default::default(),
+            sc_c1: Default::default(),
+            sc_m: Default::default(),
+            sc_v: Default::default(),
+            sc_qx: Default::default(),
+            sc_qy: Default::default(),
+            sc_lv: Default::default(),
+            sc_emit: Default::default(),
+        }
+    }
+}
+
+impl Logic for PointRaster {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, st, prim_r, orgx_r, orgy_r, px_r, py_r, klo_r, khi_r, aa_r, q0x_r, nqx_r, p0ox_r, p1ox_r,
+            lo4x_r, hi4x_r, emx_r, p0oy_r, p1oy_r, lo4y_r, hi4y_r, cur_x, rem_x, col_first, cur_y, rem_y, row_first,
+            empty_r, ov, oprim, olv, olast
+        );
+        for l in 0..4 {
+            self.oqx[l].clock.next = self.clock.val();
+            self.oqy[l].clock.next = self.clock.val();
+            self.omask[l].clock.next = self.clock.val();
+            self.oqx[l].d.next = self.oqx[l].q.val();
+            self.oqy[l].d.next = self.oqy[l].q.val();
+            self.omask[l].d.next = self.omask[l].q.val();
+        }
+
+        // ---- accept stage: N, s and the axis adder constants, from the ports.
+        self.a_sum.next = bit_cast::<25, 24>(self.in_size.val()) + 128u64;
+        self.a_nraw.next = self.a_sum.val().get_bits::<17>(8);
+        self.a_n.next = self.a_nraw.val();
+        if self.a_nraw.val() > self.c_max_n.val() {
+            self.a_n.next = self.c_max_n.val();
+        }
+        if !self.a_nraw.val().any() {
+            self.a_n.next = 1u64.into();
+        }
+        self.a_d.next = bit_cast::<18, 17>(self.a_n.val() - 1u64) << 8u64;
+        self.a_s.next = bit_cast::<18, 24>(self.in_size.val());
+        if self.in_size.val() > self.c_max_s.val() {
+            self.a_s.next = bit_cast::<18, 24>(self.c_max_s.val());
+        }
+        self.a_sd.next = signed_cast(bit_cast::<26, 18>(self.a_s.val()));
+        self.a_dd.next = signed_cast(bit_cast::<26, 18>(self.a_d.val()));
+        self.a_klo.next = -self.a_dd.val();
+        self.a_khi.next = self.a_dd.val();
+        if self.in_aa.val() {
+            self.a_klo.next = self.c_31.val() - self.a_sd.val();
+            self.a_khi.next = self.a_sd.val() - self.c_1.val();
+        }
+
+        // ---- axis unit: x in SX, y in SY.
+        self.ax_y.next = self.st.q.val() == self.c_sy.val();
+        self.ax_p.next = self.px_r.q.val();
+        self.ax_org.next = self.orgx_r.q.val();
+        self.ax_tsz.next = self.c_tw.val();
+        self.ax_vsz.next = self.c_vw.val();
+        if self.ax_y.val() {
+            self.ax_p.next = self.py_r.q.val();
+            self.ax_org.next = self.orgy_r.q.val();
+            self.ax_tsz.next = self.c_th.val();
+            self.ax_vsz.next = self.c_vh.val();
+        }
+        // 2p, sign-extended by hand (rust-hdl's `signed_bit_cast` recurses forever on −2^23).
+        self.ax_pb.next = unsigned_cast(self.ax_p.val());
+        self.ax_pe.next = bit_cast::<26, 24>(self.ax_pb.val());
+        if self.ax_pb.val().get_bit(23) {
+            self.ax_pe.next = bit_cast::<26, 24>(self.ax_pb.val()) | self.c_sext.val();
+        }
+        self.ax_two.next = signed_cast(self.ax_pe.val() << 1u64);
+        self.ax_slo.next = self.ax_two.val() + self.klo_r.q.val();
+        self.ax_shi.next = self.ax_two.val() + self.khi_r.q.val();
+        self.ax_a0raw.next = self.ax_slo.val().get_bits::<21>(5);
+        self.ax_a1raw.next = self.ax_shi.val().get_bits::<21>(5);
+        self.ax_a0b.next = unsigned_cast(self.ax_a0raw.val());
+        self.ax_a1b.next = unsigned_cast(self.ax_a1raw.val());
+        if !self.aa_r.q.val() {
+            self.ax_a0b.next = unsigned_cast(self.ax_a0raw.val()) & self.c_lo_clr.val();
+            self.ax_a1b.next = unsigned_cast(self.ax_a1raw.val()) | self.c_hi_set.val();
+        }
+        self.ax_a0.next = signed_cast(self.ax_a0b.val());
+        self.ax_a1.next = signed_cast(self.ax_a1b.val());
+        self.ax_cl.next = signed_cast(bit_cast::<21, 16>(self.ax_org.val()) << 4u64);
+        self.ax_end.next = bit_cast::<17, 16>(self.ax_org.val()) + self.ax_tsz.val();
+        self.ax_vend.next = self.ax_end.val();
+        if self.ax_vsz.val() < self.ax_end.val() {
+            self.ax_vend.next = self.ax_vsz.val();
+        }
+        self.ax_chb.next = (bit_cast::<21, 17>(self.ax_vend.val()) << 4u64) - 1u64;
+        self.ax_ch.next = signed_cast(self.ax_chb.val());
+        self.ax_a0c.next = self.ax_a0.val();
+        if self.ax_a0.val() < self.ax_cl.val() {
+            self.ax_a0c.next = self.ax_cl.val();
+        }
+        self.ax_a1c.next = self.ax_a1.val();
+        if self.ax_a1.val() > self.ax_ch.val() {
+            self.ax_a1c.next = self.ax_ch.val();
+        }
+        self.ax_b0.next = unsigned_cast(self.ax_a0c.val());
+        self.ax_b1.next = unsigned_cast(self.ax_a1c.val());
+        self.ax_q0.next = self.ax_b0.val().get_bits::<12>(5);
+        self.ax_q1.next = self.ax_b1.val().get_bits::<12>(5);
+
+        // ---- scan step.
+        self.sc_adv.next = !self.ov.q.val() | self.out_ready.val();
+        self.sc_endrow.next = self.rem_x.q.val() < self.c_q.val();
+        self.sc_lastrow.next = !self.rem_y.q.val().any();
+        self.sc_final.next = self.empty_r.q.val() | (self.sc_endrow.val() & self.sc_lastrow.val());
+        // Edge samples: at or right of / left of the in-pixel thresholds (tables per preset).
+        self.sc_mlox.next = self.c_gex[0].val();
+        self.sc_mhix.next = self.c_lex[0].val();
+        self.sc_mloy.next = self.c_gey[0].val();
+        self.sc_mhiy.next = self.c_ley[0].val();
+        for v in 1..16 {
+            if self.lo4x_r.q.val() == self.c_v[v].val() {
+                self.sc_mlox.next = self.c_gex[v].val();
+            }
+            if self.hi4x_r.q.val() == self.c_v[v].val() {
+                self.sc_mhix.next = self.c_lex[v].val();
+            }
+            if self.lo4y_r.q.val() == self.c_v[v].val() {
+                self.sc_mloy.next = self.c_gey[v].val();
+            }
+            if self.hi4y_r.q.val() == self.c_v[v].val() {
+                self.sc_mhiy.next = self.c_ley[v].val();
+            }
+        }
+        // The seed's span cases: first quad (odd first pixel: right / upper pixel only), last
+        // quad (even last pixel: left / lower pixel only).
+        self.sc_fc0x.next = self.sc_mlox.val();
+        self.sc_fc1x.next = self.c_full.val();
+        if self.p0ox_r.q.val() {
+            self.sc_fc0x.next = 0u64.into();
+            self.sc_fc1x.next = self.sc_mlox.val();
+        }
+        self.sc_lc0x.next = self.sc_mhix.val();
+        self.sc_lc1x.next = 0u64.into();
+        if self.p1ox_r.q.val() {
+            self.sc_lc0x.next = self.c_full.val();
+            self.sc_lc1x.next = self.sc_mhix.val();
+        }
+        self.sc_fc0y.next = self.sc_mloy.val();
+        self.sc_fc1y.next = self.c_full.val();
+        if self.p0oy_r.q.val() {
+            self.sc_fc0y.next = 0u64.into();
+            self.sc_fc1y.next = self.sc_mloy.val();
+        }
+        self.sc_lc0y.next = self.sc_mhiy.val();
+        self.sc_lc1y.next = 0u64.into();
+        if self.p1oy_r.q.val() {
+            self.sc_lc0y.next = self.c_full.val();
+            self.sc_lc1y.next = self.sc_mhiy.val();
+        }
+        // Row masks of the current quad row (pixel rows 0 and 1).
+        self.sc_r0a.next = self.c_full.val();
+        self.sc_r1a.next = self.c_full.val();
+        if self.row_first.q.val() {
+            self.sc_r0a.next = self.sc_fc0y.val();
+            self.sc_r1a.next = self.sc_fc1y.val();
+        }
+        self.sc_r0b.next = self.c_full.val();
+        self.sc_r1b.next = self.c_full.val();
+        if self.sc_lastrow.val() {
+            self.sc_r0b.next = self.sc_lc0y.val();
+            self.sc_r1b.next = self.sc_lc1y.val();
+        }
+        self.sc_r0.next = self.sc_r0a.val() & self.sc_r0b.val();
+        self.sc_r1.next = self.sc_r1a.val() & self.sc_r1b.val();
+        // Lanes: quad cur_x + l of the row.
+        // Lane l holds a quad of the range iff l < Q and l ≤ rem_x (lane 0 always; written
+        // apart so that no comparison is constant).
+        self.sc_in[0].next = !self.empty_r.q.val();
+        for l in 1..4 {
+            self.sc_in[l].next = (self.c_lane[l].val() < self.c_q.val())
+                & (self.c_lane[l].val() <= self.rem_x.q.val())
+                & !self.empty_r.q.val();
+        }
+        for l in 0..4 {
+            self.sc_lok[l].next = self.c_lane[l].val() < self.c_q.val();
+            self.sc_ca0[l].next = self.c_full.val();
+            self.sc_ca1[l].next = self.c_full.val();
+            if self.col_first.q.val() & self.c_lane0[l].val() {
+                self.sc_ca0[l].next = self.sc_fc0x.val();
+                self.sc_ca1[l].next = self.sc_fc1x.val();
+            }
+            self.sc_cb0[l].next = self.c_full.val();
+            self.sc_cb1[l].next = self.c_full.val();
+            if self.rem_x.q.val() == self.c_lane[l].val() {
+                self.sc_cb0[l].next = self.sc_lc0x.val();
+                self.sc_cb1[l].next = self.sc_lc1x.val();
+            }
+            self.sc_c0[l].next = self.sc_ca0[l].val() & self.sc_cb0[l].val();
+            self.sc_c1[l].next = self.sc_ca1[l].val() & self.sc_cb1[l].val();
+            self.sc_m[l].next = 0u64.into();
+            if self.sc_in[l].val() {
+                self.sc_m[l].next = (self.sc_c0[l].val() & self.sc_r0.val())
+                    | ((self.sc_c1[l].val() & self.sc_r0.val()) << self.c_s1.val())
+                    | ((self.sc_c0[l].val() & self.sc_r1.val()) << self.c_s2.val())
+                    | ((self.sc_c1[l].val() & self.sc_r1.val()) << self.c_s3.val());
+            }
+            self.sc_v[l].next = self.sc_m[l].val().any();
+            self.sc_qx[l].next = 0u64.into();
+            self.sc_qy[l].next = 0u64.into();
+            if self.sc_lok[l].val() {
+                self.sc_qx[l].next = self.cur_x.q.val() + self.c_lane12[l].val();
+                self.sc_qy[l].next = self.cur_y.q.val();
+            }
+        }
+        self.sc_lv.next = self.c_v[0]
+            .val()
+            .replace_bit(0, self.sc_v[0].val())
+            .replace_bit(1, self.sc_v[1].val())
+            .replace_bit(2, self.sc_v[2].val())
+            .replace_bit(3, self.sc_v[3].val());
+        self.sc_emit.next = self.sc_lv.val().any() | self.sc_final.val();
+
+        // ---- handshake and registers.
+        self.sc_inr.next = (self.st.q.val() == self.c_idle.val())
+            | ((self.st.q.val() == self.c_scan.val()) & self.sc_final.val() & self.sc_adv.val());
+        self.in_ready.next = self.sc_inr.val();
+        self.a_accept.next = self.in_valid.val() & self.sc_inr.val();
+        if self.ov.q.val() & self.out_ready.val() {
+            self.ov.d.next = false;
+        }
+        if self.st.q.val() == self.c_sx.val() {
+            self.q0x_r.d.next = self.ax_q0.val();
+            self.nqx_r.d.next = bit_cast::<8, 12>(self.ax_q1.val() - self.ax_q0.val());
+            self.p0ox_r.d.next = self.ax_b0.val().get_bit(4);
+            self.p1ox_r.d.next = self.ax_b1.val().get_bit(4);
+            self.lo4x_r.d.next = self.ax_b0.val().get_bits::<4>(0);
+            self.hi4x_r.d.next = self.ax_b1.val().get_bits::<4>(0);
+            self.emx_r.d.next = self.ax_a0c.val() > self.ax_a1c.val();
+            self.st.d.next = self.c_sy.val();
+        }
+        if self.st.q.val() == self.c_sy.val() {
+            self.p0oy_r.d.next = self.ax_b0.val().get_bit(4);
+            self.p1oy_r.d.next = self.ax_b1.val().get_bit(4);
+            self.lo4y_r.d.next = self.ax_b0.val().get_bits::<4>(0);
+            self.hi4y_r.d.next = self.ax_b1.val().get_bits::<4>(0);
+            self.cur_x.d.next = self.q0x_r.q.val();
+            self.rem_x.d.next = self.nqx_r.q.val();
+            self.col_first.d.next = true;
+            self.cur_y.d.next = self.ax_q0.val();
+            self.rem_y.d.next = bit_cast::<8, 12>(self.ax_q1.val() - self.ax_q0.val());
+            self.row_first.d.next = true;
+            self.empty_r.d.next = self.emx_r.q.val() | (self.ax_a0c.val() > self.ax_a1c.val());
+            self.st.d.next = self.c_scan.val();
+        }
+        if (self.st.q.val() == self.c_scan.val()) & self.sc_adv.val() {
+            self.ov.d.next = self.sc_emit.val();
+            if self.sc_emit.val() {
+                self.oprim.d.next = self.prim_r.q.val();
+                self.olv.d.next = self.sc_lv.val();
+                self.olast.d.next = self.sc_final.val();
+                for l in 0..4 {
+                    self.oqx[l].d.next = self.sc_qx[l].val();
+                    self.oqy[l].d.next = self.sc_qy[l].val();
+                    self.omask[l].d.next = self.sc_m[l].val();
+                }
+            }
+            if self.sc_endrow.val() {
+                self.cur_x.d.next = self.q0x_r.q.val();
+                self.rem_x.d.next = self.nqx_r.q.val();
+                self.col_first.d.next = true;
+                self.cur_y.d.next = self.cur_y.q.val() + 1u64;
+                self.rem_y.d.next = self.rem_y.q.val() - 1u64;
+                self.row_first.d.next = false;
+            } else {
+                self.cur_x.d.next = self.cur_x.q.val() + bit_cast::<12, 8>(self.c_q.val());
+                self.rem_x.d.next = self.rem_x.q.val() - self.c_q.val();
+                self.col_first.d.next = false;
+            }
+            if self.sc_final.val() {
+                self.st.d.next = self.c_idle.val();
+            }
+        }
+        if self.a_accept.val() {
+            self.prim_r.d.next = self.in_prim.val();
+            self.orgx_r.d.next = bit_cast::<16, 8>(self.in_tile_x.val()) << self.c_tsx.val();
+            self.orgy_r.d.next = bit_cast::<16, 8>(self.in_tile_y.val()) << self.c_tsy.val();
+            self.px_r.d.next = self.in_v0x.val();
+            self.py_r.d.next = self.in_v0y.val();
+            self.klo_r.d.next = self.a_klo.val();
+            self.khi_r.d.next = self.a_khi.val();
+            self.aa_r.d.next = self.in_aa.val();
+            self.st.d.next = self.c_sx.val();
+        }
+        if self.flush.val() {
+            self.st.d.next = self.c_idle.val();
+            self.ov.d.next = false;
+            self.oprim.d.next = 0u64.into();
+            self.olv.d.next = 0u64.into();
+            self.olast.d.next = false;
+            for l in 0..4 {
+                self.oqx[l].d.next = 0u64.into();
+                self.oqy[l].d.next = 0u64.into();
+                self.omask[l].d.next = 0u64.into();
+            }
+        }
+
+        // ---- outputs (all from registers).
+        self.out_valid.next = self.ov.q.val();
+        self.out_prim.next = self.oprim.q.val();
+        self.out_lane_valid.next = self.olv.q.val();
+        self.out_last.next = self.olast.q.val();
+        self.out_qx_0.next = self.oqx[0].q.val();
+        self.out_qy_0.next = self.oqy[0].q.val();
+        self.out_mask_0.next = self.omask[0].q.val();
+        self.out_qx_1.next = self.oqx[1].q.val();
+        self.out_qy_1.next = self.oqy[1].q.val();
+        self.out_mask_1.next = self.omask[1].q.val();
+        self.out_qx_2.next = self.oqx[2].q.val();
+        self.out_qy_2.next = self.oqy[2].q.val();
+        self.out_mask_2.next = self.omask[2].q.val();
+        self.out_qx_3.next = self.oqx[3].q.val();
+        self.out_qy_3.next = self.oqy[3].q.val();
+        self.out_mask_3.next = self.omask[3].q.val();
+    }
+}
+
+/// The block for `cfg` as Verilog, top module `name` (post-processed by [`emit::fix_verilog`]).
+pub fn verilog(cfg: &Config, name: &str) -> String {
+    let mut block = PointRaster::new(cfg);
+    block.connect_all();
+    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+}

@@ -1,0 +1,635 @@
+//! Sub-tile coverage (seed 000, claims 8–10): the finer test of each candidate sub-tile from the
+//! tile parser, trivial accept, and dropping of rejected sub-tiles.
+//!
+//! Cycle model: `tilerast_golden::subtile_coverage::SubtileCoverageCycle` (same registers).
+//!
+//! **Ports.** `clock`, `flush` (synchronous: every register returns to 0, i.e. idle).
+//! In (`cand` stream): `in_valid`/`in_ready`, `in_prim`, `in_tile_x`, `in_tile_y`, `in_col`,
+//! `in_row`, `in_e0..2` (`Signed<48>`, biased E at the sub-tile origin), `in_a0..2`, `in_b0..2`
+//! (`Signed<24>`), `in_vis_w`, `in_vis_h` (`Bits<9>`), `in_last`, `in_none`.
+//! Out (`job` stream): `out_valid`/`out_ready`, the same fields with `out_` prefix, plus
+//! `out_trivial`.
+//!
+//! **Test** (bit-exact with golden `subtile_coverage::classify_tile`, all three
+//! `cfg.coverage_test` modes; the mode enters as constants, yosys keeps only the selected one):
+//! the sub-tile rectangle is clipped to the viewport like golden's: column `col` is clipped iff
+//! `viewport_w % SW != 0` and `col ≥ vis_w / SW`, and then it is `RW = viewport_w % SW` pixels
+//! wide (tiles are multiples of SW, so a clipped sub-tile always has that width); same for rows.
+//! With w = SW or RW, h = SH or RH, and `(ob0, ob1, ob2, ob3)` = `sample_offset_bounds(msaa)`, the
+//! corner offsets from the origin (1/256 px) are: area `x ∈ {0, w·256}`, sample hull
+//! `x ∈ {ob0, (w−1)·256 + ob2}` (same for y). Per edge, E at the needed corners is
+//! `E + (a·dx) + (b·dy)` with a·w·256 = `a << (8 + log2 SW)` (or Σ of shifted a over RW's bits when
+//! clipped), a·ob0 = `a << log2 ob0` (or 0), a·hull_right = a·w·256 − `a << log2(256 − ob2)`:
+//! shifts and adds only, no multiplier. Offsets are computed in 42 bits (|a|, |b| < 2^23,
+//! |dx|, |dy| ≤ 2^16), sign-extended from `offset_bits(cfg)` bits, added to E, and the sum's sign
+//! is read at bit `eb − 1` of `tile_parser::edge_widths(cfg)` (the sums are E at points inside
+//! the viewport, which fit); yosys prunes everything above. The job's E / a / b registers are
+//! sign-extended from `eb` / `cb` bits like the tile parser's.
+//! - `Edge` (claim 8): covered iff for every edge E at the area corner where it is largest ≥ 0;
+//! - `Samples` (claim 9): covered iff for every edge some hull corner ≥ 0 (= max over the hull);
+//! - `BboxOnly`: always covered, never trivial.
+//! - Trivial accept (`Edge`, `Samples`): every edge ≥ 0 at the hull corner where it is smallest.
+//!
+//! A rejected candidate is dropped, unless it carries `last`: then one job with `none = 1,
+//! last = 1` goes out, so every command still ends with exactly one `last`. A `none` candidate
+//! passes as a `none` job. `trivial = covered & all hull minima ≥ 0 & !none`.
+//!
+//! **Handshake, latency, throughput (exact).** One output register stage:
+//! `in_ready = !out_valid | out_ready`. A candidate accepted at edge k appears as a job in cycle
+//! k+1 (unless dropped: then `out_valid` is low in cycle k+1, the slot is simply empty). One
+//! candidate per cycle sustained; a dropped candidate costs its input cycle only. The payload
+//! registers load on every accepted candidate, dropped or not (`out_valid` tells them apart).
+//!
+//! ice40 after `synth_ice40` + nextpnr packing: ~1070 LCs (282 FFs, 631 LUT4, 396 carries).
+//! `cfg.coverage_test` modes other than `Edge` are supported too (the presets use `Edge`).
+//!
+//! ```text
+//!   in_e*,a*,b* ──► EdgeTest ×3 ──covered_k, all_in_k──┐
+//!   in_col,vis_w ─► clip_x/clip_y ─┘                    ▼
+//!   in_* ───────────────────────────────────────► [job regs] ──► out_* , out_trivial
+//!   in_ready = !out_valid | out_ready       valid' = covered | in_last
+//! ```
+
+use crate::emit;
+use crate::tile_parser::{Sext24, Sext48};
+use rust_hdl::prelude::*;
+use tilerast_golden::config::{Config, CoverageTest};
+use tilerast_golden::subtile_coverage::{offset_bits, sample_offset_bounds};
+use tilerast_golden::tile_parser::edge_widths;
+
+/// Shift amount and enable mask of `x · v` for `v` = 0 or a power of two.
+fn pow2_term(v: i64, what: &str) -> (u64, u64) {
+    match v {
+        0 => (0, 0),
+        v if v > 0 && (v as u64).is_power_of_two() => (v.trailing_zeros() as u64, (1u64 << 42) - 1),
+        _ => panic!("subtile_coverage: {what} = {v} must be 0 or a power of two (sample table changed?)"),
+    }
+}
+
+/// The per-edge evaluator: is the edge's half-plane meeting the sub-tile (`covered`), and are
+/// all its samples inside it (`all_in`)? Combinational.
+#[derive(LogicBlock)]
+pub struct EdgeTest {
+    /// Biased E at the sub-tile origin.
+    pub e: Signal<In, Signed<48>>,
+    pub a: Signal<In, Signed<24>>,
+    pub b: Signal<In, Signed<24>>,
+    /// The sub-tile is clipped by the viewport's right / top edge.
+    pub clip_x: Signal<In, Bit>,
+    pub clip_y: Signal<In, Bit>,
+    /// Some point of the tested box is inside this edge (mode-dependent, see the header).
+    pub covered: Signal<Out, Bit>,
+    /// Every sample of the sub-tile is inside this edge.
+    pub all_in: Signal<Out, Bit>,
+
+    sx_full: Constant<Bits<8>>,
+    sy_full: Constant<Bits<8>>,
+    mx0: Constant<Bits<42>>,
+    mx1: Constant<Bits<42>>,
+    mx2: Constant<Bits<42>>,
+    mx3: Constant<Bits<42>>,
+    mx4: Constant<Bits<42>>,
+    mx5: Constant<Bits<42>>,
+    mx6: Constant<Bits<42>>,
+    mx7: Constant<Bits<42>>,
+    my0: Constant<Bits<42>>,
+    my1: Constant<Bits<42>>,
+    my2: Constant<Bits<42>>,
+    my3: Constant<Bits<42>>,
+    my4: Constant<Bits<42>>,
+    my5: Constant<Bits<42>>,
+    my6: Constant<Bits<42>>,
+    my7: Constant<Bits<42>>,
+    sx_lo: Constant<Bits<8>>,
+    sy_lo: Constant<Bits<8>>,
+    m_lo_x: Constant<Bits<42>>,
+    m_lo_y: Constant<Bits<42>>,
+    sx_hi: Constant<Bits<8>>,
+    sy_hi: Constant<Bits<8>>,
+    mode_edge: Constant<Bit>,
+    mode_bbox: Constant<Bit>,
+    zero42: Constant<Bits<42>>,
+    e_sign: Constant<Bits<48>>,
+    zero48: Constant<Bits<48>>,
+
+    ax: Signal<Local, Signed<42>>,
+    bx: Signal<Local, Signed<42>>,
+    au: Signal<Local, Bits<42>>,
+    bu: Signal<Local, Bits<42>>,
+    eu: Signal<Local, Bits<48>>,
+    px_clip: Signal<Local, Bits<42>>,
+    py_clip: Signal<Local, Bits<42>>,
+    px_area: Signal<Local, Bits<42>>,
+    py_area: Signal<Local, Bits<42>>,
+    px_lo: Signal<Local, Bits<42>>,
+    py_lo: Signal<Local, Bits<42>>,
+    px_hi: Signal<Local, Bits<42>>,
+    py_hi: Signal<Local, Bits<42>>,
+    tx_max: Signal<Local, Bits<42>>,
+    ty_max: Signal<Local, Bits<42>>,
+    tx_min: Signal<Local, Bits<42>>,
+    ty_min: Signal<Local, Bits<42>>,
+    off_max: Signal<Local, Bits<42>>,
+    off_min: Signal<Local, Bits<42>>,
+    off_max_x: Signal<Local, Signed<48>>,
+    off_min_x: Signal<Local, Signed<48>>,
+    e_max: Signal<Local, Bits<48>>,
+    e_min: Signal<Local, Bits<48>>,
+    sx_off_max: Sext48,
+    sx_off_min: Sext48,
+}
+
+impl EdgeTest {
+    /// The evaluator for `cfg` (sub-tile size, viewport remainder, sample bounds, mode).
+    pub fn new(cfg: &Config) -> Self {
+        let [sw, sh] = cfg.subtile;
+        let (rw, rh) = (cfg.viewport[0] % sw, cfg.viewport[1] % sh);
+        let ob = sample_offset_bounds(cfg.msaa);
+        let (sx_lo, m_lo_x) = pow2_term(ob[0], "sample bound min X");
+        let (sy_lo, m_lo_y) = pow2_term(ob[1], "sample bound min Y");
+        let (sx_hi, _) = pow2_term(256 - ob[2], "256 - sample bound max X");
+        let (sy_hi, _) = pow2_term(256 - ob[3], "256 - sample bound max Y");
+        let m = |r: u32, k: u32| -> Constant<Bits<42>> {
+            Constant::new(if r >> k & 1 == 1 { (1u64 << 42) - 1 } else { 0 }.into())
+        };
+        let c8 = |v: u64| -> Constant<Bits<8>> { Constant::new(v.into()) };
+        let c42 = |v: u64| -> Constant<Bits<42>> { Constant::new(v.into()) };
+        Self {
+            e: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            clip_x: Default::default(),
+            clip_y: Default::default(),
+            covered: Default::default(),
+            all_in: Default::default(),
+            sx_full: c8(8 + sw.trailing_zeros() as u64),
+            sy_full: c8(8 + sh.trailing_zeros() as u64),
+            mx0: m(rw, 0),
+            mx1: m(rw, 1),
+            mx2: m(rw, 2),
+            mx3: m(rw, 3),
+            mx4: m(rw, 4),
+            mx5: m(rw, 5),
+            mx6: m(rw, 6),
+            mx7: m(rw, 7),
+            my0: m(rh, 0),
+            my1: m(rh, 1),
+            my2: m(rh, 2),
+            my3: m(rh, 3),
+            my4: m(rh, 4),
+            my5: m(rh, 5),
+            my6: m(rh, 6),
+            my7: m(rh, 7),
+            sx_lo: c8(sx_lo),
+            sy_lo: c8(sy_lo),
+            m_lo_x: c42(m_lo_x),
+            m_lo_y: c42(m_lo_y),
+            sx_hi: c8(sx_hi),
+            sy_hi: c8(sy_hi),
+            mode_edge: Constant::new(cfg.coverage_test == CoverageTest::Edge),
+            mode_bbox: Constant::new(cfg.coverage_test == CoverageTest::BboxOnly),
+            zero42: c42(0),
+            e_sign: Constant::new((1u64 << (edge_widths(cfg).1 - 1)).into()),
+            zero48: Constant::new(0u64.into()),
+            ax: Default::default(),
+            bx: Default::default(),
+            au: Default::default(),
+            bu: Default::default(),
+            eu: Default::default(),
+            px_clip: Default::default(),
+            py_clip: Default::default(),
+            px_area: Default::default(),
+            py_area: Default::default(),
+            px_lo: Default::default(),
+            py_lo: Default::default(),
+            px_hi: Default::default(),
+            py_hi: Default::default(),
+            tx_max: Default::default(),
+            ty_max: Default::default(),
+            tx_min: Default::default(),
+            ty_min: Default::default(),
+            off_max: Default::default(),
+            off_min: Default::default(),
+            off_max_x: Default::default(),
+            off_min_x: Default::default(),
+            e_max: Default::default(),
+            e_min: Default::default(),
+            sx_off_max: Sext48::new(offset_bits(cfg)),
+            sx_off_min: Sext48::new(offset_bits(cfg)),
+        }
+    }
+}
+
+impl Logic for EdgeTest {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ax.next = signed_bit_cast::<42, 24>(self.a.val());
+        self.bx.next = signed_bit_cast::<42, 24>(self.b.val());
+        self.au.next = unsigned_cast(self.ax.val());
+        self.bu.next = unsigned_cast(self.bx.val());
+        self.eu.next = unsigned_cast(self.e.val());
+        // a·RW·256 for a clipped column (RW < SW ≤ 256: its bits 0..7 select shifted copies).
+        self.px_clip.next = ((self.au.val() << 8) & self.mx0.val())
+            + ((self.au.val() << 9) & self.mx1.val())
+            + ((self.au.val() << 10) & self.mx2.val())
+            + ((self.au.val() << 11) & self.mx3.val())
+            + ((self.au.val() << 12) & self.mx4.val())
+            + ((self.au.val() << 13) & self.mx5.val())
+            + ((self.au.val() << 14) & self.mx6.val())
+            + ((self.au.val() << 15) & self.mx7.val());
+        self.py_clip.next = ((self.bu.val() << 8) & self.my0.val())
+            + ((self.bu.val() << 9) & self.my1.val())
+            + ((self.bu.val() << 10) & self.my2.val())
+            + ((self.bu.val() << 11) & self.my3.val())
+            + ((self.bu.val() << 12) & self.my4.val())
+            + ((self.bu.val() << 13) & self.my5.val())
+            + ((self.bu.val() << 14) & self.my6.val())
+            + ((self.bu.val() << 15) & self.my7.val());
+        // a·w·256: the area's right edge offset times a.
+        if self.clip_x.val() {
+            self.px_area.next = self.px_clip.val();
+        } else {
+            self.px_area.next = self.au.val() << self.sx_full.val();
+        }
+        if self.clip_y.val() {
+            self.py_area.next = self.py_clip.val();
+        } else {
+            self.py_area.next = self.bu.val() << self.sy_full.val();
+        }
+        // a·ob0 (hull left) and a·((w−1)·256 + ob2) (hull right).
+        self.px_lo.next = (self.au.val() << self.sx_lo.val()) & self.m_lo_x.val();
+        self.py_lo.next = (self.bu.val() << self.sy_lo.val()) & self.m_lo_y.val();
+        self.px_hi.next = self.px_area.val() - (self.au.val() << self.sx_hi.val());
+        self.py_hi.next = self.py_area.val() - (self.bu.val() << self.sy_hi.val());
+        // Corner where E is largest (area for Edge, hull for Samples) and smallest (hull).
+        if self.a.val().get_bit(23) {
+            self.tx_min.next = self.px_hi.val();
+            if self.mode_edge.val() {
+                self.tx_max.next = self.zero42.val();
+            } else {
+                self.tx_max.next = self.px_lo.val();
+            }
+        } else {
+            self.tx_min.next = self.px_lo.val();
+            if self.mode_edge.val() {
+                self.tx_max.next = self.px_area.val();
+            } else {
+                self.tx_max.next = self.px_hi.val();
+            }
+        }
+        if self.b.val().get_bit(23) {
+            self.ty_min.next = self.py_hi.val();
+            if self.mode_edge.val() {
+                self.ty_max.next = self.zero42.val();
+            } else {
+                self.ty_max.next = self.py_lo.val();
+            }
+        } else {
+            self.ty_min.next = self.py_lo.val();
+            if self.mode_edge.val() {
+                self.ty_max.next = self.py_area.val();
+            } else {
+                self.ty_max.next = self.py_hi.val();
+            }
+        }
+        // Offsets to the corners (|a|, |b| < 2^23, offsets ≤ 2^16: 42 bits hold them), then
+        // sign-extended and added to E.
+        self.off_max.next = self.tx_max.val() + self.ty_max.val();
+        self.off_min.next = self.tx_min.val() + self.ty_min.val();
+        self.off_max_x.next = signed_bit_cast::<48, 42>(signed_cast(self.off_max.val()));
+        self.off_min_x.next = signed_bit_cast::<48, 42>(signed_cast(self.off_min.val()));
+        // The offsets fit `offset_bits(cfg)` bits: sign-extend from there (yosys prunes above).
+        self.sx_off_max.x.next = self.off_max_x.val();
+        self.sx_off_min.x.next = self.off_min_x.val();
+        self.e_max.next = self.eu.val() + unsigned_cast(self.sx_off_max.y.val());
+        self.e_min.next = self.eu.val() + unsigned_cast(self.sx_off_min.y.val());
+        // Sign at bit eb − 1 (`edge_widths`): the sums are exact there, bits above are pruned.
+        self.covered.next = self.mode_bbox.val() | ((self.e_max.val() & self.e_sign.val()) == self.zero48.val());
+        self.all_in.next = !self.mode_bbox.val() & ((self.e_min.val() & self.e_sign.val()) == self.zero48.val());
+    }
+}
+
+/// The sub-tile coverage block (see the module header).
+#[derive(LogicBlock)]
+pub struct SubtileCoverage {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: high at an edge → idle, every register 0.
+    pub flush: Signal<In, Bit>,
+    /// Candidate offered.
+    pub in_valid: Signal<In, Bit>,
+    /// Candidate taken at this edge if `in_valid` too: `!out_valid | out_ready`.
+    pub in_ready: Signal<Out, Bit>,
+    /// Candidate payload (see `streams::Cand`).
+    pub in_prim: Signal<In, Bits<24>>,
+    pub in_tile_x: Signal<In, Bits<8>>,
+    pub in_tile_y: Signal<In, Bits<8>>,
+    pub in_col: Signal<In, Bits<8>>,
+    pub in_row: Signal<In, Bits<8>>,
+    pub in_e0: Signal<In, Signed<48>>,
+    pub in_e1: Signal<In, Signed<48>>,
+    pub in_e2: Signal<In, Signed<48>>,
+    pub in_a0: Signal<In, Signed<24>>,
+    pub in_a1: Signal<In, Signed<24>>,
+    pub in_a2: Signal<In, Signed<24>>,
+    pub in_b0: Signal<In, Signed<24>>,
+    pub in_b1: Signal<In, Signed<24>>,
+    pub in_b2: Signal<In, Signed<24>>,
+    pub in_vis_w: Signal<In, Bits<9>>,
+    pub in_vis_h: Signal<In, Bits<9>>,
+    pub in_last: Signal<In, Bit>,
+    pub in_none: Signal<In, Bit>,
+    /// A job is held in the output registers.
+    pub out_valid: Signal<Out, Bit>,
+    /// Downstream takes the job at this edge.
+    pub out_ready: Signal<In, Bit>,
+    /// Job payload (see `streams::Job`): the candidate's fields, ...
+    pub out_prim: Signal<Out, Bits<24>>,
+    pub out_tile_x: Signal<Out, Bits<8>>,
+    pub out_tile_y: Signal<Out, Bits<8>>,
+    pub out_col: Signal<Out, Bits<8>>,
+    pub out_row: Signal<Out, Bits<8>>,
+    pub out_e0: Signal<Out, Signed<48>>,
+    pub out_e1: Signal<Out, Signed<48>>,
+    pub out_e2: Signal<Out, Signed<48>>,
+    pub out_a0: Signal<Out, Signed<24>>,
+    pub out_a1: Signal<Out, Signed<24>>,
+    pub out_a2: Signal<Out, Signed<24>>,
+    pub out_b0: Signal<Out, Signed<24>>,
+    pub out_b1: Signal<Out, Signed<24>>,
+    pub out_b2: Signal<Out, Signed<24>>,
+    pub out_vis_w: Signal<Out, Bits<9>>,
+    pub out_vis_h: Signal<Out, Bits<9>>,
+    pub out_last: Signal<Out, Bit>,
+    /// No sub-tile: the candidate was `none`, or rejected while carrying `last`.
+    pub out_none: Signal<Out, Bit>,
+    /// ... and: every sample of the sub-tile (inside the viewport) is covered.
+    pub out_trivial: Signal<Out, Bit>,
+
+    sw_log: Constant<Bits<9>>,
+    sh_log: Constant<Bits<9>>,
+    clip_x_en: Constant<Bit>,
+    clip_y_en: Constant<Bit>,
+    zero8: Constant<Bits<8>>,
+    zero9: Constant<Bits<9>>,
+    zero24: Constant<Bits<24>>,
+    szero24: Constant<Signed<24>>,
+    szero48: Constant<Signed<48>>,
+
+    et0: EdgeTest,
+    et1: EdgeTest,
+    et2: EdgeTest,
+    sx_e0: Sext48,
+    sx_e1: Sext48,
+    sx_e2: Sext48,
+    sx_a0: Sext24,
+    sx_a1: Sext24,
+    sx_a2: Sext24,
+    sx_b0: Sext24,
+    sx_b1: Sext24,
+    sx_b2: Sext24,
+
+    accept: Signal<Local, Bit>,
+    clip_x: Signal<Local, Bit>,
+    clip_y: Signal<Local, Bit>,
+    covered: Signal<Local, Bit>,
+    all_in: Signal<Local, Bit>,
+
+    valid_r: DFF<Bit>,
+    prim_r: DFF<Bits<24>>,
+    tx_r: DFF<Bits<8>>,
+    ty_r: DFF<Bits<8>>,
+    col_r: DFF<Bits<8>>,
+    row_r: DFF<Bits<8>>,
+    e0_r: DFF<Signed<48>>,
+    e1_r: DFF<Signed<48>>,
+    e2_r: DFF<Signed<48>>,
+    a0_r: DFF<Signed<24>>,
+    a1_r: DFF<Signed<24>>,
+    a2_r: DFF<Signed<24>>,
+    b0_r: DFF<Signed<24>>,
+    b1_r: DFF<Signed<24>>,
+    b2_r: DFF<Signed<24>>,
+    visw_r: DFF<Bits<9>>,
+    vish_r: DFF<Bits<9>>,
+    last_r: DFF<Bit>,
+    none_r: DFF<Bit>,
+    trivial_r: DFF<Bit>,
+}
+
+impl SubtileCoverage {
+    /// The block for `cfg`. Every `cfg.coverage_test` mode is supported (selected by constants).
+    pub fn new(cfg: &Config) -> Self {
+        let [sw, sh] = cfg.subtile;
+        let (cb, eb) = edge_widths(cfg);
+        Self {
+            clock: Default::default(),
+            flush: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            in_prim: Default::default(),
+            in_tile_x: Default::default(),
+            in_tile_y: Default::default(),
+            in_col: Default::default(),
+            in_row: Default::default(),
+            in_e0: Default::default(),
+            in_e1: Default::default(),
+            in_e2: Default::default(),
+            in_a0: Default::default(),
+            in_a1: Default::default(),
+            in_a2: Default::default(),
+            in_b0: Default::default(),
+            in_b1: Default::default(),
+            in_b2: Default::default(),
+            in_vis_w: Default::default(),
+            in_vis_h: Default::default(),
+            in_last: Default::default(),
+            in_none: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_prim: Default::default(),
+            out_tile_x: Default::default(),
+            out_tile_y: Default::default(),
+            out_col: Default::default(),
+            out_row: Default::default(),
+            out_e0: Default::default(),
+            out_e1: Default::default(),
+            out_e2: Default::default(),
+            out_a0: Default::default(),
+            out_a1: Default::default(),
+            out_a2: Default::default(),
+            out_b0: Default::default(),
+            out_b1: Default::default(),
+            out_b2: Default::default(),
+            out_vis_w: Default::default(),
+            out_vis_h: Default::default(),
+            out_last: Default::default(),
+            out_none: Default::default(),
+            out_trivial: Default::default(),
+            sw_log: Constant::new((sw.trailing_zeros() as u64).into()),
+            sh_log: Constant::new((sh.trailing_zeros() as u64).into()),
+            clip_x_en: Constant::new(!cfg.viewport[0].is_multiple_of(sw)),
+            clip_y_en: Constant::new(!cfg.viewport[1].is_multiple_of(sh)),
+            zero8: Constant::new(0u64.into()),
+            zero9: Constant::new(0u64.into()),
+            zero24: Constant::new(0u64.into()),
+            szero24: Constant::new(0i64.into()),
+            szero48: Constant::new(0i64.into()),
+            et0: EdgeTest::new(cfg),
+            et1: EdgeTest::new(cfg),
+            et2: EdgeTest::new(cfg),
+            sx_e0: Sext48::new(eb),
+            sx_e1: Sext48::new(eb),
+            sx_e2: Sext48::new(eb),
+            sx_a0: Sext24::new(cb),
+            sx_a1: Sext24::new(cb),
+            sx_a2: Sext24::new(cb),
+            sx_b0: Sext24::new(cb),
+            sx_b1: Sext24::new(cb),
+            sx_b2: Sext24::new(cb),
+            accept: Default::default(),
+            clip_x: Default::default(),
+            clip_y: Default::default(),
+            covered: Default::default(),
+            all_in: Default::default(),
+            valid_r: Default::default(),
+            prim_r: Default::default(),
+            tx_r: Default::default(),
+            ty_r: Default::default(),
+            col_r: Default::default(),
+            row_r: Default::default(),
+            e0_r: Default::default(),
+            e1_r: Default::default(),
+            e2_r: Default::default(),
+            a0_r: Default::default(),
+            a1_r: Default::default(),
+            a2_r: Default::default(),
+            b0_r: Default::default(),
+            b1_r: Default::default(),
+            b2_r: Default::default(),
+            visw_r: Default::default(),
+            vish_r: Default::default(),
+            last_r: Default::default(),
+            none_r: Default::default(),
+            trivial_r: Default::default(),
+        }
+    }
+}
+
+impl Logic for SubtileCoverage {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, valid_r, prim_r, tx_r, ty_r, col_r, row_r, e0_r, e1_r, e2_r, a0_r, a1_r, a2_r, b0_r, b1_r,
+            b2_r, visw_r, vish_r, last_r, none_r, trivial_r
+        );
+        self.in_ready.next = !self.valid_r.q.val() | self.out_ready.val();
+        self.accept.next = self.in_valid.val() & (!self.valid_r.q.val() | self.out_ready.val());
+        // Viewport clipping of this sub-tile: col ≥ vis_w / SW (only possible if the viewport
+        // is not a multiple of the sub-tile size).
+        self.clip_x.next =
+            self.clip_x_en.val() & (bit_cast::<9, 8>(self.in_col.val()) >= (self.in_vis_w.val() >> self.sw_log.val()));
+        self.clip_y.next =
+            self.clip_y_en.val() & (bit_cast::<9, 8>(self.in_row.val()) >= (self.in_vis_h.val() >> self.sh_log.val()));
+        self.et0.e.next = self.in_e0.val();
+        self.et0.a.next = self.in_a0.val();
+        self.et0.b.next = self.in_b0.val();
+        self.et0.clip_x.next = self.clip_x.val();
+        self.et0.clip_y.next = self.clip_y.val();
+        self.et1.e.next = self.in_e1.val();
+        self.et1.a.next = self.in_a1.val();
+        self.et1.b.next = self.in_b1.val();
+        self.et1.clip_x.next = self.clip_x.val();
+        self.et1.clip_y.next = self.clip_y.val();
+        self.et2.e.next = self.in_e2.val();
+        self.et2.a.next = self.in_a2.val();
+        self.et2.b.next = self.in_b2.val();
+        self.et2.clip_x.next = self.clip_x.val();
+        self.et2.clip_y.next = self.clip_y.val();
+        self.sx_e0.x.next = self.in_e0.val();
+        self.sx_e1.x.next = self.in_e1.val();
+        self.sx_e2.x.next = self.in_e2.val();
+        self.sx_a0.x.next = self.in_a0.val();
+        self.sx_a1.x.next = self.in_a1.val();
+        self.sx_a2.x.next = self.in_a2.val();
+        self.sx_b0.x.next = self.in_b0.val();
+        self.sx_b1.x.next = self.in_b1.val();
+        self.sx_b2.x.next = self.in_b2.val();
+        self.covered.next = self.et0.covered.val() & self.et1.covered.val() & self.et2.covered.val();
+        self.all_in.next = self.et0.all_in.val() & self.et1.all_in.val() & self.et2.all_in.val();
+        if self.accept.val() {
+            self.valid_r.d.next = self.covered.val() | self.in_last.val();
+            self.prim_r.d.next = self.in_prim.val();
+            self.tx_r.d.next = self.in_tile_x.val();
+            self.ty_r.d.next = self.in_tile_y.val();
+            self.col_r.d.next = self.in_col.val();
+            self.row_r.d.next = self.in_row.val();
+            self.e0_r.d.next = self.sx_e0.y.val();
+            self.e1_r.d.next = self.sx_e1.y.val();
+            self.e2_r.d.next = self.sx_e2.y.val();
+            self.a0_r.d.next = self.sx_a0.y.val();
+            self.a1_r.d.next = self.sx_a1.y.val();
+            self.a2_r.d.next = self.sx_a2.y.val();
+            self.b0_r.d.next = self.sx_b0.y.val();
+            self.b1_r.d.next = self.sx_b1.y.val();
+            self.b2_r.d.next = self.sx_b2.y.val();
+            self.visw_r.d.next = self.in_vis_w.val();
+            self.vish_r.d.next = self.in_vis_h.val();
+            self.last_r.d.next = self.in_last.val();
+            self.none_r.d.next = self.in_none.val() | !self.covered.val();
+            self.trivial_r.d.next = self.covered.val() & self.all_in.val() & !self.in_none.val();
+        } else if self.out_ready.val() {
+            self.valid_r.d.next = false;
+        }
+        if self.flush.val() {
+            self.valid_r.d.next = false;
+            self.prim_r.d.next = self.zero24.val();
+            self.tx_r.d.next = self.zero8.val();
+            self.ty_r.d.next = self.zero8.val();
+            self.col_r.d.next = self.zero8.val();
+            self.row_r.d.next = self.zero8.val();
+            self.e0_r.d.next = self.szero48.val();
+            self.e1_r.d.next = self.szero48.val();
+            self.e2_r.d.next = self.szero48.val();
+            self.a0_r.d.next = self.szero24.val();
+            self.a1_r.d.next = self.szero24.val();
+            self.a2_r.d.next = self.szero24.val();
+            self.b0_r.d.next = self.szero24.val();
+            self.b1_r.d.next = self.szero24.val();
+            self.b2_r.d.next = self.szero24.val();
+            self.visw_r.d.next = self.zero9.val();
+            self.vish_r.d.next = self.zero9.val();
+            self.last_r.d.next = false;
+            self.none_r.d.next = false;
+            self.trivial_r.d.next = false;
+        }
+        self.out_valid.next = self.valid_r.q.val();
+        self.out_prim.next = self.prim_r.q.val();
+        self.out_tile_x.next = self.tx_r.q.val();
+        self.out_tile_y.next = self.ty_r.q.val();
+        self.out_col.next = self.col_r.q.val();
+        self.out_row.next = self.row_r.q.val();
+        self.out_e0.next = self.e0_r.q.val();
+        self.out_e1.next = self.e1_r.q.val();
+        self.out_e2.next = self.e2_r.q.val();
+        self.out_a0.next = self.a0_r.q.val();
+        self.out_a1.next = self.a1_r.q.val();
+        self.out_a2.next = self.a2_r.q.val();
+        self.out_b0.next = self.b0_r.q.val();
+        self.out_b1.next = self.b1_r.q.val();
+        self.out_b2.next = self.b2_r.q.val();
+        self.out_vis_w.next = self.visw_r.q.val();
+        self.out_vis_h.next = self.vish_r.q.val();
+        self.out_last.next = self.last_r.q.val();
+        self.out_none.next = self.none_r.q.val();
+        self.out_trivial.next = self.trivial_r.q.val();
+    }
+}
+
+/// Verilog of the sub-tile coverage block for `cfg`, top module `name`, post-processed by
+/// `emit::fix_verilog`.
+pub fn verilog(cfg: &Config, name: &str) -> String {
+    let mut block = SubtileCoverage::new(cfg);
+    block.connect_all();
+    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+}

@@ -1,0 +1,299 @@
+//! Point rasterizer block (seed 003) in the rust-hdl simulator against its cycle model
+//! `PointRasterCycle`: the same random stimulus (random point commands, input gaps, output
+//! stalls, one flush) drives both, and every output port (`in_ready`, `out_valid` and the whole
+//! beat payload) must agree on every cycle. Plus Verilog emission per preset, linted by
+//! Verilator with `-Wall`.
+
+use rust_hdl::prelude::*;
+use std::sync::{Arc, Mutex};
+use tilerast_golden::cycle::CycleModel;
+use tilerast_golden::point_raster::PointRasterCycle;
+use tilerast_golden::streams::{Beat, Cmd};
+use tilerast_golden::Config;
+use tilerast_hw::emit;
+use tilerast_hw::point_raster::{self, PointRaster};
+
+/// Deterministic pseudo-random stream (xorshift64*).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+/// Random point commands: mostly small points near their tile, some large, some at tile and
+/// viewport edges, some missing their tile, a few at the extremes of the ports.
+fn commands(c: &Config, rng: &mut Rng, n: usize) -> Vec<Cmd> {
+    let (tw, th) = (c.tile[0] as i64, c.tile[1] as i64);
+    let [ntx, nty] = c.tiles();
+    let fracs = [0i64, 128, 127, 129, 1, 255];
+    (0..n)
+        .map(|i| {
+            let tx = rng.below(ntx as u64 + 1) as u32;
+            let ty = rng.below(nty as u64 + 1) as u32;
+            let mut coord = |t: u32, ts: i64| -> i64 {
+                let px = match rng.below(4) {
+                    0 => t as i64 * ts + rng.range(-2, 2),
+                    1 => (t as i64 + 1) * ts + rng.range(-2, 1),
+                    _ => t as i64 * ts + rng.range(0, ts - 1),
+                };
+                let f = if rng.below(2) == 0 {
+                    fracs[rng.below(6) as usize]
+                } else {
+                    rng.range(0, 255)
+                };
+                px * 256 + f
+            };
+            let (mut x, mut y) = (coord(tx, tw), coord(ty, th));
+            if rng.below(40) == 0 {
+                x = if rng.below(2) == 0 { -(1 << 23) } else { (1 << 23) - 1 };
+            }
+            if rng.below(40) == 0 {
+                y = if rng.below(2) == 0 {
+                    -(1 << 23) + 7
+                } else {
+                    (1 << 23) - 9
+                };
+            }
+            let whole = match rng.below(24) {
+                0 => rng.below(c.max_point_size as u64 + 2),
+                1 => c.max_point_size as u64 + rng.below(3),
+                2..=5 => rng.below(c.max_point_size.min(40) as u64),
+                _ => rng.below(7),
+            };
+            let size = match rng.below(30) {
+                0 => (1 << 24) - 1,
+                _ => whole * 256 + [0, 128, 127, 129, rng.below(256)][rng.below(5) as usize],
+            };
+            let (tile_x, tile_y) = match rng.below(8) {
+                0 => (rng.below(256) as u32, ty),
+                1 => ((tx + 1).min(255), ty),
+                _ => (tx, ty),
+            };
+            Cmd {
+                kind: 1,
+                prim: (rng.next() as u32 & 0xff_ffff) ^ i as u32,
+                tile_x,
+                tile_y,
+                v: [[x as i32, y as i32], [0, 0], [0, 0]],
+                size: size as u32,
+                aa: rng.below(2) == 0,
+            }
+        })
+        .collect()
+}
+
+/// What one cycle looks like at the block's output ports.
+#[derive(Debug, PartialEq)]
+struct Ports {
+    in_ready: bool,
+    out_valid: bool,
+    beat: Beat,
+}
+
+fn ports_of_block(x: &PointRaster) -> Ports {
+    let qx = [x.out_qx_0.val(), x.out_qx_1.val(), x.out_qx_2.val(), x.out_qx_3.val()];
+    let qy = [x.out_qy_0.val(), x.out_qy_1.val(), x.out_qy_2.val(), x.out_qy_3.val()];
+    let mask = [
+        x.out_mask_0.val(),
+        x.out_mask_1.val(),
+        x.out_mask_2.val(),
+        x.out_mask_3.val(),
+    ];
+    Ports {
+        in_ready: x.in_ready.val(),
+        out_valid: x.out_valid.val(),
+        beat: Beat {
+            prim: x.out_prim.val().to_u64() as u32,
+            lane_valid: x.out_lane_valid.val().to_u64() as u8,
+            qx: qx.map(|v| v.to_u64() as u32),
+            qy: qy.map(|v| v.to_u64() as u32),
+            mask: mask.map(|v| v.to_u64()),
+            block: [0; 4],
+            last: x.out_last.val(),
+        },
+    }
+}
+
+/// Drive block and model with the same stimulus for `cycles` cycles; return the first
+/// mismatch (cycle, block, model) and the number of beats and commands transferred.
+fn cosim(preset: &str, seed: u64, cycles: u64) -> (Option<String>, usize, usize) {
+    let cfg = Config::preset(preset).unwrap();
+    let mut rng = Rng(seed | 1);
+    let cmds = commands(&cfg, &mut rng, 400);
+    let flush_at = 200 + rng.below(cycles / 2);
+    let seed2 = rng.next();
+    let result = Arc::new(Mutex::new((None, 0usize, 0usize)));
+    let res = result.clone();
+    let mut uut = PointRaster::new(&cfg);
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<PointRaster>| x.clock.next = !x.clock.val());
+    sim.add_testbench(move |mut sim: Sim<PointRaster>| {
+        let mut x = sim.init()?;
+        let mut rng = Rng(seed2 | 1);
+        let mut model = PointRasterCycle::new(&cfg);
+        let mut next = 0usize;
+        let mut beats = 0usize;
+        // Stall / gap regimes change every 64 cycles: free, random, long stall.
+        let mut regime = 0u64;
+        wait_clock_true!(sim, clock, x);
+        for cyc in 0..cycles {
+            if cyc % 64 == 0 {
+                regime = rng.below(4);
+            }
+            let in_valid = next < cmds.len() && rng.below(100) < [95, 60, 30, 80][regime as usize];
+            let out_ready = match regime {
+                0 => true,
+                1 => rng.below(100) < 60,
+                2 => cyc % 64 > 40,
+                _ => rng.below(100) < 85,
+            };
+            let flush = cyc == flush_at;
+            let cmd = cmds[next.min(cmds.len() - 1)];
+            x.in_valid.next = in_valid;
+            x.in_prim.next = (cmd.prim as u64).into();
+            x.in_tile_x.next = (cmd.tile_x as u64).into();
+            x.in_tile_y.next = (cmd.tile_y as u64).into();
+            x.in_v0x.next = Signed::from(cmd.v[0][0] as i64);
+            x.in_v0y.next = Signed::from(cmd.v[0][1] as i64);
+            x.in_size.next = (cmd.size as u64).into();
+            x.in_aa.next = cmd.aa;
+            x.out_ready.next = out_ready;
+            x.flush.next = flush;
+            wait_clock_false!(sim, clock, x);
+            let got = ports_of_block(&x);
+            let (ov, ob) = model.out();
+            let want = Ports {
+                in_ready: model.in_ready(out_ready),
+                out_valid: ov,
+                beat: ob,
+            };
+            if got != want {
+                *res.lock().unwrap() = (
+                    Some(format!("cycle {cyc}:\n block {got:?}\n model {want:?}")),
+                    beats,
+                    next,
+                );
+                return sim.done(x);
+            }
+            if want.out_valid && out_ready && !flush {
+                beats += 1;
+            }
+            if in_valid && want.in_ready && !flush {
+                next += 1;
+            }
+            model.clock(in_valid, &cmd, out_ready, flush);
+            wait_clock_true!(sim, clock, x);
+        }
+        *res.lock().unwrap() = (None, beats, next);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 100 * cycles + 1000).unwrap();
+    let r = result.lock().unwrap();
+    (r.0.clone(), r.1, r.2)
+}
+
+#[test]
+fn block_equals_cycle_model_ice40() {
+    let (mismatch, beats, cmds) = cosim("ice40", 0x1ce4_0003, 3000);
+    assert!(mismatch.is_none(), "{}", mismatch.unwrap());
+    println!("ice40: {beats} beats, {cmds} commands");
+    assert!(
+        beats > 100 && cmds > 30,
+        "stimulus too thin: {beats} beats, {cmds} commands"
+    );
+}
+
+#[test]
+fn block_equals_cycle_model_default() {
+    let (mismatch, beats, cmds) = cosim("default", 0xdefa_0003, 2500);
+    assert!(mismatch.is_none(), "{}", mismatch.unwrap());
+    println!("default: {beats} beats, {cmds} commands");
+    assert!(
+        beats > 100 && cmds > 30,
+        "stimulus too thin: {beats} beats, {cmds} commands"
+    );
+}
+
+#[test]
+fn block_equals_cycle_model_full() {
+    let (mismatch, beats, cmds) = cosim("full", 0xf011_0003, 1500);
+    assert!(mismatch.is_none(), "{}", mismatch.unwrap());
+    println!("full: {beats} beats, {cmds} commands");
+    assert!(
+        beats > 100 && cmds > 10,
+        "stimulus too thin: {beats} beats, {cmds} commands"
+    );
+}
+
+/// Verilator `-Wall` waivers for rust-hdl output, with the reason:
+/// * `DECLFILENAME`: all modules of a block (top and its DFF submodules) live in one file.
+/// * `WIDTH`: rust-hdl writes every integer literal as 32 bits (`x + 32'h1`, `1 << (2)`), and
+///   `bit_cast` as `x & N'hff..`, relying on Verilog's context widening / truncation.
+/// * `UNUSEDSIGNAL`: constant table entries and register bits that a preset never reads
+///   (e.g. mask bits ≥ 4·S, lanes ≥ Q), left for yosys to prune.
+const LINT_WAIVERS: &[&str] = &["-Wno-DECLFILENAME", "-Wno-WIDTH", "-Wno-UNUSEDSIGNAL"];
+
+#[test]
+fn verilog_lints_clean() {
+    let dir = std::env::temp_dir().join(format!("tilerast-point-raster-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let have_verilator = std::process::Command::new("verilator")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !have_verilator {
+        println!("note: verilator not found; only emitting the Verilog");
+    }
+    for p in tilerast_golden::PRESETS {
+        let cfg = Config::preset(p).unwrap();
+        let name = format!("point_raster_{p}");
+        let v = point_raster::verilog(&cfg, &name);
+        assert!(
+            emit::rangeless_signed_localparams(&v).is_empty(),
+            "{:?}",
+            emit::rangeless_signed_localparams(&v)
+        );
+        assert!(v.contains(&format!("module {name}(")));
+        for port in [
+            "in_ready",
+            "out_valid",
+            "out_qx_3",
+            "out_mask_0",
+            "out_lane_valid",
+            "in_v0y",
+            "flush",
+        ] {
+            assert!(v.contains(port), "port {port} missing");
+        }
+        assert!(!v.contains("$next") && !v.contains("__024"));
+        let file = dir.join(format!("{name}.v"));
+        std::fs::write(&file, &v).unwrap();
+        if !have_verilator {
+            continue;
+        }
+        let out = std::process::Command::new("verilator")
+            .args(["--lint-only", "-Wall"])
+            .args(LINT_WAIVERS)
+            .args(["--top-module", &name])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !err.contains("%Warning"),
+            "verilator on {p}:\n{err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,388 @@
+//! rust-hdl simulation of `SampleRaster` against its cycle model `SampleRasterCycle`: the same
+//! stimulus drives both and every output port (valid and payload) and `in_ready` must agree on
+//! every cycle. Stimulus: jobs golden setup + sub-tile coverage produce for random triangles,
+//! mixed with synthetic jobs whose E values sit anywhere in the 48-bit range and right at the
+//! RTL's clamp thresholds ±2^(M+4) (the narrowing must stay exact), coefficients up to the
+//! guard-band bounds, random `trivial` / `none` / `last`; random input gaps, random `out_ready`
+//! with long stalls, one `flush` pulse. Plus Verilog emission per preset, linted with
+//! `verilator --lint-only -Wall` (skipped with a note if verilator is absent).
+
+use rust_hdl::prelude::*;
+use std::sync::{Arc, Mutex};
+use tilerast_golden::config::{Config, ONE, PRESETS};
+use tilerast_golden::cycle::CycleModel;
+use tilerast_golden::prim::TriangleFx;
+use tilerast_golden::raster::tiles_of;
+use tilerast_golden::sample_raster::{SampleRasterCycle, SampleRasterGeom};
+use tilerast_golden::setup::setup_triangle;
+use tilerast_golden::streams::{Beat, Cand, Job};
+use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
+use tilerast_golden::tile_parser::parse_tile;
+use tilerast_hw::emit;
+use tilerast_hw::sample_raster::{verilog, SampleRaster};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+/// Jobs of a random triangle in one of its tiles (golden setup + sub-tile coverage).
+fn triangle_jobs(cfg: &Config, r: &mut Rng, prim: u32) -> Vec<Job> {
+    let (lo, hi) = cfg.guard_limits_fx();
+    let (vw, vh) = (cfg.viewport[0] as i64 * ONE as i64, cfg.viewport[1] as i64 * ONE as i64);
+    let v = if r.below(3) == 0 {
+        [0; 3].map(|_| {
+            [
+                r.range(lo[0] as i64, hi[0] as i64) as i32,
+                r.range(lo[1] as i64, hi[1] as i64) as i32,
+            ]
+        })
+    } else {
+        let c = [r.range(0, vw), r.range(0, vh)];
+        let rad = r.range(ONE as i64, 40 * ONE as i64);
+        [0; 3].map(|_| {
+            [
+                (c[0] + r.range(-rad, rad)).clamp(lo[0] as i64, hi[0] as i64) as i32,
+                (c[1] + r.range(-rad, rad)).clamp(lo[1] as i64, hi[1] as i64) as i32,
+            ]
+        })
+    };
+    let Ok(tri) = setup_triangle(
+        cfg,
+        &TriangleFx {
+            v,
+            colour: [0; 4],
+            depth: 0,
+        },
+    ) else {
+        return Vec::new();
+    };
+    let tiles: Vec<[u32; 2]> = tiles_of(cfg, &tri.bbox).collect();
+    let tile = tiles[r.below(tiles.len() as u64) as usize];
+    let pt = parse_tile(cfg, tile).unwrap();
+    let mut cov = Vec::new();
+    classify_tile(cfg, &tri, &pt, &mut CoverageStats::default(), &mut cov);
+    let base = Cand {
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        a: tri.edges.map(|e| e.a as i32),
+        b: tri.edges.map(|e| e.b as i32),
+        vis_w: pt.rect.width(),
+        vis_h: pt.rect.height(),
+        ..Default::default()
+    };
+    if cov.is_empty() {
+        return vec![Job {
+            cand: Cand {
+                last: true,
+                none: true,
+                ..base
+            },
+            trivial: false,
+        }];
+    }
+    let n = cov.len();
+    // At most 6 sub-tiles of the command (keeps the simulation short), still ending in `last`.
+    let skip = n.saturating_sub(6);
+    cov.iter()
+        .enumerate()
+        .skip(skip)
+        .map(|(i, cs)| {
+            let (x, y) = (cs.sub.rect.x0 as i64 * ONE as i64, cs.sub.rect.y0 as i64 * ONE as i64);
+            Job {
+                cand: Cand {
+                    col: cs.sub.col,
+                    row: cs.sub.row,
+                    e: tri.edges.map(|e| e.eval(x, y)),
+                    last: i + 1 == n,
+                    ..base
+                },
+                trivial: cs.trivial,
+            }
+        })
+        .collect()
+}
+
+/// A synthetic job: coefficients up to the guard-band bounds, E anywhere, at, or next to the
+/// clamp thresholds, random flags and viewport clipping.
+fn synthetic_job(cfg: &Config, g: &SampleRasterGeom, r: &mut Rng, prim: u32) -> Job {
+    let m4 = 1i64 << (g.m + 4);
+    let coef = |r: &mut Rng, max: i64| match r.below(4) {
+        0 => max,
+        1 => -max,
+        _ => r.range(-max, max),
+    };
+    let a = [0; 3].map(|_| coef(r, g.coef_max[0]));
+    let b = [0; 3].map(|_| coef(r, g.coef_max[1]));
+    let (w, h) = (cfg.subtile[0] as i64 * ONE as i64, cfg.subtile[1] as i64 * ONE as i64);
+    let mut e = [0i64; 3];
+    for (k, v) in e.iter_mut().enumerate() {
+        *v = match r.below(8) {
+            // The edge crosses the sub-tile (through a random point, sometimes a sample).
+            0..=2 => {
+                let (x, y) = if r.below(2) == 0 {
+                    let o = tilerast_golden::samples::offsets(cfg.msaa);
+                    let (sx, sy) = o[r.below(o.len() as u64) as usize];
+                    (
+                        r.below(cfg.subtile[0] as u64) as i64 * ONE as i64 + sx as i64 * 16,
+                        r.below(cfg.subtile[1] as u64) as i64 * ONE as i64 + sy as i64 * 16,
+                    )
+                } else {
+                    (r.range(0, w), r.range(0, h))
+                };
+                -(a[k] * x + b[k] * y) + r.range(-2, 2)
+            }
+            // Inside (large positive) or anywhere.
+            3 => r.range(m4 / 2, 1 << 46),
+            4 => r.range(-(1 << 46), 1 << 46),
+            // At the clamp thresholds ±2^(M+4).
+            5 => m4 + r.range(-20, 20),
+            6 => -m4 + r.range(-20, 20),
+            // In the band 2^(M+3) ≤ |E| < 2^(M+4) next to the thresholds.
+            _ => {
+                let v = r.range(m4 / 2, m4 - 1);
+                if r.below(2) == 0 {
+                    v
+                } else {
+                    -v
+                }
+            }
+        };
+    }
+    let (a, b) = (a.map(|v| v as i32), b.map(|v| v as i32));
+    let [nx, ny] = cfg.tiles();
+    let none = r.below(12) == 0;
+    Job {
+        cand: Cand {
+            prim,
+            tile_x: r.below(nx as u64) as u32,
+            tile_y: r.below(ny as u64) as u32,
+            col: r.below((cfg.tile[0] / cfg.subtile[0]) as u64) as u32,
+            row: r.below((cfg.tile[1] / cfg.subtile[1]) as u64) as u32,
+            e,
+            a,
+            b,
+            vis_w: if r.below(3) == 0 {
+                1 + r.below(cfg.tile[0] as u64) as u32
+            } else {
+                cfg.tile[0]
+            },
+            vis_h: if r.below(3) == 0 {
+                1 + r.below(cfg.tile[1] as u64) as u32
+            } else {
+                cfg.tile[1]
+            },
+            last: none || r.below(3) == 0,
+            none,
+        },
+        trivial: r.below(5) == 0,
+    }
+}
+
+/// 400+ jobs: half from random triangles, half synthetic.
+fn stimulus_jobs(cfg: &Config, seed: u64) -> Vec<Job> {
+    let geom = SampleRasterGeom::new(cfg).unwrap();
+    let mut r = Rng(seed | 1);
+    let mut jobs = Vec::new();
+    let mut prim = 0;
+    while jobs.len() < 400 {
+        prim += 1;
+        if r.below(2) == 0 {
+            jobs.extend(triangle_jobs(cfg, &mut r, prim));
+        } else {
+            jobs.push(synthetic_job(cfg, &geom, &mut r, prim));
+        }
+    }
+    jobs
+}
+
+fn drive_in(x: &mut SampleRaster, valid: bool, j: &Job, out_ready: bool, flush: bool) {
+    let c = &j.cand;
+    x.flush.next = flush;
+    x.in_valid.next = valid;
+    x.out_ready.next = out_ready;
+    x.in_prim.next = (c.prim as u64).into();
+    x.in_tile_x.next = (c.tile_x as u64).into();
+    x.in_tile_y.next = (c.tile_y as u64).into();
+    x.in_col.next = (c.col as u64).into();
+    x.in_row.next = (c.row as u64).into();
+    x.in_e0.next = Signed::from(c.e[0]);
+    x.in_e1.next = Signed::from(c.e[1]);
+    x.in_e2.next = Signed::from(c.e[2]);
+    x.in_a0.next = Signed::from(c.a[0] as i64);
+    x.in_a1.next = Signed::from(c.a[1] as i64);
+    x.in_a2.next = Signed::from(c.a[2] as i64);
+    x.in_b0.next = Signed::from(c.b[0] as i64);
+    x.in_b1.next = Signed::from(c.b[1] as i64);
+    x.in_b2.next = Signed::from(c.b[2] as i64);
+    x.in_vis_w.next = (c.vis_w as u64).into();
+    x.in_vis_h.next = (c.vis_h as u64).into();
+    x.in_last.next = c.last;
+    x.in_none.next = c.none;
+    x.in_trivial.next = j.trivial;
+}
+
+fn sample_out(x: &SampleRaster) -> (bool, Beat) {
+    let b = Beat {
+        prim: x.out_prim.val().to_u32(),
+        lane_valid: x.out_lane_valid.val().to_u8(),
+        qx: [
+            x.out_qx_0.val().to_u32(),
+            x.out_qx_1.val().to_u32(),
+            x.out_qx_2.val().to_u32(),
+            x.out_qx_3.val().to_u32(),
+        ],
+        qy: [
+            x.out_qy_0.val().to_u32(),
+            x.out_qy_1.val().to_u32(),
+            x.out_qy_2.val().to_u32(),
+            x.out_qy_3.val().to_u32(),
+        ],
+        mask: [
+            x.out_mask_0.val().to_u64(),
+            x.out_mask_1.val().to_u64(),
+            x.out_mask_2.val().to_u64(),
+            x.out_mask_3.val().to_u64(),
+        ],
+        block: [0; 4],
+        last: x.out_last.val(),
+    };
+    (x.out_valid.val(), b)
+}
+
+/// Co-simulate `cycles` cycles; returns (beats transferred, valid lanes transferred, errors).
+fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> (u64, u64, Vec<String>) {
+    let cfg = Config::preset(preset).unwrap();
+    let jobs = stimulus_jobs(&cfg, seed);
+    let mut uut = SampleRaster::new(&cfg);
+    uut.connect_all();
+    let result = Arc::new(Mutex::new((0u64, 0u64, Vec::<String>::new())));
+    let res = result.clone();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<SampleRaster>| x.clock.next = !x.clock.val());
+    sim.add_testbench(move |mut sim: Sim<SampleRaster>| {
+        let mut x = sim.init()?;
+        let mut model = SampleRasterCycle::new(&cfg);
+        let mut r = Rng(seed.rotate_left(29) | 1);
+        let mut next = 0usize;
+        let mut stall = 0u64;
+        wait_clock_true!(sim, clock, x);
+        for cyc in 0..cycles {
+            let in_valid = r.below(10) < 8;
+            if stall == 0 && r.below(50) == 0 {
+                stall = 10 + r.below(40);
+            }
+            let out_ready = if stall > 0 {
+                stall -= 1;
+                false
+            } else {
+                r.below(10) < 8
+            };
+            let flush = cyc == flush_at;
+            let job = jobs[next % jobs.len()];
+            drive_in(&mut x, in_valid, &job, out_ready, flush);
+            wait_clock_false!(sim, clock, x);
+            let got = sample_out(&x);
+            let want = model.out();
+            let rdy = x.in_ready.val();
+            let want_rdy = model.in_ready(out_ready);
+            if got != want || rdy != want_rdy {
+                let mut g = res.lock().unwrap();
+                g.2.push(format!(
+                    "cycle {cyc}: rtl (in_ready {rdy}, {got:?})\n   model (in_ready {want_rdy}, {want:?})"
+                ));
+                if g.2.len() > 4 {
+                    break;
+                }
+            }
+            if got.0 && out_ready {
+                let mut g = res.lock().unwrap();
+                g.0 += 1;
+                g.1 += got.1.lane_valid.count_ones() as u64;
+            }
+            model.clock(in_valid, &job, out_ready, flush);
+            if in_valid && rdy && !flush {
+                next += 1;
+            }
+            wait_clock_true!(sim, clock, x);
+        }
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), 10 * (cycles + 10)).unwrap();
+    let g = result.lock().unwrap();
+    (g.0, g.1, g.2.clone())
+}
+
+#[test]
+fn cosim_ice40() {
+    let (beats, lanes, errs) = cosim("ice40", 2000, 101, 900);
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    assert!(beats > 300 && lanes > 300, "only {beats} beats / {lanes} quads");
+}
+
+#[test]
+fn cosim_default() {
+    let (beats, lanes, errs) = cosim("default", 1200, 202, 500);
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    assert!(beats > 150 && lanes > 200, "only {beats} beats / {lanes} quads");
+}
+
+#[test]
+fn cosim_full() {
+    let (beats, lanes, errs) = cosim("full", 300, 303, 150);
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    assert!(beats > 30 && lanes > 60, "only {beats} beats / {lanes} quads");
+}
+
+/// Verilator warnings waived for this block, with the reason:
+/// * DECLFILENAME: rust-hdl writes every module of a design into one file.
+/// * WIDTH: rust-hdl writes integer literals as 32-bit (`32'h1`) and relies on Verilog's
+///   context extension/truncation, identical to its simulator's semantics; the narrowed
+///   arithmetic deliberately keeps only the low bits of 48-bit wrap-around sums.
+const WAIVED: &[&str] = &["-Wno-DECLFILENAME", "-Wno-WIDTH"];
+
+#[test]
+fn verilog_lints_clean() {
+    let have = std::process::Command::new("verilator")
+        .arg("--version")
+        .output()
+        .is_ok();
+    let dir = std::env::temp_dir().join(format!("tilerast_sr_lint_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for p in PRESETS {
+        let cfg = Config::preset(p).unwrap();
+        let name = format!("sample_raster_{p}");
+        let v = verilog(&cfg, &name);
+        assert!(emit::rangeless_signed_localparams(&v).is_empty());
+        assert!(v.contains(&format!("module {name}(")));
+        if !have {
+            continue;
+        }
+        let f = dir.join(format!("{name}.v"));
+        std::fs::write(&f, &v).unwrap();
+        let out = std::process::Command::new("verilator")
+            .args(["--lint-only", "-Wall"])
+            .args(WAIVED)
+            .args(["--top-module", &name])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{p}: verilator lint:\n{text}");
+    }
+    if !have {
+        println!("NOTE: verilator not found, lint skipped (emission checked only)");
+    }
+}

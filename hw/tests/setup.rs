@@ -1,0 +1,309 @@
+//! The rust-hdl `Setup` block against its cycle model `tilerast_golden::setup::SetupCycle`:
+//! the same random stimulus (random triangle commands, random input gaps, random and long-held
+//! `out_ready`, occasional flush) drives both, and every output port (valid and payload) and
+//! `in_ready` must agree on every cycle; the transferred beats must also equal golden
+//! `setup::edges_for`. Plus: the Verilog of every preset passes `verilator --lint-only -Wall`
+//! (with the waivers listed in `LINT_WAIVERS`) and has no range-less signed localparam.
+
+use rust_hdl::prelude::*;
+use std::sync::{Arc, Mutex};
+use tilerast_golden::config::CullMode;
+use tilerast_golden::cycle::CycleModel;
+use tilerast_golden::setup::{edges_for, SetupCycle};
+use tilerast_golden::streams::{Cmd, Edges};
+use tilerast_golden::{Config, PRESETS};
+use tilerast_hw::emit;
+use tilerast_hw::setup::{verilog, Setup};
+
+/// xorshift64* — a small deterministic generator for the stimulus.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, pct: u64) -> bool {
+        self.below(100) < pct
+    }
+}
+
+/// A random triangle command: near its tile, anywhere in the guard band, a sliver, degenerate
+/// or at the guard-band limits; half of them clockwise.
+fn gen_cmd(cfg: &Config, rng: &mut Rng, prim: u32) -> Cmd {
+    let (lo, hi) = cfg.guard_limits_fx();
+    let [nx, ny] = cfg.tiles();
+    let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
+    let tw = [cfg.tile[0] as i64 * 256, cfg.tile[1] as i64 * 256];
+    let near = |rng: &mut Rng, a: usize| {
+        let o = tile[a] as i64 * tw[a] - tw[a] + rng.below(3 * tw[a] as u64) as i64;
+        o.clamp(lo[a] as i64, hi[a] as i64) as i32
+    };
+    let any = |rng: &mut Rng, a: usize| lo[a] + rng.below((hi[a] - lo[a]) as u64 + 1) as i32;
+    let mut v = [[0i32; 2]; 3];
+    match rng.below(5) {
+        0 => v = [0, 1, 2].map(|_| [any(rng, 0), any(rng, 1)]),
+        1 => {
+            v[0] = [near(rng, 0), near(rng, 1)];
+            v[1] = [
+                (v[0][0] + rng.below(9) as i32 - 4).clamp(lo[0], hi[0]),
+                (v[0][1] + rng.below(9) as i32 - 4).clamp(lo[1], hi[1]),
+            ];
+            v[2] = [any(rng, 0), any(rng, 1)];
+        }
+        2 => {
+            v[0] = [near(rng, 0), near(rng, 1)];
+            let d = [rng.below(1025) as i32 - 512, rng.below(1025) as i32 - 512];
+            let k = rng.below(4) as i32 - 1;
+            v[1] = [
+                (v[0][0] + d[0]).clamp(lo[0], hi[0]),
+                (v[0][1] + d[1]).clamp(lo[1], hi[1]),
+            ];
+            v[2] = [
+                (v[0][0] + k * d[0]).clamp(lo[0], hi[0]),
+                (v[0][1] + k * d[1]).clamp(lo[1], hi[1]),
+            ];
+        }
+        3 => {
+            for p in v.iter_mut() {
+                for (a, c) in p.iter_mut().enumerate() {
+                    *c = match rng.below(3) {
+                        0 => lo[a],
+                        1 => hi[a],
+                        _ => any(rng, a),
+                    };
+                }
+            }
+        }
+        _ => v = [0, 1, 2].map(|_| [near(rng, 0), near(rng, 1)]),
+    }
+    if rng.chance(50) {
+        v.swap(1, 2);
+    }
+    Cmd {
+        kind: 0,
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        v,
+        size: 0,
+        aa: false,
+    }
+}
+
+fn sext(v: u64, bits: u32) -> i64 {
+    ((v << (64 - bits)) as i64) >> (64 - bits)
+}
+
+/// The block's output ports as an `Edges` (payload) and out_valid.
+fn read_out(x: &Setup) -> (bool, Edges) {
+    let s24 = |s: Signed<24>| sext(s.inner().to_u64(), 24) as i32;
+    let s48 = |s: Signed<48>| sext(s.inner().to_u64(), 48);
+    let e = Edges {
+        prim: x.out_prim.val().to_u64() as u32,
+        tile_x: x.out_tile_x.val().to_u64() as u32,
+        tile_y: x.out_tile_y.val().to_u64() as u32,
+        empty: x.out_empty.val(),
+        a: [s24(x.out_a0.val()), s24(x.out_a1.val()), s24(x.out_a2.val())],
+        b: [s24(x.out_b0.val()), s24(x.out_b1.val()), s24(x.out_b2.val())],
+        e: [s48(x.out_e0.val()), s48(x.out_e1.val()), s48(x.out_e2.val())],
+        bx0: x.out_bx0.val().to_u64() as u32,
+        by0: x.out_by0.val().to_u64() as u32,
+        bx1: x.out_bx1.val().to_u64() as u32,
+        by1: x.out_by1.val().to_u64() as u32,
+        vis_w: x.out_vis_w.val().to_u64() as u32,
+        vis_h: x.out_vis_h.val().to_u64() as u32,
+    };
+    (x.out_valid.val(), e)
+}
+
+fn drive_in(x: &mut Setup, c: &Cmd) {
+    x.in_prim.next = (c.prim as u64).into();
+    x.in_tile_x.next = (c.tile_x as u64).into();
+    x.in_tile_y.next = (c.tile_y as u64).into();
+    x.in_v0x.next = Signed::from(c.v[0][0] as i64);
+    x.in_v0y.next = Signed::from(c.v[0][1] as i64);
+    x.in_v1x.next = Signed::from(c.v[1][0] as i64);
+    x.in_v1y.next = Signed::from(c.v[1][1] as i64);
+    x.in_v2x.next = Signed::from(c.v[2][0] as i64);
+    x.in_v2y.next = Signed::from(c.v[2][1] as i64);
+}
+
+/// Per-cycle stimulus: (in_valid gap, out_ready, flush).
+#[derive(Clone, Copy)]
+struct Stim {
+    gap: bool,
+    ready: bool,
+    flush: bool,
+}
+
+/// Run the block and the model side by side for `cycles`; returns the cycle-by-cycle
+/// mismatch report (empty if none) and the beats transferred between flushes, with the
+/// commands they belong to.
+fn cosim(cfg: &Config, seed: u64, cycles: usize) -> (Vec<String>, Vec<(Cmd, Edges)>) {
+    let mut rng = Rng(seed);
+    let cmds: Vec<Cmd> = (0..cycles / 4)
+        .map(|i| gen_cmd(cfg, &mut rng, (i as u32 * 104_729) & 0xff_ffff))
+        .collect();
+    let mut stim = Vec::with_capacity(cycles);
+    let mut stall = 0;
+    for _ in 0..cycles {
+        if stall == 0 && rng.chance(3) {
+            stall = 10 + rng.below(40);
+        }
+        stall = stall.saturating_sub(1);
+        stim.push(Stim {
+            gap: rng.chance(30),
+            ready: stall == 0 && rng.chance(75),
+            flush: rng.chance(1),
+        });
+    }
+    let report = Arc::new(Mutex::new(Vec::<String>::new()));
+    let pairs = Arc::new(Mutex::new(Vec::<(Cmd, Edges)>::new()));
+    let (rep, prs, cfg2) = (report.clone(), pairs.clone(), cfg.clone());
+    let mut uut = Setup::new(cfg);
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<Setup>| x.clock.next = !x.clock.val());
+    sim.add_testbench(move |mut sim: Sim<Setup>| {
+        let mut x = sim.init()?;
+        let mut model = SetupCycle::new(&cfg2);
+        // Commands in flight in the model, oldest first (for the transaction check).
+        let mut in_flight: std::collections::VecDeque<Cmd> = Default::default();
+        let mut next = 0usize;
+        wait_clock_true!(sim, clock, x);
+        for (cyc, s) in stim.iter().enumerate() {
+            let in_valid = next < cmds.len() && !s.gap;
+            let inp = cmds.get(next).copied().unwrap_or_default();
+            x.in_valid.next = in_valid;
+            drive_in(&mut x, &inp);
+            x.out_ready.next = s.ready;
+            x.flush.next = s.flush;
+            wait_clock_false!(sim, clock, x);
+            let (rv, re) = read_out(&x);
+            let (mv, me) = model.out();
+            let rr = x.in_ready.val();
+            let mr = model.in_ready(s.ready);
+            if rv != mv || re != me || rr != mr {
+                rep.lock().unwrap().push(format!(
+                    "cycle {cyc}: rtl valid={rv} in_ready={rr} {re:?}\n        model valid={mv} in_ready={mr} {me:?}"
+                ));
+                return sim.halt(x);
+            }
+            if mv && s.ready && !s.flush {
+                let c = in_flight.pop_front().expect("output without a command");
+                prs.lock().unwrap().push((c, me));
+            }
+            if in_valid && mr {
+                next += 1;
+                if !s.flush {
+                    in_flight.push_back(inp);
+                }
+            }
+            if s.flush {
+                in_flight.clear();
+            }
+            model.clock(in_valid, &inp, s.ready, s.flush);
+            wait_clock_true!(sim, clock, x);
+        }
+        sim.done(x)
+    });
+    let res = sim.run(Box::new(uut), 10 * (cycles as u64 + 10));
+    let rep = report.lock().unwrap().clone();
+    if rep.is_empty() {
+        res.expect("simulation ran");
+    }
+    let p = pairs.lock().unwrap().clone();
+    (rep, p)
+}
+
+fn check(cfg: &Config, seed: u64, cycles: usize) {
+    let (rep, pairs) = cosim(cfg, seed, cycles);
+    assert!(
+        rep.is_empty(),
+        "{} ({}): RTL and cycle model differ:\n{}",
+        cfg.name,
+        seed,
+        rep.join("\n")
+    );
+    assert!(pairs.len() > cycles / 40, "too few beats transferred: {}", pairs.len());
+    assert!(pairs.iter().any(|(_, e)| !e.empty) && pairs.iter().any(|(_, e)| e.empty));
+    for (c, e) in &pairs {
+        assert_eq!(
+            *e,
+            edges_for(cfg, c),
+            "{}: beat differs from golden for {c:?}",
+            cfg.name
+        );
+    }
+}
+
+#[test]
+fn rtl_matches_cycle_model_ice40() {
+    check(&Config::preset("ice40").unwrap(), 1, 1500);
+}
+
+#[test]
+fn rtl_matches_cycle_model_full() {
+    check(&Config::preset("full").unwrap(), 2, 1200);
+}
+
+#[test]
+fn rtl_matches_cycle_model_culling() {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.cull = CullMode::Cw;
+    check(&cfg, 3, 500);
+    cfg.cull = CullMode::Ccw;
+    check(&cfg, 4, 500);
+}
+
+/// Verilator waivers this block needs, with the reason (collected by the lead).
+pub const LINT_WAIVERS: &[(&str, &str)] = &[
+    (
+        "DECLFILENAME",
+        "rust-hdl writes the top and all its DFF submodules into one file",
+    ),
+    (
+        "WIDTH",
+        "rust-hdl emits bit_cast widening as `(x & N'hmask)` with an x narrower than N",
+    ),
+];
+
+#[test]
+fn verilog_lints_clean() {
+    let dir = std::env::temp_dir().join(format!("tilerast_setup_lint_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let have = std::process::Command::new("verilator")
+        .arg("--version")
+        .output()
+        .is_ok();
+    for p in PRESETS {
+        let cfg = Config::preset(p).unwrap();
+        let name = format!("setup_{p}");
+        let v = verilog(&cfg, &name);
+        assert!(emit::rangeless_signed_localparams(&v).is_empty());
+        assert!(v.contains(&format!("module {name}(")));
+        if !have {
+            println!("verilator not found: skipping the lint of {name}");
+            continue;
+        }
+        let f = dir.join(format!("{name}.v"));
+        std::fs::write(&f, &v).unwrap();
+        let mut cmd = std::process::Command::new("verilator");
+        cmd.args(["--lint-only", "-Wall", "--top-module", &name]);
+        for (w, _) in LINT_WAIVERS {
+            cmd.arg(format!("-Wno-{w}"));
+        }
+        let out = cmd.arg(&f).output().unwrap();
+        assert!(
+            out.status.success(),
+            "verilator lint of {name}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,341 @@
+//! rust-hdl simulation of the sub-tile coverage block against its cycle model
+//! (`tilerast_golden::subtile_coverage::SubtileCoverageCycle`): the same random stimulus (random
+//! input gaps, random `out_ready` with long stalls, a few `flush` pulses) drives both, and every
+//! output port (`in_ready`, `out_valid` and every payload field) is compared on every cycle.
+//! Candidates are the tile parser's walk of random triangles (via its cycle model) mixed with
+//! random-field candidates; presets `ice40`, `default`, `full`, plus a viewport that clips
+//! sub-tiles and the `Samples` / `BboxOnly` coverage modes. Plus Verilog emission per preset,
+//! linted with `verilator --lint-only -Wall`.
+
+use rust_hdl::prelude::*;
+use tilerast_golden::config::{Config, CoverageTest, PRESETS};
+use tilerast_golden::cycle::{drive, CycleModel};
+use tilerast_golden::prim::TriangleFx;
+use tilerast_golden::setup::{setup_triangle, TriSetup};
+use tilerast_golden::streams::{Cand, Edges, Job};
+use tilerast_golden::subtile_coverage::SubtileCoverageCycle;
+use tilerast_golden::tile_parser::{tile_rect, TileParserCycle};
+use tilerast_hw::emit;
+use tilerast_hw::subtile_coverage::{verilog, SubtileCoverage};
+
+/// Small deterministic PRNG (xorshift64*).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+/// The `Edges` beat setup sends for `tri` in `tile` (golden setup translated by hand: bbox
+/// clipped to the tile, E evaluated at the origin of sub-tile (bx0/SW, by0/SH)).
+fn edges_for(cfg: &Config, tri: Option<&TriSetup>, prim: u32, tile: [u32; 2]) -> Edges {
+    let rect = tile_rect(cfg, tile).expect("tile inside the grid");
+    let mut e = Edges {
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        vis_w: rect.width(),
+        vis_h: rect.height(),
+        ..Default::default()
+    };
+    let Some(t) = tri else {
+        e.empty = true;
+        return e;
+    };
+    for k in 0..3 {
+        e.a[k] = t.edges[k].a as i32;
+        e.b[k] = t.edges[k].b as i32;
+    }
+    let bb = t.bbox;
+    if bb.x1 < rect.x0 || bb.x0 > rect.x1 || bb.y1 < rect.y0 || bb.y0 > rect.y1 {
+        e.empty = true;
+        return e;
+    }
+    e.bx0 = bb.x0.max(rect.x0) - rect.x0;
+    e.bx1 = bb.x1.min(rect.x1) - rect.x0;
+    e.by0 = bb.y0.max(rect.y0) - rect.y0;
+    e.by1 = bb.y1.min(rect.y1) - rect.y0;
+    let [sw, sh] = cfg.subtile;
+    let ox = (rect.x0 + e.bx0 / sw * sw) as i64 * 256;
+    let oy = (rect.y0 + e.by0 / sh * sh) as i64 * 256;
+    for k in 0..3 {
+        e.e[k] = t.edges[k].eval(ox, oy);
+    }
+    e
+}
+
+/// Random commands: triangles near a random tile, in every tile their bbox touches, plus a few
+/// empty commands.
+fn stimulus(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
+    let mut out = Vec::new();
+    let [nx, ny] = cfg.tiles();
+    while out.len() < n {
+        let prim = rng.below(1 << 24) as u32;
+        if rng.below(8) == 0 {
+            let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
+            out.push(edges_for(cfg, None, prim, tile));
+            continue;
+        }
+        let cx = rng.range(0, cfg.viewport[0] as i64) * 256;
+        let cy = rng.range(0, cfg.viewport[1] as i64) * 256;
+        let r = (cfg.tile[0] as i64) * 256;
+        let v = [0, 1, 2].map(|_| [(cx + rng.range(-r, r)) as i32, (cy + rng.range(-r, r)) as i32]);
+        let Ok(t) = setup_triangle(
+            cfg,
+            &TriangleFx {
+                v,
+                colour: [0; 4],
+                depth: 0,
+            },
+        ) else {
+            continue;
+        };
+        let (x0, x1) = (t.bbox.x0 / cfg.tile[0], t.bbox.x1 / cfg.tile[0]);
+        let (y0, y1) = (t.bbox.y0 / cfg.tile[1], t.bbox.y1 / cfg.tile[1]);
+        for ty in y0..=y1 {
+            for tx in x0..=x1 {
+                out.push(edges_for(cfg, Some(&t), prim, [tx, ty]));
+            }
+        }
+    }
+    out
+}
+
+/// Candidates: the tile parser's walk of random commands, with a share of random-field ones.
+fn candidates(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Cand> {
+    let edges = stimulus(cfg, rng, n / 4 + 1);
+    let mut tp = TileParserCycle::new(cfg);
+    let (walk, _) = drive(
+        &mut tp,
+        &edges,
+        |_| false,
+        |_| true,
+        |o: &[Cand]| o.len() >= n,
+        100 * n as u64,
+    );
+    let mut out = Vec::new();
+    for c in walk.into_iter().take(n) {
+        out.push(c);
+        if rng.below(6) == 0 {
+            let r = |rng: &mut Rng, bits: u32| rng.range(-(1 << (bits - 1)), (1 << (bits - 1)) - 1);
+            out.push(Cand {
+                prim: rng.below(1 << 24) as u32,
+                tile_x: rng.below(256) as u32,
+                tile_y: rng.below(256) as u32,
+                col: rng.below(256) as u32,
+                row: rng.below(256) as u32,
+                e: [0, 1, 2].map(|_| r(rng, 48)),
+                a: [0, 1, 2].map(|_| r(rng, 24) as i32),
+                b: [0, 1, 2].map(|_| r(rng, 24) as i32),
+                vis_w: rng.below(512) as u32,
+                vis_h: rng.below(512) as u32,
+                last: rng.below(2) == 0,
+                none: rng.below(4) == 0,
+            });
+        }
+    }
+    out
+}
+
+fn drive_inputs(x: &mut SubtileCoverage, c: &Cand) {
+    x.in_prim.next = (c.prim as u64).into();
+    x.in_tile_x.next = (c.tile_x as u64).into();
+    x.in_tile_y.next = (c.tile_y as u64).into();
+    x.in_col.next = (c.col as u64).into();
+    x.in_row.next = (c.row as u64).into();
+    x.in_e0.next = c.e[0].into();
+    x.in_e1.next = c.e[1].into();
+    x.in_e2.next = c.e[2].into();
+    x.in_a0.next = (c.a[0] as i64).into();
+    x.in_a1.next = (c.a[1] as i64).into();
+    x.in_a2.next = (c.a[2] as i64).into();
+    x.in_b0.next = (c.b[0] as i64).into();
+    x.in_b1.next = (c.b[1] as i64).into();
+    x.in_b2.next = (c.b[2] as i64).into();
+    x.in_vis_w.next = (c.vis_w as u64).into();
+    x.in_vis_h.next = (c.vis_h as u64).into();
+    x.in_last.next = c.last;
+    x.in_none.next = c.none;
+}
+
+fn s64<const N: usize>(v: Signed<N>) -> i64 {
+    let u = unsigned_cast(v).to_u64();
+    ((u << (64 - N)) as i64) >> (64 - N)
+}
+
+fn read_outputs(x: &SubtileCoverage) -> (bool, Job) {
+    let cand = Cand {
+        prim: x.out_prim.val().to_u64() as u32,
+        tile_x: x.out_tile_x.val().to_u64() as u32,
+        tile_y: x.out_tile_y.val().to_u64() as u32,
+        col: x.out_col.val().to_u64() as u32,
+        row: x.out_row.val().to_u64() as u32,
+        e: [s64(x.out_e0.val()), s64(x.out_e1.val()), s64(x.out_e2.val())],
+        a: [
+            s64(x.out_a0.val()) as i32,
+            s64(x.out_a1.val()) as i32,
+            s64(x.out_a2.val()) as i32,
+        ],
+        b: [
+            s64(x.out_b0.val()) as i32,
+            s64(x.out_b1.val()) as i32,
+            s64(x.out_b2.val()) as i32,
+        ],
+        vis_w: x.out_vis_w.val().to_u64() as u32,
+        vis_h: x.out_vis_h.val().to_u64() as u32,
+        last: x.out_last.val(),
+        none: x.out_none.val(),
+    };
+    (
+        x.out_valid.val(),
+        Job {
+            cand,
+            trivial: x.out_trivial.val(),
+        },
+    )
+}
+
+/// Run the block and the model side by side for `cycles` cycles; panics at the first
+/// difference with the cycle number and both values.
+fn cosim(cfg: Config, seed: u64, cycles: u64) {
+    let mut rng = Rng(seed);
+    let inputs = candidates(&cfg, &mut rng, cycles as usize);
+    let mut uut = SubtileCoverage::new(&cfg);
+    uut.connect_all();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<SubtileCoverage>| x.clock.next = !x.clock.val());
+    sim.add_testbench(move |mut sim: Sim<SubtileCoverage>| {
+        let mut x = sim.init()?;
+        let mut rng = Rng(seed ^ 0x5eed);
+        let mut m = SubtileCoverageCycle::new(&cfg);
+        let mut next = 0usize;
+        let (mut jobs, mut trivial, mut none) = (0u64, 0u64, 0u64);
+        let mut stall = 0u64;
+        for cyc in 0..cycles {
+            let in_valid = next < inputs.len() && rng.below(5) != 0;
+            let inp = inputs.get(next).copied().unwrap_or_default();
+            if stall == 0 && rng.below(40) == 0 {
+                stall = rng.range(5, 30) as u64;
+            }
+            let out_ready = if stall > 0 {
+                stall -= 1;
+                false
+            } else {
+                rng.below(5) != 0
+            };
+            let flush = rng.below(300) == 0;
+            x.in_valid.next = in_valid;
+            drive_inputs(&mut x, &inp);
+            x.out_ready.next = out_ready;
+            x.flush.next = flush;
+            wait_clock_false!(sim, clock, x);
+            let (ov, oj) = read_outputs(&x);
+            let ir = x.in_ready.val();
+            let (mv, mj) = m.out();
+            let mr = m.in_ready(out_ready);
+            if (ov, oj, ir) != (mv, mj, mr) {
+                println!(
+                    "cycle {cyc}: rtl valid={ov} in_ready={ir} {oj:?}\n          model valid={mv} in_ready={mr} {mj:?}"
+                );
+            }
+            sim_assert!(sim, (ov, oj, ir) == (mv, mj, mr), x);
+            if ov && out_ready {
+                jobs += 1;
+                trivial += oj.trivial as u64;
+                none += oj.cand.none as u64;
+            }
+            if in_valid && mr {
+                next += 1;
+            }
+            m.clock(in_valid, &inp, out_ready, flush);
+            wait_clock_true!(sim, clock, x);
+        }
+        println!("{cycles} cycles: {next} candidates accepted, {jobs} jobs ({trivial} trivial, {none} none)");
+        sim_assert!(sim, jobs > cycles / 8 && next as u64 > cycles / 4, x);
+        sim.done(x)
+    });
+    sim.run(Box::new(uut), cycles * 10 + 100).unwrap();
+}
+
+#[test]
+fn rtl_matches_cycle_model_ice40() {
+    cosim(Config::preset("ice40").unwrap(), 0x1ce40, 3000);
+}
+
+#[test]
+fn rtl_matches_cycle_model_default() {
+    cosim(Config::preset("default").unwrap(), 0xdefa17, 2000);
+}
+
+#[test]
+fn rtl_matches_cycle_model_full() {
+    cosim(Config::preset("full").unwrap(), 0xf011, 2000);
+}
+
+/// A viewport that is not a multiple of the sub-tile (clipped sub-tiles), in all three modes.
+#[test]
+fn rtl_matches_cycle_model_clipped_viewport_all_modes() {
+    for (i, mode) in [CoverageTest::Edge, CoverageTest::Samples, CoverageTest::BboxOnly]
+        .into_iter()
+        .enumerate()
+    {
+        let mut cfg = Config::preset("default").unwrap();
+        cfg.viewport = [100, 75];
+        cfg.msaa = [8, 1, 16][i];
+        cfg.coverage_test = mode;
+        cfg.validate().unwrap();
+        cosim(cfg, 0xc11e + i as u64, 1000);
+    }
+}
+
+/// Verilator WIDTH warnings that are rust-hdl idioms (see the lint test).
+const WIDTH_WAIVED: &[&str] = &[
+    "Assign RHS's SIGNED generates",
+    "Operator AND expects 9 bits on the LHS, but LHS's VARREF 'in_",
+];
+
+#[test]
+fn verilog_lints_clean_per_preset() {
+    for p in PRESETS {
+        let cfg = Config::preset(p).unwrap();
+        let name = format!("subtile_coverage_{p}");
+        let v = verilog(&cfg, &name);
+        assert!(emit::rangeless_signed_localparams(&v).is_empty());
+        assert!(v.contains(&format!("module {name}(")));
+        let dir = std::env::temp_dir().join(format!("tilerast_subtile_coverage_lint_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join(format!("{name}.v"));
+        std::fs::write(&f, &v).unwrap();
+        let out = match std::process::Command::new("verilator")
+            .args(["--lint-only", "-Wall", "-Wno-DECLFILENAME", "--top-module", &name])
+            .arg(&f)
+            .output()
+        {
+            Ok(o) => o,
+            Err(_) => {
+                println!("note: verilator not found, lint skipped");
+                return;
+            }
+        };
+        let msg = String::from_utf8_lossy(&out.stderr);
+        // Waived (rust-hdl idioms): WIDTH on sign extension (`signed_bit_cast` emits a bare
+        // `$signed(x)` that relies on assignment-context extension) and on `bit_cast` widening
+        // (`(x & 9'h1ff)`). Anything else fails.
+        let bad: Vec<&str> = msg
+            .lines()
+            .filter(|l| l.starts_with('%'))
+            .filter(|l| !l.starts_with("%Error: Exiting due to"))
+            .filter(|l| !(l.contains("%Warning-WIDTH") && WIDTH_WAIVED.iter().any(|w| l.contains(w))))
+            .collect();
+        assert!(bad.is_empty(), "{p}: {}", bad.join("\n"));
+    }
+}
