@@ -81,6 +81,13 @@ fn main() {
         for q in [1u32, 4] {
             let mut frame = scene.to_frame(name).expect("valid scene");
             frame.cfg.quads_per_clock = q;
+            if q > frame.cfg.subtile[0] / 2 {
+                println!(
+                    "{name:<22} {q:>2} skipped: Q = {q} exceeds the {}-pixel sub-tile's quads per row",
+                    frame.cfg.subtile[0]
+                );
+                continue;
+            }
             let r = run(&frame);
             let bound = r.quads.div_ceil(q as u64);
             println!(
