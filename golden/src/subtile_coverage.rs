@@ -229,14 +229,17 @@ pub fn classify_tile_traced<F: FnMut(&SubTile, SubtileFate)>(
     for r in 0..r0.min(pt.rows) {
         reject_row(st, r, &mut trace);
     }
-    for r in r0..r1.saturating_add(1) {
+    // An empty run is (n, u32::MAX): its loop must then be empty.
+    let r_end = if r1 == u32::MAX { r0 } else { r1 + 1 };
+    let c_end = if c1 == u32::MAX { c0 } else { c1 + 1 };
+    for r in r0..r_end {
         // Step 2 (claim 7): columns left of the box, ...
         for c in 0..c0.min(pt.cols) {
             st.subtiles_rejected_col += 1;
             trace(&pt.subtile(c, r), SubtileFate::RejectedColumn);
         }
-        // (An empty run is (cols, u32::MAX): this loop is then empty, the others cover all.)
-        for c in c0..c1.saturating_add(1) {
+        // (With an empty column run this loop is empty and the others cover every column.)
+        for c in c0..c_end {
             let sub = pt.subtile(c, r);
             // Step 3 (claims 8 / 9) and trivial accept.
             let fate = match cfg.coverage_test {
@@ -317,6 +320,24 @@ mod tests {
             },
         )
         .unwrap()
+    }
+
+    #[test]
+    fn tile_missed_by_the_bbox_rejects_every_subtile_and_terminates() {
+        // default preset: 32x32 tiles of 8x8 sub-tiles (4x4 = 16 per tile). The triangle lies in
+        // tile (0, 0), bbox pixels 1..=20 on both axes. Tile (3, 0) shares its rows 0..=2 (row 3,
+        // pixels 24..31, is rejected by row, the other 12 by column); tile (0, 3) shares no row.
+        let cfg = Config::preset("default").unwrap();
+        let tri = setup(&cfg, [[256, 256], [20 * 256, 256], [256, 20 * 256]]);
+        for (tile, by_row) in [([3, 0], 4u64), ([0, 3], 16)] {
+            let pt = crate::tile_parser::parse_tile(&cfg, tile).unwrap();
+            let (mut st, mut out) = (CoverageStats::default(), Vec::new());
+            classify_tile(&cfg, &tri, &pt, &mut st, &mut out);
+            assert!(out.is_empty());
+            assert_eq!(st.walked, 16);
+            assert_eq!(st.subtiles_rejected_row, by_row);
+            assert_eq!(st.subtiles_rejected_col, 16 - by_row);
+        }
     }
 
     #[test]
