@@ -59,6 +59,34 @@ pub fn fix_verilog(raw: &str) -> String {
     s
 }
 
+/// The project's one Verilator lint-waiver file (`hw/lint/waivers.vlt`), each waiver with its
+/// reason.
+pub fn waiver_file() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("lint/waivers.vlt")
+}
+
+/// Lint Verilog `text` whose top module is `top` with `verilator --lint-only -Wall` and the
+/// waiver file. `Err` carries every message (or says how to install Verilator).
+pub fn lint(text: &str, top: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("tilerast-lint-{}-{top}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join(format!("{top}.v"));
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let out = std::process::Command::new("verilator")
+        .args(["--lint-only", "-Wall", "--top-module", top])
+        .arg(waiver_file())
+        .arg(&file)
+        .output()
+        .map_err(|e| format!("verilator: {e}; install it with: apt-get install -y verilator"))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let msg = String::from_utf8_lossy(&out.stderr).into_owned();
+    if out.status.success() && !msg.contains("%Warning") && !msg.contains("%Error") {
+        Ok(())
+    } else {
+        Err(msg)
+    }
+}
+
 /// Lines of `v` that declare a signed localparam without a range (must be none in rtl-out).
 pub fn rangeless_signed_localparams(v: &str) -> Vec<String> {
     v.lines()

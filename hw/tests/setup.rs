@@ -3,7 +3,7 @@
 //! `out_ready`, occasional flush) drives both, and every output port (valid and payload) and
 //! `in_ready` must agree on every cycle; the transferred beats must also equal golden
 //! `setup::edges_for`. Plus: the Verilog of every preset passes `verilator --lint-only -Wall`
-//! (with the waivers listed in `LINT_WAIVERS`) and has no range-less signed localparam.
+//! (with the project waiver file `hw/lint/waivers.vlt`) and has no range-less signed localparam.
 
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -11,9 +11,8 @@ use tilerast_golden::config::CullMode;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::setup::{edges_for, SetupCycle};
 use tilerast_golden::streams::{Cmd, Edges};
-use tilerast_golden::{Config, PRESETS};
-use tilerast_hw::emit;
-use tilerast_hw::setup::{verilog, Setup};
+use tilerast_golden::Config;
+use tilerast_hw::setup::Setup;
 
 /// xorshift64* — a small deterministic generator for the stimulus.
 struct Rng(u64);
@@ -261,49 +260,17 @@ fn rtl_matches_cycle_model_culling() {
     check(&cfg, 4, 500);
 }
 
-/// Verilator waivers this block needs, with the reason (collected by the lead).
-pub const LINT_WAIVERS: &[(&str, &str)] = &[
-    (
-        "DECLFILENAME",
-        "rust-hdl writes the top and all its DFF submodules into one file",
-    ),
-    (
-        "WIDTH",
-        "rust-hdl emits bit_cast widening as `(x & N'hmask)` with an x narrower than N",
-    ),
-];
-
 #[test]
 fn verilog_lints_clean() {
-    let dir = std::env::temp_dir().join(format!("tilerast_setup_lint_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let have = std::process::Command::new("verilator")
-        .arg("--version")
-        .output()
-        .is_ok();
-    for p in PRESETS {
-        let cfg = Config::preset(p).unwrap();
-        let name = format!("setup_{p}");
-        let v = verilog(&cfg, &name);
-        assert!(emit::rangeless_signed_localparams(&v).is_empty());
-        assert!(v.contains(&format!("module {name}(")));
-        if !have {
-            println!("verilator not found: skipping the lint of {name}");
-            continue;
+    // Every preset's Verilog of this block: ranged constants, and `verilator --lint-only -Wall`
+    // clean with the project's one waiver file (hw/lint/waivers.vlt).
+    for p in tilerast_golden::PRESETS {
+        let cfg = tilerast_golden::Config::preset(p).unwrap();
+        let top = format!("setup_{p}");
+        let v = tilerast_hw::setup::verilog(&cfg, &top);
+        assert!(tilerast_hw::emit::rangeless_signed_localparams(&v).is_empty(), "{top}");
+        if let Err(msg) = tilerast_hw::emit::lint(&v, &top) {
+            panic!("{top}: lint:\n{msg}");
         }
-        let f = dir.join(format!("{name}.v"));
-        std::fs::write(&f, &v).unwrap();
-        let mut cmd = std::process::Command::new("verilator");
-        cmd.args(["--lint-only", "-Wall", "--top-module", &name]);
-        for (w, _) in LINT_WAIVERS {
-            cmd.arg(format!("-Wno-{w}"));
-        }
-        let out = cmd.arg(&f).output().unwrap();
-        assert!(
-            out.status.success(),
-            "verilator lint of {name}:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

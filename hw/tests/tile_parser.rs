@@ -5,14 +5,13 @@
 //! Plus Verilog emission per preset, linted with `verilator --lint-only -Wall`.
 
 use rust_hdl::prelude::*;
-use tilerast_golden::config::{Config, PRESETS};
+use tilerast_golden::config::Config;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::setup::{setup_triangle, TriSetup};
 use tilerast_golden::streams::{Cand, Edges};
 use tilerast_golden::tile_parser::{tile_rect, TileParserCycle};
-use tilerast_hw::emit;
-use tilerast_hw::tile_parser::{verilog, TileParser};
+use tilerast_hw::tile_parser::TileParser;
 
 /// Small deterministic PRNG (xorshift64*).
 struct Rng(u64);
@@ -265,45 +264,17 @@ fn rtl_matches_cycle_model_full() {
     cosim("full", 0xf011, 1500);
 }
 
-/// Verilator WIDTH warnings that are rust-hdl idioms (see the lint test).
-const WIDTH_WAIVED: &[&str] = &[
-    "Assign RHS's SIGNED generates",
-    "Operator AND expects 9 bits on the LHS, but LHS's VARREF 'in_",
-];
-
 #[test]
-fn verilog_lints_clean_per_preset() {
-    for p in PRESETS {
-        let cfg = Config::preset(p).unwrap();
-        let name = format!("tile_parser_{p}");
-        let v = verilog(&cfg, &name);
-        assert!(emit::rangeless_signed_localparams(&v).is_empty());
-        assert!(v.contains(&format!("module {name}(")));
-        let dir = std::env::temp_dir().join(format!("tilerast_tile_parser_lint_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join(format!("{name}.v"));
-        std::fs::write(&f, &v).unwrap();
-        let out = match std::process::Command::new("verilator")
-            .args(["--lint-only", "-Wall", "-Wno-DECLFILENAME", "--top-module", &name])
-            .arg(&f)
-            .output()
-        {
-            Ok(o) => o,
-            Err(_) => {
-                println!("note: verilator not found, lint skipped");
-                return;
-            }
-        };
-        let msg = String::from_utf8_lossy(&out.stderr);
-        // Waived (rust-hdl idioms): WIDTH on sign extension (`signed_bit_cast` emits a bare
-        // `$signed(x)` that relies on assignment-context extension) and on `bit_cast` widening
-        // (`(x & 9'h1ff)`). Anything else fails.
-        let bad: Vec<&str> = msg
-            .lines()
-            .filter(|l| l.starts_with('%'))
-            .filter(|l| !l.starts_with("%Error: Exiting due to"))
-            .filter(|l| !(l.contains("%Warning-WIDTH") && WIDTH_WAIVED.iter().any(|w| l.contains(w))))
-            .collect();
-        assert!(bad.is_empty(), "{p}: {}", bad.join("\n"));
+fn verilog_lints_clean() {
+    // Every preset's Verilog of this block: ranged constants, and `verilator --lint-only -Wall`
+    // clean with the project's one waiver file (hw/lint/waivers.vlt).
+    for p in tilerast_golden::PRESETS {
+        let cfg = tilerast_golden::Config::preset(p).unwrap();
+        let top = format!("tile_parser_{p}");
+        let v = tilerast_hw::tile_parser::verilog(&cfg, &top);
+        assert!(tilerast_hw::emit::rangeless_signed_localparams(&v).is_empty(), "{top}");
+        if let Err(msg) = tilerast_hw::emit::lint(&v, &top) {
+            panic!("{top}: lint:\n{msg}");
+        }
     }
 }
