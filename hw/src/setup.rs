@@ -237,6 +237,13 @@ pub struct Setup {
     ma_hi: Signal<Local, Signed<16>>,
     mb_lo: Signal<Local, Signed<16>>,
     mb_hi: Signal<Local, Signed<16>>,
+    /// The four 16×16 → 32 partial products. They must be full-width signals of their own:
+    /// inside `$signed(...)` (what `signed_bit_cast` emits) a Verilog product is sized by its
+    /// 16-bit operands and loses its upper half, while rust-hdl's simulator keeps it.
+    p_ll: Signal<Local, Signed<32>>,
+    p_lh: Signal<Local, Signed<32>>,
+    p_hl: Signal<Local, Signed<32>>,
+    p_hh: Signal<Local, Signed<32>>,
     incl: Signal<Local, Bit>,
     u_ll: Signal<Local, Bits<24>>,
     u_lh: Signal<Local, Bits<26>>,
@@ -452,6 +459,10 @@ impl Setup {
             b_lo: dflt(),
             b_hi: dflt(),
             ma_lo: dflt(),
+            p_ll: dflt(),
+            p_lh: dflt(),
+            p_hl: dflt(),
+            p_hh: dflt(),
             ma_hi: dflt(),
             mb_lo: dflt(),
             mb_hi: dflt(),
@@ -679,10 +690,14 @@ impl Logic for Setup {
         self.mb_hi.next = signed_cast(self.b_hi.val());
         // Only the bits the sum below uses are kept: ll < 2^24, |lh|, |hl| ≤ 2^23, and hh
         // counts from bit 24 up (mod 2^48).
-        self.pp_ll.d.next = signed_bit_cast::<24, 32>(self.ma_lo.val() * self.mb_lo.val());
-        self.pp_lh.d.next = signed_bit_cast::<26, 32>(self.ma_lo.val() * self.mb_hi.val());
-        self.pp_hl.d.next = signed_bit_cast::<26, 32>(self.ma_hi.val() * self.mb_lo.val());
-        self.pp_hh.d.next = signed_bit_cast::<24, 32>(self.ma_hi.val() * self.mb_hi.val());
+        self.p_ll.next = self.ma_lo.val() * self.mb_lo.val();
+        self.p_lh.next = self.ma_lo.val() * self.mb_hi.val();
+        self.p_hl.next = self.ma_hi.val() * self.mb_lo.val();
+        self.p_hh.next = self.ma_hi.val() * self.mb_hi.val();
+        self.pp_ll.d.next = signed_bit_cast::<24, 32>(self.p_ll.val());
+        self.pp_lh.d.next = signed_bit_cast::<26, 32>(self.p_lh.val());
+        self.pp_hl.d.next = signed_bit_cast::<26, 32>(self.p_hl.val());
+        self.pp_hh.d.next = signed_bit_cast::<24, 32>(self.p_hh.val());
         // Inclusive edge: a > 0, or a = 0 and b > 0, i.e. −a < 0, or −a = 0 and −b < 0.
         self.incl.next = self.na_w.val().get_bit(23) | (!self.na_w.val().any() & self.nb_w.val().get_bit(23));
         self.incl_r.d.next = self.incl.val();

@@ -48,6 +48,33 @@ fn no_rangeless_signed_localparam_in_rtl_out() {
     assert_eq!(n, PRESETS.len(), "one Verilog file per preset");
 }
 
+/// Inside `$signed(...)`/`$unsigned(...)` a Verilog expression is self-determined: a 16×16
+/// product there keeps only 16 bits, while rust-hdl's simulator keeps 32. (This once broke
+/// setup's partial products; the Verilator co-simulation found it.) Products must be assigned
+/// to a full-width signal first.
+#[test]
+fn no_product_inside_a_sign_cast() {
+    for p in PRESETS {
+        let path = root().join("rtl-out").join(tilerast_hw::rtl_file_name(p));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let bad: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                ["$signed(", "$unsigned("].iter().any(|c| {
+                    l.split(c)
+                        .skip(1)
+                        .any(|rest| rest.split(')').next().is_some_and(|inner| inner.contains('*')))
+                })
+            })
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "{}: product inside a sign cast: {bad:?}",
+            path.display()
+        );
+    }
+}
+
 #[test]
 fn rtl_out_lints_clean() {
     if Command::new("verilator").arg("--version").output().is_err() {
