@@ -11,10 +11,10 @@ use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
 use tilerast_golden::cycle::{drive, CycleModel};
 use tilerast_golden::prim::TriangleFx;
-use tilerast_golden::setup::{setup_triangle, TriSetup};
+use tilerast_golden::setup::setup_triangle;
 use tilerast_golden::streams::{Cand, Edges, Job};
 use tilerast_golden::subtile_coverage::SubtileCoverageCycle;
-use tilerast_golden::tile_parser::{tile_rect, TileParserCycle};
+use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_hw::subtile_coverage::SubtileCoverage;
 
 /// Small deterministic PRNG (xorshift64*).
@@ -34,42 +34,16 @@ impl Rng {
     }
 }
 
-/// The `Edges` beat setup sends for `tri` in `tile` (golden setup translated by hand: bbox
-/// clipped to the tile, E evaluated at the origin of sub-tile (bx0/SW, by0/SH)).
-fn edges_for(cfg: &Config, tri: Option<&TriSetup>, prim: u32, tile: [u32; 2]) -> Edges {
-    let rect = tile_rect(cfg, tile).expect("tile inside the grid");
-    let mut e = Edges {
+/// A triangle command for `tile`; setup's beat for it is golden `setup::edges_for`.
+fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> tilerast_golden::streams::Cmd {
+    tilerast_golden::streams::Cmd {
+        kind: 0,
         prim,
         tile_x: tile[0],
         tile_y: tile[1],
-        vis_w: rect.width(),
-        vis_h: rect.height(),
+        v,
         ..Default::default()
-    };
-    let Some(t) = tri else {
-        e.empty = true;
-        return e;
-    };
-    for k in 0..3 {
-        e.a[k] = t.edges[k].a as i32;
-        e.b[k] = t.edges[k].b as i32;
     }
-    let bb = t.bbox;
-    if bb.x1 < rect.x0 || bb.x0 > rect.x1 || bb.y1 < rect.y0 || bb.y0 > rect.y1 {
-        e.empty = true;
-        return e;
-    }
-    e.bx0 = bb.x0.max(rect.x0) - rect.x0;
-    e.bx1 = bb.x1.min(rect.x1) - rect.x0;
-    e.by0 = bb.y0.max(rect.y0) - rect.y0;
-    e.by1 = bb.y1.min(rect.y1) - rect.y0;
-    let [sw, sh] = cfg.subtile;
-    let ox = (rect.x0 + e.bx0 / sw * sw) as i64 * 256;
-    let oy = (rect.y0 + e.by0 / sh * sh) as i64 * 256;
-    for k in 0..3 {
-        e.e[k] = t.edges[k].eval(ox, oy);
-    }
-    e
 }
 
 /// Random commands: triangles near a random tile, in every tile their bbox touches, plus a few
@@ -81,7 +55,10 @@ fn stimulus(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
         let prim = rng.below(1 << 24) as u32;
         if rng.below(8) == 0 {
             let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
-            out.push(edges_for(cfg, None, prim, tile));
+            out.push(tilerast_golden::setup::edges_for(
+                cfg,
+                &tri_cmd(prim, tile, [[0, 0]; 3]),
+            ));
             continue;
         }
         let cx = rng.range(0, cfg.viewport[0] as i64) * 256;
@@ -102,7 +79,7 @@ fn stimulus(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
         let (y0, y1) = (t.bbox.y0 / cfg.tile[1], t.bbox.y1 / cfg.tile[1]);
         for ty in y0..=y1 {
             for tx in x0..=x1 {
-                out.push(edges_for(cfg, Some(&t), prim, [tx, ty]));
+                out.push(tilerast_golden::setup::edges_for(cfg, &tri_cmd(prim, [tx, ty], v)));
             }
         }
     }
