@@ -12,22 +12,8 @@ use tilerast_golden::streams::{Beat, Cmd};
 use tilerast_golden::Config;
 use tilerast_hw::point_raster::PointRaster;
 
-/// Deterministic pseudo-random stream (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
+mod common;
+use common::Rng;
 
 /// Random point commands: mostly small points near their tile, some large, some at tile and
 /// viewport edges, some missing their tile, a few at the extremes of the ports.

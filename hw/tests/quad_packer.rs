@@ -12,18 +12,8 @@ use tilerast_golden::quad_packer::QuadPackerCycle;
 use tilerast_golden::streams::Beat;
 use tilerast_hw::quad_packer::QuadPacker;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod common;
+use common::Rng;
 
 fn random_beat(r: &mut Rng) -> Beat {
     let mut b = Beat {

@@ -20,21 +20,8 @@ use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::parse_tile;
 use tilerast_hw::sample_raster::SampleRaster;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
+mod common;
+use common::Rng;
 
 /// Jobs of a random triangle in one of its tiles (golden setup + sub-tile coverage).
 fn triangle_jobs(cfg: &Config, r: &mut Rng, prim: u32) -> Vec<Job> {

@@ -14,22 +14,8 @@ use tilerast_golden::streams::{Cmd, Edges};
 use tilerast_golden::Config;
 use tilerast_hw::setup::Setup;
 
-/// xorshift64* — a small deterministic generator for the stimulus.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
-}
+mod common;
+use common::Rng;
 
 /// A random triangle command: near its tile, anywhere in the guard band, a sliver, degenerate
 /// or at the guard-band limits; half of them clockwise.

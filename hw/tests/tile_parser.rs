@@ -13,22 +13,8 @@ use tilerast_golden::streams::{Cand, Edges};
 use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_hw::tile_parser::TileParser;
 
-/// Small deterministic PRNG (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
+mod common;
+use common::Rng;
 
 /// A triangle command for `tile`; setup's beat for it is golden `setup::edges_for`.
 fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> tilerast_golden::streams::Cmd {
