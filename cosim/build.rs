@@ -5,12 +5,22 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "build/blocks.rs"]
+mod blocks;
+#[path = "build/top.rs"]
+mod top;
+
 /// Presets simulated; `ice40_mut` is built from a mutated copy of the ice40 Verilog.
 const PRESETS: &[&str] = &["ice40", "default", "full"];
 
-/// The mutation: lane 0's mask bit 0 is forced to zero at the top-level output.
-pub const MUT_FROM: &str = "        out_mask_0 = packer__out_mask_0;";
-pub const MUT_TO: &str = "        out_mask_0 = packer__out_mask_0 & ~64'h1; // MUTATION (cosim test)";
+/// The mutation, one line inside the sample_raster block (`module MUT_MODULE`): when a job is
+/// accepted, its trivial-accept flag is also set for the last sub-tile of every command, so that
+/// sub-tile's samples are all taken as covered. `cosim/tests/raster_core.rs` applies the same
+/// change to the job entering a copy of the cycle model (`trivial |= cand.last`) to predict the
+/// failing cycle.
+pub const MUT_MODULE: &str = "module tilerast_ice40__sample(";
+pub const MUT_FROM: &str = "            triv_r__d = in_trivial;\n";
+pub const MUT_TO: &str = "            triv_r__d = in_trivial | in_last; // MUTATION (cosim test)\n";
 
 fn die(msg: &str) -> ! {
     eprintln!("{msg}");
@@ -70,12 +80,17 @@ fn main() {
         models.push((format!("Vtilerast_{p}"), vfile, format!("tilerast_{p}")));
     }
     // Mutation copy.
-    let src = std::fs::read_to_string(rtl.join("tilerast_ice40.v")).unwrap();
-    assert_eq!(
-        src.matches(MUT_FROM).count(),
-        1,
-        "mutation anchor not found exactly once"
-    );
+    let ice40 = rtl.join("tilerast_ice40.v");
+    let src = std::fs::read_to_string(&ice40).unwrap();
+    let module = src
+        .find(MUT_MODULE)
+        .map(|i| &src[i..i + src[i..].find("endmodule").unwrap_or(0)]);
+    if src.matches(MUT_FROM).count() != 1 || module.is_none_or(|m| m.matches(MUT_FROM).count() != 1) {
+        die(&format!(
+            "error: cosim/build.rs: mutation anchor {MUT_FROM:?} not found exactly once in `{MUT_MODULE}` of {} (regenerated RTL moved it: update MUT_FROM/MUT_TO and the test's model mutation)",
+            ice40.display()
+        ));
+    }
     let mut_file = out.join("tilerast_ice40_mut.v");
     std::fs::write(&mut_file, src.replacen(MUT_FROM, MUT_TO, 1)).unwrap();
     models.push(("Vtilerast_ice40_mut".into(), mut_file, "tilerast_ice40".into()));
@@ -121,6 +136,8 @@ fn main() {
         .define("VM_TRACE", if trace { "1" } else { "0" })
         .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
         .define("VM_TRACE_FST", "0");
+    blocks::build(&out, &rtl, &inc, trace); // per-block models; must link before the runtime below
+    top::build(&out, &rtl, &inc, trace); // FPGA tops (cosim/src/top.rs); likewise before the runtime
     b.compile("tilerast_cosim_models");
     println!("cargo:rustc-link-lib=pthread");
     println!("cargo:rustc-link-lib=atomic");

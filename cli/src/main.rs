@@ -17,12 +17,17 @@
 
 mod error;
 mod explore;
+mod fpga;
 mod import_obj;
 mod import_svg;
 mod plot;
 mod raster;
+#[cfg(feature = "rtl")]
+mod regress;
 mod render;
 mod scene_io;
+#[cfg(feature = "rtl")]
+mod synth;
 
 use clap::{Parser, Subcommand};
 use error::{CliError, Res};
@@ -122,6 +127,14 @@ enum Cmd {
         #[command(flatten)]
         import: ImportArgs,
     },
+    /// FPGA flows: bitstream + report per board, per-block sizes, post-synthesis simulation.
+    #[cfg(feature = "rtl")]
+    Synth(synth::SynthArgs),
+    /// Co-simulate the RTL (Verilator) on seeded random primitives or a scene against the golden models.
+    #[cfg(feature = "rtl")]
+    Regress(regress::RegressArgs),
+    /// Run a scene on a board over the UART protocol and check the answers against golden.
+    Fpga(fpga::FpgaArgs),
 }
 
 /// Write to stdout; a closed pipe (`| head`) ends the program quietly.
@@ -137,6 +150,11 @@ fn stdout_write(f: impl FnOnce(&mut dyn Write) -> Res<()>) -> Res<()> {
 
 fn run(cli: Cli) -> Res<()> {
     match cli.cmd {
+        #[cfg(feature = "rtl")]
+        Cmd::Synth(a) => synth::run(&a, &mut std::io::stdout()),
+        #[cfg(feature = "rtl")]
+        Cmd::Regress(a) => regress::run(&a),
+        Cmd::Fpga(a) => fpga::run(&a, &mut std::io::stdout()),
         Cmd::Render {
             scene,
             out,

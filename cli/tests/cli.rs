@@ -544,3 +544,153 @@ fn error_bad_output_and_preset() {
     let o = run(&["import", &default_scene_path()]);
     assert_one_line_error(&o, &["default.json", "already a JSON scene"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// regress (RTL co-simulation)
+
+/// `key value` pairs of the `summary:` line of `tilerast regress`.
+fn regress_summary(stdout: &str) -> BTreeMap<String, String> {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("summary: "))
+        .unwrap_or_else(|| panic!("no summary line in {stdout:?}"));
+    let t: Vec<&str> = line["summary: ".len()..].split_whitespace().collect();
+    t.chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| (c[0].to_string(), c[1].to_string()))
+        .collect()
+}
+
+fn num(s: &BTreeMap<String, String>, k: &str) -> f64 {
+    s.get(k)
+        .unwrap_or_else(|| panic!("summary has no {k}: {s:?}"))
+        .trim_end_matches('s')
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn regress_small_run_passes_with_a_summary() {
+    let d = tmp("regress-small");
+    let out = d.display().to_string();
+    let o = run(&[
+        "regress", "--preset", "ice40", "--count", "300", "--chunk", "100", "--seed", "5", "--out", &out,
+    ]);
+    let s = regress_summary(&ok(&o));
+    assert_eq!(num(&s, "primitives"), 300.0);
+    assert_eq!(num(&s, "chunks"), 3.0);
+    assert_eq!(num(&s, "mismatches"), 0.0);
+    assert!(num(&s, "quads") > 0.0 && num(&s, "samples") >= num(&s, "quads"));
+    assert!(num(&s, "cycles") > num(&s, "commands") && num(&s, "cycles/s") > 0.0);
+    assert!(
+        std::fs::read_dir(&d).unwrap().next().is_none(),
+        "nothing saved on a clean run"
+    );
+}
+
+#[test]
+fn regress_shards_cover_exactly_the_unsharded_run() {
+    let base = [
+        "regress", "--preset", "ice40", "--count", "450", "--chunk", "100", "--seed", "9",
+    ];
+    let all = regress_summary(&ok(&run(&base)));
+    let mut sum = BTreeMap::new();
+    for shard in ["1/2", "2/2"] {
+        let mut a = base.to_vec();
+        a.extend(["--shard", shard]);
+        let s = regress_summary(&ok(&run(&a)));
+        assert!(num(&s, "primitives") > 0.0, "shard {shard} is empty");
+        for k in ["chunks", "primitives", "commands", "quads", "samples"] {
+            *sum.entry(k).or_insert(0.0) += num(&s, k);
+        }
+    }
+    assert_eq!(num(&all, "primitives"), 450.0);
+    for (k, v) in sum {
+        assert_eq!(v, num(&all, k), "{k}: shards vs unsharded");
+    }
+}
+
+#[test]
+fn regress_bad_arguments_are_one_line_with_exit_2() {
+    for (args, needles) in [
+        (vec!["regress", "--shard", "3/2"], vec!["--shard", "3/2"]),
+        (vec!["regress", "--shard", "x"], vec!["--shard"]),
+        (vec!["regress", "--preset", "nope"], vec!["--preset", "nope"]),
+        (
+            vec!["regress", "--scene", "/nonexistent/s.json"],
+            vec!["/nonexistent/s.json"],
+        ),
+        (vec!["regress", "--model", "nope"], vec!["--model", "nope"]),
+    ] {
+        let o = run(&args);
+        assert_one_line_error(&o, &needles);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    let help = ok(&run(&["regress", "--help"]));
+    assert!(
+        help.contains("--shard") && !help.contains("--model"),
+        "--model is hidden"
+    );
+}
+
+/// The failure line (`cycle N: port P rtl X model Y`) of a regress run's output.
+fn failure_line(o: &Output) -> String {
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let i = all
+        .find("cycle ")
+        .unwrap_or_else(|| panic!("no failing cycle in {all}"));
+    all[i..].lines().next().unwrap().to_string()
+}
+
+#[test]
+fn regress_mismatch_saves_a_scene_that_reproduces_it() {
+    let d = tmp("regress-mut");
+    let out = d.display().to_string();
+    let o = run(&[
+        "regress",
+        "--preset",
+        "ice40",
+        "--model",
+        "ice40_mut",
+        "--count",
+        "200",
+        "--chunk",
+        "100",
+        "--out",
+        &out,
+        "--shrink-secs",
+        "30",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "a mismatch exits 1: {err}");
+    let scene = d.join("fail-ice40-seed1-chunk0.json");
+    assert!(scene.exists(), "{} saved", scene.display());
+    assert!(d.join("fail-ice40-seed1-chunk0.stim.json").exists());
+    assert!(d.join("fail-ice40-seed1-chunk0-orig.json").exists());
+    assert!(
+        err.contains(&scene.display().to_string()),
+        "the error names the scene: {err}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("primitive "),
+        "the failing primitive is shown: {stdout}"
+    );
+    // The shrunk scene loads as an ordinary scene, with fewer primitives than the chunk.
+    let shrunk = Scene::load(&scene).unwrap();
+    assert!(!shrunk.primitives.is_empty() && shrunk.primitives.len() < 100);
+    // The reported failure is the shrunk case's: replaying it fails the same way, and the real
+    // RTL passes it.
+    let s = scene.display().to_string();
+    let again = run(&["regress", "--scene", &s, "--model", "ice40_mut"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(failure_line(&again), failure_line(&o));
+    let good = run(&["regress", "--scene", &s]);
+    let g = regress_summary(&ok(&good));
+    assert_eq!(num(&g, "mismatches"), 0.0);
+    assert_eq!(num(&g, "primitives"), shrunk.primitives.len() as f64);
+}

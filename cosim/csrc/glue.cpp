@@ -8,6 +8,8 @@
 #include "verilated_vcd_c.h"
 #endif
 #include "tilerast-cosim/src/lib.rs.h"
+#include <chrono>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -140,6 +142,23 @@ public:
         }
         return quads;
     }
+
+    // The "pure C++ harness" of the speed benchmark: the same per-cycle work as `run` plus the
+    // comparison the Rust harness does, one loop, no FFI inside, timed with steady_clock.
+    uint64_t replay_timed(uint64_t cycles, const uint32_t* ip, const uint32_t* want, uint32_t* op,
+                          uint64_t* first_bad) override {
+        uint64_t bad = ~uint64_t(0);
+        auto t0 = std::chrono::steady_clock::now();
+        for (uint64_t c = 0; c < cycles; c++, ip += IN_W, op += OUT_W, want += OUT_W) {
+            apply(ip);
+            sample(op);
+            edge();
+            if (bad == ~uint64_t(0) && std::memcmp(op, want, OUT_W * sizeof(uint32_t)) != 0) bad = c;
+        }
+        auto t1 = std::chrono::steady_clock::now();
+        *first_bad = bad;
+        return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    }
 };
 
 std::unique_ptr<Model> new_model(rust::Str preset) {
@@ -165,4 +184,14 @@ uint64_t bench_loop(Model& m, rust::Slice<const uint32_t> cmds, uint64_t cycles,
                     uint32_t ready_pct) {
     if (cmds.size() < IN_W || cmds.size() % IN_W) throw std::runtime_error("bench_loop: bad command words");
     return m.sim->bench_loop(cmds.data(), cmds.size() / IN_W, cycles, seed, gap_pct, ready_pct);
+}
+
+Replay replay_timed(Model& m, rust::Slice<const uint32_t> in, rust::Slice<const uint32_t> want,
+                    rust::Slice<uint32_t> out) {
+    uint64_t cycles = in.size() / IN_W;
+    if (in.size() % IN_W || want.size() < cycles * OUT_W || out.size() < cycles * OUT_W)
+        throw std::runtime_error("replay_timed: buffer sizes do not match");
+    Replay r;
+    r.nanos = m.sim->replay_timed(cycles, in.data(), want.data(), out.data(), &r.first_bad);
+    return r;
 }

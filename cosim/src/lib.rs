@@ -17,8 +17,20 @@ use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::streams::{Beat, Cmd, LANES};
 use tilerast_golden::{Config, Quad};
 
+pub mod blocks;
+pub mod regress;
+pub mod top;
+pub mod wave;
+
 #[cxx::bridge]
 pub mod ffi {
+    /// Result of [`replay_timed`]: nanoseconds of the C++ loop, first differing cycle (or u64::MAX).
+    #[derive(Clone, Copy, Debug)]
+    struct Replay {
+        nanos: u64,
+        first_bad: u64,
+    }
+
     unsafe extern "C++" {
         include!("tilerast-cosim/csrc/glue.h");
         type Model;
@@ -33,6 +45,7 @@ pub mod ffi {
             gap_pct: u32,
             ready_pct: u32,
         ) -> Result<u64>;
+        fn replay_timed(m: Pin<&mut Model>, inp: &[u32], want: &[u32], out: &mut [u32]) -> Result<Replay>;
     }
 }
 
@@ -43,8 +56,8 @@ pub const OUT_W: usize = 16;
 /// Cycles per FFI call.
 pub const BATCH: usize = 2048;
 
-/// RTL models built into this crate: the presets plus `ice40_mut` (ice40 with lane 0's mask
-/// bit 0 forced to zero at the output, for the mutation test).
+/// RTL models built into this crate: the presets plus `ice40_mut` (ice40 with one line of the
+/// sample_raster block broken on purpose, see `build.rs`, for the mutation test).
 pub const MODELS: &[&str] = &["ice40", "default", "full", "ice40_mut"];
 
 /// One verilated `tilerast_<preset>` core.
@@ -72,6 +85,11 @@ impl Rtl {
             w.extend_from_slice(&encode_in(true, c, false, false));
         }
         ffi::bench_loop(self.0.pin_mut(), &w, cycles, seed, gap_pct, ready_pct).expect("bench_loop")
+    }
+    /// Replay recorded input words in one pure C++ loop (apply, sample, compare with `want`),
+    /// timed in C++: the baseline of the speed benchmark. `out` receives the output words.
+    pub fn replay_timed(&mut self, inp: &[u32], want: &[u32], out: &mut [u32]) -> Result<ffi::Replay, String> {
+        ffi::replay_timed(self.0.pin_mut(), inp, want, out).map_err(|e| e.what().to_string())
     }
 }
 

@@ -41,6 +41,9 @@ pub mod pipeline;
 // The RTL blocks wired together, as a cycle model.
 pub mod raster_core;
 
+// The UART protocol of the FPGA top (host tool and Verilator test share it).
+pub mod protocol;
+
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};
 pub use scene::{Frame, Scene, SceneError};

@@ -6,6 +6,9 @@
 
 pub mod emit;
 
+pub mod fpga_top;
+pub mod uart;
+
 pub mod point_raster;
 pub mod quad_packer;
 pub mod raster_core;

@@ -1,5 +1,6 @@
 //! rtl-out/ is generated, committed, lint-clean and safe for synthesis:
-//! - each preset's file equals what `gen-rtl` produces now (regeneration is a no-op);
+//! - each preset's file and each board's FPGA top (`tilerast_top_<board>.v`) equals what
+//!   `gen-rtl` produces now (regeneration is a no-op);
 //! - no signed localparam without a range (yosys would compare it as unsigned);
 //! - `verilator --lint-only -Wall` passes with the waivers in `hw/lint/waivers.vlt`.
 
@@ -7,6 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use tilerast_golden::{Config, PRESETS};
 use tilerast_hw::emit::rangeless_signed_localparams;
+use tilerast_hw::fpga_top::{self, BOARDS};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -30,6 +32,30 @@ fn rtl_out_is_fresh() {
 }
 
 #[test]
+fn fpga_tops_are_fresh() {
+    for b in BOARDS {
+        let want = fpga_top::rtl_file(b);
+        let path = root().join("rtl-out").join(fpga_top::rtl_file_name(b.name));
+        let have = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; run `cargo run -p tilerast-hw --bin gen-rtl`", path.display()));
+        assert!(
+            have == want,
+            "{} is stale: run `cargo run -p tilerast-hw --bin gen-rtl` and commit rtl-out/",
+            path.display()
+        );
+        // The contract with the board flows: exactly these top-level ports.
+        let top = fpga_top::top_name(b.name);
+        let head = have.split(&format!("module {top}(")).nth(1).expect("top module");
+        assert!(
+            head.starts_with("clk,uart_rx,uart_tx,led);"),
+            "{}: ports {}",
+            path.display(),
+            &head[..60]
+        );
+    }
+}
+
+#[test]
 fn no_rangeless_signed_localparam_in_rtl_out() {
     let mut n = 0;
     for e in std::fs::read_dir(root().join("rtl-out")).unwrap() {
@@ -45,7 +71,11 @@ fn no_rangeless_signed_localparam_in_rtl_out() {
             n += 1;
         }
     }
-    assert_eq!(n, PRESETS.len(), "one Verilog file per preset");
+    assert_eq!(
+        n,
+        PRESETS.len() + BOARDS.len(),
+        "one Verilog file per preset and per board"
+    );
 }
 
 /// Inside `$signed(...)`/`$unsigned(...)` a Verilog expression is self-determined: a 16×16
@@ -54,8 +84,12 @@ fn no_rangeless_signed_localparam_in_rtl_out() {
 /// to a full-width signal first.
 #[test]
 fn no_product_inside_a_sign_cast() {
-    for p in PRESETS {
-        let path = root().join("rtl-out").join(tilerast_hw::rtl_file_name(p));
+    let files = PRESETS
+        .iter()
+        .map(|p| tilerast_hw::rtl_file_name(p))
+        .chain(BOARDS.iter().map(|b| fpga_top::rtl_file_name(b.name)));
+    for f in files {
+        let path = root().join("rtl-out").join(f);
         let text = std::fs::read_to_string(&path).unwrap();
         let bad: Vec<&str> = text
             .lines()
@@ -80,9 +114,16 @@ fn rtl_out_lints_clean() {
     if Command::new("verilator").arg("--version").output().is_err() {
         panic!("verilator is not installed: apt-get install -y verilator");
     }
-    for p in PRESETS {
-        let path = root().join("rtl-out").join(tilerast_hw::rtl_file_name(p));
-        let top = tilerast_hw::top_name(p);
+    let files = PRESETS
+        .iter()
+        .map(|p| (tilerast_hw::rtl_file_name(p), tilerast_hw::top_name(p)))
+        .chain(
+            BOARDS
+                .iter()
+                .map(|b| (fpga_top::rtl_file_name(b.name), fpga_top::top_name(b.name))),
+        );
+    for (f, top) in files {
+        let path = root().join("rtl-out").join(f);
         let out = Command::new("verilator")
             .args(["--lint-only", "-Wall", "--top-module", &top])
             .arg(root().join("hw/lint/waivers.vlt"))

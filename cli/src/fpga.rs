@@ -1,0 +1,154 @@
+//! `tilerast fpga --port DEV --scene F`: run a scene on a board over the UART protocol
+//! (`hw/README.md`, "FPGA top and UART protocol") and check every answer against the golden
+//! model. The protocol, the chunking and the checks are `tilerast_golden::protocol` (the
+//! Verilator test of the top, `cosim/tests/fpga_top.rs`, runs the very same code over a
+//! simulated UART); this file only adds the serial port (`serialport`, no libudev) and the
+//! report.
+//!
+//! ```text
+//!   scene ─► Frame (board's preset) ─► commands ─┐
+//!   --port ─► SerialLink ─► Client ─ PING ───────┴─► check_commands: per chunk of the board's
+//!                                                    capacity CLEAR, LOAD…, RUN count (+ stream)
+//!                                                    vs expect_run (count, CRC, pos sum, cycles)
+//! ```
+//!
+//! Exit code 0 when every chunk matched, 1 with one error line naming the chunk and field
+//! otherwise (or for a bad port / scene / a board that does not answer).
+
+use crate::error::{CliError, Res};
+use crate::scene_io::{self, ImportArgs};
+use clap::Args;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+use tilerast_golden::protocol::{self, Client, Link};
+use tilerast_golden::streams::commands;
+
+/// Options of `tilerast fpga`.
+#[derive(Args, Debug)]
+pub struct FpgaArgs {
+    /// Serial port of the board (e.g. /dev/ttyUSB1 on iCEBreaker, the FTDI's second interface).
+    #[arg(long, value_name = "DEV")]
+    pub port: String,
+    /// Scene (.json, .obj, .svg); its preset is replaced by the board's.
+    #[arg(long, value_name = "F")]
+    pub scene: PathBuf,
+    /// Baud rate (the board table's, `protocol::DEFAULT_BAUD`, unless the bitstream was built otherwise).
+    #[arg(long, default_value_t = protocol::DEFAULT_BAUD)]
+    pub baud: u32,
+    /// Also run in stream mode and compare every quad (slow: one UART frame per quad).
+    #[arg(long)]
+    pub stream: bool,
+    /// Commands per LOAD frame (1..=2427).
+    #[arg(long, default_value_t = 64)]
+    pub per_frame: usize,
+    /// Milliseconds without a byte before the board is considered silent.
+    #[arg(long, default_value_t = 2000)]
+    pub timeout_ms: u64,
+    #[command(flatten)]
+    pub import: ImportArgs,
+}
+
+/// A serial port as a protocol link.
+struct SerialLink {
+    port: Box<dyn serialport::SerialPort>,
+    name: String,
+}
+
+impl Link for SerialLink {
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.port
+            .write_all(bytes)
+            .and_then(|_| self.port.flush())
+            .map_err(|e| format!("{}: write: {e}", self.name))
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Result<usize, String> {
+        match self.port.read(buf) {
+            Ok(n) => Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => Ok(0),
+            Err(e) => Err(format!("{}: read: {e}", self.name)),
+        }
+    }
+}
+
+/// Run `tilerast fpga`.
+pub fn run(a: &FpgaArgs, out: &mut dyn Write) -> Res<()> {
+    if !(1..=u16::MAX as usize / protocol::CMD_BYTES).contains(&a.per_frame) {
+        return Err(CliError::at(
+            "--per-frame",
+            a.per_frame,
+            format!("must be in 1..={}", u16::MAX as usize / protocol::CMD_BYTES),
+        ));
+    }
+    let port = serialport::new(&a.port, a.baud)
+        .timeout(Duration::from_millis(a.timeout_ms.max(1)))
+        .open()
+        .map_err(|e| CliError::at(&a.port, "open", e))?;
+    let mut c = Client::new(SerialLink {
+        port,
+        name: a.port.clone(),
+    });
+    c.patience = 1;
+    let d = c.ping().map_err(|e| CliError::at(&a.port, "PING", e))?;
+    let cfg = protocol::board_config(&d).map_err(|e| CliError::at(&a.port, "descriptor", e))?;
+    writeln!(
+        out,
+        "board {} (preset {}, {}x MSAA, Q = {}, {} MHz), capacity {} commands, protocol v{}",
+        d.board_name(),
+        cfg.name,
+        d.msaa,
+        d.q,
+        d.clock_mhz,
+        d.capacity,
+        d.version
+    )
+    .map_err(|e| CliError::at("<stdout>", "write", e))?;
+    // The scene, rasterized with the board's preset.
+    let mut imp = a.import.clone();
+    imp.preset = Some(cfg.name.clone());
+    let loaded = scene_io::load(Some(&a.scene), &imp)?;
+    let frame = loaded.frame()?;
+    if frame.cfg != cfg {
+        return Err(CliError::at(
+            a.scene.display(),
+            "config",
+            format!(
+                "the scene overrides the board preset `{}`; the bitstream only runs the preset itself",
+                cfg.name
+            ),
+        ));
+    }
+    let cmds = commands(&frame).map_err(|e| CliError::at(a.scene.display(), "binning", e.0))?;
+    let rep = protocol::check_commands(&mut c, &d, &cfg, &cmds, a.per_frame, a.stream)
+        .map_err(|e| CliError::at(&a.port, "mismatch", e))?;
+    let w = |e| CliError::at("<stdout>", "write", e);
+    for r in &rep {
+        writeln!(
+            out,
+            "commands {}..{}: quads {} crc {:08x} pos_sum {:06x} cycles {} (golden cycle model {}){}",
+            r.first,
+            r.first + r.commands,
+            r.board.quads,
+            r.board.crc,
+            r.board.pos_sum,
+            r.board.cycles,
+            r.golden.cycles,
+            match r.streamed {
+                Some((n, cyc)) => format!(", stream: {n} quads equal, {cyc} cycles"),
+                None => String::new(),
+            }
+        )
+        .map_err(w)?;
+    }
+    let quads: u64 = rep.iter().map(|r| r.board.quads as u64).sum();
+    let cycles: u64 = rep.iter().map(|r| r.board.cycles as u64).sum();
+    writeln!(
+        out,
+        "OK: {} commands, {quads} quads, {cycles} cycles = {:.3} quads/cycle; every count, CRC, position sum and cycle count equals golden",
+        cmds.len(),
+        quads as f64 / cycles.max(1) as f64
+    )
+    .map_err(w)?;
+    Ok(())
+}

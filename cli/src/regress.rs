@@ -1,0 +1,248 @@
+//! `tilerast regress`: random co-simulation of the RTL against the golden models
+//! (`tilerast_cosim::regress`), seeded, chunked and shardable, with a progress bar and a
+//! summary; or (`--scene F`) one scene file with its `.stim.json` sidecar, e.g. a saved
+//! failing case.
+//!
+//! ```text
+//!   --preset/--seed/--count/--chunk/--shard ─► regress::run ─► per chunk: cosim + checks ─► bar
+//!   --scene F (+ F.stim.json)               ─► regress::check_frame ─────────────────────┐
+//!                                                                                        ▼
+//!                      summary line (primitives, quads, cycles, mismatches, cycles/s, wall)
+//! ```
+//!
+//! Exit codes: 0 clean, 1 a mismatch or failed check (the shrunk case is saved under `--out`),
+//! 2 bad arguments or an unreadable scene (one line on stderr).
+
+use crate::error::{CliError, Res};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Duration;
+use tilerast_cosim::regress::{self, RunCfg, CLASSES};
+use tilerast_cosim::{Stimulus, MODELS};
+use tilerast_golden::{Config, PRESETS};
+
+/// Arguments of `tilerast regress`.
+#[derive(clap::Args, Debug)]
+pub struct RegressArgs {
+    /// Preset: ice40, default or full (default ice40; with --scene, the scene's own).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Random primitives in the whole (unsharded) run.
+    #[arg(long, default_value_t = 100_000)]
+    pub count: u64,
+    /// Seed; the same seed gives the same primitives and stimulus.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Run this scene file (with its `<name>.stim.json` stimulus if present) instead.
+    #[arg(long, value_name = "FILE")]
+    pub scene: Option<PathBuf>,
+    /// Run only shard K of N (1-based): chunks i with i % N == K - 1.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Primitives per chunk (each chunk is one frame with its own stimulus).
+    #[arg(long, default_value_t = 1000)]
+    pub chunk: u64,
+    /// Keep going after a failure (every failing chunk is shrunk and saved).
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Directory for failing cases (scene + .stim.json, unshrunk copy, waveform).
+    #[arg(long, value_name = "DIR", default_value = "target/regress")]
+    pub out: PathBuf,
+    /// Time cap for shrinking one failing chunk, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub shrink_secs: f64,
+    /// RTL model (a preset, or `ice40_mut`: ice40 with a planted bug, for tests).
+    #[arg(long, hide = true)]
+    pub model: Option<String>,
+}
+
+/// A bad argument: one line on stderr, exit code 2.
+fn usage(msg: String) -> ! {
+    eprintln!("error: {}", CliError(msg).one_line());
+    std::process::exit(2);
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard: `{s}`: expected K/N with 1 <= K <= N");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+fn check_model(model: &str, preset: &str) -> Result<(), String> {
+    match regress::model_preset(model) {
+        Some(p) if p == preset => Ok(()),
+        Some(p) => Err(format!("--model: `{model}` implements preset {p}, not {preset}")),
+        None => Err(format!(
+            "--model: unknown model `{model}` (known: {})",
+            MODELS.join(", ")
+        )),
+    }
+}
+
+fn summary_line(preset: &str, model: &str, st: &regress::RunStats, shard: (u64, u64), seed: u64) -> String {
+    let secs = st.secs.max(1e-9);
+    format!(
+        "summary: preset {preset} model {model} seed {seed} shard {}/{} chunks {} primitives {} commands {} \
+         quads {} samples {} cycles {} flushes {} mismatches {} cycles/s {:.0} prims/s {:.0} wall {:.2}s \
+         (rtl {:.2}s, golden+reference {:.2}s)",
+        shard.0,
+        shard.1,
+        st.chunks,
+        st.prims,
+        st.commands,
+        st.quads,
+        st.samples,
+        st.cycles,
+        st.flushes,
+        st.failures.len(),
+        st.cycles as f64 / secs,
+        st.prims as f64 / secs,
+        st.secs,
+        st.rtl_secs,
+        st.check_secs
+    )
+}
+
+/// Run `tilerast regress`.
+pub fn run(a: &RegressArgs) -> Res<()> {
+    if let Some(p) = &a.preset {
+        if !PRESETS.contains(&p.as_str()) {
+            usage(format!(
+                "--preset: unknown preset `{p}` (known: {})",
+                PRESETS.join(", ")
+            ));
+        }
+    }
+    if let Some(scene) = &a.scene {
+        return run_scene(a, scene);
+    }
+    let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
+    let model = a.model.clone().unwrap_or_else(|| preset.clone());
+    check_model(&model, &preset).unwrap_or_else(|e| usage(e));
+    let shard = a
+        .shard
+        .as_deref()
+        .map(parse_shard)
+        .transpose()
+        .unwrap_or_else(|e| usage(e))
+        .unwrap_or((1, 1));
+    if a.chunk == 0 {
+        usage("--chunk: must be at least 1".into());
+    }
+    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
+        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
+    }
+    let cfg = RunCfg {
+        model: model.clone(),
+        count: a.count,
+        seed: a.seed,
+        chunk: a.chunk,
+        shard,
+        out_dir: a.out.clone(),
+        shrink_budget: Duration::from_secs_f64(a.shrink_secs),
+        keep_going: a.keep_going,
+    };
+    let total: u64 = regress::shard_chunks(&cfg).map(|c| c.2).sum();
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    let mut cycles = 0u64;
+    let st = regress::run(&cfg, |c| {
+        cycles += c.cycles;
+        bar.inc(c.prims);
+        bar.set_message(format!("{:.1} M cycles", cycles as f64 / 1e6));
+    });
+    bar.finish_and_clear();
+    for f in &st.failures {
+        print!("FAIL {f}");
+    }
+    let classes: Vec<String> = CLASSES
+        .iter()
+        .zip(st.classes)
+        .map(|((c, _), n)| format!("{} {n}", c.name()))
+        .collect();
+    println!("classes: {}", classes.join(", "));
+    println!("{}", summary_line(&preset, &model, &st, shard, a.seed));
+    match st.failures.first() {
+        None => Ok(()),
+        Some(f) => Err(CliError(format!(
+            "{} failing chunk(s); first: chunk {}: {}; scene {}",
+            st.failures.len(),
+            f.chunk,
+            f.failure.headline(),
+            f.scene
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "not saved".into())
+        ))),
+    }
+}
+
+fn run_scene(a: &RegressArgs, scene: &std::path::Path) -> Res<()> {
+    let (frame, stim) = regress::load_case(scene).unwrap_or_else(|e| usage(e));
+    let file = scene.display();
+    let preset = frame.cfg.name.clone();
+    if Config::preset(&preset).ok().as_ref() != Some(&frame.cfg) {
+        usage(format!(
+            "{file}: config: the RTL exists only for the presets ({}) without overrides",
+            PRESETS.join(", ")
+        ));
+    }
+    if let Some(p) = &a.preset {
+        if *p != preset {
+            usage(format!("--preset: `{p}` but {file} is a {preset} scene"));
+        }
+    }
+    let model = a.model.clone().unwrap_or_else(|| preset.clone());
+    check_model(&model, &preset).unwrap_or_else(|e| usage(e));
+    let has_stim = stim.is_some();
+    let stim = stim.unwrap_or_else(Stimulus::default);
+    let t = std::time::Instant::now();
+    let r = regress::check_frame(&model, &frame, &stim);
+    let mut st = regress::RunStats::default();
+    let res = match r {
+        Ok(c) => {
+            st.add(&c);
+            Ok(())
+        }
+        Err(f) => {
+            println!("FAIL {file}: {f}");
+            if let Some((i, p)) = regress::failing_prim(&frame, &f) {
+                println!("  primitive {i}: {p:?}");
+            }
+            let msg = format!("{file}: {}", f.headline());
+            st.failures.push(regress::FailReport {
+                chunk: 0,
+                prim: regress::failing_prim(&frame, &f),
+                original: f.clone(),
+                failure: f,
+                prims: frame.prims.len(),
+                shrunk_prims: frame.prims.len(),
+                scene: None,
+                original_scene: None,
+                wave: Err("not dumped for --scene".into()),
+                save_error: None,
+            });
+            Err(CliError(msg))
+        }
+    };
+    st.prims = frame.prims.len() as u64;
+    st.secs = t.elapsed().as_secs_f64();
+    println!(
+        "scene {file} ({}stimulus {})",
+        if has_stim { "" } else { "default " },
+        regress::stim_to_json(&stim)
+    );
+    println!("{}", summary_line(&preset, &model, &st, (1, 1), stim.seed));
+    res
+}

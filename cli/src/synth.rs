@@ -1,0 +1,161 @@
+//! `tilerast synth`: the FPGA flows of `tilerast-fpga` from the command line.
+//!
+//! ```text
+//!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
+//!  synth --blocks [--board B] [--preset P]   each block module synthesized alone (sizes)
+//!  synth --postsim [--preset P] [--quick]    gate-level netlist vs golden cycle model
+//!  synth --table [--update-readme]           table of every report under target/fpga/
+//! ```
+//!
+//! Every tool step prints the command line that reproduces it; errors are one line (exit 1).
+
+use crate::error::{CliError, Res};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use tilerast_fpga::{flow, postsim, report, FlowError};
+
+/// Options of `tilerast synth`.
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Board: icebreaker, hx8k or ulx3s (runs the whole flow; with --blocks: the device).
+    #[arg(long)]
+    pub board: Option<String>,
+    /// Synthesize each block module of the preset's core separately and tabulate the sizes.
+    #[arg(long)]
+    pub blocks: bool,
+    /// Post-synthesis simulation of the preset's raster core (iCE40 UP5K synthesis) against
+    /// the golden cycle model.
+    #[arg(long)]
+    pub postsim: bool,
+    /// Print the table of every report under target/fpga/ (and write target/fpga/table.md).
+    #[arg(long)]
+    pub table: bool,
+    /// With --table: rewrite the README.md section between the fpga-table markers.
+    #[arg(long, requires = "table")]
+    pub update_readme: bool,
+    /// Preset for --blocks / --postsim (default: the board's, or ice40).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// With --postsim: shortened runs (a quick check, not the regression).
+    #[arg(long)]
+    pub quick: bool,
+    /// Development override: Verilog sources instead of rtl-out/tilerast_top_<board>.v.
+    #[arg(long, value_name = "FILE")]
+    pub verilog: Vec<PathBuf>,
+    /// Development override: top module.
+    #[arg(long)]
+    pub top: Option<String>,
+    /// Development override: constraints file.
+    #[arg(long, value_name = "FILE")]
+    pub constraints: Option<PathBuf>,
+    /// nextpnr seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Skip synthesis if its outputs in target/fpga/<board>/ are newer than the sources.
+    #[arg(long)]
+    pub reuse_synth: bool,
+    /// Exit 0 when the only failure is that the design needs more logic cells than the device
+    /// has (the report is written either way). Any other failure still exits 1. CI uses it:
+    /// the flow must run, the fit is a goal recorded in the report.
+    #[arg(long)]
+    pub allow_no_fit: bool,
+}
+
+fn fe(e: FlowError) -> CliError {
+    CliError(e.0)
+}
+
+/// Run `tilerast synth`.
+pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
+    let root = tilerast_fpga::repo_root();
+    let board = a.board.as_deref().map(tilerast_fpga::board).transpose().map_err(fe)?;
+    let mut did = false;
+    if a.blocks {
+        let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);
+        let preset = a.preset.clone().unwrap_or_else(|| b.preset.to_string());
+        flow::synth_blocks(b, &preset, &root, out).map_err(fe)?;
+        did = true;
+    } else if let Some(b) = board {
+        let opts = flow::FlowOpts {
+            verilog: a.verilog.clone(),
+            top: a.top.clone(),
+            constraints: a.constraints.clone(),
+            out_dir: None,
+            seed: a.seed,
+            preset: a.preset.clone(),
+            reuse_synth: a.reuse_synth,
+        };
+        match flow::run_board(b, &root, &opts, out) {
+            Ok(_) => {}
+            Err(e) if a.allow_no_fit => {
+                let p = root.join("target/fpga").join(b.name).join("report.json");
+                let r: Option<report::Report> = std::fs::read_to_string(&p)
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok());
+                match r.as_ref().and_then(|r| r.lc.map(|u| (u, r.failure.is_some()))) {
+                    Some((u, true)) if u.used > u.available => {
+                        let _ = writeln!(
+                            out,
+                            "synth {}: DOES NOT FIT: {} of {} logic cells ({:.0} %); report in {} (--allow-no-fit: exit 0)",
+                            b.name,
+                            u.used,
+                            u.available,
+                            100.0 * u.used as f64 / u.available as f64,
+                            p.display()
+                        );
+                    }
+                    _ => return Err(fe(e)),
+                }
+            }
+            Err(e) => return Err(fe(e)),
+        }
+        did = true;
+    }
+    if a.postsim {
+        let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
+        let s = postsim::run_core(&root, &preset, if a.quick { 0.25 } else { 1.0 }, out).map_err(fe)?;
+        let cycles: u64 = s.runs.iter().map(|r| r.1.cycles).sum();
+        let quads: u64 = s.runs.iter().map(|r| r.1.quads).sum();
+        let _ = writeln!(
+            out,
+            "postsim {preset}: PASS, {} runs, {cycles} cycles, {quads} quads equal to the golden model on every \
+             output word every cycle (synthesis {:.0} s, simulation {:.0} s)",
+            s.runs.len(),
+            s.synth_secs,
+            s.sim_secs
+        );
+        did = true;
+    }
+    if a.table {
+        let reports = report::load_reports(&root).map_err(fe)?;
+        let blocks = report::load_blocks(&root).map_err(fe)?;
+        if reports.is_empty() && blocks.is_empty() {
+            return Err(CliError(
+                "target/fpga: no reports yet (run `tilerast synth --board <board>` first)".into(),
+            ));
+        }
+        let mut t = report::table_markdown(&reports);
+        if !blocks.is_empty() {
+            t += "\n\nPer block (synthesis only, each block module alone):\n\n";
+            t += &report::blocks_markdown(&blocks);
+        }
+        let p = root.join("target/fpga/table.md");
+        std::fs::write(&p, format!("{t}\n")).map_err(|e| CliError::at(p.display(), "write", e))?;
+        let _ = writeln!(out, "{t}");
+        if a.update_readme {
+            let rp = root.join("README.md");
+            let text = std::fs::read_to_string(&rp).map_err(|e| CliError::at(rp.display(), "read", e))?;
+            let new = report::replace_section(&text, &t, "README.md").map_err(fe)?;
+            std::fs::write(&rp, new).map_err(|e| CliError::at(rp.display(), "write", e))?;
+            let _ = writeln!(out, "updated README.md");
+        }
+        did = true;
+    }
+    if !did {
+        return Err(CliError(
+            "synth: nothing to do (give --board B, --blocks, --postsim or --table)".into(),
+        ));
+    }
+    Ok(())
+}

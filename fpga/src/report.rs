@@ -1,0 +1,483 @@
+//! Reports: parse yosys `stat -json` (cell counts by type) and nextpnr `--report` JSON
+//! (utilisation per BEL type, achieved Fmax per clock) into a [`Report`], write it as JSON and
+//! Markdown, and build the README table (rows per board and preset, plus per-block sizes).
+//!
+//! ```text
+//!  stat.json ──► cells{type: n} ─┐
+//!  nextpnr-report.json ──────────┴─► Report ─► report.json / report.md ─► table ─► README section
+//! ```
+
+use crate::{Board, Family, FlowError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// README markers around the generated table.
+pub const BEGIN: &str = "<!-- fpga-table:begin -->";
+/// See [`BEGIN`].
+pub const END: &str = "<!-- fpga-table:end -->";
+
+/// Cell counts by type from yosys `stat -json` (the design total, or the single module).
+pub fn parse_yosys_stat(text: &str, file: &str) -> Result<BTreeMap<String, u64>, FlowError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| FlowError::at(file, format!("line {}: {e}", e.line())))?;
+    let m = match v.get("design") {
+        Some(d) if d.get("num_cells_by_type").is_some() => d,
+        _ => {
+            let mods = v
+                .get("modules")
+                .and_then(Value::as_object)
+                .ok_or_else(|| FlowError::at(file, "field `modules`: missing or not an object"))?;
+            if mods.len() != 1 {
+                return Err(FlowError::at(
+                    file,
+                    format!("field `modules`: expected one (flattened) module, found {}", mods.len()),
+                ));
+            }
+            mods.values().next().unwrap()
+        }
+    };
+    let by = m
+        .get("num_cells_by_type")
+        .and_then(Value::as_object)
+        .ok_or_else(|| FlowError::at(file, "field `num_cells_by_type`: missing or not an object"))?;
+    let mut cells = BTreeMap::new();
+    for (k, n) in by {
+        let n = n
+            .as_u64()
+            .ok_or_else(|| FlowError::at(file, format!("field `num_cells_by_type.{k}`: not a count")))?;
+        cells.insert(k.trim_start_matches('\\').to_string(), n);
+    }
+    Ok(cells)
+}
+
+/// Used / available of one BEL type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Util {
+    pub used: u64,
+    pub available: u64,
+}
+
+/// Achieved Fmax of one clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockFmax {
+    pub clock: String,
+    pub achieved_mhz: f64,
+    pub constraint_mhz: f64,
+}
+
+/// What nextpnr's `--report` JSON says.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PnrReport {
+    pub util: BTreeMap<String, Util>,
+    pub clocks: Vec<ClockFmax>,
+}
+
+/// Parse nextpnr's `--report` JSON (`utilization.{bel}.{used,available}`,
+/// `fmax.{clock}.{achieved,constraint}`).
+pub fn parse_nextpnr_report(text: &str, file: &str) -> Result<PnrReport, FlowError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| FlowError::at(file, format!("line {}: {e}", e.line())))?;
+    let u = v
+        .get("utilization")
+        .and_then(Value::as_object)
+        .ok_or_else(|| FlowError::at(file, "field `utilization`: missing or not an object"))?;
+    let num = |x: &Value, path: String| -> Result<f64, FlowError> {
+        x.as_f64()
+            .ok_or_else(|| FlowError::at(file, format!("field `{path}`: missing or not a number")))
+    };
+    let mut r = PnrReport::default();
+    for (bel, x) in u {
+        let used = num(&x["used"], format!("utilization.{bel}.used"))? as u64;
+        let available = num(&x["available"], format!("utilization.{bel}.available"))? as u64;
+        r.util.insert(bel.clone(), Util { used, available });
+    }
+    let f = v
+        .get("fmax")
+        .and_then(Value::as_object)
+        .ok_or_else(|| FlowError::at(file, "field `fmax`: missing or not an object"))?;
+    for (clk, x) in f {
+        r.clocks.push(ClockFmax {
+            clock: clk.clone(),
+            achieved_mhz: num(&x["achieved"], format!("fmax.{clk}.achieved"))?,
+            constraint_mhz: num(&x["constraint"], format!("fmax.{clk}.constraint"))?,
+        });
+    }
+    Ok(r)
+}
+
+/// Utilisation from nextpnr's log ("Device utilisation" lines `<BEL>: used/ available`), for
+/// runs that failed before writing `--report` (e.g. the design does not fit).
+pub fn parse_nextpnr_log_util(log: &str) -> PnrReport {
+    let mut r = PnrReport::default();
+    for l in log.lines() {
+        let t = l.trim_start_matches("Info:").trim();
+        if let Some((bel, rest)) = t.split_once(':') {
+            if let Some((u, a)) = rest.split_once('/') {
+                let a = a.split_whitespace().next().unwrap_or("");
+                if let (Ok(used), Ok(available)) = (u.trim().parse(), a.parse()) {
+                    if !bel.contains(' ') {
+                        r.util.insert(bel.to_string(), Util { used, available });
+                    }
+                }
+            }
+        }
+    }
+    r
+}
+
+/// Cell classes counted in the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Counts {
+    pub luts: u64,
+    pub ffs: u64,
+    pub carries: u64,
+    pub bram: u64,
+    pub dsp: u64,
+    /// Everything else (I/O, PLL, global buffers, distributed RAM).
+    pub other: u64,
+}
+
+impl Counts {
+    /// Classify yosys cell types of `family`.
+    pub fn from_cells(family: Family, cells: &BTreeMap<String, u64>) -> Counts {
+        let mut c = Counts::default();
+        for (t, &n) in cells {
+            let t = t.as_str();
+            let slot = match family {
+                Family::Ice40 => match t {
+                    "SB_LUT4" => &mut c.luts,
+                    "SB_CARRY" => &mut c.carries,
+                    _ if t.starts_with("SB_DFF") => &mut c.ffs,
+                    _ if t.starts_with("SB_RAM") => &mut c.bram,
+                    "SB_MAC16" => &mut c.dsp,
+                    _ => &mut c.other,
+                },
+                Family::Ecp5 => match t {
+                    "LUT4" => &mut c.luts,
+                    "CCU2C" => &mut c.carries,
+                    "TRELLIS_FF" => &mut c.ffs,
+                    "DP16KD" | "PDPW16KD" => &mut c.bram,
+                    "MULT18X18D" | "ALU54B" => &mut c.dsp,
+                    _ => &mut c.other,
+                },
+            };
+            *slot += n;
+        }
+        c
+    }
+}
+
+/// Seconds and command line of one flow step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepTime {
+    pub step: String,
+    pub command: String,
+    pub secs: f64,
+}
+
+/// The report of one board flow (`target/fpga/<board>/report.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub board: String,
+    pub title: String,
+    pub device: String,
+    pub package: String,
+    pub preset: String,
+    pub top: String,
+    /// yosys cell counts.
+    pub counts: Counts,
+    /// Logic cells placed (`ICESTORM_LC` / `TRELLIS_COMB`, or 2 per `TRELLIS_SLICE`).
+    pub lc: Option<Util>,
+    pub bram: Option<Util>,
+    pub dsp: Option<Util>,
+    /// Achieved Fmax of the core clock (the clock with the highest constraint).
+    pub fmax_mhz: Option<f64>,
+    pub target_mhz: f64,
+    pub max_lc_frac: f64,
+    pub clocks: Vec<ClockFmax>,
+    pub util: BTreeMap<String, Util>,
+    pub cells: BTreeMap<String, u64>,
+    pub steps: Vec<StepTime>,
+    pub bitstream: Option<String>,
+    /// Why place and route failed (e.g. the design does not fit).
+    pub failure: Option<String>,
+}
+
+impl Report {
+    /// Assemble a report from the parsed tool outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts(
+        board: &Board,
+        top: &str,
+        preset: Option<&str>,
+        cells: &BTreeMap<String, u64>,
+        pnr: Option<&PnrReport>,
+        steps: Vec<StepTime>,
+        bitstream: Option<String>,
+        failure: Option<String>,
+    ) -> Report {
+        let empty = PnrReport::default();
+        let p = pnr.unwrap_or(&empty);
+        let get = |k: &str| p.util.get(k).copied();
+        let (lc, bram, dsp) = match board.family {
+            Family::Ice40 => (get("ICESTORM_LC"), get("ICESTORM_RAM"), get("ICESTORM_DSP")),
+            Family::Ecp5 => (
+                get("TRELLIS_COMB").or_else(|| {
+                    get("TRELLIS_SLICE").map(|u| Util {
+                        used: 2 * u.used,
+                        available: 2 * u.available,
+                    })
+                }),
+                get("DP16KD"),
+                get("MULT18X18D"),
+            ),
+        };
+        let core = p
+            .clocks
+            .iter()
+            .max_by(|a, b| a.constraint_mhz.total_cmp(&b.constraint_mhz));
+        Report {
+            board: board.name.into(),
+            title: board.title.into(),
+            device: board.device.into(),
+            package: board.package.into(),
+            preset: preset.unwrap_or(board.preset).into(),
+            top: top.into(),
+            counts: Counts::from_cells(board.family, cells),
+            lc,
+            bram,
+            dsp,
+            fmax_mhz: core.map(|c| c.achieved_mhz),
+            target_mhz: board.target_mhz,
+            max_lc_frac: board.max_lc_frac,
+            clocks: p.clocks.clone(),
+            util: p.util.clone(),
+            cells: cells.clone(),
+            steps,
+            bitstream,
+            failure,
+        }
+    }
+
+    /// Goal verdicts, e.g. `fits, meets 48 MHz` / `too big: 6123 of 5280 LCs`.
+    pub fn verdict(&self) -> String {
+        let mut v = Vec::new();
+        if let Some(f) = &self.failure {
+            v.push(format!("place and route failed: {f}"));
+        }
+        if let Some(lc) = self.lc {
+            let frac = lc.used as f64 / lc.available.max(1) as f64;
+            if frac > self.max_lc_frac {
+                v.push(format!(
+                    "over the LC budget: {:.0} % > {:.0} %",
+                    frac * 100.0,
+                    self.max_lc_frac * 100.0
+                ));
+            }
+        }
+        match self.fmax_mhz {
+            Some(f) if f >= self.target_mhz => v.push(format!("meets {} MHz", self.target_mhz)),
+            Some(_) => v.push(format!("misses {} MHz", self.target_mhz)),
+            None => {}
+        }
+        if v.is_empty() {
+            "no timing result".into()
+        } else {
+            v.join("; ")
+        }
+    }
+
+    /// One-paragraph summary for the console.
+    pub fn summary(&self) -> String {
+        let lc = self
+            .lc
+            .map(|u| format!("{}/{} LCs ({:.0} %)", u.used, u.available, pct(u)))
+            .unwrap_or_else(|| "LCs n/a".into());
+        format!(
+            "  {} [{}]: {}, {} LUT4, {} FF, {} carry, {} BRAM, {} DSP, Fmax {} (target {} MHz): {}",
+            self.board,
+            self.preset,
+            lc,
+            self.counts.luts,
+            self.counts.ffs,
+            self.counts.carries,
+            self.counts.bram,
+            self.counts.dsp,
+            self.fmax_mhz
+                .map(|f| format!("{f:.1} MHz"))
+                .unwrap_or_else(|| "n/a".into()),
+            self.target_mhz,
+            self.verdict()
+        )
+    }
+
+    /// Write `report.json` and `report.md` into `dir`.
+    pub fn write(&self, dir: &Path, root: &Path) -> Result<(), FlowError> {
+        let j = dir.join("report.json");
+        let text = serde_json::to_string_pretty(self).map_err(|e| FlowError::at(j.display(), e))?;
+        std::fs::write(&j, text + "\n").map_err(|e| FlowError::at(j.display(), e))?;
+        let mut md = format!("# {} — {} ({})\n\n", self.board, self.title, self.top);
+        md += &table_markdown(std::slice::from_ref(self));
+        md += "\n\n| BEL | used | available |\n|---|---:|---:|\n";
+        for (k, u) in &self.util {
+            md += &format!("| {k} | {} | {} |\n", u.used, u.available);
+        }
+        md += "\n| clock | achieved MHz | constraint MHz |\n|---|---:|---:|\n";
+        for c in &self.clocks {
+            md += &format!("| {} | {:.2} | {:.2} |\n", c.clock, c.achieved_mhz, c.constraint_mhz);
+        }
+        md += "\n| step | seconds | command (from the repository root) |\n|---|---:|---|\n";
+        for s in &self.steps {
+            md += &format!("| {} | {:.1} | `{}` |\n", s.step, s.secs, s.command.replace('|', "\\|"));
+        }
+        let m = dir.join("report.md");
+        std::fs::write(&m, md).map_err(|e| FlowError::at(m.display(), e))?;
+        let _ = root;
+        Ok(())
+    }
+}
+
+fn pct(u: Util) -> f64 {
+    100.0 * u.used as f64 / u.available.max(1) as f64
+}
+
+fn util_cell(u: Option<Util>) -> String {
+    u.map(|u| format!("{}/{} ({:.0} %)", u.used, u.available, pct(u)))
+        .unwrap_or_else(|| "—".into())
+}
+
+/// The board table (one row per report).
+pub fn table_markdown(reports: &[Report]) -> String {
+    let mut s = String::from(
+        "| board | preset | LCs used/avail | LUT4 | FF | carry | BRAM | DSP | Fmax MHz | target MHz | verdict |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    for r in reports {
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.board,
+            r.preset,
+            util_cell(r.lc),
+            r.counts.luts,
+            r.counts.ffs,
+            r.counts.carries,
+            r.bram.map(|u| u.used).unwrap_or(r.counts.bram),
+            r.dsp.map(|u| u.used).unwrap_or(r.counts.dsp),
+            r.fmax_mhz.map(|f| format!("{f:.1}")).unwrap_or_else(|| "—".into()),
+            r.target_mhz,
+            r.verdict().replace('|', "\\|")
+        );
+    }
+    s.pop();
+    s
+}
+
+/// Synthesis size of one block module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockRow {
+    pub device: String,
+    pub preset: String,
+    pub block: String,
+    pub module: String,
+    pub counts: Counts,
+    pub secs: f64,
+}
+
+impl BlockRow {
+    /// A row from yosys cell counts.
+    pub fn new(
+        board: &Board,
+        preset: &str,
+        block: &str,
+        module: &str,
+        cells: &BTreeMap<String, u64>,
+        secs: f64,
+    ) -> Self {
+        BlockRow {
+            device: board.device.into(),
+            preset: preset.into(),
+            block: block.into(),
+            module: module.into(),
+            counts: Counts::from_cells(board.family, cells),
+            secs,
+        }
+    }
+}
+
+/// The per-block table.
+pub fn blocks_markdown(rows: &[BlockRow]) -> String {
+    let mut s = String::from(
+        "| device | preset | block | LUT4 | FF | carry | BRAM | DSP |\n|---|---|---|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.device, r.preset, r.block, r.counts.luts, r.counts.ffs, r.counts.carries, r.counts.bram, r.counts.dsp
+        );
+    }
+    s.pop();
+    s
+}
+
+/// Replace the text between [`BEGIN`] and [`END`] in `readme` (named `file` in errors) by
+/// `table`; the markers stay.
+pub fn replace_section(readme: &str, table: &str, file: &str) -> Result<String, FlowError> {
+    let b = readme
+        .find(BEGIN)
+        .ok_or_else(|| FlowError::at(file, format!("marker `{BEGIN}` not found")))?;
+    let e = readme
+        .find(END)
+        .ok_or_else(|| FlowError::at(file, format!("marker `{END}` not found")))?;
+    if e < b {
+        let line = readme[..e].lines().count() + 1;
+        return Err(FlowError::at(
+            format!("{file}:{line}"),
+            format!("`{END}` before `{BEGIN}`"),
+        ));
+    }
+    Ok(format!(
+        "{}{BEGIN}\n{}\n{}",
+        &readme[..b],
+        table.trim_end(),
+        &readme[e..]
+    ))
+}
+
+/// Load `target/fpga/<board>/report.json` of every board that has one, in board-table order.
+pub fn load_reports(root: &Path) -> Result<Vec<Report>, FlowError> {
+    let mut v = Vec::new();
+    for b in crate::BOARDS.iter() {
+        let p = root.join("target/fpga").join(b.name).join("report.json");
+        if p.is_file() {
+            let t = std::fs::read_to_string(&p).map_err(|e| FlowError::at(p.display(), e))?;
+            v.push(
+                serde_json::from_str(&t).map_err(|e| FlowError::at(p.display(), format!("line {}: {e}", e.line())))?,
+            );
+        }
+    }
+    Ok(v)
+}
+
+/// Load every `target/fpga/blocks-*/blocks.json`.
+pub fn load_blocks(root: &Path) -> Result<Vec<BlockRow>, FlowError> {
+    let mut v = Vec::new();
+    let dir = root.join("target/fpga");
+    let mut dirs: Vec<_> = match std::fs::read_dir(&dir) {
+        Ok(r) => r.filter_map(|e| e.ok()).map(|e| e.path()).collect(),
+        Err(_) => return Ok(v),
+    };
+    dirs.sort();
+    for d in dirs {
+        let p = d.join("blocks.json");
+        if d.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("blocks-"))
+            && p.is_file()
+        {
+            let t = std::fs::read_to_string(&p).map_err(|e| FlowError::at(p.display(), e))?;
+            let rows: Vec<BlockRow> =
+                serde_json::from_str(&t).map_err(|e| FlowError::at(p.display(), format!("line {}: {e}", e.line())))?;
+            v.extend(rows);
+        }
+    }
+    Ok(v)
+}

@@ -1,0 +1,859 @@
+//! The UART protocol between a host and the FPGA top (`hw/src/fpga_top.rs`), pure code with no
+//! I/O: constants, frame encoding and decoding, the quad-stream CRC, the golden expectation of
+//! a run, a cycle-level UART line model, and a [`Client`] that speaks the protocol over any
+//! [`Link`]. The host tool (`tilerast fpga`, a serial port) and the Verilator test of the whole
+//! top (`cosim/tests/fpga_top.rs`, a simulated UART) both use exactly this code.
+//!
+//! ```text
+//!   host ── frame (0xA5 op len payload chk) ──► uart_rx ─► parser ─► cmd RAM ─► raster_core
+//!   host ◄─ frame (0x5A type len payload chk) ── uart_tx ◄─ responder ◄─ count / CRC / quads
+//! ```
+//!
+//! The byte-exact description is in `hw/README.md`, section "FPGA top and UART protocol".
+//! In short: host frames are `A5 op len_lo len_hi payload… chk`, board frames are
+//! `5A type len_lo len_hi payload… chk`, and in both the bytes after the sync byte (op/type,
+//! length, payload, chk) sum to 0 mod 256. All multi-byte fields are little-endian.
+
+use crate::config::Config;
+use crate::cycle::CycleModel;
+use crate::raster_core::RasterCoreCycle;
+use crate::streams::Cmd;
+use crate::Quad;
+
+/// Sync byte of a host → board frame.
+pub const SYNC_HOST: u8 = 0xA5;
+/// Sync byte of a board → host frame.
+pub const SYNC_BOARD: u8 = 0x5A;
+/// Protocol version reported by PING.
+pub const VERSION: u8 = 1;
+/// Default baud rate of every board (FTDI-class USB UARTs do 1 Mbaud reliably).
+pub const DEFAULT_BAUD: u32 = 1_000_000;
+
+/// Host opcode: PING, no payload → [`Response::Desc`].
+pub const OP_PING: u8 = 0x01;
+/// Host opcode: LOAD, payload n × [`CMD_BYTES`] command records appended to the list → ACK.
+pub const OP_LOAD: u8 = 0x02;
+/// Host opcode: CLEAR, no payload: empty the command list → ACK.
+pub const OP_CLEAR: u8 = 0x03;
+/// Host opcode: RUN, payload one byte mode (0 count + CRC, 1 stream) → (QUAD…) RESULT.
+pub const OP_RUN: u8 = 0x04;
+
+/// Board type: descriptor (answer to PING).
+pub const T_DESC: u8 = 0x81;
+/// Board type: acknowledge (LOAD, CLEAR) with the number of commands loaded.
+pub const T_ACK: u8 = 0x82;
+/// Board type: one streamed quad.
+pub const T_QUAD: u8 = 0x83;
+/// Board type: result of a run.
+pub const T_RESULT: u8 = 0x84;
+/// Board type: error.
+pub const T_ERROR: u8 = 0x8F;
+
+/// Error code: the frame's checksum is wrong.
+pub const E_CHECKSUM: u8 = 1;
+/// Error code: unknown opcode.
+pub const E_OPCODE: u8 = 2;
+/// Error code: payload length wrong for the opcode (LOAD: not a multiple of [`CMD_BYTES`]).
+pub const E_LENGTH: u8 = 3;
+/// Error code: LOAD would exceed the command buffer's capacity (nothing of it is kept).
+pub const E_CAPACITY: u8 = 4;
+/// Error code: a UART stop bit was missing inside the frame.
+pub const E_UART: u8 = 5;
+/// Error code: the frame stopped for more than 2^20 clock cycles (the partial frame is dropped).
+pub const E_TIMEOUT: u8 = 6;
+/// Error code: RUN mode byte not 0 or 1.
+pub const E_MODE: u8 = 7;
+
+/// RUN mode: count quads, CRC and cycles only (output always ready).
+pub const MODE_COUNT: u8 = 0;
+/// RUN mode: also stream every quad back (the core is back-pressured by the UART).
+pub const MODE_STREAM: u8 = 1;
+
+/// Bytes of one command record in a LOAD payload.
+pub const CMD_BYTES: usize = 27;
+/// Payload bytes of a descriptor.
+pub const DESC_BYTES: usize = 12;
+/// Payload bytes of a result.
+pub const RESULT_BYTES: usize = 18;
+/// Inter-byte timeout of the board's frame parser, in clock cycles.
+pub const TIMEOUT_CYCLES: u64 = 1 << 20;
+
+/// Human name of an error code.
+pub fn error_name(code: u8) -> &'static str {
+    match code {
+        E_CHECKSUM => "bad checksum",
+        E_OPCODE => "unknown opcode",
+        E_LENGTH => "bad payload length",
+        E_CAPACITY => "command buffer full",
+        E_UART => "UART framing error",
+        E_TIMEOUT => "frame timeout",
+        E_MODE => "bad RUN mode",
+        _ => "unknown error",
+    }
+}
+
+/// Mask bytes of a streamed quad for `msaa` samples per pixel (4·S bits, at least one byte).
+pub fn mask_bytes(msaa: u32) -> usize {
+    (4 * msaa as usize).div_ceil(8)
+}
+
+/// Payload bytes of a QUAD frame: prim u32 (24 bits used), qx u16, qy u16, mask.
+pub fn quad_bytes(msaa: u32) -> usize {
+    8 + mask_bytes(msaa)
+}
+
+/// A command as its 27-byte record: `flags` (bit 0 kind, bit 1 aa), `prim` (3), `tile_x`,
+/// `tile_y`, `v0x v0y v1x v1y v2x v2y` (3 each, two's complement), `size` (3).
+pub fn encode_cmd(c: &Cmd) -> [u8; CMD_BYTES] {
+    let mut b = [0u8; CMD_BYTES];
+    b[0] = (c.kind & 1) | (c.aa as u8) << 1;
+    put24(&mut b[1..4], c.prim);
+    b[4] = c.tile_x as u8;
+    b[5] = c.tile_y as u8;
+    for (i, v) in [c.v[0][0], c.v[0][1], c.v[1][0], c.v[1][1], c.v[2][0], c.v[2][1]]
+        .iter()
+        .enumerate()
+    {
+        put24(&mut b[6 + 3 * i..9 + 3 * i], *v as u32);
+    }
+    put24(&mut b[24..27], c.size);
+    b
+}
+
+/// Inverse of [`encode_cmd`].
+pub fn decode_cmd(b: &[u8; CMD_BYTES]) -> Cmd {
+    let s24 = |x: u32| ((x << 8) as i32) >> 8;
+    let g = |i: usize| get24(&b[i..i + 3]);
+    Cmd {
+        kind: b[0] & 1,
+        aa: b[0] >> 1 & 1 == 1,
+        prim: g(1),
+        tile_x: b[4] as u32,
+        tile_y: b[5] as u32,
+        v: [
+            [s24(g(6)), s24(g(9))],
+            [s24(g(12)), s24(g(15))],
+            [s24(g(18)), s24(g(21))],
+        ],
+        size: g(24),
+    }
+}
+
+fn put24(d: &mut [u8], v: u32) {
+    d.copy_from_slice(&v.to_le_bytes()[..3]);
+}
+fn get24(d: &[u8]) -> u32 {
+    d[0] as u32 | (d[1] as u32) << 8 | (d[2] as u32) << 16
+}
+
+/// Checksum byte: makes the bytes after the sync byte sum to 0 mod 256.
+pub fn checksum(bytes: &[u8]) -> u8 {
+    bytes.iter().fold(0u8, |a, &b| a.wrapping_add(b)).wrapping_neg()
+}
+
+/// A complete frame: `sync op len_lo len_hi payload… chk`.
+pub fn frame(sync: u8, op: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(payload.len() <= u16::MAX as usize, "payload too long for one frame");
+    let mut f = vec![sync, op, payload.len() as u8, (payload.len() >> 8) as u8];
+    f.extend_from_slice(payload);
+    f.push(checksum(&f[1..]));
+    f
+}
+
+/// A host → board frame.
+pub fn host_frame(op: u8, payload: &[u8]) -> Vec<u8> {
+    frame(SYNC_HOST, op, payload)
+}
+
+/// LOAD frames for `cmds`, at most `per_frame` commands each.
+pub fn load_frames(cmds: &[Cmd], per_frame: usize) -> Vec<Vec<u8>> {
+    cmds.chunks(per_frame.max(1))
+        .map(|ch| host_frame(OP_LOAD, &ch.iter().flat_map(encode_cmd).collect::<Vec<u8>>()))
+        .collect()
+}
+
+/// Running CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, initial value all ones, final
+/// complement) over a *bit* stream, least significant bit first. Over whole bytes it equals
+/// zlib's `crc32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crc32(pub u32);
+
+impl Default for Crc32 {
+    fn default() -> Self {
+        Crc32(0xffff_ffff)
+    }
+}
+
+impl Crc32 {
+    /// Feed the low `n` bits of `v`, bit 0 first.
+    pub fn bits(&mut self, v: u64, n: u32) {
+        for i in 0..n {
+            let b = (v >> i) as u32 & 1;
+            let x = (self.0 ^ b) & 1;
+            self.0 >>= 1;
+            if x == 1 {
+                self.0 ^= 0xEDB8_8320;
+            }
+        }
+    }
+    /// Feed whole bytes.
+    pub fn bytes(&mut self, d: &[u8]) {
+        for &b in d {
+            self.bits(b as u64, 8);
+        }
+    }
+    /// The CRC value (final complement applied).
+    pub fn value(&self) -> u32 {
+        !self.0
+    }
+}
+
+/// What a RUN reports (RESULT payload).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunResult {
+    /// Quads transferred (24-bit counter on the board).
+    pub quads: u32,
+    /// CRC-32 of every quad's mask, 4·S bits per quad, bit 0 first, in stream order.
+    pub crc: u32,
+    /// Clock cycles from the first command offered to the cycle the last `last` beat moved,
+    /// inclusive (32-bit counter).
+    pub cycles: u32,
+    /// Σ (qx + 4096·qy) over all quads, mod 2^24.
+    pub pos_sum: u32,
+    /// Commands run.
+    pub commands: u16,
+}
+
+impl RunResult {
+    /// Fold one quad into quads / crc / pos_sum (the CRC state is kept raw in `crc` until
+    /// [`RunResult::finish`]).
+    fn add(&mut self, q: &Quad, mask_bits: u32, crc: &mut Crc32) {
+        self.quads = (self.quads + 1) & 0xff_ffff;
+        crc.bits(q.mask, mask_bits);
+        self.pos_sum = (self.pos_sum + q.qx as u32 + 4096 * q.qy as u32) & 0xff_ffff;
+    }
+}
+
+/// Golden expectation of a RUN of `cmds` on a board with config `cfg`: count, CRC and position
+/// sum of the golden quad stream, and the cycle count of the cycle model
+/// ([`RasterCoreCycle`]) fed the commands back to back with the output always ready.
+/// Also returns the quads in order (what stream mode must send).
+pub fn expect_run(cfg: &Config, cmds: &[Cmd]) -> (RunResult, Vec<Quad>) {
+    let mut m = RasterCoreCycle::new(cfg);
+    let mut r = RunResult {
+        commands: cmds.len() as u16,
+        ..Default::default()
+    };
+    let mut crc = Crc32::default();
+    let mut quads = Vec::new();
+    let mut next = 0usize;
+    let mut lasts = 0usize;
+    let mut cyc: u64 = 0;
+    let bits = 4 * cfg.msaa;
+    while lasts < cmds.len() {
+        let valid = next < cmds.len();
+        let c = if valid { cmds[next] } else { Cmd::default() };
+        let (ov, beat) = m.out();
+        let rdy = m.in_ready(true);
+        if ov {
+            for q in beat.quads() {
+                r.add(&q, bits, &mut crc);
+                quads.push(q);
+            }
+            lasts += beat.last as usize;
+        }
+        if valid && rdy {
+            next += 1;
+        }
+        m.clock(valid, &c, true, false);
+        cyc += 1;
+        assert!(cyc < 1 << 32, "run longer than the 32-bit cycle counter");
+    }
+    r.cycles = cyc as u32;
+    r.crc = crc.value();
+    (r, quads)
+}
+
+/// Count, CRC and position sum of a quad list (what the board computes from what it streamed).
+pub fn summarize(quads: &[Quad], msaa: u32) -> RunResult {
+    let mut r = RunResult::default();
+    let mut crc = Crc32::default();
+    for q in quads {
+        r.add(q, 4 * msaa, &mut crc);
+    }
+    r.crc = crc.value();
+    r
+}
+
+/// PING answer: which bitstream the host is talking to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Descriptor {
+    /// Protocol version ([`VERSION`]).
+    pub version: u8,
+    /// Board index in [`BOARDS`].
+    pub board: u8,
+    /// Preset index in `config::PRESETS`.
+    pub preset: u8,
+    pub msaa: u8,
+    pub q: u8,
+    /// Command buffer capacity.
+    pub capacity: u16,
+    /// Commands currently loaded.
+    pub loaded: u16,
+    /// Core clock in MHz (rounded).
+    pub clock_mhz: u8,
+}
+
+impl Descriptor {
+    /// Board name.
+    pub fn board_name(&self) -> &'static str {
+        BOARDS.get(self.board as usize).copied().unwrap_or("unknown")
+    }
+    /// Preset name.
+    pub fn preset_name(&self) -> &'static str {
+        crate::config::PRESETS
+            .get(self.preset as usize)
+            .copied()
+            .unwrap_or("unknown")
+    }
+}
+
+/// Board names in descriptor order (the FPGA top's board table uses the same order).
+pub const BOARDS: &[&str] = &["icebreaker", "hx8k", "ulx3s"];
+
+/// One decoded board → host frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    Desc(Descriptor),
+    /// Commands loaded after the LOAD / CLEAR.
+    Ack(u16),
+    /// One streamed quad (mask bytes as on the wire).
+    Quad(Quad),
+    Result(RunResult),
+    /// Error code and the opcode of the frame it answers.
+    Error {
+        code: u8,
+        op: u8,
+    },
+}
+
+/// Decode a board frame's payload (`typ` = its type byte); `msaa` sizes a QUAD payload.
+pub fn decode_response(typ: u8, p: &[u8], msaa: u32) -> Result<Response, String> {
+    let need = |n: usize| {
+        if p.len() == n {
+            Ok(())
+        } else {
+            Err(format!("type {typ:#04x}: payload of {} bytes, expected {n}", p.len()))
+        }
+    };
+    let u16_at = |i: usize| p[i] as u16 | (p[i + 1] as u16) << 8;
+    let u32_at = |i: usize| u32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
+    match typ {
+        T_DESC => {
+            need(DESC_BYTES)?;
+            if &p[0..2] != b"TR" {
+                return Err(format!("descriptor magic {:02x?}, expected \"TR\"", &p[0..2]));
+            }
+            Ok(Response::Desc(Descriptor {
+                version: p[2],
+                board: p[3],
+                preset: p[4],
+                msaa: p[5],
+                q: p[6],
+                capacity: u16_at(7),
+                loaded: u16_at(9),
+                clock_mhz: p[11],
+            }))
+        }
+        T_ACK => {
+            need(2)?;
+            Ok(Response::Ack(u16_at(0)))
+        }
+        T_ERROR => {
+            need(2)?;
+            Ok(Response::Error { code: p[0], op: p[1] })
+        }
+        T_RESULT => {
+            need(RESULT_BYTES)?;
+            Ok(Response::Result(RunResult {
+                quads: u32_at(0),
+                crc: u32_at(4),
+                cycles: u32_at(8),
+                pos_sum: u32_at(12),
+                commands: u16_at(16),
+            }))
+        }
+        T_QUAD => {
+            need(quad_bytes(msaa))?;
+            let mut mask = 0u64;
+            for (i, &b) in p[8..].iter().enumerate() {
+                mask |= (b as u64) << (8 * i);
+            }
+            Ok(Response::Quad(Quad {
+                prim: u32_at(0),
+                qx: u16_at(4),
+                qy: u16_at(6),
+                mask,
+            }))
+        }
+        t => Err(format!("unknown frame type {t:#04x}")),
+    }
+}
+
+/// Incremental parser of board → host bytes. Bytes before a sync byte are skipped (and
+/// counted); a frame whose checksum fails is an error.
+#[derive(Clone, Debug, Default)]
+pub struct FrameParser {
+    buf: Vec<u8>,
+    /// Bytes skipped while looking for a sync byte.
+    pub skipped: u64,
+}
+
+impl FrameParser {
+    /// Feed bytes; returns every complete frame as `(type, payload)`.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<(u8, Vec<u8>), String>> {
+        self.buf.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        loop {
+            let s = self.buf.iter().position(|&b| b == SYNC_BOARD).unwrap_or(self.buf.len());
+            self.skipped += s as u64;
+            self.buf.drain(..s);
+            if self.buf.len() < 4 {
+                break;
+            }
+            let len = self.buf[2] as usize | (self.buf[3] as usize) << 8;
+            if self.buf.len() < 5 + len {
+                break;
+            }
+            let f: Vec<u8> = self.buf.drain(..5 + len).collect();
+            if f[1..].iter().fold(0u8, |a, &b| a.wrapping_add(b)) != 0 {
+                out.push(Err(format!("board frame type {:#04x} with a bad checksum", f[1])));
+            } else {
+                out.push(Ok((f[1], f[4..4 + len].to_vec())));
+            }
+        }
+        out
+    }
+}
+
+/// A byte link to a board: a serial port, or a simulated UART.
+pub trait Link {
+    /// Send all bytes.
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String>;
+    /// Receive at least one byte into `buf`, waiting at most the link's time (or cycle)
+    /// budget; `Ok(0)` means nothing arrived within it.
+    fn recv(&mut self, buf: &mut [u8]) -> Result<usize, String>;
+}
+
+/// The host side of the protocol over a [`Link`].
+pub struct Client<L: Link> {
+    pub link: L,
+    parser: FrameParser,
+    pending: std::collections::VecDeque<Result<(u8, Vec<u8>), String>>,
+    /// Samples per pixel of the board (sizes QUAD frames); set by [`Client::ping`].
+    pub msaa: u32,
+    /// Empty `recv` calls tolerated while waiting for one frame.
+    pub patience: u32,
+}
+
+impl<L: Link> Client<L> {
+    /// A client; call [`Client::ping`] first.
+    pub fn new(link: L) -> Self {
+        Client {
+            link,
+            parser: FrameParser::default(),
+            pending: Default::default(),
+            msaa: 4,
+            patience: 3,
+        }
+    }
+
+    /// Bytes skipped so far while looking for a board frame's sync byte.
+    pub fn parser_skipped(&self) -> u64 {
+        self.parser.skipped
+    }
+
+    /// The next board frame, decoded.
+    pub fn recv_frame(&mut self) -> Result<Response, String> {
+        let mut idle = 0;
+        loop {
+            if let Some(f) = self.pending.pop_front() {
+                let (t, p) = f?;
+                return decode_response(t, &p, self.msaa);
+            }
+            let mut buf = [0u8; 4096];
+            let n = self.link.recv(&mut buf)?;
+            if n == 0 {
+                idle += 1;
+                if idle > self.patience {
+                    return Err("timeout: no answer from the board".into());
+                }
+                continue;
+            }
+            idle = 0;
+            let frames = self.parser.push(&buf[..n]);
+            self.pending.extend(frames);
+        }
+    }
+
+    /// Send raw bytes and return the next frame (tests use this for corrupted frames).
+    pub fn raw(&mut self, bytes: &[u8]) -> Result<Response, String> {
+        self.link.send(bytes)?;
+        self.recv_frame()
+    }
+
+    fn expect_ack(&mut self, what: &str, bytes: &[u8]) -> Result<u16, String> {
+        match self.raw(bytes)? {
+            Response::Ack(n) => Ok(n),
+            Response::Error { code, .. } => Err(format!("{what}: board error {code} ({})", error_name(code))),
+            r => Err(format!("{what}: unexpected answer {r:?}")),
+        }
+    }
+
+    /// PING: the board's descriptor (also sets [`Client::msaa`]).
+    pub fn ping(&mut self) -> Result<Descriptor, String> {
+        match self.raw(&host_frame(OP_PING, &[]))? {
+            Response::Desc(d) => {
+                if d.version != VERSION {
+                    return Err(format!("board speaks protocol version {}, host {VERSION}", d.version));
+                }
+                self.msaa = d.msaa as u32;
+                Ok(d)
+            }
+            r => Err(format!("PING: unexpected answer {r:?}")),
+        }
+    }
+
+    /// CLEAR: empty the command list.
+    pub fn clear(&mut self) -> Result<(), String> {
+        match self.expect_ack("CLEAR", &host_frame(OP_CLEAR, &[]))? {
+            0 => Ok(()),
+            n => Err(format!("CLEAR: board still reports {n} commands")),
+        }
+    }
+
+    /// LOAD `cmds` (appended), `per_frame` commands per frame; returns the board's count.
+    pub fn load(&mut self, cmds: &[Cmd], per_frame: usize) -> Result<u16, String> {
+        let mut n = 0;
+        for f in load_frames(cmds, per_frame) {
+            n = self.expect_ack("LOAD", &f)?;
+        }
+        Ok(n)
+    }
+
+    /// RUN in `mode`; returns the result and (stream mode) the quads received.
+    pub fn run(&mut self, mode: u8) -> Result<(RunResult, Vec<Quad>), String> {
+        self.link.send(&host_frame(OP_RUN, &[mode]))?;
+        let mut quads = Vec::new();
+        loop {
+            match self.recv_frame()? {
+                Response::Quad(q) => quads.push(q),
+                Response::Result(r) => return Ok((r, quads)),
+                Response::Error { code, .. } => return Err(format!("RUN: board error {code} ({})", error_name(code))),
+                r => return Err(format!("RUN: unexpected answer {r:?}")),
+            }
+        }
+    }
+}
+
+/// What one chunk of a checked command list did on the board and in the golden model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkReport {
+    /// Index of the chunk's first command in the whole list.
+    pub first: usize,
+    pub commands: usize,
+    /// Count-mode result from the board.
+    pub board: RunResult,
+    /// Golden expectation ([`expect_run`]).
+    pub golden: RunResult,
+    /// Stream mode: quads received (equal to the golden quads), and the stream run's cycles.
+    pub streamed: Option<(usize, u32)>,
+}
+
+/// The config a board with descriptor `d` runs (its preset), or why it cannot be used.
+pub fn board_config(d: &Descriptor) -> Result<Config, String> {
+    let cfg = Config::preset(d.preset_name()).map_err(|e| format!("board preset: {}", e.msg))?;
+    if cfg.msaa != d.msaa as u32 || cfg.quads_per_clock != d.q as u32 {
+        return Err(format!(
+            "board reports preset {} with {}x MSAA and Q = {}, but the preset has {}x and Q = {}",
+            cfg.name, d.msaa, d.q, cfg.msaa, cfg.quads_per_clock
+        ));
+    }
+    Ok(cfg)
+}
+
+/// Run `cmds` on the board in chunks of its capacity (CLEAR, LOAD in frames of `per_frame`
+/// commands, RUN in count mode, and with `stream` RUN again in stream mode) and compare every
+/// chunk with the golden model: quad count, CRC, position sum and cycle count in count mode;
+/// in stream mode every quad and the count / CRC / position sum. The first difference is an
+/// error naming the chunk and the field. This is the whole check of `tilerast fpga`, and the
+/// Verilator test of the top runs exactly this.
+pub fn check_commands<L: Link>(
+    c: &mut Client<L>,
+    d: &Descriptor,
+    cfg: &Config,
+    cmds: &[Cmd],
+    per_frame: usize,
+    stream: bool,
+) -> Result<Vec<ChunkReport>, String> {
+    let cap = (d.capacity as usize).max(1);
+    let mut out = Vec::new();
+    for (k, chunk) in cmds.chunks(cap).enumerate() {
+        let first = k * cap;
+        let at = format!("chunk {k} (commands {first}..{})", first + chunk.len());
+        c.clear().map_err(|e| format!("{at}: {e}"))?;
+        let n = c.load(chunk, per_frame).map_err(|e| format!("{at}: {e}"))?;
+        if n as usize != chunk.len() {
+            return Err(format!(
+                "{at}: board holds {n} commands after LOAD, sent {}",
+                chunk.len()
+            ));
+        }
+        let (golden, gquads) = expect_run(cfg, chunk);
+        let (board, _) = c.run(MODE_COUNT).map_err(|e| format!("{at}: {e}"))?;
+        let fields = |b: &RunResult, g: &RunResult, with_cycles: bool| -> Result<(), String> {
+            let mut diffs = Vec::new();
+            for (name, x, y) in [
+                ("quads", b.quads, g.quads),
+                ("crc", b.crc, g.crc),
+                ("pos_sum", b.pos_sum, g.pos_sum),
+                ("commands", b.commands as u32, g.commands as u32),
+                ("cycles", b.cycles, g.cycles),
+            ] {
+                if x != y && (with_cycles || name != "cycles") {
+                    diffs.push(format!("{name} board {x:#x} golden {y:#x}"));
+                }
+            }
+            if diffs.is_empty() {
+                Ok(())
+            } else {
+                Err(diffs.join(", "))
+            }
+        };
+        fields(&board, &golden, true).map_err(|e| format!("{at}: count mode: {e}"))?;
+        let mut streamed = None;
+        if stream {
+            let (sres, quads) = c.run(MODE_STREAM).map_err(|e| format!("{at}: {e}"))?;
+            if let Some(i) = (0..quads.len().max(gquads.len())).find(|&i| quads.get(i) != gquads.get(i)) {
+                return Err(format!(
+                    "{at}: stream mode: quad #{i}: board {:?} golden {:?} ({} vs {} quads)",
+                    quads.get(i),
+                    gquads.get(i),
+                    quads.len(),
+                    gquads.len()
+                ));
+            }
+            fields(&sres, &golden, false).map_err(|e| format!("{at}: stream mode: {e}"))?;
+            streamed = Some((quads.len(), sres.cycles));
+        }
+        out.push(ChunkReport {
+            first,
+            commands: chunk.len(),
+            board,
+            golden,
+            streamed,
+        });
+    }
+    Ok(out)
+}
+
+/// Cycle-level model of an 8N1 UART line, as the FPGA top's UART implements it (see
+/// `hw/src/uart.rs`): idle high, start bit low, 8 data bits LSB first, stop bit high, each bit
+/// `div` clock cycles.
+pub mod uart {
+    use std::collections::VecDeque;
+
+    /// Turns bytes into a line level per clock cycle.
+    #[derive(Clone, Debug)]
+    pub struct Serializer {
+        pub div: u32,
+        bits: VecDeque<bool>,
+        left: u32,
+        cur: bool,
+        /// Idle stop bits inserted after each byte (≥ 1; more = a slower sender).
+        pub stop_bits: u32,
+    }
+
+    impl Serializer {
+        pub fn new(div: u32) -> Self {
+            Serializer {
+                div,
+                bits: VecDeque::new(),
+                left: 0,
+                cur: true,
+                stop_bits: 1,
+            }
+        }
+        /// Queue bytes.
+        pub fn push(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.bits.push_back(false);
+                for i in 0..8 {
+                    self.bits.push_back(b >> i & 1 == 1);
+                }
+                for _ in 0..self.stop_bits {
+                    self.bits.push_back(true);
+                }
+            }
+        }
+        /// Queue one byte with a broken (low) stop bit.
+        pub fn push_bad_stop(&mut self, b: u8) {
+            self.bits.push_back(false);
+            for i in 0..8 {
+                self.bits.push_back(b >> i & 1 == 1);
+            }
+            self.bits.push_back(false);
+            self.bits.push_back(true);
+        }
+        /// Nothing left to send.
+        pub fn idle(&self) -> bool {
+            self.bits.is_empty() && self.left == 0
+        }
+        /// Line level during the next cycle.
+        pub fn tick(&mut self) -> bool {
+            if self.left == 0 {
+                match self.bits.pop_front() {
+                    Some(b) => {
+                        self.cur = b;
+                        self.left = self.div;
+                    }
+                    None => return true,
+                }
+            }
+            self.left -= 1;
+            self.cur
+        }
+    }
+
+    /// Samples a line per clock cycle and recovers bytes (start edge, then the middle of each
+    /// bit), reporting framing errors.
+    #[derive(Clone, Debug)]
+    pub struct Deserializer {
+        pub div: u32,
+        state: u32,
+        count: u32,
+        shift: u8,
+        prev: bool,
+        /// Bytes whose stop bit was low.
+        pub framing_errors: u32,
+    }
+
+    impl Deserializer {
+        pub fn new(div: u32) -> Self {
+            Deserializer {
+                div,
+                state: 0,
+                count: 0,
+                shift: 0,
+                prev: true,
+                framing_errors: 0,
+            }
+        }
+        /// One cycle of line level `v`; returns a byte when its stop bit is sampled.
+        pub fn tick(&mut self, v: bool) -> Option<u8> {
+            let mut out = None;
+            match self.state {
+                0 => {
+                    if self.prev && !v {
+                        self.state = 1;
+                        self.count = self.div / 2;
+                    }
+                }
+                s => {
+                    self.count -= 1;
+                    if self.count == 0 {
+                        self.count = self.div;
+                        match s {
+                            1 => self.state = if v { 0 } else { 2 },
+                            2..=9 => {
+                                self.shift = self.shift >> 1 | (v as u8) << 7;
+                                self.state += 1;
+                            }
+                            _ => {
+                                if v {
+                                    out = Some(self.shift);
+                                } else {
+                                    self.framing_errors += 1;
+                                }
+                                self.state = 0;
+                            }
+                        }
+                    }
+                }
+            }
+            self.prev = v;
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_matches_the_check_value() {
+        // The standard CRC-32 check value of "123456789".
+        let mut c = Crc32::default();
+        c.bytes(b"123456789");
+        assert_eq!(c.value(), 0xCBF4_3926);
+        // Bit-wise feeding equals byte-wise feeding.
+        let mut d = Crc32::default();
+        d.bits(u64::from_le_bytes(*b"12345678"), 64);
+        d.bits(b'9' as u64, 8);
+        assert_eq!(d.value(), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn cmd_record_round_trips() {
+        let c = Cmd {
+            kind: 1,
+            prim: 0xabcdef,
+            tile_x: 7,
+            tile_y: 200,
+            v: [[-5, 8_000_000], [-8_388_608, 1], [0, -1]],
+            size: 0x123456,
+            aa: true,
+        };
+        let b = encode_cmd(&c);
+        assert_eq!(b[0], 3);
+        assert_eq!(&b[1..4], &[0xef, 0xcd, 0xab]);
+        assert_eq!(&b[6..9], &[0xfb, 0xff, 0xff]);
+        assert_eq!(decode_cmd(&b), c);
+    }
+
+    #[test]
+    fn frames_sum_to_zero_and_parse() {
+        let f = frame(SYNC_BOARD, T_ACK, &[5, 1]);
+        assert_eq!(f, vec![0x5A, 0x82, 2, 0, 5, 1, 0u8.wrapping_sub(0x82 + 2 + 5 + 1)]);
+        let mut p = FrameParser::default();
+        let mut bytes = vec![0x00, 0x13];
+        bytes.extend(&f);
+        let r = p.push(&bytes[..5]);
+        assert!(r.is_empty());
+        let r = p.push(&bytes[5..]);
+        assert_eq!(r, vec![Ok((T_ACK, vec![5, 1]))]);
+        assert_eq!(p.skipped, 2);
+        let mut bad = f.clone();
+        bad[4] ^= 1;
+        assert!(p.push(&bad)[0].is_err());
+        assert_eq!(decode_response(T_ACK, &[5, 1], 4), Ok(Response::Ack(261)));
+    }
+
+    #[test]
+    fn uart_model_round_trips_and_flags_bad_stop_bits() {
+        let mut s = uart::Serializer::new(7);
+        let mut d = uart::Deserializer::new(7);
+        s.push(&[0x00, 0xff, 0xa5, 0x3c]);
+        s.push_bad_stop(0x11);
+        s.push(&[0x5a]);
+        let mut got = Vec::new();
+        for _ in 0..7 * 10 * 8 {
+            if let Some(b) = d.tick(s.tick()) {
+                got.push(b);
+            }
+        }
+        assert_eq!(got, vec![0x00, 0xff, 0xa5, 0x3c, 0x5a]);
+        assert_eq!(d.framing_errors, 1);
+    }
+}
