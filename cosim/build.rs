@@ -11,7 +11,7 @@ mod blocks;
 mod top;
 
 /// Presets simulated; `ice40_mut` is built from a mutated copy of the ice40 Verilog.
-const PRESETS: &[&str] = &["ice40", "default", "full"];
+const PRESETS: &[&str] = &["ice40", "default", "full", "ice40_1x"];
 
 /// The mutation, one line inside the sample_raster block (`module MUT_MODULE`): when a job is
 /// accepted, its trivial-accept flag is also set for the last sub-tile of every command, so that

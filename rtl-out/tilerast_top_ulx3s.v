@@ -25426,7 +25426,9 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
     localparam [3:0] frac_shift = 4'h8;
     localparam [4:0] half_shift = 5'b1100;
     localparam [15:0] ob_flip = 16'h8000;
-    localparam [15:0] sext16 = 16'hf000;
+    localparam [15:0] hkeep16 = 16'h1ff;
+    localparam [15:0] hfill16 = 16'hfe00;
+    localparam [7:0] opsgn = 8'h14;
     localparam [35:0] sext36 = 36'hffc000000;
     localparam [47:0] ones48 = 48'hffffffffffff;
     localparam [47:0] one48 = 48'h1;
@@ -26103,13 +26105,13 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
         op_b = (((op_bh) & 24'hffffff) << frac_shift) | ((op_bn[(32'h0)+:(8)]) & 24'hffffff);
         a_lo = ((op_a[(32'h0)+:(12)]) & 16'hffff);
         b_lo = ((op_b[(32'h0)+:(12)]) & 16'hffff);
-        a_hi = ((op_a[(32'hc)+:(12)]) & 16'hffff);
-        if (op_a[32'h17]) begin
-            a_hi = ((op_a[(32'hc)+:(12)]) & 16'hffff) | sext16;
+        a_hi = ((op_a[(32'hc)+:(12)]) & 16'hffff) & hkeep16;
+        if (op_a[opsgn]) begin
+            a_hi = (((op_a[(32'hc)+:(12)]) & 16'hffff) & hkeep16) | hfill16;
         end
-        b_hi = ((op_b[(32'hc)+:(12)]) & 16'hffff);
-        if (op_b[32'h17]) begin
-            b_hi = ((op_b[(32'hc)+:(12)]) & 16'hffff) | sext16;
+        b_hi = ((op_b[(32'hc)+:(12)]) & 16'hffff) & hkeep16;
+        if (op_b[opsgn]) begin
+            b_hi = (((op_b[(32'hc)+:(12)]) & 16'hffff) & hkeep16) | hfill16;
         end
         ma_lo = $signed(a_lo);
         ma_hi = $signed(a_hi);

@@ -3,7 +3,7 @@
 //! ```text
 //!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
 //!  synth --blocks [--board B] [--preset P]   each block module synthesized alone (sizes)
-//!  synth --postsim [--preset P] [--quick]    gate-level netlist vs golden cycle model
+//!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
 //!  synth --table [--update-readme]           table of every report under target/fpga/
 //! ```
 //!
@@ -24,8 +24,8 @@ pub struct SynthArgs {
     /// Synthesize each block module of the preset's core separately and tabulate the sizes.
     #[arg(long)]
     pub blocks: bool,
-    /// Post-synthesis simulation of the preset's raster core (iCE40 UP5K synthesis) against
-    /// the golden cycle model.
+    /// Post-synthesis simulation of the preset's raster core against the golden cycle model,
+    /// synthesized as --board's flow does it (iCE40 boards; default icebreaker, preset ice40).
     #[arg(long)]
     pub postsim: bool,
     /// Print the table of every report under target/fpga/ (and write target/fpga/table.md).
@@ -34,7 +34,8 @@ pub struct SynthArgs {
     /// With --table: rewrite the README.md section between the fpga-table markers.
     #[arg(long, requires = "table")]
     pub update_readme: bool,
-    /// Preset for --blocks / --postsim (default: the board's, or ice40).
+    /// Preset for --blocks / --postsim (default: the board's, or ice40); with --board, the
+    /// board's top is generated around this preset's core under target/fpga/<board>-<preset>/.
     #[arg(long)]
     pub preset: Option<String>,
     /// With --postsim: shortened runs (a quick check, not the regression).
@@ -77,7 +78,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         flow::synth_blocks(b, &preset, &root, out).map_err(fe)?;
         did = true;
     } else if let Some(b) = board {
-        let opts = flow::FlowOpts {
+        let mut opts = flow::FlowOpts {
             verilog: a.verilog.clone(),
             top: a.top.clone(),
             constraints: a.constraints.clone(),
@@ -86,10 +87,20 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
             preset: a.preset.clone(),
             reuse_synth: a.reuse_synth,
         };
+        // Another preset's core on this board: a generated top under target/fpga/<board>-<preset>/.
+        if let Some(p) = a.preset.as_deref().filter(|p| *p != b.preset && a.verilog.is_empty()) {
+            let v = flow::preset_variant(b, p, &root).map_err(fe)?;
+            opts.verilog = v.verilog;
+            opts.out_dir = v.out_dir;
+        }
+        let out_dir = opts
+            .out_dir
+            .clone()
+            .unwrap_or_else(|| root.join("target/fpga").join(b.name));
         match flow::run_board(b, &root, &opts, out) {
             Ok(_) => {}
             Err(e) if a.allow_no_fit => {
-                let p = root.join("target/fpga").join(b.name).join("report.json");
+                let p = out_dir.join("report.json");
                 let r: Option<report::Report> = std::fs::read_to_string(&p)
                     .ok()
                     .and_then(|t| serde_json::from_str(&t).ok());
@@ -113,14 +124,19 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         did = true;
     }
     if a.postsim {
-        let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
-        let s = postsim::run_core(&root, &preset, if a.quick { 0.25 } else { 1.0 }, out).map_err(fe)?;
+        let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);
+        let preset = a
+            .preset
+            .clone()
+            .unwrap_or_else(|| board.map_or("ice40", |b| b.preset).into());
+        let s = postsim::run_core(&root, &preset, b, if a.quick { 0.25 } else { 1.0 }, out).map_err(fe)?;
         let cycles: u64 = s.runs.iter().map(|r| r.1.cycles).sum();
         let quads: u64 = s.runs.iter().map(|r| r.1.quads).sum();
         let _ = writeln!(
             out,
-            "postsim {preset}: PASS, {} runs, {cycles} cycles, {quads} quads equal to the golden model on every \
+            "postsim {preset} ({} synthesis): PASS, {} runs, {cycles} cycles, {quads} quads equal to the golden model on every \
              output word every cycle (synthesis {:.0} s, simulation {:.0} s)",
+            b.device,
             s.runs.len(),
             s.synth_secs,
             s.sim_secs

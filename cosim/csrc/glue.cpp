@@ -3,6 +3,7 @@
 #include "Vtilerast_ice40.h"
 #include "Vtilerast_default.h"
 #include "Vtilerast_full.h"
+#include "Vtilerast_ice40_1x.h"
 #include "Vtilerast_ice40_mut.h"
 #if VM_TRACE
 #include "verilated_vcd_c.h"
@@ -167,8 +168,9 @@ std::unique_ptr<Model> new_model(rust::Str preset) {
     if (p == "ice40") m->sim.reset(new Sim<Vtilerast_ice40>());
     else if (p == "default") m->sim.reset(new Sim<Vtilerast_default>());
     else if (p == "full") m->sim.reset(new Sim<Vtilerast_full>());
+    else if (p == "ice40_1x") m->sim.reset(new Sim<Vtilerast_ice40_1x>());
     else if (p == "ice40_mut") m->sim.reset(new Sim<Vtilerast_ice40_mut>());
-    else throw std::runtime_error("unknown RTL model `" + p + "` (known: ice40, default, full, ice40_mut)");
+    else throw std::runtime_error("unknown RTL model `" + p + "` (known: ice40, default, full, ice40_1x, ice40_mut)");
     return m;
 }
 

@@ -58,7 +58,7 @@ pub const BATCH: usize = 2048;
 
 /// RTL models built into this crate: the presets plus `ice40_mut` (ice40 with one line of the
 /// sample_raster block broken on purpose, see `build.rs`, for the mutation test).
-pub const MODELS: &[&str] = &["ice40", "default", "full", "ice40_mut"];
+pub const MODELS: &[&str] = &["ice40", "default", "full", "ice40_1x", "ice40_mut"];
 
 /// One verilated `tilerast_<preset>` core.
 pub struct Rtl(cxx::UniquePtr<ffi::Model>);

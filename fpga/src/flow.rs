@@ -204,16 +204,54 @@ pub struct FlowOpts {
 /// The yosys synthesis command of `family` (the one place it is defined; the post-synthesis
 /// simulation uses it too).
 ///
-/// No `-dsp` on the UP5K: the post-synthesis simulation showed that yosys 0.23's
-/// `synth_ice40 -dsp` mis-maps setup's `mid = u_hl + u_lh` into an SB_MAC16 whose adder
-/// operands are tied to `x` (the netlist loses `u_lh`; scene `mesh` fails at cycle 14). Without
-/// `-dsp` the multipliers are LUTs and the netlist equals golden. `device` is kept for when a
-/// fixed yosys lets the UP5K use its DSPs again.
+/// On the UP5K the multipliers go into SB_MAC16 blocks, but yosys 0.23's `ice40_dsp` packing
+/// pass is skipped: the post-synthesis simulation showed that plain `synth_ice40 -dsp` packs
+/// setup's `mid = u_hl + u_lh` into an SB_MAC16 whose adder operands are tied to `x` (the netlist
+/// loses `u_lh`; scene `mesh` fails at cycle 14). The command is therefore `synth_ice40 -dsp`
+/// run in three parts: its `begin`/`flatten` labels, then its `coarse` label written out with
+/// `ice40_dsp` left out (so every multiplier is a bare SB_MAC16, and adders and registers stay in
+/// the fabric), then everything from `map_ram` on. The netlist equals golden again, and setup
+/// shrinks from 3391 to 1487 LUT4s. HX8K has no DSP blocks: plain `synth_ice40`.
 pub fn synth_command(family: Family, device: &str, top: &str) -> String {
-    let _ = device;
-    match family {
-        Family::Ice40 => format!("synth_ice40 -top {top}"),
-        Family::Ecp5 => format!("synth_ecp5 -top {top}"),
+    match (family, device) {
+        (Family::Ice40, "up5k") => {
+            let coarse = [
+                "opt_expr",
+                "opt_clean",
+                "check",
+                "opt -nodffe -nosdff",
+                "fsm",
+                "opt",
+                "wreduce",
+                "peepopt",
+                "opt_clean",
+                "share",
+                "techmap -map +/cmp2lut.v -D LUT_WIDTH=4",
+                "opt_expr",
+                "opt_clean",
+                "memory_dff",
+                "wreduce t:$mul",
+                "techmap -map +/mul2dsp.v -map +/ice40/dsp_map.v -D DSP_A_MAXWIDTH=16 -D DSP_B_MAXWIDTH=16 \
+                 -D DSP_A_MINWIDTH=2 -D DSP_B_MINWIDTH=2 -D DSP_Y_MINWIDTH=11 -D DSP_NAME=$__MUL16X16",
+                "select a:mul2dsp",
+                "setattr -unset mul2dsp",
+                "opt_expr -fine",
+                "wreduce",
+                "select -clear",
+                // `ice40_dsp` would run here (see above).
+                "chtype -set $mul t:$__soft_mul",
+                "alumacc",
+                "opt",
+                "memory -nomap",
+                "opt_clean",
+            ];
+            format!(
+                "synth_ice40 -dsp -top {top} -run begin:coarse; {}; synth_ice40 -dsp -top {top} -run map_ram:",
+                coarse.join("; ")
+            )
+        }
+        (Family::Ice40, _) => format!("synth_ice40 -top {top}"),
+        (Family::Ecp5, _) => format!("synth_ecp5 -top {top}"),
     }
 }
 
@@ -223,6 +261,38 @@ fn rel(p: &Path, root: &Path) -> String {
 
 fn read(p: &Path) -> Result<String, FlowError> {
     std::fs::read_to_string(p).map_err(|e| FlowError::at(p.display(), e))
+}
+
+/// The board's top with the raster core of another preset, for `tilerast synth --board B
+/// --preset P`: generated (as `gen-rtl` would, `hw/src/fpga_top.rs`) into
+/// `target/fpga/<board>-<preset>/tilerast_top_<board>.v`. Returns the flow options that build
+/// it there. Only `rtl-out/` holds the tops the boards ship with.
+pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOpts, FlowError> {
+    let p: &'static str = tilerast_golden::PRESETS
+        .iter()
+        .find(|p| **p == preset)
+        .copied()
+        .ok_or_else(|| {
+            FlowError(format!(
+                "--preset: unknown preset `{preset}` (known: {})",
+                tilerast_golden::PRESETS.join(", ")
+            ))
+        })?;
+    let hwb = tilerast_hw::fpga_top::board(board.name).map_err(|e| FlowError(format!("--board: {e}")))?;
+    let variant = tilerast_hw::fpga_top::Board { preset: p, ..*hwb };
+    let dir = root.join("target/fpga").join(format!("{}-{p}", board.name));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let file = dir.join(tilerast_hw::fpga_top::rtl_file_name(board.name));
+    let text = tilerast_hw::fpga_top::rtl_file(&variant);
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&file, text).map_err(|e| FlowError::at(file.display(), e))?;
+    }
+    Ok(FlowOpts {
+        verilog: vec![file],
+        out_dir: Some(dir),
+        preset: Some(p.to_string()),
+        ..FlowOpts::default()
+    })
 }
 
 /// Run the whole flow for `board`: synthesis, place and route, bitstream, report.
@@ -418,6 +488,16 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         rel(&dir.join("report.json"), root),
         rel(&dir.join("report.md"), root)
     );
+    if let Some(f) = r.fmax_mhz.filter(|f| *f < board.target_mhz) {
+        return Err(FlowError(format!(
+            "{}: timing: Fmax {f:.1} MHz is below the board clock of {} MHz; {} was written but would not \
+             run reliably (report {})",
+            board.name,
+            board.target_mhz,
+            rel(&bitstream, root),
+            rel(&dir.join("report.md"), root)
+        )));
+    }
     Ok(r)
 }
 

@@ -115,9 +115,16 @@ fn load_scene(root: &Path, name: &str, cfg: &Config) -> Result<Frame, FlowError>
     let f = Scene::load(&p)
         .and_then(|s| s.to_frame(&p.display().to_string()))
         .map_err(|e| FlowError::at(p.display(), e.msg))?;
-    if &f.cfg != cfg {
+    // A scene of the preset, or of the preset it derives from by its MSAA rate alone
+    // (ice40 → ice40_1x): the same primitives are valid for both.
+    let mut f = f;
+    let mut as_cfg = f.cfg.clone();
+    as_cfg.name.clone_from(&cfg.name);
+    as_cfg.msaa = cfg.msaa;
+    if &as_cfg != cfg {
         return Err(FlowError::at(p.display(), "config differs from the preset under test"));
     }
+    f.cfg = as_cfg;
     Ok(f)
 }
 
@@ -183,7 +190,7 @@ pub fn scenarios(root: &Path, preset: &str, scale: f64) -> Result<Vec<Scenario>,
         commands(&f).map_err(|e| FlowError::at(format!("scenes/{name}.json"), format!("{e:?}")))
     };
     let shipped: Vec<&str> = match preset {
-        "ice40" => vec!["points", "mesh"],
+        "ice40" | "ice40_1x" => vec!["points", "mesh"],
         "default" => vec!["default", "large_triangles"],
         "full" => vec!["slivers"],
         _ => vec![],
@@ -390,12 +397,25 @@ pub struct PostsimSummary {
     pub sim_secs: f64,
 }
 
-/// The whole post-synthesis regression of the `preset` core on the UP5K flow's synthesis:
+/// The whole post-synthesis regression of the `preset` core with the synthesis of `board`'s
+/// flow (iCE40 boards: the UP5K's SB_MAC16 script or the HX8K's plain `synth_ice40`):
 /// synthesize, compile once, run every scenario; every run must PASS with the quad count the
-/// model predicts (> 0).
-pub fn run_core(root: &Path, preset: &str, scale: f64, out: &mut dyn Write) -> Result<PostsimSummary, FlowError> {
+/// model predicts (> 0). Output directory `target/fpga/postsim-<preset>-<device>/`.
+pub fn run_core(
+    root: &Path,
+    preset: &str,
+    board: &crate::Board,
+    scale: f64,
+    out: &mut dyn Write,
+) -> Result<PostsimSummary, FlowError> {
+    if board.family != Family::Ice40 {
+        return Err(FlowError(format!(
+            "--postsim: board {} is not an iCE40 (the simulation uses yosys's iCE40 cell models)",
+            board.name
+        )));
+    }
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
-    let dir = root.join(format!("target/fpga/postsim-{preset}"));
+    let dir = root.join(format!("target/fpga/postsim-{preset}-{}", board.device));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
     let share = yosys_share()?;
     let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
@@ -414,7 +434,7 @@ pub fn run_core(root: &Path, preset: &str, scale: f64, out: &mut dyn Write) -> R
     }
     let max = vecs.iter().map(Vectors::cycles).max().unwrap_or(1);
     let t = std::time::Instant::now();
-    let net = synth_netlist(root, &dir, Family::Ice40, "up5k", &[rtl], &top, out)?;
+    let net = synth_netlist(root, &dir, Family::Ice40, board.device, &[rtl], &top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
     let mut defs = ice40_cell_defines();
     defs.push(format!("-DTR_CORE={top}"));

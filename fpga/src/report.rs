@@ -193,6 +193,9 @@ pub struct Report {
     /// Achieved Fmax of the core clock (the clock with the highest constraint).
     pub fmax_mhz: Option<f64>,
     pub target_mhz: f64,
+    /// Fmax goal of the board (`Board::goal_mhz`).
+    #[serde(default)]
+    pub goal_mhz: f64,
     pub max_lc_frac: f64,
     pub clocks: Vec<ClockFmax>,
     pub util: BTreeMap<String, Util>,
@@ -249,6 +252,7 @@ impl Report {
             dsp,
             fmax_mhz: core.map(|c| c.achieved_mhz),
             target_mhz: board.target_mhz,
+            goal_mhz: board.goal_mhz,
             max_lc_frac: board.max_lc_frac,
             clocks: p.clocks.clone(),
             util: p.util.clone(),
@@ -276,9 +280,15 @@ impl Report {
             }
         }
         match self.fmax_mhz {
-            Some(f) if f >= self.target_mhz => v.push(format!("meets {} MHz", self.target_mhz)),
-            Some(_) => v.push(format!("misses {} MHz", self.target_mhz)),
+            Some(f) if f >= self.target_mhz => v.push(format!("meets its {} MHz clock", self.target_mhz)),
+            Some(_) => v.push(format!("misses its {} MHz clock", self.target_mhz)),
             None => {}
+        }
+        match self.fmax_mhz {
+            Some(f) if self.goal_mhz > self.target_mhz && f < self.goal_mhz => {
+                v.push(format!("below the {} MHz goal", self.goal_mhz))
+            }
+            _ => {}
         }
         if v.is_empty() {
             "no timing result".into()
@@ -349,12 +359,12 @@ fn util_cell(u: Option<Util>) -> String {
 /// The board table (one row per report).
 pub fn table_markdown(reports: &[Report]) -> String {
     let mut s = String::from(
-        "| board | preset | LCs used/avail | LUT4 | FF | carry | BRAM | DSP | Fmax MHz | target MHz | verdict |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| board | preset | LCs used/avail | LUT4 | FF | carry | BRAM | DSP | Fmax MHz | clock MHz | goal MHz | verdict |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for r in reports {
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.board,
             r.preset,
             util_cell(r.lc),
@@ -365,6 +375,11 @@ pub fn table_markdown(reports: &[Report]) -> String {
             r.dsp.map(|u| u.used).unwrap_or(r.counts.dsp),
             r.fmax_mhz.map(|f| format!("{f:.1}")).unwrap_or_else(|| "—".into()),
             r.target_mhz,
+            if r.goal_mhz > 0.0 {
+                format!("{}", r.goal_mhz)
+            } else {
+                "—".into()
+            },
             r.verdict().replace('|', "\\|")
         );
     }
@@ -447,12 +462,23 @@ pub fn replace_section(readme: &str, table: &str, file: &str) -> Result<String, 
 pub fn load_reports(root: &Path) -> Result<Vec<Report>, FlowError> {
     let mut v = Vec::new();
     for b in crate::BOARDS.iter() {
-        let p = root.join("target/fpga").join(b.name).join("report.json");
-        if p.is_file() {
-            let t = std::fs::read_to_string(&p).map_err(|e| FlowError::at(p.display(), e))?;
-            v.push(
-                serde_json::from_str(&t).map_err(|e| FlowError::at(p.display(), format!("line {}: {e}", e.line())))?,
-            );
+        // The board's own top, then the same board with every other preset (`--preset`).
+        let mut dirs = vec![b.name.to_string()];
+        dirs.extend(
+            tilerast_golden::PRESETS
+                .iter()
+                .filter(|p| **p != b.preset)
+                .map(|p| format!("{}-{p}", b.name)),
+        );
+        for d in dirs {
+            let p = root.join("target/fpga").join(d).join("report.json");
+            if p.is_file() {
+                let t = std::fs::read_to_string(&p).map_err(|e| FlowError::at(p.display(), e))?;
+                v.push(
+                    serde_json::from_str(&t)
+                        .map_err(|e| FlowError::at(p.display(), format!("line {}: {e}", e.line())))?,
+                );
+            }
         }
     }
     Ok(v)

@@ -5,7 +5,7 @@
 //! naming the file / step / field.
 
 use std::path::PathBuf;
-use tilerast_fpga::flow::{run_board, shell_quote, FlowOpts};
+use tilerast_fpga::flow::{preset_variant, run_board, shell_quote, FlowOpts};
 use tilerast_fpga::report::{self, parse_nextpnr_report, parse_yosys_stat, Counts};
 use tilerast_fpga::{board, repo_root, Family, BOARDS};
 
@@ -104,7 +104,10 @@ fn icebreaker_flow_on_blinky_gives_bitstream_and_report() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     assert_eq!(back, r);
     let t = report::table_markdown(&[r]);
-    assert!(t.lines().nth(2).unwrap().starts_with("| icebreaker | ice40 | "), "{t}");
+    assert!(
+        t.lines().nth(2).unwrap().starts_with("| icebreaker | ice40_1x | "),
+        "{t}"
+    );
 }
 
 #[test]
@@ -208,4 +211,59 @@ fn shell_quoting_reproduces_arguments() {
     assert_eq!(shell_quote("target/fpga/a.json"), "target/fpga/a.json");
     assert_eq!(shell_quote("read_verilog a.v; synth"), "'read_verilog a.v; synth'");
     assert_eq!(shell_quote("it's"), "'it'\\''s'");
+}
+
+/// The flow's board table (`fpga/src/lib.rs`) and the tops' (`hw/src/fpga_top.rs`) must agree:
+/// same preset, and nextpnr's `--freq` is the clock the top's PLL really makes.
+#[test]
+fn flow_boards_agree_with_the_tops() {
+    for b in BOARDS.iter() {
+        let hw = tilerast_hw::fpga_top::board(b.name).unwrap();
+        assert_eq!(b.preset, hw.preset, "{}", b.name);
+        assert_eq!(b.osc_mhz * 1e6, hw.osc_hz as f64, "{}", b.name);
+        let clock_mhz = hw.clock_hz() as f64 / 1e6;
+        assert!(
+            (b.target_mhz - clock_mhz).abs() < 0.01,
+            "{}: {} vs {clock_mhz}",
+            b.name,
+            b.target_mhz
+        );
+        assert!(b.goal_mhz >= b.target_mhz, "{}", b.name);
+    }
+}
+
+/// `--board B --preset P`: B's top around P's core, generated under target/fpga/B-P/ only.
+#[test]
+fn preset_variant_generates_the_board_top_for_another_core() {
+    let root = repo_root().canonicalize().unwrap();
+    let b = board("icebreaker").unwrap();
+    let o = preset_variant(b, "ice40", &root).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        o.out_dir.as_deref(),
+        Some(root.join("target/fpga/icebreaker-ice40").as_path())
+    );
+    assert_eq!(o.preset.as_deref(), Some("ice40"));
+    let text = std::fs::read_to_string(&o.verilog[0]).unwrap();
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .contains("board icebreaker: preset ice40 (4x MSAA, Q = 1)"),
+        "{}",
+        &text[..300]
+    );
+    assert!(text.contains("module tilerast_top_icebreaker("), "top module name");
+    // The shipped top (ice40_1x, 1x MSAA) differs from it.
+    let shipped = std::fs::read_to_string(root.join(b.top_file())).unwrap();
+    assert!(
+        shipped.lines().nth(1).unwrap().contains("preset ice40_1x (1x MSAA"),
+        "{}",
+        &shipped[..300]
+    );
+    let e = preset_variant(b, "ice50", &root).unwrap_err().0;
+    one_line(&e);
+    assert!(
+        e.starts_with("--preset: unknown preset `ice50` (known: ice40, default, full, ice40_1x)"),
+        "{e}"
+    );
 }

@@ -1,7 +1,8 @@
 //! Post-synthesis simulation tests.
 //!
-//! - `core_netlist_matches_golden_every_cycle`: the ice40 raster core as `synth_ice40`
-//!   (the iCEBreaker flow's synthesis; see `flow::synth_command` for why not `-dsp`) produces it, simulated gate by gate in Icarus with
+//! - `core_netlist_matches_golden_every_cycle`: the ice40 raster core as the iCEBreaker flow's
+//!   synthesis produces it (SB_MAC16 multipliers without yosys's `ice40_dsp` packing, which
+//!   loses an adder operand; see `flow::synth_command`), simulated gate by gate in Icarus with
 //!   yosys's cell models, equals the golden cycle model on every output word on every cycle
 //!   (shipped scenes with gaps, back-pressure regimes and a flush; a random frame with stalls).
 //!   Icarus runs the gate-level netlist at about 60 cycles/s, so the test runs the first 40 %
@@ -157,7 +158,28 @@ fn core_netlist_matches_golden_every_cycle() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.4);
-    let s = postsim::run_core(&repo_root(), "ice40", scale, &mut log).unwrap_or_else(|e| {
+    let ib = tilerast_fpga::board("icebreaker").unwrap();
+    let s = postsim::run_core(&repo_root(), "ice40", ib, scale, &mut log).unwrap_or_else(|e| {
+        panic!("{e}\n{}", String::from_utf8_lossy(&log));
+    });
+    assert!(s.runs.len() >= 3, "scenes + random frame");
+    for (name, r) in &s.runs {
+        assert!(r.cycles > 0 && r.quads > 0, "{name}: {r:?}");
+    }
+    eprintln!("{}", String::from_utf8_lossy(&log));
+}
+
+/// The core the HX8K bitstream ships (ice40_1x) as the HX8K flow synthesizes it (plain
+/// `synth_ice40`, LUT multipliers), shorter runs (`TILERAST_POSTSIM_SCALE_HX8K`, default 0.15).
+#[test]
+fn hx8k_core_netlist_matches_golden_every_cycle() {
+    let mut log = Vec::new();
+    let scale = std::env::var("TILERAST_POSTSIM_SCALE_HX8K")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.15);
+    let b = tilerast_fpga::board("hx8k").unwrap();
+    let s = postsim::run_core(&repo_root(), b.preset, b, scale, &mut log).unwrap_or_else(|e| {
         panic!("{e}\n{}", String::from_utf8_lossy(&log));
     });
     assert!(s.runs.len() >= 3, "scenes + random frame");

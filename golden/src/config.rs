@@ -132,7 +132,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Names of the presets, in the order CI runs them.
-pub const PRESETS: &[&str] = &["ice40", "default", "full"];
+pub const PRESETS: &[&str] = &["ice40", "default", "full", "ice40_1x"];
 
 impl Config {
     /// Look up a named preset.
@@ -171,6 +171,13 @@ impl Config {
                 second_tile: [32, 16],
                 max_point_size: 16,
                 ..base
+            },
+            // The ice40 preset at 1x MSAA (one sample per pixel, at the pixel centre): the
+            // raster core that fits the iCE40 boards next to the UART top (fpga/README.md).
+            "ice40_1x" => Config {
+                name: name.to_string(),
+                msaa: 1,
+                ..Config::preset("ice40")?
             },
             "default" => base,
             // Full HD, 16x MSAA, four quads per clock.

@@ -156,7 +156,10 @@ pub struct Setup {
     frac_shift: Constant<Bits<4>>,
     half_shift: Constant<Bits<5>>,
     ob_flip: Constant<Bits<16>>,
-    sext16: Constant<Bits<16>>,
+    /// High-half operand narrowing (see [`mul_operand_bits`]): keep mask, sign-fill, sign index.
+    hkeep16: Constant<Bits<16>>,
+    hfill16: Constant<Bits<16>>,
+    opsgn: Constant<Bits<8>>,
     sext36: Constant<Bits<36>>,
     ones48: Constant<Bits<48>>,
     one48: Constant<Bits<48>>,
@@ -318,6 +321,17 @@ fn dflt<T: Default>() -> T {
     T::default()
 }
 
+/// Signed width n of every multiplier operand of the preset: both −a / −b (a difference of two
+/// coordinates) and vertex − sub-tile origin lie within ±(max(W, H) + 2g)·256, the front end's
+/// guard-band limits (`Config::guard_limits_fx`, inclusive). ice40 17, default 20, full 21; at
+/// least 13 (one high bit) and at most 24 (the port width).
+pub fn mul_operand_bits(cfg: &Config) -> u32 {
+    let r = (cfg.viewport[0].max(cfg.viewport[1]) as u64 + 2 * cfg.guard_band as u64) * 256;
+    // Smallest n with −2^(n−1) ≤ −r and r ≤ 2^(n−1) − 1.
+    let n = 64 - r.leading_zeros() + 1;
+    n.clamp(13, 24)
+}
+
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
@@ -385,7 +399,9 @@ impl Setup {
             frac_shift: k(8),
             half_shift: k(12),
             ob_flip: k(0x8000),
-            sext16: k(0xf000),
+            hkeep16: k((1u64 << (mul_operand_bits(cfg) - 12)) - 1),
+            hfill16: k(0xffff & !((1u64 << (mul_operand_bits(cfg) - 12)) - 1)),
+            opsgn: k(mul_operand_bits(cfg) as u64 - 1),
             sext36: k(0xf_fc00_0000),
             ones48: k(0xffff_ffff_ffff),
             one48: k(1),
@@ -676,13 +692,18 @@ impl Logic for Setup {
         // 12-bit halves: low zero-extended, high sign-extended, as 16-bit signed operands.
         self.a_lo.next = bit_cast::<16, 12>(self.op_a.val().get_bits::<12>(0));
         self.b_lo.next = bit_cast::<16, 12>(self.op_b.val().get_bits::<12>(0));
-        self.a_hi.next = bit_cast::<16, 12>(self.op_a.val().get_bits::<12>(12));
-        if self.op_a.val().get_bit(23) {
-            self.a_hi.next = bit_cast::<16, 12>(self.op_a.val().get_bits::<12>(12)) | self.sext16.val();
+        // High halves narrowed to the preset's operand width (`mul_operand_bits`): bits 12 ..
+        // n−1 kept, bit n−1 copied above them. Exact, as every operand fits n bits; yosys then
+        // sees only n − 12 significant bits per high operand and sizes the multipliers to them.
+        self.a_hi.next = bit_cast::<16, 12>(self.op_a.val().get_bits::<12>(12)) & self.hkeep16.val();
+        if self.op_a.val().get_bit(self.opsgn.val().index()) {
+            self.a_hi.next =
+                (bit_cast::<16, 12>(self.op_a.val().get_bits::<12>(12)) & self.hkeep16.val()) | self.hfill16.val();
         }
-        self.b_hi.next = bit_cast::<16, 12>(self.op_b.val().get_bits::<12>(12));
-        if self.op_b.val().get_bit(23) {
-            self.b_hi.next = bit_cast::<16, 12>(self.op_b.val().get_bits::<12>(12)) | self.sext16.val();
+        self.b_hi.next = bit_cast::<16, 12>(self.op_b.val().get_bits::<12>(12)) & self.hkeep16.val();
+        if self.op_b.val().get_bit(self.opsgn.val().index()) {
+            self.b_hi.next =
+                (bit_cast::<16, 12>(self.op_b.val().get_bits::<12>(12)) & self.hkeep16.val()) | self.hfill16.val();
         }
         self.ma_lo.next = signed_cast(self.a_lo.val());
         self.ma_hi.next = signed_cast(self.a_hi.val());
