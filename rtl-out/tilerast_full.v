@@ -4378,12 +4378,18 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     reg  [23:0] prim_r__d;
     wire  [23:0] prim_r__q;
     reg  prim_r__clock;
-    reg  [15:0] orgx_r__d;
-    wire  [15:0] orgx_r__q;
-    reg  orgx_r__clock;
-    reg  [15:0] orgy_r__d;
-    wire  [15:0] orgy_r__q;
-    reg  orgy_r__clock;
+    reg signed [20:0] clx_r__d;
+    wire signed [20:0] clx_r__q;
+    reg  clx_r__clock;
+    reg signed [20:0] chx_r__d;
+    wire signed [20:0] chx_r__q;
+    reg  chx_r__clock;
+    reg signed [20:0] cly_r__d;
+    wire signed [20:0] cly_r__q;
+    reg  cly_r__clock;
+    reg signed [20:0] chy_r__d;
+    wire signed [20:0] chy_r__q;
+    reg  chy_r__clock;
     reg signed [23:0] px_r__d;
     wire signed [23:0] px_r__q;
     reg  px_r__clock;
@@ -4513,11 +4519,16 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     reg signed [25:0] a_klo;
     reg signed [25:0] a_khi;
     reg  a_accept;
+    reg  [15:0] a_orgx;
+    reg  [15:0] a_orgy;
+    reg  [16:0] a_endx;
+    reg  [16:0] a_endy;
+    reg  [16:0] a_vendx;
+    reg  [16:0] a_vendy;
+    reg  [20:0] a_chbx;
+    reg  [20:0] a_chby;
     reg  ax_y;
     reg signed [23:0] ax_p;
-    reg  [15:0] ax_org;
-    reg  [16:0] ax_tsz;
-    reg  [16:0] ax_vsz;
     reg  [23:0] ax_pb;
     reg  [25:0] ax_pe;
     reg signed [25:0] ax_two;
@@ -4530,9 +4541,6 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     reg signed [20:0] ax_a0;
     reg signed [20:0] ax_a1;
     reg signed [20:0] ax_cl;
-    reg  [16:0] ax_end;
-    reg  [16:0] ax_vend;
-    reg  [20:0] ax_chb;
     reg signed [20:0] ax_ch;
     reg signed [20:0] ax_a0c;
     reg signed [20:0] ax_a1c;
@@ -4625,15 +4633,25 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
         .q(prim_r__q),
         .clock(prim_r__clock)
     );
-    tilerast_full__point__orgx_r orgx_r(
-        .d(orgx_r__d),
-        .q(orgx_r__q),
-        .clock(orgx_r__clock)
+    tilerast_full__point__clx_r clx_r(
+        .d(clx_r__d),
+        .q(clx_r__q),
+        .clock(clx_r__clock)
     );
-    tilerast_full__point__orgy_r orgy_r(
-        .d(orgy_r__d),
-        .q(orgy_r__q),
-        .clock(orgy_r__clock)
+    tilerast_full__point__chx_r chx_r(
+        .d(chx_r__d),
+        .q(chx_r__q),
+        .clock(chx_r__clock)
+    );
+    tilerast_full__point__cly_r cly_r(
+        .d(cly_r__d),
+        .q(cly_r__q),
+        .clock(cly_r__clock)
+    );
+    tilerast_full__point__chy_r chy_r(
+        .d(chy_r__d),
+        .q(chy_r__q),
+        .clock(chy_r__clock)
     );
     tilerast_full__point__px_r px_r(
         .d(px_r__d),
@@ -4835,8 +4853,10 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     always @(*) begin
         st__clock = clock;
         prim_r__clock = clock;
-        orgx_r__clock = clock;
-        orgy_r__clock = clock;
+        clx_r__clock = clock;
+        chx_r__clock = clock;
+        cly_r__clock = clock;
+        chy_r__clock = clock;
         px_r__clock = clock;
         py_r__clock = clock;
         klo_r__clock = clock;
@@ -4866,8 +4886,10 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
         olast__clock = clock;
         st__d = st__q;
         prim_r__d = prim_r__q;
-        orgx_r__d = orgx_r__q;
-        orgy_r__d = orgy_r__q;
+        clx_r__d = clx_r__q;
+        chx_r__d = chx_r__q;
+        cly_r__d = cly_r__q;
+        chy_r__d = chy_r__q;
         px_r__d = px_r__q;
         py_r__d = py_r__q;
         klo_r__d = klo_r__q;
@@ -4941,16 +4963,28 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
             a_klo = c_31 - a_sd;
             a_khi = a_sd - c_1;
         end
+        a_orgx = ((in_tile_x) & 16'hffff) << c_tsx;
+        a_orgy = ((in_tile_y) & 16'hffff) << c_tsy;
+        a_endx = ((a_orgx) & 17'h1ffff) + c_tw;
+        a_endy = ((a_orgy) & 17'h1ffff) + c_th;
+        a_vendx = a_endx;
+        if (c_vw < a_endx) begin
+            a_vendx = c_vw;
+        end
+        a_vendy = a_endy;
+        if (c_vh < a_endy) begin
+            a_vendy = c_vh;
+        end
+        a_chbx = (((a_vendx) & 21'h1fffff) << 64'h4) - 64'h1;
+        a_chby = (((a_vendy) & 21'h1fffff) << 64'h4) - 64'h1;
         ax_y = st__q == c_sy;
         ax_p = px_r__q;
-        ax_org = orgx_r__q;
-        ax_tsz = c_tw;
-        ax_vsz = c_vw;
+        ax_cl = clx_r__q;
+        ax_ch = chx_r__q;
         if (ax_y) begin
             ax_p = py_r__q;
-            ax_org = orgy_r__q;
-            ax_tsz = c_th;
-            ax_vsz = c_vh;
+            ax_cl = cly_r__q;
+            ax_ch = chy_r__q;
         end
         ax_pb = $unsigned(ax_p);
         ax_pe = ((ax_pb) & 26'h3ffffff);
@@ -4970,14 +5004,6 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
         end
         ax_a0 = $signed(ax_a0b);
         ax_a1 = $signed(ax_a1b);
-        ax_cl = $signed(((ax_org) & 21'h1fffff) << 64'h4);
-        ax_end = ((ax_org) & 17'h1ffff) + ax_tsz;
-        ax_vend = ax_end;
-        if (ax_vsz < ax_end) begin
-            ax_vend = ax_vsz;
-        end
-        ax_chb = (((ax_vend) & 21'h1fffff) << 64'h4) - 64'h1;
-        ax_ch = $signed(ax_chb);
         ax_a0c = ax_a0;
         if (ax_a0 < ax_cl) begin
             ax_a0c = ax_cl;
@@ -5394,8 +5420,10 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
         end
         if (a_accept) begin
             prim_r__d = in_prim;
-            orgx_r__d = ((in_tile_x) & 16'hffff) << c_tsx;
-            orgy_r__d = ((in_tile_y) & 16'hffff) << c_tsy;
+            clx_r__d = $signed(((a_orgx) & 21'h1fffff) << 64'h4);
+            cly_r__d = $signed(((a_orgy) & 21'h1fffff) << 64'h4);
+            chx_r__d = $signed(a_chbx);
+            chy_r__d = $signed(a_chby);
             px_r__d = in_v0x;
             py_r__d = in_v0y;
             klo_r__d = a_klo;
@@ -5460,6 +5488,82 @@ module tilerast_full__point__aa_r(d,q,clock);
     end
 
 endmodule // tilerast_full__point__aa_r
+
+
+module tilerast_full__point__chx_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point__chx_r
+
+
+module tilerast_full__point__chy_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point__chy_r
+
+
+module tilerast_full__point__clx_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point__clx_r
+
+
+module tilerast_full__point__cly_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point__cly_r
 
 
 module tilerast_full__point__col_first(d,q,clock);
@@ -5973,44 +6077,6 @@ module tilerast_full__point__oqy__3(d,q,clock);
     end
 
 endmodule // tilerast_full__point__oqy__3
-
-
-module tilerast_full__point__orgx_r(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__orgx_r
-
-
-module tilerast_full__point__orgy_r(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__orgy_r
 
 
 module tilerast_full__point__ov(d,q,clock);

@@ -113,7 +113,7 @@ pub const BOARDS: [Board; 3] = [
         package: "ct256",
         constraints: "constraints/hx8k.pcf",
         preset: "ice40_1x",
-        target_mhz: 36.0,
+        target_mhz: 42.0,
         goal_mhz: 75.0,
         osc_mhz: 12.0,
         max_lc_frac: 1.0,

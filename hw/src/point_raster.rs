@@ -33,7 +33,9 @@
 //! which is the seed's parity-dependent range (odd N: centred on the pixel holding the point;
 //! even N: on the nearest pixel corner). AA on, A0 / A1 are the first / last 1/16-px position
 //! inside `[2p − s, 2p + s)` (1/512 px). Then it clips them to the tile and the viewport
-//! (`[16·tile_origin, 16·min(tile_end, viewport) − 1]`) and splits them into quad (bits
+//! (`[16·tile_origin, 16·min(tile_end, viewport) − 1]`, both axes' bounds computed from the
+//! ports and registered at accept, which keeps that adder and compare off the SX/SY path, the
+//! core's critical path on the HX8K) and splits them into quad (bits
 //! 5..16), pixel parity (bit 4) and in-pixel threshold (bits 0..3).
 //!
 //! **Scan** (the seed's quad-by-quad scan): quad rows bottom-up, in a row left→right, Q =
@@ -155,8 +157,12 @@ pub struct PointRaster {
     st: DFF<Bits<2>>,
     // accept stage
     prim_r: DFF<Bits<24>>,
-    orgx_r: DFF<Bits<16>>,
-    orgy_r: DFF<Bits<16>>,
+    /// Clip bounds per axis in 1/16 px, from the tile and the viewport at accept:
+    /// `[16·tile_origin, 16·min(tile_end, viewport) − 1]`.
+    clx_r: DFF<Signed<21>>,
+    chx_r: DFF<Signed<21>>,
+    cly_r: DFF<Signed<21>>,
+    chy_r: DFF<Signed<21>>,
     px_r: DFF<Signed<24>>,
     py_r: DFF<Signed<24>>,
     klo_r: DFF<Signed<26>>,
@@ -204,12 +210,17 @@ pub struct PointRaster {
     a_klo: Signal<Local, Signed<26>>,
     a_khi: Signal<Local, Signed<26>>,
     a_accept: Signal<Local, Bit>,
+    a_orgx: Signal<Local, Bits<16>>,
+    a_orgy: Signal<Local, Bits<16>>,
+    a_endx: Signal<Local, Bits<17>>,
+    a_endy: Signal<Local, Bits<17>>,
+    a_vendx: Signal<Local, Bits<17>>,
+    a_vendy: Signal<Local, Bits<17>>,
+    a_chbx: Signal<Local, Bits<21>>,
+    a_chby: Signal<Local, Bits<21>>,
     // axis unit
     ax_y: Signal<Local, Bit>,
     ax_p: Signal<Local, Signed<24>>,
-    ax_org: Signal<Local, Bits<16>>,
-    ax_tsz: Signal<Local, Bits<17>>,
-    ax_vsz: Signal<Local, Bits<17>>,
     ax_pb: Signal<Local, Bits<24>>,
     ax_pe: Signal<Local, Bits<26>>,
     ax_two: Signal<Local, Signed<26>>,
@@ -222,9 +233,6 @@ pub struct PointRaster {
     ax_a0: Signal<Local, Signed<21>>,
     ax_a1: Signal<Local, Signed<21>>,
     ax_cl: Signal<Local, Signed<21>>,
-    ax_end: Signal<Local, Bits<17>>,
-    ax_vend: Signal<Local, Bits<17>>,
-    ax_chb: Signal<Local, Bits<21>>,
     ax_ch: Signal<Local, Signed<21>>,
     ax_a0c: Signal<Local, Signed<21>>,
     ax_a1c: Signal<Local, Signed<21>>,
@@ -341,8 +349,10 @@ impl PointRaster {
             c_ley: tab(le[1]),
             st: Default::default(),
             prim_r: Default::default(),
-            orgx_r: Default::default(),
-            orgy_r: Default::default(),
+            clx_r: Default::default(),
+            chx_r: Default::default(),
+            cly_r: Default::default(),
+            chy_r: Default::default(),
             px_r: Default::default(),
             py_r: Default::default(),
             klo_r: Default::default(),
@@ -383,11 +393,16 @@ impl PointRaster {
             a_klo: Default::default(),
             a_khi: Default::default(),
             a_accept: Default::default(),
+            a_orgx: Default::default(),
+            a_orgy: Default::default(),
+            a_endx: Default::default(),
+            a_endy: Default::default(),
+            a_vendx: Default::default(),
+            a_vendy: Default::default(),
+            a_chbx: Default::default(),
+            a_chby: Default::default(),
             ax_y: Default::default(),
             ax_p: Default::default(),
-            ax_org: Default::default(),
-            ax_tsz: Default::default(),
-            ax_vsz: Default::default(),
             ax_pb: Default::default(),
             ax_pe: Default::default(),
             ax_two: Default::default(),
@@ -400,9 +415,6 @@ impl PointRaster {
             ax_a0: Default::default(),
             ax_a1: Default::default(),
             ax_cl: Default::default(),
-            ax_end: Default::default(),
-            ax_vend: Default::default(),
-            ax_chb: Default::default(),
             ax_ch: Default::default(),
             ax_a0c: Default::default(),
             ax_a1c: Default::default(),
@@ -455,9 +467,9 @@ impl Logic for PointRaster {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, prim_r, orgx_r, orgy_r, px_r, py_r, klo_r, khi_r, aa_r, q0x_r, nqx_r, p0ox_r, p1ox_r,
-            lo4x_r, hi4x_r, emx_r, p0oy_r, p1oy_r, lo4y_r, hi4y_r, cur_x, rem_x, col_first, cur_y, rem_y, row_first,
-            empty_r, ov, oprim, olv, olast
+            self, clock, st, prim_r, clx_r, chx_r, cly_r, chy_r, px_r, py_r, klo_r, khi_r, aa_r, q0x_r, nqx_r, p0ox_r,
+            p1ox_r, lo4x_r, hi4x_r, emx_r, p0oy_r, p1oy_r, lo4y_r, hi4y_r, cur_x, rem_x, col_first, cur_y, rem_y,
+            row_first, empty_r, ov, oprim, olv, olast
         );
         for l in 0..4 {
             self.oqx[l].clock.next = self.clock.val();
@@ -492,17 +504,31 @@ impl Logic for PointRaster {
             self.a_khi.next = self.a_sd.val() - self.c_1.val();
         }
 
+        // Clip bounds of both axes, registered at accept (off the SX/SY path).
+        self.a_orgx.next = bit_cast::<16, 8>(self.in_tile_x.val()) << self.c_tsx.val();
+        self.a_orgy.next = bit_cast::<16, 8>(self.in_tile_y.val()) << self.c_tsy.val();
+        self.a_endx.next = bit_cast::<17, 16>(self.a_orgx.val()) + self.c_tw.val();
+        self.a_endy.next = bit_cast::<17, 16>(self.a_orgy.val()) + self.c_th.val();
+        self.a_vendx.next = self.a_endx.val();
+        if self.c_vw.val() < self.a_endx.val() {
+            self.a_vendx.next = self.c_vw.val();
+        }
+        self.a_vendy.next = self.a_endy.val();
+        if self.c_vh.val() < self.a_endy.val() {
+            self.a_vendy.next = self.c_vh.val();
+        }
+        self.a_chbx.next = (bit_cast::<21, 17>(self.a_vendx.val()) << 4u64) - 1u64;
+        self.a_chby.next = (bit_cast::<21, 17>(self.a_vendy.val()) << 4u64) - 1u64;
+
         // ---- axis unit: x in SX, y in SY.
         self.ax_y.next = self.st.q.val() == self.c_sy.val();
         self.ax_p.next = self.px_r.q.val();
-        self.ax_org.next = self.orgx_r.q.val();
-        self.ax_tsz.next = self.c_tw.val();
-        self.ax_vsz.next = self.c_vw.val();
+        self.ax_cl.next = self.clx_r.q.val();
+        self.ax_ch.next = self.chx_r.q.val();
         if self.ax_y.val() {
             self.ax_p.next = self.py_r.q.val();
-            self.ax_org.next = self.orgy_r.q.val();
-            self.ax_tsz.next = self.c_th.val();
-            self.ax_vsz.next = self.c_vh.val();
+            self.ax_cl.next = self.cly_r.q.val();
+            self.ax_ch.next = self.chy_r.q.val();
         }
         // 2p, sign-extended by hand (rust-hdl's `signed_bit_cast` recurses forever on −2^23).
         self.ax_pb.next = unsigned_cast(self.ax_p.val());
@@ -523,14 +549,6 @@ impl Logic for PointRaster {
         }
         self.ax_a0.next = signed_cast(self.ax_a0b.val());
         self.ax_a1.next = signed_cast(self.ax_a1b.val());
-        self.ax_cl.next = signed_cast(bit_cast::<21, 16>(self.ax_org.val()) << 4u64);
-        self.ax_end.next = bit_cast::<17, 16>(self.ax_org.val()) + self.ax_tsz.val();
-        self.ax_vend.next = self.ax_end.val();
-        if self.ax_vsz.val() < self.ax_end.val() {
-            self.ax_vend.next = self.ax_vsz.val();
-        }
-        self.ax_chb.next = (bit_cast::<21, 17>(self.ax_vend.val()) << 4u64) - 1u64;
-        self.ax_ch.next = signed_cast(self.ax_chb.val());
         self.ax_a0c.next = self.ax_a0.val();
         if self.ax_a0.val() < self.ax_cl.val() {
             self.ax_a0c.next = self.ax_cl.val();
@@ -719,8 +737,10 @@ impl Logic for PointRaster {
         }
         if self.a_accept.val() {
             self.prim_r.d.next = self.in_prim.val();
-            self.orgx_r.d.next = bit_cast::<16, 8>(self.in_tile_x.val()) << self.c_tsx.val();
-            self.orgy_r.d.next = bit_cast::<16, 8>(self.in_tile_y.val()) << self.c_tsy.val();
+            self.clx_r.d.next = signed_cast(bit_cast::<21, 16>(self.a_orgx.val()) << 4u64);
+            self.cly_r.d.next = signed_cast(bit_cast::<21, 16>(self.a_orgy.val()) << 4u64);
+            self.chx_r.d.next = signed_cast(self.a_chbx.val());
+            self.chy_r.d.next = signed_cast(self.a_chby.val());
             self.px_r.d.next = self.in_v0x.val();
             self.py_r.d.next = self.in_v0y.val();
             self.klo_r.d.next = self.a_klo.val();

@@ -62,9 +62,16 @@
 //!   load zeros through the flip-flops' synchronous reset); → IDLE, or MUL 0 if a command is
 //!   accepted on the same edge.
 //!
-//! Resources (ice40 preset, yosys `synth_ice40 -dsp` + nextpnr pack): ~1800 LCs (≈1400 LUT4,
-//! ≈820 FF), 4 SB_MAC16; critical path the accept-time bbox (~28 MHz in a pin-limited
-//! harness; the MUL path alone ~38 MHz). All signed comparisons are made on sign bits or on
+//! Multiplier operands are narrowed to the preset's width n (`mul_operand_bits`: ice40 17,
+//! default 20, full 21 bits): the high 12-bit halves keep bits 12..n−1 and copy bit n−1 above
+//! them, which is exact because the front end keeps every vertex inside the guard band, and
+//! lets yosys size the three products with a high half to n − 12 bits.
+//!
+//! Resources (ice40 preset, yosys 0.23, this block alone): UP5K flow (4 SB_MAC16, no
+//! `ice40_dsp` packing, `fpga/src/flow.rs`) 1411 LUT4, 559 SB_CARRY, 854 FF; HX8K flow (LUT
+//! multipliers) 2578 LUT4, 643 SB_CARRY (3391 LUT4 before the operand narrowing). Critical path
+//! the accept-time bbox (~28 MHz on the UP5K in a pin-limited harness; the MUL path alone
+//! ~38 MHz). All signed comparisons are made on sign bits or on
 //! offset-binary values compared unsigned; no signed constants exist.
 
 use rust_hdl::prelude::*;
