@@ -5628,6 +5628,7 @@ module tilerast_top_ulx3s__core__point(clock,flush,in_valid,in_ready,in_prim,in_
     reg signed [20:0] ax_ch;
     reg signed [20:0] ax_a0c;
     reg signed [20:0] ax_a1c;
+    reg  ax_emp;
     reg  [20:0] ax_b0;
     reg  [20:0] ax_b1;
     reg  [11:0] ax_q0;
@@ -6096,6 +6097,7 @@ module tilerast_top_ulx3s__core__point(clock,flush,in_valid,in_ready,in_prim,in_
         if (ax_a1 > ax_ch) begin
             ax_a1c = ax_ch;
         end
+        ax_emp = (ax_a0 > ax_a1) | (ax_a0 > ax_ch) | (ax_cl > ax_a1) | (ax_cl > ax_ch);
         ax_b0 = $unsigned(ax_a0c);
         ax_b1 = $unsigned(ax_a1c);
         ax_q0 = ax_b0[(32'h5)+:(12)];
@@ -6449,7 +6451,7 @@ module tilerast_top_ulx3s__core__point(clock,flush,in_valid,in_ready,in_prim,in_
             p1ox_r__d = ax_b1[32'h4];
             lo4x_r__d = ax_b0[(32'h0)+:(4)];
             hi4x_r__d = ax_b1[(32'h0)+:(4)];
-            emx_r__d = ax_a0c > ax_a1c;
+            emx_r__d = ax_emp;
             st__d = c_sy;
         end
         if (st__q == c_sy) begin
@@ -6463,7 +6465,7 @@ module tilerast_top_ulx3s__core__point(clock,flush,in_valid,in_ready,in_prim,in_
             cur_y__d = ax_q0;
             rem_y__d = ((ax_q1 - ax_q0) & 8'hff);
             row_first__d = 1'b1;
-            empty_r__d = emx_r__q | (ax_a0c > ax_a1c);
+            empty_r__d = emx_r__q | ax_emp;
             st__d = c_scan;
         end
         if ((st__q == c_scan) & sc_adv) begin

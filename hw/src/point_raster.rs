@@ -236,6 +236,7 @@ pub struct PointRaster {
     ax_ch: Signal<Local, Signed<21>>,
     ax_a0c: Signal<Local, Signed<21>>,
     ax_a1c: Signal<Local, Signed<21>>,
+    ax_emp: Signal<Local, Bit>,
     ax_b0: Signal<Local, Bits<21>>,
     ax_b1: Signal<Local, Bits<21>>,
     ax_q0: Signal<Local, Bits<12>>,
@@ -418,6 +419,7 @@ impl PointRaster {
             ax_ch: Default::default(),
             ax_a0c: Default::default(),
             ax_a1c: Default::default(),
+            ax_emp: Default::default(),
             ax_b0: Default::default(),
             ax_b1: Default::default(),
             ax_q0: Default::default(),
@@ -557,6 +559,12 @@ impl Logic for PointRaster {
         if self.ax_a1.val() > self.ax_ch.val() {
             self.ax_a1c.next = self.ax_ch.val();
         }
+        // Clipped range empty: max(a0, cl) > min(a1, ch), as four compares side by side rather
+        // than a compare of the two clipped values (one carry chain less on the SX/SY path).
+        self.ax_emp.next = (self.ax_a0.val() > self.ax_a1.val())
+            | (self.ax_a0.val() > self.ax_ch.val())
+            | (self.ax_cl.val() > self.ax_a1.val())
+            | (self.ax_cl.val() > self.ax_ch.val());
         self.ax_b0.next = unsigned_cast(self.ax_a0c.val());
         self.ax_b1.next = unsigned_cast(self.ax_a1c.val());
         self.ax_q0.next = self.ax_b0.val().get_bits::<12>(5);
@@ -690,7 +698,7 @@ impl Logic for PointRaster {
             self.p1ox_r.d.next = self.ax_b1.val().get_bit(4);
             self.lo4x_r.d.next = self.ax_b0.val().get_bits::<4>(0);
             self.hi4x_r.d.next = self.ax_b1.val().get_bits::<4>(0);
-            self.emx_r.d.next = self.ax_a0c.val() > self.ax_a1c.val();
+            self.emx_r.d.next = self.ax_emp.val();
             self.st.d.next = self.c_sy.val();
         }
         if self.st.q.val() == self.c_sy.val() {
@@ -704,7 +712,7 @@ impl Logic for PointRaster {
             self.cur_y.d.next = self.ax_q0.val();
             self.rem_y.d.next = bit_cast::<8, 12>(self.ax_q1.val() - self.ax_q0.val());
             self.row_first.d.next = true;
-            self.empty_r.d.next = self.emx_r.q.val() | (self.ax_a0c.val() > self.ax_a1c.val());
+            self.empty_r.d.next = self.emx_r.q.val() | self.ax_emp.val();
             self.st.d.next = self.c_scan.val();
         }
         if (self.st.q.val() == self.c_scan.val()) & self.sc_adv.val() {
