@@ -268,6 +268,7 @@ fn read(p: &Path) -> Result<String, FlowError> {
 /// `target/fpga/<board>-<preset>/tilerast_top_<board>.v`. Returns the flow options that build
 /// it there. Only `rtl-out/` holds the tops the boards ship with.
 pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOpts, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
     let p: &'static str = tilerast_golden::PRESETS
         .iter()
         .find(|p| **p == preset)

@@ -74,7 +74,7 @@ pub struct Board {
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz.
 pub const ICEBREAKER_PLL_HZ: u32 = 48_000_000;
 /// PLL output target of the iCE40-HX8K breakout board, Hz. The goal is 75 MHz; the ice40_1x
-/// core reaches about 47 MHz on the HX8K (nextpnr, README table), so the board runs at 42 MHz.
+/// core reaches about 49 MHz on the HX8K (nextpnr, README table), so the board runs at 42 MHz.
 pub const HX8K_PLL_HZ: u32 = 42_000_000;
 /// PLL output target of the ULX3S (ECP5-85F), Hz.
 pub const ULX3S_PLL_HZ: u32 = 100_000_000;
