@@ -9749,11 +9749,16 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
     localparam [2:0] step_last = 3'b110;
     localparam [3:0] frac_shift = 4'h8;
     localparam [4:0] half_shift = 5'b1100;
-    localparam [15:0] ob_flip = 16'h8000;
+    localparam [15:0] ob_flip = 16'h800;
+    localparam [15:0] ob_keep = 16'hfff;
     localparam [15:0] hkeep16 = 16'hff;
     localparam [15:0] hfill16 = 16'hff00;
     localparam [7:0] opsgn = 8'h13;
+    localparam [23:0] nkeep24 = 24'hfffff;
     localparam [35:0] sext36 = 36'hffc000000;
+    localparam [47:0] ekeep48 = 48'h3fffffffff;
+    localparam [47:0] efill48 = 48'hffc000000000;
+    localparam [7:0] esgn = 8'h25;
     localparam [47:0] ones48 = 48'hffffffffffff;
     localparam [47:0] one48 = 48'h1;
     localparam [7:0] zero8 = 8'h0;
@@ -9986,6 +9991,9 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
     reg  [47:0] prod;
     reg  [47:0] carry;
     reg  [47:0] sum;
+    reg  [47:0] sum_n;
+    reg  [47:0] acc_s;
+    reg  [47:0] acc_n;
     reg  zero_area;
     reg  cw;
     reg  empty;
@@ -10329,12 +10337,12 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
         vy0 = $unsigned(in_v0y);
         vy1 = $unsigned(in_v1y);
         vy2 = $unsigned(in_v2y);
-        ox0 = vx0[(32'h8)+:(16)] ^ ob_flip;
-        ox1 = vx1[(32'h8)+:(16)] ^ ob_flip;
-        ox2 = vx2[(32'h8)+:(16)] ^ ob_flip;
-        oy0 = vy0[(32'h8)+:(16)] ^ ob_flip;
-        oy1 = vy1[(32'h8)+:(16)] ^ ob_flip;
-        oy2 = vy2[(32'h8)+:(16)] ^ ob_flip;
+        ox0 = (vx0[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        ox1 = (vx1[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        ox2 = (vx2[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        oy0 = (vy0[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        oy1 = (vy1[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        oy2 = (vy2[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         cx01 = ox0 < ox1;
         cx02 = ox0 < ox2;
         cx12 = ox1 < ox2;
@@ -10366,20 +10374,20 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
             thy = vp_max_y;
         end
         bx0n = mnx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
-        if (mnx < (tx0 ^ ob_flip)) begin
+        if (mnx < ((tx0 & ob_keep) ^ ob_flip)) begin
             bx0n = zero8;
         end
         by0n = mny[(32'h0)+:(8)] & tile_mask_y[(32'h0)+:(8)];
-        if (mny < (ty0 ^ ob_flip)) begin
+        if (mny < ((ty0 & ob_keep) ^ ob_flip)) begin
             by0n = zero8;
         end
-        bbempty = (mnx > (thx ^ ob_flip)) | (mny > (thy ^ ob_flip)) | (in_tile_x > last_tile_x) | (in_tile_y > last_tile_y);
-        qx0 = r0x__q[(32'h8)+:(16)] ^ ob_flip;
-        qx1 = r1x__q[(32'h8)+:(16)] ^ ob_flip;
-        qx2 = r2x__q[(32'h8)+:(16)] ^ ob_flip;
-        qy0 = r0y__q[(32'h8)+:(16)] ^ ob_flip;
-        qy1 = r1y__q[(32'h8)+:(16)] ^ ob_flip;
-        qy2 = r2y__q[(32'h8)+:(16)] ^ ob_flip;
+        bbempty = (mnx > ((thx & ob_keep) ^ ob_flip)) | (mny > ((thy & ob_keep) ^ ob_flip)) | (in_tile_x > last_tile_x) | (in_tile_y > last_tile_y);
+        qx0 = (r0x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qx1 = (r1x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qx2 = (r2x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qy0 = (r0y__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qy1 = (r1y__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qy2 = (r2y__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         mxx = qx2;
         if (~w_c__q[32'h0] & ~w_c__q[32'h1]) begin
             mxx = qx0;
@@ -10405,14 +10413,14 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
             fthy = vp_max_y;
         end
         bx1n = mxx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
-        if (mxx > (fthx ^ ob_flip)) begin
+        if (mxx > ((fthx & ob_keep) ^ ob_flip)) begin
             bx1n = fthx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
         end
         by1n = mxy[(32'h0)+:(8)] & tile_mask_y[(32'h0)+:(8)];
-        if (mxy > (fthy ^ ob_flip)) begin
+        if (mxy > ((fthy & ob_keep) ^ ob_flip)) begin
             by1n = fthy[(32'h0)+:(8)] & tile_mask_y[(32'h0)+:(8)];
         end
-        hiempty = (mxx < (ftx0 ^ ob_flip)) | (mxy < (fty0 ^ ob_flip));
+        hiempty = (mxx < ((ftx0 & ob_keep) ^ ob_flip)) | (mxy < ((fty0 & ob_keep) ^ ob_flip));
         na_w = r1y__q - r0y__q;
         nb_w = r0x__q - r1x__q;
         op_a = na_w;
@@ -10449,7 +10457,7 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
         pp_lh__d = $signed(p_lh);
         pp_hl__d = $signed(p_hl);
         pp_hh__d = $signed(p_hh);
-        incl = na_w[32'h17] | (~|na_w & nb_w[32'h17]);
+        incl = na_w[opsgn] | (((na_w & nkeep24) == zero24) & nb_w[opsgn]);
         incl_r__d = incl;
         u_ll = $unsigned(pp_ll__q);
         u_lh = $unsigned(pp_lh__q);
@@ -10467,6 +10475,15 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
             carry = one48;
         end
         sum = t2__q + prod + carry;
+        sum_n = sum & ekeep48;
+        if (sum[esgn]) begin
+            sum_n = (sum & ekeep48) | efill48;
+        end
+        acc_s = aacc__q + prod;
+        acc_n = acc_s & ekeep48;
+        if (acc_s[esgn]) begin
+            acc_n = (acc_s & ekeep48) | efill48;
+        end
         zero_area = ~|aacc__q;
         cw = aacc__q[32'h2f];
         empty = w_bbe__q | zero_area | (cw & cull_cw) | (~cw & cull_ccw);
@@ -10495,13 +10512,13 @@ module tilerast_default__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,i
                 w_bbe__d = w_bbe__q | hiempty;
             end
             if (step__q != zero3) begin
-                t2__d = sum;
+                t2__d = sum_n;
                 if (~step__q[32'h0] & (step__q != step_last)) begin
                     t0__d = t1__q;
-                    t1__d = sum;
+                    t1__d = sum_n;
                     t2__d = ones48;
                 end
-                aacc__d = aacc__q + prod;
+                aacc__d = acc_n;
             end
             if (step__q[32'h0] & (step__q != step_last)) begin
                 r0x__d = r1x__q;

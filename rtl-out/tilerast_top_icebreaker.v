@@ -60,6 +60,7 @@ module tilerast_top_icebreaker(clk,uart_rx,uart_tx,led);
     localparam [7:0] c_sync = 8'ha5;
     localparam [4:0] c_rec_last = 5'b11010;
     localparam [10:0] c_cap = 11'b100000000;
+    localparam [23:0] c_idx = 24'hff;
     localparam [1:0] c_qm1 = 2'b0;
     localparam [1:0] c_l1 = 2'b1;
     localparam [1:0] c_l2 = 2'b10;
@@ -90,6 +91,8 @@ module tilerast_top_icebreaker(clk,uart_rx,uart_tx,led);
     reg  [15:0] ram__wdata;
     reg  [9:0] ram__raddr;
     wire  [215:0] ram__rdata;
+    reg  [9:0] ram__praddr;
+    wire  [23:0] ram__prdata;
     reg  core__clock;
     reg  core__flush;
     reg  core__cmd_valid;
@@ -288,7 +291,9 @@ module tilerast_top_icebreaker(clk,uart_rx,uart_tx,led);
         .waddr(ram__waddr),
         .wdata(ram__wdata),
         .raddr(ram__raddr),
-        .rdata(ram__rdata)
+        .rdata(ram__rdata),
+        .praddr(ram__praddr),
+        .prdata(ram__prdata)
     );
     tilerast_top_icebreaker__core core(
         .clock(core__clock),
@@ -575,10 +580,11 @@ module tilerast_top_icebreaker(clk,uart_rx,uart_tx,led);
         end
         rp__d = rnext;
         ram__raddr = rnext[(32'h0)+:(10)];
+        ram__praddr = core__out_prim[(32'h0)+:(10)];
         core__cmd_valid = cmd_valid;
         core__cmd_kind = ram__rdata[32'h0];
         core__cmd_aa = ram__rdata[32'h1];
-        core__cmd_prim = ram__rdata[(32'h8)+:(24)];
+        core__cmd_prim = ((rp__q) & 24'hffffff) & c_idx;
         core__cmd_tile_x = ram__rdata[(32'h20)+:(8)];
         core__cmd_tile_y = ram__rdata[(32'h28)+:(8)];
         core__cmd_v0x = $signed(ram__rdata[(32'h30)+:(24)]);
@@ -717,7 +723,7 @@ module tilerast_top_icebreaker(clk,uart_rx,uart_tx,led);
             tlast = t_quad;
             word = h_quad;
             if (wi == c_w1) begin
-                word = ((core__out_prim) & 32'hffffffff);
+                word = ((ram__prdata) & 32'hffffffff);
             end
             if (wi == c_w2) begin
                 word = ((sel_qx) & 32'hffffffff) | (((sel_qy) & 32'hffffffff) << 64'h10);
@@ -8466,11 +8472,16 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
     localparam [2:0] step_last = 3'b110;
     localparam [3:0] frac_shift = 4'h8;
     localparam [4:0] half_shift = 5'b1100;
-    localparam [15:0] ob_flip = 16'h8000;
+    localparam [15:0] ob_flip = 16'h100;
+    localparam [15:0] ob_keep = 16'h1ff;
     localparam [15:0] hkeep16 = 16'h1f;
     localparam [15:0] hfill16 = 16'hffe0;
     localparam [7:0] opsgn = 8'h10;
+    localparam [23:0] nkeep24 = 24'h1ffff;
     localparam [35:0] sext36 = 36'hffc000000;
+    localparam [47:0] ekeep48 = 48'h3ffffffff;
+    localparam [47:0] efill48 = 48'hfffc00000000;
+    localparam [7:0] esgn = 8'h21;
     localparam [47:0] ones48 = 48'hffffffffffff;
     localparam [47:0] one48 = 48'h1;
     localparam [7:0] zero8 = 8'h0;
@@ -8703,6 +8714,9 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
     reg  [47:0] prod;
     reg  [47:0] carry;
     reg  [47:0] sum;
+    reg  [47:0] sum_n;
+    reg  [47:0] acc_s;
+    reg  [47:0] acc_n;
     reg  zero_area;
     reg  cw;
     reg  empty;
@@ -9046,12 +9060,12 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
         vy0 = $unsigned(in_v0y);
         vy1 = $unsigned(in_v1y);
         vy2 = $unsigned(in_v2y);
-        ox0 = vx0[(32'h8)+:(16)] ^ ob_flip;
-        ox1 = vx1[(32'h8)+:(16)] ^ ob_flip;
-        ox2 = vx2[(32'h8)+:(16)] ^ ob_flip;
-        oy0 = vy0[(32'h8)+:(16)] ^ ob_flip;
-        oy1 = vy1[(32'h8)+:(16)] ^ ob_flip;
-        oy2 = vy2[(32'h8)+:(16)] ^ ob_flip;
+        ox0 = (vx0[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        ox1 = (vx1[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        ox2 = (vx2[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        oy0 = (vy0[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        oy1 = (vy1[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        oy2 = (vy2[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         cx01 = ox0 < ox1;
         cx02 = ox0 < ox2;
         cx12 = ox1 < ox2;
@@ -9083,20 +9097,20 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
             thy = vp_max_y;
         end
         bx0n = mnx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
-        if (mnx < (tx0 ^ ob_flip)) begin
+        if (mnx < ((tx0 & ob_keep) ^ ob_flip)) begin
             bx0n = zero8;
         end
         by0n = mny[(32'h0)+:(8)] & tile_mask_y[(32'h0)+:(8)];
-        if (mny < (ty0 ^ ob_flip)) begin
+        if (mny < ((ty0 & ob_keep) ^ ob_flip)) begin
             by0n = zero8;
         end
-        bbempty = (mnx > (thx ^ ob_flip)) | (mny > (thy ^ ob_flip)) | (in_tile_x > last_tile_x) | (in_tile_y > last_tile_y);
-        qx0 = r0x__q[(32'h8)+:(16)] ^ ob_flip;
-        qx1 = r1x__q[(32'h8)+:(16)] ^ ob_flip;
-        qx2 = r2x__q[(32'h8)+:(16)] ^ ob_flip;
-        qy0 = r0y__q[(32'h8)+:(16)] ^ ob_flip;
-        qy1 = r1y__q[(32'h8)+:(16)] ^ ob_flip;
-        qy2 = r2y__q[(32'h8)+:(16)] ^ ob_flip;
+        bbempty = (mnx > ((thx & ob_keep) ^ ob_flip)) | (mny > ((thy & ob_keep) ^ ob_flip)) | (in_tile_x > last_tile_x) | (in_tile_y > last_tile_y);
+        qx0 = (r0x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qx1 = (r1x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qx2 = (r2x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qy0 = (r0y__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qy1 = (r1y__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
+        qy2 = (r2y__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         mxx = qx2;
         if (~w_c__q[32'h0] & ~w_c__q[32'h1]) begin
             mxx = qx0;
@@ -9122,14 +9136,14 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
             fthy = vp_max_y;
         end
         bx1n = mxx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
-        if (mxx > (fthx ^ ob_flip)) begin
+        if (mxx > ((fthx & ob_keep) ^ ob_flip)) begin
             bx1n = fthx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
         end
         by1n = mxy[(32'h0)+:(8)] & tile_mask_y[(32'h0)+:(8)];
-        if (mxy > (fthy ^ ob_flip)) begin
+        if (mxy > ((fthy & ob_keep) ^ ob_flip)) begin
             by1n = fthy[(32'h0)+:(8)] & tile_mask_y[(32'h0)+:(8)];
         end
-        hiempty = (mxx < (ftx0 ^ ob_flip)) | (mxy < (fty0 ^ ob_flip));
+        hiempty = (mxx < ((ftx0 & ob_keep) ^ ob_flip)) | (mxy < ((fty0 & ob_keep) ^ ob_flip));
         na_w = r1y__q - r0y__q;
         nb_w = r0x__q - r1x__q;
         op_a = na_w;
@@ -9166,7 +9180,7 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
         pp_lh__d = $signed(p_lh);
         pp_hl__d = $signed(p_hl);
         pp_hh__d = $signed(p_hh);
-        incl = na_w[32'h17] | (~|na_w & nb_w[32'h17]);
+        incl = na_w[opsgn] | (((na_w & nkeep24) == zero24) & nb_w[opsgn]);
         incl_r__d = incl;
         u_ll = $unsigned(pp_ll__q);
         u_lh = $unsigned(pp_lh__q);
@@ -9184,6 +9198,15 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
             carry = one48;
         end
         sum = t2__q + prod + carry;
+        sum_n = sum & ekeep48;
+        if (sum[esgn]) begin
+            sum_n = (sum & ekeep48) | efill48;
+        end
+        acc_s = aacc__q + prod;
+        acc_n = acc_s & ekeep48;
+        if (acc_s[esgn]) begin
+            acc_n = (acc_s & ekeep48) | efill48;
+        end
         zero_area = ~|aacc__q;
         cw = aacc__q[32'h2f];
         empty = w_bbe__q | zero_area | (cw & cull_cw) | (~cw & cull_ccw);
@@ -9212,13 +9235,13 @@ module tilerast_top_icebreaker__core__setup(clock,flush,in_valid,in_ready,in_pri
                 w_bbe__d = w_bbe__q | hiempty;
             end
             if (step__q != zero3) begin
-                t2__d = sum;
+                t2__d = sum_n;
                 if (~step__q[32'h0] & (step__q != step_last)) begin
                     t0__d = t1__q;
-                    t1__d = sum;
+                    t1__d = sum_n;
                     t2__d = ones48;
                 end
-                aacc__d = aacc__q + prod;
+                aacc__d = acc_n;
             end
             if (step__q[32'h0] & (step__q != step_last)) begin
                 r0x__d = r1x__q;
@@ -11942,7 +11965,7 @@ endmodule // tilerast_top_icebreaker__ps
 // v-- Setting output parameters to net type for wrapped code.
 
 
-module tilerast_top_icebreaker__ram(clock,we,wlane,waddr,wdata,raddr,rdata);
+module tilerast_top_icebreaker__ram(clock,we,wlane,waddr,wdata,raddr,rdata,praddr,prdata);
 
     // Module arguments
     input wire  clock;
@@ -11952,6 +11975,8 @@ module tilerast_top_icebreaker__ram(clock,we,wlane,waddr,wdata,raddr,rdata);
     input wire  [15:0] wdata;
     input wire  [9:0] raddr;
     output wire  [215:0] rdata;
+    input wire  [9:0] praddr;
+    output wire  [23:0] prdata;
 
     // Update code (wrapper)
         // 256 records of 216 bits in 14 lane memories (simple dual port, registered read).
@@ -12040,7 +12065,18 @@ module tilerast_top_icebreaker__ram(clock,we,wlane,waddr,wdata,raddr,rdata);
             r13 <= m13[raddr[7:0]];
         end
         assign rdata = {r13, r12, r11, r10, r9, r8, r7, r6, r5, r4, r3, r2, r1, r0};
-        wire unused_ok = &{1'b0, waddr[9:8], raddr[9:8], 1'b0};
+        (* no_rw_check *) reg [7:0] p0 [0:255];
+        (* no_rw_check *) reg [15:0] p1 [0:255];
+        reg [7:0] q0;
+        reg [15:0] q1;
+        always @(posedge clock) begin
+            if (we && wlane == 4'd0) p0[waddr[7:0]] <= wdata[15:8];
+            if (we && wlane == 4'd1) p1[waddr[7:0]] <= wdata;
+            q0 <= p0[praddr[7:0]];
+            q1 <= p1[praddr[7:0]];
+        end
+        assign prdata = {q1, q0};
+        wire unused_ok = &{1'b0, waddr[9:8], raddr[9:8], praddr[9:8], 1'b0};
 endmodule // tilerast_top_icebreaker__ram
 
 

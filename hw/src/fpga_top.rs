@@ -363,9 +363,14 @@ pub struct CmdRam {
     pub raddr: Signal<In, Bits<10>>,
     /// Record at last cycle's `raddr` (byte k in bits 8k+7..8k).
     pub rdata: Signal<Out, Bits<REC_BITS>>,
+    /// Second read port, for the primitive id only (record bytes 1..=3).
+    pub praddr: Signal<In, Bits<10>>,
+    /// Primitive id of the record at last cycle's `praddr`.
+    pub prdata: Signal<Out, Bits<24>>,
     capacity: usize,
     mem: Vec<Bits<REC_BITS>>,
     rd: Bits<REC_BITS>,
+    prd: Bits<24>,
 }
 
 impl CmdRam {
@@ -380,20 +385,24 @@ impl CmdRam {
             wdata: Default::default(),
             raddr: Default::default(),
             rdata: Default::default(),
+            praddr: Default::default(),
+            prdata: Default::default(),
             capacity,
             mem: vec![Bits::default(); capacity],
             rd: Bits::default(),
+            prd: Bits::default(),
         }
     }
 }
 
-wrapper_block!(CmdRam; clock, we, wlane, waddr, wdata, raddr, rdata);
+wrapper_block!(CmdRam; clock, we, wlane, waddr, wdata, raddr, rdata, praddr, prdata);
 
 impl Logic for CmdRam {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             let m = self.capacity - 1;
             self.rd = self.mem[self.raddr.val().index() & m];
+            self.prd = self.mem[self.praddr.val().index() & m].get_bits::<24>(8);
             let lane = self.wlane.val().index();
             if self.we.val() && lane < REC_LANES {
                 let e = &mut self.mem[self.waddr.val().index() & m];
@@ -405,9 +414,11 @@ impl Logic for CmdRam {
             }
         }
         self.rdata.next = self.rd;
+        self.prdata.next = self.prd;
     }
     fn connect(&mut self) {
         self.rdata.connect();
+        self.prdata.connect();
     }
     fn hdl(&self) -> Verilog {
         let a = self.capacity.trailing_zeros() as usize;
@@ -429,8 +440,18 @@ impl Logic for CmdRam {
         }
         cat.reverse();
         let _ = writeln!(v, "    assign rdata = {{{}}};", cat.join(", "));
+        // The primitive-id port: copies of record bytes 1 (lane 0) and 2..=3 (lane 1).
+        let _ = writeln!(
+            v,
+            "    (* no_rw_check *) reg [7:0] p0 [0:{c1}];\n    (* no_rw_check *) reg [15:0] p1 [0:{c1}];\n    reg [7:0] q0;\n    reg [15:0] q1;\n    always @(posedge clock) begin\n        if (we && wlane == 4'd0) p0[waddr[{a1}:0]] <= wdata[15:8];\n        if (we && wlane == 4'd1) p1[waddr[{a1}:0]] <= wdata;\n        q0 <= p0[praddr[{a1}:0]];\n        q1 <= p1[praddr[{a1}:0]];\n    end\n    assign prdata = {{q1, q0}};",
+            c1 = self.capacity - 1,
+            a1 = a - 1
+        );
         if a < 10 {
-            let _ = writeln!(v, "    wire unused_ok = &{{1'b0, waddr[9:{a}], raddr[9:{a}], 1'b0}};");
+            let _ = writeln!(
+                v,
+                "    wire unused_ok = &{{1'b0, waddr[9:{a}], raddr[9:{a}], praddr[9:{a}], 1'b0}};"
+            );
         }
         Verilog::Wrapper(Wrapper {
             code: v,
@@ -795,6 +816,8 @@ pub struct FpgaTop {
     c_sync: Constant<Bits<8>>,
     c_rec_last: Constant<Bits<5>>,
     c_cap: Constant<Bits<11>>,
+    /// capacity − 1: the bits of a buffer index.
+    c_idx: Constant<Bits<24>>,
     c_qm1: Constant<Bits<2>>,
     c_l1: Constant<Bits<2>>,
     c_l2: Constant<Bits<2>>,
@@ -951,6 +974,7 @@ impl FpgaTop {
             c_sync: k8(protocol::SYNC_HOST),
             c_rec_last: k5(protocol::CMD_BYTES - 1),
             c_cap: Constant::new((board.capacity as u64).into()),
+            c_idx: Constant::new((board.capacity as u64 - 1).into()),
             c_qm1: k2(q as u64 - 1),
             c_l1: k2(1),
             c_l2: k2(2),
@@ -989,10 +1013,14 @@ impl Logic for FpgaTop {
         }
         self.rp.d.next = self.rnext.val();
         self.ram.raddr.next = self.rnext.val().get_bits::<10>(0);
+        self.ram.praddr.next = self.core.out_prim.val().get_bits::<10>(0);
         self.core.cmd_valid.next = self.cmd_valid.val();
         self.core.cmd_kind.next = self.ram.rdata.val().get_bit(0);
         self.core.cmd_aa.next = self.ram.rdata.val().get_bit(1);
-        self.core.cmd_prim.next = self.ram.rdata.val().get_bits::<24>(8);
+        // The core sees the buffer index as the primitive id (only log2(capacity) bits, so
+        // yosys drops the constant upper bits of every prim register in the core); QUAD frames
+        // map it back through the buffer's second read port.
+        self.core.cmd_prim.next = bit_cast::<24, 11>(self.rp.q.val()) & self.c_idx.val();
         self.core.cmd_tile_x.next = self.ram.rdata.val().get_bits::<8>(32);
         self.core.cmd_tile_y.next = self.ram.rdata.val().get_bits::<8>(40);
         self.core.cmd_v0x.next = signed_cast(self.ram.rdata.val().get_bits::<24>(48));
@@ -1141,7 +1169,7 @@ impl Logic for FpgaTop {
             self.tlast.next = self.t_quad.val();
             self.word.next = self.h_quad.val();
             if self.wi.val() == self.c_w1.val() {
-                self.word.next = bit_cast::<32, 24>(self.core.out_prim.val());
+                self.word.next = bit_cast::<32, 24>(self.ram.prdata.val());
             }
             if self.wi.val() == self.c_w2.val() {
                 self.word.next =

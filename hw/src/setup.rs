@@ -162,12 +162,19 @@ pub struct Setup {
     step_last: Constant<Bits<3>>,
     frac_shift: Constant<Bits<4>>,
     half_shift: Constant<Bits<5>>,
+    /// Offset binary of ⌊v/256⌋ in `bbox_bits(cfg)` bits: keep mask and flipped sign bit.
     ob_flip: Constant<Bits<16>>,
+    ob_keep: Constant<Bits<16>>,
     /// High-half operand narrowing (see [`mul_operand_bits`]): keep mask, sign-fill, sign index.
     hkeep16: Constant<Bits<16>>,
     hfill16: Constant<Bits<16>>,
     opsgn: Constant<Bits<8>>,
+    nkeep24: Constant<Bits<24>>,
     sext36: Constant<Bits<36>>,
+    /// E-width narrowing (`tile_parser::edge_widths(cfg).1` = eb): keep mask, sign fill, sign index.
+    ekeep48: Constant<Bits<48>>,
+    efill48: Constant<Bits<48>>,
+    esgn: Constant<Bits<8>>,
     ones48: Constant<Bits<48>>,
     one48: Constant<Bits<48>>,
     zero8: Constant<Bits<8>>,
@@ -265,6 +272,10 @@ pub struct Setup {
     prod: Signal<Local, Bits<48>>,
     carry: Signal<Local, Bits<48>>,
     sum: Signal<Local, Bits<48>>,
+    /// `sum` and `aacc + prod` sign-extended from bit eb − 1.
+    sum_n: Signal<Local, Bits<48>>,
+    acc_s: Signal<Local, Bits<48>>,
+    acc_n: Signal<Local, Bits<48>>,
 
     // ---- FIN ----
     zero_area: Signal<Local, Bit>,
@@ -339,6 +350,15 @@ pub fn mul_operand_bits(cfg: &Config) -> u32 {
     n.clamp(13, 24)
 }
 
+/// Width nb of the bbox comparisons (whole pixels, offset binary): ⌊v/256⌋ of a vertex lies in
+/// [−g, W + g] (H likewise), and W + g < 2^(n−9) for n = [`mul_operand_bits`], so n − 8 bits
+/// hold it (ice40 9, default 12, full 13); at least 9, so that the flipped sign bit is never
+/// one of the 8 tile-relative bits, at most 16. Tile bounds of a tile outside the grid do not
+/// fit, but such a command is empty whatever they compare to.
+pub fn bbox_bits(cfg: &Config) -> u32 {
+    (mul_operand_bits(cfg) - 8).clamp(9, 16)
+}
+
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
@@ -347,6 +367,7 @@ impl Setup {
     /// The block elaborated for `cfg` (the preset enters as constants).
     pub fn new(cfg: &Config) -> Setup {
         let p = SetupParams::new(cfg);
+        let eb = tilerast_golden::tile_parser::edge_widths(cfg).1;
         Setup {
             clock: dflt(),
             flush: dflt(),
@@ -405,11 +426,16 @@ impl Setup {
             step_last: k(6),
             frac_shift: k(8),
             half_shift: k(12),
-            ob_flip: k(0x8000),
+            ob_flip: k(1u64 << (bbox_bits(cfg) - 1)),
+            ob_keep: k((1u64 << bbox_bits(cfg)) - 1),
             hkeep16: k((1u64 << (mul_operand_bits(cfg) - 12)) - 1),
             hfill16: k(0xffff & !((1u64 << (mul_operand_bits(cfg) - 12)) - 1)),
             opsgn: k(mul_operand_bits(cfg) as u64 - 1),
+            nkeep24: k((1u64 << mul_operand_bits(cfg)) - 1),
             sext36: k(0xf_fc00_0000),
+            ekeep48: k((1u64 << eb) - 1),
+            efill48: k(0xffff_ffff_ffff & !((1u64 << eb) - 1)),
+            esgn: k(eb as u64 - 1),
             ones48: k(0xffff_ffff_ffff),
             one48: k(1),
             zero8: k(0),
@@ -500,6 +526,9 @@ impl Setup {
             prod: dflt(),
             carry: dflt(),
             sum: dflt(),
+            sum_n: dflt(),
+            acc_s: dflt(),
+            acc_n: dflt(),
             zero_area: dflt(),
             cw: dflt(),
             empty: dflt(),
@@ -579,12 +608,12 @@ impl Logic for Setup {
         self.vy0.next = unsigned_cast(self.in_v0y.val());
         self.vy1.next = unsigned_cast(self.in_v1y.val());
         self.vy2.next = unsigned_cast(self.in_v2y.val());
-        self.ox0.next = self.vx0.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.ox1.next = self.vx1.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.ox2.next = self.vx2.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.oy0.next = self.vy0.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.oy1.next = self.vy1.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.oy2.next = self.vy2.val().get_bits::<16>(8) ^ self.ob_flip.val();
+        self.ox0.next = (self.vx0.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.ox1.next = (self.vx1.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.ox2.next = (self.vx2.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.oy0.next = (self.vy0.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.oy1.next = (self.vy1.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.oy2.next = (self.vy2.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
         // The three comparisons per axis in parallel; the min is selected now (the first
         // visited sub-tile needs it in MUL 0), the comparison bits are kept for the max, which
         // MUL 0 selects from the ring (still in input order then).
@@ -620,26 +649,26 @@ impl Logic for Setup {
         }
         // Clip the min to t0; tile-relative = the low bits (t0 is a multiple of the tile size).
         self.bx0n.next = self.mnx.val().get_bits::<8>(0) & self.tile_mask_x.val().get_bits::<8>(0);
-        if self.mnx.val() < (self.tx0.val() ^ self.ob_flip.val()) {
+        if self.mnx.val() < ((self.tx0.val() & self.ob_keep.val()) ^ self.ob_flip.val()) {
             self.bx0n.next = self.zero8.val();
         }
         self.by0n.next = self.mny.val().get_bits::<8>(0) & self.tile_mask_y.val().get_bits::<8>(0);
-        if self.mny.val() < (self.ty0.val() ^ self.ob_flip.val()) {
+        if self.mny.val() < ((self.ty0.val() & self.ob_keep.val()) ^ self.ob_flip.val()) {
             self.by0n.next = self.zero8.val();
         }
         // Empty (first part): the min lies beyond thi, or the tile is outside the grid.
-        self.bbempty.next = (self.mnx.val() > (self.thx.val() ^ self.ob_flip.val()))
-            | (self.mny.val() > (self.thy.val() ^ self.ob_flip.val()))
+        self.bbempty.next = (self.mnx.val() > ((self.thx.val() & self.ob_keep.val()) ^ self.ob_flip.val()))
+            | (self.mny.val() > ((self.thy.val() & self.ob_keep.val()) ^ self.ob_flip.val()))
             | (self.in_tile_x.val() > self.last_tile_x.val())
             | (self.in_tile_y.val() > self.last_tile_y.val());
 
         // ---------------- bbox max side (MUL 0, from the ring and the kept comparisons) ----------------
-        self.qx0.next = self.r0x.q.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.qx1.next = self.r1x.q.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.qx2.next = self.r2x.q.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.qy0.next = self.r0y.q.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.qy1.next = self.r1y.q.val().get_bits::<16>(8) ^ self.ob_flip.val();
-        self.qy2.next = self.r2y.q.val().get_bits::<16>(8) ^ self.ob_flip.val();
+        self.qx0.next = (self.r0x.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.qx1.next = (self.r1x.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.qx2.next = (self.r2x.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.qy0.next = (self.r0y.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.qy1.next = (self.r1y.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
+        self.qy2.next = (self.r2y.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
         self.mxx.next = self.qx2.val();
         if !self.w_c.q.val().get_bit(0) & !self.w_c.q.val().get_bit(1) {
             self.mxx.next = self.qx0.val();
@@ -663,16 +692,16 @@ impl Logic for Setup {
             self.fthy.next = self.vp_max_y.val();
         }
         self.bx1n.next = self.mxx.val().get_bits::<8>(0) & self.tile_mask_x.val().get_bits::<8>(0);
-        if self.mxx.val() > (self.fthx.val() ^ self.ob_flip.val()) {
+        if self.mxx.val() > ((self.fthx.val() & self.ob_keep.val()) ^ self.ob_flip.val()) {
             self.bx1n.next = self.fthx.val().get_bits::<8>(0) & self.tile_mask_x.val().get_bits::<8>(0);
         }
         self.by1n.next = self.mxy.val().get_bits::<8>(0) & self.tile_mask_y.val().get_bits::<8>(0);
-        if self.mxy.val() > (self.fthy.val() ^ self.ob_flip.val()) {
+        if self.mxy.val() > ((self.fthy.val() & self.ob_keep.val()) ^ self.ob_flip.val()) {
             self.by1n.next = self.fthy.val().get_bits::<8>(0) & self.tile_mask_y.val().get_bits::<8>(0);
         }
         // Empty (second part): the max lies before t0.
-        self.hiempty.next = (self.mxx.val() < (self.ftx0.val() ^ self.ob_flip.val()))
-            | (self.mxy.val() < (self.fty0.val() ^ self.ob_flip.val()));
+        self.hiempty.next = (self.mxx.val() < ((self.ftx0.val() & self.ob_keep.val()) ^ self.ob_flip.val()))
+            | (self.mxy.val() < ((self.fty0.val() & self.ob_keep.val()) ^ self.ob_flip.val()));
 
         // ---------------- MUL datapath ----------------
         // −a = y_j − y_i and −b = x_i − x_j, so that the products add up to +E.
@@ -727,7 +756,11 @@ impl Logic for Setup {
         self.pp_hl.d.next = signed_bit_cast::<26, 32>(self.p_hl.val());
         self.pp_hh.d.next = signed_bit_cast::<24, 32>(self.p_hh.val());
         // Inclusive edge: a > 0, or a = 0 and b > 0, i.e. −a < 0, or −a = 0 and −b < 0.
-        self.incl.next = self.na_w.val().get_bit(23) | (!self.na_w.val().any() & self.nb_w.val().get_bit(23));
+        // Both differences fit n = `mul_operand_bits` signed bits: sign at bit n − 1, zero test on
+        // the low n bits (the ring's bits above n − 1 then feed only the a/b outputs).
+        self.incl.next = self.na_w.val().get_bit(self.opsgn.val().index())
+            | (((self.na_w.val() & self.nkeep24.val()) == self.zero24.val())
+                & self.nb_w.val().get_bit(self.opsgn.val().index()));
         self.incl_r.d.next = self.incl.val();
 
         // Sum of the registered partial products: hh·2^24 + (hl + lh)·2^12 + ll (mod 2^48).
@@ -752,6 +785,19 @@ impl Logic for Setup {
             self.carry.next = self.one48.val();
         }
         self.sum.next = self.t2.q.val() + self.prod.val() + self.carry.val();
+        // Every value t0..t2 and aacc finally hold fits eb signed bits (E at a point of the
+        // viewport; |2·area| ≤ (W + 2g)(H + 2g)·256² < 2^(eb−1)), and the partial sums are exact
+        // mod 2^eb, so the register inputs are sign-extended from bit eb − 1: yosys merges the
+        // copied flip-flops and prunes the adders above.
+        self.sum_n.next = self.sum.val() & self.ekeep48.val();
+        if self.sum.val().get_bit(self.esgn.val().index()) {
+            self.sum_n.next = (self.sum.val() & self.ekeep48.val()) | self.efill48.val();
+        }
+        self.acc_s.next = self.aacc.q.val() + self.prod.val();
+        self.acc_n.next = self.acc_s.val() & self.ekeep48.val();
+        if self.acc_s.val().get_bit(self.esgn.val().index()) {
+            self.acc_n.next = (self.acc_s.val() & self.ekeep48.val()) | self.efill48.val();
+        }
 
         // ---------------- FIN ----------------
         self.zero_area.next = !self.aacc.q.val().any();
@@ -789,13 +835,13 @@ impl Logic for Setup {
             if self.step.q.val() != self.zero3.val() {
                 // Odd step or the last: t2 accumulates. Even steps 2 and 4 finish an edge:
                 // V_k → t1 (t0 ← t1), and t2 restarts at −1.
-                self.t2.d.next = self.sum.val();
+                self.t2.d.next = self.sum_n.val();
                 if !self.step.q.val().get_bit(0) & (self.step.q.val() != self.step_last.val()) {
                     self.t0.d.next = self.t1.q.val();
-                    self.t1.d.next = self.sum.val();
+                    self.t1.d.next = self.sum_n.val();
                     self.t2.d.next = self.ones48.val();
                 }
-                self.aacc.d.next = self.aacc.q.val() + self.prod.val();
+                self.aacc.d.next = self.acc_n.val();
             }
             if self.step.q.val().get_bit(0) & (self.step.q.val() != self.step_last.val()) {
                 self.r0x.d.next = self.r1x.q.val();
