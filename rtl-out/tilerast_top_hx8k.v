@@ -60,6 +60,12 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
     localparam [7:0] c_sync = 8'ha5;
     localparam [4:0] c_rec_last = 5'b11010;
     localparam [10:0] c_cap = 11'b100000000;
+    localparam [7:0] c_tsat_x = 8'hf;
+    localparam [7:0] c_tsat_y = 8'hf;
+    localparam [23:0] c_vkeep = 24'h1ffff;
+    localparam [23:0] c_vfill = 24'hfe0000;
+    localparam [7:0] c_vsgn = 8'h10;
+    localparam [23:0] c_ssat = 24'h1fff;
     localparam [23:0] c_idx = 24'hff;
     localparam [1:0] c_qm1 = 2'b0;
     localparam [1:0] c_l1 = 2'b1;
@@ -263,6 +269,21 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
     reg  [7:0] bshift;
     reg  [7:0] tbyte;
     reg  [4:0] tlast;
+    reg  [7:0] tx;
+    reg  [7:0] ty;
+    reg  [23:0] vraw__0;
+    reg  [23:0] vraw__1;
+    reg  [23:0] vraw__2;
+    reg  [23:0] vraw__3;
+    reg  [23:0] vraw__4;
+    reg  [23:0] vraw__5;
+    reg  [23:0] vn__0;
+    reg  [23:0] vn__1;
+    reg  [23:0] vn__2;
+    reg  [23:0] vn__3;
+    reg  [23:0] vn__4;
+    reg  [23:0] vn__5;
+    reg  [23:0] sz;
 
     // Sub module instances
     tilerast_top_hx8k__pll pll(
@@ -585,15 +606,57 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         core__cmd_kind = ram__rdata[32'h0];
         core__cmd_aa = ram__rdata[32'h1];
         core__cmd_prim = ((rp__q) & 24'hffffff) & c_idx;
-        core__cmd_tile_x = ram__rdata[(32'h20)+:(8)];
-        core__cmd_tile_y = ram__rdata[(32'h28)+:(8)];
-        core__cmd_v0x = $signed(ram__rdata[(32'h30)+:(24)]);
-        core__cmd_v0y = $signed(ram__rdata[(32'h48)+:(24)]);
-        core__cmd_v1x = $signed(ram__rdata[(32'h60)+:(24)]);
-        core__cmd_v1y = $signed(ram__rdata[(32'h78)+:(24)]);
-        core__cmd_v2x = $signed(ram__rdata[(32'h90)+:(24)]);
-        core__cmd_v2y = $signed(ram__rdata[(32'ha8)+:(24)]);
-        core__cmd_size = ram__rdata[(32'hc0)+:(24)];
+        tx = ram__rdata[(32'h20)+:(8)];
+        if (tx > c_tsat_x) begin
+            tx = c_tsat_x;
+        end
+        ty = ram__rdata[(32'h28)+:(8)];
+        if (ty > c_tsat_y) begin
+            ty = c_tsat_y;
+        end
+        core__cmd_tile_x = tx;
+        core__cmd_tile_y = ty;
+        vraw__0 = ram__rdata[(32'h30 + 32'h18 * 0)+:(24)];
+        vn__0 = vraw__0 & c_vkeep;
+        if (vraw__0[c_vsgn]) begin
+            vn__0 = (vraw__0 & c_vkeep) | c_vfill;
+        end
+        vraw__1 = ram__rdata[(32'h30 + 32'h18 * 1)+:(24)];
+        vn__1 = vraw__1 & c_vkeep;
+        if (vraw__1[c_vsgn]) begin
+            vn__1 = (vraw__1 & c_vkeep) | c_vfill;
+        end
+        vraw__2 = ram__rdata[(32'h30 + 32'h18 * 2)+:(24)];
+        vn__2 = vraw__2 & c_vkeep;
+        if (vraw__2[c_vsgn]) begin
+            vn__2 = (vraw__2 & c_vkeep) | c_vfill;
+        end
+        vraw__3 = ram__rdata[(32'h30 + 32'h18 * 3)+:(24)];
+        vn__3 = vraw__3 & c_vkeep;
+        if (vraw__3[c_vsgn]) begin
+            vn__3 = (vraw__3 & c_vkeep) | c_vfill;
+        end
+        vraw__4 = ram__rdata[(32'h30 + 32'h18 * 4)+:(24)];
+        vn__4 = vraw__4 & c_vkeep;
+        if (vraw__4[c_vsgn]) begin
+            vn__4 = (vraw__4 & c_vkeep) | c_vfill;
+        end
+        vraw__5 = ram__rdata[(32'h30 + 32'h18 * 5)+:(24)];
+        vn__5 = vraw__5 & c_vkeep;
+        if (vraw__5[c_vsgn]) begin
+            vn__5 = (vraw__5 & c_vkeep) | c_vfill;
+        end
+        core__cmd_v0x = $signed(vn__0);
+        core__cmd_v0y = $signed(vn__1);
+        core__cmd_v1x = $signed(vn__2);
+        core__cmd_v1y = $signed(vn__3);
+        core__cmd_v2x = $signed(vn__4);
+        core__cmd_v2y = $signed(vn__5);
+        sz = ram__rdata[(32'hc0)+:(24)];
+        if (sz > c_ssat) begin
+            sz = c_ssat;
+        end
+        core__cmd_size = sz;
         lv_sh = core__out_lane_valid >> ln__q;
         lane_ok = lv_sh[32'h0];
         pop = 1'b0;

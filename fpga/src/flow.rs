@@ -217,6 +217,12 @@ pub struct FlowOpts {
     pub reuse_synth: bool,
 }
 
+/// LUT mapping options of both iCE40 flows: ABC9 (timing-driven) with `-dff`, which lets ABC see
+/// the flip-flops and merge sequentially equivalent ones. On the iCEBreaker top this saves 281
+/// LCs (5654 → 5373) against plain `abc`; `-retime` is not used: it dropped the multipliers and
+/// half the block RAMs of the same design. The post-synthesis simulation covers both flows.
+pub const ICE40_MAP: &str = "-abc9 -dff";
+
 /// The yosys synthesis command of `family` (the one place it is defined; the post-synthesis
 /// simulation uses it too).
 ///
@@ -262,11 +268,11 @@ pub fn synth_command(family: Family, device: &str, top: &str) -> String {
                 "opt_clean",
             ];
             format!(
-                "synth_ice40 -dsp -top {top} -run begin:coarse; {}; synth_ice40 -dsp -top {top} -run map_ram:",
+                "synth_ice40 -dsp {ICE40_MAP} -top {top} -run begin:coarse; {}; synth_ice40 -dsp {ICE40_MAP} -top {top} -run map_ram:",
                 coarse.join("; ")
             )
         }
-        (Family::Ice40, _) => format!("synth_ice40 -top {top}"),
+        (Family::Ice40, _) => format!("synth_ice40 {ICE40_MAP} -top {top}"),
         (Family::Ecp5, _) => format!("synth_ecp5 -top {top}"),
     }
 }

@@ -816,6 +816,20 @@ pub struct FpgaTop {
     c_sync: Constant<Bits<8>>,
     c_rec_last: Constant<Bits<5>>,
     c_cap: Constant<Bits<11>>,
+    /// Tile saturation per axis: 2^k − 1 ≥ the number of tiles (an index beyond the grid).
+    c_tsat_x: Constant<Bits<8>>,
+    c_tsat_y: Constant<Bits<8>>,
+    /// Vertex sign extension from n = `setup::mul_operand_bits` bits: keep, fill, sign index.
+    c_vkeep: Constant<Bits<24>>,
+    c_vfill: Constant<Bits<24>>,
+    c_vsgn: Constant<Bits<8>>,
+    /// Size saturation: 2^k − 1 ≥ max point size · 256.
+    c_ssat: Constant<Bits<24>>,
+    tx: Signal<Local, Bits<8>>,
+    ty: Signal<Local, Bits<8>>,
+    vraw: [Signal<Local, Bits<24>>; 6],
+    vn: [Signal<Local, Bits<24>>; 6],
+    sz: Signal<Local, Bits<24>>,
     /// capacity − 1: the bits of a buffer index.
     c_idx: Constant<Bits<24>>,
     c_qm1: Constant<Bits<2>>,
@@ -838,6 +852,9 @@ impl FpgaTop {
             .position(|p| *p == board.preset)
             .unwrap() as u8;
         let div = board.uart_div();
+        let vbits = crate::setup::mul_operand_bits(&cfg);
+        // Smallest 2^k − 1 ≥ v.
+        let sat = |v: u64| (v + 1).next_power_of_two() - 1;
         let cap = board.capacity as u16;
         let desc = [
             protocol::SYNC_BOARD,
@@ -974,6 +991,17 @@ impl FpgaTop {
             c_sync: k8(protocol::SYNC_HOST),
             c_rec_last: k5(protocol::CMD_BYTES - 1),
             c_cap: Constant::new((board.capacity as u64).into()),
+            c_tsat_x: Constant::new(sat(cfg.tiles()[0] as u64).into()),
+            c_tsat_y: Constant::new(sat(cfg.tiles()[1] as u64).into()),
+            c_vkeep: Constant::new(((1u64 << vbits) - 1).into()),
+            c_vfill: Constant::new((0xff_ffff & !((1u64 << vbits) - 1)).into()),
+            c_vsgn: Constant::new((vbits as u64 - 1).into()),
+            c_ssat: Constant::new(sat(cfg.max_point_size as u64 * 256).into()),
+            tx: Default::default(),
+            ty: Default::default(),
+            vraw: Default::default(),
+            vn: Default::default(),
+            sz: Default::default(),
             c_idx: Constant::new((board.capacity as u64 - 1).into()),
             c_qm1: k2(q as u64 - 1),
             c_l1: k2(1),
@@ -1021,15 +1049,40 @@ impl Logic for FpgaTop {
         // yosys drops the constant upper bits of every prim register in the core); QUAD frames
         // map it back through the buffer's second read port.
         self.core.cmd_prim.next = bit_cast::<24, 11>(self.rp.q.val()) & self.c_idx.val();
-        self.core.cmd_tile_x.next = self.ram.rdata.val().get_bits::<8>(32);
-        self.core.cmd_tile_y.next = self.ram.rdata.val().get_bits::<8>(40);
-        self.core.cmd_v0x.next = signed_cast(self.ram.rdata.val().get_bits::<24>(48));
-        self.core.cmd_v0y.next = signed_cast(self.ram.rdata.val().get_bits::<24>(72));
-        self.core.cmd_v1x.next = signed_cast(self.ram.rdata.val().get_bits::<24>(96));
-        self.core.cmd_v1y.next = signed_cast(self.ram.rdata.val().get_bits::<24>(120));
-        self.core.cmd_v2x.next = signed_cast(self.ram.rdata.val().get_bits::<24>(144));
-        self.core.cmd_v2y.next = signed_cast(self.ram.rdata.val().get_bits::<24>(168));
-        self.core.cmd_size.next = self.ram.rdata.val().get_bits::<24>(192);
+        // Fields narrowed to what the preset can use, exactly (constant high bits let yosys
+        // drop them in every register of the core): a tile beyond the grid is saturated to
+        // `c_tsat` (still beyond it, so the command stays empty); vertices are sign-extended
+        // from the multiplier operand width (the host's front end keeps them inside the guard
+        // band, `Config::guard_limits_fx`); a size beyond `c_ssat` (≥ max point size · 256,
+        // where the point rasterizer clamps) is saturated to it.
+        self.tx.next = self.ram.rdata.val().get_bits::<8>(32);
+        if self.tx.val() > self.c_tsat_x.val() {
+            self.tx.next = self.c_tsat_x.val();
+        }
+        self.ty.next = self.ram.rdata.val().get_bits::<8>(40);
+        if self.ty.val() > self.c_tsat_y.val() {
+            self.ty.next = self.c_tsat_y.val();
+        }
+        self.core.cmd_tile_x.next = self.tx.val();
+        self.core.cmd_tile_y.next = self.ty.val();
+        for k in 0..6 {
+            self.vraw[k].next = self.ram.rdata.val().get_bits::<24>(48 + 24 * k);
+            self.vn[k].next = self.vraw[k].val() & self.c_vkeep.val();
+            if self.vraw[k].val().get_bit(self.c_vsgn.val().index()) {
+                self.vn[k].next = (self.vraw[k].val() & self.c_vkeep.val()) | self.c_vfill.val();
+            }
+        }
+        self.core.cmd_v0x.next = signed_cast(self.vn[0].val());
+        self.core.cmd_v0y.next = signed_cast(self.vn[1].val());
+        self.core.cmd_v1x.next = signed_cast(self.vn[2].val());
+        self.core.cmd_v1y.next = signed_cast(self.vn[3].val());
+        self.core.cmd_v2x.next = signed_cast(self.vn[4].val());
+        self.core.cmd_v2y.next = signed_cast(self.vn[5].val());
+        self.sz.next = self.ram.rdata.val().get_bits::<24>(192);
+        if self.sz.val() > self.c_ssat.val() {
+            self.sz.next = self.c_ssat.val();
+        }
+        self.core.cmd_size.next = self.sz.val();
 
         // ---- Output side: count mode always ready; stream mode one QUAD frame per valid lane,
         // then `pop` takes the beat.
