@@ -442,6 +442,10 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
                     rel(&cons, root),
                     "--textcfg".into(),
                     rel(&cfg, root),
+                    // router2: the default router1 had 119 514 of 123 696 arcs left after 40 min
+                    // on the ULX3S top (WebAssembly build).
+                    "--router".into(),
+                    "router2".into(),
                     "--freq".into(),
                     freq,
                     "--seed".into(),

@@ -34,6 +34,13 @@
 //! (32 × (32 + Q·4·S) inputs at most, only Q·4·S data bits wide), the response word
 //! multiplexer (frames are laid out in 32-bit words) and the command buffer in block RAM,
 //! written 16 bits at a time as bytes arrive (no record-wide shift register).
+//!
+//! **Narrowed command fields.** The core gets the buffer index as its primitive id (log2 of
+//! the capacity bits; QUAD frames map it back through a second, 24-bit read port of the
+//! buffer), tiles beyond the grid saturated to 2^k − 1, sizes saturated at 2^k − 1 ≥ max point
+//! size · 256, and vertices sign-extended from `setup::mul_operand_bits` (the host's front end
+//! keeps them inside the guard band). All exact for what the host sends; the constant high
+//! bits let yosys drop them from every register of the core (iCEBreaker: about 190 LCs).
 
 use crate::raster_core::RasterCore;
 use crate::uart::{UartRx, UartTx};
@@ -71,13 +78,18 @@ pub struct Board {
     pub pll: PllKind,
 }
 
-/// PLL output target of the iCEBreaker (iCE40 UP5K), Hz.
-pub const ICEBREAKER_PLL_HZ: u32 = 48_000_000;
+/// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core
+/// with the UART top fills 99 % of the UP5K and reaches about 21 MHz there (its critical path is
+/// the combinational ready chain from the top through every block to setup), so the board runs
+/// at 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
+pub const ICEBREAKER_PLL_HZ: u32 = 18_000_000;
 /// PLL output target of the iCE40-HX8K breakout board, Hz. The goal is 75 MHz; the ice40_1x
-/// core reaches about 49 MHz on the HX8K (nextpnr, README table), so the board runs at 42 MHz.
-pub const HX8K_PLL_HZ: u32 = 42_000_000;
-/// PLL output target of the ULX3S (ECP5-85F), Hz.
-pub const ULX3S_PLL_HZ: u32 = 100_000_000;
+/// core reaches about 53 MHz on the HX8K (nextpnr, README table), so the board runs at 48 MHz.
+pub const HX8K_PLL_HZ: u32 = 48_000_000;
+/// PLL output target of the ULX3S (ECP5-85F), Hz. The goal is 100 MHz; the `full` core's
+/// post-placement estimate on the 85F is about 34 MHz (nextpnr-ecp5, README table), so the board
+/// runs at 25 MHz until its blocks are pipelined.
+pub const ULX3S_PLL_HZ: u32 = 25_000_000;
 
 /// The board table (order = board index in the PING descriptor, `protocol::BOARDS`).
 pub const BOARDS: &[Board] = &[
