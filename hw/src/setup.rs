@@ -65,7 +65,11 @@
 //! Multiplier operands are narrowed to the preset's width n (`mul_operand_bits`: ice40 17,
 //! default 20, full 21 bits): the high 12-bit halves keep bits 12..n−1 and copy bit n−1 above
 //! them, which is exact because the front end keeps every vertex inside the guard band, and
-//! lets yosys size the three products with a high half to n − 12 bits.
+//! lets yosys size the three products with a high half to n − 12 bits. Likewise the edge
+//! accumulators t0..t2 and aacc load values sign-extended from bit eb − 1
+//! (`tile_parser::edge_widths`: every final value fits, partial sums are exact mod 2^eb), the
+//! bbox compares work on `bbox_bits` (n − 8, at least 9) offset-binary bits, and `incl` reads the
+//! differences' sign at bit n − 1: together −327 LCs on the iCEBreaker top.
 //!
 //! Resources (ice40 preset, yosys 0.23, this block alone): UP5K flow (4 SB_MAC16, no
 //! `ice40_dsp` packing, `fpga/src/flow.rs`) 1411 LUT4, 559 SB_CARRY, 854 FF; HX8K flow (LUT
