@@ -4271,10 +4271,18 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     localparam [16:0] c_th = 17'b1000000;
     localparam [16:0] c_vw = 17'b11110000000;
     localparam [16:0] c_vh = 17'b10000111000;
-    localparam [16:0] c_max_n = 17'b11111111;
-    localparam [23:0] c_max_s = 24'hff00;
-    localparam signed [25:0] c_31 = 26'h1f;
-    localparam signed [25:0] c_1 = 26'h1;
+    localparam [25:0] c_383 = 26'h17f;
+    localparam [25:0] c_128 = 26'h80;
+    localparam [25:0] c_31 = 26'h1f;
+    localparam [25:0] c_1 = 26'h1;
+    localparam [25:0] c_pxmask = 26'h3ffff00;
+    localparam [25:0] c_n1 = 26'h180;
+    localparam [25:0] c_nmax = 26'hff80;
+    localparam [25:0] c_max_s = 26'hff00;
+    localparam [25:0] c_klo_nmax = 26'h3ff0200;
+    localparam [25:0] c_khi_nmax = 26'hfe00;
+    localparam [25:0] c_klo_smax = 26'h3ff011f;
+    localparam [25:0] c_khi_smax = 26'hfeff;
     localparam [25:0] c_sext = 26'h3000000;
     localparam [20:0] c_lo_clr = 21'h1ffff0;
     localparam [20:0] c_hi_set = 21'hf;
@@ -4509,15 +4517,9 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     reg  omask__3__clock;
 
     // Local signals
-    reg  [24:0] a_sum;
-    reg  [16:0] a_nraw;
-    reg  [16:0] a_n;
-    reg  [17:0] a_d;
-    reg  [17:0] a_s;
-    reg signed [25:0] a_sd;
-    reg signed [25:0] a_dd;
-    reg signed [25:0] a_klo;
-    reg signed [25:0] a_khi;
+    reg  [25:0] a_u;
+    reg  [25:0] a_klo;
+    reg  [25:0] a_khi;
     reg  a_accept;
     reg  [15:0] a_orgx;
     reg  [15:0] a_orgy;
@@ -4942,27 +4944,24 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
         oqx__3__d = oqx__3__q;
         oqy__3__d = oqy__3__q;
         omask__3__d = omask__3__q;
-        a_sum = ((in_size) & 25'h1ffffff) + 64'h80;
-        a_nraw = a_sum[(32'h8)+:(17)];
-        a_n = a_nraw;
-        if (a_nraw > c_max_n) begin
-            a_n = c_max_n;
+        a_u = ((in_size) & 26'h3ffffff);
+        a_klo = (c_383 - a_u) & c_pxmask;
+        a_khi = (a_u - c_128) & c_pxmask;
+        if (a_u < c_n1) begin
+            a_klo = 64'h0;
+            a_khi = 64'h0;
         end
-        if (~|a_nraw) begin
-            a_n = 64'h1;
+        if (a_u >= c_nmax) begin
+            a_klo = c_klo_nmax;
+            a_khi = c_khi_nmax;
         end
-        a_d = ((a_n - 64'h1) & 18'h3ffff) << 64'h8;
-        a_s = ((in_size) & 18'h3ffff);
-        if (in_size > c_max_s) begin
-            a_s = ((c_max_s) & 18'h3ffff);
-        end
-        a_sd = $signed(((a_s) & 26'h3ffffff));
-        a_dd = $signed(((a_d) & 26'h3ffffff));
-        a_klo = -a_dd;
-        a_khi = a_dd;
         if (in_aa) begin
-            a_klo = c_31 - a_sd;
-            a_khi = a_sd - c_1;
+            a_klo = c_31 - a_u;
+            a_khi = a_u - c_1;
+            if (a_u > c_max_s) begin
+                a_klo = c_klo_smax;
+                a_khi = c_khi_smax;
+            end
         end
         a_orgx = ((in_tile_x) & 16'hffff) << c_tsx;
         a_orgy = ((in_tile_y) & 16'hffff) << c_tsy;
@@ -5428,8 +5427,8 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
             chy_r__d = $signed(a_chby);
             px_r__d = in_v0x;
             py_r__d = in_v0y;
-            klo_r__d = a_klo;
-            khi_r__d = a_khi;
+            klo_r__d = $signed(a_klo);
+            khi_r__d = $signed(a_khi);
             aa_r__d = in_aa;
             st__d = c_sx;
         end

@@ -137,10 +137,19 @@ pub struct PointRaster {
     c_th: Constant<Bits<17>>,
     c_vw: Constant<Bits<17>>,
     c_vh: Constant<Bits<17>>,
-    c_max_n: Constant<Bits<17>>,
-    c_max_s: Constant<Bits<24>>,
-    c_31: Constant<Signed<26>>,
-    c_1: Constant<Signed<26>>,
+    /// Accept-stage constants (all 26-bit, two's complement): see `new`.
+    c_383: Constant<Bits<26>>,
+    c_128: Constant<Bits<26>>,
+    c_31: Constant<Bits<26>>,
+    c_1: Constant<Bits<26>>,
+    c_pxmask: Constant<Bits<26>>,
+    c_n1: Constant<Bits<26>>,
+    c_nmax: Constant<Bits<26>>,
+    c_max_s: Constant<Bits<26>>,
+    c_klo_nmax: Constant<Bits<26>>,
+    c_khi_nmax: Constant<Bits<26>>,
+    c_klo_smax: Constant<Bits<26>>,
+    c_khi_smax: Constant<Bits<26>>,
     c_sext: Constant<Bits<26>>,
     c_lo_clr: Constant<Bits<21>>,
     c_hi_set: Constant<Bits<21>>,
@@ -200,15 +209,9 @@ pub struct PointRaster {
 
     // ---- combinational
     // accept stage
-    a_sum: Signal<Local, Bits<25>>,
-    a_nraw: Signal<Local, Bits<17>>,
-    a_n: Signal<Local, Bits<17>>,
-    a_d: Signal<Local, Bits<18>>,
-    a_s: Signal<Local, Bits<18>>,
-    a_sd: Signal<Local, Signed<26>>,
-    a_dd: Signal<Local, Signed<26>>,
-    a_klo: Signal<Local, Signed<26>>,
-    a_khi: Signal<Local, Signed<26>>,
+    a_u: Signal<Local, Bits<26>>,
+    a_klo: Signal<Local, Bits<26>>,
+    a_khi: Signal<Local, Bits<26>>,
     a_accept: Signal<Local, Bit>,
     a_orgx: Signal<Local, Bits<16>>,
     a_orgy: Signal<Local, Bits<16>>,
@@ -288,6 +291,9 @@ impl PointRaster {
         let s = cfg.msaa as u64;
         let k8 = |v: u64| Constant::new(Bits::<8>::from(v));
         let k17 = |v: u32| Constant::new(Bits::<17>::from(v as u64));
+        // A 26-bit two's-complement constant.
+        let k26 = |v: i64| Constant::new(Bits::<26>::from((v as u64) & 0x3ff_ffff));
+        let m = cfg.max_point_size as i64;
         let tab = |t: [u16; 16]| std::array::from_fn(|v| Constant::new(Bits::<64>::from(t[v] as u64)));
         PointRaster {
             clock: Default::default(),
@@ -333,10 +339,21 @@ impl PointRaster {
             c_th: k17(cfg.tile[1]),
             c_vw: k17(cfg.viewport[0]),
             c_vh: k17(cfg.viewport[1]),
-            c_max_n: k17(cfg.max_point_size),
-            c_max_s: Constant::new(((cfg.max_point_size as u64) << 8).into()),
-            c_31: Constant::new(Signed::from(31i64)),
-            c_1: Constant::new(Signed::from(1i64)),
+            // With M = max_point_size and N = clamp((size + 128) >> 8, 1, M): N = 1 iff
+            // size < 384 (c_n1), N = M iff size ≥ 256·M + 128 (c_nmax), and otherwise
+            // 256(N − 1) = (size − 128) & !0xff and −256(N − 1) = (383 − size) & !0xff.
+            c_383: k26(383),
+            c_128: k26(128),
+            c_31: k26(31),
+            c_1: k26(1),
+            c_pxmask: k26(0x3ff_ff00),
+            c_n1: k26(384),
+            c_nmax: k26(256 * m + 128),
+            c_max_s: k26(256 * m),
+            c_klo_nmax: k26(-256 * (m - 1)),
+            c_khi_nmax: k26(256 * (m - 1)),
+            c_klo_smax: k26(31 - 256 * m),
+            c_khi_smax: k26(256 * m - 1),
             c_sext: Constant::new(0x300_0000u64.into()),
             c_lo_clr: Constant::new(0x1f_fff0u64.into()),
             c_hi_set: Constant::new(0xfu64.into()),
@@ -384,13 +401,7 @@ impl PointRaster {
             oqx: Default::default(),
             oqy: Default::default(),
             omask: Default::default(),
-            a_sum: Default::default(),
-            a_nraw: Default::default(),
-            a_n: Default::default(),
-            a_d: Default::default(),
-            a_s: Default::default(),
-            a_sd: Default::default(),
-            a_dd: Default::default(),
+            a_u: Default::default(),
             a_klo: Default::default(),
             a_khi: Default::default(),
             a_accept: Default::default(),
@@ -482,28 +493,30 @@ impl Logic for PointRaster {
             self.omask[l].d.next = self.omask[l].q.val();
         }
 
-        // ---- accept stage: N, s and the axis adder constants, from the ports.
-        self.a_sum.next = bit_cast::<25, 24>(self.in_size.val()) + 128u64;
-        self.a_nraw.next = self.a_sum.val().get_bits::<17>(8);
-        self.a_n.next = self.a_nraw.val();
-        if self.a_nraw.val() > self.c_max_n.val() {
-            self.a_n.next = self.c_max_n.val();
+        // ---- accept stage: the axis adder constants K_lo, K_hi, from the ports. Every
+        // candidate is one adder or one compare away from `in_size`, all side by side, then a
+        // mux (this stage sits behind the command buffer's RAM in the FPGA tops, where a
+        // chain add → clamp → subtract → negate was the critical path).
+        self.a_u.next = bit_cast::<26, 24>(self.in_size.val());
+        // AA off: K_lo = −256(N − 1), K_hi = 256(N − 1).
+        self.a_klo.next = (self.c_383.val() - self.a_u.val()) & self.c_pxmask.val();
+        self.a_khi.next = (self.a_u.val() - self.c_128.val()) & self.c_pxmask.val();
+        if self.a_u.val() < self.c_n1.val() {
+            self.a_klo.next = 0u64.into();
+            self.a_khi.next = 0u64.into();
         }
-        if !self.a_nraw.val().any() {
-            self.a_n.next = 1u64.into();
+        if self.a_u.val() >= self.c_nmax.val() {
+            self.a_klo.next = self.c_klo_nmax.val();
+            self.a_khi.next = self.c_khi_nmax.val();
         }
-        self.a_d.next = bit_cast::<18, 17>(self.a_n.val() - 1u64) << 8u64;
-        self.a_s.next = bit_cast::<18, 24>(self.in_size.val());
-        if self.in_size.val() > self.c_max_s.val() {
-            self.a_s.next = bit_cast::<18, 24>(self.c_max_s.val());
-        }
-        self.a_sd.next = signed_cast(bit_cast::<26, 18>(self.a_s.val()));
-        self.a_dd.next = signed_cast(bit_cast::<26, 18>(self.a_d.val()));
-        self.a_klo.next = -self.a_dd.val();
-        self.a_khi.next = self.a_dd.val();
+        // AA on: with s = min(size, 256·M), K_lo = 31 − s, K_hi = s − 1.
         if self.in_aa.val() {
-            self.a_klo.next = self.c_31.val() - self.a_sd.val();
-            self.a_khi.next = self.a_sd.val() - self.c_1.val();
+            self.a_klo.next = self.c_31.val() - self.a_u.val();
+            self.a_khi.next = self.a_u.val() - self.c_1.val();
+            if self.a_u.val() > self.c_max_s.val() {
+                self.a_klo.next = self.c_klo_smax.val();
+                self.a_khi.next = self.c_khi_smax.val();
+            }
         }
 
         // Clip bounds of both axes, registered at accept (off the SX/SY path).
@@ -751,8 +764,8 @@ impl Logic for PointRaster {
             self.chy_r.d.next = signed_cast(self.a_chby.val());
             self.px_r.d.next = self.in_v0x.val();
             self.py_r.d.next = self.in_v0y.val();
-            self.klo_r.d.next = self.a_klo.val();
-            self.khi_r.d.next = self.a_khi.val();
+            self.klo_r.d.next = signed_cast(self.a_klo.val());
+            self.khi_r.d.next = signed_cast(self.a_khi.val());
             self.aa_r.d.next = self.in_aa.val();
             self.st.d.next = self.c_sx.val();
         }
