@@ -221,6 +221,9 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     reg  sent__d;
     wire  sent__q;
     reg  sent__clock;
+    reg  pop__d;
+    wire  pop__q;
+    reg  pop__clock;
     reg  [2:0] tk__d;
     wire  [2:0] tk__q;
     reg  tk__clock;
@@ -256,7 +259,6 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     reg  [10:0] lasts1;
     reg  [3:0] lv_sh;
     reg  lane_ok;
-    reg  pop;
     reg  out_rdy;
     reg  xfer;
     reg  running;
@@ -486,6 +488,11 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         .q(sent__q),
         .clock(sent__clock)
     );
+    tilerast_top_ulx3s__pop pop(
+        .d(pop__d),
+        .q(pop__q),
+        .clock(pop__clock)
+    );
     tilerast_top_ulx3s__tk tk(
         .d(tk__d),
         .q(tk__q),
@@ -548,6 +555,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         cyc__clock = clock;
         ln__clock = clock;
         sent__clock = clock;
+        pop__clock = clock;
         tk__clock = clock;
         ti__clock = clock;
         tsum__clock = clock;
@@ -577,6 +585,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         cyc__d = cyc__q;
         ln__d = ln__q;
         sent__d = sent__q;
+        pop__d = pop__q;
         tk__d = tk__q;
         ti__d = ti__q;
         tsum__d = tsum__q;
@@ -607,11 +616,11 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         core__cmd_aa = ram__rdata[32'h1];
         core__cmd_prim = ((rp__q) & 24'hffffff) & c_idx;
         tx = ram__rdata[(32'h20)+:(8)];
-        if (tx > c_tsat_x) begin
+        if (|(tx & ~c_tsat_x)) begin
             tx = c_tsat_x;
         end
         ty = ram__rdata[(32'h28)+:(8)];
-        if (ty > c_tsat_y) begin
+        if (|(ty & ~c_tsat_y)) begin
             ty = c_tsat_y;
         end
         core__cmd_tile_x = tx;
@@ -653,14 +662,14 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         core__cmd_v2x = $signed(vn__4);
         core__cmd_v2y = $signed(vn__5);
         sz = ram__rdata[(32'hc0)+:(24)];
-        if (sz > c_ssat) begin
+        if (|(sz & ~c_ssat)) begin
             sz = c_ssat;
         end
         core__cmd_size = sz;
         lv_sh = core__out_lane_valid >> ln__q;
         lane_ok = lv_sh[32'h0];
-        pop = 1'b0;
-        if ((rs__q == r_run) & stream__q & core__out_valid & (tk__q == k_none)) begin
+        pop__d = 1'b0;
+        if ((rs__q == r_run) & stream__q & core__out_valid & ~pop__q & (tk__q == k_none)) begin
             if (lane_ok & ~sent__q) begin
                 tk__d = k_quad;
                 sent__d = 1'b1;
@@ -668,7 +677,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
             else begin
                 sent__d = 1'b0;
                 if (ln__q == c_qm1) begin
-                    pop = 1'b1;
+                    pop__d = 1'b1;
                     ln__d = 64'h0;
                 end
                 else begin
@@ -678,7 +687,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         end
         out_rdy = (rs__q == r_run) & ~stream__q;
         if (stream__q) begin
-            out_rdy = pop;
+            out_rdy = pop__q;
         end
         core__out_ready = out_rdy;
         xfer = core__out_valid & out_rdy;
@@ -29039,6 +29048,25 @@ module tilerast_top_ulx3s__pll(clock_in,clock_out,locked);
         assign locked = 1'b1;
     `endif
 endmodule // tilerast_top_ulx3s__pll
+
+
+module tilerast_top_ulx3s__pop(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__pop
 
 
 module tilerast_top_ulx3s__ps(d,q,clock);

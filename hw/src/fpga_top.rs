@@ -748,6 +748,10 @@ pub struct FpgaTop {
     cyc: DFF<Bits<32>>,
     ln: DFF<Bits<2>>,
     sent: DFF<Bit>,
+    /// Stream mode: the core's `out_ready`, registered (high for one cycle after the beat's
+    /// last QUAD frame was queued), so that no combinational path runs from the responder
+    /// into the core's ready chain.
+    pop: DFF<Bit>,
     // Responder.
     tk: DFF<Bits<3>>,
     ti: DFF<Bits<5>>,
@@ -768,7 +772,6 @@ pub struct FpgaTop {
     lasts1: Signal<Local, Bits<11>>,
     lv_sh: Signal<Local, Bits<4>>,
     lane_ok: Signal<Local, Bit>,
-    pop: Signal<Local, Bit>,
     out_rdy: Signal<Local, Bit>,
     xfer: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
@@ -926,6 +929,7 @@ impl FpgaTop {
             cyc: Default::default(),
             ln: Default::default(),
             sent: Default::default(),
+            pop: Default::default(),
             tk: Default::default(),
             ti: Default::default(),
             tsum: Default::default(),
@@ -944,7 +948,6 @@ impl FpgaTop {
             lasts1: Default::default(),
             lv_sh: Default::default(),
             lane_ok: Default::default(),
-            pop: Default::default(),
             out_rdy: Default::default(),
             xfer: Default::default(),
             running: Default::default(),
@@ -1037,7 +1040,7 @@ impl Logic for FpgaTop {
         self.clock.next = self.pll.clock_out.val();
         dff_setup!(
             self, clock, ps, op, len, sum, len0, len1, rb, wp, ovf, lo, mode, uerr, tmo, tflag, count, rs, stream, rp,
-            lasts, cyc, ln, sent, tk, ti, tsum, ecode, eop, hb, errled
+            lasts, cyc, ln, sent, pop, tk, ti, tsum, ecode, eop, hb, errled
         );
         clock!(self, clock, urx, utx, ram, core, check);
         self.urx.rx.next = self.uart_rx.val();
@@ -1067,13 +1070,14 @@ impl Logic for FpgaTop {
         // `c_tsat` (still beyond it, so the command stays empty); vertices are sign-extended
         // from the multiplier operand width (the host's front end keeps them inside the guard
         // band, `Config::guard_limits_fx`); a size beyond `c_ssat` (≥ max point size · 256,
-        // where the point rasterizer clamps) is saturated to it.
+        // where the point rasterizer clamps) is saturated to it. Every `c_*sat` is 2^k − 1, so
+        // "beyond" is an OR of the high bits (a LUT tree, not a carry chain behind the RAM).
         self.tx.next = self.ram.rdata.val().get_bits::<8>(32);
-        if self.tx.val() > self.c_tsat_x.val() {
+        if (self.tx.val() & !self.c_tsat_x.val()).any() {
             self.tx.next = self.c_tsat_x.val();
         }
         self.ty.next = self.ram.rdata.val().get_bits::<8>(40);
-        if self.ty.val() > self.c_tsat_y.val() {
+        if (self.ty.val() & !self.c_tsat_y.val()).any() {
             self.ty.next = self.c_tsat_y.val();
         }
         self.core.cmd_tile_x.next = self.tx.val();
@@ -1092,19 +1096,21 @@ impl Logic for FpgaTop {
         self.core.cmd_v2x.next = signed_cast(self.vn[4].val());
         self.core.cmd_v2y.next = signed_cast(self.vn[5].val());
         self.sz.next = self.ram.rdata.val().get_bits::<24>(192);
-        if self.sz.val() > self.c_ssat.val() {
+        if (self.sz.val() & !self.c_ssat.val()).any() {
             self.sz.next = self.c_ssat.val();
         }
         self.core.cmd_size.next = self.sz.val();
 
         // ---- Output side: count mode always ready; stream mode one QUAD frame per valid lane,
-        // then `pop` takes the beat.
+        // then `pop` (registered: the cycle after) takes the beat; the core holds a valid beat
+        // until it is taken, and the lane walk waits while `pop` is high.
         self.lv_sh.next = self.core.out_lane_valid.val() >> self.ln.q.val();
         self.lane_ok.next = self.lv_sh.val().get_bit(0);
-        self.pop.next = false;
+        self.pop.d.next = false;
         if (self.rs.q.val() == self.r_run.val())
             & self.stream.q.val()
             & self.core.out_valid.val()
+            & !self.pop.q.val()
             & (self.tk.q.val() == self.k_none.val())
         {
             if self.lane_ok.val() & !self.sent.q.val() {
@@ -1113,7 +1119,7 @@ impl Logic for FpgaTop {
             } else {
                 self.sent.d.next = false;
                 if self.ln.q.val() == self.c_qm1.val() {
-                    self.pop.next = true;
+                    self.pop.d.next = true;
                     self.ln.d.next = 0u64.into();
                 } else {
                     self.ln.d.next = self.ln.q.val() + 1u64;
@@ -1122,7 +1128,7 @@ impl Logic for FpgaTop {
         }
         self.out_rdy.next = (self.rs.q.val() == self.r_run.val()) & !self.stream.q.val();
         if self.stream.q.val() {
-            self.out_rdy.next = self.pop.val();
+            self.out_rdy.next = self.pop.q.val();
         }
         self.core.out_ready.next = self.out_rdy.val();
         self.xfer.next = self.core.out_valid.val() & self.out_rdy.val();
