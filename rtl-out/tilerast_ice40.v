@@ -9249,9 +9249,6 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
     localparam [7:0] opsgn = 8'h10;
     localparam [23:0] nkeep24 = 24'h1ffff;
     localparam [35:0] sext36 = 36'hffc000000;
-    localparam [47:0] ekeep48 = 48'h3ffffffff;
-    localparam [47:0] efill48 = 48'hfffc00000000;
-    localparam [7:0] esgn = 8'h21;
     localparam [47:0] ones48 = 48'hffffffffffff;
     localparam [47:0] one48 = 48'h1;
     localparam [7:0] zero8 = 8'h0;
@@ -9266,6 +9263,10 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
     localparam [47:0] zero48 = 48'h0;
 
     // Stub signals
+    reg signed [47:0] sx_sum__x;
+    wire signed [47:0] sx_sum__y;
+    reg signed [47:0] sx_acc__x;
+    wire signed [47:0] sx_acc__y;
     reg  [1:0] state__d;
     wire  [1:0] state__q;
     reg  state__clock;
@@ -9484,9 +9485,7 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
     reg  [47:0] prod;
     reg  [47:0] carry;
     reg  [47:0] sum;
-    reg  [47:0] sum_n;
     reg  [47:0] acc_s;
-    reg  [47:0] acc_n;
     reg  zero_area;
     reg  cw;
     reg  empty;
@@ -9496,6 +9495,14 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
     reg  [23:0] ny_;
 
     // Sub module instances
+    tilerast_ice40__setup__sx_sum sx_sum(
+        .x(sx_sum__x),
+        .y(sx_sum__y)
+    );
+    tilerast_ice40__setup__sx_acc sx_acc(
+        .x(sx_acc__x),
+        .y(sx_acc__y)
+    );
     tilerast_ice40__setup__state state(
         .d(state__d),
         .q(state__q),
@@ -9968,15 +9975,9 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
             carry = one48;
         end
         sum = t2__q + prod + carry;
-        sum_n = sum & ekeep48;
-        if (sum[esgn]) begin
-            sum_n = (sum & ekeep48) | efill48;
-        end
+        sx_sum__x = $signed(sum);
         acc_s = aacc__q + prod;
-        acc_n = acc_s & ekeep48;
-        if (acc_s[esgn]) begin
-            acc_n = (acc_s & ekeep48) | efill48;
-        end
+        sx_acc__x = $signed(acc_s);
         zero_area = ~|aacc__q;
         cw = aacc__q[32'h2f];
         empty = w_bbe__q | zero_area | (cw & cull_cw) | (~cw & cull_ccw);
@@ -10005,13 +10006,13 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
                 w_bbe__d = w_bbe__q | hiempty;
             end
             if (step__q != zero3) begin
-                t2__d = sum_n;
+                t2__d = $unsigned(sx_sum__y);
                 if (~step__q[32'h0] & (step__q != step_last)) begin
                     t0__d = t1__q;
-                    t1__d = sum_n;
+                    t1__d = $unsigned(sx_sum__y);
                     t2__d = ones48;
                 end
-                aacc__d = acc_n;
+                aacc__d = $unsigned(sx_acc__y);
             end
             if (step__q[32'h0] & (step__q != step_last)) begin
                 r0x__d = r1x__q;
@@ -10787,6 +10788,64 @@ module tilerast_ice40__setup__step(d,q,clock);
     end
 
 endmodule // tilerast_ice40__setup__step
+
+
+module tilerast_ice40__setup__sx_acc(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h200000000;
+    localparam [47:0] lo = 48'h3ffffffff;
+    localparam [47:0] hi = 48'hfffc00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_ice40__setup__sx_acc
+
+
+module tilerast_ice40__setup__sx_sum(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h200000000;
+    localparam [47:0] lo = 48'h3ffffffff;
+    localparam [47:0] hi = 48'hfffc00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_ice40__setup__sx_sum
 
 
 module tilerast_ice40__setup__t0(d,q,clock);

@@ -62,9 +62,6 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     localparam [10:0] c_cap = 11'b10000000000;
     localparam [7:0] c_tsat_x = 8'h1f;
     localparam [7:0] c_tsat_y = 8'h1f;
-    localparam [23:0] c_vkeep = 24'h1fffff;
-    localparam [23:0] c_vfill = 24'he00000;
-    localparam [7:0] c_vsgn = 8'h14;
     localparam [23:0] c_ssat = 24'hffff;
     localparam [23:0] c_idx = 24'h3ff;
     localparam [1:0] c_qm1 = 2'b11;
@@ -245,6 +242,18 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     reg  errled__d;
     wire  errled__q;
     reg  errled__clock;
+    reg signed [23:0] sx_v__0__x;
+    wire signed [23:0] sx_v__0__y;
+    reg signed [23:0] sx_v__1__x;
+    wire signed [23:0] sx_v__1__y;
+    reg signed [23:0] sx_v__2__x;
+    wire signed [23:0] sx_v__2__y;
+    reg signed [23:0] sx_v__3__x;
+    wire signed [23:0] sx_v__3__y;
+    reg signed [23:0] sx_v__4__x;
+    wire signed [23:0] sx_v__4__y;
+    reg signed [23:0] sx_v__5__x;
+    wire signed [23:0] sx_v__5__y;
 
     // Local signals
     reg  clock;
@@ -279,12 +288,6 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     reg  [23:0] vraw__3;
     reg  [23:0] vraw__4;
     reg  [23:0] vraw__5;
-    reg  [23:0] vn__0;
-    reg  [23:0] vn__1;
-    reg  [23:0] vn__2;
-    reg  [23:0] vn__3;
-    reg  [23:0] vn__4;
-    reg  [23:0] vn__5;
     reg  [23:0] sz;
 
     // Sub module instances
@@ -528,6 +531,30 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         .q(errled__q),
         .clock(errled__clock)
     );
+    tilerast_top_ulx3s__sx_v__0 sx_v__0(
+        .x(sx_v__0__x),
+        .y(sx_v__0__y)
+    );
+    tilerast_top_ulx3s__sx_v__1 sx_v__1(
+        .x(sx_v__1__x),
+        .y(sx_v__1__y)
+    );
+    tilerast_top_ulx3s__sx_v__2 sx_v__2(
+        .x(sx_v__2__x),
+        .y(sx_v__2__y)
+    );
+    tilerast_top_ulx3s__sx_v__3 sx_v__3(
+        .x(sx_v__3__x),
+        .y(sx_v__3__y)
+    );
+    tilerast_top_ulx3s__sx_v__4 sx_v__4(
+        .x(sx_v__4__x),
+        .y(sx_v__4__y)
+    );
+    tilerast_top_ulx3s__sx_v__5 sx_v__5(
+        .x(sx_v__5__x),
+        .y(sx_v__5__y)
+    );
 
     // Update code
     always @(*) begin
@@ -626,41 +653,23 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         core__cmd_tile_x = tx;
         core__cmd_tile_y = ty;
         vraw__0 = ram__rdata[(32'h30 + 32'h18 * 0)+:(24)];
-        vn__0 = vraw__0 & c_vkeep;
-        if (vraw__0[c_vsgn]) begin
-            vn__0 = (vraw__0 & c_vkeep) | c_vfill;
-        end
+        sx_v__0__x = $signed(vraw__0);
         vraw__1 = ram__rdata[(32'h30 + 32'h18 * 1)+:(24)];
-        vn__1 = vraw__1 & c_vkeep;
-        if (vraw__1[c_vsgn]) begin
-            vn__1 = (vraw__1 & c_vkeep) | c_vfill;
-        end
+        sx_v__1__x = $signed(vraw__1);
         vraw__2 = ram__rdata[(32'h30 + 32'h18 * 2)+:(24)];
-        vn__2 = vraw__2 & c_vkeep;
-        if (vraw__2[c_vsgn]) begin
-            vn__2 = (vraw__2 & c_vkeep) | c_vfill;
-        end
+        sx_v__2__x = $signed(vraw__2);
         vraw__3 = ram__rdata[(32'h30 + 32'h18 * 3)+:(24)];
-        vn__3 = vraw__3 & c_vkeep;
-        if (vraw__3[c_vsgn]) begin
-            vn__3 = (vraw__3 & c_vkeep) | c_vfill;
-        end
+        sx_v__3__x = $signed(vraw__3);
         vraw__4 = ram__rdata[(32'h30 + 32'h18 * 4)+:(24)];
-        vn__4 = vraw__4 & c_vkeep;
-        if (vraw__4[c_vsgn]) begin
-            vn__4 = (vraw__4 & c_vkeep) | c_vfill;
-        end
+        sx_v__4__x = $signed(vraw__4);
         vraw__5 = ram__rdata[(32'h30 + 32'h18 * 5)+:(24)];
-        vn__5 = vraw__5 & c_vkeep;
-        if (vraw__5[c_vsgn]) begin
-            vn__5 = (vraw__5 & c_vkeep) | c_vfill;
-        end
-        core__cmd_v0x = $signed(vn__0);
-        core__cmd_v0y = $signed(vn__1);
-        core__cmd_v1x = $signed(vn__2);
-        core__cmd_v1y = $signed(vn__3);
-        core__cmd_v2x = $signed(vn__4);
-        core__cmd_v2y = $signed(vn__5);
+        sx_v__5__x = $signed(vraw__5);
+        core__cmd_v0x = sx_v__0__y;
+        core__cmd_v0y = sx_v__1__y;
+        core__cmd_v1x = sx_v__2__y;
+        core__cmd_v1y = sx_v__3__y;
+        core__cmd_v2x = sx_v__4__y;
+        core__cmd_v2y = sx_v__5__y;
         sz = ram__rdata[(32'hc0)+:(24)];
         if (|(sz & ~c_ssat)) begin
             sz = c_ssat;
@@ -25577,9 +25586,6 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
     localparam [7:0] opsgn = 8'h14;
     localparam [23:0] nkeep24 = 24'h1fffff;
     localparam [35:0] sext36 = 36'hffc000000;
-    localparam [47:0] ekeep48 = 48'h3ffffffffff;
-    localparam [47:0] efill48 = 48'hfc0000000000;
-    localparam [7:0] esgn = 8'h29;
     localparam [47:0] ones48 = 48'hffffffffffff;
     localparam [47:0] one48 = 48'h1;
     localparam [7:0] zero8 = 8'h0;
@@ -25594,6 +25600,10 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
     localparam [47:0] zero48 = 48'h0;
 
     // Stub signals
+    reg signed [47:0] sx_sum__x;
+    wire signed [47:0] sx_sum__y;
+    reg signed [47:0] sx_acc__x;
+    wire signed [47:0] sx_acc__y;
     reg  [1:0] state__d;
     wire  [1:0] state__q;
     reg  state__clock;
@@ -25812,9 +25822,7 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
     reg  [47:0] prod;
     reg  [47:0] carry;
     reg  [47:0] sum;
-    reg  [47:0] sum_n;
     reg  [47:0] acc_s;
-    reg  [47:0] acc_n;
     reg  zero_area;
     reg  cw;
     reg  empty;
@@ -25824,6 +25832,14 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
     reg  [23:0] ny_;
 
     // Sub module instances
+    tilerast_top_ulx3s__core__setup__sx_sum sx_sum(
+        .x(sx_sum__x),
+        .y(sx_sum__y)
+    );
+    tilerast_top_ulx3s__core__setup__sx_acc sx_acc(
+        .x(sx_acc__x),
+        .y(sx_acc__y)
+    );
     tilerast_top_ulx3s__core__setup__state state(
         .d(state__d),
         .q(state__q),
@@ -26296,15 +26312,9 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
             carry = one48;
         end
         sum = t2__q + prod + carry;
-        sum_n = sum & ekeep48;
-        if (sum[esgn]) begin
-            sum_n = (sum & ekeep48) | efill48;
-        end
+        sx_sum__x = $signed(sum);
         acc_s = aacc__q + prod;
-        acc_n = acc_s & ekeep48;
-        if (acc_s[esgn]) begin
-            acc_n = (acc_s & ekeep48) | efill48;
-        end
+        sx_acc__x = $signed(acc_s);
         zero_area = ~|aacc__q;
         cw = aacc__q[32'h2f];
         empty = w_bbe__q | zero_area | (cw & cull_cw) | (~cw & cull_ccw);
@@ -26333,13 +26343,13 @@ module tilerast_top_ulx3s__core__setup(clock,flush,in_valid,in_ready,in_prim,in_
                 w_bbe__d = w_bbe__q | hiempty;
             end
             if (step__q != zero3) begin
-                t2__d = sum_n;
+                t2__d = $unsigned(sx_sum__y);
                 if (~step__q[32'h0] & (step__q != step_last)) begin
                     t0__d = t1__q;
-                    t1__d = sum_n;
+                    t1__d = $unsigned(sx_sum__y);
                     t2__d = ones48;
                 end
-                aacc__d = acc_n;
+                aacc__d = $unsigned(sx_acc__y);
             end
             if (step__q[32'h0] & (step__q != step_last)) begin
                 r0x__d = r1x__q;
@@ -27115,6 +27125,64 @@ module tilerast_top_ulx3s__core__setup__step(d,q,clock);
     end
 
 endmodule // tilerast_top_ulx3s__core__setup__step
+
+
+module tilerast_top_ulx3s__core__setup__sx_acc(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h20000000000;
+    localparam [47:0] lo = 48'h3ffffffffff;
+    localparam [47:0] hi = 48'hfc0000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__core__setup__sx_acc
+
+
+module tilerast_top_ulx3s__core__setup__sx_sum(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h20000000000;
+    localparam [47:0] lo = 48'h3ffffffffff;
+    localparam [47:0] hi = 48'hfc0000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__core__setup__sx_sum
 
 
 module tilerast_top_ulx3s__core__setup__t0(d,q,clock);
@@ -29316,6 +29384,180 @@ module tilerast_top_ulx3s__sum(d,q,clock);
     end
 
 endmodule // tilerast_top_ulx3s__sum
+
+
+module tilerast_top_ulx3s__sx_v__0(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__sx_v__0
+
+
+module tilerast_top_ulx3s__sx_v__1(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__sx_v__1
+
+
+module tilerast_top_ulx3s__sx_v__2(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__sx_v__2
+
+
+module tilerast_top_ulx3s__sx_v__3(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__sx_v__3
+
+
+module tilerast_top_ulx3s__sx_v__4(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__sx_v__4
+
+
+module tilerast_top_ulx3s__sx_v__5(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_top_ulx3s__sx_v__5
 
 
 module tilerast_top_ulx3s__tflag(d,q,clock);

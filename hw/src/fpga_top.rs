@@ -43,6 +43,7 @@
 //! bits let yosys drop them from every register of the core (iCEBreaker: about 190 LCs).
 
 use crate::raster_core::RasterCore;
+use crate::tile_parser::Sext24;
 use crate::uart::{UartRx, UartTx};
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -835,16 +836,13 @@ pub struct FpgaTop {
     /// Tile saturation per axis: 2^k − 1 ≥ the number of tiles (an index beyond the grid).
     c_tsat_x: Constant<Bits<8>>,
     c_tsat_y: Constant<Bits<8>>,
-    /// Vertex sign extension from n = `setup::mul_operand_bits` bits: keep, fill, sign index.
-    c_vkeep: Constant<Bits<24>>,
-    c_vfill: Constant<Bits<24>>,
-    c_vsgn: Constant<Bits<8>>,
     /// Size saturation: 2^k − 1 ≥ max point size · 256.
     c_ssat: Constant<Bits<24>>,
     tx: Signal<Local, Bits<8>>,
     ty: Signal<Local, Bits<8>>,
     vraw: [Signal<Local, Bits<24>>; 6],
-    vn: [Signal<Local, Bits<24>>; 6],
+    /// The six vertex coordinates, sign-extended from bit `setup::mul_operand_bits` − 1.
+    sx_v: [Sext24; 6],
     sz: Signal<Local, Bits<24>>,
     /// capacity − 1: the bits of a buffer index.
     c_idx: Constant<Bits<24>>,
@@ -1009,14 +1007,11 @@ impl FpgaTop {
             c_cap: Constant::new((board.capacity as u64).into()),
             c_tsat_x: Constant::new(sat(cfg.tiles()[0] as u64).into()),
             c_tsat_y: Constant::new(sat(cfg.tiles()[1] as u64).into()),
-            c_vkeep: Constant::new(((1u64 << vbits) - 1).into()),
-            c_vfill: Constant::new((0xff_ffff & !((1u64 << vbits) - 1)).into()),
-            c_vsgn: Constant::new((vbits as u64 - 1).into()),
             c_ssat: Constant::new(sat(cfg.max_point_size as u64 * 256).into()),
             tx: Default::default(),
             ty: Default::default(),
             vraw: Default::default(),
-            vn: Default::default(),
+            sx_v: std::array::from_fn(|_| Sext24::new(vbits)),
             sz: Default::default(),
             c_idx: Constant::new((board.capacity as u64 - 1).into()),
             c_qm1: k2(q as u64 - 1),
@@ -1084,17 +1079,14 @@ impl Logic for FpgaTop {
         self.core.cmd_tile_y.next = self.ty.val();
         for k in 0..6 {
             self.vraw[k].next = self.ram.rdata.val().get_bits::<24>(48 + 24 * k);
-            self.vn[k].next = self.vraw[k].val() & self.c_vkeep.val();
-            if self.vraw[k].val().get_bit(self.c_vsgn.val().index()) {
-                self.vn[k].next = (self.vraw[k].val() & self.c_vkeep.val()) | self.c_vfill.val();
-            }
+            self.sx_v[k].x.next = signed_cast(self.vraw[k].val());
         }
-        self.core.cmd_v0x.next = signed_cast(self.vn[0].val());
-        self.core.cmd_v0y.next = signed_cast(self.vn[1].val());
-        self.core.cmd_v1x.next = signed_cast(self.vn[2].val());
-        self.core.cmd_v1y.next = signed_cast(self.vn[3].val());
-        self.core.cmd_v2x.next = signed_cast(self.vn[4].val());
-        self.core.cmd_v2y.next = signed_cast(self.vn[5].val());
+        self.core.cmd_v0x.next = self.sx_v[0].y.val();
+        self.core.cmd_v0y.next = self.sx_v[1].y.val();
+        self.core.cmd_v1x.next = self.sx_v[2].y.val();
+        self.core.cmd_v1y.next = self.sx_v[3].y.val();
+        self.core.cmd_v2x.next = self.sx_v[4].y.val();
+        self.core.cmd_v2y.next = self.sx_v[5].y.val();
         self.sz.next = self.ram.rdata.val().get_bits::<24>(192);
         if (self.sz.val() & !self.c_ssat.val()).any() {
             self.sz.next = self.c_ssat.val();

@@ -83,6 +83,7 @@ use tilerast_golden::setup::SetupParams;
 use tilerast_golden::Config;
 
 use crate::emit;
+use crate::tile_parser::Sext48;
 
 /// FSM state values (also used by the cycle model).
 const IDLE: u64 = 0;
@@ -176,9 +177,6 @@ pub struct Setup {
     nkeep24: Constant<Bits<24>>,
     sext36: Constant<Bits<36>>,
     /// E-width narrowing (`tile_parser::edge_widths(cfg).1` = eb): keep mask, sign fill, sign index.
-    ekeep48: Constant<Bits<48>>,
-    efill48: Constant<Bits<48>>,
-    esgn: Constant<Bits<8>>,
     ones48: Constant<Bits<48>>,
     one48: Constant<Bits<48>>,
     zero8: Constant<Bits<8>>,
@@ -276,10 +274,10 @@ pub struct Setup {
     prod: Signal<Local, Bits<48>>,
     carry: Signal<Local, Bits<48>>,
     sum: Signal<Local, Bits<48>>,
-    /// `sum` and `aacc + prod` sign-extended from bit eb − 1.
-    sum_n: Signal<Local, Bits<48>>,
     acc_s: Signal<Local, Bits<48>>,
-    acc_n: Signal<Local, Bits<48>>,
+    /// `sum` and `aacc + prod` sign-extended from bit eb − 1.
+    sx_sum: Sext48,
+    sx_acc: Sext48,
 
     // ---- FIN ----
     zero_area: Signal<Local, Bit>,
@@ -437,9 +435,6 @@ impl Setup {
             opsgn: k(mul_operand_bits(cfg) as u64 - 1),
             nkeep24: k((1u64 << mul_operand_bits(cfg)) - 1),
             sext36: k(0xf_fc00_0000),
-            ekeep48: k((1u64 << eb) - 1),
-            efill48: k(0xffff_ffff_ffff & !((1u64 << eb) - 1)),
-            esgn: k(eb as u64 - 1),
             ones48: k(0xffff_ffff_ffff),
             one48: k(1),
             zero8: k(0),
@@ -530,9 +525,9 @@ impl Setup {
             prod: dflt(),
             carry: dflt(),
             sum: dflt(),
-            sum_n: dflt(),
             acc_s: dflt(),
-            acc_n: dflt(),
+            sx_sum: Sext48::new(eb),
+            sx_acc: Sext48::new(eb),
             zero_area: dflt(),
             cw: dflt(),
             empty: dflt(),
@@ -793,15 +788,9 @@ impl Logic for Setup {
         // viewport; |2·area| ≤ (W + 2g)(H + 2g)·256² < 2^(eb−1)), and the partial sums are exact
         // mod 2^eb, so the register inputs are sign-extended from bit eb − 1: yosys merges the
         // copied flip-flops and prunes the adders above.
-        self.sum_n.next = self.sum.val() & self.ekeep48.val();
-        if self.sum.val().get_bit(self.esgn.val().index()) {
-            self.sum_n.next = (self.sum.val() & self.ekeep48.val()) | self.efill48.val();
-        }
+        self.sx_sum.x.next = signed_cast(self.sum.val());
         self.acc_s.next = self.aacc.q.val() + self.prod.val();
-        self.acc_n.next = self.acc_s.val() & self.ekeep48.val();
-        if self.acc_s.val().get_bit(self.esgn.val().index()) {
-            self.acc_n.next = (self.acc_s.val() & self.ekeep48.val()) | self.efill48.val();
-        }
+        self.sx_acc.x.next = signed_cast(self.acc_s.val());
 
         // ---------------- FIN ----------------
         self.zero_area.next = !self.aacc.q.val().any();
@@ -839,13 +828,13 @@ impl Logic for Setup {
             if self.step.q.val() != self.zero3.val() {
                 // Odd step or the last: t2 accumulates. Even steps 2 and 4 finish an edge:
                 // V_k → t1 (t0 ← t1), and t2 restarts at −1.
-                self.t2.d.next = self.sum_n.val();
+                self.t2.d.next = unsigned_cast(self.sx_sum.y.val());
                 if !self.step.q.val().get_bit(0) & (self.step.q.val() != self.step_last.val()) {
                     self.t0.d.next = self.t1.q.val();
-                    self.t1.d.next = self.sum_n.val();
+                    self.t1.d.next = unsigned_cast(self.sx_sum.y.val());
                     self.t2.d.next = self.ones48.val();
                 }
-                self.aacc.d.next = self.acc_n.val();
+                self.aacc.d.next = unsigned_cast(self.sx_acc.y.val());
             }
             if self.step.q.val().get_bit(0) & (self.step.q.val() != self.step_last.val()) {
                 self.r0x.d.next = self.r1x.q.val();
