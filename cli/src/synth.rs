@@ -18,14 +18,15 @@ use tilerast_fpga::{flow, postsim, report, FlowError};
 /// Options of `tilerast synth`.
 #[derive(Args, Debug)]
 pub struct SynthArgs {
-    /// Board: icebreaker, hx8k or ulx3s (runs the whole flow; with --blocks: the device).
+    /// Board: icebreaker, hx8k or ulx3s (runs the whole flow; with --blocks or --postsim: whose
+    /// synthesis to use, nothing else).
     #[arg(long)]
     pub board: Option<String>,
     /// Synthesize each block module of the preset's core separately and tabulate the sizes.
     #[arg(long)]
     pub blocks: bool,
     /// Post-synthesis simulation of the preset's raster core against the golden cycle model,
-    /// synthesized as --board's flow does it (iCE40 boards; default icebreaker, preset ice40).
+    /// synthesized as --board's flow does it (default icebreaker, preset: the board's, or ice40).
     #[arg(long)]
     pub postsim: bool,
     /// Print the table of every report under target/fpga/ (and write target/fpga/table.md).
@@ -77,7 +78,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         let preset = a.preset.clone().unwrap_or_else(|| b.preset().to_string());
         flow::synth_blocks(b, &preset, &root, out).map_err(fe)?;
         did = true;
-    } else if let Some(b) = board {
+    } else if let Some(b) = board.filter(|_| !a.postsim) {
         let mut opts = flow::FlowOpts {
             verilog: a.verilog.clone(),
             top: a.top.clone(),

@@ -6,8 +6,9 @@
 //!
 //! ```text
 //!  scenes / random frame ─► commands ─► cosim::Driver (RasterCoreCycle) ─► in.hex + exp.hex
-//!  rtl-out/tilerast_<p>.v ─► yosys synth_ice40; write_verilog -noattr ─► netlist.v
+//!  rtl-out/tilerast_<p>.v ─► yosys synth_ice40 | synth_ecp5; write_verilog -noattr ─► netlist.v
 //!  iverilog fpga/tb/postsim_tb.v + fpga/tb/core_adapter.v + netlist.v + <share>/ice40/cells_sim.v
+//!           (ECP5: <share>/ecp5/cells_sim.v + fpga/tb/ecp5_mult18x18d.v)
 //!      ─► vvp +in=… +exp=… +cycles=N ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
 //! ```
 //!
@@ -398,7 +399,8 @@ pub struct PostsimSummary {
 }
 
 /// The whole post-synthesis regression of the `preset` core with the synthesis of `board`'s
-/// flow (iCE40 boards: the UP5K's SB_MAC16 script or the HX8K's plain `synth_ice40`):
+/// flow (the UP5K's SB_MAC16 script, the HX8K's plain `synth_ice40`, or the ULX3S's
+/// `synth_ecp5` with its MULT18X18Ds, simulated by `fpga/tb/ecp5_mult18x18d.v`):
 /// synthesize, compile once, run every scenario; every run must PASS with the quad count the
 /// model predicts (> 0). Output directory `target/fpga/postsim-<preset>-<device>/`.
 pub fn run_core(
@@ -408,12 +410,6 @@ pub fn run_core(
     scale: f64,
     out: &mut dyn Write,
 ) -> Result<PostsimSummary, FlowError> {
-    if board.family != Family::Ice40 {
-        return Err(FlowError(format!(
-            "--postsim: board {} is not an iCE40 (the simulation uses yosys's iCE40 cell models)",
-            board.name
-        )));
-    }
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
     let dir = root.join(format!("target/fpga/postsim-{preset}-{}", board.device));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
@@ -434,16 +430,20 @@ pub fn run_core(
     }
     let max = vecs.iter().map(Vectors::cycles).max().unwrap_or(1);
     let t = std::time::Instant::now();
-    let net = synth_netlist(root, &dir, Family::Ice40, board.device, &[rtl], &top, out)?;
+    let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], &top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
-    let mut defs = ice40_cell_defines();
+    let (mut defs, cells) = match board.family {
+        Family::Ice40 => (ice40_cell_defines(), vec![share.join("ice40/cells_sim.v")]),
+        // yosys ships no MULT18X18D model; ours covers the combinational use synth_ecp5 makes.
+        Family::Ecp5 => (
+            vec![format!("-I{}", share.join("ecp5").display())],
+            vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
+        ),
+    };
     defs.push(format!("-DTR_CORE={top}"));
     defs.push("-DCORE_LAYOUT".into());
-    let files = vec![
-        root.join("fpga/tb/core_adapter.v"),
-        net,
-        share.join("ice40/cells_sim.v"),
-    ];
+    let mut files = vec![root.join("fpga/tb/core_adapter.v"), net];
+    files.extend(cells);
     let bench = compile(root, &dir, "netlist", &files, &defs, IN_W * 32, OUT_W * 32, max, out)?;
     let t = std::time::Instant::now();
     let mut sum = PostsimSummary {

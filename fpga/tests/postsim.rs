@@ -8,6 +8,9 @@
 //!   Icarus runs the gate-level netlist at about 60 cycles/s, so the test runs the first 40 %
 //!   of each scenario (`TILERAST_POSTSIM_SCALE`, default 0.4); `tilerast synth --postsim` runs
 //!   them whole.
+//! - `hx8k_core_netlist_matches_golden_every_cycle`, `ecp5_core_netlist_matches_golden_every_cycle`:
+//!   the same check on the HX8K flow's netlist (LUT multipliers) and the ULX3S flow's
+//!   (`synth_ecp5`, MULT18X18D multipliers with our model `fpga/tb/ecp5_mult18x18d.v`).
 //! - `rangeless_signed_localparam_*`: the bug class post-synthesis simulation exists for. A
 //!   range-less signed localparam compare (`fpga/tb/lp_bug.v`) passes RTL simulation and fails
 //!   post-synthesis simulation; the expected outputs are computed here from the Verilog
@@ -186,5 +189,32 @@ fn hx8k_core_netlist_matches_golden_every_cycle() {
     for (name, r) in &s.runs {
         assert!(r.cycles > 0 && r.quads > 0, "{name}: {r:?}");
     }
+    eprintln!("{}", String::from_utf8_lossy(&log));
+}
+
+/// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D
+/// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, short
+/// runs (`TILERAST_POSTSIM_SCALE_ECP5`, default 0.15). The ULX3S ships the `full` core, whose
+/// gate-level simulation is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
+#[test]
+fn ecp5_core_netlist_matches_golden_every_cycle() {
+    let mut log = Vec::new();
+    let scale = std::env::var("TILERAST_POSTSIM_SCALE_ECP5")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.15);
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let s = postsim::run_core(&repo_root(), "ice40", b, scale, &mut log).unwrap_or_else(|e| {
+        panic!("{e}\n{}", String::from_utf8_lossy(&log));
+    });
+    assert!(s.runs.len() >= 3, "scenes + random frame");
+    for (name, r) in &s.runs {
+        assert!(r.cycles > 0 && r.quads > 0, "{name}: {r:?}");
+    }
+    let net = std::fs::read_to_string(repo_root().join("target/fpga/postsim-ice40-85k/tilerast_ice40_syn.v")).unwrap();
+    assert!(
+        net.contains("MULT18X18D") && net.contains("CCU2C"),
+        "an ECP5 netlist with DSPs and carries"
+    );
     eprintln!("{}", String::from_utf8_lossy(&log));
 }

@@ -80,13 +80,14 @@ pub struct Board {
 }
 
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core
-/// with the UART top fills 99 % of the UP5K and reaches about 21 MHz there (its critical path is
-/// the combinational ready chain from the top through every block to setup), so the board runs
-/// at 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
+/// with the UART top fills 98 % of the UP5K and reaches 22–24 MHz there (its critical path is
+/// the core's combinational ready chain through every block to setup), so the board runs at
+/// 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
 pub const ICEBREAKER_PLL_HZ: u32 = 18_000_000;
 /// PLL output target of the iCE40-HX8K breakout board, Hz. The goal is 75 MHz; on the HX8K the
-/// ice40_1x core reaches about 53 MHz and the 4x ice40 core (`--preset ice40`, 100 % of the LCs)
-/// about 46 MHz (nextpnr, README table), so the board runs at 42 MHz, which both meet.
+/// ice40_1x core reaches about 55 MHz and the 4x ice40 core (`--preset ice40`, 99 % of the LCs)
+/// about 54 MHz (nextpnr, README table), so the board runs at 42 MHz, which both meet with room
+/// for nextpnr's seed-to-seed spread.
 pub const HX8K_PLL_HZ: u32 = 42_000_000;
 /// PLL output target of the ULX3S (ECP5-85F), Hz. The goal is 100 MHz; the `full` core's
 /// post-placement estimate on the 85F is about 34 MHz (nextpnr-ecp5, README table), so the board
