@@ -27,16 +27,17 @@
 //! **Setup, adds and shifts only.** Accept stage (from the ports into registers): N =
 //! `(size + 128) >> 8` clamped to `[1, max_point_size]`, s = `min(size, max_point_size·256)`,
 //! and the two axis adder constants `K_lo, K_hi` = `−256(N−1), +256(N−1)` (AA off) or
-//! `31 − s, s − 1` (AA on). With p the position in 1/256 px, the axis unit computes
-//! `A0 = (2p + K_lo) >> 5` and `A1 = (2p + K_hi) >> 5` in 1/16 px. AA off it clears the low 4
-//! bits of A0 and sets those of A1: the pixel range `[⌊p/256 − (N−1)/2⌋, ⌊p/256 + (N−1)/2⌋]`,
+//! `31 − s, s − 1` (AA on), each candidate one adder or one constant compare from `in_size`,
+//! then muxed (the accept stage sits right behind the command RAM in the FPGA tops). With p
+//! the position in 1/256 px, the axis unit computes `A0 = (2p + K_lo) >> 5` and
+//! `A1 = (2p + K_hi) >> 5` in 1/16 px. AA off it clears the low 4 bits of A0 and sets those of
+//! A1: the pixel range `[⌊p/256 − (N−1)/2⌋, ⌊p/256 + (N−1)/2⌋]`,
 //! which is the seed's parity-dependent range (odd N: centred on the pixel holding the point;
 //! even N: on the nearest pixel corner). AA on, A0 / A1 are the first / last 1/16-px position
 //! inside `[2p − s, 2p + s)` (1/512 px). Then it clips them to the tile and the viewport
 //! (`[16·tile_origin, 16·min(tile_end, viewport) − 1]`, both axes' bounds computed from the
-//! ports and registered at accept, which keeps that adder and compare off the SX/SY path, the
-//! core's critical path on the HX8K) and splits them into quad (bits
-//! 5..16), pixel parity (bit 4) and in-pixel threshold (bits 0..3).
+//! ports and registered at accept, which keeps that adder and compare off the SX/SY path) and
+//! splits them into quad (bits 5..16), pixel parity (bit 4) and in-pixel threshold (bits 0..3).
 //!
 //! **Scan** (the seed's quad-by-quad scan): quad rows bottom-up, in a row left→right, Q =
 //! `quads_per_clock` quads per step. Per quad column the seed's span cases: the first
@@ -64,7 +65,8 @@
 //!
 //! Size: one shared axis unit (two 26-bit adders, three 21-bit compares) instead of one per
 //! axis; no multiplier; per lane only an equality compare, S-bit masks and a 12-bit add.
-//! Yosys 0.23 `synth_ice40` at the ice40 preset: 564 SB_LUT4, 273 SB_CARRY, 276 flip-flops.
+//! Yosys 0.23, the UP5K flow (`synth_ice40 -abc9 -dff`), block alone, ice40 preset: 486 SB_LUT4,
+//! 342 SB_CARRY, 273 flip-flops (README per-block table).
 
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
