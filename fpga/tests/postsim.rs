@@ -154,15 +154,13 @@ fn testbench_reports_the_first_mismatch() {
     );
 }
 
-#[test]
-fn core_netlist_matches_golden_every_cycle() {
+/// The post-synthesis regression of `preset`'s core with `board`'s synthesis, each scenario cut
+/// to `scale` (env `var` overrides it): every run passes with a non-zero quad count.
+fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) {
     let mut log = Vec::new();
-    let scale = std::env::var("TILERAST_POSTSIM_SCALE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.4);
-    let ib = tilerast_fpga::board("icebreaker").unwrap();
-    let s = postsim::run_core(&repo_root(), "ice40", ib, scale, &mut log).unwrap_or_else(|e| {
+    let scale = std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(scale);
+    let b = tilerast_fpga::board(board).unwrap();
+    let s = postsim::run_core(&repo_root(), preset, b, scale, &mut log).unwrap_or_else(|e| {
         panic!("{e}\n{}", String::from_utf8_lossy(&log));
     });
     assert!(s.runs.len() >= 3, "scenes + random frame");
@@ -172,24 +170,17 @@ fn core_netlist_matches_golden_every_cycle() {
     eprintln!("{}", String::from_utf8_lossy(&log));
 }
 
+#[test]
+fn core_netlist_matches_golden_every_cycle() {
+    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.4);
+}
+
 /// The core the HX8K bitstream ships (ice40_1x) as the HX8K flow synthesizes it (plain
 /// `synth_ice40`, LUT multipliers), shorter runs (`TILERAST_POSTSIM_SCALE_HX8K`, default 0.15).
 #[test]
 fn hx8k_core_netlist_matches_golden_every_cycle() {
-    let mut log = Vec::new();
-    let scale = std::env::var("TILERAST_POSTSIM_SCALE_HX8K")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.15);
     let b = tilerast_fpga::board("hx8k").unwrap();
-    let s = postsim::run_core(&repo_root(), b.preset(), b, scale, &mut log).unwrap_or_else(|e| {
-        panic!("{e}\n{}", String::from_utf8_lossy(&log));
-    });
-    assert!(s.runs.len() >= 3, "scenes + random frame");
-    for (name, r) in &s.runs {
-        assert!(r.cycles > 0 && r.quads > 0, "{name}: {r:?}");
-    }
-    eprintln!("{}", String::from_utf8_lossy(&log));
+    core_postsim(b.name, b.preset(), "TILERAST_POSTSIM_SCALE_HX8K", 0.15);
 }
 
 /// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D
@@ -198,23 +189,10 @@ fn hx8k_core_netlist_matches_golden_every_cycle() {
 /// gate-level simulation is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
 #[test]
 fn ecp5_core_netlist_matches_golden_every_cycle() {
-    let mut log = Vec::new();
-    let scale = std::env::var("TILERAST_POSTSIM_SCALE_ECP5")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.15);
-    let b = tilerast_fpga::board("ulx3s").unwrap();
-    let s = postsim::run_core(&repo_root(), "ice40", b, scale, &mut log).unwrap_or_else(|e| {
-        panic!("{e}\n{}", String::from_utf8_lossy(&log));
-    });
-    assert!(s.runs.len() >= 3, "scenes + random frame");
-    for (name, r) in &s.runs {
-        assert!(r.cycles > 0 && r.quads > 0, "{name}: {r:?}");
-    }
+    core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.15);
     let net = std::fs::read_to_string(repo_root().join("target/fpga/postsim-ice40-85k/tilerast_ice40_syn.v")).unwrap();
     assert!(
         net.contains("MULT18X18D") && net.contains("CCU2C"),
         "an ECP5 netlist with DSPs and carries"
     );
-    eprintln!("{}", String::from_utf8_lossy(&log));
 }
