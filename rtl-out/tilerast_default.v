@@ -5993,6 +5993,30 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
     localparam [47:0] c_ln__13 = 48'h0;
     localparam [47:0] c_ln__14 = 48'h0;
     localparam [47:0] c_ln__15 = 48'h0;
+    localparam [0:0] c_nreg__0 = 1'b0;
+    localparam [0:0] c_nreg__1 = 1'b0;
+    localparam [0:0] c_nreg__2 = 1'b0;
+    localparam [0:0] c_nreg__3 = 1'b0;
+    localparam [0:0] c_nreg__4 = 1'b0;
+    localparam [0:0] c_nreg__5 = 1'b0;
+    localparam [0:0] c_nreg__6 = 1'b0;
+    localparam [0:0] c_nreg__7 = 1'b0;
+    localparam [0:0] c_nreg__8 = 1'b0;
+    localparam [0:0] c_nreg__9 = 1'b1;
+    localparam [0:0] c_nreg__10 = 1'b1;
+    localparam [0:0] c_nreg__11 = 1'b1;
+    localparam [0:0] c_nreg__12 = 1'b0;
+    localparam [0:0] c_nreg__13 = 1'b0;
+    localparam [0:0] c_nreg__14 = 1'b0;
+    localparam [0:0] c_nreg__15 = 1'b1;
+    localparam [0:0] c_nreg__16 = 1'b1;
+    localparam [0:0] c_nreg__17 = 1'b1;
+    localparam [0:0] c_nreg__18 = 1'b1;
+    localparam [0:0] c_nreg__19 = 1'b1;
+    localparam [0:0] c_nreg__20 = 1'b1;
+    localparam [0:0] c_nreg__21 = 1'b1;
+    localparam [0:0] c_nreg__22 = 1'b1;
+    localparam [0:0] c_nreg__23 = 1'b1;
     localparam [47:0] c_bp__0 = 48'h0;
     localparam [47:0] c_bp__1 = 48'hffffffffffff;
     localparam [47:0] c_bp__2 = 48'h0;
@@ -6084,6 +6108,78 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
     reg  [47:0] dv__11__d;
     wire  [47:0] dv__11__q;
     reg  dv__11__clock;
+    reg  [47:0] nv__0__d;
+    wire  [47:0] nv__0__q;
+    reg  nv__0__clock;
+    reg  [47:0] nv__1__d;
+    wire  [47:0] nv__1__q;
+    reg  nv__1__clock;
+    reg  [47:0] nv__2__d;
+    wire  [47:0] nv__2__q;
+    reg  nv__2__clock;
+    reg  [47:0] nv__3__d;
+    wire  [47:0] nv__3__q;
+    reg  nv__3__clock;
+    reg  [47:0] nv__4__d;
+    wire  [47:0] nv__4__q;
+    reg  nv__4__clock;
+    reg  [47:0] nv__5__d;
+    wire  [47:0] nv__5__q;
+    reg  nv__5__clock;
+    reg  [47:0] nv__6__d;
+    wire  [47:0] nv__6__q;
+    reg  nv__6__clock;
+    reg  [47:0] nv__7__d;
+    wire  [47:0] nv__7__q;
+    reg  nv__7__clock;
+    reg  [47:0] nv__8__d;
+    wire  [47:0] nv__8__q;
+    reg  nv__8__clock;
+    reg  [47:0] nv__9__d;
+    wire  [47:0] nv__9__q;
+    reg  nv__9__clock;
+    reg  [47:0] nv__10__d;
+    wire  [47:0] nv__10__q;
+    reg  nv__10__clock;
+    reg  [47:0] nv__11__d;
+    wire  [47:0] nv__11__q;
+    reg  nv__11__clock;
+    reg  [47:0] nv__12__d;
+    wire  [47:0] nv__12__q;
+    reg  nv__12__clock;
+    reg  [47:0] nv__13__d;
+    wire  [47:0] nv__13__q;
+    reg  nv__13__clock;
+    reg  [47:0] nv__14__d;
+    wire  [47:0] nv__14__q;
+    reg  nv__14__clock;
+    reg  [47:0] nv__15__d;
+    wire  [47:0] nv__15__q;
+    reg  nv__15__clock;
+    reg  [47:0] nv__16__d;
+    wire  [47:0] nv__16__q;
+    reg  nv__16__clock;
+    reg  [47:0] nv__17__d;
+    wire  [47:0] nv__17__q;
+    reg  nv__17__clock;
+    reg  [47:0] nv__18__d;
+    wire  [47:0] nv__18__q;
+    reg  nv__18__clock;
+    reg  [47:0] nv__19__d;
+    wire  [47:0] nv__19__q;
+    reg  nv__19__clock;
+    reg  [47:0] nv__20__d;
+    wire  [47:0] nv__20__q;
+    reg  nv__20__clock;
+    reg  [47:0] nv__21__d;
+    wire  [47:0] nv__21__q;
+    reg  nv__21__clock;
+    reg  [47:0] nv__22__d;
+    wire  [47:0] nv__22__q;
+    reg  nv__22__clock;
+    reg  [47:0] nv__23__d;
+    wire  [47:0] nv__23__q;
+    reg  nv__23__clock;
     reg  [23:0] av__0__d;
     wire  [23:0] av__0__q;
     reg  av__0__clock;
@@ -6388,6 +6484,54 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
     reg  [47:0] nn__21;
     reg  [47:0] nn__22;
     reg  [47:0] nn__23;
+    reg  [47:0] iw__0;
+    reg  [47:0] iw__1;
+    reg  [47:0] iw__2;
+    reg  [47:0] iw__3;
+    reg  [47:0] iw__4;
+    reg  [47:0] iw__5;
+    reg  [47:0] ix__0;
+    reg  [47:0] ix__1;
+    reg  [47:0] ix__2;
+    reg  [47:0] ix__3;
+    reg  [47:0] ix__4;
+    reg  [47:0] ix__5;
+    reg  [47:0] i2__0;
+    reg  [47:0] i2__1;
+    reg  [47:0] i2__2;
+    reg  [47:0] i2__3;
+    reg  [47:0] i2__4;
+    reg  [47:0] i2__5;
+    reg  [47:0] i2__6;
+    reg  [47:0] i2__7;
+    reg  [47:0] i2__8;
+    reg  [47:0] i2__9;
+    reg  [47:0] i2__10;
+    reg  [47:0] i2__11;
+    reg  [47:0] nl__0;
+    reg  [47:0] nl__1;
+    reg  [47:0] nl__2;
+    reg  [47:0] nl__3;
+    reg  [47:0] nl__4;
+    reg  [47:0] nl__5;
+    reg  [47:0] nl__6;
+    reg  [47:0] nl__7;
+    reg  [47:0] nl__8;
+    reg  [47:0] nl__9;
+    reg  [47:0] nl__10;
+    reg  [47:0] nl__11;
+    reg  [47:0] nl__12;
+    reg  [47:0] nl__13;
+    reg  [47:0] nl__14;
+    reg  [47:0] nl__15;
+    reg  [47:0] nl__16;
+    reg  [47:0] nl__17;
+    reg  [47:0] nl__18;
+    reg  [47:0] nl__19;
+    reg  [47:0] nl__20;
+    reg  [47:0] nl__21;
+    reg  [47:0] nl__22;
+    reg  [47:0] nl__23;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -6619,6 +6763,126 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
         .q(dv__11__q),
         .clock(dv__11__clock)
     );
+    tilerast_default__sample__nv__0 nv__0(
+        .d(nv__0__d),
+        .q(nv__0__q),
+        .clock(nv__0__clock)
+    );
+    tilerast_default__sample__nv__1 nv__1(
+        .d(nv__1__d),
+        .q(nv__1__q),
+        .clock(nv__1__clock)
+    );
+    tilerast_default__sample__nv__2 nv__2(
+        .d(nv__2__d),
+        .q(nv__2__q),
+        .clock(nv__2__clock)
+    );
+    tilerast_default__sample__nv__3 nv__3(
+        .d(nv__3__d),
+        .q(nv__3__q),
+        .clock(nv__3__clock)
+    );
+    tilerast_default__sample__nv__4 nv__4(
+        .d(nv__4__d),
+        .q(nv__4__q),
+        .clock(nv__4__clock)
+    );
+    tilerast_default__sample__nv__5 nv__5(
+        .d(nv__5__d),
+        .q(nv__5__q),
+        .clock(nv__5__clock)
+    );
+    tilerast_default__sample__nv__6 nv__6(
+        .d(nv__6__d),
+        .q(nv__6__q),
+        .clock(nv__6__clock)
+    );
+    tilerast_default__sample__nv__7 nv__7(
+        .d(nv__7__d),
+        .q(nv__7__q),
+        .clock(nv__7__clock)
+    );
+    tilerast_default__sample__nv__8 nv__8(
+        .d(nv__8__d),
+        .q(nv__8__q),
+        .clock(nv__8__clock)
+    );
+    tilerast_default__sample__nv__9 nv__9(
+        .d(nv__9__d),
+        .q(nv__9__q),
+        .clock(nv__9__clock)
+    );
+    tilerast_default__sample__nv__10 nv__10(
+        .d(nv__10__d),
+        .q(nv__10__q),
+        .clock(nv__10__clock)
+    );
+    tilerast_default__sample__nv__11 nv__11(
+        .d(nv__11__d),
+        .q(nv__11__q),
+        .clock(nv__11__clock)
+    );
+    tilerast_default__sample__nv__12 nv__12(
+        .d(nv__12__d),
+        .q(nv__12__q),
+        .clock(nv__12__clock)
+    );
+    tilerast_default__sample__nv__13 nv__13(
+        .d(nv__13__d),
+        .q(nv__13__q),
+        .clock(nv__13__clock)
+    );
+    tilerast_default__sample__nv__14 nv__14(
+        .d(nv__14__d),
+        .q(nv__14__q),
+        .clock(nv__14__clock)
+    );
+    tilerast_default__sample__nv__15 nv__15(
+        .d(nv__15__d),
+        .q(nv__15__q),
+        .clock(nv__15__clock)
+    );
+    tilerast_default__sample__nv__16 nv__16(
+        .d(nv__16__d),
+        .q(nv__16__q),
+        .clock(nv__16__clock)
+    );
+    tilerast_default__sample__nv__17 nv__17(
+        .d(nv__17__d),
+        .q(nv__17__q),
+        .clock(nv__17__clock)
+    );
+    tilerast_default__sample__nv__18 nv__18(
+        .d(nv__18__d),
+        .q(nv__18__q),
+        .clock(nv__18__clock)
+    );
+    tilerast_default__sample__nv__19 nv__19(
+        .d(nv__19__d),
+        .q(nv__19__q),
+        .clock(nv__19__clock)
+    );
+    tilerast_default__sample__nv__20 nv__20(
+        .d(nv__20__d),
+        .q(nv__20__q),
+        .clock(nv__20__clock)
+    );
+    tilerast_default__sample__nv__21 nv__21(
+        .d(nv__21__d),
+        .q(nv__21__q),
+        .clock(nv__21__clock)
+    );
+    tilerast_default__sample__nv__22 nv__22(
+        .d(nv__22__d),
+        .q(nv__22__q),
+        .clock(nv__22__clock)
+    );
+    tilerast_default__sample__nv__23 nv__23(
+        .d(nv__23__d),
+        .q(nv__23__q),
+        .clock(nv__23__clock)
+    );
     tilerast_default__sample__av__0 av__0(
         .d(av__0__d),
         .q(av__0__q),
@@ -6842,6 +7106,54 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
         dv__10__d = dv__10__q;
         dv__11__clock = clock;
         dv__11__d = dv__11__q;
+        nv__0__clock = clock;
+        nv__0__d = nv__0__q;
+        nv__1__clock = clock;
+        nv__1__d = nv__1__q;
+        nv__2__clock = clock;
+        nv__2__d = nv__2__q;
+        nv__3__clock = clock;
+        nv__3__d = nv__3__q;
+        nv__4__clock = clock;
+        nv__4__d = nv__4__q;
+        nv__5__clock = clock;
+        nv__5__d = nv__5__q;
+        nv__6__clock = clock;
+        nv__6__d = nv__6__q;
+        nv__7__clock = clock;
+        nv__7__d = nv__7__q;
+        nv__8__clock = clock;
+        nv__8__d = nv__8__q;
+        nv__9__clock = clock;
+        nv__9__d = nv__9__q;
+        nv__10__clock = clock;
+        nv__10__d = nv__10__q;
+        nv__11__clock = clock;
+        nv__11__d = nv__11__q;
+        nv__12__clock = clock;
+        nv__12__d = nv__12__q;
+        nv__13__clock = clock;
+        nv__13__d = nv__13__q;
+        nv__14__clock = clock;
+        nv__14__d = nv__14__q;
+        nv__15__clock = clock;
+        nv__15__d = nv__15__q;
+        nv__16__clock = clock;
+        nv__16__d = nv__16__q;
+        nv__17__clock = clock;
+        nv__17__d = nv__17__q;
+        nv__18__clock = clock;
+        nv__18__d = nv__18__q;
+        nv__19__clock = clock;
+        nv__19__d = nv__19__q;
+        nv__20__clock = clock;
+        nv__20__d = nv__20__q;
+        nv__21__clock = clock;
+        nv__21__d = nv__21__q;
+        nv__22__clock = clock;
+        nv__22__d = nv__22__q;
+        nv__23__clock = clock;
+        nv__23__d = nv__23__q;
         oqx__0__clock = clock;
         oqx__0__d = oqx__0__q;
         oqy__0__clock = clock;
@@ -6913,6 +7225,48 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
         bw__0 = ((bv__0__q) & 48'hffffffffffff);
         bw__1 = ((bv__1__q) & 48'hffffffffffff);
         bw__2 = ((bv__2__q) & 48'hffffffffffff);
+        iw__0 = (($unsigned(in_a0) & c_amask) & 48'hffffffffffff);
+        iw__1 = (($unsigned(in_a1) & c_amask) & 48'hffffffffffff);
+        iw__2 = (($unsigned(in_a2) & c_amask) & 48'hffffffffffff);
+        iw__3 = (($unsigned(in_b0) & c_amask) & 48'hffffffffffff);
+        iw__4 = (($unsigned(in_b1) & c_amask) & 48'hffffffffffff);
+        iw__5 = (($unsigned(in_b2) & c_amask) & 48'hffffffffffff);
+        ix__0 = iw__0;
+        if (iw__0[c_asgn]) begin
+            ix__0 = iw__0 | c_ahi;
+        end
+        ix__1 = iw__1;
+        if (iw__1[c_asgn]) begin
+            ix__1 = iw__1 | c_ahi;
+        end
+        ix__2 = iw__2;
+        if (iw__2[c_asgn]) begin
+            ix__2 = iw__2 | c_ahi;
+        end
+        ix__3 = iw__3;
+        if (iw__3[c_asgn]) begin
+            ix__3 = iw__3 | c_ahi;
+        end
+        ix__4 = iw__4;
+        if (iw__4[c_asgn]) begin
+            ix__4 = iw__4 | c_ahi;
+        end
+        ix__5 = iw__5;
+        if (iw__5[c_asgn]) begin
+            ix__5 = iw__5 | c_ahi;
+        end
+        i2__0 = ix__0;
+        i2__1 = i2__0 << 32'h1;
+        i2__2 = i2__1 << 32'h1;
+        i2__3 = i2__2 << 32'h1;
+        i2__4 = ix__1;
+        i2__5 = i2__4 << 32'h1;
+        i2__6 = i2__5 << 32'h1;
+        i2__7 = i2__6 << 32'h1;
+        i2__8 = ix__2;
+        i2__9 = i2__8 << 32'h1;
+        i2__10 = i2__9 << 32'h1;
+        i2__11 = i2__10 << 32'h1;
         ax__0 = aw__0;
         if (aw__0[c_asgn]) begin
             ax__0 = aw__0 | c_ahi;
@@ -7073,29 +7427,125 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
         end
         gg__11 = (((ec__2__q & c_wumask) + (dx__11 & c_wumask)) & c_wumask) >> 32'h4;
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
-        nn__6 = nn__0 + bx__0;
+        if (c_nreg__0) begin
+            nn__0 = nv__0__q;
+        end
+        nn__6 = bx__0;
+        if (c_nreg__6) begin
+            nn__6 = nv__6__q;
+        end
+        nl__0 = (i2__0 & c_lp__0) + (i2__1 & c_lp__1) + (i2__2 & c_lp__2) + (i2__3 & c_lp__3) - (i2__0 & c_ln__0) - (i2__1 & c_ln__1) - (i2__2 & c_ln__2) - (i2__3 & c_ln__3);
+        nl__6 = nl__0 + ix__3;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
-        nn__7 = nn__1 + bx__1;
+        if (c_nreg__1) begin
+            nn__1 = nv__1__q;
+        end
+        nn__7 = bx__1;
+        if (c_nreg__7) begin
+            nn__7 = nv__7__q;
+        end
+        nl__1 = (i2__4 & c_lp__0) + (i2__5 & c_lp__1) + (i2__6 & c_lp__2) + (i2__7 & c_lp__3) - (i2__4 & c_ln__0) - (i2__5 & c_ln__1) - (i2__6 & c_ln__2) - (i2__7 & c_ln__3);
+        nl__7 = nl__1 + ix__4;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
-        nn__8 = nn__2 + bx__2;
+        if (c_nreg__2) begin
+            nn__2 = nv__2__q;
+        end
+        nn__8 = bx__2;
+        if (c_nreg__8) begin
+            nn__8 = nv__8__q;
+        end
+        nl__2 = (i2__8 & c_lp__0) + (i2__9 & c_lp__1) + (i2__10 & c_lp__2) + (i2__11 & c_lp__3) - (i2__8 & c_ln__0) - (i2__9 & c_ln__1) - (i2__10 & c_ln__2) - (i2__11 & c_ln__3);
+        nl__8 = nl__2 + ix__5;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
-        nn__9 = nn__3 + bx__0;
+        if (c_nreg__3) begin
+            nn__3 = nv__3__q;
+        end
+        nn__9 = bx__0;
+        if (c_nreg__9) begin
+            nn__9 = nv__9__q;
+        end
+        nl__3 = (i2__0 & c_lp__4) + (i2__1 & c_lp__5) + (i2__2 & c_lp__6) + (i2__3 & c_lp__7) - (i2__0 & c_ln__4) - (i2__1 & c_ln__5) - (i2__2 & c_ln__6) - (i2__3 & c_ln__7);
+        nl__9 = nl__3 + ix__3;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
-        nn__10 = nn__4 + bx__1;
+        if (c_nreg__4) begin
+            nn__4 = nv__4__q;
+        end
+        nn__10 = bx__1;
+        if (c_nreg__10) begin
+            nn__10 = nv__10__q;
+        end
+        nl__4 = (i2__4 & c_lp__4) + (i2__5 & c_lp__5) + (i2__6 & c_lp__6) + (i2__7 & c_lp__7) - (i2__4 & c_ln__4) - (i2__5 & c_ln__5) - (i2__6 & c_ln__6) - (i2__7 & c_ln__7);
+        nl__10 = nl__4 + ix__4;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
-        nn__11 = nn__5 + bx__2;
+        if (c_nreg__5) begin
+            nn__5 = nv__5__q;
+        end
+        nn__11 = bx__2;
+        if (c_nreg__11) begin
+            nn__11 = nv__11__q;
+        end
+        nl__5 = (i2__8 & c_lp__4) + (i2__9 & c_lp__5) + (i2__10 & c_lp__6) + (i2__11 & c_lp__7) - (i2__8 & c_ln__4) - (i2__9 & c_ln__5) - (i2__10 & c_ln__6) - (i2__11 & c_ln__7);
+        nl__11 = nl__5 + ix__5;
         nn__12 = (a2__0 & c_lp__8) + (a2__1 & c_lp__9) + (a2__2 & c_lp__10) + (a2__3 & c_lp__11) - (a2__0 & c_ln__8) - (a2__1 & c_ln__9) - (a2__2 & c_ln__10) - (a2__3 & c_ln__11);
-        nn__18 = nn__12 + bx__0;
+        if (c_nreg__12) begin
+            nn__12 = nv__12__q;
+        end
+        nn__18 = bx__0;
+        if (c_nreg__18) begin
+            nn__18 = nv__18__q;
+        end
+        nl__12 = (i2__0 & c_lp__8) + (i2__1 & c_lp__9) + (i2__2 & c_lp__10) + (i2__3 & c_lp__11) - (i2__0 & c_ln__8) - (i2__1 & c_ln__9) - (i2__2 & c_ln__10) - (i2__3 & c_ln__11);
+        nl__18 = nl__12 + ix__3;
         nn__13 = (a2__4 & c_lp__8) + (a2__5 & c_lp__9) + (a2__6 & c_lp__10) + (a2__7 & c_lp__11) - (a2__4 & c_ln__8) - (a2__5 & c_ln__9) - (a2__6 & c_ln__10) - (a2__7 & c_ln__11);
-        nn__19 = nn__13 + bx__1;
+        if (c_nreg__13) begin
+            nn__13 = nv__13__q;
+        end
+        nn__19 = bx__1;
+        if (c_nreg__19) begin
+            nn__19 = nv__19__q;
+        end
+        nl__13 = (i2__4 & c_lp__8) + (i2__5 & c_lp__9) + (i2__6 & c_lp__10) + (i2__7 & c_lp__11) - (i2__4 & c_ln__8) - (i2__5 & c_ln__9) - (i2__6 & c_ln__10) - (i2__7 & c_ln__11);
+        nl__19 = nl__13 + ix__4;
         nn__14 = (a2__8 & c_lp__8) + (a2__9 & c_lp__9) + (a2__10 & c_lp__10) + (a2__11 & c_lp__11) - (a2__8 & c_ln__8) - (a2__9 & c_ln__9) - (a2__10 & c_ln__10) - (a2__11 & c_ln__11);
-        nn__20 = nn__14 + bx__2;
+        if (c_nreg__14) begin
+            nn__14 = nv__14__q;
+        end
+        nn__20 = bx__2;
+        if (c_nreg__20) begin
+            nn__20 = nv__20__q;
+        end
+        nl__14 = (i2__8 & c_lp__8) + (i2__9 & c_lp__9) + (i2__10 & c_lp__10) + (i2__11 & c_lp__11) - (i2__8 & c_ln__8) - (i2__9 & c_ln__9) - (i2__10 & c_ln__10) - (i2__11 & c_ln__11);
+        nl__20 = nl__14 + ix__5;
         nn__15 = (a2__0 & c_lp__12) + (a2__1 & c_lp__13) + (a2__2 & c_lp__14) + (a2__3 & c_lp__15) - (a2__0 & c_ln__12) - (a2__1 & c_ln__13) - (a2__2 & c_ln__14) - (a2__3 & c_ln__15);
-        nn__21 = nn__15 + bx__0;
+        if (c_nreg__15) begin
+            nn__15 = nv__15__q;
+        end
+        nn__21 = bx__0;
+        if (c_nreg__21) begin
+            nn__21 = nv__21__q;
+        end
+        nl__15 = (i2__0 & c_lp__12) + (i2__1 & c_lp__13) + (i2__2 & c_lp__14) + (i2__3 & c_lp__15) - (i2__0 & c_ln__12) - (i2__1 & c_ln__13) - (i2__2 & c_ln__14) - (i2__3 & c_ln__15);
+        nl__21 = nl__15 + ix__3;
         nn__16 = (a2__4 & c_lp__12) + (a2__5 & c_lp__13) + (a2__6 & c_lp__14) + (a2__7 & c_lp__15) - (a2__4 & c_ln__12) - (a2__5 & c_ln__13) - (a2__6 & c_ln__14) - (a2__7 & c_ln__15);
-        nn__22 = nn__16 + bx__1;
+        if (c_nreg__16) begin
+            nn__16 = nv__16__q;
+        end
+        nn__22 = bx__1;
+        if (c_nreg__22) begin
+            nn__22 = nv__22__q;
+        end
+        nl__16 = (i2__4 & c_lp__12) + (i2__5 & c_lp__13) + (i2__6 & c_lp__14) + (i2__7 & c_lp__15) - (i2__4 & c_ln__12) - (i2__5 & c_ln__13) - (i2__6 & c_ln__14) - (i2__7 & c_ln__15);
+        nl__22 = nl__16 + ix__4;
         nn__17 = (a2__8 & c_lp__12) + (a2__9 & c_lp__13) + (a2__10 & c_lp__14) + (a2__11 & c_lp__15) - (a2__8 & c_ln__12) - (a2__9 & c_ln__13) - (a2__10 & c_ln__14) - (a2__11 & c_ln__15);
-        nn__23 = nn__17 + bx__2;
+        if (c_nreg__17) begin
+            nn__17 = nv__17__q;
+        end
+        nn__23 = bx__2;
+        if (c_nreg__23) begin
+            nn__23 = nv__23__q;
+        end
+        nl__17 = (i2__8 & c_lp__12) + (i2__9 & c_lp__13) + (i2__10 & c_lp__14) + (i2__11 & c_lp__15) - (i2__8 & c_ln__12) - (i2__9 & c_ln__13) - (i2__10 & c_ln__14) - (i2__11 & c_ln__15);
+        nl__23 = nl__17 + ix__5;
         xr = (((qxs__q) & 10'h3ff) & c_tqxm) | (((cg) & 10'h3ff) << c_qsh);
         yr = (((qys__q) & 10'h3ff) & c_tqym) | ((rr) & 10'h3ff);
         vyok__0 = (yr << 32'h1) < vish__q;
@@ -8708,6 +9158,30 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
             ec__0__d = uc__0;
             ec__1__d = uc__1;
             ec__2__d = uc__2;
+            nv__0__d = nl__0;
+            nv__1__d = nl__1;
+            nv__2__d = nl__2;
+            nv__3__d = nl__3;
+            nv__4__d = nl__4;
+            nv__5__d = nl__5;
+            nv__6__d = nl__6;
+            nv__7__d = nl__7;
+            nv__8__d = nl__8;
+            nv__9__d = nl__9;
+            nv__10__d = nl__10;
+            nv__11__d = nl__11;
+            nv__12__d = nl__12;
+            nv__13__d = nl__13;
+            nv__14__d = nl__14;
+            nv__15__d = nl__15;
+            nv__16__d = nl__16;
+            nv__17__d = nl__17;
+            nv__18__d = nl__18;
+            nv__19__d = nl__19;
+            nv__20__d = nl__20;
+            nv__21__d = nl__21;
+            nv__22__d = nl__22;
+            nv__23__d = nl__23;
             av__0__d = $unsigned(in_a0) & c_amask;
             av__1__d = $unsigned(in_a1) & c_amask;
             av__2__d = $unsigned(in_a2) & c_amask;
@@ -8759,6 +9233,30 @@ module tilerast_default__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,
             dv__9__d = 32'h0;
             dv__10__d = 32'h0;
             dv__11__d = 32'h0;
+            nv__0__d = 32'h0;
+            nv__1__d = 32'h0;
+            nv__2__d = 32'h0;
+            nv__3__d = 32'h0;
+            nv__4__d = 32'h0;
+            nv__5__d = 32'h0;
+            nv__6__d = 32'h0;
+            nv__7__d = 32'h0;
+            nv__8__d = 32'h0;
+            nv__9__d = 32'h0;
+            nv__10__d = 32'h0;
+            nv__11__d = 32'h0;
+            nv__12__d = 32'h0;
+            nv__13__d = 32'h0;
+            nv__14__d = 32'h0;
+            nv__15__d = 32'h0;
+            nv__16__d = 32'h0;
+            nv__17__d = 32'h0;
+            nv__18__d = 32'h0;
+            nv__19__d = 32'h0;
+            nv__20__d = 32'h0;
+            nv__21__d = 32'h0;
+            nv__22__d = 32'h0;
+            nv__23__d = 32'h0;
             oqx__0__d = 32'h0;
             oqy__0__d = 32'h0;
             omask__0__d = 32'h0;
@@ -9266,6 +9764,462 @@ module tilerast_default__sample__none_r(d,q,clock);
     end
 
 endmodule // tilerast_default__sample__none_r
+
+
+module tilerast_default__sample__nv__0(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__0
+
+
+module tilerast_default__sample__nv__1(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__1
+
+
+module tilerast_default__sample__nv__10(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__10
+
+
+module tilerast_default__sample__nv__11(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__11
+
+
+module tilerast_default__sample__nv__12(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__12
+
+
+module tilerast_default__sample__nv__13(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__13
+
+
+module tilerast_default__sample__nv__14(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__14
+
+
+module tilerast_default__sample__nv__15(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__15
+
+
+module tilerast_default__sample__nv__16(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__16
+
+
+module tilerast_default__sample__nv__17(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__17
+
+
+module tilerast_default__sample__nv__18(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__18
+
+
+module tilerast_default__sample__nv__19(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__19
+
+
+module tilerast_default__sample__nv__2(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__2
+
+
+module tilerast_default__sample__nv__20(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__20
+
+
+module tilerast_default__sample__nv__21(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__21
+
+
+module tilerast_default__sample__nv__22(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__22
+
+
+module tilerast_default__sample__nv__23(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__23
+
+
+module tilerast_default__sample__nv__3(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__3
+
+
+module tilerast_default__sample__nv__4(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__4
+
+
+module tilerast_default__sample__nv__5(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__5
+
+
+module tilerast_default__sample__nv__6(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__6
+
+
+module tilerast_default__sample__nv__7(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__7
+
+
+module tilerast_default__sample__nv__8(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__8
+
+
+module tilerast_default__sample__nv__9(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__sample__nv__9
 
 
 module tilerast_default__sample__olast(d,q,clock);

@@ -8559,6 +8559,54 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
     localparam [47:0] c_ln__29 = 48'h0;
     localparam [47:0] c_ln__30 = 48'h0;
     localparam [47:0] c_ln__31 = 48'h0;
+    localparam [0:0] c_nreg__0 = 1'b0;
+    localparam [0:0] c_nreg__1 = 1'b0;
+    localparam [0:0] c_nreg__2 = 1'b0;
+    localparam [0:0] c_nreg__3 = 1'b0;
+    localparam [0:0] c_nreg__4 = 1'b0;
+    localparam [0:0] c_nreg__5 = 1'b0;
+    localparam [0:0] c_nreg__6 = 1'b0;
+    localparam [0:0] c_nreg__7 = 1'b0;
+    localparam [0:0] c_nreg__8 = 1'b0;
+    localparam [0:0] c_nreg__9 = 1'b1;
+    localparam [0:0] c_nreg__10 = 1'b1;
+    localparam [0:0] c_nreg__11 = 1'b1;
+    localparam [0:0] c_nreg__12 = 1'b0;
+    localparam [0:0] c_nreg__13 = 1'b0;
+    localparam [0:0] c_nreg__14 = 1'b0;
+    localparam [0:0] c_nreg__15 = 1'b1;
+    localparam [0:0] c_nreg__16 = 1'b1;
+    localparam [0:0] c_nreg__17 = 1'b1;
+    localparam [0:0] c_nreg__18 = 1'b1;
+    localparam [0:0] c_nreg__19 = 1'b1;
+    localparam [0:0] c_nreg__20 = 1'b1;
+    localparam [0:0] c_nreg__21 = 1'b1;
+    localparam [0:0] c_nreg__22 = 1'b1;
+    localparam [0:0] c_nreg__23 = 1'b1;
+    localparam [0:0] c_nreg__24 = 1'b0;
+    localparam [0:0] c_nreg__25 = 1'b0;
+    localparam [0:0] c_nreg__26 = 1'b0;
+    localparam [0:0] c_nreg__27 = 1'b1;
+    localparam [0:0] c_nreg__28 = 1'b1;
+    localparam [0:0] c_nreg__29 = 1'b1;
+    localparam [0:0] c_nreg__30 = 1'b1;
+    localparam [0:0] c_nreg__31 = 1'b1;
+    localparam [0:0] c_nreg__32 = 1'b1;
+    localparam [0:0] c_nreg__33 = 1'b1;
+    localparam [0:0] c_nreg__34 = 1'b1;
+    localparam [0:0] c_nreg__35 = 1'b1;
+    localparam [0:0] c_nreg__36 = 1'b1;
+    localparam [0:0] c_nreg__37 = 1'b1;
+    localparam [0:0] c_nreg__38 = 1'b1;
+    localparam [0:0] c_nreg__39 = 1'b1;
+    localparam [0:0] c_nreg__40 = 1'b1;
+    localparam [0:0] c_nreg__41 = 1'b1;
+    localparam [0:0] c_nreg__42 = 1'b1;
+    localparam [0:0] c_nreg__43 = 1'b1;
+    localparam [0:0] c_nreg__44 = 1'b1;
+    localparam [0:0] c_nreg__45 = 1'b1;
+    localparam [0:0] c_nreg__46 = 1'b1;
+    localparam [0:0] c_nreg__47 = 1'b1;
     localparam [47:0] c_bp__0 = 48'h0;
     localparam [47:0] c_bp__1 = 48'h0;
     localparam [47:0] c_bp__2 = 48'h0;
@@ -8812,6 +8860,150 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
     reg  [47:0] dv__47__d;
     wire  [47:0] dv__47__q;
     reg  dv__47__clock;
+    reg  [47:0] nv__0__d;
+    wire  [47:0] nv__0__q;
+    reg  nv__0__clock;
+    reg  [47:0] nv__1__d;
+    wire  [47:0] nv__1__q;
+    reg  nv__1__clock;
+    reg  [47:0] nv__2__d;
+    wire  [47:0] nv__2__q;
+    reg  nv__2__clock;
+    reg  [47:0] nv__3__d;
+    wire  [47:0] nv__3__q;
+    reg  nv__3__clock;
+    reg  [47:0] nv__4__d;
+    wire  [47:0] nv__4__q;
+    reg  nv__4__clock;
+    reg  [47:0] nv__5__d;
+    wire  [47:0] nv__5__q;
+    reg  nv__5__clock;
+    reg  [47:0] nv__6__d;
+    wire  [47:0] nv__6__q;
+    reg  nv__6__clock;
+    reg  [47:0] nv__7__d;
+    wire  [47:0] nv__7__q;
+    reg  nv__7__clock;
+    reg  [47:0] nv__8__d;
+    wire  [47:0] nv__8__q;
+    reg  nv__8__clock;
+    reg  [47:0] nv__9__d;
+    wire  [47:0] nv__9__q;
+    reg  nv__9__clock;
+    reg  [47:0] nv__10__d;
+    wire  [47:0] nv__10__q;
+    reg  nv__10__clock;
+    reg  [47:0] nv__11__d;
+    wire  [47:0] nv__11__q;
+    reg  nv__11__clock;
+    reg  [47:0] nv__12__d;
+    wire  [47:0] nv__12__q;
+    reg  nv__12__clock;
+    reg  [47:0] nv__13__d;
+    wire  [47:0] nv__13__q;
+    reg  nv__13__clock;
+    reg  [47:0] nv__14__d;
+    wire  [47:0] nv__14__q;
+    reg  nv__14__clock;
+    reg  [47:0] nv__15__d;
+    wire  [47:0] nv__15__q;
+    reg  nv__15__clock;
+    reg  [47:0] nv__16__d;
+    wire  [47:0] nv__16__q;
+    reg  nv__16__clock;
+    reg  [47:0] nv__17__d;
+    wire  [47:0] nv__17__q;
+    reg  nv__17__clock;
+    reg  [47:0] nv__18__d;
+    wire  [47:0] nv__18__q;
+    reg  nv__18__clock;
+    reg  [47:0] nv__19__d;
+    wire  [47:0] nv__19__q;
+    reg  nv__19__clock;
+    reg  [47:0] nv__20__d;
+    wire  [47:0] nv__20__q;
+    reg  nv__20__clock;
+    reg  [47:0] nv__21__d;
+    wire  [47:0] nv__21__q;
+    reg  nv__21__clock;
+    reg  [47:0] nv__22__d;
+    wire  [47:0] nv__22__q;
+    reg  nv__22__clock;
+    reg  [47:0] nv__23__d;
+    wire  [47:0] nv__23__q;
+    reg  nv__23__clock;
+    reg  [47:0] nv__24__d;
+    wire  [47:0] nv__24__q;
+    reg  nv__24__clock;
+    reg  [47:0] nv__25__d;
+    wire  [47:0] nv__25__q;
+    reg  nv__25__clock;
+    reg  [47:0] nv__26__d;
+    wire  [47:0] nv__26__q;
+    reg  nv__26__clock;
+    reg  [47:0] nv__27__d;
+    wire  [47:0] nv__27__q;
+    reg  nv__27__clock;
+    reg  [47:0] nv__28__d;
+    wire  [47:0] nv__28__q;
+    reg  nv__28__clock;
+    reg  [47:0] nv__29__d;
+    wire  [47:0] nv__29__q;
+    reg  nv__29__clock;
+    reg  [47:0] nv__30__d;
+    wire  [47:0] nv__30__q;
+    reg  nv__30__clock;
+    reg  [47:0] nv__31__d;
+    wire  [47:0] nv__31__q;
+    reg  nv__31__clock;
+    reg  [47:0] nv__32__d;
+    wire  [47:0] nv__32__q;
+    reg  nv__32__clock;
+    reg  [47:0] nv__33__d;
+    wire  [47:0] nv__33__q;
+    reg  nv__33__clock;
+    reg  [47:0] nv__34__d;
+    wire  [47:0] nv__34__q;
+    reg  nv__34__clock;
+    reg  [47:0] nv__35__d;
+    wire  [47:0] nv__35__q;
+    reg  nv__35__clock;
+    reg  [47:0] nv__36__d;
+    wire  [47:0] nv__36__q;
+    reg  nv__36__clock;
+    reg  [47:0] nv__37__d;
+    wire  [47:0] nv__37__q;
+    reg  nv__37__clock;
+    reg  [47:0] nv__38__d;
+    wire  [47:0] nv__38__q;
+    reg  nv__38__clock;
+    reg  [47:0] nv__39__d;
+    wire  [47:0] nv__39__q;
+    reg  nv__39__clock;
+    reg  [47:0] nv__40__d;
+    wire  [47:0] nv__40__q;
+    reg  nv__40__clock;
+    reg  [47:0] nv__41__d;
+    wire  [47:0] nv__41__q;
+    reg  nv__41__clock;
+    reg  [47:0] nv__42__d;
+    wire  [47:0] nv__42__q;
+    reg  nv__42__clock;
+    reg  [47:0] nv__43__d;
+    wire  [47:0] nv__43__q;
+    reg  nv__43__clock;
+    reg  [47:0] nv__44__d;
+    wire  [47:0] nv__44__q;
+    reg  nv__44__clock;
+    reg  [47:0] nv__45__d;
+    wire  [47:0] nv__45__q;
+    reg  nv__45__clock;
+    reg  [47:0] nv__46__d;
+    wire  [47:0] nv__46__q;
+    reg  nv__46__clock;
+    reg  [47:0] nv__47__d;
+    wire  [47:0] nv__47__q;
+    reg  nv__47__clock;
     reg  [23:0] av__0__d;
     wire  [23:0] av__0__q;
     reg  av__0__clock;
@@ -9347,6 +9539,78 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
     reg  [47:0] nn__45;
     reg  [47:0] nn__46;
     reg  [47:0] nn__47;
+    reg  [47:0] iw__0;
+    reg  [47:0] iw__1;
+    reg  [47:0] iw__2;
+    reg  [47:0] iw__3;
+    reg  [47:0] iw__4;
+    reg  [47:0] iw__5;
+    reg  [47:0] ix__0;
+    reg  [47:0] ix__1;
+    reg  [47:0] ix__2;
+    reg  [47:0] ix__3;
+    reg  [47:0] ix__4;
+    reg  [47:0] ix__5;
+    reg  [47:0] i2__0;
+    reg  [47:0] i2__1;
+    reg  [47:0] i2__2;
+    reg  [47:0] i2__3;
+    reg  [47:0] i2__4;
+    reg  [47:0] i2__5;
+    reg  [47:0] i2__6;
+    reg  [47:0] i2__7;
+    reg  [47:0] i2__8;
+    reg  [47:0] i2__9;
+    reg  [47:0] i2__10;
+    reg  [47:0] i2__11;
+    reg  [47:0] nl__0;
+    reg  [47:0] nl__1;
+    reg  [47:0] nl__2;
+    reg  [47:0] nl__3;
+    reg  [47:0] nl__4;
+    reg  [47:0] nl__5;
+    reg  [47:0] nl__6;
+    reg  [47:0] nl__7;
+    reg  [47:0] nl__8;
+    reg  [47:0] nl__9;
+    reg  [47:0] nl__10;
+    reg  [47:0] nl__11;
+    reg  [47:0] nl__12;
+    reg  [47:0] nl__13;
+    reg  [47:0] nl__14;
+    reg  [47:0] nl__15;
+    reg  [47:0] nl__16;
+    reg  [47:0] nl__17;
+    reg  [47:0] nl__18;
+    reg  [47:0] nl__19;
+    reg  [47:0] nl__20;
+    reg  [47:0] nl__21;
+    reg  [47:0] nl__22;
+    reg  [47:0] nl__23;
+    reg  [47:0] nl__24;
+    reg  [47:0] nl__25;
+    reg  [47:0] nl__26;
+    reg  [47:0] nl__27;
+    reg  [47:0] nl__28;
+    reg  [47:0] nl__29;
+    reg  [47:0] nl__30;
+    reg  [47:0] nl__31;
+    reg  [47:0] nl__32;
+    reg  [47:0] nl__33;
+    reg  [47:0] nl__34;
+    reg  [47:0] nl__35;
+    reg  [47:0] nl__36;
+    reg  [47:0] nl__37;
+    reg  [47:0] nl__38;
+    reg  [47:0] nl__39;
+    reg  [47:0] nl__40;
+    reg  [47:0] nl__41;
+    reg  [47:0] nl__42;
+    reg  [47:0] nl__43;
+    reg  [47:0] nl__44;
+    reg  [47:0] nl__45;
+    reg  [47:0] nl__46;
+    reg  [47:0] nl__47;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -10664,6 +10928,246 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
         .q(dv__47__q),
         .clock(dv__47__clock)
     );
+    tilerast_top_ulx3s__core__sample__nv__0 nv__0(
+        .d(nv__0__d),
+        .q(nv__0__q),
+        .clock(nv__0__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__1 nv__1(
+        .d(nv__1__d),
+        .q(nv__1__q),
+        .clock(nv__1__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__2 nv__2(
+        .d(nv__2__d),
+        .q(nv__2__q),
+        .clock(nv__2__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__3 nv__3(
+        .d(nv__3__d),
+        .q(nv__3__q),
+        .clock(nv__3__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__4 nv__4(
+        .d(nv__4__d),
+        .q(nv__4__q),
+        .clock(nv__4__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__5 nv__5(
+        .d(nv__5__d),
+        .q(nv__5__q),
+        .clock(nv__5__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__6 nv__6(
+        .d(nv__6__d),
+        .q(nv__6__q),
+        .clock(nv__6__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__7 nv__7(
+        .d(nv__7__d),
+        .q(nv__7__q),
+        .clock(nv__7__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__8 nv__8(
+        .d(nv__8__d),
+        .q(nv__8__q),
+        .clock(nv__8__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__9 nv__9(
+        .d(nv__9__d),
+        .q(nv__9__q),
+        .clock(nv__9__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__10 nv__10(
+        .d(nv__10__d),
+        .q(nv__10__q),
+        .clock(nv__10__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__11 nv__11(
+        .d(nv__11__d),
+        .q(nv__11__q),
+        .clock(nv__11__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__12 nv__12(
+        .d(nv__12__d),
+        .q(nv__12__q),
+        .clock(nv__12__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__13 nv__13(
+        .d(nv__13__d),
+        .q(nv__13__q),
+        .clock(nv__13__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__14 nv__14(
+        .d(nv__14__d),
+        .q(nv__14__q),
+        .clock(nv__14__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__15 nv__15(
+        .d(nv__15__d),
+        .q(nv__15__q),
+        .clock(nv__15__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__16 nv__16(
+        .d(nv__16__d),
+        .q(nv__16__q),
+        .clock(nv__16__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__17 nv__17(
+        .d(nv__17__d),
+        .q(nv__17__q),
+        .clock(nv__17__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__18 nv__18(
+        .d(nv__18__d),
+        .q(nv__18__q),
+        .clock(nv__18__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__19 nv__19(
+        .d(nv__19__d),
+        .q(nv__19__q),
+        .clock(nv__19__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__20 nv__20(
+        .d(nv__20__d),
+        .q(nv__20__q),
+        .clock(nv__20__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__21 nv__21(
+        .d(nv__21__d),
+        .q(nv__21__q),
+        .clock(nv__21__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__22 nv__22(
+        .d(nv__22__d),
+        .q(nv__22__q),
+        .clock(nv__22__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__23 nv__23(
+        .d(nv__23__d),
+        .q(nv__23__q),
+        .clock(nv__23__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__24 nv__24(
+        .d(nv__24__d),
+        .q(nv__24__q),
+        .clock(nv__24__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__25 nv__25(
+        .d(nv__25__d),
+        .q(nv__25__q),
+        .clock(nv__25__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__26 nv__26(
+        .d(nv__26__d),
+        .q(nv__26__q),
+        .clock(nv__26__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__27 nv__27(
+        .d(nv__27__d),
+        .q(nv__27__q),
+        .clock(nv__27__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__28 nv__28(
+        .d(nv__28__d),
+        .q(nv__28__q),
+        .clock(nv__28__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__29 nv__29(
+        .d(nv__29__d),
+        .q(nv__29__q),
+        .clock(nv__29__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__30 nv__30(
+        .d(nv__30__d),
+        .q(nv__30__q),
+        .clock(nv__30__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__31 nv__31(
+        .d(nv__31__d),
+        .q(nv__31__q),
+        .clock(nv__31__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__32 nv__32(
+        .d(nv__32__d),
+        .q(nv__32__q),
+        .clock(nv__32__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__33 nv__33(
+        .d(nv__33__d),
+        .q(nv__33__q),
+        .clock(nv__33__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__34 nv__34(
+        .d(nv__34__d),
+        .q(nv__34__q),
+        .clock(nv__34__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__35 nv__35(
+        .d(nv__35__d),
+        .q(nv__35__q),
+        .clock(nv__35__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__36 nv__36(
+        .d(nv__36__d),
+        .q(nv__36__q),
+        .clock(nv__36__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__37 nv__37(
+        .d(nv__37__d),
+        .q(nv__37__q),
+        .clock(nv__37__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__38 nv__38(
+        .d(nv__38__d),
+        .q(nv__38__q),
+        .clock(nv__38__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__39 nv__39(
+        .d(nv__39__d),
+        .q(nv__39__q),
+        .clock(nv__39__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__40 nv__40(
+        .d(nv__40__d),
+        .q(nv__40__q),
+        .clock(nv__40__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__41 nv__41(
+        .d(nv__41__d),
+        .q(nv__41__q),
+        .clock(nv__41__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__42 nv__42(
+        .d(nv__42__d),
+        .q(nv__42__q),
+        .clock(nv__42__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__43 nv__43(
+        .d(nv__43__d),
+        .q(nv__43__q),
+        .clock(nv__43__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__44 nv__44(
+        .d(nv__44__d),
+        .q(nv__44__q),
+        .clock(nv__44__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__45 nv__45(
+        .d(nv__45__d),
+        .q(nv__45__q),
+        .clock(nv__45__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__46 nv__46(
+        .d(nv__46__d),
+        .q(nv__46__q),
+        .clock(nv__46__clock)
+    );
+    tilerast_top_ulx3s__core__sample__nv__47 nv__47(
+        .d(nv__47__d),
+        .q(nv__47__q),
+        .clock(nv__47__clock)
+    );
     tilerast_top_ulx3s__core__sample__av__0 av__0(
         .d(av__0__d),
         .q(av__0__q),
@@ -10959,6 +11463,102 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
         dv__46__d = dv__46__q;
         dv__47__clock = clock;
         dv__47__d = dv__47__q;
+        nv__0__clock = clock;
+        nv__0__d = nv__0__q;
+        nv__1__clock = clock;
+        nv__1__d = nv__1__q;
+        nv__2__clock = clock;
+        nv__2__d = nv__2__q;
+        nv__3__clock = clock;
+        nv__3__d = nv__3__q;
+        nv__4__clock = clock;
+        nv__4__d = nv__4__q;
+        nv__5__clock = clock;
+        nv__5__d = nv__5__q;
+        nv__6__clock = clock;
+        nv__6__d = nv__6__q;
+        nv__7__clock = clock;
+        nv__7__d = nv__7__q;
+        nv__8__clock = clock;
+        nv__8__d = nv__8__q;
+        nv__9__clock = clock;
+        nv__9__d = nv__9__q;
+        nv__10__clock = clock;
+        nv__10__d = nv__10__q;
+        nv__11__clock = clock;
+        nv__11__d = nv__11__q;
+        nv__12__clock = clock;
+        nv__12__d = nv__12__q;
+        nv__13__clock = clock;
+        nv__13__d = nv__13__q;
+        nv__14__clock = clock;
+        nv__14__d = nv__14__q;
+        nv__15__clock = clock;
+        nv__15__d = nv__15__q;
+        nv__16__clock = clock;
+        nv__16__d = nv__16__q;
+        nv__17__clock = clock;
+        nv__17__d = nv__17__q;
+        nv__18__clock = clock;
+        nv__18__d = nv__18__q;
+        nv__19__clock = clock;
+        nv__19__d = nv__19__q;
+        nv__20__clock = clock;
+        nv__20__d = nv__20__q;
+        nv__21__clock = clock;
+        nv__21__d = nv__21__q;
+        nv__22__clock = clock;
+        nv__22__d = nv__22__q;
+        nv__23__clock = clock;
+        nv__23__d = nv__23__q;
+        nv__24__clock = clock;
+        nv__24__d = nv__24__q;
+        nv__25__clock = clock;
+        nv__25__d = nv__25__q;
+        nv__26__clock = clock;
+        nv__26__d = nv__26__q;
+        nv__27__clock = clock;
+        nv__27__d = nv__27__q;
+        nv__28__clock = clock;
+        nv__28__d = nv__28__q;
+        nv__29__clock = clock;
+        nv__29__d = nv__29__q;
+        nv__30__clock = clock;
+        nv__30__d = nv__30__q;
+        nv__31__clock = clock;
+        nv__31__d = nv__31__q;
+        nv__32__clock = clock;
+        nv__32__d = nv__32__q;
+        nv__33__clock = clock;
+        nv__33__d = nv__33__q;
+        nv__34__clock = clock;
+        nv__34__d = nv__34__q;
+        nv__35__clock = clock;
+        nv__35__d = nv__35__q;
+        nv__36__clock = clock;
+        nv__36__d = nv__36__q;
+        nv__37__clock = clock;
+        nv__37__d = nv__37__q;
+        nv__38__clock = clock;
+        nv__38__d = nv__38__q;
+        nv__39__clock = clock;
+        nv__39__d = nv__39__q;
+        nv__40__clock = clock;
+        nv__40__d = nv__40__q;
+        nv__41__clock = clock;
+        nv__41__d = nv__41__q;
+        nv__42__clock = clock;
+        nv__42__d = nv__42__q;
+        nv__43__clock = clock;
+        nv__43__d = nv__43__q;
+        nv__44__clock = clock;
+        nv__44__d = nv__44__q;
+        nv__45__clock = clock;
+        nv__45__d = nv__45__q;
+        nv__46__clock = clock;
+        nv__46__d = nv__46__q;
+        nv__47__clock = clock;
+        nv__47__d = nv__47__q;
         oqx__0__clock = clock;
         oqx__0__d = oqx__0__q;
         oqy__0__clock = clock;
@@ -11030,6 +11630,48 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
         bw__0 = ((bv__0__q) & 48'hffffffffffff);
         bw__1 = ((bv__1__q) & 48'hffffffffffff);
         bw__2 = ((bv__2__q) & 48'hffffffffffff);
+        iw__0 = (($unsigned(in_a0) & c_amask) & 48'hffffffffffff);
+        iw__1 = (($unsigned(in_a1) & c_amask) & 48'hffffffffffff);
+        iw__2 = (($unsigned(in_a2) & c_amask) & 48'hffffffffffff);
+        iw__3 = (($unsigned(in_b0) & c_amask) & 48'hffffffffffff);
+        iw__4 = (($unsigned(in_b1) & c_amask) & 48'hffffffffffff);
+        iw__5 = (($unsigned(in_b2) & c_amask) & 48'hffffffffffff);
+        ix__0 = iw__0;
+        if (iw__0[c_asgn]) begin
+            ix__0 = iw__0 | c_ahi;
+        end
+        ix__1 = iw__1;
+        if (iw__1[c_asgn]) begin
+            ix__1 = iw__1 | c_ahi;
+        end
+        ix__2 = iw__2;
+        if (iw__2[c_asgn]) begin
+            ix__2 = iw__2 | c_ahi;
+        end
+        ix__3 = iw__3;
+        if (iw__3[c_asgn]) begin
+            ix__3 = iw__3 | c_ahi;
+        end
+        ix__4 = iw__4;
+        if (iw__4[c_asgn]) begin
+            ix__4 = iw__4 | c_ahi;
+        end
+        ix__5 = iw__5;
+        if (iw__5[c_asgn]) begin
+            ix__5 = iw__5 | c_ahi;
+        end
+        i2__0 = ix__0;
+        i2__1 = i2__0 << 32'h1;
+        i2__2 = i2__1 << 32'h1;
+        i2__3 = i2__2 << 32'h1;
+        i2__4 = ix__1;
+        i2__5 = i2__4 << 32'h1;
+        i2__6 = i2__5 << 32'h1;
+        i2__7 = i2__6 << 32'h1;
+        i2__8 = ix__2;
+        i2__9 = i2__8 << 32'h1;
+        i2__10 = i2__9 << 32'h1;
+        i2__11 = i2__10 << 32'h1;
         ax__0 = aw__0;
         if (aw__0[c_asgn]) begin
             ax__0 = aw__0 | c_ahi;
@@ -11370,53 +12012,245 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
         end
         gg__47 = (((ec__2__q & c_wumask) + (dx__47 & c_wumask)) & c_wumask) >> 32'h4;
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
-        nn__6 = nn__0 + bx__0;
+        if (c_nreg__0) begin
+            nn__0 = nv__0__q;
+        end
+        nn__6 = bx__0;
+        if (c_nreg__6) begin
+            nn__6 = nv__6__q;
+        end
+        nl__0 = (i2__0 & c_lp__0) + (i2__1 & c_lp__1) + (i2__2 & c_lp__2) + (i2__3 & c_lp__3) - (i2__0 & c_ln__0) - (i2__1 & c_ln__1) - (i2__2 & c_ln__2) - (i2__3 & c_ln__3);
+        nl__6 = nl__0 + ix__3;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
-        nn__7 = nn__1 + bx__1;
+        if (c_nreg__1) begin
+            nn__1 = nv__1__q;
+        end
+        nn__7 = bx__1;
+        if (c_nreg__7) begin
+            nn__7 = nv__7__q;
+        end
+        nl__1 = (i2__4 & c_lp__0) + (i2__5 & c_lp__1) + (i2__6 & c_lp__2) + (i2__7 & c_lp__3) - (i2__4 & c_ln__0) - (i2__5 & c_ln__1) - (i2__6 & c_ln__2) - (i2__7 & c_ln__3);
+        nl__7 = nl__1 + ix__4;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
-        nn__8 = nn__2 + bx__2;
+        if (c_nreg__2) begin
+            nn__2 = nv__2__q;
+        end
+        nn__8 = bx__2;
+        if (c_nreg__8) begin
+            nn__8 = nv__8__q;
+        end
+        nl__2 = (i2__8 & c_lp__0) + (i2__9 & c_lp__1) + (i2__10 & c_lp__2) + (i2__11 & c_lp__3) - (i2__8 & c_ln__0) - (i2__9 & c_ln__1) - (i2__10 & c_ln__2) - (i2__11 & c_ln__3);
+        nl__8 = nl__2 + ix__5;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
-        nn__9 = nn__3 + bx__0;
+        if (c_nreg__3) begin
+            nn__3 = nv__3__q;
+        end
+        nn__9 = bx__0;
+        if (c_nreg__9) begin
+            nn__9 = nv__9__q;
+        end
+        nl__3 = (i2__0 & c_lp__4) + (i2__1 & c_lp__5) + (i2__2 & c_lp__6) + (i2__3 & c_lp__7) - (i2__0 & c_ln__4) - (i2__1 & c_ln__5) - (i2__2 & c_ln__6) - (i2__3 & c_ln__7);
+        nl__9 = nl__3 + ix__3;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
-        nn__10 = nn__4 + bx__1;
+        if (c_nreg__4) begin
+            nn__4 = nv__4__q;
+        end
+        nn__10 = bx__1;
+        if (c_nreg__10) begin
+            nn__10 = nv__10__q;
+        end
+        nl__4 = (i2__4 & c_lp__4) + (i2__5 & c_lp__5) + (i2__6 & c_lp__6) + (i2__7 & c_lp__7) - (i2__4 & c_ln__4) - (i2__5 & c_ln__5) - (i2__6 & c_ln__6) - (i2__7 & c_ln__7);
+        nl__10 = nl__4 + ix__4;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
-        nn__11 = nn__5 + bx__2;
+        if (c_nreg__5) begin
+            nn__5 = nv__5__q;
+        end
+        nn__11 = bx__2;
+        if (c_nreg__11) begin
+            nn__11 = nv__11__q;
+        end
+        nl__5 = (i2__8 & c_lp__4) + (i2__9 & c_lp__5) + (i2__10 & c_lp__6) + (i2__11 & c_lp__7) - (i2__8 & c_ln__4) - (i2__9 & c_ln__5) - (i2__10 & c_ln__6) - (i2__11 & c_ln__7);
+        nl__11 = nl__5 + ix__5;
         nn__12 = (a2__0 & c_lp__8) + (a2__1 & c_lp__9) + (a2__2 & c_lp__10) + (a2__3 & c_lp__11) - (a2__0 & c_ln__8) - (a2__1 & c_ln__9) - (a2__2 & c_ln__10) - (a2__3 & c_ln__11);
-        nn__18 = nn__12 + bx__0;
+        if (c_nreg__12) begin
+            nn__12 = nv__12__q;
+        end
+        nn__18 = bx__0;
+        if (c_nreg__18) begin
+            nn__18 = nv__18__q;
+        end
+        nl__12 = (i2__0 & c_lp__8) + (i2__1 & c_lp__9) + (i2__2 & c_lp__10) + (i2__3 & c_lp__11) - (i2__0 & c_ln__8) - (i2__1 & c_ln__9) - (i2__2 & c_ln__10) - (i2__3 & c_ln__11);
+        nl__18 = nl__12 + ix__3;
         nn__13 = (a2__4 & c_lp__8) + (a2__5 & c_lp__9) + (a2__6 & c_lp__10) + (a2__7 & c_lp__11) - (a2__4 & c_ln__8) - (a2__5 & c_ln__9) - (a2__6 & c_ln__10) - (a2__7 & c_ln__11);
-        nn__19 = nn__13 + bx__1;
+        if (c_nreg__13) begin
+            nn__13 = nv__13__q;
+        end
+        nn__19 = bx__1;
+        if (c_nreg__19) begin
+            nn__19 = nv__19__q;
+        end
+        nl__13 = (i2__4 & c_lp__8) + (i2__5 & c_lp__9) + (i2__6 & c_lp__10) + (i2__7 & c_lp__11) - (i2__4 & c_ln__8) - (i2__5 & c_ln__9) - (i2__6 & c_ln__10) - (i2__7 & c_ln__11);
+        nl__19 = nl__13 + ix__4;
         nn__14 = (a2__8 & c_lp__8) + (a2__9 & c_lp__9) + (a2__10 & c_lp__10) + (a2__11 & c_lp__11) - (a2__8 & c_ln__8) - (a2__9 & c_ln__9) - (a2__10 & c_ln__10) - (a2__11 & c_ln__11);
-        nn__20 = nn__14 + bx__2;
+        if (c_nreg__14) begin
+            nn__14 = nv__14__q;
+        end
+        nn__20 = bx__2;
+        if (c_nreg__20) begin
+            nn__20 = nv__20__q;
+        end
+        nl__14 = (i2__8 & c_lp__8) + (i2__9 & c_lp__9) + (i2__10 & c_lp__10) + (i2__11 & c_lp__11) - (i2__8 & c_ln__8) - (i2__9 & c_ln__9) - (i2__10 & c_ln__10) - (i2__11 & c_ln__11);
+        nl__20 = nl__14 + ix__5;
         nn__15 = (a2__0 & c_lp__12) + (a2__1 & c_lp__13) + (a2__2 & c_lp__14) + (a2__3 & c_lp__15) - (a2__0 & c_ln__12) - (a2__1 & c_ln__13) - (a2__2 & c_ln__14) - (a2__3 & c_ln__15);
-        nn__21 = nn__15 + bx__0;
+        if (c_nreg__15) begin
+            nn__15 = nv__15__q;
+        end
+        nn__21 = bx__0;
+        if (c_nreg__21) begin
+            nn__21 = nv__21__q;
+        end
+        nl__15 = (i2__0 & c_lp__12) + (i2__1 & c_lp__13) + (i2__2 & c_lp__14) + (i2__3 & c_lp__15) - (i2__0 & c_ln__12) - (i2__1 & c_ln__13) - (i2__2 & c_ln__14) - (i2__3 & c_ln__15);
+        nl__21 = nl__15 + ix__3;
         nn__16 = (a2__4 & c_lp__12) + (a2__5 & c_lp__13) + (a2__6 & c_lp__14) + (a2__7 & c_lp__15) - (a2__4 & c_ln__12) - (a2__5 & c_ln__13) - (a2__6 & c_ln__14) - (a2__7 & c_ln__15);
-        nn__22 = nn__16 + bx__1;
+        if (c_nreg__16) begin
+            nn__16 = nv__16__q;
+        end
+        nn__22 = bx__1;
+        if (c_nreg__22) begin
+            nn__22 = nv__22__q;
+        end
+        nl__16 = (i2__4 & c_lp__12) + (i2__5 & c_lp__13) + (i2__6 & c_lp__14) + (i2__7 & c_lp__15) - (i2__4 & c_ln__12) - (i2__5 & c_ln__13) - (i2__6 & c_ln__14) - (i2__7 & c_ln__15);
+        nl__22 = nl__16 + ix__4;
         nn__17 = (a2__8 & c_lp__12) + (a2__9 & c_lp__13) + (a2__10 & c_lp__14) + (a2__11 & c_lp__15) - (a2__8 & c_ln__12) - (a2__9 & c_ln__13) - (a2__10 & c_ln__14) - (a2__11 & c_ln__15);
-        nn__23 = nn__17 + bx__2;
+        if (c_nreg__17) begin
+            nn__17 = nv__17__q;
+        end
+        nn__23 = bx__2;
+        if (c_nreg__23) begin
+            nn__23 = nv__23__q;
+        end
+        nl__17 = (i2__8 & c_lp__12) + (i2__9 & c_lp__13) + (i2__10 & c_lp__14) + (i2__11 & c_lp__15) - (i2__8 & c_ln__12) - (i2__9 & c_ln__13) - (i2__10 & c_ln__14) - (i2__11 & c_ln__15);
+        nl__23 = nl__17 + ix__5;
         nn__24 = (a2__0 & c_lp__16) + (a2__1 & c_lp__17) + (a2__2 & c_lp__18) + (a2__3 & c_lp__19) - (a2__0 & c_ln__16) - (a2__1 & c_ln__17) - (a2__2 & c_ln__18) - (a2__3 & c_ln__19);
-        nn__30 = nn__24 + bx__0;
+        if (c_nreg__24) begin
+            nn__24 = nv__24__q;
+        end
+        nn__30 = bx__0;
+        if (c_nreg__30) begin
+            nn__30 = nv__30__q;
+        end
+        nl__24 = (i2__0 & c_lp__16) + (i2__1 & c_lp__17) + (i2__2 & c_lp__18) + (i2__3 & c_lp__19) - (i2__0 & c_ln__16) - (i2__1 & c_ln__17) - (i2__2 & c_ln__18) - (i2__3 & c_ln__19);
+        nl__30 = nl__24 + ix__3;
         nn__25 = (a2__4 & c_lp__16) + (a2__5 & c_lp__17) + (a2__6 & c_lp__18) + (a2__7 & c_lp__19) - (a2__4 & c_ln__16) - (a2__5 & c_ln__17) - (a2__6 & c_ln__18) - (a2__7 & c_ln__19);
-        nn__31 = nn__25 + bx__1;
+        if (c_nreg__25) begin
+            nn__25 = nv__25__q;
+        end
+        nn__31 = bx__1;
+        if (c_nreg__31) begin
+            nn__31 = nv__31__q;
+        end
+        nl__25 = (i2__4 & c_lp__16) + (i2__5 & c_lp__17) + (i2__6 & c_lp__18) + (i2__7 & c_lp__19) - (i2__4 & c_ln__16) - (i2__5 & c_ln__17) - (i2__6 & c_ln__18) - (i2__7 & c_ln__19);
+        nl__31 = nl__25 + ix__4;
         nn__26 = (a2__8 & c_lp__16) + (a2__9 & c_lp__17) + (a2__10 & c_lp__18) + (a2__11 & c_lp__19) - (a2__8 & c_ln__16) - (a2__9 & c_ln__17) - (a2__10 & c_ln__18) - (a2__11 & c_ln__19);
-        nn__32 = nn__26 + bx__2;
+        if (c_nreg__26) begin
+            nn__26 = nv__26__q;
+        end
+        nn__32 = bx__2;
+        if (c_nreg__32) begin
+            nn__32 = nv__32__q;
+        end
+        nl__26 = (i2__8 & c_lp__16) + (i2__9 & c_lp__17) + (i2__10 & c_lp__18) + (i2__11 & c_lp__19) - (i2__8 & c_ln__16) - (i2__9 & c_ln__17) - (i2__10 & c_ln__18) - (i2__11 & c_ln__19);
+        nl__32 = nl__26 + ix__5;
         nn__27 = (a2__0 & c_lp__20) + (a2__1 & c_lp__21) + (a2__2 & c_lp__22) + (a2__3 & c_lp__23) - (a2__0 & c_ln__20) - (a2__1 & c_ln__21) - (a2__2 & c_ln__22) - (a2__3 & c_ln__23);
-        nn__33 = nn__27 + bx__0;
+        if (c_nreg__27) begin
+            nn__27 = nv__27__q;
+        end
+        nn__33 = bx__0;
+        if (c_nreg__33) begin
+            nn__33 = nv__33__q;
+        end
+        nl__27 = (i2__0 & c_lp__20) + (i2__1 & c_lp__21) + (i2__2 & c_lp__22) + (i2__3 & c_lp__23) - (i2__0 & c_ln__20) - (i2__1 & c_ln__21) - (i2__2 & c_ln__22) - (i2__3 & c_ln__23);
+        nl__33 = nl__27 + ix__3;
         nn__28 = (a2__4 & c_lp__20) + (a2__5 & c_lp__21) + (a2__6 & c_lp__22) + (a2__7 & c_lp__23) - (a2__4 & c_ln__20) - (a2__5 & c_ln__21) - (a2__6 & c_ln__22) - (a2__7 & c_ln__23);
-        nn__34 = nn__28 + bx__1;
+        if (c_nreg__28) begin
+            nn__28 = nv__28__q;
+        end
+        nn__34 = bx__1;
+        if (c_nreg__34) begin
+            nn__34 = nv__34__q;
+        end
+        nl__28 = (i2__4 & c_lp__20) + (i2__5 & c_lp__21) + (i2__6 & c_lp__22) + (i2__7 & c_lp__23) - (i2__4 & c_ln__20) - (i2__5 & c_ln__21) - (i2__6 & c_ln__22) - (i2__7 & c_ln__23);
+        nl__34 = nl__28 + ix__4;
         nn__29 = (a2__8 & c_lp__20) + (a2__9 & c_lp__21) + (a2__10 & c_lp__22) + (a2__11 & c_lp__23) - (a2__8 & c_ln__20) - (a2__9 & c_ln__21) - (a2__10 & c_ln__22) - (a2__11 & c_ln__23);
-        nn__35 = nn__29 + bx__2;
+        if (c_nreg__29) begin
+            nn__29 = nv__29__q;
+        end
+        nn__35 = bx__2;
+        if (c_nreg__35) begin
+            nn__35 = nv__35__q;
+        end
+        nl__29 = (i2__8 & c_lp__20) + (i2__9 & c_lp__21) + (i2__10 & c_lp__22) + (i2__11 & c_lp__23) - (i2__8 & c_ln__20) - (i2__9 & c_ln__21) - (i2__10 & c_ln__22) - (i2__11 & c_ln__23);
+        nl__35 = nl__29 + ix__5;
         nn__36 = (a2__0 & c_lp__24) + (a2__1 & c_lp__25) + (a2__2 & c_lp__26) + (a2__3 & c_lp__27) - (a2__0 & c_ln__24) - (a2__1 & c_ln__25) - (a2__2 & c_ln__26) - (a2__3 & c_ln__27);
-        nn__42 = nn__36 + bx__0;
+        if (c_nreg__36) begin
+            nn__36 = nv__36__q;
+        end
+        nn__42 = bx__0;
+        if (c_nreg__42) begin
+            nn__42 = nv__42__q;
+        end
+        nl__36 = (i2__0 & c_lp__24) + (i2__1 & c_lp__25) + (i2__2 & c_lp__26) + (i2__3 & c_lp__27) - (i2__0 & c_ln__24) - (i2__1 & c_ln__25) - (i2__2 & c_ln__26) - (i2__3 & c_ln__27);
+        nl__42 = nl__36 + ix__3;
         nn__37 = (a2__4 & c_lp__24) + (a2__5 & c_lp__25) + (a2__6 & c_lp__26) + (a2__7 & c_lp__27) - (a2__4 & c_ln__24) - (a2__5 & c_ln__25) - (a2__6 & c_ln__26) - (a2__7 & c_ln__27);
-        nn__43 = nn__37 + bx__1;
+        if (c_nreg__37) begin
+            nn__37 = nv__37__q;
+        end
+        nn__43 = bx__1;
+        if (c_nreg__43) begin
+            nn__43 = nv__43__q;
+        end
+        nl__37 = (i2__4 & c_lp__24) + (i2__5 & c_lp__25) + (i2__6 & c_lp__26) + (i2__7 & c_lp__27) - (i2__4 & c_ln__24) - (i2__5 & c_ln__25) - (i2__6 & c_ln__26) - (i2__7 & c_ln__27);
+        nl__43 = nl__37 + ix__4;
         nn__38 = (a2__8 & c_lp__24) + (a2__9 & c_lp__25) + (a2__10 & c_lp__26) + (a2__11 & c_lp__27) - (a2__8 & c_ln__24) - (a2__9 & c_ln__25) - (a2__10 & c_ln__26) - (a2__11 & c_ln__27);
-        nn__44 = nn__38 + bx__2;
+        if (c_nreg__38) begin
+            nn__38 = nv__38__q;
+        end
+        nn__44 = bx__2;
+        if (c_nreg__44) begin
+            nn__44 = nv__44__q;
+        end
+        nl__38 = (i2__8 & c_lp__24) + (i2__9 & c_lp__25) + (i2__10 & c_lp__26) + (i2__11 & c_lp__27) - (i2__8 & c_ln__24) - (i2__9 & c_ln__25) - (i2__10 & c_ln__26) - (i2__11 & c_ln__27);
+        nl__44 = nl__38 + ix__5;
         nn__39 = (a2__0 & c_lp__28) + (a2__1 & c_lp__29) + (a2__2 & c_lp__30) + (a2__3 & c_lp__31) - (a2__0 & c_ln__28) - (a2__1 & c_ln__29) - (a2__2 & c_ln__30) - (a2__3 & c_ln__31);
-        nn__45 = nn__39 + bx__0;
+        if (c_nreg__39) begin
+            nn__39 = nv__39__q;
+        end
+        nn__45 = bx__0;
+        if (c_nreg__45) begin
+            nn__45 = nv__45__q;
+        end
+        nl__39 = (i2__0 & c_lp__28) + (i2__1 & c_lp__29) + (i2__2 & c_lp__30) + (i2__3 & c_lp__31) - (i2__0 & c_ln__28) - (i2__1 & c_ln__29) - (i2__2 & c_ln__30) - (i2__3 & c_ln__31);
+        nl__45 = nl__39 + ix__3;
         nn__40 = (a2__4 & c_lp__28) + (a2__5 & c_lp__29) + (a2__6 & c_lp__30) + (a2__7 & c_lp__31) - (a2__4 & c_ln__28) - (a2__5 & c_ln__29) - (a2__6 & c_ln__30) - (a2__7 & c_ln__31);
-        nn__46 = nn__40 + bx__1;
+        if (c_nreg__40) begin
+            nn__40 = nv__40__q;
+        end
+        nn__46 = bx__1;
+        if (c_nreg__46) begin
+            nn__46 = nv__46__q;
+        end
+        nl__40 = (i2__4 & c_lp__28) + (i2__5 & c_lp__29) + (i2__6 & c_lp__30) + (i2__7 & c_lp__31) - (i2__4 & c_ln__28) - (i2__5 & c_ln__29) - (i2__6 & c_ln__30) - (i2__7 & c_ln__31);
+        nl__46 = nl__40 + ix__4;
         nn__41 = (a2__8 & c_lp__28) + (a2__9 & c_lp__29) + (a2__10 & c_lp__30) + (a2__11 & c_lp__31) - (a2__8 & c_ln__28) - (a2__9 & c_ln__29) - (a2__10 & c_ln__30) - (a2__11 & c_ln__31);
-        nn__47 = nn__41 + bx__2;
+        if (c_nreg__41) begin
+            nn__41 = nv__41__q;
+        end
+        nn__47 = bx__2;
+        if (c_nreg__47) begin
+            nn__47 = nv__47__q;
+        end
+        nl__41 = (i2__8 & c_lp__28) + (i2__9 & c_lp__29) + (i2__10 & c_lp__30) + (i2__11 & c_lp__31) - (i2__8 & c_ln__28) - (i2__9 & c_ln__29) - (i2__10 & c_ln__30) - (i2__11 & c_ln__31);
+        nl__47 = nl__41 + ix__5;
         xr = (((qxs__q) & 10'h3ff) & c_tqxm) | (((cg) & 10'h3ff) << c_qsh);
         yr = (((qys__q) & 10'h3ff) & c_tqym) | ((rr) & 10'h3ff);
         vyok__0 = (yr << 32'h1) < vish__q;
@@ -23819,6 +24653,54 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
             ec__0__d = uc__0;
             ec__1__d = uc__1;
             ec__2__d = uc__2;
+            nv__0__d = nl__0;
+            nv__1__d = nl__1;
+            nv__2__d = nl__2;
+            nv__3__d = nl__3;
+            nv__4__d = nl__4;
+            nv__5__d = nl__5;
+            nv__6__d = nl__6;
+            nv__7__d = nl__7;
+            nv__8__d = nl__8;
+            nv__9__d = nl__9;
+            nv__10__d = nl__10;
+            nv__11__d = nl__11;
+            nv__12__d = nl__12;
+            nv__13__d = nl__13;
+            nv__14__d = nl__14;
+            nv__15__d = nl__15;
+            nv__16__d = nl__16;
+            nv__17__d = nl__17;
+            nv__18__d = nl__18;
+            nv__19__d = nl__19;
+            nv__20__d = nl__20;
+            nv__21__d = nl__21;
+            nv__22__d = nl__22;
+            nv__23__d = nl__23;
+            nv__24__d = nl__24;
+            nv__25__d = nl__25;
+            nv__26__d = nl__26;
+            nv__27__d = nl__27;
+            nv__28__d = nl__28;
+            nv__29__d = nl__29;
+            nv__30__d = nl__30;
+            nv__31__d = nl__31;
+            nv__32__d = nl__32;
+            nv__33__d = nl__33;
+            nv__34__d = nl__34;
+            nv__35__d = nl__35;
+            nv__36__d = nl__36;
+            nv__37__d = nl__37;
+            nv__38__d = nl__38;
+            nv__39__d = nl__39;
+            nv__40__d = nl__40;
+            nv__41__d = nl__41;
+            nv__42__d = nl__42;
+            nv__43__d = nl__43;
+            nv__44__d = nl__44;
+            nv__45__d = nl__45;
+            nv__46__d = nl__46;
+            nv__47__d = nl__47;
             av__0__d = $unsigned(in_a0) & c_amask;
             av__1__d = $unsigned(in_a1) & c_amask;
             av__2__d = $unsigned(in_a2) & c_amask;
@@ -23906,6 +24788,54 @@ module tilerast_top_ulx3s__core__sample(clock,flush,in_valid,in_ready,in_prim,in
             dv__45__d = 32'h0;
             dv__46__d = 32'h0;
             dv__47__d = 32'h0;
+            nv__0__d = 32'h0;
+            nv__1__d = 32'h0;
+            nv__2__d = 32'h0;
+            nv__3__d = 32'h0;
+            nv__4__d = 32'h0;
+            nv__5__d = 32'h0;
+            nv__6__d = 32'h0;
+            nv__7__d = 32'h0;
+            nv__8__d = 32'h0;
+            nv__9__d = 32'h0;
+            nv__10__d = 32'h0;
+            nv__11__d = 32'h0;
+            nv__12__d = 32'h0;
+            nv__13__d = 32'h0;
+            nv__14__d = 32'h0;
+            nv__15__d = 32'h0;
+            nv__16__d = 32'h0;
+            nv__17__d = 32'h0;
+            nv__18__d = 32'h0;
+            nv__19__d = 32'h0;
+            nv__20__d = 32'h0;
+            nv__21__d = 32'h0;
+            nv__22__d = 32'h0;
+            nv__23__d = 32'h0;
+            nv__24__d = 32'h0;
+            nv__25__d = 32'h0;
+            nv__26__d = 32'h0;
+            nv__27__d = 32'h0;
+            nv__28__d = 32'h0;
+            nv__29__d = 32'h0;
+            nv__30__d = 32'h0;
+            nv__31__d = 32'h0;
+            nv__32__d = 32'h0;
+            nv__33__d = 32'h0;
+            nv__34__d = 32'h0;
+            nv__35__d = 32'h0;
+            nv__36__d = 32'h0;
+            nv__37__d = 32'h0;
+            nv__38__d = 32'h0;
+            nv__39__d = 32'h0;
+            nv__40__d = 32'h0;
+            nv__41__d = 32'h0;
+            nv__42__d = 32'h0;
+            nv__43__d = 32'h0;
+            nv__44__d = 32'h0;
+            nv__45__d = 32'h0;
+            nv__46__d = 32'h0;
+            nv__47__d = 32'h0;
             oqx__0__d = 32'h0;
             oqy__0__d = 32'h0;
             omask__0__d = 32'h0;
@@ -25097,6 +26027,918 @@ module tilerast_top_ulx3s__core__sample__none_r(d,q,clock);
     end
 
 endmodule // tilerast_top_ulx3s__core__sample__none_r
+
+
+module tilerast_top_ulx3s__core__sample__nv__0(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__0
+
+
+module tilerast_top_ulx3s__core__sample__nv__1(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__1
+
+
+module tilerast_top_ulx3s__core__sample__nv__10(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__10
+
+
+module tilerast_top_ulx3s__core__sample__nv__11(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__11
+
+
+module tilerast_top_ulx3s__core__sample__nv__12(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__12
+
+
+module tilerast_top_ulx3s__core__sample__nv__13(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__13
+
+
+module tilerast_top_ulx3s__core__sample__nv__14(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__14
+
+
+module tilerast_top_ulx3s__core__sample__nv__15(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__15
+
+
+module tilerast_top_ulx3s__core__sample__nv__16(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__16
+
+
+module tilerast_top_ulx3s__core__sample__nv__17(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__17
+
+
+module tilerast_top_ulx3s__core__sample__nv__18(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__18
+
+
+module tilerast_top_ulx3s__core__sample__nv__19(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__19
+
+
+module tilerast_top_ulx3s__core__sample__nv__2(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__2
+
+
+module tilerast_top_ulx3s__core__sample__nv__20(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__20
+
+
+module tilerast_top_ulx3s__core__sample__nv__21(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__21
+
+
+module tilerast_top_ulx3s__core__sample__nv__22(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__22
+
+
+module tilerast_top_ulx3s__core__sample__nv__23(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__23
+
+
+module tilerast_top_ulx3s__core__sample__nv__24(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__24
+
+
+module tilerast_top_ulx3s__core__sample__nv__25(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__25
+
+
+module tilerast_top_ulx3s__core__sample__nv__26(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__26
+
+
+module tilerast_top_ulx3s__core__sample__nv__27(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__27
+
+
+module tilerast_top_ulx3s__core__sample__nv__28(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__28
+
+
+module tilerast_top_ulx3s__core__sample__nv__29(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__29
+
+
+module tilerast_top_ulx3s__core__sample__nv__3(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__3
+
+
+module tilerast_top_ulx3s__core__sample__nv__30(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__30
+
+
+module tilerast_top_ulx3s__core__sample__nv__31(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__31
+
+
+module tilerast_top_ulx3s__core__sample__nv__32(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__32
+
+
+module tilerast_top_ulx3s__core__sample__nv__33(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__33
+
+
+module tilerast_top_ulx3s__core__sample__nv__34(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__34
+
+
+module tilerast_top_ulx3s__core__sample__nv__35(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__35
+
+
+module tilerast_top_ulx3s__core__sample__nv__36(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__36
+
+
+module tilerast_top_ulx3s__core__sample__nv__37(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__37
+
+
+module tilerast_top_ulx3s__core__sample__nv__38(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__38
+
+
+module tilerast_top_ulx3s__core__sample__nv__39(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__39
+
+
+module tilerast_top_ulx3s__core__sample__nv__4(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__4
+
+
+module tilerast_top_ulx3s__core__sample__nv__40(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__40
+
+
+module tilerast_top_ulx3s__core__sample__nv__41(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__41
+
+
+module tilerast_top_ulx3s__core__sample__nv__42(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__42
+
+
+module tilerast_top_ulx3s__core__sample__nv__43(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__43
+
+
+module tilerast_top_ulx3s__core__sample__nv__44(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__44
+
+
+module tilerast_top_ulx3s__core__sample__nv__45(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__45
+
+
+module tilerast_top_ulx3s__core__sample__nv__46(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__46
+
+
+module tilerast_top_ulx3s__core__sample__nv__47(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__47
+
+
+module tilerast_top_ulx3s__core__sample__nv__5(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__5
+
+
+module tilerast_top_ulx3s__core__sample__nv__6(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__6
+
+
+module tilerast_top_ulx3s__core__sample__nv__7(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__7
+
+
+module tilerast_top_ulx3s__core__sample__nv__8(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__8
+
+
+module tilerast_top_ulx3s__core__sample__nv__9(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_top_ulx3s__core__sample__nv__9
 
 
 module tilerast_top_ulx3s__core__sample__olast(d,q,clock);
