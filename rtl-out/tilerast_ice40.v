@@ -5740,18 +5740,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
     localparam [47:0] c_ln__5 = 48'h0;
     localparam [47:0] c_ln__6 = 48'h0;
     localparam [47:0] c_ln__7 = 48'h0;
-    localparam [0:0] c_nreg__0 = 1'b0;
-    localparam [0:0] c_nreg__1 = 1'b0;
-    localparam [0:0] c_nreg__2 = 1'b0;
-    localparam [0:0] c_nreg__3 = 1'b0;
-    localparam [0:0] c_nreg__4 = 1'b0;
-    localparam [0:0] c_nreg__5 = 1'b0;
-    localparam [0:0] c_nreg__6 = 1'b0;
-    localparam [0:0] c_nreg__7 = 1'b0;
-    localparam [0:0] c_nreg__8 = 1'b0;
-    localparam [0:0] c_nreg__9 = 1'b1;
-    localparam [0:0] c_nreg__10 = 1'b1;
-    localparam [0:0] c_nreg__11 = 1'b1;
     localparam [47:0] c_bp__0 = 48'hffffffffffff;
     localparam [47:0] c_bp__1 = 48'h0;
     localparam [47:0] c_bp__2 = 48'h0;
@@ -5840,42 +5828,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
     reg  [47:0] dv__11__d;
     wire  [47:0] dv__11__q;
     reg  dv__11__clock;
-    reg  [47:0] nv__0__d;
-    wire  [47:0] nv__0__q;
-    reg  nv__0__clock;
-    reg  [47:0] nv__1__d;
-    wire  [47:0] nv__1__q;
-    reg  nv__1__clock;
-    reg  [47:0] nv__2__d;
-    wire  [47:0] nv__2__q;
-    reg  nv__2__clock;
-    reg  [47:0] nv__3__d;
-    wire  [47:0] nv__3__q;
-    reg  nv__3__clock;
-    reg  [47:0] nv__4__d;
-    wire  [47:0] nv__4__q;
-    reg  nv__4__clock;
-    reg  [47:0] nv__5__d;
-    wire  [47:0] nv__5__q;
-    reg  nv__5__clock;
-    reg  [47:0] nv__6__d;
-    wire  [47:0] nv__6__q;
-    reg  nv__6__clock;
-    reg  [47:0] nv__7__d;
-    wire  [47:0] nv__7__q;
-    reg  nv__7__clock;
-    reg  [47:0] nv__8__d;
-    wire  [47:0] nv__8__q;
-    reg  nv__8__clock;
-    reg  [47:0] nv__9__d;
-    wire  [47:0] nv__9__q;
-    reg  nv__9__clock;
-    reg  [47:0] nv__10__d;
-    wire  [47:0] nv__10__q;
-    reg  nv__10__clock;
-    reg  [47:0] nv__11__d;
-    wire  [47:0] nv__11__q;
-    reg  nv__11__clock;
     reg  [23:0] av__0__d;
     wire  [23:0] av__0__q;
     reg  av__0__clock;
@@ -6168,42 +6120,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
-    reg  [47:0] iw__0;
-    reg  [47:0] iw__1;
-    reg  [47:0] iw__2;
-    reg  [47:0] iw__3;
-    reg  [47:0] iw__4;
-    reg  [47:0] iw__5;
-    reg  [47:0] ix__0;
-    reg  [47:0] ix__1;
-    reg  [47:0] ix__2;
-    reg  [47:0] ix__3;
-    reg  [47:0] ix__4;
-    reg  [47:0] ix__5;
-    reg  [47:0] i2__0;
-    reg  [47:0] i2__1;
-    reg  [47:0] i2__2;
-    reg  [47:0] i2__3;
-    reg  [47:0] i2__4;
-    reg  [47:0] i2__5;
-    reg  [47:0] i2__6;
-    reg  [47:0] i2__7;
-    reg  [47:0] i2__8;
-    reg  [47:0] i2__9;
-    reg  [47:0] i2__10;
-    reg  [47:0] i2__11;
-    reg  [47:0] nl__0;
-    reg  [47:0] nl__1;
-    reg  [47:0] nl__2;
-    reg  [47:0] nl__3;
-    reg  [47:0] nl__4;
-    reg  [47:0] nl__5;
-    reg  [47:0] nl__6;
-    reg  [47:0] nl__7;
-    reg  [47:0] nl__8;
-    reg  [47:0] nl__9;
-    reg  [47:0] nl__10;
-    reg  [47:0] nl__11;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -6365,66 +6281,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
         .d(dv__11__d),
         .q(dv__11__q),
         .clock(dv__11__clock)
-    );
-    tilerast_ice40__sample__nv__0 nv__0(
-        .d(nv__0__d),
-        .q(nv__0__q),
-        .clock(nv__0__clock)
-    );
-    tilerast_ice40__sample__nv__1 nv__1(
-        .d(nv__1__d),
-        .q(nv__1__q),
-        .clock(nv__1__clock)
-    );
-    tilerast_ice40__sample__nv__2 nv__2(
-        .d(nv__2__d),
-        .q(nv__2__q),
-        .clock(nv__2__clock)
-    );
-    tilerast_ice40__sample__nv__3 nv__3(
-        .d(nv__3__d),
-        .q(nv__3__q),
-        .clock(nv__3__clock)
-    );
-    tilerast_ice40__sample__nv__4 nv__4(
-        .d(nv__4__d),
-        .q(nv__4__q),
-        .clock(nv__4__clock)
-    );
-    tilerast_ice40__sample__nv__5 nv__5(
-        .d(nv__5__d),
-        .q(nv__5__q),
-        .clock(nv__5__clock)
-    );
-    tilerast_ice40__sample__nv__6 nv__6(
-        .d(nv__6__d),
-        .q(nv__6__q),
-        .clock(nv__6__clock)
-    );
-    tilerast_ice40__sample__nv__7 nv__7(
-        .d(nv__7__d),
-        .q(nv__7__q),
-        .clock(nv__7__clock)
-    );
-    tilerast_ice40__sample__nv__8 nv__8(
-        .d(nv__8__d),
-        .q(nv__8__q),
-        .clock(nv__8__clock)
-    );
-    tilerast_ice40__sample__nv__9 nv__9(
-        .d(nv__9__d),
-        .q(nv__9__q),
-        .clock(nv__9__clock)
-    );
-    tilerast_ice40__sample__nv__10 nv__10(
-        .d(nv__10__d),
-        .q(nv__10__q),
-        .clock(nv__10__clock)
-    );
-    tilerast_ice40__sample__nv__11 nv__11(
-        .d(nv__11__d),
-        .q(nv__11__q),
-        .clock(nv__11__clock)
     );
     tilerast_ice40__sample__av__0 av__0(
         .d(av__0__d),
@@ -6649,30 +6505,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
         dv__10__d = dv__10__q;
         dv__11__clock = clock;
         dv__11__d = dv__11__q;
-        nv__0__clock = clock;
-        nv__0__d = nv__0__q;
-        nv__1__clock = clock;
-        nv__1__d = nv__1__q;
-        nv__2__clock = clock;
-        nv__2__d = nv__2__q;
-        nv__3__clock = clock;
-        nv__3__d = nv__3__q;
-        nv__4__clock = clock;
-        nv__4__d = nv__4__q;
-        nv__5__clock = clock;
-        nv__5__d = nv__5__q;
-        nv__6__clock = clock;
-        nv__6__d = nv__6__q;
-        nv__7__clock = clock;
-        nv__7__d = nv__7__q;
-        nv__8__clock = clock;
-        nv__8__d = nv__8__q;
-        nv__9__clock = clock;
-        nv__9__d = nv__9__q;
-        nv__10__clock = clock;
-        nv__10__d = nv__10__q;
-        nv__11__clock = clock;
-        nv__11__d = nv__11__q;
         oqx__0__clock = clock;
         oqx__0__d = oqx__0__q;
         oqy__0__clock = clock;
@@ -6744,48 +6576,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
         bw__0 = ((bv__0__q) & 48'hffffffffffff);
         bw__1 = ((bv__1__q) & 48'hffffffffffff);
         bw__2 = ((bv__2__q) & 48'hffffffffffff);
-        iw__0 = (($unsigned(in_a0) & c_amask) & 48'hffffffffffff);
-        iw__1 = (($unsigned(in_a1) & c_amask) & 48'hffffffffffff);
-        iw__2 = (($unsigned(in_a2) & c_amask) & 48'hffffffffffff);
-        iw__3 = (($unsigned(in_b0) & c_amask) & 48'hffffffffffff);
-        iw__4 = (($unsigned(in_b1) & c_amask) & 48'hffffffffffff);
-        iw__5 = (($unsigned(in_b2) & c_amask) & 48'hffffffffffff);
-        ix__0 = iw__0;
-        if (iw__0[c_asgn]) begin
-            ix__0 = iw__0 | c_ahi;
-        end
-        ix__1 = iw__1;
-        if (iw__1[c_asgn]) begin
-            ix__1 = iw__1 | c_ahi;
-        end
-        ix__2 = iw__2;
-        if (iw__2[c_asgn]) begin
-            ix__2 = iw__2 | c_ahi;
-        end
-        ix__3 = iw__3;
-        if (iw__3[c_asgn]) begin
-            ix__3 = iw__3 | c_ahi;
-        end
-        ix__4 = iw__4;
-        if (iw__4[c_asgn]) begin
-            ix__4 = iw__4 | c_ahi;
-        end
-        ix__5 = iw__5;
-        if (iw__5[c_asgn]) begin
-            ix__5 = iw__5 | c_ahi;
-        end
-        i2__0 = ix__0;
-        i2__1 = i2__0 << 32'h1;
-        i2__2 = i2__1 << 32'h1;
-        i2__3 = i2__2 << 32'h1;
-        i2__4 = ix__1;
-        i2__5 = i2__4 << 32'h1;
-        i2__6 = i2__5 << 32'h1;
-        i2__7 = i2__6 << 32'h1;
-        i2__8 = ix__2;
-        i2__9 = i2__8 << 32'h1;
-        i2__10 = i2__9 << 32'h1;
-        i2__11 = i2__10 << 32'h1;
         ax__0 = aw__0;
         if (aw__0[c_asgn]) begin
             ax__0 = aw__0 | c_ahi;
@@ -6946,65 +6736,17 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
         end
         gg__11 = (((ec__2__q & c_wumask) + (dx__11 & c_wumask)) & c_wumask) >> 32'h4;
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
-        if (c_nreg__0) begin
-            nn__0 = nv__0__q;
-        end
-        nn__6 = bx__0;
-        if (c_nreg__6) begin
-            nn__6 = nv__6__q;
-        end
-        nl__0 = (i2__0 & c_lp__0) + (i2__1 & c_lp__1) + (i2__2 & c_lp__2) + (i2__3 & c_lp__3) - (i2__0 & c_ln__0) - (i2__1 & c_ln__1) - (i2__2 & c_ln__2) - (i2__3 & c_ln__3);
-        nl__6 = nl__0 + ix__3;
+        nn__6 = nn__0 + bx__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
-        if (c_nreg__1) begin
-            nn__1 = nv__1__q;
-        end
-        nn__7 = bx__1;
-        if (c_nreg__7) begin
-            nn__7 = nv__7__q;
-        end
-        nl__1 = (i2__4 & c_lp__0) + (i2__5 & c_lp__1) + (i2__6 & c_lp__2) + (i2__7 & c_lp__3) - (i2__4 & c_ln__0) - (i2__5 & c_ln__1) - (i2__6 & c_ln__2) - (i2__7 & c_ln__3);
-        nl__7 = nl__1 + ix__4;
+        nn__7 = nn__1 + bx__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
-        if (c_nreg__2) begin
-            nn__2 = nv__2__q;
-        end
-        nn__8 = bx__2;
-        if (c_nreg__8) begin
-            nn__8 = nv__8__q;
-        end
-        nl__2 = (i2__8 & c_lp__0) + (i2__9 & c_lp__1) + (i2__10 & c_lp__2) + (i2__11 & c_lp__3) - (i2__8 & c_ln__0) - (i2__9 & c_ln__1) - (i2__10 & c_ln__2) - (i2__11 & c_ln__3);
-        nl__8 = nl__2 + ix__5;
+        nn__8 = nn__2 + bx__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
-        if (c_nreg__3) begin
-            nn__3 = nv__3__q;
-        end
-        nn__9 = bx__0;
-        if (c_nreg__9) begin
-            nn__9 = nv__9__q;
-        end
-        nl__3 = (i2__0 & c_lp__4) + (i2__1 & c_lp__5) + (i2__2 & c_lp__6) + (i2__3 & c_lp__7) - (i2__0 & c_ln__4) - (i2__1 & c_ln__5) - (i2__2 & c_ln__6) - (i2__3 & c_ln__7);
-        nl__9 = nl__3 + ix__3;
+        nn__9 = nn__3 + bx__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
-        if (c_nreg__4) begin
-            nn__4 = nv__4__q;
-        end
-        nn__10 = bx__1;
-        if (c_nreg__10) begin
-            nn__10 = nv__10__q;
-        end
-        nl__4 = (i2__4 & c_lp__4) + (i2__5 & c_lp__5) + (i2__6 & c_lp__6) + (i2__7 & c_lp__7) - (i2__4 & c_ln__4) - (i2__5 & c_ln__5) - (i2__6 & c_ln__6) - (i2__7 & c_ln__7);
-        nl__10 = nl__4 + ix__4;
+        nn__10 = nn__4 + bx__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
-        if (c_nreg__5) begin
-            nn__5 = nv__5__q;
-        end
-        nn__11 = bx__2;
-        if (c_nreg__11) begin
-            nn__11 = nv__11__q;
-        end
-        nl__5 = (i2__8 & c_lp__4) + (i2__9 & c_lp__5) + (i2__10 & c_lp__6) + (i2__11 & c_lp__7) - (i2__8 & c_ln__4) - (i2__9 & c_ln__5) - (i2__10 & c_ln__6) - (i2__11 & c_ln__7);
-        nl__11 = nl__5 + ix__5;
+        nn__11 = nn__5 + bx__2;
         xr = (((qxs__q) & 10'h3ff) & c_tqxm) | (((cg) & 10'h3ff) << c_qsh);
         yr = (((qys__q) & 10'h3ff) & c_tqym) | ((rr) & 10'h3ff);
         vyok__0 = (yr << 32'h1) < vish__q;
@@ -8460,18 +8202,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
             ec__0__d = uc__0;
             ec__1__d = uc__1;
             ec__2__d = uc__2;
-            nv__0__d = nl__0;
-            nv__1__d = nl__1;
-            nv__2__d = nl__2;
-            nv__3__d = nl__3;
-            nv__4__d = nl__4;
-            nv__5__d = nl__5;
-            nv__6__d = nl__6;
-            nv__7__d = nl__7;
-            nv__8__d = nl__8;
-            nv__9__d = nl__9;
-            nv__10__d = nl__10;
-            nv__11__d = nl__11;
             av__0__d = $unsigned(in_a0) & c_amask;
             av__1__d = $unsigned(in_a1) & c_amask;
             av__2__d = $unsigned(in_a2) & c_amask;
@@ -8523,18 +8253,6 @@ module tilerast_ice40__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in
             dv__9__d = 32'h0;
             dv__10__d = 32'h0;
             dv__11__d = 32'h0;
-            nv__0__d = 32'h0;
-            nv__1__d = 32'h0;
-            nv__2__d = 32'h0;
-            nv__3__d = 32'h0;
-            nv__4__d = 32'h0;
-            nv__5__d = 32'h0;
-            nv__6__d = 32'h0;
-            nv__7__d = 32'h0;
-            nv__8__d = 32'h0;
-            nv__9__d = 32'h0;
-            nv__10__d = 32'h0;
-            nv__11__d = 32'h0;
             oqx__0__d = 32'h0;
             oqy__0__d = 32'h0;
             omask__0__d = 32'h0;
@@ -9042,234 +8760,6 @@ module tilerast_ice40__sample__none_r(d,q,clock);
     end
 
 endmodule // tilerast_ice40__sample__none_r
-
-
-module tilerast_ice40__sample__nv__0(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__0
-
-
-module tilerast_ice40__sample__nv__1(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__1
-
-
-module tilerast_ice40__sample__nv__10(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__10
-
-
-module tilerast_ice40__sample__nv__11(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__11
-
-
-module tilerast_ice40__sample__nv__2(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__2
-
-
-module tilerast_ice40__sample__nv__3(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__3
-
-
-module tilerast_ice40__sample__nv__4(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__4
-
-
-module tilerast_ice40__sample__nv__5(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__5
-
-
-module tilerast_ice40__sample__nv__6(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__6
-
-
-module tilerast_ice40__sample__nv__7(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__7
-
-
-module tilerast_ice40__sample__nv__8(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__8
-
-
-module tilerast_ice40__sample__nv__9(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__sample__nv__9
 
 
 module tilerast_ice40__sample__olast(d,q,clock);

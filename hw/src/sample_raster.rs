@@ -28,12 +28,8 @@
 //! lane l tests the sign of G + (2l + (i&1))·a + (i>>1)·b. The sample offsets
 //! d_s = a·X_s + b·Y_s are computed from the incoming job's a, b when it is accepted, by a
 //! shift-add program shared across samples ([`Mcm`]: 5 adders per edge for the 4x table), and
-//! registered (`dv`, which also keeps yosys from merging G's adder into a carry-save tree). The
-//! lane/pixel multiples n that need an adder (3a, a + b, 7a + b, …: signed digits) are likewise
-//! computed from the incoming a, b and registered at load (`nv`); a single shift of a or b is
-//! wired from `av`/`bv`. So a beat's path is two carry chains (G's adder, then the sign test)
-//! before the mask AND and the lane-valid OR; computing n every beat had made it three on the
-//! ULX3S `full` core (critical path `av` → 7a → 7a + b → sign test → `ov`, 29.5 ns). Stepping: + 32·Q·a
+//! registered (`dv`, which also keeps yosys from merging G's adder into a carry-save tree); the
+//! lane/pixel multiples are signed-digit shift-adds of the registered a, b. Stepping: + 32·Q·a
 //! per beat, at a row end + 32·b − 32·Q·(BPR − 1)·a. ice40: W_u = 25, W_g = 21; per cycle
 //! 12 G adders (25 bits) and 36 sign tests (21 bits; pixel 0 is G's own sign).
 //! `trivial` only forces the full mask (the adders run anyway; the result is identical).
@@ -53,8 +49,7 @@
 //! ```text
 //!  job ─► clamp E/16 ──────────────► ec[k] ──(+32Qa | row end: +32b−32Q(BPR−1)a)
 //!     └─► a, b ─► shift-add program ─► dv[s][k] = a·X_s + b·Y_s      (registered at load)
-//!            └──► signed digits ──────► nv[l,i][k] = (2l+(i&1))·a + (i>>1)·b  (registered at
-//!         a, b regs (av, bv) ─► n[l,i][k] = nv, or a shift of a / b         load if ≥ 2 terms)
+//!         a, b regs ─► n[l,i][k] = (2l+(i&1))·a + (i>>1)·b
 //!                      G[s][k] = (ec[k] + dv[s][k]) >> 4
 //!                      cov[l,i,s] = trivial | ∧_k sign(G[s][k] + n[l,i][k]) = 0   (& visible, & !none)
 //!                      ─► masks, lane_valid ─► out reg ─► beat
@@ -188,9 +183,6 @@ pub struct SampleRaster {
     /// Lane/pixel x multiples 2l + i (pixels i = 0, 1) in signed digits, index (l·2 + i)·4 + digit.
     c_lp: Vec<Constant<Bits<48>>>,
     c_ln: Vec<Constant<Bits<48>>>,
-    /// Lane/pixel multiple (index as `nn`) that needs an adder, so it is registered at job load
-    /// (`nv`); the others are a shift of `a` or `b` and stay combinational.
-    c_nreg: Vec<Constant<Bit>>,
     /// Row-end back step multiple Q·(BPR − 1) in signed digits (8 digits).
     c_bp: Vec<Constant<Bits<48>>>,
     c_bn: Vec<Constant<Bits<48>>>,
@@ -230,10 +222,6 @@ pub struct SampleRaster {
     step: Vec<Signal<Local, Bits<48>>>,
     gg: Vec<Signal<Local, Bits<48>>>,
     nn: Vec<Signal<Local, Bits<48>>>,
-    iw: Vec<Signal<Local, Bits<48>>>,
-    ix: Vec<Signal<Local, Bits<48>>>,
-    i2: Vec<Signal<Local, Bits<48>>>,
-    nl: Vec<Signal<Local, Bits<48>>>,
     su: Vec<Signal<Local, Bits<48>>>,
     xr: Signal<Local, Bits<10>>,
     yr: Signal<Local, Bits<10>>,
@@ -249,7 +237,6 @@ pub struct SampleRaster {
     bcnt: DFF<Bits<8>>,
     ec: Vec<DFF<Bits<48>>>,
     dv: Vec<DFF<Bits<48>>>,
-    nv: Vec<DFF<Bits<48>>>,
     av: Vec<DFF<Bits<24>>>,
     bv: Vec<DFF<Bits<24>>>,
     prim_r: DFF<Bits<24>>,
@@ -511,15 +498,6 @@ impl SampleRaster {
                 c_ln.extend(digit_masks(n, 4));
             }
         }
-        // Entry (l·4 + p)·3 + e of `nn`: (2l + (p&1))·a + (p>>1)·b; registered iff ≥ 2 terms.
-        let mut c_nreg = Vec::new();
-        for l in 0..q as u64 {
-            for p in 0..4u64 {
-                let (pos, neg) = csd(2 * l + (p & 1));
-                let terms = pos.count_ones() + neg.count_ones() + (p >> 1) as u32;
-                c_nreg.extend((0..3).map(|_| Constant::new(terms >= 2)));
-            }
-        }
         let (bp, bn) = csd(g.q as u64 * (g.beats_per_row as u64 - 1));
         if (bp | bn) >> 8 != 0 {
             return Err("sample_raster: Q·(BPR − 1) needs more than 8 signed digits".into());
@@ -604,7 +582,6 @@ impl SampleRaster {
             c_sext24: k(mask48 & !((1u64 << 24) - 1)),
             c_lp,
             c_ln,
-            c_nreg,
             c_bp: digit_masks(bp, 8),
             c_bn: digit_masks(bn, 8),
             c_bit: (0..4 * s as u64).map(|j| k(1 << j)).collect(),
@@ -639,10 +616,6 @@ impl SampleRaster {
             step: vec_of(3),
             gg: vec_of(3 * s),
             nn: vec_of(12 * q),
-            iw: vec_of(6),
-            ix: vec_of(6),
-            i2: vec_of(12),
-            nl: vec_of(12 * q),
             su: vec_of(12 * q * s),
             xr: Default::default(),
             yr: Default::default(),
@@ -656,7 +629,6 @@ impl SampleRaster {
             bcnt: Default::default(),
             ec: vec_of(3),
             dv: vec_of(3 * s),
-            nv: vec_of(12 * q),
             av: vec_of(3),
             bv: vec_of(3),
             prim_r: Default::default(),
@@ -716,12 +688,6 @@ impl Logic for SampleRaster {
                 self.dv[s * 3 + e].d.next = self.dv[s * 3 + e].q.val();
             }
         }
-        for j in 0..self._q {
-            for e in 0..12 {
-                self.nv[j * 12 + e].clock.next = self.clock.val();
-                self.nv[j * 12 + e].d.next = self.nv[j * 12 + e].q.val();
-            }
-        }
         for l in 0..4 {
             self.oqx[l].clock.next = self.clock.val();
             self.oqx[l].d.next = self.oqx[l].q.val();
@@ -763,25 +729,6 @@ impl Logic for SampleRaster {
         self.bw[0].next = bit_cast::<48, 24>(self.bv[0].q.val());
         self.bw[1].next = bit_cast::<48, 24>(self.bv[1].q.val());
         self.bw[2].next = bit_cast::<48, 24>(self.bv[2].q.val());
-        // The incoming job's a, b as `av`/`bv` will hold them (masked to their bits, sign-extended).
-        self.iw[0].next = bit_cast::<48, 24>(unsigned_cast(self.in_a0.val()) & self.c_amask.val());
-        self.iw[1].next = bit_cast::<48, 24>(unsigned_cast(self.in_a1.val()) & self.c_amask.val());
-        self.iw[2].next = bit_cast::<48, 24>(unsigned_cast(self.in_a2.val()) & self.c_amask.val());
-        self.iw[3].next = bit_cast::<48, 24>(unsigned_cast(self.in_b0.val()) & self.c_amask.val());
-        self.iw[4].next = bit_cast::<48, 24>(unsigned_cast(self.in_b1.val()) & self.c_amask.val());
-        self.iw[5].next = bit_cast::<48, 24>(unsigned_cast(self.in_b2.val()) & self.c_amask.val());
-        for e in 0..6 {
-            self.ix[e].next = self.iw[e].val();
-            if self.iw[e].val().get_bit(self.c_asgn.val().index()) {
-                self.ix[e].next = self.iw[e].val() | self.c_ahi.val();
-            }
-        }
-        for e in 0..3 {
-            self.i2[e * 4].next = self.ix[e].val();
-            for i in 0..3 {
-                self.i2[e * 4 + i + 1].next = self.i2[e * 4 + i].val() << 1;
-            }
-        }
         for e in 0..3 {
             self.ax[e].next = self.aw[e].val();
             if self.aw[e].val().get_bit(self.c_asgn.val().index()) {
@@ -828,9 +775,6 @@ impl Logic for SampleRaster {
                     }
                 }
                 // ---- per lane and pixel: (2l + (i&1))·a + (i>>1)·b, in pixel units ----
-                // A multiple that needs an adder comes from its register `nv`, loaded with the
-                // same sum of the incoming job's a, b (`nl`, below); a single shift of a or b
-                // (or 0) is wired from `av`/`bv`.
                 for l in 0..self._q {
                     for p in 0..2 {
                         for e in 0..3 {
@@ -843,25 +787,8 @@ impl Logic for SampleRaster {
                                 - (self.a2[e * 4 + 1].val() & self.c_ln[(l * 2 + p) * 4 + 1].val())
                                 - (self.a2[e * 4 + 2].val() & self.c_ln[(l * 2 + p) * 4 + 2].val())
                                 - (self.a2[e * 4 + 3].val() & self.c_ln[(l * 2 + p) * 4 + 3].val());
-                            if self.c_nreg[(l * 4 + p) * 3 + e].val() {
-                                self.nn[(l * 4 + p) * 3 + e].next = self.nv[(l * 4 + p) * 3 + e].q.val();
-                            }
-                            self.nn[(l * 4 + p + 2) * 3 + e].next = self.bx[e].val();
-                            if self.c_nreg[(l * 4 + p + 2) * 3 + e].val() {
-                                self.nn[(l * 4 + p + 2) * 3 + e].next = self.nv[(l * 4 + p + 2) * 3 + e].q.val();
-                            }
-                            // The incoming job's multiples (registered into `nv` at load).
-                            self.nl[(l * 4 + p) * 3 + e].next = (self.i2[e * 4].val()
-                                & self.c_lp[(l * 2 + p) * 4].val())
-                                + (self.i2[e * 4 + 1].val() & self.c_lp[(l * 2 + p) * 4 + 1].val())
-                                + (self.i2[e * 4 + 2].val() & self.c_lp[(l * 2 + p) * 4 + 2].val())
-                                + (self.i2[e * 4 + 3].val() & self.c_lp[(l * 2 + p) * 4 + 3].val())
-                                - (self.i2[e * 4].val() & self.c_ln[(l * 2 + p) * 4].val())
-                                - (self.i2[e * 4 + 1].val() & self.c_ln[(l * 2 + p) * 4 + 1].val())
-                                - (self.i2[e * 4 + 2].val() & self.c_ln[(l * 2 + p) * 4 + 2].val())
-                                - (self.i2[e * 4 + 3].val() & self.c_ln[(l * 2 + p) * 4 + 3].val());
-                            self.nl[(l * 4 + p + 2) * 3 + e].next =
-                                self.nl[(l * 4 + p) * 3 + e].val() + self.ix[3 + e].val();
+                            self.nn[(l * 4 + p + 2) * 3 + e].next =
+                                self.nn[(l * 4 + p) * 3 + e].val() + self.bx[e].val();
                         }
                     }
                 }
@@ -1015,11 +942,6 @@ impl Logic for SampleRaster {
             for e in 0..3 {
                 self.ec[e].d.next = self.uc[e].val();
             }
-            for j in 0..self._q {
-                for e in 0..12 {
-                    self.nv[j * 12 + e].d.next = self.nl[j * 12 + e].val();
-                }
-            }
             self.av[0].d.next = unsigned_cast(self.in_a0.val()) & self.c_amask.val();
             self.av[1].d.next = unsigned_cast(self.in_a1.val()) & self.c_amask.val();
             self.av[2].d.next = unsigned_cast(self.in_a2.val()) & self.c_amask.val();
@@ -1062,11 +984,6 @@ impl Logic for SampleRaster {
             for s in 0..self._s {
                 for e in 0..3 {
                     self.dv[s * 3 + e].d.next = 0.into();
-                }
-            }
-            for j in 0..self._q {
-                for e in 0..12 {
-                    self.nv[j * 12 + e].d.next = 0.into();
                 }
             }
             for l in 0..4 {
