@@ -354,6 +354,13 @@ pub fn wrap_bits(v: i64, n: u32) -> i64 {
 /// sample-hull corners of viewport-clipped sub-tiles) lies in [0, W·256] × [0, H·256], and
 /// E(p) = a·(p_x − x_i) + b·(p_y − y_i) − bias, so |E| ≤ |a|·(W + g)·256 + |b|·(H + g)·256 + 1.
 /// `tests/tile_parser_cycle.rs` checks it at the guard-band extremes of every preset.
+///
+/// The bound is not tight for E: E is multi-affine in the vertex and point coordinates, so its
+/// extremes lie at box corners, and the exact maximum is max((H + 2g)(W + g), (W + 2g)(H + g))
+/// ·2^16 + 1, which needs one bit less on every preset (ice40 33, default 37, full 41). The
+/// spare bit stays because setup accumulates 2·area (up to (W + 2g)(H + 2g)·2^16) in the same
+/// `e_bits`, and on `default` that needs all 38: narrowing setup's area accumulator by one bit
+/// fails the co-simulation there, narrowing its edge sums does not.
 pub fn edge_widths(cfg: &Config) -> (u32, u32) {
     let (w, h, g) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64, cfg.guard_band as i64);
     let one = crate::config::ONE as i64;
