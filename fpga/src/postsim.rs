@@ -394,6 +394,8 @@ pub fn ice40_cell_defines() -> Vec<String> {
 #[derive(Debug, Clone, Default)]
 pub struct PostsimSummary {
     pub runs: Vec<(String, SimResult)>,
+    /// The synthesized netlist that was simulated (`<dir>/<top>_syn.v`).
+    pub netlist: PathBuf,
     pub synth_secs: f64,
     pub sim_secs: f64,
 }
@@ -442,11 +444,12 @@ pub fn run_core(
     };
     defs.push(format!("-DTR_CORE={top}"));
     defs.push("-DCORE_LAYOUT".into());
-    let mut files = vec![root.join("fpga/tb/core_adapter.v"), net];
+    let mut files = vec![root.join("fpga/tb/core_adapter.v"), net.clone()];
     files.extend(cells);
     let bench = compile(root, &dir, "netlist", &files, &defs, IN_W * 32, OUT_W * 32, max, out)?;
     let t = std::time::Instant::now();
     let mut sum = PostsimSummary {
+        netlist: net,
         synth_secs,
         ..Default::default()
     };

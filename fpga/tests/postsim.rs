@@ -156,7 +156,7 @@ fn testbench_reports_the_first_mismatch() {
 
 /// The post-synthesis regression of `preset`'s core with `board`'s synthesis, each scenario cut
 /// to `scale` (env `var` overrides it): every run passes with a non-zero quad count.
-fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) {
+fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) -> postsim::PostsimSummary {
     let mut log = Vec::new();
     let scale = std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(scale);
     let b = tilerast_fpga::board(board).unwrap();
@@ -168,6 +168,7 @@ fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) {
         assert!(r.cycles > 0 && r.quads > 0, "{name}: {r:?}");
     }
     eprintln!("{}", String::from_utf8_lossy(&log));
+    s
 }
 
 #[test]
@@ -189,8 +190,8 @@ fn hx8k_core_netlist_matches_golden_every_cycle() {
 /// gate-level simulation is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
 #[test]
 fn ecp5_core_netlist_matches_golden_every_cycle() {
-    core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.15);
-    let net = std::fs::read_to_string(repo_root().join("target/fpga/postsim-ice40-85k/tilerast_ice40_syn.v")).unwrap();
+    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.15);
+    let net = std::fs::read_to_string(&s.netlist).unwrap_or_else(|e| panic!("{}: {e}", s.netlist.display()));
     assert!(
         net.contains("MULT18X18D") && net.contains("CCU2C"),
         "an ECP5 netlist with DSPs and carries"

@@ -89,9 +89,9 @@ pub const ICEBREAKER_PLL_HZ: u32 = 18_000_000;
 /// about 54 MHz (nextpnr, README table), so the board runs at 42 MHz, which both meet with room
 /// for nextpnr's seed-to-seed spread.
 pub const HX8K_PLL_HZ: u32 = 42_000_000;
-/// PLL output target of the ULX3S (ECP5-85F), Hz. The goal is 100 MHz; the `full` core's
-/// post-placement estimate on the 85F is about 34 MHz (nextpnr-ecp5, README table), so the board
-/// runs at 25 MHz until its blocks are pipelined.
+/// PLL output target of the ULX3S (ECP5-85F), Hz. The goal is 100 MHz; the routed `full` core
+/// reaches 33.9 MHz on the 85F (nextpnr-ecp5, README table), so the board runs at 25 MHz until
+/// its blocks are pipelined.
 pub const ULX3S_PLL_HZ: u32 = 25_000_000;
 
 /// The board table (order = board index in the PING descriptor, `protocol::BOARDS`).
