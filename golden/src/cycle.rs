@@ -19,6 +19,14 @@
 //! * `clock(...)` applies one rising edge. `flush` is a synchronous reset: with `flush` high at an
 //!   edge, the block returns to its idle state with nothing stale left, whatever else is driven.
 //!   The state after a flush equals the state after `new`.
+//!
+//! Each model's rustdoc has a **Timing contract** section: handshake, latency, throughput or
+//! initiation interval, back-pressure and flush, exact. It is the one place a block's timing is
+//! written: the block's header in `hw/src/<stage>.rs` links to it instead of repeating it, and
+//! `hw/tests/<stage>.rs` / `cosim/tests/<stage>.rs` hold the RTL to it on every port and cycle.
+//! Cycle numbering in the contracts: a transfer "at edge c" happens when valid and ready are both
+//! high in cycle c, at the rising edge that ends it; registered results of that edge are
+//! visible from cycle c + 1.
 
 /// A cycle-accurate model of one valid/ready block with one input and one output stream.
 pub trait CycleModel {

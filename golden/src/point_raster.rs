@@ -351,7 +351,8 @@ pub fn raster_setup_tile(
 // ===== cycle model =====
 //
 // `PointRasterCycle` mirrors the registers of `hw/src/point_raster.rs` (see that file's
-// header for the ports). Summary of the block, all numbers exact:
+// header for the ports). Its rustdoc is the block's timing contract; this comment is the
+// arithmetic.
 //
 // ```text
 //  cmd ─► [accept] ─► SX ─► SY ─► SCAN (one step per cycle) ─► out register ─► beat
@@ -359,17 +360,6 @@ pub fn raster_setup_tile(
 //          (adds)       unit    unit
 //                       └─ one shared axis unit, time-multiplexed ─┘
 // ```
-//
-// * Latency: a command accepted in cycle t (in_valid ∧ in_ready) is in SX in t+1, SY in t+2,
-//   makes its first scan step in t+3 and its first beat is on the output in t+4.
-// * Throughput: one scan step per cycle while the output register is free or being taken
-//   (`advance = ¬out_valid ∨ out_ready`). A quad row of w quads (scan range ∩ tile ∩ viewport;
-//   AA on, the range `[A0, A1]` below) takes ⌈w / Q⌉ steps; h rows take h·⌈w / Q⌉ steps; a
-//   command whose range misses the tile takes one step (its bare `last` beat). Steps whose Q quads are all empty (AA only) cost
-//   their cycle but emit nothing; the final step always emits (it carries `last`).
-// * `in_ready` = IDLE ∨ (SCAN ∧ final step ∧ advance): the next command is accepted in the
-//   cycle of the previous command's final step, so back to back a command of k steps takes
-//   k + 2 cycles (one for SX, one for SY) when the output never stalls.
 //
 // The scan range per axis is `[A0, A1]` in 1/16 px (the sample grid): A0 is the first, A1 the
 // last 1/16-px position that is covered, clipped to the tile and the viewport. AA off:
@@ -471,7 +461,30 @@ struct PrConsts {
 
 /// Cycle model of the point rasterizer block (`hw/src/point_raster.rs`), In = [`Cmd`]
 /// (kind must be point; uses `prim`, `tile_x`, `tile_y`, `v[0]`, `size`, `aa`), Out = [`Beat`]
-/// (`block` always 0). See the section header above for latency and throughput.
+/// (`block` always 0). The scan range and span cases are in the `cycle model` section comment
+/// of this file.
+///
+/// # Timing contract
+///
+/// The one statement of the point rasterizer's timing; the RTL is held to it on every port and
+/// cycle (`hw/tests/point_raster.rs`, `cosim/tests/point_raster.rs`). "Accepted at edge t"
+/// means `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising
+/// edge ending it). States: IDLE → SX (x axis) → SY (y axis) → SCAN.
+///
+/// * **Handshake:** with `advance` = ¬out_valid ∨ out_ready, `in_ready` = IDLE ∨ (SCAN ∧ final
+///   step ∧ advance), the only combinational input → output path.
+/// * **Latency 4:** a command accepted at edge t is in SX in cycle t + 1, in SY in t + 2, makes
+///   its first scan step in t + 3, and that step's beat is on the output from t + 4.
+/// * **Scan steps:** one per cycle with `advance` (otherwise the scan holds). A quad row of w
+///   quads (scan range ∩ tile ∩ viewport) takes ⌈w / Q⌉ steps, h rows h·⌈w / Q⌉ steps; a
+///   command whose range misses the tile takes 1 step (a bare `last` beat, no lane valid).
+///   A step whose Q quads are all empty (AA on only) spends its cycle and emits nothing; the
+///   final step always emits and carries `last`.
+/// * **Throughput:** the next command is accepted at the edge of the previous command's final
+///   step, so back to back, without output stalls, a command of k steps takes k + 2 cycles (one
+///   each for SX and SY): a one-quad point every 3 cycles.
+/// * **Flush:** every register returns to the state of [`PointRasterCycle::new`] (IDLE, output
+///   register emptied and zeroed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointRasterCycle {
     k: PrConsts,

@@ -664,11 +664,7 @@ mod tests {
 // sub-tile index within the tile, `((qy / (SH/2)) mod R) · C + (qx / (SW/2)) mod C` — bit
 // fields of qx, qy ([`QuadPackerGeom::new`] refuses every other config).
 //
-// Timing (exact): `can_out` = ¬out_valid ∨ out_ready; `in_ready` = ¬pend ∧ can_out. An input
-// beat accepted at the edge ending cycle t shows its output beat (if it completes one) from
-// cycle t + 1 on; with `pend`, the remainder beat is loaded at the next edge with `can_out`
-// (one cycle later without stalls), during which `in_ready` is 0. Throughput: one input beat
-// per cycle. `flush` returns every register to the `new` state.
+// The timing contract is the rustdoc of [`QuadPackerCycle`].
 //
 // ```text
 //   beat ──► compact valid lanes ──► acc (≤ Q−1 quads) ++ new lanes ──► first Q ──► out reg ──► beat
@@ -755,7 +751,29 @@ impl QuadPackerGeom {
 /// One quad held by the packer: (qx, qy, mask, block).
 type Lane = (u32, u32, u64, u32);
 
-/// Cycle model of `hw/src/quad_packer.rs` (see the section header for the timing).
+/// Cycle model of `hw/src/quad_packer.rs` (In = [`Beat`] from the merge, Out = [`Beat`] with
+/// `block`), mirroring its registers; packing and `block` in the `cycle model` section comment
+/// of this file.
+///
+/// # Timing contract
+///
+/// The one statement of the quad packer's timing; the RTL is held to it on every port and
+/// cycle (`hw/tests/quad_packer.rs`, `cosim/tests/quad_packer.rs`). "Accepted at edge t" means
+/// `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising edge
+/// ending it).
+///
+/// * **Handshake:** with `can_out` = ¬out_valid ∨ out_ready, `in_ready` = ¬pend ∧ can_out, the
+///   only combinational input → output path.
+/// * **Latency 1:** an input beat accepted at edge t that completes an output beat (Q lanes
+///   filled, or `last`) shows it from cycle t + 1. Quads that do not fill a beat wait in the
+///   accumulator (≤ Q − 1) for the next input beat of the command.
+/// * **Throughput:** one input beat per cycle, so up to Q quads per cycle in and out. An input
+///   beat with `last` whose quads overflow a full output beat sets `pend`: the remainder beat
+///   (with `last`) is loaded at the next edge with `can_out`, one cycle later without stalls,
+///   and `in_ready` is low meanwhile. That costs at most one cycle per command.
+/// * With Q = 1 the block is a one-register stage (latency 1, one beat per cycle) that drops
+///   empty non-`last` beats.
+/// * **Flush:** every register returns to the state of [`QuadPackerCycle::new`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuadPackerCycle {
     geom: QuadPackerGeom,

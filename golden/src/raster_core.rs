@@ -21,9 +21,8 @@
 //!   registered, so the merge's valid is combinational only through the FIFO head.
 //! * **Flush** resets every block and empties the FIFO.
 //!
-//! Latency and throughput are the sum of the blocks' (see their headers); the throughput
-//! benchmark (`golden/benches/throughput.rs`) measures quads per cycle against the bound
-//! emitted quads / Q.
+//! The core's timing contract, composed from the blocks' contracts, is the rustdoc of
+//! [`RasterCoreCycle`].
 
 use crate::config::Config;
 use crate::cycle::CycleModel;
@@ -38,7 +37,41 @@ use crate::tile_parser::TileParserCycle;
 /// Depth of the kind FIFO: commands in flight at once.
 pub const KIND_FIFO_DEPTH: usize = 8;
 
-/// Cycle model of raster_core (In = Cmd, Out = Beat with `block`).
+/// Cycle model of raster_core (`hw/src/raster_core.rs`; In = [`Cmd`], Out = [`Beat`] with
+/// `block`).
+///
+/// # Timing contract
+///
+/// The one statement of the core's timing; the RTL is held to it on every port and cycle
+/// (`hw/tests/raster_core.rs`, `cosim/tests/raster_core.rs`, `tilerast regress`). Dispatch and
+/// merge add no register on the data path: the core's timing is its blocks' contracts
+/// composed, each stated once on its cycle model: [`SetupCycle`], [`TileParserCycle`],
+/// [`SubtileCoverageCycle`], [`SampleRasterCycle`], [`PointRasterCycle`], [`QuadPackerCycle`].
+/// "Accepted at edge c" means `cmd_valid` and `cmd_ready` are high in cycle c.
+///
+/// * **Handshake:** `cmd_ready` = (fewer than [`KIND_FIFO_DEPTH`] commands in flight) ∧ setup's
+///   `in_ready` ∧ point_raster's `in_ready` (both, so it never depends on `cmd_kind`); it
+///   depends combinationally on `out_ready` through every block's ready chain. The outputs are
+///   the quad packer's registers.
+/// * **Latency:** in an idle core with `out_ready` high, the first beat sample_raster emits for
+///   a triangle accepted at edge c is at the quad packer's input from cycle c + 13 at the
+///   earliest (setup 9 + tile parser 1 + sub-tile coverage 1 + sample raster 2; later when the
+///   first candidates are rejected or the first beats empty); point_raster's first beat for a
+///   point from cycle c + 4. The packer shows an output beat 1 cycle after the input beat that
+///   completes it. So with Q = 1 (`ice40`, `ice40_1x`), a triangle whose first visited quad is
+///   covered gives its first output beat in cycle c + 14, a point in c + 5.
+/// * **Order:** the oldest command in flight selects the merge input; a block whose command is
+///   not the oldest holds its output (back-pressure) until the older commands' `last` beats
+///   have passed.
+/// * **Throughput:** the slowest stage's, the stages overlapping across up to
+///   [`KIND_FIFO_DEPTH`] commands in flight: setup takes one triangle command per
+///   [`SETUP_II`](crate::setup::SETUP_II) cycles, the tile parser and sub-tile coverage one
+///   sub-tile per cycle, sample_raster NB cycles per covered sub-tile (1 per `none` job),
+///   point_raster k + 2 cycles per point of k scan steps, the quad packer one input beat per
+///   cycle (+1 per `pend`). So small triangles back to back are accepted every `SETUP_II`
+///   cycles and one-quad points every 3. The throughput benchmark
+///   (`golden/benches/throughput.rs`) measures quads per cycle against the bound ⌈quads / Q⌉.
+/// * **Flush:** every block returns to its `new` state and the kind FIFO empties.
 #[derive(Clone, Debug)]
 pub struct RasterCoreCycle {
     pub setup: SetupCycle,

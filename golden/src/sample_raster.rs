@@ -324,25 +324,15 @@ mod tests {
 // Per job, the sub-tile's quads are walked in golden order (quad rows bottom-up, in a row
 // left → right), Q quads per cycle along the row: beat j covers quad row r = j / BPR and quad
 // columns c·Q .. c·Q + Q − 1 with c = j mod BPR, where BPR = (SW/2)/Q beats per row and
-// NB = BPR·SH/2 beats per job (ice40 4, default 8, full 4). Lane l of beat j holds quad
+// NB = BPR·SH/2 beats per job. Lane l of beat j holds quad
 // (c·Q + l, r) of the sub-tile; pixel i of it (0 BL, 1 BR, 2 TL, 3 TR) holds mask bits
 // [i·S, (i+1)·S), sample s covered iff `trivial`, or every biased edge value
 // E_sub + a·(px·256 + X_s·16) + b·(py·256 + Y_s·16) ≥ 0 (px, py the pixel's offset inside the
 // sub-tile); pixels outside the viewport (tile-relative x ≥ vis_w or y ≥ vis_h) get 0. A lane is
 // valid iff its mask is non-zero; a `none` job has no valid lane.
 //
-// Timing (exact). Registers: `busy`, beat counter `bcnt`, the job, the output register.
-// * `final` = none ∨ bcnt = NB − 1; `can_out` = ¬out_valid ∨ out_ready.
-// * A busy block computes beat `bcnt` in every cycle with `can_out` (stalls otherwise) and loads
-//   it into the output register; `out_valid` becomes 1 iff the beat has a valid lane or it is
-//   the final beat of a job with `last` (then `last` = 1). Other empty beats are dropped (the
-//   cycle is still spent).
-// * `in_ready` = ¬busy ∨ (can_out ∧ final): the next job is accepted at the same edge as the
-//   current job's final beat, so jobs follow each other without a bubble.
-// * So, without stalls, a job accepted at the edge ending cycle t computes beat j in cycle
-//   t + 1 + j and shows it on the output from cycle t + 2 + j; it occupies NB cycles (a `none`
-//   job 1 cycle), and a stream of jobs runs at Q quads per cycle.
-// * `flush` returns every register to the `new` state.
+// Registers: `busy`, beat counter `bcnt`, the job, the output register. The timing contract
+// is the rustdoc of [`SampleRasterCycle`].
 //
 // ```text
 //           ┌──────────── job regs ───────────┐   beat bcnt   ┌──────────┐
@@ -483,7 +473,33 @@ impl SampleRasterGeom {
     }
 }
 
-/// Cycle model of `hw/src/sample_raster.rs` (see the section header for the timing).
+/// Cycle model of `hw/src/sample_raster.rs` (In = [`Job`], Out = [`Beat`]), mirroring its
+/// registers; beat contents: [`SampleRasterGeom::beat`] and the `cycle model` section comment
+/// of this file.
+///
+/// # Timing contract
+///
+/// The one statement of the block's timing; the RTL is held to it on every port and cycle
+/// (`hw/tests/sample_raster.rs`, `cosim/tests/sample_raster.rs`). "Accepted at edge t" means
+/// `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising edge
+/// ending it). A job has NB = BPR · SH/2 beats ([`SampleRasterGeom::beats`]: ice40 and
+/// ice40_1x 4, default 8, full 4), BPR = (SW/2)/Q per quad row
+/// ([`SampleRasterGeom::beats_per_row`]).
+///
+/// * **Handshake:** with `final` = none ∨ bcnt = NB − 1 and `can_out` = ¬out_valid ∨ out_ready,
+///   `in_ready` = ¬busy ∨ (can_out ∧ final), the only combinational input → output path.
+/// * **Latency 2:** without stalls, a job accepted at edge t computes beat j (quad row
+///   j / BPR, quads (j mod BPR)·Q … + Q − 1) in cycle t + 1 + j and shows it on the output from
+///   cycle t + 2 + j.
+/// * **Throughput: Q quads per cycle.** A job occupies NB cycles, a `none` job 1; the next job
+///   is accepted at the edge of the current job's final beat, so jobs follow without a bubble.
+/// * **Emitted beats:** a computed beat is loaded into the output register, and `out_valid` set,
+///   iff it has a valid lane or it is the final beat of a `last` job (then `last` = 1, possibly
+///   with no lane). Other empty beats spend their cycle but are not emitted (`out_valid` is low
+///   in the cycle after).
+/// * **Back-pressure:** a busy block computes beat `bcnt` only in cycles with `can_out`;
+///   otherwise it holds (bcnt and the output register unchanged).
+/// * **Flush:** every register returns to the state of [`SampleRasterCycle::new`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleRasterCycle {
     geom: SampleRasterGeom,

@@ -194,11 +194,8 @@ mod tests {
 //                                                                               reorder, load)
 // ```
 //
-// Latency: a Cmd accepted at the rising edge ending cycle c gives `out_valid` from cycle
-// c + 9 on (if the output register is free by then; else FIN waits). Initiation interval 8:
-// the next Cmd is accepted in the FIN cycle c + 8 at the earliest (the same edge that loads
-// the output register), so back to back: accepts at 0, 8, 16, … and outputs at 9, 17, 25, …
-// `in_ready = state == IDLE || (state == FIN && (!out_valid || out_ready))`.
+// The timing contract (latency, initiation interval, handshake) is the rustdoc of
+// [`SetupCycle`]; the schedule below is how the FSM meets it.
 //
 // Per-cycle schedule after an accept at cycle c (step s of state MUL at cycle c + 1 + s; at
 // accept t2 ← −1 and aacc ← 0; the ring holds (v_k, v_{k+1}, v_{k+2}) during edge k):
@@ -334,8 +331,8 @@ fn sext(v: i64, bits: u32) -> i64 {
     (v << s) >> s
 }
 
-/// Initiation interval of the setup block: one triangle command every 8 cycles (see the
-/// cycle table above; `golden/tests/setup_cycle.rs` checks accepts at cycles 0, 8, 16).
+/// Initiation interval of the setup block, in cycles (see the timing contract on
+/// [`SetupCycle`]; `golden/tests/setup_cycle.rs` checks accepts at cycles 0, 8, 16).
 pub const SETUP_II: u64 = 8;
 
 /// FSM states of the setup block (the RTL's `state` register values).
@@ -343,7 +340,36 @@ const IDLE: u8 = 0;
 const MUL: u8 = 1;
 const FIN: u8 = 2;
 
-/// Cycle model of `hw/src/setup.rs`: mirrors its registers (see the table above).
+/// Cycle model of `hw/src/setup.rs` (In = [`Cmd`], a triangle; Out = [`Edges`]): mirrors its
+/// registers (FSM IDLE → MUL 0..=6 → FIN; the per-cycle schedule is in the `cycle model`
+/// section comment of this file).
+///
+/// # Timing contract
+///
+/// The one statement of the setup block's timing; the RTL is held to it on every port and
+/// cycle (`hw/tests/setup.rs`, `cosim/tests/setup.rs`). "Accepted at edge c" means `in_valid`
+/// and `in_ready` are high in cycle c, so the transfer happens at the rising edge ending it.
+///
+/// * **Handshake:** `in_ready = state == IDLE || (state == FIN && (!out_valid || out_ready))`,
+///   the block's only combinational input → output path; the outputs are one registered
+///   [`Edges`] beat.
+/// * **Latency 9:** a command accepted at edge c is in MUL 0..=6 during cycles c + 1 … c + 7
+///   and in FIN in cycle c + 8; FIN loads the output register when it is free
+///   (`!out_valid || out_ready`), so the beat is on the output (`out_valid`) from cycle c + 9.
+///   While the register is still full, FIN waits, and the beat appears the cycle after FIN
+///   loads it.
+/// * **Initiation interval 8** ([`SETUP_II`]): the next command is accepted in the FIN cycle at
+///   the earliest, at the edge that loads the output. Back to back, commands are accepted at
+///   cycles 0, 8, 16, … and their beats appear from cycles 9, 17, 25, …
+/// * **Back-pressure:** a beat waiting for `out_ready` does not block the next command: after
+///   FIN loads the register the block is in IDLE, accepts the next command and computes it;
+///   only that command's FIN waits for the register. One result waits while the next is being
+///   computed.
+/// * The schedule does not depend on the data: every command, empty ones included (zero area,
+///   culled, bbox missing the tile, tile outside the grid), takes the same cycles and gives
+///   exactly one beat, in command order.
+/// * **Flush:** with `flush` high at an edge the block returns to the state of
+///   [`SetupCycle::new`] (IDLE, output register cleared), whatever else is driven.
 #[derive(Clone, Debug)]
 pub struct SetupCycle {
     k: SetupParams,

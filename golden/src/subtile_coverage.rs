@@ -427,10 +427,7 @@ mod tests {
 // `eb` / `cb` bits, sign-extended. Rejected candidates are dropped, unless they carry `last`
 // (then a `none = last = 1` job); `none` candidates pass as `none` jobs.
 //
-// Timing (exact): one register stage, `in_ready = !out_valid | out_ready`; a candidate accepted
-// at edge k is a job in cycle k+1 (a dropped one leaves `out_valid` low in k+1). One candidate
-// per cycle sustained. The payload registers load on every accepted candidate (dropped or not).
-// Flush clears every register (state after `flush` = state after `new`).
+// The timing contract is the rustdoc of [`SubtileCoverageCycle`].
 
 use crate::cycle::CycleModel;
 use crate::streams::{Cand, Job};
@@ -448,7 +445,30 @@ pub fn offset_bits(cfg: &Config) -> u32 {
     (65 - (v as u64).leading_zeros()).min(48)
 }
 
-/// Cycle model of the sub-tile coverage block.
+/// Cycle model of the sub-tile coverage block (`hw/src/subtile_coverage.rs`; In = [`Cand`],
+/// Out = [`Job`]), mirroring its registers (the test: [`SubtileCoverageCycle::test`] and the
+/// `cycle model` section comment of this file).
+///
+/// # Timing contract
+///
+/// The one statement of the block's timing; the RTL is held to it on every port and cycle
+/// (`hw/tests/subtile_coverage.rs`, `cosim/tests/subtile_coverage.rs`). "Accepted at edge k"
+/// means `in_valid` and `in_ready` are high in cycle k (the transfer happens at the rising edge
+/// ending it).
+///
+/// * **Handshake:** one output register stage, `in_ready = !out_valid | out_ready`, the only
+///   combinational input → output path.
+/// * **Latency 1:** a candidate accepted at edge k is a job on the output in cycle k + 1. A
+///   rejected candidate without `last` is dropped: `out_valid` is low in cycle k + 1 (the slot
+///   stays empty). A rejected candidate with `last` becomes a `none`+`last` job, and a `none`
+///   candidate passes as a `none` job, both with the same latency.
+/// * **Throughput:** one candidate per cycle sustained; a dropped candidate costs its input
+///   cycle only.
+/// * **Back-pressure:** with `out_valid` high and `out_ready` low the job is held and
+///   `in_ready` is low.
+/// * The payload registers load on every accepted candidate, dropped or not (`out_valid` tells
+///   them apart).
+/// * **Flush:** every register returns to the state of [`SubtileCoverageCycle::new`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubtileCoverageCycle {
     lsw: u32,

@@ -322,11 +322,7 @@ mod tests {
 // everything setup produces, wrapping otherwise). The last visited sub-tile carries `last`; an `empty` command
 // gives one `none = last = 1` candidate (other fields loaded from the input as usual).
 //
-// Timing (exact): `in_ready = !out_valid | (out_ready & out_last)`. A beat accepted at edge k
-// shows its first candidate in cycle k+1; with `out_ready` high, one candidate per cycle, and the
-// next beat is accepted at the edge where the last candidate transfers, so back-to-back commands
-// have no bubble: n visited sub-tiles cost exactly n cycles. Flush clears every register (the
-// state after `flush` equals the state after `new`).
+// The timing contract is the rustdoc of [`TileParserCycle`].
 
 use crate::cycle::CycleModel;
 use crate::streams::{Cand, Edges};
@@ -371,7 +367,31 @@ pub fn edge_widths(cfg: &Config) -> (u32, u32) {
     (bits(amax.max(bmax)).min(24), bits(emax).min(48))
 }
 
-/// Cycle model of the tile parser block.
+/// Cycle model of the tile parser block (`hw/src/tile_parser.rs`; In = [`Edges`], Out =
+/// [`Cand`]), mirroring its registers one for one (walk and widths: the `cycle model` section
+/// comment of this file).
+///
+/// # Timing contract
+///
+/// The one statement of the tile parser's timing; the RTL is held to it on every port and
+/// cycle (`hw/tests/tile_parser.rs`, `cosim/tests/tile_parser.rs`). "Accepted at edge k" means
+/// `in_valid` and `in_ready` are high in cycle k (the transfer happens at the rising edge ending
+/// it).
+///
+/// * **Handshake:** the output registers are the walker (`out_valid` = a candidate is held);
+///   `in_ready = !out_valid | (out_ready & out_last)`, the only combinational input → output
+///   path.
+/// * **Latency 1:** an `Edges` beat accepted at edge k shows its first candidate in cycle
+///   k + 1.
+/// * **Throughput: one sub-tile per cycle, no bubble between commands.** A command with
+///   n = (c1 − c0 + 1)·(r1 − r0 + 1) visited sub-tiles (n = 1 for an `empty` command: one
+///   `none`+`last` candidate; [`TileParserCycle::cycles_for`]) occupies cycles k + 1 … k + n
+///   while `out_ready` is high, and the next beat is accepted at the edge where the last
+///   candidate transfers, so its first candidate appears in cycle k + n + 1. Rows and columns
+///   outside the bbox are never visited and cost no cycle.
+/// * **Back-pressure:** `out_ready` low holds the candidate; every stalled cycle delays the rest
+///   of the walk by one.
+/// * **Flush:** every register returns to the state of [`TileParserCycle::new`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileParserCycle {
     lsw: u32,

@@ -30,7 +30,7 @@
 //! (`protocol::expect_run`). In stream mode the UART back-pressures the core (one QUAD frame
 //! per quad), so the count then includes the stalls.
 //!
-//! **Area.** Beyond the core: ~250 bits of control, counters and UART, the CRC XOR network
+//! **Area.** Beyond the core: the control registers, counters and UART, the CRC XOR network
 //! (32 × (32 + Q·4·S) inputs at most, only Q·4·S data bits wide), the response word
 //! multiplexer (frames are laid out in 32-bit words) and the command buffer in block RAM,
 //! written 16 bits at a time as bytes arrive (no record-wide shift register).
@@ -40,7 +40,8 @@
 //! buffer), tiles beyond the grid saturated to 2^k − 1, sizes saturated at 2^k − 1 ≥ max point
 //! size · 256, and vertices sign-extended from `setup::mul_operand_bits` (the host's front end
 //! keeps them inside the guard band). All exact for what the host sends; the constant high
-//! bits let yosys drop them from every register of the core (iCEBreaker: about 190 LCs).
+//! bits let yosys drop them from every register of the core. Measured sizes and Fmax of the
+//! tops: only the generated table in the README's "FPGA" section (`tilerast synth --table`).
 
 use crate::raster_core::RasterCore;
 use crate::tile_parser::Sext24;
@@ -80,18 +81,18 @@ pub struct Board {
 }
 
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core
-/// with the UART top fills 98 % of the UP5K and reaches 22–24 MHz there (its critical path is
-/// the core's combinational ready chain through every block to setup), so the board runs at
-/// 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
+/// with the UART top stays below it on the UP5K (its critical path is the core's combinational
+/// ready chain through every block to setup; measured Fmax: the README's "FPGA" table), so the
+/// board runs at 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
 pub const ICEBREAKER_PLL_HZ: u32 = 18_000_000;
-/// PLL output target of the iCE40-HX8K breakout board, Hz. The goal is 75 MHz; on the HX8K the
-/// ice40_1x core reaches about 55 MHz and the 4x ice40 core (`--preset ice40`, 99 % of the LCs)
-/// about 54 MHz (nextpnr, README table), so the board runs at 42 MHz, which both meet with room
-/// for nextpnr's seed-to-seed spread.
+/// PLL output target of the iCE40-HX8K breakout board, Hz. The goal is 75 MHz; on the HX8K
+/// both the ice40_1x core and the 4x ice40 core (`--preset ice40`) stay below it (measured
+/// Fmax: the README's "FPGA" table), so the board runs at 42 MHz, which both meet with room for
+/// nextpnr's seed-to-seed spread.
 pub const HX8K_PLL_HZ: u32 = 42_000_000;
 /// PLL output target of the ULX3S (ECP5-85F), Hz. The goal is 100 MHz; the routed `full` core
-/// reaches 33.9 MHz on the 85F (nextpnr-ecp5, README table), so the board runs at 25 MHz until
-/// its blocks are pipelined.
+/// stays below it on the 85F (measured Fmax: the README's "FPGA" table), so the board runs
+/// at 25 MHz until its blocks are pipelined.
 pub const ULX3S_PLL_HZ: u32 = 25_000_000;
 
 /// The board table (order = board index in the PING descriptor, `protocol::BOARDS`).

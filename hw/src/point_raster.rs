@@ -2,7 +2,8 @@
 //!
 //! Role: turns one point command (one point in one screen tile) into the beats of its quads,
 //! exactly golden `point_raster::raster_point_tile`'s quads in its order; cycle model
-//! `tilerast_golden::point_raster::PointRasterCycle`.
+//! [`tilerast_golden::point_raster::PointRasterCycle`], whose rustdoc is the block's timing
+//! contract (latency, scan steps, throughput), stated once.
 //!
 //! Ports (valid/ready; a transfer happens at a rising edge where both are high):
 //! * `clock`, `flush` (synchronous: back to idle, output register emptied and zeroed).
@@ -47,16 +48,13 @@
 //! or right of (left of) the in-pixel threshold (a per-preset table of the sample offsets),
 //! and pixel (x, y)'s mask is `col(x) & row(y)`. A lane is valid iff its mask is non-zero.
 //!
-//! **Latency and throughput** (exact; the cycle model reproduces them):
-//! * command accepted in cycle t → SX in t+1 → SY in t+2 → first scan step in t+3 → first
-//!   beat on `out_*` in t+4.
-//! * one scan step per cycle while the output register is free or taken (`advance =
-//!   ¬out_valid ∨ out_ready`); a range of w × h quads (∩ tile ∩ viewport) takes h·⌈w/Q⌉ steps,
-//!   a command missing the tile 1 step. Steps with no valid lane (AA only) cost their cycle
-//!   and emit nothing; the final step always emits and carries `out_last` (a command missing
-//!   its tile emits just that beat, no lane valid).
-//! * `in_ready = IDLE ∨ (SCAN ∧ final step ∧ advance)` (combinational in `out_ready`): back to
-//!   back, a command of k steps occupies k + 2 cycles.
+//! **Handshake.** States IDLE → SX → SY → SCAN (the diagram). The scan advances while the
+//! output register is free or taken (`advance = ¬out_valid ∨ out_ready`);
+//! `in_ready = IDLE ∨ (SCAN ∧ final step ∧ advance)` (combinational in `out_ready`, the only
+//! input → output path), so the next command is taken at the edge that loads the final step's
+//! beat. The final step always emits and carries `out_last` (a command missing its tile emits
+//! just that beat, no lane valid); steps with no valid lane (AA only) emit nothing. Timing
+//! contract: [`tilerast_golden::point_raster::PointRasterCycle`].
 //!
 //! Order of outputs: command by command; inside a command rows bottom-up, left→right, lanes
 //! in quad order (an empty lane may sit between valid ones with AA on). A lane l < Q that is
@@ -65,8 +63,7 @@
 //!
 //! Size: one shared axis unit (two 26-bit adders, three 21-bit compares) instead of one per
 //! axis; no multiplier; per lane only an equality compare, S-bit masks and a 12-bit add.
-//! Yosys 0.23, the UP5K flow (`synth_ice40 -abc9 -dff`), block alone, ice40 preset: 486 SB_LUT4,
-//! 342 SB_CARRY, 273 flip-flops (README per-block table).
+//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
 
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;

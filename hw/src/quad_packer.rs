@@ -2,7 +2,8 @@
 //!
 //! Packs the valid quads of consecutive input beats of one command into output beats of Q
 //! lanes, in order, and adds the storage-block sideband `block_l`. Cycle model:
-//! `tilerast_golden::quad_packer::QuadPackerCycle` (same registers, same timing).
+//! [`tilerast_golden::quad_packer::QuadPackerCycle`] (same registers); its rustdoc is the
+//! block's timing contract (latency, throughput, the `pend` cycle), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset to the idle state, every register zero);
 //! in: `in_valid`/`in_ready`, `in_prim`, `in_lane_valid`, `in_qx_l`, `in_qy_l`, `in_mask_l`,
@@ -23,13 +24,12 @@
 //! for all presets). Then `block_l = ((qy_l >> log2(SH/2)) mod R) · C + (qx_l >> log2(SW/2)) mod C`,
 //! bit fields of the quad coordinates (no logic). [`QuadPacker::try_new`] refuses other configs.
 //!
-//! **Timing (exact).** `can_out = !out_valid | out_ready`, `in_ready = !pend & can_out` (the
-//! only combinational input → output path). An input beat accepted at the edge ending cycle t
-//! that completes an output beat shows it from cycle t + 1. Throughput: one input beat per
-//! cycle, i.e. Q quads per cycle; a `pend` remainder costs one extra cycle.
+//! **Handshake.** `can_out = !out_valid | out_ready`, `in_ready = !pend & can_out` (the only
+//! combinational input → output path); the output beat is one register.
 //!
-//! **Size (ice40, yosys 0.23):** 67 DFFs + 46 LUT4s (≤ 113 LCs); the LUTs mostly zero the lanes
-//! of an empty `last` beat. Q > 1 adds the accumulator and the slot multiplexers.
+//! **Size.** At Q = 1 the block is little more than the output register: its LUTs mostly zero
+//! the lanes of an empty `last` beat. Q > 1 adds the accumulator and the slot multiplexers.
+//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
 //!
 //! ```text
 //!  in beat ─► lanes < Q, valid ─► compact: pos_j = acc_n + #valid lanes below j

@@ -2,8 +2,9 @@
 //!
 //! For every `job` (a covered first sub-tile) walks the sub-tile's quads in golden order (quad
 //! rows bottom-up, in a row left → right), Q quads per cycle, and emits `beat`s with each quad's
-//! 4·S-bit mask. Cycle model: `tilerast_golden::sample_raster::SampleRasterCycle` (same
-//! registers, same timing; it evaluates the edges exactly in i64).
+//! 4·S-bit mask. Cycle model: [`tilerast_golden::sample_raster::SampleRasterCycle`] (same
+//! registers; it evaluates the edges exactly in i64); its rustdoc is the block's timing
+//! contract (latency, throughput, back-pressure), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset, every register to zero); in: `in_valid`/
 //! `in_ready` + the `job` fields `in_prim in_tile_x in_tile_y in_col in_row in_e0..2 in_a0..2
@@ -16,7 +17,7 @@
 //! E_sub + a·(px·256 + X_s·16) + b·(py·256 + Y_s·16) ≥ 0; pixels outside the viewport
 //! (tile-relative x ≥ vis_w or y ≥ vis_h) and `none` jobs give 0. Lane valid iff mask ≠ 0.
 //! A beat is emitted iff a lane is valid, or it is the final beat of a `last` job (then
-//! `last` = 1, possibly with no lane); `none` jobs take one cycle.
+//! `last` = 1, possibly with no lane); a `none` job is one (final) beat.
 //!
 //! **Arithmetic (exact, narrowed).** Every offset added to E_sub is a multiple of 16, so the block
 //! works on u = ⌊E/16⌋ (`ec`, one per edge: u at the current beat's lane-0 quad origin). With the
@@ -34,17 +35,16 @@
 //! 12 G adders (25 bits) and 36 sign tests (21 bits; pixel 0 is G's own sign).
 //! `trivial` only forces the full mask (the adders run anyway; the result is identical).
 //!
-//! **Size (ice40, yosys 0.23 + nextpnr, pin-limited harness subtracted): ≈ 2340 LCs**, of
-//! which ≈ 790 carry-only LCs are the 36 sign-test chains, ≈ 300 the G adders, ≈ 330 the
-//! sample-offset program, ≈ 260 its registers, ≈ 100 the a/b registers; ≈ 25 MHz.
+//! The sign-test carry chains dominate the block's size, then the G adders and the
+//! sample-offset program with its registers; measured sizes: only the generated per-block
+//! table in the README's "FPGA" section.
 //!
-//! **Timing (exact).** `final = none | bcnt = NB − 1`, `can_out = !out_valid | out_ready`,
+//! **Handshake.** `final = none | bcnt = NB − 1`, `can_out = !out_valid | out_ready`,
 //! `in_ready = !busy | (can_out & final)` (the only combinational input → output path). A busy
 //! block computes beat `bcnt` in every cycle with `can_out` and loads it into the output
-//! register (`out_valid` = emitted). A job accepted at the edge ending cycle t computes beat j in
-//! cycle t + 1 + j (no stalls) and shows it from cycle t + 2 + j; it occupies NB cycles (ice40 4,
-//! default 8, full 4; `none`: 1) and the next job is accepted at the edge of its final beat, so
-//! jobs follow without a bubble: Q quads per cycle.
+//! register (`out_valid` = emitted); accepting the next job with the final beat is what makes
+//! jobs follow without a bubble (timing contract:
+//! [`tilerast_golden::sample_raster::SampleRasterCycle`]).
 //!
 //! ```text
 //!  job ─► clamp E/16 ──────────────► ec[k] ──(+32Qa | row end: +32b−32Q(BPR−1)a)

@@ -4,7 +4,7 @@
 //! counter-clockwise triangle, winding / cull / zero-area decision, the pixel bbox clipped to
 //! tile and viewport (tile-relative), and the edge values E at the origin of the first visited
 //! first sub-tile. Bit-exact with golden `setup::edges_for` (= `setup_triangle` translated to
-//! the tile); cycle model `tilerast_golden::setup::SetupCycle`.
+//! the tile); cycle model [`tilerast_golden::setup::SetupCycle`].
 //!
 //! Ports (valid/ready, see `hw/README.md`): `clock`, `flush` (synchronous: back to idle,
 //! output register cleared), `in_valid`/`in_ready`/`in_prim`/`in_tile_x`/`in_tile_y`/
@@ -16,13 +16,12 @@
 //! empty one (zero area, culled, bbox misses the tile, tile outside the grid) has
 //! `out_empty = 1` and every field other than prim/tile zero.
 //!
-//! Latency and throughput (exact): a command accepted at the rising edge ending cycle c is on
-//! the output (`out_valid = 1`) from cycle c + 9, provided the output register is free by the
-//! FIN cycle c + 8 (else FIN waits for it). Initiation interval 8: `in_ready` is high in IDLE,
-//! and in FIN when the output register can load (`!out_valid || out_ready`, the only
-//! combinational input→output path), so commands back to back are accepted at cycles
-//! 0, 8, 16, … and leave at 9, 17, 25, …; a result waiting for `out_ready` does not stop the
-//! next command from being accepted and computed. Outputs leave in command order.
+//! Handshake: `in_ready` is high in IDLE, and in FIN when the output register can load
+//! (`!out_valid || out_ready`), the only combinational input→output path. Outputs leave in
+//! command order.
+//!
+//! Timing contract (latency, initiation interval, back-pressure), stated once:
+//! [`tilerast_golden::setup::SetupCycle`]; `hw/tests/setup.rs` holds this block to it.
 //!
 //! ```text
 //!  in_* ─► floor(v/256) (offset binary) ─► 3 compares/axis ─► min ─► clip to [t0, thi] ─► w_bx0/by0
@@ -69,13 +68,12 @@
 //! accumulators t0..t2 and aacc load values sign-extended from bit eb − 1
 //! (`tile_parser::edge_widths`: every final value fits, partial sums are exact mod 2^eb), the
 //! bbox compares work on `bbox_bits` (n − 8, at least 9) offset-binary bits, and `incl` reads the
-//! differences' sign at bit n − 1: together −327 LCs on the iCEBreaker top.
+//! differences' sign at bit n − 1.
 //!
-//! Resources (ice40 preset, yosys 0.23, this block alone): UP5K flow (4 SB_MAC16, no
-//! `ice40_dsp` packing, `fpga/src/flow.rs`) 1411 LUT4, 559 SB_CARRY, 854 FF; HX8K flow (LUT
-//! multipliers) 2578 LUT4, 643 SB_CARRY (3391 LUT4 before the operand narrowing). Critical path
-//! the accept-time bbox (~28 MHz on the UP5K in a pin-limited harness; the MUL path alone
-//! ~38 MHz). All signed comparisons are made on sign bits or on
+//! The UP5K flow maps the four products to SB_MAC16 blocks (without yosys's `ice40_dsp`
+//! packing, `fpga/src/flow.rs`), the HX8K flow to LUT multipliers, which is where the operand
+//! narrowing matters most. Measured sizes and Fmax: only the generated tables in the README's
+//! "FPGA" section (`tilerast synth --table`). All signed comparisons are made on sign bits or on
 //! offset-binary values compared unsigned; no signed constants exist.
 
 use rust_hdl::prelude::*;

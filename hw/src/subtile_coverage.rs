@@ -1,7 +1,8 @@
 //! Sub-tile coverage (seed 000, claims 8–10): the finer test of each candidate sub-tile from the
 //! tile parser, trivial accept, and dropping of rejected sub-tiles.
 //!
-//! Cycle model: `tilerast_golden::subtile_coverage::SubtileCoverageCycle` (same registers).
+//! Cycle model: [`tilerast_golden::subtile_coverage::SubtileCoverageCycle`] (same registers);
+//! its rustdoc is the block's timing contract (latency, throughput, back-pressure), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register returns to 0, i.e. idle).
 //! In (`cand` stream): `in_valid`/`in_ready`, `in_prim`, `in_tile_x`, `in_tile_y`, `in_col`,
@@ -34,14 +35,12 @@
 //! last = 1` goes out, so every command still ends with exactly one `last`. A `none` candidate
 //! passes as a `none` job. `trivial = covered & all hull minima ≥ 0 & !none`.
 //!
-//! **Handshake, latency, throughput (exact).** One output register stage:
-//! `in_ready = !out_valid | out_ready`. A candidate accepted at edge k appears as a job in cycle
-//! k+1 (unless dropped: then `out_valid` is low in cycle k+1, the slot is simply empty). One
-//! candidate per cycle sustained; a dropped candidate costs its input cycle only. The payload
-//! registers load on every accepted candidate, dropped or not (`out_valid` tells them apart).
+//! **Handshake.** One output register stage (the job registers): `in_ready = !out_valid |
+//! out_ready`, the only combinational input → output path. `out_valid` loads `covered | in_last`;
+//! the payload registers load on every accepted candidate, dropped or not.
 //!
-//! ice40 after `synth_ice40` + nextpnr packing: ~1070 LCs (282 FFs, 631 LUT4, 396 carries).
 //! `cfg.coverage_test` modes other than `Edge` are supported too (the presets use `Edge`).
+//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
 //!
 //! ```text
 //!   in_e*,a*,b* ──► EdgeTest ×3 ──covered_k, all_in_k──┐

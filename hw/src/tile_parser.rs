@@ -2,7 +2,8 @@
 //! sub-tiles of one command's bounding box and hands each to the sub-tile coverage stage with
 //! its edge values.
 //!
-//! Cycle model: `tilerast_golden::tile_parser::TileParserCycle` (same registers, same timing).
+//! Cycle model: [`tilerast_golden::tile_parser::TileParserCycle`] (same registers); its
+//! rustdoc is the block's timing contract (latency, throughput, back-pressure), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register returns to 0, i.e. idle).
 //! In (`edges` stream from setup): `in_valid`/`in_ready`, `in_prim`, `in_tile_x`, `in_tile_y`,
@@ -28,18 +29,13 @@
 //! full 21/42 bits), so yosys merges the copied high register bits and prunes the adders above:
 //! exact for every value setup can produce (vertices inside the guard band; the bound is tested
 //! at the guard-band extremes), and out-of-range inputs wrap exactly as the cycle model says.
-//! ice40 after `synth_ice40` + nextpnr packing: ~690 LCs (401 FFs, 474 LUT4, 150 carries).
+//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
 //!
 //! **Handshake.** The output registers are the walker: `out_valid` = a candidate is held.
 //! `in_ready = !out_valid | (out_ready & out_last)` (combinational in `out_ready`, nothing else
-//! combinational from input to output).
-//!
-//! **Latency / throughput (exact).** An `edges` beat accepted at rising edge k shows its first
-//! candidate in cycle k+1 (the cycle after the edge). While `out_ready` is high one candidate
-//! transfers per cycle; a command with n = (c1−c0+1)·(r1−r0+1) visited sub-tiles (n = 1 when
-//! empty) occupies cycles k+1 … k+n, and the next `edges` beat is accepted at the same edge as
-//! the last candidate transfers, so its first candidate appears in cycle k+n+1: **no bubble**
-//! between commands, 1 sub-tile per cycle sustained. `out_ready` low holds the candidate.
+//! combinational from input to output). Loading the next command at the edge where the last
+//! candidate leaves is what lets commands follow without a bubble (timing contract:
+//! [`tilerast_golden::tile_parser::TileParserCycle`]).
 //!
 //! ```text
 //!                 ┌───────────────────────────────────────────────┐
