@@ -18,7 +18,7 @@ const PRESETS: &[&str] = &["ice40", "default", "full", "ice40_1x"];
 /// sub-tile's samples are all taken as covered. `cosim/tests/raster_core.rs` applies the same
 /// change to the job entering a copy of the cycle model (`trivial |= cand.last`) to predict the
 /// failing cycle.
-pub const MUT_MODULE: &str = "module tilerast_ice40__sample(";
+pub const MUT_MODULE: &str = "module tilerast_ice40__sample_raster(";
 pub const MUT_FROM: &str = "            triv_r__d = in_trivial;\n";
 pub const MUT_TO: &str = "            triv_r__d = in_trivial | in_last; // MUTATION (cosim test)\n";
 

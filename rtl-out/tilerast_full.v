@@ -127,157 +127,157 @@ module tilerast_full(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_
     wire  [8:0] tile_parser__out_vis_h;
     wire  tile_parser__out_last;
     wire  tile_parser__out_none;
-    reg  coverage__clock;
-    reg  coverage__flush;
-    reg  coverage__in_valid;
-    wire  coverage__in_ready;
-    reg  [23:0] coverage__in_prim;
-    reg  [7:0] coverage__in_tile_x;
-    reg  [7:0] coverage__in_tile_y;
-    reg  [7:0] coverage__in_col;
-    reg  [7:0] coverage__in_row;
-    reg signed [47:0] coverage__in_e0;
-    reg signed [47:0] coverage__in_e1;
-    reg signed [47:0] coverage__in_e2;
-    reg signed [23:0] coverage__in_a0;
-    reg signed [23:0] coverage__in_a1;
-    reg signed [23:0] coverage__in_a2;
-    reg signed [23:0] coverage__in_b0;
-    reg signed [23:0] coverage__in_b1;
-    reg signed [23:0] coverage__in_b2;
-    reg  [8:0] coverage__in_vis_w;
-    reg  [8:0] coverage__in_vis_h;
-    reg  coverage__in_last;
-    reg  coverage__in_none;
-    wire  coverage__out_valid;
-    reg  coverage__out_ready;
-    wire  [23:0] coverage__out_prim;
-    wire  [7:0] coverage__out_tile_x;
-    wire  [7:0] coverage__out_tile_y;
-    wire  [7:0] coverage__out_col;
-    wire  [7:0] coverage__out_row;
-    wire signed [47:0] coverage__out_e0;
-    wire signed [47:0] coverage__out_e1;
-    wire signed [47:0] coverage__out_e2;
-    wire signed [23:0] coverage__out_a0;
-    wire signed [23:0] coverage__out_a1;
-    wire signed [23:0] coverage__out_a2;
-    wire signed [23:0] coverage__out_b0;
-    wire signed [23:0] coverage__out_b1;
-    wire signed [23:0] coverage__out_b2;
-    wire  [8:0] coverage__out_vis_w;
-    wire  [8:0] coverage__out_vis_h;
-    wire  coverage__out_last;
-    wire  coverage__out_none;
-    wire  coverage__out_trivial;
-    reg  sample__clock;
-    reg  sample__flush;
-    reg  sample__in_valid;
-    wire  sample__in_ready;
-    reg  [23:0] sample__in_prim;
-    reg  [7:0] sample__in_tile_x;
-    reg  [7:0] sample__in_tile_y;
-    reg  [7:0] sample__in_col;
-    reg  [7:0] sample__in_row;
-    reg signed [47:0] sample__in_e0;
-    reg signed [47:0] sample__in_e1;
-    reg signed [47:0] sample__in_e2;
-    reg signed [23:0] sample__in_a0;
-    reg signed [23:0] sample__in_a1;
-    reg signed [23:0] sample__in_a2;
-    reg signed [23:0] sample__in_b0;
-    reg signed [23:0] sample__in_b1;
-    reg signed [23:0] sample__in_b2;
-    reg  [8:0] sample__in_vis_w;
-    reg  [8:0] sample__in_vis_h;
-    reg  sample__in_last;
-    reg  sample__in_none;
-    reg  sample__in_trivial;
-    wire  sample__out_valid;
-    reg  sample__out_ready;
-    wire  [23:0] sample__out_prim;
-    wire  [3:0] sample__out_lane_valid;
-    wire  [11:0] sample__out_qx_0;
-    wire  [11:0] sample__out_qx_1;
-    wire  [11:0] sample__out_qx_2;
-    wire  [11:0] sample__out_qx_3;
-    wire  [11:0] sample__out_qy_0;
-    wire  [11:0] sample__out_qy_1;
-    wire  [11:0] sample__out_qy_2;
-    wire  [11:0] sample__out_qy_3;
-    wire  [63:0] sample__out_mask_0;
-    wire  [63:0] sample__out_mask_1;
-    wire  [63:0] sample__out_mask_2;
-    wire  [63:0] sample__out_mask_3;
-    wire  sample__out_last;
-    reg  point__clock;
-    reg  point__flush;
-    reg  point__in_valid;
-    wire  point__in_ready;
-    reg  [23:0] point__in_prim;
-    reg  [7:0] point__in_tile_x;
-    reg  [7:0] point__in_tile_y;
-    reg signed [23:0] point__in_v0x;
-    reg signed [23:0] point__in_v0y;
-    reg  [23:0] point__in_size;
-    reg  point__in_aa;
-    wire  point__out_valid;
-    reg  point__out_ready;
-    wire  [23:0] point__out_prim;
-    wire  [3:0] point__out_lane_valid;
-    wire  [11:0] point__out_qx_0;
-    wire  [11:0] point__out_qy_0;
-    wire  [11:0] point__out_qx_1;
-    wire  [11:0] point__out_qy_1;
-    wire  [11:0] point__out_qx_2;
-    wire  [11:0] point__out_qy_2;
-    wire  [11:0] point__out_qx_3;
-    wire  [11:0] point__out_qy_3;
-    wire  [63:0] point__out_mask_0;
-    wire  [63:0] point__out_mask_1;
-    wire  [63:0] point__out_mask_2;
-    wire  [63:0] point__out_mask_3;
-    wire  point__out_last;
-    reg  packer__clock;
-    reg  packer__flush;
-    reg  packer__in_valid;
-    wire  packer__in_ready;
-    reg  [23:0] packer__in_prim;
-    reg  [3:0] packer__in_lane_valid;
-    reg  [11:0] packer__in_qx_0;
-    reg  [11:0] packer__in_qx_1;
-    reg  [11:0] packer__in_qx_2;
-    reg  [11:0] packer__in_qx_3;
-    reg  [11:0] packer__in_qy_0;
-    reg  [11:0] packer__in_qy_1;
-    reg  [11:0] packer__in_qy_2;
-    reg  [11:0] packer__in_qy_3;
-    reg  [63:0] packer__in_mask_0;
-    reg  [63:0] packer__in_mask_1;
-    reg  [63:0] packer__in_mask_2;
-    reg  [63:0] packer__in_mask_3;
-    reg  packer__in_last;
-    wire  packer__out_valid;
-    reg  packer__out_ready;
-    wire  [23:0] packer__out_prim;
-    wire  [3:0] packer__out_lane_valid;
-    wire  [11:0] packer__out_qx_0;
-    wire  [11:0] packer__out_qx_1;
-    wire  [11:0] packer__out_qx_2;
-    wire  [11:0] packer__out_qx_3;
-    wire  [11:0] packer__out_qy_0;
-    wire  [11:0] packer__out_qy_1;
-    wire  [11:0] packer__out_qy_2;
-    wire  [11:0] packer__out_qy_3;
-    wire  [63:0] packer__out_mask_0;
-    wire  [63:0] packer__out_mask_1;
-    wire  [63:0] packer__out_mask_2;
-    wire  [63:0] packer__out_mask_3;
-    wire  [7:0] packer__out_block_0;
-    wire  [7:0] packer__out_block_1;
-    wire  [7:0] packer__out_block_2;
-    wire  [7:0] packer__out_block_3;
-    wire  packer__out_last;
+    reg  subtile_coverage__clock;
+    reg  subtile_coverage__flush;
+    reg  subtile_coverage__in_valid;
+    wire  subtile_coverage__in_ready;
+    reg  [23:0] subtile_coverage__in_prim;
+    reg  [7:0] subtile_coverage__in_tile_x;
+    reg  [7:0] subtile_coverage__in_tile_y;
+    reg  [7:0] subtile_coverage__in_col;
+    reg  [7:0] subtile_coverage__in_row;
+    reg signed [47:0] subtile_coverage__in_e0;
+    reg signed [47:0] subtile_coverage__in_e1;
+    reg signed [47:0] subtile_coverage__in_e2;
+    reg signed [23:0] subtile_coverage__in_a0;
+    reg signed [23:0] subtile_coverage__in_a1;
+    reg signed [23:0] subtile_coverage__in_a2;
+    reg signed [23:0] subtile_coverage__in_b0;
+    reg signed [23:0] subtile_coverage__in_b1;
+    reg signed [23:0] subtile_coverage__in_b2;
+    reg  [8:0] subtile_coverage__in_vis_w;
+    reg  [8:0] subtile_coverage__in_vis_h;
+    reg  subtile_coverage__in_last;
+    reg  subtile_coverage__in_none;
+    wire  subtile_coverage__out_valid;
+    reg  subtile_coverage__out_ready;
+    wire  [23:0] subtile_coverage__out_prim;
+    wire  [7:0] subtile_coverage__out_tile_x;
+    wire  [7:0] subtile_coverage__out_tile_y;
+    wire  [7:0] subtile_coverage__out_col;
+    wire  [7:0] subtile_coverage__out_row;
+    wire signed [47:0] subtile_coverage__out_e0;
+    wire signed [47:0] subtile_coverage__out_e1;
+    wire signed [47:0] subtile_coverage__out_e2;
+    wire signed [23:0] subtile_coverage__out_a0;
+    wire signed [23:0] subtile_coverage__out_a1;
+    wire signed [23:0] subtile_coverage__out_a2;
+    wire signed [23:0] subtile_coverage__out_b0;
+    wire signed [23:0] subtile_coverage__out_b1;
+    wire signed [23:0] subtile_coverage__out_b2;
+    wire  [8:0] subtile_coverage__out_vis_w;
+    wire  [8:0] subtile_coverage__out_vis_h;
+    wire  subtile_coverage__out_last;
+    wire  subtile_coverage__out_none;
+    wire  subtile_coverage__out_trivial;
+    reg  sample_raster__clock;
+    reg  sample_raster__flush;
+    reg  sample_raster__in_valid;
+    wire  sample_raster__in_ready;
+    reg  [23:0] sample_raster__in_prim;
+    reg  [7:0] sample_raster__in_tile_x;
+    reg  [7:0] sample_raster__in_tile_y;
+    reg  [7:0] sample_raster__in_col;
+    reg  [7:0] sample_raster__in_row;
+    reg signed [47:0] sample_raster__in_e0;
+    reg signed [47:0] sample_raster__in_e1;
+    reg signed [47:0] sample_raster__in_e2;
+    reg signed [23:0] sample_raster__in_a0;
+    reg signed [23:0] sample_raster__in_a1;
+    reg signed [23:0] sample_raster__in_a2;
+    reg signed [23:0] sample_raster__in_b0;
+    reg signed [23:0] sample_raster__in_b1;
+    reg signed [23:0] sample_raster__in_b2;
+    reg  [8:0] sample_raster__in_vis_w;
+    reg  [8:0] sample_raster__in_vis_h;
+    reg  sample_raster__in_last;
+    reg  sample_raster__in_none;
+    reg  sample_raster__in_trivial;
+    wire  sample_raster__out_valid;
+    reg  sample_raster__out_ready;
+    wire  [23:0] sample_raster__out_prim;
+    wire  [3:0] sample_raster__out_lane_valid;
+    wire  [11:0] sample_raster__out_qx_0;
+    wire  [11:0] sample_raster__out_qx_1;
+    wire  [11:0] sample_raster__out_qx_2;
+    wire  [11:0] sample_raster__out_qx_3;
+    wire  [11:0] sample_raster__out_qy_0;
+    wire  [11:0] sample_raster__out_qy_1;
+    wire  [11:0] sample_raster__out_qy_2;
+    wire  [11:0] sample_raster__out_qy_3;
+    wire  [63:0] sample_raster__out_mask_0;
+    wire  [63:0] sample_raster__out_mask_1;
+    wire  [63:0] sample_raster__out_mask_2;
+    wire  [63:0] sample_raster__out_mask_3;
+    wire  sample_raster__out_last;
+    reg  point_raster__clock;
+    reg  point_raster__flush;
+    reg  point_raster__in_valid;
+    wire  point_raster__in_ready;
+    reg  [23:0] point_raster__in_prim;
+    reg  [7:0] point_raster__in_tile_x;
+    reg  [7:0] point_raster__in_tile_y;
+    reg signed [23:0] point_raster__in_v0x;
+    reg signed [23:0] point_raster__in_v0y;
+    reg  [23:0] point_raster__in_size;
+    reg  point_raster__in_aa;
+    wire  point_raster__out_valid;
+    reg  point_raster__out_ready;
+    wire  [23:0] point_raster__out_prim;
+    wire  [3:0] point_raster__out_lane_valid;
+    wire  [11:0] point_raster__out_qx_0;
+    wire  [11:0] point_raster__out_qy_0;
+    wire  [11:0] point_raster__out_qx_1;
+    wire  [11:0] point_raster__out_qy_1;
+    wire  [11:0] point_raster__out_qx_2;
+    wire  [11:0] point_raster__out_qy_2;
+    wire  [11:0] point_raster__out_qx_3;
+    wire  [11:0] point_raster__out_qy_3;
+    wire  [63:0] point_raster__out_mask_0;
+    wire  [63:0] point_raster__out_mask_1;
+    wire  [63:0] point_raster__out_mask_2;
+    wire  [63:0] point_raster__out_mask_3;
+    wire  point_raster__out_last;
+    reg  quad_packer__clock;
+    reg  quad_packer__flush;
+    reg  quad_packer__in_valid;
+    wire  quad_packer__in_ready;
+    reg  [23:0] quad_packer__in_prim;
+    reg  [3:0] quad_packer__in_lane_valid;
+    reg  [11:0] quad_packer__in_qx_0;
+    reg  [11:0] quad_packer__in_qx_1;
+    reg  [11:0] quad_packer__in_qx_2;
+    reg  [11:0] quad_packer__in_qx_3;
+    reg  [11:0] quad_packer__in_qy_0;
+    reg  [11:0] quad_packer__in_qy_1;
+    reg  [11:0] quad_packer__in_qy_2;
+    reg  [11:0] quad_packer__in_qy_3;
+    reg  [63:0] quad_packer__in_mask_0;
+    reg  [63:0] quad_packer__in_mask_1;
+    reg  [63:0] quad_packer__in_mask_2;
+    reg  [63:0] quad_packer__in_mask_3;
+    reg  quad_packer__in_last;
+    wire  quad_packer__out_valid;
+    reg  quad_packer__out_ready;
+    wire  [23:0] quad_packer__out_prim;
+    wire  [3:0] quad_packer__out_lane_valid;
+    wire  [11:0] quad_packer__out_qx_0;
+    wire  [11:0] quad_packer__out_qx_1;
+    wire  [11:0] quad_packer__out_qx_2;
+    wire  [11:0] quad_packer__out_qx_3;
+    wire  [11:0] quad_packer__out_qy_0;
+    wire  [11:0] quad_packer__out_qy_1;
+    wire  [11:0] quad_packer__out_qy_2;
+    wire  [11:0] quad_packer__out_qy_3;
+    wire  [63:0] quad_packer__out_mask_0;
+    wire  [63:0] quad_packer__out_mask_1;
+    wire  [63:0] quad_packer__out_mask_2;
+    wire  [63:0] quad_packer__out_mask_3;
+    wire  [7:0] quad_packer__out_block_0;
+    wire  [7:0] quad_packer__out_block_1;
+    wire  [7:0] quad_packer__out_block_2;
+    wire  [7:0] quad_packer__out_block_3;
+    wire  quad_packer__out_last;
     reg  [7:0] kinds__d;
     wire  [7:0] kinds__q;
     reg  kinds__clock;
@@ -376,164 +376,164 @@ module tilerast_full(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_
         .out_last(tile_parser__out_last),
         .out_none(tile_parser__out_none)
     );
-    tilerast_full__coverage coverage(
-        .clock(coverage__clock),
-        .flush(coverage__flush),
-        .in_valid(coverage__in_valid),
-        .in_ready(coverage__in_ready),
-        .in_prim(coverage__in_prim),
-        .in_tile_x(coverage__in_tile_x),
-        .in_tile_y(coverage__in_tile_y),
-        .in_col(coverage__in_col),
-        .in_row(coverage__in_row),
-        .in_e0(coverage__in_e0),
-        .in_e1(coverage__in_e1),
-        .in_e2(coverage__in_e2),
-        .in_a0(coverage__in_a0),
-        .in_a1(coverage__in_a1),
-        .in_a2(coverage__in_a2),
-        .in_b0(coverage__in_b0),
-        .in_b1(coverage__in_b1),
-        .in_b2(coverage__in_b2),
-        .in_vis_w(coverage__in_vis_w),
-        .in_vis_h(coverage__in_vis_h),
-        .in_last(coverage__in_last),
-        .in_none(coverage__in_none),
-        .out_valid(coverage__out_valid),
-        .out_ready(coverage__out_ready),
-        .out_prim(coverage__out_prim),
-        .out_tile_x(coverage__out_tile_x),
-        .out_tile_y(coverage__out_tile_y),
-        .out_col(coverage__out_col),
-        .out_row(coverage__out_row),
-        .out_e0(coverage__out_e0),
-        .out_e1(coverage__out_e1),
-        .out_e2(coverage__out_e2),
-        .out_a0(coverage__out_a0),
-        .out_a1(coverage__out_a1),
-        .out_a2(coverage__out_a2),
-        .out_b0(coverage__out_b0),
-        .out_b1(coverage__out_b1),
-        .out_b2(coverage__out_b2),
-        .out_vis_w(coverage__out_vis_w),
-        .out_vis_h(coverage__out_vis_h),
-        .out_last(coverage__out_last),
-        .out_none(coverage__out_none),
-        .out_trivial(coverage__out_trivial)
+    tilerast_full__subtile_coverage subtile_coverage(
+        .clock(subtile_coverage__clock),
+        .flush(subtile_coverage__flush),
+        .in_valid(subtile_coverage__in_valid),
+        .in_ready(subtile_coverage__in_ready),
+        .in_prim(subtile_coverage__in_prim),
+        .in_tile_x(subtile_coverage__in_tile_x),
+        .in_tile_y(subtile_coverage__in_tile_y),
+        .in_col(subtile_coverage__in_col),
+        .in_row(subtile_coverage__in_row),
+        .in_e0(subtile_coverage__in_e0),
+        .in_e1(subtile_coverage__in_e1),
+        .in_e2(subtile_coverage__in_e2),
+        .in_a0(subtile_coverage__in_a0),
+        .in_a1(subtile_coverage__in_a1),
+        .in_a2(subtile_coverage__in_a2),
+        .in_b0(subtile_coverage__in_b0),
+        .in_b1(subtile_coverage__in_b1),
+        .in_b2(subtile_coverage__in_b2),
+        .in_vis_w(subtile_coverage__in_vis_w),
+        .in_vis_h(subtile_coverage__in_vis_h),
+        .in_last(subtile_coverage__in_last),
+        .in_none(subtile_coverage__in_none),
+        .out_valid(subtile_coverage__out_valid),
+        .out_ready(subtile_coverage__out_ready),
+        .out_prim(subtile_coverage__out_prim),
+        .out_tile_x(subtile_coverage__out_tile_x),
+        .out_tile_y(subtile_coverage__out_tile_y),
+        .out_col(subtile_coverage__out_col),
+        .out_row(subtile_coverage__out_row),
+        .out_e0(subtile_coverage__out_e0),
+        .out_e1(subtile_coverage__out_e1),
+        .out_e2(subtile_coverage__out_e2),
+        .out_a0(subtile_coverage__out_a0),
+        .out_a1(subtile_coverage__out_a1),
+        .out_a2(subtile_coverage__out_a2),
+        .out_b0(subtile_coverage__out_b0),
+        .out_b1(subtile_coverage__out_b1),
+        .out_b2(subtile_coverage__out_b2),
+        .out_vis_w(subtile_coverage__out_vis_w),
+        .out_vis_h(subtile_coverage__out_vis_h),
+        .out_last(subtile_coverage__out_last),
+        .out_none(subtile_coverage__out_none),
+        .out_trivial(subtile_coverage__out_trivial)
     );
-    tilerast_full__sample sample(
-        .clock(sample__clock),
-        .flush(sample__flush),
-        .in_valid(sample__in_valid),
-        .in_ready(sample__in_ready),
-        .in_prim(sample__in_prim),
-        .in_tile_x(sample__in_tile_x),
-        .in_tile_y(sample__in_tile_y),
-        .in_col(sample__in_col),
-        .in_row(sample__in_row),
-        .in_e0(sample__in_e0),
-        .in_e1(sample__in_e1),
-        .in_e2(sample__in_e2),
-        .in_a0(sample__in_a0),
-        .in_a1(sample__in_a1),
-        .in_a2(sample__in_a2),
-        .in_b0(sample__in_b0),
-        .in_b1(sample__in_b1),
-        .in_b2(sample__in_b2),
-        .in_vis_w(sample__in_vis_w),
-        .in_vis_h(sample__in_vis_h),
-        .in_last(sample__in_last),
-        .in_none(sample__in_none),
-        .in_trivial(sample__in_trivial),
-        .out_valid(sample__out_valid),
-        .out_ready(sample__out_ready),
-        .out_prim(sample__out_prim),
-        .out_lane_valid(sample__out_lane_valid),
-        .out_qx_0(sample__out_qx_0),
-        .out_qx_1(sample__out_qx_1),
-        .out_qx_2(sample__out_qx_2),
-        .out_qx_3(sample__out_qx_3),
-        .out_qy_0(sample__out_qy_0),
-        .out_qy_1(sample__out_qy_1),
-        .out_qy_2(sample__out_qy_2),
-        .out_qy_3(sample__out_qy_3),
-        .out_mask_0(sample__out_mask_0),
-        .out_mask_1(sample__out_mask_1),
-        .out_mask_2(sample__out_mask_2),
-        .out_mask_3(sample__out_mask_3),
-        .out_last(sample__out_last)
+    tilerast_full__sample_raster sample_raster(
+        .clock(sample_raster__clock),
+        .flush(sample_raster__flush),
+        .in_valid(sample_raster__in_valid),
+        .in_ready(sample_raster__in_ready),
+        .in_prim(sample_raster__in_prim),
+        .in_tile_x(sample_raster__in_tile_x),
+        .in_tile_y(sample_raster__in_tile_y),
+        .in_col(sample_raster__in_col),
+        .in_row(sample_raster__in_row),
+        .in_e0(sample_raster__in_e0),
+        .in_e1(sample_raster__in_e1),
+        .in_e2(sample_raster__in_e2),
+        .in_a0(sample_raster__in_a0),
+        .in_a1(sample_raster__in_a1),
+        .in_a2(sample_raster__in_a2),
+        .in_b0(sample_raster__in_b0),
+        .in_b1(sample_raster__in_b1),
+        .in_b2(sample_raster__in_b2),
+        .in_vis_w(sample_raster__in_vis_w),
+        .in_vis_h(sample_raster__in_vis_h),
+        .in_last(sample_raster__in_last),
+        .in_none(sample_raster__in_none),
+        .in_trivial(sample_raster__in_trivial),
+        .out_valid(sample_raster__out_valid),
+        .out_ready(sample_raster__out_ready),
+        .out_prim(sample_raster__out_prim),
+        .out_lane_valid(sample_raster__out_lane_valid),
+        .out_qx_0(sample_raster__out_qx_0),
+        .out_qx_1(sample_raster__out_qx_1),
+        .out_qx_2(sample_raster__out_qx_2),
+        .out_qx_3(sample_raster__out_qx_3),
+        .out_qy_0(sample_raster__out_qy_0),
+        .out_qy_1(sample_raster__out_qy_1),
+        .out_qy_2(sample_raster__out_qy_2),
+        .out_qy_3(sample_raster__out_qy_3),
+        .out_mask_0(sample_raster__out_mask_0),
+        .out_mask_1(sample_raster__out_mask_1),
+        .out_mask_2(sample_raster__out_mask_2),
+        .out_mask_3(sample_raster__out_mask_3),
+        .out_last(sample_raster__out_last)
     );
-    tilerast_full__point point(
-        .clock(point__clock),
-        .flush(point__flush),
-        .in_valid(point__in_valid),
-        .in_ready(point__in_ready),
-        .in_prim(point__in_prim),
-        .in_tile_x(point__in_tile_x),
-        .in_tile_y(point__in_tile_y),
-        .in_v0x(point__in_v0x),
-        .in_v0y(point__in_v0y),
-        .in_size(point__in_size),
-        .in_aa(point__in_aa),
-        .out_valid(point__out_valid),
-        .out_ready(point__out_ready),
-        .out_prim(point__out_prim),
-        .out_lane_valid(point__out_lane_valid),
-        .out_qx_0(point__out_qx_0),
-        .out_qy_0(point__out_qy_0),
-        .out_qx_1(point__out_qx_1),
-        .out_qy_1(point__out_qy_1),
-        .out_qx_2(point__out_qx_2),
-        .out_qy_2(point__out_qy_2),
-        .out_qx_3(point__out_qx_3),
-        .out_qy_3(point__out_qy_3),
-        .out_mask_0(point__out_mask_0),
-        .out_mask_1(point__out_mask_1),
-        .out_mask_2(point__out_mask_2),
-        .out_mask_3(point__out_mask_3),
-        .out_last(point__out_last)
+    tilerast_full__point_raster point_raster(
+        .clock(point_raster__clock),
+        .flush(point_raster__flush),
+        .in_valid(point_raster__in_valid),
+        .in_ready(point_raster__in_ready),
+        .in_prim(point_raster__in_prim),
+        .in_tile_x(point_raster__in_tile_x),
+        .in_tile_y(point_raster__in_tile_y),
+        .in_v0x(point_raster__in_v0x),
+        .in_v0y(point_raster__in_v0y),
+        .in_size(point_raster__in_size),
+        .in_aa(point_raster__in_aa),
+        .out_valid(point_raster__out_valid),
+        .out_ready(point_raster__out_ready),
+        .out_prim(point_raster__out_prim),
+        .out_lane_valid(point_raster__out_lane_valid),
+        .out_qx_0(point_raster__out_qx_0),
+        .out_qy_0(point_raster__out_qy_0),
+        .out_qx_1(point_raster__out_qx_1),
+        .out_qy_1(point_raster__out_qy_1),
+        .out_qx_2(point_raster__out_qx_2),
+        .out_qy_2(point_raster__out_qy_2),
+        .out_qx_3(point_raster__out_qx_3),
+        .out_qy_3(point_raster__out_qy_3),
+        .out_mask_0(point_raster__out_mask_0),
+        .out_mask_1(point_raster__out_mask_1),
+        .out_mask_2(point_raster__out_mask_2),
+        .out_mask_3(point_raster__out_mask_3),
+        .out_last(point_raster__out_last)
     );
-    tilerast_full__packer packer(
-        .clock(packer__clock),
-        .flush(packer__flush),
-        .in_valid(packer__in_valid),
-        .in_ready(packer__in_ready),
-        .in_prim(packer__in_prim),
-        .in_lane_valid(packer__in_lane_valid),
-        .in_qx_0(packer__in_qx_0),
-        .in_qx_1(packer__in_qx_1),
-        .in_qx_2(packer__in_qx_2),
-        .in_qx_3(packer__in_qx_3),
-        .in_qy_0(packer__in_qy_0),
-        .in_qy_1(packer__in_qy_1),
-        .in_qy_2(packer__in_qy_2),
-        .in_qy_3(packer__in_qy_3),
-        .in_mask_0(packer__in_mask_0),
-        .in_mask_1(packer__in_mask_1),
-        .in_mask_2(packer__in_mask_2),
-        .in_mask_3(packer__in_mask_3),
-        .in_last(packer__in_last),
-        .out_valid(packer__out_valid),
-        .out_ready(packer__out_ready),
-        .out_prim(packer__out_prim),
-        .out_lane_valid(packer__out_lane_valid),
-        .out_qx_0(packer__out_qx_0),
-        .out_qx_1(packer__out_qx_1),
-        .out_qx_2(packer__out_qx_2),
-        .out_qx_3(packer__out_qx_3),
-        .out_qy_0(packer__out_qy_0),
-        .out_qy_1(packer__out_qy_1),
-        .out_qy_2(packer__out_qy_2),
-        .out_qy_3(packer__out_qy_3),
-        .out_mask_0(packer__out_mask_0),
-        .out_mask_1(packer__out_mask_1),
-        .out_mask_2(packer__out_mask_2),
-        .out_mask_3(packer__out_mask_3),
-        .out_block_0(packer__out_block_0),
-        .out_block_1(packer__out_block_1),
-        .out_block_2(packer__out_block_2),
-        .out_block_3(packer__out_block_3),
-        .out_last(packer__out_last)
+    tilerast_full__quad_packer quad_packer(
+        .clock(quad_packer__clock),
+        .flush(quad_packer__flush),
+        .in_valid(quad_packer__in_valid),
+        .in_ready(quad_packer__in_ready),
+        .in_prim(quad_packer__in_prim),
+        .in_lane_valid(quad_packer__in_lane_valid),
+        .in_qx_0(quad_packer__in_qx_0),
+        .in_qx_1(quad_packer__in_qx_1),
+        .in_qx_2(quad_packer__in_qx_2),
+        .in_qx_3(quad_packer__in_qx_3),
+        .in_qy_0(quad_packer__in_qy_0),
+        .in_qy_1(quad_packer__in_qy_1),
+        .in_qy_2(quad_packer__in_qy_2),
+        .in_qy_3(quad_packer__in_qy_3),
+        .in_mask_0(quad_packer__in_mask_0),
+        .in_mask_1(quad_packer__in_mask_1),
+        .in_mask_2(quad_packer__in_mask_2),
+        .in_mask_3(quad_packer__in_mask_3),
+        .in_last(quad_packer__in_last),
+        .out_valid(quad_packer__out_valid),
+        .out_ready(quad_packer__out_ready),
+        .out_prim(quad_packer__out_prim),
+        .out_lane_valid(quad_packer__out_lane_valid),
+        .out_qx_0(quad_packer__out_qx_0),
+        .out_qx_1(quad_packer__out_qx_1),
+        .out_qx_2(quad_packer__out_qx_2),
+        .out_qx_3(quad_packer__out_qx_3),
+        .out_qy_0(quad_packer__out_qy_0),
+        .out_qy_1(quad_packer__out_qy_1),
+        .out_qy_2(quad_packer__out_qy_2),
+        .out_qy_3(quad_packer__out_qy_3),
+        .out_mask_0(quad_packer__out_mask_0),
+        .out_mask_1(quad_packer__out_mask_1),
+        .out_mask_2(quad_packer__out_mask_2),
+        .out_mask_3(quad_packer__out_mask_3),
+        .out_block_0(quad_packer__out_block_0),
+        .out_block_1(quad_packer__out_block_1),
+        .out_block_2(quad_packer__out_block_2),
+        .out_block_3(quad_packer__out_block_3),
+        .out_last(quad_packer__out_last)
     );
     tilerast_full__kinds kinds(
         .d(kinds__d),
@@ -554,105 +554,105 @@ module tilerast_full(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_
         count__d = count__q;
         setup__clock = clock;
         tile_parser__clock = clock;
-        coverage__clock = clock;
-        sample__clock = clock;
-        point__clock = clock;
-        packer__clock = clock;
+        subtile_coverage__clock = clock;
+        sample_raster__clock = clock;
+        point_raster__clock = clock;
+        quad_packer__clock = clock;
         setup__flush = flush;
         tile_parser__flush = flush;
-        coverage__flush = flush;
-        sample__flush = flush;
-        point__flush = flush;
-        packer__flush = flush;
+        subtile_coverage__flush = flush;
+        sample_raster__flush = flush;
+        point_raster__flush = flush;
+        quad_packer__flush = flush;
         have_head = |count__q;
         head_point = kinds__q[32'h0];
         merge_valid = 1'b0;
-        merge_last = sample__out_last;
-        packer__out_ready = out_ready;
-        packer__in_prim = sample__out_prim;
-        packer__in_lane_valid = sample__out_lane_valid;
-        packer__in_qx_0 = sample__out_qx_0;
-        packer__in_qx_1 = sample__out_qx_1;
-        packer__in_qx_2 = sample__out_qx_2;
-        packer__in_qx_3 = sample__out_qx_3;
-        packer__in_qy_0 = sample__out_qy_0;
-        packer__in_qy_1 = sample__out_qy_1;
-        packer__in_qy_2 = sample__out_qy_2;
-        packer__in_qy_3 = sample__out_qy_3;
-        packer__in_mask_0 = sample__out_mask_0;
-        packer__in_mask_1 = sample__out_mask_1;
-        packer__in_mask_2 = sample__out_mask_2;
-        packer__in_mask_3 = sample__out_mask_3;
-        packer__in_last = sample__out_last;
+        merge_last = sample_raster__out_last;
+        quad_packer__out_ready = out_ready;
+        quad_packer__in_prim = sample_raster__out_prim;
+        quad_packer__in_lane_valid = sample_raster__out_lane_valid;
+        quad_packer__in_qx_0 = sample_raster__out_qx_0;
+        quad_packer__in_qx_1 = sample_raster__out_qx_1;
+        quad_packer__in_qx_2 = sample_raster__out_qx_2;
+        quad_packer__in_qx_3 = sample_raster__out_qx_3;
+        quad_packer__in_qy_0 = sample_raster__out_qy_0;
+        quad_packer__in_qy_1 = sample_raster__out_qy_1;
+        quad_packer__in_qy_2 = sample_raster__out_qy_2;
+        quad_packer__in_qy_3 = sample_raster__out_qy_3;
+        quad_packer__in_mask_0 = sample_raster__out_mask_0;
+        quad_packer__in_mask_1 = sample_raster__out_mask_1;
+        quad_packer__in_mask_2 = sample_raster__out_mask_2;
+        quad_packer__in_mask_3 = sample_raster__out_mask_3;
+        quad_packer__in_last = sample_raster__out_last;
         if (have_head) begin
             if (head_point) begin
-                merge_valid = point__out_valid;
-                merge_last = point__out_last;
-                packer__in_prim = point__out_prim;
-                packer__in_lane_valid = point__out_lane_valid;
-                packer__in_qx_0 = point__out_qx_0;
-                packer__in_qx_1 = point__out_qx_1;
-                packer__in_qx_2 = point__out_qx_2;
-                packer__in_qx_3 = point__out_qx_3;
-                packer__in_qy_0 = point__out_qy_0;
-                packer__in_qy_1 = point__out_qy_1;
-                packer__in_qy_2 = point__out_qy_2;
-                packer__in_qy_3 = point__out_qy_3;
-                packer__in_mask_0 = point__out_mask_0;
-                packer__in_mask_1 = point__out_mask_1;
-                packer__in_mask_2 = point__out_mask_2;
-                packer__in_mask_3 = point__out_mask_3;
-                packer__in_last = point__out_last;
+                merge_valid = point_raster__out_valid;
+                merge_last = point_raster__out_last;
+                quad_packer__in_prim = point_raster__out_prim;
+                quad_packer__in_lane_valid = point_raster__out_lane_valid;
+                quad_packer__in_qx_0 = point_raster__out_qx_0;
+                quad_packer__in_qx_1 = point_raster__out_qx_1;
+                quad_packer__in_qx_2 = point_raster__out_qx_2;
+                quad_packer__in_qx_3 = point_raster__out_qx_3;
+                quad_packer__in_qy_0 = point_raster__out_qy_0;
+                quad_packer__in_qy_1 = point_raster__out_qy_1;
+                quad_packer__in_qy_2 = point_raster__out_qy_2;
+                quad_packer__in_qy_3 = point_raster__out_qy_3;
+                quad_packer__in_mask_0 = point_raster__out_mask_0;
+                quad_packer__in_mask_1 = point_raster__out_mask_1;
+                quad_packer__in_mask_2 = point_raster__out_mask_2;
+                quad_packer__in_mask_3 = point_raster__out_mask_3;
+                quad_packer__in_last = point_raster__out_last;
             end
             else begin
-                merge_valid = sample__out_valid;
+                merge_valid = sample_raster__out_valid;
             end
         end
-        packer__in_valid = merge_valid;
-        sample__out_ready = have_head & ~head_point & packer__in_ready;
-        point__out_ready = have_head & head_point & packer__in_ready;
-        pop = merge_valid & packer__in_ready & merge_last;
-        sample__in_valid = coverage__out_valid;
-        coverage__out_ready = sample__in_ready;
-        sample__in_prim = coverage__out_prim;
-        sample__in_tile_x = coverage__out_tile_x;
-        sample__in_tile_y = coverage__out_tile_y;
-        sample__in_col = coverage__out_col;
-        sample__in_row = coverage__out_row;
-        sample__in_e0 = coverage__out_e0;
-        sample__in_e1 = coverage__out_e1;
-        sample__in_e2 = coverage__out_e2;
-        sample__in_a0 = coverage__out_a0;
-        sample__in_a1 = coverage__out_a1;
-        sample__in_a2 = coverage__out_a2;
-        sample__in_b0 = coverage__out_b0;
-        sample__in_b1 = coverage__out_b1;
-        sample__in_b2 = coverage__out_b2;
-        sample__in_vis_w = coverage__out_vis_w;
-        sample__in_vis_h = coverage__out_vis_h;
-        sample__in_last = coverage__out_last;
-        sample__in_none = coverage__out_none;
-        sample__in_trivial = coverage__out_trivial;
-        coverage__in_valid = tile_parser__out_valid;
-        tile_parser__out_ready = coverage__in_ready;
-        coverage__in_prim = tile_parser__out_prim;
-        coverage__in_tile_x = tile_parser__out_tile_x;
-        coverage__in_tile_y = tile_parser__out_tile_y;
-        coverage__in_col = tile_parser__out_col;
-        coverage__in_row = tile_parser__out_row;
-        coverage__in_e0 = tile_parser__out_e0;
-        coverage__in_e1 = tile_parser__out_e1;
-        coverage__in_e2 = tile_parser__out_e2;
-        coverage__in_a0 = tile_parser__out_a0;
-        coverage__in_a1 = tile_parser__out_a1;
-        coverage__in_a2 = tile_parser__out_a2;
-        coverage__in_b0 = tile_parser__out_b0;
-        coverage__in_b1 = tile_parser__out_b1;
-        coverage__in_b2 = tile_parser__out_b2;
-        coverage__in_vis_w = tile_parser__out_vis_w;
-        coverage__in_vis_h = tile_parser__out_vis_h;
-        coverage__in_last = tile_parser__out_last;
-        coverage__in_none = tile_parser__out_none;
+        quad_packer__in_valid = merge_valid;
+        sample_raster__out_ready = have_head & ~head_point & quad_packer__in_ready;
+        point_raster__out_ready = have_head & head_point & quad_packer__in_ready;
+        pop = merge_valid & quad_packer__in_ready & merge_last;
+        sample_raster__in_valid = subtile_coverage__out_valid;
+        subtile_coverage__out_ready = sample_raster__in_ready;
+        sample_raster__in_prim = subtile_coverage__out_prim;
+        sample_raster__in_tile_x = subtile_coverage__out_tile_x;
+        sample_raster__in_tile_y = subtile_coverage__out_tile_y;
+        sample_raster__in_col = subtile_coverage__out_col;
+        sample_raster__in_row = subtile_coverage__out_row;
+        sample_raster__in_e0 = subtile_coverage__out_e0;
+        sample_raster__in_e1 = subtile_coverage__out_e1;
+        sample_raster__in_e2 = subtile_coverage__out_e2;
+        sample_raster__in_a0 = subtile_coverage__out_a0;
+        sample_raster__in_a1 = subtile_coverage__out_a1;
+        sample_raster__in_a2 = subtile_coverage__out_a2;
+        sample_raster__in_b0 = subtile_coverage__out_b0;
+        sample_raster__in_b1 = subtile_coverage__out_b1;
+        sample_raster__in_b2 = subtile_coverage__out_b2;
+        sample_raster__in_vis_w = subtile_coverage__out_vis_w;
+        sample_raster__in_vis_h = subtile_coverage__out_vis_h;
+        sample_raster__in_last = subtile_coverage__out_last;
+        sample_raster__in_none = subtile_coverage__out_none;
+        sample_raster__in_trivial = subtile_coverage__out_trivial;
+        subtile_coverage__in_valid = tile_parser__out_valid;
+        tile_parser__out_ready = subtile_coverage__in_ready;
+        subtile_coverage__in_prim = tile_parser__out_prim;
+        subtile_coverage__in_tile_x = tile_parser__out_tile_x;
+        subtile_coverage__in_tile_y = tile_parser__out_tile_y;
+        subtile_coverage__in_col = tile_parser__out_col;
+        subtile_coverage__in_row = tile_parser__out_row;
+        subtile_coverage__in_e0 = tile_parser__out_e0;
+        subtile_coverage__in_e1 = tile_parser__out_e1;
+        subtile_coverage__in_e2 = tile_parser__out_e2;
+        subtile_coverage__in_a0 = tile_parser__out_a0;
+        subtile_coverage__in_a1 = tile_parser__out_a1;
+        subtile_coverage__in_a2 = tile_parser__out_a2;
+        subtile_coverage__in_b0 = tile_parser__out_b0;
+        subtile_coverage__in_b1 = tile_parser__out_b1;
+        subtile_coverage__in_b2 = tile_parser__out_b2;
+        subtile_coverage__in_vis_w = tile_parser__out_vis_w;
+        subtile_coverage__in_vis_h = tile_parser__out_vis_h;
+        subtile_coverage__in_last = tile_parser__out_last;
+        subtile_coverage__in_none = tile_parser__out_none;
         tile_parser__in_valid = setup__out_valid;
         setup__out_ready = tile_parser__in_ready;
         tile_parser__in_prim = setup__out_prim;
@@ -675,10 +675,10 @@ module tilerast_full(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_
         tile_parser__in_vis_w = setup__out_vis_w;
         tile_parser__in_vis_h = setup__out_vis_h;
         room = count__q != depth;
-        cmd_ready = room & setup__in_ready & point__in_ready;
-        accept = cmd_valid & room & setup__in_ready & point__in_ready;
+        cmd_ready = room & setup__in_ready & point_raster__in_ready;
+        accept = cmd_valid & room & setup__in_ready & point_raster__in_ready;
         setup__in_valid = accept & ~cmd_kind;
-        point__in_valid = accept & cmd_kind;
+        point_raster__in_valid = accept & cmd_kind;
         setup__in_prim = cmd_prim;
         setup__in_tile_x = cmd_tile_x;
         setup__in_tile_y = cmd_tile_y;
@@ -688,13 +688,13 @@ module tilerast_full(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_
         setup__in_v1y = cmd_v1y;
         setup__in_v2x = cmd_v2x;
         setup__in_v2y = cmd_v2y;
-        point__in_prim = cmd_prim;
-        point__in_tile_x = cmd_tile_x;
-        point__in_tile_y = cmd_tile_y;
-        point__in_v0x = cmd_v0x;
-        point__in_v0y = cmd_v0y;
-        point__in_size = cmd_size;
-        point__in_aa = cmd_aa;
+        point_raster__in_prim = cmd_prim;
+        point_raster__in_tile_x = cmd_tile_x;
+        point_raster__in_tile_y = cmd_tile_y;
+        point_raster__in_v0x = cmd_v0x;
+        point_raster__in_v0y = cmd_v0y;
+        point_raster__in_size = cmd_size;
+        point_raster__in_aa = cmd_aa;
         if (pop) begin
             kinds__d = kinds__q >> one8;
             count__d = count__q - one;
@@ -711,26 +711,26 @@ module tilerast_full(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_
             kinds__d = 32'h0;
             count__d = 32'h0;
         end
-        out_valid = packer__out_valid;
-        out_prim = packer__out_prim;
-        out_lane_valid = packer__out_lane_valid;
-        out_qx_0 = packer__out_qx_0;
-        out_qx_1 = packer__out_qx_1;
-        out_qx_2 = packer__out_qx_2;
-        out_qx_3 = packer__out_qx_3;
-        out_qy_0 = packer__out_qy_0;
-        out_qy_1 = packer__out_qy_1;
-        out_qy_2 = packer__out_qy_2;
-        out_qy_3 = packer__out_qy_3;
-        out_mask_0 = packer__out_mask_0;
-        out_mask_1 = packer__out_mask_1;
-        out_mask_2 = packer__out_mask_2;
-        out_mask_3 = packer__out_mask_3;
-        out_block_0 = packer__out_block_0;
-        out_block_1 = packer__out_block_1;
-        out_block_2 = packer__out_block_2;
-        out_block_3 = packer__out_block_3;
-        out_last = packer__out_last;
+        out_valid = quad_packer__out_valid;
+        out_prim = quad_packer__out_prim;
+        out_lane_valid = quad_packer__out_lane_valid;
+        out_qx_0 = quad_packer__out_qx_0;
+        out_qx_1 = quad_packer__out_qx_1;
+        out_qx_2 = quad_packer__out_qx_2;
+        out_qx_3 = quad_packer__out_qx_3;
+        out_qy_0 = quad_packer__out_qy_0;
+        out_qy_1 = quad_packer__out_qy_1;
+        out_qy_2 = quad_packer__out_qy_2;
+        out_qy_3 = quad_packer__out_qy_3;
+        out_mask_0 = quad_packer__out_mask_0;
+        out_mask_1 = quad_packer__out_mask_1;
+        out_mask_2 = quad_packer__out_mask_2;
+        out_mask_3 = quad_packer__out_mask_3;
+        out_block_0 = quad_packer__out_block_0;
+        out_block_1 = quad_packer__out_block_1;
+        out_block_2 = quad_packer__out_block_2;
+        out_block_3 = quad_packer__out_block_3;
+        out_last = quad_packer__out_last;
     end
 
 endmodule // tilerast_full
@@ -755,1773 +755,6 @@ module tilerast_full__count(d,q,clock);
 endmodule // tilerast_full__count
 
 
-module tilerast_full__coverage(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_col,in_row,in_e0,in_e1,in_e2,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_vis_w,in_vis_h,in_last,in_none,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_col,out_row,out_e0,out_e1,out_e2,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_vis_w,out_vis_h,out_last,out_none,out_trivial);
-
-    // Module arguments
-    input wire  clock;
-    input wire  flush;
-    input wire  in_valid;
-    output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [7:0] in_tile_x;
-    input wire  [7:0] in_tile_y;
-    input wire  [7:0] in_col;
-    input wire  [7:0] in_row;
-    input wire signed [47:0] in_e0;
-    input wire signed [47:0] in_e1;
-    input wire signed [47:0] in_e2;
-    input wire signed [23:0] in_a0;
-    input wire signed [23:0] in_a1;
-    input wire signed [23:0] in_a2;
-    input wire signed [23:0] in_b0;
-    input wire signed [23:0] in_b1;
-    input wire signed [23:0] in_b2;
-    input wire  [8:0] in_vis_w;
-    input wire  [8:0] in_vis_h;
-    input wire  in_last;
-    input wire  in_none;
-    output reg  out_valid;
-    input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [7:0] out_tile_x;
-    output reg  [7:0] out_tile_y;
-    output reg  [7:0] out_col;
-    output reg  [7:0] out_row;
-    output reg signed [47:0] out_e0;
-    output reg signed [47:0] out_e1;
-    output reg signed [47:0] out_e2;
-    output reg signed [23:0] out_a0;
-    output reg signed [23:0] out_a1;
-    output reg signed [23:0] out_a2;
-    output reg signed [23:0] out_b0;
-    output reg signed [23:0] out_b1;
-    output reg signed [23:0] out_b2;
-    output reg  [8:0] out_vis_w;
-    output reg  [8:0] out_vis_h;
-    output reg  out_last;
-    output reg  out_none;
-    output reg  out_trivial;
-
-    // Constant declarations
-    localparam [8:0] sw_log = 9'b11;
-    localparam [8:0] sh_log = 9'b11;
-    localparam [0:0] clip_x_en = 1'b0;
-    localparam [0:0] clip_y_en = 1'b0;
-    localparam [7:0] zero8 = 8'h0;
-    localparam [8:0] zero9 = 9'b0;
-    localparam [23:0] zero24 = 24'h0;
-    localparam signed [23:0] szero24 = 24'h0;
-    localparam signed [47:0] szero48 = 48'h0;
-
-    // Stub signals
-    reg signed [47:0] et0__e;
-    reg signed [23:0] et0__a;
-    reg signed [23:0] et0__b;
-    reg  et0__clip_x;
-    reg  et0__clip_y;
-    wire  et0__covered;
-    wire  et0__all_in;
-    reg signed [47:0] et1__e;
-    reg signed [23:0] et1__a;
-    reg signed [23:0] et1__b;
-    reg  et1__clip_x;
-    reg  et1__clip_y;
-    wire  et1__covered;
-    wire  et1__all_in;
-    reg signed [47:0] et2__e;
-    reg signed [23:0] et2__a;
-    reg signed [23:0] et2__b;
-    reg  et2__clip_x;
-    reg  et2__clip_y;
-    wire  et2__covered;
-    wire  et2__all_in;
-    reg signed [47:0] sx_e0__x;
-    wire signed [47:0] sx_e0__y;
-    reg signed [47:0] sx_e1__x;
-    wire signed [47:0] sx_e1__y;
-    reg signed [47:0] sx_e2__x;
-    wire signed [47:0] sx_e2__y;
-    reg signed [23:0] sx_a0__x;
-    wire signed [23:0] sx_a0__y;
-    reg signed [23:0] sx_a1__x;
-    wire signed [23:0] sx_a1__y;
-    reg signed [23:0] sx_a2__x;
-    wire signed [23:0] sx_a2__y;
-    reg signed [23:0] sx_b0__x;
-    wire signed [23:0] sx_b0__y;
-    reg signed [23:0] sx_b1__x;
-    wire signed [23:0] sx_b1__y;
-    reg signed [23:0] sx_b2__x;
-    wire signed [23:0] sx_b2__y;
-    reg  valid_r__d;
-    wire  valid_r__q;
-    reg  valid_r__clock;
-    reg  [23:0] prim_r__d;
-    wire  [23:0] prim_r__q;
-    reg  prim_r__clock;
-    reg  [7:0] tx_r__d;
-    wire  [7:0] tx_r__q;
-    reg  tx_r__clock;
-    reg  [7:0] ty_r__d;
-    wire  [7:0] ty_r__q;
-    reg  ty_r__clock;
-    reg  [7:0] col_r__d;
-    wire  [7:0] col_r__q;
-    reg  col_r__clock;
-    reg  [7:0] row_r__d;
-    wire  [7:0] row_r__q;
-    reg  row_r__clock;
-    reg signed [47:0] e0_r__d;
-    wire signed [47:0] e0_r__q;
-    reg  e0_r__clock;
-    reg signed [47:0] e1_r__d;
-    wire signed [47:0] e1_r__q;
-    reg  e1_r__clock;
-    reg signed [47:0] e2_r__d;
-    wire signed [47:0] e2_r__q;
-    reg  e2_r__clock;
-    reg signed [23:0] a0_r__d;
-    wire signed [23:0] a0_r__q;
-    reg  a0_r__clock;
-    reg signed [23:0] a1_r__d;
-    wire signed [23:0] a1_r__q;
-    reg  a1_r__clock;
-    reg signed [23:0] a2_r__d;
-    wire signed [23:0] a2_r__q;
-    reg  a2_r__clock;
-    reg signed [23:0] b0_r__d;
-    wire signed [23:0] b0_r__q;
-    reg  b0_r__clock;
-    reg signed [23:0] b1_r__d;
-    wire signed [23:0] b1_r__q;
-    reg  b1_r__clock;
-    reg signed [23:0] b2_r__d;
-    wire signed [23:0] b2_r__q;
-    reg  b2_r__clock;
-    reg  [8:0] visw_r__d;
-    wire  [8:0] visw_r__q;
-    reg  visw_r__clock;
-    reg  [8:0] vish_r__d;
-    wire  [8:0] vish_r__q;
-    reg  vish_r__clock;
-    reg  last_r__d;
-    wire  last_r__q;
-    reg  last_r__clock;
-    reg  none_r__d;
-    wire  none_r__q;
-    reg  none_r__clock;
-    reg  trivial_r__d;
-    wire  trivial_r__q;
-    reg  trivial_r__clock;
-
-    // Local signals
-    reg  accept;
-    reg  clip_x;
-    reg  clip_y;
-    reg  covered;
-    reg  all_in;
-
-    // Sub module instances
-    tilerast_full__coverage__et0 et0(
-        .e(et0__e),
-        .a(et0__a),
-        .b(et0__b),
-        .clip_x(et0__clip_x),
-        .clip_y(et0__clip_y),
-        .covered(et0__covered),
-        .all_in(et0__all_in)
-    );
-    tilerast_full__coverage__et1 et1(
-        .e(et1__e),
-        .a(et1__a),
-        .b(et1__b),
-        .clip_x(et1__clip_x),
-        .clip_y(et1__clip_y),
-        .covered(et1__covered),
-        .all_in(et1__all_in)
-    );
-    tilerast_full__coverage__et2 et2(
-        .e(et2__e),
-        .a(et2__a),
-        .b(et2__b),
-        .clip_x(et2__clip_x),
-        .clip_y(et2__clip_y),
-        .covered(et2__covered),
-        .all_in(et2__all_in)
-    );
-    tilerast_full__coverage__sx_e0 sx_e0(
-        .x(sx_e0__x),
-        .y(sx_e0__y)
-    );
-    tilerast_full__coverage__sx_e1 sx_e1(
-        .x(sx_e1__x),
-        .y(sx_e1__y)
-    );
-    tilerast_full__coverage__sx_e2 sx_e2(
-        .x(sx_e2__x),
-        .y(sx_e2__y)
-    );
-    tilerast_full__coverage__sx_a0 sx_a0(
-        .x(sx_a0__x),
-        .y(sx_a0__y)
-    );
-    tilerast_full__coverage__sx_a1 sx_a1(
-        .x(sx_a1__x),
-        .y(sx_a1__y)
-    );
-    tilerast_full__coverage__sx_a2 sx_a2(
-        .x(sx_a2__x),
-        .y(sx_a2__y)
-    );
-    tilerast_full__coverage__sx_b0 sx_b0(
-        .x(sx_b0__x),
-        .y(sx_b0__y)
-    );
-    tilerast_full__coverage__sx_b1 sx_b1(
-        .x(sx_b1__x),
-        .y(sx_b1__y)
-    );
-    tilerast_full__coverage__sx_b2 sx_b2(
-        .x(sx_b2__x),
-        .y(sx_b2__y)
-    );
-    tilerast_full__coverage__valid_r valid_r(
-        .d(valid_r__d),
-        .q(valid_r__q),
-        .clock(valid_r__clock)
-    );
-    tilerast_full__coverage__prim_r prim_r(
-        .d(prim_r__d),
-        .q(prim_r__q),
-        .clock(prim_r__clock)
-    );
-    tilerast_full__coverage__tx_r tx_r(
-        .d(tx_r__d),
-        .q(tx_r__q),
-        .clock(tx_r__clock)
-    );
-    tilerast_full__coverage__ty_r ty_r(
-        .d(ty_r__d),
-        .q(ty_r__q),
-        .clock(ty_r__clock)
-    );
-    tilerast_full__coverage__col_r col_r(
-        .d(col_r__d),
-        .q(col_r__q),
-        .clock(col_r__clock)
-    );
-    tilerast_full__coverage__row_r row_r(
-        .d(row_r__d),
-        .q(row_r__q),
-        .clock(row_r__clock)
-    );
-    tilerast_full__coverage__e0_r e0_r(
-        .d(e0_r__d),
-        .q(e0_r__q),
-        .clock(e0_r__clock)
-    );
-    tilerast_full__coverage__e1_r e1_r(
-        .d(e1_r__d),
-        .q(e1_r__q),
-        .clock(e1_r__clock)
-    );
-    tilerast_full__coverage__e2_r e2_r(
-        .d(e2_r__d),
-        .q(e2_r__q),
-        .clock(e2_r__clock)
-    );
-    tilerast_full__coverage__a0_r a0_r(
-        .d(a0_r__d),
-        .q(a0_r__q),
-        .clock(a0_r__clock)
-    );
-    tilerast_full__coverage__a1_r a1_r(
-        .d(a1_r__d),
-        .q(a1_r__q),
-        .clock(a1_r__clock)
-    );
-    tilerast_full__coverage__a2_r a2_r(
-        .d(a2_r__d),
-        .q(a2_r__q),
-        .clock(a2_r__clock)
-    );
-    tilerast_full__coverage__b0_r b0_r(
-        .d(b0_r__d),
-        .q(b0_r__q),
-        .clock(b0_r__clock)
-    );
-    tilerast_full__coverage__b1_r b1_r(
-        .d(b1_r__d),
-        .q(b1_r__q),
-        .clock(b1_r__clock)
-    );
-    tilerast_full__coverage__b2_r b2_r(
-        .d(b2_r__d),
-        .q(b2_r__q),
-        .clock(b2_r__clock)
-    );
-    tilerast_full__coverage__visw_r visw_r(
-        .d(visw_r__d),
-        .q(visw_r__q),
-        .clock(visw_r__clock)
-    );
-    tilerast_full__coverage__vish_r vish_r(
-        .d(vish_r__d),
-        .q(vish_r__q),
-        .clock(vish_r__clock)
-    );
-    tilerast_full__coverage__last_r last_r(
-        .d(last_r__d),
-        .q(last_r__q),
-        .clock(last_r__clock)
-    );
-    tilerast_full__coverage__none_r none_r(
-        .d(none_r__d),
-        .q(none_r__q),
-        .clock(none_r__clock)
-    );
-    tilerast_full__coverage__trivial_r trivial_r(
-        .d(trivial_r__d),
-        .q(trivial_r__q),
-        .clock(trivial_r__clock)
-    );
-
-    // Update code
-    always @(*) begin
-        valid_r__clock = clock;
-        prim_r__clock = clock;
-        tx_r__clock = clock;
-        ty_r__clock = clock;
-        col_r__clock = clock;
-        row_r__clock = clock;
-        e0_r__clock = clock;
-        e1_r__clock = clock;
-        e2_r__clock = clock;
-        a0_r__clock = clock;
-        a1_r__clock = clock;
-        a2_r__clock = clock;
-        b0_r__clock = clock;
-        b1_r__clock = clock;
-        b2_r__clock = clock;
-        visw_r__clock = clock;
-        vish_r__clock = clock;
-        last_r__clock = clock;
-        none_r__clock = clock;
-        trivial_r__clock = clock;
-        valid_r__d = valid_r__q;
-        prim_r__d = prim_r__q;
-        tx_r__d = tx_r__q;
-        ty_r__d = ty_r__q;
-        col_r__d = col_r__q;
-        row_r__d = row_r__q;
-        e0_r__d = e0_r__q;
-        e1_r__d = e1_r__q;
-        e2_r__d = e2_r__q;
-        a0_r__d = a0_r__q;
-        a1_r__d = a1_r__q;
-        a2_r__d = a2_r__q;
-        b0_r__d = b0_r__q;
-        b1_r__d = b1_r__q;
-        b2_r__d = b2_r__q;
-        visw_r__d = visw_r__q;
-        vish_r__d = vish_r__q;
-        last_r__d = last_r__q;
-        none_r__d = none_r__q;
-        trivial_r__d = trivial_r__q;
-        in_ready = ~valid_r__q | out_ready;
-        accept = in_valid & (~valid_r__q | out_ready);
-        clip_x = clip_x_en & (((in_col) & 9'h1ff) >= (in_vis_w >> sw_log));
-        clip_y = clip_y_en & (((in_row) & 9'h1ff) >= (in_vis_h >> sh_log));
-        et0__e = in_e0;
-        et0__a = in_a0;
-        et0__b = in_b0;
-        et0__clip_x = clip_x;
-        et0__clip_y = clip_y;
-        et1__e = in_e1;
-        et1__a = in_a1;
-        et1__b = in_b1;
-        et1__clip_x = clip_x;
-        et1__clip_y = clip_y;
-        et2__e = in_e2;
-        et2__a = in_a2;
-        et2__b = in_b2;
-        et2__clip_x = clip_x;
-        et2__clip_y = clip_y;
-        sx_e0__x = in_e0;
-        sx_e1__x = in_e1;
-        sx_e2__x = in_e2;
-        sx_a0__x = in_a0;
-        sx_a1__x = in_a1;
-        sx_a2__x = in_a2;
-        sx_b0__x = in_b0;
-        sx_b1__x = in_b1;
-        sx_b2__x = in_b2;
-        covered = et0__covered & et1__covered & et2__covered;
-        all_in = et0__all_in & et1__all_in & et2__all_in;
-        if (accept) begin
-            valid_r__d = covered | in_last;
-            prim_r__d = in_prim;
-            tx_r__d = in_tile_x;
-            ty_r__d = in_tile_y;
-            col_r__d = in_col;
-            row_r__d = in_row;
-            e0_r__d = sx_e0__y;
-            e1_r__d = sx_e1__y;
-            e2_r__d = sx_e2__y;
-            a0_r__d = sx_a0__y;
-            a1_r__d = sx_a1__y;
-            a2_r__d = sx_a2__y;
-            b0_r__d = sx_b0__y;
-            b1_r__d = sx_b1__y;
-            b2_r__d = sx_b2__y;
-            visw_r__d = in_vis_w;
-            vish_r__d = in_vis_h;
-            last_r__d = in_last;
-            none_r__d = in_none | ~covered;
-            trivial_r__d = covered & all_in & ~in_none;
-        end
-        else if (out_ready) begin
-            valid_r__d = 1'b0;
-        end
-        if (flush) begin
-            valid_r__d = 1'b0;
-            prim_r__d = zero24;
-            tx_r__d = zero8;
-            ty_r__d = zero8;
-            col_r__d = zero8;
-            row_r__d = zero8;
-            e0_r__d = szero48;
-            e1_r__d = szero48;
-            e2_r__d = szero48;
-            a0_r__d = szero24;
-            a1_r__d = szero24;
-            a2_r__d = szero24;
-            b0_r__d = szero24;
-            b1_r__d = szero24;
-            b2_r__d = szero24;
-            visw_r__d = zero9;
-            vish_r__d = zero9;
-            last_r__d = 1'b0;
-            none_r__d = 1'b0;
-            trivial_r__d = 1'b0;
-        end
-        out_valid = valid_r__q;
-        out_prim = prim_r__q;
-        out_tile_x = tx_r__q;
-        out_tile_y = ty_r__q;
-        out_col = col_r__q;
-        out_row = row_r__q;
-        out_e0 = e0_r__q;
-        out_e1 = e1_r__q;
-        out_e2 = e2_r__q;
-        out_a0 = a0_r__q;
-        out_a1 = a1_r__q;
-        out_a2 = a2_r__q;
-        out_b0 = b0_r__q;
-        out_b1 = b1_r__q;
-        out_b2 = b2_r__q;
-        out_vis_w = visw_r__q;
-        out_vis_h = vish_r__q;
-        out_last = last_r__q;
-        out_none = none_r__q;
-        out_trivial = trivial_r__q;
-    end
-
-endmodule // tilerast_full__coverage
-
-
-module tilerast_full__coverage__a0_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__a0_r
-
-
-module tilerast_full__coverage__a1_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__a1_r
-
-
-module tilerast_full__coverage__a2_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__a2_r
-
-
-module tilerast_full__coverage__b0_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__b0_r
-
-
-module tilerast_full__coverage__b1_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__b1_r
-
-
-module tilerast_full__coverage__b2_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__b2_r
-
-
-module tilerast_full__coverage__col_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__col_r
-
-
-module tilerast_full__coverage__e0_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [47:0] d;
-    output reg signed [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__e0_r
-
-
-module tilerast_full__coverage__e1_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [47:0] d;
-    output reg signed [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__e1_r
-
-
-module tilerast_full__coverage__e2_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [47:0] d;
-    output reg signed [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__e2_r
-
-
-module tilerast_full__coverage__et0(e,a,b,clip_x,clip_y,covered,all_in);
-
-    // Module arguments
-    input wire signed [47:0] e;
-    input wire signed [23:0] a;
-    input wire signed [23:0] b;
-    input wire  clip_x;
-    input wire  clip_y;
-    output reg  covered;
-    output reg  all_in;
-
-    // Constant declarations
-    localparam [7:0] sx_full = 8'hb;
-    localparam [7:0] sy_full = 8'hb;
-    localparam [41:0] mx0 = 42'h0;
-    localparam [41:0] mx1 = 42'h0;
-    localparam [41:0] mx2 = 42'h0;
-    localparam [41:0] mx3 = 42'h0;
-    localparam [41:0] mx4 = 42'h0;
-    localparam [41:0] mx5 = 42'h0;
-    localparam [41:0] mx6 = 42'h0;
-    localparam [41:0] mx7 = 42'h0;
-    localparam [41:0] my0 = 42'h0;
-    localparam [41:0] my1 = 42'h0;
-    localparam [41:0] my2 = 42'h0;
-    localparam [41:0] my3 = 42'h0;
-    localparam [41:0] my4 = 42'h0;
-    localparam [41:0] my5 = 42'h0;
-    localparam [41:0] my6 = 42'h0;
-    localparam [41:0] my7 = 42'h0;
-    localparam [7:0] sx_lo = 8'h0;
-    localparam [7:0] sy_lo = 8'h0;
-    localparam [41:0] m_lo_x = 42'h0;
-    localparam [41:0] m_lo_y = 42'h0;
-    localparam [7:0] sx_hi = 8'h4;
-    localparam [7:0] sy_hi = 8'h4;
-    localparam [0:0] mode_edge = 1'b1;
-    localparam [0:0] mode_bbox = 1'b0;
-    localparam [41:0] zero42 = 42'h0;
-    localparam [47:0] e_sign = 48'h20000000000;
-    localparam [47:0] zero48 = 48'h0;
-
-    // Stub signals
-    reg signed [47:0] sx_off_max__x;
-    wire signed [47:0] sx_off_max__y;
-    reg signed [47:0] sx_off_min__x;
-    wire signed [47:0] sx_off_min__y;
-
-    // Local signals
-    reg signed [41:0] ax;
-    reg signed [41:0] bx;
-    reg  [41:0] au;
-    reg  [41:0] bu;
-    reg  [47:0] eu;
-    reg  [41:0] px_clip;
-    reg  [41:0] py_clip;
-    reg  [41:0] px_area;
-    reg  [41:0] py_area;
-    reg  [41:0] px_lo;
-    reg  [41:0] py_lo;
-    reg  [41:0] px_hi;
-    reg  [41:0] py_hi;
-    reg  [41:0] tx_max;
-    reg  [41:0] ty_max;
-    reg  [41:0] tx_min;
-    reg  [41:0] ty_min;
-    reg  [41:0] off_max;
-    reg  [41:0] off_min;
-    reg signed [47:0] off_max_x;
-    reg signed [47:0] off_min_x;
-    reg  [47:0] e_max;
-    reg  [47:0] e_min;
-
-    // Sub module instances
-    tilerast_full__coverage__et0__sx_off_max sx_off_max(
-        .x(sx_off_max__x),
-        .y(sx_off_max__y)
-    );
-    tilerast_full__coverage__et0__sx_off_min sx_off_min(
-        .x(sx_off_min__x),
-        .y(sx_off_min__y)
-    );
-
-    // Update code
-    always @(*) begin
-        ax = $signed(a);
-        bx = $signed(b);
-        au = $unsigned(ax);
-        bu = $unsigned(bx);
-        eu = $unsigned(e);
-        px_clip = ((au << 32'h8) & mx0) + ((au << 32'h9) & mx1) + ((au << 32'ha) & mx2) + ((au << 32'hb) & mx3) + ((au << 32'hc) & mx4) + ((au << 32'hd) & mx5) + ((au << 32'he) & mx6) + ((au << 32'hf) & mx7);
-        py_clip = ((bu << 32'h8) & my0) + ((bu << 32'h9) & my1) + ((bu << 32'ha) & my2) + ((bu << 32'hb) & my3) + ((bu << 32'hc) & my4) + ((bu << 32'hd) & my5) + ((bu << 32'he) & my6) + ((bu << 32'hf) & my7);
-        if (clip_x) begin
-            px_area = px_clip;
-        end
-        else begin
-            px_area = au << sx_full;
-        end
-        if (clip_y) begin
-            py_area = py_clip;
-        end
-        else begin
-            py_area = bu << sy_full;
-        end
-        px_lo = (au << sx_lo) & m_lo_x;
-        py_lo = (bu << sy_lo) & m_lo_y;
-        px_hi = px_area - (au << sx_hi);
-        py_hi = py_area - (bu << sy_hi);
-        if (a[32'h17]) begin
-            tx_min = px_hi;
-            if (mode_edge) begin
-                tx_max = zero42;
-            end
-            else begin
-                tx_max = px_lo;
-            end
-        end
-        else begin
-            tx_min = px_lo;
-            if (mode_edge) begin
-                tx_max = px_area;
-            end
-            else begin
-                tx_max = px_hi;
-            end
-        end
-        if (b[32'h17]) begin
-            ty_min = py_hi;
-            if (mode_edge) begin
-                ty_max = zero42;
-            end
-            else begin
-                ty_max = py_lo;
-            end
-        end
-        else begin
-            ty_min = py_lo;
-            if (mode_edge) begin
-                ty_max = py_area;
-            end
-            else begin
-                ty_max = py_hi;
-            end
-        end
-        off_max = tx_max + ty_max;
-        off_min = tx_min + ty_min;
-        off_max_x = $signed($signed(off_max));
-        off_min_x = $signed($signed(off_min));
-        sx_off_max__x = off_max_x;
-        sx_off_min__x = off_min_x;
-        e_max = eu + $unsigned(sx_off_max__y);
-        e_min = eu + $unsigned(sx_off_min__y);
-        covered = mode_bbox | ((e_max & e_sign) == zero48);
-        all_in = ~mode_bbox & ((e_min & e_sign) == zero48);
-    end
-
-endmodule // tilerast_full__coverage__et0
-
-
-module tilerast_full__coverage__et0__sx_off_max(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h100000000;
-    localparam [47:0] lo = 48'h1ffffffff;
-    localparam [47:0] hi = 48'hfffe00000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__et0__sx_off_max
-
-
-module tilerast_full__coverage__et0__sx_off_min(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h100000000;
-    localparam [47:0] lo = 48'h1ffffffff;
-    localparam [47:0] hi = 48'hfffe00000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__et0__sx_off_min
-
-
-module tilerast_full__coverage__et1(e,a,b,clip_x,clip_y,covered,all_in);
-
-    // Module arguments
-    input wire signed [47:0] e;
-    input wire signed [23:0] a;
-    input wire signed [23:0] b;
-    input wire  clip_x;
-    input wire  clip_y;
-    output reg  covered;
-    output reg  all_in;
-
-    // Constant declarations
-    localparam [7:0] sx_full = 8'hb;
-    localparam [7:0] sy_full = 8'hb;
-    localparam [41:0] mx0 = 42'h0;
-    localparam [41:0] mx1 = 42'h0;
-    localparam [41:0] mx2 = 42'h0;
-    localparam [41:0] mx3 = 42'h0;
-    localparam [41:0] mx4 = 42'h0;
-    localparam [41:0] mx5 = 42'h0;
-    localparam [41:0] mx6 = 42'h0;
-    localparam [41:0] mx7 = 42'h0;
-    localparam [41:0] my0 = 42'h0;
-    localparam [41:0] my1 = 42'h0;
-    localparam [41:0] my2 = 42'h0;
-    localparam [41:0] my3 = 42'h0;
-    localparam [41:0] my4 = 42'h0;
-    localparam [41:0] my5 = 42'h0;
-    localparam [41:0] my6 = 42'h0;
-    localparam [41:0] my7 = 42'h0;
-    localparam [7:0] sx_lo = 8'h0;
-    localparam [7:0] sy_lo = 8'h0;
-    localparam [41:0] m_lo_x = 42'h0;
-    localparam [41:0] m_lo_y = 42'h0;
-    localparam [7:0] sx_hi = 8'h4;
-    localparam [7:0] sy_hi = 8'h4;
-    localparam [0:0] mode_edge = 1'b1;
-    localparam [0:0] mode_bbox = 1'b0;
-    localparam [41:0] zero42 = 42'h0;
-    localparam [47:0] e_sign = 48'h20000000000;
-    localparam [47:0] zero48 = 48'h0;
-
-    // Stub signals
-    reg signed [47:0] sx_off_max__x;
-    wire signed [47:0] sx_off_max__y;
-    reg signed [47:0] sx_off_min__x;
-    wire signed [47:0] sx_off_min__y;
-
-    // Local signals
-    reg signed [41:0] ax;
-    reg signed [41:0] bx;
-    reg  [41:0] au;
-    reg  [41:0] bu;
-    reg  [47:0] eu;
-    reg  [41:0] px_clip;
-    reg  [41:0] py_clip;
-    reg  [41:0] px_area;
-    reg  [41:0] py_area;
-    reg  [41:0] px_lo;
-    reg  [41:0] py_lo;
-    reg  [41:0] px_hi;
-    reg  [41:0] py_hi;
-    reg  [41:0] tx_max;
-    reg  [41:0] ty_max;
-    reg  [41:0] tx_min;
-    reg  [41:0] ty_min;
-    reg  [41:0] off_max;
-    reg  [41:0] off_min;
-    reg signed [47:0] off_max_x;
-    reg signed [47:0] off_min_x;
-    reg  [47:0] e_max;
-    reg  [47:0] e_min;
-
-    // Sub module instances
-    tilerast_full__coverage__et1__sx_off_max sx_off_max(
-        .x(sx_off_max__x),
-        .y(sx_off_max__y)
-    );
-    tilerast_full__coverage__et1__sx_off_min sx_off_min(
-        .x(sx_off_min__x),
-        .y(sx_off_min__y)
-    );
-
-    // Update code
-    always @(*) begin
-        ax = $signed(a);
-        bx = $signed(b);
-        au = $unsigned(ax);
-        bu = $unsigned(bx);
-        eu = $unsigned(e);
-        px_clip = ((au << 32'h8) & mx0) + ((au << 32'h9) & mx1) + ((au << 32'ha) & mx2) + ((au << 32'hb) & mx3) + ((au << 32'hc) & mx4) + ((au << 32'hd) & mx5) + ((au << 32'he) & mx6) + ((au << 32'hf) & mx7);
-        py_clip = ((bu << 32'h8) & my0) + ((bu << 32'h9) & my1) + ((bu << 32'ha) & my2) + ((bu << 32'hb) & my3) + ((bu << 32'hc) & my4) + ((bu << 32'hd) & my5) + ((bu << 32'he) & my6) + ((bu << 32'hf) & my7);
-        if (clip_x) begin
-            px_area = px_clip;
-        end
-        else begin
-            px_area = au << sx_full;
-        end
-        if (clip_y) begin
-            py_area = py_clip;
-        end
-        else begin
-            py_area = bu << sy_full;
-        end
-        px_lo = (au << sx_lo) & m_lo_x;
-        py_lo = (bu << sy_lo) & m_lo_y;
-        px_hi = px_area - (au << sx_hi);
-        py_hi = py_area - (bu << sy_hi);
-        if (a[32'h17]) begin
-            tx_min = px_hi;
-            if (mode_edge) begin
-                tx_max = zero42;
-            end
-            else begin
-                tx_max = px_lo;
-            end
-        end
-        else begin
-            tx_min = px_lo;
-            if (mode_edge) begin
-                tx_max = px_area;
-            end
-            else begin
-                tx_max = px_hi;
-            end
-        end
-        if (b[32'h17]) begin
-            ty_min = py_hi;
-            if (mode_edge) begin
-                ty_max = zero42;
-            end
-            else begin
-                ty_max = py_lo;
-            end
-        end
-        else begin
-            ty_min = py_lo;
-            if (mode_edge) begin
-                ty_max = py_area;
-            end
-            else begin
-                ty_max = py_hi;
-            end
-        end
-        off_max = tx_max + ty_max;
-        off_min = tx_min + ty_min;
-        off_max_x = $signed($signed(off_max));
-        off_min_x = $signed($signed(off_min));
-        sx_off_max__x = off_max_x;
-        sx_off_min__x = off_min_x;
-        e_max = eu + $unsigned(sx_off_max__y);
-        e_min = eu + $unsigned(sx_off_min__y);
-        covered = mode_bbox | ((e_max & e_sign) == zero48);
-        all_in = ~mode_bbox & ((e_min & e_sign) == zero48);
-    end
-
-endmodule // tilerast_full__coverage__et1
-
-
-module tilerast_full__coverage__et1__sx_off_max(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h100000000;
-    localparam [47:0] lo = 48'h1ffffffff;
-    localparam [47:0] hi = 48'hfffe00000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__et1__sx_off_max
-
-
-module tilerast_full__coverage__et1__sx_off_min(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h100000000;
-    localparam [47:0] lo = 48'h1ffffffff;
-    localparam [47:0] hi = 48'hfffe00000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__et1__sx_off_min
-
-
-module tilerast_full__coverage__et2(e,a,b,clip_x,clip_y,covered,all_in);
-
-    // Module arguments
-    input wire signed [47:0] e;
-    input wire signed [23:0] a;
-    input wire signed [23:0] b;
-    input wire  clip_x;
-    input wire  clip_y;
-    output reg  covered;
-    output reg  all_in;
-
-    // Constant declarations
-    localparam [7:0] sx_full = 8'hb;
-    localparam [7:0] sy_full = 8'hb;
-    localparam [41:0] mx0 = 42'h0;
-    localparam [41:0] mx1 = 42'h0;
-    localparam [41:0] mx2 = 42'h0;
-    localparam [41:0] mx3 = 42'h0;
-    localparam [41:0] mx4 = 42'h0;
-    localparam [41:0] mx5 = 42'h0;
-    localparam [41:0] mx6 = 42'h0;
-    localparam [41:0] mx7 = 42'h0;
-    localparam [41:0] my0 = 42'h0;
-    localparam [41:0] my1 = 42'h0;
-    localparam [41:0] my2 = 42'h0;
-    localparam [41:0] my3 = 42'h0;
-    localparam [41:0] my4 = 42'h0;
-    localparam [41:0] my5 = 42'h0;
-    localparam [41:0] my6 = 42'h0;
-    localparam [41:0] my7 = 42'h0;
-    localparam [7:0] sx_lo = 8'h0;
-    localparam [7:0] sy_lo = 8'h0;
-    localparam [41:0] m_lo_x = 42'h0;
-    localparam [41:0] m_lo_y = 42'h0;
-    localparam [7:0] sx_hi = 8'h4;
-    localparam [7:0] sy_hi = 8'h4;
-    localparam [0:0] mode_edge = 1'b1;
-    localparam [0:0] mode_bbox = 1'b0;
-    localparam [41:0] zero42 = 42'h0;
-    localparam [47:0] e_sign = 48'h20000000000;
-    localparam [47:0] zero48 = 48'h0;
-
-    // Stub signals
-    reg signed [47:0] sx_off_max__x;
-    wire signed [47:0] sx_off_max__y;
-    reg signed [47:0] sx_off_min__x;
-    wire signed [47:0] sx_off_min__y;
-
-    // Local signals
-    reg signed [41:0] ax;
-    reg signed [41:0] bx;
-    reg  [41:0] au;
-    reg  [41:0] bu;
-    reg  [47:0] eu;
-    reg  [41:0] px_clip;
-    reg  [41:0] py_clip;
-    reg  [41:0] px_area;
-    reg  [41:0] py_area;
-    reg  [41:0] px_lo;
-    reg  [41:0] py_lo;
-    reg  [41:0] px_hi;
-    reg  [41:0] py_hi;
-    reg  [41:0] tx_max;
-    reg  [41:0] ty_max;
-    reg  [41:0] tx_min;
-    reg  [41:0] ty_min;
-    reg  [41:0] off_max;
-    reg  [41:0] off_min;
-    reg signed [47:0] off_max_x;
-    reg signed [47:0] off_min_x;
-    reg  [47:0] e_max;
-    reg  [47:0] e_min;
-
-    // Sub module instances
-    tilerast_full__coverage__et2__sx_off_max sx_off_max(
-        .x(sx_off_max__x),
-        .y(sx_off_max__y)
-    );
-    tilerast_full__coverage__et2__sx_off_min sx_off_min(
-        .x(sx_off_min__x),
-        .y(sx_off_min__y)
-    );
-
-    // Update code
-    always @(*) begin
-        ax = $signed(a);
-        bx = $signed(b);
-        au = $unsigned(ax);
-        bu = $unsigned(bx);
-        eu = $unsigned(e);
-        px_clip = ((au << 32'h8) & mx0) + ((au << 32'h9) & mx1) + ((au << 32'ha) & mx2) + ((au << 32'hb) & mx3) + ((au << 32'hc) & mx4) + ((au << 32'hd) & mx5) + ((au << 32'he) & mx6) + ((au << 32'hf) & mx7);
-        py_clip = ((bu << 32'h8) & my0) + ((bu << 32'h9) & my1) + ((bu << 32'ha) & my2) + ((bu << 32'hb) & my3) + ((bu << 32'hc) & my4) + ((bu << 32'hd) & my5) + ((bu << 32'he) & my6) + ((bu << 32'hf) & my7);
-        if (clip_x) begin
-            px_area = px_clip;
-        end
-        else begin
-            px_area = au << sx_full;
-        end
-        if (clip_y) begin
-            py_area = py_clip;
-        end
-        else begin
-            py_area = bu << sy_full;
-        end
-        px_lo = (au << sx_lo) & m_lo_x;
-        py_lo = (bu << sy_lo) & m_lo_y;
-        px_hi = px_area - (au << sx_hi);
-        py_hi = py_area - (bu << sy_hi);
-        if (a[32'h17]) begin
-            tx_min = px_hi;
-            if (mode_edge) begin
-                tx_max = zero42;
-            end
-            else begin
-                tx_max = px_lo;
-            end
-        end
-        else begin
-            tx_min = px_lo;
-            if (mode_edge) begin
-                tx_max = px_area;
-            end
-            else begin
-                tx_max = px_hi;
-            end
-        end
-        if (b[32'h17]) begin
-            ty_min = py_hi;
-            if (mode_edge) begin
-                ty_max = zero42;
-            end
-            else begin
-                ty_max = py_lo;
-            end
-        end
-        else begin
-            ty_min = py_lo;
-            if (mode_edge) begin
-                ty_max = py_area;
-            end
-            else begin
-                ty_max = py_hi;
-            end
-        end
-        off_max = tx_max + ty_max;
-        off_min = tx_min + ty_min;
-        off_max_x = $signed($signed(off_max));
-        off_min_x = $signed($signed(off_min));
-        sx_off_max__x = off_max_x;
-        sx_off_min__x = off_min_x;
-        e_max = eu + $unsigned(sx_off_max__y);
-        e_min = eu + $unsigned(sx_off_min__y);
-        covered = mode_bbox | ((e_max & e_sign) == zero48);
-        all_in = ~mode_bbox & ((e_min & e_sign) == zero48);
-    end
-
-endmodule // tilerast_full__coverage__et2
-
-
-module tilerast_full__coverage__et2__sx_off_max(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h100000000;
-    localparam [47:0] lo = 48'h1ffffffff;
-    localparam [47:0] hi = 48'hfffe00000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__et2__sx_off_max
-
-
-module tilerast_full__coverage__et2__sx_off_min(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h100000000;
-    localparam [47:0] lo = 48'h1ffffffff;
-    localparam [47:0] hi = 48'hfffe00000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__et2__sx_off_min
-
-
-module tilerast_full__coverage__last_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__last_r
-
-
-module tilerast_full__coverage__none_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__none_r
-
-
-module tilerast_full__coverage__prim_r(d,q,clock);
-
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__prim_r
-
-
-module tilerast_full__coverage__row_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__row_r
-
-
-module tilerast_full__coverage__sx_a0(x,y);
-
-    // Module arguments
-    input wire signed [23:0] x;
-    output reg signed [23:0] y;
-
-    // Constant declarations
-    localparam [23:0] sign = 24'h100000;
-    localparam [23:0] lo = 24'h1fffff;
-    localparam [23:0] hi = 24'he00000;
-    localparam [23:0] zero = 24'h0;
-
-    // Local signals
-    reg  [23:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_a0
-
-
-module tilerast_full__coverage__sx_a1(x,y);
-
-    // Module arguments
-    input wire signed [23:0] x;
-    output reg signed [23:0] y;
-
-    // Constant declarations
-    localparam [23:0] sign = 24'h100000;
-    localparam [23:0] lo = 24'h1fffff;
-    localparam [23:0] hi = 24'he00000;
-    localparam [23:0] zero = 24'h0;
-
-    // Local signals
-    reg  [23:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_a1
-
-
-module tilerast_full__coverage__sx_a2(x,y);
-
-    // Module arguments
-    input wire signed [23:0] x;
-    output reg signed [23:0] y;
-
-    // Constant declarations
-    localparam [23:0] sign = 24'h100000;
-    localparam [23:0] lo = 24'h1fffff;
-    localparam [23:0] hi = 24'he00000;
-    localparam [23:0] zero = 24'h0;
-
-    // Local signals
-    reg  [23:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_a2
-
-
-module tilerast_full__coverage__sx_b0(x,y);
-
-    // Module arguments
-    input wire signed [23:0] x;
-    output reg signed [23:0] y;
-
-    // Constant declarations
-    localparam [23:0] sign = 24'h100000;
-    localparam [23:0] lo = 24'h1fffff;
-    localparam [23:0] hi = 24'he00000;
-    localparam [23:0] zero = 24'h0;
-
-    // Local signals
-    reg  [23:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_b0
-
-
-module tilerast_full__coverage__sx_b1(x,y);
-
-    // Module arguments
-    input wire signed [23:0] x;
-    output reg signed [23:0] y;
-
-    // Constant declarations
-    localparam [23:0] sign = 24'h100000;
-    localparam [23:0] lo = 24'h1fffff;
-    localparam [23:0] hi = 24'he00000;
-    localparam [23:0] zero = 24'h0;
-
-    // Local signals
-    reg  [23:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_b1
-
-
-module tilerast_full__coverage__sx_b2(x,y);
-
-    // Module arguments
-    input wire signed [23:0] x;
-    output reg signed [23:0] y;
-
-    // Constant declarations
-    localparam [23:0] sign = 24'h100000;
-    localparam [23:0] lo = 24'h1fffff;
-    localparam [23:0] hi = 24'he00000;
-    localparam [23:0] zero = 24'h0;
-
-    // Local signals
-    reg  [23:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_b2
-
-
-module tilerast_full__coverage__sx_e0(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h20000000000;
-    localparam [47:0] lo = 48'h3ffffffffff;
-    localparam [47:0] hi = 48'hfc0000000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_e0
-
-
-module tilerast_full__coverage__sx_e1(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h20000000000;
-    localparam [47:0] lo = 48'h3ffffffffff;
-    localparam [47:0] hi = 48'hfc0000000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_e1
-
-
-module tilerast_full__coverage__sx_e2(x,y);
-
-    // Module arguments
-    input wire signed [47:0] x;
-    output reg signed [47:0] y;
-
-    // Constant declarations
-    localparam [47:0] sign = 48'h20000000000;
-    localparam [47:0] lo = 48'h3ffffffffff;
-    localparam [47:0] hi = 48'hfc0000000000;
-    localparam [47:0] zero = 48'h0;
-
-    // Local signals
-    reg  [47:0] xu;
-
-    // Update code
-    always @(*) begin
-        xu = $unsigned(x);
-        if ((xu & sign) != zero) begin
-            y = $signed(xu | hi);
-        end
-        else begin
-            y = $signed(xu & lo);
-        end
-    end
-
-endmodule // tilerast_full__coverage__sx_e2
-
-
-module tilerast_full__coverage__trivial_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__trivial_r
-
-
-module tilerast_full__coverage__tx_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__tx_r
-
-
-module tilerast_full__coverage__ty_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__ty_r
-
-
-module tilerast_full__coverage__valid_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__valid_r
-
-
-module tilerast_full__coverage__vish_r(d,q,clock);
-
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__vish_r
-
-
-module tilerast_full__coverage__visw_r(d,q,clock);
-
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__coverage__visw_r
-
-
 module tilerast_full__kinds(d,q,clock);
 
     // Module arguments
@@ -2541,1689 +774,7 @@ module tilerast_full__kinds(d,q,clock);
 endmodule // tilerast_full__kinds
 
 
-module tilerast_full__packer(clock,flush,in_valid,in_ready,in_prim,in_lane_valid,in_qx_0,in_qx_1,in_qx_2,in_qx_3,in_qy_0,in_qy_1,in_qy_2,in_qy_3,in_mask_0,in_mask_1,in_mask_2,in_mask_3,in_last,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_block_0,out_block_1,out_block_2,out_block_3,out_last);
-
-    // Module arguments
-    input wire  clock;
-    input wire  flush;
-    input wire  in_valid;
-    output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [3:0] in_lane_valid;
-    input wire  [11:0] in_qx_0;
-    input wire  [11:0] in_qx_1;
-    input wire  [11:0] in_qx_2;
-    input wire  [11:0] in_qx_3;
-    input wire  [11:0] in_qy_0;
-    input wire  [11:0] in_qy_1;
-    input wire  [11:0] in_qy_2;
-    input wire  [11:0] in_qy_3;
-    input wire  [63:0] in_mask_0;
-    input wire  [63:0] in_mask_1;
-    input wire  [63:0] in_mask_2;
-    input wire  [63:0] in_mask_3;
-    input wire  in_last;
-    output reg  out_valid;
-    input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [3:0] out_lane_valid;
-    output reg  [11:0] out_qx_0;
-    output reg  [11:0] out_qx_1;
-    output reg  [11:0] out_qx_2;
-    output reg  [11:0] out_qx_3;
-    output reg  [11:0] out_qy_0;
-    output reg  [11:0] out_qy_1;
-    output reg  [11:0] out_qy_2;
-    output reg  [11:0] out_qy_3;
-    output reg  [63:0] out_mask_0;
-    output reg  [63:0] out_mask_1;
-    output reg  [63:0] out_mask_2;
-    output reg  [63:0] out_mask_3;
-    output reg  [7:0] out_block_0;
-    output reg  [7:0] out_block_1;
-    output reg  [7:0] out_block_2;
-    output reg  [7:0] out_block_3;
-    output reg  out_last;
-
-    // Constant declarations
-    localparam [3:0] c_qmask = 4'hf;
-    localparam [3:0] c_kmask = 4'h3;
-    localparam [3:0] c_q = 4'h4;
-    localparam [0:0] c_multi = 1'b1;
-    localparam [63:0] c_mmask = 64'hffffffffffffffff;
-    localparam [11:0] c_sqx = 12'h2;
-    localparam [11:0] c_sqy = 12'h2;
-    localparam [11:0] c_cmask = 12'h7;
-    localparam [11:0] c_rmask = 12'h7;
-    localparam [11:0] c_csh = 12'h3;
-    localparam [3:0] c_idx__0 = 4'h0;
-    localparam [3:0] c_idx__1 = 4'h1;
-    localparam [3:0] c_idx__2 = 4'h2;
-    localparam [3:0] c_idx__3 = 4'h3;
-    localparam [3:0] c_lbit__0 = 4'h1;
-    localparam [3:0] c_lbit__1 = 4'h2;
-    localparam [3:0] c_lbit__2 = 4'h4;
-    localparam [3:0] c_lbit__3 = 4'h8;
-    localparam [3:0] c_hidx__0 = 4'h4;
-    localparam [3:0] c_hidx__1 = 4'h5;
-    localparam [3:0] c_hidx__2 = 4'h6;
-
-    // Stub signals
-    reg  [3:0] acc_n__d;
-    wire  [3:0] acc_n__q;
-    reg  acc_n__clock;
-    reg  pend__d;
-    wire  pend__q;
-    reg  pend__clock;
-    reg  [23:0] prim_r__d;
-    wire  [23:0] prim_r__q;
-    reg  prim_r__clock;
-    reg  [11:0] aqx__0__d;
-    wire  [11:0] aqx__0__q;
-    reg  aqx__0__clock;
-    reg  [11:0] aqx__1__d;
-    wire  [11:0] aqx__1__q;
-    reg  aqx__1__clock;
-    reg  [11:0] aqx__2__d;
-    wire  [11:0] aqx__2__q;
-    reg  aqx__2__clock;
-    reg  [11:0] aqy__0__d;
-    wire  [11:0] aqy__0__q;
-    reg  aqy__0__clock;
-    reg  [11:0] aqy__1__d;
-    wire  [11:0] aqy__1__q;
-    reg  aqy__1__clock;
-    reg  [11:0] aqy__2__d;
-    wire  [11:0] aqy__2__q;
-    reg  aqy__2__clock;
-    reg  [63:0] amask__0__d;
-    wire  [63:0] amask__0__q;
-    reg  amask__0__clock;
-    reg  [63:0] amask__1__d;
-    wire  [63:0] amask__1__q;
-    reg  amask__1__clock;
-    reg  [63:0] amask__2__d;
-    wire  [63:0] amask__2__q;
-    reg  amask__2__clock;
-    reg  [11:0] ablk__0__d;
-    wire  [11:0] ablk__0__q;
-    reg  ablk__0__clock;
-    reg  [11:0] ablk__1__d;
-    wire  [11:0] ablk__1__q;
-    reg  ablk__1__clock;
-    reg  [11:0] ablk__2__d;
-    wire  [11:0] ablk__2__q;
-    reg  ablk__2__clock;
-    reg  ov__d;
-    wire  ov__q;
-    reg  ov__clock;
-    reg  [23:0] oprim__d;
-    wire  [23:0] oprim__q;
-    reg  oprim__clock;
-    reg  [3:0] olv__d;
-    wire  [3:0] olv__q;
-    reg  olv__clock;
-    reg  [11:0] oqx__0__d;
-    wire  [11:0] oqx__0__q;
-    reg  oqx__0__clock;
-    reg  [11:0] oqx__1__d;
-    wire  [11:0] oqx__1__q;
-    reg  oqx__1__clock;
-    reg  [11:0] oqx__2__d;
-    wire  [11:0] oqx__2__q;
-    reg  oqx__2__clock;
-    reg  [11:0] oqx__3__d;
-    wire  [11:0] oqx__3__q;
-    reg  oqx__3__clock;
-    reg  [11:0] oqy__0__d;
-    wire  [11:0] oqy__0__q;
-    reg  oqy__0__clock;
-    reg  [11:0] oqy__1__d;
-    wire  [11:0] oqy__1__q;
-    reg  oqy__1__clock;
-    reg  [11:0] oqy__2__d;
-    wire  [11:0] oqy__2__q;
-    reg  oqy__2__clock;
-    reg  [11:0] oqy__3__d;
-    wire  [11:0] oqy__3__q;
-    reg  oqy__3__clock;
-    reg  [63:0] omask__0__d;
-    wire  [63:0] omask__0__q;
-    reg  omask__0__clock;
-    reg  [63:0] omask__1__d;
-    wire  [63:0] omask__1__q;
-    reg  omask__1__clock;
-    reg  [63:0] omask__2__d;
-    wire  [63:0] omask__2__q;
-    reg  omask__2__clock;
-    reg  [63:0] omask__3__d;
-    wire  [63:0] omask__3__q;
-    reg  omask__3__clock;
-    reg  [11:0] oblk__0__d;
-    wire  [11:0] oblk__0__q;
-    reg  oblk__0__clock;
-    reg  [11:0] oblk__1__d;
-    wire  [11:0] oblk__1__q;
-    reg  oblk__1__clock;
-    reg  [11:0] oblk__2__d;
-    wire  [11:0] oblk__2__q;
-    reg  oblk__2__clock;
-    reg  [11:0] oblk__3__d;
-    wire  [11:0] oblk__3__q;
-    reg  oblk__3__clock;
-    reg  olast__d;
-    wire  olast__q;
-    reg  olast__clock;
-
-    // Local signals
-    reg  [11:0] lqx__0;
-    reg  [11:0] lqx__1;
-    reg  [11:0] lqx__2;
-    reg  [11:0] lqx__3;
-    reg  [11:0] lqy__0;
-    reg  [11:0] lqy__1;
-    reg  [11:0] lqy__2;
-    reg  [11:0] lqy__3;
-    reg  [63:0] lmask__0;
-    reg  [63:0] lmask__1;
-    reg  [63:0] lmask__2;
-    reg  [63:0] lmask__3;
-    reg  [11:0] lblk__0;
-    reg  [11:0] lblk__1;
-    reg  [11:0] lblk__2;
-    reg  [11:0] lblk__3;
-    reg  [3:0] ival;
-    reg  [3:0] pos__0;
-    reg  [3:0] pos__1;
-    reg  [3:0] pos__2;
-    reg  [3:0] pos__3;
-    reg  [3:0] pos__4;
-    reg  [3:0] tot;
-    reg  fill;
-    reg  can_out;
-    reg  accept;
-    reg  sv__0;
-    reg  sv__1;
-    reg  sv__2;
-    reg  sv__3;
-    reg  [11:0] sqx__0;
-    reg  [11:0] sqx__1;
-    reg  [11:0] sqx__2;
-    reg  [11:0] sqx__3;
-    reg  [11:0] sqy__0;
-    reg  [11:0] sqy__1;
-    reg  [11:0] sqy__2;
-    reg  [11:0] sqy__3;
-    reg  [63:0] smask__0;
-    reg  [63:0] smask__1;
-    reg  [63:0] smask__2;
-    reg  [63:0] smask__3;
-    reg  [11:0] sblk__0;
-    reg  [11:0] sblk__1;
-    reg  [11:0] sblk__2;
-    reg  [11:0] sblk__3;
-    reg  [11:0] hqx__0;
-    reg  [11:0] hqx__1;
-    reg  [11:0] hqx__2;
-    reg  [11:0] hqy__0;
-    reg  [11:0] hqy__1;
-    reg  [11:0] hqy__2;
-    reg  [63:0] hmask__0;
-    reg  [63:0] hmask__1;
-    reg  [63:0] hmask__2;
-    reg  [11:0] hblk__0;
-    reg  [11:0] hblk__1;
-    reg  [11:0] hblk__2;
-    reg  nv__0;
-    reg  nv__1;
-    reg  nv__2;
-    reg  nv__3;
-    reg  [11:0] nqx__0;
-    reg  [11:0] nqx__1;
-    reg  [11:0] nqx__2;
-    reg  [11:0] nqx__3;
-    reg  [11:0] nqy__0;
-    reg  [11:0] nqy__1;
-    reg  [11:0] nqy__2;
-    reg  [11:0] nqy__3;
-    reg  [63:0] nmask__0;
-    reg  [63:0] nmask__1;
-    reg  [63:0] nmask__2;
-    reg  [63:0] nmask__3;
-    reg  [11:0] nblk__0;
-    reg  [11:0] nblk__1;
-    reg  [11:0] nblk__2;
-    reg  [11:0] nblk__3;
-    reg  [3:0] lvc__0;
-    reg  [3:0] lvc__1;
-    reg  [3:0] lvc__2;
-    reg  [3:0] lvc__3;
-    reg  [3:0] lvc__4;
-
-    // Sub module instances
-    tilerast_full__packer__acc_n acc_n(
-        .d(acc_n__d),
-        .q(acc_n__q),
-        .clock(acc_n__clock)
-    );
-    tilerast_full__packer__pend pend(
-        .d(pend__d),
-        .q(pend__q),
-        .clock(pend__clock)
-    );
-    tilerast_full__packer__prim_r prim_r(
-        .d(prim_r__d),
-        .q(prim_r__q),
-        .clock(prim_r__clock)
-    );
-    tilerast_full__packer__aqx__0 aqx__0(
-        .d(aqx__0__d),
-        .q(aqx__0__q),
-        .clock(aqx__0__clock)
-    );
-    tilerast_full__packer__aqx__1 aqx__1(
-        .d(aqx__1__d),
-        .q(aqx__1__q),
-        .clock(aqx__1__clock)
-    );
-    tilerast_full__packer__aqx__2 aqx__2(
-        .d(aqx__2__d),
-        .q(aqx__2__q),
-        .clock(aqx__2__clock)
-    );
-    tilerast_full__packer__aqy__0 aqy__0(
-        .d(aqy__0__d),
-        .q(aqy__0__q),
-        .clock(aqy__0__clock)
-    );
-    tilerast_full__packer__aqy__1 aqy__1(
-        .d(aqy__1__d),
-        .q(aqy__1__q),
-        .clock(aqy__1__clock)
-    );
-    tilerast_full__packer__aqy__2 aqy__2(
-        .d(aqy__2__d),
-        .q(aqy__2__q),
-        .clock(aqy__2__clock)
-    );
-    tilerast_full__packer__amask__0 amask__0(
-        .d(amask__0__d),
-        .q(amask__0__q),
-        .clock(amask__0__clock)
-    );
-    tilerast_full__packer__amask__1 amask__1(
-        .d(amask__1__d),
-        .q(amask__1__q),
-        .clock(amask__1__clock)
-    );
-    tilerast_full__packer__amask__2 amask__2(
-        .d(amask__2__d),
-        .q(amask__2__q),
-        .clock(amask__2__clock)
-    );
-    tilerast_full__packer__ablk__0 ablk__0(
-        .d(ablk__0__d),
-        .q(ablk__0__q),
-        .clock(ablk__0__clock)
-    );
-    tilerast_full__packer__ablk__1 ablk__1(
-        .d(ablk__1__d),
-        .q(ablk__1__q),
-        .clock(ablk__1__clock)
-    );
-    tilerast_full__packer__ablk__2 ablk__2(
-        .d(ablk__2__d),
-        .q(ablk__2__q),
-        .clock(ablk__2__clock)
-    );
-    tilerast_full__packer__ov ov(
-        .d(ov__d),
-        .q(ov__q),
-        .clock(ov__clock)
-    );
-    tilerast_full__packer__oprim oprim(
-        .d(oprim__d),
-        .q(oprim__q),
-        .clock(oprim__clock)
-    );
-    tilerast_full__packer__olv olv(
-        .d(olv__d),
-        .q(olv__q),
-        .clock(olv__clock)
-    );
-    tilerast_full__packer__oqx__0 oqx__0(
-        .d(oqx__0__d),
-        .q(oqx__0__q),
-        .clock(oqx__0__clock)
-    );
-    tilerast_full__packer__oqx__1 oqx__1(
-        .d(oqx__1__d),
-        .q(oqx__1__q),
-        .clock(oqx__1__clock)
-    );
-    tilerast_full__packer__oqx__2 oqx__2(
-        .d(oqx__2__d),
-        .q(oqx__2__q),
-        .clock(oqx__2__clock)
-    );
-    tilerast_full__packer__oqx__3 oqx__3(
-        .d(oqx__3__d),
-        .q(oqx__3__q),
-        .clock(oqx__3__clock)
-    );
-    tilerast_full__packer__oqy__0 oqy__0(
-        .d(oqy__0__d),
-        .q(oqy__0__q),
-        .clock(oqy__0__clock)
-    );
-    tilerast_full__packer__oqy__1 oqy__1(
-        .d(oqy__1__d),
-        .q(oqy__1__q),
-        .clock(oqy__1__clock)
-    );
-    tilerast_full__packer__oqy__2 oqy__2(
-        .d(oqy__2__d),
-        .q(oqy__2__q),
-        .clock(oqy__2__clock)
-    );
-    tilerast_full__packer__oqy__3 oqy__3(
-        .d(oqy__3__d),
-        .q(oqy__3__q),
-        .clock(oqy__3__clock)
-    );
-    tilerast_full__packer__omask__0 omask__0(
-        .d(omask__0__d),
-        .q(omask__0__q),
-        .clock(omask__0__clock)
-    );
-    tilerast_full__packer__omask__1 omask__1(
-        .d(omask__1__d),
-        .q(omask__1__q),
-        .clock(omask__1__clock)
-    );
-    tilerast_full__packer__omask__2 omask__2(
-        .d(omask__2__d),
-        .q(omask__2__q),
-        .clock(omask__2__clock)
-    );
-    tilerast_full__packer__omask__3 omask__3(
-        .d(omask__3__d),
-        .q(omask__3__q),
-        .clock(omask__3__clock)
-    );
-    tilerast_full__packer__oblk__0 oblk__0(
-        .d(oblk__0__d),
-        .q(oblk__0__q),
-        .clock(oblk__0__clock)
-    );
-    tilerast_full__packer__oblk__1 oblk__1(
-        .d(oblk__1__d),
-        .q(oblk__1__q),
-        .clock(oblk__1__clock)
-    );
-    tilerast_full__packer__oblk__2 oblk__2(
-        .d(oblk__2__d),
-        .q(oblk__2__q),
-        .clock(oblk__2__clock)
-    );
-    tilerast_full__packer__oblk__3 oblk__3(
-        .d(oblk__3__d),
-        .q(oblk__3__q),
-        .clock(oblk__3__clock)
-    );
-    tilerast_full__packer__olast olast(
-        .d(olast__d),
-        .q(olast__q),
-        .clock(olast__clock)
-    );
-
-    // Update code
-    always @(*) begin
-        acc_n__clock = clock;
-        pend__clock = clock;
-        prim_r__clock = clock;
-        ov__clock = clock;
-        oprim__clock = clock;
-        olv__clock = clock;
-        olast__clock = clock;
-        acc_n__d = acc_n__q;
-        pend__d = pend__q;
-        prim_r__d = prim_r__q;
-        ov__d = ov__q;
-        oprim__d = oprim__q;
-        olv__d = olv__q;
-        olast__d = olast__q;
-        aqx__0__clock = clock;
-        aqx__0__d = aqx__0__q;
-        aqy__0__clock = clock;
-        aqy__0__d = aqy__0__q;
-        amask__0__clock = clock;
-        amask__0__d = amask__0__q;
-        ablk__0__clock = clock;
-        ablk__0__d = ablk__0__q;
-        aqx__1__clock = clock;
-        aqx__1__d = aqx__1__q;
-        aqy__1__clock = clock;
-        aqy__1__d = aqy__1__q;
-        amask__1__clock = clock;
-        amask__1__d = amask__1__q;
-        ablk__1__clock = clock;
-        ablk__1__d = ablk__1__q;
-        aqx__2__clock = clock;
-        aqx__2__d = aqx__2__q;
-        aqy__2__clock = clock;
-        aqy__2__d = aqy__2__q;
-        amask__2__clock = clock;
-        amask__2__d = amask__2__q;
-        ablk__2__clock = clock;
-        ablk__2__d = ablk__2__q;
-        oqx__0__clock = clock;
-        oqx__0__d = oqx__0__q;
-        oqy__0__clock = clock;
-        oqy__0__d = oqy__0__q;
-        omask__0__clock = clock;
-        omask__0__d = omask__0__q;
-        oblk__0__clock = clock;
-        oblk__0__d = oblk__0__q;
-        oqx__1__clock = clock;
-        oqx__1__d = oqx__1__q;
-        oqy__1__clock = clock;
-        oqy__1__d = oqy__1__q;
-        omask__1__clock = clock;
-        omask__1__d = omask__1__q;
-        oblk__1__clock = clock;
-        oblk__1__d = oblk__1__q;
-        oqx__2__clock = clock;
-        oqx__2__d = oqx__2__q;
-        oqy__2__clock = clock;
-        oqy__2__d = oqy__2__q;
-        omask__2__clock = clock;
-        omask__2__d = omask__2__q;
-        oblk__2__clock = clock;
-        oblk__2__d = oblk__2__q;
-        oqx__3__clock = clock;
-        oqx__3__d = oqx__3__q;
-        oqy__3__clock = clock;
-        oqy__3__d = oqy__3__q;
-        omask__3__clock = clock;
-        omask__3__d = omask__3__q;
-        oblk__3__clock = clock;
-        oblk__3__d = oblk__3__q;
-        lqx__0 = in_qx_0;
-        lqy__0 = in_qy_0;
-        lmask__0 = in_mask_0 & c_mmask;
-        lqx__1 = in_qx_1;
-        lqy__1 = in_qy_1;
-        lmask__1 = in_mask_1 & c_mmask;
-        lqx__2 = in_qx_2;
-        lqy__2 = in_qy_2;
-        lmask__2 = in_mask_2 & c_mmask;
-        lqx__3 = in_qx_3;
-        lqy__3 = in_qy_3;
-        lmask__3 = in_mask_3 & c_mmask;
-        lblk__0 = (((lqy__0 >> c_sqy) & c_rmask) << c_csh) | ((lqx__0 >> c_sqx) & c_cmask);
-        lblk__1 = (((lqy__1 >> c_sqy) & c_rmask) << c_csh) | ((lqx__1 >> c_sqx) & c_cmask);
-        lblk__2 = (((lqy__2 >> c_sqy) & c_rmask) << c_csh) | ((lqx__2 >> c_sqx) & c_cmask);
-        lblk__3 = (((lqy__3 >> c_sqy) & c_rmask) << c_csh) | ((lqx__3 >> c_sqx) & c_cmask);
-        ival = in_lane_valid & c_qmask;
-        pos__0 = acc_n__q;
-        if (ival[0]) begin
-            pos__1 = pos__0 + 32'h1;
-        end
-        else begin
-            pos__1 = pos__0;
-        end
-        if (ival[1]) begin
-            pos__2 = pos__1 + 32'h1;
-        end
-        else begin
-            pos__2 = pos__1;
-        end
-        if (ival[2]) begin
-            pos__3 = pos__2 + 32'h1;
-        end
-        else begin
-            pos__3 = pos__2;
-        end
-        if (ival[3]) begin
-            pos__4 = pos__3 + 32'h1;
-        end
-        else begin
-            pos__4 = pos__3;
-        end
-        tot = 32'h0;
-        tot = pos__4;
-        fill = tot >= c_q;
-        sv__0 = 1'b0;
-        sqx__0 = 32'h0;
-        sqy__0 = 32'h0;
-        smask__0 = 32'h0;
-        sblk__0 = 32'h0;
-        sv__1 = 1'b0;
-        sqx__1 = 32'h0;
-        sqy__1 = 32'h0;
-        smask__1 = 32'h0;
-        sblk__1 = 32'h0;
-        sv__2 = 1'b0;
-        sqx__2 = 32'h0;
-        sqy__2 = 32'h0;
-        smask__2 = 32'h0;
-        sblk__2 = 32'h0;
-        sv__3 = 1'b0;
-        sqx__3 = 32'h0;
-        sqy__3 = 32'h0;
-        smask__3 = 32'h0;
-        sblk__3 = 32'h0;
-        if (acc_n__q > c_idx__0) begin
-            sv__0 = 1'b1;
-            sqx__0 = aqx__0__q;
-            sqy__0 = aqy__0__q;
-            smask__0 = amask__0__q;
-            sblk__0 = ablk__0__q;
-        end
-        if (acc_n__q > c_idx__1) begin
-            sv__1 = 1'b1;
-            sqx__1 = aqx__1__q;
-            sqy__1 = aqy__1__q;
-            smask__1 = amask__1__q;
-            sblk__1 = ablk__1__q;
-        end
-        if (acc_n__q > c_idx__2) begin
-            sv__2 = 1'b1;
-            sqx__2 = aqx__2__q;
-            sqy__2 = aqy__2__q;
-            smask__2 = amask__2__q;
-            sblk__2 = ablk__2__q;
-        end
-        if (ival[0] & (pos__0 == c_idx__0)) begin
-            sv__0 = 1'b1;
-            sqx__0 = lqx__0;
-            sqy__0 = lqy__0;
-            smask__0 = lmask__0;
-            sblk__0 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_idx__0)) begin
-            sv__0 = 1'b1;
-            sqx__0 = lqx__1;
-            sqy__0 = lqy__1;
-            smask__0 = lmask__1;
-            sblk__0 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_idx__0)) begin
-            sv__0 = 1'b1;
-            sqx__0 = lqx__2;
-            sqy__0 = lqy__2;
-            smask__0 = lmask__2;
-            sblk__0 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_idx__0)) begin
-            sv__0 = 1'b1;
-            sqx__0 = lqx__3;
-            sqy__0 = lqy__3;
-            smask__0 = lmask__3;
-            sblk__0 = lblk__3;
-        end
-        if (ival[0] & (pos__0 == c_idx__1)) begin
-            sv__1 = 1'b1;
-            sqx__1 = lqx__0;
-            sqy__1 = lqy__0;
-            smask__1 = lmask__0;
-            sblk__1 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_idx__1)) begin
-            sv__1 = 1'b1;
-            sqx__1 = lqx__1;
-            sqy__1 = lqy__1;
-            smask__1 = lmask__1;
-            sblk__1 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_idx__1)) begin
-            sv__1 = 1'b1;
-            sqx__1 = lqx__2;
-            sqy__1 = lqy__2;
-            smask__1 = lmask__2;
-            sblk__1 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_idx__1)) begin
-            sv__1 = 1'b1;
-            sqx__1 = lqx__3;
-            sqy__1 = lqy__3;
-            smask__1 = lmask__3;
-            sblk__1 = lblk__3;
-        end
-        if (ival[0] & (pos__0 == c_idx__2)) begin
-            sv__2 = 1'b1;
-            sqx__2 = lqx__0;
-            sqy__2 = lqy__0;
-            smask__2 = lmask__0;
-            sblk__2 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_idx__2)) begin
-            sv__2 = 1'b1;
-            sqx__2 = lqx__1;
-            sqy__2 = lqy__1;
-            smask__2 = lmask__1;
-            sblk__2 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_idx__2)) begin
-            sv__2 = 1'b1;
-            sqx__2 = lqx__2;
-            sqy__2 = lqy__2;
-            smask__2 = lmask__2;
-            sblk__2 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_idx__2)) begin
-            sv__2 = 1'b1;
-            sqx__2 = lqx__3;
-            sqy__2 = lqy__3;
-            smask__2 = lmask__3;
-            sblk__2 = lblk__3;
-        end
-        if (ival[0] & (pos__0 == c_idx__3)) begin
-            sv__3 = 1'b1;
-            sqx__3 = lqx__0;
-            sqy__3 = lqy__0;
-            smask__3 = lmask__0;
-            sblk__3 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_idx__3)) begin
-            sv__3 = 1'b1;
-            sqx__3 = lqx__1;
-            sqy__3 = lqy__1;
-            smask__3 = lmask__1;
-            sblk__3 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_idx__3)) begin
-            sv__3 = 1'b1;
-            sqx__3 = lqx__2;
-            sqy__3 = lqy__2;
-            smask__3 = lmask__2;
-            sblk__3 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_idx__3)) begin
-            sv__3 = 1'b1;
-            sqx__3 = lqx__3;
-            sqy__3 = lqy__3;
-            smask__3 = lmask__3;
-            sblk__3 = lblk__3;
-        end
-        hqx__0 = 32'h0;
-        hqy__0 = 32'h0;
-        hmask__0 = 32'h0;
-        hblk__0 = 32'h0;
-        if (ival[0] & (pos__0 == c_hidx__0)) begin
-            hqx__0 = lqx__0;
-            hqy__0 = lqy__0;
-            hmask__0 = lmask__0;
-            hblk__0 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_hidx__0)) begin
-            hqx__0 = lqx__1;
-            hqy__0 = lqy__1;
-            hmask__0 = lmask__1;
-            hblk__0 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_hidx__0)) begin
-            hqx__0 = lqx__2;
-            hqy__0 = lqy__2;
-            hmask__0 = lmask__2;
-            hblk__0 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_hidx__0)) begin
-            hqx__0 = lqx__3;
-            hqy__0 = lqy__3;
-            hmask__0 = lmask__3;
-            hblk__0 = lblk__3;
-        end
-        hqx__1 = 32'h0;
-        hqy__1 = 32'h0;
-        hmask__1 = 32'h0;
-        hblk__1 = 32'h0;
-        if (ival[0] & (pos__0 == c_hidx__1)) begin
-            hqx__1 = lqx__0;
-            hqy__1 = lqy__0;
-            hmask__1 = lmask__0;
-            hblk__1 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_hidx__1)) begin
-            hqx__1 = lqx__1;
-            hqy__1 = lqy__1;
-            hmask__1 = lmask__1;
-            hblk__1 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_hidx__1)) begin
-            hqx__1 = lqx__2;
-            hqy__1 = lqy__2;
-            hmask__1 = lmask__2;
-            hblk__1 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_hidx__1)) begin
-            hqx__1 = lqx__3;
-            hqy__1 = lqy__3;
-            hmask__1 = lmask__3;
-            hblk__1 = lblk__3;
-        end
-        hqx__2 = 32'h0;
-        hqy__2 = 32'h0;
-        hmask__2 = 32'h0;
-        hblk__2 = 32'h0;
-        if (ival[0] & (pos__0 == c_hidx__2)) begin
-            hqx__2 = lqx__0;
-            hqy__2 = lqy__0;
-            hmask__2 = lmask__0;
-            hblk__2 = lblk__0;
-        end
-        if (ival[1] & (pos__1 == c_hidx__2)) begin
-            hqx__2 = lqx__1;
-            hqy__2 = lqy__1;
-            hmask__2 = lmask__1;
-            hblk__2 = lblk__1;
-        end
-        if (ival[2] & (pos__2 == c_hidx__2)) begin
-            hqx__2 = lqx__2;
-            hqy__2 = lqy__2;
-            hmask__2 = lmask__2;
-            hblk__2 = lblk__2;
-        end
-        if (ival[3] & (pos__3 == c_hidx__2)) begin
-            hqx__2 = lqx__3;
-            hqy__2 = lqy__3;
-            hmask__2 = lmask__3;
-            hblk__2 = lblk__3;
-        end
-        can_out = ~ov__q | out_ready;
-        in_ready = ~pend__q & can_out;
-        accept = in_valid & ~pend__q & can_out;
-        if (out_ready) begin
-            ov__d = 1'b0;
-        end
-        nv__0 = 1'b0;
-        nqx__0 = 32'h0;
-        nqy__0 = 32'h0;
-        nmask__0 = 32'h0;
-        nblk__0 = 32'h0;
-        nv__1 = 1'b0;
-        nqx__1 = 32'h0;
-        nqy__1 = 32'h0;
-        nmask__1 = 32'h0;
-        nblk__1 = 32'h0;
-        nv__2 = 1'b0;
-        nqx__2 = 32'h0;
-        nqy__2 = 32'h0;
-        nmask__2 = 32'h0;
-        nblk__2 = 32'h0;
-        nv__3 = 1'b0;
-        nqx__3 = 32'h0;
-        nqy__3 = 32'h0;
-        nmask__3 = 32'h0;
-        nblk__3 = 32'h0;
-        if (pend__q) begin
-            if (acc_n__q > c_idx__0) begin
-                nv__0 = 1'b1;
-                nqx__0 = aqx__0__q;
-                nqy__0 = aqy__0__q;
-                nmask__0 = amask__0__q;
-                nblk__0 = ablk__0__q;
-            end
-            if (acc_n__q > c_idx__1) begin
-                nv__1 = 1'b1;
-                nqx__1 = aqx__1__q;
-                nqy__1 = aqy__1__q;
-                nmask__1 = amask__1__q;
-                nblk__1 = ablk__1__q;
-            end
-            if (acc_n__q > c_idx__2) begin
-                nv__2 = 1'b1;
-                nqx__2 = aqx__2__q;
-                nqy__2 = aqy__2__q;
-                nmask__2 = amask__2__q;
-                nblk__2 = ablk__2__q;
-            end
-        end
-        else begin
-            nv__0 = sv__0;
-            nqx__0 = sqx__0;
-            nqy__0 = sqy__0;
-            nmask__0 = smask__0;
-            nblk__0 = sblk__0;
-            nv__1 = sv__1;
-            nqx__1 = sqx__1;
-            nqy__1 = sqy__1;
-            nmask__1 = smask__1;
-            nblk__1 = sblk__1;
-            nv__2 = sv__2;
-            nqx__2 = sqx__2;
-            nqy__2 = sqy__2;
-            nmask__2 = smask__2;
-            nblk__2 = sblk__2;
-            nv__3 = sv__3;
-            nqx__3 = sqx__3;
-            nqy__3 = sqy__3;
-            nmask__3 = smask__3;
-            nblk__3 = sblk__3;
-        end
-        lvc__0 = 32'h0;
-        if (nv__0) begin
-            lvc__1 = lvc__0 | c_lbit__0;
-        end
-        else begin
-            lvc__1 = lvc__0;
-        end
-        if (nv__1) begin
-            lvc__2 = lvc__1 | c_lbit__1;
-        end
-        else begin
-            lvc__2 = lvc__1;
-        end
-        if (nv__2) begin
-            lvc__3 = lvc__2 | c_lbit__2;
-        end
-        else begin
-            lvc__3 = lvc__2;
-        end
-        if (nv__3) begin
-            lvc__4 = lvc__3 | c_lbit__3;
-        end
-        else begin
-            lvc__4 = lvc__3;
-        end
-        if (pend__q & can_out) begin
-            ov__d = 1'b1;
-            olast__d = 1'b1;
-            oprim__d = prim_r__q;
-            acc_n__d = 32'h0;
-            pend__d = 1'b0;
-        end
-        else if (accept) begin
-            prim_r__d = in_prim;
-            if (fill) begin
-                ov__d = 1'b1;
-                olast__d = in_last & (tot == c_q);
-                oprim__d = in_prim;
-                acc_n__d = (tot - c_q) & c_kmask;
-                pend__d = in_last & (tot > c_q) & c_multi;
-                aqx__0__d = hqx__0;
-                aqy__0__d = hqy__0;
-                amask__0__d = hmask__0;
-                ablk__0__d = hblk__0;
-                aqx__1__d = hqx__1;
-                aqy__1__d = hqy__1;
-                amask__1__d = hmask__1;
-                ablk__1__d = hblk__1;
-                aqx__2__d = hqx__2;
-                aqy__2__d = hqy__2;
-                amask__2__d = hmask__2;
-                ablk__2__d = hblk__2;
-            end
-            else if (in_last) begin
-                ov__d = 1'b1;
-                olast__d = 1'b1;
-                oprim__d = in_prim;
-                acc_n__d = 32'h0;
-            end
-            else begin
-                acc_n__d = tot & c_kmask;
-                aqx__0__d = sqx__0;
-                aqy__0__d = sqy__0;
-                amask__0__d = smask__0;
-                ablk__0__d = sblk__0;
-                aqx__1__d = sqx__1;
-                aqy__1__d = sqy__1;
-                amask__1__d = smask__1;
-                ablk__1__d = sblk__1;
-                aqx__2__d = sqx__2;
-                aqy__2__d = sqy__2;
-                amask__2__d = smask__2;
-                ablk__2__d = sblk__2;
-            end
-        end
-        if ((pend__q & can_out) | (accept & (fill | in_last))) begin
-            olv__d = lvc__4;
-            oqx__0__d = nqx__0;
-            oqy__0__d = nqy__0;
-            omask__0__d = nmask__0;
-            oblk__0__d = nblk__0;
-            oqx__1__d = nqx__1;
-            oqy__1__d = nqy__1;
-            omask__1__d = nmask__1;
-            oblk__1__d = nblk__1;
-            oqx__2__d = nqx__2;
-            oqy__2__d = nqy__2;
-            omask__2__d = nmask__2;
-            oblk__2__d = nblk__2;
-            oqx__3__d = nqx__3;
-            oqy__3__d = nqy__3;
-            omask__3__d = nmask__3;
-            oblk__3__d = nblk__3;
-        end
-        if (flush) begin
-            acc_n__d = 32'h0;
-            pend__d = 1'b0;
-            prim_r__d = 32'h0;
-            ov__d = 1'b0;
-            oprim__d = 32'h0;
-            olv__d = 32'h0;
-            olast__d = 1'b0;
-            aqx__0__d = 32'h0;
-            aqy__0__d = 32'h0;
-            amask__0__d = 32'h0;
-            ablk__0__d = 32'h0;
-            aqx__1__d = 32'h0;
-            aqy__1__d = 32'h0;
-            amask__1__d = 32'h0;
-            ablk__1__d = 32'h0;
-            aqx__2__d = 32'h0;
-            aqy__2__d = 32'h0;
-            amask__2__d = 32'h0;
-            ablk__2__d = 32'h0;
-            oqx__0__d = 32'h0;
-            oqy__0__d = 32'h0;
-            omask__0__d = 32'h0;
-            oblk__0__d = 32'h0;
-            oqx__1__d = 32'h0;
-            oqy__1__d = 32'h0;
-            omask__1__d = 32'h0;
-            oblk__1__d = 32'h0;
-            oqx__2__d = 32'h0;
-            oqy__2__d = 32'h0;
-            omask__2__d = 32'h0;
-            oblk__2__d = 32'h0;
-            oqx__3__d = 32'h0;
-            oqy__3__d = 32'h0;
-            omask__3__d = 32'h0;
-            oblk__3__d = 32'h0;
-        end
-        out_valid = ov__q;
-        out_prim = oprim__q;
-        out_lane_valid = olv__q;
-        out_last = olast__q;
-        out_qx_0 = oqx__0__q;
-        out_qx_1 = oqx__1__q;
-        out_qx_2 = oqx__2__q;
-        out_qx_3 = oqx__3__q;
-        out_qy_0 = oqy__0__q;
-        out_qy_1 = oqy__1__q;
-        out_qy_2 = oqy__2__q;
-        out_qy_3 = oqy__3__q;
-        out_mask_0 = omask__0__q;
-        out_mask_1 = omask__1__q;
-        out_mask_2 = omask__2__q;
-        out_mask_3 = omask__3__q;
-        out_block_0 = ((oblk__0__q) & 8'hff);
-        out_block_1 = ((oblk__1__q) & 8'hff);
-        out_block_2 = ((oblk__2__q) & 8'hff);
-        out_block_3 = ((oblk__3__q) & 8'hff);
-    end
-
-endmodule // tilerast_full__packer
-
-
-module tilerast_full__packer__ablk__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__ablk__0
-
-
-module tilerast_full__packer__ablk__1(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__ablk__1
-
-
-module tilerast_full__packer__ablk__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__ablk__2
-
-
-module tilerast_full__packer__acc_n(d,q,clock);
-
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__acc_n
-
-
-module tilerast_full__packer__amask__0(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__amask__0
-
-
-module tilerast_full__packer__amask__1(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__amask__1
-
-
-module tilerast_full__packer__amask__2(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__amask__2
-
-
-module tilerast_full__packer__aqx__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__aqx__0
-
-
-module tilerast_full__packer__aqx__1(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__aqx__1
-
-
-module tilerast_full__packer__aqx__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__aqx__2
-
-
-module tilerast_full__packer__aqy__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__aqy__0
-
-
-module tilerast_full__packer__aqy__1(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__aqy__1
-
-
-module tilerast_full__packer__aqy__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__aqy__2
-
-
-module tilerast_full__packer__oblk__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oblk__0
-
-
-module tilerast_full__packer__oblk__1(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oblk__1
-
-
-module tilerast_full__packer__oblk__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oblk__2
-
-
-module tilerast_full__packer__oblk__3(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oblk__3
-
-
-module tilerast_full__packer__olast(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__olast
-
-
-module tilerast_full__packer__olv(d,q,clock);
-
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__olv
-
-
-module tilerast_full__packer__omask__0(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__omask__0
-
-
-module tilerast_full__packer__omask__1(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__omask__1
-
-
-module tilerast_full__packer__omask__2(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__omask__2
-
-
-module tilerast_full__packer__omask__3(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__omask__3
-
-
-module tilerast_full__packer__oprim(d,q,clock);
-
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oprim
-
-
-module tilerast_full__packer__oqx__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqx__0
-
-
-module tilerast_full__packer__oqx__1(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqx__1
-
-
-module tilerast_full__packer__oqx__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqx__2
-
-
-module tilerast_full__packer__oqx__3(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqx__3
-
-
-module tilerast_full__packer__oqy__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqy__0
-
-
-module tilerast_full__packer__oqy__1(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqy__1
-
-
-module tilerast_full__packer__oqy__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqy__2
-
-
-module tilerast_full__packer__oqy__3(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__oqy__3
-
-
-module tilerast_full__packer__ov(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__ov
-
-
-module tilerast_full__packer__pend(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__pend
-
-
-module tilerast_full__packer__prim_r(d,q,clock);
-
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__packer__prim_r
-
-
-module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_v0x,in_v0y,in_size,in_aa,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qy_0,out_qx_1,out_qy_1,out_qx_2,out_qy_2,out_qx_3,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_last);
+module tilerast_full__point_raster(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_v0x,in_v0y,in_size,in_aa,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qy_0,out_qx_1,out_qy_1,out_qx_2,out_qy_2,out_qx_3,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_last);
 
     // Module arguments
     input wire  clock;
@@ -4626,227 +1177,227 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
     reg  sc_emit;
 
     // Sub module instances
-    tilerast_full__point__st st(
+    tilerast_full__point_raster__st st(
         .d(st__d),
         .q(st__q),
         .clock(st__clock)
     );
-    tilerast_full__point__prim_r prim_r(
+    tilerast_full__point_raster__prim_r prim_r(
         .d(prim_r__d),
         .q(prim_r__q),
         .clock(prim_r__clock)
     );
-    tilerast_full__point__clx_r clx_r(
+    tilerast_full__point_raster__clx_r clx_r(
         .d(clx_r__d),
         .q(clx_r__q),
         .clock(clx_r__clock)
     );
-    tilerast_full__point__chx_r chx_r(
+    tilerast_full__point_raster__chx_r chx_r(
         .d(chx_r__d),
         .q(chx_r__q),
         .clock(chx_r__clock)
     );
-    tilerast_full__point__cly_r cly_r(
+    tilerast_full__point_raster__cly_r cly_r(
         .d(cly_r__d),
         .q(cly_r__q),
         .clock(cly_r__clock)
     );
-    tilerast_full__point__chy_r chy_r(
+    tilerast_full__point_raster__chy_r chy_r(
         .d(chy_r__d),
         .q(chy_r__q),
         .clock(chy_r__clock)
     );
-    tilerast_full__point__px_r px_r(
+    tilerast_full__point_raster__px_r px_r(
         .d(px_r__d),
         .q(px_r__q),
         .clock(px_r__clock)
     );
-    tilerast_full__point__py_r py_r(
+    tilerast_full__point_raster__py_r py_r(
         .d(py_r__d),
         .q(py_r__q),
         .clock(py_r__clock)
     );
-    tilerast_full__point__klo_r klo_r(
+    tilerast_full__point_raster__klo_r klo_r(
         .d(klo_r__d),
         .q(klo_r__q),
         .clock(klo_r__clock)
     );
-    tilerast_full__point__khi_r khi_r(
+    tilerast_full__point_raster__khi_r khi_r(
         .d(khi_r__d),
         .q(khi_r__q),
         .clock(khi_r__clock)
     );
-    tilerast_full__point__aa_r aa_r(
+    tilerast_full__point_raster__aa_r aa_r(
         .d(aa_r__d),
         .q(aa_r__q),
         .clock(aa_r__clock)
     );
-    tilerast_full__point__q0x_r q0x_r(
+    tilerast_full__point_raster__q0x_r q0x_r(
         .d(q0x_r__d),
         .q(q0x_r__q),
         .clock(q0x_r__clock)
     );
-    tilerast_full__point__nqx_r nqx_r(
+    tilerast_full__point_raster__nqx_r nqx_r(
         .d(nqx_r__d),
         .q(nqx_r__q),
         .clock(nqx_r__clock)
     );
-    tilerast_full__point__p0ox_r p0ox_r(
+    tilerast_full__point_raster__p0ox_r p0ox_r(
         .d(p0ox_r__d),
         .q(p0ox_r__q),
         .clock(p0ox_r__clock)
     );
-    tilerast_full__point__p1ox_r p1ox_r(
+    tilerast_full__point_raster__p1ox_r p1ox_r(
         .d(p1ox_r__d),
         .q(p1ox_r__q),
         .clock(p1ox_r__clock)
     );
-    tilerast_full__point__lo4x_r lo4x_r(
+    tilerast_full__point_raster__lo4x_r lo4x_r(
         .d(lo4x_r__d),
         .q(lo4x_r__q),
         .clock(lo4x_r__clock)
     );
-    tilerast_full__point__hi4x_r hi4x_r(
+    tilerast_full__point_raster__hi4x_r hi4x_r(
         .d(hi4x_r__d),
         .q(hi4x_r__q),
         .clock(hi4x_r__clock)
     );
-    tilerast_full__point__emx_r emx_r(
+    tilerast_full__point_raster__emx_r emx_r(
         .d(emx_r__d),
         .q(emx_r__q),
         .clock(emx_r__clock)
     );
-    tilerast_full__point__p0oy_r p0oy_r(
+    tilerast_full__point_raster__p0oy_r p0oy_r(
         .d(p0oy_r__d),
         .q(p0oy_r__q),
         .clock(p0oy_r__clock)
     );
-    tilerast_full__point__p1oy_r p1oy_r(
+    tilerast_full__point_raster__p1oy_r p1oy_r(
         .d(p1oy_r__d),
         .q(p1oy_r__q),
         .clock(p1oy_r__clock)
     );
-    tilerast_full__point__lo4y_r lo4y_r(
+    tilerast_full__point_raster__lo4y_r lo4y_r(
         .d(lo4y_r__d),
         .q(lo4y_r__q),
         .clock(lo4y_r__clock)
     );
-    tilerast_full__point__hi4y_r hi4y_r(
+    tilerast_full__point_raster__hi4y_r hi4y_r(
         .d(hi4y_r__d),
         .q(hi4y_r__q),
         .clock(hi4y_r__clock)
     );
-    tilerast_full__point__cur_x cur_x(
+    tilerast_full__point_raster__cur_x cur_x(
         .d(cur_x__d),
         .q(cur_x__q),
         .clock(cur_x__clock)
     );
-    tilerast_full__point__rem_x rem_x(
+    tilerast_full__point_raster__rem_x rem_x(
         .d(rem_x__d),
         .q(rem_x__q),
         .clock(rem_x__clock)
     );
-    tilerast_full__point__col_first col_first(
+    tilerast_full__point_raster__col_first col_first(
         .d(col_first__d),
         .q(col_first__q),
         .clock(col_first__clock)
     );
-    tilerast_full__point__cur_y cur_y(
+    tilerast_full__point_raster__cur_y cur_y(
         .d(cur_y__d),
         .q(cur_y__q),
         .clock(cur_y__clock)
     );
-    tilerast_full__point__rem_y rem_y(
+    tilerast_full__point_raster__rem_y rem_y(
         .d(rem_y__d),
         .q(rem_y__q),
         .clock(rem_y__clock)
     );
-    tilerast_full__point__row_first row_first(
+    tilerast_full__point_raster__row_first row_first(
         .d(row_first__d),
         .q(row_first__q),
         .clock(row_first__clock)
     );
-    tilerast_full__point__empty_r empty_r(
+    tilerast_full__point_raster__empty_r empty_r(
         .d(empty_r__d),
         .q(empty_r__q),
         .clock(empty_r__clock)
     );
-    tilerast_full__point__ov ov(
+    tilerast_full__point_raster__ov ov(
         .d(ov__d),
         .q(ov__q),
         .clock(ov__clock)
     );
-    tilerast_full__point__oprim oprim(
+    tilerast_full__point_raster__oprim oprim(
         .d(oprim__d),
         .q(oprim__q),
         .clock(oprim__clock)
     );
-    tilerast_full__point__olv olv(
+    tilerast_full__point_raster__olv olv(
         .d(olv__d),
         .q(olv__q),
         .clock(olv__clock)
     );
-    tilerast_full__point__olast olast(
+    tilerast_full__point_raster__olast olast(
         .d(olast__d),
         .q(olast__q),
         .clock(olast__clock)
     );
-    tilerast_full__point__oqx__0 oqx__0(
+    tilerast_full__point_raster__oqx__0 oqx__0(
         .d(oqx__0__d),
         .q(oqx__0__q),
         .clock(oqx__0__clock)
     );
-    tilerast_full__point__oqx__1 oqx__1(
+    tilerast_full__point_raster__oqx__1 oqx__1(
         .d(oqx__1__d),
         .q(oqx__1__q),
         .clock(oqx__1__clock)
     );
-    tilerast_full__point__oqx__2 oqx__2(
+    tilerast_full__point_raster__oqx__2 oqx__2(
         .d(oqx__2__d),
         .q(oqx__2__q),
         .clock(oqx__2__clock)
     );
-    tilerast_full__point__oqx__3 oqx__3(
+    tilerast_full__point_raster__oqx__3 oqx__3(
         .d(oqx__3__d),
         .q(oqx__3__q),
         .clock(oqx__3__clock)
     );
-    tilerast_full__point__oqy__0 oqy__0(
+    tilerast_full__point_raster__oqy__0 oqy__0(
         .d(oqy__0__d),
         .q(oqy__0__q),
         .clock(oqy__0__clock)
     );
-    tilerast_full__point__oqy__1 oqy__1(
+    tilerast_full__point_raster__oqy__1 oqy__1(
         .d(oqy__1__d),
         .q(oqy__1__q),
         .clock(oqy__1__clock)
     );
-    tilerast_full__point__oqy__2 oqy__2(
+    tilerast_full__point_raster__oqy__2 oqy__2(
         .d(oqy__2__d),
         .q(oqy__2__q),
         .clock(oqy__2__clock)
     );
-    tilerast_full__point__oqy__3 oqy__3(
+    tilerast_full__point_raster__oqy__3 oqy__3(
         .d(oqy__3__d),
         .q(oqy__3__q),
         .clock(oqy__3__clock)
     );
-    tilerast_full__point__omask__0 omask__0(
+    tilerast_full__point_raster__omask__0 omask__0(
         .d(omask__0__d),
         .q(omask__0__q),
         .clock(omask__0__clock)
     );
-    tilerast_full__point__omask__1 omask__1(
+    tilerast_full__point_raster__omask__1 omask__1(
         .d(omask__1__d),
         .q(omask__1__q),
         .clock(omask__1__clock)
     );
-    tilerast_full__point__omask__2 omask__2(
+    tilerast_full__point_raster__omask__2 omask__2(
         .d(omask__2__d),
         .q(omask__2__q),
         .clock(omask__2__clock)
     );
-    tilerast_full__point__omask__3 omask__3(
+    tilerast_full__point_raster__omask__3 omask__3(
         .d(omask__3__d),
         .q(omask__3__q),
         .clock(omask__3__clock)
@@ -5469,105 +2020,10 @@ module tilerast_full__point(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_t
         out_mask_3 = omask__3__q;
     end
 
-endmodule // tilerast_full__point
+endmodule // tilerast_full__point_raster
 
 
-module tilerast_full__point__aa_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__aa_r
-
-
-module tilerast_full__point__chx_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [20:0] d;
-    output reg signed [20:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 21'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__chx_r
-
-
-module tilerast_full__point__chy_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [20:0] d;
-    output reg signed [20:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 21'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__chy_r
-
-
-module tilerast_full__point__clx_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [20:0] d;
-    output reg signed [20:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 21'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__clx_r
-
-
-module tilerast_full__point__cly_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [20:0] d;
-    output reg signed [20:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 21'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__cly_r
-
-
-module tilerast_full__point__col_first(d,q,clock);
+module tilerast_full__point_raster__aa_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -5583,10 +2039,105 @@ module tilerast_full__point__col_first(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__col_first
+endmodule // tilerast_full__point_raster__aa_r
 
 
-module tilerast_full__point__cur_x(d,q,clock);
+module tilerast_full__point_raster__chx_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__chx_r
+
+
+module tilerast_full__point_raster__chy_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__chy_r
+
+
+module tilerast_full__point_raster__clx_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__clx_r
+
+
+module tilerast_full__point_raster__cly_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [20:0] d;
+    output reg signed [20:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 21'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__cly_r
+
+
+module tilerast_full__point_raster__col_first(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__col_first
+
+
+module tilerast_full__point_raster__cur_x(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -5602,10 +2153,10 @@ module tilerast_full__point__cur_x(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__cur_x
+endmodule // tilerast_full__point_raster__cur_x
 
 
-module tilerast_full__point__cur_y(d,q,clock);
+module tilerast_full__point_raster__cur_y(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -5621,29 +2172,10 @@ module tilerast_full__point__cur_y(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__cur_y
+endmodule // tilerast_full__point_raster__cur_y
 
 
-module tilerast_full__point__empty_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__empty_r
-
-
-module tilerast_full__point__emx_r(d,q,clock);
+module tilerast_full__point_raster__empty_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -5659,10 +2191,29 @@ module tilerast_full__point__emx_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__emx_r
+endmodule // tilerast_full__point_raster__empty_r
 
 
-module tilerast_full__point__hi4x_r(d,q,clock);
+module tilerast_full__point_raster__emx_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__emx_r
+
+
+module tilerast_full__point_raster__hi4x_r(d,q,clock);
 
     // Module arguments
     input wire  [3:0] d;
@@ -5678,10 +2229,10 @@ module tilerast_full__point__hi4x_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__hi4x_r
+endmodule // tilerast_full__point_raster__hi4x_r
 
 
-module tilerast_full__point__hi4y_r(d,q,clock);
+module tilerast_full__point_raster__hi4y_r(d,q,clock);
 
     // Module arguments
     input wire  [3:0] d;
@@ -5697,10 +2248,10 @@ module tilerast_full__point__hi4y_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__hi4y_r
+endmodule // tilerast_full__point_raster__hi4y_r
 
 
-module tilerast_full__point__khi_r(d,q,clock);
+module tilerast_full__point_raster__khi_r(d,q,clock);
 
     // Module arguments
     input wire signed [25:0] d;
@@ -5716,10 +2267,10 @@ module tilerast_full__point__khi_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__khi_r
+endmodule // tilerast_full__point_raster__khi_r
 
 
-module tilerast_full__point__klo_r(d,q,clock);
+module tilerast_full__point_raster__klo_r(d,q,clock);
 
     // Module arguments
     input wire signed [25:0] d;
@@ -5735,29 +2286,10 @@ module tilerast_full__point__klo_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__klo_r
+endmodule // tilerast_full__point_raster__klo_r
 
 
-module tilerast_full__point__lo4x_r(d,q,clock);
-
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__lo4x_r
-
-
-module tilerast_full__point__lo4y_r(d,q,clock);
+module tilerast_full__point_raster__lo4x_r(d,q,clock);
 
     // Module arguments
     input wire  [3:0] d;
@@ -5773,10 +2305,29 @@ module tilerast_full__point__lo4y_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__lo4y_r
+endmodule // tilerast_full__point_raster__lo4x_r
 
 
-module tilerast_full__point__nqx_r(d,q,clock);
+module tilerast_full__point_raster__lo4y_r(d,q,clock);
+
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__lo4y_r
+
+
+module tilerast_full__point_raster__nqx_r(d,q,clock);
 
     // Module arguments
     input wire  [7:0] d;
@@ -5792,10 +2343,10 @@ module tilerast_full__point__nqx_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__nqx_r
+endmodule // tilerast_full__point_raster__nqx_r
 
 
-module tilerast_full__point__olast(d,q,clock);
+module tilerast_full__point_raster__olast(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -5811,10 +2362,10 @@ module tilerast_full__point__olast(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__olast
+endmodule // tilerast_full__point_raster__olast
 
 
-module tilerast_full__point__olv(d,q,clock);
+module tilerast_full__point_raster__olv(d,q,clock);
 
     // Module arguments
     input wire  [3:0] d;
@@ -5830,29 +2381,10 @@ module tilerast_full__point__olv(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__olv
+endmodule // tilerast_full__point_raster__olv
 
 
-module tilerast_full__point__omask__0(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__omask__0
-
-
-module tilerast_full__point__omask__1(d,q,clock);
+module tilerast_full__point_raster__omask__0(d,q,clock);
 
     // Module arguments
     input wire  [63:0] d;
@@ -5868,29 +2400,10 @@ module tilerast_full__point__omask__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__omask__1
+endmodule // tilerast_full__point_raster__omask__0
 
 
-module tilerast_full__point__omask__2(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__omask__2
-
-
-module tilerast_full__point__omask__3(d,q,clock);
+module tilerast_full__point_raster__omask__1(d,q,clock);
 
     // Module arguments
     input wire  [63:0] d;
@@ -5906,10 +2419,48 @@ module tilerast_full__point__omask__3(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__omask__3
+endmodule // tilerast_full__point_raster__omask__1
 
 
-module tilerast_full__point__oprim(d,q,clock);
+module tilerast_full__point_raster__omask__2(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__omask__2
+
+
+module tilerast_full__point_raster__omask__3(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__omask__3
+
+
+module tilerast_full__point_raster__oprim(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -5925,29 +2476,10 @@ module tilerast_full__point__oprim(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__oprim
+endmodule // tilerast_full__point_raster__oprim
 
 
-module tilerast_full__point__oqx__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__oqx__0
-
-
-module tilerast_full__point__oqx__1(d,q,clock);
+module tilerast_full__point_raster__oqx__0(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -5963,29 +2495,10 @@ module tilerast_full__point__oqx__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__oqx__1
+endmodule // tilerast_full__point_raster__oqx__0
 
 
-module tilerast_full__point__oqx__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__oqx__2
-
-
-module tilerast_full__point__oqx__3(d,q,clock);
+module tilerast_full__point_raster__oqx__1(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -6001,29 +2514,10 @@ module tilerast_full__point__oqx__3(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__oqx__3
+endmodule // tilerast_full__point_raster__oqx__1
 
 
-module tilerast_full__point__oqy__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__oqy__0
-
-
-module tilerast_full__point__oqy__1(d,q,clock);
+module tilerast_full__point_raster__oqx__2(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -6039,29 +2533,10 @@ module tilerast_full__point__oqy__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__oqy__1
+endmodule // tilerast_full__point_raster__oqx__2
 
 
-module tilerast_full__point__oqy__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__oqy__2
-
-
-module tilerast_full__point__oqy__3(d,q,clock);
+module tilerast_full__point_raster__oqx__3(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -6077,10 +2552,86 @@ module tilerast_full__point__oqy__3(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__oqy__3
+endmodule // tilerast_full__point_raster__oqx__3
 
 
-module tilerast_full__point__ov(d,q,clock);
+module tilerast_full__point_raster__oqy__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__oqy__0
+
+
+module tilerast_full__point_raster__oqy__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__oqy__1
+
+
+module tilerast_full__point_raster__oqy__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__oqy__2
+
+
+module tilerast_full__point_raster__oqy__3(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__oqy__3
+
+
+module tilerast_full__point_raster__ov(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -6096,29 +2647,10 @@ module tilerast_full__point__ov(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__ov
+endmodule // tilerast_full__point_raster__ov
 
 
-module tilerast_full__point__p0ox_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__p0ox_r
-
-
-module tilerast_full__point__p0oy_r(d,q,clock);
+module tilerast_full__point_raster__p0ox_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -6134,29 +2666,10 @@ module tilerast_full__point__p0oy_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__p0oy_r
+endmodule // tilerast_full__point_raster__p0ox_r
 
 
-module tilerast_full__point__p1ox_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__p1ox_r
-
-
-module tilerast_full__point__p1oy_r(d,q,clock);
+module tilerast_full__point_raster__p0oy_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -6172,10 +2685,48 @@ module tilerast_full__point__p1oy_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__p1oy_r
+endmodule // tilerast_full__point_raster__p0oy_r
 
 
-module tilerast_full__point__prim_r(d,q,clock);
+module tilerast_full__point_raster__p1ox_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__p1ox_r
+
+
+module tilerast_full__point_raster__p1oy_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__p1oy_r
+
+
+module tilerast_full__point_raster__prim_r(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -6191,29 +2742,10 @@ module tilerast_full__point__prim_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__prim_r
+endmodule // tilerast_full__point_raster__prim_r
 
 
-module tilerast_full__point__px_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__px_r
-
-
-module tilerast_full__point__py_r(d,q,clock);
+module tilerast_full__point_raster__px_r(d,q,clock);
 
     // Module arguments
     input wire signed [23:0] d;
@@ -6229,10 +2761,29 @@ module tilerast_full__point__py_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__py_r
+endmodule // tilerast_full__point_raster__px_r
 
 
-module tilerast_full__point__q0x_r(d,q,clock);
+module tilerast_full__point_raster__py_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__py_r
+
+
+module tilerast_full__point_raster__q0x_r(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -6248,29 +2799,10 @@ module tilerast_full__point__q0x_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__q0x_r
+endmodule // tilerast_full__point_raster__q0x_r
 
 
-module tilerast_full__point__rem_x(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__point__rem_x
-
-
-module tilerast_full__point__rem_y(d,q,clock);
+module tilerast_full__point_raster__rem_x(d,q,clock);
 
     // Module arguments
     input wire  [7:0] d;
@@ -6286,10 +2818,29 @@ module tilerast_full__point__rem_y(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__rem_y
+endmodule // tilerast_full__point_raster__rem_x
 
 
-module tilerast_full__point__row_first(d,q,clock);
+module tilerast_full__point_raster__rem_y(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__point_raster__rem_y
+
+
+module tilerast_full__point_raster__row_first(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -6305,10 +2856,10 @@ module tilerast_full__point__row_first(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__row_first
+endmodule // tilerast_full__point_raster__row_first
 
 
-module tilerast_full__point__st(d,q,clock);
+module tilerast_full__point_raster__st(d,q,clock);
 
     // Module arguments
     input wire  [1:0] d;
@@ -6324,10 +2875,1692 @@ module tilerast_full__point__st(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__point__st
+endmodule // tilerast_full__point_raster__st
 
 
-module tilerast_full__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_col,in_row,in_e0,in_e1,in_e2,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_vis_w,in_vis_h,in_last,in_none,in_trivial,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_last);
+module tilerast_full__quad_packer(clock,flush,in_valid,in_ready,in_prim,in_lane_valid,in_qx_0,in_qx_1,in_qx_2,in_qx_3,in_qy_0,in_qy_1,in_qy_2,in_qy_3,in_mask_0,in_mask_1,in_mask_2,in_mask_3,in_last,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_block_0,out_block_1,out_block_2,out_block_3,out_last);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  in_valid;
+    output reg  in_ready;
+    input wire  [23:0] in_prim;
+    input wire  [3:0] in_lane_valid;
+    input wire  [11:0] in_qx_0;
+    input wire  [11:0] in_qx_1;
+    input wire  [11:0] in_qx_2;
+    input wire  [11:0] in_qx_3;
+    input wire  [11:0] in_qy_0;
+    input wire  [11:0] in_qy_1;
+    input wire  [11:0] in_qy_2;
+    input wire  [11:0] in_qy_3;
+    input wire  [63:0] in_mask_0;
+    input wire  [63:0] in_mask_1;
+    input wire  [63:0] in_mask_2;
+    input wire  [63:0] in_mask_3;
+    input wire  in_last;
+    output reg  out_valid;
+    input wire  out_ready;
+    output reg  [23:0] out_prim;
+    output reg  [3:0] out_lane_valid;
+    output reg  [11:0] out_qx_0;
+    output reg  [11:0] out_qx_1;
+    output reg  [11:0] out_qx_2;
+    output reg  [11:0] out_qx_3;
+    output reg  [11:0] out_qy_0;
+    output reg  [11:0] out_qy_1;
+    output reg  [11:0] out_qy_2;
+    output reg  [11:0] out_qy_3;
+    output reg  [63:0] out_mask_0;
+    output reg  [63:0] out_mask_1;
+    output reg  [63:0] out_mask_2;
+    output reg  [63:0] out_mask_3;
+    output reg  [7:0] out_block_0;
+    output reg  [7:0] out_block_1;
+    output reg  [7:0] out_block_2;
+    output reg  [7:0] out_block_3;
+    output reg  out_last;
+
+    // Constant declarations
+    localparam [3:0] c_qmask = 4'hf;
+    localparam [3:0] c_kmask = 4'h3;
+    localparam [3:0] c_q = 4'h4;
+    localparam [0:0] c_multi = 1'b1;
+    localparam [63:0] c_mmask = 64'hffffffffffffffff;
+    localparam [11:0] c_sqx = 12'h2;
+    localparam [11:0] c_sqy = 12'h2;
+    localparam [11:0] c_cmask = 12'h7;
+    localparam [11:0] c_rmask = 12'h7;
+    localparam [11:0] c_csh = 12'h3;
+    localparam [3:0] c_idx__0 = 4'h0;
+    localparam [3:0] c_idx__1 = 4'h1;
+    localparam [3:0] c_idx__2 = 4'h2;
+    localparam [3:0] c_idx__3 = 4'h3;
+    localparam [3:0] c_lbit__0 = 4'h1;
+    localparam [3:0] c_lbit__1 = 4'h2;
+    localparam [3:0] c_lbit__2 = 4'h4;
+    localparam [3:0] c_lbit__3 = 4'h8;
+    localparam [3:0] c_hidx__0 = 4'h4;
+    localparam [3:0] c_hidx__1 = 4'h5;
+    localparam [3:0] c_hidx__2 = 4'h6;
+
+    // Stub signals
+    reg  [3:0] acc_n__d;
+    wire  [3:0] acc_n__q;
+    reg  acc_n__clock;
+    reg  pend__d;
+    wire  pend__q;
+    reg  pend__clock;
+    reg  [23:0] prim_r__d;
+    wire  [23:0] prim_r__q;
+    reg  prim_r__clock;
+    reg  [11:0] aqx__0__d;
+    wire  [11:0] aqx__0__q;
+    reg  aqx__0__clock;
+    reg  [11:0] aqx__1__d;
+    wire  [11:0] aqx__1__q;
+    reg  aqx__1__clock;
+    reg  [11:0] aqx__2__d;
+    wire  [11:0] aqx__2__q;
+    reg  aqx__2__clock;
+    reg  [11:0] aqy__0__d;
+    wire  [11:0] aqy__0__q;
+    reg  aqy__0__clock;
+    reg  [11:0] aqy__1__d;
+    wire  [11:0] aqy__1__q;
+    reg  aqy__1__clock;
+    reg  [11:0] aqy__2__d;
+    wire  [11:0] aqy__2__q;
+    reg  aqy__2__clock;
+    reg  [63:0] amask__0__d;
+    wire  [63:0] amask__0__q;
+    reg  amask__0__clock;
+    reg  [63:0] amask__1__d;
+    wire  [63:0] amask__1__q;
+    reg  amask__1__clock;
+    reg  [63:0] amask__2__d;
+    wire  [63:0] amask__2__q;
+    reg  amask__2__clock;
+    reg  [11:0] ablk__0__d;
+    wire  [11:0] ablk__0__q;
+    reg  ablk__0__clock;
+    reg  [11:0] ablk__1__d;
+    wire  [11:0] ablk__1__q;
+    reg  ablk__1__clock;
+    reg  [11:0] ablk__2__d;
+    wire  [11:0] ablk__2__q;
+    reg  ablk__2__clock;
+    reg  ov__d;
+    wire  ov__q;
+    reg  ov__clock;
+    reg  [23:0] oprim__d;
+    wire  [23:0] oprim__q;
+    reg  oprim__clock;
+    reg  [3:0] olv__d;
+    wire  [3:0] olv__q;
+    reg  olv__clock;
+    reg  [11:0] oqx__0__d;
+    wire  [11:0] oqx__0__q;
+    reg  oqx__0__clock;
+    reg  [11:0] oqx__1__d;
+    wire  [11:0] oqx__1__q;
+    reg  oqx__1__clock;
+    reg  [11:0] oqx__2__d;
+    wire  [11:0] oqx__2__q;
+    reg  oqx__2__clock;
+    reg  [11:0] oqx__3__d;
+    wire  [11:0] oqx__3__q;
+    reg  oqx__3__clock;
+    reg  [11:0] oqy__0__d;
+    wire  [11:0] oqy__0__q;
+    reg  oqy__0__clock;
+    reg  [11:0] oqy__1__d;
+    wire  [11:0] oqy__1__q;
+    reg  oqy__1__clock;
+    reg  [11:0] oqy__2__d;
+    wire  [11:0] oqy__2__q;
+    reg  oqy__2__clock;
+    reg  [11:0] oqy__3__d;
+    wire  [11:0] oqy__3__q;
+    reg  oqy__3__clock;
+    reg  [63:0] omask__0__d;
+    wire  [63:0] omask__0__q;
+    reg  omask__0__clock;
+    reg  [63:0] omask__1__d;
+    wire  [63:0] omask__1__q;
+    reg  omask__1__clock;
+    reg  [63:0] omask__2__d;
+    wire  [63:0] omask__2__q;
+    reg  omask__2__clock;
+    reg  [63:0] omask__3__d;
+    wire  [63:0] omask__3__q;
+    reg  omask__3__clock;
+    reg  [11:0] oblk__0__d;
+    wire  [11:0] oblk__0__q;
+    reg  oblk__0__clock;
+    reg  [11:0] oblk__1__d;
+    wire  [11:0] oblk__1__q;
+    reg  oblk__1__clock;
+    reg  [11:0] oblk__2__d;
+    wire  [11:0] oblk__2__q;
+    reg  oblk__2__clock;
+    reg  [11:0] oblk__3__d;
+    wire  [11:0] oblk__3__q;
+    reg  oblk__3__clock;
+    reg  olast__d;
+    wire  olast__q;
+    reg  olast__clock;
+
+    // Local signals
+    reg  [11:0] lqx__0;
+    reg  [11:0] lqx__1;
+    reg  [11:0] lqx__2;
+    reg  [11:0] lqx__3;
+    reg  [11:0] lqy__0;
+    reg  [11:0] lqy__1;
+    reg  [11:0] lqy__2;
+    reg  [11:0] lqy__3;
+    reg  [63:0] lmask__0;
+    reg  [63:0] lmask__1;
+    reg  [63:0] lmask__2;
+    reg  [63:0] lmask__3;
+    reg  [11:0] lblk__0;
+    reg  [11:0] lblk__1;
+    reg  [11:0] lblk__2;
+    reg  [11:0] lblk__3;
+    reg  [3:0] ival;
+    reg  [3:0] pos__0;
+    reg  [3:0] pos__1;
+    reg  [3:0] pos__2;
+    reg  [3:0] pos__3;
+    reg  [3:0] pos__4;
+    reg  [3:0] tot;
+    reg  fill;
+    reg  can_out;
+    reg  accept;
+    reg  sv__0;
+    reg  sv__1;
+    reg  sv__2;
+    reg  sv__3;
+    reg  [11:0] sqx__0;
+    reg  [11:0] sqx__1;
+    reg  [11:0] sqx__2;
+    reg  [11:0] sqx__3;
+    reg  [11:0] sqy__0;
+    reg  [11:0] sqy__1;
+    reg  [11:0] sqy__2;
+    reg  [11:0] sqy__3;
+    reg  [63:0] smask__0;
+    reg  [63:0] smask__1;
+    reg  [63:0] smask__2;
+    reg  [63:0] smask__3;
+    reg  [11:0] sblk__0;
+    reg  [11:0] sblk__1;
+    reg  [11:0] sblk__2;
+    reg  [11:0] sblk__3;
+    reg  [11:0] hqx__0;
+    reg  [11:0] hqx__1;
+    reg  [11:0] hqx__2;
+    reg  [11:0] hqy__0;
+    reg  [11:0] hqy__1;
+    reg  [11:0] hqy__2;
+    reg  [63:0] hmask__0;
+    reg  [63:0] hmask__1;
+    reg  [63:0] hmask__2;
+    reg  [11:0] hblk__0;
+    reg  [11:0] hblk__1;
+    reg  [11:0] hblk__2;
+    reg  nv__0;
+    reg  nv__1;
+    reg  nv__2;
+    reg  nv__3;
+    reg  [11:0] nqx__0;
+    reg  [11:0] nqx__1;
+    reg  [11:0] nqx__2;
+    reg  [11:0] nqx__3;
+    reg  [11:0] nqy__0;
+    reg  [11:0] nqy__1;
+    reg  [11:0] nqy__2;
+    reg  [11:0] nqy__3;
+    reg  [63:0] nmask__0;
+    reg  [63:0] nmask__1;
+    reg  [63:0] nmask__2;
+    reg  [63:0] nmask__3;
+    reg  [11:0] nblk__0;
+    reg  [11:0] nblk__1;
+    reg  [11:0] nblk__2;
+    reg  [11:0] nblk__3;
+    reg  [3:0] lvc__0;
+    reg  [3:0] lvc__1;
+    reg  [3:0] lvc__2;
+    reg  [3:0] lvc__3;
+    reg  [3:0] lvc__4;
+
+    // Sub module instances
+    tilerast_full__quad_packer__acc_n acc_n(
+        .d(acc_n__d),
+        .q(acc_n__q),
+        .clock(acc_n__clock)
+    );
+    tilerast_full__quad_packer__pend pend(
+        .d(pend__d),
+        .q(pend__q),
+        .clock(pend__clock)
+    );
+    tilerast_full__quad_packer__prim_r prim_r(
+        .d(prim_r__d),
+        .q(prim_r__q),
+        .clock(prim_r__clock)
+    );
+    tilerast_full__quad_packer__aqx__0 aqx__0(
+        .d(aqx__0__d),
+        .q(aqx__0__q),
+        .clock(aqx__0__clock)
+    );
+    tilerast_full__quad_packer__aqx__1 aqx__1(
+        .d(aqx__1__d),
+        .q(aqx__1__q),
+        .clock(aqx__1__clock)
+    );
+    tilerast_full__quad_packer__aqx__2 aqx__2(
+        .d(aqx__2__d),
+        .q(aqx__2__q),
+        .clock(aqx__2__clock)
+    );
+    tilerast_full__quad_packer__aqy__0 aqy__0(
+        .d(aqy__0__d),
+        .q(aqy__0__q),
+        .clock(aqy__0__clock)
+    );
+    tilerast_full__quad_packer__aqy__1 aqy__1(
+        .d(aqy__1__d),
+        .q(aqy__1__q),
+        .clock(aqy__1__clock)
+    );
+    tilerast_full__quad_packer__aqy__2 aqy__2(
+        .d(aqy__2__d),
+        .q(aqy__2__q),
+        .clock(aqy__2__clock)
+    );
+    tilerast_full__quad_packer__amask__0 amask__0(
+        .d(amask__0__d),
+        .q(amask__0__q),
+        .clock(amask__0__clock)
+    );
+    tilerast_full__quad_packer__amask__1 amask__1(
+        .d(amask__1__d),
+        .q(amask__1__q),
+        .clock(amask__1__clock)
+    );
+    tilerast_full__quad_packer__amask__2 amask__2(
+        .d(amask__2__d),
+        .q(amask__2__q),
+        .clock(amask__2__clock)
+    );
+    tilerast_full__quad_packer__ablk__0 ablk__0(
+        .d(ablk__0__d),
+        .q(ablk__0__q),
+        .clock(ablk__0__clock)
+    );
+    tilerast_full__quad_packer__ablk__1 ablk__1(
+        .d(ablk__1__d),
+        .q(ablk__1__q),
+        .clock(ablk__1__clock)
+    );
+    tilerast_full__quad_packer__ablk__2 ablk__2(
+        .d(ablk__2__d),
+        .q(ablk__2__q),
+        .clock(ablk__2__clock)
+    );
+    tilerast_full__quad_packer__ov ov(
+        .d(ov__d),
+        .q(ov__q),
+        .clock(ov__clock)
+    );
+    tilerast_full__quad_packer__oprim oprim(
+        .d(oprim__d),
+        .q(oprim__q),
+        .clock(oprim__clock)
+    );
+    tilerast_full__quad_packer__olv olv(
+        .d(olv__d),
+        .q(olv__q),
+        .clock(olv__clock)
+    );
+    tilerast_full__quad_packer__oqx__0 oqx__0(
+        .d(oqx__0__d),
+        .q(oqx__0__q),
+        .clock(oqx__0__clock)
+    );
+    tilerast_full__quad_packer__oqx__1 oqx__1(
+        .d(oqx__1__d),
+        .q(oqx__1__q),
+        .clock(oqx__1__clock)
+    );
+    tilerast_full__quad_packer__oqx__2 oqx__2(
+        .d(oqx__2__d),
+        .q(oqx__2__q),
+        .clock(oqx__2__clock)
+    );
+    tilerast_full__quad_packer__oqx__3 oqx__3(
+        .d(oqx__3__d),
+        .q(oqx__3__q),
+        .clock(oqx__3__clock)
+    );
+    tilerast_full__quad_packer__oqy__0 oqy__0(
+        .d(oqy__0__d),
+        .q(oqy__0__q),
+        .clock(oqy__0__clock)
+    );
+    tilerast_full__quad_packer__oqy__1 oqy__1(
+        .d(oqy__1__d),
+        .q(oqy__1__q),
+        .clock(oqy__1__clock)
+    );
+    tilerast_full__quad_packer__oqy__2 oqy__2(
+        .d(oqy__2__d),
+        .q(oqy__2__q),
+        .clock(oqy__2__clock)
+    );
+    tilerast_full__quad_packer__oqy__3 oqy__3(
+        .d(oqy__3__d),
+        .q(oqy__3__q),
+        .clock(oqy__3__clock)
+    );
+    tilerast_full__quad_packer__omask__0 omask__0(
+        .d(omask__0__d),
+        .q(omask__0__q),
+        .clock(omask__0__clock)
+    );
+    tilerast_full__quad_packer__omask__1 omask__1(
+        .d(omask__1__d),
+        .q(omask__1__q),
+        .clock(omask__1__clock)
+    );
+    tilerast_full__quad_packer__omask__2 omask__2(
+        .d(omask__2__d),
+        .q(omask__2__q),
+        .clock(omask__2__clock)
+    );
+    tilerast_full__quad_packer__omask__3 omask__3(
+        .d(omask__3__d),
+        .q(omask__3__q),
+        .clock(omask__3__clock)
+    );
+    tilerast_full__quad_packer__oblk__0 oblk__0(
+        .d(oblk__0__d),
+        .q(oblk__0__q),
+        .clock(oblk__0__clock)
+    );
+    tilerast_full__quad_packer__oblk__1 oblk__1(
+        .d(oblk__1__d),
+        .q(oblk__1__q),
+        .clock(oblk__1__clock)
+    );
+    tilerast_full__quad_packer__oblk__2 oblk__2(
+        .d(oblk__2__d),
+        .q(oblk__2__q),
+        .clock(oblk__2__clock)
+    );
+    tilerast_full__quad_packer__oblk__3 oblk__3(
+        .d(oblk__3__d),
+        .q(oblk__3__q),
+        .clock(oblk__3__clock)
+    );
+    tilerast_full__quad_packer__olast olast(
+        .d(olast__d),
+        .q(olast__q),
+        .clock(olast__clock)
+    );
+
+    // Update code
+    always @(*) begin
+        acc_n__clock = clock;
+        pend__clock = clock;
+        prim_r__clock = clock;
+        ov__clock = clock;
+        oprim__clock = clock;
+        olv__clock = clock;
+        olast__clock = clock;
+        acc_n__d = acc_n__q;
+        pend__d = pend__q;
+        prim_r__d = prim_r__q;
+        ov__d = ov__q;
+        oprim__d = oprim__q;
+        olv__d = olv__q;
+        olast__d = olast__q;
+        aqx__0__clock = clock;
+        aqx__0__d = aqx__0__q;
+        aqy__0__clock = clock;
+        aqy__0__d = aqy__0__q;
+        amask__0__clock = clock;
+        amask__0__d = amask__0__q;
+        ablk__0__clock = clock;
+        ablk__0__d = ablk__0__q;
+        aqx__1__clock = clock;
+        aqx__1__d = aqx__1__q;
+        aqy__1__clock = clock;
+        aqy__1__d = aqy__1__q;
+        amask__1__clock = clock;
+        amask__1__d = amask__1__q;
+        ablk__1__clock = clock;
+        ablk__1__d = ablk__1__q;
+        aqx__2__clock = clock;
+        aqx__2__d = aqx__2__q;
+        aqy__2__clock = clock;
+        aqy__2__d = aqy__2__q;
+        amask__2__clock = clock;
+        amask__2__d = amask__2__q;
+        ablk__2__clock = clock;
+        ablk__2__d = ablk__2__q;
+        oqx__0__clock = clock;
+        oqx__0__d = oqx__0__q;
+        oqy__0__clock = clock;
+        oqy__0__d = oqy__0__q;
+        omask__0__clock = clock;
+        omask__0__d = omask__0__q;
+        oblk__0__clock = clock;
+        oblk__0__d = oblk__0__q;
+        oqx__1__clock = clock;
+        oqx__1__d = oqx__1__q;
+        oqy__1__clock = clock;
+        oqy__1__d = oqy__1__q;
+        omask__1__clock = clock;
+        omask__1__d = omask__1__q;
+        oblk__1__clock = clock;
+        oblk__1__d = oblk__1__q;
+        oqx__2__clock = clock;
+        oqx__2__d = oqx__2__q;
+        oqy__2__clock = clock;
+        oqy__2__d = oqy__2__q;
+        omask__2__clock = clock;
+        omask__2__d = omask__2__q;
+        oblk__2__clock = clock;
+        oblk__2__d = oblk__2__q;
+        oqx__3__clock = clock;
+        oqx__3__d = oqx__3__q;
+        oqy__3__clock = clock;
+        oqy__3__d = oqy__3__q;
+        omask__3__clock = clock;
+        omask__3__d = omask__3__q;
+        oblk__3__clock = clock;
+        oblk__3__d = oblk__3__q;
+        lqx__0 = in_qx_0;
+        lqy__0 = in_qy_0;
+        lmask__0 = in_mask_0 & c_mmask;
+        lqx__1 = in_qx_1;
+        lqy__1 = in_qy_1;
+        lmask__1 = in_mask_1 & c_mmask;
+        lqx__2 = in_qx_2;
+        lqy__2 = in_qy_2;
+        lmask__2 = in_mask_2 & c_mmask;
+        lqx__3 = in_qx_3;
+        lqy__3 = in_qy_3;
+        lmask__3 = in_mask_3 & c_mmask;
+        lblk__0 = (((lqy__0 >> c_sqy) & c_rmask) << c_csh) | ((lqx__0 >> c_sqx) & c_cmask);
+        lblk__1 = (((lqy__1 >> c_sqy) & c_rmask) << c_csh) | ((lqx__1 >> c_sqx) & c_cmask);
+        lblk__2 = (((lqy__2 >> c_sqy) & c_rmask) << c_csh) | ((lqx__2 >> c_sqx) & c_cmask);
+        lblk__3 = (((lqy__3 >> c_sqy) & c_rmask) << c_csh) | ((lqx__3 >> c_sqx) & c_cmask);
+        ival = in_lane_valid & c_qmask;
+        pos__0 = acc_n__q;
+        if (ival[0]) begin
+            pos__1 = pos__0 + 32'h1;
+        end
+        else begin
+            pos__1 = pos__0;
+        end
+        if (ival[1]) begin
+            pos__2 = pos__1 + 32'h1;
+        end
+        else begin
+            pos__2 = pos__1;
+        end
+        if (ival[2]) begin
+            pos__3 = pos__2 + 32'h1;
+        end
+        else begin
+            pos__3 = pos__2;
+        end
+        if (ival[3]) begin
+            pos__4 = pos__3 + 32'h1;
+        end
+        else begin
+            pos__4 = pos__3;
+        end
+        tot = 32'h0;
+        tot = pos__4;
+        fill = tot >= c_q;
+        sv__0 = 1'b0;
+        sqx__0 = 32'h0;
+        sqy__0 = 32'h0;
+        smask__0 = 32'h0;
+        sblk__0 = 32'h0;
+        sv__1 = 1'b0;
+        sqx__1 = 32'h0;
+        sqy__1 = 32'h0;
+        smask__1 = 32'h0;
+        sblk__1 = 32'h0;
+        sv__2 = 1'b0;
+        sqx__2 = 32'h0;
+        sqy__2 = 32'h0;
+        smask__2 = 32'h0;
+        sblk__2 = 32'h0;
+        sv__3 = 1'b0;
+        sqx__3 = 32'h0;
+        sqy__3 = 32'h0;
+        smask__3 = 32'h0;
+        sblk__3 = 32'h0;
+        if (acc_n__q > c_idx__0) begin
+            sv__0 = 1'b1;
+            sqx__0 = aqx__0__q;
+            sqy__0 = aqy__0__q;
+            smask__0 = amask__0__q;
+            sblk__0 = ablk__0__q;
+        end
+        if (acc_n__q > c_idx__1) begin
+            sv__1 = 1'b1;
+            sqx__1 = aqx__1__q;
+            sqy__1 = aqy__1__q;
+            smask__1 = amask__1__q;
+            sblk__1 = ablk__1__q;
+        end
+        if (acc_n__q > c_idx__2) begin
+            sv__2 = 1'b1;
+            sqx__2 = aqx__2__q;
+            sqy__2 = aqy__2__q;
+            smask__2 = amask__2__q;
+            sblk__2 = ablk__2__q;
+        end
+        if (ival[0] & (pos__0 == c_idx__0)) begin
+            sv__0 = 1'b1;
+            sqx__0 = lqx__0;
+            sqy__0 = lqy__0;
+            smask__0 = lmask__0;
+            sblk__0 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_idx__0)) begin
+            sv__0 = 1'b1;
+            sqx__0 = lqx__1;
+            sqy__0 = lqy__1;
+            smask__0 = lmask__1;
+            sblk__0 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_idx__0)) begin
+            sv__0 = 1'b1;
+            sqx__0 = lqx__2;
+            sqy__0 = lqy__2;
+            smask__0 = lmask__2;
+            sblk__0 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_idx__0)) begin
+            sv__0 = 1'b1;
+            sqx__0 = lqx__3;
+            sqy__0 = lqy__3;
+            smask__0 = lmask__3;
+            sblk__0 = lblk__3;
+        end
+        if (ival[0] & (pos__0 == c_idx__1)) begin
+            sv__1 = 1'b1;
+            sqx__1 = lqx__0;
+            sqy__1 = lqy__0;
+            smask__1 = lmask__0;
+            sblk__1 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_idx__1)) begin
+            sv__1 = 1'b1;
+            sqx__1 = lqx__1;
+            sqy__1 = lqy__1;
+            smask__1 = lmask__1;
+            sblk__1 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_idx__1)) begin
+            sv__1 = 1'b1;
+            sqx__1 = lqx__2;
+            sqy__1 = lqy__2;
+            smask__1 = lmask__2;
+            sblk__1 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_idx__1)) begin
+            sv__1 = 1'b1;
+            sqx__1 = lqx__3;
+            sqy__1 = lqy__3;
+            smask__1 = lmask__3;
+            sblk__1 = lblk__3;
+        end
+        if (ival[0] & (pos__0 == c_idx__2)) begin
+            sv__2 = 1'b1;
+            sqx__2 = lqx__0;
+            sqy__2 = lqy__0;
+            smask__2 = lmask__0;
+            sblk__2 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_idx__2)) begin
+            sv__2 = 1'b1;
+            sqx__2 = lqx__1;
+            sqy__2 = lqy__1;
+            smask__2 = lmask__1;
+            sblk__2 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_idx__2)) begin
+            sv__2 = 1'b1;
+            sqx__2 = lqx__2;
+            sqy__2 = lqy__2;
+            smask__2 = lmask__2;
+            sblk__2 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_idx__2)) begin
+            sv__2 = 1'b1;
+            sqx__2 = lqx__3;
+            sqy__2 = lqy__3;
+            smask__2 = lmask__3;
+            sblk__2 = lblk__3;
+        end
+        if (ival[0] & (pos__0 == c_idx__3)) begin
+            sv__3 = 1'b1;
+            sqx__3 = lqx__0;
+            sqy__3 = lqy__0;
+            smask__3 = lmask__0;
+            sblk__3 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_idx__3)) begin
+            sv__3 = 1'b1;
+            sqx__3 = lqx__1;
+            sqy__3 = lqy__1;
+            smask__3 = lmask__1;
+            sblk__3 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_idx__3)) begin
+            sv__3 = 1'b1;
+            sqx__3 = lqx__2;
+            sqy__3 = lqy__2;
+            smask__3 = lmask__2;
+            sblk__3 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_idx__3)) begin
+            sv__3 = 1'b1;
+            sqx__3 = lqx__3;
+            sqy__3 = lqy__3;
+            smask__3 = lmask__3;
+            sblk__3 = lblk__3;
+        end
+        hqx__0 = 32'h0;
+        hqy__0 = 32'h0;
+        hmask__0 = 32'h0;
+        hblk__0 = 32'h0;
+        if (ival[0] & (pos__0 == c_hidx__0)) begin
+            hqx__0 = lqx__0;
+            hqy__0 = lqy__0;
+            hmask__0 = lmask__0;
+            hblk__0 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_hidx__0)) begin
+            hqx__0 = lqx__1;
+            hqy__0 = lqy__1;
+            hmask__0 = lmask__1;
+            hblk__0 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_hidx__0)) begin
+            hqx__0 = lqx__2;
+            hqy__0 = lqy__2;
+            hmask__0 = lmask__2;
+            hblk__0 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_hidx__0)) begin
+            hqx__0 = lqx__3;
+            hqy__0 = lqy__3;
+            hmask__0 = lmask__3;
+            hblk__0 = lblk__3;
+        end
+        hqx__1 = 32'h0;
+        hqy__1 = 32'h0;
+        hmask__1 = 32'h0;
+        hblk__1 = 32'h0;
+        if (ival[0] & (pos__0 == c_hidx__1)) begin
+            hqx__1 = lqx__0;
+            hqy__1 = lqy__0;
+            hmask__1 = lmask__0;
+            hblk__1 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_hidx__1)) begin
+            hqx__1 = lqx__1;
+            hqy__1 = lqy__1;
+            hmask__1 = lmask__1;
+            hblk__1 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_hidx__1)) begin
+            hqx__1 = lqx__2;
+            hqy__1 = lqy__2;
+            hmask__1 = lmask__2;
+            hblk__1 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_hidx__1)) begin
+            hqx__1 = lqx__3;
+            hqy__1 = lqy__3;
+            hmask__1 = lmask__3;
+            hblk__1 = lblk__3;
+        end
+        hqx__2 = 32'h0;
+        hqy__2 = 32'h0;
+        hmask__2 = 32'h0;
+        hblk__2 = 32'h0;
+        if (ival[0] & (pos__0 == c_hidx__2)) begin
+            hqx__2 = lqx__0;
+            hqy__2 = lqy__0;
+            hmask__2 = lmask__0;
+            hblk__2 = lblk__0;
+        end
+        if (ival[1] & (pos__1 == c_hidx__2)) begin
+            hqx__2 = lqx__1;
+            hqy__2 = lqy__1;
+            hmask__2 = lmask__1;
+            hblk__2 = lblk__1;
+        end
+        if (ival[2] & (pos__2 == c_hidx__2)) begin
+            hqx__2 = lqx__2;
+            hqy__2 = lqy__2;
+            hmask__2 = lmask__2;
+            hblk__2 = lblk__2;
+        end
+        if (ival[3] & (pos__3 == c_hidx__2)) begin
+            hqx__2 = lqx__3;
+            hqy__2 = lqy__3;
+            hmask__2 = lmask__3;
+            hblk__2 = lblk__3;
+        end
+        can_out = ~ov__q | out_ready;
+        in_ready = ~pend__q & can_out;
+        accept = in_valid & ~pend__q & can_out;
+        if (out_ready) begin
+            ov__d = 1'b0;
+        end
+        nv__0 = 1'b0;
+        nqx__0 = 32'h0;
+        nqy__0 = 32'h0;
+        nmask__0 = 32'h0;
+        nblk__0 = 32'h0;
+        nv__1 = 1'b0;
+        nqx__1 = 32'h0;
+        nqy__1 = 32'h0;
+        nmask__1 = 32'h0;
+        nblk__1 = 32'h0;
+        nv__2 = 1'b0;
+        nqx__2 = 32'h0;
+        nqy__2 = 32'h0;
+        nmask__2 = 32'h0;
+        nblk__2 = 32'h0;
+        nv__3 = 1'b0;
+        nqx__3 = 32'h0;
+        nqy__3 = 32'h0;
+        nmask__3 = 32'h0;
+        nblk__3 = 32'h0;
+        if (pend__q) begin
+            if (acc_n__q > c_idx__0) begin
+                nv__0 = 1'b1;
+                nqx__0 = aqx__0__q;
+                nqy__0 = aqy__0__q;
+                nmask__0 = amask__0__q;
+                nblk__0 = ablk__0__q;
+            end
+            if (acc_n__q > c_idx__1) begin
+                nv__1 = 1'b1;
+                nqx__1 = aqx__1__q;
+                nqy__1 = aqy__1__q;
+                nmask__1 = amask__1__q;
+                nblk__1 = ablk__1__q;
+            end
+            if (acc_n__q > c_idx__2) begin
+                nv__2 = 1'b1;
+                nqx__2 = aqx__2__q;
+                nqy__2 = aqy__2__q;
+                nmask__2 = amask__2__q;
+                nblk__2 = ablk__2__q;
+            end
+        end
+        else begin
+            nv__0 = sv__0;
+            nqx__0 = sqx__0;
+            nqy__0 = sqy__0;
+            nmask__0 = smask__0;
+            nblk__0 = sblk__0;
+            nv__1 = sv__1;
+            nqx__1 = sqx__1;
+            nqy__1 = sqy__1;
+            nmask__1 = smask__1;
+            nblk__1 = sblk__1;
+            nv__2 = sv__2;
+            nqx__2 = sqx__2;
+            nqy__2 = sqy__2;
+            nmask__2 = smask__2;
+            nblk__2 = sblk__2;
+            nv__3 = sv__3;
+            nqx__3 = sqx__3;
+            nqy__3 = sqy__3;
+            nmask__3 = smask__3;
+            nblk__3 = sblk__3;
+        end
+        lvc__0 = 32'h0;
+        if (nv__0) begin
+            lvc__1 = lvc__0 | c_lbit__0;
+        end
+        else begin
+            lvc__1 = lvc__0;
+        end
+        if (nv__1) begin
+            lvc__2 = lvc__1 | c_lbit__1;
+        end
+        else begin
+            lvc__2 = lvc__1;
+        end
+        if (nv__2) begin
+            lvc__3 = lvc__2 | c_lbit__2;
+        end
+        else begin
+            lvc__3 = lvc__2;
+        end
+        if (nv__3) begin
+            lvc__4 = lvc__3 | c_lbit__3;
+        end
+        else begin
+            lvc__4 = lvc__3;
+        end
+        if (pend__q & can_out) begin
+            ov__d = 1'b1;
+            olast__d = 1'b1;
+            oprim__d = prim_r__q;
+            acc_n__d = 32'h0;
+            pend__d = 1'b0;
+        end
+        else if (accept) begin
+            prim_r__d = in_prim;
+            if (fill) begin
+                ov__d = 1'b1;
+                olast__d = in_last & (tot == c_q);
+                oprim__d = in_prim;
+                acc_n__d = (tot - c_q) & c_kmask;
+                pend__d = in_last & (tot > c_q) & c_multi;
+                aqx__0__d = hqx__0;
+                aqy__0__d = hqy__0;
+                amask__0__d = hmask__0;
+                ablk__0__d = hblk__0;
+                aqx__1__d = hqx__1;
+                aqy__1__d = hqy__1;
+                amask__1__d = hmask__1;
+                ablk__1__d = hblk__1;
+                aqx__2__d = hqx__2;
+                aqy__2__d = hqy__2;
+                amask__2__d = hmask__2;
+                ablk__2__d = hblk__2;
+            end
+            else if (in_last) begin
+                ov__d = 1'b1;
+                olast__d = 1'b1;
+                oprim__d = in_prim;
+                acc_n__d = 32'h0;
+            end
+            else begin
+                acc_n__d = tot & c_kmask;
+                aqx__0__d = sqx__0;
+                aqy__0__d = sqy__0;
+                amask__0__d = smask__0;
+                ablk__0__d = sblk__0;
+                aqx__1__d = sqx__1;
+                aqy__1__d = sqy__1;
+                amask__1__d = smask__1;
+                ablk__1__d = sblk__1;
+                aqx__2__d = sqx__2;
+                aqy__2__d = sqy__2;
+                amask__2__d = smask__2;
+                ablk__2__d = sblk__2;
+            end
+        end
+        if ((pend__q & can_out) | (accept & (fill | in_last))) begin
+            olv__d = lvc__4;
+            oqx__0__d = nqx__0;
+            oqy__0__d = nqy__0;
+            omask__0__d = nmask__0;
+            oblk__0__d = nblk__0;
+            oqx__1__d = nqx__1;
+            oqy__1__d = nqy__1;
+            omask__1__d = nmask__1;
+            oblk__1__d = nblk__1;
+            oqx__2__d = nqx__2;
+            oqy__2__d = nqy__2;
+            omask__2__d = nmask__2;
+            oblk__2__d = nblk__2;
+            oqx__3__d = nqx__3;
+            oqy__3__d = nqy__3;
+            omask__3__d = nmask__3;
+            oblk__3__d = nblk__3;
+        end
+        if (flush) begin
+            acc_n__d = 32'h0;
+            pend__d = 1'b0;
+            prim_r__d = 32'h0;
+            ov__d = 1'b0;
+            oprim__d = 32'h0;
+            olv__d = 32'h0;
+            olast__d = 1'b0;
+            aqx__0__d = 32'h0;
+            aqy__0__d = 32'h0;
+            amask__0__d = 32'h0;
+            ablk__0__d = 32'h0;
+            aqx__1__d = 32'h0;
+            aqy__1__d = 32'h0;
+            amask__1__d = 32'h0;
+            ablk__1__d = 32'h0;
+            aqx__2__d = 32'h0;
+            aqy__2__d = 32'h0;
+            amask__2__d = 32'h0;
+            ablk__2__d = 32'h0;
+            oqx__0__d = 32'h0;
+            oqy__0__d = 32'h0;
+            omask__0__d = 32'h0;
+            oblk__0__d = 32'h0;
+            oqx__1__d = 32'h0;
+            oqy__1__d = 32'h0;
+            omask__1__d = 32'h0;
+            oblk__1__d = 32'h0;
+            oqx__2__d = 32'h0;
+            oqy__2__d = 32'h0;
+            omask__2__d = 32'h0;
+            oblk__2__d = 32'h0;
+            oqx__3__d = 32'h0;
+            oqy__3__d = 32'h0;
+            omask__3__d = 32'h0;
+            oblk__3__d = 32'h0;
+        end
+        out_valid = ov__q;
+        out_prim = oprim__q;
+        out_lane_valid = olv__q;
+        out_last = olast__q;
+        out_qx_0 = oqx__0__q;
+        out_qx_1 = oqx__1__q;
+        out_qx_2 = oqx__2__q;
+        out_qx_3 = oqx__3__q;
+        out_qy_0 = oqy__0__q;
+        out_qy_1 = oqy__1__q;
+        out_qy_2 = oqy__2__q;
+        out_qy_3 = oqy__3__q;
+        out_mask_0 = omask__0__q;
+        out_mask_1 = omask__1__q;
+        out_mask_2 = omask__2__q;
+        out_mask_3 = omask__3__q;
+        out_block_0 = ((oblk__0__q) & 8'hff);
+        out_block_1 = ((oblk__1__q) & 8'hff);
+        out_block_2 = ((oblk__2__q) & 8'hff);
+        out_block_3 = ((oblk__3__q) & 8'hff);
+    end
+
+endmodule // tilerast_full__quad_packer
+
+
+module tilerast_full__quad_packer__ablk__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__ablk__0
+
+
+module tilerast_full__quad_packer__ablk__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__ablk__1
+
+
+module tilerast_full__quad_packer__ablk__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__ablk__2
+
+
+module tilerast_full__quad_packer__acc_n(d,q,clock);
+
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__acc_n
+
+
+module tilerast_full__quad_packer__amask__0(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__amask__0
+
+
+module tilerast_full__quad_packer__amask__1(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__amask__1
+
+
+module tilerast_full__quad_packer__amask__2(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__amask__2
+
+
+module tilerast_full__quad_packer__aqx__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__aqx__0
+
+
+module tilerast_full__quad_packer__aqx__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__aqx__1
+
+
+module tilerast_full__quad_packer__aqx__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__aqx__2
+
+
+module tilerast_full__quad_packer__aqy__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__aqy__0
+
+
+module tilerast_full__quad_packer__aqy__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__aqy__1
+
+
+module tilerast_full__quad_packer__aqy__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__aqy__2
+
+
+module tilerast_full__quad_packer__oblk__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oblk__0
+
+
+module tilerast_full__quad_packer__oblk__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oblk__1
+
+
+module tilerast_full__quad_packer__oblk__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oblk__2
+
+
+module tilerast_full__quad_packer__oblk__3(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oblk__3
+
+
+module tilerast_full__quad_packer__olast(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__olast
+
+
+module tilerast_full__quad_packer__olv(d,q,clock);
+
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__olv
+
+
+module tilerast_full__quad_packer__omask__0(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__omask__0
+
+
+module tilerast_full__quad_packer__omask__1(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__omask__1
+
+
+module tilerast_full__quad_packer__omask__2(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__omask__2
+
+
+module tilerast_full__quad_packer__omask__3(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__omask__3
+
+
+module tilerast_full__quad_packer__oprim(d,q,clock);
+
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oprim
+
+
+module tilerast_full__quad_packer__oqx__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqx__0
+
+
+module tilerast_full__quad_packer__oqx__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqx__1
+
+
+module tilerast_full__quad_packer__oqx__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqx__2
+
+
+module tilerast_full__quad_packer__oqx__3(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqx__3
+
+
+module tilerast_full__quad_packer__oqy__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqy__0
+
+
+module tilerast_full__quad_packer__oqy__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqy__1
+
+
+module tilerast_full__quad_packer__oqy__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqy__2
+
+
+module tilerast_full__quad_packer__oqy__3(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__oqy__3
+
+
+module tilerast_full__quad_packer__ov(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__ov
+
+
+module tilerast_full__quad_packer__pend(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__pend
+
+
+module tilerast_full__quad_packer__prim_r(d,q,clock);
+
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__quad_packer__prim_r
+
+
+module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_col,in_row,in_e0,in_e1,in_e2,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_vis_w,in_vis_h,in_last,in_none,in_trivial,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_last);
 
     // Module arguments
     input wire  clock;
@@ -9228,417 +7461,417 @@ module tilerast_full__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
     reg  anyv;
 
     // Sub module instances
-    tilerast_full__sample__busy busy(
+    tilerast_full__sample_raster__busy busy(
         .d(busy__d),
         .q(busy__q),
         .clock(busy__clock)
     );
-    tilerast_full__sample__bcnt bcnt(
+    tilerast_full__sample_raster__bcnt bcnt(
         .d(bcnt__d),
         .q(bcnt__q),
         .clock(bcnt__clock)
     );
-    tilerast_full__sample__ec__0 ec__0(
+    tilerast_full__sample_raster__ec__0 ec__0(
         .d(ec__0__d),
         .q(ec__0__q),
         .clock(ec__0__clock)
     );
-    tilerast_full__sample__ec__1 ec__1(
+    tilerast_full__sample_raster__ec__1 ec__1(
         .d(ec__1__d),
         .q(ec__1__q),
         .clock(ec__1__clock)
     );
-    tilerast_full__sample__ec__2 ec__2(
+    tilerast_full__sample_raster__ec__2 ec__2(
         .d(ec__2__d),
         .q(ec__2__q),
         .clock(ec__2__clock)
     );
-    tilerast_full__sample__dv__0 dv__0(
+    tilerast_full__sample_raster__dv__0 dv__0(
         .d(dv__0__d),
         .q(dv__0__q),
         .clock(dv__0__clock)
     );
-    tilerast_full__sample__dv__1 dv__1(
+    tilerast_full__sample_raster__dv__1 dv__1(
         .d(dv__1__d),
         .q(dv__1__q),
         .clock(dv__1__clock)
     );
-    tilerast_full__sample__dv__2 dv__2(
+    tilerast_full__sample_raster__dv__2 dv__2(
         .d(dv__2__d),
         .q(dv__2__q),
         .clock(dv__2__clock)
     );
-    tilerast_full__sample__dv__3 dv__3(
+    tilerast_full__sample_raster__dv__3 dv__3(
         .d(dv__3__d),
         .q(dv__3__q),
         .clock(dv__3__clock)
     );
-    tilerast_full__sample__dv__4 dv__4(
+    tilerast_full__sample_raster__dv__4 dv__4(
         .d(dv__4__d),
         .q(dv__4__q),
         .clock(dv__4__clock)
     );
-    tilerast_full__sample__dv__5 dv__5(
+    tilerast_full__sample_raster__dv__5 dv__5(
         .d(dv__5__d),
         .q(dv__5__q),
         .clock(dv__5__clock)
     );
-    tilerast_full__sample__dv__6 dv__6(
+    tilerast_full__sample_raster__dv__6 dv__6(
         .d(dv__6__d),
         .q(dv__6__q),
         .clock(dv__6__clock)
     );
-    tilerast_full__sample__dv__7 dv__7(
+    tilerast_full__sample_raster__dv__7 dv__7(
         .d(dv__7__d),
         .q(dv__7__q),
         .clock(dv__7__clock)
     );
-    tilerast_full__sample__dv__8 dv__8(
+    tilerast_full__sample_raster__dv__8 dv__8(
         .d(dv__8__d),
         .q(dv__8__q),
         .clock(dv__8__clock)
     );
-    tilerast_full__sample__dv__9 dv__9(
+    tilerast_full__sample_raster__dv__9 dv__9(
         .d(dv__9__d),
         .q(dv__9__q),
         .clock(dv__9__clock)
     );
-    tilerast_full__sample__dv__10 dv__10(
+    tilerast_full__sample_raster__dv__10 dv__10(
         .d(dv__10__d),
         .q(dv__10__q),
         .clock(dv__10__clock)
     );
-    tilerast_full__sample__dv__11 dv__11(
+    tilerast_full__sample_raster__dv__11 dv__11(
         .d(dv__11__d),
         .q(dv__11__q),
         .clock(dv__11__clock)
     );
-    tilerast_full__sample__dv__12 dv__12(
+    tilerast_full__sample_raster__dv__12 dv__12(
         .d(dv__12__d),
         .q(dv__12__q),
         .clock(dv__12__clock)
     );
-    tilerast_full__sample__dv__13 dv__13(
+    tilerast_full__sample_raster__dv__13 dv__13(
         .d(dv__13__d),
         .q(dv__13__q),
         .clock(dv__13__clock)
     );
-    tilerast_full__sample__dv__14 dv__14(
+    tilerast_full__sample_raster__dv__14 dv__14(
         .d(dv__14__d),
         .q(dv__14__q),
         .clock(dv__14__clock)
     );
-    tilerast_full__sample__dv__15 dv__15(
+    tilerast_full__sample_raster__dv__15 dv__15(
         .d(dv__15__d),
         .q(dv__15__q),
         .clock(dv__15__clock)
     );
-    tilerast_full__sample__dv__16 dv__16(
+    tilerast_full__sample_raster__dv__16 dv__16(
         .d(dv__16__d),
         .q(dv__16__q),
         .clock(dv__16__clock)
     );
-    tilerast_full__sample__dv__17 dv__17(
+    tilerast_full__sample_raster__dv__17 dv__17(
         .d(dv__17__d),
         .q(dv__17__q),
         .clock(dv__17__clock)
     );
-    tilerast_full__sample__dv__18 dv__18(
+    tilerast_full__sample_raster__dv__18 dv__18(
         .d(dv__18__d),
         .q(dv__18__q),
         .clock(dv__18__clock)
     );
-    tilerast_full__sample__dv__19 dv__19(
+    tilerast_full__sample_raster__dv__19 dv__19(
         .d(dv__19__d),
         .q(dv__19__q),
         .clock(dv__19__clock)
     );
-    tilerast_full__sample__dv__20 dv__20(
+    tilerast_full__sample_raster__dv__20 dv__20(
         .d(dv__20__d),
         .q(dv__20__q),
         .clock(dv__20__clock)
     );
-    tilerast_full__sample__dv__21 dv__21(
+    tilerast_full__sample_raster__dv__21 dv__21(
         .d(dv__21__d),
         .q(dv__21__q),
         .clock(dv__21__clock)
     );
-    tilerast_full__sample__dv__22 dv__22(
+    tilerast_full__sample_raster__dv__22 dv__22(
         .d(dv__22__d),
         .q(dv__22__q),
         .clock(dv__22__clock)
     );
-    tilerast_full__sample__dv__23 dv__23(
+    tilerast_full__sample_raster__dv__23 dv__23(
         .d(dv__23__d),
         .q(dv__23__q),
         .clock(dv__23__clock)
     );
-    tilerast_full__sample__dv__24 dv__24(
+    tilerast_full__sample_raster__dv__24 dv__24(
         .d(dv__24__d),
         .q(dv__24__q),
         .clock(dv__24__clock)
     );
-    tilerast_full__sample__dv__25 dv__25(
+    tilerast_full__sample_raster__dv__25 dv__25(
         .d(dv__25__d),
         .q(dv__25__q),
         .clock(dv__25__clock)
     );
-    tilerast_full__sample__dv__26 dv__26(
+    tilerast_full__sample_raster__dv__26 dv__26(
         .d(dv__26__d),
         .q(dv__26__q),
         .clock(dv__26__clock)
     );
-    tilerast_full__sample__dv__27 dv__27(
+    tilerast_full__sample_raster__dv__27 dv__27(
         .d(dv__27__d),
         .q(dv__27__q),
         .clock(dv__27__clock)
     );
-    tilerast_full__sample__dv__28 dv__28(
+    tilerast_full__sample_raster__dv__28 dv__28(
         .d(dv__28__d),
         .q(dv__28__q),
         .clock(dv__28__clock)
     );
-    tilerast_full__sample__dv__29 dv__29(
+    tilerast_full__sample_raster__dv__29 dv__29(
         .d(dv__29__d),
         .q(dv__29__q),
         .clock(dv__29__clock)
     );
-    tilerast_full__sample__dv__30 dv__30(
+    tilerast_full__sample_raster__dv__30 dv__30(
         .d(dv__30__d),
         .q(dv__30__q),
         .clock(dv__30__clock)
     );
-    tilerast_full__sample__dv__31 dv__31(
+    tilerast_full__sample_raster__dv__31 dv__31(
         .d(dv__31__d),
         .q(dv__31__q),
         .clock(dv__31__clock)
     );
-    tilerast_full__sample__dv__32 dv__32(
+    tilerast_full__sample_raster__dv__32 dv__32(
         .d(dv__32__d),
         .q(dv__32__q),
         .clock(dv__32__clock)
     );
-    tilerast_full__sample__dv__33 dv__33(
+    tilerast_full__sample_raster__dv__33 dv__33(
         .d(dv__33__d),
         .q(dv__33__q),
         .clock(dv__33__clock)
     );
-    tilerast_full__sample__dv__34 dv__34(
+    tilerast_full__sample_raster__dv__34 dv__34(
         .d(dv__34__d),
         .q(dv__34__q),
         .clock(dv__34__clock)
     );
-    tilerast_full__sample__dv__35 dv__35(
+    tilerast_full__sample_raster__dv__35 dv__35(
         .d(dv__35__d),
         .q(dv__35__q),
         .clock(dv__35__clock)
     );
-    tilerast_full__sample__dv__36 dv__36(
+    tilerast_full__sample_raster__dv__36 dv__36(
         .d(dv__36__d),
         .q(dv__36__q),
         .clock(dv__36__clock)
     );
-    tilerast_full__sample__dv__37 dv__37(
+    tilerast_full__sample_raster__dv__37 dv__37(
         .d(dv__37__d),
         .q(dv__37__q),
         .clock(dv__37__clock)
     );
-    tilerast_full__sample__dv__38 dv__38(
+    tilerast_full__sample_raster__dv__38 dv__38(
         .d(dv__38__d),
         .q(dv__38__q),
         .clock(dv__38__clock)
     );
-    tilerast_full__sample__dv__39 dv__39(
+    tilerast_full__sample_raster__dv__39 dv__39(
         .d(dv__39__d),
         .q(dv__39__q),
         .clock(dv__39__clock)
     );
-    tilerast_full__sample__dv__40 dv__40(
+    tilerast_full__sample_raster__dv__40 dv__40(
         .d(dv__40__d),
         .q(dv__40__q),
         .clock(dv__40__clock)
     );
-    tilerast_full__sample__dv__41 dv__41(
+    tilerast_full__sample_raster__dv__41 dv__41(
         .d(dv__41__d),
         .q(dv__41__q),
         .clock(dv__41__clock)
     );
-    tilerast_full__sample__dv__42 dv__42(
+    tilerast_full__sample_raster__dv__42 dv__42(
         .d(dv__42__d),
         .q(dv__42__q),
         .clock(dv__42__clock)
     );
-    tilerast_full__sample__dv__43 dv__43(
+    tilerast_full__sample_raster__dv__43 dv__43(
         .d(dv__43__d),
         .q(dv__43__q),
         .clock(dv__43__clock)
     );
-    tilerast_full__sample__dv__44 dv__44(
+    tilerast_full__sample_raster__dv__44 dv__44(
         .d(dv__44__d),
         .q(dv__44__q),
         .clock(dv__44__clock)
     );
-    tilerast_full__sample__dv__45 dv__45(
+    tilerast_full__sample_raster__dv__45 dv__45(
         .d(dv__45__d),
         .q(dv__45__q),
         .clock(dv__45__clock)
     );
-    tilerast_full__sample__dv__46 dv__46(
+    tilerast_full__sample_raster__dv__46 dv__46(
         .d(dv__46__d),
         .q(dv__46__q),
         .clock(dv__46__clock)
     );
-    tilerast_full__sample__dv__47 dv__47(
+    tilerast_full__sample_raster__dv__47 dv__47(
         .d(dv__47__d),
         .q(dv__47__q),
         .clock(dv__47__clock)
     );
-    tilerast_full__sample__av__0 av__0(
+    tilerast_full__sample_raster__av__0 av__0(
         .d(av__0__d),
         .q(av__0__q),
         .clock(av__0__clock)
     );
-    tilerast_full__sample__av__1 av__1(
+    tilerast_full__sample_raster__av__1 av__1(
         .d(av__1__d),
         .q(av__1__q),
         .clock(av__1__clock)
     );
-    tilerast_full__sample__av__2 av__2(
+    tilerast_full__sample_raster__av__2 av__2(
         .d(av__2__d),
         .q(av__2__q),
         .clock(av__2__clock)
     );
-    tilerast_full__sample__bv__0 bv__0(
+    tilerast_full__sample_raster__bv__0 bv__0(
         .d(bv__0__d),
         .q(bv__0__q),
         .clock(bv__0__clock)
     );
-    tilerast_full__sample__bv__1 bv__1(
+    tilerast_full__sample_raster__bv__1 bv__1(
         .d(bv__1__d),
         .q(bv__1__q),
         .clock(bv__1__clock)
     );
-    tilerast_full__sample__bv__2 bv__2(
+    tilerast_full__sample_raster__bv__2 bv__2(
         .d(bv__2__d),
         .q(bv__2__q),
         .clock(bv__2__clock)
     );
-    tilerast_full__sample__prim_r prim_r(
+    tilerast_full__sample_raster__prim_r prim_r(
         .d(prim_r__d),
         .q(prim_r__q),
         .clock(prim_r__clock)
     );
-    tilerast_full__sample__qxs qxs(
+    tilerast_full__sample_raster__qxs qxs(
         .d(qxs__d),
         .q(qxs__q),
         .clock(qxs__clock)
     );
-    tilerast_full__sample__qys qys(
+    tilerast_full__sample_raster__qys qys(
         .d(qys__d),
         .q(qys__q),
         .clock(qys__clock)
     );
-    tilerast_full__sample__visw visw(
+    tilerast_full__sample_raster__visw visw(
         .d(visw__d),
         .q(visw__q),
         .clock(visw__clock)
     );
-    tilerast_full__sample__vish vish(
+    tilerast_full__sample_raster__vish vish(
         .d(vish__d),
         .q(vish__q),
         .clock(vish__clock)
     );
-    tilerast_full__sample__last_r last_r(
+    tilerast_full__sample_raster__last_r last_r(
         .d(last_r__d),
         .q(last_r__q),
         .clock(last_r__clock)
     );
-    tilerast_full__sample__none_r none_r(
+    tilerast_full__sample_raster__none_r none_r(
         .d(none_r__d),
         .q(none_r__q),
         .clock(none_r__clock)
     );
-    tilerast_full__sample__triv_r triv_r(
+    tilerast_full__sample_raster__triv_r triv_r(
         .d(triv_r__d),
         .q(triv_r__q),
         .clock(triv_r__clock)
     );
-    tilerast_full__sample__ov ov(
+    tilerast_full__sample_raster__ov ov(
         .d(ov__d),
         .q(ov__q),
         .clock(ov__clock)
     );
-    tilerast_full__sample__oprim oprim(
+    tilerast_full__sample_raster__oprim oprim(
         .d(oprim__d),
         .q(oprim__q),
         .clock(oprim__clock)
     );
-    tilerast_full__sample__olv olv(
+    tilerast_full__sample_raster__olv olv(
         .d(olv__d),
         .q(olv__q),
         .clock(olv__clock)
     );
-    tilerast_full__sample__oqx__0 oqx__0(
+    tilerast_full__sample_raster__oqx__0 oqx__0(
         .d(oqx__0__d),
         .q(oqx__0__q),
         .clock(oqx__0__clock)
     );
-    tilerast_full__sample__oqx__1 oqx__1(
+    tilerast_full__sample_raster__oqx__1 oqx__1(
         .d(oqx__1__d),
         .q(oqx__1__q),
         .clock(oqx__1__clock)
     );
-    tilerast_full__sample__oqx__2 oqx__2(
+    tilerast_full__sample_raster__oqx__2 oqx__2(
         .d(oqx__2__d),
         .q(oqx__2__q),
         .clock(oqx__2__clock)
     );
-    tilerast_full__sample__oqx__3 oqx__3(
+    tilerast_full__sample_raster__oqx__3 oqx__3(
         .d(oqx__3__d),
         .q(oqx__3__q),
         .clock(oqx__3__clock)
     );
-    tilerast_full__sample__oqy__0 oqy__0(
+    tilerast_full__sample_raster__oqy__0 oqy__0(
         .d(oqy__0__d),
         .q(oqy__0__q),
         .clock(oqy__0__clock)
     );
-    tilerast_full__sample__oqy__1 oqy__1(
+    tilerast_full__sample_raster__oqy__1 oqy__1(
         .d(oqy__1__d),
         .q(oqy__1__q),
         .clock(oqy__1__clock)
     );
-    tilerast_full__sample__oqy__2 oqy__2(
+    tilerast_full__sample_raster__oqy__2 oqy__2(
         .d(oqy__2__d),
         .q(oqy__2__q),
         .clock(oqy__2__clock)
     );
-    tilerast_full__sample__oqy__3 oqy__3(
+    tilerast_full__sample_raster__oqy__3 oqy__3(
         .d(oqy__3__d),
         .q(oqy__3__q),
         .clock(oqy__3__clock)
     );
-    tilerast_full__sample__omask__0 omask__0(
+    tilerast_full__sample_raster__omask__0 omask__0(
         .d(omask__0__d),
         .q(omask__0__q),
         .clock(omask__0__clock)
     );
-    tilerast_full__sample__omask__1 omask__1(
+    tilerast_full__sample_raster__omask__1 omask__1(
         .d(omask__1__d),
         .q(omask__1__q),
         .clock(omask__1__clock)
     );
-    tilerast_full__sample__omask__2 omask__2(
+    tilerast_full__sample_raster__omask__2 omask__2(
         .d(omask__2__d),
         .q(omask__2__q),
         .clock(omask__2__clock)
     );
-    tilerast_full__sample__omask__3 omask__3(
+    tilerast_full__sample_raster__omask__3 omask__3(
         .d(omask__3__d),
         .q(omask__3__q),
         .clock(omask__3__clock)
     );
-    tilerast_full__sample__olast olast(
+    tilerast_full__sample_raster__olast olast(
         .d(olast__d),
         .q(olast__q),
         .clock(olast__clock)
@@ -22766,29 +20999,10 @@ module tilerast_full__sample(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
         out_mask_3 = omask__3__q;
     end
 
-endmodule // tilerast_full__sample
+endmodule // tilerast_full__sample_raster
 
 
-module tilerast_full__sample__av__0(d,q,clock);
-
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__av__0
-
-
-module tilerast_full__sample__av__1(d,q,clock);
+module tilerast_full__sample_raster__av__0(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -22804,10 +21018,10 @@ module tilerast_full__sample__av__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__av__1
+endmodule // tilerast_full__sample_raster__av__0
 
 
-module tilerast_full__sample__av__2(d,q,clock);
+module tilerast_full__sample_raster__av__1(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -22823,10 +21037,29 @@ module tilerast_full__sample__av__2(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__av__2
+endmodule // tilerast_full__sample_raster__av__1
 
 
-module tilerast_full__sample__bcnt(d,q,clock);
+module tilerast_full__sample_raster__av__2(d,q,clock);
+
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__av__2
+
+
+module tilerast_full__sample_raster__bcnt(d,q,clock);
 
     // Module arguments
     input wire  [7:0] d;
@@ -22842,10 +21075,10 @@ module tilerast_full__sample__bcnt(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__bcnt
+endmodule // tilerast_full__sample_raster__bcnt
 
 
-module tilerast_full__sample__busy(d,q,clock);
+module tilerast_full__sample_raster__busy(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -22861,10 +21094,10 @@ module tilerast_full__sample__busy(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__busy
+endmodule // tilerast_full__sample_raster__busy
 
 
-module tilerast_full__sample__bv__0(d,q,clock);
+module tilerast_full__sample_raster__bv__0(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -22880,29 +21113,10 @@ module tilerast_full__sample__bv__0(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__bv__0
+endmodule // tilerast_full__sample_raster__bv__0
 
 
-module tilerast_full__sample__bv__1(d,q,clock);
-
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__bv__1
-
-
-module tilerast_full__sample__bv__2(d,q,clock);
+module tilerast_full__sample_raster__bv__1(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -22918,10 +21132,29 @@ module tilerast_full__sample__bv__2(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__bv__2
+endmodule // tilerast_full__sample_raster__bv__1
 
 
-module tilerast_full__sample__dv__0(d,q,clock);
+module tilerast_full__sample_raster__bv__2(d,q,clock);
+
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__bv__2
+
+
+module tilerast_full__sample_raster__dv__0(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -22937,29 +21170,10 @@ module tilerast_full__sample__dv__0(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__0
+endmodule // tilerast_full__sample_raster__dv__0
 
 
-module tilerast_full__sample__dv__1(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__1
-
-
-module tilerast_full__sample__dv__10(d,q,clock);
+module tilerast_full__sample_raster__dv__1(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -22975,29 +21189,10 @@ module tilerast_full__sample__dv__10(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__10
+endmodule // tilerast_full__sample_raster__dv__1
 
 
-module tilerast_full__sample__dv__11(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__11
-
-
-module tilerast_full__sample__dv__12(d,q,clock);
+module tilerast_full__sample_raster__dv__10(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23013,29 +21208,10 @@ module tilerast_full__sample__dv__12(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__12
+endmodule // tilerast_full__sample_raster__dv__10
 
 
-module tilerast_full__sample__dv__13(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__13
-
-
-module tilerast_full__sample__dv__14(d,q,clock);
+module tilerast_full__sample_raster__dv__11(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23051,29 +21227,10 @@ module tilerast_full__sample__dv__14(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__14
+endmodule // tilerast_full__sample_raster__dv__11
 
 
-module tilerast_full__sample__dv__15(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__15
-
-
-module tilerast_full__sample__dv__16(d,q,clock);
+module tilerast_full__sample_raster__dv__12(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23089,29 +21246,10 @@ module tilerast_full__sample__dv__16(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__16
+endmodule // tilerast_full__sample_raster__dv__12
 
 
-module tilerast_full__sample__dv__17(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__17
-
-
-module tilerast_full__sample__dv__18(d,q,clock);
+module tilerast_full__sample_raster__dv__13(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23127,29 +21265,10 @@ module tilerast_full__sample__dv__18(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__18
+endmodule // tilerast_full__sample_raster__dv__13
 
 
-module tilerast_full__sample__dv__19(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__19
-
-
-module tilerast_full__sample__dv__2(d,q,clock);
+module tilerast_full__sample_raster__dv__14(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23165,29 +21284,10 @@ module tilerast_full__sample__dv__2(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__2
+endmodule // tilerast_full__sample_raster__dv__14
 
 
-module tilerast_full__sample__dv__20(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__20
-
-
-module tilerast_full__sample__dv__21(d,q,clock);
+module tilerast_full__sample_raster__dv__15(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23203,29 +21303,10 @@ module tilerast_full__sample__dv__21(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__21
+endmodule // tilerast_full__sample_raster__dv__15
 
 
-module tilerast_full__sample__dv__22(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__22
-
-
-module tilerast_full__sample__dv__23(d,q,clock);
+module tilerast_full__sample_raster__dv__16(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23241,29 +21322,10 @@ module tilerast_full__sample__dv__23(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__23
+endmodule // tilerast_full__sample_raster__dv__16
 
 
-module tilerast_full__sample__dv__24(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__24
-
-
-module tilerast_full__sample__dv__25(d,q,clock);
+module tilerast_full__sample_raster__dv__17(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23279,29 +21341,10 @@ module tilerast_full__sample__dv__25(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__25
+endmodule // tilerast_full__sample_raster__dv__17
 
 
-module tilerast_full__sample__dv__26(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__26
-
-
-module tilerast_full__sample__dv__27(d,q,clock);
+module tilerast_full__sample_raster__dv__18(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23317,29 +21360,10 @@ module tilerast_full__sample__dv__27(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__27
+endmodule // tilerast_full__sample_raster__dv__18
 
 
-module tilerast_full__sample__dv__28(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__28
-
-
-module tilerast_full__sample__dv__29(d,q,clock);
+module tilerast_full__sample_raster__dv__19(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23355,29 +21379,10 @@ module tilerast_full__sample__dv__29(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__29
+endmodule // tilerast_full__sample_raster__dv__19
 
 
-module tilerast_full__sample__dv__3(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__3
-
-
-module tilerast_full__sample__dv__30(d,q,clock);
+module tilerast_full__sample_raster__dv__2(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23393,29 +21398,10 @@ module tilerast_full__sample__dv__30(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__30
+endmodule // tilerast_full__sample_raster__dv__2
 
 
-module tilerast_full__sample__dv__31(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__31
-
-
-module tilerast_full__sample__dv__32(d,q,clock);
+module tilerast_full__sample_raster__dv__20(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23431,29 +21417,10 @@ module tilerast_full__sample__dv__32(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__32
+endmodule // tilerast_full__sample_raster__dv__20
 
 
-module tilerast_full__sample__dv__33(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__33
-
-
-module tilerast_full__sample__dv__34(d,q,clock);
+module tilerast_full__sample_raster__dv__21(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23469,29 +21436,10 @@ module tilerast_full__sample__dv__34(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__34
+endmodule // tilerast_full__sample_raster__dv__21
 
 
-module tilerast_full__sample__dv__35(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__35
-
-
-module tilerast_full__sample__dv__36(d,q,clock);
+module tilerast_full__sample_raster__dv__22(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23507,29 +21455,10 @@ module tilerast_full__sample__dv__36(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__36
+endmodule // tilerast_full__sample_raster__dv__22
 
 
-module tilerast_full__sample__dv__37(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__37
-
-
-module tilerast_full__sample__dv__38(d,q,clock);
+module tilerast_full__sample_raster__dv__23(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23545,29 +21474,10 @@ module tilerast_full__sample__dv__38(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__38
+endmodule // tilerast_full__sample_raster__dv__23
 
 
-module tilerast_full__sample__dv__39(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__39
-
-
-module tilerast_full__sample__dv__4(d,q,clock);
+module tilerast_full__sample_raster__dv__24(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23583,29 +21493,10 @@ module tilerast_full__sample__dv__4(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__4
+endmodule // tilerast_full__sample_raster__dv__24
 
 
-module tilerast_full__sample__dv__40(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__40
-
-
-module tilerast_full__sample__dv__41(d,q,clock);
+module tilerast_full__sample_raster__dv__25(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23621,29 +21512,10 @@ module tilerast_full__sample__dv__41(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__41
+endmodule // tilerast_full__sample_raster__dv__25
 
 
-module tilerast_full__sample__dv__42(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__42
-
-
-module tilerast_full__sample__dv__43(d,q,clock);
+module tilerast_full__sample_raster__dv__26(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23659,29 +21531,10 @@ module tilerast_full__sample__dv__43(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__43
+endmodule // tilerast_full__sample_raster__dv__26
 
 
-module tilerast_full__sample__dv__44(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__44
-
-
-module tilerast_full__sample__dv__45(d,q,clock);
+module tilerast_full__sample_raster__dv__27(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23697,29 +21550,10 @@ module tilerast_full__sample__dv__45(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__45
+endmodule // tilerast_full__sample_raster__dv__27
 
 
-module tilerast_full__sample__dv__46(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__46
-
-
-module tilerast_full__sample__dv__47(d,q,clock);
+module tilerast_full__sample_raster__dv__28(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23735,29 +21569,10 @@ module tilerast_full__sample__dv__47(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__47
+endmodule // tilerast_full__sample_raster__dv__28
 
 
-module tilerast_full__sample__dv__5(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__5
-
-
-module tilerast_full__sample__dv__6(d,q,clock);
+module tilerast_full__sample_raster__dv__29(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23773,29 +21588,10 @@ module tilerast_full__sample__dv__6(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__6
+endmodule // tilerast_full__sample_raster__dv__29
 
 
-module tilerast_full__sample__dv__7(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__7
-
-
-module tilerast_full__sample__dv__8(d,q,clock);
+module tilerast_full__sample_raster__dv__3(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23811,29 +21607,10 @@ module tilerast_full__sample__dv__8(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__dv__8
+endmodule // tilerast_full__sample_raster__dv__3
 
 
-module tilerast_full__sample__dv__9(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__dv__9
-
-
-module tilerast_full__sample__ec__0(d,q,clock);
+module tilerast_full__sample_raster__dv__30(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23849,29 +21626,10 @@ module tilerast_full__sample__ec__0(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__ec__0
+endmodule // tilerast_full__sample_raster__dv__30
 
 
-module tilerast_full__sample__ec__1(d,q,clock);
-
-    // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__ec__1
-
-
-module tilerast_full__sample__ec__2(d,q,clock);
+module tilerast_full__sample_raster__dv__31(d,q,clock);
 
     // Module arguments
     input wire  [47:0] d;
@@ -23887,10 +21645,485 @@ module tilerast_full__sample__ec__2(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__ec__2
+endmodule // tilerast_full__sample_raster__dv__31
 
 
-module tilerast_full__sample__last_r(d,q,clock);
+module tilerast_full__sample_raster__dv__32(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__32
+
+
+module tilerast_full__sample_raster__dv__33(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__33
+
+
+module tilerast_full__sample_raster__dv__34(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__34
+
+
+module tilerast_full__sample_raster__dv__35(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__35
+
+
+module tilerast_full__sample_raster__dv__36(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__36
+
+
+module tilerast_full__sample_raster__dv__37(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__37
+
+
+module tilerast_full__sample_raster__dv__38(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__38
+
+
+module tilerast_full__sample_raster__dv__39(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__39
+
+
+module tilerast_full__sample_raster__dv__4(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__4
+
+
+module tilerast_full__sample_raster__dv__40(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__40
+
+
+module tilerast_full__sample_raster__dv__41(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__41
+
+
+module tilerast_full__sample_raster__dv__42(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__42
+
+
+module tilerast_full__sample_raster__dv__43(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__43
+
+
+module tilerast_full__sample_raster__dv__44(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__44
+
+
+module tilerast_full__sample_raster__dv__45(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__45
+
+
+module tilerast_full__sample_raster__dv__46(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__46
+
+
+module tilerast_full__sample_raster__dv__47(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__47
+
+
+module tilerast_full__sample_raster__dv__5(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__5
+
+
+module tilerast_full__sample_raster__dv__6(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__6
+
+
+module tilerast_full__sample_raster__dv__7(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__7
+
+
+module tilerast_full__sample_raster__dv__8(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__8
+
+
+module tilerast_full__sample_raster__dv__9(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__dv__9
+
+
+module tilerast_full__sample_raster__ec__0(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__ec__0
+
+
+module tilerast_full__sample_raster__ec__1(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__ec__1
+
+
+module tilerast_full__sample_raster__ec__2(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__ec__2
+
+
+module tilerast_full__sample_raster__last_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -23906,29 +22139,10 @@ module tilerast_full__sample__last_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__last_r
+endmodule // tilerast_full__sample_raster__last_r
 
 
-module tilerast_full__sample__none_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__none_r
-
-
-module tilerast_full__sample__olast(d,q,clock);
+module tilerast_full__sample_raster__none_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -23944,10 +22158,29 @@ module tilerast_full__sample__olast(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__olast
+endmodule // tilerast_full__sample_raster__none_r
 
 
-module tilerast_full__sample__olv(d,q,clock);
+module tilerast_full__sample_raster__olast(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__olast
+
+
+module tilerast_full__sample_raster__olv(d,q,clock);
 
     // Module arguments
     input wire  [3:0] d;
@@ -23963,29 +22196,10 @@ module tilerast_full__sample__olv(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__olv
+endmodule // tilerast_full__sample_raster__olv
 
 
-module tilerast_full__sample__omask__0(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__omask__0
-
-
-module tilerast_full__sample__omask__1(d,q,clock);
+module tilerast_full__sample_raster__omask__0(d,q,clock);
 
     // Module arguments
     input wire  [63:0] d;
@@ -24001,29 +22215,10 @@ module tilerast_full__sample__omask__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__omask__1
+endmodule // tilerast_full__sample_raster__omask__0
 
 
-module tilerast_full__sample__omask__2(d,q,clock);
-
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__omask__2
-
-
-module tilerast_full__sample__omask__3(d,q,clock);
+module tilerast_full__sample_raster__omask__1(d,q,clock);
 
     // Module arguments
     input wire  [63:0] d;
@@ -24039,10 +22234,48 @@ module tilerast_full__sample__omask__3(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__omask__3
+endmodule // tilerast_full__sample_raster__omask__1
 
 
-module tilerast_full__sample__oprim(d,q,clock);
+module tilerast_full__sample_raster__omask__2(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__omask__2
+
+
+module tilerast_full__sample_raster__omask__3(d,q,clock);
+
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__omask__3
+
+
+module tilerast_full__sample_raster__oprim(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -24058,29 +22291,10 @@ module tilerast_full__sample__oprim(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__oprim
+endmodule // tilerast_full__sample_raster__oprim
 
 
-module tilerast_full__sample__oqx__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__oqx__0
-
-
-module tilerast_full__sample__oqx__1(d,q,clock);
+module tilerast_full__sample_raster__oqx__0(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -24096,29 +22310,10 @@ module tilerast_full__sample__oqx__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__oqx__1
+endmodule // tilerast_full__sample_raster__oqx__0
 
 
-module tilerast_full__sample__oqx__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__oqx__2
-
-
-module tilerast_full__sample__oqx__3(d,q,clock);
+module tilerast_full__sample_raster__oqx__1(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -24134,29 +22329,10 @@ module tilerast_full__sample__oqx__3(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__oqx__3
+endmodule // tilerast_full__sample_raster__oqx__1
 
 
-module tilerast_full__sample__oqy__0(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__oqy__0
-
-
-module tilerast_full__sample__oqy__1(d,q,clock);
+module tilerast_full__sample_raster__oqx__2(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -24172,29 +22348,10 @@ module tilerast_full__sample__oqy__1(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__oqy__1
+endmodule // tilerast_full__sample_raster__oqx__2
 
 
-module tilerast_full__sample__oqy__2(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__oqy__2
-
-
-module tilerast_full__sample__oqy__3(d,q,clock);
+module tilerast_full__sample_raster__oqx__3(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -24210,10 +22367,86 @@ module tilerast_full__sample__oqy__3(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__oqy__3
+endmodule // tilerast_full__sample_raster__oqx__3
 
 
-module tilerast_full__sample__ov(d,q,clock);
+module tilerast_full__sample_raster__oqy__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__oqy__0
+
+
+module tilerast_full__sample_raster__oqy__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__oqy__1
+
+
+module tilerast_full__sample_raster__oqy__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__oqy__2
+
+
+module tilerast_full__sample_raster__oqy__3(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__oqy__3
+
+
+module tilerast_full__sample_raster__ov(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -24229,10 +22462,10 @@ module tilerast_full__sample__ov(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__ov
+endmodule // tilerast_full__sample_raster__ov
 
 
-module tilerast_full__sample__prim_r(d,q,clock);
+module tilerast_full__sample_raster__prim_r(d,q,clock);
 
     // Module arguments
     input wire  [23:0] d;
@@ -24248,29 +22481,10 @@ module tilerast_full__sample__prim_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__prim_r
+endmodule // tilerast_full__sample_raster__prim_r
 
 
-module tilerast_full__sample__qxs(d,q,clock);
-
-    // Module arguments
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 12'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__qxs
-
-
-module tilerast_full__sample__qys(d,q,clock);
+module tilerast_full__sample_raster__qxs(d,q,clock);
 
     // Module arguments
     input wire  [11:0] d;
@@ -24286,10 +22500,29 @@ module tilerast_full__sample__qys(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__qys
+endmodule // tilerast_full__sample_raster__qxs
 
 
-module tilerast_full__sample__triv_r(d,q,clock);
+module tilerast_full__sample_raster__qys(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__qys
+
+
+module tilerast_full__sample_raster__triv_r(d,q,clock);
 
     // Module arguments
     input wire  d;
@@ -24305,29 +22538,10 @@ module tilerast_full__sample__triv_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__triv_r
+endmodule // tilerast_full__sample_raster__triv_r
 
 
-module tilerast_full__sample__vish(d,q,clock);
-
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_full__sample__vish
-
-
-module tilerast_full__sample__visw(d,q,clock);
+module tilerast_full__sample_raster__vish(d,q,clock);
 
     // Module arguments
     input wire  [9:0] d;
@@ -24343,7 +22557,26 @@ module tilerast_full__sample__visw(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_full__sample__visw
+endmodule // tilerast_full__sample_raster__vish
+
+
+module tilerast_full__sample_raster__visw(d,q,clock);
+
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__visw
 
 
 module tilerast_full__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_v0x,in_v0y,in_v1x,in_v1y,in_v2x,in_v2y,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_empty,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_e0,out_e1,out_e2,out_bx0,out_by0,out_bx1,out_by1,out_vis_w,out_vis_h);
@@ -26240,6 +24473,1773 @@ module tilerast_full__setup__w_ty(d,q,clock);
     end
 
 endmodule // tilerast_full__setup__w_ty
+
+
+module tilerast_full__subtile_coverage(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_col,in_row,in_e0,in_e1,in_e2,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_vis_w,in_vis_h,in_last,in_none,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_col,out_row,out_e0,out_e1,out_e2,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_vis_w,out_vis_h,out_last,out_none,out_trivial);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  in_valid;
+    output reg  in_ready;
+    input wire  [23:0] in_prim;
+    input wire  [7:0] in_tile_x;
+    input wire  [7:0] in_tile_y;
+    input wire  [7:0] in_col;
+    input wire  [7:0] in_row;
+    input wire signed [47:0] in_e0;
+    input wire signed [47:0] in_e1;
+    input wire signed [47:0] in_e2;
+    input wire signed [23:0] in_a0;
+    input wire signed [23:0] in_a1;
+    input wire signed [23:0] in_a2;
+    input wire signed [23:0] in_b0;
+    input wire signed [23:0] in_b1;
+    input wire signed [23:0] in_b2;
+    input wire  [8:0] in_vis_w;
+    input wire  [8:0] in_vis_h;
+    input wire  in_last;
+    input wire  in_none;
+    output reg  out_valid;
+    input wire  out_ready;
+    output reg  [23:0] out_prim;
+    output reg  [7:0] out_tile_x;
+    output reg  [7:0] out_tile_y;
+    output reg  [7:0] out_col;
+    output reg  [7:0] out_row;
+    output reg signed [47:0] out_e0;
+    output reg signed [47:0] out_e1;
+    output reg signed [47:0] out_e2;
+    output reg signed [23:0] out_a0;
+    output reg signed [23:0] out_a1;
+    output reg signed [23:0] out_a2;
+    output reg signed [23:0] out_b0;
+    output reg signed [23:0] out_b1;
+    output reg signed [23:0] out_b2;
+    output reg  [8:0] out_vis_w;
+    output reg  [8:0] out_vis_h;
+    output reg  out_last;
+    output reg  out_none;
+    output reg  out_trivial;
+
+    // Constant declarations
+    localparam [8:0] sw_log = 9'b11;
+    localparam [8:0] sh_log = 9'b11;
+    localparam [0:0] clip_x_en = 1'b0;
+    localparam [0:0] clip_y_en = 1'b0;
+    localparam [7:0] zero8 = 8'h0;
+    localparam [8:0] zero9 = 9'b0;
+    localparam [23:0] zero24 = 24'h0;
+    localparam signed [23:0] szero24 = 24'h0;
+    localparam signed [47:0] szero48 = 48'h0;
+
+    // Stub signals
+    reg signed [47:0] et0__e;
+    reg signed [23:0] et0__a;
+    reg signed [23:0] et0__b;
+    reg  et0__clip_x;
+    reg  et0__clip_y;
+    wire  et0__covered;
+    wire  et0__all_in;
+    reg signed [47:0] et1__e;
+    reg signed [23:0] et1__a;
+    reg signed [23:0] et1__b;
+    reg  et1__clip_x;
+    reg  et1__clip_y;
+    wire  et1__covered;
+    wire  et1__all_in;
+    reg signed [47:0] et2__e;
+    reg signed [23:0] et2__a;
+    reg signed [23:0] et2__b;
+    reg  et2__clip_x;
+    reg  et2__clip_y;
+    wire  et2__covered;
+    wire  et2__all_in;
+    reg signed [47:0] sx_e0__x;
+    wire signed [47:0] sx_e0__y;
+    reg signed [47:0] sx_e1__x;
+    wire signed [47:0] sx_e1__y;
+    reg signed [47:0] sx_e2__x;
+    wire signed [47:0] sx_e2__y;
+    reg signed [23:0] sx_a0__x;
+    wire signed [23:0] sx_a0__y;
+    reg signed [23:0] sx_a1__x;
+    wire signed [23:0] sx_a1__y;
+    reg signed [23:0] sx_a2__x;
+    wire signed [23:0] sx_a2__y;
+    reg signed [23:0] sx_b0__x;
+    wire signed [23:0] sx_b0__y;
+    reg signed [23:0] sx_b1__x;
+    wire signed [23:0] sx_b1__y;
+    reg signed [23:0] sx_b2__x;
+    wire signed [23:0] sx_b2__y;
+    reg  valid_r__d;
+    wire  valid_r__q;
+    reg  valid_r__clock;
+    reg  [23:0] prim_r__d;
+    wire  [23:0] prim_r__q;
+    reg  prim_r__clock;
+    reg  [7:0] tx_r__d;
+    wire  [7:0] tx_r__q;
+    reg  tx_r__clock;
+    reg  [7:0] ty_r__d;
+    wire  [7:0] ty_r__q;
+    reg  ty_r__clock;
+    reg  [7:0] col_r__d;
+    wire  [7:0] col_r__q;
+    reg  col_r__clock;
+    reg  [7:0] row_r__d;
+    wire  [7:0] row_r__q;
+    reg  row_r__clock;
+    reg signed [47:0] e0_r__d;
+    wire signed [47:0] e0_r__q;
+    reg  e0_r__clock;
+    reg signed [47:0] e1_r__d;
+    wire signed [47:0] e1_r__q;
+    reg  e1_r__clock;
+    reg signed [47:0] e2_r__d;
+    wire signed [47:0] e2_r__q;
+    reg  e2_r__clock;
+    reg signed [23:0] a0_r__d;
+    wire signed [23:0] a0_r__q;
+    reg  a0_r__clock;
+    reg signed [23:0] a1_r__d;
+    wire signed [23:0] a1_r__q;
+    reg  a1_r__clock;
+    reg signed [23:0] a2_r__d;
+    wire signed [23:0] a2_r__q;
+    reg  a2_r__clock;
+    reg signed [23:0] b0_r__d;
+    wire signed [23:0] b0_r__q;
+    reg  b0_r__clock;
+    reg signed [23:0] b1_r__d;
+    wire signed [23:0] b1_r__q;
+    reg  b1_r__clock;
+    reg signed [23:0] b2_r__d;
+    wire signed [23:0] b2_r__q;
+    reg  b2_r__clock;
+    reg  [8:0] visw_r__d;
+    wire  [8:0] visw_r__q;
+    reg  visw_r__clock;
+    reg  [8:0] vish_r__d;
+    wire  [8:0] vish_r__q;
+    reg  vish_r__clock;
+    reg  last_r__d;
+    wire  last_r__q;
+    reg  last_r__clock;
+    reg  none_r__d;
+    wire  none_r__q;
+    reg  none_r__clock;
+    reg  trivial_r__d;
+    wire  trivial_r__q;
+    reg  trivial_r__clock;
+
+    // Local signals
+    reg  accept;
+    reg  clip_x;
+    reg  clip_y;
+    reg  covered;
+    reg  all_in;
+
+    // Sub module instances
+    tilerast_full__subtile_coverage__et0 et0(
+        .e(et0__e),
+        .a(et0__a),
+        .b(et0__b),
+        .clip_x(et0__clip_x),
+        .clip_y(et0__clip_y),
+        .covered(et0__covered),
+        .all_in(et0__all_in)
+    );
+    tilerast_full__subtile_coverage__et1 et1(
+        .e(et1__e),
+        .a(et1__a),
+        .b(et1__b),
+        .clip_x(et1__clip_x),
+        .clip_y(et1__clip_y),
+        .covered(et1__covered),
+        .all_in(et1__all_in)
+    );
+    tilerast_full__subtile_coverage__et2 et2(
+        .e(et2__e),
+        .a(et2__a),
+        .b(et2__b),
+        .clip_x(et2__clip_x),
+        .clip_y(et2__clip_y),
+        .covered(et2__covered),
+        .all_in(et2__all_in)
+    );
+    tilerast_full__subtile_coverage__sx_e0 sx_e0(
+        .x(sx_e0__x),
+        .y(sx_e0__y)
+    );
+    tilerast_full__subtile_coverage__sx_e1 sx_e1(
+        .x(sx_e1__x),
+        .y(sx_e1__y)
+    );
+    tilerast_full__subtile_coverage__sx_e2 sx_e2(
+        .x(sx_e2__x),
+        .y(sx_e2__y)
+    );
+    tilerast_full__subtile_coverage__sx_a0 sx_a0(
+        .x(sx_a0__x),
+        .y(sx_a0__y)
+    );
+    tilerast_full__subtile_coverage__sx_a1 sx_a1(
+        .x(sx_a1__x),
+        .y(sx_a1__y)
+    );
+    tilerast_full__subtile_coverage__sx_a2 sx_a2(
+        .x(sx_a2__x),
+        .y(sx_a2__y)
+    );
+    tilerast_full__subtile_coverage__sx_b0 sx_b0(
+        .x(sx_b0__x),
+        .y(sx_b0__y)
+    );
+    tilerast_full__subtile_coverage__sx_b1 sx_b1(
+        .x(sx_b1__x),
+        .y(sx_b1__y)
+    );
+    tilerast_full__subtile_coverage__sx_b2 sx_b2(
+        .x(sx_b2__x),
+        .y(sx_b2__y)
+    );
+    tilerast_full__subtile_coverage__valid_r valid_r(
+        .d(valid_r__d),
+        .q(valid_r__q),
+        .clock(valid_r__clock)
+    );
+    tilerast_full__subtile_coverage__prim_r prim_r(
+        .d(prim_r__d),
+        .q(prim_r__q),
+        .clock(prim_r__clock)
+    );
+    tilerast_full__subtile_coverage__tx_r tx_r(
+        .d(tx_r__d),
+        .q(tx_r__q),
+        .clock(tx_r__clock)
+    );
+    tilerast_full__subtile_coverage__ty_r ty_r(
+        .d(ty_r__d),
+        .q(ty_r__q),
+        .clock(ty_r__clock)
+    );
+    tilerast_full__subtile_coverage__col_r col_r(
+        .d(col_r__d),
+        .q(col_r__q),
+        .clock(col_r__clock)
+    );
+    tilerast_full__subtile_coverage__row_r row_r(
+        .d(row_r__d),
+        .q(row_r__q),
+        .clock(row_r__clock)
+    );
+    tilerast_full__subtile_coverage__e0_r e0_r(
+        .d(e0_r__d),
+        .q(e0_r__q),
+        .clock(e0_r__clock)
+    );
+    tilerast_full__subtile_coverage__e1_r e1_r(
+        .d(e1_r__d),
+        .q(e1_r__q),
+        .clock(e1_r__clock)
+    );
+    tilerast_full__subtile_coverage__e2_r e2_r(
+        .d(e2_r__d),
+        .q(e2_r__q),
+        .clock(e2_r__clock)
+    );
+    tilerast_full__subtile_coverage__a0_r a0_r(
+        .d(a0_r__d),
+        .q(a0_r__q),
+        .clock(a0_r__clock)
+    );
+    tilerast_full__subtile_coverage__a1_r a1_r(
+        .d(a1_r__d),
+        .q(a1_r__q),
+        .clock(a1_r__clock)
+    );
+    tilerast_full__subtile_coverage__a2_r a2_r(
+        .d(a2_r__d),
+        .q(a2_r__q),
+        .clock(a2_r__clock)
+    );
+    tilerast_full__subtile_coverage__b0_r b0_r(
+        .d(b0_r__d),
+        .q(b0_r__q),
+        .clock(b0_r__clock)
+    );
+    tilerast_full__subtile_coverage__b1_r b1_r(
+        .d(b1_r__d),
+        .q(b1_r__q),
+        .clock(b1_r__clock)
+    );
+    tilerast_full__subtile_coverage__b2_r b2_r(
+        .d(b2_r__d),
+        .q(b2_r__q),
+        .clock(b2_r__clock)
+    );
+    tilerast_full__subtile_coverage__visw_r visw_r(
+        .d(visw_r__d),
+        .q(visw_r__q),
+        .clock(visw_r__clock)
+    );
+    tilerast_full__subtile_coverage__vish_r vish_r(
+        .d(vish_r__d),
+        .q(vish_r__q),
+        .clock(vish_r__clock)
+    );
+    tilerast_full__subtile_coverage__last_r last_r(
+        .d(last_r__d),
+        .q(last_r__q),
+        .clock(last_r__clock)
+    );
+    tilerast_full__subtile_coverage__none_r none_r(
+        .d(none_r__d),
+        .q(none_r__q),
+        .clock(none_r__clock)
+    );
+    tilerast_full__subtile_coverage__trivial_r trivial_r(
+        .d(trivial_r__d),
+        .q(trivial_r__q),
+        .clock(trivial_r__clock)
+    );
+
+    // Update code
+    always @(*) begin
+        valid_r__clock = clock;
+        prim_r__clock = clock;
+        tx_r__clock = clock;
+        ty_r__clock = clock;
+        col_r__clock = clock;
+        row_r__clock = clock;
+        e0_r__clock = clock;
+        e1_r__clock = clock;
+        e2_r__clock = clock;
+        a0_r__clock = clock;
+        a1_r__clock = clock;
+        a2_r__clock = clock;
+        b0_r__clock = clock;
+        b1_r__clock = clock;
+        b2_r__clock = clock;
+        visw_r__clock = clock;
+        vish_r__clock = clock;
+        last_r__clock = clock;
+        none_r__clock = clock;
+        trivial_r__clock = clock;
+        valid_r__d = valid_r__q;
+        prim_r__d = prim_r__q;
+        tx_r__d = tx_r__q;
+        ty_r__d = ty_r__q;
+        col_r__d = col_r__q;
+        row_r__d = row_r__q;
+        e0_r__d = e0_r__q;
+        e1_r__d = e1_r__q;
+        e2_r__d = e2_r__q;
+        a0_r__d = a0_r__q;
+        a1_r__d = a1_r__q;
+        a2_r__d = a2_r__q;
+        b0_r__d = b0_r__q;
+        b1_r__d = b1_r__q;
+        b2_r__d = b2_r__q;
+        visw_r__d = visw_r__q;
+        vish_r__d = vish_r__q;
+        last_r__d = last_r__q;
+        none_r__d = none_r__q;
+        trivial_r__d = trivial_r__q;
+        in_ready = ~valid_r__q | out_ready;
+        accept = in_valid & (~valid_r__q | out_ready);
+        clip_x = clip_x_en & (((in_col) & 9'h1ff) >= (in_vis_w >> sw_log));
+        clip_y = clip_y_en & (((in_row) & 9'h1ff) >= (in_vis_h >> sh_log));
+        et0__e = in_e0;
+        et0__a = in_a0;
+        et0__b = in_b0;
+        et0__clip_x = clip_x;
+        et0__clip_y = clip_y;
+        et1__e = in_e1;
+        et1__a = in_a1;
+        et1__b = in_b1;
+        et1__clip_x = clip_x;
+        et1__clip_y = clip_y;
+        et2__e = in_e2;
+        et2__a = in_a2;
+        et2__b = in_b2;
+        et2__clip_x = clip_x;
+        et2__clip_y = clip_y;
+        sx_e0__x = in_e0;
+        sx_e1__x = in_e1;
+        sx_e2__x = in_e2;
+        sx_a0__x = in_a0;
+        sx_a1__x = in_a1;
+        sx_a2__x = in_a2;
+        sx_b0__x = in_b0;
+        sx_b1__x = in_b1;
+        sx_b2__x = in_b2;
+        covered = et0__covered & et1__covered & et2__covered;
+        all_in = et0__all_in & et1__all_in & et2__all_in;
+        if (accept) begin
+            valid_r__d = covered | in_last;
+            prim_r__d = in_prim;
+            tx_r__d = in_tile_x;
+            ty_r__d = in_tile_y;
+            col_r__d = in_col;
+            row_r__d = in_row;
+            e0_r__d = sx_e0__y;
+            e1_r__d = sx_e1__y;
+            e2_r__d = sx_e2__y;
+            a0_r__d = sx_a0__y;
+            a1_r__d = sx_a1__y;
+            a2_r__d = sx_a2__y;
+            b0_r__d = sx_b0__y;
+            b1_r__d = sx_b1__y;
+            b2_r__d = sx_b2__y;
+            visw_r__d = in_vis_w;
+            vish_r__d = in_vis_h;
+            last_r__d = in_last;
+            none_r__d = in_none | ~covered;
+            trivial_r__d = covered & all_in & ~in_none;
+        end
+        else if (out_ready) begin
+            valid_r__d = 1'b0;
+        end
+        if (flush) begin
+            valid_r__d = 1'b0;
+            prim_r__d = zero24;
+            tx_r__d = zero8;
+            ty_r__d = zero8;
+            col_r__d = zero8;
+            row_r__d = zero8;
+            e0_r__d = szero48;
+            e1_r__d = szero48;
+            e2_r__d = szero48;
+            a0_r__d = szero24;
+            a1_r__d = szero24;
+            a2_r__d = szero24;
+            b0_r__d = szero24;
+            b1_r__d = szero24;
+            b2_r__d = szero24;
+            visw_r__d = zero9;
+            vish_r__d = zero9;
+            last_r__d = 1'b0;
+            none_r__d = 1'b0;
+            trivial_r__d = 1'b0;
+        end
+        out_valid = valid_r__q;
+        out_prim = prim_r__q;
+        out_tile_x = tx_r__q;
+        out_tile_y = ty_r__q;
+        out_col = col_r__q;
+        out_row = row_r__q;
+        out_e0 = e0_r__q;
+        out_e1 = e1_r__q;
+        out_e2 = e2_r__q;
+        out_a0 = a0_r__q;
+        out_a1 = a1_r__q;
+        out_a2 = a2_r__q;
+        out_b0 = b0_r__q;
+        out_b1 = b1_r__q;
+        out_b2 = b2_r__q;
+        out_vis_w = visw_r__q;
+        out_vis_h = vish_r__q;
+        out_last = last_r__q;
+        out_none = none_r__q;
+        out_trivial = trivial_r__q;
+    end
+
+endmodule // tilerast_full__subtile_coverage
+
+
+module tilerast_full__subtile_coverage__a0_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__a0_r
+
+
+module tilerast_full__subtile_coverage__a1_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__a1_r
+
+
+module tilerast_full__subtile_coverage__a2_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__a2_r
+
+
+module tilerast_full__subtile_coverage__b0_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__b0_r
+
+
+module tilerast_full__subtile_coverage__b1_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__b1_r
+
+
+module tilerast_full__subtile_coverage__b2_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__b2_r
+
+
+module tilerast_full__subtile_coverage__col_r(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__col_r
+
+
+module tilerast_full__subtile_coverage__e0_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__e0_r
+
+
+module tilerast_full__subtile_coverage__e1_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__e1_r
+
+
+module tilerast_full__subtile_coverage__e2_r(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__e2_r
+
+
+module tilerast_full__subtile_coverage__et0(e,a,b,clip_x,clip_y,covered,all_in);
+
+    // Module arguments
+    input wire signed [47:0] e;
+    input wire signed [23:0] a;
+    input wire signed [23:0] b;
+    input wire  clip_x;
+    input wire  clip_y;
+    output reg  covered;
+    output reg  all_in;
+
+    // Constant declarations
+    localparam [7:0] sx_full = 8'hb;
+    localparam [7:0] sy_full = 8'hb;
+    localparam [41:0] mx0 = 42'h0;
+    localparam [41:0] mx1 = 42'h0;
+    localparam [41:0] mx2 = 42'h0;
+    localparam [41:0] mx3 = 42'h0;
+    localparam [41:0] mx4 = 42'h0;
+    localparam [41:0] mx5 = 42'h0;
+    localparam [41:0] mx6 = 42'h0;
+    localparam [41:0] mx7 = 42'h0;
+    localparam [41:0] my0 = 42'h0;
+    localparam [41:0] my1 = 42'h0;
+    localparam [41:0] my2 = 42'h0;
+    localparam [41:0] my3 = 42'h0;
+    localparam [41:0] my4 = 42'h0;
+    localparam [41:0] my5 = 42'h0;
+    localparam [41:0] my6 = 42'h0;
+    localparam [41:0] my7 = 42'h0;
+    localparam [7:0] sx_lo = 8'h0;
+    localparam [7:0] sy_lo = 8'h0;
+    localparam [41:0] m_lo_x = 42'h0;
+    localparam [41:0] m_lo_y = 42'h0;
+    localparam [7:0] sx_hi = 8'h4;
+    localparam [7:0] sy_hi = 8'h4;
+    localparam [0:0] mode_edge = 1'b1;
+    localparam [0:0] mode_bbox = 1'b0;
+    localparam [41:0] zero42 = 42'h0;
+    localparam [47:0] e_sign = 48'h20000000000;
+    localparam [47:0] zero48 = 48'h0;
+
+    // Stub signals
+    reg signed [47:0] sx_off_max__x;
+    wire signed [47:0] sx_off_max__y;
+    reg signed [47:0] sx_off_min__x;
+    wire signed [47:0] sx_off_min__y;
+
+    // Local signals
+    reg signed [41:0] ax;
+    reg signed [41:0] bx;
+    reg  [41:0] au;
+    reg  [41:0] bu;
+    reg  [47:0] eu;
+    reg  [41:0] px_clip;
+    reg  [41:0] py_clip;
+    reg  [41:0] px_area;
+    reg  [41:0] py_area;
+    reg  [41:0] px_lo;
+    reg  [41:0] py_lo;
+    reg  [41:0] px_hi;
+    reg  [41:0] py_hi;
+    reg  [41:0] tx_max;
+    reg  [41:0] ty_max;
+    reg  [41:0] tx_min;
+    reg  [41:0] ty_min;
+    reg  [41:0] off_max;
+    reg  [41:0] off_min;
+    reg signed [47:0] off_max_x;
+    reg signed [47:0] off_min_x;
+    reg  [47:0] e_max;
+    reg  [47:0] e_min;
+
+    // Sub module instances
+    tilerast_full__subtile_coverage__et0__sx_off_max sx_off_max(
+        .x(sx_off_max__x),
+        .y(sx_off_max__y)
+    );
+    tilerast_full__subtile_coverage__et0__sx_off_min sx_off_min(
+        .x(sx_off_min__x),
+        .y(sx_off_min__y)
+    );
+
+    // Update code
+    always @(*) begin
+        ax = $signed(a);
+        bx = $signed(b);
+        au = $unsigned(ax);
+        bu = $unsigned(bx);
+        eu = $unsigned(e);
+        px_clip = ((au << 32'h8) & mx0) + ((au << 32'h9) & mx1) + ((au << 32'ha) & mx2) + ((au << 32'hb) & mx3) + ((au << 32'hc) & mx4) + ((au << 32'hd) & mx5) + ((au << 32'he) & mx6) + ((au << 32'hf) & mx7);
+        py_clip = ((bu << 32'h8) & my0) + ((bu << 32'h9) & my1) + ((bu << 32'ha) & my2) + ((bu << 32'hb) & my3) + ((bu << 32'hc) & my4) + ((bu << 32'hd) & my5) + ((bu << 32'he) & my6) + ((bu << 32'hf) & my7);
+        if (clip_x) begin
+            px_area = px_clip;
+        end
+        else begin
+            px_area = au << sx_full;
+        end
+        if (clip_y) begin
+            py_area = py_clip;
+        end
+        else begin
+            py_area = bu << sy_full;
+        end
+        px_lo = (au << sx_lo) & m_lo_x;
+        py_lo = (bu << sy_lo) & m_lo_y;
+        px_hi = px_area - (au << sx_hi);
+        py_hi = py_area - (bu << sy_hi);
+        if (a[32'h17]) begin
+            tx_min = px_hi;
+            if (mode_edge) begin
+                tx_max = zero42;
+            end
+            else begin
+                tx_max = px_lo;
+            end
+        end
+        else begin
+            tx_min = px_lo;
+            if (mode_edge) begin
+                tx_max = px_area;
+            end
+            else begin
+                tx_max = px_hi;
+            end
+        end
+        if (b[32'h17]) begin
+            ty_min = py_hi;
+            if (mode_edge) begin
+                ty_max = zero42;
+            end
+            else begin
+                ty_max = py_lo;
+            end
+        end
+        else begin
+            ty_min = py_lo;
+            if (mode_edge) begin
+                ty_max = py_area;
+            end
+            else begin
+                ty_max = py_hi;
+            end
+        end
+        off_max = tx_max + ty_max;
+        off_min = tx_min + ty_min;
+        off_max_x = $signed($signed(off_max));
+        off_min_x = $signed($signed(off_min));
+        sx_off_max__x = off_max_x;
+        sx_off_min__x = off_min_x;
+        e_max = eu + $unsigned(sx_off_max__y);
+        e_min = eu + $unsigned(sx_off_min__y);
+        covered = mode_bbox | ((e_max & e_sign) == zero48);
+        all_in = ~mode_bbox & ((e_min & e_sign) == zero48);
+    end
+
+endmodule // tilerast_full__subtile_coverage__et0
+
+
+module tilerast_full__subtile_coverage__et0__sx_off_max(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h100000000;
+    localparam [47:0] lo = 48'h1ffffffff;
+    localparam [47:0] hi = 48'hfffe00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__et0__sx_off_max
+
+
+module tilerast_full__subtile_coverage__et0__sx_off_min(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h100000000;
+    localparam [47:0] lo = 48'h1ffffffff;
+    localparam [47:0] hi = 48'hfffe00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__et0__sx_off_min
+
+
+module tilerast_full__subtile_coverage__et1(e,a,b,clip_x,clip_y,covered,all_in);
+
+    // Module arguments
+    input wire signed [47:0] e;
+    input wire signed [23:0] a;
+    input wire signed [23:0] b;
+    input wire  clip_x;
+    input wire  clip_y;
+    output reg  covered;
+    output reg  all_in;
+
+    // Constant declarations
+    localparam [7:0] sx_full = 8'hb;
+    localparam [7:0] sy_full = 8'hb;
+    localparam [41:0] mx0 = 42'h0;
+    localparam [41:0] mx1 = 42'h0;
+    localparam [41:0] mx2 = 42'h0;
+    localparam [41:0] mx3 = 42'h0;
+    localparam [41:0] mx4 = 42'h0;
+    localparam [41:0] mx5 = 42'h0;
+    localparam [41:0] mx6 = 42'h0;
+    localparam [41:0] mx7 = 42'h0;
+    localparam [41:0] my0 = 42'h0;
+    localparam [41:0] my1 = 42'h0;
+    localparam [41:0] my2 = 42'h0;
+    localparam [41:0] my3 = 42'h0;
+    localparam [41:0] my4 = 42'h0;
+    localparam [41:0] my5 = 42'h0;
+    localparam [41:0] my6 = 42'h0;
+    localparam [41:0] my7 = 42'h0;
+    localparam [7:0] sx_lo = 8'h0;
+    localparam [7:0] sy_lo = 8'h0;
+    localparam [41:0] m_lo_x = 42'h0;
+    localparam [41:0] m_lo_y = 42'h0;
+    localparam [7:0] sx_hi = 8'h4;
+    localparam [7:0] sy_hi = 8'h4;
+    localparam [0:0] mode_edge = 1'b1;
+    localparam [0:0] mode_bbox = 1'b0;
+    localparam [41:0] zero42 = 42'h0;
+    localparam [47:0] e_sign = 48'h20000000000;
+    localparam [47:0] zero48 = 48'h0;
+
+    // Stub signals
+    reg signed [47:0] sx_off_max__x;
+    wire signed [47:0] sx_off_max__y;
+    reg signed [47:0] sx_off_min__x;
+    wire signed [47:0] sx_off_min__y;
+
+    // Local signals
+    reg signed [41:0] ax;
+    reg signed [41:0] bx;
+    reg  [41:0] au;
+    reg  [41:0] bu;
+    reg  [47:0] eu;
+    reg  [41:0] px_clip;
+    reg  [41:0] py_clip;
+    reg  [41:0] px_area;
+    reg  [41:0] py_area;
+    reg  [41:0] px_lo;
+    reg  [41:0] py_lo;
+    reg  [41:0] px_hi;
+    reg  [41:0] py_hi;
+    reg  [41:0] tx_max;
+    reg  [41:0] ty_max;
+    reg  [41:0] tx_min;
+    reg  [41:0] ty_min;
+    reg  [41:0] off_max;
+    reg  [41:0] off_min;
+    reg signed [47:0] off_max_x;
+    reg signed [47:0] off_min_x;
+    reg  [47:0] e_max;
+    reg  [47:0] e_min;
+
+    // Sub module instances
+    tilerast_full__subtile_coverage__et1__sx_off_max sx_off_max(
+        .x(sx_off_max__x),
+        .y(sx_off_max__y)
+    );
+    tilerast_full__subtile_coverage__et1__sx_off_min sx_off_min(
+        .x(sx_off_min__x),
+        .y(sx_off_min__y)
+    );
+
+    // Update code
+    always @(*) begin
+        ax = $signed(a);
+        bx = $signed(b);
+        au = $unsigned(ax);
+        bu = $unsigned(bx);
+        eu = $unsigned(e);
+        px_clip = ((au << 32'h8) & mx0) + ((au << 32'h9) & mx1) + ((au << 32'ha) & mx2) + ((au << 32'hb) & mx3) + ((au << 32'hc) & mx4) + ((au << 32'hd) & mx5) + ((au << 32'he) & mx6) + ((au << 32'hf) & mx7);
+        py_clip = ((bu << 32'h8) & my0) + ((bu << 32'h9) & my1) + ((bu << 32'ha) & my2) + ((bu << 32'hb) & my3) + ((bu << 32'hc) & my4) + ((bu << 32'hd) & my5) + ((bu << 32'he) & my6) + ((bu << 32'hf) & my7);
+        if (clip_x) begin
+            px_area = px_clip;
+        end
+        else begin
+            px_area = au << sx_full;
+        end
+        if (clip_y) begin
+            py_area = py_clip;
+        end
+        else begin
+            py_area = bu << sy_full;
+        end
+        px_lo = (au << sx_lo) & m_lo_x;
+        py_lo = (bu << sy_lo) & m_lo_y;
+        px_hi = px_area - (au << sx_hi);
+        py_hi = py_area - (bu << sy_hi);
+        if (a[32'h17]) begin
+            tx_min = px_hi;
+            if (mode_edge) begin
+                tx_max = zero42;
+            end
+            else begin
+                tx_max = px_lo;
+            end
+        end
+        else begin
+            tx_min = px_lo;
+            if (mode_edge) begin
+                tx_max = px_area;
+            end
+            else begin
+                tx_max = px_hi;
+            end
+        end
+        if (b[32'h17]) begin
+            ty_min = py_hi;
+            if (mode_edge) begin
+                ty_max = zero42;
+            end
+            else begin
+                ty_max = py_lo;
+            end
+        end
+        else begin
+            ty_min = py_lo;
+            if (mode_edge) begin
+                ty_max = py_area;
+            end
+            else begin
+                ty_max = py_hi;
+            end
+        end
+        off_max = tx_max + ty_max;
+        off_min = tx_min + ty_min;
+        off_max_x = $signed($signed(off_max));
+        off_min_x = $signed($signed(off_min));
+        sx_off_max__x = off_max_x;
+        sx_off_min__x = off_min_x;
+        e_max = eu + $unsigned(sx_off_max__y);
+        e_min = eu + $unsigned(sx_off_min__y);
+        covered = mode_bbox | ((e_max & e_sign) == zero48);
+        all_in = ~mode_bbox & ((e_min & e_sign) == zero48);
+    end
+
+endmodule // tilerast_full__subtile_coverage__et1
+
+
+module tilerast_full__subtile_coverage__et1__sx_off_max(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h100000000;
+    localparam [47:0] lo = 48'h1ffffffff;
+    localparam [47:0] hi = 48'hfffe00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__et1__sx_off_max
+
+
+module tilerast_full__subtile_coverage__et1__sx_off_min(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h100000000;
+    localparam [47:0] lo = 48'h1ffffffff;
+    localparam [47:0] hi = 48'hfffe00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__et1__sx_off_min
+
+
+module tilerast_full__subtile_coverage__et2(e,a,b,clip_x,clip_y,covered,all_in);
+
+    // Module arguments
+    input wire signed [47:0] e;
+    input wire signed [23:0] a;
+    input wire signed [23:0] b;
+    input wire  clip_x;
+    input wire  clip_y;
+    output reg  covered;
+    output reg  all_in;
+
+    // Constant declarations
+    localparam [7:0] sx_full = 8'hb;
+    localparam [7:0] sy_full = 8'hb;
+    localparam [41:0] mx0 = 42'h0;
+    localparam [41:0] mx1 = 42'h0;
+    localparam [41:0] mx2 = 42'h0;
+    localparam [41:0] mx3 = 42'h0;
+    localparam [41:0] mx4 = 42'h0;
+    localparam [41:0] mx5 = 42'h0;
+    localparam [41:0] mx6 = 42'h0;
+    localparam [41:0] mx7 = 42'h0;
+    localparam [41:0] my0 = 42'h0;
+    localparam [41:0] my1 = 42'h0;
+    localparam [41:0] my2 = 42'h0;
+    localparam [41:0] my3 = 42'h0;
+    localparam [41:0] my4 = 42'h0;
+    localparam [41:0] my5 = 42'h0;
+    localparam [41:0] my6 = 42'h0;
+    localparam [41:0] my7 = 42'h0;
+    localparam [7:0] sx_lo = 8'h0;
+    localparam [7:0] sy_lo = 8'h0;
+    localparam [41:0] m_lo_x = 42'h0;
+    localparam [41:0] m_lo_y = 42'h0;
+    localparam [7:0] sx_hi = 8'h4;
+    localparam [7:0] sy_hi = 8'h4;
+    localparam [0:0] mode_edge = 1'b1;
+    localparam [0:0] mode_bbox = 1'b0;
+    localparam [41:0] zero42 = 42'h0;
+    localparam [47:0] e_sign = 48'h20000000000;
+    localparam [47:0] zero48 = 48'h0;
+
+    // Stub signals
+    reg signed [47:0] sx_off_max__x;
+    wire signed [47:0] sx_off_max__y;
+    reg signed [47:0] sx_off_min__x;
+    wire signed [47:0] sx_off_min__y;
+
+    // Local signals
+    reg signed [41:0] ax;
+    reg signed [41:0] bx;
+    reg  [41:0] au;
+    reg  [41:0] bu;
+    reg  [47:0] eu;
+    reg  [41:0] px_clip;
+    reg  [41:0] py_clip;
+    reg  [41:0] px_area;
+    reg  [41:0] py_area;
+    reg  [41:0] px_lo;
+    reg  [41:0] py_lo;
+    reg  [41:0] px_hi;
+    reg  [41:0] py_hi;
+    reg  [41:0] tx_max;
+    reg  [41:0] ty_max;
+    reg  [41:0] tx_min;
+    reg  [41:0] ty_min;
+    reg  [41:0] off_max;
+    reg  [41:0] off_min;
+    reg signed [47:0] off_max_x;
+    reg signed [47:0] off_min_x;
+    reg  [47:0] e_max;
+    reg  [47:0] e_min;
+
+    // Sub module instances
+    tilerast_full__subtile_coverage__et2__sx_off_max sx_off_max(
+        .x(sx_off_max__x),
+        .y(sx_off_max__y)
+    );
+    tilerast_full__subtile_coverage__et2__sx_off_min sx_off_min(
+        .x(sx_off_min__x),
+        .y(sx_off_min__y)
+    );
+
+    // Update code
+    always @(*) begin
+        ax = $signed(a);
+        bx = $signed(b);
+        au = $unsigned(ax);
+        bu = $unsigned(bx);
+        eu = $unsigned(e);
+        px_clip = ((au << 32'h8) & mx0) + ((au << 32'h9) & mx1) + ((au << 32'ha) & mx2) + ((au << 32'hb) & mx3) + ((au << 32'hc) & mx4) + ((au << 32'hd) & mx5) + ((au << 32'he) & mx6) + ((au << 32'hf) & mx7);
+        py_clip = ((bu << 32'h8) & my0) + ((bu << 32'h9) & my1) + ((bu << 32'ha) & my2) + ((bu << 32'hb) & my3) + ((bu << 32'hc) & my4) + ((bu << 32'hd) & my5) + ((bu << 32'he) & my6) + ((bu << 32'hf) & my7);
+        if (clip_x) begin
+            px_area = px_clip;
+        end
+        else begin
+            px_area = au << sx_full;
+        end
+        if (clip_y) begin
+            py_area = py_clip;
+        end
+        else begin
+            py_area = bu << sy_full;
+        end
+        px_lo = (au << sx_lo) & m_lo_x;
+        py_lo = (bu << sy_lo) & m_lo_y;
+        px_hi = px_area - (au << sx_hi);
+        py_hi = py_area - (bu << sy_hi);
+        if (a[32'h17]) begin
+            tx_min = px_hi;
+            if (mode_edge) begin
+                tx_max = zero42;
+            end
+            else begin
+                tx_max = px_lo;
+            end
+        end
+        else begin
+            tx_min = px_lo;
+            if (mode_edge) begin
+                tx_max = px_area;
+            end
+            else begin
+                tx_max = px_hi;
+            end
+        end
+        if (b[32'h17]) begin
+            ty_min = py_hi;
+            if (mode_edge) begin
+                ty_max = zero42;
+            end
+            else begin
+                ty_max = py_lo;
+            end
+        end
+        else begin
+            ty_min = py_lo;
+            if (mode_edge) begin
+                ty_max = py_area;
+            end
+            else begin
+                ty_max = py_hi;
+            end
+        end
+        off_max = tx_max + ty_max;
+        off_min = tx_min + ty_min;
+        off_max_x = $signed($signed(off_max));
+        off_min_x = $signed($signed(off_min));
+        sx_off_max__x = off_max_x;
+        sx_off_min__x = off_min_x;
+        e_max = eu + $unsigned(sx_off_max__y);
+        e_min = eu + $unsigned(sx_off_min__y);
+        covered = mode_bbox | ((e_max & e_sign) == zero48);
+        all_in = ~mode_bbox & ((e_min & e_sign) == zero48);
+    end
+
+endmodule // tilerast_full__subtile_coverage__et2
+
+
+module tilerast_full__subtile_coverage__et2__sx_off_max(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h100000000;
+    localparam [47:0] lo = 48'h1ffffffff;
+    localparam [47:0] hi = 48'hfffe00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__et2__sx_off_max
+
+
+module tilerast_full__subtile_coverage__et2__sx_off_min(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h100000000;
+    localparam [47:0] lo = 48'h1ffffffff;
+    localparam [47:0] hi = 48'hfffe00000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__et2__sx_off_min
+
+
+module tilerast_full__subtile_coverage__last_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__last_r
+
+
+module tilerast_full__subtile_coverage__none_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__none_r
+
+
+module tilerast_full__subtile_coverage__prim_r(d,q,clock);
+
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__prim_r
+
+
+module tilerast_full__subtile_coverage__row_r(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__row_r
+
+
+module tilerast_full__subtile_coverage__sx_a0(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_a0
+
+
+module tilerast_full__subtile_coverage__sx_a1(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_a1
+
+
+module tilerast_full__subtile_coverage__sx_a2(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_a2
+
+
+module tilerast_full__subtile_coverage__sx_b0(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_b0
+
+
+module tilerast_full__subtile_coverage__sx_b1(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_b1
+
+
+module tilerast_full__subtile_coverage__sx_b2(x,y);
+
+    // Module arguments
+    input wire signed [23:0] x;
+    output reg signed [23:0] y;
+
+    // Constant declarations
+    localparam [23:0] sign = 24'h100000;
+    localparam [23:0] lo = 24'h1fffff;
+    localparam [23:0] hi = 24'he00000;
+    localparam [23:0] zero = 24'h0;
+
+    // Local signals
+    reg  [23:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_b2
+
+
+module tilerast_full__subtile_coverage__sx_e0(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h20000000000;
+    localparam [47:0] lo = 48'h3ffffffffff;
+    localparam [47:0] hi = 48'hfc0000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_e0
+
+
+module tilerast_full__subtile_coverage__sx_e1(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h20000000000;
+    localparam [47:0] lo = 48'h3ffffffffff;
+    localparam [47:0] hi = 48'hfc0000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_e1
+
+
+module tilerast_full__subtile_coverage__sx_e2(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h20000000000;
+    localparam [47:0] lo = 48'h3ffffffffff;
+    localparam [47:0] hi = 48'hfc0000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_full__subtile_coverage__sx_e2
+
+
+module tilerast_full__subtile_coverage__trivial_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__trivial_r
+
+
+module tilerast_full__subtile_coverage__tx_r(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__tx_r
+
+
+module tilerast_full__subtile_coverage__ty_r(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__ty_r
+
+
+module tilerast_full__subtile_coverage__valid_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__valid_r
+
+
+module tilerast_full__subtile_coverage__vish_r(d,q,clock);
+
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__vish_r
+
+
+module tilerast_full__subtile_coverage__visw_r(d,q,clock);
+
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__subtile_coverage__visw_r
 
 
 module tilerast_full__tile_parser(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_empty,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_e0,in_e1,in_e2,in_bx0,in_by0,in_bx1,in_by1,in_vis_w,in_vis_h,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_col,out_row,out_e0,out_e1,out_e2,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_vis_w,out_vis_h,out_last,out_none);

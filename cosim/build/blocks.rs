@@ -1,8 +1,8 @@
 //! Per-block Verilator models for `cosim/src/blocks.rs` (included from `cosim/build.rs`).
 //!
 //! Each pipeline block sits in `rtl-out/tilerast_<preset>.v` as a submodule with clean port
-//! names (`tilerast_<preset>__setup`, `__tile_parser`, `__coverage`, `__sample`, `__point`,
-//! `__packer`). For every (preset, stage) this file
+//! names, `tilerast_<preset>__<stage>` for every stage of `golden/src/stages.rs`
+//! (`RASTER_CORE_STAGES`, included by path). For every (preset, stage) this file
 //!
 //! 1. parses the submodule's port list (name, width, signedness) from the Verilog text,
 //! 2. writes a wrapper `blk_<preset>_<stage>` that flattens every port except `clock` into two
@@ -35,15 +35,9 @@ use std::process::Command;
 /// Presets whose blocks are verilated.
 const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 
-/// (stage name used everywhere in the repo, submodule suffix in `rtl-out/`).
-const BLOCK_STAGES: &[(&str, &str)] = &[
-    ("setup", "setup"),
-    ("tile_parser", "tile_parser"),
-    ("subtile_coverage", "coverage"),
-    ("sample_raster", "sample"),
-    ("point_raster", "point"),
-    ("quad_packer", "packer"),
-];
+#[path = "../../golden/src/stages.rs"]
+mod stages;
+use stages::RASTER_CORE_STAGES;
 
 /// One port of a block module.
 struct VPort {
@@ -187,8 +181,8 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
                 vfile.display()
             ))
         });
-        for (stage, suffix) in BLOCK_STAGES {
-            let module = format!("tilerast_{p}__{suffix}");
+        for stage in RASTER_CORE_STAGES {
+            let module = format!("tilerast_{p}__{stage}");
             let ports = parse_ports(&src, &vfile, &module).unwrap_or_else(|e| fail(&e));
             let top = format!("blk_{p}_{stage}");
             let (mut ni, mut no) = (0u32, 0u32);
@@ -277,6 +271,8 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
         .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
         .define("VM_TRACE_FST", "0");
     b.compile("tilerast_cosim_blocks");
+    println!("cargo:rerun-if-changed=build/blocks.rs");
+    println!("cargo:rerun-if-changed=../golden/src/stages.rs");
     println!("cargo:rerun-if-changed=src/blocks.rs");
     println!("cargo:rerun-if-changed=csrc/blocks.cpp");
     println!("cargo:rerun-if-changed=csrc/blocks.h");

@@ -1,7 +1,9 @@
 //! Verilator models of the FPGA tops for `cosim/src/top.rs` (included from `cosim/build.rs`).
 //!
-//! For every board in [`TOP_BOARDS`] this verilates `rtl-out/tilerast_top_<board>.v` (prefix
-//! `Vtilerast_top_<board>`, one unity translation unit per model), writes
+//! For every board in [`TOP_BOARDS`] this verilates `rtl-out/tilerast_top_<board>.v` together
+//! with the preset file that defines the core module it instantiates as `raster_core` (found in
+//! the top's Verilog, see [`core_file`]; prefix `Vtilerast_top_<board>`, one unity translation
+//! unit per model), writes
 //! `$OUT_DIR/top/top_models.inc` (the model headers) and `top_factory.inc` (a factory
 //! `make_top("<board>")`), both included by `csrc/top.cpp`, and compiles the models,
 //! `csrc/top.cpp` and the `src/top.rs` cxx
@@ -21,14 +23,34 @@ fn fail(msg: &str) -> ! {
     std::process::exit(1);
 }
 
-/// Verilate `vfile` (top `top`) into `mdir`; returns one unity `.cpp` including every file.
+/// The file (beside `vfile`) that defines the core module the top in `vfile` instantiates as
+/// `raster_core` (`    tilerast_<preset> raster_core(`): `tilerast_<preset>.v`.
+fn core_file(vfile: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(vfile).unwrap_or_else(|e| fail(&format!("error: {}: {e}", vfile.display())));
+    let module = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("    ")?
+                .strip_suffix(" raster_core(")?
+                .split_whitespace()
+                .next()
+        })
+        .unwrap_or_else(|| fail(&format!("error: {}: no `raster_core` instance", vfile.display())));
+    vfile.with_file_name(format!("{module}.v"))
+}
+
+/// Verilate `vfile` (top `top`, with its core's file) into `mdir`; returns one unity `.cpp`
+/// including every file.
 fn verilate_top(vfile: &Path, top: &str, mdir: &Path) -> PathBuf {
+    let core = core_file(vfile);
+    println!("cargo:rerun-if-changed={}", core.display());
     let _ = std::fs::remove_dir_all(mdir);
     let out = Command::new("verilator")
         .args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
         .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
         .args(["--top-module", top, "--prefix", &format!("V{top}"), "-Mdir"])
         .arg(mdir)
+        .arg(&core)
         .arg(vfile)
         .output()
         .unwrap_or_else(|_| fail("error: verilator not found; install it with: apt-get install -y verilator"));

@@ -205,7 +205,7 @@ pub fn tools(family: Family, root: &Path, out: &mut dyn Write) -> Result<Tools, 
 /// Overrides of the board defaults (used by tests and for development wrappers).
 #[derive(Debug, Clone, Default)]
 pub struct FlowOpts {
-    /// Verilog sources (default: the board's `rtl-out/tilerast_top_<board>.v`).
+    /// Verilog sources (default: the board's top and its core, `Board::sources`).
     pub verilog: Vec<PathBuf>,
     /// Top module (default: `tilerast_top_<board>`).
     pub top: Option<String>,
@@ -315,8 +315,10 @@ pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOp
     if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
         std::fs::write(&file, text).map_err(|e| FlowError::at(file.display(), e))?;
     }
+    // The variant top instantiates `tilerast_<preset>`, which rtl-out/ defines.
+    let core = root.join("rtl-out").join(tilerast_hw::rtl_file_name(p));
     Ok(FlowOpts {
-        verilog: vec![file],
+        verilog: vec![core, file],
         out_dir: Some(dir),
         preset: Some(p.to_string()),
         ..FlowOpts::default()
@@ -334,7 +336,7 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
     let dir = dir.canonicalize().map_err(|e| FlowError::at(dir.display(), e))?;
     let top = opts.top.clone().unwrap_or_else(|| board.top());
     let verilog: Vec<PathBuf> = if opts.verilog.is_empty() {
-        vec![root.join(board.top_file())]
+        board.sources().iter().map(|f| root.join(f)).collect()
     } else {
         opts.verilog.iter().map(|p| root.join(p)).collect()
     };
@@ -538,16 +540,6 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
     Ok(r)
 }
 
-/// Block modules of a raster core (`tilerast_<preset>__<block>`), in pipeline order.
-pub const BLOCKS: &[(&str, &str)] = &[
-    ("setup", "setup"),
-    ("tile_parser", "tile_parser"),
-    ("coverage", "subtile_coverage"),
-    ("sample", "sample_raster"),
-    ("point", "point_raster"),
-    ("packer", "quad_packer"),
-];
-
 /// Synthesize the core of `preset` and each of its block modules separately for the device of
 /// `board` (synthesis only, no place and route); rows in pipeline order, the whole core last.
 /// Writes `target/fpga/blocks-<preset>-<device>/{<module>.log, <module>.stat.json, blocks.json}`.
@@ -563,9 +555,9 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
     let tools = tools(board.family, root, out)?;
     let dir = root.join(format!("target/fpga/blocks-{preset}-{}", board.device));
     let mut rows = Vec::new();
-    let mut mods: Vec<(String, String)> = BLOCKS
+    let mut mods: Vec<(String, String)> = tilerast_golden::stages::RASTER_CORE_STAGES
         .iter()
-        .map(|(m, b)| (format!("tilerast_{preset}__{m}"), b.to_string()))
+        .map(|b| (format!("tilerast_{preset}__{b}"), b.to_string()))
         .collect();
     mods.push((format!("tilerast_{preset}"), "raster_core (whole)".into()));
     for (module, block) in mods {

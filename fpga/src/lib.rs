@@ -77,9 +77,13 @@ impl Board {
     pub fn top(&self) -> String {
         format!("tilerast_top_{}", self.name)
     }
-    /// Top Verilog file relative to the repository root.
-    pub fn top_file(&self) -> String {
-        format!("rtl-out/tilerast_top_{}.v", self.name)
+    /// Verilog files of the board's top, relative to the repository root: its core's preset
+    /// file, then the top (`tilerast_hw::fpga_top::rtl_sources`).
+    pub fn sources(&self) -> Vec<String> {
+        tilerast_hw::fpga_top::rtl_sources(self.hw())
+            .iter()
+            .map(|f| format!("rtl-out/{f}"))
+            .collect()
     }
     /// The board's row in the tops' table (`tilerast_hw::fpga_top::BOARDS`), which owns the
     /// preset, the oscillator and the PLL; this table adds only what the flow needs.

@@ -246,7 +246,10 @@ fn preset_variant_generates_the_board_top_for_another_core() {
         Some(root.join("target/fpga/icebreaker-ice40").as_path())
     );
     assert_eq!(o.preset.as_deref(), Some("ice40"));
-    let text = std::fs::read_to_string(&o.verilog[0]).unwrap();
+    // The variant top is read with the core it instantiates, rtl-out/tilerast_ice40.v.
+    assert_eq!(o.verilog.len(), 2);
+    assert_eq!(o.verilog[0], root.join("rtl-out/tilerast_ice40.v"));
+    let text = std::fs::read_to_string(&o.verilog[1]).unwrap();
     assert!(
         text.lines()
             .nth(1)
@@ -256,8 +259,15 @@ fn preset_variant_generates_the_board_top_for_another_core() {
         &text[..300]
     );
     assert!(text.contains("module tilerast_top_icebreaker("), "top module name");
+    assert!(
+        text.contains("    tilerast_ice40 raster_core(\n"),
+        "instantiates the ice40 core"
+    );
+    assert!(!text.contains("module tilerast_ice40"), "no copy of the core");
     // The shipped top (ice40_1x, 1x MSAA) differs from it.
-    let shipped = std::fs::read_to_string(root.join(b.top_file())).unwrap();
+    let srcs = b.sources();
+    assert_eq!(srcs[0], "rtl-out/tilerast_ice40_1x.v");
+    let shipped = std::fs::read_to_string(root.join(&srcs[1])).unwrap();
     assert!(
         shipped.lines().nth(1).unwrap().contains("preset ice40_1x (1x MSAA"),
         "{}",

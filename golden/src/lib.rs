@@ -11,6 +11,7 @@ pub mod reference;
 pub mod samples;
 pub mod scene;
 pub mod setup;
+pub mod stages;
 pub mod streams;
 
 // Seed 000: hierarchical tile rasterization, pixel processor and output merger.

@@ -59,6 +59,82 @@ pub fn fix_verilog(raw: &str) -> String {
     s
 }
 
+/// The modules of generated Verilog `v`, in order: (name, text from `module` to `endmodule`).
+pub fn modules(v: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut cur: Option<(String, String)> = None;
+    for line in v.lines() {
+        if let Some(rest) = line.strip_prefix("module ") {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            cur = Some((name, String::new()));
+        }
+        if let Some((_, text)) = cur.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if line.starts_with("endmodule") {
+            out.extend(cur.take());
+        }
+    }
+    out
+}
+
+/// Make the child instance `inst` of the generated module `top` an instance of the module
+/// `ext`, defined in another file, instead of a private copy: every module `{top}__{inst}` and
+/// `{top}__{inst}__*` is dropped from `top_text` and the instantiation names `ext`. `ext_text`
+/// is the Verilog that defines `ext`; each dropped module must equal its counterpart there
+/// (same text once the prefix is renamed), so the result means exactly what the copy meant.
+/// The instance keeps the name `inst`.
+pub fn use_external(top_text: &str, top: &str, inst: &str, ext: &str, ext_text: &str) -> Result<String, String> {
+    let prefix = format!("{top}__{inst}");
+    let theirs: std::collections::HashMap<String, String> = modules(ext_text).into_iter().collect();
+    let mut dropped = 0;
+    for (name, text) in modules(top_text) {
+        if name != prefix && !name.starts_with(&format!("{prefix}__")) {
+            continue;
+        }
+        let renamed = format!("{ext}{}", &name[prefix.len()..]);
+        let want = text.replace(&prefix, ext);
+        match theirs.get(&renamed) {
+            Some(t) if *t == want => dropped += 1,
+            Some(_) => {
+                return Err(format!(
+                    "module {name} differs from {renamed} in the file that defines {ext}"
+                ))
+            }
+            None => return Err(format!("module {renamed} (for {name}) is not defined with {ext}")),
+        }
+    }
+    if dropped == 0 {
+        return Err(format!("{top} has no instance `{inst}` to replace by {ext}"));
+    }
+    let inst_line = format!("    {prefix} {inst}(\n");
+    if top_text.matches(&inst_line).count() != 1 {
+        return Err(format!(
+            "{top}: instantiation `{prefix} {inst}(` not found exactly once"
+        ));
+    }
+    let mut out = String::with_capacity(top_text.len());
+    let mut skip = false;
+    for line in top_text.lines() {
+        if let Some(rest) = line.strip_prefix("module ") {
+            skip = rest.starts_with(&format!("{prefix}(")) || rest.starts_with(&format!("{prefix}__"));
+        }
+        if !skip {
+            if line == inst_line.trim_end_matches('\n') {
+                out.push_str(&format!("    {ext} {inst}(\n"));
+            } else {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        if line.starts_with("endmodule") {
+            skip = false;
+        }
+    }
+    Ok(out)
+}
+
 /// The project's one Verilator lint-waiver file (`hw/lint/waivers.vlt`), each waiver with its
 /// reason.
 pub fn waiver_file() -> std::path::PathBuf {
@@ -110,5 +186,22 @@ mod tests {
         assert!(f.contains("$signed(y)"));
         assert!(rangeless_signed_localparams(&f).is_empty());
         assert_eq!(rangeless_signed_localparams(raw).len(), 1);
+    }
+
+    const CORE: &str = "module core(a,b);\n    core__leaf leaf(\n    );\nendmodule // core\n\nmodule core__leaf(a);\nendmodule // core__leaf\n";
+
+    #[test]
+    fn external_instance_replaces_an_identical_copy() {
+        let top = "module top(x);\n    top__c c(\n    );\n    top__u u(\n    );\nendmodule // top\n\nmodule top__c(a,b);\n    top__c__leaf leaf(\n    );\nendmodule // top__c\n\nmodule top__c__leaf(a);\nendmodule // top__c__leaf\n\nmodule top__u(y);\nendmodule // top__u\n";
+        let out = use_external(top, "top", "c", "core", CORE).unwrap();
+        let names: Vec<String> = modules(&out).into_iter().map(|m| m.0).collect();
+        assert_eq!(names, ["top", "top__u"]);
+        assert!(out.contains("    core c(\n"), "{out}");
+        assert!(!out.contains("top__c"), "{out}");
+        // A copy that differs from the external definition is refused, naming the module.
+        let bad = top.replace("module top__c__leaf(a);", "module top__c__leaf(a2);");
+        let e = use_external(&bad, "top", "c", "core", CORE).unwrap_err();
+        assert!(e.contains("top__c__leaf"), "{e}");
+        assert!(use_external(top, "top", "nope", "core", CORE).is_err());
     }
 }

@@ -724,7 +724,7 @@ pub struct FpgaTop {
     urx: UartRx,
     utx: UartTx,
     ram: CmdRam,
-    core: RasterCore,
+    raster_core: RasterCore,
     check: QuadCheck,
     clock: Signal<Local, Clock>,
     // Frame parser.
@@ -904,7 +904,7 @@ impl FpgaTop {
             urx: UartRx::new(div),
             utx: UartTx::new(div),
             ram: CmdRam::new(board.capacity as usize),
-            core: RasterCore::new(&cfg),
+            raster_core: RasterCore::new(&cfg),
             check: QuadCheck::new(q, 4 * cfg.msaa as usize),
             clock: Default::default(),
             ps: Default::default(),
@@ -1039,7 +1039,7 @@ impl Logic for FpgaTop {
             self, clock, ps, op, len, sum, len0, len1, rb, wp, ovf, lo, mode, uerr, tmo, tflag, count, rs, stream, rp,
             lasts, cyc, ln, sent, pop, tk, ti, tsum, ecode, eop, hb, errled
         );
-        clock!(self, clock, urx, utx, ram, core, check);
+        clock!(self, clock, urx, utx, ram, raster_core, check);
         self.urx.rx.next = self.uart_rx.val();
         self.uart_tx.next = self.utx.tx.val();
         self.hb.d.next = self.hb.q.val() + 1u64;
@@ -1047,21 +1047,21 @@ impl Logic for FpgaTop {
 
         // ---- Command feed: the buffer is read one entry ahead (raddr = rp + accept).
         self.cmd_valid.next = (self.rs.q.val() == self.r_run.val()) & (self.rp.q.val() != self.count.q.val());
-        self.accept.next = self.cmd_valid.val() & self.core.cmd_ready.val();
+        self.accept.next = self.cmd_valid.val() & self.raster_core.cmd_ready.val();
         self.rnext.next = self.rp.q.val();
         if self.accept.val() {
             self.rnext.next = self.rp.q.val() + 1u64;
         }
         self.rp.d.next = self.rnext.val();
         self.ram.raddr.next = self.rnext.val().get_bits::<10>(0);
-        self.ram.praddr.next = self.core.out_prim.val().get_bits::<10>(0);
-        self.core.cmd_valid.next = self.cmd_valid.val();
-        self.core.cmd_kind.next = self.ram.rdata.val().get_bit(0);
-        self.core.cmd_aa.next = self.ram.rdata.val().get_bit(1);
+        self.ram.praddr.next = self.raster_core.out_prim.val().get_bits::<10>(0);
+        self.raster_core.cmd_valid.next = self.cmd_valid.val();
+        self.raster_core.cmd_kind.next = self.ram.rdata.val().get_bit(0);
+        self.raster_core.cmd_aa.next = self.ram.rdata.val().get_bit(1);
         // The core sees the buffer index as the primitive id (only log2(capacity) bits, so
         // yosys drops the constant upper bits of every prim register in the core); QUAD frames
         // map it back through the buffer's second read port.
-        self.core.cmd_prim.next = bit_cast::<24, 11>(self.rp.q.val()) & self.c_idx.val();
+        self.raster_core.cmd_prim.next = bit_cast::<24, 11>(self.rp.q.val()) & self.c_idx.val();
         // Fields narrowed to what the preset can use, exactly (constant high bits let yosys
         // drop them in every register of the core): a tile beyond the grid is saturated to
         // `c_tsat` (still beyond it, so the command stays empty); vertices are sign-extended
@@ -1077,33 +1077,33 @@ impl Logic for FpgaTop {
         if (self.ty.val() & !self.c_tsat_y.val()).any() {
             self.ty.next = self.c_tsat_y.val();
         }
-        self.core.cmd_tile_x.next = self.tx.val();
-        self.core.cmd_tile_y.next = self.ty.val();
+        self.raster_core.cmd_tile_x.next = self.tx.val();
+        self.raster_core.cmd_tile_y.next = self.ty.val();
         for k in 0..6 {
             self.vraw[k].next = self.ram.rdata.val().get_bits::<24>(48 + 24 * k);
             self.sx_v[k].x.next = signed_cast(self.vraw[k].val());
         }
-        self.core.cmd_v0x.next = self.sx_v[0].y.val();
-        self.core.cmd_v0y.next = self.sx_v[1].y.val();
-        self.core.cmd_v1x.next = self.sx_v[2].y.val();
-        self.core.cmd_v1y.next = self.sx_v[3].y.val();
-        self.core.cmd_v2x.next = self.sx_v[4].y.val();
-        self.core.cmd_v2y.next = self.sx_v[5].y.val();
+        self.raster_core.cmd_v0x.next = self.sx_v[0].y.val();
+        self.raster_core.cmd_v0y.next = self.sx_v[1].y.val();
+        self.raster_core.cmd_v1x.next = self.sx_v[2].y.val();
+        self.raster_core.cmd_v1y.next = self.sx_v[3].y.val();
+        self.raster_core.cmd_v2x.next = self.sx_v[4].y.val();
+        self.raster_core.cmd_v2y.next = self.sx_v[5].y.val();
         self.sz.next = self.ram.rdata.val().get_bits::<24>(192);
         if (self.sz.val() & !self.c_ssat.val()).any() {
             self.sz.next = self.c_ssat.val();
         }
-        self.core.cmd_size.next = self.sz.val();
+        self.raster_core.cmd_size.next = self.sz.val();
 
         // ---- Output side: count mode always ready; stream mode one QUAD frame per valid lane,
         // then `pop` (registered: the cycle after) takes the beat; the core holds a valid beat
         // until it is taken, and the lane walk waits while `pop` is high.
-        self.lv_sh.next = self.core.out_lane_valid.val() >> self.ln.q.val();
+        self.lv_sh.next = self.raster_core.out_lane_valid.val() >> self.ln.q.val();
         self.lane_ok.next = self.lv_sh.val().get_bit(0);
         self.pop.d.next = false;
         if (self.rs.q.val() == self.r_run.val())
             & self.stream.q.val()
-            & self.core.out_valid.val()
+            & self.raster_core.out_valid.val()
             & !self.pop.q.val()
             & (self.tk.q.val() == self.k_none.val())
         {
@@ -1124,24 +1124,24 @@ impl Logic for FpgaTop {
         if self.stream.q.val() {
             self.out_rdy.next = self.pop.q.val();
         }
-        self.core.out_ready.next = self.out_rdy.val();
-        self.xfer.next = self.core.out_valid.val() & self.out_rdy.val();
-        self.core.flush.next = (self.rs.q.val() == self.r_prime.val()) | !self.pll.locked.val();
+        self.raster_core.out_ready.next = self.out_rdy.val();
+        self.xfer.next = self.raster_core.out_valid.val() & self.out_rdy.val();
+        self.raster_core.flush.next = (self.rs.q.val() == self.r_prime.val()) | !self.pll.locked.val();
         self.check.clear.next = self.rs.q.val() == self.r_prime.val();
         self.check.en.next = self.xfer.val();
-        self.check.lane_valid.next = self.core.out_lane_valid.val();
-        self.check.mask_0.next = self.core.out_mask_0.val();
-        self.check.mask_1.next = self.core.out_mask_1.val();
-        self.check.mask_2.next = self.core.out_mask_2.val();
-        self.check.mask_3.next = self.core.out_mask_3.val();
-        self.check.qx_0.next = self.core.out_qx_0.val();
-        self.check.qx_1.next = self.core.out_qx_1.val();
-        self.check.qx_2.next = self.core.out_qx_2.val();
-        self.check.qx_3.next = self.core.out_qx_3.val();
-        self.check.qy_0.next = self.core.out_qy_0.val();
-        self.check.qy_1.next = self.core.out_qy_1.val();
-        self.check.qy_2.next = self.core.out_qy_2.val();
-        self.check.qy_3.next = self.core.out_qy_3.val();
+        self.check.lane_valid.next = self.raster_core.out_lane_valid.val();
+        self.check.mask_0.next = self.raster_core.out_mask_0.val();
+        self.check.mask_1.next = self.raster_core.out_mask_1.val();
+        self.check.mask_2.next = self.raster_core.out_mask_2.val();
+        self.check.mask_3.next = self.raster_core.out_mask_3.val();
+        self.check.qx_0.next = self.raster_core.out_qx_0.val();
+        self.check.qx_1.next = self.raster_core.out_qx_1.val();
+        self.check.qx_2.next = self.raster_core.out_qx_2.val();
+        self.check.qx_3.next = self.raster_core.out_qx_3.val();
+        self.check.qy_0.next = self.raster_core.out_qy_0.val();
+        self.check.qy_1.next = self.raster_core.out_qy_1.val();
+        self.check.qy_2.next = self.raster_core.out_qy_2.val();
+        self.check.qy_3.next = self.raster_core.out_qy_3.val();
 
         // ---- Run state.
         self.lasts1.next = self.lasts.q.val() + 1u64;
@@ -1153,7 +1153,7 @@ impl Logic for FpgaTop {
         }
         if self.rs.q.val() == self.r_run.val() {
             self.cyc.d.next = self.cyc.q.val() + 1u64;
-            if self.xfer.val() & self.core.out_last.val() {
+            if self.xfer.val() & self.raster_core.out_last.val() {
                 self.lasts.d.next = self.lasts1.val();
                 if self.lasts1.val() == self.count.q.val() {
                     self.rs.d.next = self.r_done.val();
@@ -1166,23 +1166,23 @@ impl Logic for FpgaTop {
         }
 
         // ---- Responder: byte `ti` of the frame of kind `tk`; the last byte is the checksum.
-        self.sel_qx.next = self.core.out_qx_0.val();
-        self.sel_qy.next = self.core.out_qy_0.val();
-        self.sel_mask.next = self.core.out_mask_0.val();
+        self.sel_qx.next = self.raster_core.out_qx_0.val();
+        self.sel_qy.next = self.raster_core.out_qy_0.val();
+        self.sel_mask.next = self.raster_core.out_mask_0.val();
         if self.ln.q.val() == self.c_l1.val() {
-            self.sel_qx.next = self.core.out_qx_1.val();
-            self.sel_qy.next = self.core.out_qy_1.val();
-            self.sel_mask.next = self.core.out_mask_1.val();
+            self.sel_qx.next = self.raster_core.out_qx_1.val();
+            self.sel_qy.next = self.raster_core.out_qy_1.val();
+            self.sel_mask.next = self.raster_core.out_mask_1.val();
         }
         if self.ln.q.val() == self.c_l2.val() {
-            self.sel_qx.next = self.core.out_qx_2.val();
-            self.sel_qy.next = self.core.out_qy_2.val();
-            self.sel_mask.next = self.core.out_mask_2.val();
+            self.sel_qx.next = self.raster_core.out_qx_2.val();
+            self.sel_qy.next = self.raster_core.out_qy_2.val();
+            self.sel_mask.next = self.raster_core.out_mask_2.val();
         }
         if self.ln.q.val() == self.c_l3.val() {
-            self.sel_qx.next = self.core.out_qx_3.val();
-            self.sel_qy.next = self.core.out_qy_3.val();
-            self.sel_mask.next = self.core.out_mask_3.val();
+            self.sel_qx.next = self.raster_core.out_qx_3.val();
+            self.sel_qy.next = self.raster_core.out_qy_3.val();
+            self.sel_mask.next = self.raster_core.out_mask_3.val();
         }
         // Frames are laid out in 32-bit words (word 0 = header); word wi = ti / 4, byte ti % 4.
         self.wi.next = self.ti.q.val() >> 2u64;
@@ -1435,17 +1435,32 @@ pub fn rtl_file_name(board: &str) -> String {
     format!("tilerast_top_{board}.v")
 }
 
-/// The full text of `rtl-out/tilerast_top_<board>.v`.
+/// The Verilog files, relative to `rtl-out/`, that together define a board's top: its raster
+/// core's preset file (module `tilerast_<preset>`), then the top itself, which instantiates
+/// that core by name instead of carrying a copy. Every tool reads both.
+pub fn rtl_sources(board: &Board) -> [String; 2] {
+    [crate::rtl_file_name(board.preset), rtl_file_name(board.name)]
+}
+
+/// The full text of `rtl-out/tilerast_top_<board>.v`: the top's own modules; its `raster_core`
+/// instance is the module `tilerast_<preset>` of `rtl-out/tilerast_<preset>.v`
+/// ([`rtl_sources`]). Generation checks that the core the top was built with equals that
+/// module, submodule for submodule, before leaving its copy out.
 pub fn rtl_file(board: &Board) -> String {
     let mut top = FpgaTop::new(board);
     top.connect_all();
-    let body = crate::emit::fix_verilog(&crate::emit::generate_verilog_named(&top, &top_name(board.name)));
+    let name = top_name(board.name);
+    let full = crate::emit::fix_verilog(&crate::emit::generate_verilog_named(&top, &name));
     let cfg = board.config();
+    let core = crate::top_name(board.preset);
+    let core_text = crate::raster_core::verilog(&cfg, &core);
+    let body = crate::emit::use_external(&full, &name, "raster_core", &core, &core_text)
+        .unwrap_or_else(|e| panic!("FPGA top {}: {e}", board.name));
     format!(
         "// generated by `cargo run -p tilerast-hw --bin gen-rtl` — do not edit\n\
          // FPGA top for board {}: preset {} ({}x MSAA, Q = {}), PLL {} Hz -> {} Hz (target {}), UART {} baud\n\
          // (divisor {}), {} command records; protocol: hw/README.md \"FPGA top and UART protocol\"\n\
-         // top module: {}\n{}",
+         // top module: {}; its raster_core instance is module {} from {} (read both files)\n{}",
         board.name,
         board.preset,
         cfg.msaa,
@@ -1456,7 +1471,9 @@ pub fn rtl_file(board: &Board) -> String {
         board.baud,
         board.uart_div(),
         board.capacity,
-        top_name(board.name),
+        name,
+        core,
+        crate::rtl_file_name(board.preset),
         body
     )
 }

@@ -23,9 +23,11 @@
 //! packer's registers.
 //!
 //! **Order and timing.** Quads leave in command order, each command ending with exactly one
-//! `last` beat; inside a command, the golden order. Latency and throughput are the blocks'
-//! (see their headers); the cycle model is `tilerast_golden::raster_core::RasterCoreCycle` and
-//! `golden/benches/throughput.rs` measures quads/cycle against ⌈quads / Q⌉.
+//! `last` beat; inside a command, the golden order. Timing contract:
+//! [`tilerast_golden::raster_core::RasterCoreCycle`] (the blocks' contracts composed).
+//!
+//! **Instance names** are the stage names of [`tilerast_golden::stages::RASTER_CORE_STAGES`],
+//! so each block's Verilog module is `tilerast_<preset>__<stage>`.
 
 use crate::point_raster::PointRaster;
 use crate::quad_packer::QuadPacker;
@@ -36,8 +38,8 @@ use crate::tile_parser::TileParser;
 use rust_hdl::prelude::*;
 use tilerast_golden::Config;
 
-/// Commands in flight at once (depth of the kind FIFO).
-pub const KIND_FIFO_DEPTH: u64 = 8;
+/// Commands in flight at once: the cycle model's [`tilerast_golden::raster_core::KIND_FIFO_DEPTH`].
+const KIND_FIFO_DEPTH: u64 = tilerast_golden::raster_core::KIND_FIFO_DEPTH as u64;
 
 /// The raster core.
 #[derive(LogicBlock)]
@@ -118,10 +120,10 @@ pub struct RasterCore {
     pub out_last: Signal<Out, Bit>,
     setup: Setup,
     tile_parser: TileParser,
-    coverage: SubtileCoverage,
-    sample: SampleRaster,
-    point: PointRaster,
-    packer: QuadPacker,
+    subtile_coverage: SubtileCoverage,
+    sample_raster: SampleRaster,
+    point_raster: PointRaster,
+    quad_packer: QuadPacker,
     /// Kinds of the commands in flight, oldest in bit 0 (1 = point).
     kinds: DFF<Bits<8>>,
     /// Number of commands in flight.
@@ -181,10 +183,10 @@ impl RasterCore {
             out_last: Default::default(),
             setup: Setup::new(cfg),
             tile_parser: TileParser::new(cfg),
-            coverage: SubtileCoverage::new(cfg),
-            sample: SampleRaster::new(cfg),
-            point: PointRaster::new(cfg),
-            packer: QuadPacker::new(cfg),
+            subtile_coverage: SubtileCoverage::new(cfg),
+            sample_raster: SampleRaster::new(cfg),
+            point_raster: PointRaster::new(cfg),
+            quad_packer: QuadPacker::new(cfg),
             kinds: Default::default(),
             count: Default::default(),
             depth: Constant::new(KIND_FIFO_DEPTH.to_bits()),
@@ -205,103 +207,114 @@ impl Logic for RasterCore {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, kinds, count);
-        clock!(self, clock, setup, tile_parser, coverage, sample, point, packer);
+        clock!(
+            self,
+            clock,
+            setup,
+            tile_parser,
+            subtile_coverage,
+            sample_raster,
+            point_raster,
+            quad_packer
+        );
         self.setup.flush.next = self.flush.val();
         self.tile_parser.flush.next = self.flush.val();
-        self.coverage.flush.next = self.flush.val();
-        self.sample.flush.next = self.flush.val();
-        self.point.flush.next = self.flush.val();
-        self.packer.flush.next = self.flush.val();
+        self.subtile_coverage.flush.next = self.flush.val();
+        self.sample_raster.flush.next = self.flush.val();
+        self.point_raster.flush.next = self.flush.val();
+        self.quad_packer.flush.next = self.flush.val();
         // Merge: the oldest command's kind selects the path feeding the quad packer.
         self.have_head.next = self.count.q.val().any();
         self.head_point.next = self.kinds.q.val().get_bit(0);
         self.merge_valid.next = false;
-        self.merge_last.next = self.sample.out_last.val();
-        self.packer.out_ready.next = self.out_ready.val();
-        self.packer.in_prim.next = self.sample.out_prim.val();
-        self.packer.in_lane_valid.next = self.sample.out_lane_valid.val();
-        self.packer.in_qx_0.next = self.sample.out_qx_0.val();
-        self.packer.in_qx_1.next = self.sample.out_qx_1.val();
-        self.packer.in_qx_2.next = self.sample.out_qx_2.val();
-        self.packer.in_qx_3.next = self.sample.out_qx_3.val();
-        self.packer.in_qy_0.next = self.sample.out_qy_0.val();
-        self.packer.in_qy_1.next = self.sample.out_qy_1.val();
-        self.packer.in_qy_2.next = self.sample.out_qy_2.val();
-        self.packer.in_qy_3.next = self.sample.out_qy_3.val();
-        self.packer.in_mask_0.next = self.sample.out_mask_0.val();
-        self.packer.in_mask_1.next = self.sample.out_mask_1.val();
-        self.packer.in_mask_2.next = self.sample.out_mask_2.val();
-        self.packer.in_mask_3.next = self.sample.out_mask_3.val();
-        self.packer.in_last.next = self.sample.out_last.val();
+        self.merge_last.next = self.sample_raster.out_last.val();
+        self.quad_packer.out_ready.next = self.out_ready.val();
+        self.quad_packer.in_prim.next = self.sample_raster.out_prim.val();
+        self.quad_packer.in_lane_valid.next = self.sample_raster.out_lane_valid.val();
+        self.quad_packer.in_qx_0.next = self.sample_raster.out_qx_0.val();
+        self.quad_packer.in_qx_1.next = self.sample_raster.out_qx_1.val();
+        self.quad_packer.in_qx_2.next = self.sample_raster.out_qx_2.val();
+        self.quad_packer.in_qx_3.next = self.sample_raster.out_qx_3.val();
+        self.quad_packer.in_qy_0.next = self.sample_raster.out_qy_0.val();
+        self.quad_packer.in_qy_1.next = self.sample_raster.out_qy_1.val();
+        self.quad_packer.in_qy_2.next = self.sample_raster.out_qy_2.val();
+        self.quad_packer.in_qy_3.next = self.sample_raster.out_qy_3.val();
+        self.quad_packer.in_mask_0.next = self.sample_raster.out_mask_0.val();
+        self.quad_packer.in_mask_1.next = self.sample_raster.out_mask_1.val();
+        self.quad_packer.in_mask_2.next = self.sample_raster.out_mask_2.val();
+        self.quad_packer.in_mask_3.next = self.sample_raster.out_mask_3.val();
+        self.quad_packer.in_last.next = self.sample_raster.out_last.val();
         if self.have_head.val() {
             if self.head_point.val() {
-                self.merge_valid.next = self.point.out_valid.val();
-                self.merge_last.next = self.point.out_last.val();
-                self.packer.in_prim.next = self.point.out_prim.val();
-                self.packer.in_lane_valid.next = self.point.out_lane_valid.val();
-                self.packer.in_qx_0.next = self.point.out_qx_0.val();
-                self.packer.in_qx_1.next = self.point.out_qx_1.val();
-                self.packer.in_qx_2.next = self.point.out_qx_2.val();
-                self.packer.in_qx_3.next = self.point.out_qx_3.val();
-                self.packer.in_qy_0.next = self.point.out_qy_0.val();
-                self.packer.in_qy_1.next = self.point.out_qy_1.val();
-                self.packer.in_qy_2.next = self.point.out_qy_2.val();
-                self.packer.in_qy_3.next = self.point.out_qy_3.val();
-                self.packer.in_mask_0.next = self.point.out_mask_0.val();
-                self.packer.in_mask_1.next = self.point.out_mask_1.val();
-                self.packer.in_mask_2.next = self.point.out_mask_2.val();
-                self.packer.in_mask_3.next = self.point.out_mask_3.val();
-                self.packer.in_last.next = self.point.out_last.val();
+                self.merge_valid.next = self.point_raster.out_valid.val();
+                self.merge_last.next = self.point_raster.out_last.val();
+                self.quad_packer.in_prim.next = self.point_raster.out_prim.val();
+                self.quad_packer.in_lane_valid.next = self.point_raster.out_lane_valid.val();
+                self.quad_packer.in_qx_0.next = self.point_raster.out_qx_0.val();
+                self.quad_packer.in_qx_1.next = self.point_raster.out_qx_1.val();
+                self.quad_packer.in_qx_2.next = self.point_raster.out_qx_2.val();
+                self.quad_packer.in_qx_3.next = self.point_raster.out_qx_3.val();
+                self.quad_packer.in_qy_0.next = self.point_raster.out_qy_0.val();
+                self.quad_packer.in_qy_1.next = self.point_raster.out_qy_1.val();
+                self.quad_packer.in_qy_2.next = self.point_raster.out_qy_2.val();
+                self.quad_packer.in_qy_3.next = self.point_raster.out_qy_3.val();
+                self.quad_packer.in_mask_0.next = self.point_raster.out_mask_0.val();
+                self.quad_packer.in_mask_1.next = self.point_raster.out_mask_1.val();
+                self.quad_packer.in_mask_2.next = self.point_raster.out_mask_2.val();
+                self.quad_packer.in_mask_3.next = self.point_raster.out_mask_3.val();
+                self.quad_packer.in_last.next = self.point_raster.out_last.val();
             } else {
-                self.merge_valid.next = self.sample.out_valid.val();
+                self.merge_valid.next = self.sample_raster.out_valid.val();
             }
         }
-        self.packer.in_valid.next = self.merge_valid.val();
-        self.sample.out_ready.next = self.have_head.val() & !self.head_point.val() & self.packer.in_ready.val();
-        self.point.out_ready.next = self.have_head.val() & self.head_point.val() & self.packer.in_ready.val();
-        self.pop.next = self.merge_valid.val() & self.packer.in_ready.val() & self.merge_last.val();
+        self.quad_packer.in_valid.next = self.merge_valid.val();
+        self.sample_raster.out_ready.next =
+            self.have_head.val() & !self.head_point.val() & self.quad_packer.in_ready.val();
+        self.point_raster.out_ready.next =
+            self.have_head.val() & self.head_point.val() & self.quad_packer.in_ready.val();
+        self.pop.next = self.merge_valid.val() & self.quad_packer.in_ready.val() & self.merge_last.val();
         // Triangle path, block to block.
-        self.sample.in_valid.next = self.coverage.out_valid.val();
-        self.coverage.out_ready.next = self.sample.in_ready.val();
-        self.sample.in_prim.next = self.coverage.out_prim.val();
-        self.sample.in_tile_x.next = self.coverage.out_tile_x.val();
-        self.sample.in_tile_y.next = self.coverage.out_tile_y.val();
-        self.sample.in_col.next = self.coverage.out_col.val();
-        self.sample.in_row.next = self.coverage.out_row.val();
-        self.sample.in_e0.next = self.coverage.out_e0.val();
-        self.sample.in_e1.next = self.coverage.out_e1.val();
-        self.sample.in_e2.next = self.coverage.out_e2.val();
-        self.sample.in_a0.next = self.coverage.out_a0.val();
-        self.sample.in_a1.next = self.coverage.out_a1.val();
-        self.sample.in_a2.next = self.coverage.out_a2.val();
-        self.sample.in_b0.next = self.coverage.out_b0.val();
-        self.sample.in_b1.next = self.coverage.out_b1.val();
-        self.sample.in_b2.next = self.coverage.out_b2.val();
-        self.sample.in_vis_w.next = self.coverage.out_vis_w.val();
-        self.sample.in_vis_h.next = self.coverage.out_vis_h.val();
-        self.sample.in_last.next = self.coverage.out_last.val();
-        self.sample.in_none.next = self.coverage.out_none.val();
-        self.sample.in_trivial.next = self.coverage.out_trivial.val();
-        self.coverage.in_valid.next = self.tile_parser.out_valid.val();
-        self.tile_parser.out_ready.next = self.coverage.in_ready.val();
-        self.coverage.in_prim.next = self.tile_parser.out_prim.val();
-        self.coverage.in_tile_x.next = self.tile_parser.out_tile_x.val();
-        self.coverage.in_tile_y.next = self.tile_parser.out_tile_y.val();
-        self.coverage.in_col.next = self.tile_parser.out_col.val();
-        self.coverage.in_row.next = self.tile_parser.out_row.val();
-        self.coverage.in_e0.next = self.tile_parser.out_e0.val();
-        self.coverage.in_e1.next = self.tile_parser.out_e1.val();
-        self.coverage.in_e2.next = self.tile_parser.out_e2.val();
-        self.coverage.in_a0.next = self.tile_parser.out_a0.val();
-        self.coverage.in_a1.next = self.tile_parser.out_a1.val();
-        self.coverage.in_a2.next = self.tile_parser.out_a2.val();
-        self.coverage.in_b0.next = self.tile_parser.out_b0.val();
-        self.coverage.in_b1.next = self.tile_parser.out_b1.val();
-        self.coverage.in_b2.next = self.tile_parser.out_b2.val();
-        self.coverage.in_vis_w.next = self.tile_parser.out_vis_w.val();
-        self.coverage.in_vis_h.next = self.tile_parser.out_vis_h.val();
-        self.coverage.in_last.next = self.tile_parser.out_last.val();
-        self.coverage.in_none.next = self.tile_parser.out_none.val();
+        self.sample_raster.in_valid.next = self.subtile_coverage.out_valid.val();
+        self.subtile_coverage.out_ready.next = self.sample_raster.in_ready.val();
+        self.sample_raster.in_prim.next = self.subtile_coverage.out_prim.val();
+        self.sample_raster.in_tile_x.next = self.subtile_coverage.out_tile_x.val();
+        self.sample_raster.in_tile_y.next = self.subtile_coverage.out_tile_y.val();
+        self.sample_raster.in_col.next = self.subtile_coverage.out_col.val();
+        self.sample_raster.in_row.next = self.subtile_coverage.out_row.val();
+        self.sample_raster.in_e0.next = self.subtile_coverage.out_e0.val();
+        self.sample_raster.in_e1.next = self.subtile_coverage.out_e1.val();
+        self.sample_raster.in_e2.next = self.subtile_coverage.out_e2.val();
+        self.sample_raster.in_a0.next = self.subtile_coverage.out_a0.val();
+        self.sample_raster.in_a1.next = self.subtile_coverage.out_a1.val();
+        self.sample_raster.in_a2.next = self.subtile_coverage.out_a2.val();
+        self.sample_raster.in_b0.next = self.subtile_coverage.out_b0.val();
+        self.sample_raster.in_b1.next = self.subtile_coverage.out_b1.val();
+        self.sample_raster.in_b2.next = self.subtile_coverage.out_b2.val();
+        self.sample_raster.in_vis_w.next = self.subtile_coverage.out_vis_w.val();
+        self.sample_raster.in_vis_h.next = self.subtile_coverage.out_vis_h.val();
+        self.sample_raster.in_last.next = self.subtile_coverage.out_last.val();
+        self.sample_raster.in_none.next = self.subtile_coverage.out_none.val();
+        self.sample_raster.in_trivial.next = self.subtile_coverage.out_trivial.val();
+        self.subtile_coverage.in_valid.next = self.tile_parser.out_valid.val();
+        self.tile_parser.out_ready.next = self.subtile_coverage.in_ready.val();
+        self.subtile_coverage.in_prim.next = self.tile_parser.out_prim.val();
+        self.subtile_coverage.in_tile_x.next = self.tile_parser.out_tile_x.val();
+        self.subtile_coverage.in_tile_y.next = self.tile_parser.out_tile_y.val();
+        self.subtile_coverage.in_col.next = self.tile_parser.out_col.val();
+        self.subtile_coverage.in_row.next = self.tile_parser.out_row.val();
+        self.subtile_coverage.in_e0.next = self.tile_parser.out_e0.val();
+        self.subtile_coverage.in_e1.next = self.tile_parser.out_e1.val();
+        self.subtile_coverage.in_e2.next = self.tile_parser.out_e2.val();
+        self.subtile_coverage.in_a0.next = self.tile_parser.out_a0.val();
+        self.subtile_coverage.in_a1.next = self.tile_parser.out_a1.val();
+        self.subtile_coverage.in_a2.next = self.tile_parser.out_a2.val();
+        self.subtile_coverage.in_b0.next = self.tile_parser.out_b0.val();
+        self.subtile_coverage.in_b1.next = self.tile_parser.out_b1.val();
+        self.subtile_coverage.in_b2.next = self.tile_parser.out_b2.val();
+        self.subtile_coverage.in_vis_w.next = self.tile_parser.out_vis_w.val();
+        self.subtile_coverage.in_vis_h.next = self.tile_parser.out_vis_h.val();
+        self.subtile_coverage.in_last.next = self.tile_parser.out_last.val();
+        self.subtile_coverage.in_none.next = self.tile_parser.out_none.val();
         self.tile_parser.in_valid.next = self.setup.out_valid.val();
         self.setup.out_ready.next = self.tile_parser.in_ready.val();
         self.tile_parser.in_prim.next = self.setup.out_prim.val();
@@ -325,11 +338,11 @@ impl Logic for RasterCore {
         self.tile_parser.in_vis_h.next = self.setup.out_vis_h.val();
         // Dispatch: both paths ready and room in the kind FIFO (independent of cmd_kind).
         self.room.next = self.count.q.val() != self.depth.val();
-        self.cmd_ready.next = self.room.val() & self.setup.in_ready.val() & self.point.in_ready.val();
+        self.cmd_ready.next = self.room.val() & self.setup.in_ready.val() & self.point_raster.in_ready.val();
         self.accept.next =
-            self.cmd_valid.val() & self.room.val() & self.setup.in_ready.val() & self.point.in_ready.val();
+            self.cmd_valid.val() & self.room.val() & self.setup.in_ready.val() & self.point_raster.in_ready.val();
         self.setup.in_valid.next = self.accept.val() & !self.cmd_kind.val();
-        self.point.in_valid.next = self.accept.val() & self.cmd_kind.val();
+        self.point_raster.in_valid.next = self.accept.val() & self.cmd_kind.val();
         self.setup.in_prim.next = self.cmd_prim.val();
         self.setup.in_tile_x.next = self.cmd_tile_x.val();
         self.setup.in_tile_y.next = self.cmd_tile_y.val();
@@ -339,13 +352,13 @@ impl Logic for RasterCore {
         self.setup.in_v1y.next = self.cmd_v1y.val();
         self.setup.in_v2x.next = self.cmd_v2x.val();
         self.setup.in_v2y.next = self.cmd_v2y.val();
-        self.point.in_prim.next = self.cmd_prim.val();
-        self.point.in_tile_x.next = self.cmd_tile_x.val();
-        self.point.in_tile_y.next = self.cmd_tile_y.val();
-        self.point.in_v0x.next = self.cmd_v0x.val();
-        self.point.in_v0y.next = self.cmd_v0y.val();
-        self.point.in_size.next = self.cmd_size.val();
-        self.point.in_aa.next = self.cmd_aa.val();
+        self.point_raster.in_prim.next = self.cmd_prim.val();
+        self.point_raster.in_tile_x.next = self.cmd_tile_x.val();
+        self.point_raster.in_tile_y.next = self.cmd_tile_y.val();
+        self.point_raster.in_v0x.next = self.cmd_v0x.val();
+        self.point_raster.in_v0y.next = self.cmd_v0y.val();
+        self.point_raster.in_size.next = self.cmd_size.val();
+        self.point_raster.in_aa.next = self.cmd_aa.val();
         // Kind FIFO: pop on the merge's last beat, push on accept (both may happen at once).
         if self.pop.val() {
             self.kinds.d.next = self.kinds.q.val() >> self.one8.val();
@@ -365,26 +378,26 @@ impl Logic for RasterCore {
             self.count.d.next = 0.into();
         }
         // Outputs: the quad packer's registers.
-        self.out_valid.next = self.packer.out_valid.val();
-        self.out_prim.next = self.packer.out_prim.val();
-        self.out_lane_valid.next = self.packer.out_lane_valid.val();
-        self.out_qx_0.next = self.packer.out_qx_0.val();
-        self.out_qx_1.next = self.packer.out_qx_1.val();
-        self.out_qx_2.next = self.packer.out_qx_2.val();
-        self.out_qx_3.next = self.packer.out_qx_3.val();
-        self.out_qy_0.next = self.packer.out_qy_0.val();
-        self.out_qy_1.next = self.packer.out_qy_1.val();
-        self.out_qy_2.next = self.packer.out_qy_2.val();
-        self.out_qy_3.next = self.packer.out_qy_3.val();
-        self.out_mask_0.next = self.packer.out_mask_0.val();
-        self.out_mask_1.next = self.packer.out_mask_1.val();
-        self.out_mask_2.next = self.packer.out_mask_2.val();
-        self.out_mask_3.next = self.packer.out_mask_3.val();
-        self.out_block_0.next = self.packer.out_block_0.val();
-        self.out_block_1.next = self.packer.out_block_1.val();
-        self.out_block_2.next = self.packer.out_block_2.val();
-        self.out_block_3.next = self.packer.out_block_3.val();
-        self.out_last.next = self.packer.out_last.val();
+        self.out_valid.next = self.quad_packer.out_valid.val();
+        self.out_prim.next = self.quad_packer.out_prim.val();
+        self.out_lane_valid.next = self.quad_packer.out_lane_valid.val();
+        self.out_qx_0.next = self.quad_packer.out_qx_0.val();
+        self.out_qx_1.next = self.quad_packer.out_qx_1.val();
+        self.out_qx_2.next = self.quad_packer.out_qx_2.val();
+        self.out_qx_3.next = self.quad_packer.out_qx_3.val();
+        self.out_qy_0.next = self.quad_packer.out_qy_0.val();
+        self.out_qy_1.next = self.quad_packer.out_qy_1.val();
+        self.out_qy_2.next = self.quad_packer.out_qy_2.val();
+        self.out_qy_3.next = self.quad_packer.out_qy_3.val();
+        self.out_mask_0.next = self.quad_packer.out_mask_0.val();
+        self.out_mask_1.next = self.quad_packer.out_mask_1.val();
+        self.out_mask_2.next = self.quad_packer.out_mask_2.val();
+        self.out_mask_3.next = self.quad_packer.out_mask_3.val();
+        self.out_block_0.next = self.quad_packer.out_block_0.val();
+        self.out_block_1.next = self.quad_packer.out_block_1.val();
+        self.out_block_2.next = self.quad_packer.out_block_2.val();
+        self.out_block_3.next = self.quad_packer.out_block_3.val();
+        self.out_last.next = self.quad_packer.out_last.val();
     }
 }
 

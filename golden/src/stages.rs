@@ -1,0 +1,20 @@
+//! The stage names: one list, used in every tree.
+//!
+//! A stage has one name everywhere: `hw/src/<stage>.rs` (the rust-hdl block),
+//! `golden/src/<stage>.rs` (its transaction and cycle models), `hw/tests/<stage>.rs`,
+//! `cosim/tests/<stage>.rs`, and the RTL instance inside the core, so that its Verilog module is
+//! `tilerast_<preset>__<stage>` and VCD scopes, yosys logs and reports say the stage's name.
+//!
+//! This file has no dependencies so that build scripts can include it by path
+//! (`cosim/build/blocks.rs` verilates each of these blocks on its own).
+
+/// The raster core's blocks, in pipeline order (triangle path, then the point path, then the
+/// packer both feed).
+pub const RASTER_CORE_STAGES: [&str; 6] = [
+    "setup",
+    "tile_parser",
+    "subtile_coverage",
+    "sample_raster",
+    "point_raster",
+    "quad_packer",
+];
