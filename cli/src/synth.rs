@@ -75,7 +75,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
     let mut did = false;
     if a.blocks {
         let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);
-        let preset = a.preset.clone().unwrap_or_else(|| b.preset().to_string());
+        let preset = a.preset.clone().unwrap_or_else(|| b.preset.to_string());
         flow::synth_blocks(b, &preset, &root, out).map_err(fe)?;
         did = true;
     } else if let Some(b) = board.filter(|_| !a.postsim) {
@@ -89,7 +89,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
             reuse_synth: a.reuse_synth,
         };
         // Another preset's core on this board: a generated top under target/fpga/<board>-<preset>/.
-        if let Some(p) = a.preset.as_deref().filter(|p| *p != b.preset() && a.verilog.is_empty()) {
+        if let Some(p) = a.preset.as_deref().filter(|p| *p != b.preset && a.verilog.is_empty()) {
             let v = flow::preset_variant(b, p, &root).map_err(fe)?;
             opts.verilog = v.verilog;
             opts.out_dir = v.out_dir;
@@ -129,7 +129,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         let preset = a
             .preset
             .clone()
-            .unwrap_or_else(|| board.map_or("ice40", |b| b.preset()).into());
+            .unwrap_or_else(|| board.map_or("ice40", |b| b.preset).into());
         let s = postsim::run_core(&root, &preset, b, if a.quick { 0.25 } else { 1.0 }, out).map_err(fe)?;
         let cycles: u64 = s.runs.iter().map(|r| r.1.cycles).sum();
         let quads: u64 = s.runs.iter().map(|r| r.1.quads).sum();

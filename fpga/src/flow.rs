@@ -291,7 +291,7 @@ fn read(p: &Path) -> Result<String, FlowError> {
 }
 
 /// The board's top with the raster core of another preset, for `tilerast synth --board B
-/// --preset P`: generated (as `gen-rtl` would, `hw/src/fpga_top.rs`) into
+/// --preset P`: generated (as `gen-rtl` would, `hw/src/fpga_top/`) into
 /// `target/fpga/<board>-<preset>/tilerast_top_<board>.v`. Returns the flow options that build
 /// it there. Only `rtl-out/` holds the tops the boards ship with.
 pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOpts, FlowError> {
@@ -306,8 +306,7 @@ pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOp
                 tilerast_golden::PRESETS.join(", ")
             ))
         })?;
-    let hwb = tilerast_hw::fpga_top::board(board.name).map_err(|e| FlowError(format!("--board: {e}")))?;
-    let variant = tilerast_hw::fpga_top::Board { preset: p, ..*hwb };
+    let variant = Board { preset: p, ..*board };
     let dir = root.join("target/fpga").join(format!("{}-{p}", board.name));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
     let file = dir.join(tilerast_hw::fpga_top::rtl_file_name(board.name));
@@ -334,9 +333,9 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         .unwrap_or_else(|| root.join("target/fpga").join(board.name));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
     let dir = dir.canonicalize().map_err(|e| FlowError::at(dir.display(), e))?;
-    let top = opts.top.clone().unwrap_or_else(|| board.top());
+    let top = opts.top.clone().unwrap_or_else(|| crate::top(board));
     let verilog: Vec<PathBuf> = if opts.verilog.is_empty() {
-        board.sources().iter().map(|f| root.join(f)).collect()
+        crate::sources(board).iter().map(|f| root.join(f)).collect()
     } else {
         opts.verilog.iter().map(|p| root.join(p)).collect()
     };

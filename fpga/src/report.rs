@@ -244,7 +244,7 @@ impl Report {
             title: board.title.into(),
             device: board.device.into(),
             package: board.package.into(),
-            preset: preset.unwrap_or(board.preset()).into(),
+            preset: preset.unwrap_or(board.preset).into(),
             top: top.into(),
             counts: Counts::from_cells(board.family, cells),
             lc,
@@ -467,7 +467,7 @@ pub fn load_reports(root: &Path) -> Result<Vec<Report>, FlowError> {
         dirs.extend(
             tilerast_golden::PRESETS
                 .iter()
-                .filter(|p| **p != b.preset())
+                .filter(|p| **p != b.preset)
                 .map(|p| format!("{}-{p}", b.name)),
         );
         for d in dirs {

@@ -181,7 +181,7 @@ fn core_netlist_matches_golden_every_cycle() {
 #[test]
 fn hx8k_core_netlist_matches_golden_every_cycle() {
     let b = tilerast_fpga::board("hx8k").unwrap();
-    core_postsim(b.name, b.preset(), "TILERAST_POSTSIM_SCALE_HX8K", 0.15);
+    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 0.15);
 }
 
 /// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D

@@ -42,7 +42,8 @@ pub mod pipeline;
 // The RTL blocks wired together, as a cycle model.
 pub mod raster_core;
 
-// The UART protocol of the FPGA top (host tool and Verilator test share it).
+// The UART protocol of the FPGA top (host tool and Verilator test share it), and the boards.
+pub mod board;
 pub mod protocol;
 
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};

@@ -1,4 +1,4 @@
-//! The UART protocol between a host and the FPGA top (`hw/src/fpga_top.rs`), pure code with no
+//! The UART protocol between a host and the FPGA top (`hw/src/fpga_top/`), pure code with no
 //! I/O: constants, frame encoding and decoding, the quad-stream CRC, the golden expectation of
 //! a run, a cycle-level UART line model, and a [`Client`] that speaks the protocol over any
 //! [`Link`]. The host tool (`tilerast fpga`, a serial port) and the Verilator test of the whole
@@ -290,7 +290,7 @@ pub fn summarize(quads: &[Quad], msaa: u32) -> RunResult {
 pub struct Descriptor {
     /// Protocol version ([`VERSION`]).
     pub version: u8,
-    /// Board index in [`BOARDS`].
+    /// Board index in [`crate::board::BOARDS`].
     pub board: u8,
     /// Preset index in `config::PRESETS`.
     pub preset: u8,
@@ -307,7 +307,9 @@ pub struct Descriptor {
 impl Descriptor {
     /// Board name.
     pub fn board_name(&self) -> &'static str {
-        BOARDS.get(self.board as usize).copied().unwrap_or("unknown")
+        crate::board::BOARDS
+            .get(self.board as usize)
+            .map_or("unknown", |b| b.name)
     }
     /// Preset name.
     pub fn preset_name(&self) -> &'static str {
@@ -317,9 +319,6 @@ impl Descriptor {
             .unwrap_or("unknown")
     }
 }
-
-/// Board names in descriptor order (the FPGA top's board table uses the same order).
-pub const BOARDS: &[&str] = &["icebreaker", "hx8k", "ulx3s"];
 
 /// One decoded board → host frame.
 #[derive(Clone, Debug, PartialEq, Eq)]

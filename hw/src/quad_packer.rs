@@ -39,6 +39,7 @@
 //! ```
 
 use crate::emit;
+use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::quad_packer::QuadPackerGeom;
@@ -192,14 +193,6 @@ pub struct QuadPacker {
     _qm1: usize,
     _has1: usize,
     _has2: usize,
-}
-
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
-}
-
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
 }
 
 impl QuadPacker {

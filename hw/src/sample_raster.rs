@@ -56,6 +56,7 @@
 //! ```
 
 use crate::emit;
+use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::sample_raster::SampleRasterGeom;
@@ -266,14 +267,6 @@ pub struct SampleRaster {
     _nn1: usize,
     _no: usize,
     _no1: usize,
-}
-
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(v.into())
-}
-
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 /// Canonical signed digits of `v` (non-adjacent form): (positive digit mask, negative digit

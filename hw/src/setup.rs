@@ -76,12 +76,12 @@
 //! "FPGA" section (`tilerast synth --table`). All signed comparisons are made on sign bits or on
 //! offset-binary values compared unsigned; no signed constants exist.
 
+use crate::util::{k, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::setup::SetupParams;
 use tilerast_golden::Config;
 
 use crate::emit;
-use crate::tile_parser::Sext48;
 
 /// FSM state values (also used by the cycle model).
 const IDLE: u64 = 0;
@@ -357,10 +357,6 @@ pub fn mul_operand_bits(cfg: &Config) -> u32 {
 /// fit, but such a command is empty whatever they compare to.
 pub fn bbox_bits(cfg: &Config) -> u32 {
     (mul_operand_bits(cfg) - 8).clamp(9, 16)
-}
-
-fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
-    Constant::new(Bits::<N>::from(v))
 }
 
 impl Setup {

@@ -50,7 +50,7 @@
 //! ```
 
 use crate::emit;
-use crate::tile_parser::{Sext24, Sext48};
+use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
 use tilerast_golden::subtile_coverage::{offset_bits, sample_offset_bounds};

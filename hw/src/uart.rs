@@ -1,5 +1,5 @@
 //! UART receiver and transmitter of the FPGA top: 8 data bits, no parity, one stop bit (8N1),
-//! `div` clock cycles per bit (the board table's clock / baud, see `fpga_top.rs`). The line
+//! `div` clock cycles per bit (the board table's clock / baud, see `tilerast_golden::board`). The line
 //! model they are tested against is `tilerast_golden::protocol::uart` (`hw/tests/fpga_top.rs`).
 //!
 //! ```text

@@ -6,8 +6,8 @@
 
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
+use tilerast_golden::board::{ecp5_pll, ice40_pll, BOARDS};
 use tilerast_golden::protocol::uart::{Deserializer, Serializer};
-use tilerast_hw::fpga_top::{ecp5_pll, ice40_pll, BOARDS};
 use tilerast_hw::uart::{UartRx, UartTx};
 
 mod common;

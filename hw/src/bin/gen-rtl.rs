@@ -1,5 +1,5 @@
 //! Writes `rtl-out/tilerast_<preset>.v` for every preset (raster_core and all its blocks) and
-//! `rtl-out/tilerast_top_<board>.v` for every board (the FPGA top, `fpga_top.rs`), each with
+//! `rtl-out/tilerast_top_<board>.v` for every board (the FPGA top, `hw/src/fpga_top/`), each with
 //! a header naming the exact command that regenerated it. Deterministic (no timestamps), so a
 //! regeneration on an unchanged tree is a no-op; CI checks that with `git diff --exit-code rtl-out`.
 //!
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         }
         println!("wrote {}", path.display());
     }
-    // FPGA tops, one per board (`hw/src/fpga_top.rs`).
+    // FPGA tops, one per board of golden's board table; each instantiates its preset's core.
     for b in tilerast_hw::fpga_top::BOARDS {
         let path = dir.join(tilerast_hw::fpga_top::rtl_file_name(b.name));
         if let Err(e) = std::fs::write(&path, tilerast_hw::fpga_top::rtl_file(b)) {
