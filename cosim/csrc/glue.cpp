@@ -116,36 +116,9 @@ public:
 #endif
     }
 
-    // Closed-loop stimulus entirely in C++ (no model, no FFI per batch): the speed bound.
-    uint64_t bench_loop(const uint32_t* cmds, size_t ncmds, uint64_t cycles, uint64_t seed, uint32_t gap_pct,
-                        uint32_t ready_pct) override {
-        uint64_t s = seed | 1, quads = 0;
-        auto below = [&s](uint64_t n) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            return s % n;
-        };
-        size_t next = 0;
-        uint32_t in[IN_W], out[OUT_W];
-        for (uint64_t c = 0; c < cycles; c++) {
-            if (next >= ncmds) next = 0;  // loop over the command list
-            const uint32_t* cw = cmds + next * IN_W;
-            bool valid = below(100) >= gap_pct;
-            bool ready = below(100) < ready_pct;
-            for (unsigned i = 0; i < IN_W; i++) in[i] = cw[i];
-            in[0] = (cw[0] & ~7u) | uint32_t(valid) | (uint32_t(ready) << 1);
-            apply(in);
-            sample(out);
-            if (valid && (out[0] & 1)) next++;
-            if ((out[0] & 2) && ready) quads += __builtin_popcount((out[0] >> 4) & 0xf);
-            edge();
-        }
-        return quads;
-    }
-
     // The "pure C++ harness" of the speed benchmark: the same per-cycle work as `run` plus the
-    // comparison the Rust harness does, one loop, no FFI inside, timed with steady_clock.
+    // comparison the Rust harness does, one loop, no FFI inside, timed with steady_clock. The
+    // stimulus is recorded in Rust (tilerast-verif's Rng); C++ has no generator of its own.
     uint64_t replay_timed(uint64_t cycles, const uint32_t* ip, const uint32_t* want, uint32_t* op,
                           uint64_t* first_bad) override {
         uint64_t bad = ~uint64_t(0);
@@ -181,12 +154,6 @@ void run(Model& m, uint32_t cycles, rust::Slice<const uint32_t> in, rust::Slice<
 }
 
 void open_trace(Model& m, rust::Str path, uint64_t from_cycle) { m.sim->open_trace(std::string(path), from_cycle); }
-
-uint64_t bench_loop(Model& m, rust::Slice<const uint32_t> cmds, uint64_t cycles, uint64_t seed, uint32_t gap_pct,
-                    uint32_t ready_pct) {
-    if (cmds.size() < IN_W || cmds.size() % IN_W) throw std::runtime_error("bench_loop: bad command words");
-    return m.sim->bench_loop(cmds.data(), cmds.size() / IN_W, cycles, seed, gap_pct, ready_pct);
-}
 
 Replay replay_timed(Model& m, rust::Slice<const uint32_t> in, rust::Slice<const uint32_t> want,
                     rust::Slice<uint32_t> out) {

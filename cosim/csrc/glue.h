@@ -17,8 +17,6 @@ public:
     virtual ~SimBase() {}
     virtual void run(uint32_t cycles, const uint32_t* in, uint32_t* out) = 0;
     virtual void open_trace(const std::string& path, uint64_t from_cycle) = 0;
-    virtual uint64_t bench_loop(const uint32_t* cmds, size_t ncmds, uint64_t cycles, uint64_t seed,
-                                uint32_t gap_pct, uint32_t ready_pct) = 0;
     // Pure C++ testbench loop over recorded words: apply, sample, compare with `want`; timed
     // around the whole loop. Returns nanoseconds; `*first_bad` = first differing cycle or ~0.
     virtual uint64_t replay_timed(uint64_t cycles, const uint32_t* in, const uint32_t* want, uint32_t* out,
@@ -32,8 +30,6 @@ struct Model {
 std::unique_ptr<Model> new_model(rust::Str preset);
 void run(Model& m, uint32_t cycles, rust::Slice<const uint32_t> in, rust::Slice<uint32_t> out);
 void open_trace(Model& m, rust::Str path, uint64_t from_cycle);
-uint64_t bench_loop(Model& m, rust::Slice<const uint32_t> cmds, uint64_t cycles, uint64_t seed,
-                    uint32_t gap_pct, uint32_t ready_pct);
 struct Replay;
 Replay replay_timed(Model& m, rust::Slice<const uint32_t> in, rust::Slice<const uint32_t> want,
                     rust::Slice<uint32_t> out);

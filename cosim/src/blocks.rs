@@ -25,6 +25,7 @@ use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{Beat, Cand, Cmd, Edges, Job, LANES};
+use tilerast_verif::{Handshake, Pattern, Rng};
 
 #[cxx::bridge(namespace = "tilerast_blocks")]
 mod ffi {
@@ -363,6 +364,21 @@ pub struct BlockStim {
     pub flush_at: Vec<u64>,
 }
 
+impl BlockStim {
+    /// The valid and ready lines this stimulus drives (flushes come from `flush_at`): valid
+    /// with `gap_pct` % gaps; ready `ready_pct` % with random stalls of `stall_len` cycles
+    /// starting at `stall_permille` ‰ per cycle. Drawn from `seed` ([`Handshake::lines`]).
+    pub fn handshake(&self) -> Handshake {
+        let ready = Pattern::RandomStalls {
+            pct: self.ready_pct,
+            permille: self.stall_permille,
+            min: self.stall_len.0,
+            max: self.stall_len.1,
+        };
+        Handshake::new(Pattern::gaps(self.gap_pct), ready)
+    }
+}
+
 impl Default for BlockStim {
     fn default() -> Self {
         BlockStim {
@@ -453,17 +469,6 @@ pub struct BlockRun<O> {
     pub cycles_per_sec: f64,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
-
 /// Co-simulate block `B::STAGE` of `rtl-out/tilerast_<preset>.v` against `model` (which must be
 /// that preset's cycle model, possibly wrapped). `inputs` are offered in order, cyclically.
 pub fn cosim_block<B, M>(
@@ -485,9 +490,10 @@ where
     let mut inp = vec![0u32; BATCH * iw];
     let mut want = vec![0u32; BATCH * ow];
     let mut got = vec![0u32; BATCH * ow];
-    let mut rng = Rng(stim.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut lines = stim.handshake().lines(stim.seed);
+    let mut junk = Rng::stream(stim.seed, 3);
     let mut run = BlockRun::default();
-    let (mut next, mut stall, mut stall_run) = (0usize, 0u64, 0u64);
+    let (mut next, mut stall_run) = (0usize, 0u64);
     let mut cycle = 0u64;
     let mut rtl_secs = 0.0;
     while cycle < stim.cycles {
@@ -495,19 +501,11 @@ where
         let k = (stim.cycles - cycle).min(BATCH as u64) as usize;
         for c in 0..k {
             let cyc = start + c as u64;
-            if stall == 0 && rng.below(1000) < stim.stall_permille as u64 {
-                stall = stim.stall_len.0 + rng.below(stim.stall_len.1 - stim.stall_len.0 + 1);
-            }
-            let out_ready = if stall > 0 {
-                stall -= 1;
-                false
-            } else {
-                rng.below(100) < stim.ready_pct as u64
-            };
-            let in_valid = rng.below(100) >= stim.gap_pct as u64;
+            let hs = lines.step();
+            let (in_valid, out_ready) = (hs.valid, hs.ready);
             let mut idx = next % inputs.len();
-            if !in_valid && rng.below(100) < stim.junk_pct as u64 {
-                idx = rng.below(inputs.len() as u64) as usize;
+            if !in_valid && junk.chance(stim.junk_pct as u64) {
+                idx = junk.index(inputs.len());
                 run.junk_cycles += 1;
             }
             let x = &inputs[idx];

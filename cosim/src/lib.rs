@@ -16,6 +16,7 @@ use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::streams::{Beat, Cmd, LANES};
 use tilerast_golden::{Config, Quad};
+use tilerast_verif::{Flush, Handshake, Lines, Pattern};
 
 pub mod blocks;
 pub mod regress;
@@ -37,14 +38,6 @@ pub mod ffi {
         fn new_model(preset: &str) -> Result<UniquePtr<Model>>;
         fn run(m: Pin<&mut Model>, cycles: u32, inp: &[u32], out: &mut [u32]) -> Result<()>;
         fn open_trace(m: Pin<&mut Model>, path: &str, from_cycle: u64) -> Result<()>;
-        fn bench_loop(
-            m: Pin<&mut Model>,
-            cmds: &[u32],
-            cycles: u64,
-            seed: u64,
-            gap_pct: u32,
-            ready_pct: u32,
-        ) -> Result<u64>;
         fn replay_timed(m: Pin<&mut Model>, inp: &[u32], want: &[u32], out: &mut [u32]) -> Result<Replay>;
     }
 }
@@ -77,14 +70,6 @@ impl Rtl {
     /// Dump a VCD of every cycle from `from_cycle` on (needs the `trace` feature).
     pub fn open_trace(&mut self, path: &str, from_cycle: u64) -> Result<(), String> {
         ffi::open_trace(self.0.pin_mut(), path, from_cycle).map_err(|e| e.what().to_string())
-    }
-    /// Closed-loop stimulus driven entirely in C++ (random gaps / ready, no model): returns quads.
-    pub fn bench_loop(&mut self, cmds: &[Cmd], cycles: u64, seed: u64, gap_pct: u32, ready_pct: u32) -> u64 {
-        let mut w = Vec::with_capacity(cmds.len() * IN_W);
-        for c in cmds {
-            w.extend_from_slice(&encode_in(true, c, false, false));
-        }
-        ffi::bench_loop(self.0.pin_mut(), &w, cycles, seed, gap_pct, ready_pct).expect("bench_loop")
     }
     /// Replay recorded input words in one pure C++ loop (apply, sample, compare with `want`),
     /// timed in C++: the baseline of the speed benchmark. `out` receives the output words.
@@ -153,30 +138,14 @@ pub fn ports(w: &[u32]) -> Vec<(String, u64)> {
     p
 }
 
-/// Downstream ready pattern.
-#[derive(Clone, Debug)]
-pub enum Ready {
-    Always,
-    /// Ready with probability `pct` %.
-    Random {
-        pct: u32,
-    },
-    /// Every `period` cycles pick a regime: always / 50 % / stalled except the last fifth / 90 %
-    /// (as in `golden/tests/raster_core_cycle.rs`).
-    Regimes {
-        period: u64,
-    },
-    /// Ready with probability `pct` %, plus a full stall of `len` cycles every `every` cycles.
-    Stalls {
-        pct: u32,
-        every: u64,
-        len: u64,
-    },
-}
+/// Downstream ready pattern: a [`tilerast_verif::Pattern`] (`Always`, `Random { pct }`,
+/// `Regimes { period }`, `Stalls { pct, every, len }`, ...).
+pub use tilerast_verif::Pattern as Ready;
 
 /// Stimulus of one run. Deterministic: the same stimulus gives the same cycles.
 #[derive(Clone, Debug)]
 pub struct Stimulus {
+    /// Seed of the gap, ready and flush lines (see [`Stimulus::handshake`]).
     pub seed: u64,
     /// Probability (%) that the producer holds `cmd_valid` low in a cycle.
     pub gap_pct: u32,
@@ -185,6 +154,15 @@ pub struct Stimulus {
     pub flush_at: Option<u64>,
     /// Give up (error) after this many cycles.
     pub max_cycles: u64,
+}
+
+impl Stimulus {
+    /// The handshake this stimulus drives: valid with `gap_pct` % gaps, `ready`, the flush;
+    /// its lines are drawn from `seed` ([`Handshake::lines`]).
+    pub fn handshake(&self) -> Handshake {
+        Handshake::new(Pattern::gaps(self.gap_pct), self.ready)
+            .with_flush(self.flush_at.map_or(Flush::Never, Flush::At))
+    }
 }
 
 impl Default for Stimulus {
@@ -248,23 +226,12 @@ pub struct Summary {
     pub cycles_per_sec: f64,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 /// The stimulus generator and the cycle model, run ahead of the RTL one batch at a time.
 pub struct Driver<'a> {
     pub model: RasterCoreCycle,
     cmds: &'a [Cmd],
     stim: Stimulus,
-    rng: Rng,
-    regime: u64,
+    lines: Lines,
     /// Next command to offer.
     pub next: usize,
     /// `last` beats transferred since the last flush.
@@ -282,8 +249,7 @@ impl<'a> Driver<'a> {
             model: RasterCoreCycle::new(cfg),
             cmds,
             stim: stim.clone(),
-            rng: Rng(stim.seed | 1),
-            regime: 0,
+            lines: stim.handshake().lines(stim.seed),
             next: 0,
             lasts: 0,
             accepted: 0,
@@ -307,30 +273,11 @@ impl<'a> Driver<'a> {
         let idle = Cmd::default();
         let mut k = 0;
         while k < inp.len() / IN_W && !self.finished() && self.cycle < self.stim.max_cycles {
-            let cyc = self.cycle;
-            let rng = &mut self.rng;
-            let out_ready = match self.stim.ready {
-                Ready::Always => true,
-                Ready::Random { pct } => rng.below(100) < pct as u64,
-                Ready::Regimes { period } => {
-                    if cyc.is_multiple_of(period) {
-                        self.regime = rng.below(4);
-                    }
-                    match self.regime {
-                        0 => true,
-                        1 => rng.below(10) < 5,
-                        2 => cyc % period >= period - period / 5,
-                        _ => rng.below(10) < 9,
-                    }
-                }
-                Ready::Stalls { pct, every, len } => {
-                    let r = rng.below(100) < pct as u64;
-                    cyc % every >= len && r
-                }
-            };
-            let in_valid = self.next < n && self.rng.below(100) >= self.stim.gap_pct as u64;
+            let hs = self.lines.step();
+            let out_ready = hs.ready;
+            let in_valid = self.next < n && hs.valid;
             let c = if self.next < n { &self.cmds[self.next] } else { &idle };
-            let flush = self.stim.flush_at == Some(cyc);
+            let flush = hs.flush;
             let (ov, beat) = self.model.out();
             let ready = self.model.in_ready(out_ready);
             inp[k * IN_W..(k + 1) * IN_W].copy_from_slice(&encode_in(in_valid, c, out_ready, flush));

@@ -17,7 +17,9 @@
 //! ```
 //!
 //! Determinism: chunk `i` of a run is a function of `(seed, i)` only: its primitives come from
-//! [`random_prims`] with seed `mix(seed, i)`, its stimulus from [`chunk_stimulus`]. Shard `k/n`
+//! [`random_prims`] drawing from `Rng::stream(seed, i)` (`tilerast-verif`: the one RNG of the
+//! tree; the derivation is pinned there, so a seed keeps its primitives), its stimulus from
+//! [`chunk_stimulus`] with `Rng::mix(seed, i)`. Shard `k/n`
 //! (1-based) runs the chunks with `i % n == k - 1`, so the shards of a run partition it.
 //!
 //! Size distribution (primitives per 100 000, [`CLASSES`]); "tile" is the preset's tile side.
@@ -53,52 +55,7 @@ use tilerast_golden::samples::offsets_fx;
 use tilerast_golden::scene::{Frame, Point, Primitive, Scene, Triangle};
 use tilerast_golden::streams::commands;
 use tilerast_golden::{Config, PointFx, PrimitiveFx, Quad, TriangleFx};
-
-/// SplitMix64 step.
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Seed of chunk `i` of a run with seed `seed`.
-pub fn mix(seed: u64, i: u64) -> u64 {
-    splitmix(seed ^ splitmix(i.wrapping_mul(0xd1b5_4a32_d192_ed03)))
-}
-
-/// A small deterministic random number generator (SplitMix64).
-#[derive(Clone, Debug)]
-pub struct SeedRng(u64);
-
-impl SeedRng {
-    /// Generator with this seed.
-    pub fn new(seed: u64) -> Self {
-        SeedRng(seed)
-    }
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        splitmix(self.0)
-    }
-    /// Uniform in `0..n` (0 if `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        debug_assert!(lo <= hi);
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-    /// True with probability `pct` %.
-    pub fn pct(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use tilerast_verif::Rng;
 
 /// Primitive classes of the generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -180,15 +137,15 @@ impl Geo {
         ]
     }
     /// In the viewport, or (1 in 10) anywhere in the guard band.
-    fn anchor(&self, r: &mut SeedRng) -> [i64; 2] {
-        if r.pct(10) {
+    fn anchor(&self, r: &mut Rng) -> [i64; 2] {
+        if r.chance(10) {
             [r.range(self.lo[0], self.hi[0]), r.range(self.lo[1], self.hi[1])]
         } else {
             [r.range(0, self.w - 1), r.range(0, self.h - 1)]
         }
     }
     /// `p` moved onto a sample position, a tile or sub-tile edge, a pixel centre or corner.
-    fn snap(&self, r: &mut SeedRng, p: [i64; 2]) -> [i64; 2] {
+    fn snap(&self, r: &mut Rng, p: [i64; 2]) -> [i64; 2] {
         let down = |v: i64, g: i64| v.div_euclid(g) * g;
         let mut q = match r.below(5) {
             0 => {
@@ -203,16 +160,16 @@ impl Geo {
                 [down(p[0], self.tile[0]), down(p[1], self.sub[1])]
             }
         };
-        if r.pct(20) {
+        if r.chance(20) {
             q[r.below(2) as usize] += r.range(-1, 1);
         }
         q
     }
 }
 
-fn tri(v: [[i32; 2]; 3], r: &mut SeedRng) -> PrimitiveFx {
+fn tri(v: [[i32; 2]; 3], r: &mut Rng) -> PrimitiveFx {
     let mut v = v;
-    if r.pct(50) {
+    if r.chance(50) {
         v.swap(1, 2);
     }
     PrimitiveFx::Triangle(TriangleFx {
@@ -223,7 +180,7 @@ fn tri(v: [[i32; 2]; 3], r: &mut SeedRng) -> PrimitiveFx {
 }
 
 /// One random primitive of a random class (see [`CLASSES`]).
-pub fn random_prim(cfg: &Config, r: &mut SeedRng) -> (Class, PrimitiveFx) {
+pub fn random_prim(cfg: &Config, r: &mut Rng) -> (Class, PrimitiveFx) {
     let g = Geo::new(cfg);
     let mut pick = r.below(SHARES);
     let class = CLASSES
@@ -241,11 +198,11 @@ pub fn random_prim(cfg: &Config, r: &mut SeedRng) -> (Class, PrimitiveFx) {
     (class, random_of(&g, class, r))
 }
 
-fn near(r: &mut SeedRng, p: [i64; 2], dx: i64, dy: i64) -> [i64; 2] {
+fn near(r: &mut Rng, p: [i64; 2], dx: i64, dy: i64) -> [i64; 2] {
     [p[0] + r.range(-dx, dx), p[1] + r.range(-dy, dy)]
 }
 
-fn random_of(g: &Geo, class: Class, r: &mut SeedRng) -> PrimitiveFx {
+fn random_of(g: &Geo, class: Class, r: &mut Rng) -> PrimitiveFx {
     match class {
         Class::Small | Class::Medium => {
             // Log-uniform size: 1/32 tile to a tile (small), 1/2 to 4 tiles (medium).
@@ -271,7 +228,7 @@ fn random_of(g: &Geo, class: Class, r: &mut SeedRng) -> PrimitiveFx {
             tri([g.clamp(a), g.clamp(b), g.clamp(m)], r)
         }
         Class::Huge => {
-            let v = if r.pct(50) {
+            let v = if r.chance(50) {
                 let mut v = [[0; 2]; 3];
                 for p in &mut v {
                     *p = g.clamp([r.range(g.lo[0], g.hi[0]), r.range(g.lo[1], g.hi[1])]);
@@ -359,7 +316,7 @@ fn random_of(g: &Geo, class: Class, r: &mut SeedRng) -> PrimitiveFx {
             PrimitiveFx::Point(PointFx {
                 pos: g.clamp(pos),
                 size: size.clamp(0, (max + 1) * 256) as i32,
-                aa: r.pct(50),
+                aa: r.chance(50),
                 colour: [r.below(256) as u8, r.below(256) as u8, r.below(256) as u8, 255],
                 depth: 0,
             })
@@ -367,21 +324,23 @@ fn random_of(g: &Geo, class: Class, r: &mut SeedRng) -> PrimitiveFx {
     }
 }
 
-/// `n` random primitives for `cfg` from `seed`, with their classes.
-pub fn random_prims_classed(cfg: &Config, seed: u64, n: usize) -> Vec<(Class, PrimitiveFx)> {
-    let mut r = SeedRng::new(seed);
-    (0..n).map(|_| random_prim(cfg, &mut r)).collect()
+/// `n` random primitives for `cfg` drawn from `r`, with their classes.
+pub fn random_prims_classed(cfg: &Config, r: &mut Rng, n: usize) -> Vec<(Class, PrimitiveFx)> {
+    (0..n).map(|_| random_prim(cfg, r)).collect()
 }
 
-/// `n` random primitives for `cfg` from `seed` (the mix of [`CLASSES`]).
-pub fn random_prims(cfg: &Config, seed: u64, n: usize) -> Vec<PrimitiveFx> {
-    random_prims_classed(cfg, seed, n).into_iter().map(|p| p.1).collect()
+/// `n` random primitives for `cfg` drawn from `r` (the mix of [`CLASSES`]).
+pub fn random_prims(cfg: &Config, r: &mut Rng, n: usize) -> Vec<PrimitiveFx> {
+    random_prims_classed(cfg, r, n).into_iter().map(|p| p.1).collect()
 }
 
 /// The stimulus of a chunk with seed `chunk_seed` and `n_cmds` commands (see the module doc).
 pub fn chunk_stimulus(chunk_seed: u64, n_cmds: usize) -> Stimulus {
-    let mut r = SeedRng::new(chunk_seed ^ 0x5717_7a1e);
-    let gap_pct = if r.pct(25) { 0 } else { r.range(1, 60) as u32 };
+    // From the second output of `chunk_seed ^ K`, as regress has always drawn: a seed keeps
+    // its stimulus parameters.
+    let mut r = Rng::new(chunk_seed ^ 0x5717_7a1e);
+    r.next_u64();
+    let gap_pct = if r.chance(25) { 0 } else { r.range(1, 60) as u32 };
     let ready = match r.below(20) {
         0..=4 => Ready::Always,
         5..=9 => Ready::Random {
@@ -400,7 +359,7 @@ pub fn chunk_stimulus(chunk_seed: u64, n_cmds: usize) -> Stimulus {
         }
     };
     // A command takes at least a cycle, so a flush before cycle n_cmds is mid-stream.
-    let flush_at = if r.pct(20) && n_cmds >= 2 {
+    let flush_at = if r.chance(20) && n_cmds >= 2 {
         Some(r.range(n_cmds as i64 / 8, n_cmds as i64 - 1) as u64)
     } else {
         None
@@ -659,6 +618,15 @@ pub fn stim_to_json(s: &Stimulus) -> Value {
         Ready::Random { pct } => json!({"kind": "random", "pct": pct}),
         Ready::Regimes { period } => json!({"kind": "regimes", "period": period}),
         Ready::Stalls { pct, every, len } => json!({"kind": "stalls", "pct": pct, "every": every, "len": len}),
+        Ready::RandomStalls {
+            pct,
+            permille,
+            min,
+            max,
+        } => {
+            json!({"kind": "random_stalls", "pct": pct, "permille": permille, "min": min, "max": max})
+        }
+        Ready::Runs { pct } => json!({"kind": "runs", "pct": pct}),
     };
     json!({
         "seed": s.seed,
@@ -709,7 +677,31 @@ pub fn stim_from_json(v: &Value, file: &str) -> Result<Stimulus, String> {
             every: uint(r, "every", "ready.every")?.max(1),
             len: uint(r, "len", "ready.len")?,
         },
-        _ => return Err(err("ready.kind", "expected always, random, regimes or stalls")),
+        Some("random_stalls") => {
+            let permille = uint(r, "permille", "ready.permille")?;
+            let (min, max) = (uint(r, "min", "ready.min")?, uint(r, "max", "ready.max")?);
+            if permille > 1000 {
+                return Err(err("ready.permille", "expected a per mille value 0..=1000"));
+            }
+            if min > max {
+                return Err(err("ready.min", "greater than ready.max"));
+            }
+            Ready::RandomStalls {
+                pct: pct(r, "pct", "ready.pct")?,
+                permille: permille as u32,
+                min,
+                max,
+            }
+        }
+        Some("runs") => Ready::Runs {
+            pct: pct(r, "pct", "ready.pct")?,
+        },
+        _ => {
+            return Err(err(
+                "ready.kind",
+                "expected always, random, regimes, stalls, random_stalls or runs",
+            ))
+        }
     };
     let flush_at = match obj.get("flush_at") {
         None | Some(Value::Null) => None,
@@ -889,9 +881,8 @@ pub fn shard_chunks(cfg: &RunCfg) -> impl Iterator<Item = (u64, u64, u64)> + '_ 
 
 /// The frame and stimulus of chunk `i` (with `len` primitives) of a run.
 pub fn chunk_case(cfg: &Config, seed: u64, i: u64, len: u64) -> (Frame, Stimulus, [u64; 7]) {
-    let cs = mix(seed, i);
     let mut classes = [0u64; 7];
-    let prims = random_prims_classed(cfg, cs, len as usize)
+    let prims = random_prims_classed(cfg, &mut Rng::stream(seed, i), len as usize)
         .into_iter()
         .map(|(c, p)| {
             classes[c.index()] += 1;
@@ -904,7 +895,7 @@ pub fn chunk_case(cfg: &Config, seed: u64, i: u64, len: u64) -> (Frame, Stimulus
         prims,
     };
     let n_cmds = commands(&frame).map(|c| c.len()).unwrap_or(0);
-    (frame, chunk_stimulus(cs, n_cmds), classes)
+    (frame, chunk_stimulus(Rng::mix(seed, i), n_cmds), classes)
 }
 
 /// The primitive a failure points at (the output port's primitive when valid, else the one
@@ -1027,13 +1018,16 @@ mod tests {
         for p in tilerast_golden::PRESETS {
             let cfg = Config::preset(p).unwrap();
             let n_all = 100_000;
-            let a = random_prims_classed(&cfg, 42, n_all as usize);
+            let a = random_prims_classed(&cfg, &mut Rng::new(42), n_all as usize);
             assert_eq!(
                 a,
-                random_prims_classed(&cfg, 42, n_all as usize),
+                random_prims_classed(&cfg, &mut Rng::new(42), n_all as usize),
                 "same seed, same primitives"
             );
-            assert_ne!(random_prims(&cfg, 43, 100), random_prims(&cfg, 42, 100));
+            assert_ne!(
+                random_prims(&cfg, &mut Rng::new(43), 100),
+                random_prims(&cfg, &mut Rng::new(42), 100)
+            );
             let mut n = [0u64; 7];
             for (c, _) in &a {
                 n[c.index()] += 1;
@@ -1090,6 +1084,33 @@ mod tests {
         }
     }
 
+    /// A seed keeps its primitives and stimulus parameters: chunk 0 of seed 1 on ice40, as the
+    /// generator has produced it since regress was written (recorded before the RNG moved to
+    /// `tilerast-verif`, and unchanged by the move).
+    #[test]
+    fn chunk_seeds_keep_their_primitives() {
+        let (frame, stim, _) = chunk_case(&Config::preset("ice40").unwrap(), 1, 0, 3);
+        let tri = |v: [[i32; 2]; 3], c: [u8; 3]| {
+            PrimitiveFx::Triangle(TriangleFx {
+                v,
+                colour: [c[0], c[1], c[2], 255],
+                depth: 0,
+            })
+        };
+        assert_eq!(
+            frame.prims,
+            [
+                tri([[20780, 15058], [9315, 24534], [-6238, 38542]], [79, 86, 176]),
+                tri([[19464, 17111], [19093, 16841], [19182, 17308]], [36, 211, 133]),
+                tri([[17050, 30545], [16585, 29904], [16037, 31354]], [22, 223, 147]),
+            ]
+        );
+        assert_eq!(
+            (stim.seed, stim.gap_pct, stim.ready),
+            (8616946450499930857, 57, Ready::Always)
+        );
+    }
+
     #[test]
     fn shards_partition_the_chunks() {
         let mut cfg = RunCfg {
@@ -1117,9 +1138,34 @@ mod tests {
     #[test]
     fn stimulus_sidecar_round_trips() {
         for i in 0..64 {
-            let s = chunk_stimulus(mix(9, i), 500);
+            let s = chunk_stimulus(Rng::mix(9, i), 500);
             let back = stim_from_json(&stim_to_json(&s), "x").unwrap();
             assert_eq!(format!("{back:?}"), format!("{s:?}"));
+        }
+        // Every ready pattern of the verification kit has a sidecar form.
+        for ready in [
+            Ready::Always,
+            Ready::Random { pct: 40 },
+            Ready::Regimes { period: 300 },
+            Ready::Stalls {
+                pct: 70,
+                every: 6000,
+                len: 3500,
+            },
+            Ready::RandomStalls {
+                pct: 75,
+                permille: 4,
+                min: 20,
+                max: 600,
+            },
+            Ready::Runs { pct: 65 },
+        ] {
+            let s = Stimulus {
+                ready,
+                ..Stimulus::default()
+            };
+            let back = stim_from_json(&stim_to_json(&s), "x").unwrap();
+            assert_eq!(back.ready, ready);
         }
         let e = stim_from_json(&json!({"seed": 1, "gap_pct": 200}), "f.stim.json").unwrap_err();
         assert!(e.starts_with("f.stim.json: "), "{e}");

@@ -61,7 +61,7 @@ fn commands(c: &Config, seed: u64, n: usize) -> Vec<Cmd> {
             // v1 / v2 / kind have no port on point_raster: random values must not matter.
             Cmd {
                 kind: 1,
-                prim: (rng.next() as u32 & 0xff_ffff) ^ i as u32,
+                prim: rng.below(1 << 24) as u32 ^ i as u32,
                 tile_x,
                 tile_y,
                 v: [

@@ -18,15 +18,15 @@ fn beats(seed: u64, n: usize) -> Vec<Beat> {
     (0..n)
         .map(|_| {
             let mut b = Beat {
-                prim: (r.next() & 0xff_ffff) as u32,
-                lane_valid: (r.next() & 0xf) as u8,
+                prim: r.below(1 << 24) as u32,
+                lane_valid: r.below(16) as u8,
                 last: r.below(4) == 0,
                 ..Default::default()
             };
             for l in 0..4 {
-                b.qx[l] = (r.next() & 0xfff) as u32;
-                b.qy[l] = (r.next() & 0xfff) as u32;
-                b.mask[l] = r.next();
+                b.qx[l] = r.below(1 << 12) as u32;
+                b.qy[l] = r.below(1 << 12) as u32;
+                b.mask[l] = r.next_u64();
             }
             b
         })

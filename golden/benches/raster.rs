@@ -14,26 +14,21 @@ use tilerast_golden::raster::{RasterStats, Rasterizer};
 use tilerast_golden::reference::{self, RefStats};
 use tilerast_golden::setup::setup_triangle;
 use tilerast_golden::{Config, TriangleFx};
+use tilerast_verif::Rng;
 
 /// A jittered grid mesh over the viewport: `nx × ny` cells, two triangles each, deterministic.
 fn grid_mesh(cfg: &Config, nx: u32, ny: u32) -> Vec<TriangleFx> {
     let (w, h) = (cfg.viewport[0] as i64 * 256, cfg.viewport[1] as i64 * 256);
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut rnd = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let mut pts = vec![[0i32; 2]; ((nx + 1) * (ny + 1)) as usize];
     for j in 0..=ny {
         for i in 0..=nx {
             let (mut x, mut y) = (w * i as i64 / nx as i64, h * j as i64 / ny as i64);
             if i > 0 && i < nx {
-                x += (rnd() % 129) as i64 - 64;
+                x += rng.range(-64, 64);
             }
             if j > 0 && j < ny {
-                y += (rnd() % 129) as i64 - 64;
+                y += rng.range(-64, 64);
             }
             pts[(j * (nx + 1) + i) as usize] = [x as i32, y as i32];
         }

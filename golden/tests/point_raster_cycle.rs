@@ -8,6 +8,7 @@ use tilerast_golden::cycle::{drive, CycleModel, PortSample};
 use tilerast_golden::point_raster::{cmd_quads, point_of_cmd, point_setup, PointRasterCycle};
 use tilerast_golden::streams::{Beat, Cmd, LANES};
 use tilerast_golden::{Config, Quad};
+use tilerast_verif::{Pattern, Rng};
 
 const PX: i32 = 256;
 
@@ -27,40 +28,22 @@ fn point(prim: u32, x: i32, y: i32, size: u32, aa: bool, tile: [u32; 2]) -> Cmd 
     }
 }
 
-/// Deterministic pseudo-random stream (xorshift64*).
-#[derive(Clone)]
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn pct(&mut self, p: u64) -> bool {
-        self.next() % 100 < p
-    }
-}
-
-/// A valid/ready pattern per cycle: mode 0 always on, 1 random, 2 random with long off bursts.
+/// A valid/ready pattern per cycle: mode 0 always on, 1 random, 2 random with long off bursts
+/// (stalls of 21–80 cycles).
 fn pattern(mode: u8, seed: u64, p_on: u64) -> impl FnMut(u64) -> bool {
-    let mut r = Rng(seed | 1);
-    let mut off = 0u64;
-    move |_| match mode {
-        0 => true,
-        1 => r.pct(p_on),
-        _ => {
-            if off > 0 {
-                off -= 1;
-                return false;
-            }
-            if r.pct(4) {
-                off = 20 + r.next() % 60;
-                return false;
-            }
-            r.pct(p_on)
-        }
-    }
+    let pct = p_on as u32;
+    let p = match mode {
+        0 => Pattern::Always,
+        1 => Pattern::Random { pct },
+        _ => Pattern::RandomStalls {
+            pct,
+            permille: 40,
+            min: 21,
+            max: 80,
+        },
+    };
+    let mut line = p.line(Rng::new(seed));
+    move |_| line.step()
 }
 
 /// Drive the model, return the transferred beats and the port trace.
@@ -206,9 +189,9 @@ fn cmd_strategy(c: Config) -> impl Strategy<Value = Cmd> {
 }
 
 /// (mode, seed, percent on) of a valid or ready pattern.
-type Pattern = (u8, u64, u64);
+type LineArgs = (u8, u64, u64);
 
-fn case() -> impl Strategy<Value = (usize, Vec<Cmd>, Pattern, Pattern)> {
+fn case() -> impl Strategy<Value = (usize, Vec<Cmd>, LineArgs, LineArgs)> {
     (0usize..3).prop_flat_map(|p| {
         let c = preset(p);
         (

@@ -19,52 +19,7 @@ use tilerast_golden::setup::{setup_triangle, TriSetup};
 use tilerast_golden::streams::{Beat, Cand, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::parse_tile;
-
-/// xorshift64*.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A ready (or valid) pattern: runs of random length, sometimes long stalls.
-struct Pattern {
-    rng: Rng,
-    left: u64,
-    state: bool,
-    p_on: u64,
-}
-impl Pattern {
-    fn new(seed: u64, p_on: u64) -> Pattern {
-        Pattern {
-            rng: Rng(seed | 1),
-            left: 0,
-            state: true,
-            p_on,
-        }
-    }
-    fn step(&mut self) -> bool {
-        if self.left == 0 {
-            self.state = self.rng.below(100) < self.p_on;
-            self.left = if self.state {
-                1 + self.rng.below(12)
-            } else if self.rng.below(10) == 0 {
-                20 + self.rng.below(60)
-            } else {
-                1 + self.rng.below(3)
-            };
-        }
-        self.left -= 1;
-        self.state
-    }
-}
+use tilerast_verif::{Handshake, Pattern};
 
 /// The jobs subtile_coverage hands the sample rasterizer for (tri, tile) (see
 /// `tests/sample_raster_cycle.rs`).
@@ -154,19 +109,20 @@ fn some_tiles(cfg: &Config, tri: &TriSetup, pick: u32) -> Vec<[u32; 2]> {
 }
 
 /// sample_raster → quad_packer with random input gaps, inner ready (the packer's in_ready is
-/// the only back-pressure there) and random output ready. Returns the transferred beats.
+/// the only back-pressure there) and random output ready (runs of random length, sometimes
+/// long stalls). Returns the transferred beats.
 fn run_chain(cfg: &Config, jobs: &[Job], seed: u64) -> Vec<Beat> {
     let mut sr = SampleRasterCycle::new(cfg);
     let mut qp = QuadPackerCycle::new(cfg);
-    let mut gaps = Pattern::new(seed, 75);
-    let mut rdy = Pattern::new(seed.rotate_left(23) ^ 0x5555, 60);
+    let mut lines = Handshake::new(Pattern::Runs { pct: 75 }, Pattern::Runs { pct: 60 }).lines(seed);
     let commands = jobs.iter().filter(|j| j.cand.last).count();
     let mut next = 0;
     let mut outs = Vec::new();
     for _ in 0..jobs.len() as u64 * 600 + 2000 {
-        let in_valid = next < jobs.len() && gaps.step();
+        let c = lines.step();
+        let in_valid = next < jobs.len() && c.valid;
         let job = jobs.get(next).copied().unwrap_or_default();
-        let out_ready = rdy.step();
+        let out_ready = c.ready;
         let (qv, qo) = qp.out();
         let mid_ready = qp.in_ready(out_ready);
         let (sv, so) = sr.out();
@@ -313,10 +269,9 @@ proptest! {
             }
         }
         let mut m = QuadPackerCycle::new(&cfg);
-        let mut gaps = Pattern::new(seed, 70);
-        let mut rdy = Pattern::new(!seed, 60);
+        let mut lines = Handshake::new(Pattern::Runs { pct: 70 }, Pattern::Runs { pct: 60 }).lines(seed);
         let n_cmd = want.len();
-        let (outs, _) = drive(&mut m, &input, |_| !gaps.step(), |_| rdy.step(),
+        let (outs, _) = drive(&mut m, &input, |_| !lines.valid.step(), |_| lines.ready.step(),
                               |o| o.iter().filter(|b| b.last).count() == n_cmd, 100_000);
         let groups = split_commands(q as u32, &outs);
         prop_assert_eq!(groups.len(), n_cmd);

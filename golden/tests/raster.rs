@@ -12,6 +12,7 @@ use tilerast_golden::reference;
 use tilerast_golden::samples;
 use tilerast_golden::setup::{setup_triangle, SetupReject};
 use tilerast_golden::subtile_coverage::SubtileFate;
+use tilerast_verif::Rng;
 
 // ───────────────────────────── configurations ─────────────────────────────
 
@@ -276,13 +277,8 @@ proptest! {
 /// triangle class, from a fixed pseudo-random stream.
 #[test]
 fn every_config_every_class() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 16) as u32
-    };
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = || rng.next_u32();
     let mut nonempty = 0;
     for cfg in all_configs() {
         for kind in 0..7 {
@@ -306,13 +302,8 @@ fn every_config_every_class() {
 /// general path also matches the reference.
 #[test]
 fn streaming_equals_recombining() {
-    let mut seed = 0x51ed_270b_1f0c_a4e3u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 16) as u32
-    };
+    let mut rng = Rng::new(0x51ed_270b_1f0c_a4e3);
+    let mut next = || rng.next_u32();
     let (mut a, mut b) = (Rasterizer::new(), Rasterizer::new_recombining());
     let mut compared = 0;
     for cfg in all_configs() {

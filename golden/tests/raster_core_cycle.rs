@@ -11,36 +11,22 @@ use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::streams::{commands, Cmd};
 use tilerast_golden::{Config, PointFx, PrimitiveFx, Quad, TriangleFx, PRESETS};
+use tilerast_verif::{Flush, Handshake, Pattern};
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
-/// Run `cmds` through the model with random gaps / ready; returns (quads, last beats, cycles).
+/// Run `cmds` through the model with random gaps (20 %) and ready regimes (incl. long
+/// stalls); returns (quads, last beats, cycles).
 fn run(cfg: &Config, cmds: &[Cmd], seed: u64, flush_at: Option<u64>) -> (Vec<Quad>, usize, u64) {
     let mut m = RasterCoreCycle::new(cfg);
-    let mut rng = Rng(seed | 1);
+    let mut lines = Handshake::new(Pattern::gaps(20), Pattern::Regimes { period: 256 })
+        .with_flush(flush_at.map_or(Flush::Never, Flush::At))
+        .lines(seed);
     let (mut next, mut lasts, mut quads, mut cyc) = (0usize, 0usize, Vec::new(), 0u64);
-    let mut regime = 0;
     while (lasts < cmds.len() || next < cmds.len()) && cyc < 5_000_000 {
-        if cyc % 256 == 0 {
-            regime = rng.below(4);
-        }
-        let out_ready = match regime {
-            0 => true,
-            1 => rng.below(10) < 5,
-            2 => cyc % 256 > 200, // long stalls
-            _ => rng.below(10) < 9,
-        };
-        let in_valid = next < cmds.len() && rng.below(10) < 8;
+        let c = lines.step();
+        let out_ready = c.ready;
+        let in_valid = next < cmds.len() && c.valid;
         let inp = if next < cmds.len() { cmds[next] } else { Cmd::default() };
-        let flush = flush_at == Some(cyc);
+        let flush = c.flush;
         let (v, beat) = m.out();
         if flush {
             // Everything in flight is dropped; start the stream over after the flush.

@@ -16,52 +16,7 @@ use tilerast_golden::setup::{setup_triangle, TriSetup};
 use tilerast_golden::streams::{Beat, Cand, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::parse_tile;
-
-/// xorshift64*: handshake patterns from a proptest seed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A ready (or gap) pattern: runs of random length, sometimes long stalls.
-struct Pattern {
-    rng: Rng,
-    left: u64,
-    state: bool,
-    p_on: u64,
-}
-impl Pattern {
-    fn new(seed: u64, p_on: u64) -> Pattern {
-        Pattern {
-            rng: Rng(seed | 1),
-            left: 0,
-            state: true,
-            p_on,
-        }
-    }
-    fn step(&mut self) -> bool {
-        if self.left == 0 {
-            self.state = self.rng.below(100) < self.p_on;
-            self.left = if self.state {
-                1 + self.rng.below(12)
-            } else if self.rng.below(10) == 0 {
-                20 + self.rng.below(60) // a long stall
-            } else {
-                1 + self.rng.below(3)
-            };
-        }
-        self.left -= 1;
-        self.state
-    }
-}
+use tilerast_verif::{Handshake, Pattern, Rng};
 
 /// The jobs subtile_coverage hands the sample rasterizer for (tri, tile): the covered first
 /// sub-tiles in walk order, E at each sub-tile's origin, `last` on the final one, or one bare
@@ -153,17 +108,17 @@ fn commands(cfg: &Config, v: [[i32; 2]; 3], pick: u32) -> Option<(TriSetup, Vec<
     Some((tri, chosen))
 }
 
-/// Drive `jobs` with random gaps / ready; return the transferred beats.
+/// Drive `jobs` with random gaps / ready (runs of random length, sometimes long stalls);
+/// return the transferred beats.
 fn run(cfg: &Config, jobs: &[Job], seed: u64) -> Vec<Beat> {
     let mut m = SampleRasterCycle::new(cfg);
-    let mut gaps = Pattern::new(seed, 70);
-    let mut rdy = Pattern::new(seed.rotate_left(17) ^ 0x9E37_79B9, 65);
+    let mut lines = Handshake::new(Pattern::Runs { pct: 70 }, Pattern::Runs { pct: 65 }).lines(seed);
     let commands = jobs.iter().filter(|j| j.cand.last).count();
     let (outs, trace) = drive(
         &mut m,
         jobs,
-        |_| !gaps.step(),
-        |_| rdy.step(),
+        |_| !lines.valid.step(),
+        |_| lines.ready.step(),
         |o| o.iter().filter(|b| b.last).count() == commands,
         jobs.len() as u64 * 400 + 1000,
     );
@@ -231,13 +186,13 @@ proptest! {
 fn streams_of_commands() {
     for name in PRESETS {
         let cfg = Config::preset(name).unwrap();
-        let mut rng = Rng(0x1234_5678 ^ name.len() as u64);
+        let mut rng = Rng::new(0x1234_5678 ^ name.len() as u64);
         let mut jobs = Vec::new();
         let mut want: Vec<Quad> = Vec::new();
         let mut n = 0;
         for prim in 0..12 {
-            let r = [0; 8].map(|_| rng.next() as u32);
-            let Some((tri, tiles)) = commands(&cfg, gen_tri(&cfg, prim % 3, &r), rng.next() as u32) else {
+            let r = [0; 8].map(|_| rng.next_u32());
+            let Some((tri, tiles)) = commands(&cfg, gen_tri(&cfg, prim % 3, &r), rng.next_u32()) else {
                 continue;
             };
             for t in tiles {

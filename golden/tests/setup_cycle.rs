@@ -11,6 +11,7 @@ use tilerast_golden::cycle::{drive, CycleModel};
 use tilerast_golden::setup::{edges_for, setup_triangle, SetupCycle};
 use tilerast_golden::streams::{Cmd, Edges};
 use tilerast_golden::{Config, TriangleFx, PRESETS};
+use tilerast_verif::Rng;
 
 /// The three presets, and the largest configuration (max viewport and guard band, 256-pixel
 /// tiles with 2-pixel sub-tiles, odd viewport so the last tile column/row is partial).
@@ -393,13 +394,8 @@ fn extremes_fit_the_widths() {
 #[test]
 fn generator_covers_every_case() {
     let mut seen = [0u32; 7];
-    let mut x = 0x1234_5678_9abc_def0u64;
-    let mut rnd = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x as u32
-    };
+    let mut rng = Rng::new(0x1234_5678_9abc_def0);
+    let mut rnd = || rng.next_u32();
     for ci in 0..4 {
         for cull in 0..3 {
             let cfg = with_cull(&configs()[ci], cull);

@@ -16,6 +16,7 @@ use tilerast_golden::setup::{setup_triangle, TriSetup};
 use tilerast_golden::streams::{Cand, Edges, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats, CoveredSubtile, SubtileCoverageCycle};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
+use tilerast_verif::{Pattern, Rng};
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -51,39 +52,22 @@ fn config(ci: usize) -> Config {
     c
 }
 
-/// Small deterministic PRNG (xorshift64*) for ready / gap patterns.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A ready pattern: mostly random, with long stalls (5..=40 cycles) now and then.
+/// A ready pattern: mostly random, with stalls of 5..=40 cycles now and then.
 fn ready_pattern(seed: u64, p_ready: u64) -> impl FnMut(u64) -> bool {
-    let mut rng = Rng(seed | 1);
-    let mut stall = 0u64;
-    move |_| {
-        if stall == 0 && rng.below(30) == 0 {
-            stall = 5 + rng.below(36);
-        }
-        if stall > 0 {
-            stall -= 1;
-            return false;
-        }
-        rng.below(100) < p_ready
-    }
+    let stalls = Pattern::RandomStalls {
+        pct: p_ready as u32,
+        permille: 33,
+        min: 5,
+        max: 40,
+    };
+    let mut line = stalls.line(Rng::stream(seed, 1));
+    move |_| line.step()
 }
 
+/// Input gaps: true (no offer) with probability `p_gap` %.
 fn gap_pattern(seed: u64, p_gap: u64) -> impl FnMut(u64) -> bool {
-    let mut rng = Rng(seed.rotate_left(17) | 1);
-    move |_| rng.below(100) < p_gap
+    let mut line = Pattern::gaps(p_gap as u32).line(Rng::stream(seed, 0));
+    move |_| !line.step()
 }
 
 /// The `Edges` beat setup sends for `tri` in `tile` (golden setup translated by hand).

@@ -10,21 +10,13 @@ use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::raster::{raster_triangle_into, RasterStats};
 use tilerast_golden::samples::pixel_full_mask;
 use tilerast_golden::setup::{setup_triangle, SetupReject};
+use tilerast_verif::Rng;
 
 type Tri = [[i32; 2]; 3];
 
-/// Small xorshift stream for reproducible meshes.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn range(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i32
-    }
+/// Uniform in `lo..=hi` (fixed-point coordinates).
+fn range(rng: &mut Rng, lo: i32, hi: i32) -> i32 {
+    rng.range(lo as i64, hi as i64) as i32
 }
 
 fn cfg(preset: &str, viewport: Option<[u32; 2]>, msaa: u32, test: CoverageTest, resplit: bool) -> Config {
@@ -124,10 +116,10 @@ fn grid(rng: &mut Rng, r: [i32; 4], nx: i32, ny: i32, jitter: f64) -> Vec<Tri> {
             let mut x = if i == nx { x1 } else { x0 + (i as f64 * cw) as i32 };
             let mut y = if j == ny { y1 } else { y0 + (j as f64 * ch) as i32 };
             if i > 0 && i < nx && jx > 0 {
-                x += rng.range(-jx, jx);
+                x += range(rng, -jx, jx);
             }
             if j > 0 && j < ny && jy > 0 {
-                y += rng.range(-jy, jy);
+                y += range(rng, -jy, jy);
             }
             p[(j * (nx + 1) + i) as usize] = [x, y];
         }
@@ -137,13 +129,13 @@ fn grid(rng: &mut Rng, r: [i32; 4], nx: i32, ny: i32, jitter: f64) -> Vec<Tri> {
     for j in 0..ny {
         for i in 0..nx {
             let (a, b, c, d) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
-            let pair = if rng.next() & 1 == 0 {
+            let pair = if rng.bool() {
                 [[a, b, c], [a, c, d]]
             } else {
                 [[a, b, d], [b, c, d]]
             };
             for t in pair {
-                out.push(if rng.next() & 1 == 0 { t } else { [t[0], t[2], t[1]] });
+                out.push(if rng.bool() { t } else { [t[0], t[2], t[1]] });
             }
         }
     }
@@ -156,7 +148,7 @@ fn fan(rng: &mut Rng, r: [i32; 4], centre: [i32; 2], extra: usize) -> Vec<Tri> {
     let [x0, y0, x1, y1] = r;
     let mut rim = Vec::new();
     let side = |rng: &mut Rng, a: i32, b: i32| {
-        let mut v: Vec<i32> = (0..extra).map(|_| rng.range(a + 1, b - 1)).collect();
+        let mut v: Vec<i32> = (0..extra).map(|_| range(rng, a + 1, b - 1)).collect();
         v.sort();
         v.dedup();
         v
@@ -172,7 +164,7 @@ fn fan(rng: &mut Rng, r: [i32; 4], centre: [i32; 2], extra: usize) -> Vec<Tri> {
     (0..rim.len())
         .map(|k| {
             let (a, b) = (rim[k], rim[(k + 1) % rim.len()]);
-            if rng.next() & 1 == 0 {
+            if rng.bool() {
                 [centre, a, b]
             } else {
                 [centre, b, a]
@@ -201,7 +193,7 @@ const TESTS: [CoverageTest; 3] = [CoverageTest::Edge, CoverageTest::Samples, Cov
 
 #[test]
 fn grids_and_fans_cover_every_sample_once_at_every_rate() {
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = Rng::new(0x1234_5678_9abc_def1);
     let mut k = 0;
     for (preset, viewport) in [
         ("ice40", None),
@@ -232,7 +224,10 @@ fn grids_and_fans_cover_every_sample_once_at_every_rate() {
                 let cells = [r[2] / sub[0], r[3] / sub[1]];
                 assert_eq!(cover_exactly_once(&c, &grid(&mut rng, r, cells[0], cells[1], 0.0)), n);
                 // Fan from an interior point to the viewport's boundary.
-                let centre = [rng.range(256, vp(&c)[2] - 256), rng.range(256, vp(&c)[3] - 256)];
+                let centre = [
+                    range(&mut rng, 256, vp(&c)[2] - 256),
+                    range(&mut rng, 256, vp(&c)[3] - 256),
+                ];
                 assert_eq!(cover_exactly_once(&c, &fan(&mut rng, vp(&c), centre, 6)), n);
                 // Fan from a sample position to a rectangle beyond the viewport.
                 let centre = [
@@ -247,14 +242,17 @@ fn grids_and_fans_cover_every_sample_once_at_every_rate() {
 
 #[test]
 fn default_and_full_presets_are_watertight() {
-    let mut rng = Rng(0xfeed_beef_0bad_cafe);
+    let mut rng = Rng::new(0xfeed_beef_0bad_cafe);
     for (i, preset) in ["default", "full"].into_iter().enumerate() {
         let base = Config::preset(preset).unwrap();
         let c = cfg(preset, None, base.msaa, TESTS[i], base.resplit());
         let n = c.viewport[0] as u64 * c.viewport[1] as u64 * c.msaa as u64;
         assert!(n > 0);
         assert_eq!(cover_exactly_once(&c, &grid(&mut rng, beyond(&c), 23, 17, 0.24)), n);
-        let centre = [rng.range(256, vp(&c)[2] - 256), rng.range(256, vp(&c)[3] - 256)];
+        let centre = [
+            range(&mut rng, 256, vp(&c)[2] - 256),
+            range(&mut rng, 256, vp(&c)[3] - 256),
+        ];
         assert_eq!(cover_exactly_once(&c, &fan(&mut rng, vp(&c), centre, 9)), n);
     }
 }
@@ -277,10 +275,10 @@ proptest! {
     ) {
         let msaa = [1, 2, 4, 8, 16][ms];
         let c = cfg("ice40", Some([w, h]), msaa, TESTS[t], rs && msaa > 1);
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let n = w as u64 * h as u64 * msaa as u64;
         prop_assert_eq!(cover_exactly_once(&c, &grid(&mut rng, beyond(&c), nx, ny, jitter)), n);
-        let centre = [rng.range(1, vp(&c)[2] - 1), rng.range(1, vp(&c)[3] - 1)];
+        let centre = [range(&mut rng, 1, vp(&c)[2] - 1), range(&mut rng, 1, vp(&c)[3] - 1)];
         prop_assert_eq!(cover_exactly_once(&c, &fan(&mut rng, vp(&c), centre, nx as usize)), n);
     }
 }

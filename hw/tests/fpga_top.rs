@@ -10,8 +10,7 @@ use tilerast_golden::board::{ecp5_pll, ice40_pll, BOARDS};
 use tilerast_golden::protocol::uart::{Deserializer, Serializer};
 use tilerast_hw::uart::{UartRx, UartTx};
 
-mod common;
-use common::Rng;
+use tilerast_verif::Rng;
 
 const DIV: u32 = 7;
 
@@ -54,9 +53,9 @@ fn receive(bytes: &[u8], stop_bits: u32) -> (Vec<u8>, u32) {
 
 #[test]
 fn rx_recovers_bytes_and_flags_a_missing_stop_bit() {
-    let mut r = Rng(5);
+    let mut r = Rng::new(5);
     let mut bytes: Vec<u8> = vec![0x00, 0xff, 0xa5, 0x5a, 0x01, 0x80];
-    bytes.extend((0..40).map(|_| r.next() as u8));
+    bytes.extend((0..40).map(|_| r.next_u32() as u8));
     for stop_bits in [1, 2] {
         let (got, ferr) = receive(&bytes, stop_bits);
         assert_eq!(got, bytes, "stop bits {stop_bits}");
@@ -78,13 +77,13 @@ fn transmit(bytes: &[u8], gaps: bool) -> (Vec<u8>, u32, u64) {
     sim.add_testbench(move |mut sim: Sim<UartTx>| {
         let mut x = sim.init()?;
         let mut d = Deserializer::new(DIV);
-        let mut r = Rng(9);
+        let mut r = Rng::new(9);
         let mut next = 0;
         let mut first_low = None;
         let mut last_byte = 0;
         wait_clock_true!(sim, clock, x);
         for cyc in 0..total {
-            let valid = next < bytes.len() && (!gaps || r.below(3) == 0);
+            let valid = next < bytes.len() && (!gaps || r.one_in(3));
             x.in_valid.next = valid;
             x.data.next = (bytes.get(next).copied().unwrap_or(0) as u64).into();
             wait_clock_false!(sim, clock, x);
@@ -115,8 +114,8 @@ fn transmit(bytes: &[u8], gaps: bool) -> (Vec<u8>, u32, u64) {
 
 #[test]
 fn tx_sends_bytes_back_to_back_at_ten_bit_times_each() {
-    let mut r = Rng(17);
-    let bytes: Vec<u8> = (0..30).map(|_| r.next() as u8).chain([0, 0xff, 0xa5]).collect();
+    let mut r = Rng::new(17);
+    let bytes: Vec<u8> = (0..30).map(|_| r.next_u32() as u8).chain([0, 0xff, 0xa5]).collect();
     let (got, ferr, span) = transmit(&bytes, false);
     assert_eq!(got, bytes);
     assert_eq!(ferr, 0);

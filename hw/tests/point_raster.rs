@@ -12,8 +12,7 @@ use tilerast_golden::streams::{Beat, Cmd};
 use tilerast_golden::Config;
 use tilerast_hw::point_raster::PointRaster;
 
-mod common;
-use common::Rng;
+use tilerast_verif::{Flush, Handshake, Pattern, Rng};
 
 /// Random point commands: mostly small points near their tile, some large, some at tile and
 /// viewport edges, some missing their tile, a few at the extremes of the ports.
@@ -66,7 +65,7 @@ fn commands(c: &Config, rng: &mut Rng, n: usize) -> Vec<Cmd> {
             };
             Cmd {
                 kind: 1,
-                prim: (rng.next() as u32 & 0xff_ffff) ^ i as u32,
+                prim: rng.below(1 << 24) as u32 ^ i as u32,
                 tile_x,
                 tile_y,
                 v: [[x as i32, y as i32], [0, 0], [0, 0]],
@@ -113,10 +112,9 @@ fn ports_of_block(x: &PointRaster) -> Ports {
 /// mismatch (cycle, block, model) and the number of beats and commands transferred.
 fn cosim(preset: &str, seed: u64, cycles: u64) -> (Option<String>, usize, usize) {
     let cfg = Config::preset(preset).unwrap();
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let cmds = commands(&cfg, &mut rng, 400);
     let flush_at = 200 + rng.below(cycles / 2);
-    let seed2 = rng.next();
     let result = Arc::new(Mutex::new((None, 0usize, 0usize)));
     let res = result.clone();
     let mut uut = PointRaster::new(&cfg);
@@ -125,25 +123,20 @@ fn cosim(preset: &str, seed: u64, cycles: u64) -> (Option<String>, usize, usize)
     sim.add_clock(5, |x: &mut Box<PointRaster>| x.clock.next = !x.clock.val());
     sim.add_testbench(move |mut sim: Sim<PointRaster>| {
         let mut x = sim.init()?;
-        let mut rng = Rng(seed2 | 1);
         let mut model = PointRasterCycle::new(&cfg);
         let mut next = 0usize;
         let mut beats = 0usize;
-        // Stall / gap regimes change every 64 cycles: free, random, long stall.
-        let mut regime = 0u64;
+        // Input and output regimes change every 64 cycles (each on its own): free, random,
+        // long stall / starved, mostly free.
+        let regimes = Pattern::Regimes { period: 64 };
+        let mut lines = Handshake::new(regimes, regimes)
+            .with_flush(Flush::At(flush_at))
+            .lines(seed);
         wait_clock_true!(sim, clock, x);
         for cyc in 0..cycles {
-            if cyc % 64 == 0 {
-                regime = rng.below(4);
-            }
-            let in_valid = next < cmds.len() && rng.below(100) < [95, 60, 30, 80][regime as usize];
-            let out_ready = match regime {
-                0 => true,
-                1 => rng.below(100) < 60,
-                2 => cyc % 64 > 40,
-                _ => rng.below(100) < 85,
-            };
-            let flush = cyc == flush_at;
+            let c = lines.step();
+            let in_valid = next < cmds.len() && c.valid;
+            let (out_ready, flush) = (c.ready, c.flush);
             let cmd = cmds[next.min(cmds.len() - 1)];
             x.in_valid.next = in_valid;
             x.in_prim.next = (cmd.prim as u64).into();

@@ -12,20 +12,19 @@ use tilerast_golden::quad_packer::QuadPackerCycle;
 use tilerast_golden::streams::Beat;
 use tilerast_hw::quad_packer::QuadPacker;
 
-mod common;
-use common::Rng;
+use tilerast_verif::{Flush, Handshake, Pattern, Rng};
 
 fn random_beat(r: &mut Rng) -> Beat {
     let mut b = Beat {
-        prim: (r.next() & 0xFF_FFFF) as u32,
-        lane_valid: (r.next() & 0xF) as u8,
-        last: r.below(4) == 0,
+        prim: r.below(1 << 24) as u32,
+        lane_valid: r.below(16) as u8,
+        last: r.one_in(4),
         ..Default::default()
     };
     for l in 0..4 {
-        b.qx[l] = (r.next() & 0xFFF) as u32;
-        b.qy[l] = (r.next() & 0xFFF) as u32;
-        b.mask[l] = r.next();
+        b.qx[l] = r.below(1 << 12) as u32;
+        b.qy[l] = r.below(1 << 12) as u32;
+        b.mask[l] = r.next_u64();
     }
     b
 }
@@ -96,23 +95,23 @@ fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> (u64, Vec<Strin
     sim.add_testbench(move |mut sim: Sim<QuadPacker>| {
         let mut x = sim.init()?;
         let mut model = QuadPackerCycle::new(&cfg);
-        let mut r = Rng(seed | 1);
+        let mut r = Rng::new(seed);
         let mut cur = random_beat(&mut r);
-        let mut stall = 0u64;
+        // 30 % input gaps, 70 % ready with stalls of 10-59 cycles, one flush.
+        let ready = Pattern::RandomStalls {
+            pct: 70,
+            permille: 25,
+            min: 10,
+            max: 59,
+        };
+        let mut lines = Handshake::new(Pattern::gaps(30), ready)
+            .with_flush(Flush::At(flush_at))
+            .lines(seed);
         wait_clock_true!(sim, clock, x);
         for cyc in 0..cycles {
             // Inputs right after the rising edge.
-            let in_valid = r.below(10) < 7;
-            if stall == 0 && r.below(40) == 0 {
-                stall = 10 + r.below(50);
-            }
-            let out_ready = if stall > 0 {
-                stall -= 1;
-                false
-            } else {
-                r.below(10) < 7
-            };
-            let flush = cyc == flush_at;
+            let c = lines.step();
+            let (in_valid, out_ready, flush) = (c.valid, c.ready, c.flush);
             drive_in(&mut x, in_valid, &cur, out_ready, flush);
             wait_clock_false!(sim, clock, x);
             // Settled: compare every port with the model.

@@ -12,16 +12,7 @@ use tilerast_golden::scene::Scene;
 use tilerast_golden::streams::{commands, Beat, Cmd};
 use tilerast_golden::Config;
 use tilerast_hw::raster_core::RasterCore;
-
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use tilerast_verif::{Flush, Handshake, Pattern};
 
 fn scene_cmds(name: &str) -> (Config, Vec<Cmd>) {
     let path = format!("{}/../scenes/{name}.json", env!("CARGO_MANIFEST_DIR"));
@@ -78,14 +69,22 @@ fn run(cfg: Config, cmds: Vec<Cmd>, seed: u64, cycles: u64, flush_at: Option<u64
     sim.add_clock(5, |x: &mut Box<RasterCore>| x.clock.next = !x.clock.val());
     sim.add_testbench(move |mut sim: Sim<RasterCore>| {
         let mut x = sim.init()?;
-        let mut rng = Rng(seed | 1);
+        // 20 % input gaps; 80 % ready, stalled for the last 97 cycles of every 388.
+        let ready = Pattern::Stalls {
+            pct: 80,
+            every: 388,
+            len: 97,
+        };
+        let mut lines = Handshake::new(Pattern::gaps(20), ready)
+            .with_flush(flush_at.map_or(Flush::Never, Flush::At))
+            .lines(seed);
         let mut model = RasterCoreCycle::new(&cfg);
         let (mut next, mut quads) = (0usize, 0u64);
         wait_clock_true!(sim, clock, x);
         for cyc in 0..cycles {
-            let in_valid = next < cmds.len() && rng.below(10) < 8;
-            let out_ready = if (cyc / 97) % 4 == 3 { false } else { rng.below(10) < 8 };
-            let flush = flush_at == Some(cyc);
+            let c = lines.step();
+            let in_valid = next < cmds.len() && c.valid;
+            let (out_ready, flush) = (c.ready, c.flush);
             let c = if next < cmds.len() { cmds[next] } else { Cmd::default() };
             x.cmd_valid.next = in_valid;
             x.cmd_kind.next = c.kind == 1;

@@ -20,8 +20,7 @@ use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::parse_tile;
 use tilerast_hw::sample_raster::SampleRaster;
 
-mod common;
-use common::Rng;
+use tilerast_verif::{Flush, Handshake, Pattern, Rng};
 
 /// Jobs of a random triangle in one of its tiles (golden setup + sub-tile coverage).
 fn triangle_jobs(cfg: &Config, r: &mut Rng, prim: u32) -> Vec<Job> {
@@ -180,7 +179,7 @@ fn synthetic_job(cfg: &Config, g: &SampleRasterGeom, r: &mut Rng, prim: u32) -> 
 /// 400+ jobs: half from random triangles, half synthetic.
 fn stimulus_jobs(cfg: &Config, seed: u64) -> Vec<Job> {
     let geom = SampleRasterGeom::new(cfg).unwrap();
-    let mut r = Rng(seed | 1);
+    let mut r = Rng::new(seed);
     let mut jobs = Vec::new();
     let mut prim = 0;
     while jobs.len() < 400 {
@@ -261,22 +260,21 @@ fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> (u64, u64, Vec<
     sim.add_testbench(move |mut sim: Sim<SampleRaster>| {
         let mut x = sim.init()?;
         let mut model = SampleRasterCycle::new(&cfg);
-        let mut r = Rng(seed.rotate_left(29) | 1);
+        // 20 % input gaps, 80 % ready with stalls of 10-49 cycles, one flush.
+        let ready = Pattern::RandomStalls {
+            pct: 80,
+            permille: 20,
+            min: 10,
+            max: 49,
+        };
+        let mut lines = Handshake::new(Pattern::gaps(20), ready)
+            .with_flush(Flush::At(flush_at))
+            .lines(seed);
         let mut next = 0usize;
-        let mut stall = 0u64;
         wait_clock_true!(sim, clock, x);
         for cyc in 0..cycles {
-            let in_valid = r.below(10) < 8;
-            if stall == 0 && r.below(50) == 0 {
-                stall = 10 + r.below(40);
-            }
-            let out_ready = if stall > 0 {
-                stall -= 1;
-                false
-            } else {
-                r.below(10) < 8
-            };
-            let flush = cyc == flush_at;
+            let c = lines.step();
+            let (in_valid, out_ready, flush) = (c.valid, c.ready, c.flush);
             let job = jobs[next % jobs.len()];
             drive_in(&mut x, in_valid, &job, out_ready, flush);
             wait_clock_false!(sim, clock, x);

@@ -14,8 +14,7 @@ use tilerast_golden::streams::{Cmd, Edges};
 use tilerast_golden::Config;
 use tilerast_hw::setup::Setup;
 
-mod common;
-use common::Rng;
+use tilerast_verif::{Cycle, Flush, Handshake, Pattern, Rng};
 
 /// A random triangle command: near its tile, anywhere in the guard band, a sliver, degenerate
 /// or at the guard-band limits; half of them clockwise.
@@ -118,35 +117,25 @@ fn drive_in(x: &mut Setup, c: &Cmd) {
     x.in_v2y.next = Signed::from(c.v[2][1] as i64);
 }
 
-/// Per-cycle stimulus: (in_valid gap, out_ready, flush).
-#[derive(Clone, Copy)]
-struct Stim {
-    gap: bool,
-    ready: bool,
-    flush: bool,
-}
-
 /// Run the block and the model side by side for `cycles`; returns the cycle-by-cycle
 /// mismatch report (empty if none) and the beats transferred between flushes, with the
 /// commands they belong to.
 fn cosim(cfg: &Config, seed: u64, cycles: usize) -> (Vec<String>, Vec<(Cmd, Edges)>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let cmds: Vec<Cmd> = (0..cycles / 4)
         .map(|i| gen_cmd(cfg, &mut rng, (i as u32 * 104_729) & 0xff_ffff))
         .collect();
-    let mut stim = Vec::with_capacity(cycles);
-    let mut stall = 0;
-    for _ in 0..cycles {
-        if stall == 0 && rng.chance(3) {
-            stall = 10 + rng.below(40);
-        }
-        stall = stall.saturating_sub(1);
-        stim.push(Stim {
-            gap: rng.chance(30),
-            ready: stall == 0 && rng.chance(75),
-            flush: rng.chance(1),
-        });
-    }
+    // Per cycle: 30 % input gaps, 75 % ready with stalls of 10-49 cycles, 1 % flushes.
+    let ready = Pattern::RandomStalls {
+        pct: 75,
+        permille: 30,
+        min: 10,
+        max: 49,
+    };
+    let mut lines = Handshake::new(Pattern::gaps(30), ready)
+        .with_flush(Flush::Random { permille: 10 })
+        .lines(seed);
+    let stim: Vec<Cycle> = (0..cycles).map(|_| lines.step()).collect();
     let report = Arc::new(Mutex::new(Vec::<String>::new()));
     let pairs = Arc::new(Mutex::new(Vec::<(Cmd, Edges)>::new()));
     let (rep, prs, cfg2) = (report.clone(), pairs.clone(), cfg.clone());
@@ -162,7 +151,7 @@ fn cosim(cfg: &Config, seed: u64, cycles: usize) -> (Vec<String>, Vec<(Cmd, Edge
         let mut next = 0usize;
         wait_clock_true!(sim, clock, x);
         for (cyc, s) in stim.iter().enumerate() {
-            let in_valid = next < cmds.len() && !s.gap;
+            let in_valid = next < cmds.len() && s.valid;
             let inp = cmds.get(next).copied().unwrap_or_default();
             x.in_valid.next = in_valid;
             drive_in(&mut x, &inp);

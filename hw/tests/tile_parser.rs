@@ -13,8 +13,7 @@ use tilerast_golden::streams::{Cand, Edges};
 use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_hw::tile_parser::TileParser;
 
-mod common;
-use common::Rng;
+use tilerast_verif::{Flush, Handshake, Pattern, Rng};
 
 /// A triangle command for `tile`; setup's beat for it is golden `setup::edges_for`.
 fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> tilerast_golden::streams::Cmd {
@@ -153,7 +152,7 @@ fn read_outputs(x: &TileParser) -> (bool, Cand) {
 /// difference with the cycle number and both values.
 fn cosim(preset: &str, seed: u64, cycles: u64) {
     let cfg = Config::preset(preset).unwrap();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let inputs = stimulus(&cfg, &mut rng, 1000);
     let mut uut = TileParser::new(&cfg);
     uut.connect_all();
@@ -162,25 +161,25 @@ fn cosim(preset: &str, seed: u64, cycles: u64) {
     let cfg2 = cfg.clone();
     sim.add_testbench(move |mut sim: Sim<TileParser>| {
         let mut x = sim.init()?;
-        let mut rng = Rng(seed ^ 0x5eed);
+        // 25 % input gaps, 80 % ready with stalls of 5-30 cycles, a flush every ~300 cycles.
+        let ready = Pattern::RandomStalls {
+            pct: 80,
+            permille: 25,
+            min: 5,
+            max: 30,
+        };
+        let mut lines = Handshake::new(Pattern::gaps(25), ready)
+            .with_flush(Flush::Random { permille: 3 })
+            .lines(seed);
         let mut m = TileParserCycle::new(&cfg2);
         let mut next = 0usize;
         let mut transfers = 0u64;
-        let mut stall = 0u64;
         for cyc in 0..cycles {
             // Stimulus for this cycle: gaps, ready with occasional long stalls, rare flushes.
-            let in_valid = next < inputs.len() && rng.below(4) != 0;
+            let c = lines.step();
+            let in_valid = next < inputs.len() && c.valid;
             let inp = inputs.get(next).copied().unwrap_or_default();
-            if stall == 0 && rng.below(40) == 0 {
-                stall = rng.range(5, 30) as u64;
-            }
-            let out_ready = if stall > 0 {
-                stall -= 1;
-                false
-            } else {
-                rng.below(5) != 0
-            };
-            let flush = rng.below(300) == 0;
+            let (out_ready, flush) = (c.ready, c.flush);
             x.in_valid.next = in_valid;
             drive_inputs(&mut x, &inp);
             x.out_ready.next = out_ready;

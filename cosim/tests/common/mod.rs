@@ -1,5 +1,6 @@
-//! Shared by the per-block co-simulation tests (`cosim/tests/<stage>.rs`): a deterministic
-//! generator, the random edges stimulus used by `tile_parser` and `subtile_coverage`, the
+//! Shared by the per-block co-simulation tests (`cosim/tests/<stage>.rs`): the kit's generator
+//! ([`Rng`], from `tilerast-verif`), the random edges stimulus used by `tile_parser` and
+//! `subtile_coverage`, the
 //! checks every block run must pass (the stimulus really exercised gaps, stalls, junk payloads
 //! and flushes), and [`Perturb`], a cycle model with one output field broken at one cycle, to
 //! show that the harness catches a difference at exactly that cycle and port.
@@ -12,37 +13,7 @@ use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::setup::{edges_for, setup_triangle};
 use tilerast_golden::streams::{Cmd, Edges};
 use tilerast_golden::Config;
-
-/// Deterministic pseudo-random stream (xorshift64*), so a failing seed reproduces exactly.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-    /// True with probability `pct`%.
-    pub fn chance(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
-    /// A signed value of `bits` bits, anywhere in its range.
-    pub fn signed(&mut self, bits: u32) -> i64 {
-        self.range(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-    }
-}
+pub use tilerast_verif::Rng;
 
 /// A triangle command for `tile`.
 pub fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> Cmd {
