@@ -3,46 +3,46 @@
 // top module: tilerast_ice40
 
 
-module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile_x,cmd_tile_y,cmd_v0x,cmd_v0y,cmd_v1x,cmd_v1y,cmd_v2x,cmd_v2y,cmd_size,cmd_aa,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_block_0,out_block_1,out_block_2,out_block_3,out_last);
+module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__tile_x,cmd__tile_y,cmd__v0x,cmd__v0y,cmd__v1x,cmd__v1y,cmd__v2x,cmd__v2y,cmd__size,cmd__aa,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__block_0,out__block_1,out__block_2,out__block_3,out__last);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  cmd_valid;
     output reg  cmd_ready;
-    input wire  cmd_kind;
-    input wire  [23:0] cmd_prim;
-    input wire  [7:0] cmd_tile_x;
-    input wire  [7:0] cmd_tile_y;
-    input wire signed [23:0] cmd_v0x;
-    input wire signed [23:0] cmd_v0y;
-    input wire signed [23:0] cmd_v1x;
-    input wire signed [23:0] cmd_v1y;
-    input wire signed [23:0] cmd_v2x;
-    input wire signed [23:0] cmd_v2y;
-    input wire  [23:0] cmd_size;
-    input wire  cmd_aa;
+    input wire  cmd__kind;
+    input wire  [23:0] cmd__prim;
+    input wire  [7:0] cmd__tile_x;
+    input wire  [7:0] cmd__tile_y;
+    input wire signed [23:0] cmd__v0x;
+    input wire signed [23:0] cmd__v0y;
+    input wire signed [23:0] cmd__v1x;
+    input wire signed [23:0] cmd__v1y;
+    input wire signed [23:0] cmd__v2x;
+    input wire signed [23:0] cmd__v2y;
+    input wire  [23:0] cmd__size;
+    input wire  cmd__aa;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [3:0] out_lane_valid;
-    output reg  [11:0] out_qx_0;
-    output reg  [11:0] out_qx_1;
-    output reg  [11:0] out_qx_2;
-    output reg  [11:0] out_qx_3;
-    output reg  [11:0] out_qy_0;
-    output reg  [11:0] out_qy_1;
-    output reg  [11:0] out_qy_2;
-    output reg  [11:0] out_qy_3;
-    output reg  [63:0] out_mask_0;
-    output reg  [63:0] out_mask_1;
-    output reg  [63:0] out_mask_2;
-    output reg  [63:0] out_mask_3;
-    output reg  [7:0] out_block_0;
-    output reg  [7:0] out_block_1;
-    output reg  [7:0] out_block_2;
-    output reg  [7:0] out_block_3;
-    output reg  out_last;
+    output wire  [23:0] out__prim;
+    output wire  [3:0] out__lane_valid;
+    output wire  [11:0] out__qx_0;
+    output wire  [11:0] out__qx_1;
+    output wire  [11:0] out__qx_2;
+    output wire  [11:0] out__qx_3;
+    output wire  [11:0] out__qy_0;
+    output wire  [11:0] out__qy_1;
+    output wire  [11:0] out__qy_2;
+    output wire  [11:0] out__qy_3;
+    output wire  [63:0] out__mask_0;
+    output wire  [63:0] out__mask_1;
+    output wire  [63:0] out__mask_2;
+    output wire  [63:0] out__mask_3;
+    output wire  [7:0] out__block_0;
+    output wire  [7:0] out__block_1;
+    output wire  [7:0] out__block_2;
+    output wire  [7:0] out__block_3;
+    output wire  out__last;
 
     // Constant declarations
     localparam [3:0] depth = 4'h8;
@@ -54,230 +54,241 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile
     reg  setup__flush;
     reg  setup__in_valid;
     wire  setup__in_ready;
-    reg  [23:0] setup__in_prim;
-    reg  [7:0] setup__in_tile_x;
-    reg  [7:0] setup__in_tile_y;
-    reg signed [23:0] setup__in_v0x;
-    reg signed [23:0] setup__in_v0y;
-    reg signed [23:0] setup__in_v1x;
-    reg signed [23:0] setup__in_v1y;
-    reg signed [23:0] setup__in_v2x;
-    reg signed [23:0] setup__in_v2y;
     wire  setup__out_valid;
     reg  setup__out_ready;
-    wire  [23:0] setup__out_prim;
-    wire  [7:0] setup__out_tile_x;
-    wire  [7:0] setup__out_tile_y;
-    wire  setup__out_empty;
-    wire signed [23:0] setup__out_a0;
-    wire signed [23:0] setup__out_a1;
-    wire signed [23:0] setup__out_a2;
-    wire signed [23:0] setup__out_b0;
-    wire signed [23:0] setup__out_b1;
-    wire signed [23:0] setup__out_b2;
-    wire signed [47:0] setup__out_e0;
-    wire signed [47:0] setup__out_e1;
-    wire signed [47:0] setup__out_e2;
-    wire  [7:0] setup__out_bx0;
-    wire  [7:0] setup__out_by0;
-    wire  [7:0] setup__out_bx1;
-    wire  [7:0] setup__out_by1;
-    wire  [8:0] setup__out_vis_w;
-    wire  [8:0] setup__out_vis_h;
+    wire  [23:0] setup__out__prim;
+    wire  [7:0] setup__out__tile_x;
+    wire  [7:0] setup__out__tile_y;
+    wire  setup__out__empty;
+    wire signed [23:0] setup__out__a0;
+    wire signed [23:0] setup__out__a1;
+    wire signed [23:0] setup__out__a2;
+    wire signed [23:0] setup__out__b0;
+    wire signed [23:0] setup__out__b1;
+    wire signed [23:0] setup__out__b2;
+    wire signed [47:0] setup__out__e0;
+    wire signed [47:0] setup__out__e1;
+    wire signed [47:0] setup__out__e2;
+    wire  [7:0] setup__out__bx0;
+    wire  [7:0] setup__out__by0;
+    wire  [7:0] setup__out__bx1;
+    wire  [7:0] setup__out__by1;
+    wire  [8:0] setup__out__vis_w;
+    wire  [8:0] setup__out__vis_h;
     reg  tile_parser__clock;
     reg  tile_parser__flush;
     reg  tile_parser__in_valid;
     wire  tile_parser__in_ready;
-    reg  [23:0] tile_parser__in_prim;
-    reg  [7:0] tile_parser__in_tile_x;
-    reg  [7:0] tile_parser__in_tile_y;
-    reg  tile_parser__in_empty;
-    reg signed [23:0] tile_parser__in_a0;
-    reg signed [23:0] tile_parser__in_a1;
-    reg signed [23:0] tile_parser__in_a2;
-    reg signed [23:0] tile_parser__in_b0;
-    reg signed [23:0] tile_parser__in_b1;
-    reg signed [23:0] tile_parser__in_b2;
-    reg signed [47:0] tile_parser__in_e0;
-    reg signed [47:0] tile_parser__in_e1;
-    reg signed [47:0] tile_parser__in_e2;
-    reg  [7:0] tile_parser__in_bx0;
-    reg  [7:0] tile_parser__in_by0;
-    reg  [7:0] tile_parser__in_bx1;
-    reg  [7:0] tile_parser__in_by1;
-    reg  [8:0] tile_parser__in_vis_w;
-    reg  [8:0] tile_parser__in_vis_h;
+    reg  [23:0] tile_parser__inp__prim;
+    reg  [7:0] tile_parser__inp__tile_x;
+    reg  [7:0] tile_parser__inp__tile_y;
+    reg  tile_parser__inp__empty;
+    reg signed [23:0] tile_parser__inp__a0;
+    reg signed [23:0] tile_parser__inp__a1;
+    reg signed [23:0] tile_parser__inp__a2;
+    reg signed [23:0] tile_parser__inp__b0;
+    reg signed [23:0] tile_parser__inp__b1;
+    reg signed [23:0] tile_parser__inp__b2;
+    reg signed [47:0] tile_parser__inp__e0;
+    reg signed [47:0] tile_parser__inp__e1;
+    reg signed [47:0] tile_parser__inp__e2;
+    reg  [7:0] tile_parser__inp__bx0;
+    reg  [7:0] tile_parser__inp__by0;
+    reg  [7:0] tile_parser__inp__bx1;
+    reg  [7:0] tile_parser__inp__by1;
+    reg  [8:0] tile_parser__inp__vis_w;
+    reg  [8:0] tile_parser__inp__vis_h;
     wire  tile_parser__out_valid;
     reg  tile_parser__out_ready;
-    wire  [23:0] tile_parser__out_prim;
-    wire  [7:0] tile_parser__out_tile_x;
-    wire  [7:0] tile_parser__out_tile_y;
-    wire  [7:0] tile_parser__out_col;
-    wire  [7:0] tile_parser__out_row;
-    wire signed [47:0] tile_parser__out_e0;
-    wire signed [47:0] tile_parser__out_e1;
-    wire signed [47:0] tile_parser__out_e2;
-    wire signed [23:0] tile_parser__out_a0;
-    wire signed [23:0] tile_parser__out_a1;
-    wire signed [23:0] tile_parser__out_a2;
-    wire signed [23:0] tile_parser__out_b0;
-    wire signed [23:0] tile_parser__out_b1;
-    wire signed [23:0] tile_parser__out_b2;
-    wire  [8:0] tile_parser__out_vis_w;
-    wire  [8:0] tile_parser__out_vis_h;
-    wire  tile_parser__out_last;
-    wire  tile_parser__out_none;
+    wire  [23:0] tile_parser__out__prim;
+    wire  [7:0] tile_parser__out__tile_x;
+    wire  [7:0] tile_parser__out__tile_y;
+    wire  [7:0] tile_parser__out__col;
+    wire  [7:0] tile_parser__out__row;
+    wire signed [47:0] tile_parser__out__e0;
+    wire signed [47:0] tile_parser__out__e1;
+    wire signed [47:0] tile_parser__out__e2;
+    wire signed [23:0] tile_parser__out__a0;
+    wire signed [23:0] tile_parser__out__a1;
+    wire signed [23:0] tile_parser__out__a2;
+    wire signed [23:0] tile_parser__out__b0;
+    wire signed [23:0] tile_parser__out__b1;
+    wire signed [23:0] tile_parser__out__b2;
+    wire  [8:0] tile_parser__out__vis_w;
+    wire  [8:0] tile_parser__out__vis_h;
+    wire  tile_parser__out__last;
+    wire  tile_parser__out__none;
     reg  subtile_coverage__clock;
     reg  subtile_coverage__flush;
     reg  subtile_coverage__in_valid;
     wire  subtile_coverage__in_ready;
-    reg  [23:0] subtile_coverage__in_prim;
-    reg  [7:0] subtile_coverage__in_tile_x;
-    reg  [7:0] subtile_coverage__in_tile_y;
-    reg  [7:0] subtile_coverage__in_col;
-    reg  [7:0] subtile_coverage__in_row;
-    reg signed [47:0] subtile_coverage__in_e0;
-    reg signed [47:0] subtile_coverage__in_e1;
-    reg signed [47:0] subtile_coverage__in_e2;
-    reg signed [23:0] subtile_coverage__in_a0;
-    reg signed [23:0] subtile_coverage__in_a1;
-    reg signed [23:0] subtile_coverage__in_a2;
-    reg signed [23:0] subtile_coverage__in_b0;
-    reg signed [23:0] subtile_coverage__in_b1;
-    reg signed [23:0] subtile_coverage__in_b2;
-    reg  [8:0] subtile_coverage__in_vis_w;
-    reg  [8:0] subtile_coverage__in_vis_h;
-    reg  subtile_coverage__in_last;
-    reg  subtile_coverage__in_none;
+    reg  [23:0] subtile_coverage__inp__prim;
+    reg  [7:0] subtile_coverage__inp__tile_x;
+    reg  [7:0] subtile_coverage__inp__tile_y;
+    reg  [7:0] subtile_coverage__inp__col;
+    reg  [7:0] subtile_coverage__inp__row;
+    reg signed [47:0] subtile_coverage__inp__e0;
+    reg signed [47:0] subtile_coverage__inp__e1;
+    reg signed [47:0] subtile_coverage__inp__e2;
+    reg signed [23:0] subtile_coverage__inp__a0;
+    reg signed [23:0] subtile_coverage__inp__a1;
+    reg signed [23:0] subtile_coverage__inp__a2;
+    reg signed [23:0] subtile_coverage__inp__b0;
+    reg signed [23:0] subtile_coverage__inp__b1;
+    reg signed [23:0] subtile_coverage__inp__b2;
+    reg  [8:0] subtile_coverage__inp__vis_w;
+    reg  [8:0] subtile_coverage__inp__vis_h;
+    reg  subtile_coverage__inp__last;
+    reg  subtile_coverage__inp__none;
     wire  subtile_coverage__out_valid;
     reg  subtile_coverage__out_ready;
-    wire  [23:0] subtile_coverage__out_prim;
-    wire  [7:0] subtile_coverage__out_tile_x;
-    wire  [7:0] subtile_coverage__out_tile_y;
-    wire  [7:0] subtile_coverage__out_col;
-    wire  [7:0] subtile_coverage__out_row;
-    wire signed [47:0] subtile_coverage__out_e0;
-    wire signed [47:0] subtile_coverage__out_e1;
-    wire signed [47:0] subtile_coverage__out_e2;
-    wire signed [23:0] subtile_coverage__out_a0;
-    wire signed [23:0] subtile_coverage__out_a1;
-    wire signed [23:0] subtile_coverage__out_a2;
-    wire signed [23:0] subtile_coverage__out_b0;
-    wire signed [23:0] subtile_coverage__out_b1;
-    wire signed [23:0] subtile_coverage__out_b2;
-    wire  [8:0] subtile_coverage__out_vis_w;
-    wire  [8:0] subtile_coverage__out_vis_h;
-    wire  subtile_coverage__out_last;
-    wire  subtile_coverage__out_none;
-    wire  subtile_coverage__out_trivial;
+    wire  [23:0] subtile_coverage__out__prim;
+    wire  [7:0] subtile_coverage__out__tile_x;
+    wire  [7:0] subtile_coverage__out__tile_y;
+    wire  [7:0] subtile_coverage__out__col;
+    wire  [7:0] subtile_coverage__out__row;
+    wire signed [47:0] subtile_coverage__out__e0;
+    wire signed [47:0] subtile_coverage__out__e1;
+    wire signed [47:0] subtile_coverage__out__e2;
+    wire signed [23:0] subtile_coverage__out__a0;
+    wire signed [23:0] subtile_coverage__out__a1;
+    wire signed [23:0] subtile_coverage__out__a2;
+    wire signed [23:0] subtile_coverage__out__b0;
+    wire signed [23:0] subtile_coverage__out__b1;
+    wire signed [23:0] subtile_coverage__out__b2;
+    wire  [8:0] subtile_coverage__out__vis_w;
+    wire  [8:0] subtile_coverage__out__vis_h;
+    wire  subtile_coverage__out__last;
+    wire  subtile_coverage__out__none;
+    wire  subtile_coverage__out__trivial;
     reg  sample_raster__clock;
     reg  sample_raster__flush;
     reg  sample_raster__in_valid;
     wire  sample_raster__in_ready;
-    reg  [23:0] sample_raster__in_prim;
-    reg  [7:0] sample_raster__in_tile_x;
-    reg  [7:0] sample_raster__in_tile_y;
-    reg  [7:0] sample_raster__in_col;
-    reg  [7:0] sample_raster__in_row;
-    reg signed [47:0] sample_raster__in_e0;
-    reg signed [47:0] sample_raster__in_e1;
-    reg signed [47:0] sample_raster__in_e2;
-    reg signed [23:0] sample_raster__in_a0;
-    reg signed [23:0] sample_raster__in_a1;
-    reg signed [23:0] sample_raster__in_a2;
-    reg signed [23:0] sample_raster__in_b0;
-    reg signed [23:0] sample_raster__in_b1;
-    reg signed [23:0] sample_raster__in_b2;
-    reg  [8:0] sample_raster__in_vis_w;
-    reg  [8:0] sample_raster__in_vis_h;
-    reg  sample_raster__in_last;
-    reg  sample_raster__in_none;
-    reg  sample_raster__in_trivial;
+    reg  [23:0] sample_raster__inp__prim;
+    reg  [7:0] sample_raster__inp__tile_x;
+    reg  [7:0] sample_raster__inp__tile_y;
+    reg  [7:0] sample_raster__inp__col;
+    reg  [7:0] sample_raster__inp__row;
+    reg signed [47:0] sample_raster__inp__e0;
+    reg signed [47:0] sample_raster__inp__e1;
+    reg signed [47:0] sample_raster__inp__e2;
+    reg signed [23:0] sample_raster__inp__a0;
+    reg signed [23:0] sample_raster__inp__a1;
+    reg signed [23:0] sample_raster__inp__a2;
+    reg signed [23:0] sample_raster__inp__b0;
+    reg signed [23:0] sample_raster__inp__b1;
+    reg signed [23:0] sample_raster__inp__b2;
+    reg  [8:0] sample_raster__inp__vis_w;
+    reg  [8:0] sample_raster__inp__vis_h;
+    reg  sample_raster__inp__last;
+    reg  sample_raster__inp__none;
+    reg  sample_raster__inp__trivial;
     wire  sample_raster__out_valid;
     reg  sample_raster__out_ready;
-    wire  [23:0] sample_raster__out_prim;
-    wire  [3:0] sample_raster__out_lane_valid;
-    wire  [11:0] sample_raster__out_qx_0;
-    wire  [11:0] sample_raster__out_qx_1;
-    wire  [11:0] sample_raster__out_qx_2;
-    wire  [11:0] sample_raster__out_qx_3;
-    wire  [11:0] sample_raster__out_qy_0;
-    wire  [11:0] sample_raster__out_qy_1;
-    wire  [11:0] sample_raster__out_qy_2;
-    wire  [11:0] sample_raster__out_qy_3;
-    wire  [63:0] sample_raster__out_mask_0;
-    wire  [63:0] sample_raster__out_mask_1;
-    wire  [63:0] sample_raster__out_mask_2;
-    wire  [63:0] sample_raster__out_mask_3;
-    wire  sample_raster__out_last;
+    wire  [23:0] sample_raster__out__prim;
+    wire  [3:0] sample_raster__out__lane_valid;
+    wire  [11:0] sample_raster__out__qx_0;
+    wire  [11:0] sample_raster__out__qx_1;
+    wire  [11:0] sample_raster__out__qx_2;
+    wire  [11:0] sample_raster__out__qx_3;
+    wire  [11:0] sample_raster__out__qy_0;
+    wire  [11:0] sample_raster__out__qy_1;
+    wire  [11:0] sample_raster__out__qy_2;
+    wire  [11:0] sample_raster__out__qy_3;
+    wire  [63:0] sample_raster__out__mask_0;
+    wire  [63:0] sample_raster__out__mask_1;
+    wire  [63:0] sample_raster__out__mask_2;
+    wire  [63:0] sample_raster__out__mask_3;
+    wire  sample_raster__out__last;
     reg  point_raster__clock;
     reg  point_raster__flush;
     reg  point_raster__in_valid;
     wire  point_raster__in_ready;
-    reg  [23:0] point_raster__in_prim;
-    reg  [7:0] point_raster__in_tile_x;
-    reg  [7:0] point_raster__in_tile_y;
-    reg signed [23:0] point_raster__in_v0x;
-    reg signed [23:0] point_raster__in_v0y;
-    reg  [23:0] point_raster__in_size;
-    reg  point_raster__in_aa;
     wire  point_raster__out_valid;
     reg  point_raster__out_ready;
-    wire  [23:0] point_raster__out_prim;
-    wire  [3:0] point_raster__out_lane_valid;
-    wire  [11:0] point_raster__out_qx_0;
-    wire  [11:0] point_raster__out_qy_0;
-    wire  [11:0] point_raster__out_qx_1;
-    wire  [11:0] point_raster__out_qy_1;
-    wire  [11:0] point_raster__out_qx_2;
-    wire  [11:0] point_raster__out_qy_2;
-    wire  [11:0] point_raster__out_qx_3;
-    wire  [11:0] point_raster__out_qy_3;
-    wire  [63:0] point_raster__out_mask_0;
-    wire  [63:0] point_raster__out_mask_1;
-    wire  [63:0] point_raster__out_mask_2;
-    wire  [63:0] point_raster__out_mask_3;
-    wire  point_raster__out_last;
+    wire  [23:0] point_raster__out__prim;
+    wire  [3:0] point_raster__out__lane_valid;
+    wire  [11:0] point_raster__out__qx_0;
+    wire  [11:0] point_raster__out__qx_1;
+    wire  [11:0] point_raster__out__qx_2;
+    wire  [11:0] point_raster__out__qx_3;
+    wire  [11:0] point_raster__out__qy_0;
+    wire  [11:0] point_raster__out__qy_1;
+    wire  [11:0] point_raster__out__qy_2;
+    wire  [11:0] point_raster__out__qy_3;
+    wire  [63:0] point_raster__out__mask_0;
+    wire  [63:0] point_raster__out__mask_1;
+    wire  [63:0] point_raster__out__mask_2;
+    wire  [63:0] point_raster__out__mask_3;
+    wire  point_raster__out__last;
     reg  quad_packer__clock;
     reg  quad_packer__flush;
     reg  quad_packer__in_valid;
     wire  quad_packer__in_ready;
-    reg  [23:0] quad_packer__in_prim;
-    reg  [3:0] quad_packer__in_lane_valid;
-    reg  [11:0] quad_packer__in_qx_0;
-    reg  [11:0] quad_packer__in_qx_1;
-    reg  [11:0] quad_packer__in_qx_2;
-    reg  [11:0] quad_packer__in_qx_3;
-    reg  [11:0] quad_packer__in_qy_0;
-    reg  [11:0] quad_packer__in_qy_1;
-    reg  [11:0] quad_packer__in_qy_2;
-    reg  [11:0] quad_packer__in_qy_3;
-    reg  [63:0] quad_packer__in_mask_0;
-    reg  [63:0] quad_packer__in_mask_1;
-    reg  [63:0] quad_packer__in_mask_2;
-    reg  [63:0] quad_packer__in_mask_3;
-    reg  quad_packer__in_last;
+    reg  [23:0] quad_packer__inp__prim;
+    reg  [3:0] quad_packer__inp__lane_valid;
+    reg  [11:0] quad_packer__inp__qx_0;
+    reg  [11:0] quad_packer__inp__qx_1;
+    reg  [11:0] quad_packer__inp__qx_2;
+    reg  [11:0] quad_packer__inp__qx_3;
+    reg  [11:0] quad_packer__inp__qy_0;
+    reg  [11:0] quad_packer__inp__qy_1;
+    reg  [11:0] quad_packer__inp__qy_2;
+    reg  [11:0] quad_packer__inp__qy_3;
+    reg  [63:0] quad_packer__inp__mask_0;
+    reg  [63:0] quad_packer__inp__mask_1;
+    reg  [63:0] quad_packer__inp__mask_2;
+    reg  [63:0] quad_packer__inp__mask_3;
+    reg  quad_packer__inp__last;
     wire  quad_packer__out_valid;
     reg  quad_packer__out_ready;
-    wire  [23:0] quad_packer__out_prim;
-    wire  [3:0] quad_packer__out_lane_valid;
-    wire  [11:0] quad_packer__out_qx_0;
-    wire  [11:0] quad_packer__out_qx_1;
-    wire  [11:0] quad_packer__out_qx_2;
-    wire  [11:0] quad_packer__out_qx_3;
-    wire  [11:0] quad_packer__out_qy_0;
-    wire  [11:0] quad_packer__out_qy_1;
-    wire  [11:0] quad_packer__out_qy_2;
-    wire  [11:0] quad_packer__out_qy_3;
-    wire  [63:0] quad_packer__out_mask_0;
-    wire  [63:0] quad_packer__out_mask_1;
-    wire  [63:0] quad_packer__out_mask_2;
-    wire  [63:0] quad_packer__out_mask_3;
-    wire  [7:0] quad_packer__out_block_0;
-    wire  [7:0] quad_packer__out_block_1;
-    wire  [7:0] quad_packer__out_block_2;
-    wire  [7:0] quad_packer__out_block_3;
-    wire  quad_packer__out_last;
+    reg  merge__sel;
+    reg  [23:0] merge__a__prim;
+    reg  [3:0] merge__a__lane_valid;
+    reg  [11:0] merge__a__qx_0;
+    reg  [11:0] merge__a__qx_1;
+    reg  [11:0] merge__a__qx_2;
+    reg  [11:0] merge__a__qx_3;
+    reg  [11:0] merge__a__qy_0;
+    reg  [11:0] merge__a__qy_1;
+    reg  [11:0] merge__a__qy_2;
+    reg  [11:0] merge__a__qy_3;
+    reg  [63:0] merge__a__mask_0;
+    reg  [63:0] merge__a__mask_1;
+    reg  [63:0] merge__a__mask_2;
+    reg  [63:0] merge__a__mask_3;
+    reg  merge__a__last;
+    reg  [23:0] merge__b__prim;
+    reg  [3:0] merge__b__lane_valid;
+    reg  [11:0] merge__b__qx_0;
+    reg  [11:0] merge__b__qx_1;
+    reg  [11:0] merge__b__qx_2;
+    reg  [11:0] merge__b__qx_3;
+    reg  [11:0] merge__b__qy_0;
+    reg  [11:0] merge__b__qy_1;
+    reg  [11:0] merge__b__qy_2;
+    reg  [11:0] merge__b__qy_3;
+    reg  [63:0] merge__b__mask_0;
+    reg  [63:0] merge__b__mask_1;
+    reg  [63:0] merge__b__mask_2;
+    reg  [63:0] merge__b__mask_3;
+    reg  merge__b__last;
+    wire  [23:0] merge__y__prim;
+    wire  [3:0] merge__y__lane_valid;
+    wire  [11:0] merge__y__qx_0;
+    wire  [11:0] merge__y__qx_1;
+    wire  [11:0] merge__y__qx_2;
+    wire  [11:0] merge__y__qx_3;
+    wire  [11:0] merge__y__qy_0;
+    wire  [11:0] merge__y__qy_1;
+    wire  [11:0] merge__y__qy_2;
+    wire  [11:0] merge__y__qy_3;
+    wire  [63:0] merge__y__mask_0;
+    wire  [63:0] merge__y__mask_1;
+    wire  [63:0] merge__y__mask_2;
+    wire  [63:0] merge__y__mask_3;
+    wire  merge__y__last;
     reg  [7:0] kinds__d;
     wire  [7:0] kinds__q;
     reg  kinds__clock;
@@ -300,240 +311,296 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile
         .flush(setup__flush),
         .in_valid(setup__in_valid),
         .in_ready(setup__in_ready),
-        .in_prim(setup__in_prim),
-        .in_tile_x(setup__in_tile_x),
-        .in_tile_y(setup__in_tile_y),
-        .in_v0x(setup__in_v0x),
-        .in_v0y(setup__in_v0y),
-        .in_v1x(setup__in_v1x),
-        .in_v1y(setup__in_v1y),
-        .in_v2x(setup__in_v2x),
-        .in_v2y(setup__in_v2y),
+        .inp__kind(cmd__kind),
+        .inp__prim(cmd__prim),
+        .inp__tile_x(cmd__tile_x),
+        .inp__tile_y(cmd__tile_y),
+        .inp__v0x(cmd__v0x),
+        .inp__v0y(cmd__v0y),
+        .inp__v1x(cmd__v1x),
+        .inp__v1y(cmd__v1y),
+        .inp__v2x(cmd__v2x),
+        .inp__v2y(cmd__v2y),
+        .inp__size(cmd__size),
+        .inp__aa(cmd__aa),
         .out_valid(setup__out_valid),
         .out_ready(setup__out_ready),
-        .out_prim(setup__out_prim),
-        .out_tile_x(setup__out_tile_x),
-        .out_tile_y(setup__out_tile_y),
-        .out_empty(setup__out_empty),
-        .out_a0(setup__out_a0),
-        .out_a1(setup__out_a1),
-        .out_a2(setup__out_a2),
-        .out_b0(setup__out_b0),
-        .out_b1(setup__out_b1),
-        .out_b2(setup__out_b2),
-        .out_e0(setup__out_e0),
-        .out_e1(setup__out_e1),
-        .out_e2(setup__out_e2),
-        .out_bx0(setup__out_bx0),
-        .out_by0(setup__out_by0),
-        .out_bx1(setup__out_bx1),
-        .out_by1(setup__out_by1),
-        .out_vis_w(setup__out_vis_w),
-        .out_vis_h(setup__out_vis_h)
+        .out__prim(setup__out__prim),
+        .out__tile_x(setup__out__tile_x),
+        .out__tile_y(setup__out__tile_y),
+        .out__empty(setup__out__empty),
+        .out__a0(setup__out__a0),
+        .out__a1(setup__out__a1),
+        .out__a2(setup__out__a2),
+        .out__b0(setup__out__b0),
+        .out__b1(setup__out__b1),
+        .out__b2(setup__out__b2),
+        .out__e0(setup__out__e0),
+        .out__e1(setup__out__e1),
+        .out__e2(setup__out__e2),
+        .out__bx0(setup__out__bx0),
+        .out__by0(setup__out__by0),
+        .out__bx1(setup__out__bx1),
+        .out__by1(setup__out__by1),
+        .out__vis_w(setup__out__vis_w),
+        .out__vis_h(setup__out__vis_h)
     );
     tilerast_ice40__tile_parser tile_parser(
         .clock(tile_parser__clock),
         .flush(tile_parser__flush),
         .in_valid(tile_parser__in_valid),
         .in_ready(tile_parser__in_ready),
-        .in_prim(tile_parser__in_prim),
-        .in_tile_x(tile_parser__in_tile_x),
-        .in_tile_y(tile_parser__in_tile_y),
-        .in_empty(tile_parser__in_empty),
-        .in_a0(tile_parser__in_a0),
-        .in_a1(tile_parser__in_a1),
-        .in_a2(tile_parser__in_a2),
-        .in_b0(tile_parser__in_b0),
-        .in_b1(tile_parser__in_b1),
-        .in_b2(tile_parser__in_b2),
-        .in_e0(tile_parser__in_e0),
-        .in_e1(tile_parser__in_e1),
-        .in_e2(tile_parser__in_e2),
-        .in_bx0(tile_parser__in_bx0),
-        .in_by0(tile_parser__in_by0),
-        .in_bx1(tile_parser__in_bx1),
-        .in_by1(tile_parser__in_by1),
-        .in_vis_w(tile_parser__in_vis_w),
-        .in_vis_h(tile_parser__in_vis_h),
+        .inp__prim(tile_parser__inp__prim),
+        .inp__tile_x(tile_parser__inp__tile_x),
+        .inp__tile_y(tile_parser__inp__tile_y),
+        .inp__empty(tile_parser__inp__empty),
+        .inp__a0(tile_parser__inp__a0),
+        .inp__a1(tile_parser__inp__a1),
+        .inp__a2(tile_parser__inp__a2),
+        .inp__b0(tile_parser__inp__b0),
+        .inp__b1(tile_parser__inp__b1),
+        .inp__b2(tile_parser__inp__b2),
+        .inp__e0(tile_parser__inp__e0),
+        .inp__e1(tile_parser__inp__e1),
+        .inp__e2(tile_parser__inp__e2),
+        .inp__bx0(tile_parser__inp__bx0),
+        .inp__by0(tile_parser__inp__by0),
+        .inp__bx1(tile_parser__inp__bx1),
+        .inp__by1(tile_parser__inp__by1),
+        .inp__vis_w(tile_parser__inp__vis_w),
+        .inp__vis_h(tile_parser__inp__vis_h),
         .out_valid(tile_parser__out_valid),
         .out_ready(tile_parser__out_ready),
-        .out_prim(tile_parser__out_prim),
-        .out_tile_x(tile_parser__out_tile_x),
-        .out_tile_y(tile_parser__out_tile_y),
-        .out_col(tile_parser__out_col),
-        .out_row(tile_parser__out_row),
-        .out_e0(tile_parser__out_e0),
-        .out_e1(tile_parser__out_e1),
-        .out_e2(tile_parser__out_e2),
-        .out_a0(tile_parser__out_a0),
-        .out_a1(tile_parser__out_a1),
-        .out_a2(tile_parser__out_a2),
-        .out_b0(tile_parser__out_b0),
-        .out_b1(tile_parser__out_b1),
-        .out_b2(tile_parser__out_b2),
-        .out_vis_w(tile_parser__out_vis_w),
-        .out_vis_h(tile_parser__out_vis_h),
-        .out_last(tile_parser__out_last),
-        .out_none(tile_parser__out_none)
+        .out__prim(tile_parser__out__prim),
+        .out__tile_x(tile_parser__out__tile_x),
+        .out__tile_y(tile_parser__out__tile_y),
+        .out__col(tile_parser__out__col),
+        .out__row(tile_parser__out__row),
+        .out__e0(tile_parser__out__e0),
+        .out__e1(tile_parser__out__e1),
+        .out__e2(tile_parser__out__e2),
+        .out__a0(tile_parser__out__a0),
+        .out__a1(tile_parser__out__a1),
+        .out__a2(tile_parser__out__a2),
+        .out__b0(tile_parser__out__b0),
+        .out__b1(tile_parser__out__b1),
+        .out__b2(tile_parser__out__b2),
+        .out__vis_w(tile_parser__out__vis_w),
+        .out__vis_h(tile_parser__out__vis_h),
+        .out__last(tile_parser__out__last),
+        .out__none(tile_parser__out__none)
     );
     tilerast_ice40__subtile_coverage subtile_coverage(
         .clock(subtile_coverage__clock),
         .flush(subtile_coverage__flush),
         .in_valid(subtile_coverage__in_valid),
         .in_ready(subtile_coverage__in_ready),
-        .in_prim(subtile_coverage__in_prim),
-        .in_tile_x(subtile_coverage__in_tile_x),
-        .in_tile_y(subtile_coverage__in_tile_y),
-        .in_col(subtile_coverage__in_col),
-        .in_row(subtile_coverage__in_row),
-        .in_e0(subtile_coverage__in_e0),
-        .in_e1(subtile_coverage__in_e1),
-        .in_e2(subtile_coverage__in_e2),
-        .in_a0(subtile_coverage__in_a0),
-        .in_a1(subtile_coverage__in_a1),
-        .in_a2(subtile_coverage__in_a2),
-        .in_b0(subtile_coverage__in_b0),
-        .in_b1(subtile_coverage__in_b1),
-        .in_b2(subtile_coverage__in_b2),
-        .in_vis_w(subtile_coverage__in_vis_w),
-        .in_vis_h(subtile_coverage__in_vis_h),
-        .in_last(subtile_coverage__in_last),
-        .in_none(subtile_coverage__in_none),
+        .inp__prim(subtile_coverage__inp__prim),
+        .inp__tile_x(subtile_coverage__inp__tile_x),
+        .inp__tile_y(subtile_coverage__inp__tile_y),
+        .inp__col(subtile_coverage__inp__col),
+        .inp__row(subtile_coverage__inp__row),
+        .inp__e0(subtile_coverage__inp__e0),
+        .inp__e1(subtile_coverage__inp__e1),
+        .inp__e2(subtile_coverage__inp__e2),
+        .inp__a0(subtile_coverage__inp__a0),
+        .inp__a1(subtile_coverage__inp__a1),
+        .inp__a2(subtile_coverage__inp__a2),
+        .inp__b0(subtile_coverage__inp__b0),
+        .inp__b1(subtile_coverage__inp__b1),
+        .inp__b2(subtile_coverage__inp__b2),
+        .inp__vis_w(subtile_coverage__inp__vis_w),
+        .inp__vis_h(subtile_coverage__inp__vis_h),
+        .inp__last(subtile_coverage__inp__last),
+        .inp__none(subtile_coverage__inp__none),
         .out_valid(subtile_coverage__out_valid),
         .out_ready(subtile_coverage__out_ready),
-        .out_prim(subtile_coverage__out_prim),
-        .out_tile_x(subtile_coverage__out_tile_x),
-        .out_tile_y(subtile_coverage__out_tile_y),
-        .out_col(subtile_coverage__out_col),
-        .out_row(subtile_coverage__out_row),
-        .out_e0(subtile_coverage__out_e0),
-        .out_e1(subtile_coverage__out_e1),
-        .out_e2(subtile_coverage__out_e2),
-        .out_a0(subtile_coverage__out_a0),
-        .out_a1(subtile_coverage__out_a1),
-        .out_a2(subtile_coverage__out_a2),
-        .out_b0(subtile_coverage__out_b0),
-        .out_b1(subtile_coverage__out_b1),
-        .out_b2(subtile_coverage__out_b2),
-        .out_vis_w(subtile_coverage__out_vis_w),
-        .out_vis_h(subtile_coverage__out_vis_h),
-        .out_last(subtile_coverage__out_last),
-        .out_none(subtile_coverage__out_none),
-        .out_trivial(subtile_coverage__out_trivial)
+        .out__prim(subtile_coverage__out__prim),
+        .out__tile_x(subtile_coverage__out__tile_x),
+        .out__tile_y(subtile_coverage__out__tile_y),
+        .out__col(subtile_coverage__out__col),
+        .out__row(subtile_coverage__out__row),
+        .out__e0(subtile_coverage__out__e0),
+        .out__e1(subtile_coverage__out__e1),
+        .out__e2(subtile_coverage__out__e2),
+        .out__a0(subtile_coverage__out__a0),
+        .out__a1(subtile_coverage__out__a1),
+        .out__a2(subtile_coverage__out__a2),
+        .out__b0(subtile_coverage__out__b0),
+        .out__b1(subtile_coverage__out__b1),
+        .out__b2(subtile_coverage__out__b2),
+        .out__vis_w(subtile_coverage__out__vis_w),
+        .out__vis_h(subtile_coverage__out__vis_h),
+        .out__last(subtile_coverage__out__last),
+        .out__none(subtile_coverage__out__none),
+        .out__trivial(subtile_coverage__out__trivial)
     );
     tilerast_ice40__sample_raster sample_raster(
         .clock(sample_raster__clock),
         .flush(sample_raster__flush),
         .in_valid(sample_raster__in_valid),
         .in_ready(sample_raster__in_ready),
-        .in_prim(sample_raster__in_prim),
-        .in_tile_x(sample_raster__in_tile_x),
-        .in_tile_y(sample_raster__in_tile_y),
-        .in_col(sample_raster__in_col),
-        .in_row(sample_raster__in_row),
-        .in_e0(sample_raster__in_e0),
-        .in_e1(sample_raster__in_e1),
-        .in_e2(sample_raster__in_e2),
-        .in_a0(sample_raster__in_a0),
-        .in_a1(sample_raster__in_a1),
-        .in_a2(sample_raster__in_a2),
-        .in_b0(sample_raster__in_b0),
-        .in_b1(sample_raster__in_b1),
-        .in_b2(sample_raster__in_b2),
-        .in_vis_w(sample_raster__in_vis_w),
-        .in_vis_h(sample_raster__in_vis_h),
-        .in_last(sample_raster__in_last),
-        .in_none(sample_raster__in_none),
-        .in_trivial(sample_raster__in_trivial),
+        .inp__prim(sample_raster__inp__prim),
+        .inp__tile_x(sample_raster__inp__tile_x),
+        .inp__tile_y(sample_raster__inp__tile_y),
+        .inp__col(sample_raster__inp__col),
+        .inp__row(sample_raster__inp__row),
+        .inp__e0(sample_raster__inp__e0),
+        .inp__e1(sample_raster__inp__e1),
+        .inp__e2(sample_raster__inp__e2),
+        .inp__a0(sample_raster__inp__a0),
+        .inp__a1(sample_raster__inp__a1),
+        .inp__a2(sample_raster__inp__a2),
+        .inp__b0(sample_raster__inp__b0),
+        .inp__b1(sample_raster__inp__b1),
+        .inp__b2(sample_raster__inp__b2),
+        .inp__vis_w(sample_raster__inp__vis_w),
+        .inp__vis_h(sample_raster__inp__vis_h),
+        .inp__last(sample_raster__inp__last),
+        .inp__none(sample_raster__inp__none),
+        .inp__trivial(sample_raster__inp__trivial),
         .out_valid(sample_raster__out_valid),
         .out_ready(sample_raster__out_ready),
-        .out_prim(sample_raster__out_prim),
-        .out_lane_valid(sample_raster__out_lane_valid),
-        .out_qx_0(sample_raster__out_qx_0),
-        .out_qx_1(sample_raster__out_qx_1),
-        .out_qx_2(sample_raster__out_qx_2),
-        .out_qx_3(sample_raster__out_qx_3),
-        .out_qy_0(sample_raster__out_qy_0),
-        .out_qy_1(sample_raster__out_qy_1),
-        .out_qy_2(sample_raster__out_qy_2),
-        .out_qy_3(sample_raster__out_qy_3),
-        .out_mask_0(sample_raster__out_mask_0),
-        .out_mask_1(sample_raster__out_mask_1),
-        .out_mask_2(sample_raster__out_mask_2),
-        .out_mask_3(sample_raster__out_mask_3),
-        .out_last(sample_raster__out_last)
+        .out__prim(sample_raster__out__prim),
+        .out__lane_valid(sample_raster__out__lane_valid),
+        .out__qx_0(sample_raster__out__qx_0),
+        .out__qx_1(sample_raster__out__qx_1),
+        .out__qx_2(sample_raster__out__qx_2),
+        .out__qx_3(sample_raster__out__qx_3),
+        .out__qy_0(sample_raster__out__qy_0),
+        .out__qy_1(sample_raster__out__qy_1),
+        .out__qy_2(sample_raster__out__qy_2),
+        .out__qy_3(sample_raster__out__qy_3),
+        .out__mask_0(sample_raster__out__mask_0),
+        .out__mask_1(sample_raster__out__mask_1),
+        .out__mask_2(sample_raster__out__mask_2),
+        .out__mask_3(sample_raster__out__mask_3),
+        .out__last(sample_raster__out__last)
     );
     tilerast_ice40__point_raster point_raster(
         .clock(point_raster__clock),
         .flush(point_raster__flush),
         .in_valid(point_raster__in_valid),
         .in_ready(point_raster__in_ready),
-        .in_prim(point_raster__in_prim),
-        .in_tile_x(point_raster__in_tile_x),
-        .in_tile_y(point_raster__in_tile_y),
-        .in_v0x(point_raster__in_v0x),
-        .in_v0y(point_raster__in_v0y),
-        .in_size(point_raster__in_size),
-        .in_aa(point_raster__in_aa),
+        .inp__kind(cmd__kind),
+        .inp__prim(cmd__prim),
+        .inp__tile_x(cmd__tile_x),
+        .inp__tile_y(cmd__tile_y),
+        .inp__v0x(cmd__v0x),
+        .inp__v0y(cmd__v0y),
+        .inp__v1x(cmd__v1x),
+        .inp__v1y(cmd__v1y),
+        .inp__v2x(cmd__v2x),
+        .inp__v2y(cmd__v2y),
+        .inp__size(cmd__size),
+        .inp__aa(cmd__aa),
         .out_valid(point_raster__out_valid),
         .out_ready(point_raster__out_ready),
-        .out_prim(point_raster__out_prim),
-        .out_lane_valid(point_raster__out_lane_valid),
-        .out_qx_0(point_raster__out_qx_0),
-        .out_qy_0(point_raster__out_qy_0),
-        .out_qx_1(point_raster__out_qx_1),
-        .out_qy_1(point_raster__out_qy_1),
-        .out_qx_2(point_raster__out_qx_2),
-        .out_qy_2(point_raster__out_qy_2),
-        .out_qx_3(point_raster__out_qx_3),
-        .out_qy_3(point_raster__out_qy_3),
-        .out_mask_0(point_raster__out_mask_0),
-        .out_mask_1(point_raster__out_mask_1),
-        .out_mask_2(point_raster__out_mask_2),
-        .out_mask_3(point_raster__out_mask_3),
-        .out_last(point_raster__out_last)
+        .out__prim(point_raster__out__prim),
+        .out__lane_valid(point_raster__out__lane_valid),
+        .out__qx_0(point_raster__out__qx_0),
+        .out__qx_1(point_raster__out__qx_1),
+        .out__qx_2(point_raster__out__qx_2),
+        .out__qx_3(point_raster__out__qx_3),
+        .out__qy_0(point_raster__out__qy_0),
+        .out__qy_1(point_raster__out__qy_1),
+        .out__qy_2(point_raster__out__qy_2),
+        .out__qy_3(point_raster__out__qy_3),
+        .out__mask_0(point_raster__out__mask_0),
+        .out__mask_1(point_raster__out__mask_1),
+        .out__mask_2(point_raster__out__mask_2),
+        .out__mask_3(point_raster__out__mask_3),
+        .out__last(point_raster__out__last)
     );
     tilerast_ice40__quad_packer quad_packer(
         .clock(quad_packer__clock),
         .flush(quad_packer__flush),
         .in_valid(quad_packer__in_valid),
         .in_ready(quad_packer__in_ready),
-        .in_prim(quad_packer__in_prim),
-        .in_lane_valid(quad_packer__in_lane_valid),
-        .in_qx_0(quad_packer__in_qx_0),
-        .in_qx_1(quad_packer__in_qx_1),
-        .in_qx_2(quad_packer__in_qx_2),
-        .in_qx_3(quad_packer__in_qx_3),
-        .in_qy_0(quad_packer__in_qy_0),
-        .in_qy_1(quad_packer__in_qy_1),
-        .in_qy_2(quad_packer__in_qy_2),
-        .in_qy_3(quad_packer__in_qy_3),
-        .in_mask_0(quad_packer__in_mask_0),
-        .in_mask_1(quad_packer__in_mask_1),
-        .in_mask_2(quad_packer__in_mask_2),
-        .in_mask_3(quad_packer__in_mask_3),
-        .in_last(quad_packer__in_last),
+        .inp__prim(quad_packer__inp__prim),
+        .inp__lane_valid(quad_packer__inp__lane_valid),
+        .inp__qx_0(quad_packer__inp__qx_0),
+        .inp__qx_1(quad_packer__inp__qx_1),
+        .inp__qx_2(quad_packer__inp__qx_2),
+        .inp__qx_3(quad_packer__inp__qx_3),
+        .inp__qy_0(quad_packer__inp__qy_0),
+        .inp__qy_1(quad_packer__inp__qy_1),
+        .inp__qy_2(quad_packer__inp__qy_2),
+        .inp__qy_3(quad_packer__inp__qy_3),
+        .inp__mask_0(quad_packer__inp__mask_0),
+        .inp__mask_1(quad_packer__inp__mask_1),
+        .inp__mask_2(quad_packer__inp__mask_2),
+        .inp__mask_3(quad_packer__inp__mask_3),
+        .inp__last(quad_packer__inp__last),
         .out_valid(quad_packer__out_valid),
         .out_ready(quad_packer__out_ready),
-        .out_prim(quad_packer__out_prim),
-        .out_lane_valid(quad_packer__out_lane_valid),
-        .out_qx_0(quad_packer__out_qx_0),
-        .out_qx_1(quad_packer__out_qx_1),
-        .out_qx_2(quad_packer__out_qx_2),
-        .out_qx_3(quad_packer__out_qx_3),
-        .out_qy_0(quad_packer__out_qy_0),
-        .out_qy_1(quad_packer__out_qy_1),
-        .out_qy_2(quad_packer__out_qy_2),
-        .out_qy_3(quad_packer__out_qy_3),
-        .out_mask_0(quad_packer__out_mask_0),
-        .out_mask_1(quad_packer__out_mask_1),
-        .out_mask_2(quad_packer__out_mask_2),
-        .out_mask_3(quad_packer__out_mask_3),
-        .out_block_0(quad_packer__out_block_0),
-        .out_block_1(quad_packer__out_block_1),
-        .out_block_2(quad_packer__out_block_2),
-        .out_block_3(quad_packer__out_block_3),
-        .out_last(quad_packer__out_last)
+        .out__prim(out__prim),
+        .out__lane_valid(out__lane_valid),
+        .out__qx_0(out__qx_0),
+        .out__qx_1(out__qx_1),
+        .out__qx_2(out__qx_2),
+        .out__qx_3(out__qx_3),
+        .out__qy_0(out__qy_0),
+        .out__qy_1(out__qy_1),
+        .out__qy_2(out__qy_2),
+        .out__qy_3(out__qy_3),
+        .out__mask_0(out__mask_0),
+        .out__mask_1(out__mask_1),
+        .out__mask_2(out__mask_2),
+        .out__mask_3(out__mask_3),
+        .out__block_0(out__block_0),
+        .out__block_1(out__block_1),
+        .out__block_2(out__block_2),
+        .out__block_3(out__block_3),
+        .out__last(out__last)
+    );
+    tilerast_ice40__merge merge(
+        .sel(merge__sel),
+        .a__prim(merge__a__prim),
+        .a__lane_valid(merge__a__lane_valid),
+        .a__qx_0(merge__a__qx_0),
+        .a__qx_1(merge__a__qx_1),
+        .a__qx_2(merge__a__qx_2),
+        .a__qx_3(merge__a__qx_3),
+        .a__qy_0(merge__a__qy_0),
+        .a__qy_1(merge__a__qy_1),
+        .a__qy_2(merge__a__qy_2),
+        .a__qy_3(merge__a__qy_3),
+        .a__mask_0(merge__a__mask_0),
+        .a__mask_1(merge__a__mask_1),
+        .a__mask_2(merge__a__mask_2),
+        .a__mask_3(merge__a__mask_3),
+        .a__last(merge__a__last),
+        .b__prim(merge__b__prim),
+        .b__lane_valid(merge__b__lane_valid),
+        .b__qx_0(merge__b__qx_0),
+        .b__qx_1(merge__b__qx_1),
+        .b__qx_2(merge__b__qx_2),
+        .b__qx_3(merge__b__qx_3),
+        .b__qy_0(merge__b__qy_0),
+        .b__qy_1(merge__b__qy_1),
+        .b__qy_2(merge__b__qy_2),
+        .b__qy_3(merge__b__qy_3),
+        .b__mask_0(merge__b__mask_0),
+        .b__mask_1(merge__b__mask_1),
+        .b__mask_2(merge__b__mask_2),
+        .b__mask_3(merge__b__mask_3),
+        .b__last(merge__b__last),
+        .y__prim(merge__y__prim),
+        .y__lane_valid(merge__y__lane_valid),
+        .y__qx_0(merge__y__qx_0),
+        .y__qx_1(merge__y__qx_1),
+        .y__qx_2(merge__y__qx_2),
+        .y__qx_3(merge__y__qx_3),
+        .y__qy_0(merge__y__qy_0),
+        .y__qy_1(merge__y__qy_1),
+        .y__qy_2(merge__y__qy_2),
+        .y__qy_3(merge__y__qy_3),
+        .y__mask_0(merge__y__mask_0),
+        .y__mask_1(merge__y__mask_1),
+        .y__mask_2(merge__y__mask_2),
+        .y__mask_3(merge__y__mask_3),
+        .y__last(merge__y__last)
     );
     tilerast_ice40__kinds kinds(
         .d(kinds__d),
@@ -566,43 +633,14 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile
         quad_packer__flush = flush;
         have_head = |count__q;
         head_point = kinds__q[32'h0];
+        merge__sel = have_head & head_point;
         merge_valid = 1'b0;
-        merge_last = sample_raster__out_last;
+        merge_last = sample_raster__out__last;
         quad_packer__out_ready = out_ready;
-        quad_packer__in_prim = sample_raster__out_prim;
-        quad_packer__in_lane_valid = sample_raster__out_lane_valid;
-        quad_packer__in_qx_0 = sample_raster__out_qx_0;
-        quad_packer__in_qx_1 = sample_raster__out_qx_1;
-        quad_packer__in_qx_2 = sample_raster__out_qx_2;
-        quad_packer__in_qx_3 = sample_raster__out_qx_3;
-        quad_packer__in_qy_0 = sample_raster__out_qy_0;
-        quad_packer__in_qy_1 = sample_raster__out_qy_1;
-        quad_packer__in_qy_2 = sample_raster__out_qy_2;
-        quad_packer__in_qy_3 = sample_raster__out_qy_3;
-        quad_packer__in_mask_0 = sample_raster__out_mask_0;
-        quad_packer__in_mask_1 = sample_raster__out_mask_1;
-        quad_packer__in_mask_2 = sample_raster__out_mask_2;
-        quad_packer__in_mask_3 = sample_raster__out_mask_3;
-        quad_packer__in_last = sample_raster__out_last;
         if (have_head) begin
             if (head_point) begin
                 merge_valid = point_raster__out_valid;
-                merge_last = point_raster__out_last;
-                quad_packer__in_prim = point_raster__out_prim;
-                quad_packer__in_lane_valid = point_raster__out_lane_valid;
-                quad_packer__in_qx_0 = point_raster__out_qx_0;
-                quad_packer__in_qx_1 = point_raster__out_qx_1;
-                quad_packer__in_qx_2 = point_raster__out_qx_2;
-                quad_packer__in_qx_3 = point_raster__out_qx_3;
-                quad_packer__in_qy_0 = point_raster__out_qy_0;
-                quad_packer__in_qy_1 = point_raster__out_qy_1;
-                quad_packer__in_qy_2 = point_raster__out_qy_2;
-                quad_packer__in_qy_3 = point_raster__out_qy_3;
-                quad_packer__in_mask_0 = point_raster__out_mask_0;
-                quad_packer__in_mask_1 = point_raster__out_mask_1;
-                quad_packer__in_mask_2 = point_raster__out_mask_2;
-                quad_packer__in_mask_3 = point_raster__out_mask_3;
-                quad_packer__in_last = point_raster__out_last;
+                merge_last = point_raster__out__last;
             end
             else begin
                 merge_valid = sample_raster__out_valid;
@@ -614,97 +652,25 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile
         pop = merge_valid & quad_packer__in_ready & merge_last;
         sample_raster__in_valid = subtile_coverage__out_valid;
         subtile_coverage__out_ready = sample_raster__in_ready;
-        sample_raster__in_prim = subtile_coverage__out_prim;
-        sample_raster__in_tile_x = subtile_coverage__out_tile_x;
-        sample_raster__in_tile_y = subtile_coverage__out_tile_y;
-        sample_raster__in_col = subtile_coverage__out_col;
-        sample_raster__in_row = subtile_coverage__out_row;
-        sample_raster__in_e0 = subtile_coverage__out_e0;
-        sample_raster__in_e1 = subtile_coverage__out_e1;
-        sample_raster__in_e2 = subtile_coverage__out_e2;
-        sample_raster__in_a0 = subtile_coverage__out_a0;
-        sample_raster__in_a1 = subtile_coverage__out_a1;
-        sample_raster__in_a2 = subtile_coverage__out_a2;
-        sample_raster__in_b0 = subtile_coverage__out_b0;
-        sample_raster__in_b1 = subtile_coverage__out_b1;
-        sample_raster__in_b2 = subtile_coverage__out_b2;
-        sample_raster__in_vis_w = subtile_coverage__out_vis_w;
-        sample_raster__in_vis_h = subtile_coverage__out_vis_h;
-        sample_raster__in_last = subtile_coverage__out_last;
-        sample_raster__in_none = subtile_coverage__out_none;
-        sample_raster__in_trivial = subtile_coverage__out_trivial;
         subtile_coverage__in_valid = tile_parser__out_valid;
         tile_parser__out_ready = subtile_coverage__in_ready;
-        subtile_coverage__in_prim = tile_parser__out_prim;
-        subtile_coverage__in_tile_x = tile_parser__out_tile_x;
-        subtile_coverage__in_tile_y = tile_parser__out_tile_y;
-        subtile_coverage__in_col = tile_parser__out_col;
-        subtile_coverage__in_row = tile_parser__out_row;
-        subtile_coverage__in_e0 = tile_parser__out_e0;
-        subtile_coverage__in_e1 = tile_parser__out_e1;
-        subtile_coverage__in_e2 = tile_parser__out_e2;
-        subtile_coverage__in_a0 = tile_parser__out_a0;
-        subtile_coverage__in_a1 = tile_parser__out_a1;
-        subtile_coverage__in_a2 = tile_parser__out_a2;
-        subtile_coverage__in_b0 = tile_parser__out_b0;
-        subtile_coverage__in_b1 = tile_parser__out_b1;
-        subtile_coverage__in_b2 = tile_parser__out_b2;
-        subtile_coverage__in_vis_w = tile_parser__out_vis_w;
-        subtile_coverage__in_vis_h = tile_parser__out_vis_h;
-        subtile_coverage__in_last = tile_parser__out_last;
-        subtile_coverage__in_none = tile_parser__out_none;
         tile_parser__in_valid = setup__out_valid;
         setup__out_ready = tile_parser__in_ready;
-        tile_parser__in_prim = setup__out_prim;
-        tile_parser__in_tile_x = setup__out_tile_x;
-        tile_parser__in_tile_y = setup__out_tile_y;
-        tile_parser__in_empty = setup__out_empty;
-        tile_parser__in_a0 = setup__out_a0;
-        tile_parser__in_a1 = setup__out_a1;
-        tile_parser__in_a2 = setup__out_a2;
-        tile_parser__in_b0 = setup__out_b0;
-        tile_parser__in_b1 = setup__out_b1;
-        tile_parser__in_b2 = setup__out_b2;
-        tile_parser__in_e0 = setup__out_e0;
-        tile_parser__in_e1 = setup__out_e1;
-        tile_parser__in_e2 = setup__out_e2;
-        tile_parser__in_bx0 = setup__out_bx0;
-        tile_parser__in_by0 = setup__out_by0;
-        tile_parser__in_bx1 = setup__out_bx1;
-        tile_parser__in_by1 = setup__out_by1;
-        tile_parser__in_vis_w = setup__out_vis_w;
-        tile_parser__in_vis_h = setup__out_vis_h;
         room = count__q != depth;
         cmd_ready = room & setup__in_ready & point_raster__in_ready;
         accept = cmd_valid & room & setup__in_ready & point_raster__in_ready;
-        setup__in_valid = accept & ~cmd_kind;
-        point_raster__in_valid = accept & cmd_kind;
-        setup__in_prim = cmd_prim;
-        setup__in_tile_x = cmd_tile_x;
-        setup__in_tile_y = cmd_tile_y;
-        setup__in_v0x = cmd_v0x;
-        setup__in_v0y = cmd_v0y;
-        setup__in_v1x = cmd_v1x;
-        setup__in_v1y = cmd_v1y;
-        setup__in_v2x = cmd_v2x;
-        setup__in_v2y = cmd_v2y;
-        point_raster__in_prim = cmd_prim;
-        point_raster__in_tile_x = cmd_tile_x;
-        point_raster__in_tile_y = cmd_tile_y;
-        point_raster__in_v0x = cmd_v0x;
-        point_raster__in_v0y = cmd_v0y;
-        point_raster__in_size = cmd_size;
-        point_raster__in_aa = cmd_aa;
+        setup__in_valid = accept & ~cmd__kind;
+        point_raster__in_valid = accept & cmd__kind;
         if (pop) begin
             kinds__d = kinds__q >> one8;
             count__d = count__q - one;
             if (accept) begin
-                kinds__d = (kinds__q >> one8) | (((cmd_kind) & 8'hff) << (count__q - one));
+                kinds__d = (kinds__q >> one8) | (((cmd__kind) & 8'hff) << (count__q - one));
                 count__d = count__q;
             end
         end
         else if (accept) begin
-            kinds__d = kinds__q | (((cmd_kind) & 8'hff) << count__q);
+            kinds__d = kinds__q | (((cmd__kind) & 8'hff) << count__q);
             count__d = count__q + one;
         end
         if (flush) begin
@@ -712,27 +678,109 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd_kind,cmd_prim,cmd_tile
             count__d = 32'h0;
         end
         out_valid = quad_packer__out_valid;
-        out_prim = quad_packer__out_prim;
-        out_lane_valid = quad_packer__out_lane_valid;
-        out_qx_0 = quad_packer__out_qx_0;
-        out_qx_1 = quad_packer__out_qx_1;
-        out_qx_2 = quad_packer__out_qx_2;
-        out_qx_3 = quad_packer__out_qx_3;
-        out_qy_0 = quad_packer__out_qy_0;
-        out_qy_1 = quad_packer__out_qy_1;
-        out_qy_2 = quad_packer__out_qy_2;
-        out_qy_3 = quad_packer__out_qy_3;
-        out_mask_0 = quad_packer__out_mask_0;
-        out_mask_1 = quad_packer__out_mask_1;
-        out_mask_2 = quad_packer__out_mask_2;
-        out_mask_3 = quad_packer__out_mask_3;
-        out_block_0 = quad_packer__out_block_0;
-        out_block_1 = quad_packer__out_block_1;
-        out_block_2 = quad_packer__out_block_2;
-        out_block_3 = quad_packer__out_block_3;
-        out_last = quad_packer__out_last;
     end
 
+    always @(*) merge__a__prim = sample_raster__out__prim;
+    always @(*) merge__a__lane_valid = sample_raster__out__lane_valid;
+    always @(*) merge__a__qx_0 = sample_raster__out__qx_0;
+    always @(*) merge__a__qx_1 = sample_raster__out__qx_1;
+    always @(*) merge__a__qx_2 = sample_raster__out__qx_2;
+    always @(*) merge__a__qx_3 = sample_raster__out__qx_3;
+    always @(*) merge__a__qy_0 = sample_raster__out__qy_0;
+    always @(*) merge__a__qy_1 = sample_raster__out__qy_1;
+    always @(*) merge__a__qy_2 = sample_raster__out__qy_2;
+    always @(*) merge__a__qy_3 = sample_raster__out__qy_3;
+    always @(*) merge__a__mask_0 = sample_raster__out__mask_0;
+    always @(*) merge__a__mask_1 = sample_raster__out__mask_1;
+    always @(*) merge__a__mask_2 = sample_raster__out__mask_2;
+    always @(*) merge__a__mask_3 = sample_raster__out__mask_3;
+    always @(*) merge__a__last = sample_raster__out__last;
+    always @(*) merge__b__prim = point_raster__out__prim;
+    always @(*) merge__b__lane_valid = point_raster__out__lane_valid;
+    always @(*) merge__b__qx_0 = point_raster__out__qx_0;
+    always @(*) merge__b__qx_1 = point_raster__out__qx_1;
+    always @(*) merge__b__qx_2 = point_raster__out__qx_2;
+    always @(*) merge__b__qx_3 = point_raster__out__qx_3;
+    always @(*) merge__b__qy_0 = point_raster__out__qy_0;
+    always @(*) merge__b__qy_1 = point_raster__out__qy_1;
+    always @(*) merge__b__qy_2 = point_raster__out__qy_2;
+    always @(*) merge__b__qy_3 = point_raster__out__qy_3;
+    always @(*) merge__b__mask_0 = point_raster__out__mask_0;
+    always @(*) merge__b__mask_1 = point_raster__out__mask_1;
+    always @(*) merge__b__mask_2 = point_raster__out__mask_2;
+    always @(*) merge__b__mask_3 = point_raster__out__mask_3;
+    always @(*) merge__b__last = point_raster__out__last;
+    always @(*) quad_packer__inp__prim = merge__y__prim;
+    always @(*) quad_packer__inp__lane_valid = merge__y__lane_valid;
+    always @(*) quad_packer__inp__qx_0 = merge__y__qx_0;
+    always @(*) quad_packer__inp__qx_1 = merge__y__qx_1;
+    always @(*) quad_packer__inp__qx_2 = merge__y__qx_2;
+    always @(*) quad_packer__inp__qx_3 = merge__y__qx_3;
+    always @(*) quad_packer__inp__qy_0 = merge__y__qy_0;
+    always @(*) quad_packer__inp__qy_1 = merge__y__qy_1;
+    always @(*) quad_packer__inp__qy_2 = merge__y__qy_2;
+    always @(*) quad_packer__inp__qy_3 = merge__y__qy_3;
+    always @(*) quad_packer__inp__mask_0 = merge__y__mask_0;
+    always @(*) quad_packer__inp__mask_1 = merge__y__mask_1;
+    always @(*) quad_packer__inp__mask_2 = merge__y__mask_2;
+    always @(*) quad_packer__inp__mask_3 = merge__y__mask_3;
+    always @(*) quad_packer__inp__last = merge__y__last;
+    always @(*) sample_raster__inp__prim = subtile_coverage__out__prim;
+    always @(*) sample_raster__inp__tile_x = subtile_coverage__out__tile_x;
+    always @(*) sample_raster__inp__tile_y = subtile_coverage__out__tile_y;
+    always @(*) sample_raster__inp__col = subtile_coverage__out__col;
+    always @(*) sample_raster__inp__row = subtile_coverage__out__row;
+    always @(*) sample_raster__inp__e0 = subtile_coverage__out__e0;
+    always @(*) sample_raster__inp__e1 = subtile_coverage__out__e1;
+    always @(*) sample_raster__inp__e2 = subtile_coverage__out__e2;
+    always @(*) sample_raster__inp__a0 = subtile_coverage__out__a0;
+    always @(*) sample_raster__inp__a1 = subtile_coverage__out__a1;
+    always @(*) sample_raster__inp__a2 = subtile_coverage__out__a2;
+    always @(*) sample_raster__inp__b0 = subtile_coverage__out__b0;
+    always @(*) sample_raster__inp__b1 = subtile_coverage__out__b1;
+    always @(*) sample_raster__inp__b2 = subtile_coverage__out__b2;
+    always @(*) sample_raster__inp__vis_w = subtile_coverage__out__vis_w;
+    always @(*) sample_raster__inp__vis_h = subtile_coverage__out__vis_h;
+    always @(*) sample_raster__inp__last = subtile_coverage__out__last;
+    always @(*) sample_raster__inp__none = subtile_coverage__out__none;
+    always @(*) sample_raster__inp__trivial = subtile_coverage__out__trivial;
+    always @(*) subtile_coverage__inp__prim = tile_parser__out__prim;
+    always @(*) subtile_coverage__inp__tile_x = tile_parser__out__tile_x;
+    always @(*) subtile_coverage__inp__tile_y = tile_parser__out__tile_y;
+    always @(*) subtile_coverage__inp__col = tile_parser__out__col;
+    always @(*) subtile_coverage__inp__row = tile_parser__out__row;
+    always @(*) subtile_coverage__inp__e0 = tile_parser__out__e0;
+    always @(*) subtile_coverage__inp__e1 = tile_parser__out__e1;
+    always @(*) subtile_coverage__inp__e2 = tile_parser__out__e2;
+    always @(*) subtile_coverage__inp__a0 = tile_parser__out__a0;
+    always @(*) subtile_coverage__inp__a1 = tile_parser__out__a1;
+    always @(*) subtile_coverage__inp__a2 = tile_parser__out__a2;
+    always @(*) subtile_coverage__inp__b0 = tile_parser__out__b0;
+    always @(*) subtile_coverage__inp__b1 = tile_parser__out__b1;
+    always @(*) subtile_coverage__inp__b2 = tile_parser__out__b2;
+    always @(*) subtile_coverage__inp__vis_w = tile_parser__out__vis_w;
+    always @(*) subtile_coverage__inp__vis_h = tile_parser__out__vis_h;
+    always @(*) subtile_coverage__inp__last = tile_parser__out__last;
+    always @(*) subtile_coverage__inp__none = tile_parser__out__none;
+    always @(*) tile_parser__inp__prim = setup__out__prim;
+    always @(*) tile_parser__inp__tile_x = setup__out__tile_x;
+    always @(*) tile_parser__inp__tile_y = setup__out__tile_y;
+    always @(*) tile_parser__inp__empty = setup__out__empty;
+    always @(*) tile_parser__inp__a0 = setup__out__a0;
+    always @(*) tile_parser__inp__a1 = setup__out__a1;
+    always @(*) tile_parser__inp__a2 = setup__out__a2;
+    always @(*) tile_parser__inp__b0 = setup__out__b0;
+    always @(*) tile_parser__inp__b1 = setup__out__b1;
+    always @(*) tile_parser__inp__b2 = setup__out__b2;
+    always @(*) tile_parser__inp__e0 = setup__out__e0;
+    always @(*) tile_parser__inp__e1 = setup__out__e1;
+    always @(*) tile_parser__inp__e2 = setup__out__e2;
+    always @(*) tile_parser__inp__bx0 = setup__out__bx0;
+    always @(*) tile_parser__inp__by0 = setup__out__by0;
+    always @(*) tile_parser__inp__bx1 = setup__out__bx1;
+    always @(*) tile_parser__inp__by1 = setup__out__by1;
+    always @(*) tile_parser__inp__vis_w = setup__out__vis_w;
+    always @(*) tile_parser__inp__vis_h = setup__out__vis_h;
 endmodule // tilerast_ice40
 
 
@@ -774,37 +822,133 @@ module tilerast_ice40__kinds(d,q,clock);
 endmodule // tilerast_ice40__kinds
 
 
-module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_v0x,in_v0y,in_size,in_aa,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qy_0,out_qx_1,out_qy_1,out_qx_2,out_qy_2,out_qx_3,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_last);
+module tilerast_ice40__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2,a__qx_3,a__qy_0,a__qy_1,a__qy_2,a__qy_3,a__mask_0,a__mask_1,a__mask_2,a__mask_3,a__last,b__prim,b__lane_valid,b__qx_0,b__qx_1,b__qx_2,b__qx_3,b__qy_0,b__qy_1,b__qy_2,b__qy_3,b__mask_0,b__mask_1,b__mask_2,b__mask_3,b__last,y__prim,y__lane_valid,y__qx_0,y__qx_1,y__qx_2,y__qx_3,y__qy_0,y__qy_1,y__qy_2,y__qy_3,y__mask_0,y__mask_1,y__mask_2,y__mask_3,y__last);
+
+    // Module arguments
+    input wire  sel;
+    input wire  [23:0] a__prim;
+    input wire  [3:0] a__lane_valid;
+    input wire  [11:0] a__qx_0;
+    input wire  [11:0] a__qx_1;
+    input wire  [11:0] a__qx_2;
+    input wire  [11:0] a__qx_3;
+    input wire  [11:0] a__qy_0;
+    input wire  [11:0] a__qy_1;
+    input wire  [11:0] a__qy_2;
+    input wire  [11:0] a__qy_3;
+    input wire  [63:0] a__mask_0;
+    input wire  [63:0] a__mask_1;
+    input wire  [63:0] a__mask_2;
+    input wire  [63:0] a__mask_3;
+    input wire  a__last;
+    input wire  [23:0] b__prim;
+    input wire  [3:0] b__lane_valid;
+    input wire  [11:0] b__qx_0;
+    input wire  [11:0] b__qx_1;
+    input wire  [11:0] b__qx_2;
+    input wire  [11:0] b__qx_3;
+    input wire  [11:0] b__qy_0;
+    input wire  [11:0] b__qy_1;
+    input wire  [11:0] b__qy_2;
+    input wire  [11:0] b__qy_3;
+    input wire  [63:0] b__mask_0;
+    input wire  [63:0] b__mask_1;
+    input wire  [63:0] b__mask_2;
+    input wire  [63:0] b__mask_3;
+    input wire  b__last;
+    output reg  [23:0] y__prim;
+    output reg  [3:0] y__lane_valid;
+    output reg  [11:0] y__qx_0;
+    output reg  [11:0] y__qx_1;
+    output reg  [11:0] y__qx_2;
+    output reg  [11:0] y__qx_3;
+    output reg  [11:0] y__qy_0;
+    output reg  [11:0] y__qy_1;
+    output reg  [11:0] y__qy_2;
+    output reg  [11:0] y__qy_3;
+    output reg  [63:0] y__mask_0;
+    output reg  [63:0] y__mask_1;
+    output reg  [63:0] y__mask_2;
+    output reg  [63:0] y__mask_3;
+    output reg  y__last;
+
+    // Update code
+    always @(*) begin
+        if (sel) begin
+            y__prim = b__prim;
+            y__lane_valid = b__lane_valid;
+            y__qx_0 = b__qx_0;
+            y__qx_1 = b__qx_1;
+            y__qx_2 = b__qx_2;
+            y__qx_3 = b__qx_3;
+            y__qy_0 = b__qy_0;
+            y__qy_1 = b__qy_1;
+            y__qy_2 = b__qy_2;
+            y__qy_3 = b__qy_3;
+            y__mask_0 = b__mask_0;
+            y__mask_1 = b__mask_1;
+            y__mask_2 = b__mask_2;
+            y__mask_3 = b__mask_3;
+            y__last = b__last;
+        end
+        else begin
+            y__prim = a__prim;
+            y__lane_valid = a__lane_valid;
+            y__qx_0 = a__qx_0;
+            y__qx_1 = a__qx_1;
+            y__qx_2 = a__qx_2;
+            y__qx_3 = a__qx_3;
+            y__qy_0 = a__qy_0;
+            y__qy_1 = a__qy_1;
+            y__qy_2 = a__qy_2;
+            y__qy_3 = a__qy_3;
+            y__mask_0 = a__mask_0;
+            y__mask_1 = a__mask_1;
+            y__mask_2 = a__mask_2;
+            y__mask_3 = a__mask_3;
+            y__last = a__last;
+        end
+    end
+
+endmodule // tilerast_ice40__merge
+
+
+module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp__prim,inp__tile_x,inp__tile_y,inp__v0x,inp__v0y,inp__v1x,inp__v1y,inp__v2x,inp__v2y,inp__size,inp__aa,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__last);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  in_valid;
     output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [7:0] in_tile_x;
-    input wire  [7:0] in_tile_y;
-    input wire signed [23:0] in_v0x;
-    input wire signed [23:0] in_v0y;
-    input wire  [23:0] in_size;
-    input wire  in_aa;
+    input wire  inp__kind;
+    input wire  [23:0] inp__prim;
+    input wire  [7:0] inp__tile_x;
+    input wire  [7:0] inp__tile_y;
+    input wire signed [23:0] inp__v0x;
+    input wire signed [23:0] inp__v0y;
+    input wire signed [23:0] inp__v1x;
+    input wire signed [23:0] inp__v1y;
+    input wire signed [23:0] inp__v2x;
+    input wire signed [23:0] inp__v2y;
+    input wire  [23:0] inp__size;
+    input wire  inp__aa;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [3:0] out_lane_valid;
-    output reg  [11:0] out_qx_0;
-    output reg  [11:0] out_qy_0;
-    output reg  [11:0] out_qx_1;
-    output reg  [11:0] out_qy_1;
-    output reg  [11:0] out_qx_2;
-    output reg  [11:0] out_qy_2;
-    output reg  [11:0] out_qx_3;
-    output reg  [11:0] out_qy_3;
-    output reg  [63:0] out_mask_0;
-    output reg  [63:0] out_mask_1;
-    output reg  [63:0] out_mask_2;
-    output reg  [63:0] out_mask_3;
-    output reg  out_last;
+    output reg  [23:0] out__prim;
+    output reg  [3:0] out__lane_valid;
+    output reg  [11:0] out__qx_0;
+    output reg  [11:0] out__qx_1;
+    output reg  [11:0] out__qx_2;
+    output reg  [11:0] out__qx_3;
+    output reg  [11:0] out__qy_0;
+    output reg  [11:0] out__qy_1;
+    output reg  [11:0] out__qy_2;
+    output reg  [11:0] out__qy_3;
+    output reg  [63:0] out__mask_0;
+    output reg  [63:0] out__mask_1;
+    output reg  [63:0] out__mask_2;
+    output reg  [63:0] out__mask_3;
+    output reg  out__last;
 
     // Constant declarations
     localparam [1:0] c_idle = 2'b0;
@@ -1495,7 +1639,7 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,in_prim,in_til
         oqx__3__d = oqx__3__q;
         oqy__3__d = oqy__3__q;
         omask__3__d = omask__3__q;
-        a_u = ((in_size) & 26'h3ffffff);
+        a_u = ((inp__size) & 26'h3ffffff);
         a_klo = (c_383 - a_u) & c_pxmask;
         a_khi = (a_u - c_128) & c_pxmask;
         if (a_u < c_n1) begin
@@ -1506,7 +1650,7 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,in_prim,in_til
             a_klo = c_klo_nmax;
             a_khi = c_khi_nmax;
         end
-        if (in_aa) begin
+        if (inp__aa) begin
             a_klo = c_31 - a_u;
             a_khi = a_u - c_1;
             if (a_u > c_max_s) begin
@@ -1514,8 +1658,8 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,in_prim,in_til
                 a_khi = c_khi_smax;
             end
         end
-        a_orgx = ((in_tile_x) & 16'hffff) << c_tsx;
-        a_orgy = ((in_tile_y) & 16'hffff) << c_tsy;
+        a_orgx = ((inp__tile_x) & 16'hffff) << c_tsx;
+        a_orgy = ((inp__tile_y) & 16'hffff) << c_tsy;
         a_endx = ((a_orgx) & 17'h1ffff) + c_tw;
         a_endy = ((a_orgy) & 17'h1ffff) + c_th;
         a_vendx = a_endx;
@@ -1971,16 +2115,16 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,in_prim,in_til
             end
         end
         if (a_accept) begin
-            prim_r__d = in_prim;
+            prim_r__d = inp__prim;
             clx_r__d = $signed(((a_orgx) & 21'h1fffff) << 64'h4);
             cly_r__d = $signed(((a_orgy) & 21'h1fffff) << 64'h4);
             chx_r__d = $signed(a_chbx);
             chy_r__d = $signed(a_chby);
-            px_r__d = in_v0x;
-            py_r__d = in_v0y;
+            px_r__d = inp__v0x;
+            py_r__d = inp__v0y;
             klo_r__d = $signed(a_klo);
             khi_r__d = $signed(a_khi);
-            aa_r__d = in_aa;
+            aa_r__d = inp__aa;
             st__d = c_sx;
         end
         if (flush) begin
@@ -2003,21 +2147,21 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,in_prim,in_til
             omask__3__d = 64'h0;
         end
         out_valid = ov__q;
-        out_prim = oprim__q;
-        out_lane_valid = olv__q;
-        out_last = olast__q;
-        out_qx_0 = oqx__0__q;
-        out_qy_0 = oqy__0__q;
-        out_mask_0 = omask__0__q;
-        out_qx_1 = oqx__1__q;
-        out_qy_1 = oqy__1__q;
-        out_mask_1 = omask__1__q;
-        out_qx_2 = oqx__2__q;
-        out_qy_2 = oqy__2__q;
-        out_mask_2 = omask__2__q;
-        out_qx_3 = oqx__3__q;
-        out_qy_3 = oqy__3__q;
-        out_mask_3 = omask__3__q;
+        out__prim = oprim__q;
+        out__lane_valid = olv__q;
+        out__last = olast__q;
+        out__qx_0 = oqx__0__q;
+        out__qy_0 = oqy__0__q;
+        out__mask_0 = omask__0__q;
+        out__qx_1 = oqx__1__q;
+        out__qy_1 = oqy__1__q;
+        out__mask_1 = omask__1__q;
+        out__qx_2 = oqx__2__q;
+        out__qy_2 = oqy__2__q;
+        out__mask_2 = omask__2__q;
+        out__qx_3 = oqx__3__q;
+        out__qy_3 = oqy__3__q;
+        out__mask_3 = omask__3__q;
     end
 
 endmodule // tilerast_ice40__point_raster
@@ -2878,49 +3022,49 @@ module tilerast_ice40__point_raster__st(d,q,clock);
 endmodule // tilerast_ice40__point_raster__st
 
 
-module tilerast_ice40__quad_packer(clock,flush,in_valid,in_ready,in_prim,in_lane_valid,in_qx_0,in_qx_1,in_qx_2,in_qx_3,in_qy_0,in_qy_1,in_qy_2,in_qy_3,in_mask_0,in_mask_1,in_mask_2,in_mask_3,in_last,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_block_0,out_block_1,out_block_2,out_block_3,out_last);
+module tilerast_ice40__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp__lane_valid,inp__qx_0,inp__qx_1,inp__qx_2,inp__qx_3,inp__qy_0,inp__qy_1,inp__qy_2,inp__qy_3,inp__mask_0,inp__mask_1,inp__mask_2,inp__mask_3,inp__last,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__block_0,out__block_1,out__block_2,out__block_3,out__last);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  in_valid;
     output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [3:0] in_lane_valid;
-    input wire  [11:0] in_qx_0;
-    input wire  [11:0] in_qx_1;
-    input wire  [11:0] in_qx_2;
-    input wire  [11:0] in_qx_3;
-    input wire  [11:0] in_qy_0;
-    input wire  [11:0] in_qy_1;
-    input wire  [11:0] in_qy_2;
-    input wire  [11:0] in_qy_3;
-    input wire  [63:0] in_mask_0;
-    input wire  [63:0] in_mask_1;
-    input wire  [63:0] in_mask_2;
-    input wire  [63:0] in_mask_3;
-    input wire  in_last;
+    input wire  [23:0] inp__prim;
+    input wire  [3:0] inp__lane_valid;
+    input wire  [11:0] inp__qx_0;
+    input wire  [11:0] inp__qx_1;
+    input wire  [11:0] inp__qx_2;
+    input wire  [11:0] inp__qx_3;
+    input wire  [11:0] inp__qy_0;
+    input wire  [11:0] inp__qy_1;
+    input wire  [11:0] inp__qy_2;
+    input wire  [11:0] inp__qy_3;
+    input wire  [63:0] inp__mask_0;
+    input wire  [63:0] inp__mask_1;
+    input wire  [63:0] inp__mask_2;
+    input wire  [63:0] inp__mask_3;
+    input wire  inp__last;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [3:0] out_lane_valid;
-    output reg  [11:0] out_qx_0;
-    output reg  [11:0] out_qx_1;
-    output reg  [11:0] out_qx_2;
-    output reg  [11:0] out_qx_3;
-    output reg  [11:0] out_qy_0;
-    output reg  [11:0] out_qy_1;
-    output reg  [11:0] out_qy_2;
-    output reg  [11:0] out_qy_3;
-    output reg  [63:0] out_mask_0;
-    output reg  [63:0] out_mask_1;
-    output reg  [63:0] out_mask_2;
-    output reg  [63:0] out_mask_3;
-    output reg  [7:0] out_block_0;
-    output reg  [7:0] out_block_1;
-    output reg  [7:0] out_block_2;
-    output reg  [7:0] out_block_3;
-    output reg  out_last;
+    output reg  [23:0] out__prim;
+    output reg  [3:0] out__lane_valid;
+    output reg  [11:0] out__qx_0;
+    output reg  [11:0] out__qx_1;
+    output reg  [11:0] out__qx_2;
+    output reg  [11:0] out__qx_3;
+    output reg  [11:0] out__qy_0;
+    output reg  [11:0] out__qy_1;
+    output reg  [11:0] out__qy_2;
+    output reg  [11:0] out__qy_3;
+    output reg  [63:0] out__mask_0;
+    output reg  [63:0] out__mask_1;
+    output reg  [63:0] out__mask_2;
+    output reg  [63:0] out__mask_3;
+    output reg  [7:0] out__block_0;
+    output reg  [7:0] out__block_1;
+    output reg  [7:0] out__block_2;
+    output reg  [7:0] out__block_3;
+    output reg  out__last;
 
     // Constant declarations
     localparam [3:0] c_qmask = 4'h1;
@@ -3197,11 +3341,11 @@ module tilerast_ice40__quad_packer(clock,flush,in_valid,in_ready,in_prim,in_lane
         omask__3__d = omask__3__q;
         oblk__3__clock = clock;
         oblk__3__d = oblk__3__q;
-        lqx__0 = in_qx_0;
-        lqy__0 = in_qy_0;
-        lmask__0 = in_mask_0 & c_mmask;
+        lqx__0 = inp__qx_0;
+        lqy__0 = inp__qy_0;
+        lmask__0 = inp__mask_0 & c_mmask;
         lblk__0 = (((lqy__0 >> c_sqy) & c_rmask) << c_csh) | ((lqx__0 >> c_sqx) & c_cmask);
-        ival = in_lane_valid & c_qmask;
+        ival = inp__lane_valid & c_qmask;
         pos__0 = acc_n__q;
         if (ival[0]) begin
             pos__1 = pos__0 + 32'h1;
@@ -3259,25 +3403,25 @@ module tilerast_ice40__quad_packer(clock,flush,in_valid,in_ready,in_prim,in_lane
             pend__d = 1'b0;
         end
         else if (accept) begin
-            prim_r__d = in_prim;
+            prim_r__d = inp__prim;
             if (fill) begin
                 ov__d = 1'b1;
-                olast__d = in_last & (tot == c_q);
-                oprim__d = in_prim;
+                olast__d = inp__last & (tot == c_q);
+                oprim__d = inp__prim;
                 acc_n__d = (tot - c_q) & c_kmask;
-                pend__d = in_last & (tot > c_q) & c_multi;
+                pend__d = inp__last & (tot > c_q) & c_multi;
             end
-            else if (in_last) begin
+            else if (inp__last) begin
                 ov__d = 1'b1;
                 olast__d = 1'b1;
-                oprim__d = in_prim;
+                oprim__d = inp__prim;
                 acc_n__d = 32'h0;
             end
             else begin
                 acc_n__d = tot & c_kmask;
             end
         end
-        if ((pend__q & can_out) | (accept & (fill | in_last))) begin
+        if ((pend__q & can_out) | (accept & (fill | inp__last))) begin
             olv__d = lvc__1;
             oqx__0__d = nqx__0;
             oqy__0__d = nqy__0;
@@ -3310,25 +3454,25 @@ module tilerast_ice40__quad_packer(clock,flush,in_valid,in_ready,in_prim,in_lane
             oblk__3__d = 32'h0;
         end
         out_valid = ov__q;
-        out_prim = oprim__q;
-        out_lane_valid = olv__q;
-        out_last = olast__q;
-        out_qx_0 = oqx__0__q;
-        out_qx_1 = oqx__1__q;
-        out_qx_2 = oqx__2__q;
-        out_qx_3 = oqx__3__q;
-        out_qy_0 = oqy__0__q;
-        out_qy_1 = oqy__1__q;
-        out_qy_2 = oqy__2__q;
-        out_qy_3 = oqy__3__q;
-        out_mask_0 = omask__0__q;
-        out_mask_1 = omask__1__q;
-        out_mask_2 = omask__2__q;
-        out_mask_3 = omask__3__q;
-        out_block_0 = ((oblk__0__q) & 8'hff);
-        out_block_1 = ((oblk__1__q) & 8'hff);
-        out_block_2 = ((oblk__2__q) & 8'hff);
-        out_block_3 = ((oblk__3__q) & 8'hff);
+        out__prim = oprim__q;
+        out__lane_valid = olv__q;
+        out__last = olast__q;
+        out__qx_0 = oqx__0__q;
+        out__qx_1 = oqx__1__q;
+        out__qx_2 = oqx__2__q;
+        out__qx_3 = oqx__3__q;
+        out__qy_0 = oqy__0__q;
+        out__qy_1 = oqy__1__q;
+        out__qy_2 = oqy__2__q;
+        out__qy_3 = oqy__3__q;
+        out__mask_0 = omask__0__q;
+        out__mask_1 = omask__1__q;
+        out__mask_2 = omask__2__q;
+        out__mask_3 = omask__3__q;
+        out__block_0 = ((oblk__0__q) & 8'hff);
+        out__block_1 = ((oblk__1__q) & 8'hff);
+        out__block_2 = ((oblk__2__q) & 8'hff);
+        out__block_3 = ((oblk__3__q) & 8'hff);
     end
 
 endmodule // tilerast_ice40__quad_packer
@@ -3771,49 +3915,49 @@ module tilerast_ice40__quad_packer__prim_r(d,q,clock);
 endmodule // tilerast_ice40__quad_packer__prim_r
 
 
-module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_col,in_row,in_e0,in_e1,in_e2,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_vis_w,in_vis_h,in_last,in_none,in_trivial,out_valid,out_ready,out_prim,out_lane_valid,out_qx_0,out_qx_1,out_qx_2,out_qx_3,out_qy_0,out_qy_1,out_qy_2,out_qy_3,out_mask_0,out_mask_1,out_mask_2,out_mask_3,out_last);
+module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp__tile_x,inp__tile_y,inp__col,inp__row,inp__e0,inp__e1,inp__e2,inp__a0,inp__a1,inp__a2,inp__b0,inp__b1,inp__b2,inp__vis_w,inp__vis_h,inp__last,inp__none,inp__trivial,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__last);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  in_valid;
     output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [7:0] in_tile_x;
-    input wire  [7:0] in_tile_y;
-    input wire  [7:0] in_col;
-    input wire  [7:0] in_row;
-    input wire signed [47:0] in_e0;
-    input wire signed [47:0] in_e1;
-    input wire signed [47:0] in_e2;
-    input wire signed [23:0] in_a0;
-    input wire signed [23:0] in_a1;
-    input wire signed [23:0] in_a2;
-    input wire signed [23:0] in_b0;
-    input wire signed [23:0] in_b1;
-    input wire signed [23:0] in_b2;
-    input wire  [8:0] in_vis_w;
-    input wire  [8:0] in_vis_h;
-    input wire  in_last;
-    input wire  in_none;
-    input wire  in_trivial;
+    input wire  [23:0] inp__prim;
+    input wire  [7:0] inp__tile_x;
+    input wire  [7:0] inp__tile_y;
+    input wire  [7:0] inp__col;
+    input wire  [7:0] inp__row;
+    input wire signed [47:0] inp__e0;
+    input wire signed [47:0] inp__e1;
+    input wire signed [47:0] inp__e2;
+    input wire signed [23:0] inp__a0;
+    input wire signed [23:0] inp__a1;
+    input wire signed [23:0] inp__a2;
+    input wire signed [23:0] inp__b0;
+    input wire signed [23:0] inp__b1;
+    input wire signed [23:0] inp__b2;
+    input wire  [8:0] inp__vis_w;
+    input wire  [8:0] inp__vis_h;
+    input wire  inp__last;
+    input wire  inp__none;
+    input wire  inp__trivial;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [3:0] out_lane_valid;
-    output reg  [11:0] out_qx_0;
-    output reg  [11:0] out_qx_1;
-    output reg  [11:0] out_qx_2;
-    output reg  [11:0] out_qx_3;
-    output reg  [11:0] out_qy_0;
-    output reg  [11:0] out_qy_1;
-    output reg  [11:0] out_qy_2;
-    output reg  [11:0] out_qy_3;
-    output reg  [63:0] out_mask_0;
-    output reg  [63:0] out_mask_1;
-    output reg  [63:0] out_mask_2;
-    output reg  [63:0] out_mask_3;
-    output reg  out_last;
+    output reg  [23:0] out__prim;
+    output reg  [3:0] out__lane_valid;
+    output reg  [11:0] out__qx_0;
+    output reg  [11:0] out__qx_1;
+    output reg  [11:0] out__qx_2;
+    output reg  [11:0] out__qx_3;
+    output reg  [11:0] out__qy_0;
+    output reg  [11:0] out__qy_1;
+    output reg  [11:0] out__qy_2;
+    output reg  [11:0] out__qy_3;
+    output reg  [63:0] out__mask_0;
+    output reg  [63:0] out__mask_1;
+    output reg  [63:0] out__mask_2;
+    output reg  [63:0] out__mask_3;
+    output reg  out__last;
 
     // Constant declarations
     localparam [7:0] c_nbm1 = 8'h3;
@@ -4770,9 +4914,9 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,in_prim,in_ti
         adv = busy__q & can_out;
         in_ready = ~busy__q | (can_out & fin);
         accept = in_valid & (~busy__q | (can_out & fin));
-        ein__0 = $unsigned(in_e0);
-        ein__1 = $unsigned(in_e1);
-        ein__2 = $unsigned(in_e2);
+        ein__0 = $unsigned(inp__e0);
+        ein__1 = $unsigned(inp__e1);
+        ein__2 = $unsigned(inp__e2);
         ehi__0 = ein__0 & c_himask;
         if ((ehi__0 == 32'h0) | (ehi__0 == c_himask)) begin
             uc__0 = (ein__0 >> 32'h4) & c_wumask;
@@ -5163,12 +5307,12 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,in_prim,in_ti
                 ec__2__d = ((ec__2__q & c_wumask) + (step__2 & c_wumask)) & c_wumask;
             end
         end
-        ia__0 = (($unsigned(in_a0)) & 48'hffffffffffff);
-        ia__1 = (($unsigned(in_a1)) & 48'hffffffffffff);
-        ia__2 = (($unsigned(in_a2)) & 48'hffffffffffff);
-        ib__0 = (($unsigned(in_b0)) & 48'hffffffffffff);
-        ib__1 = (($unsigned(in_b1)) & 48'hffffffffffff);
-        ib__2 = (($unsigned(in_b2)) & 48'hffffffffffff);
+        ia__0 = (($unsigned(inp__a0)) & 48'hffffffffffff);
+        ia__1 = (($unsigned(inp__a1)) & 48'hffffffffffff);
+        ia__2 = (($unsigned(inp__a2)) & 48'hffffffffffff);
+        ib__0 = (($unsigned(inp__b0)) & 48'hffffffffffff);
+        ib__1 = (($unsigned(inp__b1)) & 48'hffffffffffff);
+        ib__2 = (($unsigned(inp__b2)) & 48'hffffffffffff);
         vi__0 = ia__0;
         if (ia__0[32'h17]) begin
             vi__0 = ia__0 | c_sext24;
@@ -6435,20 +6579,20 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,in_prim,in_ti
             ec__0__d = uc__0;
             ec__1__d = uc__1;
             ec__2__d = uc__2;
-            av__0__d = $unsigned(in_a0) & c_amask;
-            av__1__d = $unsigned(in_a1) & c_amask;
-            av__2__d = $unsigned(in_a2) & c_amask;
-            bv__0__d = $unsigned(in_b0) & c_amask;
-            bv__1__d = $unsigned(in_b1) & c_amask;
-            bv__2__d = $unsigned(in_b2) & c_amask;
-            prim_r__d = in_prim;
-            qxs__d = (((in_tile_x) & 12'hfff) << c_tqxsh) | (((in_col) & 12'hfff) << c_qwsh);
-            qys__d = (((in_tile_y) & 12'hfff) << c_tqysh) | (((in_row) & 12'hfff) << c_qhsh);
-            visw__d = ((in_vis_w) & 10'h3ff);
-            vish__d = ((in_vis_h) & 10'h3ff);
-            last_r__d = in_last;
-            none_r__d = in_none;
-            triv_r__d = in_trivial;
+            av__0__d = $unsigned(inp__a0) & c_amask;
+            av__1__d = $unsigned(inp__a1) & c_amask;
+            av__2__d = $unsigned(inp__a2) & c_amask;
+            bv__0__d = $unsigned(inp__b0) & c_amask;
+            bv__1__d = $unsigned(inp__b1) & c_amask;
+            bv__2__d = $unsigned(inp__b2) & c_amask;
+            prim_r__d = inp__prim;
+            qxs__d = (((inp__tile_x) & 12'hfff) << c_tqxsh) | (((inp__col) & 12'hfff) << c_qwsh);
+            qys__d = (((inp__tile_y) & 12'hfff) << c_tqysh) | (((inp__row) & 12'hfff) << c_qhsh);
+            visw__d = ((inp__vis_w) & 10'h3ff);
+            vish__d = ((inp__vis_h) & 10'h3ff);
+            last_r__d = inp__last;
+            none_r__d = inp__none;
+            triv_r__d = inp__trivial;
         end
         if (flush) begin
             busy__d = 1'b0;
@@ -6500,21 +6644,21 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,in_prim,in_ti
             omask__3__d = 32'h0;
         end
         out_valid = ov__q;
-        out_prim = oprim__q;
-        out_lane_valid = olv__q;
-        out_last = olast__q;
-        out_qx_0 = oqx__0__q;
-        out_qx_1 = oqx__1__q;
-        out_qx_2 = oqx__2__q;
-        out_qx_3 = oqx__3__q;
-        out_qy_0 = oqy__0__q;
-        out_qy_1 = oqy__1__q;
-        out_qy_2 = oqy__2__q;
-        out_qy_3 = oqy__3__q;
-        out_mask_0 = omask__0__q;
-        out_mask_1 = omask__1__q;
-        out_mask_2 = omask__2__q;
-        out_mask_3 = omask__3__q;
+        out__prim = oprim__q;
+        out__lane_valid = olv__q;
+        out__last = olast__q;
+        out__qx_0 = oqx__0__q;
+        out__qx_1 = oqx__1__q;
+        out__qx_2 = oqx__2__q;
+        out__qx_3 = oqx__3__q;
+        out__qy_0 = oqy__0__q;
+        out__qy_1 = oqy__1__q;
+        out__qy_2 = oqy__2__q;
+        out__qy_3 = oqy__3__q;
+        out__mask_0 = omask__0__q;
+        out__mask_1 = omask__1__q;
+        out__mask_2 = omask__2__q;
+        out__mask_3 = omask__3__q;
     end
 
 endmodule // tilerast_ice40__sample_raster
@@ -7413,43 +7557,46 @@ module tilerast_ice40__sample_raster__visw(d,q,clock);
 endmodule // tilerast_ice40__sample_raster__visw
 
 
-module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_v0x,in_v0y,in_v1x,in_v1y,in_v2x,in_v2y,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_empty,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_e0,out_e1,out_e2,out_bx0,out_by0,out_bx1,out_by1,out_vis_w,out_vis_h);
+module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,inp__tile_x,inp__tile_y,inp__v0x,inp__v0y,inp__v1x,inp__v1y,inp__v2x,inp__v2y,inp__size,inp__aa,out_valid,out_ready,out__prim,out__tile_x,out__tile_y,out__empty,out__a0,out__a1,out__a2,out__b0,out__b1,out__b2,out__e0,out__e1,out__e2,out__bx0,out__by0,out__bx1,out__by1,out__vis_w,out__vis_h);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  in_valid;
     output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [7:0] in_tile_x;
-    input wire  [7:0] in_tile_y;
-    input wire signed [23:0] in_v0x;
-    input wire signed [23:0] in_v0y;
-    input wire signed [23:0] in_v1x;
-    input wire signed [23:0] in_v1y;
-    input wire signed [23:0] in_v2x;
-    input wire signed [23:0] in_v2y;
+    input wire  inp__kind;
+    input wire  [23:0] inp__prim;
+    input wire  [7:0] inp__tile_x;
+    input wire  [7:0] inp__tile_y;
+    input wire signed [23:0] inp__v0x;
+    input wire signed [23:0] inp__v0y;
+    input wire signed [23:0] inp__v1x;
+    input wire signed [23:0] inp__v1y;
+    input wire signed [23:0] inp__v2x;
+    input wire signed [23:0] inp__v2y;
+    input wire  [23:0] inp__size;
+    input wire  inp__aa;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [7:0] out_tile_x;
-    output reg  [7:0] out_tile_y;
-    output reg  out_empty;
-    output reg signed [23:0] out_a0;
-    output reg signed [23:0] out_a1;
-    output reg signed [23:0] out_a2;
-    output reg signed [23:0] out_b0;
-    output reg signed [23:0] out_b1;
-    output reg signed [23:0] out_b2;
-    output reg signed [47:0] out_e0;
-    output reg signed [47:0] out_e1;
-    output reg signed [47:0] out_e2;
-    output reg  [7:0] out_bx0;
-    output reg  [7:0] out_by0;
-    output reg  [7:0] out_bx1;
-    output reg  [7:0] out_by1;
-    output reg  [8:0] out_vis_w;
-    output reg  [8:0] out_vis_h;
+    output reg  [23:0] out__prim;
+    output reg  [7:0] out__tile_x;
+    output reg  [7:0] out__tile_y;
+    output reg  out__empty;
+    output reg signed [23:0] out__a0;
+    output reg signed [23:0] out__a1;
+    output reg signed [23:0] out__a2;
+    output reg signed [23:0] out__b0;
+    output reg signed [23:0] out__b1;
+    output reg signed [23:0] out__b2;
+    output reg signed [47:0] out__e0;
+    output reg signed [47:0] out__e1;
+    output reg signed [47:0] out__e2;
+    output reg  [7:0] out__bx0;
+    output reg  [7:0] out__by0;
+    output reg  [7:0] out__bx1;
+    output reg  [7:0] out__by1;
+    output reg  [8:0] out__vis_w;
+    output reg  [8:0] out__vis_h;
 
     // Constant declarations
     localparam [3:0] tile_shift_x = 4'h4;
@@ -8064,12 +8211,12 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
         load = (state__q == st_fin) & (~o_valid__q | out_ready);
         in_ready = (state__q == st_idle) | load;
         accept = in_valid & in_ready;
-        vx0 = $unsigned(in_v0x);
-        vx1 = $unsigned(in_v1x);
-        vx2 = $unsigned(in_v2x);
-        vy0 = $unsigned(in_v0y);
-        vy1 = $unsigned(in_v1y);
-        vy2 = $unsigned(in_v2y);
+        vx0 = $unsigned(inp__v0x);
+        vx1 = $unsigned(inp__v1x);
+        vx2 = $unsigned(inp__v2x);
+        vy0 = $unsigned(inp__v0y);
+        vy1 = $unsigned(inp__v1y);
+        vy2 = $unsigned(inp__v2y);
         ox0 = (vx0[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         ox1 = (vx1[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         ox2 = (vx2[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
@@ -8096,14 +8243,14 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
         else if (~cy01 & cy12) begin
             mny = oy1;
         end
-        tx0 = ((in_tile_x) & 16'hffff) << tile_shift_x;
-        ty0 = ((in_tile_y) & 16'hffff) << tile_shift_y;
+        tx0 = ((inp__tile_x) & 16'hffff) << tile_shift_x;
+        ty0 = ((inp__tile_y) & 16'hffff) << tile_shift_y;
         thx = tx0 | tile_mask_x;
-        if (in_tile_x == last_tile_x) begin
+        if (inp__tile_x == last_tile_x) begin
             thx = vp_max_x;
         end
         thy = ty0 | tile_mask_y;
-        if (in_tile_y == last_tile_y) begin
+        if (inp__tile_y == last_tile_y) begin
             thy = vp_max_y;
         end
         bx0n = mnx[(32'h0)+:(8)] & tile_mask_x[(32'h0)+:(8)];
@@ -8114,7 +8261,7 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
         if (mny < ((ty0 & ob_keep) ^ ob_flip)) begin
             by0n = zero8;
         end
-        bbempty = (mnx > ((thx & ob_keep) ^ ob_flip)) | (mny > ((thy & ob_keep) ^ ob_flip)) | (in_tile_x > last_tile_x) | (in_tile_y > last_tile_y);
+        bbempty = (mnx > ((thx & ob_keep) ^ ob_flip)) | (mny > ((thy & ob_keep) ^ ob_flip)) | (inp__tile_x > last_tile_x) | (inp__tile_y > last_tile_y);
         qx0 = (r0x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         qx1 = (r1x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
         qx2 = (r2x__q[(32'h8)+:(16)] & ob_keep) ^ ob_flip;
@@ -8317,9 +8464,9 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
             r1y__d = vy1;
             r2x__d = vx2;
             r2y__d = vy2;
-            w_prim__d = in_prim;
-            w_tx__d = in_tile_x;
-            w_ty__d = in_tile_y;
+            w_prim__d = inp__prim;
+            w_tx__d = inp__tile_x;
+            w_ty__d = inp__tile_y;
             w_bx0__d = bx0n;
             w_by0__d = by0n;
             w_c__d = ((cx01) & 6'h3f) | (((cx02) & 6'h3f) << c1) | (((cx12) & 6'h3f) << c2) | (((cy01) & 6'h3f) << c3) | (((cy02) & 6'h3f) << c4) | (((cy12) & 6'h3f) << c5);
@@ -8353,25 +8500,25 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_
             o_vh__d = zero9;
         end
         out_valid = o_valid__q;
-        out_prim = o_prim__q;
-        out_tile_x = o_tx__q;
-        out_tile_y = o_ty__q;
-        out_empty = o_empty__q;
-        out_a0 = $signed(o_a0__q);
-        out_a1 = $signed(o_a1__q);
-        out_a2 = $signed(o_a2__q);
-        out_b0 = $signed(o_b0__q);
-        out_b1 = $signed(o_b1__q);
-        out_b2 = $signed(o_b2__q);
-        out_e0 = $signed(o_e0__q);
-        out_e1 = $signed(o_e1__q);
-        out_e2 = $signed(o_e2__q);
-        out_bx0 = o_bx0__q;
-        out_by0 = o_by0__q;
-        out_bx1 = o_bx1__q;
-        out_by1 = o_by1__q;
-        out_vis_w = o_vw__q;
-        out_vis_h = o_vh__q;
+        out__prim = o_prim__q;
+        out__tile_x = o_tx__q;
+        out__tile_y = o_ty__q;
+        out__empty = o_empty__q;
+        out__a0 = $signed(o_a0__q);
+        out__a1 = $signed(o_a1__q);
+        out__a2 = $signed(o_a2__q);
+        out__b0 = $signed(o_b0__q);
+        out__b1 = $signed(o_b1__q);
+        out__b2 = $signed(o_b2__q);
+        out__e0 = $signed(o_e0__q);
+        out__e1 = $signed(o_e1__q);
+        out__e2 = $signed(o_e2__q);
+        out__bx0 = o_bx0__q;
+        out__by0 = o_by0__q;
+        out__bx1 = o_bx1__q;
+        out__by1 = o_by1__q;
+        out__vis_w = o_vw__q;
+        out__vis_h = o_vh__q;
     end
 
 endmodule // tilerast_ice40__setup
@@ -9309,52 +9456,52 @@ module tilerast_ice40__setup__w_ty(d,q,clock);
 endmodule // tilerast_ice40__setup__w_ty
 
 
-module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_col,in_row,in_e0,in_e1,in_e2,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_vis_w,in_vis_h,in_last,in_none,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_col,out_row,out_e0,out_e1,out_e2,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_vis_w,out_vis_h,out_last,out_none,out_trivial);
+module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,inp__prim,inp__tile_x,inp__tile_y,inp__col,inp__row,inp__e0,inp__e1,inp__e2,inp__a0,inp__a1,inp__a2,inp__b0,inp__b1,inp__b2,inp__vis_w,inp__vis_h,inp__last,inp__none,out_valid,out_ready,out__prim,out__tile_x,out__tile_y,out__col,out__row,out__e0,out__e1,out__e2,out__a0,out__a1,out__a2,out__b0,out__b1,out__b2,out__vis_w,out__vis_h,out__last,out__none,out__trivial);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  in_valid;
     output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [7:0] in_tile_x;
-    input wire  [7:0] in_tile_y;
-    input wire  [7:0] in_col;
-    input wire  [7:0] in_row;
-    input wire signed [47:0] in_e0;
-    input wire signed [47:0] in_e1;
-    input wire signed [47:0] in_e2;
-    input wire signed [23:0] in_a0;
-    input wire signed [23:0] in_a1;
-    input wire signed [23:0] in_a2;
-    input wire signed [23:0] in_b0;
-    input wire signed [23:0] in_b1;
-    input wire signed [23:0] in_b2;
-    input wire  [8:0] in_vis_w;
-    input wire  [8:0] in_vis_h;
-    input wire  in_last;
-    input wire  in_none;
+    input wire  [23:0] inp__prim;
+    input wire  [7:0] inp__tile_x;
+    input wire  [7:0] inp__tile_y;
+    input wire  [7:0] inp__col;
+    input wire  [7:0] inp__row;
+    input wire signed [47:0] inp__e0;
+    input wire signed [47:0] inp__e1;
+    input wire signed [47:0] inp__e2;
+    input wire signed [23:0] inp__a0;
+    input wire signed [23:0] inp__a1;
+    input wire signed [23:0] inp__a2;
+    input wire signed [23:0] inp__b0;
+    input wire signed [23:0] inp__b1;
+    input wire signed [23:0] inp__b2;
+    input wire  [8:0] inp__vis_w;
+    input wire  [8:0] inp__vis_h;
+    input wire  inp__last;
+    input wire  inp__none;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [7:0] out_tile_x;
-    output reg  [7:0] out_tile_y;
-    output reg  [7:0] out_col;
-    output reg  [7:0] out_row;
-    output reg signed [47:0] out_e0;
-    output reg signed [47:0] out_e1;
-    output reg signed [47:0] out_e2;
-    output reg signed [23:0] out_a0;
-    output reg signed [23:0] out_a1;
-    output reg signed [23:0] out_a2;
-    output reg signed [23:0] out_b0;
-    output reg signed [23:0] out_b1;
-    output reg signed [23:0] out_b2;
-    output reg  [8:0] out_vis_w;
-    output reg  [8:0] out_vis_h;
-    output reg  out_last;
-    output reg  out_none;
-    output reg  out_trivial;
+    output reg  [23:0] out__prim;
+    output reg  [7:0] out__tile_x;
+    output reg  [7:0] out__tile_y;
+    output reg  [7:0] out__col;
+    output reg  [7:0] out__row;
+    output reg signed [47:0] out__e0;
+    output reg signed [47:0] out__e1;
+    output reg signed [47:0] out__e2;
+    output reg signed [23:0] out__a0;
+    output reg signed [23:0] out__a1;
+    output reg signed [23:0] out__a2;
+    output reg signed [23:0] out__b0;
+    output reg signed [23:0] out__b1;
+    output reg signed [23:0] out__b2;
+    output reg  [8:0] out__vis_w;
+    output reg  [8:0] out__vis_h;
+    output reg  out__last;
+    output reg  out__none;
+    output reg  out__trivial;
 
     // Constant declarations
     localparam [8:0] sw_log = 9'b10;
@@ -9684,41 +9831,41 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,in_prim,in
         trivial_r__d = trivial_r__q;
         in_ready = ~valid_r__q | out_ready;
         accept = in_valid & (~valid_r__q | out_ready);
-        clip_x = clip_x_en & (((in_col) & 9'h1ff) >= (in_vis_w >> sw_log));
-        clip_y = clip_y_en & (((in_row) & 9'h1ff) >= (in_vis_h >> sh_log));
-        et0__e = in_e0;
-        et0__a = in_a0;
-        et0__b = in_b0;
+        clip_x = clip_x_en & (((inp__col) & 9'h1ff) >= (inp__vis_w >> sw_log));
+        clip_y = clip_y_en & (((inp__row) & 9'h1ff) >= (inp__vis_h >> sh_log));
+        et0__e = inp__e0;
+        et0__a = inp__a0;
+        et0__b = inp__b0;
         et0__clip_x = clip_x;
         et0__clip_y = clip_y;
-        et1__e = in_e1;
-        et1__a = in_a1;
-        et1__b = in_b1;
+        et1__e = inp__e1;
+        et1__a = inp__a1;
+        et1__b = inp__b1;
         et1__clip_x = clip_x;
         et1__clip_y = clip_y;
-        et2__e = in_e2;
-        et2__a = in_a2;
-        et2__b = in_b2;
+        et2__e = inp__e2;
+        et2__a = inp__a2;
+        et2__b = inp__b2;
         et2__clip_x = clip_x;
         et2__clip_y = clip_y;
-        sx_e0__x = in_e0;
-        sx_e1__x = in_e1;
-        sx_e2__x = in_e2;
-        sx_a0__x = in_a0;
-        sx_a1__x = in_a1;
-        sx_a2__x = in_a2;
-        sx_b0__x = in_b0;
-        sx_b1__x = in_b1;
-        sx_b2__x = in_b2;
+        sx_e0__x = inp__e0;
+        sx_e1__x = inp__e1;
+        sx_e2__x = inp__e2;
+        sx_a0__x = inp__a0;
+        sx_a1__x = inp__a1;
+        sx_a2__x = inp__a2;
+        sx_b0__x = inp__b0;
+        sx_b1__x = inp__b1;
+        sx_b2__x = inp__b2;
         covered = et0__covered & et1__covered & et2__covered;
         all_in = et0__all_in & et1__all_in & et2__all_in;
         if (accept) begin
-            valid_r__d = covered | in_last;
-            prim_r__d = in_prim;
-            tx_r__d = in_tile_x;
-            ty_r__d = in_tile_y;
-            col_r__d = in_col;
-            row_r__d = in_row;
+            valid_r__d = covered | inp__last;
+            prim_r__d = inp__prim;
+            tx_r__d = inp__tile_x;
+            ty_r__d = inp__tile_y;
+            col_r__d = inp__col;
+            row_r__d = inp__row;
             e0_r__d = sx_e0__y;
             e1_r__d = sx_e1__y;
             e2_r__d = sx_e2__y;
@@ -9728,11 +9875,11 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,in_prim,in
             b0_r__d = sx_b0__y;
             b1_r__d = sx_b1__y;
             b2_r__d = sx_b2__y;
-            visw_r__d = in_vis_w;
-            vish_r__d = in_vis_h;
-            last_r__d = in_last;
-            none_r__d = in_none | ~covered;
-            trivial_r__d = covered & all_in & ~in_none;
+            visw_r__d = inp__vis_w;
+            vish_r__d = inp__vis_h;
+            last_r__d = inp__last;
+            none_r__d = inp__none | ~covered;
+            trivial_r__d = covered & all_in & ~inp__none;
         end
         else if (out_ready) begin
             valid_r__d = 1'b0;
@@ -9760,25 +9907,25 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,in_prim,in
             trivial_r__d = 1'b0;
         end
         out_valid = valid_r__q;
-        out_prim = prim_r__q;
-        out_tile_x = tx_r__q;
-        out_tile_y = ty_r__q;
-        out_col = col_r__q;
-        out_row = row_r__q;
-        out_e0 = e0_r__q;
-        out_e1 = e1_r__q;
-        out_e2 = e2_r__q;
-        out_a0 = a0_r__q;
-        out_a1 = a1_r__q;
-        out_a2 = a2_r__q;
-        out_b0 = b0_r__q;
-        out_b1 = b1_r__q;
-        out_b2 = b2_r__q;
-        out_vis_w = visw_r__q;
-        out_vis_h = vish_r__q;
-        out_last = last_r__q;
-        out_none = none_r__q;
-        out_trivial = trivial_r__q;
+        out__prim = prim_r__q;
+        out__tile_x = tx_r__q;
+        out__tile_y = ty_r__q;
+        out__col = col_r__q;
+        out__row = row_r__q;
+        out__e0 = e0_r__q;
+        out__e1 = e1_r__q;
+        out__e2 = e2_r__q;
+        out__a0 = a0_r__q;
+        out__a1 = a1_r__q;
+        out__a2 = a2_r__q;
+        out__b0 = b0_r__q;
+        out__b1 = b1_r__q;
+        out__b2 = b2_r__q;
+        out__vis_w = visw_r__q;
+        out__vis_h = vish_r__q;
+        out__last = last_r__q;
+        out__none = none_r__q;
+        out__trivial = trivial_r__q;
     end
 
 endmodule // tilerast_ice40__subtile_coverage
@@ -11076,52 +11223,52 @@ module tilerast_ice40__subtile_coverage__visw_r(d,q,clock);
 endmodule // tilerast_ice40__subtile_coverage__visw_r
 
 
-module tilerast_ice40__tile_parser(clock,flush,in_valid,in_ready,in_prim,in_tile_x,in_tile_y,in_empty,in_a0,in_a1,in_a2,in_b0,in_b1,in_b2,in_e0,in_e1,in_e2,in_bx0,in_by0,in_bx1,in_by1,in_vis_w,in_vis_h,out_valid,out_ready,out_prim,out_tile_x,out_tile_y,out_col,out_row,out_e0,out_e1,out_e2,out_a0,out_a1,out_a2,out_b0,out_b1,out_b2,out_vis_w,out_vis_h,out_last,out_none);
+module tilerast_ice40__tile_parser(clock,flush,in_valid,in_ready,inp__prim,inp__tile_x,inp__tile_y,inp__empty,inp__a0,inp__a1,inp__a2,inp__b0,inp__b1,inp__b2,inp__e0,inp__e1,inp__e2,inp__bx0,inp__by0,inp__bx1,inp__by1,inp__vis_w,inp__vis_h,out_valid,out_ready,out__prim,out__tile_x,out__tile_y,out__col,out__row,out__e0,out__e1,out__e2,out__a0,out__a1,out__a2,out__b0,out__b1,out__b2,out__vis_w,out__vis_h,out__last,out__none);
 
     // Module arguments
     input wire  clock;
     input wire  flush;
     input wire  in_valid;
     output reg  in_ready;
-    input wire  [23:0] in_prim;
-    input wire  [7:0] in_tile_x;
-    input wire  [7:0] in_tile_y;
-    input wire  in_empty;
-    input wire signed [23:0] in_a0;
-    input wire signed [23:0] in_a1;
-    input wire signed [23:0] in_a2;
-    input wire signed [23:0] in_b0;
-    input wire signed [23:0] in_b1;
-    input wire signed [23:0] in_b2;
-    input wire signed [47:0] in_e0;
-    input wire signed [47:0] in_e1;
-    input wire signed [47:0] in_e2;
-    input wire  [7:0] in_bx0;
-    input wire  [7:0] in_by0;
-    input wire  [7:0] in_bx1;
-    input wire  [7:0] in_by1;
-    input wire  [8:0] in_vis_w;
-    input wire  [8:0] in_vis_h;
+    input wire  [23:0] inp__prim;
+    input wire  [7:0] inp__tile_x;
+    input wire  [7:0] inp__tile_y;
+    input wire  inp__empty;
+    input wire signed [23:0] inp__a0;
+    input wire signed [23:0] inp__a1;
+    input wire signed [23:0] inp__a2;
+    input wire signed [23:0] inp__b0;
+    input wire signed [23:0] inp__b1;
+    input wire signed [23:0] inp__b2;
+    input wire signed [47:0] inp__e0;
+    input wire signed [47:0] inp__e1;
+    input wire signed [47:0] inp__e2;
+    input wire  [7:0] inp__bx0;
+    input wire  [7:0] inp__by0;
+    input wire  [7:0] inp__bx1;
+    input wire  [7:0] inp__by1;
+    input wire  [8:0] inp__vis_w;
+    input wire  [8:0] inp__vis_h;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out_prim;
-    output reg  [7:0] out_tile_x;
-    output reg  [7:0] out_tile_y;
-    output reg  [7:0] out_col;
-    output reg  [7:0] out_row;
-    output reg signed [47:0] out_e0;
-    output reg signed [47:0] out_e1;
-    output reg signed [47:0] out_e2;
-    output reg signed [23:0] out_a0;
-    output reg signed [23:0] out_a1;
-    output reg signed [23:0] out_a2;
-    output reg signed [23:0] out_b0;
-    output reg signed [23:0] out_b1;
-    output reg signed [23:0] out_b2;
-    output reg  [8:0] out_vis_w;
-    output reg  [8:0] out_vis_h;
-    output reg  out_last;
-    output reg  out_none;
+    output reg  [23:0] out__prim;
+    output reg  [7:0] out__tile_x;
+    output reg  [7:0] out__tile_y;
+    output reg  [7:0] out__col;
+    output reg  [7:0] out__row;
+    output reg signed [47:0] out__e0;
+    output reg signed [47:0] out__e1;
+    output reg signed [47:0] out__e2;
+    output reg signed [23:0] out__a0;
+    output reg signed [23:0] out__a1;
+    output reg signed [23:0] out__a2;
+    output reg signed [23:0] out__b0;
+    output reg signed [23:0] out__b1;
+    output reg signed [23:0] out__b2;
+    output reg  [8:0] out__vis_w;
+    output reg  [8:0] out__vis_h;
+    output reg  out__last;
+    output reg  out__none;
 
     // Constant declarations
     localparam [7:0] sw_log = 8'h2;
@@ -11497,10 +11644,10 @@ module tilerast_ice40__tile_parser(clock,flush,in_valid,in_ready,in_prim,in_tile
         in_ready = ~valid_r__q | (out_ready & last_r__q);
         accept = in_valid & (~valid_r__q | (out_ready & last_r__q));
         fire = valid_r__q & out_ready;
-        c0_in = in_bx0 >> sw_log;
-        c1_in = in_bx1 >> sw_log;
-        r0_in = in_by0 >> sh_log;
-        r1_in = in_by1 >> sh_log;
+        c0_in = inp__bx0 >> sw_log;
+        c1_in = inp__bx1 >> sw_log;
+        r0_in = inp__by0 >> sh_log;
+        r1_in = inp__by1 >> sh_log;
         col_inc = col_r__q + one8;
         row_inc = row_r__q + one8;
         ax0 = $signed(a0_r__q);
@@ -11524,38 +11671,38 @@ module tilerast_ice40__tile_parser(clock,flush,in_valid,in_ready,in_prim,in_tile
         erow_d0 = erow0_r__q;
         erow_d1 = erow1_r__q;
         erow_d2 = erow2_r__q;
-        sx_a0__x = in_a0;
-        sx_a1__x = in_a1;
-        sx_a2__x = in_a2;
-        sx_b0__x = in_b0;
-        sx_b1__x = in_b1;
-        sx_b2__x = in_b2;
+        sx_a0__x = inp__a0;
+        sx_a1__x = inp__a1;
+        sx_a2__x = inp__a2;
+        sx_b0__x = inp__b0;
+        sx_b1__x = inp__b1;
+        sx_b2__x = inp__b2;
         if (accept) begin
             valid_r__d = 1'b1;
-            prim_r__d = in_prim;
-            tx_r__d = in_tile_x;
-            ty_r__d = in_tile_y;
+            prim_r__d = inp__prim;
+            tx_r__d = inp__tile_x;
+            ty_r__d = inp__tile_y;
             col_r__d = c0_in;
             row_r__d = r0_in;
-            e_d0 = in_e0;
-            e_d1 = in_e1;
-            e_d2 = in_e2;
-            erow_d0 = in_e0;
-            erow_d1 = in_e1;
-            erow_d2 = in_e2;
+            e_d0 = inp__e0;
+            e_d1 = inp__e1;
+            e_d2 = inp__e2;
+            erow_d0 = inp__e0;
+            erow_d1 = inp__e1;
+            erow_d2 = inp__e2;
             a0_r__d = sx_a0__y;
             a1_r__d = sx_a1__y;
             a2_r__d = sx_a2__y;
             b0_r__d = sx_b0__y;
             b1_r__d = sx_b1__y;
             b2_r__d = sx_b2__y;
-            visw_r__d = in_vis_w;
-            vish_r__d = in_vis_h;
+            visw_r__d = inp__vis_w;
+            vish_r__d = inp__vis_h;
             c0_r__d = c0_in;
             c1_r__d = c1_in;
             r1_r__d = r1_in;
-            none_r__d = in_empty;
-            last_r__d = in_empty | ((c0_in == c1_in) & (r0_in == r1_in));
+            none_r__d = inp__empty;
+            last_r__d = inp__empty | ((c0_in == c1_in) & (r0_in == r1_in));
         end
         else if (fire) begin
             if (last_r__q) begin
@@ -11620,24 +11767,24 @@ module tilerast_ice40__tile_parser(clock,flush,in_valid,in_ready,in_prim,in_tile
             last_r__d = 1'b0;
         end
         out_valid = valid_r__q;
-        out_prim = prim_r__q;
-        out_tile_x = tx_r__q;
-        out_tile_y = ty_r__q;
-        out_col = col_r__q;
-        out_row = row_r__q;
-        out_e0 = e0_r__q;
-        out_e1 = e1_r__q;
-        out_e2 = e2_r__q;
-        out_a0 = a0_r__q;
-        out_a1 = a1_r__q;
-        out_a2 = a2_r__q;
-        out_b0 = b0_r__q;
-        out_b1 = b1_r__q;
-        out_b2 = b2_r__q;
-        out_vis_w = visw_r__q;
-        out_vis_h = vish_r__q;
-        out_last = last_r__q;
-        out_none = none_r__q;
+        out__prim = prim_r__q;
+        out__tile_x = tx_r__q;
+        out__tile_y = ty_r__q;
+        out__col = col_r__q;
+        out__row = row_r__q;
+        out__e0 = e0_r__q;
+        out__e1 = e1_r__q;
+        out__e2 = e2_r__q;
+        out__a0 = a0_r__q;
+        out__a1 = a1_r__q;
+        out__a2 = a2_r__q;
+        out__b0 = b0_r__q;
+        out__b1 = b1_r__q;
+        out__b2 = b2_r__q;
+        out__vis_w = visw_r__q;
+        out__vis_h = vish_r__q;
+        out__last = last_r__q;
+        out__none = none_r__q;
     end
 
 endmodule // tilerast_ice40__tile_parser

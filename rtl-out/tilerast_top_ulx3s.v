@@ -100,39 +100,39 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     reg  raster_core__flush;
     reg  raster_core__cmd_valid;
     wire  raster_core__cmd_ready;
-    reg  raster_core__cmd_kind;
-    reg  [23:0] raster_core__cmd_prim;
-    reg  [7:0] raster_core__cmd_tile_x;
-    reg  [7:0] raster_core__cmd_tile_y;
-    reg signed [23:0] raster_core__cmd_v0x;
-    reg signed [23:0] raster_core__cmd_v0y;
-    reg signed [23:0] raster_core__cmd_v1x;
-    reg signed [23:0] raster_core__cmd_v1y;
-    reg signed [23:0] raster_core__cmd_v2x;
-    reg signed [23:0] raster_core__cmd_v2y;
-    reg  [23:0] raster_core__cmd_size;
-    reg  raster_core__cmd_aa;
+    reg  raster_core__cmd__kind;
+    reg  [23:0] raster_core__cmd__prim;
+    reg  [7:0] raster_core__cmd__tile_x;
+    reg  [7:0] raster_core__cmd__tile_y;
+    reg signed [23:0] raster_core__cmd__v0x;
+    reg signed [23:0] raster_core__cmd__v0y;
+    reg signed [23:0] raster_core__cmd__v1x;
+    reg signed [23:0] raster_core__cmd__v1y;
+    reg signed [23:0] raster_core__cmd__v2x;
+    reg signed [23:0] raster_core__cmd__v2y;
+    reg  [23:0] raster_core__cmd__size;
+    reg  raster_core__cmd__aa;
     wire  raster_core__out_valid;
     reg  raster_core__out_ready;
-    wire  [23:0] raster_core__out_prim;
-    wire  [3:0] raster_core__out_lane_valid;
-    wire  [11:0] raster_core__out_qx_0;
-    wire  [11:0] raster_core__out_qx_1;
-    wire  [11:0] raster_core__out_qx_2;
-    wire  [11:0] raster_core__out_qx_3;
-    wire  [11:0] raster_core__out_qy_0;
-    wire  [11:0] raster_core__out_qy_1;
-    wire  [11:0] raster_core__out_qy_2;
-    wire  [11:0] raster_core__out_qy_3;
-    wire  [63:0] raster_core__out_mask_0;
-    wire  [63:0] raster_core__out_mask_1;
-    wire  [63:0] raster_core__out_mask_2;
-    wire  [63:0] raster_core__out_mask_3;
-    wire  [7:0] raster_core__out_block_0;
-    wire  [7:0] raster_core__out_block_1;
-    wire  [7:0] raster_core__out_block_2;
-    wire  [7:0] raster_core__out_block_3;
-    wire  raster_core__out_last;
+    wire  [23:0] raster_core__out__prim;
+    wire  [3:0] raster_core__out__lane_valid;
+    wire  [11:0] raster_core__out__qx_0;
+    wire  [11:0] raster_core__out__qx_1;
+    wire  [11:0] raster_core__out__qx_2;
+    wire  [11:0] raster_core__out__qx_3;
+    wire  [11:0] raster_core__out__qy_0;
+    wire  [11:0] raster_core__out__qy_1;
+    wire  [11:0] raster_core__out__qy_2;
+    wire  [11:0] raster_core__out__qy_3;
+    wire  [63:0] raster_core__out__mask_0;
+    wire  [63:0] raster_core__out__mask_1;
+    wire  [63:0] raster_core__out__mask_2;
+    wire  [63:0] raster_core__out__mask_3;
+    wire  [7:0] raster_core__out__block_0;
+    wire  [7:0] raster_core__out__block_1;
+    wire  [7:0] raster_core__out__block_2;
+    wire  [7:0] raster_core__out__block_3;
+    wire  raster_core__out__last;
     reg  check__clock;
     reg  check__clear;
     reg  check__en;
@@ -326,39 +326,39 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         .flush(raster_core__flush),
         .cmd_valid(raster_core__cmd_valid),
         .cmd_ready(raster_core__cmd_ready),
-        .cmd_kind(raster_core__cmd_kind),
-        .cmd_prim(raster_core__cmd_prim),
-        .cmd_tile_x(raster_core__cmd_tile_x),
-        .cmd_tile_y(raster_core__cmd_tile_y),
-        .cmd_v0x(raster_core__cmd_v0x),
-        .cmd_v0y(raster_core__cmd_v0y),
-        .cmd_v1x(raster_core__cmd_v1x),
-        .cmd_v1y(raster_core__cmd_v1y),
-        .cmd_v2x(raster_core__cmd_v2x),
-        .cmd_v2y(raster_core__cmd_v2y),
-        .cmd_size(raster_core__cmd_size),
-        .cmd_aa(raster_core__cmd_aa),
+        .cmd__kind(raster_core__cmd__kind),
+        .cmd__prim(raster_core__cmd__prim),
+        .cmd__tile_x(raster_core__cmd__tile_x),
+        .cmd__tile_y(raster_core__cmd__tile_y),
+        .cmd__v0x(raster_core__cmd__v0x),
+        .cmd__v0y(raster_core__cmd__v0y),
+        .cmd__v1x(raster_core__cmd__v1x),
+        .cmd__v1y(raster_core__cmd__v1y),
+        .cmd__v2x(raster_core__cmd__v2x),
+        .cmd__v2y(raster_core__cmd__v2y),
+        .cmd__size(raster_core__cmd__size),
+        .cmd__aa(raster_core__cmd__aa),
         .out_valid(raster_core__out_valid),
         .out_ready(raster_core__out_ready),
-        .out_prim(raster_core__out_prim),
-        .out_lane_valid(raster_core__out_lane_valid),
-        .out_qx_0(raster_core__out_qx_0),
-        .out_qx_1(raster_core__out_qx_1),
-        .out_qx_2(raster_core__out_qx_2),
-        .out_qx_3(raster_core__out_qx_3),
-        .out_qy_0(raster_core__out_qy_0),
-        .out_qy_1(raster_core__out_qy_1),
-        .out_qy_2(raster_core__out_qy_2),
-        .out_qy_3(raster_core__out_qy_3),
-        .out_mask_0(raster_core__out_mask_0),
-        .out_mask_1(raster_core__out_mask_1),
-        .out_mask_2(raster_core__out_mask_2),
-        .out_mask_3(raster_core__out_mask_3),
-        .out_block_0(raster_core__out_block_0),
-        .out_block_1(raster_core__out_block_1),
-        .out_block_2(raster_core__out_block_2),
-        .out_block_3(raster_core__out_block_3),
-        .out_last(raster_core__out_last)
+        .out__prim(raster_core__out__prim),
+        .out__lane_valid(raster_core__out__lane_valid),
+        .out__qx_0(raster_core__out__qx_0),
+        .out__qx_1(raster_core__out__qx_1),
+        .out__qx_2(raster_core__out__qx_2),
+        .out__qx_3(raster_core__out__qx_3),
+        .out__qy_0(raster_core__out__qy_0),
+        .out__qy_1(raster_core__out__qy_1),
+        .out__qy_2(raster_core__out__qy_2),
+        .out__qy_3(raster_core__out__qy_3),
+        .out__mask_0(raster_core__out__mask_0),
+        .out__mask_1(raster_core__out__mask_1),
+        .out__mask_2(raster_core__out__mask_2),
+        .out__mask_3(raster_core__out__mask_3),
+        .out__block_0(raster_core__out__block_0),
+        .out__block_1(raster_core__out__block_1),
+        .out__block_2(raster_core__out__block_2),
+        .out__block_3(raster_core__out__block_3),
+        .out__last(raster_core__out__last)
     );
     tilerast_top_ulx3s__check check(
         .clock(check__clock),
@@ -637,11 +637,11 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         end
         rp__d = rnext;
         ram__raddr = rnext[(32'h0)+:(10)];
-        ram__praddr = raster_core__out_prim[(32'h0)+:(10)];
+        ram__praddr = raster_core__out__prim[(32'h0)+:(10)];
         raster_core__cmd_valid = cmd_valid;
-        raster_core__cmd_kind = ram__rdata[32'h0];
-        raster_core__cmd_aa = ram__rdata[32'h1];
-        raster_core__cmd_prim = ((rp__q) & 24'hffffff) & c_idx;
+        raster_core__cmd__kind = ram__rdata[32'h0];
+        raster_core__cmd__aa = ram__rdata[32'h1];
+        raster_core__cmd__prim = ((rp__q) & 24'hffffff) & c_idx;
         tx = ram__rdata[(32'h20)+:(8)];
         if (|(tx & ~c_tsat_x)) begin
             tx = c_tsat_x;
@@ -650,8 +650,8 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         if (|(ty & ~c_tsat_y)) begin
             ty = c_tsat_y;
         end
-        raster_core__cmd_tile_x = tx;
-        raster_core__cmd_tile_y = ty;
+        raster_core__cmd__tile_x = tx;
+        raster_core__cmd__tile_y = ty;
         vraw__0 = ram__rdata[(32'h30 + 32'h18 * 0)+:(24)];
         sx_v__0__x = $signed(vraw__0);
         vraw__1 = ram__rdata[(32'h30 + 32'h18 * 1)+:(24)];
@@ -664,18 +664,18 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         sx_v__4__x = $signed(vraw__4);
         vraw__5 = ram__rdata[(32'h30 + 32'h18 * 5)+:(24)];
         sx_v__5__x = $signed(vraw__5);
-        raster_core__cmd_v0x = sx_v__0__y;
-        raster_core__cmd_v0y = sx_v__1__y;
-        raster_core__cmd_v1x = sx_v__2__y;
-        raster_core__cmd_v1y = sx_v__3__y;
-        raster_core__cmd_v2x = sx_v__4__y;
-        raster_core__cmd_v2y = sx_v__5__y;
+        raster_core__cmd__v0x = sx_v__0__y;
+        raster_core__cmd__v0y = sx_v__1__y;
+        raster_core__cmd__v1x = sx_v__2__y;
+        raster_core__cmd__v1y = sx_v__3__y;
+        raster_core__cmd__v2x = sx_v__4__y;
+        raster_core__cmd__v2y = sx_v__5__y;
         sz = ram__rdata[(32'hc0)+:(24)];
         if (|(sz & ~c_ssat)) begin
             sz = c_ssat;
         end
-        raster_core__cmd_size = sz;
-        lv_sh = raster_core__out_lane_valid >> ln__q;
+        raster_core__cmd__size = sz;
+        lv_sh = raster_core__out__lane_valid >> ln__q;
         lane_ok = lv_sh[32'h0];
         pop__d = 1'b0;
         if ((rs__q == r_run) & stream__q & raster_core__out_valid & ~pop__q & (tk__q == k_none)) begin
@@ -703,19 +703,19 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         raster_core__flush = (rs__q == r_prime) | ~pll__locked;
         check__clear = rs__q == r_prime;
         check__en = xfer;
-        check__lane_valid = raster_core__out_lane_valid;
-        check__mask_0 = raster_core__out_mask_0;
-        check__mask_1 = raster_core__out_mask_1;
-        check__mask_2 = raster_core__out_mask_2;
-        check__mask_3 = raster_core__out_mask_3;
-        check__qx_0 = raster_core__out_qx_0;
-        check__qx_1 = raster_core__out_qx_1;
-        check__qx_2 = raster_core__out_qx_2;
-        check__qx_3 = raster_core__out_qx_3;
-        check__qy_0 = raster_core__out_qy_0;
-        check__qy_1 = raster_core__out_qy_1;
-        check__qy_2 = raster_core__out_qy_2;
-        check__qy_3 = raster_core__out_qy_3;
+        check__lane_valid = raster_core__out__lane_valid;
+        check__mask_0 = raster_core__out__mask_0;
+        check__mask_1 = raster_core__out__mask_1;
+        check__mask_2 = raster_core__out__mask_2;
+        check__mask_3 = raster_core__out__mask_3;
+        check__qx_0 = raster_core__out__qx_0;
+        check__qx_1 = raster_core__out__qx_1;
+        check__qx_2 = raster_core__out__qx_2;
+        check__qx_3 = raster_core__out__qx_3;
+        check__qy_0 = raster_core__out__qy_0;
+        check__qy_1 = raster_core__out__qy_1;
+        check__qy_2 = raster_core__out__qy_2;
+        check__qy_3 = raster_core__out__qy_3;
         lasts1 = lasts__q + 64'h1;
         if (rs__q == r_prime) begin
             rs__d = r_run;
@@ -725,7 +725,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         end
         if (rs__q == r_run) begin
             cyc__d = cyc__q + 64'h1;
-            if (xfer & raster_core__out_last) begin
+            if (xfer & raster_core__out__last) begin
                 lasts__d = lasts1;
                 if (lasts1 == count__q) begin
                     rs__d = r_done;
@@ -736,23 +736,23 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
             tk__d = k_res;
             rs__d = r_idle;
         end
-        sel_qx = raster_core__out_qx_0;
-        sel_qy = raster_core__out_qy_0;
-        sel_mask = raster_core__out_mask_0;
+        sel_qx = raster_core__out__qx_0;
+        sel_qy = raster_core__out__qy_0;
+        sel_mask = raster_core__out__mask_0;
         if (ln__q == c_l1) begin
-            sel_qx = raster_core__out_qx_1;
-            sel_qy = raster_core__out_qy_1;
-            sel_mask = raster_core__out_mask_1;
+            sel_qx = raster_core__out__qx_1;
+            sel_qy = raster_core__out__qy_1;
+            sel_mask = raster_core__out__mask_1;
         end
         if (ln__q == c_l2) begin
-            sel_qx = raster_core__out_qx_2;
-            sel_qy = raster_core__out_qy_2;
-            sel_mask = raster_core__out_mask_2;
+            sel_qx = raster_core__out__qx_2;
+            sel_qy = raster_core__out__qy_2;
+            sel_mask = raster_core__out__mask_2;
         end
         if (ln__q == c_l3) begin
-            sel_qx = raster_core__out_qx_3;
-            sel_qy = raster_core__out_qy_3;
-            sel_mask = raster_core__out_mask_3;
+            sel_qx = raster_core__out__qx_3;
+            sel_qy = raster_core__out__qy_3;
+            sel_mask = raster_core__out__mask_3;
         end
         wi = ti__q >> 64'h2;
         word = h_ack;
@@ -1641,6 +1641,8 @@ module tilerast_top_ulx3s__ram(clock,we,wlane,waddr,wdata,raddr,rdata,praddr,prd
         end
         assign prdata = {q1, q0};
 endmodule // tilerast_top_ulx3s__ram
+
+
 
 
 

@@ -4,28 +4,13 @@
 // overload, so the generated code (`$OUT_DIR/blocks/blocks_gen.inc`) is only the model list.
 #include "blocks.h"
 #include "verilated.h"
+#include "words.h"
 #include "tilerast-cosim/src/blocks.rs.h"
 #include <stdexcept>
 
 namespace tilerast_blocks {
 
-static inline void put(CData& d, const uint32_t* w) { d = CData(w[0]); }
-static inline void put(SData& d, const uint32_t* w) { d = SData(w[0]); }
-static inline void put(IData& d, const uint32_t* w) { d = w[0]; }
-static inline void put(QData& d, const uint32_t* w) { d = QData(w[0]) | (QData(w[1]) << 32); }
-template <std::size_t N> static inline void put(VlWide<N>& d, const uint32_t* w) {
-    for (std::size_t i = 0; i < N; i++) d.m_storage[i] = w[i];
-}
-static inline void get(const CData& s, uint32_t* w) { w[0] = s; }
-static inline void get(const SData& s, uint32_t* w) { w[0] = s; }
-static inline void get(const IData& s, uint32_t* w) { w[0] = s; }
-static inline void get(const QData& s, uint32_t* w) {
-    w[0] = uint32_t(s);
-    w[1] = uint32_t(s >> 32);
-}
-template <std::size_t N> static inline void get(const VlWide<N>& s, uint32_t* w) {
-    for (std::size_t i = 0; i < N; i++) w[i] = s.m_storage[i];
-}
+using namespace tilerast_words;
 
 template <class T> class BlockSim final : public BlockSimBase {
     std::unique_ptr<VerilatedContext> ctx;

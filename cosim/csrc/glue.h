@@ -3,13 +3,9 @@
 #include <memory>
 #include "rust/cxx.h"
 
-// Per-cycle word layout (keep in sync with src/lib.rs):
-//   IN  (10 words): [0] flags: b0 cmd_valid, b1 out_ready, b2 flush, b3 cmd_kind, b4 cmd_aa
-//                   [1] cmd_prim  [2] cmd_tile_x | cmd_tile_y << 8
-//                   [3..8] cmd_v0x v0y v1x v1y v2x v2y (low 24 bits)  [9] cmd_size
-//   OUT (16 words): [0] b0 cmd_ready, b1 out_valid, b2 out_last, b4..7 out_lane_valid
-//                   [1] out_prim  [2..5] out_qx_l | out_qy_l << 16
-//                   [6..13] out_mask_l (lo, hi)  [14] out_block_0..3 (one byte each)  [15] 0
+// Per-cycle words: the core's ports flattened into `in_bits` / `out_bits` by a wrapper that
+// build.rs generates from the Verilog (IN_W / OUT_W words, `core_layout.h`; the port table is
+// `core_ports.rs`, included by src/lib.rs).
 // Outputs are sampled with the clock low after the inputs settled, i.e. before the edge.
 
 class SimBase {

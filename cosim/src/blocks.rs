@@ -6,8 +6,8 @@
 //!            ┌──────────── stimulus (seeded): inputs in order, gaps, junk payload while
 //!            │             idle, random ready + long stalls, flushes
 //!            ▼
-//!   model ──► per cycle: in words (flush, in_valid, out_ready, in_*)      ─┐ one batch of
-//!   (runs a  │           predicted out words (in_ready, out_valid, out_*) │ BATCH cycles
+//!   model ──► per cycle: in words (flush, in_valid, out_ready, inp__*)     ─┐ one batch of
+//!   (runs a  │           predicted out words (in_ready, out_valid, out__*) │ BATCH cycles
 //!   batch    ▼                                                            ▼
 //!   ahead)  BlockRtl::run(in words) ──► RTL out words ══ compare ══► first difference =
 //!                                                                    BlockMismatch
@@ -24,7 +24,7 @@
 use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
-use tilerast_golden::streams::{Beat, Cand, Cmd, Edges, Job, LANES};
+use tilerast_golden::streams::{port_name, ports, Beat, Cand, Cmd, Edges, Job, Stream};
 use tilerast_verif::{Handshake, Pattern, Rng};
 
 #[cxx::bridge(namespace = "tilerast_blocks")]
@@ -140,7 +140,7 @@ pub fn get_bits(words: &[u32], offset: u32, width: u32) -> u64 {
     v
 }
 
-fn set_bits(words: &mut [u32], offset: u32, width: u32, mut v: u64) {
+pub fn set_bits(words: &mut [u32], offset: u32, width: u32, mut v: u64) {
     let mut done = 0;
     while done < width {
         let o = offset + done;
@@ -172,47 +172,79 @@ pub struct Packer<'a> {
     ports: &'a [PortDesc],
     words: &'a mut [u32],
     i: usize,
-    names: Option<Vec<&'static str>>,
+    names: Option<Vec<String>>,
     /// The first value that did not fit its port: (port, value).
-    pub overflow: Option<(&'static str, u64)>,
+    pub overflow: Option<(String, u64)>,
 }
 
 impl Packer<'_> {
-    /// An unsigned field (or raw bits).
-    pub fn put(&mut self, name: &'static str, v: u64) {
+    /// Port `iface__field` (or the plain port `field` when `iface` is empty), an unsigned value
+    /// or a signed one as `i64 as u64`.
+    pub fn put(&mut self, iface: &str, field: &str, v: u64) {
+        let named = |p: &str| {
+            if iface.is_empty() {
+                p == field
+            } else {
+                p.strip_prefix(iface).and_then(|r| r.strip_prefix("__")) == Some(field)
+            }
+        };
+        let full = || {
+            if iface.is_empty() {
+                field.to_string()
+            } else {
+                port_name(iface, field)
+            }
+        };
         if let Some(n) = &mut self.names {
-            n.push(name);
+            n.push(full());
             return;
         }
         let p = &self.ports[self.i];
-        assert_eq!(p.name, name, "BlockIo encoder wrote ports in a different order");
+        assert!(named(p.name), "BlockIo encoder wrote ports in a different order");
         if !fits(p, v) && self.overflow.is_none() {
-            self.overflow = Some((name, v));
+            self.overflow = Some((full(), v));
         }
         let v = if p.width >= 64 { v } else { v & ((1u64 << p.width) - 1) };
         set_bits(self.words, p.offset, p.width, v);
         self.i += 1;
     }
-    /// A signed field.
-    pub fn put_i(&mut self, name: &'static str, v: i64) {
-        self.put(name, v as u64)
-    }
-    /// A one-bit field.
-    pub fn put_b(&mut self, name: &'static str, v: bool) {
-        self.put(name, v as u64)
+    /// A one-bit handshake port.
+    pub fn put_b(&mut self, name: &str, v: bool) {
+        self.put("", name, v as u64)
     }
 }
 
-/// How one stage's model payloads map to the block's named ports.
+/// The payload interfaces of every block: `inp` (ports `inp__<field>`) and `out`
+/// (`out__<field>`), as `tilerast_hw` derives them from the stream declarations.
+pub const IN_IFACE: &str = "inp";
+/// See [`IN_IFACE`].
+pub const OUT_IFACE: &str = "out";
+
+/// Every field of stream `S` of `x`, as ports of interface `iface`, in declaration order.
+pub fn put_stream<S: Stream>(x: &S::Payload, iface: &str, p: &mut Packer) {
+    for (f, v) in S::FIELDS.iter().zip(S::values(x)) {
+        p.put(iface, f.name, v);
+    }
+}
+
+/// Which streams a stage consumes and produces (their golden declarations name the ports).
 pub trait BlockIo {
     type In: Clone + Default + fmt::Debug;
     type Out: Clone + Default + fmt::Debug;
+    /// The input stream (`tilerast_golden::streams::ports`).
+    type InS: Stream<Payload = Self::In>;
+    /// The output stream.
+    type OutS: Stream<Payload = Self::Out>;
     /// Stage name (`hw/src/<STAGE>.rs`).
     const STAGE: &'static str;
-    /// Every `in_*` payload port, always in the same order.
-    fn put_in(x: &Self::In, p: &mut Packer);
-    /// Every `out_*` payload port, always in the same order.
-    fn put_out(x: &Self::Out, p: &mut Packer);
+    /// Every input payload port, always in the same order.
+    fn put_in(x: &Self::In, p: &mut Packer) {
+        put_stream::<Self::InS>(x, IN_IFACE, p)
+    }
+    /// Every output payload port, always in the same order.
+    fn put_out(x: &Self::Out, p: &mut Packer) {
+        put_stream::<Self::OutS>(x, OUT_IFACE, p)
+    }
 }
 
 /// Handshake inputs, driven by the harness (in this order, before the payload).
@@ -230,23 +262,23 @@ pub struct Layout {
 impl Layout {
     /// Resolve `B`'s fields to `desc`'s ports; every port must be written exactly once.
     pub fn new<B: BlockIo>(desc: &'static BlockDesc) -> Result<Layout, String> {
-        let resolve = |side: &str, ports: &'static [PortDesc], names: Vec<&'static str>| {
+        let resolve = |side: &str, ports: &'static [PortDesc], names: Vec<String>| {
             let mut out = Vec::new();
             for n in &names {
-                let p = ports.iter().find(|p| p.name == *n).ok_or_else(|| {
+                let p = ports.iter().find(|p| p.name == n).ok_or_else(|| {
                     format!(
                         "{}: {side} port `{n}` written by the encoder does not exist",
                         desc.module
                     )
                 })?;
-                if out.iter().any(|q: &PortDesc| q.name == *n) {
+                if out.iter().any(|q: &PortDesc| q.name == n) {
                     return Err(format!("{}: {side} port `{n}` written twice", desc.module));
                 }
                 out.push(*p);
             }
             let missing: Vec<&str> = ports
                 .iter()
-                .filter(|p| !names.contains(&p.name))
+                .filter(|p| !names.iter().any(|n| n == p.name))
                 .map(|p| p.name)
                 .collect();
             if !missing.is_empty() {
@@ -269,9 +301,9 @@ impl Layout {
             f(&mut p);
             p.names.unwrap()
         };
-        let mut ni: Vec<&'static str> = HS_IN.to_vec();
+        let mut ni: Vec<String> = HS_IN.iter().map(|s| s.to_string()).collect();
         ni.extend(discover(&|p| B::put_in(&B::In::default(), p)));
-        let mut no: Vec<&'static str> = HS_OUT.to_vec();
+        let mut no: Vec<String> = HS_OUT.iter().map(|s| s.to_string()).collect();
         no.extend(discover(&|p| B::put_out(&B::Out::default(), p)));
         Ok(Layout {
             desc,
@@ -302,13 +334,7 @@ impl Layout {
     }
 
     /// Returns the port whose predicted value does not fit, if any.
-    fn pack_out<B: BlockIo>(
-        &self,
-        w: &mut [u32],
-        in_ready: bool,
-        valid: bool,
-        x: &B::Out,
-    ) -> Option<(&'static str, u64)> {
+    fn pack_out<B: BlockIo>(&self, w: &mut [u32], in_ready: bool, valid: bool, x: &B::Out) -> Option<(String, u64)> {
         w.fill(0);
         let mut p = Packer {
             ports: &self.outputs,
@@ -517,7 +543,7 @@ where
                 return Err(Box::new(BlockMismatch {
                     block,
                     cycle: cyc,
-                    port: port.to_string(),
+                    port,
                     rtl: 0,
                     model: v,
                     inputs: vec![],
@@ -583,193 +609,46 @@ where
     Ok(run)
 }
 
-// ===== the stages' port maps =====
+// ===== the stages' streams =====
 
-/// `setup`: triangle commands (no `kind`/`size`/`aa` ports) → edges.
-pub struct Setup;
-/// `tile_parser`: edges → candidates.
-pub struct TileParser;
-/// `subtile_coverage` (module `__coverage`): candidates → jobs.
-pub struct SubtileCoverage;
-/// `sample_raster` (module `__sample`): jobs → beats (no `block_l`).
-pub struct SampleRaster;
-/// `point_raster` (module `__point`): point commands (`v0`, `size`, `aa`) → beats (no `block_l`).
-pub struct PointRaster;
-/// `quad_packer` (module `__packer`): beats → beats with `block_l`.
-pub struct QuadPacker;
-
-fn put_cand(c: &Cand, p: &mut Packer, inp: bool) {
-    macro_rules! n {
-        ($f:literal) => {
-            if inp {
-                concat!("in_", $f)
-            } else {
-                concat!("out_", $f)
-            }
-        };
-    }
-    p.put(n!("prim"), c.prim as u64);
-    p.put(n!("tile_x"), c.tile_x as u64);
-    p.put(n!("tile_y"), c.tile_y as u64);
-    p.put(n!("col"), c.col as u64);
-    p.put(n!("row"), c.row as u64);
-    p.put_i(n!("e0"), c.e[0]);
-    p.put_i(n!("e1"), c.e[1]);
-    p.put_i(n!("e2"), c.e[2]);
-    p.put_i(n!("a0"), c.a[0] as i64);
-    p.put_i(n!("a1"), c.a[1] as i64);
-    p.put_i(n!("a2"), c.a[2] as i64);
-    p.put_i(n!("b0"), c.b[0] as i64);
-    p.put_i(n!("b1"), c.b[1] as i64);
-    p.put_i(n!("b2"), c.b[2] as i64);
-    p.put(n!("vis_w"), c.vis_w as u64);
-    p.put(n!("vis_h"), c.vis_h as u64);
-    p.put_b(n!("last"), c.last);
-    p.put_b(n!("none"), c.none);
-}
-
-const QX: [[&str; LANES]; 2] = [
-    ["in_qx_0", "in_qx_1", "in_qx_2", "in_qx_3"],
-    ["out_qx_0", "out_qx_1", "out_qx_2", "out_qx_3"],
-];
-const QY: [[&str; LANES]; 2] = [
-    ["in_qy_0", "in_qy_1", "in_qy_2", "in_qy_3"],
-    ["out_qy_0", "out_qy_1", "out_qy_2", "out_qy_3"],
-];
-const MASK: [[&str; LANES]; 2] = [
-    ["in_mask_0", "in_mask_1", "in_mask_2", "in_mask_3"],
-    ["out_mask_0", "out_mask_1", "out_mask_2", "out_mask_3"],
-];
-const BLOCK: [&str; LANES] = ["out_block_0", "out_block_1", "out_block_2", "out_block_3"];
-
-/// A beat's ports (`side` 0 = in_*, 1 = out_*), `block_l` only if `block`.
-fn put_beat(b: &Beat, p: &mut Packer, side: usize, block: bool) {
-    p.put(["in_prim", "out_prim"][side], b.prim as u64);
-    p.put(["in_lane_valid", "out_lane_valid"][side], b.lane_valid as u64);
-    for l in 0..LANES {
-        p.put(QX[side][l], b.qx[l] as u64);
-        p.put(QY[side][l], b.qy[l] as u64);
-        p.put(MASK[side][l], b.mask[l]);
-    }
-    if block {
-        for (l, name) in BLOCK.iter().enumerate() {
-            p.put(name, b.block[l] as u64);
+macro_rules! block_io {
+    ($(#[$doc:meta])* $name:ident, $stage:literal, $in:ident -> $out:ident, $pin:ident -> $pout:ident) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl BlockIo for $name {
+            type In = $pin;
+            type Out = $pout;
+            type InS = ports::$in;
+            type OutS = ports::$out;
+            const STAGE: &'static str = $stage;
         }
-    }
-    p.put_b(["in_last", "out_last"][side], b.last);
+    };
 }
 
-impl BlockIo for Setup {
-    type In = Cmd;
-    type Out = Edges;
-    const STAGE: &'static str = "setup";
-    fn put_in(c: &Cmd, p: &mut Packer) {
-        p.put("in_prim", c.prim as u64);
-        p.put("in_tile_x", c.tile_x as u64);
-        p.put("in_tile_y", c.tile_y as u64);
-        p.put_i("in_v0x", c.v[0][0] as i64);
-        p.put_i("in_v0y", c.v[0][1] as i64);
-        p.put_i("in_v1x", c.v[1][0] as i64);
-        p.put_i("in_v1y", c.v[1][1] as i64);
-        p.put_i("in_v2x", c.v[2][0] as i64);
-        p.put_i("in_v2y", c.v[2][1] as i64);
-    }
-    fn put_out(e: &Edges, p: &mut Packer) {
-        put_edges(e, p, "out_");
-    }
-}
-
-fn put_edges(e: &Edges, p: &mut Packer, side: &str) {
-    let i = side == "in_";
-    let n = |a: &'static str, b: &'static str| if i { a } else { b };
-    p.put(n("in_prim", "out_prim"), e.prim as u64);
-    p.put(n("in_tile_x", "out_tile_x"), e.tile_x as u64);
-    p.put(n("in_tile_y", "out_tile_y"), e.tile_y as u64);
-    p.put_b(n("in_empty", "out_empty"), e.empty);
-    p.put_i(n("in_a0", "out_a0"), e.a[0] as i64);
-    p.put_i(n("in_a1", "out_a1"), e.a[1] as i64);
-    p.put_i(n("in_a2", "out_a2"), e.a[2] as i64);
-    p.put_i(n("in_b0", "out_b0"), e.b[0] as i64);
-    p.put_i(n("in_b1", "out_b1"), e.b[1] as i64);
-    p.put_i(n("in_b2", "out_b2"), e.b[2] as i64);
-    p.put_i(n("in_e0", "out_e0"), e.e[0]);
-    p.put_i(n("in_e1", "out_e1"), e.e[1]);
-    p.put_i(n("in_e2", "out_e2"), e.e[2]);
-    p.put(n("in_bx0", "out_bx0"), e.bx0 as u64);
-    p.put(n("in_by0", "out_by0"), e.by0 as u64);
-    p.put(n("in_bx1", "out_bx1"), e.bx1 as u64);
-    p.put(n("in_by1", "out_by1"), e.by1 as u64);
-    p.put(n("in_vis_w", "out_vis_w"), e.vis_w as u64);
-    p.put(n("in_vis_h", "out_vis_h"), e.vis_h as u64);
-}
-
-impl BlockIo for TileParser {
-    type In = Edges;
-    type Out = Cand;
-    const STAGE: &'static str = "tile_parser";
-    fn put_in(e: &Edges, p: &mut Packer) {
-        put_edges(e, p, "in_");
-    }
-    fn put_out(c: &Cand, p: &mut Packer) {
-        put_cand(c, p, false);
-    }
-}
-
-impl BlockIo for SubtileCoverage {
-    type In = Cand;
-    type Out = Job;
-    const STAGE: &'static str = "subtile_coverage";
-    fn put_in(c: &Cand, p: &mut Packer) {
-        put_cand(c, p, true);
-    }
-    fn put_out(j: &Job, p: &mut Packer) {
-        put_cand(&j.cand, p, false);
-        p.put_b("out_trivial", j.trivial);
-    }
-}
-
-impl BlockIo for SampleRaster {
-    type In = Job;
-    type Out = Beat;
-    const STAGE: &'static str = "sample_raster";
-    fn put_in(j: &Job, p: &mut Packer) {
-        put_cand(&j.cand, p, true);
-        p.put_b("in_trivial", j.trivial);
-    }
-    fn put_out(b: &Beat, p: &mut Packer) {
-        put_beat(b, p, 1, false);
-    }
-}
-
-impl BlockIo for PointRaster {
-    type In = Cmd;
-    type Out = Beat;
-    const STAGE: &'static str = "point_raster";
-    fn put_in(c: &Cmd, p: &mut Packer) {
-        p.put("in_prim", c.prim as u64);
-        p.put("in_tile_x", c.tile_x as u64);
-        p.put("in_tile_y", c.tile_y as u64);
-        p.put_i("in_v0x", c.v[0][0] as i64);
-        p.put_i("in_v0y", c.v[0][1] as i64);
-        p.put("in_size", c.size as u64);
-        p.put_b("in_aa", c.aa);
-    }
-    fn put_out(b: &Beat, p: &mut Packer) {
-        put_beat(b, p, 1, false);
-    }
-}
-
-impl BlockIo for QuadPacker {
-    type In = Beat;
-    type Out = Beat;
-    const STAGE: &'static str = "quad_packer";
-    fn put_in(b: &Beat, p: &mut Packer) {
-        put_beat(b, p, 0, false);
-    }
-    fn put_out(b: &Beat, p: &mut Packer) {
-        put_beat(b, p, 1, true);
-    }
-}
+block_io!(
+    /// `setup`: commands → edges (reads the triangle fields).
+    Setup, "setup", Cmd -> Edges, Cmd -> Edges
+);
+block_io!(
+    /// `tile_parser`: edges → candidates.
+    TileParser, "tile_parser", Edges -> Cand, Edges -> Cand
+);
+block_io!(
+    /// `subtile_coverage`: candidates → jobs.
+    SubtileCoverage, "subtile_coverage", Cand -> Job, Cand -> Job
+);
+block_io!(
+    /// `sample_raster`: jobs → beats (no `block_l`).
+    SampleRaster, "sample_raster", Job -> Beat, Job -> Beat
+);
+block_io!(
+    /// `point_raster`: commands → beats (reads the point fields; no `block_l`).
+    PointRaster, "point_raster", Cmd -> Beat, Cmd -> Beat
+);
+block_io!(
+    /// `quad_packer`: beats → beats with `block_l`.
+    QuadPacker, "quad_packer", Beat -> PackedBeat, Beat -> Beat
+);
 
 #[cfg(test)]
 mod tests {
@@ -810,44 +689,25 @@ mod tests {
         );
     }
 
-    /// An encoder that forgets a port, or names one that does not exist, is refused by name.
+    /// A stream that does not match a block's ports (a field the block lacks, or one it has
+    /// and the stream does not) is refused by name.
     #[test]
     fn layout_refuses_missing_and_unknown_ports() {
-        struct Forgets;
-        impl BlockIo for Forgets {
-            type In = Beat;
-            type Out = Beat;
-            const STAGE: &'static str = "quad_packer";
-            fn put_in(b: &Beat, p: &mut Packer) {
-                put_beat(b, p, 0, false);
-            }
-            fn put_out(b: &Beat, p: &mut Packer) {
-                put_beat(b, p, 1, false); // no out_block_l
-            }
-        }
-        struct Unknown;
-        impl BlockIo for Unknown {
-            type In = Beat;
-            type Out = Beat;
-            const STAGE: &'static str = "sample_raster";
-            fn put_in(_: &Beat, p: &mut Packer) {
-                p.put("in_bogus", 0);
-            }
-            fn put_out(b: &Beat, p: &mut Packer) {
-                put_beat(b, p, 1, false);
-            }
-        }
+        // quad_packer's output as a plain beat: the block's out__block_l are left undriven.
+        block_io!(Forgets, "quad_packer", Beat -> Beat, Beat -> Beat);
+        // sample_raster's output as a packed beat: out__block_0 does not exist there.
+        block_io!(Unknown, "sample_raster", Job -> PackedBeat, Job -> Beat);
         let e = Layout::new::<Forgets>(block_desc("ice40", "quad_packer").unwrap())
             .err()
             .unwrap();
         assert!(
-            e.contains("not driven") && e.contains("out_block_0") && e.contains("out_block_3"),
+            e.contains("not driven") && e.contains("out__block_0") && e.contains("out__block_3"),
             "{e}"
         );
         let e = Layout::new::<Unknown>(block_desc("ice40", "sample_raster").unwrap())
             .err()
             .unwrap();
-        assert!(e.contains("`in_bogus`") && e.contains("does not exist"), "{e}");
+        assert!(e.contains("`out__block_0`") && e.contains("does not exist"), "{e}");
     }
 
     #[test]

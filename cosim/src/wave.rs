@@ -11,9 +11,9 @@
 //!
 //! ```text
 //!  tb ── clock, cycle, cmd_index          time = 10·cycle: inputs applied, outputs sampled
-//!   ├─ in      cmd_valid cmd_* out_ready flush                  10·cycle + 5: rising edge
-//!   ├─ rtl     cmd_ready out_valid … out_block_3   (Verilator)
-//!   ├─ golden  cmd_ready out_valid … out_block_3   (RasterCoreCycle), same names
+//!   ├─ in      flush cmd_valid cmd__* out_ready                 10·cycle + 5: rising edge
+//!   ├─ rtl     cmd_ready out_valid out__* …   (Verilator)
+//!   ├─ golden  cmd_ready out_valid out__* …   (RasterCoreCycle), same names
 //!   └─ diff    any, one bit per output port: rtl ≠ golden that cycle
 //! ```
 
@@ -28,68 +28,26 @@ use vcd::{ReferenceIndex, TimescaleUnit, Value, VarType};
 /// Cycles dumped after the mismatch cycle.
 pub const AFTER: u64 = 4;
 
-/// Input ports of the core with their widths, in the order of [`in_ports`].
-pub const IN_PORTS: &[(&str, u32)] = &[
-    ("cmd_valid", 1),
-    ("cmd_kind", 1),
-    ("cmd_prim", 24),
-    ("cmd_tile_x", 8),
-    ("cmd_tile_y", 8),
-    ("cmd_v0x", 24),
-    ("cmd_v0y", 24),
-    ("cmd_v1x", 24),
-    ("cmd_v1y", 24),
-    ("cmd_v2x", 24),
-    ("cmd_v2y", 24),
-    ("cmd_size", 24),
-    ("cmd_aa", 1),
-    ("out_ready", 1),
-    ("flush", 1),
-];
+/// Input ports of the core with their widths, in the order of [`in_ports`] (the generated
+/// port table, [`crate::CORE_INPUTS`]).
+pub fn in_port_names() -> Vec<(&'static str, u32)> {
+    crate::CORE_INPUTS.iter().map(|p| (p.name, p.width)).collect()
+}
 
 /// Width in bits of an output port named by [`crate::ports`] (same for every preset).
 pub fn out_width(port: &str) -> u32 {
-    match port {
-        "cmd_ready" | "out_valid" | "out_last" => 1,
-        "out_lane_valid" => 4,
-        "out_prim" => 24,
-        p if p.starts_with("out_qx_") || p.starts_with("out_qy_") => 12,
-        p if p.starts_with("out_mask_") => 64,
-        p if p.starts_with("out_block_") => 8,
-        _ => 32,
-    }
+    crate::port_width(port)
 }
 
-/// Values of the input ports (in [`IN_PORTS`] order) of one cycle's input words.
+/// Values of the input ports (in [`in_port_names`] order) of one cycle's input words.
 pub fn in_ports(w: &[u32]) -> Vec<u64> {
-    let f = w[0];
-    let mut v = vec![
-        (f & 1) as u64,
-        (f >> 3 & 1) as u64,
-        w[1] as u64,
-        (w[2] & 0xff) as u64,
-        (w[2] >> 8 & 0xff) as u64,
-    ];
-    v.extend(w[3..=9].iter().map(|&x| (x & 0xff_ffff) as u64));
-    v.extend([(f >> 4 & 1) as u64, (f >> 1 & 1) as u64, (f >> 2 & 1) as u64]);
-    v
+    crate::in_ports(w).into_iter().map(|p| p.1).collect()
 }
 
 /// One cycle's input words back as `(cmd_valid, cmd, out_ready, flush)` (inverse of
-/// [`crate::encode_in`]; vertices are sign-extended from 24 bits).
+/// [`crate::encode_in`]).
 pub fn decode_in(w: &[u32]) -> (bool, Cmd, bool, bool) {
-    let s24 = |x: u32| ((x << 8) as i32) >> 8;
-    let f = w[0];
-    let cmd = Cmd {
-        kind: (f >> 3 & 1) as u8,
-        prim: w[1],
-        tile_x: w[2] & 0xff,
-        tile_y: w[2] >> 8 & 0xff,
-        v: [[s24(w[3]), s24(w[4])], [s24(w[5]), s24(w[6])], [s24(w[7]), s24(w[8])]],
-        size: w[9],
-        aa: f >> 4 & 1 == 1,
-    };
-    (f & 1 == 1, cmd, f >> 1 & 1 == 1, f >> 2 & 1 == 1)
+    crate::decode_in(w)
 }
 
 /// The recorded words of the cycles `[from, from + cycles())`.
@@ -172,7 +130,7 @@ fn bits(v: u64, width: u32) -> Vec<Value> {
         .collect()
 }
 
-/// A signal's name as GTKWave shows it (`tb.rtl.out_mask_0[63:0]`).
+/// A signal's name as GTKWave shows it (`tb.rtl.out__mask_0[63:0]`).
 pub fn gtkw_name(scope: &str, name: &str, width: u32) -> String {
     let base = if scope.is_empty() {
         format!("tb.{name}")
@@ -239,8 +197,8 @@ pub fn write_vcd(path: &Path, w: &Window) -> Result<(), String> {
         let cmd_index = d.add("cmd_index", 32)?;
         d.v.add_module("in")?;
         let in0 = d.sigs.len();
-        for (n, wd) in IN_PORTS {
-            d.add(n, *wd)?;
+        for (n, wd) in in_port_names() {
+            d.add(n, wd)?;
         }
         d.v.upscope()?;
         let rtl0 = d.sigs.len();
@@ -340,8 +298,8 @@ impl Gtkw {
     fn sig(&mut self, scope: &str, name: &str, width: u32, extra: u32, color: Option<u32>) {
         let fmt = match name {
             _ if width == 1 => TR_BIN,
-            n if n.starts_with("cmd_v") => TR_DEC | TR_SIGNED,
-            n if n.starts_with("out_q") || n.starts_with("out_block") || n.ends_with("prim") => TR_DEC,
+            n if n.starts_with("cmd__v") => TR_DEC | TR_SIGNED,
+            n if n.starts_with("out__q") || n.starts_with("out__block") || n.ends_with("prim") => TR_DEC,
             _ => TR_HEX,
         };
         self.line(&format!("@{:x}", fmt | TR_RJUSTIFY | extra));
@@ -399,8 +357,8 @@ pub fn write_gtkw(path: &Path, vcd: &Path, w: &Window, marker_cycle: u64, title:
         }
     });
     g.group("inputs", |g| {
-        for (n, wd) in IN_PORTS {
-            g.sig("in", n, *wd, 0, None);
+        for (n, wd) in in_port_names() {
+            g.sig("in", n, wd, 0, None);
         }
     });
     g.line("[pattern_trace] 1");

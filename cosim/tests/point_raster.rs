@@ -123,5 +123,5 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let s = stim(12, 8_000);
     let m = Perturb::new(PointRasterCycle::new(&cfg), 2_222, |b| b.qy[3] ^= 0x800);
     let r = cosim_block::<PointRaster, _>("ice40", m, &commands(&cfg, 12, 500), &s);
-    expect_caught(r, 2_222, "out_qy_3", 0x800);
+    expect_caught(r, 2_222, "out__qy_3", 0x800);
 }

@@ -77,5 +77,5 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let s = stim(13, 8_000);
     let m = Perturb::new(QuadPackerCycle::new(&cfg), 7_777, |b| b.block[2] ^= 0x40);
     let r = cosim_block::<QuadPacker, _>("full", m, &beats(13, 1000), &s);
-    expect_caught(r, 7_777, "out_block_2", 0x40);
+    expect_caught(r, 7_777, "out__block_2", 0x40);
 }

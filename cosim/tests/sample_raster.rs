@@ -231,5 +231,5 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let s = stim(11, 8_000);
     let m = Perturb::new(SampleRasterCycle::new(&cfg), 4_444, |b| b.mask[1] ^= 0x10);
     let r = cosim_block::<SampleRaster, _>("default", m, &jobs(&cfg, 11, 500), &s);
-    expect_caught(r, 4_444, "out_mask_1", 0x10);
+    expect_caught(r, 4_444, "out__mask_1", 0x10);
 }

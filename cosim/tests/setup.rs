@@ -123,7 +123,12 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cmds = commands(&cfg, 7, 500);
     let s = stim(7, 8_000);
     let m = Perturb::new(SetupCycle::new(&cfg), 5_123, |e| e.e[1] ^= 1 << 40);
-    expect_caught(cosim_block::<Setup, _>("ice40", m, &cmds, &s), 5_123, "out_e1", 1 << 40);
+    expect_caught(
+        cosim_block::<Setup, _>("ice40", m, &cmds, &s),
+        5_123,
+        "out__e1",
+        1 << 40,
+    );
 }
 
 #[test]
@@ -134,8 +139,8 @@ fn a_predicted_value_wider_than_its_port_is_reported() {
     let m = Perturb::new(SetupCycle::new(&cfg), 1_000, |e| e.vis_w = 1 << 9);
     let err = cosim_block::<Setup, _>("ice40", m, &cmds, &s).expect_err("reported");
     assert!(
-        err.model_overflow && err.cycle == 1_000 && err.port == "out_vis_w",
+        err.model_overflow && err.cycle == 1_000 && err.port == "out__vis_w",
         "{err}"
     );
-    assert!(err.to_string().contains("does not fit port out_vis_w"), "{err}");
+    assert!(err.to_string().contains("does not fit port out__vis_w"), "{err}");
 }

@@ -95,5 +95,5 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let s = stim(10, 8_000);
     let m = Perturb::new(SubtileCoverageCycle::new(&cfg), 3_333, |j| j.trivial = !j.trivial);
     let r = cosim_block::<SubtileCoverage, _>("ice40", m, &candidates(&cfg, 10, 2000), &s);
-    expect_caught(r, 3_333, "out_trivial", 1);
+    expect_caught(r, 3_333, "out__trivial", 1);
 }

@@ -56,5 +56,5 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let s = stim(9, 8_000);
     let m = Perturb::new(TileParserCycle::new(&cfg), 6_001, |c| c.row ^= 0x80);
     let r = cosim_block::<TileParser, _>("full", m, &inputs(&cfg, 9), &s);
-    expect_caught(r, 6_001, "out_row", 0x80);
+    expect_caught(r, 6_001, "out__row", 0x80);
 }

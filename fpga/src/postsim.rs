@@ -7,7 +7,7 @@
 //! ```text
 //!  scenes / random frame ─► commands ─► cosim::Driver (RasterCoreCycle) ─► in.hex + exp.hex
 //!  rtl-out/tilerast_<p>.v ─► yosys synth_ice40 | synth_ecp5; write_verilog -noattr ─► netlist.v
-//!  iverilog fpga/tb/postsim_tb.v + fpga/tb/core_adapter.v + netlist.v + <share>/ice40/cells_sim.v
+//!  iverilog fpga/tb/postsim_tb.v + core_adapter.v (generated) + netlist.v + <share>/ice40/cells_sim.v
 //!           (ECP5: <share>/ecp5/cells_sim.v + fpga/tb/ecp5_mult18x18d.v)
 //!      ─► vvp +in=… +exp=… +cycles=N ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
 //! ```
@@ -44,10 +44,32 @@ impl Vectors {
     /// way the testbench counts them.
     pub fn quads(&self) -> u64 {
         (0..self.cycles())
-            .filter(|&k| self.inp[k * IN_W] & 2 != 0 && self.exp[k * OUT_W] & 2 != 0)
-            .map(|k| (self.exp[k * OUT_W] >> 4 & 0xf).count_ones() as u64)
+            .filter_map(|k| {
+                let (_, _, out_ready, _) = tilerast_cosim::decode_in(&self.inp[k * IN_W..(k + 1) * IN_W]);
+                let (_, out_valid, b) = tilerast_cosim::decode_out(&self.exp[k * OUT_W..(k + 1) * OUT_W]);
+                (out_ready && out_valid).then_some(b.lane_valid.count_ones() as u64)
+            })
             .sum()
     }
+}
+
+/// Writes `dir/core_adapter.v`, the testbench's adapter for core module `top`, generated from
+/// the co-simulation's port table (never written by hand), and returns it with the defines the
+/// testbench needs for it (`TR_CORE`, and where to find out_ready, out_valid and lane_valid to
+/// count quads).
+pub fn core_adapter(dir: &Path, top: &str) -> Result<(PathBuf, Vec<String>), FlowError> {
+    let adapter = dir.join("core_adapter.v");
+    std::fs::write(&adapter, tilerast_cosim::core_adapter_verilog())
+        .map_err(|e| FlowError::at(adapter.display(), e))?;
+    let (ready, valid, lanes) = tilerast_cosim::quad_count_bits();
+    let defs = vec![
+        format!("-DTR_CORE={top}"),
+        "-DCORE_LAYOUT".into(),
+        format!("-DOUT_READY_BIT={ready}"),
+        format!("-DOUT_VALID_BIT={valid}"),
+        format!("-DLANE_VALID_LSB={lanes}"),
+    ];
+    Ok((adapter, defs))
 }
 
 /// Run the golden cycle model over `cmds` with `stim` and record every cycle.
@@ -442,9 +464,9 @@ pub fn run_core(
             vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
         ),
     };
-    defs.push(format!("-DTR_CORE={top}"));
-    defs.push("-DCORE_LAYOUT".into());
-    let mut files = vec![root.join("fpga/tb/core_adapter.v"), net.clone()];
+    let (adapter, core_defs) = core_adapter(&dir, &top)?;
+    defs.extend(core_defs);
+    let mut files = vec![adapter, net.clone()];
     files.extend(cells);
     let bench = compile(root, &dir, "netlist", &files, &defs, IN_W * 32, OUT_W * 32, max, out)?;
     let t = std::time::Instant::now();

@@ -109,6 +109,333 @@ impl Beat {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The streams' ports, declared once.
+
+/// Every stream between RTL blocks, and the core's ports, declared once: per stream its name,
+/// its golden payload type and, per field, the port name (the Verilog port is
+/// `<interface>__<field>`), the RTL type (`Bit`, `Bits<N>` or `Signed<N>`) and the place of the
+/// value in the payload. Valid and ready are not fields: they are each block's own handshake.
+///
+/// `for_each_stream!(m)` calls the macro `m` once per stream with
+/// `Name: Payload { field: Type [place], … }`. Golden derives [`Stream`] from it (port table,
+/// payload ↔ raw bits); `tilerast-hw` derives the rust-hdl interfaces (block ports, `join`
+/// wiring in raster_core, drive/sample for its tests); everything that names ports (the per-block
+/// and the core's Verilator wrappers, the VCD writer, the gate-level adapter) reads the port
+/// table. Adding a field is an edit here plus the blocks that produce and consume it.
+#[macro_export]
+macro_rules! for_each_stream {
+    ($m:ident) => {
+        $m! {
+            /// raster_core input, one primitive in one first tile (setup and point_raster read
+            /// the fields they need).
+            Cmd: Cmd {
+                kind: Bit [kind],
+                prim: Bits<24> [prim],
+                tile_x: Bits<8> [tile_x],
+                tile_y: Bits<8> [tile_y],
+                v0x: Signed<24> [v[0][0]],
+                v0y: Signed<24> [v[0][1]],
+                v1x: Signed<24> [v[1][0]],
+                v1y: Signed<24> [v[1][1]],
+                v2x: Signed<24> [v[2][0]],
+                v2y: Signed<24> [v[2][1]],
+                size: Bits<24> [size],
+                aa: Bit [aa],
+            }
+        }
+        $m! {
+            /// setup → tile_parser.
+            Edges: Edges {
+                prim: Bits<24> [prim],
+                tile_x: Bits<8> [tile_x],
+                tile_y: Bits<8> [tile_y],
+                empty: Bit [empty],
+                a0: Signed<24> [a[0]],
+                a1: Signed<24> [a[1]],
+                a2: Signed<24> [a[2]],
+                b0: Signed<24> [b[0]],
+                b1: Signed<24> [b[1]],
+                b2: Signed<24> [b[2]],
+                e0: Signed<48> [e[0]],
+                e1: Signed<48> [e[1]],
+                e2: Signed<48> [e[2]],
+                bx0: Bits<8> [bx0],
+                by0: Bits<8> [by0],
+                bx1: Bits<8> [bx1],
+                by1: Bits<8> [by1],
+                vis_w: Bits<9> [vis_w],
+                vis_h: Bits<9> [vis_h],
+            }
+        }
+        $m! {
+            /// tile_parser → subtile_coverage.
+            Cand: Cand {
+                prim: Bits<24> [prim],
+                tile_x: Bits<8> [tile_x],
+                tile_y: Bits<8> [tile_y],
+                col: Bits<8> [col],
+                row: Bits<8> [row],
+                e0: Signed<48> [e[0]],
+                e1: Signed<48> [e[1]],
+                e2: Signed<48> [e[2]],
+                a0: Signed<24> [a[0]],
+                a1: Signed<24> [a[1]],
+                a2: Signed<24> [a[2]],
+                b0: Signed<24> [b[0]],
+                b1: Signed<24> [b[1]],
+                b2: Signed<24> [b[2]],
+                vis_w: Bits<9> [vis_w],
+                vis_h: Bits<9> [vis_h],
+                last: Bit [last],
+                none: Bit [none],
+            }
+        }
+        $m! {
+            /// subtile_coverage → sample_raster.
+            Job: Job {
+                prim: Bits<24> [cand.prim],
+                tile_x: Bits<8> [cand.tile_x],
+                tile_y: Bits<8> [cand.tile_y],
+                col: Bits<8> [cand.col],
+                row: Bits<8> [cand.row],
+                e0: Signed<48> [cand.e[0]],
+                e1: Signed<48> [cand.e[1]],
+                e2: Signed<48> [cand.e[2]],
+                a0: Signed<24> [cand.a[0]],
+                a1: Signed<24> [cand.a[1]],
+                a2: Signed<24> [cand.a[2]],
+                b0: Signed<24> [cand.b[0]],
+                b1: Signed<24> [cand.b[1]],
+                b2: Signed<24> [cand.b[2]],
+                vis_w: Bits<9> [cand.vis_w],
+                vis_h: Bits<9> [cand.vis_h],
+                last: Bit [cand.last],
+                none: Bit [cand.none],
+                trivial: Bit [trivial],
+            }
+        }
+        $m! {
+            /// sample_raster / point_raster → merge → quad_packer: up to Q quads.
+            Beat: Beat {
+                prim: Bits<24> [prim],
+                lane_valid: Bits<4> [lane_valid],
+                qx_0: Bits<12> [qx[0]],
+                qx_1: Bits<12> [qx[1]],
+                qx_2: Bits<12> [qx[2]],
+                qx_3: Bits<12> [qx[3]],
+                qy_0: Bits<12> [qy[0]],
+                qy_1: Bits<12> [qy[1]],
+                qy_2: Bits<12> [qy[2]],
+                qy_3: Bits<12> [qy[3]],
+                mask_0: Bits<64> [mask[0]],
+                mask_1: Bits<64> [mask[1]],
+                mask_2: Bits<64> [mask[2]],
+                mask_3: Bits<64> [mask[3]],
+                last: Bit [last],
+            }
+        }
+        $m! {
+            /// quad_packer → raster_core output: a beat plus each lane's storage block.
+            PackedBeat: Beat {
+                prim: Bits<24> [prim],
+                lane_valid: Bits<4> [lane_valid],
+                qx_0: Bits<12> [qx[0]],
+                qx_1: Bits<12> [qx[1]],
+                qx_2: Bits<12> [qx[2]],
+                qx_3: Bits<12> [qx[3]],
+                qy_0: Bits<12> [qy[0]],
+                qy_1: Bits<12> [qy[1]],
+                qy_2: Bits<12> [qy[2]],
+                qy_3: Bits<12> [qy[3]],
+                mask_0: Bits<64> [mask[0]],
+                mask_1: Bits<64> [mask[1]],
+                mask_2: Bits<64> [mask[2]],
+                mask_3: Bits<64> [mask[3]],
+                block_0: Bits<8> [block[0]],
+                block_1: Bits<8> [block[1]],
+                block_2: Bits<8> [block[2]],
+                block_3: Bits<8> [block[3]],
+                last: Bit [last],
+            }
+        }
+    };
+}
+
+/// The Verilog port of `field` in the interface `iface` (rust-hdl's `iface$field`, with `$`
+/// written `__` by `tilerast_hw::emit::fix_verilog`).
+pub fn port_name(iface: &str, field: &str) -> String {
+    format!("{iface}__{field}")
+}
+
+/// One port of a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Port name inside the interface (Verilog: `<interface>__<name>`).
+    pub name: &'static str,
+    /// Bits.
+    pub width: u32,
+    /// Two's complement (`Signed<N>` in the RTL).
+    pub signed: bool,
+}
+
+/// A stream's port table and its payload as raw port bits, derived from [`for_each_stream!`].
+pub trait Stream {
+    /// The golden payload the ports carry.
+    type Payload: Clone + Default + PartialEq + std::fmt::Debug;
+    /// Stream name.
+    const NAME: &'static str;
+    /// Ports in declaration order.
+    const FIELDS: &'static [Field];
+    /// Port values in [`Stream::FIELDS`] order, each masked to its width (two's complement).
+    fn to_bits(p: &Self::Payload) -> Vec<u64>;
+    /// Field values in [`Stream::FIELDS`] order, not masked (signed ones as `i64 as u64`), so
+    /// that a value too wide for its port can be told apart.
+    fn values(p: &Self::Payload) -> Vec<u64>;
+    /// The payload that `bits` (in [`Stream::FIELDS`] order) carry; signed ports are
+    /// sign-extended from their width. Fields not carried keep their default.
+    fn from_bits(bits: &[u64]) -> Self::Payload;
+}
+
+/// A payload field's value as raw port bits and back.
+pub trait PortValue: Sized {
+    /// The low `width` bits (two's complement for signed types).
+    fn to_port(&self, width: u32) -> u64;
+    /// From `width` raw bits (sign-extended for signed types).
+    fn from_port(bits: u64, width: u32) -> Self;
+    /// The value, not masked (signed types as `i64 as u64`).
+    fn raw(&self) -> u64;
+}
+
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+fn sext(bits: u64, width: u32) -> i64 {
+    let s = 64 - width.min(64);
+    ((bits << s) as i64) >> s
+}
+
+macro_rules! port_value_unsigned {
+    ($($t:ty),*) => {$(
+        impl PortValue for $t {
+            fn to_port(&self, width: u32) -> u64 {
+                *self as u64 & mask(width)
+            }
+            fn from_port(bits: u64, width: u32) -> Self {
+                (bits & mask(width)) as $t
+            }
+            fn raw(&self) -> u64 {
+                *self as u64
+            }
+        }
+    )*};
+}
+port_value_unsigned!(u8, u16, u32, u64);
+
+macro_rules! port_value_signed {
+    ($($t:ty),*) => {$(
+        impl PortValue for $t {
+            fn to_port(&self, width: u32) -> u64 {
+                *self as i64 as u64 & mask(width)
+            }
+            fn from_port(bits: u64, width: u32) -> Self {
+                sext(bits, width) as $t
+            }
+            fn raw(&self) -> u64 {
+                *self as i64 as u64
+            }
+        }
+    )*};
+}
+port_value_signed!(i32, i64);
+
+impl PortValue for bool {
+    fn to_port(&self, _width: u32) -> u64 {
+        *self as u64
+    }
+    fn from_port(bits: u64, _width: u32) -> Self {
+        bits & 1 == 1
+    }
+    fn raw(&self) -> u64 {
+        *self as u64
+    }
+}
+
+/// Width of an RTL type token sequence (`Bit`, `Bits<N>`, `Signed<N>`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! rtl_width {
+    (Bit) => {
+        1
+    };
+    (Bits < $w:literal >) => {
+        $w
+    };
+    (Signed < $w:literal >) => {
+        $w
+    };
+}
+
+/// Whether an RTL type token sequence is signed.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! rtl_signed {
+    (Signed < $w:literal >) => {
+        true
+    };
+    ($($t:tt)*) => {
+        false
+    };
+}
+
+/// Port tables of the streams ([`for_each_stream!`]): `ports::Cmd`, `ports::Edges`, … (each a
+/// [`Stream`] whose payload is the golden struct of the same stream).
+pub mod ports {
+    use super::{Field, PortValue, Stream};
+
+    macro_rules! golden_stream {
+        ($(#[$doc:meta])* $name:ident : $payload:ident {
+            $($f:ident : $t:ident $(< $w:literal >)? [ $($place:tt)+ ]),* $(,)?
+        }) => {
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug)]
+            pub struct $name;
+            impl Stream for $name {
+                type Payload = super::$payload;
+                const NAME: &'static str = stringify!($name);
+                const FIELDS: &'static [Field] = &[$(Field {
+                    name: stringify!($f),
+                    width: $crate::rtl_width!($t $(< $w >)?),
+                    signed: $crate::rtl_signed!($t $(< $w >)?),
+                }),*];
+                fn to_bits(p: &super::$payload) -> Vec<u64> {
+                    vec![$(PortValue::to_port(&p.$($place)+, $crate::rtl_width!($t $(< $w >)?))),*]
+                }
+                fn values(p: &super::$payload) -> Vec<u64> {
+                    vec![$(PortValue::raw(&p.$($place)+)),*]
+                }
+                fn from_bits(bits: &[u64]) -> super::$payload {
+                    let mut p = <super::$payload>::default();
+                    let mut it = bits.iter().copied();
+                    $(
+                        p.$($place)+ = PortValue::from_port(
+                            it.next().expect("one value per field"),
+                            $crate::rtl_width!($t $(< $w >)?),
+                        );
+                    )*
+                    p
+                }
+            }
+        };
+    }
+    crate::for_each_stream!(golden_stream);
+}
+
 /// The commands for a frame, in the golden pipeline's order: first tiles bottom-up then
 /// left→right, primitives of each tile's bin list in submission order.
 pub fn commands(frame: &crate::scene::Frame) -> Result<Vec<Cmd>, crate::pipeline::PipelineError> {
@@ -148,4 +475,71 @@ pub fn commands(frame: &crate::scene::Frame) -> Result<Vec<Cmd>, crate::pipeline
         }
     }
     Ok(cmds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ports;
+    use super::*;
+
+    #[test]
+    fn payloads_round_trip_through_their_ports() {
+        let c = Cmd {
+            kind: 1,
+            prim: 0xabcdef,
+            tile_x: 3,
+            tile_y: 255,
+            v: [[-1, 2], [-(1 << 23), (1 << 23) - 1], [5, -6]],
+            size: 0x123456,
+            aa: true,
+        };
+        let bits = ports::Cmd::to_bits(&c);
+        assert_eq!(bits.len(), ports::Cmd::FIELDS.len());
+        assert_eq!(bits[4], 0xff_ffff, "v0x = -1 as 24 bits");
+        assert_eq!(ports::Cmd::from_bits(&bits), c);
+        let mut b = Beat {
+            prim: 7,
+            lane_valid: 0b1011,
+            qx: [1, 2, 3, 4095],
+            qy: [5, 6, 7, 8],
+            mask: [u64::MAX, 1, 2, 1 << 63],
+            block: [9, 10, 11, 255],
+            last: true,
+        };
+        assert_eq!(ports::PackedBeat::from_bits(&ports::PackedBeat::to_bits(&b)), b);
+        // The unpacked beat has no block ports: they come back as the default.
+        b.block = [0; LANES];
+        assert_eq!(ports::Beat::from_bits(&ports::Beat::to_bits(&b)), b);
+        let e = Edges {
+            e: [-(1 << 47), (1 << 47) - 1, -3],
+            ..Edges::default()
+        };
+        assert_eq!(ports::Edges::from_bits(&ports::Edges::to_bits(&e)), e);
+    }
+
+    #[test]
+    fn port_tables_have_unique_names_and_widths() {
+        fn check<S: Stream>(min: usize) {
+            assert!(S::FIELDS.len() >= min, "{}", S::NAME);
+            for (i, f) in S::FIELDS.iter().enumerate() {
+                assert!((1..=64).contains(&f.width), "{}.{}", S::NAME, f.name);
+                assert!(
+                    S::FIELDS[..i].iter().all(|g| g.name != f.name),
+                    "{}.{}",
+                    S::NAME,
+                    f.name
+                );
+            }
+        }
+        check::<ports::Cmd>(12);
+        check::<ports::Edges>(19);
+        check::<ports::Cand>(18);
+        check::<ports::Job>(19);
+        check::<ports::Beat>(15);
+        check::<ports::PackedBeat>(19);
+        assert_eq!(ports::Job::FIELDS.last().unwrap().name, "trivial");
+        assert!(ports::Edges::FIELDS
+            .iter()
+            .any(|f| f.name == "e0" && f.signed && f.width == 48));
+    }
 }

@@ -5,6 +5,7 @@
 //! formats and the order/timing contract, and `emit.rs` for how Verilog reaches `rtl-out/`.
 
 pub mod emit;
+pub mod streams;
 pub mod util;
 
 pub mod fpga_top;

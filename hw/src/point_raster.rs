@@ -7,13 +7,11 @@
 //!
 //! Ports (valid/ready; a transfer happens at a rising edge where both are high):
 //! * `clock`, `flush` (synchronous: back to idle, output register emptied and zeroed).
-//! * in (cmd, kind = point): `in_valid`, `in_ready`, `in_prim: Bits<24>`,
-//!   `in_tile_x, in_tile_y: Bits<8>`, `in_v0x, in_v0y: Signed<24>` (position, absolute
-//!   1/256 px), `in_size: Bits<24>` (1/256 px), `in_aa: Bit`. The cmd's `kind` and `v1`/`v2`
-//!   are not ports of this block (raster_core routes only points here).
-//! * out (beat): `out_valid`, `out_ready`, `out_prim: Bits<24>`, `out_lane_valid: Bits<4>`,
-//!   per lane l = 0..3 `out_qx_l, out_qy_l: Bits<12>` (absolute quad) and `out_mask_l:
-//!   Bits<64>` (4·S bits), `out_last: Bit`. Lanes l ≥ Q are always 0.
+//! * in: `in_valid`, `in_ready` with `inp` ([`crate::streams::CmdIn`], the cmd stream; it
+//!   reads `prim`, the tile, `v0x`/`v0y` (position, absolute 1/256 px), `size` (1/256 px) and
+//!   `aa`; `kind`, `v1` and `v2` are unused since raster_core routes only points here).
+//! * out: `out_valid`, `out_ready` with `out` ([`crate::streams::BeatOut`], the beat stream:
+//!   per lane the absolute quad and 4·S mask bits). Lanes l ≥ Q are always 0.
 //!
 //! ```text
 //!  in ──►[accept]──► SX ──► SY ──► SCAN ─────────────► [out register] ──► out
@@ -65,6 +63,7 @@
 //! axis; no multiplier; per lane only an equality compare, S-bit masks and a 12-bit add.
 //! Measured sizes: only the generated per-block table in the README's "FPGA" section.
 
+use crate::streams::{BeatOut, CmdIn};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::point_raster::edge_sample_tables;
@@ -83,42 +82,14 @@ pub struct PointRaster {
     pub in_valid: Signal<In, Bit>,
     /// The block takes the offered command at this edge (with `in_valid`).
     pub in_ready: Signal<Out, Bit>,
-    /// Primitive id.
-    pub in_prim: Signal<In, Bits<24>>,
-    /// Screen tile.
-    pub in_tile_x: Signal<In, Bits<8>>,
-    pub in_tile_y: Signal<In, Bits<8>>,
-    /// Point position, absolute 1/256 px.
-    pub in_v0x: Signal<In, Signed<24>>,
-    pub in_v0y: Signal<In, Signed<24>>,
-    /// Point size, 1/256 px.
-    pub in_size: Signal<In, Bits<24>>,
-    /// Multisample antialiasing for this point.
-    pub in_aa: Signal<In, Bit>,
-    /// A beat is on `out_*`.
+    /// Payload in ([`crate::streams::CmdIn`]).
+    pub inp: CmdIn,
+    /// A beat is on `out`.
     pub out_valid: Signal<Out, Bit>,
     /// Downstream takes the beat at this edge (with `out_valid`).
     pub out_ready: Signal<In, Bit>,
-    /// Primitive id of the beat.
-    pub out_prim: Signal<Out, Bits<24>>,
-    /// Bit l: lane l holds a quad (its mask is non-zero).
-    pub out_lane_valid: Signal<Out, Bits<4>>,
-    /// Absolute quad coordinates of lane l.
-    pub out_qx_0: Signal<Out, Bits<12>>,
-    pub out_qy_0: Signal<Out, Bits<12>>,
-    pub out_qx_1: Signal<Out, Bits<12>>,
-    pub out_qy_1: Signal<Out, Bits<12>>,
-    pub out_qx_2: Signal<Out, Bits<12>>,
-    pub out_qy_2: Signal<Out, Bits<12>>,
-    pub out_qx_3: Signal<Out, Bits<12>>,
-    pub out_qy_3: Signal<Out, Bits<12>>,
-    /// Coverage of lane l: pixel i's S sample bits at [i·S, (i+1)·S).
-    pub out_mask_0: Signal<Out, Bits<64>>,
-    pub out_mask_1: Signal<Out, Bits<64>>,
-    pub out_mask_2: Signal<Out, Bits<64>>,
-    pub out_mask_3: Signal<Out, Bits<64>>,
-    /// Last beat of the command.
-    pub out_last: Signal<Out, Bit>,
+    /// Payload out ([`crate::streams::BeatOut`]).
+    pub out: BeatOut,
 
     // ---- preset constants
     c_idle: Constant<Bits<2>>,
@@ -299,30 +270,10 @@ impl PointRaster {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
-            in_prim: Default::default(),
-            in_tile_x: Default::default(),
-            in_tile_y: Default::default(),
-            in_v0x: Default::default(),
-            in_v0y: Default::default(),
-            in_size: Default::default(),
-            in_aa: Default::default(),
+            inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
-            out_prim: Default::default(),
-            out_lane_valid: Default::default(),
-            out_qx_0: Default::default(),
-            out_qy_0: Default::default(),
-            out_qx_1: Default::default(),
-            out_qy_1: Default::default(),
-            out_qx_2: Default::default(),
-            out_qy_2: Default::default(),
-            out_qx_3: Default::default(),
-            out_qy_3: Default::default(),
-            out_mask_0: Default::default(),
-            out_mask_1: Default::default(),
-            out_mask_2: Default::default(),
-            out_mask_3: Default::default(),
-            out_last: Default::default(),
+            out: Default::default(),
             c_idle: Constant::new(0u64.into()),
             c_sx: Constant::new(1u64.into()),
             c_sy: Constant::new(2u64.into()),
@@ -496,7 +447,7 @@ impl Logic for PointRaster {
         // candidate is one adder or one compare away from `in_size`, all side by side, then a
         // mux (this stage sits behind the command buffer's RAM in the FPGA tops, where a
         // chain add → clamp → subtract → negate was the critical path).
-        self.a_u.next = bit_cast::<26, 24>(self.in_size.val());
+        self.a_u.next = bit_cast::<26, 24>(self.inp.size.val());
         // AA off: K_lo = −256(N − 1), K_hi = 256(N − 1).
         self.a_klo.next = (self.c_383.val() - self.a_u.val()) & self.c_pxmask.val();
         self.a_khi.next = (self.a_u.val() - self.c_128.val()) & self.c_pxmask.val();
@@ -509,7 +460,7 @@ impl Logic for PointRaster {
             self.a_khi.next = self.c_khi_nmax.val();
         }
         // AA on: with s = min(size, 256·M), K_lo = 31 − s, K_hi = s − 1.
-        if self.in_aa.val() {
+        if self.inp.aa.val() {
             self.a_klo.next = self.c_31.val() - self.a_u.val();
             self.a_khi.next = self.a_u.val() - self.c_1.val();
             if self.a_u.val() > self.c_max_s.val() {
@@ -519,8 +470,8 @@ impl Logic for PointRaster {
         }
 
         // Clip bounds of both axes, registered at accept (off the SX/SY path).
-        self.a_orgx.next = bit_cast::<16, 8>(self.in_tile_x.val()) << self.c_tsx.val();
-        self.a_orgy.next = bit_cast::<16, 8>(self.in_tile_y.val()) << self.c_tsy.val();
+        self.a_orgx.next = bit_cast::<16, 8>(self.inp.tile_x.val()) << self.c_tsx.val();
+        self.a_orgy.next = bit_cast::<16, 8>(self.inp.tile_y.val()) << self.c_tsy.val();
         self.a_endx.next = bit_cast::<17, 16>(self.a_orgx.val()) + self.c_tw.val();
         self.a_endy.next = bit_cast::<17, 16>(self.a_orgy.val()) + self.c_th.val();
         self.a_vendx.next = self.a_endx.val();
@@ -756,16 +707,16 @@ impl Logic for PointRaster {
             }
         }
         if self.a_accept.val() {
-            self.prim_r.d.next = self.in_prim.val();
+            self.prim_r.d.next = self.inp.prim.val();
             self.clx_r.d.next = signed_cast(bit_cast::<21, 16>(self.a_orgx.val()) << 4u64);
             self.cly_r.d.next = signed_cast(bit_cast::<21, 16>(self.a_orgy.val()) << 4u64);
             self.chx_r.d.next = signed_cast(self.a_chbx.val());
             self.chy_r.d.next = signed_cast(self.a_chby.val());
-            self.px_r.d.next = self.in_v0x.val();
-            self.py_r.d.next = self.in_v0y.val();
+            self.px_r.d.next = self.inp.v0x.val();
+            self.py_r.d.next = self.inp.v0y.val();
             self.klo_r.d.next = signed_cast(self.a_klo.val());
             self.khi_r.d.next = signed_cast(self.a_khi.val());
-            self.aa_r.d.next = self.in_aa.val();
+            self.aa_r.d.next = self.inp.aa.val();
             self.st.d.next = self.c_sx.val();
         }
         if self.flush.val() {
@@ -783,21 +734,21 @@ impl Logic for PointRaster {
 
         // ---- outputs (all from registers).
         self.out_valid.next = self.ov.q.val();
-        self.out_prim.next = self.oprim.q.val();
-        self.out_lane_valid.next = self.olv.q.val();
-        self.out_last.next = self.olast.q.val();
-        self.out_qx_0.next = self.oqx[0].q.val();
-        self.out_qy_0.next = self.oqy[0].q.val();
-        self.out_mask_0.next = self.omask[0].q.val();
-        self.out_qx_1.next = self.oqx[1].q.val();
-        self.out_qy_1.next = self.oqy[1].q.val();
-        self.out_mask_1.next = self.omask[1].q.val();
-        self.out_qx_2.next = self.oqx[2].q.val();
-        self.out_qy_2.next = self.oqy[2].q.val();
-        self.out_mask_2.next = self.omask[2].q.val();
-        self.out_qx_3.next = self.oqx[3].q.val();
-        self.out_qy_3.next = self.oqy[3].q.val();
-        self.out_mask_3.next = self.omask[3].q.val();
+        self.out.prim.next = self.oprim.q.val();
+        self.out.lane_valid.next = self.olv.q.val();
+        self.out.last.next = self.olast.q.val();
+        self.out.qx_0.next = self.oqx[0].q.val();
+        self.out.qy_0.next = self.oqy[0].q.val();
+        self.out.mask_0.next = self.omask[0].q.val();
+        self.out.qx_1.next = self.oqx[1].q.val();
+        self.out.qy_1.next = self.oqy[1].q.val();
+        self.out.mask_1.next = self.omask[1].q.val();
+        self.out.qx_2.next = self.oqx[2].q.val();
+        self.out.qy_2.next = self.oqy[2].q.val();
+        self.out.mask_2.next = self.omask[2].q.val();
+        self.out.qx_3.next = self.oqx[3].q.val();
+        self.out.qy_3.next = self.oqy[3].q.val();
+        self.out.mask_3.next = self.omask[3].q.val();
     }
 }
 

@@ -6,9 +6,9 @@
 //! block's timing contract (latency, throughput, the `pend` cycle), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset to the idle state, every register zero);
-//! in: `in_valid`/`in_ready`, `in_prim`, `in_lane_valid`, `in_qx_l`, `in_qy_l`, `in_mask_l`,
-//! `in_last` (a `beat`); out: `out_valid`/`out_ready`, the same fields plus `out_block_l`
-//! (hw/README.md). Lanes ≥ Q and mask bits ≥ 4·S of the input are ignored.
+//! in: `in_valid`/`in_ready` with `inp` ([`crate::streams::BeatIn`], a `beat`); out:
+//! `out_valid`/`out_ready` with `out` ([`crate::streams::PackedBeatOut`]: the same fields
+//! plus `block_l`). Lanes ≥ Q and mask bits ≥ 4·S of the input are ignored.
 //!
 //! **Packing.** The valid lanes of an accepted beat are appended to an accumulator of up to
 //! Q − 1 quads (lane order kept). When Q lanes are filled, an output beat with all Q lanes
@@ -39,6 +39,7 @@
 //! ```
 
 use crate::emit;
+use crate::streams::{BeatIn, PackedBeatOut};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -55,78 +56,14 @@ pub struct QuadPacker {
     pub in_valid: Signal<In, Bit>,
     /// Ready for an input beat: `!pend & (!out_valid | out_ready)`.
     pub in_ready: Signal<Out, Bit>,
-    /// Primitive id.
-    pub in_prim: Signal<In, Bits<24>>,
-    /// Bit l: lane l holds a quad (lanes ≥ Q ignored).
-    pub in_lane_valid: Signal<In, Bits<4>>,
-    /// Lane 0 quad x (absolute quad coordinates).
-    pub in_qx_0: Signal<In, Bits<12>>,
-    /// Lane 1 quad x.
-    pub in_qx_1: Signal<In, Bits<12>>,
-    /// Lane 2 quad x.
-    pub in_qx_2: Signal<In, Bits<12>>,
-    /// Lane 3 quad x.
-    pub in_qx_3: Signal<In, Bits<12>>,
-    /// Lane 0 quad y.
-    pub in_qy_0: Signal<In, Bits<12>>,
-    /// Lane 1 quad y.
-    pub in_qy_1: Signal<In, Bits<12>>,
-    /// Lane 2 quad y.
-    pub in_qy_2: Signal<In, Bits<12>>,
-    /// Lane 3 quad y.
-    pub in_qy_3: Signal<In, Bits<12>>,
-    /// Lane 0 mask (4·S bits used).
-    pub in_mask_0: Signal<In, Bits<64>>,
-    /// Lane 1 mask.
-    pub in_mask_1: Signal<In, Bits<64>>,
-    /// Lane 2 mask.
-    pub in_mask_2: Signal<In, Bits<64>>,
-    /// Lane 3 mask.
-    pub in_mask_3: Signal<In, Bits<64>>,
-    /// Last beat of its command.
-    pub in_last: Signal<In, Bit>,
+    /// Payload in ([`crate::streams::BeatIn`]).
+    pub inp: BeatIn,
     /// Output beat valid.
     pub out_valid: Signal<Out, Bit>,
     /// Downstream ready.
     pub out_ready: Signal<In, Bit>,
-    /// Primitive id.
-    pub out_prim: Signal<Out, Bits<24>>,
-    /// Bit l: lane l holds a quad; lanes fill from lane 0.
-    pub out_lane_valid: Signal<Out, Bits<4>>,
-    /// Lane 0 quad x.
-    pub out_qx_0: Signal<Out, Bits<12>>,
-    /// Lane 1 quad x.
-    pub out_qx_1: Signal<Out, Bits<12>>,
-    /// Lane 2 quad x.
-    pub out_qx_2: Signal<Out, Bits<12>>,
-    /// Lane 3 quad x.
-    pub out_qx_3: Signal<Out, Bits<12>>,
-    /// Lane 0 quad y.
-    pub out_qy_0: Signal<Out, Bits<12>>,
-    /// Lane 1 quad y.
-    pub out_qy_1: Signal<Out, Bits<12>>,
-    /// Lane 2 quad y.
-    pub out_qy_2: Signal<Out, Bits<12>>,
-    /// Lane 3 quad y.
-    pub out_qy_3: Signal<Out, Bits<12>>,
-    /// Lane 0 mask.
-    pub out_mask_0: Signal<Out, Bits<64>>,
-    /// Lane 1 mask.
-    pub out_mask_1: Signal<Out, Bits<64>>,
-    /// Lane 2 mask.
-    pub out_mask_2: Signal<Out, Bits<64>>,
-    /// Lane 3 mask.
-    pub out_mask_3: Signal<Out, Bits<64>>,
-    /// Lane 0 storage block (sub-tile index within the tile).
-    pub out_block_0: Signal<Out, Bits<8>>,
-    /// Lane 1 storage block.
-    pub out_block_1: Signal<Out, Bits<8>>,
-    /// Lane 2 storage block.
-    pub out_block_2: Signal<Out, Bits<8>>,
-    /// Lane 3 storage block.
-    pub out_block_3: Signal<Out, Bits<8>>,
-    /// Last beat of its command.
-    pub out_last: Signal<Out, Bit>,
+    /// Payload out ([`crate::streams::PackedBeatOut`]).
+    pub out: PackedBeatOut,
 
     // ---- preset constants ----
     c_qmask: Constant<Bits<4>>,
@@ -207,42 +144,10 @@ impl QuadPacker {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
-            in_prim: Default::default(),
-            in_lane_valid: Default::default(),
-            in_qx_0: Default::default(),
-            in_qx_1: Default::default(),
-            in_qx_2: Default::default(),
-            in_qx_3: Default::default(),
-            in_qy_0: Default::default(),
-            in_qy_1: Default::default(),
-            in_qy_2: Default::default(),
-            in_qy_3: Default::default(),
-            in_mask_0: Default::default(),
-            in_mask_1: Default::default(),
-            in_mask_2: Default::default(),
-            in_mask_3: Default::default(),
-            in_last: Default::default(),
+            inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
-            out_prim: Default::default(),
-            out_lane_valid: Default::default(),
-            out_qx_0: Default::default(),
-            out_qx_1: Default::default(),
-            out_qx_2: Default::default(),
-            out_qx_3: Default::default(),
-            out_qy_0: Default::default(),
-            out_qy_1: Default::default(),
-            out_qy_2: Default::default(),
-            out_qy_3: Default::default(),
-            out_mask_0: Default::default(),
-            out_mask_1: Default::default(),
-            out_mask_2: Default::default(),
-            out_mask_3: Default::default(),
-            out_block_0: Default::default(),
-            out_block_1: Default::default(),
-            out_block_2: Default::default(),
-            out_block_3: Default::default(),
-            out_last: Default::default(),
+            out: Default::default(),
             c_qmask: k((1 << q) - 1),
             c_kmask: k(q - 1),
             c_q: k(q),
@@ -343,27 +248,27 @@ impl Logic for QuadPacker {
         }
 
         // Input lanes (masks cut to 4·S bits) and their blocks (bit fields of qx, qy).
-        self.lqx[0].next = self.in_qx_0.val();
-        self.lqy[0].next = self.in_qy_0.val();
-        self.lmask[0].next = self.in_mask_0.val() & self.c_mmask.val();
+        self.lqx[0].next = self.inp.qx_0.val();
+        self.lqy[0].next = self.inp.qy_0.val();
+        self.lmask[0].next = self.inp.mask_0.val() & self.c_mmask.val();
         for _z in 0..self._has1 {
-            self.lqx[1].next = self.in_qx_1.val();
-            self.lqy[1].next = self.in_qy_1.val();
-            self.lmask[1].next = self.in_mask_1.val() & self.c_mmask.val();
+            self.lqx[1].next = self.inp.qx_1.val();
+            self.lqy[1].next = self.inp.qy_1.val();
+            self.lmask[1].next = self.inp.mask_1.val() & self.c_mmask.val();
         }
         for _z in 0..self._has2 {
-            self.lqx[2].next = self.in_qx_2.val();
-            self.lqy[2].next = self.in_qy_2.val();
-            self.lmask[2].next = self.in_mask_2.val() & self.c_mmask.val();
-            self.lqx[3].next = self.in_qx_3.val();
-            self.lqy[3].next = self.in_qy_3.val();
-            self.lmask[3].next = self.in_mask_3.val() & self.c_mmask.val();
+            self.lqx[2].next = self.inp.qx_2.val();
+            self.lqy[2].next = self.inp.qy_2.val();
+            self.lmask[2].next = self.inp.mask_2.val() & self.c_mmask.val();
+            self.lqx[3].next = self.inp.qx_3.val();
+            self.lqy[3].next = self.inp.qy_3.val();
+            self.lmask[3].next = self.inp.mask_3.val() & self.c_mmask.val();
         }
         for j in 0..self._q {
             self.lblk[j].next = (((self.lqy[j].val() >> self.c_sqy.val()) & self.c_rmask.val()) << self.c_csh.val())
                 | ((self.lqx[j].val() >> self.c_sqx.val()) & self.c_cmask.val());
         }
-        self.ival.next = self.in_lane_valid.val() & self.c_qmask.val();
+        self.ival.next = self.inp.lane_valid.val() & self.c_qmask.val();
 
         // Slot of every valid input lane: acc_n + number of valid lanes below it.
         self.pos[0].next = self.acc_n.q.val();
@@ -477,23 +382,23 @@ impl Logic for QuadPacker {
             self.acc_n.d.next = 0.into();
             self.pend.d.next = false;
         } else if self.accept.val() {
-            self.prim_r.d.next = self.in_prim.val();
+            self.prim_r.d.next = self.inp.prim.val();
             if self.fill.val() {
                 self.ov.d.next = true;
-                self.olast.d.next = self.in_last.val() & (self.tot.val() == self.c_q.val());
-                self.oprim.d.next = self.in_prim.val();
+                self.olast.d.next = self.inp.last.val() & (self.tot.val() == self.c_q.val());
+                self.oprim.d.next = self.inp.prim.val();
                 self.acc_n.d.next = (self.tot.val() - self.c_q.val()) & self.c_kmask.val();
-                self.pend.d.next = self.in_last.val() & (self.tot.val() > self.c_q.val()) & self.c_multi.val();
+                self.pend.d.next = self.inp.last.val() & (self.tot.val() > self.c_q.val()) & self.c_multi.val();
                 for i in 0..self._qm1 {
                     self.aqx[i].d.next = self.hqx[i].val();
                     self.aqy[i].d.next = self.hqy[i].val();
                     self.amask[i].d.next = self.hmask[i].val();
                     self.ablk[i].d.next = self.hblk[i].val();
                 }
-            } else if self.in_last.val() {
+            } else if self.inp.last.val() {
                 self.ov.d.next = true;
                 self.olast.d.next = true;
-                self.oprim.d.next = self.in_prim.val();
+                self.oprim.d.next = self.inp.prim.val();
                 self.acc_n.d.next = 0.into();
             } else {
                 self.acc_n.d.next = self.tot.val() & self.c_kmask.val();
@@ -506,7 +411,7 @@ impl Logic for QuadPacker {
             }
         }
         // Load the output lanes whenever a beat leaves.
-        if (self.pend.q.val() & self.can_out.val()) | (self.accept.val() & (self.fill.val() | self.in_last.val())) {
+        if (self.pend.q.val() & self.can_out.val()) | (self.accept.val() & (self.fill.val() | self.inp.last.val())) {
             for zq in self._q..self._q1 {
                 self.olv.d.next = self.lvc[zq].val();
             }
@@ -543,25 +448,25 @@ impl Logic for QuadPacker {
 
         // Outputs straight from the registers.
         self.out_valid.next = self.ov.q.val();
-        self.out_prim.next = self.oprim.q.val();
-        self.out_lane_valid.next = self.olv.q.val();
-        self.out_last.next = self.olast.q.val();
-        self.out_qx_0.next = self.oqx[0].q.val();
-        self.out_qx_1.next = self.oqx[1].q.val();
-        self.out_qx_2.next = self.oqx[2].q.val();
-        self.out_qx_3.next = self.oqx[3].q.val();
-        self.out_qy_0.next = self.oqy[0].q.val();
-        self.out_qy_1.next = self.oqy[1].q.val();
-        self.out_qy_2.next = self.oqy[2].q.val();
-        self.out_qy_3.next = self.oqy[3].q.val();
-        self.out_mask_0.next = self.omask[0].q.val();
-        self.out_mask_1.next = self.omask[1].q.val();
-        self.out_mask_2.next = self.omask[2].q.val();
-        self.out_mask_3.next = self.omask[3].q.val();
-        self.out_block_0.next = bit_cast::<8, 12>(self.oblk[0].q.val());
-        self.out_block_1.next = bit_cast::<8, 12>(self.oblk[1].q.val());
-        self.out_block_2.next = bit_cast::<8, 12>(self.oblk[2].q.val());
-        self.out_block_3.next = bit_cast::<8, 12>(self.oblk[3].q.val());
+        self.out.prim.next = self.oprim.q.val();
+        self.out.lane_valid.next = self.olv.q.val();
+        self.out.last.next = self.olast.q.val();
+        self.out.qx_0.next = self.oqx[0].q.val();
+        self.out.qx_1.next = self.oqx[1].q.val();
+        self.out.qx_2.next = self.oqx[2].q.val();
+        self.out.qx_3.next = self.oqx[3].q.val();
+        self.out.qy_0.next = self.oqy[0].q.val();
+        self.out.qy_1.next = self.oqy[1].q.val();
+        self.out.qy_2.next = self.oqy[2].q.val();
+        self.out.qy_3.next = self.oqy[3].q.val();
+        self.out.mask_0.next = self.omask[0].q.val();
+        self.out.mask_1.next = self.omask[1].q.val();
+        self.out.mask_2.next = self.omask[2].q.val();
+        self.out.mask_3.next = self.omask[3].q.val();
+        self.out.block_0.next = bit_cast::<8, 12>(self.oblk[0].q.val());
+        self.out.block_1.next = bit_cast::<8, 12>(self.oblk[1].q.val());
+        self.out.block_2.next = bit_cast::<8, 12>(self.oblk[2].q.val());
+        self.out.block_3.next = bit_cast::<8, 12>(self.oblk[3].q.val());
     }
 }
 

@@ -7,9 +7,9 @@
 //! contract (latency, throughput, back-pressure), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset, every register to zero); in: `in_valid`/
-//! `in_ready` + the `job` fields `in_prim in_tile_x in_tile_y in_col in_row in_e0..2 in_a0..2
-//! in_b0..2 in_vis_w in_vis_h in_last in_none in_trivial`; out: `out_valid`/`out_ready` + the
-//! `beat` fields `out_prim out_lane_valid out_qx_l out_qy_l out_mask_l out_last` (hw/README.md).
+//! `in_ready` with `inp` ([`crate::streams::JobIn`], the `job` stream); out: `out_valid`/
+//! `out_ready` with `out` ([`crate::streams::BeatOut`], the `beat` stream). Fields: the one
+//! declaration, [`tilerast_golden::for_each_stream!`].
 //!
 //! **Function.** Beat j of a job covers quad row r = j / BPR and quads c·Q .. c·Q + Q − 1 of it
 //! (c = j mod BPR, BPR = (SW/2)/Q, NB = BPR·SH/2 beats). Lane l, pixel i (0 BL, 1 BR, 2 TL,
@@ -56,6 +56,7 @@
 //! ```
 
 use crate::emit;
+use crate::streams::{BeatOut, JobIn};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -73,78 +74,14 @@ pub struct SampleRaster {
     pub in_valid: Signal<In, Bit>,
     /// Ready for a job: `!busy | ((!out_valid | out_ready) & final)`.
     pub in_ready: Signal<Out, Bit>,
-    /// Primitive id.
-    pub in_prim: Signal<In, Bits<24>>,
-    /// Tile x (first tile).
-    pub in_tile_x: Signal<In, Bits<8>>,
-    /// Tile y.
-    pub in_tile_y: Signal<In, Bits<8>>,
-    /// Sub-tile column inside the tile.
-    pub in_col: Signal<In, Bits<8>>,
-    /// Sub-tile row inside the tile.
-    pub in_row: Signal<In, Bits<8>>,
-    /// Biased edge 0 value at the sub-tile origin (covered iff ≥ 0).
-    pub in_e0: Signal<In, Signed<48>>,
-    /// Biased edge 1 value at the sub-tile origin.
-    pub in_e1: Signal<In, Signed<48>>,
-    /// Biased edge 2 value at the sub-tile origin.
-    pub in_e2: Signal<In, Signed<48>>,
-    /// Edge 0 x coefficient.
-    pub in_a0: Signal<In, Signed<24>>,
-    /// Edge 1 x coefficient.
-    pub in_a1: Signal<In, Signed<24>>,
-    /// Edge 2 x coefficient.
-    pub in_a2: Signal<In, Signed<24>>,
-    /// Edge 0 y coefficient.
-    pub in_b0: Signal<In, Signed<24>>,
-    /// Edge 1 y coefficient.
-    pub in_b1: Signal<In, Signed<24>>,
-    /// Edge 2 y coefficient.
-    pub in_b2: Signal<In, Signed<24>>,
-    /// Pixels of the tile inside the viewport, x.
-    pub in_vis_w: Signal<In, Bits<9>>,
-    /// Pixels of the tile inside the viewport, y.
-    pub in_vis_h: Signal<In, Bits<9>>,
-    /// Last job of its command.
-    pub in_last: Signal<In, Bit>,
-    /// No sub-tile: a bare `last` token.
-    pub in_none: Signal<In, Bit>,
-    /// Every sample of the sub-tile inside the viewport is covered.
-    pub in_trivial: Signal<In, Bit>,
+    /// Payload in ([`crate::streams::JobIn`]).
+    pub inp: JobIn,
     /// Beat valid.
     pub out_valid: Signal<Out, Bit>,
     /// Downstream ready.
     pub out_ready: Signal<In, Bit>,
-    /// Primitive id.
-    pub out_prim: Signal<Out, Bits<24>>,
-    /// Bit l: lane l holds a quad (mask non-zero).
-    pub out_lane_valid: Signal<Out, Bits<4>>,
-    /// Lane 0 quad x (absolute).
-    pub out_qx_0: Signal<Out, Bits<12>>,
-    /// Lane 1 quad x.
-    pub out_qx_1: Signal<Out, Bits<12>>,
-    /// Lane 2 quad x.
-    pub out_qx_2: Signal<Out, Bits<12>>,
-    /// Lane 3 quad x.
-    pub out_qx_3: Signal<Out, Bits<12>>,
-    /// Lane 0 quad y (absolute).
-    pub out_qy_0: Signal<Out, Bits<12>>,
-    /// Lane 1 quad y.
-    pub out_qy_1: Signal<Out, Bits<12>>,
-    /// Lane 2 quad y.
-    pub out_qy_2: Signal<Out, Bits<12>>,
-    /// Lane 3 quad y.
-    pub out_qy_3: Signal<Out, Bits<12>>,
-    /// Lane 0 mask: pixel i's S samples at bits [i·S, (i+1)·S).
-    pub out_mask_0: Signal<Out, Bits<64>>,
-    /// Lane 1 mask.
-    pub out_mask_1: Signal<Out, Bits<64>>,
-    /// Lane 2 mask.
-    pub out_mask_2: Signal<Out, Bits<64>>,
-    /// Lane 3 mask.
-    pub out_mask_3: Signal<Out, Bits<64>>,
-    /// Last beat of its command.
-    pub out_last: Signal<Out, Bit>,
+    /// Payload out ([`crate::streams::BeatOut`]).
+    pub out: BeatOut,
 
     // ---- preset constants ----
     c_nbm1: Constant<Bits<8>>,
@@ -506,42 +443,10 @@ impl SampleRaster {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
-            in_prim: Default::default(),
-            in_tile_x: Default::default(),
-            in_tile_y: Default::default(),
-            in_col: Default::default(),
-            in_row: Default::default(),
-            in_e0: Default::default(),
-            in_e1: Default::default(),
-            in_e2: Default::default(),
-            in_a0: Default::default(),
-            in_a1: Default::default(),
-            in_a2: Default::default(),
-            in_b0: Default::default(),
-            in_b1: Default::default(),
-            in_b2: Default::default(),
-            in_vis_w: Default::default(),
-            in_vis_h: Default::default(),
-            in_last: Default::default(),
-            in_none: Default::default(),
-            in_trivial: Default::default(),
+            inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
-            out_prim: Default::default(),
-            out_lane_valid: Default::default(),
-            out_qx_0: Default::default(),
-            out_qx_1: Default::default(),
-            out_qx_2: Default::default(),
-            out_qx_3: Default::default(),
-            out_qy_0: Default::default(),
-            out_qy_1: Default::default(),
-            out_qy_2: Default::default(),
-            out_qy_3: Default::default(),
-            out_mask_0: Default::default(),
-            out_mask_1: Default::default(),
-            out_mask_2: Default::default(),
-            out_mask_3: Default::default(),
-            out_last: Default::default(),
+            out: Default::default(),
             c_nbm1: k(g.beats as u64 - 1),
             c_bprm1: k(g.beats_per_row as u64 - 1),
             c_bsh: k(lg(g.beats_per_row)),
@@ -701,9 +606,9 @@ impl Logic for SampleRaster {
         self.accept.next = self.in_valid.val() & (!self.busy.q.val() | (self.can_out.val() & self.fin.val()));
 
         // ---- job load: u = E/16 clamped to [−2^M, 2^M) ----
-        self.ein[0].next = unsigned_cast(self.in_e0.val());
-        self.ein[1].next = unsigned_cast(self.in_e1.val());
-        self.ein[2].next = unsigned_cast(self.in_e2.val());
+        self.ein[0].next = unsigned_cast(self.inp.e0.val());
+        self.ein[1].next = unsigned_cast(self.inp.e1.val());
+        self.ein[2].next = unsigned_cast(self.inp.e2.val());
         for e in 0..3 {
             self.ehi[e].next = self.ein[e].val() & self.c_himask.val();
             if (self.ehi[e].val() == 0) | (self.ehi[e].val() == self.c_himask.val()) {
@@ -875,12 +780,12 @@ impl Logic for SampleRaster {
         }
 
         // ---- job load: sample offsets d = a·X_s + b·Y_s of the incoming job (shift-add program) ----
-        self.ia[0].next = bit_cast::<48, 24>(unsigned_cast(self.in_a0.val()));
-        self.ia[1].next = bit_cast::<48, 24>(unsigned_cast(self.in_a1.val()));
-        self.ia[2].next = bit_cast::<48, 24>(unsigned_cast(self.in_a2.val()));
-        self.ib[0].next = bit_cast::<48, 24>(unsigned_cast(self.in_b0.val()));
-        self.ib[1].next = bit_cast::<48, 24>(unsigned_cast(self.in_b1.val()));
-        self.ib[2].next = bit_cast::<48, 24>(unsigned_cast(self.in_b2.val()));
+        self.ia[0].next = bit_cast::<48, 24>(unsigned_cast(self.inp.a0.val()));
+        self.ia[1].next = bit_cast::<48, 24>(unsigned_cast(self.inp.a1.val()));
+        self.ia[2].next = bit_cast::<48, 24>(unsigned_cast(self.inp.a2.val()));
+        self.ib[0].next = bit_cast::<48, 24>(unsigned_cast(self.inp.b0.val()));
+        self.ib[1].next = bit_cast::<48, 24>(unsigned_cast(self.inp.b1.val()));
+        self.ib[2].next = bit_cast::<48, 24>(unsigned_cast(self.inp.b2.val()));
         for zn in self._nn..self._nn1 {
             for zo in self._no..self._no1 {
                 for e in 0..3 {
@@ -935,22 +840,22 @@ impl Logic for SampleRaster {
             for e in 0..3 {
                 self.ec[e].d.next = self.uc[e].val();
             }
-            self.av[0].d.next = unsigned_cast(self.in_a0.val()) & self.c_amask.val();
-            self.av[1].d.next = unsigned_cast(self.in_a1.val()) & self.c_amask.val();
-            self.av[2].d.next = unsigned_cast(self.in_a2.val()) & self.c_amask.val();
-            self.bv[0].d.next = unsigned_cast(self.in_b0.val()) & self.c_amask.val();
-            self.bv[1].d.next = unsigned_cast(self.in_b1.val()) & self.c_amask.val();
-            self.bv[2].d.next = unsigned_cast(self.in_b2.val()) & self.c_amask.val();
-            self.prim_r.d.next = self.in_prim.val();
-            self.qxs.d.next = (bit_cast::<12, 8>(self.in_tile_x.val()) << self.c_tqxsh.val())
-                | (bit_cast::<12, 8>(self.in_col.val()) << self.c_qwsh.val());
-            self.qys.d.next = (bit_cast::<12, 8>(self.in_tile_y.val()) << self.c_tqysh.val())
-                | (bit_cast::<12, 8>(self.in_row.val()) << self.c_qhsh.val());
-            self.visw.d.next = bit_cast::<10, 9>(self.in_vis_w.val());
-            self.vish.d.next = bit_cast::<10, 9>(self.in_vis_h.val());
-            self.last_r.d.next = self.in_last.val();
-            self.none_r.d.next = self.in_none.val();
-            self.triv_r.d.next = self.in_trivial.val();
+            self.av[0].d.next = unsigned_cast(self.inp.a0.val()) & self.c_amask.val();
+            self.av[1].d.next = unsigned_cast(self.inp.a1.val()) & self.c_amask.val();
+            self.av[2].d.next = unsigned_cast(self.inp.a2.val()) & self.c_amask.val();
+            self.bv[0].d.next = unsigned_cast(self.inp.b0.val()) & self.c_amask.val();
+            self.bv[1].d.next = unsigned_cast(self.inp.b1.val()) & self.c_amask.val();
+            self.bv[2].d.next = unsigned_cast(self.inp.b2.val()) & self.c_amask.val();
+            self.prim_r.d.next = self.inp.prim.val();
+            self.qxs.d.next = (bit_cast::<12, 8>(self.inp.tile_x.val()) << self.c_tqxsh.val())
+                | (bit_cast::<12, 8>(self.inp.col.val()) << self.c_qwsh.val());
+            self.qys.d.next = (bit_cast::<12, 8>(self.inp.tile_y.val()) << self.c_tqysh.val())
+                | (bit_cast::<12, 8>(self.inp.row.val()) << self.c_qhsh.val());
+            self.visw.d.next = bit_cast::<10, 9>(self.inp.vis_w.val());
+            self.vish.d.next = bit_cast::<10, 9>(self.inp.vis_h.val());
+            self.last_r.d.next = self.inp.last.val();
+            self.none_r.d.next = self.inp.none.val();
+            self.triv_r.d.next = self.inp.trivial.val();
         }
 
         // ---- synchronous flush: every register to zero ----
@@ -988,21 +893,21 @@ impl Logic for SampleRaster {
 
         // ---- outputs straight from the registers ----
         self.out_valid.next = self.ov.q.val();
-        self.out_prim.next = self.oprim.q.val();
-        self.out_lane_valid.next = self.olv.q.val();
-        self.out_last.next = self.olast.q.val();
-        self.out_qx_0.next = self.oqx[0].q.val();
-        self.out_qx_1.next = self.oqx[1].q.val();
-        self.out_qx_2.next = self.oqx[2].q.val();
-        self.out_qx_3.next = self.oqx[3].q.val();
-        self.out_qy_0.next = self.oqy[0].q.val();
-        self.out_qy_1.next = self.oqy[1].q.val();
-        self.out_qy_2.next = self.oqy[2].q.val();
-        self.out_qy_3.next = self.oqy[3].q.val();
-        self.out_mask_0.next = self.omask[0].q.val();
-        self.out_mask_1.next = self.omask[1].q.val();
-        self.out_mask_2.next = self.omask[2].q.val();
-        self.out_mask_3.next = self.omask[3].q.val();
+        self.out.prim.next = self.oprim.q.val();
+        self.out.lane_valid.next = self.olv.q.val();
+        self.out.last.next = self.olast.q.val();
+        self.out.qx_0.next = self.oqx[0].q.val();
+        self.out.qx_1.next = self.oqx[1].q.val();
+        self.out.qx_2.next = self.oqx[2].q.val();
+        self.out.qx_3.next = self.oqx[3].q.val();
+        self.out.qy_0.next = self.oqy[0].q.val();
+        self.out.qy_1.next = self.oqy[1].q.val();
+        self.out.qy_2.next = self.oqy[2].q.val();
+        self.out.qy_3.next = self.oqy[3].q.val();
+        self.out.mask_0.next = self.omask[0].q.val();
+        self.out.mask_1.next = self.omask[1].q.val();
+        self.out.mask_2.next = self.omask[2].q.val();
+        self.out.mask_3.next = self.omask[3].q.val();
     }
 }
 

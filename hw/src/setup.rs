@@ -7,14 +7,13 @@
 //! the tile); cycle model [`tilerast_golden::setup::SetupCycle`].
 //!
 //! Ports (valid/ready, see `hw/README.md`): `clock`, `flush` (synchronous: back to idle,
-//! output register cleared), `in_valid`/`in_ready`/`in_prim`/`in_tile_x`/`in_tile_y`/
-//! `in_v0x`…`in_v2y` (the triangle fields of the **cmd** stream; `kind`, `size` and `aa` are
-//! not needed: only triangles are routed here), `out_valid`/`out_ready` and the **edges**
-//! stream `out_prim`, `out_tile_x`, `out_tile_y`, `out_empty`, `out_a0..2`, `out_b0..2`
-//! (Signed<24>), `out_e0..2` (Signed<48>), `out_bx0`, `out_by0`, `out_bx1`, `out_by1`
-//! (Bits<8>), `out_vis_w`, `out_vis_h` (Bits<9>). Every command gives exactly one beat; an
-//! empty one (zero area, culled, bbox misses the tile, tile outside the grid) has
-//! `out_empty = 1` and every field other than prim/tile zero.
+//! output register cleared), `in_valid`/`in_ready` with `inp` ([`crate::streams::CmdIn`]: the
+//! **cmd** stream; it reads the triangle fields, `kind`, `size` and `aa` are unused since only
+//! triangles are routed here), `out_valid`/`out_ready` with `out`
+//! ([`crate::streams::EdgesOut`]: the **edges** stream). Fields and widths are declared once in
+//! [`tilerast_golden::for_each_stream!`]. Every command gives exactly one beat; an empty one
+//! (zero area, culled, bbox misses the tile, tile outside the grid) has `out.empty = 1` and
+//! every field other than prim/tile zero.
 //!
 //! Handshake: `in_ready` is high in IDLE, and in FIN when the output register can load
 //! (`!out_valid || out_ready`), the only combinational input→output path. Outputs leave in
@@ -76,6 +75,7 @@
 //! "FPGA" section (`tilerast synth --table`). All signed comparisons are made on sign bits or on
 //! offset-binary values compared unsigned; no signed constants exist.
 
+use crate::streams::{CmdIn, EdgesOut};
 use crate::util::{k, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::setup::SetupParams;
@@ -99,47 +99,14 @@ pub struct Setup {
     pub in_valid: Signal<In, Bit>,
     /// The command is accepted at this edge (if `in_valid`).
     pub in_ready: Signal<Out, Bit>,
-    /// Primitive id.
-    pub in_prim: Signal<In, Bits<24>>,
-    /// First tile.
-    pub in_tile_x: Signal<In, Bits<8>>,
-    pub in_tile_y: Signal<In, Bits<8>>,
-    /// Vertices, absolute 1/256 px.
-    pub in_v0x: Signal<In, Signed<24>>,
-    pub in_v0y: Signal<In, Signed<24>>,
-    pub in_v1x: Signal<In, Signed<24>>,
-    pub in_v1y: Signal<In, Signed<24>>,
-    pub in_v2x: Signal<In, Signed<24>>,
-    pub in_v2y: Signal<In, Signed<24>>,
+    /// Payload in ([`crate::streams::CmdIn`]).
+    pub inp: CmdIn,
     /// An `Edges` beat is on the outputs.
     pub out_valid: Signal<Out, Bit>,
     /// Downstream takes the beat at this edge.
     pub out_ready: Signal<In, Bit>,
-    /// Primitive id and tile of the command.
-    pub out_prim: Signal<Out, Bits<24>>,
-    pub out_tile_x: Signal<Out, Bits<8>>,
-    pub out_tile_y: Signal<Out, Bits<8>>,
-    /// Nothing to rasterize (zero area, culled, bbox misses the tile); other fields are 0.
-    pub out_empty: Signal<Out, Bit>,
-    /// Edge coefficients of the counter-clockwise triangle: a = y_i − y_j, b = x_j − x_i.
-    pub out_a0: Signal<Out, Signed<24>>,
-    pub out_a1: Signal<Out, Signed<24>>,
-    pub out_a2: Signal<Out, Signed<24>>,
-    pub out_b0: Signal<Out, Signed<24>>,
-    pub out_b1: Signal<Out, Signed<24>>,
-    pub out_b2: Signal<Out, Signed<24>>,
-    /// Biased edge values at the origin of the first visited sub-tile; covered iff ≥ 0.
-    pub out_e0: Signal<Out, Signed<48>>,
-    pub out_e1: Signal<Out, Signed<48>>,
-    pub out_e2: Signal<Out, Signed<48>>,
-    /// Inclusive pixel bbox, tile-relative, clipped to tile and viewport.
-    pub out_bx0: Signal<Out, Bits<8>>,
-    pub out_by0: Signal<Out, Bits<8>>,
-    pub out_bx1: Signal<Out, Bits<8>>,
-    pub out_by1: Signal<Out, Bits<8>>,
-    /// Pixels of the tile inside the viewport.
-    pub out_vis_w: Signal<Out, Bits<9>>,
-    pub out_vis_h: Signal<Out, Bits<9>>,
+    /// Payload out ([`crate::streams::EdgesOut`]).
+    pub out: EdgesOut,
 
     // ---- preset constants ----
     tile_shift_x: Constant<Bits<4>>,
@@ -369,36 +336,10 @@ impl Setup {
             flush: dflt(),
             in_valid: dflt(),
             in_ready: dflt(),
-            in_prim: dflt(),
-            in_tile_x: dflt(),
-            in_tile_y: dflt(),
-            in_v0x: dflt(),
-            in_v0y: dflt(),
-            in_v1x: dflt(),
-            in_v1y: dflt(),
-            in_v2x: dflt(),
-            in_v2y: dflt(),
+            inp: Default::default(),
             out_valid: dflt(),
             out_ready: dflt(),
-            out_prim: dflt(),
-            out_tile_x: dflt(),
-            out_tile_y: dflt(),
-            out_empty: dflt(),
-            out_a0: dflt(),
-            out_a1: dflt(),
-            out_a2: dflt(),
-            out_b0: dflt(),
-            out_b1: dflt(),
-            out_b2: dflt(),
-            out_e0: dflt(),
-            out_e1: dflt(),
-            out_e2: dflt(),
-            out_bx0: dflt(),
-            out_by0: dflt(),
-            out_bx1: dflt(),
-            out_by1: dflt(),
-            out_vis_w: dflt(),
-            out_vis_h: dflt(),
+            out: Default::default(),
             tile_shift_x: k(p.tile_shift[0] as u64),
             tile_shift_y: k(p.tile_shift[1] as u64),
             last_tile_x: k(p.last_tile[0] as u64),
@@ -595,12 +536,12 @@ impl Logic for Setup {
 
         // ---------------- bbox from the input ports ----------------
         // floor(v / 256) = the top 16 bits; offset binary (sign bit flipped) compares unsigned.
-        self.vx0.next = unsigned_cast(self.in_v0x.val());
-        self.vx1.next = unsigned_cast(self.in_v1x.val());
-        self.vx2.next = unsigned_cast(self.in_v2x.val());
-        self.vy0.next = unsigned_cast(self.in_v0y.val());
-        self.vy1.next = unsigned_cast(self.in_v1y.val());
-        self.vy2.next = unsigned_cast(self.in_v2y.val());
+        self.vx0.next = unsigned_cast(self.inp.v0x.val());
+        self.vx1.next = unsigned_cast(self.inp.v1x.val());
+        self.vx2.next = unsigned_cast(self.inp.v2x.val());
+        self.vy0.next = unsigned_cast(self.inp.v0y.val());
+        self.vy1.next = unsigned_cast(self.inp.v1y.val());
+        self.vy2.next = unsigned_cast(self.inp.v2y.val());
         self.ox0.next = (self.vx0.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
         self.ox1.next = (self.vx1.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
         self.ox2.next = (self.vx2.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
@@ -630,14 +571,14 @@ impl Logic for Setup {
         }
         // The tile's pixels inside the viewport, absolute: [t0, thi] (thi = VW − 1 for the last
         // column), offset binary like the vertices.
-        self.tx0.next = bit_cast::<16, 8>(self.in_tile_x.val()) << self.tile_shift_x.val();
-        self.ty0.next = bit_cast::<16, 8>(self.in_tile_y.val()) << self.tile_shift_y.val();
+        self.tx0.next = bit_cast::<16, 8>(self.inp.tile_x.val()) << self.tile_shift_x.val();
+        self.ty0.next = bit_cast::<16, 8>(self.inp.tile_y.val()) << self.tile_shift_y.val();
         self.thx.next = self.tx0.val() | self.tile_mask_x.val();
-        if self.in_tile_x.val() == self.last_tile_x.val() {
+        if self.inp.tile_x.val() == self.last_tile_x.val() {
             self.thx.next = self.vp_max_x.val();
         }
         self.thy.next = self.ty0.val() | self.tile_mask_y.val();
-        if self.in_tile_y.val() == self.last_tile_y.val() {
+        if self.inp.tile_y.val() == self.last_tile_y.val() {
             self.thy.next = self.vp_max_y.val();
         }
         // Clip the min to t0; tile-relative = the low bits (t0 is a multiple of the tile size).
@@ -652,8 +593,8 @@ impl Logic for Setup {
         // Empty (first part): the min lies beyond thi, or the tile is outside the grid.
         self.bbempty.next = (self.mnx.val() > ((self.thx.val() & self.ob_keep.val()) ^ self.ob_flip.val()))
             | (self.mny.val() > ((self.thy.val() & self.ob_keep.val()) ^ self.ob_flip.val()))
-            | (self.in_tile_x.val() > self.last_tile_x.val())
-            | (self.in_tile_y.val() > self.last_tile_y.val());
+            | (self.inp.tile_x.val() > self.last_tile_x.val())
+            | (self.inp.tile_y.val() > self.last_tile_y.val());
 
         // ---------------- bbox max side (MUL 0, from the ring and the kept comparisons) ----------------
         self.qx0.next = (self.r0x.q.val().get_bits::<16>(8) & self.ob_keep.val()) ^ self.ob_flip.val();
@@ -902,9 +843,9 @@ impl Logic for Setup {
             self.r1y.d.next = self.vy1.val();
             self.r2x.d.next = self.vx2.val();
             self.r2y.d.next = self.vy2.val();
-            self.w_prim.d.next = self.in_prim.val();
-            self.w_tx.d.next = self.in_tile_x.val();
-            self.w_ty.d.next = self.in_tile_y.val();
+            self.w_prim.d.next = self.inp.prim.val();
+            self.w_tx.d.next = self.inp.tile_x.val();
+            self.w_ty.d.next = self.inp.tile_y.val();
             self.w_bx0.d.next = self.bx0n.val();
             self.w_by0.d.next = self.by0n.val();
             self.w_c.d.next = bit_cast::<6, 1>(self.cx01.val().into())
@@ -947,25 +888,25 @@ impl Logic for Setup {
 
         // ---------------- outputs ----------------
         self.out_valid.next = self.o_valid.q.val();
-        self.out_prim.next = self.o_prim.q.val();
-        self.out_tile_x.next = self.o_tx.q.val();
-        self.out_tile_y.next = self.o_ty.q.val();
-        self.out_empty.next = self.o_empty.q.val();
-        self.out_a0.next = signed_cast(self.o_a0.q.val());
-        self.out_a1.next = signed_cast(self.o_a1.q.val());
-        self.out_a2.next = signed_cast(self.o_a2.q.val());
-        self.out_b0.next = signed_cast(self.o_b0.q.val());
-        self.out_b1.next = signed_cast(self.o_b1.q.val());
-        self.out_b2.next = signed_cast(self.o_b2.q.val());
-        self.out_e0.next = signed_cast(self.o_e0.q.val());
-        self.out_e1.next = signed_cast(self.o_e1.q.val());
-        self.out_e2.next = signed_cast(self.o_e2.q.val());
-        self.out_bx0.next = self.o_bx0.q.val();
-        self.out_by0.next = self.o_by0.q.val();
-        self.out_bx1.next = self.o_bx1.q.val();
-        self.out_by1.next = self.o_by1.q.val();
-        self.out_vis_w.next = self.o_vw.q.val();
-        self.out_vis_h.next = self.o_vh.q.val();
+        self.out.prim.next = self.o_prim.q.val();
+        self.out.tile_x.next = self.o_tx.q.val();
+        self.out.tile_y.next = self.o_ty.q.val();
+        self.out.empty.next = self.o_empty.q.val();
+        self.out.a0.next = signed_cast(self.o_a0.q.val());
+        self.out.a1.next = signed_cast(self.o_a1.q.val());
+        self.out.a2.next = signed_cast(self.o_a2.q.val());
+        self.out.b0.next = signed_cast(self.o_b0.q.val());
+        self.out.b1.next = signed_cast(self.o_b1.q.val());
+        self.out.b2.next = signed_cast(self.o_b2.q.val());
+        self.out.e0.next = signed_cast(self.o_e0.q.val());
+        self.out.e1.next = signed_cast(self.o_e1.q.val());
+        self.out.e2.next = signed_cast(self.o_e2.q.val());
+        self.out.bx0.next = self.o_bx0.q.val();
+        self.out.by0.next = self.o_by0.q.val();
+        self.out.bx1.next = self.o_bx1.q.val();
+        self.out.by1.next = self.o_by1.q.val();
+        self.out.vis_w.next = self.o_vw.q.val();
+        self.out.vis_h.next = self.o_vh.q.val();
     }
 }
 

@@ -5,11 +5,9 @@
 //! its rustdoc is the block's timing contract (latency, throughput, back-pressure), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register returns to 0, i.e. idle).
-//! In (`cand` stream): `in_valid`/`in_ready`, `in_prim`, `in_tile_x`, `in_tile_y`, `in_col`,
-//! `in_row`, `in_e0..2` (`Signed<48>`, biased E at the sub-tile origin), `in_a0..2`, `in_b0..2`
-//! (`Signed<24>`), `in_vis_w`, `in_vis_h` (`Bits<9>`), `in_last`, `in_none`.
-//! Out (`job` stream): `out_valid`/`out_ready`, the same fields with `out_` prefix, plus
-//! `out_trivial`.
+//! In: `in_valid`/`in_ready` with `inp` ([`crate::streams::CandIn`], the `cand` stream).
+//! Out: `out_valid`/`out_ready` with `out` ([`crate::streams::JobOut`], the `job` stream: the
+//! same fields plus `trivial`). Fields: [`tilerast_golden::for_each_stream!`].
 //!
 //! **Test** (bit-exact with golden `subtile_coverage::classify_tile`, all three
 //! `cfg.coverage_test` modes; the mode enters as constants, yosys keeps only the selected one):
@@ -50,6 +48,7 @@
 //! ```
 
 use crate::emit;
+use crate::streams::{CandIn, JobOut};
 use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
@@ -319,51 +318,14 @@ pub struct SubtileCoverage {
     pub in_valid: Signal<In, Bit>,
     /// Candidate taken at this edge if `in_valid` too: `!out_valid | out_ready`.
     pub in_ready: Signal<Out, Bit>,
-    /// Candidate payload (see `streams::Cand`).
-    pub in_prim: Signal<In, Bits<24>>,
-    pub in_tile_x: Signal<In, Bits<8>>,
-    pub in_tile_y: Signal<In, Bits<8>>,
-    pub in_col: Signal<In, Bits<8>>,
-    pub in_row: Signal<In, Bits<8>>,
-    pub in_e0: Signal<In, Signed<48>>,
-    pub in_e1: Signal<In, Signed<48>>,
-    pub in_e2: Signal<In, Signed<48>>,
-    pub in_a0: Signal<In, Signed<24>>,
-    pub in_a1: Signal<In, Signed<24>>,
-    pub in_a2: Signal<In, Signed<24>>,
-    pub in_b0: Signal<In, Signed<24>>,
-    pub in_b1: Signal<In, Signed<24>>,
-    pub in_b2: Signal<In, Signed<24>>,
-    pub in_vis_w: Signal<In, Bits<9>>,
-    pub in_vis_h: Signal<In, Bits<9>>,
-    pub in_last: Signal<In, Bit>,
-    pub in_none: Signal<In, Bit>,
+    /// Payload in ([`crate::streams::CandIn`]).
+    pub inp: CandIn,
     /// A job is held in the output registers.
     pub out_valid: Signal<Out, Bit>,
     /// Downstream takes the job at this edge.
     pub out_ready: Signal<In, Bit>,
-    /// Job payload (see `streams::Job`): the candidate's fields, ...
-    pub out_prim: Signal<Out, Bits<24>>,
-    pub out_tile_x: Signal<Out, Bits<8>>,
-    pub out_tile_y: Signal<Out, Bits<8>>,
-    pub out_col: Signal<Out, Bits<8>>,
-    pub out_row: Signal<Out, Bits<8>>,
-    pub out_e0: Signal<Out, Signed<48>>,
-    pub out_e1: Signal<Out, Signed<48>>,
-    pub out_e2: Signal<Out, Signed<48>>,
-    pub out_a0: Signal<Out, Signed<24>>,
-    pub out_a1: Signal<Out, Signed<24>>,
-    pub out_a2: Signal<Out, Signed<24>>,
-    pub out_b0: Signal<Out, Signed<24>>,
-    pub out_b1: Signal<Out, Signed<24>>,
-    pub out_b2: Signal<Out, Signed<24>>,
-    pub out_vis_w: Signal<Out, Bits<9>>,
-    pub out_vis_h: Signal<Out, Bits<9>>,
-    pub out_last: Signal<Out, Bit>,
-    /// No sub-tile: the candidate was `none`, or rejected while carrying `last`.
-    pub out_none: Signal<Out, Bit>,
-    /// ... and: every sample of the sub-tile (inside the viewport) is covered.
-    pub out_trivial: Signal<Out, Bit>,
+    /// Payload out ([`crate::streams::JobOut`]).
+    pub out: JobOut,
 
     sw_log: Constant<Bits<9>>,
     sh_log: Constant<Bits<9>>,
@@ -426,45 +388,10 @@ impl SubtileCoverage {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
-            in_prim: Default::default(),
-            in_tile_x: Default::default(),
-            in_tile_y: Default::default(),
-            in_col: Default::default(),
-            in_row: Default::default(),
-            in_e0: Default::default(),
-            in_e1: Default::default(),
-            in_e2: Default::default(),
-            in_a0: Default::default(),
-            in_a1: Default::default(),
-            in_a2: Default::default(),
-            in_b0: Default::default(),
-            in_b1: Default::default(),
-            in_b2: Default::default(),
-            in_vis_w: Default::default(),
-            in_vis_h: Default::default(),
-            in_last: Default::default(),
-            in_none: Default::default(),
+            inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
-            out_prim: Default::default(),
-            out_tile_x: Default::default(),
-            out_tile_y: Default::default(),
-            out_col: Default::default(),
-            out_row: Default::default(),
-            out_e0: Default::default(),
-            out_e1: Default::default(),
-            out_e2: Default::default(),
-            out_a0: Default::default(),
-            out_a1: Default::default(),
-            out_a2: Default::default(),
-            out_b0: Default::default(),
-            out_b1: Default::default(),
-            out_b2: Default::default(),
-            out_vis_w: Default::default(),
-            out_vis_h: Default::default(),
-            out_last: Default::default(),
-            out_none: Default::default(),
-            out_trivial: Default::default(),
+            out: Default::default(),
             sw_log: Constant::new((sw.trailing_zeros() as u64).into()),
             sh_log: Constant::new((sh.trailing_zeros() as u64).into()),
             clip_x_en: Constant::new(!cfg.viewport[0].is_multiple_of(sw)),
@@ -526,43 +453,43 @@ impl Logic for SubtileCoverage {
         self.accept.next = self.in_valid.val() & (!self.valid_r.q.val() | self.out_ready.val());
         // Viewport clipping of this sub-tile: col ≥ vis_w / SW (only possible if the viewport
         // is not a multiple of the sub-tile size).
-        self.clip_x.next =
-            self.clip_x_en.val() & (bit_cast::<9, 8>(self.in_col.val()) >= (self.in_vis_w.val() >> self.sw_log.val()));
-        self.clip_y.next =
-            self.clip_y_en.val() & (bit_cast::<9, 8>(self.in_row.val()) >= (self.in_vis_h.val() >> self.sh_log.val()));
-        self.et0.e.next = self.in_e0.val();
-        self.et0.a.next = self.in_a0.val();
-        self.et0.b.next = self.in_b0.val();
+        self.clip_x.next = self.clip_x_en.val()
+            & (bit_cast::<9, 8>(self.inp.col.val()) >= (self.inp.vis_w.val() >> self.sw_log.val()));
+        self.clip_y.next = self.clip_y_en.val()
+            & (bit_cast::<9, 8>(self.inp.row.val()) >= (self.inp.vis_h.val() >> self.sh_log.val()));
+        self.et0.e.next = self.inp.e0.val();
+        self.et0.a.next = self.inp.a0.val();
+        self.et0.b.next = self.inp.b0.val();
         self.et0.clip_x.next = self.clip_x.val();
         self.et0.clip_y.next = self.clip_y.val();
-        self.et1.e.next = self.in_e1.val();
-        self.et1.a.next = self.in_a1.val();
-        self.et1.b.next = self.in_b1.val();
+        self.et1.e.next = self.inp.e1.val();
+        self.et1.a.next = self.inp.a1.val();
+        self.et1.b.next = self.inp.b1.val();
         self.et1.clip_x.next = self.clip_x.val();
         self.et1.clip_y.next = self.clip_y.val();
-        self.et2.e.next = self.in_e2.val();
-        self.et2.a.next = self.in_a2.val();
-        self.et2.b.next = self.in_b2.val();
+        self.et2.e.next = self.inp.e2.val();
+        self.et2.a.next = self.inp.a2.val();
+        self.et2.b.next = self.inp.b2.val();
         self.et2.clip_x.next = self.clip_x.val();
         self.et2.clip_y.next = self.clip_y.val();
-        self.sx_e0.x.next = self.in_e0.val();
-        self.sx_e1.x.next = self.in_e1.val();
-        self.sx_e2.x.next = self.in_e2.val();
-        self.sx_a0.x.next = self.in_a0.val();
-        self.sx_a1.x.next = self.in_a1.val();
-        self.sx_a2.x.next = self.in_a2.val();
-        self.sx_b0.x.next = self.in_b0.val();
-        self.sx_b1.x.next = self.in_b1.val();
-        self.sx_b2.x.next = self.in_b2.val();
+        self.sx_e0.x.next = self.inp.e0.val();
+        self.sx_e1.x.next = self.inp.e1.val();
+        self.sx_e2.x.next = self.inp.e2.val();
+        self.sx_a0.x.next = self.inp.a0.val();
+        self.sx_a1.x.next = self.inp.a1.val();
+        self.sx_a2.x.next = self.inp.a2.val();
+        self.sx_b0.x.next = self.inp.b0.val();
+        self.sx_b1.x.next = self.inp.b1.val();
+        self.sx_b2.x.next = self.inp.b2.val();
         self.covered.next = self.et0.covered.val() & self.et1.covered.val() & self.et2.covered.val();
         self.all_in.next = self.et0.all_in.val() & self.et1.all_in.val() & self.et2.all_in.val();
         if self.accept.val() {
-            self.valid_r.d.next = self.covered.val() | self.in_last.val();
-            self.prim_r.d.next = self.in_prim.val();
-            self.tx_r.d.next = self.in_tile_x.val();
-            self.ty_r.d.next = self.in_tile_y.val();
-            self.col_r.d.next = self.in_col.val();
-            self.row_r.d.next = self.in_row.val();
+            self.valid_r.d.next = self.covered.val() | self.inp.last.val();
+            self.prim_r.d.next = self.inp.prim.val();
+            self.tx_r.d.next = self.inp.tile_x.val();
+            self.ty_r.d.next = self.inp.tile_y.val();
+            self.col_r.d.next = self.inp.col.val();
+            self.row_r.d.next = self.inp.row.val();
             self.e0_r.d.next = self.sx_e0.y.val();
             self.e1_r.d.next = self.sx_e1.y.val();
             self.e2_r.d.next = self.sx_e2.y.val();
@@ -572,11 +499,11 @@ impl Logic for SubtileCoverage {
             self.b0_r.d.next = self.sx_b0.y.val();
             self.b1_r.d.next = self.sx_b1.y.val();
             self.b2_r.d.next = self.sx_b2.y.val();
-            self.visw_r.d.next = self.in_vis_w.val();
-            self.vish_r.d.next = self.in_vis_h.val();
-            self.last_r.d.next = self.in_last.val();
-            self.none_r.d.next = self.in_none.val() | !self.covered.val();
-            self.trivial_r.d.next = self.covered.val() & self.all_in.val() & !self.in_none.val();
+            self.visw_r.d.next = self.inp.vis_w.val();
+            self.vish_r.d.next = self.inp.vis_h.val();
+            self.last_r.d.next = self.inp.last.val();
+            self.none_r.d.next = self.inp.none.val() | !self.covered.val();
+            self.trivial_r.d.next = self.covered.val() & self.all_in.val() & !self.inp.none.val();
         } else if self.out_ready.val() {
             self.valid_r.d.next = false;
         }
@@ -603,25 +530,25 @@ impl Logic for SubtileCoverage {
             self.trivial_r.d.next = false;
         }
         self.out_valid.next = self.valid_r.q.val();
-        self.out_prim.next = self.prim_r.q.val();
-        self.out_tile_x.next = self.tx_r.q.val();
-        self.out_tile_y.next = self.ty_r.q.val();
-        self.out_col.next = self.col_r.q.val();
-        self.out_row.next = self.row_r.q.val();
-        self.out_e0.next = self.e0_r.q.val();
-        self.out_e1.next = self.e1_r.q.val();
-        self.out_e2.next = self.e2_r.q.val();
-        self.out_a0.next = self.a0_r.q.val();
-        self.out_a1.next = self.a1_r.q.val();
-        self.out_a2.next = self.a2_r.q.val();
-        self.out_b0.next = self.b0_r.q.val();
-        self.out_b1.next = self.b1_r.q.val();
-        self.out_b2.next = self.b2_r.q.val();
-        self.out_vis_w.next = self.visw_r.q.val();
-        self.out_vis_h.next = self.vish_r.q.val();
-        self.out_last.next = self.last_r.q.val();
-        self.out_none.next = self.none_r.q.val();
-        self.out_trivial.next = self.trivial_r.q.val();
+        self.out.prim.next = self.prim_r.q.val();
+        self.out.tile_x.next = self.tx_r.q.val();
+        self.out.tile_y.next = self.ty_r.q.val();
+        self.out.col.next = self.col_r.q.val();
+        self.out.row.next = self.row_r.q.val();
+        self.out.e0.next = self.e0_r.q.val();
+        self.out.e1.next = self.e1_r.q.val();
+        self.out.e2.next = self.e2_r.q.val();
+        self.out.a0.next = self.a0_r.q.val();
+        self.out.a1.next = self.a1_r.q.val();
+        self.out.a2.next = self.a2_r.q.val();
+        self.out.b0.next = self.b0_r.q.val();
+        self.out.b1.next = self.b1_r.q.val();
+        self.out.b2.next = self.b2_r.q.val();
+        self.out.vis_w.next = self.visw_r.q.val();
+        self.out.vis_h.next = self.vish_r.q.val();
+        self.out.last.next = self.last_r.q.val();
+        self.out.none.next = self.none_r.q.val();
+        self.out.trivial.next = self.trivial_r.q.val();
     }
 }
 

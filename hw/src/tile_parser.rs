@@ -6,13 +6,11 @@
 //! rustdoc is the block's timing contract (latency, throughput, back-pressure), stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register returns to 0, i.e. idle).
-//! In (`edges` stream from setup): `in_valid`/`in_ready`, `in_prim`, `in_tile_x`, `in_tile_y`,
-//! `in_empty`, `in_a0..2`, `in_b0..2` (`Signed<24>`), `in_e0..2` (`Signed<48>`: biased E at the
-//! origin of sub-tile (c0, r0)), `in_bx0`, `in_by0`, `in_bx1`, `in_by1` (`Bits<8>`, inclusive,
-//! tile-relative, clipped), `in_vis_w`, `in_vis_h` (`Bits<9>`).
-//! Out (`cand` stream): `out_valid`/`out_ready`, `out_prim`, `out_tile_x`, `out_tile_y`, `out_col`,
-//! `out_row`, `out_e0..2` (E at this sub-tile's origin), `out_a0..2`, `out_b0..2`, `out_vis_w`,
-//! `out_vis_h`, `out_last`, `out_none`.
+//! In: `in_valid`/`in_ready` with `inp` ([`crate::streams::EdgesIn`], the `edges` stream from
+//! setup: `e0..2` is the biased E at the origin of sub-tile (c0, r0), the bbox is inclusive,
+//! tile-relative and clipped). Out: `out_valid`/`out_ready` with `out`
+//! ([`crate::streams::CandOut`], the `cand` stream: `e0..2` at this sub-tile's origin). Fields:
+//! [`tilerast_golden::for_each_stream!`].
 //!
 //! **Walk.** With c0 = bx0 / SW, c1 = bx1 / SW, r0 = by0 / SH, r1 = by1 / SH: rows r0..=r1 bottom-up,
 //! in each row columns c0..=c1 left → right (golden `subtile_coverage` walk order restricted to
@@ -49,6 +47,7 @@
 //! ```
 
 use crate::emit;
+use crate::streams::{CandOut, EdgesIn};
 use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -65,59 +64,14 @@ pub struct TileParser {
     pub in_valid: Signal<In, Bit>,
     /// `edges` beat taken at this edge if `in_valid` too: `!out_valid | (out_ready & out_last)`.
     pub in_ready: Signal<Out, Bit>,
-    /// Primitive id.
-    pub in_prim: Signal<In, Bits<24>>,
-    /// First tile coordinates.
-    pub in_tile_x: Signal<In, Bits<8>>,
-    pub in_tile_y: Signal<In, Bits<8>>,
-    /// Nothing to rasterize: one `none`+`last` candidate.
-    pub in_empty: Signal<In, Bit>,
-    /// Edge coefficients (1/256 px units), counter-clockwise order.
-    pub in_a0: Signal<In, Signed<24>>,
-    pub in_a1: Signal<In, Signed<24>>,
-    pub in_a2: Signal<In, Signed<24>>,
-    pub in_b0: Signal<In, Signed<24>>,
-    pub in_b1: Signal<In, Signed<24>>,
-    pub in_b2: Signal<In, Signed<24>>,
-    /// Biased E at the origin of sub-tile (bx0/SW, by0/SH).
-    pub in_e0: Signal<In, Signed<48>>,
-    pub in_e1: Signal<In, Signed<48>>,
-    pub in_e2: Signal<In, Signed<48>>,
-    /// Inclusive tile-relative pixel bounding box.
-    pub in_bx0: Signal<In, Bits<8>>,
-    pub in_by0: Signal<In, Bits<8>>,
-    pub in_bx1: Signal<In, Bits<8>>,
-    pub in_by1: Signal<In, Bits<8>>,
-    /// Pixels of the tile inside the viewport.
-    pub in_vis_w: Signal<In, Bits<9>>,
-    pub in_vis_h: Signal<In, Bits<9>>,
+    /// Payload in ([`crate::streams::EdgesIn`]).
+    pub inp: EdgesIn,
     /// A candidate is held in the output registers.
     pub out_valid: Signal<Out, Bit>,
     /// Downstream takes the candidate at this edge.
     pub out_ready: Signal<In, Bit>,
-    /// Candidate payload (see `streams::Cand`).
-    pub out_prim: Signal<Out, Bits<24>>,
-    pub out_tile_x: Signal<Out, Bits<8>>,
-    pub out_tile_y: Signal<Out, Bits<8>>,
-    /// Sub-tile column and row inside the tile.
-    pub out_col: Signal<Out, Bits<8>>,
-    pub out_row: Signal<Out, Bits<8>>,
-    /// Biased E at this sub-tile's origin.
-    pub out_e0: Signal<Out, Signed<48>>,
-    pub out_e1: Signal<Out, Signed<48>>,
-    pub out_e2: Signal<Out, Signed<48>>,
-    pub out_a0: Signal<Out, Signed<24>>,
-    pub out_a1: Signal<Out, Signed<24>>,
-    pub out_a2: Signal<Out, Signed<24>>,
-    pub out_b0: Signal<Out, Signed<24>>,
-    pub out_b1: Signal<Out, Signed<24>>,
-    pub out_b2: Signal<Out, Signed<24>>,
-    pub out_vis_w: Signal<Out, Bits<9>>,
-    pub out_vis_h: Signal<Out, Bits<9>>,
-    /// Last candidate of its command.
-    pub out_last: Signal<Out, Bit>,
-    /// No sub-tile (empty command's `last` token).
-    pub out_none: Signal<Out, Bit>,
+    /// Payload out ([`crate::streams::CandOut`]).
+    pub out: CandOut,
 
     // Preset constants.
     sw_log: Constant<Bits<8>>,
@@ -215,45 +169,10 @@ impl TileParser {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
-            in_prim: Default::default(),
-            in_tile_x: Default::default(),
-            in_tile_y: Default::default(),
-            in_empty: Default::default(),
-            in_a0: Default::default(),
-            in_a1: Default::default(),
-            in_a2: Default::default(),
-            in_b0: Default::default(),
-            in_b1: Default::default(),
-            in_b2: Default::default(),
-            in_e0: Default::default(),
-            in_e1: Default::default(),
-            in_e2: Default::default(),
-            in_bx0: Default::default(),
-            in_by0: Default::default(),
-            in_bx1: Default::default(),
-            in_by1: Default::default(),
-            in_vis_w: Default::default(),
-            in_vis_h: Default::default(),
+            inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
-            out_prim: Default::default(),
-            out_tile_x: Default::default(),
-            out_tile_y: Default::default(),
-            out_col: Default::default(),
-            out_row: Default::default(),
-            out_e0: Default::default(),
-            out_e1: Default::default(),
-            out_e2: Default::default(),
-            out_a0: Default::default(),
-            out_a1: Default::default(),
-            out_a2: Default::default(),
-            out_b0: Default::default(),
-            out_b1: Default::default(),
-            out_b2: Default::default(),
-            out_vis_w: Default::default(),
-            out_vis_h: Default::default(),
-            out_last: Default::default(),
-            out_none: Default::default(),
+            out: Default::default(),
             sw_log: Constant::new(lsw.into()),
             sh_log: Constant::new(lsh.into()),
             col_shift: Constant::new((8 + lsw).into()),
@@ -346,10 +265,10 @@ impl Logic for TileParser {
         self.accept.next = self.in_valid.val() & (!self.valid_r.q.val() | (self.out_ready.val() & self.last_r.q.val()));
         self.fire.next = self.valid_r.q.val() & self.out_ready.val();
         // Bounding box in sub-tiles.
-        self.c0_in.next = self.in_bx0.val() >> self.sw_log.val();
-        self.c1_in.next = self.in_bx1.val() >> self.sw_log.val();
-        self.r0_in.next = self.in_by0.val() >> self.sh_log.val();
-        self.r1_in.next = self.in_by1.val() >> self.sh_log.val();
+        self.c0_in.next = self.inp.bx0.val() >> self.sw_log.val();
+        self.c1_in.next = self.inp.bx1.val() >> self.sw_log.val();
+        self.r0_in.next = self.inp.by0.val() >> self.sh_log.val();
+        self.r1_in.next = self.inp.by1.val() >> self.sh_log.val();
         self.col_inc.next = self.col_r.q.val() + self.one8.val();
         self.row_inc.next = self.row_r.q.val() + self.one8.val();
         // Steps: a·SW·256 and b·SH·256 (sign-extend, then shift).
@@ -375,40 +294,40 @@ impl Logic for TileParser {
         self.erow_d0.next = self.erow0_r.q.val();
         self.erow_d1.next = self.erow1_r.q.val();
         self.erow_d2.next = self.erow2_r.q.val();
-        self.sx_a0.x.next = self.in_a0.val();
-        self.sx_a1.x.next = self.in_a1.val();
-        self.sx_a2.x.next = self.in_a2.val();
-        self.sx_b0.x.next = self.in_b0.val();
-        self.sx_b1.x.next = self.in_b1.val();
-        self.sx_b2.x.next = self.in_b2.val();
+        self.sx_a0.x.next = self.inp.a0.val();
+        self.sx_a1.x.next = self.inp.a1.val();
+        self.sx_a2.x.next = self.inp.a2.val();
+        self.sx_b0.x.next = self.inp.b0.val();
+        self.sx_b1.x.next = self.inp.b1.val();
+        self.sx_b2.x.next = self.inp.b2.val();
         if self.accept.val() {
             // Load a new command: its first visited sub-tile (c0, r0).
             self.valid_r.d.next = true;
-            self.prim_r.d.next = self.in_prim.val();
-            self.tx_r.d.next = self.in_tile_x.val();
-            self.ty_r.d.next = self.in_tile_y.val();
+            self.prim_r.d.next = self.inp.prim.val();
+            self.tx_r.d.next = self.inp.tile_x.val();
+            self.ty_r.d.next = self.inp.tile_y.val();
             self.col_r.d.next = self.c0_in.val();
             self.row_r.d.next = self.r0_in.val();
-            self.e_d0.next = self.in_e0.val();
-            self.e_d1.next = self.in_e1.val();
-            self.e_d2.next = self.in_e2.val();
-            self.erow_d0.next = self.in_e0.val();
-            self.erow_d1.next = self.in_e1.val();
-            self.erow_d2.next = self.in_e2.val();
+            self.e_d0.next = self.inp.e0.val();
+            self.e_d1.next = self.inp.e1.val();
+            self.e_d2.next = self.inp.e2.val();
+            self.erow_d0.next = self.inp.e0.val();
+            self.erow_d1.next = self.inp.e1.val();
+            self.erow_d2.next = self.inp.e2.val();
             self.a0_r.d.next = self.sx_a0.y.val();
             self.a1_r.d.next = self.sx_a1.y.val();
             self.a2_r.d.next = self.sx_a2.y.val();
             self.b0_r.d.next = self.sx_b0.y.val();
             self.b1_r.d.next = self.sx_b1.y.val();
             self.b2_r.d.next = self.sx_b2.y.val();
-            self.visw_r.d.next = self.in_vis_w.val();
-            self.vish_r.d.next = self.in_vis_h.val();
+            self.visw_r.d.next = self.inp.vis_w.val();
+            self.vish_r.d.next = self.inp.vis_h.val();
             self.c0_r.d.next = self.c0_in.val();
             self.c1_r.d.next = self.c1_in.val();
             self.r1_r.d.next = self.r1_in.val();
-            self.none_r.d.next = self.in_empty.val();
-            self.last_r.d.next =
-                self.in_empty.val() | ((self.c0_in.val() == self.c1_in.val()) & (self.r0_in.val() == self.r1_in.val()));
+            self.none_r.d.next = self.inp.empty.val();
+            self.last_r.d.next = self.inp.empty.val()
+                | ((self.c0_in.val() == self.c1_in.val()) & (self.r0_in.val() == self.r1_in.val()));
         } else if self.fire.val() {
             if self.last_r.q.val() {
                 self.valid_r.d.next = false;
@@ -475,24 +394,24 @@ impl Logic for TileParser {
         }
         // Outputs straight from the registers.
         self.out_valid.next = self.valid_r.q.val();
-        self.out_prim.next = self.prim_r.q.val();
-        self.out_tile_x.next = self.tx_r.q.val();
-        self.out_tile_y.next = self.ty_r.q.val();
-        self.out_col.next = self.col_r.q.val();
-        self.out_row.next = self.row_r.q.val();
-        self.out_e0.next = self.e0_r.q.val();
-        self.out_e1.next = self.e1_r.q.val();
-        self.out_e2.next = self.e2_r.q.val();
-        self.out_a0.next = self.a0_r.q.val();
-        self.out_a1.next = self.a1_r.q.val();
-        self.out_a2.next = self.a2_r.q.val();
-        self.out_b0.next = self.b0_r.q.val();
-        self.out_b1.next = self.b1_r.q.val();
-        self.out_b2.next = self.b2_r.q.val();
-        self.out_vis_w.next = self.visw_r.q.val();
-        self.out_vis_h.next = self.vish_r.q.val();
-        self.out_last.next = self.last_r.q.val();
-        self.out_none.next = self.none_r.q.val();
+        self.out.prim.next = self.prim_r.q.val();
+        self.out.tile_x.next = self.tx_r.q.val();
+        self.out.tile_y.next = self.ty_r.q.val();
+        self.out.col.next = self.col_r.q.val();
+        self.out.row.next = self.row_r.q.val();
+        self.out.e0.next = self.e0_r.q.val();
+        self.out.e1.next = self.e1_r.q.val();
+        self.out.e2.next = self.e2_r.q.val();
+        self.out.a0.next = self.a0_r.q.val();
+        self.out.a1.next = self.a1_r.q.val();
+        self.out.a2.next = self.a2_r.q.val();
+        self.out.b0.next = self.b0_r.q.val();
+        self.out.b1.next = self.b1_r.q.val();
+        self.out.b2.next = self.b2_r.q.val();
+        self.out.vis_w.next = self.visw_r.q.val();
+        self.out.vis_h.next = self.vish_r.q.val();
+        self.out.last.next = self.last_r.q.val();
+        self.out.none.next = self.none_r.q.val();
     }
 }
 

@@ -85,26 +85,10 @@ struct Ports {
 }
 
 fn ports_of_block(x: &PointRaster) -> Ports {
-    let qx = [x.out_qx_0.val(), x.out_qx_1.val(), x.out_qx_2.val(), x.out_qx_3.val()];
-    let qy = [x.out_qy_0.val(), x.out_qy_1.val(), x.out_qy_2.val(), x.out_qy_3.val()];
-    let mask = [
-        x.out_mask_0.val(),
-        x.out_mask_1.val(),
-        x.out_mask_2.val(),
-        x.out_mask_3.val(),
-    ];
     Ports {
         in_ready: x.in_ready.val(),
         out_valid: x.out_valid.val(),
-        beat: Beat {
-            prim: x.out_prim.val().to_u64() as u32,
-            lane_valid: x.out_lane_valid.val().to_u64() as u8,
-            qx: qx.map(|v| v.to_u64() as u32),
-            qy: qy.map(|v| v.to_u64() as u32),
-            mask: mask.map(|v| v.to_u64()),
-            block: [0; 4],
-            last: x.out_last.val(),
-        },
+        beat: x.out.sample(),
     }
 }
 
@@ -139,13 +123,7 @@ fn cosim(preset: &str, seed: u64, cycles: u64) -> (Option<String>, usize, usize)
             let (out_ready, flush) = (c.ready, c.flush);
             let cmd = cmds[next.min(cmds.len() - 1)];
             x.in_valid.next = in_valid;
-            x.in_prim.next = (cmd.prim as u64).into();
-            x.in_tile_x.next = (cmd.tile_x as u64).into();
-            x.in_tile_y.next = (cmd.tile_y as u64).into();
-            x.in_v0x.next = Signed::from(cmd.v[0][0] as i64);
-            x.in_v0y.next = Signed::from(cmd.v[0][1] as i64);
-            x.in_size.next = (cmd.size as u64).into();
-            x.in_aa.next = cmd.aa;
+            x.inp.drive(&cmd);
             x.out_ready.next = out_ready;
             x.flush.next = flush;
             wait_clock_false!(sim, clock, x);

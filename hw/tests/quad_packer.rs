@@ -33,54 +33,11 @@ fn drive_in(x: &mut QuadPacker, valid: bool, b: &Beat, out_ready: bool, flush: b
     x.flush.next = flush;
     x.in_valid.next = valid;
     x.out_ready.next = out_ready;
-    x.in_prim.next = (b.prim as u64).into();
-    x.in_lane_valid.next = (b.lane_valid as u64).into();
-    x.in_last.next = b.last;
-    x.in_qx_0.next = (b.qx[0] as u64).into();
-    x.in_qx_1.next = (b.qx[1] as u64).into();
-    x.in_qx_2.next = (b.qx[2] as u64).into();
-    x.in_qx_3.next = (b.qx[3] as u64).into();
-    x.in_qy_0.next = (b.qy[0] as u64).into();
-    x.in_qy_1.next = (b.qy[1] as u64).into();
-    x.in_qy_2.next = (b.qy[2] as u64).into();
-    x.in_qy_3.next = (b.qy[3] as u64).into();
-    x.in_mask_0.next = b.mask[0].into();
-    x.in_mask_1.next = b.mask[1].into();
-    x.in_mask_2.next = b.mask[2].into();
-    x.in_mask_3.next = b.mask[3].into();
+    x.inp.drive(b);
 }
 
 fn sample_out(x: &QuadPacker) -> (bool, Beat) {
-    let b = Beat {
-        prim: x.out_prim.val().to_u32(),
-        lane_valid: x.out_lane_valid.val().to_u8(),
-        qx: [
-            x.out_qx_0.val().to_u32(),
-            x.out_qx_1.val().to_u32(),
-            x.out_qx_2.val().to_u32(),
-            x.out_qx_3.val().to_u32(),
-        ],
-        qy: [
-            x.out_qy_0.val().to_u32(),
-            x.out_qy_1.val().to_u32(),
-            x.out_qy_2.val().to_u32(),
-            x.out_qy_3.val().to_u32(),
-        ],
-        mask: [
-            x.out_mask_0.val().to_u64(),
-            x.out_mask_1.val().to_u64(),
-            x.out_mask_2.val().to_u64(),
-            x.out_mask_3.val().to_u64(),
-        ],
-        block: [
-            x.out_block_0.val().to_u32(),
-            x.out_block_1.val().to_u32(),
-            x.out_block_2.val().to_u32(),
-            x.out_block_3.val().to_u32(),
-        ],
-        last: x.out_last.val(),
-    };
-    (x.out_valid.val(), b)
+    (x.out_valid.val(), x.out.sample())
 }
 
 /// Co-simulate `cycles` cycles; returns (beats transferred out, errors).

@@ -31,31 +31,10 @@ struct Ports {
 }
 
 fn ports(x: &RasterCore) -> Ports {
-    let u = |v: u64| v as u32;
     Ports {
         cmd_ready: x.cmd_ready.val(),
         out_valid: x.out_valid.val(),
-        beat: Beat {
-            prim: u(x.out_prim.val().to_u64()),
-            lane_valid: x.out_lane_valid.val().to_u64() as u8,
-            qx: [x.out_qx_0.val(), x.out_qx_1.val(), x.out_qx_2.val(), x.out_qx_3.val()].map(|v| u(v.to_u64())),
-            qy: [x.out_qy_0.val(), x.out_qy_1.val(), x.out_qy_2.val(), x.out_qy_3.val()].map(|v| u(v.to_u64())),
-            mask: [
-                x.out_mask_0.val(),
-                x.out_mask_1.val(),
-                x.out_mask_2.val(),
-                x.out_mask_3.val(),
-            ]
-            .map(|v| v.to_u64()),
-            block: [
-                x.out_block_0.val(),
-                x.out_block_1.val(),
-                x.out_block_2.val(),
-                x.out_block_3.val(),
-            ]
-            .map(|v| u(v.to_u64())),
-            last: x.out_last.val(),
-        },
+        beat: x.out.sample(),
     }
 }
 
@@ -87,18 +66,7 @@ fn run(cfg: Config, cmds: Vec<Cmd>, seed: u64, cycles: u64, flush_at: Option<u64
             let (out_ready, flush) = (c.ready, c.flush);
             let c = if next < cmds.len() { cmds[next] } else { Cmd::default() };
             x.cmd_valid.next = in_valid;
-            x.cmd_kind.next = c.kind == 1;
-            x.cmd_prim.next = (c.prim as u64).into();
-            x.cmd_tile_x.next = (c.tile_x as u64).into();
-            x.cmd_tile_y.next = (c.tile_y as u64).into();
-            x.cmd_v0x.next = Signed::from(c.v[0][0] as i64);
-            x.cmd_v0y.next = Signed::from(c.v[0][1] as i64);
-            x.cmd_v1x.next = Signed::from(c.v[1][0] as i64);
-            x.cmd_v1y.next = Signed::from(c.v[1][1] as i64);
-            x.cmd_v2x.next = Signed::from(c.v[2][0] as i64);
-            x.cmd_v2y.next = Signed::from(c.v[2][1] as i64);
-            x.cmd_size.next = (c.size as u64).into();
-            x.cmd_aa.next = c.aa;
+            x.cmd.drive(&c);
             x.out_ready.next = out_ready;
             x.flush.next = flush;
             wait_clock_false!(sim, clock, x);

@@ -194,57 +194,14 @@ fn stimulus_jobs(cfg: &Config, seed: u64) -> Vec<Job> {
 }
 
 fn drive_in(x: &mut SampleRaster, valid: bool, j: &Job, out_ready: bool, flush: bool) {
-    let c = &j.cand;
     x.flush.next = flush;
     x.in_valid.next = valid;
     x.out_ready.next = out_ready;
-    x.in_prim.next = (c.prim as u64).into();
-    x.in_tile_x.next = (c.tile_x as u64).into();
-    x.in_tile_y.next = (c.tile_y as u64).into();
-    x.in_col.next = (c.col as u64).into();
-    x.in_row.next = (c.row as u64).into();
-    x.in_e0.next = Signed::from(c.e[0]);
-    x.in_e1.next = Signed::from(c.e[1]);
-    x.in_e2.next = Signed::from(c.e[2]);
-    x.in_a0.next = Signed::from(c.a[0] as i64);
-    x.in_a1.next = Signed::from(c.a[1] as i64);
-    x.in_a2.next = Signed::from(c.a[2] as i64);
-    x.in_b0.next = Signed::from(c.b[0] as i64);
-    x.in_b1.next = Signed::from(c.b[1] as i64);
-    x.in_b2.next = Signed::from(c.b[2] as i64);
-    x.in_vis_w.next = (c.vis_w as u64).into();
-    x.in_vis_h.next = (c.vis_h as u64).into();
-    x.in_last.next = c.last;
-    x.in_none.next = c.none;
-    x.in_trivial.next = j.trivial;
+    x.inp.drive(j);
 }
 
 fn sample_out(x: &SampleRaster) -> (bool, Beat) {
-    let b = Beat {
-        prim: x.out_prim.val().to_u32(),
-        lane_valid: x.out_lane_valid.val().to_u8(),
-        qx: [
-            x.out_qx_0.val().to_u32(),
-            x.out_qx_1.val().to_u32(),
-            x.out_qx_2.val().to_u32(),
-            x.out_qx_3.val().to_u32(),
-        ],
-        qy: [
-            x.out_qy_0.val().to_u32(),
-            x.out_qy_1.val().to_u32(),
-            x.out_qy_2.val().to_u32(),
-            x.out_qy_3.val().to_u32(),
-        ],
-        mask: [
-            x.out_mask_0.val().to_u64(),
-            x.out_mask_1.val().to_u64(),
-            x.out_mask_2.val().to_u64(),
-            x.out_mask_3.val().to_u64(),
-        ],
-        block: [0; 4],
-        last: x.out_last.val(),
-    };
-    (x.out_valid.val(), b)
+    (x.out_valid.val(), x.out.sample())
 }
 
 /// Co-simulate `cycles` cycles; returns (beats transferred, valid lanes transferred, errors).

@@ -79,42 +79,13 @@ fn gen_cmd(cfg: &Config, rng: &mut Rng, prim: u32) -> Cmd {
     }
 }
 
-fn sext(v: u64, bits: u32) -> i64 {
-    ((v << (64 - bits)) as i64) >> (64 - bits)
-}
-
 /// The block's output ports as an `Edges` (payload) and out_valid.
 fn read_out(x: &Setup) -> (bool, Edges) {
-    let s24 = |s: Signed<24>| sext(s.inner().to_u64(), 24) as i32;
-    let s48 = |s: Signed<48>| sext(s.inner().to_u64(), 48);
-    let e = Edges {
-        prim: x.out_prim.val().to_u64() as u32,
-        tile_x: x.out_tile_x.val().to_u64() as u32,
-        tile_y: x.out_tile_y.val().to_u64() as u32,
-        empty: x.out_empty.val(),
-        a: [s24(x.out_a0.val()), s24(x.out_a1.val()), s24(x.out_a2.val())],
-        b: [s24(x.out_b0.val()), s24(x.out_b1.val()), s24(x.out_b2.val())],
-        e: [s48(x.out_e0.val()), s48(x.out_e1.val()), s48(x.out_e2.val())],
-        bx0: x.out_bx0.val().to_u64() as u32,
-        by0: x.out_by0.val().to_u64() as u32,
-        bx1: x.out_bx1.val().to_u64() as u32,
-        by1: x.out_by1.val().to_u64() as u32,
-        vis_w: x.out_vis_w.val().to_u64() as u32,
-        vis_h: x.out_vis_h.val().to_u64() as u32,
-    };
-    (x.out_valid.val(), e)
+    (x.out_valid.val(), x.out.sample())
 }
 
 fn drive_in(x: &mut Setup, c: &Cmd) {
-    x.in_prim.next = (c.prim as u64).into();
-    x.in_tile_x.next = (c.tile_x as u64).into();
-    x.in_tile_y.next = (c.tile_y as u64).into();
-    x.in_v0x.next = Signed::from(c.v[0][0] as i64);
-    x.in_v0y.next = Signed::from(c.v[0][1] as i64);
-    x.in_v1x.next = Signed::from(c.v[1][0] as i64);
-    x.in_v1y.next = Signed::from(c.v[1][1] as i64);
-    x.in_v2x.next = Signed::from(c.v[2][0] as i64);
-    x.in_v2y.next = Signed::from(c.v[2][1] as i64);
+    x.inp.drive(c);
 }
 
 /// Run the block and the model side by side for `cycles`; returns the cycle-by-cycle

@@ -96,56 +96,11 @@ fn stimulus(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
 }
 
 fn drive_inputs(x: &mut TileParser, e: &Edges) {
-    x.in_prim.next = (e.prim as u64).into();
-    x.in_tile_x.next = (e.tile_x as u64).into();
-    x.in_tile_y.next = (e.tile_y as u64).into();
-    x.in_empty.next = e.empty;
-    x.in_a0.next = (e.a[0] as i64).into();
-    x.in_a1.next = (e.a[1] as i64).into();
-    x.in_a2.next = (e.a[2] as i64).into();
-    x.in_b0.next = (e.b[0] as i64).into();
-    x.in_b1.next = (e.b[1] as i64).into();
-    x.in_b2.next = (e.b[2] as i64).into();
-    x.in_e0.next = e.e[0].into();
-    x.in_e1.next = e.e[1].into();
-    x.in_e2.next = e.e[2].into();
-    x.in_bx0.next = (e.bx0 as u64).into();
-    x.in_by0.next = (e.by0 as u64).into();
-    x.in_bx1.next = (e.bx1 as u64).into();
-    x.in_by1.next = (e.by1 as u64).into();
-    x.in_vis_w.next = (e.vis_w as u64).into();
-    x.in_vis_h.next = (e.vis_h as u64).into();
-}
-
-fn s64<const N: usize>(v: Signed<N>) -> i64 {
-    let u = unsigned_cast(v).to_u64();
-    ((u << (64 - N)) as i64) >> (64 - N)
+    x.inp.drive(e);
 }
 
 fn read_outputs(x: &TileParser) -> (bool, Cand) {
-    let c = Cand {
-        prim: x.out_prim.val().to_u64() as u32,
-        tile_x: x.out_tile_x.val().to_u64() as u32,
-        tile_y: x.out_tile_y.val().to_u64() as u32,
-        col: x.out_col.val().to_u64() as u32,
-        row: x.out_row.val().to_u64() as u32,
-        e: [s64(x.out_e0.val()), s64(x.out_e1.val()), s64(x.out_e2.val())],
-        a: [
-            s64(x.out_a0.val()) as i32,
-            s64(x.out_a1.val()) as i32,
-            s64(x.out_a2.val()) as i32,
-        ],
-        b: [
-            s64(x.out_b0.val()) as i32,
-            s64(x.out_b1.val()) as i32,
-            s64(x.out_b2.val()) as i32,
-        ],
-        vis_w: x.out_vis_w.val().to_u64() as u32,
-        vis_h: x.out_vis_h.val().to_u64() as u32,
-        last: x.out_last.val(),
-        none: x.out_none.val(),
-    };
-    (x.out_valid.val(), c)
+    (x.out_valid.val(), x.out.sample())
 }
 
 /// Run the block and the model side by side for `cycles` cycles; panics at the first

@@ -438,14 +438,14 @@ impl Logic for FpgaTop {
         }
         self.rp.d.next = self.rnext.val();
         self.ram.raddr.next = self.rnext.val().get_bits::<10>(0);
-        self.ram.praddr.next = self.raster_core.out_prim.val().get_bits::<10>(0);
+        self.ram.praddr.next = self.raster_core.out.prim.val().get_bits::<10>(0);
         self.raster_core.cmd_valid.next = self.cmd_valid.val();
-        self.raster_core.cmd_kind.next = self.ram.rdata.val().get_bit(0);
-        self.raster_core.cmd_aa.next = self.ram.rdata.val().get_bit(1);
+        self.raster_core.cmd.kind.next = self.ram.rdata.val().get_bit(0);
+        self.raster_core.cmd.aa.next = self.ram.rdata.val().get_bit(1);
         // The core sees the buffer index as the primitive id (only log2(capacity) bits, so
         // yosys drops the constant upper bits of every prim register in the core); QUAD frames
         // map it back through the buffer's second read port.
-        self.raster_core.cmd_prim.next = bit_cast::<24, 11>(self.rp.q.val()) & self.c_idx.val();
+        self.raster_core.cmd.prim.next = bit_cast::<24, 11>(self.rp.q.val()) & self.c_idx.val();
         // Fields narrowed to what the preset can use, exactly (constant high bits let yosys
         // drop them in every register of the core): a tile beyond the grid is saturated to
         // `c_tsat` (still beyond it, so the command stays empty); vertices are sign-extended
@@ -461,28 +461,28 @@ impl Logic for FpgaTop {
         if (self.ty.val() & !self.c_tsat_y.val()).any() {
             self.ty.next = self.c_tsat_y.val();
         }
-        self.raster_core.cmd_tile_x.next = self.tx.val();
-        self.raster_core.cmd_tile_y.next = self.ty.val();
+        self.raster_core.cmd.tile_x.next = self.tx.val();
+        self.raster_core.cmd.tile_y.next = self.ty.val();
         for k in 0..6 {
             self.vraw[k].next = self.ram.rdata.val().get_bits::<24>(48 + 24 * k);
             self.sx_v[k].x.next = signed_cast(self.vraw[k].val());
         }
-        self.raster_core.cmd_v0x.next = self.sx_v[0].y.val();
-        self.raster_core.cmd_v0y.next = self.sx_v[1].y.val();
-        self.raster_core.cmd_v1x.next = self.sx_v[2].y.val();
-        self.raster_core.cmd_v1y.next = self.sx_v[3].y.val();
-        self.raster_core.cmd_v2x.next = self.sx_v[4].y.val();
-        self.raster_core.cmd_v2y.next = self.sx_v[5].y.val();
+        self.raster_core.cmd.v0x.next = self.sx_v[0].y.val();
+        self.raster_core.cmd.v0y.next = self.sx_v[1].y.val();
+        self.raster_core.cmd.v1x.next = self.sx_v[2].y.val();
+        self.raster_core.cmd.v1y.next = self.sx_v[3].y.val();
+        self.raster_core.cmd.v2x.next = self.sx_v[4].y.val();
+        self.raster_core.cmd.v2y.next = self.sx_v[5].y.val();
         self.sz.next = self.ram.rdata.val().get_bits::<24>(192);
         if (self.sz.val() & !self.c_ssat.val()).any() {
             self.sz.next = self.c_ssat.val();
         }
-        self.raster_core.cmd_size.next = self.sz.val();
+        self.raster_core.cmd.size.next = self.sz.val();
 
         // ---- Output side: count mode always ready; stream mode one QUAD frame per valid lane,
         // then `pop` (registered: the cycle after) takes the beat; the core holds a valid beat
         // until it is taken, and the lane walk waits while `pop` is high.
-        self.lv_sh.next = self.raster_core.out_lane_valid.val() >> self.ln.q.val();
+        self.lv_sh.next = self.raster_core.out.lane_valid.val() >> self.ln.q.val();
         self.lane_ok.next = self.lv_sh.val().get_bit(0);
         self.pop.d.next = false;
         if (self.rs.q.val() == self.r_run.val())
@@ -513,19 +513,19 @@ impl Logic for FpgaTop {
         self.raster_core.flush.next = (self.rs.q.val() == self.r_prime.val()) | !self.pll.locked.val();
         self.check.clear.next = self.rs.q.val() == self.r_prime.val();
         self.check.en.next = self.xfer.val();
-        self.check.lane_valid.next = self.raster_core.out_lane_valid.val();
-        self.check.mask_0.next = self.raster_core.out_mask_0.val();
-        self.check.mask_1.next = self.raster_core.out_mask_1.val();
-        self.check.mask_2.next = self.raster_core.out_mask_2.val();
-        self.check.mask_3.next = self.raster_core.out_mask_3.val();
-        self.check.qx_0.next = self.raster_core.out_qx_0.val();
-        self.check.qx_1.next = self.raster_core.out_qx_1.val();
-        self.check.qx_2.next = self.raster_core.out_qx_2.val();
-        self.check.qx_3.next = self.raster_core.out_qx_3.val();
-        self.check.qy_0.next = self.raster_core.out_qy_0.val();
-        self.check.qy_1.next = self.raster_core.out_qy_1.val();
-        self.check.qy_2.next = self.raster_core.out_qy_2.val();
-        self.check.qy_3.next = self.raster_core.out_qy_3.val();
+        self.check.lane_valid.next = self.raster_core.out.lane_valid.val();
+        self.check.mask_0.next = self.raster_core.out.mask_0.val();
+        self.check.mask_1.next = self.raster_core.out.mask_1.val();
+        self.check.mask_2.next = self.raster_core.out.mask_2.val();
+        self.check.mask_3.next = self.raster_core.out.mask_3.val();
+        self.check.qx_0.next = self.raster_core.out.qx_0.val();
+        self.check.qx_1.next = self.raster_core.out.qx_1.val();
+        self.check.qx_2.next = self.raster_core.out.qx_2.val();
+        self.check.qx_3.next = self.raster_core.out.qx_3.val();
+        self.check.qy_0.next = self.raster_core.out.qy_0.val();
+        self.check.qy_1.next = self.raster_core.out.qy_1.val();
+        self.check.qy_2.next = self.raster_core.out.qy_2.val();
+        self.check.qy_3.next = self.raster_core.out.qy_3.val();
 
         // ---- Run state.
         self.lasts1.next = self.lasts.q.val() + 1u64;
@@ -537,7 +537,7 @@ impl Logic for FpgaTop {
         }
         if self.rs.q.val() == self.r_run.val() {
             self.cyc.d.next = self.cyc.q.val() + 1u64;
-            if self.xfer.val() & self.raster_core.out_last.val() {
+            if self.xfer.val() & self.raster_core.out.last.val() {
                 self.lasts.d.next = self.lasts1.val();
                 if self.lasts1.val() == self.count.q.val() {
                     self.rs.d.next = self.r_done.val();
@@ -550,23 +550,23 @@ impl Logic for FpgaTop {
         }
 
         // ---- Responder: byte `ti` of the frame of kind `tk`; the last byte is the checksum.
-        self.sel_qx.next = self.raster_core.out_qx_0.val();
-        self.sel_qy.next = self.raster_core.out_qy_0.val();
-        self.sel_mask.next = self.raster_core.out_mask_0.val();
+        self.sel_qx.next = self.raster_core.out.qx_0.val();
+        self.sel_qy.next = self.raster_core.out.qy_0.val();
+        self.sel_mask.next = self.raster_core.out.mask_0.val();
         if self.ln.q.val() == self.c_l1.val() {
-            self.sel_qx.next = self.raster_core.out_qx_1.val();
-            self.sel_qy.next = self.raster_core.out_qy_1.val();
-            self.sel_mask.next = self.raster_core.out_mask_1.val();
+            self.sel_qx.next = self.raster_core.out.qx_1.val();
+            self.sel_qy.next = self.raster_core.out.qy_1.val();
+            self.sel_mask.next = self.raster_core.out.mask_1.val();
         }
         if self.ln.q.val() == self.c_l2.val() {
-            self.sel_qx.next = self.raster_core.out_qx_2.val();
-            self.sel_qy.next = self.raster_core.out_qy_2.val();
-            self.sel_mask.next = self.raster_core.out_mask_2.val();
+            self.sel_qx.next = self.raster_core.out.qx_2.val();
+            self.sel_qy.next = self.raster_core.out.qy_2.val();
+            self.sel_mask.next = self.raster_core.out.mask_2.val();
         }
         if self.ln.q.val() == self.c_l3.val() {
-            self.sel_qx.next = self.raster_core.out_qx_3.val();
-            self.sel_qy.next = self.raster_core.out_qy_3.val();
-            self.sel_mask.next = self.raster_core.out_mask_3.val();
+            self.sel_qx.next = self.raster_core.out.qx_3.val();
+            self.sel_qy.next = self.raster_core.out.qy_3.val();
+            self.sel_mask.next = self.raster_core.out.mask_3.val();
         }
         // Frames are laid out in 32-bit words (word 0 = header); word wi = ti / 4, byte ti % 4.
         self.wi.next = self.ti.q.val() >> 2u64;

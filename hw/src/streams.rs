@@ -1,0 +1,125 @@
+//! The streams between blocks as rust-hdl interfaces, derived from their one declaration,
+//! [`tilerast_golden::for_each_stream!`].
+//!
+//! For each stream `X` (`Cmd`, `Edges`, `Cand`, `Job`, `Beat`, `PackedBeat`) this module has:
+//! - `XOut`, the producer's payload ports, and `XIn`, the consumer's (`Signal<Out, _>` /
+//!   `Signal<In, _>`, one per declared field; the Verilog ports are `<interface>__<field>`);
+//! - `XOut::join(&mut producer.out, &mut consumer.inp)`, the whole connection in one line of
+//!   `#[hdl_gen]` (and `XIn::link` / `XOut::link` to pass a parent's ports to a child);
+//! - `XIn::drive(&payload)` and `XOut::sample() -> payload`, through the golden payload, for
+//!   the rust-hdl tests;
+//! - `XMux`, a combinational two-way multiplexer of the payload (`sel` high picks `b`).
+//!
+//! Valid and ready are not part of an interface: each block keeps its own `in_valid`,
+//! `in_ready`, `out_valid`, `out_ready`, whose logic differs from block to block.
+
+use rust_hdl::prelude::*;
+use tilerast_golden::streams::{ports, Stream};
+
+/// A port value as raw bits (the low `N` bits, two's complement for `Signed`) and back.
+pub trait RtlValue: Synth {
+    /// From raw bits (bits above the width are ignored).
+    fn from_raw(bits: u64) -> Self;
+    /// The raw bits.
+    fn to_raw(&self) -> u64;
+}
+
+impl RtlValue for Bit {
+    fn from_raw(bits: u64) -> Self {
+        bits & 1 == 1
+    }
+    fn to_raw(&self) -> u64 {
+        *self as u64
+    }
+}
+
+fn low<const N: usize>(bits: u64) -> u64 {
+    if N >= 64 {
+        bits
+    } else {
+        bits & ((1u64 << N) - 1)
+    }
+}
+
+impl<const N: usize> RtlValue for Bits<N> {
+    fn from_raw(bits: u64) -> Self {
+        Bits::<N>::from(low::<N>(bits))
+    }
+    fn to_raw(&self) -> u64 {
+        self.to_u64()
+    }
+}
+
+impl<const N: usize> RtlValue for Signed<N> {
+    fn from_raw(bits: u64) -> Self {
+        signed_cast(Bits::<N>::from(low::<N>(bits)))
+    }
+    fn to_raw(&self) -> u64 {
+        self.inner().to_u64()
+    }
+}
+
+macro_rules! hw_stream {
+    ($(#[$doc:meta])* $name:ident : $payload:ident {
+        $($f:ident : $t:ident $(< $w:literal >)? [ $($place:tt)+ ]),* $(,)?
+    }) => {
+        paste::paste! {
+            $(#[$doc])*
+            /// Producer side.
+            #[derive(LogicInterface, Default)]
+            pub struct [<$name Out>] {
+                $(pub $f: Signal<Out, $t $(< $w >)?>,)*
+            }
+
+            $(#[$doc])*
+            /// Consumer side.
+            #[derive(LogicInterface, Default)]
+            pub struct [<$name In>] {
+                $(pub $f: Signal<In, $t $(< $w >)?>,)*
+            }
+
+            impl [<$name Out>] {
+                /// Connect every field to the consumer's (in `#[hdl_gen]`:
+                #[doc = "`" [<$name Out>] "::join(&mut self.a.out, &mut self.b.inp)`)."]
+                pub fn join(&mut self, other: &mut [<$name In>]) {
+                    $(self.$f.join(&mut other.$f);)*
+                }
+                /// The payload on the ports now (fields the stream does not carry: default).
+                pub fn sample(&self) -> tilerast_golden::streams::$payload {
+                    let bits = [$(RtlValue::to_raw(&self.$f.val())),*];
+                    <ports::$name as Stream>::from_bits(&bits)
+                }
+            }
+
+            impl [<$name In>] {
+                /// Drive every field from a golden payload.
+                pub fn drive(&mut self, p: &tilerast_golden::streams::$payload) {
+                    let mut bits = <ports::$name as Stream>::to_bits(p).into_iter();
+                    $(self.$f.next = RtlValue::from_raw(bits.next().expect("one value per field"));)*
+                }
+            }
+
+            /// Combinational multiplexer of the payload: `y = if sel { b } else { a }`.
+            #[derive(LogicBlock, Default)]
+            pub struct [<$name Mux>] {
+                pub sel: Signal<In, Bit>,
+                pub a: [<$name In>],
+                pub b: [<$name In>],
+                pub y: [<$name Out>],
+            }
+
+            impl Logic for [<$name Mux>] {
+                #[hdl_gen]
+                fn update(&mut self) {
+                    if self.sel.val() {
+                        $(self.y.$f.next = self.b.$f.val();)*
+                    } else {
+                        $(self.y.$f.next = self.a.$f.val();)*
+                    }
+                }
+            }
+        }
+    };
+}
+
+tilerast_golden::for_each_stream!(hw_stream);
