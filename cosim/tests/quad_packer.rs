@@ -7,31 +7,11 @@
 
 use tilerast_cosim::blocks::{cosim_block, QuadPacker};
 use tilerast_golden::quad_packer::QuadPackerCycle;
-use tilerast_golden::streams::Beat;
 use tilerast_golden::Config;
 
 mod common;
-use common::{clean, expect_caught, stim, Perturb, Rng};
-
-fn beats(seed: u64, n: usize) -> Vec<Beat> {
-    let mut r = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let mut b = Beat {
-                prim: r.below(1 << 24) as u32,
-                lane_valid: r.below(16) as u8,
-                last: r.below(4) == 0,
-                ..Default::default()
-            };
-            for l in 0..4 {
-                b.qx[l] = r.below(1 << 12) as u32;
-                b.qy[l] = r.below(1 << 12) as u32;
-                b.mask[l] = r.next_u64();
-            }
-            b
-        })
-        .collect()
-}
+use common::{clean, expect_caught, stim, Perturb};
+use tilerast_verif::stim::beats;
 
 fn run(preset: &str, seed: u64) {
     let cfg = Config::preset(preset).unwrap();

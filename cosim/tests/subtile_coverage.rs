@@ -7,50 +7,12 @@
 //! one cycle is caught there, on that port.
 
 use tilerast_cosim::blocks::{cosim_block, SubtileCoverage};
-use tilerast_golden::cycle::drive;
-use tilerast_golden::streams::Cand;
 use tilerast_golden::subtile_coverage::SubtileCoverageCycle;
-use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_golden::Config;
 
 mod common;
-use common::{clean, edges_stimulus, expect_caught, stim, Perturb, Rng};
-
-/// The tile parser's walk of random edges beats, with random-field candidates mixed in.
-fn candidates(cfg: &Config, seed: u64, n: usize) -> Vec<Cand> {
-    let mut rng = Rng::new(seed);
-    let edges = edges_stimulus(cfg, &mut rng, n / 4 + 1);
-    let mut tp = TileParserCycle::new(cfg);
-    let (walk, _) = drive(
-        &mut tp,
-        &edges,
-        |_| false,
-        |_| true,
-        |o: &[Cand]| o.len() >= n,
-        100 * n as u64,
-    );
-    let mut out = Vec::new();
-    for c in walk.into_iter().take(n) {
-        out.push(c);
-        if rng.below(6) == 0 {
-            out.push(Cand {
-                prim: rng.below(1 << 24) as u32,
-                tile_x: rng.below(256) as u32,
-                tile_y: rng.below(256) as u32,
-                col: rng.below(256) as u32,
-                row: rng.below(256) as u32,
-                e: [0, 1, 2].map(|_| rng.signed(48)),
-                a: [0, 1, 2].map(|_| rng.signed(24) as i32),
-                b: [0, 1, 2].map(|_| rng.signed(24) as i32),
-                vis_w: rng.below(512) as u32,
-                vis_h: rng.below(512) as u32,
-                last: rng.chance(50),
-                none: rng.chance(25),
-            });
-        }
-    }
-    out
-}
+use common::{clean, expect_caught, stim, Perturb};
+use tilerast_verif::stim::candidates;
 
 fn run(preset: &str, seed: u64) {
     let cfg = Config::preset(preset).unwrap();

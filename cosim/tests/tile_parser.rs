@@ -11,10 +11,12 @@ use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_golden::Config;
 
 mod common;
-use common::{clean, edges_stimulus, expect_caught, stim, Perturb, Rng};
+use common::{clean, expect_caught, stim, Perturb};
+use tilerast_verif::stim::edges;
+use tilerast_verif::Rng;
 
 fn inputs(cfg: &Config, seed: u64) -> Vec<Edges> {
-    edges_stimulus(cfg, &mut Rng::new(seed), 3000)
+    edges(cfg, &mut Rng::new(seed), 3000)
 }
 
 fn run(preset: &str, seed: u64) {

@@ -154,13 +154,8 @@ fn load_scene(root: &Path, name: &str, cfg: &Config) -> Result<Frame, FlowError>
 /// A deterministic random frame of `n` primitives (triangles of every size, points with and
 /// without AA) inside the guard band of `cfg`.
 pub fn random_frame(cfg: &Config, n: usize, seed: u64) -> Frame {
-    let mut s = seed | 1;
-    let mut r = move |lo: i32, hi: i32| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        lo + (s % (hi - lo) as u64) as i32
-    };
+    let mut rng = tilerast_verif::Rng::new(seed);
+    let mut r = move |lo: i32, hi: i32| lo + rng.below((hi - lo) as u64) as i32;
     let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
     let g = cfg.guard_band as i32 * 256;
     let prims = (0..n)

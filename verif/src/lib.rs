@@ -19,8 +19,11 @@
 //!   the `Driver`, also the post-synthesis simulation in `fpga/`;
 //! * the C++ side has no generator of its own: C++ loops replay stimulus recorded in Rust.
 //!
-//! The crate depends on nothing (no HDL crate, not `tilerast-golden`), so any crate of the
-//! workspace can use it, as a dev-dependency or a normal one, without a cycle.
+//! * [`stim`] — per-stage stimulus generators (commands for setup and point_raster, edges,
+//!   candidates, jobs, beats), shared by the rust-hdl and the Verilator tests of each block.
+//!
+//! The crate depends on no HDL crate; it depends on `tilerast-golden` for the payload types and
+//! golden's transaction models, and golden's integration tests use it as a dev-dependency.
 //!
 //! ```
 //! use tilerast_verif::{Flush, Handshake, Pattern, Rng};
@@ -45,6 +48,7 @@
 
 pub mod handshake;
 mod rng;
+pub mod stim;
 
 pub use handshake::{Cycle, Flush, FlushLine, Handshake, Line, Lines, Pattern};
 pub use rng::Rng;

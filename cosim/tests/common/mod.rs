@@ -1,6 +1,5 @@
-//! Shared by the per-block co-simulation tests (`cosim/tests/<stage>.rs`): the kit's generator
-//! ([`Rng`], from `tilerast-verif`), the random edges stimulus used by `tile_parser` and
-//! `subtile_coverage`, the
+//! Shared by the per-block co-simulation tests (`cosim/tests/<stage>.rs`; their stimulus comes
+//! from `tilerast_verif::stim`, shared with the rust-hdl tests): the
 //! checks every block run must pass (the stimulus really exercised gaps, stalls, junk payloads
 //! and flushes), and [`Perturb`], a cycle model with one output field broken at one cycle, to
 //! show that the harness catches a difference at exactly that cycle and port.
@@ -9,86 +8,6 @@
 
 use tilerast_cosim::blocks::{BlockMismatch, BlockRun, BlockStim};
 use tilerast_golden::cycle::CycleModel;
-use tilerast_golden::prim::TriangleFx;
-use tilerast_golden::setup::{edges_for, setup_triangle};
-use tilerast_golden::streams::{Cmd, Edges};
-use tilerast_golden::Config;
-pub use tilerast_verif::Rng;
-
-/// A triangle command for `tile`.
-pub fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> Cmd {
-    Cmd {
-        kind: 0,
-        prim,
-        tile_x: tile[0],
-        tile_y: tile[1],
-        v,
-        ..Default::default()
-    }
-}
-
-/// Edges beats: golden `setup::edges_for` of random triangles in every tile their bbox touches,
-/// empty beats, and a tenth with random fields (anything the ports can carry).
-pub fn edges_stimulus(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
-    let mut out = Vec::new();
-    let [nx, ny] = cfg.tiles();
-    while out.len() < n {
-        let prim = rng.below(1 << 24) as u32;
-        if rng.below(10) == 0 {
-            let (x0, x1) = (
-                rng.below(cfg.tile[0] as u64) as u32,
-                rng.below(cfg.tile[0] as u64) as u32,
-            );
-            let (y0, y1) = (
-                rng.below(cfg.tile[1] as u64) as u32,
-                rng.below(cfg.tile[1] as u64) as u32,
-            );
-            out.push(Edges {
-                prim,
-                tile_x: rng.below(256) as u32,
-                tile_y: rng.below(256) as u32,
-                empty: rng.below(4) == 0,
-                a: [0, 1, 2].map(|_| rng.signed(24) as i32),
-                b: [0, 1, 2].map(|_| rng.signed(24) as i32),
-                e: [0, 1, 2].map(|_| rng.signed(48)),
-                bx0: x0.min(x1),
-                bx1: x0.max(x1),
-                by0: y0.min(y1),
-                by1: y0.max(y1),
-                vis_w: rng.below(512) as u32,
-                vis_h: rng.below(512) as u32,
-            });
-            continue;
-        }
-        if rng.below(8) == 0 {
-            let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
-            out.push(edges_for(cfg, &tri_cmd(prim, tile, [[0, 0]; 3])));
-            continue;
-        }
-        let cx = rng.range(0, cfg.viewport[0] as i64) * 256;
-        let cy = rng.range(0, cfg.viewport[1] as i64) * 256;
-        let r = (cfg.tile[0] as i64) * 256 * (1 + rng.below(2) as i64);
-        let v = [0, 1, 2].map(|_| [(cx + rng.range(-r, r)) as i32, (cy + rng.range(-r, r)) as i32]);
-        let Ok(t) = setup_triangle(
-            cfg,
-            &TriangleFx {
-                v,
-                colour: [0; 4],
-                depth: 0,
-            },
-        ) else {
-            continue;
-        };
-        let (x0, x1) = (t.bbox.x0 / cfg.tile[0], t.bbox.x1 / cfg.tile[0]);
-        let (y0, y1) = (t.bbox.y0 / cfg.tile[1], t.bbox.y1 / cfg.tile[1]);
-        for ty in y0..=y1 {
-            for tx in x0..=x1 {
-                out.push(edges_for(cfg, &tri_cmd(prim, [tx, ty], v)));
-            }
-        }
-    }
-    out
-}
 
 /// The stimulus of every block test: `cycles` cycles, two flushes (at 1/4 and 2/3), gaps, junk
 /// payloads while idle, 75 % ready and long stalls.

@@ -1,0 +1,450 @@
+//! Per-stage stimulus generators, one per stream: what the rust-hdl tests (`hw/tests/`), the
+//! Verilator tests (`cosim/tests/`) and the cycle-model tests feed a block. Each draws from the
+//! kit's one [`Rng`], so a seed reproduces its inputs exactly. Golden payloads
+//! (`tilerast_golden::streams`) come from golden's own transaction models where a realistic
+//! input is wanted (setup, the tile parser's walk, sub-tile coverage), mixed with random-field
+//! inputs that reach the extremes of the ports.
+
+use crate::Rng;
+use tilerast_golden::config::{Config, ONE};
+use tilerast_golden::cycle::drive;
+use tilerast_golden::prim::TriangleFx;
+use tilerast_golden::raster::tiles_of;
+use tilerast_golden::sample_raster::SampleRasterGeom;
+use tilerast_golden::setup::{edges_for, setup_triangle};
+use tilerast_golden::streams::{Beat, Cand, Cmd, Edges, Job};
+use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
+use tilerast_golden::tile_parser::{parse_tile, TileParserCycle};
+
+/// A triangle command for `tile`.
+pub fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> Cmd {
+    Cmd {
+        kind: 0,
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        v,
+        ..Default::default()
+    }
+}
+
+/// A random triangle command for setup: near its tile, anywhere in the guard band, slivers,
+/// degenerate, at the guard-band limits, half clockwise; random `size` / `aa`, which setup
+/// must ignore.
+pub fn setup_cmd(cfg: &Config, rng: &mut Rng, prim: u32) -> Cmd {
+    let (lo, hi) = cfg.guard_limits_fx();
+    let [nx, ny] = cfg.tiles();
+    let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
+    let tw = [cfg.tile[0] as i64 * 256, cfg.tile[1] as i64 * 256];
+    let near = |rng: &mut Rng, a: usize| {
+        let o = tile[a] as i64 * tw[a] - tw[a] + rng.below(3 * tw[a] as u64) as i64;
+        o.clamp(lo[a] as i64, hi[a] as i64) as i32
+    };
+    let any = |rng: &mut Rng, a: usize| lo[a] + rng.below((hi[a] - lo[a]) as u64 + 1) as i32;
+    let mut v = [[0i32; 2]; 3];
+    match rng.below(5) {
+        0 => v = [0, 1, 2].map(|_| [any(rng, 0), any(rng, 1)]),
+        1 => {
+            v[0] = [near(rng, 0), near(rng, 1)];
+            v[1] = [
+                (v[0][0] + rng.below(9) as i32 - 4).clamp(lo[0], hi[0]),
+                (v[0][1] + rng.below(9) as i32 - 4).clamp(lo[1], hi[1]),
+            ];
+            v[2] = [any(rng, 0), any(rng, 1)];
+        }
+        2 => {
+            v[0] = [near(rng, 0), near(rng, 1)];
+            let d = [rng.below(1025) as i32 - 512, rng.below(1025) as i32 - 512];
+            let k = rng.below(4) as i32 - 1;
+            v[1] = [
+                (v[0][0] + d[0]).clamp(lo[0], hi[0]),
+                (v[0][1] + d[1]).clamp(lo[1], hi[1]),
+            ];
+            v[2] = [
+                (v[0][0] + k * d[0]).clamp(lo[0], hi[0]),
+                (v[0][1] + k * d[1]).clamp(lo[1], hi[1]),
+            ];
+        }
+        3 => {
+            for p in v.iter_mut() {
+                for (a, c) in p.iter_mut().enumerate() {
+                    *c = match rng.below(3) {
+                        0 => lo[a],
+                        1 => hi[a],
+                        _ => any(rng, a),
+                    };
+                }
+            }
+        }
+        _ => v = [0, 1, 2].map(|_| [near(rng, 0), near(rng, 1)]),
+    }
+    if rng.chance(50) {
+        v.swap(1, 2);
+    }
+    // kind / size / aa have no port on setup: random values must not matter.
+    Cmd {
+        kind: 0,
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        v,
+        size: rng.below(1 << 24) as u32,
+        aa: rng.chance(50),
+    }
+}
+
+/// `n` [`setup_cmd`]s from `seed`.
+pub fn setup_cmds(cfg: &Config, seed: u64, n: usize) -> Vec<Cmd> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|i| setup_cmd(cfg, &mut rng, (i as u32 * 104_729) & 0xff_ffff))
+        .collect()
+}
+
+/// `n` point commands: every size up to past `max_point_size`, fractions at the rounding
+/// edges, at tile and viewport edges, missing their tile, at the extremes of the ports, AA on
+/// and off; random `v1`/`v2`, which point_raster must ignore.
+pub fn point_cmds(c: &Config, seed: u64, n: usize) -> Vec<Cmd> {
+    let mut rng = Rng::new(seed);
+    let (tw, th) = (c.tile[0] as i64, c.tile[1] as i64);
+    let [ntx, nty] = c.tiles();
+    let fracs = [0i64, 128, 127, 129, 1, 255];
+    (0..n)
+        .map(|i| {
+            let tx = rng.below(ntx as u64 + 1) as u32;
+            let ty = rng.below(nty as u64 + 1) as u32;
+            let mut coord = |t: u32, ts: i64| -> i64 {
+                let px = match rng.below(4) {
+                    0 => t as i64 * ts + rng.range(-2, 2),
+                    1 => (t as i64 + 1) * ts + rng.range(-2, 1),
+                    _ => t as i64 * ts + rng.range(0, ts - 1),
+                };
+                let f = if rng.chance(50) {
+                    fracs[rng.below(6) as usize]
+                } else {
+                    rng.range(0, 255)
+                };
+                px * 256 + f
+            };
+            let (mut x, mut y) = (coord(tx, tw), coord(ty, th));
+            if rng.below(40) == 0 {
+                x = if rng.chance(50) { -(1 << 23) } else { (1 << 23) - 1 };
+            }
+            if rng.below(40) == 0 {
+                y = if rng.chance(50) { -(1 << 23) + 7 } else { (1 << 23) - 9 };
+            }
+            let whole = match rng.below(24) {
+                0 => rng.below(c.max_point_size as u64 + 2),
+                1 => c.max_point_size as u64 + rng.below(3),
+                2..=5 => rng.below(c.max_point_size.min(40) as u64),
+                _ => rng.below(7),
+            };
+            let size = match rng.below(30) {
+                0 => (1 << 24) - 1,
+                _ => whole * 256 + [0, 128, 127, 129, rng.below(256)][rng.below(5) as usize],
+            };
+            let (tile_x, tile_y) = match rng.below(8) {
+                0 => (rng.below(256) as u32, ty),
+                1 => ((tx + 1).min(255), ty),
+                _ => (tx, ty),
+            };
+            // v1 / v2 / kind have no port on point_raster: random values must not matter.
+            Cmd {
+                kind: 1,
+                prim: rng.below(1 << 24) as u32 ^ i as u32,
+                tile_x,
+                tile_y,
+                v: [
+                    [x as i32, y as i32],
+                    [rng.signed(24) as i32, 0],
+                    [0, rng.signed(24) as i32],
+                ],
+                size: size as u32,
+                aa: rng.chance(50),
+            }
+        })
+        .collect()
+}
+
+/// Edges beats: golden `setup::edges_for` of random triangles in every tile their bbox touches,
+/// empty beats, and a tenth with random fields (anything the ports can carry).
+pub fn edges(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
+    let mut out = Vec::new();
+    let [nx, ny] = cfg.tiles();
+    while out.len() < n {
+        let prim = rng.below(1 << 24) as u32;
+        if rng.below(10) == 0 {
+            let (x0, x1) = (
+                rng.below(cfg.tile[0] as u64) as u32,
+                rng.below(cfg.tile[0] as u64) as u32,
+            );
+            let (y0, y1) = (
+                rng.below(cfg.tile[1] as u64) as u32,
+                rng.below(cfg.tile[1] as u64) as u32,
+            );
+            out.push(Edges {
+                prim,
+                tile_x: rng.below(256) as u32,
+                tile_y: rng.below(256) as u32,
+                empty: rng.below(4) == 0,
+                a: [0, 1, 2].map(|_| rng.signed(24) as i32),
+                b: [0, 1, 2].map(|_| rng.signed(24) as i32),
+                e: [0, 1, 2].map(|_| rng.signed(48)),
+                bx0: x0.min(x1),
+                bx1: x0.max(x1),
+                by0: y0.min(y1),
+                by1: y0.max(y1),
+                vis_w: rng.below(512) as u32,
+                vis_h: rng.below(512) as u32,
+            });
+            continue;
+        }
+        if rng.below(8) == 0 {
+            let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
+            out.push(edges_for(cfg, &tri_cmd(prim, tile, [[0, 0]; 3])));
+            continue;
+        }
+        let cx = rng.range(0, cfg.viewport[0] as i64) * 256;
+        let cy = rng.range(0, cfg.viewport[1] as i64) * 256;
+        let r = (cfg.tile[0] as i64) * 256 * (1 + rng.below(2) as i64);
+        let v = [0, 1, 2].map(|_| [(cx + rng.range(-r, r)) as i32, (cy + rng.range(-r, r)) as i32]);
+        let Ok(t) = setup_triangle(
+            cfg,
+            &TriangleFx {
+                v,
+                colour: [0; 4],
+                depth: 0,
+            },
+        ) else {
+            continue;
+        };
+        let (x0, x1) = (t.bbox.x0 / cfg.tile[0], t.bbox.x1 / cfg.tile[0]);
+        let (y0, y1) = (t.bbox.y0 / cfg.tile[1], t.bbox.y1 / cfg.tile[1]);
+        for ty in y0..=y1 {
+            for tx in x0..=x1 {
+                out.push(edges_for(cfg, &tri_cmd(prim, [tx, ty], v)));
+            }
+        }
+    }
+    out
+}
+
+/// The tile parser's walk of random edges beats, with random-field candidates mixed in.
+pub fn candidates(cfg: &Config, seed: u64, n: usize) -> Vec<Cand> {
+    let mut rng = Rng::new(seed);
+    let edges = edges(cfg, &mut rng, n / 4 + 1);
+    let mut tp = TileParserCycle::new(cfg);
+    let (walk, _) = drive(
+        &mut tp,
+        &edges,
+        |_| false,
+        |_| true,
+        |o: &[Cand]| o.len() >= n,
+        100 * n as u64,
+    );
+    let mut out = Vec::new();
+    for c in walk.into_iter().take(n) {
+        out.push(c);
+        if rng.below(6) == 0 {
+            out.push(Cand {
+                prim: rng.below(1 << 24) as u32,
+                tile_x: rng.below(256) as u32,
+                tile_y: rng.below(256) as u32,
+                col: rng.below(256) as u32,
+                row: rng.below(256) as u32,
+                e: [0, 1, 2].map(|_| rng.signed(48)),
+                a: [0, 1, 2].map(|_| rng.signed(24) as i32),
+                b: [0, 1, 2].map(|_| rng.signed(24) as i32),
+                vis_w: rng.below(512) as u32,
+                vis_h: rng.below(512) as u32,
+                last: rng.chance(50),
+                none: rng.chance(25),
+            });
+        }
+    }
+    out
+}
+
+/// Jobs of a random triangle in one of its tiles (golden setup + sub-tile coverage), at most 6.
+pub fn triangle_jobs(cfg: &Config, r: &mut Rng, prim: u32) -> Vec<Job> {
+    let (lo, hi) = cfg.guard_limits_fx();
+    let (vw, vh) = (cfg.viewport[0] as i64 * ONE as i64, cfg.viewport[1] as i64 * ONE as i64);
+    let v = if r.below(3) == 0 {
+        [0; 3].map(|_| {
+            [
+                r.range(lo[0] as i64, hi[0] as i64) as i32,
+                r.range(lo[1] as i64, hi[1] as i64) as i32,
+            ]
+        })
+    } else {
+        let c = [r.range(0, vw), r.range(0, vh)];
+        let rad = r.range(ONE as i64, 40 * ONE as i64);
+        [0; 3].map(|_| {
+            [
+                (c[0] + r.range(-rad, rad)).clamp(lo[0] as i64, hi[0] as i64) as i32,
+                (c[1] + r.range(-rad, rad)).clamp(lo[1] as i64, hi[1] as i64) as i32,
+            ]
+        })
+    };
+    let Ok(tri) = setup_triangle(
+        cfg,
+        &TriangleFx {
+            v,
+            colour: [0; 4],
+            depth: 0,
+        },
+    ) else {
+        return Vec::new();
+    };
+    let tiles: Vec<[u32; 2]> = tiles_of(cfg, &tri.bbox).collect();
+    let tile = tiles[r.below(tiles.len() as u64) as usize];
+    let pt = parse_tile(cfg, tile).unwrap();
+    let mut cov = Vec::new();
+    classify_tile(cfg, &tri, &pt, &mut CoverageStats::default(), &mut cov);
+    let base = Cand {
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        a: tri.edges.map(|e| e.a as i32),
+        b: tri.edges.map(|e| e.b as i32),
+        vis_w: pt.rect.width(),
+        vis_h: pt.rect.height(),
+        ..Default::default()
+    };
+    if cov.is_empty() {
+        let cand = Cand {
+            last: true,
+            none: true,
+            ..base
+        };
+        return vec![Job { cand, trivial: false }];
+    }
+    let n = cov.len();
+    cov.iter()
+        .enumerate()
+        .skip(n.saturating_sub(6))
+        .map(|(i, cs)| {
+            let (x, y) = (cs.sub.rect.x0 as i64 * ONE as i64, cs.sub.rect.y0 as i64 * ONE as i64);
+            Job {
+                cand: Cand {
+                    col: cs.sub.col,
+                    row: cs.sub.row,
+                    e: tri.edges.map(|e| e.eval(x, y)),
+                    last: i + 1 == n,
+                    ..base
+                },
+                trivial: cs.trivial,
+            }
+        })
+        .collect()
+}
+
+/// A synthetic job: coefficients up to the guard-band bounds, E anywhere, at, or next to the
+/// clamp thresholds, random flags and viewport clipping.
+pub fn synthetic_job(cfg: &Config, g: &SampleRasterGeom, r: &mut Rng, prim: u32) -> Job {
+    let m4 = 1i64 << (g.m + 4);
+    let coef = |r: &mut Rng, max: i64| match r.below(4) {
+        0 => max,
+        1 => -max,
+        _ => r.range(-max, max),
+    };
+    let a = [0; 3].map(|_| coef(r, g.coef_max[0]));
+    let b = [0; 3].map(|_| coef(r, g.coef_max[1]));
+    let (w, h) = (cfg.subtile[0] as i64 * ONE as i64, cfg.subtile[1] as i64 * ONE as i64);
+    let mut e = [0i64; 3];
+    for (k, v) in e.iter_mut().enumerate() {
+        *v = match r.below(8) {
+            0..=2 => {
+                let (x, y) = if r.below(2) == 0 {
+                    let o = tilerast_golden::samples::offsets(cfg.msaa);
+                    let (sx, sy) = o[r.below(o.len() as u64) as usize];
+                    (
+                        r.below(cfg.subtile[0] as u64) as i64 * ONE as i64 + sx as i64 * 16,
+                        r.below(cfg.subtile[1] as u64) as i64 * ONE as i64 + sy as i64 * 16,
+                    )
+                } else {
+                    (r.range(0, w), r.range(0, h))
+                };
+                -(a[k] * x + b[k] * y) + r.range(-2, 2)
+            }
+            3 => r.range(m4 / 2, 1 << 46),
+            4 => r.range(-(1 << 46), 1 << 46),
+            5 => m4 + r.range(-20, 20),
+            6 => -m4 + r.range(-20, 20),
+            _ => {
+                let v = r.range(m4 / 2, m4 - 1);
+                if r.below(2) == 0 {
+                    v
+                } else {
+                    -v
+                }
+            }
+        };
+    }
+    let [nx, ny] = cfg.tiles();
+    let none = r.below(12) == 0;
+    Job {
+        cand: Cand {
+            prim,
+            tile_x: r.below(nx as u64) as u32,
+            tile_y: r.below(ny as u64) as u32,
+            col: r.below((cfg.tile[0] / cfg.subtile[0]) as u64) as u32,
+            row: r.below((cfg.tile[1] / cfg.subtile[1]) as u64) as u32,
+            e,
+            a: a.map(|v| v as i32),
+            b: b.map(|v| v as i32),
+            vis_w: if r.below(3) == 0 {
+                1 + r.below(cfg.tile[0] as u64) as u32
+            } else {
+                cfg.tile[0]
+            },
+            vis_h: if r.below(3) == 0 {
+                1 + r.below(cfg.tile[1] as u64) as u32
+            } else {
+                cfg.tile[1]
+            },
+            last: none || r.below(3) == 0,
+            none,
+        },
+        trivial: r.below(5) == 0,
+    }
+}
+
+/// `n`+ jobs: half from random triangles, half synthetic.
+pub fn jobs(cfg: &Config, seed: u64, n: usize) -> Vec<Job> {
+    let geom = SampleRasterGeom::new(cfg).unwrap();
+    let mut r = Rng::new(seed);
+    let mut jobs = Vec::new();
+    let mut prim = 0;
+    while jobs.len() < n {
+        prim += 1;
+        if r.below(2) == 0 {
+            jobs.extend(triangle_jobs(cfg, &mut r, prim));
+        } else {
+            jobs.push(synthetic_job(cfg, &geom, &mut r, prim));
+        }
+    }
+    jobs
+}
+
+/// `n` random beats: any lane pattern, coordinates and masks (also lanes beyond any Q), `last`
+/// on a quarter of them.
+pub fn beats(seed: u64, n: usize) -> Vec<Beat> {
+    let mut r = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let mut b = Beat {
+                prim: r.below(1 << 24) as u32,
+                lane_valid: r.below(16) as u8,
+                last: r.below(4) == 0,
+                ..Default::default()
+            };
+            for l in 0..4 {
+                b.qx[l] = r.below(1 << 12) as u32;
+                b.qy[l] = r.below(1 << 12) as u32;
+                b.mask[l] = r.next_u64();
+            }
+            b
+        })
+        .collect()
+}
