@@ -40,10 +40,13 @@ fn rtl_dir() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../rtl-out")
 }
 
-fn verilate(vfiles: &[&Path], top: &str, prefix: &str, mdir: &Path, trace: bool) {
+/// Verilate `vfiles` (top module `top`, class prefix `prefix`) into `mdir`, with `--trace` if
+/// asked; returns the generated `.cpp` files, sorted. One line and exit 1 on failure.
+pub fn verilate(vfiles: &[&Path], top: &str, prefix: &str, mdir: &Path, trace: bool) -> Vec<PathBuf> {
     let _ = std::fs::remove_dir_all(mdir);
     let mut v = Command::new("verilator");
-    v.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast", "-Wno-fatal"])
+    v.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
+        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
         .args(["--top-module", top, "--prefix", prefix, "-Mdir"])
         .arg(mdir)
         .args(vfiles);
@@ -55,11 +58,55 @@ fn verilate(vfiles: &[&Path], top: &str, prefix: &str, mdir: &Path, trace: bool)
         .unwrap_or_else(|_| die("error: verilator not found; install it with: apt-get install -y verilator"));
     if !out.status.success() {
         die(&format!(
-            "error: verilator failed on {}:\n{}",
+            "error: verilator failed on {} (top {top}):\n{}",
             vfiles.last().unwrap().display(),
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    let mut fs: Vec<PathBuf> = std::fs::read_dir(mdir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .collect();
+    fs.sort();
+    fs
+}
+
+/// One translation unit including every `.cpp` of a model (what Verilator's own non-parallel
+/// build does with `V*__ALL.cpp`): compiling many small files costs mostly header parsing.
+pub fn unity(mdir: &Path, prefix: &str, files: &[PathBuf]) -> PathBuf {
+    let unity = mdir.join(format!("{prefix}__ALL.cpp"));
+    let body: String = files
+        .iter()
+        .map(|f| format!("#include \"{}\"\n", f.display()))
+        .collect();
+    std::fs::write(&unity, body).unwrap();
+    unity
+}
+
+/// The C++ settings every library of verilated models is compiled with (`inc` is Verilator's
+/// include directory, `opt` the optimisation level).
+pub fn model_build<'a>(b: &'a mut cc::Build, inc: &Path, trace: bool, opt: u32) -> &'a mut cc::Build {
+    b.include(inc)
+        .include(inc.join("vltstd"))
+        .include("csrc")
+        .std("c++17")
+        .flag("-faligned-new")
+        .flag_if_supported("-fcf-protection=none")
+        .flag("-Wno-unused-parameter")
+        .flag("-Wno-unused-variable")
+        .flag("-Wno-sign-compare")
+        .flag("-Wno-unused-but-set-variable")
+        .flag("-Wno-bool-operation")
+        .flag("-Wno-uninitialized")
+        .flag("-Wno-shadow")
+        .opt_level(opt)
+        .define("VM_COVERAGE", "0")
+        .define("VM_SC", "0")
+        .define("VM_TRACE", if trace { "1" } else { "0" })
+        .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
+        .define("VM_TRACE_FST", "0");
+    b
 }
 
 fn main() {
@@ -121,14 +168,7 @@ fn main() {
         let wfile = out.join(format!("{wrap}.v"));
         std::fs::write(&wfile, flat.verilog).unwrap();
         let mdir = out.join(format!("obj_{prefix}"));
-        verilate(&[&wfile, vfile], &wrap, prefix, &mdir, trace);
-        let mut fs: Vec<PathBuf> = std::fs::read_dir(&mdir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-            .collect();
-        fs.sort();
-        files.extend(fs);
+        files.extend(verilate(&[&wfile, vfile], &wrap, prefix, &mdir, trace));
         b.include(&mdir);
     }
     let (ni, no, rs_in, rs_out) = layout.expect("at least one model");
@@ -163,28 +203,9 @@ fn main() {
         files.push(inc.join("verilated_vcd_c.cpp"));
     }
 
-    b.file("csrc/glue.cpp")
-        .include(&out)
-        .files(&files)
-        .include(&inc)
-        .include(inc.join("vltstd"))
-        .include("csrc")
-        .std("c++17")
-        .flag("-faligned-new")
-        .flag_if_supported("-fcf-protection=none")
-        .flag("-Wno-unused-parameter")
-        .flag("-Wno-unused-variable")
-        .flag("-Wno-sign-compare")
-        .flag("-Wno-unused-but-set-variable")
-        .flag("-Wno-bool-operation")
-        .flag("-Wno-uninitialized")
-        .flag("-Wno-shadow")
-        .opt_level(2) // the models are the hot loop, keep them optimized in debug builds too
-        .define("VM_COVERAGE", "0")
-        .define("VM_SC", "0")
-        .define("VM_TRACE", if trace { "1" } else { "0" })
-        .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
-        .define("VM_TRACE_FST", "0");
+    b.file("csrc/glue.cpp").include(&out).files(&files);
+    // The models are the hot loop: keep them optimized in debug builds too.
+    model_build(&mut b, &inc, trace, 2);
     blocks::build(&out, &rtl, &inc, trace); // per-block models; must link before the runtime below
     top::build(&out, &rtl, &inc, trace); // FPGA tops (cosim/src/top.rs); likewise before the runtime
     b.compile("tilerast_cosim_models");

@@ -30,7 +30,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Presets whose blocks are verilated.
 const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
@@ -183,40 +182,6 @@ pub fn flatten(top: &str, module: &str, ports: &[VPort]) -> Flat {
     }
 }
 
-/// Verilate `blk_<preset>_<stage>` (wrapper + the preset's file) into `mdir`; returns one .cpp
-/// that includes all of the model's.
-fn verilate_block(wrapper: &Path, vfile: &Path, top: &str, mdir: &Path) -> PathBuf {
-    let _ = std::fs::remove_dir_all(mdir);
-    let out = Command::new("verilator")
-        .args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .args(["--top-module", top, "--prefix", &format!("V{top}"), "-Mdir"])
-        .arg(mdir)
-        .arg(wrapper)
-        .arg(vfile)
-        .output()
-        .unwrap_or_else(|_| fail("error: verilator not found; install it with: apt-get install -y verilator"));
-    if !out.status.success() {
-        fail(&format!(
-            "error: verilator failed on {} (block {top}):\n{}",
-            vfile.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let mut fs: Vec<PathBuf> = std::fs::read_dir(mdir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-        .collect();
-    fs.sort();
-    // One translation unit per model (what Verilator's own non-parallel build does with
-    // `V*__ALL.cpp`): compiling ~7 small files per block costs mostly header parsing.
-    let unity = mdir.join(format!("V{top}__ALL.cpp"));
-    let body: String = fs.iter().map(|f| format!("#include \"{}\"\n", f.display())).collect();
-    std::fs::write(&unity, body).unwrap();
-    unity
-}
-
 /// Verilate every (preset, stage) block, generate the wrappers, the C++ factory and the Rust
 /// port table, and compile them with `csrc/blocks.cpp` and the `src/blocks.rs` bridge into the
 /// static library `tilerast_cosim_blocks`. `inc` is Verilator's include directory.
@@ -247,7 +212,9 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
             let wrapper = dir.join(format!("{top}.v"));
             std::fs::write(&wrapper, flat.verilog).unwrap();
             let mdir = dir.join(format!("obj_{top}"));
-            files.push(verilate_block(&wrapper, &vfile, &top, &mdir));
+            let prefix = format!("V{top}");
+            let cpp = super::verilate(&[&wrapper, &vfile], &top, &prefix, &mdir, false);
+            files.push(super::unity(&mdir, &prefix, &cpp));
             b.include(&mdir);
             writeln!(gen_inc, "#include \"V{top}.h\"").unwrap();
             writeln!(
@@ -272,28 +239,8 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     std::fs::write(dir.join("blocks_gen.inc"), gen_inc).unwrap();
     std::fs::write(out.join("block_ports.rs"), table).unwrap();
 
-    b.file("csrc/blocks.cpp")
-        .files(&files)
-        .include(&dir)
-        .include(inc)
-        .include(inc.join("vltstd"))
-        .include("csrc")
-        .std("c++17")
-        .flag("-faligned-new")
-        .flag_if_supported("-fcf-protection=none")
-        .flag("-Wno-unused-parameter")
-        .flag("-Wno-unused-variable")
-        .flag("-Wno-sign-compare")
-        .flag("-Wno-unused-but-set-variable")
-        .flag("-Wno-bool-operation")
-        .flag("-Wno-uninitialized")
-        .flag("-Wno-shadow")
-        .opt_level(1)
-        .define("VM_COVERAGE", "0")
-        .define("VM_SC", "0")
-        .define("VM_TRACE", if trace { "1" } else { "0" })
-        .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
-        .define("VM_TRACE_FST", "0");
+    b.file("csrc/blocks.cpp").files(&files).include(&dir);
+    super::model_build(&mut b, inc, trace, 1);
     b.compile("tilerast_cosim_blocks");
     println!("cargo:rerun-if-changed=build/blocks.rs");
     println!("cargo:rerun-if-changed=../golden/src/stages.rs");

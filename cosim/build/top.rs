@@ -13,7 +13,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Boards whose FPGA top is verilated (keep in sync with `TOP_BOARDS` in `src/top.rs`).
 const TOP_BOARDS: &[&str] = &["icebreaker"];
@@ -44,33 +43,9 @@ fn core_file(vfile: &Path) -> PathBuf {
 fn verilate_top(vfile: &Path, top: &str, mdir: &Path) -> PathBuf {
     let core = core_file(vfile);
     println!("cargo:rerun-if-changed={}", core.display());
-    let _ = std::fs::remove_dir_all(mdir);
-    let out = Command::new("verilator")
-        .args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .args(["--top-module", top, "--prefix", &format!("V{top}"), "-Mdir"])
-        .arg(mdir)
-        .arg(&core)
-        .arg(vfile)
-        .output()
-        .unwrap_or_else(|_| fail("error: verilator not found; install it with: apt-get install -y verilator"));
-    if !out.status.success() {
-        fail(&format!(
-            "error: verilator failed on {}:\n{}",
-            vfile.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let mut fs: Vec<PathBuf> = std::fs::read_dir(mdir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-        .collect();
-    fs.sort();
-    let unity = mdir.join(format!("V{top}__ALL.cpp"));
-    let body: String = fs.iter().map(|f| format!("#include \"{}\"\n", f.display())).collect();
-    std::fs::write(&unity, body).unwrap();
-    unity
+    let prefix = format!("V{top}");
+    let cpp = super::verilate(&[&core, vfile], top, &prefix, mdir, false);
+    super::unity(mdir, &prefix, &cpp)
 }
 
 /// Verilate the tops and compile them with `csrc/top.cpp` and the `src/top.rs` bridge.
@@ -100,28 +75,8 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     factory.push_str("    return nullptr;\n}\n");
     std::fs::write(dir.join("top_models.inc"), gen).unwrap();
     std::fs::write(dir.join("top_factory.inc"), factory).unwrap();
-    b.file("csrc/top.cpp")
-        .files(&files)
-        .include(&dir)
-        .include(inc)
-        .include(inc.join("vltstd"))
-        .include("csrc")
-        .std("c++17")
-        .flag("-faligned-new")
-        .flag_if_supported("-fcf-protection=none")
-        .flag("-Wno-unused-parameter")
-        .flag("-Wno-unused-variable")
-        .flag("-Wno-sign-compare")
-        .flag("-Wno-unused-but-set-variable")
-        .flag("-Wno-bool-operation")
-        .flag("-Wno-uninitialized")
-        .flag("-Wno-shadow")
-        .opt_level(2)
-        .define("VM_COVERAGE", "0")
-        .define("VM_SC", "0")
-        .define("VM_TRACE", if trace { "1" } else { "0" })
-        .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
-        .define("VM_TRACE_FST", "0");
+    b.file("csrc/top.cpp").files(&files).include(&dir);
+    super::model_build(&mut b, inc, trace, 2);
     b.compile("tilerast_cosim_top");
     println!("cargo:rerun-if-changed=src/top.rs");
     println!("cargo:rerun-if-changed=csrc/top.cpp");

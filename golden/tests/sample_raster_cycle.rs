@@ -14,58 +14,8 @@ use tilerast_golden::raster::{raster_triangle_tile, tiles_of, RasterStats};
 use tilerast_golden::sample_raster::SampleRasterCycle;
 use tilerast_golden::setup::{setup_triangle, TriSetup};
 use tilerast_golden::streams::{Beat, Cand, Job};
-use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
-use tilerast_golden::tile_parser::parse_tile;
+use tilerast_verif::stim::jobs_for;
 use tilerast_verif::{Handshake, Pattern, Rng};
-
-/// The jobs subtile_coverage hands the sample rasterizer for (tri, tile): the covered first
-/// sub-tiles in walk order, E at each sub-tile's origin, `last` on the final one, or one bare
-/// `none` + `last` token when nothing is covered.
-fn jobs_for(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2]) -> Vec<Job> {
-    let pt = parse_tile(cfg, tile).unwrap();
-    let mut st = CoverageStats::default();
-    let mut cov = Vec::new();
-    classify_tile(cfg, tri, &pt, &mut st, &mut cov);
-    let a = tri.edges.map(|e| e.a as i32);
-    let b = tri.edges.map(|e| e.b as i32);
-    let base = Cand {
-        prim,
-        tile_x: tile[0],
-        tile_y: tile[1],
-        a,
-        b,
-        vis_w: pt.rect.width(),
-        vis_h: pt.rect.height(),
-        ..Default::default()
-    };
-    if cov.is_empty() {
-        return vec![Job {
-            cand: Cand {
-                last: true,
-                none: true,
-                ..base
-            },
-            trivial: false,
-        }];
-    }
-    let n = cov.len();
-    cov.iter()
-        .enumerate()
-        .map(|(i, cs)| {
-            let (x, y) = (cs.sub.rect.x0 as i64 * ONE as i64, cs.sub.rect.y0 as i64 * ONE as i64);
-            Job {
-                cand: Cand {
-                    col: cs.sub.col,
-                    row: cs.sub.row,
-                    e: tri.edges.map(|e| e.eval(x, y)),
-                    last: i + 1 == n,
-                    ..base
-                },
-                trivial: cs.trivial,
-            }
-        })
-        .collect()
-}
 
 /// Random triangle inside the guard band: huge, medium or small.
 fn gen_tri(cfg: &Config, kind: u32, r: &[u32; 8]) -> [[i32; 2]; 3] {

@@ -16,6 +16,7 @@ use tilerast_golden::setup::{setup_triangle, TriSetup};
 use tilerast_golden::streams::{Cand, Edges, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats, CoveredSubtile, SubtileCoverageCycle};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
+use tilerast_verif::stim::{edges_by_hand as edges_for, tri_edges as commands, tri_from_words as gen_tri};
 use tilerast_verif::{Pattern, Rng};
 
 // ───────────────────────────── helpers ─────────────────────────────
@@ -68,39 +69,6 @@ fn ready_pattern(seed: u64, p_ready: u64) -> impl FnMut(u64) -> bool {
 fn gap_pattern(seed: u64, p_gap: u64) -> impl FnMut(u64) -> bool {
     let mut line = Pattern::gaps(p_gap as u32).line(Rng::stream(seed, 0));
     move |_| !line.step()
-}
-
-/// The `Edges` beat setup sends for `tri` in `tile` (golden setup translated by hand).
-fn edges_for(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2]) -> Edges {
-    let rect = tile_rect(cfg, tile).unwrap();
-    let mut e = Edges {
-        prim,
-        tile_x: tile[0],
-        tile_y: tile[1],
-        vis_w: rect.width(),
-        vis_h: rect.height(),
-        ..Default::default()
-    };
-    for k in 0..3 {
-        e.a[k] = tri.edges[k].a as i32;
-        e.b[k] = tri.edges[k].b as i32;
-    }
-    let bb = tri.bbox;
-    if !rect.overlaps(bb.x0, bb.y0, bb.x1, bb.y1) {
-        e.empty = true;
-        return e;
-    }
-    e.bx0 = bb.x0.max(rect.x0) - rect.x0;
-    e.bx1 = bb.x1.min(rect.x1) - rect.x0;
-    e.by0 = bb.y0.max(rect.y0) - rect.y0;
-    e.by1 = bb.y1.min(rect.y1) - rect.y0;
-    let [sw, sh] = cfg.subtile;
-    let ox = (rect.x0 + e.bx0 / sw * sw) as i64 * 256;
-    let oy = (rect.y0 + e.by0 / sh * sh) as i64 * 256;
-    for k in 0..3 {
-        e.e[k] = tri.edges[k].eval(ox, oy);
-    }
-    e
 }
 
 /// Golden's covered sub-tiles of `tri` in the command's tile (none if the bbox misses it:
@@ -177,64 +145,6 @@ fn expected_jobs(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<Job> {
         });
     }
     jobs
-}
-
-/// A random triangle: centre anywhere in the viewport (± guard band a little), size class from
-/// sub-pixel slivers to several tiles, or vertices at the guard band's corners.
-fn gen_tri(cfg: &Config, r: &[u32; 8]) -> TriangleFx {
-    let g = cfg.guard_band as i64 / 2;
-    let cx = (r[0] as i64 % (cfg.viewport[0] as i64 + 2 * g) - g) * 256 + (r[1] % 256) as i64;
-    let cy = (r[2] as i64 % (cfg.viewport[1] as i64 + 2 * g) - g) * 256 + (r[3] % 256) as i64;
-    let (lo, hi) = cfg.guard_limits_fx();
-    if r[4] % 6 == 5 {
-        // Guard-band extremes: every vertex at a corner of the guard band (widest edges).
-        let corner = |v: u32| [[lo[0], hi[0]][v as usize & 1], [lo[1], hi[1]][(v >> 1) as usize & 1]];
-        return TriangleFx {
-            v: [corner(r[5]), corner(r[6]), corner(r[7])],
-            colour: [0; 4],
-            depth: 0,
-        };
-    }
-    let size = [
-        2i64,
-        256,
-        4 * 256,
-        cfg.tile[0] as i64 * 256,
-        3 * cfg.tile[0] as i64 * 256,
-    ][r[4] as usize % 5];
-    let off = |v: u32| (v as i64 % (2 * size + 1)) - size;
-    let clamp = |v: i64, i: usize| v.clamp(lo[i] as i64, hi[i] as i64) as i32;
-    TriangleFx {
-        v: [
-            [clamp(cx + off(r[5]), 0), clamp(cy + off(r[6]), 1)],
-            [clamp(cx + off(r[7]), 0), clamp(cy + off(r[5] ^ r[6]), 1)],
-            [
-                clamp(cx + off(r[6].rotate_left(7)), 0),
-                clamp(cy + off(r[7].rotate_left(13)), 1),
-            ],
-        ],
-        colour: [0; 4],
-        depth: 0,
-    }
-}
-
-/// Commands for a triangle: every tile its bbox touches (at most 12, spread over the range),
-/// plus one random tile (often empty).
-fn commands(cfg: &Config, tri: &TriSetup, prim: u32, pick: u32) -> Vec<Edges> {
-    let [tw, th] = cfg.tile;
-    let [nx, ny] = cfg.tiles();
-    let mut tiles = Vec::new();
-    for ty in tri.bbox.y0 / th..=tri.bbox.y1 / th {
-        for tx in tri.bbox.x0 / tw..=tri.bbox.x1 / tw {
-            tiles.push([tx, ty]);
-        }
-    }
-    if tiles.len() > 12 {
-        let step = tiles.len() / 12;
-        tiles = tiles.into_iter().step_by(step).take(12).collect();
-    }
-    tiles.push([pick % nx, (pick / nx) % ny]);
-    tiles.into_iter().map(|t| edges_for(cfg, tri, prim, t)).collect()
 }
 
 /// One cycle of the chain's ports, for traces.

@@ -11,10 +11,10 @@ use tilerast_golden::cycle::drive;
 use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
-use tilerast_golden::setup::{edges_for, setup_triangle};
+use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
 use tilerast_golden::streams::{Beat, Cand, Cmd, Edges, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
-use tilerast_golden::tile_parser::{parse_tile, TileParserCycle};
+use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
 /// A triangle command for `tile`.
 pub fn tri_cmd(prim: u32, tile: [u32; 2], v: [[i32; 2]; 3]) -> Cmd {
@@ -298,45 +298,9 @@ pub fn triangle_jobs(cfg: &Config, r: &mut Rng, prim: u32) -> Vec<Job> {
     };
     let tiles: Vec<[u32; 2]> = tiles_of(cfg, &tri.bbox).collect();
     let tile = tiles[r.below(tiles.len() as u64) as usize];
-    let pt = parse_tile(cfg, tile).unwrap();
-    let mut cov = Vec::new();
-    classify_tile(cfg, &tri, &pt, &mut CoverageStats::default(), &mut cov);
-    let base = Cand {
-        prim,
-        tile_x: tile[0],
-        tile_y: tile[1],
-        a: tri.edges.map(|e| e.a as i32),
-        b: tri.edges.map(|e| e.b as i32),
-        vis_w: pt.rect.width(),
-        vis_h: pt.rect.height(),
-        ..Default::default()
-    };
-    if cov.is_empty() {
-        let cand = Cand {
-            last: true,
-            none: true,
-            ..base
-        };
-        return vec![Job { cand, trivial: false }];
-    }
-    let n = cov.len();
-    cov.iter()
-        .enumerate()
-        .skip(n.saturating_sub(6))
-        .map(|(i, cs)| {
-            let (x, y) = (cs.sub.rect.x0 as i64 * ONE as i64, cs.sub.rect.y0 as i64 * ONE as i64);
-            Job {
-                cand: Cand {
-                    col: cs.sub.col,
-                    row: cs.sub.row,
-                    e: tri.edges.map(|e| e.eval(x, y)),
-                    last: i + 1 == n,
-                    ..base
-                },
-                trivial: cs.trivial,
-            }
-        })
-        .collect()
+    let all = jobs_for(cfg, &tri, prim, tile);
+    let n = all.len();
+    all.into_iter().skip(n.saturating_sub(6)).collect()
 }
 
 /// A synthetic job: coefficients up to the guard-band bounds, E anywhere, at, or next to the
@@ -447,4 +411,145 @@ pub fn beats(seed: u64, n: usize) -> Vec<Beat> {
             b
         })
         .collect()
+}
+
+// ----- generators driven by proptest input words (shrinkable) and test oracles -----
+
+/// The jobs subtile_coverage hands the sample rasterizer for (tri, tile) (see
+/// `tests/sample_raster_cycle.rs`).
+pub fn jobs_for(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2]) -> Vec<Job> {
+    let pt = parse_tile(cfg, tile).unwrap();
+    let mut st = CoverageStats::default();
+    let mut cov = Vec::new();
+    classify_tile(cfg, tri, &pt, &mut st, &mut cov);
+    let base = Cand {
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        a: tri.edges.map(|e| e.a as i32),
+        b: tri.edges.map(|e| e.b as i32),
+        vis_w: pt.rect.width(),
+        vis_h: pt.rect.height(),
+        ..Default::default()
+    };
+    if cov.is_empty() {
+        return vec![Job {
+            cand: Cand {
+                last: true,
+                none: true,
+                ..base
+            },
+            trivial: false,
+        }];
+    }
+    let n = cov.len();
+    cov.iter()
+        .enumerate()
+        .map(|(i, cs)| {
+            let (x, y) = (cs.sub.rect.x0 as i64 * ONE as i64, cs.sub.rect.y0 as i64 * ONE as i64);
+            Job {
+                cand: Cand {
+                    col: cs.sub.col,
+                    row: cs.sub.row,
+                    e: tri.edges.map(|e| e.eval(x, y)),
+                    last: i + 1 == n,
+                    ..base
+                },
+                trivial: cs.trivial,
+            }
+        })
+        .collect()
+}
+
+/// The `Edges` beat setup sends (an oracle independent of `setup::edges_for`) for `tri` in `tile` (golden setup translated by hand: bbox
+/// clipped to the tile, E evaluated at the origin of sub-tile (bx0/SW, by0/SH)); empty if the
+/// bbox misses the tile.
+pub fn edges_by_hand(cfg: &Config, tri: &TriSetup, prim: u32, tile: [u32; 2]) -> Edges {
+    let rect = tile_rect(cfg, tile).unwrap();
+    let mut e = Edges {
+        prim,
+        tile_x: tile[0],
+        tile_y: tile[1],
+        vis_w: rect.width(),
+        vis_h: rect.height(),
+        ..Default::default()
+    };
+    for k in 0..3 {
+        e.a[k] = tri.edges[k].a as i32;
+        e.b[k] = tri.edges[k].b as i32;
+    }
+    let bb = tri.bbox;
+    if bb.x1 < rect.x0 || bb.x0 > rect.x1 || bb.y1 < rect.y0 || bb.y0 > rect.y1 {
+        e.empty = true;
+        return e;
+    }
+    e.bx0 = bb.x0.max(rect.x0) - rect.x0;
+    e.bx1 = bb.x1.min(rect.x1) - rect.x0;
+    e.by0 = bb.y0.max(rect.y0) - rect.y0;
+    e.by1 = bb.y1.min(rect.y1) - rect.y0;
+    let [sw, sh] = cfg.subtile;
+    let ox = (rect.x0 + e.bx0 / sw * sw) as i64 * 256;
+    let oy = (rect.y0 + e.by0 / sh * sh) as i64 * 256;
+    for k in 0..3 {
+        e.e[k] = tri.edges[k].eval(ox, oy);
+    }
+    e
+}
+
+/// A random triangle: centre anywhere in the viewport (± guard band a little), size class from
+/// sub-pixel slivers to several tiles, or vertices at the guard band's corners.
+pub fn tri_from_words(cfg: &Config, r: &[u32; 8]) -> TriangleFx {
+    let g = cfg.guard_band as i64 / 2;
+    let cx = (r[0] as i64 % (cfg.viewport[0] as i64 + 2 * g) - g) * 256 + (r[1] % 256) as i64;
+    let cy = (r[2] as i64 % (cfg.viewport[1] as i64 + 2 * g) - g) * 256 + (r[3] % 256) as i64;
+    let (lo, hi) = cfg.guard_limits_fx();
+    if r[4] % 6 == 5 {
+        // Guard-band extremes: every vertex at a corner of the guard band (widest edges).
+        let corner = |v: u32| [[lo[0], hi[0]][v as usize & 1], [lo[1], hi[1]][(v >> 1) as usize & 1]];
+        return TriangleFx {
+            v: [corner(r[5]), corner(r[6]), corner(r[7])],
+            colour: [0; 4],
+            depth: 0,
+        };
+    }
+    let size = [
+        2i64,
+        256,
+        4 * 256,
+        cfg.tile[0] as i64 * 256,
+        3 * cfg.tile[0] as i64 * 256,
+    ][r[4] as usize % 5];
+    let off = |v: u32| (v as i64 % (2 * size + 1)) - size;
+    let clamp = |v: i64, i: usize| v.clamp(lo[i] as i64, hi[i] as i64) as i32;
+    TriangleFx {
+        v: [
+            [clamp(cx + off(r[5]), 0), clamp(cy + off(r[6]), 1)],
+            [clamp(cx + off(r[7]), 0), clamp(cy + off(r[5] ^ r[6]), 1)],
+            [
+                clamp(cx + off(r[6].rotate_left(7)), 0),
+                clamp(cy + off(r[7].rotate_left(13)), 1),
+            ],
+        ],
+        colour: [0; 4],
+        depth: 0,
+    }
+}
+
+/// Commands for a triangle: every tile its bbox touches (at most 12, spread over the range),
+/// plus one random tile (often empty).
+pub fn tri_edges(cfg: &Config, tri: &TriSetup, prim: u32, pick: u32) -> Vec<Edges> {
+    let [tw, th] = cfg.tile;
+    let [nx, ny] = cfg.tiles();
+    let mut tiles = Vec::new();
+    for ty in tri.bbox.y0 / th..=tri.bbox.y1 / th {
+        for tx in tri.bbox.x0 / tw..=tri.bbox.x1 / tw {
+            tiles.push([tx, ty]);
+        }
+    }
+    if tiles.len() > 12 {
+        let step = tiles.len() / 12;
+        tiles = tiles.into_iter().step_by(step).take(12).collect();
+    }
+    tiles.push([pick % nx, (pick / nx) % ny]);
+    tiles.into_iter().map(|t| edges_by_hand(cfg, tri, prim, t)).collect()
 }
