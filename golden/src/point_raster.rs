@@ -348,399 +348,407 @@ pub fn raster_setup_tile(
     }
 }
 
-// ===== cycle model =====
-//
-// `PointRasterCycle` mirrors the registers of `hw/src/point_raster.rs` (see that file's
-// header for the ports). Its rustdoc is the block's timing contract; this comment is the
-// arithmetic.
-//
-// ```text
-//  cmd ─► [accept] ─► SX ─► SY ─► SCAN (one step per cycle) ─► out register ─► beat
-//          N, s, K      x axis  y axis   Q quads of one quad row per step
-//          (adds)       unit    unit
-//                       └─ one shared axis unit, time-multiplexed ─┘
-// ```
-//
-// The scan range per axis is `[A0, A1]` in 1/16 px (the sample grid): A0 is the first, A1 the
-// last 1/16-px position that is covered, clipped to the tile and the viewport. AA off:
-// `A0 = 16·lo`, `A1 = 16·hi + 15` with `lo, hi` = [`point_setup`]'s range (N×N pixels);
-// AA on: `A0 = ⌈(2p − s)/32⌉`, `A1 = ⌊(2p + s − 1)/32⌋` (the half-open square in 1/512 px).
-// Both come from one adder each: `(2p + K) >> 5` with `K = ∓256(N−1)` (AA off, then the low
-// 4 bits are cleared / set) or `K = 31 − s`, `s − 1` (AA on). Pixel `P0 = A0 >> 4`, quad
-// `Q0 = A0 >> 5`, `P0` odd = bit 4, in-pixel threshold `lo4 = A0 & 15` (likewise P1, hi4).
-// The seed's span cases: the first quad column (q = Q0) with P0 odd lights only its right
-// pixel; the last (q = Q1) with P1 even only its left pixel; in between both. With AA the edge
-// pixels light only the samples at or right of lo4 / at or left of hi4 (`ge`/`le` tables), so
-// the pixel mask is `col(x) & row(y)` exactly as in [`raster_setup_tile`]. AA on, the scanned
-// range can be smaller than golden's (pixels with no covered sample at the range ends are not
-// visited); the emitted quads are the same.
+pub use cycle::*;
 
-use crate::cycle::CycleModel;
-use crate::streams::{Beat, Cmd, LANES};
+pub mod cycle {
+    //! The cycle model of `hw/src/point_raster.rs`: same registers, same cycle, every port (truth
+    //! layer 3, see [`crate::cycle`]); the transaction model above is the truth it is checked
+    //! against. Its items are re-exported at the stage's top level.
+    //!
+    //! `PointRasterCycle` mirrors the registers of `hw/src/point_raster.rs` (see that file's
+    //! header for the ports). Its rustdoc is the block's timing contract; this comment is the
+    //! arithmetic.
+    //!
+    //! ```text
+    //!  cmd ─► [accept] ─► SX ─► SY ─► SCAN (one step per cycle) ─► out register ─► beat
+    //!          N, s, K      x axis  y axis   Q quads of one quad row per step
+    //!          (adds)       unit    unit
+    //!                       └─ one shared axis unit, time-multiplexed ─┘
+    //! ```
+    //!
+    //! The scan range per axis is `[A0, A1]` in 1/16 px (the sample grid): A0 is the first, A1 the
+    //! last 1/16-px position that is covered, clipped to the tile and the viewport. AA off:
+    //! `A0 = 16·lo`, `A1 = 16·hi + 15` with `lo, hi` = [`point_setup`]'s range (N×N pixels);
+    //! AA on: `A0 = ⌈(2p − s)/32⌉`, `A1 = ⌊(2p + s − 1)/32⌋` (the half-open square in 1/512 px).
+    //! Both come from one adder each: `(2p + K) >> 5` with `K = ∓256(N−1)` (AA off, then the low
+    //! 4 bits are cleared / set) or `K = 31 − s`, `s − 1` (AA on). Pixel `P0 = A0 >> 4`, quad
+    //! `Q0 = A0 >> 5`, `P0` odd = bit 4, in-pixel threshold `lo4 = A0 & 15` (likewise P1, hi4).
+    //! The seed's span cases: the first quad column (q = Q0) with P0 odd lights only its right
+    //! pixel; the last (q = Q1) with P1 even only its left pixel; in between both. With AA the edge
+    //! pixels light only the samples at or right of lo4 / at or left of hi4 (`ge`/`le` tables), so
+    //! the pixel mask is `col(x) & row(y)` exactly as in [`raster_setup_tile`]. AA on, the scanned
+    //! range can be smaller than golden's (pixels with no covered sample at the range ends are not
+    //! visited); the emitted quads are the same.
 
-const ST_IDLE: u8 = 0;
-const ST_SX: u8 = 1;
-const ST_SY: u8 = 2;
-const ST_SCAN: u8 = 3;
+    use super::*;
 
-/// The point a point command describes (`v[0]`, `size`, `aa`).
-pub fn point_of_cmd(c: &Cmd) -> PointFx {
-    PointFx {
-        pos: c.v[0],
-        size: c.size as i32,
-        aa: c.aa,
-        colour: [0; 4],
-        depth: 0,
+    use crate::cycle::CycleModel;
+    use crate::streams::{Beat, Cmd, LANES};
+
+    const ST_IDLE: u8 = 0;
+    const ST_SX: u8 = 1;
+    const ST_SY: u8 = 2;
+    const ST_SCAN: u8 = 3;
+
+    /// The point a point command describes (`v[0]`, `size`, `aa`).
+    pub fn point_of_cmd(c: &Cmd) -> PointFx {
+        PointFx {
+            pos: c.v[0],
+            size: c.size as i32,
+            aa: c.aa,
+            colour: [0; 4],
+            depth: 0,
+        }
     }
-}
 
-/// What golden says a point command produces: the quads of `raster_point_tile` for its tile.
-pub fn cmd_quads(cfg: &Config, c: &Cmd) -> Vec<Quad> {
-    raster_point_tile(
-        cfg,
-        &point_of_cmd(c),
-        c.prim,
-        [c.tile_x, c.tile_y],
-        &mut PointStats::default(),
-    )
-}
+    /// What golden says a point command produces: the quads of `raster_point_tile` for its tile.
+    pub fn cmd_quads(cfg: &Config, c: &Cmd) -> Vec<Quad> {
+        raster_point_tile(
+            cfg,
+            &point_of_cmd(c),
+            c.prim,
+            [c.tile_x, c.tile_y],
+            &mut PointStats::default(),
+        )
+    }
 
-/// Edge-pixel sample tables of the point block, per axis (0 = x, 1 = y) and threshold
-/// v = 0..16: `ge[a][v]` = samples whose offset on axis a is ≥ v, `le[a][v]` = ≤ v (1/16 px).
-pub fn edge_sample_tables(msaa: u32) -> ([[u16; 16]; 2], [[u16; 16]; 2]) {
-    let offs = samples::offsets(msaa);
-    let mut ge = [[0u16; 16]; 2];
-    let mut le = [[0u16; 16]; 2];
-    for a in 0..2 {
-        for v in 0..16u8 {
-            for (i, o) in offs.iter().enumerate() {
-                let c = if a == 0 { o.0 } else { o.1 };
-                if c >= v {
-                    ge[a][v as usize] |= 1 << i;
+    /// Edge-pixel sample tables of the point block, per axis (0 = x, 1 = y) and threshold
+    /// v = 0..16: `ge[a][v]` = samples whose offset on axis a is ≥ v, `le[a][v]` = ≤ v (1/16 px).
+    pub fn edge_sample_tables(msaa: u32) -> ([[u16; 16]; 2], [[u16; 16]; 2]) {
+        let offs = samples::offsets(msaa);
+        let mut ge = [[0u16; 16]; 2];
+        let mut le = [[0u16; 16]; 2];
+        for a in 0..2 {
+            for v in 0..16u8 {
+                for (i, o) in offs.iter().enumerate() {
+                    let c = if a == 0 { o.0 } else { o.1 };
+                    if c >= v {
+                        ge[a][v as usize] |= 1 << i;
+                    }
+                    if c <= v {
+                        le[a][v as usize] |= 1 << i;
+                    }
                 }
-                if c <= v {
-                    le[a][v as usize] |= 1 << i;
+            }
+        }
+        (ge, le)
+    }
+
+    /// One axis of the point setup: what the shared axis unit computes (and the block registers).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct PointAxis {
+        /// First quad column (row), 12 bits: bits [5, 17) of the clipped A0.
+        pub q0: u32,
+        /// Last minus first quad, 8 bits (wrapping).
+        pub nq: u32,
+        /// First / last pixel of the range is odd.
+        pub p0odd: bool,
+        pub p1odd: bool,
+        /// In-pixel thresholds (1/16 px) of the first / last pixel.
+        pub lo4: u32,
+        pub hi4: u32,
+        /// Clipped range empty on this axis.
+        pub empty: bool,
+    }
+
+    /// Preset constants of the block.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    struct PrConsts {
+        q: u32,
+        s: u32,
+        full: u64,
+        tile_shift: [u32; 2],
+        tile: [u32; 2],
+        vp: [u32; 2],
+        max_n: u32,
+        max_s: u32,
+        ge: [[u16; 16]; 2],
+        le: [[u16; 16]; 2],
+    }
+
+    /// Cycle model of the point rasterizer block (`hw/src/point_raster.rs`), In = [`Cmd`]
+    /// (kind must be point; uses `prim`, `tile_x`, `tile_y`, `v[0]`, `size`, `aa`), Out = [`Beat`]
+    /// (`block` always 0). The scan range and span cases are in the `cycle model` section comment
+    /// of this file.
+    ///
+    /// # Timing contract
+    ///
+    /// The one statement of the point rasterizer's timing; the RTL is held to it on every port and
+    /// cycle (`hw/tests/point_raster.rs`, `cosim/tests/point_raster.rs`). "Accepted at edge t"
+    /// means `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising
+    /// edge ending it). States: IDLE → SX (x axis) → SY (y axis) → SCAN.
+    ///
+    /// * **Handshake:** with `advance` = ¬out_valid ∨ out_ready, `in_ready` = IDLE ∨ (SCAN ∧ final
+    ///   step ∧ advance), the only combinational input → output path.
+    /// * **Latency 4:** a command accepted at edge t is in SX in cycle t + 1, in SY in t + 2, makes
+    ///   its first scan step in t + 3, and that step's beat is on the output from t + 4.
+    /// * **Scan steps:** one per cycle with `advance` (otherwise the scan holds). A quad row of w
+    ///   quads (scan range ∩ tile ∩ viewport) takes ⌈w / Q⌉ steps, h rows h·⌈w / Q⌉ steps; a
+    ///   command whose range misses the tile takes 1 step (a bare `last` beat, no lane valid).
+    ///   A step whose Q quads are all empty (AA on only) spends its cycle and emits nothing; the
+    ///   final step always emits and carries `last`.
+    /// * **Throughput:** the next command is accepted at the edge of the previous command's final
+    ///   step, so back to back, without output stalls, a command of k steps takes k + 2 cycles (one
+    ///   each for SX and SY): a one-quad point every 3 cycles.
+    /// * **Flush:** every register returns to the state of [`PointRasterCycle::new`] (IDLE, output
+    ///   register emptied and zeroed).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PointRasterCycle {
+        k: PrConsts,
+        st: u8,
+        // Accept stage.
+        prim: u32,
+        org: [u32; 2],
+        pos: [i32; 2],
+        klo: i32,
+        khi: i32,
+        aa: bool,
+        // x axis (SX).
+        ax: PointAxis,
+        // y axis edges (SY).
+        ay: PointAxis,
+        // Scan.
+        cur_x: u32,
+        rem_x: u32,
+        col_first: bool,
+        cur_y: u32,
+        rem_y: u32,
+        row_first: bool,
+        empty: bool,
+        // Output register.
+        out_valid: bool,
+        out: Beat,
+    }
+
+    impl PointRasterCycle {
+        pub fn new(cfg: &Config) -> Self {
+            let (ge, le) = edge_sample_tables(cfg.msaa);
+            let k = PrConsts {
+                q: cfg.quads_per_clock,
+                s: cfg.msaa,
+                full: samples::pixel_full_mask(cfg.msaa) as u64,
+                tile_shift: [cfg.tile[0].trailing_zeros(), cfg.tile[1].trailing_zeros()],
+                tile: cfg.tile,
+                vp: cfg.viewport,
+                max_n: cfg.max_point_size,
+                max_s: cfg.max_point_size * 256,
+                ge,
+                le,
+            };
+            Self::with_consts(k)
+        }
+
+        fn with_consts(k: PrConsts) -> Self {
+            PointRasterCycle {
+                k,
+                st: ST_IDLE,
+                prim: 0,
+                org: [0; 2],
+                pos: [0; 2],
+                klo: 0,
+                khi: 0,
+                aa: false,
+                ax: PointAxis::default(),
+                ay: PointAxis::default(),
+                cur_x: 0,
+                rem_x: 0,
+                col_first: false,
+                cur_y: 0,
+                rem_y: 0,
+                row_first: false,
+                empty: false,
+                out_valid: false,
+                out: Beat::default(),
+            }
+        }
+
+        /// Idle: nothing accepted is still being worked on and the output register is empty.
+        pub fn is_idle(&self) -> bool {
+            self.st == ST_IDLE && !self.out_valid
+        }
+
+        /// The accept stage: (K_lo, K_hi) of the two axis adders from the size (see header).
+        fn ks(&self, size: u32, aa: bool) -> (i32, i32) {
+            let n_raw = (size + 128) >> 8;
+            let n = if n_raw == 0 { 1 } else { n_raw.min(self.k.max_n) };
+            let d = ((n - 1) << 8) as i32;
+            let s = size.min(self.k.max_s) as i32;
+            if aa {
+                (31 - s, s - 1)
+            } else {
+                (-d, d)
+            }
+        }
+
+        /// The shared axis unit: clipped range of axis `a` (0 = x, 1 = y) from the accept registers.
+        pub fn axis(&self, a: usize) -> PointAxis {
+            let two = 2 * self.pos[a] as i64;
+            let (a0raw, a1raw) = ((two + self.klo as i64) >> 5, (two + self.khi as i64) >> 5);
+            let (a0, a1) = if self.aa {
+                (a0raw, a1raw)
+            } else {
+                (a0raw & !15, a1raw | 15)
+            };
+            let org = self.org[a];
+            let cl = (org as i64) << 4;
+            let end = org + self.k.tile[a];
+            let vend = end.min(self.k.vp[a]);
+            let ch = ((vend as i64) << 4) - 1;
+            let a0c = a0.max(cl);
+            let a1c = a1.min(ch);
+            let q0 = ((a0c >> 5) & 0xfff) as u32;
+            let q1 = ((a1c >> 5) & 0xfff) as u32;
+            PointAxis {
+                q0,
+                nq: q1.wrapping_sub(q0) & 0xff,
+                p0odd: (a0c >> 4) & 1 == 1,
+                p1odd: (a1c >> 4) & 1 == 1,
+                lo4: (a0c & 15) as u32,
+                hi4: (a1c & 15) as u32,
+                empty: a0c > a1c,
+            }
+        }
+
+        /// Edge column (row) masks of axis `a`: (first quad pixel 0, pixel 1, last quad pixel 0,
+        /// pixel 1).
+        fn edges(&self, a: usize, e: &PointAxis) -> [u64; 4] {
+            let f = self.k.full;
+            let mlo = self.k.ge[a][e.lo4 as usize] as u64 & f;
+            let mhi = self.k.le[a][e.hi4 as usize] as u64 & f;
+            [
+                if e.p0odd { 0 } else { mlo },
+                if e.p0odd { mlo } else { f },
+                if e.p1odd { f } else { mhi },
+                if e.p1odd { mhi } else { 0 },
+            ]
+        }
+
+        fn end_row(&self) -> bool {
+            self.rem_x < self.k.q
+        }
+
+        fn final_step(&self) -> bool {
+            self.empty || (self.end_row() && self.rem_y == 0)
+        }
+
+        /// The beat the current scan step produces, and whether it is emitted.
+        fn scan_beat(&self) -> (Beat, bool) {
+            let f = self.k.full;
+            let s = self.k.s;
+            let ex = self.edges(0, &self.ax);
+            let ey = self.edges(1, &self.ay);
+            let last_row = self.rem_y == 0;
+            let sel = |c: bool, m: u64| if c { m } else { f };
+            let r0 = sel(self.row_first, ey[0]) & sel(last_row, ey[2]);
+            let r1 = sel(self.row_first, ey[1]) & sel(last_row, ey[3]);
+            let fin = self.final_step();
+            let mut b = Beat {
+                prim: self.prim,
+                last: fin,
+                ..Beat::default()
+            };
+            for l in 0..LANES {
+                if l as u32 >= self.k.q {
+                    continue;
+                }
+                b.qx[l] = (self.cur_x + l as u32) & 0xfff;
+                b.qy[l] = self.cur_y;
+                let inr = l as u32 <= self.rem_x && !self.empty;
+                let fc = self.col_first && l == 0;
+                let g = self.rem_x == l as u32;
+                let c0 = sel(fc, ex[0]) & sel(g, ex[2]);
+                let c1 = sel(fc, ex[1]) & sel(g, ex[3]);
+                let m = (c0 & r0) | (c1 & r0) << s | (c0 & r1) << (2 * s) | (c1 & r1) << (3 * s);
+                b.mask[l] = if inr { m } else { 0 };
+                if b.mask[l] != 0 {
+                    b.lane_valid |= 1 << l;
                 }
             }
-        }
-    }
-    (ge, le)
-}
-
-/// One axis of the point setup: what the shared axis unit computes (and the block registers).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PointAxis {
-    /// First quad column (row), 12 bits: bits [5, 17) of the clipped A0.
-    pub q0: u32,
-    /// Last minus first quad, 8 bits (wrapping).
-    pub nq: u32,
-    /// First / last pixel of the range is odd.
-    pub p0odd: bool,
-    pub p1odd: bool,
-    /// In-pixel thresholds (1/16 px) of the first / last pixel.
-    pub lo4: u32,
-    pub hi4: u32,
-    /// Clipped range empty on this axis.
-    pub empty: bool,
-}
-
-/// Preset constants of the block.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct PrConsts {
-    q: u32,
-    s: u32,
-    full: u64,
-    tile_shift: [u32; 2],
-    tile: [u32; 2],
-    vp: [u32; 2],
-    max_n: u32,
-    max_s: u32,
-    ge: [[u16; 16]; 2],
-    le: [[u16; 16]; 2],
-}
-
-/// Cycle model of the point rasterizer block (`hw/src/point_raster.rs`), In = [`Cmd`]
-/// (kind must be point; uses `prim`, `tile_x`, `tile_y`, `v[0]`, `size`, `aa`), Out = [`Beat`]
-/// (`block` always 0). The scan range and span cases are in the `cycle model` section comment
-/// of this file.
-///
-/// # Timing contract
-///
-/// The one statement of the point rasterizer's timing; the RTL is held to it on every port and
-/// cycle (`hw/tests/point_raster.rs`, `cosim/tests/point_raster.rs`). "Accepted at edge t"
-/// means `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising
-/// edge ending it). States: IDLE → SX (x axis) → SY (y axis) → SCAN.
-///
-/// * **Handshake:** with `advance` = ¬out_valid ∨ out_ready, `in_ready` = IDLE ∨ (SCAN ∧ final
-///   step ∧ advance), the only combinational input → output path.
-/// * **Latency 4:** a command accepted at edge t is in SX in cycle t + 1, in SY in t + 2, makes
-///   its first scan step in t + 3, and that step's beat is on the output from t + 4.
-/// * **Scan steps:** one per cycle with `advance` (otherwise the scan holds). A quad row of w
-///   quads (scan range ∩ tile ∩ viewport) takes ⌈w / Q⌉ steps, h rows h·⌈w / Q⌉ steps; a
-///   command whose range misses the tile takes 1 step (a bare `last` beat, no lane valid).
-///   A step whose Q quads are all empty (AA on only) spends its cycle and emits nothing; the
-///   final step always emits and carries `last`.
-/// * **Throughput:** the next command is accepted at the edge of the previous command's final
-///   step, so back to back, without output stalls, a command of k steps takes k + 2 cycles (one
-///   each for SX and SY): a one-quad point every 3 cycles.
-/// * **Flush:** every register returns to the state of [`PointRasterCycle::new`] (IDLE, output
-///   register emptied and zeroed).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PointRasterCycle {
-    k: PrConsts,
-    st: u8,
-    // Accept stage.
-    prim: u32,
-    org: [u32; 2],
-    pos: [i32; 2],
-    klo: i32,
-    khi: i32,
-    aa: bool,
-    // x axis (SX).
-    ax: PointAxis,
-    // y axis edges (SY).
-    ay: PointAxis,
-    // Scan.
-    cur_x: u32,
-    rem_x: u32,
-    col_first: bool,
-    cur_y: u32,
-    rem_y: u32,
-    row_first: bool,
-    empty: bool,
-    // Output register.
-    out_valid: bool,
-    out: Beat,
-}
-
-impl PointRasterCycle {
-    pub fn new(cfg: &Config) -> Self {
-        let (ge, le) = edge_sample_tables(cfg.msaa);
-        let k = PrConsts {
-            q: cfg.quads_per_clock,
-            s: cfg.msaa,
-            full: samples::pixel_full_mask(cfg.msaa) as u64,
-            tile_shift: [cfg.tile[0].trailing_zeros(), cfg.tile[1].trailing_zeros()],
-            tile: cfg.tile,
-            vp: cfg.viewport,
-            max_n: cfg.max_point_size,
-            max_s: cfg.max_point_size * 256,
-            ge,
-            le,
-        };
-        Self::with_consts(k)
-    }
-
-    fn with_consts(k: PrConsts) -> Self {
-        PointRasterCycle {
-            k,
-            st: ST_IDLE,
-            prim: 0,
-            org: [0; 2],
-            pos: [0; 2],
-            klo: 0,
-            khi: 0,
-            aa: false,
-            ax: PointAxis::default(),
-            ay: PointAxis::default(),
-            cur_x: 0,
-            rem_x: 0,
-            col_first: false,
-            cur_y: 0,
-            rem_y: 0,
-            row_first: false,
-            empty: false,
-            out_valid: false,
-            out: Beat::default(),
+            let emit = b.lane_valid != 0 || fin;
+            (b, emit)
         }
     }
 
-    /// Idle: nothing accepted is still being worked on and the output register is empty.
-    pub fn is_idle(&self) -> bool {
-        self.st == ST_IDLE && !self.out_valid
-    }
+    impl CycleModel for PointRasterCycle {
+        type In = Cmd;
+        type Out = Beat;
 
-    /// The accept stage: (K_lo, K_hi) of the two axis adders from the size (see header).
-    fn ks(&self, size: u32, aa: bool) -> (i32, i32) {
-        let n_raw = (size + 128) >> 8;
-        let n = if n_raw == 0 { 1 } else { n_raw.min(self.k.max_n) };
-        let d = ((n - 1) << 8) as i32;
-        let s = size.min(self.k.max_s) as i32;
-        if aa {
-            (31 - s, s - 1)
-        } else {
-            (-d, d)
+        fn out(&self) -> (bool, Beat) {
+            (self.out_valid, self.out)
         }
-    }
 
-    /// The shared axis unit: clipped range of axis `a` (0 = x, 1 = y) from the accept registers.
-    pub fn axis(&self, a: usize) -> PointAxis {
-        let two = 2 * self.pos[a] as i64;
-        let (a0raw, a1raw) = ((two + self.klo as i64) >> 5, (two + self.khi as i64) >> 5);
-        let (a0, a1) = if self.aa {
-            (a0raw, a1raw)
-        } else {
-            (a0raw & !15, a1raw | 15)
-        };
-        let org = self.org[a];
-        let cl = (org as i64) << 4;
-        let end = org + self.k.tile[a];
-        let vend = end.min(self.k.vp[a]);
-        let ch = ((vend as i64) << 4) - 1;
-        let a0c = a0.max(cl);
-        let a1c = a1.min(ch);
-        let q0 = ((a0c >> 5) & 0xfff) as u32;
-        let q1 = ((a1c >> 5) & 0xfff) as u32;
-        PointAxis {
-            q0,
-            nq: q1.wrapping_sub(q0) & 0xff,
-            p0odd: (a0c >> 4) & 1 == 1,
-            p1odd: (a1c >> 4) & 1 == 1,
-            lo4: (a0c & 15) as u32,
-            hi4: (a1c & 15) as u32,
-            empty: a0c > a1c,
+        fn in_ready(&self, out_ready: bool) -> bool {
+            let advance = !self.out_valid || out_ready;
+            self.st == ST_IDLE || (self.st == ST_SCAN && self.final_step() && advance)
         }
-    }
 
-    /// Edge column (row) masks of axis `a`: (first quad pixel 0, pixel 1, last quad pixel 0,
-    /// pixel 1).
-    fn edges(&self, a: usize, e: &PointAxis) -> [u64; 4] {
-        let f = self.k.full;
-        let mlo = self.k.ge[a][e.lo4 as usize] as u64 & f;
-        let mhi = self.k.le[a][e.hi4 as usize] as u64 & f;
-        [
-            if e.p0odd { 0 } else { mlo },
-            if e.p0odd { mlo } else { f },
-            if e.p1odd { f } else { mhi },
-            if e.p1odd { mhi } else { 0 },
-        ]
-    }
-
-    fn end_row(&self) -> bool {
-        self.rem_x < self.k.q
-    }
-
-    fn final_step(&self) -> bool {
-        self.empty || (self.end_row() && self.rem_y == 0)
-    }
-
-    /// The beat the current scan step produces, and whether it is emitted.
-    fn scan_beat(&self) -> (Beat, bool) {
-        let f = self.k.full;
-        let s = self.k.s;
-        let ex = self.edges(0, &self.ax);
-        let ey = self.edges(1, &self.ay);
-        let last_row = self.rem_y == 0;
-        let sel = |c: bool, m: u64| if c { m } else { f };
-        let r0 = sel(self.row_first, ey[0]) & sel(last_row, ey[2]);
-        let r1 = sel(self.row_first, ey[1]) & sel(last_row, ey[3]);
-        let fin = self.final_step();
-        let mut b = Beat {
-            prim: self.prim,
-            last: fin,
-            ..Beat::default()
-        };
-        for l in 0..LANES {
-            if l as u32 >= self.k.q {
-                continue;
+        fn clock(&mut self, in_valid: bool, inp: &Cmd, out_ready: bool, flush: bool) {
+            if flush {
+                *self = Self::with_consts(self.k.clone());
+                return;
             }
-            b.qx[l] = (self.cur_x + l as u32) & 0xfff;
-            b.qy[l] = self.cur_y;
-            let inr = l as u32 <= self.rem_x && !self.empty;
-            let fc = self.col_first && l == 0;
-            let g = self.rem_x == l as u32;
-            let c0 = sel(fc, ex[0]) & sel(g, ex[2]);
-            let c1 = sel(fc, ex[1]) & sel(g, ex[3]);
-            let m = (c0 & r0) | (c1 & r0) << s | (c0 & r1) << (2 * s) | (c1 & r1) << (3 * s);
-            b.mask[l] = if inr { m } else { 0 };
-            if b.mask[l] != 0 {
-                b.lane_valid |= 1 << l;
+            let advance = !self.out_valid || out_ready;
+            let accept = in_valid && self.in_ready(out_ready);
+            let mut n = self.clone();
+            if self.out_valid && out_ready {
+                n.out_valid = false;
             }
-        }
-        let emit = b.lane_valid != 0 || fin;
-        (b, emit)
-    }
-}
-
-impl CycleModel for PointRasterCycle {
-    type In = Cmd;
-    type Out = Beat;
-
-    fn out(&self) -> (bool, Beat) {
-        (self.out_valid, self.out)
-    }
-
-    fn in_ready(&self, out_ready: bool) -> bool {
-        let advance = !self.out_valid || out_ready;
-        self.st == ST_IDLE || (self.st == ST_SCAN && self.final_step() && advance)
-    }
-
-    fn clock(&mut self, in_valid: bool, inp: &Cmd, out_ready: bool, flush: bool) {
-        if flush {
-            *self = Self::with_consts(self.k.clone());
-            return;
-        }
-        let advance = !self.out_valid || out_ready;
-        let accept = in_valid && self.in_ready(out_ready);
-        let mut n = self.clone();
-        if self.out_valid && out_ready {
-            n.out_valid = false;
-        }
-        match self.st {
-            ST_SX => {
-                n.ax = self.axis(0);
-                n.st = ST_SY;
-            }
-            ST_SY => {
-                let ay = self.axis(1);
-                n.ay = ay;
-                n.cur_x = self.ax.q0;
-                n.rem_x = self.ax.nq;
-                n.col_first = true;
-                n.cur_y = ay.q0;
-                n.rem_y = ay.nq;
-                n.row_first = true;
-                n.empty = self.ax.empty || ay.empty;
-                n.st = ST_SCAN;
-            }
-            ST_SCAN if advance => {
-                let (b, emit) = self.scan_beat();
-                if emit {
-                    n.out = b;
-                    n.out_valid = true;
-                } else {
-                    n.out_valid = false;
+            match self.st {
+                ST_SX => {
+                    n.ax = self.axis(0);
+                    n.st = ST_SY;
                 }
-                if self.end_row() {
+                ST_SY => {
+                    let ay = self.axis(1);
+                    n.ay = ay;
                     n.cur_x = self.ax.q0;
                     n.rem_x = self.ax.nq;
                     n.col_first = true;
-                    n.cur_y = (self.cur_y + 1) & 0xfff;
-                    n.rem_y = self.rem_y.wrapping_sub(1) & 0xff;
-                    n.row_first = false;
-                } else {
-                    n.cur_x = (self.cur_x + self.k.q) & 0xfff;
-                    n.rem_x = self.rem_x.wrapping_sub(self.k.q) & 0xff;
-                    n.col_first = false;
+                    n.cur_y = ay.q0;
+                    n.rem_y = ay.nq;
+                    n.row_first = true;
+                    n.empty = self.ax.empty || ay.empty;
+                    n.st = ST_SCAN;
                 }
-                if self.final_step() {
-                    n.st = ST_IDLE;
+                ST_SCAN if advance => {
+                    let (b, emit) = self.scan_beat();
+                    if emit {
+                        n.out = b;
+                        n.out_valid = true;
+                    } else {
+                        n.out_valid = false;
+                    }
+                    if self.end_row() {
+                        n.cur_x = self.ax.q0;
+                        n.rem_x = self.ax.nq;
+                        n.col_first = true;
+                        n.cur_y = (self.cur_y + 1) & 0xfff;
+                        n.rem_y = self.rem_y.wrapping_sub(1) & 0xff;
+                        n.row_first = false;
+                    } else {
+                        n.cur_x = (self.cur_x + self.k.q) & 0xfff;
+                        n.rem_x = self.rem_x.wrapping_sub(self.k.q) & 0xff;
+                        n.col_first = false;
+                    }
+                    if self.final_step() {
+                        n.st = ST_IDLE;
+                    }
                 }
+                _ => {}
             }
-            _ => {}
+            if accept {
+                debug_assert!(inp.prim < 1 << 24 && inp.tile_x < 256 && inp.tile_y < 256 && inp.size < 1 << 24);
+                debug_assert!(inp.v[0].iter().all(|&c| (-(1 << 23)..1 << 23).contains(&c)));
+                let (klo, khi) = self.ks(inp.size, inp.aa);
+                n.prim = inp.prim;
+                n.org = [inp.tile_x << self.k.tile_shift[0], inp.tile_y << self.k.tile_shift[1]];
+                n.pos = inp.v[0];
+                n.klo = klo;
+                n.khi = khi;
+                n.aa = inp.aa;
+                n.st = ST_SX;
+            }
+            *self = n;
         }
-        if accept {
-            debug_assert!(inp.prim < 1 << 24 && inp.tile_x < 256 && inp.tile_y < 256 && inp.size < 1 << 24);
-            debug_assert!(inp.v[0].iter().all(|&c| (-(1 << 23)..1 << 23).contains(&c)));
-            let (klo, khi) = self.ks(inp.size, inp.aa);
-            n.prim = inp.prim;
-            n.org = [inp.tile_x << self.k.tile_shift[0], inp.tile_y << self.k.tile_shift[1]];
-            n.pos = inp.v[0];
-            n.klo = klo;
-            n.khi = khi;
-            n.aa = inp.aa;
-            n.st = ST_SX;
-        }
-        *self = n;
     }
 }

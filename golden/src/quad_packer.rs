@@ -645,242 +645,250 @@ mod tests {
     }
 }
 
-// ===== cycle model =====
-//
-// Cycle model of the RTL block `hw/src/quad_packer.rs`: `Beat`s in (from the merge), `Beat`s
-// out with `block` filled.
-//
-// **Packing.** The valid lanes (lanes ≥ Q are ignored; so are mask bits ≥ 4·S) of
-// consecutive input beats are appended, in order, to an accumulator of up to Q − 1 quads; an
-// output beat leaves as soon as Q lanes are filled, or when an input beat carries `last` (that
-// output beat carries `last`, possibly with fewer lanes, or none if the command had no quad). Lanes fill from lane 0; unused lanes
-// of an output beat are all zero. If an input beat with `last` overflows a full output beat,
-// the remainder leaves one cycle later as a second beat with `last` (`pend`). With Q = 1 the
-// block is a register stage that drops empty non-`last` beats.
-//
-// **Block.** `block_l` = the storage block of lane l's second sub-tile. The RTL requires second
-// sub-tile = first sub-tile and that golden [`block_layout`] numbers every tile's pieces
-// `row · C + col` (C = sub-tiles per tile row; no shared edge pieces): then the block is the
-// sub-tile index within the tile, `((qy / (SH/2)) mod R) · C + (qx / (SW/2)) mod C` — bit
-// fields of qx, qy ([`QuadPackerGeom::new`] refuses every other config).
-//
-// The timing contract is the rustdoc of [`QuadPackerCycle`].
-//
-// ```text
-//   beat ──► compact valid lanes ──► acc (≤ Q−1 quads) ++ new lanes ──► first Q ──► out reg ──► beat
-//            (+ block from qx/qy)          │                               (last: all)
-//                                          └── rest (≤ Q−1) back into acc
-// ```
+pub use cycle::*;
 
-use crate::cycle::CycleModel;
-use crate::streams::{Beat, LANES};
+pub mod cycle {
+    //! The cycle model of `hw/src/quad_packer.rs`: same registers, same cycle, every port (truth
+    //! layer 3, see [`crate::cycle`]); the transaction model above is the truth it is checked
+    //! against. Its items are re-exported at the stage's top level.
+    //!
+    //! Cycle model of the RTL block `hw/src/quad_packer.rs`: `Beat`s in (from the merge), `Beat`s
+    //! out with `block` filled.
+    //!
+    //! **Packing.** The valid lanes (lanes ≥ Q are ignored; so are mask bits ≥ 4·S) of
+    //! consecutive input beats are appended, in order, to an accumulator of up to Q − 1 quads; an
+    //! output beat leaves as soon as Q lanes are filled, or when an input beat carries `last` (that
+    //! output beat carries `last`, possibly with fewer lanes, or none if the command had no quad). Lanes fill from lane 0; unused lanes
+    //! of an output beat are all zero. If an input beat with `last` overflows a full output beat,
+    //! the remainder leaves one cycle later as a second beat with `last` (`pend`). With Q = 1 the
+    //! block is a register stage that drops empty non-`last` beats.
+    //!
+    //! **Block.** `block_l` = the storage block of lane l's second sub-tile. The RTL requires second
+    //! sub-tile = first sub-tile and that golden [`block_layout`] numbers every tile's pieces
+    //! `row · C + col` (C = sub-tiles per tile row; no shared edge pieces): then the block is the
+    //! sub-tile index within the tile, `((qy / (SH/2)) mod R) · C + (qx / (SW/2)) mod C` — bit
+    //! fields of qx, qy ([`QuadPackerGeom::new`] refuses every other config).
+    //!
+    //! The timing contract is the rustdoc of [`QuadPackerCycle`].
+    //!
+    //! ```text
+    //!   beat ──► compact valid lanes ──► acc (≤ Q−1 quads) ++ new lanes ──► first Q ──► out reg ──► beat
+    //!            (+ block from qx/qy)          │                               (last: all)
+    //!                                          └── rest (≤ Q−1) back into acc
+    //! ```
 
-/// Preset-derived constants of the quad_packer block, shared by this cycle model and the RTL
-/// generator (`hw/src/quad_packer.rs`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QuadPackerGeom {
-    /// Quads per beat Q.
-    pub q: u32,
-    /// log2 of the quads per sub-tile in x and y.
-    pub sub_qshift: [u32; 2],
-    /// log2 of the sub-tiles per tile in x and y (C = 2^x, R = 2^y).
-    pub cols_shift: [u32; 2],
-    /// Mask bits used, 4·S (higher input mask bits are ignored).
-    pub mask_bits: u32,
-}
+    use super::*;
 
-impl QuadPackerGeom {
-    /// Constants for `cfg`, or an error naming why the RTL cannot pack for it.
-    pub fn new(cfg: &Config) -> Result<QuadPackerGeom, String> {
-        cfg.validate().map_err(|e| e.to_string())?;
-        let q = cfg.quads_per_clock;
-        if cfg.second_subtile() != cfg.subtile {
-            return Err(format!(
-                "quad_packer: the RTL needs second sub-tile = first sub-tile, config `{}` has second {:?} vs first {:?} \
-                 (colour_block_bytes / colours_per_pixel must give subtile pixels)",
-                cfg.name,
-                cfg.second_subtile(),
-                cfg.subtile
-            ));
-        }
-        let cols = cfg.tile[0] / cfg.subtile[0];
-        let rows = cfg.tile[1] / cfg.subtile[1];
-        if cols * rows > 256 {
-            return Err(format!(
-                "quad_packer: {cols}x{rows} sub-tiles per tile do not fit the 8-bit block field (config `{}`)",
-                cfg.name
-            ));
-        }
-        let geom = QuadPackerGeom {
-            q,
-            sub_qshift: [
-                (cfg.subtile[0] / 2).trailing_zeros(),
-                (cfg.subtile[1] / 2).trailing_zeros(),
-            ],
-            cols_shift: [cols.trailing_zeros(), rows.trailing_zeros()],
-            mask_bits: cfg.quad_mask_bits(),
-        };
-        // Every tile shape (interior, right edge, top edge, corner) must number its pieces
-        // row · C + col, as the bit-field block does.
-        let [nx, ny] = cfg.tiles();
-        for t in [[0, 0], [nx - 1, 0], [0, ny - 1], [nx - 1, ny - 1]] {
-            let pt = crate::tile_parser::parse_tile(cfg, t).map_err(|e| e.msg)?;
-            let lay = block_layout(cfg, &pt);
-            for p in &lay.pieces {
-                let want = (p.row << geom.cols_shift[0]) | p.col;
-                if p.block != want {
-                    return Err(format!(
-                        "quad_packer: config `{}`: golden block_layout puts piece (col {}, row {}) of tile {:?} in block {} \
-                         (edge pieces clipped by the viewport {:?}); the RTL's bit-field block would be {want}",
-                        cfg.name, p.col, p.row, t, p.block, cfg.viewport
-                    ));
+    use crate::cycle::CycleModel;
+    use crate::streams::{Beat, LANES};
+
+    /// Preset-derived constants of the quad_packer block, shared by this cycle model and the RTL
+    /// generator (`hw/src/quad_packer.rs`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct QuadPackerGeom {
+        /// Quads per beat Q.
+        pub q: u32,
+        /// log2 of the quads per sub-tile in x and y.
+        pub sub_qshift: [u32; 2],
+        /// log2 of the sub-tiles per tile in x and y (C = 2^x, R = 2^y).
+        pub cols_shift: [u32; 2],
+        /// Mask bits used, 4·S (higher input mask bits are ignored).
+        pub mask_bits: u32,
+    }
+
+    impl QuadPackerGeom {
+        /// Constants for `cfg`, or an error naming why the RTL cannot pack for it.
+        pub fn new(cfg: &Config) -> Result<QuadPackerGeom, String> {
+            cfg.validate().map_err(|e| e.to_string())?;
+            let q = cfg.quads_per_clock;
+            if cfg.second_subtile() != cfg.subtile {
+                return Err(format!(
+                    "quad_packer: the RTL needs second sub-tile = first sub-tile, config `{}` has second {:?} vs first {:?} \
+                     (colour_block_bytes / colours_per_pixel must give subtile pixels)",
+                    cfg.name,
+                    cfg.second_subtile(),
+                    cfg.subtile
+                ));
+            }
+            let cols = cfg.tile[0] / cfg.subtile[0];
+            let rows = cfg.tile[1] / cfg.subtile[1];
+            if cols * rows > 256 {
+                return Err(format!(
+                    "quad_packer: {cols}x{rows} sub-tiles per tile do not fit the 8-bit block field (config `{}`)",
+                    cfg.name
+                ));
+            }
+            let geom = QuadPackerGeom {
+                q,
+                sub_qshift: [
+                    (cfg.subtile[0] / 2).trailing_zeros(),
+                    (cfg.subtile[1] / 2).trailing_zeros(),
+                ],
+                cols_shift: [cols.trailing_zeros(), rows.trailing_zeros()],
+                mask_bits: cfg.quad_mask_bits(),
+            };
+            // Every tile shape (interior, right edge, top edge, corner) must number its pieces
+            // row · C + col, as the bit-field block does.
+            let [nx, ny] = cfg.tiles();
+            for t in [[0, 0], [nx - 1, 0], [0, ny - 1], [nx - 1, ny - 1]] {
+                let pt = crate::tile_parser::parse_tile(cfg, t).map_err(|e| e.msg)?;
+                let lay = block_layout(cfg, &pt);
+                for p in &lay.pieces {
+                    let want = (p.row << geom.cols_shift[0]) | p.col;
+                    if p.block != want {
+                        return Err(format!(
+                            "quad_packer: config `{}`: golden block_layout puts piece (col {}, row {}) of tile {:?} in block {} \
+                             (edge pieces clipped by the viewport {:?}); the RTL's bit-field block would be {want}",
+                            cfg.name, p.col, p.row, t, p.block, cfg.viewport
+                        ));
+                    }
                 }
             }
+            Ok(geom)
         }
-        Ok(geom)
+
+        /// Storage block of quad (qx, qy): its first (= second) sub-tile's index within the tile.
+        pub fn block(&self, qx: u32, qy: u32) -> u32 {
+            let col = (qx >> self.sub_qshift[0]) & ((1 << self.cols_shift[0]) - 1);
+            let row = (qy >> self.sub_qshift[1]) & ((1 << self.cols_shift[1]) - 1);
+            (row << self.cols_shift[0]) | col
+        }
     }
 
-    /// Storage block of quad (qx, qy): its first (= second) sub-tile's index within the tile.
-    pub fn block(&self, qx: u32, qy: u32) -> u32 {
-        let col = (qx >> self.sub_qshift[0]) & ((1 << self.cols_shift[0]) - 1);
-        let row = (qy >> self.sub_qshift[1]) & ((1 << self.cols_shift[1]) - 1);
-        (row << self.cols_shift[0]) | col
-    }
-}
+    /// One quad held by the packer: (qx, qy, mask, block).
+    type Lane = (u32, u32, u64, u32);
 
-/// One quad held by the packer: (qx, qy, mask, block).
-type Lane = (u32, u32, u64, u32);
-
-/// Cycle model of `hw/src/quad_packer.rs` (In = [`Beat`] from the merge, Out = [`Beat`] with
-/// `block`), mirroring its registers; packing and `block` in the `cycle model` section comment
-/// of this file.
-///
-/// # Timing contract
-///
-/// The one statement of the quad packer's timing; the RTL is held to it on every port and
-/// cycle (`hw/tests/quad_packer.rs`, `cosim/tests/quad_packer.rs`). "Accepted at edge t" means
-/// `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising edge
-/// ending it).
-///
-/// * **Handshake:** with `can_out` = ¬out_valid ∨ out_ready, `in_ready` = ¬pend ∧ can_out, the
-///   only combinational input → output path.
-/// * **Latency 1:** an input beat accepted at edge t that completes an output beat (Q lanes
-///   filled, or `last`) shows it from cycle t + 1. Quads that do not fill a beat wait in the
-///   accumulator (≤ Q − 1) for the next input beat of the command.
-/// * **Throughput:** one input beat per cycle, so up to Q quads per cycle in and out. An input
-///   beat with `last` whose quads overflow a full output beat sets `pend`: the remainder beat
-///   (with `last`) is loaded at the next edge with `can_out`, one cycle later without stalls,
-///   and `in_ready` is low meanwhile. That costs at most one cycle per command.
-/// * With Q = 1 the block is a one-register stage (latency 1, one beat per cycle) that drops
-///   empty non-`last` beats.
-/// * **Flush:** every register returns to the state of [`QuadPackerCycle::new`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct QuadPackerCycle {
-    geom: QuadPackerGeom,
-    acc: [Lane; LANES - 1],
-    acc_n: u32,
-    pend: bool,
-    prim: u32,
-    out_valid: bool,
-    out: Beat,
-}
-
-impl QuadPackerCycle {
-    /// Idle block for `cfg`.
+    /// Cycle model of `hw/src/quad_packer.rs` (In = [`Beat`] from the merge, Out = [`Beat`] with
+    /// `block`), mirroring its registers; packing and `block` in the `cycle model` section comment
+    /// of this file.
     ///
-    /// # Panics
-    /// If [`QuadPackerGeom::new`] refuses the config.
-    pub fn new(cfg: &Config) -> QuadPackerCycle {
-        let geom = QuadPackerGeom::new(cfg).unwrap_or_else(|e| panic!("{e}"));
-        QuadPackerCycle::with_geom(geom)
+    /// # Timing contract
+    ///
+    /// The one statement of the quad packer's timing; the RTL is held to it on every port and
+    /// cycle (`hw/tests/quad_packer.rs`, `cosim/tests/quad_packer.rs`). "Accepted at edge t" means
+    /// `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising edge
+    /// ending it).
+    ///
+    /// * **Handshake:** with `can_out` = ¬out_valid ∨ out_ready, `in_ready` = ¬pend ∧ can_out, the
+    ///   only combinational input → output path.
+    /// * **Latency 1:** an input beat accepted at edge t that completes an output beat (Q lanes
+    ///   filled, or `last`) shows it from cycle t + 1. Quads that do not fill a beat wait in the
+    ///   accumulator (≤ Q − 1) for the next input beat of the command.
+    /// * **Throughput:** one input beat per cycle, so up to Q quads per cycle in and out. An input
+    ///   beat with `last` whose quads overflow a full output beat sets `pend`: the remainder beat
+    ///   (with `last`) is loaded at the next edge with `can_out`, one cycle later without stalls,
+    ///   and `in_ready` is low meanwhile. That costs at most one cycle per command.
+    /// * With Q = 1 the block is a one-register stage (latency 1, one beat per cycle) that drops
+    ///   empty non-`last` beats.
+    /// * **Flush:** every register returns to the state of [`QuadPackerCycle::new`].
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct QuadPackerCycle {
+        geom: QuadPackerGeom,
+        acc: [Lane; LANES - 1],
+        acc_n: u32,
+        pend: bool,
+        prim: u32,
+        out_valid: bool,
+        out: Beat,
     }
 
-    fn with_geom(geom: QuadPackerGeom) -> QuadPackerCycle {
-        QuadPackerCycle {
-            geom,
-            acc: [(0, 0, 0, 0); LANES - 1],
-            acc_n: 0,
-            pend: false,
-            prim: 0,
-            out_valid: false,
-            out: Beat::default(),
+    impl QuadPackerCycle {
+        /// Idle block for `cfg`.
+        ///
+        /// # Panics
+        /// If [`QuadPackerGeom::new`] refuses the config.
+        pub fn new(cfg: &Config) -> QuadPackerCycle {
+            let geom = QuadPackerGeom::new(cfg).unwrap_or_else(|e| panic!("{e}"));
+            QuadPackerCycle::with_geom(geom)
         }
-    }
 
-    /// The preset constants.
-    pub fn geom(&self) -> &QuadPackerGeom {
-        &self.geom
-    }
-
-    fn load(&mut self, prim: u32, lanes: &[Lane], last: bool) {
-        let mut b = Beat {
-            prim,
-            last,
-            ..Default::default()
-        };
-        for (l, &(qx, qy, m, blk)) in lanes.iter().enumerate() {
-            b.lane_valid |= 1 << l;
-            b.qx[l] = qx;
-            b.qy[l] = qy;
-            b.mask[l] = m;
-            b.block[l] = blk;
-        }
-        self.out = b;
-        self.out_valid = true;
-    }
-}
-
-impl CycleModel for QuadPackerCycle {
-    type In = Beat;
-    type Out = Beat;
-
-    fn out(&self) -> (bool, Beat) {
-        (self.out_valid, self.out)
-    }
-
-    fn in_ready(&self, out_ready: bool) -> bool {
-        !self.pend && (!self.out_valid || out_ready)
-    }
-
-    fn clock(&mut self, in_valid: bool, inp: &Beat, out_ready: bool, flush: bool) {
-        if flush {
-            *self = QuadPackerCycle::with_geom(self.geom.clone());
-            return;
-        }
-        let can_out = !self.out_valid || out_ready;
-        let accept = in_valid && self.in_ready(out_ready);
-        let q = self.geom.q as usize;
-        if out_ready {
-            self.out_valid = false;
-        }
-        if self.pend && can_out {
-            let n = self.acc_n as usize;
-            let lanes = self.acc;
-            self.load(self.prim, &lanes[..n], true);
-            self.acc_n = 0;
-            self.pend = false;
-        } else if accept {
-            let mut c: Vec<Lane> = self.acc[..self.acc_n as usize].to_vec();
-            for l in 0..q {
-                if inp.lane_valid >> l & 1 == 1 {
-                    let m = inp.mask[l] & (u64::MAX >> (64 - self.geom.mask_bits));
-                    c.push((inp.qx[l], inp.qy[l], m, self.geom.block(inp.qx[l], inp.qy[l])));
-                }
+        fn with_geom(geom: QuadPackerGeom) -> QuadPackerCycle {
+            QuadPackerCycle {
+                geom,
+                acc: [(0, 0, 0, 0); LANES - 1],
+                acc_n: 0,
+                pend: false,
+                prim: 0,
+                out_valid: false,
+                out: Beat::default(),
             }
-            self.prim = inp.prim;
-            let t = c.len();
-            if t >= q {
-                self.load(inp.prim, &c[..q], inp.last && t == q);
-                let rest = &c[q..];
-                self.acc[..rest.len()].copy_from_slice(rest);
-                self.acc_n = rest.len() as u32;
-                self.pend = inp.last && t > q;
-            } else if inp.last {
-                self.load(inp.prim, &c, true);
+        }
+
+        /// The preset constants.
+        pub fn geom(&self) -> &QuadPackerGeom {
+            &self.geom
+        }
+
+        fn load(&mut self, prim: u32, lanes: &[Lane], last: bool) {
+            let mut b = Beat {
+                prim,
+                last,
+                ..Default::default()
+            };
+            for (l, &(qx, qy, m, blk)) in lanes.iter().enumerate() {
+                b.lane_valid |= 1 << l;
+                b.qx[l] = qx;
+                b.qy[l] = qy;
+                b.mask[l] = m;
+                b.block[l] = blk;
+            }
+            self.out = b;
+            self.out_valid = true;
+        }
+    }
+
+    impl CycleModel for QuadPackerCycle {
+        type In = Beat;
+        type Out = Beat;
+
+        fn out(&self) -> (bool, Beat) {
+            (self.out_valid, self.out)
+        }
+
+        fn in_ready(&self, out_ready: bool) -> bool {
+            !self.pend && (!self.out_valid || out_ready)
+        }
+
+        fn clock(&mut self, in_valid: bool, inp: &Beat, out_ready: bool, flush: bool) {
+            if flush {
+                *self = QuadPackerCycle::with_geom(self.geom.clone());
+                return;
+            }
+            let can_out = !self.out_valid || out_ready;
+            let accept = in_valid && self.in_ready(out_ready);
+            let q = self.geom.q as usize;
+            if out_ready {
+                self.out_valid = false;
+            }
+            if self.pend && can_out {
+                let n = self.acc_n as usize;
+                let lanes = self.acc;
+                self.load(self.prim, &lanes[..n], true);
                 self.acc_n = 0;
-            } else {
-                self.acc[..t].copy_from_slice(&c);
-                self.acc_n = t as u32;
+                self.pend = false;
+            } else if accept {
+                let mut c: Vec<Lane> = self.acc[..self.acc_n as usize].to_vec();
+                for l in 0..q {
+                    if inp.lane_valid >> l & 1 == 1 {
+                        let m = inp.mask[l] & (u64::MAX >> (64 - self.geom.mask_bits));
+                        c.push((inp.qx[l], inp.qy[l], m, self.geom.block(inp.qx[l], inp.qy[l])));
+                    }
+                }
+                self.prim = inp.prim;
+                let t = c.len();
+                if t >= q {
+                    self.load(inp.prim, &c[..q], inp.last && t == q);
+                    let rest = &c[q..];
+                    self.acc[..rest.len()].copy_from_slice(rest);
+                    self.acc_n = rest.len() as u32;
+                    self.pend = inp.last && t > q;
+                } else if inp.last {
+                    self.load(inp.prim, &c, true);
+                    self.acc_n = 0;
+                } else {
+                    self.acc[..t].copy_from_slice(&c);
+                    self.acc_n = t as u32;
+                }
             }
         }
     }

@@ -316,287 +316,295 @@ mod tests {
     }
 }
 
-// ===== cycle model =====
-//
-// Cycle model of the RTL block `hw/src/sample_raster.rs`: one `Job` (a covered first
-// sub-tile, or a bare `last` token) in, `Beat`s of up to Q quads out.
-//
-// Per job, the sub-tile's quads are walked in golden order (quad rows bottom-up, in a row
-// left → right), Q quads per cycle along the row: beat j covers quad row r = j / BPR and quad
-// columns c·Q .. c·Q + Q − 1 with c = j mod BPR, where BPR = (SW/2)/Q beats per row and
-// NB = BPR·SH/2 beats per job. Lane l of beat j holds quad
-// (c·Q + l, r) of the sub-tile; pixel i of it (0 BL, 1 BR, 2 TL, 3 TR) holds mask bits
-// [i·S, (i+1)·S), sample s covered iff `trivial`, or every biased edge value
-// E_sub + a·(px·256 + X_s·16) + b·(py·256 + Y_s·16) ≥ 0 (px, py the pixel's offset inside the
-// sub-tile); pixels outside the viewport (tile-relative x ≥ vis_w or y ≥ vis_h) get 0. A lane is
-// valid iff its mask is non-zero; a `none` job has no valid lane.
-//
-// Registers: `busy`, beat counter `bcnt`, the job, the output register. The timing contract
-// is the rustdoc of [`SampleRasterCycle`].
-//
-// ```text
-//           ┌──────────── job regs ───────────┐   beat bcnt   ┌──────────┐
-//   job ──► │ a, b, E_sub (clamped), col/row, │ ─────────────►│ out reg  │──► beat
-//           │ vis, last, none, trivial        │  3·Q·4·S sign │ (1 beat) │
-//           └──────── bcnt 0..NB−1 ───────────┘  tests/cycle  └──────────┘
-// ```
-//
-// The model evaluates the edge functions exactly (i64); the RTL uses narrowed arithmetic that
-// is exact for every job whose coefficients respect the guard band (|a| ≤ (H + 2g)·256,
-// |b| ≤ (W + 2g)·256, see [`SampleRasterGeom`]); the co-simulation tests check that.
+pub use cycle::*;
 
-use crate::cycle::CycleModel;
-use crate::streams::{Beat, Job, LANES};
+pub mod cycle {
+    //! The cycle model of `hw/src/sample_raster.rs`: same registers, same cycle, every port (truth
+    //! layer 3, see [`crate::cycle`]); the transaction model above is the truth it is checked
+    //! against. Its items are re-exported at the stage's top level.
+    //!
+    //! Cycle model of the RTL block `hw/src/sample_raster.rs`: one `Job` (a covered first
+    //! sub-tile, or a bare `last` token) in, `Beat`s of up to Q quads out.
+    //!
+    //! Per job, the sub-tile's quads are walked in golden order (quad rows bottom-up, in a row
+    //! left → right), Q quads per cycle along the row: beat j covers quad row r = j / BPR and quad
+    //! columns c·Q .. c·Q + Q − 1 with c = j mod BPR, where BPR = (SW/2)/Q beats per row and
+    //! NB = BPR·SH/2 beats per job. Lane l of beat j holds quad
+    //! (c·Q + l, r) of the sub-tile; pixel i of it (0 BL, 1 BR, 2 TL, 3 TR) holds mask bits
+    //! [i·S, (i+1)·S), sample s covered iff `trivial`, or every biased edge value
+    //! E_sub + a·(px·256 + X_s·16) + b·(py·256 + Y_s·16) ≥ 0 (px, py the pixel's offset inside the
+    //! sub-tile); pixels outside the viewport (tile-relative x ≥ vis_w or y ≥ vis_h) get 0. A lane is
+    //! valid iff its mask is non-zero; a `none` job has no valid lane.
+    //!
+    //! Registers: `busy`, beat counter `bcnt`, the job, the output register. The timing contract
+    //! is the rustdoc of [`SampleRasterCycle`].
+    //!
+    //! ```text
+    //!           ┌──────────── job regs ───────────┐   beat bcnt   ┌──────────┐
+    //!   job ──► │ a, b, E_sub (clamped), col/row, │ ─────────────►│ out reg  │──► beat
+    //!           │ vis, last, none, trivial        │  3·Q·4·S sign │ (1 beat) │
+    //!           └──────── bcnt 0..NB−1 ───────────┘  tests/cycle  └──────────┘
+    //! ```
+    //!
+    //! The model evaluates the edge functions exactly (i64); the RTL uses narrowed arithmetic that
+    //! is exact for every job whose coefficients respect the guard band (|a| ≤ (H + 2g)·256,
+    //! |b| ≤ (W + 2g)·256, see [`SampleRasterGeom`]); the co-simulation tests check that.
 
-/// Preset-derived constants of the sample_raster block, shared by this cycle model and the
-/// RTL generator (`hw/src/sample_raster.rs`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SampleRasterGeom {
-    /// Samples per pixel S.
-    pub msaa: u32,
-    /// Quads per beat Q.
-    pub q: u32,
-    /// First sub-tile size in pixels.
-    pub subtile: [u32; 2],
-    /// Tile size in pixels.
-    pub tile: [u32; 2],
-    /// Beats per quad row of a sub-tile, (SW/2)/Q.
-    pub beats_per_row: u32,
-    /// Beats per job NB = beats_per_row · SH/2.
-    pub beats: u32,
-    /// Bounds on |a| and |b| from the guard band: (H + 2g)·256 and (W + 2g)·256.
-    pub coef_max: [i64; 2],
-    /// Bits of a stored coefficient (two's complement): holds ±max(coef_max).
-    pub coef_bits: u32,
-    /// M: 2^M exceeds every |offset|/16 from the sub-tile origin to a sample inside it.
-    pub m: u32,
-}
+    use super::*;
 
-impl SampleRasterGeom {
-    /// Constants for `cfg`; an error if the block cannot be built for it.
-    pub fn new(cfg: &Config) -> Result<SampleRasterGeom, String> {
-        cfg.validate().map_err(|e| e.to_string())?;
-        let [sw, sh] = cfg.subtile;
-        let q = cfg.quads_per_clock;
-        if q > sw / 2 {
-            return Err(format!(
-                "sample_raster: quads_per_clock {q} exceeds the sub-tile's quads per row {}",
-                sw / 2
-            ));
+    use crate::cycle::CycleModel;
+    use crate::streams::{Beat, Job, LANES};
+
+    /// Preset-derived constants of the sample_raster block, shared by this cycle model and the
+    /// RTL generator (`hw/src/sample_raster.rs`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SampleRasterGeom {
+        /// Samples per pixel S.
+        pub msaa: u32,
+        /// Quads per beat Q.
+        pub q: u32,
+        /// First sub-tile size in pixels.
+        pub subtile: [u32; 2],
+        /// Tile size in pixels.
+        pub tile: [u32; 2],
+        /// Beats per quad row of a sub-tile, (SW/2)/Q.
+        pub beats_per_row: u32,
+        /// Beats per job NB = beats_per_row · SH/2.
+        pub beats: u32,
+        /// Bounds on |a| and |b| from the guard band: (H + 2g)·256 and (W + 2g)·256.
+        pub coef_max: [i64; 2],
+        /// Bits of a stored coefficient (two's complement): holds ±max(coef_max).
+        pub coef_bits: u32,
+        /// M: 2^M exceeds every |offset|/16 from the sub-tile origin to a sample inside it.
+        pub m: u32,
+    }
+
+    impl SampleRasterGeom {
+        /// Constants for `cfg`; an error if the block cannot be built for it.
+        pub fn new(cfg: &Config) -> Result<SampleRasterGeom, String> {
+            cfg.validate().map_err(|e| e.to_string())?;
+            let [sw, sh] = cfg.subtile;
+            let q = cfg.quads_per_clock;
+            if q > sw / 2 {
+                return Err(format!(
+                    "sample_raster: quads_per_clock {q} exceeds the sub-tile's quads per row {}",
+                    sw / 2
+                ));
+            }
+            let g = cfg.guard_band as i64;
+            let coef_max = [
+                (cfg.viewport[1] as i64 + 2 * g) * ONE as i64,
+                (cfg.viewport[0] as i64 + 2 * g) * ONE as i64,
+            ];
+            let cm = coef_max[0].max(coef_max[1]);
+            let coef_bits = 64 - cm.leading_zeros() + 1;
+            let off = coef_max[0] * (16 * sw as i64 - 1) + coef_max[1] * (16 * sh as i64 - 1);
+            let m = 64 - off.leading_zeros();
+            debug_assert!(1i64 << m > off);
+            if m + 4 > 47 {
+                return Err(format!(
+                    "sample_raster: edge offsets need 2^{m}·16, beyond the 48-bit edge values"
+                ));
+            }
+            let beats_per_row = sw / 2 / q;
+            Ok(SampleRasterGeom {
+                msaa: cfg.msaa,
+                q,
+                subtile: cfg.subtile,
+                tile: cfg.tile,
+                beats_per_row,
+                beats: beats_per_row * sh / 2,
+                coef_max,
+                coef_bits,
+                m,
+            })
         }
-        let g = cfg.guard_band as i64;
-        let coef_max = [
-            (cfg.viewport[1] as i64 + 2 * g) * ONE as i64,
-            (cfg.viewport[0] as i64 + 2 * g) * ONE as i64,
-        ];
-        let cm = coef_max[0].max(coef_max[1]);
-        let coef_bits = 64 - cm.leading_zeros() + 1;
-        let off = coef_max[0] * (16 * sw as i64 - 1) + coef_max[1] * (16 * sh as i64 - 1);
-        let m = 64 - off.leading_zeros();
-        debug_assert!(1i64 << m > off);
-        if m + 4 > 47 {
-            return Err(format!(
-                "sample_raster: edge offsets need 2^{m}·16, beyond the 48-bit edge values"
-            ));
+
+        /// Width of the RTL's edge values in 1/16 units (E/16), M + 2.
+        pub fn w_u(&self) -> u32 {
+            self.m + 2
         }
-        let beats_per_row = sw / 2 / q;
-        Ok(SampleRasterGeom {
-            msaa: cfg.msaa,
-            q,
-            subtile: cfg.subtile,
-            tile: cfg.tile,
-            beats_per_row,
-            beats: beats_per_row * sh / 2,
-            coef_max,
-            coef_bits,
-            m,
-        })
-    }
 
-    /// Width of the RTL's edge values in 1/16 units (E/16), M + 2.
-    pub fn w_u(&self) -> u32 {
-        self.m + 2
-    }
+        /// Width of the RTL's per-pixel sums in 1/256 units (E/256), M − 2.
+        pub fn w_g(&self) -> u32 {
+            self.m - 2
+        }
 
-    /// Width of the RTL's per-pixel sums in 1/256 units (E/256), M − 2.
-    pub fn w_g(&self) -> u32 {
-        self.m - 2
-    }
-
-    /// Beat `bcnt` of `job`: (beat, is the job's final beat, is it emitted).
-    pub fn beat(&self, job: &Job, bcnt: u32) -> (Beat, bool, bool) {
-        let c = &job.cand;
-        let s = self.msaa;
-        let offs = samples::offsets(s);
-        let log2 = |v: u32| v.trailing_zeros();
-        let (qw, qh) = (self.subtile[0] / 2, self.subtile[1] / 2);
-        let col_g = bcnt % self.beats_per_row;
-        let r = bcnt / self.beats_per_row;
-        // Tile-relative quad coordinates of lane 0 (ORs: the parts never overlap in range).
-        let xq = (c.col << log2(qw)) | (col_g << log2(self.q));
-        let yq = (c.row << log2(qh)) | r;
-        let fin = c.none || bcnt == self.beats - 1;
-        let mut b = Beat {
-            prim: c.prim,
-            last: fin && c.last,
-            ..Default::default()
-        };
-        for l in 0..self.q as usize {
-            b.qx[l] = ((c.tile_x << log2(self.tile[0] / 2)) | xq | l as u32) & 0xFFF;
-            b.qy[l] = ((c.tile_y << log2(self.tile[1] / 2)) | yq) & 0xFFF;
-            let mut m = 0u64;
-            for p in 0..4u32 {
-                let vx = 2 * (xq + l as u32) + (p & 1);
-                let vy = 2 * yq + (p >> 1);
-                if c.none || vx >= c.vis_w || vy >= c.vis_h {
-                    continue;
-                }
-                // Pixel offset inside the sub-tile, in 1/256 px.
-                let px = (2 * (col_g * self.q + l as u32) + (p & 1)) as i64 * ONE as i64;
-                let py = (2 * r + (p >> 1)) as i64 * ONE as i64;
-                for (i, &(sx, sy)) in offs.iter().enumerate() {
-                    let x = px + sx as i64 * 16;
-                    let y = py + sy as i64 * 16;
-                    let inside = (0..3).all(|k| c.e[k] + c.a[k] as i64 * x + c.b[k] as i64 * y >= 0);
-                    if job.trivial || inside {
-                        m |= 1 << (p * s + i as u32);
+        /// Beat `bcnt` of `job`: (beat, is the job's final beat, is it emitted).
+        pub fn beat(&self, job: &Job, bcnt: u32) -> (Beat, bool, bool) {
+            let c = &job.cand;
+            let s = self.msaa;
+            let offs = samples::offsets(s);
+            let log2 = |v: u32| v.trailing_zeros();
+            let (qw, qh) = (self.subtile[0] / 2, self.subtile[1] / 2);
+            let col_g = bcnt % self.beats_per_row;
+            let r = bcnt / self.beats_per_row;
+            // Tile-relative quad coordinates of lane 0 (ORs: the parts never overlap in range).
+            let xq = (c.col << log2(qw)) | (col_g << log2(self.q));
+            let yq = (c.row << log2(qh)) | r;
+            let fin = c.none || bcnt == self.beats - 1;
+            let mut b = Beat {
+                prim: c.prim,
+                last: fin && c.last,
+                ..Default::default()
+            };
+            for l in 0..self.q as usize {
+                b.qx[l] = ((c.tile_x << log2(self.tile[0] / 2)) | xq | l as u32) & 0xFFF;
+                b.qy[l] = ((c.tile_y << log2(self.tile[1] / 2)) | yq) & 0xFFF;
+                let mut m = 0u64;
+                for p in 0..4u32 {
+                    let vx = 2 * (xq + l as u32) + (p & 1);
+                    let vy = 2 * yq + (p >> 1);
+                    if c.none || vx >= c.vis_w || vy >= c.vis_h {
+                        continue;
+                    }
+                    // Pixel offset inside the sub-tile, in 1/256 px.
+                    let px = (2 * (col_g * self.q + l as u32) + (p & 1)) as i64 * ONE as i64;
+                    let py = (2 * r + (p >> 1)) as i64 * ONE as i64;
+                    for (i, &(sx, sy)) in offs.iter().enumerate() {
+                        let x = px + sx as i64 * 16;
+                        let y = py + sy as i64 * 16;
+                        let inside = (0..3).all(|k| c.e[k] + c.a[k] as i64 * x + c.b[k] as i64 * y >= 0);
+                        if job.trivial || inside {
+                            m |= 1 << (p * s + i as u32);
+                        }
                     }
                 }
+                b.mask[l] = m;
+                if m != 0 {
+                    b.lane_valid |= 1 << l;
+                }
             }
-            b.mask[l] = m;
-            if m != 0 {
-                b.lane_valid |= 1 << l;
-            }
+            let emit = b.lane_valid != 0 || b.last;
+            (b, fin, emit)
         }
-        let emit = b.lane_valid != 0 || b.last;
-        (b, fin, emit)
     }
-}
 
-/// Cycle model of `hw/src/sample_raster.rs` (In = [`Job`], Out = [`Beat`]), mirroring its
-/// registers; beat contents: [`SampleRasterGeom::beat`] and the `cycle model` section comment
-/// of this file.
-///
-/// # Timing contract
-///
-/// The one statement of the block's timing; the RTL is held to it on every port and cycle
-/// (`hw/tests/sample_raster.rs`, `cosim/tests/sample_raster.rs`). "Accepted at edge t" means
-/// `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising edge
-/// ending it). A job has NB = BPR · SH/2 beats ([`SampleRasterGeom::beats`]: ice40 and
-/// ice40_1x 4, default 8, full 4), BPR = (SW/2)/Q per quad row
-/// ([`SampleRasterGeom::beats_per_row`]).
-///
-/// * **Handshake:** with `final` = none ∨ bcnt = NB − 1 and `can_out` = ¬out_valid ∨ out_ready,
-///   `in_ready` = ¬busy ∨ (can_out ∧ final), the only combinational input → output path.
-/// * **Latency 2:** without stalls, a job accepted at edge t computes beat j (quad row
-///   j / BPR, quads (j mod BPR)·Q … + Q − 1) in cycle t + 1 + j and shows it on the output from
-///   cycle t + 2 + j.
-/// * **Throughput: Q quads per cycle.** A job occupies NB cycles, a `none` job 1; the next job
-///   is accepted at the edge of the current job's final beat, so jobs follow without a bubble.
-/// * **Emitted beats:** a computed beat is loaded into the output register, and `out_valid` set,
-///   iff it has a valid lane or it is the final beat of a `last` job (then `last` = 1, possibly
-///   with no lane). Other empty beats spend their cycle but are not emitted (`out_valid` is low
-///   in the cycle after).
-/// * **Back-pressure:** a busy block computes beat `bcnt` only in cycles with `can_out`;
-///   otherwise it holds (bcnt and the output register unchanged).
-/// * **Flush:** every register returns to the state of [`SampleRasterCycle::new`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct SampleRasterCycle {
-    geom: SampleRasterGeom,
-    busy: bool,
-    bcnt: u32,
-    job: Job,
-    out_valid: bool,
-    out: Beat,
-}
-
-impl SampleRasterCycle {
-    /// Idle block for `cfg`.
+    /// Cycle model of `hw/src/sample_raster.rs` (In = [`Job`], Out = [`Beat`]), mirroring its
+    /// registers; beat contents: [`SampleRasterGeom::beat`] and the `cycle model` section comment
+    /// of this file.
     ///
-    /// # Panics
-    /// If [`SampleRasterGeom::new`] refuses the config.
-    pub fn new(cfg: &Config) -> SampleRasterCycle {
-        let geom = SampleRasterGeom::new(cfg).unwrap_or_else(|e| panic!("{e}"));
-        SampleRasterCycle {
-            geom,
-            busy: false,
-            bcnt: 0,
-            job: Job::default(),
-            out_valid: false,
-            out: Beat::default(),
-        }
+    /// # Timing contract
+    ///
+    /// The one statement of the block's timing; the RTL is held to it on every port and cycle
+    /// (`hw/tests/sample_raster.rs`, `cosim/tests/sample_raster.rs`). "Accepted at edge t" means
+    /// `in_valid` and `in_ready` are high in cycle t (the transfer happens at the rising edge
+    /// ending it). A job has NB = BPR · SH/2 beats ([`SampleRasterGeom::beats`]: ice40 and
+    /// ice40_1x 4, default 8, full 4), BPR = (SW/2)/Q per quad row
+    /// ([`SampleRasterGeom::beats_per_row`]).
+    ///
+    /// * **Handshake:** with `final` = none ∨ bcnt = NB − 1 and `can_out` = ¬out_valid ∨ out_ready,
+    ///   `in_ready` = ¬busy ∨ (can_out ∧ final), the only combinational input → output path.
+    /// * **Latency 2:** without stalls, a job accepted at edge t computes beat j (quad row
+    ///   j / BPR, quads (j mod BPR)·Q … + Q − 1) in cycle t + 1 + j and shows it on the output from
+    ///   cycle t + 2 + j.
+    /// * **Throughput: Q quads per cycle.** A job occupies NB cycles, a `none` job 1; the next job
+    ///   is accepted at the edge of the current job's final beat, so jobs follow without a bubble.
+    /// * **Emitted beats:** a computed beat is loaded into the output register, and `out_valid` set,
+    ///   iff it has a valid lane or it is the final beat of a `last` job (then `last` = 1, possibly
+    ///   with no lane). Other empty beats spend their cycle but are not emitted (`out_valid` is low
+    ///   in the cycle after).
+    /// * **Back-pressure:** a busy block computes beat `bcnt` only in cycles with `can_out`;
+    ///   otherwise it holds (bcnt and the output register unchanged).
+    /// * **Flush:** every register returns to the state of [`SampleRasterCycle::new`].
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SampleRasterCycle {
+        geom: SampleRasterGeom,
+        busy: bool,
+        bcnt: u32,
+        job: Job,
+        out_valid: bool,
+        out: Beat,
     }
 
-    /// The preset constants.
-    pub fn geom(&self) -> &SampleRasterGeom {
-        &self.geom
-    }
-
-    /// A job is loaded (the block is not idle).
-    pub fn busy(&self) -> bool {
-        self.busy
-    }
-
-    fn is_final(&self) -> bool {
-        self.job.cand.none || self.bcnt == self.geom.beats - 1
-    }
-}
-
-impl CycleModel for SampleRasterCycle {
-    type In = Job;
-    type Out = Beat;
-
-    fn out(&self) -> (bool, Beat) {
-        (self.out_valid, self.out)
-    }
-
-    fn in_ready(&self, out_ready: bool) -> bool {
-        !self.busy || ((!self.out_valid || out_ready) && self.is_final())
-    }
-
-    fn clock(&mut self, in_valid: bool, inp: &Job, out_ready: bool, flush: bool) {
-        if flush {
-            *self = SampleRasterCycle {
-                geom: self.geom.clone(),
+    impl SampleRasterCycle {
+        /// Idle block for `cfg`.
+        ///
+        /// # Panics
+        /// If [`SampleRasterGeom::new`] refuses the config.
+        pub fn new(cfg: &Config) -> SampleRasterCycle {
+            let geom = SampleRasterGeom::new(cfg).unwrap_or_else(|e| panic!("{e}"));
+            SampleRasterCycle {
+                geom,
                 busy: false,
                 bcnt: 0,
                 job: Job::default(),
                 out_valid: false,
                 out: Beat::default(),
-            };
-            return;
-        }
-        let accept = in_valid && self.in_ready(out_ready);
-        let can_out = !self.out_valid || out_ready;
-        if self.busy && can_out {
-            let (b, fin, emit) = self.geom.beat(&self.job, self.bcnt);
-            self.out = b;
-            self.out_valid = emit;
-            if fin {
-                self.busy = false;
-                self.bcnt = 0;
-            } else {
-                self.bcnt += 1;
             }
-        } else if out_ready {
-            self.out_valid = false;
         }
-        if accept {
-            let c = &inp.cand;
-            debug_assert!(
-                (0..3).all(|k| (c.a[k] as i64).abs() <= self.geom.coef_max[0]
-                    && (c.b[k] as i64).abs() <= self.geom.coef_max[1]),
-                "sample_raster: edge coefficients {:?} / {:?} exceed the guard-band bounds {:?}",
-                c.a,
-                c.b,
-                self.geom.coef_max
-            );
-            self.job = *inp;
-            self.busy = true;
-            self.bcnt = 0;
+
+        /// The preset constants.
+        pub fn geom(&self) -> &SampleRasterGeom {
+            &self.geom
+        }
+
+        /// A job is loaded (the block is not idle).
+        pub fn busy(&self) -> bool {
+            self.busy
+        }
+
+        fn is_final(&self) -> bool {
+            self.job.cand.none || self.bcnt == self.geom.beats - 1
         }
     }
-}
 
-/// `LANES` must hold the largest Q.
-const _: () = assert!(LANES >= 4);
+    impl CycleModel for SampleRasterCycle {
+        type In = Job;
+        type Out = Beat;
+
+        fn out(&self) -> (bool, Beat) {
+            (self.out_valid, self.out)
+        }
+
+        fn in_ready(&self, out_ready: bool) -> bool {
+            !self.busy || ((!self.out_valid || out_ready) && self.is_final())
+        }
+
+        fn clock(&mut self, in_valid: bool, inp: &Job, out_ready: bool, flush: bool) {
+            if flush {
+                *self = SampleRasterCycle {
+                    geom: self.geom.clone(),
+                    busy: false,
+                    bcnt: 0,
+                    job: Job::default(),
+                    out_valid: false,
+                    out: Beat::default(),
+                };
+                return;
+            }
+            let accept = in_valid && self.in_ready(out_ready);
+            let can_out = !self.out_valid || out_ready;
+            if self.busy && can_out {
+                let (b, fin, emit) = self.geom.beat(&self.job, self.bcnt);
+                self.out = b;
+                self.out_valid = emit;
+                if fin {
+                    self.busy = false;
+                    self.bcnt = 0;
+                } else {
+                    self.bcnt += 1;
+                }
+            } else if out_ready {
+                self.out_valid = false;
+            }
+            if accept {
+                let c = &inp.cand;
+                debug_assert!(
+                    (0..3).all(|k| (c.a[k] as i64).abs() <= self.geom.coef_max[0]
+                        && (c.b[k] as i64).abs() <= self.geom.coef_max[1]),
+                    "sample_raster: edge coefficients {:?} / {:?} exceed the guard-band bounds {:?}",
+                    c.a,
+                    c.b,
+                    self.geom.coef_max
+                );
+                self.job = *inp;
+                self.busy = true;
+                self.bcnt = 0;
+            }
+        }
+    }
+
+    /// `LANES` must hold the largest Q.
+    const _: () = assert!(LANES >= 4);
+}

@@ -412,185 +412,193 @@ mod tests {
     }
 }
 
-// ===== cycle model =====
-//
-// `SubtileCoverageCycle`: the cycle model of `hw/src/subtile_coverage.rs` (see that file's
-// header for the block diagram), mirroring its registers.
-//
-// In: `streams::Cand` (from the tile parser). Out: `streams::Job`.
-// Per candidate, the test reproduces `classify_tile`'s third step and trivial accept bit for bit,
-// in every `CoverageTest` mode, with the hardware's arithmetic: E at the corners is E at the
-// sub-tile origin plus a·dx + b·dy, dx/dy from the clipped area box or sample hull (see
-// `corner_offsets`), the offset a·dx + b·dy wrapped at `offset_bits` and the sum's sign taken at
-// bit `eb − 1` (`tile_parser::edge_widths`): exact for every input setup can produce; other
-// inputs wrap like the RTL. The job's E / a / b registers keep
-// `eb` / `cb` bits, sign-extended. Rejected candidates are dropped, unless they carry `last`
-// (then a `none = last = 1` job); `none` candidates pass as `none` jobs.
-//
-// The timing contract is the rustdoc of [`SubtileCoverageCycle`].
+pub use cycle::*;
 
-use crate::cycle::CycleModel;
-use crate::streams::{Cand, Job};
-use crate::tile_parser::{edge_widths, wrap_bits};
+pub mod cycle {
+    //! The cycle model of `hw/src/subtile_coverage.rs`: same registers, same cycle, every port (truth
+    //! layer 3, see [`crate::cycle`]); the transaction model above is the truth it is checked
+    //! against. Its items are re-exported at the stage's top level.
+    //!
+    //! `SubtileCoverageCycle`: the cycle model of `hw/src/subtile_coverage.rs` (see that file's
+    //! header for the block diagram), mirroring its registers.
+    //!
+    //! In: `streams::Cand` (from the tile parser). Out: `streams::Job`.
+    //! Per candidate, the test reproduces `classify_tile`'s third step and trivial accept bit for bit,
+    //! in every `CoverageTest` mode, with the hardware's arithmetic: E at the corners is E at the
+    //! sub-tile origin plus a·dx + b·dy, dx/dy from the clipped area box or sample hull (see
+    //! `corner_offsets`), the offset a·dx + b·dy wrapped at `offset_bits` and the sum's sign taken at
+    //! bit `eb − 1` (`tile_parser::edge_widths`): exact for every input setup can produce; other
+    //! inputs wrap like the RTL. The job's E / a / b registers keep
+    //! `eb` / `cb` bits, sign-extended. Rejected candidates are dropped, unless they carry `last`
+    //! (then a `none = last = 1` job); `none` candidates pass as `none` jobs.
+    //!
+    //! The timing contract is the rustdoc of [`SubtileCoverageCycle`].
 
-/// Signed bits that hold every corner offset `a·dx + b·dy` the coverage block adds to E for
-/// `cfg` (|dx| ≤ SW·256, |dy| ≤ SH·256 for the area box and the sample hull; |a|, |b| bounded
-/// as in `tile_parser::edge_widths`). The block sign-extends the offsets from there, so yosys
-/// prunes their adders above.
-pub fn offset_bits(cfg: &Config) -> u32 {
-    let (w, h, g) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64, cfg.guard_band as i64);
-    let one = ONE as i64;
-    let (amax, bmax) = ((h + 2 * g) * one, (w + 2 * g) * one);
-    let v = amax * cfg.subtile[0] as i64 * one + bmax * cfg.subtile[1] as i64 * one;
-    (65 - (v as u64).leading_zeros()).min(48)
-}
+    use super::*;
 
-/// Cycle model of the sub-tile coverage block (`hw/src/subtile_coverage.rs`; In = [`Cand`],
-/// Out = [`Job`]), mirroring its registers (the test: [`SubtileCoverageCycle::test`] and the
-/// `cycle model` section comment of this file).
-///
-/// # Timing contract
-///
-/// The one statement of the block's timing; the RTL is held to it on every port and cycle
-/// (`hw/tests/subtile_coverage.rs`, `cosim/tests/subtile_coverage.rs`). "Accepted at edge k"
-/// means `in_valid` and `in_ready` are high in cycle k (the transfer happens at the rising edge
-/// ending it).
-///
-/// * **Handshake:** one output register stage, `in_ready = !out_valid | out_ready`, the only
-///   combinational input → output path.
-/// * **Latency 1:** a candidate accepted at edge k is a job on the output in cycle k + 1. A
-///   rejected candidate without `last` is dropped: `out_valid` is low in cycle k + 1 (the slot
-///   stays empty). A rejected candidate with `last` becomes a `none`+`last` job, and a `none`
-///   candidate passes as a `none` job, both with the same latency.
-/// * **Throughput:** one candidate per cycle sustained; a dropped candidate costs its input
-///   cycle only.
-/// * **Back-pressure:** with `out_valid` high and `out_ready` low the job is held and
-///   `in_ready` is low.
-/// * The payload registers load on every accepted candidate, dropped or not (`out_valid` tells
-///   them apart).
-/// * **Flush:** every register returns to the state of [`SubtileCoverageCycle::new`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SubtileCoverageCycle {
-    lsw: u32,
-    lsh: u32,
-    /// Sub-tile size and the width / height of a viewport-clipped sub-tile (0: never clipped).
-    sub: [i64; 2],
-    rem: [u32; 2],
-    /// `sample_offset_bounds(msaa)`.
-    ob: FxBox,
-    mode: CoverageTest,
-    /// `tile_parser::edge_widths(cfg)`: a/b registers keep `cb`, E registers and corner sums
-    /// `eb` signed bits.
-    cb: u32,
-    eb: u32,
-    /// `offset_bits(cfg)`: corner offsets wrap at this many signed bits.
-    ob_bits: u32,
-    valid: bool,
-    job: Job,
-}
+    use crate::cycle::CycleModel;
+    use crate::streams::{Cand, Job};
+    use crate::tile_parser::{edge_widths, wrap_bits};
 
-impl SubtileCoverageCycle {
-    /// Idle model for `cfg` (every `CoverageTest` mode is supported).
-    pub fn new(cfg: &Config) -> Self {
-        let [sw, sh] = cfg.subtile;
-        let (cb, eb) = edge_widths(cfg);
-        SubtileCoverageCycle {
-            lsw: sw.trailing_zeros(),
-            lsh: sh.trailing_zeros(),
-            sub: [sw as i64, sh as i64],
-            rem: [cfg.viewport[0] % sw, cfg.viewport[1] % sh],
-            ob: sample_offset_bounds(cfg.msaa),
-            mode: cfg.coverage_test,
-            cb,
-            eb,
-            ob_bits: offset_bits(cfg),
-            valid: false,
-            job: Job::default(),
-        }
-    }
-
-    /// Offsets from the sub-tile origin (1/256 px) of the area box's far corner `[w·256, h·256]`
-    /// and of the sample hull `[x_lo, y_lo, x_hi, y_hi]`, for the candidate's (possibly
-    /// viewport-clipped) sub-tile: column `col` is clipped iff the viewport is not a multiple of
-    /// SW and `col ≥ vis_w / SW`; it is then `viewport_w % SW` pixels wide (tiles are multiples
-    /// of SW). Same for rows.
-    pub fn corner_offsets(&self, c: &Cand) -> ([i64; 2], FxBox) {
-        let clip_x = self.rem[0] != 0 && c.col >= c.vis_w >> self.lsw;
-        let clip_y = self.rem[1] != 0 && c.row >= c.vis_h >> self.lsh;
-        let w = if clip_x { self.rem[0] as i64 } else { self.sub[0] };
-        let h = if clip_y { self.rem[1] as i64 } else { self.sub[1] };
+    /// Signed bits that hold every corner offset `a·dx + b·dy` the coverage block adds to E for
+    /// `cfg` (|dx| ≤ SW·256, |dy| ≤ SH·256 for the area box and the sample hull; |a|, |b| bounded
+    /// as in `tile_parser::edge_widths`). The block sign-extends the offsets from there, so yosys
+    /// prunes their adders above.
+    pub fn offset_bits(cfg: &Config) -> u32 {
+        let (w, h, g) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64, cfg.guard_band as i64);
         let one = ONE as i64;
-        let ob = &self.ob;
-        (
-            [w * one, h * one],
-            [ob[0], ob[1], (w - 1) * one + ob[2], (h - 1) * one + ob[3]],
-        )
+        let (amax, bmax) = ((h + 2 * g) * one, (w + 2 * g) * one);
+        let v = amax * cfg.subtile[0] as i64 * one + bmax * cfg.subtile[1] as i64 * one;
+        (65 - (v as u64).leading_zeros()).min(48)
     }
 
-    /// The hardware's test of one candidate: (covered, trivial).
-    pub fn test(&self, c: &Cand) -> (bool, bool) {
-        let (area, hull) = self.corner_offsets(c);
-        let mut covered = true;
-        let mut all_in = true;
-        for k in 0..3 {
-            let (a, b) = (c.a[k] as i64, c.b[k] as i64);
-            // Offsets of the corner where the edge is largest (area or hull) / smallest (hull).
-            let (x_max, y_max) = match self.mode {
-                CoverageTest::Edge => (if a >= 0 { area[0] } else { 0 }, if b >= 0 { area[1] } else { 0 }),
-                _ => (
-                    if a >= 0 { hull[2] } else { hull[0] },
-                    if b >= 0 { hull[3] } else { hull[1] },
-                ),
-            };
-            let (x_min, y_min) = (
-                if a >= 0 { hull[0] } else { hull[2] },
-                if b >= 0 { hull[1] } else { hull[3] },
-            );
-            covered &= wrap_bits(c.e[k] + wrap_bits(a * x_max + b * y_max, self.ob_bits), self.eb) >= 0;
-            all_in &= wrap_bits(c.e[k] + wrap_bits(a * x_min + b * y_min, self.ob_bits), self.eb) >= 0;
+    /// Cycle model of the sub-tile coverage block (`hw/src/subtile_coverage.rs`; In = [`Cand`],
+    /// Out = [`Job`]), mirroring its registers (the test: [`SubtileCoverageCycle::test`] and the
+    /// `cycle model` section comment of this file).
+    ///
+    /// # Timing contract
+    ///
+    /// The one statement of the block's timing; the RTL is held to it on every port and cycle
+    /// (`hw/tests/subtile_coverage.rs`, `cosim/tests/subtile_coverage.rs`). "Accepted at edge k"
+    /// means `in_valid` and `in_ready` are high in cycle k (the transfer happens at the rising edge
+    /// ending it).
+    ///
+    /// * **Handshake:** one output register stage, `in_ready = !out_valid | out_ready`, the only
+    ///   combinational input → output path.
+    /// * **Latency 1:** a candidate accepted at edge k is a job on the output in cycle k + 1. A
+    ///   rejected candidate without `last` is dropped: `out_valid` is low in cycle k + 1 (the slot
+    ///   stays empty). A rejected candidate with `last` becomes a `none`+`last` job, and a `none`
+    ///   candidate passes as a `none` job, both with the same latency.
+    /// * **Throughput:** one candidate per cycle sustained; a dropped candidate costs its input
+    ///   cycle only.
+    /// * **Back-pressure:** with `out_valid` high and `out_ready` low the job is held and
+    ///   `in_ready` is low.
+    /// * The payload registers load on every accepted candidate, dropped or not (`out_valid` tells
+    ///   them apart).
+    /// * **Flush:** every register returns to the state of [`SubtileCoverageCycle::new`].
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SubtileCoverageCycle {
+        lsw: u32,
+        lsh: u32,
+        /// Sub-tile size and the width / height of a viewport-clipped sub-tile (0: never clipped).
+        sub: [i64; 2],
+        rem: [u32; 2],
+        /// `sample_offset_bounds(msaa)`.
+        ob: FxBox,
+        mode: CoverageTest,
+        /// `tile_parser::edge_widths(cfg)`: a/b registers keep `cb`, E registers and corner sums
+        /// `eb` signed bits.
+        cb: u32,
+        eb: u32,
+        /// `offset_bits(cfg)`: corner offsets wrap at this many signed bits.
+        ob_bits: u32,
+        valid: bool,
+        job: Job,
+    }
+
+    impl SubtileCoverageCycle {
+        /// Idle model for `cfg` (every `CoverageTest` mode is supported).
+        pub fn new(cfg: &Config) -> Self {
+            let [sw, sh] = cfg.subtile;
+            let (cb, eb) = edge_widths(cfg);
+            SubtileCoverageCycle {
+                lsw: sw.trailing_zeros(),
+                lsh: sh.trailing_zeros(),
+                sub: [sw as i64, sh as i64],
+                rem: [cfg.viewport[0] % sw, cfg.viewport[1] % sh],
+                ob: sample_offset_bounds(cfg.msaa),
+                mode: cfg.coverage_test,
+                cb,
+                eb,
+                ob_bits: offset_bits(cfg),
+                valid: false,
+                job: Job::default(),
+            }
         }
-        match self.mode {
-            CoverageTest::BboxOnly => (true, false),
-            _ => (covered, covered && all_in),
+
+        /// Offsets from the sub-tile origin (1/256 px) of the area box's far corner `[w·256, h·256]`
+        /// and of the sample hull `[x_lo, y_lo, x_hi, y_hi]`, for the candidate's (possibly
+        /// viewport-clipped) sub-tile: column `col` is clipped iff the viewport is not a multiple of
+        /// SW and `col ≥ vis_w / SW`; it is then `viewport_w % SW` pixels wide (tiles are multiples
+        /// of SW). Same for rows.
+        pub fn corner_offsets(&self, c: &Cand) -> ([i64; 2], FxBox) {
+            let clip_x = self.rem[0] != 0 && c.col >= c.vis_w >> self.lsw;
+            let clip_y = self.rem[1] != 0 && c.row >= c.vis_h >> self.lsh;
+            let w = if clip_x { self.rem[0] as i64 } else { self.sub[0] };
+            let h = if clip_y { self.rem[1] as i64 } else { self.sub[1] };
+            let one = ONE as i64;
+            let ob = &self.ob;
+            (
+                [w * one, h * one],
+                [ob[0], ob[1], (w - 1) * one + ob[2], (h - 1) * one + ob[3]],
+            )
+        }
+
+        /// The hardware's test of one candidate: (covered, trivial).
+        pub fn test(&self, c: &Cand) -> (bool, bool) {
+            let (area, hull) = self.corner_offsets(c);
+            let mut covered = true;
+            let mut all_in = true;
+            for k in 0..3 {
+                let (a, b) = (c.a[k] as i64, c.b[k] as i64);
+                // Offsets of the corner where the edge is largest (area or hull) / smallest (hull).
+                let (x_max, y_max) = match self.mode {
+                    CoverageTest::Edge => (if a >= 0 { area[0] } else { 0 }, if b >= 0 { area[1] } else { 0 }),
+                    _ => (
+                        if a >= 0 { hull[2] } else { hull[0] },
+                        if b >= 0 { hull[3] } else { hull[1] },
+                    ),
+                };
+                let (x_min, y_min) = (
+                    if a >= 0 { hull[0] } else { hull[2] },
+                    if b >= 0 { hull[1] } else { hull[3] },
+                );
+                covered &= wrap_bits(c.e[k] + wrap_bits(a * x_max + b * y_max, self.ob_bits), self.eb) >= 0;
+                all_in &= wrap_bits(c.e[k] + wrap_bits(a * x_min + b * y_min, self.ob_bits), self.eb) >= 0;
+            }
+            match self.mode {
+                CoverageTest::BboxOnly => (true, false),
+                _ => (covered, covered && all_in),
+            }
         }
     }
-}
 
-impl CycleModel for SubtileCoverageCycle {
-    type In = Cand;
-    type Out = Job;
+    impl CycleModel for SubtileCoverageCycle {
+        type In = Cand;
+        type Out = Job;
 
-    fn out(&self) -> (bool, Job) {
-        (self.valid, self.job)
-    }
-
-    fn in_ready(&self, out_ready: bool) -> bool {
-        !self.valid || out_ready
-    }
-
-    fn clock(&mut self, in_valid: bool, inp: &Cand, out_ready: bool, flush: bool) {
-        if flush {
-            self.valid = false;
-            self.job = Job::default();
-            return;
+        fn out(&self) -> (bool, Job) {
+            (self.valid, self.job)
         }
-        if in_valid && self.in_ready(out_ready) {
-            let (covered, trivial) = self.test(inp);
-            self.valid = covered || inp.last;
-            let (cb, eb) = (self.cb, self.eb);
-            let cand = Cand {
-                e: inp.e.map(|v| wrap_bits(v, eb)),
-                a: inp.a.map(|v| wrap_bits(v as i64, cb) as i32),
-                b: inp.b.map(|v| wrap_bits(v as i64, cb) as i32),
-                none: inp.none || !covered,
-                ..*inp
-            };
-            self.job = Job {
-                cand,
-                trivial: trivial && !inp.none,
-            };
-        } else if out_ready {
-            self.valid = false;
+
+        fn in_ready(&self, out_ready: bool) -> bool {
+            !self.valid || out_ready
+        }
+
+        fn clock(&mut self, in_valid: bool, inp: &Cand, out_ready: bool, flush: bool) {
+            if flush {
+                self.valid = false;
+                self.job = Job::default();
+                return;
+            }
+            if in_valid && self.in_ready(out_ready) {
+                let (covered, trivial) = self.test(inp);
+                self.valid = covered || inp.last;
+                let (cb, eb) = (self.cb, self.eb);
+                let cand = Cand {
+                    e: inp.e.map(|v| wrap_bits(v, eb)),
+                    a: inp.a.map(|v| wrap_bits(v as i64, cb) as i32),
+                    b: inp.b.map(|v| wrap_bits(v as i64, cb) as i32),
+                    none: inp.none || !covered,
+                    ..*inp
+                };
+                self.job = Job {
+                    cand,
+                    trivial: trivial && !inp.none,
+                };
+            } else if out_ready {
+                self.valid = false;
+            }
         }
     }
 }

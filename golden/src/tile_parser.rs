@@ -308,209 +308,217 @@ mod tests {
     }
 }
 
-// ===== cycle model =====
-//
-// `TileParserCycle`: the cycle model of `hw/src/tile_parser.rs` (see that file's header for the
-// block diagram). It mirrors the block's registers one for one.
-//
-// In: `streams::Edges` (setup → tile parser). Out: `streams::Cand` (→ sub-tile coverage).
-// Walk: with c0 = bx0/SW, c1 = bx1/SW, r0 = by0/SH, r1 = by1/SH, rows r0..=r1 bottom-up and in each
-// row columns c0..=c1 left → right: exactly `subtile_coverage::classify_tile`'s walk order with
-// the row (claim 6) and column (claim 7) rejected sub-tiles skipped at no cost. E steps
-// incrementally: next column `E += a·SW·256`, next row `E_row += b·SH·256, E = E_row`. Like the
-// RTL, the a/b and E registers keep `edge_widths(cfg)` signed bits (sign-extended; exact for
-// everything setup produces, wrapping otherwise). The last visited sub-tile carries `last`; an `empty` command
-// gives one `none = last = 1` candidate (other fields loaded from the input as usual).
-//
-// The timing contract is the rustdoc of [`TileParserCycle`].
+pub use cycle::*;
 
-use crate::cycle::CycleModel;
-use crate::streams::{Cand, Edges};
+pub mod cycle {
+    //! The cycle model of `hw/src/tile_parser.rs`: same registers, same cycle, every port (truth
+    //! layer 3, see [`crate::cycle`]); the transaction model above is the truth it is checked
+    //! against. Its items are re-exported at the stage's top level.
+    //!
+    //! `TileParserCycle`: the cycle model of `hw/src/tile_parser.rs` (see that file's header for the
+    //! block diagram). It mirrors the block's registers one for one.
+    //!
+    //! In: `streams::Edges` (setup → tile parser). Out: `streams::Cand` (→ sub-tile coverage).
+    //! Walk: with c0 = bx0/SW, c1 = bx1/SW, r0 = by0/SH, r1 = by1/SH, rows r0..=r1 bottom-up and in each
+    //! row columns c0..=c1 left → right: exactly `subtile_coverage::classify_tile`'s walk order with
+    //! the row (claim 6) and column (claim 7) rejected sub-tiles skipped at no cost. E steps
+    //! incrementally: next column `E += a·SW·256`, next row `E_row += b·SH·256, E = E_row`. Like the
+    //! RTL, the a/b and E registers keep `edge_widths(cfg)` signed bits (sign-extended; exact for
+    //! everything setup produces, wrapping otherwise). The last visited sub-tile carries `last`; an `empty` command
+    //! gives one `none = last = 1` candidate (other fields loaded from the input as usual).
+    //!
+    //! The timing contract is the rustdoc of [`TileParserCycle`].
 
-/// Wrap to a signed 48-bit value (the RTL's `Signed<48>` arithmetic).
-#[inline]
-pub(crate) fn wrap48(v: i64) -> i64 {
-    wrap_bits(v, 48)
-}
+    use super::*;
 
-/// Wrap to a signed `n`-bit value (bits ≥ n copy bit n − 1), 1 ≤ n ≤ 64.
-#[inline]
-pub fn wrap_bits(v: i64, n: u32) -> i64 {
-    (v << (64 - n)) >> (64 - n)
-}
+    use crate::cycle::CycleModel;
+    use crate::streams::{Cand, Edges};
 
-/// Internal widths the edge datapath of the tile parser and sub-tile coverage blocks needs for
-/// `cfg`: `(coef_bits, e_bits)`, signed. The stream ports stay `Signed<24>` / `Signed<48>`
-/// (widths of the largest configuration); inside, registers and adders only keep these many
-/// low bits and sign-extend the rest (a preset constant mask: yosys merges the copies and
-/// prunes the carry chain above), which roughly removes a quarter of their cost at `ice40`.
-///
-/// Bound: vertices lie in the guard band, x ∈ [−g, W + g]·256, so |a| = |y_i − y_j| ≤ (H + 2g)·256
-/// and |b| ≤ (W + 2g)·256. Every point p the blocks evaluate (sub-tile origins, area and
-/// sample-hull corners of viewport-clipped sub-tiles) lies in [0, W·256] × [0, H·256], and
-/// E(p) = a·(p_x − x_i) + b·(p_y − y_i) − bias, so |E| ≤ |a|·(W + g)·256 + |b|·(H + g)·256 + 1.
-/// `tests/tile_parser_cycle.rs` checks it at the guard-band extremes of every preset.
-///
-/// The bound is not tight for E: E is multi-affine in the vertex and point coordinates, so its
-/// extremes lie at box corners, and the exact maximum is max((H + 2g)(W + g), (W + 2g)(H + g))
-/// ·2^16 + 1, which needs one bit less on every preset (ice40 33, default 37, full 41). The
-/// spare bit stays because setup accumulates 2·area (up to (W + 2g)(H + 2g)·2^16) in the same
-/// `e_bits`, and on `default` that needs all 38: narrowing setup's area accumulator by one bit
-/// fails the co-simulation there, narrowing its edge sums does not.
-pub fn edge_widths(cfg: &Config) -> (u32, u32) {
-    let (w, h, g) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64, cfg.guard_band as i64);
-    let one = crate::config::ONE as i64;
-    let (amax, bmax) = ((h + 2 * g) * one, (w + 2 * g) * one);
-    let emax = amax * (w + g) * one + bmax * (h + g) * one + 1;
-    // Smallest n with |v| ≤ 2^(n−1) − 1.
-    let bits = |v: i64| 65 - (v as u64).leading_zeros();
-    (bits(amax.max(bmax)).min(24), bits(emax).min(48))
-}
-
-/// Cycle model of the tile parser block (`hw/src/tile_parser.rs`; In = [`Edges`], Out =
-/// [`Cand`]), mirroring its registers one for one (walk and widths: the `cycle model` section
-/// comment of this file).
-///
-/// # Timing contract
-///
-/// The one statement of the tile parser's timing; the RTL is held to it on every port and
-/// cycle (`hw/tests/tile_parser.rs`, `cosim/tests/tile_parser.rs`). "Accepted at edge k" means
-/// `in_valid` and `in_ready` are high in cycle k (the transfer happens at the rising edge ending
-/// it).
-///
-/// * **Handshake:** the output registers are the walker (`out_valid` = a candidate is held);
-///   `in_ready = !out_valid | (out_ready & out_last)`, the only combinational input → output
-///   path.
-/// * **Latency 1:** an `Edges` beat accepted at edge k shows its first candidate in cycle
-///   k + 1.
-/// * **Throughput: one sub-tile per cycle, no bubble between commands.** A command with
-///   n = (c1 − c0 + 1)·(r1 − r0 + 1) visited sub-tiles (n = 1 for an `empty` command: one
-///   `none`+`last` candidate; [`TileParserCycle::cycles_for`]) occupies cycles k + 1 … k + n
-///   while `out_ready` is high, and the next beat is accepted at the edge where the last
-///   candidate transfers, so its first candidate appears in cycle k + n + 1. Rows and columns
-///   outside the bbox are never visited and cost no cycle.
-/// * **Back-pressure:** `out_ready` low holds the candidate; every stalled cycle delays the rest
-///   of the walk by one.
-/// * **Flush:** every register returns to the state of [`TileParserCycle::new`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TileParserCycle {
-    lsw: u32,
-    lsh: u32,
-    /// `edge_widths(cfg)`: registers keep a/b in `cb` and E in `eb` signed bits.
-    cb: u32,
-    eb: u32,
-    valid: bool,
-    /// The held candidate (the block's output registers).
-    cand: Cand,
-    c0: u32,
-    c1: u32,
-    r1: u32,
-    /// E at the origin of sub-tile (c0, row).
-    erow: [i64; 3],
-}
-
-impl TileParserCycle {
-    /// Idle model for `cfg`.
-    pub fn new(cfg: &Config) -> Self {
-        let (cb, eb) = edge_widths(cfg);
-        TileParserCycle::idle(cfg.subtile[0].trailing_zeros(), cfg.subtile[1].trailing_zeros(), cb, eb)
+    /// Wrap to a signed 48-bit value (the RTL's `Signed<48>` arithmetic).
+    #[inline]
+    pub(crate) fn wrap48(v: i64) -> i64 {
+        wrap_bits(v, 48)
     }
 
-    fn idle(lsw: u32, lsh: u32, cb: u32, eb: u32) -> Self {
-        TileParserCycle {
-            lsw,
-            lsh,
-            cb,
-            eb,
-            valid: false,
-            cand: Cand::default(),
-            c0: 0,
-            c1: 0,
-            r1: 0,
-            erow: [0; 3],
+    /// Wrap to a signed `n`-bit value (bits ≥ n copy bit n − 1), 1 ≤ n ≤ 64.
+    #[inline]
+    pub fn wrap_bits(v: i64, n: u32) -> i64 {
+        (v << (64 - n)) >> (64 - n)
+    }
+
+    /// Internal widths the edge datapath of the tile parser and sub-tile coverage blocks needs for
+    /// `cfg`: `(coef_bits, e_bits)`, signed. The stream ports stay `Signed<24>` / `Signed<48>`
+    /// (widths of the largest configuration); inside, registers and adders only keep these many
+    /// low bits and sign-extend the rest (a preset constant mask: yosys merges the copies and
+    /// prunes the carry chain above), which roughly removes a quarter of their cost at `ice40`.
+    ///
+    /// Bound: vertices lie in the guard band, x ∈ [−g, W + g]·256, so |a| = |y_i − y_j| ≤ (H + 2g)·256
+    /// and |b| ≤ (W + 2g)·256. Every point p the blocks evaluate (sub-tile origins, area and
+    /// sample-hull corners of viewport-clipped sub-tiles) lies in [0, W·256] × [0, H·256], and
+    /// E(p) = a·(p_x − x_i) + b·(p_y − y_i) − bias, so |E| ≤ |a|·(W + g)·256 + |b|·(H + g)·256 + 1.
+    /// `tests/tile_parser_cycle.rs` checks it at the guard-band extremes of every preset.
+    ///
+    /// The bound is not tight for E: E is multi-affine in the vertex and point coordinates, so its
+    /// extremes lie at box corners, and the exact maximum is max((H + 2g)(W + g), (W + 2g)(H + g))
+    /// ·2^16 + 1, which needs one bit less on every preset (ice40 33, default 37, full 41). The
+    /// spare bit stays because setup accumulates 2·area (up to (W + 2g)(H + 2g)·2^16) in the same
+    /// `e_bits`, and on `default` that needs all 38: narrowing setup's area accumulator by one bit
+    /// fails the co-simulation there, narrowing its edge sums does not.
+    pub fn edge_widths(cfg: &Config) -> (u32, u32) {
+        let (w, h, g) = (cfg.viewport[0] as i64, cfg.viewport[1] as i64, cfg.guard_band as i64);
+        let one = crate::config::ONE as i64;
+        let (amax, bmax) = ((h + 2 * g) * one, (w + 2 * g) * one);
+        let emax = amax * (w + g) * one + bmax * (h + g) * one + 1;
+        // Smallest n with |v| ≤ 2^(n−1) − 1.
+        let bits = |v: i64| 65 - (v as u64).leading_zeros();
+        (bits(amax.max(bmax)).min(24), bits(emax).min(48))
+    }
+
+    /// Cycle model of the tile parser block (`hw/src/tile_parser.rs`; In = [`Edges`], Out =
+    /// [`Cand`]), mirroring its registers one for one (walk and widths: the `cycle model` section
+    /// comment of this file).
+    ///
+    /// # Timing contract
+    ///
+    /// The one statement of the tile parser's timing; the RTL is held to it on every port and
+    /// cycle (`hw/tests/tile_parser.rs`, `cosim/tests/tile_parser.rs`). "Accepted at edge k" means
+    /// `in_valid` and `in_ready` are high in cycle k (the transfer happens at the rising edge ending
+    /// it).
+    ///
+    /// * **Handshake:** the output registers are the walker (`out_valid` = a candidate is held);
+    ///   `in_ready = !out_valid | (out_ready & out_last)`, the only combinational input → output
+    ///   path.
+    /// * **Latency 1:** an `Edges` beat accepted at edge k shows its first candidate in cycle
+    ///   k + 1.
+    /// * **Throughput: one sub-tile per cycle, no bubble between commands.** A command with
+    ///   n = (c1 − c0 + 1)·(r1 − r0 + 1) visited sub-tiles (n = 1 for an `empty` command: one
+    ///   `none`+`last` candidate; [`TileParserCycle::cycles_for`]) occupies cycles k + 1 … k + n
+    ///   while `out_ready` is high, and the next beat is accepted at the edge where the last
+    ///   candidate transfers, so its first candidate appears in cycle k + n + 1. Rows and columns
+    ///   outside the bbox are never visited and cost no cycle.
+    /// * **Back-pressure:** `out_ready` low holds the candidate; every stalled cycle delays the rest
+    ///   of the walk by one.
+    /// * **Flush:** every register returns to the state of [`TileParserCycle::new`].
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TileParserCycle {
+        lsw: u32,
+        lsh: u32,
+        /// `edge_widths(cfg)`: registers keep a/b in `cb` and E in `eb` signed bits.
+        cb: u32,
+        eb: u32,
+        valid: bool,
+        /// The held candidate (the block's output registers).
+        cand: Cand,
+        c0: u32,
+        c1: u32,
+        r1: u32,
+        /// E at the origin of sub-tile (c0, row).
+        erow: [i64; 3],
+    }
+
+    impl TileParserCycle {
+        /// Idle model for `cfg`.
+        pub fn new(cfg: &Config) -> Self {
+            let (cb, eb) = edge_widths(cfg);
+            TileParserCycle::idle(cfg.subtile[0].trailing_zeros(), cfg.subtile[1].trailing_zeros(), cb, eb)
+        }
+
+        fn idle(lsw: u32, lsh: u32, cb: u32, eb: u32) -> Self {
+            TileParserCycle {
+                lsw,
+                lsh,
+                cb,
+                eb,
+                valid: false,
+                cand: Cand::default(),
+                c0: 0,
+                c1: 0,
+                r1: 0,
+                erow: [0; 3],
+            }
+        }
+
+        /// Cycles the block needs for one command with `out_ready` always high: the number of
+        /// visited sub-tiles (1 for an empty command).
+        pub fn cycles_for(cfg: &Config, e: &Edges) -> u64 {
+            if e.empty {
+                return 1;
+            }
+            let [sw, sh] = cfg.subtile;
+            let cols = (e.bx1 / sw).wrapping_sub(e.bx0 / sw).wrapping_add(1) & 0xff;
+            let rows = (e.by1 / sh).wrapping_sub(e.by0 / sh).wrapping_add(1) & 0xff;
+            cols as u64 * rows as u64
         }
     }
 
-    /// Cycles the block needs for one command with `out_ready` always high: the number of
-    /// visited sub-tiles (1 for an empty command).
-    pub fn cycles_for(cfg: &Config, e: &Edges) -> u64 {
-        if e.empty {
-            return 1;
+    impl CycleModel for TileParserCycle {
+        type In = Edges;
+        type Out = Cand;
+
+        fn out(&self) -> (bool, Cand) {
+            (self.valid, self.cand)
         }
-        let [sw, sh] = cfg.subtile;
-        let cols = (e.bx1 / sw).wrapping_sub(e.bx0 / sw).wrapping_add(1) & 0xff;
-        let rows = (e.by1 / sh).wrapping_sub(e.by0 / sh).wrapping_add(1) & 0xff;
-        cols as u64 * rows as u64
-    }
-}
 
-impl CycleModel for TileParserCycle {
-    type In = Edges;
-    type Out = Cand;
-
-    fn out(&self) -> (bool, Cand) {
-        (self.valid, self.cand)
-    }
-
-    fn in_ready(&self, out_ready: bool) -> bool {
-        !self.valid || (out_ready && self.cand.last)
-    }
-
-    fn clock(&mut self, in_valid: bool, inp: &Edges, out_ready: bool, flush: bool) {
-        if flush {
-            *self = TileParserCycle::idle(self.lsw, self.lsh, self.cb, self.eb);
-            return;
+        fn in_ready(&self, out_ready: bool) -> bool {
+            !self.valid || (out_ready && self.cand.last)
         }
-        let accept = in_valid && self.in_ready(out_ready);
-        let fire = self.valid && out_ready;
-        if accept {
-            debug_assert!(inp.prim < 1 << 24 && inp.tile_x < 256 && inp.tile_y < 256);
-            debug_assert!(inp.bx0 < 256 && inp.by0 < 256 && inp.bx1 < 256 && inp.by1 < 256);
-            debug_assert!(inp.vis_w < 512 && inp.vis_h < 512);
-            debug_assert!(inp.e.iter().all(|&e| wrap48(e) == e));
-            let (cb, eb) = (self.cb, self.eb);
-            let e = inp.e.map(|v| wrap_bits(v, eb));
-            let (c0, c1) = (inp.bx0 >> self.lsw, inp.bx1 >> self.lsw);
-            let (r0, r1) = (inp.by0 >> self.lsh, inp.by1 >> self.lsh);
-            self.valid = true;
-            self.cand = Cand {
-                prim: inp.prim,
-                tile_x: inp.tile_x,
-                tile_y: inp.tile_y,
-                col: c0,
-                row: r0,
-                e,
-                a: inp.a.map(|v| wrap_bits(v as i64, cb) as i32),
-                b: inp.b.map(|v| wrap_bits(v as i64, cb) as i32),
-                vis_w: inp.vis_w,
-                vis_h: inp.vis_h,
-                last: inp.empty || (c0 == c1 && r0 == r1),
-                none: inp.empty,
-            };
-            self.c0 = c0;
-            self.c1 = c1;
-            self.r1 = r1;
-            self.erow = e;
-        } else if fire {
-            let c = &mut self.cand;
-            if c.last {
-                self.valid = false;
-            } else if c.col == self.c1 {
-                let row = (c.row + 1) & 0xff;
-                for k in 0..3 {
-                    self.erow[k] = wrap_bits(self.erow[k] + ((c.b[k] as i64) << (8 + self.lsh)), self.eb);
+
+        fn clock(&mut self, in_valid: bool, inp: &Edges, out_ready: bool, flush: bool) {
+            if flush {
+                *self = TileParserCycle::idle(self.lsw, self.lsh, self.cb, self.eb);
+                return;
+            }
+            let accept = in_valid && self.in_ready(out_ready);
+            let fire = self.valid && out_ready;
+            if accept {
+                debug_assert!(inp.prim < 1 << 24 && inp.tile_x < 256 && inp.tile_y < 256);
+                debug_assert!(inp.bx0 < 256 && inp.by0 < 256 && inp.bx1 < 256 && inp.by1 < 256);
+                debug_assert!(inp.vis_w < 512 && inp.vis_h < 512);
+                debug_assert!(inp.e.iter().all(|&e| wrap48(e) == e));
+                let (cb, eb) = (self.cb, self.eb);
+                let e = inp.e.map(|v| wrap_bits(v, eb));
+                let (c0, c1) = (inp.bx0 >> self.lsw, inp.bx1 >> self.lsw);
+                let (r0, r1) = (inp.by0 >> self.lsh, inp.by1 >> self.lsh);
+                self.valid = true;
+                self.cand = Cand {
+                    prim: inp.prim,
+                    tile_x: inp.tile_x,
+                    tile_y: inp.tile_y,
+                    col: c0,
+                    row: r0,
+                    e,
+                    a: inp.a.map(|v| wrap_bits(v as i64, cb) as i32),
+                    b: inp.b.map(|v| wrap_bits(v as i64, cb) as i32),
+                    vis_w: inp.vis_w,
+                    vis_h: inp.vis_h,
+                    last: inp.empty || (c0 == c1 && r0 == r1),
+                    none: inp.empty,
+                };
+                self.c0 = c0;
+                self.c1 = c1;
+                self.r1 = r1;
+                self.erow = e;
+            } else if fire {
+                let c = &mut self.cand;
+                if c.last {
+                    self.valid = false;
+                } else if c.col == self.c1 {
+                    let row = (c.row + 1) & 0xff;
+                    for k in 0..3 {
+                        self.erow[k] = wrap_bits(self.erow[k] + ((c.b[k] as i64) << (8 + self.lsh)), self.eb);
+                    }
+                    c.col = self.c0;
+                    c.row = row;
+                    c.e = self.erow;
+                    c.last = row == self.r1 && self.c0 == self.c1;
+                } else {
+                    let col = (c.col + 1) & 0xff;
+                    for k in 0..3 {
+                        c.e[k] = wrap_bits(c.e[k] + ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
+                    }
+                    c.col = col;
+                    c.last = col == self.c1 && c.row == self.r1;
                 }
-                c.col = self.c0;
-                c.row = row;
-                c.e = self.erow;
-                c.last = row == self.r1 && self.c0 == self.c1;
-            } else {
-                let col = (c.col + 1) & 0xff;
-                for k in 0..3 {
-                    c.e[k] = wrap_bits(c.e[k] + ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
-                }
-                c.col = col;
-                c.last = col == self.c1 && c.row == self.r1;
             }
         }
     }
