@@ -7,15 +7,15 @@
 //! with long stalls, one `flush` pulse. Plus Verilog emission per preset, linted with
 //! `verilator --lint-only -Wall` (skipped with a note if verilator is absent).
 
-use rust_hdl::prelude::*;
-use std::sync::{Arc, Mutex};
+mod common;
+
+use common::Run;
 use tilerast_golden::config::{Config, ONE};
-use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::{SampleRasterCycle, SampleRasterGeom};
 use tilerast_golden::setup::setup_triangle;
-use tilerast_golden::streams::{Beat, Cand, Job};
+use tilerast_golden::streams::{Cand, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::parse_tile;
 use tilerast_hw::sample_raster::SampleRaster;
@@ -193,97 +193,45 @@ fn stimulus_jobs(cfg: &Config, seed: u64) -> Vec<Job> {
     jobs
 }
 
-fn drive_in(x: &mut SampleRaster, valid: bool, j: &Job, out_ready: bool, flush: bool) {
-    x.flush.next = flush;
-    x.in_valid.next = valid;
-    x.out_ready.next = out_ready;
-    x.inp.drive(j);
-}
-
-fn sample_out(x: &SampleRaster) -> (bool, Beat) {
-    (x.out_valid.val(), x.out.sample())
-}
-
-/// Co-simulate `cycles` cycles; returns (beats transferred, valid lanes transferred, errors).
-fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> (u64, u64, Vec<String>) {
+/// Co-simulate `cycles` cycles (the jobs offered over and over; 20 % input gaps, 80 % ready
+/// with stalls of 10-49 cycles, one flush); panics at a difference. Returns (beats transferred,
+/// valid lanes transferred).
+fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> (u64, u64) {
     let cfg = Config::preset(preset).unwrap();
     let jobs = stimulus_jobs(&cfg, seed);
-    let mut uut = SampleRaster::new(&cfg);
-    uut.connect_all();
-    let result = Arc::new(Mutex::new((0u64, 0u64, Vec::<String>::new())));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<SampleRaster>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<SampleRaster>| {
-        let mut x = sim.init()?;
-        let mut model = SampleRasterCycle::new(&cfg);
-        // 20 % input gaps, 80 % ready with stalls of 10-49 cycles, one flush.
-        let ready = Pattern::RandomStalls {
-            pct: 80,
-            permille: 20,
-            min: 10,
-            max: 49,
-        };
-        let mut lines = Handshake::new(Pattern::gaps(20), ready)
-            .with_flush(Flush::At(flush_at))
-            .lines(seed);
-        let mut next = 0usize;
-        wait_clock_true!(sim, clock, x);
-        for cyc in 0..cycles {
-            let c = lines.step();
-            let (in_valid, out_ready, flush) = (c.valid, c.ready, c.flush);
-            let job = jobs[next % jobs.len()];
-            drive_in(&mut x, in_valid, &job, out_ready, flush);
-            wait_clock_false!(sim, clock, x);
-            let got = sample_out(&x);
-            let want = model.out();
-            let rdy = x.in_ready.val();
-            let want_rdy = model.in_ready(out_ready);
-            if got != want || rdy != want_rdy {
-                let mut g = res.lock().unwrap();
-                g.2.push(format!(
-                    "cycle {cyc}: rtl (in_ready {rdy}, {got:?})\n   model (in_ready {want_rdy}, {want:?})"
-                ));
-                if g.2.len() > 4 {
-                    break;
-                }
-            }
-            if got.0 && out_ready {
-                let mut g = res.lock().unwrap();
-                g.0 += 1;
-                g.1 += got.1.lane_valid.count_ones() as u64;
-            }
-            model.clock(in_valid, &job, out_ready, flush);
-            if in_valid && rdy && !flush {
-                next += 1;
-            }
-            wait_clock_true!(sim, clock, x);
-        }
-        sim.done(x)
-    });
-    sim.run(Box::new(uut), 10 * (cycles + 10)).unwrap();
-    let g = result.lock().unwrap();
-    (g.0, g.1, g.2.clone())
+    let ready = Pattern::RandomStalls {
+        pct: 80,
+        permille: 20,
+        min: 10,
+        max: 49,
+    };
+    let hs = Handshake::new(Pattern::gaps(20), ready).with_flush(Flush::At(flush_at));
+    let r = Run::new(hs, seed, cycles).go(
+        SampleRaster::new(&cfg),
+        SampleRasterCycle::new(&cfg),
+        jobs.into_iter().cycle(),
+    );
+    let lanes: u64 = r.outputs().map(|b| b.lane_valid.count_ones() as u64).sum();
+    println!("{preset}: {} ({lanes} quads)", r.summary());
+    r.assert_clean(preset);
+    (r.transferred, lanes)
 }
 
 #[test]
 fn cosim_ice40() {
-    let (beats, lanes, errs) = cosim("ice40", 2000, 101, 900);
-    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    let (beats, lanes) = cosim("ice40", 2000, 101, 900);
     assert!(beats > 300 && lanes > 300, "only {beats} beats / {lanes} quads");
 }
 
 #[test]
 fn cosim_default() {
-    let (beats, lanes, errs) = cosim("default", 1200, 202, 500);
-    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    let (beats, lanes) = cosim("default", 1200, 202, 500);
     assert!(beats > 150 && lanes > 200, "only {beats} beats / {lanes} quads");
 }
 
 #[test]
 fn cosim_full() {
-    let (beats, lanes, errs) = cosim("full", 300, 303, 150);
-    assert!(errs.is_empty(), "{}", errs.join("\n"));
+    let (beats, lanes) = cosim("full", 300, 303, 150);
     assert!(beats > 30 && lanes > 60, "only {beats} beats / {lanes} quads");
 }
 

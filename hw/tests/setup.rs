@@ -5,16 +5,17 @@
 //! `setup::edges_for`. Plus: the Verilog of every preset passes `verilator --lint-only -Wall`
 //! (with the project waiver file `hw/lint/waivers.vlt`) and has no range-less signed localparam.
 
-use rust_hdl::prelude::*;
-use std::sync::{Arc, Mutex};
+mod common;
+
+use common::{Report, Run};
+use std::collections::VecDeque;
 use tilerast_golden::config::CullMode;
-use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::setup::{edges_for, SetupCycle};
 use tilerast_golden::streams::{Cmd, Edges};
 use tilerast_golden::Config;
 use tilerast_hw::setup::Setup;
 
-use tilerast_verif::{Cycle, Flush, Handshake, Pattern, Rng};
+use tilerast_verif::{Flush, Handshake, Pattern, Rng};
 
 /// A random triangle command: near its tile, anywhere in the guard band, a sliver, degenerate
 /// or at the guard-band limits; half of them clockwise.
@@ -79,102 +80,48 @@ fn gen_cmd(cfg: &Config, rng: &mut Rng, prim: u32) -> Cmd {
     }
 }
 
-/// The block's output ports as an `Edges` (payload) and out_valid.
-fn read_out(x: &Setup) -> (bool, Edges) {
-    (x.out_valid.val(), x.out.sample())
-}
-
-fn drive_in(x: &mut Setup, c: &Cmd) {
-    x.inp.drive(c);
-}
-
-/// Run the block and the model side by side for `cycles`; returns the cycle-by-cycle
-/// mismatch report (empty if none) and the beats transferred between flushes, with the
-/// commands they belong to.
-fn cosim(cfg: &Config, seed: u64, cycles: usize) -> (Vec<String>, Vec<(Cmd, Edges)>) {
+/// Run the block and the model side by side for `cycles` (30 % input gaps, 75 % ready with
+/// stalls of 10-49 cycles, 1 % flushes).
+fn cosim(cfg: &Config, seed: u64, cycles: usize) -> Report<Cmd, Edges> {
     let mut rng = Rng::new(seed);
     let cmds: Vec<Cmd> = (0..cycles / 4)
         .map(|i| gen_cmd(cfg, &mut rng, (i as u32 * 104_729) & 0xff_ffff))
         .collect();
-    // Per cycle: 30 % input gaps, 75 % ready with stalls of 10-49 cycles, 1 % flushes.
     let ready = Pattern::RandomStalls {
         pct: 75,
         permille: 30,
         min: 10,
         max: 49,
     };
-    let mut lines = Handshake::new(Pattern::gaps(30), ready)
-        .with_flush(Flush::Random { permille: 10 })
-        .lines(seed);
-    let stim: Vec<Cycle> = (0..cycles).map(|_| lines.step()).collect();
-    let report = Arc::new(Mutex::new(Vec::<String>::new()));
-    let pairs = Arc::new(Mutex::new(Vec::<(Cmd, Edges)>::new()));
-    let (rep, prs, cfg2) = (report.clone(), pairs.clone(), cfg.clone());
-    let mut uut = Setup::new(cfg);
-    uut.connect_all();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<Setup>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<Setup>| {
-        let mut x = sim.init()?;
-        let mut model = SetupCycle::new(&cfg2);
-        // Commands in flight in the model, oldest first (for the transaction check).
-        let mut in_flight: std::collections::VecDeque<Cmd> = Default::default();
-        let mut next = 0usize;
-        wait_clock_true!(sim, clock, x);
-        for (cyc, s) in stim.iter().enumerate() {
-            let in_valid = next < cmds.len() && s.valid;
-            let inp = cmds.get(next).copied().unwrap_or_default();
-            x.in_valid.next = in_valid;
-            drive_in(&mut x, &inp);
-            x.out_ready.next = s.ready;
-            x.flush.next = s.flush;
-            wait_clock_false!(sim, clock, x);
-            let (rv, re) = read_out(&x);
-            let (mv, me) = model.out();
-            let rr = x.in_ready.val();
-            let mr = model.in_ready(s.ready);
-            if rv != mv || re != me || rr != mr {
-                rep.lock().unwrap().push(format!(
-                    "cycle {cyc}: rtl valid={rv} in_ready={rr} {re:?}\n        model valid={mv} in_ready={mr} {me:?}"
-                ));
-                return sim.halt(x);
-            }
-            if mv && s.ready && !s.flush {
-                let c = in_flight.pop_front().expect("output without a command");
-                prs.lock().unwrap().push((c, me));
-            }
-            if in_valid && mr {
-                next += 1;
-                if !s.flush {
-                    in_flight.push_back(inp);
-                }
-            }
-            if s.flush {
-                in_flight.clear();
-            }
-            model.clock(in_valid, &inp, s.ready, s.flush);
-            wait_clock_true!(sim, clock, x);
+    let hs = Handshake::new(Pattern::gaps(30), ready).with_flush(Flush::Random { permille: 10 });
+    Run::new(hs, seed, cycles as u64).go(Setup::new(cfg), SetupCycle::new(cfg), cmds)
+}
+
+/// The beats transferred between flushes, with the commands they belong to (the model has
+/// one beat per command, in order; a flush drops the commands in flight).
+fn pairs(r: &Report<Cmd, Edges>) -> Vec<(Cmd, Edges)> {
+    let mut in_flight = VecDeque::new();
+    let mut pairs = Vec::new();
+    for s in &r.trace {
+        if s.transferred() {
+            let c = in_flight.pop_front().expect("output without a command");
+            pairs.push((c, s.output));
         }
-        sim.done(x)
-    });
-    let res = sim.run(Box::new(uut), 10 * (cycles as u64 + 10));
-    let rep = report.lock().unwrap().clone();
-    if rep.is_empty() {
-        res.expect("simulation ran");
+        if s.accepted() {
+            in_flight.push_back(s.input);
+        }
+        if s.flush {
+            in_flight.clear();
+        }
     }
-    let p = pairs.lock().unwrap().clone();
-    (rep, p)
+    pairs
 }
 
 fn check(cfg: &Config, seed: u64, cycles: usize) {
-    let (rep, pairs) = cosim(cfg, seed, cycles);
-    assert!(
-        rep.is_empty(),
-        "{} ({}): RTL and cycle model differ:\n{}",
-        cfg.name,
-        seed,
-        rep.join("\n")
-    );
+    let r = cosim(cfg, seed, cycles);
+    println!("{} ({seed}): {}", cfg.name, r.summary());
+    r.assert_clean(&format!("{} ({seed})", cfg.name));
+    let pairs = pairs(&r);
     assert!(pairs.len() > cycles / 40, "too few beats transferred: {}", pairs.len());
     assert!(pairs.iter().any(|(_, e)| !e.empty) && pairs.iter().any(|(_, e)| e.empty));
     for (c, e) in &pairs {

@@ -7,12 +7,14 @@
 //! sub-tiles and the `Samples` / `BboxOnly` coverage modes. Plus Verilog emission per preset,
 //! linted with `verilator --lint-only -Wall`.
 
-use rust_hdl::prelude::*;
+mod common;
+
+use common::Run;
 use tilerast_golden::config::{Config, CoverageTest};
-use tilerast_golden::cycle::{drive, CycleModel};
+use tilerast_golden::cycle::drive;
 use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::setup::setup_triangle;
-use tilerast_golden::streams::{Cand, Edges, Job};
+use tilerast_golden::streams::{Cand, Edges};
 use tilerast_golden::subtile_coverage::SubtileCoverageCycle;
 use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_hw::subtile_coverage::SubtileCoverage;
@@ -107,74 +109,30 @@ fn candidates(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Cand> {
     out
 }
 
-fn drive_inputs(x: &mut SubtileCoverage, c: &Cand) {
-    x.inp.drive(c);
-}
-
-fn read_outputs(x: &SubtileCoverage) -> (bool, Job) {
-    (x.out_valid.val(), x.out.sample())
-}
-
-/// Run the block and the model side by side for `cycles` cycles; panics at the first
-/// difference with the cycle number and both values.
+/// Run the block and the model side by side for `cycles` cycles; panics at a difference with
+/// the cycle number and both values. 20 % input gaps, 80 % ready with stalls of 5-30 cycles, a
+/// flush every ~300 cycles.
 fn cosim(cfg: Config, seed: u64, cycles: u64) {
     let mut rng = Rng::new(seed);
     let inputs = candidates(&cfg, &mut rng, cycles as usize);
-    let mut uut = SubtileCoverage::new(&cfg);
-    uut.connect_all();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<SubtileCoverage>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<SubtileCoverage>| {
-        let mut x = sim.init()?;
-        // 20 % input gaps, 80 % ready with stalls of 5-30 cycles, a flush every ~300 cycles.
-        let ready = Pattern::RandomStalls {
-            pct: 80,
-            permille: 25,
-            min: 5,
-            max: 30,
-        };
-        let mut lines = Handshake::new(Pattern::gaps(20), ready)
-            .with_flush(Flush::Random { permille: 3 })
-            .lines(seed);
-        let mut m = SubtileCoverageCycle::new(&cfg);
-        let mut next = 0usize;
-        let (mut jobs, mut trivial, mut none) = (0u64, 0u64, 0u64);
-        for cyc in 0..cycles {
-            let c = lines.step();
-            let in_valid = next < inputs.len() && c.valid;
-            let inp = inputs.get(next).copied().unwrap_or_default();
-            let (out_ready, flush) = (c.ready, c.flush);
-            x.in_valid.next = in_valid;
-            drive_inputs(&mut x, &inp);
-            x.out_ready.next = out_ready;
-            x.flush.next = flush;
-            wait_clock_false!(sim, clock, x);
-            let (ov, oj) = read_outputs(&x);
-            let ir = x.in_ready.val();
-            let (mv, mj) = m.out();
-            let mr = m.in_ready(out_ready);
-            if (ov, oj, ir) != (mv, mj, mr) {
-                println!(
-                    "cycle {cyc}: rtl valid={ov} in_ready={ir} {oj:?}\n          model valid={mv} in_ready={mr} {mj:?}"
-                );
-            }
-            sim_assert!(sim, (ov, oj, ir) == (mv, mj, mr), x);
-            if ov && out_ready {
-                jobs += 1;
-                trivial += oj.trivial as u64;
-                none += oj.cand.none as u64;
-            }
-            if in_valid && mr {
-                next += 1;
-            }
-            m.clock(in_valid, &inp, out_ready, flush);
-            wait_clock_true!(sim, clock, x);
-        }
-        println!("{cycles} cycles: {next} candidates accepted, {jobs} jobs ({trivial} trivial, {none} none)");
-        sim_assert!(sim, jobs > cycles / 8 && next as u64 > cycles / 4, x);
-        sim.done(x)
-    });
-    sim.run(Box::new(uut), cycles * 10 + 100).unwrap();
+    let ready = Pattern::RandomStalls {
+        pct: 80,
+        permille: 25,
+        min: 5,
+        max: 30,
+    };
+    let hs = Handshake::new(Pattern::gaps(20), ready).with_flush(Flush::Random { permille: 3 });
+    let r = Run::new(hs, seed, cycles).go(SubtileCoverage::new(&cfg), SubtileCoverageCycle::new(&cfg), inputs);
+    let trivial = r.outputs().filter(|j| j.trivial).count();
+    let none = r.outputs().filter(|j| j.cand.none).count();
+    println!("{}: {} ({trivial} trivial, {none} none)", cfg.name, r.summary());
+    r.assert_clean(&cfg.name);
+    assert!(
+        r.transferred > cycles / 8 && r.accepted > cycles / 4,
+        "{}: too little traffic: {}",
+        cfg.name,
+        r.summary()
+    );
 }
 
 #[test]

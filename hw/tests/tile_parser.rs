@@ -4,12 +4,13 @@
 //! output port (`in_ready`, `out_valid` and every payload field) is compared on every cycle.
 //! Plus Verilog emission per preset, linted with `verilator --lint-only -Wall`.
 
-use rust_hdl::prelude::*;
+mod common;
+
+use common::Run;
 use tilerast_golden::config::Config;
-use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::prim::TriangleFx;
 use tilerast_golden::setup::setup_triangle;
-use tilerast_golden::streams::{Cand, Edges};
+use tilerast_golden::streams::Edges;
 use tilerast_golden::tile_parser::TileParserCycle;
 use tilerast_hw::tile_parser::TileParser;
 
@@ -95,75 +96,28 @@ fn stimulus(cfg: &Config, rng: &mut Rng, n: usize) -> Vec<Edges> {
     out
 }
 
-fn drive_inputs(x: &mut TileParser, e: &Edges) {
-    x.inp.drive(e);
-}
-
-fn read_outputs(x: &TileParser) -> (bool, Cand) {
-    (x.out_valid.val(), x.out.sample())
-}
-
-/// Run the block and the model side by side for `cycles` cycles; panics at the first
-/// difference with the cycle number and both values.
+/// Run the block and the model side by side for `cycles` cycles; panics at a difference with
+/// the cycle number and both values. 25 % input gaps, 80 % ready with stalls of 5-30 cycles, a
+/// flush every ~300 cycles.
 fn cosim(preset: &str, seed: u64, cycles: u64) {
     let cfg = Config::preset(preset).unwrap();
     let mut rng = Rng::new(seed);
     let inputs = stimulus(&cfg, &mut rng, 1000);
-    let mut uut = TileParser::new(&cfg);
-    uut.connect_all();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<TileParser>| x.clock.next = !x.clock.val());
-    let cfg2 = cfg.clone();
-    sim.add_testbench(move |mut sim: Sim<TileParser>| {
-        let mut x = sim.init()?;
-        // 25 % input gaps, 80 % ready with stalls of 5-30 cycles, a flush every ~300 cycles.
-        let ready = Pattern::RandomStalls {
-            pct: 80,
-            permille: 25,
-            min: 5,
-            max: 30,
-        };
-        let mut lines = Handshake::new(Pattern::gaps(25), ready)
-            .with_flush(Flush::Random { permille: 3 })
-            .lines(seed);
-        let mut m = TileParserCycle::new(&cfg2);
-        let mut next = 0usize;
-        let mut transfers = 0u64;
-        for cyc in 0..cycles {
-            // Stimulus for this cycle: gaps, ready with occasional long stalls, rare flushes.
-            let c = lines.step();
-            let in_valid = next < inputs.len() && c.valid;
-            let inp = inputs.get(next).copied().unwrap_or_default();
-            let (out_ready, flush) = (c.ready, c.flush);
-            x.in_valid.next = in_valid;
-            drive_inputs(&mut x, &inp);
-            x.out_ready.next = out_ready;
-            x.flush.next = flush;
-            wait_clock_false!(sim, clock, x);
-            let (ov, oc) = read_outputs(&x);
-            let ir = x.in_ready.val();
-            let (mv, mc) = m.out();
-            let mr = m.in_ready(out_ready);
-            if (ov, oc, ir) != (mv, mc, mr) {
-                println!(
-                    "cycle {cyc}: rtl valid={ov} in_ready={ir} {oc:?}\n          model valid={mv} in_ready={mr} {mc:?}"
-                );
-            }
-            sim_assert!(sim, (ov, oc, ir) == (mv, mc, mr), x);
-            if ov && out_ready {
-                transfers += 1;
-            }
-            if in_valid && mr {
-                next += 1;
-            }
-            m.clock(in_valid, &inp, out_ready, flush);
-            wait_clock_true!(sim, clock, x);
-        }
-        println!("{cycles} cycles, {next} commands accepted, {transfers} candidates transferred");
-        sim_assert!(sim, transfers > cycles / 4 && next > 20, x);
-        sim.done(x)
-    });
-    sim.run(Box::new(uut), cycles * 10 + 100).unwrap();
+    let ready = Pattern::RandomStalls {
+        pct: 80,
+        permille: 25,
+        min: 5,
+        max: 30,
+    };
+    let hs = Handshake::new(Pattern::gaps(25), ready).with_flush(Flush::Random { permille: 3 });
+    let r = Run::new(hs, seed, cycles).go(TileParser::new(&cfg), TileParserCycle::new(&cfg), inputs);
+    println!("{preset}: {}", r.summary());
+    r.assert_clean(preset);
+    assert!(
+        r.transferred > cycles / 4 && r.accepted > 20,
+        "{preset}: too little traffic: {}",
+        r.summary()
+    );
 }
 
 #[test]
