@@ -13,7 +13,8 @@ use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::streams::{ports, Beat, Stream};
 use tilerast_hw::quad_packer::QuadPacker;
 use tilerast_hw::raster_core::RasterCore;
-use tilerast_verif::{Flush, Handshake, Pattern, Rng};
+use tilerast_verif::stim::beats;
+use tilerast_verif::{Flush, Handshake, Pattern};
 
 /// Which output of the model to corrupt.
 #[derive(Clone, Copy, Debug)]
@@ -92,16 +93,8 @@ fn packer(what: Flip, from: u64, to: u64, max_mismatches: usize) -> common::Repo
         max: 59,
     };
     let hs = Handshake::new(Pattern::gaps(30), ready).with_flush(Flush::At(250));
-    let mut r = Rng::new(5);
-    let beats = std::iter::repeat_with(move || Beat {
-        prim: r.below(1 << 24) as u32,
-        lane_valid: r.below(16) as u8,
-        qx: [0; 4].map(|_| r.below(1 << 12) as u32),
-        qy: [0; 4].map(|_| r.below(1 << 12) as u32),
-        mask: [0; 4].map(|_| r.next_u64()),
-        last: r.one_in(4),
-        ..Default::default()
-    });
+    // 400 cycles accept at most 400 beats.
+    let beats = beats(5, 400);
     let model = Corrupt::new(QuadPackerCycle::new(&cfg), what, from, to);
     let run = Run {
         max_mismatches,

@@ -12,24 +12,10 @@ use tilerast_golden::quad_packer::QuadPackerCycle;
 use tilerast_golden::streams::Beat;
 use tilerast_hw::quad_packer::QuadPacker;
 
-use tilerast_verif::{Flush, Handshake, Pattern, Rng};
+use tilerast_verif::stim::beats;
+use tilerast_verif::{Flush, Handshake, Pattern};
 
-fn random_beat(r: &mut Rng) -> Beat {
-    let mut b = Beat {
-        prim: r.below(1 << 24) as u32,
-        lane_valid: r.below(16) as u8,
-        last: r.one_in(4),
-        ..Default::default()
-    };
-    for l in 0..4 {
-        b.qx[l] = r.below(1 << 12) as u32;
-        b.qy[l] = r.below(1 << 12) as u32;
-        b.mask[l] = r.next_u64();
-    }
-    b
-}
-
-/// Co-simulate `cycles` cycles: random beats made on the fly, 30 % input gaps, 70 % ready with
+/// Co-simulate `cycles` cycles: `cycles` random beats from `stim::beats`, 30 % input gaps, 70 % ready with
 /// stalls of 10-59 cycles, one flush.
 fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> Report<Beat, Beat> {
     let cfg = Config::preset(preset).unwrap();
@@ -40,8 +26,8 @@ fn cosim(preset: &str, cycles: u64, seed: u64, flush_at: u64) -> Report<Beat, Be
         max: 59,
     };
     let hs = Handshake::new(Pattern::gaps(30), ready).with_flush(Flush::At(flush_at));
-    let mut r = Rng::new(seed);
-    let beats = std::iter::repeat_with(move || random_beat(&mut r));
+    // At most one beat is accepted per cycle, so `cycles` beats never run out.
+    let beats = beats(seed, cycles as usize);
     let report = Run::new(hs, seed, cycles).go(QuadPacker::new(&cfg), QuadPackerCycle::new(&cfg), beats);
     println!("{preset}: {}", report.summary());
     report.assert_clean(preset);

@@ -15,78 +15,14 @@ use tilerast_golden::streams::{Cmd, Edges};
 use tilerast_golden::Config;
 use tilerast_hw::setup::Setup;
 
-use tilerast_verif::{Flush, Handshake, Pattern, Rng};
+use tilerast_verif::stim::setup_cmds;
+use tilerast_verif::{Flush, Handshake, Pattern};
 
-/// A random triangle command: near its tile, anywhere in the guard band, a sliver, degenerate
-/// or at the guard-band limits; half of them clockwise.
-fn gen_cmd(cfg: &Config, rng: &mut Rng, prim: u32) -> Cmd {
-    let (lo, hi) = cfg.guard_limits_fx();
-    let [nx, ny] = cfg.tiles();
-    let tile = [rng.below(nx as u64) as u32, rng.below(ny as u64) as u32];
-    let tw = [cfg.tile[0] as i64 * 256, cfg.tile[1] as i64 * 256];
-    let near = |rng: &mut Rng, a: usize| {
-        let o = tile[a] as i64 * tw[a] - tw[a] + rng.below(3 * tw[a] as u64) as i64;
-        o.clamp(lo[a] as i64, hi[a] as i64) as i32
-    };
-    let any = |rng: &mut Rng, a: usize| lo[a] + rng.below((hi[a] - lo[a]) as u64 + 1) as i32;
-    let mut v = [[0i32; 2]; 3];
-    match rng.below(5) {
-        0 => v = [0, 1, 2].map(|_| [any(rng, 0), any(rng, 1)]),
-        1 => {
-            v[0] = [near(rng, 0), near(rng, 1)];
-            v[1] = [
-                (v[0][0] + rng.below(9) as i32 - 4).clamp(lo[0], hi[0]),
-                (v[0][1] + rng.below(9) as i32 - 4).clamp(lo[1], hi[1]),
-            ];
-            v[2] = [any(rng, 0), any(rng, 1)];
-        }
-        2 => {
-            v[0] = [near(rng, 0), near(rng, 1)];
-            let d = [rng.below(1025) as i32 - 512, rng.below(1025) as i32 - 512];
-            let k = rng.below(4) as i32 - 1;
-            v[1] = [
-                (v[0][0] + d[0]).clamp(lo[0], hi[0]),
-                (v[0][1] + d[1]).clamp(lo[1], hi[1]),
-            ];
-            v[2] = [
-                (v[0][0] + k * d[0]).clamp(lo[0], hi[0]),
-                (v[0][1] + k * d[1]).clamp(lo[1], hi[1]),
-            ];
-        }
-        3 => {
-            for p in v.iter_mut() {
-                for (a, c) in p.iter_mut().enumerate() {
-                    *c = match rng.below(3) {
-                        0 => lo[a],
-                        1 => hi[a],
-                        _ => any(rng, a),
-                    };
-                }
-            }
-        }
-        _ => v = [0, 1, 2].map(|_| [near(rng, 0), near(rng, 1)]),
-    }
-    if rng.chance(50) {
-        v.swap(1, 2);
-    }
-    Cmd {
-        kind: 0,
-        prim,
-        tile_x: tile[0],
-        tile_y: tile[1],
-        v,
-        size: 0,
-        aa: false,
-    }
-}
-
-/// Run the block and the model side by side for `cycles` (30 % input gaps, 75 % ready with
+/// Run the block and the model side by side for `cycles` (`cycles / 4` random triangle
+/// commands from `stim::setup_cmds`, whose random `size` / `aa` setup must ignore; 30 % input gaps, 75 % ready with
 /// stalls of 10-49 cycles, 1 % flushes).
 fn cosim(cfg: &Config, seed: u64, cycles: usize) -> Report<Cmd, Edges> {
-    let mut rng = Rng::new(seed);
-    let cmds: Vec<Cmd> = (0..cycles / 4)
-        .map(|i| gen_cmd(cfg, &mut rng, (i as u32 * 104_729) & 0xff_ffff))
-        .collect();
+    let cmds = setup_cmds(cfg, seed, cycles / 4);
     let ready = Pattern::RandomStalls {
         pct: 75,
         permille: 30,
