@@ -122,7 +122,9 @@ impl Beat {
 /// payload ↔ raw bits); `tilerast-hw` derives the rust-hdl interfaces (block ports, `join`
 /// wiring in raster_core, drive/sample for its tests); everything that names ports (the per-block
 /// and the core's Verilator wrappers, the VCD writer, the gate-level adapter) reads the port
-/// table. Adding a field is an edit here plus the blocks that produce and consume it.
+/// table. Adding a field is an edit here plus the blocks that produce and consume it. A stream
+/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`) shares its
+/// field list through the internal rules `@cand` / `@beat`, so no field is written twice.
 #[macro_export]
 macro_rules! for_each_stream {
     ($m:ident) => {
@@ -168,94 +170,75 @@ macro_rules! for_each_stream {
                 vis_h: Bits<9> [vis_h],
             }
         }
-        $m! {
+        $crate::for_each_stream!(@cand $m
             /// tile_parser → subtile_coverage.
-            Cand: Cand {
-                prim: Bits<24> [prim],
-                tile_x: Bits<8> [tile_x],
-                tile_y: Bits<8> [tile_y],
-                col: Bits<8> [col],
-                row: Bits<8> [row],
-                e0: Signed<48> [e[0]],
-                e1: Signed<48> [e[1]],
-                e2: Signed<48> [e[2]],
-                a0: Signed<24> [a[0]],
-                a1: Signed<24> [a[1]],
-                a2: Signed<24> [a[2]],
-                b0: Signed<24> [b[0]],
-                b1: Signed<24> [b[1]],
-                b2: Signed<24> [b[2]],
-                vis_w: Bits<9> [vis_w],
-                vis_h: Bits<9> [vis_h],
-                last: Bit [last],
-                none: Bit [none],
-            }
-        }
-        $m! {
-            /// subtile_coverage → sample_raster.
-            Job: Job {
-                prim: Bits<24> [cand.prim],
-                tile_x: Bits<8> [cand.tile_x],
-                tile_y: Bits<8> [cand.tile_y],
-                col: Bits<8> [cand.col],
-                row: Bits<8> [cand.row],
-                e0: Signed<48> [cand.e[0]],
-                e1: Signed<48> [cand.e[1]],
-                e2: Signed<48> [cand.e[2]],
-                a0: Signed<24> [cand.a[0]],
-                a1: Signed<24> [cand.a[1]],
-                a2: Signed<24> [cand.a[2]],
-                b0: Signed<24> [cand.b[0]],
-                b1: Signed<24> [cand.b[1]],
-                b2: Signed<24> [cand.b[2]],
-                vis_w: Bits<9> [cand.vis_w],
-                vis_h: Bits<9> [cand.vis_h],
-                last: Bit [cand.last],
-                none: Bit [cand.none],
-                trivial: Bit [trivial],
-            }
-        }
-        $m! {
+            Cand: Cand [] {}
+        );
+        $crate::for_each_stream!(@cand $m
+            /// subtile_coverage → sample_raster: a candidate plus `trivial`.
+            Job: Job [cand.] { trivial: Bit [trivial], }
+        );
+        $crate::for_each_stream!(@beat $m
             /// sample_raster / point_raster → merge → quad_packer: up to Q quads.
-            Beat: Beat {
-                prim: Bits<24> [prim],
-                lane_valid: Bits<4> [lane_valid],
-                qx_0: Bits<12> [qx[0]],
-                qx_1: Bits<12> [qx[1]],
-                qx_2: Bits<12> [qx[2]],
-                qx_3: Bits<12> [qx[3]],
-                qy_0: Bits<12> [qy[0]],
-                qy_1: Bits<12> [qy[1]],
-                qy_2: Bits<12> [qy[2]],
-                qy_3: Bits<12> [qy[3]],
-                mask_0: Bits<64> [mask[0]],
-                mask_1: Bits<64> [mask[1]],
-                mask_2: Bits<64> [mask[2]],
-                mask_3: Bits<64> [mask[3]],
-                last: Bit [last],
-            }
-        }
-        $m! {
+            Beat {}
+        );
+        $crate::for_each_stream!(@beat $m
             /// quad_packer → raster_core output: a beat plus each lane's storage block.
-            PackedBeat: Beat {
-                prim: Bits<24> [prim],
-                lane_valid: Bits<4> [lane_valid],
-                qx_0: Bits<12> [qx[0]],
-                qx_1: Bits<12> [qx[1]],
-                qx_2: Bits<12> [qx[2]],
-                qx_3: Bits<12> [qx[3]],
-                qy_0: Bits<12> [qy[0]],
-                qy_1: Bits<12> [qy[1]],
-                qy_2: Bits<12> [qy[2]],
-                qy_3: Bits<12> [qy[3]],
-                mask_0: Bits<64> [mask[0]],
-                mask_1: Bits<64> [mask[1]],
-                mask_2: Bits<64> [mask[2]],
-                mask_3: Bits<64> [mask[3]],
+            PackedBeat {
                 block_0: Bits<8> [block[0]],
                 block_1: Bits<8> [block[1]],
                 block_2: Bits<8> [block[2]],
                 block_3: Bits<8> [block[3]],
+            }
+        );
+    };
+    // The candidate's fields, at `$pre` in the payload (`cand.` for a job), then `$extra`.
+    (@cand $m:ident $(#[$doc:meta])* $name:ident : $payload:ident [$($pre:tt)*] { $($extra:tt)* }) => {
+        $m! {
+            $(#[$doc])*
+            $name: $payload {
+                prim: Bits<24> [$($pre)* prim],
+                tile_x: Bits<8> [$($pre)* tile_x],
+                tile_y: Bits<8> [$($pre)* tile_y],
+                col: Bits<8> [$($pre)* col],
+                row: Bits<8> [$($pre)* row],
+                e0: Signed<48> [$($pre)* e[0]],
+                e1: Signed<48> [$($pre)* e[1]],
+                e2: Signed<48> [$($pre)* e[2]],
+                a0: Signed<24> [$($pre)* a[0]],
+                a1: Signed<24> [$($pre)* a[1]],
+                a2: Signed<24> [$($pre)* a[2]],
+                b0: Signed<24> [$($pre)* b[0]],
+                b1: Signed<24> [$($pre)* b[1]],
+                b2: Signed<24> [$($pre)* b[2]],
+                vis_w: Bits<9> [$($pre)* vis_w],
+                vis_h: Bits<9> [$($pre)* vis_h],
+                last: Bit [$($pre)* last],
+                none: Bit [$($pre)* none],
+                $($extra)*
+            }
+        }
+    };
+    // The beat's fields, with `$extra` before `last`; payload `Beat`.
+    (@beat $m:ident $(#[$doc:meta])* $name:ident { $($extra:tt)* }) => {
+        $m! {
+            $(#[$doc])*
+            $name: Beat {
+                prim: Bits<24> [prim],
+                lane_valid: Bits<4> [lane_valid],
+                qx_0: Bits<12> [qx[0]],
+                qx_1: Bits<12> [qx[1]],
+                qx_2: Bits<12> [qx[2]],
+                qx_3: Bits<12> [qx[3]],
+                qy_0: Bits<12> [qy[0]],
+                qy_1: Bits<12> [qy[1]],
+                qy_2: Bits<12> [qy[2]],
+                qy_3: Bits<12> [qy[3]],
+                mask_0: Bits<64> [mask[0]],
+                mask_1: Bits<64> [mask[1]],
+                mask_2: Bits<64> [mask[2]],
+                mask_3: Bits<64> [mask[3]],
+                $($extra)*
                 last: Bit [last],
             }
         }
