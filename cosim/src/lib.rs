@@ -472,7 +472,7 @@ pub fn cosim_model(
                     port: pg[j].0.clone(),
                     rtl: pg[j].1,
                     model: pw[j].1,
-                    prim: w[1],
+                    prim: decode_out(w).2.prim,
                     cmd_index: offered[c],
                     rtl_words: g.to_vec(),
                     model_words: w.to_vec(),

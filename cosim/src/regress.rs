@@ -903,8 +903,8 @@ pub fn chunk_case(cfg: &Config, seed: u64, i: u64, len: u64) -> (Frame, Stimulus
 pub fn failing_prim(frame: &Frame, f: &Failure) -> Option<(u32, PrimitiveFx)> {
     let i = match f {
         Failure::Mismatch(m) => {
-            let out_valid = m.model_words.first().is_some_and(|w| w >> 1 & 1 == 1)
-                || m.rtl_words.first().is_some_and(|w| w >> 1 & 1 == 1);
+            let valid = |w: &[u32]| w.len() == crate::OUT_W && crate::decode_out(w).1;
+            let out_valid = valid(&m.model_words) || valid(&m.rtl_words);
             if out_valid {
                 m.prim
             } else {
