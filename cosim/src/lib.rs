@@ -125,64 +125,47 @@ fn out_slots() -> &'static Slots {
     S.get_or_init(|| slots::<ports::PackedBeat>(CORE_OUTPUTS, &["cmd_ready", "out_valid"], OUT_IFACE))
 }
 
-fn put(w: &mut [u32], p: &PortDesc, v: u64) {
-    blocks::set_bits(w, p.offset, p.width, v);
+impl Slots {
+    /// Words carrying the handshake bits `hs` (in [`Slots::hs`] order) and the field values
+    /// `fields` (raw bits in [`Stream::FIELDS`] order).
+    fn pack<const W: usize>(&self, hs: &[bool], fields: Vec<u64>) -> [u32; W] {
+        let mut w = [0u32; W];
+        let hs = hs.iter().map(|&b| b as u64);
+        for (p, v) in self.hs.iter().zip(hs).chain(self.fields.iter().zip(fields)) {
+            blocks::set_bits(&mut w, p.offset, p.width, v);
+        }
+        w
+    }
+    /// The handshake bits and the field values of `w` (inverse of [`Slots::pack`]).
+    fn unpack(&self, w: &[u32]) -> (Vec<bool>, Vec<u64>) {
+        let get = |p: &PortDesc| blocks::get_bits(w, p.offset, p.width);
+        (
+            self.hs.iter().map(|p| get(p) == 1).collect(),
+            self.fields.iter().map(get).collect(),
+        )
+    }
 }
 
 /// Input words of one cycle.
 pub fn encode_in(cmd_valid: bool, c: &Cmd, out_ready: bool, flush: bool) -> [u32; IN_W] {
-    let s = in_slots();
-    let mut w = [0u32; IN_W];
-    for (p, v) in s.hs.iter().zip([flush, cmd_valid, out_ready]) {
-        put(&mut w, p, v as u64);
-    }
-    for (p, v) in s.fields.iter().zip(ports::Cmd::to_bits(c)) {
-        put(&mut w, p, v);
-    }
-    w
+    in_slots().pack(&[flush, cmd_valid, out_ready], ports::Cmd::to_bits(c))
 }
 
 /// One cycle's input words back as `(cmd_valid, cmd, out_ready, flush)` (inverse of
 /// [`encode_in`]).
 pub fn decode_in(w: &[u32]) -> (bool, Cmd, bool, bool) {
-    let s = in_slots();
-    let hs: Vec<bool> =
-        s.hs.iter()
-            .map(|p| blocks::get_bits(w, p.offset, p.width) == 1)
-            .collect();
-    let bits: Vec<u64> = s
-        .fields
-        .iter()
-        .map(|p| blocks::get_bits(w, p.offset, p.width))
-        .collect();
+    let (hs, bits) = in_slots().unpack(w);
     (hs[1], ports::Cmd::from_bits(&bits), hs[2], hs[0])
 }
 
 /// Output words of one cycle as the model predicts them.
 pub fn encode_out(cmd_ready: bool, out_valid: bool, b: &Beat) -> [u32; OUT_W] {
-    let s = out_slots();
-    let mut w = [0u32; OUT_W];
-    for (p, v) in s.hs.iter().zip([cmd_ready, out_valid]) {
-        put(&mut w, p, v as u64);
-    }
-    for (p, v) in s.fields.iter().zip(ports::PackedBeat::to_bits(b)) {
-        put(&mut w, p, v);
-    }
-    w
+    out_slots().pack(&[cmd_ready, out_valid], ports::PackedBeat::to_bits(b))
 }
 
 /// One cycle's output words back as `(cmd_ready, out_valid, beat)` (inverse of [`encode_out`]).
 pub fn decode_out(w: &[u32]) -> (bool, bool, Beat) {
-    let s = out_slots();
-    let hs: Vec<bool> =
-        s.hs.iter()
-            .map(|p| blocks::get_bits(w, p.offset, p.width) == 1)
-            .collect();
-    let bits: Vec<u64> = s
-        .fields
-        .iter()
-        .map(|p| blocks::get_bits(w, p.offset, p.width))
-        .collect();
+    let (hs, bits) = out_slots().unpack(w);
     (hs[0], hs[1], ports::PackedBeat::from_bits(&bits))
 }
 
