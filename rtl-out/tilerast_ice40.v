@@ -951,10 +951,6 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
     output reg  out__last;
 
     // Constant declarations
-    localparam [1:0] c_idle = 2'b0;
-    localparam [1:0] c_sx = 2'b1;
-    localparam [1:0] c_sy = 2'b10;
-    localparam [1:0] c_scan = 2'b11;
     localparam [7:0] c_q = 8'h1;
     localparam [7:0] c_s1 = 8'h4;
     localparam [7:0] c_s2 = 8'h8;
@@ -1073,6 +1069,12 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
     localparam [63:0] c_ley__13 = 64'h7;
     localparam [63:0] c_ley__14 = 64'hf;
     localparam [63:0] c_ley__15 = 64'hf;
+
+    // Enums
+    localparam PointState__Idle = 0;
+    localparam PointState__Sx = 1;
+    localparam PointState__Sy = 2;
+    localparam PointState__Scan = 3;
 
     // Stub signals
     reg  [1:0] st__d;
@@ -1672,7 +1674,7 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
         end
         a_chbx = (((a_vendx) & 21'h1fffff) << 64'h4) - 64'h1;
         a_chby = (((a_vendy) & 21'h1fffff) << 64'h4) - 64'h1;
-        ax_y = st__q == c_sy;
+        ax_y = st__q == PointState__Sy;
         ax_p = px_r__q;
         ax_cl = clx_r__q;
         ax_ch = chx_r__q;
@@ -2048,13 +2050,13 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
         end
         sc_lv = ((((c_v__0 & ~(1 << (32'h0)) | ((sc_v__0) << (32'h0))) & ~(1 << (32'h1)) | ((sc_v__1) << (32'h1))) & ~(1 << (32'h2)) | ((sc_v__2) << (32'h2))) & ~(1 << (32'h3)) | ((sc_v__3) << (32'h3)));
         sc_emit = |sc_lv | sc_final;
-        sc_inr = (st__q == c_idle) | ((st__q == c_scan) & sc_final & sc_adv);
+        sc_inr = (st__q == PointState__Idle) | ((st__q == PointState__Scan) & sc_final & sc_adv);
         in_ready = sc_inr;
         a_accept = in_valid & sc_inr;
         if (ov__q & out_ready) begin
             ov__d = 1'b0;
         end
-        if (st__q == c_sx) begin
+        if (st__q == PointState__Sx) begin
             q0x_r__d = ax_q0;
             nqx_r__d = ((ax_q1 - ax_q0) & 8'hff);
             p0ox_r__d = ax_b0[32'h4];
@@ -2062,9 +2064,9 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
             lo4x_r__d = ax_b0[(32'h0)+:(4)];
             hi4x_r__d = ax_b1[(32'h0)+:(4)];
             emx_r__d = ax_emp;
-            st__d = c_sy;
+            st__d = PointState__Sy;
         end
-        if (st__q == c_sy) begin
+        if (st__q == PointState__Sy) begin
             p0oy_r__d = ax_b0[32'h4];
             p1oy_r__d = ax_b1[32'h4];
             lo4y_r__d = ax_b0[(32'h0)+:(4)];
@@ -2076,9 +2078,9 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
             rem_y__d = ((ax_q1 - ax_q0) & 8'hff);
             row_first__d = 1'b1;
             empty_r__d = emx_r__q | ax_emp;
-            st__d = c_scan;
+            st__d = PointState__Scan;
         end
-        if ((st__q == c_scan) & sc_adv) begin
+        if ((st__q == PointState__Scan) & sc_adv) begin
             ov__d = sc_emit;
             if (sc_emit) begin
                 oprim__d = prim_r__q;
@@ -2111,7 +2113,7 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
                 col_first__d = 1'b0;
             end
             if (sc_final) begin
-                st__d = c_idle;
+                st__d = PointState__Idle;
             end
         end
         if (a_accept) begin
@@ -2125,10 +2127,10 @@ module tilerast_ice40__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp_
             klo_r__d = $signed(a_klo);
             khi_r__d = $signed(a_khi);
             aa_r__d = inp__aa;
-            st__d = c_sx;
+            st__d = PointState__Sx;
         end
         if (flush) begin
-            st__d = c_idle;
+            st__d = PointState__Idle;
             ov__d = 1'b0;
             oprim__d = 64'h0;
             olv__d = 64'h0;
@@ -3012,7 +3014,7 @@ module tilerast_ice40__point_raster__st(d,q,clock);
 
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 64'h0;
     end
 
     always @(posedge clock) begin
@@ -7615,9 +7617,6 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
     localparam [7:0] sub_mask_y = 8'hc;
     localparam [0:0] cull_cw = 1'b0;
     localparam [0:0] cull_ccw = 1'b0;
-    localparam [1:0] st_idle = 2'b0;
-    localparam [1:0] st_mul = 2'b1;
-    localparam [1:0] st_fin = 2'b10;
     localparam [2:0] step_one = 3'b1;
     localparam [2:0] step_last = 3'b110;
     localparam [3:0] frac_shift = 4'h8;
@@ -7641,6 +7640,11 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
     localparam [8:0] zero9 = 9'b0;
     localparam [23:0] zero24 = 24'h0;
     localparam [47:0] zero48 = 48'h0;
+
+    // Enums
+    localparam SetupState__Idle = 0;
+    localparam SetupState__Mul = 1;
+    localparam SetupState__Fin = 2;
 
     // Stub signals
     reg signed [47:0] sx_sum__x;
@@ -8208,8 +8212,8 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
         o_by1__d = o_by1__q;
         o_vw__d = o_vw__q;
         o_vh__d = o_vh__q;
-        load = (state__q == st_fin) & (~o_valid__q | out_ready);
-        in_ready = (state__q == st_idle) | load;
+        load = (state__q == SetupState__Fin) & (~o_valid__q | out_ready);
+        in_ready = (state__q == SetupState__Idle) | load;
         accept = in_valid & in_ready;
         vx0 = $unsigned(inp__v0x);
         vx1 = $unsigned(inp__v1x);
@@ -8379,7 +8383,7 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
             nx_ = r1x__q;
             ny_ = r1y__q;
         end
-        if (state__q == st_mul) begin
+        if (state__q == SetupState__Mul) begin
             if (step__q == zero3) begin
                 w_bx1__d = bx1n;
                 w_by1__d = by1n;
@@ -8403,7 +8407,7 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
                 r2y__d = r0y__q;
             end
             if (step__q == step_last) begin
-                state__d = st_fin;
+                state__d = SetupState__Fin;
             end
             else begin
                 step__d = step__q + step_one;
@@ -8452,7 +8456,7 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
                 o_vw__d = fvisx;
                 o_vh__d = fvisy;
             end
-            state__d = st_idle;
+            state__d = SetupState__Idle;
         end
         else if (out_ready) begin
             o_valid__d = 1'b0;
@@ -8473,11 +8477,11 @@ module tilerast_ice40__setup(clock,flush,in_valid,in_ready,inp__kind,inp__prim,i
             w_bbe__d = bbempty;
             aacc__d = zero48;
             t2__d = ones48;
-            state__d = st_mul;
+            state__d = SetupState__Mul;
             step__d = zero3;
         end
         if (flush) begin
-            state__d = st_idle;
+            state__d = SetupState__Idle;
             o_valid__d = 1'b0;
             o_prim__d = zero24;
             o_tx__d = zero8;
@@ -9141,7 +9145,7 @@ module tilerast_ice40__setup__state(d,q,clock);
 
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 64'h0;
     end
 
     always @(posedge clock) begin

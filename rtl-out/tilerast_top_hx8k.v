@@ -29,23 +29,6 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
     localparam [4:0] t_short = 5'b110;
     localparam [4:0] t_res = 5'b10110;
     localparam [4:0] t_quad = 5'b1101;
-    localparam [2:0] p_sync = 3'b0;
-    localparam [2:0] p_op = 3'b1;
-    localparam [2:0] p_len0 = 3'b10;
-    localparam [2:0] p_len1 = 3'b11;
-    localparam [2:0] p_pay = 3'b100;
-    localparam [2:0] p_chk = 3'b101;
-    localparam [2:0] p_exec = 3'b110;
-    localparam [1:0] r_idle = 2'b0;
-    localparam [1:0] r_prime = 2'b1;
-    localparam [1:0] r_run = 2'b10;
-    localparam [1:0] r_done = 2'b11;
-    localparam [2:0] k_none = 3'b0;
-    localparam [2:0] k_desc = 3'b1;
-    localparam [2:0] k_ack = 3'b10;
-    localparam [2:0] k_err = 3'b11;
-    localparam [2:0] k_res = 3'b100;
-    localparam [2:0] k_quad = 3'b101;
     localparam [7:0] o_ping = 8'h1;
     localparam [7:0] o_load = 8'h2;
     localparam [7:0] o_clear = 8'h3;
@@ -72,6 +55,25 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
     localparam [7:0] c_one8 = 8'h1;
     localparam [7:0] c_zero8 = 8'h0;
     localparam [3:0] c_zero4 = 4'h0;
+
+    // Enums
+    localparam ParseState__Sync = 0;
+    localparam ParseState__Op = 1;
+    localparam ParseState__Len0 = 2;
+    localparam ParseState__Len1 = 3;
+    localparam ParseState__Payload = 4;
+    localparam ParseState__Checksum = 5;
+    localparam ParseState__Exec = 6;
+    localparam RunState__Idle = 0;
+    localparam RunState__Prime = 1;
+    localparam RunState__Run = 2;
+    localparam RunState__Done = 3;
+    localparam ReplyKind__None = 0;
+    localparam ReplyKind__Desc = 1;
+    localparam ReplyKind__Ack = 2;
+    localparam ReplyKind__Err = 3;
+    localparam ReplyKind__Result = 4;
+    localparam ReplyKind__Quad = 5;
 
     // Stub signals
     reg  pll__clock_in;
@@ -628,8 +630,8 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         urx__rx = uart_rx;
         uart_tx = utx__tx;
         hb__d = hb__q + 64'h1;
-        running = rs__q != r_idle;
-        cmd_valid = (rs__q == r_run) & (rp__q != count__q);
+        running = rs__q != RunState__Idle;
+        cmd_valid = (rs__q == RunState__Run) & (rp__q != count__q);
         accept = cmd_valid & raster_core__cmd_ready;
         rnext = rp__q;
         if (accept) begin
@@ -678,9 +680,9 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         lv_sh = raster_core__out__lane_valid >> ln__q;
         lane_ok = lv_sh[32'h0];
         pop__d = 1'b0;
-        if ((rs__q == r_run) & stream__q & raster_core__out_valid & ~pop__q & (tk__q == k_none)) begin
+        if ((rs__q == RunState__Run) & stream__q & raster_core__out_valid & ~pop__q & (tk__q == ReplyKind__None)) begin
             if (lane_ok & ~sent__q) begin
-                tk__d = k_quad;
+                tk__d = ReplyKind__Quad;
                 sent__d = 1'b1;
             end
             else begin
@@ -694,14 +696,14 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                 end
             end
         end
-        out_rdy = (rs__q == r_run) & ~stream__q;
+        out_rdy = (rs__q == RunState__Run) & ~stream__q;
         if (stream__q) begin
             out_rdy = pop__q;
         end
         raster_core__out_ready = out_rdy;
         xfer = raster_core__out_valid & out_rdy;
-        raster_core__flush = (rs__q == r_prime) | ~pll__locked;
-        check__clear = rs__q == r_prime;
+        raster_core__flush = (rs__q == RunState__Prime) | ~pll__locked;
+        check__clear = rs__q == RunState__Prime;
         check__en = xfer;
         check__lane_valid = raster_core__out__lane_valid;
         check__mask_0 = raster_core__out__mask_0;
@@ -717,24 +719,24 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         check__qy_2 = raster_core__out__qy_2;
         check__qy_3 = raster_core__out__qy_3;
         lasts1 = lasts__q + 64'h1;
-        if (rs__q == r_prime) begin
-            rs__d = r_run;
+        if (rs__q == RunState__Prime) begin
+            rs__d = RunState__Run;
             if (~|count__q) begin
-                rs__d = r_done;
+                rs__d = RunState__Done;
             end
         end
-        if (rs__q == r_run) begin
+        if (rs__q == RunState__Run) begin
             cyc__d = cyc__q + 64'h1;
             if (xfer & raster_core__out__last) begin
                 lasts__d = lasts1;
                 if (lasts1 == count__q) begin
-                    rs__d = r_done;
+                    rs__d = RunState__Done;
                 end
             end
         end
-        if ((rs__q == r_done) & (tk__q == k_none)) begin
-            tk__d = k_res;
-            rs__d = r_idle;
+        if ((rs__q == RunState__Done) & (tk__q == ReplyKind__None)) begin
+            tk__d = ReplyKind__Result;
+            rs__d = RunState__Idle;
         end
         sel_qx = raster_core__out__qx_0;
         sel_qy = raster_core__out__qy_0;
@@ -757,7 +759,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         wi = ti__q >> 64'h2;
         word = h_ack;
         tlast = t_short;
-        if (tk__q == k_desc) begin
+        if (tk__q == ReplyKind__Desc) begin
             tlast = t_desc;
             word = h_desc;
             if (wi == c_w1) begin
@@ -770,18 +772,18 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                 word = d_w3 | (((count__q) & 32'hffffffff) << 64'h8);
             end
         end
-        if (tk__q == k_ack) begin
+        if (tk__q == ReplyKind__Ack) begin
             if (wi == c_w1) begin
                 word = ((count__q) & 32'hffffffff);
             end
         end
-        if (tk__q == k_err) begin
+        if (tk__q == ReplyKind__Err) begin
             word = h_err;
             if (wi == c_w1) begin
                 word = ((ecode__q) & 32'hffffffff) | (((eop__q) & 32'hffffffff) << 64'h8);
             end
         end
-        if (tk__q == k_res) begin
+        if (tk__q == ReplyKind__Result) begin
             tlast = t_res;
             word = h_res;
             if (wi == c_w1) begin
@@ -800,7 +802,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                 word = ((count__q) & 32'hffffffff);
             end
         end
-        if (tk__q == k_quad) begin
+        if (tk__q == ReplyKind__Quad) begin
             tlast = t_quad;
             word = h_quad;
             if (wi == c_w1) begin
@@ -823,21 +825,21 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
             tbyte = c_zero8 - tsum__q;
         end
         utx__data = tbyte;
-        utx__in_valid = tk__q != k_none;
-        if ((tk__q != k_none) & utx__in_ready) begin
+        utx__in_valid = tk__q != ReplyKind__None;
+        if ((tk__q != ReplyKind__None) & utx__in_ready) begin
             ti__d = ti__q + 64'h1;
             if (|ti__q) begin
                 tsum__d = tsum__q + tbyte;
             end
             if (ti__q == tlast) begin
-                tk__d = k_none;
+                tk__d = ReplyKind__None;
                 ti__d = 64'h0;
                 tsum__d = 64'h0;
             end
         end
         b = urx__data;
-        bv = urx__valid & pll__locked & (rs__q == r_idle) & (ps__q != p_exec);
-        in_frame = (ps__q != p_sync) & (ps__q != p_exec);
+        bv = urx__valid & pll__locked & (rs__q == RunState__Idle) & (ps__q != ParseState__Exec);
+        in_frame = (ps__q != ParseState__Sync) & (ps__q != ParseState__Exec);
         wlane = rb__q >> 64'h1;
         lenfull = len__q | (((b) & 16'hffff) << 64'h8);
         ram__wdata = (((b) & 16'hffff) << 64'h8) | ((lo__q) & 16'hffff);
@@ -848,25 +850,25 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         ram__waddr = wp__q[(32'h0)+:(10)];
         ram__we = 1'b0;
         if (bv) begin
-            if (ps__q == p_sync) begin
+            if (ps__q == ParseState__Sync) begin
                 if (b == c_sync) begin
-                    ps__d = p_op;
+                    ps__d = ParseState__Op;
                     sum__d = 64'h0;
                     uerr__d = 1'b0;
                     tflag__d = 1'b0;
                 end
             end
-            else if (ps__q == p_op) begin
+            else if (ps__q == ParseState__Op) begin
                 op__d = b;
                 sum__d = b;
-                ps__d = p_len0;
+                ps__d = ParseState__Len0;
             end
-            else if (ps__q == p_len0) begin
+            else if (ps__q == ParseState__Len0) begin
                 len__d = ((b) & 16'hffff);
                 sum__d = sum__q + b;
-                ps__d = p_len1;
+                ps__d = ParseState__Len1;
             end
-            else if (ps__q == p_len1) begin
+            else if (ps__q == ParseState__Len1) begin
                 len__d = lenfull;
                 sum__d = sum__q + b;
                 len0__d = ~|lenfull;
@@ -874,12 +876,12 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                 rb__d = 64'h0;
                 wp__d = count__q;
                 ovf__d = 1'b0;
-                ps__d = p_pay;
+                ps__d = ParseState__Payload;
                 if (~|lenfull) begin
-                    ps__d = p_chk;
+                    ps__d = ParseState__Checksum;
                 end
             end
-            else if (ps__q == p_pay) begin
+            else if (ps__q == ParseState__Payload) begin
                 sum__d = sum__q + b;
                 len__d = len__q - 64'h1;
                 lo__d = b;
@@ -898,17 +900,17 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                     end
                 end
                 if (len__q == c_one16) begin
-                    ps__d = p_chk;
+                    ps__d = ParseState__Checksum;
                 end
             end
             else begin
                 sum__d = sum__q + b;
-                ps__d = p_exec;
+                ps__d = ParseState__Exec;
             end
         end
         if (urx__frame_err & in_frame) begin
             uerr__d = 1'b1;
-            ps__d = p_exec;
+            ps__d = ParseState__Exec;
         end
         tmo__d = 64'h0;
         if (in_frame & ~bv) begin
@@ -916,13 +918,13 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
             if (tmo__q[32'h14]) begin
                 tmo__d = 64'h0;
                 tflag__d = 1'b1;
-                ps__d = p_exec;
+                ps__d = ParseState__Exec;
             end
         end
-        if ((ps__q == p_exec) & (tk__q == k_none) & (rs__q == r_idle)) begin
-            ps__d = p_sync;
+        if ((ps__q == ParseState__Exec) & (tk__q == ReplyKind__None) & (rs__q == RunState__Idle)) begin
+            ps__d = ParseState__Sync;
             eop__d = op__q;
-            tk__d = k_err;
+            tk__d = ReplyKind__Err;
             errled__d = 1'b1;
             ecode__d = e_opcode;
             if (tflag__q) begin
@@ -937,7 +939,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
             else if (op__q == o_ping) begin
                 ecode__d = e_length;
                 if (len0__q) begin
-                    tk__d = k_desc;
+                    tk__d = ReplyKind__Desc;
                     errled__d = 1'b0;
                 end
             end
@@ -945,7 +947,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                 ecode__d = e_length;
                 if (len0__q) begin
                     count__d = 64'h0;
-                    tk__d = k_ack;
+                    tk__d = ReplyKind__Ack;
                     errled__d = 1'b0;
                 end
             end
@@ -958,7 +960,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                 end
                 else begin
                     count__d = wp__q;
-                    tk__d = k_ack;
+                    tk__d = ReplyKind__Ack;
                     errled__d = 1'b0;
                 end
             end
@@ -970,14 +972,14 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
                     ecode__d = e_mode;
                 end
                 else begin
-                    rs__d = r_prime;
+                    rs__d = RunState__Prime;
                     stream__d = mode__q[32'h0];
                     rp__d = 64'h0;
                     lasts__d = 64'h0;
                     cyc__d = 64'h0;
                     ln__d = 64'h0;
                     sent__d = 1'b0;
-                    tk__d = k_none;
+                    tk__d = ReplyKind__None;
                     errled__d = 1'b0;
                 end
             end
@@ -1405,7 +1407,7 @@ module tilerast_top_hx8k__ps(d,q,clock);
 
     // Update code (custom)
     initial begin
-       q = 3'h0;
+       q = 64'h0;
     end
 
     always @(posedge clock) begin
@@ -2057,7 +2059,7 @@ module tilerast_top_hx8k__rs(d,q,clock);
 
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 64'h0;
     end
 
     always @(posedge clock) begin
@@ -2345,7 +2347,7 @@ module tilerast_top_hx8k__tk(d,q,clock);
 
     // Update code (custom)
     initial begin
-       q = 3'h0;
+       q = 64'h0;
     end
 
     always @(posedge clock) begin

@@ -56,7 +56,68 @@ pub fn fix_verilog(raw: &str) -> String {
             s.push(c);
         }
     }
-    s
+    drop_unused_enum_params(&s)
+}
+
+/// rust-hdl writes the encodings of every `LogicState` enum in scope (`localparam State__Idle = 0;`
+/// under `// Enums`) into each module that holds a register of that type, including modules
+/// that never compare against them. Drop such a line when its name appears nowhere else in its
+/// module (Verilator's UNUSEDPARAM); every other line is kept as it is.
+fn drop_unused_enum_params(v: &str) -> String {
+    let lines: Vec<&str> = v.lines().collect();
+    let mut keep = vec![true; lines.len()];
+    let mut start = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("module ") {
+            start = i;
+        }
+        if !l.starts_with("endmodule") {
+            continue;
+        }
+        let body = &lines[start..=i];
+        for (j, m) in body.iter().enumerate() {
+            let t = m.trim_start();
+            let Some(rest) = t.strip_prefix("localparam ") else {
+                continue;
+            };
+            let Some((name, val)) = rest.split_once(" = ") else {
+                continue;
+            };
+            if name.contains("__") && !val.contains('\'') && !name.contains(' ') {
+                let used = body.iter().enumerate().any(|(n, x)| {
+                    n != j
+                        && x.match_indices(name).any(|(p, _)| {
+                            let after = x[p + name.len()..].chars().next();
+                            !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                        })
+                });
+                keep[start + j] = used;
+            }
+        }
+    }
+    // A `// Enums` header left with nothing under it goes too, with its blank line.
+    for i in 0..lines.len() {
+        if lines[i].trim() != "// Enums" {
+            continue;
+        }
+        let end = (i + 1..lines.len())
+            .find(|&n| !lines[n].trim_start().starts_with("localparam "))
+            .unwrap_or(lines.len());
+        if (i + 1..end).all(|n| !keep[n]) {
+            keep[i] = false;
+            if end < lines.len() && lines[end].trim().is_empty() {
+                keep[end] = false;
+            }
+        }
+    }
+    let mut out = String::with_capacity(v.len());
+    for (l, k) in lines.iter().zip(keep) {
+        if k {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// The modules of generated Verilog `v`, in order: (name, text from `module` to `endmodule`).
@@ -203,5 +264,15 @@ mod tests {
         let e = use_external(&bad, "top", "c", "core", CORE).unwrap_err();
         assert!(e.contains("top__c__leaf"), "{e}");
         assert!(use_external(top, "top", "nope", "core", CORE).is_err());
+    }
+
+    #[test]
+    fn enum_encodings_stay_only_where_they_are_used() {
+        let raw = "module a(q);\n    // Enums\n    localparam S$Idle = 0;\n    localparam S$Run = 1;\n\n    x = q == S$Run;\nendmodule // a\n\nmodule a$q(d,q);\n    // Enums\n    localparam S$Idle = 0;\n    localparam S$Run = 1;\n\n    q <= d;\nendmodule // a$q\n";
+        let f = fix_verilog(raw);
+        let (a, aq) = f.split_once("module a__q").unwrap();
+        assert!(a.contains("localparam S__Run = 1;") && a.contains("// Enums"), "{f}");
+        assert!(!a.contains("S__Idle"), "{f}");
+        assert!(!aq.contains("localparam") && !aq.contains("// Enums"), "{f}");
     }
 }

@@ -71,6 +71,16 @@ use tilerast_golden::samples;
 
 use crate::emit;
 
+/// The FSM's states, encoded 0..=3 in this order (the diagram's IDLE, SX, SY, SCAN): waiting
+/// for a point; the axis unit on x; the axis unit on y; the quad scan.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum PointState {
+    Idle,
+    Sx,
+    Sy,
+    Scan,
+}
+
 /// The point rasterizer block; see the module header.
 #[derive(LogicBlock)]
 pub struct PointRaster {
@@ -92,10 +102,6 @@ pub struct PointRaster {
     pub out: BeatOut,
 
     // ---- preset constants
-    c_idle: Constant<Bits<2>>,
-    c_sx: Constant<Bits<2>>,
-    c_sy: Constant<Bits<2>>,
-    c_scan: Constant<Bits<2>>,
     c_q: Constant<Bits<8>>,
     c_s1: Constant<Bits<8>>,
     c_s2: Constant<Bits<8>>,
@@ -133,7 +139,7 @@ pub struct PointRaster {
     c_ley: [Constant<Bits<64>>; 16],
 
     // ---- state
-    st: DFF<Bits<2>>,
+    st: DFF<PointState>,
     // accept stage
     prim_r: DFF<Bits<24>>,
     /// Clip bounds per axis in 1/16 px, from the tile and the viewport at accept:
@@ -274,10 +280,6 @@ impl PointRaster {
             out_valid: Default::default(),
             out_ready: Default::default(),
             out: Default::default(),
-            c_idle: Constant::new(0u64.into()),
-            c_sx: Constant::new(1u64.into()),
-            c_sy: Constant::new(2u64.into()),
-            c_scan: Constant::new(3u64.into()),
             c_q: k8(cfg.quads_per_clock as u64),
             c_s1: k8(s),
             c_s2: k8(2 * s),
@@ -486,7 +488,7 @@ impl Logic for PointRaster {
         self.a_chby.next = (bit_cast::<21, 17>(self.a_vendy.val()) << 4u64) - 1u64;
 
         // ---- axis unit: x in SX, y in SY.
-        self.ax_y.next = self.st.q.val() == self.c_sy.val();
+        self.ax_y.next = self.st.q.val() == PointState::Sy;
         self.ax_p.next = self.px_r.q.val();
         self.ax_cl.next = self.clx_r.q.val();
         self.ax_ch.next = self.chx_r.q.val();
@@ -647,14 +649,14 @@ impl Logic for PointRaster {
         self.sc_emit.next = self.sc_lv.val().any() | self.sc_final.val();
 
         // ---- handshake and registers.
-        self.sc_inr.next = (self.st.q.val() == self.c_idle.val())
-            | ((self.st.q.val() == self.c_scan.val()) & self.sc_final.val() & self.sc_adv.val());
+        self.sc_inr.next = (self.st.q.val() == PointState::Idle)
+            | ((self.st.q.val() == PointState::Scan) & self.sc_final.val() & self.sc_adv.val());
         self.in_ready.next = self.sc_inr.val();
         self.a_accept.next = self.in_valid.val() & self.sc_inr.val();
         if self.ov.q.val() & self.out_ready.val() {
             self.ov.d.next = false;
         }
-        if self.st.q.val() == self.c_sx.val() {
+        if self.st.q.val() == PointState::Sx {
             self.q0x_r.d.next = self.ax_q0.val();
             self.nqx_r.d.next = bit_cast::<8, 12>(self.ax_q1.val() - self.ax_q0.val());
             self.p0ox_r.d.next = self.ax_b0.val().get_bit(4);
@@ -662,9 +664,9 @@ impl Logic for PointRaster {
             self.lo4x_r.d.next = self.ax_b0.val().get_bits::<4>(0);
             self.hi4x_r.d.next = self.ax_b1.val().get_bits::<4>(0);
             self.emx_r.d.next = self.ax_emp.val();
-            self.st.d.next = self.c_sy.val();
+            self.st.d.next = PointState::Sy;
         }
-        if self.st.q.val() == self.c_sy.val() {
+        if self.st.q.val() == PointState::Sy {
             self.p0oy_r.d.next = self.ax_b0.val().get_bit(4);
             self.p1oy_r.d.next = self.ax_b1.val().get_bit(4);
             self.lo4y_r.d.next = self.ax_b0.val().get_bits::<4>(0);
@@ -676,9 +678,9 @@ impl Logic for PointRaster {
             self.rem_y.d.next = bit_cast::<8, 12>(self.ax_q1.val() - self.ax_q0.val());
             self.row_first.d.next = true;
             self.empty_r.d.next = self.emx_r.q.val() | self.ax_emp.val();
-            self.st.d.next = self.c_scan.val();
+            self.st.d.next = PointState::Scan;
         }
-        if (self.st.q.val() == self.c_scan.val()) & self.sc_adv.val() {
+        if (self.st.q.val() == PointState::Scan) & self.sc_adv.val() {
             self.ov.d.next = self.sc_emit.val();
             if self.sc_emit.val() {
                 self.oprim.d.next = self.prim_r.q.val();
@@ -703,7 +705,7 @@ impl Logic for PointRaster {
                 self.col_first.d.next = false;
             }
             if self.sc_final.val() {
-                self.st.d.next = self.c_idle.val();
+                self.st.d.next = PointState::Idle;
             }
         }
         if self.a_accept.val() {
@@ -717,10 +719,10 @@ impl Logic for PointRaster {
             self.klo_r.d.next = signed_cast(self.a_klo.val());
             self.khi_r.d.next = signed_cast(self.a_khi.val());
             self.aa_r.d.next = self.inp.aa.val();
-            self.st.d.next = self.c_sx.val();
+            self.st.d.next = PointState::Sx;
         }
         if self.flush.val() {
-            self.st.d.next = self.c_idle.val();
+            self.st.d.next = PointState::Idle;
             self.ov.d.next = false;
             self.oprim.d.next = 0u64.into();
             self.olv.d.next = 0u64.into();

@@ -35,7 +35,7 @@
 //!       e = cw ? ~(t2, t1, t0) : (t0, t1, t2); a/b = ring differences with v1, v2 swapped if cw
 //! ```
 //!
-//! FSM (`state`: 0 IDLE, 1 MUL with `step` 0..=6, 2 FIN), one 24×24 product per cycle from
+//! FSM (`state`, [`SetupState`]: 0 IDLE, 1 MUL with `step` 0..=6, 2 FIN), one 24×24 product per cycle from
 //! four DSP-sized 16×16 products (12-bit halves; the high half sign-extended, the low half
 //! zero-extended):
 //! * accept (IDLE, or FIN while the output loads): latch the vertices into the ring, prim and
@@ -83,10 +83,15 @@ use tilerast_golden::Config;
 
 use crate::emit;
 
-/// FSM state values (also used by the cycle model).
-const IDLE: u64 = 0;
-const MUL: u64 = 1;
-const FIN: u64 = 2;
+/// The FSM's states, in the order of their encodings 0, 1, 2 (the cycle model's `IDLE`, `MUL`,
+/// `FIN`): waiting for a command; six multiplier steps (`step` 0..=6); the result waits for the
+/// output register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum SetupState {
+    Idle,
+    Mul,
+    Fin,
+}
 
 /// Triangle setup block; see the module header.
 #[derive(LogicBlock)]
@@ -125,9 +130,6 @@ pub struct Setup {
     sub_mask_y: Constant<Bits<8>>,
     cull_cw: Constant<Bit>,
     cull_ccw: Constant<Bit>,
-    st_idle: Constant<Bits<2>>,
-    st_mul: Constant<Bits<2>>,
-    st_fin: Constant<Bits<2>>,
     step_one: Constant<Bits<3>>,
     step_last: Constant<Bits<3>>,
     frac_shift: Constant<Bits<4>>,
@@ -254,7 +256,7 @@ pub struct Setup {
     ny_: Signal<Local, Bits<24>>,
 
     // ---- registers ----
-    state: DFF<Bits<2>>,
+    state: DFF<SetupState>,
     step: DFF<Bits<3>>,
     r0x: DFF<Bits<24>>,
     r0y: DFF<Bits<24>>,
@@ -356,9 +358,6 @@ impl Setup {
             sub_mask_y: k(p.sub_mask[1] as u64),
             cull_cw: Constant::new(p.cull_cw),
             cull_ccw: Constant::new(p.cull_ccw),
-            st_idle: k(IDLE),
-            st_mul: k(MUL),
-            st_fin: k(FIN),
             step_one: k(1),
             step_last: k(6),
             frac_shift: k(8),
@@ -530,8 +529,8 @@ impl Logic for Setup {
         );
 
         // ---------------- handshake ----------------
-        self.load.next = (self.state.q.val() == self.st_fin.val()) & (!self.o_valid.q.val() | self.out_ready.val());
-        self.in_ready.next = (self.state.q.val() == self.st_idle.val()) | self.load.val();
+        self.load.next = (self.state.q.val() == SetupState::Fin) & (!self.o_valid.q.val() | self.out_ready.val());
+        self.in_ready.next = (self.state.q.val() == SetupState::Idle) | self.load.val();
         self.accept.next = self.in_valid.val() & self.in_ready.val();
 
         // ---------------- bbox from the input ports ----------------
@@ -754,7 +753,7 @@ impl Logic for Setup {
         }
 
         // ---------------- state and datapath registers ----------------
-        if self.state.q.val() == self.st_mul.val() {
+        if self.state.q.val() == SetupState::Mul {
             if self.step.q.val() == self.zero3.val() {
                 self.w_bx1.d.next = self.bx1n.val();
                 self.w_by1.d.next = self.by1n.val();
@@ -780,7 +779,7 @@ impl Logic for Setup {
                 self.r2y.d.next = self.r0y.q.val();
             }
             if self.step.q.val() == self.step_last.val() {
-                self.state.d.next = self.st_fin.val();
+                self.state.d.next = SetupState::Fin;
             } else {
                 self.step.d.next = self.step.q.val() + self.step_one.val();
             }
@@ -830,7 +829,7 @@ impl Logic for Setup {
                 self.o_vw.d.next = self.fvisx.val();
                 self.o_vh.d.next = self.fvisy.val();
             }
-            self.state.d.next = self.st_idle.val();
+            self.state.d.next = SetupState::Idle;
         } else if self.out_ready.val() {
             self.o_valid.d.next = false;
         }
@@ -857,13 +856,13 @@ impl Logic for Setup {
             self.w_bbe.d.next = self.bbempty.val();
             self.aacc.d.next = self.zero48.val();
             self.t2.d.next = self.ones48.val();
-            self.state.d.next = self.st_mul.val();
+            self.state.d.next = SetupState::Mul;
             self.step.d.next = self.zero3.val();
         }
 
         // Flush: idle, output register cleared.
         if self.flush.val() {
-            self.state.d.next = self.st_idle.val();
+            self.state.d.next = SetupState::Idle;
             self.o_valid.d.next = false;
             self.o_prim.d.next = self.zero24.val();
             self.o_tx.d.next = self.zero8.val();

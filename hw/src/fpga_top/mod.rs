@@ -93,6 +93,41 @@ fn bytes_const<const N: usize>(bytes: &[u8]) -> Bits<N> {
     b
 }
 
+/// The frame parser's states (`ps`), encoded 0..=6 in this order: hunting for the sync byte;
+/// opcode; length low and high byte; payload; checksum; executing the frame's command.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum ParseState {
+    Sync,
+    Op,
+    Len0,
+    Len1,
+    Payload,
+    Checksum,
+    Exec,
+}
+
+/// The run controller's states (`rs`), encoded 0..=3: idle; PRIME (the core's one-cycle
+/// flush); feeding commands and counting; waiting to send the RESULT frame.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum RunState {
+    Idle,
+    Prime,
+    Run,
+    Done,
+}
+
+/// The frame the responder is sending (`tk`), encoded 0..=5: none; DESC; ACK; ERROR; RESULT;
+/// QUAD.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum ReplyKind {
+    None,
+    Desc,
+    Ack,
+    Err,
+    Result,
+    Quad,
+}
+
 /// The FPGA top of one board (see the file header for the block diagram and timing).
 #[derive(LogicBlock)]
 pub struct FpgaTop {
@@ -112,7 +147,7 @@ pub struct FpgaTop {
     check: QuadCheck,
     clock: Signal<Local, Clock>,
     // Frame parser.
-    ps: DFF<Bits<3>>,
+    ps: DFF<ParseState>,
     op: DFF<Bits<8>>,
     len: DFF<Bits<16>>,
     sum: DFF<Bits<8>>,
@@ -128,7 +163,7 @@ pub struct FpgaTop {
     tflag: DFF<Bit>,
     count: DFF<Bits<11>>,
     // Run.
-    rs: DFF<Bits<2>>,
+    rs: DFF<RunState>,
     stream: DFF<Bit>,
     rp: DFF<Bits<11>>,
     lasts: DFF<Bits<11>>,
@@ -140,7 +175,7 @@ pub struct FpgaTop {
     /// into the core's ready chain.
     pop: DFF<Bit>,
     // Responder.
-    tk: DFF<Bits<3>>,
+    tk: DFF<ReplyKind>,
     ti: DFF<Bits<5>>,
     tsum: DFF<Bits<8>>,
     ecode: DFF<Bits<8>>,
@@ -188,23 +223,6 @@ pub struct FpgaTop {
     t_short: Constant<Bits<5>>,
     t_res: Constant<Bits<5>>,
     t_quad: Constant<Bits<5>>,
-    p_sync: Constant<Bits<3>>,
-    p_op: Constant<Bits<3>>,
-    p_len0: Constant<Bits<3>>,
-    p_len1: Constant<Bits<3>>,
-    p_pay: Constant<Bits<3>>,
-    p_chk: Constant<Bits<3>>,
-    p_exec: Constant<Bits<3>>,
-    r_idle: Constant<Bits<2>>,
-    r_prime: Constant<Bits<2>>,
-    r_run: Constant<Bits<2>>,
-    r_done: Constant<Bits<2>>,
-    k_none: Constant<Bits<3>>,
-    k_desc: Constant<Bits<3>>,
-    k_ack: Constant<Bits<3>>,
-    k_err: Constant<Bits<3>>,
-    k_res: Constant<Bits<3>>,
-    k_quad: Constant<Bits<3>>,
     o_ping: Constant<Bits<8>>,
     o_load: Constant<Bits<8>>,
     o_clear: Constant<Bits<8>>,
@@ -275,7 +293,6 @@ impl FpgaTop {
             ((board.clock_hz() + 500_000) / 1_000_000) as u8,
         ];
         let hdr = |t: u8, n: usize| [protocol::SYNC_BOARD, t, n as u8, 0];
-        let k3 = |v: u64| Constant::new(Bits::<3>::from(v));
         let k2 = |v: u64| Constant::new(Bits::<2>::from(v));
         let k8 = |v: u8| Constant::new(Bits::<8>::from(v as u64));
         let k5 = |v: usize| Constant::new(Bits::<5>::from(v as u64));
@@ -360,23 +377,6 @@ impl FpgaTop {
             t_short: k5(4 + 2),
             t_res: k5(4 + protocol::RESULT_BYTES),
             t_quad: k5(4 + protocol::quad_bytes(cfg.msaa)),
-            p_sync: k3(0),
-            p_op: k3(1),
-            p_len0: k3(2),
-            p_len1: k3(3),
-            p_pay: k3(4),
-            p_chk: k3(5),
-            p_exec: k3(6),
-            r_idle: k2(0),
-            r_prime: k2(1),
-            r_run: k2(2),
-            r_done: k2(3),
-            k_none: k3(0),
-            k_desc: k3(1),
-            k_ack: k3(2),
-            k_err: k3(3),
-            k_res: k3(4),
-            k_quad: k3(5),
             o_ping: k8(protocol::OP_PING),
             o_load: k8(protocol::OP_LOAD),
             o_clear: k8(protocol::OP_CLEAR),
@@ -427,10 +427,10 @@ impl Logic for FpgaTop {
         self.urx.rx.next = self.uart_rx.val();
         self.uart_tx.next = self.utx.tx.val();
         self.hb.d.next = self.hb.q.val() + 1u64;
-        self.running.next = self.rs.q.val() != self.r_idle.val();
+        self.running.next = self.rs.q.val() != RunState::Idle;
 
         // ---- Command feed: the buffer is read one entry ahead (raddr = rp + accept).
-        self.cmd_valid.next = (self.rs.q.val() == self.r_run.val()) & (self.rp.q.val() != self.count.q.val());
+        self.cmd_valid.next = (self.rs.q.val() == RunState::Run) & (self.rp.q.val() != self.count.q.val());
         self.accept.next = self.cmd_valid.val() & self.raster_core.cmd_ready.val();
         self.rnext.next = self.rp.q.val();
         if self.accept.val() {
@@ -485,14 +485,14 @@ impl Logic for FpgaTop {
         self.lv_sh.next = self.raster_core.out.lane_valid.val() >> self.ln.q.val();
         self.lane_ok.next = self.lv_sh.val().get_bit(0);
         self.pop.d.next = false;
-        if (self.rs.q.val() == self.r_run.val())
+        if (self.rs.q.val() == RunState::Run)
             & self.stream.q.val()
             & self.raster_core.out_valid.val()
             & !self.pop.q.val()
-            & (self.tk.q.val() == self.k_none.val())
+            & (self.tk.q.val() == ReplyKind::None)
         {
             if self.lane_ok.val() & !self.sent.q.val() {
-                self.tk.d.next = self.k_quad.val();
+                self.tk.d.next = ReplyKind::Quad;
                 self.sent.d.next = true;
             } else {
                 self.sent.d.next = false;
@@ -504,14 +504,14 @@ impl Logic for FpgaTop {
                 }
             }
         }
-        self.out_rdy.next = (self.rs.q.val() == self.r_run.val()) & !self.stream.q.val();
+        self.out_rdy.next = (self.rs.q.val() == RunState::Run) & !self.stream.q.val();
         if self.stream.q.val() {
             self.out_rdy.next = self.pop.q.val();
         }
         self.raster_core.out_ready.next = self.out_rdy.val();
         self.xfer.next = self.raster_core.out_valid.val() & self.out_rdy.val();
-        self.raster_core.flush.next = (self.rs.q.val() == self.r_prime.val()) | !self.pll.locked.val();
-        self.check.clear.next = self.rs.q.val() == self.r_prime.val();
+        self.raster_core.flush.next = (self.rs.q.val() == RunState::Prime) | !self.pll.locked.val();
+        self.check.clear.next = self.rs.q.val() == RunState::Prime;
         self.check.en.next = self.xfer.val();
         self.check.lane_valid.next = self.raster_core.out.lane_valid.val();
         self.check.mask_0.next = self.raster_core.out.mask_0.val();
@@ -529,24 +529,24 @@ impl Logic for FpgaTop {
 
         // ---- Run state.
         self.lasts1.next = self.lasts.q.val() + 1u64;
-        if self.rs.q.val() == self.r_prime.val() {
-            self.rs.d.next = self.r_run.val();
+        if self.rs.q.val() == RunState::Prime {
+            self.rs.d.next = RunState::Run;
             if !self.count.q.val().any() {
-                self.rs.d.next = self.r_done.val();
+                self.rs.d.next = RunState::Done;
             }
         }
-        if self.rs.q.val() == self.r_run.val() {
+        if self.rs.q.val() == RunState::Run {
             self.cyc.d.next = self.cyc.q.val() + 1u64;
             if self.xfer.val() & self.raster_core.out.last.val() {
                 self.lasts.d.next = self.lasts1.val();
                 if self.lasts1.val() == self.count.q.val() {
-                    self.rs.d.next = self.r_done.val();
+                    self.rs.d.next = RunState::Done;
                 }
             }
         }
-        if (self.rs.q.val() == self.r_done.val()) & (self.tk.q.val() == self.k_none.val()) {
-            self.tk.d.next = self.k_res.val();
-            self.rs.d.next = self.r_idle.val();
+        if (self.rs.q.val() == RunState::Done) & (self.tk.q.val() == ReplyKind::None) {
+            self.tk.d.next = ReplyKind::Result;
+            self.rs.d.next = RunState::Idle;
         }
 
         // ---- Responder: byte `ti` of the frame of kind `tk`; the last byte is the checksum.
@@ -572,7 +572,7 @@ impl Logic for FpgaTop {
         self.wi.next = self.ti.q.val() >> 2u64;
         self.word.next = self.h_ack.val();
         self.tlast.next = self.t_short.val();
-        if self.tk.q.val() == self.k_desc.val() {
+        if self.tk.q.val() == ReplyKind::Desc {
             self.tlast.next = self.t_desc.val();
             self.word.next = self.h_desc.val();
             if self.wi.val() == self.c_w1.val() {
@@ -585,18 +585,18 @@ impl Logic for FpgaTop {
                 self.word.next = self.d_w3.val() | (bit_cast::<32, 11>(self.count.q.val()) << 8u64);
             }
         }
-        if self.tk.q.val() == self.k_ack.val() {
+        if self.tk.q.val() == ReplyKind::Ack {
             if self.wi.val() == self.c_w1.val() {
                 self.word.next = bit_cast::<32, 11>(self.count.q.val());
             }
         }
-        if self.tk.q.val() == self.k_err.val() {
+        if self.tk.q.val() == ReplyKind::Err {
             self.word.next = self.h_err.val();
             if self.wi.val() == self.c_w1.val() {
                 self.word.next = bit_cast::<32, 8>(self.ecode.q.val()) | (bit_cast::<32, 8>(self.eop.q.val()) << 8u64);
             }
         }
-        if self.tk.q.val() == self.k_res.val() {
+        if self.tk.q.val() == ReplyKind::Result {
             self.tlast.next = self.t_res.val();
             self.word.next = self.h_res.val();
             if self.wi.val() == self.c_w1.val() {
@@ -615,7 +615,7 @@ impl Logic for FpgaTop {
                 self.word.next = bit_cast::<32, 11>(self.count.q.val());
             }
         }
-        if self.tk.q.val() == self.k_quad.val() {
+        if self.tk.q.val() == ReplyKind::Quad {
             self.tlast.next = self.t_quad.val();
             self.word.next = self.h_quad.val();
             if self.wi.val() == self.c_w1.val() {
@@ -639,14 +639,14 @@ impl Logic for FpgaTop {
             self.tbyte.next = self.c_zero8.val() - self.tsum.q.val();
         }
         self.utx.data.next = self.tbyte.val();
-        self.utx.in_valid.next = self.tk.q.val() != self.k_none.val();
-        if (self.tk.q.val() != self.k_none.val()) & self.utx.in_ready.val() {
+        self.utx.in_valid.next = self.tk.q.val() != ReplyKind::None;
+        if (self.tk.q.val() != ReplyKind::None) & self.utx.in_ready.val() {
             self.ti.d.next = self.ti.q.val() + 1u64;
             if self.ti.q.val().any() {
                 self.tsum.d.next = self.tsum.q.val() + self.tbyte.val();
             }
             if self.ti.q.val() == self.tlast.val() {
-                self.tk.d.next = self.k_none.val();
+                self.tk.d.next = ReplyKind::None;
                 self.ti.d.next = 0u64.into();
                 self.tsum.d.next = 0u64.into();
             }
@@ -656,9 +656,9 @@ impl Logic for FpgaTop {
         self.b.next = self.urx.data.val();
         self.bv.next = self.urx.valid.val()
             & self.pll.locked.val()
-            & (self.rs.q.val() == self.r_idle.val())
-            & (self.ps.q.val() != self.p_exec.val());
-        self.in_frame.next = (self.ps.q.val() != self.p_sync.val()) & (self.ps.q.val() != self.p_exec.val());
+            & (self.rs.q.val() == RunState::Idle)
+            & (self.ps.q.val() != ParseState::Exec);
+        self.in_frame.next = (self.ps.q.val() != ParseState::Sync) & (self.ps.q.val() != ParseState::Exec);
         // Record byte rb: even bytes wait in `lo`, odd bytes write lane rb/2 = {b, lo}; the
         // last byte (26, even) writes lane 13 alone. Nothing is written past the capacity.
         self.wlane.next = self.rb.q.val() >> 1u64;
@@ -671,22 +671,22 @@ impl Logic for FpgaTop {
         self.ram.waddr.next = self.wp.q.val().get_bits::<10>(0);
         self.ram.we.next = false;
         if self.bv.val() {
-            if self.ps.q.val() == self.p_sync.val() {
+            if self.ps.q.val() == ParseState::Sync {
                 if self.b.val() == self.c_sync.val() {
-                    self.ps.d.next = self.p_op.val();
+                    self.ps.d.next = ParseState::Op;
                     self.sum.d.next = 0u64.into();
                     self.uerr.d.next = false;
                     self.tflag.d.next = false;
                 }
-            } else if self.ps.q.val() == self.p_op.val() {
+            } else if self.ps.q.val() == ParseState::Op {
                 self.op.d.next = self.b.val();
                 self.sum.d.next = self.b.val();
-                self.ps.d.next = self.p_len0.val();
-            } else if self.ps.q.val() == self.p_len0.val() {
+                self.ps.d.next = ParseState::Len0;
+            } else if self.ps.q.val() == ParseState::Len0 {
                 self.len.d.next = bit_cast::<16, 8>(self.b.val());
                 self.sum.d.next = self.sum.q.val() + self.b.val();
-                self.ps.d.next = self.p_len1.val();
-            } else if self.ps.q.val() == self.p_len1.val() {
+                self.ps.d.next = ParseState::Len1;
+            } else if self.ps.q.val() == ParseState::Len1 {
                 self.len.d.next = self.lenfull.val();
                 self.sum.d.next = self.sum.q.val() + self.b.val();
                 self.len0.d.next = !self.lenfull.val().any();
@@ -694,11 +694,11 @@ impl Logic for FpgaTop {
                 self.rb.d.next = 0u64.into();
                 self.wp.d.next = self.count.q.val();
                 self.ovf.d.next = false;
-                self.ps.d.next = self.p_pay.val();
+                self.ps.d.next = ParseState::Payload;
                 if !self.lenfull.val().any() {
-                    self.ps.d.next = self.p_chk.val();
+                    self.ps.d.next = ParseState::Checksum;
                 }
-            } else if self.ps.q.val() == self.p_pay.val() {
+            } else if self.ps.q.val() == ParseState::Payload {
                 self.sum.d.next = self.sum.q.val() + self.b.val();
                 self.len.d.next = self.len.q.val() - 1u64;
                 self.lo.d.next = self.b.val();
@@ -717,17 +717,17 @@ impl Logic for FpgaTop {
                     }
                 }
                 if self.len.q.val() == self.c_one16.val() {
-                    self.ps.d.next = self.p_chk.val();
+                    self.ps.d.next = ParseState::Checksum;
                 }
             } else {
                 self.sum.d.next = self.sum.q.val() + self.b.val();
-                self.ps.d.next = self.p_exec.val();
+                self.ps.d.next = ParseState::Exec;
             }
         }
         // A UART framing error inside a frame abandons it at once (answered with E_UART).
         if self.urx.frame_err.val() & self.in_frame.val() {
             self.uerr.d.next = true;
-            self.ps.d.next = self.p_exec.val();
+            self.ps.d.next = ParseState::Exec;
         }
         // Inter-byte timeout inside a frame.
         self.tmo.d.next = 0u64.into();
@@ -736,18 +736,18 @@ impl Logic for FpgaTop {
             if self.tmo.q.val().get_bit(20) {
                 self.tmo.d.next = 0u64.into();
                 self.tflag.d.next = true;
-                self.ps.d.next = self.p_exec.val();
+                self.ps.d.next = ParseState::Exec;
             }
         }
 
         // ---- Execute a complete frame (once the responder is free and no run is going on).
-        if (self.ps.q.val() == self.p_exec.val())
-            & (self.tk.q.val() == self.k_none.val())
-            & (self.rs.q.val() == self.r_idle.val())
+        if (self.ps.q.val() == ParseState::Exec)
+            & (self.tk.q.val() == ReplyKind::None)
+            & (self.rs.q.val() == RunState::Idle)
         {
-            self.ps.d.next = self.p_sync.val();
+            self.ps.d.next = ParseState::Sync;
             self.eop.d.next = self.op.q.val();
-            self.tk.d.next = self.k_err.val();
+            self.tk.d.next = ReplyKind::Err;
             self.errled.d.next = true;
             self.ecode.d.next = self.e_opcode.val();
             if self.tflag.q.val() {
@@ -759,14 +759,14 @@ impl Logic for FpgaTop {
             } else if self.op.q.val() == self.o_ping.val() {
                 self.ecode.d.next = self.e_length.val();
                 if self.len0.q.val() {
-                    self.tk.d.next = self.k_desc.val();
+                    self.tk.d.next = ReplyKind::Desc;
                     self.errled.d.next = false;
                 }
             } else if self.op.q.val() == self.o_clear.val() {
                 self.ecode.d.next = self.e_length.val();
                 if self.len0.q.val() {
                     self.count.d.next = 0u64.into();
-                    self.tk.d.next = self.k_ack.val();
+                    self.tk.d.next = ReplyKind::Ack;
                     self.errled.d.next = false;
                 }
             } else if self.op.q.val() == self.o_load.val() {
@@ -776,7 +776,7 @@ impl Logic for FpgaTop {
                     self.ecode.d.next = self.e_capacity.val();
                 } else {
                     self.count.d.next = self.wp.q.val();
-                    self.tk.d.next = self.k_ack.val();
+                    self.tk.d.next = ReplyKind::Ack;
                     self.errled.d.next = false;
                 }
             } else if self.op.q.val() == self.o_run.val() {
@@ -785,14 +785,14 @@ impl Logic for FpgaTop {
                 } else if self.mode.q.val() > self.c_one8.val() {
                     self.ecode.d.next = self.e_mode.val();
                 } else {
-                    self.rs.d.next = self.r_prime.val();
+                    self.rs.d.next = RunState::Prime;
                     self.stream.d.next = self.mode.q.val().get_bit(0);
                     self.rp.d.next = 0u64.into();
                     self.lasts.d.next = 0u64.into();
                     self.cyc.d.next = 0u64.into();
                     self.ln.d.next = 0u64.into();
                     self.sent.d.next = false;
-                    self.tk.d.next = self.k_none.val();
+                    self.tk.d.next = ReplyKind::None;
                     self.errled.d.next = false;
                 }
             }
