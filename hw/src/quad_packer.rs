@@ -39,97 +39,81 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{BeatIn, PackedBeatOut};
+use crate::streams::{stream_block, BeatIn, PackedBeatOut};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::quad_packer::QuadPackerGeom;
 
-/// The quad packer block. Build with [`QuadPacker::new`].
-#[derive(LogicBlock)]
-pub struct QuadPacker {
-    /// Clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset: at an edge with `flush` high every register returns to zero (idle).
-    pub flush: Signal<In, Bit>,
-    /// Input beat valid.
-    pub in_valid: Signal<In, Bit>,
-    /// Ready for an input beat: `!pend & (!out_valid | out_ready)`.
-    pub in_ready: Signal<Out, Bit>,
-    /// Payload in ([`crate::streams::BeatIn`]).
-    pub inp: BeatIn,
-    /// Output beat valid.
-    pub out_valid: Signal<Out, Bit>,
-    /// Downstream ready.
-    pub out_ready: Signal<In, Bit>,
-    /// Payload out ([`crate::streams::PackedBeatOut`]).
-    pub out: PackedBeatOut,
+stream_block! {
+    /// The quad packer block. Build with [`QuadPacker::new`].
+    pub struct QuadPacker(BeatIn => PackedBeatOut) {
+        // ---- preset constants ----
+        c_qmask: Constant<Bits<4>>,
+        c_kmask: Constant<Bits<4>>,
+        c_q: Constant<Bits<4>>,
+        c_multi: Constant<Bit>,
+        c_mmask: Constant<Bits<64>>,
+        c_sqx: Constant<Bits<12>>,
+        c_sqy: Constant<Bits<12>>,
+        c_cmask: Constant<Bits<12>>,
+        c_rmask: Constant<Bits<12>>,
+        c_csh: Constant<Bits<12>>,
+        c_idx: Vec<Constant<Bits<4>>>,
+        c_lbit: Vec<Constant<Bits<4>>>,
+        c_hidx: Vec<Constant<Bits<4>>>,
 
-    // ---- preset constants ----
-    c_qmask: Constant<Bits<4>>,
-    c_kmask: Constant<Bits<4>>,
-    c_q: Constant<Bits<4>>,
-    c_multi: Constant<Bit>,
-    c_mmask: Constant<Bits<64>>,
-    c_sqx: Constant<Bits<12>>,
-    c_sqy: Constant<Bits<12>>,
-    c_cmask: Constant<Bits<12>>,
-    c_rmask: Constant<Bits<12>>,
-    c_csh: Constant<Bits<12>>,
-    c_idx: Vec<Constant<Bits<4>>>,
-    c_lbit: Vec<Constant<Bits<4>>>,
-    c_hidx: Vec<Constant<Bits<4>>>,
+        // ---- combinational ----
+        lqx: Vec<Signal<Local, Bits<12>>>,
+        lqy: Vec<Signal<Local, Bits<12>>>,
+        lmask: Vec<Signal<Local, Bits<64>>>,
+        lblk: Vec<Signal<Local, Bits<12>>>,
+        ival: Signal<Local, Bits<4>>,
+        pos: Vec<Signal<Local, Bits<4>>>,
+        tot: Signal<Local, Bits<4>>,
+        fill: Signal<Local, Bit>,
+        can_out: Signal<Local, Bit>,
+        accept: Signal<Local, Bit>,
+        sv: Vec<Signal<Local, Bit>>,
+        sqx: Vec<Signal<Local, Bits<12>>>,
+        sqy: Vec<Signal<Local, Bits<12>>>,
+        smask: Vec<Signal<Local, Bits<64>>>,
+        sblk: Vec<Signal<Local, Bits<12>>>,
+        hqx: Vec<Signal<Local, Bits<12>>>,
+        hqy: Vec<Signal<Local, Bits<12>>>,
+        hmask: Vec<Signal<Local, Bits<64>>>,
+        hblk: Vec<Signal<Local, Bits<12>>>,
+        nv: Vec<Signal<Local, Bit>>,
+        nqx: Vec<Signal<Local, Bits<12>>>,
+        nqy: Vec<Signal<Local, Bits<12>>>,
+        nmask: Vec<Signal<Local, Bits<64>>>,
+        nblk: Vec<Signal<Local, Bits<12>>>,
+        lvc: Vec<Signal<Local, Bits<4>>>,
 
-    // ---- combinational ----
-    lqx: Vec<Signal<Local, Bits<12>>>,
-    lqy: Vec<Signal<Local, Bits<12>>>,
-    lmask: Vec<Signal<Local, Bits<64>>>,
-    lblk: Vec<Signal<Local, Bits<12>>>,
-    ival: Signal<Local, Bits<4>>,
-    pos: Vec<Signal<Local, Bits<4>>>,
-    tot: Signal<Local, Bits<4>>,
-    fill: Signal<Local, Bit>,
-    can_out: Signal<Local, Bit>,
-    accept: Signal<Local, Bit>,
-    sv: Vec<Signal<Local, Bit>>,
-    sqx: Vec<Signal<Local, Bits<12>>>,
-    sqy: Vec<Signal<Local, Bits<12>>>,
-    smask: Vec<Signal<Local, Bits<64>>>,
-    sblk: Vec<Signal<Local, Bits<12>>>,
-    hqx: Vec<Signal<Local, Bits<12>>>,
-    hqy: Vec<Signal<Local, Bits<12>>>,
-    hmask: Vec<Signal<Local, Bits<64>>>,
-    hblk: Vec<Signal<Local, Bits<12>>>,
-    nv: Vec<Signal<Local, Bit>>,
-    nqx: Vec<Signal<Local, Bits<12>>>,
-    nqy: Vec<Signal<Local, Bits<12>>>,
-    nmask: Vec<Signal<Local, Bits<64>>>,
-    nblk: Vec<Signal<Local, Bits<12>>>,
-    lvc: Vec<Signal<Local, Bits<4>>>,
+        // ---- registers ----
+        acc_n: DFF<Bits<4>>,
+        pend: DFF<Bit>,
+        prim_r: DFF<Bits<24>>,
+        aqx: Vec<DFF<Bits<12>>>,
+        aqy: Vec<DFF<Bits<12>>>,
+        amask: Vec<DFF<Bits<64>>>,
+        ablk: Vec<DFF<Bits<12>>>,
+        ov: DFF<Bit>,
+        oprim: DFF<Bits<24>>,
+        olv: DFF<Bits<4>>,
+        oqx: [DFF<Bits<12>>; 4],
+        oqy: [DFF<Bits<12>>; 4],
+        omask: [DFF<Bits<64>>; 4],
+        oblk: [DFF<Bits<12>>; 4],
+        olast: DFF<Bit>,
 
-    // ---- registers ----
-    acc_n: DFF<Bits<4>>,
-    pend: DFF<Bit>,
-    prim_r: DFF<Bits<24>>,
-    aqx: Vec<DFF<Bits<12>>>,
-    aqy: Vec<DFF<Bits<12>>>,
-    amask: Vec<DFF<Bits<64>>>,
-    ablk: Vec<DFF<Bits<12>>>,
-    ov: DFF<Bit>,
-    oprim: DFF<Bits<24>>,
-    olv: DFF<Bits<4>>,
-    oqx: [DFF<Bits<12>>; 4],
-    oqy: [DFF<Bits<12>>; 4],
-    omask: [DFF<Bits<64>>; 4],
-    oblk: [DFF<Bits<12>>; 4],
-    olast: DFF<Bit>,
-
-    // ---- elaboration-time loop bounds (not signals) ----
-    _q: usize,
-    _q1: usize,
-    _qm1: usize,
-    _has1: usize,
-    _has2: usize,
+        // ---- elaboration-time loop bounds (not signals) ----
+        _q: usize,
+        _q1: usize,
+        _qm1: usize,
+        _has1: usize,
+        _has2: usize,
+    }
 }
 
 impl QuadPacker {

@@ -123,3 +123,51 @@ macro_rules! hw_stream {
 }
 
 tilerast_golden::for_each_stream!(hw_stream);
+
+/// Declares a pipeline block: `#[derive(LogicBlock)] pub struct $name` whose first ports are
+/// the ones every stage has, in this order, followed by the block's own fields:
+///
+/// | port | dir | meaning |
+/// |---|---|---|
+/// | `clock` | in | every register updates on its rising edge |
+/// | `flush` | in | synchronous reset: at an edge with `flush` high the block returns to its initial state (idle, output register empty, payload zeroed) |
+/// | `in_valid` / `in_ready` | in / out | the input stream's handshake: a transfer at every edge with both high (each block states its `in_ready` in its header) |
+/// | `inp` | in | the input payload, `$inp` (a `...In` interface of this module) |
+/// | `out_valid` / `out_ready` | out / in | the output stream's handshake: `out_valid` comes from the output register |
+/// | `out` | out | the output payload, `$out` (a `...Out` interface of this module) |
+///
+/// ```ignore
+/// stream_block! {
+///     /// The tile parser block (see the module header).
+///     pub struct TileParser(EdgesIn => CandOut) {
+///         sw_log: Constant<Bits<8>>,
+///         // ...
+///     }
+/// }
+/// ```
+macro_rules! stream_block {
+    ($(#[$m:meta])* pub struct $name:ident ($inp:ty => $out:ty) { $($body:tt)* }) => {
+        $(#[$m])*
+        #[derive(LogicBlock)]
+        pub struct $name {
+            /// Clock.
+            pub clock: Signal<In, Clock>,
+            /// Synchronous reset to the initial state (idle, output register empty).
+            pub flush: Signal<In, Bit>,
+            /// An input beat is offered.
+            pub in_valid: Signal<In, Bit>,
+            /// The offered beat is taken at this edge (the block's header states when).
+            pub in_ready: Signal<Out, Bit>,
+            /// Input payload.
+            pub inp: $inp,
+            /// A beat is in the output register.
+            pub out_valid: Signal<Out, Bit>,
+            /// Downstream takes the output beat at this edge.
+            pub out_ready: Signal<In, Bit>,
+            /// Output payload.
+            pub out: $out,
+            $($body)*
+        }
+    };
+}
+pub(crate) use stream_block;

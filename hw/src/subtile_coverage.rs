@@ -48,7 +48,7 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{CandIn, JobOut};
+use crate::streams::{stream_block, CandIn, JobOut};
 use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
@@ -307,75 +307,59 @@ impl Logic for EdgeTest {
     }
 }
 
-/// The sub-tile coverage block (see the module header).
-#[derive(LogicBlock)]
-pub struct SubtileCoverage {
-    /// Clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset: high at an edge → idle, every register 0.
-    pub flush: Signal<In, Bit>,
-    /// Candidate offered.
-    pub in_valid: Signal<In, Bit>,
-    /// Candidate taken at this edge if `in_valid` too: `!out_valid | out_ready`.
-    pub in_ready: Signal<Out, Bit>,
-    /// Payload in ([`crate::streams::CandIn`]).
-    pub inp: CandIn,
-    /// A job is held in the output registers.
-    pub out_valid: Signal<Out, Bit>,
-    /// Downstream takes the job at this edge.
-    pub out_ready: Signal<In, Bit>,
-    /// Payload out ([`crate::streams::JobOut`]).
-    pub out: JobOut,
+stream_block! {
+    /// The sub-tile coverage block (see the module header).
+    pub struct SubtileCoverage(CandIn => JobOut) {
+        sw_log: Constant<Bits<9>>,
+        sh_log: Constant<Bits<9>>,
+        clip_x_en: Constant<Bit>,
+        clip_y_en: Constant<Bit>,
+        zero8: Constant<Bits<8>>,
+        zero9: Constant<Bits<9>>,
+        zero24: Constant<Bits<24>>,
+        szero24: Constant<Signed<24>>,
+        szero48: Constant<Signed<48>>,
 
-    sw_log: Constant<Bits<9>>,
-    sh_log: Constant<Bits<9>>,
-    clip_x_en: Constant<Bit>,
-    clip_y_en: Constant<Bit>,
-    zero8: Constant<Bits<8>>,
-    zero9: Constant<Bits<9>>,
-    zero24: Constant<Bits<24>>,
-    szero24: Constant<Signed<24>>,
-    szero48: Constant<Signed<48>>,
+        et0: EdgeTest,
+        et1: EdgeTest,
+        et2: EdgeTest,
+        sx_e0: Sext48,
+        sx_e1: Sext48,
+        sx_e2: Sext48,
+        sx_a0: Sext24,
+        sx_a1: Sext24,
+        sx_a2: Sext24,
+        sx_b0: Sext24,
+        sx_b1: Sext24,
+        sx_b2: Sext24,
 
-    et0: EdgeTest,
-    et1: EdgeTest,
-    et2: EdgeTest,
-    sx_e0: Sext48,
-    sx_e1: Sext48,
-    sx_e2: Sext48,
-    sx_a0: Sext24,
-    sx_a1: Sext24,
-    sx_a2: Sext24,
-    sx_b0: Sext24,
-    sx_b1: Sext24,
-    sx_b2: Sext24,
+        accept: Signal<Local, Bit>,
+        clip_x: Signal<Local, Bit>,
+        clip_y: Signal<Local, Bit>,
+        covered: Signal<Local, Bit>,
+        all_in: Signal<Local, Bit>,
 
-    accept: Signal<Local, Bit>,
-    clip_x: Signal<Local, Bit>,
-    clip_y: Signal<Local, Bit>,
-    covered: Signal<Local, Bit>,
-    all_in: Signal<Local, Bit>,
-
-    valid_r: DFF<Bit>,
-    prim_r: DFF<Bits<24>>,
-    tx_r: DFF<Bits<8>>,
-    ty_r: DFF<Bits<8>>,
-    col_r: DFF<Bits<8>>,
-    row_r: DFF<Bits<8>>,
-    e0_r: DFF<Signed<48>>,
-    e1_r: DFF<Signed<48>>,
-    e2_r: DFF<Signed<48>>,
-    a0_r: DFF<Signed<24>>,
-    a1_r: DFF<Signed<24>>,
-    a2_r: DFF<Signed<24>>,
-    b0_r: DFF<Signed<24>>,
-    b1_r: DFF<Signed<24>>,
-    b2_r: DFF<Signed<24>>,
-    visw_r: DFF<Bits<9>>,
-    vish_r: DFF<Bits<9>>,
-    last_r: DFF<Bit>,
-    none_r: DFF<Bit>,
-    trivial_r: DFF<Bit>,
+        valid_r: DFF<Bit>,
+        prim_r: DFF<Bits<24>>,
+        tx_r: DFF<Bits<8>>,
+        ty_r: DFF<Bits<8>>,
+        col_r: DFF<Bits<8>>,
+        row_r: DFF<Bits<8>>,
+        e0_r: DFF<Signed<48>>,
+        e1_r: DFF<Signed<48>>,
+        e2_r: DFF<Signed<48>>,
+        a0_r: DFF<Signed<24>>,
+        a1_r: DFF<Signed<24>>,
+        a2_r: DFF<Signed<24>>,
+        b0_r: DFF<Signed<24>>,
+        b1_r: DFF<Signed<24>>,
+        b2_r: DFF<Signed<24>>,
+        visw_r: DFF<Bits<9>>,
+        vish_r: DFF<Bits<9>>,
+        last_r: DFF<Bit>,
+        none_r: DFF<Bit>,
+        trivial_r: DFF<Bit>,
+    }
 }
 
 impl SubtileCoverage {

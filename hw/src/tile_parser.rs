@@ -47,115 +47,99 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{CandOut, EdgesIn};
+use crate::streams::{stream_block, CandOut, EdgesIn};
 use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::tile_parser::edge_widths;
 
-/// The tile parser block (see the module header).
-#[derive(LogicBlock)]
-pub struct TileParser {
-    /// Clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset: high at an edge → idle, every register 0.
-    pub flush: Signal<In, Bit>,
-    /// `edges` beat offered.
-    pub in_valid: Signal<In, Bit>,
-    /// `edges` beat taken at this edge if `in_valid` too: `!out_valid | (out_ready & out_last)`.
-    pub in_ready: Signal<Out, Bit>,
-    /// Payload in ([`crate::streams::EdgesIn`]).
-    pub inp: EdgesIn,
-    /// A candidate is held in the output registers.
-    pub out_valid: Signal<Out, Bit>,
-    /// Downstream takes the candidate at this edge.
-    pub out_ready: Signal<In, Bit>,
-    /// Payload out ([`crate::streams::CandOut`]).
-    pub out: CandOut,
+stream_block! {
+    /// The tile parser block (see the module header).
+    pub struct TileParser(EdgesIn => CandOut) {
+        // Preset constants.
+        sw_log: Constant<Bits<8>>,
+        sh_log: Constant<Bits<8>>,
+        col_shift: Constant<Bits<8>>,
+        row_shift: Constant<Bits<8>>,
+        one8: Constant<Bits<8>>,
+        zero8: Constant<Bits<8>>,
+        zero9: Constant<Bits<9>>,
+        zero24: Constant<Bits<24>>,
+        szero24: Constant<Signed<24>>,
+        szero48: Constant<Signed<48>>,
 
-    // Preset constants.
-    sw_log: Constant<Bits<8>>,
-    sh_log: Constant<Bits<8>>,
-    col_shift: Constant<Bits<8>>,
-    row_shift: Constant<Bits<8>>,
-    one8: Constant<Bits<8>>,
-    zero8: Constant<Bits<8>>,
-    zero9: Constant<Bits<9>>,
-    zero24: Constant<Bits<24>>,
-    szero24: Constant<Signed<24>>,
-    szero48: Constant<Signed<48>>,
+        // Combinational locals.
+        accept: Signal<Local, Bit>,
+        fire: Signal<Local, Bit>,
+        c0_in: Signal<Local, Bits<8>>,
+        c1_in: Signal<Local, Bits<8>>,
+        r0_in: Signal<Local, Bits<8>>,
+        r1_in: Signal<Local, Bits<8>>,
+        col_inc: Signal<Local, Bits<8>>,
+        row_inc: Signal<Local, Bits<8>>,
+        ax0: Signal<Local, Signed<48>>,
+        ax1: Signal<Local, Signed<48>>,
+        ax2: Signal<Local, Signed<48>>,
+        bx0: Signal<Local, Signed<48>>,
+        bx1: Signal<Local, Signed<48>>,
+        bx2: Signal<Local, Signed<48>>,
+        astep0: Signal<Local, Signed<48>>,
+        astep1: Signal<Local, Signed<48>>,
+        astep2: Signal<Local, Signed<48>>,
+        bstep0: Signal<Local, Signed<48>>,
+        bstep1: Signal<Local, Signed<48>>,
+        bstep2: Signal<Local, Signed<48>>,
+        erow_next0: Signal<Local, Signed<48>>,
+        erow_next1: Signal<Local, Signed<48>>,
+        erow_next2: Signal<Local, Signed<48>>,
+        e_d0: Signal<Local, Signed<48>>,
+        e_d1: Signal<Local, Signed<48>>,
+        e_d2: Signal<Local, Signed<48>>,
+        erow_d0: Signal<Local, Signed<48>>,
+        erow_d1: Signal<Local, Signed<48>>,
+        erow_d2: Signal<Local, Signed<48>>,
 
-    // Combinational locals.
-    accept: Signal<Local, Bit>,
-    fire: Signal<Local, Bit>,
-    c0_in: Signal<Local, Bits<8>>,
-    c1_in: Signal<Local, Bits<8>>,
-    r0_in: Signal<Local, Bits<8>>,
-    r1_in: Signal<Local, Bits<8>>,
-    col_inc: Signal<Local, Bits<8>>,
-    row_inc: Signal<Local, Bits<8>>,
-    ax0: Signal<Local, Signed<48>>,
-    ax1: Signal<Local, Signed<48>>,
-    ax2: Signal<Local, Signed<48>>,
-    bx0: Signal<Local, Signed<48>>,
-    bx1: Signal<Local, Signed<48>>,
-    bx2: Signal<Local, Signed<48>>,
-    astep0: Signal<Local, Signed<48>>,
-    astep1: Signal<Local, Signed<48>>,
-    astep2: Signal<Local, Signed<48>>,
-    bstep0: Signal<Local, Signed<48>>,
-    bstep1: Signal<Local, Signed<48>>,
-    bstep2: Signal<Local, Signed<48>>,
-    erow_next0: Signal<Local, Signed<48>>,
-    erow_next1: Signal<Local, Signed<48>>,
-    erow_next2: Signal<Local, Signed<48>>,
-    e_d0: Signal<Local, Signed<48>>,
-    e_d1: Signal<Local, Signed<48>>,
-    e_d2: Signal<Local, Signed<48>>,
-    erow_d0: Signal<Local, Signed<48>>,
-    erow_d1: Signal<Local, Signed<48>>,
-    erow_d2: Signal<Local, Signed<48>>,
+        // Sign extension of every E and a/b register input (preset widths).
+        sx_e0: Sext48,
+        sx_e1: Sext48,
+        sx_e2: Sext48,
+        sx_erow0: Sext48,
+        sx_erow1: Sext48,
+        sx_erow2: Sext48,
+        sx_a0: Sext24,
+        sx_a1: Sext24,
+        sx_a2: Sext24,
+        sx_b0: Sext24,
+        sx_b1: Sext24,
+        sx_b2: Sext24,
 
-    // Sign extension of every E and a/b register input (preset widths).
-    sx_e0: Sext48,
-    sx_e1: Sext48,
-    sx_e2: Sext48,
-    sx_erow0: Sext48,
-    sx_erow1: Sext48,
-    sx_erow2: Sext48,
-    sx_a0: Sext24,
-    sx_a1: Sext24,
-    sx_a2: Sext24,
-    sx_b0: Sext24,
-    sx_b1: Sext24,
-    sx_b2: Sext24,
-
-    // Registers: the held candidate (= outputs) and the walk state.
-    valid_r: DFF<Bit>,
-    prim_r: DFF<Bits<24>>,
-    tx_r: DFF<Bits<8>>,
-    ty_r: DFF<Bits<8>>,
-    col_r: DFF<Bits<8>>,
-    row_r: DFF<Bits<8>>,
-    e0_r: DFF<Signed<48>>,
-    e1_r: DFF<Signed<48>>,
-    e2_r: DFF<Signed<48>>,
-    a0_r: DFF<Signed<24>>,
-    a1_r: DFF<Signed<24>>,
-    a2_r: DFF<Signed<24>>,
-    b0_r: DFF<Signed<24>>,
-    b1_r: DFF<Signed<24>>,
-    b2_r: DFF<Signed<24>>,
-    visw_r: DFF<Bits<9>>,
-    vish_r: DFF<Bits<9>>,
-    last_r: DFF<Bit>,
-    none_r: DFF<Bit>,
-    c0_r: DFF<Bits<8>>,
-    c1_r: DFF<Bits<8>>,
-    r1_r: DFF<Bits<8>>,
-    erow0_r: DFF<Signed<48>>,
-    erow1_r: DFF<Signed<48>>,
-    erow2_r: DFF<Signed<48>>,
+        // Registers: the held candidate (= outputs) and the walk state.
+        valid_r: DFF<Bit>,
+        prim_r: DFF<Bits<24>>,
+        tx_r: DFF<Bits<8>>,
+        ty_r: DFF<Bits<8>>,
+        col_r: DFF<Bits<8>>,
+        row_r: DFF<Bits<8>>,
+        e0_r: DFF<Signed<48>>,
+        e1_r: DFF<Signed<48>>,
+        e2_r: DFF<Signed<48>>,
+        a0_r: DFF<Signed<24>>,
+        a1_r: DFF<Signed<24>>,
+        a2_r: DFF<Signed<24>>,
+        b0_r: DFF<Signed<24>>,
+        b1_r: DFF<Signed<24>>,
+        b2_r: DFF<Signed<24>>,
+        visw_r: DFF<Bits<9>>,
+        vish_r: DFF<Bits<9>>,
+        last_r: DFF<Bit>,
+        none_r: DFF<Bit>,
+        c0_r: DFF<Bits<8>>,
+        c1_r: DFF<Bits<8>>,
+        r1_r: DFF<Bits<8>>,
+        erow0_r: DFF<Signed<48>>,
+        erow1_r: DFF<Signed<48>>,
+        erow2_r: DFF<Signed<48>>,
+    }
 }
 
 impl TileParser {
