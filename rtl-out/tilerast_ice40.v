@@ -9487,36 +9487,31 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,inp__prim,
     input wire  inp__none;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [23:0] out__prim;
-    output reg  [7:0] out__tile_x;
-    output reg  [7:0] out__tile_y;
-    output reg  [7:0] out__col;
-    output reg  [7:0] out__row;
-    output reg signed [47:0] out__e0;
-    output reg signed [47:0] out__e1;
-    output reg signed [47:0] out__e2;
-    output reg signed [23:0] out__a0;
-    output reg signed [23:0] out__a1;
-    output reg signed [23:0] out__a2;
-    output reg signed [23:0] out__b0;
-    output reg signed [23:0] out__b1;
-    output reg signed [23:0] out__b2;
-    output reg  [8:0] out__vis_w;
-    output reg  [8:0] out__vis_h;
-    output reg  out__last;
-    output reg  out__none;
-    output reg  out__trivial;
+    output wire  [23:0] out__prim;
+    output wire  [7:0] out__tile_x;
+    output wire  [7:0] out__tile_y;
+    output wire  [7:0] out__col;
+    output wire  [7:0] out__row;
+    output wire signed [47:0] out__e0;
+    output wire signed [47:0] out__e1;
+    output wire signed [47:0] out__e2;
+    output wire signed [23:0] out__a0;
+    output wire signed [23:0] out__a1;
+    output wire signed [23:0] out__a2;
+    output wire signed [23:0] out__b0;
+    output wire signed [23:0] out__b1;
+    output wire signed [23:0] out__b2;
+    output wire  [8:0] out__vis_w;
+    output wire  [8:0] out__vis_h;
+    output wire  out__last;
+    output wire  out__none;
+    output wire  out__trivial;
 
     // Constant declarations
     localparam [8:0] sw_log = 9'b10;
     localparam [8:0] sh_log = 9'b10;
     localparam [0:0] clip_x_en = 1'b0;
     localparam [0:0] clip_y_en = 1'b0;
-    localparam [7:0] zero8 = 8'h0;
-    localparam [8:0] zero9 = 9'b0;
-    localparam [23:0] zero24 = 24'h0;
-    localparam signed [23:0] szero24 = 24'h0;
-    localparam signed [47:0] szero48 = 48'h0;
 
     // Stub signals
     reg signed [47:0] et0__e;
@@ -9561,63 +9556,28 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,inp__prim,
     reg  valid_r__d;
     wire  valid_r__q;
     reg  valid_r__clock;
-    reg  [23:0] prim_r__d;
-    wire  [23:0] prim_r__q;
-    reg  prim_r__clock;
-    reg  [7:0] tx_r__d;
-    wire  [7:0] tx_r__q;
-    reg  tx_r__clock;
-    reg  [7:0] ty_r__d;
-    wire  [7:0] ty_r__q;
-    reg  ty_r__clock;
-    reg  [7:0] col_r__d;
-    wire  [7:0] col_r__q;
-    reg  col_r__clock;
-    reg  [7:0] row_r__d;
-    wire  [7:0] row_r__q;
-    reg  row_r__clock;
-    reg signed [47:0] e0_r__d;
-    wire signed [47:0] e0_r__q;
-    reg  e0_r__clock;
-    reg signed [47:0] e1_r__d;
-    wire signed [47:0] e1_r__q;
-    reg  e1_r__clock;
-    reg signed [47:0] e2_r__d;
-    wire signed [47:0] e2_r__q;
-    reg  e2_r__clock;
-    reg signed [23:0] a0_r__d;
-    wire signed [23:0] a0_r__q;
-    reg  a0_r__clock;
-    reg signed [23:0] a1_r__d;
-    wire signed [23:0] a1_r__q;
-    reg  a1_r__clock;
-    reg signed [23:0] a2_r__d;
-    wire signed [23:0] a2_r__q;
-    reg  a2_r__clock;
-    reg signed [23:0] b0_r__d;
-    wire signed [23:0] b0_r__q;
-    reg  b0_r__clock;
-    reg signed [23:0] b1_r__d;
-    wire signed [23:0] b1_r__q;
-    reg  b1_r__clock;
-    reg signed [23:0] b2_r__d;
-    wire signed [23:0] b2_r__q;
-    reg  b2_r__clock;
-    reg  [8:0] visw_r__d;
-    wire  [8:0] visw_r__q;
-    reg  visw_r__clock;
-    reg  [8:0] vish_r__d;
-    wire  [8:0] vish_r__q;
-    reg  vish_r__clock;
-    reg  last_r__d;
-    wire  last_r__q;
-    reg  last_r__clock;
-    reg  none_r__d;
-    wire  none_r__q;
-    reg  none_r__clock;
-    reg  trivial_r__d;
-    wire  trivial_r__q;
-    reg  trivial_r__clock;
+    reg  job_r__clock;
+    reg  job_r__load;
+    reg  job_r__clear;
+    reg  [23:0] job_r__d__prim;
+    reg  [7:0] job_r__d__tile_x;
+    reg  [7:0] job_r__d__tile_y;
+    reg  [7:0] job_r__d__col;
+    reg  [7:0] job_r__d__row;
+    reg signed [47:0] job_r__d__e0;
+    reg signed [47:0] job_r__d__e1;
+    reg signed [47:0] job_r__d__e2;
+    reg signed [23:0] job_r__d__a0;
+    reg signed [23:0] job_r__d__a1;
+    reg signed [23:0] job_r__d__a2;
+    reg signed [23:0] job_r__d__b0;
+    reg signed [23:0] job_r__d__b1;
+    reg signed [23:0] job_r__d__b2;
+    reg  [8:0] job_r__d__vis_w;
+    reg  [8:0] job_r__d__vis_h;
+    reg  job_r__d__last;
+    reg  job_r__d__none;
+    reg  job_r__d__trivial;
 
     // Local signals
     reg  accept;
@@ -9695,144 +9655,54 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,inp__prim,
         .q(valid_r__q),
         .clock(valid_r__clock)
     );
-    tilerast_ice40__subtile_coverage__prim_r prim_r(
-        .d(prim_r__d),
-        .q(prim_r__q),
-        .clock(prim_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__tx_r tx_r(
-        .d(tx_r__d),
-        .q(tx_r__q),
-        .clock(tx_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__ty_r ty_r(
-        .d(ty_r__d),
-        .q(ty_r__q),
-        .clock(ty_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__col_r col_r(
-        .d(col_r__d),
-        .q(col_r__q),
-        .clock(col_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__row_r row_r(
-        .d(row_r__d),
-        .q(row_r__q),
-        .clock(row_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__e0_r e0_r(
-        .d(e0_r__d),
-        .q(e0_r__q),
-        .clock(e0_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__e1_r e1_r(
-        .d(e1_r__d),
-        .q(e1_r__q),
-        .clock(e1_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__e2_r e2_r(
-        .d(e2_r__d),
-        .q(e2_r__q),
-        .clock(e2_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__a0_r a0_r(
-        .d(a0_r__d),
-        .q(a0_r__q),
-        .clock(a0_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__a1_r a1_r(
-        .d(a1_r__d),
-        .q(a1_r__q),
-        .clock(a1_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__a2_r a2_r(
-        .d(a2_r__d),
-        .q(a2_r__q),
-        .clock(a2_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__b0_r b0_r(
-        .d(b0_r__d),
-        .q(b0_r__q),
-        .clock(b0_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__b1_r b1_r(
-        .d(b1_r__d),
-        .q(b1_r__q),
-        .clock(b1_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__b2_r b2_r(
-        .d(b2_r__d),
-        .q(b2_r__q),
-        .clock(b2_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__visw_r visw_r(
-        .d(visw_r__d),
-        .q(visw_r__q),
-        .clock(visw_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__vish_r vish_r(
-        .d(vish_r__d),
-        .q(vish_r__q),
-        .clock(vish_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__last_r last_r(
-        .d(last_r__d),
-        .q(last_r__q),
-        .clock(last_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__none_r none_r(
-        .d(none_r__d),
-        .q(none_r__q),
-        .clock(none_r__clock)
-    );
-    tilerast_ice40__subtile_coverage__trivial_r trivial_r(
-        .d(trivial_r__d),
-        .q(trivial_r__q),
-        .clock(trivial_r__clock)
+    tilerast_ice40__subtile_coverage__job_r job_r(
+        .clock(job_r__clock),
+        .load(job_r__load),
+        .clear(job_r__clear),
+        .d__prim(job_r__d__prim),
+        .d__tile_x(job_r__d__tile_x),
+        .d__tile_y(job_r__d__tile_y),
+        .d__col(job_r__d__col),
+        .d__row(job_r__d__row),
+        .d__e0(job_r__d__e0),
+        .d__e1(job_r__d__e1),
+        .d__e2(job_r__d__e2),
+        .d__a0(job_r__d__a0),
+        .d__a1(job_r__d__a1),
+        .d__a2(job_r__d__a2),
+        .d__b0(job_r__d__b0),
+        .d__b1(job_r__d__b1),
+        .d__b2(job_r__d__b2),
+        .d__vis_w(job_r__d__vis_w),
+        .d__vis_h(job_r__d__vis_h),
+        .d__last(job_r__d__last),
+        .d__none(job_r__d__none),
+        .d__trivial(job_r__d__trivial),
+        .q__prim(out__prim),
+        .q__tile_x(out__tile_x),
+        .q__tile_y(out__tile_y),
+        .q__col(out__col),
+        .q__row(out__row),
+        .q__e0(out__e0),
+        .q__e1(out__e1),
+        .q__e2(out__e2),
+        .q__a0(out__a0),
+        .q__a1(out__a1),
+        .q__a2(out__a2),
+        .q__b0(out__b0),
+        .q__b1(out__b1),
+        .q__b2(out__b2),
+        .q__vis_w(out__vis_w),
+        .q__vis_h(out__vis_h),
+        .q__last(out__last),
+        .q__none(out__none),
+        .q__trivial(out__trivial)
     );
 
     // Update code
     always @(*) begin
         valid_r__clock = clock;
-        prim_r__clock = clock;
-        tx_r__clock = clock;
-        ty_r__clock = clock;
-        col_r__clock = clock;
-        row_r__clock = clock;
-        e0_r__clock = clock;
-        e1_r__clock = clock;
-        e2_r__clock = clock;
-        a0_r__clock = clock;
-        a1_r__clock = clock;
-        a2_r__clock = clock;
-        b0_r__clock = clock;
-        b1_r__clock = clock;
-        b2_r__clock = clock;
-        visw_r__clock = clock;
-        vish_r__clock = clock;
-        last_r__clock = clock;
-        none_r__clock = clock;
-        trivial_r__clock = clock;
         valid_r__d = valid_r__q;
-        prim_r__d = prim_r__q;
-        tx_r__d = tx_r__q;
-        ty_r__d = ty_r__q;
-        col_r__d = col_r__q;
-        row_r__d = row_r__q;
-        e0_r__d = e0_r__q;
-        e1_r__d = e1_r__q;
-        e2_r__d = e2_r__q;
-        a0_r__d = a0_r__q;
-        a1_r__d = a1_r__q;
-        a2_r__d = a2_r__q;
-        b0_r__d = b0_r__q;
-        b1_r__d = b1_r__q;
-        b2_r__d = b2_r__q;
-        visw_r__d = visw_r__q;
-        vish_r__d = vish_r__q;
-        last_r__d = last_r__q;
-        none_r__d = none_r__q;
-        trivial_r__d = trivial_r__q;
         in_ready = ~valid_r__q | out_ready;
         accept = in_valid & (~valid_r__q | out_ready);
         clip_x = clip_x_en & (((inp__col) & 9'h1ff) >= (inp__vis_w >> sw_log));
@@ -9863,266 +9733,41 @@ module tilerast_ice40__subtile_coverage(clock,flush,in_valid,in_ready,inp__prim,
         sx_b2__x = inp__b2;
         covered = et0__covered & et1__covered & et2__covered;
         all_in = et0__all_in & et1__all_in & et2__all_in;
+        job_r__clock = clock;
+        job_r__load = accept;
+        job_r__clear = flush;
+        job_r__d__prim = inp__prim;
+        job_r__d__tile_x = inp__tile_x;
+        job_r__d__tile_y = inp__tile_y;
+        job_r__d__col = inp__col;
+        job_r__d__row = inp__row;
+        job_r__d__e0 = sx_e0__y;
+        job_r__d__e1 = sx_e1__y;
+        job_r__d__e2 = sx_e2__y;
+        job_r__d__a0 = sx_a0__y;
+        job_r__d__a1 = sx_a1__y;
+        job_r__d__a2 = sx_a2__y;
+        job_r__d__b0 = sx_b0__y;
+        job_r__d__b1 = sx_b1__y;
+        job_r__d__b2 = sx_b2__y;
+        job_r__d__vis_w = inp__vis_w;
+        job_r__d__vis_h = inp__vis_h;
+        job_r__d__last = inp__last;
+        job_r__d__none = inp__none | ~covered;
+        job_r__d__trivial = covered & all_in & ~inp__none;
         if (accept) begin
             valid_r__d = covered | inp__last;
-            prim_r__d = inp__prim;
-            tx_r__d = inp__tile_x;
-            ty_r__d = inp__tile_y;
-            col_r__d = inp__col;
-            row_r__d = inp__row;
-            e0_r__d = sx_e0__y;
-            e1_r__d = sx_e1__y;
-            e2_r__d = sx_e2__y;
-            a0_r__d = sx_a0__y;
-            a1_r__d = sx_a1__y;
-            a2_r__d = sx_a2__y;
-            b0_r__d = sx_b0__y;
-            b1_r__d = sx_b1__y;
-            b2_r__d = sx_b2__y;
-            visw_r__d = inp__vis_w;
-            vish_r__d = inp__vis_h;
-            last_r__d = inp__last;
-            none_r__d = inp__none | ~covered;
-            trivial_r__d = covered & all_in & ~inp__none;
         end
         else if (out_ready) begin
             valid_r__d = 1'b0;
         end
         if (flush) begin
             valid_r__d = 1'b0;
-            prim_r__d = zero24;
-            tx_r__d = zero8;
-            ty_r__d = zero8;
-            col_r__d = zero8;
-            row_r__d = zero8;
-            e0_r__d = szero48;
-            e1_r__d = szero48;
-            e2_r__d = szero48;
-            a0_r__d = szero24;
-            a1_r__d = szero24;
-            a2_r__d = szero24;
-            b0_r__d = szero24;
-            b1_r__d = szero24;
-            b2_r__d = szero24;
-            visw_r__d = zero9;
-            vish_r__d = zero9;
-            last_r__d = 1'b0;
-            none_r__d = 1'b0;
-            trivial_r__d = 1'b0;
         end
         out_valid = valid_r__q;
-        out__prim = prim_r__q;
-        out__tile_x = tx_r__q;
-        out__tile_y = ty_r__q;
-        out__col = col_r__q;
-        out__row = row_r__q;
-        out__e0 = e0_r__q;
-        out__e1 = e1_r__q;
-        out__e2 = e2_r__q;
-        out__a0 = a0_r__q;
-        out__a1 = a1_r__q;
-        out__a2 = a2_r__q;
-        out__b0 = b0_r__q;
-        out__b1 = b1_r__q;
-        out__b2 = b2_r__q;
-        out__vis_w = visw_r__q;
-        out__vis_h = vish_r__q;
-        out__last = last_r__q;
-        out__none = none_r__q;
-        out__trivial = trivial_r__q;
     end
 
 endmodule // tilerast_ice40__subtile_coverage
-
-
-module tilerast_ice40__subtile_coverage__a0_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__a0_r
-
-
-module tilerast_ice40__subtile_coverage__a1_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__a1_r
-
-
-module tilerast_ice40__subtile_coverage__a2_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__a2_r
-
-
-module tilerast_ice40__subtile_coverage__b0_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__b0_r
-
-
-module tilerast_ice40__subtile_coverage__b1_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__b1_r
-
-
-module tilerast_ice40__subtile_coverage__b2_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [23:0] d;
-    output reg signed [23:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__b2_r
-
-
-module tilerast_ice40__subtile_coverage__col_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__col_r
-
-
-module tilerast_ice40__subtile_coverage__e0_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [47:0] d;
-    output reg signed [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__e0_r
-
-
-module tilerast_ice40__subtile_coverage__e1_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [47:0] d;
-    output reg signed [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__e1_r
-
-
-module tilerast_ice40__subtile_coverage__e2_r(d,q,clock);
-
-    // Module arguments
-    input wire signed [47:0] d;
-    output reg signed [47:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 48'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__e2_r
 
 
 module tilerast_ice40__subtile_coverage__et0(e,a,b,clip_x,clip_y,covered,all_in);
@@ -10776,49 +10421,339 @@ module tilerast_ice40__subtile_coverage__et2__sx_off_min(x,y);
 endmodule // tilerast_ice40__subtile_coverage__et2__sx_off_min
 
 
-module tilerast_ice40__subtile_coverage__last_r(d,q,clock);
+module tilerast_ice40__subtile_coverage__job_r(clock,load,clear,d__prim,d__tile_x,d__tile_y,d__col,d__row,d__e0,d__e1,d__e2,d__a0,d__a1,d__a2,d__b0,d__b1,d__b2,d__vis_w,d__vis_h,d__last,d__none,d__trivial,q__prim,q__tile_x,q__tile_y,q__col,q__row,q__e0,q__e1,q__e2,q__a0,q__a1,q__a2,q__b0,q__b1,q__b2,q__vis_w,q__vis_h,q__last,q__none,q__trivial);
 
     // Module arguments
-    input wire  d;
-    output reg  q;
     input wire  clock;
+    input wire  load;
+    input wire  clear;
+    input wire  [23:0] d__prim;
+    input wire  [7:0] d__tile_x;
+    input wire  [7:0] d__tile_y;
+    input wire  [7:0] d__col;
+    input wire  [7:0] d__row;
+    input wire signed [47:0] d__e0;
+    input wire signed [47:0] d__e1;
+    input wire signed [47:0] d__e2;
+    input wire signed [23:0] d__a0;
+    input wire signed [23:0] d__a1;
+    input wire signed [23:0] d__a2;
+    input wire signed [23:0] d__b0;
+    input wire signed [23:0] d__b1;
+    input wire signed [23:0] d__b2;
+    input wire  [8:0] d__vis_w;
+    input wire  [8:0] d__vis_h;
+    input wire  d__last;
+    input wire  d__none;
+    input wire  d__trivial;
+    output reg  [23:0] q__prim;
+    output reg  [7:0] q__tile_x;
+    output reg  [7:0] q__tile_y;
+    output reg  [7:0] q__col;
+    output reg  [7:0] q__row;
+    output reg signed [47:0] q__e0;
+    output reg signed [47:0] q__e1;
+    output reg signed [47:0] q__e2;
+    output reg signed [23:0] q__a0;
+    output reg signed [23:0] q__a1;
+    output reg signed [23:0] q__a2;
+    output reg signed [23:0] q__b0;
+    output reg signed [23:0] q__b1;
+    output reg signed [23:0] q__b2;
+    output reg  [8:0] q__vis_w;
+    output reg  [8:0] q__vis_h;
+    output reg  q__last;
+    output reg  q__none;
+    output reg  q__trivial;
 
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
+    // Constant declarations
+    localparam [23:0] zero_prim = 24'h0;
+    localparam [7:0] zero_tile_x = 8'h0;
+    localparam [7:0] zero_tile_y = 8'h0;
+    localparam [7:0] zero_col = 8'h0;
+    localparam [7:0] zero_row = 8'h0;
+    localparam signed [47:0] zero_e0 = 48'h0;
+    localparam signed [47:0] zero_e1 = 48'h0;
+    localparam signed [47:0] zero_e2 = 48'h0;
+    localparam signed [23:0] zero_a0 = 24'h0;
+    localparam signed [23:0] zero_a1 = 24'h0;
+    localparam signed [23:0] zero_a2 = 24'h0;
+    localparam signed [23:0] zero_b0 = 24'h0;
+    localparam signed [23:0] zero_b1 = 24'h0;
+    localparam signed [23:0] zero_b2 = 24'h0;
+    localparam [8:0] zero_vis_w = 9'b0;
+    localparam [8:0] zero_vis_h = 9'b0;
+    localparam [0:0] zero_last = 1'b0;
+    localparam [0:0] zero_none = 1'b0;
+    localparam [0:0] zero_trivial = 1'b0;
+
+    // Stub signals
+    reg  [23:0] prim__d;
+    wire  [23:0] prim__q;
+    reg  prim__clock;
+    reg  [7:0] tile_x__d;
+    wire  [7:0] tile_x__q;
+    reg  tile_x__clock;
+    reg  [7:0] tile_y__d;
+    wire  [7:0] tile_y__q;
+    reg  tile_y__clock;
+    reg  [7:0] col__d;
+    wire  [7:0] col__q;
+    reg  col__clock;
+    reg  [7:0] row__d;
+    wire  [7:0] row__q;
+    reg  row__clock;
+    reg signed [47:0] e0__d;
+    wire signed [47:0] e0__q;
+    reg  e0__clock;
+    reg signed [47:0] e1__d;
+    wire signed [47:0] e1__q;
+    reg  e1__clock;
+    reg signed [47:0] e2__d;
+    wire signed [47:0] e2__q;
+    reg  e2__clock;
+    reg signed [23:0] a0__d;
+    wire signed [23:0] a0__q;
+    reg  a0__clock;
+    reg signed [23:0] a1__d;
+    wire signed [23:0] a1__q;
+    reg  a1__clock;
+    reg signed [23:0] a2__d;
+    wire signed [23:0] a2__q;
+    reg  a2__clock;
+    reg signed [23:0] b0__d;
+    wire signed [23:0] b0__q;
+    reg  b0__clock;
+    reg signed [23:0] b1__d;
+    wire signed [23:0] b1__q;
+    reg  b1__clock;
+    reg signed [23:0] b2__d;
+    wire signed [23:0] b2__q;
+    reg  b2__clock;
+    reg  [8:0] vis_w__d;
+    wire  [8:0] vis_w__q;
+    reg  vis_w__clock;
+    reg  [8:0] vis_h__d;
+    wire  [8:0] vis_h__q;
+    reg  vis_h__clock;
+    reg  last__d;
+    wire  last__q;
+    reg  last__clock;
+    reg  none__d;
+    wire  none__q;
+    reg  none__clock;
+    reg  trivial__d;
+    wire  trivial__q;
+    reg  trivial__clock;
+
+    // Sub module instances
+    tilerast_ice40__subtile_coverage__job_r__prim prim(
+        .d(prim__d),
+        .q(prim__q),
+        .clock(prim__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__tile_x tile_x(
+        .d(tile_x__d),
+        .q(tile_x__q),
+        .clock(tile_x__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__tile_y tile_y(
+        .d(tile_y__d),
+        .q(tile_y__q),
+        .clock(tile_y__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__col col(
+        .d(col__d),
+        .q(col__q),
+        .clock(col__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__row row(
+        .d(row__d),
+        .q(row__q),
+        .clock(row__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__e0 e0(
+        .d(e0__d),
+        .q(e0__q),
+        .clock(e0__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__e1 e1(
+        .d(e1__d),
+        .q(e1__q),
+        .clock(e1__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__e2 e2(
+        .d(e2__d),
+        .q(e2__q),
+        .clock(e2__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__a0 a0(
+        .d(a0__d),
+        .q(a0__q),
+        .clock(a0__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__a1 a1(
+        .d(a1__d),
+        .q(a1__q),
+        .clock(a1__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__a2 a2(
+        .d(a2__d),
+        .q(a2__q),
+        .clock(a2__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__b0 b0(
+        .d(b0__d),
+        .q(b0__q),
+        .clock(b0__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__b1 b1(
+        .d(b1__d),
+        .q(b1__q),
+        .clock(b1__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__b2 b2(
+        .d(b2__d),
+        .q(b2__q),
+        .clock(b2__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__vis_w vis_w(
+        .d(vis_w__d),
+        .q(vis_w__q),
+        .clock(vis_w__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__vis_h vis_h(
+        .d(vis_h__d),
+        .q(vis_h__q),
+        .clock(vis_h__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__last last(
+        .d(last__d),
+        .q(last__q),
+        .clock(last__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__none none(
+        .d(none__d),
+        .q(none__q),
+        .clock(none__clock)
+    );
+    tilerast_ice40__subtile_coverage__job_r__trivial trivial(
+        .d(trivial__d),
+        .q(trivial__q),
+        .clock(trivial__clock)
+    );
+
+    // Update code
+    always @(*) begin
+        prim__clock = clock;
+        prim__d = prim__q;
+        tile_x__clock = clock;
+        tile_x__d = tile_x__q;
+        tile_y__clock = clock;
+        tile_y__d = tile_y__q;
+        col__clock = clock;
+        col__d = col__q;
+        row__clock = clock;
+        row__d = row__q;
+        e0__clock = clock;
+        e0__d = e0__q;
+        e1__clock = clock;
+        e1__d = e1__q;
+        e2__clock = clock;
+        e2__d = e2__q;
+        a0__clock = clock;
+        a0__d = a0__q;
+        a1__clock = clock;
+        a1__d = a1__q;
+        a2__clock = clock;
+        a2__d = a2__q;
+        b0__clock = clock;
+        b0__d = b0__q;
+        b1__clock = clock;
+        b1__d = b1__q;
+        b2__clock = clock;
+        b2__d = b2__q;
+        vis_w__clock = clock;
+        vis_w__d = vis_w__q;
+        vis_h__clock = clock;
+        vis_h__d = vis_h__q;
+        last__clock = clock;
+        last__d = last__q;
+        none__clock = clock;
+        none__d = none__q;
+        trivial__clock = clock;
+        trivial__d = trivial__q;
+        if (load) begin
+            prim__d = d__prim;
+            tile_x__d = d__tile_x;
+            tile_y__d = d__tile_y;
+            col__d = d__col;
+            row__d = d__row;
+            e0__d = d__e0;
+            e1__d = d__e1;
+            e2__d = d__e2;
+            a0__d = d__a0;
+            a1__d = d__a1;
+            a2__d = d__a2;
+            b0__d = d__b0;
+            b1__d = d__b1;
+            b2__d = d__b2;
+            vis_w__d = d__vis_w;
+            vis_h__d = d__vis_h;
+            last__d = d__last;
+            none__d = d__none;
+            trivial__d = d__trivial;
+        end
+        if (clear) begin
+            prim__d = zero_prim;
+            tile_x__d = zero_tile_x;
+            tile_y__d = zero_tile_y;
+            col__d = zero_col;
+            row__d = zero_row;
+            e0__d = zero_e0;
+            e1__d = zero_e1;
+            e2__d = zero_e2;
+            a0__d = zero_a0;
+            a1__d = zero_a1;
+            a2__d = zero_a2;
+            b0__d = zero_b0;
+            b1__d = zero_b1;
+            b2__d = zero_b2;
+            vis_w__d = zero_vis_w;
+            vis_h__d = zero_vis_h;
+            last__d = zero_last;
+            none__d = zero_none;
+            trivial__d = zero_trivial;
+        end
+        q__prim = prim__q;
+        q__tile_x = tile_x__q;
+        q__tile_y = tile_y__q;
+        q__col = col__q;
+        q__row = row__q;
+        q__e0 = e0__q;
+        q__e1 = e1__q;
+        q__e2 = e2__q;
+        q__a0 = a0__q;
+        q__a1 = a1__q;
+        q__a2 = a2__q;
+        q__b0 = b0__q;
+        q__b1 = b1__q;
+        q__b2 = b2__q;
+        q__vis_w = vis_w__q;
+        q__vis_h = vis_h__q;
+        q__last = last__q;
+        q__none = none__q;
+        q__trivial = trivial__q;
     end
 
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__last_r
+endmodule // tilerast_ice40__subtile_coverage__job_r
 
 
-module tilerast_ice40__subtile_coverage__none_r(d,q,clock);
+module tilerast_ice40__subtile_coverage__job_r__a0(d,q,clock);
 
     // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__none_r
-
-
-module tilerast_ice40__subtile_coverage__prim_r(d,q,clock);
-
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
     input wire  clock;
 
     // Update code (custom)
@@ -10830,10 +10765,105 @@ module tilerast_ice40__subtile_coverage__prim_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_ice40__subtile_coverage__prim_r
+endmodule // tilerast_ice40__subtile_coverage__job_r__a0
 
 
-module tilerast_ice40__subtile_coverage__row_r(d,q,clock);
+module tilerast_ice40__subtile_coverage__job_r__a1(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__a1
+
+
+module tilerast_ice40__subtile_coverage__job_r__a2(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__a2
+
+
+module tilerast_ice40__subtile_coverage__job_r__b0(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__b0
+
+
+module tilerast_ice40__subtile_coverage__job_r__b1(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__b1
+
+
+module tilerast_ice40__subtile_coverage__job_r__b2(d,q,clock);
+
+    // Module arguments
+    input wire signed [23:0] d;
+    output reg signed [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__b2
+
+
+module tilerast_ice40__subtile_coverage__job_r__col(d,q,clock);
 
     // Module arguments
     input wire  [7:0] d;
@@ -10849,7 +10879,235 @@ module tilerast_ice40__subtile_coverage__row_r(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_ice40__subtile_coverage__row_r
+endmodule // tilerast_ice40__subtile_coverage__job_r__col
+
+
+module tilerast_ice40__subtile_coverage__job_r__e0(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__e0
+
+
+module tilerast_ice40__subtile_coverage__job_r__e1(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__e1
+
+
+module tilerast_ice40__subtile_coverage__job_r__e2(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__e2
+
+
+module tilerast_ice40__subtile_coverage__job_r__last(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__last
+
+
+module tilerast_ice40__subtile_coverage__job_r__none(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__none
+
+
+module tilerast_ice40__subtile_coverage__job_r__prim(d,q,clock);
+
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__prim
+
+
+module tilerast_ice40__subtile_coverage__job_r__row(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__row
+
+
+module tilerast_ice40__subtile_coverage__job_r__tile_x(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__tile_x
+
+
+module tilerast_ice40__subtile_coverage__job_r__tile_y(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__tile_y
+
+
+module tilerast_ice40__subtile_coverage__job_r__trivial(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__trivial
+
+
+module tilerast_ice40__subtile_coverage__job_r__vis_h(d,q,clock);
+
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__vis_h
+
+
+module tilerast_ice40__subtile_coverage__job_r__vis_w(d,q,clock);
+
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40__subtile_coverage__job_r__vis_w
 
 
 module tilerast_ice40__subtile_coverage__sx_a0(x,y);
@@ -11113,63 +11371,6 @@ module tilerast_ice40__subtile_coverage__sx_e2(x,y);
 endmodule // tilerast_ice40__subtile_coverage__sx_e2
 
 
-module tilerast_ice40__subtile_coverage__trivial_r(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__trivial_r
-
-
-module tilerast_ice40__subtile_coverage__tx_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__tx_r
-
-
-module tilerast_ice40__subtile_coverage__ty_r(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__ty_r
-
-
 module tilerast_ice40__subtile_coverage__valid_r(d,q,clock);
 
     // Module arguments
@@ -11187,44 +11388,6 @@ module tilerast_ice40__subtile_coverage__valid_r(d,q,clock);
     end
 
 endmodule // tilerast_ice40__subtile_coverage__valid_r
-
-
-module tilerast_ice40__subtile_coverage__vish_r(d,q,clock);
-
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__vish_r
-
-
-module tilerast_ice40__subtile_coverage__visw_r(d,q,clock);
-
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_ice40__subtile_coverage__visw_r
 
 
 module tilerast_ice40__tile_parser(clock,flush,in_valid,in_ready,inp__prim,inp__tile_x,inp__tile_y,inp__empty,inp__a0,inp__a1,inp__a2,inp__b0,inp__b1,inp__b2,inp__e0,inp__e1,inp__e2,inp__bx0,inp__by0,inp__bx1,inp__by1,inp__vis_w,inp__vis_h,out_valid,out_ready,out__prim,out__tile_x,out__tile_y,out__col,out__row,out__e0,out__e1,out__e2,out__a0,out__a1,out__a2,out__b0,out__b1,out__b2,out__vis_w,out__vis_h,out__last,out__none);

@@ -2237,6 +2237,8 @@ endmodule // tilerast_top_ulx3s__ram
 
 
 
+
+
 module tilerast_top_ulx3s__rb(d,q,clock);
 
     // Module arguments

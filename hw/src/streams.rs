@@ -8,7 +8,8 @@
 //!   `#[hdl_gen]` (and `XIn::link` / `XOut::link` to pass a parent's ports to a child);
 //! - `XIn::drive(&payload)` and `XOut::sample() -> payload`, through the golden payload, for
 //!   the rust-hdl tests;
-//! - `XMux`, a combinational two-way multiplexer of the payload (`sel` high picks `b`).
+//! - `XMux`, a combinational two-way multiplexer of the payload (`sel` high picks `b`);
+//! - `XReg`, the payload's register with `load` and a synchronous `clear` (an output register).
 //!
 //! Valid and ready are not part of an interface: each block keeps its own `in_valid`,
 //! `in_ready`, `out_valid`, `out_ready`, whose logic differs from block to block.
@@ -96,6 +97,52 @@ macro_rules! hw_stream {
                 pub fn drive(&mut self, p: &tilerast_golden::streams::$payload) {
                     let mut bits = <ports::$name as Stream>::to_bits(p).into_iter();
                     $(self.$f.next = RtlValue::from_raw(bits.next().expect("one value per field"));)*
+                }
+            }
+
+            /// The payload's register (a pipeline stage's output register): at a rising edge
+            /// of `clock`, `clear` → every field zero, else `load` → `d`, else hold; `q` is the
+            /// register. Parent: drive `d` and `load`, `clear` from the block's flush, and pass
+            #[doc = "`q` on with `" [<$name Out>] "::link(&mut self.out, &mut self.<reg>.q)`."]
+            #[derive(LogicBlock)]
+            pub struct [<$name Reg>] {
+                pub clock: Signal<In, Clock>,
+                pub load: Signal<In, Bit>,
+                pub clear: Signal<In, Bit>,
+                pub d: [<$name In>],
+                pub q: [<$name Out>],
+                $($f: DFF<$t $(< $w >)?>,)*
+                $([<zero_ $f>]: Constant<$t $(< $w >)?>,)*
+            }
+
+            impl Default for [<$name Reg>] {
+                fn default() -> Self {
+                    Self {
+                        clock: Default::default(),
+                        load: Default::default(),
+                        clear: Default::default(),
+                        d: Default::default(),
+                        q: Default::default(),
+                        $($f: Default::default(),)*
+                        $([<zero_ $f>]: Constant::new(Default::default()),)*
+                    }
+                }
+            }
+
+            impl Logic for [<$name Reg>] {
+                #[hdl_gen]
+                fn update(&mut self) {
+                    $(
+                        self.$f.clock.next = self.clock.val();
+                        self.$f.d.next = self.$f.q.val();
+                    )*
+                    if self.load.val() {
+                        $(self.$f.d.next = self.d.$f.val();)*
+                    }
+                    if self.clear.val() {
+                        $(self.$f.d.next = self.[<zero_ $f>].val();)*
+                    }
+                    $(self.q.$f.next = self.$f.q.val();)*
                 }
             }
 

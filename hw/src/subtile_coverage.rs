@@ -48,7 +48,7 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{stream_block, CandIn, JobOut};
+use crate::streams::{stream_block, CandIn, JobOut, JobReg};
 use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
@@ -314,11 +314,6 @@ stream_block! {
         sh_log: Constant<Bits<9>>,
         clip_x_en: Constant<Bit>,
         clip_y_en: Constant<Bit>,
-        zero8: Constant<Bits<8>>,
-        zero9: Constant<Bits<9>>,
-        zero24: Constant<Bits<24>>,
-        szero24: Constant<Signed<24>>,
-        szero48: Constant<Signed<48>>,
 
         et0: EdgeTest,
         et1: EdgeTest,
@@ -340,25 +335,8 @@ stream_block! {
         all_in: Signal<Local, Bit>,
 
         valid_r: DFF<Bit>,
-        prim_r: DFF<Bits<24>>,
-        tx_r: DFF<Bits<8>>,
-        ty_r: DFF<Bits<8>>,
-        col_r: DFF<Bits<8>>,
-        row_r: DFF<Bits<8>>,
-        e0_r: DFF<Signed<48>>,
-        e1_r: DFF<Signed<48>>,
-        e2_r: DFF<Signed<48>>,
-        a0_r: DFF<Signed<24>>,
-        a1_r: DFF<Signed<24>>,
-        a2_r: DFF<Signed<24>>,
-        b0_r: DFF<Signed<24>>,
-        b1_r: DFF<Signed<24>>,
-        b2_r: DFF<Signed<24>>,
-        visw_r: DFF<Bits<9>>,
-        vish_r: DFF<Bits<9>>,
-        last_r: DFF<Bit>,
-        none_r: DFF<Bit>,
-        trivial_r: DFF<Bit>,
+        /// The job register (the output payload).
+        job_r: JobReg,
     }
 }
 
@@ -380,11 +358,6 @@ impl SubtileCoverage {
             sh_log: Constant::new((sh.trailing_zeros() as u64).into()),
             clip_x_en: Constant::new(!cfg.viewport[0].is_multiple_of(sw)),
             clip_y_en: Constant::new(!cfg.viewport[1].is_multiple_of(sh)),
-            zero8: Constant::new(0u64.into()),
-            zero9: Constant::new(0u64.into()),
-            zero24: Constant::new(0u64.into()),
-            szero24: Constant::new(0i64.into()),
-            szero48: Constant::new(0i64.into()),
             et0: EdgeTest::new(cfg),
             et1: EdgeTest::new(cfg),
             et2: EdgeTest::new(cfg),
@@ -403,25 +376,7 @@ impl SubtileCoverage {
             covered: Default::default(),
             all_in: Default::default(),
             valid_r: Default::default(),
-            prim_r: Default::default(),
-            tx_r: Default::default(),
-            ty_r: Default::default(),
-            col_r: Default::default(),
-            row_r: Default::default(),
-            e0_r: Default::default(),
-            e1_r: Default::default(),
-            e2_r: Default::default(),
-            a0_r: Default::default(),
-            a1_r: Default::default(),
-            a2_r: Default::default(),
-            b0_r: Default::default(),
-            b1_r: Default::default(),
-            b2_r: Default::default(),
-            visw_r: Default::default(),
-            vish_r: Default::default(),
-            last_r: Default::default(),
-            none_r: Default::default(),
-            trivial_r: Default::default(),
+            job_r: Default::default(),
         }
     }
 }
@@ -429,10 +384,7 @@ impl SubtileCoverage {
 impl Logic for SubtileCoverage {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, valid_r, prim_r, tx_r, ty_r, col_r, row_r, e0_r, e1_r, e2_r, a0_r, a1_r, a2_r, b0_r, b1_r,
-            b2_r, visw_r, vish_r, last_r, none_r, trivial_r
-        );
+        dff_setup!(self, clock, valid_r);
         self.in_ready.next = !self.valid_r.q.val() | self.out_ready.val();
         self.accept.next = self.in_valid.val() & (!self.valid_r.q.val() | self.out_ready.val());
         // Viewport clipping of this sub-tile: col ≥ vis_w / SW (only possible if the viewport
@@ -467,72 +419,39 @@ impl Logic for SubtileCoverage {
         self.sx_b2.x.next = self.inp.b2.val();
         self.covered.next = self.et0.covered.val() & self.et1.covered.val() & self.et2.covered.val();
         self.all_in.next = self.et0.all_in.val() & self.et1.all_in.val() & self.et2.all_in.val();
+        // The job register loads at accept (cleared by flush).
+        self.job_r.clock.next = self.clock.val();
+        self.job_r.load.next = self.accept.val();
+        self.job_r.clear.next = self.flush.val();
+        self.job_r.d.prim.next = self.inp.prim.val();
+        self.job_r.d.tile_x.next = self.inp.tile_x.val();
+        self.job_r.d.tile_y.next = self.inp.tile_y.val();
+        self.job_r.d.col.next = self.inp.col.val();
+        self.job_r.d.row.next = self.inp.row.val();
+        self.job_r.d.e0.next = self.sx_e0.y.val();
+        self.job_r.d.e1.next = self.sx_e1.y.val();
+        self.job_r.d.e2.next = self.sx_e2.y.val();
+        self.job_r.d.a0.next = self.sx_a0.y.val();
+        self.job_r.d.a1.next = self.sx_a1.y.val();
+        self.job_r.d.a2.next = self.sx_a2.y.val();
+        self.job_r.d.b0.next = self.sx_b0.y.val();
+        self.job_r.d.b1.next = self.sx_b1.y.val();
+        self.job_r.d.b2.next = self.sx_b2.y.val();
+        self.job_r.d.vis_w.next = self.inp.vis_w.val();
+        self.job_r.d.vis_h.next = self.inp.vis_h.val();
+        self.job_r.d.last.next = self.inp.last.val();
+        self.job_r.d.none.next = self.inp.none.val() | !self.covered.val();
+        self.job_r.d.trivial.next = self.covered.val() & self.all_in.val() & !self.inp.none.val();
         if self.accept.val() {
             self.valid_r.d.next = self.covered.val() | self.inp.last.val();
-            self.prim_r.d.next = self.inp.prim.val();
-            self.tx_r.d.next = self.inp.tile_x.val();
-            self.ty_r.d.next = self.inp.tile_y.val();
-            self.col_r.d.next = self.inp.col.val();
-            self.row_r.d.next = self.inp.row.val();
-            self.e0_r.d.next = self.sx_e0.y.val();
-            self.e1_r.d.next = self.sx_e1.y.val();
-            self.e2_r.d.next = self.sx_e2.y.val();
-            self.a0_r.d.next = self.sx_a0.y.val();
-            self.a1_r.d.next = self.sx_a1.y.val();
-            self.a2_r.d.next = self.sx_a2.y.val();
-            self.b0_r.d.next = self.sx_b0.y.val();
-            self.b1_r.d.next = self.sx_b1.y.val();
-            self.b2_r.d.next = self.sx_b2.y.val();
-            self.visw_r.d.next = self.inp.vis_w.val();
-            self.vish_r.d.next = self.inp.vis_h.val();
-            self.last_r.d.next = self.inp.last.val();
-            self.none_r.d.next = self.inp.none.val() | !self.covered.val();
-            self.trivial_r.d.next = self.covered.val() & self.all_in.val() & !self.inp.none.val();
         } else if self.out_ready.val() {
             self.valid_r.d.next = false;
         }
         if self.flush.val() {
             self.valid_r.d.next = false;
-            self.prim_r.d.next = self.zero24.val();
-            self.tx_r.d.next = self.zero8.val();
-            self.ty_r.d.next = self.zero8.val();
-            self.col_r.d.next = self.zero8.val();
-            self.row_r.d.next = self.zero8.val();
-            self.e0_r.d.next = self.szero48.val();
-            self.e1_r.d.next = self.szero48.val();
-            self.e2_r.d.next = self.szero48.val();
-            self.a0_r.d.next = self.szero24.val();
-            self.a1_r.d.next = self.szero24.val();
-            self.a2_r.d.next = self.szero24.val();
-            self.b0_r.d.next = self.szero24.val();
-            self.b1_r.d.next = self.szero24.val();
-            self.b2_r.d.next = self.szero24.val();
-            self.visw_r.d.next = self.zero9.val();
-            self.vish_r.d.next = self.zero9.val();
-            self.last_r.d.next = false;
-            self.none_r.d.next = false;
-            self.trivial_r.d.next = false;
         }
         self.out_valid.next = self.valid_r.q.val();
-        self.out.prim.next = self.prim_r.q.val();
-        self.out.tile_x.next = self.tx_r.q.val();
-        self.out.tile_y.next = self.ty_r.q.val();
-        self.out.col.next = self.col_r.q.val();
-        self.out.row.next = self.row_r.q.val();
-        self.out.e0.next = self.e0_r.q.val();
-        self.out.e1.next = self.e1_r.q.val();
-        self.out.e2.next = self.e2_r.q.val();
-        self.out.a0.next = self.a0_r.q.val();
-        self.out.a1.next = self.a1_r.q.val();
-        self.out.a2.next = self.a2_r.q.val();
-        self.out.b0.next = self.b0_r.q.val();
-        self.out.b1.next = self.b1_r.q.val();
-        self.out.b2.next = self.b2_r.q.val();
-        self.out.vis_w.next = self.visw_r.q.val();
-        self.out.vis_h.next = self.vish_r.q.val();
-        self.out.last.next = self.last_r.q.val();
-        self.out.none.next = self.none_r.q.val();
-        self.out.trivial.next = self.trivial_r.q.val();
+        JobOut::link(&mut self.out, &mut self.job_r.q);
     }
 }
 
