@@ -36,20 +36,7 @@ fn run(preset: &str, seed: u64) {
     );
 }
 
-#[test]
-fn rtl_matches_cycle_model_ice40() {
-    run("ice40", 0x9c_1ce4);
-}
-
-#[test]
-fn rtl_matches_cycle_model_default() {
-    run("default", 0x9c_defa);
-}
-
-#[test]
-fn rtl_matches_cycle_model_full() {
-    run("full", 0x9c_f011);
-}
+per_preset!(run, 0x9c);
 
 #[test]
 fn a_broken_model_is_caught_at_its_cycle_and_port() {

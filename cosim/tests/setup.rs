@@ -32,20 +32,7 @@ fn run(preset: &str, seed: u64) {
     assert!(r.outputs.iter().any(|e| e.e.iter().any(|&v| v < 0)) && r.outputs.iter().any(|e| e.bx1 > e.bx0));
 }
 
-#[test]
-fn rtl_matches_cycle_model_ice40() {
-    run("ice40", 0x5e7_1ce4);
-}
-
-#[test]
-fn rtl_matches_cycle_model_default() {
-    run("default", 0x5e7_defa);
-}
-
-#[test]
-fn rtl_matches_cycle_model_full() {
-    run("full", 0x5e7_f011);
-}
+per_preset!(run, 0x5e7);
 
 #[test]
 fn a_broken_model_is_caught_at_its_cycle_and_port() {

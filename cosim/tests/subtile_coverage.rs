@@ -36,20 +36,7 @@ fn run(preset: &str, seed: u64) {
     assert!(dropped > 10, "only {dropped} candidates rejected (or lost to a flush)");
 }
 
-#[test]
-fn rtl_matches_cycle_model_ice40() {
-    run("ice40", 0xc0_1ce4);
-}
-
-#[test]
-fn rtl_matches_cycle_model_default() {
-    run("default", 0xc0_defa);
-}
-
-#[test]
-fn rtl_matches_cycle_model_full() {
-    run("full", 0xc0_f011);
-}
+per_preset!(run, 0xc0);
 
 #[test]
 fn a_broken_model_is_caught_at_its_cycle_and_port() {

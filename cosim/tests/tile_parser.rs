@@ -37,20 +37,7 @@ fn run(preset: &str, seed: u64) {
     );
 }
 
-#[test]
-fn rtl_matches_cycle_model_ice40() {
-    run("ice40", 0x7b_1ce4);
-}
-
-#[test]
-fn rtl_matches_cycle_model_default() {
-    run("default", 0x7b_defa);
-}
-
-#[test]
-fn rtl_matches_cycle_model_full() {
-    run("full", 0x7b_f011);
-}
+per_preset!(run, 0x7b);
 
 #[test]
 fn a_broken_model_is_caught_at_its_cycle_and_port() {

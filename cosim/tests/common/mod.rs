@@ -106,3 +106,26 @@ pub fn expect_caught<O>(r: Result<BlockRun<O>, Box<BlockMismatch>>, at: u64, por
     assert!(text.contains(&format!("cycle {at}: port {port}")), "{text}");
     assert!(text.contains("in_valid=") && text.contains("out_ready="), "{text}");
 }
+
+/// The block's three per-preset tests, `rtl_matches_cycle_model_{ice40,default,full}`, each
+/// calling `run(preset, seed)` with the seed `tag << 16 | 0x1ce4` / `0xdefa` / `0xf011`
+/// (`per_preset!(run, 0x7b)` gives `run("ice40", 0x7b_1ce4)`, and so on).
+#[macro_export]
+macro_rules! per_preset {
+    ($run:ident, $tag:literal) => {
+        #[test]
+        fn rtl_matches_cycle_model_ice40() {
+            $run("ice40", ($tag << 16) | 0x1ce4);
+        }
+
+        #[test]
+        fn rtl_matches_cycle_model_default() {
+            $run("default", ($tag << 16) | 0xdefa);
+        }
+
+        #[test]
+        fn rtl_matches_cycle_model_full() {
+            $run("full", ($tag << 16) | 0xf011);
+        }
+    };
+}
