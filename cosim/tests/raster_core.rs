@@ -19,7 +19,8 @@ use tilerast_golden::setup::SetupCycle;
 use tilerast_golden::streams::{commands, Beat, Cmd, Job};
 use tilerast_golden::subtile_coverage::SubtileCoverageCycle;
 use tilerast_golden::tile_parser::TileParserCycle;
-use tilerast_golden::{Config, PointFx, PrimitiveFx, Quad, TriangleFx, PRESETS};
+use tilerast_golden::{Config, PrimitiveFx, Quad, PRESETS};
+use tilerast_verif::stim::{guard_box_fx, point_at, point_sizes_fx, spread_triangle};
 
 const SCENES: &[&str] = &["default", "points", "mesh", "large_triangles", "slivers"];
 
@@ -477,37 +478,12 @@ fn vcd_around_a_mismatch() {
     );
 }
 
+/// Triangles (the other vertices up to 4000/256 px away, scaled by 1, 1, 8 or 40) and points, 3 : 1.
 fn prim_strategy(cfg: &Config) -> impl Strategy<Value = PrimitiveFx> {
-    let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
-    let g = cfg.guard_band as i32 * 256;
-    let c = (-g..w + g, -g..h + g);
-    let tri = (
-        c.clone(),
-        (-4000i32..4000, -4000i32..4000),
-        (-4000i32..4000, -4000i32..4000),
-        0u8..4,
-    )
-        .prop_map(move |((x, y), (dx1, dy1), (dx2, dy2), size)| {
-            let k = [1, 1, 8, 40][size as usize];
-            let cl = |v: i32, lo: i32, hi: i32| v.clamp(lo, hi);
-            let v1 = [cl(x + dx1 * k, -g, w + g), cl(y + dy1 * k, -g, h + g)];
-            let v2 = [cl(x + dx2 * k, -g, w + g), cl(y + dy2 * k, -g, h + g)];
-            PrimitiveFx::Triangle(TriangleFx {
-                v: [[x, y], v1, v2],
-                colour: [1; 4],
-                depth: 0,
-            })
-        });
-    let max = cfg.max_point_size as i32 * 256 + 256;
-    let pt = (c, 0..max, any::<bool>()).prop_map(|((x, y), size, aa)| {
-        PrimitiveFx::Point(PointFx {
-            pos: [x, y],
-            size,
-            aa,
-            colour: [1; 4],
-            depth: 0,
-        })
-    });
+    let (at, d, tri_cfg) = (guard_box_fx(cfg), (-4000i32..4000, -4000i32..4000), cfg.clone());
+    let tri = (at.clone(), d.clone(), d, 0u8..4)
+        .prop_map(move |(v0, d1, d2, size)| spread_triangle(&tri_cfg, v0, d1, d2, [1, 1, 8, 40][size as usize]));
+    let pt = (at, point_sizes_fx(cfg), any::<bool>()).prop_map(|(pos, size, aa)| point_at(pos, size, aa));
     prop_oneof![3 => tri, 1 => pt]
 }
 

@@ -63,6 +63,7 @@
 //! input index). Merging may therefore move a later sample ahead of earlier ones.
 
 use crate::config::{Config, ConfigError};
+use crate::counters::counters;
 use crate::prim::Rgba;
 use std::collections::VecDeque;
 
@@ -104,44 +105,30 @@ pub struct BlendOpts {
     pub gate_idle_lanes: bool,
 }
 
-/// Counters of one run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BlendStats {
-    /// Cycles from the first arrival to the last emission, inclusive (0 for no input).
-    pub cycles: u64,
-    /// Cycles in which the window held at least one sample (compare/issue active).
-    pub busy_cycles: u64,
-    /// Lane uses (ops issued).
-    pub blend_ops: u64,
-    /// Component-unit activations: 4 per op, minus the merged components when gated.
-    pub component_ops: u64,
-    /// PerComponent: components of issued ops supplied by an earlier lane this cycle.
-    pub merged_components: u64,
-    /// Samples that merged onto an op issued in the same cycle (no lane).
-    pub merged_samples: u64,
-    /// Samples that merged onto an op already in the pipeline (no lane).
-    pub merged_in_flight: u64,
-    /// Σ over busy cycles of the lanes not issued to.
-    pub idle_lane_cycles: u64,
-    /// Idle lane-cycles that were clock-gated (`gate_idle_lanes`).
-    pub gated_lane_cycles: u64,
-    /// Samples in (= outputs out = blend_ops + merged_samples + merged_in_flight).
-    pub samples: u64,
-}
-
-impl BlendStats {
-    /// Add another set of counters to this one.
-    pub fn add(&mut self, o: &BlendStats) {
-        self.cycles += o.cycles;
-        self.busy_cycles += o.busy_cycles;
-        self.blend_ops += o.blend_ops;
-        self.component_ops += o.component_ops;
-        self.merged_components += o.merged_components;
-        self.merged_samples += o.merged_samples;
-        self.merged_in_flight += o.merged_in_flight;
-        self.idle_lane_cycles += o.idle_lane_cycles;
-        self.gated_lane_cycles += o.gated_lane_cycles;
-        self.samples += o.samples;
+counters! {
+    /// Counters of one run.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct BlendStats {
+        /// Cycles from the first arrival to the last emission, inclusive (0 for no input).
+        pub cycles: u64,
+        /// Cycles in which the window held at least one sample (compare/issue active).
+        pub busy_cycles: u64,
+        /// Lane uses (ops issued).
+        pub blend_ops: u64,
+        /// Component-unit activations: 4 per op, minus the merged components when gated.
+        pub component_ops: u64,
+        /// PerComponent: components of issued ops supplied by an earlier lane this cycle.
+        pub merged_components: u64,
+        /// Samples that merged onto an op issued in the same cycle (no lane).
+        pub merged_samples: u64,
+        /// Samples that merged onto an op already in the pipeline (no lane).
+        pub merged_in_flight: u64,
+        /// Σ over busy cycles of the lanes not issued to.
+        pub idle_lane_cycles: u64,
+        /// Idle lane-cycles that were clock-gated (`gate_idle_lanes`).
+        pub gated_lane_cycles: u64,
+        /// Samples in (= outputs out = blend_ops + merged_samples + merged_in_flight).
+        pub samples: u64,
     }
 }
 

@@ -5,6 +5,7 @@
 //! (layer 3, see `cycle.rs`). It depends on no HDL crate.
 
 pub mod config;
+pub mod counters;
 pub mod cycle;
 pub mod prim;
 pub mod reference;

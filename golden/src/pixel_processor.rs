@@ -20,24 +20,19 @@
 //! Rounding is round-half-up on integers: `(2·Σ + n) / (2·n)`.
 
 use crate::config::Config;
+use crate::counters::counters;
 use crate::prim::Rgba;
 
-/// Counters of the pixel processor.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PixelStats {
-    /// Pixels with at least one covered sample.
-    pub pixels: u64,
-    /// Colour slots written (k > 0).
-    pub slots: u64,
-    /// Slots with 0 < k < g (partial coverage: antialiased edges).
-    pub partial_slots: u64,
-}
-
-impl PixelStats {
-    pub fn add(&mut self, o: &PixelStats) {
-        self.pixels += o.pixels;
-        self.slots += o.slots;
-        self.partial_slots += o.partial_slots;
+counters! {
+    /// Counters of the pixel processor.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct PixelStats {
+        /// Pixels with at least one covered sample.
+        pub pixels: u64,
+        /// Colour slots written (k > 0).
+        pub slots: u64,
+        /// Slots with 0 < k < g (partial coverage: antialiased edges).
+        pub partial_slots: u64,
     }
 }
 

@@ -60,6 +60,7 @@
 //! sized, so a quad never straddles two tiles.
 
 use crate::config::Config;
+use crate::counters::counters;
 use crate::prim::{PointFx, Quad};
 use crate::reference::point_size_n;
 use crate::samples;
@@ -86,39 +87,26 @@ pub struct PointSetup {
     pub range: [i64; 4],
 }
 
-/// Counters of the point rasterizer. Each field is a plain sum, so [`PointStats::add`]
-/// accumulates them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PointStats {
-    /// Points set up by [`raster_point`] (not counted by [`raster_point_tile`]).
-    pub points: u64,
-    /// (point, screen tile) pairs scanned.
-    pub tiles: u64,
-    /// Quads visited by the quad scan (scan range ∩ viewport ∩ tile, in quads).
-    pub quads_scanned: u64,
-    /// Non-empty quads emitted.
-    pub quads_emitted: u64,
-    /// `quads_by_lit[k]`: scanned quads with exactly k pixels lit (k = 0..=4). Index 0 is
-    /// only reachable with AA on; index 3 likewise.
-    pub quads_by_lit: [u64; 5],
-    /// Fragments = pixels with at least one covered sample.
-    pub fragments: u64,
-    /// Covered samples.
-    pub samples: u64,
-}
-
-impl PointStats {
-    /// Add another set of counters to this one.
-    pub fn add(&mut self, o: &PointStats) {
-        self.points += o.points;
-        self.tiles += o.tiles;
-        self.quads_scanned += o.quads_scanned;
-        self.quads_emitted += o.quads_emitted;
-        for k in 0..5 {
-            self.quads_by_lit[k] += o.quads_by_lit[k];
-        }
-        self.fragments += o.fragments;
-        self.samples += o.samples;
+counters! {
+    /// Counters of the point rasterizer. Each field is a plain sum, so [`PointStats::add`]
+    /// accumulates them.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct PointStats {
+        /// Points set up by [`raster_point`] (not counted by [`raster_point_tile`]).
+        pub points: u64,
+        /// (point, screen tile) pairs scanned.
+        pub tiles: u64,
+        /// Quads visited by the quad scan (scan range ∩ viewport ∩ tile, in quads).
+        pub quads_scanned: u64,
+        /// Non-empty quads emitted.
+        pub quads_emitted: u64,
+        /// `quads_by_lit[k]`: scanned quads with exactly k pixels lit (k = 0..=4). Index 0 is
+        /// only reachable with AA on; index 3 likewise.
+        pub quads_by_lit: [u64; 5],
+        /// Fragments = pixels with at least one covered sample.
+        pub fragments: u64,
+        /// Covered samples.
+        pub samples: u64,
     }
 }
 

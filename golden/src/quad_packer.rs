@@ -52,43 +52,35 @@
 //! ```
 
 use crate::config::Config;
+use crate::counters::counters;
 use crate::prim::Quad;
 use crate::setup::PixelBox;
 use crate::subtile_coverage::CoveredSubtile;
 use crate::tile_parser::{ParsedTile, SubTile};
 
-/// Counters of the recombiner / re-splitter / quad packer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PackerStats {
-    /// Quads emitted (non-empty).
-    pub quads: u64,
-    /// Groups (second sub-tiles when re-splitting, else first sub-tiles) that emitted ≥ 1 quad.
-    pub groups: u64,
-    /// Second sub-tiles the rasterized tiles were re-split into (counted per re-split, i.e.
-    /// per (primitive, tile) in re-split mode).
-    pub second_subtiles: u64,
-    /// Storage blocks those second sub-tiles occupy (per re-split).
-    pub storage_blocks: u64,
-    /// Of those, blocks shared by ≥ 2 small edge second sub-tiles (claim 5).
-    pub shared_blocks: u64,
-    /// Pixels held by the blocks (the rasterized tiles' pixels inside the viewport).
-    pub block_pixels_stored: u64,
-    /// Pixel capacity of the blocks (`storage_blocks · PW · PH`).
-    pub block_pixel_capacity: u64,
+counters! {
+    /// Counters of the recombiner / re-splitter / quad packer.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct PackerStats {
+        /// Quads emitted (non-empty).
+        pub quads: u64,
+        /// Groups (second sub-tiles when re-splitting, else first sub-tiles) that emitted ≥ 1 quad.
+        pub groups: u64,
+        /// Second sub-tiles the rasterized tiles were re-split into (counted per re-split, i.e.
+        /// per (primitive, tile) in re-split mode).
+        pub second_subtiles: u64,
+        /// Storage blocks those second sub-tiles occupy (per re-split).
+        pub storage_blocks: u64,
+        /// Of those, blocks shared by ≥ 2 small edge second sub-tiles (claim 5).
+        pub shared_blocks: u64,
+        /// Pixels held by the blocks (the rasterized tiles' pixels inside the viewport).
+        pub block_pixels_stored: u64,
+        /// Pixel capacity of the blocks (`storage_blocks · PW · PH`).
+        pub block_pixel_capacity: u64,
+    }
 }
 
 impl PackerStats {
-    /// Accumulate another set of counters.
-    pub fn add(&mut self, o: &PackerStats) {
-        self.quads += o.quads;
-        self.groups += o.groups;
-        self.second_subtiles += o.second_subtiles;
-        self.storage_blocks += o.storage_blocks;
-        self.shared_blocks += o.shared_blocks;
-        self.block_pixels_stored += o.block_pixels_stored;
-        self.block_pixel_capacity += o.block_pixel_capacity;
-    }
-
     /// Block utilisation: pixels stored / pixel capacity (0 when nothing was stored).
     pub fn block_utilisation(&self) -> f64 {
         if self.block_pixel_capacity == 0 {

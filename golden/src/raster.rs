@@ -33,6 +33,7 @@
 //! field instead.
 
 use crate::config::Config;
+use crate::counters::counters;
 use crate::prim::Quad;
 use crate::quad_packer::{self, BlockLayout, PackerStats, RasterTile, StreamPacker};
 use crate::sample_raster::{self, SampleSetup, SampleStats};
@@ -41,27 +42,19 @@ use crate::subtile_coverage::{self, CoverageStats, CoveredSubtile, SubtileFate};
 use crate::tile_parser::{self, InputError, ParserStats, SubTile};
 use std::cell::RefCell;
 
-/// Counters of every stage of the triangle raster path, per stage.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RasterStats {
-    /// Tile parser: tiles parsed, sub-tiles produced, sub-tiles clipped by the viewport.
-    pub parser: ParserStats,
-    /// Sub-tile coverage: walked, rejected by row (rows and sub-tiles), by column, by the
-    /// edge/sample test, trivially accepted, partial.
-    pub coverage: CoverageStats,
-    /// Sample rasterizer: samples tested, set by trivial accept, covered.
-    pub sample: SampleStats,
-    /// Recombiner / re-splitter / packer: quads, non-empty groups, second sub-tiles, blocks.
-    pub packer: PackerStats,
-}
-
-impl RasterStats {
-    /// Accumulate another set of counters.
-    pub fn add(&mut self, o: &RasterStats) {
-        self.parser.add(&o.parser);
-        self.coverage.add(&o.coverage);
-        self.sample.add(&o.sample);
-        self.packer.add(&o.packer);
+counters! {
+    /// Counters of every stage of the triangle raster path, per stage.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct RasterStats {
+        /// Tile parser: tiles parsed, sub-tiles produced, sub-tiles clipped by the viewport.
+        pub parser: ParserStats,
+        /// Sub-tile coverage: walked, rejected by row (rows and sub-tiles), by column, by the
+        /// edge/sample test, trivially accepted, partial.
+        pub coverage: CoverageStats,
+        /// Sample rasterizer: samples tested, set by trivial accept, covered.
+        pub sample: SampleStats,
+        /// Recombiner / re-splitter / packer: quads, non-empty groups, second sub-tiles, blocks.
+        pub packer: PackerStats,
     }
 }
 

@@ -32,28 +32,22 @@
 //! ```
 
 use crate::config::{Config, ONE};
+use crate::counters::counters;
 use crate::quad_packer::QuadSink;
 use crate::samples;
 use crate::setup::{PixelBox, TriSetup};
 use crate::subtile_coverage::CoveredSubtile;
 
-/// Counters of the sample rasterizer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SampleStats {
-    /// Samples tested against the three edges (partial sub-tiles: pixels of sub-tile ∩ bbox × S).
-    pub samples_tested: u64,
-    /// Samples set by trivial accept without a test.
-    pub samples_trivial: u64,
-    /// Covered samples written (tested-and-covered plus trivial).
-    pub samples_covered: u64,
-}
-
-impl SampleStats {
-    /// Accumulate another set of counters.
-    pub fn add(&mut self, o: &SampleStats) {
-        self.samples_tested += o.samples_tested;
-        self.samples_trivial += o.samples_trivial;
-        self.samples_covered += o.samples_covered;
+counters! {
+    /// Counters of the sample rasterizer.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SampleStats {
+        /// Samples tested against the three edges (partial sub-tiles: pixels of sub-tile ∩ bbox × S).
+        pub samples_tested: u64,
+        /// Samples set by trivial accept without a test.
+        pub samples_trivial: u64,
+        /// Covered samples written (tested-and-covered plus trivial).
+        pub samples_covered: u64,
     }
 }
 

@@ -40,40 +40,30 @@
 //! ```
 
 use crate::config::{Config, CoverageTest, ONE};
+use crate::counters::counters;
 use crate::samples;
 use crate::setup::{Edge, PixelBox, TriSetup};
 use crate::tile_parser::{ParsedTile, SubTile};
 
-/// Counters of the sub-tile coverage stage. `walked = subtiles_rejected_row +
-/// subtiles_rejected_col + subtiles_rejected_test + trivial + partial`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CoverageStats {
-    /// First sub-tiles walked (every sub-tile of every parsed tile).
-    pub walked: u64,
-    /// Whole rows rejected by the bounding-box y test (claim 6).
-    pub rows_rejected: u64,
-    /// Sub-tiles inside those rows.
-    pub subtiles_rejected_row: u64,
-    /// Sub-tiles rejected by the bounding-box x test in a surviving row (claim 7).
-    pub subtiles_rejected_col: u64,
-    /// Sub-tiles rejected by the edge (claim 8) or sample (claim 9) test.
-    pub subtiles_rejected_test: u64,
-    /// Sub-tiles trivially accepted (every sample covered).
-    pub trivial: u64,
-    /// Sub-tiles partially covered (rasterized per sample).
-    pub partial: u64,
-}
-
-impl CoverageStats {
-    /// Accumulate another set of counters.
-    pub fn add(&mut self, o: &CoverageStats) {
-        self.walked += o.walked;
-        self.rows_rejected += o.rows_rejected;
-        self.subtiles_rejected_row += o.subtiles_rejected_row;
-        self.subtiles_rejected_col += o.subtiles_rejected_col;
-        self.subtiles_rejected_test += o.subtiles_rejected_test;
-        self.trivial += o.trivial;
-        self.partial += o.partial;
+counters! {
+    /// Counters of the sub-tile coverage stage. `walked = subtiles_rejected_row +
+    /// subtiles_rejected_col + subtiles_rejected_test + trivial + partial`.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct CoverageStats {
+        /// First sub-tiles walked (every sub-tile of every parsed tile).
+        pub walked: u64,
+        /// Whole rows rejected by the bounding-box y test (claim 6).
+        pub rows_rejected: u64,
+        /// Sub-tiles inside those rows.
+        pub subtiles_rejected_row: u64,
+        /// Sub-tiles rejected by the bounding-box x test in a surviving row (claim 7).
+        pub subtiles_rejected_col: u64,
+        /// Sub-tiles rejected by the edge (claim 8) or sample (claim 9) test.
+        pub subtiles_rejected_test: u64,
+        /// Sub-tiles trivially accepted (every sample covered).
+        pub trivial: u64,
+        /// Sub-tiles partially covered (rasterized per sample).
+        pub partial: u64,
     }
 }
 

@@ -29,6 +29,7 @@
 //! y-ranges (for whole-row rejection, claim 6) and column x-ranges (claim 7).
 
 use crate::config::Config;
+use crate::counters::counters;
 use crate::setup::PixelBox;
 use std::fmt;
 
@@ -46,23 +47,16 @@ impl fmt::Display for InputError {
 }
 impl std::error::Error for InputError {}
 
-/// Counters of the tile parser.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ParserStats {
-    /// Tiles parsed (one per `(primitive, tile)` pair rasterized).
-    pub tiles: u64,
-    /// First sub-tiles produced (inside the viewport, possibly clipped).
-    pub subtiles: u64,
-    /// Of those, sub-tiles clipped by the viewport.
-    pub subtiles_clipped: u64,
-}
-
-impl ParserStats {
-    /// Accumulate another set of counters.
-    pub fn add(&mut self, o: &ParserStats) {
-        self.tiles += o.tiles;
-        self.subtiles += o.subtiles;
-        self.subtiles_clipped += o.subtiles_clipped;
+counters! {
+    /// Counters of the tile parser.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct ParserStats {
+        /// Tiles parsed (one per `(primitive, tile)` pair rasterized).
+        pub tiles: u64,
+        /// First sub-tiles produced (inside the viewport, possibly clipped).
+        pub subtiles: u64,
+        /// Of those, sub-tiles clipped by the viewport.
+        pub subtiles_clipped: u64,
     }
 }
 

@@ -35,6 +35,22 @@ fn timing(c: &Config, o: &BlendOpts, input: &[BlendSample]) -> Vec<(u64, usize)>
     run_timed(c, o, input).0.iter().map(|o| (o.cycle, o.index)).collect()
 }
 
+/// Run `input`, check that the counters equal `want` and that the outputs leave in `order`
+/// (emission cycle, input index); returns the outputs.
+#[track_caller]
+fn run_expect(
+    c: &Config,
+    o: &BlendOpts,
+    input: &[BlendSample],
+    want: BlendStats,
+    order: &[(u64, usize)],
+) -> Vec<(u32, Rgba)> {
+    let (out, st) = run(c, o, input);
+    assert_eq!(st, want);
+    assert_eq!(timing(c, o, input), order);
+    out
+}
+
 #[test]
 fn div255_is_round_to_nearest() {
     // Independent definition: round(v / 255) = ⌊(2v + 255) / 510⌋ (no ties: 255 is odd).
@@ -75,8 +91,6 @@ fn four_identical_samples_one_blend_op() {
     let want_colour = blend(A, D, 0);
     for gate in [false, true] {
         let o = opts(MergeMode::PerSample, 0, false, gate);
-        let (out, st) = run(&c, &o, &input);
-        assert_eq!(out, (100..104).map(|p| (p, want_colour)).collect::<Vec<_>>());
         let want = BlendStats {
             cycles: 5,
             busy_cycles: 1,
@@ -89,15 +103,14 @@ fn four_identical_samples_one_blend_op() {
             gated_lane_cycles: if gate { 1 } else { 0 },
             samples: 4,
         };
-        assert_eq!(st, want);
-        assert_eq!(timing(&c, &o, &input), vec![(4, 0), (4, 1), (4, 2), (4, 3)]);
+        let out = run_expect(&c, &o, &input, want, &[(4, 0), (4, 1), (4, 2), (4, 3)]);
+        assert_eq!(out, (100..104).map(|p| (p, want_colour)).collect::<Vec<_>>());
     }
     // PerComponent merges them too (all four component keys equal).
     let (_, st) = run(&c, &opts(MergeMode::PerComponent, 0, false, false), &input);
     assert_eq!((st.blend_ops, st.merged_samples, st.cycles), (1, 3, 5));
     // Off: two cycles of two ops each, emitted in cycles 4 and 5 → 6 cycles.
     let o = opts(MergeMode::Off, 0, true, true);
-    let (_, st) = run(&c, &o, &input);
     let want = BlendStats {
         cycles: 6,
         busy_cycles: 2,
@@ -107,8 +120,7 @@ fn four_identical_samples_one_blend_op() {
         samples: 4,
         ..BlendStats::default()
     };
-    assert_eq!(st, want);
-    assert_eq!(timing(&c, &o, &input), vec![(4, 0), (4, 1), (5, 2), (5, 3)]);
+    run_expect(&c, &o, &input, want, &[(4, 0), (4, 1), (5, 2), (5, 3)]);
 }
 
 #[test]
@@ -178,9 +190,6 @@ fn per_component_merge_on_samples_differing_in_one_channel() {
     let z = smp(3, A, [1, 2, 3, 5], 0);
     let input = [x, y, x2, z];
     let o = opts(MergeMode::PerComponent, 0, false, true);
-    let (out, st) = run(&c, &o, &input);
-    let direct: Vec<(u32, Rgba)> = input.iter().map(|s| (s.pos, blend(s.src, s.dst, s.state))).collect();
-    assert_eq!(out, direct);
     let want = BlendStats {
         cycles: 6,
         busy_cycles: 2,
@@ -193,8 +202,9 @@ fn per_component_merge_on_samples_differing_in_one_channel() {
         gated_lane_cycles: 1,
         samples: 4,
     };
-    assert_eq!(st, want);
-    assert_eq!(timing(&c, &o, &input), vec![(4, 0), (4, 1), (4, 2), (5, 3)]);
+    let out = run_expect(&c, &o, &input, want, &[(4, 0), (4, 1), (4, 2), (5, 3)]);
+    let direct: Vec<(u32, Rgba)> = input.iter().map(|s| (s.pos, blend(s.src, s.dst, s.state))).collect();
+    assert_eq!(out, direct);
 }
 
 #[test]
@@ -214,7 +224,6 @@ fn in_flight_match() {
         smp(5, col(1), D, 0),
     ];
     let o = opts(MergeMode::PerSample, 0, true, false);
-    let (out, st) = run(&c, &o, &input);
     let want = BlendStats {
         cycles: 6,
         busy_cycles: 3,
@@ -225,12 +234,8 @@ fn in_flight_match() {
         samples: 6,
         ..BlendStats::default()
     };
-    assert_eq!(st, want);
     // Order: cycle 4 holds inputs 0, 1, 4, 5; cycle 5 holds 2, 3.
-    assert_eq!(
-        timing(&c, &o, &input),
-        vec![(4, 0), (4, 1), (4, 4), (4, 5), (5, 2), (5, 3)]
-    );
+    let out = run_expect(&c, &o, &input, want, &[(4, 0), (4, 1), (4, 4), (4, 5), (5, 2), (5, 3)]);
     let pos: Vec<u32> = out.iter().map(|p| p.0).collect();
     assert_eq!(pos, vec![0, 1, 4, 5, 2, 3]);
     assert_eq!(out[2].1, blend(col(0), D, 0));
@@ -278,7 +283,6 @@ fn input_buffer_merges_across_fragments() {
         smp(3, v(1), D, 0),
     ];
     let o0 = opts(MergeMode::PerSample, 0, false, false);
-    let (_, st) = run(&c, &o0, &input);
     let want0 = BlendStats {
         cycles: 8,
         busy_cycles: 4,
@@ -287,10 +291,8 @@ fn input_buffer_merges_across_fragments() {
         samples: 4,
         ..BlendStats::default()
     };
-    assert_eq!(st, want0);
-    assert_eq!(timing(&c, &o0, &input), vec![(4, 0), (5, 1), (6, 2), (7, 3)]);
+    run_expect(&c, &o0, &input, want0, &[(4, 0), (5, 1), (6, 2), (7, 3)]);
     let o2 = opts(MergeMode::PerSample, 2, false, true);
-    let (out, st) = run(&c, &o2, &input);
     let want2 = BlendStats {
         cycles: 7,
         busy_cycles: 3,
@@ -300,8 +302,7 @@ fn input_buffer_merges_across_fragments() {
         samples: 4,
         ..BlendStats::default()
     };
-    assert_eq!(st, want2);
-    assert_eq!(timing(&c, &o2, &input), vec![(4, 0), (5, 1), (5, 3), (6, 2)]);
+    let out = run_expect(&c, &o2, &input, want2, &[(4, 0), (5, 1), (5, 3), (6, 2)]);
     assert_eq!(out[2], (3, blend(v(1), D, 0)));
 }
 
@@ -320,7 +321,6 @@ fn input_buffer_entries_never_take_a_lane() {
         .map(|(k, &i)| smp(k as u32, v(i), D, 0))
         .collect();
     let o = opts(MergeMode::PerSample, 2, false, false);
-    let (_, st) = run(&c, &o, &input);
     let want = BlendStats {
         cycles: 7,
         busy_cycles: 3,
@@ -331,11 +331,7 @@ fn input_buffer_entries_never_take_a_lane() {
         samples: 6,
         ..BlendStats::default()
     };
-    assert_eq!(st, want);
-    assert_eq!(
-        timing(&c, &o, &input),
-        vec![(4, 0), (4, 1), (5, 2), (5, 3), (5, 4), (6, 5)]
-    );
+    run_expect(&c, &o, &input, want, &[(4, 0), (4, 1), (5, 2), (5, 3), (5, 4), (6, 5)]);
 }
 
 #[test]

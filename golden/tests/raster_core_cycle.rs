@@ -10,7 +10,8 @@ use tilerast_golden::pipeline::raster_frame;
 use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::streams::{commands, Cmd};
-use tilerast_golden::{Config, PointFx, PrimitiveFx, Quad, TriangleFx, PRESETS};
+use tilerast_golden::{Config, PrimitiveFx, Quad, PRESETS};
+use tilerast_verif::stim::{guard_box_fx, point_at, point_sizes_fx, spread_triangle};
 use tilerast_verif::{Flush, Handshake, Pattern};
 
 /// Run `cmds` through the model with random gaps (20 %) and ready regimes (incl. long
@@ -81,37 +82,12 @@ fn shipped_scenes_equal_golden() {
     }
 }
 
+/// Triangles (the other vertices up to 4000/256 px away, or 40 times that) and points, 3 : 1.
 fn prim_strategy(cfg: &Config) -> impl Strategy<Value = PrimitiveFx> {
-    let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
-    let g = cfg.guard_band as i32 * 256;
-    let c = (-g..w + g, -g..h + g);
-    let tri = (
-        c.clone(),
-        (-4000i32..4000, -4000i32..4000),
-        (-4000i32..4000, -4000i32..4000),
-        any::<bool>(),
-    )
-        .prop_map(move |((x, y), (dx1, dy1), (dx2, dy2), huge)| {
-            let k = if huge { 40 } else { 1 };
-            let cl = |v: i32, lo: i32, hi: i32| v.clamp(lo, hi);
-            let v1 = [cl(x + dx1 * k, -g, w + g), cl(y + dy1 * k, -g, h + g)];
-            let v2 = [cl(x + dx2 * k, -g, w + g), cl(y + dy2 * k, -g, h + g)];
-            PrimitiveFx::Triangle(TriangleFx {
-                v: [[x, y], v1, v2],
-                colour: [1; 4],
-                depth: 0,
-            })
-        });
-    let max = cfg.max_point_size as i32 * 256 + 256;
-    let pt = (c, 0..max, any::<bool>()).prop_map(|((x, y), size, aa)| {
-        PrimitiveFx::Point(PointFx {
-            pos: [x, y],
-            size,
-            aa,
-            colour: [1; 4],
-            depth: 0,
-        })
-    });
+    let (at, d, tri_cfg) = (guard_box_fx(cfg), (-4000i32..4000, -4000i32..4000), cfg.clone());
+    let tri = (at.clone(), d.clone(), d, any::<bool>())
+        .prop_map(move |(v0, d1, d2, huge)| spread_triangle(&tri_cfg, v0, d1, d2, if huge { 40 } else { 1 }));
+    let pt = (at, point_sizes_fx(cfg), any::<bool>()).prop_map(|(pos, size, aa)| point_at(pos, size, aa));
     prop_oneof![3 => tri, 1 => pt]
 }
 

@@ -17,30 +17,18 @@ use tilerast_golden::streams::{Cand, Edges, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats, CoveredSubtile, SubtileCoverageCycle};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 use tilerast_verif::stim::{edges_by_hand as edges_for, tri_edges as commands, tri_from_words as gen_tri};
-use tilerast_verif::{Pattern, Rng};
+
+mod common;
+use common::{cand_base, configs, flush_case, gap_pattern, ready_pattern};
 
 // ───────────────────────────── helpers ─────────────────────────────
 
 const MODES: [CoverageTest; 3] = [CoverageTest::Edge, CoverageTest::Samples, CoverageTest::BboxOnly];
 
-/// Presets plus two odd configurations, × MSAA rate × coverage mode (index `ci` picks one).
+/// Presets plus two odd configurations ([`configs`]), × MSAA rate × coverage mode (index `ci`
+/// picks one).
 fn config(ci: usize) -> Config {
-    let mut v: Vec<Config> = ["ice40", "default", "full"]
-        .iter()
-        .map(|p| Config::preset(p).unwrap())
-        .collect();
-    let mut odd = Config::preset("default").unwrap();
-    odd.viewport = [100, 75];
-    odd.guard_band = 64;
-    v.push(odd);
-    let mut odd2 = Config::preset("default").unwrap();
-    odd2.viewport = [50, 37];
-    odd2.guard_band = 40;
-    odd2.tile = [32, 16];
-    odd2.subtile = [4, 4];
-    odd2.colour_block_bytes = 64;
-    v.push(odd2);
-    let mut c = v[ci % 5].clone();
+    let mut c = configs()[ci % 5].clone();
     let (ms, mode) = ((ci / 5) % 6, (ci / 30) % 3);
     // ms 0 keeps the preset's own rate; 1..5 → 1, 2, 4, 8, 16.
     if ms > 0 {
@@ -51,24 +39,6 @@ fn config(ci: usize) -> Config {
     c.coverage_test = MODES[mode];
     c.validate().unwrap();
     c
-}
-
-/// A ready pattern: mostly random, with stalls of 5..=40 cycles now and then.
-fn ready_pattern(seed: u64, p_ready: u64) -> impl FnMut(u64) -> bool {
-    let stalls = Pattern::RandomStalls {
-        pct: p_ready as u32,
-        permille: 33,
-        min: 5,
-        max: 40,
-    };
-    let mut line = stalls.line(Rng::stream(seed, 1));
-    move |_| line.step()
-}
-
-/// Input gaps: true (no offer) with probability `p_gap` %.
-fn gap_pattern(seed: u64, p_gap: u64) -> impl FnMut(u64) -> bool {
-    let mut line = Pattern::gaps(p_gap as u32).line(Rng::stream(seed, 0));
-    move |_| !line.step()
 }
 
 /// Golden's covered sub-tiles of `tri` in the command's tile (none if the bbox misses it:
@@ -89,16 +59,7 @@ fn expected_jobs(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<Job> {
     let covered = golden_covered(cfg, tri, e);
     let rect = tile_rect(cfg, [e.tile_x, e.tile_y]).unwrap();
     let [sw, sh] = cfg.subtile;
-    let base = Cand {
-        prim: e.prim,
-        tile_x: e.tile_x,
-        tile_y: e.tile_y,
-        a: e.a,
-        b: e.b,
-        vis_w: e.vis_w,
-        vis_h: e.vis_h,
-        ..Default::default()
-    };
+    let base = cand_base(e);
     let at = |col: u32, row: u32| {
         let (ox, oy) = ((rect.x0 + col * sw) as i64 * 256, (rect.y0 + row * sh) as i64 * 256);
         tri.edges.map(|ed| ed.eval(ox, oy))
@@ -325,16 +286,7 @@ fn worked_case_timing() {
 #[test]
 fn flush_mid_stream_returns_to_idle() {
     let cfg = Config::preset("default").unwrap();
-    let tri = setup_triangle(
-        &cfg,
-        &TriangleFx {
-            v: [[100, 100], [20000, 300], [900, 15000]],
-            colour: [0; 4],
-            depth: 0,
-        },
-    )
-    .unwrap();
-    let cmd = edges_for(&cfg, &tri, 9, [0, 0]);
+    let (tri, cmd) = flush_case(&cfg);
     let mut tp = TileParserCycle::new(&cfg);
     let (cands, _) = drive(
         &mut tp,

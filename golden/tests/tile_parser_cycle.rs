@@ -15,49 +15,12 @@ use tilerast_golden::streams::{Cand, Cmd, Edges};
 use tilerast_golden::subtile_coverage::offset_bits;
 use tilerast_golden::subtile_coverage::{classify_tile_traced, CoverageStats, SubtileFate};
 use tilerast_golden::tile_parser::{edge_widths, parse_tile, TileParserCycle};
-use tilerast_verif::stim::{edges_by_hand as edges_for, tri_edges as commands, tri_from_words as gen_tri};
-use tilerast_verif::{Pattern, Rng};
+use tilerast_verif::stim::{tri_edges as commands, tri_from_words as gen_tri};
+
+mod common;
+use common::{cand_base, configs, flush_case, gap_pattern, ready_pattern};
 
 // ───────────────────────────── helpers ─────────────────────────────
-
-/// Presets plus two odd configurations (clipped sub-tiles, non-square tiles).
-fn configs() -> Vec<Config> {
-    let mut v: Vec<Config> = ["ice40", "default", "full"]
-        .iter()
-        .map(|p| Config::preset(p).unwrap())
-        .collect();
-    let mut odd = Config::preset("default").unwrap();
-    odd.viewport = [100, 75];
-    odd.guard_band = 64;
-    v.push(odd);
-    let mut odd2 = Config::preset("default").unwrap();
-    odd2.viewport = [50, 37];
-    odd2.guard_band = 40;
-    odd2.tile = [32, 16];
-    odd2.subtile = [4, 4];
-    odd2.colour_block_bytes = 64;
-    odd2.validate().unwrap();
-    v.push(odd2);
-    v
-}
-
-/// A ready pattern: mostly random, with stalls of 5..=40 cycles now and then.
-fn ready_pattern(seed: u64, p_ready: u64) -> impl FnMut(u64) -> bool {
-    let stalls = Pattern::RandomStalls {
-        pct: p_ready as u32,
-        permille: 33,
-        min: 5,
-        max: 40,
-    };
-    let mut line = stalls.line(Rng::stream(seed, 1));
-    move |_| line.step()
-}
-
-/// Input gaps: true (no offer) with probability `p_gap` %.
-fn gap_pattern(seed: u64, p_gap: u64) -> impl FnMut(u64) -> bool {
-    let mut line = Pattern::gaps(p_gap as u32).line(Rng::stream(seed, 0));
-    move |_| !line.step()
-}
 
 /// What golden says the parser must produce for `tri` in `tile`: the sub-tiles that survive
 /// row and column rejection, in walk order, each with E at its origin; the last one carries
@@ -76,16 +39,7 @@ fn expected(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<Cand> {
             }
         });
     }
-    let base = Cand {
-        prim: e.prim,
-        tile_x: e.tile_x,
-        tile_y: e.tile_y,
-        a: e.a,
-        b: e.b,
-        vis_w: e.vis_w,
-        vis_h: e.vis_h,
-        ..Default::default()
-    };
+    let base = cand_base(e);
     if walked.is_empty() {
         assert!(e.empty, "golden walks nothing but setup said non-empty: {e:?}");
         return vec![Cand {
@@ -267,16 +221,7 @@ fn worked_timing_case() {
 #[test]
 fn flush_mid_command_returns_to_idle() {
     let cfg = Config::preset("default").unwrap();
-    let tri = setup_triangle(
-        &cfg,
-        &TriangleFx {
-            v: [[100, 100], [20000, 300], [900, 15000]],
-            colour: [0; 4],
-            depth: 0,
-        },
-    )
-    .unwrap();
-    let cmd = edges_for(&cfg, &tri, 9, [0, 0]);
+    let (tri, cmd) = flush_case(&cfg);
     assert!(TileParserCycle::cycles_for(&cfg, &cmd) > 4);
     let mut m = TileParserCycle::new(&cfg);
     m.clock(true, &cmd, true, false);

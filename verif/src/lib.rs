@@ -20,7 +20,8 @@
 //! * the C++ side has no generator of its own: C++ loops replay stimulus recorded in Rust.
 //!
 //! * [`stim`] — per-stage stimulus generators (commands for setup and point_raster, edges,
-//!   candidates, jobs, beats), shared by the rust-hdl and the Verilator tests of each block.
+//!   candidates, jobs, beats), shared by the rust-hdl and the Verilator tests of each block,
+//!   and the random primitives of the raster-core tests (cycle model and Verilator).
 //!
 //! The crate depends on no HDL crate; it depends on `tilerast-golden` for the payload types and
 //! golden's transaction models, and golden's integration tests use it as a dev-dependency.

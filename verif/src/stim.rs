@@ -6,9 +6,10 @@
 //! inputs that reach the extremes of the ports.
 
 use crate::Rng;
+use std::ops::Range;
 use tilerast_golden::config::{Config, ONE};
 use tilerast_golden::cycle::drive;
-use tilerast_golden::prim::TriangleFx;
+use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
@@ -552,4 +553,46 @@ pub fn tri_edges(cfg: &Config, tri: &TriSetup, prim: u32, pick: u32) -> Vec<Edge
     }
     tiles.push([pick % nx, (pick / nx) % ny]);
     tiles.into_iter().map(|t| edges_by_hand(cfg, tri, prim, t)).collect()
+}
+
+// ----- raster-core primitives from proptest draws (the cycle-model and Verilator core tests) -----
+
+/// Where a raster-core test anchors a random primitive, in 1/256 px: x and y over the viewport
+/// widened by the guard band on each side, as half-open ranges (ready to use as proptest
+/// strategies).
+pub fn guard_box_fx(cfg: &Config) -> (Range<i32>, Range<i32>) {
+    let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
+    let g = cfg.guard_band as i32 * 256;
+    (-g..w + g, -g..h + g)
+}
+
+/// Point sizes a raster-core test draws, in 1/256 px: from 0 to one pixel past `max_point_size`.
+pub fn point_sizes_fx(cfg: &Config) -> Range<i32> {
+    0..cfg.max_point_size as i32 * 256 + 256
+}
+
+/// A triangle with one vertex at `(x, y)` (drawn from [`guard_box_fx`]) and the other two at
+/// `(x, y) + k·d1` and `(x, y) + k·d2`, each coordinate clamped to the viewport ± guard band;
+/// colour 1, depth 0.
+pub fn spread_triangle(cfg: &Config, (x, y): (i32, i32), d1: (i32, i32), d2: (i32, i32), k: i32) -> PrimitiveFx {
+    let (w, h) = (cfg.viewport[0] as i32 * 256, cfg.viewport[1] as i32 * 256);
+    let g = cfg.guard_band as i32 * 256;
+    let vertex = |(dx, dy): (i32, i32)| [(x + dx * k).clamp(-g, w + g), (y + dy * k).clamp(-g, h + g)];
+    PrimitiveFx::Triangle(TriangleFx {
+        v: [[x, y], vertex(d1), vertex(d2)],
+        colour: [1; 4],
+        depth: 0,
+    })
+}
+
+/// A point at `(x, y)` (drawn from [`guard_box_fx`]) of `size` (from [`point_sizes_fx`]);
+/// colour 1, depth 0.
+pub fn point_at((x, y): (i32, i32), size: i32, aa: bool) -> PrimitiveFx {
+    PrimitiveFx::Point(PointFx {
+        pos: [x, y],
+        size,
+        aa,
+        colour: [1; 4],
+        depth: 0,
+    })
 }
