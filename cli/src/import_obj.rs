@@ -203,7 +203,10 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
         ignore_lines: true,
     };
     let (models, materials) = tobj::load_obj_buf(&mut BufReader::new(text.as_bytes()), &opts, |p| {
-        tobj::load_mtl(dir.join(p))
+        // Through read_input: a material file is size-limited like the OBJ itself.
+        let text =
+            tilerast_golden::scene::read_input_text(&dir.join(p)).map_err(|_| tobj::LoadError::OpenFileFailed)?;
+        tobj::load_mtl_buf(&mut BufReader::new(text.as_bytes()))
     })
     .map_err(|e| match tobj_failing_line(text, &opts) {
         Some(n) => CliError::at(file, format!("line {n}"), e),

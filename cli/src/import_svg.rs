@@ -269,6 +269,18 @@ fn svg_error(file: &str, text: &str, e: usvg::Error) -> CliError {
                 Some(i) if msg[i + 4..].chars().all(|c| c.is_ascii_digit() || c == ':') => &msg[..i],
                 _ => &msg,
             };
+            // roxmltree quotes the offending character, which may be a line break.
+            let msg: String = msg
+                .chars()
+                .flat_map(|c| {
+                    let e: Vec<char> = if c.is_control() {
+                        c.escape_default().collect()
+                    } else {
+                        vec![c]
+                    };
+                    e
+                })
+                .collect();
             CliError::at(file, format!("line {line} column {col}"), msg)
         }
         e => CliError::at(file, "svg", e),
@@ -431,6 +443,9 @@ mod tests {
         let e = scene("<svg xmlns=\"http://www.w3.org/2000/svg\">\n  <rect width=5/>\n</svg>").unwrap_err();
         assert!(e.0.starts_with("t.svg: line 2 column 15: expected a quote"), "{e}");
         assert!(!e.0.contains(" at 2:"), "{e}");
+        // A quoted line break stays escaped: one line.
+        let e = scene("<svg xmlns=\"http://www.w3.org/2000/svg\"\n").unwrap_err();
+        assert_eq!(e.0.lines().count(), 1, "{e}");
         // Not XML errors: still one line naming the file.
         let e = scene(r#"<svg xmlns="http://www.w3.org/2000/svg" width="0" height="10"><rect/></svg>"#).unwrap_err();
         assert!(e.0.starts_with("t.svg: svg: "), "{e}");
