@@ -22,7 +22,7 @@
 //!                                                                  └► Lambert colour, depth
 //! ```
 
-use crate::error::{io_err, CliError, Res};
+use crate::error::{CliError, Res};
 use crate::scene_io::{parse_vec3, snap, ImportArgs};
 use std::io::BufReader;
 use std::path::Path;
@@ -57,80 +57,143 @@ fn norm(a: V3) -> Option<V3> {
 
 /// Import an OBJ file for the viewport of `cfg`.
 pub fn import(path: &Path, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_err(path, "read", e))?;
+    let text = tilerast_golden::scene::read_input_text(path)?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     obj_to_scene(&text, &dir, &path.display().to_string(), cfg, imp)
 }
 
-/// Check vertex and face lines so errors carry a line number (tobj's errors do not).
+/// Check every line `tobj` would refuse, so that errors carry a line number (tobj's do not):
+/// `v` (3 coordinates, then nothing, a non-zero `w` or an `r g b` colour), `vt` (2 numbers),
+/// `vn` (3 numbers), `f` / `l` (`v`, `v/vt`, `v//vn` or `v/vt/vn` per vertex, every index in
+/// range) and `usemtl` (a name).
 fn prescan(text: &str, file: &str) -> Res<()> {
-    let mut positions: i64 = 0;
+    // Counts of v, vt, vn lines so far.
+    let mut count = [0i64; 3];
+    let f32_of = |t: &str| t.parse::<f32>().ok();
     for (n, line) in text.lines().enumerate() {
         let at = format!("line {}", n + 1);
+        let fail = |msg: String| Err(CliError::at(file, &at, msg));
         let mut toks = line.split_whitespace();
-        match toks.next() {
-            Some("v") => {
-                let nums: Vec<&str> = toks.collect();
-                if nums.len() < 3 {
-                    return Err(CliError::at(
-                        file,
-                        at,
-                        format!("vertex needs 3 coordinates, found {}", nums.len()),
+        let Some(kw) = toks.next() else { continue };
+        let args: Vec<&str> = toks.collect();
+        match kw {
+            "v" => {
+                if !matches!(args.len(), 3 | 4 | 6) {
+                    return fail(format!(
+                        "vertex has {} values, expected 3 (x y z), 4 (x y z w) or 6 (x y z r g b)",
+                        args.len()
                     ));
                 }
                 // OBJ coordinates are read as f32 (tobj's default), so check them as f32.
-                for (i, t) in nums.iter().take(3).enumerate() {
+                for (i, t) in args.iter().take(3).enumerate() {
                     let axis = ["x", "y", "z"][i];
-                    match t.parse::<f32>() {
-                        Err(_) => return Err(CliError::at(file, at, format!("vertex {axis} `{t}` is not a number"))),
-                        Ok(v) if !v.is_finite() => {
-                            return Err(CliError::at(
-                                file,
-                                at,
-                                format!("vertex {axis} `{t}` is not a finite coordinate"),
-                            ))
+                    match f32_of(t) {
+                        None => return fail(format!("vertex {axis} `{t}` is not a number")),
+                        Some(v) if !v.is_finite() => {
+                            return fail(format!("vertex {axis} `{t}` is not a finite coordinate"))
                         }
-                        Ok(_) => {}
+                        Some(_) => {}
                     }
                 }
-                positions += 1;
-            }
-            Some("f") => {
-                let verts: Vec<&str> = toks.collect();
-                if verts.len() < 3 {
-                    return Err(CliError::at(
-                        file,
-                        at,
-                        format!("face needs at least 3 vertices, found {}", verts.len()),
-                    ));
+                if args.len() == 4 {
+                    let w = args[3];
+                    match f32_of(w) {
+                        Some(v) if v.is_finite() && v != 0.0 => {
+                            let finite = args[..3].iter().all(|t| f32_of(t).is_some_and(|c| (c / v).is_finite()));
+                            if !finite {
+                                return fail(format!("vertex w `{w}` makes a coordinate non-finite"));
+                            }
+                        }
+                        _ => return fail(format!("vertex w `{w}` is not a finite non-zero number")),
+                    }
                 }
-                for t in verts {
-                    let first = t.split('/').next().unwrap_or("");
-                    let idx: i64 = first
-                        .parse()
-                        .map_err(|_| CliError::at(file, &at, format!("face vertex `{t}` has no integer index")))?;
-                    let ok = if idx > 0 {
-                        idx <= positions
-                    } else {
-                        idx < 0 && -idx <= positions
-                    };
-                    if !ok {
-                        return Err(CliError::at(
-                            file,
-                            &at,
-                            format!("face vertex index {idx} is out of range (1..={positions} vertices so far)"),
-                        ));
+                count[0] += 1;
+            }
+            "vt" | "vn" => {
+                let (need, what, slot) = if kw == "vt" {
+                    (2, "texture coordinate", 1)
+                } else {
+                    (3, "normal", 2)
+                };
+                if args.len() < need {
+                    return fail(format!("{what} needs {need} numbers, found {}", args.len()));
+                }
+                if let Some(t) = args.iter().take(need).find(|t| f32_of(t).is_none()) {
+                    return fail(format!("{what} value `{t}` is not a number"));
+                }
+                count[slot] += 1;
+            }
+            "f" | "l" => {
+                let (what, min) = if kw == "f" { ("face", 3) } else { ("line", 2) };
+                if args.len() < min {
+                    return fail(format!("{what} needs at least {min} vertices, found {}", args.len()));
+                }
+                for t in &args {
+                    let parts: Vec<&str> = t.split('/').collect();
+                    if parts.len() > 3 {
+                        return fail(format!("{what} vertex `{t}` has more than 3 indices (v/vt/vn)"));
+                    }
+                    for (slot, p) in parts.iter().enumerate() {
+                        let name = ["vertex", "texture coordinate", "normal"][slot];
+                        if p.is_empty() {
+                            if slot == 0 {
+                                return fail(format!("{what} vertex `{t}` has no vertex index"));
+                            }
+                            continue;
+                        }
+                        let Ok(idx) = p.parse::<i64>() else {
+                            return fail(format!(
+                                "{what} vertex `{t}` has a {name} index `{p}` that is not an integer"
+                            ));
+                        };
+                        let have = count[slot];
+                        let ok = if idx > 0 { idx <= have } else { idx < 0 && -idx <= have };
+                        if !ok {
+                            return fail(if slot == 0 {
+                                format!("{what} vertex index {idx} is out of range (1..={have} vertices so far)")
+                            } else {
+                                format!("{what} vertex `{t}`: {name} index {idx} is out of range (1..={have} so far)")
+                            });
+                        }
                     }
                 }
             }
+            "usemtl" if args.is_empty() => return fail("usemtl needs a material name".into()),
             _ => {}
         }
     }
     Ok(())
 }
 
+/// The first line at which `tobj` fails, for its errors that carry no line (the prescan
+/// should catch them all first): the shortest failing prefix, by bisection.
+fn tobj_failing_line(text: &str, opts: &tobj::LoadOptions) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let fails = |n: usize| {
+        let prefix = lines[..n].join("\n");
+        tobj::load_obj_buf(&mut BufReader::new(prefix.as_bytes()), opts, |_| {
+            Err(tobj::LoadError::OpenFileFailed)
+        })
+        .is_err()
+    };
+    if !fails(lines.len()) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0, lines.len()); // fails(hi), !fails(lo) (an empty file loads)
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fails(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
 /// Convert OBJ text to a scene (materials are looked up relative to `dir`).
 pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     prescan(text, file)?;
     let view = parse_vec3("--view", &imp.view)?;
     let opts = tobj::LoadOptions {
@@ -140,9 +203,15 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
         ignore_lines: true,
     };
     let (models, materials) = tobj::load_obj_buf(&mut BufReader::new(text.as_bytes()), &opts, |p| {
-        tobj::load_mtl(dir.join(p))
+        // Through read_input: a material file is size-limited like the OBJ itself.
+        let text =
+            tilerast_golden::scene::read_input_text(&dir.join(p)).map_err(|_| tobj::LoadError::OpenFileFailed)?;
+        tobj::load_mtl_buf(&mut BufReader::new(text.as_bytes()))
     })
-    .map_err(|e| CliError::at(file, "obj", e))?;
+    .map_err(|e| match tobj_failing_line(text, &opts) {
+        Some(n) => CliError::at(file, format!("line {n}"), e),
+        None => CliError::at(file, "obj", e),
+    })?;
     // A missing or bad .mtl only loses colours.
     let materials = materials.unwrap_or_default();
 

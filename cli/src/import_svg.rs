@@ -22,7 +22,7 @@
 //!                                                      └► lyon fill / stroke ─► triangles
 //! ```
 
-use crate::error::{io_err, CliError, Res};
+use crate::error::{CliError, Res};
 use crate::scene_io::{snap, ImportArgs};
 use lyon::math::{point, Point};
 use lyon::path::Path as LyonPath;
@@ -37,7 +37,7 @@ use usvg::tiny_skia_path::{PathSegment, Transform};
 
 /// Import an SVG file for the viewport of `cfg`.
 pub fn import(path: &Path, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
-    let data = std::fs::read(path).map_err(|e| io_err(path, "read", e))?;
+    let data = tilerast_golden::scene::read_input(path)?;
     let opt = usvg::Options {
         resources_dir: path.parent().map(Path::to_path_buf),
         ..Default::default()
@@ -246,9 +246,65 @@ fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Laye
     Ok(())
 }
 
-/// Convert SVG bytes to a scene.
+/// Line and column (1-based) just past the end of `text`.
+fn end_pos(text: &str) -> (usize, usize) {
+    let line = text.split('\n').count();
+    let col = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// A usvg error as one line; XML errors carry their line and column.
+fn svg_error(file: &str, text: &str, e: usvg::Error) -> CliError {
+    match e {
+        usvg::Error::ParsingFailed(x) => {
+            let (line, col) = match x {
+                // Errors found at the end of the text (roxmltree reports them at 1:1).
+                usvg::roxmltree::Error::UnexpectedEndOfStream | usvg::roxmltree::Error::UnclosedRootNode => {
+                    end_pos(text)
+                }
+                _ => (x.pos().row as usize, x.pos().col as usize),
+            };
+            let msg = x.to_string();
+            let msg = match msg.rfind(" at ") {
+                Some(i) if msg[i + 4..].chars().all(|c| c.is_ascii_digit() || c == ':') => &msg[..i],
+                _ => &msg,
+            };
+            // roxmltree quotes the offending character, which may be a line break.
+            let msg: String = msg
+                .chars()
+                .flat_map(|c| {
+                    let e: Vec<char> = if c.is_control() {
+                        c.escape_default().collect()
+                    } else {
+                        vec![c]
+                    };
+                    e
+                })
+                .collect();
+            CliError::at(file, format!("line {line} column {col}"), msg)
+        }
+        e => CliError::at(file, "svg", e),
+    }
+}
+
+/// Convert SVG bytes to a scene. A leading UTF-8 byte order mark is skipped.
 pub fn svg_to_scene(data: &[u8], file: &str, cfg: &Config, imp: &ImportArgs, opt: &usvg::Options) -> Res<Scene> {
-    let tree = usvg::Tree::from_data(data, opt).map_err(|e| CliError::at(file, "svg", e))?;
+    if data.starts_with(&[0x1f, 0x8b]) {
+        return Err(CliError::at(
+            file,
+            "svg",
+            "compressed SVG (svgz) is not supported; decompress it first",
+        ));
+    }
+    let text = std::str::from_utf8(data).map_err(|e| {
+        CliError::at(
+            file,
+            "read",
+            format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let tree = usvg::Tree::from_str(text, opt).map_err(|e| svg_error(file, text, e))?;
     // Canvas ∪ drawn content, in canvas units (y down).
     let size = tree.size();
     let (mut bx0, mut by0, mut bx1, mut by1) = (0.0f64, 0.0f64, size.width() as f64, size.height() as f64);
@@ -381,7 +437,17 @@ mod tests {
 
     #[test]
     fn errors_are_one_line_and_name_the_file() {
+        // XML errors carry their line and column (before: `t.svg: svg: …` without them).
         let e = scene("<svg").unwrap_err();
+        assert!(e.0.starts_with("t.svg: line 1 column 1: "), "{e}");
+        let e = scene("<svg xmlns=\"http://www.w3.org/2000/svg\">\n  <rect width=5/>\n</svg>").unwrap_err();
+        assert!(e.0.starts_with("t.svg: line 2 column 15: expected a quote"), "{e}");
+        assert!(!e.0.contains(" at 2:"), "{e}");
+        // A quoted line break stays escaped: one line.
+        let e = scene("<svg xmlns=\"http://www.w3.org/2000/svg\"\n").unwrap_err();
+        assert_eq!(e.0.lines().count(), 1, "{e}");
+        // Not XML errors: still one line naming the file.
+        let e = scene(r#"<svg xmlns="http://www.w3.org/2000/svg" width="0" height="10"><rect/></svg>"#).unwrap_err();
         assert!(e.0.starts_with("t.svg: svg: "), "{e}");
         let e = scene(r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>"#).unwrap_err();
         assert!(e.0.contains("nothing to draw"), "{e}");

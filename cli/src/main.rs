@@ -18,6 +18,8 @@
 mod error;
 mod explore;
 mod fpga;
+#[cfg(test)]
+mod fuzz;
 mod import_obj;
 mod import_svg;
 mod plot;

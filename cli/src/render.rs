@@ -52,6 +52,10 @@ fn class_rank(c: SubTileClass) -> u8 {
     }
 }
 
+/// Largest image `render` writes, in pixels (2^28: 1 GiB of RGBA, e.g. 16384x16384). A larger
+/// viewport × `--scale` is refused up front with the size it would need.
+pub const MAX_CANVAS_PIXELS: u64 = 1 << 28;
+
 /// An RGBA canvas, row 0 at the top, `k` canvas pixels per scene pixel.
 pub struct Canvas {
     pub width: u32,
@@ -66,11 +70,11 @@ impl Canvas {
     /// Magnify `img` by `k` (nearest neighbour).
     pub fn from_image(img: &Image, k: u32) -> Canvas {
         let (w, h) = (img.width * k, img.height * k);
-        let mut rgba = vec![0u8; (w * h * 4) as usize];
-        for y in 0..h {
-            for x in 0..w {
-                let s = (((y / k) * img.width + x / k) * 4) as usize;
-                let d = ((y * w + x) * 4) as usize;
+        let mut rgba = vec![0u8; w as usize * h as usize * 4];
+        for y in 0..h as usize {
+            for x in 0..w as usize {
+                let s = ((y / k as usize) * img.width as usize + x / k as usize) * 4;
+                let d = (y * w as usize + x) * 4;
                 rgba[d..d + 4].copy_from_slice(&img.rgba[s..s + 4]);
             }
         }
@@ -88,7 +92,7 @@ impl Canvas {
         if cx < 0 || cy < 0 || cx >= self.width as i64 || cy >= self.height as i64 {
             return;
         }
-        let i = ((cy as u32 * self.width + cx as u32) * 4) as usize;
+        let i = (cy as usize * self.width as usize + cx as usize) * 4;
         for (d, s) in self.rgba[i..i + 3].iter_mut().zip(rgb) {
             *d = (*d as f32 + (s as f32 - *d as f32) * a).round() as u8;
         }
@@ -259,6 +263,20 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
     }
     if !(1..=16).contains(&o.scale) {
         return Err(CliError::at("--scale", o.scale, "must be within 1..=16"));
+    }
+    let [vw, vh] = frame.cfg.viewport;
+    let (cw, ch) = (vw as u64 * o.scale as u64, vh as u64 * o.scale as u64);
+    if cw * ch > MAX_CANVAS_PIXELS {
+        return Err(CliError::at(
+            "--scale",
+            o.scale,
+            format!(
+                "the {vw}x{vh} viewport at scale {} is a {cw}x{ch} image, which would need {} MiB (limit {} MiB); use a smaller --scale",
+                o.scale,
+                (cw * ch * 4).div_ceil(1 << 20),
+                (MAX_CANVAS_PIXELS * 4) >> 20
+            ),
+        ));
     }
     if let Some(p) = o.prim {
         if p as usize >= frame.prims.len() {

@@ -546,6 +546,187 @@ fn error_bad_output_and_preset() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// bad input: one clear line, exit code 1, never a panic
+
+/// Write `body` to `name` in a fresh per-test directory.
+fn write_tmp(dir: &Path, name: &str, body: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.display().to_string()
+}
+
+const ONE_TRI: &str = r#"{"triangle":{"v":[[0,0],[10,0],[0,10]],"colour":[1,2,3,4]}}"#;
+
+#[test]
+fn error_huge_canvas_is_refused_with_the_size_it_would_need() {
+    let d = tmp("huge-canvas");
+    let f = write_tmp(
+        &d,
+        "big.json",
+        format!(r#"{{"config":{{"viewport":[2048,2048]}},"primitives":[{ONE_TRI}]}}"#).as_bytes(),
+    );
+    let out = d.join("x.png");
+    let o = run(&["render", &f, "--scale", "16", "-o", out.to_str().unwrap()]);
+    assert_one_line_error(&o, &["--scale", "32768x32768", "4096 MiB", "limit 1024 MiB"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out.exists(), "nothing written");
+}
+
+#[cfg(unix)]
+#[test]
+fn error_endless_input_stops_at_the_size_limit() {
+    let d = tmp("endless");
+    for name in ["zero.json", "zero.obj", "zero.svg"] {
+        let p = d.join(name);
+        std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+        let o = run(&["render", p.to_str().unwrap(), "-o", d.join("x.png").to_str().unwrap()]);
+        assert_one_line_error(&o, &[name, "read", "64 MiB limit"]);
+    }
+}
+
+#[test]
+fn error_empty_and_positional_scenes_are_refused() {
+    let d = tmp("positional");
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("empty_array.json", "[]", &["scene: expected an object", "got an array"]),
+        ("empty_object.json", "{}", &["primitives", "scene has no primitives"]),
+        ("no_prims.json", r#"{"primitives":[]}"#, &["scene has no primitives"]),
+        (
+            "tri_array.json",
+            r#"{"primitives":[{"triangle":[[[0,0],[10,0],[0,10]],[1,2,3,4],0]}]}"#,
+            &["line 1 column", "primitives[0].triangle: expected an object"],
+        ),
+        (
+            "point_array.json",
+            r#"{"primitives":[{"point":[[1,1],2,[1,2,3,4],0,false]}]}"#,
+            &["primitives[0].point: expected an object"],
+        ),
+    ];
+    for (name, body, needles) in cases {
+        let f = write_tmp(&d, name, body.as_bytes());
+        let o = run(&["raster", &f]);
+        let mut all = vec![name];
+        all.extend_from_slice(needles);
+        assert_one_line_error(&o, &all);
+    }
+}
+
+#[test]
+fn error_duplicate_keys_name_the_key_and_its_path() {
+    let d = tmp("duplicates");
+    let f = write_tmp(
+        &d,
+        "dup.json",
+        format!("{{\"config\": {{\"msaa\": 4,\n \"msaa\": 8}}, \"primitives\": [{ONE_TRI}]}}").as_bytes(),
+    );
+    let o = run(&["raster", &f]);
+    assert_one_line_error(&o, &["dup.json", "line 2", r#"config: duplicate key "msaa""#]);
+    let f = write_tmp(
+        &d,
+        "dup_colour.json",
+        br#"{"primitives":[{"triangle":{"v":[[0,0],[10,0],[0,10]],"colour":[1,2,3,4],"colour":[1,2,3,4]}}]}"#,
+    );
+    let o = run(&["raster", &f]);
+    assert_one_line_error(&o, &[r#"primitives[0].triangle: duplicate key "colour""#]);
+}
+
+#[test]
+fn error_messages_name_the_field_and_what_was_expected() {
+    let d = tmp("messages");
+    let tri = |v: &str| format!(r#"{{"primitives":[{{"triangle":{{"v":{v},"colour":[1,2,3,4]}}}}]}}"#);
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            tri("[[0,0],[5e6,0],[0,10]]"),
+            vec!["primitives[0].triangle.v[1].x: 5000000 is outside the guard band [-256, 896]"],
+        ),
+        (
+            tri("[[0,0],[10,0,1],[0,10]]"),
+            vec!["primitives[0].triangle.v[1]: vertex has 3 coordinates, expected 2 (x, y)"],
+        ),
+        (
+            format!(r#"{{"config":{{"msaa":"4"}},"primitives":[{ONE_TRI}]}}"#),
+            vec![r#"config.msaa: expected an integer 1, 2, 4, 8 or 16, got "4""#],
+        ),
+        (
+            format!(r#"{{"config":{{"tile":32}},"primitives":[{ONE_TRI}]}}"#),
+            vec!["config.tile: expected [width, height], two positive integers, got 32"],
+        ),
+        (
+            format!(r#"{{"config":{{"cull":"front"}},"primitives":[{ONE_TRI}]}}"#),
+            vec![r#"config.cull: expected one of "none", "cw", "ccw", got "front""#],
+        ),
+    ];
+    for (i, (body, needles)) in cases.iter().enumerate() {
+        let f = write_tmp(&d, &format!("m{i}.json"), body.as_bytes());
+        let o = run(&["raster", &f]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("not a finite") && !err.contains("trailing"), "{err}");
+        let mut all = vec![format!("m{i}.json")];
+        all.extend(needles.iter().map(|s| s.to_string()));
+        assert_one_line_error(&o, &all.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn byte_order_marks_are_skipped_in_json_obj_and_svg() {
+    let d = tmp("bom");
+    let bom = |s: &str| [b"\xef\xbb\xbf".as_slice(), s.as_bytes()].concat();
+    let json = write_tmp(&d, "b.json", &bom(&format!(r#"{{"primitives":[{ONE_TRI}]}}"#)));
+    assert!(ok(&run(&["raster", &json])).contains("summary"));
+    // Without the fix the BOM hid the first `v` line, so face index 3 was out of range.
+    let obj = write_tmp(&d, "b.obj", &bom("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"));
+    let s = Scene::from_json(&ok(&run(&["import", &obj])), "stdout").unwrap();
+    assert_eq!(s.primitives.len(), 1);
+    let svg = write_tmp(
+        &d,
+        "b.svg",
+        &bom(r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5"/></svg>"#),
+    );
+    let s = Scene::from_json(&ok(&run(&["import", &svg])), "stdout").unwrap();
+    assert!(!s.primitives.is_empty());
+}
+
+#[test]
+fn error_obj_errors_all_carry_line_numbers() {
+    let d = tmp("obj-lines");
+    let head = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\n";
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "f 1/1 2/1 3/5\n",
+            &["line 5", "texture coordinate index 5 is out of range"],
+        ),
+        ("f 1//7 2//1 3//1\n", &["line 5", "normal index 7 is out of range"]),
+        ("vt 0.5\nf 1 2 3\n", &["line 5", "texture coordinate needs 2 numbers"]),
+        ("v 1 2\nf 1 2 3\n", &["line 5", "vertex has 2 values"]),
+        // Not caught by the prescan (tobj splits `usemtl` at a space): found by bisection.
+        ("usemtl\tred\nf 1 2 3\n", &["line 5"]),
+    ];
+    for (i, (tail, needles)) in cases.iter().enumerate() {
+        let name = format!("o{i}.obj");
+        let f = write_tmp(&d, &name, format!("{head}{tail}").as_bytes());
+        let o = run(&["import", &f]);
+        let mut all = vec![name.as_str()];
+        all.extend_from_slice(needles);
+        assert_one_line_error(&o, &all);
+    }
+}
+
+#[test]
+fn error_svg_parse_errors_carry_line_and_column() {
+    let d = tmp("svg-lines");
+    let f = write_tmp(
+        &d,
+        "bad.svg",
+        b"<svg xmlns=\"http://www.w3.org/2000/svg\">\n<rect x=\"1\" y=2/>\n</svg>",
+    );
+    let o = run(&["import", &f]);
+    assert_one_line_error(&o, &["bad.svg: line 2 column 15: expected a quote"]);
+    let f = write_tmp(&d, "cut.svg", b"<svg xmlns=\"http://www.w3.org/2000/svg\">\n<rect");
+    let o = run(&["import", &f]);
+    assert_one_line_error(&o, &["cut.svg: line 2 column"]);
+}
+
+// ---------------------------------------------------------------------------------------------
 // regress (RTL co-simulation)
 
 /// `key value` pairs of the `summary:` line of `tilerast regress`.

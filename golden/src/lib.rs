@@ -11,6 +11,7 @@ pub mod prim;
 pub mod reference;
 pub mod samples;
 pub mod scene;
+mod scene_de;
 pub mod setup;
 pub mod stages;
 pub mod streams;

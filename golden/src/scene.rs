@@ -18,17 +18,21 @@
 //! ```
 //!
 //! `config` may be omitted (preset `default`), `depth` defaults to 0, `aa` to false,
-//! `background` to opaque black. Unknown fields are errors.
+//! `background` to opaque black. Only these object forms are accepted (serde's positional-array
+//! form of an object is refused); unknown fields and duplicate keys are errors, anywhere,
+//! including inside `config`. A leading UTF-8 byte order mark is skipped. A scene file
+//! ([`Scene::load`]) must have at least one primitive and at most [`MAX_INPUT_BYTES`] bytes.
+//! Parsing is in `scene_de.rs`.
 
 use crate::config::{Config, ONE};
 use crate::prim::{PointFx, PrimitiveFx, Rgba, TriangleFx};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 /// A triangle as written in a scene file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Triangle {
     /// Three vertices, pixels, y up.
     pub v: [[f64; 2]; 3],
@@ -39,8 +43,7 @@ pub struct Triangle {
 }
 
 /// A point as written in a scene file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Point {
     pub pos: [f64; 2],
     /// Point size in pixels (unrounded).
@@ -54,28 +57,65 @@ pub struct Point {
 }
 
 /// One primitive.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Primitive {
     Triangle(Triangle),
     Point(Point),
 }
 
-fn default_background() -> Rgba {
-    [0, 0, 0, 255]
-}
-
-/// A scene file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A scene file. `Deserialize` is implemented by hand in `scene_de.rs` (strict, with field
+/// paths in every error).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scene {
     /// A preset name plus overrides: `{"preset": "ice40", "msaa": 16}`.
-    #[serde(default)]
     pub config: serde_json::Map<String, serde_json::Value>,
-    #[serde(default = "default_background")]
     pub background: Rgba,
-    #[serde(default)]
     pub primitives: Vec<Primitive>,
+}
+
+/// Largest scene, OBJ or SVG file read (64 MiB): a larger file (or `/dev/zero`) is refused
+/// before it can take unbounded memory.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// Read an input file (scene, OBJ, SVG) of at most [`MAX_INPUT_BYTES`]; the error names the
+/// file and the limit.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, SceneError> {
+    let file = path.display().to_string();
+    let err = |msg: String| SceneError {
+        file: file.clone(),
+        at: "read".into(),
+        msg,
+    };
+    let f = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+    let mut data = Vec::new();
+    f.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| err(e.to_string()))?;
+    if data.len() as u64 > MAX_INPUT_BYTES {
+        return Err(err(format!(
+            "the file is larger than the {} MiB limit for input files",
+            MAX_INPUT_BYTES >> 20
+        )));
+    }
+    Ok(data)
+}
+
+/// [`read_input`] as UTF-8 text, without a leading byte order mark.
+pub fn read_input_text(path: &Path) -> Result<String, SceneError> {
+    let data = read_input(path)?;
+    let text = String::from_utf8(data).map_err(|e| SceneError {
+        file: path.display().to_string(),
+        at: "read".into(),
+        msg: format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(t) => t.to_string(),
+        None => text,
+    })
 }
 
 /// A frame after the front end: validated config and fixed-point primitives.
@@ -125,8 +165,11 @@ pub fn depth_to_unorm24(d: f64) -> Option<u32> {
 }
 
 impl Scene {
-    /// Parse JSON text; errors carry the line and column.
+    /// Parse JSON text (a leading byte order mark is skipped); errors carry the line and
+    /// column, and the field path in the message. An empty primitive list is accepted here
+    /// (in-memory scenes); [`Scene::load`] refuses it.
     pub fn from_json(text: &str, file: &str) -> Result<Scene, SceneError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         serde_json::from_str(text).map_err(|e| SceneError {
             file: file.to_string(),
             at: format!("line {} column {}", e.line(), e.column()),
@@ -134,15 +177,18 @@ impl Scene {
         })
     }
 
-    /// Read and parse a scene file.
+    /// Read and parse a scene file (at most [`MAX_INPUT_BYTES`], at least one primitive).
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| SceneError {
-            file: file.clone(),
-            at: "file".into(),
-            msg: e.to_string(),
-        })?;
-        Scene::from_json(&text, &file)
+        let scene = Scene::from_json(&read_input_text(path)?, &file)?;
+        if scene.primitives.is_empty() {
+            return Err(SceneError {
+                file,
+                at: "primitives".into(),
+                msg: "scene has no primitives (expected at least one triangle or point)".into(),
+            });
+        }
+        Ok(scene)
     }
 
     /// The scene's config: its preset with the overrides applied, validated.
@@ -158,7 +204,8 @@ impl Scene {
             Some(v) => return Err(err("config.preset".into(), format!("expected a preset name, got {v}"))),
         };
         let base = Config::preset(&preset).map_err(|e| err("config.preset".into(), e.msg))?;
-        let mut value = serde_json::to_value(&base).expect("config serializes");
+        let base_value = serde_json::to_value(&base).expect("config serializes");
+        let mut value = base_value.clone();
         let obj = value.as_object_mut().expect("config is an object");
         for (k, v) in &self.config {
             if k == "preset" {
@@ -166,6 +213,21 @@ impl Scene {
             }
             if k == "name" || !obj.contains_key(k) {
                 return Err(err(format!("config.{k}"), "unknown config field".into()));
+            }
+            // Check this field's type on its own, so the error names it.
+            let mut one = base_value.clone();
+            one.as_object_mut()
+                .expect("config is an object")
+                .insert(k.clone(), v.clone());
+            if serde_json::from_value::<Config>(one).is_err() {
+                return Err(err(
+                    format!("config.{k}"),
+                    format!(
+                        "expected {}, got {}",
+                        config_field_expects(k),
+                        crate::scene_de::describe(v)
+                    ),
+                ));
             }
             obj.insert(k.clone(), v.clone());
         }
@@ -184,7 +246,11 @@ impl Scene {
             msg,
         };
         let coord = |v: f64, axis: usize, at: String| -> Result<i32, SceneError> {
-            let f = to_fixed(v).ok_or_else(|| err(at.clone(), format!("{v} is not a finite coordinate")))?;
+            if !v.is_finite() {
+                return Err(err(at, format!("{v} is not a finite coordinate")));
+            }
+            // Finite but beyond the fixed-point range: outside the guard band too.
+            let f = to_fixed(v).unwrap_or(if v < 0.0 { i32::MIN } else { i32::MAX });
             if f < lo[axis] || f > hi[axis] {
                 return Err(err(
                     at,
@@ -260,6 +326,19 @@ impl Scene {
     }
 }
 
+/// What a config field's value must be, for type errors.
+fn config_field_expects(field: &str) -> &'static str {
+    match field {
+        "viewport" | "tile" | "subtile" | "second_tile" => "[width, height], two positive integers",
+        "msaa" | "colours_per_pixel" => "an integer 1, 2, 4, 8 or 16",
+        "quads_per_clock" => "an integer 1, 2 or 4",
+        "coverage_test" => r#"one of "edge", "samples", "bbox_only""#,
+        "cull" => r#"one of "none", "cw", "ccw""#,
+        "depth_func" => r#"one of "less_equal", "less", "always""#,
+        _ => "a non-negative integer",
+    }
+}
+
 /// serde_json appends " at line L column C"; we report the position separately.
 fn strip_serde_position(s: &str) -> String {
     match s.rfind(" at line ") {
@@ -319,6 +398,162 @@ mod tests {
         .to_frame("p.json")
         .unwrap_err();
         assert_eq!(e.at, "primitives[0].point.size");
+    }
+
+    fn parse_err(text: &str) -> String {
+        Scene::from_json(text, "s.json").unwrap_err().to_string()
+    }
+
+    fn frame_err(text: &str) -> String {
+        Scene::from_json(text, "s.json")
+            .unwrap()
+            .to_frame("s.json")
+            .unwrap_err()
+            .to_string()
+    }
+
+    const TRI: &str = r#"{"triangle":{"v":[[0,0],[10,0],[0,10]],"colour":[1,2,3,4]}}"#;
+
+    #[test]
+    fn positional_array_forms_are_refused() {
+        // Scene, primitive, triangle and point as serde's positional arrays.
+        let e = parse_err("[]");
+        assert!(e.starts_with("s.json: line 1 column "), "{e}");
+        assert!(e.contains("scene: expected an object"), "{e}");
+        assert!(e.contains("got an array"), "{e}");
+        let e = parse_err(r#"{"primitives":[[[[0,0],[10,0],[0,10]],[1,2,3,4],0]]}"#);
+        assert!(e.contains("primitives[0]: expected an object"), "{e}");
+        let e = parse_err(r#"{"primitives":[{"triangle":[[[0,0],[10,0],[0,10]],[1,2,3,4],0]}]}"#);
+        assert!(e.contains("primitives[0].triangle: expected an object"), "{e}");
+        let e = parse_err(r#"{"primitives":[{"point":[[1,1],2,[1,2,3,4],0,false]}]}"#);
+        assert!(e.contains("primitives[0].point: expected an object"), "{e}");
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_everywhere() {
+        let e = parse_err(r#"{"config":{"msaa":4,"msaa":8}}"#);
+        assert!(e.contains(r#"config: duplicate key "msaa""#), "{e}");
+        let e = parse_err(&format!(r#"{{"primitives":[{TRI}],"primitives":[]}}"#));
+        assert!(e.contains(r#"scene: duplicate key "primitives""#), "{e}");
+        let e = parse_err(
+            r#"{"primitives":[{"triangle":{"v":[[0,0],[1,0],[0,1]],"v":[[0,0],[1,0],[0,1]],"colour":[1,2,3,4]}}]}"#,
+        );
+        assert!(e.contains(r#"primitives[0].triangle: duplicate key "v""#), "{e}");
+        let e =
+            parse_err(r#"{"primitives":[{"point":{"pos":[1,1],"size":2,"colour":[1,2,3,4],"aa":true,"aa":false}}]}"#);
+        assert!(e.contains(r#"primitives[0].point: duplicate key "aa""#), "{e}");
+        let e = parse_err(&format!(
+            r#"{{"primitives":[{TRI},{{"triangle":{{}},"triangle":{{}}}}]}}"#
+        ));
+        assert!(e.contains("primitives[1]"), "{e}");
+    }
+
+    #[test]
+    fn wrong_lengths_say_what_was_expected() {
+        let e = parse_err(r#"{"primitives":[{"triangle":{"v":[[0,0],[10,0,5],[0,10]],"colour":[1,2,3,4]}}]}"#);
+        assert!(
+            e.contains("primitives[0].triangle.v[1]: vertex has 3 coordinates, expected 2"),
+            "{e}"
+        );
+        assert!(!e.contains("trailing"), "{e}");
+        let e = parse_err(r#"{"primitives":[{"triangle":{"v":[[0,0],[10,0],[0,10],[1,1]],"colour":[1,2,3,4]}}]}"#);
+        assert!(
+            e.contains("primitives[0].triangle.v: triangle has 4 vertices, expected 3"),
+            "{e}"
+        );
+        let e = parse_err(r#"{"primitives":[{"triangle":{"v":[[0,0],[10,0],[0,10]],"colour":[1,2,3,4,5]}}]}"#);
+        assert!(
+            e.contains("primitives[0].triangle.colour: colour has 5 components, expected 4"),
+            "{e}"
+        );
+        let e = parse_err(r#"{"background":[1,2,300,4]}"#);
+        assert!(e.contains("background[2]: expected an integer 0..=255, got 300"), "{e}");
+        let e = parse_err(r#"{"primitives":[{"point":{"pos":[1,1,1],"size":2,"colour":[1,2,3,4]}}]}"#);
+        assert!(
+            e.contains("primitives[0].point.pos: position has 3 coordinates, expected 2"),
+            "{e}"
+        );
+        let e = parse_err(r#"{"primitives":[{"point":{"pos":[1,1],"size":"2","colour":[1,2,3,4]}}]}"#);
+        assert!(
+            e.contains(r#"primitives[0].point.size: expected a number, got "2""#),
+            "{e}"
+        );
+        let e = parse_err(r#"{"primitives":[{"point":{"pos":[1,1],"colour":[1,2,3,4]}}]}"#);
+        assert!(e.contains(r#"primitives[0].point: missing field "size""#), "{e}");
+        let e = parse_err(r#"{"primitives":[{"circle":{}}]}"#);
+        assert!(e.contains(r#"primitives[0]: unknown primitive "circle""#), "{e}");
+        // Every message is one line.
+        assert_eq!(e.lines().count(), 1);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let s = Scene::from_json(&format!("\u{feff}{{\"primitives\":[{TRI}]}}"), "b.json").unwrap();
+        assert_eq!(s.primitives.len(), 1);
+    }
+
+    #[test]
+    fn config_type_errors_name_the_field() {
+        let e = frame_err(r#"{"config":{"msaa":"4"}}"#);
+        assert_eq!(
+            e,
+            r#"s.json: config.msaa: expected an integer 1, 2, 4, 8 or 16, got "4""#
+        );
+        let e = frame_err(r#"{"config":{"tile":32}}"#);
+        assert_eq!(
+            e,
+            "s.json: config.tile: expected [width, height], two positive integers, got 32"
+        );
+        let e = frame_err(r#"{"config":{"cull":"front"}}"#);
+        assert_eq!(
+            e,
+            r#"s.json: config.cull: expected one of "none", "cw", "ccw", got "front""#
+        );
+        let e = frame_err(r#"{"config":{"guard_band":-1}}"#);
+        assert_eq!(e, "s.json: config.guard_band: expected a non-negative integer, got -1");
+    }
+
+    #[test]
+    fn finite_far_coordinate_is_out_of_range_not_non_finite() {
+        let e = frame_err(r#"{"primitives":[{"triangle":{"v":[[0,0],[5e6,0],[0,10]],"colour":[1,2,3,4]}}]}"#);
+        assert_eq!(
+            e,
+            "s.json: primitives[0].triangle.v[1].x: 5000000 is outside the guard band [-256, 896]"
+        );
+        let e = frame_err(r#"{"primitives":[{"point":{"pos":[1,-1e300],"size":2,"colour":[1,2,3,4]}}]}"#);
+        assert!(e.contains("primitives[0].point.pos.y: "), "{e}");
+        assert!(e.contains("is outside the guard band [-256, 736]"), "{e}");
+    }
+
+    fn tmp_file(name: &str, body: &[u8]) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("tilerast-scene-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join(name);
+        std::fs::write(&p, body).unwrap();
+        p
+    }
+
+    #[test]
+    fn load_refuses_empty_scenes_and_checks_size_and_encoding() {
+        let p = tmp_file("empty.json", b"{}");
+        let e = Scene::load(&p).unwrap_err();
+        assert_eq!(e.at, "primitives");
+        assert!(e.to_string().contains("scene has no primitives"), "{e}");
+        let p = tmp_file("latin1.json", b"{\"primitives\": \xff}");
+        let e = Scene::load(&p).unwrap_err().to_string();
+        assert!(e.contains("latin1.json: read: not UTF-8 text"), "{e}");
+        let p = tmp_file("bom.json", format!("\u{feff}{{\"primitives\":[{TRI}]}}").as_bytes());
+        assert_eq!(Scene::load(&p).unwrap().primitives.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn load_of_an_endless_file_stops_at_the_limit() {
+        let e = Scene::load(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "/dev/zero: read: the file is larger than the 64 MiB limit for input files"
+        );
     }
 
     #[test]
