@@ -1,0 +1,144 @@
+//! `tilerast_hw::supported` is the RTL's one gate for a config: every config it accepts emits
+//! (no block constructor panics on it), and every config it refuses gets one line that starts
+//! with `config.<field>:` naming a real field. Random configs from the whole valid space, drawn
+//! with the shared `tilerast_verif::Rng`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tilerast_golden::config::{Config, CoverageTest, CullMode};
+use tilerast_verif::Rng;
+
+/// A random valid config (validate() passes): every knob the raster core reads.
+fn random_config(r: &mut Rng) -> Config {
+    loop {
+        let mut c = Config::preset("default").unwrap();
+        c.name = "sweep".into();
+        let p2 = |r: &mut Rng, lo: u32, hi: u32| 1u32 << r.range(lo as i64, hi as i64);
+        c.tile = [p2(r, 1, 8), p2(r, 1, 8)];
+        c.subtile = [p2(r, 1, 8).min(c.tile[0]), p2(r, 1, 8).min(c.tile[1])];
+        c.msaa = *r.pick(&[1, 2, 4, 8, 16]);
+        c.quads_per_clock = *r.pick(&[1, 2, 4]);
+        c.colours_per_pixel = *r.pick(&[1, 2, 4]);
+        // Mostly the block size the RTL wants (second sub-tile = first), sometimes not.
+        let want = 4 * c.colours_per_pixel * c.subtile[0] * c.subtile[1];
+        c.colour_block_bytes = if r.below(6) == 0 { want * 2 } else { want };
+        c.viewport = if r.below(4) != 0 {
+            [c.tile[0] * r.range(1, 40) as u32, c.tile[1] * r.range(1, 40) as u32]
+        } else {
+            [r.range(1, 4096) as u32, r.range(1, 4096) as u32]
+        };
+        c.guard_band = r.range(0, 1024) as u32;
+        c.max_point_size = r.range(1, 255) as u32;
+        c.coverage_test = *r.pick(&[CoverageTest::Edge, CoverageTest::Samples, CoverageTest::BboxOnly]);
+        c.cull = *r.pick(&[CullMode::None, CullMode::Cw, CullMode::Ccw]);
+        if c.validate().is_ok() {
+            return c;
+        }
+    }
+}
+
+#[test]
+fn every_supported_config_emits_and_every_refusal_names_a_field() {
+    let fields: Vec<String> = serde_json::to_value(Config::preset("default").unwrap())
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut r = Rng::new(0x5afe_c0f9);
+    let (mut ok, mut refused) = (0, 0);
+    let mut fields_named = std::collections::BTreeSet::new();
+    for i in 0..48 {
+        let c = random_config(&mut r);
+        match tilerast_hw::supported(&c) {
+            Ok(()) => {
+                let v = catch_unwind(AssertUnwindSafe(|| tilerast_hw::rtl_file(&c)));
+                match v {
+                    Ok(Ok(text)) => assert!(text.contains("module tilerast_sweep("), "config {i}: {c:?}"),
+                    Ok(Err(e)) => panic!("config {i}: supported, but rtl_file refuses: {e}\n{c:?}"),
+                    Err(_) => panic!("config {i}: supported, but emitting it panics\n{c:?}"),
+                }
+                ok += 1;
+            }
+            Err(e) => {
+                assert!(!e.contains('\n'), "config {i}: more than one line: {e}");
+                let field = e
+                    .strip_prefix("config.")
+                    .and_then(|s| s.split(':').next())
+                    .unwrap_or_else(|| panic!("config {i}: `{e}` does not start with config.<field>:"));
+                assert!(
+                    fields.iter().any(|f| f == field),
+                    "config {i}: `{field}` is not a config field: {e}"
+                );
+                fields_named.insert(field.to_string());
+                refused += 1;
+            }
+        }
+    }
+    // Both outcomes happen, and the refusals are not all for one reason.
+    assert!(ok >= 8 && refused >= 8, "{ok} supported, {refused} refused");
+    assert!(fields_named.len() >= 2, "refusals only name {fields_named:?}");
+}
+
+#[test]
+fn refusals_name_the_field_and_the_supported_range() {
+    let base = Config::preset("default").unwrap();
+    let cases: Vec<(Config, &str, &str)> = vec![
+        (
+            Config {
+                viewport: [4096, 4096],
+                tile: [8, 8],
+                subtile: [4, 4],
+                colour_block_bytes: 64,
+                ..base.clone()
+            },
+            "config.viewport:",
+            "at most 256 tiles per axis",
+        ),
+        (
+            Config {
+                quads_per_clock: 4,
+                subtile: [4, 4],
+                colour_block_bytes: 64,
+                ..base.clone()
+            },
+            "config.quads_per_clock:",
+            "at most 2",
+        ),
+        (
+            Config {
+                colour_block_bytes: 1024,
+                ..base.clone()
+            },
+            "config.colour_block_bytes:",
+            "colour_block_bytes = 256",
+        ),
+        (
+            Config {
+                tile: [256, 256],
+                subtile: [64, 64],
+                quads_per_clock: 1,
+                colour_block_bytes: 16384,
+                ..base.clone()
+            },
+            "config.subtile:",
+            "at most 256 beats",
+        ),
+        (
+            Config {
+                msaa: 3,
+                ..base.clone()
+            },
+            "config.msaa:",
+            "1, 2, 4, 8, 16",
+        ),
+    ];
+    for (c, field, range) in cases {
+        let e = tilerast_hw::supported(&c).expect_err(field);
+        assert!(e.starts_with(field) && e.contains(range), "{e}");
+    }
+    // The presets are all supported.
+    for p in tilerast_golden::PRESETS {
+        tilerast_hw::supported(&Config::preset(p).unwrap()).unwrap();
+    }
+}
