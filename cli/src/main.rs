@@ -27,6 +27,8 @@ mod raster;
 #[cfg(feature = "rtl")]
 mod regress;
 mod render;
+#[cfg(feature = "rtl")]
+mod rtl;
 mod scene_io;
 #[cfg(feature = "rtl")]
 mod synth;
@@ -129,6 +131,9 @@ enum Cmd {
         #[command(flatten)]
         import: ImportArgs,
     },
+    /// Write the raster core's Verilog for a preset or any supported config (lint-checked).
+    #[cfg(feature = "rtl")]
+    Rtl(rtl::RtlArgs),
     /// FPGA flows: bitstream + report per board, per-block sizes, post-synthesis simulation.
     #[cfg(feature = "rtl")]
     Synth(synth::SynthArgs),
@@ -156,6 +161,8 @@ fn run(cli: Cli) -> Res<()> {
         Cmd::Synth(a) => synth::run(&a, &mut std::io::stdout()),
         #[cfg(feature = "rtl")]
         Cmd::Regress(a) => regress::run(&a),
+        #[cfg(feature = "rtl")]
+        Cmd::Rtl(a) => stdout_write(|w| rtl::run(&a, w)),
         Cmd::Fpga(a) => fpga::run(&a, &mut std::io::stdout()),
         Cmd::Render {
             scene,

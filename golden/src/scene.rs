@@ -177,6 +177,36 @@ impl Scene {
         })
     }
 
+    /// A config given on its own (`tilerast rtl --config FILE`): `text` is the object a scene's
+    /// `config` holds (`{"preset": "ice40", "msaa": 8}`; empty text = preset `default`), then
+    /// `overrides` (field, value) are applied in order, a later one replacing an earlier. The
+    /// result is checked like a scene's config; errors name `file` and the field.
+    pub fn config_from_json(
+        text: &str,
+        file: &str,
+        overrides: &[(String, serde_json::Value)],
+    ) -> Result<Config, SceneError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut map = if text.trim().is_empty() {
+            serde_json::Map::new()
+        } else {
+            crate::scene_de::config_map(text).map_err(|e| SceneError {
+                file: file.to_string(),
+                at: format!("line {} column {}", e.line(), e.column()),
+                msg: strip_serde_position(&e.to_string()),
+            })?
+        };
+        for (k, v) in overrides {
+            map.insert(k.clone(), v.clone());
+        }
+        let scene = Scene {
+            config: map,
+            background: Default::default(),
+            primitives: Vec::new(),
+        };
+        scene.config(file)
+    }
+
     /// Read and parse a scene file (at most [`MAX_INPUT_BYTES`], at least one primitive).
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
         let file = path.display().to_string();

@@ -421,3 +421,12 @@ impl<'de> Visitor<'de> for PointSeed {
         })
     }
 }
+
+/// A config file: one object `{"preset": "…", field: value, …}` (a scene's `config`), with
+/// the same strictness (no duplicate keys, an object and nothing else).
+pub(crate) fn config_map(text: &str) -> Result<serde_json::Map<String, Value>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let map = ConfigSeed.deserialize(&mut de)?;
+    de.end()?;
+    Ok(map)
+}

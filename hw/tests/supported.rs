@@ -52,7 +52,7 @@ fn every_supported_config_emits_and_every_refusal_names_a_field() {
         let c = random_config(&mut r);
         match tilerast_hw::supported(&c) {
             Ok(()) => {
-                let v = catch_unwind(AssertUnwindSafe(|| tilerast_hw::rtl_file(&c)));
+                let v = catch_unwind(AssertUnwindSafe(|| tilerast_hw::rtl_file(&c, "test")));
                 match v {
                     Ok(Ok(text)) => assert!(text.contains("module tilerast_sweep("), "config {i}: {c:?}"),
                     Ok(Err(e)) => panic!("config {i}: supported, but rtl_file refuses: {e}\n{c:?}"),

@@ -1,4 +1,6 @@
-//! Writes `rtl-out/tilerast_<preset>.v` for every preset (raster_core and all its blocks) and
+//! Writes `rtl-out/tilerast_<preset>.v` for every preset (raster_core and all its blocks,
+//! exactly what `tilerast rtl --preset <preset> -o rtl-out` writes, with the lint waivers
+//! `rtl-out/tilerast_waivers.vlt`) and
 //! `rtl-out/tilerast_top_<board>.v` for every board (the FPGA top, `hw/src/fpga_top/`), each with
 //! a header naming the exact command that regenerated it. Deterministic (no timestamps), so a
 //! regeneration on an unchanged tree is a no-op; CI checks that with `git diff --exit-code rtl-out`.
@@ -27,18 +29,13 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        let text = match tilerast_hw::rtl_file(&cfg) {
-            Ok(t) => t,
+        let path = match tilerast_hw::write_core(&cfg, &tilerast_hw::preset_command(p), &dir) {
+            Ok(path) => path,
             Err(e) => {
                 eprintln!("error: preset {p}: {e}");
                 return ExitCode::FAILURE;
             }
         };
-        let path = dir.join(tilerast_hw::rtl_file_name(p));
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("error: {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
         println!("wrote {}", path.display());
     }
     // FPGA tops, one per board of golden's board table; each instantiates its preset's core.

@@ -1,0 +1,214 @@
+//! `tilerast rtl`: the raster core's Verilog for any config the RTL supports.
+//!
+//! ```text
+//!  --preset P | --config FILE ─► overrides --set field=value … ─► Config (validated, names the field)
+//!      ─► tilerast_hw::supported (one line naming the field and the supported range)
+//!      ─► DIR/tilerast_<name>.v (header: this exact command, config, ports and streams)
+//!         DIR/tilerast_waivers.vlt ─► verilator --lint-only -Wall (must be clean; --no-lint skips)
+//! ```
+//!
+//! `gen-rtl` (the `rtl-out/` files) is this command applied to each preset:
+//! `tilerast rtl --preset ice40 -o rtl-out` writes `rtl-out/tilerast_ice40.v` byte for byte.
+
+use crate::error::{io_err, CliError, Res};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tilerast_golden::{Config, Scene};
+
+/// Options of `tilerast rtl`.
+#[derive(Args, Debug)]
+pub struct RtlArgs {
+    /// Start from this preset (ice40, default, full, ice40_1x); a --config file's "preset"
+    /// key does the same. Default: default.
+    #[arg(long, conflicts_with = "config")]
+    pub preset: Option<String>,
+    /// A JSON config: `{"preset": "default", "msaa": 8, "quads_per_clock": 2, …}` (the object a
+    /// scene's "config" holds; any field of the config, see golden/src/config.rs).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override one field (repeatable), applied after --preset / --config: the value is JSON
+    /// (`msaa=8`, `tile=[32,16]`, `cull="cw"`) or a bare word taken as a string (`cull=cw`).
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    pub set: Vec<String>,
+    /// Name of the core: the top module is tilerast_<NAME> (default: the preset's name, or
+    /// the config file's stem). Letters, digits and `_`.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Output directory (created if missing).
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Do not run the Verilator lint check on the written file.
+    #[arg(long)]
+    pub no_lint: bool,
+}
+
+/// `field=value` → (field, JSON value); a value that is not JSON is a string.
+fn parse_set(s: &str) -> Res<(String, serde_json::Value)> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| CliError::at("--set", s, "expected FIELD=VALUE, e.g. msaa=8"))?;
+    let k = k.trim();
+    if k.is_empty() {
+        return Err(CliError::at("--set", s, "the field name is empty"));
+    }
+    let v = v.trim();
+    let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+    Ok((k.to_string(), value))
+}
+
+/// The config the arguments describe (validated by the golden model; errors name the field).
+pub fn config(a: &RtlArgs) -> Res<Config> {
+    let mut sets = Vec::new();
+    for s in &a.set {
+        sets.push(parse_set(s)?);
+    }
+    if sets.iter().any(|(k, _)| k == "preset") {
+        return Err(CliError::at(
+            "--set",
+            "preset",
+            "use --preset or the config file's \"preset\"",
+        ));
+    }
+    let (text, file, stem) = match &a.config {
+        Some(p) => {
+            let bytes = tilerast_golden::scene::read_input(p)?;
+            let text = String::from_utf8(bytes).map_err(|_| CliError::at(p.display(), "read", "not UTF-8 text"))?;
+            let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+            (text, p.display().to_string(), stem)
+        }
+        None => {
+            let preset = a.preset.as_deref().unwrap_or("default");
+            (
+                serde_json::json!({ "preset": preset }).to_string(),
+                "--preset".to_string(),
+                Some(preset.to_string()),
+            )
+        }
+    };
+    let mut cfg = Scene::config_from_json(&text, &file, &sets)?;
+    let name = a.name.clone().or(stem).unwrap_or_else(|| "custom".into());
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.contains("__") {
+        return Err(CliError::at(
+            "--name",
+            &name,
+            "must be letters, digits and single `_` (it names the Verilog module tilerast_<name>)",
+        ));
+    }
+    cfg.name = name;
+    Ok(cfg)
+}
+
+/// The exact command line, for the file header (arguments with spaces quoted).
+fn command_line() -> String {
+    let mut args = std::env::args();
+    let _ = args.next();
+    let mut out = String::from("tilerast");
+    for a in args {
+        out.push(' ');
+        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+            out.push('\'');
+            out.push_str(&a.replace('\'', "'\\''"));
+            out.push('\'');
+        } else {
+            out.push_str(&a);
+        }
+    }
+    out
+}
+
+/// Lint the written core with Verilator in `dir`; `Err` with the first warning line.
+fn lint(dir: &Path, cfg_name: &str) -> Res<String> {
+    let cmd = tilerast_hw::lint_command(cfg_name);
+    let mut parts = cmd.split_whitespace();
+    let prog = parts.next().expect("command");
+    let out = std::process::Command::new(prog)
+        .args(parts)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| {
+            CliError::at(
+                "verilator",
+                "run",
+                format!("{e} (install Verilator, or pass --no-lint)"),
+            )
+        })?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        let first = text.lines().find(|l| l.starts_with('%')).unwrap_or("(no message)");
+        return Err(CliError::at(
+            dir.join(tilerast_hw::rtl_file_name(cfg_name)).display(),
+            "lint",
+            format!("not lint-clean ({cmd}): {first}"),
+        ));
+    }
+    Ok(cmd)
+}
+
+/// Run `tilerast rtl`.
+pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
+    let cfg = config(a)?;
+    let path = tilerast_hw::write_core(&cfg, &command_line(), &a.out).map_err(|e| {
+        if e.starts_with("config.") {
+            CliError(e)
+        } else {
+            CliError::at(a.out.display(), "write", e)
+        }
+    })?;
+    let say = |w: &mut dyn Write, s: String| writeln!(w, "{s}").map_err(|e| io_err(Path::new("<stdout>"), "write", e));
+    say(
+        w,
+        format!(
+            "wrote {} (top module {})",
+            path.display(),
+            tilerast_hw::top_name(&cfg.name)
+        ),
+    )?;
+    say(
+        w,
+        format!("wrote {}", a.out.join(tilerast_hw::LINT_WAIVERS_FILE).display()),
+    )?;
+    if a.no_lint {
+        say(w, "lint: skipped (--no-lint)".into())?;
+    } else {
+        let cmd = lint(&a.out, &cfg.name)?;
+        say(w, format!("lint: clean ({cmd})"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(preset: Option<&str>, set: &[&str]) -> RtlArgs {
+        RtlArgs {
+            preset: preset.map(str::to_string),
+            config: None,
+            set: set.iter().map(|s| s.to_string()).collect(),
+            name: None,
+            out: PathBuf::from("unused"),
+            no_lint: true,
+        }
+    }
+
+    #[test]
+    fn set_overrides_fields_and_names_bad_ones() {
+        let c = config(&args(
+            Some("ice40"),
+            &["msaa=8", "cull=cw", "tile=[32,16]", "subtile=[8,4]"],
+        ))
+        .unwrap();
+        assert_eq!((c.msaa, c.tile, c.subtile), (8, [32, 16], [8, 4]));
+        assert_eq!(c.cull, tilerast_golden::config::CullMode::Cw);
+        assert_eq!(c.name, "ice40");
+        let e = config(&args(None, &["msaa=3"])).unwrap_err().0;
+        assert!(e.contains("config.msaa") && e.contains("1, 2, 4, 8"), "{e}");
+        let e = config(&args(None, &["nope=1"])).unwrap_err().0;
+        assert!(e.contains("config.nope") && e.contains("unknown"), "{e}");
+        let e = config(&args(None, &["msaa"])).unwrap_err().0;
+        assert!(e.starts_with("--set: msaa:"), "{e}");
+        let e = config(&args(Some("huge"), &[])).unwrap_err().0;
+        assert!(e.contains("config.preset") && e.contains("huge"), "{e}");
+    }
+}
