@@ -2235,6 +2235,14 @@ endmodule // tilerast_top_ulx3s__ram
 
 
 
+
+
+
+
+
+
+
+
 module tilerast_top_ulx3s__rb(d,q,clock);
 
     // Module arguments
