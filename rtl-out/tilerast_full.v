@@ -4807,8 +4807,6 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     localparam [47:0] c_himask = 48'hffff00000000;
     localparam [47:0] c_chi = 48'hfffffff;
     localparam [47:0] c_clo = 48'h30000000;
-    localparam [5:0] c_sgn = 6'b11001;
-    localparam [47:0] c_wgmask = 48'h3ffffff;
     localparam [23:0] c_amask = 24'h1fffff;
     localparam [5:0] c_asgn = 6'b10100;
     localparam [47:0] c_ahi = 48'hffffffe00000;
@@ -5744,70 +5742,6 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     localparam [5:0] c_dsgn = 6'b11001;
     localparam [47:0] c_dhi = 48'hfffffc000000;
     localparam [47:0] c_sext24 = 48'hffffff000000;
-    localparam [47:0] c_lp__0 = 48'h0;
-    localparam [47:0] c_lp__1 = 48'h0;
-    localparam [47:0] c_lp__2 = 48'h0;
-    localparam [47:0] c_lp__3 = 48'h0;
-    localparam [47:0] c_lp__4 = 48'hffffffffffff;
-    localparam [47:0] c_lp__5 = 48'h0;
-    localparam [47:0] c_lp__6 = 48'h0;
-    localparam [47:0] c_lp__7 = 48'h0;
-    localparam [47:0] c_lp__8 = 48'h0;
-    localparam [47:0] c_lp__9 = 48'hffffffffffff;
-    localparam [47:0] c_lp__10 = 48'h0;
-    localparam [47:0] c_lp__11 = 48'h0;
-    localparam [47:0] c_lp__12 = 48'h0;
-    localparam [47:0] c_lp__13 = 48'h0;
-    localparam [47:0] c_lp__14 = 48'hffffffffffff;
-    localparam [47:0] c_lp__15 = 48'h0;
-    localparam [47:0] c_lp__16 = 48'h0;
-    localparam [47:0] c_lp__17 = 48'h0;
-    localparam [47:0] c_lp__18 = 48'hffffffffffff;
-    localparam [47:0] c_lp__19 = 48'h0;
-    localparam [47:0] c_lp__20 = 48'hffffffffffff;
-    localparam [47:0] c_lp__21 = 48'h0;
-    localparam [47:0] c_lp__22 = 48'hffffffffffff;
-    localparam [47:0] c_lp__23 = 48'h0;
-    localparam [47:0] c_lp__24 = 48'h0;
-    localparam [47:0] c_lp__25 = 48'h0;
-    localparam [47:0] c_lp__26 = 48'h0;
-    localparam [47:0] c_lp__27 = 48'hffffffffffff;
-    localparam [47:0] c_lp__28 = 48'h0;
-    localparam [47:0] c_lp__29 = 48'h0;
-    localparam [47:0] c_lp__30 = 48'h0;
-    localparam [47:0] c_lp__31 = 48'hffffffffffff;
-    localparam [47:0] c_ln__0 = 48'h0;
-    localparam [47:0] c_ln__1 = 48'h0;
-    localparam [47:0] c_ln__2 = 48'h0;
-    localparam [47:0] c_ln__3 = 48'h0;
-    localparam [47:0] c_ln__4 = 48'h0;
-    localparam [47:0] c_ln__5 = 48'h0;
-    localparam [47:0] c_ln__6 = 48'h0;
-    localparam [47:0] c_ln__7 = 48'h0;
-    localparam [47:0] c_ln__8 = 48'h0;
-    localparam [47:0] c_ln__9 = 48'h0;
-    localparam [47:0] c_ln__10 = 48'h0;
-    localparam [47:0] c_ln__11 = 48'h0;
-    localparam [47:0] c_ln__12 = 48'hffffffffffff;
-    localparam [47:0] c_ln__13 = 48'h0;
-    localparam [47:0] c_ln__14 = 48'h0;
-    localparam [47:0] c_ln__15 = 48'h0;
-    localparam [47:0] c_ln__16 = 48'h0;
-    localparam [47:0] c_ln__17 = 48'h0;
-    localparam [47:0] c_ln__18 = 48'h0;
-    localparam [47:0] c_ln__19 = 48'h0;
-    localparam [47:0] c_ln__20 = 48'h0;
-    localparam [47:0] c_ln__21 = 48'h0;
-    localparam [47:0] c_ln__22 = 48'h0;
-    localparam [47:0] c_ln__23 = 48'h0;
-    localparam [47:0] c_ln__24 = 48'h0;
-    localparam [47:0] c_ln__25 = 48'hffffffffffff;
-    localparam [47:0] c_ln__26 = 48'h0;
-    localparam [47:0] c_ln__27 = 48'h0;
-    localparam [47:0] c_ln__28 = 48'hffffffffffff;
-    localparam [47:0] c_ln__29 = 48'h0;
-    localparam [47:0] c_ln__30 = 48'h0;
-    localparam [47:0] c_ln__31 = 48'h0;
     localparam [47:0] c_bp__0 = 48'h0;
     localparam [47:0] c_bp__1 = 48'h0;
     localparam [47:0] c_bp__2 = 48'h0;
@@ -5824,70 +5758,6 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     localparam [47:0] c_bn__5 = 48'h0;
     localparam [47:0] c_bn__6 = 48'h0;
     localparam [47:0] c_bn__7 = 48'h0;
-    localparam [63:0] c_bit__0 = 64'h1;
-    localparam [63:0] c_bit__1 = 64'h2;
-    localparam [63:0] c_bit__2 = 64'h4;
-    localparam [63:0] c_bit__3 = 64'h8;
-    localparam [63:0] c_bit__4 = 64'h10;
-    localparam [63:0] c_bit__5 = 64'h20;
-    localparam [63:0] c_bit__6 = 64'h40;
-    localparam [63:0] c_bit__7 = 64'h80;
-    localparam [63:0] c_bit__8 = 64'h100;
-    localparam [63:0] c_bit__9 = 64'h200;
-    localparam [63:0] c_bit__10 = 64'h400;
-    localparam [63:0] c_bit__11 = 64'h800;
-    localparam [63:0] c_bit__12 = 64'h1000;
-    localparam [63:0] c_bit__13 = 64'h2000;
-    localparam [63:0] c_bit__14 = 64'h4000;
-    localparam [63:0] c_bit__15 = 64'h8000;
-    localparam [63:0] c_bit__16 = 64'h10000;
-    localparam [63:0] c_bit__17 = 64'h20000;
-    localparam [63:0] c_bit__18 = 64'h40000;
-    localparam [63:0] c_bit__19 = 64'h80000;
-    localparam [63:0] c_bit__20 = 64'h100000;
-    localparam [63:0] c_bit__21 = 64'h200000;
-    localparam [63:0] c_bit__22 = 64'h400000;
-    localparam [63:0] c_bit__23 = 64'h800000;
-    localparam [63:0] c_bit__24 = 64'h1000000;
-    localparam [63:0] c_bit__25 = 64'h2000000;
-    localparam [63:0] c_bit__26 = 64'h4000000;
-    localparam [63:0] c_bit__27 = 64'h8000000;
-    localparam [63:0] c_bit__28 = 64'h10000000;
-    localparam [63:0] c_bit__29 = 64'h20000000;
-    localparam [63:0] c_bit__30 = 64'h40000000;
-    localparam [63:0] c_bit__31 = 64'h80000000;
-    localparam [63:0] c_bit__32 = 64'h100000000;
-    localparam [63:0] c_bit__33 = 64'h200000000;
-    localparam [63:0] c_bit__34 = 64'h400000000;
-    localparam [63:0] c_bit__35 = 64'h800000000;
-    localparam [63:0] c_bit__36 = 64'h1000000000;
-    localparam [63:0] c_bit__37 = 64'h2000000000;
-    localparam [63:0] c_bit__38 = 64'h4000000000;
-    localparam [63:0] c_bit__39 = 64'h8000000000;
-    localparam [63:0] c_bit__40 = 64'h10000000000;
-    localparam [63:0] c_bit__41 = 64'h20000000000;
-    localparam [63:0] c_bit__42 = 64'h40000000000;
-    localparam [63:0] c_bit__43 = 64'h80000000000;
-    localparam [63:0] c_bit__44 = 64'h100000000000;
-    localparam [63:0] c_bit__45 = 64'h200000000000;
-    localparam [63:0] c_bit__46 = 64'h400000000000;
-    localparam [63:0] c_bit__47 = 64'h800000000000;
-    localparam [63:0] c_bit__48 = 64'h1000000000000;
-    localparam [63:0] c_bit__49 = 64'h2000000000000;
-    localparam [63:0] c_bit__50 = 64'h4000000000000;
-    localparam [63:0] c_bit__51 = 64'h8000000000000;
-    localparam [63:0] c_bit__52 = 64'h10000000000000;
-    localparam [63:0] c_bit__53 = 64'h20000000000000;
-    localparam [63:0] c_bit__54 = 64'h40000000000000;
-    localparam [63:0] c_bit__55 = 64'h80000000000000;
-    localparam [63:0] c_bit__56 = 64'h100000000000000;
-    localparam [63:0] c_bit__57 = 64'h200000000000000;
-    localparam [63:0] c_bit__58 = 64'h400000000000000;
-    localparam [63:0] c_bit__59 = 64'h800000000000000;
-    localparam [63:0] c_bit__60 = 64'h1000000000000000;
-    localparam [63:0] c_bit__61 = 64'h2000000000000000;
-    localparam [63:0] c_bit__62 = 64'h4000000000000000;
-    localparam [63:0] c_bit__63 = 64'h8000000000000000;
     localparam [11:0] c_lidx__0 = 12'h0;
     localparam [11:0] c_lidx__1 = 12'h1;
     localparam [11:0] c_lidx__2 = 12'h2;
@@ -6151,6 +6021,290 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  olast__d;
     wire  olast__q;
     reg  olast__clock;
+    reg  [47:0] lanes__0__gg__0;
+    reg  [47:0] lanes__0__gg__1;
+    reg  [47:0] lanes__0__gg__2;
+    reg  [47:0] lanes__0__gg__3;
+    reg  [47:0] lanes__0__gg__4;
+    reg  [47:0] lanes__0__gg__5;
+    reg  [47:0] lanes__0__gg__6;
+    reg  [47:0] lanes__0__gg__7;
+    reg  [47:0] lanes__0__gg__8;
+    reg  [47:0] lanes__0__gg__9;
+    reg  [47:0] lanes__0__gg__10;
+    reg  [47:0] lanes__0__gg__11;
+    reg  [47:0] lanes__0__gg__12;
+    reg  [47:0] lanes__0__gg__13;
+    reg  [47:0] lanes__0__gg__14;
+    reg  [47:0] lanes__0__gg__15;
+    reg  [47:0] lanes__0__gg__16;
+    reg  [47:0] lanes__0__gg__17;
+    reg  [47:0] lanes__0__gg__18;
+    reg  [47:0] lanes__0__gg__19;
+    reg  [47:0] lanes__0__gg__20;
+    reg  [47:0] lanes__0__gg__21;
+    reg  [47:0] lanes__0__gg__22;
+    reg  [47:0] lanes__0__gg__23;
+    reg  [47:0] lanes__0__gg__24;
+    reg  [47:0] lanes__0__gg__25;
+    reg  [47:0] lanes__0__gg__26;
+    reg  [47:0] lanes__0__gg__27;
+    reg  [47:0] lanes__0__gg__28;
+    reg  [47:0] lanes__0__gg__29;
+    reg  [47:0] lanes__0__gg__30;
+    reg  [47:0] lanes__0__gg__31;
+    reg  [47:0] lanes__0__gg__32;
+    reg  [47:0] lanes__0__gg__33;
+    reg  [47:0] lanes__0__gg__34;
+    reg  [47:0] lanes__0__gg__35;
+    reg  [47:0] lanes__0__gg__36;
+    reg  [47:0] lanes__0__gg__37;
+    reg  [47:0] lanes__0__gg__38;
+    reg  [47:0] lanes__0__gg__39;
+    reg  [47:0] lanes__0__gg__40;
+    reg  [47:0] lanes__0__gg__41;
+    reg  [47:0] lanes__0__gg__42;
+    reg  [47:0] lanes__0__gg__43;
+    reg  [47:0] lanes__0__gg__44;
+    reg  [47:0] lanes__0__gg__45;
+    reg  [47:0] lanes__0__gg__46;
+    reg  [47:0] lanes__0__gg__47;
+    reg  [47:0] lanes__0__a2__0;
+    reg  [47:0] lanes__0__a2__1;
+    reg  [47:0] lanes__0__a2__2;
+    reg  [47:0] lanes__0__a2__3;
+    reg  [47:0] lanes__0__a2__4;
+    reg  [47:0] lanes__0__a2__5;
+    reg  [47:0] lanes__0__a2__6;
+    reg  [47:0] lanes__0__a2__7;
+    reg  [47:0] lanes__0__a2__8;
+    reg  [47:0] lanes__0__a2__9;
+    reg  [47:0] lanes__0__a2__10;
+    reg  [47:0] lanes__0__a2__11;
+    reg  [47:0] lanes__0__bx__0;
+    reg  [47:0] lanes__0__bx__1;
+    reg  [47:0] lanes__0__bx__2;
+    reg  lanes__0__vx__0;
+    reg  lanes__0__vx__1;
+    reg  lanes__0__vy__0;
+    reg  lanes__0__vy__1;
+    reg  lanes__0__trivial;
+    reg  lanes__0__none;
+    wire  [63:0] lanes__0__mask;
+    wire  lanes__0__valid;
+    reg  [47:0] lanes__1__gg__0;
+    reg  [47:0] lanes__1__gg__1;
+    reg  [47:0] lanes__1__gg__2;
+    reg  [47:0] lanes__1__gg__3;
+    reg  [47:0] lanes__1__gg__4;
+    reg  [47:0] lanes__1__gg__5;
+    reg  [47:0] lanes__1__gg__6;
+    reg  [47:0] lanes__1__gg__7;
+    reg  [47:0] lanes__1__gg__8;
+    reg  [47:0] lanes__1__gg__9;
+    reg  [47:0] lanes__1__gg__10;
+    reg  [47:0] lanes__1__gg__11;
+    reg  [47:0] lanes__1__gg__12;
+    reg  [47:0] lanes__1__gg__13;
+    reg  [47:0] lanes__1__gg__14;
+    reg  [47:0] lanes__1__gg__15;
+    reg  [47:0] lanes__1__gg__16;
+    reg  [47:0] lanes__1__gg__17;
+    reg  [47:0] lanes__1__gg__18;
+    reg  [47:0] lanes__1__gg__19;
+    reg  [47:0] lanes__1__gg__20;
+    reg  [47:0] lanes__1__gg__21;
+    reg  [47:0] lanes__1__gg__22;
+    reg  [47:0] lanes__1__gg__23;
+    reg  [47:0] lanes__1__gg__24;
+    reg  [47:0] lanes__1__gg__25;
+    reg  [47:0] lanes__1__gg__26;
+    reg  [47:0] lanes__1__gg__27;
+    reg  [47:0] lanes__1__gg__28;
+    reg  [47:0] lanes__1__gg__29;
+    reg  [47:0] lanes__1__gg__30;
+    reg  [47:0] lanes__1__gg__31;
+    reg  [47:0] lanes__1__gg__32;
+    reg  [47:0] lanes__1__gg__33;
+    reg  [47:0] lanes__1__gg__34;
+    reg  [47:0] lanes__1__gg__35;
+    reg  [47:0] lanes__1__gg__36;
+    reg  [47:0] lanes__1__gg__37;
+    reg  [47:0] lanes__1__gg__38;
+    reg  [47:0] lanes__1__gg__39;
+    reg  [47:0] lanes__1__gg__40;
+    reg  [47:0] lanes__1__gg__41;
+    reg  [47:0] lanes__1__gg__42;
+    reg  [47:0] lanes__1__gg__43;
+    reg  [47:0] lanes__1__gg__44;
+    reg  [47:0] lanes__1__gg__45;
+    reg  [47:0] lanes__1__gg__46;
+    reg  [47:0] lanes__1__gg__47;
+    reg  [47:0] lanes__1__a2__0;
+    reg  [47:0] lanes__1__a2__1;
+    reg  [47:0] lanes__1__a2__2;
+    reg  [47:0] lanes__1__a2__3;
+    reg  [47:0] lanes__1__a2__4;
+    reg  [47:0] lanes__1__a2__5;
+    reg  [47:0] lanes__1__a2__6;
+    reg  [47:0] lanes__1__a2__7;
+    reg  [47:0] lanes__1__a2__8;
+    reg  [47:0] lanes__1__a2__9;
+    reg  [47:0] lanes__1__a2__10;
+    reg  [47:0] lanes__1__a2__11;
+    reg  [47:0] lanes__1__bx__0;
+    reg  [47:0] lanes__1__bx__1;
+    reg  [47:0] lanes__1__bx__2;
+    reg  lanes__1__vx__0;
+    reg  lanes__1__vx__1;
+    reg  lanes__1__vy__0;
+    reg  lanes__1__vy__1;
+    reg  lanes__1__trivial;
+    reg  lanes__1__none;
+    wire  [63:0] lanes__1__mask;
+    wire  lanes__1__valid;
+    reg  [47:0] lanes__2__gg__0;
+    reg  [47:0] lanes__2__gg__1;
+    reg  [47:0] lanes__2__gg__2;
+    reg  [47:0] lanes__2__gg__3;
+    reg  [47:0] lanes__2__gg__4;
+    reg  [47:0] lanes__2__gg__5;
+    reg  [47:0] lanes__2__gg__6;
+    reg  [47:0] lanes__2__gg__7;
+    reg  [47:0] lanes__2__gg__8;
+    reg  [47:0] lanes__2__gg__9;
+    reg  [47:0] lanes__2__gg__10;
+    reg  [47:0] lanes__2__gg__11;
+    reg  [47:0] lanes__2__gg__12;
+    reg  [47:0] lanes__2__gg__13;
+    reg  [47:0] lanes__2__gg__14;
+    reg  [47:0] lanes__2__gg__15;
+    reg  [47:0] lanes__2__gg__16;
+    reg  [47:0] lanes__2__gg__17;
+    reg  [47:0] lanes__2__gg__18;
+    reg  [47:0] lanes__2__gg__19;
+    reg  [47:0] lanes__2__gg__20;
+    reg  [47:0] lanes__2__gg__21;
+    reg  [47:0] lanes__2__gg__22;
+    reg  [47:0] lanes__2__gg__23;
+    reg  [47:0] lanes__2__gg__24;
+    reg  [47:0] lanes__2__gg__25;
+    reg  [47:0] lanes__2__gg__26;
+    reg  [47:0] lanes__2__gg__27;
+    reg  [47:0] lanes__2__gg__28;
+    reg  [47:0] lanes__2__gg__29;
+    reg  [47:0] lanes__2__gg__30;
+    reg  [47:0] lanes__2__gg__31;
+    reg  [47:0] lanes__2__gg__32;
+    reg  [47:0] lanes__2__gg__33;
+    reg  [47:0] lanes__2__gg__34;
+    reg  [47:0] lanes__2__gg__35;
+    reg  [47:0] lanes__2__gg__36;
+    reg  [47:0] lanes__2__gg__37;
+    reg  [47:0] lanes__2__gg__38;
+    reg  [47:0] lanes__2__gg__39;
+    reg  [47:0] lanes__2__gg__40;
+    reg  [47:0] lanes__2__gg__41;
+    reg  [47:0] lanes__2__gg__42;
+    reg  [47:0] lanes__2__gg__43;
+    reg  [47:0] lanes__2__gg__44;
+    reg  [47:0] lanes__2__gg__45;
+    reg  [47:0] lanes__2__gg__46;
+    reg  [47:0] lanes__2__gg__47;
+    reg  [47:0] lanes__2__a2__0;
+    reg  [47:0] lanes__2__a2__1;
+    reg  [47:0] lanes__2__a2__2;
+    reg  [47:0] lanes__2__a2__3;
+    reg  [47:0] lanes__2__a2__4;
+    reg  [47:0] lanes__2__a2__5;
+    reg  [47:0] lanes__2__a2__6;
+    reg  [47:0] lanes__2__a2__7;
+    reg  [47:0] lanes__2__a2__8;
+    reg  [47:0] lanes__2__a2__9;
+    reg  [47:0] lanes__2__a2__10;
+    reg  [47:0] lanes__2__a2__11;
+    reg  [47:0] lanes__2__bx__0;
+    reg  [47:0] lanes__2__bx__1;
+    reg  [47:0] lanes__2__bx__2;
+    reg  lanes__2__vx__0;
+    reg  lanes__2__vx__1;
+    reg  lanes__2__vy__0;
+    reg  lanes__2__vy__1;
+    reg  lanes__2__trivial;
+    reg  lanes__2__none;
+    wire  [63:0] lanes__2__mask;
+    wire  lanes__2__valid;
+    reg  [47:0] lanes__3__gg__0;
+    reg  [47:0] lanes__3__gg__1;
+    reg  [47:0] lanes__3__gg__2;
+    reg  [47:0] lanes__3__gg__3;
+    reg  [47:0] lanes__3__gg__4;
+    reg  [47:0] lanes__3__gg__5;
+    reg  [47:0] lanes__3__gg__6;
+    reg  [47:0] lanes__3__gg__7;
+    reg  [47:0] lanes__3__gg__8;
+    reg  [47:0] lanes__3__gg__9;
+    reg  [47:0] lanes__3__gg__10;
+    reg  [47:0] lanes__3__gg__11;
+    reg  [47:0] lanes__3__gg__12;
+    reg  [47:0] lanes__3__gg__13;
+    reg  [47:0] lanes__3__gg__14;
+    reg  [47:0] lanes__3__gg__15;
+    reg  [47:0] lanes__3__gg__16;
+    reg  [47:0] lanes__3__gg__17;
+    reg  [47:0] lanes__3__gg__18;
+    reg  [47:0] lanes__3__gg__19;
+    reg  [47:0] lanes__3__gg__20;
+    reg  [47:0] lanes__3__gg__21;
+    reg  [47:0] lanes__3__gg__22;
+    reg  [47:0] lanes__3__gg__23;
+    reg  [47:0] lanes__3__gg__24;
+    reg  [47:0] lanes__3__gg__25;
+    reg  [47:0] lanes__3__gg__26;
+    reg  [47:0] lanes__3__gg__27;
+    reg  [47:0] lanes__3__gg__28;
+    reg  [47:0] lanes__3__gg__29;
+    reg  [47:0] lanes__3__gg__30;
+    reg  [47:0] lanes__3__gg__31;
+    reg  [47:0] lanes__3__gg__32;
+    reg  [47:0] lanes__3__gg__33;
+    reg  [47:0] lanes__3__gg__34;
+    reg  [47:0] lanes__3__gg__35;
+    reg  [47:0] lanes__3__gg__36;
+    reg  [47:0] lanes__3__gg__37;
+    reg  [47:0] lanes__3__gg__38;
+    reg  [47:0] lanes__3__gg__39;
+    reg  [47:0] lanes__3__gg__40;
+    reg  [47:0] lanes__3__gg__41;
+    reg  [47:0] lanes__3__gg__42;
+    reg  [47:0] lanes__3__gg__43;
+    reg  [47:0] lanes__3__gg__44;
+    reg  [47:0] lanes__3__gg__45;
+    reg  [47:0] lanes__3__gg__46;
+    reg  [47:0] lanes__3__gg__47;
+    reg  [47:0] lanes__3__a2__0;
+    reg  [47:0] lanes__3__a2__1;
+    reg  [47:0] lanes__3__a2__2;
+    reg  [47:0] lanes__3__a2__3;
+    reg  [47:0] lanes__3__a2__4;
+    reg  [47:0] lanes__3__a2__5;
+    reg  [47:0] lanes__3__a2__6;
+    reg  [47:0] lanes__3__a2__7;
+    reg  [47:0] lanes__3__a2__8;
+    reg  [47:0] lanes__3__a2__9;
+    reg  [47:0] lanes__3__a2__10;
+    reg  [47:0] lanes__3__a2__11;
+    reg  [47:0] lanes__3__bx__0;
+    reg  [47:0] lanes__3__bx__1;
+    reg  [47:0] lanes__3__bx__2;
+    reg  lanes__3__vx__0;
+    reg  lanes__3__vx__1;
+    reg  lanes__3__vy__0;
+    reg  lanes__3__vy__1;
+    reg  lanes__3__trivial;
+    reg  lanes__3__none;
+    wire  [63:0] lanes__3__mask;
+    wire  lanes__3__valid;
 
     // Local signals
     reg  [7:0] cg;
@@ -6548,822 +6702,6 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] gg__45;
     reg  [47:0] gg__46;
     reg  [47:0] gg__47;
-    reg  [47:0] nn__0;
-    reg  [47:0] nn__1;
-    reg  [47:0] nn__2;
-    reg  [47:0] nn__3;
-    reg  [47:0] nn__4;
-    reg  [47:0] nn__5;
-    reg  [47:0] nn__6;
-    reg  [47:0] nn__7;
-    reg  [47:0] nn__8;
-    reg  [47:0] nn__9;
-    reg  [47:0] nn__10;
-    reg  [47:0] nn__11;
-    reg  [47:0] nn__12;
-    reg  [47:0] nn__13;
-    reg  [47:0] nn__14;
-    reg  [47:0] nn__15;
-    reg  [47:0] nn__16;
-    reg  [47:0] nn__17;
-    reg  [47:0] nn__18;
-    reg  [47:0] nn__19;
-    reg  [47:0] nn__20;
-    reg  [47:0] nn__21;
-    reg  [47:0] nn__22;
-    reg  [47:0] nn__23;
-    reg  [47:0] nn__24;
-    reg  [47:0] nn__25;
-    reg  [47:0] nn__26;
-    reg  [47:0] nn__27;
-    reg  [47:0] nn__28;
-    reg  [47:0] nn__29;
-    reg  [47:0] nn__30;
-    reg  [47:0] nn__31;
-    reg  [47:0] nn__32;
-    reg  [47:0] nn__33;
-    reg  [47:0] nn__34;
-    reg  [47:0] nn__35;
-    reg  [47:0] nn__36;
-    reg  [47:0] nn__37;
-    reg  [47:0] nn__38;
-    reg  [47:0] nn__39;
-    reg  [47:0] nn__40;
-    reg  [47:0] nn__41;
-    reg  [47:0] nn__42;
-    reg  [47:0] nn__43;
-    reg  [47:0] nn__44;
-    reg  [47:0] nn__45;
-    reg  [47:0] nn__46;
-    reg  [47:0] nn__47;
-    reg  [47:0] su__0;
-    reg  [47:0] su__1;
-    reg  [47:0] su__2;
-    reg  [47:0] su__3;
-    reg  [47:0] su__4;
-    reg  [47:0] su__5;
-    reg  [47:0] su__6;
-    reg  [47:0] su__7;
-    reg  [47:0] su__8;
-    reg  [47:0] su__9;
-    reg  [47:0] su__10;
-    reg  [47:0] su__11;
-    reg  [47:0] su__12;
-    reg  [47:0] su__13;
-    reg  [47:0] su__14;
-    reg  [47:0] su__15;
-    reg  [47:0] su__16;
-    reg  [47:0] su__17;
-    reg  [47:0] su__18;
-    reg  [47:0] su__19;
-    reg  [47:0] su__20;
-    reg  [47:0] su__21;
-    reg  [47:0] su__22;
-    reg  [47:0] su__23;
-    reg  [47:0] su__24;
-    reg  [47:0] su__25;
-    reg  [47:0] su__26;
-    reg  [47:0] su__27;
-    reg  [47:0] su__28;
-    reg  [47:0] su__29;
-    reg  [47:0] su__30;
-    reg  [47:0] su__31;
-    reg  [47:0] su__32;
-    reg  [47:0] su__33;
-    reg  [47:0] su__34;
-    reg  [47:0] su__35;
-    reg  [47:0] su__36;
-    reg  [47:0] su__37;
-    reg  [47:0] su__38;
-    reg  [47:0] su__39;
-    reg  [47:0] su__40;
-    reg  [47:0] su__41;
-    reg  [47:0] su__42;
-    reg  [47:0] su__43;
-    reg  [47:0] su__44;
-    reg  [47:0] su__45;
-    reg  [47:0] su__46;
-    reg  [47:0] su__47;
-    reg  [47:0] su__48;
-    reg  [47:0] su__49;
-    reg  [47:0] su__50;
-    reg  [47:0] su__51;
-    reg  [47:0] su__52;
-    reg  [47:0] su__53;
-    reg  [47:0] su__54;
-    reg  [47:0] su__55;
-    reg  [47:0] su__56;
-    reg  [47:0] su__57;
-    reg  [47:0] su__58;
-    reg  [47:0] su__59;
-    reg  [47:0] su__60;
-    reg  [47:0] su__61;
-    reg  [47:0] su__62;
-    reg  [47:0] su__63;
-    reg  [47:0] su__64;
-    reg  [47:0] su__65;
-    reg  [47:0] su__66;
-    reg  [47:0] su__67;
-    reg  [47:0] su__68;
-    reg  [47:0] su__69;
-    reg  [47:0] su__70;
-    reg  [47:0] su__71;
-    reg  [47:0] su__72;
-    reg  [47:0] su__73;
-    reg  [47:0] su__74;
-    reg  [47:0] su__75;
-    reg  [47:0] su__76;
-    reg  [47:0] su__77;
-    reg  [47:0] su__78;
-    reg  [47:0] su__79;
-    reg  [47:0] su__80;
-    reg  [47:0] su__81;
-    reg  [47:0] su__82;
-    reg  [47:0] su__83;
-    reg  [47:0] su__84;
-    reg  [47:0] su__85;
-    reg  [47:0] su__86;
-    reg  [47:0] su__87;
-    reg  [47:0] su__88;
-    reg  [47:0] su__89;
-    reg  [47:0] su__90;
-    reg  [47:0] su__91;
-    reg  [47:0] su__92;
-    reg  [47:0] su__93;
-    reg  [47:0] su__94;
-    reg  [47:0] su__95;
-    reg  [47:0] su__96;
-    reg  [47:0] su__97;
-    reg  [47:0] su__98;
-    reg  [47:0] su__99;
-    reg  [47:0] su__100;
-    reg  [47:0] su__101;
-    reg  [47:0] su__102;
-    reg  [47:0] su__103;
-    reg  [47:0] su__104;
-    reg  [47:0] su__105;
-    reg  [47:0] su__106;
-    reg  [47:0] su__107;
-    reg  [47:0] su__108;
-    reg  [47:0] su__109;
-    reg  [47:0] su__110;
-    reg  [47:0] su__111;
-    reg  [47:0] su__112;
-    reg  [47:0] su__113;
-    reg  [47:0] su__114;
-    reg  [47:0] su__115;
-    reg  [47:0] su__116;
-    reg  [47:0] su__117;
-    reg  [47:0] su__118;
-    reg  [47:0] su__119;
-    reg  [47:0] su__120;
-    reg  [47:0] su__121;
-    reg  [47:0] su__122;
-    reg  [47:0] su__123;
-    reg  [47:0] su__124;
-    reg  [47:0] su__125;
-    reg  [47:0] su__126;
-    reg  [47:0] su__127;
-    reg  [47:0] su__128;
-    reg  [47:0] su__129;
-    reg  [47:0] su__130;
-    reg  [47:0] su__131;
-    reg  [47:0] su__132;
-    reg  [47:0] su__133;
-    reg  [47:0] su__134;
-    reg  [47:0] su__135;
-    reg  [47:0] su__136;
-    reg  [47:0] su__137;
-    reg  [47:0] su__138;
-    reg  [47:0] su__139;
-    reg  [47:0] su__140;
-    reg  [47:0] su__141;
-    reg  [47:0] su__142;
-    reg  [47:0] su__143;
-    reg  [47:0] su__144;
-    reg  [47:0] su__145;
-    reg  [47:0] su__146;
-    reg  [47:0] su__147;
-    reg  [47:0] su__148;
-    reg  [47:0] su__149;
-    reg  [47:0] su__150;
-    reg  [47:0] su__151;
-    reg  [47:0] su__152;
-    reg  [47:0] su__153;
-    reg  [47:0] su__154;
-    reg  [47:0] su__155;
-    reg  [47:0] su__156;
-    reg  [47:0] su__157;
-    reg  [47:0] su__158;
-    reg  [47:0] su__159;
-    reg  [47:0] su__160;
-    reg  [47:0] su__161;
-    reg  [47:0] su__162;
-    reg  [47:0] su__163;
-    reg  [47:0] su__164;
-    reg  [47:0] su__165;
-    reg  [47:0] su__166;
-    reg  [47:0] su__167;
-    reg  [47:0] su__168;
-    reg  [47:0] su__169;
-    reg  [47:0] su__170;
-    reg  [47:0] su__171;
-    reg  [47:0] su__172;
-    reg  [47:0] su__173;
-    reg  [47:0] su__174;
-    reg  [47:0] su__175;
-    reg  [47:0] su__176;
-    reg  [47:0] su__177;
-    reg  [47:0] su__178;
-    reg  [47:0] su__179;
-    reg  [47:0] su__180;
-    reg  [47:0] su__181;
-    reg  [47:0] su__182;
-    reg  [47:0] su__183;
-    reg  [47:0] su__184;
-    reg  [47:0] su__185;
-    reg  [47:0] su__186;
-    reg  [47:0] su__187;
-    reg  [47:0] su__188;
-    reg  [47:0] su__189;
-    reg  [47:0] su__190;
-    reg  [47:0] su__191;
-    reg  [47:0] su__192;
-    reg  [47:0] su__193;
-    reg  [47:0] su__194;
-    reg  [47:0] su__195;
-    reg  [47:0] su__196;
-    reg  [47:0] su__197;
-    reg  [47:0] su__198;
-    reg  [47:0] su__199;
-    reg  [47:0] su__200;
-    reg  [47:0] su__201;
-    reg  [47:0] su__202;
-    reg  [47:0] su__203;
-    reg  [47:0] su__204;
-    reg  [47:0] su__205;
-    reg  [47:0] su__206;
-    reg  [47:0] su__207;
-    reg  [47:0] su__208;
-    reg  [47:0] su__209;
-    reg  [47:0] su__210;
-    reg  [47:0] su__211;
-    reg  [47:0] su__212;
-    reg  [47:0] su__213;
-    reg  [47:0] su__214;
-    reg  [47:0] su__215;
-    reg  [47:0] su__216;
-    reg  [47:0] su__217;
-    reg  [47:0] su__218;
-    reg  [47:0] su__219;
-    reg  [47:0] su__220;
-    reg  [47:0] su__221;
-    reg  [47:0] su__222;
-    reg  [47:0] su__223;
-    reg  [47:0] su__224;
-    reg  [47:0] su__225;
-    reg  [47:0] su__226;
-    reg  [47:0] su__227;
-    reg  [47:0] su__228;
-    reg  [47:0] su__229;
-    reg  [47:0] su__230;
-    reg  [47:0] su__231;
-    reg  [47:0] su__232;
-    reg  [47:0] su__233;
-    reg  [47:0] su__234;
-    reg  [47:0] su__235;
-    reg  [47:0] su__236;
-    reg  [47:0] su__237;
-    reg  [47:0] su__238;
-    reg  [47:0] su__239;
-    reg  [47:0] su__240;
-    reg  [47:0] su__241;
-    reg  [47:0] su__242;
-    reg  [47:0] su__243;
-    reg  [47:0] su__244;
-    reg  [47:0] su__245;
-    reg  [47:0] su__246;
-    reg  [47:0] su__247;
-    reg  [47:0] su__248;
-    reg  [47:0] su__249;
-    reg  [47:0] su__250;
-    reg  [47:0] su__251;
-    reg  [47:0] su__252;
-    reg  [47:0] su__253;
-    reg  [47:0] su__254;
-    reg  [47:0] su__255;
-    reg  [47:0] su__256;
-    reg  [47:0] su__257;
-    reg  [47:0] su__258;
-    reg  [47:0] su__259;
-    reg  [47:0] su__260;
-    reg  [47:0] su__261;
-    reg  [47:0] su__262;
-    reg  [47:0] su__263;
-    reg  [47:0] su__264;
-    reg  [47:0] su__265;
-    reg  [47:0] su__266;
-    reg  [47:0] su__267;
-    reg  [47:0] su__268;
-    reg  [47:0] su__269;
-    reg  [47:0] su__270;
-    reg  [47:0] su__271;
-    reg  [47:0] su__272;
-    reg  [47:0] su__273;
-    reg  [47:0] su__274;
-    reg  [47:0] su__275;
-    reg  [47:0] su__276;
-    reg  [47:0] su__277;
-    reg  [47:0] su__278;
-    reg  [47:0] su__279;
-    reg  [47:0] su__280;
-    reg  [47:0] su__281;
-    reg  [47:0] su__282;
-    reg  [47:0] su__283;
-    reg  [47:0] su__284;
-    reg  [47:0] su__285;
-    reg  [47:0] su__286;
-    reg  [47:0] su__287;
-    reg  [47:0] su__288;
-    reg  [47:0] su__289;
-    reg  [47:0] su__290;
-    reg  [47:0] su__291;
-    reg  [47:0] su__292;
-    reg  [47:0] su__293;
-    reg  [47:0] su__294;
-    reg  [47:0] su__295;
-    reg  [47:0] su__296;
-    reg  [47:0] su__297;
-    reg  [47:0] su__298;
-    reg  [47:0] su__299;
-    reg  [47:0] su__300;
-    reg  [47:0] su__301;
-    reg  [47:0] su__302;
-    reg  [47:0] su__303;
-    reg  [47:0] su__304;
-    reg  [47:0] su__305;
-    reg  [47:0] su__306;
-    reg  [47:0] su__307;
-    reg  [47:0] su__308;
-    reg  [47:0] su__309;
-    reg  [47:0] su__310;
-    reg  [47:0] su__311;
-    reg  [47:0] su__312;
-    reg  [47:0] su__313;
-    reg  [47:0] su__314;
-    reg  [47:0] su__315;
-    reg  [47:0] su__316;
-    reg  [47:0] su__317;
-    reg  [47:0] su__318;
-    reg  [47:0] su__319;
-    reg  [47:0] su__320;
-    reg  [47:0] su__321;
-    reg  [47:0] su__322;
-    reg  [47:0] su__323;
-    reg  [47:0] su__324;
-    reg  [47:0] su__325;
-    reg  [47:0] su__326;
-    reg  [47:0] su__327;
-    reg  [47:0] su__328;
-    reg  [47:0] su__329;
-    reg  [47:0] su__330;
-    reg  [47:0] su__331;
-    reg  [47:0] su__332;
-    reg  [47:0] su__333;
-    reg  [47:0] su__334;
-    reg  [47:0] su__335;
-    reg  [47:0] su__336;
-    reg  [47:0] su__337;
-    reg  [47:0] su__338;
-    reg  [47:0] su__339;
-    reg  [47:0] su__340;
-    reg  [47:0] su__341;
-    reg  [47:0] su__342;
-    reg  [47:0] su__343;
-    reg  [47:0] su__344;
-    reg  [47:0] su__345;
-    reg  [47:0] su__346;
-    reg  [47:0] su__347;
-    reg  [47:0] su__348;
-    reg  [47:0] su__349;
-    reg  [47:0] su__350;
-    reg  [47:0] su__351;
-    reg  [47:0] su__352;
-    reg  [47:0] su__353;
-    reg  [47:0] su__354;
-    reg  [47:0] su__355;
-    reg  [47:0] su__356;
-    reg  [47:0] su__357;
-    reg  [47:0] su__358;
-    reg  [47:0] su__359;
-    reg  [47:0] su__360;
-    reg  [47:0] su__361;
-    reg  [47:0] su__362;
-    reg  [47:0] su__363;
-    reg  [47:0] su__364;
-    reg  [47:0] su__365;
-    reg  [47:0] su__366;
-    reg  [47:0] su__367;
-    reg  [47:0] su__368;
-    reg  [47:0] su__369;
-    reg  [47:0] su__370;
-    reg  [47:0] su__371;
-    reg  [47:0] su__372;
-    reg  [47:0] su__373;
-    reg  [47:0] su__374;
-    reg  [47:0] su__375;
-    reg  [47:0] su__376;
-    reg  [47:0] su__377;
-    reg  [47:0] su__378;
-    reg  [47:0] su__379;
-    reg  [47:0] su__380;
-    reg  [47:0] su__381;
-    reg  [47:0] su__382;
-    reg  [47:0] su__383;
-    reg  [47:0] su__384;
-    reg  [47:0] su__385;
-    reg  [47:0] su__386;
-    reg  [47:0] su__387;
-    reg  [47:0] su__388;
-    reg  [47:0] su__389;
-    reg  [47:0] su__390;
-    reg  [47:0] su__391;
-    reg  [47:0] su__392;
-    reg  [47:0] su__393;
-    reg  [47:0] su__394;
-    reg  [47:0] su__395;
-    reg  [47:0] su__396;
-    reg  [47:0] su__397;
-    reg  [47:0] su__398;
-    reg  [47:0] su__399;
-    reg  [47:0] su__400;
-    reg  [47:0] su__401;
-    reg  [47:0] su__402;
-    reg  [47:0] su__403;
-    reg  [47:0] su__404;
-    reg  [47:0] su__405;
-    reg  [47:0] su__406;
-    reg  [47:0] su__407;
-    reg  [47:0] su__408;
-    reg  [47:0] su__409;
-    reg  [47:0] su__410;
-    reg  [47:0] su__411;
-    reg  [47:0] su__412;
-    reg  [47:0] su__413;
-    reg  [47:0] su__414;
-    reg  [47:0] su__415;
-    reg  [47:0] su__416;
-    reg  [47:0] su__417;
-    reg  [47:0] su__418;
-    reg  [47:0] su__419;
-    reg  [47:0] su__420;
-    reg  [47:0] su__421;
-    reg  [47:0] su__422;
-    reg  [47:0] su__423;
-    reg  [47:0] su__424;
-    reg  [47:0] su__425;
-    reg  [47:0] su__426;
-    reg  [47:0] su__427;
-    reg  [47:0] su__428;
-    reg  [47:0] su__429;
-    reg  [47:0] su__430;
-    reg  [47:0] su__431;
-    reg  [47:0] su__432;
-    reg  [47:0] su__433;
-    reg  [47:0] su__434;
-    reg  [47:0] su__435;
-    reg  [47:0] su__436;
-    reg  [47:0] su__437;
-    reg  [47:0] su__438;
-    reg  [47:0] su__439;
-    reg  [47:0] su__440;
-    reg  [47:0] su__441;
-    reg  [47:0] su__442;
-    reg  [47:0] su__443;
-    reg  [47:0] su__444;
-    reg  [47:0] su__445;
-    reg  [47:0] su__446;
-    reg  [47:0] su__447;
-    reg  [47:0] su__448;
-    reg  [47:0] su__449;
-    reg  [47:0] su__450;
-    reg  [47:0] su__451;
-    reg  [47:0] su__452;
-    reg  [47:0] su__453;
-    reg  [47:0] su__454;
-    reg  [47:0] su__455;
-    reg  [47:0] su__456;
-    reg  [47:0] su__457;
-    reg  [47:0] su__458;
-    reg  [47:0] su__459;
-    reg  [47:0] su__460;
-    reg  [47:0] su__461;
-    reg  [47:0] su__462;
-    reg  [47:0] su__463;
-    reg  [47:0] su__464;
-    reg  [47:0] su__465;
-    reg  [47:0] su__466;
-    reg  [47:0] su__467;
-    reg  [47:0] su__468;
-    reg  [47:0] su__469;
-    reg  [47:0] su__470;
-    reg  [47:0] su__471;
-    reg  [47:0] su__472;
-    reg  [47:0] su__473;
-    reg  [47:0] su__474;
-    reg  [47:0] su__475;
-    reg  [47:0] su__476;
-    reg  [47:0] su__477;
-    reg  [47:0] su__478;
-    reg  [47:0] su__479;
-    reg  [47:0] su__480;
-    reg  [47:0] su__481;
-    reg  [47:0] su__482;
-    reg  [47:0] su__483;
-    reg  [47:0] su__484;
-    reg  [47:0] su__485;
-    reg  [47:0] su__486;
-    reg  [47:0] su__487;
-    reg  [47:0] su__488;
-    reg  [47:0] su__489;
-    reg  [47:0] su__490;
-    reg  [47:0] su__491;
-    reg  [47:0] su__492;
-    reg  [47:0] su__493;
-    reg  [47:0] su__494;
-    reg  [47:0] su__495;
-    reg  [47:0] su__496;
-    reg  [47:0] su__497;
-    reg  [47:0] su__498;
-    reg  [47:0] su__499;
-    reg  [47:0] su__500;
-    reg  [47:0] su__501;
-    reg  [47:0] su__502;
-    reg  [47:0] su__503;
-    reg  [47:0] su__504;
-    reg  [47:0] su__505;
-    reg  [47:0] su__506;
-    reg  [47:0] su__507;
-    reg  [47:0] su__508;
-    reg  [47:0] su__509;
-    reg  [47:0] su__510;
-    reg  [47:0] su__511;
-    reg  [47:0] su__512;
-    reg  [47:0] su__513;
-    reg  [47:0] su__514;
-    reg  [47:0] su__515;
-    reg  [47:0] su__516;
-    reg  [47:0] su__517;
-    reg  [47:0] su__518;
-    reg  [47:0] su__519;
-    reg  [47:0] su__520;
-    reg  [47:0] su__521;
-    reg  [47:0] su__522;
-    reg  [47:0] su__523;
-    reg  [47:0] su__524;
-    reg  [47:0] su__525;
-    reg  [47:0] su__526;
-    reg  [47:0] su__527;
-    reg  [47:0] su__528;
-    reg  [47:0] su__529;
-    reg  [47:0] su__530;
-    reg  [47:0] su__531;
-    reg  [47:0] su__532;
-    reg  [47:0] su__533;
-    reg  [47:0] su__534;
-    reg  [47:0] su__535;
-    reg  [47:0] su__536;
-    reg  [47:0] su__537;
-    reg  [47:0] su__538;
-    reg  [47:0] su__539;
-    reg  [47:0] su__540;
-    reg  [47:0] su__541;
-    reg  [47:0] su__542;
-    reg  [47:0] su__543;
-    reg  [47:0] su__544;
-    reg  [47:0] su__545;
-    reg  [47:0] su__546;
-    reg  [47:0] su__547;
-    reg  [47:0] su__548;
-    reg  [47:0] su__549;
-    reg  [47:0] su__550;
-    reg  [47:0] su__551;
-    reg  [47:0] su__552;
-    reg  [47:0] su__553;
-    reg  [47:0] su__554;
-    reg  [47:0] su__555;
-    reg  [47:0] su__556;
-    reg  [47:0] su__557;
-    reg  [47:0] su__558;
-    reg  [47:0] su__559;
-    reg  [47:0] su__560;
-    reg  [47:0] su__561;
-    reg  [47:0] su__562;
-    reg  [47:0] su__563;
-    reg  [47:0] su__564;
-    reg  [47:0] su__565;
-    reg  [47:0] su__566;
-    reg  [47:0] su__567;
-    reg  [47:0] su__568;
-    reg  [47:0] su__569;
-    reg  [47:0] su__570;
-    reg  [47:0] su__571;
-    reg  [47:0] su__572;
-    reg  [47:0] su__573;
-    reg  [47:0] su__574;
-    reg  [47:0] su__575;
-    reg  [47:0] su__576;
-    reg  [47:0] su__577;
-    reg  [47:0] su__578;
-    reg  [47:0] su__579;
-    reg  [47:0] su__580;
-    reg  [47:0] su__581;
-    reg  [47:0] su__582;
-    reg  [47:0] su__583;
-    reg  [47:0] su__584;
-    reg  [47:0] su__585;
-    reg  [47:0] su__586;
-    reg  [47:0] su__587;
-    reg  [47:0] su__588;
-    reg  [47:0] su__589;
-    reg  [47:0] su__590;
-    reg  [47:0] su__591;
-    reg  [47:0] su__592;
-    reg  [47:0] su__593;
-    reg  [47:0] su__594;
-    reg  [47:0] su__595;
-    reg  [47:0] su__596;
-    reg  [47:0] su__597;
-    reg  [47:0] su__598;
-    reg  [47:0] su__599;
-    reg  [47:0] su__600;
-    reg  [47:0] su__601;
-    reg  [47:0] su__602;
-    reg  [47:0] su__603;
-    reg  [47:0] su__604;
-    reg  [47:0] su__605;
-    reg  [47:0] su__606;
-    reg  [47:0] su__607;
-    reg  [47:0] su__608;
-    reg  [47:0] su__609;
-    reg  [47:0] su__610;
-    reg  [47:0] su__611;
-    reg  [47:0] su__612;
-    reg  [47:0] su__613;
-    reg  [47:0] su__614;
-    reg  [47:0] su__615;
-    reg  [47:0] su__616;
-    reg  [47:0] su__617;
-    reg  [47:0] su__618;
-    reg  [47:0] su__619;
-    reg  [47:0] su__620;
-    reg  [47:0] su__621;
-    reg  [47:0] su__622;
-    reg  [47:0] su__623;
-    reg  [47:0] su__624;
-    reg  [47:0] su__625;
-    reg  [47:0] su__626;
-    reg  [47:0] su__627;
-    reg  [47:0] su__628;
-    reg  [47:0] su__629;
-    reg  [47:0] su__630;
-    reg  [47:0] su__631;
-    reg  [47:0] su__632;
-    reg  [47:0] su__633;
-    reg  [47:0] su__634;
-    reg  [47:0] su__635;
-    reg  [47:0] su__636;
-    reg  [47:0] su__637;
-    reg  [47:0] su__638;
-    reg  [47:0] su__639;
-    reg  [47:0] su__640;
-    reg  [47:0] su__641;
-    reg  [47:0] su__642;
-    reg  [47:0] su__643;
-    reg  [47:0] su__644;
-    reg  [47:0] su__645;
-    reg  [47:0] su__646;
-    reg  [47:0] su__647;
-    reg  [47:0] su__648;
-    reg  [47:0] su__649;
-    reg  [47:0] su__650;
-    reg  [47:0] su__651;
-    reg  [47:0] su__652;
-    reg  [47:0] su__653;
-    reg  [47:0] su__654;
-    reg  [47:0] su__655;
-    reg  [47:0] su__656;
-    reg  [47:0] su__657;
-    reg  [47:0] su__658;
-    reg  [47:0] su__659;
-    reg  [47:0] su__660;
-    reg  [47:0] su__661;
-    reg  [47:0] su__662;
-    reg  [47:0] su__663;
-    reg  [47:0] su__664;
-    reg  [47:0] su__665;
-    reg  [47:0] su__666;
-    reg  [47:0] su__667;
-    reg  [47:0] su__668;
-    reg  [47:0] su__669;
-    reg  [47:0] su__670;
-    reg  [47:0] su__671;
-    reg  [47:0] su__672;
-    reg  [47:0] su__673;
-    reg  [47:0] su__674;
-    reg  [47:0] su__675;
-    reg  [47:0] su__676;
-    reg  [47:0] su__677;
-    reg  [47:0] su__678;
-    reg  [47:0] su__679;
-    reg  [47:0] su__680;
-    reg  [47:0] su__681;
-    reg  [47:0] su__682;
-    reg  [47:0] su__683;
-    reg  [47:0] su__684;
-    reg  [47:0] su__685;
-    reg  [47:0] su__686;
-    reg  [47:0] su__687;
-    reg  [47:0] su__688;
-    reg  [47:0] su__689;
-    reg  [47:0] su__690;
-    reg  [47:0] su__691;
-    reg  [47:0] su__692;
-    reg  [47:0] su__693;
-    reg  [47:0] su__694;
-    reg  [47:0] su__695;
-    reg  [47:0] su__696;
-    reg  [47:0] su__697;
-    reg  [47:0] su__698;
-    reg  [47:0] su__699;
-    reg  [47:0] su__700;
-    reg  [47:0] su__701;
-    reg  [47:0] su__702;
-    reg  [47:0] su__703;
-    reg  [47:0] su__704;
-    reg  [47:0] su__705;
-    reg  [47:0] su__706;
-    reg  [47:0] su__707;
-    reg  [47:0] su__708;
-    reg  [47:0] su__709;
-    reg  [47:0] su__710;
-    reg  [47:0] su__711;
-    reg  [47:0] su__712;
-    reg  [47:0] su__713;
-    reg  [47:0] su__714;
-    reg  [47:0] su__715;
-    reg  [47:0] su__716;
-    reg  [47:0] su__717;
-    reg  [47:0] su__718;
-    reg  [47:0] su__719;
-    reg  [47:0] su__720;
-    reg  [47:0] su__721;
-    reg  [47:0] su__722;
-    reg  [47:0] su__723;
-    reg  [47:0] su__724;
-    reg  [47:0] su__725;
-    reg  [47:0] su__726;
-    reg  [47:0] su__727;
-    reg  [47:0] su__728;
-    reg  [47:0] su__729;
-    reg  [47:0] su__730;
-    reg  [47:0] su__731;
-    reg  [47:0] su__732;
-    reg  [47:0] su__733;
-    reg  [47:0] su__734;
-    reg  [47:0] su__735;
-    reg  [47:0] su__736;
-    reg  [47:0] su__737;
-    reg  [47:0] su__738;
-    reg  [47:0] su__739;
-    reg  [47:0] su__740;
-    reg  [47:0] su__741;
-    reg  [47:0] su__742;
-    reg  [47:0] su__743;
-    reg  [47:0] su__744;
-    reg  [47:0] su__745;
-    reg  [47:0] su__746;
-    reg  [47:0] su__747;
-    reg  [47:0] su__748;
-    reg  [47:0] su__749;
-    reg  [47:0] su__750;
-    reg  [47:0] su__751;
-    reg  [47:0] su__752;
-    reg  [47:0] su__753;
-    reg  [47:0] su__754;
-    reg  [47:0] su__755;
-    reg  [47:0] su__756;
-    reg  [47:0] su__757;
-    reg  [47:0] su__758;
-    reg  [47:0] su__759;
-    reg  [47:0] su__760;
-    reg  [47:0] su__761;
-    reg  [47:0] su__762;
-    reg  [47:0] su__763;
-    reg  [47:0] su__764;
-    reg  [47:0] su__765;
-    reg  [47:0] su__766;
-    reg  [47:0] su__767;
     reg  [9:0] xr;
     reg  [9:0] yr;
     reg  [9:0] lx__0;
@@ -7380,266 +6718,6 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  vxok__7;
     reg  vyok__0;
     reg  vyok__1;
-    reg  [63:0] mk__0;
-    reg  [63:0] mk__1;
-    reg  [63:0] mk__2;
-    reg  [63:0] mk__3;
-    reg  [63:0] mk__4;
-    reg  [63:0] mk__5;
-    reg  [63:0] mk__6;
-    reg  [63:0] mk__7;
-    reg  [63:0] mk__8;
-    reg  [63:0] mk__9;
-    reg  [63:0] mk__10;
-    reg  [63:0] mk__11;
-    reg  [63:0] mk__12;
-    reg  [63:0] mk__13;
-    reg  [63:0] mk__14;
-    reg  [63:0] mk__15;
-    reg  [63:0] mk__16;
-    reg  [63:0] mk__17;
-    reg  [63:0] mk__18;
-    reg  [63:0] mk__19;
-    reg  [63:0] mk__20;
-    reg  [63:0] mk__21;
-    reg  [63:0] mk__22;
-    reg  [63:0] mk__23;
-    reg  [63:0] mk__24;
-    reg  [63:0] mk__25;
-    reg  [63:0] mk__26;
-    reg  [63:0] mk__27;
-    reg  [63:0] mk__28;
-    reg  [63:0] mk__29;
-    reg  [63:0] mk__30;
-    reg  [63:0] mk__31;
-    reg  [63:0] mk__32;
-    reg  [63:0] mk__33;
-    reg  [63:0] mk__34;
-    reg  [63:0] mk__35;
-    reg  [63:0] mk__36;
-    reg  [63:0] mk__37;
-    reg  [63:0] mk__38;
-    reg  [63:0] mk__39;
-    reg  [63:0] mk__40;
-    reg  [63:0] mk__41;
-    reg  [63:0] mk__42;
-    reg  [63:0] mk__43;
-    reg  [63:0] mk__44;
-    reg  [63:0] mk__45;
-    reg  [63:0] mk__46;
-    reg  [63:0] mk__47;
-    reg  [63:0] mk__48;
-    reg  [63:0] mk__49;
-    reg  [63:0] mk__50;
-    reg  [63:0] mk__51;
-    reg  [63:0] mk__52;
-    reg  [63:0] mk__53;
-    reg  [63:0] mk__54;
-    reg  [63:0] mk__55;
-    reg  [63:0] mk__56;
-    reg  [63:0] mk__57;
-    reg  [63:0] mk__58;
-    reg  [63:0] mk__59;
-    reg  [63:0] mk__60;
-    reg  [63:0] mk__61;
-    reg  [63:0] mk__62;
-    reg  [63:0] mk__63;
-    reg  [63:0] mk__64;
-    reg  [63:0] mk__65;
-    reg  [63:0] mk__66;
-    reg  [63:0] mk__67;
-    reg  [63:0] mk__68;
-    reg  [63:0] mk__69;
-    reg  [63:0] mk__70;
-    reg  [63:0] mk__71;
-    reg  [63:0] mk__72;
-    reg  [63:0] mk__73;
-    reg  [63:0] mk__74;
-    reg  [63:0] mk__75;
-    reg  [63:0] mk__76;
-    reg  [63:0] mk__77;
-    reg  [63:0] mk__78;
-    reg  [63:0] mk__79;
-    reg  [63:0] mk__80;
-    reg  [63:0] mk__81;
-    reg  [63:0] mk__82;
-    reg  [63:0] mk__83;
-    reg  [63:0] mk__84;
-    reg  [63:0] mk__85;
-    reg  [63:0] mk__86;
-    reg  [63:0] mk__87;
-    reg  [63:0] mk__88;
-    reg  [63:0] mk__89;
-    reg  [63:0] mk__90;
-    reg  [63:0] mk__91;
-    reg  [63:0] mk__92;
-    reg  [63:0] mk__93;
-    reg  [63:0] mk__94;
-    reg  [63:0] mk__95;
-    reg  [63:0] mk__96;
-    reg  [63:0] mk__97;
-    reg  [63:0] mk__98;
-    reg  [63:0] mk__99;
-    reg  [63:0] mk__100;
-    reg  [63:0] mk__101;
-    reg  [63:0] mk__102;
-    reg  [63:0] mk__103;
-    reg  [63:0] mk__104;
-    reg  [63:0] mk__105;
-    reg  [63:0] mk__106;
-    reg  [63:0] mk__107;
-    reg  [63:0] mk__108;
-    reg  [63:0] mk__109;
-    reg  [63:0] mk__110;
-    reg  [63:0] mk__111;
-    reg  [63:0] mk__112;
-    reg  [63:0] mk__113;
-    reg  [63:0] mk__114;
-    reg  [63:0] mk__115;
-    reg  [63:0] mk__116;
-    reg  [63:0] mk__117;
-    reg  [63:0] mk__118;
-    reg  [63:0] mk__119;
-    reg  [63:0] mk__120;
-    reg  [63:0] mk__121;
-    reg  [63:0] mk__122;
-    reg  [63:0] mk__123;
-    reg  [63:0] mk__124;
-    reg  [63:0] mk__125;
-    reg  [63:0] mk__126;
-    reg  [63:0] mk__127;
-    reg  [63:0] mk__128;
-    reg  [63:0] mk__129;
-    reg  [63:0] mk__130;
-    reg  [63:0] mk__131;
-    reg  [63:0] mk__132;
-    reg  [63:0] mk__133;
-    reg  [63:0] mk__134;
-    reg  [63:0] mk__135;
-    reg  [63:0] mk__136;
-    reg  [63:0] mk__137;
-    reg  [63:0] mk__138;
-    reg  [63:0] mk__139;
-    reg  [63:0] mk__140;
-    reg  [63:0] mk__141;
-    reg  [63:0] mk__142;
-    reg  [63:0] mk__143;
-    reg  [63:0] mk__144;
-    reg  [63:0] mk__145;
-    reg  [63:0] mk__146;
-    reg  [63:0] mk__147;
-    reg  [63:0] mk__148;
-    reg  [63:0] mk__149;
-    reg  [63:0] mk__150;
-    reg  [63:0] mk__151;
-    reg  [63:0] mk__152;
-    reg  [63:0] mk__153;
-    reg  [63:0] mk__154;
-    reg  [63:0] mk__155;
-    reg  [63:0] mk__156;
-    reg  [63:0] mk__157;
-    reg  [63:0] mk__158;
-    reg  [63:0] mk__159;
-    reg  [63:0] mk__160;
-    reg  [63:0] mk__161;
-    reg  [63:0] mk__162;
-    reg  [63:0] mk__163;
-    reg  [63:0] mk__164;
-    reg  [63:0] mk__165;
-    reg  [63:0] mk__166;
-    reg  [63:0] mk__167;
-    reg  [63:0] mk__168;
-    reg  [63:0] mk__169;
-    reg  [63:0] mk__170;
-    reg  [63:0] mk__171;
-    reg  [63:0] mk__172;
-    reg  [63:0] mk__173;
-    reg  [63:0] mk__174;
-    reg  [63:0] mk__175;
-    reg  [63:0] mk__176;
-    reg  [63:0] mk__177;
-    reg  [63:0] mk__178;
-    reg  [63:0] mk__179;
-    reg  [63:0] mk__180;
-    reg  [63:0] mk__181;
-    reg  [63:0] mk__182;
-    reg  [63:0] mk__183;
-    reg  [63:0] mk__184;
-    reg  [63:0] mk__185;
-    reg  [63:0] mk__186;
-    reg  [63:0] mk__187;
-    reg  [63:0] mk__188;
-    reg  [63:0] mk__189;
-    reg  [63:0] mk__190;
-    reg  [63:0] mk__191;
-    reg  [63:0] mk__192;
-    reg  [63:0] mk__193;
-    reg  [63:0] mk__194;
-    reg  [63:0] mk__195;
-    reg  [63:0] mk__196;
-    reg  [63:0] mk__197;
-    reg  [63:0] mk__198;
-    reg  [63:0] mk__199;
-    reg  [63:0] mk__200;
-    reg  [63:0] mk__201;
-    reg  [63:0] mk__202;
-    reg  [63:0] mk__203;
-    reg  [63:0] mk__204;
-    reg  [63:0] mk__205;
-    reg  [63:0] mk__206;
-    reg  [63:0] mk__207;
-    reg  [63:0] mk__208;
-    reg  [63:0] mk__209;
-    reg  [63:0] mk__210;
-    reg  [63:0] mk__211;
-    reg  [63:0] mk__212;
-    reg  [63:0] mk__213;
-    reg  [63:0] mk__214;
-    reg  [63:0] mk__215;
-    reg  [63:0] mk__216;
-    reg  [63:0] mk__217;
-    reg  [63:0] mk__218;
-    reg  [63:0] mk__219;
-    reg  [63:0] mk__220;
-    reg  [63:0] mk__221;
-    reg  [63:0] mk__222;
-    reg  [63:0] mk__223;
-    reg  [63:0] mk__224;
-    reg  [63:0] mk__225;
-    reg  [63:0] mk__226;
-    reg  [63:0] mk__227;
-    reg  [63:0] mk__228;
-    reg  [63:0] mk__229;
-    reg  [63:0] mk__230;
-    reg  [63:0] mk__231;
-    reg  [63:0] mk__232;
-    reg  [63:0] mk__233;
-    reg  [63:0] mk__234;
-    reg  [63:0] mk__235;
-    reg  [63:0] mk__236;
-    reg  [63:0] mk__237;
-    reg  [63:0] mk__238;
-    reg  [63:0] mk__239;
-    reg  [63:0] mk__240;
-    reg  [63:0] mk__241;
-    reg  [63:0] mk__242;
-    reg  [63:0] mk__243;
-    reg  [63:0] mk__244;
-    reg  [63:0] mk__245;
-    reg  [63:0] mk__246;
-    reg  [63:0] mk__247;
-    reg  [63:0] mk__248;
-    reg  [63:0] mk__249;
-    reg  [63:0] mk__250;
-    reg  [63:0] mk__251;
-    reg  [63:0] mk__252;
-    reg  [63:0] mk__253;
-    reg  [63:0] mk__254;
-    reg  [63:0] mk__255;
-    reg  [63:0] mk__256;
-    reg  [63:0] mk__257;
-    reg  [63:0] mk__258;
-    reg  [63:0] mk__259;
     reg  [3:0] lvc__0;
     reg  [3:0] lvc__1;
     reg  [3:0] lvc__2;
@@ -8062,6 +7140,298 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .d(olast__d),
         .q(olast__q),
         .clock(olast__clock)
+    );
+    tilerast_full__sample_raster__lanes__0 lanes__0(
+        .gg__0(lanes__0__gg__0),
+        .gg__1(lanes__0__gg__1),
+        .gg__2(lanes__0__gg__2),
+        .gg__3(lanes__0__gg__3),
+        .gg__4(lanes__0__gg__4),
+        .gg__5(lanes__0__gg__5),
+        .gg__6(lanes__0__gg__6),
+        .gg__7(lanes__0__gg__7),
+        .gg__8(lanes__0__gg__8),
+        .gg__9(lanes__0__gg__9),
+        .gg__10(lanes__0__gg__10),
+        .gg__11(lanes__0__gg__11),
+        .gg__12(lanes__0__gg__12),
+        .gg__13(lanes__0__gg__13),
+        .gg__14(lanes__0__gg__14),
+        .gg__15(lanes__0__gg__15),
+        .gg__16(lanes__0__gg__16),
+        .gg__17(lanes__0__gg__17),
+        .gg__18(lanes__0__gg__18),
+        .gg__19(lanes__0__gg__19),
+        .gg__20(lanes__0__gg__20),
+        .gg__21(lanes__0__gg__21),
+        .gg__22(lanes__0__gg__22),
+        .gg__23(lanes__0__gg__23),
+        .gg__24(lanes__0__gg__24),
+        .gg__25(lanes__0__gg__25),
+        .gg__26(lanes__0__gg__26),
+        .gg__27(lanes__0__gg__27),
+        .gg__28(lanes__0__gg__28),
+        .gg__29(lanes__0__gg__29),
+        .gg__30(lanes__0__gg__30),
+        .gg__31(lanes__0__gg__31),
+        .gg__32(lanes__0__gg__32),
+        .gg__33(lanes__0__gg__33),
+        .gg__34(lanes__0__gg__34),
+        .gg__35(lanes__0__gg__35),
+        .gg__36(lanes__0__gg__36),
+        .gg__37(lanes__0__gg__37),
+        .gg__38(lanes__0__gg__38),
+        .gg__39(lanes__0__gg__39),
+        .gg__40(lanes__0__gg__40),
+        .gg__41(lanes__0__gg__41),
+        .gg__42(lanes__0__gg__42),
+        .gg__43(lanes__0__gg__43),
+        .gg__44(lanes__0__gg__44),
+        .gg__45(lanes__0__gg__45),
+        .gg__46(lanes__0__gg__46),
+        .gg__47(lanes__0__gg__47),
+        .a2__0(lanes__0__a2__0),
+        .a2__1(lanes__0__a2__1),
+        .a2__2(lanes__0__a2__2),
+        .a2__3(lanes__0__a2__3),
+        .a2__4(lanes__0__a2__4),
+        .a2__5(lanes__0__a2__5),
+        .a2__6(lanes__0__a2__6),
+        .a2__7(lanes__0__a2__7),
+        .a2__8(lanes__0__a2__8),
+        .a2__9(lanes__0__a2__9),
+        .a2__10(lanes__0__a2__10),
+        .a2__11(lanes__0__a2__11),
+        .bx__0(lanes__0__bx__0),
+        .bx__1(lanes__0__bx__1),
+        .bx__2(lanes__0__bx__2),
+        .vx__0(lanes__0__vx__0),
+        .vx__1(lanes__0__vx__1),
+        .vy__0(lanes__0__vy__0),
+        .vy__1(lanes__0__vy__1),
+        .trivial(lanes__0__trivial),
+        .none(lanes__0__none),
+        .mask(lanes__0__mask),
+        .valid(lanes__0__valid)
+    );
+    tilerast_full__sample_raster__lanes__1 lanes__1(
+        .gg__0(lanes__1__gg__0),
+        .gg__1(lanes__1__gg__1),
+        .gg__2(lanes__1__gg__2),
+        .gg__3(lanes__1__gg__3),
+        .gg__4(lanes__1__gg__4),
+        .gg__5(lanes__1__gg__5),
+        .gg__6(lanes__1__gg__6),
+        .gg__7(lanes__1__gg__7),
+        .gg__8(lanes__1__gg__8),
+        .gg__9(lanes__1__gg__9),
+        .gg__10(lanes__1__gg__10),
+        .gg__11(lanes__1__gg__11),
+        .gg__12(lanes__1__gg__12),
+        .gg__13(lanes__1__gg__13),
+        .gg__14(lanes__1__gg__14),
+        .gg__15(lanes__1__gg__15),
+        .gg__16(lanes__1__gg__16),
+        .gg__17(lanes__1__gg__17),
+        .gg__18(lanes__1__gg__18),
+        .gg__19(lanes__1__gg__19),
+        .gg__20(lanes__1__gg__20),
+        .gg__21(lanes__1__gg__21),
+        .gg__22(lanes__1__gg__22),
+        .gg__23(lanes__1__gg__23),
+        .gg__24(lanes__1__gg__24),
+        .gg__25(lanes__1__gg__25),
+        .gg__26(lanes__1__gg__26),
+        .gg__27(lanes__1__gg__27),
+        .gg__28(lanes__1__gg__28),
+        .gg__29(lanes__1__gg__29),
+        .gg__30(lanes__1__gg__30),
+        .gg__31(lanes__1__gg__31),
+        .gg__32(lanes__1__gg__32),
+        .gg__33(lanes__1__gg__33),
+        .gg__34(lanes__1__gg__34),
+        .gg__35(lanes__1__gg__35),
+        .gg__36(lanes__1__gg__36),
+        .gg__37(lanes__1__gg__37),
+        .gg__38(lanes__1__gg__38),
+        .gg__39(lanes__1__gg__39),
+        .gg__40(lanes__1__gg__40),
+        .gg__41(lanes__1__gg__41),
+        .gg__42(lanes__1__gg__42),
+        .gg__43(lanes__1__gg__43),
+        .gg__44(lanes__1__gg__44),
+        .gg__45(lanes__1__gg__45),
+        .gg__46(lanes__1__gg__46),
+        .gg__47(lanes__1__gg__47),
+        .a2__0(lanes__1__a2__0),
+        .a2__1(lanes__1__a2__1),
+        .a2__2(lanes__1__a2__2),
+        .a2__3(lanes__1__a2__3),
+        .a2__4(lanes__1__a2__4),
+        .a2__5(lanes__1__a2__5),
+        .a2__6(lanes__1__a2__6),
+        .a2__7(lanes__1__a2__7),
+        .a2__8(lanes__1__a2__8),
+        .a2__9(lanes__1__a2__9),
+        .a2__10(lanes__1__a2__10),
+        .a2__11(lanes__1__a2__11),
+        .bx__0(lanes__1__bx__0),
+        .bx__1(lanes__1__bx__1),
+        .bx__2(lanes__1__bx__2),
+        .vx__0(lanes__1__vx__0),
+        .vx__1(lanes__1__vx__1),
+        .vy__0(lanes__1__vy__0),
+        .vy__1(lanes__1__vy__1),
+        .trivial(lanes__1__trivial),
+        .none(lanes__1__none),
+        .mask(lanes__1__mask),
+        .valid(lanes__1__valid)
+    );
+    tilerast_full__sample_raster__lanes__2 lanes__2(
+        .gg__0(lanes__2__gg__0),
+        .gg__1(lanes__2__gg__1),
+        .gg__2(lanes__2__gg__2),
+        .gg__3(lanes__2__gg__3),
+        .gg__4(lanes__2__gg__4),
+        .gg__5(lanes__2__gg__5),
+        .gg__6(lanes__2__gg__6),
+        .gg__7(lanes__2__gg__7),
+        .gg__8(lanes__2__gg__8),
+        .gg__9(lanes__2__gg__9),
+        .gg__10(lanes__2__gg__10),
+        .gg__11(lanes__2__gg__11),
+        .gg__12(lanes__2__gg__12),
+        .gg__13(lanes__2__gg__13),
+        .gg__14(lanes__2__gg__14),
+        .gg__15(lanes__2__gg__15),
+        .gg__16(lanes__2__gg__16),
+        .gg__17(lanes__2__gg__17),
+        .gg__18(lanes__2__gg__18),
+        .gg__19(lanes__2__gg__19),
+        .gg__20(lanes__2__gg__20),
+        .gg__21(lanes__2__gg__21),
+        .gg__22(lanes__2__gg__22),
+        .gg__23(lanes__2__gg__23),
+        .gg__24(lanes__2__gg__24),
+        .gg__25(lanes__2__gg__25),
+        .gg__26(lanes__2__gg__26),
+        .gg__27(lanes__2__gg__27),
+        .gg__28(lanes__2__gg__28),
+        .gg__29(lanes__2__gg__29),
+        .gg__30(lanes__2__gg__30),
+        .gg__31(lanes__2__gg__31),
+        .gg__32(lanes__2__gg__32),
+        .gg__33(lanes__2__gg__33),
+        .gg__34(lanes__2__gg__34),
+        .gg__35(lanes__2__gg__35),
+        .gg__36(lanes__2__gg__36),
+        .gg__37(lanes__2__gg__37),
+        .gg__38(lanes__2__gg__38),
+        .gg__39(lanes__2__gg__39),
+        .gg__40(lanes__2__gg__40),
+        .gg__41(lanes__2__gg__41),
+        .gg__42(lanes__2__gg__42),
+        .gg__43(lanes__2__gg__43),
+        .gg__44(lanes__2__gg__44),
+        .gg__45(lanes__2__gg__45),
+        .gg__46(lanes__2__gg__46),
+        .gg__47(lanes__2__gg__47),
+        .a2__0(lanes__2__a2__0),
+        .a2__1(lanes__2__a2__1),
+        .a2__2(lanes__2__a2__2),
+        .a2__3(lanes__2__a2__3),
+        .a2__4(lanes__2__a2__4),
+        .a2__5(lanes__2__a2__5),
+        .a2__6(lanes__2__a2__6),
+        .a2__7(lanes__2__a2__7),
+        .a2__8(lanes__2__a2__8),
+        .a2__9(lanes__2__a2__9),
+        .a2__10(lanes__2__a2__10),
+        .a2__11(lanes__2__a2__11),
+        .bx__0(lanes__2__bx__0),
+        .bx__1(lanes__2__bx__1),
+        .bx__2(lanes__2__bx__2),
+        .vx__0(lanes__2__vx__0),
+        .vx__1(lanes__2__vx__1),
+        .vy__0(lanes__2__vy__0),
+        .vy__1(lanes__2__vy__1),
+        .trivial(lanes__2__trivial),
+        .none(lanes__2__none),
+        .mask(lanes__2__mask),
+        .valid(lanes__2__valid)
+    );
+    tilerast_full__sample_raster__lanes__3 lanes__3(
+        .gg__0(lanes__3__gg__0),
+        .gg__1(lanes__3__gg__1),
+        .gg__2(lanes__3__gg__2),
+        .gg__3(lanes__3__gg__3),
+        .gg__4(lanes__3__gg__4),
+        .gg__5(lanes__3__gg__5),
+        .gg__6(lanes__3__gg__6),
+        .gg__7(lanes__3__gg__7),
+        .gg__8(lanes__3__gg__8),
+        .gg__9(lanes__3__gg__9),
+        .gg__10(lanes__3__gg__10),
+        .gg__11(lanes__3__gg__11),
+        .gg__12(lanes__3__gg__12),
+        .gg__13(lanes__3__gg__13),
+        .gg__14(lanes__3__gg__14),
+        .gg__15(lanes__3__gg__15),
+        .gg__16(lanes__3__gg__16),
+        .gg__17(lanes__3__gg__17),
+        .gg__18(lanes__3__gg__18),
+        .gg__19(lanes__3__gg__19),
+        .gg__20(lanes__3__gg__20),
+        .gg__21(lanes__3__gg__21),
+        .gg__22(lanes__3__gg__22),
+        .gg__23(lanes__3__gg__23),
+        .gg__24(lanes__3__gg__24),
+        .gg__25(lanes__3__gg__25),
+        .gg__26(lanes__3__gg__26),
+        .gg__27(lanes__3__gg__27),
+        .gg__28(lanes__3__gg__28),
+        .gg__29(lanes__3__gg__29),
+        .gg__30(lanes__3__gg__30),
+        .gg__31(lanes__3__gg__31),
+        .gg__32(lanes__3__gg__32),
+        .gg__33(lanes__3__gg__33),
+        .gg__34(lanes__3__gg__34),
+        .gg__35(lanes__3__gg__35),
+        .gg__36(lanes__3__gg__36),
+        .gg__37(lanes__3__gg__37),
+        .gg__38(lanes__3__gg__38),
+        .gg__39(lanes__3__gg__39),
+        .gg__40(lanes__3__gg__40),
+        .gg__41(lanes__3__gg__41),
+        .gg__42(lanes__3__gg__42),
+        .gg__43(lanes__3__gg__43),
+        .gg__44(lanes__3__gg__44),
+        .gg__45(lanes__3__gg__45),
+        .gg__46(lanes__3__gg__46),
+        .gg__47(lanes__3__gg__47),
+        .a2__0(lanes__3__a2__0),
+        .a2__1(lanes__3__a2__1),
+        .a2__2(lanes__3__a2__2),
+        .a2__3(lanes__3__a2__3),
+        .a2__4(lanes__3__a2__4),
+        .a2__5(lanes__3__a2__5),
+        .a2__6(lanes__3__a2__6),
+        .a2__7(lanes__3__a2__7),
+        .a2__8(lanes__3__a2__8),
+        .a2__9(lanes__3__a2__9),
+        .a2__10(lanes__3__a2__10),
+        .a2__11(lanes__3__a2__11),
+        .bx__0(lanes__3__bx__0),
+        .bx__1(lanes__3__bx__1),
+        .bx__2(lanes__3__bx__2),
+        .vx__0(lanes__3__vx__0),
+        .vx__1(lanes__3__vx__1),
+        .vy__0(lanes__3__vy__0),
+        .vy__1(lanes__3__vy__1),
+        .trivial(lanes__3__trivial),
+        .none(lanes__3__none),
+        .mask(lanes__3__mask),
+        .valid(lanes__3__valid)
     );
 
     // Update code
@@ -8618,54 +7988,6 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
             dx__47 = dv__47__q | c_dhi;
         end
         gg__47 = (((ec__2__q & c_wumask) + (dx__47 & c_wumask)) & c_wumask) >> 32'h4;
-        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
-        nn__6 = nn__0 + bx__0;
-        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
-        nn__7 = nn__1 + bx__1;
-        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
-        nn__8 = nn__2 + bx__2;
-        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
-        nn__9 = nn__3 + bx__0;
-        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
-        nn__10 = nn__4 + bx__1;
-        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
-        nn__11 = nn__5 + bx__2;
-        nn__12 = (a2__0 & c_lp__8) + (a2__1 & c_lp__9) + (a2__2 & c_lp__10) + (a2__3 & c_lp__11) - (a2__0 & c_ln__8) - (a2__1 & c_ln__9) - (a2__2 & c_ln__10) - (a2__3 & c_ln__11);
-        nn__18 = nn__12 + bx__0;
-        nn__13 = (a2__4 & c_lp__8) + (a2__5 & c_lp__9) + (a2__6 & c_lp__10) + (a2__7 & c_lp__11) - (a2__4 & c_ln__8) - (a2__5 & c_ln__9) - (a2__6 & c_ln__10) - (a2__7 & c_ln__11);
-        nn__19 = nn__13 + bx__1;
-        nn__14 = (a2__8 & c_lp__8) + (a2__9 & c_lp__9) + (a2__10 & c_lp__10) + (a2__11 & c_lp__11) - (a2__8 & c_ln__8) - (a2__9 & c_ln__9) - (a2__10 & c_ln__10) - (a2__11 & c_ln__11);
-        nn__20 = nn__14 + bx__2;
-        nn__15 = (a2__0 & c_lp__12) + (a2__1 & c_lp__13) + (a2__2 & c_lp__14) + (a2__3 & c_lp__15) - (a2__0 & c_ln__12) - (a2__1 & c_ln__13) - (a2__2 & c_ln__14) - (a2__3 & c_ln__15);
-        nn__21 = nn__15 + bx__0;
-        nn__16 = (a2__4 & c_lp__12) + (a2__5 & c_lp__13) + (a2__6 & c_lp__14) + (a2__7 & c_lp__15) - (a2__4 & c_ln__12) - (a2__5 & c_ln__13) - (a2__6 & c_ln__14) - (a2__7 & c_ln__15);
-        nn__22 = nn__16 + bx__1;
-        nn__17 = (a2__8 & c_lp__12) + (a2__9 & c_lp__13) + (a2__10 & c_lp__14) + (a2__11 & c_lp__15) - (a2__8 & c_ln__12) - (a2__9 & c_ln__13) - (a2__10 & c_ln__14) - (a2__11 & c_ln__15);
-        nn__23 = nn__17 + bx__2;
-        nn__24 = (a2__0 & c_lp__16) + (a2__1 & c_lp__17) + (a2__2 & c_lp__18) + (a2__3 & c_lp__19) - (a2__0 & c_ln__16) - (a2__1 & c_ln__17) - (a2__2 & c_ln__18) - (a2__3 & c_ln__19);
-        nn__30 = nn__24 + bx__0;
-        nn__25 = (a2__4 & c_lp__16) + (a2__5 & c_lp__17) + (a2__6 & c_lp__18) + (a2__7 & c_lp__19) - (a2__4 & c_ln__16) - (a2__5 & c_ln__17) - (a2__6 & c_ln__18) - (a2__7 & c_ln__19);
-        nn__31 = nn__25 + bx__1;
-        nn__26 = (a2__8 & c_lp__16) + (a2__9 & c_lp__17) + (a2__10 & c_lp__18) + (a2__11 & c_lp__19) - (a2__8 & c_ln__16) - (a2__9 & c_ln__17) - (a2__10 & c_ln__18) - (a2__11 & c_ln__19);
-        nn__32 = nn__26 + bx__2;
-        nn__27 = (a2__0 & c_lp__20) + (a2__1 & c_lp__21) + (a2__2 & c_lp__22) + (a2__3 & c_lp__23) - (a2__0 & c_ln__20) - (a2__1 & c_ln__21) - (a2__2 & c_ln__22) - (a2__3 & c_ln__23);
-        nn__33 = nn__27 + bx__0;
-        nn__28 = (a2__4 & c_lp__20) + (a2__5 & c_lp__21) + (a2__6 & c_lp__22) + (a2__7 & c_lp__23) - (a2__4 & c_ln__20) - (a2__5 & c_ln__21) - (a2__6 & c_ln__22) - (a2__7 & c_ln__23);
-        nn__34 = nn__28 + bx__1;
-        nn__29 = (a2__8 & c_lp__20) + (a2__9 & c_lp__21) + (a2__10 & c_lp__22) + (a2__11 & c_lp__23) - (a2__8 & c_ln__20) - (a2__9 & c_ln__21) - (a2__10 & c_ln__22) - (a2__11 & c_ln__23);
-        nn__35 = nn__29 + bx__2;
-        nn__36 = (a2__0 & c_lp__24) + (a2__1 & c_lp__25) + (a2__2 & c_lp__26) + (a2__3 & c_lp__27) - (a2__0 & c_ln__24) - (a2__1 & c_ln__25) - (a2__2 & c_ln__26) - (a2__3 & c_ln__27);
-        nn__42 = nn__36 + bx__0;
-        nn__37 = (a2__4 & c_lp__24) + (a2__5 & c_lp__25) + (a2__6 & c_lp__26) + (a2__7 & c_lp__27) - (a2__4 & c_ln__24) - (a2__5 & c_ln__25) - (a2__6 & c_ln__26) - (a2__7 & c_ln__27);
-        nn__43 = nn__37 + bx__1;
-        nn__38 = (a2__8 & c_lp__24) + (a2__9 & c_lp__25) + (a2__10 & c_lp__26) + (a2__11 & c_lp__27) - (a2__8 & c_ln__24) - (a2__9 & c_ln__25) - (a2__10 & c_ln__26) - (a2__11 & c_ln__27);
-        nn__44 = nn__38 + bx__2;
-        nn__39 = (a2__0 & c_lp__28) + (a2__1 & c_lp__29) + (a2__2 & c_lp__30) + (a2__3 & c_lp__31) - (a2__0 & c_ln__28) - (a2__1 & c_ln__29) - (a2__2 & c_ln__30) - (a2__3 & c_ln__31);
-        nn__45 = nn__39 + bx__0;
-        nn__40 = (a2__4 & c_lp__28) + (a2__5 & c_lp__29) + (a2__6 & c_lp__30) + (a2__7 & c_lp__31) - (a2__4 & c_ln__28) - (a2__5 & c_ln__29) - (a2__6 & c_ln__30) - (a2__7 & c_ln__31);
-        nn__46 = nn__40 + bx__1;
-        nn__41 = (a2__8 & c_lp__28) + (a2__9 & c_lp__29) + (a2__10 & c_lp__30) + (a2__11 & c_lp__31) - (a2__8 & c_ln__28) - (a2__9 & c_ln__29) - (a2__10 & c_ln__30) - (a2__11 & c_ln__31);
-        nn__47 = nn__41 + bx__2;
         xr = (((qxs__q) & 10'h3ff) & c_tqxm) | (((cg) & 10'h3ff) << c_qsh);
         yr = (((qys__q) & 10'h3ff) & c_tqym) | ((rr) & 10'h3ff);
         vyok__0 = (yr << 32'h1) < vish__q;
@@ -8682,2334 +8004,302 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         lx__3 = (xr + c_lidx10__3) << 32'h1;
         vxok__6 = lx__3 < visw__q;
         vxok__7 = (lx__3 + 32'h1) < visw__q;
-        mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__1 = mk__0 | c_bit__0;
-        end
-        else begin
-            mk__1 = mk__0;
-        end
-        su__3 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__2 = mk__1 | c_bit__1;
-        end
-        else begin
-            mk__2 = mk__1;
-        end
-        su__6 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__3 = mk__2 | c_bit__2;
-        end
-        else begin
-            mk__3 = mk__2;
-        end
-        su__9 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__4 = mk__3 | c_bit__3;
-        end
-        else begin
-            mk__4 = mk__3;
-        end
-        su__12 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__13 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__14 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__5 = mk__4 | c_bit__4;
-        end
-        else begin
-            mk__5 = mk__4;
-        end
-        su__15 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__16 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__17 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__6 = mk__5 | c_bit__5;
-        end
-        else begin
-            mk__6 = mk__5;
-        end
-        su__18 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__19 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__20 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__7 = mk__6 | c_bit__6;
-        end
-        else begin
-            mk__7 = mk__6;
-        end
-        su__21 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__22 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__23 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__8 = mk__7 | c_bit__7;
-        end
-        else begin
-            mk__8 = mk__7;
-        end
-        su__24 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__25 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__26 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__9 = mk__8 | c_bit__8;
-        end
-        else begin
-            mk__9 = mk__8;
-        end
-        su__27 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__28 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__29 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__10 = mk__9 | c_bit__9;
-        end
-        else begin
-            mk__10 = mk__9;
-        end
-        su__30 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__31 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__32 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__11 = mk__10 | c_bit__10;
-        end
-        else begin
-            mk__11 = mk__10;
-        end
-        su__33 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__34 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__35 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__12 = mk__11 | c_bit__11;
-        end
-        else begin
-            mk__12 = mk__11;
-        end
-        su__36 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__37 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__38 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__13 = mk__12 | c_bit__12;
-        end
-        else begin
-            mk__13 = mk__12;
-        end
-        su__39 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__40 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__41 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__14 = mk__13 | c_bit__13;
-        end
-        else begin
-            mk__14 = mk__13;
-        end
-        su__42 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__43 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__44 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__15 = mk__14 | c_bit__14;
-        end
-        else begin
-            mk__15 = mk__14;
-        end
-        su__45 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__46 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__47 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__16 = mk__15 | c_bit__15;
-        end
-        else begin
-            mk__16 = mk__15;
-        end
-        su__48 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__49 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__50 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__17 = mk__16 | c_bit__16;
-        end
-        else begin
-            mk__17 = mk__16;
-        end
-        su__51 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__52 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__53 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__18 = mk__17 | c_bit__17;
-        end
-        else begin
-            mk__18 = mk__17;
-        end
-        su__54 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__55 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__56 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__19 = mk__18 | c_bit__18;
-        end
-        else begin
-            mk__19 = mk__18;
-        end
-        su__57 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__58 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__59 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__20 = mk__19 | c_bit__19;
-        end
-        else begin
-            mk__20 = mk__19;
-        end
-        su__60 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__61 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__62 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__21 = mk__20 | c_bit__20;
-        end
-        else begin
-            mk__21 = mk__20;
-        end
-        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__22 = mk__21 | c_bit__21;
-        end
-        else begin
-            mk__22 = mk__21;
-        end
-        su__66 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__67 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__68 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__23 = mk__22 | c_bit__22;
-        end
-        else begin
-            mk__23 = mk__22;
-        end
-        su__69 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__70 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__71 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__24 = mk__23 | c_bit__23;
-        end
-        else begin
-            mk__24 = mk__23;
-        end
-        su__72 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__73 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__74 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__25 = mk__24 | c_bit__24;
-        end
-        else begin
-            mk__25 = mk__24;
-        end
-        su__75 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__76 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__77 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__26 = mk__25 | c_bit__25;
-        end
-        else begin
-            mk__26 = mk__25;
-        end
-        su__78 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__79 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__80 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__27 = mk__26 | c_bit__26;
-        end
-        else begin
-            mk__27 = mk__26;
-        end
-        su__81 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__82 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__83 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__28 = mk__27 | c_bit__27;
-        end
-        else begin
-            mk__28 = mk__27;
-        end
-        su__84 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__85 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__86 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__29 = mk__28 | c_bit__28;
-        end
-        else begin
-            mk__29 = mk__28;
-        end
-        su__87 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__88 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__89 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__30 = mk__29 | c_bit__29;
-        end
-        else begin
-            mk__30 = mk__29;
-        end
-        su__90 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__91 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__92 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__31 = mk__30 | c_bit__30;
-        end
-        else begin
-            mk__31 = mk__30;
-        end
-        su__93 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__94 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__95 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__32 = mk__31 | c_bit__31;
-        end
-        else begin
-            mk__32 = mk__31;
-        end
-        su__96 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__97 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__98 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__33 = mk__32 | c_bit__32;
-        end
-        else begin
-            mk__33 = mk__32;
-        end
-        su__99 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__100 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__101 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__34 = mk__33 | c_bit__33;
-        end
-        else begin
-            mk__34 = mk__33;
-        end
-        su__102 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__103 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__104 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__35 = mk__34 | c_bit__34;
-        end
-        else begin
-            mk__35 = mk__34;
-        end
-        su__105 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__106 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__107 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__36 = mk__35 | c_bit__35;
-        end
-        else begin
-            mk__36 = mk__35;
-        end
-        su__108 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__109 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__110 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__37 = mk__36 | c_bit__36;
-        end
-        else begin
-            mk__37 = mk__36;
-        end
-        su__111 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__112 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__113 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__38 = mk__37 | c_bit__37;
-        end
-        else begin
-            mk__38 = mk__37;
-        end
-        su__114 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__115 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__116 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__39 = mk__38 | c_bit__38;
-        end
-        else begin
-            mk__39 = mk__38;
-        end
-        su__117 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__118 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__119 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__40 = mk__39 | c_bit__39;
-        end
-        else begin
-            mk__40 = mk__39;
-        end
-        su__120 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__121 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__122 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__41 = mk__40 | c_bit__40;
-        end
-        else begin
-            mk__41 = mk__40;
-        end
-        su__123 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__124 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__125 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__42 = mk__41 | c_bit__41;
-        end
-        else begin
-            mk__42 = mk__41;
-        end
-        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__43 = mk__42 | c_bit__42;
-        end
-        else begin
-            mk__43 = mk__42;
-        end
-        su__129 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__130 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__131 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__44 = mk__43 | c_bit__43;
-        end
-        else begin
-            mk__44 = mk__43;
-        end
-        su__132 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__133 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__134 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__45 = mk__44 | c_bit__44;
-        end
-        else begin
-            mk__45 = mk__44;
-        end
-        su__135 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__136 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__137 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__46 = mk__45 | c_bit__45;
-        end
-        else begin
-            mk__46 = mk__45;
-        end
-        su__138 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__139 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__140 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__47 = mk__46 | c_bit__46;
-        end
-        else begin
-            mk__47 = mk__46;
-        end
-        su__141 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__142 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__143 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__48 = mk__47 | c_bit__47;
-        end
-        else begin
-            mk__48 = mk__47;
-        end
-        su__144 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__145 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__146 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__49 = mk__48 | c_bit__48;
-        end
-        else begin
-            mk__49 = mk__48;
-        end
-        su__147 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__148 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__149 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__50 = mk__49 | c_bit__49;
-        end
-        else begin
-            mk__50 = mk__49;
-        end
-        su__150 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__151 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__152 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__51 = mk__50 | c_bit__50;
-        end
-        else begin
-            mk__51 = mk__50;
-        end
-        su__153 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__154 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__155 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__52 = mk__51 | c_bit__51;
-        end
-        else begin
-            mk__52 = mk__51;
-        end
-        su__156 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__157 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__158 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__53 = mk__52 | c_bit__52;
-        end
-        else begin
-            mk__53 = mk__52;
-        end
-        su__159 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__160 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__161 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__54 = mk__53 | c_bit__53;
-        end
-        else begin
-            mk__54 = mk__53;
-        end
-        su__162 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__163 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__164 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__55 = mk__54 | c_bit__54;
-        end
-        else begin
-            mk__55 = mk__54;
-        end
-        su__165 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__166 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__167 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__56 = mk__55 | c_bit__55;
-        end
-        else begin
-            mk__56 = mk__55;
-        end
-        su__168 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__169 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__170 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__57 = mk__56 | c_bit__56;
-        end
-        else begin
-            mk__57 = mk__56;
-        end
-        su__171 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__172 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__173 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__58 = mk__57 | c_bit__57;
-        end
-        else begin
-            mk__58 = mk__57;
-        end
-        su__174 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__175 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__176 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__59 = mk__58 | c_bit__58;
-        end
-        else begin
-            mk__59 = mk__58;
-        end
-        su__177 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__178 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__179 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__60 = mk__59 | c_bit__59;
-        end
-        else begin
-            mk__60 = mk__59;
-        end
-        su__180 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__181 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__182 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__61 = mk__60 | c_bit__60;
-        end
-        else begin
-            mk__61 = mk__60;
-        end
-        su__183 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__184 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__185 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__62 = mk__61 | c_bit__61;
-        end
-        else begin
-            mk__62 = mk__61;
-        end
-        su__186 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__187 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__188 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__63 = mk__62 | c_bit__62;
-        end
-        else begin
-            mk__63 = mk__62;
-        end
-        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__64 = mk__63 | c_bit__63;
-        end
-        else begin
-            mk__64 = mk__63;
-        end
-        mk__65 = 32'h0;
-        su__192 = ((gg__0 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__193 = ((gg__1 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__194 = ((gg__2 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__192[c_sgn] & ~su__193[c_sgn] & ~su__194[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__66 = mk__65 | c_bit__0;
-        end
-        else begin
-            mk__66 = mk__65;
-        end
-        su__195 = ((gg__3 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__196 = ((gg__4 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__197 = ((gg__5 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__195[c_sgn] & ~su__196[c_sgn] & ~su__197[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__67 = mk__66 | c_bit__1;
-        end
-        else begin
-            mk__67 = mk__66;
-        end
-        su__198 = ((gg__6 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__199 = ((gg__7 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__200 = ((gg__8 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__198[c_sgn] & ~su__199[c_sgn] & ~su__200[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__68 = mk__67 | c_bit__2;
-        end
-        else begin
-            mk__68 = mk__67;
-        end
-        su__201 = ((gg__9 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__202 = ((gg__10 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__203 = ((gg__11 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__201[c_sgn] & ~su__202[c_sgn] & ~su__203[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__69 = mk__68 | c_bit__3;
-        end
-        else begin
-            mk__69 = mk__68;
-        end
-        su__204 = ((gg__12 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__205 = ((gg__13 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__206 = ((gg__14 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__204[c_sgn] & ~su__205[c_sgn] & ~su__206[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__70 = mk__69 | c_bit__4;
-        end
-        else begin
-            mk__70 = mk__69;
-        end
-        su__207 = ((gg__15 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__208 = ((gg__16 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__209 = ((gg__17 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__207[c_sgn] & ~su__208[c_sgn] & ~su__209[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__71 = mk__70 | c_bit__5;
-        end
-        else begin
-            mk__71 = mk__70;
-        end
-        su__210 = ((gg__18 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__211 = ((gg__19 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__212 = ((gg__20 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__210[c_sgn] & ~su__211[c_sgn] & ~su__212[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__72 = mk__71 | c_bit__6;
-        end
-        else begin
-            mk__72 = mk__71;
-        end
-        su__213 = ((gg__21 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__214 = ((gg__22 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__215 = ((gg__23 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__213[c_sgn] & ~su__214[c_sgn] & ~su__215[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__73 = mk__72 | c_bit__7;
-        end
-        else begin
-            mk__73 = mk__72;
-        end
-        su__216 = ((gg__24 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__217 = ((gg__25 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__218 = ((gg__26 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__216[c_sgn] & ~su__217[c_sgn] & ~su__218[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__74 = mk__73 | c_bit__8;
-        end
-        else begin
-            mk__74 = mk__73;
-        end
-        su__219 = ((gg__27 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__220 = ((gg__28 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__221 = ((gg__29 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__219[c_sgn] & ~su__220[c_sgn] & ~su__221[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__75 = mk__74 | c_bit__9;
-        end
-        else begin
-            mk__75 = mk__74;
-        end
-        su__222 = ((gg__30 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__223 = ((gg__31 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__224 = ((gg__32 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__222[c_sgn] & ~su__223[c_sgn] & ~su__224[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__76 = mk__75 | c_bit__10;
-        end
-        else begin
-            mk__76 = mk__75;
-        end
-        su__225 = ((gg__33 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__226 = ((gg__34 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__227 = ((gg__35 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__225[c_sgn] & ~su__226[c_sgn] & ~su__227[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__77 = mk__76 | c_bit__11;
-        end
-        else begin
-            mk__77 = mk__76;
-        end
-        su__228 = ((gg__36 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__229 = ((gg__37 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__230 = ((gg__38 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__228[c_sgn] & ~su__229[c_sgn] & ~su__230[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__78 = mk__77 | c_bit__12;
-        end
-        else begin
-            mk__78 = mk__77;
-        end
-        su__231 = ((gg__39 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__232 = ((gg__40 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__233 = ((gg__41 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__231[c_sgn] & ~su__232[c_sgn] & ~su__233[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__79 = mk__78 | c_bit__13;
-        end
-        else begin
-            mk__79 = mk__78;
-        end
-        su__234 = ((gg__42 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__235 = ((gg__43 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__236 = ((gg__44 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__234[c_sgn] & ~su__235[c_sgn] & ~su__236[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__80 = mk__79 | c_bit__14;
-        end
-        else begin
-            mk__80 = mk__79;
-        end
-        su__237 = ((gg__45 & c_wgmask) + (nn__12 & c_wgmask)) & c_wgmask;
-        su__238 = ((gg__46 & c_wgmask) + (nn__13 & c_wgmask)) & c_wgmask;
-        su__239 = ((gg__47 & c_wgmask) + (nn__14 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__237[c_sgn] & ~su__238[c_sgn] & ~su__239[c_sgn])) & vxok__2 & vyok__0 & ~none_r__q) begin
-            mk__81 = mk__80 | c_bit__15;
-        end
-        else begin
-            mk__81 = mk__80;
-        end
-        su__240 = ((gg__0 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__241 = ((gg__1 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__242 = ((gg__2 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__240[c_sgn] & ~su__241[c_sgn] & ~su__242[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__82 = mk__81 | c_bit__16;
-        end
-        else begin
-            mk__82 = mk__81;
-        end
-        su__243 = ((gg__3 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__244 = ((gg__4 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__245 = ((gg__5 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__243[c_sgn] & ~su__244[c_sgn] & ~su__245[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__83 = mk__82 | c_bit__17;
-        end
-        else begin
-            mk__83 = mk__82;
-        end
-        su__246 = ((gg__6 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__247 = ((gg__7 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__248 = ((gg__8 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__246[c_sgn] & ~su__247[c_sgn] & ~su__248[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__84 = mk__83 | c_bit__18;
-        end
-        else begin
-            mk__84 = mk__83;
-        end
-        su__249 = ((gg__9 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__250 = ((gg__10 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__251 = ((gg__11 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__249[c_sgn] & ~su__250[c_sgn] & ~su__251[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__85 = mk__84 | c_bit__19;
-        end
-        else begin
-            mk__85 = mk__84;
-        end
-        su__252 = ((gg__12 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__253 = ((gg__13 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__254 = ((gg__14 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__252[c_sgn] & ~su__253[c_sgn] & ~su__254[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__86 = mk__85 | c_bit__20;
-        end
-        else begin
-            mk__86 = mk__85;
-        end
-        su__255 = ((gg__15 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__256 = ((gg__16 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__257 = ((gg__17 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__255[c_sgn] & ~su__256[c_sgn] & ~su__257[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__87 = mk__86 | c_bit__21;
-        end
-        else begin
-            mk__87 = mk__86;
-        end
-        su__258 = ((gg__18 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__259 = ((gg__19 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__260 = ((gg__20 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__258[c_sgn] & ~su__259[c_sgn] & ~su__260[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__88 = mk__87 | c_bit__22;
-        end
-        else begin
-            mk__88 = mk__87;
-        end
-        su__261 = ((gg__21 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__262 = ((gg__22 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__263 = ((gg__23 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__261[c_sgn] & ~su__262[c_sgn] & ~su__263[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__89 = mk__88 | c_bit__23;
-        end
-        else begin
-            mk__89 = mk__88;
-        end
-        su__264 = ((gg__24 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__265 = ((gg__25 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__266 = ((gg__26 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__264[c_sgn] & ~su__265[c_sgn] & ~su__266[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__90 = mk__89 | c_bit__24;
-        end
-        else begin
-            mk__90 = mk__89;
-        end
-        su__267 = ((gg__27 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__268 = ((gg__28 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__269 = ((gg__29 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__267[c_sgn] & ~su__268[c_sgn] & ~su__269[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__91 = mk__90 | c_bit__25;
-        end
-        else begin
-            mk__91 = mk__90;
-        end
-        su__270 = ((gg__30 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__271 = ((gg__31 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__272 = ((gg__32 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__270[c_sgn] & ~su__271[c_sgn] & ~su__272[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__92 = mk__91 | c_bit__26;
-        end
-        else begin
-            mk__92 = mk__91;
-        end
-        su__273 = ((gg__33 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__274 = ((gg__34 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__275 = ((gg__35 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__273[c_sgn] & ~su__274[c_sgn] & ~su__275[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__93 = mk__92 | c_bit__27;
-        end
-        else begin
-            mk__93 = mk__92;
-        end
-        su__276 = ((gg__36 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__277 = ((gg__37 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__278 = ((gg__38 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__276[c_sgn] & ~su__277[c_sgn] & ~su__278[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__94 = mk__93 | c_bit__28;
-        end
-        else begin
-            mk__94 = mk__93;
-        end
-        su__279 = ((gg__39 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__280 = ((gg__40 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__281 = ((gg__41 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__279[c_sgn] & ~su__280[c_sgn] & ~su__281[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__95 = mk__94 | c_bit__29;
-        end
-        else begin
-            mk__95 = mk__94;
-        end
-        su__282 = ((gg__42 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__283 = ((gg__43 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__284 = ((gg__44 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__282[c_sgn] & ~su__283[c_sgn] & ~su__284[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__96 = mk__95 | c_bit__30;
-        end
-        else begin
-            mk__96 = mk__95;
-        end
-        su__285 = ((gg__45 & c_wgmask) + (nn__15 & c_wgmask)) & c_wgmask;
-        su__286 = ((gg__46 & c_wgmask) + (nn__16 & c_wgmask)) & c_wgmask;
-        su__287 = ((gg__47 & c_wgmask) + (nn__17 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__285[c_sgn] & ~su__286[c_sgn] & ~su__287[c_sgn])) & vxok__3 & vyok__0 & ~none_r__q) begin
-            mk__97 = mk__96 | c_bit__31;
-        end
-        else begin
-            mk__97 = mk__96;
-        end
-        su__288 = ((gg__0 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__289 = ((gg__1 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__290 = ((gg__2 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__288[c_sgn] & ~su__289[c_sgn] & ~su__290[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__98 = mk__97 | c_bit__32;
-        end
-        else begin
-            mk__98 = mk__97;
-        end
-        su__291 = ((gg__3 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__292 = ((gg__4 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__293 = ((gg__5 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__291[c_sgn] & ~su__292[c_sgn] & ~su__293[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__99 = mk__98 | c_bit__33;
-        end
-        else begin
-            mk__99 = mk__98;
-        end
-        su__294 = ((gg__6 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__295 = ((gg__7 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__296 = ((gg__8 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__294[c_sgn] & ~su__295[c_sgn] & ~su__296[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__100 = mk__99 | c_bit__34;
-        end
-        else begin
-            mk__100 = mk__99;
-        end
-        su__297 = ((gg__9 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__298 = ((gg__10 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__299 = ((gg__11 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__297[c_sgn] & ~su__298[c_sgn] & ~su__299[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__101 = mk__100 | c_bit__35;
-        end
-        else begin
-            mk__101 = mk__100;
-        end
-        su__300 = ((gg__12 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__301 = ((gg__13 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__302 = ((gg__14 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__300[c_sgn] & ~su__301[c_sgn] & ~su__302[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__102 = mk__101 | c_bit__36;
-        end
-        else begin
-            mk__102 = mk__101;
-        end
-        su__303 = ((gg__15 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__304 = ((gg__16 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__305 = ((gg__17 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__303[c_sgn] & ~su__304[c_sgn] & ~su__305[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__103 = mk__102 | c_bit__37;
-        end
-        else begin
-            mk__103 = mk__102;
-        end
-        su__306 = ((gg__18 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__307 = ((gg__19 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__308 = ((gg__20 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__306[c_sgn] & ~su__307[c_sgn] & ~su__308[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__104 = mk__103 | c_bit__38;
-        end
-        else begin
-            mk__104 = mk__103;
-        end
-        su__309 = ((gg__21 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__310 = ((gg__22 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__311 = ((gg__23 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__309[c_sgn] & ~su__310[c_sgn] & ~su__311[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__105 = mk__104 | c_bit__39;
-        end
-        else begin
-            mk__105 = mk__104;
-        end
-        su__312 = ((gg__24 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__313 = ((gg__25 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__314 = ((gg__26 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__312[c_sgn] & ~su__313[c_sgn] & ~su__314[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__106 = mk__105 | c_bit__40;
-        end
-        else begin
-            mk__106 = mk__105;
-        end
-        su__315 = ((gg__27 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__316 = ((gg__28 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__317 = ((gg__29 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__315[c_sgn] & ~su__316[c_sgn] & ~su__317[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__107 = mk__106 | c_bit__41;
-        end
-        else begin
-            mk__107 = mk__106;
-        end
-        su__318 = ((gg__30 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__319 = ((gg__31 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__320 = ((gg__32 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__318[c_sgn] & ~su__319[c_sgn] & ~su__320[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__108 = mk__107 | c_bit__42;
-        end
-        else begin
-            mk__108 = mk__107;
-        end
-        su__321 = ((gg__33 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__322 = ((gg__34 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__323 = ((gg__35 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__321[c_sgn] & ~su__322[c_sgn] & ~su__323[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__109 = mk__108 | c_bit__43;
-        end
-        else begin
-            mk__109 = mk__108;
-        end
-        su__324 = ((gg__36 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__325 = ((gg__37 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__326 = ((gg__38 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__324[c_sgn] & ~su__325[c_sgn] & ~su__326[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__110 = mk__109 | c_bit__44;
-        end
-        else begin
-            mk__110 = mk__109;
-        end
-        su__327 = ((gg__39 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__328 = ((gg__40 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__329 = ((gg__41 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__327[c_sgn] & ~su__328[c_sgn] & ~su__329[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__111 = mk__110 | c_bit__45;
-        end
-        else begin
-            mk__111 = mk__110;
-        end
-        su__330 = ((gg__42 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__331 = ((gg__43 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__332 = ((gg__44 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__330[c_sgn] & ~su__331[c_sgn] & ~su__332[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__112 = mk__111 | c_bit__46;
-        end
-        else begin
-            mk__112 = mk__111;
-        end
-        su__333 = ((gg__45 & c_wgmask) + (nn__18 & c_wgmask)) & c_wgmask;
-        su__334 = ((gg__46 & c_wgmask) + (nn__19 & c_wgmask)) & c_wgmask;
-        su__335 = ((gg__47 & c_wgmask) + (nn__20 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__333[c_sgn] & ~su__334[c_sgn] & ~su__335[c_sgn])) & vxok__2 & vyok__1 & ~none_r__q) begin
-            mk__113 = mk__112 | c_bit__47;
-        end
-        else begin
-            mk__113 = mk__112;
-        end
-        su__336 = ((gg__0 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__337 = ((gg__1 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__338 = ((gg__2 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__336[c_sgn] & ~su__337[c_sgn] & ~su__338[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__114 = mk__113 | c_bit__48;
-        end
-        else begin
-            mk__114 = mk__113;
-        end
-        su__339 = ((gg__3 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__340 = ((gg__4 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__341 = ((gg__5 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__339[c_sgn] & ~su__340[c_sgn] & ~su__341[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__115 = mk__114 | c_bit__49;
-        end
-        else begin
-            mk__115 = mk__114;
-        end
-        su__342 = ((gg__6 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__343 = ((gg__7 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__344 = ((gg__8 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__342[c_sgn] & ~su__343[c_sgn] & ~su__344[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__116 = mk__115 | c_bit__50;
-        end
-        else begin
-            mk__116 = mk__115;
-        end
-        su__345 = ((gg__9 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__346 = ((gg__10 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__347 = ((gg__11 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__345[c_sgn] & ~su__346[c_sgn] & ~su__347[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__117 = mk__116 | c_bit__51;
-        end
-        else begin
-            mk__117 = mk__116;
-        end
-        su__348 = ((gg__12 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__349 = ((gg__13 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__350 = ((gg__14 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__348[c_sgn] & ~su__349[c_sgn] & ~su__350[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__118 = mk__117 | c_bit__52;
-        end
-        else begin
-            mk__118 = mk__117;
-        end
-        su__351 = ((gg__15 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__352 = ((gg__16 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__353 = ((gg__17 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__351[c_sgn] & ~su__352[c_sgn] & ~su__353[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__119 = mk__118 | c_bit__53;
-        end
-        else begin
-            mk__119 = mk__118;
-        end
-        su__354 = ((gg__18 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__355 = ((gg__19 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__356 = ((gg__20 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__354[c_sgn] & ~su__355[c_sgn] & ~su__356[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__120 = mk__119 | c_bit__54;
-        end
-        else begin
-            mk__120 = mk__119;
-        end
-        su__357 = ((gg__21 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__358 = ((gg__22 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__359 = ((gg__23 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__357[c_sgn] & ~su__358[c_sgn] & ~su__359[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__121 = mk__120 | c_bit__55;
-        end
-        else begin
-            mk__121 = mk__120;
-        end
-        su__360 = ((gg__24 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__361 = ((gg__25 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__362 = ((gg__26 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__360[c_sgn] & ~su__361[c_sgn] & ~su__362[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__122 = mk__121 | c_bit__56;
-        end
-        else begin
-            mk__122 = mk__121;
-        end
-        su__363 = ((gg__27 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__364 = ((gg__28 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__365 = ((gg__29 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__363[c_sgn] & ~su__364[c_sgn] & ~su__365[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__123 = mk__122 | c_bit__57;
-        end
-        else begin
-            mk__123 = mk__122;
-        end
-        su__366 = ((gg__30 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__367 = ((gg__31 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__368 = ((gg__32 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__366[c_sgn] & ~su__367[c_sgn] & ~su__368[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__124 = mk__123 | c_bit__58;
-        end
-        else begin
-            mk__124 = mk__123;
-        end
-        su__369 = ((gg__33 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__370 = ((gg__34 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__371 = ((gg__35 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__369[c_sgn] & ~su__370[c_sgn] & ~su__371[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__125 = mk__124 | c_bit__59;
-        end
-        else begin
-            mk__125 = mk__124;
-        end
-        su__372 = ((gg__36 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__373 = ((gg__37 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__374 = ((gg__38 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__372[c_sgn] & ~su__373[c_sgn] & ~su__374[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__126 = mk__125 | c_bit__60;
-        end
-        else begin
-            mk__126 = mk__125;
-        end
-        su__375 = ((gg__39 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__376 = ((gg__40 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__377 = ((gg__41 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__375[c_sgn] & ~su__376[c_sgn] & ~su__377[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__127 = mk__126 | c_bit__61;
-        end
-        else begin
-            mk__127 = mk__126;
-        end
-        su__378 = ((gg__42 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__379 = ((gg__43 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__380 = ((gg__44 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__378[c_sgn] & ~su__379[c_sgn] & ~su__380[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__128 = mk__127 | c_bit__62;
-        end
-        else begin
-            mk__128 = mk__127;
-        end
-        su__381 = ((gg__45 & c_wgmask) + (nn__21 & c_wgmask)) & c_wgmask;
-        su__382 = ((gg__46 & c_wgmask) + (nn__22 & c_wgmask)) & c_wgmask;
-        su__383 = ((gg__47 & c_wgmask) + (nn__23 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__381[c_sgn] & ~su__382[c_sgn] & ~su__383[c_sgn])) & vxok__3 & vyok__1 & ~none_r__q) begin
-            mk__129 = mk__128 | c_bit__63;
-        end
-        else begin
-            mk__129 = mk__128;
-        end
-        mk__130 = 32'h0;
-        su__384 = ((gg__0 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__385 = ((gg__1 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__386 = ((gg__2 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__384[c_sgn] & ~su__385[c_sgn] & ~su__386[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__131 = mk__130 | c_bit__0;
-        end
-        else begin
-            mk__131 = mk__130;
-        end
-        su__387 = ((gg__3 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__388 = ((gg__4 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__389 = ((gg__5 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__387[c_sgn] & ~su__388[c_sgn] & ~su__389[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__132 = mk__131 | c_bit__1;
-        end
-        else begin
-            mk__132 = mk__131;
-        end
-        su__390 = ((gg__6 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__391 = ((gg__7 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__392 = ((gg__8 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__390[c_sgn] & ~su__391[c_sgn] & ~su__392[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__133 = mk__132 | c_bit__2;
-        end
-        else begin
-            mk__133 = mk__132;
-        end
-        su__393 = ((gg__9 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__394 = ((gg__10 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__395 = ((gg__11 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__393[c_sgn] & ~su__394[c_sgn] & ~su__395[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__134 = mk__133 | c_bit__3;
-        end
-        else begin
-            mk__134 = mk__133;
-        end
-        su__396 = ((gg__12 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__397 = ((gg__13 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__398 = ((gg__14 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__396[c_sgn] & ~su__397[c_sgn] & ~su__398[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__135 = mk__134 | c_bit__4;
-        end
-        else begin
-            mk__135 = mk__134;
-        end
-        su__399 = ((gg__15 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__400 = ((gg__16 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__401 = ((gg__17 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__399[c_sgn] & ~su__400[c_sgn] & ~su__401[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__136 = mk__135 | c_bit__5;
-        end
-        else begin
-            mk__136 = mk__135;
-        end
-        su__402 = ((gg__18 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__403 = ((gg__19 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__404 = ((gg__20 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__402[c_sgn] & ~su__403[c_sgn] & ~su__404[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__137 = mk__136 | c_bit__6;
-        end
-        else begin
-            mk__137 = mk__136;
-        end
-        su__405 = ((gg__21 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__406 = ((gg__22 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__407 = ((gg__23 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__405[c_sgn] & ~su__406[c_sgn] & ~su__407[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__138 = mk__137 | c_bit__7;
-        end
-        else begin
-            mk__138 = mk__137;
-        end
-        su__408 = ((gg__24 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__409 = ((gg__25 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__410 = ((gg__26 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__408[c_sgn] & ~su__409[c_sgn] & ~su__410[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__139 = mk__138 | c_bit__8;
-        end
-        else begin
-            mk__139 = mk__138;
-        end
-        su__411 = ((gg__27 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__412 = ((gg__28 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__413 = ((gg__29 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__411[c_sgn] & ~su__412[c_sgn] & ~su__413[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__140 = mk__139 | c_bit__9;
-        end
-        else begin
-            mk__140 = mk__139;
-        end
-        su__414 = ((gg__30 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__415 = ((gg__31 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__416 = ((gg__32 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__414[c_sgn] & ~su__415[c_sgn] & ~su__416[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__141 = mk__140 | c_bit__10;
-        end
-        else begin
-            mk__141 = mk__140;
-        end
-        su__417 = ((gg__33 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__418 = ((gg__34 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__419 = ((gg__35 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__417[c_sgn] & ~su__418[c_sgn] & ~su__419[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__142 = mk__141 | c_bit__11;
-        end
-        else begin
-            mk__142 = mk__141;
-        end
-        su__420 = ((gg__36 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__421 = ((gg__37 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__422 = ((gg__38 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__420[c_sgn] & ~su__421[c_sgn] & ~su__422[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__143 = mk__142 | c_bit__12;
-        end
-        else begin
-            mk__143 = mk__142;
-        end
-        su__423 = ((gg__39 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__424 = ((gg__40 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__425 = ((gg__41 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__423[c_sgn] & ~su__424[c_sgn] & ~su__425[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__144 = mk__143 | c_bit__13;
-        end
-        else begin
-            mk__144 = mk__143;
-        end
-        su__426 = ((gg__42 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__427 = ((gg__43 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__428 = ((gg__44 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__426[c_sgn] & ~su__427[c_sgn] & ~su__428[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__145 = mk__144 | c_bit__14;
-        end
-        else begin
-            mk__145 = mk__144;
-        end
-        su__429 = ((gg__45 & c_wgmask) + (nn__24 & c_wgmask)) & c_wgmask;
-        su__430 = ((gg__46 & c_wgmask) + (nn__25 & c_wgmask)) & c_wgmask;
-        su__431 = ((gg__47 & c_wgmask) + (nn__26 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__429[c_sgn] & ~su__430[c_sgn] & ~su__431[c_sgn])) & vxok__4 & vyok__0 & ~none_r__q) begin
-            mk__146 = mk__145 | c_bit__15;
-        end
-        else begin
-            mk__146 = mk__145;
-        end
-        su__432 = ((gg__0 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__433 = ((gg__1 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__434 = ((gg__2 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__432[c_sgn] & ~su__433[c_sgn] & ~su__434[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__147 = mk__146 | c_bit__16;
-        end
-        else begin
-            mk__147 = mk__146;
-        end
-        su__435 = ((gg__3 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__436 = ((gg__4 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__437 = ((gg__5 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__435[c_sgn] & ~su__436[c_sgn] & ~su__437[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__148 = mk__147 | c_bit__17;
-        end
-        else begin
-            mk__148 = mk__147;
-        end
-        su__438 = ((gg__6 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__439 = ((gg__7 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__440 = ((gg__8 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__438[c_sgn] & ~su__439[c_sgn] & ~su__440[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__149 = mk__148 | c_bit__18;
-        end
-        else begin
-            mk__149 = mk__148;
-        end
-        su__441 = ((gg__9 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__442 = ((gg__10 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__443 = ((gg__11 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__441[c_sgn] & ~su__442[c_sgn] & ~su__443[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__150 = mk__149 | c_bit__19;
-        end
-        else begin
-            mk__150 = mk__149;
-        end
-        su__444 = ((gg__12 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__445 = ((gg__13 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__446 = ((gg__14 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__444[c_sgn] & ~su__445[c_sgn] & ~su__446[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__151 = mk__150 | c_bit__20;
-        end
-        else begin
-            mk__151 = mk__150;
-        end
-        su__447 = ((gg__15 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__448 = ((gg__16 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__449 = ((gg__17 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__447[c_sgn] & ~su__448[c_sgn] & ~su__449[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__152 = mk__151 | c_bit__21;
-        end
-        else begin
-            mk__152 = mk__151;
-        end
-        su__450 = ((gg__18 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__451 = ((gg__19 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__452 = ((gg__20 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__450[c_sgn] & ~su__451[c_sgn] & ~su__452[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__153 = mk__152 | c_bit__22;
-        end
-        else begin
-            mk__153 = mk__152;
-        end
-        su__453 = ((gg__21 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__454 = ((gg__22 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__455 = ((gg__23 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__453[c_sgn] & ~su__454[c_sgn] & ~su__455[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__154 = mk__153 | c_bit__23;
-        end
-        else begin
-            mk__154 = mk__153;
-        end
-        su__456 = ((gg__24 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__457 = ((gg__25 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__458 = ((gg__26 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__456[c_sgn] & ~su__457[c_sgn] & ~su__458[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__155 = mk__154 | c_bit__24;
-        end
-        else begin
-            mk__155 = mk__154;
-        end
-        su__459 = ((gg__27 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__460 = ((gg__28 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__461 = ((gg__29 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__459[c_sgn] & ~su__460[c_sgn] & ~su__461[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__156 = mk__155 | c_bit__25;
-        end
-        else begin
-            mk__156 = mk__155;
-        end
-        su__462 = ((gg__30 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__463 = ((gg__31 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__464 = ((gg__32 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__462[c_sgn] & ~su__463[c_sgn] & ~su__464[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__157 = mk__156 | c_bit__26;
-        end
-        else begin
-            mk__157 = mk__156;
-        end
-        su__465 = ((gg__33 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__466 = ((gg__34 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__467 = ((gg__35 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__465[c_sgn] & ~su__466[c_sgn] & ~su__467[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__158 = mk__157 | c_bit__27;
-        end
-        else begin
-            mk__158 = mk__157;
-        end
-        su__468 = ((gg__36 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__469 = ((gg__37 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__470 = ((gg__38 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__468[c_sgn] & ~su__469[c_sgn] & ~su__470[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__159 = mk__158 | c_bit__28;
-        end
-        else begin
-            mk__159 = mk__158;
-        end
-        su__471 = ((gg__39 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__472 = ((gg__40 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__473 = ((gg__41 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__471[c_sgn] & ~su__472[c_sgn] & ~su__473[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__160 = mk__159 | c_bit__29;
-        end
-        else begin
-            mk__160 = mk__159;
-        end
-        su__474 = ((gg__42 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__475 = ((gg__43 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__476 = ((gg__44 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__474[c_sgn] & ~su__475[c_sgn] & ~su__476[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__161 = mk__160 | c_bit__30;
-        end
-        else begin
-            mk__161 = mk__160;
-        end
-        su__477 = ((gg__45 & c_wgmask) + (nn__27 & c_wgmask)) & c_wgmask;
-        su__478 = ((gg__46 & c_wgmask) + (nn__28 & c_wgmask)) & c_wgmask;
-        su__479 = ((gg__47 & c_wgmask) + (nn__29 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__477[c_sgn] & ~su__478[c_sgn] & ~su__479[c_sgn])) & vxok__5 & vyok__0 & ~none_r__q) begin
-            mk__162 = mk__161 | c_bit__31;
-        end
-        else begin
-            mk__162 = mk__161;
-        end
-        su__480 = ((gg__0 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__481 = ((gg__1 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__482 = ((gg__2 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__480[c_sgn] & ~su__481[c_sgn] & ~su__482[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__163 = mk__162 | c_bit__32;
-        end
-        else begin
-            mk__163 = mk__162;
-        end
-        su__483 = ((gg__3 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__484 = ((gg__4 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__485 = ((gg__5 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__483[c_sgn] & ~su__484[c_sgn] & ~su__485[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__164 = mk__163 | c_bit__33;
-        end
-        else begin
-            mk__164 = mk__163;
-        end
-        su__486 = ((gg__6 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__487 = ((gg__7 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__488 = ((gg__8 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__486[c_sgn] & ~su__487[c_sgn] & ~su__488[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__165 = mk__164 | c_bit__34;
-        end
-        else begin
-            mk__165 = mk__164;
-        end
-        su__489 = ((gg__9 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__490 = ((gg__10 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__491 = ((gg__11 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__489[c_sgn] & ~su__490[c_sgn] & ~su__491[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__166 = mk__165 | c_bit__35;
-        end
-        else begin
-            mk__166 = mk__165;
-        end
-        su__492 = ((gg__12 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__493 = ((gg__13 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__494 = ((gg__14 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__492[c_sgn] & ~su__493[c_sgn] & ~su__494[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__167 = mk__166 | c_bit__36;
-        end
-        else begin
-            mk__167 = mk__166;
-        end
-        su__495 = ((gg__15 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__496 = ((gg__16 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__497 = ((gg__17 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__495[c_sgn] & ~su__496[c_sgn] & ~su__497[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__168 = mk__167 | c_bit__37;
-        end
-        else begin
-            mk__168 = mk__167;
-        end
-        su__498 = ((gg__18 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__499 = ((gg__19 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__500 = ((gg__20 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__498[c_sgn] & ~su__499[c_sgn] & ~su__500[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__169 = mk__168 | c_bit__38;
-        end
-        else begin
-            mk__169 = mk__168;
-        end
-        su__501 = ((gg__21 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__502 = ((gg__22 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__503 = ((gg__23 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__501[c_sgn] & ~su__502[c_sgn] & ~su__503[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__170 = mk__169 | c_bit__39;
-        end
-        else begin
-            mk__170 = mk__169;
-        end
-        su__504 = ((gg__24 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__505 = ((gg__25 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__506 = ((gg__26 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__504[c_sgn] & ~su__505[c_sgn] & ~su__506[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__171 = mk__170 | c_bit__40;
-        end
-        else begin
-            mk__171 = mk__170;
-        end
-        su__507 = ((gg__27 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__508 = ((gg__28 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__509 = ((gg__29 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__507[c_sgn] & ~su__508[c_sgn] & ~su__509[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__172 = mk__171 | c_bit__41;
-        end
-        else begin
-            mk__172 = mk__171;
-        end
-        su__510 = ((gg__30 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__511 = ((gg__31 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__512 = ((gg__32 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__510[c_sgn] & ~su__511[c_sgn] & ~su__512[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__173 = mk__172 | c_bit__42;
-        end
-        else begin
-            mk__173 = mk__172;
-        end
-        su__513 = ((gg__33 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__514 = ((gg__34 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__515 = ((gg__35 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__513[c_sgn] & ~su__514[c_sgn] & ~su__515[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__174 = mk__173 | c_bit__43;
-        end
-        else begin
-            mk__174 = mk__173;
-        end
-        su__516 = ((gg__36 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__517 = ((gg__37 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__518 = ((gg__38 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__516[c_sgn] & ~su__517[c_sgn] & ~su__518[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__175 = mk__174 | c_bit__44;
-        end
-        else begin
-            mk__175 = mk__174;
-        end
-        su__519 = ((gg__39 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__520 = ((gg__40 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__521 = ((gg__41 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__519[c_sgn] & ~su__520[c_sgn] & ~su__521[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__176 = mk__175 | c_bit__45;
-        end
-        else begin
-            mk__176 = mk__175;
-        end
-        su__522 = ((gg__42 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__523 = ((gg__43 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__524 = ((gg__44 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__522[c_sgn] & ~su__523[c_sgn] & ~su__524[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__177 = mk__176 | c_bit__46;
-        end
-        else begin
-            mk__177 = mk__176;
-        end
-        su__525 = ((gg__45 & c_wgmask) + (nn__30 & c_wgmask)) & c_wgmask;
-        su__526 = ((gg__46 & c_wgmask) + (nn__31 & c_wgmask)) & c_wgmask;
-        su__527 = ((gg__47 & c_wgmask) + (nn__32 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__525[c_sgn] & ~su__526[c_sgn] & ~su__527[c_sgn])) & vxok__4 & vyok__1 & ~none_r__q) begin
-            mk__178 = mk__177 | c_bit__47;
-        end
-        else begin
-            mk__178 = mk__177;
-        end
-        su__528 = ((gg__0 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__529 = ((gg__1 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__530 = ((gg__2 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__528[c_sgn] & ~su__529[c_sgn] & ~su__530[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__179 = mk__178 | c_bit__48;
-        end
-        else begin
-            mk__179 = mk__178;
-        end
-        su__531 = ((gg__3 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__532 = ((gg__4 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__533 = ((gg__5 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__531[c_sgn] & ~su__532[c_sgn] & ~su__533[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__180 = mk__179 | c_bit__49;
-        end
-        else begin
-            mk__180 = mk__179;
-        end
-        su__534 = ((gg__6 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__535 = ((gg__7 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__536 = ((gg__8 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__534[c_sgn] & ~su__535[c_sgn] & ~su__536[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__181 = mk__180 | c_bit__50;
-        end
-        else begin
-            mk__181 = mk__180;
-        end
-        su__537 = ((gg__9 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__538 = ((gg__10 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__539 = ((gg__11 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__537[c_sgn] & ~su__538[c_sgn] & ~su__539[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__182 = mk__181 | c_bit__51;
-        end
-        else begin
-            mk__182 = mk__181;
-        end
-        su__540 = ((gg__12 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__541 = ((gg__13 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__542 = ((gg__14 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__540[c_sgn] & ~su__541[c_sgn] & ~su__542[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__183 = mk__182 | c_bit__52;
-        end
-        else begin
-            mk__183 = mk__182;
-        end
-        su__543 = ((gg__15 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__544 = ((gg__16 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__545 = ((gg__17 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__543[c_sgn] & ~su__544[c_sgn] & ~su__545[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__184 = mk__183 | c_bit__53;
-        end
-        else begin
-            mk__184 = mk__183;
-        end
-        su__546 = ((gg__18 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__547 = ((gg__19 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__548 = ((gg__20 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__546[c_sgn] & ~su__547[c_sgn] & ~su__548[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__185 = mk__184 | c_bit__54;
-        end
-        else begin
-            mk__185 = mk__184;
-        end
-        su__549 = ((gg__21 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__550 = ((gg__22 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__551 = ((gg__23 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__549[c_sgn] & ~su__550[c_sgn] & ~su__551[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__186 = mk__185 | c_bit__55;
-        end
-        else begin
-            mk__186 = mk__185;
-        end
-        su__552 = ((gg__24 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__553 = ((gg__25 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__554 = ((gg__26 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__552[c_sgn] & ~su__553[c_sgn] & ~su__554[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__187 = mk__186 | c_bit__56;
-        end
-        else begin
-            mk__187 = mk__186;
-        end
-        su__555 = ((gg__27 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__556 = ((gg__28 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__557 = ((gg__29 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__555[c_sgn] & ~su__556[c_sgn] & ~su__557[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__188 = mk__187 | c_bit__57;
-        end
-        else begin
-            mk__188 = mk__187;
-        end
-        su__558 = ((gg__30 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__559 = ((gg__31 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__560 = ((gg__32 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__558[c_sgn] & ~su__559[c_sgn] & ~su__560[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__189 = mk__188 | c_bit__58;
-        end
-        else begin
-            mk__189 = mk__188;
-        end
-        su__561 = ((gg__33 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__562 = ((gg__34 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__563 = ((gg__35 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__561[c_sgn] & ~su__562[c_sgn] & ~su__563[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__190 = mk__189 | c_bit__59;
-        end
-        else begin
-            mk__190 = mk__189;
-        end
-        su__564 = ((gg__36 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__565 = ((gg__37 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__566 = ((gg__38 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__564[c_sgn] & ~su__565[c_sgn] & ~su__566[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__191 = mk__190 | c_bit__60;
-        end
-        else begin
-            mk__191 = mk__190;
-        end
-        su__567 = ((gg__39 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__568 = ((gg__40 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__569 = ((gg__41 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__567[c_sgn] & ~su__568[c_sgn] & ~su__569[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__192 = mk__191 | c_bit__61;
-        end
-        else begin
-            mk__192 = mk__191;
-        end
-        su__570 = ((gg__42 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__571 = ((gg__43 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__572 = ((gg__44 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__570[c_sgn] & ~su__571[c_sgn] & ~su__572[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__193 = mk__192 | c_bit__62;
-        end
-        else begin
-            mk__193 = mk__192;
-        end
-        su__573 = ((gg__45 & c_wgmask) + (nn__33 & c_wgmask)) & c_wgmask;
-        su__574 = ((gg__46 & c_wgmask) + (nn__34 & c_wgmask)) & c_wgmask;
-        su__575 = ((gg__47 & c_wgmask) + (nn__35 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__573[c_sgn] & ~su__574[c_sgn] & ~su__575[c_sgn])) & vxok__5 & vyok__1 & ~none_r__q) begin
-            mk__194 = mk__193 | c_bit__63;
-        end
-        else begin
-            mk__194 = mk__193;
-        end
-        mk__195 = 32'h0;
-        su__576 = ((gg__0 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__577 = ((gg__1 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__578 = ((gg__2 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__576[c_sgn] & ~su__577[c_sgn] & ~su__578[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__196 = mk__195 | c_bit__0;
-        end
-        else begin
-            mk__196 = mk__195;
-        end
-        su__579 = ((gg__3 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__580 = ((gg__4 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__581 = ((gg__5 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__579[c_sgn] & ~su__580[c_sgn] & ~su__581[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__197 = mk__196 | c_bit__1;
-        end
-        else begin
-            mk__197 = mk__196;
-        end
-        su__582 = ((gg__6 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__583 = ((gg__7 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__584 = ((gg__8 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__582[c_sgn] & ~su__583[c_sgn] & ~su__584[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__198 = mk__197 | c_bit__2;
-        end
-        else begin
-            mk__198 = mk__197;
-        end
-        su__585 = ((gg__9 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__586 = ((gg__10 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__587 = ((gg__11 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__585[c_sgn] & ~su__586[c_sgn] & ~su__587[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__199 = mk__198 | c_bit__3;
-        end
-        else begin
-            mk__199 = mk__198;
-        end
-        su__588 = ((gg__12 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__589 = ((gg__13 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__590 = ((gg__14 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__588[c_sgn] & ~su__589[c_sgn] & ~su__590[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__200 = mk__199 | c_bit__4;
-        end
-        else begin
-            mk__200 = mk__199;
-        end
-        su__591 = ((gg__15 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__592 = ((gg__16 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__593 = ((gg__17 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__591[c_sgn] & ~su__592[c_sgn] & ~su__593[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__201 = mk__200 | c_bit__5;
-        end
-        else begin
-            mk__201 = mk__200;
-        end
-        su__594 = ((gg__18 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__595 = ((gg__19 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__596 = ((gg__20 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__594[c_sgn] & ~su__595[c_sgn] & ~su__596[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__202 = mk__201 | c_bit__6;
-        end
-        else begin
-            mk__202 = mk__201;
-        end
-        su__597 = ((gg__21 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__598 = ((gg__22 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__599 = ((gg__23 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__597[c_sgn] & ~su__598[c_sgn] & ~su__599[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__203 = mk__202 | c_bit__7;
-        end
-        else begin
-            mk__203 = mk__202;
-        end
-        su__600 = ((gg__24 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__601 = ((gg__25 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__602 = ((gg__26 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__600[c_sgn] & ~su__601[c_sgn] & ~su__602[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__204 = mk__203 | c_bit__8;
-        end
-        else begin
-            mk__204 = mk__203;
-        end
-        su__603 = ((gg__27 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__604 = ((gg__28 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__605 = ((gg__29 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__603[c_sgn] & ~su__604[c_sgn] & ~su__605[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__205 = mk__204 | c_bit__9;
-        end
-        else begin
-            mk__205 = mk__204;
-        end
-        su__606 = ((gg__30 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__607 = ((gg__31 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__608 = ((gg__32 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__606[c_sgn] & ~su__607[c_sgn] & ~su__608[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__206 = mk__205 | c_bit__10;
-        end
-        else begin
-            mk__206 = mk__205;
-        end
-        su__609 = ((gg__33 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__610 = ((gg__34 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__611 = ((gg__35 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__609[c_sgn] & ~su__610[c_sgn] & ~su__611[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__207 = mk__206 | c_bit__11;
-        end
-        else begin
-            mk__207 = mk__206;
-        end
-        su__612 = ((gg__36 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__613 = ((gg__37 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__614 = ((gg__38 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__612[c_sgn] & ~su__613[c_sgn] & ~su__614[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__208 = mk__207 | c_bit__12;
-        end
-        else begin
-            mk__208 = mk__207;
-        end
-        su__615 = ((gg__39 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__616 = ((gg__40 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__617 = ((gg__41 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__615[c_sgn] & ~su__616[c_sgn] & ~su__617[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__209 = mk__208 | c_bit__13;
-        end
-        else begin
-            mk__209 = mk__208;
-        end
-        su__618 = ((gg__42 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__619 = ((gg__43 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__620 = ((gg__44 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__618[c_sgn] & ~su__619[c_sgn] & ~su__620[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__210 = mk__209 | c_bit__14;
-        end
-        else begin
-            mk__210 = mk__209;
-        end
-        su__621 = ((gg__45 & c_wgmask) + (nn__36 & c_wgmask)) & c_wgmask;
-        su__622 = ((gg__46 & c_wgmask) + (nn__37 & c_wgmask)) & c_wgmask;
-        su__623 = ((gg__47 & c_wgmask) + (nn__38 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__621[c_sgn] & ~su__622[c_sgn] & ~su__623[c_sgn])) & vxok__6 & vyok__0 & ~none_r__q) begin
-            mk__211 = mk__210 | c_bit__15;
-        end
-        else begin
-            mk__211 = mk__210;
-        end
-        su__624 = ((gg__0 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__625 = ((gg__1 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__626 = ((gg__2 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__624[c_sgn] & ~su__625[c_sgn] & ~su__626[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__212 = mk__211 | c_bit__16;
-        end
-        else begin
-            mk__212 = mk__211;
-        end
-        su__627 = ((gg__3 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__628 = ((gg__4 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__629 = ((gg__5 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__627[c_sgn] & ~su__628[c_sgn] & ~su__629[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__213 = mk__212 | c_bit__17;
-        end
-        else begin
-            mk__213 = mk__212;
-        end
-        su__630 = ((gg__6 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__631 = ((gg__7 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__632 = ((gg__8 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__630[c_sgn] & ~su__631[c_sgn] & ~su__632[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__214 = mk__213 | c_bit__18;
-        end
-        else begin
-            mk__214 = mk__213;
-        end
-        su__633 = ((gg__9 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__634 = ((gg__10 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__635 = ((gg__11 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__633[c_sgn] & ~su__634[c_sgn] & ~su__635[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__215 = mk__214 | c_bit__19;
-        end
-        else begin
-            mk__215 = mk__214;
-        end
-        su__636 = ((gg__12 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__637 = ((gg__13 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__638 = ((gg__14 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__636[c_sgn] & ~su__637[c_sgn] & ~su__638[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__216 = mk__215 | c_bit__20;
-        end
-        else begin
-            mk__216 = mk__215;
-        end
-        su__639 = ((gg__15 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__640 = ((gg__16 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__641 = ((gg__17 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__639[c_sgn] & ~su__640[c_sgn] & ~su__641[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__217 = mk__216 | c_bit__21;
-        end
-        else begin
-            mk__217 = mk__216;
-        end
-        su__642 = ((gg__18 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__643 = ((gg__19 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__644 = ((gg__20 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__642[c_sgn] & ~su__643[c_sgn] & ~su__644[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__218 = mk__217 | c_bit__22;
-        end
-        else begin
-            mk__218 = mk__217;
-        end
-        su__645 = ((gg__21 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__646 = ((gg__22 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__647 = ((gg__23 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__645[c_sgn] & ~su__646[c_sgn] & ~su__647[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__219 = mk__218 | c_bit__23;
-        end
-        else begin
-            mk__219 = mk__218;
-        end
-        su__648 = ((gg__24 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__649 = ((gg__25 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__650 = ((gg__26 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__648[c_sgn] & ~su__649[c_sgn] & ~su__650[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__220 = mk__219 | c_bit__24;
-        end
-        else begin
-            mk__220 = mk__219;
-        end
-        su__651 = ((gg__27 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__652 = ((gg__28 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__653 = ((gg__29 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__651[c_sgn] & ~su__652[c_sgn] & ~su__653[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__221 = mk__220 | c_bit__25;
-        end
-        else begin
-            mk__221 = mk__220;
-        end
-        su__654 = ((gg__30 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__655 = ((gg__31 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__656 = ((gg__32 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__654[c_sgn] & ~su__655[c_sgn] & ~su__656[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__222 = mk__221 | c_bit__26;
-        end
-        else begin
-            mk__222 = mk__221;
-        end
-        su__657 = ((gg__33 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__658 = ((gg__34 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__659 = ((gg__35 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__657[c_sgn] & ~su__658[c_sgn] & ~su__659[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__223 = mk__222 | c_bit__27;
-        end
-        else begin
-            mk__223 = mk__222;
-        end
-        su__660 = ((gg__36 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__661 = ((gg__37 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__662 = ((gg__38 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__660[c_sgn] & ~su__661[c_sgn] & ~su__662[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__224 = mk__223 | c_bit__28;
-        end
-        else begin
-            mk__224 = mk__223;
-        end
-        su__663 = ((gg__39 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__664 = ((gg__40 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__665 = ((gg__41 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__663[c_sgn] & ~su__664[c_sgn] & ~su__665[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__225 = mk__224 | c_bit__29;
-        end
-        else begin
-            mk__225 = mk__224;
-        end
-        su__666 = ((gg__42 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__667 = ((gg__43 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__668 = ((gg__44 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__666[c_sgn] & ~su__667[c_sgn] & ~su__668[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__226 = mk__225 | c_bit__30;
-        end
-        else begin
-            mk__226 = mk__225;
-        end
-        su__669 = ((gg__45 & c_wgmask) + (nn__39 & c_wgmask)) & c_wgmask;
-        su__670 = ((gg__46 & c_wgmask) + (nn__40 & c_wgmask)) & c_wgmask;
-        su__671 = ((gg__47 & c_wgmask) + (nn__41 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__669[c_sgn] & ~su__670[c_sgn] & ~su__671[c_sgn])) & vxok__7 & vyok__0 & ~none_r__q) begin
-            mk__227 = mk__226 | c_bit__31;
-        end
-        else begin
-            mk__227 = mk__226;
-        end
-        su__672 = ((gg__0 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__673 = ((gg__1 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__674 = ((gg__2 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__672[c_sgn] & ~su__673[c_sgn] & ~su__674[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__228 = mk__227 | c_bit__32;
-        end
-        else begin
-            mk__228 = mk__227;
-        end
-        su__675 = ((gg__3 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__676 = ((gg__4 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__677 = ((gg__5 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__675[c_sgn] & ~su__676[c_sgn] & ~su__677[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__229 = mk__228 | c_bit__33;
-        end
-        else begin
-            mk__229 = mk__228;
-        end
-        su__678 = ((gg__6 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__679 = ((gg__7 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__680 = ((gg__8 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__678[c_sgn] & ~su__679[c_sgn] & ~su__680[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__230 = mk__229 | c_bit__34;
-        end
-        else begin
-            mk__230 = mk__229;
-        end
-        su__681 = ((gg__9 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__682 = ((gg__10 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__683 = ((gg__11 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__681[c_sgn] & ~su__682[c_sgn] & ~su__683[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__231 = mk__230 | c_bit__35;
-        end
-        else begin
-            mk__231 = mk__230;
-        end
-        su__684 = ((gg__12 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__685 = ((gg__13 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__686 = ((gg__14 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__684[c_sgn] & ~su__685[c_sgn] & ~su__686[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__232 = mk__231 | c_bit__36;
-        end
-        else begin
-            mk__232 = mk__231;
-        end
-        su__687 = ((gg__15 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__688 = ((gg__16 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__689 = ((gg__17 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__687[c_sgn] & ~su__688[c_sgn] & ~su__689[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__233 = mk__232 | c_bit__37;
-        end
-        else begin
-            mk__233 = mk__232;
-        end
-        su__690 = ((gg__18 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__691 = ((gg__19 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__692 = ((gg__20 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__690[c_sgn] & ~su__691[c_sgn] & ~su__692[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__234 = mk__233 | c_bit__38;
-        end
-        else begin
-            mk__234 = mk__233;
-        end
-        su__693 = ((gg__21 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__694 = ((gg__22 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__695 = ((gg__23 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__693[c_sgn] & ~su__694[c_sgn] & ~su__695[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__235 = mk__234 | c_bit__39;
-        end
-        else begin
-            mk__235 = mk__234;
-        end
-        su__696 = ((gg__24 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__697 = ((gg__25 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__698 = ((gg__26 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__696[c_sgn] & ~su__697[c_sgn] & ~su__698[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__236 = mk__235 | c_bit__40;
-        end
-        else begin
-            mk__236 = mk__235;
-        end
-        su__699 = ((gg__27 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__700 = ((gg__28 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__701 = ((gg__29 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__699[c_sgn] & ~su__700[c_sgn] & ~su__701[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__237 = mk__236 | c_bit__41;
-        end
-        else begin
-            mk__237 = mk__236;
-        end
-        su__702 = ((gg__30 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__703 = ((gg__31 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__704 = ((gg__32 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__702[c_sgn] & ~su__703[c_sgn] & ~su__704[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__238 = mk__237 | c_bit__42;
-        end
-        else begin
-            mk__238 = mk__237;
-        end
-        su__705 = ((gg__33 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__706 = ((gg__34 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__707 = ((gg__35 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__705[c_sgn] & ~su__706[c_sgn] & ~su__707[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__239 = mk__238 | c_bit__43;
-        end
-        else begin
-            mk__239 = mk__238;
-        end
-        su__708 = ((gg__36 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__709 = ((gg__37 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__710 = ((gg__38 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__708[c_sgn] & ~su__709[c_sgn] & ~su__710[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__240 = mk__239 | c_bit__44;
-        end
-        else begin
-            mk__240 = mk__239;
-        end
-        su__711 = ((gg__39 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__712 = ((gg__40 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__713 = ((gg__41 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__711[c_sgn] & ~su__712[c_sgn] & ~su__713[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__241 = mk__240 | c_bit__45;
-        end
-        else begin
-            mk__241 = mk__240;
-        end
-        su__714 = ((gg__42 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__715 = ((gg__43 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__716 = ((gg__44 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__714[c_sgn] & ~su__715[c_sgn] & ~su__716[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__242 = mk__241 | c_bit__46;
-        end
-        else begin
-            mk__242 = mk__241;
-        end
-        su__717 = ((gg__45 & c_wgmask) + (nn__42 & c_wgmask)) & c_wgmask;
-        su__718 = ((gg__46 & c_wgmask) + (nn__43 & c_wgmask)) & c_wgmask;
-        su__719 = ((gg__47 & c_wgmask) + (nn__44 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__717[c_sgn] & ~su__718[c_sgn] & ~su__719[c_sgn])) & vxok__6 & vyok__1 & ~none_r__q) begin
-            mk__243 = mk__242 | c_bit__47;
-        end
-        else begin
-            mk__243 = mk__242;
-        end
-        su__720 = ((gg__0 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__721 = ((gg__1 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__722 = ((gg__2 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__720[c_sgn] & ~su__721[c_sgn] & ~su__722[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__244 = mk__243 | c_bit__48;
-        end
-        else begin
-            mk__244 = mk__243;
-        end
-        su__723 = ((gg__3 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__724 = ((gg__4 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__725 = ((gg__5 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__723[c_sgn] & ~su__724[c_sgn] & ~su__725[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__245 = mk__244 | c_bit__49;
-        end
-        else begin
-            mk__245 = mk__244;
-        end
-        su__726 = ((gg__6 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__727 = ((gg__7 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__728 = ((gg__8 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__726[c_sgn] & ~su__727[c_sgn] & ~su__728[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__246 = mk__245 | c_bit__50;
-        end
-        else begin
-            mk__246 = mk__245;
-        end
-        su__729 = ((gg__9 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__730 = ((gg__10 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__731 = ((gg__11 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__729[c_sgn] & ~su__730[c_sgn] & ~su__731[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__247 = mk__246 | c_bit__51;
-        end
-        else begin
-            mk__247 = mk__246;
-        end
-        su__732 = ((gg__12 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__733 = ((gg__13 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__734 = ((gg__14 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__732[c_sgn] & ~su__733[c_sgn] & ~su__734[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__248 = mk__247 | c_bit__52;
-        end
-        else begin
-            mk__248 = mk__247;
-        end
-        su__735 = ((gg__15 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__736 = ((gg__16 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__737 = ((gg__17 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__735[c_sgn] & ~su__736[c_sgn] & ~su__737[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__249 = mk__248 | c_bit__53;
-        end
-        else begin
-            mk__249 = mk__248;
-        end
-        su__738 = ((gg__18 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__739 = ((gg__19 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__740 = ((gg__20 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__738[c_sgn] & ~su__739[c_sgn] & ~su__740[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__250 = mk__249 | c_bit__54;
-        end
-        else begin
-            mk__250 = mk__249;
-        end
-        su__741 = ((gg__21 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__742 = ((gg__22 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__743 = ((gg__23 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__741[c_sgn] & ~su__742[c_sgn] & ~su__743[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__251 = mk__250 | c_bit__55;
-        end
-        else begin
-            mk__251 = mk__250;
-        end
-        su__744 = ((gg__24 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__745 = ((gg__25 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__746 = ((gg__26 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__744[c_sgn] & ~su__745[c_sgn] & ~su__746[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__252 = mk__251 | c_bit__56;
-        end
-        else begin
-            mk__252 = mk__251;
-        end
-        su__747 = ((gg__27 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__748 = ((gg__28 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__749 = ((gg__29 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__747[c_sgn] & ~su__748[c_sgn] & ~su__749[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__253 = mk__252 | c_bit__57;
-        end
-        else begin
-            mk__253 = mk__252;
-        end
-        su__750 = ((gg__30 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__751 = ((gg__31 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__752 = ((gg__32 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__750[c_sgn] & ~su__751[c_sgn] & ~su__752[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__254 = mk__253 | c_bit__58;
-        end
-        else begin
-            mk__254 = mk__253;
-        end
-        su__753 = ((gg__33 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__754 = ((gg__34 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__755 = ((gg__35 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__753[c_sgn] & ~su__754[c_sgn] & ~su__755[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__255 = mk__254 | c_bit__59;
-        end
-        else begin
-            mk__255 = mk__254;
-        end
-        su__756 = ((gg__36 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__757 = ((gg__37 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__758 = ((gg__38 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__756[c_sgn] & ~su__757[c_sgn] & ~su__758[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__256 = mk__255 | c_bit__60;
-        end
-        else begin
-            mk__256 = mk__255;
-        end
-        su__759 = ((gg__39 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__760 = ((gg__40 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__761 = ((gg__41 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__759[c_sgn] & ~su__760[c_sgn] & ~su__761[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__257 = mk__256 | c_bit__61;
-        end
-        else begin
-            mk__257 = mk__256;
-        end
-        su__762 = ((gg__42 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__763 = ((gg__43 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__764 = ((gg__44 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__762[c_sgn] & ~su__763[c_sgn] & ~su__764[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__258 = mk__257 | c_bit__62;
-        end
-        else begin
-            mk__258 = mk__257;
-        end
-        su__765 = ((gg__45 & c_wgmask) + (nn__45 & c_wgmask)) & c_wgmask;
-        su__766 = ((gg__46 & c_wgmask) + (nn__46 & c_wgmask)) & c_wgmask;
-        su__767 = ((gg__47 & c_wgmask) + (nn__47 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__765[c_sgn] & ~su__766[c_sgn] & ~su__767[c_sgn])) & vxok__7 & vyok__1 & ~none_r__q) begin
-            mk__259 = mk__258 | c_bit__63;
-        end
-        else begin
-            mk__259 = mk__258;
-        end
         lvc__0 = 32'h0;
-        if (|mk__64) begin
+        lanes__0__gg__0 = gg__0;
+        lanes__0__gg__1 = gg__1;
+        lanes__0__gg__2 = gg__2;
+        lanes__0__gg__3 = gg__3;
+        lanes__0__gg__4 = gg__4;
+        lanes__0__gg__5 = gg__5;
+        lanes__0__gg__6 = gg__6;
+        lanes__0__gg__7 = gg__7;
+        lanes__0__gg__8 = gg__8;
+        lanes__0__gg__9 = gg__9;
+        lanes__0__gg__10 = gg__10;
+        lanes__0__gg__11 = gg__11;
+        lanes__0__gg__12 = gg__12;
+        lanes__0__gg__13 = gg__13;
+        lanes__0__gg__14 = gg__14;
+        lanes__0__gg__15 = gg__15;
+        lanes__0__gg__16 = gg__16;
+        lanes__0__gg__17 = gg__17;
+        lanes__0__gg__18 = gg__18;
+        lanes__0__gg__19 = gg__19;
+        lanes__0__gg__20 = gg__20;
+        lanes__0__gg__21 = gg__21;
+        lanes__0__gg__22 = gg__22;
+        lanes__0__gg__23 = gg__23;
+        lanes__0__gg__24 = gg__24;
+        lanes__0__gg__25 = gg__25;
+        lanes__0__gg__26 = gg__26;
+        lanes__0__gg__27 = gg__27;
+        lanes__0__gg__28 = gg__28;
+        lanes__0__gg__29 = gg__29;
+        lanes__0__gg__30 = gg__30;
+        lanes__0__gg__31 = gg__31;
+        lanes__0__gg__32 = gg__32;
+        lanes__0__gg__33 = gg__33;
+        lanes__0__gg__34 = gg__34;
+        lanes__0__gg__35 = gg__35;
+        lanes__0__gg__36 = gg__36;
+        lanes__0__gg__37 = gg__37;
+        lanes__0__gg__38 = gg__38;
+        lanes__0__gg__39 = gg__39;
+        lanes__0__gg__40 = gg__40;
+        lanes__0__gg__41 = gg__41;
+        lanes__0__gg__42 = gg__42;
+        lanes__0__gg__43 = gg__43;
+        lanes__0__gg__44 = gg__44;
+        lanes__0__gg__45 = gg__45;
+        lanes__0__gg__46 = gg__46;
+        lanes__0__gg__47 = gg__47;
+        lanes__0__a2__0 = a2__0;
+        lanes__0__a2__1 = a2__1;
+        lanes__0__a2__2 = a2__2;
+        lanes__0__a2__3 = a2__3;
+        lanes__0__bx__0 = bx__0;
+        lanes__0__a2__4 = a2__4;
+        lanes__0__a2__5 = a2__5;
+        lanes__0__a2__6 = a2__6;
+        lanes__0__a2__7 = a2__7;
+        lanes__0__bx__1 = bx__1;
+        lanes__0__a2__8 = a2__8;
+        lanes__0__a2__9 = a2__9;
+        lanes__0__a2__10 = a2__10;
+        lanes__0__a2__11 = a2__11;
+        lanes__0__bx__2 = bx__2;
+        lanes__0__vx__0 = vxok__0;
+        lanes__0__vx__1 = vxok__1;
+        lanes__0__vy__0 = vyok__0;
+        lanes__0__vy__1 = vyok__1;
+        lanes__0__trivial = triv_r__q;
+        lanes__0__none = none_r__q;
+        if (lanes__0__valid) begin
             lvc__1 = lvc__0 | c_lbit__0;
         end
         else begin
             lvc__1 = lvc__0;
         end
-        if (|mk__129) begin
+        lanes__1__gg__0 = gg__0;
+        lanes__1__gg__1 = gg__1;
+        lanes__1__gg__2 = gg__2;
+        lanes__1__gg__3 = gg__3;
+        lanes__1__gg__4 = gg__4;
+        lanes__1__gg__5 = gg__5;
+        lanes__1__gg__6 = gg__6;
+        lanes__1__gg__7 = gg__7;
+        lanes__1__gg__8 = gg__8;
+        lanes__1__gg__9 = gg__9;
+        lanes__1__gg__10 = gg__10;
+        lanes__1__gg__11 = gg__11;
+        lanes__1__gg__12 = gg__12;
+        lanes__1__gg__13 = gg__13;
+        lanes__1__gg__14 = gg__14;
+        lanes__1__gg__15 = gg__15;
+        lanes__1__gg__16 = gg__16;
+        lanes__1__gg__17 = gg__17;
+        lanes__1__gg__18 = gg__18;
+        lanes__1__gg__19 = gg__19;
+        lanes__1__gg__20 = gg__20;
+        lanes__1__gg__21 = gg__21;
+        lanes__1__gg__22 = gg__22;
+        lanes__1__gg__23 = gg__23;
+        lanes__1__gg__24 = gg__24;
+        lanes__1__gg__25 = gg__25;
+        lanes__1__gg__26 = gg__26;
+        lanes__1__gg__27 = gg__27;
+        lanes__1__gg__28 = gg__28;
+        lanes__1__gg__29 = gg__29;
+        lanes__1__gg__30 = gg__30;
+        lanes__1__gg__31 = gg__31;
+        lanes__1__gg__32 = gg__32;
+        lanes__1__gg__33 = gg__33;
+        lanes__1__gg__34 = gg__34;
+        lanes__1__gg__35 = gg__35;
+        lanes__1__gg__36 = gg__36;
+        lanes__1__gg__37 = gg__37;
+        lanes__1__gg__38 = gg__38;
+        lanes__1__gg__39 = gg__39;
+        lanes__1__gg__40 = gg__40;
+        lanes__1__gg__41 = gg__41;
+        lanes__1__gg__42 = gg__42;
+        lanes__1__gg__43 = gg__43;
+        lanes__1__gg__44 = gg__44;
+        lanes__1__gg__45 = gg__45;
+        lanes__1__gg__46 = gg__46;
+        lanes__1__gg__47 = gg__47;
+        lanes__1__a2__0 = a2__0;
+        lanes__1__a2__1 = a2__1;
+        lanes__1__a2__2 = a2__2;
+        lanes__1__a2__3 = a2__3;
+        lanes__1__bx__0 = bx__0;
+        lanes__1__a2__4 = a2__4;
+        lanes__1__a2__5 = a2__5;
+        lanes__1__a2__6 = a2__6;
+        lanes__1__a2__7 = a2__7;
+        lanes__1__bx__1 = bx__1;
+        lanes__1__a2__8 = a2__8;
+        lanes__1__a2__9 = a2__9;
+        lanes__1__a2__10 = a2__10;
+        lanes__1__a2__11 = a2__11;
+        lanes__1__bx__2 = bx__2;
+        lanes__1__vx__0 = vxok__2;
+        lanes__1__vx__1 = vxok__3;
+        lanes__1__vy__0 = vyok__0;
+        lanes__1__vy__1 = vyok__1;
+        lanes__1__trivial = triv_r__q;
+        lanes__1__none = none_r__q;
+        if (lanes__1__valid) begin
             lvc__2 = lvc__1 | c_lbit__1;
         end
         else begin
             lvc__2 = lvc__1;
         end
-        if (|mk__194) begin
+        lanes__2__gg__0 = gg__0;
+        lanes__2__gg__1 = gg__1;
+        lanes__2__gg__2 = gg__2;
+        lanes__2__gg__3 = gg__3;
+        lanes__2__gg__4 = gg__4;
+        lanes__2__gg__5 = gg__5;
+        lanes__2__gg__6 = gg__6;
+        lanes__2__gg__7 = gg__7;
+        lanes__2__gg__8 = gg__8;
+        lanes__2__gg__9 = gg__9;
+        lanes__2__gg__10 = gg__10;
+        lanes__2__gg__11 = gg__11;
+        lanes__2__gg__12 = gg__12;
+        lanes__2__gg__13 = gg__13;
+        lanes__2__gg__14 = gg__14;
+        lanes__2__gg__15 = gg__15;
+        lanes__2__gg__16 = gg__16;
+        lanes__2__gg__17 = gg__17;
+        lanes__2__gg__18 = gg__18;
+        lanes__2__gg__19 = gg__19;
+        lanes__2__gg__20 = gg__20;
+        lanes__2__gg__21 = gg__21;
+        lanes__2__gg__22 = gg__22;
+        lanes__2__gg__23 = gg__23;
+        lanes__2__gg__24 = gg__24;
+        lanes__2__gg__25 = gg__25;
+        lanes__2__gg__26 = gg__26;
+        lanes__2__gg__27 = gg__27;
+        lanes__2__gg__28 = gg__28;
+        lanes__2__gg__29 = gg__29;
+        lanes__2__gg__30 = gg__30;
+        lanes__2__gg__31 = gg__31;
+        lanes__2__gg__32 = gg__32;
+        lanes__2__gg__33 = gg__33;
+        lanes__2__gg__34 = gg__34;
+        lanes__2__gg__35 = gg__35;
+        lanes__2__gg__36 = gg__36;
+        lanes__2__gg__37 = gg__37;
+        lanes__2__gg__38 = gg__38;
+        lanes__2__gg__39 = gg__39;
+        lanes__2__gg__40 = gg__40;
+        lanes__2__gg__41 = gg__41;
+        lanes__2__gg__42 = gg__42;
+        lanes__2__gg__43 = gg__43;
+        lanes__2__gg__44 = gg__44;
+        lanes__2__gg__45 = gg__45;
+        lanes__2__gg__46 = gg__46;
+        lanes__2__gg__47 = gg__47;
+        lanes__2__a2__0 = a2__0;
+        lanes__2__a2__1 = a2__1;
+        lanes__2__a2__2 = a2__2;
+        lanes__2__a2__3 = a2__3;
+        lanes__2__bx__0 = bx__0;
+        lanes__2__a2__4 = a2__4;
+        lanes__2__a2__5 = a2__5;
+        lanes__2__a2__6 = a2__6;
+        lanes__2__a2__7 = a2__7;
+        lanes__2__bx__1 = bx__1;
+        lanes__2__a2__8 = a2__8;
+        lanes__2__a2__9 = a2__9;
+        lanes__2__a2__10 = a2__10;
+        lanes__2__a2__11 = a2__11;
+        lanes__2__bx__2 = bx__2;
+        lanes__2__vx__0 = vxok__4;
+        lanes__2__vx__1 = vxok__5;
+        lanes__2__vy__0 = vyok__0;
+        lanes__2__vy__1 = vyok__1;
+        lanes__2__trivial = triv_r__q;
+        lanes__2__none = none_r__q;
+        if (lanes__2__valid) begin
             lvc__3 = lvc__2 | c_lbit__2;
         end
         else begin
             lvc__3 = lvc__2;
         end
-        if (|mk__259) begin
+        lanes__3__gg__0 = gg__0;
+        lanes__3__gg__1 = gg__1;
+        lanes__3__gg__2 = gg__2;
+        lanes__3__gg__3 = gg__3;
+        lanes__3__gg__4 = gg__4;
+        lanes__3__gg__5 = gg__5;
+        lanes__3__gg__6 = gg__6;
+        lanes__3__gg__7 = gg__7;
+        lanes__3__gg__8 = gg__8;
+        lanes__3__gg__9 = gg__9;
+        lanes__3__gg__10 = gg__10;
+        lanes__3__gg__11 = gg__11;
+        lanes__3__gg__12 = gg__12;
+        lanes__3__gg__13 = gg__13;
+        lanes__3__gg__14 = gg__14;
+        lanes__3__gg__15 = gg__15;
+        lanes__3__gg__16 = gg__16;
+        lanes__3__gg__17 = gg__17;
+        lanes__3__gg__18 = gg__18;
+        lanes__3__gg__19 = gg__19;
+        lanes__3__gg__20 = gg__20;
+        lanes__3__gg__21 = gg__21;
+        lanes__3__gg__22 = gg__22;
+        lanes__3__gg__23 = gg__23;
+        lanes__3__gg__24 = gg__24;
+        lanes__3__gg__25 = gg__25;
+        lanes__3__gg__26 = gg__26;
+        lanes__3__gg__27 = gg__27;
+        lanes__3__gg__28 = gg__28;
+        lanes__3__gg__29 = gg__29;
+        lanes__3__gg__30 = gg__30;
+        lanes__3__gg__31 = gg__31;
+        lanes__3__gg__32 = gg__32;
+        lanes__3__gg__33 = gg__33;
+        lanes__3__gg__34 = gg__34;
+        lanes__3__gg__35 = gg__35;
+        lanes__3__gg__36 = gg__36;
+        lanes__3__gg__37 = gg__37;
+        lanes__3__gg__38 = gg__38;
+        lanes__3__gg__39 = gg__39;
+        lanes__3__gg__40 = gg__40;
+        lanes__3__gg__41 = gg__41;
+        lanes__3__gg__42 = gg__42;
+        lanes__3__gg__43 = gg__43;
+        lanes__3__gg__44 = gg__44;
+        lanes__3__gg__45 = gg__45;
+        lanes__3__gg__46 = gg__46;
+        lanes__3__gg__47 = gg__47;
+        lanes__3__a2__0 = a2__0;
+        lanes__3__a2__1 = a2__1;
+        lanes__3__a2__2 = a2__2;
+        lanes__3__a2__3 = a2__3;
+        lanes__3__bx__0 = bx__0;
+        lanes__3__a2__4 = a2__4;
+        lanes__3__a2__5 = a2__5;
+        lanes__3__a2__6 = a2__6;
+        lanes__3__a2__7 = a2__7;
+        lanes__3__bx__1 = bx__1;
+        lanes__3__a2__8 = a2__8;
+        lanes__3__a2__9 = a2__9;
+        lanes__3__a2__10 = a2__10;
+        lanes__3__a2__11 = a2__11;
+        lanes__3__bx__2 = bx__2;
+        lanes__3__vx__0 = vxok__6;
+        lanes__3__vx__1 = vxok__7;
+        lanes__3__vy__0 = vyok__0;
+        lanes__3__vy__1 = vyok__1;
+        lanes__3__trivial = triv_r__q;
+        lanes__3__none = none_r__q;
+        if (lanes__3__valid) begin
             lvc__4 = lvc__3 | c_lbit__3;
         end
         else begin
@@ -11027,16 +8317,16 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
             olast__d = fin & last_r__q;
             oqx__0__d = qxs__q | (((cg) & 12'hfff) << c_qsh) | c_lidx__0;
             oqy__0__d = qys__q | ((rr) & 12'hfff);
-            omask__0__d = mk__64;
+            omask__0__d = lanes__0__mask;
             oqx__1__d = qxs__q | (((cg) & 12'hfff) << c_qsh) | c_lidx__1;
             oqy__1__d = qys__q | ((rr) & 12'hfff);
-            omask__1__d = mk__129;
+            omask__1__d = lanes__1__mask;
             oqx__2__d = qxs__q | (((cg) & 12'hfff) << c_qsh) | c_lidx__2;
             oqy__2__d = qys__q | ((rr) & 12'hfff);
-            omask__2__d = mk__194;
+            omask__2__d = lanes__2__mask;
             oqx__3__d = qxs__q | (((cg) & 12'hfff) << c_qsh) | c_lidx__3;
             oqy__3__d = qys__q | ((rr) & 12'hfff);
-            omask__3__d = mk__259;
+            omask__3__d = lanes__3__mask;
             if (fin) begin
                 busy__d = 1'b0;
                 bcnt__d = 32'h0;
@@ -22308,6 +19598,4118 @@ module tilerast_full__sample_raster__ec__2(d,q,clock);
     end
 
 endmodule // tilerast_full__sample_raster__ec__2
+
+
+module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+
+    // Module arguments
+    input wire  [47:0] gg__0;
+    input wire  [47:0] gg__1;
+    input wire  [47:0] gg__2;
+    input wire  [47:0] gg__3;
+    input wire  [47:0] gg__4;
+    input wire  [47:0] gg__5;
+    input wire  [47:0] gg__6;
+    input wire  [47:0] gg__7;
+    input wire  [47:0] gg__8;
+    input wire  [47:0] gg__9;
+    input wire  [47:0] gg__10;
+    input wire  [47:0] gg__11;
+    input wire  [47:0] gg__12;
+    input wire  [47:0] gg__13;
+    input wire  [47:0] gg__14;
+    input wire  [47:0] gg__15;
+    input wire  [47:0] gg__16;
+    input wire  [47:0] gg__17;
+    input wire  [47:0] gg__18;
+    input wire  [47:0] gg__19;
+    input wire  [47:0] gg__20;
+    input wire  [47:0] gg__21;
+    input wire  [47:0] gg__22;
+    input wire  [47:0] gg__23;
+    input wire  [47:0] gg__24;
+    input wire  [47:0] gg__25;
+    input wire  [47:0] gg__26;
+    input wire  [47:0] gg__27;
+    input wire  [47:0] gg__28;
+    input wire  [47:0] gg__29;
+    input wire  [47:0] gg__30;
+    input wire  [47:0] gg__31;
+    input wire  [47:0] gg__32;
+    input wire  [47:0] gg__33;
+    input wire  [47:0] gg__34;
+    input wire  [47:0] gg__35;
+    input wire  [47:0] gg__36;
+    input wire  [47:0] gg__37;
+    input wire  [47:0] gg__38;
+    input wire  [47:0] gg__39;
+    input wire  [47:0] gg__40;
+    input wire  [47:0] gg__41;
+    input wire  [47:0] gg__42;
+    input wire  [47:0] gg__43;
+    input wire  [47:0] gg__44;
+    input wire  [47:0] gg__45;
+    input wire  [47:0] gg__46;
+    input wire  [47:0] gg__47;
+    input wire  [47:0] a2__0;
+    input wire  [47:0] a2__1;
+    input wire  [47:0] a2__2;
+    input wire  [47:0] a2__3;
+    input wire  [47:0] a2__4;
+    input wire  [47:0] a2__5;
+    input wire  [47:0] a2__6;
+    input wire  [47:0] a2__7;
+    input wire  [47:0] a2__8;
+    input wire  [47:0] a2__9;
+    input wire  [47:0] a2__10;
+    input wire  [47:0] a2__11;
+    input wire  [47:0] bx__0;
+    input wire  [47:0] bx__1;
+    input wire  [47:0] bx__2;
+    input wire  vx__0;
+    input wire  vx__1;
+    input wire  vy__0;
+    input wire  vy__1;
+    input wire  trivial;
+    input wire  none;
+    output reg  [63:0] mask;
+    output reg  valid;
+
+    // Constant declarations
+    localparam [47:0] c_lp__0 = 48'h0;
+    localparam [47:0] c_lp__1 = 48'h0;
+    localparam [47:0] c_lp__2 = 48'h0;
+    localparam [47:0] c_lp__3 = 48'h0;
+    localparam [47:0] c_lp__4 = 48'hffffffffffff;
+    localparam [47:0] c_lp__5 = 48'h0;
+    localparam [47:0] c_lp__6 = 48'h0;
+    localparam [47:0] c_lp__7 = 48'h0;
+    localparam [47:0] c_ln__0 = 48'h0;
+    localparam [47:0] c_ln__1 = 48'h0;
+    localparam [47:0] c_ln__2 = 48'h0;
+    localparam [47:0] c_ln__3 = 48'h0;
+    localparam [47:0] c_ln__4 = 48'h0;
+    localparam [47:0] c_ln__5 = 48'h0;
+    localparam [47:0] c_ln__6 = 48'h0;
+    localparam [47:0] c_ln__7 = 48'h0;
+    localparam [63:0] c_bit__0 = 64'h1;
+    localparam [63:0] c_bit__1 = 64'h10000;
+    localparam [63:0] c_bit__2 = 64'h100000000;
+    localparam [63:0] c_bit__3 = 64'h1000000000000;
+    localparam [63:0] c_bit__4 = 64'h2;
+    localparam [63:0] c_bit__5 = 64'h20000;
+    localparam [63:0] c_bit__6 = 64'h200000000;
+    localparam [63:0] c_bit__7 = 64'h2000000000000;
+    localparam [63:0] c_bit__8 = 64'h4;
+    localparam [63:0] c_bit__9 = 64'h40000;
+    localparam [63:0] c_bit__10 = 64'h400000000;
+    localparam [63:0] c_bit__11 = 64'h4000000000000;
+    localparam [63:0] c_bit__12 = 64'h8;
+    localparam [63:0] c_bit__13 = 64'h80000;
+    localparam [63:0] c_bit__14 = 64'h800000000;
+    localparam [63:0] c_bit__15 = 64'h8000000000000;
+    localparam [63:0] c_bit__16 = 64'h10;
+    localparam [63:0] c_bit__17 = 64'h100000;
+    localparam [63:0] c_bit__18 = 64'h1000000000;
+    localparam [63:0] c_bit__19 = 64'h10000000000000;
+    localparam [63:0] c_bit__20 = 64'h20;
+    localparam [63:0] c_bit__21 = 64'h200000;
+    localparam [63:0] c_bit__22 = 64'h2000000000;
+    localparam [63:0] c_bit__23 = 64'h20000000000000;
+    localparam [63:0] c_bit__24 = 64'h40;
+    localparam [63:0] c_bit__25 = 64'h400000;
+    localparam [63:0] c_bit__26 = 64'h4000000000;
+    localparam [63:0] c_bit__27 = 64'h40000000000000;
+    localparam [63:0] c_bit__28 = 64'h80;
+    localparam [63:0] c_bit__29 = 64'h800000;
+    localparam [63:0] c_bit__30 = 64'h8000000000;
+    localparam [63:0] c_bit__31 = 64'h80000000000000;
+    localparam [63:0] c_bit__32 = 64'h100;
+    localparam [63:0] c_bit__33 = 64'h1000000;
+    localparam [63:0] c_bit__34 = 64'h10000000000;
+    localparam [63:0] c_bit__35 = 64'h100000000000000;
+    localparam [63:0] c_bit__36 = 64'h200;
+    localparam [63:0] c_bit__37 = 64'h2000000;
+    localparam [63:0] c_bit__38 = 64'h20000000000;
+    localparam [63:0] c_bit__39 = 64'h200000000000000;
+    localparam [63:0] c_bit__40 = 64'h400;
+    localparam [63:0] c_bit__41 = 64'h4000000;
+    localparam [63:0] c_bit__42 = 64'h40000000000;
+    localparam [63:0] c_bit__43 = 64'h400000000000000;
+    localparam [63:0] c_bit__44 = 64'h800;
+    localparam [63:0] c_bit__45 = 64'h8000000;
+    localparam [63:0] c_bit__46 = 64'h80000000000;
+    localparam [63:0] c_bit__47 = 64'h800000000000000;
+    localparam [63:0] c_bit__48 = 64'h1000;
+    localparam [63:0] c_bit__49 = 64'h10000000;
+    localparam [63:0] c_bit__50 = 64'h100000000000;
+    localparam [63:0] c_bit__51 = 64'h1000000000000000;
+    localparam [63:0] c_bit__52 = 64'h2000;
+    localparam [63:0] c_bit__53 = 64'h20000000;
+    localparam [63:0] c_bit__54 = 64'h200000000000;
+    localparam [63:0] c_bit__55 = 64'h2000000000000000;
+    localparam [63:0] c_bit__56 = 64'h4000;
+    localparam [63:0] c_bit__57 = 64'h40000000;
+    localparam [63:0] c_bit__58 = 64'h400000000000;
+    localparam [63:0] c_bit__59 = 64'h4000000000000000;
+    localparam [63:0] c_bit__60 = 64'h8000;
+    localparam [63:0] c_bit__61 = 64'h80000000;
+    localparam [63:0] c_bit__62 = 64'h800000000000;
+    localparam [63:0] c_bit__63 = 64'h8000000000000000;
+    localparam [5:0] c_sgn = 6'b11001;
+    localparam [47:0] c_wgmask = 48'h3ffffff;
+
+    // Local signals
+    reg  [47:0] nn__0;
+    reg  [47:0] nn__1;
+    reg  [47:0] nn__2;
+    reg  [47:0] nn__3;
+    reg  [47:0] nn__4;
+    reg  [47:0] nn__5;
+    reg  [47:0] nn__6;
+    reg  [47:0] nn__7;
+    reg  [47:0] nn__8;
+    reg  [47:0] nn__9;
+    reg  [47:0] nn__10;
+    reg  [47:0] nn__11;
+    reg  [47:0] su__0;
+    reg  [47:0] su__1;
+    reg  [47:0] su__2;
+    reg  [47:0] su__3;
+    reg  [47:0] su__4;
+    reg  [47:0] su__5;
+    reg  [47:0] su__6;
+    reg  [47:0] su__7;
+    reg  [47:0] su__8;
+    reg  [47:0] su__9;
+    reg  [47:0] su__10;
+    reg  [47:0] su__11;
+    reg  [47:0] su__12;
+    reg  [47:0] su__13;
+    reg  [47:0] su__14;
+    reg  [47:0] su__15;
+    reg  [47:0] su__16;
+    reg  [47:0] su__17;
+    reg  [47:0] su__18;
+    reg  [47:0] su__19;
+    reg  [47:0] su__20;
+    reg  [47:0] su__21;
+    reg  [47:0] su__22;
+    reg  [47:0] su__23;
+    reg  [47:0] su__24;
+    reg  [47:0] su__25;
+    reg  [47:0] su__26;
+    reg  [47:0] su__27;
+    reg  [47:0] su__28;
+    reg  [47:0] su__29;
+    reg  [47:0] su__30;
+    reg  [47:0] su__31;
+    reg  [47:0] su__32;
+    reg  [47:0] su__33;
+    reg  [47:0] su__34;
+    reg  [47:0] su__35;
+    reg  [47:0] su__36;
+    reg  [47:0] su__37;
+    reg  [47:0] su__38;
+    reg  [47:0] su__39;
+    reg  [47:0] su__40;
+    reg  [47:0] su__41;
+    reg  [47:0] su__42;
+    reg  [47:0] su__43;
+    reg  [47:0] su__44;
+    reg  [47:0] su__45;
+    reg  [47:0] su__46;
+    reg  [47:0] su__47;
+    reg  [47:0] su__48;
+    reg  [47:0] su__49;
+    reg  [47:0] su__50;
+    reg  [47:0] su__51;
+    reg  [47:0] su__52;
+    reg  [47:0] su__53;
+    reg  [47:0] su__54;
+    reg  [47:0] su__55;
+    reg  [47:0] su__56;
+    reg  [47:0] su__57;
+    reg  [47:0] su__58;
+    reg  [47:0] su__59;
+    reg  [47:0] su__60;
+    reg  [47:0] su__61;
+    reg  [47:0] su__62;
+    reg  [47:0] su__63;
+    reg  [47:0] su__64;
+    reg  [47:0] su__65;
+    reg  [47:0] su__66;
+    reg  [47:0] su__67;
+    reg  [47:0] su__68;
+    reg  [47:0] su__69;
+    reg  [47:0] su__70;
+    reg  [47:0] su__71;
+    reg  [47:0] su__72;
+    reg  [47:0] su__73;
+    reg  [47:0] su__74;
+    reg  [47:0] su__75;
+    reg  [47:0] su__76;
+    reg  [47:0] su__77;
+    reg  [47:0] su__78;
+    reg  [47:0] su__79;
+    reg  [47:0] su__80;
+    reg  [47:0] su__81;
+    reg  [47:0] su__82;
+    reg  [47:0] su__83;
+    reg  [47:0] su__84;
+    reg  [47:0] su__85;
+    reg  [47:0] su__86;
+    reg  [47:0] su__87;
+    reg  [47:0] su__88;
+    reg  [47:0] su__89;
+    reg  [47:0] su__90;
+    reg  [47:0] su__91;
+    reg  [47:0] su__92;
+    reg  [47:0] su__93;
+    reg  [47:0] su__94;
+    reg  [47:0] su__95;
+    reg  [47:0] su__96;
+    reg  [47:0] su__97;
+    reg  [47:0] su__98;
+    reg  [47:0] su__99;
+    reg  [47:0] su__100;
+    reg  [47:0] su__101;
+    reg  [47:0] su__102;
+    reg  [47:0] su__103;
+    reg  [47:0] su__104;
+    reg  [47:0] su__105;
+    reg  [47:0] su__106;
+    reg  [47:0] su__107;
+    reg  [47:0] su__108;
+    reg  [47:0] su__109;
+    reg  [47:0] su__110;
+    reg  [47:0] su__111;
+    reg  [47:0] su__112;
+    reg  [47:0] su__113;
+    reg  [47:0] su__114;
+    reg  [47:0] su__115;
+    reg  [47:0] su__116;
+    reg  [47:0] su__117;
+    reg  [47:0] su__118;
+    reg  [47:0] su__119;
+    reg  [47:0] su__120;
+    reg  [47:0] su__121;
+    reg  [47:0] su__122;
+    reg  [47:0] su__123;
+    reg  [47:0] su__124;
+    reg  [47:0] su__125;
+    reg  [47:0] su__126;
+    reg  [47:0] su__127;
+    reg  [47:0] su__128;
+    reg  [47:0] su__129;
+    reg  [47:0] su__130;
+    reg  [47:0] su__131;
+    reg  [47:0] su__132;
+    reg  [47:0] su__133;
+    reg  [47:0] su__134;
+    reg  [47:0] su__135;
+    reg  [47:0] su__136;
+    reg  [47:0] su__137;
+    reg  [47:0] su__138;
+    reg  [47:0] su__139;
+    reg  [47:0] su__140;
+    reg  [47:0] su__141;
+    reg  [47:0] su__142;
+    reg  [47:0] su__143;
+    reg  [47:0] su__144;
+    reg  [47:0] su__145;
+    reg  [47:0] su__146;
+    reg  [47:0] su__147;
+    reg  [47:0] su__148;
+    reg  [47:0] su__149;
+    reg  [47:0] su__150;
+    reg  [47:0] su__151;
+    reg  [47:0] su__152;
+    reg  [47:0] su__153;
+    reg  [47:0] su__154;
+    reg  [47:0] su__155;
+    reg  [47:0] su__156;
+    reg  [47:0] su__157;
+    reg  [47:0] su__158;
+    reg  [47:0] su__159;
+    reg  [47:0] su__160;
+    reg  [47:0] su__161;
+    reg  [47:0] su__162;
+    reg  [47:0] su__163;
+    reg  [47:0] su__164;
+    reg  [47:0] su__165;
+    reg  [47:0] su__166;
+    reg  [47:0] su__167;
+    reg  [47:0] su__168;
+    reg  [47:0] su__169;
+    reg  [47:0] su__170;
+    reg  [47:0] su__171;
+    reg  [47:0] su__172;
+    reg  [47:0] su__173;
+    reg  [47:0] su__174;
+    reg  [47:0] su__175;
+    reg  [47:0] su__176;
+    reg  [47:0] su__177;
+    reg  [47:0] su__178;
+    reg  [47:0] su__179;
+    reg  [47:0] su__180;
+    reg  [47:0] su__181;
+    reg  [47:0] su__182;
+    reg  [47:0] su__183;
+    reg  [47:0] su__184;
+    reg  [47:0] su__185;
+    reg  [47:0] su__186;
+    reg  [47:0] su__187;
+    reg  [47:0] su__188;
+    reg  [47:0] su__189;
+    reg  [47:0] su__190;
+    reg  [47:0] su__191;
+    reg  [63:0] mk__0;
+    reg  [63:0] mk__1;
+    reg  [63:0] mk__2;
+    reg  [63:0] mk__3;
+    reg  [63:0] mk__4;
+    reg  [63:0] mk__5;
+    reg  [63:0] mk__6;
+    reg  [63:0] mk__7;
+    reg  [63:0] mk__8;
+    reg  [63:0] mk__9;
+    reg  [63:0] mk__10;
+    reg  [63:0] mk__11;
+    reg  [63:0] mk__12;
+    reg  [63:0] mk__13;
+    reg  [63:0] mk__14;
+    reg  [63:0] mk__15;
+    reg  [63:0] mk__16;
+    reg  [63:0] mk__17;
+    reg  [63:0] mk__18;
+    reg  [63:0] mk__19;
+    reg  [63:0] mk__20;
+    reg  [63:0] mk__21;
+    reg  [63:0] mk__22;
+    reg  [63:0] mk__23;
+    reg  [63:0] mk__24;
+    reg  [63:0] mk__25;
+    reg  [63:0] mk__26;
+    reg  [63:0] mk__27;
+    reg  [63:0] mk__28;
+    reg  [63:0] mk__29;
+    reg  [63:0] mk__30;
+    reg  [63:0] mk__31;
+    reg  [63:0] mk__32;
+    reg  [63:0] mk__33;
+    reg  [63:0] mk__34;
+    reg  [63:0] mk__35;
+    reg  [63:0] mk__36;
+    reg  [63:0] mk__37;
+    reg  [63:0] mk__38;
+    reg  [63:0] mk__39;
+    reg  [63:0] mk__40;
+    reg  [63:0] mk__41;
+    reg  [63:0] mk__42;
+    reg  [63:0] mk__43;
+    reg  [63:0] mk__44;
+    reg  [63:0] mk__45;
+    reg  [63:0] mk__46;
+    reg  [63:0] mk__47;
+    reg  [63:0] mk__48;
+    reg  [63:0] mk__49;
+    reg  [63:0] mk__50;
+    reg  [63:0] mk__51;
+    reg  [63:0] mk__52;
+    reg  [63:0] mk__53;
+    reg  [63:0] mk__54;
+    reg  [63:0] mk__55;
+    reg  [63:0] mk__56;
+    reg  [63:0] mk__57;
+    reg  [63:0] mk__58;
+    reg  [63:0] mk__59;
+    reg  [63:0] mk__60;
+    reg  [63:0] mk__61;
+    reg  [63:0] mk__62;
+    reg  [63:0] mk__63;
+    reg  [63:0] mk__64;
+
+    // Update code
+    always @(*) begin
+        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
+        nn__6 = nn__0 + bx__0;
+        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
+        nn__7 = nn__1 + bx__1;
+        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
+        nn__8 = nn__2 + bx__2;
+        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
+        nn__9 = nn__3 + bx__0;
+        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
+        nn__10 = nn__4 + bx__1;
+        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
+        nn__11 = nn__5 + bx__2;
+        mk__0 = 32'h0;
+        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__1 = mk__0 | c_bit__0;
+        end
+        else begin
+            mk__1 = mk__0;
+        end
+        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__2 = mk__1 | c_bit__1;
+        end
+        else begin
+            mk__2 = mk__1;
+        end
+        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__3 = mk__2 | c_bit__2;
+        end
+        else begin
+            mk__3 = mk__2;
+        end
+        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__4 = mk__3 | c_bit__3;
+        end
+        else begin
+            mk__4 = mk__3;
+        end
+        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__5 = mk__4 | c_bit__4;
+        end
+        else begin
+            mk__5 = mk__4;
+        end
+        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__6 = mk__5 | c_bit__5;
+        end
+        else begin
+            mk__6 = mk__5;
+        end
+        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__7 = mk__6 | c_bit__6;
+        end
+        else begin
+            mk__7 = mk__6;
+        end
+        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__8 = mk__7 | c_bit__7;
+        end
+        else begin
+            mk__8 = mk__7;
+        end
+        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__9 = mk__8 | c_bit__8;
+        end
+        else begin
+            mk__9 = mk__8;
+        end
+        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__10 = mk__9 | c_bit__9;
+        end
+        else begin
+            mk__10 = mk__9;
+        end
+        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__11 = mk__10 | c_bit__10;
+        end
+        else begin
+            mk__11 = mk__10;
+        end
+        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__12 = mk__11 | c_bit__11;
+        end
+        else begin
+            mk__12 = mk__11;
+        end
+        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__13 = mk__12 | c_bit__12;
+        end
+        else begin
+            mk__13 = mk__12;
+        end
+        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__14 = mk__13 | c_bit__13;
+        end
+        else begin
+            mk__14 = mk__13;
+        end
+        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__15 = mk__14 | c_bit__14;
+        end
+        else begin
+            mk__15 = mk__14;
+        end
+        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__16 = mk__15 | c_bit__15;
+        end
+        else begin
+            mk__16 = mk__15;
+        end
+        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__17 = mk__16 | c_bit__16;
+        end
+        else begin
+            mk__17 = mk__16;
+        end
+        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__18 = mk__17 | c_bit__17;
+        end
+        else begin
+            mk__18 = mk__17;
+        end
+        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__19 = mk__18 | c_bit__18;
+        end
+        else begin
+            mk__19 = mk__18;
+        end
+        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__20 = mk__19 | c_bit__19;
+        end
+        else begin
+            mk__20 = mk__19;
+        end
+        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__21 = mk__20 | c_bit__20;
+        end
+        else begin
+            mk__21 = mk__20;
+        end
+        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__22 = mk__21 | c_bit__21;
+        end
+        else begin
+            mk__22 = mk__21;
+        end
+        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__23 = mk__22 | c_bit__22;
+        end
+        else begin
+            mk__23 = mk__22;
+        end
+        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__24 = mk__23 | c_bit__23;
+        end
+        else begin
+            mk__24 = mk__23;
+        end
+        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__25 = mk__24 | c_bit__24;
+        end
+        else begin
+            mk__25 = mk__24;
+        end
+        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__26 = mk__25 | c_bit__25;
+        end
+        else begin
+            mk__26 = mk__25;
+        end
+        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__27 = mk__26 | c_bit__26;
+        end
+        else begin
+            mk__27 = mk__26;
+        end
+        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__28 = mk__27 | c_bit__27;
+        end
+        else begin
+            mk__28 = mk__27;
+        end
+        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__29 = mk__28 | c_bit__28;
+        end
+        else begin
+            mk__29 = mk__28;
+        end
+        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__30 = mk__29 | c_bit__29;
+        end
+        else begin
+            mk__30 = mk__29;
+        end
+        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__31 = mk__30 | c_bit__30;
+        end
+        else begin
+            mk__31 = mk__30;
+        end
+        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__32 = mk__31 | c_bit__31;
+        end
+        else begin
+            mk__32 = mk__31;
+        end
+        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__33 = mk__32 | c_bit__32;
+        end
+        else begin
+            mk__33 = mk__32;
+        end
+        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__34 = mk__33 | c_bit__33;
+        end
+        else begin
+            mk__34 = mk__33;
+        end
+        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__35 = mk__34 | c_bit__34;
+        end
+        else begin
+            mk__35 = mk__34;
+        end
+        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__36 = mk__35 | c_bit__35;
+        end
+        else begin
+            mk__36 = mk__35;
+        end
+        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__37 = mk__36 | c_bit__36;
+        end
+        else begin
+            mk__37 = mk__36;
+        end
+        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__38 = mk__37 | c_bit__37;
+        end
+        else begin
+            mk__38 = mk__37;
+        end
+        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__39 = mk__38 | c_bit__38;
+        end
+        else begin
+            mk__39 = mk__38;
+        end
+        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__40 = mk__39 | c_bit__39;
+        end
+        else begin
+            mk__40 = mk__39;
+        end
+        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__41 = mk__40 | c_bit__40;
+        end
+        else begin
+            mk__41 = mk__40;
+        end
+        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__42 = mk__41 | c_bit__41;
+        end
+        else begin
+            mk__42 = mk__41;
+        end
+        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__43 = mk__42 | c_bit__42;
+        end
+        else begin
+            mk__43 = mk__42;
+        end
+        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__44 = mk__43 | c_bit__43;
+        end
+        else begin
+            mk__44 = mk__43;
+        end
+        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__45 = mk__44 | c_bit__44;
+        end
+        else begin
+            mk__45 = mk__44;
+        end
+        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__46 = mk__45 | c_bit__45;
+        end
+        else begin
+            mk__46 = mk__45;
+        end
+        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__47 = mk__46 | c_bit__46;
+        end
+        else begin
+            mk__47 = mk__46;
+        end
+        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__48 = mk__47 | c_bit__47;
+        end
+        else begin
+            mk__48 = mk__47;
+        end
+        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__49 = mk__48 | c_bit__48;
+        end
+        else begin
+            mk__49 = mk__48;
+        end
+        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__50 = mk__49 | c_bit__49;
+        end
+        else begin
+            mk__50 = mk__49;
+        end
+        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__51 = mk__50 | c_bit__50;
+        end
+        else begin
+            mk__51 = mk__50;
+        end
+        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__52 = mk__51 | c_bit__51;
+        end
+        else begin
+            mk__52 = mk__51;
+        end
+        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__53 = mk__52 | c_bit__52;
+        end
+        else begin
+            mk__53 = mk__52;
+        end
+        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__54 = mk__53 | c_bit__53;
+        end
+        else begin
+            mk__54 = mk__53;
+        end
+        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__55 = mk__54 | c_bit__54;
+        end
+        else begin
+            mk__55 = mk__54;
+        end
+        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__56 = mk__55 | c_bit__55;
+        end
+        else begin
+            mk__56 = mk__55;
+        end
+        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__57 = mk__56 | c_bit__56;
+        end
+        else begin
+            mk__57 = mk__56;
+        end
+        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__58 = mk__57 | c_bit__57;
+        end
+        else begin
+            mk__58 = mk__57;
+        end
+        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__59 = mk__58 | c_bit__58;
+        end
+        else begin
+            mk__59 = mk__58;
+        end
+        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__60 = mk__59 | c_bit__59;
+        end
+        else begin
+            mk__60 = mk__59;
+        end
+        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__61 = mk__60 | c_bit__60;
+        end
+        else begin
+            mk__61 = mk__60;
+        end
+        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__62 = mk__61 | c_bit__61;
+        end
+        else begin
+            mk__62 = mk__61;
+        end
+        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__63 = mk__62 | c_bit__62;
+        end
+        else begin
+            mk__63 = mk__62;
+        end
+        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__64 = mk__63 | c_bit__63;
+        end
+        else begin
+            mk__64 = mk__63;
+        end
+        mask = mk__64;
+        valid = |mk__64;
+    end
+
+endmodule // tilerast_full__sample_raster__lanes__0
+
+
+module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+
+    // Module arguments
+    input wire  [47:0] gg__0;
+    input wire  [47:0] gg__1;
+    input wire  [47:0] gg__2;
+    input wire  [47:0] gg__3;
+    input wire  [47:0] gg__4;
+    input wire  [47:0] gg__5;
+    input wire  [47:0] gg__6;
+    input wire  [47:0] gg__7;
+    input wire  [47:0] gg__8;
+    input wire  [47:0] gg__9;
+    input wire  [47:0] gg__10;
+    input wire  [47:0] gg__11;
+    input wire  [47:0] gg__12;
+    input wire  [47:0] gg__13;
+    input wire  [47:0] gg__14;
+    input wire  [47:0] gg__15;
+    input wire  [47:0] gg__16;
+    input wire  [47:0] gg__17;
+    input wire  [47:0] gg__18;
+    input wire  [47:0] gg__19;
+    input wire  [47:0] gg__20;
+    input wire  [47:0] gg__21;
+    input wire  [47:0] gg__22;
+    input wire  [47:0] gg__23;
+    input wire  [47:0] gg__24;
+    input wire  [47:0] gg__25;
+    input wire  [47:0] gg__26;
+    input wire  [47:0] gg__27;
+    input wire  [47:0] gg__28;
+    input wire  [47:0] gg__29;
+    input wire  [47:0] gg__30;
+    input wire  [47:0] gg__31;
+    input wire  [47:0] gg__32;
+    input wire  [47:0] gg__33;
+    input wire  [47:0] gg__34;
+    input wire  [47:0] gg__35;
+    input wire  [47:0] gg__36;
+    input wire  [47:0] gg__37;
+    input wire  [47:0] gg__38;
+    input wire  [47:0] gg__39;
+    input wire  [47:0] gg__40;
+    input wire  [47:0] gg__41;
+    input wire  [47:0] gg__42;
+    input wire  [47:0] gg__43;
+    input wire  [47:0] gg__44;
+    input wire  [47:0] gg__45;
+    input wire  [47:0] gg__46;
+    input wire  [47:0] gg__47;
+    input wire  [47:0] a2__0;
+    input wire  [47:0] a2__1;
+    input wire  [47:0] a2__2;
+    input wire  [47:0] a2__3;
+    input wire  [47:0] a2__4;
+    input wire  [47:0] a2__5;
+    input wire  [47:0] a2__6;
+    input wire  [47:0] a2__7;
+    input wire  [47:0] a2__8;
+    input wire  [47:0] a2__9;
+    input wire  [47:0] a2__10;
+    input wire  [47:0] a2__11;
+    input wire  [47:0] bx__0;
+    input wire  [47:0] bx__1;
+    input wire  [47:0] bx__2;
+    input wire  vx__0;
+    input wire  vx__1;
+    input wire  vy__0;
+    input wire  vy__1;
+    input wire  trivial;
+    input wire  none;
+    output reg  [63:0] mask;
+    output reg  valid;
+
+    // Constant declarations
+    localparam [47:0] c_lp__0 = 48'h0;
+    localparam [47:0] c_lp__1 = 48'hffffffffffff;
+    localparam [47:0] c_lp__2 = 48'h0;
+    localparam [47:0] c_lp__3 = 48'h0;
+    localparam [47:0] c_lp__4 = 48'h0;
+    localparam [47:0] c_lp__5 = 48'h0;
+    localparam [47:0] c_lp__6 = 48'hffffffffffff;
+    localparam [47:0] c_lp__7 = 48'h0;
+    localparam [47:0] c_ln__0 = 48'h0;
+    localparam [47:0] c_ln__1 = 48'h0;
+    localparam [47:0] c_ln__2 = 48'h0;
+    localparam [47:0] c_ln__3 = 48'h0;
+    localparam [47:0] c_ln__4 = 48'hffffffffffff;
+    localparam [47:0] c_ln__5 = 48'h0;
+    localparam [47:0] c_ln__6 = 48'h0;
+    localparam [47:0] c_ln__7 = 48'h0;
+    localparam [63:0] c_bit__0 = 64'h1;
+    localparam [63:0] c_bit__1 = 64'h10000;
+    localparam [63:0] c_bit__2 = 64'h100000000;
+    localparam [63:0] c_bit__3 = 64'h1000000000000;
+    localparam [63:0] c_bit__4 = 64'h2;
+    localparam [63:0] c_bit__5 = 64'h20000;
+    localparam [63:0] c_bit__6 = 64'h200000000;
+    localparam [63:0] c_bit__7 = 64'h2000000000000;
+    localparam [63:0] c_bit__8 = 64'h4;
+    localparam [63:0] c_bit__9 = 64'h40000;
+    localparam [63:0] c_bit__10 = 64'h400000000;
+    localparam [63:0] c_bit__11 = 64'h4000000000000;
+    localparam [63:0] c_bit__12 = 64'h8;
+    localparam [63:0] c_bit__13 = 64'h80000;
+    localparam [63:0] c_bit__14 = 64'h800000000;
+    localparam [63:0] c_bit__15 = 64'h8000000000000;
+    localparam [63:0] c_bit__16 = 64'h10;
+    localparam [63:0] c_bit__17 = 64'h100000;
+    localparam [63:0] c_bit__18 = 64'h1000000000;
+    localparam [63:0] c_bit__19 = 64'h10000000000000;
+    localparam [63:0] c_bit__20 = 64'h20;
+    localparam [63:0] c_bit__21 = 64'h200000;
+    localparam [63:0] c_bit__22 = 64'h2000000000;
+    localparam [63:0] c_bit__23 = 64'h20000000000000;
+    localparam [63:0] c_bit__24 = 64'h40;
+    localparam [63:0] c_bit__25 = 64'h400000;
+    localparam [63:0] c_bit__26 = 64'h4000000000;
+    localparam [63:0] c_bit__27 = 64'h40000000000000;
+    localparam [63:0] c_bit__28 = 64'h80;
+    localparam [63:0] c_bit__29 = 64'h800000;
+    localparam [63:0] c_bit__30 = 64'h8000000000;
+    localparam [63:0] c_bit__31 = 64'h80000000000000;
+    localparam [63:0] c_bit__32 = 64'h100;
+    localparam [63:0] c_bit__33 = 64'h1000000;
+    localparam [63:0] c_bit__34 = 64'h10000000000;
+    localparam [63:0] c_bit__35 = 64'h100000000000000;
+    localparam [63:0] c_bit__36 = 64'h200;
+    localparam [63:0] c_bit__37 = 64'h2000000;
+    localparam [63:0] c_bit__38 = 64'h20000000000;
+    localparam [63:0] c_bit__39 = 64'h200000000000000;
+    localparam [63:0] c_bit__40 = 64'h400;
+    localparam [63:0] c_bit__41 = 64'h4000000;
+    localparam [63:0] c_bit__42 = 64'h40000000000;
+    localparam [63:0] c_bit__43 = 64'h400000000000000;
+    localparam [63:0] c_bit__44 = 64'h800;
+    localparam [63:0] c_bit__45 = 64'h8000000;
+    localparam [63:0] c_bit__46 = 64'h80000000000;
+    localparam [63:0] c_bit__47 = 64'h800000000000000;
+    localparam [63:0] c_bit__48 = 64'h1000;
+    localparam [63:0] c_bit__49 = 64'h10000000;
+    localparam [63:0] c_bit__50 = 64'h100000000000;
+    localparam [63:0] c_bit__51 = 64'h1000000000000000;
+    localparam [63:0] c_bit__52 = 64'h2000;
+    localparam [63:0] c_bit__53 = 64'h20000000;
+    localparam [63:0] c_bit__54 = 64'h200000000000;
+    localparam [63:0] c_bit__55 = 64'h2000000000000000;
+    localparam [63:0] c_bit__56 = 64'h4000;
+    localparam [63:0] c_bit__57 = 64'h40000000;
+    localparam [63:0] c_bit__58 = 64'h400000000000;
+    localparam [63:0] c_bit__59 = 64'h4000000000000000;
+    localparam [63:0] c_bit__60 = 64'h8000;
+    localparam [63:0] c_bit__61 = 64'h80000000;
+    localparam [63:0] c_bit__62 = 64'h800000000000;
+    localparam [63:0] c_bit__63 = 64'h8000000000000000;
+    localparam [5:0] c_sgn = 6'b11001;
+    localparam [47:0] c_wgmask = 48'h3ffffff;
+
+    // Local signals
+    reg  [47:0] nn__0;
+    reg  [47:0] nn__1;
+    reg  [47:0] nn__2;
+    reg  [47:0] nn__3;
+    reg  [47:0] nn__4;
+    reg  [47:0] nn__5;
+    reg  [47:0] nn__6;
+    reg  [47:0] nn__7;
+    reg  [47:0] nn__8;
+    reg  [47:0] nn__9;
+    reg  [47:0] nn__10;
+    reg  [47:0] nn__11;
+    reg  [47:0] su__0;
+    reg  [47:0] su__1;
+    reg  [47:0] su__2;
+    reg  [47:0] su__3;
+    reg  [47:0] su__4;
+    reg  [47:0] su__5;
+    reg  [47:0] su__6;
+    reg  [47:0] su__7;
+    reg  [47:0] su__8;
+    reg  [47:0] su__9;
+    reg  [47:0] su__10;
+    reg  [47:0] su__11;
+    reg  [47:0] su__12;
+    reg  [47:0] su__13;
+    reg  [47:0] su__14;
+    reg  [47:0] su__15;
+    reg  [47:0] su__16;
+    reg  [47:0] su__17;
+    reg  [47:0] su__18;
+    reg  [47:0] su__19;
+    reg  [47:0] su__20;
+    reg  [47:0] su__21;
+    reg  [47:0] su__22;
+    reg  [47:0] su__23;
+    reg  [47:0] su__24;
+    reg  [47:0] su__25;
+    reg  [47:0] su__26;
+    reg  [47:0] su__27;
+    reg  [47:0] su__28;
+    reg  [47:0] su__29;
+    reg  [47:0] su__30;
+    reg  [47:0] su__31;
+    reg  [47:0] su__32;
+    reg  [47:0] su__33;
+    reg  [47:0] su__34;
+    reg  [47:0] su__35;
+    reg  [47:0] su__36;
+    reg  [47:0] su__37;
+    reg  [47:0] su__38;
+    reg  [47:0] su__39;
+    reg  [47:0] su__40;
+    reg  [47:0] su__41;
+    reg  [47:0] su__42;
+    reg  [47:0] su__43;
+    reg  [47:0] su__44;
+    reg  [47:0] su__45;
+    reg  [47:0] su__46;
+    reg  [47:0] su__47;
+    reg  [47:0] su__48;
+    reg  [47:0] su__49;
+    reg  [47:0] su__50;
+    reg  [47:0] su__51;
+    reg  [47:0] su__52;
+    reg  [47:0] su__53;
+    reg  [47:0] su__54;
+    reg  [47:0] su__55;
+    reg  [47:0] su__56;
+    reg  [47:0] su__57;
+    reg  [47:0] su__58;
+    reg  [47:0] su__59;
+    reg  [47:0] su__60;
+    reg  [47:0] su__61;
+    reg  [47:0] su__62;
+    reg  [47:0] su__63;
+    reg  [47:0] su__64;
+    reg  [47:0] su__65;
+    reg  [47:0] su__66;
+    reg  [47:0] su__67;
+    reg  [47:0] su__68;
+    reg  [47:0] su__69;
+    reg  [47:0] su__70;
+    reg  [47:0] su__71;
+    reg  [47:0] su__72;
+    reg  [47:0] su__73;
+    reg  [47:0] su__74;
+    reg  [47:0] su__75;
+    reg  [47:0] su__76;
+    reg  [47:0] su__77;
+    reg  [47:0] su__78;
+    reg  [47:0] su__79;
+    reg  [47:0] su__80;
+    reg  [47:0] su__81;
+    reg  [47:0] su__82;
+    reg  [47:0] su__83;
+    reg  [47:0] su__84;
+    reg  [47:0] su__85;
+    reg  [47:0] su__86;
+    reg  [47:0] su__87;
+    reg  [47:0] su__88;
+    reg  [47:0] su__89;
+    reg  [47:0] su__90;
+    reg  [47:0] su__91;
+    reg  [47:0] su__92;
+    reg  [47:0] su__93;
+    reg  [47:0] su__94;
+    reg  [47:0] su__95;
+    reg  [47:0] su__96;
+    reg  [47:0] su__97;
+    reg  [47:0] su__98;
+    reg  [47:0] su__99;
+    reg  [47:0] su__100;
+    reg  [47:0] su__101;
+    reg  [47:0] su__102;
+    reg  [47:0] su__103;
+    reg  [47:0] su__104;
+    reg  [47:0] su__105;
+    reg  [47:0] su__106;
+    reg  [47:0] su__107;
+    reg  [47:0] su__108;
+    reg  [47:0] su__109;
+    reg  [47:0] su__110;
+    reg  [47:0] su__111;
+    reg  [47:0] su__112;
+    reg  [47:0] su__113;
+    reg  [47:0] su__114;
+    reg  [47:0] su__115;
+    reg  [47:0] su__116;
+    reg  [47:0] su__117;
+    reg  [47:0] su__118;
+    reg  [47:0] su__119;
+    reg  [47:0] su__120;
+    reg  [47:0] su__121;
+    reg  [47:0] su__122;
+    reg  [47:0] su__123;
+    reg  [47:0] su__124;
+    reg  [47:0] su__125;
+    reg  [47:0] su__126;
+    reg  [47:0] su__127;
+    reg  [47:0] su__128;
+    reg  [47:0] su__129;
+    reg  [47:0] su__130;
+    reg  [47:0] su__131;
+    reg  [47:0] su__132;
+    reg  [47:0] su__133;
+    reg  [47:0] su__134;
+    reg  [47:0] su__135;
+    reg  [47:0] su__136;
+    reg  [47:0] su__137;
+    reg  [47:0] su__138;
+    reg  [47:0] su__139;
+    reg  [47:0] su__140;
+    reg  [47:0] su__141;
+    reg  [47:0] su__142;
+    reg  [47:0] su__143;
+    reg  [47:0] su__144;
+    reg  [47:0] su__145;
+    reg  [47:0] su__146;
+    reg  [47:0] su__147;
+    reg  [47:0] su__148;
+    reg  [47:0] su__149;
+    reg  [47:0] su__150;
+    reg  [47:0] su__151;
+    reg  [47:0] su__152;
+    reg  [47:0] su__153;
+    reg  [47:0] su__154;
+    reg  [47:0] su__155;
+    reg  [47:0] su__156;
+    reg  [47:0] su__157;
+    reg  [47:0] su__158;
+    reg  [47:0] su__159;
+    reg  [47:0] su__160;
+    reg  [47:0] su__161;
+    reg  [47:0] su__162;
+    reg  [47:0] su__163;
+    reg  [47:0] su__164;
+    reg  [47:0] su__165;
+    reg  [47:0] su__166;
+    reg  [47:0] su__167;
+    reg  [47:0] su__168;
+    reg  [47:0] su__169;
+    reg  [47:0] su__170;
+    reg  [47:0] su__171;
+    reg  [47:0] su__172;
+    reg  [47:0] su__173;
+    reg  [47:0] su__174;
+    reg  [47:0] su__175;
+    reg  [47:0] su__176;
+    reg  [47:0] su__177;
+    reg  [47:0] su__178;
+    reg  [47:0] su__179;
+    reg  [47:0] su__180;
+    reg  [47:0] su__181;
+    reg  [47:0] su__182;
+    reg  [47:0] su__183;
+    reg  [47:0] su__184;
+    reg  [47:0] su__185;
+    reg  [47:0] su__186;
+    reg  [47:0] su__187;
+    reg  [47:0] su__188;
+    reg  [47:0] su__189;
+    reg  [47:0] su__190;
+    reg  [47:0] su__191;
+    reg  [63:0] mk__0;
+    reg  [63:0] mk__1;
+    reg  [63:0] mk__2;
+    reg  [63:0] mk__3;
+    reg  [63:0] mk__4;
+    reg  [63:0] mk__5;
+    reg  [63:0] mk__6;
+    reg  [63:0] mk__7;
+    reg  [63:0] mk__8;
+    reg  [63:0] mk__9;
+    reg  [63:0] mk__10;
+    reg  [63:0] mk__11;
+    reg  [63:0] mk__12;
+    reg  [63:0] mk__13;
+    reg  [63:0] mk__14;
+    reg  [63:0] mk__15;
+    reg  [63:0] mk__16;
+    reg  [63:0] mk__17;
+    reg  [63:0] mk__18;
+    reg  [63:0] mk__19;
+    reg  [63:0] mk__20;
+    reg  [63:0] mk__21;
+    reg  [63:0] mk__22;
+    reg  [63:0] mk__23;
+    reg  [63:0] mk__24;
+    reg  [63:0] mk__25;
+    reg  [63:0] mk__26;
+    reg  [63:0] mk__27;
+    reg  [63:0] mk__28;
+    reg  [63:0] mk__29;
+    reg  [63:0] mk__30;
+    reg  [63:0] mk__31;
+    reg  [63:0] mk__32;
+    reg  [63:0] mk__33;
+    reg  [63:0] mk__34;
+    reg  [63:0] mk__35;
+    reg  [63:0] mk__36;
+    reg  [63:0] mk__37;
+    reg  [63:0] mk__38;
+    reg  [63:0] mk__39;
+    reg  [63:0] mk__40;
+    reg  [63:0] mk__41;
+    reg  [63:0] mk__42;
+    reg  [63:0] mk__43;
+    reg  [63:0] mk__44;
+    reg  [63:0] mk__45;
+    reg  [63:0] mk__46;
+    reg  [63:0] mk__47;
+    reg  [63:0] mk__48;
+    reg  [63:0] mk__49;
+    reg  [63:0] mk__50;
+    reg  [63:0] mk__51;
+    reg  [63:0] mk__52;
+    reg  [63:0] mk__53;
+    reg  [63:0] mk__54;
+    reg  [63:0] mk__55;
+    reg  [63:0] mk__56;
+    reg  [63:0] mk__57;
+    reg  [63:0] mk__58;
+    reg  [63:0] mk__59;
+    reg  [63:0] mk__60;
+    reg  [63:0] mk__61;
+    reg  [63:0] mk__62;
+    reg  [63:0] mk__63;
+    reg  [63:0] mk__64;
+
+    // Update code
+    always @(*) begin
+        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
+        nn__6 = nn__0 + bx__0;
+        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
+        nn__7 = nn__1 + bx__1;
+        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
+        nn__8 = nn__2 + bx__2;
+        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
+        nn__9 = nn__3 + bx__0;
+        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
+        nn__10 = nn__4 + bx__1;
+        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
+        nn__11 = nn__5 + bx__2;
+        mk__0 = 32'h0;
+        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__1 = mk__0 | c_bit__0;
+        end
+        else begin
+            mk__1 = mk__0;
+        end
+        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__2 = mk__1 | c_bit__1;
+        end
+        else begin
+            mk__2 = mk__1;
+        end
+        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__3 = mk__2 | c_bit__2;
+        end
+        else begin
+            mk__3 = mk__2;
+        end
+        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__4 = mk__3 | c_bit__3;
+        end
+        else begin
+            mk__4 = mk__3;
+        end
+        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__5 = mk__4 | c_bit__4;
+        end
+        else begin
+            mk__5 = mk__4;
+        end
+        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__6 = mk__5 | c_bit__5;
+        end
+        else begin
+            mk__6 = mk__5;
+        end
+        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__7 = mk__6 | c_bit__6;
+        end
+        else begin
+            mk__7 = mk__6;
+        end
+        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__8 = mk__7 | c_bit__7;
+        end
+        else begin
+            mk__8 = mk__7;
+        end
+        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__9 = mk__8 | c_bit__8;
+        end
+        else begin
+            mk__9 = mk__8;
+        end
+        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__10 = mk__9 | c_bit__9;
+        end
+        else begin
+            mk__10 = mk__9;
+        end
+        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__11 = mk__10 | c_bit__10;
+        end
+        else begin
+            mk__11 = mk__10;
+        end
+        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__12 = mk__11 | c_bit__11;
+        end
+        else begin
+            mk__12 = mk__11;
+        end
+        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__13 = mk__12 | c_bit__12;
+        end
+        else begin
+            mk__13 = mk__12;
+        end
+        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__14 = mk__13 | c_bit__13;
+        end
+        else begin
+            mk__14 = mk__13;
+        end
+        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__15 = mk__14 | c_bit__14;
+        end
+        else begin
+            mk__15 = mk__14;
+        end
+        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__16 = mk__15 | c_bit__15;
+        end
+        else begin
+            mk__16 = mk__15;
+        end
+        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__17 = mk__16 | c_bit__16;
+        end
+        else begin
+            mk__17 = mk__16;
+        end
+        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__18 = mk__17 | c_bit__17;
+        end
+        else begin
+            mk__18 = mk__17;
+        end
+        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__19 = mk__18 | c_bit__18;
+        end
+        else begin
+            mk__19 = mk__18;
+        end
+        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__20 = mk__19 | c_bit__19;
+        end
+        else begin
+            mk__20 = mk__19;
+        end
+        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__21 = mk__20 | c_bit__20;
+        end
+        else begin
+            mk__21 = mk__20;
+        end
+        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__22 = mk__21 | c_bit__21;
+        end
+        else begin
+            mk__22 = mk__21;
+        end
+        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__23 = mk__22 | c_bit__22;
+        end
+        else begin
+            mk__23 = mk__22;
+        end
+        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__24 = mk__23 | c_bit__23;
+        end
+        else begin
+            mk__24 = mk__23;
+        end
+        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__25 = mk__24 | c_bit__24;
+        end
+        else begin
+            mk__25 = mk__24;
+        end
+        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__26 = mk__25 | c_bit__25;
+        end
+        else begin
+            mk__26 = mk__25;
+        end
+        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__27 = mk__26 | c_bit__26;
+        end
+        else begin
+            mk__27 = mk__26;
+        end
+        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__28 = mk__27 | c_bit__27;
+        end
+        else begin
+            mk__28 = mk__27;
+        end
+        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__29 = mk__28 | c_bit__28;
+        end
+        else begin
+            mk__29 = mk__28;
+        end
+        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__30 = mk__29 | c_bit__29;
+        end
+        else begin
+            mk__30 = mk__29;
+        end
+        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__31 = mk__30 | c_bit__30;
+        end
+        else begin
+            mk__31 = mk__30;
+        end
+        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__32 = mk__31 | c_bit__31;
+        end
+        else begin
+            mk__32 = mk__31;
+        end
+        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__33 = mk__32 | c_bit__32;
+        end
+        else begin
+            mk__33 = mk__32;
+        end
+        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__34 = mk__33 | c_bit__33;
+        end
+        else begin
+            mk__34 = mk__33;
+        end
+        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__35 = mk__34 | c_bit__34;
+        end
+        else begin
+            mk__35 = mk__34;
+        end
+        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__36 = mk__35 | c_bit__35;
+        end
+        else begin
+            mk__36 = mk__35;
+        end
+        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__37 = mk__36 | c_bit__36;
+        end
+        else begin
+            mk__37 = mk__36;
+        end
+        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__38 = mk__37 | c_bit__37;
+        end
+        else begin
+            mk__38 = mk__37;
+        end
+        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__39 = mk__38 | c_bit__38;
+        end
+        else begin
+            mk__39 = mk__38;
+        end
+        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__40 = mk__39 | c_bit__39;
+        end
+        else begin
+            mk__40 = mk__39;
+        end
+        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__41 = mk__40 | c_bit__40;
+        end
+        else begin
+            mk__41 = mk__40;
+        end
+        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__42 = mk__41 | c_bit__41;
+        end
+        else begin
+            mk__42 = mk__41;
+        end
+        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__43 = mk__42 | c_bit__42;
+        end
+        else begin
+            mk__43 = mk__42;
+        end
+        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__44 = mk__43 | c_bit__43;
+        end
+        else begin
+            mk__44 = mk__43;
+        end
+        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__45 = mk__44 | c_bit__44;
+        end
+        else begin
+            mk__45 = mk__44;
+        end
+        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__46 = mk__45 | c_bit__45;
+        end
+        else begin
+            mk__46 = mk__45;
+        end
+        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__47 = mk__46 | c_bit__46;
+        end
+        else begin
+            mk__47 = mk__46;
+        end
+        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__48 = mk__47 | c_bit__47;
+        end
+        else begin
+            mk__48 = mk__47;
+        end
+        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__49 = mk__48 | c_bit__48;
+        end
+        else begin
+            mk__49 = mk__48;
+        end
+        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__50 = mk__49 | c_bit__49;
+        end
+        else begin
+            mk__50 = mk__49;
+        end
+        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__51 = mk__50 | c_bit__50;
+        end
+        else begin
+            mk__51 = mk__50;
+        end
+        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__52 = mk__51 | c_bit__51;
+        end
+        else begin
+            mk__52 = mk__51;
+        end
+        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__53 = mk__52 | c_bit__52;
+        end
+        else begin
+            mk__53 = mk__52;
+        end
+        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__54 = mk__53 | c_bit__53;
+        end
+        else begin
+            mk__54 = mk__53;
+        end
+        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__55 = mk__54 | c_bit__54;
+        end
+        else begin
+            mk__55 = mk__54;
+        end
+        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__56 = mk__55 | c_bit__55;
+        end
+        else begin
+            mk__56 = mk__55;
+        end
+        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__57 = mk__56 | c_bit__56;
+        end
+        else begin
+            mk__57 = mk__56;
+        end
+        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__58 = mk__57 | c_bit__57;
+        end
+        else begin
+            mk__58 = mk__57;
+        end
+        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__59 = mk__58 | c_bit__58;
+        end
+        else begin
+            mk__59 = mk__58;
+        end
+        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__60 = mk__59 | c_bit__59;
+        end
+        else begin
+            mk__60 = mk__59;
+        end
+        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__61 = mk__60 | c_bit__60;
+        end
+        else begin
+            mk__61 = mk__60;
+        end
+        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__62 = mk__61 | c_bit__61;
+        end
+        else begin
+            mk__62 = mk__61;
+        end
+        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__63 = mk__62 | c_bit__62;
+        end
+        else begin
+            mk__63 = mk__62;
+        end
+        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__64 = mk__63 | c_bit__63;
+        end
+        else begin
+            mk__64 = mk__63;
+        end
+        mask = mk__64;
+        valid = |mk__64;
+    end
+
+endmodule // tilerast_full__sample_raster__lanes__1
+
+
+module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+
+    // Module arguments
+    input wire  [47:0] gg__0;
+    input wire  [47:0] gg__1;
+    input wire  [47:0] gg__2;
+    input wire  [47:0] gg__3;
+    input wire  [47:0] gg__4;
+    input wire  [47:0] gg__5;
+    input wire  [47:0] gg__6;
+    input wire  [47:0] gg__7;
+    input wire  [47:0] gg__8;
+    input wire  [47:0] gg__9;
+    input wire  [47:0] gg__10;
+    input wire  [47:0] gg__11;
+    input wire  [47:0] gg__12;
+    input wire  [47:0] gg__13;
+    input wire  [47:0] gg__14;
+    input wire  [47:0] gg__15;
+    input wire  [47:0] gg__16;
+    input wire  [47:0] gg__17;
+    input wire  [47:0] gg__18;
+    input wire  [47:0] gg__19;
+    input wire  [47:0] gg__20;
+    input wire  [47:0] gg__21;
+    input wire  [47:0] gg__22;
+    input wire  [47:0] gg__23;
+    input wire  [47:0] gg__24;
+    input wire  [47:0] gg__25;
+    input wire  [47:0] gg__26;
+    input wire  [47:0] gg__27;
+    input wire  [47:0] gg__28;
+    input wire  [47:0] gg__29;
+    input wire  [47:0] gg__30;
+    input wire  [47:0] gg__31;
+    input wire  [47:0] gg__32;
+    input wire  [47:0] gg__33;
+    input wire  [47:0] gg__34;
+    input wire  [47:0] gg__35;
+    input wire  [47:0] gg__36;
+    input wire  [47:0] gg__37;
+    input wire  [47:0] gg__38;
+    input wire  [47:0] gg__39;
+    input wire  [47:0] gg__40;
+    input wire  [47:0] gg__41;
+    input wire  [47:0] gg__42;
+    input wire  [47:0] gg__43;
+    input wire  [47:0] gg__44;
+    input wire  [47:0] gg__45;
+    input wire  [47:0] gg__46;
+    input wire  [47:0] gg__47;
+    input wire  [47:0] a2__0;
+    input wire  [47:0] a2__1;
+    input wire  [47:0] a2__2;
+    input wire  [47:0] a2__3;
+    input wire  [47:0] a2__4;
+    input wire  [47:0] a2__5;
+    input wire  [47:0] a2__6;
+    input wire  [47:0] a2__7;
+    input wire  [47:0] a2__8;
+    input wire  [47:0] a2__9;
+    input wire  [47:0] a2__10;
+    input wire  [47:0] a2__11;
+    input wire  [47:0] bx__0;
+    input wire  [47:0] bx__1;
+    input wire  [47:0] bx__2;
+    input wire  vx__0;
+    input wire  vx__1;
+    input wire  vy__0;
+    input wire  vy__1;
+    input wire  trivial;
+    input wire  none;
+    output reg  [63:0] mask;
+    output reg  valid;
+
+    // Constant declarations
+    localparam [47:0] c_lp__0 = 48'h0;
+    localparam [47:0] c_lp__1 = 48'h0;
+    localparam [47:0] c_lp__2 = 48'hffffffffffff;
+    localparam [47:0] c_lp__3 = 48'h0;
+    localparam [47:0] c_lp__4 = 48'hffffffffffff;
+    localparam [47:0] c_lp__5 = 48'h0;
+    localparam [47:0] c_lp__6 = 48'hffffffffffff;
+    localparam [47:0] c_lp__7 = 48'h0;
+    localparam [47:0] c_ln__0 = 48'h0;
+    localparam [47:0] c_ln__1 = 48'h0;
+    localparam [47:0] c_ln__2 = 48'h0;
+    localparam [47:0] c_ln__3 = 48'h0;
+    localparam [47:0] c_ln__4 = 48'h0;
+    localparam [47:0] c_ln__5 = 48'h0;
+    localparam [47:0] c_ln__6 = 48'h0;
+    localparam [47:0] c_ln__7 = 48'h0;
+    localparam [63:0] c_bit__0 = 64'h1;
+    localparam [63:0] c_bit__1 = 64'h10000;
+    localparam [63:0] c_bit__2 = 64'h100000000;
+    localparam [63:0] c_bit__3 = 64'h1000000000000;
+    localparam [63:0] c_bit__4 = 64'h2;
+    localparam [63:0] c_bit__5 = 64'h20000;
+    localparam [63:0] c_bit__6 = 64'h200000000;
+    localparam [63:0] c_bit__7 = 64'h2000000000000;
+    localparam [63:0] c_bit__8 = 64'h4;
+    localparam [63:0] c_bit__9 = 64'h40000;
+    localparam [63:0] c_bit__10 = 64'h400000000;
+    localparam [63:0] c_bit__11 = 64'h4000000000000;
+    localparam [63:0] c_bit__12 = 64'h8;
+    localparam [63:0] c_bit__13 = 64'h80000;
+    localparam [63:0] c_bit__14 = 64'h800000000;
+    localparam [63:0] c_bit__15 = 64'h8000000000000;
+    localparam [63:0] c_bit__16 = 64'h10;
+    localparam [63:0] c_bit__17 = 64'h100000;
+    localparam [63:0] c_bit__18 = 64'h1000000000;
+    localparam [63:0] c_bit__19 = 64'h10000000000000;
+    localparam [63:0] c_bit__20 = 64'h20;
+    localparam [63:0] c_bit__21 = 64'h200000;
+    localparam [63:0] c_bit__22 = 64'h2000000000;
+    localparam [63:0] c_bit__23 = 64'h20000000000000;
+    localparam [63:0] c_bit__24 = 64'h40;
+    localparam [63:0] c_bit__25 = 64'h400000;
+    localparam [63:0] c_bit__26 = 64'h4000000000;
+    localparam [63:0] c_bit__27 = 64'h40000000000000;
+    localparam [63:0] c_bit__28 = 64'h80;
+    localparam [63:0] c_bit__29 = 64'h800000;
+    localparam [63:0] c_bit__30 = 64'h8000000000;
+    localparam [63:0] c_bit__31 = 64'h80000000000000;
+    localparam [63:0] c_bit__32 = 64'h100;
+    localparam [63:0] c_bit__33 = 64'h1000000;
+    localparam [63:0] c_bit__34 = 64'h10000000000;
+    localparam [63:0] c_bit__35 = 64'h100000000000000;
+    localparam [63:0] c_bit__36 = 64'h200;
+    localparam [63:0] c_bit__37 = 64'h2000000;
+    localparam [63:0] c_bit__38 = 64'h20000000000;
+    localparam [63:0] c_bit__39 = 64'h200000000000000;
+    localparam [63:0] c_bit__40 = 64'h400;
+    localparam [63:0] c_bit__41 = 64'h4000000;
+    localparam [63:0] c_bit__42 = 64'h40000000000;
+    localparam [63:0] c_bit__43 = 64'h400000000000000;
+    localparam [63:0] c_bit__44 = 64'h800;
+    localparam [63:0] c_bit__45 = 64'h8000000;
+    localparam [63:0] c_bit__46 = 64'h80000000000;
+    localparam [63:0] c_bit__47 = 64'h800000000000000;
+    localparam [63:0] c_bit__48 = 64'h1000;
+    localparam [63:0] c_bit__49 = 64'h10000000;
+    localparam [63:0] c_bit__50 = 64'h100000000000;
+    localparam [63:0] c_bit__51 = 64'h1000000000000000;
+    localparam [63:0] c_bit__52 = 64'h2000;
+    localparam [63:0] c_bit__53 = 64'h20000000;
+    localparam [63:0] c_bit__54 = 64'h200000000000;
+    localparam [63:0] c_bit__55 = 64'h2000000000000000;
+    localparam [63:0] c_bit__56 = 64'h4000;
+    localparam [63:0] c_bit__57 = 64'h40000000;
+    localparam [63:0] c_bit__58 = 64'h400000000000;
+    localparam [63:0] c_bit__59 = 64'h4000000000000000;
+    localparam [63:0] c_bit__60 = 64'h8000;
+    localparam [63:0] c_bit__61 = 64'h80000000;
+    localparam [63:0] c_bit__62 = 64'h800000000000;
+    localparam [63:0] c_bit__63 = 64'h8000000000000000;
+    localparam [5:0] c_sgn = 6'b11001;
+    localparam [47:0] c_wgmask = 48'h3ffffff;
+
+    // Local signals
+    reg  [47:0] nn__0;
+    reg  [47:0] nn__1;
+    reg  [47:0] nn__2;
+    reg  [47:0] nn__3;
+    reg  [47:0] nn__4;
+    reg  [47:0] nn__5;
+    reg  [47:0] nn__6;
+    reg  [47:0] nn__7;
+    reg  [47:0] nn__8;
+    reg  [47:0] nn__9;
+    reg  [47:0] nn__10;
+    reg  [47:0] nn__11;
+    reg  [47:0] su__0;
+    reg  [47:0] su__1;
+    reg  [47:0] su__2;
+    reg  [47:0] su__3;
+    reg  [47:0] su__4;
+    reg  [47:0] su__5;
+    reg  [47:0] su__6;
+    reg  [47:0] su__7;
+    reg  [47:0] su__8;
+    reg  [47:0] su__9;
+    reg  [47:0] su__10;
+    reg  [47:0] su__11;
+    reg  [47:0] su__12;
+    reg  [47:0] su__13;
+    reg  [47:0] su__14;
+    reg  [47:0] su__15;
+    reg  [47:0] su__16;
+    reg  [47:0] su__17;
+    reg  [47:0] su__18;
+    reg  [47:0] su__19;
+    reg  [47:0] su__20;
+    reg  [47:0] su__21;
+    reg  [47:0] su__22;
+    reg  [47:0] su__23;
+    reg  [47:0] su__24;
+    reg  [47:0] su__25;
+    reg  [47:0] su__26;
+    reg  [47:0] su__27;
+    reg  [47:0] su__28;
+    reg  [47:0] su__29;
+    reg  [47:0] su__30;
+    reg  [47:0] su__31;
+    reg  [47:0] su__32;
+    reg  [47:0] su__33;
+    reg  [47:0] su__34;
+    reg  [47:0] su__35;
+    reg  [47:0] su__36;
+    reg  [47:0] su__37;
+    reg  [47:0] su__38;
+    reg  [47:0] su__39;
+    reg  [47:0] su__40;
+    reg  [47:0] su__41;
+    reg  [47:0] su__42;
+    reg  [47:0] su__43;
+    reg  [47:0] su__44;
+    reg  [47:0] su__45;
+    reg  [47:0] su__46;
+    reg  [47:0] su__47;
+    reg  [47:0] su__48;
+    reg  [47:0] su__49;
+    reg  [47:0] su__50;
+    reg  [47:0] su__51;
+    reg  [47:0] su__52;
+    reg  [47:0] su__53;
+    reg  [47:0] su__54;
+    reg  [47:0] su__55;
+    reg  [47:0] su__56;
+    reg  [47:0] su__57;
+    reg  [47:0] su__58;
+    reg  [47:0] su__59;
+    reg  [47:0] su__60;
+    reg  [47:0] su__61;
+    reg  [47:0] su__62;
+    reg  [47:0] su__63;
+    reg  [47:0] su__64;
+    reg  [47:0] su__65;
+    reg  [47:0] su__66;
+    reg  [47:0] su__67;
+    reg  [47:0] su__68;
+    reg  [47:0] su__69;
+    reg  [47:0] su__70;
+    reg  [47:0] su__71;
+    reg  [47:0] su__72;
+    reg  [47:0] su__73;
+    reg  [47:0] su__74;
+    reg  [47:0] su__75;
+    reg  [47:0] su__76;
+    reg  [47:0] su__77;
+    reg  [47:0] su__78;
+    reg  [47:0] su__79;
+    reg  [47:0] su__80;
+    reg  [47:0] su__81;
+    reg  [47:0] su__82;
+    reg  [47:0] su__83;
+    reg  [47:0] su__84;
+    reg  [47:0] su__85;
+    reg  [47:0] su__86;
+    reg  [47:0] su__87;
+    reg  [47:0] su__88;
+    reg  [47:0] su__89;
+    reg  [47:0] su__90;
+    reg  [47:0] su__91;
+    reg  [47:0] su__92;
+    reg  [47:0] su__93;
+    reg  [47:0] su__94;
+    reg  [47:0] su__95;
+    reg  [47:0] su__96;
+    reg  [47:0] su__97;
+    reg  [47:0] su__98;
+    reg  [47:0] su__99;
+    reg  [47:0] su__100;
+    reg  [47:0] su__101;
+    reg  [47:0] su__102;
+    reg  [47:0] su__103;
+    reg  [47:0] su__104;
+    reg  [47:0] su__105;
+    reg  [47:0] su__106;
+    reg  [47:0] su__107;
+    reg  [47:0] su__108;
+    reg  [47:0] su__109;
+    reg  [47:0] su__110;
+    reg  [47:0] su__111;
+    reg  [47:0] su__112;
+    reg  [47:0] su__113;
+    reg  [47:0] su__114;
+    reg  [47:0] su__115;
+    reg  [47:0] su__116;
+    reg  [47:0] su__117;
+    reg  [47:0] su__118;
+    reg  [47:0] su__119;
+    reg  [47:0] su__120;
+    reg  [47:0] su__121;
+    reg  [47:0] su__122;
+    reg  [47:0] su__123;
+    reg  [47:0] su__124;
+    reg  [47:0] su__125;
+    reg  [47:0] su__126;
+    reg  [47:0] su__127;
+    reg  [47:0] su__128;
+    reg  [47:0] su__129;
+    reg  [47:0] su__130;
+    reg  [47:0] su__131;
+    reg  [47:0] su__132;
+    reg  [47:0] su__133;
+    reg  [47:0] su__134;
+    reg  [47:0] su__135;
+    reg  [47:0] su__136;
+    reg  [47:0] su__137;
+    reg  [47:0] su__138;
+    reg  [47:0] su__139;
+    reg  [47:0] su__140;
+    reg  [47:0] su__141;
+    reg  [47:0] su__142;
+    reg  [47:0] su__143;
+    reg  [47:0] su__144;
+    reg  [47:0] su__145;
+    reg  [47:0] su__146;
+    reg  [47:0] su__147;
+    reg  [47:0] su__148;
+    reg  [47:0] su__149;
+    reg  [47:0] su__150;
+    reg  [47:0] su__151;
+    reg  [47:0] su__152;
+    reg  [47:0] su__153;
+    reg  [47:0] su__154;
+    reg  [47:0] su__155;
+    reg  [47:0] su__156;
+    reg  [47:0] su__157;
+    reg  [47:0] su__158;
+    reg  [47:0] su__159;
+    reg  [47:0] su__160;
+    reg  [47:0] su__161;
+    reg  [47:0] su__162;
+    reg  [47:0] su__163;
+    reg  [47:0] su__164;
+    reg  [47:0] su__165;
+    reg  [47:0] su__166;
+    reg  [47:0] su__167;
+    reg  [47:0] su__168;
+    reg  [47:0] su__169;
+    reg  [47:0] su__170;
+    reg  [47:0] su__171;
+    reg  [47:0] su__172;
+    reg  [47:0] su__173;
+    reg  [47:0] su__174;
+    reg  [47:0] su__175;
+    reg  [47:0] su__176;
+    reg  [47:0] su__177;
+    reg  [47:0] su__178;
+    reg  [47:0] su__179;
+    reg  [47:0] su__180;
+    reg  [47:0] su__181;
+    reg  [47:0] su__182;
+    reg  [47:0] su__183;
+    reg  [47:0] su__184;
+    reg  [47:0] su__185;
+    reg  [47:0] su__186;
+    reg  [47:0] su__187;
+    reg  [47:0] su__188;
+    reg  [47:0] su__189;
+    reg  [47:0] su__190;
+    reg  [47:0] su__191;
+    reg  [63:0] mk__0;
+    reg  [63:0] mk__1;
+    reg  [63:0] mk__2;
+    reg  [63:0] mk__3;
+    reg  [63:0] mk__4;
+    reg  [63:0] mk__5;
+    reg  [63:0] mk__6;
+    reg  [63:0] mk__7;
+    reg  [63:0] mk__8;
+    reg  [63:0] mk__9;
+    reg  [63:0] mk__10;
+    reg  [63:0] mk__11;
+    reg  [63:0] mk__12;
+    reg  [63:0] mk__13;
+    reg  [63:0] mk__14;
+    reg  [63:0] mk__15;
+    reg  [63:0] mk__16;
+    reg  [63:0] mk__17;
+    reg  [63:0] mk__18;
+    reg  [63:0] mk__19;
+    reg  [63:0] mk__20;
+    reg  [63:0] mk__21;
+    reg  [63:0] mk__22;
+    reg  [63:0] mk__23;
+    reg  [63:0] mk__24;
+    reg  [63:0] mk__25;
+    reg  [63:0] mk__26;
+    reg  [63:0] mk__27;
+    reg  [63:0] mk__28;
+    reg  [63:0] mk__29;
+    reg  [63:0] mk__30;
+    reg  [63:0] mk__31;
+    reg  [63:0] mk__32;
+    reg  [63:0] mk__33;
+    reg  [63:0] mk__34;
+    reg  [63:0] mk__35;
+    reg  [63:0] mk__36;
+    reg  [63:0] mk__37;
+    reg  [63:0] mk__38;
+    reg  [63:0] mk__39;
+    reg  [63:0] mk__40;
+    reg  [63:0] mk__41;
+    reg  [63:0] mk__42;
+    reg  [63:0] mk__43;
+    reg  [63:0] mk__44;
+    reg  [63:0] mk__45;
+    reg  [63:0] mk__46;
+    reg  [63:0] mk__47;
+    reg  [63:0] mk__48;
+    reg  [63:0] mk__49;
+    reg  [63:0] mk__50;
+    reg  [63:0] mk__51;
+    reg  [63:0] mk__52;
+    reg  [63:0] mk__53;
+    reg  [63:0] mk__54;
+    reg  [63:0] mk__55;
+    reg  [63:0] mk__56;
+    reg  [63:0] mk__57;
+    reg  [63:0] mk__58;
+    reg  [63:0] mk__59;
+    reg  [63:0] mk__60;
+    reg  [63:0] mk__61;
+    reg  [63:0] mk__62;
+    reg  [63:0] mk__63;
+    reg  [63:0] mk__64;
+
+    // Update code
+    always @(*) begin
+        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
+        nn__6 = nn__0 + bx__0;
+        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
+        nn__7 = nn__1 + bx__1;
+        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
+        nn__8 = nn__2 + bx__2;
+        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
+        nn__9 = nn__3 + bx__0;
+        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
+        nn__10 = nn__4 + bx__1;
+        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
+        nn__11 = nn__5 + bx__2;
+        mk__0 = 32'h0;
+        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__1 = mk__0 | c_bit__0;
+        end
+        else begin
+            mk__1 = mk__0;
+        end
+        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__2 = mk__1 | c_bit__1;
+        end
+        else begin
+            mk__2 = mk__1;
+        end
+        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__3 = mk__2 | c_bit__2;
+        end
+        else begin
+            mk__3 = mk__2;
+        end
+        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__4 = mk__3 | c_bit__3;
+        end
+        else begin
+            mk__4 = mk__3;
+        end
+        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__5 = mk__4 | c_bit__4;
+        end
+        else begin
+            mk__5 = mk__4;
+        end
+        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__6 = mk__5 | c_bit__5;
+        end
+        else begin
+            mk__6 = mk__5;
+        end
+        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__7 = mk__6 | c_bit__6;
+        end
+        else begin
+            mk__7 = mk__6;
+        end
+        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__8 = mk__7 | c_bit__7;
+        end
+        else begin
+            mk__8 = mk__7;
+        end
+        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__9 = mk__8 | c_bit__8;
+        end
+        else begin
+            mk__9 = mk__8;
+        end
+        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__10 = mk__9 | c_bit__9;
+        end
+        else begin
+            mk__10 = mk__9;
+        end
+        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__11 = mk__10 | c_bit__10;
+        end
+        else begin
+            mk__11 = mk__10;
+        end
+        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__12 = mk__11 | c_bit__11;
+        end
+        else begin
+            mk__12 = mk__11;
+        end
+        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__13 = mk__12 | c_bit__12;
+        end
+        else begin
+            mk__13 = mk__12;
+        end
+        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__14 = mk__13 | c_bit__13;
+        end
+        else begin
+            mk__14 = mk__13;
+        end
+        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__15 = mk__14 | c_bit__14;
+        end
+        else begin
+            mk__15 = mk__14;
+        end
+        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__16 = mk__15 | c_bit__15;
+        end
+        else begin
+            mk__16 = mk__15;
+        end
+        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__17 = mk__16 | c_bit__16;
+        end
+        else begin
+            mk__17 = mk__16;
+        end
+        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__18 = mk__17 | c_bit__17;
+        end
+        else begin
+            mk__18 = mk__17;
+        end
+        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__19 = mk__18 | c_bit__18;
+        end
+        else begin
+            mk__19 = mk__18;
+        end
+        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__20 = mk__19 | c_bit__19;
+        end
+        else begin
+            mk__20 = mk__19;
+        end
+        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__21 = mk__20 | c_bit__20;
+        end
+        else begin
+            mk__21 = mk__20;
+        end
+        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__22 = mk__21 | c_bit__21;
+        end
+        else begin
+            mk__22 = mk__21;
+        end
+        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__23 = mk__22 | c_bit__22;
+        end
+        else begin
+            mk__23 = mk__22;
+        end
+        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__24 = mk__23 | c_bit__23;
+        end
+        else begin
+            mk__24 = mk__23;
+        end
+        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__25 = mk__24 | c_bit__24;
+        end
+        else begin
+            mk__25 = mk__24;
+        end
+        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__26 = mk__25 | c_bit__25;
+        end
+        else begin
+            mk__26 = mk__25;
+        end
+        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__27 = mk__26 | c_bit__26;
+        end
+        else begin
+            mk__27 = mk__26;
+        end
+        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__28 = mk__27 | c_bit__27;
+        end
+        else begin
+            mk__28 = mk__27;
+        end
+        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__29 = mk__28 | c_bit__28;
+        end
+        else begin
+            mk__29 = mk__28;
+        end
+        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__30 = mk__29 | c_bit__29;
+        end
+        else begin
+            mk__30 = mk__29;
+        end
+        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__31 = mk__30 | c_bit__30;
+        end
+        else begin
+            mk__31 = mk__30;
+        end
+        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__32 = mk__31 | c_bit__31;
+        end
+        else begin
+            mk__32 = mk__31;
+        end
+        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__33 = mk__32 | c_bit__32;
+        end
+        else begin
+            mk__33 = mk__32;
+        end
+        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__34 = mk__33 | c_bit__33;
+        end
+        else begin
+            mk__34 = mk__33;
+        end
+        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__35 = mk__34 | c_bit__34;
+        end
+        else begin
+            mk__35 = mk__34;
+        end
+        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__36 = mk__35 | c_bit__35;
+        end
+        else begin
+            mk__36 = mk__35;
+        end
+        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__37 = mk__36 | c_bit__36;
+        end
+        else begin
+            mk__37 = mk__36;
+        end
+        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__38 = mk__37 | c_bit__37;
+        end
+        else begin
+            mk__38 = mk__37;
+        end
+        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__39 = mk__38 | c_bit__38;
+        end
+        else begin
+            mk__39 = mk__38;
+        end
+        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__40 = mk__39 | c_bit__39;
+        end
+        else begin
+            mk__40 = mk__39;
+        end
+        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__41 = mk__40 | c_bit__40;
+        end
+        else begin
+            mk__41 = mk__40;
+        end
+        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__42 = mk__41 | c_bit__41;
+        end
+        else begin
+            mk__42 = mk__41;
+        end
+        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__43 = mk__42 | c_bit__42;
+        end
+        else begin
+            mk__43 = mk__42;
+        end
+        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__44 = mk__43 | c_bit__43;
+        end
+        else begin
+            mk__44 = mk__43;
+        end
+        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__45 = mk__44 | c_bit__44;
+        end
+        else begin
+            mk__45 = mk__44;
+        end
+        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__46 = mk__45 | c_bit__45;
+        end
+        else begin
+            mk__46 = mk__45;
+        end
+        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__47 = mk__46 | c_bit__46;
+        end
+        else begin
+            mk__47 = mk__46;
+        end
+        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__48 = mk__47 | c_bit__47;
+        end
+        else begin
+            mk__48 = mk__47;
+        end
+        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__49 = mk__48 | c_bit__48;
+        end
+        else begin
+            mk__49 = mk__48;
+        end
+        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__50 = mk__49 | c_bit__49;
+        end
+        else begin
+            mk__50 = mk__49;
+        end
+        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__51 = mk__50 | c_bit__50;
+        end
+        else begin
+            mk__51 = mk__50;
+        end
+        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__52 = mk__51 | c_bit__51;
+        end
+        else begin
+            mk__52 = mk__51;
+        end
+        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__53 = mk__52 | c_bit__52;
+        end
+        else begin
+            mk__53 = mk__52;
+        end
+        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__54 = mk__53 | c_bit__53;
+        end
+        else begin
+            mk__54 = mk__53;
+        end
+        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__55 = mk__54 | c_bit__54;
+        end
+        else begin
+            mk__55 = mk__54;
+        end
+        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__56 = mk__55 | c_bit__55;
+        end
+        else begin
+            mk__56 = mk__55;
+        end
+        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__57 = mk__56 | c_bit__56;
+        end
+        else begin
+            mk__57 = mk__56;
+        end
+        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__58 = mk__57 | c_bit__57;
+        end
+        else begin
+            mk__58 = mk__57;
+        end
+        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__59 = mk__58 | c_bit__58;
+        end
+        else begin
+            mk__59 = mk__58;
+        end
+        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__60 = mk__59 | c_bit__59;
+        end
+        else begin
+            mk__60 = mk__59;
+        end
+        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__61 = mk__60 | c_bit__60;
+        end
+        else begin
+            mk__61 = mk__60;
+        end
+        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__62 = mk__61 | c_bit__61;
+        end
+        else begin
+            mk__62 = mk__61;
+        end
+        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__63 = mk__62 | c_bit__62;
+        end
+        else begin
+            mk__63 = mk__62;
+        end
+        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__64 = mk__63 | c_bit__63;
+        end
+        else begin
+            mk__64 = mk__63;
+        end
+        mask = mk__64;
+        valid = |mk__64;
+    end
+
+endmodule // tilerast_full__sample_raster__lanes__2
+
+
+module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+
+    // Module arguments
+    input wire  [47:0] gg__0;
+    input wire  [47:0] gg__1;
+    input wire  [47:0] gg__2;
+    input wire  [47:0] gg__3;
+    input wire  [47:0] gg__4;
+    input wire  [47:0] gg__5;
+    input wire  [47:0] gg__6;
+    input wire  [47:0] gg__7;
+    input wire  [47:0] gg__8;
+    input wire  [47:0] gg__9;
+    input wire  [47:0] gg__10;
+    input wire  [47:0] gg__11;
+    input wire  [47:0] gg__12;
+    input wire  [47:0] gg__13;
+    input wire  [47:0] gg__14;
+    input wire  [47:0] gg__15;
+    input wire  [47:0] gg__16;
+    input wire  [47:0] gg__17;
+    input wire  [47:0] gg__18;
+    input wire  [47:0] gg__19;
+    input wire  [47:0] gg__20;
+    input wire  [47:0] gg__21;
+    input wire  [47:0] gg__22;
+    input wire  [47:0] gg__23;
+    input wire  [47:0] gg__24;
+    input wire  [47:0] gg__25;
+    input wire  [47:0] gg__26;
+    input wire  [47:0] gg__27;
+    input wire  [47:0] gg__28;
+    input wire  [47:0] gg__29;
+    input wire  [47:0] gg__30;
+    input wire  [47:0] gg__31;
+    input wire  [47:0] gg__32;
+    input wire  [47:0] gg__33;
+    input wire  [47:0] gg__34;
+    input wire  [47:0] gg__35;
+    input wire  [47:0] gg__36;
+    input wire  [47:0] gg__37;
+    input wire  [47:0] gg__38;
+    input wire  [47:0] gg__39;
+    input wire  [47:0] gg__40;
+    input wire  [47:0] gg__41;
+    input wire  [47:0] gg__42;
+    input wire  [47:0] gg__43;
+    input wire  [47:0] gg__44;
+    input wire  [47:0] gg__45;
+    input wire  [47:0] gg__46;
+    input wire  [47:0] gg__47;
+    input wire  [47:0] a2__0;
+    input wire  [47:0] a2__1;
+    input wire  [47:0] a2__2;
+    input wire  [47:0] a2__3;
+    input wire  [47:0] a2__4;
+    input wire  [47:0] a2__5;
+    input wire  [47:0] a2__6;
+    input wire  [47:0] a2__7;
+    input wire  [47:0] a2__8;
+    input wire  [47:0] a2__9;
+    input wire  [47:0] a2__10;
+    input wire  [47:0] a2__11;
+    input wire  [47:0] bx__0;
+    input wire  [47:0] bx__1;
+    input wire  [47:0] bx__2;
+    input wire  vx__0;
+    input wire  vx__1;
+    input wire  vy__0;
+    input wire  vy__1;
+    input wire  trivial;
+    input wire  none;
+    output reg  [63:0] mask;
+    output reg  valid;
+
+    // Constant declarations
+    localparam [47:0] c_lp__0 = 48'h0;
+    localparam [47:0] c_lp__1 = 48'h0;
+    localparam [47:0] c_lp__2 = 48'h0;
+    localparam [47:0] c_lp__3 = 48'hffffffffffff;
+    localparam [47:0] c_lp__4 = 48'h0;
+    localparam [47:0] c_lp__5 = 48'h0;
+    localparam [47:0] c_lp__6 = 48'h0;
+    localparam [47:0] c_lp__7 = 48'hffffffffffff;
+    localparam [47:0] c_ln__0 = 48'h0;
+    localparam [47:0] c_ln__1 = 48'hffffffffffff;
+    localparam [47:0] c_ln__2 = 48'h0;
+    localparam [47:0] c_ln__3 = 48'h0;
+    localparam [47:0] c_ln__4 = 48'hffffffffffff;
+    localparam [47:0] c_ln__5 = 48'h0;
+    localparam [47:0] c_ln__6 = 48'h0;
+    localparam [47:0] c_ln__7 = 48'h0;
+    localparam [63:0] c_bit__0 = 64'h1;
+    localparam [63:0] c_bit__1 = 64'h10000;
+    localparam [63:0] c_bit__2 = 64'h100000000;
+    localparam [63:0] c_bit__3 = 64'h1000000000000;
+    localparam [63:0] c_bit__4 = 64'h2;
+    localparam [63:0] c_bit__5 = 64'h20000;
+    localparam [63:0] c_bit__6 = 64'h200000000;
+    localparam [63:0] c_bit__7 = 64'h2000000000000;
+    localparam [63:0] c_bit__8 = 64'h4;
+    localparam [63:0] c_bit__9 = 64'h40000;
+    localparam [63:0] c_bit__10 = 64'h400000000;
+    localparam [63:0] c_bit__11 = 64'h4000000000000;
+    localparam [63:0] c_bit__12 = 64'h8;
+    localparam [63:0] c_bit__13 = 64'h80000;
+    localparam [63:0] c_bit__14 = 64'h800000000;
+    localparam [63:0] c_bit__15 = 64'h8000000000000;
+    localparam [63:0] c_bit__16 = 64'h10;
+    localparam [63:0] c_bit__17 = 64'h100000;
+    localparam [63:0] c_bit__18 = 64'h1000000000;
+    localparam [63:0] c_bit__19 = 64'h10000000000000;
+    localparam [63:0] c_bit__20 = 64'h20;
+    localparam [63:0] c_bit__21 = 64'h200000;
+    localparam [63:0] c_bit__22 = 64'h2000000000;
+    localparam [63:0] c_bit__23 = 64'h20000000000000;
+    localparam [63:0] c_bit__24 = 64'h40;
+    localparam [63:0] c_bit__25 = 64'h400000;
+    localparam [63:0] c_bit__26 = 64'h4000000000;
+    localparam [63:0] c_bit__27 = 64'h40000000000000;
+    localparam [63:0] c_bit__28 = 64'h80;
+    localparam [63:0] c_bit__29 = 64'h800000;
+    localparam [63:0] c_bit__30 = 64'h8000000000;
+    localparam [63:0] c_bit__31 = 64'h80000000000000;
+    localparam [63:0] c_bit__32 = 64'h100;
+    localparam [63:0] c_bit__33 = 64'h1000000;
+    localparam [63:0] c_bit__34 = 64'h10000000000;
+    localparam [63:0] c_bit__35 = 64'h100000000000000;
+    localparam [63:0] c_bit__36 = 64'h200;
+    localparam [63:0] c_bit__37 = 64'h2000000;
+    localparam [63:0] c_bit__38 = 64'h20000000000;
+    localparam [63:0] c_bit__39 = 64'h200000000000000;
+    localparam [63:0] c_bit__40 = 64'h400;
+    localparam [63:0] c_bit__41 = 64'h4000000;
+    localparam [63:0] c_bit__42 = 64'h40000000000;
+    localparam [63:0] c_bit__43 = 64'h400000000000000;
+    localparam [63:0] c_bit__44 = 64'h800;
+    localparam [63:0] c_bit__45 = 64'h8000000;
+    localparam [63:0] c_bit__46 = 64'h80000000000;
+    localparam [63:0] c_bit__47 = 64'h800000000000000;
+    localparam [63:0] c_bit__48 = 64'h1000;
+    localparam [63:0] c_bit__49 = 64'h10000000;
+    localparam [63:0] c_bit__50 = 64'h100000000000;
+    localparam [63:0] c_bit__51 = 64'h1000000000000000;
+    localparam [63:0] c_bit__52 = 64'h2000;
+    localparam [63:0] c_bit__53 = 64'h20000000;
+    localparam [63:0] c_bit__54 = 64'h200000000000;
+    localparam [63:0] c_bit__55 = 64'h2000000000000000;
+    localparam [63:0] c_bit__56 = 64'h4000;
+    localparam [63:0] c_bit__57 = 64'h40000000;
+    localparam [63:0] c_bit__58 = 64'h400000000000;
+    localparam [63:0] c_bit__59 = 64'h4000000000000000;
+    localparam [63:0] c_bit__60 = 64'h8000;
+    localparam [63:0] c_bit__61 = 64'h80000000;
+    localparam [63:0] c_bit__62 = 64'h800000000000;
+    localparam [63:0] c_bit__63 = 64'h8000000000000000;
+    localparam [5:0] c_sgn = 6'b11001;
+    localparam [47:0] c_wgmask = 48'h3ffffff;
+
+    // Local signals
+    reg  [47:0] nn__0;
+    reg  [47:0] nn__1;
+    reg  [47:0] nn__2;
+    reg  [47:0] nn__3;
+    reg  [47:0] nn__4;
+    reg  [47:0] nn__5;
+    reg  [47:0] nn__6;
+    reg  [47:0] nn__7;
+    reg  [47:0] nn__8;
+    reg  [47:0] nn__9;
+    reg  [47:0] nn__10;
+    reg  [47:0] nn__11;
+    reg  [47:0] su__0;
+    reg  [47:0] su__1;
+    reg  [47:0] su__2;
+    reg  [47:0] su__3;
+    reg  [47:0] su__4;
+    reg  [47:0] su__5;
+    reg  [47:0] su__6;
+    reg  [47:0] su__7;
+    reg  [47:0] su__8;
+    reg  [47:0] su__9;
+    reg  [47:0] su__10;
+    reg  [47:0] su__11;
+    reg  [47:0] su__12;
+    reg  [47:0] su__13;
+    reg  [47:0] su__14;
+    reg  [47:0] su__15;
+    reg  [47:0] su__16;
+    reg  [47:0] su__17;
+    reg  [47:0] su__18;
+    reg  [47:0] su__19;
+    reg  [47:0] su__20;
+    reg  [47:0] su__21;
+    reg  [47:0] su__22;
+    reg  [47:0] su__23;
+    reg  [47:0] su__24;
+    reg  [47:0] su__25;
+    reg  [47:0] su__26;
+    reg  [47:0] su__27;
+    reg  [47:0] su__28;
+    reg  [47:0] su__29;
+    reg  [47:0] su__30;
+    reg  [47:0] su__31;
+    reg  [47:0] su__32;
+    reg  [47:0] su__33;
+    reg  [47:0] su__34;
+    reg  [47:0] su__35;
+    reg  [47:0] su__36;
+    reg  [47:0] su__37;
+    reg  [47:0] su__38;
+    reg  [47:0] su__39;
+    reg  [47:0] su__40;
+    reg  [47:0] su__41;
+    reg  [47:0] su__42;
+    reg  [47:0] su__43;
+    reg  [47:0] su__44;
+    reg  [47:0] su__45;
+    reg  [47:0] su__46;
+    reg  [47:0] su__47;
+    reg  [47:0] su__48;
+    reg  [47:0] su__49;
+    reg  [47:0] su__50;
+    reg  [47:0] su__51;
+    reg  [47:0] su__52;
+    reg  [47:0] su__53;
+    reg  [47:0] su__54;
+    reg  [47:0] su__55;
+    reg  [47:0] su__56;
+    reg  [47:0] su__57;
+    reg  [47:0] su__58;
+    reg  [47:0] su__59;
+    reg  [47:0] su__60;
+    reg  [47:0] su__61;
+    reg  [47:0] su__62;
+    reg  [47:0] su__63;
+    reg  [47:0] su__64;
+    reg  [47:0] su__65;
+    reg  [47:0] su__66;
+    reg  [47:0] su__67;
+    reg  [47:0] su__68;
+    reg  [47:0] su__69;
+    reg  [47:0] su__70;
+    reg  [47:0] su__71;
+    reg  [47:0] su__72;
+    reg  [47:0] su__73;
+    reg  [47:0] su__74;
+    reg  [47:0] su__75;
+    reg  [47:0] su__76;
+    reg  [47:0] su__77;
+    reg  [47:0] su__78;
+    reg  [47:0] su__79;
+    reg  [47:0] su__80;
+    reg  [47:0] su__81;
+    reg  [47:0] su__82;
+    reg  [47:0] su__83;
+    reg  [47:0] su__84;
+    reg  [47:0] su__85;
+    reg  [47:0] su__86;
+    reg  [47:0] su__87;
+    reg  [47:0] su__88;
+    reg  [47:0] su__89;
+    reg  [47:0] su__90;
+    reg  [47:0] su__91;
+    reg  [47:0] su__92;
+    reg  [47:0] su__93;
+    reg  [47:0] su__94;
+    reg  [47:0] su__95;
+    reg  [47:0] su__96;
+    reg  [47:0] su__97;
+    reg  [47:0] su__98;
+    reg  [47:0] su__99;
+    reg  [47:0] su__100;
+    reg  [47:0] su__101;
+    reg  [47:0] su__102;
+    reg  [47:0] su__103;
+    reg  [47:0] su__104;
+    reg  [47:0] su__105;
+    reg  [47:0] su__106;
+    reg  [47:0] su__107;
+    reg  [47:0] su__108;
+    reg  [47:0] su__109;
+    reg  [47:0] su__110;
+    reg  [47:0] su__111;
+    reg  [47:0] su__112;
+    reg  [47:0] su__113;
+    reg  [47:0] su__114;
+    reg  [47:0] su__115;
+    reg  [47:0] su__116;
+    reg  [47:0] su__117;
+    reg  [47:0] su__118;
+    reg  [47:0] su__119;
+    reg  [47:0] su__120;
+    reg  [47:0] su__121;
+    reg  [47:0] su__122;
+    reg  [47:0] su__123;
+    reg  [47:0] su__124;
+    reg  [47:0] su__125;
+    reg  [47:0] su__126;
+    reg  [47:0] su__127;
+    reg  [47:0] su__128;
+    reg  [47:0] su__129;
+    reg  [47:0] su__130;
+    reg  [47:0] su__131;
+    reg  [47:0] su__132;
+    reg  [47:0] su__133;
+    reg  [47:0] su__134;
+    reg  [47:0] su__135;
+    reg  [47:0] su__136;
+    reg  [47:0] su__137;
+    reg  [47:0] su__138;
+    reg  [47:0] su__139;
+    reg  [47:0] su__140;
+    reg  [47:0] su__141;
+    reg  [47:0] su__142;
+    reg  [47:0] su__143;
+    reg  [47:0] su__144;
+    reg  [47:0] su__145;
+    reg  [47:0] su__146;
+    reg  [47:0] su__147;
+    reg  [47:0] su__148;
+    reg  [47:0] su__149;
+    reg  [47:0] su__150;
+    reg  [47:0] su__151;
+    reg  [47:0] su__152;
+    reg  [47:0] su__153;
+    reg  [47:0] su__154;
+    reg  [47:0] su__155;
+    reg  [47:0] su__156;
+    reg  [47:0] su__157;
+    reg  [47:0] su__158;
+    reg  [47:0] su__159;
+    reg  [47:0] su__160;
+    reg  [47:0] su__161;
+    reg  [47:0] su__162;
+    reg  [47:0] su__163;
+    reg  [47:0] su__164;
+    reg  [47:0] su__165;
+    reg  [47:0] su__166;
+    reg  [47:0] su__167;
+    reg  [47:0] su__168;
+    reg  [47:0] su__169;
+    reg  [47:0] su__170;
+    reg  [47:0] su__171;
+    reg  [47:0] su__172;
+    reg  [47:0] su__173;
+    reg  [47:0] su__174;
+    reg  [47:0] su__175;
+    reg  [47:0] su__176;
+    reg  [47:0] su__177;
+    reg  [47:0] su__178;
+    reg  [47:0] su__179;
+    reg  [47:0] su__180;
+    reg  [47:0] su__181;
+    reg  [47:0] su__182;
+    reg  [47:0] su__183;
+    reg  [47:0] su__184;
+    reg  [47:0] su__185;
+    reg  [47:0] su__186;
+    reg  [47:0] su__187;
+    reg  [47:0] su__188;
+    reg  [47:0] su__189;
+    reg  [47:0] su__190;
+    reg  [47:0] su__191;
+    reg  [63:0] mk__0;
+    reg  [63:0] mk__1;
+    reg  [63:0] mk__2;
+    reg  [63:0] mk__3;
+    reg  [63:0] mk__4;
+    reg  [63:0] mk__5;
+    reg  [63:0] mk__6;
+    reg  [63:0] mk__7;
+    reg  [63:0] mk__8;
+    reg  [63:0] mk__9;
+    reg  [63:0] mk__10;
+    reg  [63:0] mk__11;
+    reg  [63:0] mk__12;
+    reg  [63:0] mk__13;
+    reg  [63:0] mk__14;
+    reg  [63:0] mk__15;
+    reg  [63:0] mk__16;
+    reg  [63:0] mk__17;
+    reg  [63:0] mk__18;
+    reg  [63:0] mk__19;
+    reg  [63:0] mk__20;
+    reg  [63:0] mk__21;
+    reg  [63:0] mk__22;
+    reg  [63:0] mk__23;
+    reg  [63:0] mk__24;
+    reg  [63:0] mk__25;
+    reg  [63:0] mk__26;
+    reg  [63:0] mk__27;
+    reg  [63:0] mk__28;
+    reg  [63:0] mk__29;
+    reg  [63:0] mk__30;
+    reg  [63:0] mk__31;
+    reg  [63:0] mk__32;
+    reg  [63:0] mk__33;
+    reg  [63:0] mk__34;
+    reg  [63:0] mk__35;
+    reg  [63:0] mk__36;
+    reg  [63:0] mk__37;
+    reg  [63:0] mk__38;
+    reg  [63:0] mk__39;
+    reg  [63:0] mk__40;
+    reg  [63:0] mk__41;
+    reg  [63:0] mk__42;
+    reg  [63:0] mk__43;
+    reg  [63:0] mk__44;
+    reg  [63:0] mk__45;
+    reg  [63:0] mk__46;
+    reg  [63:0] mk__47;
+    reg  [63:0] mk__48;
+    reg  [63:0] mk__49;
+    reg  [63:0] mk__50;
+    reg  [63:0] mk__51;
+    reg  [63:0] mk__52;
+    reg  [63:0] mk__53;
+    reg  [63:0] mk__54;
+    reg  [63:0] mk__55;
+    reg  [63:0] mk__56;
+    reg  [63:0] mk__57;
+    reg  [63:0] mk__58;
+    reg  [63:0] mk__59;
+    reg  [63:0] mk__60;
+    reg  [63:0] mk__61;
+    reg  [63:0] mk__62;
+    reg  [63:0] mk__63;
+    reg  [63:0] mk__64;
+
+    // Update code
+    always @(*) begin
+        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
+        nn__6 = nn__0 + bx__0;
+        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
+        nn__7 = nn__1 + bx__1;
+        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
+        nn__8 = nn__2 + bx__2;
+        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
+        nn__9 = nn__3 + bx__0;
+        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
+        nn__10 = nn__4 + bx__1;
+        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
+        nn__11 = nn__5 + bx__2;
+        mk__0 = 32'h0;
+        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__1 = mk__0 | c_bit__0;
+        end
+        else begin
+            mk__1 = mk__0;
+        end
+        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__2 = mk__1 | c_bit__1;
+        end
+        else begin
+            mk__2 = mk__1;
+        end
+        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__3 = mk__2 | c_bit__2;
+        end
+        else begin
+            mk__3 = mk__2;
+        end
+        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__4 = mk__3 | c_bit__3;
+        end
+        else begin
+            mk__4 = mk__3;
+        end
+        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__5 = mk__4 | c_bit__4;
+        end
+        else begin
+            mk__5 = mk__4;
+        end
+        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__6 = mk__5 | c_bit__5;
+        end
+        else begin
+            mk__6 = mk__5;
+        end
+        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__7 = mk__6 | c_bit__6;
+        end
+        else begin
+            mk__7 = mk__6;
+        end
+        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__8 = mk__7 | c_bit__7;
+        end
+        else begin
+            mk__8 = mk__7;
+        end
+        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__9 = mk__8 | c_bit__8;
+        end
+        else begin
+            mk__9 = mk__8;
+        end
+        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__10 = mk__9 | c_bit__9;
+        end
+        else begin
+            mk__10 = mk__9;
+        end
+        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__11 = mk__10 | c_bit__10;
+        end
+        else begin
+            mk__11 = mk__10;
+        end
+        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__12 = mk__11 | c_bit__11;
+        end
+        else begin
+            mk__12 = mk__11;
+        end
+        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__13 = mk__12 | c_bit__12;
+        end
+        else begin
+            mk__13 = mk__12;
+        end
+        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__14 = mk__13 | c_bit__13;
+        end
+        else begin
+            mk__14 = mk__13;
+        end
+        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__15 = mk__14 | c_bit__14;
+        end
+        else begin
+            mk__15 = mk__14;
+        end
+        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__16 = mk__15 | c_bit__15;
+        end
+        else begin
+            mk__16 = mk__15;
+        end
+        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__17 = mk__16 | c_bit__16;
+        end
+        else begin
+            mk__17 = mk__16;
+        end
+        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__18 = mk__17 | c_bit__17;
+        end
+        else begin
+            mk__18 = mk__17;
+        end
+        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__19 = mk__18 | c_bit__18;
+        end
+        else begin
+            mk__19 = mk__18;
+        end
+        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__20 = mk__19 | c_bit__19;
+        end
+        else begin
+            mk__20 = mk__19;
+        end
+        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__21 = mk__20 | c_bit__20;
+        end
+        else begin
+            mk__21 = mk__20;
+        end
+        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__22 = mk__21 | c_bit__21;
+        end
+        else begin
+            mk__22 = mk__21;
+        end
+        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__23 = mk__22 | c_bit__22;
+        end
+        else begin
+            mk__23 = mk__22;
+        end
+        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__24 = mk__23 | c_bit__23;
+        end
+        else begin
+            mk__24 = mk__23;
+        end
+        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__25 = mk__24 | c_bit__24;
+        end
+        else begin
+            mk__25 = mk__24;
+        end
+        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__26 = mk__25 | c_bit__25;
+        end
+        else begin
+            mk__26 = mk__25;
+        end
+        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__27 = mk__26 | c_bit__26;
+        end
+        else begin
+            mk__27 = mk__26;
+        end
+        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__28 = mk__27 | c_bit__27;
+        end
+        else begin
+            mk__28 = mk__27;
+        end
+        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__29 = mk__28 | c_bit__28;
+        end
+        else begin
+            mk__29 = mk__28;
+        end
+        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__30 = mk__29 | c_bit__29;
+        end
+        else begin
+            mk__30 = mk__29;
+        end
+        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__31 = mk__30 | c_bit__30;
+        end
+        else begin
+            mk__31 = mk__30;
+        end
+        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__32 = mk__31 | c_bit__31;
+        end
+        else begin
+            mk__32 = mk__31;
+        end
+        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__33 = mk__32 | c_bit__32;
+        end
+        else begin
+            mk__33 = mk__32;
+        end
+        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__34 = mk__33 | c_bit__33;
+        end
+        else begin
+            mk__34 = mk__33;
+        end
+        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__35 = mk__34 | c_bit__34;
+        end
+        else begin
+            mk__35 = mk__34;
+        end
+        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__36 = mk__35 | c_bit__35;
+        end
+        else begin
+            mk__36 = mk__35;
+        end
+        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__37 = mk__36 | c_bit__36;
+        end
+        else begin
+            mk__37 = mk__36;
+        end
+        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__38 = mk__37 | c_bit__37;
+        end
+        else begin
+            mk__38 = mk__37;
+        end
+        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__39 = mk__38 | c_bit__38;
+        end
+        else begin
+            mk__39 = mk__38;
+        end
+        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__40 = mk__39 | c_bit__39;
+        end
+        else begin
+            mk__40 = mk__39;
+        end
+        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__41 = mk__40 | c_bit__40;
+        end
+        else begin
+            mk__41 = mk__40;
+        end
+        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__42 = mk__41 | c_bit__41;
+        end
+        else begin
+            mk__42 = mk__41;
+        end
+        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__43 = mk__42 | c_bit__42;
+        end
+        else begin
+            mk__43 = mk__42;
+        end
+        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__44 = mk__43 | c_bit__43;
+        end
+        else begin
+            mk__44 = mk__43;
+        end
+        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__45 = mk__44 | c_bit__44;
+        end
+        else begin
+            mk__45 = mk__44;
+        end
+        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__46 = mk__45 | c_bit__45;
+        end
+        else begin
+            mk__46 = mk__45;
+        end
+        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__47 = mk__46 | c_bit__46;
+        end
+        else begin
+            mk__47 = mk__46;
+        end
+        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__48 = mk__47 | c_bit__47;
+        end
+        else begin
+            mk__48 = mk__47;
+        end
+        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__49 = mk__48 | c_bit__48;
+        end
+        else begin
+            mk__49 = mk__48;
+        end
+        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__50 = mk__49 | c_bit__49;
+        end
+        else begin
+            mk__50 = mk__49;
+        end
+        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__51 = mk__50 | c_bit__50;
+        end
+        else begin
+            mk__51 = mk__50;
+        end
+        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__52 = mk__51 | c_bit__51;
+        end
+        else begin
+            mk__52 = mk__51;
+        end
+        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__53 = mk__52 | c_bit__52;
+        end
+        else begin
+            mk__53 = mk__52;
+        end
+        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__54 = mk__53 | c_bit__53;
+        end
+        else begin
+            mk__54 = mk__53;
+        end
+        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__55 = mk__54 | c_bit__54;
+        end
+        else begin
+            mk__55 = mk__54;
+        end
+        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__56 = mk__55 | c_bit__55;
+        end
+        else begin
+            mk__56 = mk__55;
+        end
+        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__57 = mk__56 | c_bit__56;
+        end
+        else begin
+            mk__57 = mk__56;
+        end
+        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__58 = mk__57 | c_bit__57;
+        end
+        else begin
+            mk__58 = mk__57;
+        end
+        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__59 = mk__58 | c_bit__58;
+        end
+        else begin
+            mk__59 = mk__58;
+        end
+        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__60 = mk__59 | c_bit__59;
+        end
+        else begin
+            mk__60 = mk__59;
+        end
+        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__61 = mk__60 | c_bit__60;
+        end
+        else begin
+            mk__61 = mk__60;
+        end
+        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__62 = mk__61 | c_bit__61;
+        end
+        else begin
+            mk__62 = mk__61;
+        end
+        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__63 = mk__62 | c_bit__62;
+        end
+        else begin
+            mk__63 = mk__62;
+        end
+        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__64 = mk__63 | c_bit__63;
+        end
+        else begin
+            mk__64 = mk__63;
+        end
+        mask = mk__64;
+        valid = |mk__64;
+    end
+
+endmodule // tilerast_full__sample_raster__lanes__3
 
 
 module tilerast_full__sample_raster__last_r(d,q,clock);

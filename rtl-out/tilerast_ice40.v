@@ -4018,8 +4018,6 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
     localparam [47:0] c_himask = 48'hfffff8000000;
     localparam [47:0] c_chi = 48'h7fffff;
     localparam [47:0] c_clo = 48'h1800000;
-    localparam [5:0] c_sgn = 6'b10100;
-    localparam [47:0] c_wgmask = 48'h1fffff;
     localparam [23:0] c_amask = 24'h1ffff;
     localparam [5:0] c_asgn = 6'b10000;
     localparam [47:0] c_ahi = 48'hfffffffe0000;
@@ -4144,22 +4142,6 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
     localparam [5:0] c_dsgn = 6'b10101;
     localparam [47:0] c_dhi = 48'hffffffc00000;
     localparam [47:0] c_sext24 = 48'hffffff000000;
-    localparam [47:0] c_lp__0 = 48'h0;
-    localparam [47:0] c_lp__1 = 48'h0;
-    localparam [47:0] c_lp__2 = 48'h0;
-    localparam [47:0] c_lp__3 = 48'h0;
-    localparam [47:0] c_lp__4 = 48'hffffffffffff;
-    localparam [47:0] c_lp__5 = 48'h0;
-    localparam [47:0] c_lp__6 = 48'h0;
-    localparam [47:0] c_lp__7 = 48'h0;
-    localparam [47:0] c_ln__0 = 48'h0;
-    localparam [47:0] c_ln__1 = 48'h0;
-    localparam [47:0] c_ln__2 = 48'h0;
-    localparam [47:0] c_ln__3 = 48'h0;
-    localparam [47:0] c_ln__4 = 48'h0;
-    localparam [47:0] c_ln__5 = 48'h0;
-    localparam [47:0] c_ln__6 = 48'h0;
-    localparam [47:0] c_ln__7 = 48'h0;
     localparam [47:0] c_bp__0 = 48'hffffffffffff;
     localparam [47:0] c_bp__1 = 48'h0;
     localparam [47:0] c_bp__2 = 48'h0;
@@ -4176,22 +4158,6 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
     localparam [47:0] c_bn__5 = 48'h0;
     localparam [47:0] c_bn__6 = 48'h0;
     localparam [47:0] c_bn__7 = 48'h0;
-    localparam [63:0] c_bit__0 = 64'h1;
-    localparam [63:0] c_bit__1 = 64'h2;
-    localparam [63:0] c_bit__2 = 64'h4;
-    localparam [63:0] c_bit__3 = 64'h8;
-    localparam [63:0] c_bit__4 = 64'h10;
-    localparam [63:0] c_bit__5 = 64'h20;
-    localparam [63:0] c_bit__6 = 64'h40;
-    localparam [63:0] c_bit__7 = 64'h80;
-    localparam [63:0] c_bit__8 = 64'h100;
-    localparam [63:0] c_bit__9 = 64'h200;
-    localparam [63:0] c_bit__10 = 64'h400;
-    localparam [63:0] c_bit__11 = 64'h800;
-    localparam [63:0] c_bit__12 = 64'h1000;
-    localparam [63:0] c_bit__13 = 64'h2000;
-    localparam [63:0] c_bit__14 = 64'h4000;
-    localparam [63:0] c_bit__15 = 64'h8000;
     localparam [11:0] c_lidx__0 = 12'h0;
     localparam [9:0] c_lidx10__0 = 10'b0;
     localparam [3:0] c_lbit__0 = 4'h1;
@@ -4338,6 +4304,41 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
     reg  olast__d;
     wire  olast__q;
     reg  olast__clock;
+    reg  [47:0] lanes__0__gg__0;
+    reg  [47:0] lanes__0__gg__1;
+    reg  [47:0] lanes__0__gg__2;
+    reg  [47:0] lanes__0__gg__3;
+    reg  [47:0] lanes__0__gg__4;
+    reg  [47:0] lanes__0__gg__5;
+    reg  [47:0] lanes__0__gg__6;
+    reg  [47:0] lanes__0__gg__7;
+    reg  [47:0] lanes__0__gg__8;
+    reg  [47:0] lanes__0__gg__9;
+    reg  [47:0] lanes__0__gg__10;
+    reg  [47:0] lanes__0__gg__11;
+    reg  [47:0] lanes__0__a2__0;
+    reg  [47:0] lanes__0__a2__1;
+    reg  [47:0] lanes__0__a2__2;
+    reg  [47:0] lanes__0__a2__3;
+    reg  [47:0] lanes__0__a2__4;
+    reg  [47:0] lanes__0__a2__5;
+    reg  [47:0] lanes__0__a2__6;
+    reg  [47:0] lanes__0__a2__7;
+    reg  [47:0] lanes__0__a2__8;
+    reg  [47:0] lanes__0__a2__9;
+    reg  [47:0] lanes__0__a2__10;
+    reg  [47:0] lanes__0__a2__11;
+    reg  [47:0] lanes__0__bx__0;
+    reg  [47:0] lanes__0__bx__1;
+    reg  [47:0] lanes__0__bx__2;
+    reg  lanes__0__vx__0;
+    reg  lanes__0__vx__1;
+    reg  lanes__0__vy__0;
+    reg  lanes__0__vy__1;
+    reg  lanes__0__trivial;
+    reg  lanes__0__none;
+    wire  [63:0] lanes__0__mask;
+    wire  lanes__0__valid;
 
     // Local signals
     reg  [7:0] cg;
@@ -4528,66 +4529,6 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
     reg  [47:0] gg__9;
     reg  [47:0] gg__10;
     reg  [47:0] gg__11;
-    reg  [47:0] nn__0;
-    reg  [47:0] nn__1;
-    reg  [47:0] nn__2;
-    reg  [47:0] nn__3;
-    reg  [47:0] nn__4;
-    reg  [47:0] nn__5;
-    reg  [47:0] nn__6;
-    reg  [47:0] nn__7;
-    reg  [47:0] nn__8;
-    reg  [47:0] nn__9;
-    reg  [47:0] nn__10;
-    reg  [47:0] nn__11;
-    reg  [47:0] su__0;
-    reg  [47:0] su__1;
-    reg  [47:0] su__2;
-    reg  [47:0] su__3;
-    reg  [47:0] su__4;
-    reg  [47:0] su__5;
-    reg  [47:0] su__6;
-    reg  [47:0] su__7;
-    reg  [47:0] su__8;
-    reg  [47:0] su__9;
-    reg  [47:0] su__10;
-    reg  [47:0] su__11;
-    reg  [47:0] su__12;
-    reg  [47:0] su__13;
-    reg  [47:0] su__14;
-    reg  [47:0] su__15;
-    reg  [47:0] su__16;
-    reg  [47:0] su__17;
-    reg  [47:0] su__18;
-    reg  [47:0] su__19;
-    reg  [47:0] su__20;
-    reg  [47:0] su__21;
-    reg  [47:0] su__22;
-    reg  [47:0] su__23;
-    reg  [47:0] su__24;
-    reg  [47:0] su__25;
-    reg  [47:0] su__26;
-    reg  [47:0] su__27;
-    reg  [47:0] su__28;
-    reg  [47:0] su__29;
-    reg  [47:0] su__30;
-    reg  [47:0] su__31;
-    reg  [47:0] su__32;
-    reg  [47:0] su__33;
-    reg  [47:0] su__34;
-    reg  [47:0] su__35;
-    reg  [47:0] su__36;
-    reg  [47:0] su__37;
-    reg  [47:0] su__38;
-    reg  [47:0] su__39;
-    reg  [47:0] su__40;
-    reg  [47:0] su__41;
-    reg  [47:0] su__42;
-    reg  [47:0] su__43;
-    reg  [47:0] su__44;
-    reg  [47:0] su__45;
-    reg  [47:0] su__46;
-    reg  [47:0] su__47;
     reg  [9:0] xr;
     reg  [9:0] yr;
     reg  [9:0] lx__0;
@@ -4595,25 +4536,11 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
     reg  vxok__1;
     reg  vyok__0;
     reg  vyok__1;
-    reg  [63:0] mk__0;
-    reg  [63:0] mk__1;
-    reg  [63:0] mk__2;
-    reg  [63:0] mk__3;
-    reg  [63:0] mk__4;
-    reg  [63:0] mk__5;
-    reg  [63:0] mk__6;
-    reg  [63:0] mk__7;
-    reg  [63:0] mk__8;
-    reg  [63:0] mk__9;
-    reg  [63:0] mk__10;
-    reg  [63:0] mk__11;
-    reg  [63:0] mk__12;
-    reg  [63:0] mk__13;
-    reg  [63:0] mk__14;
-    reg  [63:0] mk__15;
-    reg  [63:0] mk__16;
     reg  [3:0] lvc__0;
     reg  [3:0] lvc__1;
+    reg  [3:0] lvc__2;
+    reg  [3:0] lvc__3;
+    reg  [3:0] lvc__4;
     reg  anyv;
 
     // Sub module instances
@@ -4851,6 +4778,43 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
         .d(olast__d),
         .q(olast__q),
         .clock(olast__clock)
+    );
+    tilerast_ice40__sample_raster__lanes__0 lanes__0(
+        .gg__0(lanes__0__gg__0),
+        .gg__1(lanes__0__gg__1),
+        .gg__2(lanes__0__gg__2),
+        .gg__3(lanes__0__gg__3),
+        .gg__4(lanes__0__gg__4),
+        .gg__5(lanes__0__gg__5),
+        .gg__6(lanes__0__gg__6),
+        .gg__7(lanes__0__gg__7),
+        .gg__8(lanes__0__gg__8),
+        .gg__9(lanes__0__gg__9),
+        .gg__10(lanes__0__gg__10),
+        .gg__11(lanes__0__gg__11),
+        .a2__0(lanes__0__a2__0),
+        .a2__1(lanes__0__a2__1),
+        .a2__2(lanes__0__a2__2),
+        .a2__3(lanes__0__a2__3),
+        .a2__4(lanes__0__a2__4),
+        .a2__5(lanes__0__a2__5),
+        .a2__6(lanes__0__a2__6),
+        .a2__7(lanes__0__a2__7),
+        .a2__8(lanes__0__a2__8),
+        .a2__9(lanes__0__a2__9),
+        .a2__10(lanes__0__a2__10),
+        .a2__11(lanes__0__a2__11),
+        .bx__0(lanes__0__bx__0),
+        .bx__1(lanes__0__bx__1),
+        .bx__2(lanes__0__bx__2),
+        .vx__0(lanes__0__vx__0),
+        .vx__1(lanes__0__vx__1),
+        .vy__0(lanes__0__vy__0),
+        .vy__1(lanes__0__vy__1),
+        .trivial(lanes__0__trivial),
+        .none(lanes__0__none),
+        .mask(lanes__0__mask),
+        .valid(lanes__0__valid)
     );
 
     // Update code
@@ -5155,18 +5119,6 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
             dx__11 = dv__11__q | c_dhi;
         end
         gg__11 = (((ec__2__q & c_wumask) + (dx__11 & c_wumask)) & c_wumask) >> 32'h4;
-        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
-        nn__6 = nn__0 + bx__0;
-        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
-        nn__7 = nn__1 + bx__1;
-        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
-        nn__8 = nn__2 + bx__2;
-        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
-        nn__9 = nn__3 + bx__0;
-        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
-        nn__10 = nn__4 + bx__1;
-        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
-        nn__11 = nn__5 + bx__2;
         xr = (((qxs__q) & 10'h3ff) & c_tqxm) | (((cg) & 10'h3ff) << c_qsh);
         yr = (((qys__q) & 10'h3ff) & c_tqym) | ((rr) & 10'h3ff);
         vyok__0 = (yr << 32'h1) < vish__q;
@@ -5174,159 +5126,50 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
         lx__0 = (xr + c_lidx10__0) << 32'h1;
         vxok__0 = lx__0 < visw__q;
         vxok__1 = (lx__0 + 32'h1) < visw__q;
-        mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__1 = mk__0 | c_bit__0;
-        end
-        else begin
-            mk__1 = mk__0;
-        end
-        su__3 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__2 = mk__1 | c_bit__1;
-        end
-        else begin
-            mk__2 = mk__1;
-        end
-        su__6 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__3 = mk__2 | c_bit__2;
-        end
-        else begin
-            mk__3 = mk__2;
-        end
-        su__9 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vxok__0 & vyok__0 & ~none_r__q) begin
-            mk__4 = mk__3 | c_bit__3;
-        end
-        else begin
-            mk__4 = mk__3;
-        end
-        su__12 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__13 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__14 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__5 = mk__4 | c_bit__4;
-        end
-        else begin
-            mk__5 = mk__4;
-        end
-        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__6 = mk__5 | c_bit__5;
-        end
-        else begin
-            mk__6 = mk__5;
-        end
-        su__18 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__19 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__20 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__7 = mk__6 | c_bit__6;
-        end
-        else begin
-            mk__7 = mk__6;
-        end
-        su__21 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__22 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__23 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vxok__1 & vyok__0 & ~none_r__q) begin
-            mk__8 = mk__7 | c_bit__7;
-        end
-        else begin
-            mk__8 = mk__7;
-        end
-        su__24 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__25 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__26 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__9 = mk__8 | c_bit__8;
-        end
-        else begin
-            mk__9 = mk__8;
-        end
-        su__27 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__28 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__29 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__10 = mk__9 | c_bit__9;
-        end
-        else begin
-            mk__10 = mk__9;
-        end
-        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__11 = mk__10 | c_bit__10;
-        end
-        else begin
-            mk__11 = mk__10;
-        end
-        su__33 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__34 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__35 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vxok__0 & vyok__1 & ~none_r__q) begin
-            mk__12 = mk__11 | c_bit__11;
-        end
-        else begin
-            mk__12 = mk__11;
-        end
-        su__36 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__37 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__38 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__13 = mk__12 | c_bit__12;
-        end
-        else begin
-            mk__13 = mk__12;
-        end
-        su__39 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__40 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__41 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__14 = mk__13 | c_bit__13;
-        end
-        else begin
-            mk__14 = mk__13;
-        end
-        su__42 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__43 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__44 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__15 = mk__14 | c_bit__14;
-        end
-        else begin
-            mk__15 = mk__14;
-        end
-        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
-        if ((triv_r__q | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vxok__1 & vyok__1 & ~none_r__q) begin
-            mk__16 = mk__15 | c_bit__15;
-        end
-        else begin
-            mk__16 = mk__15;
-        end
         lvc__0 = 32'h0;
-        if (|mk__16) begin
+        lanes__0__gg__0 = gg__0;
+        lanes__0__gg__1 = gg__1;
+        lanes__0__gg__2 = gg__2;
+        lanes__0__gg__3 = gg__3;
+        lanes__0__gg__4 = gg__4;
+        lanes__0__gg__5 = gg__5;
+        lanes__0__gg__6 = gg__6;
+        lanes__0__gg__7 = gg__7;
+        lanes__0__gg__8 = gg__8;
+        lanes__0__gg__9 = gg__9;
+        lanes__0__gg__10 = gg__10;
+        lanes__0__gg__11 = gg__11;
+        lanes__0__a2__0 = a2__0;
+        lanes__0__a2__1 = a2__1;
+        lanes__0__a2__2 = a2__2;
+        lanes__0__a2__3 = a2__3;
+        lanes__0__bx__0 = bx__0;
+        lanes__0__a2__4 = a2__4;
+        lanes__0__a2__5 = a2__5;
+        lanes__0__a2__6 = a2__6;
+        lanes__0__a2__7 = a2__7;
+        lanes__0__bx__1 = bx__1;
+        lanes__0__a2__8 = a2__8;
+        lanes__0__a2__9 = a2__9;
+        lanes__0__a2__10 = a2__10;
+        lanes__0__a2__11 = a2__11;
+        lanes__0__bx__2 = bx__2;
+        lanes__0__vx__0 = vxok__0;
+        lanes__0__vx__1 = vxok__1;
+        lanes__0__vy__0 = vyok__0;
+        lanes__0__vy__1 = vyok__1;
+        lanes__0__trivial = triv_r__q;
+        lanes__0__none = none_r__q;
+        if (lanes__0__valid) begin
             lvc__1 = lvc__0 | c_lbit__0;
         end
         else begin
             lvc__1 = lvc__0;
         end
-        anyv = |lvc__1;
+        lvc__2 = lvc__1;
+        lvc__3 = lvc__2;
+        lvc__4 = lvc__3;
+        anyv = |lvc__4;
         emit = anyv | (fin & last_r__q);
         if (out_ready) begin
             ov__d = 1'b0;
@@ -5334,11 +5177,11 @@ module tilerast_ice40__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp
         if (adv) begin
             ov__d = emit;
             oprim__d = prim_r__q;
-            olv__d = lvc__1;
+            olv__d = lvc__4;
             olast__d = fin & last_r__q;
             oqx__0__d = qxs__q | (((cg) & 12'hfff) << c_qsh) | c_lidx__0;
             oqy__0__d = qys__q | ((rr) & 12'hfff);
-            omask__0__d = mk__16;
+            omask__0__d = lanes__0__mask;
             if (fin) begin
                 busy__d = 1'b0;
                 bcnt__d = 32'h0;
@@ -7142,6 +6985,326 @@ module tilerast_ice40__sample_raster__ec__2(d,q,clock);
     end
 
 endmodule // tilerast_ice40__sample_raster__ec__2
+
+
+module tilerast_ice40__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+
+    // Module arguments
+    input wire  [47:0] gg__0;
+    input wire  [47:0] gg__1;
+    input wire  [47:0] gg__2;
+    input wire  [47:0] gg__3;
+    input wire  [47:0] gg__4;
+    input wire  [47:0] gg__5;
+    input wire  [47:0] gg__6;
+    input wire  [47:0] gg__7;
+    input wire  [47:0] gg__8;
+    input wire  [47:0] gg__9;
+    input wire  [47:0] gg__10;
+    input wire  [47:0] gg__11;
+    input wire  [47:0] a2__0;
+    input wire  [47:0] a2__1;
+    input wire  [47:0] a2__2;
+    input wire  [47:0] a2__3;
+    input wire  [47:0] a2__4;
+    input wire  [47:0] a2__5;
+    input wire  [47:0] a2__6;
+    input wire  [47:0] a2__7;
+    input wire  [47:0] a2__8;
+    input wire  [47:0] a2__9;
+    input wire  [47:0] a2__10;
+    input wire  [47:0] a2__11;
+    input wire  [47:0] bx__0;
+    input wire  [47:0] bx__1;
+    input wire  [47:0] bx__2;
+    input wire  vx__0;
+    input wire  vx__1;
+    input wire  vy__0;
+    input wire  vy__1;
+    input wire  trivial;
+    input wire  none;
+    output reg  [63:0] mask;
+    output reg  valid;
+
+    // Constant declarations
+    localparam [47:0] c_lp__0 = 48'h0;
+    localparam [47:0] c_lp__1 = 48'h0;
+    localparam [47:0] c_lp__2 = 48'h0;
+    localparam [47:0] c_lp__3 = 48'h0;
+    localparam [47:0] c_lp__4 = 48'hffffffffffff;
+    localparam [47:0] c_lp__5 = 48'h0;
+    localparam [47:0] c_lp__6 = 48'h0;
+    localparam [47:0] c_lp__7 = 48'h0;
+    localparam [47:0] c_ln__0 = 48'h0;
+    localparam [47:0] c_ln__1 = 48'h0;
+    localparam [47:0] c_ln__2 = 48'h0;
+    localparam [47:0] c_ln__3 = 48'h0;
+    localparam [47:0] c_ln__4 = 48'h0;
+    localparam [47:0] c_ln__5 = 48'h0;
+    localparam [47:0] c_ln__6 = 48'h0;
+    localparam [47:0] c_ln__7 = 48'h0;
+    localparam [63:0] c_bit__0 = 64'h1;
+    localparam [63:0] c_bit__1 = 64'h10;
+    localparam [63:0] c_bit__2 = 64'h100;
+    localparam [63:0] c_bit__3 = 64'h1000;
+    localparam [63:0] c_bit__4 = 64'h2;
+    localparam [63:0] c_bit__5 = 64'h20;
+    localparam [63:0] c_bit__6 = 64'h200;
+    localparam [63:0] c_bit__7 = 64'h2000;
+    localparam [63:0] c_bit__8 = 64'h4;
+    localparam [63:0] c_bit__9 = 64'h40;
+    localparam [63:0] c_bit__10 = 64'h400;
+    localparam [63:0] c_bit__11 = 64'h4000;
+    localparam [63:0] c_bit__12 = 64'h8;
+    localparam [63:0] c_bit__13 = 64'h80;
+    localparam [63:0] c_bit__14 = 64'h800;
+    localparam [63:0] c_bit__15 = 64'h8000;
+    localparam [5:0] c_sgn = 6'b10100;
+    localparam [47:0] c_wgmask = 48'h1fffff;
+
+    // Local signals
+    reg  [47:0] nn__0;
+    reg  [47:0] nn__1;
+    reg  [47:0] nn__2;
+    reg  [47:0] nn__3;
+    reg  [47:0] nn__4;
+    reg  [47:0] nn__5;
+    reg  [47:0] nn__6;
+    reg  [47:0] nn__7;
+    reg  [47:0] nn__8;
+    reg  [47:0] nn__9;
+    reg  [47:0] nn__10;
+    reg  [47:0] nn__11;
+    reg  [47:0] su__0;
+    reg  [47:0] su__1;
+    reg  [47:0] su__2;
+    reg  [47:0] su__3;
+    reg  [47:0] su__4;
+    reg  [47:0] su__5;
+    reg  [47:0] su__6;
+    reg  [47:0] su__7;
+    reg  [47:0] su__8;
+    reg  [47:0] su__9;
+    reg  [47:0] su__10;
+    reg  [47:0] su__11;
+    reg  [47:0] su__12;
+    reg  [47:0] su__13;
+    reg  [47:0] su__14;
+    reg  [47:0] su__15;
+    reg  [47:0] su__16;
+    reg  [47:0] su__17;
+    reg  [47:0] su__18;
+    reg  [47:0] su__19;
+    reg  [47:0] su__20;
+    reg  [47:0] su__21;
+    reg  [47:0] su__22;
+    reg  [47:0] su__23;
+    reg  [47:0] su__24;
+    reg  [47:0] su__25;
+    reg  [47:0] su__26;
+    reg  [47:0] su__27;
+    reg  [47:0] su__28;
+    reg  [47:0] su__29;
+    reg  [47:0] su__30;
+    reg  [47:0] su__31;
+    reg  [47:0] su__32;
+    reg  [47:0] su__33;
+    reg  [47:0] su__34;
+    reg  [47:0] su__35;
+    reg  [47:0] su__36;
+    reg  [47:0] su__37;
+    reg  [47:0] su__38;
+    reg  [47:0] su__39;
+    reg  [47:0] su__40;
+    reg  [47:0] su__41;
+    reg  [47:0] su__42;
+    reg  [47:0] su__43;
+    reg  [47:0] su__44;
+    reg  [47:0] su__45;
+    reg  [47:0] su__46;
+    reg  [47:0] su__47;
+    reg  [63:0] mk__0;
+    reg  [63:0] mk__1;
+    reg  [63:0] mk__2;
+    reg  [63:0] mk__3;
+    reg  [63:0] mk__4;
+    reg  [63:0] mk__5;
+    reg  [63:0] mk__6;
+    reg  [63:0] mk__7;
+    reg  [63:0] mk__8;
+    reg  [63:0] mk__9;
+    reg  [63:0] mk__10;
+    reg  [63:0] mk__11;
+    reg  [63:0] mk__12;
+    reg  [63:0] mk__13;
+    reg  [63:0] mk__14;
+    reg  [63:0] mk__15;
+    reg  [63:0] mk__16;
+
+    // Update code
+    always @(*) begin
+        nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
+        nn__6 = nn__0 + bx__0;
+        nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
+        nn__7 = nn__1 + bx__1;
+        nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
+        nn__8 = nn__2 + bx__2;
+        nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
+        nn__9 = nn__3 + bx__0;
+        nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
+        nn__10 = nn__4 + bx__1;
+        nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
+        nn__11 = nn__5 + bx__2;
+        mk__0 = 32'h0;
+        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__1 = mk__0 | c_bit__0;
+        end
+        else begin
+            mk__1 = mk__0;
+        end
+        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__2 = mk__1 | c_bit__1;
+        end
+        else begin
+            mk__2 = mk__1;
+        end
+        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__3 = mk__2 | c_bit__2;
+        end
+        else begin
+            mk__3 = mk__2;
+        end
+        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__4 = mk__3 | c_bit__3;
+        end
+        else begin
+            mk__4 = mk__3;
+        end
+        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__5 = mk__4 | c_bit__4;
+        end
+        else begin
+            mk__5 = mk__4;
+        end
+        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__6 = mk__5 | c_bit__5;
+        end
+        else begin
+            mk__6 = mk__5;
+        end
+        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__7 = mk__6 | c_bit__6;
+        end
+        else begin
+            mk__7 = mk__6;
+        end
+        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__8 = mk__7 | c_bit__7;
+        end
+        else begin
+            mk__8 = mk__7;
+        end
+        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__9 = mk__8 | c_bit__8;
+        end
+        else begin
+            mk__9 = mk__8;
+        end
+        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__10 = mk__9 | c_bit__9;
+        end
+        else begin
+            mk__10 = mk__9;
+        end
+        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__11 = mk__10 | c_bit__10;
+        end
+        else begin
+            mk__11 = mk__10;
+        end
+        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__12 = mk__11 | c_bit__11;
+        end
+        else begin
+            mk__12 = mk__11;
+        end
+        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
+            mk__13 = mk__12 | c_bit__12;
+        end
+        else begin
+            mk__13 = mk__12;
+        end
+        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
+            mk__14 = mk__13 | c_bit__13;
+        end
+        else begin
+            mk__14 = mk__13;
+        end
+        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
+            mk__15 = mk__14 | c_bit__14;
+        end
+        else begin
+            mk__15 = mk__14;
+        end
+        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
+            mk__16 = mk__15 | c_bit__15;
+        end
+        else begin
+            mk__16 = mk__15;
+        end
+        mask = mk__16;
+        valid = |mk__16;
+    end
+
+endmodule // tilerast_ice40__sample_raster__lanes__0
 
 
 module tilerast_ice40__sample_raster__last_r(d,q,clock);

@@ -2014,6 +2014,8 @@ endmodule // tilerast_top_hx8k__ram
 
 
 
+
+
 module tilerast_top_hx8k__rb(d,q,clock);
 
     // Module arguments

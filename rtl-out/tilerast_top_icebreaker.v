@@ -2014,6 +2014,8 @@ endmodule // tilerast_top_icebreaker__ram
 
 
 
+
+
 module tilerast_top_icebreaker__rb(d,q,clock);
 
     // Module arguments

@@ -2239,6 +2239,14 @@ endmodule // tilerast_top_ulx3s__ram
 
 
 
+
+
+
+
+
+
+
+
 module tilerast_top_ulx3s__rb(d,q,clock);
 
     // Module arguments

@@ -120,6 +120,235 @@ fn drop_unused_enum_params(v: &str) -> String {
     out
 }
 
+/// A block's `#[hdl_gen]` code with every loop unrolled and every index of every signal name
+/// evaluated, for a block that addresses a vector port of a vector of sub-blocks
+/// (`self.lanes[l].gg[i]`). rust-hdl 0.46's Verilog generator evaluates only the *first*
+/// `[..]` of a name (it would print `lanes$0$gg[i]`). This pass does what the generator does
+/// (loops unrolled in order; an index is an integer expression of the enclosing loop
+/// variables; a bare loop variable becomes its value) for every index: the first becomes
+/// `[value]`, which the generator then turns into `$value` as always, the others `$value`. So
+/// the generator prints exactly the text it prints for one-index names (the unit test
+/// `resolution_is_identity_on_one_index_blocks` checks every other block), and rust-hdl's logic-loop check still sees indexed names as before (it skips them).
+/// Use it in the block's own `Logic::hdl` (see `sample_raster.rs`); other kinds of `Verilog`
+/// pass through unchanged.
+///
+/// # Panics
+/// On an index that is not an integer expression (`+ - * / %`, parentheses) of loop variables.
+pub fn resolve_indices(v: Verilog) -> Verilog {
+    match v {
+        Verilog::Combinatorial(b) => Verilog::Combinatorial(unroll_block(&b, &mut Vec::new())),
+        other => other,
+    }
+}
+
+type LoopVars = Vec<(String, i64)>;
+
+fn unroll_block(b: &[ast::VerilogStatement], vars: &mut LoopVars) -> ast::VerilogBlock {
+    let mut out = Vec::with_capacity(b.len());
+    for st in b {
+        unroll_statement(st, vars, &mut out);
+    }
+    out
+}
+
+fn unroll_statement(st: &ast::VerilogStatement, vars: &mut LoopVars, out: &mut ast::VerilogBlock) {
+    use ast::VerilogStatement as S;
+    match st {
+        S::Loop(l) => {
+            for i in l.from.as_usize()..l.to.as_usize() {
+                vars.push((l.index.clone(), i as i64));
+                for inner in &l.block {
+                    unroll_statement(inner, vars, out);
+                }
+                vars.pop();
+            }
+        }
+        S::Assignment(t, v) => out.push(S::Assignment(resolve_expr(t, vars), resolve_expr(v, vars))),
+        S::SliceAssignment {
+            base,
+            width,
+            offset,
+            replacement,
+        } => out.push(S::SliceAssignment {
+            base: resolve_expr(base, vars),
+            width: *width,
+            offset: resolve_expr(offset, vars),
+            replacement: resolve_expr(replacement, vars),
+        }),
+        S::If(c) => out.push(S::If(resolve_conditional(c, vars))),
+        S::Match(m) => out.push(S::Match(ast::VerilogMatch {
+            test: resolve_expr(&m.test, vars),
+            cases: m
+                .cases
+                .iter()
+                .map(|c| ast::VerilogCase {
+                    condition: c.condition.clone(),
+                    block: unroll_block(&c.block, vars),
+                })
+                .collect(),
+        })),
+        S::Comment(c) => out.push(S::Comment(c.clone())),
+        S::Link(ls) => out.push(S::Link(ls.iter().map(|l| resolve_link(l, vars)).collect())),
+        S::Macro(b) => out.push(S::Macro(unroll_block(b, vars))),
+    }
+}
+
+fn resolve_conditional(c: &ast::VerilogConditional, vars: &mut LoopVars) -> ast::VerilogConditional {
+    use ast::VerilogBlockOrConditional as E;
+    ast::VerilogConditional {
+        test: resolve_expr(&c.test, vars),
+        then: unroll_block(&c.then, vars),
+        otherwise: match &c.otherwise {
+            E::Block(b) => E::Block(unroll_block(b, vars)),
+            E::Conditional(s) => {
+                let mut v = Vec::new();
+                unroll_statement(s, vars, &mut v);
+                assert!(v.len() == 1, "else-if must stay one statement");
+                E::Conditional(Box::new(v.remove(0)))
+            }
+            E::None => E::None,
+        },
+    }
+}
+
+fn resolve_link(l: &ast::VerilogLink, vars: &LoopVars) -> ast::VerilogLink {
+    use ast::VerilogLink as L;
+    let d = |d: &ast::VerilogLinkDetails| ast::VerilogLinkDetails {
+        my_name: resolve_name(&d.my_name, vars),
+        owner_name: resolve_name(&d.owner_name, vars),
+        other_name: resolve_name(&d.other_name, vars),
+    };
+    match l {
+        L::Forward(x) => L::Forward(d(x)),
+        L::Backward(x) => L::Backward(d(x)),
+        L::Bidirectional(x) => L::Bidirectional(d(x)),
+    }
+}
+
+fn resolve_expr(e: &ast::VerilogExpression, vars: &LoopVars) -> ast::VerilogExpression {
+    use ast::VerilogExpression as X;
+    let r = |x: &X| Box::new(resolve_expr(x, vars));
+    match e {
+        X::Signal(n) => X::Signal(resolve_name(n, vars)),
+        X::Literal(l) => X::Literal(l.clone()),
+        X::Cast(a, w) => X::Cast(r(a), *w),
+        X::Signed(a) => X::Signed(r(a)),
+        X::Unsigned(a) => X::Unsigned(r(a)),
+        X::Paren(a) => X::Paren(r(a)),
+        X::Binary(a, op, b) => X::Binary(r(a), op.clone(), r(b)),
+        X::Unary(op, a) => X::Unary(op.clone(), r(a)),
+        X::Index(a, b) => X::Index(r(a), r(b)),
+        X::Slice(a, w, b) => X::Slice(r(a), *w, r(b)),
+        X::IndexReplace(a, b, c) => X::IndexReplace(r(a), r(b), r(c)),
+    }
+}
+
+/// `name` with its first `[expr]` replaced by `[value]` and every further one by `$value`; a
+/// name that is a loop variable becomes its value.
+fn resolve_name(name: &str, vars: &LoopVars) -> String {
+    if let Some((_, v)) = vars.iter().rev().find(|(k, _)| k == name) {
+        return v.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    let mut first = true;
+    while let Some(open) = rest.find('[') {
+        let close = open
+            + rest[open..]
+                .find(']')
+                .unwrap_or_else(|| panic!("unbalanced `[` in `{name}`"));
+        let v = eval_index(&rest[open + 1..close], vars, name);
+        out.push_str(&rest[..open]);
+        if first {
+            out.push_str(&format!("[{v}]"));
+        } else {
+            out.push_str(&format!("${v}"));
+        }
+        first = false;
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Value of an index expression: integers, loop variables, `+ - * / %`, parentheses.
+fn eval_index(expr: &str, vars: &LoopVars, name: &str) -> i64 {
+    struct P<'a> {
+        s: &'a [u8],
+        i: usize,
+        vars: &'a LoopVars,
+    }
+    impl P<'_> {
+        fn peek(&mut self) -> Option<u8> {
+            while self.s.get(self.i).is_some_and(u8::is_ascii_whitespace) {
+                self.i += 1;
+            }
+            self.s.get(self.i).copied()
+        }
+        fn sum(&mut self) -> Option<i64> {
+            let mut v = self.product()?;
+            while let Some(c @ (b'+' | b'-')) = self.peek() {
+                self.i += 1;
+                let w = self.product()?;
+                v = if c == b'+' { v + w } else { v - w };
+            }
+            Some(v)
+        }
+        fn product(&mut self) -> Option<i64> {
+            let mut v = self.atom()?;
+            while let Some(c @ (b'*' | b'/' | b'%')) = self.peek() {
+                self.i += 1;
+                let w = self.atom()?;
+                v = match c {
+                    b'*' => v * w,
+                    b'/' => v.checked_div(w)?,
+                    _ => v.checked_rem(w)?,
+                };
+            }
+            Some(v)
+        }
+        fn atom(&mut self) -> Option<i64> {
+            match self.peek()? {
+                b'(' => {
+                    self.i += 1;
+                    let v = self.sum()?;
+                    (self.peek()? == b')').then(|| self.i += 1)?;
+                    Some(v)
+                }
+                c if c.is_ascii_digit() => {
+                    let start = self.i;
+                    while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
+                        self.i += 1;
+                    }
+                    std::str::from_utf8(&self.s[start..self.i]).ok()?.parse().ok()
+                }
+                c if c.is_ascii_alphabetic() || c == b'_' => {
+                    let start = self.i;
+                    while self
+                        .s
+                        .get(self.i)
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                    {
+                        self.i += 1;
+                    }
+                    let id = std::str::from_utf8(&self.s[start..self.i]).ok()?;
+                    self.vars.iter().rev().find(|(k, _)| k == id).map(|(_, v)| *v)
+                }
+                _ => None,
+            }
+        }
+    }
+    let mut p = P {
+        s: expr.as_bytes(),
+        i: 0,
+        vars,
+    };
+    match p.sum() {
+        Some(v) if p.peek().is_none() => v,
+        _ => panic!("`{name}`: cannot evaluate index `{expr}` (loop variables {vars:?})"),
+    }
+}
+
 /// The modules of generated Verilog `v`, in order: (name, text from `module` to `endmodule`).
 pub fn modules(v: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -274,5 +503,141 @@ mod tests {
         assert!(a.contains("localparam S__Run = 1;") && a.contains("// Enums"), "{f}");
         assert!(!a.contains("S__Idle"), "{f}");
         assert!(!aq.contains("localparam") && !aq.contains("// Enums"), "{f}");
+    }
+
+    /// On blocks without nested indices the pass changes nothing the generator prints.
+    #[test]
+    fn resolution_is_identity_on_one_index_blocks() {
+        use rust_hdl::core::verilog_gen::verilog_combinatorial;
+        fn text(v: &Verilog) -> String {
+            match v {
+                Verilog::Combinatorial(b) => verilog_combinatorial(b),
+                _ => panic!("not combinatorial"),
+            }
+        }
+        fn same(name: &str, b: &dyn Logic) {
+            let raw = text(&b.hdl());
+            assert!(raw.lines().count() > 50, "{name}");
+            assert!(
+                raw == text(&resolve_indices(b.hdl())),
+                "{name}: resolution changed the text"
+            );
+        }
+        for p in tilerast_golden::PRESETS {
+            let cfg = tilerast_golden::Config::preset(p).unwrap();
+            same("setup", &crate::setup::Setup::new(&cfg));
+            same("tile_parser", &crate::tile_parser::TileParser::new(&cfg));
+            same("subtile_coverage", &crate::subtile_coverage::SubtileCoverage::new(&cfg));
+            same("point_raster", &crate::point_raster::PointRaster::new(&cfg));
+            same("quad_packer", &crate::quad_packer::QuadPacker::new(&cfg));
+            same("raster_core", &crate::raster_core::RasterCore::new(&cfg));
+        }
+    }
+
+    /// Two levels of vector in one name (`self.subs[l].x[i]`), which rust-hdl alone prints as
+    /// `subs$0$x[i]`: resolved to `subs__0__x__1` etc.
+    mod nested {
+        use super::super::*;
+        use crate::util::vec_of;
+
+        #[derive(LogicBlock, Default)]
+        pub struct Sub {
+            pub x: Vec<Signal<In, Bits<8>>>,
+            pub y: Signal<Out, Bits<8>>,
+        }
+
+        impl Logic for Sub {
+            #[hdl_gen]
+            fn update(&mut self) {
+                self.y.next = self.x[0].val() + self.x[1].val();
+            }
+        }
+
+        #[derive(LogicBlock)]
+        pub struct Top {
+            pub a: Vec<Signal<In, Bits<8>>>,
+            pub o: Vec<Signal<Out, Bits<8>>>,
+            pub f: Vec<Signal<Out, Bit>>,
+            subs: Vec<Sub>,
+            _n: usize,
+        }
+
+        impl Top {
+            #[hdl_gen]
+            fn kernel(&mut self) {
+                for l in 0..self._n {
+                    for i in 0..2 {
+                        self.subs[l].x[(i + 1) % 2].next = self.a[l * 2 + i].val();
+                    }
+                    if self.a[l].val().get_bit(0) {
+                        self.o[l].next = self.subs[l].y.val();
+                    } else if self.a[l + 1].val().get_bit(1) {
+                        self.o[l].next = 1.into();
+                    } else {
+                        self.o[l].next = 0.into();
+                    }
+                    self.f[l].next = self.a[l].val().get_bit(l);
+                }
+            }
+        }
+
+        impl Logic for Top {
+            fn update(&mut self) {
+                self.kernel();
+            }
+            fn connect(&mut self) {
+                Top::connect(self);
+            }
+            fn hdl(&self) -> Verilog {
+                resolve_indices(Top::hdl(self))
+            }
+        }
+
+        #[test]
+        fn nested_vector_ports_resolve() {
+            let mut t = Top {
+                a: vec_of(4),
+                o: vec_of(2),
+                f: vec_of(2),
+                subs: (0..2)
+                    .map(|_| Sub {
+                        x: vec_of(2),
+                        y: Default::default(),
+                    })
+                    .collect(),
+                _n: 2,
+            };
+            t.connect_all();
+            let v = fix_verilog(&generate_verilog_named(&t, "top"));
+            let body = &modules(&v)[0].1;
+            for want in [
+                "subs__0__x__1 = a__0;",
+                "subs__0__x__0 = a__1;",
+                "subs__1__x__1 = a__2;",
+                "subs__1__x__0 = a__3;",
+                "if (a__1[32'h0]) begin\n            o__1 = subs__1__y;",
+                "else if (a__2[32'h1]) begin",
+                "f__1 = a__1[1];",
+            ] {
+                assert!(body.contains(want), "missing `{want}` in\n{body}");
+            }
+            assert!(!body.contains("x["), "{body}");
+            // In simulation the same wiring: o_l = x0 + x1 of lane l = a[2l] + a[2l+1] if a[l] odd.
+            let (a, b) = (7u64, 5u64);
+            t.a[0].next = a.into();
+            t.a[1].next = b.into();
+            t.a[2].next = 0.into();
+            t.a[3].next = 0.into();
+            for _ in 0..4 {
+                t.update_all();
+            }
+            assert_eq!(t.o[0].val(), Bits::<8>::from(a + b));
+        }
+
+        #[test]
+        #[should_panic(expected = "cannot evaluate index")]
+        fn unknown_index_variable_panics() {
+            resolve_name("x[q]", &vec![("l".to_string(), 0)]);
+        }
     }
 }

@@ -35,6 +35,15 @@
 //! 12 G adders (25 bits) and 36 sign tests (21 bits; pixel 0 is G's own sign).
 //! `trivial` only forces the full mask (the adders run anyway; the result is identical).
 //!
+//! **Structure.** The block keeps the handshake, the job load (clamp, shift-add program), the
+//! ec stepping, the G adders (shared by all lanes), the viewport row/column tests and the
+//! output registers; each lane's pixel multiples, sign tests and mask are one [`SampleLane`]
+//! sub-block, instantiated Q times (`lanes`, Verilog instances `lanes__0` … of modules
+//! `<parent>__lanes__<l>`: combinational, the lane's constants are its signed digits of
+//! 2l, 2l + 1). The lanes' vector ports take two indices (`self.lanes[l].gg[i]`), which
+//! rust-hdl's Verilog generator cannot resolve alone: the block's `hdl` goes through
+//! [`emit::resolve_indices`].
+//!
 //! The sign-test carry chains dominate the block's size, then the G adders and the
 //! sample-offset program with its registers; measured sizes: only the generated per-block
 //! table in the README's "FPGA" section.
@@ -49,10 +58,16 @@
 //! ```text
 //!  job ─► clamp E/16 ──────────────► ec[k] ──(+32Qa | row end: +32b−32Q(BPR−1)a)
 //!     └─► a, b ─► shift-add program ─► dv[s][k] = a·X_s + b·Y_s      (registered at load)
-//!         a, b regs ─► n[l,i][k] = (2l+(i&1))·a + (i>>1)·b
-//!                      G[s][k] = (ec[k] + dv[s][k]) >> 4
-//!                      cov[l,i,s] = trivial | ∧_k sign(G[s][k] + n[l,i][k]) = 0   (& visible, & !none)
-//!                      ─► masks, lane_valid ─► out reg ─► beat
+//!         a, b regs ─► a·2^j, b ─────────────────────────┐
+//!         G[s][k] = (ec[k] + dv[s][k]) >> 4 ─────────────┤  (shared by all lanes)
+//!         viewport: x visible per lane, y visible ───────┤
+//!                                                        ▼
+//!   ┌─ lanes[l], l = 0..Q (SampleLane, combinational) ───────────────────────────┐
+//!   │ n[i][k] = (2l+(i&1))·a + (i>>1)·b                                          │
+//!   │ cov[i,s] = trivial | ∧_k sign(G[s][k] + n[i][k]) = 0  (& visible, & !none) │
+//!   │ ─► mask (4·S bits), valid = mask ≠ 0                                       │
+//!   └────────────────────────────────────────────────────┬───────────────────────┘
+//!                                                        └─► masks, lane_valid ─► out reg ─► beat
 //! ```
 
 use crate::emit;
@@ -99,8 +114,6 @@ pub struct SampleRaster {
     c_himask: Constant<Bits<48>>,
     c_chi: Constant<Bits<48>>,
     c_clo: Constant<Bits<48>>,
-    c_sgn: Constant<Bits<6>>,
-    c_wgmask: Constant<Bits<48>>,
     c_amask: Constant<Bits<24>>,
     c_asgn: Constant<Bits<6>>,
     c_ahi: Constant<Bits<48>>,
@@ -118,14 +131,9 @@ pub struct SampleRaster {
     c_dsgn: Constant<Bits<6>>,
     c_dhi: Constant<Bits<48>>,
     c_sext24: Constant<Bits<48>>,
-    /// Lane/pixel x multiples 2l + i (pixels i = 0, 1) in signed digits, index (l·2 + i)·4 + digit.
-    c_lp: Vec<Constant<Bits<48>>>,
-    c_ln: Vec<Constant<Bits<48>>>,
     /// Row-end back step multiple Q·(BPR − 1) in signed digits (8 digits).
     c_bp: Vec<Constant<Bits<48>>>,
     c_bn: Vec<Constant<Bits<48>>>,
-    /// Mask bit p·S + s.
-    c_bit: Vec<Constant<Bits<64>>>,
     /// Lane index l (for qx) and lane bit 1 << l.
     c_lidx: Vec<Constant<Bits<12>>>,
     c_lidx10: Vec<Constant<Bits<10>>>,
@@ -159,14 +167,12 @@ pub struct SampleRaster {
     bk: Vec<Signal<Local, Bits<48>>>,
     step: Vec<Signal<Local, Bits<48>>>,
     gg: Vec<Signal<Local, Bits<48>>>,
-    nn: Vec<Signal<Local, Bits<48>>>,
-    su: Vec<Signal<Local, Bits<48>>>,
     xr: Signal<Local, Bits<10>>,
     yr: Signal<Local, Bits<10>>,
     lx: Vec<Signal<Local, Bits<10>>>,
     vxok: Vec<Signal<Local, Bit>>,
     vyok: Vec<Signal<Local, Bit>>,
-    mk: Vec<Signal<Local, Bits<64>>>,
+    /// Valid-lane bits, accumulated over lanes 0..4 (lanes ≥ Q pass the value on).
     lvc: Vec<Signal<Local, Bits<4>>>,
     anyv: Signal<Local, Bit>,
 
@@ -193,13 +199,13 @@ pub struct SampleRaster {
     omask: Vec<DFF<Bits<64>>>,
     olast: DFF<Bit>,
 
+    // ---- sub-blocks ----
+    /// Lane l's sign tests and mask ([`SampleLane`]), l = 0..Q.
+    lanes: Vec<SampleLane>,
+
     // ---- elaboration-time loop bounds (not signals) ----
     _s: usize,
-    _s1: usize,
     _q: usize,
-    _q1: usize,
-    _has1: usize,
-    _has2: usize,
     _nn: usize,
     _nn1: usize,
     _no: usize,
@@ -419,15 +425,6 @@ impl SampleRaster {
         // Bits of a sample offset d = a·X + b·Y: |d| ≤ 15·(|a| + |b|).
         let dmax = 15 * (g.coef_max[0] + g.coef_max[1]);
         let dw = (64 - dmax.leading_zeros() + 1) as u64;
-        let mut c_lp = Vec::new();
-        let mut c_ln = Vec::new();
-        for l in 0..q as u64 {
-            for i in 0..2u64 {
-                let (p, n) = csd(2 * l + i);
-                c_lp.extend(digit_masks(p, 4));
-                c_ln.extend(digit_masks(n, 4));
-            }
-        }
         let (bp, bn) = csd(g.q as u64 * (g.beats_per_row as u64 - 1));
         if (bp | bn) >> 8 != 0 {
             return Err("sample_raster: Q·(BPR − 1) needs more than 8 signed digits".into());
@@ -462,8 +459,6 @@ impl SampleRaster {
             c_himask: k(mask48 & !((1u64 << (m + 4)) - 1)),
             c_chi: k((1 << m) - 1),
             c_clo: k((1u64 << wu) - (1 << m)),
-            c_sgn: k(g.w_g() as u64 - 1),
-            c_wgmask: k((1 << g.w_g()) - 1),
             c_amask: k((1 << aw) - 1),
             c_asgn: k(aw - 1),
             c_ahi: k(mask48 & !((1u64 << aw) - 1)),
@@ -478,11 +473,8 @@ impl SampleRaster {
             c_dsgn: k(dw - 1),
             c_dhi: k(mask48 & !((1u64 << dw) - 1)),
             c_sext24: k(mask48 & !((1u64 << 24) - 1)),
-            c_lp,
-            c_ln,
             c_bp: digit_masks(bp, 8),
             c_bn: digit_masks(bn, 8),
-            c_bit: (0..4 * s as u64).map(|j| k(1 << j)).collect(),
             c_lidx: (0..q as u64).map(k).collect(),
             c_lidx10: (0..q as u64).map(k).collect(),
             c_lbit: (0..q as u64).map(|l| k(1 << l)).collect(),
@@ -513,15 +505,12 @@ impl SampleRaster {
             bk: vec_of(27),
             step: vec_of(3),
             gg: vec_of(3 * s),
-            nn: vec_of(12 * q),
-            su: vec_of(12 * q * s),
             xr: Default::default(),
             yr: Default::default(),
             lx: vec_of(q),
             vxok: vec_of(2 * q),
             vyok: vec_of(2),
-            mk: vec_of(q * (4 * s + 1)),
-            lvc: vec_of(q + 1),
+            lvc: vec_of(5),
             anyv: Default::default(),
             busy: Default::default(),
             bcnt: Default::default(),
@@ -544,12 +533,9 @@ impl SampleRaster {
             oqy: vec_of(4),
             omask: vec_of(4),
             olast: Default::default(),
+            lanes: (0..q).map(|l| SampleLane::new(l, s, g.w_g())).collect(),
             _s: s,
-            _s1: s + 1,
             _q: q,
-            _q1: q + 1,
-            _has1: (q > 1) as usize,
-            _has2: (q > 2) as usize,
             _nn: nn,
             _nn1: nn + 1,
             _no: no,
@@ -566,9 +552,13 @@ impl SampleRaster {
     }
 }
 
-impl Logic for SampleRaster {
+impl SampleRaster {
+    /// The block's logic. `#[hdl_gen]` sits in this inherent impl, where it also defines the
+    /// inherent `connect` and `hdl` that the `Logic` impl below calls: the lanes' vector ports
+    /// are addressed with two indices (`self.lanes[l].gg[i]`), and rust-hdl's generator
+    /// resolves only a name's first index, so `hdl` goes through [`emit::resolve_indices`].
     #[hdl_gen]
-    fn update(&mut self) {
+    fn kernel(&mut self) {
         dff_setup!(
             self, clock, busy, bcnt, prim_r, qxs, qys, visw, vish, last_r, none_r, triv_r, ov, oprim, olv, olast
         );
@@ -657,124 +647,87 @@ impl Logic for SampleRaster {
             }
         }
 
-        for zs in self._s..self._s1 {
-            for zq in self._q..self._q1 {
-                // ---- per sample: G = (ec + d) >> 4, d = a·X_s + b·Y_s registered at job load ----
-                for s in 0..self._s {
-                    for e in 0..3 {
-                        self.dx[s * 3 + e].next = self.dv[s * 3 + e].q.val();
-                        if self.dv[s * 3 + e].q.val().get_bit(self.c_dsgn.val().index()) {
-                            self.dx[s * 3 + e].next = self.dv[s * 3 + e].q.val() | self.c_dhi.val();
-                        }
-                        self.gg[s * 3 + e].next = (((self.ec[e].q.val() & self.c_wumask.val())
-                            + (self.dx[s * 3 + e].val() & self.c_wumask.val()))
-                            & self.c_wumask.val())
-                            >> 4;
-                    }
+        // ---- per sample: G = (ec + d) >> 4, d = a·X_s + b·Y_s registered at job load ----
+        for s in 0..self._s {
+            for e in 0..3 {
+                self.dx[s * 3 + e].next = self.dv[s * 3 + e].q.val();
+                if self.dv[s * 3 + e].q.val().get_bit(self.c_dsgn.val().index()) {
+                    self.dx[s * 3 + e].next = self.dv[s * 3 + e].q.val() | self.c_dhi.val();
                 }
-                // ---- per lane and pixel: (2l + (i&1))·a + (i>>1)·b, in pixel units ----
-                for l in 0..self._q {
-                    for p in 0..2 {
-                        for e in 0..3 {
-                            self.nn[(l * 4 + p) * 3 + e].next = (self.a2[e * 4].val()
-                                & self.c_lp[(l * 2 + p) * 4].val())
-                                + (self.a2[e * 4 + 1].val() & self.c_lp[(l * 2 + p) * 4 + 1].val())
-                                + (self.a2[e * 4 + 2].val() & self.c_lp[(l * 2 + p) * 4 + 2].val())
-                                + (self.a2[e * 4 + 3].val() & self.c_lp[(l * 2 + p) * 4 + 3].val())
-                                - (self.a2[e * 4].val() & self.c_ln[(l * 2 + p) * 4].val())
-                                - (self.a2[e * 4 + 1].val() & self.c_ln[(l * 2 + p) * 4 + 1].val())
-                                - (self.a2[e * 4 + 2].val() & self.c_ln[(l * 2 + p) * 4 + 2].val())
-                                - (self.a2[e * 4 + 3].val() & self.c_ln[(l * 2 + p) * 4 + 3].val());
-                            self.nn[(l * 4 + p + 2) * 3 + e].next =
-                                self.nn[(l * 4 + p) * 3 + e].val() + self.bx[e].val();
-                        }
-                    }
+                self.gg[s * 3 + e].next = (((self.ec[e].q.val() & self.c_wumask.val())
+                    + (self.dx[s * 3 + e].val() & self.c_wumask.val()))
+                    & self.c_wumask.val())
+                    >> 4;
+            }
+        }
+        // ---- viewport ----
+        // Tile-relative quad coordinates of lane 0 (the low bits of qxs, qys).
+        self.xr.next = (bit_cast::<10, 12>(self.qxs.q.val()) & self.c_tqxm.val())
+            | (bit_cast::<10, 8>(self.cg.val()) << self.c_qsh.val());
+        self.yr.next = (bit_cast::<10, 12>(self.qys.q.val()) & self.c_tqym.val()) | bit_cast::<10, 8>(self.rr.val());
+        self.vyok[0].next = (self.yr.val() << 1) < self.vish.q.val();
+        self.vyok[1].next = ((self.yr.val() << 1) + 1) < self.vish.q.val();
+        for l in 0..self._q {
+            self.lx[l].next = (self.xr.val() + self.c_lidx10[l].val()) << 1;
+            self.vxok[l * 2].next = self.lx[l].val() < self.visw.q.val();
+            self.vxok[l * 2 + 1].next = (self.lx[l].val() + 1) < self.visw.q.val();
+        }
+        // ---- lanes: sign tests and masks (SampleLane), valid-lane bits ----
+        self.lvc[0].next = 0.into();
+        for l in 0..self._q {
+            for s in 0..self._s {
+                for e in 0..3 {
+                    self.lanes[l].gg[s * 3 + e].next = self.gg[s * 3 + e].val();
                 }
-                // ---- viewport ----
-                // Tile-relative quad coordinates of lane 0 (the low bits of qxs, qys).
-                self.xr.next = (bit_cast::<10, 12>(self.qxs.q.val()) & self.c_tqxm.val())
-                    | (bit_cast::<10, 8>(self.cg.val()) << self.c_qsh.val());
-                self.yr.next =
-                    (bit_cast::<10, 12>(self.qys.q.val()) & self.c_tqym.val()) | bit_cast::<10, 8>(self.rr.val());
-                self.vyok[0].next = (self.yr.val() << 1) < self.vish.q.val();
-                self.vyok[1].next = ((self.yr.val() << 1) + 1) < self.vish.q.val();
-                for l in 0..self._q {
-                    self.lx[l].next = (self.xr.val() + self.c_lidx10[l].val()) << 1;
-                    self.vxok[l * 2].next = self.lx[l].val() < self.visw.q.val();
-                    self.vxok[l * 2 + 1].next = (self.lx[l].val() + 1) < self.visw.q.val();
+            }
+            for e in 0..3 {
+                for i in 0..4 {
+                    self.lanes[l].a2[e * 4 + i].next = self.a2[e * 4 + i].val();
                 }
-                // ---- sign tests, masks ----
-                for l in 0..self._q {
-                    self.mk[l * (4 * zs + 1)].next = 0.into();
-                    for p in 0..4 {
-                        for s in 0..self._s {
-                            for e in 0..3 {
-                                self.su[((l * 4 + p) * zs + s) * 3 + e].next = ((self.gg[s * 3 + e].val()
-                                    & self.c_wgmask.val())
-                                    + (self.nn[(l * 4 + p) * 3 + e].val() & self.c_wgmask.val()))
-                                    & self.c_wgmask.val();
-                            }
-                            if (self.triv_r.q.val()
-                                | (!self.su[((l * 4 + p) * zs + s) * 3]
-                                    .val()
-                                    .get_bit(self.c_sgn.val().index())
-                                    & !self.su[((l * 4 + p) * zs + s) * 3 + 1]
-                                        .val()
-                                        .get_bit(self.c_sgn.val().index())
-                                    & !self.su[((l * 4 + p) * zs + s) * 3 + 2]
-                                        .val()
-                                        .get_bit(self.c_sgn.val().index())))
-                                & self.vxok[l * 2 + p % 2].val()
-                                & self.vyok[p / 2].val()
-                                & !self.none_r.q.val()
-                            {
-                                self.mk[l * (4 * zs + 1) + p * zs + s + 1].next =
-                                    self.mk[l * (4 * zs + 1) + p * zs + s].val() | self.c_bit[p * zs + s].val();
-                            } else {
-                                self.mk[l * (4 * zs + 1) + p * zs + s + 1].next =
-                                    self.mk[l * (4 * zs + 1) + p * zs + s].val();
-                            }
-                        }
-                    }
-                }
-                self.lvc[0].next = 0.into();
-                for l in 0..self._q {
-                    if self.mk[l * (4 * zs + 1) + 4 * zs].val().any() {
-                        self.lvc[l + 1].next = self.lvc[l].val() | self.c_lbit[l].val();
-                    } else {
-                        self.lvc[l + 1].next = self.lvc[l].val();
-                    }
-                }
-                self.anyv.next = self.lvc[zq].val().any();
-                self.emit.next = self.anyv.val() | (self.fin.val() & self.last_r.q.val());
+                self.lanes[l].bx[e].next = self.bx[e].val();
+            }
+            self.lanes[l].vx[0].next = self.vxok[l * 2].val();
+            self.lanes[l].vx[1].next = self.vxok[l * 2 + 1].val();
+            self.lanes[l].vy[0].next = self.vyok[0].val();
+            self.lanes[l].vy[1].next = self.vyok[1].val();
+            self.lanes[l].trivial.next = self.triv_r.q.val();
+            self.lanes[l].none.next = self.none_r.q.val();
+            if self.lanes[l].valid.val() {
+                self.lvc[l + 1].next = self.lvc[l].val() | self.c_lbit[l].val();
+            } else {
+                self.lvc[l + 1].next = self.lvc[l].val();
+            }
+        }
+        for l in self._q..4 {
+            self.lvc[l + 1].next = self.lvc[l].val();
+        }
+        self.anyv.next = self.lvc[4].val().any();
+        self.emit.next = self.anyv.val() | (self.fin.val() & self.last_r.q.val());
 
-                // ---- advance: load the output register, step ----
-                if self.out_ready.val() {
-                    self.ov.d.next = false;
-                }
-                if self.adv.val() {
-                    self.ov.d.next = self.emit.val();
-                    self.oprim.d.next = self.prim_r.q.val();
-                    self.olv.d.next = self.lvc[zq].val();
-                    self.olast.d.next = self.fin.val() & self.last_r.q.val();
-                    for l in 0..self._q {
-                        self.oqx[l].d.next = self.qxs.q.val()
-                            | (bit_cast::<12, 8>(self.cg.val()) << self.c_qsh.val())
-                            | self.c_lidx[l].val();
-                        self.oqy[l].d.next = self.qys.q.val() | bit_cast::<12, 8>(self.rr.val());
-                        self.omask[l].d.next = self.mk[l * (4 * zs + 1) + 4 * zs].val();
-                    }
-                    if self.fin.val() {
-                        self.busy.d.next = false;
-                        self.bcnt.d.next = 0.into();
-                    } else {
-                        self.bcnt.d.next = self.bcnt.q.val() + 1;
-                        for e in 0..3 {
-                            self.ec[e].d.next = ((self.ec[e].q.val() & self.c_wumask.val())
-                                + (self.step[e].val() & self.c_wumask.val()))
-                                & self.c_wumask.val();
-                        }
-                    }
+        // ---- advance: load the output register, step ----
+        if self.out_ready.val() {
+            self.ov.d.next = false;
+        }
+        if self.adv.val() {
+            self.ov.d.next = self.emit.val();
+            self.oprim.d.next = self.prim_r.q.val();
+            self.olv.d.next = self.lvc[4].val();
+            self.olast.d.next = self.fin.val() & self.last_r.q.val();
+            for l in 0..self._q {
+                self.oqx[l].d.next =
+                    self.qxs.q.val() | (bit_cast::<12, 8>(self.cg.val()) << self.c_qsh.val()) | self.c_lidx[l].val();
+                self.oqy[l].d.next = self.qys.q.val() | bit_cast::<12, 8>(self.rr.val());
+                self.omask[l].d.next = self.lanes[l].mask.val();
+            }
+            if self.fin.val() {
+                self.busy.d.next = false;
+                self.bcnt.d.next = 0.into();
+            } else {
+                self.bcnt.d.next = self.bcnt.q.val() + 1;
+                for e in 0..3 {
+                    self.ec[e].d.next = ((self.ec[e].q.val() & self.c_wumask.val())
+                        + (self.step[e].val() & self.c_wumask.val()))
+                        & self.c_wumask.val();
                 }
             }
         }
@@ -908,6 +861,173 @@ impl Logic for SampleRaster {
         self.out.mask_1.next = self.omask[1].q.val();
         self.out.mask_2.next = self.omask[2].q.val();
         self.out.mask_3.next = self.omask[3].q.val();
+    }
+}
+
+impl Logic for SampleRaster {
+    fn update(&mut self) {
+        self.kernel();
+    }
+
+    fn connect(&mut self) {
+        SampleRaster::connect(self);
+    }
+
+    fn hdl(&self) -> Verilog {
+        emit::resolve_indices(SampleRaster::hdl(self))
+    }
+}
+
+/// # SampleLane: one lane of [`SampleRaster`]
+///
+/// **Role.** The sign tests and the mask of the quad in lane l of the current beat (quad
+/// c·Q + l of its row): pixel i (0 BL, 1 BR, 2 TL, 3 TR) sample s is covered iff `trivial`, or
+/// for all three edges k the sign of G[s][k] + n[i][k] is clear, with
+/// n[i][k] = (2l + (i&1))·a + (i>>1)·b in pixel units; and the pixel is visible
+/// (`vx[i&1] & vy[i>>1]`) and the job is not `none`. The parent computes G once for all lanes.
+/// The lane's constants: the signed digits of 2l and 2l + 1 (`c_lp`/`c_ln`, its only
+/// lane-dependent values), the mask bits, the sign bit W_g − 1 and the W_g mask.
+///
+/// **Ports.** In: `gg` (G[s][k], index s·3 + k, W_g bits, zero above), `a2` (a·2^j of edge k,
+/// j = 0..3, index k·4 + j) and `bx` (b of edge k), both sign-extended to 48 bits (wrap-around
+/// sums, of which the tests keep the low W_g bits), `vx` (the lane's pixel columns visible:
+/// x < vis_w, index i&1), `vy` (the beat's pixel rows visible: y < vis_h, index i>>1),
+/// `trivial`, `none`. Out: `mask` (bit i·S + s = pixel i sample s covered, 4·S bits used) and
+/// `valid` (`mask ≠ 0`).
+///
+/// **Timing.** Combinational, no register, no latency: `mask` and `valid` follow the inputs in
+/// the same cycle (the parent registers them into the beat).
+///
+/// ```text
+///  a2, bx ─► n[i][k] = Σ ±(a·2^j) (digits of 2l + (i&1)) [+ b if i ≥ 2]
+///  gg ─────► su[s,i][k] = (G[s][k] + n[i][k]) & W_g mask
+///            cov[s,i] = (trivial | ∧_k !sign(su[s,i][k])) & vx[i&1] & vy[i>>1] & !none
+///            ─► mask = ∨ cov[s,i]·bit(i·S + s), valid = mask ≠ 0
+/// ```
+#[derive(LogicBlock)]
+pub struct SampleLane {
+    /// G per sample s and edge k, index s·3 + k.
+    pub gg: Vec<Signal<In, Bits<48>>>,
+    /// a·2^j per edge k (sign-extended), index k·4 + j, j = 0..3.
+    pub a2: Vec<Signal<In, Bits<48>>>,
+    /// b per edge (sign-extended).
+    pub bx: Vec<Signal<In, Bits<48>>>,
+    /// Pixel column visible, index i&1 (left, right column of the lane's quad).
+    pub vx: Vec<Signal<In, Bit>>,
+    /// Pixel row visible, index i>>1 (bottom, top row of the beat's quad row).
+    pub vy: Vec<Signal<In, Bit>>,
+    /// Trivially accepted job: every visible sample covered.
+    pub trivial: Signal<In, Bit>,
+    /// `none` job: empty mask.
+    pub none: Signal<In, Bit>,
+    /// Coverage mask, bit i·S + s.
+    pub mask: Signal<Out, Bits<64>>,
+    /// `mask ≠ 0`.
+    pub valid: Signal<Out, Bit>,
+
+    /// Pixel x multiples 2l + i (i = 0, 1) in signed digits: all-ones where digit j of the
+    /// positive (`c_lp`) / negative (`c_ln`) part is set, index i·4 + j.
+    c_lp: Vec<Constant<Bits<48>>>,
+    c_ln: Vec<Constant<Bits<48>>>,
+    /// Mask bit of pixel i, sample s: 1 << (i·S + s), index s·4 + i.
+    c_bit: Vec<Constant<Bits<64>>>,
+    c_sgn: Constant<Bits<6>>,
+    c_wgmask: Constant<Bits<48>>,
+
+    /// n[i][k], index i·3 + k.
+    nn: Vec<Signal<Local, Bits<48>>>,
+    /// G[s][k] + n[i][k], index (s·4 + i)·3 + k.
+    su: Vec<Signal<Local, Bits<48>>>,
+    /// The mask accumulated over (s, i) in order s·4 + i: mk[j + 1] = mk[j] | covered bit j.
+    mk: Vec<Signal<Local, Bits<64>>>,
+
+    // ---- elaboration-time loop bounds (not signals) ----
+    _s: usize,
+    /// 4·S: the index of the accumulated mask (bound to a loop variable, `#[hdl_gen]` has no `let`).
+    _n: usize,
+}
+
+impl SampleLane {
+    /// Lane `l` of a block with `s` samples per pixel and W_g = `w_g`.
+    pub fn new(l: usize, s: usize, w_g: u32) -> SampleLane {
+        let mut c_lp = Vec::new();
+        let mut c_ln = Vec::new();
+        for i in 0..2u64 {
+            let (p, n) = csd(2 * l as u64 + i);
+            c_lp.extend(digit_masks(p, 4));
+            c_ln.extend(digit_masks(n, 4));
+        }
+        SampleLane {
+            gg: vec_of(3 * s),
+            a2: vec_of(12),
+            bx: vec_of(3),
+            vx: vec_of(2),
+            vy: vec_of(2),
+            trivial: Default::default(),
+            none: Default::default(),
+            mask: Default::default(),
+            valid: Default::default(),
+            c_lp,
+            c_ln,
+            c_bit: (0..s)
+                .flat_map(|smp| (0..4).map(move |i| k(1 << (i * s + smp))))
+                .collect(),
+            c_sgn: k(w_g as u64 - 1),
+            c_wgmask: k((1 << w_g) - 1),
+            nn: vec_of(12),
+            su: vec_of(12 * s),
+            mk: vec_of(4 * s + 1),
+            _s: s,
+            _n: 4 * s,
+        }
+    }
+}
+
+impl Logic for SampleLane {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- per pixel: (2l + (i&1))·a + (i>>1)·b, in pixel units ----
+        for i in 0..2 {
+            for e in 0..3 {
+                self.nn[i * 3 + e].next = (self.a2[e * 4].val() & self.c_lp[i * 4].val())
+                    + (self.a2[e * 4 + 1].val() & self.c_lp[i * 4 + 1].val())
+                    + (self.a2[e * 4 + 2].val() & self.c_lp[i * 4 + 2].val())
+                    + (self.a2[e * 4 + 3].val() & self.c_lp[i * 4 + 3].val())
+                    - (self.a2[e * 4].val() & self.c_ln[i * 4].val())
+                    - (self.a2[e * 4 + 1].val() & self.c_ln[i * 4 + 1].val())
+                    - (self.a2[e * 4 + 2].val() & self.c_ln[i * 4 + 2].val())
+                    - (self.a2[e * 4 + 3].val() & self.c_ln[i * 4 + 3].val());
+                self.nn[(i + 2) * 3 + e].next = self.nn[i * 3 + e].val() + self.bx[e].val();
+            }
+        }
+        // ---- sign tests, mask ----
+        self.mk[0].next = 0.into();
+        for s in 0..self._s {
+            for i in 0..4 {
+                for e in 0..3 {
+                    self.su[(s * 4 + i) * 3 + e].next = ((self.gg[s * 3 + e].val() & self.c_wgmask.val())
+                        + (self.nn[i * 3 + e].val() & self.c_wgmask.val()))
+                        & self.c_wgmask.val();
+                }
+                if (self.trivial.val()
+                    | (!self.su[(s * 4 + i) * 3].val().get_bit(self.c_sgn.val().index())
+                        & !self.su[(s * 4 + i) * 3 + 1].val().get_bit(self.c_sgn.val().index())
+                        & !self.su[(s * 4 + i) * 3 + 2].val().get_bit(self.c_sgn.val().index())))
+                    & self.vx[i % 2].val()
+                    & self.vy[i / 2].val()
+                    & !self.none.val()
+                {
+                    self.mk[s * 4 + i + 1].next = self.mk[s * 4 + i].val() | self.c_bit[s * 4 + i].val();
+                } else {
+                    self.mk[s * 4 + i + 1].next = self.mk[s * 4 + i].val();
+                }
+            }
+        }
+        // One iteration, n = 4·S: the end of the chain (an index must be a loop-variable expression).
+        for n in self._n..(self._n + 1) {
+            self.mask.next = self.mk[n].val();
+            self.valid.next = self.mk[n].val().any();
+        }
     }
 }
 
