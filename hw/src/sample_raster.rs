@@ -71,145 +71,129 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{BeatOut, JobIn};
+use crate::streams::{stream_block, BeatOut, JobIn};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::samples;
 
-/// The sample rasterizer block. Build with [`SampleRaster::new`].
-#[derive(LogicBlock)]
-pub struct SampleRaster {
-    /// Clock.
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset: at an edge with `flush` high every register returns to zero (idle).
-    pub flush: Signal<In, Bit>,
-    /// Job valid.
-    pub in_valid: Signal<In, Bit>,
-    /// Ready for a job: `!busy | ((!out_valid | out_ready) & final)`.
-    pub in_ready: Signal<Out, Bit>,
-    /// Payload in ([`crate::streams::JobIn`]).
-    pub inp: JobIn,
-    /// Beat valid.
-    pub out_valid: Signal<Out, Bit>,
-    /// Downstream ready.
-    pub out_ready: Signal<In, Bit>,
-    /// Payload out ([`crate::streams::BeatOut`]).
-    pub out: BeatOut,
+stream_block! {
+    /// The sample rasterizer block. Build with [`SampleRaster::new`].
+    pub struct SampleRaster(JobIn => BeatOut) {
+        // ---- preset constants ----
+        c_nbm1: Constant<Bits<8>>,
+        c_bprm1: Constant<Bits<8>>,
+        c_bsh: Constant<Bits<8>>,
+        c_qsh: Constant<Bits<8>>,
+        c_qwsh: Constant<Bits<8>>,
+        c_qhsh: Constant<Bits<8>>,
+        c_tqxsh: Constant<Bits<8>>,
+        c_tqysh: Constant<Bits<8>>,
+        c_tqxm: Constant<Bits<10>>,
+        c_tqym: Constant<Bits<10>>,
+        c_fsh: Constant<Bits<8>>,
+        c_wumask: Constant<Bits<48>>,
+        c_himask: Constant<Bits<48>>,
+        c_chi: Constant<Bits<48>>,
+        c_clo: Constant<Bits<48>>,
+        c_amask: Constant<Bits<24>>,
+        c_asgn: Constant<Bits<6>>,
+        c_ahi: Constant<Bits<48>>,
+        /// Sample offsets a·X_s + b·Y_s as a shift-add program ([`Mcm`]): op n computes node n + 2
+        /// from nodes i1, i2 (`c_s1`/`c_s2`: one-hot over nodes, index n·N + m), shifts `c_h1`/`c_h2`,
+        /// subtract if `c_sub`; sample s is node `c_ts` (one-hot, index s·N + m) shifted by `c_tsh`.
+        c_s1: Vec<Constant<Bit>>,
+        c_s2: Vec<Constant<Bit>>,
+        c_h1: Vec<Constant<Bits<8>>>,
+        c_h2: Vec<Constant<Bits<8>>>,
+        c_sub: Vec<Constant<Bit>>,
+        c_ts: Vec<Constant<Bit>>,
+        c_tsh: Vec<Constant<Bits<8>>>,
+        c_dmask: Constant<Bits<48>>,
+        c_dsgn: Constant<Bits<6>>,
+        c_dhi: Constant<Bits<48>>,
+        c_sext24: Constant<Bits<48>>,
+        /// Row-end back step multiple Q·(BPR − 1) in signed digits (8 digits).
+        c_bp: Vec<Constant<Bits<48>>>,
+        c_bn: Vec<Constant<Bits<48>>>,
+        /// Lane index l (for qx) and lane bit 1 << l.
+        c_lidx: Vec<Constant<Bits<12>>>,
+        c_lidx10: Vec<Constant<Bits<10>>>,
+        c_lbit: Vec<Constant<Bits<4>>>,
 
-    // ---- preset constants ----
-    c_nbm1: Constant<Bits<8>>,
-    c_bprm1: Constant<Bits<8>>,
-    c_bsh: Constant<Bits<8>>,
-    c_qsh: Constant<Bits<8>>,
-    c_qwsh: Constant<Bits<8>>,
-    c_qhsh: Constant<Bits<8>>,
-    c_tqxsh: Constant<Bits<8>>,
-    c_tqysh: Constant<Bits<8>>,
-    c_tqxm: Constant<Bits<10>>,
-    c_tqym: Constant<Bits<10>>,
-    c_fsh: Constant<Bits<8>>,
-    c_wumask: Constant<Bits<48>>,
-    c_himask: Constant<Bits<48>>,
-    c_chi: Constant<Bits<48>>,
-    c_clo: Constant<Bits<48>>,
-    c_amask: Constant<Bits<24>>,
-    c_asgn: Constant<Bits<6>>,
-    c_ahi: Constant<Bits<48>>,
-    /// Sample offsets a·X_s + b·Y_s as a shift-add program ([`Mcm`]): op n computes node n + 2
-    /// from nodes i1, i2 (`c_s1`/`c_s2`: one-hot over nodes, index n·N + m), shifts `c_h1`/`c_h2`,
-    /// subtract if `c_sub`; sample s is node `c_ts` (one-hot, index s·N + m) shifted by `c_tsh`.
-    c_s1: Vec<Constant<Bit>>,
-    c_s2: Vec<Constant<Bit>>,
-    c_h1: Vec<Constant<Bits<8>>>,
-    c_h2: Vec<Constant<Bits<8>>>,
-    c_sub: Vec<Constant<Bit>>,
-    c_ts: Vec<Constant<Bit>>,
-    c_tsh: Vec<Constant<Bits<8>>>,
-    c_dmask: Constant<Bits<48>>,
-    c_dsgn: Constant<Bits<6>>,
-    c_dhi: Constant<Bits<48>>,
-    c_sext24: Constant<Bits<48>>,
-    /// Row-end back step multiple Q·(BPR − 1) in signed digits (8 digits).
-    c_bp: Vec<Constant<Bits<48>>>,
-    c_bn: Vec<Constant<Bits<48>>>,
-    /// Lane index l (for qx) and lane bit 1 << l.
-    c_lidx: Vec<Constant<Bits<12>>>,
-    c_lidx10: Vec<Constant<Bits<10>>>,
-    c_lbit: Vec<Constant<Bits<4>>>,
+        // ---- combinational ----
+        cg: Signal<Local, Bits<8>>,
+        rr: Signal<Local, Bits<8>>,
+        fin: Signal<Local, Bit>,
+        rowend: Signal<Local, Bit>,
+        can_out: Signal<Local, Bit>,
+        adv: Signal<Local, Bit>,
+        accept: Signal<Local, Bit>,
+        emit: Signal<Local, Bit>,
+        ein: Vec<Signal<Local, Bits<48>>>,
+        ehi: Vec<Signal<Local, Bits<48>>>,
+        uc: Vec<Signal<Local, Bits<48>>>,
+        aw: Vec<Signal<Local, Bits<48>>>,
+        bw: Vec<Signal<Local, Bits<48>>>,
+        ax: Vec<Signal<Local, Bits<48>>>,
+        bx: Vec<Signal<Local, Bits<48>>>,
+        a2: Vec<Signal<Local, Bits<48>>>,
+        ia: Vec<Signal<Local, Bits<48>>>,
+        ib: Vec<Signal<Local, Bits<48>>>,
+        vi: Vec<Signal<Local, Bits<48>>>,
+        o1: Vec<Signal<Local, Bits<48>>>,
+        o2: Vec<Signal<Local, Bits<48>>>,
+        dnew: Vec<Signal<Local, Bits<48>>>,
+        dx: Vec<Signal<Local, Bits<48>>>,
+        a5: Vec<Signal<Local, Bits<48>>>,
+        bk: Vec<Signal<Local, Bits<48>>>,
+        step: Vec<Signal<Local, Bits<48>>>,
+        gg: Vec<Signal<Local, Bits<48>>>,
+        xr: Signal<Local, Bits<10>>,
+        yr: Signal<Local, Bits<10>>,
+        lx: Vec<Signal<Local, Bits<10>>>,
+        vxok: Vec<Signal<Local, Bit>>,
+        vyok: Vec<Signal<Local, Bit>>,
+        /// Valid-lane bits, accumulated over lanes 0..4 (lanes ≥ Q pass the value on).
+        lvc: Vec<Signal<Local, Bits<4>>>,
+        anyv: Signal<Local, Bit>,
 
-    // ---- combinational ----
-    cg: Signal<Local, Bits<8>>,
-    rr: Signal<Local, Bits<8>>,
-    fin: Signal<Local, Bit>,
-    rowend: Signal<Local, Bit>,
-    can_out: Signal<Local, Bit>,
-    adv: Signal<Local, Bit>,
-    accept: Signal<Local, Bit>,
-    emit: Signal<Local, Bit>,
-    ein: Vec<Signal<Local, Bits<48>>>,
-    ehi: Vec<Signal<Local, Bits<48>>>,
-    uc: Vec<Signal<Local, Bits<48>>>,
-    aw: Vec<Signal<Local, Bits<48>>>,
-    bw: Vec<Signal<Local, Bits<48>>>,
-    ax: Vec<Signal<Local, Bits<48>>>,
-    bx: Vec<Signal<Local, Bits<48>>>,
-    a2: Vec<Signal<Local, Bits<48>>>,
-    ia: Vec<Signal<Local, Bits<48>>>,
-    ib: Vec<Signal<Local, Bits<48>>>,
-    vi: Vec<Signal<Local, Bits<48>>>,
-    o1: Vec<Signal<Local, Bits<48>>>,
-    o2: Vec<Signal<Local, Bits<48>>>,
-    dnew: Vec<Signal<Local, Bits<48>>>,
-    dx: Vec<Signal<Local, Bits<48>>>,
-    a5: Vec<Signal<Local, Bits<48>>>,
-    bk: Vec<Signal<Local, Bits<48>>>,
-    step: Vec<Signal<Local, Bits<48>>>,
-    gg: Vec<Signal<Local, Bits<48>>>,
-    xr: Signal<Local, Bits<10>>,
-    yr: Signal<Local, Bits<10>>,
-    lx: Vec<Signal<Local, Bits<10>>>,
-    vxok: Vec<Signal<Local, Bit>>,
-    vyok: Vec<Signal<Local, Bit>>,
-    /// Valid-lane bits, accumulated over lanes 0..4 (lanes ≥ Q pass the value on).
-    lvc: Vec<Signal<Local, Bits<4>>>,
-    anyv: Signal<Local, Bit>,
+        // ---- registers ----
+        busy: DFF<Bit>,
+        bcnt: DFF<Bits<8>>,
+        ec: Vec<DFF<Bits<48>>>,
+        dv: Vec<DFF<Bits<48>>>,
+        av: Vec<DFF<Bits<24>>>,
+        bv: Vec<DFF<Bits<24>>>,
+        prim_r: DFF<Bits<24>>,
+        qxs: DFF<Bits<12>>,
+        qys: DFF<Bits<12>>,
+        visw: DFF<Bits<10>>,
+        vish: DFF<Bits<10>>,
+        last_r: DFF<Bit>,
+        none_r: DFF<Bit>,
+        triv_r: DFF<Bit>,
+        ov: DFF<Bit>,
+        oprim: DFF<Bits<24>>,
+        olv: DFF<Bits<4>>,
+        oqx: Vec<DFF<Bits<12>>>,
+        oqy: Vec<DFF<Bits<12>>>,
+        omask: Vec<DFF<Bits<64>>>,
+        olast: DFF<Bit>,
 
-    // ---- registers ----
-    busy: DFF<Bit>,
-    bcnt: DFF<Bits<8>>,
-    ec: Vec<DFF<Bits<48>>>,
-    dv: Vec<DFF<Bits<48>>>,
-    av: Vec<DFF<Bits<24>>>,
-    bv: Vec<DFF<Bits<24>>>,
-    prim_r: DFF<Bits<24>>,
-    qxs: DFF<Bits<12>>,
-    qys: DFF<Bits<12>>,
-    visw: DFF<Bits<10>>,
-    vish: DFF<Bits<10>>,
-    last_r: DFF<Bit>,
-    none_r: DFF<Bit>,
-    triv_r: DFF<Bit>,
-    ov: DFF<Bit>,
-    oprim: DFF<Bits<24>>,
-    olv: DFF<Bits<4>>,
-    oqx: Vec<DFF<Bits<12>>>,
-    oqy: Vec<DFF<Bits<12>>>,
-    omask: Vec<DFF<Bits<64>>>,
-    olast: DFF<Bit>,
+        // ---- sub-blocks ----
+        /// Lane l's sign tests and mask ([`SampleLane`]), l = 0..Q.
+        lanes: Vec<SampleLane>,
 
-    // ---- sub-blocks ----
-    /// Lane l's sign tests and mask ([`SampleLane`]), l = 0..Q.
-    lanes: Vec<SampleLane>,
-
-    // ---- elaboration-time loop bounds (not signals) ----
-    _s: usize,
-    _q: usize,
-    _nn: usize,
-    _nn1: usize,
-    _no: usize,
-    _no1: usize,
+        // ---- elaboration-time loop bounds (not signals) ----
+        _s: usize,
+        _q: usize,
+        _nn: usize,
+        _nn1: usize,
+        _no: usize,
+        _no1: usize,
+    }
 }
 
 /// Canonical signed digits of `v` (non-adjacent form): (positive digit mask, negative digit
