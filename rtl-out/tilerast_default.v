@@ -40,11 +40,12 @@
 //     out__block_1             out     [7:0]
 //     out__block_2             out     [7:0]
 //     out__block_3             out     [7:0]
+//     out__kind                out
 //     out__last                out
 
 
 
-module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__tile_x,cmd__tile_y,cmd__v0x,cmd__v0y,cmd__v1x,cmd__v1y,cmd__v2x,cmd__v2y,cmd__size,cmd__aa,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__block_0,out__block_1,out__block_2,out__block_3,out__last);
+module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__tile_x,cmd__tile_y,cmd__v0x,cmd__v0y,cmd__v1x,cmd__v1y,cmd__v2x,cmd__v2y,cmd__size,cmd__aa,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__block_0,out__block_1,out__block_2,out__block_3,out__kind,out__last);
 
     // Module arguments
     input wire  clock;
@@ -83,6 +84,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     output wire  [7:0] out__block_1;
     output wire  [7:0] out__block_2;
     output wire  [7:0] out__block_3;
+    output wire  out__kind;
     output wire  out__last;
 
     // Constant declarations
@@ -241,6 +243,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     wire  [63:0] sample_raster__out__mask_1;
     wire  [63:0] sample_raster__out__mask_2;
     wire  [63:0] sample_raster__out__mask_3;
+    wire  sample_raster__out__kind;
     wire  sample_raster__out__last;
     reg  point_raster__clock;
     reg  point_raster__flush;
@@ -262,6 +265,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     wire  [63:0] point_raster__out__mask_1;
     wire  [63:0] point_raster__out__mask_2;
     wire  [63:0] point_raster__out__mask_3;
+    wire  point_raster__out__kind;
     wire  point_raster__out__last;
     reg  quad_packer__clock;
     reg  quad_packer__flush;
@@ -281,6 +285,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     reg  [63:0] quad_packer__inp__mask_1;
     reg  [63:0] quad_packer__inp__mask_2;
     reg  [63:0] quad_packer__inp__mask_3;
+    reg  quad_packer__inp__kind;
     reg  quad_packer__inp__last;
     wire  quad_packer__out_valid;
     reg  quad_packer__out_ready;
@@ -299,6 +304,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     reg  [63:0] merge__a__mask_1;
     reg  [63:0] merge__a__mask_2;
     reg  [63:0] merge__a__mask_3;
+    reg  merge__a__kind;
     reg  merge__a__last;
     reg  [23:0] merge__b__prim;
     reg  [3:0] merge__b__lane_valid;
@@ -314,6 +320,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     reg  [63:0] merge__b__mask_1;
     reg  [63:0] merge__b__mask_2;
     reg  [63:0] merge__b__mask_3;
+    reg  merge__b__kind;
     reg  merge__b__last;
     wire  [23:0] merge__y__prim;
     wire  [3:0] merge__y__lane_valid;
@@ -329,6 +336,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     wire  [63:0] merge__y__mask_1;
     wire  [63:0] merge__y__mask_2;
     wire  [63:0] merge__y__mask_3;
+    wire  merge__y__kind;
     wire  merge__y__last;
     reg  [7:0] kinds__d;
     wire  [7:0] kinds__q;
@@ -516,6 +524,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .out__mask_1(sample_raster__out__mask_1),
         .out__mask_2(sample_raster__out__mask_2),
         .out__mask_3(sample_raster__out__mask_3),
+        .out__kind(sample_raster__out__kind),
         .out__last(sample_raster__out__last)
     );
     tilerast_default__point_raster point_raster(
@@ -551,6 +560,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .out__mask_1(point_raster__out__mask_1),
         .out__mask_2(point_raster__out__mask_2),
         .out__mask_3(point_raster__out__mask_3),
+        .out__kind(point_raster__out__kind),
         .out__last(point_raster__out__last)
     );
     tilerast_default__quad_packer quad_packer(
@@ -572,6 +582,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .inp__mask_1(quad_packer__inp__mask_1),
         .inp__mask_2(quad_packer__inp__mask_2),
         .inp__mask_3(quad_packer__inp__mask_3),
+        .inp__kind(quad_packer__inp__kind),
         .inp__last(quad_packer__inp__last),
         .out_valid(quad_packer__out_valid),
         .out_ready(quad_packer__out_ready),
@@ -593,6 +604,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .out__block_1(out__block_1),
         .out__block_2(out__block_2),
         .out__block_3(out__block_3),
+        .out__kind(out__kind),
         .out__last(out__last)
     );
     tilerast_default__merge merge(
@@ -611,6 +623,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .a__mask_1(merge__a__mask_1),
         .a__mask_2(merge__a__mask_2),
         .a__mask_3(merge__a__mask_3),
+        .a__kind(merge__a__kind),
         .a__last(merge__a__last),
         .b__prim(merge__b__prim),
         .b__lane_valid(merge__b__lane_valid),
@@ -626,6 +639,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .b__mask_1(merge__b__mask_1),
         .b__mask_2(merge__b__mask_2),
         .b__mask_3(merge__b__mask_3),
+        .b__kind(merge__b__kind),
         .b__last(merge__b__last),
         .y__prim(merge__y__prim),
         .y__lane_valid(merge__y__lane_valid),
@@ -641,6 +655,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .y__mask_1(merge__y__mask_1),
         .y__mask_2(merge__y__mask_2),
         .y__mask_3(merge__y__mask_3),
+        .y__kind(merge__y__kind),
         .y__last(merge__y__last)
     );
     tilerast_default__kinds kinds(
@@ -735,6 +750,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     always @(*) merge__a__mask_1 = sample_raster__out__mask_1;
     always @(*) merge__a__mask_2 = sample_raster__out__mask_2;
     always @(*) merge__a__mask_3 = sample_raster__out__mask_3;
+    always @(*) merge__a__kind = sample_raster__out__kind;
     always @(*) merge__a__last = sample_raster__out__last;
     always @(*) merge__b__prim = point_raster__out__prim;
     always @(*) merge__b__lane_valid = point_raster__out__lane_valid;
@@ -750,6 +766,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     always @(*) merge__b__mask_1 = point_raster__out__mask_1;
     always @(*) merge__b__mask_2 = point_raster__out__mask_2;
     always @(*) merge__b__mask_3 = point_raster__out__mask_3;
+    always @(*) merge__b__kind = point_raster__out__kind;
     always @(*) merge__b__last = point_raster__out__last;
     always @(*) quad_packer__inp__prim = merge__y__prim;
     always @(*) quad_packer__inp__lane_valid = merge__y__lane_valid;
@@ -765,6 +782,7 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     always @(*) quad_packer__inp__mask_1 = merge__y__mask_1;
     always @(*) quad_packer__inp__mask_2 = merge__y__mask_2;
     always @(*) quad_packer__inp__mask_3 = merge__y__mask_3;
+    always @(*) quad_packer__inp__kind = merge__y__kind;
     always @(*) quad_packer__inp__last = merge__y__last;
     always @(*) sample_raster__inp__prim = subtile_coverage__out__prim;
     always @(*) sample_raster__inp__tile_x = subtile_coverage__out__tile_x;
@@ -863,7 +881,7 @@ module tilerast_default__kinds(d,q,clock);
 endmodule // tilerast_default__kinds
 
 
-module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2,a__qx_3,a__qy_0,a__qy_1,a__qy_2,a__qy_3,a__mask_0,a__mask_1,a__mask_2,a__mask_3,a__last,b__prim,b__lane_valid,b__qx_0,b__qx_1,b__qx_2,b__qx_3,b__qy_0,b__qy_1,b__qy_2,b__qy_3,b__mask_0,b__mask_1,b__mask_2,b__mask_3,b__last,y__prim,y__lane_valid,y__qx_0,y__qx_1,y__qx_2,y__qx_3,y__qy_0,y__qy_1,y__qy_2,y__qy_3,y__mask_0,y__mask_1,y__mask_2,y__mask_3,y__last);
+module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2,a__qx_3,a__qy_0,a__qy_1,a__qy_2,a__qy_3,a__mask_0,a__mask_1,a__mask_2,a__mask_3,a__kind,a__last,b__prim,b__lane_valid,b__qx_0,b__qx_1,b__qx_2,b__qx_3,b__qy_0,b__qy_1,b__qy_2,b__qy_3,b__mask_0,b__mask_1,b__mask_2,b__mask_3,b__kind,b__last,y__prim,y__lane_valid,y__qx_0,y__qx_1,y__qx_2,y__qx_3,y__qy_0,y__qy_1,y__qy_2,y__qy_3,y__mask_0,y__mask_1,y__mask_2,y__mask_3,y__kind,y__last);
 
     // Module arguments
     input wire  sel;
@@ -881,6 +899,7 @@ module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2
     input wire  [63:0] a__mask_1;
     input wire  [63:0] a__mask_2;
     input wire  [63:0] a__mask_3;
+    input wire  a__kind;
     input wire  a__last;
     input wire  [23:0] b__prim;
     input wire  [3:0] b__lane_valid;
@@ -896,6 +915,7 @@ module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2
     input wire  [63:0] b__mask_1;
     input wire  [63:0] b__mask_2;
     input wire  [63:0] b__mask_3;
+    input wire  b__kind;
     input wire  b__last;
     output reg  [23:0] y__prim;
     output reg  [3:0] y__lane_valid;
@@ -911,6 +931,7 @@ module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2
     output reg  [63:0] y__mask_1;
     output reg  [63:0] y__mask_2;
     output reg  [63:0] y__mask_3;
+    output reg  y__kind;
     output reg  y__last;
 
     // Update code
@@ -930,6 +951,7 @@ module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2
             y__mask_1 = b__mask_1;
             y__mask_2 = b__mask_2;
             y__mask_3 = b__mask_3;
+            y__kind = b__kind;
             y__last = b__last;
         end
         else begin
@@ -947,6 +969,7 @@ module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2
             y__mask_1 = a__mask_1;
             y__mask_2 = a__mask_2;
             y__mask_3 = a__mask_3;
+            y__kind = a__kind;
             y__last = a__last;
         end
     end
@@ -954,7 +977,7 @@ module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2
 endmodule // tilerast_default__merge
 
 
-module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp__prim,inp__tile_x,inp__tile_y,inp__v0x,inp__v0y,inp__v1x,inp__v1y,inp__v2x,inp__v2y,inp__size,inp__aa,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__last);
+module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,inp__prim,inp__tile_x,inp__tile_y,inp__v0x,inp__v0y,inp__v1x,inp__v1y,inp__v2x,inp__v2y,inp__size,inp__aa,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__kind,out__last);
 
     // Module arguments
     input wire  clock;
@@ -989,6 +1012,7 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
     output reg  [63:0] out__mask_1;
     output reg  [63:0] out__mask_2;
     output reg  [63:0] out__mask_3;
+    output reg  out__kind;
     output reg  out__last;
 
     // Constant declarations
@@ -1211,6 +1235,9 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
     reg  [23:0] oprim__d;
     wire  [23:0] oprim__q;
     reg  oprim__clock;
+    reg  okind__d;
+    wire  okind__q;
+    reg  okind__clock;
     reg  [3:0] olv__d;
     wire  [3:0] olv__q;
     reg  olv__clock;
@@ -1519,6 +1546,11 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
         .q(oprim__q),
         .clock(oprim__clock)
     );
+    tilerast_default__point_raster__okind okind(
+        .d(okind__d),
+        .q(okind__q),
+        .clock(okind__clock)
+    );
     tilerast_default__point_raster__olv olv(
         .d(olv__d),
         .q(olv__q),
@@ -1623,6 +1655,7 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
         empty_r__clock = clock;
         ov__clock = clock;
         oprim__clock = clock;
+        okind__clock = clock;
         olv__clock = clock;
         olast__clock = clock;
         st__d = st__q;
@@ -1656,6 +1689,7 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
         empty_r__d = empty_r__q;
         ov__d = ov__q;
         oprim__d = oprim__q;
+        okind__d = okind__q;
         olv__d = olv__q;
         olast__d = olast__q;
         oqx__0__clock = clock;
@@ -2125,6 +2159,7 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
             ov__d = sc_emit;
             if (sc_emit) begin
                 oprim__d = prim_r__q;
+                okind__d = 1'b1;
                 olv__d = sc_lv;
                 olast__d = sc_final;
                 oqx__0__d = sc_qx__0;
@@ -2174,6 +2209,7 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
             st__d = PointState__Idle;
             ov__d = 1'b0;
             oprim__d = 64'h0;
+            okind__d = 1'b0;
             olv__d = 64'h0;
             olast__d = 1'b0;
             oqx__0__d = 64'h0;
@@ -2191,6 +2227,7 @@ module tilerast_default__point_raster(clock,flush,in_valid,in_ready,inp__kind,in
         end
         out_valid = ov__q;
         out__prim = oprim__q;
+        out__kind = okind__q;
         out__lane_valid = olv__q;
         out__last = olast__q;
         out__qx_0 = oqx__0__q;
@@ -2531,6 +2568,25 @@ module tilerast_default__point_raster__nqx_r(d,q,clock);
     end
 
 endmodule // tilerast_default__point_raster__nqx_r
+
+
+module tilerast_default__point_raster__okind(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__point_raster__okind
 
 
 module tilerast_default__point_raster__olast(d,q,clock);
@@ -3065,7 +3121,7 @@ module tilerast_default__point_raster__st(d,q,clock);
 endmodule // tilerast_default__point_raster__st
 
 
-module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp__lane_valid,inp__qx_0,inp__qx_1,inp__qx_2,inp__qx_3,inp__qy_0,inp__qy_1,inp__qy_2,inp__qy_3,inp__mask_0,inp__mask_1,inp__mask_2,inp__mask_3,inp__last,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__block_0,out__block_1,out__block_2,out__block_3,out__last);
+module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp__lane_valid,inp__qx_0,inp__qx_1,inp__qx_2,inp__qx_3,inp__qy_0,inp__qy_1,inp__qy_2,inp__qy_3,inp__mask_0,inp__mask_1,inp__mask_2,inp__mask_3,inp__kind,inp__last,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__block_0,out__block_1,out__block_2,out__block_3,out__kind,out__last);
 
     // Module arguments
     input wire  clock;
@@ -3086,6 +3142,7 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
     input wire  [63:0] inp__mask_1;
     input wire  [63:0] inp__mask_2;
     input wire  [63:0] inp__mask_3;
+    input wire  inp__kind;
     input wire  inp__last;
     output reg  out_valid;
     input wire  out_ready;
@@ -3107,6 +3164,7 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
     output reg  [7:0] out__block_1;
     output reg  [7:0] out__block_2;
     output reg  [7:0] out__block_3;
+    output reg  out__kind;
     output reg  out__last;
 
     // Constant declarations
@@ -3136,6 +3194,9 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
     reg  [23:0] prim_r__d;
     wire  [23:0] prim_r__q;
     reg  prim_r__clock;
+    reg  kind_r__d;
+    wire  kind_r__q;
+    reg  kind_r__clock;
     reg  [11:0] aqx__0__d;
     wire  [11:0] aqx__0__q;
     reg  aqx__0__clock;
@@ -3154,6 +3215,9 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
     reg  [23:0] oprim__d;
     wire  [23:0] oprim__q;
     reg  oprim__clock;
+    reg  okind__d;
+    wire  okind__q;
+    reg  okind__clock;
     reg  [3:0] olv__d;
     wire  [3:0] olv__q;
     reg  olv__clock;
@@ -3270,6 +3334,11 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
         .q(prim_r__q),
         .clock(prim_r__clock)
     );
+    tilerast_default__quad_packer__kind_r kind_r(
+        .d(kind_r__d),
+        .q(kind_r__q),
+        .clock(kind_r__clock)
+    );
     tilerast_default__quad_packer__aqx__0 aqx__0(
         .d(aqx__0__d),
         .q(aqx__0__q),
@@ -3299,6 +3368,11 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
         .d(oprim__d),
         .q(oprim__q),
         .clock(oprim__clock)
+    );
+    tilerast_default__quad_packer__okind okind(
+        .d(okind__d),
+        .q(okind__q),
+        .clock(okind__clock)
     );
     tilerast_default__quad_packer__olv olv(
         .d(olv__d),
@@ -3396,15 +3470,19 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
         acc_n__clock = clock;
         pend__clock = clock;
         prim_r__clock = clock;
+        kind_r__clock = clock;
         ov__clock = clock;
         oprim__clock = clock;
+        okind__clock = clock;
         olv__clock = clock;
         olast__clock = clock;
         acc_n__d = acc_n__q;
         pend__d = pend__q;
         prim_r__d = prim_r__q;
+        kind_r__d = kind_r__q;
         ov__d = ov__q;
         oprim__d = oprim__q;
+        okind__d = okind__q;
         olv__d = olv__q;
         olast__d = olast__q;
         aqx__0__clock = clock;
@@ -3587,15 +3665,18 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
             ov__d = 1'b1;
             olast__d = 1'b1;
             oprim__d = prim_r__q;
+            okind__d = kind_r__q;
             acc_n__d = 32'h0;
             pend__d = 1'b0;
         end
         else if (accept) begin
             prim_r__d = inp__prim;
+            kind_r__d = inp__kind;
             if (fill) begin
                 ov__d = 1'b1;
                 olast__d = inp__last & (tot == c_q);
                 oprim__d = inp__prim;
+                okind__d = inp__kind;
                 acc_n__d = (tot - c_q) & c_kmask;
                 pend__d = inp__last & (tot > c_q) & c_multi;
                 aqx__0__d = hqx__0;
@@ -3607,6 +3688,7 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
                 ov__d = 1'b1;
                 olast__d = 1'b1;
                 oprim__d = inp__prim;
+                okind__d = inp__kind;
                 acc_n__d = 32'h0;
             end
             else begin
@@ -3632,8 +3714,10 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
             acc_n__d = 32'h0;
             pend__d = 1'b0;
             prim_r__d = 32'h0;
+            kind_r__d = 1'b0;
             ov__d = 1'b0;
             oprim__d = 32'h0;
+            okind__d = 1'b0;
             olv__d = 32'h0;
             olast__d = 1'b0;
             aqx__0__d = 32'h0;
@@ -3659,6 +3743,7 @@ module tilerast_default__quad_packer(clock,flush,in_valid,in_ready,inp__prim,inp
         end
         out_valid = ov__q;
         out__prim = oprim__q;
+        out__kind = okind__q;
         out__lane_valid = olv__q;
         out__last = olast__q;
         out__qx_0 = oqx__0__q;
@@ -3777,6 +3862,25 @@ module tilerast_default__quad_packer__aqy__0(d,q,clock);
 endmodule // tilerast_default__quad_packer__aqy__0
 
 
+module tilerast_default__quad_packer__kind_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__quad_packer__kind_r
+
+
 module tilerast_default__quad_packer__oblk__0(d,q,clock);
 
     // Module arguments
@@ -3851,6 +3955,25 @@ module tilerast_default__quad_packer__oblk__3(d,q,clock);
     end
 
 endmodule // tilerast_default__quad_packer__oblk__3
+
+
+module tilerast_default__quad_packer__okind(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_default__quad_packer__okind
 
 
 module tilerast_default__quad_packer__olast(d,q,clock);
@@ -4195,7 +4318,7 @@ module tilerast_default__quad_packer__prim_r(d,q,clock);
 endmodule // tilerast_default__quad_packer__prim_r
 
 
-module tilerast_default__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp__tile_x,inp__tile_y,inp__col,inp__row,inp__e0,inp__e1,inp__e2,inp__a0,inp__a1,inp__a2,inp__b0,inp__b1,inp__b2,inp__vis_w,inp__vis_h,inp__last,inp__none,inp__trivial,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__last);
+module tilerast_default__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp__tile_x,inp__tile_y,inp__col,inp__row,inp__e0,inp__e1,inp__e2,inp__a0,inp__a1,inp__a2,inp__b0,inp__b1,inp__b2,inp__vis_w,inp__vis_h,inp__last,inp__none,inp__trivial,out_valid,out_ready,out__prim,out__lane_valid,out__qx_0,out__qx_1,out__qx_2,out__qx_3,out__qy_0,out__qy_1,out__qy_2,out__qy_3,out__mask_0,out__mask_1,out__mask_2,out__mask_3,out__kind,out__last);
 
     // Module arguments
     input wire  clock;
@@ -4237,6 +4360,7 @@ module tilerast_default__sample_raster(clock,flush,in_valid,in_ready,inp__prim,i
     output reg  [63:0] out__mask_1;
     output reg  [63:0] out__mask_2;
     output reg  [63:0] out__mask_3;
+    output reg  out__kind;
     output reg  out__last;
 
     // Constant declarations
@@ -6890,6 +7014,7 @@ module tilerast_default__sample_raster(clock,flush,in_valid,in_ready,inp__prim,i
         end
         out_valid = ov__q;
         out__prim = oprim__q;
+        out__kind = 1'b0;
         out__lane_valid = olv__q;
         out__last = olast__q;
         out__qx_0 = oqx__0__q;

@@ -134,6 +134,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
     wire  [7:0] raster_core__out__block_1;
     wire  [7:0] raster_core__out__block_2;
     wire  [7:0] raster_core__out__block_3;
+    wire  raster_core__out__kind;
     wire  raster_core__out__last;
     reg  check__clock;
     reg  check__clear;
@@ -360,6 +361,7 @@ module tilerast_top_hx8k(clk,uart_rx,uart_tx,led);
         .out__block_1(raster_core__out__block_1),
         .out__block_2(raster_core__out__block_2),
         .out__block_3(raster_core__out__block_3),
+        .out__kind(raster_core__out__kind),
         .out__last(raster_core__out__last)
     );
     tilerast_top_hx8k__check check(
@@ -1532,6 +1534,12 @@ module tilerast_top_hx8k__ram(clock,we,wlane,waddr,wdata,raddr,rdata,praddr,prda
         assign prdata = {q1, q0};
         wire unused_ok = &{1'b0, waddr[9:8], raddr[9:8], praddr[9:8], 1'b0};
 endmodule // tilerast_top_hx8k__ram
+
+
+
+
+
+
 
 
 

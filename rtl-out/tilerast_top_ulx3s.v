@@ -134,6 +134,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
     wire  [7:0] raster_core__out__block_1;
     wire  [7:0] raster_core__out__block_2;
     wire  [7:0] raster_core__out__block_3;
+    wire  raster_core__out__kind;
     wire  raster_core__out__last;
     reg  check__clock;
     reg  check__clear;
@@ -360,6 +361,7 @@ module tilerast_top_ulx3s(clk,uart_rx,uart_tx,led);
         .out__block_1(raster_core__out__block_1),
         .out__block_2(raster_core__out__block_2),
         .out__block_3(raster_core__out__block_3),
+        .out__kind(raster_core__out__kind),
         .out__last(raster_core__out__last)
     );
     tilerast_top_ulx3s__check check(
@@ -1643,6 +1645,12 @@ module tilerast_top_ulx3s__ram(clock,we,wlane,waddr,wdata,raddr,rdata,praddr,prd
         end
         assign prdata = {q1, q0};
 endmodule // tilerast_top_ulx3s__ram
+
+
+
+
+
+
 
 
 

@@ -632,6 +632,7 @@ pub mod cycle {
             let fin = self.final_step();
             let mut b = Beat {
                 prim: self.prim,
+                kind: 1,
                 last: fin,
                 ..Beat::default()
             };

@@ -780,6 +780,7 @@ pub mod cycle {
         acc_n: u32,
         pend: bool,
         prim: u32,
+        kind: u8,
         out_valid: bool,
         out: Beat,
     }
@@ -801,6 +802,7 @@ pub mod cycle {
                 acc_n: 0,
                 pend: false,
                 prim: 0,
+                kind: 0,
                 out_valid: false,
                 out: Beat::default(),
             }
@@ -811,9 +813,10 @@ pub mod cycle {
             &self.geom
         }
 
-        fn load(&mut self, prim: u32, lanes: &[Lane], last: bool) {
+        fn load(&mut self, prim: u32, kind: u8, lanes: &[Lane], last: bool) {
             let mut b = Beat {
                 prim,
+                kind,
                 last,
                 ..Default::default()
             };
@@ -855,7 +858,7 @@ pub mod cycle {
             if self.pend && can_out {
                 let n = self.acc_n as usize;
                 let lanes = self.acc;
-                self.load(self.prim, &lanes[..n], true);
+                self.load(self.prim, self.kind, &lanes[..n], true);
                 self.acc_n = 0;
                 self.pend = false;
             } else if accept {
@@ -867,15 +870,16 @@ pub mod cycle {
                     }
                 }
                 self.prim = inp.prim;
+                self.kind = inp.kind;
                 let t = c.len();
                 if t >= q {
-                    self.load(inp.prim, &c[..q], inp.last && t == q);
+                    self.load(inp.prim, inp.kind, &c[..q], inp.last && t == q);
                     let rest = &c[q..];
                     self.acc[..rest.len()].copy_from_slice(rest);
                     self.acc_n = rest.len() as u32;
                     self.pend = inp.last && t > q;
                 } else if inp.last {
-                    self.load(inp.prim, &c, true);
+                    self.load(inp.prim, inp.kind, &c, true);
                     self.acc_n = 0;
                 } else {
                     self.acc[..t].copy_from_slice(&c);

@@ -91,6 +91,9 @@ pub struct Beat {
     pub mask: [u64; LANES],
     /// Storage block of the lane's second sub-tile (quad_packer output only), 8 bits.
     pub block: [u32; LANES],
+    /// Which rasterizer made the quads: 0 sample_raster (a triangle), 1 point_raster (a
+    /// point), as the command's `kind`; the pixel side and the host can tell them apart.
+    pub kind: u8,
     /// Last beat of its command.
     pub last: bool,
 }
@@ -239,6 +242,7 @@ macro_rules! for_each_stream {
                 mask_2: Bits<64> [mask[2]],
                 mask_3: Bits<64> [mask[3]],
                 $($extra)*
+                kind: Bit [kind],
                 last: Bit [last],
             }
         }
@@ -487,6 +491,7 @@ mod tests {
             qy: [5, 6, 7, 8],
             mask: [u64::MAX, 1, 2, 1 << 63],
             block: [9, 10, 11, 255],
+            kind: 1,
             last: true,
         };
         assert_eq!(ports::PackedBeat::from_bits(&ports::PackedBeat::to_bits(&b)), b);
@@ -518,8 +523,8 @@ mod tests {
         check::<ports::Edges>(19);
         check::<ports::Cand>(18);
         check::<ports::Job>(19);
-        check::<ports::Beat>(15);
-        check::<ports::PackedBeat>(19);
+        check::<ports::Beat>(16);
+        check::<ports::PackedBeat>(20);
         assert_eq!(ports::Job::FIELDS.last().unwrap().name, "trivial");
         assert!(ports::Edges::FIELDS
             .iter()

@@ -160,6 +160,7 @@ stream_block! {
         // output register
         ov: DFF<Bit>,
         oprim: DFF<Bits<24>>,
+        okind: DFF<Bit>,
         olv: DFF<Bits<4>>,
         olast: DFF<Bit>,
         oqx: [DFF<Bits<12>>; 4],
@@ -332,6 +333,7 @@ impl PointRaster {
             empty_r: Default::default(),
             ov: Default::default(),
             oprim: Default::default(),
+            okind: Default::default(),
             olv: Default::default(),
             olast: Default::default(),
             oqx: Default::default(),
@@ -418,7 +420,7 @@ impl Logic for PointRaster {
         dff_setup!(
             self, clock, st, prim_r, clx_r, chx_r, cly_r, chy_r, px_r, py_r, klo_r, khi_r, aa_r, q0x_r, nqx_r, p0ox_r,
             p1ox_r, lo4x_r, hi4x_r, emx_r, p0oy_r, p1oy_r, lo4y_r, hi4y_r, cur_x, rem_x, col_first, cur_y, rem_y,
-            row_first, empty_r, ov, oprim, olv, olast
+            row_first, empty_r, ov, oprim, okind, olv, olast
         );
         for l in 0..4 {
             self.oqx[l].clock.next = self.clock.val();
@@ -668,6 +670,7 @@ impl Logic for PointRaster {
             self.ov.d.next = self.sc_emit.val();
             if self.sc_emit.val() {
                 self.oprim.d.next = self.prim_r.q.val();
+                self.okind.d.next = true;
                 self.olv.d.next = self.sc_lv.val();
                 self.olast.d.next = self.sc_final.val();
                 for l in 0..4 {
@@ -709,6 +712,7 @@ impl Logic for PointRaster {
             self.st.d.next = PointState::Idle;
             self.ov.d.next = false;
             self.oprim.d.next = 0u64.into();
+            self.okind.d.next = false;
             self.olv.d.next = 0u64.into();
             self.olast.d.next = false;
             for l in 0..4 {
@@ -721,6 +725,7 @@ impl Logic for PointRaster {
         // ---- outputs (all from registers).
         self.out_valid.next = self.ov.q.val();
         self.out.prim.next = self.oprim.q.val();
+        self.out.kind.next = self.okind.q.val();
         self.out.lane_valid.next = self.olv.q.val();
         self.out.last.next = self.olast.q.val();
         self.out.qx_0.next = self.oqx[0].q.val();

@@ -94,12 +94,14 @@ stream_block! {
         acc_n: DFF<Bits<4>>,
         pend: DFF<Bit>,
         prim_r: DFF<Bits<24>>,
+        kind_r: DFF<Bit>,
         aqx: Vec<DFF<Bits<12>>>,
         aqy: Vec<DFF<Bits<12>>>,
         amask: Vec<DFF<Bits<64>>>,
         ablk: Vec<DFF<Bits<12>>>,
         ov: DFF<Bit>,
         oprim: DFF<Bits<24>>,
+        okind: DFF<Bit>,
         olv: DFF<Bits<4>>,
         oqx: [DFF<Bits<12>>; 4],
         oqy: [DFF<Bits<12>>; 4],
@@ -177,12 +179,14 @@ impl QuadPacker {
             acc_n: Default::default(),
             pend: Default::default(),
             prim_r: Default::default(),
+            kind_r: Default::default(),
             aqx: vec_of(qu - 1),
             aqy: vec_of(qu - 1),
             amask: vec_of(qu - 1),
             ablk: vec_of(qu - 1),
             ov: Default::default(),
             oprim: Default::default(),
+            okind: Default::default(),
             olv: Default::default(),
             oqx: Default::default(),
             oqy: Default::default(),
@@ -209,7 +213,7 @@ impl QuadPacker {
 impl Logic for QuadPacker {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, acc_n, pend, prim_r, ov, oprim, olv, olast);
+        dff_setup!(self, clock, acc_n, pend, prim_r, kind_r, ov, oprim, okind, olv, olast);
         for i in 0..self._qm1 {
             self.aqx[i].clock.next = self.clock.val();
             self.aqx[i].d.next = self.aqx[i].q.val();
@@ -363,14 +367,17 @@ impl Logic for QuadPacker {
             self.ov.d.next = true;
             self.olast.d.next = true;
             self.oprim.d.next = self.prim_r.q.val();
+            self.okind.d.next = self.kind_r.q.val();
             self.acc_n.d.next = 0.into();
             self.pend.d.next = false;
         } else if self.accept.val() {
             self.prim_r.d.next = self.inp.prim.val();
+            self.kind_r.d.next = self.inp.kind.val();
             if self.fill.val() {
                 self.ov.d.next = true;
                 self.olast.d.next = self.inp.last.val() & (self.tot.val() == self.c_q.val());
                 self.oprim.d.next = self.inp.prim.val();
+                self.okind.d.next = self.inp.kind.val();
                 self.acc_n.d.next = (self.tot.val() - self.c_q.val()) & self.c_kmask.val();
                 self.pend.d.next = self.inp.last.val() & (self.tot.val() > self.c_q.val()) & self.c_multi.val();
                 for i in 0..self._qm1 {
@@ -383,6 +390,7 @@ impl Logic for QuadPacker {
                 self.ov.d.next = true;
                 self.olast.d.next = true;
                 self.oprim.d.next = self.inp.prim.val();
+                self.okind.d.next = self.inp.kind.val();
                 self.acc_n.d.next = 0.into();
             } else {
                 self.acc_n.d.next = self.tot.val() & self.c_kmask.val();
@@ -412,8 +420,10 @@ impl Logic for QuadPacker {
             self.acc_n.d.next = 0.into();
             self.pend.d.next = false;
             self.prim_r.d.next = 0.into();
+            self.kind_r.d.next = false;
             self.ov.d.next = false;
             self.oprim.d.next = 0.into();
+            self.okind.d.next = false;
             self.olv.d.next = 0.into();
             self.olast.d.next = false;
             for i in 0..self._qm1 {
@@ -433,6 +443,7 @@ impl Logic for QuadPacker {
         // Outputs straight from the registers.
         self.out_valid.next = self.ov.q.val();
         self.out.prim.next = self.oprim.q.val();
+        self.out.kind.next = self.okind.q.val();
         self.out.lane_valid.next = self.olv.q.val();
         self.out.last.next = self.olast.q.val();
         self.out.qx_0.next = self.oqx[0].q.val();

@@ -831,6 +831,7 @@ impl SampleRaster {
         // ---- outputs straight from the registers ----
         self.out_valid.next = self.ov.q.val();
         self.out.prim.next = self.oprim.q.val();
+        self.out.kind.next = false; // triangles only
         self.out.lane_valid.next = self.olv.q.val();
         self.out.last.next = self.olast.q.val();
         self.out.qx_0.next = self.oqx[0].q.val();
