@@ -9,6 +9,7 @@ use crate::{import_obj, import_svg};
 use proptest::prelude::*;
 use std::path::Path;
 use tilerast_golden::{Config, Scene};
+use tilerast_verif::mutate;
 
 const OBJ: &str = include_str!("../tests/data/cube.obj");
 const SVG: &str = include_str!("../tests/data/shapes.svg");
@@ -39,45 +40,9 @@ const TOKENS: [&str; 22] = [
     "\u{feff}",
 ];
 
-#[derive(Clone, Debug)]
-enum Edit {
-    Set(usize, u8),
-    Insert(usize, u8),
-    Delete(usize),
-    Token(usize, usize),
-}
-
-fn apply(text: &str, edits: &[Edit]) -> Vec<u8> {
-    let mut b = text.as_bytes().to_vec();
-    for e in edits {
-        let at = |i: usize, len: usize| i % (len + 1);
-        match *e {
-            Edit::Set(i, v) if !b.is_empty() => {
-                let n = b.len();
-                b[i % n] = v;
-            }
-            Edit::Insert(i, v) => b.insert(at(i, b.len()), v),
-            Edit::Delete(i) if !b.is_empty() => {
-                let n = b.len();
-                b.remove(i % n);
-            }
-            Edit::Token(i, t) => {
-                let p = at(i, b.len());
-                b.splice(p..p, TOKENS[t % TOKENS.len()].bytes());
-            }
-            _ => {}
-        }
-    }
-    b
-}
-
-fn edit() -> impl Strategy<Value = Edit> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Set(i, v)),
-        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Insert(i, v)),
-        any::<usize>().prop_map(Edit::Delete),
-        (any::<usize>(), any::<usize>()).prop_map(|(i, t)| Edit::Token(i, t)),
-    ]
+/// Random edits for `tilerast_verif::mutate::apply`.
+fn edits() -> impl Strategy<Value = Vec<mutate::Edit>> {
+    proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 1..6)
 }
 
 /// An import result is fine if it is one line of error, or a scene the front end accepts or
@@ -130,8 +95,8 @@ proptest! {
     }
 
     #[test]
-    fn obj_mutations_never_panic(edits in proptest::collection::vec(edit(), 1..6)) {
-        obj(&apply(OBJ, &edits));
+    fn obj_mutations_never_panic(edits in edits()) {
+        obj(&mutate::apply(OBJ, &TOKENS, &edits));
     }
 
     #[test]
@@ -140,7 +105,7 @@ proptest! {
     }
 
     #[test]
-    fn svg_mutations_never_panic(edits in proptest::collection::vec(edit(), 1..6)) {
-        svg(&apply(SVG, &edits));
+    fn svg_mutations_never_panic(edits in edits()) {
+        svg(&mutate::apply(SVG, &TOKENS, &edits));
     }
 }

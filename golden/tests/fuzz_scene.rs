@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use tilerast_golden::Scene;
+use tilerast_verif::mutate;
 
 const SEEDS: [&str; 3] = [
     include_str!("../../scenes/default.json"),
@@ -23,50 +24,14 @@ fn check(text: &str) {
     }
 }
 
-/// One edit: overwrite, insert or delete a byte, or splice in a JSON-significant token.
-#[derive(Clone, Debug)]
-enum Edit {
-    Set(usize, u8),
-    Insert(usize, u8),
-    Delete(usize),
-    Token(usize, usize),
-}
-
+/// JSON-significant tokens the mutations splice in.
 const TOKENS: [&str; 14] = [
     "[", "]", "{", "}", ",", ":", "\"", "1e400", "-0", "5e6", "null", "[]", "{}", "\u{feff}",
 ];
 
-fn apply(text: &str, edits: &[Edit]) -> String {
-    let mut b = text.as_bytes().to_vec();
-    for e in edits {
-        let at = |i: usize, len: usize| if len == 0 { 0 } else { i % (len + 1) };
-        match *e {
-            Edit::Set(i, v) if !b.is_empty() => {
-                let n = b.len();
-                b[i % n] = v;
-            }
-            Edit::Insert(i, v) => b.insert(at(i, b.len()), v),
-            Edit::Delete(i) if !b.is_empty() => {
-                let n = b.len();
-                b.remove(i % n);
-            }
-            Edit::Token(i, t) => {
-                let p = at(i, b.len());
-                b.splice(p..p, TOKENS[t % TOKENS.len()].bytes());
-            }
-            _ => {}
-        }
-    }
-    String::from_utf8_lossy(&b).into_owned()
-}
-
-fn edit() -> impl Strategy<Value = Edit> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Set(i, v)),
-        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Insert(i, v)),
-        any::<usize>().prop_map(Edit::Delete),
-        (any::<usize>(), any::<usize>()).prop_map(|(i, t)| Edit::Token(i, t)),
-    ]
+/// Random edits for `tilerast_verif::mutate::apply`.
+fn edits() -> impl Strategy<Value = Vec<mutate::Edit>> {
+    proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 1..6)
 }
 
 proptest! {
@@ -78,7 +43,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_scenes_never_panic(seed in 0..SEEDS.len(), edits in proptest::collection::vec(edit(), 1..6)) {
-        check(&apply(SEEDS[seed], &edits));
+    fn mutated_scenes_never_panic(seed in 0..SEEDS.len(), edits in edits()) {
+        check(&String::from_utf8_lossy(&mutate::apply(SEEDS[seed], &TOKENS, &edits)));
     }
 }

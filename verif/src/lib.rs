@@ -48,6 +48,7 @@
 //! ```
 
 pub mod handshake;
+pub mod mutate;
 mod rng;
 pub mod stim;
 
