@@ -79,6 +79,7 @@ fn check_stream(c: &Config, cmds: &[Cmd], beats: &[Beat]) -> Result<(), TestCase
             let b = &beats[i];
             i += 1;
             prop_assert_eq!(b.prim, cmd.prim);
+            prop_assert_eq!(b.kind, 1, "a point's beats are kind 1");
             prop_assert_eq!(b.block, [0; LANES]);
             for l in 0..LANES {
                 prop_assert_eq!(

@@ -195,7 +195,7 @@ proptest! {
         let mut prim = 0;
         let mut k = 0u32;
         for (i, &(lanes, l)) in beats.iter().enumerate() {
-            let mut b = Beat { prim, lane_valid: lanes & 0xF, last: l == 0 || i + 1 == beats.len(), ..Default::default() };
+            let mut b = Beat { prim, kind: (prim & 1) as u8, lane_valid: lanes & 0xF, last: l == 0 || i + 1 == beats.len(), ..Default::default() };
             for lane in 0..4 {
                 if b.lane_valid >> lane & 1 == 1 {
                     k += 1;
@@ -233,10 +233,12 @@ proptest! {
             let got: Vec<PackedQuad> = g.iter().map(|(x, blk)| (x.prim, x.qx as u32, x.qy as u32, x.mask, *blk)).collect();
             prop_assert_eq!(&got, w);
         }
-        // Every beat carries its command's prim (commands are numbered by prim here).
+        // Every beat carries its command's prim (commands are numbered by prim here) and kind
+        // (odd commands are kind 1 here), both passed through.
         let mut cmd = 0;
         for b in &outs {
             prop_assert_eq!(b.prim, cmd);
+            prop_assert_eq!(b.kind as u32, cmd & 1);
             cmd += b.last as u32;
         }
     }
