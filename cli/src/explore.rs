@@ -272,18 +272,33 @@ fn param_values(c: &Combo) -> [String; 7] {
     ]
 }
 
-/// Aligned text table.
-pub fn table(rows: &[Row]) -> String {
-    let Some(first) = rows.first() else {
+/// The terminal table's figures when `--figures` is not given: a handful across the stages
+/// (the CSV keeps every figure).
+pub const TABLE_FIGURES: [&str; 5] = [
+    "prim_list_bytes",
+    "subtiles_walked",
+    "quads",
+    "covered_samples",
+    "storage_blocks",
+];
+
+/// Aligned text table: the parameters, then the figures named in `figures` (in that order).
+pub fn table(rows: &[Row], figures: &[&str]) -> String {
+    if rows.is_empty() {
         return String::new();
-    };
+    }
     let mut header: Vec<String> = PARAM_COLUMNS.iter().map(|s| s.to_string()).collect();
-    header.extend(first.stats.iter().map(|(n, _)| n.to_string()));
+    header.extend(figures.iter().map(|n| n.to_string()));
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             let mut v: Vec<String> = param_values(&r.combo).to_vec();
-            v.extend(r.stats.iter().map(|(_, x)| fmt_num(*x)));
+            v.extend(figures.iter().map(|f| {
+                r.stats
+                    .iter()
+                    .find(|(n, _)| n == f)
+                    .map_or_else(|| "-".to_string(), |(_, x)| fmt_num(*x))
+            }));
             v
         })
         .collect();
@@ -456,19 +471,14 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
     let names: Vec<&'static str> = FrameStats::default().rows().iter().map(|s| s.0).collect();
     let figs = match &o.figures {
         None => default_figures(&names),
-        Some(s) => {
-            if o.plot.is_none() {
-                return Err(CliError::at("--figures", s, "only meaningful with --plot"));
-            }
-            split("--figures", s)?
-                .iter()
-                .map(|f| {
-                    names.iter().copied().find(|n| n == f).ok_or_else(|| {
-                        CliError::at("--figures", f, format!("unknown figure (known: {})", names.join(", ")))
-                    })
+        Some(s) => split("--figures", s)?
+            .iter()
+            .map(|f| {
+                names.iter().copied().find(|n| n == f).ok_or_else(|| {
+                    CliError::at("--figures", f, format!("unknown figure (known: {})", names.join(", ")))
                 })
-                .collect::<Res<Vec<_>>>()?
-        }
+            })
+            .collect::<Res<Vec<_>>>()?,
     };
     let (combos, varying) = combinations(&frame.cfg, &o.sweep)?;
     let mut valid = Vec::new();
@@ -524,7 +534,12 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
     }
     pb.finish_and_clear();
 
-    out.write_all(table(&rows).as_bytes())
+    let table_figs: Vec<&str> = if o.figures.is_some() {
+        figs.clone()
+    } else {
+        TABLE_FIGURES.to_vec()
+    };
+    out.write_all(table(&rows, &table_figs).as_bytes())
         .map_err(|e| CliError::at("<stdout>", "write", e))?;
     if let Some(p) = &o.csv {
         std::fs::write(p, csv(&rows)).map_err(|e| crate::error::io_err(p, "write", e))?;
@@ -646,10 +661,18 @@ mod tests {
             "tile_w,tile_h,subtile_w,subtile_h,msaa,colours_per_pixel,coverage_test,bin_list_bytes,quads"
         );
         assert_eq!(lines[4], "32,32,8,8,4,1,edge,30,3.5");
-        let t = table(&r);
+        let t = table(&r, &["bin_list_bytes", "quads"]);
         assert_eq!(t.lines().count(), 5);
         let f: Vec<&str> = t.lines().nth(2).unwrap().split_whitespace().collect();
         assert_eq!(f, ["16", "16", "8", "8", "4", "1", "edge", "10", "1.5"]);
+    }
+
+    #[test]
+    fn table_figures_are_real_figures() {
+        let names: Vec<&str> = FrameStats::default().rows().iter().map(|s| s.0).collect();
+        for f in TABLE_FIGURES {
+            assert!(names.contains(&f), "{f} is not a FrameStats figure");
+        }
     }
 
     #[test]

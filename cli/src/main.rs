@@ -112,7 +112,8 @@ enum Cmd {
         /// Plot key figures vs the first swept parameter (.svg or .png).
         #[arg(long, value_name = "FILE")]
         plot: Option<PathBuf>,
-        /// Figures (stat names) to plot, comma-separated (default: primitive-list bytes and quads).
+        /// Figures (stat names) for the table and the plot, comma-separated (default: the table
+        /// shows a handful, the plot primitive-list bytes and quads; the CSV has every figure).
         #[arg(long, value_name = "LIST")]
         figures: Option<String>,
         /// Run only the raster side (faster; pixel-side figures stay at zero).

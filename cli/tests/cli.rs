@@ -527,8 +527,56 @@ fn error_bad_tile_values() {
         "quads,nope",
     ]);
     assert_one_line_error(&o, &["--figures", "nope", "unknown figure"]);
-    let o = run(&["explore", "--figures", "quads"]);
-    assert_one_line_error(&o, &["--figures", "--plot"]);
+    let o = run(&["explore", "--figures", "nope"]);
+    assert_one_line_error(&o, &["--figures", "nope", "unknown figure"]);
+}
+
+/// The terminal table shows the parameters and the chosen figures (a handful by default), so
+/// it fits a terminal; the CSV keeps every figure.
+#[test]
+fn explore_table_shows_the_chosen_figures() {
+    let params = "tile_w  tile_h  subtile_w  subtile_h  msaa  colours_per_pixel  coverage_test";
+    let out = ok(&bin()
+        .env("CI", "1")
+        .args(["explore", "--tile", "16,32", "--raster-only"])
+        .output()
+        .unwrap());
+    let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header.len(), 7 + 5, "{out}");
+    assert!(
+        header.contains(&"quads") && header.contains(&"prim_list_bytes"),
+        "{out}"
+    );
+    assert!(
+        out.lines().all(|l| l.len() <= 160),
+        "table wider than 160 columns:\n{out}"
+    );
+    let out = ok(&bin()
+        .env("CI", "1")
+        .args([
+            "explore",
+            "--tile",
+            "16,32",
+            "--raster-only",
+            "--figures",
+            "quads,subtiles_trivial",
+        ])
+        .output()
+        .unwrap());
+    let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header.join("  "), format!("{params}  quads  subtiles_trivial"), "{out}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    // The quads column is a number and grows with work (the default scene covers pixels).
+    let quads: f64 = out
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(7)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(quads > 0.0, "{out}");
 }
 
 #[test]
