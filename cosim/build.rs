@@ -13,20 +13,15 @@ use std::process::Command;
 
 #[path = "build/blocks.rs"]
 mod blocks;
+#[path = "build/flat.rs"]
+mod flat;
+#[path = "build/mutation.rs"]
+mod mutation;
 #[path = "build/top.rs"]
 mod top;
 
 /// Presets simulated; `ice40_mut` is built from a mutated copy of the ice40 Verilog.
 const PRESETS: &[&str] = &["ice40", "default", "full", "ice40_1x"];
-
-/// The mutation, one line inside the sample_raster block (`module MUT_MODULE`): when a job is
-/// accepted, its trivial-accept flag is also set for the last sub-tile of every command, so that
-/// sub-tile's samples are all taken as covered. `cosim/tests/raster_core.rs` applies the same
-/// change to the job entering a copy of the cycle model (`trivial |= cand.last`) to predict the
-/// failing cycle.
-pub const MUT_MODULE: &str = "module tilerast_ice40__sample_raster(";
-pub const MUT_FROM: &str = "            triv_r__d = inp__trivial;\n";
-pub const MUT_TO: &str = "            triv_r__d = inp__trivial | inp__last; // MUTATION (cosim test)\n";
 
 fn die(msg: &str) -> ! {
     eprintln!("{msg}");
@@ -135,17 +130,9 @@ fn main() {
     // Mutation copy.
     let ice40 = rtl.join("tilerast_ice40.v");
     let src = std::fs::read_to_string(&ice40).unwrap();
-    let module = src
-        .find(MUT_MODULE)
-        .map(|i| &src[i..i + src[i..].find("endmodule").unwrap_or(0)]);
-    if src.matches(MUT_FROM).count() != 1 || module.is_none_or(|m| m.matches(MUT_FROM).count() != 1) {
-        die(&format!(
-            "error: cosim/build.rs: mutation anchor {MUT_FROM:?} not found exactly once in `{MUT_MODULE}` of {} (regenerated RTL moved it: update MUT_FROM/MUT_TO and the test's model mutation)",
-            ice40.display()
-        ));
-    }
     let mut_file = out.join("tilerast_ice40_mut.v");
-    std::fs::write(&mut_file, src.replacen(MUT_FROM, MUT_TO, 1)).unwrap();
+    let mutated = mutation::apply(&src, "ice40", &ice40.display().to_string()).unwrap_or_else(|e| die(&e));
+    std::fs::write(&mut_file, mutated).unwrap();
     models.push(("Vtilerast_ice40_mut".into(), mut_file, "tilerast_ice40".into()));
 
     let mut files: Vec<PathBuf> = Vec::new();
@@ -153,9 +140,9 @@ fn main() {
     let mut layout: Option<(u32, u32, String, String)> = None;
     for (prefix, vfile, top) in &models {
         let src = std::fs::read_to_string(vfile).unwrap();
-        let ports = blocks::parse_ports(&src, vfile, top).unwrap_or_else(|e| die(&e));
+        let ports = flat::parse_ports(&src, vfile, top).unwrap_or_else(|e| die(&e));
         let wrap = format!("core_{}", prefix.trim_start_matches("Vtilerast_"));
-        let flat = blocks::flatten(&wrap, top, &ports);
+        let flat = flat::flatten(&wrap, top, &ports);
         let this = (flat.in_bits, flat.out_bits, flat.rs_inputs, flat.rs_outputs);
         match &layout {
             None => layout = Some(this),
@@ -215,5 +202,8 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/glue.cpp");
     println!("cargo:rerun-if-changed=csrc/glue.h");
     println!("cargo:rerun-if-changed=csrc/words.h");
+    println!("cargo:rerun-if-changed=csrc/sim.h");
+    println!("cargo:rerun-if-changed=build/flat.rs");
+    println!("cargo:rerun-if-changed=build/mutation.rs");
     println!("cargo:rerun-if-env-changed=TILERAST_RTL_DIR");
 }

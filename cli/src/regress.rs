@@ -51,6 +51,15 @@ pub struct RegressArgs {
     /// Time cap for shrinking one failing chunk, seconds.
     #[arg(long, default_value_t = 60.0)]
     pub shrink_secs: f64,
+    /// Co-simulate this config instead of a preset: a JSON object as `tilerast rtl --config`
+    /// takes (`{"preset": "default", "msaa": 8, …}`). Its core is emitted, verilated and compiled
+    /// on first use and cached under target/rtl-models/ by content hash.
+    #[arg(long, value_name = "FILE", conflicts_with = "scene")]
+    pub config: Option<PathBuf>,
+    /// Override one config field (repeatable), as `tilerast rtl --set`: `msaa=8`, `cull=cw`,
+    /// `tile=[32,16]`; with --preset or --config as the base (default ice40).
+    #[arg(long = "set", value_name = "FIELD=VALUE", conflicts_with = "scene")]
+    pub set: Vec<String>,
     /// RTL model (a preset, or `ice40_mut`: ice40 with a planted bug, for tests).
     #[arg(long, hide = true)]
     pub model: Option<String>,
@@ -123,9 +132,19 @@ pub fn run(a: &RegressArgs) -> Res<()> {
     if let Some(scene) = &a.scene {
         return run_scene(a, scene);
     }
-    let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
-    let model = a.model.clone().unwrap_or_else(|| preset.clone());
-    check_model(&model, &preset).unwrap_or_else(|e| usage(e));
+    let (preset, model) = if a.config.is_some() || !a.set.is_empty() {
+        if a.model.is_some() {
+            usage("--model: not with --config / --set (the model is built from the config)".into());
+        }
+        let cfg = crate::rtl::resolve(a.preset.as_deref(), "ice40", a.config.as_deref(), &a.set, None)
+            .unwrap_or_else(|e| usage(e.0));
+        (cfg.name.clone(), on_demand(&cfg)?)
+    } else {
+        let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
+        let model = a.model.clone().unwrap_or_else(|| preset.clone());
+        check_model(&model, &preset).unwrap_or_else(|e| usage(e));
+        (preset, model)
+    };
     let shard = a
         .shard
         .as_deref()
@@ -188,23 +207,52 @@ pub fn run(a: &RegressArgs) -> Res<()> {
     }
 }
 
+/// The model of a config that is not a preset: verilated on demand (or loaded from the cache),
+/// each tool step printed with the command that reproduces it. An unsupported config is a bad
+/// argument (exit 2, one line naming the field); a failing tool is exit 1.
+fn on_demand(cfg: &Config) -> Res<String> {
+    if let Err(e) = tilerast_hw::supported(cfg) {
+        usage(e);
+    }
+    let t = std::time::Instant::now();
+    let built = tilerast_cosim::ondemand::model_for(cfg, &crate::rtl::command_line(), &mut |l| println!("{l}"))
+        .map_err(CliError)?;
+    if let Some(dir) = &built.dir {
+        println!(
+            "model {}: {} in {:.1}s ({})",
+            built.model,
+            if built.fresh { "built" } else { "loaded" },
+            t.elapsed().as_secs_f64(),
+            dir.display()
+        );
+    }
+    Ok(built.model)
+}
+
 fn run_scene(a: &RegressArgs, scene: &std::path::Path) -> Res<()> {
     let (frame, stim) = regress::load_case(scene).unwrap_or_else(|e| usage(e));
     let file = scene.display();
     let preset = frame.cfg.name.clone();
-    if Config::preset(&preset).ok().as_ref() != Some(&frame.cfg) {
-        usage(format!(
-            "{file}: config: the RTL exists only for the presets ({}) without overrides",
-            PRESETS.join(", ")
-        ));
-    }
+    let is_preset = Config::preset(&preset).ok().as_ref() == Some(&frame.cfg);
     if let Some(p) = &a.preset {
-        if *p != preset {
-            usage(format!("--preset: `{p}` but {file} is a {preset} scene"));
+        if *p != preset || !is_preset {
+            usage(format!(
+                "--preset: `{p}` but {file} has its own config ({preset} with overrides)"
+            ));
         }
     }
-    let model = a.model.clone().unwrap_or_else(|| preset.clone());
-    check_model(&model, &preset).unwrap_or_else(|e| usage(e));
+    let model = if is_preset {
+        let model = a.model.clone().unwrap_or_else(|| preset.clone());
+        check_model(&model, &preset).unwrap_or_else(|e| usage(e));
+        model
+    } else {
+        if a.model.is_some() {
+            usage(format!(
+                "--model: {file} has its own config; its model is built from it"
+            ));
+        }
+        on_demand(&frame.cfg)?
+    };
     let has_stim = stim.is_some();
     let stim = stim.unwrap_or_else(Stimulus::default);
     let t = std::time::Instant::now();

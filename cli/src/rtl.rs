@@ -59,8 +59,27 @@ fn parse_set(s: &str) -> Res<(String, serde_json::Value)> {
 
 /// The config the arguments describe (validated by the golden model; errors name the field).
 pub fn config(a: &RtlArgs) -> Res<Config> {
+    resolve(
+        a.preset.as_deref(),
+        "default",
+        a.config.as_deref(),
+        &a.set,
+        a.name.as_deref(),
+    )
+}
+
+/// A config from `--preset` (else `default_preset`) or a `--config` file, then the `--set`
+/// overrides, named `name` (else the preset's name or the file's stem): what `tilerast rtl`,
+/// `regress` and `synth` accept. Errors are one line naming the flag or the field.
+pub fn resolve(
+    preset: Option<&str>,
+    default_preset: &str,
+    config: Option<&Path>,
+    set: &[String],
+    name: Option<&str>,
+) -> Res<Config> {
     let mut sets = Vec::new();
-    for s in &a.set {
+    for s in set {
         sets.push(parse_set(s)?);
     }
     if sets.iter().any(|(k, _)| k == "preset") {
@@ -70,7 +89,7 @@ pub fn config(a: &RtlArgs) -> Res<Config> {
             "use --preset or the config file's \"preset\"",
         ));
     }
-    let (text, file, stem) = match &a.config {
+    let (text, file, stem) = match config {
         Some(p) => {
             let bytes = tilerast_golden::scene::read_input(p)?;
             let text = String::from_utf8(bytes).map_err(|_| CliError::at(p.display(), "read", "not UTF-8 text"))?;
@@ -78,7 +97,7 @@ pub fn config(a: &RtlArgs) -> Res<Config> {
             (text, p.display().to_string(), stem)
         }
         None => {
-            let preset = a.preset.as_deref().unwrap_or("default");
+            let preset = preset.unwrap_or(default_preset);
             (
                 serde_json::json!({ "preset": preset }).to_string(),
                 "--preset".to_string(),
@@ -87,7 +106,7 @@ pub fn config(a: &RtlArgs) -> Res<Config> {
         }
     };
     let mut cfg = Scene::config_from_json(&text, &file, &sets)?;
-    let name = a.name.clone().or(stem).unwrap_or_else(|| "custom".into());
+    let name = name.map(str::to_string).or(stem).unwrap_or_else(|| "custom".into());
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.contains("__") {
         return Err(CliError::at(
             "--name",
@@ -100,7 +119,7 @@ pub fn config(a: &RtlArgs) -> Res<Config> {
 }
 
 /// The exact command line, for the file header (arguments with spaces quoted).
-fn command_line() -> String {
+pub fn command_line() -> String {
     let mut args = std::env::args();
     let _ = args.next();
     let mut out = String::from("tilerast");

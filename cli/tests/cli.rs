@@ -817,6 +817,38 @@ fn regress_small_run_passes_with_a_summary() {
     );
 }
 
+/// A config that is no preset, from a file plus a `--set`: its core is verilated on demand (or
+/// found in the cache) and co-simulated with the usual checks; the summary names it.
+#[test]
+fn regress_config_runs_a_non_preset_core_on_demand() {
+    let d = tmp("regress-config");
+    let cfg = d.join("q2_8x.json");
+    std::fs::write(&cfg, r#"{"preset": "ice40", "msaa": 8, "quads_per_clock": 2}"#).unwrap();
+    let (cfg_s, out) = (cfg.display().to_string(), d.join("out").display().to_string());
+    let o = run(&[
+        "regress", "--config", &cfg_s, "--set", "cull=cw", "--count", "300", "--chunk", "100", "--out", &out,
+    ]);
+    let text = ok(&o);
+    let s = regress_summary(&text);
+    assert_eq!(s["preset"], "q2_8x");
+    assert!(s["model"].starts_with("q2_8x-"), "{}", s["model"]);
+    assert!(text.contains("model q2_8x-"), "build or cache line: {text}");
+    assert_eq!((num(&s, "primitives"), num(&s, "mismatches")), (300.0, 0.0));
+    assert!(num(&s, "quads") > 0.0 && num(&s, "samples") > num(&s, "quads"));
+    for (args, needles) in [
+        (vec!["--set", "msaa=3"], vec!["config.msaa"]),
+        (vec!["--set", "quads_per_clock=4"], vec!["config.quads_per_clock"]),
+        (vec!["--config", "/nonexistent/c.json"], vec!["/nonexistent/c.json"]),
+        (vec!["--set", "msaa=2", "--model", "ice40"], vec!["--model"]),
+    ] {
+        let mut a = vec!["regress", "--count", "10"];
+        a.extend(args.iter().copied());
+        let o = run(&a);
+        assert_one_line_error(&o, &needles);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}
+
 #[test]
 fn regress_shards_cover_exactly_the_unsharded_run() {
     let base = [

@@ -20,6 +20,11 @@ use tilerast_golden::{Config, Quad};
 use tilerast_verif::{Flush, Handshake, Lines, Pattern};
 
 pub mod blocks;
+#[path = "../build/flat.rs"]
+pub(crate) mod flat;
+#[path = "../build/mutation.rs"]
+pub mod mutation;
+pub mod ondemand;
 pub mod regress;
 pub mod top;
 pub mod wave;
@@ -58,28 +63,52 @@ pub const BATCH: usize = 2048;
 /// sample_raster block broken on purpose, see `build.rs`, for the mutation test).
 pub const MODELS: &[&str] = &["ice40", "default", "full", "ice40_1x", "ice40_mut"];
 
-/// One verilated `tilerast_<preset>` core.
-pub struct Rtl(cxx::UniquePtr<ffi::Model>);
+/// One verilated `tilerast_<preset>` core: compiled in ([`MODELS`]) or verilated on demand
+/// ([`ondemand::model_for`]).
+pub struct Rtl(Backend);
+
+enum Backend {
+    Builtin(cxx::UniquePtr<ffi::Model>),
+    OnDemand(ondemand::DynModel),
+}
 // A verilated model is not thread-safe, but it may move between threads.
 unsafe impl Send for Rtl {}
 
 impl Rtl {
+    /// A fresh instance of `model`: a name from [`MODELS`] or one returned by
+    /// [`ondemand::model_for`].
     pub fn new(model: &str) -> Result<Rtl, String> {
-        ffi::new_model(model).map(Rtl).map_err(|e| e.what().to_string())
+        if let Some(m) = ondemand::DynModel::open(model) {
+            return m.map(|m| Rtl(Backend::OnDemand(m)));
+        }
+        ffi::new_model(model)
+            .map(|m| Rtl(Backend::Builtin(m)))
+            .map_err(|e| e.what().to_string())
     }
     /// Run `inp.len() / IN_W` cycles; `out` receives OUT_W words per cycle.
     pub fn run(&mut self, inp: &[u32], out: &mut [u32]) {
         let cycles = (inp.len() / IN_W) as u32;
-        ffi::run(self.0.pin_mut(), cycles, inp, out).expect("run");
+        match &mut self.0 {
+            Backend::Builtin(m) => ffi::run(m.pin_mut(), cycles, inp, out).expect("run"),
+            Backend::OnDemand(m) => m.run(cycles, inp, out).expect("run"),
+        }
     }
     /// Dump a VCD of every cycle from `from_cycle` on (needs the `trace` feature).
     pub fn open_trace(&mut self, path: &str, from_cycle: u64) -> Result<(), String> {
-        ffi::open_trace(self.0.pin_mut(), path, from_cycle).map_err(|e| e.what().to_string())
+        match &mut self.0 {
+            Backend::Builtin(m) => ffi::open_trace(m.pin_mut(), path, from_cycle).map_err(|e| e.what().to_string()),
+            Backend::OnDemand(m) => m.open_trace(path, from_cycle),
+        }
     }
     /// Replay recorded input words in one pure C++ loop (apply, sample, compare with `want`),
     /// timed in C++: the baseline of the speed benchmark. `out` receives the output words.
     pub fn replay_timed(&mut self, inp: &[u32], want: &[u32], out: &mut [u32]) -> Result<ffi::Replay, String> {
-        ffi::replay_timed(self.0.pin_mut(), inp, want, out).map_err(|e| e.what().to_string())
+        match &mut self.0 {
+            Backend::Builtin(m) => ffi::replay_timed(m.pin_mut(), inp, want, out).map_err(|e| e.what().to_string()),
+            Backend::OnDemand(m) => m
+                .replay_timed(inp, want, out)
+                .map(|(nanos, first_bad)| ffi::Replay { nanos, first_bad }),
+        }
     }
 }
 

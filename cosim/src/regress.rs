@@ -13,7 +13,7 @@
 //!                                                                     │ first failure
 //!                                                                     ▼
 //!          shrink (drop halves, quarters, … while it still fails; time-capped)
-//!          ─► <out>/fail-<preset>-seed<S>-chunk<i>.json (+ .stim.json, + -orig.json)
+//!          ─► <out>/fail-<label>-seed<S>-chunk<i>.json (+ .stim.json, + -orig.json)
 //! ```
 //!
 //! Determinism: chunk `i` of a run is a function of `(seed, i)` only: its primitives come from
@@ -445,6 +445,21 @@ pub fn model_preset(model: &str) -> Option<&'static str> {
     tilerast_golden::PRESETS.iter().find(|p| **p == base).copied()
 }
 
+/// The config an RTL model implements: a compiled-in model's preset, or the config a model
+/// verilated on demand was built from ([`crate::ondemand::model_for`]).
+pub fn model_config(model: &str) -> Option<Config> {
+    match model_preset(model) {
+        Some(p) => Config::preset(p).ok(),
+        None => crate::ondemand::loaded_config(model),
+    }
+}
+
+/// The name a model's failing cases are filed under (`fail-<label>-seed…`): a compiled-in
+/// model's preset, else the model's own name (`<config name>-<hash>`).
+pub fn model_label(model: &str) -> String {
+    model_preset(model).map_or_else(|| model.to_string(), str::to_string)
+}
+
 /// Co-simulate `frame` on the RTL `model` with `stim`, then check by transaction: one `last`
 /// per command, quads equal to `pipeline::raster_frame`, per-primitive coverage equal to
 /// `reference::primitive` (which also rejects empty, stray and duplicated samples).
@@ -566,12 +581,25 @@ pub fn shrink(model: &str, frame: &Frame, stim: &Stimulus, fail: &Failure, budge
     best
 }
 
-/// The scene file of a frame whose config is a preset (`{"preset": name}`); positions are
-/// exact (1/256 px is a binary fraction).
+/// The scene file of a frame: its config as the preset it is named after (or `default`) plus
+/// every field that differs from it, so a config verilated on demand round-trips too; positions
+/// are exact (1/256 px is a binary fraction).
 pub fn frame_to_scene(frame: &Frame) -> Result<Scene, String> {
-    let name = &frame.cfg.name;
-    if Config::preset(name).ok().as_ref() != Some(&frame.cfg) {
-        return Err(format!("config `{name}` is not a preset; cannot write it as a scene"));
+    let cfg = &frame.cfg;
+    let base_name = if Config::preset(&cfg.name).is_ok() {
+        cfg.name.as_str()
+    } else {
+        "default"
+    };
+    let base = serde_json::to_value(Config::preset(base_name).map_err(|e| e.msg)?).map_err(|e| e.to_string())?;
+    let mut config = serde_json::Map::new();
+    config.insert("preset".into(), Value::String(base_name.into()));
+    if let (Value::Object(have), Value::Object(base)) = (serde_json::to_value(cfg).map_err(|e| e.to_string())?, base) {
+        for (k, v) in have {
+            if k != "name" && base.get(&k) != Some(&v) {
+                config.insert(k, v);
+            }
+        }
     }
     let fx = |v: i32| v as f64 / 256.0;
     let depth = |d: u32| d as f64 / ((1u32 << 24) - 1) as f64;
@@ -593,8 +621,6 @@ pub fn frame_to_scene(frame: &Frame) -> Result<Scene, String> {
             }),
         })
         .collect();
-    let mut config = serde_json::Map::new();
-    config.insert("preset".into(), Value::String(name.clone()));
     Ok(Scene {
         config,
         background: frame.background,
@@ -764,7 +790,8 @@ pub fn load_case(path: &Path) -> Result<(Frame, Option<Stimulus>), String> {
 /// A random run.
 #[derive(Clone, Debug)]
 pub struct RunCfg {
-    /// RTL model (see [`MODELS`]); its preset gives the config.
+    /// RTL model (see [`MODELS`], or one verilated on demand); it gives the config
+    /// ([`model_config`]).
     pub model: String,
     /// Primitives in the whole (unsharded) run.
     pub count: u64,
@@ -975,8 +1002,8 @@ pub fn report_failure(
 /// failure unless `keep_going`. Failures are shrunk and saved (see [`report_failure`]).
 pub fn run(cfg: &RunCfg, mut progress: impl FnMut(&ChunkStats)) -> RunStats {
     let t0 = Instant::now();
-    let preset = model_preset(&cfg.model).unwrap_or_else(|| panic!("unknown model {}", cfg.model));
-    let config = Config::preset(preset).expect("preset");
+    let config = model_config(&cfg.model).unwrap_or_else(|| panic!("unknown model {}", cfg.model));
+    let label = model_label(&cfg.model);
     let mut st = RunStats::default();
     for (i, _, len) in shard_chunks(cfg) {
         let (frame, stim, classes) = chunk_case(&config, cfg.seed, i, len);
@@ -988,7 +1015,7 @@ pub fn run(cfg: &RunCfg, mut progress: impl FnMut(&ChunkStats)) -> RunStats {
                 progress(&c);
             }
             Err(f) => {
-                let name = format!("fail-{preset}-seed{}-chunk{i}", cfg.seed);
+                let name = format!("fail-{label}-seed{}-chunk{i}", cfg.seed);
                 st.failures.push(report_failure(
                     &cfg.model,
                     &frame,
@@ -1012,6 +1039,32 @@ pub fn run(cfg: &RunCfg, mut progress: impl FnMut(&ChunkStats)) -> RunStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A failing case of a config verilated on demand is saved as its base preset plus the
+    /// fields that differ, and loads back to the same config.
+    #[test]
+    fn a_non_preset_frame_round_trips_through_its_scene() {
+        for (name, base) in [("ice40", "ice40"), ("mine", "default")] {
+            let mut cfg = Config::preset("ice40").unwrap();
+            cfg.msaa = 8;
+            cfg.cull = tilerast_golden::config::CullMode::Cw;
+            cfg.name = name.into();
+            let (frame, _, _) = chunk_case(&cfg, 3, 0, 20);
+            let scene = frame_to_scene(&frame).unwrap();
+            assert_eq!(scene.config["preset"], base);
+            assert_eq!(scene.config["msaa"], 8);
+            assert!(!scene.config.contains_key("name"));
+            let back = scene.to_frame("t").unwrap();
+            assert_eq!(
+                back.cfg,
+                Config {
+                    name: base.into(),
+                    ..cfg
+                }
+            );
+            assert_eq!(back.prims, frame.prims);
+        }
+    }
 
     #[test]
     fn generator_is_seeded_and_every_class_appears() {

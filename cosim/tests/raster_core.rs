@@ -420,6 +420,47 @@ fn mutant_is_caught_at_the_expected_cycle() {
     check_dump(&vcd, &gtkw, &m, 8);
 }
 
+/// The same planted bug in a core verilated on demand (a config that is no preset: 2x MSAA,
+/// clockwise culling), caught at the cycle and port the hooked cycle model predicts: the
+/// on-demand path (`ondemand::model_from_verilog`) compares like the compiled-in models.
+#[test]
+fn on_demand_mutant_of_a_non_preset_config_is_caught_at_the_expected_cycle() {
+    let mut frame = scene("mesh");
+    frame.cfg.msaa = 2;
+    frame.cfg.cull = tilerast_golden::config::CullMode::Cw;
+    frame.cfg.name = "od_mut".into();
+    assert!(PRESETS.iter().all(|p| Config::preset(p).unwrap() != frame.cfg));
+    let cmds = commands(&frame).unwrap();
+    let stim = Stimulus {
+        seed: 5,
+        ..Stimulus::default()
+    };
+    let mut log = |l: &str| eprintln!("{l}");
+    let good = ondemand::model_for(&frame.cfg, "cosim/tests/raster_core.rs", &mut log).unwrap();
+    let s = cosim_model(&good.model, &frame.cfg, &cmds, &stim, None).unwrap();
+    assert!(!s.quads.is_empty(), "the unmutated on-demand core produces quads");
+    let text = tilerast_hw::rtl_file(&frame.cfg, "cosim/tests/raster_core.rs").unwrap();
+    let broken = tilerast_cosim::mutation::apply(&text, "od_mut", "od_mut").unwrap();
+    let bad = ondemand::model_from_verilog(&frame.cfg, &broken, &mut log).unwrap();
+    assert_ne!(bad.model, good.model, "the cache key covers the Verilog");
+
+    let (inp, want) = recorded_run(&frame.cfg, &cmds, &stim);
+    let got = hooked_outputs(&frame.cfg, &inp, mutation);
+    let c = (0..want.len())
+        .find(|&i| got[i] != want[i])
+        .expect("the mutation changes an output")
+        / OUT_W;
+    let (pg, pw) = (ports(&got[c * OUT_W..][..OUT_W]), ports(&want[c * OUT_W..][..OUT_W]));
+    let j = (0..pg.len()).find(|&j| pg[j].1 != pw[j].1).unwrap();
+    let m = cosim_model(&bad.model, &frame.cfg, &cmds, &stim, None).expect_err("the mutant must be caught");
+    eprintln!("on-demand mutant caught: {m}");
+    assert_eq!(
+        (m.cycle, m.port.as_str()),
+        (c as u64, pg[j].0.as_str()),
+        "predicted cycle and port"
+    );
+}
+
 /// A mismatch in a different run (points and triangles, random ready) through `cosim_dump`: the
 /// dump is written next to the report and reads back consistently.
 #[test]

@@ -142,3 +142,55 @@ fn refusals_name_the_field_and_the_supported_range() {
         tilerast_hw::supported(&Config::preset(p).unwrap()).unwrap();
     }
 }
+
+/// The configs CI co-simulates on demand (`configs/*.json`, `./dev test`): every one is
+/// supported and none is a preset, and together they cover every MSAA rate (2x and 8x are in no
+/// preset), every quads-per-clock value, every cull mode, every coverage test, and non-square
+/// tiles and sub-tiles. Removing a file that holds the only case of one of these turns this red.
+#[test]
+fn the_ci_config_matrix_covers_the_space_and_is_supported() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "at least six configs in {}", dir.display());
+    let mut cfgs = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let c = tilerast_golden::Scene::config_from_json(&text, &f.display().to_string(), &[]).unwrap();
+        tilerast_hw::supported(&c).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(
+            tilerast_golden::PRESETS.iter().all(|p| Config::preset(p).unwrap()
+                != Config {
+                    name: p.to_string(),
+                    ..c.clone()
+                }),
+            "{} is a preset",
+            f.display()
+        );
+        cfgs.push(c);
+    }
+    for m in [1, 2, 4, 8, 16] {
+        assert!(cfgs.iter().any(|c| c.msaa == m), "no config at {m}x MSAA");
+    }
+    for q in [1, 2, 4] {
+        assert!(cfgs.iter().any(|c| c.quads_per_clock == q), "no config at Q = {q}");
+    }
+    for cull in [CullMode::None, CullMode::Cw, CullMode::Ccw] {
+        assert!(cfgs.iter().any(|c| c.cull == cull), "no config culls {cull:?}");
+    }
+    for t in [CoverageTest::Edge, CoverageTest::Samples, CoverageTest::BboxOnly] {
+        assert!(
+            cfgs.iter().any(|c| c.coverage_test == t),
+            "no config tests coverage by {t:?}"
+        );
+    }
+    assert!(cfgs.iter().any(|c| c.tile[0] != c.tile[1]), "no non-square tile");
+    assert!(
+        cfgs.iter().any(|c| c.subtile[0] != c.subtile[1]),
+        "no non-square sub-tile"
+    );
+}

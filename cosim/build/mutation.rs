@@ -1,0 +1,34 @@
+//! The planted bug of the mutation tests, one line inside a core's sample_raster block: when a
+//! job is accepted, its trivial-accept flag is also set for the last sub-tile of every command,
+//! so that sub-tile's samples are all taken as covered. `build.rs` builds `ice40_mut` from the
+//! ice40 core with it; `cosim/tests/raster_core.rs` applies it to a core verilated on demand, and
+//! applies the same change to the job entering a copy of the cycle model
+//! (`trivial |= cand.last`) to predict the failing cycle. Shared by the build script and the
+//! library (`tilerast_cosim::mutation`).
+
+/// The line of the sample_raster block the mutation replaces…
+pub const MUT_FROM: &str = "            triv_r__d = inp__trivial;\n";
+/// …and its replacement.
+pub const MUT_TO: &str = "            triv_r__d = inp__trivial | inp__last; // MUTATION (cosim test)\n";
+
+/// The sample_raster module of the core `tilerast_<name>`.
+pub fn module(name: &str) -> String {
+    format!("module tilerast_{name}__sample_raster(")
+}
+
+/// `src` (the Verilog of core `tilerast_<name>`) with the mutation applied, or a one-line error
+/// if the anchor is not found exactly once inside that core's sample_raster module (the
+/// regenerated RTL moved it: update [`MUT_FROM`] / [`MUT_TO`] and the tests' model mutation).
+pub fn apply(src: &str, name: &str, file: &str) -> Result<String, String> {
+    let head = module(name);
+    let body = src
+        .find(&head)
+        .map(|i| &src[i..i + src[i..].find("endmodule").unwrap_or(0)]);
+    if src.matches(MUT_FROM).count() != 1 || body.is_none_or(|m| m.matches(MUT_FROM).count() != 1) {
+        return Err(format!(
+            "error: mutation anchor {MUT_FROM:?} not found exactly once in `{head}` of {file} \
+             (regenerated RTL moved it: update cosim/build/mutation.rs and the tests' model mutation)"
+        ));
+    }
+    Ok(src.replacen(MUT_FROM, MUT_TO, 1))
+}
