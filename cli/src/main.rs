@@ -32,6 +32,8 @@ mod rtl;
 mod scene_io;
 #[cfg(feature = "rtl")]
 mod synth;
+#[cfg(all(test, feature = "rtl"))]
+mod workflow;
 
 use clap::{Parser, Subcommand};
 use error::{CliError, Res};

@@ -60,6 +60,15 @@ pub struct RegressArgs {
     /// `tile=[32,16]`; with --preset or --config as the base (default ice40).
     #[arg(long = "set", value_name = "FIELD=VALUE", conflicts_with = "scene")]
     pub set: Vec<String>,
+    /// Also write the run's summary as JSON (counts, failures with their saved scenes) for
+    /// `--merge`: what each job of a sharded CI run uploads.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// Merge the `--summary-json` files of a sharded run instead of running: a Markdown table
+    /// per preset (and seed), checking that every shard 1..N is there exactly once. Exit 1 on a
+    /// mismatch or a missing shard.
+    #[arg(long, value_name = "SUMMARY", num_args = 1.., conflicts_with_all = ["scene", "config", "set", "shard"])]
+    pub merge: Vec<PathBuf>,
     /// RTL model (a preset, or `ice40_mut`: ice40 with a planted bug, for tests).
     #[arg(long, hide = true)]
     pub model: Option<String>,
@@ -129,6 +138,9 @@ pub fn run(a: &RegressArgs) -> Res<()> {
             ));
         }
     }
+    if !a.merge.is_empty() {
+        return merge(&a.merge, &mut std::io::stdout());
+    }
     if let Some(scene) = &a.scene {
         return run_scene(a, scene);
     }
@@ -192,6 +204,14 @@ pub fn run(a: &RegressArgs) -> Res<()> {
         .collect();
     println!("classes: {}", classes.join(", "));
     println!("{}", summary_line(&preset, &model, &st, shard, a.seed));
+    if let Some(p) = &a.summary_json {
+        let v = summary_json(&preset, &model, &st, shard, a);
+        let text = serde_json::to_string_pretty(&v).expect("json") + "\n";
+        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(d).map_err(|e| crate::error::io_err(d, "create", e))?;
+        }
+        std::fs::write(p, text).map_err(|e| crate::error::io_err(p, "write", e))?;
+    }
     match st.failures.first() {
         None => Ok(()),
         Some(f) => Err(CliError(format!(
@@ -293,4 +313,187 @@ fn run_scene(a: &RegressArgs, scene: &std::path::Path) -> Res<()> {
     );
     println!("{}", summary_line(&preset, &model, &st, (1, 1), stim.seed));
     res
+}
+
+/// Format tag of a `--summary-json` file.
+const SUMMARY_TAG: &str = "tilerast_regress_summary";
+
+fn summary_json(
+    preset: &str,
+    model: &str,
+    st: &regress::RunStats,
+    shard: (u64, u64),
+    a: &RegressArgs,
+) -> serde_json::Value {
+    let failures: Vec<serde_json::Value> = st
+        .failures
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "chunk": f.chunk,
+                "failure": f.failure.headline(),
+                "scene": f.scene.as_ref().map(|p| p.display().to_string()),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        SUMMARY_TAG: 1,
+        "preset": preset,
+        "model": model,
+        "seed": a.seed,
+        "count": a.count,
+        "chunk": a.chunk,
+        "shard": [shard.0, shard.1],
+        "chunks": st.chunks,
+        "primitives": st.prims,
+        "commands": st.commands,
+        "quads": st.quads,
+        "samples": st.samples,
+        "cycles": st.cycles,
+        "flushes": st.flushes,
+        "mismatches": st.failures.len(),
+        "failures": failures,
+        "wall_secs": st.secs,
+    })
+}
+
+/// One shard's summary, read back.
+#[derive(serde::Deserialize)]
+struct ShardSummary {
+    preset: String,
+    model: String,
+    seed: u64,
+    count: u64,
+    chunk: u64,
+    shard: (u64, u64),
+    chunks: u64,
+    primitives: u64,
+    quads: u64,
+    samples: u64,
+    cycles: u64,
+    mismatches: u64,
+    failures: Vec<ShardFailure>,
+    wall_secs: f64,
+}
+
+#[derive(serde::Deserialize)]
+struct ShardFailure {
+    chunk: u64,
+    failure: String,
+    scene: Option<String>,
+}
+
+fn read_summary(p: &std::path::Path) -> Result<ShardSummary, String> {
+    let f = p.display();
+    let text = std::fs::read_to_string(p).map_err(|e| format!("{f}: {e}"))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{f}: {e}"))?;
+    if v.get(SUMMARY_TAG) != Some(&serde_json::json!(1)) {
+        return Err(format!(
+            "{f}: not a `tilerast regress --summary-json` file (no \"{SUMMARY_TAG}\": 1)"
+        ));
+    }
+    let s: ShardSummary = serde_json::from_value(v).map_err(|e| format!("{f}: {e}"))?;
+    if s.shard.0 == 0 || s.shard.0 > s.shard.1 {
+        return Err(format!(
+            "{f}: shard: {}/{} is not K/N with 1 <= K <= N",
+            s.shard.0, s.shard.1
+        ));
+    }
+    Ok(s)
+}
+
+/// `--merge`: the shards of each (preset, model, seed, count, chunk, N) summed into one row of a
+/// Markdown table, with every shard 1..N required exactly once; failures listed under it.
+pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Res<()> {
+    use std::collections::BTreeMap;
+    type Key = (String, String, u64, u64, u64, u64);
+    let mut groups: BTreeMap<Key, Vec<ShardSummary>> = BTreeMap::new();
+    for p in files {
+        let s = read_summary(p).unwrap_or_else(|e| usage(e));
+        let key = (s.preset.clone(), s.model.clone(), s.seed, s.count, s.chunk, s.shard.1);
+        groups.entry(key).or_default().push(s);
+    }
+    let mut problems: Vec<String> = Vec::new();
+    let mut text = String::from(
+        "| preset | model | seed | shards | primitives | quads | samples | cycles | mismatches | CPU time |\n\
+         |---|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut fails = String::new();
+    for ((preset, model, seed, count, chunk, n), shards) in &groups {
+        let mut seen = vec![0u32; *n as usize];
+        for s in shards {
+            seen[s.shard.0 as usize - 1] += 1;
+        }
+        let missing: Vec<String> = (1..=*n)
+            .filter(|k| seen[*k as usize - 1] == 0)
+            .map(|k| k.to_string())
+            .collect();
+        let twice: Vec<String> = (1..=*n)
+            .filter(|k| seen[*k as usize - 1] > 1)
+            .map(|k| k.to_string())
+            .collect();
+        if !missing.is_empty() {
+            problems.push(format!(
+                "{preset} seed {seed}: shard(s) {} of {n} missing",
+                missing.join(", ")
+            ));
+        }
+        if !twice.is_empty() {
+            problems.push(format!(
+                "{preset} seed {seed}: shard(s) {} of {n} given twice",
+                twice.join(", ")
+            ));
+        }
+        let sum = |f: fn(&ShardSummary) -> u64| shards.iter().map(f).sum::<u64>();
+        let prims = sum(|s| s.primitives);
+        let mismatches = sum(|s| s.mismatches);
+        let chunks = sum(|s| s.chunks);
+        // A clean, complete run covers every chunk and primitive of the unsharded run.
+        if missing.is_empty()
+            && twice.is_empty()
+            && mismatches == 0
+            && (prims != *count || chunks != count.div_ceil(*chunk))
+        {
+            problems.push(format!(
+                "{preset} seed {seed}: {prims} primitives in {chunks} chunks, expected {count}"
+            ));
+        }
+        if mismatches > 0 {
+            problems.push(format!("{preset} seed {seed}: {mismatches} mismatch(es)"));
+        }
+        let secs: f64 = shards.iter().map(|s| s.wall_secs).sum();
+        text += &format!(
+            "| {preset} | {model} | {seed} | {}/{n} | {prims} | {} | {} | {} | {mismatches} | {:.1} min |\n",
+            shards.len(),
+            sum(|s| s.quads),
+            sum(|s| s.samples),
+            sum(|s| s.cycles),
+            secs / 60.0
+        );
+        for s in shards {
+            for f in &s.failures {
+                fails += &format!(
+                    "- {preset} shard {}/{n} chunk {}: {} (scene {})\n",
+                    s.shard.0,
+                    f.chunk,
+                    f.failure,
+                    f.scene.as_deref().unwrap_or("not saved")
+                );
+            }
+        }
+    }
+    if !fails.is_empty() {
+        text += &format!("\nFailures (each shard uploads its shrunk scenes):\n\n{fails}");
+    }
+    text += &if problems.is_empty() {
+        "\nverdict: PASS (every shard present, 0 mismatches)\n".to_string()
+    } else {
+        format!("\nverdict: FAIL: {}\n", problems.join("; "))
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| crate::error::io_err(std::path::Path::new("<stdout>"), "write", e))?;
+    match problems.first() {
+        None => Ok(()),
+        Some(_) => Err(CliError(format!("regress --merge: {}", problems.join("; ")))),
+    }
 }

@@ -2,6 +2,8 @@
 //!
 //! ```text
 //!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
+//!  synth --board B --config F [--set k=v]   the same around any supported config's core
+//!                             (core + top written to target/fpga/<board>-<name>/)
 //!  synth --blocks [--board B] [--preset P]   each block module synthesized alone (sizes)
 //!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
 //!  synth --table [--update-readme]           table of every report under target/fpga/
@@ -39,6 +41,14 @@ pub struct SynthArgs {
     /// board's top is generated around this preset's core under target/fpga/<board>-<preset>/.
     #[arg(long)]
     pub preset: Option<String>,
+    /// With --board: the board's top around the core of this config (a JSON object as
+    /// `tilerast rtl --config` takes), under target/fpga/<board>-<name>/.
+    #[arg(long, value_name = "FILE", requires = "board")]
+    pub config: Option<PathBuf>,
+    /// With --board: override one config field (repeatable), as `tilerast rtl --set`; the base
+    /// is --preset, --config or the board's preset.
+    #[arg(long = "set", value_name = "FIELD=VALUE", requires = "board")]
+    pub set: Vec<String>,
     /// With --postsim: shortened runs (a quick check, not the regression).
     #[arg(long)]
     pub quick: bool,
@@ -88,8 +98,23 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
             preset: a.preset.clone(),
             reuse_synth: a.reuse_synth,
         };
-        // Another preset's core on this board: a generated top under target/fpga/<board>-<preset>/.
-        if let Some(p) = a.preset.as_deref().filter(|p| *p != b.preset && a.verilog.is_empty()) {
+        let custom = if a.config.is_some() || !a.set.is_empty() {
+            if !a.verilog.is_empty() {
+                return Err(CliError("--config / --set: not with --verilog".into()));
+            }
+            let cfg = crate::rtl::resolve(a.preset.as_deref(), b.preset, a.config.as_deref(), &a.set, None)?;
+            Some(cfg).filter(|c| tilerast_golden::Config::preset(&c.name).ok().as_ref() != Some(c))
+        } else {
+            None
+        };
+        if let Some(cfg) = &custom {
+            // Any supported config's core on this board: core and top under target/fpga/<board>-<name>/.
+            let v = flow::config_variant(b, cfg, &crate::rtl::command_line(), &root).map_err(fe)?;
+            opts.verilog = v.verilog;
+            opts.out_dir = v.out_dir;
+            opts.preset = v.preset;
+        } else if let Some(p) = a.preset.as_deref().filter(|p| *p != b.preset && a.verilog.is_empty()) {
+            // Another preset's core on this board: a generated top under target/fpga/<board>-<preset>/.
             let v = flow::preset_variant(b, p, &root).map_err(fe)?;
             opts.verilog = v.verilog;
             opts.out_dir = v.out_dir;

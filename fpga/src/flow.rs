@@ -324,6 +324,33 @@ pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOp
     })
 }
 
+/// The board's top around the core of any supported config (`tilerast synth --board B
+/// --config F`): the core as `tilerast rtl` writes it (`command` goes into its header) and the
+/// top around it, both into `target/fpga/<board>-<name>/`. Refused with one line naming the
+/// field if the RTL does not support the config.
+pub fn config_variant(
+    board: &Board,
+    cfg: &tilerast_golden::Config,
+    command: &str,
+    root: &Path,
+) -> Result<FlowOpts, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    tilerast_hw::supported(cfg).map_err(FlowError)?;
+    let dir = root.join("target/fpga").join(format!("{}-{}", board.name, cfg.name));
+    let core = tilerast_hw::write_core(cfg, command, &dir).map_err(FlowError)?;
+    let file = dir.join(tilerast_hw::fpga_top::rtl_file_name(board.name));
+    let text = tilerast_hw::fpga_top::rtl_file_for(board, cfg);
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&file, text).map_err(|e| FlowError::at(file.display(), e))?;
+    }
+    Ok(FlowOpts {
+        verilog: vec![core, file],
+        out_dir: Some(dir),
+        preset: Some(cfg.name.clone()),
+        ..FlowOpts::default()
+    })
+}
+
 /// Run the whole flow for `board`: synthesis, place and route, bitstream, report.
 pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Write) -> Result<Report, FlowError> {
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;

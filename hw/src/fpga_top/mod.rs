@@ -261,14 +261,20 @@ pub struct FpgaTop {
 }
 
 impl FpgaTop {
-    /// The top for `board`.
+    /// The top for `board` around its preset's core.
     pub fn new(board: &Board) -> Self {
-        let cfg = board.config();
+        Self::with_config(board, &board.config())
+    }
+
+    /// The top for `board` around the core of `cfg` (`tilerast synth --config`): the
+    /// descriptor names the preset `cfg` equals, else [`CUSTOM_PRESET`].
+    pub fn with_config(board: &Board, cfg: &tilerast_golden::Config) -> Self {
+        let cfg = cfg.clone();
         let q = cfg.quads_per_clock as usize;
         let preset = tilerast_golden::PRESETS
             .iter()
-            .position(|p| *p == board.preset)
-            .unwrap() as u8;
+            .position(|p| tilerast_golden::Config::preset(p).ok().as_ref() == Some(&cfg))
+            .map_or(CUSTOM_PRESET, |i| i as u8);
         let div = board.uart_div();
         let vbits = crate::setup::mul_operand_bits(&cfg);
         // Smallest 2^k − 1 ≥ v.
@@ -809,6 +815,10 @@ impl Logic for FpgaTop {
     }
 }
 
+/// The descriptor's preset byte of a top around a core that is no preset: the host tool
+/// (`tilerast fpga`) refuses such a board with one line, it has no golden config to expect.
+pub const CUSTOM_PRESET: u8 = 0xff;
+
 /// Top module name of a board's FPGA top.
 pub fn top_name(board: &str) -> String {
     format!("tilerast_top_{board}")
@@ -831,13 +841,18 @@ pub fn rtl_sources(board: &Board) -> [String; 2] {
 /// ([`rtl_sources`]). Generation checks that the core the top was built with equals that
 /// module, submodule for submodule, before leaving its copy out.
 pub fn rtl_file(board: &Board) -> String {
-    let mut top = FpgaTop::new(board);
+    rtl_file_for(board, &board.config())
+}
+
+/// As [`rtl_file`] around the core of `cfg` (module `tilerast_<cfg.name>`, from the file
+/// `tilerast rtl` writes for it): `tilerast synth --board B --config F`.
+pub fn rtl_file_for(board: &Board, cfg: &tilerast_golden::Config) -> String {
+    let mut top = FpgaTop::with_config(board, cfg);
     top.connect_all();
     let name = top_name(board.name);
     let full = crate::emit::fix_verilog(&crate::emit::generate_verilog_named(&top, &name));
-    let cfg = board.config();
-    let core = crate::top_name(board.preset);
-    let core_text = crate::raster_core::verilog(&cfg, &core);
+    let core = crate::top_name(&cfg.name);
+    let core_text = crate::raster_core::verilog(cfg, &core);
     let body = crate::emit::use_external(&full, &name, "raster_core", &core, &core_text)
         .unwrap_or_else(|e| panic!("FPGA top {}: {e}", board.name));
     format!(
@@ -846,7 +861,7 @@ pub fn rtl_file(board: &Board) -> String {
          // (divisor {}), {} command records; protocol: hw/README.md \"FPGA top and UART protocol\"\n\
          // top module: {}; its raster_core instance is module {} from {} (read both files)\n{}",
         board.name,
-        board.preset,
+        cfg.name,
         cfg.msaa,
         cfg.quads_per_clock,
         board.osc_hz,
@@ -857,7 +872,7 @@ pub fn rtl_file(board: &Board) -> String {
         board.capacity,
         name,
         core,
-        crate::rtl_file_name(board.preset),
+        crate::rtl_file_name(&cfg.name),
         body
     )
 }
