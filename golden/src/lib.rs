@@ -38,6 +38,9 @@ pub mod point_raster;
 // Seed 004: blender with sample-pool merge.
 pub mod blender;
 
+// The pixel side's one memory interface (framebuffer; later the pixel-info and primitive lists).
+pub mod memory_port;
+
 // The whole frame, stage by stage.
 pub mod pipeline;
 

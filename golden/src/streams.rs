@@ -98,6 +98,27 @@ pub struct Beat {
     pub last: bool,
 }
 
+/// The memory port, request side (pixel side → memory): one 32-bit word read or written. The
+/// output merger's framebuffer and, later, the pixel-info and primitive lists go through it;
+/// [`crate::memory_port`] is the memory behind it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemReq {
+    /// Byte address of the word, a multiple of 4 (32 bits).
+    pub addr: u32,
+    /// Write (`wdata` under `be`), else read (one [`MemResp`], in request order).
+    pub write: bool,
+    /// Write data, byte k = bits 8k..8k+7 at address `addr + k` (little-endian).
+    pub wdata: u32,
+    /// Byte enables of a write, bit k for byte k (4 bits).
+    pub be: u8,
+}
+
+/// The memory port, response side (memory → pixel side): the word a read returned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemResp {
+    pub rdata: u32,
+}
+
 impl Beat {
     /// The valid quads of this beat, in lane order.
     pub fn quads(&self) -> impl Iterator<Item = crate::Quad> + '_ {
@@ -194,6 +215,21 @@ macro_rules! for_each_stream {
                 block_3: Bits<8> [block[3]],
             }
         );
+        $m! {
+            /// The memory port's requests (pixel side → memory).
+            MemReq: MemReq {
+                addr: Bits<32> [addr],
+                write: Bit [write],
+                wdata: Bits<32> [wdata],
+                be: Bits<4> [be],
+            }
+        }
+        $m! {
+            /// The memory port's read responses (memory → pixel side), in request order.
+            MemResp: MemResp {
+                rdata: Bits<32> [rdata],
+            }
+        }
     };
     // The candidate's fields, at `$pre` in the payload (`cand.` for a job), then `$extra`.
     (@cand $m:ident $(#[$doc:meta])* $name:ident : $payload:ident [$($pre:tt)*] { $($extra:tt)* }) => {
