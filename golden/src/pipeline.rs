@@ -593,6 +593,26 @@ impl<'f> PixelSide<'f> {
     }
 }
 
+/// Host bytes the streaming pipeline ([`render_stream`]) needs for `cfg` whatever the scene
+/// draws: the framebuffer (`colours_per_pixel` RGBA slots per pixel), the image, the
+/// pixel-info list table, the blend queue (a band of second tiles as tall as a first tile,
+/// plus one) and one second tile's shading buffers. What the scene adds (per-primitive setup
+/// and bins, one first tile's overdraw records) comes on top. For refusing a request up front.
+pub fn fixed_host_bytes(cfg: &Config) -> u64 {
+    let [w, h] = cfg.viewport.map(u64::from);
+    let c = cfg.colours_per_pixel as u64;
+    let [sw, sh] = cfg.second_tile.map(u64::from);
+    let [nsx, nsy] = [w.div_ceil(sw), h.div_ceil(sh)];
+    let framebuffer = w * h * c * std::mem::size_of::<Rgba>() as u64;
+    let image = w * h * 4;
+    let table = (8 * nsx * nsy).next_multiple_of(crate::pixel_info::CHUNK_BYTES as u64);
+    let rows = (cfg.tile[1] as u64 / sh).max(1);
+    let queue = (nsx * rows + 1) * sw * sh * c * std::mem::size_of::<BlendSample>() as u64;
+    // Depth, shading point, sorted item and shaded sample per sample position.
+    let shade = sw * sh * cfg.msaa as u64 * (4 + 8 + 2 * 16 + 12);
+    framebuffer + image + table + queue + shade
+}
+
 /// Run the raster side and collect it: [`raster_stream`] with every quad (and, with `trace`,
 /// every first sub-tile event) kept. Memory grows with the frame's quads; prefer
 /// [`raster_stream`] for big frames.
