@@ -704,7 +704,19 @@ impl PixelInfoStore {
         let rb = self.lists.record_bytes() as usize;
         let mut buf = self.buf;
         encode(&rec, &mut buf[..rb]);
-        self.lists.append(sty * self.tiles[0] + stx, &buf[..rb])
+        self.lists.append(sty * self.tiles[0] + stx, &buf[..rb]).map_err(|e| {
+            if e.field != "memory" || !e.msg.starts_with("out of the 4 GiB") {
+                return e;
+            }
+            StoreError::new(
+                "pixel_info",
+                format!(
+                    "the frame's pixel info outgrows the 4 GiB pixel-info memory (32-bit block addresses; seed 001 keeps a whole frame's pixel info until the pixel side starts): {} bytes in use at record {} ({e})",
+                    self.lists.memory().size(),
+                    self.lists.records() + 1
+                ),
+            )
+        })
     }
 
     /// End of the raster side: every first tile is rasterized. Writes the list table; after
