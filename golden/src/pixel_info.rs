@@ -23,6 +23,15 @@
 //!                                             └──────────────────────┘      (after finish)
 //! ```
 //!
+//! **Streaming** (`pipeline::render_stream`): a second tile whose last overlapping first tile is
+//! rasterized can take no more quads, so [`PixelInfoStore::take_second_tile`] closes its list
+//! early (the very table entry and tail pointer `finish_raster` would write), reads it and
+//! frees its blocks. The modelled traffic and footprint are those of finishing first and
+//! reading after; the host keeps only live blocks ([`Memory`] holds 64 KiB chunks and drops a
+//! chunk once every byte in it is freed), so a frame's host memory is bounded by the tiles in
+//! flight while its simulated footprint still counts every block (and still stops at the
+//! 32-bit address space).
+//!
 //! ## Byte layout (little-endian, all fields u32-aligned)
 //!
 //! * **List table** at address 0: per list (second tile, in tile order) 8 bytes
