@@ -581,3 +581,39 @@ fn stream_holds_tiles_in_flight_not_the_frame() {
         assert_eq!(s.image.unwrap(), want.image);
     }
 }
+
+#[test]
+fn a_sink_error_stops_the_stream_and_comes_back() {
+    let cfg = Config::preset("default").unwrap();
+    let frame = random_frame(&cfg, 3, 40);
+    let (mut quad_events, mut tiles) = (0, 0);
+    let r = render_stream(&frame, false, |e| match e {
+        Event::Quads { .. } => {
+            quad_events += 1;
+            Err(PipelineError("sink full".into()))
+        }
+        Event::TileDone(_) => {
+            tiles += 1;
+            Ok(())
+        }
+        Event::SubTile(_) => Ok(()),
+    });
+    assert_eq!(r.unwrap_err().0, "sink full");
+    assert_eq!(quad_events, 1, "nothing after the error");
+    assert!(tiles < cfg.tiles()[0] * cfg.tiles()[1], "stopped early");
+}
+
+#[test]
+fn fixed_host_bytes_counts_the_framebuffer_and_image() {
+    // The largest valid config: 4096² × 16 colours × 4 bytes of framebuffer, 4096² × 4 of image.
+    let mut c = Config::preset("default").unwrap();
+    c.viewport = [4096, 4096];
+    c.msaa = 16;
+    c.colours_per_pixel = 16;
+    c.validate().unwrap();
+    let b = tilerast_golden::pipeline::fixed_host_bytes(&c);
+    let fb_image = (4096u64 * 4096) * (16 * 4 + 4);
+    assert!(b >= fb_image && b < fb_image + (256 << 20), "{b}");
+    let small = tilerast_golden::pipeline::fixed_host_bytes(&Config::preset("ice40").unwrap());
+    assert!(small < 4 << 20, "{small}");
+}
