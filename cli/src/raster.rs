@@ -11,15 +11,19 @@
 //! 3. one final line `{"summary":{...}}` with `quads`, `samples` (sum of the masks' popcounts),
 //!    `points`, `fragments`, `prims`, `msaa`, `viewport`, `tile`.
 //!
+//! The lines are written as the quads are made (`pipeline::raster_stream`, first tile by first
+//! tile): memory does not grow with the frame's quads, and the summary needs only counts.
+//!
 //! ```text
-//!   Frame ─► raster_frame ─► quads ─► line per quad ─► line per point ─► summary line
+//!   Frame ─► raster_stream ─► (tile, prim) quads ─► line per quad ─┐ (as they come)
+//!                    └─► point fragments, counts ─► line per point ─► summary line
 //! ```
 
 use crate::error::{CliError, Res};
 use clap::ValueEnum;
 use std::io::Write;
-use tilerast_golden::pipeline::RasterOutput;
-use tilerast_golden::Frame;
+use tilerast_golden::pipeline::{Event, PipelineError};
+use tilerast_golden::{Frame, Quad};
 
 /// Output format of `raster`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -33,25 +37,47 @@ pub fn mask_hex(mask: u64, msaa: u32) -> String {
     format!("0x{:0width$x}", mask, width = msaa as usize)
 }
 
-/// Write the JSON lines of `r` for `frame` to `out`.
-pub fn write_jsonl(frame: &Frame, r: &RasterOutput, out: &mut dyn Write) -> std::io::Result<()> {
+/// Write the JSON lines of a collected `r` for `frame` to `out` (what [`run`] streams).
+#[cfg(test)]
+pub fn write_jsonl(
+    frame: &Frame,
+    r: &tilerast_golden::pipeline::RasterOutput,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let s = frame.cfg.msaa;
     let mut samples: u64 = 0;
     for q in &r.quads {
         samples += q.quad.samples() as u64;
-        writeln!(
-            out,
-            r#"{{"tile":[{},{}],"qx":{},"qy":{},"mask":"{}","prim":{}}}"#,
-            q.tile[0],
-            q.tile[1],
-            q.quad.qx,
-            q.quad.qy,
-            mask_hex(q.quad.mask, s),
-            q.quad.prim
-        )?;
+        write_quad(out, q.tile, &q.quad, s)?;
     }
+    write_tail(frame, r.quads.len() as u64, samples, &r.point_fragments, out)
+}
+
+/// One quad line.
+pub fn write_quad(out: &mut dyn Write, tile: [u32; 2], q: &Quad, msaa: u32) -> std::io::Result<()> {
+    writeln!(
+        out,
+        r#"{{"tile":[{},{}],"qx":{},"qy":{},"mask":"{}","prim":{}}}"#,
+        tile[0],
+        tile[1],
+        q.qx,
+        q.qy,
+        mask_hex(q.mask, msaa),
+        q.prim
+    )
+}
+
+/// The point lines and the summary line, after `quads` quad lines covering `samples` samples.
+pub fn write_tail(
+    frame: &Frame,
+    quads: u64,
+    samples: u64,
+    point_fragments: &[(u32, u64)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let s = frame.cfg.msaa;
     let mut fragments = 0;
-    for (p, n) in &r.point_fragments {
+    for (p, n) in point_fragments {
         fragments += n;
         writeln!(out, r#"{{"point":{p},"fragments":{n}}}"#)?;
     }
@@ -59,9 +85,9 @@ pub fn write_jsonl(frame: &Frame, r: &RasterOutput, out: &mut dyn Write) -> std:
     writeln!(
         out,
         r#"{{"summary":{{"quads":{},"samples":{},"points":{},"fragments":{},"prims":{},"msaa":{},"viewport":[{},{}],"tile":[{},{}]}}}}"#,
-        r.quads.len(),
+        quads,
         samples,
-        r.point_fragments.len(),
+        point_fragments.len(),
         fragments,
         frame.prims.len(),
         s,
@@ -73,16 +99,51 @@ pub fn write_jsonl(frame: &Frame, r: &RasterOutput, out: &mut dyn Write) -> std:
     out.flush()
 }
 
-/// Run `raster`: all lines to `out`. A pipeline failure names `file`, an I/O failure `dest`.
+/// Why a stream stopped: the pipeline or the output.
+pub enum StreamFail {
+    Pipeline(PipelineError),
+    Io(std::io::Error),
+}
+
+impl From<PipelineError> for StreamFail {
+    fn from(e: PipelineError) -> Self {
+        StreamFail::Pipeline(e)
+    }
+}
+
+impl StreamFail {
+    /// One line: a pipeline failure names `file`, an I/O failure `dest`.
+    pub fn at(self, file: &str, dest: &str) -> CliError {
+        match self {
+            StreamFail::Pipeline(e) => CliError::at(file, "pipeline", e),
+            StreamFail::Io(e) => CliError::at(dest, "write", e),
+        }
+    }
+}
+
+/// Run `raster`: every line to `out`, the quad lines as the raster side makes them. A pipeline
+/// failure names `file`, an I/O failure `dest`.
 pub fn run(frame: &Frame, file: &str, dest: &str, out: &mut dyn Write) -> Res<()> {
-    let r = tilerast_golden::pipeline::raster_frame(frame, false).map_err(|e| CliError::at(file, "pipeline", e))?;
-    write_jsonl(frame, &r, out).map_err(|e| CliError::at(dest, "write", e))
+    let s = frame.cfg.msaa;
+    let (mut quads, mut samples) = (0u64, 0u64);
+    let r = tilerast_golden::pipeline::raster_stream(frame, false, |e| {
+        if let Event::Quads { tile, quads: qs } = e {
+            for q in qs {
+                quads += 1;
+                samples += q.samples() as u64;
+                write_quad(out, tile, q, s).map_err(StreamFail::Io)?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e: StreamFail| e.at(file, dest))?;
+    write_tail(frame, quads, samples, &r.point_fragments, out).map_err(|e| CliError::at(dest, "write", e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tilerast_golden::pipeline::TileQuad;
+    use tilerast_golden::pipeline::{RasterOutput, TileQuad};
     use tilerast_golden::{Quad, Scene};
 
     #[test]

@@ -6,9 +6,17 @@
 //! converted from the pipeline's y-up pixels to image rows (row 0 = top of the viewport):
 //! pixel row y is image row `H − 1 − y`.
 //!
+//! The pipeline is streamed (`pipeline::render_stream`, first tile by first tile): what the
+//! overlays need is gathered as the events come, bounded by the screen, not by the frame's
+//! quads: the most advanced class per first sub-tile (`subtiles`) and the number of quads
+//! outlined per quad position (`quads`). A request whose fixed memory (framebuffer, image,
+//! canvas, overlay maps) would exceed [`MAX_RENDER_BYTES`] is refused up front with the size
+//! it would need.
+//!
 //! ```text
-//!   Frame ─► render_frame ─► Image (RGBA, row 0 top) ─► ×scale ─► overlays ─► PNG
-//!        └─► raster_frame(trace) ─► subtile events ───────────────┘
+//!   Frame ─► render_stream ─► Image (RGBA, row 0 top) ─► ×scale ─► overlays ─► PNG
+//!                 └─► events: sub-tile fates, quads ─► best class per sub-tile,
+//!                                                       outlines per quad position ─┘
 //! ```
 
 use crate::error::{io_err, CliError, Res};
@@ -16,7 +24,9 @@ use clap::ValueEnum;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use tilerast_golden::pipeline::{Image, RasterOutput, SubTileClass, SubTileEvent};
+use tilerast_golden::pipeline::Event;
+use tilerast_golden::pipeline::{Image, SubTileClass, SubTileEvent};
+use tilerast_golden::Quad;
 use tilerast_golden::{Frame, PrimitiveFx};
 
 /// What to draw over the rendered image.
@@ -55,6 +65,115 @@ fn class_rank(c: SubTileClass) -> u8 {
 /// Largest image `render` writes, in pixels (2^28: 1 GiB of RGBA, e.g. 16384x16384). A larger
 /// viewport × `--scale` is refused up front with the size it would need.
 pub const MAX_CANVAS_PIXELS: u64 = 1 << 28;
+
+/// Largest host memory `render` may need before it starts, in bytes (2 GiB): the pipeline's
+/// fixed part (`pipeline::fixed_host_bytes`: framebuffer, image, blend queue, …), the canvas
+/// and the overlay maps. A larger request is refused up front with the size it would need.
+pub const MAX_RENDER_BYTES: u64 = 2 << 30;
+
+/// Bytes `render` needs up front for `cfg` at `scale` with `overlays` (see [`MAX_RENDER_BYTES`]),
+/// with the parts named for the error line.
+pub fn render_bytes(cfg: &tilerast_golden::Config, scale: u32, overlays: &[Overlay]) -> (u64, String) {
+    let [w, h] = cfg.viewport.map(u64::from);
+    let pipeline = tilerast_golden::pipeline::fixed_host_bytes(cfg);
+    let canvas = w * h * (scale as u64).pow(2) * 4;
+    let mut total = pipeline + canvas;
+    let mut parts = format!("pipeline {} MiB, canvas {} MiB", mib(pipeline), mib(canvas));
+    if overlays.contains(&Overlay::Quads) {
+        let b = w.div_ceil(2) * h.div_ceil(2) * 4;
+        total += b;
+        parts += &format!(", quad outlines {} MiB", mib(b));
+    }
+    if overlays.contains(&Overlay::Subtiles) {
+        // One map entry (rectangle, class, tree overhead) per first sub-tile of the viewport.
+        let [sw, sh] = cfg.subtile.map(u64::from);
+        let b = w.div_ceil(sw) * h.div_ceil(sh) * 64;
+        total += b;
+        parts += &format!(", sub-tile map {} MiB", mib(b));
+    }
+    (total, parts)
+}
+
+fn mib(b: u64) -> u64 {
+    b.div_ceil(1 << 20)
+}
+
+/// The `subtiles` overlay's state: per first sub-tile rectangle, the most advanced class any
+/// (selected) primitive gave it.
+#[derive(Default)]
+pub struct SubtileMap {
+    best: BTreeMap<(u32, u32, u32, u32), SubTileClass>,
+}
+
+impl SubtileMap {
+    /// Take one event into account.
+    pub fn add(&mut self, e: &SubTileEvent) {
+        let slot = self.best.entry((e.x0, e.y0, e.w, e.h)).or_insert(e.class);
+        if class_rank(e.class) > class_rank(*slot) {
+            *slot = e.class;
+        }
+    }
+
+    /// Tint and outline every sub-tile by its class; the number of sub-tiles per class name.
+    pub fn draw(&self, c: &mut Canvas) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for (&(x0, y0, w, h), &class) in &self.best {
+            let rgb = class_colour(class);
+            c.fill_rect(x0, y0, w, h, rgb, 0.35);
+            c.outline_rect(x0, y0, w, h, rgb, 0.9);
+            *counts.entry(class_name(class)).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// The `quads` overlay's state: how many emitted quads sit at each quad position. Outlines of
+/// one position cover the same canvas pixels with the same colour, so drawing them by count
+/// is drawing them one by one.
+pub struct QuadOutlines {
+    across: u32,
+    counts: Vec<u32>,
+    total: usize,
+}
+
+impl QuadOutlines {
+    /// No quads yet, for a viewport.
+    pub fn new(viewport: [u32; 2]) -> Self {
+        let across = viewport[0].div_ceil(2);
+        QuadOutlines {
+            across,
+            counts: vec![0; across as usize * viewport[1].div_ceil(2) as usize],
+            total: 0,
+        }
+    }
+
+    /// Count one emitted quad.
+    pub fn add(&mut self, q: &Quad) {
+        let i = q.qy as usize * self.across as usize + q.qx as usize;
+        if let Some(n) = self.counts.get_mut(i) {
+            *n = n.saturating_add(1);
+            self.total += 1;
+        }
+    }
+
+    /// Outline every counted quad (cyan); the number of quads outlined.
+    pub fn draw(&self, c: &mut Canvas) -> usize {
+        for (i, &n) in self.counts.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let (qx, qy) = (i as u32 % self.across, i as u32 / self.across);
+            // n outlines, or fewer once the rounding reaches its fixed point (then more change
+            // nothing).
+            for _ in 0..n {
+                if !c.outline_rect_changes(2 * qx, 2 * qy, 2, 2, [0, 230, 255], 0.7) {
+                    break;
+                }
+            }
+        }
+        self.total
+    }
+}
 
 /// An RGBA canvas, row 0 at the top, `k` canvas pixels per scene pixel.
 pub struct Canvas {
@@ -124,6 +243,32 @@ impl Canvas {
 
     /// Outline (1 canvas pixel, inside the rectangle) a scene-pixel rectangle (y up).
     pub fn outline_rect(&mut self, x0: u32, y0: u32, w: u32, h: u32, rgb: [u8; 3], a: f32) {
+        self.outline_rect_changes(x0, y0, w, h, rgb, a);
+    }
+
+    /// [`Canvas::outline_rect`]; false when no pixel changed (blending again changes nothing).
+    pub fn outline_rect_changes(&mut self, x0: u32, y0: u32, w: u32, h: u32, rgb: [u8; 3], a: f32) -> bool {
+        let before = self.outline_pixels(x0, y0, w, h);
+        self.outline_rect_raw(x0, y0, w, h, rgb, a);
+        before != self.outline_pixels(x0, y0, w, h)
+    }
+
+    /// A copy of the outline's pixels, for [`Canvas::outline_rect_changes`].
+    fn outline_pixels(&self, x0: u32, y0: u32, w: u32, h: u32) -> Vec<u8> {
+        let (cx0, cy0, cx1, cy1) = self.to_canvas(x0, y0, w, h);
+        let mut v = Vec::new();
+        for cy in cy0.max(0)..cy1.min(self.height as i64) {
+            for cx in cx0.max(0)..cx1.min(self.width as i64) {
+                if cy == cy0 || cy == cy1 - 1 || cx == cx0 || cx == cx1 - 1 {
+                    let i = (cy as usize * self.width as usize + cx as usize) * 4;
+                    v.extend_from_slice(&self.rgba[i..i + 4]);
+                }
+            }
+        }
+        v
+    }
+
+    fn outline_rect_raw(&mut self, x0: u32, y0: u32, w: u32, h: u32, rgb: [u8; 3], a: f32) {
         let (cx0, cy0, cx1, cy1) = self.to_canvas(x0, y0, w, h);
         for cx in cx0..cx1 {
             self.blend(cx, cy0, rgb, a);
@@ -163,22 +308,13 @@ pub fn draw_tiles(c: &mut Canvas, tile: [u32; 2], viewport: [u32; 2]) {
 }
 
 /// Draw sub-tile fates; with `prim`, only that primitive's events.
+#[cfg(test)]
 pub fn draw_subtiles(c: &mut Canvas, events: &[SubTileEvent], prim: Option<u32>) -> BTreeMap<&'static str, usize> {
-    let mut best: BTreeMap<(u32, u32, u32, u32), SubTileClass> = BTreeMap::new();
+    let mut m = SubtileMap::default();
     for e in events.iter().filter(|e| prim.is_none_or(|p| p == e.prim)) {
-        let slot = best.entry((e.x0, e.y0, e.w, e.h)).or_insert(e.class);
-        if class_rank(e.class) > class_rank(*slot) {
-            *slot = e.class;
-        }
+        m.add(e);
     }
-    let mut counts = BTreeMap::new();
-    for ((x0, y0, w, h), class) in best {
-        let rgb = class_colour(class);
-        c.fill_rect(x0, y0, w, h, rgb, 0.35);
-        c.outline_rect(x0, y0, w, h, rgb, 0.9);
-        *counts.entry(class_name(class)).or_insert(0) += 1;
-    }
-    counts
+    m.draw(c)
 }
 
 /// Stable lower-case name of a class.
@@ -190,16 +326,6 @@ pub fn class_name(c: SubTileClass) -> &'static str {
         SubTileClass::Partial => "partial",
         SubTileClass::TrivialAccept => "trivial_accept",
     }
-}
-
-/// Outline every emitted quad; with `prim`, only that primitive's.
-pub fn draw_quads(c: &mut Canvas, raster: &RasterOutput, prim: Option<u32>) -> usize {
-    let mut n = 0;
-    for q in raster.quads.iter().filter(|q| prim.is_none_or(|p| p == q.quad.prim)) {
-        c.outline_rect(2 * q.quad.qx as u32, 2 * q.quad.qy as u32, 2, 2, [0, 230, 255], 0.7);
-        n += 1;
-    }
-    n
 }
 
 /// Encode RGBA8 (row 0 top) as PNG.
@@ -278,6 +404,20 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
             ),
         ));
     }
+    let (need, parts) = render_bytes(&frame.cfg, o.scale, o.overlays);
+    if need > MAX_RENDER_BYTES {
+        return Err(CliError::at(
+            file,
+            "memory",
+            format!(
+                "rendering the {vw}x{vh} viewport at {} colours/pixel, scale {} would need {} MiB ({parts}; limit {} MiB); use a smaller viewport, colours_per_pixel or --scale",
+                frame.cfg.colours_per_pixel,
+                o.scale,
+                mib(need),
+                MAX_RENDER_BYTES >> 20
+            ),
+        ));
+    }
     if let Some(p) = o.prim {
         if p as usize >= frame.prims.len() {
             return Err(CliError::at(
@@ -287,21 +427,39 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
             ));
         }
     }
-    let perr = |e: tilerast_golden::pipeline::PipelineError| CliError::at(file, "pipeline", e);
-    let r = tilerast_golden::pipeline::render_frame(frame).map_err(perr)?;
-    let mut canvas = Canvas::from_image(&r.image, o.scale);
+    let want_sub = o.overlays.contains(&Overlay::Subtiles);
+    let mut subtiles = SubtileMap::default();
+    let mut outlines = o
+        .overlays
+        .contains(&Overlay::Quads)
+        .then(|| QuadOutlines::new(frame.cfg.viewport));
+    let mine = |p: u32| o.prim.is_none_or(|q| q == p);
+    let r = tilerast_golden::pipeline::render_stream(frame, want_sub, |e| {
+        match e {
+            Event::SubTile(ev) if mine(ev.prim) => subtiles.add(&ev),
+            Event::Quads { quads, .. } => {
+                if let Some(ol) = outlines.as_mut() {
+                    quads.iter().filter(|q| mine(q.prim)).for_each(|q| ol.add(q));
+                }
+            }
+            _ => {}
+        }
+        Ok::<(), tilerast_golden::pipeline::PipelineError>(())
+    })
+    .map_err(|e| CliError::at(file, "pipeline", e))?;
+    let image = r.image.as_ref().expect("render_stream makes an image");
+    let mut canvas = Canvas::from_image(image, o.scale);
     let mut notes = Vec::new();
-    if o.overlays.contains(&Overlay::Subtiles) {
-        let traced = tilerast_golden::pipeline::raster_frame(frame, true).map_err(perr)?;
-        let counts = draw_subtiles(&mut canvas, &traced.subtiles, o.prim);
+    if want_sub {
+        let counts = subtiles.draw(&mut canvas);
         let legend: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
         notes.push(format!(
             "overlay subtiles: {} (tints: rejected_row red, rejected_column orange, rejected_test magenta, partial yellow, trivial_accept green)",
             legend.join(", ")
         ));
     }
-    if o.overlays.contains(&Overlay::Quads) {
-        let n = draw_quads(&mut canvas, &r.raster, o.prim);
+    if let Some(ol) = &outlines {
+        let n = ol.draw(&mut canvas);
         notes.push(format!("overlay quads: {n} outlined (cyan)"));
     }
     if o.overlays.contains(&Overlay::Tiles) {
@@ -316,8 +474,8 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
 
     let cfg = &frame.cfg;
     let (tris, points) = prim_counts(frame);
-    let samples: u64 = r.raster.quads.iter().map(|q| q.quad.samples() as u64).sum();
-    let fragments: u64 = r.raster.point_fragments.iter().map(|p| p.1).sum();
+    let samples = r.stats.covered_samples;
+    let fragments: u64 = r.point_fragments.iter().map(|p| p.1).sum();
     let mut s = String::new();
     s += &format!("scene: {file}\n");
     s += &format!(
@@ -338,7 +496,7 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
     );
     s += &format!(
         "quads: {}\ncovered samples: {samples}\npoint fragments: {fragments}\n",
-        r.raster.quads.len()
+        r.stats.quads
     );
     for n in &notes {
         s += n;
@@ -350,7 +508,6 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
         "key stats (all with --stats):\n"
     };
     for (name, v) in r
-        .raster
         .stats
         .rows()
         .into_iter()
@@ -441,6 +598,30 @@ mod tests {
         let counts = draw_subtiles(&mut c, &events, Some(0));
         assert_eq!(counts.get("rejected_row"), Some(&1));
         assert_eq!(counts.values().sum::<usize>(), 2);
+    }
+
+    #[test]
+    fn quad_outlines_by_count_equal_outlines_one_by_one() {
+        // Five quads at one position and one at another, at scales 1 and 3: drawing by count
+        // (which stops at the rounding's fixed point) gives the canvas of drawing each.
+        for k in [1, 3] {
+            let mut a = Canvas::from_image(&img(8, 6), k);
+            let mut b = Canvas::from_image(&img(8, 6), k);
+            let mut ol = QuadOutlines::new([8, 6]);
+            let quads = [(1, 1); 5].into_iter().chain([(3, 0)]);
+            for (qx, qy) in quads {
+                ol.add(&Quad {
+                    prim: 0,
+                    qx,
+                    qy,
+                    mask: 1,
+                });
+                a.outline_rect(2 * qx as u32, 2 * qy as u32, 2, 2, [0, 230, 255], 0.7);
+            }
+            assert_eq!(ol.draw(&mut b), 6);
+            assert!(a.rgba == b.rgba, "scale {k}");
+            assert_ne!(px(&b, 2 * k, 2 * k), [0, 0, 0, 0], "drawn");
+        }
     }
 
     #[test]

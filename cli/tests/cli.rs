@@ -620,6 +620,52 @@ fn error_huge_canvas_is_refused_with_the_size_it_would_need() {
     assert!(!out.exists(), "nothing written");
 }
 
+#[test]
+fn error_render_that_cannot_fit_is_refused_up_front_with_its_size() {
+    // The largest valid config (4096², 16x, 16 colours): a 1 GiB framebuffer; at scale 4 the
+    // canvas (16384², exactly the canvas limit) adds 1 GiB more: over the 2 GiB limit.
+    let d = tmp("render-memory");
+    let f = write_tmp(
+        &d,
+        "big.json",
+        format!(r#"{{"config":{{"viewport":[4096,4096],"msaa":16,"colours_per_pixel":16}},"primitives":[{ONE_TRI}]}}"#)
+            .as_bytes(),
+    );
+    let out = d.join("x.png");
+    let t0 = std::time::Instant::now();
+    let o = run(&["render", &f, "--scale", "4", "-o", out.to_str().unwrap()]);
+    assert_one_line_error(
+        &o,
+        &[
+            "big.json",
+            "memory",
+            "would need 21",
+            "canvas 1024 MiB",
+            "limit 2048 MiB",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out.exists(), "nothing written");
+    assert!(t0.elapsed().as_secs() < 20, "refused before rendering");
+}
+
+#[test]
+fn render_largest_valid_config_at_scale_1() {
+    // The same config at scale 1 fits (the stream holds tiles, not the frame): it renders.
+    let d = tmp("render-largest");
+    let f = write_tmp(
+        &d,
+        "big.json",
+        format!(r#"{{"config":{{"viewport":[4096,4096],"msaa":16,"colours_per_pixel":16}},"primitives":[{ONE_TRI}]}}"#)
+            .as_bytes(),
+    );
+    let out = d.join("x.png");
+    let s = ok(&run(&["render", &f, "-o", out.to_str().unwrap()]));
+    assert!(s.contains("wrote") && s.contains("(4096x4096)"), "{s}");
+    let png = Png::load(&out);
+    assert_eq!((png.w, png.h), (4096, 4096));
+}
+
 #[cfg(unix)]
 #[test]
 fn error_endless_input_stops_at_the_size_limit() {

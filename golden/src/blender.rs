@@ -221,120 +221,194 @@ pub fn run(cfg: &Config, opts: &BlendOpts, input: &[BlendSample]) -> (Vec<(u32, 
     (outs.into_iter().map(|o| (o.pos, o.colour)).collect(), st)
 }
 
-/// [`run`] with the emission cycle and input index of every output.
+/// [`run`] with the emission cycle and input index of every output: the whole stream pushed
+/// into a [`StreamBlender`], outputs sorted into the contract order.
 pub fn run_timed(cfg: &Config, opts: &BlendOpts, input: &[BlendSample]) -> (Vec<BlendOut>, BlendStats) {
-    let lanes = cfg.blend_lanes.max(1) as usize;
-    let pool = (cfg.blend_pool as usize).max(lanes);
-    let latency = cfg.blend_latency.max(1) as u64;
-    let cap = pool.saturating_add(opts.input_buffer);
-    let n = input.len();
-    let mut st = BlendStats {
-        samples: n as u64,
-        ..BlendStats::default()
-    };
-    // Per input sample: (emission cycle, colour), filled when it is resolved.
-    let mut done: Vec<(u64, Rgba)> = vec![(0, [0; 4]); n];
-    let mut window: VecDeque<usize> = VecDeque::new();
-    let mut keep: VecDeque<usize> = VecDeque::new();
-    let mut in_flight: VecDeque<Op> = VecDeque::new();
-    let mut issued: Vec<Op> = Vec::with_capacity(lanes);
-    let mut next = 0usize;
-    let mut cycle = 0u64;
-    let merging = opts.merge != MergeMode::Off;
-    while next < n || !window.is_empty() || !in_flight.is_empty() {
+    let mut b = StreamBlender::new(cfg, opts);
+    let mut outs: Vec<BlendOut> = Vec::with_capacity(input.len());
+    for s in input {
+        b.push(*s, |o| outs.push(o));
+    }
+    let st = b.finish(|o| outs.push(o));
+    outs.sort_by_key(|o| (o.cycle, o.index));
+    (outs, st)
+}
+
+/// The blender cycle model fed sample by sample (the pipeline streams the frame's blend
+/// samples through it second tile by second tile). A cycle runs as soon as P samples wait
+/// (or, at [`StreamBlender::finish`], whatever is left), so the cycles, outputs and
+/// [`BlendStats`] are exactly those of [`run_timed`] over the concatenated stream; what is held
+/// is the window (≤ P + B), the D pipeline stages and at most P waiting samples.
+///
+/// Outputs are handed to the callback when they are resolved, with their emission cycle and
+/// input index; sort by `(cycle, index)` for the contract order. Resolution order differs from
+/// emission order only when a sample merges onto an op already in flight.
+pub struct StreamBlender {
+    opts: BlendOpts,
+    lanes: usize,
+    pool: usize,
+    latency: u64,
+    cap: usize,
+    st: BlendStats,
+    /// Samples pushed but not yet arrived, with their input index.
+    pending: VecDeque<(usize, BlendSample)>,
+    window: VecDeque<(usize, BlendSample)>,
+    keep: VecDeque<(usize, BlendSample)>,
+    in_flight: VecDeque<Op>,
+    issued: Vec<Op>,
+    pushed: usize,
+    cycle: u64,
+    /// Largest emission cycle seen + 1.
+    end: u64,
+}
+
+impl StreamBlender {
+    /// An empty blender. Out-of-range parameters are clamped as in [`run`].
+    pub fn new(cfg: &Config, opts: &BlendOpts) -> Self {
+        let lanes = cfg.blend_lanes.max(1) as usize;
+        let pool = (cfg.blend_pool as usize).max(lanes);
+        StreamBlender {
+            opts: *opts,
+            lanes,
+            pool,
+            latency: cfg.blend_latency.max(1) as u64,
+            cap: pool.saturating_add(opts.input_buffer),
+            st: BlendStats::default(),
+            pending: VecDeque::new(),
+            window: VecDeque::new(),
+            keep: VecDeque::new(),
+            in_flight: VecDeque::new(),
+            issued: Vec::with_capacity(lanes),
+            pushed: 0,
+            cycle: 0,
+            end: 0,
+        }
+    }
+
+    /// Feed the next sample of the stream; runs every cycle whose arrivals are now known.
+    pub fn push(&mut self, s: BlendSample, mut out: impl FnMut(BlendOut)) {
+        self.pending.push_back((self.pushed, s));
+        self.pushed += 1;
+        self.st.samples += 1;
+        // A cycle's arrival takes min(P, room) ≤ P samples: with P waiting it is the same as
+        // with the whole rest of the stream known.
+        while self.pending.len() >= self.pool {
+            self.cycle_once(&mut out);
+        }
+    }
+
+    /// End of the stream: run the remaining cycles; returns the run's statistics.
+    pub fn finish(mut self, mut out: impl FnMut(BlendOut)) -> BlendStats {
+        while !self.pending.is_empty() || !self.window.is_empty() || !self.in_flight.is_empty() {
+            self.cycle_once(&mut out);
+        }
+        self.st.cycles = self.end;
+        self.st
+    }
+
+    /// Samples held right now (waiting, in the window, or merged onto ops in flight is not
+    /// counted: those are already resolved).
+    pub fn held(&self) -> usize {
+        self.pending.len() + self.window.len()
+    }
+
+    fn resolve(&mut self, out: &mut impl FnMut(BlendOut), i: usize, pos: u32, cycle: u64, colour: Rgba) {
+        self.end = self.end.max(cycle + 1);
+        out(BlendOut {
+            cycle,
+            index: i,
+            pos,
+            colour,
+        });
+    }
+
+    /// One cycle (module header): arrival, compare and issue, retire.
+    fn cycle_once(&mut self, out: &mut impl FnMut(BlendOut)) {
+        let (lanes, pool, cycle) = (self.lanes, self.pool, self.cycle);
+        let merging = self.opts.merge != MergeMode::Off;
         // 1. Arrival.
-        let k = pool.min(cap - window.len()).min(n - next);
-        window.extend(next..next + k);
-        next += k;
+        let k = pool.min(self.cap - self.window.len()).min(self.pending.len());
+        let arrived = self.pending.drain(..k);
+        self.window.extend(arrived);
 
         // 2. Compare and issue.
-        if !window.is_empty() {
-            st.busy_cycles += 1;
-            let pool_len = pool.min(window.len());
-            issued.clear();
-            keep.clear();
-            for (w, &i) in window.iter().enumerate() {
-                let smp = &input[i];
-                let key = sample_key(smp);
-                let exit = cycle + latency;
-                if merging && opts.match_in_flight {
-                    if let Some(op) = in_flight.iter().find(|op| op.key == key) {
-                        done[i] = (op.exit, op.result);
-                        st.merged_in_flight += 1;
+        if !self.window.is_empty() {
+            self.st.busy_cycles += 1;
+            let pool_len = pool.min(self.window.len());
+            self.issued.clear();
+            self.keep.clear();
+            let window = std::mem::take(&mut self.window);
+            for (w, &(i, smp)) in window.iter().enumerate() {
+                let key = sample_key(&smp);
+                let exit = cycle + self.latency;
+                if merging && self.opts.match_in_flight {
+                    if let Some(op) = self.in_flight.iter().find(|op| op.key == key) {
+                        let (e, r) = (op.exit, op.result);
+                        self.st.merged_in_flight += 1;
+                        self.resolve(out, i, smp.pos, e, r);
                         continue;
                     }
                 }
-                let ckeys = [0, 1, 2, 3].map(|c| component_key(smp, c));
+                let ckeys = [0, 1, 2, 3].map(|c| component_key(&smp, c));
                 // Sources among this cycle's ops: per component (PerComponent) or whole.
                 let mut src: [Option<usize>; 4] = [None; 4];
-                match opts.merge {
+                match self.opts.merge {
                     MergeMode::Off => {}
                     MergeMode::PerSample => {
-                        if let Some(j) = issued.iter().position(|op| op.key == key) {
+                        if let Some(j) = self.issued.iter().position(|op| op.key == key) {
                             src = [Some(j); 4];
                         }
                     }
                     MergeMode::PerComponent => {
                         for c in 0..4 {
-                            src[c] = issued.iter().position(|op| op.ckeys[c] == ckeys[c]);
+                            src[c] = self.issued.iter().position(|op| op.ckeys[c] == ckeys[c]);
                         }
                     }
                 }
                 if src.iter().all(|s| s.is_some()) {
-                    done[i] = (exit, [0, 1, 2, 3].map(|c| issued[src[c].unwrap_or(0)].result[c]));
-                    st.merged_samples += 1;
-                } else if w < pool_len && issued.len() < lanes {
+                    let r = [0, 1, 2, 3].map(|c| self.issued[src[c].unwrap_or(0)].result[c]);
+                    self.st.merged_samples += 1;
+                    self.resolve(out, i, smp.pos, exit, r);
+                } else if w < pool_len && self.issued.len() < lanes {
                     let mut result = [0u8; 4];
                     let mut merged = 0u64;
                     for c in 0..4 {
                         result[c] = match src[c] {
                             Some(j) => {
                                 merged += 1;
-                                issued[j].result[c]
+                                self.issued[j].result[c]
                             }
                             None => blend_component(smp.src, smp.dst, smp.state, c),
                         };
                     }
-                    st.blend_ops += 1;
-                    st.merged_components += merged;
-                    st.component_ops += 4 - if opts.gate_idle_lanes { merged } else { 0 };
-                    done[i] = (exit, result);
-                    issued.push(Op {
+                    self.st.blend_ops += 1;
+                    self.st.merged_components += merged;
+                    self.st.component_ops += 4 - if self.opts.gate_idle_lanes { merged } else { 0 };
+                    self.resolve(out, i, smp.pos, exit, result);
+                    self.issued.push(Op {
                         key,
                         ckeys,
                         result,
                         exit,
                     });
                 } else {
-                    keep.push_back(i);
+                    self.keep.push_back((i, smp));
                 }
             }
-            let idle = (lanes - issued.len()) as u64;
-            st.idle_lane_cycles += idle;
-            if opts.gate_idle_lanes {
-                st.gated_lane_cycles += idle;
+            let idle = (lanes - self.issued.len()) as u64;
+            self.st.idle_lane_cycles += idle;
+            if self.opts.gate_idle_lanes {
+                self.st.gated_lane_cycles += idle;
             }
-            std::mem::swap(&mut window, &mut keep);
-            in_flight.extend(issued.drain(..));
+            self.window = std::mem::take(&mut self.keep);
+            self.keep = window;
+            self.in_flight.extend(self.issued.drain(..));
         }
 
         // 3. Retire the ops issued D cycles ago.
-        while in_flight.front().is_some_and(|op| op.exit <= cycle) {
-            in_flight.pop_front();
+        while self.in_flight.front().is_some_and(|op| op.exit <= cycle) {
+            self.in_flight.pop_front();
         }
-        cycle += 1;
+        self.cycle += 1;
     }
-    let mut outs: Vec<BlendOut> = done
-        .iter()
-        .enumerate()
-        .map(|(i, &(c, colour))| BlendOut {
-            cycle: c,
-            index: i,
-            pos: input[i].pos,
-            colour,
-        })
-        .collect();
-    outs.sort_by_key(|o| (o.cycle, o.index));
-    st.cycles = outs.last().map_or(0, |o| o.cycle + 1);
-    (outs, st)
 }

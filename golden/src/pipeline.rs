@@ -1,23 +1,59 @@
-//! The whole golden pipeline for one frame (SPEC §1), stage by stage:
+//! The whole golden pipeline for one frame (SPEC §1), streamed first tile by first tile so that
+//! the host holds the tiles in flight, not the frame's quads:
 //!
 //! ```text
-//!  Frame ─► setup ─► binner (001) ─► per first tile, per listed primitive:
-//!            │                        raster (000: tile parser → sub-tile coverage →
-//!            │                        sample raster → quad packer) or point_raster (003)
-//!            │                          │ quads, in tile order
-//!            ▼                          ▼
-//!         stats              pixel_info store (001, per second tile, linked blocks)
-//!                                       │ after every first tile is rasterized
-//!                                       ▼
-//!            shading_sort (002) ─► pixel_processor (000) ─► blender (004) ─► output_merger
+//!  Frame ─► setup ─► binner (001): per first tile, the primitives touching it
+//!                      │
+//!   for each first tile T, in tile order (rows bottom-up, left→right):
+//!   ┌──────────────────┼───────────────────────────────────────────────────────────────────┐
+//!   │                  ▼ per listed primitive (submission order)                            │
+//!   │   raster (000: tile parser → sub-tile coverage → sample raster → quad packer)         │
+//!   │   or point_raster (003) ─► quads of (T, prim) ─┬─► sink: Event::Quads (+ SubTile)     │
+//!   │                                                ▼                                      │
+//!   │          pixel_info store (001): append to the list of each quad's second tile        │
+//!   │                                                │                                      │
+//!   │   T done: every second tile S whose last overlapping first tile is T is complete:     │
+//!   │     close S's list, read it back, free its blocks ─► shading_sort (002)               │
+//!   │     ─► pixel_processor (000) ─► S's blend samples ─► queue (by S, row-major)          │
+//!   │   the queue's head run (next S in rows bottom-up, left→right) ─► blender (004),       │
+//!   │     merge on and off, one sample at a time ─► output_merger (writes the framebuffer)  │
+//!   └────────────────────────────────────────────────► sink: Event::TileDone(T) ───────────┘
+//!  end: drain the blenders ─► stats, Image
 //! ```
+//!
+//! **Why it equals the collecting pipeline.** Seed 001 starts the pixel side after every first
+//! tile is rasterized; the model computes the same results earlier. A quad lies inside the
+//! first tile it was emitted for, so once the last first tile overlapping a second tile (its
+//! top-right one, in tile order) is done, that second tile's list is final: reading it then
+//! gives the records, in push order, that reading it after the whole frame would. Closing the
+//! list writes exactly the table entry and tail pointer `finish_raster` would, so the
+//! simulated traffic and footprint ([`PixelInfoStats`]) are unchanged; freeing only releases
+//! host memory. Shading, pixel and pixel-info counters are sums over second tiles. The blender
+//! is a cycle model whose pool and in-flight matching reach across tile boundaries, so its
+//! stream keeps the collecting order, second tiles rows bottom-up, left→right: a second tile
+//! completed early (e.g. the upper one of two stacked in a first tile) waits in the queue, at
+//! most a band of second tiles as tall as a first tile. The blender itself
+//! ([`StreamBlender`]) runs a cycle only when its arrivals are known, so its cycles and
+//! [`BlendStats`] are those of one run over the whole stream. `tests/stream.rs` checks all of
+//! this against a kept copy of the collecting pipeline.
+//!
+//! **What is held** ([`HeldStats`]): one (tile, primitive) batch of quads; the pixel-info
+//! records of second tiles still open (those of the first tiles from a second tile's first to
+//! its last, in tile order: one first tile on `full`, two on `default`); the queued blend
+//! samples; the framebuffer (`viewport × colours_per_pixel`), the image, the pixel-info list
+//! table, per-primitive setup and bins. Overdraw in one first tile still costs host memory
+//! (its records are held until its second tiles are read).
 //!
 //! Quad order of the whole frame (the raster-side contract): first tiles in rows bottom-up,
 //! left→right; inside a tile, primitives in submission order; inside a (tile, primitive), the
 //! order of `quad_packer` (triangles) or `point_raster` (points).
+//!
+//! [`raster_frame`] and [`render_frame`] are collecting wrappers (every quad kept) for tests,
+//! `explore` and co-simulation; `tilerast render` and `raster` use the streams.
 
 use crate::binner::{self, BinStats};
-use crate::blender::{self, BlendOpts, BlendSample, BlendStats, MergeMode};
+use crate::blender::{BlendOpts, BlendSample, BlendStats, MergeMode, StreamBlender};
+use crate::config::Config;
 use crate::output_merger::OutputMerger;
 use crate::pixel_info::{PixelInfoStats, PixelInfoStore, StoreError};
 use crate::pixel_processor::{self, PixelStats};
@@ -28,6 +64,7 @@ use crate::setup::{self, PixelBox, SetupReject, TriSetup};
 use crate::shading_sort::{self, ShadeStats};
 use crate::subtile_coverage::SubtileFate;
 use crate::{PointFx, PrimitiveFx, Quad, Rgba};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A quad with the first tile it was emitted for.
@@ -206,13 +243,50 @@ fn class_of(f: SubtileFate) -> SubTileClass {
     }
 }
 
-/// Run the raster side (setup, binning, seed 000 / 003) for a frame. With `trace`, record every
-/// first sub-tile's classification.
-pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, PipelineError> {
+/// What the streaming pipeline hands its sink, in pipeline order.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    /// The quads of one primitive in one first tile, in the raster side's order (module
+    /// header); never empty.
+    Quads { tile: [u32; 2], quads: &'a [Quad] },
+    /// One first sub-tile's fate (only when tracing), before that primitive's quads.
+    SubTile(SubTileEvent),
+    /// Every primitive listed for first tile `tile` is rasterized (and, when rendering, the
+    /// second tiles it completed are shaded).
+    TileDone([u32; 2]),
+}
+
+/// The most the streaming pipeline held at once on the host (not the modelled hardware's
+/// memories, which [`FrameStats`] counts). Everything here is bounded by tiles in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeldStats {
+    /// Quads of one (first tile, primitive) batch.
+    pub quads: u64,
+    /// Pixel-info records pushed and not yet read back (lists of second tiles that a first
+    /// tile still to come can reach).
+    pub records: u64,
+    /// Blend samples waiting: shaded second tiles queued for their turn in the blend stream
+    /// (rows bottom-up, left→right), plus the blenders' windows.
+    pub blend_samples: u64,
+    /// Host bytes of the simulated pixel-info memory (live chunks).
+    pub pixel_info_resident: u64,
+}
+
+/// Result of [`raster_stream`] / [`render_stream`]: what is not streamed to the sink.
+#[derive(Clone, Debug, Default)]
+pub struct StreamOutput {
+    /// Per point primitive: (primitive id, fragments = pixels lit).
+    pub point_fragments: Vec<(u32, u64)>,
+    pub stats: FrameStats,
+    /// The image ([`render_stream`] only).
+    pub image: Option<Image>,
+    /// High-water marks of what was held.
+    pub held: HeldStats,
+}
+
+/// Setup of every primitive: the set-up primitives and the bounding boxes to bin.
+fn setup_frame(frame: &Frame, st: &mut FrameStats) -> (Vec<Option<Setup>>, Vec<(u32, PixelBox)>) {
     let cfg = &frame.cfg;
-    let mut out = RasterOutput::default();
-    let st = &mut out.stats;
-    // Setup.
     let mut setups: Vec<Option<Setup>> = Vec::with_capacity(frame.prims.len());
     let mut boxes: Vec<(u32, PixelBox)> = Vec::with_capacity(frame.prims.len());
     for (i, p) in frame.prims.iter().enumerate() {
@@ -256,14 +330,53 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
         };
         setups.push(s);
     }
+    (setups, boxes)
+}
+
+/// Stream the raster side (setup, binning, seed 000 / 003) of a frame: every quad goes to
+/// `sink` as it is made, first tile by first tile; with `trace`, every first sub-tile's
+/// classification too. Only one (tile, primitive) batch of quads is held. A sink error stops
+/// the run and is returned.
+pub fn raster_stream<E: From<PipelineError>>(
+    frame: &Frame,
+    trace: bool,
+    sink: impl FnMut(Event<'_>) -> Result<(), E>,
+) -> Result<StreamOutput, E> {
+    run(frame, trace, false, sink)
+}
+
+/// Stream the whole pipeline: [`raster_stream`]'s events go to `sink`, and the pixel side runs
+/// per second tile as soon as the last first tile reaching it is rasterized, so that only the
+/// tiles in flight are held (module header). The image and every statistic equal those of
+/// processing the whole frame's quads at once.
+pub fn render_stream<E: From<PipelineError>>(
+    frame: &Frame,
+    trace: bool,
+    sink: impl FnMut(Event<'_>) -> Result<(), E>,
+) -> Result<StreamOutput, E> {
+    run(frame, trace, true, sink)
+}
+
+fn run<E: From<PipelineError>>(
+    frame: &Frame,
+    trace: bool,
+    render: bool,
+    mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
+) -> Result<StreamOutput, E> {
+    let cfg = &frame.cfg;
+    let mut out = StreamOutput::default();
+    let (setups, boxes) = setup_frame(frame, &mut out.stats);
     // Binning (001): per first tile, the primitives touching it.
-    let mut bins = binner::bin(cfg, &boxes)?;
+    let mut bins = binner::bin(cfg, &boxes).map_err(PipelineError::from)?;
+    let mut pix = if render { Some(PixelSide::new(frame)?) } else { None };
     let mut fragments: Vec<u64> = vec![0; frame.prims.len()];
     let mut r = Rasterizer::new();
     let mut quads: Vec<Quad> = Vec::new();
+    let mut events: Vec<SubTileEvent> = Vec::new();
     let order: Vec<[u32; 2]> = bins.tile_order().collect();
+    let st = &mut out.stats;
     for t in order {
-        let list = bins.read_tile(t)?;
+        let list = bins.read_tile(t).map_err(PipelineError::from)?;
         for prim in list {
             quads.clear();
             match setups[prim as usize]
@@ -272,7 +385,7 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
             {
                 Setup::Tri(s) => {
                     if trace {
-                        let events = &mut out.subtiles;
+                        events.clear();
                         r.tile_traced(cfg, s, prim, t, &mut st.raster, &mut quads, |sub, fate| {
                             events.push(SubTileEvent {
                                 prim,
@@ -283,6 +396,9 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
                                 class: class_of(fate),
                             })
                         });
+                        for e in &events {
+                            sink(Event::SubTile(*e))?;
+                        }
                     } else {
                         r.tile(cfg, s, prim, t, &mut st.raster, &mut quads);
                     }
@@ -295,14 +411,32 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
                         .sum::<u64>();
                 }
             }
+            if quads.is_empty() {
+                continue;
+            }
+            out.held.quads = out.held.quads.max(quads.len() as u64);
             for q in &quads {
                 st.quads += 1;
                 st.covered_samples += q.samples() as u64;
-                out.quads.push(TileQuad { tile: t, quad: *q });
             }
+            if let Some(px) = pix.as_mut() {
+                // Pixel-info store (001): written while rasterizing.
+                let depth = frame.prims[prim as usize].depth();
+                for q in &quads {
+                    px.store.push(q, depth).map_err(PipelineError::from)?;
+                }
+            }
+            sink(Event::Quads { tile: t, quads: &quads })?;
         }
+        if let Some(px) = pix.as_mut() {
+            px.tile_done(t, st, &mut out.held)?;
+        }
+        sink(Event::TileDone(t))?;
     }
     st.bin = bins.stats();
+    if let Some(px) = pix {
+        out.image = Some(px.finish(st, &mut out.held)?);
+    }
     out.point_fragments = frame
         .prims
         .iter()
@@ -313,6 +447,198 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
     Ok(out)
 }
 
+/// The pixel side of a streamed frame: the pixel-info store, the second tiles shaded but not
+/// yet in the blend stream, the two blenders and the framebuffer.
+struct PixelSide<'f> {
+    cfg: &'f Config,
+    colours: Vec<Rgba>,
+    store: PixelInfoStore,
+    merger: OutputMerger,
+    blend: StreamBlender,
+    blend_nomerge: StreamBlender,
+    /// Shaded second tiles (by index `sy·nx + sx`) waiting for their turn in the blend stream.
+    ready: BTreeMap<u32, Vec<BlendSample>>,
+    ready_samples: u64,
+    /// Index of the next second tile of the blend stream.
+    next: u32,
+    smp: Vec<Option<Rgba>>,
+}
+
+impl<'f> PixelSide<'f> {
+    fn new(frame: &'f Frame) -> Result<Self, PipelineError> {
+        let cfg = &frame.cfg;
+        Ok(PixelSide {
+            cfg,
+            colours: frame.prims.iter().map(|p| p.colour()).collect(),
+            store: PixelInfoStore::new(cfg, 0)?,
+            merger: OutputMerger::new(cfg, frame.background),
+            blend: StreamBlender::new(cfg, &PIPELINE_BLEND),
+            blend_nomerge: StreamBlender::new(cfg, &BlendOpts::default()),
+            ready: BTreeMap::new(),
+            ready_samples: 0,
+            next: 0,
+            smp: vec![None; cfg.msaa as usize],
+        })
+    }
+
+    /// First tile `t` is rasterized: shade every second tile whose last overlapping first tile
+    /// (in tile order: the top-right one) is `t`, then feed the blenders what is due.
+    fn tile_done(&mut self, t: [u32; 2], st: &mut FrameStats, held: &mut HeldStats) -> Result<(), PipelineError> {
+        held.records = held.records.max(self.store.records_held());
+        let cfg = self.cfg;
+        let (tw, sw) = (cfg.tile, cfg.second_tile);
+        let mut axis = [0..0, 0..0];
+        for i in 0..2 {
+            let lo = t[i] * tw[i];
+            let hi = ((t[i] + 1) * tw[i]).min(cfg.viewport[i]) - 1;
+            axis[i] = lo / sw[i]..hi / sw[i] + 1;
+        }
+        let last = |s: u32, i: usize| (((s + 1) * sw[i]).min(cfg.viewport[i]) - 1) / tw[i];
+        let nx = self.store.second_tile_count()[0];
+        for sy in axis[1].clone() {
+            for sx in axis[0].clone() {
+                if last(sx, 0) != t[0] || last(sy, 1) != t[1] {
+                    continue;
+                }
+                let samples = self.shade([sx, sy], st)?;
+                self.ready_samples += samples.len() as u64;
+                self.ready.insert(sy * nx + sx, samples);
+            }
+        }
+        self.note(held);
+        self.feed();
+        Ok(())
+    }
+
+    fn note(&self, held: &mut HeldStats) {
+        let b = self.ready_samples + self.blend.held() as u64 + self.blend_nomerge.held() as u64;
+        held.blend_samples = held.blend_samples.max(b);
+        held.pixel_info_resident = held.pixel_info_resident.max(self.store.memory().peak_resident());
+    }
+
+    /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples.
+    fn shade(&mut self, t: [u32; 2], st: &mut FrameStats) -> Result<Vec<BlendSample>, PipelineError> {
+        let cfg = self.cfg;
+        let records = self.store.take_second_tile(t)?;
+        let mut blend_in = Vec::new();
+        if records.is_empty() {
+            return Ok(blend_in);
+        }
+        // Sort-based deferred shading (002).
+        let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, &self.colours)?;
+        drop(records);
+        st.shade += ss;
+        // Pixel processor (000): coverage → colour slots.
+        let mut slots = [None; 16];
+        for py in 0..ts.size[1] {
+            for px in 0..ts.size[0] {
+                let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
+                if x >= cfg.viewport[0] || y >= cfg.viewport[1] {
+                    continue;
+                }
+                for (i, v) in self.smp.iter_mut().enumerate() {
+                    *v = ts.get(px, py, i as u32).map(|(_, c)| c);
+                }
+                let c = pixel_processor::resolve_pixel(cfg, &self.smp, &mut slots, &mut st.pixel);
+                for (j, slot) in slots.iter().enumerate().take(c) {
+                    if let Some(src) = slot {
+                        let pos = self.merger.pos(x, y, j as u32);
+                        // Each slot is blended once per frame, so the colour buffer still
+                        // holds the background here whatever the blender has written.
+                        blend_in.push(BlendSample {
+                            pos,
+                            src: *src,
+                            dst: self.merger.read(pos),
+                            state: 0,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(blend_in)
+    }
+
+    /// Feed the blenders every shaded second tile that is next in the blend stream; the merged
+    /// blender's results go to the output merger.
+    fn feed(&mut self) {
+        while let Some(samples) = self.ready.remove(&self.next) {
+            self.ready_samples -= samples.len() as u64;
+            let merger = &mut self.merger;
+            for s in samples {
+                self.blend.push(s, |o| merger.write(o.pos, o.colour));
+                self.blend_nomerge.push(s, |_| {});
+            }
+            self.next += 1;
+        }
+    }
+
+    fn finish(mut self, st: &mut FrameStats, held: &mut HeldStats) -> Result<Image, PipelineError> {
+        self.note(held);
+        self.store.finish_raster()?;
+        let [nx, ny] = self.store.second_tile_count();
+        if self.next != nx * ny || !self.ready.is_empty() {
+            return Err(PipelineError(format!(
+                "internal: {} of {} second tiles reached the blender",
+                self.next,
+                nx * ny
+            )));
+        }
+        st.pixel_info = self.store.stats();
+        // Blender (004) with and without the sample-pool merge; the merged one is used.
+        let merger = &mut self.merger;
+        st.blend = self.blend.finish(|o| merger.write(o.pos, o.colour));
+        st.blend_nomerge = self.blend_nomerge.finish(|_| {});
+        st.framebuffer_bytes = self.merger.bytes_written;
+        Ok(self.merger.finish())
+    }
+}
+
+/// Host bytes the streaming pipeline ([`render_stream`]) needs for `cfg` whatever the scene
+/// draws: the framebuffer (`colours_per_pixel` RGBA slots per pixel), the image, the
+/// pixel-info list table, the blend queue (a band of second tiles as tall as a first tile,
+/// plus one) and one second tile's shading buffers. What the scene adds (per-primitive setup
+/// and bins, one first tile's overdraw records) comes on top. For refusing a request up front.
+pub fn fixed_host_bytes(cfg: &Config) -> u64 {
+    let [w, h] = cfg.viewport.map(u64::from);
+    let c = cfg.colours_per_pixel as u64;
+    let [sw, sh] = cfg.second_tile.map(u64::from);
+    let [nsx, nsy] = [w.div_ceil(sw), h.div_ceil(sh)];
+    let framebuffer = w * h * c * std::mem::size_of::<Rgba>() as u64;
+    let image = w * h * 4;
+    let table = (8 * nsx * nsy).next_multiple_of(crate::pixel_info::CHUNK_BYTES as u64);
+    let rows = (cfg.tile[1] as u64 / sh).max(1);
+    let queue = (nsx * rows + 1) * sw * sh * c * std::mem::size_of::<BlendSample>() as u64;
+    // Depth, shading point, sorted item and shaded sample per sample position.
+    let shade = sw * sh * cfg.msaa as u64 * (4 + 8 + 2 * 16 + 12);
+    framebuffer + image + table + queue + shade
+}
+
+/// Run the raster side and collect it: [`raster_stream`] with every quad (and, with `trace`,
+/// every first sub-tile event) kept. Memory grows with the frame's quads; prefer
+/// [`raster_stream`] for big frames.
+pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, PipelineError> {
+    let mut quads = Vec::new();
+    let mut subtiles = Vec::new();
+    let s = raster_stream(frame, trace, |e| {
+        collect(e, &mut quads, &mut subtiles);
+        Ok::<(), PipelineError>(())
+    })?;
+    Ok(RasterOutput {
+        quads,
+        point_fragments: s.point_fragments,
+        subtiles,
+        stats: s.stats,
+    })
+}
+
+fn collect(e: Event<'_>, quads: &mut Vec<TileQuad>, subtiles: &mut Vec<SubTileEvent>) {
+    match e {
+        Event::Quads { tile, quads: q } => quads.extend(q.iter().map(|&quad| TileQuad { tile, quad })),
+        Event::SubTile(ev) => subtiles.push(ev),
+        Event::TileDone(_) => {}
+    }
+}
+
 /// Blender options used by the pipeline: whole-sample compare, in-flight match, gating.
 pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
     merge: MergeMode::PerSample,
@@ -321,70 +647,22 @@ pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
     gate_idle_lanes: true,
 };
 
-/// Run the whole pipeline and produce the image.
+/// Run the whole pipeline and produce the image, keeping every quad in
+/// [`RenderOutput::raster`] ([`render_stream`] without the collection).
 pub fn render_frame(frame: &Frame) -> Result<RenderOutput, PipelineError> {
-    let cfg = &frame.cfg;
-    let mut raster = raster_frame(frame, false)?;
-    // Pixel-info store (001): written while rasterizing, read only after every first tile.
-    let mut store = PixelInfoStore::new(cfg, 0)?;
-    for tq in &raster.quads {
-        store.push(&tq.quad, frame.prims[tq.quad.prim as usize].depth())?;
-    }
-    store.finish_raster()?;
-    let colours: Vec<Rgba> = frame.prims.iter().map(|p| p.colour()).collect();
-    let mut merger = OutputMerger::new(cfg, frame.background);
-    let mut blend_in: Vec<BlendSample> = Vec::new();
-    let s = cfg.msaa as usize;
-    let mut smp: Vec<Option<Rgba>> = vec![None; s];
-    let mut slots = [None; 16];
-    let st = &mut raster.stats;
-    let tiles: Vec<[u32; 2]> = store.second_tiles().collect();
-    for t in tiles {
-        let records = store.read_second_tile(t)?;
-        if records.is_empty() {
-            continue;
-        }
-        // Sort-based deferred shading (002).
-        let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, &colours)?;
-        st.shade += ss;
-        // Pixel processor (000): coverage → colour slots.
-        for py in 0..ts.size[1] {
-            for px in 0..ts.size[0] {
-                let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
-                if x >= cfg.viewport[0] || y >= cfg.viewport[1] {
-                    continue;
-                }
-                for (i, v) in smp.iter_mut().enumerate() {
-                    *v = ts.get(px, py, i as u32).map(|(_, c)| c);
-                }
-                let c = pixel_processor::resolve_pixel(cfg, &smp, &mut slots, &mut st.pixel);
-                for (j, slot) in slots.iter().enumerate().take(c) {
-                    if let Some(src) = slot {
-                        let pos = merger.pos(x, y, j as u32);
-                        blend_in.push(BlendSample {
-                            pos,
-                            src: *src,
-                            dst: merger.read(pos),
-                            state: 0,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    st.pixel_info = store.stats();
-    // Blender (004) with and without the sample-pool merge; the merged one is used.
-    let (outs, bs) = blender::run(cfg, &PIPELINE_BLEND, &blend_in);
-    let (_, bs0) = blender::run(cfg, &BlendOpts::default(), &blend_in);
-    st.blend = bs;
-    st.blend_nomerge = bs0;
-    // Output merger.
-    for (pos, c) in outs {
-        merger.write(pos, c);
-    }
-    st.framebuffer_bytes = merger.bytes_written;
+    let mut quads = Vec::new();
+    let mut subtiles = Vec::new();
+    let s = render_stream(frame, false, |e| {
+        collect(e, &mut quads, &mut subtiles);
+        Ok::<(), PipelineError>(())
+    })?;
     Ok(RenderOutput {
-        image: merger.finish(),
-        raster,
+        image: s.image.expect("render_stream makes an image"),
+        raster: RasterOutput {
+            quads,
+            point_fragments: s.point_fragments,
+            subtiles,
+            stats: s.stats,
+        },
     })
 }

@@ -23,6 +23,15 @@
 //!                                             └──────────────────────┘      (after finish)
 //! ```
 //!
+//! **Streaming** (`pipeline::render_stream`): a second tile whose last overlapping first tile is
+//! rasterized can take no more quads, so [`PixelInfoStore::take_second_tile`] closes its list
+//! early (the very table entry and tail pointer `finish_raster` would write), reads it and
+//! frees its blocks. The modelled traffic and footprint are those of finishing first and
+//! reading after; the host keeps only live blocks ([`Memory`] holds 64 KiB chunks and drops a
+//! chunk once every byte in it is freed), so a frame's host memory is bounded by the tiles in
+//! flight while its simulated footprint still counts every block (and still stops at the
+//! 32-bit address space).
+//!
 //! ## Byte layout (little-endian, all fields u32-aligned)
 //!
 //! * **List table** at address 0: per list (second tile, in tile order) 8 bytes
@@ -87,13 +96,26 @@ impl From<ConfigError> for StoreError {
 }
 
 /// Byte-addressed simulated memory with traffic counters. Little-endian. Allocation is a bump
-/// allocator (zero-filled, not counted as traffic).
+/// allocator (zero-filled, not counted as traffic) over a 32-bit address space.
+///
+/// The host keeps only what is live: bytes live in chunks of [`CHUNK_BYTES`], allocated on
+/// first use and dropped once every byte allocated in them was given back with
+/// [`Memory::free`]. Freeing changes nothing the model counts (addresses are never reused,
+/// [`Memory::size`] is the bump pointer); it only bounds the host memory of a streamed frame
+/// ([`Memory::resident`]).
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
-    bytes: Vec<u8>,
+    /// Chunk `i` holds addresses `[i·CHUNK_BYTES, (i+1)·CHUNK_BYTES)`, with its live byte count.
+    chunks: Vec<Option<(Box<[u8]>, u32)>>,
+    top: u64,
     written: u64,
     read: u64,
+    resident_chunks: u64,
+    peak_chunks: u64,
 }
+
+/// Host granule of a [`Memory`] (64 KiB).
+pub const CHUNK_BYTES: u32 = 1 << 16;
 
 impl Memory {
     /// Empty memory.
@@ -103,7 +125,7 @@ impl Memory {
 
     /// Allocate `n` bytes; returns their address.
     pub fn alloc(&mut self, n: u32) -> Result<u32, StoreError> {
-        let addr = self.bytes.len() as u64;
+        let addr = self.top;
         // NIL must never be a valid address.
         if addr + n as u64 >= NIL as u64 {
             return Err(StoreError::new(
@@ -111,36 +133,117 @@ impl Memory {
                 format!("out of the 4 GiB address space allocating {n} bytes at {addr}"),
             ));
         }
-        self.bytes.resize((addr + n as u64) as usize, 0);
+        self.top = addr + n as u64;
+        self.each_chunk(addr as u32, n, |m, c, len| {
+            let ci = c as usize;
+            if m.chunks.len() <= ci {
+                m.chunks.resize_with(ci + 1, || None);
+            }
+            match &mut m.chunks[ci] {
+                Some((_, live)) => *live += len,
+                slot @ None => {
+                    *slot = Some((vec![0u8; CHUNK_BYTES as usize].into_boxed_slice(), len));
+                    m.resident_chunks += 1;
+                    m.peak_chunks = m.peak_chunks.max(m.resident_chunks);
+                }
+            }
+        });
         Ok(addr as u32)
     }
 
-    fn range(&self, addr: u32, n: usize) -> Result<std::ops::Range<usize>, StoreError> {
-        let a = addr as usize;
-        if addr == NIL || a + n > self.bytes.len() {
+    /// Give back `n` bytes at `addr` (allocated earlier, not freed yet). Not traffic; a chunk
+    /// whose every allocated byte was given back is dropped, and reading it is an error.
+    pub fn free(&mut self, addr: u32, n: u32) -> Result<(), StoreError> {
+        if addr as u64 + n as u64 > self.top {
             return Err(StoreError::new(
                 "memory",
-                format!(
-                    "access of {n} bytes at {addr:#x} beyond {} allocated bytes",
-                    self.bytes.len()
-                ),
+                format!("free of {n} bytes at {addr:#x} beyond {} allocated bytes", self.top),
             ));
         }
-        Ok(a..a + n)
+        let mut bad = false;
+        self.each_chunk(addr, n, |m, c, len| match m.chunks.get_mut(c as usize) {
+            Some(Some((_, live))) if *live >= len => {
+                *live -= len;
+                if *live == 0 {
+                    m.chunks[c as usize] = None;
+                    m.resident_chunks -= 1;
+                }
+            }
+            _ => bad = true,
+        });
+        if bad {
+            return Err(StoreError::new(
+                "memory",
+                format!("double free of {n} bytes at {addr:#x}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Call `f(self, chunk, bytes of [addr, addr + n) in that chunk)` for each chunk touched.
+    fn each_chunk(&mut self, addr: u32, n: u32, mut f: impl FnMut(&mut Self, u32, u32)) {
+        let (mut a, end) = (addr as u64, addr as u64 + n as u64);
+        while a < end {
+            let c = (a / CHUNK_BYTES as u64) as u32;
+            let stop = end.min((c as u64 + 1) * CHUNK_BYTES as u64);
+            f(self, c, (stop - a) as u32);
+            a = stop;
+        }
+    }
+
+    fn check(&self, addr: u32, n: usize) -> Result<(), StoreError> {
+        if addr == NIL || addr as u64 + n as u64 > self.top {
+            return Err(StoreError::new(
+                "memory",
+                format!("access of {n} bytes at {addr:#x} beyond {} allocated bytes", self.top),
+            ));
+        }
+        Ok(())
+    }
+
+    fn freed(addr: u64) -> StoreError {
+        StoreError::new("memory", format!("access of freed memory at {addr:#x}"))
+    }
+
+    /// Copy between `[addr, addr + buf.len())` and `buf` (`to_mem`: buf → memory).
+    fn copy(&mut self, addr: u32, buf: &mut [u8], to_mem: bool) -> Result<(), StoreError> {
+        self.check(addr, buf.len())?;
+        let mut a = addr as u64;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let c = (a / CHUNK_BYTES as u64) as usize;
+            let off = (a % CHUNK_BYTES as u64) as usize;
+            let len = (buf.len() - done).min(CHUNK_BYTES as usize - off);
+            let Some(Some((bytes, _))) = self.chunks.get_mut(c) else {
+                return Err(Self::freed(a));
+            };
+            if to_mem {
+                bytes[off..off + len].copy_from_slice(&buf[done..done + len]);
+            } else {
+                buf[done..done + len].copy_from_slice(&bytes[off..off + len]);
+            }
+            done += len;
+            a += len as u64;
+        }
+        Ok(())
     }
 
     /// Write `data` at `addr` (counted).
     pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), StoreError> {
-        let r = self.range(addr, data.len())?;
-        self.bytes[r].copy_from_slice(data);
+        let mut tmp = [0u8; 64];
+        if data.len() <= tmp.len() {
+            tmp[..data.len()].copy_from_slice(data);
+            self.copy(addr, &mut tmp[..data.len()], true)?;
+        } else {
+            self.copy(addr, &mut data.to_vec(), true)?;
+        }
         self.written += data.len() as u64;
         Ok(())
     }
 
     /// Read `out.len()` bytes at `addr` (counted).
     pub fn read(&mut self, addr: u32, out: &mut [u8]) -> Result<(), StoreError> {
-        let r = self.range(addr, out.len())?;
-        out.copy_from_slice(&self.bytes[r]);
+        self.copy(addr, out, false)?;
         self.read += out.len() as u64;
         Ok(())
     }
@@ -159,8 +262,14 @@ impl Memory {
 
     /// Look at a u32 without counting traffic (debugging and tests).
     pub fn peek_u32(&self, addr: u32) -> Option<u32> {
-        let r = self.range(addr, 4).ok()?;
-        Some(u32::from_le_bytes(self.bytes[r].try_into().ok()?))
+        self.check(addr, 4).ok()?;
+        let mut b = [0u8; 4];
+        for (k, v) in b.iter_mut().enumerate() {
+            let a = addr as u64 + k as u64;
+            let (bytes, _) = self.chunks.get((a / CHUNK_BYTES as u64) as usize)?.as_ref()?;
+            *v = bytes[(a % CHUNK_BYTES as u64) as usize];
+        }
+        Some(u32::from_le_bytes(b))
     }
 
     /// Bytes written so far.
@@ -171,9 +280,17 @@ impl Memory {
     pub fn bytes_read(&self) -> u64 {
         self.read
     }
-    /// Bytes allocated so far (memory footprint).
+    /// Bytes allocated so far (memory footprint; freeing does not lower it).
     pub fn size(&self) -> u64 {
-        self.bytes.len() as u64
+        self.top
+    }
+    /// Host bytes held now for this memory (live chunks).
+    pub fn resident(&self) -> u64 {
+        self.resident_chunks * CHUNK_BYTES as u64
+    }
+    /// Largest [`Memory::resident`] so far.
+    pub fn peak_resident(&self) -> u64 {
+        self.peak_chunks * CHUNK_BYTES as u64
     }
 }
 
@@ -182,6 +299,10 @@ struct OpenList {
     head: u32,
     tail: u32,
     count: u32,
+    /// Table entry and tail `next` written ([`BlockLists::close`] or `finish`).
+    closed: bool,
+    /// Blocks given back ([`BlockLists::free_list`]).
+    freed: bool,
 }
 
 /// `lists` linked lists of fixed-size blocks in one [`Memory`], with a `[head, count]` table at
@@ -234,7 +355,9 @@ impl BlockLists {
                 OpenList {
                     head: NIL,
                     tail: NIL,
-                    count: 0
+                    count: 0,
+                    closed: false,
+                    freed: false,
                 };
                 lists as usize
             ],
@@ -259,6 +382,12 @@ impl BlockLists {
         let Some(st) = self.open.get(list as usize).copied() else {
             return Err(StoreError::new("list", format!("{list} out of range (0..{n})")));
         };
+        if st.closed {
+            return Err(StoreError::new(
+                "list",
+                format!("append to list {list} after it was closed"),
+            ));
+        }
         let slot = st.count % self.per_block;
         let mut st2 = st;
         if slot == 0 {
@@ -279,37 +408,83 @@ impl BlockLists {
         Ok(())
     }
 
-    /// Close every list: write each tail block's `next = NIL` and the `[head, count]` table.
+    /// Close every list not closed yet: write each tail block's `next = NIL` and its
+    /// `[head, count]` table entry.
     pub fn finish(&mut self) -> Result<(), StoreError> {
         if self.finished {
             return Err(StoreError::new("finish", "lists already finished"));
         }
-        for (i, st) in self.open.iter().enumerate() {
-            if st.tail != NIL {
-                self.mem.write_u32(st.tail, NIL)?;
+        for i in 0..self.open.len() as u32 {
+            if !self.open[i as usize].closed {
+                self.close(i)?;
             }
-            let a = (i as u32) * 8;
-            self.mem.write_u32(a, st.head)?;
-            self.mem.write_u32(a + 4, st.count)?;
         }
         self.finished = true;
+        Ok(())
+    }
+
+    /// Close one list early, once nothing more will be appended to it: write its tail block's
+    /// `next = NIL` and its table entry, exactly the bytes `finish` would write for it. It can
+    /// then be read before the other lists are finished.
+    pub fn close(&mut self, list: u32) -> Result<(), StoreError> {
+        let n = self.open.len();
+        let Some(st) = self.open.get(list as usize).copied() else {
+            return Err(StoreError::new("list", format!("{list} out of range (0..{n})")));
+        };
+        if st.closed {
+            return Err(StoreError::new("list", format!("list {list} closed twice")));
+        }
+        if st.tail != NIL {
+            self.mem.write_u32(st.tail, NIL)?;
+        }
+        let a = list * 8;
+        self.mem.write_u32(a, st.head)?;
+        self.mem.write_u32(a + 4, st.count)?;
+        self.open[list as usize].closed = true;
+        Ok(())
+    }
+
+    /// Give the blocks of closed list `list` back to the memory (host side only: no traffic,
+    /// the footprint is unchanged). Its table entry stays; reading it again is an error.
+    pub fn free_list(&mut self, list: u32) -> Result<(), StoreError> {
+        let n = self.open.len();
+        let Some(st) = self.open.get(list as usize).copied() else {
+            return Err(StoreError::new("list", format!("{list} out of range (0..{n})")));
+        };
+        if !st.closed || st.freed {
+            return Err(StoreError::new(
+                "list",
+                format!("list {list} freed while open or twice"),
+            ));
+        }
+        let mut blk = st.head;
+        for _ in 0..st.count.div_ceil(self.per_block) {
+            let next = self.mem.peek_u32(blk);
+            self.mem.free(blk, self.block_bytes)?;
+            blk = next.unwrap_or(NIL);
+        }
+        self.open[list as usize].freed = true;
         Ok(())
     }
 
     /// Walk list `list` in memory, calling `f` with each record's bytes in append order.
     /// Returns the record count. Error before [`BlockLists::finish`].
     pub fn read_list(&mut self, list: u32, mut f: impl FnMut(&[u8])) -> Result<u32, StoreError> {
-        if !self.finished {
-            return Err(StoreError::new(
-                "finish",
-                "lists read before they were finished (raster side still running)",
-            ));
-        }
         if list as usize >= self.open.len() {
             return Err(StoreError::new(
                 "list",
                 format!("{list} out of range (0..{})", self.open.len()),
             ));
+        }
+        let st = self.open[list as usize];
+        if !self.finished && !st.closed {
+            return Err(StoreError::new(
+                "finish",
+                "lists read before they were finished (raster side still running)",
+            ));
+        }
+        if st.freed {
+            return Err(StoreError::new("list", format!("list {list} read after it was freed")));
         }
         let head = self.mem.read_u32(list * 8)?;
         let count = self.mem.read_u32(list * 8 + 4)?;
@@ -464,6 +639,8 @@ pub struct PixelInfoStore {
     frame: u8,
     lists: BlockLists,
     buf: [u8; 20],
+    /// Records read back by `take_second_tile`.
+    taken: u64,
 }
 
 impl PixelInfoStore {
@@ -487,6 +664,7 @@ impl PixelInfoStore {
             frame: frame_id,
             lists,
             buf: [0; 20],
+            taken: 0,
         })
     }
 
@@ -535,7 +713,19 @@ impl PixelInfoStore {
         let rb = self.lists.record_bytes() as usize;
         let mut buf = self.buf;
         encode(&rec, &mut buf[..rb]);
-        self.lists.append(sty * self.tiles[0] + stx, &buf[..rb])
+        self.lists.append(sty * self.tiles[0] + stx, &buf[..rb]).map_err(|e| {
+            if e.field != "memory" || !e.msg.starts_with("out of the 4 GiB") {
+                return e;
+            }
+            StoreError::new(
+                "pixel_info",
+                format!(
+                    "the frame's pixel info outgrows the 4 GiB pixel-info memory (32-bit block addresses; seed 001 keeps a whole frame's pixel info until the pixel side starts): {} bytes in use at record {} ({e})",
+                    self.lists.memory().size(),
+                    self.lists.records() + 1
+                ),
+            )
+        })
     }
 
     /// End of the raster side: every first tile is rasterized. Writes the list table; after
@@ -573,6 +763,38 @@ impl PixelInfoStore {
         let mut out = Vec::with_capacity(self.lists.list_len(list) as usize);
         self.lists.read_list(list, |b| out.push(decode(b)))?;
         Ok(out)
+    }
+
+    /// Streaming form of [`PixelInfoStore::read_second_tile`], for a second tile whose last
+    /// overlapping first tile is rasterized (no quad can reach it any more): close its list
+    /// (the table entry and tail pointer `finish_raster` would write), read it, and give its
+    /// blocks back to the host. The traffic and footprint counted are the same as closing at
+    /// `finish_raster` and reading afterwards; only the host memory is bounded.
+    pub fn take_second_tile(&mut self, st: [u32; 2]) -> Result<Vec<PixelInfo>, StoreError> {
+        if st[0] >= self.tiles[0] || st[1] >= self.tiles[1] {
+            return Err(StoreError::new(
+                "second_tile",
+                format!(
+                    "({}, {}) outside the {}x{} second tiles",
+                    st[0], st[1], self.tiles[0], self.tiles[1]
+                ),
+            ));
+        }
+        let list = st[1] * self.tiles[0] + st[0];
+        if !self.lists.is_finished() {
+            self.lists.close(list)?;
+        }
+        let mut out = Vec::with_capacity(self.lists.list_len(list) as usize);
+        self.lists.read_list(list, |b| out.push(decode(b)))?;
+        self.lists.free_list(list)?;
+        self.taken += out.len() as u64;
+        Ok(out)
+    }
+
+    /// Records pushed and not yet taken back by [`PixelInfoStore::take_second_tile`] (open
+    /// and closed-unread lists).
+    pub fn records_held(&self) -> u64 {
+        self.lists.records() - self.taken
     }
 
     /// Second-tile coordinates in processing order: rows bottom-up, left→right.

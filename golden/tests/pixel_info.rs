@@ -112,6 +112,77 @@ fn read_before_finish_is_an_error() {
 }
 
 #[test]
+fn take_second_tile_early_counts_what_finish_then_read_counts() {
+    // The hand-worked store of `byte_counters_hand_worked`, streamed: tile (1,0) is taken
+    // (closed, read, freed) before tile (0,0) is even complete; the counters at the end are the
+    // hand-worked ones (written 104, read 76 + 20, footprint 144) and the records equal.
+    let c = cfg([16, 8], [8, 8], 4, 32);
+    let mut s = PixelInfoStore::new(&c, 7).unwrap();
+    let t0 = [q(0, 0, 0, 0xf), q(1, 1, 0, 0xf0), q(2, 2, 1, 0x1)];
+    for (i, qq) in t0.iter().enumerate() {
+        s.push(qq, 100 + i as u32).unwrap();
+    }
+    s.push(&q(5, 4, 2, 0x0f0f), DEPTH_MAX).unwrap();
+    assert_eq!(s.records_held(), 4);
+    let r1 = s.take_second_tile([1, 0]).unwrap();
+    assert_eq!((r1.len(), r1[0].prim), (1, 5));
+    assert_eq!(s.records_held(), 3);
+    // Its list is closed: no push reaches it, no second read.
+    assert_eq!(s.push(&q(6, 4, 0, 1), 0).unwrap_err().field, "list");
+    assert_eq!(s.take_second_tile([1, 0]).unwrap_err().field, "list");
+    // Tile (0,0) still takes records.
+    s.push(&q(3, 3, 3, 0xffff), 103).unwrap();
+    s.push(&q(4, 0, 3, 0x8000), 104).unwrap();
+    let r0 = s.take_second_tile([0, 0]).unwrap();
+    assert_eq!(r0.iter().map(|r| r.prim).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+    assert_eq!(s.records_held(), 0);
+    s.finish_raster().unwrap();
+    let st = s.stats();
+    assert_eq!(
+        (
+            st.records,
+            st.blocks_allocated,
+            st.bytes_written,
+            st.bytes_read,
+            st.memory_bytes
+        ),
+        (6, 4, 104, 76 + 20, 144)
+    );
+    // The blocks were given back: reading the list again is an error, not garbage.
+    assert_eq!(s.read_second_tile([0, 0]).unwrap_err().field, "list");
+}
+
+#[test]
+fn memory_free_drops_chunks_and_refuses_double_free() {
+    use tilerast_golden::pixel_info::{Memory, CHUNK_BYTES};
+    let mut m = Memory::new();
+    let a = m.alloc(CHUNK_BYTES).unwrap();
+    let b = m.alloc(CHUNK_BYTES / 2).unwrap();
+    let c = m.alloc(CHUNK_BYTES / 2).unwrap();
+    assert_eq!(
+        (m.size(), m.resident()),
+        (2 * CHUNK_BYTES as u64, 2 * CHUNK_BYTES as u64)
+    );
+    m.write_u32(c, 9).unwrap();
+    m.free(a, CHUNK_BYTES).unwrap();
+    assert_eq!(m.resident(), CHUNK_BYTES as u64);
+    assert_eq!(m.read_u32(a).unwrap_err().field, "memory");
+    // Half of the second chunk is still live.
+    m.free(b, CHUNK_BYTES / 2).unwrap();
+    assert_eq!(m.read_u32(c).unwrap(), 9);
+    m.free(c, CHUNK_BYTES / 2).unwrap();
+    assert_eq!(m.resident(), 0);
+    assert_eq!(m.peak_resident(), 2 * CHUNK_BYTES as u64);
+    assert!(m.free(c, 4).is_err(), "double free");
+    // The footprint and the counters are unchanged by freeing; addresses are not reused.
+    assert_eq!(
+        (m.size(), m.bytes_written(), m.bytes_read()),
+        (2 * CHUNK_BYTES as u64, 4, 4)
+    );
+    assert_eq!(m.alloc(8).unwrap(), 2 * CHUNK_BYTES);
+}
+
+#[test]
 fn bad_input_names_field() {
     let c = cfg([32, 32], [16, 16], 4, 64);
     let mut s = PixelInfoStore::new(&c, 0).unwrap();

@@ -1,0 +1,119 @@
+//! Peak host memory of the streaming pipeline on the issue's overdraw scene: N triangles, each
+//! covering the whole viewport, random colours and depths, at preset `full` (1920×1080, 16x,
+//! 4 colours/pixel). Not a timed test: it renders with `pipeline::render_stream`, prints the
+//! time, the held high-water marks and the process's peak RSS (`VmHWM`), and exits non-zero if
+//! the peak RSS is 1 GiB or more.
+//!
+//! ```text
+//! cargo bench -p tilerast-golden --bench overdraw              # N = 100
+//! TILERAST_OVERDRAW_TRIS=400 cargo bench -p tilerast-golden --bench overdraw
+//! ```
+//!
+//! The guard band is raised to its maximum (4096) so that one triangle can cover the 1920×1080
+//! viewport (with `full`'s 1024 none can); it is a validation limit only and changes no work.
+//! A frame whose pixel info exceeds the 32-bit simulated pixel-info memory (seed 001 keeps the
+//! whole frame's pixel info until the pixel side starts) fails with the pipeline's one-line
+//! error, printed here with the peak RSS reached.
+
+use std::time::Instant;
+use tilerast_golden::pipeline::{render_stream, Event, PipelineError};
+use tilerast_golden::{Config, Frame, PrimitiveFx, TriangleFx};
+
+/// Peak resident set size of this process, bytes (`VmHWM` of /proc/self/status).
+fn vm_hwm() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn frame(n: usize) -> Frame {
+    let mut cfg = Config::preset("full").expect("preset");
+    cfg.guard_band = 4096;
+    cfg.validate().expect("valid");
+    let [w, h] = [cfg.viewport[0] as i32, cfg.viewport[1] as i32];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let prims = (0..n)
+        .map(|_| {
+            // (-1, -1), (2W + 2, -1), (-1, 2H + 2) contains the viewport; jitter by < 1 px.
+            let j = |r: u64| (r % 256) as i32;
+            let v = [
+                [-256 - j(rnd()), -256 - j(rnd())],
+                [(2 * w + 2) * 256 + j(rnd()), -256 - j(rnd())],
+                [-256 - j(rnd()), (2 * h + 2) * 256 + j(rnd())],
+            ];
+            let r = rnd();
+            PrimitiveFx::Triangle(TriangleFx {
+                v,
+                colour: [r as u8, (r >> 8) as u8, (r >> 16) as u8, 255],
+                depth: ((r >> 24) % (1 << 24)) as u32,
+            })
+        })
+        .collect();
+    Frame {
+        cfg,
+        background: [0, 0, 0, 255],
+        prims,
+    }
+}
+
+fn main() {
+    let n: usize = match std::env::var("TILERAST_OVERDRAW_TRIS") {
+        Ok(v) => v.parse().unwrap_or_else(|_| {
+            eprintln!("error: TILERAST_OVERDRAW_TRIS={v}: not a count");
+            std::process::exit(2)
+        }),
+        Err(_) => 100,
+    };
+    let f = frame(n);
+    let before = vm_hwm().unwrap_or(0);
+    let t0 = Instant::now();
+    let mut tiles = 0u64;
+    let r = render_stream(&f, false, |e| {
+        if let Event::TileDone(_) = e {
+            tiles += 1;
+        }
+        Ok::<(), PipelineError>(())
+    });
+    let secs = t0.elapsed().as_secs_f64();
+    let hwm = vm_hwm().unwrap_or(0);
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    println!(
+        "overdraw: {n} full-screen triangles, preset full: {secs:.1} s ({:.2} s per 100 triangles), {tiles} first tiles",
+        secs * 100.0 / n.max(1) as f64
+    );
+    let ok = match &r {
+        Ok(s) => {
+            println!(
+                "  quads {}, pixel-info footprint (simulated) {:.1} MiB, blend samples {}",
+                s.stats.quads,
+                mib(s.stats.pixel_info.memory_bytes),
+                s.stats.blend.samples
+            );
+            println!("  held: {:?}", s.held);
+            true
+        }
+        Err(e) => {
+            println!("  pipeline error after {tiles} first tiles: {e}");
+            false
+        }
+    };
+    println!(
+        "  peak RSS (VmHWM): {:.1} MiB (before the render {:.1} MiB); limit 1024 MiB",
+        mib(hwm),
+        mib(before)
+    );
+    if hwm >= 1 << 30 {
+        eprintln!("error: peak RSS {:.1} MiB is over 1 GiB", mib(hwm));
+        std::process::exit(1);
+    }
+    if !ok {
+        std::process::exit(3);
+    }
+}
