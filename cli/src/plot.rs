@@ -539,6 +539,34 @@ mod tests {
     }
 
     #[test]
+    fn a_png_too_tall_is_refused_with_one_line_an_svg_is_written() {
+        let mut p = sample();
+        p.groups = (0..60)
+            .map(|i| Group {
+                label: format!("tile={i}"),
+                series: sample().groups[0].series.clone(),
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("tilerast-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("tall.png");
+        let e = write(&f, &p).unwrap_err();
+        assert!(
+            e.0.starts_with(&format!("{}: plot: the plot would be", f.display()))
+                && e.0.contains("x16840 pixels")
+                && e.0.contains("write an .svg")
+                && !e.0.contains('\n'),
+            "{e}"
+        );
+        assert!(!f.exists());
+        let f = dir.join("tall.svg");
+        write(&f, &p).unwrap();
+        let s = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(s.matches("<g class=\"panel\"").count(), 60);
+        assert_eq!(s.matches("<line class=\"separator\"").count(), 59);
+    }
+
+    #[test]
     fn png_has_drawn_text_pixels() {
         let dir = std::env::temp_dir().join(format!("tilerast-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
