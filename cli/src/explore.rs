@@ -19,10 +19,9 @@
 //! ```
 
 use crate::error::{CliError, Res};
-use crate::plot::{Figure, Plot, Series};
+use crate::plot::{Group, Plot, Series, MAX_SERIES};
 use crate::render::fmt_num;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use tilerast_golden::pipeline::FrameStats;
@@ -378,7 +377,51 @@ pub fn default_figures(names: &[&'static str]) -> Vec<&'static str> {
     out
 }
 
-/// Build the plot of `figures` vs the first varying parameter.
+/// A parameter's name in plot labels (short: legends and captions stay narrow).
+fn short_name(p: &str) -> &str {
+    match p {
+        "coverage_test" => "coverage",
+        p => p,
+    }
+}
+
+/// `name=value` pairs of `params` for `c`, space-separated (e.g. `msaa=4 colours=2`).
+fn values_label(c: &Combo, params: &[&str]) -> String {
+    let v: Vec<String> = params
+        .iter()
+        .map(|p| format!("{}={}", short_name(p), param_label(c, p)))
+        .collect();
+    v.join(" ")
+}
+
+/// Which of the non-x parameters (`counts[i]` values each) are drawn as series in a panel;
+/// the others make groups (rows of panels). The subset with the most combinations up to
+/// [`MAX_SERIES`]; ties go to fewer parameters, then to inner (later) ones. When every
+/// parameter alone has more than [`MAX_SERIES`] values, the innermost one (its series are then
+/// split over several groups).
+pub fn series_params(counts: &[usize]) -> Vec<usize> {
+    let mut best: Option<(usize, std::cmp::Reverse<u32>, usize)> = None;
+    for mask in 0usize..(1 << counts.len()) {
+        let prod: usize = (0..counts.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| counts[i])
+            .product();
+        let key = (prod, std::cmp::Reverse(mask.count_ones()), mask);
+        if prod <= MAX_SERIES && best.is_none_or(|b| key > b) {
+            best = Some(key);
+        }
+    }
+    let mask = best.map_or(0, |b| b.2);
+    if mask == 0 && !counts.is_empty() {
+        return vec![counts.len() - 1];
+    }
+    (0..counts.len()).filter(|i| mask & (1 << i) != 0).collect()
+}
+
+/// Build the plot of `figures` vs the first varying parameter: one series per combination of
+/// the series parameters ([`series_params`]), one group (row of panels, one per figure) per
+/// combination of the remaining ones, in sweep order. A group with more than [`MAX_SERIES`]
+/// series (only when one parameter alone has more values) is split into parts `(1/2)`, ….
 pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static str], scene: &str) -> Plot {
     let xp = x_param(varying);
     let mut ticks: Vec<String> = Vec::new();
@@ -389,37 +432,76 @@ pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static st
         }
     }
     let others: Vec<&str> = varying.iter().copied().filter(|p| *p != xp).collect();
-    let figs = figures
+    let counts: Vec<usize> = others
         .iter()
-        .map(|f| {
-            let mut series: BTreeMap<String, Vec<(usize, f64)>> = BTreeMap::new();
-            let mut order: Vec<String> = Vec::new();
+        .map(|p| {
+            let mut seen: Vec<String> = Vec::new();
             for r in rows {
-                let label: Vec<String> = others
-                    .iter()
-                    .map(|p| format!("{p}={}", param_label(&r.combo, p)))
-                    .collect();
-                let label = label.join(" ");
-                let x = ticks
-                    .iter()
-                    .position(|t| *t == param_label(&r.combo, xp))
-                    .expect("tick");
-                let y = r.stats.iter().find(|(n, _)| n == f).map(|s| s.1).unwrap_or(f64::NAN);
-                if !series.contains_key(&label) {
-                    order.push(label.clone());
+                let v = param_label(&r.combo, p);
+                if !seen.contains(&v) {
+                    seen.push(v);
                 }
-                series.entry(label).or_default().push((x, y));
             }
-            Figure {
-                name: f.to_string(),
-                series: order
-                    .into_iter()
-                    .map(|l| Series {
-                        points: series.remove(&l).unwrap_or_default(),
-                        label: l,
-                    })
-                    .collect(),
+            seen.len()
+        })
+        .collect();
+    let sp = series_params(&counts);
+    let s_params: Vec<&str> = sp.iter().map(|&i| others[i]).collect();
+    let g_params: Vec<&str> = (0..others.len())
+        .filter(|i| !sp.contains(i))
+        .map(|i| others[i])
+        .collect();
+    let mut groups: Vec<Group> = Vec::new();
+    for r in rows {
+        let gl = values_label(&r.combo, &g_params);
+        let sl = values_label(&r.combo, &s_params);
+        let gi = match groups.iter().position(|g| g.label == gl) {
+            Some(i) => i,
+            None => {
+                groups.push(Group {
+                    label: gl,
+                    series: Vec::new(),
+                });
+                groups.len() - 1
             }
+        };
+        let series = &mut groups[gi].series;
+        let si = match series.iter().position(|s| s.label == sl) {
+            Some(i) => i,
+            None => {
+                series.push(Series {
+                    label: sl,
+                    points: vec![Vec::new(); figures.len()],
+                });
+                series.len() - 1
+            }
+        };
+        let x = ticks
+            .iter()
+            .position(|t| *t == param_label(&r.combo, xp))
+            .expect("tick");
+        for (fi, f) in figures.iter().enumerate() {
+            let y = r.stats.iter().find(|(n, _)| n == f).map(|s| s.1).unwrap_or(f64::NAN);
+            series[si].points[fi].push((x, y));
+        }
+    }
+    let groups = groups
+        .into_iter()
+        .flat_map(|g| {
+            let n = g.series.len();
+            if n <= MAX_SERIES {
+                return vec![g];
+            }
+            let parts = n.div_ceil(MAX_SERIES);
+            let size = n.div_ceil(parts);
+            g.series
+                .chunks(size)
+                .enumerate()
+                .map(|(i, c)| Group {
+                    label: format!("{} ({}/{parts})", g.label, i + 1).trim_start().to_string(),
+                    series: c.to_vec(),
+                })
+                .collect()
         })
         .collect();
     let x_label = match xp {
@@ -433,7 +515,8 @@ pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static st
         title: format!("tilerast explore: {scene}"),
         x_label: x_label.into(),
         x_ticks: ticks,
-        figures: figs,
+        figures: figures.iter().map(|f| f.to_string()).collect(),
+        groups,
     }
 }
 
@@ -682,13 +765,72 @@ mod tests {
         assert_eq!(figs, vec!["bin_list_bytes", "quads"]);
         let p = build_plot(&r, &["tile", "msaa"], &figs, "s");
         assert_eq!(p.x_ticks, vec!["16", "32"]);
-        assert_eq!(p.figures.len(), 2);
-        let s = &p.figures[0].series;
+        assert_eq!(p.figures, vec!["bin_list_bytes", "quads"]);
+        assert_eq!(p.groups.len(), 1);
+        let s = &p.groups[0].series;
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].label, "msaa=1");
         // rows: (16,1)=0 (16,4)=10 (32,1)=20 (32,4)=30
-        assert_eq!(s[0].points, vec![(0, 0.0), (1, 20.0)]);
-        assert_eq!(s[1].points, vec![(0, 10.0), (1, 30.0)]);
+        assert_eq!(s[0].points[0], vec![(0, 0.0), (1, 20.0)]);
+        assert_eq!(s[1].points[0], vec![(0, 10.0), (1, 30.0)]);
+        assert_eq!(s[1].points[1], vec![(0, 1.5), (1, 3.5)]);
         assert_eq!(default_figures(&["a", "b", "c"]), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn series_are_the_largest_combination_up_to_eight() {
+        // msaa 4 × colours 3 × coverage 2: msaa × coverage = 8 series, colours makes groups.
+        assert_eq!(series_params(&[4, 3, 2]), vec![0, 2]);
+        // 5 × 5 × 3: one parameter of 5 (the inner one) beats 3; 15 and 25 are too many.
+        assert_eq!(series_params(&[5, 5, 3]), vec![1]);
+        // 2 × 2 × 2 = 8: all three.
+        assert_eq!(series_params(&[2, 2, 2]), vec![0, 1, 2]);
+        // 4 × 2 = 8 beats 4.
+        assert_eq!(series_params(&[4, 2, 2, 4]), vec![2, 3]);
+        // Ties (4 = 4): the inner one.
+        assert_eq!(series_params(&[4, 3, 3, 4]), vec![3]);
+        // Nothing fits: the innermost, split later.
+        assert_eq!(series_params(&[9, 12]), vec![1]);
+        assert_eq!(series_params(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_parameter_with_more_than_eight_values_is_split_into_parts() {
+        // x = msaa (2 values), subtile with 10 values: 2 groups of 5 series.
+        let subtiles = ["2", "4", "8", "2x4", "4x2", "2x8", "8x2", "4x8", "8x4", "8x16"];
+        let a = SweepArgs {
+            subtile: Some(subtiles.join(",")),
+            msaa: Some("1,4".into()),
+            ..Default::default()
+        };
+        let (c, v) = combinations(&base(), &a).unwrap();
+        assert_eq!(v, vec!["subtile", "msaa"]);
+        let r: Vec<Row> = c
+            .into_iter()
+            .enumerate()
+            .map(|(i, combo)| Row {
+                stats: vec![("quads", i as f64)],
+                combo,
+            })
+            .collect();
+        // x is subtile here (the first varying); swap roles by sweeping x = msaa instead.
+        let p = build_plot(&r, &["msaa", "subtile"], &["quads"], "s");
+        assert_eq!(p.x_ticks, vec!["1", "4"]);
+        assert_eq!(p.groups.len(), 2);
+        assert_eq!(p.groups[0].label, "(1/2)");
+        assert_eq!(p.groups[1].label, "(2/2)");
+        let labels: Vec<&str> = p
+            .groups
+            .iter()
+            .flat_map(|g| g.series.iter().map(|s| s.label.as_str()))
+            .collect();
+        let want: Vec<String> = subtiles.iter().map(|s| format!("subtile={s}")).collect();
+        assert_eq!(labels, want);
+        for g in &p.groups {
+            assert!(g.series.len() <= MAX_SERIES && g.series.len() == 5);
+            for s in &g.series {
+                assert_eq!(s.points[0].len(), 2);
+            }
+        }
     }
 }

@@ -8,14 +8,17 @@
 //!   centred; SVG's y-down is flipped to tilerast's y-up. So every vertex is in the viewport.
 //! - Fills are tessellated with lyon's `FillTessellator` (the path's fill rule, tolerance
 //!   0.1 px on screen); strokes with `StrokeTessellator` (width, join, cap, miter limit; dashes
-//!   are ignored).
+//!   are ignored). A long fill whose horizontal lines cross many of its edges (a noisy path)
+//!   is flattened and cut into vertical strips first, each tessellated alone ([`fill`]):
+//!   lyon's sweep is quadratic in that case.
 //! - Colour: a solid paint's colour; a gradient → its FIRST stop's colour and opacity; a
 //!   pattern → grey 128. Alpha = paint opacity × fill/stroke opacity × the group opacities.
 //!   Text, images, clip paths, masks and filters are ignored (usvg is built without text).
 //! - Depth: painter's order. Each fill or stroke is a layer, in document (paint) order; layer k
 //!   of n gets depth (n−1−k)/(n−1): the first drawn is farthest (1), the last nearest (0), so
 //!   later paths win with `depth_func` `less_equal` (the default) and with `less` too.
-//! - Output order: layers in document order; inside a layer, lyon's triangle order.
+//! - Output order: layers in document order; inside a layer, lyon's triangle order (strip by
+//!   strip, left to right, for a fill cut into strips).
 //!
 //! ```text
 //!   svg ─► usvg::Tree ─► walk groups (opacity) ─► paths ─► abs transform ─► fit + flip y
@@ -161,6 +164,228 @@ fn triangles(buf: &VertexBuffers<Point, u32>) -> Vec<[[f64; 2]; 3]> {
         .collect()
 }
 
+/// Flattening tolerance of fills and strokes, in screen pixels.
+const TOLERANCE: f32 = 0.1;
+
+/// A fill of at most this many line segments is tessellated whole (as lyon gives it).
+pub const SPLIT_ABOVE: usize = 2048;
+/// Larger fills whose horizontal lines cross more than this many edges on average are cut into
+/// vertical strips so that each strip's cross about this many.
+pub const ACTIVE_TARGET: f64 = 32.0;
+
+/// A closed polygon (fills close every sub-path).
+type Poly = Vec<Point>;
+
+/// A tessellated fill and the pieces it was tessellated in.
+pub struct Filled {
+    pub tris: Vec<[[f64; 2]; 3]>,
+    /// Per piece given to the tessellator: (line segments, edges a horizontal line crosses on
+    /// average).
+    pub pieces: Vec<(usize, f64)>,
+}
+
+#[cfg(test)]
+impl Filled {
+    /// An estimate of the tessellator's sweep work: Σ segments × (1 + active edges).
+    pub fn sweep_work(&self) -> f64 {
+        self.pieces.iter().map(|&(n, a)| n as f64 * (1.0 + a)).sum()
+    }
+}
+
+/// Segments and the average number of edges a horizontal line through `polys` crosses.
+fn piece_stats(polys: &[Poly]) -> (usize, f64) {
+    let (mut n, mut dy, mut lo, mut hi) = (0, 0.0f64, f32::INFINITY, f32::NEG_INFINITY);
+    for p in polys {
+        for i in 0..p.len() {
+            let (a, b) = (p[i], p[(i + 1) % p.len()]);
+            n += 1;
+            dy += (a.y - b.y).abs() as f64;
+            lo = lo.min(a.y);
+            hi = hi.max(a.y);
+        }
+    }
+    let h = (hi - lo) as f64;
+    (n, if h > 0.0 { dy / h } else { 0.0 })
+}
+
+/// `k` − 1 borders at quantiles of `v` (strictly increasing).
+fn quantile_borders(mut v: Vec<f32>, k: usize) -> Vec<f32> {
+    v.sort_by(f32::total_cmp);
+    let mut b: Vec<f32> = (1..k).map(|i| v[i * v.len() / k]).collect();
+    b.dedup();
+    b
+}
+
+fn segment_mids(polys: &[Poly], f: impl Fn(Point) -> f32) -> Vec<f32> {
+    polys
+        .iter()
+        .flat_map(|p| (0..p.len()).map(move |i| (p[i], p[(i + 1) % p.len()])))
+        .map(|(a, b)| (f(a) + f(b)) / 2.0)
+        .collect()
+}
+
+/// Cut closed polygons into the vertical slabs between `borders` (x). In each slab, each
+/// polygon that meets it is clipped to it, with the parts outside pushed onto the slab's
+/// border lines: each segment contributes its part inside the slab, and consecutive parts
+/// join along a border line (between them the polygon stayed on one side; to reach the other
+/// side it would have crossed the slab). Those border pieces have no area, and the winding
+/// number of every point strictly inside the slab is unchanged (a vertical ray from it meets
+/// the same edges), so both fill rules give the same result. A border crossing is computed
+/// once per (segment, border), from the same arguments for both neighbours, so neighbouring
+/// slabs share the vertex exactly and no crack opens. Work: one step per (segment, slab it
+/// meets).
+fn slabs_x(polys: &[Poly], borders: &[f32]) -> Vec<Vec<Poly>> {
+    let n = borders.len() + 1;
+    let lo = |j: usize| if j == 0 { f32::NEG_INFINITY } else { borders[j - 1] };
+    let hi = |j: usize| if j == n - 1 { f32::INFINITY } else { borders[j] };
+    // The slabs whose closed x range [lo, hi] meets [a, b].
+    let first = |x: f32| borders.partition_point(|&b| b < x);
+    let last = |x: f32| borders.partition_point(|&b| b <= x);
+    let cross = |a: Point, b: Point, x: f32| point(x, a.y + (x - a.x) * (b.y - a.y) / (b.x - a.x));
+    let mut out: Vec<Vec<Poly>> = vec![Vec::new(); n];
+    // The last polygon that started a sub-path in each slab.
+    let mut started = vec![usize::MAX; n];
+    for (pi, poly) in polys.iter().enumerate() {
+        for i in 0..poly.len() {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            for j in first(a.x.min(b.x))..=last(a.x.max(b.x)) {
+                let (l, h) = (lo(j), hi(j));
+                let clip = |p: Point| {
+                    if p.x < l {
+                        cross(a, b, l)
+                    } else if p.x > h {
+                        cross(a, b, h)
+                    } else {
+                        p
+                    }
+                };
+                let (enter, exit) = (clip(a), clip(b));
+                if started[j] != pi {
+                    started[j] = pi;
+                    out[j].push(Vec::new());
+                }
+                let cur = out[j].last_mut().expect("sub-path");
+                if cur.last() != Some(&enter) {
+                    cur.push(enter);
+                }
+                cur.push(exit);
+            }
+        }
+    }
+    out
+}
+
+/// Fill `lp` with `rule`.
+///
+/// lyon's sweep (top to bottom) keeps its active edges in a list it scans at every event, so
+/// it costs about segments × edges crossed by a horizontal line: quadratic for a long noisy
+/// path whose horizontal lines cross a share of all its edges (a noisy signal filled, a circle
+/// with radial noise near its top and bottom). A fill of more than [`SPLIT_ABOVE`] segments
+/// whose horizontal lines cross on average more than [`ACTIVE_TARGET`] edges is therefore
+/// flattened (the tessellator's own tolerance) and cut into vertical strips at quantiles of the
+/// segments' x, so that each strip's lines cross about that many; each strip is tessellated
+/// alone ([`slabs_x`]: exact for both fill rules). Triangles then come strip by strip, left
+/// to right. Linear when the edges are short in x compared with the strips (a noisy signal);
+/// edges that are long in x but crowded (tilted spikes) still cost more (see the bench).
+pub fn fill(lp: &LyonPath, rule: FillRule) -> Result<Filled, lyon::tessellation::TessellationError> {
+    fill_split(lp, rule, Split::Auto)
+}
+
+/// How [`fill_split`] cuts a fill.
+#[derive(Clone, Copy, PartialEq)]
+enum Split {
+    /// As [`fill`] does.
+    Auto,
+    /// Never (the whole path to lyon).
+    #[cfg(test)]
+    Never,
+    /// Exactly this many strips, at quantiles of x.
+    #[cfg(test)]
+    Strips(usize),
+}
+
+fn fill_split(lp: &LyonPath, rule: FillRule, mode: Split) -> Result<Filled, lyon::tessellation::TessellationError> {
+    use lyon::path::iterator::PathIterator;
+    use lyon::path::PathEvent;
+    let opts = FillOptions::tolerance(TOLERANCE).with_fill_rule(rule);
+    let tessellate = |p: &LyonPath| {
+        let mut buf: VertexBuffers<Point, u32> = VertexBuffers::new();
+        FillTessellator::new()
+            .tessellate_path(
+                p,
+                &opts,
+                &mut BuffersBuilder::new(&mut buf, |v: FillVertex| v.position()),
+            )
+            .map(|_| triangles(&buf))
+    };
+    let mut polys: Vec<Poly> = Vec::new();
+    for e in lp.iter().flattened(TOLERANCE) {
+        match e {
+            PathEvent::Begin { at } => polys.push(vec![at]),
+            PathEvent::Line { to, .. } => polys.last_mut().expect("begin").push(to),
+            _ => {}
+        }
+    }
+    let (segments, active) = piece_stats(&polys);
+    let whole = match mode {
+        Split::Auto => segments <= SPLIT_ABOVE || active <= ACTIVE_TARGET,
+        #[cfg(test)]
+        Split::Never => true,
+        #[cfg(test)]
+        Split::Strips(_) => false,
+    };
+    if whole {
+        return Ok(Filled {
+            tris: tessellate(lp)?,
+            pieces: vec![(segments, active)],
+        });
+    }
+    let mut out = Filled {
+        tris: Vec::new(),
+        pieces: Vec::new(),
+    };
+    let mut todo = match mode {
+        #[cfg(test)]
+        Split::Strips(k) => {
+            let mut v = slabs_x(&polys, &quantile_borders(segment_mids(&polys, |p| p.x), k));
+            v.reverse();
+            v
+        }
+        _ => vec![polys],
+    };
+    // Auto: split while the estimated sweep work (segments × (1 + active)) drops by a quarter.
+    while let Some(s) = todo.pop() {
+        let (n, a) = piece_stats(&s);
+        let cost = n as f64 * (1.0 + a);
+        if mode == Split::Auto && n > 256 && a > ACTIVE_TARGET {
+            let k = ((a / ACTIVE_TARGET).ceil() as usize).clamp(2, 8);
+            let parts = slabs_x(&s, &quantile_borders(segment_mids(&s, |p| p.x), k));
+            let split_cost: f64 = parts
+                .iter()
+                .map(|p| {
+                    let (n, a) = piece_stats(p);
+                    n as f64 * (1.0 + a)
+                })
+                .sum();
+            if parts.len() > 1 && split_cost < 0.75 * cost {
+                todo.extend(parts.into_iter().rev());
+                continue;
+            }
+        }
+        let mut b = LyonPath::builder();
+        for p in s.iter().filter(|p| p.len() >= 3) {
+            b.begin(p[0]);
+            for &q in &p[1..] {
+                b.line_to(q);
+            }
+            b.end(true);
+        }
+        out.pieces.push((n, a));
+        out.tris.extend(tessellate(&b.build())?);
+    }
+    Ok(out)
+}
+
 fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Layer>) -> Res<()> {
     let opacity = opacity * g.opacity().get();
     for node in g.children() {
@@ -175,23 +400,16 @@ fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Laye
                         usvg::FillRule::NonZero => FillRule::NonZero,
                         usvg::FillRule::EvenOdd => FillRule::EvenOdd,
                     };
-                    let mut buf: VertexBuffers<Point, u32> = VertexBuffers::new();
-                    FillTessellator::new()
-                        .tessellate_path(
-                            &lp,
-                            &FillOptions::tolerance(0.1).with_fill_rule(rule),
-                            &mut BuffersBuilder::new(&mut buf, |v: FillVertex| v.position()),
+                    let filled = fill(&lp, rule).map_err(|e| {
+                        CliError::at(
+                            file,
+                            format!("path `{}`", p.id()),
+                            format!("fill tessellation failed: {e:?}"),
                         )
-                        .map_err(|e| {
-                            CliError::at(
-                                file,
-                                format!("path `{}`", p.id()),
-                                format!("fill tessellation failed: {e:?}"),
-                            )
-                        })?;
+                    })?;
                     pending.push(Layer {
                         colour: paint_colour(f.paint(), opacity * f.opacity().get()),
-                        tris: triangles(&buf),
+                        tris: filled.tris,
                     });
                 }
                 if let Some(s) = p.stroke() {
@@ -209,7 +427,7 @@ fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Laye
                         usvg::LineCap::Round => LineCap::Round,
                         usvg::LineCap::Square => LineCap::Square,
                     };
-                    let opts = StrokeOptions::tolerance(0.1)
+                    let opts = StrokeOptions::tolerance(TOLERANCE)
                         .with_line_width(width)
                         .with_line_join(join)
                         .with_line_cap(cap)
@@ -451,5 +669,112 @@ mod tests {
         assert!(e.0.starts_with("t.svg: svg: "), "{e}");
         let e = scene(r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>"#).unwrap_err();
         assert!(e.0.contains("nothing to draw"), "{e}");
+    }
+
+    /// A closed polygon as a lyon path.
+    fn polygon(pts: &[(f32, f32)]) -> LyonPath {
+        let mut b = LyonPath::builder();
+        b.begin(point(pts[0].0, pts[0].1));
+        for &(x, y) in &pts[1..] {
+            b.line_to(point(x, y));
+        }
+        b.end(true);
+        b.build()
+    }
+
+    /// A filled noisy signal of `n` segments over 600 px: x steps evenly, y random in 140..340
+    /// (the closing edge runs back along the whole width, crossing the noise).
+    fn signal(n: usize, seed: u64) -> Vec<(f32, f32)> {
+        let mut r = seed;
+        let mut next = move || {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (r >> 33) as f32 / (1u64 << 31) as f32
+        };
+        (0..n)
+            .map(|i| (20.0 + 600.0 * i as f32 / n as f32, 140.0 + 200.0 * next()))
+            .collect()
+    }
+
+    fn covers(tris: &[[[f64; 2]; 3]], x: f64, y: f64) -> usize {
+        let side = |a: [f64; 2], b: [f64; 2]| (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
+        tris.iter()
+            .filter(|t| {
+                let s = [side(t[0], t[1]), side(t[1], t[2]), side(t[2], t[0])];
+                s.iter().all(|&v| v > 0.0) || s.iter().all(|&v| v < 0.0)
+            })
+            .count()
+    }
+
+    /// Cutting a fill into strips covers the same points as tessellating it whole, for both
+    /// fill rules, on self-intersecting polygons.
+    #[test]
+    fn strips_cover_what_the_whole_fill_covers() {
+        let random: Vec<(f32, f32)> = signal(300, 7)
+            .iter()
+            .zip(signal(300, 8))
+            .map(|(a, b)| (20.0 + (a.1 - 140.0) * 3.0, 40.0 + (b.1 - 140.0) * 2.0))
+            .collect();
+        for (name, pts) in [("signal", signal(3000, 1)), ("random", random)] {
+            let lp = polygon(&pts);
+            for rule in [FillRule::NonZero, FillRule::EvenOdd] {
+                let whole = fill_split(&lp, rule, Split::Never).unwrap();
+                let cut = fill_split(&lp, rule, Split::Strips(6)).unwrap();
+                assert_eq!(whole.pieces.len(), 1);
+                assert!(cut.pieces.len() == 6, "{name}: {} strips", cut.pieces.len());
+                let a = |t: &[[[f64; 2]; 3]]| -> f64 {
+                    t.iter()
+                        .map(|t| {
+                            let [p, q, r] = *t;
+                            ((q[0] - p[0]) * (r[1] - p[1]) - (r[0] - p[0]) * (q[1] - p[1])).abs() / 2.0
+                        })
+                        .sum()
+                };
+                let (aw, ac) = (a(&whole.tris), a(&cut.tris));
+                assert!(
+                    aw > 1000.0 && (aw - ac).abs() < aw * 1e-3,
+                    "{name} {rule:?}: area {aw} whole, {ac} cut"
+                );
+                // Sample points: each covered at most once, and the same ones.
+                let (mut differ, mut inside) = (0, 0);
+                for i in 0..120 {
+                    for j in 0..80 {
+                        let (x, y) = (20.5 + i as f64 * 5.0, 20.5 + j as f64 * 5.5);
+                        let (w, c) = (covers(&whole.tris, x, y), covers(&cut.tris, x, y));
+                        assert!(w <= 1 && c <= 1, "{name} {rule:?}: ({x}, {y}) covered {w} / {c} times");
+                        differ += (w != c) as usize;
+                        inside += w;
+                    }
+                }
+                assert!(inside > 500, "{name} {rule:?}: {inside} samples inside");
+                assert!(
+                    differ * 200 <= inside,
+                    "{name} {rule:?}: {differ} of {inside} samples differ"
+                );
+            }
+        }
+    }
+
+    /// The tessellator's sweep work (segments × edges crossed per horizontal line, per piece)
+    /// for a noisy signal of n and 2n segments: about double with the strips, where the whole
+    /// path's grows four times.
+    #[test]
+    fn the_sweep_work_of_a_noisy_path_grows_linearly() {
+        let work = |n: usize| {
+            let lp = polygon(&signal(n, 3));
+            let f = fill(&lp, FillRule::NonZero).unwrap();
+            assert!(f.tris.len() >= n / 2, "{n}: {} triangles", f.tris.len());
+            let polys: Vec<Poly> = vec![signal(n, 3).iter().map(|&(x, y)| point(x, y)).collect()];
+            let (s, a) = piece_stats(&polys);
+            (f.sweep_work(), s as f64 * (1.0 + a))
+        };
+        let (cut1, whole1) = work(20_000);
+        let (cut2, whole2) = work(40_000);
+        assert!(whole2 / whole1 > 3.5, "the whole path's work: {whole1} → {whole2}");
+        assert!(
+            cut2 / cut1 < 2.3,
+            "work with strips: {cut1} → {cut2} (× {:.2})",
+            cut2 / cut1
+        );
+        assert!(cut1 < whole1 / 50.0, "strips: {cut1}, whole: {whole1}");
     }
 }

@@ -111,7 +111,12 @@ enum Cmd {
         /// Write the table as CSV.
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
-        /// Plot key figures vs the first swept parameter (.svg or .png).
+        /// Plot figures vs the first swept parameter (.svg or .png): one panel per figure, at
+        /// most 8 lines per panel, labelled like `msaa=4 colours=2`. The other swept parameters
+        /// whose combinations come closest to 8 (without passing it) are the lines; every
+        /// combination of the rest gets its own row of panels (captioned e.g. `quads
+        /// (subtile=8)`) with its legend on the right; a parameter with more than 8 values is
+        /// split over rows `(1/2)`, `(2/2)`. Each figure keeps one y scale in all rows.
         #[arg(long, value_name = "FILE")]
         plot: Option<PathBuf>,
         /// Figures (stat names) for the table and the plot, comma-separated (default: the table

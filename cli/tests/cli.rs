@@ -339,6 +339,302 @@ fn explore_writes_csv_table_and_plots() {
     assert!(p.w > 0 && p.rgba.chunks(4).any(|c| c[0] < 100));
 }
 
+/// One piece of an explore plot SVG: `<g class="…" data-…="…" transform="translate(x,y)">`
+/// around a nested `<svg width height>` (see cli/src/plot.rs).
+struct PlotPiece {
+    class: String,
+    figure: String,
+    group: String,
+    x: f64,
+    y: f64,
+    w: f64,
+    body: String,
+}
+
+fn xml_attr(tag: &str, name: &str) -> Option<String> {
+    let k = format!(" {name}=\"");
+    let i = tag.find(&k)? + k.len();
+    let j = tag[i..].find('"')? + i;
+    Some(
+        tag[i..j]
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&"),
+    )
+}
+
+fn plot_pieces(svg: &str) -> Vec<PlotPiece> {
+    svg.split("<g class=\"")
+        .skip(1)
+        .map(|part| {
+            let part = format!(" class=\"{part}");
+            let tag = &part[..part.find('>').unwrap()];
+            let body = &part[..part.find("</g>").expect("</g>")];
+            let tr = xml_attr(tag, "transform").unwrap();
+            let (x, y) = tr
+                .trim_start_matches("translate(")
+                .trim_end_matches(')')
+                .split_once(',')
+                .unwrap();
+            let inner = &body[body.find("<svg").unwrap()..];
+            PlotPiece {
+                class: xml_attr(tag, "class").unwrap(),
+                figure: xml_attr(tag, "data-figure").unwrap_or_default(),
+                group: xml_attr(tag, "data-group").unwrap_or_default(),
+                x: x.parse().unwrap(),
+                y: y.parse().unwrap(),
+                w: xml_attr(&inner[..inner.find('>').unwrap()], "width")
+                    .unwrap()
+                    .parse()
+                    .unwrap(),
+                body: body.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Elements `<name …>` of `body`, each with the text up to the next `<`.
+fn elements<'a>(body: &'a str, name: &str) -> Vec<(&'a str, &'a str)> {
+    let open = format!("<{name} ");
+    body.match_indices(&open)
+        .map(|(i, _)| {
+            let end = body[i..].find('>').unwrap() + i;
+            let rest = &body[end + 1..];
+            (&body[i..end], rest[..rest.find('<').unwrap_or(rest.len())].trim())
+        })
+        .collect()
+}
+
+/// The coloured polylines of a panel (the series; axes and grid are black): (colour, points).
+fn series_lines(body: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+    elements(body, "polyline")
+        .into_iter()
+        .filter_map(|(tag, _)| {
+            let c = xml_attr(tag, "stroke")?;
+            if c == "#000000" {
+                return None;
+            }
+            let pts = xml_attr(tag, "points")
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            Some((c, pts))
+        })
+        .collect()
+}
+
+/// Legend entries: each coloured `<rect>` swatch and the `<text>` label after it.
+fn legend_entries(body: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(i) = rest.find("<rect ") {
+        rest = &rest[i..];
+        let tag = &rest[..rest.find('>').unwrap()];
+        let colour = xml_attr(tag, "fill").unwrap();
+        let (_, label) = elements(rest, "text")[0];
+        out.push((colour, label.to_string()));
+        rest = &rest[1..];
+    }
+    out
+}
+
+/// `name=value name=value` → map.
+fn values_map(label: &str) -> BTreeMap<String, String> {
+    label
+        .split_whitespace()
+        .filter(|w| w.contains('='))
+        .map(|w| {
+            let (k, v) = w.split_once('=').unwrap();
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+/// A sweep of five parameters: x = tile (3 values) and 2 × 4 × 2 × 2 = 32 combinations of
+/// the others, far more than one legend should carry. Reads the SVG back: no panel has more
+/// than 8 series, every (figure, combination) is drawn exactly once, every label is in its
+/// legend, the legends sit beside the panels, and the lines follow the CSV's values on one y
+/// scale per figure (sub-tile size changes values between groups, msaa between series).
+#[test]
+fn explore_plot_has_at_most_eight_series_per_panel_and_draws_every_combination_once() {
+    let d = tmp("explore-plot");
+    let (csv, svg) = (d.join("e.csv"), d.join("e.svg"));
+    let figures = ["quads", "covered_samples", "subtiles_walked"];
+    ok(&bin()
+        .env("CI", "1")
+        .args([
+            "explore",
+            "--tile",
+            "16,32,64",
+            "--subtile",
+            "4,8",
+            "--msaa",
+            "1,2,4,8",
+            "--colours",
+            "1,2",
+            "--coverage-test",
+            "edge,bbox_only",
+            "--raster-only",
+            "--figures",
+            &figures.join(","),
+            "--csv",
+            csv.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap());
+    // CSV: (figure, non-x values) → value per tile.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let ticks = ["16", "32", "64"];
+    let mut want: BTreeMap<(String, BTreeMap<String, String>), Vec<f64>> = BTreeMap::new();
+    for l in lines {
+        let v: Vec<&str> = l.split(',').collect();
+        let key: BTreeMap<String, String> = [
+            ("subtile", v[col("subtile_w")]),
+            ("msaa", v[col("msaa")]),
+            ("colours", v[col("colours_per_pixel")]),
+            ("coverage", v[col("coverage_test")]),
+        ]
+        .into_iter()
+        .map(|(k, x)| (k.to_string(), x.to_string()))
+        .collect();
+        let xi = ticks.iter().position(|t| *t == v[col("tile_w")]).unwrap();
+        for f in figures {
+            let e = want.entry((f.to_string(), key.clone())).or_insert(vec![f64::NAN; 3]);
+            e[xi] = v[col(f)].parse().unwrap();
+        }
+    }
+    assert_eq!(want.len(), 3 * 32);
+
+    let s = std::fs::read_to_string(&svg).unwrap();
+    usvg::Tree::from_str(&s, &usvg::Options::default()).expect("the plot is valid SVG");
+    let pieces = plot_pieces(&s);
+    let panels: Vec<&PlotPiece> = pieces.iter().filter(|p| p.class == "panel").collect();
+    let legends: BTreeMap<&str, &PlotPiece> = pieces
+        .iter()
+        .filter(|p| p.class == "legend")
+        .map(|p| (p.group.as_str(), p))
+        .collect();
+    assert!(
+        legends.len() > 1,
+        "32 combinations need several groups: {}",
+        legends.len()
+    );
+    assert_eq!(panels.len(), legends.len() * figures.len());
+    let right_of_panels = panels.iter().map(|p| p.x + p.w).fold(0.0, f64::max);
+    let mut entries: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
+    for (g, l) in &legends {
+        let e = legend_entries(&l.body);
+        assert!((1..=8).contains(&e.len()), "legend {g}: {} entries", e.len());
+        let labels: Vec<&str> = e.iter().map(|x| x.1.as_str()).collect();
+        for (i, (c, label)) in e.iter().enumerate() {
+            assert!(!label.is_empty() && label.len() <= 32, "legend {g}: label `{label}`");
+            assert!(!labels[..i].contains(&label.as_str()), "legend {g}: `{label}` twice");
+            assert!(!e[..i].iter().any(|x| x.0 == *c), "legend {g}: colour {c} twice");
+            // Fits: 12.9 px sans-serif is under 8 px per character, from x = 46.
+            assert!(
+                46.0 + 8.0 * label.len() as f64 <= l.w,
+                "legend {g}: `{label}` wider than {}",
+                l.w
+            );
+        }
+        assert!(l.x >= right_of_panels, "legend {g} at x {} overlaps the panels", l.x);
+        let top = panels
+            .iter()
+            .filter(|p| p.group == *g)
+            .map(|p| p.y)
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(l.y, top, "legend {g} beside its group's first row of panels");
+        entries.insert(g, e);
+    }
+    let mut drawn: BTreeMap<(String, BTreeMap<String, String>), usize> = BTreeMap::new();
+    let mut ys: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    let mut panels_with_distinct_lines = 0;
+    for p in &panels {
+        let lines = series_lines(&p.body);
+        let e = &entries[p.group.as_str()];
+        assert!(
+            !lines.is_empty() && lines.len() <= 8 && lines.len() == e.len(),
+            "panel {} {}: {} series, legend {}",
+            p.figure,
+            p.group,
+            lines.len(),
+            e.len()
+        );
+        assert!(
+            p.body.contains(&format!("\n{} ({})\n", p.figure, p.group)),
+            "caption of {}",
+            p.figure
+        );
+        let mut distinct_ys = std::collections::BTreeSet::new();
+        for (colour, pts) in &lines {
+            let label = &e
+                .iter()
+                .find(|x| x.0 == *colour)
+                .expect("series colour in the legend")
+                .1;
+            let mut key = values_map(&p.group);
+            key.extend(values_map(label));
+            *drawn.entry((p.figure.clone(), key.clone())).or_default() += 1;
+            assert_eq!(pts.len(), 3, "{label}: one point per tile size");
+            assert!(pts.windows(2).all(|w| w[0].0 < w[1].0), "{label}: x increases");
+            let v = &want[&(p.figure.clone(), key)];
+            for (i, q) in pts.iter().enumerate() {
+                ys.entry(p.figure.clone()).or_default().push((v[i], q.1));
+            }
+            distinct_ys.insert(pts.iter().map(|q| q.1 as i64).collect::<Vec<_>>());
+        }
+        if distinct_ys.len() > 1 {
+            panels_with_distinct_lines += 1;
+        }
+    }
+    let missing: Vec<_> = want.keys().filter(|k| !drawn.contains_key(*k)).collect();
+    assert!(missing.is_empty(), "not drawn: {missing:?}");
+    let twice: Vec<_> = drawn.iter().filter(|(_, n)| **n != 1).collect();
+    assert!(twice.is_empty(), "drawn more than once: {twice:?}");
+    assert_eq!(drawn.len(), want.len());
+    // One y scale per figure, the same in every panel: y is affine in the value (SVG y down),
+    // from the points of the smallest and largest value, within a pixel of rounding.
+    for (f, v) in &ys {
+        let lo = v
+            .iter()
+            .copied()
+            .fold((f64::INFINITY, 0.0), |a, q| if q.0 < a.0 { q } else { a });
+        let hi = v
+            .iter()
+            .copied()
+            .fold((f64::NEG_INFINITY, 0.0), |a, q| if q.0 > a.0 { q } else { a });
+        if f == "quads" {
+            continue; // nearly constant here: a few pixels, too few for a scale
+        }
+        assert!(
+            hi.0 > lo.0 && hi.1 + 50.0 < lo.1,
+            "{f}: values {lo:?}..{hi:?} span under 50 px"
+        );
+        let k = (hi.1 - lo.1) / (hi.0 - lo.0);
+        for q in v {
+            let y = lo.1 + (q.0 - lo.0) * k;
+            assert!(
+                (q.1 - y).abs() <= 1.5,
+                "{f}: {} drawn at y {}, the scale puts it at {y:.1}",
+                q.0,
+                q.1
+            );
+        }
+    }
+    // covered_samples grows with msaa: its panels show lines at different heights.
+    assert!(panels_with_distinct_lines > 0);
+}
+
 #[test]
 fn explore_skips_combinations_invalid_only_together() {
     // tile 4 with the preset's 8x8 sub-tile is invalid only in combination: skipped, noted.
