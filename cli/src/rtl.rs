@@ -109,7 +109,13 @@ pub fn resolve(
     // A preset changed by --set is no longer that preset: its default name says so, so that its
     // core (tilerast_<name>), FPGA directory and regression files never pass for the preset's.
     let stem = match (config, stem) {
-        (None, Some(p)) if Config::preset(&p).ok().as_ref() != Some(&Config { name: p.clone(), ..cfg.clone() }) => {
+        (None, Some(p))
+            if Config::preset(&p).ok().as_ref()
+                != Some(&Config {
+                    name: p.clone(),
+                    ..cfg.clone()
+                }) =>
+        {
             Some(format!("{p}_custom"))
         }
         (_, s) => s,
@@ -230,7 +236,11 @@ mod tests {
         assert_eq!(c.cull, tilerast_golden::config::CullMode::Cw);
         assert_eq!(c.name, "ice40_custom", "a changed preset is named apart from it");
         assert_eq!(config(&args(Some("ice40"), &[])).unwrap().name, "ice40");
-        assert_eq!(config(&args(Some("full"), &["msaa=16"])).unwrap().name, "full", "no change");
+        assert_eq!(
+            config(&args(Some("full"), &["msaa=16"])).unwrap().name,
+            "full",
+            "no change"
+        );
         let e = config(&args(None, &["msaa=3"])).unwrap_err().0;
         assert!(e.contains("config.msaa") && e.contains("1, 2, 4, 8"), "{e}");
         let e = config(&args(None, &["nope=1"])).unwrap_err().0;
