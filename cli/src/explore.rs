@@ -13,7 +13,7 @@
 //! `note:` line on stderr; if every combination is skipped, that is an error.
 //!
 //! ```text
-//!   lists ─► validate values ─► product ─► per combination: render_frame ─► stats.rows()
+//!   lists ─► validate values ─► product ─► per combination: render_stream ─► stats.rows()
 //!                                               (progress bar)              │
 //!                                       table (stdout) ◄── CSV ◄── plot ◄───┘
 //! ```
@@ -531,10 +531,16 @@ pub struct ExploreOpts {
 
 fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
     let e = |e: tilerast_golden::pipeline::PipelineError| CliError::at(file, "pipeline", e);
+    // Streamed, nothing collected: memory is bounded by the tiles in flight, not the quads.
+    let none = |_: tilerast_golden::pipeline::Event<'_>| Ok::<(), tilerast_golden::pipeline::PipelineError>(());
     Ok(if raster_only {
-        tilerast_golden::pipeline::raster_frame(frame, false).map_err(e)?.stats
+        tilerast_golden::pipeline::raster_stream(frame, false, none)
+            .map_err(e)?
+            .stats
     } else {
-        tilerast_golden::pipeline::render_frame(frame).map_err(e)?.raster.stats
+        tilerast_golden::pipeline::render_stream(frame, false, none)
+            .map_err(e)?
+            .stats
     })
 }
 
