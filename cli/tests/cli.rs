@@ -945,6 +945,37 @@ fn error_render_that_cannot_fit_is_refused_up_front_with_its_size() {
     assert!(t0.elapsed().as_secs() < 20, "refused before rendering");
 }
 
+/// The issue's overdraw scene: 10 000 triangles over the whole `default` viewport (about 1 MB of
+/// JSON). Its pixel info cannot fit the modelled 4 GiB pixel-info memory, so it is refused
+/// before rasterizing (it used to abort after 18 GB of host memory), in one line with the size.
+#[test]
+fn error_overdraw_scene_whose_pixel_info_cannot_fit_is_refused_up_front() {
+    let d = tmp("render-overdraw");
+    let tri = r#"{"triangle":{"v":[[-1,-1],[890,-1],[-1,730]],"colour":[200,100,50,255],"depth":0.5}}"#;
+    let prims = vec![tri; 10_000].join(",");
+    let f = write_tmp(
+        &d,
+        "overdraw.json",
+        format!(r#"{{"config":{{"preset":"default"}},"primitives":[{prims}]}}"#).as_bytes(),
+    );
+    let out = d.join("x.png");
+    let t0 = std::time::Instant::now();
+    let o = run(&["render", &f, "-o", out.to_str().unwrap()]);
+    assert_one_line_error(
+        &o,
+        &[
+            "overdraw.json",
+            "pixel_info",
+            "needs at least",
+            "7.6 GiB",
+            "refused before rasterizing",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out.exists(), "nothing written");
+    assert!(t0.elapsed().as_secs() < 20, "refused before rendering");
+}
+
 #[test]
 fn render_largest_valid_config_at_scale_1() {
     // The same config at scale 1 fits (the stream holds tiles, not the frame): it renders.

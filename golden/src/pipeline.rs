@@ -357,6 +357,76 @@ pub fn render_stream<E: From<PipelineError>>(
     run(frame, trace, true, sink)
 }
 
+/// A lower bound on the quads (so pixel-info records) a frame's triangles emit, from geometry
+/// alone: per triangle that setup keeps, its part inside the viewport (a convex polygon of
+/// area A and perimeter P, in pixels) contains the region at least 3 px from its boundary,
+/// whose area is at least A − 3·P; every 2×2 quad meeting that region lies inside the triangle
+/// with a margin of more than 0.17 px (its diagonal is 2√2 < 3), so all its samples are
+/// covered, and those quads cover the region: at least (A − 3·P) / 4 of them. Points count 0.
+pub fn min_quads(frame: &Frame) -> u64 {
+    let [w, h] = frame.cfg.viewport.map(|v| v as f64);
+    let mut total = 0u64;
+    for p in &frame.prims {
+        let PrimitiveFx::Triangle(t) = p else { continue };
+        if setup::setup_triangle(&frame.cfg, t).is_err() {
+            continue;
+        }
+        let mut poly: Vec<[f64; 2]> = t.v.iter().map(|v| [v[0] as f64 / 256.0, v[1] as f64 / 256.0]).collect();
+        // Sutherland–Hodgman against x ≥ 0, x ≤ w, y ≥ 0, y ≤ h.
+        for (axis, bound, keep_below) in [(0, 0.0, false), (0, w, true), (1, 0.0, false), (1, h, true)] {
+            let inside = |q: &[f64; 2]| if keep_below { q[axis] <= bound } else { q[axis] >= bound };
+            let mut next = Vec::with_capacity(poly.len() + 2);
+            for i in 0..poly.len() {
+                let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+                if inside(&a) {
+                    next.push(a);
+                }
+                if inside(&a) != inside(&b) {
+                    let f = (bound - a[axis]) / (b[axis] - a[axis]);
+                    next.push([a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1])]);
+                }
+            }
+            poly = next;
+            if poly.len() < 3 {
+                break;
+            }
+        }
+        if poly.len() < 3 {
+            continue;
+        }
+        let n = poly.len();
+        let area = (0..n)
+            .map(|i| poly[i][0] * poly[(i + 1) % n][1] - poly[(i + 1) % n][0] * poly[i][1])
+            .sum::<f64>()
+            .abs()
+            / 2.0;
+        let perimeter: f64 = (0..n)
+            .map(|i| (poly[(i + 1) % n][0] - poly[i][0]).hypot(poly[(i + 1) % n][1] - poly[i][1]))
+            .sum();
+        let inner = area - 3.0 * perimeter;
+        if inner > 0.0 {
+            total += (inner / 4.0).floor() as u64;
+        }
+    }
+    total
+}
+
+/// Refuse up front a frame whose pixel info cannot fit the modelled pixel-info memory
+/// ([`pixel_info::min_memory_bytes`] of [`min_quads`]), with the size it would need.
+pub fn check_pixel_info_fits(frame: &Frame) -> Result<(), PipelineError> {
+    let q = min_quads(frame);
+    let need = crate::pixel_info::min_memory_bytes(&frame.cfg, q);
+    if need >= crate::pixel_info::ADDRESS_SPACE {
+        return Err(PipelineError(format!(
+            "pixel_info: this frame needs at least {need} bytes ({:.1} GiB) of pixel-info memory for at \
+             least {q} quads of pixel info (seed 001 keeps a whole frame's until the pixel side starts), \
+             more than the 4 GiB that 32-bit block addresses reach; refused before rasterizing",
+            need as f64 / (1u64 << 30) as f64
+        )));
+    }
+    Ok(())
+}
+
 fn run<E: From<PipelineError>>(
     frame: &Frame,
     trace: bool,
@@ -364,6 +434,9 @@ fn run<E: From<PipelineError>>(
     mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
 ) -> Result<StreamOutput, E> {
     let cfg = &frame.cfg;
+    if render {
+        check_pixel_info_fits(frame)?;
+    }
     let mut out = StreamOutput::default();
     let (setups, boxes) = setup_frame(frame, &mut out.stats);
     // Binning (001): per first tile, the primitives touching it.

@@ -578,6 +578,22 @@ impl PixelInfo {
 }
 
 /// Bytes of one pixel-info record at `msaa` samples per pixel (see the module header).
+/// Bytes of the pixel-info memory's address space: 32-bit byte addresses, [`NIL`] excluded
+/// (an allocation must end below it).
+pub const ADDRESS_SPACE: u64 = NIL as u64;
+
+/// The fewest bytes of pixel-info memory a frame of `cfg` with at least `records` records
+/// needs: the list table plus blocks to hold them, every block full. A frame for which this
+/// reaches [`ADDRESS_SPACE`] cannot be stored (seed 001 keeps the whole frame's pixel info
+/// until the pixel side starts), whatever its order of quads.
+pub fn min_memory_bytes(cfg: &Config, records: u64) -> u64 {
+    let [w, h] = cfg.second_tile;
+    let lists = cfg.viewport[0].div_ceil(w) as u64 * cfg.viewport[1].div_ceil(h) as u64;
+    let per_block = ((cfg.pixel_info_block_bytes - 4) / record_bytes(cfg.msaa)).max(1) as u64;
+    8 * lists + records.div_ceil(per_block) * cfg.pixel_info_block_bytes as u64
+}
+
+/// Bytes of one pixel-info record at `msaa` samples per pixel.
 pub fn record_bytes(msaa: u32) -> u32 {
     12 + 4 * (4 * msaa).saturating_sub(16).div_ceil(32)
 }
