@@ -40,8 +40,7 @@ fn rtl_dir() -> PathBuf {
 pub fn verilate(vfiles: &[&Path], top: &str, prefix: &str, mdir: &Path, trace: bool) -> Vec<PathBuf> {
     let _ = std::fs::remove_dir_all(mdir);
     let mut v = Command::new("verilator");
-    v.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
+    v.args(flat::VERILATOR_FLAGS)
         .args(["--top-module", top, "--prefix", prefix, "-Mdir"])
         .arg(mdir)
         .args(vfiles);

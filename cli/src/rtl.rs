@@ -132,22 +132,13 @@ pub fn resolve(
     Ok(cfg)
 }
 
-/// The exact command line, for the file header (arguments with spaces quoted).
+/// The exact command line, for the file header (arguments quoted for a POSIX shell where
+/// needed, as the FPGA flows print their steps).
 pub fn command_line() -> String {
-    let mut args = std::env::args();
-    let _ = args.next();
-    let mut out = String::from("tilerast");
-    for a in args {
-        out.push(' ');
-        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
-            out.push('\'');
-            out.push_str(&a.replace('\'', "'\\''"));
-            out.push('\'');
-        } else {
-            out.push_str(&a);
-        }
-    }
-    out
+    std::iter::once("tilerast".to_string())
+        .chain(std::env::args().skip(1).map(|a| tilerast_fpga::flow::shell_quote(&a)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Lint the written core with Verilator in `dir`; `Err` with the first warning line.

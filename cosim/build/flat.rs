@@ -3,8 +3,26 @@
 //! (models verilated on demand, `src/ondemand.rs`), so both lay out the per-cycle words the
 //! same way. Pure Rust, no build-only dependency.
 
-use std::fmt::Write as _;
 use std::path::Path;
+
+/// The Verilator options every co-simulated model is verilated with (before `--top-module`),
+/// compiled-in or on demand.
+pub const VERILATOR_FLAGS: &[&str] = &[
+    "--cc",
+    "-O3",
+    "--x-assign",
+    "fast",
+    "--x-initial",
+    "fast",
+    "-Wno-fatal",
+    "-Wno-lint",
+    "-Wno-style",
+];
+
+/// One row of a Rust port table (`PortDesc { .. },`), as [`Flat`] lists them.
+pub fn port_row(name: &str, width: u32, offset: u32, signed: bool) -> String {
+    format!("        PortDesc {{ name: {name:?}, width: {width}, offset: {offset}, signed: {signed} }},\n")
+}
 
 /// One port of a block module.
 pub struct VPort {
@@ -120,12 +138,7 @@ pub fn flatten(top: &str, module: &str, ports: &[VPort]) -> Flat {
             *off + port.width - 1,
             *off
         ));
-        writeln!(
-            rs,
-            "        PortDesc {{ name: {:?}, width: {}, offset: {}, signed: {} }},",
-            port.name, port.width, *off, port.signed
-        )
-        .unwrap();
+        rs.push_str(&port_row(&port.name, port.width, *off, port.signed));
         *off += port.width;
     }
     let verilog = format!(

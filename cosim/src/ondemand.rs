@@ -207,15 +207,10 @@ fn runtime(root: &Path, version: &str, log: &mut dyn FnMut(&str)) -> Result<Vec<
     Ok(files.iter().map(|f| dir.join(f).with_extension("o")).collect())
 }
 
-/// Render a port table like [`crate::flat::flatten`]'s Rust rows, to compare layouts.
+/// A port table as [`crate::flat::flatten`]'s Rust rows, to compare layouts.
 fn render(side: &[PortDesc]) -> String {
     side.iter()
-        .map(|p| {
-            format!(
-                "        PortDesc {{ name: {:?}, width: {}, offset: {}, signed: {} }},\n",
-                p.name, p.width, p.offset, p.signed
-            )
-        })
+        .map(|p| crate::flat::port_row(p.name, p.width, p.offset, p.signed))
         .collect()
 }
 
@@ -305,8 +300,7 @@ fn build(
     }
     let obj = dir.join("obj");
     let mut v = Command::new("verilator");
-    v.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
+    v.args(crate::flat::VERILATOR_FLAGS)
         .args(["--top-module", WRAP, "--prefix", PREFIX, "-Mdir"])
         .arg(&obj)
         .arg(&wrap)
