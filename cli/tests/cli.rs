@@ -945,18 +945,20 @@ fn error_render_that_cannot_fit_is_refused_up_front_with_its_size() {
     assert!(t0.elapsed().as_secs() < 20, "refused before rendering");
 }
 
-/// The issue's overdraw scene: 10 000 triangles over the whole `default` viewport (about 1 MB of
-/// JSON). Its pixel info cannot fit the modelled 4 GiB pixel-info memory, so it is refused
-/// before rasterizing (it used to abort after 18 GB of host memory), in one line with the size.
+/// An overdraw scene past what the modelled pixel-info memory can hold: 30 000 triangles over
+/// the whole `full` viewport (about 3 MB of JSON) need about 330 GiB of pixel info, more than
+/// the 256 GiB that 32-bit block indices reach, so it is refused before rasterizing (the
+/// issue's 10 000 at `default` used to abort after 18 GB of host memory), in one line with the
+/// size.
 #[test]
 fn error_overdraw_scene_whose_pixel_info_cannot_fit_is_refused_up_front() {
     let d = tmp("render-overdraw");
-    let tri = r#"{"triangle":{"v":[[-1,-1],[890,-1],[-1,730]],"colour":[200,100,50,255],"depth":0.5}}"#;
-    let prims = vec![tri; 10_000].join(",");
+    let tri = r#"{"triangle":{"v":[[-1,-1],[4000,-1],[-1,4000]],"colour":[200,100,50,255],"depth":0.5}}"#;
+    let prims = vec![tri; 30_000].join(",");
     let f = write_tmp(
         &d,
         "overdraw.json",
-        format!(r#"{{"config":{{"preset":"default"}},"primitives":[{prims}]}}"#).as_bytes(),
+        format!(r#"{{"config":{{"preset":"full","guard_band":4096}},"primitives":[{prims}]}}"#).as_bytes(),
     );
     let out = d.join("x.png");
     let t0 = std::time::Instant::now();
@@ -967,7 +969,7 @@ fn error_overdraw_scene_whose_pixel_info_cannot_fit_is_refused_up_front() {
             "overdraw.json",
             "pixel_info",
             "needs at least",
-            "7.6 GiB",
+            "more than the 256.0 GiB",
             "refused before rasterizing",
         ],
     );

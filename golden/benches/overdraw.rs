@@ -11,9 +11,10 @@
 //!
 //! The guard band is raised to its maximum (4096) so that one triangle can cover the 1920×1080
 //! viewport (with `full`'s 1024 none can); it is a validation limit only and changes no work.
-//! A frame whose pixel info exceeds the 32-bit simulated pixel-info memory (seed 001 keeps the
-//! whole frame's pixel info until the pixel side starts) fails with the pipeline's one-line
-//! error, printed here with the peak RSS reached.
+//! The N = 10 000 takes about 110 GiB of simulated pixel-info memory (seed 001 keeps the
+//! whole frame's pixel info until the pixel side starts; 32-bit block indices reach 256 GiB),
+//! of which the host keeps only the live blocks. A frame beyond that is refused with the
+//! pipeline's one-line error, printed here with the peak RSS reached.
 
 use std::time::Instant;
 use tilerast_golden::pipeline::{render_stream, Event, PipelineError};

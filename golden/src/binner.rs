@@ -25,10 +25,10 @@
 //! ```
 //!
 //! Memory layout: the [`crate::pixel_info::BlockLists`] layout with 4-byte records (one u32
-//! primitive index each): list table at address 0, `[head: u32, count: u32]` per tile; chunks
-//! of `chunk_bytes` ([`BIN_CHUNK_BYTES`] = 64 by default) holding `next: u32` then
-//! `(chunk_bytes − 4) / 4` indices. Bytes written = `8·tiles + 4·entries + 4·chunks`; reading a
-//! tile = `8 + 4·count + 4·(chunks_in_list − 1)`.
+//! primitive index each): list table at address 0, `[head: u32, count: u32]` per tile, padded
+//! to whole chunks; chunks of `chunk_bytes` ([`BIN_CHUNK_BYTES`] = 64 by default) holding
+//! `next: u32` (a chunk index, like `head`) then `(chunk_bytes − 4) / 4` indices. Bytes
+//! written = `8·tiles + 4·entries + 4·chunks`; reading a tile = `8 + 4·count + 4·(chunks_in_list − 1)`.
 
 use crate::config::Config;
 use crate::pixel_info::{BlockLists, Memory, StoreError};

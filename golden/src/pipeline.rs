@@ -416,12 +416,15 @@ pub fn min_quads(frame: &Frame) -> u64 {
 pub fn check_pixel_info_fits(frame: &Frame) -> Result<(), PipelineError> {
     let q = min_quads(frame);
     let need = crate::pixel_info::min_memory_bytes(&frame.cfg, q);
-    if need >= crate::pixel_info::ADDRESS_SPACE {
+    let space = crate::pixel_info::address_space(frame.cfg.pixel_info_block_bytes);
+    if need > space {
         return Err(PipelineError(format!(
-            "pixel_info: this frame needs at least {need} bytes ({:.1} GiB) of pixel-info memory for at \
+            "pixel_info: this frame needs at least {need} bytes ({}) of pixel-info memory for at \
              least {q} quads of pixel info (seed 001 keeps a whole frame's until the pixel side starts), \
-             more than the 4 GiB that 32-bit block addresses reach; refused before rasterizing",
-            need as f64 / (1u64 << 30) as f64
+             more than the {} that 32-bit indices of {}-byte blocks reach; refused before rasterizing",
+            crate::pixel_info::bytes_text(need),
+            crate::pixel_info::bytes_text(space),
+            frame.cfg.pixel_info_block_bytes
         )));
     }
     Ok(())

@@ -30,14 +30,20 @@
 //! reading after; the host keeps only live blocks ([`Memory`] holds 64 KiB chunks and drops a
 //! chunk once every byte in it is freed), so a frame's host memory is bounded by the tiles in
 //! flight while its simulated footprint still counts every block (and still stops at the
-//! 32-bit address space).
+//! address space, [`address_space`]).
 //!
 //! ## Byte layout (little-endian, all fields u32-aligned)
 //!
+//! Blocks are addressed by **block index**: block `i` occupies bytes `[i·B, (i+1)·B)`. A
+//! 4-byte pointer thus reaches `(2³² − 1)·B` bytes (256 GiB at B = 64) instead of the 4 GiB of
+//! a byte address; a frame needs that much because seed 001 keeps its whole pixel info until
+//! the pixel side starts (10 000 full-screen triangles at `full` take about 110 GiB).
+//!
 //! * **List table** at address 0: per list (second tile, in tile order) 8 bytes
-//!   `[head: u32, count: u32]`; `head` = [`NIL`] for an empty list. Written once, by
-//!   `finish` (the open lists' head/tail/count live on chip while rastering).
-//! * **Block** of `B = cfg.pixel_info_block_bytes` bytes: `next: u32` at offset 0 (address of
+//!   `[head: u32, count: u32]`; `head` = [`NIL`] for an empty list, else a block index. Written
+//!   once, by `finish` (the open lists' head/tail/count live on chip while rastering). The
+//!   table is padded to a whole number of blocks; the padding is never written.
+//! * **Block** of `B = cfg.pixel_info_block_bytes` bytes: `next: u32` at offset 0 (index of
 //!   the next block, [`NIL`] in the last one), then `K = (B − 4) / R` records of `R` bytes at
 //!   offsets `4 + k·R`; the tail of the block is padding. The last block of a list holds
 //!   `count − K·(blocks − 1)` valid records. A block's `next` is written exactly once, when
@@ -96,18 +102,21 @@ impl From<ConfigError> for StoreError {
 }
 
 /// Byte-addressed simulated memory with traffic counters. Little-endian. Allocation is a bump
-/// allocator (zero-filled, not counted as traffic) over a 32-bit address space.
+/// allocator (zero-filled, not counted as traffic) over an address space of `limit` bytes
+/// ([`Memory::with_limit`]; [`Memory::new`]: 32-bit byte addresses).
 ///
 /// The host keeps only what is live: bytes live in chunks of [`CHUNK_BYTES`], allocated on
 /// first use and dropped once every byte allocated in them was given back with
 /// [`Memory::free`]. Freeing changes nothing the model counts (addresses are never reused,
 /// [`Memory::size`] is the bump pointer); it only bounds the host memory of a streamed frame
 /// ([`Memory::resident`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Memory {
     /// Chunk `i` holds addresses `[i·CHUNK_BYTES, (i+1)·CHUNK_BYTES)`, with its live byte count.
     chunks: Vec<Option<(Box<[u8]>, u32)>>,
     top: u64,
+    /// Allocations must end at or below this address.
+    limit: u64,
     written: u64,
     read: u64,
     resident_chunks: u64,
@@ -117,24 +126,45 @@ pub struct Memory {
 /// Host granule of a [`Memory`] (64 KiB).
 pub const CHUNK_BYTES: u32 = 1 << 16;
 
+impl Default for Memory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Memory {
-    /// Empty memory.
+    /// Empty memory with 32-bit byte addresses ([`NIL`] excluded).
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limit(NIL as u64)
+    }
+
+    /// Empty memory whose allocations must end at or below byte `limit`.
+    pub fn with_limit(limit: u64) -> Self {
+        Memory {
+            chunks: Vec::new(),
+            top: 0,
+            limit,
+            written: 0,
+            read: 0,
+            resident_chunks: 0,
+            peak_chunks: 0,
+        }
     }
 
     /// Allocate `n` bytes; returns their address.
-    pub fn alloc(&mut self, n: u32) -> Result<u32, StoreError> {
+    pub fn alloc(&mut self, n: u32) -> Result<u64, StoreError> {
         let addr = self.top;
-        // NIL must never be a valid address.
-        if addr + n as u64 >= NIL as u64 {
+        if addr + n as u64 > self.limit {
             return Err(StoreError::new(
                 "memory",
-                format!("out of the 4 GiB address space allocating {n} bytes at {addr}"),
+                format!(
+                    "out of the {} address space allocating {n} bytes at {addr}",
+                    bytes_text(self.limit)
+                ),
             ));
         }
         self.top = addr + n as u64;
-        self.each_chunk(addr as u32, n, |m, c, len| {
+        self.each_chunk(addr, n, |m, c, len| {
             let ci = c as usize;
             if m.chunks.len() <= ci {
                 m.chunks.resize_with(ci + 1, || None);
@@ -148,13 +178,13 @@ impl Memory {
                 }
             }
         });
-        Ok(addr as u32)
+        Ok(addr)
     }
 
     /// Give back `n` bytes at `addr` (allocated earlier, not freed yet). Not traffic; a chunk
     /// whose every allocated byte was given back is dropped, and reading it is an error.
-    pub fn free(&mut self, addr: u32, n: u32) -> Result<(), StoreError> {
-        if addr as u64 + n as u64 > self.top {
+    pub fn free(&mut self, addr: u64, n: u32) -> Result<(), StoreError> {
+        if addr + n as u64 > self.top {
             return Err(StoreError::new(
                 "memory",
                 format!("free of {n} bytes at {addr:#x} beyond {} allocated bytes", self.top),
@@ -181,8 +211,8 @@ impl Memory {
     }
 
     /// Call `f(self, chunk, bytes of [addr, addr + n) in that chunk)` for each chunk touched.
-    fn each_chunk(&mut self, addr: u32, n: u32, mut f: impl FnMut(&mut Self, u32, u32)) {
-        let (mut a, end) = (addr as u64, addr as u64 + n as u64);
+    fn each_chunk(&mut self, addr: u64, n: u32, mut f: impl FnMut(&mut Self, u32, u32)) {
+        let (mut a, end) = (addr, addr + n as u64);
         while a < end {
             let c = (a / CHUNK_BYTES as u64) as u32;
             let stop = end.min((c as u64 + 1) * CHUNK_BYTES as u64);
@@ -191,8 +221,8 @@ impl Memory {
         }
     }
 
-    fn check(&self, addr: u32, n: usize) -> Result<(), StoreError> {
-        if addr == NIL || addr as u64 + n as u64 > self.top {
+    fn check(&self, addr: u64, n: usize) -> Result<(), StoreError> {
+        if addr + n as u64 > self.top {
             return Err(StoreError::new(
                 "memory",
                 format!("access of {n} bytes at {addr:#x} beyond {} allocated bytes", self.top),
@@ -206,9 +236,9 @@ impl Memory {
     }
 
     /// Copy between `[addr, addr + buf.len())` and `buf` (`to_mem`: buf → memory).
-    fn copy(&mut self, addr: u32, buf: &mut [u8], to_mem: bool) -> Result<(), StoreError> {
+    fn copy(&mut self, addr: u64, buf: &mut [u8], to_mem: bool) -> Result<(), StoreError> {
         self.check(addr, buf.len())?;
-        let mut a = addr as u64;
+        let mut a = addr;
         let mut done = 0usize;
         while done < buf.len() {
             let c = (a / CHUNK_BYTES as u64) as usize;
@@ -229,7 +259,7 @@ impl Memory {
     }
 
     /// Write `data` at `addr` (counted).
-    pub fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), StoreError> {
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), StoreError> {
         let mut tmp = [0u8; 64];
         if data.len() <= tmp.len() {
             tmp[..data.len()].copy_from_slice(data);
@@ -242,30 +272,30 @@ impl Memory {
     }
 
     /// Read `out.len()` bytes at `addr` (counted).
-    pub fn read(&mut self, addr: u32, out: &mut [u8]) -> Result<(), StoreError> {
+    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), StoreError> {
         self.copy(addr, out, false)?;
         self.read += out.len() as u64;
         Ok(())
     }
 
     /// Write one little-endian u32 (counted: 4 bytes).
-    pub fn write_u32(&mut self, addr: u32, v: u32) -> Result<(), StoreError> {
+    pub fn write_u32(&mut self, addr: u64, v: u32) -> Result<(), StoreError> {
         self.write(addr, &v.to_le_bytes())
     }
 
     /// Read one little-endian u32 (counted: 4 bytes).
-    pub fn read_u32(&mut self, addr: u32) -> Result<u32, StoreError> {
+    pub fn read_u32(&mut self, addr: u64) -> Result<u32, StoreError> {
         let mut b = [0u8; 4];
         self.read(addr, &mut b)?;
         Ok(u32::from_le_bytes(b))
     }
 
     /// Look at a u32 without counting traffic (debugging and tests).
-    pub fn peek_u32(&self, addr: u32) -> Option<u32> {
+    pub fn peek_u32(&self, addr: u64) -> Option<u32> {
         self.check(addr, 4).ok()?;
         let mut b = [0u8; 4];
         for (k, v) in b.iter_mut().enumerate() {
-            let a = addr as u64 + k as u64;
+            let a = addr + k as u64;
             let (bytes, _) = self.chunks.get((a / CHUNK_BYTES as u64) as usize)?.as_ref()?;
             *v = bytes[(a % CHUNK_BYTES as u64) as usize];
         }
@@ -337,9 +367,11 @@ impl BlockLists {
                 format!("{block_bytes} bytes must be a multiple of 4 holding the 4-byte next pointer and at least one {record_bytes}-byte record"),
             ));
         }
-        let mut mem = Memory::new();
-        let table_bytes = (lists as u64) * 8;
-        if table_bytes >= NIL as u64 {
+        let mut mem = Memory::with_limit(address_space(block_bytes));
+        // The table, padded to a whole number of blocks so that blocks start at multiples of
+        // `block_bytes` and a block index times `block_bytes` is its address.
+        let table_bytes = ((lists as u64) * 8).next_multiple_of(block_bytes as u64);
+        if table_bytes > u32::MAX as u64 {
             return Err(StoreError::new(
                 "lists",
                 format!("{lists} lists do not fit the address space"),
@@ -391,17 +423,18 @@ impl BlockLists {
         let slot = st.count % self.per_block;
         let mut st2 = st;
         if slot == 0 {
-            let blk = self.mem.alloc(self.block_bytes)?;
+            let blk = (self.mem.alloc(self.block_bytes)? / self.block_bytes as u64) as u32;
             self.blocks += 1;
             if st.tail == NIL {
                 st2.head = blk;
             } else {
                 // Close the full tail block: its next pointer is written once, now.
-                self.mem.write_u32(st.tail, blk)?;
+                self.mem.write_u32(self.addr(st.tail), blk)?;
             }
             st2.tail = blk;
         }
-        self.mem.write(st2.tail + 4 + slot * self.record_bytes, rec)?;
+        self.mem
+            .write(self.addr(st2.tail) + 4 + (slot * self.record_bytes) as u64, rec)?;
         st2.count += 1;
         self.open[list as usize] = st2;
         self.records += 1;
@@ -435,9 +468,9 @@ impl BlockLists {
             return Err(StoreError::new("list", format!("list {list} closed twice")));
         }
         if st.tail != NIL {
-            self.mem.write_u32(st.tail, NIL)?;
+            self.mem.write_u32(self.addr(st.tail), NIL)?;
         }
-        let a = list * 8;
+        let a = list as u64 * 8;
         self.mem.write_u32(a, st.head)?;
         self.mem.write_u32(a + 4, st.count)?;
         self.open[list as usize].closed = true;
@@ -459,8 +492,8 @@ impl BlockLists {
         }
         let mut blk = st.head;
         for _ in 0..st.count.div_ceil(self.per_block) {
-            let next = self.mem.peek_u32(blk);
-            self.mem.free(blk, self.block_bytes)?;
+            let next = self.mem.peek_u32(self.addr(blk));
+            self.mem.free(self.addr(blk), self.block_bytes)?;
             blk = next.unwrap_or(NIL);
         }
         self.open[list as usize].freed = true;
@@ -486,12 +519,12 @@ impl BlockLists {
         if st.freed {
             return Err(StoreError::new("list", format!("list {list} read after it was freed")));
         }
-        let head = self.mem.read_u32(list * 8)?;
-        let count = self.mem.read_u32(list * 8 + 4)?;
+        let head = self.mem.read_u32(list as u64 * 8)?;
+        let count = self.mem.read_u32(list as u64 * 8 + 4)?;
         let mut buf = vec![0u8; self.record_bytes as usize];
-        let (mut addr, mut left) = (head, count);
+        let (mut blk, mut left) = (head, count);
         while left > 0 {
-            if addr == NIL {
+            if blk == NIL {
                 return Err(StoreError::new(
                     "memory",
                     format!("list {list} ends with {left} of {count} records unread"),
@@ -499,15 +532,21 @@ impl BlockLists {
             }
             let n = left.min(self.per_block);
             for k in 0..n {
-                self.mem.read(addr + 4 + k * self.record_bytes, &mut buf)?;
+                self.mem
+                    .read(self.addr(blk) + 4 + (k * self.record_bytes) as u64, &mut buf)?;
                 f(&buf);
             }
             left -= n;
             if left > 0 {
-                addr = self.mem.read_u32(addr)?;
+                blk = self.mem.read_u32(self.addr(blk))?;
             }
         }
         Ok(count)
+    }
+
+    /// Byte address of block `blk`.
+    fn addr(&self, blk: u32) -> u64 {
+        blk as u64 * self.block_bytes as u64
     }
 
     /// Number of lists.
@@ -577,20 +616,33 @@ impl PixelInfo {
     }
 }
 
-/// Bytes of one pixel-info record at `msaa` samples per pixel (see the module header).
-/// Bytes of the pixel-info memory's address space: 32-bit byte addresses, [`NIL`] excluded
-/// (an allocation must end below it).
-pub const ADDRESS_SPACE: u64 = NIL as u64;
+/// Bytes addressable by [`BlockLists`] of `block_bytes`-byte blocks: 32-bit block indices,
+/// [`NIL`] excluded, so every block ends at or below `NIL · block_bytes` (256 GiB at 64-byte
+/// blocks).
+pub fn address_space(block_bytes: u32) -> u64 {
+    NIL as u64 * block_bytes as u64
+}
+
+/// `bytes` for a message: in GiB with one decimal from 1 GiB up, else in bytes.
+pub fn bytes_text(bytes: u64) -> String {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    if gib < 1.0 {
+        format!("{bytes} B")
+    } else {
+        format!("{gib:.1} GiB")
+    }
+}
 
 /// The fewest bytes of pixel-info memory a frame of `cfg` with at least `records` records
-/// needs: the list table plus blocks to hold them, every block full. A frame for which this
-/// reaches [`ADDRESS_SPACE`] cannot be stored (seed 001 keeps the whole frame's pixel info
-/// until the pixel side starts), whatever its order of quads.
+/// needs: the list table (padded to whole blocks) plus blocks to hold them, every block full.
+/// A frame for which this exceeds [`address_space`] cannot be stored (seed 001 keeps the
+/// whole frame's pixel info until the pixel side starts), whatever its order of quads.
 pub fn min_memory_bytes(cfg: &Config, records: u64) -> u64 {
     let [w, h] = cfg.second_tile;
+    let b = cfg.pixel_info_block_bytes as u64;
     let lists = cfg.viewport[0].div_ceil(w) as u64 * cfg.viewport[1].div_ceil(h) as u64;
     let per_block = ((cfg.pixel_info_block_bytes - 4) / record_bytes(cfg.msaa)).max(1) as u64;
-    8 * lists + records.div_ceil(per_block) * cfg.pixel_info_block_bytes as u64
+    (8 * lists).next_multiple_of(b) + records.div_ceil(per_block) * b
 }
 
 /// Bytes of one pixel-info record at `msaa` samples per pixel.

@@ -670,13 +670,13 @@ fn min_quads_is_a_lower_bound_and_close_on_large_triangles() {
     assert!(lb * 100 >= quads * 98, "full-screen triangles: {lb} of {quads}");
 }
 
-/// The 10 000 full-screen triangles at `full` need about 100 GiB of pixel info (seed
-/// 001 keeps the frame's until the pixel side starts; the modelled memory has 32-bit block
-/// addresses): refused before anything is rasterized, with the size it would need. 100 of
-/// them fit and pass the check.
+/// 30 000 full-screen triangles at `full` need about 330 GiB of pixel info (seed 001 keeps the
+/// frame's until the pixel side starts), more than the 256 GiB that 32-bit indices of 64-byte
+/// blocks reach: refused before anything is rasterized, with the size it would need. The
+/// issue's 10 000 (about 110 GiB, beyond the 4 GiB of byte addresses) pass the check.
 #[test]
 fn a_frame_whose_pixel_info_cannot_fit_is_refused_up_front() {
-    let f = overdraw_frame(10_000);
+    let f = overdraw_frame(30_000);
     let mut events = 0;
     let e = render_stream(&f, false, |_| {
         events += 1;
@@ -698,8 +698,10 @@ fn a_frame_whose_pixel_info_cannot_fit_is_refused_up_front() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(gib > 90.0, "{e}");
+    assert!(gib > 300.0, "{e}");
+    assert!(e.contains("more than the 256.0 GiB"), "{e}");
     assert!(check_pixel_info_fits(&overdraw_frame(100)).is_ok());
+    assert!(check_pixel_info_fits(&overdraw_frame(10_000)).is_ok());
     // The raster side alone keeps nothing frame-sized: it starts.
     let mut started = false;
     let _ = raster_stream(&f, false, |_| {
