@@ -304,19 +304,20 @@ fn slabs_x(polys: &[Poly], borders: &[f32]) -> Vec<Vec<Poly>> {
     out
 }
 
-/// A vertex on the sweep's integer grid: `[x, y]`, each in 0..=2^30.
-type Q = [i64; 2];
+/// A vertex on the sweep's integer grid: `[x, y]`, each in 0..=2^30 (give or take a step).
+type Q = [i32; 2];
 
 /// The sweep order of points: by y, then by x. A horizontal edge thus runs "upwards" from its
 /// left end to its right end, as if tilted by an infinitesimal rise to the right.
-fn sweep_key(p: Q) -> (i64, i64) {
+fn sweep_key(p: Q) -> (i32, i32) {
     (p[1], p[0])
 }
 
 /// Twice the signed area of the triangle (a, b, c): > 0 when c is left of the line a → b.
-/// Exact (coordinates below 2^31).
-fn orient(a: Q, b: Q, c: Q) -> i128 {
-    (b[0] - a[0]) as i128 * (c[1] - a[1]) as i128 - (b[1] - a[1]) as i128 * (c[0] - a[0]) as i128
+/// Exact: coordinates about 0..=2^30 give differences about ±2^30 and products about ±2^60.
+fn orient(a: Q, b: Q, c: Q) -> i64 {
+    let d = |p: Q, q: Q, i: usize| q[i] as i64 - p[i] as i64;
+    d(a, b, 0) * d(a, c, 1) - d(a, b, 1) * d(a, c, 0)
 }
 
 /// An edge of the sweep, from its lower end to its upper end in the sweep order; `dir` is +1
@@ -325,13 +326,13 @@ fn orient(a: Q, b: Q, c: Q) -> i128 {
 struct Edge {
     lo: Q,
     hi: Q,
-    dir: i64,
+    dir: i8,
 }
 
 impl Edge {
     /// x (grid units) where the edge crosses the horizontal line at `y`, for y in its range; its
     /// ends exactly.
-    fn x_at(&self, y: i64) -> f64 {
+    fn x_at(&self, y: i32) -> f64 {
         if y == self.lo[1] {
             self.lo[0] as f64
         } else if y == self.hi[1] {
@@ -357,7 +358,8 @@ fn edges_meet(a: &Edge, b: &Edge) -> bool {
                     return true;
                 }
                 // Only at c unless both run from c the same way along one line.
-                let dot = (u[0] - c[0]) as i128 * (v[0] - c[0]) as i128 + (u[1] - c[1]) as i128 * (v[1] - c[1]) as i128;
+                let dot = (u[0] as i64 - c[0] as i64) * (v[0] as i64 - c[0] as i64)
+                    + (u[1] as i64 - c[1] as i64) * (v[1] as i64 - c[1] as i64);
                 return orient(c, u, v) == 0 && dot > 0;
             }
         }
@@ -368,7 +370,7 @@ fn edges_meet(a: &Edge, b: &Edge) -> bool {
     };
     let (d1, d2) = (orient(b.lo, b.hi, a.lo), orient(b.lo, b.hi, a.hi));
     let (d3, d4) = (orient(a.lo, a.hi, b.lo), orient(a.lo, a.hi, b.hi));
-    let opposite = |s: i128, t: i128| (s > 0 && t < 0) || (s < 0 && t > 0);
+    let opposite = |s: i64, t: i64| (s > 0 && t < 0) || (s < 0 && t > 0);
     (opposite(d1, d2) && opposite(d3, d4))
         || (d1 == 0 && on(b.lo, b.hi, a.lo))
         || (d2 == 0 && on(b.lo, b.hi, a.hi))
@@ -459,12 +461,12 @@ struct Sweeper<'a> {
     /// Per edge: the winding number just right of it (fixed when it is inserted).
     wind: Vec<i64>,
     /// Per active edge: the y at which the gap right of it (up to its right neighbour) opened.
-    gap_y: Vec<i64>,
+    gap_y: Vec<i32>,
     set: BTreeSet<Active<'a>>,
     ctx: &'a SweepCtx,
     rule: FillRule,
     /// Trapezoids: left edge, right edge, y from, y to.
-    traps: Vec<(u32, u32, i64, i64)>,
+    traps: Vec<(u32, u32, i32, i32)>,
 }
 
 impl<'a> Sweeper<'a> {
@@ -499,7 +501,7 @@ impl<'a> Sweeper<'a> {
 
     /// The gap between adjacent edges `l` and `r` (None: beyond the outermost) closes at `y`:
     /// its trapezoid if it is inside.
-    fn close(&mut self, l: Option<u32>, r: Option<u32>, y: i64) -> Option<()> {
+    fn close(&mut self, l: Option<u32>, r: Option<u32>, y: i32) -> Option<()> {
         let Some(l) = l else { return Some(()) };
         if self.inside(self.wind[l as usize]) {
             let r = r?;
@@ -513,7 +515,7 @@ impl<'a> Sweeper<'a> {
 
     /// `l` and `r` became adjacent at `y`: check they do not meet (Shamos–Hoey) and open
     /// their gap. Right of the rightmost edge the winding must be 0.
-    fn open(&mut self, l: Option<u32>, r: Option<u32>, y: i64) -> Option<()> {
+    fn open(&mut self, l: Option<u32>, r: Option<u32>, y: i32) -> Option<()> {
         match (l, r) {
             (Some(l), Some(r)) => {
                 if edges_meet(&self.edges[l as usize], &self.edges[r as usize]) {
@@ -542,7 +544,7 @@ impl<'a> Sweeper<'a> {
 
     /// The event at a vertex at `y` between edge `e_in` (into it) and `e_out` (out of it);
     /// `in_ends` / `out_ends`: whether that edge's upper end is this vertex.
-    fn event(&mut self, y: i64, e_in: u32, e_out: u32, in_ends: bool, out_ends: bool) -> Option<()> {
+    fn event(&mut self, y: i32, e_in: u32, e_out: u32, in_ends: bool, out_ends: bool) -> Option<()> {
         let (ki, ko) = (self.key(e_in), self.key(e_out));
         match (in_ends, out_ends) {
             // Both edges end here: they must be adjacent.
@@ -570,13 +572,11 @@ impl<'a> Sweeper<'a> {
                     }
                 }
                 self.close(l, r, y)?;
-                self.wind[a.id as usize] = self.wind_of(l) + a.e.dir;
-                self.wind[b.id as usize] = self.wind[a.id as usize] + b.e.dir;
+                self.wind[a.id as usize] = self.wind_of(l) + a.e.dir as i64;
+                self.wind[b.id as usize] = self.wind[a.id as usize] + b.e.dir as i64;
+                // l < a < b < r with l, r adjacent: a, b land between them.
                 self.insert(a.id)?;
                 self.insert(b.id)?;
-                if self.left(&a) != l || self.right(&a) != Some(b.id) || self.right(&b) != r {
-                    return None;
-                }
                 self.open(l, Some(a.id), y)?;
                 self.open(Some(a.id), Some(b.id), y)?;
                 self.open(Some(b.id), r, y)
@@ -585,18 +585,19 @@ impl<'a> Sweeper<'a> {
             _ => {
                 let (end, start) = if in_ends { (ki, ko) } else { (ko, ki) };
                 let (l, r) = (self.left(&end), self.right(&end));
+                // l < start < r: start lands where end was.
+                if l.is_some_and(|l| self.key(l) >= start) || r.is_some_and(|r| self.key(r) <= start) {
+                    return None;
+                }
                 self.close(l, Some(end.id), y)?;
                 self.close(Some(end.id), r, y)?;
                 self.remove(end.id)?;
-                let w = self.wind_of(l) + start.e.dir;
+                let w = self.wind_of(l) + start.e.dir as i64;
                 if w != self.wind[end.id as usize] {
                     return None;
                 }
                 self.wind[start.id as usize] = w;
                 self.insert(start.id)?;
-                if self.left(&start) != l || self.right(&start) != r {
-                    return None;
-                }
                 self.open(l, Some(start.id), y)?;
                 self.open(Some(start.id), r, y)
             }
@@ -634,12 +635,15 @@ fn sweep_fill(polys: &[Poly], rule: FillRule) -> Option<SweepFill> {
     if !(ext.is_finite() && ext > 0.0) {
         return None;
     }
-    // A power of two: ext × s ≤ 2^30.
+    // A power of two: ext × s ≤ 2^30 (up to the rounding of log2).
     let s = 2f64.powi(30 - ext.log2().ceil() as i32);
+    if !(s.is_finite() && s > 0.0) {
+        return None;
+    }
     let grid = |p: &Point| -> Q {
         [
-            ((p.x as f64 - lo[0]) * s).round() as i64,
-            ((p.y as f64 - lo[1]) * s).round() as i64,
+            ((p.x as f64 - lo[0]) * s).round() as i32,
+            ((p.y as f64 - lo[1]) * s).round() as i32,
         ]
     };
     // Vertices ring by ring, without repeats; a ring of fewer than 3 has no area.
@@ -713,7 +717,7 @@ fn sweep_fill(polys: &[Poly], rule: FillRule) -> Option<SweepFill> {
     if !sw.set.is_empty() {
         return None;
     }
-    let map = |x: f64, y: i64| [lo[0] + x / s, lo[1] + y as f64 / s];
+    let map = |x: f64, y: i32| [lo[0] + x / s, lo[1] + y as f64 / s];
     let mut tris = Vec::with_capacity(2 * sw.traps.len());
     for &(l, r, y0, y1) in &sw.traps {
         let (el, er) = (&sw.edges[l as usize], &sw.edges[r as usize]);
