@@ -11,7 +11,10 @@
 //!   of it (the SVG path of a plotted noisy series, filled by default). Its edges are short in
 //!   x, so the importer's vertical strips keep lyon's sweep linear.
 //! - `circle`: a circle with random radial noise of ±30 on radius 400 (a star-shaped polygon).
-//!   Near 45° its spikes are tilted, long in x and crowded; vertical strips help less there.
+//!   Near its top and bottom a horizontal line crosses a share of all its edges (lyon's sweep:
+//!   quadratic), and near 45° its spikes are tilted, long in x and crowded (vertical strips help
+//!   little). It has no crossing edges, so the importer fills it with its own trapezoid sweep,
+//!   O(n log n).
 
 use std::path::Path;
 use std::process::Command;

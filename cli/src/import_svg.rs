@@ -8,9 +8,12 @@
 //!   centred; SVG's y-down is flipped to tilerast's y-up. So every vertex is in the viewport.
 //! - Fills are tessellated with lyon's `FillTessellator` (the path's fill rule, tolerance
 //!   0.1 px on screen); strokes with `StrokeTessellator` (width, join, cap, miter limit; dashes
-//!   are ignored). A long fill whose horizontal lines cross many of its edges (a noisy path)
-//!   is flattened and cut into vertical strips first, each tessellated alone ([`fill`]):
-//!   lyon's sweep is quadratic in that case.
+//!   are ignored). A long fill whose horizontal lines cross many of its edges (a noisy path),
+//!   where lyon's sweep is quadratic, is flattened (the same tolerance) and ([`fill`]):
+//!   - if no two of its edges meet (except consecutive edges at their vertex), filled by our
+//!     own trapezoid sweep in O(n log n) ([`sweep_fill`], both fill rules);
+//!   - otherwise (crossings, touching or overlapping edges) cut into vertical strips, each
+//!     tessellated by lyon alone.
 //! - Colour: a solid paint's colour; a gradient → its FIRST stop's colour and opacity; a
 //!   pattern → grey 128. Alpha = paint opacity × fill/stroke opacity × the group opacities.
 //!   Text, images, clip paths, masks and filters are ignored (usvg is built without text).
@@ -18,11 +21,16 @@
 //!   of n gets depth (n−1−k)/(n−1): the first drawn is farthest (1), the last nearest (0), so
 //!   later paths win with `depth_func` `less_equal` (the default) and with `less` too.
 //! - Output order: layers in document order; inside a layer, lyon's triangle order (strip by
-//!   strip, left to right, for a fill cut into strips).
+//!   strip, left to right, for a fill cut into strips), or for a fill taken by the trapezoid
+//!   sweep, its trapezoids in the order they close: by the sweep's events bottom to top (screen
+//!   y up, ties left to right), and inside an event left to right; each trapezoid as one or two
+//!   counter-clockwise triangles.
 //!
 //! ```text
 //!   svg ─► usvg::Tree ─► walk groups (opacity) ─► paths ─► abs transform ─► fit + flip y
-//!                                                      └► lyon fill / stroke ─► triangles
+//!                                                      ├► lyon fill / stroke ─► triangles
+//!                                                      └► long fill ─► flatten ─► trapezoid sweep
+//!                                                             (edges meet: lyon, in strips)
 //! ```
 
 use crate::error::{CliError, Res};
@@ -33,6 +41,10 @@ use lyon::tessellation::{
     BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, LineCap, LineJoin, StrokeOptions,
     StrokeTessellator, StrokeVertex, VertexBuffers,
 };
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::ops::Bound::{Excluded, Unbounded};
 use std::path::Path;
 use tilerast_golden::scene::{Primitive, Triangle};
 use tilerast_golden::{Config, Rgba, Scene};
@@ -176,12 +188,29 @@ pub const ACTIVE_TARGET: f64 = 32.0;
 /// A closed polygon (fills close every sub-path).
 type Poly = Vec<Point>;
 
-/// A tessellated fill and the pieces it was tessellated in.
+/// A tessellated fill, how, and the pieces it was tessellated in.
 pub struct Filled {
     pub tris: Vec<[[f64; 2]; 3]>,
-    /// Per piece given to the tessellator: (line segments, edges a horizontal line crosses on
-    /// average).
+    /// Per piece given to lyon's tessellator: (line segments, edges a horizontal line crosses on
+    /// average). None for the trapezoid sweep.
     pub pieces: Vec<(usize, f64)>,
+    /// Which tessellation was used (read by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub method: Method,
+}
+
+/// Which tessellation [`fill`] used.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// lyon's `FillTessellator`, on the whole path or strip by strip.
+    Lyon,
+    /// The trapezoid sweep ([`sweep_fill`]): the flattened polygons have no edges that meet.
+    Sweep {
+        /// Comparisons made in its ordered set of active edges (its work, up to O(n)).
+        comparisons: u64,
+        /// Trapezoids emitted (as one or two triangles each).
+        trapezoids: usize,
+    },
 }
 
 #[cfg(test)]
@@ -275,6 +304,442 @@ fn slabs_x(polys: &[Poly], borders: &[f32]) -> Vec<Vec<Poly>> {
     out
 }
 
+/// A vertex on the sweep's integer grid: `[x, y]`, each in 0..=2^30 (give or take a step).
+type Q = [i32; 2];
+
+/// The sweep order of points: by y, then by x. A horizontal edge thus runs "upwards" from its
+/// left end to its right end, as if tilted by an infinitesimal rise to the right.
+fn sweep_key(p: Q) -> (i32, i32) {
+    (p[1], p[0])
+}
+
+/// Twice the signed area of the triangle (a, b, c): > 0 when c is left of the line a → b.
+/// Exact: coordinates about 0..=2^30 give differences about ±2^30 and products about ±2^60.
+fn orient(a: Q, b: Q, c: Q) -> i64 {
+    let d = |p: Q, q: Q, i: usize| q[i] as i64 - p[i] as i64;
+    d(a, b, 0) * d(a, c, 1) - d(a, b, 1) * d(a, c, 0)
+}
+
+/// An edge of the sweep, from its lower end to its upper end in the sweep order; `dir` is +1
+/// when the polygon runs it upwards, −1 when downwards.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    lo: Q,
+    hi: Q,
+    dir: i8,
+}
+
+impl Edge {
+    /// x (grid units) where the edge crosses the horizontal line at `y`, for y in its range; its
+    /// ends exactly.
+    fn x_at(&self, y: i32) -> f64 {
+        if y == self.lo[1] {
+            self.lo[0] as f64
+        } else if y == self.hi[1] {
+            self.hi[0] as f64
+        } else {
+            let t = (y - self.lo[1]) as f64 / (self.hi[1] - self.lo[1]) as f64;
+            let x = self.lo[0] as f64 + t * (self.hi[0] - self.lo[0]) as f64;
+            x.clamp(self.lo[0].min(self.hi[0]) as f64, self.lo[0].max(self.hi[0]) as f64)
+        }
+    }
+}
+
+/// Whether two edges of the sweep have a point in common other than the one end two
+/// consecutive edges share (the sweep's vertices are all distinct, so a shared end is such a
+/// vertex). Crossings, an end on the other edge and collinear overlaps all count. Exact.
+fn edges_meet(a: &Edge, b: &Edge) -> bool {
+    let (ea, eb) = ([a.lo, a.hi], [b.lo, b.hi]);
+    for i in 0..2 {
+        for j in 0..2 {
+            if ea[i] == eb[j] {
+                let (c, u, v) = (ea[i], ea[1 - i], eb[1 - j]);
+                if u == v {
+                    return true;
+                }
+                // Only at c unless both run from c the same way along one line.
+                let dot = (u[0] as i64 - c[0] as i64) * (v[0] as i64 - c[0] as i64)
+                    + (u[1] as i64 - c[1] as i64) * (v[1] as i64 - c[1] as i64);
+                return orient(c, u, v) == 0 && dot > 0;
+            }
+        }
+    }
+    // r (on the line p q) lies on the segment p q.
+    let on = |p: Q, q: Q, r: Q| {
+        p[0].min(q[0]) <= r[0] && r[0] <= p[0].max(q[0]) && p[1].min(q[1]) <= r[1] && r[1] <= p[1].max(q[1])
+    };
+    let (d1, d2) = (orient(b.lo, b.hi, a.lo), orient(b.lo, b.hi, a.hi));
+    let (d3, d4) = (orient(a.lo, a.hi, b.lo), orient(a.lo, a.hi, b.hi));
+    let opposite = |s: i64, t: i64| (s > 0 && t < 0) || (s < 0 && t > 0);
+    (opposite(d1, d2) && opposite(d3, d4))
+        || (d1 == 0 && on(b.lo, b.hi, a.lo))
+        || (d2 == 0 && on(b.lo, b.hi, a.hi))
+        || (d3 == 0 && on(a.lo, a.hi, b.lo))
+        || (d4 == 0 && on(a.lo, a.hi, b.hi))
+}
+
+/// The sweep's work counter, and a flag raised when the ordered set compared two edges that
+/// touch (then the sweep gives up).
+#[derive(Default)]
+struct SweepCtx {
+    comparisons: Cell<u64>,
+    touching: Cell<bool>,
+}
+
+/// An active edge in the sweep's ordered set, ordered left to right along the sweep line.
+#[derive(Clone, Copy)]
+struct Active<'a> {
+    e: Edge,
+    id: u32,
+    ctx: &'a SweepCtx,
+}
+
+impl PartialEq for Active<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Active<'_> {}
+
+impl PartialOrd for Active<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Active<'_> {
+    /// Two edges active at once span a common stretch of the sweep, from where the later one
+    /// starts; without crossings their order is the same all along it, so compare there: the
+    /// later one's lower end against the other's line, or, when both start at the same vertex,
+    /// the later one's upper end. A total order on edges that do not meet (all the set holds
+    /// until the sweep finds a meeting pair); a zero orientation means they touch: flagged.
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self.id == other.id {
+            return Ordering::Equal;
+        }
+        let c = self.ctx;
+        c.comparisons.set(c.comparisons.get() + 1);
+        let later_is_self = sweep_key(self.e.lo) >= sweep_key(other.e.lo);
+        let (a, b) = if later_is_self {
+            (&self.e, &other.e)
+        } else {
+            (&other.e, &self.e)
+        };
+        let o = if a.lo == b.lo {
+            orient(b.lo, b.hi, a.hi)
+        } else {
+            orient(b.lo, b.hi, a.lo)
+        };
+        // o > 0: a is left of b.
+        let a_vs_b = match o.cmp(&0) {
+            Ordering::Greater => Ordering::Less,
+            Ordering::Less => Ordering::Greater,
+            Ordering::Equal => {
+                c.touching.set(true);
+                return self.id.cmp(&other.id);
+            }
+        };
+        if later_is_self {
+            a_vs_b
+        } else {
+            a_vs_b.reverse()
+        }
+    }
+}
+
+/// The trapezoid sweep's result.
+struct SweepFill {
+    tris: Vec<[[f64; 2]; 3]>,
+    comparisons: u64,
+    trapezoids: usize,
+}
+
+/// The state of the trapezoid sweep ([`sweep_fill`]).
+struct Sweeper<'a> {
+    edges: Vec<Edge>,
+    /// Per edge: the winding number just right of it (fixed when it is inserted).
+    wind: Vec<i64>,
+    /// Per active edge: the y at which the gap right of it (up to its right neighbour) opened.
+    gap_y: Vec<i32>,
+    set: BTreeSet<Active<'a>>,
+    ctx: &'a SweepCtx,
+    rule: FillRule,
+    /// Trapezoids: left edge, right edge, y from, y to.
+    traps: Vec<(u32, u32, i32, i32)>,
+}
+
+impl<'a> Sweeper<'a> {
+    fn key(&self, id: u32) -> Active<'a> {
+        Active {
+            e: self.edges[id as usize],
+            id,
+            ctx: self.ctx,
+        }
+    }
+
+    /// The active edge left of `k` (which need not be in the set).
+    fn left(&self, k: &Active<'a>) -> Option<u32> {
+        self.set.range(..*k).next_back().map(|a| a.id)
+    }
+
+    /// The active edge right of `k` (which need not be in the set).
+    fn right(&self, k: &Active<'a>) -> Option<u32> {
+        self.set.range((Excluded(*k), Unbounded)).next().map(|a| a.id)
+    }
+
+    fn wind_of(&self, l: Option<u32>) -> i64 {
+        l.map_or(0, |l| self.wind[l as usize])
+    }
+
+    fn inside(&self, w: i64) -> bool {
+        match self.rule {
+            FillRule::NonZero => w != 0,
+            FillRule::EvenOdd => w % 2 != 0,
+        }
+    }
+
+    /// The gap between adjacent edges `l` and `r` (None: beyond the outermost) closes at `y`:
+    /// its trapezoid if it is inside.
+    fn close(&mut self, l: Option<u32>, r: Option<u32>, y: i32) -> Option<()> {
+        let Some(l) = l else { return Some(()) };
+        if self.inside(self.wind[l as usize]) {
+            let r = r?;
+            let y0 = self.gap_y[l as usize];
+            if y0 < y {
+                self.traps.push((l, r, y0, y));
+            }
+        }
+        Some(())
+    }
+
+    /// `l` and `r` became adjacent at `y`: check they do not meet (Shamos–Hoey) and open
+    /// their gap. Right of the rightmost edge the winding must be 0.
+    fn open(&mut self, l: Option<u32>, r: Option<u32>, y: i32) -> Option<()> {
+        match (l, r) {
+            (Some(l), Some(r)) => {
+                if edges_meet(&self.edges[l as usize], &self.edges[r as usize]) {
+                    return None;
+                }
+                self.gap_y[l as usize] = y;
+            }
+            (Some(l), None) => {
+                if self.wind[l as usize] != 0 {
+                    return None;
+                }
+                self.gap_y[l as usize] = y;
+            }
+            _ => {}
+        }
+        Some(())
+    }
+
+    fn insert(&mut self, id: u32) -> Option<()> {
+        self.set.insert(self.key(id)).then_some(())
+    }
+
+    fn remove(&mut self, id: u32) -> Option<()> {
+        self.set.remove(&self.key(id)).then_some(())
+    }
+
+    /// The event at a vertex at `y` between edge `e_in` (into it) and `e_out` (out of it);
+    /// `in_ends` / `out_ends`: whether that edge's upper end is this vertex.
+    fn event(&mut self, y: i32, e_in: u32, e_out: u32, in_ends: bool, out_ends: bool) -> Option<()> {
+        let (ki, ko) = (self.key(e_in), self.key(e_out));
+        match (in_ends, out_ends) {
+            // Both edges end here: they must be adjacent.
+            (true, true) => {
+                let (a, b) = if ki < ko { (ki, ko) } else { (ko, ki) };
+                if self.right(&a) != Some(b.id) {
+                    return None;
+                }
+                let (l, r) = (self.left(&a), self.right(&b));
+                self.close(l, Some(a.id), y)?;
+                self.close(Some(a.id), Some(b.id), y)?;
+                self.close(Some(b.id), r, y)?;
+                self.remove(a.id)?;
+                self.remove(b.id)?;
+                self.open(l, r, y)
+            }
+            // Both start here, inside one gap.
+            (false, false) => {
+                let (a, b) = if ki < ko { (ki, ko) } else { (ko, ki) };
+                let l = self.left(&a);
+                let r = self.right(&a);
+                if let Some(r) = r {
+                    if b >= self.key(r) {
+                        return None;
+                    }
+                }
+                self.close(l, r, y)?;
+                self.wind[a.id as usize] = self.wind_of(l) + a.e.dir as i64;
+                self.wind[b.id as usize] = self.wind[a.id as usize] + b.e.dir as i64;
+                // l < a < b < r with l, r adjacent: a, b land between them.
+                self.insert(a.id)?;
+                self.insert(b.id)?;
+                self.open(l, Some(a.id), y)?;
+                self.open(Some(a.id), Some(b.id), y)?;
+                self.open(Some(b.id), r, y)
+            }
+            // One ends, the next continues in its place.
+            _ => {
+                let (end, start) = if in_ends { (ki, ko) } else { (ko, ki) };
+                let (l, r) = (self.left(&end), self.right(&end));
+                // l < start < r: start lands where end was.
+                if l.is_some_and(|l| self.key(l) >= start) || r.is_some_and(|r| self.key(r) <= start) {
+                    return None;
+                }
+                self.close(l, Some(end.id), y)?;
+                self.close(Some(end.id), r, y)?;
+                self.remove(end.id)?;
+                let w = self.wind_of(l) + start.e.dir as i64;
+                if w != self.wind[end.id as usize] {
+                    return None;
+                }
+                self.wind[start.id as usize] = w;
+                self.insert(start.id)?;
+                self.open(l, Some(start.id), y)?;
+                self.open(Some(start.id), r, y)
+            }
+        }
+    }
+}
+
+/// Fill closed polygons whose edges do not meet (except consecutive edges at their shared
+/// vertex) by a trapezoid sweep in O(n log n); None when that does not apply (edges that cross,
+/// touch or overlap, two vertices at one point, non-finite coordinates, no extent), for the
+/// caller to fall back to lyon.
+///
+/// The points are moved to an integer grid of 2^30 steps over their extent (≈ 10⁻⁶ px for a
+/// 1000 px drawing), so every predicate is exact. Sweep by y (then x) over the vertices; the
+/// active edges sit left to right in a `BTreeSet` ([`Active`]), each with the winding number
+/// right of it (its left neighbour's plus its direction, fixed when it is inserted). Each gap
+/// between adjacent edges whose winding is inside under `rule` is a trapezoid from the y at
+/// which they became adjacent to the y at which they stop being adjacent; it is emitted then, as
+/// one or two counter-clockwise triangles (y up). An event changes O(1) adjacencies, so the
+/// output is O(n) triangles; each pair of edges that become adjacent is tested for a meeting
+/// (Shamos–Hoey: if any two edges meet, some adjacent pair does before the sweep passes the
+/// lowest such point), and the sweep gives up on the first.
+fn sweep_fill(polys: &[Poly], rule: FillRule) -> Option<SweepFill> {
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for p in polys.iter().flatten() {
+        for (i, v) in [p.x as f64, p.y as f64].into_iter().enumerate() {
+            if !v.is_finite() {
+                return None;
+            }
+            lo[i] = lo[i].min(v);
+            hi[i] = hi[i].max(v);
+        }
+    }
+    let ext = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+    if !(ext.is_finite() && ext > 0.0) {
+        return None;
+    }
+    // A power of two: ext × s ≤ 2^30 (up to the rounding of log2).
+    let s = 2f64.powi(30 - ext.log2().ceil() as i32);
+    if !(s.is_finite() && s > 0.0) {
+        return None;
+    }
+    let grid = |p: &Point| -> Q {
+        [
+            ((p.x as f64 - lo[0]) * s).round() as i32,
+            ((p.y as f64 - lo[1]) * s).round() as i32,
+        ]
+    };
+    // Vertices ring by ring, without repeats; a ring of fewer than 3 has no area.
+    let mut verts: Vec<Q> = Vec::new();
+    let mut rings: Vec<(usize, usize)> = Vec::new();
+    for p in polys {
+        let start = verts.len();
+        for q in p.iter().map(grid) {
+            if verts.len() == start || verts[verts.len() - 1] != q {
+                verts.push(q);
+            }
+        }
+        while verts.len() > start + 1 && verts[verts.len() - 1] == verts[start] {
+            verts.pop();
+        }
+        if verts.len() - start < 3 {
+            verts.truncate(start);
+        } else {
+            rings.push((start, verts.len() - start));
+        }
+    }
+    if verts.is_empty() || verts.len() >= u32::MAX as usize {
+        return None;
+    }
+    // Per vertex: the one before and after it on its ring. Edge k runs from vertex k to next[k].
+    let mut prev = vec![0u32; verts.len()];
+    let mut next = vec![0u32; verts.len()];
+    for &(start, len) in &rings {
+        for i in 0..len {
+            let (k, n) = (start + i, start + (i + 1) % len);
+            next[k] = n as u32;
+            prev[n] = k as u32;
+        }
+    }
+    let edges: Vec<Edge> = (0..verts.len())
+        .map(|k| {
+            let (a, b) = (verts[k], verts[next[k] as usize]);
+            if sweep_key(a) < sweep_key(b) {
+                Edge { lo: a, hi: b, dir: 1 }
+            } else {
+                Edge { lo: b, hi: a, dir: -1 }
+            }
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..verts.len() as u32).collect();
+    order.sort_unstable_by_key(|&k| sweep_key(verts[k as usize]));
+    if order.windows(2).any(|w| verts[w[0] as usize] == verts[w[1] as usize]) {
+        return None;
+    }
+    let ctx = SweepCtx::default();
+    let mut sw = Sweeper {
+        wind: vec![0; edges.len()],
+        gap_y: vec![0; edges.len()],
+        edges,
+        set: BTreeSet::new(),
+        ctx: &ctx,
+        rule,
+        traps: Vec::new(),
+    };
+    for &k in &order {
+        let v = verts[k as usize];
+        let p = prev[k as usize];
+        let (u, w) = (verts[p as usize], verts[next[k as usize] as usize]);
+        let in_ends = sweep_key(u) < sweep_key(v);
+        let out_ends = sweep_key(w) < sweep_key(v);
+        sw.event(v[1], p, k, in_ends, out_ends)?;
+        if ctx.touching.get() {
+            return None;
+        }
+    }
+    if !sw.set.is_empty() {
+        return None;
+    }
+    let map = |x: f64, y: i32| [lo[0] + x / s, lo[1] + y as f64 / s];
+    let mut tris = Vec::with_capacity(2 * sw.traps.len());
+    for &(l, r, y0, y1) in &sw.traps {
+        let (el, er) = (&sw.edges[l as usize], &sw.edges[r as usize]);
+        let (xl0, xr0, xl1, xr1) = (el.x_at(y0), er.x_at(y0), el.x_at(y1), er.x_at(y1));
+        let (bl, br, tr, tl) = (map(xl0, y0), map(xr0, y0), map(xr1, y1), map(xl1, y1));
+        match (xr0 > xl0, xr1 > xl1) {
+            (true, true) => {
+                tris.push([bl, br, tr]);
+                tris.push([bl, tr, tl]);
+            }
+            (true, false) => tris.push([bl, br, tl]),
+            (false, true) => tris.push([bl, tr, tl]),
+            (false, false) => {}
+        }
+    }
+    Some(SweepFill {
+        tris,
+        comparisons: ctx.comparisons.get(),
+        trapezoids: sw.traps.len(),
+    })
+}
+
 /// Fill `lp` with `rule`.
 ///
 /// lyon's sweep (top to bottom) keeps its active edges in a list it scans at every event, so
@@ -282,11 +747,15 @@ fn slabs_x(polys: &[Poly], borders: &[f32]) -> Vec<Vec<Poly>> {
 /// path whose horizontal lines cross a share of all its edges (a noisy signal filled, a circle
 /// with radial noise near its top and bottom). A fill of more than [`SPLIT_ABOVE`] segments
 /// whose horizontal lines cross on average more than [`ACTIVE_TARGET`] edges is therefore
-/// flattened (the tessellator's own tolerance) and cut into vertical strips at quantiles of the
-/// segments' x, so that each strip's lines cross about that many; each strip is tessellated
-/// alone ([`slabs_x`]: exact for both fill rules). Triangles then come strip by strip, left
-/// to right. Linear when the edges are short in x compared with the strips (a noisy signal);
-/// edges that are long in x but crowded (tilted spikes) still cost more (see the bench).
+/// flattened (the tessellator's own tolerance) and, if no two of its edges meet, filled by the
+/// trapezoid sweep ([`sweep_fill`], O(n log n) whatever the shape: a noisy circle).
+///
+/// Otherwise (crossing, touching or overlapping edges: a noisy signal, whose closing edge
+/// crosses the noise) it is cut into vertical strips at quantiles of the segments' x, so that
+/// each strip's lines cross about that many; each strip is tessellated alone ([`slabs_x`]:
+/// exact for both fill rules). Triangles then come strip by strip, left to right. Linear when
+/// the edges are short in x compared with the strips (a noisy signal); edges that are long in x
+/// but crowded (tilted spikes) still cost more.
 pub fn fill(lp: &LyonPath, rule: FillRule) -> Result<Filled, lyon::tessellation::TessellationError> {
     fill_split(lp, rule, Split::Auto)
 }
@@ -296,6 +765,9 @@ pub fn fill(lp: &LyonPath, rule: FillRule) -> Result<Filled, lyon::tessellation:
 enum Split {
     /// As [`fill`] does.
     Auto,
+    /// The trapezoid sweep whatever the size, else as [`fill`] does.
+    #[cfg(test)]
+    Sweep,
     /// Never (the whole path to lyon).
     #[cfg(test)]
     Never,
@@ -327,22 +799,50 @@ fn fill_split(lp: &LyonPath, rule: FillRule, mode: Split) -> Result<Filled, lyon
         }
     }
     let (segments, active) = piece_stats(&polys);
+    // Where lyon's sweep would be slow.
+    let big = segments > SPLIT_ABOVE && active > ACTIVE_TARGET;
+    let auto = match mode {
+        Split::Auto => true,
+        #[cfg(test)]
+        Split::Sweep => true,
+        #[cfg(test)]
+        Split::Never | Split::Strips(_) => false,
+    };
+    let try_sweep = match mode {
+        #[cfg(test)]
+        Split::Sweep => true,
+        _ => auto && big,
+    };
+    if try_sweep {
+        if let Some(s) = sweep_fill(&polys, rule) {
+            return Ok(Filled {
+                tris: s.tris,
+                pieces: Vec::new(),
+                method: Method::Sweep {
+                    comparisons: s.comparisons,
+                    trapezoids: s.trapezoids,
+                },
+            });
+        }
+    }
     let whole = match mode {
-        Split::Auto => segments <= SPLIT_ABOVE || active <= ACTIVE_TARGET,
         #[cfg(test)]
         Split::Never => true,
         #[cfg(test)]
         Split::Strips(_) => false,
+        _ => !big,
     };
     if whole {
         return Ok(Filled {
             tris: tessellate(lp)?,
             pieces: vec![(segments, active)],
+            method: Method::Lyon,
         });
     }
     let mut out = Filled {
         tris: Vec::new(),
         pieces: Vec::new(),
+        method: Method::Lyon,
     };
     let mut todo = match mode {
         #[cfg(test)]
@@ -357,7 +857,7 @@ fn fill_split(lp: &LyonPath, rule: FillRule, mode: Split) -> Result<Filled, lyon
     while let Some(s) = todo.pop() {
         let (n, a) = piece_stats(&s);
         let cost = n as f64 * (1.0 + a);
-        if mode == Split::Auto && n > 256 && a > ACTIVE_TARGET {
+        if auto && n > 256 && a > ACTIVE_TARGET {
             let k = ((a / ACTIVE_TARGET).ceil() as usize).clamp(2, 8);
             let parts = slabs_x(&s, &quantile_borders(segment_mids(&s, |p| p.x), k));
             let split_cost: f64 = parts
@@ -776,5 +1276,347 @@ mod tests {
             cut2 / cut1
         );
         assert!(cut1 < whole1 / 50.0, "strips: {cut1}, whole: {whole1}");
+    }
+
+    /// A closed polygon's points.
+    type Ring = Vec<(f32, f32)>;
+
+    /// A path of closed polygons.
+    fn rings(rs: &[Ring]) -> LyonPath {
+        let mut b = LyonPath::builder();
+        for pts in rs {
+            b.begin(point(pts[0].0, pts[0].1));
+            for &(x, y) in &pts[1..] {
+                b.line_to(point(x, y));
+            }
+            b.end(true);
+        }
+        b.build()
+    }
+
+    /// A circle of `n` segments around `c` with random radial noise: radius `r` ± `noise` (a
+    /// star-shaped polygon; the bench's `circle` is r 400, noise 30).
+    fn noisy_circle(n: usize, seed: u64, c: (f32, f32), r: f32, noise: f32) -> Vec<(f32, f32)> {
+        let mut s = seed;
+        (0..n)
+            .map(|i| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let u = (s >> 33) as f64 / (1u64 << 31) as f64;
+                let a = std::f64::consts::TAU * i as f64 / n as f64;
+                let rad = r as f64 + noise as f64 * (2.0 * u - 1.0);
+                ((c.0 as f64 + rad * a.cos()) as f32, (c.1 as f64 + rad * a.sin()) as f32)
+            })
+            .collect()
+    }
+
+    /// Sample points over the bounding box of `rs` (and a margin), at irrational-ish offsets so
+    /// that none lies on an edge.
+    fn samples(rs: &[Vec<(f32, f32)>], k: usize) -> Vec<(f64, f64)> {
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for &(x, y) in rs.iter().flatten() {
+            (x0, y0, x1, y1) = (x0.min(x as f64), y0.min(y as f64), x1.max(x as f64), y1.max(y as f64));
+        }
+        let (dx, dy) = ((x1 - x0 + 20.0) / k as f64, (y1 - y0 + 20.0) / k as f64);
+        (0..k * k)
+            .map(|i| {
+                (
+                    x0 - 10.0 + (i % k) as f64 * dx + 0.414_213_562 * dx,
+                    y0 - 10.0 + (i / k) as f64 * dy + 0.732_050_808 * dy,
+                )
+            })
+            .collect()
+    }
+
+    /// The trapezoid sweep (forced whatever the size) against lyon's whole fill at the sample
+    /// points: the sweep is taken (or not, per `sweep`), each point is covered at most once, and
+    /// by the sweep iff by lyon. Returns the sweep's fill and the samples lyon covers.
+    fn same_cover(name: &str, rs: &[Vec<(f32, f32)>], rule: FillRule, sweep: bool) -> (Filled, usize) {
+        let lp = rings(rs);
+        let lyon = fill_split(&lp, rule, Split::Never).unwrap();
+        let f = fill_split(&lp, rule, Split::Sweep).unwrap();
+        assert_eq!(
+            matches!(f.method, Method::Sweep { .. }),
+            sweep,
+            "{name} {rule:?}: {:?}",
+            f.method
+        );
+        let (mut differ, mut inside) = (0, 0);
+        for (x, y) in samples(rs, 100) {
+            let (l, s) = (covers(&lyon.tris, x, y), covers(&f.tris, x, y));
+            assert!(l <= 1 && s <= 1, "{name} {rule:?}: ({x}, {y}) covered {l} / {s} times");
+            differ += (l != s) as usize;
+            inside += l;
+        }
+        assert_eq!(differ, 0, "{name} {rule:?}: {differ} of {inside} samples differ");
+        (f, inside)
+    }
+
+    fn swap_xy(p: &[(f32, f32)]) -> Vec<(f32, f32)> {
+        p.iter().map(|&(x, y)| (y, x)).collect()
+    }
+
+    fn reversed(p: &[(f32, f32)]) -> Vec<(f32, f32)> {
+        p.iter().rev().copied().collect()
+    }
+
+    /// A comb of 10 teeth up from a bar along y = 0 (flat-topped, or pointed).
+    fn comb(pointed: bool) -> Vec<(f32, f32)> {
+        let mut p = vec![(0.0, 0.0), (580.0, 0.0)];
+        for t in (0..10).rev() {
+            let x = 60.0 * t as f32;
+            if pointed {
+                p.extend([(x + 40.0, 60.0), (x + 20.0, 300.0 - 7.0 * t as f32)]);
+            } else {
+                p.extend([(x + 40.0, 300.0), (x, 300.0)]);
+            }
+            if t > 0 {
+                p.extend([(x, 60.0), (x - 20.0, 60.0)]);
+            } else if pointed {
+                p.push((x, 60.0));
+            }
+        }
+        p
+    }
+
+    /// On polygons without crossings the trapezoid sweep covers exactly what lyon covers, for
+    /// both fill rules: noisy circles, holes, disjoint polygons, horizontal edges and repeated
+    /// coordinates, concave combs.
+    #[test]
+    fn the_sweep_covers_what_lyon_covers() {
+        let square = |x0: f32, y0: f32, x1: f32, y1: f32| vec![(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
+        let mut cases: Vec<(String, Vec<Ring>)> = Vec::new();
+        for (n, seed, r) in [(40, 1, 100.0), (500, 2, 300.0), (5000, 3, 400.0)] {
+            let c = noisy_circle(n, seed, (500.0, 500.0), r, 30.0);
+            cases.push((format!("circle {n}"), vec![reversed(&c)]));
+            cases.push((format!("circle {n} cw"), vec![c]));
+        }
+        cases.push((
+            "disjoint".into(),
+            vec![
+                vec![(50.0, 50.0), (250.0, 80.0), (120.0, 300.0)],
+                vec![
+                    (400.0, 120.0),
+                    (520.0, 200.0),
+                    (480.0, 330.0),
+                    (350.0, 310.0),
+                    (330.0, 180.0),
+                ],
+            ],
+        ));
+        let stairs = vec![
+            (0.0, 0.0),
+            (400.0, 0.0),
+            (400.0, 100.0),
+            (300.0, 100.0),
+            (300.0, 200.0),
+            (200.0, 200.0),
+            (200.0, 300.0),
+            (100.0, 300.0),
+            (100.0, 400.0),
+            (0.0, 400.0),
+        ];
+        let cross = vec![
+            (100.0, 0.0),
+            (200.0, 0.0),
+            (200.0, 100.0),
+            (300.0, 100.0),
+            (300.0, 200.0),
+            (200.0, 200.0),
+            (200.0, 300.0),
+            (100.0, 300.0),
+            (100.0, 200.0),
+            (0.0, 200.0),
+            (0.0, 100.0),
+            (100.0, 100.0),
+        ];
+        for (name, p) in [
+            ("stairs", stairs),
+            ("cross", cross),
+            ("comb", comb(false)),
+            ("pointed comb", comb(true)),
+        ] {
+            cases.push((format!("{name} sideways"), vec![swap_xy(&p)]));
+            cases.push((format!("{name} reversed"), vec![reversed(&p)]));
+            cases.push((name.into(), vec![p]));
+        }
+        for (name, rs) in &cases {
+            for rule in [FillRule::NonZero, FillRule::EvenOdd] {
+                let (f, inside) = same_cover(name, rs, rule, true);
+                assert!(inside > 1000, "{name} {rule:?}: {inside} samples inside");
+                assert!(f.tris.len() >= 2, "{name}");
+            }
+        }
+        // A square with a square hole: the hole is filled only with nonzero and both rings the
+        // same way round.
+        let outer = square(100.0, 100.0, 500.0, 500.0);
+        for same_way in [true, false] {
+            let hole = square(200.0, 210.0, 400.0, 390.0);
+            let hole = if same_way { hole } else { reversed(&hole) };
+            for flip in [false, true] {
+                let (outer, hole) = if flip {
+                    (reversed(&outer), reversed(&hole))
+                } else {
+                    (outer.clone(), hole.clone())
+                };
+                for rule in [FillRule::NonZero, FillRule::EvenOdd] {
+                    let name = format!("hole same way {same_way}");
+                    let (f, _) = same_cover(&name, &[outer.clone(), hole.clone()], rule, true);
+                    let filled = same_way && rule == FillRule::NonZero;
+                    assert_eq!(covers(&f.tris, 300.37, 300.41), filled as usize, "{name} {rule:?}");
+                    assert_eq!(covers(&f.tris, 150.37, 300.41), 1, "{name} {rule:?}");
+                    assert_eq!(covers(&f.tris, 550.37, 300.41), 0, "{name} {rule:?}");
+                }
+            }
+        }
+    }
+
+    /// Random small polygons on a coarse grid (many repeated coordinates, collinear and
+    /// horizontal edges, touching and crossing edges): whenever the sweep takes them it covers
+    /// what lyon covers; whenever it does not, the fill is lyon's.
+    #[test]
+    fn the_sweep_agrees_with_lyon_on_random_grid_polygons() {
+        let mut r = 99u64;
+        let mut next = move |k: u64| {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (r >> 33) % k
+        };
+        let (mut swept, mut fell_back) = (0, 0);
+        for i in 0..400 {
+            let nrings = 1 + next(2) as usize;
+            let rs: Vec<Vec<(f32, f32)>> = (0..nrings)
+                .map(|_| {
+                    let n = 3 + next(6) as usize;
+                    if i % 2 == 0 {
+                        // Star-shaped around the middle: often simple.
+                        let mut v: Vec<(f32, f32, f64)> = (0..n)
+                            .map(|_| {
+                                let (x, y) = (next(9) as f32 * 50.0, next(9) as f32 * 50.0);
+                                (x, y, ((y - 201.0) as f64).atan2((x - 199.0) as f64))
+                            })
+                            .collect();
+                        v.sort_by(|a, b| a.2.total_cmp(&b.2));
+                        v.into_iter().map(|(x, y, _)| (x, y)).collect()
+                    } else {
+                        (0..n).map(|_| (next(9) as f32 * 50.0, next(9) as f32 * 50.0)).collect()
+                    }
+                })
+                .collect();
+            for rule in [FillRule::NonZero, FillRule::EvenOdd] {
+                let lp = rings(&rs);
+                let f = fill_split(&lp, rule, Split::Sweep).unwrap();
+                if matches!(f.method, Method::Sweep { .. }) {
+                    swept += 1;
+                    same_cover(&format!("random {i} {rs:?}"), &rs, rule, true);
+                } else {
+                    fell_back += 1;
+                    let lyon = fill_split(&lp, rule, Split::Never).unwrap();
+                    assert_eq!(f.tris, lyon.tris, "random {i}");
+                }
+            }
+        }
+        assert!(swept > 150 && fell_back > 150, "{swept} swept, {fell_back} fell back");
+    }
+
+    /// Paths whose edges cross, touch or overlap fall back to lyon (the same triangles).
+    #[test]
+    fn crossing_paths_fall_back_to_lyon() {
+        let tri = |a: (f32, f32), b: (f32, f32), c: (f32, f32)| vec![a, b, c];
+        let cases: Vec<(&str, Vec<Ring>)> = vec![
+            (
+                "bow-tie",
+                vec![vec![(100.0, 100.0), (500.0, 400.0), (500.0, 100.0), (100.0, 400.0)]],
+            ),
+            (
+                "overlapping squares",
+                vec![
+                    vec![(0.0, 0.0), (200.0, 0.0), (200.0, 200.0), (0.0, 200.0)],
+                    vec![(100.0, 100.0), (300.0, 100.0), (300.0, 300.0), (100.0, 300.0)],
+                ],
+            ),
+            (
+                "vertex on an edge",
+                vec![
+                    tri((0.0, 0.0), (200.0, 0.0), (100.0, 200.0)),
+                    tri((150.0, 100.0), (300.0, 50.0), (300.0, 150.0)),
+                ],
+            ),
+            (
+                "shared vertex",
+                vec![
+                    tri((0.0, 0.0), (200.0, 0.0), (100.0, 200.0)),
+                    tri((100.0, 200.0), (300.0, 300.0), (0.0, 300.0)),
+                ],
+            ),
+            (
+                "shared edge",
+                vec![
+                    vec![(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)],
+                    vec![(100.0, 0.0), (200.0, 0.0), (200.0, 100.0), (100.0, 100.0)],
+                ],
+            ),
+            (
+                "folded spike",
+                vec![vec![(0.0, 0.0), (200.0, 0.0), (100.0, 0.0), (100.0, 200.0)]],
+            ),
+            (
+                "horizontal spike",
+                vec![vec![
+                    (0.0, 0.0),
+                    (200.0, 0.0),
+                    (200.0, 100.0),
+                    (300.0, 100.0),
+                    (100.0, 100.0),
+                    (0.0, 100.0),
+                ]],
+            ),
+        ];
+        for (name, rs) in cases {
+            let lp = rings(&rs);
+            for rule in [FillRule::NonZero, FillRule::EvenOdd] {
+                let f = fill_split(&lp, rule, Split::Sweep).unwrap();
+                assert_eq!(f.method, Method::Lyon, "{name} {rule:?}");
+                assert_eq!(f.tris, fill_split(&lp, rule, Split::Never).unwrap().tris, "{name}");
+            }
+        }
+        // The noisy signal (its closing edge crosses the noise): lyon in strips, as `fill`.
+        let lp = polygon(&signal(3000, 1));
+        let f = fill_split(&lp, FillRule::NonZero, Split::Sweep).unwrap();
+        assert_eq!(f.method, Method::Lyon);
+        assert_eq!(f.pieces.len(), fill(&lp, FillRule::NonZero).unwrap().pieces.len());
+        assert!(f.pieces.len() > 1);
+        assert_eq!(f.tris, fill(&lp, FillRule::NonZero).unwrap().tris);
+    }
+
+    /// A noisy circle (the bench's) goes through the trapezoid sweep; its work (comparisons in
+    /// the ordered set, trapezoids) for 2n segments is about twice that for n (n log n), where
+    /// lyon's whole sweep (segments × edges crossed per horizontal line) grows four times.
+    #[test]
+    fn the_sweep_work_of_a_noisy_circle_grows_n_log_n() {
+        let work = |n: usize| {
+            let pts = noisy_circle(n, n as u64, (500.0, 500.0), 400.0, 30.0);
+            let f = fill(&polygon(&pts), FillRule::NonZero).unwrap();
+            let Method::Sweep {
+                comparisons,
+                trapezoids,
+            } = f.method
+            else {
+                panic!("{n}: {:?}", f.method)
+            };
+            assert!(
+                f.tris.len() >= n && f.tris.len() <= 4 * n,
+                "{n}: {} triangles",
+                f.tris.len()
+            );
+            let polys: Vec<Poly> = vec![pts.iter().map(|&(x, y)| point(x, y)).collect()];
+            let (s, a) = piece_stats(&polys);
+            (comparisons as f64, trapezoids as f64, s as f64 * (1.0 + a))
+        };
+        // n log n: × 2 (1 + 1 / log2 of the active edges) per doubling, about 2.25 here.
+        let (c1, t1, lyon1) = work(40_000);
+        let (c2, t2, lyon2) = work(80_000);
+        assert!(lyon2 / lyon1 > 3.5, "lyon's work: {lyon1} → {lyon2}");
+        assert!(c2 / c1 < 2.3, "comparisons: {c1} → {c2} (× {:.2})", c2 / c1);
+        assert!(t2 / t1 < 2.1, "trapezoids: {t1} → {t2} (× {:.2})", t2 / t1);
+        assert!(c1 < 100.0 * 40_000.0, "comparisons: {c1}");
     }
 }
