@@ -11,6 +11,7 @@ pub mod util;
 pub mod fpga_top;
 pub mod uart;
 
+pub mod blender;
 pub mod point_raster;
 pub mod quad_packer;
 pub mod raster_core;
