@@ -412,3 +412,323 @@ impl StreamBlender {
         self.cycle += 1;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Port-level cycle model (the RTL block `hw/src/blender.rs`).
+
+pub use hw_model::*;
+
+mod hw_model {
+    //! The blender as hardware builds it: a fragment stream in, a batch stream out, every
+    //! register of `hw/src/blender.rs` mirrored. The timing contract is the rustdoc of
+    //! [`BlenderCycle`]; its difference from the transaction model ([`run`], kept as the
+    //! pipeline's model and the truth layer above it) is stated there.
+    //!
+    //! ```text
+    //!  frag ─► pool[P] ─► compare: P×P key equality, P×L×D in-flight equality (one level of
+    //!  (≤P)     │          comparators), then the oldest-first scan as a chain of gates
+    //!           │          ├─► issue mux ─► lane l: [ops] ─► [products] ─► [sum+128] ─► [result]
+    //!           │          │    (enable = issued: idle lanes gated)        div255 ─┐
+    //!           │          └─► sideband slot j: pos, source (lane, distance) ──────┴─► out slot j
+    //!           └─ entries left over stay in their slots (in_ready only when all will leave)
+    //! ```
+
+    use super::*;
+    use crate::cycle::CycleModel;
+    use crate::streams::{BlendBeat, BlendFrag, LANES};
+
+    /// Pipeline stages of the blend arithmetic before the output register: operands, products,
+    /// sum + 128; `div255`'s last add sits in front of the output register.
+    pub const ARITH_STAGES: usize = 3;
+
+    /// RGBA8 packed little endian (R in bits 7..0).
+    pub fn pack_rgba(c: Rgba) -> u32 {
+        u32::from_le_bytes(c)
+    }
+
+    /// Inverse of [`pack_rgba`].
+    pub fn unpack_rgba(v: u32) -> Rgba {
+        v.to_le_bytes()
+    }
+
+    /// Parameters of the port-level blender.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct BlenderGeom {
+        /// Pool entries P (= fragment lanes used).
+        pub pool: usize,
+        /// Blend lanes L.
+        pub lanes: usize,
+        /// Stages D from issue to the output register.
+        pub latency: usize,
+        pub opts: BlendOpts,
+    }
+
+    impl BlenderGeom {
+        /// The parameters of `cfg`/`opts`, or one line naming what the port-level model cannot
+        /// build: P ≤ 4 (one fragment fills the pool), D ≥ 4 (three arithmetic stages and the
+        /// output register), no input buffer (B = 0: see [`BlenderCycle`]).
+        pub fn new(cfg: &Config, opts: &BlendOpts) -> Result<BlenderGeom, String> {
+            validate(cfg, opts).map_err(|e| e.to_string())?;
+            if cfg.blend_pool as usize > LANES {
+                return Err(format!(
+                    "config.blend_pool: {} entries; the blender block loads its pool from one fragment of {LANES} lanes (P ≤ {LANES})",
+                    cfg.blend_pool
+                ));
+            }
+            if (cfg.blend_latency as usize) < ARITH_STAGES + 1 {
+                return Err(format!(
+                    "config.blend_latency: {}; the blender block needs D ≥ {} ({ARITH_STAGES} arithmetic stages and the output register)",
+                    cfg.blend_latency,
+                    ARITH_STAGES + 1
+                ));
+            }
+            if opts.input_buffer != 0 {
+                return Err(format!(
+                    "blend input_buffer: {} entries; the blender block has none (B = 0)",
+                    opts.input_buffer
+                ));
+            }
+            Ok(BlenderGeom {
+                pool: cfg.blend_pool as usize,
+                lanes: cfg.blend_lanes as usize,
+                latency: cfg.blend_latency as usize,
+                opts: *opts,
+            })
+        }
+    }
+
+    /// One pipeline stage: the keys of the ops in its lanes (lane `l` = the `l`-th issued of its
+    /// batch) and the batch's positions with their results.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    struct Stage {
+        ops: Vec<Option<[u8; 9]>>,
+        slots: [Option<(u32, Rgba)>; LANES],
+    }
+
+    /// Cycle model of `hw/src/blender.rs` (In = [`BlendFrag`], Out = [`BlendBeat`]).
+    ///
+    /// # Timing contract
+    ///
+    /// The one statement of the blender block's timing; the RTL is held to it on every port and
+    /// cycle (`hw/tests/blender.rs`, `cosim/tests/blender.rs`). P = `blend_pool` ≤ 4,
+    /// L = `blend_lanes`, D = `blend_latency` ≥ 4, merge mode, in-flight match and gating from
+    /// [`BlendOpts`] (input buffer B = 0).
+    ///
+    /// * **Registers.** The pool: P slots (valid + sample). D stages, each holding one *batch*:
+    ///   per lane the issued op's key, per slot j (valid, pos, colour). Stage D is the output
+    ///   register: `out_valid` = some slot valid, `lane_valid`/`pos_j`/`colour_j` its slots
+    ///   (empty slots read 0).
+    /// * **Advance.** `adv` = ¬out_valid ∨ out_ready. Nothing moves in a cycle without `adv`
+    ///   (the whole pipeline stalls); with `adv` every stage moves one down and the compare
+    ///   result enters stage 1.
+    /// * **Handshake.** `in_ready` = `adv` ∧ (valid pool entries ≤ L): the fragment is taken
+    ///   only when every pool entry is certain to leave at this edge (≤ L entries always do).
+    ///   An accepted fragment's lanes ≥ P are ignored; lane j goes to pool slot j.
+    /// * **Compare and issue** (in each `adv` cycle, on the pool as registered), slots in order
+    ///   0..P, exactly the scan of the transaction model's step 2 with the window = the pool:
+    ///   in-flight merge (whole key equal to an op in stages 1..D, including the op in the output
+    ///   register, when `match_in_flight` and merging), else merge onto this cycle's issued ops
+    ///   (whole key, or every component key in PerComponent), else issue to the next lane if one
+    ///   is free, else stay in its slot. Every entry that does not stay goes to slot j of stage 1
+    ///   with its result ⌊blend⌉ ([`blend`]: a merged sample's result is its source op's, equal by
+    ///   construction); the issued ops' keys go to stage 1's lanes. A non-empty pool always
+    ///   loses its first entry, so a batch is never empty.
+    /// * **Latency.** A fragment accepted at edge t is compared in the first `adv` cycle ≥ t + 1;
+    ///   the batch compared at an `adv` edge c is on the output D − 1 `adv` edges later (from
+    ///   cycle c + D without stalls). Entries that stay are compared again next `adv` cycle.
+    /// * **Throughput.** One batch per cycle; a fragment every cycle while each pool leaves at
+    ///   once (≤ L entries, or merges); otherwise ⌈heads / L⌉ compare cycles per fragment.
+    /// * **Flush.** Every register returns to the state of [`BlenderCycle::new`].
+    ///
+    /// **Against the transaction model** ([`run`]): the compare/issue rule is the same and so is
+    /// the in-flight window (ops of the last D batches), but (1) arrivals: the transaction model
+    /// tops its window up by min(P, room) samples every cycle, from a stream that is always
+    /// there; the block takes a whole fragment, only when its pool will drain, because its
+    /// `in_ready` must not wait for the comparators; (2) an in-flight-merged sample leaves with
+    /// its own batch (D cycles after its compare), not with the op it matched: the output beat
+    /// has P slots, and the transaction model's rule would need up to D·P + L positions in one
+    /// cycle. Its result is copied from the op's lane as the op passes the arithmetic's last
+    /// stage. With P = L and a full fragment every cycle (`tests/blender_cycle.rs`) the windows
+    /// are the same, so every counter is equal and every output leaves one cycle later than
+    /// in the transaction model (the pool register), in-flight merges D + 1 cycles after their
+    /// arrival; otherwise the outputs are the same set and only the merge counters differ.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct BlenderCycle {
+        g: BlenderGeom,
+        pool: [Option<BlendSample>; LANES],
+        /// Stage 1 first; the last is the output register.
+        stages: VecDeque<Stage>,
+        stats: BlendStats,
+        first: Option<u64>,
+        cycle: u64,
+    }
+
+    impl BlenderCycle {
+        /// Idle block.
+        ///
+        /// # Panics
+        /// If [`BlenderGeom::new`] refuses the parameters.
+        pub fn new(cfg: &Config, opts: &BlendOpts) -> BlenderCycle {
+            BlenderCycle::with_geom(BlenderGeom::new(cfg, opts).unwrap_or_else(|e| panic!("{e}")))
+        }
+
+        /// Idle block for `g`.
+        pub fn with_geom(g: BlenderGeom) -> BlenderCycle {
+            let stage = Stage {
+                ops: vec![None; g.lanes],
+                slots: [None; LANES],
+            };
+            BlenderCycle {
+                g,
+                pool: [None; LANES],
+                stages: (0..g.latency).map(|_| stage.clone()).collect(),
+                stats: BlendStats::default(),
+                first: None,
+                cycle: 0,
+            }
+        }
+
+        /// The parameters.
+        pub fn geom(&self) -> &BlenderGeom {
+            &self.g
+        }
+
+        /// Counters so far ([`BlendStats`]; `cycles` = from the first accepted fragment's edge to
+        /// the last output transfer, inclusive).
+        pub fn stats(&self) -> BlendStats {
+            self.stats
+        }
+
+        fn count(&self) -> usize {
+            self.pool.iter().flatten().count()
+        }
+
+        fn out_valid(&self) -> bool {
+            self.stages.back().is_some_and(|s| s.slots.iter().any(Option::is_some))
+        }
+
+        /// The compare and issue of one `adv` cycle: the new stage 1, and which slots leave.
+        fn compare(&mut self) -> (Stage, [bool; LANES]) {
+            let g = self.g;
+            let merging = g.opts.merge != MergeMode::Off;
+            let mut stage = Stage {
+                ops: vec![None; g.lanes],
+                slots: [None; LANES],
+            };
+            let mut leave = [false; LANES];
+            let mut issued: Vec<([u8; 9], [[u8; 4]; 4])> = Vec::with_capacity(g.lanes);
+            let st = &mut self.stats;
+            for j in 0..g.pool {
+                let Some(smp) = self.pool[j] else { continue };
+                let key = sample_key(&smp);
+                let res = blend(smp.src, smp.dst, smp.state);
+                if merging
+                    && g.opts.match_in_flight
+                    && self.stages.iter().any(|s| s.ops.iter().flatten().any(|k| *k == key))
+                {
+                    st.merged_in_flight += 1;
+                    leave[j] = true;
+                    stage.slots[j] = Some((smp.pos, res));
+                    continue;
+                }
+                let ckeys = [0, 1, 2, 3].map(|c| component_key(&smp, c));
+                let mut src = [false; 4];
+                match g.opts.merge {
+                    MergeMode::Off => {}
+                    MergeMode::PerSample => src = [issued.iter().any(|o| o.0 == key); 4],
+                    MergeMode::PerComponent => {
+                        for (c, s) in src.iter_mut().enumerate() {
+                            *s = issued.iter().any(|o| o.1[c] == ckeys[c]);
+                        }
+                    }
+                }
+                if src.iter().all(|&s| s) {
+                    st.merged_samples += 1;
+                } else if issued.len() < g.lanes {
+                    let merged = src.iter().filter(|&&s| s).count() as u64;
+                    st.blend_ops += 1;
+                    st.merged_components += merged;
+                    st.component_ops += 4 - if g.opts.gate_idle_lanes { merged } else { 0 };
+                    stage.ops[issued.len()] = Some(key);
+                    issued.push((key, ckeys));
+                } else {
+                    continue;
+                }
+                leave[j] = true;
+                stage.slots[j] = Some((smp.pos, res));
+            }
+            if leave.iter().any(|&l| l) {
+                st.busy_cycles += 1;
+                let idle = (g.lanes - issued.len()) as u64;
+                st.idle_lane_cycles += idle;
+                if g.opts.gate_idle_lanes {
+                    st.gated_lane_cycles += idle;
+                }
+            }
+            (stage, leave)
+        }
+    }
+
+    impl CycleModel for BlenderCycle {
+        type In = BlendFrag;
+        type Out = BlendBeat;
+
+        fn out(&self) -> (bool, BlendBeat) {
+            let mut b = BlendBeat::default();
+            if let Some(s) = self.stages.back() {
+                for (j, slot) in s.slots.iter().enumerate() {
+                    if let Some((pos, c)) = slot {
+                        b.lane_valid |= 1 << j;
+                        b.pos[j] = *pos;
+                        b.colour[j] = pack_rgba(*c);
+                    }
+                }
+            }
+            (b.lane_valid != 0, b)
+        }
+
+        fn in_ready(&self, out_ready: bool) -> bool {
+            (!self.out_valid() || out_ready) && self.count() <= self.g.lanes
+        }
+
+        fn clock(&mut self, in_valid: bool, inp: &BlendFrag, out_ready: bool, flush: bool) {
+            if flush {
+                *self = BlenderCycle::with_geom(self.g);
+                return;
+            }
+            let ov = self.out_valid();
+            if ov && out_ready {
+                if let Some(f) = self.first {
+                    self.stats.cycles = self.cycle + 1 - f;
+                }
+            }
+            if !ov || out_ready {
+                let accept = in_valid && self.count() <= self.g.lanes;
+                let (stage, leave) = self.compare();
+                self.stages.pop_back();
+                self.stages.push_front(stage);
+                for (p, l) in self.pool.iter_mut().zip(leave) {
+                    if l {
+                        *p = None;
+                    }
+                }
+                if accept {
+                    debug_assert!(self.pool.iter().all(Option::is_none));
+                    self.first.get_or_insert(self.cycle);
+                    for j in 0..self.g.pool {
+                        if inp.lane_valid >> j & 1 == 1 {
+                            self.stats.samples += 1;
+                            self.pool[j] = Some(BlendSample {
+                                pos: inp.pos[j],
+                                src: unpack_rgba(inp.src[j]),
+                                dst: unpack_rgba(inp.dst[j]),
+                                state: inp.state[j],
+                            });
+                        }
+                    }
+                }
+            }
+            self.cycle += 1;
+        }
+    }
+}

@@ -98,6 +98,34 @@ pub struct Beat {
     pub last: bool,
 }
 
+/// blender input: a fragment of up to [`LANES`] samples (lane `l` valid iff `lane_valid` bit
+/// `l`), the pool's load (`crate::blender::BlenderCycle`). Colours are RGBA8 packed little
+/// endian (R in bits 7..0, A in bits 31..24, [`crate::blender::pack_rgba`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlendFrag {
+    /// 4 bits.
+    pub lane_valid: u8,
+    /// Destination position id per lane, 32 bits.
+    pub pos: [u32; LANES],
+    /// Source colour per lane, packed RGBA8.
+    pub src: [u32; LANES],
+    /// Destination colour per lane, packed RGBA8.
+    pub dst: [u32; LANES],
+    /// Blend control state per lane, 8 bits (operation `state & 3`).
+    pub state: [u8; LANES],
+}
+
+/// blender output: one batch of the pool, every position with its (replicated) result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlendBeat {
+    /// 4 bits: slot `l` holds a result.
+    pub lane_valid: u8,
+    /// Position per slot, 32 bits (0 when the slot is empty).
+    pub pos: [u32; LANES],
+    /// Blended colour per slot, packed RGBA8 (0 when the slot is empty).
+    pub colour: [u32; LANES],
+}
+
 /// The memory port, request side (pixel side → memory): one 32-bit word read or written. The
 /// output merger's framebuffer and, later, the pixel-info and primitive lists go through it;
 /// [`crate::memory_port`] is the memory behind it.
@@ -215,6 +243,42 @@ macro_rules! for_each_stream {
                 block_3: Bits<8> [block[3]],
             }
         );
+        $m! {
+            /// → blender: a fragment of up to 4 samples.
+            BlendFrag: BlendFrag {
+                lane_valid: Bits<4> [lane_valid],
+                pos_0: Bits<32> [pos[0]],
+                pos_1: Bits<32> [pos[1]],
+                pos_2: Bits<32> [pos[2]],
+                pos_3: Bits<32> [pos[3]],
+                src_0: Bits<32> [src[0]],
+                src_1: Bits<32> [src[1]],
+                src_2: Bits<32> [src[2]],
+                src_3: Bits<32> [src[3]],
+                dst_0: Bits<32> [dst[0]],
+                dst_1: Bits<32> [dst[1]],
+                dst_2: Bits<32> [dst[2]],
+                dst_3: Bits<32> [dst[3]],
+                state_0: Bits<8> [state[0]],
+                state_1: Bits<8> [state[1]],
+                state_2: Bits<8> [state[2]],
+                state_3: Bits<8> [state[3]],
+            }
+        }
+        $m! {
+            /// blender →: one batch's positions with their results.
+            BlendBeat: BlendBeat {
+                lane_valid: Bits<4> [lane_valid],
+                pos_0: Bits<32> [pos[0]],
+                pos_1: Bits<32> [pos[1]],
+                pos_2: Bits<32> [pos[2]],
+                pos_3: Bits<32> [pos[3]],
+                colour_0: Bits<32> [colour[0]],
+                colour_1: Bits<32> [colour[1]],
+                colour_2: Bits<32> [colour[2]],
+                colour_3: Bits<32> [colour[3]],
+            }
+        }
         $m! {
             /// The memory port's requests (pixel side → memory).
             MemReq: MemReq {

@@ -13,7 +13,7 @@ use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
-use tilerast_golden::streams::{Beat, Cand, Cmd, Edges, Job};
+use tilerast_golden::streams::{Beat, BlendFrag, Cand, Cmd, Edges, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
@@ -410,6 +410,48 @@ pub fn beats(seed: u64, n: usize) -> Vec<Beat> {
                 b.mask[l] = r.next_u64();
             }
             b
+        })
+        .collect()
+}
+
+/// `n` random blender fragments: any lane pattern, positions counting up, and keys drawn from
+/// a small alphabet (a random one in 1 of 8 lanes), often the same key in a whole fragment and
+/// runs of fragments repeating the last key, so that per-sample merges and in-flight matches
+/// are frequent; all four operations, reserved state bits set at times.
+pub fn blend_frags(seed: u64, n: usize) -> Vec<BlendFrag> {
+    let mut r = Rng::new(seed);
+    let mut pos = 0u32;
+    let key = |r: &mut Rng| -> (u32, u32, u8) {
+        if r.below(8) == 0 {
+            (r.next_u32(), r.next_u32(), r.below(256) as u8)
+        } else {
+            let k = r.below(12) as u32;
+            let a = [0u32, 128, 255, 77][(k & 3) as usize];
+            let src = (k * 40) | ((k * 13 & 255) << 8) | (200 << 16) | (a << 24);
+            let dst = 10 | ((k * 7 & 255) << 8) | (90 << 16) | (255 << 24);
+            (src, dst, (k % 4) as u8 | if r.below(16) == 0 { 0x40 } else { 0 })
+        }
+    };
+    let mut last = key(&mut r);
+    (0..n)
+        .map(|_| {
+            let mut f = BlendFrag {
+                lane_valid: if r.below(3) == 0 { r.below(16) as u8 } else { 15 },
+                ..Default::default()
+            };
+            let whole = r.below(3) == 0;
+            if r.below(3) != 0 {
+                last = key(&mut r);
+            }
+            for l in 0..4 {
+                let k = if whole || r.below(2) == 0 { last } else { key(&mut r) };
+                f.pos[l] = pos;
+                pos = pos.wrapping_add(1);
+                f.src[l] = k.0;
+                f.dst[l] = k.1;
+                f.state[l] = k.2;
+            }
+            f
         })
         .collect()
 }

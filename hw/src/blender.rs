@@ -1,0 +1,675 @@
+//! # blender (seed 004: sample-pool equality merge)
+//!
+//! Blends up to four samples per fragment (straight-alpha RGBA8, the four operations of
+//! [`tilerast_golden::blender::blend`], bit exact with `⌊v/255⌉` as two adds and shifts) in L
+//! lanes, after a comparator that merges samples which will give the same result: with each
+//! other in the pool (per whole sample), and with the ops in flight. Merged samples take no
+//! lane: their position travels as sideband through the pipeline and the result of the lane
+//! they merged onto is replicated to it. Cycle model:
+//! [`tilerast_golden::blender::BlenderCycle`] (same registers); its rustdoc is the block's
+//! timing contract, stated once, with the difference from the transaction model.
+//!
+//! **Supported parameters** ([`supported`]): P = `blend_pool` = 4, L = `blend_lanes` = 2,
+//! D = `blend_latency` = 4 (every preset), merge Off or PerSample, in-flight match on or off,
+//! gating on or off, no input buffer. PerComponent merging is modelled
+//! ([`BlenderCycle`](tilerast_golden::blender::BlenderCycle)) but not built.
+//!
+//! **Ports.** `clock`, `flush` (synchronous reset, every register zero); in:
+//! `in_valid`/`in_ready` with `inp` ([`crate::streams::BlendFragIn`], a fragment: lane j valid
+//! iff `lane_valid` bit j, packed RGBA8 colours); out: `out_valid`/`out_ready` with `out`
+//! ([`crate::streams::BlendBeatOut`]: one batch, slot j = pool slot j, empty slots zero).
+//!
+//! **Handshake.** `adv = !out_valid | out_ready` moves the whole pipeline;
+//! `in_ready = adv & (valid pool entries ≤ L)` (the only combinational input → output path).
+//!
+//! **Gating.** With `gate_idle_lanes`, the registers of a lane stage load only when an op
+//! enters it (`en = adv & valid`): an idle lane's registers keep their value, a real enable
+//! that synthesis maps to clock enables. Without it they load every `adv` cycle.
+//!
+//! **Depth.** One level of comparators (pool × pool keys, pool × lane stages keys), then the
+//! oldest-first scan as four steps of gates and a 3-bit count, then the issue multiplexer. The
+//! lane arithmetic: stage 1 operands, stage 2 products (8×8), stage 3 `t = p1 + p2 + 128` (or
+//! the replace / saturated add result), `div255`'s `(t + (t >> 8)) >> 8` in front of the slot
+//! registers. Every output is a register.
+//!
+//! ```text
+//!  frag ─► pool[4] ─┬─ peq[i][j] (keys), fm[j][stage][lane] (in flight) ─► scan ─► leave[j]
+//!                   │                                                        │ lane, dist
+//!                   └─► issue mux ─► lane l: [q: key] ─► [p1,p2] ─► [t] ─► div255 ─► [rr]
+//!                                       (en = adv & valid when gating)      │
+//!  slot j: [pos, lane, dist, colour] ─► … ─► … ─► (latch res[lane] when the source is at
+//!          stage 3) ─► out slot j (stage 4 = output register)
+//! ```
+
+use crate::emit;
+use crate::streams::{stream_block, BlendBeatOut, BlendFragIn};
+use crate::util::{k, vec_of};
+use rust_hdl::prelude::*;
+use tilerast_golden::blender::{BlendOpts, BlenderGeom, MergeMode};
+use tilerast_golden::config::Config;
+
+/// Whether the block can be built for `cfg` / `opts`: `Ok`, or one line naming what it
+/// supports.
+pub fn supported(cfg: &Config, opts: &BlendOpts) -> Result<(), String> {
+    let g = BlenderGeom::new(cfg, opts)?;
+    if (g.pool, g.lanes, g.latency) != (4, 2, 4) {
+        return Err(format!(
+            "config.blend_pool/blend_lanes/blend_latency: P = {}, L = {}, D = {}; the blender block is built for P = 4, L = 2, D = 4",
+            g.pool, g.lanes, g.latency
+        ));
+    }
+    if opts.merge == MergeMode::PerComponent {
+        return Err(
+            "blend merge: PerComponent is modelled but not built; the blender block merges Off or PerSample".into(),
+        );
+    }
+    Ok(())
+}
+
+stream_block! {
+    /// The blender block. Build with [`Blender::new`].
+    pub struct Blender(BlendFragIn => BlendBeatOut) {
+        // ---- constants ----
+        c_merge: Constant<Bit>,
+        c_mif: Constant<Bit>,
+        c_gate: Constant<Bit>,
+        c_l: Constant<Bits<3>>,
+        c_lane: Vec<Constant<Bits<3>>>,
+        c_lt: Vec<Constant<Bit>>,
+        c_k: Vec<Constant<Bits<3>>>,
+        c_latch: Vec<Constant<Bits<3>>>,
+        c_bit: Vec<Constant<Bits<4>>>,
+        c_255: Constant<Bits<16>>,
+        c_128: Constant<Bits<16>>,
+        c_8: Constant<Bits<16>>,
+        c_sh: Vec<Constant<Bits<32>>>,
+        c_isa: Vec<Constant<Bit>>,
+        c_op: Vec<Constant<Bits<2>>>,
+
+        // ---- combinational ----
+        adv: Signal<Local, Bit>,
+        ovo: Signal<Local, Bit>,
+        pc: Vec<Signal<Local, Bits<3>>>,
+        accept: Signal<Local, Bit>,
+        peq: Vec<Signal<Local, Bit>>,
+        fm: Vec<Signal<Local, Bit>>,
+        inf: Vec<Signal<Local, Bit>>,
+        inf_k: Vec<Signal<Local, Bits<3>>>,
+        inf_l: Vec<Signal<Local, Bit>>,
+        mrg: Vec<Signal<Local, Bit>>,
+        mlane: Vec<Signal<Local, Bit>>,
+        iss: Vec<Signal<Local, Bit>>,
+        lv: Vec<Signal<Local, Bit>>,
+        cnt: Vec<Signal<Local, Bits<3>>>,
+        is_v: Vec<Signal<Local, Bit>>,
+        is_s: Vec<Signal<Local, Bits<16>>>,
+        is_d: Vec<Signal<Local, Bits<16>>>,
+        is_st: Vec<Signal<Local, Bits<8>>>,
+        en: Vec<Signal<Local, Bit>>,
+        op1: Vec<Signal<Local, Bits<2>>>,
+        op2: Vec<Signal<Local, Bits<2>>>,
+        op3: Vec<Signal<Local, Bits<2>>>,
+        ma: Vec<Signal<Local, Bits<16>>>,
+        mb: Vec<Signal<Local, Bits<16>>>,
+        mc: Vec<Signal<Local, Bits<16>>>,
+        md: Vec<Signal<Local, Bits<16>>>,
+        pr1: Vec<Signal<Local, Bits<32>>>,
+        pr2: Vec<Signal<Local, Bits<32>>>,
+        sum: Vec<Signal<Local, Bits<16>>>,
+        rsum: Vec<Signal<Local, Bits<16>>>,
+        res: Vec<Signal<Local, Bits<8>>>,
+        lvc: Vec<Signal<Local, Bits<4>>>,
+
+        // ---- registers ----
+        pv: Vec<DFF<Bit>>,
+        ppos: Vec<DFF<Bits<32>>>,
+        ps: Vec<DFF<Bits<16>>>,
+        pd: Vec<DFF<Bits<16>>>,
+        pst: Vec<DFF<Bits<8>>>,
+        qv: Vec<DFF<Bit>>,
+        qs: Vec<DFF<Bits<16>>>,
+        qd: Vec<DFF<Bits<16>>>,
+        qst: Vec<DFF<Bits<8>>>,
+        ap1: Vec<DFF<Bits<16>>>,
+        ap2: Vec<DFF<Bits<16>>>,
+        at: Vec<DFF<Bits<16>>>,
+        rr: Vec<DFF<Bits<8>>>,
+        sv: Vec<DFF<Bit>>,
+        spos: Vec<DFF<Bits<32>>>,
+        scol: Vec<DFF<Bits<8>>>,
+        slane: Vec<DFF<Bit>>,
+        sdist: Vec<DFF<Bits<3>>>,
+    }
+}
+
+impl Blender {
+    /// The block for `cfg` / `opts`, or why it cannot be built ([`supported`]).
+    pub fn try_new(cfg: &Config, opts: &BlendOpts) -> Result<Blender, String> {
+        supported(cfg, opts)?;
+        Ok(Blender {
+            clock: Default::default(),
+            flush: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            inp: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out: Default::default(),
+            c_merge: Constant::new(opts.merge != MergeMode::Off),
+            c_mif: Constant::new(opts.match_in_flight),
+            c_gate: Constant::new(opts.gate_idle_lanes),
+            c_l: k(2),
+            c_lane: (0..2).map(k).collect(),
+            c_lt: (0..16).map(|x| Constant::new(x / 4 < x % 4)).collect(),
+            // Stage s + 1 of an in-flight source found in stage index s.
+            c_k: (1..5).map(k).collect(),
+            // A slot leaving stage s + 1 (s < 3) latches when its source is in stage 3: distance 2 − s.
+            c_latch: (0..3).map(|s: u64| k(2 - s)).collect(),
+            c_bit: (0..4).map(|j| k(1 << j)).collect(),
+            c_255: k(255),
+            c_128: k(128),
+            c_8: k(8),
+            c_sh: [8u64, 16, 24].into_iter().map(k).collect(),
+            c_isa: (0..4).map(|c| Constant::new(c == 3)).collect(),
+            c_op: (0..4).map(k).collect(),
+            adv: Default::default(),
+            ovo: Default::default(),
+            pc: vec_of(5),
+            accept: Default::default(),
+            peq: vec_of(16),
+            fm: vec_of(32),
+            inf: vec_of(4),
+            inf_k: vec_of(4),
+            inf_l: vec_of(4),
+            mrg: vec_of(4),
+            mlane: vec_of(4),
+            iss: vec_of(4),
+            lv: vec_of(4),
+            cnt: vec_of(5),
+            is_v: vec_of(2),
+            is_s: vec_of(8),
+            is_d: vec_of(8),
+            is_st: vec_of(2),
+            en: vec_of(8),
+            op1: vec_of(2),
+            op2: vec_of(2),
+            op3: vec_of(2),
+            ma: vec_of(8),
+            mb: vec_of(8),
+            mc: vec_of(8),
+            md: vec_of(8),
+            pr1: vec_of(8),
+            pr2: vec_of(8),
+            sum: vec_of(8),
+            rsum: vec_of(8),
+            res: vec_of(8),
+            lvc: vec_of(5),
+            pv: vec_of(4),
+            ppos: vec_of(4),
+            ps: vec_of(16),
+            pd: vec_of(16),
+            pst: vec_of(4),
+            qv: vec_of(8),
+            qs: vec_of(32),
+            qd: vec_of(32),
+            qst: vec_of(8),
+            ap1: vec_of(8),
+            ap2: vec_of(8),
+            at: vec_of(8),
+            rr: vec_of(8),
+            sv: vec_of(16),
+            spos: vec_of(16),
+            scol: vec_of(64),
+            slane: vec_of(16),
+            sdist: vec_of(16),
+        })
+    }
+
+    /// The block for `cfg` / `opts`.
+    ///
+    /// # Panics
+    /// With the reason if they are not supported ([`supported`]).
+    pub fn new(cfg: &Config, opts: &BlendOpts) -> Blender {
+        Blender::try_new(cfg, opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The block's logic (vector indices are expressions of the loop variables, which
+    /// rust-hdl's generator cannot evaluate alone: `hdl` goes through
+    /// [`emit::resolve_indices`]). Index layout: pool slot j, component c: `j*4 + c`; lane
+    /// stage s (0 = stage 1), lane l: `s*2 + l`, its components `(s*2 + l)*4 + c`; lane l's
+    /// arithmetic registers `l*4 + c`; sideband stage s slot j: `s*4 + j`, colour
+    /// `(s*4 + j)*4 + c`; in-flight match of slot j with stage s lane l: `j*8 + s*2 + l`.
+    #[hdl_gen]
+    fn kernel(&mut self) {
+        for j in 0..4 {
+            self.pv[j].clock.next = self.clock.val();
+            self.pv[j].d.next = self.pv[j].q.val();
+            self.ppos[j].clock.next = self.clock.val();
+            self.ppos[j].d.next = self.ppos[j].q.val();
+            self.pst[j].clock.next = self.clock.val();
+            self.pst[j].d.next = self.pst[j].q.val();
+        }
+        for i in 0..16 {
+            self.ps[i].clock.next = self.clock.val();
+            self.ps[i].d.next = self.ps[i].q.val();
+            self.pd[i].clock.next = self.clock.val();
+            self.pd[i].d.next = self.pd[i].q.val();
+            self.sv[i].clock.next = self.clock.val();
+            self.sv[i].d.next = self.sv[i].q.val();
+            self.spos[i].clock.next = self.clock.val();
+            self.spos[i].d.next = self.spos[i].q.val();
+            self.slane[i].clock.next = self.clock.val();
+            self.slane[i].d.next = self.slane[i].q.val();
+            self.sdist[i].clock.next = self.clock.val();
+            self.sdist[i].d.next = self.sdist[i].q.val();
+        }
+        for i in 0..8 {
+            self.qv[i].clock.next = self.clock.val();
+            self.qv[i].d.next = self.qv[i].q.val();
+            self.qst[i].clock.next = self.clock.val();
+            self.qst[i].d.next = self.qst[i].q.val();
+            self.ap1[i].clock.next = self.clock.val();
+            self.ap1[i].d.next = self.ap1[i].q.val();
+            self.ap2[i].clock.next = self.clock.val();
+            self.ap2[i].d.next = self.ap2[i].q.val();
+            self.at[i].clock.next = self.clock.val();
+            self.at[i].d.next = self.at[i].q.val();
+            self.rr[i].clock.next = self.clock.val();
+            self.rr[i].d.next = self.rr[i].q.val();
+        }
+        for i in 0..32 {
+            self.qs[i].clock.next = self.clock.val();
+            self.qs[i].d.next = self.qs[i].q.val();
+            self.qd[i].clock.next = self.clock.val();
+            self.qd[i].d.next = self.qd[i].q.val();
+        }
+        for i in 0..64 {
+            self.scol[i].clock.next = self.clock.val();
+            self.scol[i].d.next = self.scol[i].q.val();
+        }
+
+        // ---- handshake ----
+        self.ovo.next = self.sv[12].q.val() | self.sv[13].q.val() | self.sv[14].q.val() | self.sv[15].q.val();
+        self.adv.next = !self.ovo.val() | self.out_ready.val();
+        self.pc[0].next = 0.into();
+        for j in 0..4 {
+            if self.pv[j].q.val() {
+                self.pc[j + 1].next = self.pc[j].val() + self.c_lane[1].val();
+            } else {
+                self.pc[j + 1].next = self.pc[j].val();
+            }
+        }
+        self.in_ready.next = self.adv.val() & (self.pc[4].val() <= self.c_l.val());
+        self.accept.next = self.in_valid.val() & self.adv.val() & (self.pc[4].val() <= self.c_l.val());
+
+        // ---- comparators: pool × pool, pool × lane stages (one level) ----
+        for i in 0..4 {
+            for j in 0..4 {
+                self.peq[i * 4 + j].next = self.pst[i].q.val() == self.pst[j].q.val();
+                for c in 0..4 {
+                    if (self.ps[i * 4 + c].q.val() != self.ps[j * 4 + c].q.val())
+                        | (self.pd[i * 4 + c].q.val() != self.pd[j * 4 + c].q.val())
+                    {
+                        self.peq[i * 4 + j].next = false;
+                    }
+                }
+            }
+        }
+        for j in 0..4 {
+            for s in 0..4 {
+                for l in 0..2 {
+                    self.fm[j * 8 + s * 2 + l].next =
+                        self.qv[s * 2 + l].q.val() & (self.qst[s * 2 + l].q.val() == self.pst[j].q.val());
+                    for c in 0..4 {
+                        if (self.qs[(s * 2 + l) * 4 + c].q.val() != self.ps[j * 4 + c].q.val())
+                            | (self.qd[(s * 2 + l) * 4 + c].q.val() != self.pd[j * 4 + c].q.val())
+                        {
+                            self.fm[j * 8 + s * 2 + l].next = false;
+                        }
+                    }
+                }
+            }
+        }
+
+        // ---- scan, oldest first (gates and a 3-bit count) ----
+        self.cnt[0].next = 0.into();
+        for j in 0..4 {
+            self.inf[j].next = false;
+            self.inf_k[j].next = 0.into();
+            self.inf_l[j].next = false;
+            for s in 0..4 {
+                for l in 0..2 {
+                    if self.fm[j * 8 + s * 2 + l].val() {
+                        self.inf[j].next = self.pv[j].q.val() & self.c_merge.val() & self.c_mif.val();
+                        self.inf_k[j].next = self.c_k[s].val();
+                        self.inf_l[j].next = self.c_lane[l].val().get_bit(0);
+                    }
+                }
+            }
+            self.mrg[j].next = false;
+            self.mlane[j].next = false;
+            for i in 0..4 {
+                if self.c_lt[i * 4 + j].val() & self.iss[i].val() & self.peq[i * 4 + j].val() & self.c_merge.val() {
+                    self.mrg[j].next = self.pv[j].q.val() & !self.inf[j].val();
+                    self.mlane[j].next = self.cnt[i].val().get_bit(0);
+                }
+            }
+            self.iss[j].next =
+                self.pv[j].q.val() & !self.inf[j].val() & !self.mrg[j].val() & (self.cnt[j].val() < self.c_l.val());
+            if self.iss[j].val() {
+                self.cnt[j + 1].next = self.cnt[j].val() + self.c_lane[1].val();
+            } else {
+                self.cnt[j + 1].next = self.cnt[j].val();
+            }
+            self.lv[j].next = self.inf[j].val() | self.mrg[j].val() | self.iss[j].val();
+        }
+
+        // ---- issue multiplexer ----
+        for l in 0..2 {
+            self.is_v[l].next = false;
+            self.is_st[l].next = 0.into();
+            for c in 0..4 {
+                self.is_s[l * 4 + c].next = 0.into();
+                self.is_d[l * 4 + c].next = 0.into();
+            }
+            for j in 0..4 {
+                if self.iss[j].val() & (self.cnt[j].val() == self.c_lane[l].val()) {
+                    self.is_v[l].next = true;
+                    self.is_st[l].next = self.pst[j].q.val();
+                    for c in 0..4 {
+                        self.is_s[l * 4 + c].next = self.ps[j * 4 + c].q.val();
+                        self.is_d[l * 4 + c].next = self.pd[j * 4 + c].q.val();
+                    }
+                }
+            }
+        }
+
+        // ---- lanes: enables (gating), key registers, arithmetic ----
+        for l in 0..2 {
+            self.en[l].next = self.adv.val() & (self.is_v[l].val() | !self.c_gate.val());
+            for s in 1..4 {
+                self.en[s * 2 + l].next = self.adv.val() & (self.qv[(s - 1) * 2 + l].q.val() | !self.c_gate.val());
+            }
+            self.op1[l].next = self.qst[l].q.val().get_bits::<2>(0);
+            self.op2[l].next = self.qst[2 + l].q.val().get_bits::<2>(0);
+            self.op3[l].next = self.qst[4 + l].q.val().get_bits::<2>(0);
+        }
+        for l in 0..2 {
+            if self.adv.val() {
+                self.qv[l].d.next = self.is_v[l].val();
+                for s in 1..4 {
+                    self.qv[s * 2 + l].d.next = self.qv[(s - 1) * 2 + l].q.val();
+                }
+            }
+            if self.en[l].val() {
+                self.qst[l].d.next = self.is_st[l].val();
+                for c in 0..4 {
+                    self.qs[l * 4 + c].d.next = self.is_s[l * 4 + c].val();
+                    self.qd[l * 4 + c].d.next = self.is_d[l * 4 + c].val();
+                }
+            }
+            for s in 1..4 {
+                if self.en[s * 2 + l].val() {
+                    self.qst[s * 2 + l].d.next = self.qst[(s - 1) * 2 + l].q.val();
+                    for c in 0..4 {
+                        self.qs[(s * 2 + l) * 4 + c].d.next = self.qs[((s - 1) * 2 + l) * 4 + c].q.val();
+                        self.qd[(s * 2 + l) * 4 + c].d.next = self.qd[((s - 1) * 2 + l) * 4 + c].q.val();
+                    }
+                }
+            }
+            for c in 0..4 {
+                // Stage 1 → 2: products. op 0: s·m + d·(255 − sa), m = sa (R, G, B) or 255 (A);
+                // op 3: s·d; op 1: s; op 2: s + d.
+                self.ma[l * 4 + c].next = self.qs[l * 4 + c].q.val();
+                self.mc[l * 4 + c].next = self.qd[l * 4 + c].q.val();
+                self.md[l * 4 + c].next = self.c_255.val() - self.qs[l * 4 + 3].q.val();
+                if self.op1[l].val() == self.c_op[3].val() {
+                    self.mb[l * 4 + c].next = self.qd[l * 4 + c].q.val();
+                } else if self.c_isa[c].val() {
+                    self.mb[l * 4 + c].next = self.c_255.val();
+                } else {
+                    self.mb[l * 4 + c].next = self.qs[l * 4 + 3].q.val();
+                }
+                self.pr1[l * 4 + c].next = self.ma[l * 4 + c].val() * self.mb[l * 4 + c].val();
+                self.pr2[l * 4 + c].next = self.mc[l * 4 + c].val() * self.md[l * 4 + c].val();
+                if self.en[2 + l].val() {
+                    if self.op1[l].val() == self.c_op[1].val() {
+                        self.ap1[l * 4 + c].d.next = self.ma[l * 4 + c].val();
+                        self.ap2[l * 4 + c].d.next = 0.into();
+                    } else if self.op1[l].val() == self.c_op[2].val() {
+                        self.ap1[l * 4 + c].d.next = self.ma[l * 4 + c].val() + self.mc[l * 4 + c].val();
+                        self.ap2[l * 4 + c].d.next = 0.into();
+                    } else if self.op1[l].val() == self.c_op[3].val() {
+                        self.ap1[l * 4 + c].d.next = self.pr1[l * 4 + c].val().get_bits::<16>(0);
+                        self.ap2[l * 4 + c].d.next = 0.into();
+                    } else {
+                        self.ap1[l * 4 + c].d.next = self.pr1[l * 4 + c].val().get_bits::<16>(0);
+                        self.ap2[l * 4 + c].d.next = self.pr2[l * 4 + c].val().get_bits::<16>(0);
+                    }
+                }
+                // Stage 2 → 3: t = p1 + p2 + 128 (op 0, 3), s (op 1), min(255, s + d) (op 2).
+                self.sum[l * 4 + c].next = self.ap1[l * 4 + c].q.val() + self.ap2[l * 4 + c].q.val() + self.c_128.val();
+                if self.en[4 + l].val() {
+                    if (self.op2[l].val() == self.c_op[0].val()) | (self.op2[l].val() == self.c_op[3].val()) {
+                        self.at[l * 4 + c].d.next = self.sum[l * 4 + c].val();
+                    } else if self.ap1[l * 4 + c].q.val() > self.c_255.val() {
+                        self.at[l * 4 + c].d.next = self.c_255.val();
+                    } else {
+                        self.at[l * 4 + c].d.next = self.ap1[l * 4 + c].q.val();
+                    }
+                }
+                // Stage 3: ⌊v/255⌉ = (t + (t >> 8)) >> 8.
+                self.rsum[l * 4 + c].next = self.at[l * 4 + c].q.val() + (self.at[l * 4 + c].q.val() >> self.c_8.val());
+                if (self.op3[l].val() == self.c_op[0].val()) | (self.op3[l].val() == self.c_op[3].val()) {
+                    self.res[l * 4 + c].next = self.rsum[l * 4 + c].val().get_bits::<8>(8);
+                } else {
+                    self.res[l * 4 + c].next = self.at[l * 4 + c].q.val().get_bits::<8>(0);
+                }
+                // Stage 3 → 4: the result register (in-flight sources in stage 4).
+                if self.en[6 + l].val() {
+                    self.rr[l * 4 + c].d.next = self.res[l * 4 + c].val();
+                }
+            }
+        }
+
+        // ---- sideband slots ----
+        if self.adv.val() {
+            for j in 0..4 {
+                self.sv[j].d.next = self.lv[j].val();
+                self.spos[j].d.next = 0.into();
+                self.slane[j].d.next = false;
+                self.sdist[j].d.next = 0.into();
+                for c in 0..4 {
+                    self.scol[j * 4 + c].d.next = 0.into();
+                }
+                if self.lv[j].val() {
+                    self.spos[j].d.next = self.ppos[j].q.val();
+                }
+                if self.iss[j].val() {
+                    self.slane[j].d.next = self.cnt[j].val().get_bit(0);
+                }
+                if self.mrg[j].val() {
+                    self.slane[j].d.next = self.mlane[j].val();
+                }
+                if self.inf[j].val() {
+                    self.slane[j].d.next = self.inf_l[j].val();
+                    self.sdist[j].d.next = self.inf_k[j].val();
+                    for l in 0..2 {
+                        if self.inf_l[j].val() == self.c_lane[l].val().get_bit(0) {
+                            for c in 0..4 {
+                                if self.inf_k[j].val() == self.c_k[2].val() {
+                                    self.scol[j * 4 + c].d.next = self.res[l * 4 + c].val();
+                                }
+                                if self.inf_k[j].val() == self.c_k[3].val() {
+                                    self.scol[j * 4 + c].d.next = self.rr[l * 4 + c].q.val();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for s in 1..4 {
+                for j in 0..4 {
+                    self.sv[s * 4 + j].d.next = self.sv[(s - 1) * 4 + j].q.val();
+                    self.spos[s * 4 + j].d.next = self.spos[(s - 1) * 4 + j].q.val();
+                    self.slane[s * 4 + j].d.next = self.slane[(s - 1) * 4 + j].q.val();
+                    self.sdist[s * 4 + j].d.next = self.sdist[(s - 1) * 4 + j].q.val();
+                    for c in 0..4 {
+                        self.scol[(s * 4 + j) * 4 + c].d.next = self.scol[((s - 1) * 4 + j) * 4 + c].q.val();
+                    }
+                    if self.sv[(s - 1) * 4 + j].q.val()
+                        & (self.sdist[(s - 1) * 4 + j].q.val() == self.c_latch[s - 1].val())
+                    {
+                        for l in 0..2 {
+                            if self.slane[(s - 1) * 4 + j].q.val() == self.c_lane[l].val().get_bit(0) {
+                                for c in 0..4 {
+                                    self.scol[(s * 4 + j) * 4 + c].d.next = self.res[l * 4 + c].val();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // ---- pool ----
+        if self.adv.val() {
+            for j in 0..4 {
+                if self.lv[j].val() {
+                    self.pv[j].d.next = false;
+                }
+            }
+        }
+        if self.accept.val() {
+            self.pv[0].d.next = self.inp.lane_valid.val().get_bit(0);
+            self.pv[1].d.next = self.inp.lane_valid.val().get_bit(1);
+            self.pv[2].d.next = self.inp.lane_valid.val().get_bit(2);
+            self.pv[3].d.next = self.inp.lane_valid.val().get_bit(3);
+            self.ppos[0].d.next = self.inp.pos_0.val();
+            self.ppos[1].d.next = self.inp.pos_1.val();
+            self.ppos[2].d.next = self.inp.pos_2.val();
+            self.ppos[3].d.next = self.inp.pos_3.val();
+            self.pst[0].d.next = self.inp.state_0.val();
+            self.pst[1].d.next = self.inp.state_1.val();
+            self.pst[2].d.next = self.inp.state_2.val();
+            self.pst[3].d.next = self.inp.state_3.val();
+            self.ps[0].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(0));
+            self.ps[1].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(8));
+            self.ps[2].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(16));
+            self.ps[3].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(24));
+            self.ps[4].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(0));
+            self.ps[5].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(8));
+            self.ps[6].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(16));
+            self.ps[7].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(24));
+            self.ps[8].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(0));
+            self.ps[9].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(8));
+            self.ps[10].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(16));
+            self.ps[11].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(24));
+            self.ps[12].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(0));
+            self.ps[13].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(8));
+            self.ps[14].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(16));
+            self.ps[15].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(24));
+            self.pd[0].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(0));
+            self.pd[1].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(8));
+            self.pd[2].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(16));
+            self.pd[3].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(24));
+            self.pd[4].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(0));
+            self.pd[5].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(8));
+            self.pd[6].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(16));
+            self.pd[7].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(24));
+            self.pd[8].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(0));
+            self.pd[9].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(8));
+            self.pd[10].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(16));
+            self.pd[11].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(24));
+            self.pd[12].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(0));
+            self.pd[13].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(8));
+            self.pd[14].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(16));
+            self.pd[15].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(24));
+        }
+
+        // ---- flush ----
+        if self.flush.val() {
+            for j in 0..4 {
+                self.pv[j].d.next = false;
+                self.ppos[j].d.next = 0.into();
+                self.pst[j].d.next = 0.into();
+            }
+            for i in 0..16 {
+                self.ps[i].d.next = 0.into();
+                self.pd[i].d.next = 0.into();
+                self.sv[i].d.next = false;
+                self.spos[i].d.next = 0.into();
+                self.slane[i].d.next = false;
+                self.sdist[i].d.next = 0.into();
+            }
+            for i in 0..8 {
+                self.qv[i].d.next = false;
+                self.qst[i].d.next = 0.into();
+                self.ap1[i].d.next = 0.into();
+                self.ap2[i].d.next = 0.into();
+                self.at[i].d.next = 0.into();
+                self.rr[i].d.next = 0.into();
+            }
+            for i in 0..32 {
+                self.qs[i].d.next = 0.into();
+                self.qd[i].d.next = 0.into();
+            }
+            for i in 0..64 {
+                self.scol[i].d.next = 0.into();
+            }
+        }
+
+        // ---- outputs (registers) ----
+        self.out_valid.next = self.ovo.val();
+        self.lvc[0].next = 0.into();
+        for j in 0..4 {
+            if self.sv[12 + j].q.val() {
+                self.lvc[j + 1].next = self.lvc[j].val() | self.c_bit[j].val();
+            } else {
+                self.lvc[j + 1].next = self.lvc[j].val();
+            }
+        }
+        self.out.lane_valid.next = self.lvc[4].val();
+        self.out.pos_0.next = self.spos[12].q.val();
+        self.out.pos_1.next = self.spos[13].q.val();
+        self.out.pos_2.next = self.spos[14].q.val();
+        self.out.pos_3.next = self.spos[15].q.val();
+        self.out.colour_0.next = bit_cast::<32, 8>(self.scol[48].q.val())
+            | (bit_cast::<32, 8>(self.scol[49].q.val()) << self.c_sh[0].val())
+            | (bit_cast::<32, 8>(self.scol[50].q.val()) << self.c_sh[1].val())
+            | (bit_cast::<32, 8>(self.scol[51].q.val()) << self.c_sh[2].val());
+        self.out.colour_1.next = bit_cast::<32, 8>(self.scol[52].q.val())
+            | (bit_cast::<32, 8>(self.scol[53].q.val()) << self.c_sh[0].val())
+            | (bit_cast::<32, 8>(self.scol[54].q.val()) << self.c_sh[1].val())
+            | (bit_cast::<32, 8>(self.scol[55].q.val()) << self.c_sh[2].val());
+        self.out.colour_2.next = bit_cast::<32, 8>(self.scol[56].q.val())
+            | (bit_cast::<32, 8>(self.scol[57].q.val()) << self.c_sh[0].val())
+            | (bit_cast::<32, 8>(self.scol[58].q.val()) << self.c_sh[1].val())
+            | (bit_cast::<32, 8>(self.scol[59].q.val()) << self.c_sh[2].val());
+        self.out.colour_3.next = bit_cast::<32, 8>(self.scol[60].q.val())
+            | (bit_cast::<32, 8>(self.scol[61].q.val()) << self.c_sh[0].val())
+            | (bit_cast::<32, 8>(self.scol[62].q.val()) << self.c_sh[1].val())
+            | (bit_cast::<32, 8>(self.scol[63].q.val()) << self.c_sh[2].val());
+    }
+}
+
+impl Logic for Blender {
+    fn update(&mut self) {
+        self.kernel();
+    }
+
+    fn connect(&mut self) {
+        Blender::connect(self);
+    }
+
+    fn hdl(&self) -> Verilog {
+        emit::resolve_indices(Blender::hdl(self))
+    }
+}
+
+/// The block's Verilog with top module `name`.
+pub fn verilog(cfg: &Config, opts: &BlendOpts, name: &str) -> String {
+    let mut block = Blender::new(cfg, opts);
+    block.connect_all();
+    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+}
