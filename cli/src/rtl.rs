@@ -1,14 +1,19 @@
-//! `tilerast rtl`: the raster core's Verilog for any config the RTL supports.
+//! `tilerast rtl`: the raster core's Verilog for any config the RTL supports, and the pixel-side
+//! blocks built so far.
 //!
 //! ```text
 //!  --preset P | --config FILE ─► overrides --set field=value … ─► Config (validated, names the field)
 //!      ─► tilerast_hw::supported (one line naming the field and the supported range)
 //!      ─► DIR/tilerast_<name>.v (header: this exact command, config, ports and streams)
-//!         DIR/tilerast_waivers.vlt ─► verilator --lint-only -Wall (must be clean; --no-lint skips)
+//!         DIR/tilerast_waivers.vlt
+//!         DIR/tilerast_<stage>_<name>.v per pixel-side block (tilerast_hw::BLOCK_FILES) whose
+//!             parameters the config is inside of; else a `skipped …` line with the reason
+//!      ─► verilator --lint-only -Wall on each file (must be clean; --no-lint skips)
 //! ```
 //!
 //! `gen-rtl` (the `rtl-out/` files) is this command applied to each preset:
-//! `tilerast rtl --preset ice40 -o rtl-out` writes `rtl-out/tilerast_ice40.v` byte for byte.
+//! `tilerast rtl --preset ice40 -o rtl-out` writes `rtl-out/tilerast_ice40.v` and
+//! `rtl-out/tilerast_<stage>_ice40.v` byte for byte.
 
 use crate::error::{io_err, CliError, Res};
 use clap::Args;
@@ -141,9 +146,9 @@ pub fn command_line() -> String {
         .join(" ")
 }
 
-/// Lint the written core with Verilator in `dir`; `Err` with the first warning line.
-fn lint(dir: &Path, cfg_name: &str) -> Res<String> {
-    let cmd = tilerast_hw::lint_command(cfg_name);
+/// Lint one written file with Verilator in `dir` (`cmd`: its lint command); `Err` with the first
+/// warning line.
+fn lint(dir: &Path, file: &str, cmd: String) -> Res<String> {
     let mut parts = cmd.split_whitespace();
     let prog = parts.next().expect("command");
     let out = std::process::Command::new(prog)
@@ -161,7 +166,7 @@ fn lint(dir: &Path, cfg_name: &str) -> Res<String> {
         let text = String::from_utf8_lossy(&out.stderr);
         let first = text.lines().find(|l| l.starts_with('%')).unwrap_or("(no message)");
         return Err(CliError::at(
-            dir.join(tilerast_hw::rtl_file_name(cfg_name)).display(),
+            dir.join(file).display(),
             "lint",
             format!("not lint-clean ({cmd}): {first}"),
         ));
@@ -192,11 +197,33 @@ pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
         w,
         format!("wrote {}", a.out.join(tilerast_hw::LINT_WAIVERS_FILE).display()),
     )?;
+    // The pixel-side blocks built so far, each in a file of its own; one this config's
+    // parameters are outside of is skipped with the reason (the core above stands alone).
+    let mut lints = vec![(
+        tilerast_hw::rtl_file_name(&cfg.name),
+        tilerast_hw::lint_command(&cfg.name),
+    )];
+    let blocks = tilerast_hw::write_blocks(&cfg, &command_line(), &a.out)
+        .map_err(|e| CliError::at(a.out.display(), "write", e))?;
+    for (b, r) in blocks {
+        match r {
+            Ok(path) => {
+                say(
+                    w,
+                    format!("wrote {} (top module {})", path.display(), b.top_name(&cfg.name)),
+                )?;
+                lints.push((b.file_name(&cfg.name), b.lint_command(&cfg.name)));
+            }
+            Err(why) => say(w, format!("skipped {}: {why}", b.file_name(&cfg.name)))?,
+        }
+    }
     if a.no_lint {
         say(w, "lint: skipped (--no-lint)".into())?;
     } else {
-        let cmd = lint(&a.out, &cfg.name)?;
-        say(w, format!("lint: clean ({cmd})"))?;
+        for (file, cmd) in lints {
+            let cmd = lint(&a.out, &file, cmd)?;
+            say(w, format!("lint: clean ({cmd})"))?;
+        }
     }
     Ok(())
 }

@@ -1352,8 +1352,59 @@ fn rtl_for_a_preset_is_the_committed_rtl_out_file() {
         have == want,
         "tilerast rtl --preset ice40_1x differs from rtl-out/tilerast_ice40_1x.v"
     );
+    // And every pixel-side block's file (`tilerast_<stage>_ice40_1x.v`), byte for byte.
+    let mut blocks = Vec::new();
+    for e in std::fs::read_dir(d.join("rtl-out")).unwrap() {
+        let f = e.unwrap().file_name().into_string().unwrap();
+        if f.ends_with("_ice40_1x.v") {
+            let have = std::fs::read_to_string(d.join("rtl-out").join(&f)).unwrap();
+            let want =
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out").join(&f)).unwrap();
+            assert!(have == want, "tilerast rtl --preset ice40_1x differs from rtl-out/{f}");
+            blocks.push(f);
+        }
+    }
+    assert!(
+        blocks.contains(&"tilerast_blender_ice40_1x.v".to_string()),
+        "{blocks:?}"
+    );
     let waivers = std::fs::read_to_string(d.join("rtl-out/tilerast_waivers.vlt")).unwrap();
     assert!(waivers.contains("lint_off -rule WIDTH"), "{waivers}");
+}
+
+/// A config outside a pixel-side block's parameters still gets its core; the block is skipped
+/// with one line naming the field, and nothing half-written is left for it.
+#[test]
+fn rtl_skips_a_pixel_side_block_outside_its_parameters() {
+    let d = tmp("rtl-skip");
+    let out = d.join("out");
+    let out_s = out.display().to_string();
+    let stdout = ok(&run(&[
+        "rtl",
+        "--set",
+        "blend_pool=8",
+        "--name",
+        "p8",
+        "-o",
+        &out_s,
+        "--no-lint",
+    ]));
+    assert!(out.join("tilerast_p8.v").exists(), "{stdout}");
+    assert!(
+        stdout.contains("skipped tilerast_blender_p8.v: blender: config.blend_pool: 8 entries"),
+        "{stdout}"
+    );
+    assert!(!out.join("tilerast_blender_p8.v").exists());
+    // Inside them, it is written and linted.
+    let stdout = ok(&run(&["rtl", "--preset", "ice40", "-o", &out_s]));
+    assert!(
+        stdout.contains("wrote ") && stdout.contains("tilerast_blender_ice40.v (top module tilerast_blender_ice40)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("lint: clean (verilator --lint-only -Wall --top-module tilerast_blender_ice40"),
+        "{stdout}"
+    );
 }
 
 /// A config no preset has (8x MSAA, Q = 2, non-square tile and sub-tile, cw culling, the

@@ -673,3 +673,22 @@ pub fn verilog(cfg: &Config, opts: &BlendOpts, name: &str) -> String {
     block.connect_all();
     emit::fix_verilog(&emit::generate_verilog_named(&block, name))
 }
+
+/// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options
+/// ([`tilerast_golden::pipeline::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
+pub const FILE: crate::BlockFile = crate::BlockFile {
+    stage: "blender",
+    role: "seed 004, sample-pool equality merge",
+    contract: "tilerast_golden::blender::BlenderCycle",
+    inp: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
+    out: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
+    params: |cfg| {
+        let opts = tilerast_golden::pipeline::PIPELINE_BLEND;
+        supported(cfg, &opts)?;
+        Ok(format!(
+            "P = {}, L = {}, D = {}; options {opts:?}",
+            cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency
+        ))
+    },
+    verilog: |cfg, top| verilog(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND, top),
+};

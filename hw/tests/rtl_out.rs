@@ -34,18 +34,26 @@ fn rtl_out_is_fresh() {
 }
 
 #[test]
-fn blender_files_are_fresh() {
+fn block_files_are_fresh() {
+    let stages: Vec<&str> = tilerast_hw::BLOCK_FILES.iter().map(|b| b.stage).collect();
+    assert_eq!(
+        stages,
+        tilerast_golden::stages::PIXEL_SIDE_STAGES,
+        "one row per pixel-side stage"
+    );
     for p in PRESETS {
         let cfg = Config::preset(p).unwrap();
-        let want = tilerast_hw::blender_rtl_file(&cfg, tilerast_hw::BLENDER_COMMAND).unwrap();
-        let path = root().join("rtl-out").join(tilerast_hw::blender_file_name(p));
-        let have = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}; run `cargo run -p tilerast-hw --bin gen-rtl`", path.display()));
-        assert!(
-            have == want,
-            "{} is stale: run `cargo run -p tilerast-hw --bin gen-rtl` and commit rtl-out/",
-            path.display()
-        );
+        for b in tilerast_hw::BLOCK_FILES {
+            let want = b.rtl_file(&cfg, &tilerast_hw::preset_command(p)).unwrap();
+            let path = root().join("rtl-out").join(b.file_name(p));
+            let have = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}; run `cargo run -p tilerast-hw --bin gen-rtl`", path.display()));
+            assert!(
+                have == want,
+                "{} is stale: run `cargo run -p tilerast-hw --bin gen-rtl` and commit rtl-out/",
+                path.display()
+            );
+        }
     }
 }
 
@@ -91,8 +99,8 @@ fn no_rangeless_signed_localparam_in_rtl_out() {
     }
     assert_eq!(
         n,
-        2 * PRESETS.len() + BOARDS.len(),
-        "one Verilog file per preset and per board, and one blender file per preset"
+        (1 + tilerast_hw::BLOCK_FILES.len()) * PRESETS.len() + BOARDS.len(),
+        "one Verilog file per preset and per board, and one per pixel-side block and preset"
     );
 }
 
@@ -105,7 +113,11 @@ fn no_product_inside_a_sign_cast() {
     let files = PRESETS
         .iter()
         .map(|p| tilerast_hw::rtl_file_name(p))
-        .chain(PRESETS.iter().map(|p| tilerast_hw::blender_file_name(p)))
+        .chain(
+            PRESETS
+                .iter()
+                .flat_map(|p| tilerast_hw::BLOCK_FILES.iter().map(move |b| b.file_name(p))),
+        )
         .chain(BOARDS.iter().map(|b| fpga_top::rtl_file_name(b.name)));
     for f in files {
         let path = root().join("rtl-out").join(f);
@@ -136,11 +148,10 @@ fn rtl_out_lints_clean() {
     let files = PRESETS
         .iter()
         .map(|p| (vec![tilerast_hw::rtl_file_name(p)], tilerast_hw::top_name(p)))
-        .chain(PRESETS.iter().map(|p| {
-            (
-                vec![tilerast_hw::blender_file_name(p)],
-                tilerast_hw::blender_top_name(p),
-            )
+        .chain(PRESETS.iter().flat_map(|p| {
+            tilerast_hw::BLOCK_FILES
+                .iter()
+                .map(move |b| (vec![b.file_name(p)], b.top_name(p)))
         }))
         .chain(
             BOARDS

@@ -1,7 +1,7 @@
 //! Writes `rtl-out/tilerast_<preset>.v` for every preset (raster_core and all its blocks,
 //! exactly what `tilerast rtl --preset <preset> -o rtl-out` writes, with the lint waivers
-//! `rtl-out/tilerast_waivers.vlt`), `rtl-out/tilerast_blender_<preset>.v` for every preset (the
-//! blender block, seed 004, with the pipeline's options) and
+//! `rtl-out/tilerast_waivers.vlt`), `rtl-out/tilerast_<stage>_<preset>.v` for every preset and
+//! pixel-side block (`tilerast_hw::BLOCK_FILES`, also written by `tilerast rtl`) and
 //! `rtl-out/tilerast_top_<board>.v` for every board (the FPGA top, `hw/src/fpga_top/`), each with
 //! a header naming the exact command that regenerated it. Deterministic (no timestamps), so a
 //! regeneration on an unchanged tree is a no-op; CI checks that with `git diff --exit-code rtl-out`.
@@ -38,19 +38,17 @@ fn main() -> ExitCode {
             }
         };
         println!("wrote {}", path.display());
-        let text = match tilerast_hw::blender_rtl_file(&cfg, tilerast_hw::BLENDER_COMMAND) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("error: preset {p}: blender: {e}");
-                return ExitCode::FAILURE;
+        // Every preset builds every pixel-side block: a refusal here is an error too.
+        let written = tilerast_hw::write_blocks(&cfg, &tilerast_hw::preset_command(p), &dir);
+        for r in written.map_or_else(|e| vec![Err(e)], |v| v.into_iter().map(|(_, r)| r).collect()) {
+            match r {
+                Ok(path) => println!("wrote {}", path.display()),
+                Err(e) => {
+                    eprintln!("error: preset {p}: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
-        };
-        let path = dir.join(tilerast_hw::blender_file_name(p));
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("error: {}: {e}", path.display());
-            return ExitCode::FAILURE;
         }
-        println!("wrote {}", path.display());
     }
     // FPGA tops, one per board of golden's board table; each instantiates its preset's core.
     for b in tilerast_hw::fpga_top::BOARDS {
