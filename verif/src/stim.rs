@@ -13,7 +13,7 @@ use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
-use tilerast_golden::streams::{Beat, BlendFrag, Cand, Cmd, Edges, Job};
+use tilerast_golden::streams::{Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
@@ -452,6 +452,26 @@ pub fn blend_frags(seed: u64, n: usize) -> Vec<BlendFrag> {
                 f.state[l] = k.2;
             }
             f
+        })
+        .collect()
+}
+
+/// `n` blender output beats for the output merger: random slot masks (a third of them partial,
+/// empty ones included), positions below `slots` (repeats happen), random colours; invalid
+/// slots carry junk too, which the block must ignore.
+pub fn blend_beats(seed: u64, n: usize, slots: u32) -> Vec<BlendBeat> {
+    let mut r = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let mut b = BlendBeat {
+                lane_valid: if r.below(3) == 0 { r.below(16) as u8 } else { 15 },
+                ..Default::default()
+            };
+            for l in 0..4 {
+                b.pos[l] = r.below(slots as u64) as u32;
+                b.colour[l] = r.next_u32();
+            }
+            b
         })
         .collect()
 }
