@@ -35,6 +35,11 @@ use std::path::{Path, PathBuf};
 /// Presets whose blocks are verilated.
 const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 
+/// Presets whose blender (`rtl-out/tilerast_blender_<preset>.v`, module
+/// `tilerast_blender_<preset>`, stage `blender`) is verilated: every preset builds the same
+/// block (P = 4, L = 2, D = 4, the pipeline's options), so one is enough.
+const BLENDER_PRESETS: &[&str] = &["default"];
+
 #[path = "../../golden/src/stages.rs"]
 mod stages;
 use stages::RASTER_CORE_STAGES;
@@ -57,16 +62,44 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     table.push_str("/// Every verilated block: ports in `in_bits` / `out_bits` order.\npub static BLOCK_TABLE: &[BlockDesc] = &[\n");
     let mut files: Vec<PathBuf> = Vec::new();
     let mut b = cxx_build::bridge("src/blocks.rs");
+    let mut jobs: Vec<(&str, &str, PathBuf, String)> = Vec::new();
     for p in BLOCK_PRESETS {
-        let vfile = rtl.join(format!("tilerast_{p}.v"));
-        let src = std::fs::read_to_string(&vfile).unwrap_or_else(|e| {
-            fail(&format!(
-                "error: {}: {e} (run `cargo run -p tilerast-hw --bin gen-rtl`)",
-                vfile.display()
-            ))
-        });
         for stage in RASTER_CORE_STAGES {
-            let module = format!("tilerast_{p}__{stage}");
+            jobs.push((
+                *p,
+                stage,
+                rtl.join(format!("tilerast_{p}.v")),
+                format!("tilerast_{p}__{stage}"),
+            ));
+        }
+    }
+    for p in BLENDER_PRESETS {
+        println!(
+            "cargo:rerun-if-changed={}",
+            rtl.join(format!("tilerast_blender_{p}.v")).display()
+        );
+        jobs.push((
+            *p,
+            "blender",
+            rtl.join(format!("tilerast_blender_{p}.v")),
+            format!("tilerast_blender_{p}"),
+        ));
+    }
+    // The planted blender bug (build/mutation.rs), as the block `default_mut/blender`.
+    let bsrc = rtl.join("tilerast_blender_default.v");
+    let text = std::fs::read_to_string(&bsrc).unwrap_or_else(|e| fail(&format!("error: {}: {e}", bsrc.display())));
+    let mutated = super::mutation::apply_blender(&text, &bsrc.display().to_string()).unwrap_or_else(|e| fail(&e));
+    let mfile = dir.join("tilerast_blender_default_mut.v");
+    std::fs::write(&mfile, mutated).unwrap();
+    jobs.push(("default_mut", "blender", mfile, "tilerast_blender_default".into()));
+    for (p, stage, vfile, module) in jobs {
+        {
+            let src = std::fs::read_to_string(&vfile).unwrap_or_else(|e| {
+                fail(&format!(
+                    "error: {}: {e} (run `cargo run -p tilerast-hw --bin gen-rtl`)",
+                    vfile.display()
+                ))
+            });
             let ports = parse_ports(&src, &vfile, &module).unwrap_or_else(|e| fail(&e));
             let top = format!("blk_{p}_{stage}");
             let flat = flatten(&top, &module, &ports);

@@ -32,3 +32,24 @@ pub fn apply(src: &str, name: &str, file: &str) -> Result<String, String> {
     }
     Ok(src.replacen(MUT_FROM, MUT_TO, 1))
 }
+
+/// The planted bug of the blender's mutation test (`cosim/tests/blender.rs`): `⌊v/255⌉` loses
+/// its rounding term (`t = p1 + p2` instead of `p1 + p2 + 128`), so ops 0 and 3 round down
+/// where the exact result rounds up. `build/blocks.rs` verilates `tilerast_blender_default`
+/// with it as the block `default_mut/blender`; the test predicts the first cycle and slot from
+/// the cycle model's outputs and the same arithmetic change.
+pub const BLEND_MUT_FROM: &str = "    localparam [15:0] c_128 = 16'h80;\n";
+/// …and its replacement.
+pub const BLEND_MUT_TO: &str = "    localparam [15:0] c_128 = 16'h0; // MUTATION (cosim test)\n";
+
+/// `src` (a blender file of `rtl-out/`) with the blender mutation applied, or a one-line error
+/// if the anchor is not there exactly once.
+pub fn apply_blender(src: &str, file: &str) -> Result<String, String> {
+    if src.matches(BLEND_MUT_FROM).count() != 1 {
+        return Err(format!(
+            "error: blender mutation anchor {BLEND_MUT_FROM:?} not found exactly once in {file} \
+             (regenerated RTL moved it: update cosim/build/mutation.rs and cosim/tests/blender.rs)"
+        ));
+    }
+    Ok(src.replacen(BLEND_MUT_FROM, BLEND_MUT_TO, 1))
+}

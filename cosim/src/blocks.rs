@@ -24,7 +24,7 @@
 use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
-use tilerast_golden::streams::{port_name, ports, Beat, Cand, Cmd, Edges, Job, Stream};
+use tilerast_golden::streams::{port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, Stream};
 use tilerast_verif::{Handshake, Pattern, Rng};
 
 #[cxx::bridge(namespace = "tilerast_blocks")]
@@ -650,6 +650,11 @@ block_io!(
     QuadPacker, "quad_packer", Beat -> PackedBeat, Beat -> Beat
 );
 
+block_io!(
+    /// `blender` (seed 004, `rtl-out/tilerast_blender_<preset>.v`): fragments → batches.
+    Blender, "blender", BlendFrag -> BlendBeat, BlendFrag -> BlendBeat
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,7 +665,8 @@ mod tests {
     fn every_block_is_built_and_fully_mapped() {
         fn check<B: BlockIo>(preset: &str) {
             let d = block_desc(preset, B::STAGE).unwrap_or_else(|| panic!("{preset}/{} not built", B::STAGE));
-            assert_eq!(d.module.split("__").count(), 2, "{}", d.module);
+            let parts = if B::STAGE == "blender" { 1 } else { 2 };
+            assert_eq!(d.module.split("__").count(), parts, "{}", d.module);
             for (ports, bits) in [(d.inputs, d.in_bits), (d.outputs, d.out_bits)] {
                 let mut off = 0;
                 for p in ports {
@@ -681,7 +687,9 @@ mod tests {
             check::<PointRaster>(p);
             check::<QuadPacker>(p);
         }
-        assert_eq!(BLOCK_TABLE.len(), 18);
+        check::<Blender>("default");
+        check::<Blender>("default_mut");
+        assert_eq!(BLOCK_TABLE.len(), 20);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

@@ -618,8 +618,8 @@ mod hw_model {
             let mut leave = [false; LANES];
             let mut issued: Vec<([u8; 9], [[u8; 4]; 4])> = Vec::with_capacity(g.lanes);
             let st = &mut self.stats;
-            for j in 0..g.pool {
-                let Some(smp) = self.pool[j] else { continue };
+            for (j, slot) in self.pool.iter().enumerate().take(g.pool) {
+                let Some(smp) = *slot else { continue };
                 let key = sample_key(&smp);
                 let res = blend(smp.src, smp.dst, smp.state);
                 if merging

@@ -5,14 +5,21 @@
 //! lanes, after a comparator that merges samples which will give the same result: with each
 //! other in the pool (per whole sample), and with the ops in flight. Merged samples take no
 //! lane: their position travels as sideband through the pipeline and the result of the lane
-//! they merged onto is replicated to it. Cycle model:
+//! they merged onto is replicated to it. Per-component merging (RGBA channels apart) too. Cycle model:
 //! [`tilerast_golden::blender::BlenderCycle`] (same registers); its rustdoc is the block's
 //! timing contract, stated once, with the difference from the transaction model.
 //!
 //! **Supported parameters** ([`supported`]): P = `blend_pool` = 4, L = `blend_lanes` = 2,
-//! D = `blend_latency` = 4 (every preset), merge Off or PerSample, in-flight match on or off,
-//! gating on or off, no input buffer. PerComponent merging is modelled
-//! ([`BlenderCycle`](tilerast_golden::blender::BlenderCycle)) but not built.
+//! D = `blend_latency` = 4 (every preset), merge Off, PerSample or PerComponent, in-flight
+//! match on or off (whole samples, as the model), gating on or off, no input buffer.
+//!
+//! **PerComponent.** Per component c, the key `(src[c], dst[c], src[3], state)` of each pool
+//! entry is compared with every older one; a component's source is the first issued op of the
+//! cycle with an equal key (`hs`, `hl`). An entry whose four components have sources merges;
+//! an issued op carries per component `qg` (merged) and `qsl` (source lane) down its lane: the
+//! component's product and sum registers are gated (with `gate_idle_lanes`) and stage 3's
+//! `resf` takes that component from the source lane, so the lane's result (and what in-flight
+//! matches copy) is always complete. Slots carry a source lane per component.
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset, every register zero); in:
 //! `in_valid`/`in_ready` with `inp` ([`crate::streams::BlendFragIn`], a fragment: lane j valid
@@ -58,11 +65,6 @@ pub fn supported(cfg: &Config, opts: &BlendOpts) -> Result<(), String> {
             g.pool, g.lanes, g.latency
         ));
     }
-    if opts.merge == MergeMode::PerComponent {
-        return Err(
-            "blend merge: PerComponent is modelled but not built; the blender block merges Off or PerSample".into(),
-        );
-    }
     Ok(())
 }
 
@@ -71,6 +73,7 @@ stream_block! {
     pub struct Blender(BlendFragIn => BlendBeatOut) {
         // ---- constants ----
         c_merge: Constant<Bit>,
+        c_comp: Constant<Bit>,
         c_mif: Constant<Bit>,
         c_gate: Constant<Bit>,
         c_l: Constant<Bits<3>>,
@@ -92,6 +95,13 @@ stream_block! {
         pc: Vec<Signal<Local, Bits<3>>>,
         accept: Signal<Local, Bit>,
         peq: Vec<Signal<Local, Bit>>,
+        ceq: Vec<Signal<Local, Bit>>,
+        hs: Vec<Signal<Local, Bit>>,
+        hl: Vec<Signal<Local, Bit>>,
+        is_g: Vec<Signal<Local, Bit>>,
+        is_sl: Vec<Signal<Local, Bit>>,
+        cen: Vec<Signal<Local, Bit>>,
+        resf: Vec<Signal<Local, Bits<8>>>,
         fm: Vec<Signal<Local, Bit>>,
         inf: Vec<Signal<Local, Bit>>,
         inf_k: Vec<Signal<Local, Bits<3>>>,
@@ -130,6 +140,8 @@ stream_block! {
         qs: Vec<DFF<Bits<16>>>,
         qd: Vec<DFF<Bits<16>>>,
         qst: Vec<DFF<Bits<8>>>,
+        qg: Vec<DFF<Bit>>,
+        qsl: Vec<DFF<Bit>>,
         ap1: Vec<DFF<Bits<16>>>,
         ap2: Vec<DFF<Bits<16>>>,
         at: Vec<DFF<Bits<16>>>,
@@ -156,6 +168,7 @@ impl Blender {
             out_ready: Default::default(),
             out: Default::default(),
             c_merge: Constant::new(opts.merge != MergeMode::Off),
+            c_comp: Constant::new(opts.merge == MergeMode::PerComponent),
             c_mif: Constant::new(opts.match_in_flight),
             c_gate: Constant::new(opts.gate_idle_lanes),
             c_l: k(2),
@@ -177,6 +190,13 @@ impl Blender {
             pc: vec_of(5),
             accept: Default::default(),
             peq: vec_of(16),
+            ceq: vec_of(64),
+            hs: vec_of(16),
+            hl: vec_of(16),
+            is_g: vec_of(8),
+            is_sl: vec_of(8),
+            cen: vec_of(16),
+            resf: vec_of(8),
             fm: vec_of(32),
             inf: vec_of(4),
             inf_k: vec_of(4),
@@ -213,6 +233,8 @@ impl Blender {
             qs: vec_of(32),
             qd: vec_of(32),
             qst: vec_of(8),
+            qg: vec_of(24),
+            qsl: vec_of(24),
             ap1: vec_of(8),
             ap2: vec_of(8),
             at: vec_of(8),
@@ -220,7 +242,7 @@ impl Blender {
             sv: vec_of(16),
             spos: vec_of(16),
             scol: vec_of(64),
-            slane: vec_of(16),
+            slane: vec_of(64),
             sdist: vec_of(16),
         })
     }
@@ -258,8 +280,6 @@ impl Blender {
             self.sv[i].d.next = self.sv[i].q.val();
             self.spos[i].clock.next = self.clock.val();
             self.spos[i].d.next = self.spos[i].q.val();
-            self.slane[i].clock.next = self.clock.val();
-            self.slane[i].d.next = self.slane[i].q.val();
             self.sdist[i].clock.next = self.clock.val();
             self.sdist[i].d.next = self.sdist[i].q.val();
         }
@@ -286,6 +306,14 @@ impl Blender {
         for i in 0..64 {
             self.scol[i].clock.next = self.clock.val();
             self.scol[i].d.next = self.scol[i].q.val();
+            self.slane[i].clock.next = self.clock.val();
+            self.slane[i].d.next = self.slane[i].q.val();
+        }
+        for i in 0..24 {
+            self.qg[i].clock.next = self.clock.val();
+            self.qg[i].d.next = self.qg[i].q.val();
+            self.qsl[i].clock.next = self.clock.val();
+            self.qsl[i].d.next = self.qsl[i].q.val();
         }
 
         // ---- handshake ----
@@ -312,6 +340,16 @@ impl Blender {
                     {
                         self.peq[i * 4 + j].next = false;
                     }
+                }
+            }
+        }
+        for c in 0..4 {
+            for i in 0..4 {
+                for j in 0..4 {
+                    self.ceq[c * 16 + i * 4 + j].next = (self.ps[i * 4 + c].q.val() == self.ps[j * 4 + c].q.val())
+                        & (self.pd[i * 4 + c].q.val() == self.pd[j * 4 + c].q.val())
+                        & (self.ps[i * 4 + 3].q.val() == self.ps[j * 4 + 3].q.val())
+                        & (self.pst[i].q.val() == self.pst[j].q.val());
                 }
             }
         }
@@ -349,10 +387,38 @@ impl Blender {
             self.mrg[j].next = false;
             self.mlane[j].next = false;
             for i in 0..4 {
-                if self.c_lt[i * 4 + j].val() & self.iss[i].val() & self.peq[i * 4 + j].val() & self.c_merge.val() {
+                if self.c_lt[i * 4 + j].val()
+                    & self.iss[i].val()
+                    & self.peq[i * 4 + j].val()
+                    & self.c_merge.val()
+                    & !self.c_comp.val()
+                {
                     self.mrg[j].next = self.pv[j].q.val() & !self.inf[j].val();
                     self.mlane[j].next = self.cnt[i].val().get_bit(0);
                 }
+            }
+            // PerComponent: the first issued op (lowest slot) with an equal component key is
+            // each component's source (the loop runs the slots downwards, the last hit wins).
+            for c in 0..4 {
+                self.hs[j * 4 + c].next = false;
+                self.hl[j * 4 + c].next = false;
+                for i in 0..4 {
+                    if self.c_lt[(3 - i) * 4 + j].val()
+                        & self.iss[3 - i].val()
+                        & self.ceq[c * 16 + (3 - i) * 4 + j].val()
+                    {
+                        self.hs[j * 4 + c].next = self.c_comp.val();
+                        self.hl[j * 4 + c].next = self.cnt[3 - i].val().get_bit(0);
+                    }
+                }
+            }
+            if self.c_comp.val() {
+                self.mrg[j].next = self.pv[j].q.val()
+                    & !self.inf[j].val()
+                    & self.hs[j * 4].val()
+                    & self.hs[j * 4 + 1].val()
+                    & self.hs[j * 4 + 2].val()
+                    & self.hs[j * 4 + 3].val();
             }
             self.iss[j].next =
                 self.pv[j].q.val() & !self.inf[j].val() & !self.mrg[j].val() & (self.cnt[j].val() < self.c_l.val());
@@ -371,6 +437,8 @@ impl Blender {
             for c in 0..4 {
                 self.is_s[l * 4 + c].next = 0.into();
                 self.is_d[l * 4 + c].next = 0.into();
+                self.is_g[l * 4 + c].next = false;
+                self.is_sl[l * 4 + c].next = false;
             }
             for j in 0..4 {
                 if self.iss[j].val() & (self.cnt[j].val() == self.c_lane[l].val()) {
@@ -379,6 +447,8 @@ impl Blender {
                     for c in 0..4 {
                         self.is_s[l * 4 + c].next = self.ps[j * 4 + c].q.val();
                         self.is_d[l * 4 + c].next = self.pd[j * 4 + c].q.val();
+                        self.is_g[l * 4 + c].next = self.hs[j * 4 + c].val();
+                        self.is_sl[l * 4 + c].next = self.hl[j * 4 + c].val();
                     }
                 }
             }
@@ -389,6 +459,13 @@ impl Blender {
             self.en[l].next = self.adv.val() & (self.is_v[l].val() | !self.c_gate.val());
             for s in 1..4 {
                 self.en[s * 2 + l].next = self.adv.val() & (self.qv[(s - 1) * 2 + l].q.val() | !self.c_gate.val());
+            }
+            // Component units (products, sum): also off for a merged component when gating.
+            for c in 0..4 {
+                self.cen[l * 4 + c].next =
+                    self.adv.val() & ((self.qv[l].q.val() & !self.qg[l * 4 + c].q.val()) | !self.c_gate.val());
+                self.cen[8 + l * 4 + c].next = self.adv.val()
+                    & ((self.qv[2 + l].q.val() & !self.qg[(2 + l) * 4 + c].q.val()) | !self.c_gate.val());
             }
             self.op1[l].next = self.qst[l].q.val().get_bits::<2>(0);
             self.op2[l].next = self.qst[2 + l].q.val().get_bits::<2>(0);
@@ -404,6 +481,8 @@ impl Blender {
             if self.en[l].val() {
                 self.qst[l].d.next = self.is_st[l].val();
                 for c in 0..4 {
+                    self.qg[l * 4 + c].d.next = self.is_g[l * 4 + c].val();
+                    self.qsl[l * 4 + c].d.next = self.is_sl[l * 4 + c].val();
                     self.qs[l * 4 + c].d.next = self.is_s[l * 4 + c].val();
                     self.qd[l * 4 + c].d.next = self.is_d[l * 4 + c].val();
                 }
@@ -414,6 +493,14 @@ impl Blender {
                     for c in 0..4 {
                         self.qs[(s * 2 + l) * 4 + c].d.next = self.qs[((s - 1) * 2 + l) * 4 + c].q.val();
                         self.qd[(s * 2 + l) * 4 + c].d.next = self.qd[((s - 1) * 2 + l) * 4 + c].q.val();
+                    }
+                }
+            }
+            for s in 1..3 {
+                if self.en[s * 2 + l].val() {
+                    for c in 0..4 {
+                        self.qg[(s * 2 + l) * 4 + c].d.next = self.qg[((s - 1) * 2 + l) * 4 + c].q.val();
+                        self.qsl[(s * 2 + l) * 4 + c].d.next = self.qsl[((s - 1) * 2 + l) * 4 + c].q.val();
                     }
                 }
             }
@@ -432,7 +519,7 @@ impl Blender {
                 }
                 self.pr1[l * 4 + c].next = self.ma[l * 4 + c].val() * self.mb[l * 4 + c].val();
                 self.pr2[l * 4 + c].next = self.mc[l * 4 + c].val() * self.md[l * 4 + c].val();
-                if self.en[2 + l].val() {
+                if self.cen[l * 4 + c].val() {
                     if self.op1[l].val() == self.c_op[1].val() {
                         self.ap1[l * 4 + c].d.next = self.ma[l * 4 + c].val();
                         self.ap2[l * 4 + c].d.next = 0.into();
@@ -449,7 +536,7 @@ impl Blender {
                 }
                 // Stage 2 → 3: t = p1 + p2 + 128 (op 0, 3), s (op 1), min(255, s + d) (op 2).
                 self.sum[l * 4 + c].next = self.ap1[l * 4 + c].q.val() + self.ap2[l * 4 + c].q.val() + self.c_128.val();
-                if self.en[4 + l].val() {
+                if self.cen[8 + l * 4 + c].val() {
                     if (self.op2[l].val() == self.c_op[0].val()) | (self.op2[l].val() == self.c_op[3].val()) {
                         self.at[l * 4 + c].d.next = self.sum[l * 4 + c].val();
                     } else if self.ap1[l * 4 + c].q.val() > self.c_255.val() {
@@ -465,9 +552,18 @@ impl Blender {
                 } else {
                     self.res[l * 4 + c].next = self.at[l * 4 + c].q.val().get_bits::<8>(0);
                 }
+                // A merged component's value comes from its source lane (PerComponent).
+                self.resf[l * 4 + c].next = self.res[l * 4 + c].val();
+                for m in 0..2 {
+                    if self.qg[(4 + l) * 4 + c].q.val()
+                        & (self.qsl[(4 + l) * 4 + c].q.val() == self.c_lane[m].val().get_bit(0))
+                    {
+                        self.resf[l * 4 + c].next = self.res[m * 4 + c].val();
+                    }
+                }
                 // Stage 3 → 4: the result register (in-flight sources in stage 4).
                 if self.en[6 + l].val() {
-                    self.rr[l * 4 + c].d.next = self.res[l * 4 + c].val();
+                    self.rr[l * 4 + c].d.next = self.resf[l * 4 + c].val();
                 }
             }
         }
@@ -477,28 +573,35 @@ impl Blender {
             for j in 0..4 {
                 self.sv[j].d.next = self.lv[j].val();
                 self.spos[j].d.next = 0.into();
-                self.slane[j].d.next = false;
                 self.sdist[j].d.next = 0.into();
                 for c in 0..4 {
                     self.scol[j * 4 + c].d.next = 0.into();
+                    self.slane[j * 4 + c].d.next = false;
                 }
                 if self.lv[j].val() {
                     self.spos[j].d.next = self.ppos[j].q.val();
                 }
-                if self.iss[j].val() {
-                    self.slane[j].d.next = self.cnt[j].val().get_bit(0);
-                }
-                if self.mrg[j].val() {
-                    self.slane[j].d.next = self.mlane[j].val();
+                for c in 0..4 {
+                    if self.iss[j].val() {
+                        self.slane[j * 4 + c].d.next = self.cnt[j].val().get_bit(0);
+                    }
+                    if self.mrg[j].val() & self.c_comp.val() {
+                        self.slane[j * 4 + c].d.next = self.hl[j * 4 + c].val();
+                    }
+                    if self.mrg[j].val() & !self.c_comp.val() {
+                        self.slane[j * 4 + c].d.next = self.mlane[j].val();
+                    }
+                    if self.inf[j].val() {
+                        self.slane[j * 4 + c].d.next = self.inf_l[j].val();
+                    }
                 }
                 if self.inf[j].val() {
-                    self.slane[j].d.next = self.inf_l[j].val();
                     self.sdist[j].d.next = self.inf_k[j].val();
                     for l in 0..2 {
                         if self.inf_l[j].val() == self.c_lane[l].val().get_bit(0) {
                             for c in 0..4 {
                                 if self.inf_k[j].val() == self.c_k[2].val() {
-                                    self.scol[j * 4 + c].d.next = self.res[l * 4 + c].val();
+                                    self.scol[j * 4 + c].d.next = self.resf[l * 4 + c].val();
                                 }
                                 if self.inf_k[j].val() == self.c_k[3].val() {
                                     self.scol[j * 4 + c].d.next = self.rr[l * 4 + c].q.val();
@@ -512,18 +615,18 @@ impl Blender {
                 for j in 0..4 {
                     self.sv[s * 4 + j].d.next = self.sv[(s - 1) * 4 + j].q.val();
                     self.spos[s * 4 + j].d.next = self.spos[(s - 1) * 4 + j].q.val();
-                    self.slane[s * 4 + j].d.next = self.slane[(s - 1) * 4 + j].q.val();
                     self.sdist[s * 4 + j].d.next = self.sdist[(s - 1) * 4 + j].q.val();
                     for c in 0..4 {
                         self.scol[(s * 4 + j) * 4 + c].d.next = self.scol[((s - 1) * 4 + j) * 4 + c].q.val();
+                        self.slane[(s * 4 + j) * 4 + c].d.next = self.slane[((s - 1) * 4 + j) * 4 + c].q.val();
                     }
                     if self.sv[(s - 1) * 4 + j].q.val()
                         & (self.sdist[(s - 1) * 4 + j].q.val() == self.c_latch[s - 1].val())
                     {
-                        for l in 0..2 {
-                            if self.slane[(s - 1) * 4 + j].q.val() == self.c_lane[l].val().get_bit(0) {
-                                for c in 0..4 {
-                                    self.scol[(s * 4 + j) * 4 + c].d.next = self.res[l * 4 + c].val();
+                        for c in 0..4 {
+                            for l in 0..2 {
+                                if self.slane[((s - 1) * 4 + j) * 4 + c].q.val() == self.c_lane[l].val().get_bit(0) {
+                                    self.scol[(s * 4 + j) * 4 + c].d.next = self.resf[l * 4 + c].val();
                                 }
                             }
                         }
@@ -599,7 +702,6 @@ impl Blender {
                 self.pd[i].d.next = 0.into();
                 self.sv[i].d.next = false;
                 self.spos[i].d.next = 0.into();
-                self.slane[i].d.next = false;
                 self.sdist[i].d.next = 0.into();
             }
             for i in 0..8 {
@@ -616,6 +718,11 @@ impl Blender {
             }
             for i in 0..64 {
                 self.scol[i].d.next = 0.into();
+                self.slane[i].d.next = false;
+            }
+            for i in 0..24 {
+                self.qg[i].d.next = false;
+                self.qsl[i].d.next = false;
             }
         }
 

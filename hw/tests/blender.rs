@@ -95,6 +95,24 @@ fn cosim_no_merge() {
 }
 
 #[test]
+fn cosim_per_component_in_flight_gated() {
+    let (r, st) = cosim(opts(MergeMode::PerComponent, true, true), 1000, 44, 450);
+    assert!(r.transferred > 150, "only {} beats out", r.transferred);
+    assert!(st.merged_components > 8, "{st:?}");
+    assert!(st.merged_samples > 30 && st.merged_in_flight > 10, "{st:?}");
+    assert!(st.component_ops < 4 * st.blend_ops, "{st:?}");
+    assert_eq!(ops_used(&r), [true; 4]);
+}
+
+#[test]
+fn cosim_per_component_ungated() {
+    let (r, st) = cosim(opts(MergeMode::PerComponent, false, false), 600, 45, 250);
+    assert!(r.transferred > 100);
+    assert!(st.merged_components > 8 && st.merged_in_flight == 0, "{st:?}");
+    assert_eq!(st.component_ops, 4 * st.blend_ops, "{st:?}");
+}
+
+#[test]
 fn refuses_unsupported_parameters() {
     let mut c = Config::preset("default").unwrap();
     let o = opts(MergeMode::PerSample, true, true);
@@ -102,8 +120,12 @@ fn refuses_unsupported_parameters() {
     c.blend_lanes = 3;
     assert!(supported(&c, &o).unwrap_err().contains("L = 2"));
     let c = Config::preset("default").unwrap();
-    let e = supported(&c, &opts(MergeMode::PerComponent, true, true)).unwrap_err();
-    assert!(e.contains("PerComponent"), "{e}");
+    let b = BlendOpts {
+        input_buffer: 2,
+        ..opts(MergeMode::PerComponent, true, true)
+    };
+    let e = supported(&c, &b).unwrap_err();
+    assert!(e.contains("input_buffer"), "{e}");
 }
 
 #[test]
@@ -113,6 +135,7 @@ fn verilog_lints_clean() {
         for (i, o) in [
             opts(MergeMode::PerSample, true, true),
             opts(MergeMode::Off, false, false),
+            opts(MergeMode::PerComponent, true, true),
         ]
         .iter()
         .enumerate()
