@@ -35,14 +35,15 @@ use std::path::{Path, PathBuf};
 /// Presets whose blocks are verilated.
 const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 
-/// Presets whose blender (`rtl-out/tilerast_blender_<preset>.v`, module
-/// `tilerast_blender_<preset>`, stage `blender`) is verilated: every preset builds the same
-/// block (P = 4, L = 2, D = 4, the pipeline's options), so one is enough.
-const BLENDER_PRESETS: &[&str] = &["default"];
+/// Presets whose pixel-side blocks (`rtl-out/tilerast_<stage>_<preset>.v`, module
+/// `tilerast_<stage>_<preset>`, one per stage of `PIXEL_SIDE_STAGES`) are verilated: every
+/// preset builds the same blocks (the blender at P = 4, L = 2, D = 4 with the pipeline's
+/// options; the output merger has no parameters), so one is enough.
+const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
 #[path = "../../golden/src/stages.rs"]
 mod stages;
-use stages::RASTER_CORE_STAGES;
+use stages::{PIXEL_SIDE_STAGES, RASTER_CORE_STAGES};
 
 fn fail(msg: &str) -> ! {
     eprintln!("{msg}");
@@ -73,25 +74,24 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
             ));
         }
     }
-    for p in BLENDER_PRESETS {
-        println!(
-            "cargo:rerun-if-changed={}",
-            rtl.join(format!("tilerast_blender_{p}.v")).display()
-        );
-        jobs.push((
-            *p,
-            "blender",
-            rtl.join(format!("tilerast_blender_{p}.v")),
-            format!("tilerast_blender_{p}"),
-        ));
+    for p in PIXEL_SIDE_PRESETS {
+        for stage in PIXEL_SIDE_STAGES {
+            let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
+            println!("cargo:rerun-if-changed={}", file.display());
+            jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
+        }
     }
-    // The planted blender bug (build/mutation.rs), as the block `default_mut/blender`.
-    let bsrc = rtl.join("tilerast_blender_default.v");
-    let text = std::fs::read_to_string(&bsrc).unwrap_or_else(|e| fail(&format!("error: {}: {e}", bsrc.display())));
-    let mutated = super::mutation::apply_blender(&text, &bsrc.display().to_string()).unwrap_or_else(|e| fail(&e));
-    let mfile = dir.join("tilerast_blender_default_mut.v");
-    std::fs::write(&mfile, mutated).unwrap();
-    jobs.push(("default_mut", "blender", mfile, "tilerast_blender_default".into()));
+    // The planted bugs of the pixel-side blocks (build/mutation.rs), as `default_mut/<stage>`.
+    for m in super::mutation::BLOCK_MUTANTS {
+        let src_file = rtl.join(format!("tilerast_{}_default.v", m.stage));
+        let text =
+            std::fs::read_to_string(&src_file).unwrap_or_else(|e| fail(&format!("error: {}: {e}", src_file.display())));
+        let mutated =
+            super::mutation::apply_block(&text, m, &src_file.display().to_string()).unwrap_or_else(|e| fail(&e));
+        let mfile = dir.join(format!("tilerast_{}_default_mut.v", m.stage));
+        std::fs::write(&mfile, mutated).unwrap();
+        jobs.push(("default_mut", m.stage, mfile, format!("tilerast_{}_default", m.stage)));
+    }
     for (p, stage, vfile, module) in jobs {
         {
             let src = std::fs::read_to_string(&vfile).unwrap_or_else(|e| {

@@ -33,23 +33,44 @@ pub fn apply(src: &str, name: &str, file: &str) -> Result<String, String> {
     Ok(src.replacen(MUT_FROM, MUT_TO, 1))
 }
 
-/// The planted bug of the blender's mutation test (`cosim/tests/blender.rs`): `⌊v/255⌉` loses
-/// its rounding term (`t = p1 + p2` instead of `p1 + p2 + 128`), so ops 0 and 3 round down
-/// where the exact result rounds up. `build/blocks.rs` verilates `tilerast_blender_default`
-/// with it as the block `default_mut/blender`; the test predicts the first cycle and slot from
-/// the cycle model's outputs and the same arithmetic change.
-pub const BLEND_MUT_FROM: &str = "    localparam [15:0] c_128 = 16'h80;\n";
-/// …and its replacement.
-pub const BLEND_MUT_TO: &str = "    localparam [15:0] c_128 = 16'h0; // MUTATION (cosim test)\n";
+/// A planted bug in a pixel-side block's file (`rtl-out/tilerast_<stage>_default.v`):
+/// `build/blocks.rs` verilates the file with `from` replaced by `to` as the block
+/// `default_mut/<stage>`, and `cosim/tests/<stage>.rs` predicts from the cycle model the first
+/// cycle and port where it differs.
+pub struct BlockMutant {
+    pub stage: &'static str,
+    /// The line replaced (exactly once in the file)…
+    pub from: &'static str,
+    /// …and its replacement.
+    pub to: &'static str,
+}
 
-/// `src` (a blender file of `rtl-out/`) with the blender mutation applied, or a one-line error
-/// if the anchor is not there exactly once.
-pub fn apply_blender(src: &str, file: &str) -> Result<String, String> {
-    if src.matches(BLEND_MUT_FROM).count() != 1 {
+/// One planted bug per pixel-side block.
+pub const BLOCK_MUTANTS: &[BlockMutant] = &[
+    // The blender's `⌊v/255⌉` loses its rounding term (`t = p1 + p2` instead of
+    // `p1 + p2 + 128`), so ops 0 and 3 round down where the exact result rounds up.
+    BlockMutant {
+        stage: "blender",
+        from: "    localparam [15:0] c_128 = 16'h80;\n",
+        to: "    localparam [15:0] c_128 = 16'h0; // MUTATION (cosim test)\n",
+    },
+    // The output merger's writes lose their alpha byte (byte enables 0x7 instead of 0xf).
+    BlockMutant {
+        stage: "output_merger",
+        from: "    localparam [3:0] c_be = 4'hf;\n",
+        to: "    localparam [3:0] c_be = 4'h7; // MUTATION (cosim test)\n",
+    },
+];
+
+/// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its
+/// anchor is not there exactly once.
+pub fn apply_block(src: &str, m: &BlockMutant, file: &str) -> Result<String, String> {
+    if src.matches(m.from).count() != 1 {
         return Err(format!(
-            "error: blender mutation anchor {BLEND_MUT_FROM:?} not found exactly once in {file} \
-             (regenerated RTL moved it: update cosim/build/mutation.rs and cosim/tests/blender.rs)"
+            "error: {} mutation anchor {:?} not found exactly once in {file} \
+             (regenerated RTL moved it: update cosim/build/mutation.rs and cosim/tests/{}.rs)",
+            m.stage, m.from, m.stage
         ));
     }
-    Ok(src.replacen(BLEND_MUT_FROM, BLEND_MUT_TO, 1))
+    Ok(src.replacen(m.from, m.to, 1))
 }

@@ -24,7 +24,7 @@
 use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
-use tilerast_golden::streams::{port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, Stream};
+use tilerast_golden::streams::{port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, Stream};
 use tilerast_verif::{Handshake, Pattern, Rng};
 
 #[cxx::bridge(namespace = "tilerast_blocks")]
@@ -655,6 +655,12 @@ block_io!(
     Blender, "blender", BlendFrag -> BlendBeat, BlendFrag -> BlendBeat
 );
 
+block_io!(
+    /// `output_merger` (seed 000, `rtl-out/tilerast_output_merger_<preset>.v`): blender
+    /// batches → framebuffer writes on the memory port.
+    OutputMerger, "output_merger", BlendBeat -> MemReq, BlendBeat -> MemReq
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -665,7 +671,11 @@ mod tests {
     fn every_block_is_built_and_fully_mapped() {
         fn check<B: BlockIo>(preset: &str) {
             let d = block_desc(preset, B::STAGE).unwrap_or_else(|| panic!("{preset}/{} not built", B::STAGE));
-            let parts = if B::STAGE == "blender" { 1 } else { 2 };
+            let parts = if tilerast_golden::stages::PIXEL_SIDE_STAGES.contains(&B::STAGE) {
+                1
+            } else {
+                2
+            };
             assert_eq!(d.module.split("__").count(), parts, "{}", d.module);
             for (ports, bits) in [(d.inputs, d.in_bits), (d.outputs, d.out_bits)] {
                 let mut off = 0;
@@ -689,7 +699,9 @@ mod tests {
         }
         check::<Blender>("default");
         check::<Blender>("default_mut");
-        assert_eq!(BLOCK_TABLE.len(), 20);
+        check::<OutputMerger>("default");
+        check::<OutputMerger>("default_mut");
+        assert_eq!(BLOCK_TABLE.len(), 22);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

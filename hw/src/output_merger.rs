@@ -220,5 +220,5 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     inp: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
     params: |_| Ok("framebuffer at address 0, slot pos at 4·pos".into()),
-    verilog: verilog,
+    verilog,
 };

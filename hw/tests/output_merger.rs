@@ -44,7 +44,7 @@ fn cosim_against_the_cycle_model() {
         if s.out_valid {
             let q: &MemReq = &s.output;
             assert!(
-                q.write && q.be == 0xf && q.addr % 4 == 0 && q.addr < slot_addr(slots),
+                q.write && q.be == 0xf && q.addr.is_multiple_of(4) && q.addr < slot_addr(slots),
                 "{q:?}"
             );
         }

@@ -129,3 +129,38 @@ macro_rules! per_preset {
         }
     };
 }
+
+/// The output ports of a model, cycle by cycle, shared with the test.
+pub type PortLog<O> = std::rc::Rc<std::cell::RefCell<Vec<(bool, O)>>>;
+
+/// A model that logs its output ports before every edge (index = cycle), for predicting where
+/// a planted RTL bug first shows.
+pub struct Recorder<M: CycleModel> {
+    pub inner: M,
+    pub log: PortLog<M::Out>,
+}
+
+#[allow(dead_code)]
+impl<M: CycleModel> Recorder<M> {
+    pub fn new(inner: M) -> Self {
+        Recorder {
+            inner,
+            log: Default::default(),
+        }
+    }
+}
+
+impl<M: CycleModel> CycleModel for Recorder<M> {
+    type In = M::In;
+    type Out = M::Out;
+    fn out(&self) -> (bool, M::Out) {
+        self.inner.out()
+    }
+    fn in_ready(&self, out_ready: bool) -> bool {
+        self.inner.in_ready(out_ready)
+    }
+    fn clock(&mut self, in_valid: bool, inp: &M::In, out_ready: bool, flush: bool) {
+        self.log.borrow_mut().push(self.inner.out());
+        self.inner.clock(in_valid, inp, out_ready, flush);
+    }
+}
