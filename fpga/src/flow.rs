@@ -567,7 +567,8 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
 }
 
 /// Synthesize the core of `preset` and each of its block modules separately for the device of
-/// `board` (synthesis only, no place and route); rows in pipeline order, the whole core last.
+/// `board` (synthesis only, no place and route); rows in pipeline order, the whole core, then
+/// the pixel-side blocks written for `preset` (`stages::PIXEL_SIDE_STAGES`).
 /// Writes `target/fpga/blocks-<preset>-<device>/{<module>.log, <module>.stat.json, blocks.json}`.
 pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Write) -> Result<Vec<BlockRow>, FlowError> {
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
@@ -581,12 +582,20 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
     let tools = tools(board.family, root, out)?;
     let dir = root.join(format!("target/fpga/blocks-{preset}-{}", board.device));
     let mut rows = Vec::new();
-    let mut mods: Vec<(String, String)> = tilerast_golden::stages::RASTER_CORE_STAGES
+    // (module, row name, file): the core's blocks, the whole core, then the pixel-side blocks,
+    // each in its own file (`rtl-out/tilerast_<stage>_<preset>.v`).
+    let mut mods: Vec<(String, String, PathBuf)> = tilerast_golden::stages::RASTER_CORE_STAGES
         .iter()
-        .map(|b| (format!("tilerast_{preset}__{b}"), b.to_string()))
+        .map(|b| (format!("tilerast_{preset}__{b}"), b.to_string(), rtl.clone()))
         .collect();
-    mods.push((format!("tilerast_{preset}"), "raster_core (whole)".into()));
-    for (module, block) in mods {
+    mods.push((format!("tilerast_{preset}"), "raster_core (whole)".into(), rtl.clone()));
+    for stage in tilerast_golden::stages::PIXEL_SIDE_STAGES {
+        let file = root.join(format!("rtl-out/tilerast_{stage}_{preset}.v"));
+        if file.is_file() {
+            mods.push((format!("tilerast_{stage}_{preset}"), stage.to_string(), file));
+        }
+    }
+    for (module, block, rtl) in mods {
         let stat = dir.join(format!("{module}.stat.json"));
         let step = Step {
             name: module.clone(),
