@@ -72,6 +72,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
 
     // Constant declarations
     localparam [0:0] c_merge = 1'b1;
+    localparam [0:0] c_comp = 1'b0;
     localparam [0:0] c_mif = 1'b1;
     localparam [0:0] c_gate = 1'b1;
     localparam [2:0] c_l = 3'b10;
@@ -492,6 +493,150 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
     reg  [7:0] qst__7__d;
     wire  [7:0] qst__7__q;
     reg  qst__7__clock;
+    reg  qg__0__d;
+    wire  qg__0__q;
+    reg  qg__0__clock;
+    reg  qg__1__d;
+    wire  qg__1__q;
+    reg  qg__1__clock;
+    reg  qg__2__d;
+    wire  qg__2__q;
+    reg  qg__2__clock;
+    reg  qg__3__d;
+    wire  qg__3__q;
+    reg  qg__3__clock;
+    reg  qg__4__d;
+    wire  qg__4__q;
+    reg  qg__4__clock;
+    reg  qg__5__d;
+    wire  qg__5__q;
+    reg  qg__5__clock;
+    reg  qg__6__d;
+    wire  qg__6__q;
+    reg  qg__6__clock;
+    reg  qg__7__d;
+    wire  qg__7__q;
+    reg  qg__7__clock;
+    reg  qg__8__d;
+    wire  qg__8__q;
+    reg  qg__8__clock;
+    reg  qg__9__d;
+    wire  qg__9__q;
+    reg  qg__9__clock;
+    reg  qg__10__d;
+    wire  qg__10__q;
+    reg  qg__10__clock;
+    reg  qg__11__d;
+    wire  qg__11__q;
+    reg  qg__11__clock;
+    reg  qg__12__d;
+    wire  qg__12__q;
+    reg  qg__12__clock;
+    reg  qg__13__d;
+    wire  qg__13__q;
+    reg  qg__13__clock;
+    reg  qg__14__d;
+    wire  qg__14__q;
+    reg  qg__14__clock;
+    reg  qg__15__d;
+    wire  qg__15__q;
+    reg  qg__15__clock;
+    reg  qg__16__d;
+    wire  qg__16__q;
+    reg  qg__16__clock;
+    reg  qg__17__d;
+    wire  qg__17__q;
+    reg  qg__17__clock;
+    reg  qg__18__d;
+    wire  qg__18__q;
+    reg  qg__18__clock;
+    reg  qg__19__d;
+    wire  qg__19__q;
+    reg  qg__19__clock;
+    reg  qg__20__d;
+    wire  qg__20__q;
+    reg  qg__20__clock;
+    reg  qg__21__d;
+    wire  qg__21__q;
+    reg  qg__21__clock;
+    reg  qg__22__d;
+    wire  qg__22__q;
+    reg  qg__22__clock;
+    reg  qg__23__d;
+    wire  qg__23__q;
+    reg  qg__23__clock;
+    reg  qsl__0__d;
+    wire  qsl__0__q;
+    reg  qsl__0__clock;
+    reg  qsl__1__d;
+    wire  qsl__1__q;
+    reg  qsl__1__clock;
+    reg  qsl__2__d;
+    wire  qsl__2__q;
+    reg  qsl__2__clock;
+    reg  qsl__3__d;
+    wire  qsl__3__q;
+    reg  qsl__3__clock;
+    reg  qsl__4__d;
+    wire  qsl__4__q;
+    reg  qsl__4__clock;
+    reg  qsl__5__d;
+    wire  qsl__5__q;
+    reg  qsl__5__clock;
+    reg  qsl__6__d;
+    wire  qsl__6__q;
+    reg  qsl__6__clock;
+    reg  qsl__7__d;
+    wire  qsl__7__q;
+    reg  qsl__7__clock;
+    reg  qsl__8__d;
+    wire  qsl__8__q;
+    reg  qsl__8__clock;
+    reg  qsl__9__d;
+    wire  qsl__9__q;
+    reg  qsl__9__clock;
+    reg  qsl__10__d;
+    wire  qsl__10__q;
+    reg  qsl__10__clock;
+    reg  qsl__11__d;
+    wire  qsl__11__q;
+    reg  qsl__11__clock;
+    reg  qsl__12__d;
+    wire  qsl__12__q;
+    reg  qsl__12__clock;
+    reg  qsl__13__d;
+    wire  qsl__13__q;
+    reg  qsl__13__clock;
+    reg  qsl__14__d;
+    wire  qsl__14__q;
+    reg  qsl__14__clock;
+    reg  qsl__15__d;
+    wire  qsl__15__q;
+    reg  qsl__15__clock;
+    reg  qsl__16__d;
+    wire  qsl__16__q;
+    reg  qsl__16__clock;
+    reg  qsl__17__d;
+    wire  qsl__17__q;
+    reg  qsl__17__clock;
+    reg  qsl__18__d;
+    wire  qsl__18__q;
+    reg  qsl__18__clock;
+    reg  qsl__19__d;
+    wire  qsl__19__q;
+    reg  qsl__19__clock;
+    reg  qsl__20__d;
+    wire  qsl__20__q;
+    reg  qsl__20__clock;
+    reg  qsl__21__d;
+    wire  qsl__21__q;
+    reg  qsl__21__clock;
+    reg  qsl__22__d;
+    wire  qsl__22__q;
+    reg  qsl__22__clock;
+    reg  qsl__23__d;
+    wire  qsl__23__q;
+    reg  qsl__23__clock;
     reg  [15:0] ap1__0__d;
     wire  [15:0] ap1__0__q;
     reg  ap1__0__clock;
@@ -924,6 +1069,150 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
     reg  slane__15__d;
     wire  slane__15__q;
     reg  slane__15__clock;
+    reg  slane__16__d;
+    wire  slane__16__q;
+    reg  slane__16__clock;
+    reg  slane__17__d;
+    wire  slane__17__q;
+    reg  slane__17__clock;
+    reg  slane__18__d;
+    wire  slane__18__q;
+    reg  slane__18__clock;
+    reg  slane__19__d;
+    wire  slane__19__q;
+    reg  slane__19__clock;
+    reg  slane__20__d;
+    wire  slane__20__q;
+    reg  slane__20__clock;
+    reg  slane__21__d;
+    wire  slane__21__q;
+    reg  slane__21__clock;
+    reg  slane__22__d;
+    wire  slane__22__q;
+    reg  slane__22__clock;
+    reg  slane__23__d;
+    wire  slane__23__q;
+    reg  slane__23__clock;
+    reg  slane__24__d;
+    wire  slane__24__q;
+    reg  slane__24__clock;
+    reg  slane__25__d;
+    wire  slane__25__q;
+    reg  slane__25__clock;
+    reg  slane__26__d;
+    wire  slane__26__q;
+    reg  slane__26__clock;
+    reg  slane__27__d;
+    wire  slane__27__q;
+    reg  slane__27__clock;
+    reg  slane__28__d;
+    wire  slane__28__q;
+    reg  slane__28__clock;
+    reg  slane__29__d;
+    wire  slane__29__q;
+    reg  slane__29__clock;
+    reg  slane__30__d;
+    wire  slane__30__q;
+    reg  slane__30__clock;
+    reg  slane__31__d;
+    wire  slane__31__q;
+    reg  slane__31__clock;
+    reg  slane__32__d;
+    wire  slane__32__q;
+    reg  slane__32__clock;
+    reg  slane__33__d;
+    wire  slane__33__q;
+    reg  slane__33__clock;
+    reg  slane__34__d;
+    wire  slane__34__q;
+    reg  slane__34__clock;
+    reg  slane__35__d;
+    wire  slane__35__q;
+    reg  slane__35__clock;
+    reg  slane__36__d;
+    wire  slane__36__q;
+    reg  slane__36__clock;
+    reg  slane__37__d;
+    wire  slane__37__q;
+    reg  slane__37__clock;
+    reg  slane__38__d;
+    wire  slane__38__q;
+    reg  slane__38__clock;
+    reg  slane__39__d;
+    wire  slane__39__q;
+    reg  slane__39__clock;
+    reg  slane__40__d;
+    wire  slane__40__q;
+    reg  slane__40__clock;
+    reg  slane__41__d;
+    wire  slane__41__q;
+    reg  slane__41__clock;
+    reg  slane__42__d;
+    wire  slane__42__q;
+    reg  slane__42__clock;
+    reg  slane__43__d;
+    wire  slane__43__q;
+    reg  slane__43__clock;
+    reg  slane__44__d;
+    wire  slane__44__q;
+    reg  slane__44__clock;
+    reg  slane__45__d;
+    wire  slane__45__q;
+    reg  slane__45__clock;
+    reg  slane__46__d;
+    wire  slane__46__q;
+    reg  slane__46__clock;
+    reg  slane__47__d;
+    wire  slane__47__q;
+    reg  slane__47__clock;
+    reg  slane__48__d;
+    wire  slane__48__q;
+    reg  slane__48__clock;
+    reg  slane__49__d;
+    wire  slane__49__q;
+    reg  slane__49__clock;
+    reg  slane__50__d;
+    wire  slane__50__q;
+    reg  slane__50__clock;
+    reg  slane__51__d;
+    wire  slane__51__q;
+    reg  slane__51__clock;
+    reg  slane__52__d;
+    wire  slane__52__q;
+    reg  slane__52__clock;
+    reg  slane__53__d;
+    wire  slane__53__q;
+    reg  slane__53__clock;
+    reg  slane__54__d;
+    wire  slane__54__q;
+    reg  slane__54__clock;
+    reg  slane__55__d;
+    wire  slane__55__q;
+    reg  slane__55__clock;
+    reg  slane__56__d;
+    wire  slane__56__q;
+    reg  slane__56__clock;
+    reg  slane__57__d;
+    wire  slane__57__q;
+    reg  slane__57__clock;
+    reg  slane__58__d;
+    wire  slane__58__q;
+    reg  slane__58__clock;
+    reg  slane__59__d;
+    wire  slane__59__q;
+    reg  slane__59__clock;
+    reg  slane__60__d;
+    wire  slane__60__q;
+    reg  slane__60__clock;
+    reg  slane__61__d;
+    wire  slane__61__q;
+    reg  slane__61__clock;
+    reg  slane__62__d;
+    wire  slane__62__q;
+    reg  slane__62__clock;
+    reg  slane__63__d;
+    wire  slane__63__q;
+    reg  slane__63__clock;
     reg  [2:0] sdist__0__d;
     wire  [2:0] sdist__0__q;
     reg  sdist__0__clock;
@@ -998,6 +1287,142 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
     reg  peq__13;
     reg  peq__14;
     reg  peq__15;
+    reg  ceq__0;
+    reg  ceq__1;
+    reg  ceq__2;
+    reg  ceq__3;
+    reg  ceq__4;
+    reg  ceq__5;
+    reg  ceq__6;
+    reg  ceq__7;
+    reg  ceq__8;
+    reg  ceq__9;
+    reg  ceq__10;
+    reg  ceq__11;
+    reg  ceq__12;
+    reg  ceq__13;
+    reg  ceq__14;
+    reg  ceq__15;
+    reg  ceq__16;
+    reg  ceq__17;
+    reg  ceq__18;
+    reg  ceq__19;
+    reg  ceq__20;
+    reg  ceq__21;
+    reg  ceq__22;
+    reg  ceq__23;
+    reg  ceq__24;
+    reg  ceq__25;
+    reg  ceq__26;
+    reg  ceq__27;
+    reg  ceq__28;
+    reg  ceq__29;
+    reg  ceq__30;
+    reg  ceq__31;
+    reg  ceq__32;
+    reg  ceq__33;
+    reg  ceq__34;
+    reg  ceq__35;
+    reg  ceq__36;
+    reg  ceq__37;
+    reg  ceq__38;
+    reg  ceq__39;
+    reg  ceq__40;
+    reg  ceq__41;
+    reg  ceq__42;
+    reg  ceq__43;
+    reg  ceq__44;
+    reg  ceq__45;
+    reg  ceq__46;
+    reg  ceq__47;
+    reg  ceq__48;
+    reg  ceq__49;
+    reg  ceq__50;
+    reg  ceq__51;
+    reg  ceq__52;
+    reg  ceq__53;
+    reg  ceq__54;
+    reg  ceq__55;
+    reg  ceq__56;
+    reg  ceq__57;
+    reg  ceq__58;
+    reg  ceq__59;
+    reg  ceq__60;
+    reg  ceq__61;
+    reg  ceq__62;
+    reg  ceq__63;
+    reg  hs__0;
+    reg  hs__1;
+    reg  hs__2;
+    reg  hs__3;
+    reg  hs__4;
+    reg  hs__5;
+    reg  hs__6;
+    reg  hs__7;
+    reg  hs__8;
+    reg  hs__9;
+    reg  hs__10;
+    reg  hs__11;
+    reg  hs__12;
+    reg  hs__13;
+    reg  hs__14;
+    reg  hs__15;
+    reg  hl__0;
+    reg  hl__1;
+    reg  hl__2;
+    reg  hl__3;
+    reg  hl__4;
+    reg  hl__5;
+    reg  hl__6;
+    reg  hl__7;
+    reg  hl__8;
+    reg  hl__9;
+    reg  hl__10;
+    reg  hl__11;
+    reg  hl__12;
+    reg  hl__13;
+    reg  hl__14;
+    reg  hl__15;
+    reg  is_g__0;
+    reg  is_g__1;
+    reg  is_g__2;
+    reg  is_g__3;
+    reg  is_g__4;
+    reg  is_g__5;
+    reg  is_g__6;
+    reg  is_g__7;
+    reg  is_sl__0;
+    reg  is_sl__1;
+    reg  is_sl__2;
+    reg  is_sl__3;
+    reg  is_sl__4;
+    reg  is_sl__5;
+    reg  is_sl__6;
+    reg  is_sl__7;
+    reg  cen__0;
+    reg  cen__1;
+    reg  cen__2;
+    reg  cen__3;
+    reg  cen__4;
+    reg  cen__5;
+    reg  cen__6;
+    reg  cen__7;
+    reg  cen__8;
+    reg  cen__9;
+    reg  cen__10;
+    reg  cen__11;
+    reg  cen__12;
+    reg  cen__13;
+    reg  cen__14;
+    reg  cen__15;
+    reg  [7:0] resf__0;
+    reg  [7:0] resf__1;
+    reg  [7:0] resf__2;
+    reg  [7:0] resf__3;
+    reg  [7:0] resf__4;
+    reg  [7:0] resf__5;
+    reg  [7:0] resf__6;
+    reg  [7:0] resf__7;
     reg  fm__0;
     reg  fm__1;
     reg  fm__2;
@@ -1796,6 +2221,246 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         .q(qst__7__q),
         .clock(qst__7__clock)
     );
+    tilerast_blender_ice40__qg__0 qg__0(
+        .d(qg__0__d),
+        .q(qg__0__q),
+        .clock(qg__0__clock)
+    );
+    tilerast_blender_ice40__qg__1 qg__1(
+        .d(qg__1__d),
+        .q(qg__1__q),
+        .clock(qg__1__clock)
+    );
+    tilerast_blender_ice40__qg__2 qg__2(
+        .d(qg__2__d),
+        .q(qg__2__q),
+        .clock(qg__2__clock)
+    );
+    tilerast_blender_ice40__qg__3 qg__3(
+        .d(qg__3__d),
+        .q(qg__3__q),
+        .clock(qg__3__clock)
+    );
+    tilerast_blender_ice40__qg__4 qg__4(
+        .d(qg__4__d),
+        .q(qg__4__q),
+        .clock(qg__4__clock)
+    );
+    tilerast_blender_ice40__qg__5 qg__5(
+        .d(qg__5__d),
+        .q(qg__5__q),
+        .clock(qg__5__clock)
+    );
+    tilerast_blender_ice40__qg__6 qg__6(
+        .d(qg__6__d),
+        .q(qg__6__q),
+        .clock(qg__6__clock)
+    );
+    tilerast_blender_ice40__qg__7 qg__7(
+        .d(qg__7__d),
+        .q(qg__7__q),
+        .clock(qg__7__clock)
+    );
+    tilerast_blender_ice40__qg__8 qg__8(
+        .d(qg__8__d),
+        .q(qg__8__q),
+        .clock(qg__8__clock)
+    );
+    tilerast_blender_ice40__qg__9 qg__9(
+        .d(qg__9__d),
+        .q(qg__9__q),
+        .clock(qg__9__clock)
+    );
+    tilerast_blender_ice40__qg__10 qg__10(
+        .d(qg__10__d),
+        .q(qg__10__q),
+        .clock(qg__10__clock)
+    );
+    tilerast_blender_ice40__qg__11 qg__11(
+        .d(qg__11__d),
+        .q(qg__11__q),
+        .clock(qg__11__clock)
+    );
+    tilerast_blender_ice40__qg__12 qg__12(
+        .d(qg__12__d),
+        .q(qg__12__q),
+        .clock(qg__12__clock)
+    );
+    tilerast_blender_ice40__qg__13 qg__13(
+        .d(qg__13__d),
+        .q(qg__13__q),
+        .clock(qg__13__clock)
+    );
+    tilerast_blender_ice40__qg__14 qg__14(
+        .d(qg__14__d),
+        .q(qg__14__q),
+        .clock(qg__14__clock)
+    );
+    tilerast_blender_ice40__qg__15 qg__15(
+        .d(qg__15__d),
+        .q(qg__15__q),
+        .clock(qg__15__clock)
+    );
+    tilerast_blender_ice40__qg__16 qg__16(
+        .d(qg__16__d),
+        .q(qg__16__q),
+        .clock(qg__16__clock)
+    );
+    tilerast_blender_ice40__qg__17 qg__17(
+        .d(qg__17__d),
+        .q(qg__17__q),
+        .clock(qg__17__clock)
+    );
+    tilerast_blender_ice40__qg__18 qg__18(
+        .d(qg__18__d),
+        .q(qg__18__q),
+        .clock(qg__18__clock)
+    );
+    tilerast_blender_ice40__qg__19 qg__19(
+        .d(qg__19__d),
+        .q(qg__19__q),
+        .clock(qg__19__clock)
+    );
+    tilerast_blender_ice40__qg__20 qg__20(
+        .d(qg__20__d),
+        .q(qg__20__q),
+        .clock(qg__20__clock)
+    );
+    tilerast_blender_ice40__qg__21 qg__21(
+        .d(qg__21__d),
+        .q(qg__21__q),
+        .clock(qg__21__clock)
+    );
+    tilerast_blender_ice40__qg__22 qg__22(
+        .d(qg__22__d),
+        .q(qg__22__q),
+        .clock(qg__22__clock)
+    );
+    tilerast_blender_ice40__qg__23 qg__23(
+        .d(qg__23__d),
+        .q(qg__23__q),
+        .clock(qg__23__clock)
+    );
+    tilerast_blender_ice40__qsl__0 qsl__0(
+        .d(qsl__0__d),
+        .q(qsl__0__q),
+        .clock(qsl__0__clock)
+    );
+    tilerast_blender_ice40__qsl__1 qsl__1(
+        .d(qsl__1__d),
+        .q(qsl__1__q),
+        .clock(qsl__1__clock)
+    );
+    tilerast_blender_ice40__qsl__2 qsl__2(
+        .d(qsl__2__d),
+        .q(qsl__2__q),
+        .clock(qsl__2__clock)
+    );
+    tilerast_blender_ice40__qsl__3 qsl__3(
+        .d(qsl__3__d),
+        .q(qsl__3__q),
+        .clock(qsl__3__clock)
+    );
+    tilerast_blender_ice40__qsl__4 qsl__4(
+        .d(qsl__4__d),
+        .q(qsl__4__q),
+        .clock(qsl__4__clock)
+    );
+    tilerast_blender_ice40__qsl__5 qsl__5(
+        .d(qsl__5__d),
+        .q(qsl__5__q),
+        .clock(qsl__5__clock)
+    );
+    tilerast_blender_ice40__qsl__6 qsl__6(
+        .d(qsl__6__d),
+        .q(qsl__6__q),
+        .clock(qsl__6__clock)
+    );
+    tilerast_blender_ice40__qsl__7 qsl__7(
+        .d(qsl__7__d),
+        .q(qsl__7__q),
+        .clock(qsl__7__clock)
+    );
+    tilerast_blender_ice40__qsl__8 qsl__8(
+        .d(qsl__8__d),
+        .q(qsl__8__q),
+        .clock(qsl__8__clock)
+    );
+    tilerast_blender_ice40__qsl__9 qsl__9(
+        .d(qsl__9__d),
+        .q(qsl__9__q),
+        .clock(qsl__9__clock)
+    );
+    tilerast_blender_ice40__qsl__10 qsl__10(
+        .d(qsl__10__d),
+        .q(qsl__10__q),
+        .clock(qsl__10__clock)
+    );
+    tilerast_blender_ice40__qsl__11 qsl__11(
+        .d(qsl__11__d),
+        .q(qsl__11__q),
+        .clock(qsl__11__clock)
+    );
+    tilerast_blender_ice40__qsl__12 qsl__12(
+        .d(qsl__12__d),
+        .q(qsl__12__q),
+        .clock(qsl__12__clock)
+    );
+    tilerast_blender_ice40__qsl__13 qsl__13(
+        .d(qsl__13__d),
+        .q(qsl__13__q),
+        .clock(qsl__13__clock)
+    );
+    tilerast_blender_ice40__qsl__14 qsl__14(
+        .d(qsl__14__d),
+        .q(qsl__14__q),
+        .clock(qsl__14__clock)
+    );
+    tilerast_blender_ice40__qsl__15 qsl__15(
+        .d(qsl__15__d),
+        .q(qsl__15__q),
+        .clock(qsl__15__clock)
+    );
+    tilerast_blender_ice40__qsl__16 qsl__16(
+        .d(qsl__16__d),
+        .q(qsl__16__q),
+        .clock(qsl__16__clock)
+    );
+    tilerast_blender_ice40__qsl__17 qsl__17(
+        .d(qsl__17__d),
+        .q(qsl__17__q),
+        .clock(qsl__17__clock)
+    );
+    tilerast_blender_ice40__qsl__18 qsl__18(
+        .d(qsl__18__d),
+        .q(qsl__18__q),
+        .clock(qsl__18__clock)
+    );
+    tilerast_blender_ice40__qsl__19 qsl__19(
+        .d(qsl__19__d),
+        .q(qsl__19__q),
+        .clock(qsl__19__clock)
+    );
+    tilerast_blender_ice40__qsl__20 qsl__20(
+        .d(qsl__20__d),
+        .q(qsl__20__q),
+        .clock(qsl__20__clock)
+    );
+    tilerast_blender_ice40__qsl__21 qsl__21(
+        .d(qsl__21__d),
+        .q(qsl__21__q),
+        .clock(qsl__21__clock)
+    );
+    tilerast_blender_ice40__qsl__22 qsl__22(
+        .d(qsl__22__d),
+        .q(qsl__22__q),
+        .clock(qsl__22__clock)
+    );
+    tilerast_blender_ice40__qsl__23 qsl__23(
+        .d(qsl__23__d),
+        .q(qsl__23__q),
+        .clock(qsl__23__clock)
+    );
     tilerast_blender_ice40__ap1__0 ap1__0(
         .d(ap1__0__d),
         .q(ap1__0__q),
@@ -2516,6 +3181,246 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         .q(slane__15__q),
         .clock(slane__15__clock)
     );
+    tilerast_blender_ice40__slane__16 slane__16(
+        .d(slane__16__d),
+        .q(slane__16__q),
+        .clock(slane__16__clock)
+    );
+    tilerast_blender_ice40__slane__17 slane__17(
+        .d(slane__17__d),
+        .q(slane__17__q),
+        .clock(slane__17__clock)
+    );
+    tilerast_blender_ice40__slane__18 slane__18(
+        .d(slane__18__d),
+        .q(slane__18__q),
+        .clock(slane__18__clock)
+    );
+    tilerast_blender_ice40__slane__19 slane__19(
+        .d(slane__19__d),
+        .q(slane__19__q),
+        .clock(slane__19__clock)
+    );
+    tilerast_blender_ice40__slane__20 slane__20(
+        .d(slane__20__d),
+        .q(slane__20__q),
+        .clock(slane__20__clock)
+    );
+    tilerast_blender_ice40__slane__21 slane__21(
+        .d(slane__21__d),
+        .q(slane__21__q),
+        .clock(slane__21__clock)
+    );
+    tilerast_blender_ice40__slane__22 slane__22(
+        .d(slane__22__d),
+        .q(slane__22__q),
+        .clock(slane__22__clock)
+    );
+    tilerast_blender_ice40__slane__23 slane__23(
+        .d(slane__23__d),
+        .q(slane__23__q),
+        .clock(slane__23__clock)
+    );
+    tilerast_blender_ice40__slane__24 slane__24(
+        .d(slane__24__d),
+        .q(slane__24__q),
+        .clock(slane__24__clock)
+    );
+    tilerast_blender_ice40__slane__25 slane__25(
+        .d(slane__25__d),
+        .q(slane__25__q),
+        .clock(slane__25__clock)
+    );
+    tilerast_blender_ice40__slane__26 slane__26(
+        .d(slane__26__d),
+        .q(slane__26__q),
+        .clock(slane__26__clock)
+    );
+    tilerast_blender_ice40__slane__27 slane__27(
+        .d(slane__27__d),
+        .q(slane__27__q),
+        .clock(slane__27__clock)
+    );
+    tilerast_blender_ice40__slane__28 slane__28(
+        .d(slane__28__d),
+        .q(slane__28__q),
+        .clock(slane__28__clock)
+    );
+    tilerast_blender_ice40__slane__29 slane__29(
+        .d(slane__29__d),
+        .q(slane__29__q),
+        .clock(slane__29__clock)
+    );
+    tilerast_blender_ice40__slane__30 slane__30(
+        .d(slane__30__d),
+        .q(slane__30__q),
+        .clock(slane__30__clock)
+    );
+    tilerast_blender_ice40__slane__31 slane__31(
+        .d(slane__31__d),
+        .q(slane__31__q),
+        .clock(slane__31__clock)
+    );
+    tilerast_blender_ice40__slane__32 slane__32(
+        .d(slane__32__d),
+        .q(slane__32__q),
+        .clock(slane__32__clock)
+    );
+    tilerast_blender_ice40__slane__33 slane__33(
+        .d(slane__33__d),
+        .q(slane__33__q),
+        .clock(slane__33__clock)
+    );
+    tilerast_blender_ice40__slane__34 slane__34(
+        .d(slane__34__d),
+        .q(slane__34__q),
+        .clock(slane__34__clock)
+    );
+    tilerast_blender_ice40__slane__35 slane__35(
+        .d(slane__35__d),
+        .q(slane__35__q),
+        .clock(slane__35__clock)
+    );
+    tilerast_blender_ice40__slane__36 slane__36(
+        .d(slane__36__d),
+        .q(slane__36__q),
+        .clock(slane__36__clock)
+    );
+    tilerast_blender_ice40__slane__37 slane__37(
+        .d(slane__37__d),
+        .q(slane__37__q),
+        .clock(slane__37__clock)
+    );
+    tilerast_blender_ice40__slane__38 slane__38(
+        .d(slane__38__d),
+        .q(slane__38__q),
+        .clock(slane__38__clock)
+    );
+    tilerast_blender_ice40__slane__39 slane__39(
+        .d(slane__39__d),
+        .q(slane__39__q),
+        .clock(slane__39__clock)
+    );
+    tilerast_blender_ice40__slane__40 slane__40(
+        .d(slane__40__d),
+        .q(slane__40__q),
+        .clock(slane__40__clock)
+    );
+    tilerast_blender_ice40__slane__41 slane__41(
+        .d(slane__41__d),
+        .q(slane__41__q),
+        .clock(slane__41__clock)
+    );
+    tilerast_blender_ice40__slane__42 slane__42(
+        .d(slane__42__d),
+        .q(slane__42__q),
+        .clock(slane__42__clock)
+    );
+    tilerast_blender_ice40__slane__43 slane__43(
+        .d(slane__43__d),
+        .q(slane__43__q),
+        .clock(slane__43__clock)
+    );
+    tilerast_blender_ice40__slane__44 slane__44(
+        .d(slane__44__d),
+        .q(slane__44__q),
+        .clock(slane__44__clock)
+    );
+    tilerast_blender_ice40__slane__45 slane__45(
+        .d(slane__45__d),
+        .q(slane__45__q),
+        .clock(slane__45__clock)
+    );
+    tilerast_blender_ice40__slane__46 slane__46(
+        .d(slane__46__d),
+        .q(slane__46__q),
+        .clock(slane__46__clock)
+    );
+    tilerast_blender_ice40__slane__47 slane__47(
+        .d(slane__47__d),
+        .q(slane__47__q),
+        .clock(slane__47__clock)
+    );
+    tilerast_blender_ice40__slane__48 slane__48(
+        .d(slane__48__d),
+        .q(slane__48__q),
+        .clock(slane__48__clock)
+    );
+    tilerast_blender_ice40__slane__49 slane__49(
+        .d(slane__49__d),
+        .q(slane__49__q),
+        .clock(slane__49__clock)
+    );
+    tilerast_blender_ice40__slane__50 slane__50(
+        .d(slane__50__d),
+        .q(slane__50__q),
+        .clock(slane__50__clock)
+    );
+    tilerast_blender_ice40__slane__51 slane__51(
+        .d(slane__51__d),
+        .q(slane__51__q),
+        .clock(slane__51__clock)
+    );
+    tilerast_blender_ice40__slane__52 slane__52(
+        .d(slane__52__d),
+        .q(slane__52__q),
+        .clock(slane__52__clock)
+    );
+    tilerast_blender_ice40__slane__53 slane__53(
+        .d(slane__53__d),
+        .q(slane__53__q),
+        .clock(slane__53__clock)
+    );
+    tilerast_blender_ice40__slane__54 slane__54(
+        .d(slane__54__d),
+        .q(slane__54__q),
+        .clock(slane__54__clock)
+    );
+    tilerast_blender_ice40__slane__55 slane__55(
+        .d(slane__55__d),
+        .q(slane__55__q),
+        .clock(slane__55__clock)
+    );
+    tilerast_blender_ice40__slane__56 slane__56(
+        .d(slane__56__d),
+        .q(slane__56__q),
+        .clock(slane__56__clock)
+    );
+    tilerast_blender_ice40__slane__57 slane__57(
+        .d(slane__57__d),
+        .q(slane__57__q),
+        .clock(slane__57__clock)
+    );
+    tilerast_blender_ice40__slane__58 slane__58(
+        .d(slane__58__d),
+        .q(slane__58__q),
+        .clock(slane__58__clock)
+    );
+    tilerast_blender_ice40__slane__59 slane__59(
+        .d(slane__59__d),
+        .q(slane__59__q),
+        .clock(slane__59__clock)
+    );
+    tilerast_blender_ice40__slane__60 slane__60(
+        .d(slane__60__d),
+        .q(slane__60__q),
+        .clock(slane__60__clock)
+    );
+    tilerast_blender_ice40__slane__61 slane__61(
+        .d(slane__61__d),
+        .q(slane__61__q),
+        .clock(slane__61__clock)
+    );
+    tilerast_blender_ice40__slane__62 slane__62(
+        .d(slane__62__d),
+        .q(slane__62__q),
+        .clock(slane__62__clock)
+    );
+    tilerast_blender_ice40__slane__63 slane__63(
+        .d(slane__63__d),
+        .q(slane__63__q),
+        .clock(slane__63__clock)
+    );
     tilerast_blender_ice40__sdist__0 sdist__0(
         .d(sdist__0__d),
         .q(sdist__0__q),
@@ -2631,8 +3536,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__0__d = sv__0__q;
         spos__0__clock = clock;
         spos__0__d = spos__0__q;
-        slane__0__clock = clock;
-        slane__0__d = slane__0__q;
         sdist__0__clock = clock;
         sdist__0__d = sdist__0__q;
         ps__1__clock = clock;
@@ -2643,8 +3546,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__1__d = sv__1__q;
         spos__1__clock = clock;
         spos__1__d = spos__1__q;
-        slane__1__clock = clock;
-        slane__1__d = slane__1__q;
         sdist__1__clock = clock;
         sdist__1__d = sdist__1__q;
         ps__2__clock = clock;
@@ -2655,8 +3556,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__2__d = sv__2__q;
         spos__2__clock = clock;
         spos__2__d = spos__2__q;
-        slane__2__clock = clock;
-        slane__2__d = slane__2__q;
         sdist__2__clock = clock;
         sdist__2__d = sdist__2__q;
         ps__3__clock = clock;
@@ -2667,8 +3566,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__3__d = sv__3__q;
         spos__3__clock = clock;
         spos__3__d = spos__3__q;
-        slane__3__clock = clock;
-        slane__3__d = slane__3__q;
         sdist__3__clock = clock;
         sdist__3__d = sdist__3__q;
         ps__4__clock = clock;
@@ -2679,8 +3576,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__4__d = sv__4__q;
         spos__4__clock = clock;
         spos__4__d = spos__4__q;
-        slane__4__clock = clock;
-        slane__4__d = slane__4__q;
         sdist__4__clock = clock;
         sdist__4__d = sdist__4__q;
         ps__5__clock = clock;
@@ -2691,8 +3586,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__5__d = sv__5__q;
         spos__5__clock = clock;
         spos__5__d = spos__5__q;
-        slane__5__clock = clock;
-        slane__5__d = slane__5__q;
         sdist__5__clock = clock;
         sdist__5__d = sdist__5__q;
         ps__6__clock = clock;
@@ -2703,8 +3596,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__6__d = sv__6__q;
         spos__6__clock = clock;
         spos__6__d = spos__6__q;
-        slane__6__clock = clock;
-        slane__6__d = slane__6__q;
         sdist__6__clock = clock;
         sdist__6__d = sdist__6__q;
         ps__7__clock = clock;
@@ -2715,8 +3606,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__7__d = sv__7__q;
         spos__7__clock = clock;
         spos__7__d = spos__7__q;
-        slane__7__clock = clock;
-        slane__7__d = slane__7__q;
         sdist__7__clock = clock;
         sdist__7__d = sdist__7__q;
         ps__8__clock = clock;
@@ -2727,8 +3616,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__8__d = sv__8__q;
         spos__8__clock = clock;
         spos__8__d = spos__8__q;
-        slane__8__clock = clock;
-        slane__8__d = slane__8__q;
         sdist__8__clock = clock;
         sdist__8__d = sdist__8__q;
         ps__9__clock = clock;
@@ -2739,8 +3626,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__9__d = sv__9__q;
         spos__9__clock = clock;
         spos__9__d = spos__9__q;
-        slane__9__clock = clock;
-        slane__9__d = slane__9__q;
         sdist__9__clock = clock;
         sdist__9__d = sdist__9__q;
         ps__10__clock = clock;
@@ -2751,8 +3636,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__10__d = sv__10__q;
         spos__10__clock = clock;
         spos__10__d = spos__10__q;
-        slane__10__clock = clock;
-        slane__10__d = slane__10__q;
         sdist__10__clock = clock;
         sdist__10__d = sdist__10__q;
         ps__11__clock = clock;
@@ -2763,8 +3646,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__11__d = sv__11__q;
         spos__11__clock = clock;
         spos__11__d = spos__11__q;
-        slane__11__clock = clock;
-        slane__11__d = slane__11__q;
         sdist__11__clock = clock;
         sdist__11__d = sdist__11__q;
         ps__12__clock = clock;
@@ -2775,8 +3656,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__12__d = sv__12__q;
         spos__12__clock = clock;
         spos__12__d = spos__12__q;
-        slane__12__clock = clock;
-        slane__12__d = slane__12__q;
         sdist__12__clock = clock;
         sdist__12__d = sdist__12__q;
         ps__13__clock = clock;
@@ -2787,8 +3666,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__13__d = sv__13__q;
         spos__13__clock = clock;
         spos__13__d = spos__13__q;
-        slane__13__clock = clock;
-        slane__13__d = slane__13__q;
         sdist__13__clock = clock;
         sdist__13__d = sdist__13__q;
         ps__14__clock = clock;
@@ -2799,8 +3676,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__14__d = sv__14__q;
         spos__14__clock = clock;
         spos__14__d = spos__14__q;
-        slane__14__clock = clock;
-        slane__14__d = slane__14__q;
         sdist__14__clock = clock;
         sdist__14__d = sdist__14__q;
         ps__15__clock = clock;
@@ -2811,8 +3686,6 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         sv__15__d = sv__15__q;
         spos__15__clock = clock;
         spos__15__d = spos__15__q;
-        slane__15__clock = clock;
-        slane__15__d = slane__15__q;
         sdist__15__clock = clock;
         sdist__15__d = sdist__15__q;
         qv__0__clock = clock;
@@ -3041,132 +3914,356 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         qd__31__d = qd__31__q;
         scol__0__clock = clock;
         scol__0__d = scol__0__q;
+        slane__0__clock = clock;
+        slane__0__d = slane__0__q;
         scol__1__clock = clock;
         scol__1__d = scol__1__q;
+        slane__1__clock = clock;
+        slane__1__d = slane__1__q;
         scol__2__clock = clock;
         scol__2__d = scol__2__q;
+        slane__2__clock = clock;
+        slane__2__d = slane__2__q;
         scol__3__clock = clock;
         scol__3__d = scol__3__q;
+        slane__3__clock = clock;
+        slane__3__d = slane__3__q;
         scol__4__clock = clock;
         scol__4__d = scol__4__q;
+        slane__4__clock = clock;
+        slane__4__d = slane__4__q;
         scol__5__clock = clock;
         scol__5__d = scol__5__q;
+        slane__5__clock = clock;
+        slane__5__d = slane__5__q;
         scol__6__clock = clock;
         scol__6__d = scol__6__q;
+        slane__6__clock = clock;
+        slane__6__d = slane__6__q;
         scol__7__clock = clock;
         scol__7__d = scol__7__q;
+        slane__7__clock = clock;
+        slane__7__d = slane__7__q;
         scol__8__clock = clock;
         scol__8__d = scol__8__q;
+        slane__8__clock = clock;
+        slane__8__d = slane__8__q;
         scol__9__clock = clock;
         scol__9__d = scol__9__q;
+        slane__9__clock = clock;
+        slane__9__d = slane__9__q;
         scol__10__clock = clock;
         scol__10__d = scol__10__q;
+        slane__10__clock = clock;
+        slane__10__d = slane__10__q;
         scol__11__clock = clock;
         scol__11__d = scol__11__q;
+        slane__11__clock = clock;
+        slane__11__d = slane__11__q;
         scol__12__clock = clock;
         scol__12__d = scol__12__q;
+        slane__12__clock = clock;
+        slane__12__d = slane__12__q;
         scol__13__clock = clock;
         scol__13__d = scol__13__q;
+        slane__13__clock = clock;
+        slane__13__d = slane__13__q;
         scol__14__clock = clock;
         scol__14__d = scol__14__q;
+        slane__14__clock = clock;
+        slane__14__d = slane__14__q;
         scol__15__clock = clock;
         scol__15__d = scol__15__q;
+        slane__15__clock = clock;
+        slane__15__d = slane__15__q;
         scol__16__clock = clock;
         scol__16__d = scol__16__q;
+        slane__16__clock = clock;
+        slane__16__d = slane__16__q;
         scol__17__clock = clock;
         scol__17__d = scol__17__q;
+        slane__17__clock = clock;
+        slane__17__d = slane__17__q;
         scol__18__clock = clock;
         scol__18__d = scol__18__q;
+        slane__18__clock = clock;
+        slane__18__d = slane__18__q;
         scol__19__clock = clock;
         scol__19__d = scol__19__q;
+        slane__19__clock = clock;
+        slane__19__d = slane__19__q;
         scol__20__clock = clock;
         scol__20__d = scol__20__q;
+        slane__20__clock = clock;
+        slane__20__d = slane__20__q;
         scol__21__clock = clock;
         scol__21__d = scol__21__q;
+        slane__21__clock = clock;
+        slane__21__d = slane__21__q;
         scol__22__clock = clock;
         scol__22__d = scol__22__q;
+        slane__22__clock = clock;
+        slane__22__d = slane__22__q;
         scol__23__clock = clock;
         scol__23__d = scol__23__q;
+        slane__23__clock = clock;
+        slane__23__d = slane__23__q;
         scol__24__clock = clock;
         scol__24__d = scol__24__q;
+        slane__24__clock = clock;
+        slane__24__d = slane__24__q;
         scol__25__clock = clock;
         scol__25__d = scol__25__q;
+        slane__25__clock = clock;
+        slane__25__d = slane__25__q;
         scol__26__clock = clock;
         scol__26__d = scol__26__q;
+        slane__26__clock = clock;
+        slane__26__d = slane__26__q;
         scol__27__clock = clock;
         scol__27__d = scol__27__q;
+        slane__27__clock = clock;
+        slane__27__d = slane__27__q;
         scol__28__clock = clock;
         scol__28__d = scol__28__q;
+        slane__28__clock = clock;
+        slane__28__d = slane__28__q;
         scol__29__clock = clock;
         scol__29__d = scol__29__q;
+        slane__29__clock = clock;
+        slane__29__d = slane__29__q;
         scol__30__clock = clock;
         scol__30__d = scol__30__q;
+        slane__30__clock = clock;
+        slane__30__d = slane__30__q;
         scol__31__clock = clock;
         scol__31__d = scol__31__q;
+        slane__31__clock = clock;
+        slane__31__d = slane__31__q;
         scol__32__clock = clock;
         scol__32__d = scol__32__q;
+        slane__32__clock = clock;
+        slane__32__d = slane__32__q;
         scol__33__clock = clock;
         scol__33__d = scol__33__q;
+        slane__33__clock = clock;
+        slane__33__d = slane__33__q;
         scol__34__clock = clock;
         scol__34__d = scol__34__q;
+        slane__34__clock = clock;
+        slane__34__d = slane__34__q;
         scol__35__clock = clock;
         scol__35__d = scol__35__q;
+        slane__35__clock = clock;
+        slane__35__d = slane__35__q;
         scol__36__clock = clock;
         scol__36__d = scol__36__q;
+        slane__36__clock = clock;
+        slane__36__d = slane__36__q;
         scol__37__clock = clock;
         scol__37__d = scol__37__q;
+        slane__37__clock = clock;
+        slane__37__d = slane__37__q;
         scol__38__clock = clock;
         scol__38__d = scol__38__q;
+        slane__38__clock = clock;
+        slane__38__d = slane__38__q;
         scol__39__clock = clock;
         scol__39__d = scol__39__q;
+        slane__39__clock = clock;
+        slane__39__d = slane__39__q;
         scol__40__clock = clock;
         scol__40__d = scol__40__q;
+        slane__40__clock = clock;
+        slane__40__d = slane__40__q;
         scol__41__clock = clock;
         scol__41__d = scol__41__q;
+        slane__41__clock = clock;
+        slane__41__d = slane__41__q;
         scol__42__clock = clock;
         scol__42__d = scol__42__q;
+        slane__42__clock = clock;
+        slane__42__d = slane__42__q;
         scol__43__clock = clock;
         scol__43__d = scol__43__q;
+        slane__43__clock = clock;
+        slane__43__d = slane__43__q;
         scol__44__clock = clock;
         scol__44__d = scol__44__q;
+        slane__44__clock = clock;
+        slane__44__d = slane__44__q;
         scol__45__clock = clock;
         scol__45__d = scol__45__q;
+        slane__45__clock = clock;
+        slane__45__d = slane__45__q;
         scol__46__clock = clock;
         scol__46__d = scol__46__q;
+        slane__46__clock = clock;
+        slane__46__d = slane__46__q;
         scol__47__clock = clock;
         scol__47__d = scol__47__q;
+        slane__47__clock = clock;
+        slane__47__d = slane__47__q;
         scol__48__clock = clock;
         scol__48__d = scol__48__q;
+        slane__48__clock = clock;
+        slane__48__d = slane__48__q;
         scol__49__clock = clock;
         scol__49__d = scol__49__q;
+        slane__49__clock = clock;
+        slane__49__d = slane__49__q;
         scol__50__clock = clock;
         scol__50__d = scol__50__q;
+        slane__50__clock = clock;
+        slane__50__d = slane__50__q;
         scol__51__clock = clock;
         scol__51__d = scol__51__q;
+        slane__51__clock = clock;
+        slane__51__d = slane__51__q;
         scol__52__clock = clock;
         scol__52__d = scol__52__q;
+        slane__52__clock = clock;
+        slane__52__d = slane__52__q;
         scol__53__clock = clock;
         scol__53__d = scol__53__q;
+        slane__53__clock = clock;
+        slane__53__d = slane__53__q;
         scol__54__clock = clock;
         scol__54__d = scol__54__q;
+        slane__54__clock = clock;
+        slane__54__d = slane__54__q;
         scol__55__clock = clock;
         scol__55__d = scol__55__q;
+        slane__55__clock = clock;
+        slane__55__d = slane__55__q;
         scol__56__clock = clock;
         scol__56__d = scol__56__q;
+        slane__56__clock = clock;
+        slane__56__d = slane__56__q;
         scol__57__clock = clock;
         scol__57__d = scol__57__q;
+        slane__57__clock = clock;
+        slane__57__d = slane__57__q;
         scol__58__clock = clock;
         scol__58__d = scol__58__q;
+        slane__58__clock = clock;
+        slane__58__d = slane__58__q;
         scol__59__clock = clock;
         scol__59__d = scol__59__q;
+        slane__59__clock = clock;
+        slane__59__d = slane__59__q;
         scol__60__clock = clock;
         scol__60__d = scol__60__q;
+        slane__60__clock = clock;
+        slane__60__d = slane__60__q;
         scol__61__clock = clock;
         scol__61__d = scol__61__q;
+        slane__61__clock = clock;
+        slane__61__d = slane__61__q;
         scol__62__clock = clock;
         scol__62__d = scol__62__q;
+        slane__62__clock = clock;
+        slane__62__d = slane__62__q;
         scol__63__clock = clock;
         scol__63__d = scol__63__q;
+        slane__63__clock = clock;
+        slane__63__d = slane__63__q;
+        qg__0__clock = clock;
+        qg__0__d = qg__0__q;
+        qsl__0__clock = clock;
+        qsl__0__d = qsl__0__q;
+        qg__1__clock = clock;
+        qg__1__d = qg__1__q;
+        qsl__1__clock = clock;
+        qsl__1__d = qsl__1__q;
+        qg__2__clock = clock;
+        qg__2__d = qg__2__q;
+        qsl__2__clock = clock;
+        qsl__2__d = qsl__2__q;
+        qg__3__clock = clock;
+        qg__3__d = qg__3__q;
+        qsl__3__clock = clock;
+        qsl__3__d = qsl__3__q;
+        qg__4__clock = clock;
+        qg__4__d = qg__4__q;
+        qsl__4__clock = clock;
+        qsl__4__d = qsl__4__q;
+        qg__5__clock = clock;
+        qg__5__d = qg__5__q;
+        qsl__5__clock = clock;
+        qsl__5__d = qsl__5__q;
+        qg__6__clock = clock;
+        qg__6__d = qg__6__q;
+        qsl__6__clock = clock;
+        qsl__6__d = qsl__6__q;
+        qg__7__clock = clock;
+        qg__7__d = qg__7__q;
+        qsl__7__clock = clock;
+        qsl__7__d = qsl__7__q;
+        qg__8__clock = clock;
+        qg__8__d = qg__8__q;
+        qsl__8__clock = clock;
+        qsl__8__d = qsl__8__q;
+        qg__9__clock = clock;
+        qg__9__d = qg__9__q;
+        qsl__9__clock = clock;
+        qsl__9__d = qsl__9__q;
+        qg__10__clock = clock;
+        qg__10__d = qg__10__q;
+        qsl__10__clock = clock;
+        qsl__10__d = qsl__10__q;
+        qg__11__clock = clock;
+        qg__11__d = qg__11__q;
+        qsl__11__clock = clock;
+        qsl__11__d = qsl__11__q;
+        qg__12__clock = clock;
+        qg__12__d = qg__12__q;
+        qsl__12__clock = clock;
+        qsl__12__d = qsl__12__q;
+        qg__13__clock = clock;
+        qg__13__d = qg__13__q;
+        qsl__13__clock = clock;
+        qsl__13__d = qsl__13__q;
+        qg__14__clock = clock;
+        qg__14__d = qg__14__q;
+        qsl__14__clock = clock;
+        qsl__14__d = qsl__14__q;
+        qg__15__clock = clock;
+        qg__15__d = qg__15__q;
+        qsl__15__clock = clock;
+        qsl__15__d = qsl__15__q;
+        qg__16__clock = clock;
+        qg__16__d = qg__16__q;
+        qsl__16__clock = clock;
+        qsl__16__d = qsl__16__q;
+        qg__17__clock = clock;
+        qg__17__d = qg__17__q;
+        qsl__17__clock = clock;
+        qsl__17__d = qsl__17__q;
+        qg__18__clock = clock;
+        qg__18__d = qg__18__q;
+        qsl__18__clock = clock;
+        qsl__18__d = qsl__18__q;
+        qg__19__clock = clock;
+        qg__19__d = qg__19__q;
+        qsl__19__clock = clock;
+        qsl__19__d = qsl__19__q;
+        qg__20__clock = clock;
+        qg__20__d = qg__20__q;
+        qsl__20__clock = clock;
+        qsl__20__d = qsl__20__q;
+        qg__21__clock = clock;
+        qg__21__d = qg__21__q;
+        qsl__21__clock = clock;
+        qsl__21__d = qsl__21__q;
+        qg__22__clock = clock;
+        qg__22__d = qg__22__q;
+        qsl__22__clock = clock;
+        qsl__22__d = qsl__22__q;
+        qg__23__clock = clock;
+        qg__23__d = qg__23__q;
+        qsl__23__clock = clock;
+        qsl__23__d = qsl__23__q;
         ovo = sv__12__q | sv__13__q | sv__14__q | sv__15__q;
         adv = ~ovo | out_ready;
         pc__0 = 32'h0;
@@ -3404,6 +4501,70 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         if ((ps__15__q != ps__15__q) | (pd__15__q != pd__15__q)) begin
             peq__15 = 1'b0;
         end
+        ceq__0 = (ps__0__q == ps__0__q) & (pd__0__q == pd__0__q) & (ps__3__q == ps__3__q) & (pst__0__q == pst__0__q);
+        ceq__1 = (ps__0__q == ps__4__q) & (pd__0__q == pd__4__q) & (ps__3__q == ps__7__q) & (pst__0__q == pst__1__q);
+        ceq__2 = (ps__0__q == ps__8__q) & (pd__0__q == pd__8__q) & (ps__3__q == ps__11__q) & (pst__0__q == pst__2__q);
+        ceq__3 = (ps__0__q == ps__12__q) & (pd__0__q == pd__12__q) & (ps__3__q == ps__15__q) & (pst__0__q == pst__3__q);
+        ceq__4 = (ps__4__q == ps__0__q) & (pd__4__q == pd__0__q) & (ps__7__q == ps__3__q) & (pst__1__q == pst__0__q);
+        ceq__5 = (ps__4__q == ps__4__q) & (pd__4__q == pd__4__q) & (ps__7__q == ps__7__q) & (pst__1__q == pst__1__q);
+        ceq__6 = (ps__4__q == ps__8__q) & (pd__4__q == pd__8__q) & (ps__7__q == ps__11__q) & (pst__1__q == pst__2__q);
+        ceq__7 = (ps__4__q == ps__12__q) & (pd__4__q == pd__12__q) & (ps__7__q == ps__15__q) & (pst__1__q == pst__3__q);
+        ceq__8 = (ps__8__q == ps__0__q) & (pd__8__q == pd__0__q) & (ps__11__q == ps__3__q) & (pst__2__q == pst__0__q);
+        ceq__9 = (ps__8__q == ps__4__q) & (pd__8__q == pd__4__q) & (ps__11__q == ps__7__q) & (pst__2__q == pst__1__q);
+        ceq__10 = (ps__8__q == ps__8__q) & (pd__8__q == pd__8__q) & (ps__11__q == ps__11__q) & (pst__2__q == pst__2__q);
+        ceq__11 = (ps__8__q == ps__12__q) & (pd__8__q == pd__12__q) & (ps__11__q == ps__15__q) & (pst__2__q == pst__3__q);
+        ceq__12 = (ps__12__q == ps__0__q) & (pd__12__q == pd__0__q) & (ps__15__q == ps__3__q) & (pst__3__q == pst__0__q);
+        ceq__13 = (ps__12__q == ps__4__q) & (pd__12__q == pd__4__q) & (ps__15__q == ps__7__q) & (pst__3__q == pst__1__q);
+        ceq__14 = (ps__12__q == ps__8__q) & (pd__12__q == pd__8__q) & (ps__15__q == ps__11__q) & (pst__3__q == pst__2__q);
+        ceq__15 = (ps__12__q == ps__12__q) & (pd__12__q == pd__12__q) & (ps__15__q == ps__15__q) & (pst__3__q == pst__3__q);
+        ceq__16 = (ps__1__q == ps__1__q) & (pd__1__q == pd__1__q) & (ps__3__q == ps__3__q) & (pst__0__q == pst__0__q);
+        ceq__17 = (ps__1__q == ps__5__q) & (pd__1__q == pd__5__q) & (ps__3__q == ps__7__q) & (pst__0__q == pst__1__q);
+        ceq__18 = (ps__1__q == ps__9__q) & (pd__1__q == pd__9__q) & (ps__3__q == ps__11__q) & (pst__0__q == pst__2__q);
+        ceq__19 = (ps__1__q == ps__13__q) & (pd__1__q == pd__13__q) & (ps__3__q == ps__15__q) & (pst__0__q == pst__3__q);
+        ceq__20 = (ps__5__q == ps__1__q) & (pd__5__q == pd__1__q) & (ps__7__q == ps__3__q) & (pst__1__q == pst__0__q);
+        ceq__21 = (ps__5__q == ps__5__q) & (pd__5__q == pd__5__q) & (ps__7__q == ps__7__q) & (pst__1__q == pst__1__q);
+        ceq__22 = (ps__5__q == ps__9__q) & (pd__5__q == pd__9__q) & (ps__7__q == ps__11__q) & (pst__1__q == pst__2__q);
+        ceq__23 = (ps__5__q == ps__13__q) & (pd__5__q == pd__13__q) & (ps__7__q == ps__15__q) & (pst__1__q == pst__3__q);
+        ceq__24 = (ps__9__q == ps__1__q) & (pd__9__q == pd__1__q) & (ps__11__q == ps__3__q) & (pst__2__q == pst__0__q);
+        ceq__25 = (ps__9__q == ps__5__q) & (pd__9__q == pd__5__q) & (ps__11__q == ps__7__q) & (pst__2__q == pst__1__q);
+        ceq__26 = (ps__9__q == ps__9__q) & (pd__9__q == pd__9__q) & (ps__11__q == ps__11__q) & (pst__2__q == pst__2__q);
+        ceq__27 = (ps__9__q == ps__13__q) & (pd__9__q == pd__13__q) & (ps__11__q == ps__15__q) & (pst__2__q == pst__3__q);
+        ceq__28 = (ps__13__q == ps__1__q) & (pd__13__q == pd__1__q) & (ps__15__q == ps__3__q) & (pst__3__q == pst__0__q);
+        ceq__29 = (ps__13__q == ps__5__q) & (pd__13__q == pd__5__q) & (ps__15__q == ps__7__q) & (pst__3__q == pst__1__q);
+        ceq__30 = (ps__13__q == ps__9__q) & (pd__13__q == pd__9__q) & (ps__15__q == ps__11__q) & (pst__3__q == pst__2__q);
+        ceq__31 = (ps__13__q == ps__13__q) & (pd__13__q == pd__13__q) & (ps__15__q == ps__15__q) & (pst__3__q == pst__3__q);
+        ceq__32 = (ps__2__q == ps__2__q) & (pd__2__q == pd__2__q) & (ps__3__q == ps__3__q) & (pst__0__q == pst__0__q);
+        ceq__33 = (ps__2__q == ps__6__q) & (pd__2__q == pd__6__q) & (ps__3__q == ps__7__q) & (pst__0__q == pst__1__q);
+        ceq__34 = (ps__2__q == ps__10__q) & (pd__2__q == pd__10__q) & (ps__3__q == ps__11__q) & (pst__0__q == pst__2__q);
+        ceq__35 = (ps__2__q == ps__14__q) & (pd__2__q == pd__14__q) & (ps__3__q == ps__15__q) & (pst__0__q == pst__3__q);
+        ceq__36 = (ps__6__q == ps__2__q) & (pd__6__q == pd__2__q) & (ps__7__q == ps__3__q) & (pst__1__q == pst__0__q);
+        ceq__37 = (ps__6__q == ps__6__q) & (pd__6__q == pd__6__q) & (ps__7__q == ps__7__q) & (pst__1__q == pst__1__q);
+        ceq__38 = (ps__6__q == ps__10__q) & (pd__6__q == pd__10__q) & (ps__7__q == ps__11__q) & (pst__1__q == pst__2__q);
+        ceq__39 = (ps__6__q == ps__14__q) & (pd__6__q == pd__14__q) & (ps__7__q == ps__15__q) & (pst__1__q == pst__3__q);
+        ceq__40 = (ps__10__q == ps__2__q) & (pd__10__q == pd__2__q) & (ps__11__q == ps__3__q) & (pst__2__q == pst__0__q);
+        ceq__41 = (ps__10__q == ps__6__q) & (pd__10__q == pd__6__q) & (ps__11__q == ps__7__q) & (pst__2__q == pst__1__q);
+        ceq__42 = (ps__10__q == ps__10__q) & (pd__10__q == pd__10__q) & (ps__11__q == ps__11__q) & (pst__2__q == pst__2__q);
+        ceq__43 = (ps__10__q == ps__14__q) & (pd__10__q == pd__14__q) & (ps__11__q == ps__15__q) & (pst__2__q == pst__3__q);
+        ceq__44 = (ps__14__q == ps__2__q) & (pd__14__q == pd__2__q) & (ps__15__q == ps__3__q) & (pst__3__q == pst__0__q);
+        ceq__45 = (ps__14__q == ps__6__q) & (pd__14__q == pd__6__q) & (ps__15__q == ps__7__q) & (pst__3__q == pst__1__q);
+        ceq__46 = (ps__14__q == ps__10__q) & (pd__14__q == pd__10__q) & (ps__15__q == ps__11__q) & (pst__3__q == pst__2__q);
+        ceq__47 = (ps__14__q == ps__14__q) & (pd__14__q == pd__14__q) & (ps__15__q == ps__15__q) & (pst__3__q == pst__3__q);
+        ceq__48 = (ps__3__q == ps__3__q) & (pd__3__q == pd__3__q) & (ps__3__q == ps__3__q) & (pst__0__q == pst__0__q);
+        ceq__49 = (ps__3__q == ps__7__q) & (pd__3__q == pd__7__q) & (ps__3__q == ps__7__q) & (pst__0__q == pst__1__q);
+        ceq__50 = (ps__3__q == ps__11__q) & (pd__3__q == pd__11__q) & (ps__3__q == ps__11__q) & (pst__0__q == pst__2__q);
+        ceq__51 = (ps__3__q == ps__15__q) & (pd__3__q == pd__15__q) & (ps__3__q == ps__15__q) & (pst__0__q == pst__3__q);
+        ceq__52 = (ps__7__q == ps__3__q) & (pd__7__q == pd__3__q) & (ps__7__q == ps__3__q) & (pst__1__q == pst__0__q);
+        ceq__53 = (ps__7__q == ps__7__q) & (pd__7__q == pd__7__q) & (ps__7__q == ps__7__q) & (pst__1__q == pst__1__q);
+        ceq__54 = (ps__7__q == ps__11__q) & (pd__7__q == pd__11__q) & (ps__7__q == ps__11__q) & (pst__1__q == pst__2__q);
+        ceq__55 = (ps__7__q == ps__15__q) & (pd__7__q == pd__15__q) & (ps__7__q == ps__15__q) & (pst__1__q == pst__3__q);
+        ceq__56 = (ps__11__q == ps__3__q) & (pd__11__q == pd__3__q) & (ps__11__q == ps__3__q) & (pst__2__q == pst__0__q);
+        ceq__57 = (ps__11__q == ps__7__q) & (pd__11__q == pd__7__q) & (ps__11__q == ps__7__q) & (pst__2__q == pst__1__q);
+        ceq__58 = (ps__11__q == ps__11__q) & (pd__11__q == pd__11__q) & (ps__11__q == ps__11__q) & (pst__2__q == pst__2__q);
+        ceq__59 = (ps__11__q == ps__15__q) & (pd__11__q == pd__15__q) & (ps__11__q == ps__15__q) & (pst__2__q == pst__3__q);
+        ceq__60 = (ps__15__q == ps__3__q) & (pd__15__q == pd__3__q) & (ps__15__q == ps__3__q) & (pst__3__q == pst__0__q);
+        ceq__61 = (ps__15__q == ps__7__q) & (pd__15__q == pd__7__q) & (ps__15__q == ps__7__q) & (pst__3__q == pst__1__q);
+        ceq__62 = (ps__15__q == ps__11__q) & (pd__15__q == pd__11__q) & (ps__15__q == ps__11__q) & (pst__3__q == pst__2__q);
+        ceq__63 = (ps__15__q == ps__15__q) & (pd__15__q == pd__15__q) & (ps__15__q == ps__15__q) & (pst__3__q == pst__3__q);
         fm__0 = qv__0__q & (qst__0__q == pst__0__q);
         if ((qs__0__q != ps__0__q) | (qd__0__q != pd__0__q)) begin
             fm__0 = 1'b0;
@@ -3866,21 +5027,96 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         mrg__0 = 1'b0;
         mlane__0 = 1'b0;
-        if (c_lt__0 & iss__0 & peq__0 & c_merge) begin
+        if (c_lt__0 & iss__0 & peq__0 & c_merge & ~c_comp) begin
             mrg__0 = pv__0__q & ~inf__0;
             mlane__0 = cnt__0[32'h0];
         end
-        if (c_lt__4 & iss__1 & peq__4 & c_merge) begin
+        if (c_lt__4 & iss__1 & peq__4 & c_merge & ~c_comp) begin
             mrg__0 = pv__0__q & ~inf__0;
             mlane__0 = cnt__1[32'h0];
         end
-        if (c_lt__8 & iss__2 & peq__8 & c_merge) begin
+        if (c_lt__8 & iss__2 & peq__8 & c_merge & ~c_comp) begin
             mrg__0 = pv__0__q & ~inf__0;
             mlane__0 = cnt__2[32'h0];
         end
-        if (c_lt__12 & iss__3 & peq__12 & c_merge) begin
+        if (c_lt__12 & iss__3 & peq__12 & c_merge & ~c_comp) begin
             mrg__0 = pv__0__q & ~inf__0;
             mlane__0 = cnt__3[32'h0];
+        end
+        hs__0 = 1'b0;
+        hl__0 = 1'b0;
+        if (c_lt__12 & iss__3 & ceq__12) begin
+            hs__0 = c_comp;
+            hl__0 = cnt__3[32'h0];
+        end
+        if (c_lt__8 & iss__2 & ceq__8) begin
+            hs__0 = c_comp;
+            hl__0 = cnt__2[32'h0];
+        end
+        if (c_lt__4 & iss__1 & ceq__4) begin
+            hs__0 = c_comp;
+            hl__0 = cnt__1[32'h0];
+        end
+        if (c_lt__0 & iss__0 & ceq__0) begin
+            hs__0 = c_comp;
+            hl__0 = cnt__0[32'h0];
+        end
+        hs__1 = 1'b0;
+        hl__1 = 1'b0;
+        if (c_lt__12 & iss__3 & ceq__28) begin
+            hs__1 = c_comp;
+            hl__1 = cnt__3[32'h0];
+        end
+        if (c_lt__8 & iss__2 & ceq__24) begin
+            hs__1 = c_comp;
+            hl__1 = cnt__2[32'h0];
+        end
+        if (c_lt__4 & iss__1 & ceq__20) begin
+            hs__1 = c_comp;
+            hl__1 = cnt__1[32'h0];
+        end
+        if (c_lt__0 & iss__0 & ceq__16) begin
+            hs__1 = c_comp;
+            hl__1 = cnt__0[32'h0];
+        end
+        hs__2 = 1'b0;
+        hl__2 = 1'b0;
+        if (c_lt__12 & iss__3 & ceq__44) begin
+            hs__2 = c_comp;
+            hl__2 = cnt__3[32'h0];
+        end
+        if (c_lt__8 & iss__2 & ceq__40) begin
+            hs__2 = c_comp;
+            hl__2 = cnt__2[32'h0];
+        end
+        if (c_lt__4 & iss__1 & ceq__36) begin
+            hs__2 = c_comp;
+            hl__2 = cnt__1[32'h0];
+        end
+        if (c_lt__0 & iss__0 & ceq__32) begin
+            hs__2 = c_comp;
+            hl__2 = cnt__0[32'h0];
+        end
+        hs__3 = 1'b0;
+        hl__3 = 1'b0;
+        if (c_lt__12 & iss__3 & ceq__60) begin
+            hs__3 = c_comp;
+            hl__3 = cnt__3[32'h0];
+        end
+        if (c_lt__8 & iss__2 & ceq__56) begin
+            hs__3 = c_comp;
+            hl__3 = cnt__2[32'h0];
+        end
+        if (c_lt__4 & iss__1 & ceq__52) begin
+            hs__3 = c_comp;
+            hl__3 = cnt__1[32'h0];
+        end
+        if (c_lt__0 & iss__0 & ceq__48) begin
+            hs__3 = c_comp;
+            hl__3 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            mrg__0 = pv__0__q & ~inf__0 & hs__0 & hs__1 & hs__2 & hs__3;
         end
         iss__0 = pv__0__q & ~inf__0 & ~mrg__0 & (cnt__0 < c_l);
         if (iss__0) begin
@@ -3935,21 +5171,96 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         mrg__1 = 1'b0;
         mlane__1 = 1'b0;
-        if (c_lt__1 & iss__0 & peq__1 & c_merge) begin
+        if (c_lt__1 & iss__0 & peq__1 & c_merge & ~c_comp) begin
             mrg__1 = pv__1__q & ~inf__1;
             mlane__1 = cnt__0[32'h0];
         end
-        if (c_lt__5 & iss__1 & peq__5 & c_merge) begin
+        if (c_lt__5 & iss__1 & peq__5 & c_merge & ~c_comp) begin
             mrg__1 = pv__1__q & ~inf__1;
             mlane__1 = cnt__1[32'h0];
         end
-        if (c_lt__9 & iss__2 & peq__9 & c_merge) begin
+        if (c_lt__9 & iss__2 & peq__9 & c_merge & ~c_comp) begin
             mrg__1 = pv__1__q & ~inf__1;
             mlane__1 = cnt__2[32'h0];
         end
-        if (c_lt__13 & iss__3 & peq__13 & c_merge) begin
+        if (c_lt__13 & iss__3 & peq__13 & c_merge & ~c_comp) begin
             mrg__1 = pv__1__q & ~inf__1;
             mlane__1 = cnt__3[32'h0];
+        end
+        hs__4 = 1'b0;
+        hl__4 = 1'b0;
+        if (c_lt__13 & iss__3 & ceq__13) begin
+            hs__4 = c_comp;
+            hl__4 = cnt__3[32'h0];
+        end
+        if (c_lt__9 & iss__2 & ceq__9) begin
+            hs__4 = c_comp;
+            hl__4 = cnt__2[32'h0];
+        end
+        if (c_lt__5 & iss__1 & ceq__5) begin
+            hs__4 = c_comp;
+            hl__4 = cnt__1[32'h0];
+        end
+        if (c_lt__1 & iss__0 & ceq__1) begin
+            hs__4 = c_comp;
+            hl__4 = cnt__0[32'h0];
+        end
+        hs__5 = 1'b0;
+        hl__5 = 1'b0;
+        if (c_lt__13 & iss__3 & ceq__29) begin
+            hs__5 = c_comp;
+            hl__5 = cnt__3[32'h0];
+        end
+        if (c_lt__9 & iss__2 & ceq__25) begin
+            hs__5 = c_comp;
+            hl__5 = cnt__2[32'h0];
+        end
+        if (c_lt__5 & iss__1 & ceq__21) begin
+            hs__5 = c_comp;
+            hl__5 = cnt__1[32'h0];
+        end
+        if (c_lt__1 & iss__0 & ceq__17) begin
+            hs__5 = c_comp;
+            hl__5 = cnt__0[32'h0];
+        end
+        hs__6 = 1'b0;
+        hl__6 = 1'b0;
+        if (c_lt__13 & iss__3 & ceq__45) begin
+            hs__6 = c_comp;
+            hl__6 = cnt__3[32'h0];
+        end
+        if (c_lt__9 & iss__2 & ceq__41) begin
+            hs__6 = c_comp;
+            hl__6 = cnt__2[32'h0];
+        end
+        if (c_lt__5 & iss__1 & ceq__37) begin
+            hs__6 = c_comp;
+            hl__6 = cnt__1[32'h0];
+        end
+        if (c_lt__1 & iss__0 & ceq__33) begin
+            hs__6 = c_comp;
+            hl__6 = cnt__0[32'h0];
+        end
+        hs__7 = 1'b0;
+        hl__7 = 1'b0;
+        if (c_lt__13 & iss__3 & ceq__61) begin
+            hs__7 = c_comp;
+            hl__7 = cnt__3[32'h0];
+        end
+        if (c_lt__9 & iss__2 & ceq__57) begin
+            hs__7 = c_comp;
+            hl__7 = cnt__2[32'h0];
+        end
+        if (c_lt__5 & iss__1 & ceq__53) begin
+            hs__7 = c_comp;
+            hl__7 = cnt__1[32'h0];
+        end
+        if (c_lt__1 & iss__0 & ceq__49) begin
+            hs__7 = c_comp;
+            hl__7 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            mrg__1 = pv__1__q & ~inf__1 & hs__4 & hs__5 & hs__6 & hs__7;
         end
         iss__1 = pv__1__q & ~inf__1 & ~mrg__1 & (cnt__1 < c_l);
         if (iss__1) begin
@@ -4004,21 +5315,96 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         mrg__2 = 1'b0;
         mlane__2 = 1'b0;
-        if (c_lt__2 & iss__0 & peq__2 & c_merge) begin
+        if (c_lt__2 & iss__0 & peq__2 & c_merge & ~c_comp) begin
             mrg__2 = pv__2__q & ~inf__2;
             mlane__2 = cnt__0[32'h0];
         end
-        if (c_lt__6 & iss__1 & peq__6 & c_merge) begin
+        if (c_lt__6 & iss__1 & peq__6 & c_merge & ~c_comp) begin
             mrg__2 = pv__2__q & ~inf__2;
             mlane__2 = cnt__1[32'h0];
         end
-        if (c_lt__10 & iss__2 & peq__10 & c_merge) begin
+        if (c_lt__10 & iss__2 & peq__10 & c_merge & ~c_comp) begin
             mrg__2 = pv__2__q & ~inf__2;
             mlane__2 = cnt__2[32'h0];
         end
-        if (c_lt__14 & iss__3 & peq__14 & c_merge) begin
+        if (c_lt__14 & iss__3 & peq__14 & c_merge & ~c_comp) begin
             mrg__2 = pv__2__q & ~inf__2;
             mlane__2 = cnt__3[32'h0];
+        end
+        hs__8 = 1'b0;
+        hl__8 = 1'b0;
+        if (c_lt__14 & iss__3 & ceq__14) begin
+            hs__8 = c_comp;
+            hl__8 = cnt__3[32'h0];
+        end
+        if (c_lt__10 & iss__2 & ceq__10) begin
+            hs__8 = c_comp;
+            hl__8 = cnt__2[32'h0];
+        end
+        if (c_lt__6 & iss__1 & ceq__6) begin
+            hs__8 = c_comp;
+            hl__8 = cnt__1[32'h0];
+        end
+        if (c_lt__2 & iss__0 & ceq__2) begin
+            hs__8 = c_comp;
+            hl__8 = cnt__0[32'h0];
+        end
+        hs__9 = 1'b0;
+        hl__9 = 1'b0;
+        if (c_lt__14 & iss__3 & ceq__30) begin
+            hs__9 = c_comp;
+            hl__9 = cnt__3[32'h0];
+        end
+        if (c_lt__10 & iss__2 & ceq__26) begin
+            hs__9 = c_comp;
+            hl__9 = cnt__2[32'h0];
+        end
+        if (c_lt__6 & iss__1 & ceq__22) begin
+            hs__9 = c_comp;
+            hl__9 = cnt__1[32'h0];
+        end
+        if (c_lt__2 & iss__0 & ceq__18) begin
+            hs__9 = c_comp;
+            hl__9 = cnt__0[32'h0];
+        end
+        hs__10 = 1'b0;
+        hl__10 = 1'b0;
+        if (c_lt__14 & iss__3 & ceq__46) begin
+            hs__10 = c_comp;
+            hl__10 = cnt__3[32'h0];
+        end
+        if (c_lt__10 & iss__2 & ceq__42) begin
+            hs__10 = c_comp;
+            hl__10 = cnt__2[32'h0];
+        end
+        if (c_lt__6 & iss__1 & ceq__38) begin
+            hs__10 = c_comp;
+            hl__10 = cnt__1[32'h0];
+        end
+        if (c_lt__2 & iss__0 & ceq__34) begin
+            hs__10 = c_comp;
+            hl__10 = cnt__0[32'h0];
+        end
+        hs__11 = 1'b0;
+        hl__11 = 1'b0;
+        if (c_lt__14 & iss__3 & ceq__62) begin
+            hs__11 = c_comp;
+            hl__11 = cnt__3[32'h0];
+        end
+        if (c_lt__10 & iss__2 & ceq__58) begin
+            hs__11 = c_comp;
+            hl__11 = cnt__2[32'h0];
+        end
+        if (c_lt__6 & iss__1 & ceq__54) begin
+            hs__11 = c_comp;
+            hl__11 = cnt__1[32'h0];
+        end
+        if (c_lt__2 & iss__0 & ceq__50) begin
+            hs__11 = c_comp;
+            hl__11 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            mrg__2 = pv__2__q & ~inf__2 & hs__8 & hs__9 & hs__10 & hs__11;
         end
         iss__2 = pv__2__q & ~inf__2 & ~mrg__2 & (cnt__2 < c_l);
         if (iss__2) begin
@@ -4073,21 +5459,96 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         mrg__3 = 1'b0;
         mlane__3 = 1'b0;
-        if (c_lt__3 & iss__0 & peq__3 & c_merge) begin
+        if (c_lt__3 & iss__0 & peq__3 & c_merge & ~c_comp) begin
             mrg__3 = pv__3__q & ~inf__3;
             mlane__3 = cnt__0[32'h0];
         end
-        if (c_lt__7 & iss__1 & peq__7 & c_merge) begin
+        if (c_lt__7 & iss__1 & peq__7 & c_merge & ~c_comp) begin
             mrg__3 = pv__3__q & ~inf__3;
             mlane__3 = cnt__1[32'h0];
         end
-        if (c_lt__11 & iss__2 & peq__11 & c_merge) begin
+        if (c_lt__11 & iss__2 & peq__11 & c_merge & ~c_comp) begin
             mrg__3 = pv__3__q & ~inf__3;
             mlane__3 = cnt__2[32'h0];
         end
-        if (c_lt__15 & iss__3 & peq__15 & c_merge) begin
+        if (c_lt__15 & iss__3 & peq__15 & c_merge & ~c_comp) begin
             mrg__3 = pv__3__q & ~inf__3;
             mlane__3 = cnt__3[32'h0];
+        end
+        hs__12 = 1'b0;
+        hl__12 = 1'b0;
+        if (c_lt__15 & iss__3 & ceq__15) begin
+            hs__12 = c_comp;
+            hl__12 = cnt__3[32'h0];
+        end
+        if (c_lt__11 & iss__2 & ceq__11) begin
+            hs__12 = c_comp;
+            hl__12 = cnt__2[32'h0];
+        end
+        if (c_lt__7 & iss__1 & ceq__7) begin
+            hs__12 = c_comp;
+            hl__12 = cnt__1[32'h0];
+        end
+        if (c_lt__3 & iss__0 & ceq__3) begin
+            hs__12 = c_comp;
+            hl__12 = cnt__0[32'h0];
+        end
+        hs__13 = 1'b0;
+        hl__13 = 1'b0;
+        if (c_lt__15 & iss__3 & ceq__31) begin
+            hs__13 = c_comp;
+            hl__13 = cnt__3[32'h0];
+        end
+        if (c_lt__11 & iss__2 & ceq__27) begin
+            hs__13 = c_comp;
+            hl__13 = cnt__2[32'h0];
+        end
+        if (c_lt__7 & iss__1 & ceq__23) begin
+            hs__13 = c_comp;
+            hl__13 = cnt__1[32'h0];
+        end
+        if (c_lt__3 & iss__0 & ceq__19) begin
+            hs__13 = c_comp;
+            hl__13 = cnt__0[32'h0];
+        end
+        hs__14 = 1'b0;
+        hl__14 = 1'b0;
+        if (c_lt__15 & iss__3 & ceq__47) begin
+            hs__14 = c_comp;
+            hl__14 = cnt__3[32'h0];
+        end
+        if (c_lt__11 & iss__2 & ceq__43) begin
+            hs__14 = c_comp;
+            hl__14 = cnt__2[32'h0];
+        end
+        if (c_lt__7 & iss__1 & ceq__39) begin
+            hs__14 = c_comp;
+            hl__14 = cnt__1[32'h0];
+        end
+        if (c_lt__3 & iss__0 & ceq__35) begin
+            hs__14 = c_comp;
+            hl__14 = cnt__0[32'h0];
+        end
+        hs__15 = 1'b0;
+        hl__15 = 1'b0;
+        if (c_lt__15 & iss__3 & ceq__63) begin
+            hs__15 = c_comp;
+            hl__15 = cnt__3[32'h0];
+        end
+        if (c_lt__11 & iss__2 & ceq__59) begin
+            hs__15 = c_comp;
+            hl__15 = cnt__2[32'h0];
+        end
+        if (c_lt__7 & iss__1 & ceq__55) begin
+            hs__15 = c_comp;
+            hl__15 = cnt__1[32'h0];
+        end
+        if (c_lt__3 & iss__0 & ceq__51) begin
+            hs__15 = c_comp;
+            hl__15 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            mrg__3 = pv__3__q & ~inf__3 & hs__12 & hs__13 & hs__14 & hs__15;
         end
         iss__3 = pv__3__q & ~inf__3 & ~mrg__3 & (cnt__3 < c_l);
         if (iss__3) begin
@@ -4101,122 +5562,210 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         is_st__0 = 32'h0;
         is_s__0 = 32'h0;
         is_d__0 = 32'h0;
+        is_g__0 = 1'b0;
+        is_sl__0 = 1'b0;
         is_s__1 = 32'h0;
         is_d__1 = 32'h0;
+        is_g__1 = 1'b0;
+        is_sl__1 = 1'b0;
         is_s__2 = 32'h0;
         is_d__2 = 32'h0;
+        is_g__2 = 1'b0;
+        is_sl__2 = 1'b0;
         is_s__3 = 32'h0;
         is_d__3 = 32'h0;
+        is_g__3 = 1'b0;
+        is_sl__3 = 1'b0;
         if (iss__0 & (cnt__0 == c_lane__0)) begin
             is_v__0 = 1'b1;
             is_st__0 = pst__0__q;
             is_s__0 = ps__0__q;
             is_d__0 = pd__0__q;
+            is_g__0 = hs__0;
+            is_sl__0 = hl__0;
             is_s__1 = ps__1__q;
             is_d__1 = pd__1__q;
+            is_g__1 = hs__1;
+            is_sl__1 = hl__1;
             is_s__2 = ps__2__q;
             is_d__2 = pd__2__q;
+            is_g__2 = hs__2;
+            is_sl__2 = hl__2;
             is_s__3 = ps__3__q;
             is_d__3 = pd__3__q;
+            is_g__3 = hs__3;
+            is_sl__3 = hl__3;
         end
         if (iss__1 & (cnt__1 == c_lane__0)) begin
             is_v__0 = 1'b1;
             is_st__0 = pst__1__q;
             is_s__0 = ps__4__q;
             is_d__0 = pd__4__q;
+            is_g__0 = hs__4;
+            is_sl__0 = hl__4;
             is_s__1 = ps__5__q;
             is_d__1 = pd__5__q;
+            is_g__1 = hs__5;
+            is_sl__1 = hl__5;
             is_s__2 = ps__6__q;
             is_d__2 = pd__6__q;
+            is_g__2 = hs__6;
+            is_sl__2 = hl__6;
             is_s__3 = ps__7__q;
             is_d__3 = pd__7__q;
+            is_g__3 = hs__7;
+            is_sl__3 = hl__7;
         end
         if (iss__2 & (cnt__2 == c_lane__0)) begin
             is_v__0 = 1'b1;
             is_st__0 = pst__2__q;
             is_s__0 = ps__8__q;
             is_d__0 = pd__8__q;
+            is_g__0 = hs__8;
+            is_sl__0 = hl__8;
             is_s__1 = ps__9__q;
             is_d__1 = pd__9__q;
+            is_g__1 = hs__9;
+            is_sl__1 = hl__9;
             is_s__2 = ps__10__q;
             is_d__2 = pd__10__q;
+            is_g__2 = hs__10;
+            is_sl__2 = hl__10;
             is_s__3 = ps__11__q;
             is_d__3 = pd__11__q;
+            is_g__3 = hs__11;
+            is_sl__3 = hl__11;
         end
         if (iss__3 & (cnt__3 == c_lane__0)) begin
             is_v__0 = 1'b1;
             is_st__0 = pst__3__q;
             is_s__0 = ps__12__q;
             is_d__0 = pd__12__q;
+            is_g__0 = hs__12;
+            is_sl__0 = hl__12;
             is_s__1 = ps__13__q;
             is_d__1 = pd__13__q;
+            is_g__1 = hs__13;
+            is_sl__1 = hl__13;
             is_s__2 = ps__14__q;
             is_d__2 = pd__14__q;
+            is_g__2 = hs__14;
+            is_sl__2 = hl__14;
             is_s__3 = ps__15__q;
             is_d__3 = pd__15__q;
+            is_g__3 = hs__15;
+            is_sl__3 = hl__15;
         end
         is_v__1 = 1'b0;
         is_st__1 = 32'h0;
         is_s__4 = 32'h0;
         is_d__4 = 32'h0;
+        is_g__4 = 1'b0;
+        is_sl__4 = 1'b0;
         is_s__5 = 32'h0;
         is_d__5 = 32'h0;
+        is_g__5 = 1'b0;
+        is_sl__5 = 1'b0;
         is_s__6 = 32'h0;
         is_d__6 = 32'h0;
+        is_g__6 = 1'b0;
+        is_sl__6 = 1'b0;
         is_s__7 = 32'h0;
         is_d__7 = 32'h0;
+        is_g__7 = 1'b0;
+        is_sl__7 = 1'b0;
         if (iss__0 & (cnt__0 == c_lane__1)) begin
             is_v__1 = 1'b1;
             is_st__1 = pst__0__q;
             is_s__4 = ps__0__q;
             is_d__4 = pd__0__q;
+            is_g__4 = hs__0;
+            is_sl__4 = hl__0;
             is_s__5 = ps__1__q;
             is_d__5 = pd__1__q;
+            is_g__5 = hs__1;
+            is_sl__5 = hl__1;
             is_s__6 = ps__2__q;
             is_d__6 = pd__2__q;
+            is_g__6 = hs__2;
+            is_sl__6 = hl__2;
             is_s__7 = ps__3__q;
             is_d__7 = pd__3__q;
+            is_g__7 = hs__3;
+            is_sl__7 = hl__3;
         end
         if (iss__1 & (cnt__1 == c_lane__1)) begin
             is_v__1 = 1'b1;
             is_st__1 = pst__1__q;
             is_s__4 = ps__4__q;
             is_d__4 = pd__4__q;
+            is_g__4 = hs__4;
+            is_sl__4 = hl__4;
             is_s__5 = ps__5__q;
             is_d__5 = pd__5__q;
+            is_g__5 = hs__5;
+            is_sl__5 = hl__5;
             is_s__6 = ps__6__q;
             is_d__6 = pd__6__q;
+            is_g__6 = hs__6;
+            is_sl__6 = hl__6;
             is_s__7 = ps__7__q;
             is_d__7 = pd__7__q;
+            is_g__7 = hs__7;
+            is_sl__7 = hl__7;
         end
         if (iss__2 & (cnt__2 == c_lane__1)) begin
             is_v__1 = 1'b1;
             is_st__1 = pst__2__q;
             is_s__4 = ps__8__q;
             is_d__4 = pd__8__q;
+            is_g__4 = hs__8;
+            is_sl__4 = hl__8;
             is_s__5 = ps__9__q;
             is_d__5 = pd__9__q;
+            is_g__5 = hs__9;
+            is_sl__5 = hl__9;
             is_s__6 = ps__10__q;
             is_d__6 = pd__10__q;
+            is_g__6 = hs__10;
+            is_sl__6 = hl__10;
             is_s__7 = ps__11__q;
             is_d__7 = pd__11__q;
+            is_g__7 = hs__11;
+            is_sl__7 = hl__11;
         end
         if (iss__3 & (cnt__3 == c_lane__1)) begin
             is_v__1 = 1'b1;
             is_st__1 = pst__3__q;
             is_s__4 = ps__12__q;
             is_d__4 = pd__12__q;
+            is_g__4 = hs__12;
+            is_sl__4 = hl__12;
             is_s__5 = ps__13__q;
             is_d__5 = pd__13__q;
+            is_g__5 = hs__13;
+            is_sl__5 = hl__13;
             is_s__6 = ps__14__q;
             is_d__6 = pd__14__q;
+            is_g__6 = hs__14;
+            is_sl__6 = hl__14;
             is_s__7 = ps__15__q;
             is_d__7 = pd__15__q;
+            is_g__7 = hs__15;
+            is_sl__7 = hl__15;
         end
         en__0 = adv & (is_v__0 | ~c_gate);
         en__2 = adv & (qv__0__q | ~c_gate);
         en__4 = adv & (qv__2__q | ~c_gate);
         en__6 = adv & (qv__4__q | ~c_gate);
+        cen__0 = adv & ((qv__0__q & ~qg__0__q) | ~c_gate);
+        cen__8 = adv & ((qv__2__q & ~qg__8__q) | ~c_gate);
+        cen__1 = adv & ((qv__0__q & ~qg__1__q) | ~c_gate);
+        cen__9 = adv & ((qv__2__q & ~qg__9__q) | ~c_gate);
+        cen__2 = adv & ((qv__0__q & ~qg__2__q) | ~c_gate);
+        cen__10 = adv & ((qv__2__q & ~qg__10__q) | ~c_gate);
+        cen__3 = adv & ((qv__0__q & ~qg__3__q) | ~c_gate);
+        cen__11 = adv & ((qv__2__q & ~qg__11__q) | ~c_gate);
         op1__0 = qst__0__q[(32'h0)+:(2)];
         op2__0 = qst__2__q[(32'h0)+:(2)];
         op3__0 = qst__4__q[(32'h0)+:(2)];
@@ -4224,6 +5773,14 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         en__3 = adv & (qv__1__q | ~c_gate);
         en__5 = adv & (qv__3__q | ~c_gate);
         en__7 = adv & (qv__5__q | ~c_gate);
+        cen__4 = adv & ((qv__1__q & ~qg__4__q) | ~c_gate);
+        cen__12 = adv & ((qv__3__q & ~qg__12__q) | ~c_gate);
+        cen__5 = adv & ((qv__1__q & ~qg__5__q) | ~c_gate);
+        cen__13 = adv & ((qv__3__q & ~qg__13__q) | ~c_gate);
+        cen__6 = adv & ((qv__1__q & ~qg__6__q) | ~c_gate);
+        cen__14 = adv & ((qv__3__q & ~qg__14__q) | ~c_gate);
+        cen__7 = adv & ((qv__1__q & ~qg__7__q) | ~c_gate);
+        cen__15 = adv & ((qv__3__q & ~qg__15__q) | ~c_gate);
         op1__1 = qst__1__q[(32'h0)+:(2)];
         op2__1 = qst__3__q[(32'h0)+:(2)];
         op3__1 = qst__5__q[(32'h0)+:(2)];
@@ -4235,12 +5792,20 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         if (en__0) begin
             qst__0__d = is_st__0;
+            qg__0__d = is_g__0;
+            qsl__0__d = is_sl__0;
             qs__0__d = is_s__0;
             qd__0__d = is_d__0;
+            qg__1__d = is_g__1;
+            qsl__1__d = is_sl__1;
             qs__1__d = is_s__1;
             qd__1__d = is_d__1;
+            qg__2__d = is_g__2;
+            qsl__2__d = is_sl__2;
             qs__2__d = is_s__2;
             qd__2__d = is_d__2;
+            qg__3__d = is_g__3;
+            qsl__3__d = is_sl__3;
             qs__3__d = is_s__3;
             qd__3__d = is_d__3;
         end
@@ -4277,6 +5842,26 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             qs__27__d = qs__19__q;
             qd__27__d = qd__19__q;
         end
+        if (en__2) begin
+            qg__8__d = qg__0__q;
+            qsl__8__d = qsl__0__q;
+            qg__9__d = qg__1__q;
+            qsl__9__d = qsl__1__q;
+            qg__10__d = qg__2__q;
+            qsl__10__d = qsl__2__q;
+            qg__11__d = qg__3__q;
+            qsl__11__d = qsl__3__q;
+        end
+        if (en__4) begin
+            qg__16__d = qg__8__q;
+            qsl__16__d = qsl__8__q;
+            qg__17__d = qg__9__q;
+            qsl__17__d = qsl__9__q;
+            qg__18__d = qg__10__q;
+            qsl__18__d = qsl__10__q;
+            qg__19__d = qg__11__q;
+            qsl__19__d = qsl__11__q;
+        end
         ma__0 = qs__0__q;
         mc__0 = qd__0__q;
         md__0 = c_255 - qs__3__q;
@@ -4291,7 +5876,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__0 = ma__0 * mb__0;
         pr2__0 = mc__0 * md__0;
-        if (en__2) begin
+        if (cen__0) begin
             if (op1__0 == c_op__1) begin
                 ap1__0__d = ma__0;
                 ap2__0__d = 32'h0;
@@ -4310,7 +5895,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__0 = ap1__0__q + ap2__0__q + c_128;
-        if (en__4) begin
+        if (cen__8) begin
             if ((op2__0 == c_op__0) | (op2__0 == c_op__3)) begin
                 at__0__d = sum__0;
             end
@@ -4328,8 +5913,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__0 = at__0__q[(32'h0)+:(8)];
         end
+        resf__0 = res__0;
+        if (qg__16__q & (qsl__16__q == c_lane__0[32'h0])) begin
+            resf__0 = res__0;
+        end
+        if (qg__16__q & (qsl__16__q == c_lane__1[32'h0])) begin
+            resf__0 = res__4;
+        end
         if (en__6) begin
-            rr__0__d = res__0;
+            rr__0__d = resf__0;
         end
         ma__1 = qs__1__q;
         mc__1 = qd__1__q;
@@ -4345,7 +5937,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__1 = ma__1 * mb__1;
         pr2__1 = mc__1 * md__1;
-        if (en__2) begin
+        if (cen__1) begin
             if (op1__0 == c_op__1) begin
                 ap1__1__d = ma__1;
                 ap2__1__d = 32'h0;
@@ -4364,7 +5956,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__1 = ap1__1__q + ap2__1__q + c_128;
-        if (en__4) begin
+        if (cen__9) begin
             if ((op2__0 == c_op__0) | (op2__0 == c_op__3)) begin
                 at__1__d = sum__1;
             end
@@ -4382,8 +5974,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__1 = at__1__q[(32'h0)+:(8)];
         end
+        resf__1 = res__1;
+        if (qg__17__q & (qsl__17__q == c_lane__0[32'h0])) begin
+            resf__1 = res__1;
+        end
+        if (qg__17__q & (qsl__17__q == c_lane__1[32'h0])) begin
+            resf__1 = res__5;
+        end
         if (en__6) begin
-            rr__1__d = res__1;
+            rr__1__d = resf__1;
         end
         ma__2 = qs__2__q;
         mc__2 = qd__2__q;
@@ -4399,7 +5998,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__2 = ma__2 * mb__2;
         pr2__2 = mc__2 * md__2;
-        if (en__2) begin
+        if (cen__2) begin
             if (op1__0 == c_op__1) begin
                 ap1__2__d = ma__2;
                 ap2__2__d = 32'h0;
@@ -4418,7 +6017,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__2 = ap1__2__q + ap2__2__q + c_128;
-        if (en__4) begin
+        if (cen__10) begin
             if ((op2__0 == c_op__0) | (op2__0 == c_op__3)) begin
                 at__2__d = sum__2;
             end
@@ -4436,8 +6035,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__2 = at__2__q[(32'h0)+:(8)];
         end
+        resf__2 = res__2;
+        if (qg__18__q & (qsl__18__q == c_lane__0[32'h0])) begin
+            resf__2 = res__2;
+        end
+        if (qg__18__q & (qsl__18__q == c_lane__1[32'h0])) begin
+            resf__2 = res__6;
+        end
         if (en__6) begin
-            rr__2__d = res__2;
+            rr__2__d = resf__2;
         end
         ma__3 = qs__3__q;
         mc__3 = qd__3__q;
@@ -4453,7 +6059,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__3 = ma__3 * mb__3;
         pr2__3 = mc__3 * md__3;
-        if (en__2) begin
+        if (cen__3) begin
             if (op1__0 == c_op__1) begin
                 ap1__3__d = ma__3;
                 ap2__3__d = 32'h0;
@@ -4472,7 +6078,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__3 = ap1__3__q + ap2__3__q + c_128;
-        if (en__4) begin
+        if (cen__11) begin
             if ((op2__0 == c_op__0) | (op2__0 == c_op__3)) begin
                 at__3__d = sum__3;
             end
@@ -4490,8 +6096,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__3 = at__3__q[(32'h0)+:(8)];
         end
+        resf__3 = res__3;
+        if (qg__19__q & (qsl__19__q == c_lane__0[32'h0])) begin
+            resf__3 = res__3;
+        end
+        if (qg__19__q & (qsl__19__q == c_lane__1[32'h0])) begin
+            resf__3 = res__7;
+        end
         if (en__6) begin
-            rr__3__d = res__3;
+            rr__3__d = resf__3;
         end
         if (adv) begin
             qv__1__d = is_v__1;
@@ -4501,12 +6114,20 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         if (en__1) begin
             qst__1__d = is_st__1;
+            qg__4__d = is_g__4;
+            qsl__4__d = is_sl__4;
             qs__4__d = is_s__4;
             qd__4__d = is_d__4;
+            qg__5__d = is_g__5;
+            qsl__5__d = is_sl__5;
             qs__5__d = is_s__5;
             qd__5__d = is_d__5;
+            qg__6__d = is_g__6;
+            qsl__6__d = is_sl__6;
             qs__6__d = is_s__6;
             qd__6__d = is_d__6;
+            qg__7__d = is_g__7;
+            qsl__7__d = is_sl__7;
             qs__7__d = is_s__7;
             qd__7__d = is_d__7;
         end
@@ -4543,6 +6164,26 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             qs__31__d = qs__23__q;
             qd__31__d = qd__23__q;
         end
+        if (en__3) begin
+            qg__12__d = qg__4__q;
+            qsl__12__d = qsl__4__q;
+            qg__13__d = qg__5__q;
+            qsl__13__d = qsl__5__q;
+            qg__14__d = qg__6__q;
+            qsl__14__d = qsl__6__q;
+            qg__15__d = qg__7__q;
+            qsl__15__d = qsl__7__q;
+        end
+        if (en__5) begin
+            qg__20__d = qg__12__q;
+            qsl__20__d = qsl__12__q;
+            qg__21__d = qg__13__q;
+            qsl__21__d = qsl__13__q;
+            qg__22__d = qg__14__q;
+            qsl__22__d = qsl__14__q;
+            qg__23__d = qg__15__q;
+            qsl__23__d = qsl__15__q;
+        end
         ma__4 = qs__4__q;
         mc__4 = qd__4__q;
         md__4 = c_255 - qs__7__q;
@@ -4557,7 +6198,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__4 = ma__4 * mb__4;
         pr2__4 = mc__4 * md__4;
-        if (en__3) begin
+        if (cen__4) begin
             if (op1__1 == c_op__1) begin
                 ap1__4__d = ma__4;
                 ap2__4__d = 32'h0;
@@ -4576,7 +6217,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__4 = ap1__4__q + ap2__4__q + c_128;
-        if (en__5) begin
+        if (cen__12) begin
             if ((op2__1 == c_op__0) | (op2__1 == c_op__3)) begin
                 at__4__d = sum__4;
             end
@@ -4594,8 +6235,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__4 = at__4__q[(32'h0)+:(8)];
         end
+        resf__4 = res__4;
+        if (qg__20__q & (qsl__20__q == c_lane__0[32'h0])) begin
+            resf__4 = res__0;
+        end
+        if (qg__20__q & (qsl__20__q == c_lane__1[32'h0])) begin
+            resf__4 = res__4;
+        end
         if (en__7) begin
-            rr__4__d = res__4;
+            rr__4__d = resf__4;
         end
         ma__5 = qs__5__q;
         mc__5 = qd__5__q;
@@ -4611,7 +6259,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__5 = ma__5 * mb__5;
         pr2__5 = mc__5 * md__5;
-        if (en__3) begin
+        if (cen__5) begin
             if (op1__1 == c_op__1) begin
                 ap1__5__d = ma__5;
                 ap2__5__d = 32'h0;
@@ -4630,7 +6278,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__5 = ap1__5__q + ap2__5__q + c_128;
-        if (en__5) begin
+        if (cen__13) begin
             if ((op2__1 == c_op__0) | (op2__1 == c_op__3)) begin
                 at__5__d = sum__5;
             end
@@ -4648,8 +6296,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__5 = at__5__q[(32'h0)+:(8)];
         end
+        resf__5 = res__5;
+        if (qg__21__q & (qsl__21__q == c_lane__0[32'h0])) begin
+            resf__5 = res__1;
+        end
+        if (qg__21__q & (qsl__21__q == c_lane__1[32'h0])) begin
+            resf__5 = res__5;
+        end
         if (en__7) begin
-            rr__5__d = res__5;
+            rr__5__d = resf__5;
         end
         ma__6 = qs__6__q;
         mc__6 = qd__6__q;
@@ -4665,7 +6320,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__6 = ma__6 * mb__6;
         pr2__6 = mc__6 * md__6;
-        if (en__3) begin
+        if (cen__6) begin
             if (op1__1 == c_op__1) begin
                 ap1__6__d = ma__6;
                 ap2__6__d = 32'h0;
@@ -4684,7 +6339,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__6 = ap1__6__q + ap2__6__q + c_128;
-        if (en__5) begin
+        if (cen__14) begin
             if ((op2__1 == c_op__0) | (op2__1 == c_op__3)) begin
                 at__6__d = sum__6;
             end
@@ -4702,8 +6357,15 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__6 = at__6__q[(32'h0)+:(8)];
         end
+        resf__6 = res__6;
+        if (qg__22__q & (qsl__22__q == c_lane__0[32'h0])) begin
+            resf__6 = res__2;
+        end
+        if (qg__22__q & (qsl__22__q == c_lane__1[32'h0])) begin
+            resf__6 = res__6;
+        end
         if (en__7) begin
-            rr__6__d = res__6;
+            rr__6__d = resf__6;
         end
         ma__7 = qs__7__q;
         mc__7 = qd__7__q;
@@ -4719,7 +6381,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         end
         pr1__7 = ma__7 * mb__7;
         pr2__7 = mc__7 * md__7;
-        if (en__3) begin
+        if (cen__7) begin
             if (op1__1 == c_op__1) begin
                 ap1__7__d = ma__7;
                 ap2__7__d = 32'h0;
@@ -4738,7 +6400,7 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
         end
         sum__7 = ap1__7__q + ap2__7__q + c_128;
-        if (en__5) begin
+        if (cen__15) begin
             if ((op2__1 == c_op__0) | (op2__1 == c_op__3)) begin
                 at__7__d = sum__7;
             end
@@ -4756,51 +6418,102 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
         else begin
             res__7 = at__7__q[(32'h0)+:(8)];
         end
+        resf__7 = res__7;
+        if (qg__23__q & (qsl__23__q == c_lane__0[32'h0])) begin
+            resf__7 = res__3;
+        end
+        if (qg__23__q & (qsl__23__q == c_lane__1[32'h0])) begin
+            resf__7 = res__7;
+        end
         if (en__7) begin
-            rr__7__d = res__7;
+            rr__7__d = resf__7;
         end
         if (adv) begin
             sv__0__d = lv__0;
             spos__0__d = 32'h0;
-            slane__0__d = 1'b0;
             sdist__0__d = 32'h0;
             scol__0__d = 32'h0;
+            slane__0__d = 1'b0;
             scol__1__d = 32'h0;
+            slane__1__d = 1'b0;
             scol__2__d = 32'h0;
+            slane__2__d = 1'b0;
             scol__3__d = 32'h0;
+            slane__3__d = 1'b0;
             if (lv__0) begin
                 spos__0__d = ppos__0__q;
             end
             if (iss__0) begin
                 slane__0__d = cnt__0[32'h0];
             end
-            if (mrg__0) begin
+            if (mrg__0 & c_comp) begin
+                slane__0__d = hl__0;
+            end
+            if (mrg__0 & ~c_comp) begin
                 slane__0__d = mlane__0;
             end
             if (inf__0) begin
                 slane__0__d = inf_l__0;
+            end
+            if (iss__0) begin
+                slane__1__d = cnt__0[32'h0];
+            end
+            if (mrg__0 & c_comp) begin
+                slane__1__d = hl__1;
+            end
+            if (mrg__0 & ~c_comp) begin
+                slane__1__d = mlane__0;
+            end
+            if (inf__0) begin
+                slane__1__d = inf_l__0;
+            end
+            if (iss__0) begin
+                slane__2__d = cnt__0[32'h0];
+            end
+            if (mrg__0 & c_comp) begin
+                slane__2__d = hl__2;
+            end
+            if (mrg__0 & ~c_comp) begin
+                slane__2__d = mlane__0;
+            end
+            if (inf__0) begin
+                slane__2__d = inf_l__0;
+            end
+            if (iss__0) begin
+                slane__3__d = cnt__0[32'h0];
+            end
+            if (mrg__0 & c_comp) begin
+                slane__3__d = hl__3;
+            end
+            if (mrg__0 & ~c_comp) begin
+                slane__3__d = mlane__0;
+            end
+            if (inf__0) begin
+                slane__3__d = inf_l__0;
+            end
+            if (inf__0) begin
                 sdist__0__d = inf_k__0;
                 if (inf_l__0 == c_lane__0[32'h0]) begin
                     if (inf_k__0 == c_k__2) begin
-                        scol__0__d = res__0;
+                        scol__0__d = resf__0;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__0__d = rr__0__q;
                     end
                     if (inf_k__0 == c_k__2) begin
-                        scol__1__d = res__1;
+                        scol__1__d = resf__1;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__1__d = rr__1__q;
                     end
                     if (inf_k__0 == c_k__2) begin
-                        scol__2__d = res__2;
+                        scol__2__d = resf__2;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__2__d = rr__2__q;
                     end
                     if (inf_k__0 == c_k__2) begin
-                        scol__3__d = res__3;
+                        scol__3__d = resf__3;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__3__d = rr__3__q;
@@ -4808,25 +6521,25 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
                 end
                 if (inf_l__0 == c_lane__1[32'h0]) begin
                     if (inf_k__0 == c_k__2) begin
-                        scol__0__d = res__4;
+                        scol__0__d = resf__4;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__0__d = rr__4__q;
                     end
                     if (inf_k__0 == c_k__2) begin
-                        scol__1__d = res__5;
+                        scol__1__d = resf__5;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__1__d = rr__5__q;
                     end
                     if (inf_k__0 == c_k__2) begin
-                        scol__2__d = res__6;
+                        scol__2__d = resf__6;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__2__d = rr__6__q;
                     end
                     if (inf_k__0 == c_k__2) begin
-                        scol__3__d = res__7;
+                        scol__3__d = resf__7;
                     end
                     if (inf_k__0 == c_k__3) begin
                         scol__3__d = rr__7__q;
@@ -4835,45 +6548,89 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
             sv__1__d = lv__1;
             spos__1__d = 32'h0;
-            slane__1__d = 1'b0;
             sdist__1__d = 32'h0;
             scol__4__d = 32'h0;
+            slane__4__d = 1'b0;
             scol__5__d = 32'h0;
+            slane__5__d = 1'b0;
             scol__6__d = 32'h0;
+            slane__6__d = 1'b0;
             scol__7__d = 32'h0;
+            slane__7__d = 1'b0;
             if (lv__1) begin
                 spos__1__d = ppos__1__q;
             end
             if (iss__1) begin
-                slane__1__d = cnt__1[32'h0];
+                slane__4__d = cnt__1[32'h0];
             end
-            if (mrg__1) begin
-                slane__1__d = mlane__1;
+            if (mrg__1 & c_comp) begin
+                slane__4__d = hl__4;
+            end
+            if (mrg__1 & ~c_comp) begin
+                slane__4__d = mlane__1;
             end
             if (inf__1) begin
-                slane__1__d = inf_l__1;
+                slane__4__d = inf_l__1;
+            end
+            if (iss__1) begin
+                slane__5__d = cnt__1[32'h0];
+            end
+            if (mrg__1 & c_comp) begin
+                slane__5__d = hl__5;
+            end
+            if (mrg__1 & ~c_comp) begin
+                slane__5__d = mlane__1;
+            end
+            if (inf__1) begin
+                slane__5__d = inf_l__1;
+            end
+            if (iss__1) begin
+                slane__6__d = cnt__1[32'h0];
+            end
+            if (mrg__1 & c_comp) begin
+                slane__6__d = hl__6;
+            end
+            if (mrg__1 & ~c_comp) begin
+                slane__6__d = mlane__1;
+            end
+            if (inf__1) begin
+                slane__6__d = inf_l__1;
+            end
+            if (iss__1) begin
+                slane__7__d = cnt__1[32'h0];
+            end
+            if (mrg__1 & c_comp) begin
+                slane__7__d = hl__7;
+            end
+            if (mrg__1 & ~c_comp) begin
+                slane__7__d = mlane__1;
+            end
+            if (inf__1) begin
+                slane__7__d = inf_l__1;
+            end
+            if (inf__1) begin
                 sdist__1__d = inf_k__1;
                 if (inf_l__1 == c_lane__0[32'h0]) begin
                     if (inf_k__1 == c_k__2) begin
-                        scol__4__d = res__0;
+                        scol__4__d = resf__0;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__4__d = rr__0__q;
                     end
                     if (inf_k__1 == c_k__2) begin
-                        scol__5__d = res__1;
+                        scol__5__d = resf__1;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__5__d = rr__1__q;
                     end
                     if (inf_k__1 == c_k__2) begin
-                        scol__6__d = res__2;
+                        scol__6__d = resf__2;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__6__d = rr__2__q;
                     end
                     if (inf_k__1 == c_k__2) begin
-                        scol__7__d = res__3;
+                        scol__7__d = resf__3;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__7__d = rr__3__q;
@@ -4881,25 +6638,25 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
                 end
                 if (inf_l__1 == c_lane__1[32'h0]) begin
                     if (inf_k__1 == c_k__2) begin
-                        scol__4__d = res__4;
+                        scol__4__d = resf__4;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__4__d = rr__4__q;
                     end
                     if (inf_k__1 == c_k__2) begin
-                        scol__5__d = res__5;
+                        scol__5__d = resf__5;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__5__d = rr__5__q;
                     end
                     if (inf_k__1 == c_k__2) begin
-                        scol__6__d = res__6;
+                        scol__6__d = resf__6;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__6__d = rr__6__q;
                     end
                     if (inf_k__1 == c_k__2) begin
-                        scol__7__d = res__7;
+                        scol__7__d = resf__7;
                     end
                     if (inf_k__1 == c_k__3) begin
                         scol__7__d = rr__7__q;
@@ -4908,45 +6665,89 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
             sv__2__d = lv__2;
             spos__2__d = 32'h0;
-            slane__2__d = 1'b0;
             sdist__2__d = 32'h0;
             scol__8__d = 32'h0;
+            slane__8__d = 1'b0;
             scol__9__d = 32'h0;
+            slane__9__d = 1'b0;
             scol__10__d = 32'h0;
+            slane__10__d = 1'b0;
             scol__11__d = 32'h0;
+            slane__11__d = 1'b0;
             if (lv__2) begin
                 spos__2__d = ppos__2__q;
             end
             if (iss__2) begin
-                slane__2__d = cnt__2[32'h0];
+                slane__8__d = cnt__2[32'h0];
             end
-            if (mrg__2) begin
-                slane__2__d = mlane__2;
+            if (mrg__2 & c_comp) begin
+                slane__8__d = hl__8;
+            end
+            if (mrg__2 & ~c_comp) begin
+                slane__8__d = mlane__2;
             end
             if (inf__2) begin
-                slane__2__d = inf_l__2;
+                slane__8__d = inf_l__2;
+            end
+            if (iss__2) begin
+                slane__9__d = cnt__2[32'h0];
+            end
+            if (mrg__2 & c_comp) begin
+                slane__9__d = hl__9;
+            end
+            if (mrg__2 & ~c_comp) begin
+                slane__9__d = mlane__2;
+            end
+            if (inf__2) begin
+                slane__9__d = inf_l__2;
+            end
+            if (iss__2) begin
+                slane__10__d = cnt__2[32'h0];
+            end
+            if (mrg__2 & c_comp) begin
+                slane__10__d = hl__10;
+            end
+            if (mrg__2 & ~c_comp) begin
+                slane__10__d = mlane__2;
+            end
+            if (inf__2) begin
+                slane__10__d = inf_l__2;
+            end
+            if (iss__2) begin
+                slane__11__d = cnt__2[32'h0];
+            end
+            if (mrg__2 & c_comp) begin
+                slane__11__d = hl__11;
+            end
+            if (mrg__2 & ~c_comp) begin
+                slane__11__d = mlane__2;
+            end
+            if (inf__2) begin
+                slane__11__d = inf_l__2;
+            end
+            if (inf__2) begin
                 sdist__2__d = inf_k__2;
                 if (inf_l__2 == c_lane__0[32'h0]) begin
                     if (inf_k__2 == c_k__2) begin
-                        scol__8__d = res__0;
+                        scol__8__d = resf__0;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__8__d = rr__0__q;
                     end
                     if (inf_k__2 == c_k__2) begin
-                        scol__9__d = res__1;
+                        scol__9__d = resf__1;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__9__d = rr__1__q;
                     end
                     if (inf_k__2 == c_k__2) begin
-                        scol__10__d = res__2;
+                        scol__10__d = resf__2;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__10__d = rr__2__q;
                     end
                     if (inf_k__2 == c_k__2) begin
-                        scol__11__d = res__3;
+                        scol__11__d = resf__3;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__11__d = rr__3__q;
@@ -4954,25 +6755,25 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
                 end
                 if (inf_l__2 == c_lane__1[32'h0]) begin
                     if (inf_k__2 == c_k__2) begin
-                        scol__8__d = res__4;
+                        scol__8__d = resf__4;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__8__d = rr__4__q;
                     end
                     if (inf_k__2 == c_k__2) begin
-                        scol__9__d = res__5;
+                        scol__9__d = resf__5;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__9__d = rr__5__q;
                     end
                     if (inf_k__2 == c_k__2) begin
-                        scol__10__d = res__6;
+                        scol__10__d = resf__6;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__10__d = rr__6__q;
                     end
                     if (inf_k__2 == c_k__2) begin
-                        scol__11__d = res__7;
+                        scol__11__d = resf__7;
                     end
                     if (inf_k__2 == c_k__3) begin
                         scol__11__d = rr__7__q;
@@ -4981,45 +6782,89 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
             sv__3__d = lv__3;
             spos__3__d = 32'h0;
-            slane__3__d = 1'b0;
             sdist__3__d = 32'h0;
             scol__12__d = 32'h0;
+            slane__12__d = 1'b0;
             scol__13__d = 32'h0;
+            slane__13__d = 1'b0;
             scol__14__d = 32'h0;
+            slane__14__d = 1'b0;
             scol__15__d = 32'h0;
+            slane__15__d = 1'b0;
             if (lv__3) begin
                 spos__3__d = ppos__3__q;
             end
             if (iss__3) begin
-                slane__3__d = cnt__3[32'h0];
+                slane__12__d = cnt__3[32'h0];
             end
-            if (mrg__3) begin
-                slane__3__d = mlane__3;
+            if (mrg__3 & c_comp) begin
+                slane__12__d = hl__12;
+            end
+            if (mrg__3 & ~c_comp) begin
+                slane__12__d = mlane__3;
             end
             if (inf__3) begin
-                slane__3__d = inf_l__3;
+                slane__12__d = inf_l__3;
+            end
+            if (iss__3) begin
+                slane__13__d = cnt__3[32'h0];
+            end
+            if (mrg__3 & c_comp) begin
+                slane__13__d = hl__13;
+            end
+            if (mrg__3 & ~c_comp) begin
+                slane__13__d = mlane__3;
+            end
+            if (inf__3) begin
+                slane__13__d = inf_l__3;
+            end
+            if (iss__3) begin
+                slane__14__d = cnt__3[32'h0];
+            end
+            if (mrg__3 & c_comp) begin
+                slane__14__d = hl__14;
+            end
+            if (mrg__3 & ~c_comp) begin
+                slane__14__d = mlane__3;
+            end
+            if (inf__3) begin
+                slane__14__d = inf_l__3;
+            end
+            if (iss__3) begin
+                slane__15__d = cnt__3[32'h0];
+            end
+            if (mrg__3 & c_comp) begin
+                slane__15__d = hl__15;
+            end
+            if (mrg__3 & ~c_comp) begin
+                slane__15__d = mlane__3;
+            end
+            if (inf__3) begin
+                slane__15__d = inf_l__3;
+            end
+            if (inf__3) begin
                 sdist__3__d = inf_k__3;
                 if (inf_l__3 == c_lane__0[32'h0]) begin
                     if (inf_k__3 == c_k__2) begin
-                        scol__12__d = res__0;
+                        scol__12__d = resf__0;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__12__d = rr__0__q;
                     end
                     if (inf_k__3 == c_k__2) begin
-                        scol__13__d = res__1;
+                        scol__13__d = resf__1;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__13__d = rr__1__q;
                     end
                     if (inf_k__3 == c_k__2) begin
-                        scol__14__d = res__2;
+                        scol__14__d = resf__2;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__14__d = rr__2__q;
                     end
                     if (inf_k__3 == c_k__2) begin
-                        scol__15__d = res__3;
+                        scol__15__d = resf__3;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__15__d = rr__3__q;
@@ -5027,25 +6872,25 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
                 end
                 if (inf_l__3 == c_lane__1[32'h0]) begin
                     if (inf_k__3 == c_k__2) begin
-                        scol__12__d = res__4;
+                        scol__12__d = resf__4;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__12__d = rr__4__q;
                     end
                     if (inf_k__3 == c_k__2) begin
-                        scol__13__d = res__5;
+                        scol__13__d = resf__5;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__13__d = rr__5__q;
                     end
                     if (inf_k__3 == c_k__2) begin
-                        scol__14__d = res__6;
+                        scol__14__d = resf__6;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__14__d = rr__6__q;
                     end
                     if (inf_k__3 == c_k__2) begin
-                        scol__15__d = res__7;
+                        scol__15__d = resf__7;
                     end
                     if (inf_k__3 == c_k__3) begin
                         scol__15__d = rr__7__q;
@@ -5054,266 +6899,446 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             end
             sv__4__d = sv__0__q;
             spos__4__d = spos__0__q;
-            slane__4__d = slane__0__q;
             sdist__4__d = sdist__0__q;
             scol__16__d = scol__0__q;
+            slane__16__d = slane__0__q;
             scol__17__d = scol__1__q;
+            slane__17__d = slane__1__q;
             scol__18__d = scol__2__q;
+            slane__18__d = slane__2__q;
             scol__19__d = scol__3__q;
+            slane__19__d = slane__3__q;
             if (sv__0__q & (sdist__0__q == c_latch__0)) begin
                 if (slane__0__q == c_lane__0[32'h0]) begin
-                    scol__16__d = res__0;
-                    scol__17__d = res__1;
-                    scol__18__d = res__2;
-                    scol__19__d = res__3;
+                    scol__16__d = resf__0;
                 end
                 if (slane__0__q == c_lane__1[32'h0]) begin
-                    scol__16__d = res__4;
-                    scol__17__d = res__5;
-                    scol__18__d = res__6;
-                    scol__19__d = res__7;
+                    scol__16__d = resf__4;
+                end
+                if (slane__1__q == c_lane__0[32'h0]) begin
+                    scol__17__d = resf__1;
+                end
+                if (slane__1__q == c_lane__1[32'h0]) begin
+                    scol__17__d = resf__5;
+                end
+                if (slane__2__q == c_lane__0[32'h0]) begin
+                    scol__18__d = resf__2;
+                end
+                if (slane__2__q == c_lane__1[32'h0]) begin
+                    scol__18__d = resf__6;
+                end
+                if (slane__3__q == c_lane__0[32'h0]) begin
+                    scol__19__d = resf__3;
+                end
+                if (slane__3__q == c_lane__1[32'h0]) begin
+                    scol__19__d = resf__7;
                 end
             end
             sv__5__d = sv__1__q;
             spos__5__d = spos__1__q;
-            slane__5__d = slane__1__q;
             sdist__5__d = sdist__1__q;
             scol__20__d = scol__4__q;
+            slane__20__d = slane__4__q;
             scol__21__d = scol__5__q;
+            slane__21__d = slane__5__q;
             scol__22__d = scol__6__q;
+            slane__22__d = slane__6__q;
             scol__23__d = scol__7__q;
+            slane__23__d = slane__7__q;
             if (sv__1__q & (sdist__1__q == c_latch__0)) begin
-                if (slane__1__q == c_lane__0[32'h0]) begin
-                    scol__20__d = res__0;
-                    scol__21__d = res__1;
-                    scol__22__d = res__2;
-                    scol__23__d = res__3;
+                if (slane__4__q == c_lane__0[32'h0]) begin
+                    scol__20__d = resf__0;
                 end
-                if (slane__1__q == c_lane__1[32'h0]) begin
-                    scol__20__d = res__4;
-                    scol__21__d = res__5;
-                    scol__22__d = res__6;
-                    scol__23__d = res__7;
+                if (slane__4__q == c_lane__1[32'h0]) begin
+                    scol__20__d = resf__4;
+                end
+                if (slane__5__q == c_lane__0[32'h0]) begin
+                    scol__21__d = resf__1;
+                end
+                if (slane__5__q == c_lane__1[32'h0]) begin
+                    scol__21__d = resf__5;
+                end
+                if (slane__6__q == c_lane__0[32'h0]) begin
+                    scol__22__d = resf__2;
+                end
+                if (slane__6__q == c_lane__1[32'h0]) begin
+                    scol__22__d = resf__6;
+                end
+                if (slane__7__q == c_lane__0[32'h0]) begin
+                    scol__23__d = resf__3;
+                end
+                if (slane__7__q == c_lane__1[32'h0]) begin
+                    scol__23__d = resf__7;
                 end
             end
             sv__6__d = sv__2__q;
             spos__6__d = spos__2__q;
-            slane__6__d = slane__2__q;
             sdist__6__d = sdist__2__q;
             scol__24__d = scol__8__q;
+            slane__24__d = slane__8__q;
             scol__25__d = scol__9__q;
+            slane__25__d = slane__9__q;
             scol__26__d = scol__10__q;
+            slane__26__d = slane__10__q;
             scol__27__d = scol__11__q;
+            slane__27__d = slane__11__q;
             if (sv__2__q & (sdist__2__q == c_latch__0)) begin
-                if (slane__2__q == c_lane__0[32'h0]) begin
-                    scol__24__d = res__0;
-                    scol__25__d = res__1;
-                    scol__26__d = res__2;
-                    scol__27__d = res__3;
+                if (slane__8__q == c_lane__0[32'h0]) begin
+                    scol__24__d = resf__0;
                 end
-                if (slane__2__q == c_lane__1[32'h0]) begin
-                    scol__24__d = res__4;
-                    scol__25__d = res__5;
-                    scol__26__d = res__6;
-                    scol__27__d = res__7;
+                if (slane__8__q == c_lane__1[32'h0]) begin
+                    scol__24__d = resf__4;
+                end
+                if (slane__9__q == c_lane__0[32'h0]) begin
+                    scol__25__d = resf__1;
+                end
+                if (slane__9__q == c_lane__1[32'h0]) begin
+                    scol__25__d = resf__5;
+                end
+                if (slane__10__q == c_lane__0[32'h0]) begin
+                    scol__26__d = resf__2;
+                end
+                if (slane__10__q == c_lane__1[32'h0]) begin
+                    scol__26__d = resf__6;
+                end
+                if (slane__11__q == c_lane__0[32'h0]) begin
+                    scol__27__d = resf__3;
+                end
+                if (slane__11__q == c_lane__1[32'h0]) begin
+                    scol__27__d = resf__7;
                 end
             end
             sv__7__d = sv__3__q;
             spos__7__d = spos__3__q;
-            slane__7__d = slane__3__q;
             sdist__7__d = sdist__3__q;
             scol__28__d = scol__12__q;
+            slane__28__d = slane__12__q;
             scol__29__d = scol__13__q;
+            slane__29__d = slane__13__q;
             scol__30__d = scol__14__q;
+            slane__30__d = slane__14__q;
             scol__31__d = scol__15__q;
+            slane__31__d = slane__15__q;
             if (sv__3__q & (sdist__3__q == c_latch__0)) begin
-                if (slane__3__q == c_lane__0[32'h0]) begin
-                    scol__28__d = res__0;
-                    scol__29__d = res__1;
-                    scol__30__d = res__2;
-                    scol__31__d = res__3;
+                if (slane__12__q == c_lane__0[32'h0]) begin
+                    scol__28__d = resf__0;
                 end
-                if (slane__3__q == c_lane__1[32'h0]) begin
-                    scol__28__d = res__4;
-                    scol__29__d = res__5;
-                    scol__30__d = res__6;
-                    scol__31__d = res__7;
+                if (slane__12__q == c_lane__1[32'h0]) begin
+                    scol__28__d = resf__4;
+                end
+                if (slane__13__q == c_lane__0[32'h0]) begin
+                    scol__29__d = resf__1;
+                end
+                if (slane__13__q == c_lane__1[32'h0]) begin
+                    scol__29__d = resf__5;
+                end
+                if (slane__14__q == c_lane__0[32'h0]) begin
+                    scol__30__d = resf__2;
+                end
+                if (slane__14__q == c_lane__1[32'h0]) begin
+                    scol__30__d = resf__6;
+                end
+                if (slane__15__q == c_lane__0[32'h0]) begin
+                    scol__31__d = resf__3;
+                end
+                if (slane__15__q == c_lane__1[32'h0]) begin
+                    scol__31__d = resf__7;
                 end
             end
             sv__8__d = sv__4__q;
             spos__8__d = spos__4__q;
-            slane__8__d = slane__4__q;
             sdist__8__d = sdist__4__q;
             scol__32__d = scol__16__q;
+            slane__32__d = slane__16__q;
             scol__33__d = scol__17__q;
+            slane__33__d = slane__17__q;
             scol__34__d = scol__18__q;
+            slane__34__d = slane__18__q;
             scol__35__d = scol__19__q;
+            slane__35__d = slane__19__q;
             if (sv__4__q & (sdist__4__q == c_latch__1)) begin
-                if (slane__4__q == c_lane__0[32'h0]) begin
-                    scol__32__d = res__0;
-                    scol__33__d = res__1;
-                    scol__34__d = res__2;
-                    scol__35__d = res__3;
+                if (slane__16__q == c_lane__0[32'h0]) begin
+                    scol__32__d = resf__0;
                 end
-                if (slane__4__q == c_lane__1[32'h0]) begin
-                    scol__32__d = res__4;
-                    scol__33__d = res__5;
-                    scol__34__d = res__6;
-                    scol__35__d = res__7;
+                if (slane__16__q == c_lane__1[32'h0]) begin
+                    scol__32__d = resf__4;
+                end
+                if (slane__17__q == c_lane__0[32'h0]) begin
+                    scol__33__d = resf__1;
+                end
+                if (slane__17__q == c_lane__1[32'h0]) begin
+                    scol__33__d = resf__5;
+                end
+                if (slane__18__q == c_lane__0[32'h0]) begin
+                    scol__34__d = resf__2;
+                end
+                if (slane__18__q == c_lane__1[32'h0]) begin
+                    scol__34__d = resf__6;
+                end
+                if (slane__19__q == c_lane__0[32'h0]) begin
+                    scol__35__d = resf__3;
+                end
+                if (slane__19__q == c_lane__1[32'h0]) begin
+                    scol__35__d = resf__7;
                 end
             end
             sv__9__d = sv__5__q;
             spos__9__d = spos__5__q;
-            slane__9__d = slane__5__q;
             sdist__9__d = sdist__5__q;
             scol__36__d = scol__20__q;
+            slane__36__d = slane__20__q;
             scol__37__d = scol__21__q;
+            slane__37__d = slane__21__q;
             scol__38__d = scol__22__q;
+            slane__38__d = slane__22__q;
             scol__39__d = scol__23__q;
+            slane__39__d = slane__23__q;
             if (sv__5__q & (sdist__5__q == c_latch__1)) begin
-                if (slane__5__q == c_lane__0[32'h0]) begin
-                    scol__36__d = res__0;
-                    scol__37__d = res__1;
-                    scol__38__d = res__2;
-                    scol__39__d = res__3;
+                if (slane__20__q == c_lane__0[32'h0]) begin
+                    scol__36__d = resf__0;
                 end
-                if (slane__5__q == c_lane__1[32'h0]) begin
-                    scol__36__d = res__4;
-                    scol__37__d = res__5;
-                    scol__38__d = res__6;
-                    scol__39__d = res__7;
+                if (slane__20__q == c_lane__1[32'h0]) begin
+                    scol__36__d = resf__4;
+                end
+                if (slane__21__q == c_lane__0[32'h0]) begin
+                    scol__37__d = resf__1;
+                end
+                if (slane__21__q == c_lane__1[32'h0]) begin
+                    scol__37__d = resf__5;
+                end
+                if (slane__22__q == c_lane__0[32'h0]) begin
+                    scol__38__d = resf__2;
+                end
+                if (slane__22__q == c_lane__1[32'h0]) begin
+                    scol__38__d = resf__6;
+                end
+                if (slane__23__q == c_lane__0[32'h0]) begin
+                    scol__39__d = resf__3;
+                end
+                if (slane__23__q == c_lane__1[32'h0]) begin
+                    scol__39__d = resf__7;
                 end
             end
             sv__10__d = sv__6__q;
             spos__10__d = spos__6__q;
-            slane__10__d = slane__6__q;
             sdist__10__d = sdist__6__q;
             scol__40__d = scol__24__q;
+            slane__40__d = slane__24__q;
             scol__41__d = scol__25__q;
+            slane__41__d = slane__25__q;
             scol__42__d = scol__26__q;
+            slane__42__d = slane__26__q;
             scol__43__d = scol__27__q;
+            slane__43__d = slane__27__q;
             if (sv__6__q & (sdist__6__q == c_latch__1)) begin
-                if (slane__6__q == c_lane__0[32'h0]) begin
-                    scol__40__d = res__0;
-                    scol__41__d = res__1;
-                    scol__42__d = res__2;
-                    scol__43__d = res__3;
+                if (slane__24__q == c_lane__0[32'h0]) begin
+                    scol__40__d = resf__0;
                 end
-                if (slane__6__q == c_lane__1[32'h0]) begin
-                    scol__40__d = res__4;
-                    scol__41__d = res__5;
-                    scol__42__d = res__6;
-                    scol__43__d = res__7;
+                if (slane__24__q == c_lane__1[32'h0]) begin
+                    scol__40__d = resf__4;
+                end
+                if (slane__25__q == c_lane__0[32'h0]) begin
+                    scol__41__d = resf__1;
+                end
+                if (slane__25__q == c_lane__1[32'h0]) begin
+                    scol__41__d = resf__5;
+                end
+                if (slane__26__q == c_lane__0[32'h0]) begin
+                    scol__42__d = resf__2;
+                end
+                if (slane__26__q == c_lane__1[32'h0]) begin
+                    scol__42__d = resf__6;
+                end
+                if (slane__27__q == c_lane__0[32'h0]) begin
+                    scol__43__d = resf__3;
+                end
+                if (slane__27__q == c_lane__1[32'h0]) begin
+                    scol__43__d = resf__7;
                 end
             end
             sv__11__d = sv__7__q;
             spos__11__d = spos__7__q;
-            slane__11__d = slane__7__q;
             sdist__11__d = sdist__7__q;
             scol__44__d = scol__28__q;
+            slane__44__d = slane__28__q;
             scol__45__d = scol__29__q;
+            slane__45__d = slane__29__q;
             scol__46__d = scol__30__q;
+            slane__46__d = slane__30__q;
             scol__47__d = scol__31__q;
+            slane__47__d = slane__31__q;
             if (sv__7__q & (sdist__7__q == c_latch__1)) begin
-                if (slane__7__q == c_lane__0[32'h0]) begin
-                    scol__44__d = res__0;
-                    scol__45__d = res__1;
-                    scol__46__d = res__2;
-                    scol__47__d = res__3;
+                if (slane__28__q == c_lane__0[32'h0]) begin
+                    scol__44__d = resf__0;
                 end
-                if (slane__7__q == c_lane__1[32'h0]) begin
-                    scol__44__d = res__4;
-                    scol__45__d = res__5;
-                    scol__46__d = res__6;
-                    scol__47__d = res__7;
+                if (slane__28__q == c_lane__1[32'h0]) begin
+                    scol__44__d = resf__4;
+                end
+                if (slane__29__q == c_lane__0[32'h0]) begin
+                    scol__45__d = resf__1;
+                end
+                if (slane__29__q == c_lane__1[32'h0]) begin
+                    scol__45__d = resf__5;
+                end
+                if (slane__30__q == c_lane__0[32'h0]) begin
+                    scol__46__d = resf__2;
+                end
+                if (slane__30__q == c_lane__1[32'h0]) begin
+                    scol__46__d = resf__6;
+                end
+                if (slane__31__q == c_lane__0[32'h0]) begin
+                    scol__47__d = resf__3;
+                end
+                if (slane__31__q == c_lane__1[32'h0]) begin
+                    scol__47__d = resf__7;
                 end
             end
             sv__12__d = sv__8__q;
             spos__12__d = spos__8__q;
-            slane__12__d = slane__8__q;
             sdist__12__d = sdist__8__q;
             scol__48__d = scol__32__q;
+            slane__48__d = slane__32__q;
             scol__49__d = scol__33__q;
+            slane__49__d = slane__33__q;
             scol__50__d = scol__34__q;
+            slane__50__d = slane__34__q;
             scol__51__d = scol__35__q;
+            slane__51__d = slane__35__q;
             if (sv__8__q & (sdist__8__q == c_latch__2)) begin
-                if (slane__8__q == c_lane__0[32'h0]) begin
-                    scol__48__d = res__0;
-                    scol__49__d = res__1;
-                    scol__50__d = res__2;
-                    scol__51__d = res__3;
+                if (slane__32__q == c_lane__0[32'h0]) begin
+                    scol__48__d = resf__0;
                 end
-                if (slane__8__q == c_lane__1[32'h0]) begin
-                    scol__48__d = res__4;
-                    scol__49__d = res__5;
-                    scol__50__d = res__6;
-                    scol__51__d = res__7;
+                if (slane__32__q == c_lane__1[32'h0]) begin
+                    scol__48__d = resf__4;
+                end
+                if (slane__33__q == c_lane__0[32'h0]) begin
+                    scol__49__d = resf__1;
+                end
+                if (slane__33__q == c_lane__1[32'h0]) begin
+                    scol__49__d = resf__5;
+                end
+                if (slane__34__q == c_lane__0[32'h0]) begin
+                    scol__50__d = resf__2;
+                end
+                if (slane__34__q == c_lane__1[32'h0]) begin
+                    scol__50__d = resf__6;
+                end
+                if (slane__35__q == c_lane__0[32'h0]) begin
+                    scol__51__d = resf__3;
+                end
+                if (slane__35__q == c_lane__1[32'h0]) begin
+                    scol__51__d = resf__7;
                 end
             end
             sv__13__d = sv__9__q;
             spos__13__d = spos__9__q;
-            slane__13__d = slane__9__q;
             sdist__13__d = sdist__9__q;
             scol__52__d = scol__36__q;
+            slane__52__d = slane__36__q;
             scol__53__d = scol__37__q;
+            slane__53__d = slane__37__q;
             scol__54__d = scol__38__q;
+            slane__54__d = slane__38__q;
             scol__55__d = scol__39__q;
+            slane__55__d = slane__39__q;
             if (sv__9__q & (sdist__9__q == c_latch__2)) begin
-                if (slane__9__q == c_lane__0[32'h0]) begin
-                    scol__52__d = res__0;
-                    scol__53__d = res__1;
-                    scol__54__d = res__2;
-                    scol__55__d = res__3;
+                if (slane__36__q == c_lane__0[32'h0]) begin
+                    scol__52__d = resf__0;
                 end
-                if (slane__9__q == c_lane__1[32'h0]) begin
-                    scol__52__d = res__4;
-                    scol__53__d = res__5;
-                    scol__54__d = res__6;
-                    scol__55__d = res__7;
+                if (slane__36__q == c_lane__1[32'h0]) begin
+                    scol__52__d = resf__4;
+                end
+                if (slane__37__q == c_lane__0[32'h0]) begin
+                    scol__53__d = resf__1;
+                end
+                if (slane__37__q == c_lane__1[32'h0]) begin
+                    scol__53__d = resf__5;
+                end
+                if (slane__38__q == c_lane__0[32'h0]) begin
+                    scol__54__d = resf__2;
+                end
+                if (slane__38__q == c_lane__1[32'h0]) begin
+                    scol__54__d = resf__6;
+                end
+                if (slane__39__q == c_lane__0[32'h0]) begin
+                    scol__55__d = resf__3;
+                end
+                if (slane__39__q == c_lane__1[32'h0]) begin
+                    scol__55__d = resf__7;
                 end
             end
             sv__14__d = sv__10__q;
             spos__14__d = spos__10__q;
-            slane__14__d = slane__10__q;
             sdist__14__d = sdist__10__q;
             scol__56__d = scol__40__q;
+            slane__56__d = slane__40__q;
             scol__57__d = scol__41__q;
+            slane__57__d = slane__41__q;
             scol__58__d = scol__42__q;
+            slane__58__d = slane__42__q;
             scol__59__d = scol__43__q;
+            slane__59__d = slane__43__q;
             if (sv__10__q & (sdist__10__q == c_latch__2)) begin
-                if (slane__10__q == c_lane__0[32'h0]) begin
-                    scol__56__d = res__0;
-                    scol__57__d = res__1;
-                    scol__58__d = res__2;
-                    scol__59__d = res__3;
+                if (slane__40__q == c_lane__0[32'h0]) begin
+                    scol__56__d = resf__0;
                 end
-                if (slane__10__q == c_lane__1[32'h0]) begin
-                    scol__56__d = res__4;
-                    scol__57__d = res__5;
-                    scol__58__d = res__6;
-                    scol__59__d = res__7;
+                if (slane__40__q == c_lane__1[32'h0]) begin
+                    scol__56__d = resf__4;
+                end
+                if (slane__41__q == c_lane__0[32'h0]) begin
+                    scol__57__d = resf__1;
+                end
+                if (slane__41__q == c_lane__1[32'h0]) begin
+                    scol__57__d = resf__5;
+                end
+                if (slane__42__q == c_lane__0[32'h0]) begin
+                    scol__58__d = resf__2;
+                end
+                if (slane__42__q == c_lane__1[32'h0]) begin
+                    scol__58__d = resf__6;
+                end
+                if (slane__43__q == c_lane__0[32'h0]) begin
+                    scol__59__d = resf__3;
+                end
+                if (slane__43__q == c_lane__1[32'h0]) begin
+                    scol__59__d = resf__7;
                 end
             end
             sv__15__d = sv__11__q;
             spos__15__d = spos__11__q;
-            slane__15__d = slane__11__q;
             sdist__15__d = sdist__11__q;
             scol__60__d = scol__44__q;
+            slane__60__d = slane__44__q;
             scol__61__d = scol__45__q;
+            slane__61__d = slane__45__q;
             scol__62__d = scol__46__q;
+            slane__62__d = slane__46__q;
             scol__63__d = scol__47__q;
+            slane__63__d = slane__47__q;
             if (sv__11__q & (sdist__11__q == c_latch__2)) begin
-                if (slane__11__q == c_lane__0[32'h0]) begin
-                    scol__60__d = res__0;
-                    scol__61__d = res__1;
-                    scol__62__d = res__2;
-                    scol__63__d = res__3;
+                if (slane__44__q == c_lane__0[32'h0]) begin
+                    scol__60__d = resf__0;
                 end
-                if (slane__11__q == c_lane__1[32'h0]) begin
-                    scol__60__d = res__4;
-                    scol__61__d = res__5;
-                    scol__62__d = res__6;
-                    scol__63__d = res__7;
+                if (slane__44__q == c_lane__1[32'h0]) begin
+                    scol__60__d = resf__4;
+                end
+                if (slane__45__q == c_lane__0[32'h0]) begin
+                    scol__61__d = resf__1;
+                end
+                if (slane__45__q == c_lane__1[32'h0]) begin
+                    scol__61__d = resf__5;
+                end
+                if (slane__46__q == c_lane__0[32'h0]) begin
+                    scol__62__d = resf__2;
+                end
+                if (slane__46__q == c_lane__1[32'h0]) begin
+                    scol__62__d = resf__6;
+                end
+                if (slane__47__q == c_lane__0[32'h0]) begin
+                    scol__63__d = resf__3;
+                end
+                if (slane__47__q == c_lane__1[32'h0]) begin
+                    scol__63__d = resf__7;
                 end
             end
         end
@@ -5394,97 +7419,81 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             pd__0__d = 32'h0;
             sv__0__d = 1'b0;
             spos__0__d = 32'h0;
-            slane__0__d = 1'b0;
             sdist__0__d = 32'h0;
             ps__1__d = 32'h0;
             pd__1__d = 32'h0;
             sv__1__d = 1'b0;
             spos__1__d = 32'h0;
-            slane__1__d = 1'b0;
             sdist__1__d = 32'h0;
             ps__2__d = 32'h0;
             pd__2__d = 32'h0;
             sv__2__d = 1'b0;
             spos__2__d = 32'h0;
-            slane__2__d = 1'b0;
             sdist__2__d = 32'h0;
             ps__3__d = 32'h0;
             pd__3__d = 32'h0;
             sv__3__d = 1'b0;
             spos__3__d = 32'h0;
-            slane__3__d = 1'b0;
             sdist__3__d = 32'h0;
             ps__4__d = 32'h0;
             pd__4__d = 32'h0;
             sv__4__d = 1'b0;
             spos__4__d = 32'h0;
-            slane__4__d = 1'b0;
             sdist__4__d = 32'h0;
             ps__5__d = 32'h0;
             pd__5__d = 32'h0;
             sv__5__d = 1'b0;
             spos__5__d = 32'h0;
-            slane__5__d = 1'b0;
             sdist__5__d = 32'h0;
             ps__6__d = 32'h0;
             pd__6__d = 32'h0;
             sv__6__d = 1'b0;
             spos__6__d = 32'h0;
-            slane__6__d = 1'b0;
             sdist__6__d = 32'h0;
             ps__7__d = 32'h0;
             pd__7__d = 32'h0;
             sv__7__d = 1'b0;
             spos__7__d = 32'h0;
-            slane__7__d = 1'b0;
             sdist__7__d = 32'h0;
             ps__8__d = 32'h0;
             pd__8__d = 32'h0;
             sv__8__d = 1'b0;
             spos__8__d = 32'h0;
-            slane__8__d = 1'b0;
             sdist__8__d = 32'h0;
             ps__9__d = 32'h0;
             pd__9__d = 32'h0;
             sv__9__d = 1'b0;
             spos__9__d = 32'h0;
-            slane__9__d = 1'b0;
             sdist__9__d = 32'h0;
             ps__10__d = 32'h0;
             pd__10__d = 32'h0;
             sv__10__d = 1'b0;
             spos__10__d = 32'h0;
-            slane__10__d = 1'b0;
             sdist__10__d = 32'h0;
             ps__11__d = 32'h0;
             pd__11__d = 32'h0;
             sv__11__d = 1'b0;
             spos__11__d = 32'h0;
-            slane__11__d = 1'b0;
             sdist__11__d = 32'h0;
             ps__12__d = 32'h0;
             pd__12__d = 32'h0;
             sv__12__d = 1'b0;
             spos__12__d = 32'h0;
-            slane__12__d = 1'b0;
             sdist__12__d = 32'h0;
             ps__13__d = 32'h0;
             pd__13__d = 32'h0;
             sv__13__d = 1'b0;
             spos__13__d = 32'h0;
-            slane__13__d = 1'b0;
             sdist__13__d = 32'h0;
             ps__14__d = 32'h0;
             pd__14__d = 32'h0;
             sv__14__d = 1'b0;
             spos__14__d = 32'h0;
-            slane__14__d = 1'b0;
             sdist__14__d = 32'h0;
             ps__15__d = 32'h0;
             pd__15__d = 32'h0;
             sv__15__d = 1'b0;
             spos__15__d = 32'h0;
-            slane__15__d = 1'b0;
             sdist__15__d = 32'h0;
             qv__0__d = 1'b0;
             qst__0__d = 32'h0;
@@ -5599,69 +7608,181 @@ module tilerast_blender_ice40(clock,flush,in_valid,in_ready,inp__lane_valid,inp_
             qs__31__d = 32'h0;
             qd__31__d = 32'h0;
             scol__0__d = 32'h0;
+            slane__0__d = 1'b0;
             scol__1__d = 32'h0;
+            slane__1__d = 1'b0;
             scol__2__d = 32'h0;
+            slane__2__d = 1'b0;
             scol__3__d = 32'h0;
+            slane__3__d = 1'b0;
             scol__4__d = 32'h0;
+            slane__4__d = 1'b0;
             scol__5__d = 32'h0;
+            slane__5__d = 1'b0;
             scol__6__d = 32'h0;
+            slane__6__d = 1'b0;
             scol__7__d = 32'h0;
+            slane__7__d = 1'b0;
             scol__8__d = 32'h0;
+            slane__8__d = 1'b0;
             scol__9__d = 32'h0;
+            slane__9__d = 1'b0;
             scol__10__d = 32'h0;
+            slane__10__d = 1'b0;
             scol__11__d = 32'h0;
+            slane__11__d = 1'b0;
             scol__12__d = 32'h0;
+            slane__12__d = 1'b0;
             scol__13__d = 32'h0;
+            slane__13__d = 1'b0;
             scol__14__d = 32'h0;
+            slane__14__d = 1'b0;
             scol__15__d = 32'h0;
+            slane__15__d = 1'b0;
             scol__16__d = 32'h0;
+            slane__16__d = 1'b0;
             scol__17__d = 32'h0;
+            slane__17__d = 1'b0;
             scol__18__d = 32'h0;
+            slane__18__d = 1'b0;
             scol__19__d = 32'h0;
+            slane__19__d = 1'b0;
             scol__20__d = 32'h0;
+            slane__20__d = 1'b0;
             scol__21__d = 32'h0;
+            slane__21__d = 1'b0;
             scol__22__d = 32'h0;
+            slane__22__d = 1'b0;
             scol__23__d = 32'h0;
+            slane__23__d = 1'b0;
             scol__24__d = 32'h0;
+            slane__24__d = 1'b0;
             scol__25__d = 32'h0;
+            slane__25__d = 1'b0;
             scol__26__d = 32'h0;
+            slane__26__d = 1'b0;
             scol__27__d = 32'h0;
+            slane__27__d = 1'b0;
             scol__28__d = 32'h0;
+            slane__28__d = 1'b0;
             scol__29__d = 32'h0;
+            slane__29__d = 1'b0;
             scol__30__d = 32'h0;
+            slane__30__d = 1'b0;
             scol__31__d = 32'h0;
+            slane__31__d = 1'b0;
             scol__32__d = 32'h0;
+            slane__32__d = 1'b0;
             scol__33__d = 32'h0;
+            slane__33__d = 1'b0;
             scol__34__d = 32'h0;
+            slane__34__d = 1'b0;
             scol__35__d = 32'h0;
+            slane__35__d = 1'b0;
             scol__36__d = 32'h0;
+            slane__36__d = 1'b0;
             scol__37__d = 32'h0;
+            slane__37__d = 1'b0;
             scol__38__d = 32'h0;
+            slane__38__d = 1'b0;
             scol__39__d = 32'h0;
+            slane__39__d = 1'b0;
             scol__40__d = 32'h0;
+            slane__40__d = 1'b0;
             scol__41__d = 32'h0;
+            slane__41__d = 1'b0;
             scol__42__d = 32'h0;
+            slane__42__d = 1'b0;
             scol__43__d = 32'h0;
+            slane__43__d = 1'b0;
             scol__44__d = 32'h0;
+            slane__44__d = 1'b0;
             scol__45__d = 32'h0;
+            slane__45__d = 1'b0;
             scol__46__d = 32'h0;
+            slane__46__d = 1'b0;
             scol__47__d = 32'h0;
+            slane__47__d = 1'b0;
             scol__48__d = 32'h0;
+            slane__48__d = 1'b0;
             scol__49__d = 32'h0;
+            slane__49__d = 1'b0;
             scol__50__d = 32'h0;
+            slane__50__d = 1'b0;
             scol__51__d = 32'h0;
+            slane__51__d = 1'b0;
             scol__52__d = 32'h0;
+            slane__52__d = 1'b0;
             scol__53__d = 32'h0;
+            slane__53__d = 1'b0;
             scol__54__d = 32'h0;
+            slane__54__d = 1'b0;
             scol__55__d = 32'h0;
+            slane__55__d = 1'b0;
             scol__56__d = 32'h0;
+            slane__56__d = 1'b0;
             scol__57__d = 32'h0;
+            slane__57__d = 1'b0;
             scol__58__d = 32'h0;
+            slane__58__d = 1'b0;
             scol__59__d = 32'h0;
+            slane__59__d = 1'b0;
             scol__60__d = 32'h0;
+            slane__60__d = 1'b0;
             scol__61__d = 32'h0;
+            slane__61__d = 1'b0;
             scol__62__d = 32'h0;
+            slane__62__d = 1'b0;
             scol__63__d = 32'h0;
+            slane__63__d = 1'b0;
+            qg__0__d = 1'b0;
+            qsl__0__d = 1'b0;
+            qg__1__d = 1'b0;
+            qsl__1__d = 1'b0;
+            qg__2__d = 1'b0;
+            qsl__2__d = 1'b0;
+            qg__3__d = 1'b0;
+            qsl__3__d = 1'b0;
+            qg__4__d = 1'b0;
+            qsl__4__d = 1'b0;
+            qg__5__d = 1'b0;
+            qsl__5__d = 1'b0;
+            qg__6__d = 1'b0;
+            qsl__6__d = 1'b0;
+            qg__7__d = 1'b0;
+            qsl__7__d = 1'b0;
+            qg__8__d = 1'b0;
+            qsl__8__d = 1'b0;
+            qg__9__d = 1'b0;
+            qsl__9__d = 1'b0;
+            qg__10__d = 1'b0;
+            qsl__10__d = 1'b0;
+            qg__11__d = 1'b0;
+            qsl__11__d = 1'b0;
+            qg__12__d = 1'b0;
+            qsl__12__d = 1'b0;
+            qg__13__d = 1'b0;
+            qsl__13__d = 1'b0;
+            qg__14__d = 1'b0;
+            qsl__14__d = 1'b0;
+            qg__15__d = 1'b0;
+            qsl__15__d = 1'b0;
+            qg__16__d = 1'b0;
+            qsl__16__d = 1'b0;
+            qg__17__d = 1'b0;
+            qsl__17__d = 1'b0;
+            qg__18__d = 1'b0;
+            qsl__18__d = 1'b0;
+            qg__19__d = 1'b0;
+            qsl__19__d = 1'b0;
+            qg__20__d = 1'b0;
+            qsl__20__d = 1'b0;
+            qg__21__d = 1'b0;
+            qsl__21__d = 1'b0;
+            qg__22__d = 1'b0;
+            qsl__22__d = 1'b0;
+            qg__23__d = 1'b0;
+            qsl__23__d = 1'b0;
         end
         out_valid = ovo;
         lvc__0 = 32'h0;
@@ -7603,6 +9724,462 @@ module tilerast_blender_ice40__qd__9(d,q,clock);
 endmodule // tilerast_blender_ice40__qd__9
 
 
+module tilerast_blender_ice40__qg__0(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__0
+
+
+module tilerast_blender_ice40__qg__1(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__1
+
+
+module tilerast_blender_ice40__qg__10(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__10
+
+
+module tilerast_blender_ice40__qg__11(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__11
+
+
+module tilerast_blender_ice40__qg__12(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__12
+
+
+module tilerast_blender_ice40__qg__13(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__13
+
+
+module tilerast_blender_ice40__qg__14(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__14
+
+
+module tilerast_blender_ice40__qg__15(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__15
+
+
+module tilerast_blender_ice40__qg__16(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__16
+
+
+module tilerast_blender_ice40__qg__17(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__17
+
+
+module tilerast_blender_ice40__qg__18(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__18
+
+
+module tilerast_blender_ice40__qg__19(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__19
+
+
+module tilerast_blender_ice40__qg__2(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__2
+
+
+module tilerast_blender_ice40__qg__20(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__20
+
+
+module tilerast_blender_ice40__qg__21(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__21
+
+
+module tilerast_blender_ice40__qg__22(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__22
+
+
+module tilerast_blender_ice40__qg__23(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__23
+
+
+module tilerast_blender_ice40__qg__3(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__3
+
+
+module tilerast_blender_ice40__qg__4(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__4
+
+
+module tilerast_blender_ice40__qg__5(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__5
+
+
+module tilerast_blender_ice40__qg__6(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__6
+
+
+module tilerast_blender_ice40__qg__7(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__7
+
+
+module tilerast_blender_ice40__qg__8(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__8
+
+
+module tilerast_blender_ice40__qg__9(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qg__9
+
+
 module tilerast_blender_ice40__qs__0(d,q,clock);
 
     // Module arguments
@@ -8209,6 +10786,462 @@ module tilerast_blender_ice40__qs__9(d,q,clock);
     end
 
 endmodule // tilerast_blender_ice40__qs__9
+
+
+module tilerast_blender_ice40__qsl__0(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__0
+
+
+module tilerast_blender_ice40__qsl__1(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__1
+
+
+module tilerast_blender_ice40__qsl__10(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__10
+
+
+module tilerast_blender_ice40__qsl__11(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__11
+
+
+module tilerast_blender_ice40__qsl__12(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__12
+
+
+module tilerast_blender_ice40__qsl__13(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__13
+
+
+module tilerast_blender_ice40__qsl__14(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__14
+
+
+module tilerast_blender_ice40__qsl__15(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__15
+
+
+module tilerast_blender_ice40__qsl__16(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__16
+
+
+module tilerast_blender_ice40__qsl__17(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__17
+
+
+module tilerast_blender_ice40__qsl__18(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__18
+
+
+module tilerast_blender_ice40__qsl__19(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__19
+
+
+module tilerast_blender_ice40__qsl__2(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__2
+
+
+module tilerast_blender_ice40__qsl__20(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__20
+
+
+module tilerast_blender_ice40__qsl__21(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__21
+
+
+module tilerast_blender_ice40__qsl__22(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__22
+
+
+module tilerast_blender_ice40__qsl__23(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__23
+
+
+module tilerast_blender_ice40__qsl__3(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__3
+
+
+module tilerast_blender_ice40__qsl__4(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__4
+
+
+module tilerast_blender_ice40__qsl__5(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__5
+
+
+module tilerast_blender_ice40__qsl__6(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__6
+
+
+module tilerast_blender_ice40__qsl__7(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__7
+
+
+module tilerast_blender_ice40__qsl__8(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__8
+
+
+module tilerast_blender_ice40__qsl__9(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__qsl__9
 
 
 module tilerast_blender_ice40__qst__0(d,q,clock);
@@ -10339,6 +13372,82 @@ module tilerast_blender_ice40__slane__15(d,q,clock);
 endmodule // tilerast_blender_ice40__slane__15
 
 
+module tilerast_blender_ice40__slane__16(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__16
+
+
+module tilerast_blender_ice40__slane__17(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__17
+
+
+module tilerast_blender_ice40__slane__18(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__18
+
+
+module tilerast_blender_ice40__slane__19(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__19
+
+
 module tilerast_blender_ice40__slane__2(d,q,clock);
 
     // Module arguments
@@ -10356,6 +13465,196 @@ module tilerast_blender_ice40__slane__2(d,q,clock);
     end
 
 endmodule // tilerast_blender_ice40__slane__2
+
+
+module tilerast_blender_ice40__slane__20(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__20
+
+
+module tilerast_blender_ice40__slane__21(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__21
+
+
+module tilerast_blender_ice40__slane__22(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__22
+
+
+module tilerast_blender_ice40__slane__23(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__23
+
+
+module tilerast_blender_ice40__slane__24(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__24
+
+
+module tilerast_blender_ice40__slane__25(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__25
+
+
+module tilerast_blender_ice40__slane__26(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__26
+
+
+module tilerast_blender_ice40__slane__27(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__27
+
+
+module tilerast_blender_ice40__slane__28(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__28
+
+
+module tilerast_blender_ice40__slane__29(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__29
 
 
 module tilerast_blender_ice40__slane__3(d,q,clock);
@@ -10377,6 +13676,196 @@ module tilerast_blender_ice40__slane__3(d,q,clock);
 endmodule // tilerast_blender_ice40__slane__3
 
 
+module tilerast_blender_ice40__slane__30(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__30
+
+
+module tilerast_blender_ice40__slane__31(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__31
+
+
+module tilerast_blender_ice40__slane__32(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__32
+
+
+module tilerast_blender_ice40__slane__33(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__33
+
+
+module tilerast_blender_ice40__slane__34(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__34
+
+
+module tilerast_blender_ice40__slane__35(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__35
+
+
+module tilerast_blender_ice40__slane__36(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__36
+
+
+module tilerast_blender_ice40__slane__37(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__37
+
+
+module tilerast_blender_ice40__slane__38(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__38
+
+
+module tilerast_blender_ice40__slane__39(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__39
+
+
 module tilerast_blender_ice40__slane__4(d,q,clock);
 
     // Module arguments
@@ -10394,6 +13883,196 @@ module tilerast_blender_ice40__slane__4(d,q,clock);
     end
 
 endmodule // tilerast_blender_ice40__slane__4
+
+
+module tilerast_blender_ice40__slane__40(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__40
+
+
+module tilerast_blender_ice40__slane__41(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__41
+
+
+module tilerast_blender_ice40__slane__42(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__42
+
+
+module tilerast_blender_ice40__slane__43(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__43
+
+
+module tilerast_blender_ice40__slane__44(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__44
+
+
+module tilerast_blender_ice40__slane__45(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__45
+
+
+module tilerast_blender_ice40__slane__46(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__46
+
+
+module tilerast_blender_ice40__slane__47(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__47
+
+
+module tilerast_blender_ice40__slane__48(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__48
+
+
+module tilerast_blender_ice40__slane__49(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__49
 
 
 module tilerast_blender_ice40__slane__5(d,q,clock);
@@ -10415,6 +14094,196 @@ module tilerast_blender_ice40__slane__5(d,q,clock);
 endmodule // tilerast_blender_ice40__slane__5
 
 
+module tilerast_blender_ice40__slane__50(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__50
+
+
+module tilerast_blender_ice40__slane__51(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__51
+
+
+module tilerast_blender_ice40__slane__52(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__52
+
+
+module tilerast_blender_ice40__slane__53(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__53
+
+
+module tilerast_blender_ice40__slane__54(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__54
+
+
+module tilerast_blender_ice40__slane__55(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__55
+
+
+module tilerast_blender_ice40__slane__56(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__56
+
+
+module tilerast_blender_ice40__slane__57(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__57
+
+
+module tilerast_blender_ice40__slane__58(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__58
+
+
+module tilerast_blender_ice40__slane__59(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__59
+
+
 module tilerast_blender_ice40__slane__6(d,q,clock);
 
     // Module arguments
@@ -10432,6 +14301,82 @@ module tilerast_blender_ice40__slane__6(d,q,clock);
     end
 
 endmodule // tilerast_blender_ice40__slane__6
+
+
+module tilerast_blender_ice40__slane__60(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__60
+
+
+module tilerast_blender_ice40__slane__61(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__61
+
+
+module tilerast_blender_ice40__slane__62(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__62
+
+
+module tilerast_blender_ice40__slane__63(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_ice40__slane__63
 
 
 module tilerast_blender_ice40__slane__7(d,q,clock);
