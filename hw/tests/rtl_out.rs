@@ -50,6 +50,22 @@ fn blender_files_are_fresh() {
 }
 
 #[test]
+fn pixel_processor_files_are_fresh() {
+    for p in PRESETS {
+        let cfg = Config::preset(p).unwrap();
+        let want = tilerast_hw::pixel_processor_rtl_file(&cfg, tilerast_hw::BLENDER_COMMAND).unwrap();
+        let path = root().join("rtl-out").join(tilerast_hw::pixel_processor_file_name(p));
+        let have = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; run `cargo run -p tilerast-hw --bin gen-rtl`", path.display()));
+        assert!(
+            have == want,
+            "{} is stale: run `cargo run -p tilerast-hw --bin gen-rtl` and commit rtl-out/",
+            path.display()
+        );
+    }
+}
+
+#[test]
 fn fpga_tops_are_fresh() {
     for b in BOARDS {
         let want = fpga_top::rtl_file(b);
@@ -91,8 +107,8 @@ fn no_rangeless_signed_localparam_in_rtl_out() {
     }
     assert_eq!(
         n,
-        2 * PRESETS.len() + BOARDS.len(),
-        "one Verilog file per preset and per board, and one blender file per preset"
+        3 * PRESETS.len() + BOARDS.len(),
+        "one Verilog file per preset and per board, and one blender and one pixel processor file per preset"
     );
 }
 
@@ -106,6 +122,7 @@ fn no_product_inside_a_sign_cast() {
         .iter()
         .map(|p| tilerast_hw::rtl_file_name(p))
         .chain(PRESETS.iter().map(|p| tilerast_hw::blender_file_name(p)))
+        .chain(PRESETS.iter().map(|p| tilerast_hw::pixel_processor_file_name(p)))
         .chain(BOARDS.iter().map(|b| fpga_top::rtl_file_name(b.name)));
     for f in files {
         let path = root().join("rtl-out").join(f);
@@ -140,6 +157,12 @@ fn rtl_out_lints_clean() {
             (
                 vec![tilerast_hw::blender_file_name(p)],
                 tilerast_hw::blender_top_name(p),
+            )
+        }))
+        .chain(PRESETS.iter().map(|p| {
+            (
+                vec![tilerast_hw::pixel_processor_file_name(p)],
+                tilerast_hw::pixel_processor_top_name(p),
             )
         }))
         .chain(

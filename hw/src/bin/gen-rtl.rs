@@ -1,7 +1,8 @@
 //! Writes `rtl-out/tilerast_<preset>.v` for every preset (raster_core and all its blocks,
 //! exactly what `tilerast rtl --preset <preset> -o rtl-out` writes, with the lint waivers
 //! `rtl-out/tilerast_waivers.vlt`), `rtl-out/tilerast_blender_<preset>.v` for every preset (the
-//! blender block, seed 004, with the pipeline's options) and
+//! blender block, seed 004, with the pipeline's options),
+//! `rtl-out/tilerast_pixel_processor_<preset>.v` for every preset (the pixel processor, seed 000) and
 //! `rtl-out/tilerast_top_<board>.v` for every board (the FPGA top, `hw/src/fpga_top/`), each with
 //! a header naming the exact command that regenerated it. Deterministic (no timestamps), so a
 //! regeneration on an unchanged tree is a no-op; CI checks that with `git diff --exit-code rtl-out`.
@@ -46,6 +47,19 @@ fn main() -> ExitCode {
             }
         };
         let path = dir.join(tilerast_hw::blender_file_name(p));
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", path.display());
+        let text = match tilerast_hw::pixel_processor_rtl_file(&cfg, tilerast_hw::BLENDER_COMMAND) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: preset {p}: pixel_processor: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let path = dir.join(tilerast_hw::pixel_processor_file_name(p));
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::FAILURE;
