@@ -122,7 +122,12 @@ proptest! {
 #[test]
 fn presets_with_partial_and_full_coverage() {
     let words: Vec<(u64, u64)> = (0..400u64)
-        .map(|i| (i.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ (i << 1 & 3), i.wrapping_mul(0x9e37_79b9)))
+        .map(|i| {
+            (
+                i.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ (i << 1 & 3),
+                i.wrapping_mul(0x9e37_79b9),
+            )
+        })
         .collect();
     let px = pixels(&words);
     for p in PRESETS {

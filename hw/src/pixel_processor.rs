@@ -356,8 +356,8 @@ impl PixelProcessor {
                         self.nk[(l + 1) * 16 + i].d.next =
                             self.nk[l * 16 + 2 * i].q.val() + self.nk[l * 16 + 2 * i + 1].q.val();
                         for c in 0..4 {
-                            self.n[((l + 1) * 16 + i) * 4 + c].d.next = self.n[(l * 16 + 2 * i) * 4 + c].q.val()
-                                + self.n[(l * 16 + 2 * i + 1) * 4 + c].q.val();
+                            self.n[((l + 1) * 16 + i) * 4 + c].d.next =
+                                self.n[(l * 16 + 2 * i) * 4 + c].q.val() + self.n[(l * 16 + 2 * i + 1) * 4 + c].q.val();
                         }
                     }
                     for i in 8..16 {

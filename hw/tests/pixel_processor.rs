@@ -61,7 +61,10 @@ fn cosim(c: &Config, cycles: u64, seed: u64, flush_at: u64) -> Report<PixSamples
     let cn = c.colours_per_pixel;
     let all: u16 = if cn >= 16 { 0xffff } else { (1 << cn) - 1 };
     let outs: Vec<&PixSlots> = report.outputs().collect();
-    assert!(outs.iter().any(|o| o.slot_valid == all), "{what}: no fully covered pixel");
+    assert!(
+        outs.iter().any(|o| o.slot_valid == all),
+        "{what}: no fully covered pixel"
+    );
     assert!(outs.iter().any(|o| o.slot_valid == 0), "{what}: no uncovered pixel");
     if c.msaa > c.colours_per_pixel {
         assert!(st.partial_slots > 10, "{what}: {st:?}");

@@ -34,8 +34,9 @@ use std::sync::{Arc, Mutex};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{port_name, Stream};
 use tilerast_hw::{
-    blender::Blender, pixel_processor::PixelProcessor, point_raster::PointRaster, quad_packer::QuadPacker, raster_core::RasterCore,
-    sample_raster::SampleRaster, setup::Setup, subtile_coverage::SubtileCoverage, tile_parser::TileParser,
+    blender::Blender, pixel_processor::PixelProcessor, point_raster::PointRaster, quad_packer::QuadPacker,
+    raster_core::RasterCore, sample_raster::SampleRaster, setup::Setup, subtile_coverage::SubtileCoverage,
+    tile_parser::TileParser,
 };
 use tilerast_verif::Handshake;
 
