@@ -618,6 +618,8 @@ mod hw_model {
             let mut leave = [false; LANES];
             let mut issued: Vec<([u8; 9], [[u8; 4]; 4])> = Vec::with_capacity(g.lanes);
             let st = &mut self.stats;
+            // j indexes the pool, `leave` and the stage's slots alike.
+            #[allow(clippy::needless_range_loop)]
             for j in 0..g.pool {
                 let Some(smp) = self.pool[j] else { continue };
                 let key = sample_key(&smp);

@@ -94,8 +94,8 @@ fn check(c: &Config, px: &[PixSamples], gaps: &[bool], ready: &[bool]) -> Result
     let mut st = PixelStats::default();
     let want: Vec<PixSlots> = px.iter().map(|p| expected(c, p, &mut st)).collect();
     let mut m = PixelProcessorCycle::new(c);
-    let g = |cyc: u64| gaps[cyc as usize % gaps.len()] && cyc % 89 != 0;
-    let r = |cyc: u64| ready[cyc as usize % ready.len()] || cyc % 97 == 0;
+    let g = |cyc: u64| gaps[cyc as usize % gaps.len()] && !cyc.is_multiple_of(89);
+    let r = |cyc: u64| ready[cyc as usize % ready.len()] || cyc.is_multiple_of(97);
     let n = px.len();
     let (outs, _) = drive(&mut m, px, g, r, |o| o.len() >= n, 100_000);
     prop_assert_eq!(&outs, &want, "S {} C {}", c.msaa, c.colours_per_pixel);

@@ -427,8 +427,8 @@ pub fn blend_frags(seed: u64, n: usize) -> Vec<BlendFrag> {
         } else {
             let k = r.below(12) as u32;
             let a = [0u32, 128, 255, 77][(k & 3) as usize];
-            let src = (k * 40) | ((k * 13 & 255) << 8) | (200 << 16) | (a << 24);
-            let dst = 10 | ((k * 7 & 255) << 8) | (90 << 16) | (255 << 24);
+            let src = (k * 40) | (((k * 13) & 255) << 8) | (200 << 16) | (a << 24);
+            let dst = 10 | (((k * 7) & 255) << 8) | (90 << 16) | (255 << 24);
             (src, dst, (k % 4) as u8 | if r.below(16) == 0 { 0x40 } else { 0 })
         }
     };
