@@ -47,6 +47,13 @@ pub struct BlockMutant {
 
 /// One planted bug per pixel-side block.
 pub const BLOCK_MUTANTS: &[BlockMutant] = &[
+    // The pixel processor never fills colour slot 0 (its "slot exists" constant is 0): every
+    // pixel's first colour is dropped.
+    BlockMutant {
+        stage: "pixel_processor",
+        from: "    localparam [0:0] c_slot__0 = 1'b1;\n",
+        to: "    localparam [0:0] c_slot__0 = 1'b0; // MUTATION (cosim test)\n",
+    },
     // The blender's `⌊v/255⌉` loses its rounding term (`t = p1 + p2` instead of
     // `p1 + p2 + 128`), so ops 0 and 3 round down where the exact result rounds up.
     BlockMutant {

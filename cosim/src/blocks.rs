@@ -24,7 +24,9 @@
 use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
-use tilerast_golden::streams::{port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, Stream};
+use tilerast_golden::streams::{
+    port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PixSamples, PixSlots, Stream,
+};
 use tilerast_verif::{Handshake, Pattern, Rng};
 
 #[cxx::bridge(namespace = "tilerast_blocks")]
@@ -651,6 +653,12 @@ block_io!(
 );
 
 block_io!(
+    /// `pixel_processor` (seed 000, `rtl-out/tilerast_pixel_processor_<preset>.v`): one
+    /// pixel's samples → its colour slots.
+    PixelProcessor, "pixel_processor", PixSamples -> PixSlots, PixSamples -> PixSlots
+);
+
+block_io!(
     /// `blender` (seed 004, `rtl-out/tilerast_blender_<preset>.v`): fragments → batches.
     Blender, "blender", BlendFrag -> BlendBeat, BlendFrag -> BlendBeat
 );
@@ -701,7 +709,9 @@ mod tests {
         check::<Blender>("default_mut");
         check::<OutputMerger>("default");
         check::<OutputMerger>("default_mut");
-        assert_eq!(BLOCK_TABLE.len(), 22);
+        check::<PixelProcessor>("default");
+        check::<PixelProcessor>("default_mut");
+        assert_eq!(BLOCK_TABLE.len(), 24);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

@@ -22,6 +22,7 @@
 use crate::config::Config;
 use crate::counters::counters;
 use crate::prim::Rgba;
+use crate::streams::{PixSamples, PixSlots};
 
 counters! {
     /// Counters of the pixel processor.
@@ -83,6 +84,265 @@ pub fn resolve_pixel(
         st.pixels += 1;
     }
     c
+}
+
+// ---------------------------------------------------------------------------------------------
+// Port-level cycle model (the RTL block `hw/src/pixel_processor.rs`).
+
+pub use hw_model::*;
+
+mod hw_model {
+    //! The pixel processor as hardware builds it: one pixel per beat in ([`PixSamples`]: S
+    //! sample colours and the covered mask), its C slots out ([`PixSlots`]), every register
+    //! of `hw/src/pixel_processor.rs` mirrored stage by stage. The arithmetic is the block's:
+    //! an adder tree over the sample lanes and a reciprocal-multiply divider ([`div_round_hw`]),
+    //! proved equal to [`resolve_pixel`]'s `div_round` for every input it can see
+    //! (`tests/pixel_processor_cycle.rs`, exhaustive).
+    //!
+    //! ```text
+    //!  pixel ─► [E0 leaves: mask, lane enable,  ─► [E1]─►[E2]─►[E3]─►[E4] ─► [E5 per slot j:  ─► [E6 out: q_c = k=1 ? M_c
+    //!           C > S spread: leaf j = sample       adder tree, 16 nodes/level:   M_c = Σ_c + ⌊k/2⌋,         : (M_c·R) >> 16,
+    //!           j·S/C; uncovered → 0]               level l ≤ log2 g: node i =    R = recip(k) (ROM),         slot_valid, packed]
+    //!                                               n[2i] + n[2i+1], else n[i]    a = (Σ_a + ⌊g/2⌋) >> log2 g]
+    //! ```
+
+    use super::*;
+    use crate::cycle::CycleModel;
+    use std::collections::VecDeque;
+
+    /// Register stages from the input to the output register inclusive (E0 … E6): a pixel
+    /// accepted at edge t is on the output from cycle t + [`STAGES`] without stalls.
+    pub const STAGES: usize = 7;
+    /// Add levels of the tree (enough for g = 16); levels above log2 g pass their node through.
+    pub const TREE_LEVELS: usize = 4;
+    /// Sample lanes of a beat (the largest S) and slots of the output (the largest C).
+    pub const PIX_LANES: usize = 16;
+    /// Fraction bits of the reciprocal: `R[k] = ⌈2^16 / k⌉` (k = 2..16 fit 16 bits).
+    pub const RECIP_SHIFT: u32 = 16;
+
+    /// The reciprocal ROM of the divider: `⌈2^16 / k⌉` for k = 2..=16; 0 for k = 0 and k = 1
+    /// (k = 1 bypasses the multiplier).
+    pub fn recip(k: u32) -> u32 {
+        if k < 2 {
+            0
+        } else {
+            (1u32 << RECIP_SHIFT).div_ceil(k)
+        }
+    }
+
+    /// `round(sum / k)` with ties up, `(2·sum + k) / (2·k)`, as the block computes it:
+    /// `M = sum + ⌊k/2⌋`, then `M` itself for k = 1, else `(M · R[k]) >> 16` (a 12 × 16-bit
+    /// product). Exact for every `sum ≤ 255·k`, k = 1..=16 (the exhaustive test in
+    /// `tests/pixel_processor_cycle.rs`); k = 0 gives 0.
+    pub fn div_round_hw(sum: u32, k: u32) -> u8 {
+        let m = sum + k / 2;
+        if k == 1 {
+            m as u8
+        } else {
+            ((m * recip(k)) >> RECIP_SHIFT) as u8
+        }
+    }
+
+    /// RGBA8 packed little endian (R in bits 7..0).
+    pub fn pack(c: Rgba) -> u32 {
+        u32::from_le_bytes(c)
+    }
+
+    /// Parameters of the block: S, C and what follows from them.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct PixelGeom {
+        /// Samples per pixel S.
+        pub s: u32,
+        /// Colours per pixel C.
+        pub c: u32,
+        /// Samples per slot g (S / C, or 1 when C > S).
+        pub g: u32,
+        /// log2 g: the tree levels that add.
+        pub levels: u32,
+        /// log2 (C / S) when C > S, else 0: leaf j takes sample j >> spread.
+        pub spread: u32,
+    }
+
+    impl PixelGeom {
+        /// The parameters of `cfg`, or the config's own error: every S, C of a valid config
+        /// (1, 2, 4, 8, 16 each) is built.
+        pub fn new(cfg: &Config) -> Result<PixelGeom, String> {
+            cfg.validate().map_err(|e| e.to_string())?;
+            let (s, c) = (cfg.msaa, cfg.colours_per_pixel);
+            let g = if c <= s { s / c } else { 1 };
+            Ok(PixelGeom {
+                s,
+                c,
+                g,
+                levels: g.trailing_zeros(),
+                spread: if c > s { (c / s).trailing_zeros() } else { 0 },
+            })
+        }
+
+        /// Leaves of the tree that carry a sample: j < max(S, C).
+        pub fn leaves(&self) -> u32 {
+            self.s.max(self.c)
+        }
+    }
+
+    /// One pixel through the block's arithmetic: the output payload and, per slot, the covered
+    /// count k (0 for slots ≥ C).
+    pub fn resolve_hw(g: &PixelGeom, p: &PixSamples) -> (PixSlots, [u32; PIX_LANES]) {
+        // E0: leaves.
+        let mut node = [([0u32; 4], 0u32); PIX_LANES];
+        for (j, n) in node.iter_mut().enumerate().take(g.leaves() as usize) {
+            let i = j >> g.spread;
+            if p.mask >> i & 1 == 1 {
+                let c = p.colour[i].to_le_bytes();
+                *n = (c.map(u32::from), 1);
+            }
+        }
+        // E1..E4: the tree.
+        for l in 0..TREE_LEVELS as u32 {
+            if l < g.levels {
+                let mut next = [([0u32; 4], 0u32); PIX_LANES];
+                for (i, nx) in next.iter_mut().enumerate().take(PIX_LANES / 2) {
+                    let (a, b) = (node[2 * i], node[2 * i + 1]);
+                    *nx = ([0, 1, 2, 3].map(|c| a.0[c] + b.0[c]), a.1 + b.1);
+                }
+                node = next;
+            }
+        }
+        // E5, E6: divide, pack.
+        let mut out = PixSlots {
+            x: p.x,
+            y: p.y,
+            ..PixSlots::default()
+        };
+        let mut ks = [0u32; PIX_LANES];
+        for j in 0..g.c as usize {
+            let (sum, k) = node[j];
+            ks[j] = k;
+            if k == 0 {
+                continue;
+            }
+            out.slot_valid |= 1 << j;
+            let a = (sum[3] + g.g / 2) >> g.levels;
+            out.colour[j] = pack([
+                div_round_hw(sum[0], k),
+                div_round_hw(sum[1], k),
+                div_round_hw(sum[2], k),
+                a as u8,
+            ]);
+        }
+        (out, ks)
+    }
+
+    /// Cycle model of `hw/src/pixel_processor.rs` (In = [`PixSamples`], Out = [`PixSlots`]).
+    ///
+    /// # Timing contract
+    ///
+    /// The one statement of the pixel processor block's timing; the RTL is held to it on every
+    /// port and cycle (`hw/tests/pixel_processor.rs`, `cosim/tests/pixel_processor.rs`).
+    /// Any S = `msaa`, C = `colours_per_pixel` of a valid config.
+    ///
+    /// * **Registers.** [`STAGES`] = 7 stages E0 … E6, each a valid bit and its payload; E6 is
+    ///   the output register: `out_valid` = E6's valid, `out` = its payload. An empty stage's
+    ///   payload is zero (bubbles carry zeros all the way: x = y = 0, no slot, colours 0).
+    /// * **Advance.** `adv` = ¬out_valid ∨ out_ready. With `adv` every stage loads the one
+    ///   before it and E0 loads the offered pixel if `in_valid`, else a bubble; without `adv`
+    ///   nothing moves (the whole pipeline stalls, bubbles are not squeezed out).
+    /// * **Handshake.** `in_ready` = `adv` (the only combinational input → output path).
+    /// * **Latency.** A pixel accepted at edge t is on the output from cycle t + 7 when `adv`
+    ///   holds in cycles t + 1 … t + 6; every cycle without `adv` in that window adds one.
+    /// * **Throughput.** One pixel per cycle; one output beat per input beat, in input order
+    ///   (a pixel with no covered sample leaves as a beat with `slot_valid` = 0).
+    /// * **Payload.** x, y passed through; slot j < C valid iff k_j > 0, its colour
+    ///   [`resolve_pixel`]'s slot j, packed RGBA8; slots ≥ C and empty slots read 0.
+    /// * **Flush.** Every register returns to the state of [`PixelProcessorCycle::new`].
+    ///
+    /// **Against the transaction model**: the slots are `resolve_pixel`'s for the pixel's
+    /// `Option<Rgba>` samples (uncovered = `None`), and [`PixelProcessorCycle::stats`] equals
+    /// its [`PixelStats`] over the accepted pixels (counted at acceptance).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PixelProcessorCycle {
+        g: PixelGeom,
+        /// E0 first; the last is the output register.
+        stages: VecDeque<Option<PixSlots>>,
+        stats: PixelStats,
+    }
+
+    impl PixelProcessorCycle {
+        /// Idle block.
+        ///
+        /// # Panics
+        /// If [`PixelGeom::new`] refuses the config.
+        pub fn new(cfg: &Config) -> PixelProcessorCycle {
+            PixelProcessorCycle::with_geom(PixelGeom::new(cfg).unwrap_or_else(|e| panic!("{e}")))
+        }
+
+        /// Idle block for `g`.
+        pub fn with_geom(g: PixelGeom) -> PixelProcessorCycle {
+            PixelProcessorCycle {
+                g,
+                stages: (0..STAGES).map(|_| None).collect(),
+                stats: PixelStats::default(),
+            }
+        }
+
+        /// The parameters.
+        pub fn geom(&self) -> &PixelGeom {
+            &self.g
+        }
+
+        /// Counters of the accepted pixels ([`resolve_pixel`]'s [`PixelStats`]).
+        pub fn stats(&self) -> PixelStats {
+            self.stats
+        }
+
+        fn out_valid(&self) -> bool {
+            self.stages.back().is_some_and(Option::is_some)
+        }
+    }
+
+    impl CycleModel for PixelProcessorCycle {
+        type In = PixSamples;
+        type Out = PixSlots;
+
+        fn out(&self) -> (bool, PixSlots) {
+            match self.stages.back() {
+                Some(Some(p)) => (true, *p),
+                _ => (false, PixSlots::default()),
+            }
+        }
+
+        fn in_ready(&self, out_ready: bool) -> bool {
+            !self.out_valid() || out_ready
+        }
+
+        fn clock(&mut self, in_valid: bool, inp: &PixSamples, out_ready: bool, flush: bool) {
+            if flush {
+                *self = PixelProcessorCycle::with_geom(self.g);
+                return;
+            }
+            if !self.in_ready(out_ready) {
+                return;
+            }
+            debug_assert!(inp.x < 1 << 12 && inp.y < 1 << 12);
+            let entry = in_valid.then(|| {
+                let (out, ks) = resolve_hw(&self.g, inp);
+                let mut any = false;
+                for &k in &ks[..self.g.c as usize] {
+                    if k > 0 {
+                        any = true;
+                        self.stats.slots += 1;
+                        if k < self.g.g {
+                            self.stats.partial_slots += 1;
+                        }
+                    }
+                }
+                self.stats.pixels += any as u64;
+                out
+            });
+            self.stages.pop_back();
+            self.stages.push_front(entry);
+        }
+    }
 }
 
 #[cfg(test)]

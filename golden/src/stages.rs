@@ -21,4 +21,4 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 
 /// The pixel side's blocks built so far, in pipeline order: each is written in a file of its own
 /// per config (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core.
-pub const PIXEL_SIDE_STAGES: [&str; 2] = ["blender", "output_merger"];
+pub const PIXEL_SIDE_STAGES: [&str; 3] = ["pixel_processor", "blender", "output_merger"];

@@ -126,6 +126,33 @@ pub struct BlendBeat {
     pub colour: [u32; LANES],
 }
 
+/// pixel_processor input: one pixel of a shaded second tile, its S sample colours (after 002's
+/// scatter) with the covered mask (`crate::pixel_processor::PixelProcessorCycle`). Colours are
+/// RGBA8 packed little endian (R in bits 7..0). Lanes ≥ S are ignored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PixSamples {
+    /// Pixel coordinates (sideband, passed through), 12 bits each.
+    pub x: u32,
+    pub y: u32,
+    /// 16 bits: sample i is covered (its colour is valid) iff bit i.
+    pub mask: u16,
+    /// Sample colour per lane, packed RGBA8.
+    pub colour: [u32; 16],
+}
+
+/// pixel_processor output: the pixel's C colour slots (`resolve_pixel`), slot j valid iff
+/// `slot_valid` bit j (k > 0); blend position of slot j is `(y·W + x)·C + j`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PixSlots {
+    /// Pixel coordinates, 12 bits each.
+    pub x: u32,
+    pub y: u32,
+    /// 16 bits: slot j holds a colour.
+    pub slot_valid: u16,
+    /// Colour per slot, packed RGBA8 (0 when the slot is empty or j ≥ C).
+    pub colour: [u32; 16],
+}
+
 /// The memory port, request side (pixel side → memory): one 32-bit word read or written. The
 /// output merger's framebuffer and, later, the pixel-info and primitive lists go through it;
 /// [`crate::memory_port`] is the memory behind it.
@@ -277,6 +304,54 @@ macro_rules! for_each_stream {
                 colour_1: Bits<32> [colour[1]],
                 colour_2: Bits<32> [colour[2]],
                 colour_3: Bits<32> [colour[3]],
+            }
+        }
+        $m! {
+            /// → pixel_processor: one pixel's sample colours and covered mask.
+            PixSamples: PixSamples {
+                x: Bits<12> [x],
+                y: Bits<12> [y],
+                mask: Bits<16> [mask],
+                colour_0: Bits<32> [colour[0]],
+                colour_1: Bits<32> [colour[1]],
+                colour_2: Bits<32> [colour[2]],
+                colour_3: Bits<32> [colour[3]],
+                colour_4: Bits<32> [colour[4]],
+                colour_5: Bits<32> [colour[5]],
+                colour_6: Bits<32> [colour[6]],
+                colour_7: Bits<32> [colour[7]],
+                colour_8: Bits<32> [colour[8]],
+                colour_9: Bits<32> [colour[9]],
+                colour_10: Bits<32> [colour[10]],
+                colour_11: Bits<32> [colour[11]],
+                colour_12: Bits<32> [colour[12]],
+                colour_13: Bits<32> [colour[13]],
+                colour_14: Bits<32> [colour[14]],
+                colour_15: Bits<32> [colour[15]],
+            }
+        }
+        $m! {
+            /// pixel_processor →: one pixel's colour slots.
+            PixSlots: PixSlots {
+                x: Bits<12> [x],
+                y: Bits<12> [y],
+                slot_valid: Bits<16> [slot_valid],
+                colour_0: Bits<32> [colour[0]],
+                colour_1: Bits<32> [colour[1]],
+                colour_2: Bits<32> [colour[2]],
+                colour_3: Bits<32> [colour[3]],
+                colour_4: Bits<32> [colour[4]],
+                colour_5: Bits<32> [colour[5]],
+                colour_6: Bits<32> [colour[6]],
+                colour_7: Bits<32> [colour[7]],
+                colour_8: Bits<32> [colour[8]],
+                colour_9: Bits<32> [colour[9]],
+                colour_10: Bits<32> [colour[10]],
+                colour_11: Bits<32> [colour[11]],
+                colour_12: Bits<32> [colour[12]],
+                colour_13: Bits<32> [colour[13]],
+                colour_14: Bits<32> [colour[14]],
+                colour_15: Bits<32> [colour[15]],
             }
         }
         $m! {

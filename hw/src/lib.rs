@@ -13,6 +13,7 @@ pub mod uart;
 
 pub mod blender;
 pub mod output_merger;
+pub mod pixel_processor;
 pub mod point_raster;
 pub mod quad_packer;
 pub mod raster_core;
@@ -121,7 +122,7 @@ pub struct BlockFile {
 }
 
 /// Every pixel-side block file, in pipeline order.
-pub const BLOCK_FILES: &[BlockFile] = &[blender::FILE, output_merger::FILE];
+pub const BLOCK_FILES: &[BlockFile] = &[pixel_processor::FILE, blender::FILE, output_merger::FILE];
 
 impl BlockFile {
     /// File name for config `cfg_name`: `tilerast_<stage>_<cfg_name>.v`.

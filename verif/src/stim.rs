@@ -13,7 +13,7 @@ use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
-use tilerast_golden::streams::{Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job};
+use tilerast_golden::streams::{Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PixSamples};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
@@ -472,6 +472,39 @@ pub fn blend_beats(seed: u64, n: usize, slots: u32) -> Vec<BlendBeat> {
                 b.colour[l] = r.next_u32();
             }
             b
+        })
+        .collect()
+}
+
+/// `n` random pixels for the pixel processor at `s` samples per pixel: covered masks none,
+/// all S, random, one sample, all but one (lanes ≥ S random too: the block ignores them);
+/// colours from a small alphabet (0, 255 and near-ties, so sums reach 255·k and the rounding
+/// ties) or random; coordinates over the whole 12 bits.
+pub fn pix_samples(s: u32, seed: u64, n: usize) -> Vec<PixSamples> {
+    let mut r = Rng::new(seed);
+    let all: u16 = if s >= 16 { 0xffff } else { (1u16 << s) - 1 };
+    let pal = [0xffff_ffffu32, 0, 0x80ff_7f01, 0x01fe_00ff, 0x7f80_8180];
+    (0..n)
+        .map(|_| {
+            let junk = (r.next_u32() as u16) & !all;
+            let mask = match r.below(5) {
+                0 => 0,
+                1 => all,
+                2 => r.next_u32() as u16 & all,
+                3 => 1 << r.below(s as u64),
+                _ => all & !(1 << r.below(s as u64)),
+            } | junk;
+            let small = r.below(2) == 0;
+            let mut colour = [0u32; 16];
+            for c in colour.iter_mut() {
+                *c = if small { pal[r.index(pal.len())] } else { r.next_u32() };
+            }
+            PixSamples {
+                x: r.below(1 << 12) as u32,
+                y: r.below(1 << 12) as u32,
+                mask,
+                colour,
+            }
         })
         .collect()
 }
