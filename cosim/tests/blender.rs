@@ -10,13 +10,12 @@
 use std::collections::HashMap;
 use tilerast_cosim::blocks::{cosim_block, Blender};
 use tilerast_golden::blender::{pack_rgba, unpack_rgba, BlenderCycle};
-use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::pipeline::PIPELINE_BLEND;
-use tilerast_golden::streams::{BlendBeat, BlendFrag};
+use tilerast_golden::streams::BlendFrag;
 use tilerast_golden::{Config, Rgba};
 
 mod common;
-use common::{clean, expect_caught, stim, Perturb};
+use common::{clean, expect_caught, stim, Perturb, Recorder};
 use tilerast_verif::stim::blend_frags;
 
 #[test]
@@ -57,20 +56,14 @@ fn mutant_blend(src: Rgba, dst: Rgba, state: u8) -> Rgba {
 /// make them, so the model's output ports with the mutant arithmetic per position suffice).
 fn predict(frags: &[BlendFrag], s: &tilerast_cosim::blocks::BlockStim) -> (u64, String, u64) {
     let cfg = Config::preset("default").unwrap();
-    let r = cosim_block::<Blender, _>(
-        "default",
-        Recorder::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND)),
-        frags,
-        s,
-    );
-    let run = r.unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
-    let _ = run;
-    let rec = RECORD.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let rec = Recorder::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND));
+    let log = rec.log.clone();
+    cosim_block::<Blender, _>("default", rec, frags, s).unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let by_pos: HashMap<u32, (Rgba, Rgba, u8)> = frags
         .iter()
         .flat_map(|f| (0..4).map(move |l| (f.pos[l], (unpack_rgba(f.src[l]), unpack_rgba(f.dst[l]), f.state[l]))))
         .collect();
-    for (cycle, (valid, b)) in rec.iter().enumerate() {
+    for (cycle, (valid, b)) in log.borrow().iter().enumerate() {
         if !valid {
             continue;
         }
@@ -85,35 +78,6 @@ fn predict(frags: &[BlendFrag], s: &tilerast_cosim::blocks::BlockStim) -> (u64, 
         }
     }
     panic!("the mutant never differs on this stimulus");
-}
-
-thread_local! {
-    static RECORD: std::cell::RefCell<Vec<(bool, BlendBeat)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The model, recording its output ports cycle by cycle.
-struct Recorder(BlenderCycle);
-
-impl Recorder {
-    fn new(m: BlenderCycle) -> Self {
-        RECORD.with(|r| r.borrow_mut().clear());
-        Recorder(m)
-    }
-}
-
-impl CycleModel for Recorder {
-    type In = BlendFrag;
-    type Out = BlendBeat;
-    fn out(&self) -> (bool, BlendBeat) {
-        self.0.out()
-    }
-    fn in_ready(&self, out_ready: bool) -> bool {
-        self.0.in_ready(out_ready)
-    }
-    fn clock(&mut self, in_valid: bool, inp: &BlendFrag, out_ready: bool, flush: bool) {
-        RECORD.with(|r| r.borrow_mut().push(self.0.out()));
-        self.0.clock(in_valid, inp, out_ready, flush);
-    }
 }
 
 #[test]

@@ -760,25 +760,11 @@ impl Blender {
     }
 }
 
-impl Logic for Blender {
-    fn update(&mut self) {
-        self.kernel();
-    }
-
-    fn connect(&mut self) {
-        Blender::connect(self);
-    }
-
-    fn hdl(&self) -> Verilog {
-        emit::resolve_indices(Blender::hdl(self))
-    }
-}
+emit::indexed_kernel_logic!(Blender);
 
 /// The block's Verilog with top module `name`.
 pub fn verilog(cfg: &Config, opts: &BlendOpts, name: &str) -> String {
-    let mut block = Blender::new(cfg, opts);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(Blender::new(cfg, opts), name)
 }
 
 /// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options

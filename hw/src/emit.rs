@@ -19,6 +19,35 @@ pub fn generate_verilog_named<U: Block>(uut: &U, name: &str) -> String {
     defines.defines()
 }
 
+/// A block's Verilog, top module `name`: `connect_all`, [`generate_verilog_named`], then
+/// [`fix_verilog`]. Every block's `verilog(cfg, name)` is this applied to the block built for
+/// `cfg`.
+pub fn block_verilog<U: Block>(mut block: U, name: &str) -> String {
+    block.connect_all();
+    fix_verilog(&generate_verilog_named(&block, name))
+}
+
+/// `impl Logic` for a block whose logic is `#[hdl_gen] fn kernel` and whose Verilog goes through
+/// [`resolve_indices`] (vectors addressed by loop-variable expressions).
+macro_rules! indexed_kernel_logic {
+    ($block:ident) => {
+        impl Logic for $block {
+            fn update(&mut self) {
+                self.kernel();
+            }
+
+            fn connect(&mut self) {
+                $block::connect(self);
+            }
+
+            fn hdl(&self) -> Verilog {
+                $crate::emit::resolve_indices($block::hdl(self))
+            }
+        }
+    };
+}
+pub(crate) use indexed_kernel_logic;
+
 /// Post-process rust-hdl output: give every `localparam` an explicit range taken from its
 /// literal's width, and replace `$` inside identifiers by `__` (system tasks such as `$signed`
 /// are kept: they never follow an identifier character).

@@ -191,25 +191,11 @@ impl OutputMerger {
     }
 }
 
-impl Logic for OutputMerger {
-    fn update(&mut self) {
-        self.kernel();
-    }
-
-    fn connect(&mut self) {
-        OutputMerger::connect(self);
-    }
-
-    fn hdl(&self) -> Verilog {
-        emit::resolve_indices(OutputMerger::hdl(self))
-    }
-}
+emit::indexed_kernel_logic!(OutputMerger);
 
 /// The block's Verilog with top module `name`.
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = OutputMerger::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(OutputMerger::new(cfg), name)
 }
 
 /// The output merger's row of [`crate::BLOCK_FILES`].

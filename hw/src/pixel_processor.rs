@@ -592,25 +592,11 @@ impl PixelProcessor {
     }
 }
 
-impl Logic for PixelProcessor {
-    fn update(&mut self) {
-        self.kernel();
-    }
-
-    fn connect(&mut self) {
-        PixelProcessor::connect(self);
-    }
-
-    fn hdl(&self) -> Verilog {
-        emit::resolve_indices(PixelProcessor::hdl(self))
-    }
-}
+emit::indexed_kernel_logic!(PixelProcessor);
 
 /// The block's Verilog with top module `name`.
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = PixelProcessor::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(PixelProcessor::new(cfg), name)
 }
 
 /// The pixel processor's row of [`crate::BLOCK_FILES`].

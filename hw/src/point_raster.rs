@@ -745,7 +745,5 @@ impl Logic for PointRaster {
 
 /// The block for `cfg` as Verilog, top module `name` (post-processed by [`emit::fix_verilog`]).
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = PointRaster::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(PointRaster::new(cfg), name)
 }

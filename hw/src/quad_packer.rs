@@ -467,7 +467,5 @@ impl Logic for QuadPacker {
 
 /// Verilog of the block for `cfg`, top module `name`, post-processed by [`emit::fix_verilog`].
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = QuadPacker::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(QuadPacker::new(cfg), name)
 }

@@ -849,19 +849,7 @@ impl SampleRaster {
     }
 }
 
-impl Logic for SampleRaster {
-    fn update(&mut self) {
-        self.kernel();
-    }
-
-    fn connect(&mut self) {
-        SampleRaster::connect(self);
-    }
-
-    fn hdl(&self) -> Verilog {
-        emit::resolve_indices(SampleRaster::hdl(self))
-    }
-}
+emit::indexed_kernel_logic!(SampleRaster);
 
 /// # SampleLane: one lane of [`SampleRaster`]
 ///
@@ -1018,9 +1006,7 @@ impl Logic for SampleLane {
 
 /// Verilog of the block for `cfg`, top module `name`, post-processed by [`emit::fix_verilog`].
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = SampleRaster::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(SampleRaster::new(cfg), name)
 }
 
 #[cfg(test)]

@@ -895,7 +895,5 @@ impl Logic for Setup {
 
 /// The Verilog of the block for `cfg`, top module `name`, post-processed by `emit::fix_verilog`.
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut uut = Setup::new(cfg);
-    uut.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&uut, name))
+    emit::block_verilog(Setup::new(cfg), name)
 }

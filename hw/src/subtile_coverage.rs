@@ -458,7 +458,5 @@ impl Logic for SubtileCoverage {
 /// Verilog of the sub-tile coverage block for `cfg`, top module `name`, post-processed by
 /// `emit::fix_verilog`.
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = SubtileCoverage::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(SubtileCoverage::new(cfg), name)
 }

@@ -401,7 +401,5 @@ impl Logic for TileParser {
 
 /// Verilog of the tile parser for `cfg`, top module `name`, post-processed by `emit::fix_verilog`.
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    let mut block = TileParser::new(cfg);
-    block.connect_all();
-    emit::fix_verilog(&emit::generate_verilog_named(&block, name))
+    emit::block_verilog(TileParser::new(cfg), name)
 }

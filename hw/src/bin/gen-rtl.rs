@@ -39,8 +39,14 @@ fn main() -> ExitCode {
         };
         println!("wrote {}", path.display());
         // Every preset builds every pixel-side block: a refusal here is an error too.
-        let written = tilerast_hw::write_blocks(&cfg, &tilerast_hw::preset_command(p), &dir);
-        for r in written.map_or_else(|e| vec![Err(e)], |v| v.into_iter().map(|(_, r)| r).collect()) {
+        let written = match tilerast_hw::write_blocks(&cfg, &tilerast_hw::preset_command(p), &dir) {
+            Ok(w) => w,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        for (_, r) in written {
             match r {
                 Ok(path) => println!("wrote {}", path.display()),
                 Err(e) => {
