@@ -22,7 +22,7 @@
 //! [`MemoryCycle`] behind the port over a frame's input
 //! ([`crate::pipeline::back_end_input`]).
 
-use crate::blender::{BlendStats, BlenderCycle};
+use crate::blender::{BlendOpts, BlendStats, BlenderCycle};
 use crate::config::Config;
 use crate::cycle::CycleModel;
 use crate::dst_fetch::{DstFetchCycle, DstFetchStats};
@@ -97,13 +97,22 @@ impl PixelBackEndCycle {
     /// # Panics
     /// If [`PixelBackEndCycle::supported`] refuses `cfg`.
     pub fn new(cfg: &Config) -> PixelBackEndCycle {
+        Self::with_opts(cfg, &PIPELINE_BLEND)
+    }
+
+    /// Idle back end whose blender has options `opts` instead of [`PIPELINE_BLEND`] (for the
+    /// merge-on/off comparison of the benchmarks; the RTL is built with [`PIPELINE_BLEND`]).
+    ///
+    /// # Panics
+    /// If [`PixelBackEndCycle::supported`] or the blender refuses `cfg` / `opts`.
+    pub fn with_opts(cfg: &Config, opts: &BlendOpts) -> PixelBackEndCycle {
         if let Err(e) = Self::supported(cfg) {
             panic!("{e}");
         }
         PixelBackEndCycle {
             pp: PixelProcessorCycle::new(cfg),
             df: DstFetchCycle::new(cfg),
-            bl: BlenderCycle::new(cfg, &PIPELINE_BLEND),
+            bl: BlenderCycle::new(cfg, opts),
             om: OutputMergerCycle::new(),
         }
     }
@@ -179,6 +188,8 @@ impl PixelBackEndCycle {
 #[derive(Clone, Copy, Debug)]
 pub struct MemBehaviour {
     pub timing: MemTiming,
+    /// The blender's options ([`PIPELINE_BLEND`], as the RTL is built, by default).
+    pub blend: BlendOpts,
     pub busy_permille: u32,
     /// Seed of the back-pressure pattern.
     pub seed: u64,
@@ -188,6 +199,7 @@ impl Default for MemBehaviour {
     fn default() -> Self {
         MemBehaviour {
             timing: MemTiming::default(),
+            blend: PIPELINE_BLEND,
             busy_permille: 0,
             seed: 1,
         }
@@ -217,7 +229,7 @@ pub fn run_frame(
     mem: MemBehaviour,
     max_cycles: u64,
 ) -> Result<BackEndRun, String> {
-    let mut be = PixelBackEndCycle::new(cfg);
+    let mut be = PixelBackEndCycle::with_opts(cfg, &mem.blend);
     let mut m = MemoryCycle::new(mem.timing, framebuffer(cfg, background));
     let mut rng = mem.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = 0usize;

@@ -88,6 +88,7 @@ fn shipped_scenes_on_every_preset_equal_golden() {
                 },
                 busy_permille: 150 * k as u32,
                 seed: 7 + k as u64,
+                ..MemBehaviour::default()
             };
             let run = check(&format!("{name} on {preset}"), &frame, mem);
             println!(
@@ -171,6 +172,7 @@ fn random_frames_on_every_preset_equal_golden() {
                 },
                 busy_permille: [0, 300, 700][seed as usize],
                 seed,
+                ..MemBehaviour::default()
             };
             let run = check(&format!("random {seed} on {preset}"), &frame, mem);
             assert!(run.stats.blend.samples > 0);
