@@ -69,6 +69,14 @@ pub struct RegressArgs {
     /// mismatch or a missing shard.
     #[arg(long, value_name = "SUMMARY", num_args = 1.., conflicts_with_all = ["scene", "config", "set", "shard"])]
     pub merge: Vec<PathBuf>,
+    /// Regress the pixel back end (`rtl-out/tilerast_pixel_back_end_<preset>.v`) instead of the
+    /// raster core: per chunk, golden's scatter stream of a random frame through the RTL with a
+    /// random memory behind its port (latency, depth, back-pressure, a long stall), every port
+    /// on every cycle against the cycle model, then the memory against golden's framebuffer and
+    /// its image against `render_frame`'s. A failing chunk is shrunk and saved (scene,
+    /// `.drive.json`, side-by-side `.vcd`); `--scene F --back-end` reruns one.
+    #[arg(long, conflicts_with_all = ["config", "set", "merge"])]
+    pub back_end: bool,
     /// RTL model (a preset, or `ice40_mut`: ice40 with a planted bug, for tests).
     #[arg(long, hide = true)]
     pub model: Option<String>,
@@ -140,6 +148,9 @@ pub fn run(a: &RegressArgs) -> Res<()> {
     }
     if !a.merge.is_empty() {
         return merge(&a.merge, &mut std::io::stdout());
+    }
+    if a.back_end {
+        return run_back_end(a);
     }
     if let Some(scene) = &a.scene {
         return run_scene(a, scene);
@@ -495,5 +506,110 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Res<()> {
     match problems.first() {
         None => Ok(()),
         Some(_) => Err(CliError(format!("regress --merge: {}", problems.join("; ")))),
+    }
+}
+
+/// `--back-end`: the pixel back end's regression (or one saved case with `--scene`).
+fn run_back_end(a: &RegressArgs) -> Res<()> {
+    use tilerast_cosim::back_end;
+    if let Some(scene) = &a.scene {
+        let file = scene.display().to_string();
+        let frame = tilerast_golden::scene::Scene::load(scene)
+            .and_then(|s| s.to_frame(&file))
+            .unwrap_or_else(|e| usage(e.to_string()));
+        let stem = scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let dp = scene.with_file_name(format!("{stem}.drive.json"));
+        let d = match std::fs::read_to_string(&dp) {
+            Ok(t) => {
+                let v: serde_json::Value = serde_json::from_str(&t)
+                    .unwrap_or_else(|e| usage(format!("{}: line {}: {e}", dp.display(), e.line())));
+                back_end::drive_from_json(&v, &dp.display().to_string()).unwrap_or_else(|e| usage(e))
+            }
+            Err(_) => back_end::frame_drive(a.seed),
+        };
+        let preset = frame.cfg.name.clone();
+        if Config::preset(&preset).ok().as_ref() != Some(&frame.cfg) {
+            usage(format!("{file}: config: the back end is verilated for the presets only ({})", PRESETS.join(", ")));
+        }
+        return match back_end::check_frame(&preset, &frame, &d) {
+            Ok((o, pixels)) => {
+                println!(
+                    "back end {preset}: {file}: {pixels} pixels, {} writes, {} cycles: every port, the memory and the image equal golden",
+                    o.writes, o.cycles
+                );
+                Ok(())
+            }
+            Err(e) => Err(CliError(format!("back end {preset}: {file}: {e}"))),
+        };
+    }
+    let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
+    let shard = a
+        .shard
+        .as_deref()
+        .map(parse_shard)
+        .transpose()
+        .unwrap_or_else(|e| usage(e))
+        .unwrap_or((1, 1));
+    if a.chunk == 0 {
+        usage("--chunk: must be at least 1".into());
+    }
+    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
+        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
+    }
+    if tilerast_cosim::blocks::block_desc(&preset, back_end::STAGE).is_none() {
+        usage(format!("--preset: the back end is not verilated for `{preset}`"));
+    }
+    let rc = back_end::RegressCfg {
+        preset: preset.clone(),
+        seed: a.seed,
+        count: a.count,
+        chunk: a.chunk,
+        shard,
+        out_dir: a.out.clone(),
+        shrink_budget: Duration::from_secs_f64(a.shrink_secs),
+        keep_going: a.keep_going,
+    };
+    let bar = ProgressBar::new(a.count.div_ceil(shard.1));
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    let t0 = std::time::Instant::now();
+    let mut cycles = 0u64;
+    let st = back_end::regress(&rc, |p, c| {
+        cycles += c;
+        bar.inc(p);
+        bar.set_message(format!("{:.1} M cycles", cycles as f64 / 1e6));
+    })
+    .map_err(CliError)?;
+    bar.finish_and_clear();
+    for (i, f, saved) in &st.failures {
+        println!(
+            "FAIL chunk {i}: {f}; saved {}",
+            saved.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "nothing".into())
+        );
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "summary: back end preset {preset} seed {} shard {}/{} chunks {} primitives {} pixels {} writes {} cycles {} \
+         mismatches {} ({:.2} M cycles/s, {secs:.1} s)",
+        a.seed,
+        shard.0,
+        shard.1,
+        st.chunks,
+        st.prims,
+        st.pixels,
+        st.writes,
+        st.cycles,
+        st.failures.len(),
+        st.cycles as f64 / secs.max(1e-9) / 1e6
+    );
+    if st.chunks > 0 && st.writes == 0 {
+        return Err(CliError(format!("back end {preset}: no chunk wrote anything (all-zero traffic)")));
+    }
+    match st.failures.first() {
+        None => Ok(()),
+        Some((i, f, _)) => Err(CliError(format!("{} failing chunk(s); first: chunk {i}: {f}", st.failures.len()))),
     }
 }

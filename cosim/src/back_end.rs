@@ -24,6 +24,8 @@ use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle};
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::{ports, PixSamples, Stream};
 use tilerast_golden::Config;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use tilerast_verif::Rng;
 
 /// The stage name of the back end.
@@ -83,7 +85,24 @@ pub struct Outcome {
 
 /// Run the RTL and the model side by side; `Err` names the first differing cycle and port.
 pub fn run(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, want_writes: u64, d: &Drive) -> Result<Outcome, String> {
-    let mut rtl = BlockRtl::new(preset, STAGE)?;
+    run_windowed(preset, cfg, pixels, mem0, want_writes, d).map_err(|(e, _)| e)
+}
+
+/// The ports' words of the cycles before a mismatch, for the side-by-side VCD.
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    /// First cycle of the window.
+    pub from: u64,
+    /// Per cycle: input words, RTL output words, model output words.
+    pub cycles: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)>,
+}
+
+/// Cycles kept before a mismatch in [`Window`].
+pub const WINDOW: usize = 64;
+
+/// [`run`], and on a mismatch the window of cycles up to it.
+pub fn run_windowed(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, want_writes: u64, d: &Drive) -> Result<Outcome, (String, Window)> {
+    let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
     let desc = rtl.desc;
     let (iw, ow) = (desc.in_words(), desc.out_words());
     let mut model = PixelBackEndCycle::new(cfg);
@@ -159,7 +178,10 @@ pub fn run(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory
                 break;
             }
             if cyc > 100 * pixels.len() as u64 + 100_000 {
-                return Err(format!("no progress: {next} of {} pixels after {cyc} cycles", pixels.len()));
+                return Err((
+                    format!("no progress: {next} of {} pixels after {cyc} cycles", pixels.len()),
+                    Window::default(),
+                ));
             }
         }
         rtl.run(&inw[..n * iw], &mut got[..n * ow]);
@@ -179,7 +201,20 @@ pub fn run(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory
                         )
                     })
                     .collect();
-                return Err(format!("cycle {}: {}", start + k as u64, diff.join(", ")));
+                let lo = k.saturating_sub(WINDOW);
+                let w = Window {
+                    from: start + lo as u64,
+                    cycles: (lo..=k)
+                        .map(|c| {
+                            (
+                                inw[c * iw..(c + 1) * iw].to_vec(),
+                                got[c * ow..(c + 1) * ow].to_vec(),
+                                exp[c * ow..(c + 1) * ow].to_vec(),
+                            )
+                        })
+                        .collect(),
+                };
+                return Err((format!("cycle {}: {}", start + k as u64, diff.join(", ")), w));
             }
         }
         if done {
@@ -216,9 +251,15 @@ pub fn frame_drive(seed: u64) -> Drive {
 /// equals the model on every cycle, the memory holds golden's framebuffer byte for byte and
 /// its image is `render_frame`'s bit for bit. Returns the outcome and the input pixels.
 pub fn check_frame(preset: &str, frame: &Frame, d: &Drive) -> Result<(Outcome, usize), String> {
-    let out = back_end_input(frame).map_err(|e| e.to_string())?;
-    let rec = out.back_end.ok_or("back_end_input recorded nothing")?;
-    let o = run(
+    check_frame_windowed(preset, frame, d).map_err(|(e, _)| e)
+}
+
+/// [`check_frame`], with the window of a port mismatch.
+pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<(Outcome, usize), (String, Window)> {
+    let none = |e: String| (e, Window::default());
+    let out = back_end_input(frame).map_err(|e| none(e.to_string()))?;
+    let rec = out.back_end.ok_or_else(|| none("back_end_input recorded nothing".into()))?;
+    let o = run_windowed(
         preset,
         &frame.cfg,
         &rec.input,
@@ -227,13 +268,245 @@ pub fn check_frame(preset: &str, frame: &Frame, d: &Drive) -> Result<(Outcome, u
         d,
     )?;
     if let Some((a, want, got)) = rec.memory.first_difference(&o.memory) {
-        return Err(format!("memory byte {a:#x} is {got:#04x}, golden {want:#04x}"));
+        return Err(none(format!("memory byte {a:#x} is {got:#04x}, golden {want:#04x}")));
     }
     if Some(image_from_memory(&frame.cfg, &o.memory)) != out.image {
-        return Err("image differs from render_frame's".into());
+        return Err(none("image differs from render_frame's".into()));
     }
     if o.writes != out.stats.blend.samples {
-        return Err(format!("{} writes for {} blend samples", o.writes, out.stats.blend.samples));
+        return Err(none(format!("{} writes for {} blend samples", o.writes, out.stats.blend.samples)));
     }
     Ok((o, rec.input.len()))
+}
+
+/// Write the window as a VCD: scopes `tb` (clock, cycle), `tb.in` (every input port),
+/// `tb.rtl` and `tb.golden` (every output port, same names), `tb.diff` (one bit per output
+/// port: RTL ≠ model that cycle). Time 10·cycle, rising edge at +5.
+pub fn write_vcd(path: &Path, preset: &str, w: &Window) -> Result<(), String> {
+    use vcd::{ReferenceIndex, TimescaleUnit, Value, VarType};
+    let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no verilated {preset}/{STAGE}"))?;
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut buf: Vec<u8> = Vec::new();
+    let mut v = vcd::Writer::new(&mut buf);
+    let bits = |x: u64, n: u32| -> Vec<Value> { (0..n).rev().map(|i| if x >> i & 1 == 1 { Value::V1 } else { Value::V0 }).collect() };
+    (|| -> std::io::Result<()> {
+        v.comment("tilerast pixel_back_end: RTL (Verilator) vs PixelBackEndCycle")?;
+        v.timescale(1, TimescaleUnit::NS)?;
+        v.add_module("tb")?;
+        let add = |v: &mut vcd::Writer<&mut Vec<u8>>, n: &str, width: u32| {
+            v.add_var(VarType::Wire, width, n, (width > 1).then_some(ReferenceIndex::Range(width - 1, 0)))
+        };
+        let clock = add(&mut v, "clock", 1)?;
+        let cycle = add(&mut v, "cycle", 32)?;
+        let scope = |v: &mut vcd::Writer<&mut Vec<u8>>, name: &str, ports: &[PortDesc], w1: bool| -> std::io::Result<Vec<(vcd::IdCode, PortDesc)>> {
+            v.add_module(name)?;
+            let ids = ports
+                .iter()
+                .map(|p| add(v, p.name, if w1 { 1 } else { p.width }).map(|id| (id, *p)))
+                .collect::<std::io::Result<Vec<_>>>()?;
+            v.upscope()?;
+            Ok(ids)
+        };
+        let ins = scope(&mut v, "in", desc.inputs, false)?;
+        let rtl = scope(&mut v, "rtl", desc.outputs, false)?;
+        let gold = scope(&mut v, "golden", desc.outputs, false)?;
+        let diff = scope(&mut v, "diff", desc.outputs, true)?;
+        v.upscope()?;
+        v.enddefinitions()?;
+        let set = |v: &mut vcd::Writer<&mut Vec<u8>>, id: vcd::IdCode, x: u64, n: u32| {
+            if n == 1 {
+                v.change_scalar(id, if x & 1 == 1 { Value::V1 } else { Value::V0 })
+            } else {
+                v.change_vector(id, &bits(x, n))
+            }
+        };
+        for (k, (i, r, g)) in w.cycles.iter().enumerate() {
+            let c = w.from + k as u64;
+            v.timestamp(10 * c)?;
+            set(&mut v, clock, 0, 1)?;
+            set(&mut v, cycle, c, 32)?;
+            for (id, p) in &ins {
+                set(&mut v, *id, get_bits(i, p.offset, p.width), p.width)?;
+            }
+            for ((id_r, p), ((id_g, _), (id_d, _))) in rtl.iter().zip(gold.iter().zip(diff.iter())) {
+                let (a, b) = (get_bits(r, p.offset, p.width), get_bits(g, p.offset, p.width));
+                set(&mut v, *id_r, a, p.width)?;
+                set(&mut v, *id_g, b, p.width)?;
+                set(&mut v, *id_d, (a != b) as u64, 1)?;
+            }
+            v.timestamp(10 * c + 5)?;
+            set(&mut v, clock, 1, 1)?;
+        }
+        Ok(())
+    })()
+    .map_err(err)?;
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    std::fs::write(path, buf).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One back-end regression run: `count` random primitives in chunks of `chunk` (each chunk one
+/// frame at `preset`'s config, with its own memory behaviour), shard `k` of `n`.
+#[derive(Clone, Debug)]
+pub struct RegressCfg {
+    pub preset: String,
+    pub seed: u64,
+    pub count: u64,
+    pub chunk: u64,
+    pub shard: (u64, u64),
+    pub out_dir: PathBuf,
+    pub shrink_budget: Duration,
+    pub keep_going: bool,
+}
+
+/// Totals of a back-end regression.
+#[derive(Clone, Debug, Default)]
+pub struct RegressStats {
+    pub chunks: u64,
+    pub prims: u64,
+    pub pixels: u64,
+    pub writes: u64,
+    pub cycles: u64,
+    /// (chunk, failure, saved scene).
+    pub failures: Vec<(u64, String, Option<PathBuf>)>,
+}
+
+/// The frame and memory behaviour of chunk `i` of length `len`.
+pub fn chunk_case(cfg: &Config, seed: u64, i: u64, len: u64) -> (Frame, Drive) {
+    let mut r = Rng::stream(seed, i);
+    let prims = crate::regress::random_prims(cfg, &mut r, len as usize);
+    let frame = Frame {
+        cfg: cfg.clone(),
+        background: [r.below(256) as u8, r.below(256) as u8, r.below(256) as u8, 255],
+        prims,
+    };
+    let mut d = frame_drive(Rng::mix(seed, i));
+    d.busy_pm = [0, 100, 400, 800][r.index(4)];
+    d.timing = MemTiming {
+        latency: 1 + r.below(4) as u32,
+        depth: 1 + r.below(4) as u32,
+    };
+    d.stall = if r.bool() { (r.below(5_000), 5_000 + r.below(5_000)) } else { (0, 0) };
+    (frame, d)
+}
+
+/// The drive as JSON (the sidecar of a saved failing scene).
+pub fn drive_to_json(d: &Drive) -> serde_json::Value {
+    serde_json::json!({
+        "seed": d.seed, "gap_pm": d.gap_pm, "busy_pm": d.busy_pm,
+        "stall": [d.stall.0, d.stall.1], "latency": d.timing.latency, "depth": d.timing.depth,
+    })
+}
+
+/// The drive from a sidecar written by [`drive_to_json`]; errors name the file and field.
+pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, String> {
+    let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).ok_or_else(|| format!("{file}: field `{k}`: missing or not an unsigned integer"));
+    let st = v.get("stall").and_then(|x| x.as_array()).filter(|a| a.len() == 2).ok_or_else(|| format!("{file}: field `stall`: not [from, to]"))?;
+    let s = |i: usize| st[i].as_u64().ok_or_else(|| format!("{file}: field `stall`: not [from, to]"));
+    let (latency, depth) = (u("latency")?, u("depth")?);
+    if !(1..=64).contains(&latency) || !(1..=64).contains(&depth) {
+        return Err(format!("{file}: fields `latency` / `depth`: must be within 1..=64"));
+    }
+    Ok(Drive {
+        seed: u("seed")?,
+        gap_pm: u("gap_pm")?.min(1000),
+        busy_pm: u("busy_pm")?.min(1000),
+        flush_at: vec![],
+        stall: (s(0)?, s(1)?),
+        timing: MemTiming { latency: latency as u32, depth: depth as u32 },
+        cycles: 0,
+        perturb: None,
+    })
+}
+
+/// Shrink a failing frame: drop primitives (halves, then one at a time) while it still fails,
+/// within `budget`.
+pub fn shrink(preset: &str, frame: &Frame, d: &Drive, budget: Duration) -> (Frame, String) {
+    let t0 = Instant::now();
+    let mut best = frame.clone();
+    let mut why = check_frame(preset, &best, d).err().unwrap_or_default();
+    let mut step = best.prims.len().div_ceil(2);
+    while step >= 1 && t0.elapsed() < budget {
+        let mut i = 0;
+        let mut progressed = false;
+        while i < best.prims.len() && t0.elapsed() < budget {
+            let mut f = best.clone();
+            let hi = (i + step).min(f.prims.len());
+            f.prims.drain(i..hi);
+            if f.prims.is_empty() {
+                i += step;
+                continue;
+            }
+            match check_frame(preset, &f, d) {
+                Err(e) => {
+                    best = f;
+                    why = e;
+                    progressed = true;
+                }
+                Ok(_) => i += step,
+            }
+        }
+        if !progressed {
+            if step == 1 {
+                break;
+            }
+            step = step.div_ceil(2);
+        }
+    }
+    (best, why)
+}
+
+/// Save a failing case: `<dir>/back_end_<preset>_s<seed>_c<chunk>.json` (the scene),
+/// `.drive.json` beside it (the memory behaviour) and `.vcd` (the side-by-side window, when
+/// the failure is a port mismatch). Returns the scene's path.
+pub fn save_case(dir: &Path, name: &str, preset: &str, frame: &Frame, d: &Drive, why: &str) -> Result<PathBuf, String> {
+    let scene = crate::regress::frame_to_scene(frame)?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("{name}.json"));
+    let text = serde_json::to_string_pretty(&scene).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut v = drive_to_json(d);
+    v["note"] = serde_json::Value::String(why.to_string());
+    let dp = dir.join(format!("{name}.drive.json"));
+    std::fs::write(&dp, serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n").map_err(|e| format!("{}: {e}", dp.display()))?;
+    if let Err((_, w)) = check_frame_windowed(preset, frame, d) {
+        if !w.cycles.is_empty() {
+            write_vcd(&dir.join(format!("{name}.vcd")), preset, &w)?;
+        }
+    }
+    Ok(path)
+}
+
+/// Run the back-end regression; `progress` sees every finished chunk (primitives, cycles).
+pub fn regress(rc: &RegressCfg, mut progress: impl FnMut(u64, u64)) -> Result<RegressStats, String> {
+    let cfg = Config::preset(&rc.preset).map_err(|e| e.to_string())?;
+    let chunk = rc.chunk.max(1);
+    let (k, n) = rc.shard;
+    let mut st = RegressStats::default();
+    for i in (0..rc.count.div_ceil(chunk)).filter(|i| i % n == k - 1) {
+        let len = chunk.min(rc.count - i * chunk);
+        let (frame, d) = chunk_case(&cfg, rc.seed, i, len);
+        st.chunks += 1;
+        st.prims += len;
+        match check_frame(&rc.preset, &frame, &d) {
+            Ok((o, pixels)) => {
+                st.pixels += pixels as u64;
+                st.writes += o.writes;
+                st.cycles += o.cycles;
+                progress(len, o.cycles);
+            }
+            Err(e) => {
+                let (small, why) = shrink(&rc.preset, &frame, &d, rc.shrink_budget);
+                let name = format!("back_end_{}_s{}_c{i}", rc.preset, rc.seed);
+                let saved = save_case(&rc.out_dir, &name, &rc.preset, &small, &d, &why).ok();
+                st.failures.push((i, format!("{e} (shrunk to {} primitives: {why})", small.prims.len()), saved));
+                progress(len, 0);
+                if !rc.keep_going {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(st)
 }
