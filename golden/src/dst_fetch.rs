@@ -1,0 +1,333 @@
+//! Destination fetch (seed 000's output merger, read side): for every valid colour slot of a
+//! pixel, read the slot's current framebuffer word from memory, so that the blender gets
+//! `dst` next to `src`.
+//!
+//! ```text
+//!   PixSlots ─► hold ─► read issue ─► MemReq (read, addr 4·pos) ─► memory
+//!                  └──► meta FIFO (pos, src, close) ──┐
+//!                                       MemResp ─► assembly lanes ─► BlendFrag
+//! ```
+//!
+//! The transaction rule it implements is golden's (`pipeline.rs`, `PixelSide::shade`): for a
+//! pixel (x, y) and every valid slot j < C, in slot order, one blend sample
+//! `{ pos = (y·W + x)·C + j, src = colour[j], dst = framebuffer slot pos, state = 0 }`, the
+//! framebuffer slot being the word at [`crate::output_merger::slot_addr`]`(pos)`.
+//! [`DstFetchCycle`] packs those samples, in that order, into fragments of up to K lanes.
+
+use crate::config::{Config, MAX_VIEWPORT};
+use crate::streams::{BlendFrag, MemReq, MemResp, PixSlots, LANES};
+use std::collections::VecDeque;
+
+/// Meta FIFO depth: reads issued and not yet answered.
+pub const META_DEPTH: usize = 4;
+
+/// Counters of [`DstFetchCycle`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DstFetchStats {
+    /// Pixels accepted (empty ones included).
+    pub pixels: u64,
+    /// Reads issued (loaded into the read output register).
+    pub reads: u64,
+    /// Fragments loaded into the output register.
+    pub frags: u64,
+}
+
+/// The parameters: W, c = log2 C, K.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Geom {
+    w: u32,
+    c: u32,
+    k: u32,
+}
+
+fn geom(cfg: &Config) -> Result<Geom, String> {
+    let w = cfg.viewport[0];
+    if !(1..=MAX_VIEWPORT).contains(&w) {
+        return Err(format!(
+            "config.viewport: width {w}; dst_fetch takes 12-bit pixel coordinates, width 1..={MAX_VIEWPORT}"
+        ));
+    }
+    let cc = cfg.colours_per_pixel;
+    if !(cc.is_power_of_two() && cc <= 16) {
+        return Err(format!(
+            "config.colours_per_pixel: {cc}; dst_fetch needs a power of two up to 16"
+        ));
+    }
+    if cfg.blend_pool == 0 {
+        return Err("config.blend_pool: 0; dst_fetch needs at least one lane per fragment".into());
+    }
+    Ok(Geom {
+        w,
+        c: cc.trailing_zeros(),
+        k: cfg.blend_pool.min(LANES as u32),
+    })
+}
+
+/// One meta FIFO entry: a read issued and not yet answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Meta {
+    pos: u32,
+    src: u32,
+    close: bool,
+}
+
+/// The destination fetch, cycle by cycle: pixels ([`PixSlots`]) in, one framebuffer read
+/// ([`MemReq`]) per valid slot out on the read port, the answers ([`MemResp`]) in, fragments
+/// ([`BlendFrag`]) of up to K samples out to the blender.
+///
+/// # Timing contract
+///
+/// The one statement of the `dst_fetch` block's timing; the RTL is held to it on every port
+/// and cycle (`hw/tests/dst_fetch.rs`). W = `viewport[0]`, C = `colours_per_pixel` (c =
+/// log2 C, Cmask = (1 << C) − 1), K = min(`blend_pool`, 4) lanes per fragment (the blender
+/// ignores lanes ≥ P, so a fragment never has more than P lanes).
+///
+/// * **Registers.** `hold`: the remaining slot mask `hmask` (16 bits), `hyw` = y·W, `hx` = x
+///   and the 16 colours; the read output register (`rd_valid`, one [`MemReq`]); the meta FIFO
+///   of up to [`META_DEPTH`] = 4 entries (pos, src, close), oldest first, one per read issued
+///   and not yet answered; the chunk lane counter n (0..K−1); the assembly register (`an`
+///   lanes filled, 0..4, per lane pos/src/dst, `adone`); the output register (`out_valid`, one
+///   [`BlendFrag`]).
+/// * **Issue.** `adv_rd` = ¬rd_valid ∨ rd_ready; `issue` = adv_rd ∧ hmask ≠ 0 ∧ (meta
+///   entries, as registered) < 4. j = the lowest set bit of hmask, pos = ((hyw + hx) << c) | j;
+///   `close` = (n = K−1) ∨ (j is hold's last slot ∧ ¬(in_valid ∧ (inp.slot_valid & Cmask) ≠ 0)):
+///   a fragment closes when it has K lanes, or when the pixel ends and no pixel with a valid
+///   slot follows at once (it then continues over the next pixel). On `issue`: rd ← {addr =
+///   4·pos, write 0, wdata 0, be 0}, rd_valid ← 1; push (pos, colour[j], close); clear bit j of
+///   hmask; n ← close ? 0 : n + 1. With adv_rd and no issue: rd_valid ← 0, the payload keeps
+///   its value. Without adv_rd nothing of this moves.
+/// * **Handshake.** `in_ready` = hmask = 0 ∨ (popcount(hmask) = 1 ∧ issue) (combinational in
+///   `rd_ready`, not in `out_ready`). On accept: hmask ← slot_valid & Cmask, hyw ← y·W, hx ← x,
+///   colours ← colour (the load wins over the bit clear of the same edge). A pixel with no
+///   valid slot is accepted and issues nothing.
+/// * **Responses** (in request order). `rsp_ready` = ¬adone (registered only). On rsp_valid ∧
+///   rsp_ready: the meta head goes to assembly lane `an` with dst = rdata; an += 1; pop; if its
+///   close bit is set, adone ← 1.
+/// * **Output.** `adv_out` = ¬out_valid ∨ out_ready. adone ∧ adv_out: out ← {lane_valid =
+///   (1 << an) − 1, pos/src/dst of the lanes < an, 0 in the lanes ≥ an, state 0}, out_valid ← 1,
+///   the assembly register cleared (an ← 0, adone ← 0, lane registers 0). adv_out without
+///   adone: out_valid ← 0, the payload keeps its value.
+/// * **Payload when not valid.** The last one loaded (0 after `new` or a flush), for `rd` and
+///   `out` alike.
+/// * **Flush.** Every register returns to the state of [`DstFetchCycle::new`] (the reads in
+///   flight are forgotten: flush the memory's response queue with it).
+/// * **Latency** (memory of latency 1 and depth ≥ 2, grant and `out_ready` always high,
+///   measured in `tests/dst_fetch_cycle.rs`). A pixel accepted at edge t into an empty block
+///   issues its first read at edge t + 1 (on `rd` from cycle t + 2), the memory takes it at
+///   edge t + 2, its answer enters the assembly at edge t + 3; a fragment whose last read is
+///   issued at edge e is on `out` from cycle e + 4.
+/// * **Throughput** (same conditions). One read per cycle while the meta FIFO has room; the
+///   response queue stops for one cycle per fragment (the cycle in which `adone` hands the
+///   assembly to the output register), so the block settles at K samples per K + 1 cycles: a
+///   fragment of K lanes every K + 1 cycles, with the meta FIFO full. A pixel of m valid slots
+///   is accepted in the cycle its last read issues (one pixel per cycle at m = 1).
+///
+/// The fragments' lanes, concatenated, are golden's blend samples of the accepted pixels in
+/// order (`tests/dst_fetch_cycle.rs`); every fragment has 1..=K lanes, contiguous from lane 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DstFetchCycle {
+    g: Geom,
+    hmask: u16,
+    hyw: u32,
+    hx: u32,
+    hcol: [u32; 16],
+    rd_valid: bool,
+    rd: MemReq,
+    meta: VecDeque<Meta>,
+    n: u32,
+    an: usize,
+    apos: [u32; LANES],
+    asrc: [u32; LANES],
+    adst: [u32; LANES],
+    adone: bool,
+    out_valid: bool,
+    out: BlendFrag,
+    stats: DstFetchStats,
+}
+
+impl DstFetchCycle {
+    /// The block for `cfg`, or the one line naming the field it does not support.
+    pub fn try_new(cfg: &Config) -> Result<DstFetchCycle, String> {
+        Ok(Self::with_geom(geom(cfg)?))
+    }
+
+    fn with_geom(g: Geom) -> DstFetchCycle {
+        DstFetchCycle {
+            g,
+            hmask: 0,
+            hyw: 0,
+            hx: 0,
+            hcol: [0; 16],
+            rd_valid: false,
+            rd: MemReq::default(),
+            meta: VecDeque::with_capacity(META_DEPTH),
+            n: 0,
+            an: 0,
+            apos: [0; LANES],
+            asrc: [0; LANES],
+            adst: [0; LANES],
+            adone: false,
+            out_valid: false,
+            out: BlendFrag::default(),
+            stats: DstFetchStats::default(),
+        }
+    }
+
+    /// The block for `cfg`.
+    ///
+    /// # Panics
+    /// With [`DstFetchCycle::try_new`]'s message.
+    pub fn new(cfg: &Config) -> DstFetchCycle {
+        Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// K, the most lanes of a fragment.
+    pub fn lanes(&self) -> usize {
+        self.g.k as usize
+    }
+
+    /// Meta FIFO entries (reads issued and not answered).
+    pub fn meta_len(&self) -> usize {
+        self.meta.len()
+    }
+
+    /// (out_valid, fragment): registered.
+    pub fn out(&self) -> (bool, BlendFrag) {
+        (self.out_valid, self.out)
+    }
+
+    /// (rd_valid, read request): registered.
+    pub fn rd(&self) -> (bool, MemReq) {
+        (self.rd_valid, self.rd)
+    }
+
+    /// Ready for a read response: registered only.
+    pub fn rsp_ready(&self) -> bool {
+        !self.adone
+    }
+
+    fn cmask(&self) -> u16 {
+        ((1u32 << (1u32 << self.g.c)) - 1) as u16
+    }
+
+    fn issue(&self, rd_ready: bool) -> bool {
+        (!self.rd_valid || rd_ready) && self.hmask != 0 && self.meta.len() < META_DEPTH
+    }
+
+    /// Ready for a pixel, given the read port's ready.
+    pub fn in_ready(&self, rd_ready: bool) -> bool {
+        self.hmask == 0 || (self.hmask.count_ones() == 1 && self.issue(rd_ready))
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> DstFetchStats {
+        self.stats
+    }
+
+    /// One rising edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn clock(
+        &mut self,
+        in_valid: bool,
+        inp: &PixSlots,
+        out_ready: bool,
+        rd_ready: bool,
+        rsp_valid: bool,
+        rsp: &MemResp,
+        flush: bool,
+    ) {
+        if flush {
+            *self = Self::with_geom(self.g);
+            return;
+        }
+        let cmask = self.cmask();
+        let adv_rd = !self.rd_valid || rd_ready;
+        let issue = self.issue(rd_ready);
+        let take = in_valid && self.in_ready(rd_ready);
+        let adv_out = !self.out_valid || out_ready;
+        let rsp_take = rsp_valid && !self.adone;
+
+        // Output register (from the assembly as registered).
+        if adv_out {
+            if self.adone {
+                let an = self.an;
+                let mut f = BlendFrag {
+                    lane_valid: ((1u32 << an) - 1) as u8,
+                    ..Default::default()
+                };
+                f.pos = self.apos;
+                f.src = self.asrc;
+                f.dst = self.adst;
+                self.out = f;
+                self.out_valid = true;
+                self.an = 0;
+                self.adone = false;
+                self.apos = [0; LANES];
+                self.asrc = [0; LANES];
+                self.adst = [0; LANES];
+                self.stats.frags += 1;
+            } else {
+                self.out_valid = false;
+            }
+        }
+        // Response into the assembly (never in the same edge as the hand-over: rsp_ready = ¬adone).
+        if rsp_take {
+            let m = self.meta.pop_front().expect("a response answers an issued read");
+            debug_assert!(self.an < LANES);
+            self.apos[self.an] = m.pos;
+            self.asrc[self.an] = m.src;
+            self.adst[self.an] = rsp.rdata;
+            self.an += 1;
+            if m.close {
+                self.adone = true;
+            }
+        }
+        // Read issue (the meta count as registered: the pop above does not make room).
+        if adv_rd {
+            if issue {
+                let j = self.hmask.trailing_zeros();
+                let pos = ((self.hyw + self.hx) << self.g.c) | j;
+                let last = self.hmask.count_ones() == 1;
+                let next = in_valid && (inp.slot_valid & cmask) != 0;
+                let close = self.n == self.g.k - 1 || (last && !next);
+                self.rd = MemReq {
+                    addr: crate::output_merger::slot_addr(pos),
+                    write: false,
+                    wdata: 0,
+                    be: 0,
+                };
+                self.rd_valid = true;
+                self.meta.push_back(Meta {
+                    pos,
+                    src: self.hcol[j as usize],
+                    close,
+                });
+                self.hmask &= !(1 << j);
+                self.n = if close { 0 } else { self.n + 1 };
+                self.stats.reads += 1;
+            } else {
+                self.rd_valid = false;
+            }
+        }
+        if take {
+            self.hmask = inp.slot_valid & cmask;
+            self.hyw = inp.y * self.g.w;
+            self.hx = inp.x;
+            self.hcol = inp.colour;
+            self.stats.pixels += 1;
+        }
+    }
+}
+
+/// Golden's blend samples of one pixel (`pipeline.rs`, `PixelSide::shade`) as fragment lanes:
+/// (pos, src, dst) per valid slot j < C in slot order, dst read through `dst(pos)`.
+pub fn pixel_samples(cfg: &Config, p: &PixSlots, dst: impl Fn(u32) -> u32) -> Vec<(u32, u32, u32)> {
+    let c = cfg.colours_per_pixel;
+    (0..c)
+        .filter(|j| p.slot_valid >> j & 1 == 1)
+        .map(|j| {
+            let pos = (p.y * cfg.viewport[0] + p.x) * c + j;
+            (pos, p.colour[j as usize], dst(pos))
+        })
+        .collect()
+}
