@@ -19,6 +19,7 @@ use tilerast_golden::streams::{ports, Beat, Cmd, Stream};
 use tilerast_golden::{Config, Quad};
 use tilerast_verif::{Flush, Handshake, Lines, Pattern};
 
+pub mod back_end;
 pub mod blocks;
 #[path = "../build/flat.rs"]
 pub(crate) mod flat;

@@ -10,9 +10,8 @@
 //! the edge test (each costs the walker one cycle, hidden unless the rasterizer starves; rows
 //! and columns outside the bounding box cost no cycle at all).
 
-use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::pipeline::raster_frame;
-use tilerast_golden::raster_core::RasterCoreCycle;
+use tilerast_golden::raster_core::run_commands;
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::streams::commands;
 
@@ -27,24 +26,7 @@ struct Run {
 
 fn run(frame: &Frame) -> Run {
     let cmds = commands(frame).expect("commands");
-    let mut m = RasterCoreCycle::new(&frame.cfg);
-    let (mut next, mut lasts, mut quads, mut cycles) = (0usize, 0usize, 0u64, 0u64);
-    let limit = 50_000_000u64;
-    while lasts < cmds.len() && cycles < limit {
-        let (v, beat) = m.out();
-        if v {
-            quads += beat.lane_valid.count_ones() as u64;
-            lasts += beat.last as usize;
-        }
-        let in_valid = next < cmds.len();
-        let inp = if in_valid { cmds[next] } else { Default::default() };
-        if in_valid && m.in_ready(true) {
-            next += 1;
-        }
-        m.clock(in_valid, &inp, true, false);
-        cycles += 1;
-    }
-    assert!(cycles < limit, "raster_core did not finish");
+    let (cycles, quads) = run_commands(&frame.cfg, &cmds, 50_000_000).expect("raster_core did not finish");
     // The golden model's counters tell which sub-tiles were rejected, and how.
     let g = raster_frame(frame, false).expect("golden raster");
     assert_eq!(g.stats.quads, quads, "cycle model and golden disagree");

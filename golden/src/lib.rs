@@ -19,6 +19,7 @@ pub mod streams;
 // Seed 000: hierarchical tile rasterization, pixel processor and output merger.
 pub mod dst_fetch;
 pub mod output_merger;
+pub mod pixel_back_end;
 pub mod pixel_processor;
 pub mod quad_packer;
 pub mod raster;

@@ -62,6 +62,8 @@ use crate::raster::{RasterStats, Rasterizer};
 use crate::scene::Frame;
 use crate::setup::{self, PixelBox, SetupReject, TriSetup};
 use crate::shading_sort::{self, ShadeStats};
+use crate::memory_port::SparseMemory;
+use crate::streams::PixSamples;
 use crate::subtile_coverage::SubtileFate;
 use crate::{PointFx, PrimitiveFx, Quad, Rgba};
 use std::collections::BTreeMap;
@@ -282,6 +284,20 @@ pub struct StreamOutput {
     pub image: Option<Image>,
     /// High-water marks of what was held.
     pub held: HeldStats,
+    /// The pixel back end's input stream and the framebuffer memory it must leave
+    /// ([`back_end_input`] only).
+    pub back_end: Option<BackEndRecord>,
+}
+
+/// What [`back_end_input`] records for the pixel back end.
+#[derive(Clone, Debug, Default)]
+pub struct BackEndRecord {
+    /// The back end's input, one pixel per beat, in order.
+    pub input: Vec<PixSamples>,
+    /// The frame's background (the framebuffer's initial value in every slot).
+    pub background: Rgba,
+    /// The framebuffer's bytes at the end of the frame ([`OutputMerger::memory`]).
+    pub memory: SparseMemory,
 }
 
 /// Setup of every primitive: the set-up primitives and the bounding boxes to bin.
@@ -342,7 +358,7 @@ pub fn raster_stream<E: From<PipelineError>>(
     trace: bool,
     sink: impl FnMut(Event<'_>) -> Result<(), E>,
 ) -> Result<StreamOutput, E> {
-    run(frame, trace, false, sink)
+    run(frame, trace, false, false, sink)
 }
 
 /// Stream the whole pipeline: [`raster_stream`]'s events go to `sink`, and the pixel side runs
@@ -354,7 +370,7 @@ pub fn render_stream<E: From<PipelineError>>(
     trace: bool,
     sink: impl FnMut(Event<'_>) -> Result<(), E>,
 ) -> Result<StreamOutput, E> {
-    run(frame, trace, true, sink)
+    run(frame, trace, true, false, sink)
 }
 
 /// A lower bound on the quads (so pixel-info records) a frame's triangles emit, from geometry
@@ -434,6 +450,7 @@ fn run<E: From<PipelineError>>(
     frame: &Frame,
     trace: bool,
     render: bool,
+    scatter: bool,
     mut sink: impl FnMut(Event<'_>) -> Result<(), E>,
 ) -> Result<StreamOutput, E> {
     let cfg = &frame.cfg;
@@ -444,7 +461,7 @@ fn run<E: From<PipelineError>>(
     let (setups, boxes) = setup_frame(frame, &mut out.stats);
     // Binning (001): per first tile, the primitives touching it.
     let mut bins = binner::bin(cfg, &boxes).map_err(PipelineError::from)?;
-    let mut pix = if render { Some(PixelSide::new(frame)?) } else { None };
+    let mut pix = if render { Some(PixelSide::new(frame, scatter)?) } else { None };
     let mut fragments: Vec<u64> = vec![0; frame.prims.len()];
     let mut r = Rasterizer::new();
     let mut quads: Vec<Quad> = Vec::new();
@@ -511,7 +528,9 @@ fn run<E: From<PipelineError>>(
     }
     st.bin = bins.stats();
     if let Some(px) = pix {
-        out.image = Some(px.finish(st, &mut out.held)?);
+        let (image, pixels) = px.finish(st, &mut out.held)?;
+        out.image = Some(image);
+        out.back_end = pixels;
     }
     out.point_fragments = frame
         .prims
@@ -532,8 +551,12 @@ struct PixelSide<'f> {
     merger: OutputMerger,
     blend: StreamBlender,
     blend_nomerge: StreamBlender,
-    /// Shaded second tiles (by index `sy·nx + sx`) waiting for their turn in the blend stream.
-    ready: BTreeMap<u32, Vec<BlendSample>>,
+    /// Shaded second tiles (by index `sy·nx + sx`) waiting for their turn in the blend stream,
+    /// with their pixels as the pixel processor takes them when the scatter is recorded.
+    ready: BTreeMap<u32, (Vec<BlendSample>, Vec<PixSamples>)>,
+    /// The back end's input stream in blend-stream order ([`back_end_input`]), when recorded.
+    scatter: Option<Vec<PixSamples>>,
+    background: Rgba,
     ready_samples: u64,
     /// Index of the next second tile of the blend stream.
     next: u32,
@@ -541,7 +564,7 @@ struct PixelSide<'f> {
 }
 
 impl<'f> PixelSide<'f> {
-    fn new(frame: &'f Frame) -> Result<Self, PipelineError> {
+    fn new(frame: &'f Frame, scatter: bool) -> Result<Self, PipelineError> {
         let cfg = &frame.cfg;
         Ok(PixelSide {
             cfg,
@@ -551,6 +574,8 @@ impl<'f> PixelSide<'f> {
             blend: StreamBlender::new(cfg, &PIPELINE_BLEND),
             blend_nomerge: StreamBlender::new(cfg, &BlendOpts::default()),
             ready: BTreeMap::new(),
+            scatter: scatter.then(Vec::new),
+            background: frame.background,
             ready_samples: 0,
             next: 0,
             smp: vec![None; cfg.msaa as usize],
@@ -577,7 +602,7 @@ impl<'f> PixelSide<'f> {
                     continue;
                 }
                 let samples = self.shade([sx, sy], st)?;
-                self.ready_samples += samples.len() as u64;
+                self.ready_samples += samples.0.len() as u64;
                 self.ready.insert(sy * nx + sx, samples);
             }
         }
@@ -592,13 +617,16 @@ impl<'f> PixelSide<'f> {
         held.pixel_info_resident = held.pixel_info_resident.max(self.store.memory().peak_resident());
     }
 
-    /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples.
-    fn shade(&mut self, t: [u32; 2], st: &mut FrameStats) -> Result<Vec<BlendSample>, PipelineError> {
+    /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples, and
+    /// (when the scatter is recorded) its pixels as the pixel processor takes them: every pixel
+    /// of a second tile with records that lies in the viewport, rows bottom-up, left→right.
+    fn shade(&mut self, t: [u32; 2], st: &mut FrameStats) -> Result<(Vec<BlendSample>, Vec<PixSamples>), PipelineError> {
         let cfg = self.cfg;
         let records = self.store.take_second_tile(t)?;
         let mut blend_in = Vec::new();
+        let mut pixels = Vec::new();
         if records.is_empty() {
-            return Ok(blend_in);
+            return Ok((blend_in, pixels));
         }
         // Sort-based deferred shading (002).
         let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, &self.colours)?;
@@ -614,6 +642,20 @@ impl<'f> PixelSide<'f> {
                 }
                 for (i, v) in self.smp.iter_mut().enumerate() {
                     *v = ts.get(px, py, i as u32).map(|(_, c)| c);
+                }
+                if self.scatter.is_some() {
+                    let mut p = PixSamples {
+                        x,
+                        y,
+                        ..PixSamples::default()
+                    };
+                    for (i, v) in self.smp.iter().enumerate() {
+                        if let Some(c) = v {
+                            p.mask |= 1 << i;
+                            p.colour[i] = u32::from_le_bytes(*c);
+                        }
+                    }
+                    pixels.push(p);
                 }
                 let c = pixel_processor::resolve_pixel(cfg, &self.smp, &mut slots, &mut st.pixel);
                 for (j, slot) in slots.iter().enumerate().take(c) {
@@ -631,14 +673,17 @@ impl<'f> PixelSide<'f> {
                 }
             }
         }
-        Ok(blend_in)
+        Ok((blend_in, pixels))
     }
 
     /// Feed the blenders every shaded second tile that is next in the blend stream; the merged
     /// blender's results go to the output merger.
     fn feed(&mut self) {
-        while let Some(samples) = self.ready.remove(&self.next) {
+        while let Some((samples, pixels)) = self.ready.remove(&self.next) {
             self.ready_samples -= samples.len() as u64;
+            if let Some(sc) = self.scatter.as_mut() {
+                sc.extend(pixels);
+            }
             let merger = &mut self.merger;
             for s in samples {
                 self.blend.push(s, |o| merger.write(o.pos, o.colour));
@@ -648,7 +693,7 @@ impl<'f> PixelSide<'f> {
         }
     }
 
-    fn finish(mut self, st: &mut FrameStats, held: &mut HeldStats) -> Result<Image, PipelineError> {
+    fn finish(mut self, st: &mut FrameStats, held: &mut HeldStats) -> Result<(Image, Option<BackEndRecord>), PipelineError> {
         self.note(held);
         self.store.finish_raster()?;
         let [nx, ny] = self.store.second_tile_count();
@@ -665,7 +710,12 @@ impl<'f> PixelSide<'f> {
         st.blend = self.blend.finish(|o| merger.write(o.pos, o.colour));
         st.blend_nomerge = self.blend_nomerge.finish(|_| {});
         st.framebuffer_bytes = self.merger.bytes_written;
-        Ok(self.merger.finish())
+        let rec = self.scatter.take().map(|input| BackEndRecord {
+            input,
+            background: self.background,
+            memory: self.merger.memory(),
+        });
+        Ok((self.merger.finish(), rec))
     }
 }
 
@@ -722,6 +772,16 @@ pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
     match_in_flight: true,
     gate_idle_lanes: true,
 };
+
+/// The pixel back end's input for a frame (the stream `hw/src/pixel_back_end.rs` takes, as
+/// golden's sort-based shading (002) scatters it): per second tile with pixel-info records, in
+/// the blend stream's order (rows of second tiles bottom-up, left→right), every pixel of the
+/// tile inside the viewport (rows bottom-up, left→right) with its S sample colours and covered
+/// mask. Also the frame's image and statistics, as [`render_stream`] gives them (the quads are
+/// not kept). The framebuffer the back end writes starts as the frame's background.
+pub fn back_end_input(frame: &Frame) -> Result<StreamOutput, PipelineError> {
+    run(frame, false, true, true, |_| Ok::<(), PipelineError>(()))
+}
 
 /// Run the whole pipeline and produce the image, keeping every quad in
 /// [`RenderOutput::raster`] ([`render_stream`] without the collection).

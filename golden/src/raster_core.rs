@@ -194,3 +194,30 @@ impl CycleModel for RasterCoreCycle {
         }
     }
 }
+
+/// Drive [`RasterCoreCycle`] with `cmds` (one offered per cycle, the output always ready) until
+/// the last command's last beat has left: (cycles, quads), or `Err` after `limit` cycles.
+/// A config the core's blocks cannot build is an `Err` naming the field.
+pub fn run_commands(cfg: &Config, cmds: &[Cmd], limit: u64) -> Result<(u64, u64), String> {
+    crate::quad_packer::cycle::QuadPackerGeom::new(cfg)?;
+    let mut m = RasterCoreCycle::new(cfg);
+    let (mut next, mut lasts, mut quads, mut cycles) = (0usize, 0usize, 0u64, 0u64);
+    while lasts < cmds.len() {
+        if cycles >= limit {
+            return Err(format!("raster_core: {lasts} of {} commands done after {limit} cycles", cmds.len()));
+        }
+        let (v, beat) = m.out();
+        if v {
+            quads += beat.lane_valid.count_ones() as u64;
+            lasts += beat.last as usize;
+        }
+        let in_valid = next < cmds.len();
+        let inp = if in_valid { cmds[next] } else { Cmd::default() };
+        if in_valid && m.in_ready(true) {
+            next += 1;
+        }
+        m.clock(in_valid, &inp, true, false);
+        cycles += 1;
+    }
+    Ok((cycles, quads))
+}

@@ -1,0 +1,272 @@
+//! The pixel back end (seeds 000 and 004): the pixel processor, the output merger's `dst` read
+//! side, the blender and the output merger's write side, wired behind one memory port.
+//!
+//! ```text
+//!               ┌──────────────────────────── pixel_back_end ─────────────────────────────┐
+//!  PixSamples ─►│ pixel_processor ─PixSlots─► dst_fetch ─BlendFrag─► blender ─BlendBeat─► │
+//!   (in)        │                              │ rd ▲ rsp                output_merger    │
+//!               │                              ▼    │                    │ wr             │
+//!               │                         ┌─────────┴── arbiter ◄────────┘ (writes first) │
+//!               └─────────────────────────┼───────────────────────────────────────────────┘
+//!                                 mem_req ▼ ▲ mem_resp
+//!                                     memory (framebuffer at address 0)
+//! ```
+//!
+//! The framebuffer is at address 0 of the memory ([`crate::output_merger::slot_addr`]); it
+//! must hold the frame's background in every slot when the frame starts (the owner of the
+//! memory clears it). Each slot is blended at most once per frame, so no read of a slot can
+//! follow a write of it within a frame (the same assumption golden's pipeline makes).
+//!
+//! [`PixelBackEndCycle`] is the cycle model of `hw/src/pixel_back_end.rs`: the four blocks'
+//! cycle models plus the arbiter, which has no register. [`run_frame`] drives it with a
+//! [`MemoryCycle`] behind the port over a frame's input
+//! ([`crate::pipeline::back_end_input`]).
+
+use crate::blender::{BlendOpts, BlendStats, BlenderCycle};
+use crate::config::Config;
+use crate::cycle::CycleModel;
+use crate::dst_fetch::{DstFetchCycle, DstFetchStats};
+use crate::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
+use crate::output_merger::{MergerCycleStats, OutputMergerCycle};
+use crate::pipeline::PIPELINE_BLEND;
+use crate::pixel_processor::{PixelProcessorCycle, PixelStats};
+use crate::streams::{MemReq, MemResp, PixSamples};
+
+/// Counters of the back end's blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BackEndStats {
+    pub pixel: PixelStats,
+    pub dst: DstFetchStats,
+    pub blend: BlendStats,
+    pub merger: MergerCycleStats,
+}
+
+/// Cycle model of `hw/src/pixel_back_end.rs`.
+///
+/// # Timing contract
+///
+/// The back end is its four blocks, each as its own cycle model states it
+/// ([`PixelProcessorCycle`], [`DstFetchCycle`], [`BlenderCycle`] with the pipeline's blend
+/// options [`PIPELINE_BLEND`], [`OutputMergerCycle`]), connected stream to stream, plus the
+/// memory arbiter, which is combinational:
+///
+/// * `mem_req_valid` = wr_valid ∨ rd_valid; `mem_req` = the output merger's write when
+///   wr_valid, else dst_fetch's read register (its payload whatever it holds).
+/// * The write side's ready = `mem_req_ready`; the read side's = `mem_req_ready` ∧ ¬wr_valid
+///   (writes first: the write path never waits on a read).
+/// * `mem_resp` goes to dst_fetch; `mem_resp_ready` is dst_fetch's `rsp_ready` (a register).
+/// * `in_ready` is the pixel processor's, which depends combinationally on dst_fetch's, which
+///   depends on the read side's ready: `in_ready` depends on `mem_req_ready` (and on nothing
+///   else combinationally). Every other output is a register of a block.
+/// * `flush` goes to every block at the same edge; the memory is not the back end's and is
+///   not flushed.
+///
+/// Latency and throughput are the blocks' composed: one pixel per cycle into the pixel
+/// processor; dst_fetch issues at most one read per cycle with at most 4 outstanding; the
+/// blender and the output merger write one slot per cycle; a memory with read latency λ and
+/// no back-pressure lets through min(1, 4/(λ+1)) reads per cycle when no write competes.
+#[derive(Clone, Debug)]
+pub struct PixelBackEndCycle {
+    pp: PixelProcessorCycle,
+    df: DstFetchCycle,
+    bl: BlenderCycle,
+    om: OutputMergerCycle,
+}
+
+/// The wires of one cycle, computed from the registers and the inputs.
+struct Wires {
+    wr_valid: bool,
+    rd_ready: bool,
+    wr_ready: bool,
+    om_in_ready: bool,
+    bl_in_ready: bool,
+    df_in_ready: bool,
+}
+
+impl PixelBackEndCycle {
+    /// Whether the back end can be built for `cfg`: `Ok`, or one line naming the field.
+    pub fn supported(cfg: &Config) -> Result<(), String> {
+        crate::pixel_processor::PixelGeom::new(cfg)?;
+        DstFetchCycle::try_new(cfg)?;
+        crate::blender::BlenderGeom::new(cfg, &PIPELINE_BLEND)?;
+        Ok(())
+    }
+
+    /// Idle back end.
+    ///
+    /// # Panics
+    /// If [`PixelBackEndCycle::supported`] refuses `cfg`.
+    pub fn new(cfg: &Config) -> PixelBackEndCycle {
+        Self::with_opts(cfg, &PIPELINE_BLEND)
+    }
+
+    /// Idle back end whose blender has options `opts` instead of [`PIPELINE_BLEND`] (for the
+    /// merge-on/off comparison of the benchmarks; the RTL is built with [`PIPELINE_BLEND`]).
+    ///
+    /// # Panics
+    /// If [`PixelBackEndCycle::supported`] or the blender refuses `cfg` / `opts`.
+    pub fn with_opts(cfg: &Config, opts: &BlendOpts) -> PixelBackEndCycle {
+        if let Err(e) = Self::supported(cfg) {
+            panic!("{e}");
+        }
+        PixelBackEndCycle {
+            pp: PixelProcessorCycle::new(cfg),
+            df: DstFetchCycle::new(cfg),
+            bl: BlenderCycle::new(cfg, opts),
+            om: OutputMergerCycle::new(),
+        }
+    }
+
+    fn wires(&self, mem_req_ready: bool) -> Wires {
+        let (wr_valid, _) = self.om.out();
+        let wr_ready = mem_req_ready;
+        let rd_ready = mem_req_ready && !wr_valid;
+        let om_in_ready = self.om.in_ready(wr_ready);
+        Wires {
+            wr_valid,
+            rd_ready,
+            wr_ready,
+            om_in_ready,
+            bl_in_ready: self.bl.in_ready(om_in_ready),
+            df_in_ready: self.df.in_ready(rd_ready),
+        }
+    }
+
+    /// Ready for a pixel this cycle, given the memory's request ready.
+    pub fn in_ready(&self, mem_req_ready: bool) -> bool {
+        self.pp.in_ready(self.wires(mem_req_ready).df_in_ready)
+    }
+
+    /// The memory request this cycle: (mem_req_valid, mem_req).
+    pub fn mem_req(&self) -> (bool, MemReq) {
+        let (wv, w) = self.om.out();
+        let (rv, r) = self.df.rd();
+        (wv || rv, if wv { w } else { r })
+    }
+
+    /// Ready for a memory response this cycle.
+    pub fn mem_resp_ready(&self) -> bool {
+        self.df.rsp_ready()
+    }
+
+    /// One rising edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn clock(
+        &mut self,
+        in_valid: bool,
+        inp: &PixSamples,
+        mem_req_ready: bool,
+        mem_resp_valid: bool,
+        mem_resp: &MemResp,
+        flush: bool,
+    ) {
+        let w = self.wires(mem_req_ready);
+        let _ = w.wr_valid;
+        let (pv, p) = self.pp.out();
+        let (dv, d) = self.df.out();
+        let (bv, b) = self.bl.out();
+        self.pp.clock(in_valid, inp, w.df_in_ready, flush);
+        self.df
+            .clock(pv, &p, w.bl_in_ready, w.rd_ready, mem_resp_valid, mem_resp, flush);
+        self.bl.clock(dv, &d, w.om_in_ready, flush);
+        self.om.clock(bv, &b, w.wr_ready, flush);
+    }
+
+    /// The blocks' counters so far.
+    pub fn stats(&self) -> BackEndStats {
+        BackEndStats {
+            pixel: self.pp.stats(),
+            dst: self.df.stats(),
+            blend: self.bl.stats(),
+            merger: self.om.stats(),
+        }
+    }
+}
+
+/// The memory behind the port in [`run_frame`]: its timing, and the chance (per mille) that it
+/// withholds `req_ready` in a cycle (random back-pressure; 0 for none).
+#[derive(Clone, Copy, Debug)]
+pub struct MemBehaviour {
+    pub timing: MemTiming,
+    /// The blender's options ([`PIPELINE_BLEND`], as the RTL is built, by default).
+    pub blend: BlendOpts,
+    pub busy_permille: u32,
+    /// Seed of the back-pressure pattern.
+    pub seed: u64,
+}
+
+impl Default for MemBehaviour {
+    fn default() -> Self {
+        MemBehaviour {
+            timing: MemTiming::default(),
+            blend: PIPELINE_BLEND,
+            busy_permille: 0,
+            seed: 1,
+        }
+    }
+}
+
+/// What [`run_frame`] gives.
+#[derive(Clone, Debug)]
+pub struct BackEndRun {
+    /// Cycles from the first cycle to the edge of the last memory write, inclusive.
+    pub cycles: u64,
+    pub stats: BackEndStats,
+    pub mem_stats: MemStats,
+    /// The memory at the end.
+    pub memory: SparseMemory,
+}
+
+/// Drive the back end with `input` (one pixel offered per cycle, no gaps) and a
+/// [`MemoryCycle`] holding `background` in every framebuffer slot of `cfg`, until
+/// `expected_writes` writes have reached the memory and the back end is empty, or `max_cycles`
+/// (then `Err` with what was reached).
+pub fn run_frame(
+    cfg: &Config,
+    input: &[PixSamples],
+    background: crate::prim::Rgba,
+    expected_writes: u64,
+    mem: MemBehaviour,
+    max_cycles: u64,
+) -> Result<BackEndRun, String> {
+    let mut be = PixelBackEndCycle::with_opts(cfg, &mem.blend);
+    let mut m = MemoryCycle::new(mem.timing, framebuffer(cfg, background));
+    let mut rng = mem.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = 0usize;
+    for cyc in 0..max_cycles {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let grant = (rng % 1000) as u32 >= mem.busy_permille;
+        let req_ready = m.req_ready(grant);
+        let (rv, resp) = m.resp();
+        let (qv, q) = be.mem_req();
+        let in_valid = next < input.len();
+        let inp = input.get(next).copied().unwrap_or_default();
+        if in_valid && be.in_ready(req_ready) {
+            next += 1;
+        }
+        let resp_ready = be.mem_resp_ready();
+        be.clock(in_valid, &inp, req_ready, rv, &resp, false);
+        m.clock(qv, &q, grant, resp_ready, false);
+        if next == input.len() && m.stats.writes >= expected_writes && m.held() == 0 {
+            return Ok(BackEndRun {
+                cycles: cyc + 1,
+                stats: be.stats(),
+                mem_stats: m.stats,
+                memory: m.mem,
+            });
+        }
+    }
+    Err(format!(
+        "back end: {next} of {} pixels taken and {} of {expected_writes} writes after {max_cycles} cycles",
+        input.len(),
+        m.stats.writes
+    ))
+}
+
+/// A memory holding `background` in every framebuffer slot of `cfg` (what the back end
+/// expects at the start of a frame).
+pub fn framebuffer(cfg: &Config, background: crate::prim::Rgba) -> SparseMemory {
+    crate::output_merger::OutputMerger::new(cfg, background).memory()
+}

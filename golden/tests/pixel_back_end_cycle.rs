@@ -1,0 +1,199 @@
+//! The pixel back end's cycle model (`PixelBackEndCycle`, layer 3, the composition of its
+//! blocks' cycle models and the arbiter) against the whole golden pipeline (layer 2): for the
+//! shipped scenes on every preset and for random frames, the back end fed golden's scatter
+//! stream (`pipeline::back_end_input`) leaves the memory holding golden's framebuffer byte for
+//! byte, so its image is `render_frame`'s bit for bit, whatever the memory's latency and
+//! back-pressure. The counters are held against golden's: the pixel processor's equal
+//! `FrameStats::pixel`, every blend sample arrives (`BlendStats::samples`), one write per
+//! sample.
+
+use tilerast_golden::memory_port::MemTiming;
+use tilerast_golden::output_merger::image_from_memory;
+use tilerast_golden::pipeline::{back_end_input, render_frame};
+use tilerast_golden::pixel_back_end::{run_frame, BackEndRun, MemBehaviour};
+use tilerast_golden::scene::{Frame, Scene};
+use tilerast_golden::{Config, PrimitiveFx, PRESETS};
+use tilerast_verif::Rng;
+use tilerast_verif::stim::{point_at, spread_triangle};
+
+fn shipped_scenes() -> Vec<(String, Frame)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
+    let mut v: Vec<(String, Frame)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            (name, Scene::load(&p).unwrap().to_frame(&p.display().to_string()).unwrap())
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(v.len() >= 5);
+    v
+}
+
+/// Run the frame through golden and through the back end's cycle model; assert the memory,
+/// the image and the counters; return the run.
+fn check(what: &str, frame: &Frame, mem: MemBehaviour) -> BackEndRun {
+    let out = back_end_input(frame).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let rec = out.back_end.expect("back_end_input records the back end");
+    let st = &out.stats;
+    let run = run_frame(
+        &frame.cfg,
+        &rec.input,
+        rec.background,
+        st.blend.samples,
+        mem,
+        50 * rec.input.len() as u64 + 10_000,
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    if let Some((addr, want, got)) = rec.memory.first_difference(&run.memory) {
+        panic!("{what}: memory byte {addr:#x} is {got:#04x}, golden {want:#04x}");
+    }
+    assert_eq!(
+        image_from_memory(&frame.cfg, &run.memory),
+        out.image.expect("image"),
+        "{what}: image"
+    );
+    assert_eq!(run.stats.pixel, st.pixel, "{what}: pixel processor counters");
+    assert_eq!(run.stats.blend.samples, st.blend.samples, "{what}: blend samples");
+    assert_eq!(run.stats.dst.reads, st.blend.samples, "{what}: one dst read per sample");
+    assert_eq!(run.mem_stats.writes, st.blend.samples, "{what}: one write per sample");
+    assert_eq!(run.stats.pixel.pixels, st.pixel.pixels);
+    run
+}
+
+fn on_preset(frame: &Frame, preset: &str) -> Frame {
+    let mut f = frame.clone();
+    let keep = f.cfg.viewport;
+    f.cfg = Config::preset(preset).unwrap();
+    f.cfg.viewport = keep;
+    f.cfg.guard_band = f.cfg.guard_band.max(256);
+    f.cfg.validate().unwrap();
+    f
+}
+
+#[test]
+fn shipped_scenes_on_every_preset_equal_golden() {
+    let mut partial = std::collections::BTreeSet::new();
+    let (mut merged, mut in_flight, mut frags_multi) = (0, 0, 0);
+    for (name, scene) in shipped_scenes() {
+        for (k, preset) in PRESETS.iter().enumerate() {
+            let frame = on_preset(&scene, preset);
+            let mem = MemBehaviour {
+                timing: MemTiming {
+                    latency: 1 + k as u32,
+                    ..MemTiming::default()
+                },
+                busy_permille: 150 * k as u32,
+                seed: 7 + k as u64,
+                ..MemBehaviour::default()
+            };
+            let run = check(&format!("{name} on {preset}"), &frame, mem);
+            println!(
+                "{name} on {preset}: {} pixels, {} samples, {} cycles (latency {}, {} ‰ busy), \
+                 {} blend ops, {} merged, {} in flight",
+                run.stats.pixel.pixels,
+                run.stats.blend.samples,
+                run.cycles,
+                mem.timing.latency,
+                mem.busy_permille,
+                run.stats.blend.blend_ops,
+                run.stats.blend.merged_samples,
+                run.stats.blend.merged_in_flight
+            );
+            assert!(run.stats.blend.samples > 0, "{name} on {preset}: nothing blended");
+            if run.stats.pixel.partial_slots > 0 {
+                partial.insert(frame.cfg.msaa);
+            }
+            merged += run.stats.blend.merged_samples;
+            in_flight += run.stats.blend.merged_in_flight;
+            frags_multi += (run.stats.dst.frags < run.stats.dst.reads) as u64;
+        }
+    }
+    // Activity: partial coverage at every MSAA rate of the presets where a colour slot has more
+    // than one sample (S > C; at 1x a slot is covered or not), merges in the pool and against
+    // the ops in flight, fragments of more than one sample.
+    for p in PRESETS {
+        let c = Config::preset(p).unwrap();
+        if c.msaa > c.colours_per_pixel {
+            assert!(partial.contains(&c.msaa), "no partial-coverage colour at {}x", c.msaa);
+        }
+    }
+    assert!(merged > 0, "no pool merge");
+    assert!(in_flight > 0, "no in-flight merge");
+    assert!(frags_multi > 0, "no fragment of more than one sample");
+}
+
+/// A random frame of `n` primitives: spread triangles (large and small) and points.
+fn random_frame(cfg: &Config, seed: u64, n: usize) -> Frame {
+    let mut r = Rng::stream(seed, 0);
+    let [w, h] = cfg.viewport;
+    let palette = [[200, 30, 30, 255], [30, 200, 30, 255], [30, 30, 200, 128], [250, 250, 250, 255]];
+    let mut prims = Vec::new();
+    for _ in 0..n {
+        let at = (r.range(0, w as i64 * 256) as i32, r.range(0, h as i64 * 256) as i32);
+        let mut p = if r.one_in(6) {
+            point_at(at, r.range(128, 8 * 256) as i32, r.bool())
+        } else {
+            let s = if r.bool() { 12 * 256 } else { 60 * 256 };
+            let d1 = (r.range(-s, s) as i32, r.range(-s, s) as i32);
+            let d2 = (r.range(-s, s) as i32, r.range(-s, s) as i32);
+            spread_triangle(cfg, at, d1, d2, 1)
+        };
+        let (colour, depth) = (*r.pick(&palette), r.below(1 << 24) as u32);
+        match &mut p {
+            PrimitiveFx::Triangle(t) => (t.colour, t.depth) = (colour, depth),
+            PrimitiveFx::Point(q) => (q.colour, q.depth) = (colour, depth),
+        }
+        prims.push(p);
+    }
+    Frame {
+        cfg: cfg.clone(),
+        background: [10, 20, 30, 255],
+        prims,
+    }
+}
+
+#[test]
+fn random_frames_on_every_preset_equal_golden() {
+    for (k, preset) in PRESETS.iter().enumerate() {
+        let mut cfg = Config::preset(preset).unwrap();
+        // Small viewports keep the full preset's 16 samples per pixel quick.
+        cfg.viewport = [cfg.viewport[0].min(200), cfg.viewport[1].min(150)];
+        cfg.validate().unwrap();
+        for seed in 0..3u64 {
+            let frame = random_frame(&cfg, 100 * k as u64 + seed, 40);
+            let mem = MemBehaviour {
+                timing: MemTiming {
+                    latency: 1 + (seed as u32 % 4),
+                    ..MemTiming::default()
+                },
+                busy_permille: [0, 300, 700][seed as usize],
+                seed,
+                ..MemBehaviour::default()
+            };
+            let run = check(&format!("random {seed} on {preset}"), &frame, mem);
+            assert!(run.stats.blend.samples > 0);
+        }
+    }
+}
+
+/// The harness can fail: a frame whose golden memory is changed in one byte is reported at
+/// that byte.
+#[test]
+fn a_wrong_byte_is_reported() {
+    let mut cfg = Config::preset("ice40").unwrap();
+    cfg.viewport = [64, 48];
+    let frame = random_frame(&cfg, 5, 12);
+    let out = back_end_input(&frame).unwrap();
+    let rec = out.back_end.unwrap();
+    let run = run_frame(&cfg, &rec.input, rec.background, out.stats.blend.samples, MemBehaviour::default(), 1 << 20)
+        .unwrap();
+    let mut bad = rec.memory.clone();
+    let addr = 4 * 100 + 2;
+    bad.write(addr & !3, 0x00ab_0000 ^ bad.read(addr & !3), 0b0100);
+    assert_eq!(bad.first_difference(&run.memory).map(|d| d.0), Some(addr));
+    assert!(render_frame(&frame).is_ok());
+}
