@@ -38,7 +38,9 @@ const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 /// Presets whose pixel-side blocks (`rtl-out/tilerast_<stage>_<preset>.v`, module
 /// `tilerast_<stage>_<preset>`, one per stage of `PIXEL_SIDE_STAGES`) are verilated: every
 /// preset builds the same blocks (the blender at P = 4, L = 2, D = 4 with the pipeline's
-/// options; the output merger has no parameters), so one is enough.
+/// options; the output merger has no parameters), so one is enough. dst_fetch and
+/// pixel_back_end have further streams (the memory port); the wrapper flattens whatever ports
+/// the module declares, so they are verilated the same way and driven by port name.
 const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
 #[path = "../../golden/src/stages.rs"]
@@ -75,12 +77,7 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
         }
     }
     for p in PIXEL_SIDE_PRESETS {
-        // dst_fetch and pixel_back_end have more than one in and one out stream, which the
-        // wrapper and `src/blocks.rs` do not map yet: their co-simulation is done separately.
-        for stage in PIXEL_SIDE_STAGES
-            .into_iter()
-            .filter(|s| !matches!(*s, "dst_fetch" | "pixel_back_end"))
-        {
+        for stage in PIXEL_SIDE_STAGES {
             let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
             println!("cargo:rerun-if-changed={}", file.display());
             jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
