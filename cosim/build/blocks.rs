@@ -38,7 +38,9 @@ const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 /// Presets whose pixel-side blocks (`rtl-out/tilerast_<stage>_<preset>.v`, module
 /// `tilerast_<stage>_<preset>`, one per stage of `PIXEL_SIDE_STAGES`) are verilated: every
 /// preset builds the same blocks (the blender at P = 4, L = 2, D = 4 with the pipeline's
-/// options; the output merger has no parameters), so one is enough.
+/// options; the output merger has no parameters), so one is enough. dst_fetch and
+/// pixel_back_end have further streams (the memory port); the wrapper flattens whatever ports
+/// the module declares, so they are verilated the same way and driven by port name.
 const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
 #[path = "../../golden/src/stages.rs"]

@@ -711,7 +711,13 @@ mod tests {
         check::<OutputMerger>("default_mut");
         check::<PixelProcessor>("default");
         check::<PixelProcessor>("default_mut");
-        assert_eq!(BLOCK_TABLE.len(), 24);
+        // dst_fetch and the back end have further streams (the memory port): verilated with
+        // the generic wrapper, driven by name (`back_end.rs`), not through `BlockIo`.
+        for stage in ["dst_fetch", "pixel_back_end"] {
+            let d = block_desc("default", stage).unwrap_or_else(|| panic!("default/{stage} not built"));
+            assert_eq!(d.module, format!("tilerast_{stage}_default"));
+        }
+        assert_eq!(BLOCK_TABLE.len(), 26);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

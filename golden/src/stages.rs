@@ -19,6 +19,13 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
     "quad_packer",
 ];
 
-/// The pixel side's blocks built so far, in pipeline order: each is written in a file of its own
-/// per config (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core.
-pub const PIXEL_SIDE_STAGES: [&str; 3] = ["pixel_processor", "blender", "output_merger"];
+/// The pixel side's blocks built so far, in pipeline order, then the back end that wires them
+/// behind one memory port: each is written in a file of its own per config
+/// (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core.
+pub const PIXEL_SIDE_STAGES: [&str; 5] = [
+    "pixel_processor",
+    "dst_fetch",
+    "blender",
+    "output_merger",
+    "pixel_back_end",
+];

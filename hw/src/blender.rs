@@ -775,6 +775,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     contract: "tilerast_golden::blender::BlenderCycle",
     inp: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
+    extra: &[],
     params: |cfg| {
         let opts = tilerast_golden::pipeline::PIPELINE_BLEND;
         supported(cfg, &opts)?;

@@ -12,7 +12,9 @@ pub mod fpga_top;
 pub mod uart;
 
 pub mod blender;
+pub mod dst_fetch;
 pub mod output_merger;
+pub mod pixel_back_end;
 pub mod pixel_processor;
 pub mod point_raster;
 pub mod quad_packer;
@@ -114,6 +116,10 @@ pub struct BlockFile {
     /// Its input and output streams' ports, from their one declaration.
     pub inp: &'static [tilerast_golden::streams::Field],
     pub out: &'static [tilerast_golden::streams::Field],
+    /// Further streams (the memory port's read side of `dst_fetch`, the back end's memory
+    /// port), each from its one declaration: ports `<name>_valid`, `<name>_ready`,
+    /// `<name>__<field>` (`crate::streams::stream_block!`'s `sends` / `takes`).
+    pub extra: &'static [ExtraStream],
     /// What the block is built with for this config (parameters, options), or the one-line
     /// refusal naming the field and what the block supports.
     pub params: fn(&tilerast_golden::Config) -> Result<String, String>,
@@ -121,8 +127,25 @@ pub struct BlockFile {
     pub verilog: fn(&tilerast_golden::Config, &str) -> String,
 }
 
-/// Every pixel-side block file, in pipeline order.
-pub const BLOCK_FILES: &[BlockFile] = &[pixel_processor::FILE, blender::FILE, output_merger::FILE];
+/// A stream of a [`BlockFile`] besides `inp` and `out`.
+pub struct ExtraStream {
+    /// Interface name: ports `<name>_valid`, `<name>_ready`, `<name>__<field>`.
+    pub name: &'static str,
+    /// The block sends it (`valid` and payload out, `ready` in), else takes it.
+    pub sent: bool,
+    /// Its fields, from the stream's one declaration (`tilerast_golden::streams::ports`).
+    pub fields: &'static [tilerast_golden::streams::Field],
+}
+
+/// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
+/// them together).
+pub const BLOCK_FILES: &[BlockFile] = &[
+    pixel_processor::FILE,
+    dst_fetch::FILE,
+    blender::FILE,
+    output_merger::FILE,
+    pixel_back_end::FILE,
+];
 
 impl BlockFile {
     /// File name for config `cfg_name`: `tilerast_<stage>_<cfg_name>.v`.
@@ -151,7 +174,18 @@ impl BlockFile {
         let params = (self.params)(cfg).map_err(|e| format!("{}: {e}", self.stage))?;
         let top = self.top_name(&cfg.name);
         let mut ports_doc = String::new();
-        for (iface, dir, fields) in [("inp", "in", self.inp), ("out", "out", self.out)] {
+        let mut heads = vec!["in_valid/in_ready + inp".to_string()];
+        let mut streams = vec![("inp", "in", self.inp)];
+        if !self.out.is_empty() {
+            heads.push("out_valid/out_ready + out".into());
+            streams.push(("out", "out", self.out));
+        }
+        for x in self.extra {
+            let dir = if x.sent { "out" } else { "in" };
+            heads.push(format!("{0}_valid/{0}_ready + {0} ({dir})", x.name));
+            streams.push((x.name, dir, x.fields));
+        }
+        for (iface, dir, fields) in streams {
             for f in fields {
                 ports_doc.push_str(&format!(
                     "//     {:<24} {dir:<4} [{}:0]\n",
@@ -165,13 +199,14 @@ impl BlockFile {
              // {} ({}) for config {}: {params}\n\
              // timing contract: {}; top module: {top}\n\
              // lint-clean with: {}\n\
-             // Ports: clock, flush (synchronous reset), in_valid/in_ready + inp, out_valid/out_ready + out:\n\
+             // Ports: clock, flush (synchronous reset), {}:\n\
              {ports_doc}//\n{}",
             self.stage,
             self.role,
             cfg.name,
             self.contract,
             self.lint_command(&cfg.name),
+            heads.join(", "),
             (self.verilog)(cfg, &top)
         ))
     }

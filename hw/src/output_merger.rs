@@ -205,6 +205,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     contract: "tilerast_golden::output_merger::OutputMergerCycle",
     inp: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
+    extra: &[],
     params: |_| Ok("framebuffer at address 0, slot pos at 4·pos".into()),
     verilog,
 };

@@ -606,6 +606,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     contract: "tilerast_golden::pixel_processor::PixelProcessorCycle",
     inp: <tilerast_golden::streams::ports::PixSamples as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::PixSlots as tilerast_golden::streams::Stream>::FIELDS,
+    extra: &[],
     params: |cfg| {
         supported(cfg)?;
         Ok(format!(

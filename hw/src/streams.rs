@@ -183,6 +183,13 @@ tilerast_golden::for_each_stream!(hw_stream);
 /// | `out_valid` / `out_ready` | out / in | the output stream's handshake: `out_valid` comes from the output register |
 /// | `out` | out | the output payload, `$out` (a `...Out` interface of this module) |
 ///
+/// The output stream may be left out (`(XIn =>)`: a block whose results leave through a
+/// further port only). Further streams follow the parentheses: `sends { p: XOut, .. }` adds,
+/// per stream, `p_valid` (out), `p_ready` (in) and the payload `p`; `takes { p: XIn, .. }`
+/// adds `p_valid` (in), `p_ready` (out) and `p`. Their ports come from the same stream
+/// declarations as `inp` and `out` (the memory read port of `dst_fetch`: `sends { rd:
+/// MemReqOut } takes { rsp: MemRespIn }`).
+///
 /// ```ignore
 /// stream_block! {
 ///     /// The tile parser block (see the module header).
@@ -193,27 +200,50 @@ tilerast_golden::for_each_stream!(hw_stream);
 /// }
 /// ```
 macro_rules! stream_block {
-    ($(#[$m:meta])* pub struct $name:ident ($inp:ty => $out:ty) { $($body:tt)* }) => {
-        $(#[$m])*
-        #[derive(LogicBlock)]
-        pub struct $name {
-            /// Clock.
-            pub clock: Signal<In, Clock>,
-            /// Synchronous reset to the initial state (idle, output register empty).
-            pub flush: Signal<In, Bit>,
-            /// An input beat is offered.
-            pub in_valid: Signal<In, Bit>,
-            /// The offered beat is taken at this edge (the block's header states when).
-            pub in_ready: Signal<Out, Bit>,
-            /// Input payload.
-            pub inp: $inp,
-            /// A beat is in the output register.
-            pub out_valid: Signal<Out, Bit>,
-            /// Downstream takes the output beat at this edge.
-            pub out_ready: Signal<In, Bit>,
-            /// Output payload.
-            pub out: $out,
-            $($body)*
+    ($(#[$m:meta])* pub struct $name:ident ($inp:ty => $($out:ty)?)
+        $(sends { $($sp:ident : $st:ty),* $(,)? })?
+        $(takes { $($tp:ident : $tt:ty),* $(,)? })?
+        { $($body:tt)* }) => {
+        paste::paste! {
+            $(#[$m])*
+            #[derive(LogicBlock)]
+            pub struct $name {
+                /// Clock.
+                pub clock: Signal<In, Clock>,
+                /// Synchronous reset to the initial state (idle, output register empty).
+                pub flush: Signal<In, Bit>,
+                /// An input beat is offered.
+                pub in_valid: Signal<In, Bit>,
+                /// The offered beat is taken at this edge (the block's header states when).
+                pub in_ready: Signal<Out, Bit>,
+                /// Input payload.
+                pub inp: $inp,
+                $(
+                    /// A beat is in the output register.
+                    pub out_valid: Signal<Out, Bit>,
+                    /// Downstream takes the output beat at this edge.
+                    pub out_ready: Signal<In, Bit>,
+                    /// Output payload.
+                    pub out: $out,
+                )?
+                $($(
+                    #[doc = "Stream `" $sp "` (sent): a beat is offered (from a register)."]
+                    pub [<$sp _valid>]: Signal<Out, Bit>,
+                    #[doc = "Stream `" $sp "`: the receiver takes the beat at this edge."]
+                    pub [<$sp _ready>]: Signal<In, Bit>,
+                    #[doc = "Stream `" $sp "`: payload."]
+                    pub $sp: $st,
+                )*)?
+                $($(
+                    #[doc = "Stream `" $tp "` (taken): a beat is offered."]
+                    pub [<$tp _valid>]: Signal<In, Bit>,
+                    #[doc = "Stream `" $tp "`: the block takes the beat at this edge."]
+                    pub [<$tp _ready>]: Signal<Out, Bit>,
+                    #[doc = "Stream `" $tp "`: payload."]
+                    pub $tp: $tt,
+                )*)?
+                $($body)*
+            }
         }
     };
 }
