@@ -43,6 +43,11 @@ const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 /// the module declares, so they are verilated the same way and driven by port name.
 const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
+/// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor
+/// and dst read depend on S, C and the viewport width): every other preset, for the
+/// whole-back-end differential and `tilerast regress --back-end` on every preset.
+const BACK_END_PRESETS: &[&str] = &["ice40", "full", "ice40_1x"];
+
 #[path = "../../golden/src/stages.rs"]
 mod stages;
 use stages::{PIXEL_SIDE_STAGES, RASTER_CORE_STAGES};
@@ -82,6 +87,12 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
             println!("cargo:rerun-if-changed={}", file.display());
             jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
         }
+    }
+    for p in BACK_END_PRESETS {
+        let stage = "pixel_back_end";
+        let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
+        println!("cargo:rerun-if-changed={}", file.display());
+        jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
     }
     // The planted bugs of the pixel-side blocks (build/mutation.rs), as `default_mut/<stage>`.
     for m in super::mutation::BLOCK_MUTANTS {

@@ -67,6 +67,14 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "    localparam [3:0] c_be = 4'hf;\n",
         to: "    localparam [3:0] c_be = 4'h7; // MUTATION (cosim test)\n",
     },
+    // The back end's arbiter always puts dst_fetch's read on the memory port, even when the
+    // output merger's write is valid (its select stuck at 0): the first write is shown as a
+    // read.
+    BlockMutant {
+        stage: "pixel_back_end",
+        from: "        arb__sel = output_merger__out_valid;\n",
+        to: "        arb__sel = 1'b0; // MUTATION (cosim test)\n",
+    },
 ];
 
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its

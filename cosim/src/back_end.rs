@@ -80,10 +80,13 @@ pub struct Outcome {
     pub writes: u64,
     pub reads: u64,
     pub busy_flushes: u64,
+    /// First cycle in which the model put a write on the memory port.
+    pub first_write: Option<u64>,
     pub memory: SparseMemory,
 }
 
-/// Run the RTL and the model side by side; `Err` names the first differing cycle and port.
+/// Run the RTL (verilated as `preset`, e.g. `default` or its mutant `default_mut`) and the
+/// model for `cfg` side by side; `Err` names the first differing cycle and port.
 pub fn run(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, want_writes: u64, d: &Drive) -> Result<Outcome, String> {
     run_windowed(preset, cfg, pixels, mem0, want_writes, d).map_err(|(e, _)| e)
 }
@@ -109,6 +112,7 @@ pub fn run_windowed(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: Spa
     let mut mem = MemoryCycle::new(d.timing, mem0);
     let mut r = Rng::new(d.seed);
     let (mut next, mut cyc, mut busy_flushes) = (0usize, 0u64, 0u64);
+    let mut first_write = None;
     let mut inw = vec![0u32; BATCH * iw];
     let mut exp = vec![0u32; BATCH * ow];
     let mut got = vec![0u32; BATCH * ow];
@@ -122,6 +126,9 @@ pub fn run_windowed(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: Spa
             let req_ready = mem.req_ready(grant);
             let (rv, resp) = mem.resp();
             let (qv, q) = model.mem_req();
+            if qv && q.write && first_write.is_none() {
+                first_write = Some(cyc);
+            }
             let offer = next < pixels.len() && !r.permille(d.gap_pm);
             let inp = if offer {
                 pixels[next]
@@ -224,6 +231,7 @@ pub fn run_windowed(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: Spa
                 writes: mem.stats.writes,
                 reads: mem.stats.reads,
                 busy_flushes,
+                first_write,
                 memory: mem.mem,
             });
         }

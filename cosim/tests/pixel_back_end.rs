@@ -43,6 +43,25 @@ fn random_pixels_every_port_every_cycle() {
     assert_eq!(o.busy_flushes, 2, "both flushes must hit a busy back end");
 }
 
+/// The planted bug (`build/mutation.rs`: the arbiter's select stuck on the read side) is
+/// caught at the cycle the model predicts: the first cycle in which the output merger's write
+/// is on the memory port, where the mutant shows dst_fetch's read register instead.
+#[test]
+fn the_mutant_is_caught_at_the_predicted_cycle() {
+    let cfg = Config::preset("default").unwrap();
+    let px = tilerast_verif::stim::pix_samples(cfg.msaa, 13, 2_000);
+    let d = Drive {
+        cycles: 3_000,
+        ..default_drive(6)
+    };
+    let clean = run("default", &cfg, &px, SparseMemory::new(), 0, &d).unwrap_or_else(|e| panic!("{e}"));
+    let at = clean.first_write.expect("the run writes");
+    let e = run("default_mut", &cfg, &px, SparseMemory::new(), 0, &d).err().expect("the mutant must differ");
+    println!("mutant: predicted cycle {at}; {e}");
+    assert!(e.starts_with(&format!("cycle {at}: ")), "predicted cycle {at}, got: {e}");
+    assert!(e.contains("mem_req__write rtl 0x0 model 0x1"), "{e}");
+}
+
 /// A prediction changed at one cycle is reported at exactly that cycle and port (the harness
 /// can fail).
 #[test]
@@ -87,4 +106,22 @@ fn shipped_scenes_equal_render_frame() {
         ran += 1;
     }
     assert!(ran >= 2, "only {ran} shipped scenes ran");
+}
+
+/// The whole-back-end differential on random frames on every preset (each preset's back end is
+/// verilated): golden's scatter stream of `tilerast regress --back-end`'s chunks, each with its
+/// own memory latency, depth, back-pressure and stall.
+#[test]
+fn random_frames_on_every_preset_equal_render_frame() {
+    for preset in tilerast_golden::PRESETS {
+        let cfg = Config::preset(preset).unwrap();
+        let mut writes = 0;
+        for i in 0..3 {
+            let (frame, d) = tilerast_cosim::back_end::chunk_case(&cfg, 77, i, 8);
+            let (o, pixels) = check_frame(preset, &frame, &d).unwrap_or_else(|e| panic!("{preset} chunk {i}: {e}"));
+            println!("{preset} chunk {i}: {pixels} pixels, {} writes, {} cycles (latency {}, depth {}, {} ‰ busy)", o.writes, o.cycles, d.timing.latency, d.timing.depth, d.busy_pm);
+            writes += o.writes;
+        }
+        assert!(writes > 0, "{preset}: nothing written");
+    }
 }
