@@ -517,7 +517,10 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         let frame = tilerast_golden::scene::Scene::load(scene)
             .and_then(|s| s.to_frame(&file))
             .unwrap_or_else(|e| usage(e.to_string()));
-        let stem = scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = scene
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let dp = scene.with_file_name(format!("{stem}.drive.json"));
         let d = match std::fs::read_to_string(&dp) {
             Ok(t) => {
@@ -529,7 +532,10 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         };
         let preset = frame.cfg.name.clone();
         if Config::preset(&preset).ok().as_ref() != Some(&frame.cfg) {
-            usage(format!("{file}: config: the back end is verilated for the presets only ({})", PRESETS.join(", ")));
+            usage(format!(
+                "{file}: config: the back end is verilated for the presets only ({})",
+                PRESETS.join(", ")
+            ));
         }
         return match back_end::check_frame(&preset, &frame, &d) {
             Ok((o, pixels)) => {
@@ -587,7 +593,10 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
     for (i, f, saved) in &st.failures {
         println!(
             "FAIL chunk {i}: {f}; saved {}",
-            saved.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "nothing".into())
+            saved
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "nothing".into())
         );
     }
     let secs = t0.elapsed().as_secs_f64();
@@ -606,10 +615,15 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         st.cycles as f64 / secs.max(1e-9) / 1e6
     );
     if st.chunks > 0 && st.writes == 0 {
-        return Err(CliError(format!("back end {preset}: no chunk wrote anything (all-zero traffic)")));
+        return Err(CliError(format!(
+            "back end {preset}: no chunk wrote anything (all-zero traffic)"
+        )));
     }
     match st.failures.first() {
         None => Ok(()),
-        Some((i, f, _)) => Err(CliError(format!("{} failing chunk(s); first: chunk {i}: {f}", st.failures.len()))),
+        Some((i, f, _)) => Err(CliError(format!(
+            "{} failing chunk(s); first: chunk {i}: {f}",
+            st.failures.len()
+        ))),
     }
 }

@@ -17,6 +17,8 @@
 //! exactly once.
 
 use crate::blocks::{get_bits, set_bits, BlockRtl, PortDesc, BATCH};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::back_end_input;
@@ -24,8 +26,6 @@ use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle};
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::{ports, PixSamples, Stream};
 use tilerast_golden::Config;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 use tilerast_verif::Rng;
 
 /// The stage name of the back end.
@@ -43,7 +43,13 @@ fn stream_ports<S: Stream>(iface: &str, x: &S::Payload, v: &mut Named) {
 /// Pack named values into words by the port table; every port must be named exactly once.
 fn pack(ports_of: &[PortDesc], vals: &Named, words: &mut [u32], module: &str) {
     words.fill(0);
-    assert_eq!(vals.len(), ports_of.len(), "{module}: {} values for {} ports", vals.len(), ports_of.len());
+    assert_eq!(
+        vals.len(),
+        ports_of.len(),
+        "{module}: {} values for {} ports",
+        vals.len(),
+        ports_of.len()
+    );
     for (n, v) in vals {
         let p = ports_of
             .iter()
@@ -87,7 +93,14 @@ pub struct Outcome {
 
 /// Run the RTL (verilated as `preset`, e.g. `default` or its mutant `default_mut`) and the
 /// model for `cfg` side by side; `Err` names the first differing cycle and port.
-pub fn run(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, want_writes: u64, d: &Drive) -> Result<Outcome, String> {
+pub fn run(
+    preset: &str,
+    cfg: &Config,
+    pixels: &[PixSamples],
+    mem0: SparseMemory,
+    want_writes: u64,
+    d: &Drive,
+) -> Result<Outcome, String> {
     run_windowed(preset, cfg, pixels, mem0, want_writes, d).map_err(|(e, _)| e)
 }
 
@@ -104,7 +117,14 @@ pub struct Window {
 pub const WINDOW: usize = 64;
 
 /// [`run`], and on a mismatch the window of cycles up to it.
-pub fn run_windowed(preset: &str, cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, want_writes: u64, d: &Drive) -> Result<Outcome, (String, Window)> {
+pub fn run_windowed(
+    preset: &str,
+    cfg: &Config,
+    pixels: &[PixSamples],
+    mem0: SparseMemory,
+    want_writes: u64,
+    d: &Drive,
+) -> Result<Outcome, (String, Window)> {
     let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
     let desc = rtl.desc;
     let (iw, ow) = (desc.in_words(), desc.out_words());
@@ -266,7 +286,9 @@ pub fn check_frame(preset: &str, frame: &Frame, d: &Drive) -> Result<(Outcome, u
 pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<(Outcome, usize), (String, Window)> {
     let none = |e: String| (e, Window::default());
     let out = back_end_input(frame).map_err(|e| none(e.to_string()))?;
-    let rec = out.back_end.ok_or_else(|| none("back_end_input recorded nothing".into()))?;
+    let rec = out
+        .back_end
+        .ok_or_else(|| none("back_end_input recorded nothing".into()))?;
     let o = run_windowed(
         preset,
         &frame.cfg,
@@ -282,7 +304,10 @@ pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<(O
         return Err(none("image differs from render_frame's".into()));
     }
     if o.writes != out.stats.blend.samples {
-        return Err(none(format!("{} writes for {} blend samples", o.writes, out.stats.blend.samples)));
+        return Err(none(format!(
+            "{} writes for {} blend samples",
+            o.writes, out.stats.blend.samples
+        )));
     }
     Ok((o, rec.input.len()))
 }
@@ -296,17 +321,31 @@ pub fn write_vcd(path: &Path, preset: &str, w: &Window) -> Result<(), String> {
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut buf: Vec<u8> = Vec::new();
     let mut v = vcd::Writer::new(&mut buf);
-    let bits = |x: u64, n: u32| -> Vec<Value> { (0..n).rev().map(|i| if x >> i & 1 == 1 { Value::V1 } else { Value::V0 }).collect() };
+    let bits = |x: u64, n: u32| -> Vec<Value> {
+        (0..n)
+            .rev()
+            .map(|i| if x >> i & 1 == 1 { Value::V1 } else { Value::V0 })
+            .collect()
+    };
     (|| -> std::io::Result<()> {
         v.comment("tilerast pixel_back_end: RTL (Verilator) vs PixelBackEndCycle")?;
         v.timescale(1, TimescaleUnit::NS)?;
         v.add_module("tb")?;
         let add = |v: &mut vcd::Writer<&mut Vec<u8>>, n: &str, width: u32| {
-            v.add_var(VarType::Wire, width, n, (width > 1).then_some(ReferenceIndex::Range(width - 1, 0)))
+            v.add_var(
+                VarType::Wire,
+                width,
+                n,
+                (width > 1).then_some(ReferenceIndex::Range(width - 1, 0)),
+            )
         };
         let clock = add(&mut v, "clock", 1)?;
         let cycle = add(&mut v, "cycle", 32)?;
-        let scope = |v: &mut vcd::Writer<&mut Vec<u8>>, name: &str, ports: &[PortDesc], w1: bool| -> std::io::Result<Vec<(vcd::IdCode, PortDesc)>> {
+        let scope = |v: &mut vcd::Writer<&mut Vec<u8>>,
+                     name: &str,
+                     ports: &[PortDesc],
+                     w1: bool|
+         -> std::io::Result<Vec<(vcd::IdCode, PortDesc)>> {
             v.add_module(name)?;
             let ids = ports
                 .iter()
@@ -395,7 +434,11 @@ pub fn chunk_case(cfg: &Config, seed: u64, i: u64, len: u64) -> (Frame, Drive) {
         latency: 1 + r.below(4) as u32,
         depth: 1 + r.below(4) as u32,
     };
-    d.stall = if r.bool() { (r.below(5_000), 5_000 + r.below(5_000)) } else { (0, 0) };
+    d.stall = if r.bool() {
+        (r.below(5_000), 5_000 + r.below(5_000))
+    } else {
+        (0, 0)
+    };
     (frame, d)
 }
 
@@ -409,9 +452,21 @@ pub fn drive_to_json(d: &Drive) -> serde_json::Value {
 
 /// The drive from a sidecar written by [`drive_to_json`]; errors name the file and field.
 pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, String> {
-    let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).ok_or_else(|| format!("{file}: field `{k}`: missing or not an unsigned integer"));
-    let st = v.get("stall").and_then(|x| x.as_array()).filter(|a| a.len() == 2).ok_or_else(|| format!("{file}: field `stall`: not [from, to]"))?;
-    let s = |i: usize| st[i].as_u64().ok_or_else(|| format!("{file}: field `stall`: not [from, to]"));
+    let u = |k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_u64())
+            .ok_or_else(|| format!("{file}: field `{k}`: missing or not an unsigned integer"))
+    };
+    let st = v
+        .get("stall")
+        .and_then(|x| x.as_array())
+        .filter(|a| a.len() == 2)
+        .ok_or_else(|| format!("{file}: field `stall`: not [from, to]"))?;
+    let s = |i: usize| {
+        st[i]
+            .as_u64()
+            .ok_or_else(|| format!("{file}: field `stall`: not [from, to]"))
+    };
     let (latency, depth) = (u("latency")?, u("depth")?);
     if !(1..=64).contains(&latency) || !(1..=64).contains(&depth) {
         return Err(format!("{file}: fields `latency` / `depth`: must be within 1..=64"));
@@ -422,7 +477,10 @@ pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, Strin
         busy_pm: u("busy_pm")?.min(1000),
         flush_at: vec![],
         stall: (s(0)?, s(1)?),
-        timing: MemTiming { latency: latency as u32, depth: depth as u32 },
+        timing: MemTiming {
+            latency: latency as u32,
+            depth: depth as u32,
+        },
         cycles: 0,
         perturb: None,
     })
@@ -477,7 +535,8 @@ pub fn save_case(dir: &Path, name: &str, preset: &str, frame: &Frame, d: &Drive,
     let mut v = drive_to_json(d);
     v["note"] = serde_json::Value::String(why.to_string());
     let dp = dir.join(format!("{name}.drive.json"));
-    std::fs::write(&dp, serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n").map_err(|e| format!("{}: {e}", dp.display()))?;
+    std::fs::write(&dp, serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n")
+        .map_err(|e| format!("{}: {e}", dp.display()))?;
     if let Err((_, w)) = check_frame_windowed(preset, frame, d) {
         if !w.cycles.is_empty() {
             write_vcd(&dir.join(format!("{name}.vcd")), preset, &w)?;
@@ -508,7 +567,11 @@ pub fn regress(rc: &RegressCfg, mut progress: impl FnMut(u64, u64)) -> Result<Re
                 let (small, why) = shrink(&rc.preset, &frame, &d, rc.shrink_budget);
                 let name = format!("back_end_{}_s{}_c{i}", rc.preset, rc.seed);
                 let saved = save_case(&rc.out_dir, &name, &rc.preset, &small, &d, &why).ok();
-                st.failures.push((i, format!("{e} (shrunk to {} primitives: {why})", small.prims.len()), saved));
+                st.failures.push((
+                    i,
+                    format!("{e} (shrunk to {} primitives: {why})", small.prims.len()),
+                    saved,
+                ));
                 progress(len, 0);
                 if !rc.keep_going {
                     break;

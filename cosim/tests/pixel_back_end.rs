@@ -34,12 +34,16 @@ fn random_pixels_every_port_every_cycle() {
         cycles: 60_000,
         ..default_drive(3)
     };
-    let o = run("default", &cfg, &px, SparseMemory::new(), 0, &d).unwrap_or_else(|e| panic!("RTL and model differ: {e}"));
+    let o =
+        run("default", &cfg, &px, SparseMemory::new(), 0, &d).unwrap_or_else(|e| panic!("RTL and model differ: {e}"));
     println!(
         "pixel_back_end: {} cycles, {} pixels taken, {} reads, {} writes, {} busy flushes",
         o.cycles, o.accepted, o.reads, o.writes, o.busy_flushes
     );
-    assert!(o.accepted > 10_000 && o.reads > 5_000 && o.writes > 5_000, "too little traffic");
+    assert!(
+        o.accepted > 10_000 && o.reads > 5_000 && o.writes > 5_000,
+        "too little traffic"
+    );
     assert_eq!(o.busy_flushes, 2, "both flushes must hit a busy back end");
 }
 
@@ -56,9 +60,14 @@ fn the_mutant_is_caught_at_the_predicted_cycle() {
     };
     let clean = run("default", &cfg, &px, SparseMemory::new(), 0, &d).unwrap_or_else(|e| panic!("{e}"));
     let at = clean.first_write.expect("the run writes");
-    let e = run("default_mut", &cfg, &px, SparseMemory::new(), 0, &d).err().expect("the mutant must differ");
+    let e = run("default_mut", &cfg, &px, SparseMemory::new(), 0, &d)
+        .err()
+        .expect("the mutant must differ");
     println!("mutant: predicted cycle {at}; {e}");
-    assert!(e.starts_with(&format!("cycle {at}: ")), "predicted cycle {at}, got: {e}");
+    assert!(
+        e.starts_with(&format!("cycle {at}: ")),
+        "predicted cycle {at}, got: {e}"
+    );
     assert!(e.contains("mem_req__write rtl 0x0 model 0x1"), "{e}");
 }
 
@@ -73,7 +82,9 @@ fn a_perturbed_model_is_caught_at_its_cycle() {
         perturb: Some((1_234, "mem_req__addr")),
         ..default_drive(4)
     };
-    let e = run("default", &cfg, &px, SparseMemory::new(), 0, &d).err().expect("must differ");
+    let e = run("default", &cfg, &px, SparseMemory::new(), 0, &d)
+        .err()
+        .expect("must differ");
     assert!(e.starts_with("cycle 1234: mem_req__addr"), "{e}");
 }
 
@@ -83,16 +94,21 @@ fn a_perturbed_model_is_caught_at_its_cycle() {
 fn shipped_scenes_equal_render_frame() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
     let mut ran = 0;
-    let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
     paths.sort();
     for p in paths.iter().filter(|p| p.extension().is_some_and(|x| x == "json")) {
         let scene = Scene::load(p).unwrap();
         let frame = scene.to_frame(&p.display().to_string()).unwrap();
         let preset = frame.cfg.name.clone();
-        if tilerast_cosim::blocks::block_desc(&preset, STAGE).is_none()
-            || frame.cfg != Config::preset(&preset).unwrap()
+        if tilerast_cosim::blocks::block_desc(&preset, STAGE).is_none() || frame.cfg != Config::preset(&preset).unwrap()
         {
-            println!("{}: preset {preset} not verilated for the back end (or the scene changes it)", p.display());
+            println!(
+                "{}: preset {preset} not verilated for the back end (or the scene changes it)",
+                p.display()
+            );
             continue;
         }
         let (o, pixels) = check_frame(&preset, &frame, &frame_drive(5 + ran))
@@ -119,7 +135,10 @@ fn random_frames_on_every_preset_equal_render_frame() {
         for i in 0..3 {
             let (frame, d) = tilerast_cosim::back_end::chunk_case(&cfg, 77, i, 8);
             let (o, pixels) = check_frame(preset, &frame, &d).unwrap_or_else(|e| panic!("{preset} chunk {i}: {e}"));
-            println!("{preset} chunk {i}: {pixels} pixels, {} writes, {} cycles (latency {}, depth {}, {} ‰ busy)", o.writes, o.cycles, d.timing.latency, d.timing.depth, d.busy_pm);
+            println!(
+                "{preset} chunk {i}: {pixels} pixels, {} writes, {} cycles (latency {}, depth {}, {} ‰ busy)",
+                o.writes, o.cycles, d.timing.latency, d.timing.depth, d.busy_pm
+            );
             writes += o.writes;
         }
         assert!(writes > 0, "{preset}: nothing written");

@@ -36,8 +36,20 @@ fn main() {
     scenes.sort_by(|a, b| a.0.cmp(&b.0));
     println!(
         "{:<16} {:<9} {:>8} {:>8} {:>9} {:>9} {:>5} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
-        "scene", "preset", "pixels", "samples", "raster", "back_end", "/px", "nomerge", "ops", "ops_off",
-        "g_cycles", "g_cyc_off", "g_ops", "g_ops_off"
+        "scene",
+        "preset",
+        "pixels",
+        "samples",
+        "raster",
+        "back_end",
+        "/px",
+        "nomerge",
+        "ops",
+        "ops_off",
+        "g_cycles",
+        "g_cyc_off",
+        "g_ops",
+        "g_ops_off"
     );
     let mut notes = Vec::new();
     for (name, scene) in &scenes {

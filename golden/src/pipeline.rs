@@ -54,6 +54,7 @@
 use crate::binner::{self, BinStats};
 use crate::blender::{BlendOpts, BlendSample, BlendStats, MergeMode, StreamBlender};
 use crate::config::Config;
+use crate::memory_port::SparseMemory;
 use crate::output_merger::OutputMerger;
 use crate::pixel_info::{PixelInfoStats, PixelInfoStore, StoreError};
 use crate::pixel_processor::{self, PixelStats};
@@ -62,7 +63,6 @@ use crate::raster::{RasterStats, Rasterizer};
 use crate::scene::Frame;
 use crate::setup::{self, PixelBox, SetupReject, TriSetup};
 use crate::shading_sort::{self, ShadeStats};
-use crate::memory_port::SparseMemory;
 use crate::streams::PixSamples;
 use crate::subtile_coverage::SubtileFate;
 use crate::{PointFx, PrimitiveFx, Quad, Rgba};
@@ -461,7 +461,11 @@ fn run<E: From<PipelineError>>(
     let (setups, boxes) = setup_frame(frame, &mut out.stats);
     // Binning (001): per first tile, the primitives touching it.
     let mut bins = binner::bin(cfg, &boxes).map_err(PipelineError::from)?;
-    let mut pix = if render { Some(PixelSide::new(frame, scatter)?) } else { None };
+    let mut pix = if render {
+        Some(PixelSide::new(frame, scatter)?)
+    } else {
+        None
+    };
     let mut fragments: Vec<u64> = vec![0; frame.prims.len()];
     let mut r = Rasterizer::new();
     let mut quads: Vec<Quad> = Vec::new();
@@ -620,7 +624,11 @@ impl<'f> PixelSide<'f> {
     /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples, and
     /// (when the scatter is recorded) its pixels as the pixel processor takes them: every pixel
     /// of a second tile with records that lies in the viewport, rows bottom-up, left→right.
-    fn shade(&mut self, t: [u32; 2], st: &mut FrameStats) -> Result<(Vec<BlendSample>, Vec<PixSamples>), PipelineError> {
+    fn shade(
+        &mut self,
+        t: [u32; 2],
+        st: &mut FrameStats,
+    ) -> Result<(Vec<BlendSample>, Vec<PixSamples>), PipelineError> {
         let cfg = self.cfg;
         let records = self.store.take_second_tile(t)?;
         let mut blend_in = Vec::new();
@@ -693,7 +701,11 @@ impl<'f> PixelSide<'f> {
         }
     }
 
-    fn finish(mut self, st: &mut FrameStats, held: &mut HeldStats) -> Result<(Image, Option<BackEndRecord>), PipelineError> {
+    fn finish(
+        mut self,
+        st: &mut FrameStats,
+        held: &mut HeldStats,
+    ) -> Result<(Image, Option<BackEndRecord>), PipelineError> {
         self.note(held);
         self.store.finish_raster()?;
         let [nx, ny] = self.store.second_tile_count();

@@ -204,7 +204,10 @@ pub fn run_commands(cfg: &Config, cmds: &[Cmd], limit: u64) -> Result<(u64, u64)
     let (mut next, mut lasts, mut quads, mut cycles) = (0usize, 0usize, 0u64, 0u64);
     while lasts < cmds.len() {
         if cycles >= limit {
-            return Err(format!("raster_core: {lasts} of {} commands done after {limit} cycles", cmds.len()));
+            return Err(format!(
+                "raster_core: {lasts} of {} commands done after {limit} cycles",
+                cmds.len()
+            ));
         }
         let (v, beat) = m.out();
         if v {

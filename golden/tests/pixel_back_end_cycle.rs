@@ -13,8 +13,8 @@ use tilerast_golden::pipeline::{back_end_input, render_frame};
 use tilerast_golden::pixel_back_end::{run_frame, BackEndRun, MemBehaviour};
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::{Config, PrimitiveFx, PRESETS};
-use tilerast_verif::Rng;
 use tilerast_verif::stim::{point_at, spread_triangle};
+use tilerast_verif::Rng;
 
 fn shipped_scenes() -> Vec<(String, Frame)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
@@ -25,7 +25,10 @@ fn shipped_scenes() -> Vec<(String, Frame)> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .map(|p| {
             let name = p.file_stem().unwrap().to_string_lossy().to_string();
-            (name, Scene::load(&p).unwrap().to_frame(&p.display().to_string()).unwrap())
+            (
+                name,
+                Scene::load(&p).unwrap().to_frame(&p.display().to_string()).unwrap(),
+            )
         })
         .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
@@ -130,7 +133,12 @@ fn shipped_scenes_on_every_preset_equal_golden() {
 fn random_frame(cfg: &Config, seed: u64, n: usize) -> Frame {
     let mut r = Rng::stream(seed, 0);
     let [w, h] = cfg.viewport;
-    let palette = [[200, 30, 30, 255], [30, 200, 30, 255], [30, 30, 200, 128], [250, 250, 250, 255]];
+    let palette = [
+        [200, 30, 30, 255],
+        [30, 200, 30, 255],
+        [30, 30, 200, 128],
+        [250, 250, 250, 255],
+    ];
     let mut prims = Vec::new();
     for _ in 0..n {
         let at = (r.range(0, w as i64 * 256) as i32, r.range(0, h as i64 * 256) as i32);
@@ -189,8 +197,15 @@ fn a_wrong_byte_is_reported() {
     let frame = random_frame(&cfg, 5, 12);
     let out = back_end_input(&frame).unwrap();
     let rec = out.back_end.unwrap();
-    let run = run_frame(&cfg, &rec.input, rec.background, out.stats.blend.samples, MemBehaviour::default(), 1 << 20)
-        .unwrap();
+    let run = run_frame(
+        &cfg,
+        &rec.input,
+        rec.background,
+        out.stats.blend.samples,
+        MemBehaviour::default(),
+        1 << 20,
+    )
+    .unwrap();
     let mut bad = rec.memory.clone();
     let addr = 4 * 100 + 2;
     bad.write(addr & !3, 0x00ab_0000 ^ bad.read(addr & !3), 0b0100);
