@@ -60,9 +60,7 @@ fn the_mutant_is_caught_at_the_predicted_cycle() {
     };
     let clean = run("default", &cfg, &px, SparseMemory::new(), 0, &d).unwrap_or_else(|e| panic!("{e}"));
     let at = clean.first_write.expect("the run writes");
-    let e = run("default_mut", &cfg, &px, SparseMemory::new(), 0, &d)
-        .err()
-        .expect("the mutant must differ");
+    let e = run("default_mut", &cfg, &px, SparseMemory::new(), 0, &d).expect_err("the mutant must differ");
     println!("mutant: predicted cycle {at}; {e}");
     assert!(
         e.starts_with(&format!("cycle {at}: ")),
@@ -82,9 +80,7 @@ fn a_perturbed_model_is_caught_at_its_cycle() {
         perturb: Some((1_234, "mem_req__addr")),
         ..default_drive(4)
     };
-    let e = run("default", &cfg, &px, SparseMemory::new(), 0, &d)
-        .err()
-        .expect("must differ");
+    let e = run("default", &cfg, &px, SparseMemory::new(), 0, &d).expect_err("must differ");
     assert!(e.starts_with("cycle 1234: mem_req__addr"), "{e}");
 }
 
