@@ -537,7 +537,8 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
                 PRESETS.join(", ")
             ));
         }
-        return match back_end::check_frame(&preset, &frame, &d) {
+        let rtl = a.model.clone().unwrap_or_else(|| preset.clone());
+        return match back_end::check_frame(&rtl, &frame, &d) {
             Ok((o, pixels)) => {
                 println!(
                     "back end {preset}: {file}: {pixels} pixels, {} writes, {} cycles: every port, the memory and the image equal golden",
@@ -562,11 +563,16 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
     if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
         usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
     }
-    if tilerast_cosim::blocks::block_desc(&preset, back_end::STAGE).is_none() {
-        usage(format!("--preset: the back end is not verilated for `{preset}`"));
+    let rtl = a.model.clone().unwrap_or_else(|| preset.clone());
+    if tilerast_cosim::blocks::block_desc(&rtl, back_end::STAGE).is_none() {
+        usage(format!("--preset / --model: the back end is not verilated as `{rtl}`"));
+    }
+    if rtl == "default_mut" && preset != "default" {
+        usage(format!("--model: `{rtl}` implements preset default, not {preset}"));
     }
     let rc = back_end::RegressCfg {
         preset: preset.clone(),
+        rtl,
         seed: a.seed,
         count: a.count,
         chunk: a.chunk,

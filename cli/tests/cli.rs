@@ -1247,6 +1247,71 @@ fn regress_shards_cover_exactly_the_unsharded_run() {
 }
 
 #[test]
+fn regress_back_end_passes_and_a_planted_bug_is_shrunk_saved_and_replayed() {
+    let d = tmp("regress-back-end");
+    let out = d.display().to_string();
+    let o = run(&[
+        "regress",
+        "--back-end",
+        "--preset",
+        "default",
+        "--count",
+        "20",
+        "--chunk",
+        "10",
+        "--seed",
+        "3",
+        "--out",
+        &out,
+    ]);
+    let text = ok(&o);
+    assert!(text.contains("summary: back end preset default"), "{text}");
+    assert!(text.contains("mismatches 0"), "{text}");
+    assert!(!text.contains(" writes 0 "), "nothing written: {text}");
+    // The planted bug (the arbiter's select stuck on reads): exit 1, the chunk shrunk and saved
+    // with its memory behaviour and a side-by-side VCD.
+    let o = run(&[
+        "regress",
+        "--back-end",
+        "--preset",
+        "default",
+        "--model",
+        "default_mut",
+        "--count",
+        "10",
+        "--chunk",
+        "10",
+        "--seed",
+        "3",
+        "--shrink-secs",
+        "20",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stdout));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("FAIL chunk 0: cycle "), "{stdout}");
+    let scene = d.join("back_end_default_s3_c0.json");
+    for ext in ["json", "drive.json", "vcd"] {
+        let p = d.join(format!("back_end_default_s3_c0.{ext}"));
+        assert!(p.exists(), "{} not saved", p.display());
+    }
+    let vcd = std::fs::read_to_string(d.join("back_end_default_s3_c0.vcd")).unwrap();
+    assert!(vcd.contains("golden") && vcd.contains("mem_req__write"), "VCD scopes");
+    let n = serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&scene).unwrap()).unwrap()["primitives"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!((1..10).contains(&n), "shrunk to {n} of 10 primitives");
+    // Replayed: the saved case fails on the mutant and passes on the real back end.
+    let s = scene.display().to_string();
+    let o = run(&["regress", "--back-end", "--scene", &s, "--model", "default_mut"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = ok(&run(&["regress", "--back-end", "--scene", &s]));
+    assert!(text.contains("equal golden"), "{text}");
+}
+
+#[test]
 fn regress_bad_arguments_are_one_line_with_exit_2() {
     for (args, needles) in [
         (vec!["regress", "--shard", "3/2"], vec!["--shard", "3/2"]),
