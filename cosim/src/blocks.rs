@@ -717,7 +717,13 @@ mod tests {
             let d = block_desc("default", stage).unwrap_or_else(|| panic!("default/{stage} not built"));
             assert_eq!(d.module, format!("tilerast_{stage}_default"));
         }
-        assert_eq!(BLOCK_TABLE.len(), 26);
+        // The whole back end on every preset (`tilerast regress --back-end`), and its mutant.
+        for p in tilerast_golden::PRESETS.iter().chain(&["default_mut"]) {
+            let d = block_desc(p, "pixel_back_end").unwrap_or_else(|| panic!("{p}/pixel_back_end not built"));
+            assert!(d.outputs.iter().any(|o| o.name == "mem_req__addr"), "{p}: no memory port");
+        }
+        // 3 × 6 raster blocks, 5 pixel-side blocks, 3 more back ends, 4 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 30);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),
