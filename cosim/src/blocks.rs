@@ -720,7 +720,10 @@ mod tests {
         // The whole back end on every preset (`tilerast regress --back-end`), and its mutant.
         for p in tilerast_golden::PRESETS.iter().chain(&["default_mut"]) {
             let d = block_desc(p, "pixel_back_end").unwrap_or_else(|| panic!("{p}/pixel_back_end not built"));
-            assert!(d.outputs.iter().any(|o| o.name == "mem_req__addr"), "{p}: no memory port");
+            assert!(
+                d.outputs.iter().any(|o| o.name == "mem_req__addr"),
+                "{p}: no memory port"
+            );
         }
         // 3 × 6 raster blocks, 5 pixel-side blocks, 3 more back ends, 4 mutants.
         assert_eq!(BLOCK_TABLE.len(), 30);
