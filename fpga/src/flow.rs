@@ -1,16 +1,23 @@
 //! The flow runner: tool discovery (Debian packages for iCE40; for ECP5 Debian's yosys, which
 //! has `synth_ecp5`, plus nextpnr-ecp5 and ecppack from a yowasp venv under `target/fpga/venv`,
 //! since Debian 12 packages no nextpnr-ecp5), one [`Step`] per tool invocation (printed as a reproducible
-//! command line, output captured in its own log), the per-board flow and per-block synthesis.
+//! command line, output captured in its own log), the per-board flow and the per-block flow.
 //!
 //! ```text
 //!  run_board: [venv + pip (ECP5, first run only)] ─► 1-yosys ─► 2-nextpnr ─► 3-pack ─► report
 //!             target/fpga/<board>/{1-yosys.log, 2-nextpnr.log, 3-pack.log, <top>.json,
 //!                                  stat.json, nextpnr-report.json, <top>.bin|.bit, report.json|.md}
+//!
+//!  synth_blocks, per block module M of the preset (raster core blocks, whole core, pixel side):
+//!     yosys M alone ─► M.stat.json (size) + M.netlist.v
+//!       └► wrap::wrapper_verilog (ports parsed from M's Verilog) ─► M.wrap.v: every input from
+//!          a flip-flop (shift chain from pin din), every output into one (XOR-reduced to dout)
+//!       └► yosys wrapper + netlist ─► nextpnr --freq <board goal> --report ─► Fmax, LCs, path
+//!     target/fpga/blocks-<preset>-<device>/{M.*, wrap.pcf|lpf, blocks.json}   (--no-pnr: sizes)
 //! ```
 
 use crate::report::{self, BlockRow, Report, StepTime};
-use crate::{Board, Family, FlowError};
+use crate::{wrap, Board, Family, FlowError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -566,11 +573,96 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
     Ok(r)
 }
 
+/// Options of [`synth_blocks`].
+#[derive(Debug, Clone)]
+pub struct BlockOpts {
+    /// Place and route each block in its registered-IO wrapper ([`crate::wrap`]) for its Fmax;
+    /// `false` (`--no-pnr`): sizes only.
+    pub pnr: bool,
+    /// nextpnr seed (default 1).
+    pub seed: Option<u64>,
+}
+
+impl Default for BlockOpts {
+    fn default() -> Self {
+        BlockOpts { pnr: true, seed: None }
+    }
+}
+
+/// The nextpnr step for `json` (top [`wrap::WRAP_TOP`]) on `board`'s device at `freq_mhz`,
+/// with the constraints `cons`, writing `--report` to `report`: the board flow's options less
+/// the bitstream.
+fn block_pnr_step(
+    board: &Board,
+    tools: &Tools,
+    root: &Path,
+    name: String,
+    json: &Path,
+    cons: &Path,
+    report: &Path,
+    freq_mhz: f64,
+    seed: u64,
+    log: PathBuf,
+) -> Step {
+    let mut args = vec![
+        format!("--{}", board.device),
+        "--package".into(),
+        board.package.into(),
+        "--json".into(),
+        rel(json, root),
+    ];
+    match board.family {
+        Family::Ice40 => args.extend(["--pcf".into(), rel(cons, root)]),
+        // As the board flow: router2 and the electrostatic placer (see `run_board`).
+        Family::Ecp5 => args.extend([
+            "--lpf".into(),
+            rel(cons, root),
+            "--router".into(),
+            "router2".into(),
+            "--placer".into(),
+            "static".into(),
+        ]),
+    }
+    args.extend([
+        "--freq".into(),
+        format!("{freq_mhz}"),
+        "--seed".into(),
+        seed.to_string(),
+        "--timing-allow-fail".into(),
+        "--report".into(),
+        rel(report, root),
+    ]);
+    Step {
+        name,
+        program: tools.nextpnr.clone(),
+        args,
+        log,
+    }
+}
+
 /// Synthesize the core of `preset` and each of its block modules separately for the device of
-/// `board` (synthesis only, no place and route); rows in pipeline order, the whole core, then
-/// the pixel-side blocks written for `preset` (`stages::PIXEL_SIDE_STAGES`).
-/// Writes `target/fpga/blocks-<preset>-<device>/{<module>.log, <module>.stat.json, blocks.json}`.
-pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Write) -> Result<Vec<BlockRow>, FlowError> {
+/// `board`; rows in pipeline order, the whole core, then the pixel-side blocks written for
+/// `preset` (`stages::PIXEL_SIDE_STAGES`).
+///
+/// Per block: yosys synthesizes the module alone (ports kept: the size columns). Unless
+/// `opts.pnr` is off, the synthesized netlist goes into the generated registered-IO wrapper
+/// ([`crate::wrap`], ports parsed from the module's Verilog), yosys maps the wrapper around it
+/// (the block's cells stay as they are), and nextpnr places and routes it for the board's device
+/// at the board's Fmax goal (`--freq`, `--timing-allow-fail`); its `--report` gives the block's
+/// Fmax, placed logic cells and critical path. A block that fails place and route (e.g. does not
+/// fit) keeps its sizes and records why; the other blocks still run.
+///
+/// Writes `target/fpga/blocks-<preset>-<device>/`: per module `<module>.{log, stat.json}`
+/// (synthesis), with place and route also `<module>.{netlist.v, wrap.v, wrap.log, wrap.json,
+/// wrap.stat.json, nextpnr.log, nextpnr-report.json}`, the wrapper's `wrap.pcf|wrap.lpf`, and
+/// `blocks.json` (every row).
+pub fn synth_blocks(
+    board: &Board,
+    preset: &str,
+    root: &Path,
+    opts: &BlockOpts,
+    out: &mut dyn Write,
+) -> Result<Vec<BlockRow>, FlowError> {
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
     let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
     if !rtl.is_file() {
@@ -581,6 +673,19 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
     }
     let tools = tools(board.family, root, out)?;
     let dir = root.join(format!("target/fpga/blocks-{preset}-{}", board.device));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let cons = if opts.pnr {
+        let src = root.join(board.constraints);
+        let text = wrap::wrapper_constraints(board, &read(&src)?, board.constraints)?;
+        let p = dir.join(match board.family {
+            Family::Ice40 => "wrap.pcf",
+            Family::Ecp5 => "wrap.lpf",
+        });
+        std::fs::write(&p, text).map_err(|e| FlowError::at(p.display(), e))?;
+        Some(p)
+    } else {
+        None
+    };
     let mut rows = Vec::new();
     // (module, row name, file): the core's blocks, the whole core, then the pixel-side blocks,
     // each in its own file (`rtl-out/tilerast_<stage>_<preset>.v`).
@@ -595,8 +700,15 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
             mods.push((format!("tilerast_{stage}_{preset}"), stage.to_string(), file));
         }
     }
+    let mut texts: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
     for (module, block, rtl) in mods {
         let stat = dir.join(format!("{module}.stat.json"));
+        let netlist = dir.join(format!("{module}.netlist.v"));
+        let write_netlist = if opts.pnr {
+            format!("; write_verilog -noattr {}", rel(&netlist, root))
+        } else {
+            String::new()
+        };
         let step = Step {
             name: module.clone(),
             program: tools.yosys.clone(),
@@ -604,7 +716,7 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
                 "-q".into(),
                 "-p".into(),
                 format!(
-                    "read_verilog {}; {}; tee -q -o {} stat -json",
+                    "read_verilog {}; {}; tee -q -o {} stat -json{write_netlist}",
                     rel(&rtl, root),
                     synth_command(board.family, board.device, &module),
                     rel(&stat, root)
@@ -614,11 +726,102 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
         };
         let secs = step.run(root, out)?;
         let cells = report::parse_yosys_stat(&read(&stat)?, &rel(&stat, root))?;
-        rows.push(BlockRow::new(board, preset, &block, &module, &cells, secs));
+        let mut row = BlockRow::new(board, preset, &block, &module, &cells, secs);
+        if let Some(cons) = &cons {
+            if !texts.contains_key(&rtl) {
+                texts.insert(rtl.clone(), read(&rtl)?);
+            }
+            let (ports, has_clock) = wrap::module_ports(&texts[&rtl], &rel(&rtl, root), &module)?;
+            let w = wrap::wrapper_verilog(&module, &ports, has_clock)?;
+            row.io_bits = Some((w.in_bits, w.out_bits));
+            let wv = dir.join(format!("{module}.wrap.v"));
+            std::fs::write(&wv, &w.verilog).map_err(|e| FlowError::at(wv.display(), e))?;
+            let wjson = dir.join(format!("{module}.wrap.json"));
+            let wstat = dir.join(format!("{module}.wrap.stat.json"));
+            let ysteps = Step {
+                name: format!("{module}-wrap"),
+                program: tools.yosys.clone(),
+                args: vec![
+                    "-q".into(),
+                    "-p".into(),
+                    format!(
+                        "read_verilog {} {}; {}; tee -q -o {} stat -json; write_json {}",
+                        rel(&netlist, root),
+                        rel(&wv, root),
+                        synth_command(board.family, board.device, wrap::WRAP_TOP),
+                        rel(&wstat, root),
+                        rel(&wjson, root)
+                    ),
+                ],
+                log: dir.join(format!("{module}.wrap.log")),
+            };
+            let mut pnr_secs = ysteps.run(root, out)?;
+            let wcells = report::parse_yosys_stat(&read(&wstat)?, &rel(&wstat, root))?;
+            row.wrapped = Some(report::Counts::from_cells(board.family, &wcells));
+            let rep = dir.join(format!("{module}.nextpnr-report.json"));
+            let _ = std::fs::remove_file(&rep);
+            let pnr = block_pnr_step(
+                board,
+                &tools,
+                root,
+                format!("{module}-nextpnr"),
+                &wjson,
+                cons,
+                &rep,
+                board.goal_mhz,
+                opts.seed.unwrap_or(1),
+                dir.join(format!("{module}.nextpnr.log")),
+            );
+            match pnr.run(root, out) {
+                Ok(t) => {
+                    pnr_secs += t;
+                    let text = read(&rep)?;
+                    let p = report::parse_nextpnr_report(&text, &rel(&rep, root))?;
+                    row.set_pnr(board.family, &p);
+                    if let Some(c) = p
+                        .clocks
+                        .iter()
+                        .max_by(|a, b| a.constraint_mhz.total_cmp(&b.constraint_mhz))
+                    {
+                        row.critical = report::parse_critical_path(&text, &rel(&rep, root), &c.clock)?;
+                    }
+                    if row.fmax_mhz.is_none() {
+                        row.pnr_failure = Some(format!("{}: no clock in `fmax`", rel(&rep, root)));
+                    }
+                }
+                Err(e) => {
+                    let util = report::parse_nextpnr_log_util(&std::fs::read_to_string(&pnr.log).unwrap_or_default());
+                    row.pnr_lc = report::lc_util(board.family, &util);
+                    let _ = writeln!(out, "  {module}: place and route failed, recorded in blocks.json: {e}");
+                    row.pnr_failure = Some(e.0);
+                }
+            }
+            row.pnr_secs = pnr_secs;
+            let _ = writeln!(
+                out,
+                "  {block}: Fmax {} MHz (goal {} MHz){}",
+                row.fmax_cell(),
+                board.goal_mhz,
+                row.critical
+                    .as_ref()
+                    .map(|c| format!(
+                        ", critical path {:.1} ns ({:.1} routing): {} -> {}",
+                        c.ns, c.routing_ns, c.from, c.to
+                    ))
+                    .unwrap_or_default()
+            );
+        }
+        rows.push(row);
+        // Written after every block, so that an interrupted run keeps what it measured.
+        write_blocks_json(&dir, &rows)?;
     }
-    let text = serde_json::to_string_pretty(&rows).map_err(|e| FlowError::at("blocks.json", e))?;
-    let p = dir.join("blocks.json");
-    std::fs::write(&p, text + "\n").map_err(|e| FlowError::at(p.display(), e))?;
     let _ = writeln!(out, "{}", report::blocks_markdown(&rows));
+    let _ = writeln!(out, "  wrote {}", rel(&dir.join("blocks.json"), root));
     Ok(rows)
+}
+
+fn write_blocks_json(dir: &Path, rows: &[BlockRow]) -> Result<(), FlowError> {
+    let p = dir.join("blocks.json");
+    let text = serde_json::to_string_pretty(rows).map_err(|e| FlowError::at(p.display(), e))?;
+    std::fs::write(&p, text + "\n").map_err(|e| FlowError::at(p.display(), e))
 }
