@@ -589,27 +589,26 @@ impl Default for BlockOpts {
     }
 }
 
-/// The nextpnr step for `json` (top [`wrap::WRAP_TOP`]) on `board`'s device at `freq_mhz`,
-/// with the constraints `cons`, writing `--report` to `report`: the board flow's options less
-/// the bitstream.
+/// The nextpnr step for the wrapped block `module` in `dir` (`<module>.wrap.json`, top
+/// [`wrap::WRAP_TOP`]) on `board`'s device at the board's Fmax goal, with the wrapper's
+/// constraints `cons`, writing `<module>.nextpnr-report.json` (returned with the step) and
+/// `<module>.nextpnr.log`: the board flow's options less the bitstream.
 fn block_pnr_step(
     board: &Board,
     tools: &Tools,
     root: &Path,
-    name: String,
-    json: &Path,
+    dir: &Path,
+    module: &str,
     cons: &Path,
-    report: &Path,
-    freq_mhz: f64,
     seed: u64,
-    log: PathBuf,
-) -> Step {
+) -> (Step, PathBuf) {
+    let report = dir.join(format!("{module}.nextpnr-report.json"));
     let mut args = vec![
         format!("--{}", board.device),
         "--package".into(),
         board.package.into(),
         "--json".into(),
-        rel(json, root),
+        rel(&dir.join(format!("{module}.wrap.json")), root),
     ];
     match board.family {
         Family::Ice40 => args.extend(["--pcf".into(), rel(cons, root)]),
@@ -625,19 +624,20 @@ fn block_pnr_step(
     }
     args.extend([
         "--freq".into(),
-        format!("{freq_mhz}"),
+        format!("{}", board.goal_mhz),
         "--seed".into(),
         seed.to_string(),
         "--timing-allow-fail".into(),
         "--report".into(),
-        rel(report, root),
+        rel(&report, root),
     ]);
-    Step {
-        name,
+    let step = Step {
+        name: format!("{module}-nextpnr"),
         program: tools.nextpnr.clone(),
         args,
-        log,
-    }
+        log: dir.join(format!("{module}.nextpnr.log")),
+    };
+    (step, report)
 }
 
 /// Synthesize the core of `preset` and each of its block modules separately for the device of
@@ -758,20 +758,8 @@ pub fn synth_blocks(
             let mut pnr_secs = ysteps.run(root, out)?;
             let wcells = report::parse_yosys_stat(&read(&wstat)?, &rel(&wstat, root))?;
             row.wrapped = Some(report::Counts::from_cells(board.family, &wcells));
-            let rep = dir.join(format!("{module}.nextpnr-report.json"));
+            let (pnr, rep) = block_pnr_step(board, &tools, root, &dir, &module, cons, opts.seed.unwrap_or(1));
             let _ = std::fs::remove_file(&rep);
-            let pnr = block_pnr_step(
-                board,
-                &tools,
-                root,
-                format!("{module}-nextpnr"),
-                &wjson,
-                cons,
-                &rep,
-                board.goal_mhz,
-                opts.seed.unwrap_or(1),
-                dir.join(format!("{module}.nextpnr.log")),
-            );
             match pnr.run(root, out) {
                 Ok(t) => {
                     pnr_secs += t;
@@ -799,15 +787,13 @@ pub fn synth_blocks(
             row.pnr_secs = pnr_secs;
             let _ = writeln!(
                 out,
-                "  {block}: Fmax {} MHz (goal {} MHz){}",
+                "  {block}: Fmax {}{} (goal {} MHz){}",
                 row.fmax_cell(),
+                if row.fmax_mhz.is_some() { " MHz" } else { "" },
                 board.goal_mhz,
                 row.critical
                     .as_ref()
-                    .map(|c| format!(
-                        ", critical path {:.1} ns ({:.1} routing): {} -> {}",
-                        c.ns, c.routing_ns, c.from, c.to
-                    ))
+                    .map(|c| format!(", critical path {}", c.summary()))
                     .unwrap_or_default()
             );
         }

@@ -392,7 +392,7 @@ pub fn table_markdown(reports: &[Report]) -> String {
 /// The reg → reg path that limits a clock, from nextpnr's `--report` JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CritPath {
-    /// Cell the path starts at (clock-to-out).
+    /// Cell the path starts at (the launching flip-flop's).
     pub from: String,
     /// Cell the path ends at (setup).
     pub to: String,
@@ -400,6 +400,32 @@ pub struct CritPath {
     pub ns: f64,
     /// Of which routing, ns.
     pub routing_ns: f64,
+}
+
+impl CritPath {
+    /// `from -> to, <ns> ns (<routing> routing)`, with the cell names cut to the signal they
+    /// are named after ([`short_cell`]).
+    pub fn summary(&self) -> String {
+        format!(
+            "{} -> {}, {:.1} ns ({:.1} routing)",
+            short_cell(&self.from),
+            short_cell(&self.to),
+            self.ns,
+            self.routing_ns
+        )
+    }
+}
+
+/// A placed cell's name cut to the signal it is named after: nextpnr names packed cells by the
+/// chain of cells they absorbed (`u.rem_y.q_SB_DFF_Q_5_D_SB_LUT4_O_LC` → `u.rem_y.q`).
+pub fn short_cell(name: &str) -> &str {
+    const CUTS: [&str; 6] = ["_SB_", "_TRELLIS", "_LUT4", "_CCU2C", "_DFF", "$"];
+    let end = CUTS.iter().filter_map(|c| name.find(c)).min().unwrap_or(name.len());
+    if end == 0 {
+        name
+    } else {
+        &name[..end]
+    }
 }
 
 /// The critical path of `clock` (a key of the report's `fmax`) in nextpnr's `--report` JSON
@@ -441,8 +467,15 @@ pub fn parse_critical_path(text: &str, file: &str, clock: &str) -> Result<Option
             .map(str::to_string)
             .ok_or_else(|| FlowError::at(file, format!("field `critical_paths[].path[].{end}.cell`: missing")))
     };
+    // nextpnr labels the clock-to-out segment from the first cell the path enters to the
+    // launching flip-flop's output, so the start is that segment's `to`.
+    let start = if segs[0]["type"].as_str() == Some("clk-to-q") {
+        "to"
+    } else {
+        "from"
+    };
     Ok(Some(CritPath {
-        from: cell(&segs[0], "from")?,
+        from: cell(&segs[0], start)?,
         to: cell(&segs[segs.len() - 1], "to")?,
         ns,
         routing_ns,

@@ -554,9 +554,18 @@ fn block_row_takes_fmax_from_the_nextpnr_report() {
     assert!(cp.routing_ns > 0.0 && cp.routing_ns < cp.ns, "{cp:?}");
     assert_eq!(
         (cp.from.as_str(), cp.to.as_str()),
-        ("u.et0.tx_min_SB_LUT4_I3_LC", "u.et0.e_min_SB_LUT4_I1_LC")
+        // The launching flip-flop (the clock-to-out segment's output), not the first LUT.
+        ("u.et0.tx_min_SB_DFF_Q_DFFLC", "u.et0.e_min_SB_LUT4_I1_LC")
     );
     assert_eq!(report::parse_critical_path(&text, "r.json", "other_clk").unwrap(), None);
+    assert!(
+        cp.summary().starts_with("u.et0.tx_min -> u.et0.e_min, 34.7 ns ("),
+        "{}",
+        cp.summary()
+    );
+    assert_eq!(report::short_cell("u.rem_y.q_SB_DFF_Q_5_D_SB_LUT4_O_LC"), "u.rem_y.q");
+    assert_eq!(report::short_cell("u.x$CARRY"), "u.x");
+    assert_eq!(report::short_cell("plain"), "plain");
     let t = report::blocks_markdown(std::slice::from_ref(&row));
     assert_eq!(
         t.lines().nth(2).unwrap(),
