@@ -4,7 +4,7 @@
 //!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
 //!  synth --board B --config F [--set k=v]   the same around any supported config's core
 //!                             (core + top written to target/fpga/<board>-<name>/)
-//!  synth --blocks [--board B] [--preset P] [--no-pnr]   each block module synthesized alone
+//!  synth --blocks [--board B] [--preset P] [--no-pnr] [--pnr-timeout S]   each block alone
 //!                             (sizes), then placed and routed in a generated registered-IO
 //!                             wrapper for its Fmax (target/fpga/blocks-<preset>-<device>/)
 //!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
@@ -35,6 +35,10 @@ pub struct SynthArgs {
     /// With --blocks: sizes only (synthesis), no place and route, no Fmax.
     #[arg(long, requires = "blocks")]
     pub no_pnr: bool,
+    /// With --blocks: stop one block's place and route after this many seconds and record it
+    /// as not done (0: no limit).
+    #[arg(long, value_name = "SECS", requires = "blocks", default_value_t = flow::BLOCK_PNR_LIMIT_SECS)]
+    pub pnr_timeout: u64,
     /// Post-synthesis simulation of the preset's raster core against the golden cycle model,
     /// synthesized as --board's flow does it (default icebreaker, preset: the board's, or ice40).
     #[arg(long)]
@@ -99,6 +103,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         let o = flow::BlockOpts {
             pnr: !a.no_pnr,
             seed: a.seed,
+            pnr_limit: Some(std::time::Duration::from_secs(a.pnr_timeout)).filter(|_| a.pnr_timeout > 0),
         };
         flow::synth_blocks(b, &preset, &root, &o, out).map_err(fe)?;
         did = true;

@@ -21,7 +21,7 @@ use crate::{wrap, Board, Family, FlowError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One tool invocation.
 #[derive(Debug, Clone)]
@@ -55,6 +55,12 @@ impl Step {
     /// seconds it took. A failure names the step, the exit status, the log and the log's
     /// first error line.
     pub fn run(&self, cwd: &Path, out: &mut dyn Write) -> Result<f64, FlowError> {
+        self.run_limited(cwd, out, None)
+    }
+
+    /// [`Step::run`], with the tool stopped (killed) once it has run for `limit`; that failure
+    /// reads `step <name> stopped after <s> s (time limit), see <log>: <last log line>`.
+    pub fn run_limited(&self, cwd: &Path, out: &mut dyn Write, limit: Option<Duration>) -> Result<f64, FlowError> {
         let _ = writeln!(out, "+ {}    # log: {}", self.cmdline(), self.log.display());
         let _ = out.flush();
         if let Some(d) = self.log.parent() {
@@ -63,19 +69,46 @@ impl Step {
         let log = std::fs::File::create(&self.log).map_err(|e| FlowError::at(self.log.display(), e))?;
         let log2 = log.try_clone().map_err(|e| FlowError::at(self.log.display(), e))?;
         let t = Instant::now();
-        let status = Command::new(&self.program)
+        let mut child = Command::new(&self.program)
             .args(&self.args)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log2)
-            .status()
+            .spawn()
             .map_err(|e| {
                 FlowError::at(
                     format!("step {}", self.name),
                     format!("cannot run `{}`: {e}", self.program),
                 )
             })?;
+        let waited = |e: std::io::Error| FlowError::at(format!("step {}", self.name), format!("wait: {e}"));
+        let status = match limit {
+            None => child.wait().map_err(waited)?,
+            Some(limit) => loop {
+                if let Some(st) = child.try_wait().map_err(waited)? {
+                    break st;
+                }
+                if t.elapsed() >= limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+                    let last = text
+                        .lines()
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("(empty log)");
+                    return Err(FlowError(format!(
+                        "step {} stopped after {:.0} s (time limit), see {}: {}",
+                        self.name,
+                        limit.as_secs_f64(),
+                        self.log.display(),
+                        last.trim()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            },
+        };
         let secs = t.elapsed().as_secs_f64();
         if !status.success() {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
@@ -581,11 +614,21 @@ pub struct BlockOpts {
     pub pnr: bool,
     /// nextpnr seed (default 1).
     pub seed: Option<u64>,
+    /// Stop a block's place and route after this long and record it as not finished (the
+    /// block's row keeps its sizes; the next block runs). `None`: no limit.
+    pub pnr_limit: Option<Duration>,
 }
+
+/// Default of [`BlockOpts::pnr_limit`]: 10 minutes per block.
+pub const BLOCK_PNR_LIMIT_SECS: u64 = 600;
 
 impl Default for BlockOpts {
     fn default() -> Self {
-        BlockOpts { pnr: true, seed: None }
+        BlockOpts {
+            pnr: true,
+            seed: None,
+            pnr_limit: Some(Duration::from_secs(BLOCK_PNR_LIMIT_SECS)),
+        }
     }
 }
 
@@ -760,7 +803,7 @@ pub fn synth_blocks(
             row.wrapped = Some(report::Counts::from_cells(board.family, &wcells));
             let (pnr, rep) = block_pnr_step(board, &tools, root, &dir, &module, cons, opts.seed.unwrap_or(1));
             let _ = std::fs::remove_file(&rep);
-            match pnr.run(root, out) {
+            match pnr.run_limited(root, out, opts.pnr_limit) {
                 Ok(t) => {
                     pnr_secs += t;
                     let text = read(&rep)?;
@@ -778,6 +821,9 @@ pub fn synth_blocks(
                     }
                 }
                 Err(e) => {
+                    if e.0.contains("(time limit)") {
+                        row.pnr_timeout_secs = opts.pnr_limit.map(|l| l.as_secs_f64());
+                    }
                     let util = report::parse_nextpnr_log_util(&std::fs::read_to_string(&pnr.log).unwrap_or_default());
                     row.pnr_lc = report::lc_util(board.family, &util);
                     let _ = writeln!(out, "  {module}: place and route failed, recorded in blocks.json: {e}");

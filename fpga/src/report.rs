@@ -519,6 +519,9 @@ pub struct BlockRow {
     /// Why place and route gave no Fmax (e.g. the wrapped block does not fit the device).
     #[serde(default)]
     pub pnr_failure: Option<String>,
+    /// Set when place and route was stopped at the time limit (seconds).
+    #[serde(default)]
+    pub pnr_timeout_secs: Option<f64>,
 }
 
 impl BlockRow {
@@ -546,6 +549,7 @@ impl BlockRow {
             critical: None,
             pnr_secs: 0.0,
             pnr_failure: None,
+            pnr_timeout_secs: None,
         }
     }
 
@@ -564,8 +568,9 @@ impl BlockRow {
     pub fn fmax_cell(&self) -> String {
         match (self.fmax_mhz, &self.pnr_failure) {
             (Some(f), _) => format!("{f:.1}"),
-            (None, Some(_)) => match self.pnr_lc {
-                Some(u) if u.used > u.available => format!("— (no fit: {} of {} LCs)", u.used, u.available),
+            (None, Some(_)) => match (self.pnr_lc, self.pnr_timeout_secs) {
+                (Some(u), _) if u.used > u.available => format!("— (no fit: {} of {} LCs)", u.used, u.available),
+                (_, Some(t)) => format!("— (P&R not done in {:.0} min)", t / 60.0),
                 _ => "— (P&R failed)".into(),
             },
             (None, None) => "—".into(),

@@ -668,3 +668,41 @@ fn repository_readme_has_both_marker_pairs_in_the_fpga_section() {
     let again = report::update_readme(&text, Some(&boards), Some(&blocks), "README.md").unwrap();
     assert!(again == text, "README.md: updating with its own tables changed it");
 }
+
+/// A step over its time limit is stopped (not waited for) and says so in one line; a block row
+/// stopped that way shows it instead of an Fmax.
+#[test]
+fn step_time_limit_stops_the_tool() {
+    let dir = scratch("limit");
+    let step = tilerast_fpga::flow::Step {
+        name: "sleepy".into(),
+        program: "sh".into(),
+        args: vec!["-c".into(), "echo routing; sleep 30".into()],
+        log: dir.join("sleepy.log"),
+    };
+    let t = std::time::Instant::now();
+    let e = step
+        .run_limited(&dir, &mut Vec::new(), Some(std::time::Duration::from_secs(1)))
+        .unwrap_err()
+        .0;
+    assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
+    one_line(&e);
+    assert!(
+        e.starts_with("step sleepy stopped after 1 s (time limit), see ") && e.ends_with("sleepy.log: routing"),
+        "{e}"
+    );
+    // Within the limit it is an ordinary step.
+    let quick = tilerast_fpga::flow::Step {
+        args: vec!["-c".into(), "true".into()],
+        ..step
+    };
+    quick
+        .run_limited(&dir, &mut Vec::new(), Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let b = board("ulx3s").unwrap();
+    let mut row = report::BlockRow::new(b, "default", "blender", "m", &Default::default(), 1.0);
+    row.pnr_failure = Some(e);
+    row.pnr_timeout_secs = Some(600.0);
+    assert_eq!(row.fmax_cell(), "— (P&R not done in 10 min)");
+    assert_eq!(row.target_mhz, 100.0);
+}
