@@ -803,7 +803,12 @@ pub fn synth_blocks(
             row.wrapped = Some(report::Counts::from_cells(board.family, &wcells));
             let (pnr, rep) = block_pnr_step(board, &tools, root, &dir, &module, cons, opts.seed.unwrap_or(1));
             let _ = std::fs::remove_file(&rep);
-            match pnr.run_limited(root, out, opts.pnr_limit) {
+            let res = pnr.run_limited(root, out, opts.pnr_limit);
+            row.placed_fmax_mhz =
+                report::parse_nextpnr_log_fmax(&std::fs::read_to_string(&pnr.log).unwrap_or_default())
+                    .first()
+                    .copied();
+            match res {
                 Ok(t) => {
                     pnr_secs += t;
                     let text = read(&rep)?;

@@ -135,6 +135,29 @@ pub fn parse_nextpnr_log_util(log: &str) -> PnrReport {
     r
 }
 
+/// Fmax of the clock with the highest constraint, from each "Max frequency for clock" line of a
+/// nextpnr log, in order: the first is the placer's estimate (printed before routing), the last
+/// of a finished run the routed figure. Empty if the run stopped before placement ended.
+pub fn parse_nextpnr_log_fmax(log: &str) -> Vec<f64> {
+    let mut v = Vec::new();
+    for l in log.lines() {
+        let Some(i) = l.find("Max frequency for clock") else {
+            continue;
+        };
+        let rest = &l[i..];
+        // `...': 39.57 MHz (FAIL at 100.00 MHz)`
+        if let Some(mhz) = rest
+            .split("': ")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|n| n.parse::<f64>().ok())
+        {
+            v.push(mhz);
+        }
+    }
+    v
+}
+
 /// Cell classes counted in the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Counts {
@@ -522,6 +545,10 @@ pub struct BlockRow {
     /// Set when place and route was stopped at the time limit (seconds).
     #[serde(default)]
     pub pnr_timeout_secs: Option<f64>,
+    /// The placer's Fmax estimate (nextpnr's log, before routing): a hint for a block whose
+    /// routing did not finish, never shown as its Fmax.
+    #[serde(default)]
+    pub placed_fmax_mhz: Option<f64>,
 }
 
 impl BlockRow {
@@ -550,6 +577,7 @@ impl BlockRow {
             pnr_secs: 0.0,
             pnr_failure: None,
             pnr_timeout_secs: None,
+            placed_fmax_mhz: None,
         }
     }
 
@@ -570,7 +598,10 @@ impl BlockRow {
             (Some(f), _) => format!("{f:.1}"),
             (None, Some(_)) => match (self.pnr_lc, self.pnr_timeout_secs) {
                 (Some(u), _) if u.used > u.available => format!("— (no fit: {} of {} LCs)", u.used, u.available),
-                (_, Some(t)) => format!("— (P&R not done in {:.0} min)", t / 60.0),
+                (_, Some(t)) => match self.placed_fmax_mhz {
+                    Some(p) => format!("— (routing not done in {:.0} min; placed: {p:.1})", t / 60.0),
+                    None => format!("— (P&R not done in {:.0} min)", t / 60.0),
+                },
                 _ => "— (P&R failed)".into(),
             },
             (None, None) => "—".into(),

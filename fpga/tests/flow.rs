@@ -704,5 +704,18 @@ fn step_time_limit_stops_the_tool() {
     row.pnr_failure = Some(e);
     row.pnr_timeout_secs = Some(600.0);
     assert_eq!(row.fmax_cell(), "— (P&R not done in 10 min)");
+    // Stopped while routing: the placer's estimate (the first "Max frequency" line) is shown
+    // as such. The lines are nextpnr-ecp5's, from the blender's log.
+    let log = "Info: Running simulated annealing placer for refinement.\n\
+               Info: Max frequency for clock '$glbnet$clk$TRELLIS_IO_IN': 39.57 MHz (FAIL at 100.00 MHz)\n\
+               Info:     iter=63 wires=170808 overused=1418 overuse=1422 archfail=NA\n";
+    assert_eq!(report::parse_nextpnr_log_fmax(log), [39.57]);
+    row.placed_fmax_mhz = report::parse_nextpnr_log_fmax(log).first().copied();
+    assert_eq!(row.fmax_cell(), "— (routing not done in 10 min; placed: 39.6)");
+    // A finished run: estimate first, routed last (from tests/data/coverage_up5k.log).
+    assert_eq!(
+        report::parse_nextpnr_log_fmax(&data("coverage_up5k.log")),
+        [30.88, COV_FMAX]
+    );
     assert_eq!(row.target_mhz, 100.0);
 }
