@@ -4,7 +4,7 @@
 //!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
 //!  synth --board B --config F [--set k=v]   the same around any supported config's core
 //!                             (core + top written to target/fpga/<board>-<name>/)
-//!  synth --blocks [--board B] [--preset P] [--no-pnr] [--pnr-timeout S]   each block alone
+//!  synth --blocks [--board B] [--preset P] [--no-pnr] [--pnr-timeout S] [--only B1,B2]   each block alone
 //!                             (sizes), then placed and routed in a generated registered-IO
 //!                             wrapper for its Fmax (target/fpga/blocks-<preset>-<device>/)
 //!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
@@ -39,6 +39,10 @@ pub struct SynthArgs {
     /// as not done (0: no limit).
     #[arg(long, value_name = "SECS", requires = "blocks", default_value_t = flow::BLOCK_PNR_LIMIT_SECS)]
     pub pnr_timeout: u64,
+    /// With --blocks: measure only these blocks (comma-separated row names, e.g.
+    /// `setup,blender`); the other rows of the last run's blocks.json stay.
+    #[arg(long, value_name = "BLOCKS", requires = "blocks", value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Post-synthesis simulation of the preset's raster core against the golden cycle model,
     /// synthesized as --board's flow does it (default icebreaker, preset: the board's, or ice40).
     #[arg(long)]
@@ -104,6 +108,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
             pnr: !a.no_pnr,
             seed: a.seed,
             pnr_limit: Some(std::time::Duration::from_secs(a.pnr_timeout)).filter(|_| a.pnr_timeout > 0),
+            only: a.only.clone(),
         };
         flow::synth_blocks(b, &preset, &root, &o, out).map_err(fe)?;
         did = true;

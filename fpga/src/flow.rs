@@ -617,6 +617,9 @@ pub struct BlockOpts {
     /// Stop a block's place and route after this long and record it as not finished (the
     /// block's row keeps its sizes; the next block runs). `None`: no limit.
     pub pnr_limit: Option<Duration>,
+    /// Only these blocks (row names: `setup`, `raster_core (whole)`, `blender`, …); the other
+    /// rows of the directory's `blocks.json` stay as the last run left them. Empty: all.
+    pub only: Vec<String>,
 }
 
 /// Default of [`BlockOpts::pnr_limit`]: 10 minutes per block.
@@ -628,6 +631,7 @@ impl Default for BlockOpts {
             pnr: true,
             seed: None,
             pnr_limit: Some(Duration::from_secs(BLOCK_PNR_LIMIT_SECS)),
+            only: Vec::new(),
         }
     }
 }
@@ -698,7 +702,8 @@ fn block_pnr_step(
 /// Writes `target/fpga/blocks-<preset>-<device>/`: per module `<module>.{log, stat.json}`
 /// (synthesis), with place and route also `<module>.{netlist.v, wrap.v, wrap.log, wrap.json,
 /// wrap.stat.json, nextpnr.log, nextpnr-report.json}`, the wrapper's `wrap.pcf|wrap.lpf`, and
-/// `blocks.json` (every row).
+/// `blocks.json` (every row; with `opts.only`, the named blocks' rows replace theirs in the
+/// last run's file). Returns the rows measured by this run.
 pub fn synth_blocks(
     board: &Board,
     preset: &str,
@@ -743,6 +748,38 @@ pub fn synth_blocks(
             mods.push((format!("tilerast_{stage}_{preset}"), stage.to_string(), file));
         }
     }
+    // `only`: measure those blocks, keep the other rows of the last run's blocks.json.
+    let order: Vec<String> = mods.iter().map(|m| m.1.clone()).collect();
+    // A row name or its first word (`raster_core` for `raster_core (whole)`).
+    let named = |b: &str| {
+        opts.only
+            .iter()
+            .any(|o| o == b || b.split(' ').next() == Some(o.as_str()))
+    };
+    let mut kept: Vec<BlockRow> = Vec::new();
+    if !opts.only.is_empty() {
+        for o in &opts.only {
+            if !order.iter().any(|b| b == o || b.split(' ').next() == Some(o.as_str())) {
+                return Err(FlowError(format!(
+                    "--only: no block `{o}` in preset {preset} (blocks: {})",
+                    order.join(", ")
+                )));
+            }
+        }
+        let p = dir.join("blocks.json");
+        if p.is_file() {
+            kept = serde_json::from_str(&read(&p)?)
+                .map_err(|e| FlowError::at(rel(&p, root), format!("line {}: {e}", e.line())))?;
+        }
+        kept.retain(|r| !named(&r.block) && r.device == board.device);
+        mods.retain(|m| named(&m.1));
+    }
+    let merged = |rows: &[BlockRow]| -> Vec<BlockRow> {
+        order
+            .iter()
+            .filter_map(|b| rows.iter().chain(&kept).find(|r| &r.block == b).cloned())
+            .collect()
+    };
     let mut texts: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
     for (module, block, rtl) in mods {
         let stat = dir.join(format!("{module}.stat.json"));
@@ -850,9 +887,9 @@ pub fn synth_blocks(
         }
         rows.push(row);
         // Written after every block, so that an interrupted run keeps what it measured.
-        write_blocks_json(&dir, &rows)?;
+        write_blocks_json(&dir, &merged(&rows))?;
     }
-    let _ = writeln!(out, "{}", report::blocks_markdown(&rows));
+    let _ = writeln!(out, "{}", report::blocks_markdown(&merged(&rows)));
     let _ = writeln!(out, "  wrote {}", rel(&dir.join("blocks.json"), root));
     Ok(rows)
 }

@@ -719,3 +719,61 @@ fn step_time_limit_stops_the_tool() {
     );
     assert_eq!(row.target_mhz, 100.0);
 }
+
+/// `--only`: the named block is measured again (sizes only here, `--no-pnr`), the other rows of
+/// the last run's blocks.json stay, in pipeline order. Runs in a scratch root (rtl-out/ and
+/// constraints/ linked) so that no real measurement is touched.
+#[test]
+fn blocks_only_replaces_just_the_named_rows() {
+    let root = scratch("only-root");
+    for d in ["rtl-out", "constraints"] {
+        let link = root.join(d);
+        if !link.exists() {
+            std::os::unix::fs::symlink(repo_root().join(d).canonicalize().unwrap(), &link).unwrap();
+        }
+    }
+    let b = board("hx8k").unwrap();
+    let dir = root.join("target/fpga/blocks-ice40-hx8k");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fake = |block: &str, secs: f64| {
+        let mut r = report::BlockRow::new(b, "ice40", block, "m", &Default::default(), secs);
+        r.fmax_mhz = Some(1.0);
+        r
+    };
+    // Last run's file: quad_packer before setup (order is restored), both fake.
+    let last = vec![fake("quad_packer", 111.0), fake("setup", 222.0)];
+    std::fs::write(dir.join("blocks.json"), serde_json::to_string(&last).unwrap()).unwrap();
+    let opts = tilerast_fpga::flow::BlockOpts {
+        pnr: false,
+        only: vec!["quad_packer".into()],
+        ..Default::default()
+    };
+    let rows =
+        tilerast_fpga::flow::synth_blocks(b, "ice40", &root, &opts, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].block, "quad_packer");
+    let now: Vec<report::BlockRow> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("blocks.json")).unwrap()).unwrap();
+    let names: Vec<&str> = now.iter().map(|r| r.block.as_str()).collect();
+    assert_eq!(names, ["setup", "quad_packer"]);
+    assert_eq!(now[0], last[1], "setup's row kept as it was");
+    assert_ne!(now[1].secs, 111.0);
+    assert!(now[1].counts.luts > 0 && now[1].fmax_mhz.is_none(), "{:?}", now[1]);
+    let e = tilerast_fpga::flow::synth_blocks(
+        b,
+        "ice40",
+        &root,
+        &tilerast_fpga::flow::BlockOpts {
+            only: vec!["nope".into()],
+            ..opts
+        },
+        &mut Vec::new(),
+    )
+    .unwrap_err()
+    .0;
+    one_line(&e);
+    assert!(
+        e.starts_with("--only: no block `nope` in preset ice40 (blocks: setup, "),
+        "{e}"
+    );
+}
