@@ -602,7 +602,10 @@ impl BlockRow {
                     Some(p) => format!("— (routing not done in {:.0} min; placed: {p:.1})", t / 60.0),
                     None => format!("— (P&R not done in {:.0} min)", t / 60.0),
                 },
-                _ => "— (P&R failed)".into(),
+                _ => match self.placed_fmax_mhz {
+                    Some(p) => format!("— (P&R failed; placed: {p:.1})"),
+                    None => "— (P&R failed)".into(),
+                },
             },
             (None, None) => "—".into(),
         }

@@ -712,6 +712,8 @@ fn step_time_limit_stops_the_tool() {
     assert_eq!(report::parse_nextpnr_log_fmax(log), [39.57]);
     row.placed_fmax_mhz = report::parse_nextpnr_log_fmax(log).first().copied();
     assert_eq!(row.fmax_cell(), "— (routing not done in 10 min; placed: 39.6)");
+    row.pnr_timeout_secs = None;
+    assert_eq!(row.fmax_cell(), "— (P&R failed; placed: 39.6)");
     // A finished run: estimate first, routed last (from tests/data/coverage_up5k.log).
     assert_eq!(
         report::parse_nextpnr_log_fmax(&data("coverage_up5k.log")),
