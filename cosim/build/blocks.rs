@@ -149,7 +149,7 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
 
     b.file("csrc/blocks.cpp").files(&files).include(&dir);
     super::model_build(&mut b, inc, trace, 1);
-    b.compile("tilerast_cosim_blocks");
+    super::compile(&mut b, "tilerast_cosim_blocks");
     println!("cargo:rerun-if-changed=build/blocks.rs");
     println!("cargo:rerun-if-changed=../golden/src/stages.rs");
     println!("cargo:rerun-if-changed=src/blocks.rs");
