@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(MemoryKind::Spram.word_bits(), 15);
         let k = MemoryKind::Bram { words: 2048 };
         assert!(k.in_range(0) && k.in_range(8188));
-        assert!(!k.in_range(8192) && !k.in_range(2) && !k.in_range(u32::MAX & !3));
+        assert!(!k.in_range(8192) && !k.in_range(2) && !k.in_range(0xffff_fffc));
         assert!(k.describe().contains("8 KiB"), "{}", k.describe());
     }
 

@@ -63,7 +63,7 @@ fn requests(kind: MemoryKind, seed: u64, n: usize) -> Vec<MemReq> {
             let a = match r.below(3) {
                 0 => kind.bytes() + 4 * r.below(16) as u32,
                 1 => 0xffff_fffc,
-                _ => kind.bytes().wrapping_mul(2) | 4 * r.below(4) as u32,
+                _ => kind.bytes().wrapping_mul(2) | (4 * r.below(4) as u32),
             };
             assert!(!kind.in_range(a));
             a
