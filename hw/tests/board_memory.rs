@@ -752,6 +752,8 @@ struct FrameReport {
 #[test]
 fn the_back_end_on_the_icebreaker_memory_leaves_goldens_framebuffer() {
     let b = board("icebreaker").unwrap();
+    // The ice40 preset at 4x MSAA (more for the pixel processor to resolve than the board's
+    // ice40_1x; the SPRAM holds either's framebuffer) on a 64 x 32 viewport: 2048 slots.
     let mut cfg = Config::preset("ice40").unwrap();
     cfg.viewport = [64, 32];
     cfg.validate().unwrap();
