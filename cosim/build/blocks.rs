@@ -49,6 +49,7 @@ const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 const BACK_END_PRESETS: &[&str] = &["ice40", "full", "ice40_1x"];
 
 #[path = "../../golden/src/stages.rs"]
+#[allow(dead_code)] // BOARD_STAGES: the per-board blocks are not verilated here
 mod stages;
 use stages::{PIXEL_SIDE_STAGES, RASTER_CORE_STAGES};
 

@@ -12,6 +12,7 @@ pub mod fpga_top;
 pub mod uart;
 
 pub mod blender;
+pub mod board_memory;
 pub mod dst_fetch;
 pub mod output_merger;
 pub mod pixel_back_end;

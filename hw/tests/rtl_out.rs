@@ -1,6 +1,7 @@
 //! rtl-out/ is generated, committed, lint-clean and safe for synthesis:
-//! - each preset's file and each board's FPGA top (`tilerast_top_<board>.v`) equals what
-//!   `gen-rtl` produces now (regeneration is a no-op);
+//! - each preset's file, each board's FPGA top (`tilerast_top_<board>.v`) and board memory
+//!   (`tilerast_board_memory_<board>.v`) equals what `gen-rtl` produces now (regeneration is a
+//!   no-op);
 //! - no signed localparam without a range (yosys would compare it as unsigned);
 //! - `verilator --lint-only -Wall` passes with the waivers in `hw/lint/waivers.vlt` (a board
 //!   top together with its core's file);
@@ -75,6 +76,24 @@ fn fpga_tops_are_fresh() {
 }
 
 #[test]
+fn board_memories_are_fresh() {
+    assert_eq!(
+        [tilerast_hw::board_memory::STAGE],
+        tilerast_golden::stages::BOARD_STAGES,
+        "one block per board stage"
+    );
+    for b in BOARDS {
+        let want = tilerast_hw::board_memory::rtl_file(b);
+        let have = assert_fresh(&tilerast_hw::board_memory::rtl_file_name(b.name), &want);
+        assert!(
+            have.contains(&b.memory.describe()),
+            "{}: header names the memory",
+            b.name
+        );
+    }
+}
+
+#[test]
 fn no_rangeless_signed_localparam_in_rtl_out() {
     let mut n = 0;
     for e in std::fs::read_dir(root().join("rtl-out")).unwrap() {
@@ -92,8 +111,10 @@ fn no_rangeless_signed_localparam_in_rtl_out() {
     }
     assert_eq!(
         n,
-        (1 + tilerast_hw::BLOCK_FILES.len()) * PRESETS.len() + BOARDS.len(),
-        "one Verilog file per preset and per board, and one per pixel-side block and preset"
+        (1 + tilerast_hw::BLOCK_FILES.len()) * PRESETS.len()
+            + (1 + tilerast_golden::stages::BOARD_STAGES.len()) * BOARDS.len(),
+        "one Verilog file per preset and per board, one per pixel-side block and preset, and one \
+         per board block (the board memory) and board"
     );
 }
 
@@ -111,7 +132,8 @@ fn no_product_inside_a_sign_cast() {
                 .iter()
                 .flat_map(|p| tilerast_hw::BLOCK_FILES.iter().map(move |b| b.file_name(p))),
         )
-        .chain(BOARDS.iter().map(|b| fpga_top::rtl_file_name(b.name)));
+        .chain(BOARDS.iter().map(|b| fpga_top::rtl_file_name(b.name)))
+        .chain(BOARDS.iter().map(|b| tilerast_hw::board_memory::rtl_file_name(b.name)));
     for f in files {
         let path = root().join("rtl-out").join(f);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -150,7 +172,13 @@ fn rtl_out_lints_clean() {
             BOARDS
                 .iter()
                 .map(|b| (fpga_top::rtl_sources(b).to_vec(), fpga_top::top_name(b.name))),
-        );
+        )
+        .chain(BOARDS.iter().map(|b| {
+            (
+                vec![tilerast_hw::board_memory::rtl_file_name(b.name)],
+                tilerast_hw::board_memory::top_name(b.name),
+            )
+        }));
     for (fs, top) in files {
         let paths: Vec<PathBuf> = fs.iter().map(|f| root().join("rtl-out").join(f)).collect();
         let out = Command::new("verilator")

@@ -2,7 +2,8 @@
 //! exactly what `tilerast rtl --preset <preset> -o rtl-out` writes, with the lint waivers
 //! `rtl-out/tilerast_waivers.vlt`), `rtl-out/tilerast_<stage>_<preset>.v` for every preset and
 //! pixel-side block (`tilerast_hw::BLOCK_FILES`, also written by `tilerast rtl`) and
-//! `rtl-out/tilerast_top_<board>.v` for every board (the FPGA top, `hw/src/fpga_top/`), each with
+//! `rtl-out/tilerast_top_<board>.v` and `rtl-out/tilerast_board_memory_<board>.v` for every board
+//! (the FPGA top, `hw/src/fpga_top/`, and the board memory, `hw/src/board_memory.rs`), each with
 //! a header naming the exact command that regenerated it. Deterministic (no timestamps), so a
 //! regeneration on an unchanged tree is a no-op; CI checks that with `git diff --exit-code rtl-out`.
 //!
@@ -60,6 +61,13 @@ fn main() -> ExitCode {
     for b in tilerast_hw::fpga_top::BOARDS {
         let path = dir.join(tilerast_hw::fpga_top::rtl_file_name(b.name));
         if let Err(e) = std::fs::write(&path, tilerast_hw::fpga_top::rtl_file(b)) {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", path.display());
+        // The board's memory (the board table's `memory` column).
+        let path = dir.join(tilerast_hw::board_memory::rtl_file_name(b.name));
+        if let Err(e) = std::fs::write(&path, tilerast_hw::board_memory::rtl_file(b)) {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
