@@ -123,6 +123,9 @@ counters! {
         pub merged_samples: u64,
         /// Samples that merged onto an op already in the pipeline (no lane).
         pub merged_in_flight: u64,
+        /// Of `merged_samples + merged_in_flight`, the merges of input-buffer entries (window
+        /// positions ≥ P; in the block, a buffer slot): what the buffer adds (0 when B = 0).
+        pub merged_buffer: u64,
         /// Σ over busy cycles of the lanes not issued to.
         pub idle_lane_cycles: u64,
         /// Idle lane-cycles that were clock-gated (`gate_idle_lanes`).
@@ -345,6 +348,7 @@ impl StreamBlender {
                     if let Some(op) = self.in_flight.iter().find(|op| op.key == key) {
                         let (e, r) = (op.exit, op.result);
                         self.st.merged_in_flight += 1;
+                        self.st.merged_buffer += (w >= pool) as u64;
                         self.resolve(out, i, smp.pos, e, r);
                         continue;
                     }
@@ -368,6 +372,7 @@ impl StreamBlender {
                 if src.iter().all(|s| s.is_some()) {
                     let r = [0, 1, 2, 3].map(|c| self.issued[src[c].unwrap_or(0)].result[c]);
                     self.st.merged_samples += 1;
+                    self.st.merged_buffer += (w >= pool) as u64;
                     self.resolve(out, i, smp.pos, exit, r);
                 } else if w < pool_len && self.issued.len() < lanes {
                     let mut result = [0u8; 4];
@@ -425,12 +430,15 @@ mod hw_model {
     //! pipeline's model and the truth layer above it) is stated there.
     //!
     //! ```text
-    //!  frag ─► pool[P] ─► compare: P×P key equality, P×L×D in-flight equality (one level of
-    //!  (≤P)     │          comparators), then the oldest-first scan as a chain of gates
+    //!  frag ─► column j: pool[j] ◄─ buf[j] (j < B: moves up when pool[j] leaves)
+    //!  (≤P)     │   compare: P×P pool keys, B×P buffer-vs-pool keys, (P+B)×L×D in-flight keys
+    //!           │   (one level of comparators), then the scan: pool slots in order (chain of
+    //!           │   gates and a lane count), then the buffer slots (merge only)
     //!           │          ├─► issue mux ─► lane l: [ops] ─► [products] ─► [sum+128] ─► [result]
     //!           │          │    (enable = issued: idle lanes gated)        div255 ─┐
-    //!           │          └─► sideband slot j: pos, source (lane, distance) ──────┴─► out slot j
-    //!           └─ entries left over stay in their slots (in_ready only when all will leave)
+    //!           │          └─► sideband slot j (pool j, or buf j when pool j stays):
+    //!           │              pos, source (lane, distance) ──────────────────────┴─► out slot j
+    //!           └─ entries left over stay in their column (in_ready when every column has room)
     //! ```
 
     use super::*;
@@ -466,7 +474,8 @@ mod hw_model {
     impl BlenderGeom {
         /// The parameters of `cfg`/`opts`, or one line naming what the port-level model cannot
         /// build: P ≤ 4 (one fragment fills the pool), D ≥ 4 (three arithmetic stages and the
-        /// output register), no input buffer (B = 0: see [`BlenderCycle`]).
+        /// output register), B ≤ P (one buffer entry behind each pool slot: see
+        /// [`BlenderCycle`]).
         pub fn new(cfg: &Config, opts: &BlendOpts) -> Result<BlenderGeom, String> {
             validate(cfg, opts).map_err(|e| e.to_string())?;
             if cfg.blend_pool as usize > LANES {
@@ -482,10 +491,10 @@ mod hw_model {
                     ARITH_STAGES + 1
                 ));
             }
-            if opts.input_buffer != 0 {
+            if opts.input_buffer > cfg.blend_pool as usize {
                 return Err(format!(
-                    "blend input_buffer: {} entries; the blender block has none (B = 0)",
-                    opts.input_buffer
+                    "blend input_buffer: {} entries; the blender block holds at most one buffer entry behind each pool slot (B ≤ P = {})",
+                    opts.input_buffer, cfg.blend_pool
                 ));
             }
             Ok(BlenderGeom {
@@ -494,6 +503,11 @@ mod hw_model {
                 latency: cfg.blend_latency as usize,
                 opts: *opts,
             })
+        }
+
+        /// Input-buffer entries B.
+        pub fn buffer(&self) -> usize {
+            self.opts.input_buffer
         }
     }
 
@@ -511,56 +525,82 @@ mod hw_model {
     ///
     /// The one statement of the blender block's timing; the RTL is held to it on every port and
     /// cycle (`hw/tests/blender.rs`, `cosim/tests/blender.rs`). P = `blend_pool` ≤ 4,
-    /// L = `blend_lanes`, D = `blend_latency` ≥ 4, merge mode, in-flight match and gating from
-    /// [`BlendOpts`] (input buffer B = 0).
+    /// L = `blend_lanes`, D = `blend_latency` ≥ 4, merge mode, in-flight match, gating and the
+    /// input buffer B ≤ P from [`BlendOpts`].
     ///
-    /// * **Registers.** The pool: P slots (valid + sample). D stages, each holding one *batch*:
-    ///   per lane the issued op's key, per slot j (valid, pos, colour). Stage D is the output
-    ///   register: `out_valid` = some slot valid, `lane_valid`/`pos_j`/`colour_j` its slots
-    ///   (empty slots read 0).
+    /// * **Registers.** *Column* j (j < P): pool slot j and, for j < B, buffer slot j behind it
+    ///   (each valid + sample); a buffer slot holds an entry only while its pool slot does. D
+    ///   stages, each holding one *batch*: per lane the issued op's key, per slot j (valid, pos,
+    ///   colour). Stage D is the output register: `out_valid` = some slot valid,
+    ///   `lane_valid`/`pos_j`/`colour_j` its slots (empty slots read 0).
     /// * **Advance.** `adv` = ¬out_valid ∨ out_ready. Nothing moves in a cycle without `adv`
     ///   (the whole pipeline stalls); with `adv` every stage moves one down and the compare
     ///   result enters stage 1.
-    /// * **Handshake.** `in_ready` = `adv` ∧ (valid pool entries ≤ L): the fragment is taken
-    ///   only when every pool entry is certain to leave at this edge (≤ L entries always do).
-    ///   An accepted fragment's lanes ≥ P are ignored; lane j goes to pool slot j.
-    /// * **Compare and issue** (in each `adv` cycle, on the pool as registered), slots in order
+    /// * **Handshake.** `in_ready` = `adv` ∧ every column has room, decided from valid bits
+    ///   only (not from the comparators): column j has room if its pool slot is empty, or
+    ///   certain to leave at this edge (fewer than L valid pool entries before it: the first L
+    ///   always leave), or j < B and its buffer slot is empty. With B = 0 this is "valid pool
+    ///   entries ≤ L". An accepted fragment's lanes ≥ P are ignored; lane j goes to column j:
+    ///   to pool slot j if the column is empty after this edge's departures, else to buffer
+    ///   slot j.
+    /// * **Compare and issue** (in each `adv` cycle, on the registers): pool slots in order
     ///   0..P, exactly the scan of the transaction model's step 2 with the window = the pool:
     ///   in-flight merge (whole key equal to an op in stages 1..D, including the op in the output
     ///   register, when `match_in_flight` and merging), else merge onto this cycle's issued ops
     ///   (whole key, or every component key in PerComponent), else issue to the next lane if one
-    ///   is free, else stay in its slot. Every entry that does not stay goes to slot j of stage 1
-    ///   with its result ⌊blend⌉ ([`blend`]: a merged sample's result is its source op's, equal by
-    ///   construction); the issued ops' keys go to stage 1's lanes. A non-empty pool always
-    ///   loses its first entry, so a batch is never empty.
+    ///   is free, else stay in its slot. Then buffer slots 0..B, which never take a lane: buffer
+    ///   entry j leaves only if its pool slot stays this cycle (slot j of the batch is free) and
+    ///   it merges in flight or onto this cycle's issued ops (the same two tests); else it
+    ///   stays. Every entry that leaves goes to slot j of stage 1 with its result ⌊blend⌉
+    ///   ([`blend`]: a merged sample's result is its source op's, equal by construction); the
+    ///   issued ops' keys go to stage 1's lanes. When pool slot j leaves, buffer entry j moves up
+    ///   into it. A non-empty pool always loses its first entry, so a batch is never empty.
+    /// * **Order.** Pool slots compete for lanes in slot order, not in age: a pool slot refilled
+    ///   from its buffer may issue before an older entry in a later slot. The wait is bounded:
+    ///   a column whose pool entry stays and whose buffer slot is full stops arrivals.
     /// * **Latency.** A fragment accepted at edge t is compared in the first `adv` cycle ≥ t + 1;
     ///   the batch compared at an `adv` edge c is on the output D − 1 `adv` edges later (from
     ///   cycle c + D without stalls). Entries that stay are compared again next `adv` cycle.
-    /// * **Throughput.** One batch per cycle; a fragment every cycle while each pool leaves at
-    ///   once (≤ L entries, or merges); otherwise ⌈heads / L⌉ compare cycles per fragment.
+    /// * **Throughput.** One batch per cycle; with B = 0 a fragment every cycle while each pool
+    ///   leaves at once (≤ L entries, or merges), otherwise ⌈heads / L⌉ compare cycles per
+    ///   fragment; a buffer takes the next fragment while the pool still waits for lanes.
     /// * **Flush.** Every register returns to the state of [`BlenderCycle::new`].
     ///
     /// **Against the transaction model** ([`run`]): the compare/issue rule is the same and so is
     /// the in-flight window (ops of the last D batches), but (1) arrivals: the transaction model
     /// tops its window up by min(P, room) samples every cycle, from a stream that is always
-    /// there; the block takes a whole fragment, only when its pool will drain, because its
-    /// `in_ready` must not wait for the comparators; (2) an in-flight-merged sample leaves with
-    /// its own batch (D cycles after its compare), not with the op it matched: the output beat
-    /// has P slots, and the transaction model's rule would need up to D·P + L positions in one
-    /// cycle. Its result is copied from the op's lane as the op passes the arithmetic's last
-    /// stage. With P = L and a full fragment every cycle (`tests/blender_cycle.rs`) the windows
-    /// are the same, so every counter is equal and every output leaves one cycle later than
+    /// there; the block takes a whole fragment, only when every column is certain to have room,
+    /// because its `in_ready` must not wait for the comparators; (2) an in-flight-merged sample
+    /// leaves with its own batch (D cycles after its compare), not with the op it matched: the
+    /// output beat has P slots, and the transaction model's rule would need up to D·P + L
+    /// positions in one cycle. Its result is copied from the op's lane as the op passes the
+    /// arithmetic's last stage; (3) the window: the transaction model's is one queue of P + B
+    /// samples in arrival order whose oldest P are the pool; the block's is P columns of depth
+    /// 1 or 2, and a buffer entry leaves only through its column's batch slot. A queue would
+    /// need a (P + B)-way compaction multiplexer driven by a count of the entries leaving, a
+    /// second adder chain behind the scan in one cycle (the design rule is one), and up to
+    /// P + B positions per beat. With P = L and a full fragment every cycle
+    /// (`tests/blender_cycle.rs`) the windows are the same (every pool drains, no buffer entry
+    /// is ever held), so every counter is equal and every output leaves one cycle later than
     /// in the transaction model (the pool register), in-flight merges D + 1 cycles after their
     /// arrival; otherwise the outputs are the same set and only the merge counters differ.
     #[derive(Clone, Debug, PartialEq)]
     pub struct BlenderCycle {
         g: BlenderGeom,
         pool: [Option<BlendSample>; LANES],
+        /// Buffer slot j behind pool slot j (only j < B is ever filled).
+        buf: [Option<BlendSample>; LANES],
         /// Stage 1 first; the last is the output register.
         stages: VecDeque<Stage>,
         stats: BlendStats,
         first: Option<u64>,
         cycle: u64,
+    }
+
+    /// Which entries leave in one compare: per column, the pool slot and the buffer slot.
+    struct Leave {
+        pool: [bool; LANES],
+        buf: [bool; LANES],
     }
 
     impl BlenderCycle {
@@ -581,6 +621,7 @@ mod hw_model {
             BlenderCycle {
                 g,
                 pool: [None; LANES],
+                buf: [None; LANES],
                 stages: (0..g.latency).map(|_| stage.clone()).collect(),
                 stats: BlendStats::default(),
                 first: None,
@@ -599,8 +640,19 @@ mod hw_model {
             self.stats
         }
 
-        fn count(&self) -> usize {
-            self.pool.iter().flatten().count()
+        /// Entries held in the pool and in the input buffer.
+        pub fn held(&self) -> (usize, usize) {
+            (self.pool.iter().flatten().count(), self.buf.iter().flatten().count())
+        }
+
+        /// Every column certain to have room after this edge (contract, Handshake).
+        fn room(&self) -> bool {
+            let mut before = 0;
+            (0..LANES).all(|j| {
+                let uncertain = self.pool[j].is_some() && before >= self.g.lanes;
+                before += self.pool[j].is_some() as usize;
+                !uncertain || (j < self.g.buffer() && self.buf[j].is_none())
+            })
         }
 
         fn out_valid(&self) -> bool {
@@ -608,40 +660,49 @@ mod hw_model {
         }
 
         /// The compare and issue of one `adv` cycle: the new stage 1, and which slots leave.
-        fn compare(&mut self) -> (Stage, [bool; LANES]) {
+        fn compare(&mut self) -> (Stage, Leave) {
             let g = self.g;
             let merging = g.opts.merge != MergeMode::Off;
             let mut stage = Stage {
                 ops: vec![None; g.lanes],
                 slots: [None; LANES],
             };
-            let mut leave = [false; LANES];
+            let mut leave = Leave {
+                pool: [false; LANES],
+                buf: [false; LANES],
+            };
             let mut issued: Vec<([u8; 9], [[u8; 4]; 4])> = Vec::with_capacity(g.lanes);
-            let st = &mut self.stats;
-            for (j, slot) in self.pool.iter().enumerate().take(g.pool) {
-                let Some(smp) = *slot else { continue };
-                let key = sample_key(&smp);
-                let res = blend(smp.src, smp.dst, smp.state);
-                if merging
-                    && g.opts.match_in_flight
-                    && self.stages.iter().any(|s| s.ops.iter().flatten().any(|k| *k == key))
-                {
-                    st.merged_in_flight += 1;
-                    leave[j] = true;
-                    stage.slots[j] = Some((smp.pos, res));
-                    continue;
-                }
-                let ckeys = [0, 1, 2, 3].map(|c| component_key(&smp, c));
+            let stages = &self.stages;
+            let in_flight = |key: &[u8; 9]| {
+                merging && g.opts.match_in_flight && stages.iter().any(|s| s.ops.iter().flatten().any(|k| k == key))
+            };
+            // Whether every component has a source among this cycle's issued ops (the merge).
+            let sources = |issued: &[([u8; 9], [[u8; 4]; 4])], key: &[u8; 9], ckeys: &[[u8; 4]; 4]| {
                 let mut src = [false; 4];
                 match g.opts.merge {
                     MergeMode::Off => {}
-                    MergeMode::PerSample => src = [issued.iter().any(|o| o.0 == key); 4],
+                    MergeMode::PerSample => src = [issued.iter().any(|o| o.0 == *key); 4],
                     MergeMode::PerComponent => {
                         for (c, s) in src.iter_mut().enumerate() {
                             *s = issued.iter().any(|o| o.1[c] == ckeys[c]);
                         }
                     }
                 }
+                src
+            };
+            let st = &mut self.stats;
+            for (j, slot) in self.pool.iter().enumerate().take(g.pool) {
+                let Some(smp) = *slot else { continue };
+                let key = sample_key(&smp);
+                let res = blend(smp.src, smp.dst, smp.state);
+                if in_flight(&key) {
+                    st.merged_in_flight += 1;
+                    leave.pool[j] = true;
+                    stage.slots[j] = Some((smp.pos, res));
+                    continue;
+                }
+                let ckeys = [0, 1, 2, 3].map(|c| component_key(&smp, c));
+                let src = sources(&issued, &key, &ckeys);
                 if src.iter().all(|&s| s) {
                     st.merged_samples += 1;
                 } else if issued.len() < g.lanes {
@@ -654,10 +715,31 @@ mod hw_model {
                 } else {
                     continue;
                 }
-                leave[j] = true;
+                leave.pool[j] = true;
                 stage.slots[j] = Some((smp.pos, res));
             }
-            if leave.iter().any(|&l| l) {
+            // The input buffer: merges only, through the slot its pool entry leaves free.
+            for (j, slot) in self.buf.iter().enumerate().take(g.buffer()) {
+                let Some(smp) = *slot else { continue };
+                if leave.pool[j] {
+                    continue;
+                }
+                let key = sample_key(&smp);
+                if in_flight(&key) {
+                    st.merged_in_flight += 1;
+                } else if sources(&issued, &key, &[0, 1, 2, 3].map(|c| component_key(&smp, c)))
+                    .iter()
+                    .all(|&s| s)
+                {
+                    st.merged_samples += 1;
+                } else {
+                    continue;
+                }
+                st.merged_buffer += 1;
+                leave.buf[j] = true;
+                stage.slots[j] = Some((smp.pos, blend(smp.src, smp.dst, smp.state)));
+            }
+            if leave.pool.iter().any(|&l| l) {
                 st.busy_cycles += 1;
                 let idle = (g.lanes - issued.len()) as u64;
                 st.idle_lane_cycles += idle;
@@ -688,7 +770,7 @@ mod hw_model {
         }
 
         fn in_ready(&self, out_ready: bool) -> bool {
-            (!self.out_valid() || out_ready) && self.count() <= self.g.lanes
+            (!self.out_valid() || out_ready) && self.room()
         }
 
         fn clock(&mut self, in_valid: bool, inp: &BlendFrag, out_ready: bool, flush: bool) {
@@ -703,27 +785,36 @@ mod hw_model {
                 }
             }
             if !ov || out_ready {
-                let accept = in_valid && self.count() <= self.g.lanes;
+                let accept = in_valid && self.room();
                 let (stage, leave) = self.compare();
                 self.stages.pop_back();
                 self.stages.push_front(stage);
-                for (p, l) in self.pool.iter_mut().zip(leave) {
-                    if l {
-                        *p = None;
+                for j in 0..LANES {
+                    if leave.pool[j] {
+                        // The buffer entry cannot have left too: its batch slot was taken.
+                        self.pool[j] = self.buf[j].take();
+                    }
+                    if leave.buf[j] {
+                        self.buf[j] = None;
                     }
                 }
                 if accept {
-                    debug_assert!(self.pool.iter().all(Option::is_none));
                     self.first.get_or_insert(self.cycle);
                     for j in 0..self.g.pool {
                         if inp.lane_valid >> j & 1 == 1 {
                             self.stats.samples += 1;
-                            self.pool[j] = Some(BlendSample {
+                            let s = BlendSample {
                                 pos: inp.pos[j],
                                 src: unpack_rgba(inp.src[j]),
                                 dst: unpack_rgba(inp.dst[j]),
                                 state: inp.state[j],
-                            });
+                            };
+                            if self.pool[j].is_none() {
+                                self.pool[j] = Some(s);
+                            } else {
+                                debug_assert!(j < self.g.buffer() && self.buf[j].is_none());
+                                self.buf[j] = Some(s);
+                            }
                         }
                     }
                 }
