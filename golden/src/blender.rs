@@ -474,8 +474,8 @@ mod hw_model {
     impl BlenderGeom {
         /// The parameters of `cfg`/`opts`, or one line naming what the port-level model cannot
         /// build: P ≤ 4 (one fragment fills the pool), D ≥ 4 (three arithmetic stages and the
-        /// output register), B ≤ P (one buffer entry behind each pool slot: see
-        /// [`BlenderCycle`]).
+        /// output register), B ≤ 2·(P − L) (at most two buffer slots behind each pool slot that
+        /// can wait for a lane: see [`BlenderCycle`]).
         pub fn new(cfg: &Config, opts: &BlendOpts) -> Result<BlenderGeom, String> {
             validate(cfg, opts).map_err(|e| e.to_string())?;
             if cfg.blend_pool as usize > LANES {
@@ -491,10 +491,12 @@ mod hw_model {
                     ARITH_STAGES + 1
                 ));
             }
-            if opts.input_buffer > cfg.blend_pool as usize {
+            let waiting = (cfg.blend_pool as usize).saturating_sub(cfg.blend_lanes as usize);
+            if opts.input_buffer > 2 * waiting {
                 return Err(format!(
-                    "blend input_buffer: {} entries; the blender block holds at most one buffer entry behind each pool slot (B ≤ P = {})",
-                    opts.input_buffer, cfg.blend_pool
+                    "blend input_buffer: {} entries; the blender block has at most two buffer slots behind each of the P − L = {waiting} pool slots that can wait for a lane (B ≤ {})",
+                    opts.input_buffer,
+                    2 * waiting
                 ));
             }
             Ok(BlenderGeom {
@@ -508,6 +510,18 @@ mod hw_model {
         /// Input-buffer entries B.
         pub fn buffer(&self) -> usize {
             self.opts.input_buffer
+        }
+
+        /// Entries column j holds at most: its pool slot and its buffer slots. Buffer slot b
+        /// sits in column P − 1 − (b mod (P − L)): the columns from L up are the ones whose
+        /// pool entry can wait for a lane (the first L valid entries always leave), filled from
+        /// the last, one buffer slot each before any gets a second.
+        pub fn depth(&self, j: usize) -> usize {
+            let waiting = self.pool.saturating_sub(self.lanes);
+            let slots = (0..self.buffer())
+                .filter(|b| self.pool - 1 - b % waiting.max(1) == j)
+                .count();
+            (j < self.pool) as usize + slots
         }
     }
 
@@ -526,38 +540,41 @@ mod hw_model {
     /// The one statement of the blender block's timing; the RTL is held to it on every port and
     /// cycle (`hw/tests/blender.rs`, `cosim/tests/blender.rs`). P = `blend_pool` ≤ 4,
     /// L = `blend_lanes`, D = `blend_latency` ≥ 4, merge mode, in-flight match, gating and the
-    /// input buffer B ≤ P from [`BlendOpts`].
+    /// input buffer B ≤ 2·(P − L) from [`BlendOpts`].
     ///
-    /// * **Registers.** *Column* j (j < P): pool slot j and, for j < B, buffer slot j behind it
-    ///   (each valid + sample); a buffer slot holds an entry only while its pool slot does. D
-    ///   stages, each holding one *batch*: per lane the issued op's key, per slot j (valid, pos,
-    ///   colour). Stage D is the output register: `out_valid` = some slot valid,
-    ///   `lane_valid`/`pos_j`/`colour_j` its slots (empty slots read 0).
+    /// * **Registers.** *Column* j (j < P): pool slot j and behind it the column's buffer slots
+    ///   ([`BlenderGeom::depth`]: buffer slot b in column P − 1 − (b mod (P − L)), so only the
+    ///   columns whose pool entry can wait for a lane have any; the first L valid pool entries
+    ///   always leave), each valid + sample, kept packed from the pool slot down (a buffer slot
+    ///   holds an entry only while the ones in front of it do). D stages, each holding one
+    ///   *batch*: per lane the issued op's key, per slot j (valid, pos, colour). Stage D is the
+    ///   output register: `out_valid` = some slot valid, `lane_valid`/`pos_j`/`colour_j` its
+    ///   slots (empty slots read 0).
     /// * **Advance.** `adv` = ¬out_valid ∨ out_ready. Nothing moves in a cycle without `adv`
     ///   (the whole pipeline stalls); with `adv` every stage moves one down and the compare
     ///   result enters stage 1.
     /// * **Handshake.** `in_ready` = `adv` ∧ every column has room, decided from valid bits
     ///   only (not from the comparators): column j has room if its pool slot is empty, or
-    ///   certain to leave at this edge (fewer than L valid pool entries before it: the first L
-    ///   always leave), or j < B and its buffer slot is empty. With B = 0 this is "valid pool
-    ///   entries ≤ L". An accepted fragment's lanes ≥ P are ignored; lane j goes to column j:
-    ///   to pool slot j if the column is empty after this edge's departures, else to buffer
-    ///   slot j.
+    ///   certain to leave at this edge (fewer than L valid pool entries before it), or one of
+    ///   its buffer slots is empty. With B = 0 this is "valid pool entries ≤ L". An accepted
+    ///   fragment's lanes ≥ P are ignored; lane j goes to column j, behind the entries that
+    ///   stay there at this edge (to the pool slot if none does).
     /// * **Compare and issue** (in each `adv` cycle, on the registers): pool slots in order
     ///   0..P, exactly the scan of the transaction model's step 2 with the window = the pool:
     ///   in-flight merge (whole key equal to an op in stages 1..D, including the op in the output
     ///   register, when `match_in_flight` and merging), else merge onto this cycle's issued ops
     ///   (whole key, or every component key in PerComponent), else issue to the next lane if one
-    ///   is free, else stay in its slot. Then buffer slots 0..B, which never take a lane: buffer
-    ///   entry j leaves only if its pool slot stays this cycle (slot j of the batch is free) and
-    ///   it merges in flight or onto this cycle's issued ops (the same two tests); else it
-    ///   stays. Every entry that leaves goes to slot j of stage 1 with its result ⌊blend⌉
-    ///   ([`blend`]: a merged sample's result is its source op's, equal by construction); the
-    ///   issued ops' keys go to stage 1's lanes. When pool slot j leaves, buffer entry j moves up
-    ///   into it. A non-empty pool always loses its first entry, so a batch is never empty.
-    /// * **Order.** Pool slots compete for lanes in slot order, not in age: a pool slot refilled
-    ///   from its buffer may issue before an older entry in a later slot. The wait is bounded:
-    ///   a column whose pool entry stays and whose buffer slot is full stops arrivals.
+    ///   is free, else stay in its slot. Then the buffer entries, which never take a lane: the
+    ///   first entry of column j's buffer (front to back) that merges in flight or onto this
+    ///   cycle's issued ops (the same two tests) leaves, if the column's pool entry stays (slot
+    ///   j of the batch is free); the others stay. Every entry that leaves goes to slot j of
+    ///   stage 1 with its result ⌊blend⌉ ([`blend`]: a merged sample's result is its source
+    ///   op's, equal by construction); the issued ops' keys go to stage 1's lanes. The entries
+    ///   behind one that leaves move up one place. A non-empty pool always loses its first
+    ///   entry, so a batch is never empty.
+    /// * **Order.** Pool slots compete for lanes in slot order, not in age: the next fragment's
+    ///   first lanes may issue before an older entry waiting in a later slot. The wait is
+    ///   bounded: a column whose pool entry may stay and whose buffer is full stops arrivals.
     /// * **Latency.** A fragment accepted at edge t is compared in the first `adv` cycle ≥ t + 1;
     ///   the batch compared at an `adv` edge c is on the output D − 1 `adv` edges later (from
     ///   cycle c + D without stalls). Entries that stay are compared again next `adv` cycle.
@@ -575,8 +592,8 @@ mod hw_model {
     /// output beat has P slots, and the transaction model's rule would need up to D·P + L
     /// positions in one cycle. Its result is copied from the op's lane as the op passes the
     /// arithmetic's last stage; (3) the window: the transaction model's is one queue of P + B
-    /// samples in arrival order whose oldest P are the pool; the block's is P columns of depth
-    /// 1 or 2, and a buffer entry leaves only through its column's batch slot. A queue would
+    /// samples in arrival order whose oldest P are the pool; the block's is P short columns, and
+    /// a buffer entry leaves only through its column's batch slot. A queue would
     /// need a (P + B)-way compaction multiplexer driven by a count of the entries leaving, a
     /// second adder chain behind the scan in one cycle (the design rule is one), and up to
     /// P + B positions per beat. With P = L and a full fragment every cycle
@@ -587,9 +604,9 @@ mod hw_model {
     #[derive(Clone, Debug, PartialEq)]
     pub struct BlenderCycle {
         g: BlenderGeom,
-        pool: [Option<BlendSample>; LANES],
-        /// Buffer slot j behind pool slot j (only j < B is ever filled).
-        buf: [Option<BlendSample>; LANES],
+        /// Column j: the pool entry first, then the buffer entries (≤ `depth[j]` in all).
+        cols: [Vec<BlendSample>; LANES],
+        depth: [usize; LANES],
         /// Stage 1 first; the last is the output register.
         stages: VecDeque<Stage>,
         stats: BlendStats,
@@ -597,11 +614,8 @@ mod hw_model {
         cycle: u64,
     }
 
-    /// Which entries leave in one compare: per column, the pool slot and the buffer slot.
-    struct Leave {
-        pool: [bool; LANES],
-        buf: [bool; LANES],
-    }
+    /// Which entry of each column leaves in one compare (0 = the pool entry).
+    type Leave = [Option<usize>; LANES];
 
     impl BlenderCycle {
         /// Idle block.
@@ -620,8 +634,8 @@ mod hw_model {
             };
             BlenderCycle {
                 g,
-                pool: [None; LANES],
-                buf: [None; LANES],
+                cols: Default::default(),
+                depth: std::array::from_fn(|j| g.depth(j)),
                 stages: (0..g.latency).map(|_| stage.clone()).collect(),
                 stats: BlendStats::default(),
                 first: None,
@@ -642,16 +656,19 @@ mod hw_model {
 
         /// Entries held in the pool and in the input buffer.
         pub fn held(&self) -> (usize, usize) {
-            (self.pool.iter().flatten().count(), self.buf.iter().flatten().count())
+            let n: usize = self.cols.iter().map(Vec::len).sum();
+            let pool = self.cols.iter().filter(|c| !c.is_empty()).count();
+            (pool, n - pool)
         }
 
         /// Every column certain to have room after this edge (contract, Handshake).
         fn room(&self) -> bool {
             let mut before = 0;
             (0..LANES).all(|j| {
-                let uncertain = self.pool[j].is_some() && before >= self.g.lanes;
-                before += self.pool[j].is_some() as usize;
-                !uncertain || (j < self.g.buffer() && self.buf[j].is_none())
+                let n = self.cols[j].len();
+                let certain = n > 0 && before < self.g.lanes;
+                before += (n > 0) as usize;
+                n == 0 || n - (certain as usize) < self.depth[j]
             })
         }
 
@@ -667,10 +684,7 @@ mod hw_model {
                 ops: vec![None; g.lanes],
                 slots: [None; LANES],
             };
-            let mut leave = Leave {
-                pool: [false; LANES],
-                buf: [false; LANES],
-            };
+            let mut leave: Leave = [None; LANES];
             let mut issued: Vec<([u8; 9], [[u8; 4]; 4])> = Vec::with_capacity(g.lanes);
             let stages = &self.stages;
             let in_flight = |key: &[u8; 9]| {
@@ -691,13 +705,13 @@ mod hw_model {
                 src
             };
             let st = &mut self.stats;
-            for (j, slot) in self.pool.iter().enumerate().take(g.pool) {
-                let Some(smp) = *slot else { continue };
+            for (j, col) in self.cols.iter().enumerate() {
+                let Some(&smp) = col.first() else { continue };
                 let key = sample_key(&smp);
                 let res = blend(smp.src, smp.dst, smp.state);
                 if in_flight(&key) {
                     st.merged_in_flight += 1;
-                    leave.pool[j] = true;
+                    leave[j] = Some(0);
                     stage.slots[j] = Some((smp.pos, res));
                     continue;
                 }
@@ -715,31 +729,34 @@ mod hw_model {
                 } else {
                     continue;
                 }
-                leave.pool[j] = true;
+                leave[j] = Some(0);
                 stage.slots[j] = Some((smp.pos, res));
             }
-            // The input buffer: merges only, through the slot its pool entry leaves free.
-            for (j, slot) in self.buf.iter().enumerate().take(g.buffer()) {
-                let Some(smp) = *slot else { continue };
-                if leave.pool[j] {
+            // The input buffer: merges only, the first of a column through the batch slot that
+            // its pool entry leaves free.
+            for (j, col) in self.cols.iter().enumerate() {
+                if leave[j].is_some() {
                     continue;
                 }
-                let key = sample_key(&smp);
-                if in_flight(&key) {
-                    st.merged_in_flight += 1;
-                } else if sources(&issued, &key, &[0, 1, 2, 3].map(|c| component_key(&smp, c)))
-                    .iter()
-                    .all(|&s| s)
-                {
-                    st.merged_samples += 1;
-                } else {
-                    continue;
+                for (k, smp) in col.iter().enumerate().skip(1) {
+                    let key = sample_key(smp);
+                    if in_flight(&key) {
+                        st.merged_in_flight += 1;
+                    } else if sources(&issued, &key, &[0, 1, 2, 3].map(|c| component_key(smp, c)))
+                        .iter()
+                        .all(|&s| s)
+                    {
+                        st.merged_samples += 1;
+                    } else {
+                        continue;
+                    }
+                    st.merged_buffer += 1;
+                    leave[j] = Some(k);
+                    stage.slots[j] = Some((smp.pos, blend(smp.src, smp.dst, smp.state)));
+                    break;
                 }
-                st.merged_buffer += 1;
-                leave.buf[j] = true;
-                stage.slots[j] = Some((smp.pos, blend(smp.src, smp.dst, smp.state)));
             }
-            if leave.pool.iter().any(|&l| l) {
+            if leave.iter().any(|l| *l == Some(0)) {
                 st.busy_cycles += 1;
                 let idle = (g.lanes - issued.len()) as u64;
                 st.idle_lane_cycles += idle;
@@ -789,13 +806,9 @@ mod hw_model {
                 let (stage, leave) = self.compare();
                 self.stages.pop_back();
                 self.stages.push_front(stage);
-                for j in 0..LANES {
-                    if leave.pool[j] {
-                        // The buffer entry cannot have left too: its batch slot was taken.
-                        self.pool[j] = self.buf[j].take();
-                    }
-                    if leave.buf[j] {
-                        self.buf[j] = None;
+                for (col, l) in self.cols.iter_mut().zip(leave) {
+                    if let Some(k) = l {
+                        col.remove(k);
                     }
                 }
                 if accept {
@@ -809,12 +822,8 @@ mod hw_model {
                                 dst: unpack_rgba(inp.dst[j]),
                                 state: inp.state[j],
                             };
-                            if self.pool[j].is_none() {
-                                self.pool[j] = Some(s);
-                            } else {
-                                debug_assert!(j < self.g.buffer() && self.buf[j].is_none());
-                                self.buf[j] = Some(s);
-                            }
+                            debug_assert!(self.cols[j].len() < self.depth[j]);
+                            self.cols[j].push(s);
                         }
                     }
                 }
