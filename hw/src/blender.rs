@@ -1034,6 +1034,51 @@ pub fn verilog(cfg: &Config, opts: &BlendOpts, name: &str) -> String {
     emit::block_verilog(Blender::new(cfg, opts), name)
 }
 
+/// What a blender file states it is built with (`params` of its row), or the refusal.
+fn params(cfg: &Config, opts: &BlendOpts) -> Result<String, String> {
+    supported(cfg, opts)?;
+    Ok(format!(
+        "P = {}, L = {}, D = {}; options {opts:?}",
+        cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency
+    ))
+}
+
+/// Options of the variant `default_comp`: PerComponent merging (in flight, gated).
+pub const COMP_OPTS: BlendOpts = BlendOpts {
+    merge: MergeMode::PerComponent,
+    input_buffer: 0,
+    match_in_flight: true,
+    gate_idle_lanes: true,
+};
+
+/// Options of the variant `default_buf`: the pipeline's (PerSample, in flight, gated) with a
+/// full input buffer, B = 4.
+pub const BUF_OPTS: BlendOpts = BlendOpts {
+    merge: MergeMode::PerSample,
+    input_buffer: 4,
+    match_in_flight: true,
+    gate_idle_lanes: true,
+};
+
+/// The blender's rows of [`crate::BLOCK_VARIANTS`]: what the pipeline does not build, for the
+/// Verilator co-simulation (`cosim/tests/blender.rs`).
+pub const VARIANTS: [crate::BlockVariant; 2] = [
+    crate::BlockVariant {
+        name: "default_comp",
+        preset: "default",
+        file: &FILE,
+        params: |cfg| params(cfg, &COMP_OPTS),
+        verilog: |cfg, top| verilog(cfg, &COMP_OPTS, top),
+    },
+    crate::BlockVariant {
+        name: "default_buf",
+        preset: "default",
+        file: &FILE,
+        params: |cfg| params(cfg, &BUF_OPTS),
+        verilog: |cfg, top| verilog(cfg, &BUF_OPTS, top),
+    },
+];
+
 /// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options
 /// ([`tilerast_golden::pipeline::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
 pub const FILE: crate::BlockFile = crate::BlockFile {
@@ -1043,13 +1088,6 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     inp: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
     extra: &[],
-    params: |cfg| {
-        let opts = tilerast_golden::pipeline::PIPELINE_BLEND;
-        supported(cfg, &opts)?;
-        Ok(format!(
-            "P = {}, L = {}, D = {}; options {opts:?}",
-            cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency
-        ))
-    },
+    params: |cfg| params(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND),
     verilog: |cfg, top| verilog(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND, top),
 };
