@@ -3,15 +3,18 @@
 //! Blends up to four samples per fragment (straight-alpha RGBA8, the four operations of
 //! [`tilerast_golden::blender::blend`], bit exact with `⌊v/255⌉` as two adds and shifts) in L
 //! lanes, after a comparator that merges samples which will give the same result: with each
-//! other in the pool (per whole sample), and with the ops in flight. Merged samples take no
-//! lane: their position travels as sideband through the pipeline and the result of the lane
-//! they merged onto is replicated to it. Per-component merging (RGBA channels apart) too. Cycle model:
-//! [`tilerast_golden::blender::BlenderCycle`] (same registers); its rustdoc is the block's
-//! timing contract, stated once, with the difference from the transaction model.
+//! other in the pool (per whole sample, or per RGBA component), with the ops in flight, and,
+//! with an input buffer, samples of the next fragments waiting behind the pool with this
+//! cycle's ops and the ops in flight. Merged samples take no lane: their position travels as
+//! sideband through the pipeline and the result of the lane they merged onto is replicated to
+//! it. Cycle model: [`tilerast_golden::blender::BlenderCycle`] (same registers); its rustdoc is
+//! the block's timing contract, stated once, with the difference from the transaction model.
 //!
 //! **Supported parameters** ([`supported`]): P = `blend_pool` = 4, L = `blend_lanes` = 2,
 //! D = `blend_latency` = 4 (every preset), merge Off, PerSample or PerComponent, in-flight
-//! match on or off (whole samples, as the model), gating on or off, no input buffer.
+//! match on or off (whole samples, as the model), gating on or off, input buffer
+//! B = 0 ..= 4 = 2·(P − L). The pipeline builds B = 0 ([`FILE`]); `default_comp` and
+//! `default_buf` ([`VARIANTS`]) are built for the co-simulation only.
 //!
 //! **PerComponent.** Per component c, the key `(src[c], dst[c], src[3], state)` of each pool
 //! entry is compared with every older one; a component's source is the first issued op of the
@@ -21,31 +24,51 @@
 //! `resf` takes that component from the source lane, so the lane's result (and what in-flight
 //! matches copy) is always complete. Slots carry a source lane per component.
 //!
+//! **Input buffer.** Pool slots 0 and 1 always drain (the first L valid entries always leave),
+//! so buffer places sit only behind pool slots 2 and 3: column 2 + m holds the pool entry and
+//! up to two buffer entries e = m (first place) and e = 2 + m (second), packed from the pool
+//! slot down; constant `c_bv[e]` says which places exist (golden's buffer slot b = 2k + 1 − m
+//! for place k: column 3 first, then column 2, then the second places). A buffer entry never
+//! takes a lane: it is compared with the pool entries (`beq`, `bceq`) and with the lane stages
+//! (`bfm`) like a pool entry, merges onto an op issued this cycle or in flight, and leaves
+//! through its column's batch slot when the pool entry stays (`blv`; the first place before
+//! the second). Entries behind one that leaves move up; the lane of an accepted fragment goes
+//! behind what its column keeps (`keep`, `keep2`).
+//!
 //! **Ports.** `clock`, `flush` (synchronous reset, every register zero); in:
 //! `in_valid`/`in_ready` with `inp` ([`crate::streams::BlendFragIn`], a fragment: lane j valid
 //! iff `lane_valid` bit j, packed RGBA8 colours); out: `out_valid`/`out_ready` with `out`
-//! ([`crate::streams::BlendBeatOut`]: one batch, slot j = pool slot j, empty slots zero).
+//! ([`crate::streams::BlendBeatOut`]: one batch, slot j = column j, empty slots zero).
 //!
 //! **Handshake.** `adv = !out_valid | out_ready` moves the whole pipeline;
-//! `in_ready = adv & (valid pool entries ≤ L)` (the only combinational input → output path).
+//! `in_ready = adv & room[0..4]`, column j having room when its pool entry is absent or
+//! certain to leave (fewer than L valid entries before it) or one of its buffer places is
+//! free; from valid bits only, not the comparators (with B = 0: valid pool entries ≤ L). The
+//! only combinational input → output path.
 //!
 //! **Gating.** With `gate_idle_lanes`, the registers of a lane stage load only when an op
 //! enters it (`en = adv & valid`): an idle lane's registers keep their value, a real enable
 //! that synthesis maps to clock enables. Without it they load every `adv` cycle.
 //!
-//! **Depth.** One level of comparators (pool × pool keys, pool × lane stages keys), then the
-//! oldest-first scan as four steps of gates and a 3-bit count, then the issue multiplexer. The
-//! lane arithmetic: stage 1 operands, stage 2 products (8×8), stage 3 `t = p1 + p2 + 128` (or
-//! the replace / saturated add result), `div255`'s `(t + (t >> 8)) >> 8` in front of the slot
-//! registers. Every output is a register.
+//! **Depth.** One level of comparators ((P + B) × P keys: pool × pool and buffer × pool, whole
+//! and per component; (P + B) × lane stages keys: buffer entries never issue, so buffer ×
+//! buffer is not needed), then the oldest-first scan as four steps of gates and a 3-bit count,
+//! then the buffer's gates (two per column) and the issue multiplexer. The lane arithmetic:
+//! stage 1 operands, stage 2 products (8×8), stage 3 `t = p1 + p2 + 128` (or the replace /
+//! saturated add result), `div255`'s `(t + (t >> 8)) >> 8` in front of the slot registers.
+//! Every output is a register.
 //!
 //! ```text
-//!  frag ─► pool[4] ─┬─ peq[i][j] (keys), fm[j][stage][lane] (in flight) ─► scan ─► leave[j]
-//!                   │                                                        │ lane, dist
-//!                   └─► issue mux ─► lane l: [q: key] ─► [p1,p2] ─► [t] ─► div255 ─► [rr]
-//!                                       (en = adv & valid when gating)      │
-//!  slot j: [pos, lane, dist, colour] ─► … ─► … ─► (latch res[lane] when the source is at
-//!          stage 3) ─► out slot j (stage 4 = output register)
+//!  frag ─► column j: pool[j] ◄─ buf[j, 1] ◄─ buf[j, 2]   (buffer places in columns 2, 3 only)
+//!            │
+//!            ├─ peq/ceq (pool × pool), beq/bceq (buffer × pool), fm/bfm (× lane stages)
+//!            │    ─► scan (pool, in order) ─► leave[j] ─► buffer gates ─► blv[e]: the first
+//!            │       │ lane, dist                         merging buffer entry of a column
+//!            │       │                                    whose pool entry stays
+//!            └─► issue mux ─► lane l: [q: key] ─► [p1,p2] ─► [t] ─► div255 ─► [rr]
+//!                                (en = adv & valid when gating)      │
+//!  slot j (pool j, or buffer entry of column j): [pos, lane, dist, colour] ─► … ─► (latch
+//!          res[lane] when the source is at stage 3) ─► out slot j (stage 4 = output register)
 //! ```
 
 use crate::emit;
