@@ -5417,12 +5417,12 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         else begin
             pc__4 = pc__3;
         end
-        room__0 = ~(pv__0__q & ~(pc__0 < c_l));
-        room__1 = ~(pv__1__q & ~(pc__1 < c_l));
-        room__2 = ~(pv__2__q & ~(pc__2 < c_l));
-        room__3 = ~(pv__3__q & ~(pc__3 < c_l));
-        room__2 = ~(pv__2__q & ~(pc__2 < c_l)) | (c_bv__0 & ~bv__0__q) | (c_bv__2 & ~bv__2__q);
-        room__3 = ~(pv__3__q & ~(pc__3 < c_l)) | (c_bv__1 & ~bv__1__q) | (c_bv__3 & ~bv__3__q);
+        room__0 = ~pv__0__q | (pc__0 < c_l);
+        room__1 = ~pv__1__q | (pc__1 < c_l);
+        room__2 = ~pv__2__q | (pc__2 < c_l);
+        room__3 = ~pv__3__q | (pc__3 < c_l);
+        room__2 = ~pv__2__q | (pc__2 < c_l) | (c_bv__0 & ~bv__0__q) | (c_bv__2 & ~bv__2__q);
+        room__3 = ~pv__3__q | (pc__3 < c_l) | (c_bv__1 & ~bv__1__q) | (c_bv__3 & ~bv__3__q);
         in_ready = adv & room__0 & room__1 & room__2 & room__3;
         accept = in_valid & in_ready;
         peq__0 = pst__0__q == pst__0__q;

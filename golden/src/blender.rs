@@ -756,7 +756,7 @@ mod hw_model {
                     break;
                 }
             }
-            if leave.iter().any(|l| *l == Some(0)) {
+            if leave.contains(&Some(0)) {
                 st.busy_cycles += 1;
                 let idle = (g.lanes - issued.len()) as u64;
                 st.idle_lane_cycles += idle;

@@ -417,10 +417,11 @@ impl Blender {
         // Column j has room: its pool entry is absent or certain to leave (fewer than L valid
         // entries before it), or one of its buffer places (columns 2, 3) exists and is empty.
         for j in 0..4 {
-            self.room[j].next = !(self.pv[j].q.val() & !(self.pc[j].val() < self.c_l.val()));
+            self.room[j].next = !self.pv[j].q.val() | (self.pc[j].val() < self.c_l.val());
         }
         for m in 0..2 {
-            self.room[2 + m].next = !(self.pv[2 + m].q.val() & !(self.pc[2 + m].val() < self.c_l.val()))
+            self.room[2 + m].next = !self.pv[2 + m].q.val()
+                | (self.pc[2 + m].val() < self.c_l.val())
                 | (self.c_bv[m].val() & !self.bv[m].q.val())
                 | (self.c_bv[2 + m].val() & !self.bv[2 + m].q.val());
         }
