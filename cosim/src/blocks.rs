@@ -749,6 +749,12 @@ mod tests {
         }
         check::<Blender>("default");
         check::<Blender>("default_mut");
+        // The blocks' variants (options the pipeline does not build): every one of rtl-out's.
+        for v in tilerast_hw::BLOCK_VARIANTS {
+            assert_eq!(v.file.stage, Blender::STAGE, "{}: a variant of another stage", v.name);
+            check::<Blender>(v.name);
+            assert_eq!(block_desc(v.name, Blender::STAGE).unwrap().module, v.top_name());
+        }
         check::<OutputMerger>("default");
         check::<OutputMerger>("default_mut");
         check::<PixelProcessor>("default");
@@ -767,8 +773,8 @@ mod tests {
                 "{p}: no memory port"
             );
         }
-        // 3 × 6 raster blocks, 5 pixel-side blocks, 3 more back ends, 4 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 30);
+        // 3 × 6 raster blocks, 5 pixel-side blocks, 3 more back ends, 2 variants, 4 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 32);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),
