@@ -4,9 +4,12 @@
 //!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
 //!  synth --board B --config F [--set k=v]   the same around any supported config's core
 //!                             (core + top written to target/fpga/<board>-<name>/)
-//!  synth --blocks [--board B] [--preset P]   each block module synthesized alone (sizes)
+//!  synth --blocks [--board B] [--preset P] [--no-pnr] [--pnr-timeout S]   each block alone
+//!                             (sizes), then placed and routed in a generated registered-IO
+//!                             wrapper for its Fmax (target/fpga/blocks-<preset>-<device>/)
 //!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
-//!  synth --table [--update-readme]           table of every report under target/fpga/
+//!  synth --table [--update-readme]           tables of every report under target/fpga/ (the
+//!                             README gets each between its own markers)
 //! ```
 //!
 //! Every tool step prints the command line that reproduces it; errors are one line (exit 1).
@@ -24,9 +27,18 @@ pub struct SynthArgs {
     /// synthesis to use, nothing else).
     #[arg(long)]
     pub board: Option<String>,
-    /// Synthesize each block module of the preset's core separately and tabulate the sizes.
+    /// Synthesize each block module of the preset (raster core blocks, the whole core, the
+    /// pixel-side blocks) separately and tabulate the sizes; then place and route each in a
+    /// generated registered-IO wrapper at the board's Fmax goal and tabulate its Fmax.
     #[arg(long)]
     pub blocks: bool,
+    /// With --blocks: sizes only (synthesis), no place and route, no Fmax.
+    #[arg(long, requires = "blocks")]
+    pub no_pnr: bool,
+    /// With --blocks: stop one block's place and route after this many seconds and record it
+    /// as not done (0: no limit).
+    #[arg(long, value_name = "SECS", requires = "blocks", default_value_t = flow::BLOCK_PNR_LIMIT_SECS)]
+    pub pnr_timeout: u64,
     /// Post-synthesis simulation of the preset's raster core against the golden cycle model,
     /// synthesized as --board's flow does it (default icebreaker, preset: the board's, or ice40).
     #[arg(long)]
@@ -34,7 +46,9 @@ pub struct SynthArgs {
     /// Print the table of every report under target/fpga/ (and write target/fpga/table.md).
     #[arg(long)]
     pub table: bool,
-    /// With --table: rewrite the README.md section between the fpga-table markers.
+    /// With --table: rewrite README.md's generated tables, the boards' between the fpga-table
+    /// markers and the blocks' between the fpga-blocks markers (added to the FPGA section if
+    /// missing); a table with no reports under target/fpga/ keeps its old text.
     #[arg(long, requires = "table")]
     pub update_readme: bool,
     /// Preset for --blocks / --postsim (default: the board's, or ice40); with --board, the
@@ -86,7 +100,12 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
     if a.blocks {
         let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);
         let preset = a.preset.clone().unwrap_or_else(|| b.preset.to_string());
-        flow::synth_blocks(b, &preset, &root, out).map_err(fe)?;
+        let o = flow::BlockOpts {
+            pnr: !a.no_pnr,
+            seed: a.seed,
+            pnr_limit: Some(std::time::Duration::from_secs(a.pnr_timeout)).filter(|_| a.pnr_timeout > 0),
+        };
+        flow::synth_blocks(b, &preset, &root, &o, out).map_err(fe)?;
         did = true;
     } else if let Some(b) = board.filter(|_| !a.postsim) {
         let mut opts = flow::FlowOpts {
@@ -177,20 +196,26 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
                 "target/fpga: no reports yet (run `tilerast synth --board <board>` first)".into(),
             ));
         }
-        let mut t = report::table_markdown(&reports);
-        if !blocks.is_empty() {
-            t += "\n\nPer block (synthesis only, each block module alone):\n\n";
-            t += &report::blocks_markdown(&blocks);
-        }
+        let boards = Some(report::table_markdown(&reports)).filter(|_| !reports.is_empty());
+        let blocks = Some(report::blocks_markdown(&blocks)).filter(|_| !blocks.is_empty());
+        let t = [boards.as_deref(), blocks.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n\n");
         let p = root.join("target/fpga/table.md");
         std::fs::write(&p, format!("{t}\n")).map_err(|e| CliError::at(p.display(), "write", e))?;
         let _ = writeln!(out, "{t}");
         if a.update_readme {
             let rp = root.join("README.md");
             let text = std::fs::read_to_string(&rp).map_err(|e| CliError::at(rp.display(), "read", e))?;
-            let new = report::replace_section(&text, &t, "README.md").map_err(fe)?;
+            let new = report::update_readme(&text, boards.as_deref(), blocks.as_deref(), "README.md").map_err(fe)?;
             std::fs::write(&rp, new).map_err(|e| CliError::at(rp.display(), "write", e))?;
-            let _ = writeln!(out, "updated README.md");
+            let what: Vec<&str> = [(boards.is_some(), "board table"), (blocks.is_some(), "block table")]
+                .into_iter()
+                .filter_map(|(y, w)| y.then_some(w))
+                .collect();
+            let _ = writeln!(out, "updated README.md ({})", what.join(", "));
         }
         did = true;
     }

@@ -1,20 +1,27 @@
 //! The flow runner: tool discovery (Debian packages for iCE40; for ECP5 Debian's yosys, which
 //! has `synth_ecp5`, plus nextpnr-ecp5 and ecppack from a yowasp venv under `target/fpga/venv`,
 //! since Debian 12 packages no nextpnr-ecp5), one [`Step`] per tool invocation (printed as a reproducible
-//! command line, output captured in its own log), the per-board flow and per-block synthesis.
+//! command line, output captured in its own log), the per-board flow and the per-block flow.
 //!
 //! ```text
 //!  run_board: [venv + pip (ECP5, first run only)] ─► 1-yosys ─► 2-nextpnr ─► 3-pack ─► report
 //!             target/fpga/<board>/{1-yosys.log, 2-nextpnr.log, 3-pack.log, <top>.json,
 //!                                  stat.json, nextpnr-report.json, <top>.bin|.bit, report.json|.md}
+//!
+//!  synth_blocks, per block module M of the preset (raster core blocks, whole core, pixel side):
+//!     yosys M alone ─► M.stat.json (size) + M.netlist.v
+//!       └► wrap::wrapper_verilog (ports parsed from M's Verilog) ─► M.wrap.v: every input from
+//!          a flip-flop (shift chain from pin din), every output into one (XOR-reduced to dout)
+//!       └► yosys wrapper + netlist ─► nextpnr --freq <board goal> --report ─► Fmax, LCs, path
+//!     target/fpga/blocks-<preset>-<device>/{M.*, wrap.pcf|lpf, blocks.json}   (--no-pnr: sizes)
 //! ```
 
 use crate::report::{self, BlockRow, Report, StepTime};
-use crate::{Board, Family, FlowError};
+use crate::{wrap, Board, Family, FlowError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One tool invocation.
 #[derive(Debug, Clone)]
@@ -48,6 +55,12 @@ impl Step {
     /// seconds it took. A failure names the step, the exit status, the log and the log's
     /// first error line.
     pub fn run(&self, cwd: &Path, out: &mut dyn Write) -> Result<f64, FlowError> {
+        self.run_limited(cwd, out, None)
+    }
+
+    /// [`Step::run`], with the tool stopped (killed) once it has run for `limit`; that failure
+    /// reads `step <name> stopped after <s> s (time limit), see <log>: <last log line>`.
+    pub fn run_limited(&self, cwd: &Path, out: &mut dyn Write, limit: Option<Duration>) -> Result<f64, FlowError> {
         let _ = writeln!(out, "+ {}    # log: {}", self.cmdline(), self.log.display());
         let _ = out.flush();
         if let Some(d) = self.log.parent() {
@@ -56,19 +69,46 @@ impl Step {
         let log = std::fs::File::create(&self.log).map_err(|e| FlowError::at(self.log.display(), e))?;
         let log2 = log.try_clone().map_err(|e| FlowError::at(self.log.display(), e))?;
         let t = Instant::now();
-        let status = Command::new(&self.program)
+        let mut child = Command::new(&self.program)
             .args(&self.args)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log2)
-            .status()
+            .spawn()
             .map_err(|e| {
                 FlowError::at(
                     format!("step {}", self.name),
                     format!("cannot run `{}`: {e}", self.program),
                 )
             })?;
+        let waited = |e: std::io::Error| FlowError::at(format!("step {}", self.name), format!("wait: {e}"));
+        let status = match limit {
+            None => child.wait().map_err(waited)?,
+            Some(limit) => loop {
+                if let Some(st) = child.try_wait().map_err(waited)? {
+                    break st;
+                }
+                if t.elapsed() >= limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+                    let last = text
+                        .lines()
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("(empty log)");
+                    return Err(FlowError(format!(
+                        "step {} stopped after {:.0} s (time limit), see {}: {}",
+                        self.name,
+                        limit.as_secs_f64(),
+                        self.log.display(),
+                        last.trim()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            },
+        };
         let secs = t.elapsed().as_secs_f64();
         if !status.success() {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
@@ -566,11 +606,106 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
     Ok(r)
 }
 
+/// Options of [`synth_blocks`].
+#[derive(Debug, Clone)]
+pub struct BlockOpts {
+    /// Place and route each block in its registered-IO wrapper ([`crate::wrap`]) for its Fmax;
+    /// `false` (`--no-pnr`): sizes only.
+    pub pnr: bool,
+    /// nextpnr seed (default 1).
+    pub seed: Option<u64>,
+    /// Stop a block's place and route after this long and record it as not finished (the
+    /// block's row keeps its sizes; the next block runs). `None`: no limit.
+    pub pnr_limit: Option<Duration>,
+}
+
+/// Default of [`BlockOpts::pnr_limit`]: 10 minutes per block.
+pub const BLOCK_PNR_LIMIT_SECS: u64 = 600;
+
+impl Default for BlockOpts {
+    fn default() -> Self {
+        BlockOpts {
+            pnr: true,
+            seed: None,
+            pnr_limit: Some(Duration::from_secs(BLOCK_PNR_LIMIT_SECS)),
+        }
+    }
+}
+
+/// The nextpnr step for the wrapped block `module` in `dir` (`<module>.wrap.json`, top
+/// [`wrap::WRAP_TOP`]) on `board`'s device at the board's Fmax goal, with the wrapper's
+/// constraints `cons`, writing `<module>.nextpnr-report.json` (returned with the step) and
+/// `<module>.nextpnr.log`: the board flow's options less the bitstream.
+fn block_pnr_step(
+    board: &Board,
+    tools: &Tools,
+    root: &Path,
+    dir: &Path,
+    module: &str,
+    cons: &Path,
+    seed: u64,
+) -> (Step, PathBuf) {
+    let report = dir.join(format!("{module}.nextpnr-report.json"));
+    let mut args = vec![
+        format!("--{}", board.device),
+        "--package".into(),
+        board.package.into(),
+        "--json".into(),
+        rel(&dir.join(format!("{module}.wrap.json")), root),
+    ];
+    match board.family {
+        Family::Ice40 => args.extend(["--pcf".into(), rel(cons, root)]),
+        // As the board flow: router2 and the electrostatic placer (see `run_board`).
+        Family::Ecp5 => args.extend([
+            "--lpf".into(),
+            rel(cons, root),
+            "--router".into(),
+            "router2".into(),
+            "--placer".into(),
+            "static".into(),
+        ]),
+    }
+    args.extend([
+        "--freq".into(),
+        format!("{}", board.goal_mhz),
+        "--seed".into(),
+        seed.to_string(),
+        "--timing-allow-fail".into(),
+        "--report".into(),
+        rel(&report, root),
+    ]);
+    let step = Step {
+        name: format!("{module}-nextpnr"),
+        program: tools.nextpnr.clone(),
+        args,
+        log: dir.join(format!("{module}.nextpnr.log")),
+    };
+    (step, report)
+}
+
 /// Synthesize the core of `preset` and each of its block modules separately for the device of
-/// `board` (synthesis only, no place and route); rows in pipeline order, the whole core, then
-/// the pixel-side blocks written for `preset` (`stages::PIXEL_SIDE_STAGES`).
-/// Writes `target/fpga/blocks-<preset>-<device>/{<module>.log, <module>.stat.json, blocks.json}`.
-pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Write) -> Result<Vec<BlockRow>, FlowError> {
+/// `board`; rows in pipeline order, the whole core, then the pixel-side blocks written for
+/// `preset` (`stages::PIXEL_SIDE_STAGES`).
+///
+/// Per block: yosys synthesizes the module alone (ports kept: the size columns). Unless
+/// `opts.pnr` is off, the synthesized netlist goes into the generated registered-IO wrapper
+/// ([`crate::wrap`], ports parsed from the module's Verilog), yosys maps the wrapper around it
+/// (the block's cells stay as they are), and nextpnr places and routes it for the board's device
+/// at the board's Fmax goal (`--freq`, `--timing-allow-fail`); its `--report` gives the block's
+/// Fmax, placed logic cells and critical path. A block that fails place and route (e.g. does not
+/// fit) keeps its sizes and records why; the other blocks still run.
+///
+/// Writes `target/fpga/blocks-<preset>-<device>/`: per module `<module>.{log, stat.json}`
+/// (synthesis), with place and route also `<module>.{netlist.v, wrap.v, wrap.log, wrap.json,
+/// wrap.stat.json, nextpnr.log, nextpnr-report.json}`, the wrapper's `wrap.pcf|wrap.lpf`, and
+/// `blocks.json` (every row).
+pub fn synth_blocks(
+    board: &Board,
+    preset: &str,
+    root: &Path,
+    opts: &BlockOpts,
+    out: &mut dyn Write,
+) -> Result<Vec<BlockRow>, FlowError> {
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
     let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
     if !rtl.is_file() {
@@ -581,6 +716,19 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
     }
     let tools = tools(board.family, root, out)?;
     let dir = root.join(format!("target/fpga/blocks-{preset}-{}", board.device));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let cons = if opts.pnr {
+        let src = root.join(board.constraints);
+        let text = wrap::wrapper_constraints(board, &read(&src)?, board.constraints)?;
+        let p = dir.join(match board.family {
+            Family::Ice40 => "wrap.pcf",
+            Family::Ecp5 => "wrap.lpf",
+        });
+        std::fs::write(&p, text).map_err(|e| FlowError::at(p.display(), e))?;
+        Some(p)
+    } else {
+        None
+    };
     let mut rows = Vec::new();
     // (module, row name, file): the core's blocks, the whole core, then the pixel-side blocks,
     // each in its own file (`rtl-out/tilerast_<stage>_<preset>.v`).
@@ -595,8 +743,15 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
             mods.push((format!("tilerast_{stage}_{preset}"), stage.to_string(), file));
         }
     }
+    let mut texts: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
     for (module, block, rtl) in mods {
         let stat = dir.join(format!("{module}.stat.json"));
+        let netlist = dir.join(format!("{module}.netlist.v"));
+        let write_netlist = if opts.pnr {
+            format!("; write_verilog -noattr {}", rel(&netlist, root))
+        } else {
+            String::new()
+        };
         let step = Step {
             name: module.clone(),
             program: tools.yosys.clone(),
@@ -604,7 +759,7 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
                 "-q".into(),
                 "-p".into(),
                 format!(
-                    "read_verilog {}; {}; tee -q -o {} stat -json",
+                    "read_verilog {}; {}; tee -q -o {} stat -json{write_netlist}",
                     rel(&rtl, root),
                     synth_command(board.family, board.device, &module),
                     rel(&stat, root)
@@ -614,11 +769,96 @@ pub fn synth_blocks(board: &Board, preset: &str, root: &Path, out: &mut dyn Writ
         };
         let secs = step.run(root, out)?;
         let cells = report::parse_yosys_stat(&read(&stat)?, &rel(&stat, root))?;
-        rows.push(BlockRow::new(board, preset, &block, &module, &cells, secs));
+        let mut row = BlockRow::new(board, preset, &block, &module, &cells, secs);
+        if let Some(cons) = &cons {
+            if !texts.contains_key(&rtl) {
+                texts.insert(rtl.clone(), read(&rtl)?);
+            }
+            let (ports, has_clock) = wrap::module_ports(&texts[&rtl], &rel(&rtl, root), &module)?;
+            let w = wrap::wrapper_verilog(&module, &ports, has_clock)?;
+            row.io_bits = Some((w.in_bits, w.out_bits));
+            let wv = dir.join(format!("{module}.wrap.v"));
+            std::fs::write(&wv, &w.verilog).map_err(|e| FlowError::at(wv.display(), e))?;
+            let wjson = dir.join(format!("{module}.wrap.json"));
+            let wstat = dir.join(format!("{module}.wrap.stat.json"));
+            let ysteps = Step {
+                name: format!("{module}-wrap"),
+                program: tools.yosys.clone(),
+                args: vec![
+                    "-q".into(),
+                    "-p".into(),
+                    format!(
+                        "read_verilog {} {}; {}; tee -q -o {} stat -json; write_json {}",
+                        rel(&netlist, root),
+                        rel(&wv, root),
+                        synth_command(board.family, board.device, wrap::WRAP_TOP),
+                        rel(&wstat, root),
+                        rel(&wjson, root)
+                    ),
+                ],
+                log: dir.join(format!("{module}.wrap.log")),
+            };
+            let mut pnr_secs = ysteps.run(root, out)?;
+            let wcells = report::parse_yosys_stat(&read(&wstat)?, &rel(&wstat, root))?;
+            row.wrapped = Some(report::Counts::from_cells(board.family, &wcells));
+            let (pnr, rep) = block_pnr_step(board, &tools, root, &dir, &module, cons, opts.seed.unwrap_or(1));
+            let _ = std::fs::remove_file(&rep);
+            let res = pnr.run_limited(root, out, opts.pnr_limit);
+            row.placed_fmax_mhz =
+                report::parse_nextpnr_log_fmax(&std::fs::read_to_string(&pnr.log).unwrap_or_default())
+                    .first()
+                    .copied();
+            match res {
+                Ok(t) => {
+                    pnr_secs += t;
+                    let text = read(&rep)?;
+                    let p = report::parse_nextpnr_report(&text, &rel(&rep, root))?;
+                    row.set_pnr(board.family, &p);
+                    if let Some(c) = p
+                        .clocks
+                        .iter()
+                        .max_by(|a, b| a.constraint_mhz.total_cmp(&b.constraint_mhz))
+                    {
+                        row.critical = report::parse_critical_path(&text, &rel(&rep, root), &c.clock)?;
+                    }
+                    if row.fmax_mhz.is_none() {
+                        row.pnr_failure = Some(format!("{}: no clock in `fmax`", rel(&rep, root)));
+                    }
+                }
+                Err(e) => {
+                    if e.0.contains("(time limit)") {
+                        row.pnr_timeout_secs = opts.pnr_limit.map(|l| l.as_secs_f64());
+                    }
+                    let util = report::parse_nextpnr_log_util(&std::fs::read_to_string(&pnr.log).unwrap_or_default());
+                    row.pnr_lc = report::lc_util(board.family, &util);
+                    let _ = writeln!(out, "  {module}: place and route failed, recorded in blocks.json: {e}");
+                    row.pnr_failure = Some(e.0);
+                }
+            }
+            row.pnr_secs = pnr_secs;
+            let _ = writeln!(
+                out,
+                "  {block}: Fmax {}{} (goal {} MHz){}",
+                row.fmax_cell(),
+                if row.fmax_mhz.is_some() { " MHz" } else { "" },
+                board.goal_mhz,
+                row.critical
+                    .as_ref()
+                    .map(|c| format!(", critical path {}", c.summary()))
+                    .unwrap_or_default()
+            );
+        }
+        rows.push(row);
+        // Written after every block, so that an interrupted run keeps what it measured.
+        write_blocks_json(&dir, &rows)?;
     }
-    let text = serde_json::to_string_pretty(&rows).map_err(|e| FlowError::at("blocks.json", e))?;
-    let p = dir.join("blocks.json");
-    std::fs::write(&p, text + "\n").map_err(|e| FlowError::at(p.display(), e))?;
     let _ = writeln!(out, "{}", report::blocks_markdown(&rows));
+    let _ = writeln!(out, "  wrote {}", rel(&dir.join("blocks.json"), root));
     Ok(rows)
+}
+
+fn write_blocks_json(dir: &Path, rows: &[BlockRow]) -> Result<(), FlowError> {
+    let p = dir.join("blocks.json");
+    let text = serde_json::to_string_pretty(rows).map_err(|e| FlowError::at(p.display(), e))?;
+    std::fs::write(&p, text + "\n").map_err(|e| FlowError::at(p.display(), e))
 }

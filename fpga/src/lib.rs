@@ -9,15 +9,17 @@
 //!   (everything under target/fpga/<board>/, one log per step)
 //! ```
 //!
-//! Modules: [`flow`] (steps, tools, the per-board flow, per-block synthesis), [`report`]
-//! (parsing nextpnr/yosys JSON, the Markdown table, the README section), [`postsim`]
-//! (gate-level simulation of the synthesized core against the golden cycle model).
+//! Modules: [`flow`] (steps, tools, the per-board flow, per-block synthesis and place and
+//! route), [`wrap`] (the generated registered-IO wrapper that gives each block module its own
+//! Fmax), [`report`] (parsing nextpnr/yosys JSON, the Markdown tables, the README sections),
+//! [`postsim`] (gate-level simulation of the synthesized core against the golden cycle model).
 //!
 //! Errors are [`FlowError`]: one line naming the file / step / field, never a panic.
 
 pub mod flow;
 pub mod postsim;
 pub mod report;
+pub mod wrap;
 
 use std::fmt;
 use std::path::PathBuf;

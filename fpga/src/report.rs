@@ -1,10 +1,15 @@
 //! Reports: parse yosys `stat -json` (cell counts by type) and nextpnr `--report` JSON
-//! (utilisation per BEL type, achieved Fmax per clock) into a [`Report`], write it as JSON and
-//! Markdown, and build the README table (rows per board and preset, plus per-block sizes).
+//! (utilisation per BEL type, achieved Fmax per clock, critical path) into a [`Report`] (one
+//! board flow) or a [`BlockRow`] (one block module: its size alone, and its Fmax inside the
+//! registered-IO wrapper of [`crate::wrap`]), write them as JSON and Markdown, and rewrite the
+//! README's generated tables, each between its own marker pair ([`BEGIN`]/[`END`] for the
+//! boards, [`BLOCKS_BEGIN`]/[`BLOCKS_END`] for the blocks), prose around them untouched.
 //!
 //! ```text
 //!  stat.json ──► cells{type: n} ─┐
-//!  nextpnr-report.json ──────────┴─► Report ─► report.json / report.md ─► table ─► README section
+//!  nextpnr-report.json ──────────┴─► Report ─► report.json / report.md ─► board table ─┐
+//!  <block>.stat.json + <block>.nextpnr-report.json ─► BlockRow ─► blocks.json ─► block table
+//!                                                                    update_readme ◄─┘
 //! ```
 
 use crate::{Board, Family, FlowError};
@@ -13,10 +18,15 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// README markers around the generated table.
+/// README markers around the generated board table.
 pub const BEGIN: &str = "<!-- fpga-table:begin -->";
 /// See [`BEGIN`].
 pub const END: &str = "<!-- fpga-table:end -->";
+/// README markers around the generated per-block table (`synth --blocks`), apart from the
+/// board table's so that each is rewritten alone and prose between them stays.
+pub const BLOCKS_BEGIN: &str = "<!-- fpga-blocks:begin -->";
+/// See [`BLOCKS_BEGIN`].
+pub const BLOCKS_END: &str = "<!-- fpga-blocks:end -->";
 
 /// Cell counts by type from yosys `stat -json` (the design total, or the single module).
 pub fn parse_yosys_stat(text: &str, file: &str) -> Result<BTreeMap<String, u64>, FlowError> {
@@ -125,6 +135,29 @@ pub fn parse_nextpnr_log_util(log: &str) -> PnrReport {
     r
 }
 
+/// Fmax of the clock with the highest constraint, from each "Max frequency for clock" line of a
+/// nextpnr log, in order: the first is the placer's estimate (printed before routing), the last
+/// of a finished run the routed figure. Empty if the run stopped before placement ended.
+pub fn parse_nextpnr_log_fmax(log: &str) -> Vec<f64> {
+    let mut v = Vec::new();
+    for l in log.lines() {
+        let Some(i) = l.find("Max frequency for clock") else {
+            continue;
+        };
+        let rest = &l[i..];
+        // `...': 39.57 MHz (FAIL at 100.00 MHz)`
+        if let Some(mhz) = rest
+            .split("': ")
+            .nth(1)
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|n| n.parse::<f64>().ok())
+        {
+            v.push(mhz);
+        }
+    }
+    v
+}
+
 /// Cell classes counted in the tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Counts {
@@ -222,18 +255,10 @@ impl Report {
         let empty = PnrReport::default();
         let p = pnr.unwrap_or(&empty);
         let get = |k: &str| p.util.get(k).copied();
-        let (lc, bram, dsp) = match board.family {
-            Family::Ice40 => (get("ICESTORM_LC"), get("ICESTORM_RAM"), get("ICESTORM_DSP")),
-            Family::Ecp5 => (
-                get("TRELLIS_COMB").or_else(|| {
-                    get("TRELLIS_SLICE").map(|u| Util {
-                        used: 2 * u.used,
-                        available: 2 * u.available,
-                    })
-                }),
-                get("DP16KD"),
-                get("MULT18X18D"),
-            ),
+        let lc = lc_util(board.family, p);
+        let (bram, dsp) = match board.family {
+            Family::Ice40 => (get("ICESTORM_RAM"), get("ICESTORM_DSP")),
+            Family::Ecp5 => (get("DP16KD"), get("MULT18X18D")),
         };
         let core = p
             .clocks
@@ -387,19 +412,147 @@ pub fn table_markdown(reports: &[Report]) -> String {
     s
 }
 
-/// Synthesis size of one block module.
+/// The reg → reg path that limits a clock, from nextpnr's `--report` JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CritPath {
+    /// Cell the path starts at (the launching flip-flop's).
+    pub from: String,
+    /// Cell the path ends at (setup).
+    pub to: String,
+    /// Total delay, ns.
+    pub ns: f64,
+    /// Of which routing, ns.
+    pub routing_ns: f64,
+}
+
+impl CritPath {
+    /// `from -> to, <ns> ns (<routing> routing)`, with the cell names cut to the signal they
+    /// are named after ([`short_cell`]).
+    pub fn summary(&self) -> String {
+        format!(
+            "{} -> {}, {:.1} ns ({:.1} routing)",
+            short_cell(&self.from),
+            short_cell(&self.to),
+            self.ns,
+            self.routing_ns
+        )
+    }
+}
+
+/// A placed cell's name cut to the signal it is named after: nextpnr names packed cells by the
+/// chain of cells they absorbed (`u.rem_y.q_SB_DFF_Q_5_D_SB_LUT4_O_LC` → `u.rem_y.q`).
+pub fn short_cell(name: &str) -> &str {
+    const CUTS: [&str; 6] = ["_SB_", "_TRELLIS", "_LUT4", "_CCU2C", "_DFF", "$"];
+    let end = CUTS.iter().filter_map(|c| name.find(c)).min().unwrap_or(name.len());
+    if end == 0 {
+        name
+    } else {
+        &name[..end]
+    }
+}
+
+/// The critical path of `clock` (a key of the report's `fmax`) in nextpnr's `--report` JSON
+/// (`critical_paths[].{from,to,path[].{type,delay,from.cell,to.cell}}`): the entry from and to
+/// `posedge <clock>`; `None` when the report has none (a design without such a path).
+pub fn parse_critical_path(text: &str, file: &str, clock: &str) -> Result<Option<CritPath>, FlowError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| FlowError::at(file, format!("line {}: {e}", e.line())))?;
+    let paths = v
+        .get("critical_paths")
+        .and_then(Value::as_array)
+        .ok_or_else(|| FlowError::at(file, "field `critical_paths`: missing or not an array"))?;
+    let edge = format!("posedge {clock}");
+    let Some(cp) = paths
+        .iter()
+        .find(|p| p["from"].as_str() == Some(edge.as_str()) && p["to"].as_str() == Some(edge.as_str()))
+    else {
+        return Ok(None);
+    };
+    let segs = cp["path"]
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| FlowError::at(file, "field `critical_paths[].path`: missing or empty"))?;
+    let (mut ns, mut routing_ns) = (0.0, 0.0);
+    for (i, s) in segs.iter().enumerate() {
+        let d = s["delay"].as_f64().ok_or_else(|| {
+            FlowError::at(
+                file,
+                format!("field `critical_paths[].path[{i}].delay`: missing or not a number"),
+            )
+        })?;
+        ns += d;
+        if s["type"].as_str() == Some("routing") {
+            routing_ns += d;
+        }
+    }
+    let cell = |s: &Value, end: &str| -> Result<String, FlowError> {
+        s[end]["cell"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| FlowError::at(file, format!("field `critical_paths[].path[].{end}.cell`: missing")))
+    };
+    // nextpnr labels the clock-to-out segment from the first cell the path enters to the
+    // launching flip-flop's output, so the start is that segment's `to`.
+    let start = if segs[0]["type"].as_str() == Some("clk-to-q") {
+        "to"
+    } else {
+        "from"
+    };
+    Ok(Some(CritPath {
+        from: cell(&segs[0], start)?,
+        to: cell(&segs[segs.len() - 1], "to")?,
+        ns,
+        routing_ns,
+    }))
+}
+
+/// Synthesis size of one block module and, unless `--no-pnr`, the Fmax nextpnr reaches for it
+/// inside the registered-IO wrapper ([`crate::wrap`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockRow {
     pub device: String,
     pub preset: String,
     pub block: String,
     pub module: String,
+    /// Cells of the block synthesized alone (ports kept, no wrapper).
     pub counts: Counts,
+    /// Synthesis seconds.
     pub secs: f64,
+    /// Achieved Fmax (MHz) of the wrapper's clock: the block's reg → reg paths, with its inputs
+    /// from and its outputs into flip-flops. `None` without place and route, or if it failed.
+    #[serde(default)]
+    pub fmax_mhz: Option<f64>,
+    /// The `--freq` nextpnr was given: the board's Fmax goal (`Board::goal_mhz`).
+    #[serde(default)]
+    pub target_mhz: f64,
+    /// Logic cells nextpnr placed, wrapper included (`ICESTORM_LC` / `TRELLIS_COMB`).
+    #[serde(default)]
+    pub pnr_lc: Option<Util>,
+    /// Cells of the wrapped block (block + wrapper registers) as placed and routed.
+    #[serde(default)]
+    pub wrapped: Option<Counts>,
+    /// Input / output bits the wrapper registers.
+    #[serde(default)]
+    pub io_bits: Option<(u32, u32)>,
+    /// The path that sets [`BlockRow::fmax_mhz`].
+    #[serde(default)]
+    pub critical: Option<CritPath>,
+    /// Wrapper synthesis + place and route seconds.
+    #[serde(default)]
+    pub pnr_secs: f64,
+    /// Why place and route gave no Fmax (e.g. the wrapped block does not fit the device).
+    #[serde(default)]
+    pub pnr_failure: Option<String>,
+    /// Set when place and route was stopped at the time limit (seconds).
+    #[serde(default)]
+    pub pnr_timeout_secs: Option<f64>,
+    /// The placer's Fmax estimate (nextpnr's log, before routing): a hint for a block whose
+    /// routing did not finish, never shown as its Fmax.
+    #[serde(default)]
+    pub placed_fmax_mhz: Option<f64>,
 }
 
 impl BlockRow {
-    /// A row from yosys cell counts.
+    /// A row from yosys cell counts (no place and route yet).
     pub fn new(
         board: &Board,
         preset: &str,
@@ -415,19 +568,86 @@ impl BlockRow {
             module: module.into(),
             counts: Counts::from_cells(board.family, cells),
             secs,
+            fmax_mhz: None,
+            target_mhz: board.goal_mhz,
+            pnr_lc: None,
+            wrapped: None,
+            io_bits: None,
+            critical: None,
+            pnr_secs: 0.0,
+            pnr_failure: None,
+            pnr_timeout_secs: None,
+            placed_fmax_mhz: None,
+        }
+    }
+
+    /// Record what nextpnr reported for the wrapped block: the Fmax of its clock (the one with
+    /// the highest constraint; the wrapper has one) and the logic cells placed.
+    pub fn set_pnr(&mut self, family: Family, pnr: &PnrReport) {
+        let clk = pnr
+            .clocks
+            .iter()
+            .max_by(|a, b| a.constraint_mhz.total_cmp(&b.constraint_mhz));
+        self.fmax_mhz = clk.map(|c| c.achieved_mhz);
+        self.pnr_lc = lc_util(family, pnr);
+    }
+
+    /// The table's Fmax cell: MHz, or why there is none.
+    pub fn fmax_cell(&self) -> String {
+        match (self.fmax_mhz, &self.pnr_failure) {
+            (Some(f), _) => format!("{f:.1}"),
+            (None, Some(_)) => match (self.pnr_lc, self.pnr_timeout_secs) {
+                (Some(u), _) if u.used > u.available => format!("— (no fit: {} of {} LCs)", u.used, u.available),
+                (_, Some(t)) => match self.placed_fmax_mhz {
+                    Some(p) => format!("— (routing not done in {:.0} min; placed: {p:.1})", t / 60.0),
+                    None => format!("— (P&R not done in {:.0} min)", t / 60.0),
+                },
+                _ => "— (P&R failed)".into(),
+            },
+            (None, None) => "—".into(),
         }
     }
 }
 
-/// The per-block table.
+/// Logic cells of a place-and-route report (`ICESTORM_LC`, or `TRELLIS_COMB` / 2 per
+/// `TRELLIS_SLICE`).
+pub fn lc_util(family: Family, p: &PnrReport) -> Option<Util> {
+    let get = |k: &str| p.util.get(k).copied();
+    match family {
+        Family::Ice40 => get("ICESTORM_LC"),
+        Family::Ecp5 => get("TRELLIS_COMB").or_else(|| {
+            get("TRELLIS_SLICE").map(|u| Util {
+                used: 2 * u.used,
+                available: 2 * u.available,
+            })
+        }),
+    }
+}
+
+/// The per-block table: sizes of each block alone, Fmax in the registered-IO wrapper against
+/// the board's goal.
 pub fn blocks_markdown(rows: &[BlockRow]) -> String {
     let mut s = String::from(
-        "| device | preset | block | LUT4 | FF | carry | BRAM | DSP |\n|---|---|---|---:|---:|---:|---:|---:|\n",
+        "| device | preset | block | LUT4 | FF | carry | BRAM | DSP | Fmax MHz | target MHz |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.device, r.preset, r.block, r.counts.luts, r.counts.ffs, r.counts.carries, r.counts.bram, r.counts.dsp
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.device,
+            r.preset,
+            r.block,
+            r.counts.luts,
+            r.counts.ffs,
+            r.counts.carries,
+            r.counts.bram,
+            r.counts.dsp,
+            r.fmax_cell(),
+            if r.target_mhz > 0.0 {
+                format!("{}", r.target_mhz)
+            } else {
+                "—".into()
+            }
         );
     }
     s.pop();
@@ -435,27 +655,93 @@ pub fn blocks_markdown(rows: &[BlockRow]) -> String {
 }
 
 /// Replace the text between [`BEGIN`] and [`END`] in `readme` (named `file` in errors) by
-/// `table`; the markers stay.
+/// `table` (the board table); the markers stay, and so does everything outside them.
 pub fn replace_section(readme: &str, table: &str, file: &str) -> Result<String, FlowError> {
+    replace_between(readme, BEGIN, END, table, file)
+}
+
+/// Replace the text between the markers `begin` and `end` (each exactly once in `readme`, named
+/// `file` in errors) by `table`; the markers and everything outside them stay.
+pub fn replace_between(readme: &str, begin: &str, end: &str, table: &str, file: &str) -> Result<String, FlowError> {
     let b = readme
-        .find(BEGIN)
-        .ok_or_else(|| FlowError::at(file, format!("marker `{BEGIN}` not found")))?;
+        .find(begin)
+        .ok_or_else(|| FlowError::at(file, format!("marker `{begin}` not found")))?;
     let e = readme
-        .find(END)
-        .ok_or_else(|| FlowError::at(file, format!("marker `{END}` not found")))?;
+        .find(end)
+        .ok_or_else(|| FlowError::at(file, format!("marker `{end}` not found")))?;
+    let line = |at: usize| readme[..at].lines().count() + 1;
     if e < b {
-        let line = readme[..e].lines().count() + 1;
         return Err(FlowError::at(
-            format!("{file}:{line}"),
-            format!("`{END}` before `{BEGIN}`"),
+            format!("{file}:{}", line(e)),
+            format!("`{end}` before `{begin}`"),
         ));
     }
-    Ok(format!(
-        "{}{BEGIN}\n{}\n{}",
-        &readme[..b],
-        table.trim_end(),
-        &readme[e..]
-    ))
+    for (m, at) in [(begin, b), (end, e)] {
+        if let Some(again) = readme[at + m.len()..].find(m) {
+            return Err(FlowError::at(
+                format!("{file}:{}", line(at + m.len() + again)),
+                format!("marker `{m}` appears twice"),
+            ));
+        }
+    }
+    let table = table.trim_end();
+    let nl = if table.is_empty() { "" } else { "\n" };
+    Ok(format!("{}{begin}\n{table}{nl}{}", &readme[..b], &readme[e..]))
+}
+
+/// README heading under which the per-block table goes when its markers are missing.
+pub const FPGA_HEADING: &str = "## FPGA";
+
+/// Rewrite the generated tables of the README: the board table between [`BEGIN`] / [`END`]
+/// (when `boards` is given), the per-block table between [`BLOCKS_BEGIN`] / [`BLOCKS_END`]
+/// (when `blocks` is given; a missing marker pair is added at the end of the README's
+/// [`FPGA_HEADING`] section). Nothing outside the markers changes; a table that is not given
+/// keeps its old text. The block markers must not sit inside the board markers (the board
+/// table would overwrite them).
+pub fn update_readme(
+    readme: &str,
+    boards: Option<&str>,
+    blocks: Option<&str>,
+    file: &str,
+) -> Result<String, FlowError> {
+    let mut text = readme.to_string();
+    if let Some(t) = boards {
+        text = replace_section(&text, t, file)?;
+    }
+    if let Some(t) = blocks {
+        if !text.contains(BLOCKS_BEGIN) && !text.contains(BLOCKS_END) {
+            let h = text
+                .lines()
+                .scan(0usize, |at, l| {
+                    let here = *at;
+                    *at += l.len() + 1;
+                    Some((here, l))
+                })
+                .find(|(_, l)| l.trim_end() == FPGA_HEADING)
+                .map(|(at, _)| at)
+                .ok_or_else(|| {
+                    FlowError::at(
+                        file,
+                        format!("no `{FPGA_HEADING}` section to put the `{BLOCKS_BEGIN}` markers in"),
+                    )
+                })?;
+            let body = h + FPGA_HEADING.len();
+            let next = text[body..].find("\n## ").map_or(text.len(), |i| body + i + 1);
+            let before = text[..next].trim_end();
+            text = format!("{before}\n\n{BLOCKS_BEGIN}\n{BLOCKS_END}\n\n{}", &text[next..]);
+        }
+        text = replace_between(&text, BLOCKS_BEGIN, BLOCKS_END, t, file)?;
+    }
+    if let (Some(b), Some(e), Some(bb)) = (text.find(BEGIN), text.find(END), text.find(BLOCKS_BEGIN)) {
+        if b < bb && bb < e {
+            let line = text[..bb].lines().count() + 1;
+            return Err(FlowError::at(
+                format!("{file}:{line}"),
+                format!("`{BLOCKS_BEGIN}` inside the board table's markers; move it after `{END}`"),
+            ));
+        }
+    }
+    Ok(text)
 }
 
 /// Load `target/fpga/<board>/report.json` of every board that has one, in board-table order.

@@ -2,12 +2,15 @@
 //! bitstream and report; report parsing on a captured real nextpnr report and yosys stat (the
 //! expected numbers are the ones nextpnr/yosys printed in their logs, see tests/data/);
 //! error paths (unknown board, missing files, broken Verilog, malformed reports) give one line
-//! naming the file / step / field.
+//! naming the file / step / field; the per-block registered-IO wrapper (generated from a small
+//! known module and from real blocks: ports, widths, pins, elaborated by Icarus, kept by yosys),
+//! Fmax into a block row, and the README's two generated tables between their own markers.
+//! No place and route of a block here (CI time): `tilerast synth --blocks` does that.
 
 use std::path::PathBuf;
 use tilerast_fpga::flow::{config_variant, preset_variant, run_board, shell_quote, FlowOpts};
 use tilerast_fpga::report::{self, parse_nextpnr_report, parse_yosys_stat, Counts};
-use tilerast_fpga::{board, repo_root, Family, BOARDS};
+use tilerast_fpga::{board, repo_root, wrap, Family, BOARDS};
 
 fn data(name: &str) -> String {
     std::fs::read_to_string(repo_root().join("fpga/tests/data").join(name)).unwrap()
@@ -332,4 +335,387 @@ fn config_variant_writes_core_and_top_for_any_supported_config() {
     let e = config_variant(b, &wide, "x", &root).unwrap_err().0;
     one_line(&e);
     assert!(e.starts_with("config.quads_per_clock:"), "{e}");
+}
+
+/// A small module in the emitted Verilog's style (rust-hdl: port list in the header, one
+/// declaration per line): 8 input bits, 8 output bits, 5 registers of its own.
+const TINY: &str = "\
+module tiny(clock,a,b,s,y,z);
+
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] a;
+    input wire signed [2:0] b;
+    input wire  s;
+    output reg  [4:0] y;
+    output wire  [2:0] z;
+
+    always @(posedge clock) y <= s ? a + b : a - b;
+    assign z = a[2:0] ^ b;
+endmodule // tiny
+";
+
+fn scratch(name: &str) -> PathBuf {
+    let d = repo_root().join("target/fpga/tests").join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The wrapper of a known module: three pins whatever the module, each port on its own slice of
+/// the input shift chain or the output register, and (checked by synthesis, not by reading the
+/// text) every one of those flip-flops kept: 8 in, the module's 5, 8 out, 2 + 1 XOR stages.
+#[test]
+fn wrapper_registers_every_port_of_a_small_module() {
+    let (ports, clock) = wrap::module_ports(TINY, "tiny.v", "tiny").unwrap();
+    assert!(clock);
+    let names: Vec<(&str, u32, bool)> = ports.iter().map(|p| (p.name.as_str(), p.width, p.input)).collect();
+    assert_eq!(
+        names,
+        [
+            ("a", 4, true),
+            ("b", 3, true),
+            ("s", 1, true),
+            ("y", 5, false),
+            ("z", 3, false)
+        ]
+    );
+    let w = wrap::wrapper_verilog("tiny", &ports, clock).unwrap();
+    assert_eq!((w.in_bits, w.out_bits, w.xor_stages, w.xor_regs), (8, 8, 2, 3));
+    let header: Vec<&str> = w.verilog.lines().filter(|l| l.starts_with("module ")).collect();
+    assert_eq!(
+        header,
+        [format!("module {}(input clk, input din, output dout);", wrap::WRAP_TOP)]
+    );
+    for c in [
+        ".clock(clk)",
+        ".a(in_r[3:0])",
+        ".b(in_r[6:4])",
+        ".s(in_r[7:7])",
+        ".y(out_w[4:0])",
+        ".z(out_w[7:5])",
+    ] {
+        assert!(w.verilog.contains(c), "{c} missing:\n{}", w.verilog);
+    }
+    let dir = scratch("wrap-tiny");
+    std::fs::write(dir.join("tiny.v"), TINY).unwrap();
+    std::fs::write(dir.join("wrap.v"), &w.verilog).unwrap();
+    // Icarus elaborates it and shifting 8 bits in puts them on the ports, first bit in at the top.
+    let tb = format!(
+        "module tb; reg clk = 0; reg din = 0; wire dout; integer i; reg [7:0] pat = 8'b1011_0110;\n\
+         {} w(.clk(clk), .din(din), .dout(dout));\n\
+         initial begin for (i = 7; i >= 0; i = i - 1) begin din = pat[i]; #1 clk = 1; #1 clk = 0; end\n\
+         $display(\"a=%b b=%b s=%b\", w.u.a, w.u.b, w.u.s); $finish; end endmodule\n",
+        wrap::WRAP_TOP
+    );
+    std::fs::write(dir.join("tb.v"), tb).unwrap();
+    let vvp = dir.join("tb.vvp");
+    let c = std::process::Command::new("iverilog")
+        .arg("-o")
+        .arg(&vvp)
+        .args([dir.join("tb.v"), dir.join("wrap.v"), dir.join("tiny.v")])
+        .output()
+        .expect("iverilog");
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let r = std::process::Command::new("vvp").arg(&vvp).output().expect("vvp");
+    let so = String::from_utf8_lossy(&r.stdout);
+    // in_r = 1011_0110 (bit 7 first in): a = in_r[3:0], b = in_r[6:4], s = in_r[7].
+    assert!(so.contains("a=0110 b=011 s=1"), "{so}");
+    // yosys keeps every flip-flop: nothing of the block's IO is optimised away.
+    let stat = dir.join("stat.json");
+    let y = std::process::Command::new("yosys")
+        .arg("-q")
+        .arg("-p")
+        .arg(format!(
+            "read_verilog {} {}; synth -top {}; tee -q -o {} stat -json",
+            dir.join("tiny.v").display(),
+            dir.join("wrap.v").display(),
+            wrap::WRAP_TOP,
+            stat.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(y.status.success(), "{}", String::from_utf8_lossy(&y.stderr));
+    let cells = parse_yosys_stat(&std::fs::read_to_string(&stat).unwrap(), "stat.json").unwrap();
+    let ffs: u64 = cells.iter().filter(|(t, _)| t.contains("DFF")).map(|(_, n)| n).sum();
+    assert_eq!(ffs, (w.in_bits + 5 + w.out_bits + w.xor_regs) as u64, "{cells:?}");
+}
+
+/// The wrapper of every raster-core block of the ice40 preset registers exactly the ports the
+/// co-simulation's port table has (same parser, checked against the compiled-in table), and
+/// Icarus elaborates one of them with the real RTL.
+#[test]
+fn wrapper_of_real_blocks_matches_the_cosim_port_table() {
+    let root = repo_root();
+    let file = root.join("rtl-out/tilerast_ice40.v");
+    let text = std::fs::read_to_string(&file).unwrap();
+    for stage in tilerast_golden::stages::RASTER_CORE_STAGES {
+        let module = format!("tilerast_ice40__{stage}");
+        let (ports, clock) = wrap::module_ports(&text, "rtl-out/tilerast_ice40.v", &module).unwrap();
+        let w = wrap::wrapper_verilog(&module, &ports, clock).unwrap();
+        let d = tilerast_cosim::blocks::block_desc("ice40", stage).expect(stage);
+        assert!(clock, "{module}");
+        assert_eq!((w.in_bits, w.out_bits), (d.in_bits, d.out_bits), "{module}");
+        // Four bits per registered XOR stage down to one.
+        let s = w.xor_stages;
+        assert!(
+            4u32.pow(s - 1) < w.out_bits && w.out_bits <= 4u32.pow(s),
+            "{module}: {s}"
+        );
+    }
+    let (ports, clock) = wrap::module_ports(&text, "x", "tilerast_ice40__quad_packer").unwrap();
+    let w = wrap::wrapper_verilog("tilerast_ice40__quad_packer", &ports, clock).unwrap();
+    let dir = scratch("wrap-quad_packer");
+    std::fs::write(dir.join("wrap.v"), &w.verilog).unwrap();
+    let c = std::process::Command::new("iverilog")
+        .args(["-o", "/dev/null", "-s", wrap::WRAP_TOP])
+        .arg(dir.join("wrap.v"))
+        .arg(&file)
+        .output()
+        .expect("iverilog");
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    // A module that is not there, or without outputs: one line naming it.
+    let e = match wrap::module_ports(&text, "rtl-out/tilerast_ice40.v", "tilerast_ice40__nope") {
+        Err(e) => e.0,
+        Ok(_) => panic!("found a module that does not exist"),
+    };
+    one_line(&e);
+    assert_eq!(e, "rtl-out/tilerast_ice40.v: module `tilerast_ice40__nope` not found");
+    let only_in: Vec<_> = ports.into_iter().filter(|p| p.input).collect();
+    let e = wrap::wrapper_verilog("m", &only_in, true).unwrap_err().0;
+    assert_eq!(e, "m: no output ports, nothing to time");
+}
+
+/// The wrapper's pins are the board's clock and UART pins, renamed; no other port, no frequency
+/// (nextpnr's `--freq` is the constraint).
+#[test]
+fn wrapper_constraints_take_three_pins_from_the_board_file() {
+    for b in BOARDS.iter() {
+        let text = std::fs::read_to_string(repo_root().join(b.constraints)).unwrap();
+        let c = wrap::wrapper_constraints(b, &text, b.constraints).unwrap_or_else(|e| panic!("{e}"));
+        let lines: Vec<&str> = c.lines().filter(|l| !l.starts_with('#')).collect();
+        match b.family {
+            Family::Ice40 => {
+                let pins: Vec<&str> = lines.iter().map(|l| l.split_whitespace().nth(2).unwrap()).collect();
+                assert_eq!(pins, ["clk", "din", "dout"], "{}: {c}", b.name);
+                // The pins are the board's: clk's pin is the one on the board's clk line.
+                let clk_pin = text
+                    .lines()
+                    .find(|l| l.starts_with("set_io") && l.split_whitespace().nth(2) == Some("clk"))
+                    .unwrap()
+                    .split_whitespace()
+                    .nth(3)
+                    .unwrap();
+                assert_eq!(lines[0], format!("set_io -nowarn clk {clk_pin}"));
+            }
+            Family::Ecp5 => {
+                assert_eq!(lines.len(), 6, "{c}");
+                for p in ["clk", "din", "dout"] {
+                    assert!(
+                        lines
+                            .iter()
+                            .any(|l| l.starts_with(&format!("LOCATE COMP \"{p}\" SITE "))),
+                        "{c}"
+                    );
+                }
+                assert!(c.contains("LOCATE COMP \"clk\" SITE \"G2\";"), "{c}");
+            }
+        }
+        assert!(
+            !c.contains("uart") && !c.contains("led") && !c.to_lowercase().contains("freq"),
+            "{c}"
+        );
+    }
+    let b = board("hx8k").unwrap();
+    let e = wrap::wrapper_constraints(b, "set_io clk J3\nset_io uart_tx B12\n", "x.pcf")
+        .unwrap_err()
+        .0;
+    assert_eq!(e, "x.pcf: no pin for port `uart_rx` (the block wrapper needs it)");
+}
+
+/// A block row gets its Fmax, placed LCs and critical path from nextpnr's report (the captured
+/// UP5K report above; numbers from its log), and the table shows them against the goal.
+#[test]
+fn block_row_takes_fmax_from_the_nextpnr_report() {
+    let b = board("icebreaker").unwrap();
+    let text = data("coverage_up5k.report.json");
+    let p = parse_nextpnr_report(&text, "r.json").unwrap();
+    let cells = parse_yosys_stat(&data("coverage_up5k.stat.json"), "s.json").unwrap();
+    let mut row = report::BlockRow::new(b, "ice40", "subtile_coverage", "tilerast_ice40__coverage", &cells, 1.0);
+    assert_eq!(row.fmax_mhz, None);
+    assert_eq!(row.target_mhz, b.goal_mhz);
+    row.set_pnr(Family::Ice40, &p);
+    assert!((row.fmax_mhz.unwrap() - COV_FMAX).abs() < 0.01, "{:?}", row.fmax_mhz);
+    assert_eq!(row.pnr_lc.unwrap().used, COV_LC_USED);
+    let cp = report::parse_critical_path(&text, "r.json", &p.clocks[0].clock)
+        .unwrap()
+        .expect("a reg -> reg path");
+    // One clock: the critical path is the period at Fmax.
+    assert!((cp.ns - 1000.0 / COV_FMAX).abs() < 0.05, "{cp:?}");
+    assert!(cp.routing_ns > 0.0 && cp.routing_ns < cp.ns, "{cp:?}");
+    assert_eq!(
+        (cp.from.as_str(), cp.to.as_str()),
+        // The launching flip-flop (the clock-to-out segment's output), not the first LUT.
+        ("u.et0.tx_min_SB_DFF_Q_DFFLC", "u.et0.e_min_SB_LUT4_I1_LC")
+    );
+    assert_eq!(report::parse_critical_path(&text, "r.json", "other_clk").unwrap(), None);
+    assert!(
+        cp.summary().starts_with("u.et0.tx_min -> u.et0.e_min, 34.7 ns ("),
+        "{}",
+        cp.summary()
+    );
+    assert_eq!(report::short_cell("u.rem_y.q_SB_DFF_Q_5_D_SB_LUT4_O_LC"), "u.rem_y.q");
+    assert_eq!(report::short_cell("u.x$CARRY"), "u.x");
+    assert_eq!(report::short_cell("plain"), "plain");
+    let t = report::blocks_markdown(std::slice::from_ref(&row));
+    assert_eq!(
+        t.lines().nth(2).unwrap(),
+        format!("| up5k | ice40 | subtile_coverage | {COV_LUTS} | 739 | {COV_CARRIES} | 0 | 0 | 28.9 | 48 |")
+    );
+    // Round trip; rows written before Fmax was measured still load.
+    let back: report::BlockRow = serde_json::from_str(&serde_json::to_string(&row).unwrap()).unwrap();
+    assert_eq!(back, row);
+    let old = r#"{"device":"hx8k","preset":"ice40","block":"setup","module":"m","secs":1.0,
+        "counts":{"luts":1,"ffs":2,"carries":3,"bram":0,"dsp":0,"other":0}}"#;
+    let old: report::BlockRow = serde_json::from_str(old).unwrap();
+    assert_eq!((old.fmax_mhz, old.fmax_cell()), (None, "—".to_string()));
+    // A block that did not fit shows why instead of a number.
+    let mut nofit = row.clone();
+    nofit.fmax_mhz = None;
+    nofit.pnr_lc = Some(report::Util {
+        used: 9000,
+        available: 7680,
+    });
+    nofit.pnr_failure = Some("step x failed".into());
+    assert_eq!(nofit.fmax_cell(), "— (no fit: 9000 of 7680 LCs)");
+    let e = report::parse_critical_path("{}", "r.json", "c").unwrap_err().0;
+    assert_eq!(e, "r.json: field `critical_paths`: missing or not an array");
+}
+
+/// `synth --table --update-readme`: each generated table between its own markers; the prose
+/// before, between and after them, and the table that is not given, stay byte for byte.
+#[test]
+fn readme_update_keeps_prose_and_the_other_table() {
+    use report::{BEGIN, BLOCKS_BEGIN, BLOCKS_END, END};
+    let readme = format!(
+        "# x\n\n## FPGA\n\nintro prose\n{BEGIN}\n| old boards |\n{END}\n\nprose between, **kept**\n\n\
+         {BLOCKS_BEGIN}\n| old blocks |\n{BLOCKS_END}\nprose after\n\n## Benchmarks\n\nbench\n"
+    );
+    let new = report::update_readme(&readme, None, Some("| new blocks |\n"), "README.md").unwrap();
+    assert_eq!(new, readme.replace("| old blocks |", "| new blocks |"));
+    let new = report::update_readme(&readme, Some("| new boards |"), None, "README.md").unwrap();
+    assert_eq!(new, readme.replace("| old boards |", "| new boards |"));
+    let both = report::update_readme(&readme, Some("| b1 |"), Some("| b2 |"), "README.md").unwrap();
+    assert_eq!(
+        both,
+        readme
+            .replace("| old boards |", "| b1 |")
+            .replace("| old blocks |", "| b2 |")
+    );
+    assert_eq!(report::update_readme(&readme, None, None, "README.md").unwrap(), readme);
+    // No block markers yet: they go at the end of the FPGA section, before the next heading.
+    let no_blocks = format!("# x\n\n## FPGA\n\nintro\n{BEGIN}\n| t |\n{END}\n\nmore prose\n\n## Benchmarks\n\nbench\n");
+    let new = report::update_readme(&no_blocks, None, Some("| blk |"), "README.md").unwrap();
+    assert_eq!(
+        new,
+        format!(
+            "# x\n\n## FPGA\n\nintro\n{BEGIN}\n| t |\n{END}\n\nmore prose\n\n{BLOCKS_BEGIN}\n| blk |\n{BLOCKS_END}\n\n## Benchmarks\n\nbench\n"
+        )
+    );
+    // ... and the next update replaces only the table.
+    let again = report::update_readme(&new, None, Some("| blk2 |"), "README.md").unwrap();
+    assert_eq!(again, new.replace("| blk |", "| blk2 |"));
+    let e = report::update_readme("# x\n", None, Some("t"), "README.md")
+        .unwrap_err()
+        .0;
+    one_line(&e);
+    assert!(e.starts_with("README.md: no `## FPGA` section"), "{e}");
+    // Block markers inside the board table's would be wiped by the next board update.
+    let nested = format!("## FPGA\n{BEGIN}\n{BLOCKS_BEGIN}\n{BLOCKS_END}\n{END}\n");
+    let e = report::update_readme(&nested, None, Some("t"), "README.md")
+        .unwrap_err()
+        .0;
+    assert!(
+        e.starts_with("README.md:3: ") && e.contains("inside the board table's markers"),
+        "{e}"
+    );
+    let twice = format!("## FPGA\n{BLOCKS_BEGIN}\n{BLOCKS_END}\n{BLOCKS_BEGIN}\n");
+    let e = report::update_readme(&twice, None, Some("t"), "README.md")
+        .unwrap_err()
+        .0;
+    assert_eq!(e, format!("README.md:4: marker `{BLOCKS_BEGIN}` appears twice"));
+}
+
+/// The repository's README has both marker pairs, in the FPGA section, the block table's after
+/// the board table's (not inside it), and prose outside both.
+#[test]
+fn repository_readme_has_both_marker_pairs_in_the_fpga_section() {
+    use report::{BEGIN, BLOCKS_BEGIN, BLOCKS_END, END};
+    let text = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let at = |m: &str| text.find(m).unwrap_or_else(|| panic!("README.md: {m} missing"));
+    let fpga = at("\n## FPGA\n");
+    let next = fpga + 1 + text[fpga + 1..].find("\n## ").unwrap();
+    let (b, e, bb, be) = (at(BEGIN), at(END), at(BLOCKS_BEGIN), at(BLOCKS_END));
+    assert!(fpga < b && b < e && e < bb && bb < be && be < next, "{b} {e} {bb} {be}");
+    // Between each pair: a generated table only (header, rule, rows).
+    for (x, y, m) in [(b, e, BEGIN), (bb, be, BLOCKS_BEGIN)] {
+        for l in text[x + m.len()..y].lines().filter(|l| !l.is_empty()) {
+            assert!(l.starts_with('|'), "README.md: prose inside {m}: {l}");
+        }
+    }
+    // The update is a fixed point on the README's own tables.
+    let boards = text[b + BEGIN.len()..e].trim().to_string();
+    let blocks = text[bb + BLOCKS_BEGIN.len()..be].trim().to_string();
+    let again = report::update_readme(&text, Some(&boards), Some(&blocks), "README.md").unwrap();
+    assert!(again == text, "README.md: updating with its own tables changed it");
+}
+
+/// A step over its time limit is stopped (not waited for) and says so in one line; a block row
+/// stopped that way shows it instead of an Fmax.
+#[test]
+fn step_time_limit_stops_the_tool() {
+    let dir = scratch("limit");
+    let step = tilerast_fpga::flow::Step {
+        name: "sleepy".into(),
+        program: "sh".into(),
+        args: vec!["-c".into(), "echo routing; sleep 30".into()],
+        log: dir.join("sleepy.log"),
+    };
+    let t = std::time::Instant::now();
+    let e = step
+        .run_limited(&dir, &mut Vec::new(), Some(std::time::Duration::from_secs(1)))
+        .unwrap_err()
+        .0;
+    assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
+    one_line(&e);
+    assert!(
+        e.starts_with("step sleepy stopped after 1 s (time limit), see ") && e.ends_with("sleepy.log: routing"),
+        "{e}"
+    );
+    // Within the limit it is an ordinary step.
+    let quick = tilerast_fpga::flow::Step {
+        args: vec!["-c".into(), "true".into()],
+        ..step
+    };
+    quick
+        .run_limited(&dir, &mut Vec::new(), Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let b = board("ulx3s").unwrap();
+    let mut row = report::BlockRow::new(b, "default", "blender", "m", &Default::default(), 1.0);
+    row.pnr_failure = Some(e);
+    row.pnr_timeout_secs = Some(600.0);
+    assert_eq!(row.fmax_cell(), "— (P&R not done in 10 min)");
+    // Stopped while routing: the placer's estimate (the first "Max frequency" line) is shown
+    // as such. The lines are nextpnr-ecp5's, from the blender's log.
+    let log = "Info: Running simulated annealing placer for refinement.\n\
+               Info: Max frequency for clock '$glbnet$clk$TRELLIS_IO_IN': 39.57 MHz (FAIL at 100.00 MHz)\n\
+               Info:     iter=63 wires=170808 overused=1418 overuse=1422 archfail=NA\n";
+    assert_eq!(report::parse_nextpnr_log_fmax(log), [39.57]);
+    row.placed_fmax_mhz = report::parse_nextpnr_log_fmax(log).first().copied();
+    assert_eq!(row.fmax_cell(), "— (routing not done in 10 min; placed: 39.6)");
+    // A finished run: estimate first, routed last (from tests/data/coverage_up5k.log).
+    assert_eq!(
+        report::parse_nextpnr_log_fmax(&data("coverage_up5k.log")),
+        [30.88, COV_FMAX]
+    );
+    assert_eq!(row.target_mhz, 100.0);
 }
