@@ -59,7 +59,7 @@ fn names_with_escaped_newlines_stay_on_one_line() {
         assert_ne!(text, base, "{from} is in points.json");
         let e = Scene::from_json(&text, "fuzz.json").expect_err(to).to_string();
         assert_eq!(e.lines().count(), 1, "{e}");
-        assert!(e.contains(&to.replace("\\n", "\\n")), "{e}");
+        assert!(e.contains(to), "{e}");
     }
     let dup = base.replacen("{", "{\"a\\nb\": 1, \"a\\nb\": 2, ", 1);
     let e = Scene::from_json(&dup, "fuzz.json").unwrap_err().to_string();
