@@ -73,6 +73,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     localparam [0:0] c_comp = 1'b0;
     localparam [0:0] c_mif = 1'b1;
     localparam [0:0] c_gate = 1'b1;
+    localparam [0:0] c_bv__0 = 1'b0;
+    localparam [0:0] c_bv__1 = 1'b0;
+    localparam [0:0] c_bv__2 = 1'b0;
+    localparam [0:0] c_bv__3 = 1'b0;
     localparam [2:0] c_l = 3'b10;
     localparam [2:0] c_lane__0 = 3'b0;
     localparam [2:0] c_lane__1 = 3'b1;
@@ -251,6 +255,138 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     reg  [7:0] pst__3__d;
     wire  [7:0] pst__3__q;
     reg  pst__3__clock;
+    reg  bv__0__d;
+    wire  bv__0__q;
+    reg  bv__0__clock;
+    reg  bv__1__d;
+    wire  bv__1__q;
+    reg  bv__1__clock;
+    reg  bv__2__d;
+    wire  bv__2__q;
+    reg  bv__2__clock;
+    reg  bv__3__d;
+    wire  bv__3__q;
+    reg  bv__3__clock;
+    reg  [31:0] bpos__0__d;
+    wire  [31:0] bpos__0__q;
+    reg  bpos__0__clock;
+    reg  [31:0] bpos__1__d;
+    wire  [31:0] bpos__1__q;
+    reg  bpos__1__clock;
+    reg  [31:0] bpos__2__d;
+    wire  [31:0] bpos__2__q;
+    reg  bpos__2__clock;
+    reg  [31:0] bpos__3__d;
+    wire  [31:0] bpos__3__q;
+    reg  bpos__3__clock;
+    reg  [15:0] bs__0__d;
+    wire  [15:0] bs__0__q;
+    reg  bs__0__clock;
+    reg  [15:0] bs__1__d;
+    wire  [15:0] bs__1__q;
+    reg  bs__1__clock;
+    reg  [15:0] bs__2__d;
+    wire  [15:0] bs__2__q;
+    reg  bs__2__clock;
+    reg  [15:0] bs__3__d;
+    wire  [15:0] bs__3__q;
+    reg  bs__3__clock;
+    reg  [15:0] bs__4__d;
+    wire  [15:0] bs__4__q;
+    reg  bs__4__clock;
+    reg  [15:0] bs__5__d;
+    wire  [15:0] bs__5__q;
+    reg  bs__5__clock;
+    reg  [15:0] bs__6__d;
+    wire  [15:0] bs__6__q;
+    reg  bs__6__clock;
+    reg  [15:0] bs__7__d;
+    wire  [15:0] bs__7__q;
+    reg  bs__7__clock;
+    reg  [15:0] bs__8__d;
+    wire  [15:0] bs__8__q;
+    reg  bs__8__clock;
+    reg  [15:0] bs__9__d;
+    wire  [15:0] bs__9__q;
+    reg  bs__9__clock;
+    reg  [15:0] bs__10__d;
+    wire  [15:0] bs__10__q;
+    reg  bs__10__clock;
+    reg  [15:0] bs__11__d;
+    wire  [15:0] bs__11__q;
+    reg  bs__11__clock;
+    reg  [15:0] bs__12__d;
+    wire  [15:0] bs__12__q;
+    reg  bs__12__clock;
+    reg  [15:0] bs__13__d;
+    wire  [15:0] bs__13__q;
+    reg  bs__13__clock;
+    reg  [15:0] bs__14__d;
+    wire  [15:0] bs__14__q;
+    reg  bs__14__clock;
+    reg  [15:0] bs__15__d;
+    wire  [15:0] bs__15__q;
+    reg  bs__15__clock;
+    reg  [15:0] bd__0__d;
+    wire  [15:0] bd__0__q;
+    reg  bd__0__clock;
+    reg  [15:0] bd__1__d;
+    wire  [15:0] bd__1__q;
+    reg  bd__1__clock;
+    reg  [15:0] bd__2__d;
+    wire  [15:0] bd__2__q;
+    reg  bd__2__clock;
+    reg  [15:0] bd__3__d;
+    wire  [15:0] bd__3__q;
+    reg  bd__3__clock;
+    reg  [15:0] bd__4__d;
+    wire  [15:0] bd__4__q;
+    reg  bd__4__clock;
+    reg  [15:0] bd__5__d;
+    wire  [15:0] bd__5__q;
+    reg  bd__5__clock;
+    reg  [15:0] bd__6__d;
+    wire  [15:0] bd__6__q;
+    reg  bd__6__clock;
+    reg  [15:0] bd__7__d;
+    wire  [15:0] bd__7__q;
+    reg  bd__7__clock;
+    reg  [15:0] bd__8__d;
+    wire  [15:0] bd__8__q;
+    reg  bd__8__clock;
+    reg  [15:0] bd__9__d;
+    wire  [15:0] bd__9__q;
+    reg  bd__9__clock;
+    reg  [15:0] bd__10__d;
+    wire  [15:0] bd__10__q;
+    reg  bd__10__clock;
+    reg  [15:0] bd__11__d;
+    wire  [15:0] bd__11__q;
+    reg  bd__11__clock;
+    reg  [15:0] bd__12__d;
+    wire  [15:0] bd__12__q;
+    reg  bd__12__clock;
+    reg  [15:0] bd__13__d;
+    wire  [15:0] bd__13__q;
+    reg  bd__13__clock;
+    reg  [15:0] bd__14__d;
+    wire  [15:0] bd__14__q;
+    reg  bd__14__clock;
+    reg  [15:0] bd__15__d;
+    wire  [15:0] bd__15__q;
+    reg  bd__15__clock;
+    reg  [7:0] bst__0__d;
+    wire  [7:0] bst__0__q;
+    reg  bst__0__clock;
+    reg  [7:0] bst__1__d;
+    wire  [7:0] bst__1__q;
+    reg  bst__1__clock;
+    reg  [7:0] bst__2__d;
+    wire  [7:0] bst__2__q;
+    reg  bst__2__clock;
+    reg  [7:0] bst__3__d;
+    wire  [7:0] bst__3__q;
+    reg  bst__3__clock;
     reg  qv__0__d;
     wire  qv__0__q;
     reg  qv__0__clock;
@@ -1268,7 +1404,231 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     reg  [2:0] pc__2;
     reg  [2:0] pc__3;
     reg  [2:0] pc__4;
+    reg  room__0;
+    reg  room__1;
+    reg  room__2;
+    reg  room__3;
     reg  accept;
+    reg  i_v__0;
+    reg  i_v__1;
+    reg  i_v__2;
+    reg  i_v__3;
+    reg  [31:0] i_pos__0;
+    reg  [31:0] i_pos__1;
+    reg  [31:0] i_pos__2;
+    reg  [31:0] i_pos__3;
+    reg  [15:0] i_s__0;
+    reg  [15:0] i_s__1;
+    reg  [15:0] i_s__2;
+    reg  [15:0] i_s__3;
+    reg  [15:0] i_s__4;
+    reg  [15:0] i_s__5;
+    reg  [15:0] i_s__6;
+    reg  [15:0] i_s__7;
+    reg  [15:0] i_s__8;
+    reg  [15:0] i_s__9;
+    reg  [15:0] i_s__10;
+    reg  [15:0] i_s__11;
+    reg  [15:0] i_s__12;
+    reg  [15:0] i_s__13;
+    reg  [15:0] i_s__14;
+    reg  [15:0] i_s__15;
+    reg  [15:0] i_d__0;
+    reg  [15:0] i_d__1;
+    reg  [15:0] i_d__2;
+    reg  [15:0] i_d__3;
+    reg  [15:0] i_d__4;
+    reg  [15:0] i_d__5;
+    reg  [15:0] i_d__6;
+    reg  [15:0] i_d__7;
+    reg  [15:0] i_d__8;
+    reg  [15:0] i_d__9;
+    reg  [15:0] i_d__10;
+    reg  [15:0] i_d__11;
+    reg  [15:0] i_d__12;
+    reg  [15:0] i_d__13;
+    reg  [15:0] i_d__14;
+    reg  [15:0] i_d__15;
+    reg  [7:0] i_st__0;
+    reg  [7:0] i_st__1;
+    reg  [7:0] i_st__2;
+    reg  [7:0] i_st__3;
+    reg  beq__0;
+    reg  beq__1;
+    reg  beq__2;
+    reg  beq__3;
+    reg  beq__4;
+    reg  beq__5;
+    reg  beq__6;
+    reg  beq__7;
+    reg  beq__8;
+    reg  beq__9;
+    reg  beq__10;
+    reg  beq__11;
+    reg  beq__12;
+    reg  beq__13;
+    reg  beq__14;
+    reg  beq__15;
+    reg  bceq__0;
+    reg  bceq__1;
+    reg  bceq__2;
+    reg  bceq__3;
+    reg  bceq__4;
+    reg  bceq__5;
+    reg  bceq__6;
+    reg  bceq__7;
+    reg  bceq__8;
+    reg  bceq__9;
+    reg  bceq__10;
+    reg  bceq__11;
+    reg  bceq__12;
+    reg  bceq__13;
+    reg  bceq__14;
+    reg  bceq__15;
+    reg  bceq__16;
+    reg  bceq__17;
+    reg  bceq__18;
+    reg  bceq__19;
+    reg  bceq__20;
+    reg  bceq__21;
+    reg  bceq__22;
+    reg  bceq__23;
+    reg  bceq__24;
+    reg  bceq__25;
+    reg  bceq__26;
+    reg  bceq__27;
+    reg  bceq__28;
+    reg  bceq__29;
+    reg  bceq__30;
+    reg  bceq__31;
+    reg  bceq__32;
+    reg  bceq__33;
+    reg  bceq__34;
+    reg  bceq__35;
+    reg  bceq__36;
+    reg  bceq__37;
+    reg  bceq__38;
+    reg  bceq__39;
+    reg  bceq__40;
+    reg  bceq__41;
+    reg  bceq__42;
+    reg  bceq__43;
+    reg  bceq__44;
+    reg  bceq__45;
+    reg  bceq__46;
+    reg  bceq__47;
+    reg  bceq__48;
+    reg  bceq__49;
+    reg  bceq__50;
+    reg  bceq__51;
+    reg  bceq__52;
+    reg  bceq__53;
+    reg  bceq__54;
+    reg  bceq__55;
+    reg  bceq__56;
+    reg  bceq__57;
+    reg  bceq__58;
+    reg  bceq__59;
+    reg  bceq__60;
+    reg  bceq__61;
+    reg  bceq__62;
+    reg  bceq__63;
+    reg  bfm__0;
+    reg  bfm__1;
+    reg  bfm__2;
+    reg  bfm__3;
+    reg  bfm__4;
+    reg  bfm__5;
+    reg  bfm__6;
+    reg  bfm__7;
+    reg  bfm__8;
+    reg  bfm__9;
+    reg  bfm__10;
+    reg  bfm__11;
+    reg  bfm__12;
+    reg  bfm__13;
+    reg  bfm__14;
+    reg  bfm__15;
+    reg  bfm__16;
+    reg  bfm__17;
+    reg  bfm__18;
+    reg  bfm__19;
+    reg  bfm__20;
+    reg  bfm__21;
+    reg  bfm__22;
+    reg  bfm__23;
+    reg  bfm__24;
+    reg  bfm__25;
+    reg  bfm__26;
+    reg  bfm__27;
+    reg  bfm__28;
+    reg  bfm__29;
+    reg  bfm__30;
+    reg  bfm__31;
+    reg  binf__0;
+    reg  binf__1;
+    reg  binf__2;
+    reg  binf__3;
+    reg  [2:0] binf_k__0;
+    reg  [2:0] binf_k__1;
+    reg  [2:0] binf_k__2;
+    reg  [2:0] binf_k__3;
+    reg  binf_l__0;
+    reg  binf_l__1;
+    reg  binf_l__2;
+    reg  binf_l__3;
+    reg  bmrg__0;
+    reg  bmrg__1;
+    reg  bmrg__2;
+    reg  bmrg__3;
+    reg  bmlane__0;
+    reg  bmlane__1;
+    reg  bmlane__2;
+    reg  bmlane__3;
+    reg  bhs__0;
+    reg  bhs__1;
+    reg  bhs__2;
+    reg  bhs__3;
+    reg  bhs__4;
+    reg  bhs__5;
+    reg  bhs__6;
+    reg  bhs__7;
+    reg  bhs__8;
+    reg  bhs__9;
+    reg  bhs__10;
+    reg  bhs__11;
+    reg  bhs__12;
+    reg  bhs__13;
+    reg  bhs__14;
+    reg  bhs__15;
+    reg  bhl__0;
+    reg  bhl__1;
+    reg  bhl__2;
+    reg  bhl__3;
+    reg  bhl__4;
+    reg  bhl__5;
+    reg  bhl__6;
+    reg  bhl__7;
+    reg  bhl__8;
+    reg  bhl__9;
+    reg  bhl__10;
+    reg  bhl__11;
+    reg  bhl__12;
+    reg  bhl__13;
+    reg  bhl__14;
+    reg  bhl__15;
+    reg  blv__0;
+    reg  blv__1;
+    reg  blv__2;
+    reg  blv__3;
+    reg  keep__0;
+    reg  keep__1;
+    reg  keep__2;
+    reg  keep__3;
+    reg  keep2__0;
+    reg  keep2__1;
+    reg  keep2__2;
+    reg  keep2__3;
     reg  peq__0;
     reg  peq__1;
     reg  peq__2;
@@ -1818,6 +2178,226 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         .d(pst__3__d),
         .q(pst__3__q),
         .clock(pst__3__clock)
+    );
+    tilerast_blender_full__bv__0 bv__0(
+        .d(bv__0__d),
+        .q(bv__0__q),
+        .clock(bv__0__clock)
+    );
+    tilerast_blender_full__bv__1 bv__1(
+        .d(bv__1__d),
+        .q(bv__1__q),
+        .clock(bv__1__clock)
+    );
+    tilerast_blender_full__bv__2 bv__2(
+        .d(bv__2__d),
+        .q(bv__2__q),
+        .clock(bv__2__clock)
+    );
+    tilerast_blender_full__bv__3 bv__3(
+        .d(bv__3__d),
+        .q(bv__3__q),
+        .clock(bv__3__clock)
+    );
+    tilerast_blender_full__bpos__0 bpos__0(
+        .d(bpos__0__d),
+        .q(bpos__0__q),
+        .clock(bpos__0__clock)
+    );
+    tilerast_blender_full__bpos__1 bpos__1(
+        .d(bpos__1__d),
+        .q(bpos__1__q),
+        .clock(bpos__1__clock)
+    );
+    tilerast_blender_full__bpos__2 bpos__2(
+        .d(bpos__2__d),
+        .q(bpos__2__q),
+        .clock(bpos__2__clock)
+    );
+    tilerast_blender_full__bpos__3 bpos__3(
+        .d(bpos__3__d),
+        .q(bpos__3__q),
+        .clock(bpos__3__clock)
+    );
+    tilerast_blender_full__bs__0 bs__0(
+        .d(bs__0__d),
+        .q(bs__0__q),
+        .clock(bs__0__clock)
+    );
+    tilerast_blender_full__bs__1 bs__1(
+        .d(bs__1__d),
+        .q(bs__1__q),
+        .clock(bs__1__clock)
+    );
+    tilerast_blender_full__bs__2 bs__2(
+        .d(bs__2__d),
+        .q(bs__2__q),
+        .clock(bs__2__clock)
+    );
+    tilerast_blender_full__bs__3 bs__3(
+        .d(bs__3__d),
+        .q(bs__3__q),
+        .clock(bs__3__clock)
+    );
+    tilerast_blender_full__bs__4 bs__4(
+        .d(bs__4__d),
+        .q(bs__4__q),
+        .clock(bs__4__clock)
+    );
+    tilerast_blender_full__bs__5 bs__5(
+        .d(bs__5__d),
+        .q(bs__5__q),
+        .clock(bs__5__clock)
+    );
+    tilerast_blender_full__bs__6 bs__6(
+        .d(bs__6__d),
+        .q(bs__6__q),
+        .clock(bs__6__clock)
+    );
+    tilerast_blender_full__bs__7 bs__7(
+        .d(bs__7__d),
+        .q(bs__7__q),
+        .clock(bs__7__clock)
+    );
+    tilerast_blender_full__bs__8 bs__8(
+        .d(bs__8__d),
+        .q(bs__8__q),
+        .clock(bs__8__clock)
+    );
+    tilerast_blender_full__bs__9 bs__9(
+        .d(bs__9__d),
+        .q(bs__9__q),
+        .clock(bs__9__clock)
+    );
+    tilerast_blender_full__bs__10 bs__10(
+        .d(bs__10__d),
+        .q(bs__10__q),
+        .clock(bs__10__clock)
+    );
+    tilerast_blender_full__bs__11 bs__11(
+        .d(bs__11__d),
+        .q(bs__11__q),
+        .clock(bs__11__clock)
+    );
+    tilerast_blender_full__bs__12 bs__12(
+        .d(bs__12__d),
+        .q(bs__12__q),
+        .clock(bs__12__clock)
+    );
+    tilerast_blender_full__bs__13 bs__13(
+        .d(bs__13__d),
+        .q(bs__13__q),
+        .clock(bs__13__clock)
+    );
+    tilerast_blender_full__bs__14 bs__14(
+        .d(bs__14__d),
+        .q(bs__14__q),
+        .clock(bs__14__clock)
+    );
+    tilerast_blender_full__bs__15 bs__15(
+        .d(bs__15__d),
+        .q(bs__15__q),
+        .clock(bs__15__clock)
+    );
+    tilerast_blender_full__bd__0 bd__0(
+        .d(bd__0__d),
+        .q(bd__0__q),
+        .clock(bd__0__clock)
+    );
+    tilerast_blender_full__bd__1 bd__1(
+        .d(bd__1__d),
+        .q(bd__1__q),
+        .clock(bd__1__clock)
+    );
+    tilerast_blender_full__bd__2 bd__2(
+        .d(bd__2__d),
+        .q(bd__2__q),
+        .clock(bd__2__clock)
+    );
+    tilerast_blender_full__bd__3 bd__3(
+        .d(bd__3__d),
+        .q(bd__3__q),
+        .clock(bd__3__clock)
+    );
+    tilerast_blender_full__bd__4 bd__4(
+        .d(bd__4__d),
+        .q(bd__4__q),
+        .clock(bd__4__clock)
+    );
+    tilerast_blender_full__bd__5 bd__5(
+        .d(bd__5__d),
+        .q(bd__5__q),
+        .clock(bd__5__clock)
+    );
+    tilerast_blender_full__bd__6 bd__6(
+        .d(bd__6__d),
+        .q(bd__6__q),
+        .clock(bd__6__clock)
+    );
+    tilerast_blender_full__bd__7 bd__7(
+        .d(bd__7__d),
+        .q(bd__7__q),
+        .clock(bd__7__clock)
+    );
+    tilerast_blender_full__bd__8 bd__8(
+        .d(bd__8__d),
+        .q(bd__8__q),
+        .clock(bd__8__clock)
+    );
+    tilerast_blender_full__bd__9 bd__9(
+        .d(bd__9__d),
+        .q(bd__9__q),
+        .clock(bd__9__clock)
+    );
+    tilerast_blender_full__bd__10 bd__10(
+        .d(bd__10__d),
+        .q(bd__10__q),
+        .clock(bd__10__clock)
+    );
+    tilerast_blender_full__bd__11 bd__11(
+        .d(bd__11__d),
+        .q(bd__11__q),
+        .clock(bd__11__clock)
+    );
+    tilerast_blender_full__bd__12 bd__12(
+        .d(bd__12__d),
+        .q(bd__12__q),
+        .clock(bd__12__clock)
+    );
+    tilerast_blender_full__bd__13 bd__13(
+        .d(bd__13__d),
+        .q(bd__13__q),
+        .clock(bd__13__clock)
+    );
+    tilerast_blender_full__bd__14 bd__14(
+        .d(bd__14__d),
+        .q(bd__14__q),
+        .clock(bd__14__clock)
+    );
+    tilerast_blender_full__bd__15 bd__15(
+        .d(bd__15__d),
+        .q(bd__15__q),
+        .clock(bd__15__clock)
+    );
+    tilerast_blender_full__bst__0 bst__0(
+        .d(bst__0__d),
+        .q(bst__0__q),
+        .clock(bst__0__clock)
+    );
+    tilerast_blender_full__bst__1 bst__1(
+        .d(bst__1__d),
+        .q(bst__1__q),
+        .clock(bst__1__clock)
+    );
+    tilerast_blender_full__bst__2 bst__2(
+        .d(bst__2__d),
+        .q(bst__2__q),
+        .clock(bst__2__clock)
+    );
+    tilerast_blender_full__bst__3 bst__3(
+        .d(bst__3__d),
+        .q(bst__3__q),
+        .clock(bst__3__clock)
     );
     tilerast_blender_full__qv__0 qv__0(
         .d(qv__0__d),
@@ -3508,28 +4088,56 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ppos__0__d = ppos__0__q;
         pst__0__clock = clock;
         pst__0__d = pst__0__q;
+        bv__0__clock = clock;
+        bv__0__d = bv__0__q;
+        bpos__0__clock = clock;
+        bpos__0__d = bpos__0__q;
+        bst__0__clock = clock;
+        bst__0__d = bst__0__q;
         pv__1__clock = clock;
         pv__1__d = pv__1__q;
         ppos__1__clock = clock;
         ppos__1__d = ppos__1__q;
         pst__1__clock = clock;
         pst__1__d = pst__1__q;
+        bv__1__clock = clock;
+        bv__1__d = bv__1__q;
+        bpos__1__clock = clock;
+        bpos__1__d = bpos__1__q;
+        bst__1__clock = clock;
+        bst__1__d = bst__1__q;
         pv__2__clock = clock;
         pv__2__d = pv__2__q;
         ppos__2__clock = clock;
         ppos__2__d = ppos__2__q;
         pst__2__clock = clock;
         pst__2__d = pst__2__q;
+        bv__2__clock = clock;
+        bv__2__d = bv__2__q;
+        bpos__2__clock = clock;
+        bpos__2__d = bpos__2__q;
+        bst__2__clock = clock;
+        bst__2__d = bst__2__q;
         pv__3__clock = clock;
         pv__3__d = pv__3__q;
         ppos__3__clock = clock;
         ppos__3__d = ppos__3__q;
         pst__3__clock = clock;
         pst__3__d = pst__3__q;
+        bv__3__clock = clock;
+        bv__3__d = bv__3__q;
+        bpos__3__clock = clock;
+        bpos__3__d = bpos__3__q;
+        bst__3__clock = clock;
+        bst__3__d = bst__3__q;
         ps__0__clock = clock;
         ps__0__d = ps__0__q;
         pd__0__clock = clock;
         pd__0__d = pd__0__q;
+        bs__0__clock = clock;
+        bs__0__d = bs__0__q;
+        bd__0__clock = clock;
+        bd__0__d = bd__0__q;
         sv__0__clock = clock;
         sv__0__d = sv__0__q;
         spos__0__clock = clock;
@@ -3540,6 +4148,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__1__d = ps__1__q;
         pd__1__clock = clock;
         pd__1__d = pd__1__q;
+        bs__1__clock = clock;
+        bs__1__d = bs__1__q;
+        bd__1__clock = clock;
+        bd__1__d = bd__1__q;
         sv__1__clock = clock;
         sv__1__d = sv__1__q;
         spos__1__clock = clock;
@@ -3550,6 +4162,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__2__d = ps__2__q;
         pd__2__clock = clock;
         pd__2__d = pd__2__q;
+        bs__2__clock = clock;
+        bs__2__d = bs__2__q;
+        bd__2__clock = clock;
+        bd__2__d = bd__2__q;
         sv__2__clock = clock;
         sv__2__d = sv__2__q;
         spos__2__clock = clock;
@@ -3560,6 +4176,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__3__d = ps__3__q;
         pd__3__clock = clock;
         pd__3__d = pd__3__q;
+        bs__3__clock = clock;
+        bs__3__d = bs__3__q;
+        bd__3__clock = clock;
+        bd__3__d = bd__3__q;
         sv__3__clock = clock;
         sv__3__d = sv__3__q;
         spos__3__clock = clock;
@@ -3570,6 +4190,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__4__d = ps__4__q;
         pd__4__clock = clock;
         pd__4__d = pd__4__q;
+        bs__4__clock = clock;
+        bs__4__d = bs__4__q;
+        bd__4__clock = clock;
+        bd__4__d = bd__4__q;
         sv__4__clock = clock;
         sv__4__d = sv__4__q;
         spos__4__clock = clock;
@@ -3580,6 +4204,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__5__d = ps__5__q;
         pd__5__clock = clock;
         pd__5__d = pd__5__q;
+        bs__5__clock = clock;
+        bs__5__d = bs__5__q;
+        bd__5__clock = clock;
+        bd__5__d = bd__5__q;
         sv__5__clock = clock;
         sv__5__d = sv__5__q;
         spos__5__clock = clock;
@@ -3590,6 +4218,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__6__d = ps__6__q;
         pd__6__clock = clock;
         pd__6__d = pd__6__q;
+        bs__6__clock = clock;
+        bs__6__d = bs__6__q;
+        bd__6__clock = clock;
+        bd__6__d = bd__6__q;
         sv__6__clock = clock;
         sv__6__d = sv__6__q;
         spos__6__clock = clock;
@@ -3600,6 +4232,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__7__d = ps__7__q;
         pd__7__clock = clock;
         pd__7__d = pd__7__q;
+        bs__7__clock = clock;
+        bs__7__d = bs__7__q;
+        bd__7__clock = clock;
+        bd__7__d = bd__7__q;
         sv__7__clock = clock;
         sv__7__d = sv__7__q;
         spos__7__clock = clock;
@@ -3610,6 +4246,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__8__d = ps__8__q;
         pd__8__clock = clock;
         pd__8__d = pd__8__q;
+        bs__8__clock = clock;
+        bs__8__d = bs__8__q;
+        bd__8__clock = clock;
+        bd__8__d = bd__8__q;
         sv__8__clock = clock;
         sv__8__d = sv__8__q;
         spos__8__clock = clock;
@@ -3620,6 +4260,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__9__d = ps__9__q;
         pd__9__clock = clock;
         pd__9__d = pd__9__q;
+        bs__9__clock = clock;
+        bs__9__d = bs__9__q;
+        bd__9__clock = clock;
+        bd__9__d = bd__9__q;
         sv__9__clock = clock;
         sv__9__d = sv__9__q;
         spos__9__clock = clock;
@@ -3630,6 +4274,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__10__d = ps__10__q;
         pd__10__clock = clock;
         pd__10__d = pd__10__q;
+        bs__10__clock = clock;
+        bs__10__d = bs__10__q;
+        bd__10__clock = clock;
+        bd__10__d = bd__10__q;
         sv__10__clock = clock;
         sv__10__d = sv__10__q;
         spos__10__clock = clock;
@@ -3640,6 +4288,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__11__d = ps__11__q;
         pd__11__clock = clock;
         pd__11__d = pd__11__q;
+        bs__11__clock = clock;
+        bs__11__d = bs__11__q;
+        bd__11__clock = clock;
+        bd__11__d = bd__11__q;
         sv__11__clock = clock;
         sv__11__d = sv__11__q;
         spos__11__clock = clock;
@@ -3650,6 +4302,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__12__d = ps__12__q;
         pd__12__clock = clock;
         pd__12__d = pd__12__q;
+        bs__12__clock = clock;
+        bs__12__d = bs__12__q;
+        bd__12__clock = clock;
+        bd__12__d = bd__12__q;
         sv__12__clock = clock;
         sv__12__d = sv__12__q;
         spos__12__clock = clock;
@@ -3660,6 +4316,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__13__d = ps__13__q;
         pd__13__clock = clock;
         pd__13__d = pd__13__q;
+        bs__13__clock = clock;
+        bs__13__d = bs__13__q;
+        bd__13__clock = clock;
+        bd__13__d = bd__13__q;
         sv__13__clock = clock;
         sv__13__d = sv__13__q;
         spos__13__clock = clock;
@@ -3670,6 +4330,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__14__d = ps__14__q;
         pd__14__clock = clock;
         pd__14__d = pd__14__q;
+        bs__14__clock = clock;
+        bs__14__d = bs__14__q;
+        bd__14__clock = clock;
+        bd__14__d = bd__14__q;
         sv__14__clock = clock;
         sv__14__d = sv__14__q;
         spos__14__clock = clock;
@@ -3680,6 +4344,10 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         ps__15__d = ps__15__q;
         pd__15__clock = clock;
         pd__15__d = pd__15__q;
+        bs__15__clock = clock;
+        bs__15__d = bs__15__q;
+        bd__15__clock = clock;
+        bd__15__d = bd__15__q;
         sv__15__clock = clock;
         sv__15__d = sv__15__q;
         spos__15__clock = clock;
@@ -4289,8 +4957,14 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         else begin
             pc__4 = pc__3;
         end
-        in_ready = adv & (pc__4 <= c_l);
-        accept = in_valid & adv & (pc__4 <= c_l);
+        room__0 = ~pv__0__q | (pc__0 < c_l);
+        room__1 = ~pv__1__q | (pc__1 < c_l);
+        room__2 = ~pv__2__q | (pc__2 < c_l);
+        room__3 = ~pv__3__q | (pc__3 < c_l);
+        room__2 = ~pv__2__q | (pc__2 < c_l) | (c_bv__0 & ~bv__0__q) | (c_bv__2 & ~bv__2__q);
+        room__3 = ~pv__3__q | (pc__3 < c_l) | (c_bv__1 & ~bv__1__q) | (c_bv__3 & ~bv__3__q);
+        in_ready = adv & room__0 & room__1 & room__2 & room__3;
+        accept = in_valid & in_ready;
         peq__0 = pst__0__q == pst__0__q;
         if ((ps__0__q != ps__0__q) | (pd__0__q != pd__0__q)) begin
             peq__0 = 1'b0;
@@ -4979,6 +5653,694 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if ((qs__31__q != ps__15__q) | (qd__31__q != pd__15__q)) begin
             fm__31 = 1'b0;
         end
+        beq__0 = bst__0__q == pst__0__q;
+        if ((bs__0__q != ps__0__q) | (bd__0__q != pd__0__q)) begin
+            beq__0 = 1'b0;
+        end
+        if ((bs__1__q != ps__1__q) | (bd__1__q != pd__1__q)) begin
+            beq__0 = 1'b0;
+        end
+        if ((bs__2__q != ps__2__q) | (bd__2__q != pd__2__q)) begin
+            beq__0 = 1'b0;
+        end
+        if ((bs__3__q != ps__3__q) | (bd__3__q != pd__3__q)) begin
+            beq__0 = 1'b0;
+        end
+        beq__1 = bst__0__q == pst__1__q;
+        if ((bs__0__q != ps__4__q) | (bd__0__q != pd__4__q)) begin
+            beq__1 = 1'b0;
+        end
+        if ((bs__1__q != ps__5__q) | (bd__1__q != pd__5__q)) begin
+            beq__1 = 1'b0;
+        end
+        if ((bs__2__q != ps__6__q) | (bd__2__q != pd__6__q)) begin
+            beq__1 = 1'b0;
+        end
+        if ((bs__3__q != ps__7__q) | (bd__3__q != pd__7__q)) begin
+            beq__1 = 1'b0;
+        end
+        beq__2 = bst__0__q == pst__2__q;
+        if ((bs__0__q != ps__8__q) | (bd__0__q != pd__8__q)) begin
+            beq__2 = 1'b0;
+        end
+        if ((bs__1__q != ps__9__q) | (bd__1__q != pd__9__q)) begin
+            beq__2 = 1'b0;
+        end
+        if ((bs__2__q != ps__10__q) | (bd__2__q != pd__10__q)) begin
+            beq__2 = 1'b0;
+        end
+        if ((bs__3__q != ps__11__q) | (bd__3__q != pd__11__q)) begin
+            beq__2 = 1'b0;
+        end
+        beq__3 = bst__0__q == pst__3__q;
+        if ((bs__0__q != ps__12__q) | (bd__0__q != pd__12__q)) begin
+            beq__3 = 1'b0;
+        end
+        if ((bs__1__q != ps__13__q) | (bd__1__q != pd__13__q)) begin
+            beq__3 = 1'b0;
+        end
+        if ((bs__2__q != ps__14__q) | (bd__2__q != pd__14__q)) begin
+            beq__3 = 1'b0;
+        end
+        if ((bs__3__q != ps__15__q) | (bd__3__q != pd__15__q)) begin
+            beq__3 = 1'b0;
+        end
+        beq__4 = bst__1__q == pst__0__q;
+        if ((bs__4__q != ps__0__q) | (bd__4__q != pd__0__q)) begin
+            beq__4 = 1'b0;
+        end
+        if ((bs__5__q != ps__1__q) | (bd__5__q != pd__1__q)) begin
+            beq__4 = 1'b0;
+        end
+        if ((bs__6__q != ps__2__q) | (bd__6__q != pd__2__q)) begin
+            beq__4 = 1'b0;
+        end
+        if ((bs__7__q != ps__3__q) | (bd__7__q != pd__3__q)) begin
+            beq__4 = 1'b0;
+        end
+        beq__5 = bst__1__q == pst__1__q;
+        if ((bs__4__q != ps__4__q) | (bd__4__q != pd__4__q)) begin
+            beq__5 = 1'b0;
+        end
+        if ((bs__5__q != ps__5__q) | (bd__5__q != pd__5__q)) begin
+            beq__5 = 1'b0;
+        end
+        if ((bs__6__q != ps__6__q) | (bd__6__q != pd__6__q)) begin
+            beq__5 = 1'b0;
+        end
+        if ((bs__7__q != ps__7__q) | (bd__7__q != pd__7__q)) begin
+            beq__5 = 1'b0;
+        end
+        beq__6 = bst__1__q == pst__2__q;
+        if ((bs__4__q != ps__8__q) | (bd__4__q != pd__8__q)) begin
+            beq__6 = 1'b0;
+        end
+        if ((bs__5__q != ps__9__q) | (bd__5__q != pd__9__q)) begin
+            beq__6 = 1'b0;
+        end
+        if ((bs__6__q != ps__10__q) | (bd__6__q != pd__10__q)) begin
+            beq__6 = 1'b0;
+        end
+        if ((bs__7__q != ps__11__q) | (bd__7__q != pd__11__q)) begin
+            beq__6 = 1'b0;
+        end
+        beq__7 = bst__1__q == pst__3__q;
+        if ((bs__4__q != ps__12__q) | (bd__4__q != pd__12__q)) begin
+            beq__7 = 1'b0;
+        end
+        if ((bs__5__q != ps__13__q) | (bd__5__q != pd__13__q)) begin
+            beq__7 = 1'b0;
+        end
+        if ((bs__6__q != ps__14__q) | (bd__6__q != pd__14__q)) begin
+            beq__7 = 1'b0;
+        end
+        if ((bs__7__q != ps__15__q) | (bd__7__q != pd__15__q)) begin
+            beq__7 = 1'b0;
+        end
+        beq__8 = bst__2__q == pst__0__q;
+        if ((bs__8__q != ps__0__q) | (bd__8__q != pd__0__q)) begin
+            beq__8 = 1'b0;
+        end
+        if ((bs__9__q != ps__1__q) | (bd__9__q != pd__1__q)) begin
+            beq__8 = 1'b0;
+        end
+        if ((bs__10__q != ps__2__q) | (bd__10__q != pd__2__q)) begin
+            beq__8 = 1'b0;
+        end
+        if ((bs__11__q != ps__3__q) | (bd__11__q != pd__3__q)) begin
+            beq__8 = 1'b0;
+        end
+        beq__9 = bst__2__q == pst__1__q;
+        if ((bs__8__q != ps__4__q) | (bd__8__q != pd__4__q)) begin
+            beq__9 = 1'b0;
+        end
+        if ((bs__9__q != ps__5__q) | (bd__9__q != pd__5__q)) begin
+            beq__9 = 1'b0;
+        end
+        if ((bs__10__q != ps__6__q) | (bd__10__q != pd__6__q)) begin
+            beq__9 = 1'b0;
+        end
+        if ((bs__11__q != ps__7__q) | (bd__11__q != pd__7__q)) begin
+            beq__9 = 1'b0;
+        end
+        beq__10 = bst__2__q == pst__2__q;
+        if ((bs__8__q != ps__8__q) | (bd__8__q != pd__8__q)) begin
+            beq__10 = 1'b0;
+        end
+        if ((bs__9__q != ps__9__q) | (bd__9__q != pd__9__q)) begin
+            beq__10 = 1'b0;
+        end
+        if ((bs__10__q != ps__10__q) | (bd__10__q != pd__10__q)) begin
+            beq__10 = 1'b0;
+        end
+        if ((bs__11__q != ps__11__q) | (bd__11__q != pd__11__q)) begin
+            beq__10 = 1'b0;
+        end
+        beq__11 = bst__2__q == pst__3__q;
+        if ((bs__8__q != ps__12__q) | (bd__8__q != pd__12__q)) begin
+            beq__11 = 1'b0;
+        end
+        if ((bs__9__q != ps__13__q) | (bd__9__q != pd__13__q)) begin
+            beq__11 = 1'b0;
+        end
+        if ((bs__10__q != ps__14__q) | (bd__10__q != pd__14__q)) begin
+            beq__11 = 1'b0;
+        end
+        if ((bs__11__q != ps__15__q) | (bd__11__q != pd__15__q)) begin
+            beq__11 = 1'b0;
+        end
+        beq__12 = bst__3__q == pst__0__q;
+        if ((bs__12__q != ps__0__q) | (bd__12__q != pd__0__q)) begin
+            beq__12 = 1'b0;
+        end
+        if ((bs__13__q != ps__1__q) | (bd__13__q != pd__1__q)) begin
+            beq__12 = 1'b0;
+        end
+        if ((bs__14__q != ps__2__q) | (bd__14__q != pd__2__q)) begin
+            beq__12 = 1'b0;
+        end
+        if ((bs__15__q != ps__3__q) | (bd__15__q != pd__3__q)) begin
+            beq__12 = 1'b0;
+        end
+        beq__13 = bst__3__q == pst__1__q;
+        if ((bs__12__q != ps__4__q) | (bd__12__q != pd__4__q)) begin
+            beq__13 = 1'b0;
+        end
+        if ((bs__13__q != ps__5__q) | (bd__13__q != pd__5__q)) begin
+            beq__13 = 1'b0;
+        end
+        if ((bs__14__q != ps__6__q) | (bd__14__q != pd__6__q)) begin
+            beq__13 = 1'b0;
+        end
+        if ((bs__15__q != ps__7__q) | (bd__15__q != pd__7__q)) begin
+            beq__13 = 1'b0;
+        end
+        beq__14 = bst__3__q == pst__2__q;
+        if ((bs__12__q != ps__8__q) | (bd__12__q != pd__8__q)) begin
+            beq__14 = 1'b0;
+        end
+        if ((bs__13__q != ps__9__q) | (bd__13__q != pd__9__q)) begin
+            beq__14 = 1'b0;
+        end
+        if ((bs__14__q != ps__10__q) | (bd__14__q != pd__10__q)) begin
+            beq__14 = 1'b0;
+        end
+        if ((bs__15__q != ps__11__q) | (bd__15__q != pd__11__q)) begin
+            beq__14 = 1'b0;
+        end
+        beq__15 = bst__3__q == pst__3__q;
+        if ((bs__12__q != ps__12__q) | (bd__12__q != pd__12__q)) begin
+            beq__15 = 1'b0;
+        end
+        if ((bs__13__q != ps__13__q) | (bd__13__q != pd__13__q)) begin
+            beq__15 = 1'b0;
+        end
+        if ((bs__14__q != ps__14__q) | (bd__14__q != pd__14__q)) begin
+            beq__15 = 1'b0;
+        end
+        if ((bs__15__q != ps__15__q) | (bd__15__q != pd__15__q)) begin
+            beq__15 = 1'b0;
+        end
+        bceq__0 = (bs__0__q == ps__0__q) & (bd__0__q == pd__0__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
+        bceq__1 = (bs__0__q == ps__4__q) & (bd__0__q == pd__4__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
+        bceq__2 = (bs__0__q == ps__8__q) & (bd__0__q == pd__8__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
+        bceq__3 = (bs__0__q == ps__12__q) & (bd__0__q == pd__12__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
+        bceq__4 = (bs__4__q == ps__0__q) & (bd__4__q == pd__0__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
+        bceq__5 = (bs__4__q == ps__4__q) & (bd__4__q == pd__4__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
+        bceq__6 = (bs__4__q == ps__8__q) & (bd__4__q == pd__8__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
+        bceq__7 = (bs__4__q == ps__12__q) & (bd__4__q == pd__12__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
+        bceq__8 = (bs__8__q == ps__0__q) & (bd__8__q == pd__0__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
+        bceq__9 = (bs__8__q == ps__4__q) & (bd__8__q == pd__4__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
+        bceq__10 = (bs__8__q == ps__8__q) & (bd__8__q == pd__8__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
+        bceq__11 = (bs__8__q == ps__12__q) & (bd__8__q == pd__12__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
+        bceq__12 = (bs__12__q == ps__0__q) & (bd__12__q == pd__0__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
+        bceq__13 = (bs__12__q == ps__4__q) & (bd__12__q == pd__4__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
+        bceq__14 = (bs__12__q == ps__8__q) & (bd__12__q == pd__8__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
+        bceq__15 = (bs__12__q == ps__12__q) & (bd__12__q == pd__12__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
+        bceq__16 = (bs__1__q == ps__1__q) & (bd__1__q == pd__1__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
+        bceq__17 = (bs__1__q == ps__5__q) & (bd__1__q == pd__5__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
+        bceq__18 = (bs__1__q == ps__9__q) & (bd__1__q == pd__9__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
+        bceq__19 = (bs__1__q == ps__13__q) & (bd__1__q == pd__13__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
+        bceq__20 = (bs__5__q == ps__1__q) & (bd__5__q == pd__1__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
+        bceq__21 = (bs__5__q == ps__5__q) & (bd__5__q == pd__5__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
+        bceq__22 = (bs__5__q == ps__9__q) & (bd__5__q == pd__9__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
+        bceq__23 = (bs__5__q == ps__13__q) & (bd__5__q == pd__13__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
+        bceq__24 = (bs__9__q == ps__1__q) & (bd__9__q == pd__1__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
+        bceq__25 = (bs__9__q == ps__5__q) & (bd__9__q == pd__5__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
+        bceq__26 = (bs__9__q == ps__9__q) & (bd__9__q == pd__9__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
+        bceq__27 = (bs__9__q == ps__13__q) & (bd__9__q == pd__13__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
+        bceq__28 = (bs__13__q == ps__1__q) & (bd__13__q == pd__1__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
+        bceq__29 = (bs__13__q == ps__5__q) & (bd__13__q == pd__5__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
+        bceq__30 = (bs__13__q == ps__9__q) & (bd__13__q == pd__9__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
+        bceq__31 = (bs__13__q == ps__13__q) & (bd__13__q == pd__13__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
+        bceq__32 = (bs__2__q == ps__2__q) & (bd__2__q == pd__2__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
+        bceq__33 = (bs__2__q == ps__6__q) & (bd__2__q == pd__6__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
+        bceq__34 = (bs__2__q == ps__10__q) & (bd__2__q == pd__10__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
+        bceq__35 = (bs__2__q == ps__14__q) & (bd__2__q == pd__14__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
+        bceq__36 = (bs__6__q == ps__2__q) & (bd__6__q == pd__2__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
+        bceq__37 = (bs__6__q == ps__6__q) & (bd__6__q == pd__6__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
+        bceq__38 = (bs__6__q == ps__10__q) & (bd__6__q == pd__10__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
+        bceq__39 = (bs__6__q == ps__14__q) & (bd__6__q == pd__14__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
+        bceq__40 = (bs__10__q == ps__2__q) & (bd__10__q == pd__2__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
+        bceq__41 = (bs__10__q == ps__6__q) & (bd__10__q == pd__6__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
+        bceq__42 = (bs__10__q == ps__10__q) & (bd__10__q == pd__10__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
+        bceq__43 = (bs__10__q == ps__14__q) & (bd__10__q == pd__14__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
+        bceq__44 = (bs__14__q == ps__2__q) & (bd__14__q == pd__2__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
+        bceq__45 = (bs__14__q == ps__6__q) & (bd__14__q == pd__6__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
+        bceq__46 = (bs__14__q == ps__10__q) & (bd__14__q == pd__10__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
+        bceq__47 = (bs__14__q == ps__14__q) & (bd__14__q == pd__14__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
+        bceq__48 = (bs__3__q == ps__3__q) & (bd__3__q == pd__3__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
+        bceq__49 = (bs__3__q == ps__7__q) & (bd__3__q == pd__7__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
+        bceq__50 = (bs__3__q == ps__11__q) & (bd__3__q == pd__11__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
+        bceq__51 = (bs__3__q == ps__15__q) & (bd__3__q == pd__15__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
+        bceq__52 = (bs__7__q == ps__3__q) & (bd__7__q == pd__3__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
+        bceq__53 = (bs__7__q == ps__7__q) & (bd__7__q == pd__7__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
+        bceq__54 = (bs__7__q == ps__11__q) & (bd__7__q == pd__11__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
+        bceq__55 = (bs__7__q == ps__15__q) & (bd__7__q == pd__15__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
+        bceq__56 = (bs__11__q == ps__3__q) & (bd__11__q == pd__3__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
+        bceq__57 = (bs__11__q == ps__7__q) & (bd__11__q == pd__7__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
+        bceq__58 = (bs__11__q == ps__11__q) & (bd__11__q == pd__11__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
+        bceq__59 = (bs__11__q == ps__15__q) & (bd__11__q == pd__15__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
+        bceq__60 = (bs__15__q == ps__3__q) & (bd__15__q == pd__3__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
+        bceq__61 = (bs__15__q == ps__7__q) & (bd__15__q == pd__7__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
+        bceq__62 = (bs__15__q == ps__11__q) & (bd__15__q == pd__11__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
+        bceq__63 = (bs__15__q == ps__15__q) & (bd__15__q == pd__15__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
+        bfm__0 = qv__0__q & (qst__0__q == bst__0__q);
+        if ((qs__0__q != bs__0__q) | (qd__0__q != bd__0__q)) begin
+            bfm__0 = 1'b0;
+        end
+        if ((qs__1__q != bs__1__q) | (qd__1__q != bd__1__q)) begin
+            bfm__0 = 1'b0;
+        end
+        if ((qs__2__q != bs__2__q) | (qd__2__q != bd__2__q)) begin
+            bfm__0 = 1'b0;
+        end
+        if ((qs__3__q != bs__3__q) | (qd__3__q != bd__3__q)) begin
+            bfm__0 = 1'b0;
+        end
+        bfm__1 = qv__1__q & (qst__1__q == bst__0__q);
+        if ((qs__4__q != bs__0__q) | (qd__4__q != bd__0__q)) begin
+            bfm__1 = 1'b0;
+        end
+        if ((qs__5__q != bs__1__q) | (qd__5__q != bd__1__q)) begin
+            bfm__1 = 1'b0;
+        end
+        if ((qs__6__q != bs__2__q) | (qd__6__q != bd__2__q)) begin
+            bfm__1 = 1'b0;
+        end
+        if ((qs__7__q != bs__3__q) | (qd__7__q != bd__3__q)) begin
+            bfm__1 = 1'b0;
+        end
+        bfm__2 = qv__2__q & (qst__2__q == bst__0__q);
+        if ((qs__8__q != bs__0__q) | (qd__8__q != bd__0__q)) begin
+            bfm__2 = 1'b0;
+        end
+        if ((qs__9__q != bs__1__q) | (qd__9__q != bd__1__q)) begin
+            bfm__2 = 1'b0;
+        end
+        if ((qs__10__q != bs__2__q) | (qd__10__q != bd__2__q)) begin
+            bfm__2 = 1'b0;
+        end
+        if ((qs__11__q != bs__3__q) | (qd__11__q != bd__3__q)) begin
+            bfm__2 = 1'b0;
+        end
+        bfm__3 = qv__3__q & (qst__3__q == bst__0__q);
+        if ((qs__12__q != bs__0__q) | (qd__12__q != bd__0__q)) begin
+            bfm__3 = 1'b0;
+        end
+        if ((qs__13__q != bs__1__q) | (qd__13__q != bd__1__q)) begin
+            bfm__3 = 1'b0;
+        end
+        if ((qs__14__q != bs__2__q) | (qd__14__q != bd__2__q)) begin
+            bfm__3 = 1'b0;
+        end
+        if ((qs__15__q != bs__3__q) | (qd__15__q != bd__3__q)) begin
+            bfm__3 = 1'b0;
+        end
+        bfm__4 = qv__4__q & (qst__4__q == bst__0__q);
+        if ((qs__16__q != bs__0__q) | (qd__16__q != bd__0__q)) begin
+            bfm__4 = 1'b0;
+        end
+        if ((qs__17__q != bs__1__q) | (qd__17__q != bd__1__q)) begin
+            bfm__4 = 1'b0;
+        end
+        if ((qs__18__q != bs__2__q) | (qd__18__q != bd__2__q)) begin
+            bfm__4 = 1'b0;
+        end
+        if ((qs__19__q != bs__3__q) | (qd__19__q != bd__3__q)) begin
+            bfm__4 = 1'b0;
+        end
+        bfm__5 = qv__5__q & (qst__5__q == bst__0__q);
+        if ((qs__20__q != bs__0__q) | (qd__20__q != bd__0__q)) begin
+            bfm__5 = 1'b0;
+        end
+        if ((qs__21__q != bs__1__q) | (qd__21__q != bd__1__q)) begin
+            bfm__5 = 1'b0;
+        end
+        if ((qs__22__q != bs__2__q) | (qd__22__q != bd__2__q)) begin
+            bfm__5 = 1'b0;
+        end
+        if ((qs__23__q != bs__3__q) | (qd__23__q != bd__3__q)) begin
+            bfm__5 = 1'b0;
+        end
+        bfm__6 = qv__6__q & (qst__6__q == bst__0__q);
+        if ((qs__24__q != bs__0__q) | (qd__24__q != bd__0__q)) begin
+            bfm__6 = 1'b0;
+        end
+        if ((qs__25__q != bs__1__q) | (qd__25__q != bd__1__q)) begin
+            bfm__6 = 1'b0;
+        end
+        if ((qs__26__q != bs__2__q) | (qd__26__q != bd__2__q)) begin
+            bfm__6 = 1'b0;
+        end
+        if ((qs__27__q != bs__3__q) | (qd__27__q != bd__3__q)) begin
+            bfm__6 = 1'b0;
+        end
+        bfm__7 = qv__7__q & (qst__7__q == bst__0__q);
+        if ((qs__28__q != bs__0__q) | (qd__28__q != bd__0__q)) begin
+            bfm__7 = 1'b0;
+        end
+        if ((qs__29__q != bs__1__q) | (qd__29__q != bd__1__q)) begin
+            bfm__7 = 1'b0;
+        end
+        if ((qs__30__q != bs__2__q) | (qd__30__q != bd__2__q)) begin
+            bfm__7 = 1'b0;
+        end
+        if ((qs__31__q != bs__3__q) | (qd__31__q != bd__3__q)) begin
+            bfm__7 = 1'b0;
+        end
+        bfm__8 = qv__0__q & (qst__0__q == bst__1__q);
+        if ((qs__0__q != bs__4__q) | (qd__0__q != bd__4__q)) begin
+            bfm__8 = 1'b0;
+        end
+        if ((qs__1__q != bs__5__q) | (qd__1__q != bd__5__q)) begin
+            bfm__8 = 1'b0;
+        end
+        if ((qs__2__q != bs__6__q) | (qd__2__q != bd__6__q)) begin
+            bfm__8 = 1'b0;
+        end
+        if ((qs__3__q != bs__7__q) | (qd__3__q != bd__7__q)) begin
+            bfm__8 = 1'b0;
+        end
+        bfm__9 = qv__1__q & (qst__1__q == bst__1__q);
+        if ((qs__4__q != bs__4__q) | (qd__4__q != bd__4__q)) begin
+            bfm__9 = 1'b0;
+        end
+        if ((qs__5__q != bs__5__q) | (qd__5__q != bd__5__q)) begin
+            bfm__9 = 1'b0;
+        end
+        if ((qs__6__q != bs__6__q) | (qd__6__q != bd__6__q)) begin
+            bfm__9 = 1'b0;
+        end
+        if ((qs__7__q != bs__7__q) | (qd__7__q != bd__7__q)) begin
+            bfm__9 = 1'b0;
+        end
+        bfm__10 = qv__2__q & (qst__2__q == bst__1__q);
+        if ((qs__8__q != bs__4__q) | (qd__8__q != bd__4__q)) begin
+            bfm__10 = 1'b0;
+        end
+        if ((qs__9__q != bs__5__q) | (qd__9__q != bd__5__q)) begin
+            bfm__10 = 1'b0;
+        end
+        if ((qs__10__q != bs__6__q) | (qd__10__q != bd__6__q)) begin
+            bfm__10 = 1'b0;
+        end
+        if ((qs__11__q != bs__7__q) | (qd__11__q != bd__7__q)) begin
+            bfm__10 = 1'b0;
+        end
+        bfm__11 = qv__3__q & (qst__3__q == bst__1__q);
+        if ((qs__12__q != bs__4__q) | (qd__12__q != bd__4__q)) begin
+            bfm__11 = 1'b0;
+        end
+        if ((qs__13__q != bs__5__q) | (qd__13__q != bd__5__q)) begin
+            bfm__11 = 1'b0;
+        end
+        if ((qs__14__q != bs__6__q) | (qd__14__q != bd__6__q)) begin
+            bfm__11 = 1'b0;
+        end
+        if ((qs__15__q != bs__7__q) | (qd__15__q != bd__7__q)) begin
+            bfm__11 = 1'b0;
+        end
+        bfm__12 = qv__4__q & (qst__4__q == bst__1__q);
+        if ((qs__16__q != bs__4__q) | (qd__16__q != bd__4__q)) begin
+            bfm__12 = 1'b0;
+        end
+        if ((qs__17__q != bs__5__q) | (qd__17__q != bd__5__q)) begin
+            bfm__12 = 1'b0;
+        end
+        if ((qs__18__q != bs__6__q) | (qd__18__q != bd__6__q)) begin
+            bfm__12 = 1'b0;
+        end
+        if ((qs__19__q != bs__7__q) | (qd__19__q != bd__7__q)) begin
+            bfm__12 = 1'b0;
+        end
+        bfm__13 = qv__5__q & (qst__5__q == bst__1__q);
+        if ((qs__20__q != bs__4__q) | (qd__20__q != bd__4__q)) begin
+            bfm__13 = 1'b0;
+        end
+        if ((qs__21__q != bs__5__q) | (qd__21__q != bd__5__q)) begin
+            bfm__13 = 1'b0;
+        end
+        if ((qs__22__q != bs__6__q) | (qd__22__q != bd__6__q)) begin
+            bfm__13 = 1'b0;
+        end
+        if ((qs__23__q != bs__7__q) | (qd__23__q != bd__7__q)) begin
+            bfm__13 = 1'b0;
+        end
+        bfm__14 = qv__6__q & (qst__6__q == bst__1__q);
+        if ((qs__24__q != bs__4__q) | (qd__24__q != bd__4__q)) begin
+            bfm__14 = 1'b0;
+        end
+        if ((qs__25__q != bs__5__q) | (qd__25__q != bd__5__q)) begin
+            bfm__14 = 1'b0;
+        end
+        if ((qs__26__q != bs__6__q) | (qd__26__q != bd__6__q)) begin
+            bfm__14 = 1'b0;
+        end
+        if ((qs__27__q != bs__7__q) | (qd__27__q != bd__7__q)) begin
+            bfm__14 = 1'b0;
+        end
+        bfm__15 = qv__7__q & (qst__7__q == bst__1__q);
+        if ((qs__28__q != bs__4__q) | (qd__28__q != bd__4__q)) begin
+            bfm__15 = 1'b0;
+        end
+        if ((qs__29__q != bs__5__q) | (qd__29__q != bd__5__q)) begin
+            bfm__15 = 1'b0;
+        end
+        if ((qs__30__q != bs__6__q) | (qd__30__q != bd__6__q)) begin
+            bfm__15 = 1'b0;
+        end
+        if ((qs__31__q != bs__7__q) | (qd__31__q != bd__7__q)) begin
+            bfm__15 = 1'b0;
+        end
+        bfm__16 = qv__0__q & (qst__0__q == bst__2__q);
+        if ((qs__0__q != bs__8__q) | (qd__0__q != bd__8__q)) begin
+            bfm__16 = 1'b0;
+        end
+        if ((qs__1__q != bs__9__q) | (qd__1__q != bd__9__q)) begin
+            bfm__16 = 1'b0;
+        end
+        if ((qs__2__q != bs__10__q) | (qd__2__q != bd__10__q)) begin
+            bfm__16 = 1'b0;
+        end
+        if ((qs__3__q != bs__11__q) | (qd__3__q != bd__11__q)) begin
+            bfm__16 = 1'b0;
+        end
+        bfm__17 = qv__1__q & (qst__1__q == bst__2__q);
+        if ((qs__4__q != bs__8__q) | (qd__4__q != bd__8__q)) begin
+            bfm__17 = 1'b0;
+        end
+        if ((qs__5__q != bs__9__q) | (qd__5__q != bd__9__q)) begin
+            bfm__17 = 1'b0;
+        end
+        if ((qs__6__q != bs__10__q) | (qd__6__q != bd__10__q)) begin
+            bfm__17 = 1'b0;
+        end
+        if ((qs__7__q != bs__11__q) | (qd__7__q != bd__11__q)) begin
+            bfm__17 = 1'b0;
+        end
+        bfm__18 = qv__2__q & (qst__2__q == bst__2__q);
+        if ((qs__8__q != bs__8__q) | (qd__8__q != bd__8__q)) begin
+            bfm__18 = 1'b0;
+        end
+        if ((qs__9__q != bs__9__q) | (qd__9__q != bd__9__q)) begin
+            bfm__18 = 1'b0;
+        end
+        if ((qs__10__q != bs__10__q) | (qd__10__q != bd__10__q)) begin
+            bfm__18 = 1'b0;
+        end
+        if ((qs__11__q != bs__11__q) | (qd__11__q != bd__11__q)) begin
+            bfm__18 = 1'b0;
+        end
+        bfm__19 = qv__3__q & (qst__3__q == bst__2__q);
+        if ((qs__12__q != bs__8__q) | (qd__12__q != bd__8__q)) begin
+            bfm__19 = 1'b0;
+        end
+        if ((qs__13__q != bs__9__q) | (qd__13__q != bd__9__q)) begin
+            bfm__19 = 1'b0;
+        end
+        if ((qs__14__q != bs__10__q) | (qd__14__q != bd__10__q)) begin
+            bfm__19 = 1'b0;
+        end
+        if ((qs__15__q != bs__11__q) | (qd__15__q != bd__11__q)) begin
+            bfm__19 = 1'b0;
+        end
+        bfm__20 = qv__4__q & (qst__4__q == bst__2__q);
+        if ((qs__16__q != bs__8__q) | (qd__16__q != bd__8__q)) begin
+            bfm__20 = 1'b0;
+        end
+        if ((qs__17__q != bs__9__q) | (qd__17__q != bd__9__q)) begin
+            bfm__20 = 1'b0;
+        end
+        if ((qs__18__q != bs__10__q) | (qd__18__q != bd__10__q)) begin
+            bfm__20 = 1'b0;
+        end
+        if ((qs__19__q != bs__11__q) | (qd__19__q != bd__11__q)) begin
+            bfm__20 = 1'b0;
+        end
+        bfm__21 = qv__5__q & (qst__5__q == bst__2__q);
+        if ((qs__20__q != bs__8__q) | (qd__20__q != bd__8__q)) begin
+            bfm__21 = 1'b0;
+        end
+        if ((qs__21__q != bs__9__q) | (qd__21__q != bd__9__q)) begin
+            bfm__21 = 1'b0;
+        end
+        if ((qs__22__q != bs__10__q) | (qd__22__q != bd__10__q)) begin
+            bfm__21 = 1'b0;
+        end
+        if ((qs__23__q != bs__11__q) | (qd__23__q != bd__11__q)) begin
+            bfm__21 = 1'b0;
+        end
+        bfm__22 = qv__6__q & (qst__6__q == bst__2__q);
+        if ((qs__24__q != bs__8__q) | (qd__24__q != bd__8__q)) begin
+            bfm__22 = 1'b0;
+        end
+        if ((qs__25__q != bs__9__q) | (qd__25__q != bd__9__q)) begin
+            bfm__22 = 1'b0;
+        end
+        if ((qs__26__q != bs__10__q) | (qd__26__q != bd__10__q)) begin
+            bfm__22 = 1'b0;
+        end
+        if ((qs__27__q != bs__11__q) | (qd__27__q != bd__11__q)) begin
+            bfm__22 = 1'b0;
+        end
+        bfm__23 = qv__7__q & (qst__7__q == bst__2__q);
+        if ((qs__28__q != bs__8__q) | (qd__28__q != bd__8__q)) begin
+            bfm__23 = 1'b0;
+        end
+        if ((qs__29__q != bs__9__q) | (qd__29__q != bd__9__q)) begin
+            bfm__23 = 1'b0;
+        end
+        if ((qs__30__q != bs__10__q) | (qd__30__q != bd__10__q)) begin
+            bfm__23 = 1'b0;
+        end
+        if ((qs__31__q != bs__11__q) | (qd__31__q != bd__11__q)) begin
+            bfm__23 = 1'b0;
+        end
+        bfm__24 = qv__0__q & (qst__0__q == bst__3__q);
+        if ((qs__0__q != bs__12__q) | (qd__0__q != bd__12__q)) begin
+            bfm__24 = 1'b0;
+        end
+        if ((qs__1__q != bs__13__q) | (qd__1__q != bd__13__q)) begin
+            bfm__24 = 1'b0;
+        end
+        if ((qs__2__q != bs__14__q) | (qd__2__q != bd__14__q)) begin
+            bfm__24 = 1'b0;
+        end
+        if ((qs__3__q != bs__15__q) | (qd__3__q != bd__15__q)) begin
+            bfm__24 = 1'b0;
+        end
+        bfm__25 = qv__1__q & (qst__1__q == bst__3__q);
+        if ((qs__4__q != bs__12__q) | (qd__4__q != bd__12__q)) begin
+            bfm__25 = 1'b0;
+        end
+        if ((qs__5__q != bs__13__q) | (qd__5__q != bd__13__q)) begin
+            bfm__25 = 1'b0;
+        end
+        if ((qs__6__q != bs__14__q) | (qd__6__q != bd__14__q)) begin
+            bfm__25 = 1'b0;
+        end
+        if ((qs__7__q != bs__15__q) | (qd__7__q != bd__15__q)) begin
+            bfm__25 = 1'b0;
+        end
+        bfm__26 = qv__2__q & (qst__2__q == bst__3__q);
+        if ((qs__8__q != bs__12__q) | (qd__8__q != bd__12__q)) begin
+            bfm__26 = 1'b0;
+        end
+        if ((qs__9__q != bs__13__q) | (qd__9__q != bd__13__q)) begin
+            bfm__26 = 1'b0;
+        end
+        if ((qs__10__q != bs__14__q) | (qd__10__q != bd__14__q)) begin
+            bfm__26 = 1'b0;
+        end
+        if ((qs__11__q != bs__15__q) | (qd__11__q != bd__15__q)) begin
+            bfm__26 = 1'b0;
+        end
+        bfm__27 = qv__3__q & (qst__3__q == bst__3__q);
+        if ((qs__12__q != bs__12__q) | (qd__12__q != bd__12__q)) begin
+            bfm__27 = 1'b0;
+        end
+        if ((qs__13__q != bs__13__q) | (qd__13__q != bd__13__q)) begin
+            bfm__27 = 1'b0;
+        end
+        if ((qs__14__q != bs__14__q) | (qd__14__q != bd__14__q)) begin
+            bfm__27 = 1'b0;
+        end
+        if ((qs__15__q != bs__15__q) | (qd__15__q != bd__15__q)) begin
+            bfm__27 = 1'b0;
+        end
+        bfm__28 = qv__4__q & (qst__4__q == bst__3__q);
+        if ((qs__16__q != bs__12__q) | (qd__16__q != bd__12__q)) begin
+            bfm__28 = 1'b0;
+        end
+        if ((qs__17__q != bs__13__q) | (qd__17__q != bd__13__q)) begin
+            bfm__28 = 1'b0;
+        end
+        if ((qs__18__q != bs__14__q) | (qd__18__q != bd__14__q)) begin
+            bfm__28 = 1'b0;
+        end
+        if ((qs__19__q != bs__15__q) | (qd__19__q != bd__15__q)) begin
+            bfm__28 = 1'b0;
+        end
+        bfm__29 = qv__5__q & (qst__5__q == bst__3__q);
+        if ((qs__20__q != bs__12__q) | (qd__20__q != bd__12__q)) begin
+            bfm__29 = 1'b0;
+        end
+        if ((qs__21__q != bs__13__q) | (qd__21__q != bd__13__q)) begin
+            bfm__29 = 1'b0;
+        end
+        if ((qs__22__q != bs__14__q) | (qd__22__q != bd__14__q)) begin
+            bfm__29 = 1'b0;
+        end
+        if ((qs__23__q != bs__15__q) | (qd__23__q != bd__15__q)) begin
+            bfm__29 = 1'b0;
+        end
+        bfm__30 = qv__6__q & (qst__6__q == bst__3__q);
+        if ((qs__24__q != bs__12__q) | (qd__24__q != bd__12__q)) begin
+            bfm__30 = 1'b0;
+        end
+        if ((qs__25__q != bs__13__q) | (qd__25__q != bd__13__q)) begin
+            bfm__30 = 1'b0;
+        end
+        if ((qs__26__q != bs__14__q) | (qd__26__q != bd__14__q)) begin
+            bfm__30 = 1'b0;
+        end
+        if ((qs__27__q != bs__15__q) | (qd__27__q != bd__15__q)) begin
+            bfm__30 = 1'b0;
+        end
+        bfm__31 = qv__7__q & (qst__7__q == bst__3__q);
+        if ((qs__28__q != bs__12__q) | (qd__28__q != bd__12__q)) begin
+            bfm__31 = 1'b0;
+        end
+        if ((qs__29__q != bs__13__q) | (qd__29__q != bd__13__q)) begin
+            bfm__31 = 1'b0;
+        end
+        if ((qs__30__q != bs__14__q) | (qd__30__q != bd__14__q)) begin
+            bfm__31 = 1'b0;
+        end
+        if ((qs__31__q != bs__15__q) | (qd__31__q != bd__15__q)) begin
+            bfm__31 = 1'b0;
+        end
         cnt__0 = 32'h0;
         inf__0 = 1'b0;
         inf_k__0 = 32'h0;
@@ -5556,6 +6918,562 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
             cnt__4 = cnt__3;
         end
         lv__3 = inf__3 | mrg__3 | iss__3;
+        binf__0 = 1'b0;
+        binf_k__0 = 32'h0;
+        binf_l__0 = 1'b0;
+        if (bfm__0) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__0;
+            binf_l__0 = c_lane__0[32'h0];
+        end
+        if (bfm__1) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__0;
+            binf_l__0 = c_lane__1[32'h0];
+        end
+        if (bfm__2) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__1;
+            binf_l__0 = c_lane__0[32'h0];
+        end
+        if (bfm__3) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__1;
+            binf_l__0 = c_lane__1[32'h0];
+        end
+        if (bfm__4) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__2;
+            binf_l__0 = c_lane__0[32'h0];
+        end
+        if (bfm__5) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__2;
+            binf_l__0 = c_lane__1[32'h0];
+        end
+        if (bfm__6) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__3;
+            binf_l__0 = c_lane__0[32'h0];
+        end
+        if (bfm__7) begin
+            binf__0 = bv__0__q & c_merge & c_mif;
+            binf_k__0 = c_k__3;
+            binf_l__0 = c_lane__1[32'h0];
+        end
+        bmrg__0 = 1'b0;
+        bmlane__0 = 1'b0;
+        if (iss__0 & beq__0 & c_merge & ~c_comp) begin
+            bmrg__0 = bv__0__q & ~binf__0;
+            bmlane__0 = cnt__0[32'h0];
+        end
+        if (iss__1 & beq__1 & c_merge & ~c_comp) begin
+            bmrg__0 = bv__0__q & ~binf__0;
+            bmlane__0 = cnt__1[32'h0];
+        end
+        if (iss__2 & beq__2 & c_merge & ~c_comp) begin
+            bmrg__0 = bv__0__q & ~binf__0;
+            bmlane__0 = cnt__2[32'h0];
+        end
+        if (iss__3 & beq__3 & c_merge & ~c_comp) begin
+            bmrg__0 = bv__0__q & ~binf__0;
+            bmlane__0 = cnt__3[32'h0];
+        end
+        bhs__0 = 1'b0;
+        bhl__0 = 1'b0;
+        if (iss__3 & bceq__3) begin
+            bhs__0 = c_comp;
+            bhl__0 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__2) begin
+            bhs__0 = c_comp;
+            bhl__0 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__1) begin
+            bhs__0 = c_comp;
+            bhl__0 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__0) begin
+            bhs__0 = c_comp;
+            bhl__0 = cnt__0[32'h0];
+        end
+        bhs__1 = 1'b0;
+        bhl__1 = 1'b0;
+        if (iss__3 & bceq__19) begin
+            bhs__1 = c_comp;
+            bhl__1 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__18) begin
+            bhs__1 = c_comp;
+            bhl__1 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__17) begin
+            bhs__1 = c_comp;
+            bhl__1 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__16) begin
+            bhs__1 = c_comp;
+            bhl__1 = cnt__0[32'h0];
+        end
+        bhs__2 = 1'b0;
+        bhl__2 = 1'b0;
+        if (iss__3 & bceq__35) begin
+            bhs__2 = c_comp;
+            bhl__2 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__34) begin
+            bhs__2 = c_comp;
+            bhl__2 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__33) begin
+            bhs__2 = c_comp;
+            bhl__2 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__32) begin
+            bhs__2 = c_comp;
+            bhl__2 = cnt__0[32'h0];
+        end
+        bhs__3 = 1'b0;
+        bhl__3 = 1'b0;
+        if (iss__3 & bceq__51) begin
+            bhs__3 = c_comp;
+            bhl__3 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__50) begin
+            bhs__3 = c_comp;
+            bhl__3 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__49) begin
+            bhs__3 = c_comp;
+            bhl__3 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__48) begin
+            bhs__3 = c_comp;
+            bhl__3 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            bmrg__0 = bv__0__q & ~binf__0 & bhs__0 & bhs__1 & bhs__2 & bhs__3;
+        end
+        binf__1 = 1'b0;
+        binf_k__1 = 32'h0;
+        binf_l__1 = 1'b0;
+        if (bfm__8) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__0;
+            binf_l__1 = c_lane__0[32'h0];
+        end
+        if (bfm__9) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__0;
+            binf_l__1 = c_lane__1[32'h0];
+        end
+        if (bfm__10) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__1;
+            binf_l__1 = c_lane__0[32'h0];
+        end
+        if (bfm__11) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__1;
+            binf_l__1 = c_lane__1[32'h0];
+        end
+        if (bfm__12) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__2;
+            binf_l__1 = c_lane__0[32'h0];
+        end
+        if (bfm__13) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__2;
+            binf_l__1 = c_lane__1[32'h0];
+        end
+        if (bfm__14) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__3;
+            binf_l__1 = c_lane__0[32'h0];
+        end
+        if (bfm__15) begin
+            binf__1 = bv__1__q & c_merge & c_mif;
+            binf_k__1 = c_k__3;
+            binf_l__1 = c_lane__1[32'h0];
+        end
+        bmrg__1 = 1'b0;
+        bmlane__1 = 1'b0;
+        if (iss__0 & beq__4 & c_merge & ~c_comp) begin
+            bmrg__1 = bv__1__q & ~binf__1;
+            bmlane__1 = cnt__0[32'h0];
+        end
+        if (iss__1 & beq__5 & c_merge & ~c_comp) begin
+            bmrg__1 = bv__1__q & ~binf__1;
+            bmlane__1 = cnt__1[32'h0];
+        end
+        if (iss__2 & beq__6 & c_merge & ~c_comp) begin
+            bmrg__1 = bv__1__q & ~binf__1;
+            bmlane__1 = cnt__2[32'h0];
+        end
+        if (iss__3 & beq__7 & c_merge & ~c_comp) begin
+            bmrg__1 = bv__1__q & ~binf__1;
+            bmlane__1 = cnt__3[32'h0];
+        end
+        bhs__4 = 1'b0;
+        bhl__4 = 1'b0;
+        if (iss__3 & bceq__7) begin
+            bhs__4 = c_comp;
+            bhl__4 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__6) begin
+            bhs__4 = c_comp;
+            bhl__4 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__5) begin
+            bhs__4 = c_comp;
+            bhl__4 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__4) begin
+            bhs__4 = c_comp;
+            bhl__4 = cnt__0[32'h0];
+        end
+        bhs__5 = 1'b0;
+        bhl__5 = 1'b0;
+        if (iss__3 & bceq__23) begin
+            bhs__5 = c_comp;
+            bhl__5 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__22) begin
+            bhs__5 = c_comp;
+            bhl__5 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__21) begin
+            bhs__5 = c_comp;
+            bhl__5 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__20) begin
+            bhs__5 = c_comp;
+            bhl__5 = cnt__0[32'h0];
+        end
+        bhs__6 = 1'b0;
+        bhl__6 = 1'b0;
+        if (iss__3 & bceq__39) begin
+            bhs__6 = c_comp;
+            bhl__6 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__38) begin
+            bhs__6 = c_comp;
+            bhl__6 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__37) begin
+            bhs__6 = c_comp;
+            bhl__6 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__36) begin
+            bhs__6 = c_comp;
+            bhl__6 = cnt__0[32'h0];
+        end
+        bhs__7 = 1'b0;
+        bhl__7 = 1'b0;
+        if (iss__3 & bceq__55) begin
+            bhs__7 = c_comp;
+            bhl__7 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__54) begin
+            bhs__7 = c_comp;
+            bhl__7 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__53) begin
+            bhs__7 = c_comp;
+            bhl__7 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__52) begin
+            bhs__7 = c_comp;
+            bhl__7 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            bmrg__1 = bv__1__q & ~binf__1 & bhs__4 & bhs__5 & bhs__6 & bhs__7;
+        end
+        binf__2 = 1'b0;
+        binf_k__2 = 32'h0;
+        binf_l__2 = 1'b0;
+        if (bfm__16) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__0;
+            binf_l__2 = c_lane__0[32'h0];
+        end
+        if (bfm__17) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__0;
+            binf_l__2 = c_lane__1[32'h0];
+        end
+        if (bfm__18) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__1;
+            binf_l__2 = c_lane__0[32'h0];
+        end
+        if (bfm__19) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__1;
+            binf_l__2 = c_lane__1[32'h0];
+        end
+        if (bfm__20) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__2;
+            binf_l__2 = c_lane__0[32'h0];
+        end
+        if (bfm__21) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__2;
+            binf_l__2 = c_lane__1[32'h0];
+        end
+        if (bfm__22) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__3;
+            binf_l__2 = c_lane__0[32'h0];
+        end
+        if (bfm__23) begin
+            binf__2 = bv__2__q & c_merge & c_mif;
+            binf_k__2 = c_k__3;
+            binf_l__2 = c_lane__1[32'h0];
+        end
+        bmrg__2 = 1'b0;
+        bmlane__2 = 1'b0;
+        if (iss__0 & beq__8 & c_merge & ~c_comp) begin
+            bmrg__2 = bv__2__q & ~binf__2;
+            bmlane__2 = cnt__0[32'h0];
+        end
+        if (iss__1 & beq__9 & c_merge & ~c_comp) begin
+            bmrg__2 = bv__2__q & ~binf__2;
+            bmlane__2 = cnt__1[32'h0];
+        end
+        if (iss__2 & beq__10 & c_merge & ~c_comp) begin
+            bmrg__2 = bv__2__q & ~binf__2;
+            bmlane__2 = cnt__2[32'h0];
+        end
+        if (iss__3 & beq__11 & c_merge & ~c_comp) begin
+            bmrg__2 = bv__2__q & ~binf__2;
+            bmlane__2 = cnt__3[32'h0];
+        end
+        bhs__8 = 1'b0;
+        bhl__8 = 1'b0;
+        if (iss__3 & bceq__11) begin
+            bhs__8 = c_comp;
+            bhl__8 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__10) begin
+            bhs__8 = c_comp;
+            bhl__8 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__9) begin
+            bhs__8 = c_comp;
+            bhl__8 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__8) begin
+            bhs__8 = c_comp;
+            bhl__8 = cnt__0[32'h0];
+        end
+        bhs__9 = 1'b0;
+        bhl__9 = 1'b0;
+        if (iss__3 & bceq__27) begin
+            bhs__9 = c_comp;
+            bhl__9 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__26) begin
+            bhs__9 = c_comp;
+            bhl__9 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__25) begin
+            bhs__9 = c_comp;
+            bhl__9 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__24) begin
+            bhs__9 = c_comp;
+            bhl__9 = cnt__0[32'h0];
+        end
+        bhs__10 = 1'b0;
+        bhl__10 = 1'b0;
+        if (iss__3 & bceq__43) begin
+            bhs__10 = c_comp;
+            bhl__10 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__42) begin
+            bhs__10 = c_comp;
+            bhl__10 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__41) begin
+            bhs__10 = c_comp;
+            bhl__10 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__40) begin
+            bhs__10 = c_comp;
+            bhl__10 = cnt__0[32'h0];
+        end
+        bhs__11 = 1'b0;
+        bhl__11 = 1'b0;
+        if (iss__3 & bceq__59) begin
+            bhs__11 = c_comp;
+            bhl__11 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__58) begin
+            bhs__11 = c_comp;
+            bhl__11 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__57) begin
+            bhs__11 = c_comp;
+            bhl__11 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__56) begin
+            bhs__11 = c_comp;
+            bhl__11 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            bmrg__2 = bv__2__q & ~binf__2 & bhs__8 & bhs__9 & bhs__10 & bhs__11;
+        end
+        binf__3 = 1'b0;
+        binf_k__3 = 32'h0;
+        binf_l__3 = 1'b0;
+        if (bfm__24) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__0;
+            binf_l__3 = c_lane__0[32'h0];
+        end
+        if (bfm__25) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__0;
+            binf_l__3 = c_lane__1[32'h0];
+        end
+        if (bfm__26) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__1;
+            binf_l__3 = c_lane__0[32'h0];
+        end
+        if (bfm__27) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__1;
+            binf_l__3 = c_lane__1[32'h0];
+        end
+        if (bfm__28) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__2;
+            binf_l__3 = c_lane__0[32'h0];
+        end
+        if (bfm__29) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__2;
+            binf_l__3 = c_lane__1[32'h0];
+        end
+        if (bfm__30) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__3;
+            binf_l__3 = c_lane__0[32'h0];
+        end
+        if (bfm__31) begin
+            binf__3 = bv__3__q & c_merge & c_mif;
+            binf_k__3 = c_k__3;
+            binf_l__3 = c_lane__1[32'h0];
+        end
+        bmrg__3 = 1'b0;
+        bmlane__3 = 1'b0;
+        if (iss__0 & beq__12 & c_merge & ~c_comp) begin
+            bmrg__3 = bv__3__q & ~binf__3;
+            bmlane__3 = cnt__0[32'h0];
+        end
+        if (iss__1 & beq__13 & c_merge & ~c_comp) begin
+            bmrg__3 = bv__3__q & ~binf__3;
+            bmlane__3 = cnt__1[32'h0];
+        end
+        if (iss__2 & beq__14 & c_merge & ~c_comp) begin
+            bmrg__3 = bv__3__q & ~binf__3;
+            bmlane__3 = cnt__2[32'h0];
+        end
+        if (iss__3 & beq__15 & c_merge & ~c_comp) begin
+            bmrg__3 = bv__3__q & ~binf__3;
+            bmlane__3 = cnt__3[32'h0];
+        end
+        bhs__12 = 1'b0;
+        bhl__12 = 1'b0;
+        if (iss__3 & bceq__15) begin
+            bhs__12 = c_comp;
+            bhl__12 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__14) begin
+            bhs__12 = c_comp;
+            bhl__12 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__13) begin
+            bhs__12 = c_comp;
+            bhl__12 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__12) begin
+            bhs__12 = c_comp;
+            bhl__12 = cnt__0[32'h0];
+        end
+        bhs__13 = 1'b0;
+        bhl__13 = 1'b0;
+        if (iss__3 & bceq__31) begin
+            bhs__13 = c_comp;
+            bhl__13 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__30) begin
+            bhs__13 = c_comp;
+            bhl__13 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__29) begin
+            bhs__13 = c_comp;
+            bhl__13 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__28) begin
+            bhs__13 = c_comp;
+            bhl__13 = cnt__0[32'h0];
+        end
+        bhs__14 = 1'b0;
+        bhl__14 = 1'b0;
+        if (iss__3 & bceq__47) begin
+            bhs__14 = c_comp;
+            bhl__14 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__46) begin
+            bhs__14 = c_comp;
+            bhl__14 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__45) begin
+            bhs__14 = c_comp;
+            bhl__14 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__44) begin
+            bhs__14 = c_comp;
+            bhl__14 = cnt__0[32'h0];
+        end
+        bhs__15 = 1'b0;
+        bhl__15 = 1'b0;
+        if (iss__3 & bceq__63) begin
+            bhs__15 = c_comp;
+            bhl__15 = cnt__3[32'h0];
+        end
+        if (iss__2 & bceq__62) begin
+            bhs__15 = c_comp;
+            bhl__15 = cnt__2[32'h0];
+        end
+        if (iss__1 & bceq__61) begin
+            bhs__15 = c_comp;
+            bhl__15 = cnt__1[32'h0];
+        end
+        if (iss__0 & bceq__60) begin
+            bhs__15 = c_comp;
+            bhl__15 = cnt__0[32'h0];
+        end
+        if (c_comp) begin
+            bmrg__3 = bv__3__q & ~binf__3 & bhs__12 & bhs__13 & bhs__14 & bhs__15;
+        end
+        keep__0 = pv__0__q & ~lv__0;
+        keep2__0 = 1'b0;
+        keep__1 = pv__1__q & ~lv__1;
+        keep2__1 = 1'b0;
+        blv__0 = (binf__0 | bmrg__0) & ~lv__2;
+        blv__2 = (binf__2 | bmrg__2) & ~lv__2 & ~blv__0;
+        keep__2 = (pv__2__q & ~lv__2) | (bv__0__q & ~blv__0) | (bv__2__q & ~blv__2);
+        keep2__2 = bv__2__q | (bv__0__q & ~lv__2 & ~blv__0);
+        blv__1 = (binf__1 | bmrg__1) & ~lv__3;
+        blv__3 = (binf__3 | bmrg__3) & ~lv__3 & ~blv__1;
+        keep__3 = (pv__3__q & ~lv__3) | (bv__1__q & ~blv__1) | (bv__3__q & ~blv__3);
+        keep2__3 = bv__3__q | (bv__1__q & ~lv__3 & ~blv__1);
         is_v__0 = 1'b0;
         is_st__0 = 32'h0;
         is_s__0 = 32'h0;
@@ -6895,6 +8813,386 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
                     end
                 end
             end
+            if (blv__0) begin
+                sv__2__d = 1'b1;
+                spos__2__d = bpos__0__q;
+                if (bmrg__0 & c_comp) begin
+                    slane__8__d = bhl__0;
+                end
+                if (bmrg__0 & ~c_comp) begin
+                    slane__8__d = bmlane__0;
+                end
+                if (binf__0) begin
+                    slane__8__d = binf_l__0;
+                end
+                if (bmrg__0 & c_comp) begin
+                    slane__9__d = bhl__1;
+                end
+                if (bmrg__0 & ~c_comp) begin
+                    slane__9__d = bmlane__0;
+                end
+                if (binf__0) begin
+                    slane__9__d = binf_l__0;
+                end
+                if (bmrg__0 & c_comp) begin
+                    slane__10__d = bhl__2;
+                end
+                if (bmrg__0 & ~c_comp) begin
+                    slane__10__d = bmlane__0;
+                end
+                if (binf__0) begin
+                    slane__10__d = binf_l__0;
+                end
+                if (bmrg__0 & c_comp) begin
+                    slane__11__d = bhl__3;
+                end
+                if (bmrg__0 & ~c_comp) begin
+                    slane__11__d = bmlane__0;
+                end
+                if (binf__0) begin
+                    slane__11__d = binf_l__0;
+                end
+                if (binf__0) begin
+                    sdist__2__d = binf_k__0;
+                    if (binf_l__0 == c_lane__0[32'h0]) begin
+                        if (binf_k__0 == c_k__2) begin
+                            scol__8__d = resf__0;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__8__d = rr__0__q;
+                        end
+                        if (binf_k__0 == c_k__2) begin
+                            scol__9__d = resf__1;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__9__d = rr__1__q;
+                        end
+                        if (binf_k__0 == c_k__2) begin
+                            scol__10__d = resf__2;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__10__d = rr__2__q;
+                        end
+                        if (binf_k__0 == c_k__2) begin
+                            scol__11__d = resf__3;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__11__d = rr__3__q;
+                        end
+                    end
+                    if (binf_l__0 == c_lane__1[32'h0]) begin
+                        if (binf_k__0 == c_k__2) begin
+                            scol__8__d = resf__4;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__8__d = rr__4__q;
+                        end
+                        if (binf_k__0 == c_k__2) begin
+                            scol__9__d = resf__5;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__9__d = rr__5__q;
+                        end
+                        if (binf_k__0 == c_k__2) begin
+                            scol__10__d = resf__6;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__10__d = rr__6__q;
+                        end
+                        if (binf_k__0 == c_k__2) begin
+                            scol__11__d = resf__7;
+                        end
+                        if (binf_k__0 == c_k__3) begin
+                            scol__11__d = rr__7__q;
+                        end
+                    end
+                end
+            end
+            if (blv__2) begin
+                sv__2__d = 1'b1;
+                spos__2__d = bpos__2__q;
+                if (bmrg__2 & c_comp) begin
+                    slane__8__d = bhl__8;
+                end
+                if (bmrg__2 & ~c_comp) begin
+                    slane__8__d = bmlane__2;
+                end
+                if (binf__2) begin
+                    slane__8__d = binf_l__2;
+                end
+                if (bmrg__2 & c_comp) begin
+                    slane__9__d = bhl__9;
+                end
+                if (bmrg__2 & ~c_comp) begin
+                    slane__9__d = bmlane__2;
+                end
+                if (binf__2) begin
+                    slane__9__d = binf_l__2;
+                end
+                if (bmrg__2 & c_comp) begin
+                    slane__10__d = bhl__10;
+                end
+                if (bmrg__2 & ~c_comp) begin
+                    slane__10__d = bmlane__2;
+                end
+                if (binf__2) begin
+                    slane__10__d = binf_l__2;
+                end
+                if (bmrg__2 & c_comp) begin
+                    slane__11__d = bhl__11;
+                end
+                if (bmrg__2 & ~c_comp) begin
+                    slane__11__d = bmlane__2;
+                end
+                if (binf__2) begin
+                    slane__11__d = binf_l__2;
+                end
+                if (binf__2) begin
+                    sdist__2__d = binf_k__2;
+                    if (binf_l__2 == c_lane__0[32'h0]) begin
+                        if (binf_k__2 == c_k__2) begin
+                            scol__8__d = resf__0;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__8__d = rr__0__q;
+                        end
+                        if (binf_k__2 == c_k__2) begin
+                            scol__9__d = resf__1;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__9__d = rr__1__q;
+                        end
+                        if (binf_k__2 == c_k__2) begin
+                            scol__10__d = resf__2;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__10__d = rr__2__q;
+                        end
+                        if (binf_k__2 == c_k__2) begin
+                            scol__11__d = resf__3;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__11__d = rr__3__q;
+                        end
+                    end
+                    if (binf_l__2 == c_lane__1[32'h0]) begin
+                        if (binf_k__2 == c_k__2) begin
+                            scol__8__d = resf__4;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__8__d = rr__4__q;
+                        end
+                        if (binf_k__2 == c_k__2) begin
+                            scol__9__d = resf__5;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__9__d = rr__5__q;
+                        end
+                        if (binf_k__2 == c_k__2) begin
+                            scol__10__d = resf__6;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__10__d = rr__6__q;
+                        end
+                        if (binf_k__2 == c_k__2) begin
+                            scol__11__d = resf__7;
+                        end
+                        if (binf_k__2 == c_k__3) begin
+                            scol__11__d = rr__7__q;
+                        end
+                    end
+                end
+            end
+            if (blv__1) begin
+                sv__3__d = 1'b1;
+                spos__3__d = bpos__1__q;
+                if (bmrg__1 & c_comp) begin
+                    slane__12__d = bhl__4;
+                end
+                if (bmrg__1 & ~c_comp) begin
+                    slane__12__d = bmlane__1;
+                end
+                if (binf__1) begin
+                    slane__12__d = binf_l__1;
+                end
+                if (bmrg__1 & c_comp) begin
+                    slane__13__d = bhl__5;
+                end
+                if (bmrg__1 & ~c_comp) begin
+                    slane__13__d = bmlane__1;
+                end
+                if (binf__1) begin
+                    slane__13__d = binf_l__1;
+                end
+                if (bmrg__1 & c_comp) begin
+                    slane__14__d = bhl__6;
+                end
+                if (bmrg__1 & ~c_comp) begin
+                    slane__14__d = bmlane__1;
+                end
+                if (binf__1) begin
+                    slane__14__d = binf_l__1;
+                end
+                if (bmrg__1 & c_comp) begin
+                    slane__15__d = bhl__7;
+                end
+                if (bmrg__1 & ~c_comp) begin
+                    slane__15__d = bmlane__1;
+                end
+                if (binf__1) begin
+                    slane__15__d = binf_l__1;
+                end
+                if (binf__1) begin
+                    sdist__3__d = binf_k__1;
+                    if (binf_l__1 == c_lane__0[32'h0]) begin
+                        if (binf_k__1 == c_k__2) begin
+                            scol__12__d = resf__0;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__12__d = rr__0__q;
+                        end
+                        if (binf_k__1 == c_k__2) begin
+                            scol__13__d = resf__1;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__13__d = rr__1__q;
+                        end
+                        if (binf_k__1 == c_k__2) begin
+                            scol__14__d = resf__2;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__14__d = rr__2__q;
+                        end
+                        if (binf_k__1 == c_k__2) begin
+                            scol__15__d = resf__3;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__15__d = rr__3__q;
+                        end
+                    end
+                    if (binf_l__1 == c_lane__1[32'h0]) begin
+                        if (binf_k__1 == c_k__2) begin
+                            scol__12__d = resf__4;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__12__d = rr__4__q;
+                        end
+                        if (binf_k__1 == c_k__2) begin
+                            scol__13__d = resf__5;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__13__d = rr__5__q;
+                        end
+                        if (binf_k__1 == c_k__2) begin
+                            scol__14__d = resf__6;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__14__d = rr__6__q;
+                        end
+                        if (binf_k__1 == c_k__2) begin
+                            scol__15__d = resf__7;
+                        end
+                        if (binf_k__1 == c_k__3) begin
+                            scol__15__d = rr__7__q;
+                        end
+                    end
+                end
+            end
+            if (blv__3) begin
+                sv__3__d = 1'b1;
+                spos__3__d = bpos__3__q;
+                if (bmrg__3 & c_comp) begin
+                    slane__12__d = bhl__12;
+                end
+                if (bmrg__3 & ~c_comp) begin
+                    slane__12__d = bmlane__3;
+                end
+                if (binf__3) begin
+                    slane__12__d = binf_l__3;
+                end
+                if (bmrg__3 & c_comp) begin
+                    slane__13__d = bhl__13;
+                end
+                if (bmrg__3 & ~c_comp) begin
+                    slane__13__d = bmlane__3;
+                end
+                if (binf__3) begin
+                    slane__13__d = binf_l__3;
+                end
+                if (bmrg__3 & c_comp) begin
+                    slane__14__d = bhl__14;
+                end
+                if (bmrg__3 & ~c_comp) begin
+                    slane__14__d = bmlane__3;
+                end
+                if (binf__3) begin
+                    slane__14__d = binf_l__3;
+                end
+                if (bmrg__3 & c_comp) begin
+                    slane__15__d = bhl__15;
+                end
+                if (bmrg__3 & ~c_comp) begin
+                    slane__15__d = bmlane__3;
+                end
+                if (binf__3) begin
+                    slane__15__d = binf_l__3;
+                end
+                if (binf__3) begin
+                    sdist__3__d = binf_k__3;
+                    if (binf_l__3 == c_lane__0[32'h0]) begin
+                        if (binf_k__3 == c_k__2) begin
+                            scol__12__d = resf__0;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__12__d = rr__0__q;
+                        end
+                        if (binf_k__3 == c_k__2) begin
+                            scol__13__d = resf__1;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__13__d = rr__1__q;
+                        end
+                        if (binf_k__3 == c_k__2) begin
+                            scol__14__d = resf__2;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__14__d = rr__2__q;
+                        end
+                        if (binf_k__3 == c_k__2) begin
+                            scol__15__d = resf__3;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__15__d = rr__3__q;
+                        end
+                    end
+                    if (binf_l__3 == c_lane__1[32'h0]) begin
+                        if (binf_k__3 == c_k__2) begin
+                            scol__12__d = resf__4;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__12__d = rr__4__q;
+                        end
+                        if (binf_k__3 == c_k__2) begin
+                            scol__13__d = resf__5;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__13__d = rr__5__q;
+                        end
+                        if (binf_k__3 == c_k__2) begin
+                            scol__14__d = resf__6;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__14__d = rr__6__q;
+                        end
+                        if (binf_k__3 == c_k__2) begin
+                            scol__15__d = resf__7;
+                        end
+                        if (binf_k__3 == c_k__3) begin
+                            scol__15__d = rr__7__q;
+                        end
+                    end
+                end
+            end
             sv__4__d = sv__0__q;
             spos__4__d = spos__0__q;
             sdist__4__d = sdist__0__q;
@@ -7340,6 +9638,50 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
                 end
             end
         end
+        i_v__0 = inp__lane_valid[32'h0];
+        i_v__1 = inp__lane_valid[32'h1];
+        i_v__2 = inp__lane_valid[32'h2];
+        i_v__3 = inp__lane_valid[32'h3];
+        i_pos__0 = inp__pos_0;
+        i_pos__1 = inp__pos_1;
+        i_pos__2 = inp__pos_2;
+        i_pos__3 = inp__pos_3;
+        i_st__0 = inp__state_0;
+        i_st__1 = inp__state_1;
+        i_st__2 = inp__state_2;
+        i_st__3 = inp__state_3;
+        i_s__0 = ((inp__src_0[(32'h0)+:(8)]) & 16'hffff);
+        i_s__1 = ((inp__src_0[(32'h8)+:(8)]) & 16'hffff);
+        i_s__2 = ((inp__src_0[(32'h10)+:(8)]) & 16'hffff);
+        i_s__3 = ((inp__src_0[(32'h18)+:(8)]) & 16'hffff);
+        i_s__4 = ((inp__src_1[(32'h0)+:(8)]) & 16'hffff);
+        i_s__5 = ((inp__src_1[(32'h8)+:(8)]) & 16'hffff);
+        i_s__6 = ((inp__src_1[(32'h10)+:(8)]) & 16'hffff);
+        i_s__7 = ((inp__src_1[(32'h18)+:(8)]) & 16'hffff);
+        i_s__8 = ((inp__src_2[(32'h0)+:(8)]) & 16'hffff);
+        i_s__9 = ((inp__src_2[(32'h8)+:(8)]) & 16'hffff);
+        i_s__10 = ((inp__src_2[(32'h10)+:(8)]) & 16'hffff);
+        i_s__11 = ((inp__src_2[(32'h18)+:(8)]) & 16'hffff);
+        i_s__12 = ((inp__src_3[(32'h0)+:(8)]) & 16'hffff);
+        i_s__13 = ((inp__src_3[(32'h8)+:(8)]) & 16'hffff);
+        i_s__14 = ((inp__src_3[(32'h10)+:(8)]) & 16'hffff);
+        i_s__15 = ((inp__src_3[(32'h18)+:(8)]) & 16'hffff);
+        i_d__0 = ((inp__dst_0[(32'h0)+:(8)]) & 16'hffff);
+        i_d__1 = ((inp__dst_0[(32'h8)+:(8)]) & 16'hffff);
+        i_d__2 = ((inp__dst_0[(32'h10)+:(8)]) & 16'hffff);
+        i_d__3 = ((inp__dst_0[(32'h18)+:(8)]) & 16'hffff);
+        i_d__4 = ((inp__dst_1[(32'h0)+:(8)]) & 16'hffff);
+        i_d__5 = ((inp__dst_1[(32'h8)+:(8)]) & 16'hffff);
+        i_d__6 = ((inp__dst_1[(32'h10)+:(8)]) & 16'hffff);
+        i_d__7 = ((inp__dst_1[(32'h18)+:(8)]) & 16'hffff);
+        i_d__8 = ((inp__dst_2[(32'h0)+:(8)]) & 16'hffff);
+        i_d__9 = ((inp__dst_2[(32'h8)+:(8)]) & 16'hffff);
+        i_d__10 = ((inp__dst_2[(32'h10)+:(8)]) & 16'hffff);
+        i_d__11 = ((inp__dst_2[(32'h18)+:(8)]) & 16'hffff);
+        i_d__12 = ((inp__dst_3[(32'h0)+:(8)]) & 16'hffff);
+        i_d__13 = ((inp__dst_3[(32'h8)+:(8)]) & 16'hffff);
+        i_d__14 = ((inp__dst_3[(32'h10)+:(8)]) & 16'hffff);
+        i_d__15 = ((inp__dst_3[(32'h18)+:(8)]) & 16'hffff);
         if (adv) begin
             if (lv__0) begin
                 pv__0__d = 1'b0;
@@ -7348,148 +9690,304 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
                 pv__1__d = 1'b0;
             end
             if (lv__2) begin
-                pv__2__d = 1'b0;
+                pv__2__d = bv__0__q;
+                ppos__2__d = bpos__0__q;
+                pst__2__d = bst__0__q;
+                ps__8__d = bs__0__q;
+                pd__8__d = bd__0__q;
+                ps__9__d = bs__1__q;
+                pd__9__d = bd__1__q;
+                ps__10__d = bs__2__q;
+                pd__10__d = bd__2__q;
+                ps__11__d = bs__3__q;
+                pd__11__d = bd__3__q;
+            end
+            if (lv__2 | blv__0) begin
+                bv__0__d = bv__2__q;
+                bpos__0__d = bpos__2__q;
+                bst__0__d = bst__2__q;
+                bs__0__d = bs__8__q;
+                bd__0__d = bd__8__q;
+                bs__1__d = bs__9__q;
+                bd__1__d = bd__9__q;
+                bs__2__d = bs__10__q;
+                bd__2__d = bd__10__q;
+                bs__3__d = bs__11__q;
+                bd__3__d = bd__11__q;
+            end
+            if (lv__2 | blv__0 | blv__2) begin
+                bv__2__d = 1'b0;
             end
             if (lv__3) begin
-                pv__3__d = 1'b0;
+                pv__3__d = bv__1__q;
+                ppos__3__d = bpos__1__q;
+                pst__3__d = bst__1__q;
+                ps__12__d = bs__4__q;
+                pd__12__d = bd__4__q;
+                ps__13__d = bs__5__q;
+                pd__13__d = bd__5__q;
+                ps__14__d = bs__6__q;
+                pd__14__d = bd__6__q;
+                ps__15__d = bs__7__q;
+                pd__15__d = bd__7__q;
+            end
+            if (lv__3 | blv__1) begin
+                bv__1__d = bv__3__q;
+                bpos__1__d = bpos__3__q;
+                bst__1__d = bst__3__q;
+                bs__4__d = bs__12__q;
+                bd__4__d = bd__12__q;
+                bs__5__d = bs__13__q;
+                bd__5__d = bd__13__q;
+                bs__6__d = bs__14__q;
+                bd__6__d = bd__14__q;
+                bs__7__d = bs__15__q;
+                bd__7__d = bd__15__q;
+            end
+            if (lv__3 | blv__1 | blv__3) begin
+                bv__3__d = 1'b0;
             end
         end
         if (accept) begin
-            pv__0__d = inp__lane_valid[32'h0];
-            pv__1__d = inp__lane_valid[32'h1];
-            pv__2__d = inp__lane_valid[32'h2];
-            pv__3__d = inp__lane_valid[32'h3];
-            ppos__0__d = inp__pos_0;
-            ppos__1__d = inp__pos_1;
-            ppos__2__d = inp__pos_2;
-            ppos__3__d = inp__pos_3;
-            pst__0__d = inp__state_0;
-            pst__1__d = inp__state_1;
-            pst__2__d = inp__state_2;
-            pst__3__d = inp__state_3;
-            ps__0__d = ((inp__src_0[(32'h0)+:(8)]) & 16'hffff);
-            ps__1__d = ((inp__src_0[(32'h8)+:(8)]) & 16'hffff);
-            ps__2__d = ((inp__src_0[(32'h10)+:(8)]) & 16'hffff);
-            ps__3__d = ((inp__src_0[(32'h18)+:(8)]) & 16'hffff);
-            ps__4__d = ((inp__src_1[(32'h0)+:(8)]) & 16'hffff);
-            ps__5__d = ((inp__src_1[(32'h8)+:(8)]) & 16'hffff);
-            ps__6__d = ((inp__src_1[(32'h10)+:(8)]) & 16'hffff);
-            ps__7__d = ((inp__src_1[(32'h18)+:(8)]) & 16'hffff);
-            ps__8__d = ((inp__src_2[(32'h0)+:(8)]) & 16'hffff);
-            ps__9__d = ((inp__src_2[(32'h8)+:(8)]) & 16'hffff);
-            ps__10__d = ((inp__src_2[(32'h10)+:(8)]) & 16'hffff);
-            ps__11__d = ((inp__src_2[(32'h18)+:(8)]) & 16'hffff);
-            ps__12__d = ((inp__src_3[(32'h0)+:(8)]) & 16'hffff);
-            ps__13__d = ((inp__src_3[(32'h8)+:(8)]) & 16'hffff);
-            ps__14__d = ((inp__src_3[(32'h10)+:(8)]) & 16'hffff);
-            ps__15__d = ((inp__src_3[(32'h18)+:(8)]) & 16'hffff);
-            pd__0__d = ((inp__dst_0[(32'h0)+:(8)]) & 16'hffff);
-            pd__1__d = ((inp__dst_0[(32'h8)+:(8)]) & 16'hffff);
-            pd__2__d = ((inp__dst_0[(32'h10)+:(8)]) & 16'hffff);
-            pd__3__d = ((inp__dst_0[(32'h18)+:(8)]) & 16'hffff);
-            pd__4__d = ((inp__dst_1[(32'h0)+:(8)]) & 16'hffff);
-            pd__5__d = ((inp__dst_1[(32'h8)+:(8)]) & 16'hffff);
-            pd__6__d = ((inp__dst_1[(32'h10)+:(8)]) & 16'hffff);
-            pd__7__d = ((inp__dst_1[(32'h18)+:(8)]) & 16'hffff);
-            pd__8__d = ((inp__dst_2[(32'h0)+:(8)]) & 16'hffff);
-            pd__9__d = ((inp__dst_2[(32'h8)+:(8)]) & 16'hffff);
-            pd__10__d = ((inp__dst_2[(32'h10)+:(8)]) & 16'hffff);
-            pd__11__d = ((inp__dst_2[(32'h18)+:(8)]) & 16'hffff);
-            pd__12__d = ((inp__dst_3[(32'h0)+:(8)]) & 16'hffff);
-            pd__13__d = ((inp__dst_3[(32'h8)+:(8)]) & 16'hffff);
-            pd__14__d = ((inp__dst_3[(32'h10)+:(8)]) & 16'hffff);
-            pd__15__d = ((inp__dst_3[(32'h18)+:(8)]) & 16'hffff);
+            if (i_v__0 & ~keep__0) begin
+                pv__0__d = 1'b1;
+                ppos__0__d = i_pos__0;
+                pst__0__d = i_st__0;
+                ps__0__d = i_s__0;
+                pd__0__d = i_d__0;
+                ps__1__d = i_s__1;
+                pd__1__d = i_d__1;
+                ps__2__d = i_s__2;
+                pd__2__d = i_d__2;
+                ps__3__d = i_s__3;
+                pd__3__d = i_d__3;
+            end
+            if (i_v__1 & ~keep__1) begin
+                pv__1__d = 1'b1;
+                ppos__1__d = i_pos__1;
+                pst__1__d = i_st__1;
+                ps__4__d = i_s__4;
+                pd__4__d = i_d__4;
+                ps__5__d = i_s__5;
+                pd__5__d = i_d__5;
+                ps__6__d = i_s__6;
+                pd__6__d = i_d__6;
+                ps__7__d = i_s__7;
+                pd__7__d = i_d__7;
+            end
+            if (i_v__2 & ~keep__2) begin
+                pv__2__d = 1'b1;
+                ppos__2__d = i_pos__2;
+                pst__2__d = i_st__2;
+                ps__8__d = i_s__8;
+                pd__8__d = i_d__8;
+                ps__9__d = i_s__9;
+                pd__9__d = i_d__9;
+                ps__10__d = i_s__10;
+                pd__10__d = i_d__10;
+                ps__11__d = i_s__11;
+                pd__11__d = i_d__11;
+            end
+            if (i_v__3 & ~keep__3) begin
+                pv__3__d = 1'b1;
+                ppos__3__d = i_pos__3;
+                pst__3__d = i_st__3;
+                ps__12__d = i_s__12;
+                pd__12__d = i_d__12;
+                ps__13__d = i_s__13;
+                pd__13__d = i_d__13;
+                ps__14__d = i_s__14;
+                pd__14__d = i_d__14;
+                ps__15__d = i_s__15;
+                pd__15__d = i_d__15;
+            end
+            if (i_v__2 & keep__2 & (keep2__2 == c_lane__0[32'h0])) begin
+                bv__0__d = c_bv__0;
+                bpos__0__d = i_pos__2;
+                bst__0__d = i_st__2;
+                bs__0__d = i_s__8;
+                bd__0__d = i_d__8;
+                bs__1__d = i_s__9;
+                bd__1__d = i_d__9;
+                bs__2__d = i_s__10;
+                bd__2__d = i_d__10;
+                bs__3__d = i_s__11;
+                bd__3__d = i_d__11;
+            end
+            if (i_v__2 & keep__2 & (keep2__2 == c_lane__1[32'h0])) begin
+                bv__2__d = c_bv__2;
+                bpos__2__d = i_pos__2;
+                bst__2__d = i_st__2;
+                bs__8__d = i_s__8;
+                bd__8__d = i_d__8;
+                bs__9__d = i_s__9;
+                bd__9__d = i_d__9;
+                bs__10__d = i_s__10;
+                bd__10__d = i_d__10;
+                bs__11__d = i_s__11;
+                bd__11__d = i_d__11;
+            end
+            if (i_v__3 & keep__3 & (keep2__3 == c_lane__0[32'h0])) begin
+                bv__1__d = c_bv__1;
+                bpos__1__d = i_pos__3;
+                bst__1__d = i_st__3;
+                bs__4__d = i_s__12;
+                bd__4__d = i_d__12;
+                bs__5__d = i_s__13;
+                bd__5__d = i_d__13;
+                bs__6__d = i_s__14;
+                bd__6__d = i_d__14;
+                bs__7__d = i_s__15;
+                bd__7__d = i_d__15;
+            end
+            if (i_v__3 & keep__3 & (keep2__3 == c_lane__1[32'h0])) begin
+                bv__3__d = c_bv__3;
+                bpos__3__d = i_pos__3;
+                bst__3__d = i_st__3;
+                bs__12__d = i_s__12;
+                bd__12__d = i_d__12;
+                bs__13__d = i_s__13;
+                bd__13__d = i_d__13;
+                bs__14__d = i_s__14;
+                bd__14__d = i_d__14;
+                bs__15__d = i_s__15;
+                bd__15__d = i_d__15;
+            end
         end
         if (flush) begin
             pv__0__d = 1'b0;
             ppos__0__d = 32'h0;
             pst__0__d = 32'h0;
+            bv__0__d = 1'b0;
+            bpos__0__d = 32'h0;
+            bst__0__d = 32'h0;
             pv__1__d = 1'b0;
             ppos__1__d = 32'h0;
             pst__1__d = 32'h0;
+            bv__1__d = 1'b0;
+            bpos__1__d = 32'h0;
+            bst__1__d = 32'h0;
             pv__2__d = 1'b0;
             ppos__2__d = 32'h0;
             pst__2__d = 32'h0;
+            bv__2__d = 1'b0;
+            bpos__2__d = 32'h0;
+            bst__2__d = 32'h0;
             pv__3__d = 1'b0;
             ppos__3__d = 32'h0;
             pst__3__d = 32'h0;
+            bv__3__d = 1'b0;
+            bpos__3__d = 32'h0;
+            bst__3__d = 32'h0;
             ps__0__d = 32'h0;
             pd__0__d = 32'h0;
+            bs__0__d = 32'h0;
+            bd__0__d = 32'h0;
             sv__0__d = 1'b0;
             spos__0__d = 32'h0;
             sdist__0__d = 32'h0;
             ps__1__d = 32'h0;
             pd__1__d = 32'h0;
+            bs__1__d = 32'h0;
+            bd__1__d = 32'h0;
             sv__1__d = 1'b0;
             spos__1__d = 32'h0;
             sdist__1__d = 32'h0;
             ps__2__d = 32'h0;
             pd__2__d = 32'h0;
+            bs__2__d = 32'h0;
+            bd__2__d = 32'h0;
             sv__2__d = 1'b0;
             spos__2__d = 32'h0;
             sdist__2__d = 32'h0;
             ps__3__d = 32'h0;
             pd__3__d = 32'h0;
+            bs__3__d = 32'h0;
+            bd__3__d = 32'h0;
             sv__3__d = 1'b0;
             spos__3__d = 32'h0;
             sdist__3__d = 32'h0;
             ps__4__d = 32'h0;
             pd__4__d = 32'h0;
+            bs__4__d = 32'h0;
+            bd__4__d = 32'h0;
             sv__4__d = 1'b0;
             spos__4__d = 32'h0;
             sdist__4__d = 32'h0;
             ps__5__d = 32'h0;
             pd__5__d = 32'h0;
+            bs__5__d = 32'h0;
+            bd__5__d = 32'h0;
             sv__5__d = 1'b0;
             spos__5__d = 32'h0;
             sdist__5__d = 32'h0;
             ps__6__d = 32'h0;
             pd__6__d = 32'h0;
+            bs__6__d = 32'h0;
+            bd__6__d = 32'h0;
             sv__6__d = 1'b0;
             spos__6__d = 32'h0;
             sdist__6__d = 32'h0;
             ps__7__d = 32'h0;
             pd__7__d = 32'h0;
+            bs__7__d = 32'h0;
+            bd__7__d = 32'h0;
             sv__7__d = 1'b0;
             spos__7__d = 32'h0;
             sdist__7__d = 32'h0;
             ps__8__d = 32'h0;
             pd__8__d = 32'h0;
+            bs__8__d = 32'h0;
+            bd__8__d = 32'h0;
             sv__8__d = 1'b0;
             spos__8__d = 32'h0;
             sdist__8__d = 32'h0;
             ps__9__d = 32'h0;
             pd__9__d = 32'h0;
+            bs__9__d = 32'h0;
+            bd__9__d = 32'h0;
             sv__9__d = 1'b0;
             spos__9__d = 32'h0;
             sdist__9__d = 32'h0;
             ps__10__d = 32'h0;
             pd__10__d = 32'h0;
+            bs__10__d = 32'h0;
+            bd__10__d = 32'h0;
             sv__10__d = 1'b0;
             spos__10__d = 32'h0;
             sdist__10__d = 32'h0;
             ps__11__d = 32'h0;
             pd__11__d = 32'h0;
+            bs__11__d = 32'h0;
+            bd__11__d = 32'h0;
             sv__11__d = 1'b0;
             spos__11__d = 32'h0;
             sdist__11__d = 32'h0;
             ps__12__d = 32'h0;
             pd__12__d = 32'h0;
+            bs__12__d = 32'h0;
+            bd__12__d = 32'h0;
             sv__12__d = 1'b0;
             spos__12__d = 32'h0;
             sdist__12__d = 32'h0;
             ps__13__d = 32'h0;
             pd__13__d = 32'h0;
+            bs__13__d = 32'h0;
+            bd__13__d = 32'h0;
             sv__13__d = 1'b0;
             spos__13__d = 32'h0;
             sdist__13__d = 32'h0;
             ps__14__d = 32'h0;
             pd__14__d = 32'h0;
+            bs__14__d = 32'h0;
+            bd__14__d = 32'h0;
             sv__14__d = 1'b0;
             spos__14__d = 32'h0;
             sdist__14__d = 32'h0;
             ps__15__d = 32'h0;
             pd__15__d = 32'h0;
+            bs__15__d = 32'h0;
+            bd__15__d = 32'h0;
             sv__15__d = 1'b0;
             spos__15__d = 32'h0;
             sdist__15__d = 32'h0;
@@ -8276,6 +10774,842 @@ module tilerast_blender_full__at__7(d,q,clock);
     end
 
 endmodule // tilerast_blender_full__at__7
+
+
+module tilerast_blender_full__bd__0(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__0
+
+
+module tilerast_blender_full__bd__1(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__1
+
+
+module tilerast_blender_full__bd__10(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__10
+
+
+module tilerast_blender_full__bd__11(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__11
+
+
+module tilerast_blender_full__bd__12(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__12
+
+
+module tilerast_blender_full__bd__13(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__13
+
+
+module tilerast_blender_full__bd__14(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__14
+
+
+module tilerast_blender_full__bd__15(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__15
+
+
+module tilerast_blender_full__bd__2(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__2
+
+
+module tilerast_blender_full__bd__3(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__3
+
+
+module tilerast_blender_full__bd__4(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__4
+
+
+module tilerast_blender_full__bd__5(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__5
+
+
+module tilerast_blender_full__bd__6(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__6
+
+
+module tilerast_blender_full__bd__7(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__7
+
+
+module tilerast_blender_full__bd__8(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__8
+
+
+module tilerast_blender_full__bd__9(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bd__9
+
+
+module tilerast_blender_full__bpos__0(d,q,clock);
+
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bpos__0
+
+
+module tilerast_blender_full__bpos__1(d,q,clock);
+
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bpos__1
+
+
+module tilerast_blender_full__bpos__2(d,q,clock);
+
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bpos__2
+
+
+module tilerast_blender_full__bpos__3(d,q,clock);
+
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bpos__3
+
+
+module tilerast_blender_full__bs__0(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__0
+
+
+module tilerast_blender_full__bs__1(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__1
+
+
+module tilerast_blender_full__bs__10(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__10
+
+
+module tilerast_blender_full__bs__11(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__11
+
+
+module tilerast_blender_full__bs__12(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__12
+
+
+module tilerast_blender_full__bs__13(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__13
+
+
+module tilerast_blender_full__bs__14(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__14
+
+
+module tilerast_blender_full__bs__15(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__15
+
+
+module tilerast_blender_full__bs__2(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__2
+
+
+module tilerast_blender_full__bs__3(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__3
+
+
+module tilerast_blender_full__bs__4(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__4
+
+
+module tilerast_blender_full__bs__5(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__5
+
+
+module tilerast_blender_full__bs__6(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__6
+
+
+module tilerast_blender_full__bs__7(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__7
+
+
+module tilerast_blender_full__bs__8(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__8
+
+
+module tilerast_blender_full__bs__9(d,q,clock);
+
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bs__9
+
+
+module tilerast_blender_full__bst__0(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bst__0
+
+
+module tilerast_blender_full__bst__1(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bst__1
+
+
+module tilerast_blender_full__bst__2(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bst__2
+
+
+module tilerast_blender_full__bst__3(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bst__3
+
+
+module tilerast_blender_full__bv__0(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bv__0
+
+
+module tilerast_blender_full__bv__1(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bv__1
+
+
+module tilerast_blender_full__bv__2(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bv__2
+
+
+module tilerast_blender_full__bv__3(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_blender_full__bv__3
 
 
 module tilerast_blender_full__pd__0(d,q,clock);

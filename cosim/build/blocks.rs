@@ -48,7 +48,14 @@ const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 /// whole-back-end differential and `tilerast regress --back-end` on every preset.
 const BACK_END_PRESETS: &[&str] = &["ice40", "full", "ice40_1x"];
 
+/// Block variants (`tilerast_hw::BLOCK_VARIANTS`: options the pipeline does not build),
+/// `rtl-out/tilerast_<stage>_<name>.v` with module `tilerast_<stage>_<name>`, verilated as
+/// `<name>/<stage>`: (name, stage). Keep in sync with hw (the block table test in
+/// `src/blocks.rs` checks that every one of hw's variants is built).
+const BLOCK_VARIANTS: &[(&str, &str)] = &[("default_comp", "blender"), ("default_buf", "blender")];
+
 #[path = "../../golden/src/stages.rs"]
+#[allow(dead_code)] // BOARD_STAGES: the per-board blocks are not verilated here
 mod stages;
 use stages::{PIXEL_SIDE_STAGES, RASTER_CORE_STAGES};
 
@@ -93,6 +100,11 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
         let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
         println!("cargo:rerun-if-changed={}", file.display());
         jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
+    }
+    for (name, stage) in BLOCK_VARIANTS {
+        let file = rtl.join(format!("tilerast_{stage}_{name}.v"));
+        println!("cargo:rerun-if-changed={}", file.display());
+        jobs.push((*name, *stage, file, format!("tilerast_{stage}_{name}")));
     }
     // The planted bugs of the pixel-side blocks (build/mutation.rs), as `default_mut/<stage>`.
     for m in super::mutation::BLOCK_MUTANTS {
@@ -149,7 +161,7 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
 
     b.file("csrc/blocks.cpp").files(&files).include(&dir);
     super::model_build(&mut b, inc, trace, 1);
-    b.compile("tilerast_cosim_blocks");
+    super::compile(&mut b, "tilerast_cosim_blocks");
     println!("cargo:rerun-if-changed=build/blocks.rs");
     println!("cargo:rerun-if-changed=../golden/src/stages.rs");
     println!("cargo:rerun-if-changed=src/blocks.rs");

@@ -77,7 +77,7 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     std::fs::write(dir.join("top_factory.inc"), factory).unwrap();
     b.file("csrc/top.cpp").files(&files).include(&dir);
     super::model_build(&mut b, inc, trace, 2);
-    b.compile("tilerast_cosim_top");
+    super::compile(&mut b, "tilerast_cosim_top");
     println!("cargo:rerun-if-changed=src/top.rs");
     println!("cargo:rerun-if-changed=csrc/top.cpp");
     println!("cargo:rerun-if-changed=csrc/top.h");

@@ -16,7 +16,7 @@
 //! port table and the streams' one declaration; every port must be driven or predicted
 //! exactly once.
 
-use crate::blocks::{get_bits, set_bits, BlockRtl, PortDesc, BATCH};
+use crate::blocks::{get_bits, set_bits, BlockDesc, BlockRtl, PortDesc, BATCH};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
@@ -116,6 +116,170 @@ pub struct Window {
 /// Cycles kept before a mismatch in [`Window`].
 pub const WINDOW: usize = 64;
 
+/// The golden side of a run: the model, the memory behind its port and the drive, stepped
+/// one cycle at a time into port words (the inputs both sides see, the outputs the model
+/// predicts). [`run_windowed`] compares them with the verilated RTL; [`vectors`] records them
+/// for the gate-level simulation of a synthesized netlist (`tilerast_fpga::postsim`).
+pub struct ModelSide<'a> {
+    desc: &'static BlockDesc,
+    pixels: &'a [PixSamples],
+    want_writes: u64,
+    d: &'a Drive,
+    model: PixelBackEndCycle,
+    mem: MemoryCycle,
+    r: Rng,
+    next: usize,
+    cyc: u64,
+    busy_flushes: u64,
+    first_write: Option<u64>,
+}
+
+impl<'a> ModelSide<'a> {
+    /// The model for `cfg` with `mem0` behind its port, laid out as `desc` (the back end's
+    /// port table of the preset).
+    pub fn new(
+        desc: &'static BlockDesc,
+        cfg: &Config,
+        pixels: &'a [PixSamples],
+        mem0: SparseMemory,
+        want_writes: u64,
+        d: &'a Drive,
+    ) -> Self {
+        ModelSide {
+            desc,
+            pixels,
+            want_writes,
+            d,
+            model: PixelBackEndCycle::new(cfg),
+            mem: MemoryCycle::new(d.timing, mem0),
+            r: Rng::new(d.seed),
+            next: 0,
+            cyc: 0,
+            busy_flushes: 0,
+            first_write: None,
+        }
+    }
+
+    /// Cycles stepped so far.
+    pub fn cycle(&self) -> u64 {
+        self.cyc
+    }
+
+    /// One cycle: fill `inw` (the input words) and `exp` (the predicted output words), clock
+    /// the model and the memory. `Ok(true)` once the run is finished (after this cycle).
+    pub fn step(&mut self, inw: &mut [u32], exp: &mut [u32]) -> Result<bool, String> {
+        let (d, cyc, pixels) = (self.d, self.cyc, self.pixels);
+        let flush = d.flush_at.contains(&cyc);
+        let grant = !(d.stall.0..d.stall.1).contains(&cyc) && !self.r.permille(d.busy_pm);
+        let req_ready = self.mem.req_ready(grant);
+        let (rv, resp) = self.mem.resp();
+        let (qv, q) = self.model.mem_req();
+        if qv && q.write && self.first_write.is_none() {
+            self.first_write = Some(cyc);
+        }
+        let offer = self.next < pixels.len() && !self.r.permille(d.gap_pm);
+        let inp = if offer {
+            pixels[self.next]
+        } else {
+            // Junk while idle: the block must ignore the payload without in_valid.
+            let r = &mut self.r;
+            let mut j = PixSamples {
+                x: r.below(1 << 12) as u32,
+                y: r.below(1 << 12) as u32,
+                mask: r.next_u32() as u16,
+                ..PixSamples::default()
+            };
+            j.colour[0] = r.next_u32();
+            j
+        };
+        let in_ready = self.model.in_ready(req_ready);
+        let resp_ready = self.model.mem_resp_ready();
+        let mut i: Named = vec![
+            ("flush".into(), flush as u64),
+            ("in_valid".into(), offer as u64),
+            ("mem_req_ready".into(), req_ready as u64),
+            ("mem_resp_valid".into(), rv as u64),
+        ];
+        stream_ports::<ports::PixSamples>("inp", &inp, &mut i);
+        stream_ports::<ports::MemResp>("mem_resp", &resp, &mut i);
+        let mut o: Named = vec![
+            ("in_ready".into(), in_ready as u64),
+            ("mem_req_valid".into(), qv as u64),
+            ("mem_resp_ready".into(), resp_ready as u64),
+        ];
+        let mut qp = q;
+        if d.perturb.is_some_and(|(at, p)| at == cyc && p == "mem_req__addr") {
+            qp.addr ^= 4;
+        }
+        stream_ports::<ports::MemReq>("mem_req", &qp, &mut o);
+        pack(self.desc.inputs, &i, inw, self.desc.module);
+        pack(self.desc.outputs, &o, exp, self.desc.module);
+        if flush && (qv || self.next > 0 && self.next < pixels.len()) {
+            self.busy_flushes += 1;
+        }
+        if offer && in_ready && !flush {
+            self.next += 1;
+        }
+        self.model.clock(offer, &inp, req_ready, rv, &resp, flush);
+        self.mem.clock(qv && !flush, &q, grant, resp_ready && !flush, flush);
+        self.cyc += 1;
+        let finished = if d.cycles > 0 {
+            self.cyc >= d.cycles
+        } else {
+            self.next == pixels.len() && self.mem.stats.writes >= self.want_writes && self.mem.held() == 0
+        };
+        if !finished && self.cyc > 100 * pixels.len() as u64 + 100_000 {
+            return Err(format!(
+                "no progress: {} of {} pixels after {} cycles",
+                self.next,
+                pixels.len(),
+                self.cyc
+            ));
+        }
+        Ok(finished)
+    }
+
+    /// What the run did so far.
+    pub fn outcome(self) -> Outcome {
+        Outcome {
+            cycles: self.cyc,
+            accepted: self.next,
+            writes: self.mem.stats.writes,
+            reads: self.mem.stats.reads,
+            busy_flushes: self.busy_flushes,
+            first_write: self.first_write,
+            memory: self.mem.mem,
+        }
+    }
+}
+
+/// Every cycle of a whole run of the model, as port words laid out by the back end's port
+/// table of `preset` (the testbench vectors of a gate-level simulation): input words, expected
+/// output words, and the outcome (memory included).
+pub fn vectors(
+    preset: &str,
+    cfg: &Config,
+    pixels: &[PixSamples],
+    mem0: SparseMemory,
+    want_writes: u64,
+    d: &Drive,
+) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
+    let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no port table for {preset}/{STAGE}"))?;
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let mut side = ModelSide::new(desc, cfg, pixels, mem0, want_writes, d);
+    let (mut inw, mut exp) = (Vec::new(), Vec::new());
+    loop {
+        let k = inw.len();
+        inw.resize(k + iw, 0);
+        exp.resize(exp.len() + ow, 0);
+        let n = exp.len();
+        if side.step(&mut inw[k..], &mut exp[n - ow..])? {
+            break;
+        }
+    }
+    Ok((inw, exp, side.outcome()))
+}
+
 /// [`run`], and on a mismatch the window of cycles up to it.
 pub fn run_windowed(
     preset: &str,
@@ -128,87 +292,22 @@ pub fn run_windowed(
     let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
     let desc = rtl.desc;
     let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut model = PixelBackEndCycle::new(cfg);
-    let mut mem = MemoryCycle::new(d.timing, mem0);
-    let mut r = Rng::new(d.seed);
-    let (mut next, mut cyc, mut busy_flushes) = (0usize, 0u64, 0u64);
-    let mut first_write = None;
+    let mut side = ModelSide::new(desc, cfg, pixels, mem0, want_writes, d);
     let mut inw = vec![0u32; BATCH * iw];
     let mut exp = vec![0u32; BATCH * ow];
     let mut got = vec![0u32; BATCH * ow];
     loop {
-        let start = cyc;
+        let start = side.cycle();
         let mut n = 0;
         let mut done = false;
         while n < BATCH {
-            let flush = d.flush_at.contains(&cyc);
-            let grant = !(d.stall.0..d.stall.1).contains(&cyc) && !r.permille(d.busy_pm);
-            let req_ready = mem.req_ready(grant);
-            let (rv, resp) = mem.resp();
-            let (qv, q) = model.mem_req();
-            if qv && q.write && first_write.is_none() {
-                first_write = Some(cyc);
-            }
-            let offer = next < pixels.len() && !r.permille(d.gap_pm);
-            let inp = if offer {
-                pixels[next]
-            } else {
-                // Junk while idle: the block must ignore the payload without in_valid.
-                let mut j = PixSamples {
-                    x: r.below(1 << 12) as u32,
-                    y: r.below(1 << 12) as u32,
-                    mask: r.next_u32() as u16,
-                    ..PixSamples::default()
-                };
-                j.colour[0] = r.next_u32();
-                j
-            };
-            let in_ready = model.in_ready(req_ready);
-            let resp_ready = model.mem_resp_ready();
-            let mut i: Named = vec![
-                ("flush".into(), flush as u64),
-                ("in_valid".into(), offer as u64),
-                ("mem_req_ready".into(), req_ready as u64),
-                ("mem_resp_valid".into(), rv as u64),
-            ];
-            stream_ports::<ports::PixSamples>("inp", &inp, &mut i);
-            stream_ports::<ports::MemResp>("mem_resp", &resp, &mut i);
-            let mut o: Named = vec![
-                ("in_ready".into(), in_ready as u64),
-                ("mem_req_valid".into(), qv as u64),
-                ("mem_resp_ready".into(), resp_ready as u64),
-            ];
-            let mut qp = q;
-            if d.perturb.is_some_and(|(at, p)| at == cyc && p == "mem_req__addr") {
-                qp.addr ^= 4;
-            }
-            stream_ports::<ports::MemReq>("mem_req", &qp, &mut o);
-            pack(desc.inputs, &i, &mut inw[n * iw..(n + 1) * iw], desc.module);
-            pack(desc.outputs, &o, &mut exp[n * ow..(n + 1) * ow], desc.module);
-            if flush && (qv || next > 0 && next < pixels.len()) {
-                busy_flushes += 1;
-            }
-            if offer && in_ready && !flush {
-                next += 1;
-            }
-            model.clock(offer, &inp, req_ready, rv, &resp, flush);
-            mem.clock(qv && !flush, &q, grant, resp_ready && !flush, flush);
-            cyc += 1;
+            let fin = side
+                .step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])
+                .map_err(|e| (e, Window::default()))?;
             n += 1;
-            let finished = if d.cycles > 0 {
-                cyc >= d.cycles
-            } else {
-                next == pixels.len() && mem.stats.writes >= want_writes && mem.held() == 0
-            };
-            if finished {
+            if fin {
                 done = true;
                 break;
-            }
-            if cyc > 100 * pixels.len() as u64 + 100_000 {
-                return Err((
-                    format!("no progress: {next} of {} pixels after {cyc} cycles", pixels.len()),
-                    Window::default(),
-                ));
             }
         }
         rtl.run(&inw[..n * iw], &mut got[..n * ow]);
@@ -245,15 +344,7 @@ pub fn run_windowed(
             }
         }
         if done {
-            return Ok(Outcome {
-                cycles: cyc,
-                accepted: next,
-                writes: mem.stats.writes,
-                reads: mem.stats.reads,
-                busy_flushes,
-                first_write,
-                memory: mem.mem,
-            });
+            return Ok(side.outcome());
         }
     }
 }
@@ -288,6 +379,7 @@ pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<(O
     let out = back_end_input(frame).map_err(|e| none(e.to_string()))?;
     let rec = out
         .back_end
+        .as_ref()
         .ok_or_else(|| none("back_end_input recorded nothing".into()))?;
     let o = run_windowed(
         preset,
@@ -297,19 +389,46 @@ pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<(O
         out.stats.blend.samples,
         d,
     )?;
+    check_memory(&frame.cfg, &out, &o).map_err(none)?;
+    Ok((o, rec.input.len()))
+}
+
+/// The end of a frame: the memory holds golden's framebuffer byte for byte, its image is
+/// `render_frame`'s bit for bit, one write per blend sample.
+fn check_memory(cfg: &Config, out: &tilerast_golden::pipeline::StreamOutput, o: &Outcome) -> Result<(), String> {
+    let rec = out.back_end.as_ref().ok_or("back_end_input recorded nothing")?;
     if let Some((a, want, got)) = rec.memory.first_difference(&o.memory) {
-        return Err(none(format!("memory byte {a:#x} is {got:#04x}, golden {want:#04x}")));
+        return Err(format!("memory byte {a:#x} is {got:#04x}, golden {want:#04x}"));
     }
-    if Some(image_from_memory(&frame.cfg, &o.memory)) != out.image {
-        return Err(none("image differs from render_frame's".into()));
+    if Some(image_from_memory(cfg, &o.memory)) != out.image {
+        return Err("image differs from render_frame's".into());
     }
     if o.writes != out.stats.blend.samples {
-        return Err(none(format!(
+        return Err(format!(
             "{} writes for {} blend samples",
             o.writes, out.stats.blend.samples
-        )));
+        ));
     }
-    Ok((o, rec.input.len()))
+    Ok(())
+}
+
+/// The testbench vectors of one frame (see [`vectors`]): golden's scatter stream of `frame`
+/// with drive `d`, every cycle as port words of `preset`'s back end; the model's memory at the
+/// end is checked against golden's framebuffer and `render_frame`'s image first, so a
+/// netlist that equals these vectors on every cycle writes that framebuffer.
+pub fn frame_vectors(preset: &str, frame: &Frame, d: &Drive) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
+    let out = back_end_input(frame).map_err(|e| e.to_string())?;
+    let rec = out.back_end.as_ref().ok_or("back_end_input recorded nothing")?;
+    let (i, e, o) = vectors(
+        preset,
+        &frame.cfg,
+        &rec.input,
+        framebuffer(&frame.cfg, rec.background),
+        out.stats.blend.samples,
+        d,
+    )?;
+    check_memory(&frame.cfg, &out, &o)?;
+    Ok((i, e, o))
 }
 
 /// Write the window as a VCD: scopes `tb` (clock, cycle), `tb.in` (every input port),

@@ -5,18 +5,25 @@
 //! operations), input gaps with junk payloads, random ready with long stalls, two flushes;
 //! 60 000 cycles. Plus: the planted bug of `cosim/build/mutation.rs` (no rounding term in
 //! `⌊v/255⌉`) is caught at the cycle and slot predicted from the model, and a model broken at
-//! one cycle is caught there, on that port.
+//! one cycle is caught there, on that port. And the variants the pipeline does not build
+//! (`tilerast_hw::BLOCK_VARIANTS`): PerComponent merging (`default_comp`) and an input buffer
+//! of B = 4 (`default_buf`), each against the cycle model with its options, every port on
+//! every cycle, with the merges that only they make asserted.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use tilerast_cosim::blocks::{cosim_block, Blender};
-use tilerast_golden::blender::{pack_rgba, unpack_rgba, BlenderCycle};
+use std::rc::Rc;
+use tilerast_cosim::blocks::{cosim_block, Blender, BlockRun};
+use tilerast_golden::blender::{pack_rgba, unpack_rgba, BlendOpts, BlendStats, BlenderCycle};
+use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::pipeline::PIPELINE_BLEND;
-use tilerast_golden::streams::BlendFrag;
+use tilerast_golden::streams::{BlendBeat, BlendFrag};
 use tilerast_golden::{Config, Rgba};
+use tilerast_hw::blender::{BUF_OPTS, COMP_OPTS};
 
 mod common;
 use common::{clean, expect_caught, stim, Perturb, Recorder};
-use tilerast_verif::stim::blend_frags;
+use tilerast_verif::stim::{blend_frags, blend_frags_buffered};
 
 #[test]
 fn rtl_matches_cycle_model_default() {
@@ -98,4 +105,71 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let m = Perturb::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND), 4_321, |b| b.pos[1] ^= 0x100);
     let r = cosim_block::<Blender, _>("default", m, &blend_frags(17, 3_000), &s);
     expect_caught(r, 4_321, "out__pos_1", 0x100);
+}
+
+/// The cycle model with its counters summed over the run (a flush resets them): (before the
+/// last flush, since it).
+struct Tap {
+    m: BlenderCycle,
+    st: Rc<RefCell<(BlendStats, BlendStats)>>,
+}
+
+impl CycleModel for Tap {
+    type In = BlendFrag;
+    type Out = BlendBeat;
+    fn out(&self) -> (bool, BlendBeat) {
+        self.m.out()
+    }
+    fn in_ready(&self, out_ready: bool) -> bool {
+        self.m.in_ready(out_ready)
+    }
+    fn clock(&mut self, in_valid: bool, inp: &BlendFrag, out_ready: bool, flush: bool) {
+        let mut st = self.st.borrow_mut();
+        if flush {
+            let last = self.m.stats();
+            st.0.add(&last);
+        }
+        self.m.clock(in_valid, inp, out_ready, flush);
+        st.1 = self.m.stats();
+    }
+}
+
+/// Variant `name` (built with `opts`) against the cycle model with `opts`; the run and the
+/// model's counters over it.
+fn variant(name: &str, opts: &BlendOpts, frags: &[BlendFrag], seed: u64) -> (BlockRun<BlendBeat>, BlendStats) {
+    let cfg = Config::preset("default").unwrap();
+    let s = stim(seed, 40_000);
+    let st = Rc::new(RefCell::new((BlendStats::default(), BlendStats::default())));
+    let tap = Tap {
+        m: BlenderCycle::new(&cfg, opts),
+        st: st.clone(),
+    };
+    let r = clean(
+        &format!("{name}/blender"),
+        cosim_block::<Blender, _>(name, tap, frags, &s),
+        &s,
+    );
+    let mut total = st.borrow().0;
+    total.add(&st.borrow().1);
+    println!("  {opts:?}: {total:?}");
+    (r, total)
+}
+
+#[test]
+fn per_component_variant_matches_cycle_model() {
+    let (r, st) = variant("default_comp", &COMP_OPTS, &blend_frags(0xc0c0, 15_000), 0xc0c0);
+    assert!(r.outputs.len() > 5_000, "only {} beats out", r.outputs.len());
+    assert!(st.merged_components > 300, "{st:?}");
+    assert!(st.merged_samples > 1_000 && st.merged_in_flight > 1_000, "{st:?}");
+    assert!(st.component_ops < 4 * st.blend_ops, "{st:?}");
+    assert_eq!(st.merged_buffer, 0, "{st:?}");
+}
+
+#[test]
+fn input_buffer_variant_matches_cycle_model() {
+    let (r, st) = variant("default_buf", &BUF_OPTS, &blend_frags_buffered(0xbf4, 15_000), 0xbf4);
+    assert!(r.outputs.len() > 5_000, "only {} beats out", r.outputs.len());
+    assert!(st.merged_buffer > 500, "{st:?}");
+    assert!(st.merged_samples > 1_000 && st.merged_in_flight > 1_000, "{st:?}");
+    assert_eq!(st.merged_components, 0, "{st:?}");
 }

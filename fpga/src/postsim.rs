@@ -12,6 +12,10 @@
 //!      ─► vvp +in=… +exp=… +cycles=N ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
 //! ```
 //!
+//! The pixel back end ([`run_back_end`]) goes the same way with an adapter generated from its
+//! port table (`BlockDesc::adapter_verilog`) and vectors from `tilerast_cosim::back_end`
+//! (`PixelBackEndCycle` with the cosim memory model behind the memory port, every cycle).
+//!
 //! Why: simulation of the RTL and the synthesized design can disagree (e.g. yosys 0.23 reads a
 //! range-less signed localparam as unsigned; `fpga/tb/lp_bug.v` and `tests/postsim.rs` show
 //! that RTL simulation passes while this flow fails on exactly that).
@@ -260,6 +264,8 @@ pub fn scenarios(root: &Path, preset: &str, scale: f64) -> Result<Vec<Scenario>,
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimResult {
     pub cycles: u64,
+    /// What the run transferred: quads (the core: the testbench counts them) or memory writes
+    /// (the back end: counted from the vectors, [`back_end_writes`]).
     pub quads: u64,
 }
 
@@ -490,6 +496,212 @@ pub fn run_core(
             )));
         }
         sum.runs.push((s.name.clone(), r));
+    }
+    sum.sim_secs = t.elapsed().as_secs_f64();
+    Ok(sum)
+}
+
+/// One run of the back end's post-synthesis simulation.
+#[derive(Debug, Clone)]
+pub struct BackEndCase {
+    pub name: String,
+    pub frame: Frame,
+    pub drive: tilerast_cosim::back_end::Drive,
+    /// Check the frame's end (memory = golden's framebuffer, image = `render_frame`'s); off
+    /// for runs cut short or flushed midway.
+    pub whole_frame: bool,
+}
+
+/// The back end's post-synthesis cases for `preset`: a random frame of `prims` primitives
+/// run to its end (gaps, memory back-pressure, a memory stall, read latency 2), its memory
+/// checked against golden's framebuffer; the same frame with a flush in the middle of its
+/// traffic and a different memory (latency 1, one read held), cut after the flush has been
+/// followed by more work.
+pub fn back_end_cases(preset: &str, prims: u64) -> Result<Vec<BackEndCase>, FlowError> {
+    use tilerast_cosim::back_end::{chunk_case, frame_drive};
+    use tilerast_golden::memory_port::MemTiming;
+    let cfg = Config::preset(preset).map_err(|e| FlowError::at("--preset", e.msg))?;
+    // The first chunk of the regression's seed 1 that draws something.
+    let (frame, _) = (0..64)
+        .map(|i| chunk_case(&cfg, 1, i, prims))
+        .find(|(f, _)| {
+            tilerast_golden::pipeline::back_end_input(f)
+                .ok()
+                .and_then(|o| o.back_end)
+                .is_some_and(|r| r.input.len() >= 8)
+        })
+        .ok_or_else(|| {
+            FlowError(format!(
+                "postsim: no random {preset} frame of {prims} primitives draws 8 pixels"
+            ))
+        })?;
+    let drive = tilerast_cosim::back_end::Drive {
+        gap_pm: 150,
+        busy_pm: 250,
+        stall: (300, 700),
+        timing: MemTiming { latency: 2, depth: 3 },
+        ..frame_drive(0xb0e)
+    };
+    let whole = BackEndCase {
+        name: format!(
+            "random frame, {} primitives (gaps 15 %, memory busy 25 %, stall 300..700, latency 2, 3 reads held)",
+            frame.prims.len()
+        ),
+        frame: frame.clone(),
+        drive: drive.clone(),
+        whole_frame: true,
+    };
+    let (_, _, o) = tilerast_cosim::back_end::frame_vectors(preset, &frame, &drive)
+        .map_err(|e| FlowError(format!("postsim: {e}")))?;
+    let first = o.first_write.unwrap_or(o.cycles / 2);
+    let flush = first + 3;
+    let flushed = BackEndCase {
+        name: format!(
+            "the same frame, flushed at cycle {flush} (3 cycles after the first write), memory latency 1, 1 read held"
+        ),
+        frame,
+        drive: tilerast_cosim::back_end::Drive {
+            flush_at: vec![flush],
+            timing: MemTiming { latency: 1, depth: 1 },
+            cycles: (flush + 600).min(o.cycles + 200),
+            ..drive
+        },
+        whole_frame: false,
+    };
+    Ok(vec![whole, flushed])
+}
+
+/// Memory writes the vectors show: cycles with `mem_req_valid`, `mem_req__write` (expected)
+/// and `mem_req_ready` (driven).
+pub fn back_end_writes(desc: &tilerast_cosim::blocks::BlockDesc, inp: &[u32], exp: &[u32]) -> u64 {
+    use tilerast_cosim::blocks::get_bits;
+    let port = |ports: &[tilerast_cosim::blocks::PortDesc], n: &str| {
+        *ports
+            .iter()
+            .find(|p| p.name == n)
+            .unwrap_or_else(|| panic!("{}: no port {n}", desc.module))
+    };
+    let (rdy, val, wr) = (
+        port(desc.inputs, "mem_req_ready"),
+        port(desc.outputs, "mem_req_valid"),
+        port(desc.outputs, "mem_req__write"),
+    );
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    (0..inp.len() / iw)
+        .filter(|&k| {
+            let (i, e) = (&inp[k * iw..(k + 1) * iw], &exp[k * ow..(k + 1) * ow]);
+            get_bits(i, rdy.offset, 1) == 1 && get_bits(e, val.offset, 1) == 1 && get_bits(e, wr.offset, 1) == 1
+        })
+        .count() as u64
+}
+
+/// The post-synthesis simulation of the pixel back end (`rtl-out/tilerast_pixel_back_end_<preset>.v`:
+/// pixel processor → dst read → blender → output merger behind one memory port) with the
+/// synthesis of `board`'s flow: synthesize, compile the testbench with an adapter generated
+/// from the port table, run [`back_end_cases`]; every output port of the netlist equals
+/// `PixelBackEndCycle` (with the cosim memory model behind the port) on every cycle, and the
+/// whole-frame run writes golden's framebuffer (checked on the model side: the netlist
+/// repeats every write). Each run must write memory (> 0 writes). Output directory
+/// `target/fpga/postsim-back-end-<preset>-<device>/`.
+pub fn run_back_end(
+    root: &Path,
+    preset: &str,
+    board: &crate::Board,
+    prims: u64,
+    out: &mut dyn Write,
+) -> Result<PostsimSummary, FlowError> {
+    use tilerast_cosim::back_end::{frame_vectors, vectors, STAGE};
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    let dir = root.join(format!("target/fpga/postsim-back-end-{preset}-{}", board.device));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let share = yosys_share()?;
+    let rtl = root.join(format!("rtl-out/tilerast_{STAGE}_{preset}.v"));
+    if !rtl.is_file() {
+        return Err(FlowError::at(
+            rtl.display(),
+            "missing (run: cargo run -q -p tilerast-hw --bin gen-rtl)",
+        ));
+    }
+    let desc = tilerast_cosim::blocks::block_desc(preset, STAGE).ok_or_else(|| {
+        FlowError(format!(
+            "--preset: no port table for {preset}/{STAGE} (built: see cosim BACK_END_PRESETS)"
+        ))
+    })?;
+    let cases = back_end_cases(preset, prims)?;
+    let mut vecs = Vec::new();
+    for c in &cases {
+        let (i, e, _) = if c.whole_frame {
+            frame_vectors(preset, &c.frame, &c.drive)
+        } else {
+            let o =
+                tilerast_golden::pipeline::back_end_input(&c.frame).map_err(|e| FlowError(format!("postsim: {e}")))?;
+            let rec = o
+                .back_end
+                .ok_or_else(|| FlowError("postsim: back_end_input recorded nothing".into()))?;
+            vectors(
+                preset,
+                &c.frame.cfg,
+                &rec.input,
+                tilerast_golden::pixel_back_end::framebuffer(&c.frame.cfg, rec.background),
+                o.stats.blend.samples,
+                &c.drive,
+            )
+        }
+        .map_err(|e| FlowError(format!("postsim {}: {e}", c.name)))?;
+        vecs.push((i, e));
+    }
+    let max = vecs.iter().map(|(i, _)| i.len() / desc.in_words()).max().unwrap_or(1);
+    let top = desc.module;
+    let t = std::time::Instant::now();
+    let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], top, out)?;
+    let synth_secs = t.elapsed().as_secs_f64();
+    let (defs, cells) = match board.family {
+        Family::Ice40 => (ice40_cell_defines(), vec![share.join("ice40/cells_sim.v")]),
+        Family::Ecp5 => (
+            vec![format!("-I{}", share.join("ecp5").display())],
+            vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
+        ),
+    };
+    let adapter = dir.join("back_end_adapter.v");
+    std::fs::write(&adapter, desc.adapter_verilog(top)).map_err(|e| FlowError::at(adapter.display(), e))?;
+    let mut files = vec![adapter, net.clone()];
+    files.extend(cells);
+    let bench = compile(
+        root,
+        &dir,
+        "netlist",
+        &files,
+        &defs,
+        desc.in_words() * 32,
+        desc.out_words() * 32,
+        max,
+        out,
+    )?;
+    let t = std::time::Instant::now();
+    let mut sum = PostsimSummary {
+        netlist: net,
+        synth_secs,
+        ..Default::default()
+    };
+    for (k, (c, (i, e))) in cases.iter().zip(&vecs).enumerate() {
+        let cycles = i.len() / desc.in_words();
+        let writes = back_end_writes(desc, i, e);
+        let _ = writeln!(out, "  run {k}: {} — {cycles} cycles, {writes} memory writes", c.name);
+        let r = simulate(root, &bench, &dir, &format!("run{k}"), i, e, out)
+            .map_err(|e| FlowError(format!("{} [{}]", e.0, c.name)))?;
+        if r.cycles != cycles as u64 || writes == 0 {
+            return Err(FlowError(format!(
+                "postsim run{k}: testbench saw {} cycles, the model {cycles} with {writes} writes (must be equal, writes > 0)",
+                r.cycles
+            )));
+        }
+        sum.runs.push((
+            c.name.clone(),
+            SimResult {
+                cycles: r.cycles,
+                quads: writes,
+            },
+        ));
     }
     sum.sim_secs = t.elapsed().as_secs_f64();
     Ok(sum)

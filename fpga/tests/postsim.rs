@@ -17,6 +17,16 @@
 //!   semantics (signed 24-bit compare with -100), independently of any tool.
 //! - `testbench_reports_the_first_mismatch`: the comparator itself, on the core's RTL with one
 //!   expected bit flipped.
+//! - `back_end_netlist_matches_golden_every_cycle_ice40` / `_ecp5`: the pixel back end (pixel
+//!   processor → dst read → blender → output merger behind one memory port) as the iCEBreaker
+//!   flow (ice40 preset, SB_MAC16) and the ULX3S flow (default preset, MULT18X18D) synthesize
+//!   it, gate by gate under Icarus (about 400 cycles/s), against `PixelBackEndCycle` with the
+//!   cosim memory model behind the port: every output port on every cycle, a whole random
+//!   frame (gaps, memory back-pressure and a stall; the model's memory at the end is golden's
+//!   framebuffer) and the same frame flushed 3 cycles after its first write.
+//! - `back_end_testbench_reports_the_first_mismatch`: the back end's generated adapter and the
+//!   comparator on its RTL, one bit of the third write's data flipped: reported at that cycle
+//!   and word.
 
 use std::path::PathBuf;
 use tilerast_cosim::{IN_W, OUT_W};
@@ -201,4 +211,93 @@ fn ecp5_core_netlist_matches_golden_every_cycle() {
         net.contains("MULT18X18D") && net.contains("CCU2C"),
         "an ECP5 netlist with DSPs and carries"
     );
+}
+
+/// The pixel back end's post-synthesis regression of `preset` with `board`'s synthesis:
+/// both runs pass, write memory, and the whole-frame run writes golden's framebuffer.
+/// `prims` primitives per frame (env `TILERAST_POSTSIM_BACK_END_PRIMS` overrides it).
+fn back_end_postsim(board: &str, preset: &str, prims: u64) -> postsim::PostsimSummary {
+    let mut log = Vec::new();
+    let prims = std::env::var("TILERAST_POSTSIM_BACK_END_PRIMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(prims);
+    let b = tilerast_fpga::board(board).unwrap();
+    let s = postsim::run_back_end(&repo_root(), preset, b, prims, &mut log).unwrap_or_else(|e| {
+        panic!("{e}\n{}", String::from_utf8_lossy(&log));
+    });
+    assert_eq!(s.runs.len(), 2, "whole frame + flushed");
+    for (name, r) in &s.runs {
+        assert!(r.cycles > 100 && r.quads > 0, "{name}: {r:?}");
+    }
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    s
+}
+
+/// The back end at the ice40 preset as the iCEBreaker flow synthesizes it (`synth_ice40
+/// -dsp` without `ice40_dsp` packing: SB_MAC16 multipliers), gate by gate under Icarus.
+#[test]
+fn back_end_netlist_matches_golden_every_cycle_ice40() {
+    let s = back_end_postsim("icebreaker", "ice40", 3);
+    let net = std::fs::read_to_string(&s.netlist).unwrap();
+    assert!(net.contains("SB_LUT4") && net.contains("SB_DFF"), "an iCE40 netlist");
+}
+
+/// The back end at the default preset as the ULX3S flow synthesizes it (`synth_ecp5`,
+/// MULT18X18D multipliers simulated by `fpga/tb/ecp5_mult18x18d.v`); two primitives per frame
+/// (a 640×480 frame's second tiles are long: three took 31 k cycles, 80 s under Icarus).
+#[test]
+fn back_end_netlist_matches_golden_every_cycle_ecp5() {
+    let s = back_end_postsim("ulx3s", "default", 2);
+    let net = std::fs::read_to_string(&s.netlist).unwrap();
+    assert!(
+        net.contains("TRELLIS_FF") && net.contains("CCU2C"),
+        "an ECP5 netlist with carries"
+    );
+}
+
+/// The back end's testbench on its RTL (no synthesis): passes as is; with one expected bit of
+/// `mem_req__wdata` flipped at the cycle of the third write, it reports exactly that cycle and
+/// that word.
+#[test]
+fn back_end_testbench_reports_the_first_mismatch() {
+    let root = repo_root();
+    let d = dir("tb_check_back_end");
+    let desc = tilerast_cosim::blocks::block_desc("ice40", tilerast_cosim::back_end::STAGE).unwrap();
+    let c = &postsim::back_end_cases("ice40", 3).unwrap()[0];
+    let (inp, exp, o) = tilerast_cosim::back_end::frame_vectors("ice40", &c.frame, &c.drive).unwrap();
+    let ow = desc.out_words();
+    assert!(o.writes > 3, "{o:?}");
+    let adapter = d.join("adapter.v");
+    std::fs::write(&adapter, desc.adapter_verilog(desc.module)).unwrap();
+    let files = vec![adapter, root.join("rtl-out/tilerast_pixel_back_end_ice40.v")];
+    let cycles = inp.len() / desc.in_words();
+    let b = compile(
+        &root,
+        &d,
+        "rtl",
+        &files,
+        &[],
+        desc.in_words() * 32,
+        ow * 32,
+        cycles,
+        &mut Vec::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&root, &b, &d, "ok", &inp, &exp, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.cycles, cycles as u64);
+    // The cycle of the third write: count writes in the vectors.
+    let third = (1..=cycles)
+        .find(|&k| postsim::back_end_writes(desc, &inp[..k * desc.in_words()], &exp[..k * ow]) == 3)
+        .unwrap()
+        - 1;
+    let p = desc.outputs.iter().find(|p| p.name == "mem_req__wdata").unwrap();
+    let bit = p.offset + 5;
+    let w = (bit / 32) as usize;
+    let mut bad = exp.clone();
+    bad[third * ow + w] ^= 1 << (bit % 32);
+    let e = simulate(&root, &b, &d, "bad", &inp, &bad, &mut Vec::new())
+        .unwrap_err()
+        .0;
+    assert!(e.contains(&format!("MISMATCH cycle {third} word {w} ")), "{e}");
 }

@@ -123,6 +123,9 @@ counters! {
         pub merged_samples: u64,
         /// Samples that merged onto an op already in the pipeline (no lane).
         pub merged_in_flight: u64,
+        /// Of `merged_samples + merged_in_flight`, the merges of input-buffer entries (window
+        /// positions ≥ P; in the block, a buffer slot): what the buffer adds (0 when B = 0).
+        pub merged_buffer: u64,
         /// Σ over busy cycles of the lanes not issued to.
         pub idle_lane_cycles: u64,
         /// Idle lane-cycles that were clock-gated (`gate_idle_lanes`).
@@ -345,6 +348,7 @@ impl StreamBlender {
                     if let Some(op) = self.in_flight.iter().find(|op| op.key == key) {
                         let (e, r) = (op.exit, op.result);
                         self.st.merged_in_flight += 1;
+                        self.st.merged_buffer += (w >= pool) as u64;
                         self.resolve(out, i, smp.pos, e, r);
                         continue;
                     }
@@ -368,6 +372,7 @@ impl StreamBlender {
                 if src.iter().all(|s| s.is_some()) {
                     let r = [0, 1, 2, 3].map(|c| self.issued[src[c].unwrap_or(0)].result[c]);
                     self.st.merged_samples += 1;
+                    self.st.merged_buffer += (w >= pool) as u64;
                     self.resolve(out, i, smp.pos, exit, r);
                 } else if w < pool_len && self.issued.len() < lanes {
                     let mut result = [0u8; 4];
@@ -425,12 +430,15 @@ mod hw_model {
     //! pipeline's model and the truth layer above it) is stated there.
     //!
     //! ```text
-    //!  frag ─► pool[P] ─► compare: P×P key equality, P×L×D in-flight equality (one level of
-    //!  (≤P)     │          comparators), then the oldest-first scan as a chain of gates
+    //!  frag ─► column j: pool[j] ◄─ buf[j] (j < B: moves up when pool[j] leaves)
+    //!  (≤P)     │   compare: P×P pool keys, B×P buffer-vs-pool keys, (P+B)×L×D in-flight keys
+    //!           │   (one level of comparators), then the scan: pool slots in order (chain of
+    //!           │   gates and a lane count), then the buffer slots (merge only)
     //!           │          ├─► issue mux ─► lane l: [ops] ─► [products] ─► [sum+128] ─► [result]
     //!           │          │    (enable = issued: idle lanes gated)        div255 ─┐
-    //!           │          └─► sideband slot j: pos, source (lane, distance) ──────┴─► out slot j
-    //!           └─ entries left over stay in their slots (in_ready only when all will leave)
+    //!           │          └─► sideband slot j (pool j, or buf j when pool j stays):
+    //!           │              pos, source (lane, distance) ──────────────────────┴─► out slot j
+    //!           └─ entries left over stay in their column (in_ready when every column has room)
     //! ```
 
     use super::*;
@@ -466,7 +474,8 @@ mod hw_model {
     impl BlenderGeom {
         /// The parameters of `cfg`/`opts`, or one line naming what the port-level model cannot
         /// build: P ≤ 4 (one fragment fills the pool), D ≥ 4 (three arithmetic stages and the
-        /// output register), no input buffer (B = 0: see [`BlenderCycle`]).
+        /// output register), B ≤ 2·(P − L) (at most two buffer slots behind each pool slot that
+        /// can wait for a lane: see [`BlenderCycle`]).
         pub fn new(cfg: &Config, opts: &BlendOpts) -> Result<BlenderGeom, String> {
             validate(cfg, opts).map_err(|e| e.to_string())?;
             if cfg.blend_pool as usize > LANES {
@@ -482,10 +491,12 @@ mod hw_model {
                     ARITH_STAGES + 1
                 ));
             }
-            if opts.input_buffer != 0 {
+            let waiting = (cfg.blend_pool as usize).saturating_sub(cfg.blend_lanes as usize);
+            if opts.input_buffer > 2 * waiting {
                 return Err(format!(
-                    "blend input_buffer: {} entries; the blender block has none (B = 0)",
-                    opts.input_buffer
+                    "blend input_buffer: {} entries; the blender block has at most two buffer slots behind each of the P − L = {waiting} pool slots that can wait for a lane (B ≤ {})",
+                    opts.input_buffer,
+                    2 * waiting
                 ));
             }
             Ok(BlenderGeom {
@@ -494,6 +505,23 @@ mod hw_model {
                 latency: cfg.blend_latency as usize,
                 opts: *opts,
             })
+        }
+
+        /// Input-buffer entries B.
+        pub fn buffer(&self) -> usize {
+            self.opts.input_buffer
+        }
+
+        /// Entries column j holds at most: its pool slot and its buffer slots. Buffer slot b
+        /// sits in column P − 1 − (b mod (P − L)): the columns from L up are the ones whose
+        /// pool entry can wait for a lane (the first L valid entries always leave), filled from
+        /// the last, one buffer slot each before any gets a second.
+        pub fn depth(&self, j: usize) -> usize {
+            let waiting = self.pool.saturating_sub(self.lanes);
+            let slots = (0..self.buffer())
+                .filter(|b| self.pool - 1 - b % waiting.max(1) == j)
+                .count();
+            (j < self.pool) as usize + slots
         }
     }
 
@@ -511,57 +539,83 @@ mod hw_model {
     ///
     /// The one statement of the blender block's timing; the RTL is held to it on every port and
     /// cycle (`hw/tests/blender.rs`, `cosim/tests/blender.rs`). P = `blend_pool` ≤ 4,
-    /// L = `blend_lanes`, D = `blend_latency` ≥ 4, merge mode, in-flight match and gating from
-    /// [`BlendOpts`] (input buffer B = 0).
+    /// L = `blend_lanes`, D = `blend_latency` ≥ 4, merge mode, in-flight match, gating and the
+    /// input buffer B ≤ 2·(P − L) from [`BlendOpts`].
     ///
-    /// * **Registers.** The pool: P slots (valid + sample). D stages, each holding one *batch*:
-    ///   per lane the issued op's key, per slot j (valid, pos, colour). Stage D is the output
-    ///   register: `out_valid` = some slot valid, `lane_valid`/`pos_j`/`colour_j` its slots
-    ///   (empty slots read 0).
+    /// * **Registers.** *Column* j (j < P): pool slot j and behind it the column's buffer slots
+    ///   ([`BlenderGeom::depth`]: buffer slot b in column P − 1 − (b mod (P − L)), so only the
+    ///   columns whose pool entry can wait for a lane have any; the first L valid pool entries
+    ///   always leave), each valid + sample, kept packed from the pool slot down (a buffer slot
+    ///   holds an entry only while the ones in front of it do). D stages, each holding one
+    ///   *batch*: per lane the issued op's key, per slot j (valid, pos, colour). Stage D is the
+    ///   output register: `out_valid` = some slot valid, `lane_valid`/`pos_j`/`colour_j` its
+    ///   slots (empty slots read 0).
     /// * **Advance.** `adv` = ¬out_valid ∨ out_ready. Nothing moves in a cycle without `adv`
     ///   (the whole pipeline stalls); with `adv` every stage moves one down and the compare
     ///   result enters stage 1.
-    /// * **Handshake.** `in_ready` = `adv` ∧ (valid pool entries ≤ L): the fragment is taken
-    ///   only when every pool entry is certain to leave at this edge (≤ L entries always do).
-    ///   An accepted fragment's lanes ≥ P are ignored; lane j goes to pool slot j.
-    /// * **Compare and issue** (in each `adv` cycle, on the pool as registered), slots in order
+    /// * **Handshake.** `in_ready` = `adv` ∧ every column has room, decided from valid bits
+    ///   only (not from the comparators): column j has room if its pool slot is empty, or
+    ///   certain to leave at this edge (fewer than L valid pool entries before it), or one of
+    ///   its buffer slots is empty. With B = 0 this is "valid pool entries ≤ L". An accepted
+    ///   fragment's lanes ≥ P are ignored; lane j goes to column j, behind the entries that
+    ///   stay there at this edge (to the pool slot if none does).
+    /// * **Compare and issue** (in each `adv` cycle, on the registers): pool slots in order
     ///   0..P, exactly the scan of the transaction model's step 2 with the window = the pool:
     ///   in-flight merge (whole key equal to an op in stages 1..D, including the op in the output
     ///   register, when `match_in_flight` and merging), else merge onto this cycle's issued ops
     ///   (whole key, or every component key in PerComponent), else issue to the next lane if one
-    ///   is free, else stay in its slot. Every entry that does not stay goes to slot j of stage 1
-    ///   with its result ⌊blend⌉ ([`blend`]: a merged sample's result is its source op's, equal by
-    ///   construction); the issued ops' keys go to stage 1's lanes. A non-empty pool always
-    ///   loses its first entry, so a batch is never empty.
+    ///   is free, else stay in its slot. Then the buffer entries, which never take a lane: the
+    ///   first entry of column j's buffer (front to back) that merges in flight or onto this
+    ///   cycle's issued ops (the same two tests) leaves, if the column's pool entry stays (slot
+    ///   j of the batch is free); the others stay. Every entry that leaves goes to slot j of
+    ///   stage 1 with its result ⌊blend⌉ ([`blend`]: a merged sample's result is its source
+    ///   op's, equal by construction); the issued ops' keys go to stage 1's lanes. The entries
+    ///   behind one that leaves move up one place. A non-empty pool always loses its first
+    ///   entry, so a batch is never empty.
+    /// * **Order.** Pool slots compete for lanes in slot order, not in age: the next fragment's
+    ///   first lanes may issue before an older entry waiting in a later slot. The wait is
+    ///   bounded: a column whose pool entry may stay and whose buffer is full stops arrivals.
     /// * **Latency.** A fragment accepted at edge t is compared in the first `adv` cycle ≥ t + 1;
     ///   the batch compared at an `adv` edge c is on the output D − 1 `adv` edges later (from
     ///   cycle c + D without stalls). Entries that stay are compared again next `adv` cycle.
-    /// * **Throughput.** One batch per cycle; a fragment every cycle while each pool leaves at
-    ///   once (≤ L entries, or merges); otherwise ⌈heads / L⌉ compare cycles per fragment.
+    /// * **Throughput.** One batch per cycle; with B = 0 a fragment every cycle while each pool
+    ///   leaves at once (≤ L entries, or merges), otherwise ⌈heads / L⌉ compare cycles per
+    ///   fragment; a buffer takes the next fragment while the pool still waits for lanes.
     /// * **Flush.** Every register returns to the state of [`BlenderCycle::new`].
     ///
     /// **Against the transaction model** ([`run`]): the compare/issue rule is the same and so is
     /// the in-flight window (ops of the last D batches), but (1) arrivals: the transaction model
     /// tops its window up by min(P, room) samples every cycle, from a stream that is always
-    /// there; the block takes a whole fragment, only when its pool will drain, because its
-    /// `in_ready` must not wait for the comparators; (2) an in-flight-merged sample leaves with
-    /// its own batch (D cycles after its compare), not with the op it matched: the output beat
-    /// has P slots, and the transaction model's rule would need up to D·P + L positions in one
-    /// cycle. Its result is copied from the op's lane as the op passes the arithmetic's last
-    /// stage. With P = L and a full fragment every cycle (`tests/blender_cycle.rs`) the windows
-    /// are the same, so every counter is equal and every output leaves one cycle later than
+    /// there; the block takes a whole fragment, only when every column is certain to have room,
+    /// because its `in_ready` must not wait for the comparators; (2) an in-flight-merged sample
+    /// leaves with its own batch (D cycles after its compare), not with the op it matched: the
+    /// output beat has P slots, and the transaction model's rule would need up to D·P + L
+    /// positions in one cycle. Its result is copied from the op's lane as the op passes the
+    /// arithmetic's last stage; (3) the window: the transaction model's is one queue of P + B
+    /// samples in arrival order whose oldest P are the pool; the block's is P short columns, and
+    /// a buffer entry leaves only through its column's batch slot. A queue would
+    /// need a (P + B)-way compaction multiplexer driven by a count of the entries leaving, a
+    /// second adder chain behind the scan in one cycle (the design rule is one), and up to
+    /// P + B positions per beat. With P = L and a full fragment every cycle
+    /// (`tests/blender_cycle.rs`) the windows are the same (every pool drains, no buffer entry
+    /// is ever held), so every counter is equal and every output leaves one cycle later than
     /// in the transaction model (the pool register), in-flight merges D + 1 cycles after their
     /// arrival; otherwise the outputs are the same set and only the merge counters differ.
     #[derive(Clone, Debug, PartialEq)]
     pub struct BlenderCycle {
         g: BlenderGeom,
-        pool: [Option<BlendSample>; LANES],
+        /// Column j: the pool entry first, then the buffer entries (≤ `depth[j]` in all).
+        cols: [Vec<BlendSample>; LANES],
+        depth: [usize; LANES],
         /// Stage 1 first; the last is the output register.
         stages: VecDeque<Stage>,
         stats: BlendStats,
         first: Option<u64>,
         cycle: u64,
     }
+
+    /// Which entry of each column leaves in one compare (0 = the pool entry).
+    type Leave = [Option<usize>; LANES];
 
     impl BlenderCycle {
         /// Idle block.
@@ -580,7 +634,8 @@ mod hw_model {
             };
             BlenderCycle {
                 g,
-                pool: [None; LANES],
+                cols: Default::default(),
+                depth: std::array::from_fn(|j| g.depth(j)),
                 stages: (0..g.latency).map(|_| stage.clone()).collect(),
                 stats: BlendStats::default(),
                 first: None,
@@ -599,8 +654,22 @@ mod hw_model {
             self.stats
         }
 
-        fn count(&self) -> usize {
-            self.pool.iter().flatten().count()
+        /// Entries held in the pool and in the input buffer.
+        pub fn held(&self) -> (usize, usize) {
+            let n: usize = self.cols.iter().map(Vec::len).sum();
+            let pool = self.cols.iter().filter(|c| !c.is_empty()).count();
+            (pool, n - pool)
+        }
+
+        /// Every column certain to have room after this edge (contract, Handshake).
+        fn room(&self) -> bool {
+            let mut before = 0;
+            (0..LANES).all(|j| {
+                let n = self.cols[j].len();
+                let certain = n > 0 && before < self.g.lanes;
+                before += (n > 0) as usize;
+                n == 0 || n - (certain as usize) < self.depth[j]
+            })
         }
 
         fn out_valid(&self) -> bool {
@@ -608,40 +677,46 @@ mod hw_model {
         }
 
         /// The compare and issue of one `adv` cycle: the new stage 1, and which slots leave.
-        fn compare(&mut self) -> (Stage, [bool; LANES]) {
+        fn compare(&mut self) -> (Stage, Leave) {
             let g = self.g;
             let merging = g.opts.merge != MergeMode::Off;
             let mut stage = Stage {
                 ops: vec![None; g.lanes],
                 slots: [None; LANES],
             };
-            let mut leave = [false; LANES];
+            let mut leave: Leave = [None; LANES];
             let mut issued: Vec<([u8; 9], [[u8; 4]; 4])> = Vec::with_capacity(g.lanes);
-            let st = &mut self.stats;
-            for (j, slot) in self.pool.iter().enumerate().take(g.pool) {
-                let Some(smp) = *slot else { continue };
-                let key = sample_key(&smp);
-                let res = blend(smp.src, smp.dst, smp.state);
-                if merging
-                    && g.opts.match_in_flight
-                    && self.stages.iter().any(|s| s.ops.iter().flatten().any(|k| *k == key))
-                {
-                    st.merged_in_flight += 1;
-                    leave[j] = true;
-                    stage.slots[j] = Some((smp.pos, res));
-                    continue;
-                }
-                let ckeys = [0, 1, 2, 3].map(|c| component_key(&smp, c));
+            let stages = &self.stages;
+            let in_flight = |key: &[u8; 9]| {
+                merging && g.opts.match_in_flight && stages.iter().any(|s| s.ops.iter().flatten().any(|k| k == key))
+            };
+            // Whether every component has a source among this cycle's issued ops (the merge).
+            let sources = |issued: &[([u8; 9], [[u8; 4]; 4])], key: &[u8; 9], ckeys: &[[u8; 4]; 4]| {
                 let mut src = [false; 4];
                 match g.opts.merge {
                     MergeMode::Off => {}
-                    MergeMode::PerSample => src = [issued.iter().any(|o| o.0 == key); 4],
+                    MergeMode::PerSample => src = [issued.iter().any(|o| o.0 == *key); 4],
                     MergeMode::PerComponent => {
                         for (c, s) in src.iter_mut().enumerate() {
                             *s = issued.iter().any(|o| o.1[c] == ckeys[c]);
                         }
                     }
                 }
+                src
+            };
+            let st = &mut self.stats;
+            for (j, col) in self.cols.iter().enumerate() {
+                let Some(&smp) = col.first() else { continue };
+                let key = sample_key(&smp);
+                let res = blend(smp.src, smp.dst, smp.state);
+                if in_flight(&key) {
+                    st.merged_in_flight += 1;
+                    leave[j] = Some(0);
+                    stage.slots[j] = Some((smp.pos, res));
+                    continue;
+                }
+                let ckeys = [0, 1, 2, 3].map(|c| component_key(&smp, c));
+                let src = sources(&issued, &key, &ckeys);
                 if src.iter().all(|&s| s) {
                     st.merged_samples += 1;
                 } else if issued.len() < g.lanes {
@@ -654,10 +729,34 @@ mod hw_model {
                 } else {
                     continue;
                 }
-                leave[j] = true;
+                leave[j] = Some(0);
                 stage.slots[j] = Some((smp.pos, res));
             }
-            if leave.iter().any(|&l| l) {
+            // The input buffer: merges only, the first of a column through the batch slot that
+            // its pool entry leaves free.
+            for (j, col) in self.cols.iter().enumerate() {
+                if leave[j].is_some() {
+                    continue;
+                }
+                for (k, smp) in col.iter().enumerate().skip(1) {
+                    let key = sample_key(smp);
+                    if in_flight(&key) {
+                        st.merged_in_flight += 1;
+                    } else if sources(&issued, &key, &[0, 1, 2, 3].map(|c| component_key(smp, c)))
+                        .iter()
+                        .all(|&s| s)
+                    {
+                        st.merged_samples += 1;
+                    } else {
+                        continue;
+                    }
+                    st.merged_buffer += 1;
+                    leave[j] = Some(k);
+                    stage.slots[j] = Some((smp.pos, blend(smp.src, smp.dst, smp.state)));
+                    break;
+                }
+            }
+            if leave.contains(&Some(0)) {
                 st.busy_cycles += 1;
                 let idle = (g.lanes - issued.len()) as u64;
                 st.idle_lane_cycles += idle;
@@ -688,7 +787,7 @@ mod hw_model {
         }
 
         fn in_ready(&self, out_ready: bool) -> bool {
-            (!self.out_valid() || out_ready) && self.count() <= self.g.lanes
+            (!self.out_valid() || out_ready) && self.room()
         }
 
         fn clock(&mut self, in_valid: bool, inp: &BlendFrag, out_ready: bool, flush: bool) {
@@ -703,27 +802,28 @@ mod hw_model {
                 }
             }
             if !ov || out_ready {
-                let accept = in_valid && self.count() <= self.g.lanes;
+                let accept = in_valid && self.room();
                 let (stage, leave) = self.compare();
                 self.stages.pop_back();
                 self.stages.push_front(stage);
-                for (p, l) in self.pool.iter_mut().zip(leave) {
-                    if l {
-                        *p = None;
+                for (col, l) in self.cols.iter_mut().zip(leave) {
+                    if let Some(k) = l {
+                        col.remove(k);
                     }
                 }
                 if accept {
-                    debug_assert!(self.pool.iter().all(Option::is_none));
                     self.first.get_or_insert(self.cycle);
                     for j in 0..self.g.pool {
                         if inp.lane_valid >> j & 1 == 1 {
                             self.stats.samples += 1;
-                            self.pool[j] = Some(BlendSample {
+                            let s = BlendSample {
                                 pos: inp.pos[j],
                                 src: unpack_rgba(inp.src[j]),
                                 dst: unpack_rgba(inp.dst[j]),
                                 state: inp.state[j],
-                            });
+                            };
+                            debug_assert!(self.cols[j].len() < self.depth[j]);
+                            self.cols[j].push(s);
                         }
                     }
                 }

@@ -6,6 +6,7 @@
 //! The PLL solvers are here because the achieved clock is a property of the row that the top
 //! (PLL parameters, UART divisor), the flow (nextpnr's `--freq`) and the host all need.
 
+use crate::board_memory::MemoryKind;
 use crate::Config;
 
 /// PLL primitive of a board.
@@ -59,6 +60,9 @@ pub struct Board {
     pub capacity: u32,
     /// PLL primitive.
     pub pll: PllKind,
+    /// The on-chip memory behind the pixel side's memory port
+    /// (`rtl-out/tilerast_board_memory_<name>.v`, [`crate::board_memory`]).
+    pub memory: MemoryKind,
 }
 
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core
@@ -75,6 +79,15 @@ pub const HX8K_PLL_HZ: u32 = 42_000_000;
 /// stays below it on the 85F (measured Fmax: the README's "FPGA" table), so the board runs
 /// at 25 MHz until its blocks are pipelined.
 pub const ULX3S_PLL_HZ: u32 = 25_000_000;
+
+/// Board memory of the HX8K breakout, 32-bit words: 2048 (8 KiB) fill 16 of the HX8K's 32
+/// 4-kbit `SB_RAM40_4K` (2048 × 32 bits = 16 × 4096), the other 16 leave room for the UART
+/// top's command buffer (15). The whole 16 KiB would leave the top none.
+pub const HX8K_MEMORY_WORDS: u32 = 2048;
+/// Board memory of the ULX3S, 32-bit words: 65 536 (256 KiB) fill 128 of the 85F's 208
+/// 18-kbit `DP16KD` (16 kbit of data each), leaving 80 for the rest of a design (the UART top
+/// takes 15).
+pub const ULX3S_MEMORY_WORDS: u32 = 64 * 1024;
 
 /// The board table (order = board index in the PING descriptor, [`crate::protocol::Descriptor`]).
 pub const BOARDS: &[Board] = &[
@@ -93,6 +106,8 @@ pub const BOARDS: &[Board] = &[
         baud: crate::protocol::DEFAULT_BAUD,
         capacity: 256,
         pll: PllKind::Ice40Pad,
+        // All 128 KiB of the UP5K's SPRAM (the ice40 framebuffer, 160 × 120 × 4 B, fits).
+        memory: MemoryKind::Spram,
     },
     Board {
         name: "hx8k",
@@ -109,6 +124,10 @@ pub const BOARDS: &[Board] = &[
         baud: crate::protocol::DEFAULT_BAUD,
         capacity: 256,
         pll: PllKind::Ice40Core,
+        // 8 KiB = 16 of the HX8K's 32 SB_RAM40_4K; the UART top takes 15 of the others.
+        memory: MemoryKind::Bram {
+            words: HX8K_MEMORY_WORDS,
+        },
     },
     Board {
         name: "ulx3s",
@@ -125,6 +144,10 @@ pub const BOARDS: &[Board] = &[
         baud: crate::protocol::DEFAULT_BAUD,
         capacity: 1024,
         pll: PllKind::Ecp5,
+        // 256 KiB = 128 of the 85F's 208 DP16KD; the UART top takes 15.
+        memory: MemoryKind::Bram {
+            words: ULX3S_MEMORY_WORDS,
+        },
     },
 ];
 
@@ -276,7 +299,18 @@ mod tests {
             );
             assert!(b.goal_mhz >= b.target_mhz(), "{}", b.name);
             assert!(b.uart_div() >= 8, "{}", b.name);
+            // The board memory builds, and SPRAM only where there is some.
+            b.memory.check();
+            assert!(
+                b.memory != MemoryKind::Spram || b.device == "up5k",
+                "{}: SPRAM is the UP5K's",
+                b.name
+            );
         }
+        // The iCEBreaker's SPRAM holds the ice40 presets' framebuffer.
+        let ice = Config::preset("ice40").unwrap();
+        let fb = ice.viewport[0] * ice.viewport[1] * ice.colours_per_pixel * 4;
+        assert!(fb <= board("icebreaker").unwrap().memory.bytes());
         assert!(board("nope").unwrap_err().contains("known: icebreaker, hx8k, ulx3s"));
     }
 

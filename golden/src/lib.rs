@@ -51,6 +51,7 @@ pub mod raster_core;
 
 // The UART protocol of the FPGA top (host tool and Verilator test share it), and the boards.
 pub mod board;
+pub mod board_memory;
 pub mod protocol;
 
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};

@@ -147,6 +147,22 @@ impl MemoryCycle {
 
     /// One rising edge.
     pub fn clock(&mut self, req_valid: bool, req: &MemReq, grant: bool, resp_ready: bool, flush: bool) {
+        self.clock_performing(req_valid, req, grant, resp_ready, flush, true);
+    }
+
+    /// One rising edge, as [`MemoryCycle::clock`], except that a request accepted with
+    /// `perform` false leaves the bytes alone: a write changes nothing and a read is answered
+    /// with `rdata` 0, on a read's timing and in its place in the order (the board memory's
+    /// out-of-range requests, [`crate::board_memory`]). Neither is counted in the stats.
+    pub fn clock_performing(
+        &mut self,
+        req_valid: bool,
+        req: &MemReq,
+        grant: bool,
+        resp_ready: bool,
+        flush: bool,
+        perform: bool,
+    ) {
         let ready = self.req_ready(grant);
         let (rv, _) = self.resp();
         self.cycle += 1;
@@ -160,7 +176,11 @@ impl MemoryCycle {
         if req_valid && !ready {
             self.stats.stalled += 1;
         }
-        if req_valid && ready {
+        if req_valid && ready && !perform {
+            if !req.write {
+                self.held.push_back((self.cycle - 1 + self.timing.latency as u64, 0));
+            }
+        } else if req_valid && ready {
             if req.write {
                 self.mem.write(req.addr, req.wdata, req.be);
                 self.stats.writes += 1;

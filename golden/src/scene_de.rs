@@ -148,11 +148,11 @@ impl Keys {
             return Ok(None);
         };
         if self.seen.contains(&k) {
-            return Err(de::Error::custom(format!("{}: duplicate key \"{k}\"", self.path)));
+            return Err(de::Error::custom(format!("{}: duplicate key {k:?}", self.path)));
         }
         if !self.known.is_empty() && !self.known.contains(&k.as_str()) {
             return Err(de::Error::custom(format!(
-                "{}: unknown field \"{k}\" (expected {})",
+                "{}: unknown field {k:?} (expected {})",
                 self.path,
                 self.known.join(", ")
             )));
@@ -319,7 +319,7 @@ impl<'de> Visitor<'de> for PrimSeed {
             "point" => Primitive::Point(map.next_value_seed(PointSeed(format!("{path}.point")))?),
             _ => {
                 return Err(de::Error::custom(format!(
-                    "{path}: unknown primitive \"{k}\" (expected \"triangle\" or \"point\")"
+                    "{path}: unknown primitive {k:?} (expected \"triangle\" or \"point\")"
                 )))
             }
         };

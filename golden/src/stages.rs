@@ -29,3 +29,8 @@ pub const PIXEL_SIDE_STAGES: [&str; 5] = [
     "output_merger",
     "pixel_back_end",
 ];
+
+/// Blocks built per board from the board table (`tilerast_golden::board::BOARDS`) rather than
+/// per config: each is written to `rtl-out/tilerast_<stage>_<board>.v` (top module of the same
+/// name). The board memory is the memory port's slave on the board's own RAM.
+pub const BOARD_STAGES: [&str; 1] = ["board_memory"];

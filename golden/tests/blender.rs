@@ -99,6 +99,7 @@ fn four_identical_samples_one_blend_op() {
             merged_components: 0,
             merged_samples: 3,
             merged_in_flight: 0,
+            merged_buffer: 0,
             idle_lane_cycles: 1,
             gated_lane_cycles: if gate { 1 } else { 0 },
             samples: 4,
@@ -198,6 +199,7 @@ fn per_component_merge_on_samples_differing_in_one_channel() {
         merged_components: 1,
         merged_samples: 1,
         merged_in_flight: 0,
+        merged_buffer: 0,
         idle_lane_cycles: 1,
         gated_lane_cycles: 1,
         samples: 4,
@@ -299,6 +301,8 @@ fn input_buffer_merges_across_fragments() {
         blend_ops: 3,
         component_ops: 12,
         merged_samples: 1,
+        // b2 was at window position 2 ≥ P: the buffer's merge.
+        merged_buffer: 1,
         samples: 4,
         ..BlendStats::default()
     };
@@ -332,6 +336,30 @@ fn input_buffer_entries_never_take_a_lane() {
         ..BlendStats::default()
     };
     run_expect(&c, &o, &input, want, &[(4, 0), (4, 1), (5, 2), (5, 3), (5, 4), (6, 5)]);
+}
+
+#[test]
+fn input_buffer_entries_merge_in_flight() {
+    // P = 2, L = 1, D = 4, in-flight match; stream a, b, c, a2 (= a).
+    // B = 2: cycle 0 [a, b] → a issues (exit 4). Cycle 1: c, a2 arrive → [b, c | a2]: b
+    //        issues, c waits, a2 (buffer) matches a in flight and leaves with it in cycle 4.
+    // B = 0: a2 reaches the pool in cycle 2 ([c, a2]): an in-flight merge, not the buffer's.
+    let c = cfg(2, 1, 4);
+    let v = |i: u8| [i, 3, 3, 255];
+    let input = [
+        smp(0, v(0), D, 0),
+        smp(1, v(1), D, 0),
+        smp(2, v(2), D, 0),
+        smp(3, v(0), D, 0),
+    ];
+    let (_, st) = run(&c, &opts(MergeMode::PerSample, 2, true, false), &input);
+    assert_eq!((st.blend_ops, st.merged_in_flight, st.merged_buffer), (3, 1, 1));
+    assert_eq!(
+        timing(&c, &opts(MergeMode::PerSample, 2, true, false), &input),
+        vec![(4, 0), (4, 3), (5, 1), (6, 2)]
+    );
+    let (_, st) = run(&c, &opts(MergeMode::PerSample, 0, true, false), &input);
+    assert_eq!((st.blend_ops, st.merged_in_flight, st.merged_buffer), (3, 1, 0));
 }
 
 #[test]
@@ -398,6 +426,7 @@ fn stats_add_sums_every_field() {
         merged_components: 5,
         merged_samples: 6,
         merged_in_flight: 7,
+        merged_buffer: 11,
         idle_lane_cycles: 8,
         gated_lane_cycles: 9,
         samples: 10,
@@ -414,6 +443,7 @@ fn stats_add_sums_every_field() {
             merged_components: 10,
             merged_samples: 12,
             merged_in_flight: 14,
+            merged_buffer: 22,
             idle_lane_cycles: 16,
             gated_lane_cycles: 18,
             samples: 20,
@@ -513,6 +543,11 @@ proptest! {
         if o.merge == MergeMode::Off || !o.match_in_flight {
             prop_assert_eq!(st.merged_in_flight, 0);
         }
+        prop_assert!(st.merged_buffer <= st.merged_samples + st.merged_in_flight);
+        if o.merge == MergeMode::Off || o.input_buffer == 0 {
+            prop_assert_eq!(st.merged_buffer, 0);
+        }
+        prop_assert_eq!(st_off.merged_buffer, 0);
 
         // Timing: sorted by (cycle, index); nothing before the latency; cycles = last + 1.
         let (timed, _) = run_timed(&c, &o, &input);

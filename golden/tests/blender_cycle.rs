@@ -65,6 +65,14 @@ fn opts(merge: u8, mif: bool, gate: bool) -> BlendOpts {
     }
 }
 
+/// [`opts`] with an input buffer of `b` entries.
+fn opts_b(merge: u8, mif: bool, gate: bool, b: usize) -> BlendOpts {
+    BlendOpts {
+        input_buffer: b,
+        ..opts(merge, mif, gate)
+    }
+}
+
 /// Run the cycle model; returns (cycle, pos, colour) of every output transfer and the model.
 fn run_cycle(
     c: &Config,
@@ -100,12 +108,13 @@ fn run_cycle(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// Any parameters, fragment sizes, gaps and back-pressure: every sample leaves exactly
-    /// once with its blend, as in the transaction model; the counters add up.
+    /// Any parameters (input buffer B ≤ P included), fragment sizes, gaps and back-pressure:
+    /// every sample leaves exactly once with its blend, as in the transaction model with the
+    /// same options; the counters add up.
     #[test]
     fn same_outputs_as_transaction_model(
         keys in prop::collection::vec((0u8..12, 0u8..4), 1..60),
-        p in 1usize..=4, l_sel in 0usize..4, d in 4u32..7,
+        p in 1usize..=4, l_sel in 0usize..4, d in 4u32..7, b_sel in 0usize..7,
         merge in 0u8..3, mif: bool, gate: bool,
         sizes in prop::collection::vec(1usize..=4, 0..60),
         gaps in prop::collection::vec(any::<bool>(), 64),
@@ -113,7 +122,7 @@ proptest! {
     ) {
         let l = 1 + l_sel % p;
         let c = cfg(p as u32, l as u32, d);
-        let o = opts(merge, mif, gate);
+        let o = opts_b(merge, mif, gate, b_sel % (2 * (p - l) + 1));
         let s = samples(&keys);
         let frags = fragments(&s, p, &sizes);
         let (outs, m) = run_cycle(&c, &o, &frags, s.len(),
@@ -133,8 +142,13 @@ proptest! {
         prop_assert_eq!(st.blend_ops + st.merged_samples + st.merged_in_flight, st.samples);
         prop_assert_eq!(gst.blend_ops + gst.merged_samples + gst.merged_in_flight, gst.samples);
         prop_assert!(st.component_ops <= 4 * st.blend_ops);
+        prop_assert!(st.merged_buffer <= st.merged_samples + st.merged_in_flight);
+        if o.input_buffer == 0 {
+            prop_assert_eq!(st.merged_buffer, 0);
+        }
         if o.merge == MergeMode::Off {
             prop_assert_eq!((st.blend_ops, st.merged_samples, st.merged_in_flight), (gst.blend_ops, 0, 0));
+            prop_assert_eq!(st.merged_buffer, 0);
             prop_assert_eq!((st.merged_components, st.component_ops), (0, 4 * st.blend_ops));
         }
     }
@@ -145,7 +159,7 @@ proptest! {
     #[test]
     fn same_counters_and_cycles_when_windows_agree(
         keys in prop::collection::vec((0u8..10, 0u8..4), 1..80),
-        p in 1usize..=4, d in 4u32..7, merge in 0u8..3, mif: bool, gate: bool,
+        p in 1usize..=4, d in 4u32..7, merge in 0u8..3, mif: bool, gate: bool, b in 0usize..5,
     ) {
         let c = cfg(p as u32, p as u32, d);
         let o = opts(merge, mif, gate);
@@ -153,6 +167,7 @@ proptest! {
         let frags = fragments(&s, p, &[]);
         let (outs, m) = run_cycle(&c, &o, &frags, s.len(), |_| false, |_| true);
         let (gold, gst) = run_timed(&c, &o, &s);
+        prop_assert_eq!(run_timed(&c, &opts_b(merge, mif, gate, b), &s), (gold.clone(), gst));
         let mut st = m.stats();
         st.cycles = gst.cycles;
         prop_assert_eq!(st, gst);
@@ -178,10 +193,71 @@ fn geometry_refuses_what_the_block_cannot_build() {
     assert!(BlenderGeom::new(&cfg(4, 2, 3), &o)
         .unwrap_err()
         .contains("blend_latency"));
-    let b = BlendOpts { input_buffer: 2, ..o };
-    assert!(BlenderGeom::new(&cfg(4, 2, 4), &b)
-        .unwrap_err()
-        .contains("input_buffer"));
+    for b in 0..=4 {
+        assert!(BlenderGeom::new(&cfg(4, 2, 4), &BlendOpts { input_buffer: b, ..o }).is_ok());
+    }
+    let e = BlenderGeom::new(&cfg(4, 2, 4), &BlendOpts { input_buffer: 5, ..o }).unwrap_err();
+    assert!(e.contains("input_buffer") && e.contains("B ≤ 4"), "{e}");
+    let e = BlenderGeom::new(&cfg(2, 2, 4), &BlendOpts { input_buffer: 1, ..o }).unwrap_err();
+    assert!(e.contains("P − L = 0") && e.contains("B ≤ 0"), "{e}");
+    // Buffer slots fill the waiting columns from the last: B = 3 at P = 4, L = 2 gives column
+    // 3 two buffer slots, column 2 one, columns 0 and 1 none.
+    let g = BlenderGeom::new(&cfg(4, 2, 4), &BlendOpts { input_buffer: 3, ..o }).unwrap();
+    assert_eq!((0..4).map(|j| g.depth(j)).collect::<Vec<_>>(), vec![1, 1, 2, 3]);
+    let g = BlenderGeom::new(&cfg(3, 1, 4), &BlendOpts { input_buffer: 3, ..o }).unwrap();
+    assert_eq!((0..4).map(|j| g.depth(j)).collect::<Vec<_>>(), vec![1, 2, 3, 0]);
+}
+
+/// The input buffer by hand (P = 4, L = 2, D = 4, PerSample, no in-flight match): fragment 0
+/// = a b c d, fragment 1 = e f e f. B = 2 (one buffer slot in columns 2 and 3): cycle 0 takes
+/// fragment 0; cycle 1 issues a, b while c, d wait, and every column has room (columns 0, 1
+/// certainly drain, 2 and 3 have an empty buffer slot), so fragment 1 is taken: e, f into pool
+/// slots 0, 1, the second e, f into the buffer slots of columns 2, 3. Cycle 2: e, f issue, c,
+/// d wait, and the buffered e, f merge onto them through the batch slots 2, 3 that c, d leave
+/// free; columns 2, 3 are full: not ready. Cycle 3: c, d issue. B = 4 (two buffer slots in
+/// columns 2 and 3): still ready in cycle 2. B = 0: fragment 1 waits until c, d issue.
+#[test]
+fn hand_worked_input_buffer() {
+    let c = cfg(4, 2, 4);
+    let s = samples(&[(1, 0), (2, 1), (3, 2), (4, 3), (5, 0), (6, 1), (5, 0), (6, 1)]);
+    let frags = fragments(&s, 4, &[]);
+    let run = |b: usize| {
+        let mut m = BlenderCycle::new(&c, &opts_b(1, false, true, b));
+        let (_, trace) = drive(&mut m, &frags, |_| false, |_| true, |_| false, 10);
+        let ready: Vec<bool> = trace.iter().map(|t| t.in_ready).collect();
+        let out: Vec<(usize, u8, [u32; 4])> = trace
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.out_valid)
+            .map(|(c, t)| (c, t.output.lane_valid, t.output.pos))
+            .collect();
+        (ready, out, m.stats())
+    };
+    let (ready, out, st) = run(2);
+    assert_eq!(&ready[..4], &[true, true, false, true]);
+    assert_eq!(
+        out,
+        vec![
+            (5, 0b0011, [0, 1, 0, 0]),
+            (6, 0b1111, [4, 5, 6, 7]),
+            (7, 0b1100, [0, 0, 2, 3])
+        ]
+    );
+    assert_eq!(
+        (st.blend_ops, st.merged_samples, st.merged_buffer, st.busy_cycles),
+        (6, 2, 2, 3)
+    );
+    let (ready4, out4, st4) = run(4);
+    assert_eq!(&ready4[..4], &[true, true, true, true]);
+    assert_eq!((out4, st4), (out, st));
+    let (ready, out, st) = run(0);
+    assert_eq!(&ready[..4], &[true, false, true, false]);
+    let lv: Vec<(usize, u8)> = out.iter().map(|o| (o.0, o.1)).collect();
+    assert_eq!(lv, vec![(5, 0b0011), (6, 0b1100), (7, 0b1111)]);
+    assert_eq!(
+        (st.blend_ops, st.merged_samples, st.merged_buffer, st.busy_cycles),
+        (6, 2, 0, 3)
+    );
 }
 
 /// A hand-worked case on the default parameters (P = 4, L = 2, D = 4), PerSample with

@@ -47,3 +47,21 @@ proptest! {
         check(&String::from_utf8_lossy(&mutate::apply(SEEDS[seed], &TOKENS, &edits)));
     }
 }
+
+/// Found by `mutated_scenes_never_panic` (seed 2, one edit splicing an escaped newline into a
+/// primitive's kind): names from the input are quoted with their escapes, so the message stays
+/// one line for an unknown primitive, an unknown field and a duplicate key.
+#[test]
+fn names_with_escaped_newlines_stay_on_one_line() {
+    let base = SEEDS[1];
+    for (from, to) in [("\"point\"", "\"po\\nint\""), ("\"size\"", "\"si\\nze\"")] {
+        let text = base.replacen(from, to, 1);
+        assert_ne!(text, base, "{from} is in points.json");
+        let e = Scene::from_json(&text, "fuzz.json").expect_err(to).to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(to), "{e}");
+    }
+    let dup = base.replacen("{", "{\"a\\nb\": 1, \"a\\nb\": 2, ", 1);
+    let e = Scene::from_json(&dup, "fuzz.json").unwrap_err().to_string();
+    assert_eq!(e.lines().count(), 1, "{e}");
+}

@@ -249,6 +249,7 @@ fn ref_blend(cfg: &Config, opts: &BlendOpts, input: &[BlendSample]) -> (Vec<(u32
                     if let Some(op) = in_flight.iter().find(|op| op.key == key) {
                         done[i] = (op.exit, op.result);
                         st.merged_in_flight += 1;
+                        st.merged_buffer += (w >= pool) as u64;
                         continue;
                     }
                 }
@@ -271,6 +272,7 @@ fn ref_blend(cfg: &Config, opts: &BlendOpts, input: &[BlendSample]) -> (Vec<(u32
                 if src.iter().all(|s| s.is_some()) {
                     done[i] = (exit, [0, 1, 2, 3].map(|c| issued[src[c].unwrap_or(0)].result[c]));
                     st.merged_samples += 1;
+                    st.merged_buffer += (w >= pool) as u64;
                 } else if w < pool_len && issued.len() < lanes {
                     let mut result = [0u8; 4];
                     let mut merged = 0u64;

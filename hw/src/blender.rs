@@ -3,15 +3,18 @@
 //! Blends up to four samples per fragment (straight-alpha RGBA8, the four operations of
 //! [`tilerast_golden::blender::blend`], bit exact with `⌊v/255⌉` as two adds and shifts) in L
 //! lanes, after a comparator that merges samples which will give the same result: with each
-//! other in the pool (per whole sample), and with the ops in flight. Merged samples take no
-//! lane: their position travels as sideband through the pipeline and the result of the lane
-//! they merged onto is replicated to it. Per-component merging (RGBA channels apart) too. Cycle model:
-//! [`tilerast_golden::blender::BlenderCycle`] (same registers); its rustdoc is the block's
-//! timing contract, stated once, with the difference from the transaction model.
+//! other in the pool (per whole sample, or per RGBA component), with the ops in flight, and,
+//! with an input buffer, samples of the next fragments waiting behind the pool with this
+//! cycle's ops and the ops in flight. Merged samples take no lane: their position travels as
+//! sideband through the pipeline and the result of the lane they merged onto is replicated to
+//! it. Cycle model: [`tilerast_golden::blender::BlenderCycle`] (same registers); its rustdoc is
+//! the block's timing contract, stated once, with the difference from the transaction model.
 //!
 //! **Supported parameters** ([`supported`]): P = `blend_pool` = 4, L = `blend_lanes` = 2,
 //! D = `blend_latency` = 4 (every preset), merge Off, PerSample or PerComponent, in-flight
-//! match on or off (whole samples, as the model), gating on or off, no input buffer.
+//! match on or off (whole samples, as the model), gating on or off, input buffer
+//! B = 0 ..= 4 = 2·(P − L). The pipeline builds B = 0 ([`FILE`]); `default_comp` and
+//! `default_buf` ([`VARIANTS`]) are built for the co-simulation only.
 //!
 //! **PerComponent.** Per component c, the key `(src[c], dst[c], src[3], state)` of each pool
 //! entry is compared with every older one; a component's source is the first issued op of the
@@ -21,31 +24,51 @@
 //! `resf` takes that component from the source lane, so the lane's result (and what in-flight
 //! matches copy) is always complete. Slots carry a source lane per component.
 //!
+//! **Input buffer.** Pool slots 0 and 1 always drain (the first L valid entries always leave),
+//! so buffer places sit only behind pool slots 2 and 3: column 2 + m holds the pool entry and
+//! up to two buffer entries e = m (first place) and e = 2 + m (second), packed from the pool
+//! slot down; constant `c_bv[e]` says which places exist (golden's buffer slot b = 2k + 1 − m
+//! for place k: column 3 first, then column 2, then the second places). A buffer entry never
+//! takes a lane: it is compared with the pool entries (`beq`, `bceq`) and with the lane stages
+//! (`bfm`) like a pool entry, merges onto an op issued this cycle or in flight, and leaves
+//! through its column's batch slot when the pool entry stays (`blv`; the first place before
+//! the second). Entries behind one that leaves move up; the lane of an accepted fragment goes
+//! behind what its column keeps (`keep`, `keep2`).
+//!
 //! **Ports.** `clock`, `flush` (synchronous reset, every register zero); in:
 //! `in_valid`/`in_ready` with `inp` ([`crate::streams::BlendFragIn`], a fragment: lane j valid
 //! iff `lane_valid` bit j, packed RGBA8 colours); out: `out_valid`/`out_ready` with `out`
-//! ([`crate::streams::BlendBeatOut`]: one batch, slot j = pool slot j, empty slots zero).
+//! ([`crate::streams::BlendBeatOut`]: one batch, slot j = column j, empty slots zero).
 //!
 //! **Handshake.** `adv = !out_valid | out_ready` moves the whole pipeline;
-//! `in_ready = adv & (valid pool entries ≤ L)` (the only combinational input → output path).
+//! `in_ready = adv & room[0..4]`, column j having room when its pool entry is absent or
+//! certain to leave (fewer than L valid entries before it) or one of its buffer places is
+//! free; from valid bits only, not the comparators (with B = 0: valid pool entries ≤ L). The
+//! only combinational input → output path.
 //!
 //! **Gating.** With `gate_idle_lanes`, the registers of a lane stage load only when an op
 //! enters it (`en = adv & valid`): an idle lane's registers keep their value, a real enable
 //! that synthesis maps to clock enables. Without it they load every `adv` cycle.
 //!
-//! **Depth.** One level of comparators (pool × pool keys, pool × lane stages keys), then the
-//! oldest-first scan as four steps of gates and a 3-bit count, then the issue multiplexer. The
-//! lane arithmetic: stage 1 operands, stage 2 products (8×8), stage 3 `t = p1 + p2 + 128` (or
-//! the replace / saturated add result), `div255`'s `(t + (t >> 8)) >> 8` in front of the slot
-//! registers. Every output is a register.
+//! **Depth.** One level of comparators ((P + B) × P keys: pool × pool and buffer × pool, whole
+//! and per component; (P + B) × lane stages keys: buffer entries never issue, so buffer ×
+//! buffer is not needed), then the oldest-first scan as four steps of gates and a 3-bit count,
+//! then the buffer's gates (two per column) and the issue multiplexer. The lane arithmetic:
+//! stage 1 operands, stage 2 products (8×8), stage 3 `t = p1 + p2 + 128` (or the replace /
+//! saturated add result), `div255`'s `(t + (t >> 8)) >> 8` in front of the slot registers.
+//! Every output is a register.
 //!
 //! ```text
-//!  frag ─► pool[4] ─┬─ peq[i][j] (keys), fm[j][stage][lane] (in flight) ─► scan ─► leave[j]
-//!                   │                                                        │ lane, dist
-//!                   └─► issue mux ─► lane l: [q: key] ─► [p1,p2] ─► [t] ─► div255 ─► [rr]
-//!                                       (en = adv & valid when gating)      │
-//!  slot j: [pos, lane, dist, colour] ─► … ─► … ─► (latch res[lane] when the source is at
-//!          stage 3) ─► out slot j (stage 4 = output register)
+//!  frag ─► column j: pool[j] ◄─ buf[j, 1] ◄─ buf[j, 2]   (buffer places in columns 2, 3 only)
+//!            │
+//!            ├─ peq/ceq (pool × pool), beq/bceq (buffer × pool), fm/bfm (× lane stages)
+//!            │    ─► scan (pool, in order) ─► leave[j] ─► buffer gates ─► blv[e]: the first
+//!            │       │ lane, dist                         merging buffer entry of a column
+//!            │       │                                    whose pool entry stays
+//!            └─► issue mux ─► lane l: [q: key] ─► [p1,p2] ─► [t] ─► div255 ─► [rr]
+//!                                (en = adv & valid when gating)      │
+//!  slot j (pool j, or buffer entry of column j): [pos, lane, dist, colour] ─► … ─► (latch
+//!          res[lane] when the source is at stage 3) ─► out slot j (stage 4 = output register)
 //! ```
 
 use crate::emit;
@@ -76,6 +99,7 @@ stream_block! {
         c_comp: Constant<Bit>,
         c_mif: Constant<Bit>,
         c_gate: Constant<Bit>,
+        c_bv: Vec<Constant<Bit>>,
         c_l: Constant<Bits<3>>,
         c_lane: Vec<Constant<Bits<3>>>,
         c_lt: Vec<Constant<Bit>>,
@@ -93,7 +117,26 @@ stream_block! {
         adv: Signal<Local, Bit>,
         ovo: Signal<Local, Bit>,
         pc: Vec<Signal<Local, Bits<3>>>,
+        room: Vec<Signal<Local, Bit>>,
         accept: Signal<Local, Bit>,
+        i_v: Vec<Signal<Local, Bit>>,
+        i_pos: Vec<Signal<Local, Bits<32>>>,
+        i_s: Vec<Signal<Local, Bits<16>>>,
+        i_d: Vec<Signal<Local, Bits<16>>>,
+        i_st: Vec<Signal<Local, Bits<8>>>,
+        beq: Vec<Signal<Local, Bit>>,
+        bceq: Vec<Signal<Local, Bit>>,
+        bfm: Vec<Signal<Local, Bit>>,
+        binf: Vec<Signal<Local, Bit>>,
+        binf_k: Vec<Signal<Local, Bits<3>>>,
+        binf_l: Vec<Signal<Local, Bit>>,
+        bmrg: Vec<Signal<Local, Bit>>,
+        bmlane: Vec<Signal<Local, Bit>>,
+        bhs: Vec<Signal<Local, Bit>>,
+        bhl: Vec<Signal<Local, Bit>>,
+        blv: Vec<Signal<Local, Bit>>,
+        keep: Vec<Signal<Local, Bit>>,
+        keep2: Vec<Signal<Local, Bit>>,
         peq: Vec<Signal<Local, Bit>>,
         ceq: Vec<Signal<Local, Bit>>,
         hs: Vec<Signal<Local, Bit>>,
@@ -136,6 +179,11 @@ stream_block! {
         ps: Vec<DFF<Bits<16>>>,
         pd: Vec<DFF<Bits<16>>>,
         pst: Vec<DFF<Bits<8>>>,
+        bv: Vec<DFF<Bit>>,
+        bpos: Vec<DFF<Bits<32>>>,
+        bs: Vec<DFF<Bits<16>>>,
+        bd: Vec<DFF<Bits<16>>>,
+        bst: Vec<DFF<Bits<8>>>,
         qv: Vec<DFF<Bit>>,
         qs: Vec<DFF<Bits<16>>>,
         qd: Vec<DFF<Bits<16>>>,
@@ -171,6 +219,11 @@ impl Blender {
             c_comp: Constant::new(opts.merge == MergeMode::PerComponent),
             c_mif: Constant::new(opts.match_in_flight),
             c_gate: Constant::new(opts.gate_idle_lanes),
+            // Buffer entry e = k·2 + m: column 2 + m, place k + 1 behind the pool slot; it is
+            // golden's buffer slot b = 2k + 1 − m (BlenderGeom::depth: from the last column).
+            c_bv: (0..4)
+                .map(|e| Constant::new(e / 2 * 2 + 1 - e % 2 < opts.input_buffer))
+                .collect(),
             c_l: k(2),
             c_lane: (0..2).map(k).collect(),
             c_lt: (0..16).map(|x| Constant::new(x / 4 < x % 4)).collect(),
@@ -188,7 +241,26 @@ impl Blender {
             adv: Default::default(),
             ovo: Default::default(),
             pc: vec_of(5),
+            room: vec_of(4),
             accept: Default::default(),
+            i_v: vec_of(4),
+            i_pos: vec_of(4),
+            i_s: vec_of(16),
+            i_d: vec_of(16),
+            i_st: vec_of(4),
+            beq: vec_of(16),
+            bceq: vec_of(64),
+            bfm: vec_of(32),
+            binf: vec_of(4),
+            binf_k: vec_of(4),
+            binf_l: vec_of(4),
+            bmrg: vec_of(4),
+            bmlane: vec_of(4),
+            bhs: vec_of(16),
+            bhl: vec_of(16),
+            blv: vec_of(4),
+            keep: vec_of(4),
+            keep2: vec_of(4),
             peq: vec_of(16),
             ceq: vec_of(64),
             hs: vec_of(16),
@@ -229,6 +301,11 @@ impl Blender {
             ps: vec_of(16),
             pd: vec_of(16),
             pst: vec_of(4),
+            bv: vec_of(4),
+            bpos: vec_of(4),
+            bs: vec_of(16),
+            bd: vec_of(16),
+            bst: vec_of(4),
             qv: vec_of(8),
             qs: vec_of(32),
             qd: vec_of(32),
@@ -270,12 +347,22 @@ impl Blender {
             self.ppos[j].d.next = self.ppos[j].q.val();
             self.pst[j].clock.next = self.clock.val();
             self.pst[j].d.next = self.pst[j].q.val();
+            self.bv[j].clock.next = self.clock.val();
+            self.bv[j].d.next = self.bv[j].q.val();
+            self.bpos[j].clock.next = self.clock.val();
+            self.bpos[j].d.next = self.bpos[j].q.val();
+            self.bst[j].clock.next = self.clock.val();
+            self.bst[j].d.next = self.bst[j].q.val();
         }
         for i in 0..16 {
             self.ps[i].clock.next = self.clock.val();
             self.ps[i].d.next = self.ps[i].q.val();
             self.pd[i].clock.next = self.clock.val();
             self.pd[i].d.next = self.pd[i].q.val();
+            self.bs[i].clock.next = self.clock.val();
+            self.bs[i].d.next = self.bs[i].q.val();
+            self.bd[i].clock.next = self.clock.val();
+            self.bd[i].d.next = self.bd[i].q.val();
             self.sv[i].clock.next = self.clock.val();
             self.sv[i].d.next = self.sv[i].q.val();
             self.spos[i].clock.next = self.clock.val();
@@ -327,8 +414,20 @@ impl Blender {
                 self.pc[j + 1].next = self.pc[j].val();
             }
         }
-        self.in_ready.next = self.adv.val() & (self.pc[4].val() <= self.c_l.val());
-        self.accept.next = self.in_valid.val() & self.adv.val() & (self.pc[4].val() <= self.c_l.val());
+        // Column j has room: its pool entry is absent or certain to leave (fewer than L valid
+        // entries before it), or one of its buffer places (columns 2, 3) exists and is empty.
+        for j in 0..4 {
+            self.room[j].next = !self.pv[j].q.val() | (self.pc[j].val() < self.c_l.val());
+        }
+        for m in 0..2 {
+            self.room[2 + m].next = !self.pv[2 + m].q.val()
+                | (self.pc[2 + m].val() < self.c_l.val())
+                | (self.c_bv[m].val() & !self.bv[m].q.val())
+                | (self.c_bv[2 + m].val() & !self.bv[2 + m].q.val());
+        }
+        self.in_ready.next =
+            self.adv.val() & self.room[0].val() & self.room[1].val() & self.room[2].val() & self.room[3].val();
+        self.accept.next = self.in_valid.val() & self.in_ready.val();
 
         // ---- comparators: pool × pool, pool × lane stages (one level) ----
         for i in 0..4 {
@@ -363,6 +462,45 @@ impl Blender {
                             | (self.qd[(s * 2 + l) * 4 + c].q.val() != self.pd[j * 4 + c].q.val())
                         {
                             self.fm[j * 8 + s * 2 + l].next = false;
+                        }
+                    }
+                }
+            }
+        }
+
+        // Input buffer: buffer × pool keys (whole and per component), buffer × lane stages.
+        for b in 0..4 {
+            for i in 0..4 {
+                self.beq[b * 4 + i].next = self.bst[b].q.val() == self.pst[i].q.val();
+                for c in 0..4 {
+                    if (self.bs[b * 4 + c].q.val() != self.ps[i * 4 + c].q.val())
+                        | (self.bd[b * 4 + c].q.val() != self.pd[i * 4 + c].q.val())
+                    {
+                        self.beq[b * 4 + i].next = false;
+                    }
+                }
+            }
+        }
+        for c in 0..4 {
+            for b in 0..4 {
+                for i in 0..4 {
+                    self.bceq[c * 16 + b * 4 + i].next = (self.bs[b * 4 + c].q.val() == self.ps[i * 4 + c].q.val())
+                        & (self.bd[b * 4 + c].q.val() == self.pd[i * 4 + c].q.val())
+                        & (self.bs[b * 4 + 3].q.val() == self.ps[i * 4 + 3].q.val())
+                        & (self.bst[b].q.val() == self.pst[i].q.val());
+                }
+            }
+        }
+        for b in 0..4 {
+            for s in 0..4 {
+                for l in 0..2 {
+                    self.bfm[b * 8 + s * 2 + l].next =
+                        self.qv[s * 2 + l].q.val() & (self.qst[s * 2 + l].q.val() == self.bst[b].q.val());
+                    for c in 0..4 {
+                        if (self.qs[(s * 2 + l) * 4 + c].q.val() != self.bs[b * 4 + c].q.val())
+                            | (self.qd[(s * 2 + l) * 4 + c].q.val() != self.bd[b * 4 + c].q.val())
+                        {
+                            self.bfm[b * 8 + s * 2 + l].next = false;
                         }
                     }
                 }
@@ -428,6 +566,65 @@ impl Blender {
                 self.cnt[j + 1].next = self.cnt[j].val();
             }
             self.lv[j].next = self.inf[j].val() | self.mrg[j].val() | self.iss[j].val();
+        }
+
+        // ---- input buffer: merge only, through the batch slot of a pool entry that stays ----
+        for j in 0..4 {
+            self.binf[j].next = false;
+            self.binf_k[j].next = 0.into();
+            self.binf_l[j].next = false;
+            for s in 0..4 {
+                for l in 0..2 {
+                    if self.bfm[j * 8 + s * 2 + l].val() {
+                        self.binf[j].next = self.bv[j].q.val() & self.c_merge.val() & self.c_mif.val();
+                        self.binf_k[j].next = self.c_k[s].val();
+                        self.binf_l[j].next = self.c_lane[l].val().get_bit(0);
+                    }
+                }
+            }
+            self.bmrg[j].next = false;
+            self.bmlane[j].next = false;
+            for i in 0..4 {
+                if self.iss[i].val() & self.beq[j * 4 + i].val() & self.c_merge.val() & !self.c_comp.val() {
+                    self.bmrg[j].next = self.bv[j].q.val() & !self.binf[j].val();
+                    self.bmlane[j].next = self.cnt[i].val().get_bit(0);
+                }
+            }
+            for c in 0..4 {
+                self.bhs[j * 4 + c].next = false;
+                self.bhl[j * 4 + c].next = false;
+                for i in 0..4 {
+                    if self.iss[3 - i].val() & self.bceq[c * 16 + j * 4 + (3 - i)].val() {
+                        self.bhs[j * 4 + c].next = self.c_comp.val();
+                        self.bhl[j * 4 + c].next = self.cnt[3 - i].val().get_bit(0);
+                    }
+                }
+            }
+            if self.c_comp.val() {
+                self.bmrg[j].next = self.bv[j].q.val()
+                    & !self.binf[j].val()
+                    & self.bhs[j * 4].val()
+                    & self.bhs[j * 4 + 1].val()
+                    & self.bhs[j * 4 + 2].val()
+                    & self.bhs[j * 4 + 3].val();
+            }
+        }
+        // The first merging entry of a column's buffer leaves through its batch slot, if the
+        // pool entry stays. `keep`/`keep2`: the column still holds one / two entries after this
+        // edge's departures (at most one entry per column leaves).
+        for j in 0..2 {
+            self.keep[j].next = self.pv[j].q.val() & !self.lv[j].val();
+            self.keep2[j].next = false;
+        }
+        for m in 0..2 {
+            self.blv[m].next = (self.binf[m].val() | self.bmrg[m].val()) & !self.lv[2 + m].val();
+            self.blv[2 + m].next =
+                (self.binf[2 + m].val() | self.bmrg[2 + m].val()) & !self.lv[2 + m].val() & !self.blv[m].val();
+            self.keep[2 + m].next = (self.pv[2 + m].q.val() & !self.lv[2 + m].val())
+                | (self.bv[m].q.val() & !self.blv[m].val())
+                | (self.bv[2 + m].q.val() & !self.blv[2 + m].val());
+            self.keep2[2 + m].next =
+                self.bv[2 + m].q.val() | (self.bv[m].q.val() & !self.lv[2 + m].val() & !self.blv[m].val());
         }
 
         // ---- issue multiplexer ----
@@ -581,6 +778,7 @@ impl Blender {
                 if self.lv[j].val() {
                     self.spos[j].d.next = self.ppos[j].q.val();
                 }
+
                 for c in 0..4 {
                     if self.iss[j].val() {
                         self.slane[j * 4 + c].d.next = self.cnt[j].val().get_bit(0);
@@ -611,6 +809,42 @@ impl Blender {
                     }
                 }
             }
+            // A buffer entry that leaves (columns 2, 3) takes its column's slot (its pool entry
+            // stays), with its own source lane and distance.
+            for m in 0..2 {
+                for k in 0..2 {
+                    if self.blv[k * 2 + m].val() {
+                        self.sv[2 + m].d.next = true;
+                        self.spos[2 + m].d.next = self.bpos[k * 2 + m].q.val();
+                        for c in 0..4 {
+                            if self.bmrg[k * 2 + m].val() & self.c_comp.val() {
+                                self.slane[(2 + m) * 4 + c].d.next = self.bhl[(k * 2 + m) * 4 + c].val();
+                            }
+                            if self.bmrg[k * 2 + m].val() & !self.c_comp.val() {
+                                self.slane[(2 + m) * 4 + c].d.next = self.bmlane[k * 2 + m].val();
+                            }
+                            if self.binf[k * 2 + m].val() {
+                                self.slane[(2 + m) * 4 + c].d.next = self.binf_l[k * 2 + m].val();
+                            }
+                        }
+                        if self.binf[k * 2 + m].val() {
+                            self.sdist[2 + m].d.next = self.binf_k[k * 2 + m].val();
+                            for l in 0..2 {
+                                if self.binf_l[k * 2 + m].val() == self.c_lane[l].val().get_bit(0) {
+                                    for c in 0..4 {
+                                        if self.binf_k[k * 2 + m].val() == self.c_k[2].val() {
+                                            self.scol[(2 + m) * 4 + c].d.next = self.resf[l * 4 + c].val();
+                                        }
+                                        if self.binf_k[k * 2 + m].val() == self.c_k[3].val() {
+                                            self.scol[(2 + m) * 4 + c].d.next = self.rr[l * 4 + c].q.val();
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             for s in 1..4 {
                 for j in 0..4 {
                     self.sv[s * 4 + j].d.next = self.sv[(s - 1) * 4 + j].q.val();
@@ -635,59 +869,111 @@ impl Blender {
             }
         }
 
-        // ---- pool ----
+        // ---- pool and input buffer (column j: pool slot j, buffer slot j behind it) ----
+        self.i_v[0].next = self.inp.lane_valid.val().get_bit(0);
+        self.i_v[1].next = self.inp.lane_valid.val().get_bit(1);
+        self.i_v[2].next = self.inp.lane_valid.val().get_bit(2);
+        self.i_v[3].next = self.inp.lane_valid.val().get_bit(3);
+        self.i_pos[0].next = self.inp.pos_0.val();
+        self.i_pos[1].next = self.inp.pos_1.val();
+        self.i_pos[2].next = self.inp.pos_2.val();
+        self.i_pos[3].next = self.inp.pos_3.val();
+        self.i_st[0].next = self.inp.state_0.val();
+        self.i_st[1].next = self.inp.state_1.val();
+        self.i_st[2].next = self.inp.state_2.val();
+        self.i_st[3].next = self.inp.state_3.val();
+        self.i_s[0].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(0));
+        self.i_s[1].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(8));
+        self.i_s[2].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(16));
+        self.i_s[3].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(24));
+        self.i_s[4].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(0));
+        self.i_s[5].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(8));
+        self.i_s[6].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(16));
+        self.i_s[7].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(24));
+        self.i_s[8].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(0));
+        self.i_s[9].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(8));
+        self.i_s[10].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(16));
+        self.i_s[11].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(24));
+        self.i_s[12].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(0));
+        self.i_s[13].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(8));
+        self.i_s[14].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(16));
+        self.i_s[15].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(24));
+        self.i_d[0].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(0));
+        self.i_d[1].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(8));
+        self.i_d[2].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(16));
+        self.i_d[3].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(24));
+        self.i_d[4].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(0));
+        self.i_d[5].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(8));
+        self.i_d[6].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(16));
+        self.i_d[7].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(24));
+        self.i_d[8].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(0));
+        self.i_d[9].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(8));
+        self.i_d[10].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(16));
+        self.i_d[11].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(24));
+        self.i_d[12].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(0));
+        self.i_d[13].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(8));
+        self.i_d[14].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(16));
+        self.i_d[15].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(24));
         if self.adv.val() {
-            for j in 0..4 {
+            // The entries behind one that leaves move up one place.
+            for j in 0..2 {
                 if self.lv[j].val() {
                     self.pv[j].d.next = false;
                 }
             }
+            for m in 0..2 {
+                if self.lv[2 + m].val() {
+                    self.pv[2 + m].d.next = self.bv[m].q.val();
+                    self.ppos[2 + m].d.next = self.bpos[m].q.val();
+                    self.pst[2 + m].d.next = self.bst[m].q.val();
+                    for c in 0..4 {
+                        self.ps[(2 + m) * 4 + c].d.next = self.bs[m * 4 + c].q.val();
+                        self.pd[(2 + m) * 4 + c].d.next = self.bd[m * 4 + c].q.val();
+                    }
+                }
+                if self.lv[2 + m].val() | self.blv[m].val() {
+                    self.bv[m].d.next = self.bv[2 + m].q.val();
+                    self.bpos[m].d.next = self.bpos[2 + m].q.val();
+                    self.bst[m].d.next = self.bst[2 + m].q.val();
+                    for c in 0..4 {
+                        self.bs[m * 4 + c].d.next = self.bs[(2 + m) * 4 + c].q.val();
+                        self.bd[m * 4 + c].d.next = self.bd[(2 + m) * 4 + c].q.val();
+                    }
+                }
+                if self.lv[2 + m].val() | self.blv[m].val() | self.blv[2 + m].val() {
+                    self.bv[2 + m].d.next = false;
+                }
+            }
         }
+        // Lane j of an accepted fragment goes behind the entries its column keeps.
         if self.accept.val() {
-            self.pv[0].d.next = self.inp.lane_valid.val().get_bit(0);
-            self.pv[1].d.next = self.inp.lane_valid.val().get_bit(1);
-            self.pv[2].d.next = self.inp.lane_valid.val().get_bit(2);
-            self.pv[3].d.next = self.inp.lane_valid.val().get_bit(3);
-            self.ppos[0].d.next = self.inp.pos_0.val();
-            self.ppos[1].d.next = self.inp.pos_1.val();
-            self.ppos[2].d.next = self.inp.pos_2.val();
-            self.ppos[3].d.next = self.inp.pos_3.val();
-            self.pst[0].d.next = self.inp.state_0.val();
-            self.pst[1].d.next = self.inp.state_1.val();
-            self.pst[2].d.next = self.inp.state_2.val();
-            self.pst[3].d.next = self.inp.state_3.val();
-            self.ps[0].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(0));
-            self.ps[1].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(8));
-            self.ps[2].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(16));
-            self.ps[3].d.next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(24));
-            self.ps[4].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(0));
-            self.ps[5].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(8));
-            self.ps[6].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(16));
-            self.ps[7].d.next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(24));
-            self.ps[8].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(0));
-            self.ps[9].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(8));
-            self.ps[10].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(16));
-            self.ps[11].d.next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(24));
-            self.ps[12].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(0));
-            self.ps[13].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(8));
-            self.ps[14].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(16));
-            self.ps[15].d.next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(24));
-            self.pd[0].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(0));
-            self.pd[1].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(8));
-            self.pd[2].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(16));
-            self.pd[3].d.next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(24));
-            self.pd[4].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(0));
-            self.pd[5].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(8));
-            self.pd[6].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(16));
-            self.pd[7].d.next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(24));
-            self.pd[8].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(0));
-            self.pd[9].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(8));
-            self.pd[10].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(16));
-            self.pd[11].d.next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(24));
-            self.pd[12].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(0));
-            self.pd[13].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(8));
-            self.pd[14].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(16));
-            self.pd[15].d.next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(24));
+            for j in 0..4 {
+                if self.i_v[j].val() & !self.keep[j].val() {
+                    self.pv[j].d.next = true;
+                    self.ppos[j].d.next = self.i_pos[j].val();
+                    self.pst[j].d.next = self.i_st[j].val();
+                    for c in 0..4 {
+                        self.ps[j * 4 + c].d.next = self.i_s[j * 4 + c].val();
+                        self.pd[j * 4 + c].d.next = self.i_d[j * 4 + c].val();
+                    }
+                }
+            }
+            for m in 0..2 {
+                for k in 0..2 {
+                    if self.i_v[2 + m].val()
+                        & self.keep[2 + m].val()
+                        & (self.keep2[2 + m].val() == self.c_lane[k].val().get_bit(0))
+                    {
+                        self.bv[k * 2 + m].d.next = self.c_bv[k * 2 + m].val();
+                        self.bpos[k * 2 + m].d.next = self.i_pos[2 + m].val();
+                        self.bst[k * 2 + m].d.next = self.i_st[2 + m].val();
+                        for c in 0..4 {
+                            self.bs[(k * 2 + m) * 4 + c].d.next = self.i_s[(2 + m) * 4 + c].val();
+                            self.bd[(k * 2 + m) * 4 + c].d.next = self.i_d[(2 + m) * 4 + c].val();
+                        }
+                    }
+                }
+            }
         }
 
         // ---- flush ----
@@ -696,10 +982,15 @@ impl Blender {
                 self.pv[j].d.next = false;
                 self.ppos[j].d.next = 0.into();
                 self.pst[j].d.next = 0.into();
+                self.bv[j].d.next = false;
+                self.bpos[j].d.next = 0.into();
+                self.bst[j].d.next = 0.into();
             }
             for i in 0..16 {
                 self.ps[i].d.next = 0.into();
                 self.pd[i].d.next = 0.into();
+                self.bs[i].d.next = 0.into();
+                self.bd[i].d.next = 0.into();
                 self.sv[i].d.next = false;
                 self.spos[i].d.next = 0.into();
                 self.sdist[i].d.next = 0.into();
@@ -767,6 +1058,51 @@ pub fn verilog(cfg: &Config, opts: &BlendOpts, name: &str) -> String {
     emit::block_verilog(Blender::new(cfg, opts), name)
 }
 
+/// What a blender file states it is built with (`params` of its row), or the refusal.
+fn params(cfg: &Config, opts: &BlendOpts) -> Result<String, String> {
+    supported(cfg, opts)?;
+    Ok(format!(
+        "P = {}, L = {}, D = {}; options {opts:?}",
+        cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency
+    ))
+}
+
+/// Options of the variant `default_comp`: PerComponent merging (in flight, gated).
+pub const COMP_OPTS: BlendOpts = BlendOpts {
+    merge: MergeMode::PerComponent,
+    input_buffer: 0,
+    match_in_flight: true,
+    gate_idle_lanes: true,
+};
+
+/// Options of the variant `default_buf`: the pipeline's (PerSample, in flight, gated) with a
+/// full input buffer, B = 4.
+pub const BUF_OPTS: BlendOpts = BlendOpts {
+    merge: MergeMode::PerSample,
+    input_buffer: 4,
+    match_in_flight: true,
+    gate_idle_lanes: true,
+};
+
+/// The blender's rows of [`crate::BLOCK_VARIANTS`]: what the pipeline does not build, for the
+/// Verilator co-simulation (`cosim/tests/blender.rs`).
+pub const VARIANTS: [crate::BlockVariant; 2] = [
+    crate::BlockVariant {
+        name: "default_comp",
+        preset: "default",
+        file: &FILE,
+        params: |cfg| params(cfg, &COMP_OPTS),
+        verilog: |cfg, top| verilog(cfg, &COMP_OPTS, top),
+    },
+    crate::BlockVariant {
+        name: "default_buf",
+        preset: "default",
+        file: &FILE,
+        params: |cfg| params(cfg, &BUF_OPTS),
+        verilog: |cfg, top| verilog(cfg, &BUF_OPTS, top),
+    },
+];
+
 /// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options
 /// ([`tilerast_golden::pipeline::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
 pub const FILE: crate::BlockFile = crate::BlockFile {
@@ -776,13 +1112,6 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     inp: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
     extra: &[],
-    params: |cfg| {
-        let opts = tilerast_golden::pipeline::PIPELINE_BLEND;
-        supported(cfg, &opts)?;
-        Ok(format!(
-            "P = {}, L = {}, D = {}; options {opts:?}",
-            cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency
-        ))
-    },
+    params: |cfg| params(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND),
     verilog: |cfg, top| verilog(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND, top),
 };

@@ -12,6 +12,7 @@ pub mod fpga_top;
 pub mod uart;
 
 pub mod blender;
+pub mod board_memory;
 pub mod dst_fetch;
 pub mod output_merger;
 pub mod pixel_back_end;
@@ -146,6 +147,56 @@ pub const BLOCK_FILES: &[BlockFile] = &[
     output_merger::FILE,
     pixel_back_end::FILE,
 ];
+
+/// A block file built with options the pipeline does not use, for the block's co-simulation
+/// (`cosim/tests/<stage>.rs`): `rtl-out/tilerast_<stage>_<name>.v`, top module
+/// `tilerast_<stage>_<name>`, the block of [`BlockFile`] `file` for preset `preset` with its own
+/// `params` / `verilog`. Written by `gen-rtl` only (`tilerast rtl` writes what a preset builds).
+pub struct BlockVariant {
+    /// `<preset>_<what>`: also the name the co-simulation builds it under (`<name>/<stage>`).
+    pub name: &'static str,
+    pub preset: &'static str,
+    /// The block's row: stage, role, contract, streams.
+    pub file: &'static BlockFile,
+    /// What the variant is built with, or the one-line refusal.
+    pub params: fn(&tilerast_golden::Config) -> Result<String, String>,
+    /// Its Verilog with top module `top`.
+    pub verilog: fn(&tilerast_golden::Config, &str) -> String,
+}
+
+/// Every block variant in `rtl-out/`.
+pub const BLOCK_VARIANTS: &[BlockVariant] = &blender::VARIANTS;
+
+/// The command that regenerates the variants' files (named in their headers).
+pub const VARIANT_COMMAND: &str = "cargo run -p tilerast-hw --bin gen-rtl";
+
+impl BlockVariant {
+    /// The variant as a block row of its own.
+    fn row(&self) -> BlockFile {
+        BlockFile {
+            params: self.params,
+            verilog: self.verilog,
+            ..*self.file
+        }
+    }
+
+    /// File name: `tilerast_<stage>_<name>.v`.
+    pub fn file_name(&self) -> String {
+        self.row().file_name(self.name)
+    }
+
+    /// Top module name: `tilerast_<stage>_<name>`.
+    pub fn top_name(&self) -> String {
+        self.row().top_name(self.name)
+    }
+
+    /// The file's full text (header as in [`BlockFile::rtl_file`], config named `name`).
+    pub fn rtl_file(&self) -> Result<String, String> {
+        let mut cfg = tilerast_golden::Config::preset(self.preset).map_err(|e| e.to_string())?;
+        cfg.name = self.name.to_string();
+        self.row().rtl_file(&cfg, VARIANT_COMMAND)
+    }
+}
 
 impl BlockFile {
     /// File name for config `cfg_name`: `tilerast_<stage>_<cfg_name>.v`.

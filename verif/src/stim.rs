@@ -456,6 +456,37 @@ pub fn blend_frags(seed: u64, n: usize) -> Vec<BlendFrag> {
         .collect()
 }
 
+/// `n` blender fragments for an input buffer: [`blend_frags`] with a third of them made into
+/// four distinct keys (lane l's src byte 2 changed by l + 1: with L = 2 lanes the last two wait
+/// in the pool) and a third full with lanes 2, 3 repeating lanes 0, 1 (arriving behind waiting
+/// entries, they sit in the buffer while their twins issue: the buffer's merges).
+pub fn blend_frags_buffered(seed: u64, n: usize) -> Vec<BlendFrag> {
+    let mut r = Rng::new(seed ^ 0xb0ff);
+    blend_frags(seed, n)
+        .into_iter()
+        .map(|mut f| {
+            match r.below(3) {
+                0 => {}
+                1 => {
+                    f.lane_valid = 15;
+                    for l in 0..4 {
+                        f.src[l] ^= (l as u32 + 1) << 16;
+                    }
+                }
+                _ => {
+                    f.lane_valid = 15;
+                    for l in 2..4 {
+                        f.src[l] = f.src[l - 2];
+                        f.dst[l] = f.dst[l - 2];
+                        f.state[l] = f.state[l - 2];
+                    }
+                }
+            }
+            f
+        })
+        .collect()
+}
+
 /// `n` blender output beats for the output merger: random slot masks (a third of them partial,
 /// empty ones included), positions below `slots` (repeats happen), random colours; invalid
 /// slots carry junk too, which the block must ignore.

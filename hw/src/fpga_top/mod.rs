@@ -73,6 +73,8 @@ macro_rules! wrapper_block {
         }
     };
 }
+/// Also used by the board memory's RAM (`crate::board_memory`).
+pub(crate) use wrapper_block;
 
 mod cmd_ram;
 mod pll;
