@@ -413,6 +413,19 @@ pub fn ice40_cell_defines() -> Vec<String> {
     vec!["-DNO_ICE40_DEFAULT_ASSIGNMENTS".into()]
 }
 
+/// The simulator defines and the cell-model files for a netlist of `family` (`share`: yosys's
+/// data directory). yosys ships no MULT18X18D model; ours covers the combinational use
+/// synth_ecp5 makes.
+fn cell_models(family: Family, share: &Path, root: &Path) -> (Vec<String>, Vec<PathBuf>) {
+    match family {
+        Family::Ice40 => (ice40_cell_defines(), vec![share.join("ice40/cells_sim.v")]),
+        Family::Ecp5 => (
+            vec![format!("-I{}", share.join("ecp5").display())],
+            vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
+        ),
+    }
+}
+
 /// Summary of a post-synthesis regression.
 #[derive(Debug, Clone, Default)]
 pub struct PostsimSummary {
@@ -457,14 +470,7 @@ pub fn run_core(
     let t = std::time::Instant::now();
     let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], &top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
-    let (mut defs, cells) = match board.family {
-        Family::Ice40 => (ice40_cell_defines(), vec![share.join("ice40/cells_sim.v")]),
-        // yosys ships no MULT18X18D model; ours covers the combinational use synth_ecp5 makes.
-        Family::Ecp5 => (
-            vec![format!("-I{}", share.join("ecp5").display())],
-            vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
-        ),
-    };
+    let (mut defs, cells) = cell_models(board.family, &share, root);
     let (adapter, core_defs) = core_adapter(&dir, &top)?;
     defs.extend(core_defs);
     let mut files = vec![adapter, net.clone()];
@@ -655,13 +661,7 @@ pub fn run_back_end(
     let t = std::time::Instant::now();
     let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
-    let (defs, cells) = match board.family {
-        Family::Ice40 => (ice40_cell_defines(), vec![share.join("ice40/cells_sim.v")]),
-        Family::Ecp5 => (
-            vec![format!("-I{}", share.join("ecp5").display())],
-            vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
-        ),
-    };
+    let (defs, cells) = cell_models(board.family, &share, root);
     let adapter = dir.join("back_end_adapter.v");
     std::fs::write(&adapter, desc.adapter_verilog(top)).map_err(|e| FlowError::at(adapter.display(), e))?;
     let mut files = vec![adapter, net.clone()];
