@@ -17,6 +17,7 @@ pub mod stages;
 pub mod streams;
 
 // Seed 000: hierarchical tile rasterization, pixel processor and output merger.
+pub mod colour_buffer;
 pub mod dst_fetch;
 pub mod output_merger;
 pub mod pixel_back_end;

@@ -53,6 +53,7 @@
 
 use crate::binner::{self, BinStats};
 use crate::blender::{BlendOpts, BlendSample, BlendStats, MergeMode, StreamBlender};
+use crate::colour_buffer::BufferLayout;
 use crate::config::Config;
 use crate::memory_port::SparseMemory;
 use crate::output_merger::OutputMerger;
@@ -565,6 +566,8 @@ struct PixelSide<'f> {
     /// Index of the next second tile of the blend stream.
     next: u32,
     smp: Vec<Option<Rgba>>,
+    /// The colour buffer's organisation: the order in which a tile reaches the blender.
+    buffer: BufferLayout,
 }
 
 impl<'f> PixelSide<'f> {
@@ -583,6 +586,7 @@ impl<'f> PixelSide<'f> {
             ready_samples: 0,
             next: 0,
             smp: vec![None; cfg.msaa as usize],
+            buffer: BufferLayout::new(cfg),
         })
     }
 
@@ -621,7 +625,8 @@ impl<'f> PixelSide<'f> {
         held.pixel_info_resident = held.pixel_info_resident.max(self.store.memory().peak_resident());
     }
 
-    /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples, and
+    /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples (in the
+    /// colour buffer's storage order, [`BufferLayout::storage_order`]), and
     /// (when the scatter is recorded) its pixels as the pixel processor takes them: every pixel
     /// of a second tile with records that lies in the viewport, rows bottom-up, left→right.
     fn shade(
@@ -640,8 +645,11 @@ impl<'f> PixelSide<'f> {
         let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, &self.colours)?;
         drop(records);
         st.shade += ss;
-        // Pixel processor (000): coverage → colour slots.
-        let mut slots = [None; 16];
+        // Pixel processor (000): coverage → colour slots, into the colour buffer, which hands
+        // the tile on in storage order (the seed's storage blocks, `colour_buffer.rs`).
+        let [sw, sh] = cfg.second_tile;
+        let c = cfg.colours_per_pixel as usize;
+        let mut resolved = vec![[None; 16]; (sw * sh) as usize];
         for py in 0..ts.size[1] {
             for px in 0..ts.size[0] {
                 let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
@@ -665,19 +673,22 @@ impl<'f> PixelSide<'f> {
                     }
                     pixels.push(p);
                 }
-                let c = pixel_processor::resolve_pixel(cfg, &self.smp, &mut slots, &mut st.pixel);
-                for (j, slot) in slots.iter().enumerate().take(c) {
-                    if let Some(src) = slot {
-                        let pos = self.merger.pos(x, y, j as u32);
-                        // Each slot is blended once per frame, so the colour buffer still
-                        // holds the background here whatever the blender has written.
-                        blend_in.push(BlendSample {
-                            pos,
-                            src: *src,
-                            dst: self.merger.read(pos),
-                            state: 0,
-                        });
-                    }
+                let slots = &mut resolved[((y % sh) * sw + x % sw) as usize];
+                pixel_processor::resolve_pixel(cfg, &self.smp, slots, &mut st.pixel);
+            }
+        }
+        for (x, y) in self.buffer.storage_order(t) {
+            for (j, slot) in resolved[((y % sh) * sw + x % sw) as usize].iter().enumerate().take(c) {
+                if let Some(src) = slot {
+                    let pos = self.merger.pos(x, y, j as u32);
+                    // Each slot is blended once per frame, so the colour buffer still
+                    // holds the background here whatever the blender has written.
+                    blend_in.push(BlendSample {
+                        pos,
+                        src: *src,
+                        dst: self.merger.read(pos),
+                        state: 0,
+                    });
                 }
             }
         }

@@ -379,9 +379,14 @@ impl BlockLayout {
 /// Re-split the tile `pt` into second sub-tiles of `cfg.second_subtile()` and allocate their
 /// storage blocks (claims 4, 5). Depends only on the clipped tile size and the config.
 pub fn block_layout(cfg: &Config, pt: &ParsedTile) -> BlockLayout {
+    block_layout_rect(cfg, pt.rect)
+}
+
+/// [`block_layout`] of any pixel rectangle `rect` (the colour buffer lays seed 001's second
+/// tiles out with it: [`crate::colour_buffer`]).
+pub fn block_layout_rect(cfg: &Config, rect: PixelBox) -> BlockLayout {
     let preset = cfg.second_subtile();
     let [pw, ph] = preset;
-    let rect = pt.rect;
     let cols = rect.width().div_ceil(pw);
     let rows = rect.height().div_ceil(ph);
     let cap = pw * ph;

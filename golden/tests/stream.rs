@@ -24,6 +24,7 @@ use tilerast_golden::pipeline::{
 use tilerast_golden::pixel_info::{PixelInfoStore, CHUNK_BYTES};
 use tilerast_golden::pixel_processor;
 use tilerast_golden::point_raster;
+use tilerast_golden::quad_packer;
 use tilerast_golden::raster::Rasterizer;
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::setup::{self, PixelBox, SetupReject, TriSetup};
@@ -154,6 +155,10 @@ fn ref_pipeline(frame: &Frame) -> RefOut {
         }
         let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, &colours).unwrap();
         st.shade += ss;
+        // Resolve every pixel (raster order), then hand them to the blender the way the colour
+        // buffer stores them: the quad packer's storage blocks of this tile's clipped
+        // rectangle, pieces by (block, offset), each piece's pixels in raster order.
+        let mut resolved = std::collections::HashMap::new();
         for py in 0..ts.size[1] {
             for px in 0..ts.size[0] {
                 let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
@@ -164,19 +169,35 @@ fn ref_pipeline(frame: &Frame) -> RefOut {
                     *v = ts.get(px, py, i as u32).map(|(_, c)| c);
                 }
                 let c = pixel_processor::resolve_pixel(cfg, &smp, &mut slots, &mut st.pixel);
-                for (j, slot) in slots.iter().enumerate().take(c) {
-                    if let Some(src) = slot {
-                        let pos = merger.pos(x, y, j as u32);
-                        blend_in.push(BlendSample {
-                            pos,
-                            src: *src,
-                            dst: merger.read(pos),
-                            state: 0,
-                        });
+                resolved.insert((x, y), slots[..c].to_vec());
+            }
+        }
+        let rect = PixelBox {
+            x0: ts.origin[0],
+            y0: ts.origin[1],
+            x1: (ts.origin[0] + cfg.second_tile[0]).min(cfg.viewport[0]) - 1,
+            y1: (ts.origin[1] + cfg.second_tile[1]).min(cfg.viewport[1]) - 1,
+        };
+        let mut pieces = quad_packer::block_layout_rect(cfg, rect).pieces;
+        pieces.sort_by_key(|p| (p.block, p.offset));
+        for p in pieces {
+            for y in p.rect.y0..=p.rect.y1 {
+                for x in p.rect.x0..=p.rect.x1 {
+                    for (j, slot) in resolved.remove(&(x, y)).unwrap().iter().enumerate() {
+                        if let Some(src) = slot {
+                            let pos = merger.pos(x, y, j as u32);
+                            blend_in.push(BlendSample {
+                                pos,
+                                src: *src,
+                                dst: merger.read(pos),
+                                state: 0,
+                            });
+                        }
                     }
                 }
             }
         }
+        assert!(resolved.is_empty(), "tile {t:?}: pixels outside the storage blocks");
     }
     st.pixel_info = store.stats();
     let (outs, bs) = ref_blend(cfg, &PIPELINE_BLEND, &blend_in);
