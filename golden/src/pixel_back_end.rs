@@ -1,15 +1,16 @@
-//! The pixel back end (seeds 000 and 004): the pixel processor, the output merger's `dst` read
-//! side, the blender and the output merger's write side, wired behind one memory port.
+//! The pixel back end (seeds 000 and 004): the pixel processor, its colour buffer, the output
+//! merger's `dst` read side, the blender and the output merger's write side, wired behind one
+//! memory port.
 //!
 //! ```text
-//!               ┌──────────────────────────── pixel_back_end ─────────────────────────────┐
-//!  PixSamples ─►│ pixel_processor ─PixSlots─► dst_fetch ─BlendFrag─► blender ─BlendBeat─► │
-//!   (in)        │                              │ rd ▲ rsp                output_merger    │
-//!               │                              ▼    │                    │ wr             │
-//!               │                         ┌─────────┴── arbiter ◄────────┘ (writes first) │
-//!               └─────────────────────────┼───────────────────────────────────────────────┘
-//!                                 mem_req ▼ ▲ mem_resp
-//!                                     memory (framebuffer at address 0)
+//!               ┌─────────────────────────────── pixel_back_end ─────────────────────────────────┐
+//!  PixSamples ─►│ pixel_processor ─PixSlots─► colour_buffer ─PixSlots─► dst_fetch ─BlendFrag─►   │
+//!   (in)        │                             (storage blocks)           │ rd ▲ rsp        blender │
+//!               │                                                        ▼    │        BlendBeat │ │
+//!               │                                                   ┌─────────┴── arbiter ◄─ output_merger
+//!               └───────────────────────────────────────────────────┼───── (writes first) ────────┘
+//!                                                           mem_req ▼ ▲ mem_resp
+//!                                                        memory (framebuffer at address 0)
 //! ```
 //!
 //! The framebuffer is at address 0 of the memory ([`crate::output_merger::slot_addr`]); it
@@ -17,12 +18,13 @@
 //! memory clears it). Each slot is blended at most once per frame, so no read of a slot can
 //! follow a write of it within a frame (the same assumption golden's pipeline makes).
 //!
-//! [`PixelBackEndCycle`] is the cycle model of `hw/src/pixel_back_end.rs`: the four blocks'
+//! [`PixelBackEndCycle`] is the cycle model of `hw/src/pixel_back_end.rs`: the five blocks'
 //! cycle models plus the arbiter, which has no register. [`run_frame`] drives it with a
 //! [`MemoryCycle`] behind the port over a frame's input
 //! ([`crate::pipeline::back_end_input`]).
 
 use crate::blender::{BlendOpts, BlendStats, BlenderCycle};
+use crate::colour_buffer::{ColourBufferCycle, ColourBufferStats};
 use crate::config::Config;
 use crate::cycle::CycleModel;
 use crate::dst_fetch::{DstFetchCycle, DstFetchStats};
@@ -36,6 +38,7 @@ use crate::streams::{MemReq, MemResp, PixSamples};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BackEndStats {
     pub pixel: PixelStats,
+    pub buffer: ColourBufferStats,
     pub dst: DstFetchStats,
     pub blend: BlendStats,
     pub merger: MergerCycleStats,
@@ -45,8 +48,9 @@ pub struct BackEndStats {
 ///
 /// # Timing contract
 ///
-/// The back end is its four blocks, each as its own cycle model states it
-/// ([`PixelProcessorCycle`], [`DstFetchCycle`], [`BlenderCycle`] with the pipeline's blend
+/// The back end is its five blocks, each as its own cycle model states it
+/// ([`PixelProcessorCycle`], [`ColourBufferCycle`], [`DstFetchCycle`], [`BlenderCycle`] with
+/// the pipeline's blend
 /// options [`PIPELINE_BLEND`], [`OutputMergerCycle`]), connected stream to stream, plus the
 /// memory arbiter, which is combinational:
 ///
@@ -55,19 +59,21 @@ pub struct BackEndStats {
 /// * The write side's ready = `mem_req_ready`; the read side's = `mem_req_ready` ∧ ¬wr_valid
 ///   (writes first: the write path never waits on a read).
 /// * `mem_resp` goes to dst_fetch; `mem_resp_ready` is dst_fetch's `rsp_ready` (a register).
-/// * `in_ready` is the pixel processor's, which depends combinationally on dst_fetch's, which
-///   depends on the read side's ready: `in_ready` depends on `mem_req_ready` (and on nothing
-///   else combinationally). Every other output is a register of a block.
+/// * `in_ready` is the pixel processor's, which depends combinationally on the colour
+///   buffer's, a register: no input reaches `in_ready` combinationally. Every other output is
+///   a register of a block.
 /// * `flush` goes to every block at the same edge; the memory is not the back end's and is
 ///   not flushed.
 ///
 /// Latency and throughput are the blocks' composed: one pixel per cycle into the pixel
-/// processor; dst_fetch issues at most one read per cycle with at most 4 outstanding; the
+/// processor; a second tile leaves the colour buffer once its last pixel is in, a piece of a
+/// pixels in a + 1 cycles; dst_fetch issues at most one read per cycle with at most 4 outstanding; the
 /// blender and the output merger write one slot per cycle; a memory with read latency λ and
 /// no back-pressure lets through min(1, 4/(λ+1)) reads per cycle when no write competes.
 #[derive(Clone, Debug)]
 pub struct PixelBackEndCycle {
     pp: PixelProcessorCycle,
+    cb: ColourBufferCycle,
     df: DstFetchCycle,
     bl: BlenderCycle,
     om: OutputMergerCycle,
@@ -81,6 +87,7 @@ struct Wires {
     om_in_ready: bool,
     bl_in_ready: bool,
     df_in_ready: bool,
+    cb_in_ready: bool,
 }
 
 impl PixelBackEndCycle {
@@ -111,6 +118,7 @@ impl PixelBackEndCycle {
         }
         PixelBackEndCycle {
             pp: PixelProcessorCycle::new(cfg),
+            cb: ColourBufferCycle::new(cfg),
             df: DstFetchCycle::new(cfg),
             bl: BlenderCycle::new(cfg, opts),
             om: OutputMergerCycle::new(),
@@ -122,19 +130,21 @@ impl PixelBackEndCycle {
         let wr_ready = mem_req_ready;
         let rd_ready = mem_req_ready && !wr_valid;
         let om_in_ready = self.om.in_ready(wr_ready);
+        let df_in_ready = self.df.in_ready(rd_ready);
         Wires {
             wr_valid,
             rd_ready,
             wr_ready,
             om_in_ready,
             bl_in_ready: self.bl.in_ready(om_in_ready),
-            df_in_ready: self.df.in_ready(rd_ready),
+            df_in_ready,
+            cb_in_ready: self.cb.in_ready(df_in_ready),
         }
     }
 
     /// Ready for a pixel this cycle, given the memory's request ready.
     pub fn in_ready(&self, mem_req_ready: bool) -> bool {
-        self.pp.in_ready(self.wires(mem_req_ready).df_in_ready)
+        self.pp.in_ready(self.wires(mem_req_ready).cb_in_ready)
     }
 
     /// The memory request this cycle: (mem_req_valid, mem_req).
@@ -163,11 +173,13 @@ impl PixelBackEndCycle {
         let w = self.wires(mem_req_ready);
         let _ = w.wr_valid;
         let (pv, p) = self.pp.out();
+        let (cv, c) = self.cb.out();
         let (dv, d) = self.df.out();
         let (bv, b) = self.bl.out();
-        self.pp.clock(in_valid, inp, w.df_in_ready, flush);
+        self.pp.clock(in_valid, inp, w.cb_in_ready, flush);
+        self.cb.clock(pv, &p, w.df_in_ready, flush);
         self.df
-            .clock(pv, &p, w.bl_in_ready, w.rd_ready, mem_resp_valid, mem_resp, flush);
+            .clock(cv, &c, w.bl_in_ready, w.rd_ready, mem_resp_valid, mem_resp, flush);
         self.bl.clock(dv, &d, w.om_in_ready, flush);
         self.om.clock(bv, &b, w.wr_ready, flush);
     }
@@ -176,6 +188,7 @@ impl PixelBackEndCycle {
     pub fn stats(&self) -> BackEndStats {
         BackEndStats {
             pixel: self.pp.stats(),
+            buffer: self.cb.stats(),
             dst: self.df.stats(),
             blend: self.bl.stats(),
             merger: self.om.stats(),

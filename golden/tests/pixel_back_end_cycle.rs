@@ -64,6 +64,22 @@ fn check(what: &str, frame: &Frame, mem: MemBehaviour) -> BackEndRun {
     assert_eq!(run.stats.dst.reads, st.blend.samples, "{what}: one dst read per sample");
     assert_eq!(run.mem_stats.writes, st.blend.samples, "{what}: one write per sample");
     assert_eq!(run.stats.pixel.pixels, st.pixel.pixels);
+    // Every pixel went through the colour buffer, one drained tile per second tile of input.
+    let tiles: std::collections::BTreeSet<_> = rec
+        .input
+        .iter()
+        .map(|p| (p.x / frame.cfg.second_tile[0], p.y / frame.cfg.second_tile[1]))
+        .collect();
+    assert_eq!(
+        run.stats.buffer.pixels,
+        rec.input.len() as u64,
+        "{what}: colour buffer pixels"
+    );
+    assert_eq!(
+        run.stats.buffer.tiles,
+        tiles.len() as u64,
+        "{what}: colour buffer tiles"
+    );
     run
 }
 
