@@ -322,6 +322,12 @@ fn flush_drops_everything_held_and_the_next_tiles_come_out_whole() {
             Pattern::gaps(20),
             Pattern::Random { pct: 70 },
         );
-        assert_eq!(run.out, want, "{}: after the flush", cfg.name);
+        assert_eq!(run.out.len(), want.len(), "{}: after the flush", cfg.name);
+        if let Some(i) = (0..want.len()).find(|&i| run.out[i] != want[i]) {
+            panic!(
+                "{}: after the flush, pixel {i}: {:?}, want {:?}",
+                cfg.name, run.out[i], want[i]
+            );
+        }
     }
 }
