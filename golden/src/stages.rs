@@ -21,9 +21,11 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 
 /// The pixel side's blocks built so far, in pipeline order, then the back end that wires them
 /// behind one memory port: each is written in a file of its own per config
-/// (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core.
-pub const PIXEL_SIDE_STAGES: [&str; 5] = [
+/// (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core. The colour buffer
+/// sits between the pixel processor and dst_fetch and is not wired into the back end yet.
+pub const PIXEL_SIDE_STAGES: [&str; 6] = [
     "pixel_processor",
+    "colour_buffer",
     "dst_fetch",
     "blender",
     "output_merger",

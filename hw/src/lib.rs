@@ -13,6 +13,7 @@ pub mod uart;
 
 pub mod blender;
 pub mod board_memory;
+pub mod colour_buffer;
 pub mod dst_fetch;
 pub mod output_merger;
 pub mod pixel_back_end;
@@ -142,6 +143,7 @@ pub struct ExtraStream {
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
     pixel_processor::FILE,
+    colour_buffer::FILE,
     dst_fetch::FILE,
     blender::FILE,
     output_merger::FILE,

@@ -7,13 +7,15 @@
 
 use crate::Rng;
 use std::ops::Range;
+use tilerast_golden::colour_buffer::{BufferLayout, ColourBufferCycle};
 use tilerast_golden::config::{Config, ONE};
 use tilerast_golden::cycle::drive;
+use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
-use tilerast_golden::streams::{Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PixSamples};
+use tilerast_golden::streams::{Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PixSamples, PixSlots};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
@@ -721,4 +723,99 @@ pub fn point_at((x, y): (i32, i32), size: i32, aa: bool) -> PrimitiveFx {
         colour: [1; 4],
         depth: 0,
     })
+}
+
+/// Second tile `t` of the colour buffer's layout as its input stream: every viewport pixel of
+/// the tile, rows bottom-up, left → right, with random `slot_valid` (all 16 bits, junk above C
+/// included) and random colours in every slot.
+pub fn second_tile_pixels(lay: &BufferLayout, t: [u32; 2], rng: &mut Rng) -> Vec<PixSlots> {
+    let (x0, y0) = (t[0] * lay.tile[0], t[1] * lay.tile[1]);
+    let x1 = (x0 + lay.tile[0]).min(lay.viewport[0]);
+    let y1 = (y0 + lay.tile[1]).min(lay.viewport[1]);
+    let mut out = Vec::with_capacity(((x1 - x0) * (y1 - y0)) as usize);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let mut p = PixSlots {
+                x,
+                y,
+                slot_valid: rng.next_u32() as u16,
+                ..PixSlots::default()
+            };
+            for c in p.colour.iter_mut() {
+                *c = rng.next_u32();
+            }
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A random second tile of the viewport; every other one an edge tile (the last column or row),
+/// so that the clipped classes (and their shared storage blocks) come often.
+pub fn random_second_tile(lay: &BufferLayout, rng: &mut Rng) -> [u32; 2] {
+    let n = [
+        lay.viewport[0].div_ceil(lay.tile[0]),
+        lay.viewport[1].div_ceil(lay.tile[1]),
+    ];
+    let mut t = [rng.below(n[0] as u64) as u32, rng.below(n[1] as u64) as u32];
+    if rng.bool() {
+        t[0] = n[0] - 1;
+    }
+    if rng.bool() {
+        t[1] = n[1] - 1;
+    }
+    t
+}
+
+/// The colour buffer's input for one run: whole second tiles (`random_second_tile`, pixels by
+/// [`second_tile_pixels`]), restarted with a whole tile at every flush, as the block's input
+/// precondition asks. The run is replayed on the cycle model with the run's control lines
+/// (`line()` gives each cycle's valid, ready and flush, from cycle 0, exactly as the bench will
+/// drive them; acceptance follows the model's `in_ready`, an input is taken when valid, ready
+/// and no flush): at each flush the inputs not yet taken are replaced by fresh tiles. Returns the
+/// inputs (offered in order, never exhausted within `cycles`) and, per flush, (cycle, whether it
+/// fell between tiles).
+pub fn colour_buffer_input(
+    cfg: &Config,
+    seed: u64,
+    cycles: u64,
+    line: impl FnMut() -> (bool, bool, bool) + Clone,
+) -> (Vec<PixSlots>, Vec<(u64, bool)>) {
+    let lay = BufferLayout::new(cfg);
+    let mut rng = Rng::stream(seed, 11);
+    let mut px: Vec<PixSlots> = Vec::new();
+    let mut starts = std::collections::BTreeSet::new();
+    let extend = |px: &mut Vec<PixSlots>, starts: &mut std::collections::BTreeSet<usize>, rng: &mut Rng| {
+        while px.len() < cycles as usize + 1 {
+            starts.insert(px.len());
+            let t = random_second_tile(&lay, rng);
+            px.extend(second_tile_pixels(&lay, t, rng));
+        }
+    };
+    extend(&mut px, &mut starts, &mut rng);
+    let mut flushes = Vec::new();
+    loop {
+        let mut m = ColourBufferCycle::new(cfg);
+        let mut l = line.clone();
+        let mut next = 0usize;
+        let mut cut = None;
+        for cycle in 0..cycles {
+            let (valid, ready, flush) = l();
+            let take = valid && m.in_ready(ready) && !flush;
+            if flush && !flushes.iter().any(|&(c, _)| c == cycle) {
+                cut = Some((cycle, next));
+                break;
+            }
+            m.clock(valid, &px[next], ready, flush);
+            next += take as usize;
+        }
+        let Some((cycle, at)) = cut else { break };
+        flushes.push((cycle, starts.contains(&at)));
+        if !starts.contains(&at) {
+            px.truncate(at);
+            starts.retain(|&s| s < at);
+            extend(&mut px, &mut starts, &mut rng);
+        }
+    }
+    (px, flushes)
 }

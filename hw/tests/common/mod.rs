@@ -34,9 +34,9 @@ use std::sync::{Arc, Mutex};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{port_name, Stream};
 use tilerast_hw::{
-    blender::Blender, output_merger::OutputMerger, pixel_processor::PixelProcessor, point_raster::PointRaster,
-    quad_packer::QuadPacker, raster_core::RasterCore, sample_raster::SampleRaster, setup::Setup,
-    subtile_coverage::SubtileCoverage, tile_parser::TileParser,
+    blender::Blender, colour_buffer::ColourBuffer, output_merger::OutputMerger, pixel_processor::PixelProcessor,
+    point_raster::PointRaster, quad_packer::QuadPacker, raster_core::RasterCore, sample_raster::SampleRaster,
+    setup::Setup, subtile_coverage::SubtileCoverage, tile_parser::TileParser,
 };
 use tilerast_verif::Handshake;
 
@@ -109,6 +109,7 @@ macro_rules! harness_block {
 harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat);
 harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq);
 harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots);
+harness_block!(ColourBuffer { in_valid, in_ready, inp: PixSlots } => PixSlots);
 harness_block!(Setup { in_valid, in_ready, inp: Cmd } => Edges);
 harness_block!(TileParser { in_valid, in_ready, inp: Edges } => Cand);
 harness_block!(SubtileCoverage { in_valid, in_ready, inp: Cand } => Job);
