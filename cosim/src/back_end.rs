@@ -26,6 +26,7 @@ use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle};
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::{ports, PixSamples, Stream};
 use tilerast_golden::Config;
+use tilerast_verif::stim::starts_tile;
 use tilerast_verif::Rng;
 
 /// The stage name of the back end.
@@ -125,6 +126,7 @@ pub struct ModelSide<'a> {
     pixels: &'a [PixSamples],
     want_writes: u64,
     d: &'a Drive,
+    cfg: Config,
     model: PixelBackEndCycle,
     mem: MemoryCycle,
     r: Rng,
@@ -150,6 +152,7 @@ impl<'a> ModelSide<'a> {
             pixels,
             want_writes,
             d,
+            cfg: cfg.clone(),
             model: PixelBackEndCycle::new(cfg),
             mem: MemoryCycle::new(d.timing, mem0),
             r: Rng::new(d.seed),
@@ -219,6 +222,13 @@ impl<'a> ModelSide<'a> {
         }
         if offer && in_ready && !flush {
             self.next += 1;
+        }
+        if flush {
+            // The colour buffer takes whole second tiles: after a flush the input restarts at
+            // the next tile's first pixel.
+            while self.next < pixels.len() && !starts_tile(&self.cfg, pixels[self.next].x, pixels[self.next].y) {
+                self.next += 1;
+            }
         }
         self.model.clock(offer, &inp, req_ready, rv, &resp, flush);
         self.mem.clock(qv && !flush, &q, grant, resp_ready && !flush, flush);

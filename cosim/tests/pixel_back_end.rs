@@ -23,12 +23,12 @@ fn default_drive(seed: u64) -> Drive {
     }
 }
 
-/// Random pixels (every slot pattern, junk mask bits above S, random coordinates) with gaps,
+/// Random whole second tiles (every slot pattern, junk mask bits above S) with gaps,
 /// junk while idle, memory back-pressure, a 2500-cycle memory stall and two flushes.
 #[test]
 fn random_pixels_every_port_every_cycle() {
     let cfg = Config::preset("default").unwrap();
-    let px = tilerast_verif::stim::pix_samples(cfg.msaa, 11, 40_000);
+    let px = tilerast_verif::stim::pix_sample_tiles(&cfg, 11, 40_000);
     let d = Drive {
         flush_at: vec![15_001, 40_000],
         cycles: 60_000,
@@ -53,7 +53,7 @@ fn random_pixels_every_port_every_cycle() {
 #[test]
 fn the_mutant_is_caught_at_the_predicted_cycle() {
     let cfg = Config::preset("default").unwrap();
-    let px = tilerast_verif::stim::pix_samples(cfg.msaa, 13, 2_000);
+    let px = tilerast_verif::stim::pix_sample_tiles(&cfg, 13, 2_000);
     let d = Drive {
         cycles: 3_000,
         ..default_drive(6)
@@ -74,7 +74,7 @@ fn the_mutant_is_caught_at_the_predicted_cycle() {
 #[test]
 fn a_perturbed_model_is_caught_at_its_cycle() {
     let cfg = Config::preset("default").unwrap();
-    let px = tilerast_verif::stim::pix_samples(cfg.msaa, 12, 3_000);
+    let px = tilerast_verif::stim::pix_sample_tiles(&cfg, 12, 3_000);
     let d = Drive {
         cycles: 4_000,
         perturb: Some((1_234, "mem_req__addr")),

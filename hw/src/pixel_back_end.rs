@@ -1,15 +1,16 @@
 //! # pixel_back_end (seeds 000 and 004: the pixel side after shading, behind one memory port)
 //!
-//! The four pixel-side blocks wired in pipeline order, one synchronous `flush` to all, one
+//! The five pixel-side blocks wired in pipeline order, one synchronous `flush` to all, one
 //! memory port shared by the read side (`dst_fetch`) and the write side (`output_merger`).
 //! Cycle model: `tilerast_golden::pixel_back_end::PixelBackEndCycle` (the blocks' contracts
 //! composed with this arbiter).
 //!
 //! ```text
-//!  inp ─► pixel_processor ─PixSlots─► dst_fetch ─BlendFrag─► blender ─BlendBeat─► output_merger
-//!  (PixSamples)                        │ rd ▲ rsp                                    │ wr
-//!                                      ▼    └────────── mem_resp ◄─┐                 ▼
-//!                                     arbiter: writes first ───────┴──── mem_req ◄───┘
+//!  inp ─► pixel_processor ─PixSlots─► colour_buffer ─PixSlots─► dst_fetch ─BlendFrag─► blender
+//!  (PixSamples)                        (storage blocks)           │ rd ▲ rsp               │ BlendBeat
+//!                                                                 ▼    └─ mem_resp ◄─┐   ▼
+//!                                              arbiter: writes first ────────────────┴─ output_merger (wr)
+//!                                                                 └─► mem_req
 //! ```
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset of every block); in: `in_valid`/`in_ready`
@@ -21,13 +22,15 @@
 //! **Arbiter** (combinational, here): `mem_req_valid = wr_valid | rd_valid`; `mem_req =
 //! wr_valid ? output_merger's write : dst_fetch's read` (writes first); `wr_ready =
 //! mem_req_ready`; `rd_ready = mem_req_ready & !wr_valid`; `mem_resp` goes to `dst_fetch`.
-//! `mem_req` is a multiplexer of two registers selected by a register; `in_ready` and the
-//! blocks' readies are the blocks' own combinational chains (`mem_req_ready` → output merger
-//! → blender → dst_fetch → pixel processor → `in_ready`).
+//! `mem_req` is a multiplexer of two registers selected by a register; the blocks' readies are
+//! their own combinational chains (`mem_req_ready` → output merger → blender → dst_fetch), which
+//! end at the colour buffer: its `in_ready` is a register, and `in_ready` is the pixel
+//! processor's on it.
 //!
 //! Blender options: the pipeline's ([`tilerast_golden::pipeline::PIPELINE_BLEND`]).
 
 use crate::blender::Blender;
+use crate::colour_buffer::ColourBuffer;
 use crate::dst_fetch::DstFetch;
 use crate::output_merger::OutputMerger;
 use crate::pixel_processor::PixelProcessor;
@@ -42,6 +45,7 @@ stream_block! {
     /// The pixel back end. Build with [`PixelBackEnd::new`].
     pub struct PixelBackEnd(PixSamplesIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn } {
         pixel_processor: PixelProcessor,
+        colour_buffer: ColourBuffer,
         dst_fetch: DstFetch,
         blender: Blender,
         output_merger: OutputMerger,
@@ -53,6 +57,7 @@ stream_block! {
 /// Whether every block builds for `cfg` (the blender with [`PIPELINE_BLEND`]).
 pub fn supported(cfg: &Config) -> Result<(), String> {
     crate::pixel_processor::supported(cfg)?;
+    crate::colour_buffer::supported(cfg)?;
     crate::dst_fetch::supported(cfg)?;
     crate::blender::supported(cfg, &PIPELINE_BLEND)
 }
@@ -74,6 +79,7 @@ impl PixelBackEnd {
             mem_resp_ready: Default::default(),
             mem_resp: Default::default(),
             pixel_processor: PixelProcessor::try_new(cfg)?,
+            colour_buffer: ColourBuffer::try_new(cfg)?,
             dst_fetch: DstFetch::try_new(cfg)?,
             blender: Blender::try_new(cfg, &PIPELINE_BLEND)?,
             output_merger: OutputMerger::new(cfg),
@@ -94,10 +100,12 @@ impl Logic for PixelBackEnd {
     #[hdl_gen]
     fn update(&mut self) {
         self.pixel_processor.clock.next = self.clock.val();
+        self.colour_buffer.clock.next = self.clock.val();
         self.dst_fetch.clock.next = self.clock.val();
         self.blender.clock.next = self.clock.val();
         self.output_merger.clock.next = self.clock.val();
         self.pixel_processor.flush.next = self.flush.val();
+        self.colour_buffer.flush.next = self.flush.val();
         self.dst_fetch.flush.next = self.flush.val();
         self.blender.flush.next = self.flush.val();
         self.output_merger.flush.next = self.flush.val();
@@ -106,10 +114,13 @@ impl Logic for PixelBackEnd {
         self.pixel_processor.in_valid.next = self.in_valid.val();
         self.in_ready.next = self.pixel_processor.in_ready.val();
         PixSamplesIn::link(&mut self.inp, &mut self.pixel_processor.inp);
-        // Pixel processor → dst_fetch.
-        self.dst_fetch.in_valid.next = self.pixel_processor.out_valid.val();
-        self.pixel_processor.out_ready.next = self.dst_fetch.in_ready.val();
-        PixSlotsOut::join(&mut self.pixel_processor.out, &mut self.dst_fetch.inp);
+        // Pixel processor → colour buffer → dst_fetch.
+        self.colour_buffer.in_valid.next = self.pixel_processor.out_valid.val();
+        self.pixel_processor.out_ready.next = self.colour_buffer.in_ready.val();
+        PixSlotsOut::join(&mut self.pixel_processor.out, &mut self.colour_buffer.inp);
+        self.dst_fetch.in_valid.next = self.colour_buffer.out_valid.val();
+        self.colour_buffer.out_ready.next = self.dst_fetch.in_ready.val();
+        PixSlotsOut::join(&mut self.colour_buffer.out, &mut self.dst_fetch.inp);
         // dst_fetch → blender.
         self.blender.in_valid.next = self.dst_fetch.out_valid.val();
         self.dst_fetch.out_ready.next = self.blender.in_ready.val();
@@ -141,7 +152,8 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 /// The back end's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "pixel_back_end",
-    role: "seeds 000 and 004, pixel processor, dst_fetch, blender and output merger behind one memory port",
+    role:
+        "seeds 000 and 004, pixel processor, colour buffer, dst_fetch, blender and output merger behind one memory port",
     contract: "tilerast_golden::pixel_back_end::PixelBackEndCycle",
     inp: <tilerast_golden::streams::ports::PixSamples as tilerast_golden::streams::Stream>::FIELDS,
     out: &[],

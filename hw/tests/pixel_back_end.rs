@@ -2,8 +2,10 @@
 //! behind one memory port) against its cycle model `PixelBackEndCycle`, with a golden
 //! `MemoryCycle` behind the port serviced from the testbench every cycle: `in_ready`,
 //! `mem_req_valid` + `mem_req` and `mem_resp_ready` must agree on every cycle. Stimulus:
-//! `stim::pix_samples` (every mask pattern, junk above S, coordinates over the whole 12 bits)
-//! with input gaps, memory back-pressure, a long memory stall and one flush. The Verilator
+//! `stim::pix_sample_tiles` (whole second tiles, as the colour buffer takes them, edge tiles
+//! with shared storage blocks among them; every mask pattern, junk above S) with input gaps,
+//! memory back-pressure, a long memory stall and one flush mid-tile, after which the input
+//! restarts at the next tile. The Verilator
 //! co-simulation of the same block is `cosim/tests/pixel_back_end.rs`.
 
 use rust_hdl::prelude::*;
@@ -13,6 +15,7 @@ use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::pixel_back_end::PixelBackEndCycle;
 use tilerast_golden::streams::{port_name, ports, PixSamples, Stream};
 use tilerast_hw::pixel_back_end::PixelBackEnd;
+use tilerast_verif::stim::starts_tile;
 use tilerast_verif::{Pattern, Rng};
 
 #[derive(Debug, Default)]
@@ -28,12 +31,18 @@ struct Report {
 
 #[test]
 fn cosim_against_the_cycle_model() {
-    let cfg = Config::preset("default").unwrap();
+    // Small second tiles (16x16, two 8x8 storage blocks each) in a viewport that clips them,
+    // so that tiles finish and drain within a short rust-hdl run.
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.viewport = [100, 70];
+    cfg.second_tile = [16, 16];
+    cfg.validate().unwrap();
     let seed = 5u64;
-    let cycles = 3000u64;
-    let pixels = tilerast_verif::stim::pix_samples(cfg.msaa, seed, 2000);
+    let cycles = 4000u64;
+    let pixels = tilerast_verif::stim::pix_sample_tiles(&cfg, seed, 3000);
     let mut dut = PixelBackEnd::new(&cfg);
     dut.connect_all();
+    let tiles = cfg.clone();
     let state = Arc::new(Mutex::new(Some((
         PixelBackEndCycle::new(&cfg),
         MemoryCycle::new(MemTiming { latency: 2, depth: 3 }, SparseMemory::new()),
@@ -96,7 +105,12 @@ fn cosim_against_the_cycle_model() {
             }
             r.flushes += flush as u64;
             r.req_stall += (qv && !req_ready) as u64;
-            if !flush {
+            if flush {
+                // The colour buffer takes whole tiles: restart at the next one.
+                while next < pixels.len() && !starts_tile(&tiles, pixels[next].x, pixels[next].y) {
+                    next += 1;
+                }
+            } else {
                 if in_valid && in_ready {
                     r.accepted += 1;
                     next += 1;

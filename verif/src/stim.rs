@@ -542,6 +542,32 @@ pub fn pix_samples(s: u32, seed: u64, n: usize) -> Vec<PixSamples> {
         .collect()
 }
 
+/// About `n` pixels for the pixel back end (the pixel processor, then the colour buffer, whose
+/// input precondition is whole second tiles): whole second tiles of `cfg`
+/// ([`random_second_tile`]: every other one an edge tile), every viewport pixel in raster order,
+/// samples as [`pix_samples`] draws them. A consumer that flushes restarts at the next tile's
+/// first pixel ([`starts_tile`]).
+pub fn pix_sample_tiles(cfg: &Config, seed: u64, n: usize) -> Vec<PixSamples> {
+    let lay = BufferLayout::new(cfg);
+    let mut rng = Rng::stream(seed, 12);
+    let mut xy = Vec::with_capacity(n + (cfg.second_tile[0] * cfg.second_tile[1]) as usize);
+    while xy.len() < n {
+        let t = random_second_tile(&lay, &mut rng);
+        xy.extend(second_tile_pixels(&lay, t, &mut rng).iter().map(|p| (p.x, p.y)));
+    }
+    let mut px = pix_samples(cfg.msaa, seed, xy.len());
+    for (p, (x, y)) in px.iter_mut().zip(xy) {
+        (p.x, p.y) = (x, y);
+    }
+    px
+}
+
+/// Pixel (x, y) is the first of its second tile in raster order (where a stream of whole tiles
+/// may restart after a flush).
+pub fn starts_tile(cfg: &Config, x: u32, y: u32) -> bool {
+    x % cfg.second_tile[0] == 0 && y % cfg.second_tile[1] == 0
+}
+
 // ----- generators driven by proptest input words (shrinkable) and test oracles -----
 
 /// The jobs subtile_coverage hands the sample rasterizer for (tri, tile) (see
