@@ -4,7 +4,7 @@
 //! Stimulus: whole second tiles of random pixels (`stim::colour_buffer_input`: random
 //! `slot_valid` with junk above C, random colours, every other tile an edge tile; after each
 //! flush a whole tile again), input gaps with junk payloads, random ready with stalls of 1 000 to
-//! 4 000 cycles, six flushes (between tiles and mid-tile); 80 000 cycles. Plus: the planted bug
+//! 4 000 cycles, nine flushes (between tiles and mid-tile); 80 000 cycles. Plus: the planted bug
 //! of `cosim/build/mutation.rs` (the drain also reads in its load cycle) is caught at the cycle
 //! and port predicted from the model, and a model broken at one cycle is caught there.
 
@@ -17,14 +17,14 @@ use tilerast_verif::stim::colour_buffer_input;
 mod common;
 use common::{clean, expect_caught, Perturb, Recorder};
 
-/// `cycles` cycles, stalls of thousands of cycles, six flushes.
+/// `cycles` cycles, stalls of thousands of cycles, nine flushes.
 fn stim(seed: u64, cycles: u64) -> BlockStim {
     BlockStim {
         seed,
         cycles,
         stall_permille: 1,
         stall_len: (1_000, 4_000),
-        flush_at: (1..=6).map(|i| i * cycles / 7 + 17 * i).collect(),
+        flush_at: (1..=9).map(|i| i * cycles / 10 + 131 * i).collect(),
         ..BlockStim::default()
     }
 }
@@ -63,9 +63,11 @@ fn run(preset: &str, seed: u64) {
     let c = cfg.colours_per_pixel;
     let filled = o.iter().filter(|p| p.slot_valid & 1 == 1 && p.colour[0] != 0).count();
     println!("  {} pixels out, {filled} with slot 0 filled", o.len());
-    assert!(o.len() > 20_000, "only {} pixels", o.len());
-    assert!(filled > 5_000);
-    assert!(o.iter().all(|p| p.slot_valid >> c == 0 && p.colour[c as usize..].iter().all(|&x| x == 0)));
+    assert!(o.len() > 8_000, "only {} pixels", o.len());
+    assert!(filled > 3_000);
+    assert!(o
+        .iter()
+        .all(|p| p.slot_valid >> c == 0 && p.colour[c as usize..].iter().all(|&x| x == 0)));
     assert!(r.longest_stall >= 1_000);
 }
 
