@@ -43,6 +43,10 @@ const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 /// the module declares, so they are verilated the same way and driven by port name.
 const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
+/// Pixel-side blocks verilated on a further preset besides `default`'s: (preset, stage). The
+/// colour buffer's layout (tile classes, piece size, C) depends on the preset.
+const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[("ice40", "colour_buffer")];
+
 /// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor
 /// and dst read depend on S, C and the viewport width): every other preset, for the
 /// whole-back-end differential and `tilerast regress --back-end` on every preset.
@@ -94,6 +98,11 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
             println!("cargo:rerun-if-changed={}", file.display());
             jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
         }
+    }
+    for (p, stage) in PIXEL_SIDE_EXTRA {
+        let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
+        println!("cargo:rerun-if-changed={}", file.display());
+        jobs.push((*p, *stage, file, format!("tilerast_{stage}_{p}")));
     }
     for p in BACK_END_PRESETS {
         let stage = "pixel_back_end";

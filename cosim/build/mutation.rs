@@ -54,6 +54,14 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "    localparam [0:0] c_slot__0 = 1'b1;\n",
         to: "    localparam [0:0] c_slot__0 = 1'b0; // MUTATION (cosim test)\n",
     },
+    // The colour buffer's drain skips its load cycle: it also reads in the cycle it loads a
+    // piece (from the stale read address), so one junk word leaves before every piece. First
+    // visible on `out_valid` one cycle before the model's first output (the FIFO is empty then).
+    BlockMutant {
+        stage: "colour_buffer",
+        from: "        rd_en = active__q & space;\n",
+        to: "        rd_en = (active__q | fullrb) & space; // MUTATION (cosim test)\n",
+    },
     // The blender's `⌊v/255⌉` loses its rounding term (`t = p1 + p2` instead of
     // `p1 + p2 + 128`), so ops 0 and 3 round down where the exact result rounds up.
     BlockMutant {

@@ -701,6 +701,12 @@ block_io!(
 );
 
 block_io!(
+    /// `colour_buffer` (seed 000, `rtl-out/tilerast_colour_buffer_<preset>.v`): second tiles of
+    /// resolved pixels → the same pixels in storage order.
+    ColourBuffer, "colour_buffer", PixSlots -> PixSlots, PixSlots -> PixSlots
+);
+
+block_io!(
     /// `blender` (seed 004, `rtl-out/tilerast_blender_<preset>.v`): fragments → batches.
     Blender, "blender", BlendFrag -> BlendBeat, BlendFrag -> BlendBeat
 );
@@ -759,6 +765,9 @@ mod tests {
         check::<OutputMerger>("default_mut");
         check::<PixelProcessor>("default");
         check::<PixelProcessor>("default_mut");
+        check::<ColourBuffer>("default");
+        check::<ColourBuffer>("default_mut");
+        check::<ColourBuffer>("ice40");
         // dst_fetch and the back end have further streams (the memory port): verilated with
         // the generic wrapper, driven by name (`back_end.rs`), not through `BlockIo`.
         for stage in ["dst_fetch", "pixel_back_end"] {
@@ -773,8 +782,9 @@ mod tests {
                 "{p}: no memory port"
             );
         }
-        // 3 × 6 raster blocks, 5 pixel-side blocks, 3 more back ends, 2 variants, 4 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 32);
+        // 3 × 6 raster blocks, 6 pixel-side blocks, the ice40 colour buffer, 3 more back ends,
+        // 2 variants, 5 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 35);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

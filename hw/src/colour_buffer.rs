@@ -432,7 +432,7 @@ impl ColourBuffer {
                 );
             }
         }
-        let clip = |v: u32, s: u32| (v / s * s, v % s != 0, (v % s).max(1) - 1);
+        let clip = |v: u32, s: u32| (v / s * s, !v.is_multiple_of(s), (v % s).max(1) - 1);
         let (xclip, xen, lx1) = clip(w, sw);
         let (yclip, yen, ly1) = clip(h, sh);
         Ok(ColourBuffer {

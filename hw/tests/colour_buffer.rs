@@ -132,6 +132,8 @@ fn run(cfg: &Config, seed: u64, cycles: u64) -> (Report<PixSlots, PixSlots>, Col
     );
     let r = Run::new(hs, seed, cycles).go(ColourBuffer::new(cfg), ColourBufferCycle::new(cfg), px);
     println!("{}: {}", cfg.name, r.summary());
+    let first = r.trace.iter().position(|s| s.out_valid);
+    println!("{}: first out_valid (model) at cycle {first:?}", cfg.name);
     r.assert_clean(&cfg.name);
     let st = replay(cfg, &r);
     println!("{}: {st:?}", cfg.name);
