@@ -414,16 +414,59 @@ pub fn ice40_cell_defines() -> Vec<String> {
 }
 
 /// The simulator defines and the cell-model files for a netlist of `family` (`share`: yosys's
-/// data directory). yosys ships no MULT18X18D model; ours covers the combinational use
-/// synth_ecp5 makes.
-fn cell_models(family: Family, share: &Path, root: &Path) -> (Vec<String>, Vec<PathBuf>) {
-    match family {
+/// data directory), for a simulation in `dir`. yosys ships no MULT18X18D model; ours covers the
+/// combinational use synth_ecp5 makes. Its ECP5 `cells_sim.v` declares DP16KD as a blackbox
+/// with floating outputs: the simulation gets a copy without that declaration (`dir`) and our
+/// block RAM model, `fpga/tb/ecp5_dp16kd.v`.
+fn cell_models(
+    family: Family,
+    share: &Path,
+    root: &Path,
+    dir: &Path,
+) -> Result<(Vec<String>, Vec<PathBuf>), FlowError> {
+    Ok(match family {
         Family::Ice40 => (ice40_cell_defines(), vec![share.join("ice40/cells_sim.v")]),
-        Family::Ecp5 => (
-            vec![format!("-I{}", share.join("ecp5").display())],
-            vec![share.join("ecp5/cells_sim.v"), root.join("fpga/tb/ecp5_mult18x18d.v")],
-        ),
-    }
+        Family::Ecp5 => {
+            let src = share.join("ecp5/cells_sim.v");
+            let text = std::fs::read_to_string(&src).map_err(|e| FlowError::at(src.display(), e))?;
+            let copy = dir.join("ecp5_cells_sim_without_dp16kd.v");
+            std::fs::write(&copy, without_module(&text, "DP16KD")).map_err(|e| FlowError::at(copy.display(), e))?;
+            (
+                vec![format!("-I{}", share.join("ecp5").display())],
+                vec![
+                    copy,
+                    root.join("fpga/tb/ecp5_mult18x18d.v"),
+                    root.join("fpga/tb/ecp5_dp16kd.v"),
+                ],
+            )
+        }
+    })
+}
+
+/// `text` without the declaration of module `name` (from its attribute line or `module name`
+/// to the next `endmodule`), unchanged if it has none.
+fn without_module(text: &str, name: &str) -> String {
+    let head = format!("module {name}(");
+    let head_sp = format!("module {name} (");
+    let Some(at) = text.find(&head).or_else(|| text.find(&head_sp)) else {
+        return text.to_string();
+    };
+    // Start at the line before if it holds only an attribute, e.g. `(* blackbox *)`.
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let prev_start = text[..line_start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let start = if text[prev_start..line_start].trim_start().starts_with("(*") {
+        prev_start
+    } else {
+        line_start
+    };
+    let end = text[at..]
+        .find("endmodule")
+        .map_or(text.len(), |i| at + i + "endmodule".len());
+    format!(
+        "{}// module {name}: see fpga/tb/ecp5_dp16kd.v{}",
+        &text[..start],
+        &text[end..]
+    )
 }
 
 /// Summary of a post-synthesis regression.
@@ -470,7 +513,7 @@ pub fn run_core(
     let t = std::time::Instant::now();
     let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], &top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
-    let (mut defs, cells) = cell_models(board.family, &share, root);
+    let (mut defs, cells) = cell_models(board.family, &share, root, &dir)?;
     let (adapter, core_defs) = core_adapter(&dir, &top)?;
     defs.extend(core_defs);
     let mut files = vec![adapter, net.clone()];
@@ -661,7 +704,7 @@ pub fn run_back_end(
     let t = std::time::Instant::now();
     let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
-    let (defs, cells) = cell_models(board.family, &share, root);
+    let (defs, cells) = cell_models(board.family, &share, root, &dir)?;
     let adapter = dir.join("back_end_adapter.v");
     std::fs::write(&adapter, desc.adapter_verilog(top)).map_err(|e| FlowError::at(adapter.display(), e))?;
     let mut files = vec![adapter, net.clone()];
@@ -705,4 +748,21 @@ pub fn run_back_end(
     }
     sum.sim_secs = t.elapsed().as_secs_f64();
     Ok(sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_module;
+
+    #[test]
+    fn without_module_drops_the_declaration_and_its_attribute_only() {
+        let t = "module A(input x);\nendmodule\n\n(* blackbox *)\nmodule DP16KD(\n  input a\n);\n  parameter P = 1;\nendmodule\n\nmodule B;\nendmodule\n";
+        let got = without_module(t, "DP16KD");
+        assert!(!got.contains("DP16KD(") && !got.contains("blackbox"), "{got}");
+        assert!(
+            got.contains("module A(input x);\nendmodule") && got.contains("module B;\nendmodule"),
+            "{got}"
+        );
+        assert_eq!(without_module(t, "C"), t);
+    }
 }
