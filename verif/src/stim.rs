@@ -565,7 +565,7 @@ pub fn pix_sample_tiles(cfg: &Config, seed: u64, n: usize) -> Vec<PixSamples> {
 /// Pixel (x, y) is the first of its second tile in raster order (where a stream of whole tiles
 /// may restart after a flush).
 pub fn starts_tile(cfg: &Config, x: u32, y: u32) -> bool {
-    x % cfg.second_tile[0] == 0 && y % cfg.second_tile[1] == 0
+    x.is_multiple_of(cfg.second_tile[0]) && y.is_multiple_of(cfg.second_tile[1])
 }
 
 // ----- generators driven by proptest input words (shrinkable) and test oracles -----
