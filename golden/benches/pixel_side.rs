@@ -1,5 +1,5 @@
-//! Benchmark: the pixel back end's cycles per frame (pixel processor → dst read → blender →
-//! output merger behind one memory port), from its cycle model (`PixelBackEndCycle`, which the
+//! Benchmark: the pixel back end's cycles per frame (pixel processor → colour buffer → dst read
+//! → blender → output merger behind one memory port), from its cycle model (`PixelBackEndCycle`, which the
 //! RTL equals cycle by cycle in co-simulation), next to the raster core's cycles for the same
 //! frame, on every shipped scene and preset (the scene's own viewport kept). Blender figures
 //! with the sample-pool merge on (the RTL's options) and off, from the cycle model and from
