@@ -645,7 +645,7 @@ pub fn back_end_writes(desc: &tilerast_cosim::blocks::BlockDesc, inp: &[u32], ex
 }
 
 /// The post-synthesis simulation of the pixel back end (`rtl-out/tilerast_pixel_back_end_<preset>.v`:
-/// pixel processor → dst read → blender → output merger behind one memory port) with the
+/// pixel processor → colour buffer → dst read → blender → output merger behind one memory port) with the
 /// synthesis of `board`'s flow: synthesize, compile the testbench with an adapter generated
 /// from the port table, run [`back_end_cases`]; every output port of the netlist equals
 /// `PixelBackEndCycle` (with the cosim memory model behind the port) on every cycle, and the
