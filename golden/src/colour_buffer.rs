@@ -135,6 +135,20 @@ impl BufferLayout {
         }
     }
 
+    /// The word the buffer stores for `p` (and hands on): x, y, `slot_valid` bits 0..C and
+    /// colours 0..C; slots ≥ C are dropped and read back 0.
+    pub fn stored(&self, p: &PixSlots) -> PixSlots {
+        let c = self.c as usize;
+        let mut w = PixSlots {
+            x: p.x,
+            y: p.y,
+            slot_valid: p.slot_valid & (((1u32 << c) - 1) as u16),
+            ..PixSlots::default()
+        };
+        w.colour[..c].copy_from_slice(&p.colour[..c]);
+        w
+    }
+
     /// Class of the second tile holding pixel (x, y): bit 0 its x range is clipped by the
     /// viewport, bit 1 its y range.
     pub fn class_of(&self, x: u32, y: u32) -> usize {
@@ -314,19 +328,6 @@ impl ColourBufferCycle {
             && self.inflight.is_none()
             && self.n == 0
     }
-
-    /// The word stored for `p`: slots ≥ C dropped.
-    fn word(&self, p: &PixSlots) -> PixSlots {
-        let c = self.lay.c as usize;
-        let mut w = PixSlots {
-            x: p.x,
-            y: p.y,
-            slot_valid: p.slot_valid & (((1u32 << c) - 1) as u16),
-            ..PixSlots::default()
-        };
-        w.colour[..c].copy_from_slice(&p.colour[..c]);
-        w
-    }
 }
 
 impl CycleModel for ColourBufferCycle {
@@ -412,7 +413,7 @@ impl CycleModel for ColourBufferCycle {
             self.s1 = Some(Wr {
                 bank: self.in_bank,
                 addr: self.lay.word(inp.x, inp.y),
-                word: self.word(inp),
+                word: self.lay.stored(inp),
                 last,
                 class: self.lay.class_of(inp.x, inp.y),
             });

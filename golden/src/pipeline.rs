@@ -568,6 +568,9 @@ struct PixelSide<'f> {
     smp: Vec<Option<Rgba>>,
     /// The colour buffer's organisation: the order in which a tile reaches the blender.
     buffer: BufferLayout,
+    /// One second tile's resolved slots (pixel `(y mod SH)·SW + x mod SW`), reused per tile:
+    /// every entry the storage order reads is written by the tile's own resolve loop.
+    resolved: Vec<[Option<Rgba>; 16]>,
 }
 
 impl<'f> PixelSide<'f> {
@@ -587,6 +590,7 @@ impl<'f> PixelSide<'f> {
             next: 0,
             smp: vec![None; cfg.msaa as usize],
             buffer: BufferLayout::new(cfg),
+            resolved: vec![[None; 16]; (cfg.second_tile[0] * cfg.second_tile[1]) as usize],
         })
     }
 
@@ -649,7 +653,7 @@ impl<'f> PixelSide<'f> {
         // the tile on in storage order (the seed's storage blocks, `colour_buffer.rs`).
         let [sw, sh] = cfg.second_tile;
         let c = cfg.colours_per_pixel as usize;
-        let mut resolved = vec![[None; 16]; (sw * sh) as usize];
+        let resolved = &mut self.resolved;
         for py in 0..ts.size[1] {
             for px in 0..ts.size[0] {
                 let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);

@@ -14,6 +14,7 @@ use tilerast_golden::quad_packer::block_layout_rect;
 use tilerast_golden::setup::PixelBox;
 use tilerast_golden::streams::PixSlots;
 use tilerast_golden::{Config, PRESETS};
+use tilerast_verif::stim::second_tile_pixels;
 use tilerast_verif::{Pattern, Rng};
 
 /// Presets plus viewports whose edge tiles have small pieces that share storage blocks.
@@ -93,25 +94,11 @@ fn layout_is_the_quad_packers_and_storage_order_is_address_order() {
     assert!(shared > 0, "no shared storage block in any config");
 }
 
-/// Random slots for the pixels of `tiles` (raster order inside each tile).
+/// Random slots for the pixels of `tiles` (the verification kit's whole second tiles: raster
+/// order, junk in slots ≥ C that the buffer must not store).
 fn stream(cfg: &Config, tiles: &[[u32; 2]], r: &mut Rng) -> Vec<PixSlots> {
-    let mut v = Vec::new();
-    for &t in tiles {
-        for (x, y) in raster(cfg, t) {
-            let mut p = PixSlots {
-                x,
-                y,
-                slot_valid: r.next_u32() as u16,
-                ..PixSlots::default()
-            };
-            for c in p.colour.iter_mut() {
-                // Slots ≥ C carry junk too: the buffer must not store it.
-                *c = r.next_u32();
-            }
-            v.push(p);
-        }
-    }
-    v
+    let lay = BufferLayout::new(cfg);
+    tiles.iter().flat_map(|&t| second_tile_pixels(&lay, t, r)).collect()
 }
 
 /// What the transaction model says comes out: each tile's pixels in storage order, slots ≥ C

@@ -47,18 +47,6 @@ fn replay(cfg: &Config, r: &Report<PixSlots, PixSlots>) -> ColourBufferStats {
     sum
 }
 
-/// The stored word of `p`: slots ≥ C dropped.
-fn stored(p: &PixSlots, c: u32) -> PixSlots {
-    let mut w = PixSlots {
-        x: p.x,
-        y: p.y,
-        slot_valid: p.slot_valid & ((1u32 << c) - 1) as u16,
-        ..PixSlots::default()
-    };
-    w.colour[..c as usize].copy_from_slice(&p.colour[..c as usize]);
-    w
-}
-
 /// Transaction level: between flushes, the transferred pixels are the complete tiles taken, in
 /// order, each in storage order with its stored words (the stretch's last tile may be cut off
 /// by the flush or the end of the run). Returns the tiles seen whole.
@@ -81,7 +69,7 @@ fn check_order(cfg: &Config, r: &Report<PixSlots, PixSlots>) -> u64 {
         for &i in cycles {
             let s = &r.trace[i];
             if s.accepted() {
-                cur.insert((s.input.x, s.input.y), stored(&s.input, lay.c));
+                cur.insert((s.input.x, s.input.y), lay.stored(&s.input));
                 if lay.is_last(s.input.x, s.input.y) {
                     tiles.push(std::mem::take(&mut cur));
                 }
