@@ -30,6 +30,7 @@ pub mod tile_parser;
 
 // Seed 001: binning and pixel-info store.
 pub mod binner;
+pub mod list_writer;
 pub mod pixel_info;
 
 // Seed 002: sort-based deferred shading.
