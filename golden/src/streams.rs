@@ -226,9 +226,9 @@ impl Beat {
 /// wiring in raster_core, drive/sample for its tests); everything that names ports (the per-block
 /// and the core's Verilator wrappers, the VCD writer, the gate-level adapter) reads the port
 /// table. Adding a field is an edit here plus the blocks that produce and consume it. A stream
-/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`, BinWrite = MemReq
-/// + `last`) shares its field list through the internal rules `@cand` / `@beat` / `@memreq`, so no
-/// field is written twice.
+/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`, BinWrite =
+/// MemReq plus `last`) shares its field list through the internal rules `@cand` / `@beat` /
+/// `@memreq`, so no field is written twice.
 #[macro_export]
 macro_rules! for_each_stream {
     ($m:ident) => {

@@ -67,6 +67,7 @@ struct Totals {
 /// `flush_at` restart the frame in flight from its first box. Checks every finished frame's
 /// bytes and, every cycle, that nothing moves on the output without an advance and that
 /// `in_ready` is the `Idle` state.
+#[allow(clippy::too_many_arguments)]
 fn run<M: CycleModel<In = BinBox, Out = BinWrite>>(
     cfg: &Config,
     m: &mut M,

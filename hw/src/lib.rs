@@ -11,6 +11,7 @@ pub mod util;
 pub mod fpga_top;
 pub mod uart;
 
+pub mod binner;
 pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
@@ -142,6 +143,7 @@ pub struct ExtraStream {
 /// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
+    binner::FILE,
     pixel_processor::FILE,
     colour_buffer::FILE,
     dst_fetch::FILE,
