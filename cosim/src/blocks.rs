@@ -25,7 +25,8 @@ use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{
-    port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PixSamples, PixSlots, Stream,
+    port_name, ports, Beat, BinBox, BinWrite, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PixSamples,
+    PixSlots, Stream,
 };
 use tilerast_verif::{Handshake, Pattern, Rng};
 
@@ -712,6 +713,12 @@ block_io!(
 );
 
 block_io!(
+    /// `binner` (seed 001, `rtl-out/tilerast_binner_<preset>.v`): primitive boxes and frame
+    /// ends → the writes of the per-first-tile lists on the memory port.
+    Binner, "binner", BinBox -> BinWrite, BinBox -> BinWrite
+);
+
+block_io!(
     /// `output_merger` (seed 000, `rtl-out/tilerast_output_merger_<preset>.v`): blender
     /// batches → framebuffer writes on the memory port.
     OutputMerger, "output_merger", BlendBeat -> MemReq, BlendBeat -> MemReq
@@ -763,6 +770,9 @@ mod tests {
         }
         check::<OutputMerger>("default");
         check::<OutputMerger>("default_mut");
+        check::<Binner>("default");
+        check::<Binner>("ice40");
+        check::<Binner>("default_mut");
         check::<PixelProcessor>("default");
         check::<PixelProcessor>("default_mut");
         check::<ColourBuffer>("default");
@@ -782,9 +792,9 @@ mod tests {
                 "{p}: no memory port"
             );
         }
-        // 3 × 6 raster blocks, 6 pixel-side blocks, the ice40 colour buffer, 3 more back ends,
-        // 2 variants, 5 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 35);
+        // 3 × 6 raster blocks, 7 blocks of their own (binner and pixel side), the ice40 colour
+        // buffer and binner, 3 more back ends, 2 variants, 6 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 38);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),
