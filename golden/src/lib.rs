@@ -32,6 +32,7 @@ pub mod tile_parser;
 pub mod binner;
 pub mod list_writer;
 pub mod pixel_info;
+pub mod pixel_info_write;
 
 // Seed 002: sort-based deferred shading.
 pub mod shading_sort;

@@ -192,6 +192,21 @@ pub struct BinWrite {
     pub last: bool,
 }
 
+/// pixel_info_write input (seed 001): a raster-core beat of up to [`LANES`] quads with the
+/// primitive's depth and the frame id, or a frame-end token (`end`: every first tile is
+/// rasterized; the writer closes every list, [`crate::pixel_info_write::PixelInfoWriteCycle`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PiBeat {
+    /// The quads (`block`, the packer's storage block, is not carried).
+    pub beat: Beat,
+    /// The primitive's 24-bit depth (0 = near).
+    pub depth: u32,
+    /// Frame id, 8 bits.
+    pub frame: u8,
+    /// Frame end: the other fields are ignored.
+    pub end: bool,
+}
+
 /// The memory port, response side (memory → pixel side): the word a read returned.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemResp {
@@ -226,7 +241,8 @@ impl Beat {
 /// wiring in raster_core, drive/sample for its tests); everything that names ports (the per-block
 /// and the core's Verilator wrappers, the VCD writer, the gate-level adapter) reads the port
 /// table. Adding a field is an edit here plus the blocks that produce and consume it. A stream
-/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`, BinWrite =
+/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`, PiBeat = Beat +
+/// `depth`/`frame`/`end`, BinWrite =
 /// MemReq plus `last`) shares its field list through the internal rules `@cand` / `@beat` /
 /// `@memreq`, so no field is written twice.
 #[macro_export]
@@ -284,11 +300,11 @@ macro_rules! for_each_stream {
         );
         $crate::for_each_stream!(@beat $m
             /// sample_raster / point_raster → merge → quad_packer: up to Q quads.
-            Beat {}
+            Beat: Beat [] {}
         );
         $crate::for_each_stream!(@beat $m
             /// quad_packer → raster_core output: a beat plus each lane's storage block.
-            PackedBeat {
+            PackedBeat: Beat [] {
                 block_0: Bits<8> [block[0]],
                 block_1: Bits<8> [block[1]],
                 block_2: Bits<8> [block[2]],
@@ -387,6 +403,15 @@ macro_rules! for_each_stream {
             /// binner →: a memory-port write plus `last` (the frame's final write).
             BinWrite: BinWrite [req.] { last: Bit [last], }
         );
+        $crate::for_each_stream!(@beat $m
+            /// → pixel_info_write: a beat plus the primitive's depth, the frame id and the
+            /// frame-end token.
+            PiBeat: PiBeat [beat.] {
+                depth: Bits<24> [depth],
+                frame: Bits<8> [frame],
+                end: Bit [end],
+            }
+        );
         $m! {
             /// → binner: a primitive's pixel box, or a frame-end token.
             BinBox: BinBox {
@@ -446,28 +471,29 @@ macro_rules! for_each_stream {
             }
         }
     };
-    // The beat's fields, with `$extra` before `last`; payload `Beat`.
-    (@beat $m:ident $(#[$doc:meta])* $name:ident { $($extra:tt)* }) => {
+    // The beat's fields, with `$extra` before `last`; at `$pre` in the payload
+    // (`beat.` for a pixel-info beat; `$extra` places are absolute).
+    (@beat $m:ident $(#[$doc:meta])* $name:ident : $payload:ident [$($pre:tt)*] { $($extra:tt)* }) => {
         $m! {
             $(#[$doc])*
-            $name: Beat {
-                prim: Bits<24> [prim],
-                lane_valid: Bits<4> [lane_valid],
-                qx_0: Bits<12> [qx[0]],
-                qx_1: Bits<12> [qx[1]],
-                qx_2: Bits<12> [qx[2]],
-                qx_3: Bits<12> [qx[3]],
-                qy_0: Bits<12> [qy[0]],
-                qy_1: Bits<12> [qy[1]],
-                qy_2: Bits<12> [qy[2]],
-                qy_3: Bits<12> [qy[3]],
-                mask_0: Bits<64> [mask[0]],
-                mask_1: Bits<64> [mask[1]],
-                mask_2: Bits<64> [mask[2]],
-                mask_3: Bits<64> [mask[3]],
+            $name: $payload {
+                prim: Bits<24> [$($pre)* prim],
+                lane_valid: Bits<4> [$($pre)* lane_valid],
+                qx_0: Bits<12> [$($pre)* qx[0]],
+                qx_1: Bits<12> [$($pre)* qx[1]],
+                qx_2: Bits<12> [$($pre)* qx[2]],
+                qx_3: Bits<12> [$($pre)* qx[3]],
+                qy_0: Bits<12> [$($pre)* qy[0]],
+                qy_1: Bits<12> [$($pre)* qy[1]],
+                qy_2: Bits<12> [$($pre)* qy[2]],
+                qy_3: Bits<12> [$($pre)* qy[3]],
+                mask_0: Bits<64> [$($pre)* mask[0]],
+                mask_1: Bits<64> [$($pre)* mask[1]],
+                mask_2: Bits<64> [$($pre)* mask[2]],
+                mask_3: Bits<64> [$($pre)* mask[3]],
                 $($extra)*
-                kind: Bit [kind],
-                last: Bit [last],
+                kind: Bit [$($pre)* kind],
+                last: Bit [$($pre)* last],
             }
         }
     };

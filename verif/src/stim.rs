@@ -16,7 +16,9 @@ use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::PixelBox;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
-use tilerast_golden::streams::{Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PixSamples, PixSlots};
+use tilerast_golden::streams::{
+    Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PiBeat, PixSamples, PixSlots, LANES,
+};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
@@ -924,4 +926,100 @@ pub fn bin_frame(boxes: &[(u32, PixelBox)]) -> Vec<BinBox> {
             ..Default::default()
         }))
         .collect()
+}
+
+/// `n` beats for the pixel-info writer, frame id `frame` (prim ids from a random base, 24-bit
+/// depths): lane sets of every kind (a quarter all four lanes, a few none), masks non-zero
+/// within the 4·S bits of `cfg.msaa`, every quad inside the viewport (`PixelInfoStore::push`'s
+/// checks), a third of the quads in one hot second tile so that its list takes many blocks,
+/// and none in the top-right second tile, so that some list stays empty.
+pub fn pi_beats(cfg: &Config, seed: u64, n: usize, frame: u8) -> Vec<PiBeat> {
+    let mut r = Rng::new(seed);
+    let [vw, vh] = cfg.viewport;
+    let [sw, sh] = cfg.second_tile;
+    let (qw, qh) = (vw / 2, vh / 2);
+    let (tx, ty) = (vw.div_ceil(sw), vh.div_ceil(sh));
+    let (hw, hh) = ((sw / 2).min(qw), (sh / 2).min(qh));
+    let hot = [r.below(tx as u64) as u32 * sw / 2, r.below(ty as u64) as u32 * sh / 2];
+    let bits = 4 * cfg.msaa;
+    let used = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let base = r.below(1 << 24) as u32;
+    (0..n)
+        .map(|i| {
+            let lane_valid = match r.below(16) {
+                0 => 0,
+                1..=4 => 0xf,
+                _ => r.below(16) as u8,
+            };
+            let mut b = Beat {
+                prim: (base + i as u32) & 0xff_ffff,
+                lane_valid,
+                kind: r.below(2) as u8,
+                last: r.chance(30),
+                ..Beat::default()
+            };
+            for l in 0..LANES {
+                let (mut x, mut y) = if r.below(3) == 0 {
+                    (
+                        (hot[0] + r.below(hw as u64) as u32).min(qw - 1),
+                        (hot[1] + r.below(hh as u64) as u32).min(qh - 1),
+                    )
+                } else {
+                    (r.below(qw as u64) as u32, r.below(qh as u64) as u32)
+                };
+                // Keep off the top-right second tile.
+                if 2 * x / sw == tx - 1 && 2 * y / sh == ty - 1 {
+                    if r.chance(50) {
+                        x -= x.min(sw / 2);
+                    } else {
+                        y -= y.min(sh / 2);
+                    }
+                }
+                let m = match r.below(4) {
+                    0 => used,
+                    1 => 1u64 << r.below(bits as u64),
+                    _ => r.next_u64() & used,
+                };
+                b.qx[l] = x;
+                b.qy[l] = y;
+                b.mask[l] = if m == 0 { 1 } else { m };
+                if lane_valid >> l & 1 == 0 && r.chance(50) {
+                    // Junk in an invalid lane.
+                    b.qx[l] = r.below(1 << 12) as u32;
+                    b.mask[l] = r.next_u64();
+                }
+            }
+            PiBeat {
+                beat: b,
+                depth: r.below(1 << 24) as u32,
+                frame,
+                end: false,
+            }
+        })
+        .collect()
+}
+
+/// The pixel-info writer's input for one frame: `beats` then the frame-end token.
+pub fn pi_frame(beats: &[PiBeat]) -> Vec<PiBeat> {
+    beats
+        .iter()
+        .copied()
+        .chain(std::iter::once(PiBeat {
+            end: true,
+            ..Default::default()
+        }))
+        .collect()
+}
+
+/// Golden's pixel-info store after `beats` (every valid lane pushed, lane order) and
+/// `finish_raster`: what the pixel-info writer's memory must hold.
+pub fn pi_store(cfg: &Config, beats: &[PiBeat], frame: u8) -> tilerast_golden::pixel_info::PixelInfoStore {
+    let mut s = tilerast_golden::pixel_info::PixelInfoStore::new(cfg, frame).expect("valid config");
+    for b in beats {
+        for q in b.beat.quads() {
+            s.push(&q, b.depth).expect("a valid quad");
+        }
+    }
+    s.finish_raster().expect("first finish");
+    s
 }
