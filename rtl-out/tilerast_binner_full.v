@@ -54,36 +54,25 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
     localparam [15:0] c_tiles_x16 = 16'h1e;
     localparam [11:0] c_last_list = 12'h1fd;
     localparam [11:0] c_one12 = 12'h1;
-    localparam [31:0] c_zero32 = 32'h0;
-    localparam [31:0] c_one32 = 32'h1;
-    localparam [31:0] c_four32 = 32'h4;
-    localparam [31:0] c_nil = 32'hffffffff;
-    localparam [31:0] c_chunk = 32'h40;
-    localparam [31:0] c_first_idx = 32'h40;
-    localparam [31:0] c_first_addr = 32'h1000;
-    localparam [15:0] c_off_full = 16'h40;
-    localparam [15:0] c_off_first = 16'h8;
-    localparam [15:0] c_rec = 16'h4;
     localparam [3:0] c_be = 4'hf;
-    localparam [1:0] c_ph__0 = 2'b0;
-    localparam [1:0] c_ph__1 = 2'b1;
-    localparam [1:0] c_ph__2 = 2'b10;
-    localparam [31:0] c_three = 32'h3;
 
     // Stub signals
-    reg  ram__clock;
-    reg  ram__we;
-    reg  [11:0] ram__waddr;
-    reg  [31:0] ram__wd_head;
-    reg  [31:0] ram__wd_tail;
-    reg  [31:0] ram__wd_count;
-    reg  [15:0] ram__wd_off;
-    reg  ram__re;
-    reg  [11:0] ram__raddr;
-    wire  [31:0] ram__rd_head;
-    wire  [31:0] ram__rd_tail;
-    wire  [31:0] ram__rd_count;
-    wire  [15:0] ram__rd_off;
+    reg  lw__clock;
+    reg  lw__flush;
+    reg  lw__re;
+    reg  [11:0] lw__raddr;
+    reg  lw__latch;
+    reg  lw__step;
+    reg  lw__fin;
+    reg  [11:0] lw__list;
+    reg  lw__clear;
+    reg  lw__rbump;
+    reg  [31:0] lw__word;
+    wire  [2:0] lw__kw;
+    wire  [31:0] lw__wr_addr;
+    wire  [31:0] lw__wr_data;
+    wire  lw__done;
+    wire  lw__empty;
     reg  [3:0] st__d;
     wire  [3:0] st__q;
     reg  st__clock;
@@ -111,27 +100,6 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
     reg  [11:0] rowbase__d;
     wire  [11:0] rowbase__q;
     reg  rowbase__clock;
-    reg  [31:0] cur_head__d;
-    wire  [31:0] cur_head__q;
-    reg  cur_head__clock;
-    reg  [31:0] cur_tail__d;
-    wire  [31:0] cur_tail__q;
-    reg  cur_tail__clock;
-    reg  [31:0] cur_count__d;
-    wire  [31:0] cur_count__q;
-    reg  cur_count__clock;
-    reg  [15:0] cur_off__d;
-    wire  [15:0] cur_off__q;
-    reg  cur_off__clock;
-    reg  [1:0] ph__d;
-    wire  [1:0] ph__q;
-    reg  ph__clock;
-    reg  [31:0] nidx__d;
-    wire  [31:0] nidx__q;
-    reg  nidx__clock;
-    reg  [31:0] naddr__d;
-    wire  [31:0] naddr__q;
-    reg  naddr__clock;
     reg  ov__d;
     wire  ov__q;
     reg  ov__clock;
@@ -155,29 +123,26 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
     reg  adv;
     reg  [11:0] li;
     reg  [31:0] prod;
-    reg  empty;
-    reg  full;
-    reg  alloc;
-    reg  link;
-    reg  [31:0] rec_addr;
-    reg  [31:0] tbl;
     reg  last_list;
 
     // Sub module instances
-    tilerast_binner_full__ram ram(
-        .clock(ram__clock),
-        .we(ram__we),
-        .waddr(ram__waddr),
-        .wd_head(ram__wd_head),
-        .wd_tail(ram__wd_tail),
-        .wd_count(ram__wd_count),
-        .wd_off(ram__wd_off),
-        .re(ram__re),
-        .raddr(ram__raddr),
-        .rd_head(ram__rd_head),
-        .rd_tail(ram__rd_tail),
-        .rd_count(ram__rd_count),
-        .rd_off(ram__rd_off)
+    tilerast_binner_full__lw lw(
+        .clock(lw__clock),
+        .flush(lw__flush),
+        .re(lw__re),
+        .raddr(lw__raddr),
+        .latch(lw__latch),
+        .step(lw__step),
+        .fin(lw__fin),
+        .list(lw__list),
+        .clear(lw__clear),
+        .rbump(lw__rbump),
+        .word(lw__word),
+        .kw(lw__kw),
+        .wr_addr(lw__wr_addr),
+        .wr_data(lw__wr_data),
+        .done(lw__done),
+        .empty(lw__empty)
     );
     tilerast_binner_full__st st(
         .d(st__d),
@@ -223,41 +188,6 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
         .d(rowbase__d),
         .q(rowbase__q),
         .clock(rowbase__clock)
-    );
-    tilerast_binner_full__cur_head cur_head(
-        .d(cur_head__d),
-        .q(cur_head__q),
-        .clock(cur_head__clock)
-    );
-    tilerast_binner_full__cur_tail cur_tail(
-        .d(cur_tail__d),
-        .q(cur_tail__q),
-        .clock(cur_tail__clock)
-    );
-    tilerast_binner_full__cur_count cur_count(
-        .d(cur_count__d),
-        .q(cur_count__q),
-        .clock(cur_count__clock)
-    );
-    tilerast_binner_full__cur_off cur_off(
-        .d(cur_off__d),
-        .q(cur_off__q),
-        .clock(cur_off__clock)
-    );
-    tilerast_binner_full__ph ph(
-        .d(ph__d),
-        .q(ph__q),
-        .clock(ph__clock)
-    );
-    tilerast_binner_full__nidx nidx(
-        .d(nidx__d),
-        .q(nidx__q),
-        .clock(nidx__clock)
-    );
-    tilerast_binner_full__naddr naddr(
-        .d(naddr__d),
-        .q(naddr__q),
-        .clock(naddr__clock)
     );
     tilerast_binner_full__ov ov(
         .d(ov__d),
@@ -310,20 +240,6 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
         ty__d = ty__q;
         rowbase__clock = clock;
         rowbase__d = rowbase__q;
-        cur_head__clock = clock;
-        cur_head__d = cur_head__q;
-        cur_tail__clock = clock;
-        cur_tail__d = cur_tail__q;
-        cur_count__clock = clock;
-        cur_count__d = cur_count__q;
-        cur_off__clock = clock;
-        cur_off__d = cur_off__q;
-        ph__clock = clock;
-        ph__d = ph__q;
-        nidx__clock = clock;
-        nidx__d = nidx__q;
-        naddr__clock = clock;
-        naddr__d = naddr__q;
         ov__clock = clock;
         ov__d = ov__q;
         oaddr__clock = clock;
@@ -336,37 +252,28 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
         obe__d = obe__q;
         olast__clock = clock;
         olast__d = olast__q;
-        ram__clock = clock;
+        lw__clock = clock;
         adv = ~ov__q | out_ready;
         li = rowbase__q + tx__q;
         prod = ((by0__q) & 16'hffff) * c_tiles_x16;
-        empty = cur_count__q == c_zero32;
-        full = cur_off__q == c_off_full;
-        alloc = empty | full;
-        link = ~empty & full;
-        rec_addr = cur_tail__q + ((cur_off__q) & 32'hffffffff);
-        if (alloc) begin
-            rec_addr = naddr__q + c_four32;
-        end
-        tbl = ((tx__q) & 32'hffffffff) << c_three;
         last_list = tx__q == c_last_list;
         in_ready = st__q == c_idle;
-        ram__re = (st__q == c_read) | (st__q == c_fread);
-        ram__raddr = li;
-        ram__waddr = li;
-        ram__we = 1'b0;
-        ram__wd_head = c_zero32;
-        ram__wd_tail = c_zero32;
-        ram__wd_count = c_zero32;
-        ram__wd_off = 32'h0;
+        lw__flush = flush;
+        lw__re = (st__q == c_read) | (st__q == c_fread);
+        lw__raddr = li;
+        lw__list = li;
+        lw__latch = (st__q == c_latch) | (st__q == c_flatch);
+        lw__fin = st__q == c_femit;
+        lw__step = ((st__q == c_emit) | (st__q == c_femit)) & adv & ~flush;
+        lw__clear = st__q == c_init;
+        lw__rbump = 1'b0;
+        lw__word = ((prim__q) & 32'hffffffff);
         if (adv) begin
             ov__d = 1'b0;
         end
         if (st__q == c_init) begin
-            ram__we = 1'b1;
             if (last_list) begin
-                nidx__d = c_first_idx;
-                naddr__d = c_first_addr;
+                lw__rbump = 1'b1;
                 tx__d = 32'h0;
                 st__d = c_idle;
             end
@@ -401,101 +308,51 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
         if (st__q == c_fread) begin
             st__d = c_flatch;
         end
-        if ((st__q == c_latch) | (st__q == c_flatch)) begin
-            cur_head__d = ram__rd_head;
-            cur_tail__d = ram__rd_tail;
-            cur_count__d = ram__rd_count;
-            cur_off__d = ram__rd_off;
-            if (st__q == c_latch) begin
-                st__d = c_emit;
-            end
-            else begin
-                st__d = c_femit;
-            end
+        if (st__q == c_latch) begin
+            st__d = c_emit;
         end
-        if ((st__q == c_emit) & adv) begin
+        if (st__q == c_flatch) begin
+            st__d = c_femit;
+        end
+        if (((st__q == c_emit) | (st__q == c_femit)) & adv) begin
             ov__d = 1'b1;
             owrite__d = 1'b1;
             obe__d = c_be;
             olast__d = 1'b0;
-            if (link & (ph__q == c_ph__0)) begin
-                oaddr__d = cur_tail__q;
-                owdata__d = nidx__q;
-                ph__d = c_ph__1;
-            end
-            else begin
-                oaddr__d = rec_addr;
-                owdata__d = ((prim__q) & 32'hffffffff);
-                ph__d = c_ph__0;
-                ram__we = 1'b1;
-                ram__wd_head = cur_head__q;
-                ram__wd_tail = cur_tail__q;
-                ram__wd_count = cur_count__q + c_one32;
-                ram__wd_off = cur_off__q + c_rec;
-                if (alloc) begin
-                    ram__wd_tail = naddr__q;
-                    ram__wd_off = c_off_first;
-                    nidx__d = nidx__q + c_one32;
-                    naddr__d = naddr__q + c_chunk;
-                    if (empty) begin
-                        ram__wd_head = nidx__q;
-                    end
-                end
-                st__d = c_read;
-                if (tx__q == bx1__q) begin
-                    if (ty__q == by1__q) begin
-                        st__d = c_idle;
-                    end
-                    else begin
-                        ty__d = ty__q + c_one12;
-                        tx__d = bx0__q;
-                        rowbase__d = rowbase__q + c_tiles_x12;
-                    end
-                end
-                else begin
-                    tx__d = tx__q + c_one12;
-                end
-            end
+            oaddr__d = lw__wr_addr;
+            owdata__d = lw__wr_data;
         end
-        if ((st__q == c_femit) & adv) begin
-            ov__d = 1'b1;
-            owrite__d = 1'b1;
-            obe__d = c_be;
-            olast__d = 1'b0;
-            if ((ph__q == c_ph__0) & ~empty) begin
-                oaddr__d = cur_tail__q;
-                owdata__d = c_nil;
-                ph__d = c_ph__1;
-            end
-            else if (ph__q != c_ph__2) begin
-                oaddr__d = tbl;
-                owdata__d = cur_head__q;
-                if (empty) begin
-                    owdata__d = c_nil;
-                end
-                ph__d = c_ph__2;
-            end
-            else begin
-                oaddr__d = tbl | c_four32;
-                owdata__d = cur_count__q;
-                olast__d = last_list;
-                ph__d = c_ph__0;
-                ram__we = 1'b1;
-                if (last_list) begin
-                    nidx__d = c_first_idx;
-                    naddr__d = c_first_addr;
-                    tx__d = 32'h0;
+        if ((st__q == c_emit) & adv & lw__done) begin
+            st__d = c_read;
+            if (tx__q == bx1__q) begin
+                if (ty__q == by1__q) begin
                     st__d = c_idle;
                 end
                 else begin
-                    tx__d = tx__q + c_one12;
-                    st__d = c_fread;
+                    ty__d = ty__q + c_one12;
+                    tx__d = bx0__q;
+                    rowbase__d = rowbase__q + c_tiles_x12;
                 end
+            end
+            else begin
+                tx__d = tx__q + c_one12;
+            end
+        end
+        if ((st__q == c_femit) & adv & lw__done) begin
+            olast__d = last_list;
+            if (last_list) begin
+                lw__rbump = 1'b1;
+                tx__d = 32'h0;
+                st__d = c_idle;
+            end
+            else begin
+                tx__d = tx__q + c_one12;
+                st__d = c_fread;
             end
         end
         if (flush) begin
-            ram__we = 1'b0;
-            ram__re = 1'b0;
+            lw__clear = 1'b0;
+            lw__rbump = 1'b0;
             st__d = 32'h0;
             prim__d = 32'h0;
             bx0__d = 32'h0;
@@ -505,13 +362,6 @@ module tilerast_binner_full(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp_
             tx__d = 32'h0;
             ty__d = 32'h0;
             rowbase__d = 32'h0;
-            cur_head__d = 32'h0;
-            cur_tail__d = 32'h0;
-            cur_count__d = 32'h0;
-            cur_off__d = 32'h0;
-            ph__d = 32'h0;
-            nidx__d = 32'h0;
-            naddr__d = 32'h0;
             ov__d = 1'b0;
             oaddr__d = 32'h0;
             owdata__d = 32'h0;
@@ -606,7 +456,296 @@ module tilerast_binner_full__by1(d,q,clock);
 endmodule // tilerast_binner_full__by1
 
 
-module tilerast_binner_full__cur_count(d,q,clock);
+module tilerast_binner_full__lw(clock,flush,re,raddr,latch,step,fin,list,clear,rbump,word,kw,wr_addr,wr_data,done,empty);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  re;
+    input wire  [11:0] raddr;
+    input wire  latch;
+    input wire  step;
+    input wire  fin;
+    input wire  [11:0] list;
+    input wire  clear;
+    input wire  rbump;
+    input wire  [31:0] word;
+    output reg  [2:0] kw;
+    output reg  [31:0] wr_addr;
+    output reg  [31:0] wr_data;
+    output reg  done;
+    output reg  empty;
+
+    // Constant declarations
+    localparam [31:0] c_zero32 = 32'h0;
+    localparam [31:0] c_one32 = 32'h1;
+    localparam [31:0] c_four32 = 32'h4;
+    localparam [31:0] c_nil = 32'hffffffff;
+    localparam [31:0] c_chunk = 32'h40;
+    localparam [31:0] c_first_idx = 32'h40;
+    localparam [31:0] c_first_addr = 32'h1000;
+    localparam [15:0] c_off_full = 16'h40;
+    localparam [15:0] c_off_first = 16'h8;
+    localparam [15:0] c_rec = 16'h4;
+    localparam [2:0] c_wlast = 3'b0;
+    localparam [2:0] c_one3 = 3'b1;
+    localparam [2:0] c_ph__0 = 3'b0;
+    localparam [2:0] c_ph__1 = 3'b1;
+    localparam [2:0] c_ph__2 = 3'b10;
+    localparam [31:0] c_three = 32'h3;
+
+    // Stub signals
+    reg  ram__clock;
+    reg  ram__we;
+    reg  [11:0] ram__waddr;
+    reg  [31:0] ram__wd_head;
+    reg  [31:0] ram__wd_tail;
+    reg  [31:0] ram__wd_count;
+    reg  [15:0] ram__wd_off;
+    reg  ram__re;
+    reg  [11:0] ram__raddr;
+    wire  [31:0] ram__rd_head;
+    wire  [31:0] ram__rd_tail;
+    wire  [31:0] ram__rd_count;
+    wire  [15:0] ram__rd_off;
+    reg  [31:0] cur_head__d;
+    wire  [31:0] cur_head__q;
+    reg  cur_head__clock;
+    reg  [31:0] cur_tail__d;
+    wire  [31:0] cur_tail__q;
+    reg  cur_tail__clock;
+    reg  [31:0] cur_count__d;
+    wire  [31:0] cur_count__q;
+    reg  cur_count__clock;
+    reg  [15:0] cur_off__d;
+    wire  [15:0] cur_off__q;
+    reg  cur_off__clock;
+    reg  lk__d;
+    wire  lk__q;
+    reg  lk__clock;
+    reg  [2:0] ph__d;
+    wire  [2:0] ph__q;
+    reg  ph__clock;
+    reg  [31:0] wa__d;
+    wire  [31:0] wa__q;
+    reg  wa__clock;
+    reg  [31:0] nidx__d;
+    wire  [31:0] nidx__q;
+    reg  nidx__clock;
+    reg  [31:0] naddr__d;
+    wire  [31:0] naddr__q;
+    reg  naddr__clock;
+
+    // Local signals
+    reg  full;
+    reg  alloc;
+    reg  link;
+    reg  rd_empty;
+    reg  rd_alloc;
+    reg  [31:0] tbl;
+    reg  lastw;
+
+    // Sub module instances
+    tilerast_binner_full__lw__ram ram(
+        .clock(ram__clock),
+        .we(ram__we),
+        .waddr(ram__waddr),
+        .wd_head(ram__wd_head),
+        .wd_tail(ram__wd_tail),
+        .wd_count(ram__wd_count),
+        .wd_off(ram__wd_off),
+        .re(ram__re),
+        .raddr(ram__raddr),
+        .rd_head(ram__rd_head),
+        .rd_tail(ram__rd_tail),
+        .rd_count(ram__rd_count),
+        .rd_off(ram__rd_off)
+    );
+    tilerast_binner_full__lw__cur_head cur_head(
+        .d(cur_head__d),
+        .q(cur_head__q),
+        .clock(cur_head__clock)
+    );
+    tilerast_binner_full__lw__cur_tail cur_tail(
+        .d(cur_tail__d),
+        .q(cur_tail__q),
+        .clock(cur_tail__clock)
+    );
+    tilerast_binner_full__lw__cur_count cur_count(
+        .d(cur_count__d),
+        .q(cur_count__q),
+        .clock(cur_count__clock)
+    );
+    tilerast_binner_full__lw__cur_off cur_off(
+        .d(cur_off__d),
+        .q(cur_off__q),
+        .clock(cur_off__clock)
+    );
+    tilerast_binner_full__lw__lk lk(
+        .d(lk__d),
+        .q(lk__q),
+        .clock(lk__clock)
+    );
+    tilerast_binner_full__lw__ph ph(
+        .d(ph__d),
+        .q(ph__q),
+        .clock(ph__clock)
+    );
+    tilerast_binner_full__lw__wa wa(
+        .d(wa__d),
+        .q(wa__q),
+        .clock(wa__clock)
+    );
+    tilerast_binner_full__lw__nidx nidx(
+        .d(nidx__d),
+        .q(nidx__q),
+        .clock(nidx__clock)
+    );
+    tilerast_binner_full__lw__naddr naddr(
+        .d(naddr__d),
+        .q(naddr__q),
+        .clock(naddr__clock)
+    );
+
+    // Update code
+    always @(*) begin
+        cur_head__clock = clock;
+        cur_head__d = cur_head__q;
+        cur_tail__clock = clock;
+        cur_tail__d = cur_tail__q;
+        cur_count__clock = clock;
+        cur_count__d = cur_count__q;
+        cur_off__clock = clock;
+        cur_off__d = cur_off__q;
+        lk__clock = clock;
+        lk__d = lk__q;
+        ph__clock = clock;
+        ph__d = ph__q;
+        wa__clock = clock;
+        wa__d = wa__q;
+        nidx__clock = clock;
+        nidx__d = nidx__q;
+        naddr__clock = clock;
+        naddr__d = naddr__q;
+        ram__clock = clock;
+        empty = cur_count__q == c_zero32;
+        full = cur_off__q == c_off_full;
+        alloc = empty | full;
+        link = ~empty & full;
+        rd_empty = ram__rd_count == c_zero32;
+        rd_alloc = rd_empty | (ram__rd_off == c_off_full);
+        tbl = ((list) & 32'hffffffff) << c_three;
+        lastw = ph__q == c_wlast;
+        kw = ph__q;
+        ram__re = re & ~flush;
+        ram__raddr = raddr;
+        ram__waddr = list;
+        ram__we = clear & ~flush;
+        ram__wd_head = c_zero32;
+        ram__wd_tail = c_zero32;
+        ram__wd_count = c_zero32;
+        ram__wd_off = 32'h0;
+        if (latch) begin
+            cur_head__d = ram__rd_head;
+            cur_tail__d = ram__rd_tail;
+            cur_count__d = ram__rd_count;
+            cur_off__d = ram__rd_off;
+            wa__d = ram__rd_tail + ((ram__rd_off) & 32'hffffffff);
+            if (rd_alloc) begin
+                wa__d = naddr__q + c_four32;
+            end
+        end
+        if (rbump) begin
+            nidx__d = c_first_idx;
+            naddr__d = c_first_addr;
+        end
+        if (fin) begin
+            if ((ph__q == c_ph__0) & ~empty) begin
+                wr_addr = cur_tail__q;
+                wr_data = c_nil;
+                done = 1'b0;
+            end
+            else if (ph__q != c_ph__2) begin
+                wr_addr = tbl;
+                wr_data = cur_head__q;
+                if (empty) begin
+                    wr_data = c_nil;
+                end
+                done = 1'b0;
+            end
+            else begin
+                wr_addr = tbl | c_four32;
+                wr_data = cur_count__q;
+                done = 1'b1;
+            end
+        end
+        else if (link & ~lk__q) begin
+            wr_addr = cur_tail__q;
+            wr_data = nidx__q;
+            done = 1'b0;
+        end
+        else begin
+            wr_addr = wa__q;
+            wr_data = word;
+            done = lastw;
+        end
+        if (step) begin
+            if (fin) begin
+                if ((ph__q == c_ph__0) & ~empty) begin
+                    ph__d = c_ph__1;
+                end
+                else if (ph__q != c_ph__2) begin
+                    ph__d = c_ph__2;
+                end
+                else begin
+                    ph__d = c_ph__0;
+                    ram__we = 1'b1;
+                end
+            end
+            else if (link & ~lk__q) begin
+                lk__d = 1'b1;
+            end
+            else begin
+                wa__d = wa__q + c_four32;
+                ph__d = ph__q + c_one3;
+                if (lastw) begin
+                    ph__d = c_ph__0;
+                    lk__d = 1'b0;
+                    ram__we = 1'b1;
+                    ram__wd_head = cur_head__q;
+                    ram__wd_tail = cur_tail__q;
+                    ram__wd_count = cur_count__q + c_one32;
+                    ram__wd_off = cur_off__q + c_rec;
+                    if (alloc) begin
+                        ram__wd_tail = naddr__q;
+                        ram__wd_off = c_off_first;
+                        nidx__d = nidx__q + c_one32;
+                        naddr__d = naddr__q + c_chunk;
+                        if (empty) begin
+                            ram__wd_head = nidx__q;
+                        end
+                    end
+                end
+            end
+        end
+        if (flush) begin
+            ram__we = 1'b0;
+            cur_head__d = 32'h0;
+            cur_tail__d = 32'h0;
+            cur_count__d = 32'h0;
+            cur_off__d = 32'h0;
+            lk__d = 1'b0;
+            ph__d = 32'h0;
+            wa__d = 32'h0;
+            nidx__d = 32'h0;
+            naddr__d = 32'h0;
+        end
+    end
+
+endmodule // tilerast_binner_full__lw
+
+
+module tilerast_binner_full__lw__cur_count(d,q,clock);
 
     // Module arguments
     input wire  [31:0] d;
@@ -622,10 +761,10 @@ module tilerast_binner_full__cur_count(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_binner_full__cur_count
+endmodule // tilerast_binner_full__lw__cur_count
 
 
-module tilerast_binner_full__cur_head(d,q,clock);
+module tilerast_binner_full__lw__cur_head(d,q,clock);
 
     // Module arguments
     input wire  [31:0] d;
@@ -641,10 +780,10 @@ module tilerast_binner_full__cur_head(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_binner_full__cur_head
+endmodule // tilerast_binner_full__lw__cur_head
 
 
-module tilerast_binner_full__cur_off(d,q,clock);
+module tilerast_binner_full__lw__cur_off(d,q,clock);
 
     // Module arguments
     input wire  [15:0] d;
@@ -660,29 +799,10 @@ module tilerast_binner_full__cur_off(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_binner_full__cur_off
+endmodule // tilerast_binner_full__lw__cur_off
 
 
-module tilerast_binner_full__cur_tail(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_binner_full__cur_tail
-
-
-module tilerast_binner_full__naddr(d,q,clock);
+module tilerast_binner_full__lw__cur_tail(d,q,clock);
 
     // Module arguments
     input wire  [31:0] d;
@@ -698,10 +818,29 @@ module tilerast_binner_full__naddr(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_binner_full__naddr
+endmodule // tilerast_binner_full__lw__cur_tail
 
 
-module tilerast_binner_full__nidx(d,q,clock);
+module tilerast_binner_full__lw__lk(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_full__lw__lk
+
+
+module tilerast_binner_full__lw__naddr(d,q,clock);
 
     // Module arguments
     input wire  [31:0] d;
@@ -717,7 +856,105 @@ module tilerast_binner_full__nidx(d,q,clock);
        q <= d;
     end
 
-endmodule // tilerast_binner_full__nidx
+endmodule // tilerast_binner_full__lw__naddr
+
+
+module tilerast_binner_full__lw__nidx(d,q,clock);
+
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_full__lw__nidx
+
+
+module tilerast_binner_full__lw__ph(d,q,clock);
+
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_full__lw__ph
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module tilerast_binner_full__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,re,raddr,rd_head,rd_tail,rd_count,rd_off);
+
+    // Module arguments
+    input wire  clock;
+    input wire  we;
+    input wire  [11:0] waddr;
+    input wire  [31:0] wd_head;
+    input wire  [31:0] wd_tail;
+    input wire  [31:0] wd_count;
+    input wire  [15:0] wd_off;
+    input wire  re;
+    input wire  [11:0] raddr;
+    output wire  [31:0] rd_head;
+    output wire  [31:0] rd_tail;
+    output wire  [31:0] rd_count;
+    output wire  [15:0] rd_off;
+
+    // Update code (wrapper)
+        // 512 words x 112 bits: {off[15:0], count, tail, head}; one write port, one
+        // read port with a read register. `no_rw_check`: a list is never read at the edge
+        // that writes it.
+        (* no_rw_check *) reg [111:0] mem [0:511];
+        reg [111:0] q;
+        always @(posedge clock) begin
+            if (we) mem[waddr[8:0]] <= {wd_off, wd_count, wd_tail, wd_head};
+            if (re) q <= mem[raddr[8:0]];
+        end
+        assign rd_head = q[31:0];
+        assign rd_tail = q[63:32];
+        assign rd_count = q[95:64];
+        assign rd_off = q[111:96];
+    `ifndef SYNTHESIS
+        // Simulation: zeros at time 0 (FPGA configuration clears block RAM).
+        integer i;
+        initial for (i = 0; i < 512; i = i + 1) mem[i] = 112'd0;
+    `endif
+endmodule // tilerast_binner_full__lw__ram
+
+
+module tilerast_binner_full__lw__wa(d,q,clock);
+
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_full__lw__wa
 
 
 module tilerast_binner_full__oaddr(d,q,clock);
@@ -834,25 +1071,6 @@ module tilerast_binner_full__owrite(d,q,clock);
 endmodule // tilerast_binner_full__owrite
 
 
-module tilerast_binner_full__ph(d,q,clock);
-
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_binner_full__ph
-
-
 module tilerast_binner_full__prim(d,q,clock);
 
     // Module arguments
@@ -870,47 +1088,6 @@ module tilerast_binner_full__prim(d,q,clock);
     end
 
 endmodule // tilerast_binner_full__prim
-
-// v-- Setting output parameters to net type for wrapped code.
-
-
-module tilerast_binner_full__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,re,raddr,rd_head,rd_tail,rd_count,rd_off);
-
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  [11:0] waddr;
-    input wire  [31:0] wd_head;
-    input wire  [31:0] wd_tail;
-    input wire  [31:0] wd_count;
-    input wire  [15:0] wd_off;
-    input wire  re;
-    input wire  [11:0] raddr;
-    output wire  [31:0] rd_head;
-    output wire  [31:0] rd_tail;
-    output wire  [31:0] rd_count;
-    output wire  [15:0] rd_off;
-
-    // Update code (wrapper)
-        // 512 words x 112 bits: {off[15:0], count, tail, head}; one write port, one
-        // read port with a read register. `no_rw_check`: a list is never read at the edge
-        // that writes it.
-        (* no_rw_check *) reg [111:0] mem [0:511];
-        reg [111:0] q;
-        always @(posedge clock) begin
-            if (we) mem[waddr[8:0]] <= {wd_off, wd_count, wd_tail, wd_head};
-            if (re) q <= mem[raddr[8:0]];
-        end
-        assign rd_head = q[31:0];
-        assign rd_tail = q[63:32];
-        assign rd_count = q[95:64];
-        assign rd_off = q[111:96];
-    `ifndef SYNTHESIS
-        // Simulation: zeros at time 0 (FPGA configuration clears block RAM).
-        integer i;
-        initial for (i = 0; i < 512; i = i + 1) mem[i] = 112'd0;
-    `endif
-endmodule // tilerast_binner_full__ram
 
 
 module tilerast_binner_full__rowbase(d,q,clock);

@@ -55,24 +55,17 @@
 //! in the record size, this block's core is not yet (the pixel-info writer will need W = 3–5).
 
 use crate::emit;
-use crate::fpga_top::wrapper_block;
+use crate::list_writer::ListWriter;
+pub use crate::list_writer::{StateRam, RAM_JUNK};
 use crate::streams::{stream_block, BinBoxIn, BinWriteOut};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::binner::BIN_CHUNK_BYTES;
 use tilerast_golden::config::Config;
-use tilerast_golden::list_writer::{ListState, ListWriterCycle};
+use tilerast_golden::list_writer::ListWriterCycle;
 
 /// Lists (first tiles) the 12-bit list index holds.
 pub const MAX_LISTS: u32 = 4096;
-
-/// What the rust-hdl model of the RAM's read register holds after an edge without a read.
-pub const RAM_JUNK: ListState = ListState {
-    head: 0xdead_beef,
-    tail: 0xbad0_c0de,
-    count: 0x5a5a_a5a5,
-    off: 0xa5a5,
-};
 
 /// Whether the block can be built for `cfg`: `Ok`, or one line naming the config field.
 pub fn supported(cfg: &Config) -> Result<(), String> {
@@ -95,125 +88,11 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
-/// The binner's state RAM: one write port, one read port with a registered read (`rd_*` = the
-/// word read at the last edge with `re`; undefined on every other cycle). Address in the low
-/// `abits` bits of `waddr` / `raddr`.
-pub struct StateRam {
-    pub clock: Signal<In, Clock>,
-    /// Write `wd_*` at `waddr` at this edge.
-    pub we: Signal<In, Bit>,
-    pub waddr: Signal<In, Bits<12>>,
-    pub wd_head: Signal<In, Bits<32>>,
-    pub wd_tail: Signal<In, Bits<32>>,
-    pub wd_count: Signal<In, Bits<32>>,
-    pub wd_off: Signal<In, Bits<16>>,
-    /// Read `raddr` at this edge (on `rd_*` in the next cycle).
-    pub re: Signal<In, Bit>,
-    pub raddr: Signal<In, Bits<12>>,
-    pub rd_head: Signal<Out, Bits<32>>,
-    pub rd_tail: Signal<Out, Bits<32>>,
-    pub rd_count: Signal<Out, Bits<32>>,
-    pub rd_off: Signal<Out, Bits<16>>,
-    abits: usize,
-    mem: Vec<ListState>,
-    q: ListState,
-}
-
-impl StateRam {
-    /// A RAM of 2^`abits` words, every word 0.
-    pub fn new(abits: usize) -> Self {
-        assert!((1..=12).contains(&abits));
-        StateRam {
-            clock: Default::default(),
-            we: Default::default(),
-            waddr: Default::default(),
-            wd_head: Default::default(),
-            wd_tail: Default::default(),
-            wd_count: Default::default(),
-            wd_off: Default::default(),
-            re: Default::default(),
-            raddr: Default::default(),
-            rd_head: Default::default(),
-            rd_tail: Default::default(),
-            rd_count: Default::default(),
-            rd_off: Default::default(),
-            abits,
-            mem: vec![ListState::default(); 1 << abits],
-            q: ListState::default(),
-        }
-    }
-}
-
-wrapper_block!(StateRam; clock, we, waddr, wd_head, wd_tail, wd_count, wd_off, re, raddr, rd_head, rd_tail, rd_count, rd_off);
-
-impl Logic for StateRam {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let m = (1usize << self.abits) - 1;
-            let q = if self.re.val() {
-                self.mem[self.raddr.val().index() & m]
-            } else {
-                RAM_JUNK
-            };
-            if self.we.val() {
-                self.mem[self.waddr.val().index() & m] = ListState {
-                    head: self.wd_head.val().to_u64() as u32,
-                    tail: self.wd_tail.val().to_u64() as u32,
-                    count: self.wd_count.val().to_u64() as u32,
-                    off: self.wd_off.val().to_u64() as u32,
-                };
-            }
-            self.q = q;
-        }
-        self.rd_head.next = (self.q.head as u64).into();
-        self.rd_tail.next = (self.q.tail as u64).into();
-        self.rd_count.next = (self.q.count as u64).into();
-        self.rd_off.next = (self.q.off as u64 & 0xffff).into();
-    }
-
-    fn connect(&mut self) {
-        self.rd_head.connect();
-        self.rd_tail.connect();
-        self.rd_count.connect();
-        self.rd_off.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let depth = 1usize << self.abits;
-        let a1 = self.abits - 1;
-        let code = format!(
-            "    // {depth} words x 112 bits: {{off[15:0], count, tail, head}}; one write port, one\n\
-             \x20   // read port with a read register. `no_rw_check`: a list is never read at the edge\n\
-             \x20   // that writes it.\n\
-             \x20   (* no_rw_check *) reg [111:0] mem [0:{d1}];\n\
-             \x20   reg [111:0] q;\n\
-             \x20   always @(posedge clock) begin\n\
-             \x20       if (we) mem[waddr[{a1}:0]] <= {{wd_off, wd_count, wd_tail, wd_head}};\n\
-             \x20       if (re) q <= mem[raddr[{a1}:0]];\n\
-             \x20   end\n\
-             \x20   assign rd_head = q[31:0];\n\
-             \x20   assign rd_tail = q[63:32];\n\
-             \x20   assign rd_count = q[95:64];\n\
-             \x20   assign rd_off = q[111:96];\n\
-             `ifndef SYNTHESIS\n\
-             \x20   // Simulation: zeros at time 0 (FPGA configuration clears block RAM).\n\
-             \x20   integer i;\n\
-             \x20   initial for (i = 0; i < {depth}; i = i + 1) mem[i] = 112'd0;\n\
-             `endif\n",
-            d1 = depth - 1
-        );
-        Verilog::Wrapper(Wrapper {
-            code,
-            cores: String::new(),
-        })
-    }
-}
-
 stream_block! {
     /// The binner block. Build with [`Binner::new`] (see the module header).
     pub struct Binner(BinBoxIn => BinWriteOut) {
-        /// The state RAM.
-        pub ram: StateRam,
+        /// The list-writing core (state RAM, `cur`, steps, bump allocator), records of one word.
+        pub lw: ListWriter,
 
         // ---- constants (the states: `tilerast_golden::binner::BinSt`'s encoding) ----
         c_init: Constant<Bits<4>>,
@@ -231,30 +110,12 @@ stream_block! {
         c_tiles_x16: Constant<Bits<16>>,
         c_last_list: Constant<Bits<12>>,
         c_one12: Constant<Bits<12>>,
-        c_zero32: Constant<Bits<32>>,
-        c_one32: Constant<Bits<32>>,
-        c_four32: Constant<Bits<32>>,
-        c_nil: Constant<Bits<32>>,
-        c_chunk: Constant<Bits<32>>,
-        c_first_idx: Constant<Bits<32>>,
-        c_first_addr: Constant<Bits<32>>,
-        c_off_full: Constant<Bits<16>>,
-        c_off_first: Constant<Bits<16>>,
-        c_rec: Constant<Bits<16>>,
         c_be: Constant<Bits<4>>,
-        c_ph: Vec<Constant<Bits<2>>>,
-        c_three: Constant<Bits<32>>,
 
         // ---- combinational ----
         adv: Signal<Local, Bit>,
         li: Signal<Local, Bits<12>>,
         prod: Signal<Local, Bits<32>>,
-        empty: Signal<Local, Bit>,
-        full: Signal<Local, Bit>,
-        alloc: Signal<Local, Bit>,
-        link: Signal<Local, Bit>,
-        rec_addr: Signal<Local, Bits<32>>,
-        tbl: Signal<Local, Bits<32>>,
         last_list: Signal<Local, Bit>,
 
         // ---- registers ----
@@ -267,13 +128,6 @@ stream_block! {
         tx: DFF<Bits<12>>,
         ty: DFF<Bits<12>>,
         rowbase: DFF<Bits<12>>,
-        cur_head: DFF<Bits<32>>,
-        cur_tail: DFF<Bits<32>>,
-        cur_count: DFF<Bits<32>>,
-        cur_off: DFF<Bits<16>>,
-        ph: DFF<Bits<2>>,
-        nidx: DFF<Bits<32>>,
-        naddr: DFF<Bits<32>>,
         ov: DFF<Bit>,
         oaddr: DFF<Bits<32>>,
         owdata: DFF<Bits<32>>,
@@ -295,7 +149,6 @@ impl Binner {
     pub fn new(cfg: &Config) -> Binner {
         let (tiles_x, lists, lw) = geometry(cfg);
         let abits = lists.max(2).next_power_of_two().trailing_zeros() as usize;
-        let first = lw.first_chunk() as u64;
         Binner {
             clock: Default::default(),
             flush: Default::default(),
@@ -305,7 +158,7 @@ impl Binner {
             out_valid: Default::default(),
             out_ready: Default::default(),
             out: Default::default(),
-            ram: StateRam::new(abits),
+            lw: ListWriter::new(&lw, BIN_CHUNK_BYTES, 1, abits),
             c_init: k(0),
             c_idle: k(1),
             c_setup: k(2),
@@ -321,28 +174,10 @@ impl Binner {
             c_tiles_x16: k(tiles_x as u64),
             c_last_list: k(lists as u64 - 1),
             c_one12: k(1),
-            c_zero32: k(0),
-            c_one32: k(1),
-            c_four32: k(4),
-            c_nil: k(0xffff_ffff),
-            c_chunk: k(BIN_CHUNK_BYTES as u64),
-            c_first_idx: k(first),
-            c_first_addr: k(first * BIN_CHUNK_BYTES as u64),
-            c_off_full: k(lw.off_full() as u64),
-            c_off_first: k(8),
-            c_rec: k(4),
             c_be: k(0xf),
-            c_ph: (0..3).map(k).collect(),
-            c_three: k(3),
             adv: Default::default(),
             li: Default::default(),
             prod: Default::default(),
-            empty: Default::default(),
-            full: Default::default(),
-            alloc: Default::default(),
-            link: Default::default(),
-            rec_addr: Default::default(),
-            tbl: Default::default(),
             last_list: Default::default(),
             st: Default::default(),
             prim: Default::default(),
@@ -353,13 +188,6 @@ impl Binner {
             tx: Default::default(),
             ty: Default::default(),
             rowbase: Default::default(),
-            cur_head: Default::default(),
-            cur_tail: Default::default(),
-            cur_count: Default::default(),
-            cur_off: Default::default(),
-            ph: Default::default(),
-            nidx: Default::default(),
-            naddr: Default::default(),
             ov: Default::default(),
             oaddr: Default::default(),
             owdata: Default::default(),
@@ -390,20 +218,6 @@ impl Binner {
         self.ty.d.next = self.ty.q.val();
         self.rowbase.clock.next = self.clock.val();
         self.rowbase.d.next = self.rowbase.q.val();
-        self.cur_head.clock.next = self.clock.val();
-        self.cur_head.d.next = self.cur_head.q.val();
-        self.cur_tail.clock.next = self.clock.val();
-        self.cur_tail.d.next = self.cur_tail.q.val();
-        self.cur_count.clock.next = self.clock.val();
-        self.cur_count.d.next = self.cur_count.q.val();
-        self.cur_off.clock.next = self.clock.val();
-        self.cur_off.d.next = self.cur_off.q.val();
-        self.ph.clock.next = self.clock.val();
-        self.ph.d.next = self.ph.q.val();
-        self.nidx.clock.next = self.clock.val();
-        self.nidx.d.next = self.nidx.q.val();
-        self.naddr.clock.next = self.clock.val();
-        self.naddr.d.next = self.naddr.q.val();
         self.ov.clock.next = self.clock.val();
         self.ov.d.next = self.ov.q.val();
         self.oaddr.clock.next = self.clock.val();
@@ -416,33 +230,28 @@ impl Binner {
         self.obe.d.next = self.obe.q.val();
         self.olast.clock.next = self.clock.val();
         self.olast.d.next = self.olast.q.val();
-        self.ram.clock.next = self.clock.val();
+        self.lw.clock.next = self.clock.val();
 
         // ---- combinational ----
         self.adv.next = !self.ov.q.val() | self.out_ready.val();
         self.li.next = self.rowbase.q.val() + self.tx.q.val();
         self.prod.next = bit_cast::<16, 12>(self.by0.q.val()) * self.c_tiles_x16.val();
-        self.empty.next = self.cur_count.q.val() == self.c_zero32.val();
-        self.full.next = self.cur_off.q.val() == self.c_off_full.val();
-        self.alloc.next = self.empty.val() | self.full.val();
-        self.link.next = !self.empty.val() & self.full.val();
-        self.rec_addr.next = self.cur_tail.q.val() + bit_cast::<32, 16>(self.cur_off.q.val());
-        if self.alloc.val() {
-            self.rec_addr.next = self.naddr.q.val() + self.c_four32.val();
-        }
-        self.tbl.next = bit_cast::<32, 12>(self.tx.q.val()) << self.c_three.val();
         self.last_list.next = self.tx.q.val() == self.c_last_list.val();
         self.in_ready.next = self.st.q.val() == self.c_idle.val();
 
-        // ---- state RAM ports ----
-        self.ram.re.next = (self.st.q.val() == self.c_read.val()) | (self.st.q.val() == self.c_fread.val());
-        self.ram.raddr.next = self.li.val();
-        self.ram.waddr.next = self.li.val();
-        self.ram.we.next = false;
-        self.ram.wd_head.next = self.c_zero32.val();
-        self.ram.wd_tail.next = self.c_zero32.val();
-        self.ram.wd_count.next = self.c_zero32.val();
-        self.ram.wd_off.next = 0.into();
+        // ---- list-writing core ----
+        self.lw.flush.next = self.flush.val();
+        self.lw.re.next = (self.st.q.val() == self.c_read.val()) | (self.st.q.val() == self.c_fread.val());
+        self.lw.raddr.next = self.li.val();
+        self.lw.list.next = self.li.val();
+        self.lw.latch.next = (self.st.q.val() == self.c_latch.val()) | (self.st.q.val() == self.c_flatch.val());
+        self.lw.fin.next = self.st.q.val() == self.c_femit.val();
+        self.lw.step.next = ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val()))
+            & self.adv.val()
+            & !self.flush.val();
+        self.lw.clear.next = self.st.q.val() == self.c_init.val();
+        self.lw.rbump.next = false;
+        self.lw.word.next = bit_cast::<32, 24>(self.prim.q.val());
 
         // ---- output register: cleared valid on an advance outside the emit states ----
         if self.adv.val() {
@@ -451,10 +260,8 @@ impl Binner {
 
         // ---- sequencer ----
         if self.st.q.val() == self.c_init.val() {
-            self.ram.we.next = true;
             if self.last_list.val() {
-                self.nidx.d.next = self.c_first_idx.val();
-                self.naddr.d.next = self.c_first_addr.val();
+                self.lw.rbump.next = true;
                 self.tx.d.next = 0.into();
                 self.st.d.next = self.c_idle.val();
             } else {
@@ -487,98 +294,50 @@ impl Binner {
         if self.st.q.val() == self.c_fread.val() {
             self.st.d.next = self.c_flatch.val();
         }
-        if (self.st.q.val() == self.c_latch.val()) | (self.st.q.val() == self.c_flatch.val()) {
-            self.cur_head.d.next = self.ram.rd_head.val();
-            self.cur_tail.d.next = self.ram.rd_tail.val();
-            self.cur_count.d.next = self.ram.rd_count.val();
-            self.cur_off.d.next = self.ram.rd_off.val();
-            if self.st.q.val() == self.c_latch.val() {
-                self.st.d.next = self.c_emit.val();
-            } else {
-                self.st.d.next = self.c_femit.val();
-            }
+        if self.st.q.val() == self.c_latch.val() {
+            self.st.d.next = self.c_emit.val();
         }
-        if (self.st.q.val() == self.c_emit.val()) & self.adv.val() {
+        if self.st.q.val() == self.c_flatch.val() {
+            self.st.d.next = self.c_femit.val();
+        }
+        if ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val())) & self.adv.val() {
             self.ov.d.next = true;
             self.owrite.d.next = true;
             self.obe.d.next = self.c_be.val();
             self.olast.d.next = false;
-            if self.link.val() & (self.ph.q.val() == self.c_ph[0].val()) {
-                // The full tail chunk's next pointer: the new chunk's index.
-                self.oaddr.d.next = self.cur_tail.q.val();
-                self.owdata.d.next = self.nidx.q.val();
-                self.ph.d.next = self.c_ph[1].val();
-            } else {
-                // The record; the list's new state goes back to the RAM.
-                self.oaddr.d.next = self.rec_addr.val();
-                self.owdata.d.next = bit_cast::<32, 24>(self.prim.q.val());
-                self.ph.d.next = self.c_ph[0].val();
-                self.ram.we.next = true;
-                self.ram.wd_head.next = self.cur_head.q.val();
-                self.ram.wd_tail.next = self.cur_tail.q.val();
-                self.ram.wd_count.next = self.cur_count.q.val() + self.c_one32.val();
-                self.ram.wd_off.next = self.cur_off.q.val() + self.c_rec.val();
-                if self.alloc.val() {
-                    self.ram.wd_tail.next = self.naddr.q.val();
-                    self.ram.wd_off.next = self.c_off_first.val();
-                    self.nidx.d.next = self.nidx.q.val() + self.c_one32.val();
-                    self.naddr.d.next = self.naddr.q.val() + self.c_chunk.val();
-                    if self.empty.val() {
-                        self.ram.wd_head.next = self.nidx.q.val();
-                    }
-                }
-                // Next tile, rows bottom-up, left → right.
-                self.st.d.next = self.c_read.val();
-                if self.tx.q.val() == self.bx1.q.val() {
-                    if self.ty.q.val() == self.by1.q.val() {
-                        self.st.d.next = self.c_idle.val();
-                    } else {
-                        self.ty.d.next = self.ty.q.val() + self.c_one12.val();
-                        self.tx.d.next = self.bx0.q.val();
-                        self.rowbase.d.next = self.rowbase.q.val() + self.c_tiles_x12.val();
-                    }
-                } else {
-                    self.tx.d.next = self.tx.q.val() + self.c_one12.val();
-                }
-            }
+            self.oaddr.d.next = self.lw.wr_addr.val();
+            self.owdata.d.next = self.lw.wr_data.val();
         }
-        if (self.st.q.val() == self.c_femit.val()) & self.adv.val() {
-            self.ov.d.next = true;
-            self.owrite.d.next = true;
-            self.obe.d.next = self.c_be.val();
-            self.olast.d.next = false;
-            if (self.ph.q.val() == self.c_ph[0].val()) & !self.empty.val() {
-                self.oaddr.d.next = self.cur_tail.q.val();
-                self.owdata.d.next = self.c_nil.val();
-                self.ph.d.next = self.c_ph[1].val();
-            } else if self.ph.q.val() != self.c_ph[2].val() {
-                self.oaddr.d.next = self.tbl.val();
-                self.owdata.d.next = self.cur_head.q.val();
-                if self.empty.val() {
-                    self.owdata.d.next = self.c_nil.val();
-                }
-                self.ph.d.next = self.c_ph[2].val();
-            } else {
-                self.oaddr.d.next = self.tbl.val() | self.c_four32.val();
-                self.owdata.d.next = self.cur_count.q.val();
-                self.olast.d.next = self.last_list.val();
-                self.ph.d.next = self.c_ph[0].val();
-                self.ram.we.next = true;
-                if self.last_list.val() {
-                    self.nidx.d.next = self.c_first_idx.val();
-                    self.naddr.d.next = self.c_first_addr.val();
-                    self.tx.d.next = 0.into();
+        if (self.st.q.val() == self.c_emit.val()) & self.adv.val() & self.lw.done.val() {
+            // Next tile, rows bottom-up, left → right.
+            self.st.d.next = self.c_read.val();
+            if self.tx.q.val() == self.bx1.q.val() {
+                if self.ty.q.val() == self.by1.q.val() {
                     self.st.d.next = self.c_idle.val();
                 } else {
-                    self.tx.d.next = self.tx.q.val() + self.c_one12.val();
-                    self.st.d.next = self.c_fread.val();
+                    self.ty.d.next = self.ty.q.val() + self.c_one12.val();
+                    self.tx.d.next = self.bx0.q.val();
+                    self.rowbase.d.next = self.rowbase.q.val() + self.c_tiles_x12.val();
                 }
+            } else {
+                self.tx.d.next = self.tx.q.val() + self.c_one12.val();
+            }
+        }
+        if (self.st.q.val() == self.c_femit.val()) & self.adv.val() & self.lw.done.val() {
+            self.olast.d.next = self.last_list.val();
+            if self.last_list.val() {
+                self.lw.rbump.next = true;
+                self.tx.d.next = 0.into();
+                self.st.d.next = self.c_idle.val();
+            } else {
+                self.tx.d.next = self.tx.q.val() + self.c_one12.val();
+                self.st.d.next = self.c_fread.val();
             }
         }
 
         if self.flush.val() {
-            self.ram.we.next = false;
-            self.ram.re.next = false;
+            self.lw.clear.next = false;
+            self.lw.rbump.next = false;
             self.st.d.next = 0.into();
             self.prim.d.next = 0.into();
             self.bx0.d.next = 0.into();
@@ -588,13 +347,6 @@ impl Binner {
             self.tx.d.next = 0.into();
             self.ty.d.next = 0.into();
             self.rowbase.d.next = 0.into();
-            self.cur_head.d.next = 0.into();
-            self.cur_tail.d.next = 0.into();
-            self.cur_count.d.next = 0.into();
-            self.cur_off.d.next = 0.into();
-            self.ph.d.next = 0.into();
-            self.nidx.d.next = 0.into();
-            self.naddr.d.next = 0.into();
             self.ov.d.next = false;
             self.oaddr.d.next = 0.into();
             self.owdata.d.next = 0.into();

@@ -16,8 +16,10 @@ pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
 pub mod dst_fetch;
+pub mod list_writer;
 pub mod output_merger;
 pub mod pixel_back_end;
+pub mod pixel_info_write;
 pub mod pixel_processor;
 pub mod point_raster;
 pub mod quad_packer;
@@ -144,6 +146,7 @@ pub struct ExtraStream {
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
     binner::FILE,
+    pixel_info_write::FILE,
     pixel_processor::FILE,
     colour_buffer::FILE,
     dst_fetch::FILE,

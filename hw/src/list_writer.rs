@@ -1,0 +1,418 @@
+//! # The list-writing core (hw form of [`tilerast_golden::list_writer::ListWriterCycle`])
+//!
+//! Shared by the binner (records of one word) and the pixel-info writer (records of W = 3..5
+//! words): per-list state in a block RAM ([`StateRam`]: `{head, tail, count, off}`, registered
+//! read), the current list's state `cur`, the step registers and the bump allocator. The
+//! parent block sequences it exactly as the golden core is sequenced by its cycle model:
+//! `re`/`raddr` (the model's `read`), `latch` (`latch`), `step` with `fin` = 0 (one
+//! `append_step`) or `fin` = 1 (one `close_step`), `clear` (`clear`), `rbump` (`reset_bump`).
+//! The step's write (`wr_addr`, `wr_data`) and `done` are combinational from the core's
+//! registers, `fin` and the record word `word` (word `kw` of the record, muxed by the parent):
+//! the parent loads them into its output register. Timing: no latency of its own; the
+//! parent's contract (`BinnerCycle`, `PixelInfoWriteCycle`) is the timing.
+//!
+//! ```text
+//!   raddr/re ─► StateRam ─► rd ─latch─► cur, wa = alloc ? naddr + 4 : tail + off
+//!   step, fin=0: [link: tail.next = nidx] word kw at wa (wa += 4) ... last word: write back
+//!   step, fin=1: [tail.next = NIL] head @ 8·list, count @ 8·list + 4: write back empty
+//!   bump: nidx, naddr (+1, +B per block taken; rbump: the first block after the table)
+//! ```
+//!
+//! Parameters are runtime constants (`Constant`s, no const generics: those would leak into
+//! the Verilog): W, the block size, `OFF_FULL`, the first block after the table. The word
+//! register `wa` replaces the golden core's `base + 4k` (same addresses, one add per cycle).
+
+use crate::fpga_top::wrapper_block;
+use crate::util::k;
+use rust_hdl::prelude::*;
+use tilerast_golden::list_writer::{ListState, ListWriterCycle};
+
+/// What the rust-hdl model of the RAM's read register holds after an edge without a read.
+pub const RAM_JUNK: ListState = ListState {
+    head: 0xdead_beef,
+    tail: 0xbad0_c0de,
+    count: 0x5a5a_a5a5,
+    off: 0xa5a5,
+};
+
+/// The list writer's state RAM: one write port, one read port with a registered read (`rd_*` = the
+/// word read at the last edge with `re`; undefined on every other cycle). Address in the low
+/// `abits` bits of `waddr` / `raddr`.
+pub struct StateRam {
+    pub clock: Signal<In, Clock>,
+    /// Write `wd_*` at `waddr` at this edge.
+    pub we: Signal<In, Bit>,
+    pub waddr: Signal<In, Bits<12>>,
+    pub wd_head: Signal<In, Bits<32>>,
+    pub wd_tail: Signal<In, Bits<32>>,
+    pub wd_count: Signal<In, Bits<32>>,
+    pub wd_off: Signal<In, Bits<16>>,
+    /// Read `raddr` at this edge (on `rd_*` in the next cycle).
+    pub re: Signal<In, Bit>,
+    pub raddr: Signal<In, Bits<12>>,
+    pub rd_head: Signal<Out, Bits<32>>,
+    pub rd_tail: Signal<Out, Bits<32>>,
+    pub rd_count: Signal<Out, Bits<32>>,
+    pub rd_off: Signal<Out, Bits<16>>,
+    abits: usize,
+    mem: Vec<ListState>,
+    q: ListState,
+}
+
+impl StateRam {
+    /// A RAM of 2^`abits` words, every word 0.
+    pub fn new(abits: usize) -> Self {
+        assert!((1..=12).contains(&abits));
+        StateRam {
+            clock: Default::default(),
+            we: Default::default(),
+            waddr: Default::default(),
+            wd_head: Default::default(),
+            wd_tail: Default::default(),
+            wd_count: Default::default(),
+            wd_off: Default::default(),
+            re: Default::default(),
+            raddr: Default::default(),
+            rd_head: Default::default(),
+            rd_tail: Default::default(),
+            rd_count: Default::default(),
+            rd_off: Default::default(),
+            abits,
+            mem: vec![ListState::default(); 1 << abits],
+            q: ListState::default(),
+        }
+    }
+}
+
+wrapper_block!(StateRam; clock, we, waddr, wd_head, wd_tail, wd_count, wd_off, re, raddr, rd_head, rd_tail, rd_count, rd_off);
+
+impl Logic for StateRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let m = (1usize << self.abits) - 1;
+            let q = if self.re.val() {
+                self.mem[self.raddr.val().index() & m]
+            } else {
+                RAM_JUNK
+            };
+            if self.we.val() {
+                self.mem[self.waddr.val().index() & m] = ListState {
+                    head: self.wd_head.val().to_u64() as u32,
+                    tail: self.wd_tail.val().to_u64() as u32,
+                    count: self.wd_count.val().to_u64() as u32,
+                    off: self.wd_off.val().to_u64() as u32,
+                };
+            }
+            self.q = q;
+        }
+        self.rd_head.next = (self.q.head as u64).into();
+        self.rd_tail.next = (self.q.tail as u64).into();
+        self.rd_count.next = (self.q.count as u64).into();
+        self.rd_off.next = (self.q.off as u64 & 0xffff).into();
+    }
+
+    fn connect(&mut self) {
+        self.rd_head.connect();
+        self.rd_tail.connect();
+        self.rd_count.connect();
+        self.rd_off.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let depth = 1usize << self.abits;
+        let a1 = self.abits - 1;
+        let code = format!(
+            "    // {depth} words x 112 bits: {{off[15:0], count, tail, head}}; one write port, one\n\
+             \x20   // read port with a read register. `no_rw_check`: a list is never read at the edge\n\
+             \x20   // that writes it.\n\
+             \x20   (* no_rw_check *) reg [111:0] mem [0:{d1}];\n\
+             \x20   reg [111:0] q;\n\
+             \x20   always @(posedge clock) begin\n\
+             \x20       if (we) mem[waddr[{a1}:0]] <= {{wd_off, wd_count, wd_tail, wd_head}};\n\
+             \x20       if (re) q <= mem[raddr[{a1}:0]];\n\
+             \x20   end\n\
+             \x20   assign rd_head = q[31:0];\n\
+             \x20   assign rd_tail = q[63:32];\n\
+             \x20   assign rd_count = q[95:64];\n\
+             \x20   assign rd_off = q[111:96];\n\
+             `ifndef SYNTHESIS\n\
+             \x20   // Simulation: zeros at time 0 (FPGA configuration clears block RAM).\n\
+             \x20   integer i;\n\
+             \x20   initial for (i = 0; i < {depth}; i = i + 1) mem[i] = 112'd0;\n\
+             `endif\n",
+            d1 = depth - 1
+        );
+        Verilog::Wrapper(Wrapper {
+            code,
+            cores: String::new(),
+        })
+    }
+}
+
+/// The list-writing core (see the module header). Build with [`ListWriter::new`].
+#[derive(LogicBlock)]
+pub struct ListWriter {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset of the core's registers (the RAM keeps its words).
+    pub flush: Signal<In, Bit>,
+    /// Read list `raddr` at this edge (on the RAM's read register next cycle).
+    pub re: Signal<In, Bit>,
+    pub raddr: Signal<In, Bits<12>>,
+    /// `cur` ← the word read at the last edge (and `wa`, the first record word's address).
+    pub latch: Signal<In, Bit>,
+    /// Take one step at this edge (append if `fin` = 0, close if `fin` = 1).
+    pub step: Signal<In, Bit>,
+    /// Close mode (the finish pass): the step outputs are the close's.
+    pub fin: Signal<In, Bit>,
+    /// The list the step writes back (and whose table entry a close writes).
+    pub list: Signal<In, Bits<12>>,
+    /// Write an empty state to `list` at this edge (the sweep).
+    pub clear: Signal<In, Bit>,
+    /// Bump allocator to the first block after the table at this edge.
+    pub rbump: Signal<In, Bit>,
+    /// Word `kw` of the record being appended.
+    pub word: Signal<In, Bits<32>>,
+    /// Index of the record word the next append step writes.
+    pub kw: Signal<Out, Bits<3>>,
+    /// This step's write.
+    pub wr_addr: Signal<Out, Bits<32>>,
+    pub wr_data: Signal<Out, Bits<32>>,
+    /// This step ends the append / close.
+    pub done: Signal<Out, Bit>,
+    /// `cur` is an empty list.
+    pub empty: Signal<Out, Bit>,
+
+    /// The state RAM.
+    pub ram: StateRam,
+
+    c_zero32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_four32: Constant<Bits<32>>,
+    c_nil: Constant<Bits<32>>,
+    c_chunk: Constant<Bits<32>>,
+    c_first_idx: Constant<Bits<32>>,
+    c_first_addr: Constant<Bits<32>>,
+    c_off_full: Constant<Bits<16>>,
+    c_off_first: Constant<Bits<16>>,
+    c_rec: Constant<Bits<16>>,
+    c_wlast: Constant<Bits<3>>,
+    c_one3: Constant<Bits<3>>,
+    c_ph: Vec<Constant<Bits<3>>>,
+    c_three: Constant<Bits<32>>,
+
+    full: Signal<Local, Bit>,
+    alloc: Signal<Local, Bit>,
+    link: Signal<Local, Bit>,
+    rd_empty: Signal<Local, Bit>,
+    rd_alloc: Signal<Local, Bit>,
+    tbl: Signal<Local, Bits<32>>,
+    lastw: Signal<Local, Bit>,
+
+    cur_head: DFF<Bits<32>>,
+    cur_tail: DFF<Bits<32>>,
+    cur_count: DFF<Bits<32>>,
+    cur_off: DFF<Bits<16>>,
+    /// Link written (append) / close step (0: next, 1: head, 2: count).
+    lk: DFF<Bit>,
+    ph: DFF<Bits<3>>,
+    wa: DFF<Bits<32>>,
+    nidx: DFF<Bits<32>>,
+    naddr: DFF<Bits<32>>,
+}
+
+impl ListWriter {
+    /// The core of `lw`'s geometry (lists, block size, W) with a state RAM of 2^`abits` words.
+    pub fn new(lw: &ListWriterCycle, chunk_bytes: u32, words: u32, abits: usize) -> Self {
+        let first = lw.first_chunk() as u64;
+        ListWriter {
+            clock: Default::default(),
+            flush: Default::default(),
+            re: Default::default(),
+            raddr: Default::default(),
+            latch: Default::default(),
+            step: Default::default(),
+            fin: Default::default(),
+            list: Default::default(),
+            clear: Default::default(),
+            rbump: Default::default(),
+            word: Default::default(),
+            kw: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            done: Default::default(),
+            empty: Default::default(),
+            ram: StateRam::new(abits),
+            c_zero32: k(0),
+            c_one32: k(1),
+            c_four32: k(4),
+            c_nil: k(0xffff_ffff),
+            c_chunk: k(chunk_bytes as u64),
+            c_first_idx: k(first),
+            c_first_addr: k(first * chunk_bytes as u64),
+            c_off_full: k(lw.off_full() as u64),
+            c_off_first: k(4 + 4 * words as u64),
+            c_rec: k(4 * words as u64),
+            c_wlast: k(words as u64 - 1),
+            c_one3: k(1),
+            c_ph: (0..3).map(k).collect(),
+            c_three: k(3),
+            full: Default::default(),
+            alloc: Default::default(),
+            link: Default::default(),
+            rd_empty: Default::default(),
+            rd_alloc: Default::default(),
+            tbl: Default::default(),
+            lastw: Default::default(),
+            cur_head: Default::default(),
+            cur_tail: Default::default(),
+            cur_count: Default::default(),
+            cur_off: Default::default(),
+            lk: Default::default(),
+            ph: Default::default(),
+            wa: Default::default(),
+            nidx: Default::default(),
+            naddr: Default::default(),
+        }
+    }
+}
+
+impl Logic for ListWriter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.cur_head.clock.next = self.clock.val();
+        self.cur_head.d.next = self.cur_head.q.val();
+        self.cur_tail.clock.next = self.clock.val();
+        self.cur_tail.d.next = self.cur_tail.q.val();
+        self.cur_count.clock.next = self.clock.val();
+        self.cur_count.d.next = self.cur_count.q.val();
+        self.cur_off.clock.next = self.clock.val();
+        self.cur_off.d.next = self.cur_off.q.val();
+        self.lk.clock.next = self.clock.val();
+        self.lk.d.next = self.lk.q.val();
+        self.ph.clock.next = self.clock.val();
+        self.ph.d.next = self.ph.q.val();
+        self.wa.clock.next = self.clock.val();
+        self.wa.d.next = self.wa.q.val();
+        self.nidx.clock.next = self.clock.val();
+        self.nidx.d.next = self.nidx.q.val();
+        self.naddr.clock.next = self.clock.val();
+        self.naddr.d.next = self.naddr.q.val();
+        self.ram.clock.next = self.clock.val();
+
+        // ---- combinational ----
+        self.empty.next = self.cur_count.q.val() == self.c_zero32.val();
+        self.full.next = self.cur_off.q.val() == self.c_off_full.val();
+        self.alloc.next = self.empty.val() | self.full.val();
+        self.link.next = !self.empty.val() & self.full.val();
+        self.rd_empty.next = self.ram.rd_count.val() == self.c_zero32.val();
+        self.rd_alloc.next = self.rd_empty.val() | (self.ram.rd_off.val() == self.c_off_full.val());
+        self.tbl.next = bit_cast::<32, 12>(self.list.val()) << self.c_three.val();
+        self.lastw.next = self.ph.q.val() == self.c_wlast.val();
+        self.kw.next = self.ph.q.val();
+
+        // ---- state RAM ports ----
+        self.ram.re.next = self.re.val() & !self.flush.val();
+        self.ram.raddr.next = self.raddr.val();
+        self.ram.waddr.next = self.list.val();
+        self.ram.we.next = self.clear.val() & !self.flush.val();
+        self.ram.wd_head.next = self.c_zero32.val();
+        self.ram.wd_tail.next = self.c_zero32.val();
+        self.ram.wd_count.next = self.c_zero32.val();
+        self.ram.wd_off.next = 0.into();
+
+        if self.latch.val() {
+            self.cur_head.d.next = self.ram.rd_head.val();
+            self.cur_tail.d.next = self.ram.rd_tail.val();
+            self.cur_count.d.next = self.ram.rd_count.val();
+            self.cur_off.d.next = self.ram.rd_off.val();
+            self.wa.d.next = self.ram.rd_tail.val() + bit_cast::<32, 16>(self.ram.rd_off.val());
+            if self.rd_alloc.val() {
+                self.wa.d.next = self.naddr.q.val() + self.c_four32.val();
+            }
+        }
+        if self.rbump.val() {
+            self.nidx.d.next = self.c_first_idx.val();
+            self.naddr.d.next = self.c_first_addr.val();
+        }
+
+        // ---- the step's write ----
+        if self.fin.val() {
+            if (self.ph.q.val() == self.c_ph[0].val()) & !self.empty.val() {
+                // Tail block's next = NIL.
+                self.wr_addr.next = self.cur_tail.q.val();
+                self.wr_data.next = self.c_nil.val();
+                self.done.next = false;
+            } else if self.ph.q.val() != self.c_ph[2].val() {
+                self.wr_addr.next = self.tbl.val();
+                self.wr_data.next = self.cur_head.q.val();
+                if self.empty.val() {
+                    self.wr_data.next = self.c_nil.val();
+                }
+                self.done.next = false;
+            } else {
+                self.wr_addr.next = self.tbl.val() | self.c_four32.val();
+                self.wr_data.next = self.cur_count.q.val();
+                self.done.next = true;
+            }
+        } else if self.link.val() & !self.lk.q.val() {
+            // The full tail block's next pointer: the new block's index.
+            self.wr_addr.next = self.cur_tail.q.val();
+            self.wr_data.next = self.nidx.q.val();
+            self.done.next = false;
+        } else {
+            self.wr_addr.next = self.wa.q.val();
+            self.wr_data.next = self.word.val();
+            self.done.next = self.lastw.val();
+        }
+
+        if self.step.val() {
+            if self.fin.val() {
+                if (self.ph.q.val() == self.c_ph[0].val()) & !self.empty.val() {
+                    self.ph.d.next = self.c_ph[1].val();
+                } else if self.ph.q.val() != self.c_ph[2].val() {
+                    self.ph.d.next = self.c_ph[2].val();
+                } else {
+                    self.ph.d.next = self.c_ph[0].val();
+                    self.ram.we.next = true;
+                }
+            } else if self.link.val() & !self.lk.q.val() {
+                self.lk.d.next = true;
+            } else {
+                self.wa.d.next = self.wa.q.val() + self.c_four32.val();
+                self.ph.d.next = self.ph.q.val() + self.c_one3.val();
+                if self.lastw.val() {
+                    // The list's new state goes back to the RAM.
+                    self.ph.d.next = self.c_ph[0].val();
+                    self.lk.d.next = false;
+                    self.ram.we.next = true;
+                    self.ram.wd_head.next = self.cur_head.q.val();
+                    self.ram.wd_tail.next = self.cur_tail.q.val();
+                    self.ram.wd_count.next = self.cur_count.q.val() + self.c_one32.val();
+                    self.ram.wd_off.next = self.cur_off.q.val() + self.c_rec.val();
+                    if self.alloc.val() {
+                        self.ram.wd_tail.next = self.naddr.q.val();
+                        self.ram.wd_off.next = self.c_off_first.val();
+                        self.nidx.d.next = self.nidx.q.val() + self.c_one32.val();
+                        self.naddr.d.next = self.naddr.q.val() + self.c_chunk.val();
+                        if self.empty.val() {
+                            self.ram.wd_head.next = self.nidx.q.val();
+                        }
+                    }
+                }
+            }
+        }
+
+        if self.flush.val() {
+            self.ram.we.next = false;
+            self.cur_head.d.next = 0.into();
+            self.cur_tail.d.next = 0.into();
+            self.cur_count.d.next = 0.into();
+            self.cur_off.d.next = 0.into();
+            self.lk.d.next = false;
+            self.ph.d.next = 0.into();
+            self.wa.d.next = 0.into();
+            self.nidx.d.next = 0.into();
+            self.naddr.d.next = 0.into();
+        }
+    }
+}
