@@ -45,8 +45,13 @@ const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
 /// Pixel-side blocks verilated on a further preset besides `default`'s: (preset, stage). The
 /// colour buffer's layout (tile classes, piece size, C) depends on the preset.
-/// The binner's tile grid and list count depend on the preset too.
-const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[("ice40", "colour_buffer"), ("ice40", "binner")];
+/// The binner's tile grid and list count depend on the preset too, and so do the pixel-info
+/// writer's (second tiles, record size).
+const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
+    ("ice40", "colour_buffer"),
+    ("ice40", "binner"),
+    ("ice40", "pixel_info_write"),
+];
 
 /// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor
 /// and dst read depend on S, C and the viewport width): every other preset, for the

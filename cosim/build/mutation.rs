@@ -56,6 +56,16 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "    localparam [15:0] c_off_first = 16'h8;\n",
         to: "    localparam [15:0] c_off_first = 16'hc; // MUTATION (cosim test)\n",
     },
+    // The pixel-info writer's record keeps only 4 bits of the quad's column inside its second
+    // tile (`c_mx` = 0xf instead of 0x1f at default's 64-pixel-wide second tiles): word 2 of
+    // every record whose quad lies in columns 16..31 of its second tile loses bit 4. First
+    // visible on `out__wdata` (bit 4) in the first cycle the model's output register holds such
+    // a word 2 (`cosim/tests/pixel_info_write.rs` predicts it from the model).
+    BlockMutant {
+        stage: "pixel_info_write",
+        from: "    localparam [11:0] c_mx = 12'h1f;\n",
+        to: "    localparam [11:0] c_mx = 12'hf; // MUTATION (cosim test)\n",
+    },
     // The pixel processor never fills colour slot 0 (its "slot exists" constant is 0): every
     // pixel's first colour is dropped.
     BlockMutant {

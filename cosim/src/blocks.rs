@@ -25,7 +25,7 @@ use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{
-    port_name, ports, Beat, BinBox, BinWrite, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PixSamples,
+    port_name, ports, Beat, BinBox, BinWrite, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PiBeat, PixSamples,
     PixSlots, Stream,
 };
 use tilerast_verif::{Handshake, Pattern, Rng};
@@ -807,6 +807,13 @@ block_io!(
 );
 
 block_io!(
+    /// `pixel_info_write` (seed 001, `rtl-out/tilerast_pixel_info_write_<preset>.v`): beats of
+    /// quads (with depth and frame id) and frame ends → the writes of the per-second-tile
+    /// pixel-info lists on the memory port.
+    PixelInfoWrite, "pixel_info_write", PiBeat -> BinWrite, PiBeat -> BinWrite
+);
+
+block_io!(
     /// `output_merger` (seed 000, `rtl-out/tilerast_output_merger_<preset>.v`): blender
     /// batches → framebuffer writes on the memory port.
     OutputMerger, "output_merger", BlendBeat -> MemReq, BlendBeat -> MemReq
@@ -861,6 +868,9 @@ mod tests {
         check::<Binner>("default");
         check::<Binner>("ice40");
         check::<Binner>("default_mut");
+        check::<PixelInfoWrite>("default");
+        check::<PixelInfoWrite>("ice40");
+        check::<PixelInfoWrite>("default_mut");
         check::<PixelProcessor>("default");
         check::<PixelProcessor>("default_mut");
         check::<ColourBuffer>("default");
@@ -880,9 +890,10 @@ mod tests {
                 "{p}: no memory port"
             );
         }
-        // 3 × 6 raster blocks, 7 blocks of their own (binner and pixel side), the ice40 colour
-        // buffer and binner, 3 more back ends, 2 variants, 6 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 38);
+        // 3 × 6 raster blocks, 8 blocks of their own (binner, pixel-info writer and pixel
+        // side), the ice40 colour buffer, binner and pixel-info writer, 3 more back ends, 2
+        // variants, 7 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 41);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),
