@@ -382,101 +382,101 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
     reg  ppos__75__d;
     wire  ppos__75__q;
     reg  ppos__75__clock;
-    reg  [15:0] ps__0__d;
-    wire  [15:0] ps__0__q;
+    reg  [7:0] ps__0__d;
+    wire  [7:0] ps__0__q;
     reg  ps__0__clock;
-    reg  [15:0] ps__1__d;
-    wire  [15:0] ps__1__q;
+    reg  [7:0] ps__1__d;
+    wire  [7:0] ps__1__q;
     reg  ps__1__clock;
-    reg  [15:0] ps__2__d;
-    wire  [15:0] ps__2__q;
+    reg  [7:0] ps__2__d;
+    wire  [7:0] ps__2__q;
     reg  ps__2__clock;
-    reg  [15:0] ps__3__d;
-    wire  [15:0] ps__3__q;
+    reg  [7:0] ps__3__d;
+    wire  [7:0] ps__3__q;
     reg  ps__3__clock;
-    reg  [15:0] ps__4__d;
-    wire  [15:0] ps__4__q;
+    reg  [7:0] ps__4__d;
+    wire  [7:0] ps__4__q;
     reg  ps__4__clock;
-    reg  [15:0] ps__5__d;
-    wire  [15:0] ps__5__q;
+    reg  [7:0] ps__5__d;
+    wire  [7:0] ps__5__q;
     reg  ps__5__clock;
-    reg  [15:0] ps__6__d;
-    wire  [15:0] ps__6__q;
+    reg  [7:0] ps__6__d;
+    wire  [7:0] ps__6__q;
     reg  ps__6__clock;
-    reg  [15:0] ps__7__d;
-    wire  [15:0] ps__7__q;
+    reg  [7:0] ps__7__d;
+    wire  [7:0] ps__7__q;
     reg  ps__7__clock;
-    reg  [15:0] ps__8__d;
-    wire  [15:0] ps__8__q;
+    reg  [7:0] ps__8__d;
+    wire  [7:0] ps__8__q;
     reg  ps__8__clock;
-    reg  [15:0] ps__9__d;
-    wire  [15:0] ps__9__q;
+    reg  [7:0] ps__9__d;
+    wire  [7:0] ps__9__q;
     reg  ps__9__clock;
-    reg  [15:0] ps__10__d;
-    wire  [15:0] ps__10__q;
+    reg  [7:0] ps__10__d;
+    wire  [7:0] ps__10__q;
     reg  ps__10__clock;
-    reg  [15:0] ps__11__d;
-    wire  [15:0] ps__11__q;
+    reg  [7:0] ps__11__d;
+    wire  [7:0] ps__11__q;
     reg  ps__11__clock;
-    reg  [15:0] ps__12__d;
-    wire  [15:0] ps__12__q;
+    reg  [7:0] ps__12__d;
+    wire  [7:0] ps__12__q;
     reg  ps__12__clock;
-    reg  [15:0] ps__13__d;
-    wire  [15:0] ps__13__q;
+    reg  [7:0] ps__13__d;
+    wire  [7:0] ps__13__q;
     reg  ps__13__clock;
-    reg  [15:0] ps__14__d;
-    wire  [15:0] ps__14__q;
+    reg  [7:0] ps__14__d;
+    wire  [7:0] ps__14__q;
     reg  ps__14__clock;
-    reg  [15:0] ps__15__d;
-    wire  [15:0] ps__15__q;
+    reg  [7:0] ps__15__d;
+    wire  [7:0] ps__15__q;
     reg  ps__15__clock;
-    reg  [15:0] pd__0__d;
-    wire  [15:0] pd__0__q;
+    reg  [7:0] pd__0__d;
+    wire  [7:0] pd__0__q;
     reg  pd__0__clock;
-    reg  [15:0] pd__1__d;
-    wire  [15:0] pd__1__q;
+    reg  [7:0] pd__1__d;
+    wire  [7:0] pd__1__q;
     reg  pd__1__clock;
-    reg  [15:0] pd__2__d;
-    wire  [15:0] pd__2__q;
+    reg  [7:0] pd__2__d;
+    wire  [7:0] pd__2__q;
     reg  pd__2__clock;
-    reg  [15:0] pd__3__d;
-    wire  [15:0] pd__3__q;
+    reg  [7:0] pd__3__d;
+    wire  [7:0] pd__3__q;
     reg  pd__3__clock;
-    reg  [15:0] pd__4__d;
-    wire  [15:0] pd__4__q;
+    reg  [7:0] pd__4__d;
+    wire  [7:0] pd__4__q;
     reg  pd__4__clock;
-    reg  [15:0] pd__5__d;
-    wire  [15:0] pd__5__q;
+    reg  [7:0] pd__5__d;
+    wire  [7:0] pd__5__q;
     reg  pd__5__clock;
-    reg  [15:0] pd__6__d;
-    wire  [15:0] pd__6__q;
+    reg  [7:0] pd__6__d;
+    wire  [7:0] pd__6__q;
     reg  pd__6__clock;
-    reg  [15:0] pd__7__d;
-    wire  [15:0] pd__7__q;
+    reg  [7:0] pd__7__d;
+    wire  [7:0] pd__7__q;
     reg  pd__7__clock;
-    reg  [15:0] pd__8__d;
-    wire  [15:0] pd__8__q;
+    reg  [7:0] pd__8__d;
+    wire  [7:0] pd__8__q;
     reg  pd__8__clock;
-    reg  [15:0] pd__9__d;
-    wire  [15:0] pd__9__q;
+    reg  [7:0] pd__9__d;
+    wire  [7:0] pd__9__q;
     reg  pd__9__clock;
-    reg  [15:0] pd__10__d;
-    wire  [15:0] pd__10__q;
+    reg  [7:0] pd__10__d;
+    wire  [7:0] pd__10__q;
     reg  pd__10__clock;
-    reg  [15:0] pd__11__d;
-    wire  [15:0] pd__11__q;
+    reg  [7:0] pd__11__d;
+    wire  [7:0] pd__11__q;
     reg  pd__11__clock;
-    reg  [15:0] pd__12__d;
-    wire  [15:0] pd__12__q;
+    reg  [7:0] pd__12__d;
+    wire  [7:0] pd__12__q;
     reg  pd__12__clock;
-    reg  [15:0] pd__13__d;
-    wire  [15:0] pd__13__q;
+    reg  [7:0] pd__13__d;
+    wire  [7:0] pd__13__q;
     reg  pd__13__clock;
-    reg  [15:0] pd__14__d;
-    wire  [15:0] pd__14__q;
+    reg  [7:0] pd__14__d;
+    wire  [7:0] pd__14__q;
     reg  pd__14__clock;
-    reg  [15:0] pd__15__d;
-    wire  [15:0] pd__15__q;
+    reg  [7:0] pd__15__d;
+    wire  [7:0] pd__15__q;
     reg  pd__15__clock;
     reg  [7:0] pst__0__d;
     wire  [7:0] pst__0__q;
@@ -730,101 +730,101 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
     reg  bpos__75__d;
     wire  bpos__75__q;
     reg  bpos__75__clock;
-    reg  [15:0] bs__0__d;
-    wire  [15:0] bs__0__q;
+    reg  [7:0] bs__0__d;
+    wire  [7:0] bs__0__q;
     reg  bs__0__clock;
-    reg  [15:0] bs__1__d;
-    wire  [15:0] bs__1__q;
+    reg  [7:0] bs__1__d;
+    wire  [7:0] bs__1__q;
     reg  bs__1__clock;
-    reg  [15:0] bs__2__d;
-    wire  [15:0] bs__2__q;
+    reg  [7:0] bs__2__d;
+    wire  [7:0] bs__2__q;
     reg  bs__2__clock;
-    reg  [15:0] bs__3__d;
-    wire  [15:0] bs__3__q;
+    reg  [7:0] bs__3__d;
+    wire  [7:0] bs__3__q;
     reg  bs__3__clock;
-    reg  [15:0] bs__4__d;
-    wire  [15:0] bs__4__q;
+    reg  [7:0] bs__4__d;
+    wire  [7:0] bs__4__q;
     reg  bs__4__clock;
-    reg  [15:0] bs__5__d;
-    wire  [15:0] bs__5__q;
+    reg  [7:0] bs__5__d;
+    wire  [7:0] bs__5__q;
     reg  bs__5__clock;
-    reg  [15:0] bs__6__d;
-    wire  [15:0] bs__6__q;
+    reg  [7:0] bs__6__d;
+    wire  [7:0] bs__6__q;
     reg  bs__6__clock;
-    reg  [15:0] bs__7__d;
-    wire  [15:0] bs__7__q;
+    reg  [7:0] bs__7__d;
+    wire  [7:0] bs__7__q;
     reg  bs__7__clock;
-    reg  [15:0] bs__8__d;
-    wire  [15:0] bs__8__q;
+    reg  [7:0] bs__8__d;
+    wire  [7:0] bs__8__q;
     reg  bs__8__clock;
-    reg  [15:0] bs__9__d;
-    wire  [15:0] bs__9__q;
+    reg  [7:0] bs__9__d;
+    wire  [7:0] bs__9__q;
     reg  bs__9__clock;
-    reg  [15:0] bs__10__d;
-    wire  [15:0] bs__10__q;
+    reg  [7:0] bs__10__d;
+    wire  [7:0] bs__10__q;
     reg  bs__10__clock;
-    reg  [15:0] bs__11__d;
-    wire  [15:0] bs__11__q;
+    reg  [7:0] bs__11__d;
+    wire  [7:0] bs__11__q;
     reg  bs__11__clock;
-    reg  [15:0] bs__12__d;
-    wire  [15:0] bs__12__q;
+    reg  [7:0] bs__12__d;
+    wire  [7:0] bs__12__q;
     reg  bs__12__clock;
-    reg  [15:0] bs__13__d;
-    wire  [15:0] bs__13__q;
+    reg  [7:0] bs__13__d;
+    wire  [7:0] bs__13__q;
     reg  bs__13__clock;
-    reg  [15:0] bs__14__d;
-    wire  [15:0] bs__14__q;
+    reg  [7:0] bs__14__d;
+    wire  [7:0] bs__14__q;
     reg  bs__14__clock;
-    reg  [15:0] bs__15__d;
-    wire  [15:0] bs__15__q;
+    reg  [7:0] bs__15__d;
+    wire  [7:0] bs__15__q;
     reg  bs__15__clock;
-    reg  [15:0] bd__0__d;
-    wire  [15:0] bd__0__q;
+    reg  [7:0] bd__0__d;
+    wire  [7:0] bd__0__q;
     reg  bd__0__clock;
-    reg  [15:0] bd__1__d;
-    wire  [15:0] bd__1__q;
+    reg  [7:0] bd__1__d;
+    wire  [7:0] bd__1__q;
     reg  bd__1__clock;
-    reg  [15:0] bd__2__d;
-    wire  [15:0] bd__2__q;
+    reg  [7:0] bd__2__d;
+    wire  [7:0] bd__2__q;
     reg  bd__2__clock;
-    reg  [15:0] bd__3__d;
-    wire  [15:0] bd__3__q;
+    reg  [7:0] bd__3__d;
+    wire  [7:0] bd__3__q;
     reg  bd__3__clock;
-    reg  [15:0] bd__4__d;
-    wire  [15:0] bd__4__q;
+    reg  [7:0] bd__4__d;
+    wire  [7:0] bd__4__q;
     reg  bd__4__clock;
-    reg  [15:0] bd__5__d;
-    wire  [15:0] bd__5__q;
+    reg  [7:0] bd__5__d;
+    wire  [7:0] bd__5__q;
     reg  bd__5__clock;
-    reg  [15:0] bd__6__d;
-    wire  [15:0] bd__6__q;
+    reg  [7:0] bd__6__d;
+    wire  [7:0] bd__6__q;
     reg  bd__6__clock;
-    reg  [15:0] bd__7__d;
-    wire  [15:0] bd__7__q;
+    reg  [7:0] bd__7__d;
+    wire  [7:0] bd__7__q;
     reg  bd__7__clock;
-    reg  [15:0] bd__8__d;
-    wire  [15:0] bd__8__q;
+    reg  [7:0] bd__8__d;
+    wire  [7:0] bd__8__q;
     reg  bd__8__clock;
-    reg  [15:0] bd__9__d;
-    wire  [15:0] bd__9__q;
+    reg  [7:0] bd__9__d;
+    wire  [7:0] bd__9__q;
     reg  bd__9__clock;
-    reg  [15:0] bd__10__d;
-    wire  [15:0] bd__10__q;
+    reg  [7:0] bd__10__d;
+    wire  [7:0] bd__10__q;
     reg  bd__10__clock;
-    reg  [15:0] bd__11__d;
-    wire  [15:0] bd__11__q;
+    reg  [7:0] bd__11__d;
+    wire  [7:0] bd__11__q;
     reg  bd__11__clock;
-    reg  [15:0] bd__12__d;
-    wire  [15:0] bd__12__q;
+    reg  [7:0] bd__12__d;
+    wire  [7:0] bd__12__q;
     reg  bd__12__clock;
-    reg  [15:0] bd__13__d;
-    wire  [15:0] bd__13__q;
+    reg  [7:0] bd__13__d;
+    wire  [7:0] bd__13__q;
     reg  bd__13__clock;
-    reg  [15:0] bd__14__d;
-    wire  [15:0] bd__14__q;
+    reg  [7:0] bd__14__d;
+    wire  [7:0] bd__14__q;
     reg  bd__14__clock;
-    reg  [15:0] bd__15__d;
-    wire  [15:0] bd__15__q;
+    reg  [7:0] bd__15__d;
+    wire  [7:0] bd__15__q;
     reg  bd__15__clock;
     reg  [7:0] bst__0__d;
     wire  [7:0] bst__0__q;
@@ -862,197 +862,197 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
     reg  qv__7__d;
     wire  qv__7__q;
     reg  qv__7__clock;
-    reg  [15:0] qs__0__d;
-    wire  [15:0] qs__0__q;
+    reg  [7:0] qs__0__d;
+    wire  [7:0] qs__0__q;
     reg  qs__0__clock;
-    reg  [15:0] qs__1__d;
-    wire  [15:0] qs__1__q;
+    reg  [7:0] qs__1__d;
+    wire  [7:0] qs__1__q;
     reg  qs__1__clock;
-    reg  [15:0] qs__2__d;
-    wire  [15:0] qs__2__q;
+    reg  [7:0] qs__2__d;
+    wire  [7:0] qs__2__q;
     reg  qs__2__clock;
-    reg  [15:0] qs__3__d;
-    wire  [15:0] qs__3__q;
+    reg  [7:0] qs__3__d;
+    wire  [7:0] qs__3__q;
     reg  qs__3__clock;
-    reg  [15:0] qs__4__d;
-    wire  [15:0] qs__4__q;
+    reg  [7:0] qs__4__d;
+    wire  [7:0] qs__4__q;
     reg  qs__4__clock;
-    reg  [15:0] qs__5__d;
-    wire  [15:0] qs__5__q;
+    reg  [7:0] qs__5__d;
+    wire  [7:0] qs__5__q;
     reg  qs__5__clock;
-    reg  [15:0] qs__6__d;
-    wire  [15:0] qs__6__q;
+    reg  [7:0] qs__6__d;
+    wire  [7:0] qs__6__q;
     reg  qs__6__clock;
-    reg  [15:0] qs__7__d;
-    wire  [15:0] qs__7__q;
+    reg  [7:0] qs__7__d;
+    wire  [7:0] qs__7__q;
     reg  qs__7__clock;
-    reg  [15:0] qs__8__d;
-    wire  [15:0] qs__8__q;
+    reg  [7:0] qs__8__d;
+    wire  [7:0] qs__8__q;
     reg  qs__8__clock;
-    reg  [15:0] qs__9__d;
-    wire  [15:0] qs__9__q;
+    reg  [7:0] qs__9__d;
+    wire  [7:0] qs__9__q;
     reg  qs__9__clock;
-    reg  [15:0] qs__10__d;
-    wire  [15:0] qs__10__q;
+    reg  [7:0] qs__10__d;
+    wire  [7:0] qs__10__q;
     reg  qs__10__clock;
-    reg  [15:0] qs__11__d;
-    wire  [15:0] qs__11__q;
+    reg  [7:0] qs__11__d;
+    wire  [7:0] qs__11__q;
     reg  qs__11__clock;
-    reg  [15:0] qs__12__d;
-    wire  [15:0] qs__12__q;
+    reg  [7:0] qs__12__d;
+    wire  [7:0] qs__12__q;
     reg  qs__12__clock;
-    reg  [15:0] qs__13__d;
-    wire  [15:0] qs__13__q;
+    reg  [7:0] qs__13__d;
+    wire  [7:0] qs__13__q;
     reg  qs__13__clock;
-    reg  [15:0] qs__14__d;
-    wire  [15:0] qs__14__q;
+    reg  [7:0] qs__14__d;
+    wire  [7:0] qs__14__q;
     reg  qs__14__clock;
-    reg  [15:0] qs__15__d;
-    wire  [15:0] qs__15__q;
+    reg  [7:0] qs__15__d;
+    wire  [7:0] qs__15__q;
     reg  qs__15__clock;
-    reg  [15:0] qs__16__d;
-    wire  [15:0] qs__16__q;
+    reg  [7:0] qs__16__d;
+    wire  [7:0] qs__16__q;
     reg  qs__16__clock;
-    reg  [15:0] qs__17__d;
-    wire  [15:0] qs__17__q;
+    reg  [7:0] qs__17__d;
+    wire  [7:0] qs__17__q;
     reg  qs__17__clock;
-    reg  [15:0] qs__18__d;
-    wire  [15:0] qs__18__q;
+    reg  [7:0] qs__18__d;
+    wire  [7:0] qs__18__q;
     reg  qs__18__clock;
-    reg  [15:0] qs__19__d;
-    wire  [15:0] qs__19__q;
+    reg  [7:0] qs__19__d;
+    wire  [7:0] qs__19__q;
     reg  qs__19__clock;
-    reg  [15:0] qs__20__d;
-    wire  [15:0] qs__20__q;
+    reg  [7:0] qs__20__d;
+    wire  [7:0] qs__20__q;
     reg  qs__20__clock;
-    reg  [15:0] qs__21__d;
-    wire  [15:0] qs__21__q;
+    reg  [7:0] qs__21__d;
+    wire  [7:0] qs__21__q;
     reg  qs__21__clock;
-    reg  [15:0] qs__22__d;
-    wire  [15:0] qs__22__q;
+    reg  [7:0] qs__22__d;
+    wire  [7:0] qs__22__q;
     reg  qs__22__clock;
-    reg  [15:0] qs__23__d;
-    wire  [15:0] qs__23__q;
+    reg  [7:0] qs__23__d;
+    wire  [7:0] qs__23__q;
     reg  qs__23__clock;
-    reg  [15:0] qs__24__d;
-    wire  [15:0] qs__24__q;
+    reg  [7:0] qs__24__d;
+    wire  [7:0] qs__24__q;
     reg  qs__24__clock;
-    reg  [15:0] qs__25__d;
-    wire  [15:0] qs__25__q;
+    reg  [7:0] qs__25__d;
+    wire  [7:0] qs__25__q;
     reg  qs__25__clock;
-    reg  [15:0] qs__26__d;
-    wire  [15:0] qs__26__q;
+    reg  [7:0] qs__26__d;
+    wire  [7:0] qs__26__q;
     reg  qs__26__clock;
-    reg  [15:0] qs__27__d;
-    wire  [15:0] qs__27__q;
+    reg  [7:0] qs__27__d;
+    wire  [7:0] qs__27__q;
     reg  qs__27__clock;
-    reg  [15:0] qs__28__d;
-    wire  [15:0] qs__28__q;
+    reg  [7:0] qs__28__d;
+    wire  [7:0] qs__28__q;
     reg  qs__28__clock;
-    reg  [15:0] qs__29__d;
-    wire  [15:0] qs__29__q;
+    reg  [7:0] qs__29__d;
+    wire  [7:0] qs__29__q;
     reg  qs__29__clock;
-    reg  [15:0] qs__30__d;
-    wire  [15:0] qs__30__q;
+    reg  [7:0] qs__30__d;
+    wire  [7:0] qs__30__q;
     reg  qs__30__clock;
-    reg  [15:0] qs__31__d;
-    wire  [15:0] qs__31__q;
+    reg  [7:0] qs__31__d;
+    wire  [7:0] qs__31__q;
     reg  qs__31__clock;
-    reg  [15:0] qd__0__d;
-    wire  [15:0] qd__0__q;
+    reg  [7:0] qd__0__d;
+    wire  [7:0] qd__0__q;
     reg  qd__0__clock;
-    reg  [15:0] qd__1__d;
-    wire  [15:0] qd__1__q;
+    reg  [7:0] qd__1__d;
+    wire  [7:0] qd__1__q;
     reg  qd__1__clock;
-    reg  [15:0] qd__2__d;
-    wire  [15:0] qd__2__q;
+    reg  [7:0] qd__2__d;
+    wire  [7:0] qd__2__q;
     reg  qd__2__clock;
-    reg  [15:0] qd__3__d;
-    wire  [15:0] qd__3__q;
+    reg  [7:0] qd__3__d;
+    wire  [7:0] qd__3__q;
     reg  qd__3__clock;
-    reg  [15:0] qd__4__d;
-    wire  [15:0] qd__4__q;
+    reg  [7:0] qd__4__d;
+    wire  [7:0] qd__4__q;
     reg  qd__4__clock;
-    reg  [15:0] qd__5__d;
-    wire  [15:0] qd__5__q;
+    reg  [7:0] qd__5__d;
+    wire  [7:0] qd__5__q;
     reg  qd__5__clock;
-    reg  [15:0] qd__6__d;
-    wire  [15:0] qd__6__q;
+    reg  [7:0] qd__6__d;
+    wire  [7:0] qd__6__q;
     reg  qd__6__clock;
-    reg  [15:0] qd__7__d;
-    wire  [15:0] qd__7__q;
+    reg  [7:0] qd__7__d;
+    wire  [7:0] qd__7__q;
     reg  qd__7__clock;
-    reg  [15:0] qd__8__d;
-    wire  [15:0] qd__8__q;
+    reg  [7:0] qd__8__d;
+    wire  [7:0] qd__8__q;
     reg  qd__8__clock;
-    reg  [15:0] qd__9__d;
-    wire  [15:0] qd__9__q;
+    reg  [7:0] qd__9__d;
+    wire  [7:0] qd__9__q;
     reg  qd__9__clock;
-    reg  [15:0] qd__10__d;
-    wire  [15:0] qd__10__q;
+    reg  [7:0] qd__10__d;
+    wire  [7:0] qd__10__q;
     reg  qd__10__clock;
-    reg  [15:0] qd__11__d;
-    wire  [15:0] qd__11__q;
+    reg  [7:0] qd__11__d;
+    wire  [7:0] qd__11__q;
     reg  qd__11__clock;
-    reg  [15:0] qd__12__d;
-    wire  [15:0] qd__12__q;
+    reg  [7:0] qd__12__d;
+    wire  [7:0] qd__12__q;
     reg  qd__12__clock;
-    reg  [15:0] qd__13__d;
-    wire  [15:0] qd__13__q;
+    reg  [7:0] qd__13__d;
+    wire  [7:0] qd__13__q;
     reg  qd__13__clock;
-    reg  [15:0] qd__14__d;
-    wire  [15:0] qd__14__q;
+    reg  [7:0] qd__14__d;
+    wire  [7:0] qd__14__q;
     reg  qd__14__clock;
-    reg  [15:0] qd__15__d;
-    wire  [15:0] qd__15__q;
+    reg  [7:0] qd__15__d;
+    wire  [7:0] qd__15__q;
     reg  qd__15__clock;
-    reg  [15:0] qd__16__d;
-    wire  [15:0] qd__16__q;
+    reg  [7:0] qd__16__d;
+    wire  [7:0] qd__16__q;
     reg  qd__16__clock;
-    reg  [15:0] qd__17__d;
-    wire  [15:0] qd__17__q;
+    reg  [7:0] qd__17__d;
+    wire  [7:0] qd__17__q;
     reg  qd__17__clock;
-    reg  [15:0] qd__18__d;
-    wire  [15:0] qd__18__q;
+    reg  [7:0] qd__18__d;
+    wire  [7:0] qd__18__q;
     reg  qd__18__clock;
-    reg  [15:0] qd__19__d;
-    wire  [15:0] qd__19__q;
+    reg  [7:0] qd__19__d;
+    wire  [7:0] qd__19__q;
     reg  qd__19__clock;
-    reg  [15:0] qd__20__d;
-    wire  [15:0] qd__20__q;
+    reg  [7:0] qd__20__d;
+    wire  [7:0] qd__20__q;
     reg  qd__20__clock;
-    reg  [15:0] qd__21__d;
-    wire  [15:0] qd__21__q;
+    reg  [7:0] qd__21__d;
+    wire  [7:0] qd__21__q;
     reg  qd__21__clock;
-    reg  [15:0] qd__22__d;
-    wire  [15:0] qd__22__q;
+    reg  [7:0] qd__22__d;
+    wire  [7:0] qd__22__q;
     reg  qd__22__clock;
-    reg  [15:0] qd__23__d;
-    wire  [15:0] qd__23__q;
+    reg  [7:0] qd__23__d;
+    wire  [7:0] qd__23__q;
     reg  qd__23__clock;
-    reg  [15:0] qd__24__d;
-    wire  [15:0] qd__24__q;
+    reg  [7:0] qd__24__d;
+    wire  [7:0] qd__24__q;
     reg  qd__24__clock;
-    reg  [15:0] qd__25__d;
-    wire  [15:0] qd__25__q;
+    reg  [7:0] qd__25__d;
+    wire  [7:0] qd__25__q;
     reg  qd__25__clock;
-    reg  [15:0] qd__26__d;
-    wire  [15:0] qd__26__q;
+    reg  [7:0] qd__26__d;
+    wire  [7:0] qd__26__q;
     reg  qd__26__clock;
-    reg  [15:0] qd__27__d;
-    wire  [15:0] qd__27__q;
+    reg  [7:0] qd__27__d;
+    wire  [7:0] qd__27__q;
     reg  qd__27__clock;
-    reg  [15:0] qd__28__d;
-    wire  [15:0] qd__28__q;
+    reg  [7:0] qd__28__d;
+    wire  [7:0] qd__28__q;
     reg  qd__28__clock;
-    reg  [15:0] qd__29__d;
-    wire  [15:0] qd__29__q;
+    reg  [7:0] qd__29__d;
+    wire  [7:0] qd__29__q;
     reg  qd__29__clock;
-    reg  [15:0] qd__30__d;
-    wire  [15:0] qd__30__q;
+    reg  [7:0] qd__30__d;
+    wire  [7:0] qd__30__q;
     reg  qd__30__clock;
-    reg  [15:0] qd__31__d;
-    wire  [15:0] qd__31__q;
+    reg  [7:0] qd__31__d;
+    wire  [7:0] qd__31__q;
     reg  qd__31__clock;
     reg  [7:0] qst__0__d;
     wire  [7:0] qst__0__q;
@@ -2732,38 +2732,38 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
     reg  [31:0] i_pos__1;
     reg  [31:0] i_pos__2;
     reg  [31:0] i_pos__3;
-    reg  [15:0] i_s__0;
-    reg  [15:0] i_s__1;
-    reg  [15:0] i_s__2;
-    reg  [15:0] i_s__3;
-    reg  [15:0] i_s__4;
-    reg  [15:0] i_s__5;
-    reg  [15:0] i_s__6;
-    reg  [15:0] i_s__7;
-    reg  [15:0] i_s__8;
-    reg  [15:0] i_s__9;
-    reg  [15:0] i_s__10;
-    reg  [15:0] i_s__11;
-    reg  [15:0] i_s__12;
-    reg  [15:0] i_s__13;
-    reg  [15:0] i_s__14;
-    reg  [15:0] i_s__15;
-    reg  [15:0] i_d__0;
-    reg  [15:0] i_d__1;
-    reg  [15:0] i_d__2;
-    reg  [15:0] i_d__3;
-    reg  [15:0] i_d__4;
-    reg  [15:0] i_d__5;
-    reg  [15:0] i_d__6;
-    reg  [15:0] i_d__7;
-    reg  [15:0] i_d__8;
-    reg  [15:0] i_d__9;
-    reg  [15:0] i_d__10;
-    reg  [15:0] i_d__11;
-    reg  [15:0] i_d__12;
-    reg  [15:0] i_d__13;
-    reg  [15:0] i_d__14;
-    reg  [15:0] i_d__15;
+    reg  [7:0] i_s__0;
+    reg  [7:0] i_s__1;
+    reg  [7:0] i_s__2;
+    reg  [7:0] i_s__3;
+    reg  [7:0] i_s__4;
+    reg  [7:0] i_s__5;
+    reg  [7:0] i_s__6;
+    reg  [7:0] i_s__7;
+    reg  [7:0] i_s__8;
+    reg  [7:0] i_s__9;
+    reg  [7:0] i_s__10;
+    reg  [7:0] i_s__11;
+    reg  [7:0] i_s__12;
+    reg  [7:0] i_s__13;
+    reg  [7:0] i_s__14;
+    reg  [7:0] i_s__15;
+    reg  [7:0] i_d__0;
+    reg  [7:0] i_d__1;
+    reg  [7:0] i_d__2;
+    reg  [7:0] i_d__3;
+    reg  [7:0] i_d__4;
+    reg  [7:0] i_d__5;
+    reg  [7:0] i_d__6;
+    reg  [7:0] i_d__7;
+    reg  [7:0] i_d__8;
+    reg  [7:0] i_d__9;
+    reg  [7:0] i_d__10;
+    reg  [7:0] i_d__11;
+    reg  [7:0] i_d__12;
+    reg  [7:0] i_d__13;
+    reg  [7:0] i_d__14;
+    reg  [7:0] i_d__15;
     reg  [7:0] i_st__0;
     reg  [7:0] i_st__1;
     reg  [7:0] i_st__2;
@@ -3161,22 +3161,22 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
     reg  [2:0] cnt__4;
     reg  is_v__0;
     reg  is_v__1;
-    reg  [15:0] is_s__0;
-    reg  [15:0] is_s__1;
-    reg  [15:0] is_s__2;
-    reg  [15:0] is_s__3;
-    reg  [15:0] is_s__4;
-    reg  [15:0] is_s__5;
-    reg  [15:0] is_s__6;
-    reg  [15:0] is_s__7;
-    reg  [15:0] is_d__0;
-    reg  [15:0] is_d__1;
-    reg  [15:0] is_d__2;
-    reg  [15:0] is_d__3;
-    reg  [15:0] is_d__4;
-    reg  [15:0] is_d__5;
-    reg  [15:0] is_d__6;
-    reg  [15:0] is_d__7;
+    reg  [7:0] is_s__0;
+    reg  [7:0] is_s__1;
+    reg  [7:0] is_s__2;
+    reg  [7:0] is_s__3;
+    reg  [7:0] is_s__4;
+    reg  [7:0] is_s__5;
+    reg  [7:0] is_s__6;
+    reg  [7:0] is_s__7;
+    reg  [7:0] is_d__0;
+    reg  [7:0] is_d__1;
+    reg  [7:0] is_d__2;
+    reg  [7:0] is_d__3;
+    reg  [7:0] is_d__4;
+    reg  [7:0] is_d__5;
+    reg  [7:0] is_d__6;
+    reg  [7:0] is_d__7;
     reg  [7:0] is_st__0;
     reg  [7:0] is_st__1;
     reg  en__0;
@@ -12037,6 +12037,22 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         op1__1 = qst__1__q[(32'h0)+:(2)];
         op2__1 = qst__3__q[(32'h0)+:(2)];
         op3__1 = qst__5__q[(32'h0)+:(2)];
+        ma__0 = ((qs__0__q) & 16'hffff);
+        ma__1 = ((qs__1__q) & 16'hffff);
+        ma__2 = ((qs__2__q) & 16'hffff);
+        ma__3 = ((qs__3__q) & 16'hffff);
+        ma__4 = ((qs__4__q) & 16'hffff);
+        ma__5 = ((qs__5__q) & 16'hffff);
+        ma__6 = ((qs__6__q) & 16'hffff);
+        ma__7 = ((qs__7__q) & 16'hffff);
+        mc__0 = ((qd__0__q) & 16'hffff);
+        mc__1 = ((qd__1__q) & 16'hffff);
+        mc__2 = ((qd__2__q) & 16'hffff);
+        mc__3 = ((qd__3__q) & 16'hffff);
+        mc__4 = ((qd__4__q) & 16'hffff);
+        mc__5 = ((qd__5__q) & 16'hffff);
+        mc__6 = ((qd__6__q) & 16'hffff);
+        mc__7 = ((qd__7__q) & 16'hffff);
         if (adv) begin
             qv__0__d = is_v__0;
             qv__2__d = qv__0__q;
@@ -12115,17 +12131,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
             qg__19__d = qg__11__q;
             qsl__19__d = qsl__11__q;
         end
-        ma__0 = qs__0__q;
-        mc__0 = qd__0__q;
-        md__0 = c_255 - qs__3__q;
+        md__0 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__0 = qd__0__q;
+            mb__0 = mc__0;
         end
         else if (c_isa__0) begin
             mb__0 = c_255;
         end
         else begin
-            mb__0 = qs__3__q;
+            mb__0 = ma__3;
         end
         pr1__0 = ma__0 * mb__0;
         pr2__0 = mc__0 * md__0;
@@ -12176,17 +12190,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         if (en__6) begin
             rr__0__d = resf__0;
         end
-        ma__1 = qs__1__q;
-        mc__1 = qd__1__q;
-        md__1 = c_255 - qs__3__q;
+        md__1 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__1 = qd__1__q;
+            mb__1 = mc__1;
         end
         else if (c_isa__1) begin
             mb__1 = c_255;
         end
         else begin
-            mb__1 = qs__3__q;
+            mb__1 = ma__3;
         end
         pr1__1 = ma__1 * mb__1;
         pr2__1 = mc__1 * md__1;
@@ -12237,17 +12249,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         if (en__6) begin
             rr__1__d = resf__1;
         end
-        ma__2 = qs__2__q;
-        mc__2 = qd__2__q;
-        md__2 = c_255 - qs__3__q;
+        md__2 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__2 = qd__2__q;
+            mb__2 = mc__2;
         end
         else if (c_isa__2) begin
             mb__2 = c_255;
         end
         else begin
-            mb__2 = qs__3__q;
+            mb__2 = ma__3;
         end
         pr1__2 = ma__2 * mb__2;
         pr2__2 = mc__2 * md__2;
@@ -12298,17 +12308,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         if (en__6) begin
             rr__2__d = resf__2;
         end
-        ma__3 = qs__3__q;
-        mc__3 = qd__3__q;
-        md__3 = c_255 - qs__3__q;
+        md__3 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__3 = qd__3__q;
+            mb__3 = mc__3;
         end
         else if (c_isa__3) begin
             mb__3 = c_255;
         end
         else begin
-            mb__3 = qs__3__q;
+            mb__3 = ma__3;
         end
         pr1__3 = ma__3 * mb__3;
         pr2__3 = mc__3 * md__3;
@@ -12437,17 +12445,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
             qg__23__d = qg__15__q;
             qsl__23__d = qsl__15__q;
         end
-        ma__4 = qs__4__q;
-        mc__4 = qd__4__q;
-        md__4 = c_255 - qs__7__q;
+        md__4 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__4 = qd__4__q;
+            mb__4 = mc__4;
         end
         else if (c_isa__0) begin
             mb__4 = c_255;
         end
         else begin
-            mb__4 = qs__7__q;
+            mb__4 = ma__7;
         end
         pr1__4 = ma__4 * mb__4;
         pr2__4 = mc__4 * md__4;
@@ -12498,17 +12504,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         if (en__7) begin
             rr__4__d = resf__4;
         end
-        ma__5 = qs__5__q;
-        mc__5 = qd__5__q;
-        md__5 = c_255 - qs__7__q;
+        md__5 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__5 = qd__5__q;
+            mb__5 = mc__5;
         end
         else if (c_isa__1) begin
             mb__5 = c_255;
         end
         else begin
-            mb__5 = qs__7__q;
+            mb__5 = ma__7;
         end
         pr1__5 = ma__5 * mb__5;
         pr2__5 = mc__5 * md__5;
@@ -12559,17 +12563,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         if (en__7) begin
             rr__5__d = resf__5;
         end
-        ma__6 = qs__6__q;
-        mc__6 = qd__6__q;
-        md__6 = c_255 - qs__7__q;
+        md__6 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__6 = qd__6__q;
+            mb__6 = mc__6;
         end
         else if (c_isa__2) begin
             mb__6 = c_255;
         end
         else begin
-            mb__6 = qs__7__q;
+            mb__6 = ma__7;
         end
         pr1__6 = ma__6 * mb__6;
         pr2__6 = mc__6 * md__6;
@@ -12620,17 +12622,15 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         if (en__7) begin
             rr__6__d = resf__6;
         end
-        ma__7 = qs__7__q;
-        mc__7 = qd__7__q;
-        md__7 = c_255 - qs__7__q;
+        md__7 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__7 = qd__7__q;
+            mb__7 = mc__7;
         end
         else if (c_isa__3) begin
             mb__7 = c_255;
         end
         else begin
-            mb__7 = qs__7__q;
+            mb__7 = ma__7;
         end
         pr1__7 = ma__7 * mb__7;
         pr2__7 = mc__7 * md__7;
@@ -14419,38 +14419,38 @@ module tilerast_blender_default_buf(clock,flush,in_valid,in_ready,inp__lane_vali
         i_st__1 = inp__state_1;
         i_st__2 = inp__state_2;
         i_st__3 = inp__state_3;
-        i_s__0 = ((inp__src_0[(32'h0)+:(8)]) & 16'hffff);
-        i_s__1 = ((inp__src_0[(32'h8)+:(8)]) & 16'hffff);
-        i_s__2 = ((inp__src_0[(32'h10)+:(8)]) & 16'hffff);
-        i_s__3 = ((inp__src_0[(32'h18)+:(8)]) & 16'hffff);
-        i_s__4 = ((inp__src_1[(32'h0)+:(8)]) & 16'hffff);
-        i_s__5 = ((inp__src_1[(32'h8)+:(8)]) & 16'hffff);
-        i_s__6 = ((inp__src_1[(32'h10)+:(8)]) & 16'hffff);
-        i_s__7 = ((inp__src_1[(32'h18)+:(8)]) & 16'hffff);
-        i_s__8 = ((inp__src_2[(32'h0)+:(8)]) & 16'hffff);
-        i_s__9 = ((inp__src_2[(32'h8)+:(8)]) & 16'hffff);
-        i_s__10 = ((inp__src_2[(32'h10)+:(8)]) & 16'hffff);
-        i_s__11 = ((inp__src_2[(32'h18)+:(8)]) & 16'hffff);
-        i_s__12 = ((inp__src_3[(32'h0)+:(8)]) & 16'hffff);
-        i_s__13 = ((inp__src_3[(32'h8)+:(8)]) & 16'hffff);
-        i_s__14 = ((inp__src_3[(32'h10)+:(8)]) & 16'hffff);
-        i_s__15 = ((inp__src_3[(32'h18)+:(8)]) & 16'hffff);
-        i_d__0 = ((inp__dst_0[(32'h0)+:(8)]) & 16'hffff);
-        i_d__1 = ((inp__dst_0[(32'h8)+:(8)]) & 16'hffff);
-        i_d__2 = ((inp__dst_0[(32'h10)+:(8)]) & 16'hffff);
-        i_d__3 = ((inp__dst_0[(32'h18)+:(8)]) & 16'hffff);
-        i_d__4 = ((inp__dst_1[(32'h0)+:(8)]) & 16'hffff);
-        i_d__5 = ((inp__dst_1[(32'h8)+:(8)]) & 16'hffff);
-        i_d__6 = ((inp__dst_1[(32'h10)+:(8)]) & 16'hffff);
-        i_d__7 = ((inp__dst_1[(32'h18)+:(8)]) & 16'hffff);
-        i_d__8 = ((inp__dst_2[(32'h0)+:(8)]) & 16'hffff);
-        i_d__9 = ((inp__dst_2[(32'h8)+:(8)]) & 16'hffff);
-        i_d__10 = ((inp__dst_2[(32'h10)+:(8)]) & 16'hffff);
-        i_d__11 = ((inp__dst_2[(32'h18)+:(8)]) & 16'hffff);
-        i_d__12 = ((inp__dst_3[(32'h0)+:(8)]) & 16'hffff);
-        i_d__13 = ((inp__dst_3[(32'h8)+:(8)]) & 16'hffff);
-        i_d__14 = ((inp__dst_3[(32'h10)+:(8)]) & 16'hffff);
-        i_d__15 = ((inp__dst_3[(32'h18)+:(8)]) & 16'hffff);
+        i_s__0 = inp__src_0[(32'h0)+:(8)];
+        i_s__1 = inp__src_0[(32'h8)+:(8)];
+        i_s__2 = inp__src_0[(32'h10)+:(8)];
+        i_s__3 = inp__src_0[(32'h18)+:(8)];
+        i_s__4 = inp__src_1[(32'h0)+:(8)];
+        i_s__5 = inp__src_1[(32'h8)+:(8)];
+        i_s__6 = inp__src_1[(32'h10)+:(8)];
+        i_s__7 = inp__src_1[(32'h18)+:(8)];
+        i_s__8 = inp__src_2[(32'h0)+:(8)];
+        i_s__9 = inp__src_2[(32'h8)+:(8)];
+        i_s__10 = inp__src_2[(32'h10)+:(8)];
+        i_s__11 = inp__src_2[(32'h18)+:(8)];
+        i_s__12 = inp__src_3[(32'h0)+:(8)];
+        i_s__13 = inp__src_3[(32'h8)+:(8)];
+        i_s__14 = inp__src_3[(32'h10)+:(8)];
+        i_s__15 = inp__src_3[(32'h18)+:(8)];
+        i_d__0 = inp__dst_0[(32'h0)+:(8)];
+        i_d__1 = inp__dst_0[(32'h8)+:(8)];
+        i_d__2 = inp__dst_0[(32'h10)+:(8)];
+        i_d__3 = inp__dst_0[(32'h18)+:(8)];
+        i_d__4 = inp__dst_1[(32'h0)+:(8)];
+        i_d__5 = inp__dst_1[(32'h8)+:(8)];
+        i_d__6 = inp__dst_1[(32'h10)+:(8)];
+        i_d__7 = inp__dst_1[(32'h18)+:(8)];
+        i_d__8 = inp__dst_2[(32'h0)+:(8)];
+        i_d__9 = inp__dst_2[(32'h8)+:(8)];
+        i_d__10 = inp__dst_2[(32'h10)+:(8)];
+        i_d__11 = inp__dst_2[(32'h18)+:(8)];
+        i_d__12 = inp__dst_3[(32'h0)+:(8)];
+        i_d__13 = inp__dst_3[(32'h8)+:(8)];
+        i_d__14 = inp__dst_3[(32'h10)+:(8)];
+        i_d__15 = inp__dst_3[(32'h18)+:(8)];
         if (adv) begin
             if (lv__0) begin
                 pv__0__d = 1'b0;
@@ -16430,13 +16430,13 @@ endmodule // tilerast_blender_default_buf__at__7
 module tilerast_blender_default_buf__bd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16449,13 +16449,13 @@ endmodule // tilerast_blender_default_buf__bd__0
 module tilerast_blender_default_buf__bd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16468,13 +16468,13 @@ endmodule // tilerast_blender_default_buf__bd__1
 module tilerast_blender_default_buf__bd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16487,13 +16487,13 @@ endmodule // tilerast_blender_default_buf__bd__10
 module tilerast_blender_default_buf__bd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16506,13 +16506,13 @@ endmodule // tilerast_blender_default_buf__bd__11
 module tilerast_blender_default_buf__bd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16525,13 +16525,13 @@ endmodule // tilerast_blender_default_buf__bd__12
 module tilerast_blender_default_buf__bd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16544,13 +16544,13 @@ endmodule // tilerast_blender_default_buf__bd__13
 module tilerast_blender_default_buf__bd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16563,13 +16563,13 @@ endmodule // tilerast_blender_default_buf__bd__14
 module tilerast_blender_default_buf__bd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16582,13 +16582,13 @@ endmodule // tilerast_blender_default_buf__bd__15
 module tilerast_blender_default_buf__bd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16601,13 +16601,13 @@ endmodule // tilerast_blender_default_buf__bd__2
 module tilerast_blender_default_buf__bd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16620,13 +16620,13 @@ endmodule // tilerast_blender_default_buf__bd__3
 module tilerast_blender_default_buf__bd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16639,13 +16639,13 @@ endmodule // tilerast_blender_default_buf__bd__4
 module tilerast_blender_default_buf__bd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16658,13 +16658,13 @@ endmodule // tilerast_blender_default_buf__bd__5
 module tilerast_blender_default_buf__bd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16677,13 +16677,13 @@ endmodule // tilerast_blender_default_buf__bd__6
 module tilerast_blender_default_buf__bd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16696,13 +16696,13 @@ endmodule // tilerast_blender_default_buf__bd__7
 module tilerast_blender_default_buf__bd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16715,13 +16715,13 @@ endmodule // tilerast_blender_default_buf__bd__8
 module tilerast_blender_default_buf__bd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18178,13 +18178,13 @@ endmodule // tilerast_blender_default_buf__bpos__9
 module tilerast_blender_default_buf__bs__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18197,13 +18197,13 @@ endmodule // tilerast_blender_default_buf__bs__0
 module tilerast_blender_default_buf__bs__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18216,13 +18216,13 @@ endmodule // tilerast_blender_default_buf__bs__1
 module tilerast_blender_default_buf__bs__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18235,13 +18235,13 @@ endmodule // tilerast_blender_default_buf__bs__10
 module tilerast_blender_default_buf__bs__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18254,13 +18254,13 @@ endmodule // tilerast_blender_default_buf__bs__11
 module tilerast_blender_default_buf__bs__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18273,13 +18273,13 @@ endmodule // tilerast_blender_default_buf__bs__12
 module tilerast_blender_default_buf__bs__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18292,13 +18292,13 @@ endmodule // tilerast_blender_default_buf__bs__13
 module tilerast_blender_default_buf__bs__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18311,13 +18311,13 @@ endmodule // tilerast_blender_default_buf__bs__14
 module tilerast_blender_default_buf__bs__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18330,13 +18330,13 @@ endmodule // tilerast_blender_default_buf__bs__15
 module tilerast_blender_default_buf__bs__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18349,13 +18349,13 @@ endmodule // tilerast_blender_default_buf__bs__2
 module tilerast_blender_default_buf__bs__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18368,13 +18368,13 @@ endmodule // tilerast_blender_default_buf__bs__3
 module tilerast_blender_default_buf__bs__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18387,13 +18387,13 @@ endmodule // tilerast_blender_default_buf__bs__4
 module tilerast_blender_default_buf__bs__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18406,13 +18406,13 @@ endmodule // tilerast_blender_default_buf__bs__5
 module tilerast_blender_default_buf__bs__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18425,13 +18425,13 @@ endmodule // tilerast_blender_default_buf__bs__6
 module tilerast_blender_default_buf__bs__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18444,13 +18444,13 @@ endmodule // tilerast_blender_default_buf__bs__7
 module tilerast_blender_default_buf__bs__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18463,13 +18463,13 @@ endmodule // tilerast_blender_default_buf__bs__8
 module tilerast_blender_default_buf__bs__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18634,13 +18634,13 @@ endmodule // tilerast_blender_default_buf__bv__3
 module tilerast_blender_default_buf__pd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18653,13 +18653,13 @@ endmodule // tilerast_blender_default_buf__pd__0
 module tilerast_blender_default_buf__pd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18672,13 +18672,13 @@ endmodule // tilerast_blender_default_buf__pd__1
 module tilerast_blender_default_buf__pd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18691,13 +18691,13 @@ endmodule // tilerast_blender_default_buf__pd__10
 module tilerast_blender_default_buf__pd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18710,13 +18710,13 @@ endmodule // tilerast_blender_default_buf__pd__11
 module tilerast_blender_default_buf__pd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18729,13 +18729,13 @@ endmodule // tilerast_blender_default_buf__pd__12
 module tilerast_blender_default_buf__pd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18748,13 +18748,13 @@ endmodule // tilerast_blender_default_buf__pd__13
 module tilerast_blender_default_buf__pd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18767,13 +18767,13 @@ endmodule // tilerast_blender_default_buf__pd__14
 module tilerast_blender_default_buf__pd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18786,13 +18786,13 @@ endmodule // tilerast_blender_default_buf__pd__15
 module tilerast_blender_default_buf__pd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18805,13 +18805,13 @@ endmodule // tilerast_blender_default_buf__pd__2
 module tilerast_blender_default_buf__pd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18824,13 +18824,13 @@ endmodule // tilerast_blender_default_buf__pd__3
 module tilerast_blender_default_buf__pd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18843,13 +18843,13 @@ endmodule // tilerast_blender_default_buf__pd__4
 module tilerast_blender_default_buf__pd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18862,13 +18862,13 @@ endmodule // tilerast_blender_default_buf__pd__5
 module tilerast_blender_default_buf__pd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18881,13 +18881,13 @@ endmodule // tilerast_blender_default_buf__pd__6
 module tilerast_blender_default_buf__pd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18900,13 +18900,13 @@ endmodule // tilerast_blender_default_buf__pd__7
 module tilerast_blender_default_buf__pd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18919,13 +18919,13 @@ endmodule // tilerast_blender_default_buf__pd__8
 module tilerast_blender_default_buf__pd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20382,13 +20382,13 @@ endmodule // tilerast_blender_default_buf__ppos__9
 module tilerast_blender_default_buf__ps__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20401,13 +20401,13 @@ endmodule // tilerast_blender_default_buf__ps__0
 module tilerast_blender_default_buf__ps__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20420,13 +20420,13 @@ endmodule // tilerast_blender_default_buf__ps__1
 module tilerast_blender_default_buf__ps__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20439,13 +20439,13 @@ endmodule // tilerast_blender_default_buf__ps__10
 module tilerast_blender_default_buf__ps__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20458,13 +20458,13 @@ endmodule // tilerast_blender_default_buf__ps__11
 module tilerast_blender_default_buf__ps__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20477,13 +20477,13 @@ endmodule // tilerast_blender_default_buf__ps__12
 module tilerast_blender_default_buf__ps__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20496,13 +20496,13 @@ endmodule // tilerast_blender_default_buf__ps__13
 module tilerast_blender_default_buf__ps__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20515,13 +20515,13 @@ endmodule // tilerast_blender_default_buf__ps__14
 module tilerast_blender_default_buf__ps__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20534,13 +20534,13 @@ endmodule // tilerast_blender_default_buf__ps__15
 module tilerast_blender_default_buf__ps__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20553,13 +20553,13 @@ endmodule // tilerast_blender_default_buf__ps__2
 module tilerast_blender_default_buf__ps__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20572,13 +20572,13 @@ endmodule // tilerast_blender_default_buf__ps__3
 module tilerast_blender_default_buf__ps__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20591,13 +20591,13 @@ endmodule // tilerast_blender_default_buf__ps__4
 module tilerast_blender_default_buf__ps__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20610,13 +20610,13 @@ endmodule // tilerast_blender_default_buf__ps__5
 module tilerast_blender_default_buf__ps__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20629,13 +20629,13 @@ endmodule // tilerast_blender_default_buf__ps__6
 module tilerast_blender_default_buf__ps__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20648,13 +20648,13 @@ endmodule // tilerast_blender_default_buf__ps__7
 module tilerast_blender_default_buf__ps__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20667,13 +20667,13 @@ endmodule // tilerast_blender_default_buf__ps__8
 module tilerast_blender_default_buf__ps__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20838,13 +20838,13 @@ endmodule // tilerast_blender_default_buf__pv__3
 module tilerast_blender_default_buf__qd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20857,13 +20857,13 @@ endmodule // tilerast_blender_default_buf__qd__0
 module tilerast_blender_default_buf__qd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20876,13 +20876,13 @@ endmodule // tilerast_blender_default_buf__qd__1
 module tilerast_blender_default_buf__qd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20895,13 +20895,13 @@ endmodule // tilerast_blender_default_buf__qd__10
 module tilerast_blender_default_buf__qd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20914,13 +20914,13 @@ endmodule // tilerast_blender_default_buf__qd__11
 module tilerast_blender_default_buf__qd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20933,13 +20933,13 @@ endmodule // tilerast_blender_default_buf__qd__12
 module tilerast_blender_default_buf__qd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20952,13 +20952,13 @@ endmodule // tilerast_blender_default_buf__qd__13
 module tilerast_blender_default_buf__qd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20971,13 +20971,13 @@ endmodule // tilerast_blender_default_buf__qd__14
 module tilerast_blender_default_buf__qd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -20990,13 +20990,13 @@ endmodule // tilerast_blender_default_buf__qd__15
 module tilerast_blender_default_buf__qd__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21009,13 +21009,13 @@ endmodule // tilerast_blender_default_buf__qd__16
 module tilerast_blender_default_buf__qd__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21028,13 +21028,13 @@ endmodule // tilerast_blender_default_buf__qd__17
 module tilerast_blender_default_buf__qd__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21047,13 +21047,13 @@ endmodule // tilerast_blender_default_buf__qd__18
 module tilerast_blender_default_buf__qd__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21066,13 +21066,13 @@ endmodule // tilerast_blender_default_buf__qd__19
 module tilerast_blender_default_buf__qd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21085,13 +21085,13 @@ endmodule // tilerast_blender_default_buf__qd__2
 module tilerast_blender_default_buf__qd__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21104,13 +21104,13 @@ endmodule // tilerast_blender_default_buf__qd__20
 module tilerast_blender_default_buf__qd__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21123,13 +21123,13 @@ endmodule // tilerast_blender_default_buf__qd__21
 module tilerast_blender_default_buf__qd__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21142,13 +21142,13 @@ endmodule // tilerast_blender_default_buf__qd__22
 module tilerast_blender_default_buf__qd__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21161,13 +21161,13 @@ endmodule // tilerast_blender_default_buf__qd__23
 module tilerast_blender_default_buf__qd__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21180,13 +21180,13 @@ endmodule // tilerast_blender_default_buf__qd__24
 module tilerast_blender_default_buf__qd__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21199,13 +21199,13 @@ endmodule // tilerast_blender_default_buf__qd__25
 module tilerast_blender_default_buf__qd__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21218,13 +21218,13 @@ endmodule // tilerast_blender_default_buf__qd__26
 module tilerast_blender_default_buf__qd__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21237,13 +21237,13 @@ endmodule // tilerast_blender_default_buf__qd__27
 module tilerast_blender_default_buf__qd__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21256,13 +21256,13 @@ endmodule // tilerast_blender_default_buf__qd__28
 module tilerast_blender_default_buf__qd__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21275,13 +21275,13 @@ endmodule // tilerast_blender_default_buf__qd__29
 module tilerast_blender_default_buf__qd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21294,13 +21294,13 @@ endmodule // tilerast_blender_default_buf__qd__3
 module tilerast_blender_default_buf__qd__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21313,13 +21313,13 @@ endmodule // tilerast_blender_default_buf__qd__30
 module tilerast_blender_default_buf__qd__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21332,13 +21332,13 @@ endmodule // tilerast_blender_default_buf__qd__31
 module tilerast_blender_default_buf__qd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21351,13 +21351,13 @@ endmodule // tilerast_blender_default_buf__qd__4
 module tilerast_blender_default_buf__qd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21370,13 +21370,13 @@ endmodule // tilerast_blender_default_buf__qd__5
 module tilerast_blender_default_buf__qd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21389,13 +21389,13 @@ endmodule // tilerast_blender_default_buf__qd__6
 module tilerast_blender_default_buf__qd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21408,13 +21408,13 @@ endmodule // tilerast_blender_default_buf__qd__7
 module tilerast_blender_default_buf__qd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21427,13 +21427,13 @@ endmodule // tilerast_blender_default_buf__qd__8
 module tilerast_blender_default_buf__qd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21902,13 +21902,13 @@ endmodule // tilerast_blender_default_buf__qg__9
 module tilerast_blender_default_buf__qs__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21921,13 +21921,13 @@ endmodule // tilerast_blender_default_buf__qs__0
 module tilerast_blender_default_buf__qs__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21940,13 +21940,13 @@ endmodule // tilerast_blender_default_buf__qs__1
 module tilerast_blender_default_buf__qs__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21959,13 +21959,13 @@ endmodule // tilerast_blender_default_buf__qs__10
 module tilerast_blender_default_buf__qs__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21978,13 +21978,13 @@ endmodule // tilerast_blender_default_buf__qs__11
 module tilerast_blender_default_buf__qs__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -21997,13 +21997,13 @@ endmodule // tilerast_blender_default_buf__qs__12
 module tilerast_blender_default_buf__qs__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22016,13 +22016,13 @@ endmodule // tilerast_blender_default_buf__qs__13
 module tilerast_blender_default_buf__qs__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22035,13 +22035,13 @@ endmodule // tilerast_blender_default_buf__qs__14
 module tilerast_blender_default_buf__qs__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22054,13 +22054,13 @@ endmodule // tilerast_blender_default_buf__qs__15
 module tilerast_blender_default_buf__qs__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22073,13 +22073,13 @@ endmodule // tilerast_blender_default_buf__qs__16
 module tilerast_blender_default_buf__qs__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22092,13 +22092,13 @@ endmodule // tilerast_blender_default_buf__qs__17
 module tilerast_blender_default_buf__qs__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22111,13 +22111,13 @@ endmodule // tilerast_blender_default_buf__qs__18
 module tilerast_blender_default_buf__qs__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22130,13 +22130,13 @@ endmodule // tilerast_blender_default_buf__qs__19
 module tilerast_blender_default_buf__qs__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22149,13 +22149,13 @@ endmodule // tilerast_blender_default_buf__qs__2
 module tilerast_blender_default_buf__qs__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22168,13 +22168,13 @@ endmodule // tilerast_blender_default_buf__qs__20
 module tilerast_blender_default_buf__qs__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22187,13 +22187,13 @@ endmodule // tilerast_blender_default_buf__qs__21
 module tilerast_blender_default_buf__qs__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22206,13 +22206,13 @@ endmodule // tilerast_blender_default_buf__qs__22
 module tilerast_blender_default_buf__qs__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22225,13 +22225,13 @@ endmodule // tilerast_blender_default_buf__qs__23
 module tilerast_blender_default_buf__qs__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22244,13 +22244,13 @@ endmodule // tilerast_blender_default_buf__qs__24
 module tilerast_blender_default_buf__qs__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22263,13 +22263,13 @@ endmodule // tilerast_blender_default_buf__qs__25
 module tilerast_blender_default_buf__qs__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22282,13 +22282,13 @@ endmodule // tilerast_blender_default_buf__qs__26
 module tilerast_blender_default_buf__qs__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22301,13 +22301,13 @@ endmodule // tilerast_blender_default_buf__qs__27
 module tilerast_blender_default_buf__qs__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22320,13 +22320,13 @@ endmodule // tilerast_blender_default_buf__qs__28
 module tilerast_blender_default_buf__qs__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22339,13 +22339,13 @@ endmodule // tilerast_blender_default_buf__qs__29
 module tilerast_blender_default_buf__qs__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22358,13 +22358,13 @@ endmodule // tilerast_blender_default_buf__qs__3
 module tilerast_blender_default_buf__qs__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22377,13 +22377,13 @@ endmodule // tilerast_blender_default_buf__qs__30
 module tilerast_blender_default_buf__qs__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22396,13 +22396,13 @@ endmodule // tilerast_blender_default_buf__qs__31
 module tilerast_blender_default_buf__qs__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22415,13 +22415,13 @@ endmodule // tilerast_blender_default_buf__qs__4
 module tilerast_blender_default_buf__qs__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22434,13 +22434,13 @@ endmodule // tilerast_blender_default_buf__qs__5
 module tilerast_blender_default_buf__qs__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22453,13 +22453,13 @@ endmodule // tilerast_blender_default_buf__qs__6
 module tilerast_blender_default_buf__qs__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22472,13 +22472,13 @@ endmodule // tilerast_blender_default_buf__qs__7
 module tilerast_blender_default_buf__qs__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -22491,13 +22491,13 @@ endmodule // tilerast_blender_default_buf__qs__8
 module tilerast_blender_default_buf__qs__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin

@@ -430,101 +430,101 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     reg  ppos__91__d;
     wire  ppos__91__q;
     reg  ppos__91__clock;
-    reg  [15:0] ps__0__d;
-    wire  [15:0] ps__0__q;
+    reg  [7:0] ps__0__d;
+    wire  [7:0] ps__0__q;
     reg  ps__0__clock;
-    reg  [15:0] ps__1__d;
-    wire  [15:0] ps__1__q;
+    reg  [7:0] ps__1__d;
+    wire  [7:0] ps__1__q;
     reg  ps__1__clock;
-    reg  [15:0] ps__2__d;
-    wire  [15:0] ps__2__q;
+    reg  [7:0] ps__2__d;
+    wire  [7:0] ps__2__q;
     reg  ps__2__clock;
-    reg  [15:0] ps__3__d;
-    wire  [15:0] ps__3__q;
+    reg  [7:0] ps__3__d;
+    wire  [7:0] ps__3__q;
     reg  ps__3__clock;
-    reg  [15:0] ps__4__d;
-    wire  [15:0] ps__4__q;
+    reg  [7:0] ps__4__d;
+    wire  [7:0] ps__4__q;
     reg  ps__4__clock;
-    reg  [15:0] ps__5__d;
-    wire  [15:0] ps__5__q;
+    reg  [7:0] ps__5__d;
+    wire  [7:0] ps__5__q;
     reg  ps__5__clock;
-    reg  [15:0] ps__6__d;
-    wire  [15:0] ps__6__q;
+    reg  [7:0] ps__6__d;
+    wire  [7:0] ps__6__q;
     reg  ps__6__clock;
-    reg  [15:0] ps__7__d;
-    wire  [15:0] ps__7__q;
+    reg  [7:0] ps__7__d;
+    wire  [7:0] ps__7__q;
     reg  ps__7__clock;
-    reg  [15:0] ps__8__d;
-    wire  [15:0] ps__8__q;
+    reg  [7:0] ps__8__d;
+    wire  [7:0] ps__8__q;
     reg  ps__8__clock;
-    reg  [15:0] ps__9__d;
-    wire  [15:0] ps__9__q;
+    reg  [7:0] ps__9__d;
+    wire  [7:0] ps__9__q;
     reg  ps__9__clock;
-    reg  [15:0] ps__10__d;
-    wire  [15:0] ps__10__q;
+    reg  [7:0] ps__10__d;
+    wire  [7:0] ps__10__q;
     reg  ps__10__clock;
-    reg  [15:0] ps__11__d;
-    wire  [15:0] ps__11__q;
+    reg  [7:0] ps__11__d;
+    wire  [7:0] ps__11__q;
     reg  ps__11__clock;
-    reg  [15:0] ps__12__d;
-    wire  [15:0] ps__12__q;
+    reg  [7:0] ps__12__d;
+    wire  [7:0] ps__12__q;
     reg  ps__12__clock;
-    reg  [15:0] ps__13__d;
-    wire  [15:0] ps__13__q;
+    reg  [7:0] ps__13__d;
+    wire  [7:0] ps__13__q;
     reg  ps__13__clock;
-    reg  [15:0] ps__14__d;
-    wire  [15:0] ps__14__q;
+    reg  [7:0] ps__14__d;
+    wire  [7:0] ps__14__q;
     reg  ps__14__clock;
-    reg  [15:0] ps__15__d;
-    wire  [15:0] ps__15__q;
+    reg  [7:0] ps__15__d;
+    wire  [7:0] ps__15__q;
     reg  ps__15__clock;
-    reg  [15:0] pd__0__d;
-    wire  [15:0] pd__0__q;
+    reg  [7:0] pd__0__d;
+    wire  [7:0] pd__0__q;
     reg  pd__0__clock;
-    reg  [15:0] pd__1__d;
-    wire  [15:0] pd__1__q;
+    reg  [7:0] pd__1__d;
+    wire  [7:0] pd__1__q;
     reg  pd__1__clock;
-    reg  [15:0] pd__2__d;
-    wire  [15:0] pd__2__q;
+    reg  [7:0] pd__2__d;
+    wire  [7:0] pd__2__q;
     reg  pd__2__clock;
-    reg  [15:0] pd__3__d;
-    wire  [15:0] pd__3__q;
+    reg  [7:0] pd__3__d;
+    wire  [7:0] pd__3__q;
     reg  pd__3__clock;
-    reg  [15:0] pd__4__d;
-    wire  [15:0] pd__4__q;
+    reg  [7:0] pd__4__d;
+    wire  [7:0] pd__4__q;
     reg  pd__4__clock;
-    reg  [15:0] pd__5__d;
-    wire  [15:0] pd__5__q;
+    reg  [7:0] pd__5__d;
+    wire  [7:0] pd__5__q;
     reg  pd__5__clock;
-    reg  [15:0] pd__6__d;
-    wire  [15:0] pd__6__q;
+    reg  [7:0] pd__6__d;
+    wire  [7:0] pd__6__q;
     reg  pd__6__clock;
-    reg  [15:0] pd__7__d;
-    wire  [15:0] pd__7__q;
+    reg  [7:0] pd__7__d;
+    wire  [7:0] pd__7__q;
     reg  pd__7__clock;
-    reg  [15:0] pd__8__d;
-    wire  [15:0] pd__8__q;
+    reg  [7:0] pd__8__d;
+    wire  [7:0] pd__8__q;
     reg  pd__8__clock;
-    reg  [15:0] pd__9__d;
-    wire  [15:0] pd__9__q;
+    reg  [7:0] pd__9__d;
+    wire  [7:0] pd__9__q;
     reg  pd__9__clock;
-    reg  [15:0] pd__10__d;
-    wire  [15:0] pd__10__q;
+    reg  [7:0] pd__10__d;
+    wire  [7:0] pd__10__q;
     reg  pd__10__clock;
-    reg  [15:0] pd__11__d;
-    wire  [15:0] pd__11__q;
+    reg  [7:0] pd__11__d;
+    wire  [7:0] pd__11__q;
     reg  pd__11__clock;
-    reg  [15:0] pd__12__d;
-    wire  [15:0] pd__12__q;
+    reg  [7:0] pd__12__d;
+    wire  [7:0] pd__12__q;
     reg  pd__12__clock;
-    reg  [15:0] pd__13__d;
-    wire  [15:0] pd__13__q;
+    reg  [7:0] pd__13__d;
+    wire  [7:0] pd__13__q;
     reg  pd__13__clock;
-    reg  [15:0] pd__14__d;
-    wire  [15:0] pd__14__q;
+    reg  [7:0] pd__14__d;
+    wire  [7:0] pd__14__q;
     reg  pd__14__clock;
-    reg  [15:0] pd__15__d;
-    wire  [15:0] pd__15__q;
+    reg  [7:0] pd__15__d;
+    wire  [7:0] pd__15__q;
     reg  pd__15__clock;
     reg  [7:0] pst__0__d;
     wire  [7:0] pst__0__q;
@@ -562,197 +562,197 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     reg  qv__7__d;
     wire  qv__7__q;
     reg  qv__7__clock;
-    reg  [15:0] qs__0__d;
-    wire  [15:0] qs__0__q;
+    reg  [7:0] qs__0__d;
+    wire  [7:0] qs__0__q;
     reg  qs__0__clock;
-    reg  [15:0] qs__1__d;
-    wire  [15:0] qs__1__q;
+    reg  [7:0] qs__1__d;
+    wire  [7:0] qs__1__q;
     reg  qs__1__clock;
-    reg  [15:0] qs__2__d;
-    wire  [15:0] qs__2__q;
+    reg  [7:0] qs__2__d;
+    wire  [7:0] qs__2__q;
     reg  qs__2__clock;
-    reg  [15:0] qs__3__d;
-    wire  [15:0] qs__3__q;
+    reg  [7:0] qs__3__d;
+    wire  [7:0] qs__3__q;
     reg  qs__3__clock;
-    reg  [15:0] qs__4__d;
-    wire  [15:0] qs__4__q;
+    reg  [7:0] qs__4__d;
+    wire  [7:0] qs__4__q;
     reg  qs__4__clock;
-    reg  [15:0] qs__5__d;
-    wire  [15:0] qs__5__q;
+    reg  [7:0] qs__5__d;
+    wire  [7:0] qs__5__q;
     reg  qs__5__clock;
-    reg  [15:0] qs__6__d;
-    wire  [15:0] qs__6__q;
+    reg  [7:0] qs__6__d;
+    wire  [7:0] qs__6__q;
     reg  qs__6__clock;
-    reg  [15:0] qs__7__d;
-    wire  [15:0] qs__7__q;
+    reg  [7:0] qs__7__d;
+    wire  [7:0] qs__7__q;
     reg  qs__7__clock;
-    reg  [15:0] qs__8__d;
-    wire  [15:0] qs__8__q;
+    reg  [7:0] qs__8__d;
+    wire  [7:0] qs__8__q;
     reg  qs__8__clock;
-    reg  [15:0] qs__9__d;
-    wire  [15:0] qs__9__q;
+    reg  [7:0] qs__9__d;
+    wire  [7:0] qs__9__q;
     reg  qs__9__clock;
-    reg  [15:0] qs__10__d;
-    wire  [15:0] qs__10__q;
+    reg  [7:0] qs__10__d;
+    wire  [7:0] qs__10__q;
     reg  qs__10__clock;
-    reg  [15:0] qs__11__d;
-    wire  [15:0] qs__11__q;
+    reg  [7:0] qs__11__d;
+    wire  [7:0] qs__11__q;
     reg  qs__11__clock;
-    reg  [15:0] qs__12__d;
-    wire  [15:0] qs__12__q;
+    reg  [7:0] qs__12__d;
+    wire  [7:0] qs__12__q;
     reg  qs__12__clock;
-    reg  [15:0] qs__13__d;
-    wire  [15:0] qs__13__q;
+    reg  [7:0] qs__13__d;
+    wire  [7:0] qs__13__q;
     reg  qs__13__clock;
-    reg  [15:0] qs__14__d;
-    wire  [15:0] qs__14__q;
+    reg  [7:0] qs__14__d;
+    wire  [7:0] qs__14__q;
     reg  qs__14__clock;
-    reg  [15:0] qs__15__d;
-    wire  [15:0] qs__15__q;
+    reg  [7:0] qs__15__d;
+    wire  [7:0] qs__15__q;
     reg  qs__15__clock;
-    reg  [15:0] qs__16__d;
-    wire  [15:0] qs__16__q;
+    reg  [7:0] qs__16__d;
+    wire  [7:0] qs__16__q;
     reg  qs__16__clock;
-    reg  [15:0] qs__17__d;
-    wire  [15:0] qs__17__q;
+    reg  [7:0] qs__17__d;
+    wire  [7:0] qs__17__q;
     reg  qs__17__clock;
-    reg  [15:0] qs__18__d;
-    wire  [15:0] qs__18__q;
+    reg  [7:0] qs__18__d;
+    wire  [7:0] qs__18__q;
     reg  qs__18__clock;
-    reg  [15:0] qs__19__d;
-    wire  [15:0] qs__19__q;
+    reg  [7:0] qs__19__d;
+    wire  [7:0] qs__19__q;
     reg  qs__19__clock;
-    reg  [15:0] qs__20__d;
-    wire  [15:0] qs__20__q;
+    reg  [7:0] qs__20__d;
+    wire  [7:0] qs__20__q;
     reg  qs__20__clock;
-    reg  [15:0] qs__21__d;
-    wire  [15:0] qs__21__q;
+    reg  [7:0] qs__21__d;
+    wire  [7:0] qs__21__q;
     reg  qs__21__clock;
-    reg  [15:0] qs__22__d;
-    wire  [15:0] qs__22__q;
+    reg  [7:0] qs__22__d;
+    wire  [7:0] qs__22__q;
     reg  qs__22__clock;
-    reg  [15:0] qs__23__d;
-    wire  [15:0] qs__23__q;
+    reg  [7:0] qs__23__d;
+    wire  [7:0] qs__23__q;
     reg  qs__23__clock;
-    reg  [15:0] qs__24__d;
-    wire  [15:0] qs__24__q;
+    reg  [7:0] qs__24__d;
+    wire  [7:0] qs__24__q;
     reg  qs__24__clock;
-    reg  [15:0] qs__25__d;
-    wire  [15:0] qs__25__q;
+    reg  [7:0] qs__25__d;
+    wire  [7:0] qs__25__q;
     reg  qs__25__clock;
-    reg  [15:0] qs__26__d;
-    wire  [15:0] qs__26__q;
+    reg  [7:0] qs__26__d;
+    wire  [7:0] qs__26__q;
     reg  qs__26__clock;
-    reg  [15:0] qs__27__d;
-    wire  [15:0] qs__27__q;
+    reg  [7:0] qs__27__d;
+    wire  [7:0] qs__27__q;
     reg  qs__27__clock;
-    reg  [15:0] qs__28__d;
-    wire  [15:0] qs__28__q;
+    reg  [7:0] qs__28__d;
+    wire  [7:0] qs__28__q;
     reg  qs__28__clock;
-    reg  [15:0] qs__29__d;
-    wire  [15:0] qs__29__q;
+    reg  [7:0] qs__29__d;
+    wire  [7:0] qs__29__q;
     reg  qs__29__clock;
-    reg  [15:0] qs__30__d;
-    wire  [15:0] qs__30__q;
+    reg  [7:0] qs__30__d;
+    wire  [7:0] qs__30__q;
     reg  qs__30__clock;
-    reg  [15:0] qs__31__d;
-    wire  [15:0] qs__31__q;
+    reg  [7:0] qs__31__d;
+    wire  [7:0] qs__31__q;
     reg  qs__31__clock;
-    reg  [15:0] qd__0__d;
-    wire  [15:0] qd__0__q;
+    reg  [7:0] qd__0__d;
+    wire  [7:0] qd__0__q;
     reg  qd__0__clock;
-    reg  [15:0] qd__1__d;
-    wire  [15:0] qd__1__q;
+    reg  [7:0] qd__1__d;
+    wire  [7:0] qd__1__q;
     reg  qd__1__clock;
-    reg  [15:0] qd__2__d;
-    wire  [15:0] qd__2__q;
+    reg  [7:0] qd__2__d;
+    wire  [7:0] qd__2__q;
     reg  qd__2__clock;
-    reg  [15:0] qd__3__d;
-    wire  [15:0] qd__3__q;
+    reg  [7:0] qd__3__d;
+    wire  [7:0] qd__3__q;
     reg  qd__3__clock;
-    reg  [15:0] qd__4__d;
-    wire  [15:0] qd__4__q;
+    reg  [7:0] qd__4__d;
+    wire  [7:0] qd__4__q;
     reg  qd__4__clock;
-    reg  [15:0] qd__5__d;
-    wire  [15:0] qd__5__q;
+    reg  [7:0] qd__5__d;
+    wire  [7:0] qd__5__q;
     reg  qd__5__clock;
-    reg  [15:0] qd__6__d;
-    wire  [15:0] qd__6__q;
+    reg  [7:0] qd__6__d;
+    wire  [7:0] qd__6__q;
     reg  qd__6__clock;
-    reg  [15:0] qd__7__d;
-    wire  [15:0] qd__7__q;
+    reg  [7:0] qd__7__d;
+    wire  [7:0] qd__7__q;
     reg  qd__7__clock;
-    reg  [15:0] qd__8__d;
-    wire  [15:0] qd__8__q;
+    reg  [7:0] qd__8__d;
+    wire  [7:0] qd__8__q;
     reg  qd__8__clock;
-    reg  [15:0] qd__9__d;
-    wire  [15:0] qd__9__q;
+    reg  [7:0] qd__9__d;
+    wire  [7:0] qd__9__q;
     reg  qd__9__clock;
-    reg  [15:0] qd__10__d;
-    wire  [15:0] qd__10__q;
+    reg  [7:0] qd__10__d;
+    wire  [7:0] qd__10__q;
     reg  qd__10__clock;
-    reg  [15:0] qd__11__d;
-    wire  [15:0] qd__11__q;
+    reg  [7:0] qd__11__d;
+    wire  [7:0] qd__11__q;
     reg  qd__11__clock;
-    reg  [15:0] qd__12__d;
-    wire  [15:0] qd__12__q;
+    reg  [7:0] qd__12__d;
+    wire  [7:0] qd__12__q;
     reg  qd__12__clock;
-    reg  [15:0] qd__13__d;
-    wire  [15:0] qd__13__q;
+    reg  [7:0] qd__13__d;
+    wire  [7:0] qd__13__q;
     reg  qd__13__clock;
-    reg  [15:0] qd__14__d;
-    wire  [15:0] qd__14__q;
+    reg  [7:0] qd__14__d;
+    wire  [7:0] qd__14__q;
     reg  qd__14__clock;
-    reg  [15:0] qd__15__d;
-    wire  [15:0] qd__15__q;
+    reg  [7:0] qd__15__d;
+    wire  [7:0] qd__15__q;
     reg  qd__15__clock;
-    reg  [15:0] qd__16__d;
-    wire  [15:0] qd__16__q;
+    reg  [7:0] qd__16__d;
+    wire  [7:0] qd__16__q;
     reg  qd__16__clock;
-    reg  [15:0] qd__17__d;
-    wire  [15:0] qd__17__q;
+    reg  [7:0] qd__17__d;
+    wire  [7:0] qd__17__q;
     reg  qd__17__clock;
-    reg  [15:0] qd__18__d;
-    wire  [15:0] qd__18__q;
+    reg  [7:0] qd__18__d;
+    wire  [7:0] qd__18__q;
     reg  qd__18__clock;
-    reg  [15:0] qd__19__d;
-    wire  [15:0] qd__19__q;
+    reg  [7:0] qd__19__d;
+    wire  [7:0] qd__19__q;
     reg  qd__19__clock;
-    reg  [15:0] qd__20__d;
-    wire  [15:0] qd__20__q;
+    reg  [7:0] qd__20__d;
+    wire  [7:0] qd__20__q;
     reg  qd__20__clock;
-    reg  [15:0] qd__21__d;
-    wire  [15:0] qd__21__q;
+    reg  [7:0] qd__21__d;
+    wire  [7:0] qd__21__q;
     reg  qd__21__clock;
-    reg  [15:0] qd__22__d;
-    wire  [15:0] qd__22__q;
+    reg  [7:0] qd__22__d;
+    wire  [7:0] qd__22__q;
     reg  qd__22__clock;
-    reg  [15:0] qd__23__d;
-    wire  [15:0] qd__23__q;
+    reg  [7:0] qd__23__d;
+    wire  [7:0] qd__23__q;
     reg  qd__23__clock;
-    reg  [15:0] qd__24__d;
-    wire  [15:0] qd__24__q;
+    reg  [7:0] qd__24__d;
+    wire  [7:0] qd__24__q;
     reg  qd__24__clock;
-    reg  [15:0] qd__25__d;
-    wire  [15:0] qd__25__q;
+    reg  [7:0] qd__25__d;
+    wire  [7:0] qd__25__q;
     reg  qd__25__clock;
-    reg  [15:0] qd__26__d;
-    wire  [15:0] qd__26__q;
+    reg  [7:0] qd__26__d;
+    wire  [7:0] qd__26__q;
     reg  qd__26__clock;
-    reg  [15:0] qd__27__d;
-    wire  [15:0] qd__27__q;
+    reg  [7:0] qd__27__d;
+    wire  [7:0] qd__27__q;
     reg  qd__27__clock;
-    reg  [15:0] qd__28__d;
-    wire  [15:0] qd__28__q;
+    reg  [7:0] qd__28__d;
+    wire  [7:0] qd__28__q;
     reg  qd__28__clock;
-    reg  [15:0] qd__29__d;
-    wire  [15:0] qd__29__q;
+    reg  [7:0] qd__29__d;
+    wire  [7:0] qd__29__q;
     reg  qd__29__clock;
-    reg  [15:0] qd__30__d;
-    wire  [15:0] qd__30__q;
+    reg  [7:0] qd__30__d;
+    wire  [7:0] qd__30__q;
     reg  qd__30__clock;
-    reg  [15:0] qd__31__d;
-    wire  [15:0] qd__31__q;
+    reg  [7:0] qd__31__d;
+    wire  [7:0] qd__31__q;
     reg  qd__31__clock;
     reg  [7:0] qst__0__d;
     wire  [7:0] qst__0__q;
@@ -2624,38 +2624,38 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     reg  [31:0] i_pos__1;
     reg  [31:0] i_pos__2;
     reg  [31:0] i_pos__3;
-    reg  [15:0] i_s__0;
-    reg  [15:0] i_s__1;
-    reg  [15:0] i_s__2;
-    reg  [15:0] i_s__3;
-    reg  [15:0] i_s__4;
-    reg  [15:0] i_s__5;
-    reg  [15:0] i_s__6;
-    reg  [15:0] i_s__7;
-    reg  [15:0] i_s__8;
-    reg  [15:0] i_s__9;
-    reg  [15:0] i_s__10;
-    reg  [15:0] i_s__11;
-    reg  [15:0] i_s__12;
-    reg  [15:0] i_s__13;
-    reg  [15:0] i_s__14;
-    reg  [15:0] i_s__15;
-    reg  [15:0] i_d__0;
-    reg  [15:0] i_d__1;
-    reg  [15:0] i_d__2;
-    reg  [15:0] i_d__3;
-    reg  [15:0] i_d__4;
-    reg  [15:0] i_d__5;
-    reg  [15:0] i_d__6;
-    reg  [15:0] i_d__7;
-    reg  [15:0] i_d__8;
-    reg  [15:0] i_d__9;
-    reg  [15:0] i_d__10;
-    reg  [15:0] i_d__11;
-    reg  [15:0] i_d__12;
-    reg  [15:0] i_d__13;
-    reg  [15:0] i_d__14;
-    reg  [15:0] i_d__15;
+    reg  [7:0] i_s__0;
+    reg  [7:0] i_s__1;
+    reg  [7:0] i_s__2;
+    reg  [7:0] i_s__3;
+    reg  [7:0] i_s__4;
+    reg  [7:0] i_s__5;
+    reg  [7:0] i_s__6;
+    reg  [7:0] i_s__7;
+    reg  [7:0] i_s__8;
+    reg  [7:0] i_s__9;
+    reg  [7:0] i_s__10;
+    reg  [7:0] i_s__11;
+    reg  [7:0] i_s__12;
+    reg  [7:0] i_s__13;
+    reg  [7:0] i_s__14;
+    reg  [7:0] i_s__15;
+    reg  [7:0] i_d__0;
+    reg  [7:0] i_d__1;
+    reg  [7:0] i_d__2;
+    reg  [7:0] i_d__3;
+    reg  [7:0] i_d__4;
+    reg  [7:0] i_d__5;
+    reg  [7:0] i_d__6;
+    reg  [7:0] i_d__7;
+    reg  [7:0] i_d__8;
+    reg  [7:0] i_d__9;
+    reg  [7:0] i_d__10;
+    reg  [7:0] i_d__11;
+    reg  [7:0] i_d__12;
+    reg  [7:0] i_d__13;
+    reg  [7:0] i_d__14;
+    reg  [7:0] i_d__15;
     reg  [7:0] i_st__0;
     reg  [7:0] i_st__1;
     reg  [7:0] i_st__2;
@@ -2883,22 +2883,22 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
     reg  [2:0] cnt__4;
     reg  is_v__0;
     reg  is_v__1;
-    reg  [15:0] is_s__0;
-    reg  [15:0] is_s__1;
-    reg  [15:0] is_s__2;
-    reg  [15:0] is_s__3;
-    reg  [15:0] is_s__4;
-    reg  [15:0] is_s__5;
-    reg  [15:0] is_s__6;
-    reg  [15:0] is_s__7;
-    reg  [15:0] is_d__0;
-    reg  [15:0] is_d__1;
-    reg  [15:0] is_d__2;
-    reg  [15:0] is_d__3;
-    reg  [15:0] is_d__4;
-    reg  [15:0] is_d__5;
-    reg  [15:0] is_d__6;
-    reg  [15:0] is_d__7;
+    reg  [7:0] is_s__0;
+    reg  [7:0] is_s__1;
+    reg  [7:0] is_s__2;
+    reg  [7:0] is_s__3;
+    reg  [7:0] is_s__4;
+    reg  [7:0] is_s__5;
+    reg  [7:0] is_s__6;
+    reg  [7:0] is_s__7;
+    reg  [7:0] is_d__0;
+    reg  [7:0] is_d__1;
+    reg  [7:0] is_d__2;
+    reg  [7:0] is_d__3;
+    reg  [7:0] is_d__4;
+    reg  [7:0] is_d__5;
+    reg  [7:0] is_d__6;
+    reg  [7:0] is_d__7;
     reg  [7:0] is_st__0;
     reg  [7:0] is_st__1;
     reg  en__0;
@@ -10265,6 +10265,22 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         op1__1 = qst__1__q[(32'h0)+:(2)];
         op2__1 = qst__3__q[(32'h0)+:(2)];
         op3__1 = qst__5__q[(32'h0)+:(2)];
+        ma__0 = ((qs__0__q) & 16'hffff);
+        ma__1 = ((qs__1__q) & 16'hffff);
+        ma__2 = ((qs__2__q) & 16'hffff);
+        ma__3 = ((qs__3__q) & 16'hffff);
+        ma__4 = ((qs__4__q) & 16'hffff);
+        ma__5 = ((qs__5__q) & 16'hffff);
+        ma__6 = ((qs__6__q) & 16'hffff);
+        ma__7 = ((qs__7__q) & 16'hffff);
+        mc__0 = ((qd__0__q) & 16'hffff);
+        mc__1 = ((qd__1__q) & 16'hffff);
+        mc__2 = ((qd__2__q) & 16'hffff);
+        mc__3 = ((qd__3__q) & 16'hffff);
+        mc__4 = ((qd__4__q) & 16'hffff);
+        mc__5 = ((qd__5__q) & 16'hffff);
+        mc__6 = ((qd__6__q) & 16'hffff);
+        mc__7 = ((qd__7__q) & 16'hffff);
         if (adv) begin
             qv__0__d = is_v__0;
             qv__2__d = qv__0__q;
@@ -10343,17 +10359,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
             qg__19__d = qg__11__q;
             qsl__19__d = qsl__11__q;
         end
-        ma__0 = qs__0__q;
-        mc__0 = qd__0__q;
-        md__0 = c_255 - qs__3__q;
+        md__0 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__0 = qd__0__q;
+            mb__0 = mc__0;
         end
         else if (c_isa__0) begin
             mb__0 = c_255;
         end
         else begin
-            mb__0 = qs__3__q;
+            mb__0 = ma__3;
         end
         pr1__0 = ma__0 * mb__0;
         pr2__0 = mc__0 * md__0;
@@ -10404,17 +10418,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if (en__6) begin
             rr__0__d = resf__0;
         end
-        ma__1 = qs__1__q;
-        mc__1 = qd__1__q;
-        md__1 = c_255 - qs__3__q;
+        md__1 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__1 = qd__1__q;
+            mb__1 = mc__1;
         end
         else if (c_isa__1) begin
             mb__1 = c_255;
         end
         else begin
-            mb__1 = qs__3__q;
+            mb__1 = ma__3;
         end
         pr1__1 = ma__1 * mb__1;
         pr2__1 = mc__1 * md__1;
@@ -10465,17 +10477,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if (en__6) begin
             rr__1__d = resf__1;
         end
-        ma__2 = qs__2__q;
-        mc__2 = qd__2__q;
-        md__2 = c_255 - qs__3__q;
+        md__2 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__2 = qd__2__q;
+            mb__2 = mc__2;
         end
         else if (c_isa__2) begin
             mb__2 = c_255;
         end
         else begin
-            mb__2 = qs__3__q;
+            mb__2 = ma__3;
         end
         pr1__2 = ma__2 * mb__2;
         pr2__2 = mc__2 * md__2;
@@ -10526,17 +10536,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if (en__6) begin
             rr__2__d = resf__2;
         end
-        ma__3 = qs__3__q;
-        mc__3 = qd__3__q;
-        md__3 = c_255 - qs__3__q;
+        md__3 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__3 = qd__3__q;
+            mb__3 = mc__3;
         end
         else if (c_isa__3) begin
             mb__3 = c_255;
         end
         else begin
-            mb__3 = qs__3__q;
+            mb__3 = ma__3;
         end
         pr1__3 = ma__3 * mb__3;
         pr2__3 = mc__3 * md__3;
@@ -10665,17 +10673,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
             qg__23__d = qg__15__q;
             qsl__23__d = qsl__15__q;
         end
-        ma__4 = qs__4__q;
-        mc__4 = qd__4__q;
-        md__4 = c_255 - qs__7__q;
+        md__4 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__4 = qd__4__q;
+            mb__4 = mc__4;
         end
         else if (c_isa__0) begin
             mb__4 = c_255;
         end
         else begin
-            mb__4 = qs__7__q;
+            mb__4 = ma__7;
         end
         pr1__4 = ma__4 * mb__4;
         pr2__4 = mc__4 * md__4;
@@ -10726,17 +10732,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if (en__7) begin
             rr__4__d = resf__4;
         end
-        ma__5 = qs__5__q;
-        mc__5 = qd__5__q;
-        md__5 = c_255 - qs__7__q;
+        md__5 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__5 = qd__5__q;
+            mb__5 = mc__5;
         end
         else if (c_isa__1) begin
             mb__5 = c_255;
         end
         else begin
-            mb__5 = qs__7__q;
+            mb__5 = ma__7;
         end
         pr1__5 = ma__5 * mb__5;
         pr2__5 = mc__5 * md__5;
@@ -10787,17 +10791,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if (en__7) begin
             rr__5__d = resf__5;
         end
-        ma__6 = qs__6__q;
-        mc__6 = qd__6__q;
-        md__6 = c_255 - qs__7__q;
+        md__6 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__6 = qd__6__q;
+            mb__6 = mc__6;
         end
         else if (c_isa__2) begin
             mb__6 = c_255;
         end
         else begin
-            mb__6 = qs__7__q;
+            mb__6 = ma__7;
         end
         pr1__6 = ma__6 * mb__6;
         pr2__6 = mc__6 * md__6;
@@ -10848,17 +10850,15 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         if (en__7) begin
             rr__6__d = resf__6;
         end
-        ma__7 = qs__7__q;
-        mc__7 = qd__7__q;
-        md__7 = c_255 - qs__7__q;
+        md__7 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__7 = qd__7__q;
+            mb__7 = mc__7;
         end
         else if (c_isa__3) begin
             mb__7 = c_255;
         end
         else begin
-            mb__7 = qs__7__q;
+            mb__7 = ma__7;
         end
         pr1__7 = ma__7 * mb__7;
         pr2__7 = mc__7 * md__7;
@@ -12275,38 +12275,38 @@ module tilerast_blender_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__
         i_st__1 = inp__state_1;
         i_st__2 = inp__state_2;
         i_st__3 = inp__state_3;
-        i_s__0 = ((inp__src_0[(32'h0)+:(8)]) & 16'hffff);
-        i_s__1 = ((inp__src_0[(32'h8)+:(8)]) & 16'hffff);
-        i_s__2 = ((inp__src_0[(32'h10)+:(8)]) & 16'hffff);
-        i_s__3 = ((inp__src_0[(32'h18)+:(8)]) & 16'hffff);
-        i_s__4 = ((inp__src_1[(32'h0)+:(8)]) & 16'hffff);
-        i_s__5 = ((inp__src_1[(32'h8)+:(8)]) & 16'hffff);
-        i_s__6 = ((inp__src_1[(32'h10)+:(8)]) & 16'hffff);
-        i_s__7 = ((inp__src_1[(32'h18)+:(8)]) & 16'hffff);
-        i_s__8 = ((inp__src_2[(32'h0)+:(8)]) & 16'hffff);
-        i_s__9 = ((inp__src_2[(32'h8)+:(8)]) & 16'hffff);
-        i_s__10 = ((inp__src_2[(32'h10)+:(8)]) & 16'hffff);
-        i_s__11 = ((inp__src_2[(32'h18)+:(8)]) & 16'hffff);
-        i_s__12 = ((inp__src_3[(32'h0)+:(8)]) & 16'hffff);
-        i_s__13 = ((inp__src_3[(32'h8)+:(8)]) & 16'hffff);
-        i_s__14 = ((inp__src_3[(32'h10)+:(8)]) & 16'hffff);
-        i_s__15 = ((inp__src_3[(32'h18)+:(8)]) & 16'hffff);
-        i_d__0 = ((inp__dst_0[(32'h0)+:(8)]) & 16'hffff);
-        i_d__1 = ((inp__dst_0[(32'h8)+:(8)]) & 16'hffff);
-        i_d__2 = ((inp__dst_0[(32'h10)+:(8)]) & 16'hffff);
-        i_d__3 = ((inp__dst_0[(32'h18)+:(8)]) & 16'hffff);
-        i_d__4 = ((inp__dst_1[(32'h0)+:(8)]) & 16'hffff);
-        i_d__5 = ((inp__dst_1[(32'h8)+:(8)]) & 16'hffff);
-        i_d__6 = ((inp__dst_1[(32'h10)+:(8)]) & 16'hffff);
-        i_d__7 = ((inp__dst_1[(32'h18)+:(8)]) & 16'hffff);
-        i_d__8 = ((inp__dst_2[(32'h0)+:(8)]) & 16'hffff);
-        i_d__9 = ((inp__dst_2[(32'h8)+:(8)]) & 16'hffff);
-        i_d__10 = ((inp__dst_2[(32'h10)+:(8)]) & 16'hffff);
-        i_d__11 = ((inp__dst_2[(32'h18)+:(8)]) & 16'hffff);
-        i_d__12 = ((inp__dst_3[(32'h0)+:(8)]) & 16'hffff);
-        i_d__13 = ((inp__dst_3[(32'h8)+:(8)]) & 16'hffff);
-        i_d__14 = ((inp__dst_3[(32'h10)+:(8)]) & 16'hffff);
-        i_d__15 = ((inp__dst_3[(32'h18)+:(8)]) & 16'hffff);
+        i_s__0 = inp__src_0[(32'h0)+:(8)];
+        i_s__1 = inp__src_0[(32'h8)+:(8)];
+        i_s__2 = inp__src_0[(32'h10)+:(8)];
+        i_s__3 = inp__src_0[(32'h18)+:(8)];
+        i_s__4 = inp__src_1[(32'h0)+:(8)];
+        i_s__5 = inp__src_1[(32'h8)+:(8)];
+        i_s__6 = inp__src_1[(32'h10)+:(8)];
+        i_s__7 = inp__src_1[(32'h18)+:(8)];
+        i_s__8 = inp__src_2[(32'h0)+:(8)];
+        i_s__9 = inp__src_2[(32'h8)+:(8)];
+        i_s__10 = inp__src_2[(32'h10)+:(8)];
+        i_s__11 = inp__src_2[(32'h18)+:(8)];
+        i_s__12 = inp__src_3[(32'h0)+:(8)];
+        i_s__13 = inp__src_3[(32'h8)+:(8)];
+        i_s__14 = inp__src_3[(32'h10)+:(8)];
+        i_s__15 = inp__src_3[(32'h18)+:(8)];
+        i_d__0 = inp__dst_0[(32'h0)+:(8)];
+        i_d__1 = inp__dst_0[(32'h8)+:(8)];
+        i_d__2 = inp__dst_0[(32'h10)+:(8)];
+        i_d__3 = inp__dst_0[(32'h18)+:(8)];
+        i_d__4 = inp__dst_1[(32'h0)+:(8)];
+        i_d__5 = inp__dst_1[(32'h8)+:(8)];
+        i_d__6 = inp__dst_1[(32'h10)+:(8)];
+        i_d__7 = inp__dst_1[(32'h18)+:(8)];
+        i_d__8 = inp__dst_2[(32'h0)+:(8)];
+        i_d__9 = inp__dst_2[(32'h8)+:(8)];
+        i_d__10 = inp__dst_2[(32'h10)+:(8)];
+        i_d__11 = inp__dst_2[(32'h18)+:(8)];
+        i_d__12 = inp__dst_3[(32'h0)+:(8)];
+        i_d__13 = inp__dst_3[(32'h8)+:(8)];
+        i_d__14 = inp__dst_3[(32'h10)+:(8)];
+        i_d__15 = inp__dst_3[(32'h18)+:(8)];
         if (adv) begin
             if (lv__0) begin
                 pv__0__d = 1'b0;
@@ -14060,13 +14060,13 @@ endmodule // tilerast_blender_full__at__7
 module tilerast_blender_full__pd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14079,13 +14079,13 @@ endmodule // tilerast_blender_full__pd__0
 module tilerast_blender_full__pd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14098,13 +14098,13 @@ endmodule // tilerast_blender_full__pd__1
 module tilerast_blender_full__pd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14117,13 +14117,13 @@ endmodule // tilerast_blender_full__pd__10
 module tilerast_blender_full__pd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14136,13 +14136,13 @@ endmodule // tilerast_blender_full__pd__11
 module tilerast_blender_full__pd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14155,13 +14155,13 @@ endmodule // tilerast_blender_full__pd__12
 module tilerast_blender_full__pd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14174,13 +14174,13 @@ endmodule // tilerast_blender_full__pd__13
 module tilerast_blender_full__pd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14193,13 +14193,13 @@ endmodule // tilerast_blender_full__pd__14
 module tilerast_blender_full__pd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14212,13 +14212,13 @@ endmodule // tilerast_blender_full__pd__15
 module tilerast_blender_full__pd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14231,13 +14231,13 @@ endmodule // tilerast_blender_full__pd__2
 module tilerast_blender_full__pd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14250,13 +14250,13 @@ endmodule // tilerast_blender_full__pd__3
 module tilerast_blender_full__pd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14269,13 +14269,13 @@ endmodule // tilerast_blender_full__pd__4
 module tilerast_blender_full__pd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14288,13 +14288,13 @@ endmodule // tilerast_blender_full__pd__5
 module tilerast_blender_full__pd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14307,13 +14307,13 @@ endmodule // tilerast_blender_full__pd__6
 module tilerast_blender_full__pd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14326,13 +14326,13 @@ endmodule // tilerast_blender_full__pd__7
 module tilerast_blender_full__pd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14345,13 +14345,13 @@ endmodule // tilerast_blender_full__pd__8
 module tilerast_blender_full__pd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16112,13 +16112,13 @@ endmodule // tilerast_blender_full__ppos__91
 module tilerast_blender_full__ps__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16131,13 +16131,13 @@ endmodule // tilerast_blender_full__ps__0
 module tilerast_blender_full__ps__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16150,13 +16150,13 @@ endmodule // tilerast_blender_full__ps__1
 module tilerast_blender_full__ps__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16169,13 +16169,13 @@ endmodule // tilerast_blender_full__ps__10
 module tilerast_blender_full__ps__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16188,13 +16188,13 @@ endmodule // tilerast_blender_full__ps__11
 module tilerast_blender_full__ps__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16207,13 +16207,13 @@ endmodule // tilerast_blender_full__ps__12
 module tilerast_blender_full__ps__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16226,13 +16226,13 @@ endmodule // tilerast_blender_full__ps__13
 module tilerast_blender_full__ps__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16245,13 +16245,13 @@ endmodule // tilerast_blender_full__ps__14
 module tilerast_blender_full__ps__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16264,13 +16264,13 @@ endmodule // tilerast_blender_full__ps__15
 module tilerast_blender_full__ps__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16283,13 +16283,13 @@ endmodule // tilerast_blender_full__ps__2
 module tilerast_blender_full__ps__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16302,13 +16302,13 @@ endmodule // tilerast_blender_full__ps__3
 module tilerast_blender_full__ps__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16321,13 +16321,13 @@ endmodule // tilerast_blender_full__ps__4
 module tilerast_blender_full__ps__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16340,13 +16340,13 @@ endmodule // tilerast_blender_full__ps__5
 module tilerast_blender_full__ps__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16359,13 +16359,13 @@ endmodule // tilerast_blender_full__ps__6
 module tilerast_blender_full__ps__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16378,13 +16378,13 @@ endmodule // tilerast_blender_full__ps__7
 module tilerast_blender_full__ps__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16397,13 +16397,13 @@ endmodule // tilerast_blender_full__ps__8
 module tilerast_blender_full__ps__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16568,13 +16568,13 @@ endmodule // tilerast_blender_full__pv__3
 module tilerast_blender_full__qd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16587,13 +16587,13 @@ endmodule // tilerast_blender_full__qd__0
 module tilerast_blender_full__qd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16606,13 +16606,13 @@ endmodule // tilerast_blender_full__qd__1
 module tilerast_blender_full__qd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16625,13 +16625,13 @@ endmodule // tilerast_blender_full__qd__10
 module tilerast_blender_full__qd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16644,13 +16644,13 @@ endmodule // tilerast_blender_full__qd__11
 module tilerast_blender_full__qd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16663,13 +16663,13 @@ endmodule // tilerast_blender_full__qd__12
 module tilerast_blender_full__qd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16682,13 +16682,13 @@ endmodule // tilerast_blender_full__qd__13
 module tilerast_blender_full__qd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16701,13 +16701,13 @@ endmodule // tilerast_blender_full__qd__14
 module tilerast_blender_full__qd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16720,13 +16720,13 @@ endmodule // tilerast_blender_full__qd__15
 module tilerast_blender_full__qd__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16739,13 +16739,13 @@ endmodule // tilerast_blender_full__qd__16
 module tilerast_blender_full__qd__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16758,13 +16758,13 @@ endmodule // tilerast_blender_full__qd__17
 module tilerast_blender_full__qd__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16777,13 +16777,13 @@ endmodule // tilerast_blender_full__qd__18
 module tilerast_blender_full__qd__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16796,13 +16796,13 @@ endmodule // tilerast_blender_full__qd__19
 module tilerast_blender_full__qd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16815,13 +16815,13 @@ endmodule // tilerast_blender_full__qd__2
 module tilerast_blender_full__qd__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16834,13 +16834,13 @@ endmodule // tilerast_blender_full__qd__20
 module tilerast_blender_full__qd__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16853,13 +16853,13 @@ endmodule // tilerast_blender_full__qd__21
 module tilerast_blender_full__qd__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16872,13 +16872,13 @@ endmodule // tilerast_blender_full__qd__22
 module tilerast_blender_full__qd__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16891,13 +16891,13 @@ endmodule // tilerast_blender_full__qd__23
 module tilerast_blender_full__qd__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16910,13 +16910,13 @@ endmodule // tilerast_blender_full__qd__24
 module tilerast_blender_full__qd__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16929,13 +16929,13 @@ endmodule // tilerast_blender_full__qd__25
 module tilerast_blender_full__qd__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16948,13 +16948,13 @@ endmodule // tilerast_blender_full__qd__26
 module tilerast_blender_full__qd__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16967,13 +16967,13 @@ endmodule // tilerast_blender_full__qd__27
 module tilerast_blender_full__qd__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -16986,13 +16986,13 @@ endmodule // tilerast_blender_full__qd__28
 module tilerast_blender_full__qd__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17005,13 +17005,13 @@ endmodule // tilerast_blender_full__qd__29
 module tilerast_blender_full__qd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17024,13 +17024,13 @@ endmodule // tilerast_blender_full__qd__3
 module tilerast_blender_full__qd__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17043,13 +17043,13 @@ endmodule // tilerast_blender_full__qd__30
 module tilerast_blender_full__qd__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17062,13 +17062,13 @@ endmodule // tilerast_blender_full__qd__31
 module tilerast_blender_full__qd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17081,13 +17081,13 @@ endmodule // tilerast_blender_full__qd__4
 module tilerast_blender_full__qd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17100,13 +17100,13 @@ endmodule // tilerast_blender_full__qd__5
 module tilerast_blender_full__qd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17119,13 +17119,13 @@ endmodule // tilerast_blender_full__qd__6
 module tilerast_blender_full__qd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17138,13 +17138,13 @@ endmodule // tilerast_blender_full__qd__7
 module tilerast_blender_full__qd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17157,13 +17157,13 @@ endmodule // tilerast_blender_full__qd__8
 module tilerast_blender_full__qd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17632,13 +17632,13 @@ endmodule // tilerast_blender_full__qg__9
 module tilerast_blender_full__qs__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17651,13 +17651,13 @@ endmodule // tilerast_blender_full__qs__0
 module tilerast_blender_full__qs__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17670,13 +17670,13 @@ endmodule // tilerast_blender_full__qs__1
 module tilerast_blender_full__qs__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17689,13 +17689,13 @@ endmodule // tilerast_blender_full__qs__10
 module tilerast_blender_full__qs__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17708,13 +17708,13 @@ endmodule // tilerast_blender_full__qs__11
 module tilerast_blender_full__qs__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17727,13 +17727,13 @@ endmodule // tilerast_blender_full__qs__12
 module tilerast_blender_full__qs__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17746,13 +17746,13 @@ endmodule // tilerast_blender_full__qs__13
 module tilerast_blender_full__qs__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17765,13 +17765,13 @@ endmodule // tilerast_blender_full__qs__14
 module tilerast_blender_full__qs__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17784,13 +17784,13 @@ endmodule // tilerast_blender_full__qs__15
 module tilerast_blender_full__qs__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17803,13 +17803,13 @@ endmodule // tilerast_blender_full__qs__16
 module tilerast_blender_full__qs__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17822,13 +17822,13 @@ endmodule // tilerast_blender_full__qs__17
 module tilerast_blender_full__qs__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17841,13 +17841,13 @@ endmodule // tilerast_blender_full__qs__18
 module tilerast_blender_full__qs__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17860,13 +17860,13 @@ endmodule // tilerast_blender_full__qs__19
 module tilerast_blender_full__qs__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17879,13 +17879,13 @@ endmodule // tilerast_blender_full__qs__2
 module tilerast_blender_full__qs__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17898,13 +17898,13 @@ endmodule // tilerast_blender_full__qs__20
 module tilerast_blender_full__qs__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17917,13 +17917,13 @@ endmodule // tilerast_blender_full__qs__21
 module tilerast_blender_full__qs__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17936,13 +17936,13 @@ endmodule // tilerast_blender_full__qs__22
 module tilerast_blender_full__qs__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17955,13 +17955,13 @@ endmodule // tilerast_blender_full__qs__23
 module tilerast_blender_full__qs__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17974,13 +17974,13 @@ endmodule // tilerast_blender_full__qs__24
 module tilerast_blender_full__qs__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -17993,13 +17993,13 @@ endmodule // tilerast_blender_full__qs__25
 module tilerast_blender_full__qs__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18012,13 +18012,13 @@ endmodule // tilerast_blender_full__qs__26
 module tilerast_blender_full__qs__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18031,13 +18031,13 @@ endmodule // tilerast_blender_full__qs__27
 module tilerast_blender_full__qs__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18050,13 +18050,13 @@ endmodule // tilerast_blender_full__qs__28
 module tilerast_blender_full__qs__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18069,13 +18069,13 @@ endmodule // tilerast_blender_full__qs__29
 module tilerast_blender_full__qs__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18088,13 +18088,13 @@ endmodule // tilerast_blender_full__qs__3
 module tilerast_blender_full__qs__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18107,13 +18107,13 @@ endmodule // tilerast_blender_full__qs__30
 module tilerast_blender_full__qs__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18126,13 +18126,13 @@ endmodule // tilerast_blender_full__qs__31
 module tilerast_blender_full__qs__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18145,13 +18145,13 @@ endmodule // tilerast_blender_full__qs__4
 module tilerast_blender_full__qs__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18164,13 +18164,13 @@ endmodule // tilerast_blender_full__qs__5
 module tilerast_blender_full__qs__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18183,13 +18183,13 @@ endmodule // tilerast_blender_full__qs__6
 module tilerast_blender_full__qs__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18202,13 +18202,13 @@ endmodule // tilerast_blender_full__qs__7
 module tilerast_blender_full__qs__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18221,13 +18221,13 @@ endmodule // tilerast_blender_full__qs__8
 module tilerast_blender_full__qs__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin

@@ -326,101 +326,101 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
     reg  ppos__59__d;
     wire  ppos__59__q;
     reg  ppos__59__clock;
-    reg  [15:0] ps__0__d;
-    wire  [15:0] ps__0__q;
+    reg  [7:0] ps__0__d;
+    wire  [7:0] ps__0__q;
     reg  ps__0__clock;
-    reg  [15:0] ps__1__d;
-    wire  [15:0] ps__1__q;
+    reg  [7:0] ps__1__d;
+    wire  [7:0] ps__1__q;
     reg  ps__1__clock;
-    reg  [15:0] ps__2__d;
-    wire  [15:0] ps__2__q;
+    reg  [7:0] ps__2__d;
+    wire  [7:0] ps__2__q;
     reg  ps__2__clock;
-    reg  [15:0] ps__3__d;
-    wire  [15:0] ps__3__q;
+    reg  [7:0] ps__3__d;
+    wire  [7:0] ps__3__q;
     reg  ps__3__clock;
-    reg  [15:0] ps__4__d;
-    wire  [15:0] ps__4__q;
+    reg  [7:0] ps__4__d;
+    wire  [7:0] ps__4__q;
     reg  ps__4__clock;
-    reg  [15:0] ps__5__d;
-    wire  [15:0] ps__5__q;
+    reg  [7:0] ps__5__d;
+    wire  [7:0] ps__5__q;
     reg  ps__5__clock;
-    reg  [15:0] ps__6__d;
-    wire  [15:0] ps__6__q;
+    reg  [7:0] ps__6__d;
+    wire  [7:0] ps__6__q;
     reg  ps__6__clock;
-    reg  [15:0] ps__7__d;
-    wire  [15:0] ps__7__q;
+    reg  [7:0] ps__7__d;
+    wire  [7:0] ps__7__q;
     reg  ps__7__clock;
-    reg  [15:0] ps__8__d;
-    wire  [15:0] ps__8__q;
+    reg  [7:0] ps__8__d;
+    wire  [7:0] ps__8__q;
     reg  ps__8__clock;
-    reg  [15:0] ps__9__d;
-    wire  [15:0] ps__9__q;
+    reg  [7:0] ps__9__d;
+    wire  [7:0] ps__9__q;
     reg  ps__9__clock;
-    reg  [15:0] ps__10__d;
-    wire  [15:0] ps__10__q;
+    reg  [7:0] ps__10__d;
+    wire  [7:0] ps__10__q;
     reg  ps__10__clock;
-    reg  [15:0] ps__11__d;
-    wire  [15:0] ps__11__q;
+    reg  [7:0] ps__11__d;
+    wire  [7:0] ps__11__q;
     reg  ps__11__clock;
-    reg  [15:0] ps__12__d;
-    wire  [15:0] ps__12__q;
+    reg  [7:0] ps__12__d;
+    wire  [7:0] ps__12__q;
     reg  ps__12__clock;
-    reg  [15:0] ps__13__d;
-    wire  [15:0] ps__13__q;
+    reg  [7:0] ps__13__d;
+    wire  [7:0] ps__13__q;
     reg  ps__13__clock;
-    reg  [15:0] ps__14__d;
-    wire  [15:0] ps__14__q;
+    reg  [7:0] ps__14__d;
+    wire  [7:0] ps__14__q;
     reg  ps__14__clock;
-    reg  [15:0] ps__15__d;
-    wire  [15:0] ps__15__q;
+    reg  [7:0] ps__15__d;
+    wire  [7:0] ps__15__q;
     reg  ps__15__clock;
-    reg  [15:0] pd__0__d;
-    wire  [15:0] pd__0__q;
+    reg  [7:0] pd__0__d;
+    wire  [7:0] pd__0__q;
     reg  pd__0__clock;
-    reg  [15:0] pd__1__d;
-    wire  [15:0] pd__1__q;
+    reg  [7:0] pd__1__d;
+    wire  [7:0] pd__1__q;
     reg  pd__1__clock;
-    reg  [15:0] pd__2__d;
-    wire  [15:0] pd__2__q;
+    reg  [7:0] pd__2__d;
+    wire  [7:0] pd__2__q;
     reg  pd__2__clock;
-    reg  [15:0] pd__3__d;
-    wire  [15:0] pd__3__q;
+    reg  [7:0] pd__3__d;
+    wire  [7:0] pd__3__q;
     reg  pd__3__clock;
-    reg  [15:0] pd__4__d;
-    wire  [15:0] pd__4__q;
+    reg  [7:0] pd__4__d;
+    wire  [7:0] pd__4__q;
     reg  pd__4__clock;
-    reg  [15:0] pd__5__d;
-    wire  [15:0] pd__5__q;
+    reg  [7:0] pd__5__d;
+    wire  [7:0] pd__5__q;
     reg  pd__5__clock;
-    reg  [15:0] pd__6__d;
-    wire  [15:0] pd__6__q;
+    reg  [7:0] pd__6__d;
+    wire  [7:0] pd__6__q;
     reg  pd__6__clock;
-    reg  [15:0] pd__7__d;
-    wire  [15:0] pd__7__q;
+    reg  [7:0] pd__7__d;
+    wire  [7:0] pd__7__q;
     reg  pd__7__clock;
-    reg  [15:0] pd__8__d;
-    wire  [15:0] pd__8__q;
+    reg  [7:0] pd__8__d;
+    wire  [7:0] pd__8__q;
     reg  pd__8__clock;
-    reg  [15:0] pd__9__d;
-    wire  [15:0] pd__9__q;
+    reg  [7:0] pd__9__d;
+    wire  [7:0] pd__9__q;
     reg  pd__9__clock;
-    reg  [15:0] pd__10__d;
-    wire  [15:0] pd__10__q;
+    reg  [7:0] pd__10__d;
+    wire  [7:0] pd__10__q;
     reg  pd__10__clock;
-    reg  [15:0] pd__11__d;
-    wire  [15:0] pd__11__q;
+    reg  [7:0] pd__11__d;
+    wire  [7:0] pd__11__q;
     reg  pd__11__clock;
-    reg  [15:0] pd__12__d;
-    wire  [15:0] pd__12__q;
+    reg  [7:0] pd__12__d;
+    wire  [7:0] pd__12__q;
     reg  pd__12__clock;
-    reg  [15:0] pd__13__d;
-    wire  [15:0] pd__13__q;
+    reg  [7:0] pd__13__d;
+    wire  [7:0] pd__13__q;
     reg  pd__13__clock;
-    reg  [15:0] pd__14__d;
-    wire  [15:0] pd__14__q;
+    reg  [7:0] pd__14__d;
+    wire  [7:0] pd__14__q;
     reg  pd__14__clock;
-    reg  [15:0] pd__15__d;
-    wire  [15:0] pd__15__q;
+    reg  [7:0] pd__15__d;
+    wire  [7:0] pd__15__q;
     reg  pd__15__clock;
     reg  [7:0] pst__0__d;
     wire  [7:0] pst__0__q;
@@ -458,197 +458,197 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
     reg  qv__7__d;
     wire  qv__7__q;
     reg  qv__7__clock;
-    reg  [15:0] qs__0__d;
-    wire  [15:0] qs__0__q;
+    reg  [7:0] qs__0__d;
+    wire  [7:0] qs__0__q;
     reg  qs__0__clock;
-    reg  [15:0] qs__1__d;
-    wire  [15:0] qs__1__q;
+    reg  [7:0] qs__1__d;
+    wire  [7:0] qs__1__q;
     reg  qs__1__clock;
-    reg  [15:0] qs__2__d;
-    wire  [15:0] qs__2__q;
+    reg  [7:0] qs__2__d;
+    wire  [7:0] qs__2__q;
     reg  qs__2__clock;
-    reg  [15:0] qs__3__d;
-    wire  [15:0] qs__3__q;
+    reg  [7:0] qs__3__d;
+    wire  [7:0] qs__3__q;
     reg  qs__3__clock;
-    reg  [15:0] qs__4__d;
-    wire  [15:0] qs__4__q;
+    reg  [7:0] qs__4__d;
+    wire  [7:0] qs__4__q;
     reg  qs__4__clock;
-    reg  [15:0] qs__5__d;
-    wire  [15:0] qs__5__q;
+    reg  [7:0] qs__5__d;
+    wire  [7:0] qs__5__q;
     reg  qs__5__clock;
-    reg  [15:0] qs__6__d;
-    wire  [15:0] qs__6__q;
+    reg  [7:0] qs__6__d;
+    wire  [7:0] qs__6__q;
     reg  qs__6__clock;
-    reg  [15:0] qs__7__d;
-    wire  [15:0] qs__7__q;
+    reg  [7:0] qs__7__d;
+    wire  [7:0] qs__7__q;
     reg  qs__7__clock;
-    reg  [15:0] qs__8__d;
-    wire  [15:0] qs__8__q;
+    reg  [7:0] qs__8__d;
+    wire  [7:0] qs__8__q;
     reg  qs__8__clock;
-    reg  [15:0] qs__9__d;
-    wire  [15:0] qs__9__q;
+    reg  [7:0] qs__9__d;
+    wire  [7:0] qs__9__q;
     reg  qs__9__clock;
-    reg  [15:0] qs__10__d;
-    wire  [15:0] qs__10__q;
+    reg  [7:0] qs__10__d;
+    wire  [7:0] qs__10__q;
     reg  qs__10__clock;
-    reg  [15:0] qs__11__d;
-    wire  [15:0] qs__11__q;
+    reg  [7:0] qs__11__d;
+    wire  [7:0] qs__11__q;
     reg  qs__11__clock;
-    reg  [15:0] qs__12__d;
-    wire  [15:0] qs__12__q;
+    reg  [7:0] qs__12__d;
+    wire  [7:0] qs__12__q;
     reg  qs__12__clock;
-    reg  [15:0] qs__13__d;
-    wire  [15:0] qs__13__q;
+    reg  [7:0] qs__13__d;
+    wire  [7:0] qs__13__q;
     reg  qs__13__clock;
-    reg  [15:0] qs__14__d;
-    wire  [15:0] qs__14__q;
+    reg  [7:0] qs__14__d;
+    wire  [7:0] qs__14__q;
     reg  qs__14__clock;
-    reg  [15:0] qs__15__d;
-    wire  [15:0] qs__15__q;
+    reg  [7:0] qs__15__d;
+    wire  [7:0] qs__15__q;
     reg  qs__15__clock;
-    reg  [15:0] qs__16__d;
-    wire  [15:0] qs__16__q;
+    reg  [7:0] qs__16__d;
+    wire  [7:0] qs__16__q;
     reg  qs__16__clock;
-    reg  [15:0] qs__17__d;
-    wire  [15:0] qs__17__q;
+    reg  [7:0] qs__17__d;
+    wire  [7:0] qs__17__q;
     reg  qs__17__clock;
-    reg  [15:0] qs__18__d;
-    wire  [15:0] qs__18__q;
+    reg  [7:0] qs__18__d;
+    wire  [7:0] qs__18__q;
     reg  qs__18__clock;
-    reg  [15:0] qs__19__d;
-    wire  [15:0] qs__19__q;
+    reg  [7:0] qs__19__d;
+    wire  [7:0] qs__19__q;
     reg  qs__19__clock;
-    reg  [15:0] qs__20__d;
-    wire  [15:0] qs__20__q;
+    reg  [7:0] qs__20__d;
+    wire  [7:0] qs__20__q;
     reg  qs__20__clock;
-    reg  [15:0] qs__21__d;
-    wire  [15:0] qs__21__q;
+    reg  [7:0] qs__21__d;
+    wire  [7:0] qs__21__q;
     reg  qs__21__clock;
-    reg  [15:0] qs__22__d;
-    wire  [15:0] qs__22__q;
+    reg  [7:0] qs__22__d;
+    wire  [7:0] qs__22__q;
     reg  qs__22__clock;
-    reg  [15:0] qs__23__d;
-    wire  [15:0] qs__23__q;
+    reg  [7:0] qs__23__d;
+    wire  [7:0] qs__23__q;
     reg  qs__23__clock;
-    reg  [15:0] qs__24__d;
-    wire  [15:0] qs__24__q;
+    reg  [7:0] qs__24__d;
+    wire  [7:0] qs__24__q;
     reg  qs__24__clock;
-    reg  [15:0] qs__25__d;
-    wire  [15:0] qs__25__q;
+    reg  [7:0] qs__25__d;
+    wire  [7:0] qs__25__q;
     reg  qs__25__clock;
-    reg  [15:0] qs__26__d;
-    wire  [15:0] qs__26__q;
+    reg  [7:0] qs__26__d;
+    wire  [7:0] qs__26__q;
     reg  qs__26__clock;
-    reg  [15:0] qs__27__d;
-    wire  [15:0] qs__27__q;
+    reg  [7:0] qs__27__d;
+    wire  [7:0] qs__27__q;
     reg  qs__27__clock;
-    reg  [15:0] qs__28__d;
-    wire  [15:0] qs__28__q;
+    reg  [7:0] qs__28__d;
+    wire  [7:0] qs__28__q;
     reg  qs__28__clock;
-    reg  [15:0] qs__29__d;
-    wire  [15:0] qs__29__q;
+    reg  [7:0] qs__29__d;
+    wire  [7:0] qs__29__q;
     reg  qs__29__clock;
-    reg  [15:0] qs__30__d;
-    wire  [15:0] qs__30__q;
+    reg  [7:0] qs__30__d;
+    wire  [7:0] qs__30__q;
     reg  qs__30__clock;
-    reg  [15:0] qs__31__d;
-    wire  [15:0] qs__31__q;
+    reg  [7:0] qs__31__d;
+    wire  [7:0] qs__31__q;
     reg  qs__31__clock;
-    reg  [15:0] qd__0__d;
-    wire  [15:0] qd__0__q;
+    reg  [7:0] qd__0__d;
+    wire  [7:0] qd__0__q;
     reg  qd__0__clock;
-    reg  [15:0] qd__1__d;
-    wire  [15:0] qd__1__q;
+    reg  [7:0] qd__1__d;
+    wire  [7:0] qd__1__q;
     reg  qd__1__clock;
-    reg  [15:0] qd__2__d;
-    wire  [15:0] qd__2__q;
+    reg  [7:0] qd__2__d;
+    wire  [7:0] qd__2__q;
     reg  qd__2__clock;
-    reg  [15:0] qd__3__d;
-    wire  [15:0] qd__3__q;
+    reg  [7:0] qd__3__d;
+    wire  [7:0] qd__3__q;
     reg  qd__3__clock;
-    reg  [15:0] qd__4__d;
-    wire  [15:0] qd__4__q;
+    reg  [7:0] qd__4__d;
+    wire  [7:0] qd__4__q;
     reg  qd__4__clock;
-    reg  [15:0] qd__5__d;
-    wire  [15:0] qd__5__q;
+    reg  [7:0] qd__5__d;
+    wire  [7:0] qd__5__q;
     reg  qd__5__clock;
-    reg  [15:0] qd__6__d;
-    wire  [15:0] qd__6__q;
+    reg  [7:0] qd__6__d;
+    wire  [7:0] qd__6__q;
     reg  qd__6__clock;
-    reg  [15:0] qd__7__d;
-    wire  [15:0] qd__7__q;
+    reg  [7:0] qd__7__d;
+    wire  [7:0] qd__7__q;
     reg  qd__7__clock;
-    reg  [15:0] qd__8__d;
-    wire  [15:0] qd__8__q;
+    reg  [7:0] qd__8__d;
+    wire  [7:0] qd__8__q;
     reg  qd__8__clock;
-    reg  [15:0] qd__9__d;
-    wire  [15:0] qd__9__q;
+    reg  [7:0] qd__9__d;
+    wire  [7:0] qd__9__q;
     reg  qd__9__clock;
-    reg  [15:0] qd__10__d;
-    wire  [15:0] qd__10__q;
+    reg  [7:0] qd__10__d;
+    wire  [7:0] qd__10__q;
     reg  qd__10__clock;
-    reg  [15:0] qd__11__d;
-    wire  [15:0] qd__11__q;
+    reg  [7:0] qd__11__d;
+    wire  [7:0] qd__11__q;
     reg  qd__11__clock;
-    reg  [15:0] qd__12__d;
-    wire  [15:0] qd__12__q;
+    reg  [7:0] qd__12__d;
+    wire  [7:0] qd__12__q;
     reg  qd__12__clock;
-    reg  [15:0] qd__13__d;
-    wire  [15:0] qd__13__q;
+    reg  [7:0] qd__13__d;
+    wire  [7:0] qd__13__q;
     reg  qd__13__clock;
-    reg  [15:0] qd__14__d;
-    wire  [15:0] qd__14__q;
+    reg  [7:0] qd__14__d;
+    wire  [7:0] qd__14__q;
     reg  qd__14__clock;
-    reg  [15:0] qd__15__d;
-    wire  [15:0] qd__15__q;
+    reg  [7:0] qd__15__d;
+    wire  [7:0] qd__15__q;
     reg  qd__15__clock;
-    reg  [15:0] qd__16__d;
-    wire  [15:0] qd__16__q;
+    reg  [7:0] qd__16__d;
+    wire  [7:0] qd__16__q;
     reg  qd__16__clock;
-    reg  [15:0] qd__17__d;
-    wire  [15:0] qd__17__q;
+    reg  [7:0] qd__17__d;
+    wire  [7:0] qd__17__q;
     reg  qd__17__clock;
-    reg  [15:0] qd__18__d;
-    wire  [15:0] qd__18__q;
+    reg  [7:0] qd__18__d;
+    wire  [7:0] qd__18__q;
     reg  qd__18__clock;
-    reg  [15:0] qd__19__d;
-    wire  [15:0] qd__19__q;
+    reg  [7:0] qd__19__d;
+    wire  [7:0] qd__19__q;
     reg  qd__19__clock;
-    reg  [15:0] qd__20__d;
-    wire  [15:0] qd__20__q;
+    reg  [7:0] qd__20__d;
+    wire  [7:0] qd__20__q;
     reg  qd__20__clock;
-    reg  [15:0] qd__21__d;
-    wire  [15:0] qd__21__q;
+    reg  [7:0] qd__21__d;
+    wire  [7:0] qd__21__q;
     reg  qd__21__clock;
-    reg  [15:0] qd__22__d;
-    wire  [15:0] qd__22__q;
+    reg  [7:0] qd__22__d;
+    wire  [7:0] qd__22__q;
     reg  qd__22__clock;
-    reg  [15:0] qd__23__d;
-    wire  [15:0] qd__23__q;
+    reg  [7:0] qd__23__d;
+    wire  [7:0] qd__23__q;
     reg  qd__23__clock;
-    reg  [15:0] qd__24__d;
-    wire  [15:0] qd__24__q;
+    reg  [7:0] qd__24__d;
+    wire  [7:0] qd__24__q;
     reg  qd__24__clock;
-    reg  [15:0] qd__25__d;
-    wire  [15:0] qd__25__q;
+    reg  [7:0] qd__25__d;
+    wire  [7:0] qd__25__q;
     reg  qd__25__clock;
-    reg  [15:0] qd__26__d;
-    wire  [15:0] qd__26__q;
+    reg  [7:0] qd__26__d;
+    wire  [7:0] qd__26__q;
     reg  qd__26__clock;
-    reg  [15:0] qd__27__d;
-    wire  [15:0] qd__27__q;
+    reg  [7:0] qd__27__d;
+    wire  [7:0] qd__27__q;
     reg  qd__27__clock;
-    reg  [15:0] qd__28__d;
-    wire  [15:0] qd__28__q;
+    reg  [7:0] qd__28__d;
+    wire  [7:0] qd__28__q;
     reg  qd__28__clock;
-    reg  [15:0] qd__29__d;
-    wire  [15:0] qd__29__q;
+    reg  [7:0] qd__29__d;
+    wire  [7:0] qd__29__q;
     reg  qd__29__clock;
-    reg  [15:0] qd__30__d;
-    wire  [15:0] qd__30__q;
+    reg  [7:0] qd__30__d;
+    wire  [7:0] qd__30__q;
     reg  qd__30__clock;
-    reg  [15:0] qd__31__d;
-    wire  [15:0] qd__31__q;
+    reg  [7:0] qd__31__d;
+    wire  [7:0] qd__31__q;
     reg  qd__31__clock;
     reg  [7:0] qst__0__d;
     wire  [7:0] qst__0__q;
@@ -2136,38 +2136,38 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
     reg  [31:0] i_pos__1;
     reg  [31:0] i_pos__2;
     reg  [31:0] i_pos__3;
-    reg  [15:0] i_s__0;
-    reg  [15:0] i_s__1;
-    reg  [15:0] i_s__2;
-    reg  [15:0] i_s__3;
-    reg  [15:0] i_s__4;
-    reg  [15:0] i_s__5;
-    reg  [15:0] i_s__6;
-    reg  [15:0] i_s__7;
-    reg  [15:0] i_s__8;
-    reg  [15:0] i_s__9;
-    reg  [15:0] i_s__10;
-    reg  [15:0] i_s__11;
-    reg  [15:0] i_s__12;
-    reg  [15:0] i_s__13;
-    reg  [15:0] i_s__14;
-    reg  [15:0] i_s__15;
-    reg  [15:0] i_d__0;
-    reg  [15:0] i_d__1;
-    reg  [15:0] i_d__2;
-    reg  [15:0] i_d__3;
-    reg  [15:0] i_d__4;
-    reg  [15:0] i_d__5;
-    reg  [15:0] i_d__6;
-    reg  [15:0] i_d__7;
-    reg  [15:0] i_d__8;
-    reg  [15:0] i_d__9;
-    reg  [15:0] i_d__10;
-    reg  [15:0] i_d__11;
-    reg  [15:0] i_d__12;
-    reg  [15:0] i_d__13;
-    reg  [15:0] i_d__14;
-    reg  [15:0] i_d__15;
+    reg  [7:0] i_s__0;
+    reg  [7:0] i_s__1;
+    reg  [7:0] i_s__2;
+    reg  [7:0] i_s__3;
+    reg  [7:0] i_s__4;
+    reg  [7:0] i_s__5;
+    reg  [7:0] i_s__6;
+    reg  [7:0] i_s__7;
+    reg  [7:0] i_s__8;
+    reg  [7:0] i_s__9;
+    reg  [7:0] i_s__10;
+    reg  [7:0] i_s__11;
+    reg  [7:0] i_s__12;
+    reg  [7:0] i_s__13;
+    reg  [7:0] i_s__14;
+    reg  [7:0] i_s__15;
+    reg  [7:0] i_d__0;
+    reg  [7:0] i_d__1;
+    reg  [7:0] i_d__2;
+    reg  [7:0] i_d__3;
+    reg  [7:0] i_d__4;
+    reg  [7:0] i_d__5;
+    reg  [7:0] i_d__6;
+    reg  [7:0] i_d__7;
+    reg  [7:0] i_d__8;
+    reg  [7:0] i_d__9;
+    reg  [7:0] i_d__10;
+    reg  [7:0] i_d__11;
+    reg  [7:0] i_d__12;
+    reg  [7:0] i_d__13;
+    reg  [7:0] i_d__14;
+    reg  [7:0] i_d__15;
     reg  [7:0] i_st__0;
     reg  [7:0] i_st__1;
     reg  [7:0] i_st__2;
@@ -2395,22 +2395,22 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
     reg  [2:0] cnt__4;
     reg  is_v__0;
     reg  is_v__1;
-    reg  [15:0] is_s__0;
-    reg  [15:0] is_s__1;
-    reg  [15:0] is_s__2;
-    reg  [15:0] is_s__3;
-    reg  [15:0] is_s__4;
-    reg  [15:0] is_s__5;
-    reg  [15:0] is_s__6;
-    reg  [15:0] is_s__7;
-    reg  [15:0] is_d__0;
-    reg  [15:0] is_d__1;
-    reg  [15:0] is_d__2;
-    reg  [15:0] is_d__3;
-    reg  [15:0] is_d__4;
-    reg  [15:0] is_d__5;
-    reg  [15:0] is_d__6;
-    reg  [15:0] is_d__7;
+    reg  [7:0] is_s__0;
+    reg  [7:0] is_s__1;
+    reg  [7:0] is_s__2;
+    reg  [7:0] is_s__3;
+    reg  [7:0] is_s__4;
+    reg  [7:0] is_s__5;
+    reg  [7:0] is_s__6;
+    reg  [7:0] is_s__7;
+    reg  [7:0] is_d__0;
+    reg  [7:0] is_d__1;
+    reg  [7:0] is_d__2;
+    reg  [7:0] is_d__3;
+    reg  [7:0] is_d__4;
+    reg  [7:0] is_d__5;
+    reg  [7:0] is_d__6;
+    reg  [7:0] is_d__7;
     reg  [7:0] is_st__0;
     reg  [7:0] is_st__1;
     reg  en__0;
@@ -8657,6 +8657,22 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         op1__1 = qst__1__q[(32'h0)+:(2)];
         op2__1 = qst__3__q[(32'h0)+:(2)];
         op3__1 = qst__5__q[(32'h0)+:(2)];
+        ma__0 = ((qs__0__q) & 16'hffff);
+        ma__1 = ((qs__1__q) & 16'hffff);
+        ma__2 = ((qs__2__q) & 16'hffff);
+        ma__3 = ((qs__3__q) & 16'hffff);
+        ma__4 = ((qs__4__q) & 16'hffff);
+        ma__5 = ((qs__5__q) & 16'hffff);
+        ma__6 = ((qs__6__q) & 16'hffff);
+        ma__7 = ((qs__7__q) & 16'hffff);
+        mc__0 = ((qd__0__q) & 16'hffff);
+        mc__1 = ((qd__1__q) & 16'hffff);
+        mc__2 = ((qd__2__q) & 16'hffff);
+        mc__3 = ((qd__3__q) & 16'hffff);
+        mc__4 = ((qd__4__q) & 16'hffff);
+        mc__5 = ((qd__5__q) & 16'hffff);
+        mc__6 = ((qd__6__q) & 16'hffff);
+        mc__7 = ((qd__7__q) & 16'hffff);
         if (adv) begin
             qv__0__d = is_v__0;
             qv__2__d = qv__0__q;
@@ -8735,17 +8751,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
             qg__19__d = qg__11__q;
             qsl__19__d = qsl__11__q;
         end
-        ma__0 = qs__0__q;
-        mc__0 = qd__0__q;
-        md__0 = c_255 - qs__3__q;
+        md__0 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__0 = qd__0__q;
+            mb__0 = mc__0;
         end
         else if (c_isa__0) begin
             mb__0 = c_255;
         end
         else begin
-            mb__0 = qs__3__q;
+            mb__0 = ma__3;
         end
         pr1__0 = ma__0 * mb__0;
         pr2__0 = mc__0 * md__0;
@@ -8796,17 +8810,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         if (en__6) begin
             rr__0__d = resf__0;
         end
-        ma__1 = qs__1__q;
-        mc__1 = qd__1__q;
-        md__1 = c_255 - qs__3__q;
+        md__1 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__1 = qd__1__q;
+            mb__1 = mc__1;
         end
         else if (c_isa__1) begin
             mb__1 = c_255;
         end
         else begin
-            mb__1 = qs__3__q;
+            mb__1 = ma__3;
         end
         pr1__1 = ma__1 * mb__1;
         pr2__1 = mc__1 * md__1;
@@ -8857,17 +8869,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         if (en__6) begin
             rr__1__d = resf__1;
         end
-        ma__2 = qs__2__q;
-        mc__2 = qd__2__q;
-        md__2 = c_255 - qs__3__q;
+        md__2 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__2 = qd__2__q;
+            mb__2 = mc__2;
         end
         else if (c_isa__2) begin
             mb__2 = c_255;
         end
         else begin
-            mb__2 = qs__3__q;
+            mb__2 = ma__3;
         end
         pr1__2 = ma__2 * mb__2;
         pr2__2 = mc__2 * md__2;
@@ -8918,17 +8928,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         if (en__6) begin
             rr__2__d = resf__2;
         end
-        ma__3 = qs__3__q;
-        mc__3 = qd__3__q;
-        md__3 = c_255 - qs__3__q;
+        md__3 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__3 = qd__3__q;
+            mb__3 = mc__3;
         end
         else if (c_isa__3) begin
             mb__3 = c_255;
         end
         else begin
-            mb__3 = qs__3__q;
+            mb__3 = ma__3;
         end
         pr1__3 = ma__3 * mb__3;
         pr2__3 = mc__3 * md__3;
@@ -9057,17 +9065,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
             qg__23__d = qg__15__q;
             qsl__23__d = qsl__15__q;
         end
-        ma__4 = qs__4__q;
-        mc__4 = qd__4__q;
-        md__4 = c_255 - qs__7__q;
+        md__4 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__4 = qd__4__q;
+            mb__4 = mc__4;
         end
         else if (c_isa__0) begin
             mb__4 = c_255;
         end
         else begin
-            mb__4 = qs__7__q;
+            mb__4 = ma__7;
         end
         pr1__4 = ma__4 * mb__4;
         pr2__4 = mc__4 * md__4;
@@ -9118,17 +9124,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         if (en__7) begin
             rr__4__d = resf__4;
         end
-        ma__5 = qs__5__q;
-        mc__5 = qd__5__q;
-        md__5 = c_255 - qs__7__q;
+        md__5 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__5 = qd__5__q;
+            mb__5 = mc__5;
         end
         else if (c_isa__1) begin
             mb__5 = c_255;
         end
         else begin
-            mb__5 = qs__7__q;
+            mb__5 = ma__7;
         end
         pr1__5 = ma__5 * mb__5;
         pr2__5 = mc__5 * md__5;
@@ -9179,17 +9183,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         if (en__7) begin
             rr__5__d = resf__5;
         end
-        ma__6 = qs__6__q;
-        mc__6 = qd__6__q;
-        md__6 = c_255 - qs__7__q;
+        md__6 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__6 = qd__6__q;
+            mb__6 = mc__6;
         end
         else if (c_isa__2) begin
             mb__6 = c_255;
         end
         else begin
-            mb__6 = qs__7__q;
+            mb__6 = ma__7;
         end
         pr1__6 = ma__6 * mb__6;
         pr2__6 = mc__6 * md__6;
@@ -9240,17 +9242,15 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         if (en__7) begin
             rr__6__d = resf__6;
         end
-        ma__7 = qs__7__q;
-        mc__7 = qd__7__q;
-        md__7 = c_255 - qs__7__q;
+        md__7 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__7 = qd__7__q;
+            mb__7 = mc__7;
         end
         else if (c_isa__3) begin
             mb__7 = c_255;
         end
         else begin
-            mb__7 = qs__7__q;
+            mb__7 = ma__7;
         end
         pr1__7 = ma__7 * mb__7;
         pr2__7 = mc__7 * md__7;
@@ -10507,38 +10507,38 @@ module tilerast_blender_ice40_1x(clock,flush,in_valid,in_ready,inp__lane_valid,i
         i_st__1 = inp__state_1;
         i_st__2 = inp__state_2;
         i_st__3 = inp__state_3;
-        i_s__0 = ((inp__src_0[(32'h0)+:(8)]) & 16'hffff);
-        i_s__1 = ((inp__src_0[(32'h8)+:(8)]) & 16'hffff);
-        i_s__2 = ((inp__src_0[(32'h10)+:(8)]) & 16'hffff);
-        i_s__3 = ((inp__src_0[(32'h18)+:(8)]) & 16'hffff);
-        i_s__4 = ((inp__src_1[(32'h0)+:(8)]) & 16'hffff);
-        i_s__5 = ((inp__src_1[(32'h8)+:(8)]) & 16'hffff);
-        i_s__6 = ((inp__src_1[(32'h10)+:(8)]) & 16'hffff);
-        i_s__7 = ((inp__src_1[(32'h18)+:(8)]) & 16'hffff);
-        i_s__8 = ((inp__src_2[(32'h0)+:(8)]) & 16'hffff);
-        i_s__9 = ((inp__src_2[(32'h8)+:(8)]) & 16'hffff);
-        i_s__10 = ((inp__src_2[(32'h10)+:(8)]) & 16'hffff);
-        i_s__11 = ((inp__src_2[(32'h18)+:(8)]) & 16'hffff);
-        i_s__12 = ((inp__src_3[(32'h0)+:(8)]) & 16'hffff);
-        i_s__13 = ((inp__src_3[(32'h8)+:(8)]) & 16'hffff);
-        i_s__14 = ((inp__src_3[(32'h10)+:(8)]) & 16'hffff);
-        i_s__15 = ((inp__src_3[(32'h18)+:(8)]) & 16'hffff);
-        i_d__0 = ((inp__dst_0[(32'h0)+:(8)]) & 16'hffff);
-        i_d__1 = ((inp__dst_0[(32'h8)+:(8)]) & 16'hffff);
-        i_d__2 = ((inp__dst_0[(32'h10)+:(8)]) & 16'hffff);
-        i_d__3 = ((inp__dst_0[(32'h18)+:(8)]) & 16'hffff);
-        i_d__4 = ((inp__dst_1[(32'h0)+:(8)]) & 16'hffff);
-        i_d__5 = ((inp__dst_1[(32'h8)+:(8)]) & 16'hffff);
-        i_d__6 = ((inp__dst_1[(32'h10)+:(8)]) & 16'hffff);
-        i_d__7 = ((inp__dst_1[(32'h18)+:(8)]) & 16'hffff);
-        i_d__8 = ((inp__dst_2[(32'h0)+:(8)]) & 16'hffff);
-        i_d__9 = ((inp__dst_2[(32'h8)+:(8)]) & 16'hffff);
-        i_d__10 = ((inp__dst_2[(32'h10)+:(8)]) & 16'hffff);
-        i_d__11 = ((inp__dst_2[(32'h18)+:(8)]) & 16'hffff);
-        i_d__12 = ((inp__dst_3[(32'h0)+:(8)]) & 16'hffff);
-        i_d__13 = ((inp__dst_3[(32'h8)+:(8)]) & 16'hffff);
-        i_d__14 = ((inp__dst_3[(32'h10)+:(8)]) & 16'hffff);
-        i_d__15 = ((inp__dst_3[(32'h18)+:(8)]) & 16'hffff);
+        i_s__0 = inp__src_0[(32'h0)+:(8)];
+        i_s__1 = inp__src_0[(32'h8)+:(8)];
+        i_s__2 = inp__src_0[(32'h10)+:(8)];
+        i_s__3 = inp__src_0[(32'h18)+:(8)];
+        i_s__4 = inp__src_1[(32'h0)+:(8)];
+        i_s__5 = inp__src_1[(32'h8)+:(8)];
+        i_s__6 = inp__src_1[(32'h10)+:(8)];
+        i_s__7 = inp__src_1[(32'h18)+:(8)];
+        i_s__8 = inp__src_2[(32'h0)+:(8)];
+        i_s__9 = inp__src_2[(32'h8)+:(8)];
+        i_s__10 = inp__src_2[(32'h10)+:(8)];
+        i_s__11 = inp__src_2[(32'h18)+:(8)];
+        i_s__12 = inp__src_3[(32'h0)+:(8)];
+        i_s__13 = inp__src_3[(32'h8)+:(8)];
+        i_s__14 = inp__src_3[(32'h10)+:(8)];
+        i_s__15 = inp__src_3[(32'h18)+:(8)];
+        i_d__0 = inp__dst_0[(32'h0)+:(8)];
+        i_d__1 = inp__dst_0[(32'h8)+:(8)];
+        i_d__2 = inp__dst_0[(32'h10)+:(8)];
+        i_d__3 = inp__dst_0[(32'h18)+:(8)];
+        i_d__4 = inp__dst_1[(32'h0)+:(8)];
+        i_d__5 = inp__dst_1[(32'h8)+:(8)];
+        i_d__6 = inp__dst_1[(32'h10)+:(8)];
+        i_d__7 = inp__dst_1[(32'h18)+:(8)];
+        i_d__8 = inp__dst_2[(32'h0)+:(8)];
+        i_d__9 = inp__dst_2[(32'h8)+:(8)];
+        i_d__10 = inp__dst_2[(32'h10)+:(8)];
+        i_d__11 = inp__dst_2[(32'h18)+:(8)];
+        i_d__12 = inp__dst_3[(32'h0)+:(8)];
+        i_d__13 = inp__dst_3[(32'h8)+:(8)];
+        i_d__14 = inp__dst_3[(32'h10)+:(8)];
+        i_d__15 = inp__dst_3[(32'h18)+:(8)];
         if (adv) begin
             if (lv__0) begin
                 pv__0__d = 1'b0;
@@ -12004,13 +12004,13 @@ endmodule // tilerast_blender_ice40_1x__at__7
 module tilerast_blender_ice40_1x__pd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12023,13 +12023,13 @@ endmodule // tilerast_blender_ice40_1x__pd__0
 module tilerast_blender_ice40_1x__pd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12042,13 +12042,13 @@ endmodule // tilerast_blender_ice40_1x__pd__1
 module tilerast_blender_ice40_1x__pd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12061,13 +12061,13 @@ endmodule // tilerast_blender_ice40_1x__pd__10
 module tilerast_blender_ice40_1x__pd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12080,13 +12080,13 @@ endmodule // tilerast_blender_ice40_1x__pd__11
 module tilerast_blender_ice40_1x__pd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12099,13 +12099,13 @@ endmodule // tilerast_blender_ice40_1x__pd__12
 module tilerast_blender_ice40_1x__pd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12118,13 +12118,13 @@ endmodule // tilerast_blender_ice40_1x__pd__13
 module tilerast_blender_ice40_1x__pd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12137,13 +12137,13 @@ endmodule // tilerast_blender_ice40_1x__pd__14
 module tilerast_blender_ice40_1x__pd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12156,13 +12156,13 @@ endmodule // tilerast_blender_ice40_1x__pd__15
 module tilerast_blender_ice40_1x__pd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12175,13 +12175,13 @@ endmodule // tilerast_blender_ice40_1x__pd__2
 module tilerast_blender_ice40_1x__pd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12194,13 +12194,13 @@ endmodule // tilerast_blender_ice40_1x__pd__3
 module tilerast_blender_ice40_1x__pd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12213,13 +12213,13 @@ endmodule // tilerast_blender_ice40_1x__pd__4
 module tilerast_blender_ice40_1x__pd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12232,13 +12232,13 @@ endmodule // tilerast_blender_ice40_1x__pd__5
 module tilerast_blender_ice40_1x__pd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12251,13 +12251,13 @@ endmodule // tilerast_blender_ice40_1x__pd__6
 module tilerast_blender_ice40_1x__pd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12270,13 +12270,13 @@ endmodule // tilerast_blender_ice40_1x__pd__7
 module tilerast_blender_ice40_1x__pd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12289,13 +12289,13 @@ endmodule // tilerast_blender_ice40_1x__pd__8
 module tilerast_blender_ice40_1x__pd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13448,13 +13448,13 @@ endmodule // tilerast_blender_ice40_1x__ppos__9
 module tilerast_blender_ice40_1x__ps__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13467,13 +13467,13 @@ endmodule // tilerast_blender_ice40_1x__ps__0
 module tilerast_blender_ice40_1x__ps__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13486,13 +13486,13 @@ endmodule // tilerast_blender_ice40_1x__ps__1
 module tilerast_blender_ice40_1x__ps__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13505,13 +13505,13 @@ endmodule // tilerast_blender_ice40_1x__ps__10
 module tilerast_blender_ice40_1x__ps__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13524,13 +13524,13 @@ endmodule // tilerast_blender_ice40_1x__ps__11
 module tilerast_blender_ice40_1x__ps__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13543,13 +13543,13 @@ endmodule // tilerast_blender_ice40_1x__ps__12
 module tilerast_blender_ice40_1x__ps__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13562,13 +13562,13 @@ endmodule // tilerast_blender_ice40_1x__ps__13
 module tilerast_blender_ice40_1x__ps__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13581,13 +13581,13 @@ endmodule // tilerast_blender_ice40_1x__ps__14
 module tilerast_blender_ice40_1x__ps__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13600,13 +13600,13 @@ endmodule // tilerast_blender_ice40_1x__ps__15
 module tilerast_blender_ice40_1x__ps__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13619,13 +13619,13 @@ endmodule // tilerast_blender_ice40_1x__ps__2
 module tilerast_blender_ice40_1x__ps__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13638,13 +13638,13 @@ endmodule // tilerast_blender_ice40_1x__ps__3
 module tilerast_blender_ice40_1x__ps__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13657,13 +13657,13 @@ endmodule // tilerast_blender_ice40_1x__ps__4
 module tilerast_blender_ice40_1x__ps__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13676,13 +13676,13 @@ endmodule // tilerast_blender_ice40_1x__ps__5
 module tilerast_blender_ice40_1x__ps__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13695,13 +13695,13 @@ endmodule // tilerast_blender_ice40_1x__ps__6
 module tilerast_blender_ice40_1x__ps__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13714,13 +13714,13 @@ endmodule // tilerast_blender_ice40_1x__ps__7
 module tilerast_blender_ice40_1x__ps__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13733,13 +13733,13 @@ endmodule // tilerast_blender_ice40_1x__ps__8
 module tilerast_blender_ice40_1x__ps__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13904,13 +13904,13 @@ endmodule // tilerast_blender_ice40_1x__pv__3
 module tilerast_blender_ice40_1x__qd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13923,13 +13923,13 @@ endmodule // tilerast_blender_ice40_1x__qd__0
 module tilerast_blender_ice40_1x__qd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13942,13 +13942,13 @@ endmodule // tilerast_blender_ice40_1x__qd__1
 module tilerast_blender_ice40_1x__qd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13961,13 +13961,13 @@ endmodule // tilerast_blender_ice40_1x__qd__10
 module tilerast_blender_ice40_1x__qd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13980,13 +13980,13 @@ endmodule // tilerast_blender_ice40_1x__qd__11
 module tilerast_blender_ice40_1x__qd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13999,13 +13999,13 @@ endmodule // tilerast_blender_ice40_1x__qd__12
 module tilerast_blender_ice40_1x__qd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14018,13 +14018,13 @@ endmodule // tilerast_blender_ice40_1x__qd__13
 module tilerast_blender_ice40_1x__qd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14037,13 +14037,13 @@ endmodule // tilerast_blender_ice40_1x__qd__14
 module tilerast_blender_ice40_1x__qd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14056,13 +14056,13 @@ endmodule // tilerast_blender_ice40_1x__qd__15
 module tilerast_blender_ice40_1x__qd__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14075,13 +14075,13 @@ endmodule // tilerast_blender_ice40_1x__qd__16
 module tilerast_blender_ice40_1x__qd__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14094,13 +14094,13 @@ endmodule // tilerast_blender_ice40_1x__qd__17
 module tilerast_blender_ice40_1x__qd__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14113,13 +14113,13 @@ endmodule // tilerast_blender_ice40_1x__qd__18
 module tilerast_blender_ice40_1x__qd__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14132,13 +14132,13 @@ endmodule // tilerast_blender_ice40_1x__qd__19
 module tilerast_blender_ice40_1x__qd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14151,13 +14151,13 @@ endmodule // tilerast_blender_ice40_1x__qd__2
 module tilerast_blender_ice40_1x__qd__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14170,13 +14170,13 @@ endmodule // tilerast_blender_ice40_1x__qd__20
 module tilerast_blender_ice40_1x__qd__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14189,13 +14189,13 @@ endmodule // tilerast_blender_ice40_1x__qd__21
 module tilerast_blender_ice40_1x__qd__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14208,13 +14208,13 @@ endmodule // tilerast_blender_ice40_1x__qd__22
 module tilerast_blender_ice40_1x__qd__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14227,13 +14227,13 @@ endmodule // tilerast_blender_ice40_1x__qd__23
 module tilerast_blender_ice40_1x__qd__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14246,13 +14246,13 @@ endmodule // tilerast_blender_ice40_1x__qd__24
 module tilerast_blender_ice40_1x__qd__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14265,13 +14265,13 @@ endmodule // tilerast_blender_ice40_1x__qd__25
 module tilerast_blender_ice40_1x__qd__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14284,13 +14284,13 @@ endmodule // tilerast_blender_ice40_1x__qd__26
 module tilerast_blender_ice40_1x__qd__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14303,13 +14303,13 @@ endmodule // tilerast_blender_ice40_1x__qd__27
 module tilerast_blender_ice40_1x__qd__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14322,13 +14322,13 @@ endmodule // tilerast_blender_ice40_1x__qd__28
 module tilerast_blender_ice40_1x__qd__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14341,13 +14341,13 @@ endmodule // tilerast_blender_ice40_1x__qd__29
 module tilerast_blender_ice40_1x__qd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14360,13 +14360,13 @@ endmodule // tilerast_blender_ice40_1x__qd__3
 module tilerast_blender_ice40_1x__qd__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14379,13 +14379,13 @@ endmodule // tilerast_blender_ice40_1x__qd__30
 module tilerast_blender_ice40_1x__qd__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14398,13 +14398,13 @@ endmodule // tilerast_blender_ice40_1x__qd__31
 module tilerast_blender_ice40_1x__qd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14417,13 +14417,13 @@ endmodule // tilerast_blender_ice40_1x__qd__4
 module tilerast_blender_ice40_1x__qd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14436,13 +14436,13 @@ endmodule // tilerast_blender_ice40_1x__qd__5
 module tilerast_blender_ice40_1x__qd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14455,13 +14455,13 @@ endmodule // tilerast_blender_ice40_1x__qd__6
 module tilerast_blender_ice40_1x__qd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14474,13 +14474,13 @@ endmodule // tilerast_blender_ice40_1x__qd__7
 module tilerast_blender_ice40_1x__qd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14493,13 +14493,13 @@ endmodule // tilerast_blender_ice40_1x__qd__8
 module tilerast_blender_ice40_1x__qd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14968,13 +14968,13 @@ endmodule // tilerast_blender_ice40_1x__qg__9
 module tilerast_blender_ice40_1x__qs__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14987,13 +14987,13 @@ endmodule // tilerast_blender_ice40_1x__qs__0
 module tilerast_blender_ice40_1x__qs__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15006,13 +15006,13 @@ endmodule // tilerast_blender_ice40_1x__qs__1
 module tilerast_blender_ice40_1x__qs__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15025,13 +15025,13 @@ endmodule // tilerast_blender_ice40_1x__qs__10
 module tilerast_blender_ice40_1x__qs__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15044,13 +15044,13 @@ endmodule // tilerast_blender_ice40_1x__qs__11
 module tilerast_blender_ice40_1x__qs__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15063,13 +15063,13 @@ endmodule // tilerast_blender_ice40_1x__qs__12
 module tilerast_blender_ice40_1x__qs__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15082,13 +15082,13 @@ endmodule // tilerast_blender_ice40_1x__qs__13
 module tilerast_blender_ice40_1x__qs__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15101,13 +15101,13 @@ endmodule // tilerast_blender_ice40_1x__qs__14
 module tilerast_blender_ice40_1x__qs__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15120,13 +15120,13 @@ endmodule // tilerast_blender_ice40_1x__qs__15
 module tilerast_blender_ice40_1x__qs__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15139,13 +15139,13 @@ endmodule // tilerast_blender_ice40_1x__qs__16
 module tilerast_blender_ice40_1x__qs__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15158,13 +15158,13 @@ endmodule // tilerast_blender_ice40_1x__qs__17
 module tilerast_blender_ice40_1x__qs__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15177,13 +15177,13 @@ endmodule // tilerast_blender_ice40_1x__qs__18
 module tilerast_blender_ice40_1x__qs__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15196,13 +15196,13 @@ endmodule // tilerast_blender_ice40_1x__qs__19
 module tilerast_blender_ice40_1x__qs__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15215,13 +15215,13 @@ endmodule // tilerast_blender_ice40_1x__qs__2
 module tilerast_blender_ice40_1x__qs__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15234,13 +15234,13 @@ endmodule // tilerast_blender_ice40_1x__qs__20
 module tilerast_blender_ice40_1x__qs__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15253,13 +15253,13 @@ endmodule // tilerast_blender_ice40_1x__qs__21
 module tilerast_blender_ice40_1x__qs__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15272,13 +15272,13 @@ endmodule // tilerast_blender_ice40_1x__qs__22
 module tilerast_blender_ice40_1x__qs__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15291,13 +15291,13 @@ endmodule // tilerast_blender_ice40_1x__qs__23
 module tilerast_blender_ice40_1x__qs__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15310,13 +15310,13 @@ endmodule // tilerast_blender_ice40_1x__qs__24
 module tilerast_blender_ice40_1x__qs__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15329,13 +15329,13 @@ endmodule // tilerast_blender_ice40_1x__qs__25
 module tilerast_blender_ice40_1x__qs__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15348,13 +15348,13 @@ endmodule // tilerast_blender_ice40_1x__qs__26
 module tilerast_blender_ice40_1x__qs__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15367,13 +15367,13 @@ endmodule // tilerast_blender_ice40_1x__qs__27
 module tilerast_blender_ice40_1x__qs__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15386,13 +15386,13 @@ endmodule // tilerast_blender_ice40_1x__qs__28
 module tilerast_blender_ice40_1x__qs__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15405,13 +15405,13 @@ endmodule // tilerast_blender_ice40_1x__qs__29
 module tilerast_blender_ice40_1x__qs__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15424,13 +15424,13 @@ endmodule // tilerast_blender_ice40_1x__qs__3
 module tilerast_blender_ice40_1x__qs__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15443,13 +15443,13 @@ endmodule // tilerast_blender_ice40_1x__qs__30
 module tilerast_blender_ice40_1x__qs__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15462,13 +15462,13 @@ endmodule // tilerast_blender_ice40_1x__qs__31
 module tilerast_blender_ice40_1x__qs__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15481,13 +15481,13 @@ endmodule // tilerast_blender_ice40_1x__qs__4
 module tilerast_blender_ice40_1x__qs__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15500,13 +15500,13 @@ endmodule // tilerast_blender_ice40_1x__qs__5
 module tilerast_blender_ice40_1x__qs__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15519,13 +15519,13 @@ endmodule // tilerast_blender_ice40_1x__qs__6
 module tilerast_blender_ice40_1x__qs__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15538,13 +15538,13 @@ endmodule // tilerast_blender_ice40_1x__qs__7
 module tilerast_blender_ice40_1x__qs__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -15557,13 +15557,13 @@ endmodule // tilerast_blender_ice40_1x__qs__8
 module tilerast_blender_ice40_1x__qs__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin

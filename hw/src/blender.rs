@@ -137,8 +137,8 @@ stream_block! {
         accept: Signal<Local, Bit>,
         i_v: Vec<Signal<Local, Bit>>,
         i_pos: Vec<Signal<Local, Bits<32>>>,
-        i_s: Vec<Signal<Local, Bits<16>>>,
-        i_d: Vec<Signal<Local, Bits<16>>>,
+        i_s: Vec<Signal<Local, Bits<8>>>,
+        i_d: Vec<Signal<Local, Bits<8>>>,
         i_st: Vec<Signal<Local, Bits<8>>>,
         beq: Vec<Signal<Local, Bit>>,
         bceq: Vec<Signal<Local, Bit>>,
@@ -171,8 +171,8 @@ stream_block! {
         lv: Vec<Signal<Local, Bit>>,
         cnt: Vec<Signal<Local, Bits<3>>>,
         is_v: Vec<Signal<Local, Bit>>,
-        is_s: Vec<Signal<Local, Bits<16>>>,
-        is_d: Vec<Signal<Local, Bits<16>>>,
+        is_s: Vec<Signal<Local, Bits<8>>>,
+        is_d: Vec<Signal<Local, Bits<8>>>,
         is_st: Vec<Signal<Local, Bits<8>>>,
         en: Vec<Signal<Local, Bit>>,
         op1: Vec<Signal<Local, Bits<2>>>,
@@ -192,17 +192,17 @@ stream_block! {
         // ---- registers ----
         pv: Vec<DFF<Bit>>,
         ppos: Vec<DFF<Bit>>,
-        ps: Vec<DFF<Bits<16>>>,
-        pd: Vec<DFF<Bits<16>>>,
+        ps: Vec<DFF<Bits<8>>>,
+        pd: Vec<DFF<Bits<8>>>,
         pst: Vec<DFF<Bits<8>>>,
         bv: Vec<DFF<Bit>>,
         bpos: Vec<DFF<Bit>>,
-        bs: Vec<DFF<Bits<16>>>,
-        bd: Vec<DFF<Bits<16>>>,
+        bs: Vec<DFF<Bits<8>>>,
+        bd: Vec<DFF<Bits<8>>>,
         bst: Vec<DFF<Bits<8>>>,
         qv: Vec<DFF<Bit>>,
-        qs: Vec<DFF<Bits<16>>>,
-        qd: Vec<DFF<Bits<16>>>,
+        qs: Vec<DFF<Bits<8>>>,
+        qd: Vec<DFF<Bits<8>>>,
         qst: Vec<DFF<Bits<8>>>,
         qg: Vec<DFF<Bit>>,
         qsl: Vec<DFF<Bit>>,
@@ -719,6 +719,24 @@ impl Blender {
             self.op2[l].next = self.qst[2 + l].q.val().get_bits::<2>(0);
             self.op3[l].next = self.qst[4 + l].q.val().get_bits::<2>(0);
         }
+        // Stage 1 operands: the 8-bit key registers widened for the 16-bit arithmetic
+        // (`bit_cast` takes constant indices only).
+        self.ma[0].next = bit_cast::<16, 8>(self.qs[0].q.val());
+        self.ma[1].next = bit_cast::<16, 8>(self.qs[1].q.val());
+        self.ma[2].next = bit_cast::<16, 8>(self.qs[2].q.val());
+        self.ma[3].next = bit_cast::<16, 8>(self.qs[3].q.val());
+        self.ma[4].next = bit_cast::<16, 8>(self.qs[4].q.val());
+        self.ma[5].next = bit_cast::<16, 8>(self.qs[5].q.val());
+        self.ma[6].next = bit_cast::<16, 8>(self.qs[6].q.val());
+        self.ma[7].next = bit_cast::<16, 8>(self.qs[7].q.val());
+        self.mc[0].next = bit_cast::<16, 8>(self.qd[0].q.val());
+        self.mc[1].next = bit_cast::<16, 8>(self.qd[1].q.val());
+        self.mc[2].next = bit_cast::<16, 8>(self.qd[2].q.val());
+        self.mc[3].next = bit_cast::<16, 8>(self.qd[3].q.val());
+        self.mc[4].next = bit_cast::<16, 8>(self.qd[4].q.val());
+        self.mc[5].next = bit_cast::<16, 8>(self.qd[5].q.val());
+        self.mc[6].next = bit_cast::<16, 8>(self.qd[6].q.val());
+        self.mc[7].next = bit_cast::<16, 8>(self.qd[7].q.val());
         for l in 0..2 {
             if self.adv.val() {
                 self.qv[l].d.next = self.is_v[l].val();
@@ -755,15 +773,13 @@ impl Blender {
             for c in 0..4 {
                 // Stage 1 → 2: products. op 0: s·m + d·(255 − sa), m = sa (R, G, B) or 255 (A);
                 // op 3: s·d; op 1: s; op 2: s + d.
-                self.ma[l * 4 + c].next = self.qs[l * 4 + c].q.val();
-                self.mc[l * 4 + c].next = self.qd[l * 4 + c].q.val();
-                self.md[l * 4 + c].next = self.c_255.val() - self.qs[l * 4 + 3].q.val();
+                self.md[l * 4 + c].next = self.c_255.val() - self.ma[l * 4 + 3].val();
                 if self.op1[l].val() == self.c_op[3].val() {
-                    self.mb[l * 4 + c].next = self.qd[l * 4 + c].q.val();
+                    self.mb[l * 4 + c].next = self.mc[l * 4 + c].val();
                 } else if self.c_isa[c].val() {
                     self.mb[l * 4 + c].next = self.c_255.val();
                 } else {
-                    self.mb[l * 4 + c].next = self.qs[l * 4 + 3].q.val();
+                    self.mb[l * 4 + c].next = self.ma[l * 4 + 3].val();
                 }
                 self.pr1[l * 4 + c].next = self.ma[l * 4 + c].val() * self.mb[l * 4 + c].val();
                 self.pr2[l * 4 + c].next = self.mc[l * 4 + c].val() * self.md[l * 4 + c].val();
@@ -941,38 +957,38 @@ impl Blender {
         self.i_st[1].next = self.inp.state_1.val();
         self.i_st[2].next = self.inp.state_2.val();
         self.i_st[3].next = self.inp.state_3.val();
-        self.i_s[0].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(0));
-        self.i_s[1].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(8));
-        self.i_s[2].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(16));
-        self.i_s[3].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(24));
-        self.i_s[4].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(0));
-        self.i_s[5].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(8));
-        self.i_s[6].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(16));
-        self.i_s[7].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(24));
-        self.i_s[8].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(0));
-        self.i_s[9].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(8));
-        self.i_s[10].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(16));
-        self.i_s[11].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(24));
-        self.i_s[12].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(0));
-        self.i_s[13].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(8));
-        self.i_s[14].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(16));
-        self.i_s[15].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(24));
-        self.i_d[0].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(0));
-        self.i_d[1].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(8));
-        self.i_d[2].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(16));
-        self.i_d[3].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(24));
-        self.i_d[4].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(0));
-        self.i_d[5].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(8));
-        self.i_d[6].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(16));
-        self.i_d[7].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(24));
-        self.i_d[8].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(0));
-        self.i_d[9].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(8));
-        self.i_d[10].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(16));
-        self.i_d[11].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(24));
-        self.i_d[12].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(0));
-        self.i_d[13].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(8));
-        self.i_d[14].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(16));
-        self.i_d[15].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(24));
+        self.i_s[0].next = self.inp.src_0.val().get_bits::<8>(0);
+        self.i_s[1].next = self.inp.src_0.val().get_bits::<8>(8);
+        self.i_s[2].next = self.inp.src_0.val().get_bits::<8>(16);
+        self.i_s[3].next = self.inp.src_0.val().get_bits::<8>(24);
+        self.i_s[4].next = self.inp.src_1.val().get_bits::<8>(0);
+        self.i_s[5].next = self.inp.src_1.val().get_bits::<8>(8);
+        self.i_s[6].next = self.inp.src_1.val().get_bits::<8>(16);
+        self.i_s[7].next = self.inp.src_1.val().get_bits::<8>(24);
+        self.i_s[8].next = self.inp.src_2.val().get_bits::<8>(0);
+        self.i_s[9].next = self.inp.src_2.val().get_bits::<8>(8);
+        self.i_s[10].next = self.inp.src_2.val().get_bits::<8>(16);
+        self.i_s[11].next = self.inp.src_2.val().get_bits::<8>(24);
+        self.i_s[12].next = self.inp.src_3.val().get_bits::<8>(0);
+        self.i_s[13].next = self.inp.src_3.val().get_bits::<8>(8);
+        self.i_s[14].next = self.inp.src_3.val().get_bits::<8>(16);
+        self.i_s[15].next = self.inp.src_3.val().get_bits::<8>(24);
+        self.i_d[0].next = self.inp.dst_0.val().get_bits::<8>(0);
+        self.i_d[1].next = self.inp.dst_0.val().get_bits::<8>(8);
+        self.i_d[2].next = self.inp.dst_0.val().get_bits::<8>(16);
+        self.i_d[3].next = self.inp.dst_0.val().get_bits::<8>(24);
+        self.i_d[4].next = self.inp.dst_1.val().get_bits::<8>(0);
+        self.i_d[5].next = self.inp.dst_1.val().get_bits::<8>(8);
+        self.i_d[6].next = self.inp.dst_1.val().get_bits::<8>(16);
+        self.i_d[7].next = self.inp.dst_1.val().get_bits::<8>(24);
+        self.i_d[8].next = self.inp.dst_2.val().get_bits::<8>(0);
+        self.i_d[9].next = self.inp.dst_2.val().get_bits::<8>(8);
+        self.i_d[10].next = self.inp.dst_2.val().get_bits::<8>(16);
+        self.i_d[11].next = self.inp.dst_2.val().get_bits::<8>(24);
+        self.i_d[12].next = self.inp.dst_3.val().get_bits::<8>(0);
+        self.i_d[13].next = self.inp.dst_3.val().get_bits::<8>(8);
+        self.i_d[14].next = self.inp.dst_3.val().get_bits::<8>(16);
+        self.i_d[15].next = self.inp.dst_3.val().get_bits::<8>(24);
         if self.adv.val() {
             // The entries behind one that leaves move up one place.
             for j in 0..4 {
