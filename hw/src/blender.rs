@@ -16,6 +16,17 @@
 //! B = 0 ..= 4 = 2·(P − L). The pipeline builds B = 0 ([`FILE`]); `default_comp` and
 //! `default_buf` ([`VARIANTS`]) are built for the co-simulation only.
 //!
+//! **What is elaborated.** With B = 0 the input buffer does not exist in the Verilog: its
+//! registers, comparators and gates are vectors of length 0 and every loop over them is bounded
+//! by their length (`buf_entries`, `buf_columns`), so no synthesis tool has to find out that
+//! they are unused. With B > 0 all four places are built and those beyond B are constant-absent
+//! (`c_bv`). Positions are stored in PW = [`pos_bits`] bits (the config's output-merger slots,
+//! `(y·W + x)·C + j`: 19 at `default`, 15 at `ice40`, 23 at `full`), one-bit registers per
+//! position bit (rust-hdl widths are types; a const-generic width would make this block and
+//! every block that holds it generic over the config): the input's bits above PW are ignored (the contract's
+//! positions never have them) and the output's are zero. Source and destination components are
+//! 8-bit registers, widened only at the stage-1 operands.
+//!
 //! **PerComponent.** Per component c, the key `(src[c], dst[c], src[3], state)` of each pool
 //! entry is compared with every older one; a component's source is the first issued op of the
 //! cycle with an equal key (`hs`, `hl`). An entry whose four components have sources merges;
