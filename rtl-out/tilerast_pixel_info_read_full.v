@@ -778,63 +778,51 @@ module tilerast_pixel_info_read_full__core(clock,flush,start_valid,start_ready,n
         if (adv_rd) begin
             rv__d = 1'b0;
         end
-        if (seq__q == c_idle) begin
-            if (start_valid) begin
-                taddr__d = 32'h0;
-                nw0__d = none_w0;
-                seq__d = c_head;
-            end
+        if ((seq__q == c_idle) & start_valid) begin
+            taddr__d = 32'h0;
+            nw0__d = none_w0;
+            seq__d = c_head;
         end
-        if (seq__q == c_head) begin
-            if (adv_rd) begin
-                rv__d = 1'b1;
-                raddr__d = taddr__q;
-                seq__d = c_count;
-            end
+        if ((seq__q == c_head) & adv_rd) begin
+            rv__d = 1'b1;
+            raddr__d = taddr__q;
+            seq__d = c_count;
         end
-        if (seq__q == c_count) begin
-            if (adv_rd) begin
-                rv__d = 1'b1;
-                raddr__d = taddr__q + c_four32;
-                seq__d = c_waitc;
-            end
+        if ((seq__q == c_count) & adv_rd) begin
+            rv__d = 1'b1;
+            raddr__d = taddr__q + c_four32;
+            seq__d = c_waitc;
         end
-        if (seq__q == c_next) begin
-            if (adv_rd) begin
-                rv__d = 1'b1;
-                raddr__d = base;
-                seq__d = c_waitn;
-            end
+        if ((seq__q == c_next) & adv_rd) begin
+            rv__d = 1'b1;
+            raddr__d = base;
+            seq__d = c_waitn;
         end
-        if (seq__q == c_waitc) begin
-            if (ctl_n__q == c_two2) begin
-                if (|left__q) begin
-                    ctl_n__d = 32'h0;
-                    kk__d = 32'h0;
-                    w__d = 32'h0;
-                    off__d = c_four16;
-                    seq__d = c_rec;
-                end
-                else if (cred_ok) begin
-                    ctl_n__d = 32'h0;
-                    if (last_list) begin
-                        seq__d = c_idle;
-                    end
-                    else begin
-                        taddr__d = taddr__q + c_eight32;
-                        seq__d = c_head;
-                    end
-                end
-            end
-        end
-        if (seq__q == c_waitn) begin
-            if (ctl_n__q == c_one2) begin
+        if ((seq__q == c_waitc) & (ctl_n__q == c_two2)) begin
+            if (|left__q) begin
                 ctl_n__d = 32'h0;
                 kk__d = 32'h0;
                 w__d = 32'h0;
                 off__d = c_four16;
                 seq__d = c_rec;
             end
+            else if (cred_ok) begin
+                ctl_n__d = 32'h0;
+                if (last_list) begin
+                    seq__d = c_idle;
+                end
+                else begin
+                    taddr__d = taddr__q + c_eight32;
+                    seq__d = c_head;
+                end
+            end
+        end
+        if ((seq__q == c_waitn) & (ctl_n__q == c_one2)) begin
+            ctl_n__d = 32'h0;
+            kk__d = 32'h0;
+            w__d = 32'h0;
+            off__d = c_four16;
+            seq__d = c_rec;
         end
         if (rec_go) begin
             rv__d = 1'b1;

@@ -335,61 +335,49 @@ impl ListReader {
         if self.adv_rd.val() {
             self.rv.d.next = false;
         }
-        if self.seq.q.val() == self.c_idle.val() {
-            if self.start_valid.val() {
-                self.taddr.d.next = 0.into();
-                self.nw0.d.next = self.none_w0.val();
-                self.seq.d.next = self.c_head.val();
-            }
+        if (self.seq.q.val() == self.c_idle.val()) & self.start_valid.val() {
+            self.taddr.d.next = 0.into();
+            self.nw0.d.next = self.none_w0.val();
+            self.seq.d.next = self.c_head.val();
         }
-        if self.seq.q.val() == self.c_head.val() {
-            if self.adv_rd.val() {
-                self.rv.d.next = true;
-                self.raddr.d.next = self.taddr.q.val();
-                self.seq.d.next = self.c_count.val();
-            }
+        if (self.seq.q.val() == self.c_head.val()) & self.adv_rd.val() {
+            self.rv.d.next = true;
+            self.raddr.d.next = self.taddr.q.val();
+            self.seq.d.next = self.c_count.val();
         }
-        if self.seq.q.val() == self.c_count.val() {
-            if self.adv_rd.val() {
-                self.rv.d.next = true;
-                self.raddr.d.next = self.taddr.q.val() + self.c_four32.val();
-                self.seq.d.next = self.c_waitc.val();
-            }
+        if (self.seq.q.val() == self.c_count.val()) & self.adv_rd.val() {
+            self.rv.d.next = true;
+            self.raddr.d.next = self.taddr.q.val() + self.c_four32.val();
+            self.seq.d.next = self.c_waitc.val();
         }
-        if self.seq.q.val() == self.c_next.val() {
-            if self.adv_rd.val() {
-                self.rv.d.next = true;
-                self.raddr.d.next = self.base.val();
-                self.seq.d.next = self.c_waitn.val();
-            }
+        if (self.seq.q.val() == self.c_next.val()) & self.adv_rd.val() {
+            self.rv.d.next = true;
+            self.raddr.d.next = self.base.val();
+            self.seq.d.next = self.c_waitn.val();
         }
-        if self.seq.q.val() == self.c_waitc.val() {
-            if self.ctl_n.q.val() == self.c_two2.val() {
-                if self.left.q.val().any() {
-                    self.ctl_n.d.next = 0.into();
-                    self.kk.d.next = 0.into();
-                    self.w.d.next = 0.into();
-                    self.off.d.next = self.c_four16.val();
-                    self.seq.d.next = self.c_rec.val();
-                } else if self.cred_ok.val() {
-                    self.ctl_n.d.next = 0.into();
-                    if self.last_list.val() {
-                        self.seq.d.next = self.c_idle.val();
-                    } else {
-                        self.taddr.d.next = self.taddr.q.val() + self.c_eight32.val();
-                        self.seq.d.next = self.c_head.val();
-                    }
-                }
-            }
-        }
-        if self.seq.q.val() == self.c_waitn.val() {
-            if self.ctl_n.q.val() == self.c_one2.val() {
+        if (self.seq.q.val() == self.c_waitc.val()) & (self.ctl_n.q.val() == self.c_two2.val()) {
+            if self.left.q.val().any() {
                 self.ctl_n.d.next = 0.into();
                 self.kk.d.next = 0.into();
                 self.w.d.next = 0.into();
                 self.off.d.next = self.c_four16.val();
                 self.seq.d.next = self.c_rec.val();
+            } else if self.cred_ok.val() {
+                self.ctl_n.d.next = 0.into();
+                if self.last_list.val() {
+                    self.seq.d.next = self.c_idle.val();
+                } else {
+                    self.taddr.d.next = self.taddr.q.val() + self.c_eight32.val();
+                    self.seq.d.next = self.c_head.val();
+                }
             }
+        }
+        if (self.seq.q.val() == self.c_waitn.val()) & (self.ctl_n.q.val() == self.c_one2.val()) {
+            self.ctl_n.d.next = 0.into();
+            self.kk.d.next = 0.into();
+            self.w.d.next = 0.into();
+            self.off.d.next = self.c_four16.val();
+            self.seq.d.next = self.c_rec.val();
         }
         if self.rec_go.val() {
             self.rv.d.next = true;
