@@ -514,7 +514,7 @@ impl ListReaderCycle {
                 self.left = rsp.rdata;
                 self.rleft = rsp.rdata;
             }
-            self.ctl_n = ctl_n0 + 1;
+            self.ctl_n = (ctl_n0 + 1) & 3; // 2 bits, as in the RTL
         }
         self.pend = self.pend + issued_rec as u32 - rec_rsp as u32;
         self.cred = cred0 + pop as u32 - reserve as u32;

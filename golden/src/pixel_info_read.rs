@@ -151,6 +151,22 @@ impl PixelInfoReadCycle {
         Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// The reader for `cfg` with its core's records per block set to `per_block` instead of
+    /// K (a mutant that follows `next` early: the co-simulation's prediction of its planted
+    /// bug, `cosim/build/mutation.rs`).
+    #[doc(hidden)]
+    pub fn with_per_block(cfg: &Config, per_block: u32) -> Result<PixelInfoReadCycle, String> {
+        let (tiles, mut g) = geom(cfg)?;
+        g.per_block = per_block;
+        Ok(PixelInfoReadCycle {
+            core: ListReaderCycle::try_new(g)?,
+            tiles,
+            mask_used: mask_bits(cfg.msaa),
+            tx: 0,
+            ty: 0,
+        })
+    }
+
     /// The list core inside.
     pub fn core(&self) -> &ListReaderCycle {
         &self.core
