@@ -524,3 +524,30 @@ fn reads_the_binners_lists() {
     assert!(core.stats().next_reads > 0, "a tile with several chunks");
     let _ = MemResp::default();
 }
+
+/// The address limit: block i is read at (i·B) mod 2^32. A list whose head block lies at
+/// 4 GiB (index 2^26 at B = 64) is read at the wrapped offset, and the model counts it.
+#[test]
+fn blocks_beyond_4_gib_wrap_and_are_counted() {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.viewport = [2, 2];
+    cfg.second_tile = [2, 2];
+    let mut mem = SparseMemory::new();
+    mem.write(0, 1 << 26, 0xf); // head: block 2^26, at byte 2^32
+    mem.write(4, 1, 0xf); // one record
+    let mut model = PixelInfoReadCycle::new(&cfg);
+    let mut m = MemoryCycle::new(MemTiming::default(), mem);
+    let mut addrs = Vec::new();
+    for c in 0..60 {
+        let (qv, q) = model.rd();
+        let rd_ready = m.req_ready(true);
+        let (rv, rsp) = m.resp();
+        if qv && rd_ready {
+            addrs.push(q.addr);
+        }
+        model.clock(c == 0, &PiStart { frame: 1 }, true, rd_ready, rv, &rsp, false);
+        m.clock(qv, &q, true, true, false);
+    }
+    assert_eq!(addrs, [0, 4, 4, 8, 12], "the record's words at the wrapped offset 4");
+    assert_eq!(model.stats().wrapped, 1);
+}
