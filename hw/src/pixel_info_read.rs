@@ -32,7 +32,11 @@
 //! **Depth.** No multiplier: the block address is `blk << log2 B` OR the offset in the block
 //! (B a power of two), the table address an 8-step counter. The longest paths are the 32-bit
 //! `left`/`rleft` decrements and `= 0`/`= 1` compares into the sequencer's state, and the
-//! response word into the assembly lane selected by a 3-bit counter.
+//! response word into the assembly lane selected by a 3-bit counter. Measured on the HX8K
+//! (`tilerast synth --blocks --board hx8k --preset ice40 --only pixel_info_read`, nextpnr seed
+//! 1): 1243 LUT4s, 714 flip-flops, 86.2 MHz against the 75 MHz goal, critical path `left` →
+//! the output FIFO (the `left = 0` test of a `none` push). ECP5 not measured (no nextpnr-ecp5
+//! on the machine it was built on).
 //!
 //! ```text
 //!  start ─► core: ListReader (lists N, W words, K per block, B) ───────────────► FIFO ×4 entry 0
