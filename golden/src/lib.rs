@@ -30,7 +30,9 @@ pub mod tile_parser;
 
 // Seed 001: binning and pixel-info store.
 pub mod binner;
+pub mod list_reader;
 pub mod pixel_info;
+pub mod pixel_info_read;
 
 // Seed 002: sort-based deferred shading.
 pub mod shading_sort;

@@ -22,8 +22,10 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 /// The pixel side's blocks built so far, in pipeline order, then the back end that wires them
 /// behind one memory port: each is written in a file of its own per config
 /// (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core. The colour buffer
-/// sits between the pixel processor and dst_fetch and is not wired into the back end yet.
-pub const PIXEL_SIDE_STAGES: [&str; 6] = [
+/// sits between the pixel processor and dst_fetch and is not wired into the back end yet; the
+/// pixel-info reader (seed 001) comes first and is not wired to the pixel processor yet.
+pub const PIXEL_SIDE_STAGES: [&str; 7] = [
+    "pixel_info_read",
     "pixel_processor",
     "colour_buffer",
     "dst_fetch",

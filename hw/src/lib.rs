@@ -17,6 +17,7 @@ pub mod colour_buffer;
 pub mod dst_fetch;
 pub mod output_merger;
 pub mod pixel_back_end;
+pub mod pixel_info_read;
 pub mod pixel_processor;
 pub mod point_raster;
 pub mod quad_packer;
@@ -142,6 +143,7 @@ pub struct ExtraStream {
 /// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
+    pixel_info_read::FILE,
     pixel_processor::FILE,
     colour_buffer::FILE,
     dst_fetch::FILE,
