@@ -123,6 +123,12 @@ module tilerast_binner_ice40_1x(clock,flush,in_valid,in_ready,inp__prim,inp__x0,
     reg  [15:0] cur_off__d;
     wire  [15:0] cur_off__q;
     reg  cur_off__clock;
+    reg  empty_r__d;
+    wire  empty_r__q;
+    reg  empty_r__clock;
+    reg  full_r__d;
+    wire  full_r__q;
+    reg  full_r__clock;
     reg  [1:0] ph__d;
     wire  [1:0] ph__q;
     reg  ph__clock;
@@ -244,6 +250,16 @@ module tilerast_binner_ice40_1x(clock,flush,in_valid,in_ready,inp__prim,inp__x0,
         .q(cur_off__q),
         .clock(cur_off__clock)
     );
+    tilerast_binner_ice40_1x__empty_r empty_r(
+        .d(empty_r__d),
+        .q(empty_r__q),
+        .clock(empty_r__clock)
+    );
+    tilerast_binner_ice40_1x__full_r full_r(
+        .d(full_r__d),
+        .q(full_r__q),
+        .clock(full_r__clock)
+    );
     tilerast_binner_ice40_1x__ph ph(
         .d(ph__d),
         .q(ph__q),
@@ -318,6 +334,10 @@ module tilerast_binner_ice40_1x(clock,flush,in_valid,in_ready,inp__prim,inp__x0,
         cur_count__d = cur_count__q;
         cur_off__clock = clock;
         cur_off__d = cur_off__q;
+        empty_r__clock = clock;
+        empty_r__d = empty_r__q;
+        full_r__clock = clock;
+        full_r__d = full_r__q;
         ph__clock = clock;
         ph__d = ph__q;
         nidx__clock = clock;
@@ -340,8 +360,8 @@ module tilerast_binner_ice40_1x(clock,flush,in_valid,in_ready,inp__prim,inp__x0,
         adv = ~ov__q | out_ready;
         li = rowbase__q + tx__q;
         prod = ((by0__q) & 16'hffff) * c_tiles_x16;
-        empty = cur_count__q == c_zero32;
-        full = cur_off__q == c_off_full;
+        empty = empty_r__q;
+        full = full_r__q;
         alloc = empty | full;
         link = ~empty & full;
         rec_addr = cur_tail__q + ((cur_off__q) & 32'hffffffff);
@@ -406,6 +426,8 @@ module tilerast_binner_ice40_1x(clock,flush,in_valid,in_ready,inp__prim,inp__x0,
             cur_tail__d = ram__rd_tail;
             cur_count__d = ram__rd_count;
             cur_off__d = ram__rd_off;
+            empty_r__d = ram__rd_count == c_zero32;
+            full_r__d = ram__rd_off == c_off_full;
             if (st__q == c_latch) begin
                 st__d = c_emit;
             end
@@ -509,6 +531,8 @@ module tilerast_binner_ice40_1x(clock,flush,in_valid,in_ready,inp__prim,inp__x0,
             cur_tail__d = 32'h0;
             cur_count__d = 32'h0;
             cur_off__d = 32'h0;
+            empty_r__d = 1'b0;
+            full_r__d = 1'b0;
             ph__d = 32'h0;
             nidx__d = 32'h0;
             naddr__d = 32'h0;
@@ -680,6 +704,44 @@ module tilerast_binner_ice40_1x__cur_tail(d,q,clock);
     end
 
 endmodule // tilerast_binner_ice40_1x__cur_tail
+
+
+module tilerast_binner_ice40_1x__empty_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_ice40_1x__empty_r
+
+
+module tilerast_binner_ice40_1x__full_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_ice40_1x__full_r
 
 
 module tilerast_binner_ice40_1x__naddr(d,q,clock);

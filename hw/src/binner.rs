@@ -28,7 +28,8 @@
 //! RAM's address; `rowbase = by0·tiles_x` is the one multiply (12 × constant), alone in the
 //! Setup cycle. The RAM read is registered and copied into `cur` the next cycle; the writes are
 //! built from `cur`, the bump allocator and the table index, each a 32-bit add at most, into
-//! the output register. The RAM hazard is avoided by construction (a list's state is written
+//! the output register; the append's two tests (`count = 0`, tail chunk full) are registered
+//! with `cur` in the Latch cycle. The RAM hazard is avoided by construction (a list's state is written
 //! back at the edge of its last write, before the next read).
 //!
 //! ```text
@@ -271,6 +272,9 @@ stream_block! {
         cur_tail: DFF<Bits<32>>,
         cur_count: DFF<Bits<32>>,
         cur_off: DFF<Bits<16>>,
+        /// `cur`'s count is 0 / its tail chunk is full, registered with `cur` (off the emit path).
+        empty_r: DFF<Bit>,
+        full_r: DFF<Bit>,
         ph: DFF<Bits<2>>,
         nidx: DFF<Bits<32>>,
         naddr: DFF<Bits<32>>,
@@ -357,6 +361,8 @@ impl Binner {
             cur_tail: Default::default(),
             cur_count: Default::default(),
             cur_off: Default::default(),
+            empty_r: Default::default(),
+            full_r: Default::default(),
             ph: Default::default(),
             nidx: Default::default(),
             naddr: Default::default(),
@@ -398,6 +404,10 @@ impl Binner {
         self.cur_count.d.next = self.cur_count.q.val();
         self.cur_off.clock.next = self.clock.val();
         self.cur_off.d.next = self.cur_off.q.val();
+        self.empty_r.clock.next = self.clock.val();
+        self.empty_r.d.next = self.empty_r.q.val();
+        self.full_r.clock.next = self.clock.val();
+        self.full_r.d.next = self.full_r.q.val();
         self.ph.clock.next = self.clock.val();
         self.ph.d.next = self.ph.q.val();
         self.nidx.clock.next = self.clock.val();
@@ -422,8 +432,8 @@ impl Binner {
         self.adv.next = !self.ov.q.val() | self.out_ready.val();
         self.li.next = self.rowbase.q.val() + self.tx.q.val();
         self.prod.next = bit_cast::<16, 12>(self.by0.q.val()) * self.c_tiles_x16.val();
-        self.empty.next = self.cur_count.q.val() == self.c_zero32.val();
-        self.full.next = self.cur_off.q.val() == self.c_off_full.val();
+        self.empty.next = self.empty_r.q.val();
+        self.full.next = self.full_r.q.val();
         self.alloc.next = self.empty.val() | self.full.val();
         self.link.next = !self.empty.val() & self.full.val();
         self.rec_addr.next = self.cur_tail.q.val() + bit_cast::<32, 16>(self.cur_off.q.val());
@@ -492,6 +502,8 @@ impl Binner {
             self.cur_tail.d.next = self.ram.rd_tail.val();
             self.cur_count.d.next = self.ram.rd_count.val();
             self.cur_off.d.next = self.ram.rd_off.val();
+            self.empty_r.d.next = self.ram.rd_count.val() == self.c_zero32.val();
+            self.full_r.d.next = self.ram.rd_off.val() == self.c_off_full.val();
             if self.st.q.val() == self.c_latch.val() {
                 self.st.d.next = self.c_emit.val();
             } else {
@@ -592,6 +604,8 @@ impl Binner {
             self.cur_tail.d.next = 0.into();
             self.cur_count.d.next = 0.into();
             self.cur_off.d.next = 0.into();
+            self.empty_r.d.next = false;
+            self.full_r.d.next = false;
             self.ph.d.next = 0.into();
             self.nidx.d.next = 0.into();
             self.naddr.d.next = 0.into();
