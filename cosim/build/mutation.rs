@@ -45,8 +45,17 @@ pub struct BlockMutant {
     pub to: &'static str,
 }
 
-/// One planted bug per pixel-side block.
+/// One planted bug per pixel-side block (and the binner).
 pub const BLOCK_MUTANTS: &[BlockMutant] = &[
+    // The binner's new chunk starts its free-record offset one record too far (12 instead of
+    // 8): the second record of every chunk lands at +12 instead of +8. First visible on
+    // `out__addr` (bit 2) in the cycle the model's output register first holds a record at
+    // slot 1 of a chunk (`cosim/tests/binner.rs` predicts it from the model).
+    BlockMutant {
+        stage: "binner",
+        from: "    localparam [15:0] c_off_first = 16'h8;\n",
+        to: "    localparam [15:0] c_off_first = 16'hc; // MUTATION (cosim test)\n",
+    },
     // The pixel processor never fills colour slot 0 (its "slot exists" constant is 0): every
     // pixel's first colour is dropped.
     BlockMutant {

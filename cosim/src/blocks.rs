@@ -25,7 +25,8 @@ use std::fmt;
 use std::time::Instant;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{
-    port_name, ports, Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PixSamples, PixSlots, Stream,
+    port_name, ports, Beat, BinBox, BinWrite, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PixSamples,
+    PixSlots, Stream,
 };
 use tilerast_verif::{Handshake, Pattern, Rng};
 
@@ -539,6 +540,118 @@ pub struct BlockRun<O> {
     pub cycles_per_sec: f64,
 }
 
+/// The model side of a block run, cycle by cycle: the stimulus lines, the input offered (the
+/// next one, or in an idle cycle at `junk_pct` % another one's payload), and the counters.
+struct ModelDrive<'a, O> {
+    stim: &'a BlockStim,
+    lines: tilerast_verif::Lines,
+    junk: Rng,
+    next: usize,
+    stall_run: u64,
+    run: BlockRun<O>,
+}
+
+impl<'a, O: Clone + Default> ModelDrive<'a, O> {
+    fn new(stim: &'a BlockStim) -> Self {
+        ModelDrive {
+            stim,
+            lines: stim.handshake().lines(stim.seed),
+            junk: Rng::stream(stim.seed, 3),
+            next: 0,
+            stall_run: 0,
+            run: BlockRun::default(),
+        }
+    }
+
+    /// Cycle `cyc`: pack its input words and the model's expected output words, then clock the
+    /// model. `Err((port, value))`: the model drove a value too wide for its port.
+    fn step<B: BlockIo<Out = O>, M: CycleModel<In = B::In, Out = B::Out>>(
+        &mut self,
+        lay: &Layout,
+        model: &mut M,
+        inputs: &[B::In],
+        cyc: u64,
+        inw: &mut [u32],
+        want: &mut [u32],
+    ) -> Result<(), (String, u64)> {
+        let hs = self.lines.step();
+        let (in_valid, out_ready) = (hs.valid, hs.ready);
+        let run = &mut self.run;
+        let mut idx = self.next % inputs.len();
+        if !in_valid && self.junk.chance(self.stim.junk_pct as u64) {
+            idx = self.junk.index(inputs.len());
+            run.junk_cycles += 1;
+        }
+        let x = &inputs[idx];
+        let flush = self.stim.flush_at.contains(&cyc);
+        let (ov, o) = model.out();
+        let ir = model.in_ready(out_ready);
+        lay.pack_in::<B>(inw, flush, in_valid, out_ready, x);
+        if let Some(e) = lay.pack_out::<B>(want, ir, ov, &o) {
+            return Err(e);
+        }
+        self.stall_run = if out_ready { 0 } else { self.stall_run + 1 };
+        run.longest_stall = run.longest_stall.max(self.stall_run);
+        run.upstream_waits += (in_valid && !ir) as u64;
+        run.downstream_waits += (ov && !out_ready) as u64;
+        if flush {
+            run.flushes += 1;
+            run.busy_flushes += (ov || !ir) as u64;
+        } else {
+            if ov && out_ready {
+                run.outputs.push(o);
+            }
+            if in_valid && ir {
+                self.next += 1;
+                run.accepted += 1;
+            }
+        }
+        model.clock(in_valid, x, out_ready, flush);
+        Ok(())
+    }
+}
+
+/// The port words of a whole run of `model` under `stim`, as [`cosim_block`] drives them
+/// (same lines, junk and flushes), laid out by the port table of `<preset>/<B::STAGE>`: per
+/// cycle the input words and the expected output words (the testbench vectors of a gate-level
+/// simulation, `tilerast_fpga::postsim::run_block`), and what the run did.
+#[allow(clippy::type_complexity)]
+pub fn block_vectors<B, M>(
+    preset: &str,
+    mut model: M,
+    inputs: &[B::In],
+    stim: &BlockStim,
+) -> Result<(Vec<u32>, Vec<u32>, BlockRun<B::Out>), String>
+where
+    B: BlockIo,
+    M: CycleModel<In = B::In, Out = B::Out>,
+{
+    if inputs.is_empty() {
+        return Err("block_vectors: no inputs".into());
+    }
+    let desc = block_desc(preset, B::STAGE).ok_or_else(|| format!("no port table for {preset}/{}", B::STAGE))?;
+    let lay = Layout::new::<B>(desc)?;
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let n = stim.cycles as usize;
+    let (mut inw, mut exp) = (vec![0u32; n * iw], vec![0u32; n * ow]);
+    let mut drive = ModelDrive::new(stim);
+    for c in 0..n {
+        drive
+            .step::<B, M>(
+                &lay,
+                &mut model,
+                inputs,
+                c as u64,
+                &mut inw[c * iw..(c + 1) * iw],
+                &mut exp[c * ow..(c + 1) * ow],
+            )
+            .map_err(|(port, v)| format!("cycle {c}: the model drives {v:#x}, too wide for {port}"))?;
+    }
+    let mut run = drive.run;
+    run.cycles = stim.cycles;
+    Ok((inw, exp, run))
+}
+
 /// Co-simulate block `B::STAGE` of `rtl-out/tilerast_<preset>.v` against `model` (which must be
 /// that preset's cycle model, possibly wrapped). `inputs` are offered in order, cyclically.
 pub fn cosim_block<B, M>(
@@ -560,10 +673,7 @@ where
     let mut inp = vec![0u32; BATCH * iw];
     let mut want = vec![0u32; BATCH * ow];
     let mut got = vec![0u32; BATCH * ow];
-    let mut lines = stim.handshake().lines(stim.seed);
-    let mut junk = Rng::stream(stim.seed, 3);
-    let mut run = BlockRun::default();
-    let (mut next, mut stall_run) = (0usize, 0u64);
+    let mut drive = ModelDrive::new(stim);
     let mut cycle = 0u64;
     let mut rtl_secs = 0.0;
     while cycle < stim.cycles {
@@ -571,19 +681,14 @@ where
         let k = (stim.cycles - cycle).min(BATCH as u64) as usize;
         for c in 0..k {
             let cyc = start + c as u64;
-            let hs = lines.step();
-            let (in_valid, out_ready) = (hs.valid, hs.ready);
-            let mut idx = next % inputs.len();
-            if !in_valid && junk.chance(stim.junk_pct as u64) {
-                idx = junk.index(inputs.len());
-                run.junk_cycles += 1;
-            }
-            let x = &inputs[idx];
-            let flush = stim.flush_at.contains(&cyc);
-            let (ov, o) = model.out();
-            let ir = model.in_ready(out_ready);
-            lay.pack_in::<B>(&mut inp[c * iw..(c + 1) * iw], flush, in_valid, out_ready, x);
-            if let Some((port, v)) = lay.pack_out::<B>(&mut want[c * ow..(c + 1) * ow], ir, ov, &o) {
+            if let Err((port, v)) = drive.step::<B, M>(
+                &lay,
+                &mut model,
+                inputs,
+                cyc,
+                &mut inp[c * iw..(c + 1) * iw],
+                &mut want[c * ow..(c + 1) * ow],
+            ) {
                 return Err(Box::new(BlockMismatch {
                     block,
                     cycle: cyc,
@@ -596,23 +701,6 @@ where
                     model_overflow: true,
                 }));
             }
-            stall_run = if out_ready { 0 } else { stall_run + 1 };
-            run.longest_stall = run.longest_stall.max(stall_run);
-            run.upstream_waits += (in_valid && !ir) as u64;
-            run.downstream_waits += (ov && !out_ready) as u64;
-            if flush {
-                run.flushes += 1;
-                run.busy_flushes += (ov || !ir) as u64;
-            } else {
-                if ov && out_ready {
-                    run.outputs.push(o);
-                }
-                if in_valid && ir {
-                    next += 1;
-                    run.accepted += 1;
-                }
-            }
-            model.clock(in_valid, x, out_ready, flush);
         }
         let t = Instant::now();
         rtl.run(&inp[..k * iw], &mut got[..k * ow]);
@@ -646,6 +734,7 @@ where
         }
         cycle += k as u64;
     }
+    let mut run = drive.run;
     run.cycles = cycle;
     run.secs = t0.elapsed().as_secs_f64();
     run.rtl_secs = rtl_secs;
@@ -712,6 +801,12 @@ block_io!(
 );
 
 block_io!(
+    /// `binner` (seed 001, `rtl-out/tilerast_binner_<preset>.v`): primitive boxes and frame
+    /// ends → the writes of the per-first-tile lists on the memory port.
+    Binner, "binner", BinBox -> BinWrite, BinBox -> BinWrite
+);
+
+block_io!(
     /// `output_merger` (seed 000, `rtl-out/tilerast_output_merger_<preset>.v`): blender
     /// batches → framebuffer writes on the memory port.
     OutputMerger, "output_merger", BlendBeat -> MemReq, BlendBeat -> MemReq
@@ -763,6 +858,9 @@ mod tests {
         }
         check::<OutputMerger>("default");
         check::<OutputMerger>("default_mut");
+        check::<Binner>("default");
+        check::<Binner>("ice40");
+        check::<Binner>("default_mut");
         check::<PixelProcessor>("default");
         check::<PixelProcessor>("default_mut");
         check::<ColourBuffer>("default");
@@ -788,9 +886,10 @@ mod tests {
             let d = block_desc(p, "pixel_info_read").unwrap_or_else(|| panic!("{p}/pixel_info_read not built"));
             assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
         }
-        // 3 × 6 raster blocks, 7 pixel-side blocks, the ice40 colour buffer and pixel-info
-        // reader, 3 more back ends, 2 variants, 6 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 38);
+        // 3 × 6 raster blocks, 8 blocks of their own (binner, pixel-info reader and pixel side),
+        // the ice40 colour buffer, binner and pixel-info reader, 3 more back ends, 2 variants,
+        // 7 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 41);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

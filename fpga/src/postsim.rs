@@ -750,6 +750,95 @@ pub fn run_back_end(
     Ok(sum)
 }
 
+/// One run of a block's gate-level regression: its name and its port words per cycle
+/// (`tilerast_cosim::blocks::block_vectors`), with the transfers the model counted.
+pub struct BlockVectors {
+    pub name: String,
+    pub inp: Vec<u32>,
+    pub exp: Vec<u32>,
+    /// Outputs transferred in the run (reported as the run's `quads`).
+    pub transfers: u64,
+}
+
+/// The post-synthesis regression of block file `rtl-out/tilerast_<stage>_<preset>.v` with the
+/// synthesis of `board`'s flow, gate by gate under Icarus against its cycle model's port words,
+/// every output word on every cycle, through an adapter generated from the block's port table
+/// (as [`run_back_end`]). Output directory `target/fpga/postsim-<stage>-<preset>-<device>/`.
+pub fn run_block(
+    root: &Path,
+    preset: &str,
+    stage: &str,
+    board: &crate::Board,
+    runs: &[BlockVectors],
+    out: &mut dyn Write,
+) -> Result<PostsimSummary, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    let dir = root.join(format!("target/fpga/postsim-{stage}-{preset}-{}", board.device));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let share = yosys_share()?;
+    let rtl = root.join(format!("rtl-out/tilerast_{stage}_{preset}.v"));
+    if !rtl.is_file() {
+        return Err(FlowError::at(
+            rtl.display(),
+            "missing (run: cargo run -q -p tilerast-hw --bin gen-rtl)",
+        ));
+    }
+    let desc = tilerast_cosim::blocks::block_desc(preset, stage)
+        .ok_or_else(|| FlowError(format!("--preset: no port table for {preset}/{stage} (not verilated)")))?;
+    let max = runs.iter().map(|r| r.inp.len() / desc.in_words()).max().unwrap_or(1);
+    let top = desc.module;
+    let t = std::time::Instant::now();
+    let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], top, out)?;
+    let synth_secs = t.elapsed().as_secs_f64();
+    let (defs, cells) = cell_models(board.family, &share, root, &dir)?;
+    let adapter = dir.join(format!("{stage}_adapter.v"));
+    std::fs::write(&adapter, desc.adapter_verilog(top)).map_err(|e| FlowError::at(adapter.display(), e))?;
+    let mut files = vec![adapter, net.clone()];
+    files.extend(cells);
+    let bench = compile(
+        root,
+        &dir,
+        "netlist",
+        &files,
+        &defs,
+        desc.in_words() * 32,
+        desc.out_words() * 32,
+        max,
+        out,
+    )?;
+    let t = std::time::Instant::now();
+    let mut sum = PostsimSummary {
+        netlist: net,
+        synth_secs,
+        ..Default::default()
+    };
+    for (k, r) in runs.iter().enumerate() {
+        let cycles = r.inp.len() / desc.in_words();
+        let _ = writeln!(
+            out,
+            "  run {k}: {} — {cycles} cycles, {} transfers",
+            r.name, r.transfers
+        );
+        let res = simulate(root, &bench, &dir, &format!("run{k}"), &r.inp, &r.exp, out)
+            .map_err(|e| FlowError(format!("{} [{}]", e.0, r.name)))?;
+        if res.cycles != cycles as u64 {
+            return Err(FlowError(format!(
+                "postsim run{k}: testbench saw {} cycles, the model {cycles}",
+                res.cycles
+            )));
+        }
+        sum.runs.push((
+            r.name.clone(),
+            SimResult {
+                cycles: res.cycles,
+                quads: r.transfers,
+            },
+        ));
+    }
+    sum.sim_secs = t.elapsed().as_secs_f64();
+    Ok(sum)
+}
+
 #[cfg(test)]
 mod tests {
     use super::without_module;

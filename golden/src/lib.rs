@@ -31,6 +31,7 @@ pub mod tile_parser;
 // Seed 001: binning and pixel-info store.
 pub mod binner;
 pub mod list_reader;
+pub mod list_writer;
 pub mod pixel_info;
 pub mod pixel_info_read;
 

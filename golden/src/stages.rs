@@ -19,12 +19,15 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
     "quad_packer",
 ];
 
-/// The pixel side's blocks built so far, in pipeline order, then the back end that wires them
-/// behind one memory port: each is written in a file of its own per config
-/// (`tilerast_<stage>_<config>.v`) until the pixel side is wired into a core. The colour buffer
-/// sits between the pixel processor and dst_fetch and is not wired into the back end yet; the
-/// pixel-info reader (seed 001) comes first and is not wired to the pixel processor yet.
-pub const PIXEL_SIDE_STAGES: [&str; 7] = [
+/// The blocks of their own built so far: the binner (seed 001, raster side, ahead of the
+/// raster core; a memory-port writer like the pixel side's blocks), the pixel-info reader
+/// (seed 001, the pixel side's first block: it walks the second tiles' lists once every first
+/// tile is done), then the pixel side's blocks in pipeline order, then the back end that wires
+/// them behind one memory port: each is written in a file of its own per config
+/// (`tilerast_<stage>_<config>.v`) until it is wired into a core. The binner and the
+/// pixel-info reader are not wired to their neighbours yet (issue 16's frame top).
+pub const PIXEL_SIDE_STAGES: [&str; 8] = [
+    "binner",
     "pixel_info_read",
     "pixel_processor",
     "colour_buffer",

@@ -168,6 +168,30 @@ pub struct MemReq {
     pub be: u8,
 }
 
+/// binner input (seed 001): one primitive's inclusive pixel bounding box
+/// ([`crate::setup::PixelBox`]), or a frame-end token (`end`: no box; the binner closes every
+/// list, [`crate::binner::BinnerCycle`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinBox {
+    /// Primitive index, 24 bits.
+    pub prim: u32,
+    /// Inclusive pixel box, 12 bits each (`x0 ≤ x1`, `y0 ≤ y1`, inside the viewport).
+    pub x0: u32,
+    pub y0: u32,
+    pub x1: u32,
+    pub y1: u32,
+    /// Frame end: the other fields are ignored.
+    pub end: bool,
+}
+
+/// binner output: a memory-port write ([`MemReq`]) plus `last`, high on the frame's final
+/// write (the last list's table `count`), so that a frame top knows the lists are complete.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinWrite {
+    pub req: MemReq,
+    pub last: bool,
+}
+
 /// The memory port, response side (memory → pixel side): the word a read returned.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemResp {
@@ -242,8 +266,9 @@ impl Beat {
 /// wiring in raster_core, drive/sample for its tests); everything that names ports (the per-block
 /// and the core's Verilator wrappers, the VCD writer, the gate-level adapter) reads the port
 /// table. Adding a field is an edit here plus the blocks that produce and consume it. A stream
-/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`) shares its
-/// field list through the internal rules `@cand` / `@beat`, so no field is written twice.
+/// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`, BinWrite =
+/// MemReq plus `last`) shares its field list through the internal rules `@cand` / `@beat` /
+/// `@memreq`, so no field is written twice.
 #[macro_export]
 macro_rules! for_each_stream {
     ($m:ident) => {
@@ -394,13 +419,23 @@ macro_rules! for_each_stream {
                 colour_15: Bits<32> [colour[15]],
             }
         }
-        $m! {
+        $crate::for_each_stream!(@memreq $m
             /// The memory port's requests (pixel side → memory).
-            MemReq: MemReq {
-                addr: Bits<32> [addr],
-                write: Bit [write],
-                wdata: Bits<32> [wdata],
-                be: Bits<4> [be],
+            MemReq: MemReq [] {}
+        );
+        $crate::for_each_stream!(@memreq $m
+            /// binner →: a memory-port write plus `last` (the frame's final write).
+            BinWrite: BinWrite [req.] { last: Bit [last], }
+        );
+        $m! {
+            /// → binner: a primitive's pixel box, or a frame-end token.
+            BinBox: BinBox {
+                prim: Bits<24> [prim],
+                x0: Bits<12> [x0],
+                y0: Bits<12> [y0],
+                x1: Bits<12> [x1],
+                y1: Bits<12> [y1],
+                end: Bit [end],
             }
         }
         $m! {
@@ -454,6 +489,20 @@ macro_rules! for_each_stream {
                 vis_h: Bits<9> [$($pre)* vis_h],
                 last: Bit [$($pre)* last],
                 none: Bit [$($pre)* none],
+                $($extra)*
+            }
+        }
+    };
+    // The memory request's fields, at `$pre` in the payload (`req.` for a binner write), then
+    // `$extra`.
+    (@memreq $m:ident $(#[$doc:meta])* $name:ident : $payload:ident [$($pre:tt)*] { $($extra:tt)* }) => {
+        $m! {
+            $(#[$doc])*
+            $name: $payload {
+                addr: Bits<32> [$($pre)* addr],
+                write: Bit [$($pre)* write],
+                wdata: Bits<32> [$($pre)* wdata],
+                be: Bits<4> [$($pre)* be],
                 $($extra)*
             }
         }

@@ -11,6 +11,7 @@ pub mod util;
 pub mod fpga_top;
 pub mod uart;
 
+pub mod binner;
 pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
@@ -143,6 +144,7 @@ pub struct ExtraStream {
 /// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
+    binner::FILE,
     pixel_info_read::FILE,
     pixel_processor::FILE,
     colour_buffer::FILE,

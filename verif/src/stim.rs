@@ -16,8 +16,9 @@ use tilerast_golden::pixel_info::PixelInfoStore;
 use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
+use tilerast_golden::setup::PixelBox;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
-use tilerast_golden::streams::{Beat, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PixSamples, PixSlots};
+use tilerast_golden::streams::{Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PixSamples, PixSlots};
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
 
@@ -913,4 +914,83 @@ pub fn pixel_info_image(st: &PixelInfoStore) -> SparseMemory {
         }
     }
     out
+}
+
+/// `n` primitive boxes for the binner, in submission order (prim ids from a random base, 24
+/// bits): 3/8 inside one tile, 2/8 over a few tiles, 1/8 large (up to half the viewport each
+/// way, many tiles), 2/8 around one hot tile so that its lists take many chunks. No box touches the top-right first tile, so some list stays empty.
+pub fn bin_boxes(cfg: &Config, seed: u64, n: usize) -> Vec<(u32, PixelBox)> {
+    let mut r = Rng::new(seed);
+    let [vw, vh] = cfg.viewport;
+    let [tw, th] = cfg.tile;
+    let t = cfg.tiles();
+    let base = r.below(1 << 24) as u32;
+    let hot = [r.below(t[0] as u64) as u32 * tw, r.below(t[1] as u64) as u32 * th];
+    (0..n)
+        .map(|i| {
+            let (w, h, x, y) = match r.below(8) {
+                0..=2 => (1 + r.below(tw as u64) as u32, 1 + r.below(th as u64) as u32, None, None),
+                3..=4 => (
+                    1 + r.below(3 * tw as u64) as u32,
+                    1 + r.below(3 * th as u64) as u32,
+                    None,
+                    None,
+                ),
+                5 => (
+                    1 + r.below((vw / 2) as u64) as u32,
+                    1 + r.below((vh / 2) as u64) as u32,
+                    None,
+                    None,
+                ),
+                _ => (
+                    1 + r.below(tw as u64 / 2 + 1) as u32,
+                    1 + r.below(th as u64 / 2 + 1) as u32,
+                    Some(hot[0] + r.below(tw as u64 / 2) as u32),
+                    Some(hot[1] + r.below(th as u64 / 2) as u32),
+                ),
+            };
+            let (w, h) = (w.min(vw), h.min(vh));
+            let x0 = x.unwrap_or_else(|| r.below((vw - w + 1) as u64) as u32).min(vw - w);
+            let y0 = y.unwrap_or_else(|| r.below((vh - h + 1) as u64) as u32).min(vh - h);
+            let mut b = PixelBox {
+                x0,
+                y0,
+                x1: x0 + w - 1,
+                y1: y0 + h - 1,
+            };
+            // Keep off the top-right tile: clip one axis below it.
+            let (lx, ly) = ((t[0] - 1) * tw, (t[1] - 1) * th);
+            if b.x1 >= lx && b.y1 >= ly {
+                if b.x0 < lx {
+                    b.x1 = lx - 1;
+                } else if b.y0 < ly {
+                    b.y1 = ly - 1;
+                } else {
+                    b.x0 = b.x0.min(lx - 1).min(b.x1);
+                    b.x0 -= b.x0.min(tw);
+                    b.x1 = lx - 1;
+                }
+            }
+            ((base + i as u32) & 0xff_ffff, b)
+        })
+        .collect()
+}
+
+/// The binner's input for one frame: `boxes` then the frame-end token.
+pub fn bin_frame(boxes: &[(u32, PixelBox)]) -> Vec<BinBox> {
+    boxes
+        .iter()
+        .map(|&(prim, b)| BinBox {
+            prim,
+            x0: b.x0,
+            y0: b.y0,
+            x1: b.x1,
+            y1: b.y1,
+            end: false,
+        })
+        .chain(std::iter::once(BinBox {
+            end: true,
+            ..Default::default()
+        }))
+        .collect()
 }

@@ -34,9 +34,9 @@ use std::sync::{Arc, Mutex};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{port_name, Stream};
 use tilerast_hw::{
-    blender::Blender, colour_buffer::ColourBuffer, output_merger::OutputMerger, pixel_processor::PixelProcessor,
-    point_raster::PointRaster, quad_packer::QuadPacker, raster_core::RasterCore, sample_raster::SampleRaster,
-    setup::Setup, subtile_coverage::SubtileCoverage, tile_parser::TileParser,
+    binner::Binner, blender::Blender, colour_buffer::ColourBuffer, output_merger::OutputMerger,
+    pixel_processor::PixelProcessor, point_raster::PointRaster, quad_packer::QuadPacker, raster_core::RasterCore,
+    sample_raster::SampleRaster, setup::Setup, subtile_coverage::SubtileCoverage, tile_parser::TileParser,
 };
 use tilerast_verif::Handshake;
 
@@ -106,6 +106,7 @@ macro_rules! harness_block {
     };
 }
 
+harness_block!(Binner { in_valid, in_ready, inp: BinBox } => BinWrite);
 harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat);
 harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq);
 harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots);

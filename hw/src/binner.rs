@@ -1,0 +1,662 @@
+//! # binner (seed 001: per-first-tile primitive lists in memory)
+//!
+//! Takes each primitive's inclusive pixel box in submission order and appends the primitive's
+//! index to the list of every first tile (`cfg.tile`) the box overlaps, as writes on a memory
+//! port, in exactly the byte layout of golden's [`tilerast_golden::binner::bin_with_chunk`]
+//! ([`tilerast_golden::pixel_info::BlockLists`] with 4-byte records and
+//! [`tilerast_golden::binner::BIN_CHUNK_BYTES`]-byte chunks): table `[head, count]` per tile at
+//! offset 0 padded to whole chunks, chunks after it, `next` written once per chunk. A frame-end
+//! token closes every list (tail `next = NIL`, `head`, `count`) and marks the final write with
+//! `last`. Addresses are offsets in the binner's own region (golden's layout at offset 0): a
+//! future frame top adds the region's base in its memory arbiter. Cycle model:
+//! [`tilerast_golden::binner::BinnerCycle`] (same registers, on the list-writing core
+//! [`tilerast_golden::list_writer::ListWriterCycle`]); its rustdoc is the block's timing
+//! contract (per tile 3 cycles, 4 with a link; the finish pass 4 or 5 cycles per list),
+//! stated once.
+//!
+//! **Ports.** `clock`, `flush` (synchronous reset: every register zero, then the sweep empties
+//! the state RAM, one list per cycle, `in_ready` low meanwhile); in: `in_valid`/`in_ready` with
+//! `inp` ([`crate::streams::BinBoxIn`]: `prim`, `x0..y1`, `end`); out: `out_valid`/`out_ready`
+//! with `out` ([`crate::streams::BinWriteOut`]: `addr`, `write` = 1, `wdata`, `be` = 0xf,
+//! `last`), the memory port's request side plus the frame's last write.
+//!
+//! **Handshake.** `in_ready` = (`st` = Idle), a register decode; `adv = !out_valid |
+//! out_ready` loads the next write in the emit states. No combinational path from
+//! `out_ready` to `in_ready`.
+//!
+//! **Depth.** The tile walk's list index `li = rowbase + tx` (a 12-bit add) drives the state
+//! RAM's address; `rowbase = by0·tiles_x` is the one multiply (12 × constant), alone in the
+//! Setup cycle. The RAM read is registered and copied into `cur` the next cycle; the writes are
+//! built from `cur`, the bump allocator and the table index, each a 32-bit add at most, into
+//! the output register; the append's two tests (`count = 0`, tail chunk full) are registered
+//! with `cur` in the Latch cycle. The RAM hazard is avoided by construction (a list's state is written
+//! back at the edge of its last write, before the next read).
+//!
+//! ```text
+//!   inp ─► box regs ─► Setup: rowbase = by0·tiles_x ─► li = rowbase + tx ─┐
+//!   (Idle)   bx0..by1 = box >> log2 tile                                   ▼
+//!             ┌──────────── StateRam: per list {head, tail, count, off} ──────────┐
+//!             │ re/raddr = li (Read, FRead)      we/waddr = li (Init, last write) │
+//!             └───────────────┬────────────────────────────▲──────────────────────┘
+//!                     rd ─► cur (Latch)                     │ new state / empty
+//!                              ▼                            │
+//!   Emit:  [link: tail.next = nidx] record at (alloc ? naddr + 4 : tail + off) ──► out reg
+//!   FEmit: [tail.next = NIL] head @ 8·li, count @ 8·li + 4 (last)  ──────────────► (BinWrite)
+//!   bump: nidx, naddr (+1, +B per chunk; back to the first chunk after the table per frame)
+//! ```
+//!
+//! **RAM.** [`StateRam`]: a simple dual-port RAM (one write port, one read port with a read
+//! register), 2^⌈log2 lists⌉ words of 112 bits, written so that yosys infers block RAM. Its
+//! rust-hdl model holds junk in the read register after every edge without a read, so the
+//! tests catch any use of it beyond the one cycle (Latch) the model uses it.
+//!
+//! Parameters: tiles across, the tile shifts, the list count, the chunk size and the first
+//! chunk after the table as constants; [`supported`] refuses what the 12-bit list index
+//! cannot hold. Records are one word (the primitive index); the golden list writer is generic
+//! in the record size, this block's core is not yet (the pixel-info writer will need W = 3–5).
+
+use crate::emit;
+use crate::fpga_top::wrapper_block;
+use crate::streams::{stream_block, BinBoxIn, BinWriteOut};
+use crate::util::k;
+use rust_hdl::prelude::*;
+use tilerast_golden::binner::BIN_CHUNK_BYTES;
+use tilerast_golden::config::Config;
+use tilerast_golden::list_writer::{ListState, ListWriterCycle};
+
+/// Lists (first tiles) the 12-bit list index holds.
+pub const MAX_LISTS: u32 = 4096;
+
+/// What the rust-hdl model of the RAM's read register holds after an edge without a read.
+pub const RAM_JUNK: ListState = ListState {
+    head: 0xdead_beef,
+    tail: 0xbad0_c0de,
+    count: 0x5a5a_a5a5,
+    off: 0xa5a5,
+};
+
+/// Whether the block can be built for `cfg`: `Ok`, or one line naming the config field.
+pub fn supported(cfg: &Config) -> Result<(), String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    let t = cfg.tiles();
+    let lists = t[0] * t[1];
+    if lists > MAX_LISTS {
+        return Err(format!(
+            "config.tile: {}x{} first tiles of {}x{} over the {}x{} viewport make {lists} lists; \
+             the binner's state RAM index is 12 bits, at most {MAX_LISTS} lists",
+            t[0], t[1], cfg.tile[0], cfg.tile[1], cfg.viewport[0], cfg.viewport[1]
+        ));
+    }
+    if cfg.viewport[0] > 4096 || cfg.viewport[1] > 4096 {
+        return Err(format!(
+            "config.viewport: {}x{}: the binner's box ports are 12 bits, at most 4096 per axis",
+            cfg.viewport[0], cfg.viewport[1]
+        ));
+    }
+    Ok(())
+}
+
+/// The binner's state RAM: one write port, one read port with a registered read (`rd_*` = the
+/// word read at the last edge with `re`; undefined on every other cycle). Address in the low
+/// `abits` bits of `waddr` / `raddr`.
+pub struct StateRam {
+    pub clock: Signal<In, Clock>,
+    /// Write `wd_*` at `waddr` at this edge.
+    pub we: Signal<In, Bit>,
+    pub waddr: Signal<In, Bits<12>>,
+    pub wd_head: Signal<In, Bits<32>>,
+    pub wd_tail: Signal<In, Bits<32>>,
+    pub wd_count: Signal<In, Bits<32>>,
+    pub wd_off: Signal<In, Bits<16>>,
+    /// Read `raddr` at this edge (on `rd_*` in the next cycle).
+    pub re: Signal<In, Bit>,
+    pub raddr: Signal<In, Bits<12>>,
+    pub rd_head: Signal<Out, Bits<32>>,
+    pub rd_tail: Signal<Out, Bits<32>>,
+    pub rd_count: Signal<Out, Bits<32>>,
+    pub rd_off: Signal<Out, Bits<16>>,
+    abits: usize,
+    mem: Vec<ListState>,
+    q: ListState,
+}
+
+impl StateRam {
+    /// A RAM of 2^`abits` words, every word 0.
+    pub fn new(abits: usize) -> Self {
+        assert!((1..=12).contains(&abits));
+        StateRam {
+            clock: Default::default(),
+            we: Default::default(),
+            waddr: Default::default(),
+            wd_head: Default::default(),
+            wd_tail: Default::default(),
+            wd_count: Default::default(),
+            wd_off: Default::default(),
+            re: Default::default(),
+            raddr: Default::default(),
+            rd_head: Default::default(),
+            rd_tail: Default::default(),
+            rd_count: Default::default(),
+            rd_off: Default::default(),
+            abits,
+            mem: vec![ListState::default(); 1 << abits],
+            q: ListState::default(),
+        }
+    }
+}
+
+wrapper_block!(StateRam; clock, we, waddr, wd_head, wd_tail, wd_count, wd_off, re, raddr, rd_head, rd_tail, rd_count, rd_off);
+
+impl Logic for StateRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let m = (1usize << self.abits) - 1;
+            let q = if self.re.val() {
+                self.mem[self.raddr.val().index() & m]
+            } else {
+                RAM_JUNK
+            };
+            if self.we.val() {
+                self.mem[self.waddr.val().index() & m] = ListState {
+                    head: self.wd_head.val().to_u64() as u32,
+                    tail: self.wd_tail.val().to_u64() as u32,
+                    count: self.wd_count.val().to_u64() as u32,
+                    off: self.wd_off.val().to_u64() as u32,
+                };
+            }
+            self.q = q;
+        }
+        self.rd_head.next = (self.q.head as u64).into();
+        self.rd_tail.next = (self.q.tail as u64).into();
+        self.rd_count.next = (self.q.count as u64).into();
+        self.rd_off.next = (self.q.off as u64 & 0xffff).into();
+    }
+
+    fn connect(&mut self) {
+        self.rd_head.connect();
+        self.rd_tail.connect();
+        self.rd_count.connect();
+        self.rd_off.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let depth = 1usize << self.abits;
+        let a1 = self.abits - 1;
+        let code = format!(
+            "    // {depth} words x 112 bits: {{off[15:0], count, tail, head}}; one write port, one\n\
+             \x20   // read port with a read register. `no_rw_check`: a list is never read at the edge\n\
+             \x20   // that writes it.\n\
+             \x20   (* no_rw_check *) reg [111:0] mem [0:{d1}];\n\
+             \x20   reg [111:0] q;\n\
+             \x20   always @(posedge clock) begin\n\
+             \x20       if (we) mem[waddr[{a1}:0]] <= {{wd_off, wd_count, wd_tail, wd_head}};\n\
+             \x20       if (re) q <= mem[raddr[{a1}:0]];\n\
+             \x20   end\n\
+             \x20   assign rd_head = q[31:0];\n\
+             \x20   assign rd_tail = q[63:32];\n\
+             \x20   assign rd_count = q[95:64];\n\
+             \x20   assign rd_off = q[111:96];\n\
+             `ifndef SYNTHESIS\n\
+             \x20   // Simulation: zeros at time 0 (FPGA configuration clears block RAM).\n\
+             \x20   integer i;\n\
+             \x20   initial for (i = 0; i < {depth}; i = i + 1) mem[i] = 112'd0;\n\
+             `endif\n",
+            d1 = depth - 1
+        );
+        Verilog::Wrapper(Wrapper {
+            code,
+            cores: String::new(),
+        })
+    }
+}
+
+stream_block! {
+    /// The binner block. Build with [`Binner::new`] (see the module header).
+    pub struct Binner(BinBoxIn => BinWriteOut) {
+        /// The state RAM.
+        pub ram: StateRam,
+
+        // ---- constants (the states: `tilerast_golden::binner::BinSt`'s encoding) ----
+        c_init: Constant<Bits<4>>,
+        c_idle: Constant<Bits<4>>,
+        c_setup: Constant<Bits<4>>,
+        c_read: Constant<Bits<4>>,
+        c_latch: Constant<Bits<4>>,
+        c_emit: Constant<Bits<4>>,
+        c_fread: Constant<Bits<4>>,
+        c_flatch: Constant<Bits<4>>,
+        c_femit: Constant<Bits<4>>,
+        c_sx: Constant<Bits<12>>,
+        c_sy: Constant<Bits<12>>,
+        c_tiles_x12: Constant<Bits<12>>,
+        c_tiles_x16: Constant<Bits<16>>,
+        c_last_list: Constant<Bits<12>>,
+        c_one12: Constant<Bits<12>>,
+        c_zero32: Constant<Bits<32>>,
+        c_one32: Constant<Bits<32>>,
+        c_four32: Constant<Bits<32>>,
+        c_nil: Constant<Bits<32>>,
+        c_chunk: Constant<Bits<32>>,
+        c_first_idx: Constant<Bits<32>>,
+        c_first_addr: Constant<Bits<32>>,
+        c_off_full: Constant<Bits<16>>,
+        c_off_first: Constant<Bits<16>>,
+        c_rec: Constant<Bits<16>>,
+        c_be: Constant<Bits<4>>,
+        c_ph: Vec<Constant<Bits<2>>>,
+        c_three: Constant<Bits<32>>,
+
+        // ---- combinational ----
+        adv: Signal<Local, Bit>,
+        li: Signal<Local, Bits<12>>,
+        prod: Signal<Local, Bits<32>>,
+        empty: Signal<Local, Bit>,
+        full: Signal<Local, Bit>,
+        alloc: Signal<Local, Bit>,
+        link: Signal<Local, Bit>,
+        rec_addr: Signal<Local, Bits<32>>,
+        tbl: Signal<Local, Bits<32>>,
+        last_list: Signal<Local, Bit>,
+
+        // ---- registers ----
+        st: DFF<Bits<4>>,
+        prim: DFF<Bits<24>>,
+        bx0: DFF<Bits<12>>,
+        bx1: DFF<Bits<12>>,
+        by0: DFF<Bits<12>>,
+        by1: DFF<Bits<12>>,
+        tx: DFF<Bits<12>>,
+        ty: DFF<Bits<12>>,
+        rowbase: DFF<Bits<12>>,
+        cur_head: DFF<Bits<32>>,
+        cur_tail: DFF<Bits<32>>,
+        cur_count: DFF<Bits<32>>,
+        cur_off: DFF<Bits<16>>,
+        /// `cur`'s count is 0 / its tail chunk is full, registered with `cur` (off the emit path).
+        empty_r: DFF<Bit>,
+        full_r: DFF<Bit>,
+        ph: DFF<Bits<2>>,
+        nidx: DFF<Bits<32>>,
+        naddr: DFF<Bits<32>>,
+        ov: DFF<Bit>,
+        oaddr: DFF<Bits<32>>,
+        owdata: DFF<Bits<32>>,
+        owrite: DFF<Bit>,
+        obe: DFF<Bits<4>>,
+        olast: DFF<Bit>,
+    }
+}
+
+/// (tiles across, lists, list writer) of `cfg`, whose `supported` said `Ok`.
+fn geometry(cfg: &Config) -> (u32, u32, ListWriterCycle) {
+    let t = cfg.tiles();
+    let lw = ListWriterCycle::new(t[0] * t[1], BIN_CHUNK_BYTES, 1, "chunk_bytes").expect("valid chunk size");
+    (t[0], t[0] * t[1], lw)
+}
+
+impl Binner {
+    /// The block for `cfg` (call [`supported`] first).
+    pub fn new(cfg: &Config) -> Binner {
+        let (tiles_x, lists, lw) = geometry(cfg);
+        let abits = lists.max(2).next_power_of_two().trailing_zeros() as usize;
+        let first = lw.first_chunk() as u64;
+        Binner {
+            clock: Default::default(),
+            flush: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            inp: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out: Default::default(),
+            ram: StateRam::new(abits),
+            c_init: k(0),
+            c_idle: k(1),
+            c_setup: k(2),
+            c_read: k(3),
+            c_latch: k(4),
+            c_emit: k(5),
+            c_fread: k(6),
+            c_flatch: k(7),
+            c_femit: k(8),
+            c_sx: k(cfg.tile[0].trailing_zeros() as u64),
+            c_sy: k(cfg.tile[1].trailing_zeros() as u64),
+            c_tiles_x12: k(tiles_x as u64),
+            c_tiles_x16: k(tiles_x as u64),
+            c_last_list: k(lists as u64 - 1),
+            c_one12: k(1),
+            c_zero32: k(0),
+            c_one32: k(1),
+            c_four32: k(4),
+            c_nil: k(0xffff_ffff),
+            c_chunk: k(BIN_CHUNK_BYTES as u64),
+            c_first_idx: k(first),
+            c_first_addr: k(first * BIN_CHUNK_BYTES as u64),
+            c_off_full: k(lw.off_full() as u64),
+            c_off_first: k(8),
+            c_rec: k(4),
+            c_be: k(0xf),
+            c_ph: (0..3).map(k).collect(),
+            c_three: k(3),
+            adv: Default::default(),
+            li: Default::default(),
+            prod: Default::default(),
+            empty: Default::default(),
+            full: Default::default(),
+            alloc: Default::default(),
+            link: Default::default(),
+            rec_addr: Default::default(),
+            tbl: Default::default(),
+            last_list: Default::default(),
+            st: Default::default(),
+            prim: Default::default(),
+            bx0: Default::default(),
+            bx1: Default::default(),
+            by0: Default::default(),
+            by1: Default::default(),
+            tx: Default::default(),
+            ty: Default::default(),
+            rowbase: Default::default(),
+            cur_head: Default::default(),
+            cur_tail: Default::default(),
+            cur_count: Default::default(),
+            cur_off: Default::default(),
+            empty_r: Default::default(),
+            full_r: Default::default(),
+            ph: Default::default(),
+            nidx: Default::default(),
+            naddr: Default::default(),
+            ov: Default::default(),
+            oaddr: Default::default(),
+            owdata: Default::default(),
+            owrite: Default::default(),
+            obe: Default::default(),
+            olast: Default::default(),
+        }
+    }
+
+    #[hdl_gen]
+    fn kernel(&mut self) {
+        // Every register holds unless assigned below.
+        self.st.clock.next = self.clock.val();
+        self.st.d.next = self.st.q.val();
+        self.prim.clock.next = self.clock.val();
+        self.prim.d.next = self.prim.q.val();
+        self.bx0.clock.next = self.clock.val();
+        self.bx0.d.next = self.bx0.q.val();
+        self.bx1.clock.next = self.clock.val();
+        self.bx1.d.next = self.bx1.q.val();
+        self.by0.clock.next = self.clock.val();
+        self.by0.d.next = self.by0.q.val();
+        self.by1.clock.next = self.clock.val();
+        self.by1.d.next = self.by1.q.val();
+        self.tx.clock.next = self.clock.val();
+        self.tx.d.next = self.tx.q.val();
+        self.ty.clock.next = self.clock.val();
+        self.ty.d.next = self.ty.q.val();
+        self.rowbase.clock.next = self.clock.val();
+        self.rowbase.d.next = self.rowbase.q.val();
+        self.cur_head.clock.next = self.clock.val();
+        self.cur_head.d.next = self.cur_head.q.val();
+        self.cur_tail.clock.next = self.clock.val();
+        self.cur_tail.d.next = self.cur_tail.q.val();
+        self.cur_count.clock.next = self.clock.val();
+        self.cur_count.d.next = self.cur_count.q.val();
+        self.cur_off.clock.next = self.clock.val();
+        self.cur_off.d.next = self.cur_off.q.val();
+        self.empty_r.clock.next = self.clock.val();
+        self.empty_r.d.next = self.empty_r.q.val();
+        self.full_r.clock.next = self.clock.val();
+        self.full_r.d.next = self.full_r.q.val();
+        self.ph.clock.next = self.clock.val();
+        self.ph.d.next = self.ph.q.val();
+        self.nidx.clock.next = self.clock.val();
+        self.nidx.d.next = self.nidx.q.val();
+        self.naddr.clock.next = self.clock.val();
+        self.naddr.d.next = self.naddr.q.val();
+        self.ov.clock.next = self.clock.val();
+        self.ov.d.next = self.ov.q.val();
+        self.oaddr.clock.next = self.clock.val();
+        self.oaddr.d.next = self.oaddr.q.val();
+        self.owdata.clock.next = self.clock.val();
+        self.owdata.d.next = self.owdata.q.val();
+        self.owrite.clock.next = self.clock.val();
+        self.owrite.d.next = self.owrite.q.val();
+        self.obe.clock.next = self.clock.val();
+        self.obe.d.next = self.obe.q.val();
+        self.olast.clock.next = self.clock.val();
+        self.olast.d.next = self.olast.q.val();
+        self.ram.clock.next = self.clock.val();
+
+        // ---- combinational ----
+        self.adv.next = !self.ov.q.val() | self.out_ready.val();
+        self.li.next = self.rowbase.q.val() + self.tx.q.val();
+        self.prod.next = bit_cast::<16, 12>(self.by0.q.val()) * self.c_tiles_x16.val();
+        self.empty.next = self.empty_r.q.val();
+        self.full.next = self.full_r.q.val();
+        self.alloc.next = self.empty.val() | self.full.val();
+        self.link.next = !self.empty.val() & self.full.val();
+        self.rec_addr.next = self.cur_tail.q.val() + bit_cast::<32, 16>(self.cur_off.q.val());
+        if self.alloc.val() {
+            self.rec_addr.next = self.naddr.q.val() + self.c_four32.val();
+        }
+        self.tbl.next = bit_cast::<32, 12>(self.tx.q.val()) << self.c_three.val();
+        self.last_list.next = self.tx.q.val() == self.c_last_list.val();
+        self.in_ready.next = self.st.q.val() == self.c_idle.val();
+
+        // ---- state RAM ports ----
+        self.ram.re.next = (self.st.q.val() == self.c_read.val()) | (self.st.q.val() == self.c_fread.val());
+        self.ram.raddr.next = self.li.val();
+        self.ram.waddr.next = self.li.val();
+        self.ram.we.next = false;
+        self.ram.wd_head.next = self.c_zero32.val();
+        self.ram.wd_tail.next = self.c_zero32.val();
+        self.ram.wd_count.next = self.c_zero32.val();
+        self.ram.wd_off.next = 0.into();
+
+        // ---- output register: cleared valid on an advance outside the emit states ----
+        if self.adv.val() {
+            self.ov.d.next = false;
+        }
+
+        // ---- sequencer ----
+        if self.st.q.val() == self.c_init.val() {
+            self.ram.we.next = true;
+            if self.last_list.val() {
+                self.nidx.d.next = self.c_first_idx.val();
+                self.naddr.d.next = self.c_first_addr.val();
+                self.tx.d.next = 0.into();
+                self.st.d.next = self.c_idle.val();
+            } else {
+                self.tx.d.next = self.tx.q.val() + self.c_one12.val();
+            }
+        }
+        if (self.st.q.val() == self.c_idle.val()) & self.in_valid.val() {
+            if self.inp.end.val() {
+                self.tx.d.next = 0.into();
+                self.rowbase.d.next = 0.into();
+                self.st.d.next = self.c_fread.val();
+            } else {
+                self.prim.d.next = self.inp.prim.val();
+                self.bx0.d.next = self.inp.x0.val() >> self.c_sx.val();
+                self.bx1.d.next = self.inp.x1.val() >> self.c_sx.val();
+                self.by0.d.next = self.inp.y0.val() >> self.c_sy.val();
+                self.by1.d.next = self.inp.y1.val() >> self.c_sy.val();
+                self.st.d.next = self.c_setup.val();
+            }
+        }
+        if self.st.q.val() == self.c_setup.val() {
+            self.rowbase.d.next = self.prod.val().get_bits::<12>(0);
+            self.tx.d.next = self.bx0.q.val();
+            self.ty.d.next = self.by0.q.val();
+            self.st.d.next = self.c_read.val();
+        }
+        if self.st.q.val() == self.c_read.val() {
+            self.st.d.next = self.c_latch.val();
+        }
+        if self.st.q.val() == self.c_fread.val() {
+            self.st.d.next = self.c_flatch.val();
+        }
+        if (self.st.q.val() == self.c_latch.val()) | (self.st.q.val() == self.c_flatch.val()) {
+            self.cur_head.d.next = self.ram.rd_head.val();
+            self.cur_tail.d.next = self.ram.rd_tail.val();
+            self.cur_count.d.next = self.ram.rd_count.val();
+            self.cur_off.d.next = self.ram.rd_off.val();
+            self.empty_r.d.next = self.ram.rd_count.val() == self.c_zero32.val();
+            self.full_r.d.next = self.ram.rd_off.val() == self.c_off_full.val();
+            if self.st.q.val() == self.c_latch.val() {
+                self.st.d.next = self.c_emit.val();
+            } else {
+                self.st.d.next = self.c_femit.val();
+            }
+        }
+        if (self.st.q.val() == self.c_emit.val()) & self.adv.val() {
+            self.ov.d.next = true;
+            self.owrite.d.next = true;
+            self.obe.d.next = self.c_be.val();
+            self.olast.d.next = false;
+            if self.link.val() & (self.ph.q.val() == self.c_ph[0].val()) {
+                // The full tail chunk's next pointer: the new chunk's index.
+                self.oaddr.d.next = self.cur_tail.q.val();
+                self.owdata.d.next = self.nidx.q.val();
+                self.ph.d.next = self.c_ph[1].val();
+            } else {
+                // The record; the list's new state goes back to the RAM.
+                self.oaddr.d.next = self.rec_addr.val();
+                self.owdata.d.next = bit_cast::<32, 24>(self.prim.q.val());
+                self.ph.d.next = self.c_ph[0].val();
+                self.ram.we.next = true;
+                self.ram.wd_head.next = self.cur_head.q.val();
+                self.ram.wd_tail.next = self.cur_tail.q.val();
+                self.ram.wd_count.next = self.cur_count.q.val() + self.c_one32.val();
+                self.ram.wd_off.next = self.cur_off.q.val() + self.c_rec.val();
+                if self.alloc.val() {
+                    self.ram.wd_tail.next = self.naddr.q.val();
+                    self.ram.wd_off.next = self.c_off_first.val();
+                    self.nidx.d.next = self.nidx.q.val() + self.c_one32.val();
+                    self.naddr.d.next = self.naddr.q.val() + self.c_chunk.val();
+                    if self.empty.val() {
+                        self.ram.wd_head.next = self.nidx.q.val();
+                    }
+                }
+                // Next tile, rows bottom-up, left → right.
+                self.st.d.next = self.c_read.val();
+                if self.tx.q.val() == self.bx1.q.val() {
+                    if self.ty.q.val() == self.by1.q.val() {
+                        self.st.d.next = self.c_idle.val();
+                    } else {
+                        self.ty.d.next = self.ty.q.val() + self.c_one12.val();
+                        self.tx.d.next = self.bx0.q.val();
+                        self.rowbase.d.next = self.rowbase.q.val() + self.c_tiles_x12.val();
+                    }
+                } else {
+                    self.tx.d.next = self.tx.q.val() + self.c_one12.val();
+                }
+            }
+        }
+        if (self.st.q.val() == self.c_femit.val()) & self.adv.val() {
+            self.ov.d.next = true;
+            self.owrite.d.next = true;
+            self.obe.d.next = self.c_be.val();
+            self.olast.d.next = false;
+            if (self.ph.q.val() == self.c_ph[0].val()) & !self.empty.val() {
+                self.oaddr.d.next = self.cur_tail.q.val();
+                self.owdata.d.next = self.c_nil.val();
+                self.ph.d.next = self.c_ph[1].val();
+            } else if self.ph.q.val() != self.c_ph[2].val() {
+                self.oaddr.d.next = self.tbl.val();
+                self.owdata.d.next = self.cur_head.q.val();
+                if self.empty.val() {
+                    self.owdata.d.next = self.c_nil.val();
+                }
+                self.ph.d.next = self.c_ph[2].val();
+            } else {
+                self.oaddr.d.next = self.tbl.val() | self.c_four32.val();
+                self.owdata.d.next = self.cur_count.q.val();
+                self.olast.d.next = self.last_list.val();
+                self.ph.d.next = self.c_ph[0].val();
+                self.ram.we.next = true;
+                if self.last_list.val() {
+                    self.nidx.d.next = self.c_first_idx.val();
+                    self.naddr.d.next = self.c_first_addr.val();
+                    self.tx.d.next = 0.into();
+                    self.st.d.next = self.c_idle.val();
+                } else {
+                    self.tx.d.next = self.tx.q.val() + self.c_one12.val();
+                    self.st.d.next = self.c_fread.val();
+                }
+            }
+        }
+
+        if self.flush.val() {
+            self.ram.we.next = false;
+            self.ram.re.next = false;
+            self.st.d.next = 0.into();
+            self.prim.d.next = 0.into();
+            self.bx0.d.next = 0.into();
+            self.bx1.d.next = 0.into();
+            self.by0.d.next = 0.into();
+            self.by1.d.next = 0.into();
+            self.tx.d.next = 0.into();
+            self.ty.d.next = 0.into();
+            self.rowbase.d.next = 0.into();
+            self.cur_head.d.next = 0.into();
+            self.cur_tail.d.next = 0.into();
+            self.cur_count.d.next = 0.into();
+            self.cur_off.d.next = 0.into();
+            self.empty_r.d.next = false;
+            self.full_r.d.next = false;
+            self.ph.d.next = 0.into();
+            self.nidx.d.next = 0.into();
+            self.naddr.d.next = 0.into();
+            self.ov.d.next = false;
+            self.oaddr.d.next = 0.into();
+            self.owdata.d.next = 0.into();
+            self.owrite.d.next = false;
+            self.obe.d.next = 0.into();
+            self.olast.d.next = false;
+        }
+
+        self.out_valid.next = self.ov.q.val();
+        self.out.addr.next = self.oaddr.q.val();
+        self.out.write.next = self.owrite.q.val();
+        self.out.wdata.next = self.owdata.q.val();
+        self.out.be.next = self.obe.q.val();
+        self.out.last.next = self.olast.q.val();
+    }
+}
+
+emit::indexed_kernel_logic!(Binner);
+
+/// The block's Verilog with top module `name`.
+pub fn verilog(cfg: &Config, name: &str) -> String {
+    emit::block_verilog(Binner::new(cfg), name)
+}
+
+/// What the block is built with for `cfg`, or the one-line refusal.
+pub fn params(cfg: &Config) -> Result<String, String> {
+    supported(cfg)?;
+    let (tiles_x, lists, lw) = geometry(cfg);
+    let abits = lists.max(2).next_power_of_two().trailing_zeros();
+    Ok(format!(
+        "{tiles_x}x{} first tiles of {}x{} = {lists} lists, {BIN_CHUNK_BYTES}-byte chunks \
+         (first after the table: {}), state RAM {} x 112 bits; addresses relative to the binner's region",
+        lists / tiles_x,
+        cfg.tile[0],
+        cfg.tile[1],
+        lw.first_chunk(),
+        1u32 << abits
+    ))
+}
+
+/// The binner's row of [`crate::BLOCK_FILES`].
+pub const FILE: crate::BlockFile = crate::BlockFile {
+    stage: "binner",
+    role: "seed 001, per-first-tile primitive lists written through the memory port",
+    contract: "tilerast_golden::binner::BinnerCycle",
+    inp: <tilerast_golden::streams::ports::BinBox as tilerast_golden::streams::Stream>::FIELDS,
+    out: <tilerast_golden::streams::ports::BinWrite as tilerast_golden::streams::Stream>::FIELDS,
+    extra: &[],
+    params,
+    verilog,
+};
