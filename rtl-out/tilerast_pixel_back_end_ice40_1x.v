@@ -646,10 +646,6 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     localparam [0:0] c_comp = 1'b0;
     localparam [0:0] c_mif = 1'b1;
     localparam [0:0] c_gate = 1'b1;
-    localparam [0:0] c_bv__0 = 1'b0;
-    localparam [0:0] c_bv__1 = 1'b0;
-    localparam [0:0] c_bv__2 = 1'b0;
-    localparam [0:0] c_bv__3 = 1'b0;
     localparam [2:0] c_l = 3'b10;
     localparam [2:0] c_lane__0 = 3'b0;
     localparam [2:0] c_lane__1 = 3'b1;
@@ -686,6 +682,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     localparam [31:0] c_sh__0 = 32'h8;
     localparam [31:0] c_sh__1 = 32'h10;
     localparam [31:0] c_sh__2 = 32'h18;
+    localparam [31:0] c_pbit__0 = 32'h1;
+    localparam [31:0] c_pbit__1 = 32'h2;
+    localparam [31:0] c_pbit__2 = 32'h4;
+    localparam [31:0] c_pbit__3 = 32'h8;
+    localparam [31:0] c_pbit__4 = 32'h10;
+    localparam [31:0] c_pbit__5 = 32'h20;
+    localparam [31:0] c_pbit__6 = 32'h40;
+    localparam [31:0] c_pbit__7 = 32'h80;
+    localparam [31:0] c_pbit__8 = 32'h100;
+    localparam [31:0] c_pbit__9 = 32'h200;
+    localparam [31:0] c_pbit__10 = 32'h400;
+    localparam [31:0] c_pbit__11 = 32'h800;
+    localparam [31:0] c_pbit__12 = 32'h1000;
+    localparam [31:0] c_pbit__13 = 32'h2000;
+    localparam [31:0] c_pbit__14 = 32'h4000;
     localparam [0:0] c_isa__0 = 1'b0;
     localparam [0:0] c_isa__1 = 1'b0;
     localparam [0:0] c_isa__2 = 1'b0;
@@ -708,113 +719,281 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     reg  pv__3__d;
     wire  pv__3__q;
     reg  pv__3__clock;
-    reg  [31:0] ppos__0__d;
-    wire  [31:0] ppos__0__q;
+    reg  ppos__0__d;
+    wire  ppos__0__q;
     reg  ppos__0__clock;
-    reg  [31:0] ppos__1__d;
-    wire  [31:0] ppos__1__q;
+    reg  ppos__1__d;
+    wire  ppos__1__q;
     reg  ppos__1__clock;
-    reg  [31:0] ppos__2__d;
-    wire  [31:0] ppos__2__q;
+    reg  ppos__2__d;
+    wire  ppos__2__q;
     reg  ppos__2__clock;
-    reg  [31:0] ppos__3__d;
-    wire  [31:0] ppos__3__q;
+    reg  ppos__3__d;
+    wire  ppos__3__q;
     reg  ppos__3__clock;
-    reg  [15:0] ps__0__d;
-    wire  [15:0] ps__0__q;
+    reg  ppos__4__d;
+    wire  ppos__4__q;
+    reg  ppos__4__clock;
+    reg  ppos__5__d;
+    wire  ppos__5__q;
+    reg  ppos__5__clock;
+    reg  ppos__6__d;
+    wire  ppos__6__q;
+    reg  ppos__6__clock;
+    reg  ppos__7__d;
+    wire  ppos__7__q;
+    reg  ppos__7__clock;
+    reg  ppos__8__d;
+    wire  ppos__8__q;
+    reg  ppos__8__clock;
+    reg  ppos__9__d;
+    wire  ppos__9__q;
+    reg  ppos__9__clock;
+    reg  ppos__10__d;
+    wire  ppos__10__q;
+    reg  ppos__10__clock;
+    reg  ppos__11__d;
+    wire  ppos__11__q;
+    reg  ppos__11__clock;
+    reg  ppos__12__d;
+    wire  ppos__12__q;
+    reg  ppos__12__clock;
+    reg  ppos__13__d;
+    wire  ppos__13__q;
+    reg  ppos__13__clock;
+    reg  ppos__14__d;
+    wire  ppos__14__q;
+    reg  ppos__14__clock;
+    reg  ppos__15__d;
+    wire  ppos__15__q;
+    reg  ppos__15__clock;
+    reg  ppos__16__d;
+    wire  ppos__16__q;
+    reg  ppos__16__clock;
+    reg  ppos__17__d;
+    wire  ppos__17__q;
+    reg  ppos__17__clock;
+    reg  ppos__18__d;
+    wire  ppos__18__q;
+    reg  ppos__18__clock;
+    reg  ppos__19__d;
+    wire  ppos__19__q;
+    reg  ppos__19__clock;
+    reg  ppos__20__d;
+    wire  ppos__20__q;
+    reg  ppos__20__clock;
+    reg  ppos__21__d;
+    wire  ppos__21__q;
+    reg  ppos__21__clock;
+    reg  ppos__22__d;
+    wire  ppos__22__q;
+    reg  ppos__22__clock;
+    reg  ppos__23__d;
+    wire  ppos__23__q;
+    reg  ppos__23__clock;
+    reg  ppos__24__d;
+    wire  ppos__24__q;
+    reg  ppos__24__clock;
+    reg  ppos__25__d;
+    wire  ppos__25__q;
+    reg  ppos__25__clock;
+    reg  ppos__26__d;
+    wire  ppos__26__q;
+    reg  ppos__26__clock;
+    reg  ppos__27__d;
+    wire  ppos__27__q;
+    reg  ppos__27__clock;
+    reg  ppos__28__d;
+    wire  ppos__28__q;
+    reg  ppos__28__clock;
+    reg  ppos__29__d;
+    wire  ppos__29__q;
+    reg  ppos__29__clock;
+    reg  ppos__30__d;
+    wire  ppos__30__q;
+    reg  ppos__30__clock;
+    reg  ppos__31__d;
+    wire  ppos__31__q;
+    reg  ppos__31__clock;
+    reg  ppos__32__d;
+    wire  ppos__32__q;
+    reg  ppos__32__clock;
+    reg  ppos__33__d;
+    wire  ppos__33__q;
+    reg  ppos__33__clock;
+    reg  ppos__34__d;
+    wire  ppos__34__q;
+    reg  ppos__34__clock;
+    reg  ppos__35__d;
+    wire  ppos__35__q;
+    reg  ppos__35__clock;
+    reg  ppos__36__d;
+    wire  ppos__36__q;
+    reg  ppos__36__clock;
+    reg  ppos__37__d;
+    wire  ppos__37__q;
+    reg  ppos__37__clock;
+    reg  ppos__38__d;
+    wire  ppos__38__q;
+    reg  ppos__38__clock;
+    reg  ppos__39__d;
+    wire  ppos__39__q;
+    reg  ppos__39__clock;
+    reg  ppos__40__d;
+    wire  ppos__40__q;
+    reg  ppos__40__clock;
+    reg  ppos__41__d;
+    wire  ppos__41__q;
+    reg  ppos__41__clock;
+    reg  ppos__42__d;
+    wire  ppos__42__q;
+    reg  ppos__42__clock;
+    reg  ppos__43__d;
+    wire  ppos__43__q;
+    reg  ppos__43__clock;
+    reg  ppos__44__d;
+    wire  ppos__44__q;
+    reg  ppos__44__clock;
+    reg  ppos__45__d;
+    wire  ppos__45__q;
+    reg  ppos__45__clock;
+    reg  ppos__46__d;
+    wire  ppos__46__q;
+    reg  ppos__46__clock;
+    reg  ppos__47__d;
+    wire  ppos__47__q;
+    reg  ppos__47__clock;
+    reg  ppos__48__d;
+    wire  ppos__48__q;
+    reg  ppos__48__clock;
+    reg  ppos__49__d;
+    wire  ppos__49__q;
+    reg  ppos__49__clock;
+    reg  ppos__50__d;
+    wire  ppos__50__q;
+    reg  ppos__50__clock;
+    reg  ppos__51__d;
+    wire  ppos__51__q;
+    reg  ppos__51__clock;
+    reg  ppos__52__d;
+    wire  ppos__52__q;
+    reg  ppos__52__clock;
+    reg  ppos__53__d;
+    wire  ppos__53__q;
+    reg  ppos__53__clock;
+    reg  ppos__54__d;
+    wire  ppos__54__q;
+    reg  ppos__54__clock;
+    reg  ppos__55__d;
+    wire  ppos__55__q;
+    reg  ppos__55__clock;
+    reg  ppos__56__d;
+    wire  ppos__56__q;
+    reg  ppos__56__clock;
+    reg  ppos__57__d;
+    wire  ppos__57__q;
+    reg  ppos__57__clock;
+    reg  ppos__58__d;
+    wire  ppos__58__q;
+    reg  ppos__58__clock;
+    reg  ppos__59__d;
+    wire  ppos__59__q;
+    reg  ppos__59__clock;
+    reg  [7:0] ps__0__d;
+    wire  [7:0] ps__0__q;
     reg  ps__0__clock;
-    reg  [15:0] ps__1__d;
-    wire  [15:0] ps__1__q;
+    reg  [7:0] ps__1__d;
+    wire  [7:0] ps__1__q;
     reg  ps__1__clock;
-    reg  [15:0] ps__2__d;
-    wire  [15:0] ps__2__q;
+    reg  [7:0] ps__2__d;
+    wire  [7:0] ps__2__q;
     reg  ps__2__clock;
-    reg  [15:0] ps__3__d;
-    wire  [15:0] ps__3__q;
+    reg  [7:0] ps__3__d;
+    wire  [7:0] ps__3__q;
     reg  ps__3__clock;
-    reg  [15:0] ps__4__d;
-    wire  [15:0] ps__4__q;
+    reg  [7:0] ps__4__d;
+    wire  [7:0] ps__4__q;
     reg  ps__4__clock;
-    reg  [15:0] ps__5__d;
-    wire  [15:0] ps__5__q;
+    reg  [7:0] ps__5__d;
+    wire  [7:0] ps__5__q;
     reg  ps__5__clock;
-    reg  [15:0] ps__6__d;
-    wire  [15:0] ps__6__q;
+    reg  [7:0] ps__6__d;
+    wire  [7:0] ps__6__q;
     reg  ps__6__clock;
-    reg  [15:0] ps__7__d;
-    wire  [15:0] ps__7__q;
+    reg  [7:0] ps__7__d;
+    wire  [7:0] ps__7__q;
     reg  ps__7__clock;
-    reg  [15:0] ps__8__d;
-    wire  [15:0] ps__8__q;
+    reg  [7:0] ps__8__d;
+    wire  [7:0] ps__8__q;
     reg  ps__8__clock;
-    reg  [15:0] ps__9__d;
-    wire  [15:0] ps__9__q;
+    reg  [7:0] ps__9__d;
+    wire  [7:0] ps__9__q;
     reg  ps__9__clock;
-    reg  [15:0] ps__10__d;
-    wire  [15:0] ps__10__q;
+    reg  [7:0] ps__10__d;
+    wire  [7:0] ps__10__q;
     reg  ps__10__clock;
-    reg  [15:0] ps__11__d;
-    wire  [15:0] ps__11__q;
+    reg  [7:0] ps__11__d;
+    wire  [7:0] ps__11__q;
     reg  ps__11__clock;
-    reg  [15:0] ps__12__d;
-    wire  [15:0] ps__12__q;
+    reg  [7:0] ps__12__d;
+    wire  [7:0] ps__12__q;
     reg  ps__12__clock;
-    reg  [15:0] ps__13__d;
-    wire  [15:0] ps__13__q;
+    reg  [7:0] ps__13__d;
+    wire  [7:0] ps__13__q;
     reg  ps__13__clock;
-    reg  [15:0] ps__14__d;
-    wire  [15:0] ps__14__q;
+    reg  [7:0] ps__14__d;
+    wire  [7:0] ps__14__q;
     reg  ps__14__clock;
-    reg  [15:0] ps__15__d;
-    wire  [15:0] ps__15__q;
+    reg  [7:0] ps__15__d;
+    wire  [7:0] ps__15__q;
     reg  ps__15__clock;
-    reg  [15:0] pd__0__d;
-    wire  [15:0] pd__0__q;
+    reg  [7:0] pd__0__d;
+    wire  [7:0] pd__0__q;
     reg  pd__0__clock;
-    reg  [15:0] pd__1__d;
-    wire  [15:0] pd__1__q;
+    reg  [7:0] pd__1__d;
+    wire  [7:0] pd__1__q;
     reg  pd__1__clock;
-    reg  [15:0] pd__2__d;
-    wire  [15:0] pd__2__q;
+    reg  [7:0] pd__2__d;
+    wire  [7:0] pd__2__q;
     reg  pd__2__clock;
-    reg  [15:0] pd__3__d;
-    wire  [15:0] pd__3__q;
+    reg  [7:0] pd__3__d;
+    wire  [7:0] pd__3__q;
     reg  pd__3__clock;
-    reg  [15:0] pd__4__d;
-    wire  [15:0] pd__4__q;
+    reg  [7:0] pd__4__d;
+    wire  [7:0] pd__4__q;
     reg  pd__4__clock;
-    reg  [15:0] pd__5__d;
-    wire  [15:0] pd__5__q;
+    reg  [7:0] pd__5__d;
+    wire  [7:0] pd__5__q;
     reg  pd__5__clock;
-    reg  [15:0] pd__6__d;
-    wire  [15:0] pd__6__q;
+    reg  [7:0] pd__6__d;
+    wire  [7:0] pd__6__q;
     reg  pd__6__clock;
-    reg  [15:0] pd__7__d;
-    wire  [15:0] pd__7__q;
+    reg  [7:0] pd__7__d;
+    wire  [7:0] pd__7__q;
     reg  pd__7__clock;
-    reg  [15:0] pd__8__d;
-    wire  [15:0] pd__8__q;
+    reg  [7:0] pd__8__d;
+    wire  [7:0] pd__8__q;
     reg  pd__8__clock;
-    reg  [15:0] pd__9__d;
-    wire  [15:0] pd__9__q;
+    reg  [7:0] pd__9__d;
+    wire  [7:0] pd__9__q;
     reg  pd__9__clock;
-    reg  [15:0] pd__10__d;
-    wire  [15:0] pd__10__q;
+    reg  [7:0] pd__10__d;
+    wire  [7:0] pd__10__q;
     reg  pd__10__clock;
-    reg  [15:0] pd__11__d;
-    wire  [15:0] pd__11__q;
+    reg  [7:0] pd__11__d;
+    wire  [7:0] pd__11__q;
     reg  pd__11__clock;
-    reg  [15:0] pd__12__d;
-    wire  [15:0] pd__12__q;
+    reg  [7:0] pd__12__d;
+    wire  [7:0] pd__12__q;
     reg  pd__12__clock;
-    reg  [15:0] pd__13__d;
-    wire  [15:0] pd__13__q;
+    reg  [7:0] pd__13__d;
+    wire  [7:0] pd__13__q;
     reg  pd__13__clock;
-    reg  [15:0] pd__14__d;
-    wire  [15:0] pd__14__q;
+    reg  [7:0] pd__14__d;
+    wire  [7:0] pd__14__q;
     reg  pd__14__clock;
-    reg  [15:0] pd__15__d;
-    wire  [15:0] pd__15__q;
+    reg  [7:0] pd__15__d;
+    wire  [7:0] pd__15__q;
     reg  pd__15__clock;
     reg  [7:0] pst__0__d;
     wire  [7:0] pst__0__q;
@@ -828,138 +1007,6 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     reg  [7:0] pst__3__d;
     wire  [7:0] pst__3__q;
     reg  pst__3__clock;
-    reg  bv__0__d;
-    wire  bv__0__q;
-    reg  bv__0__clock;
-    reg  bv__1__d;
-    wire  bv__1__q;
-    reg  bv__1__clock;
-    reg  bv__2__d;
-    wire  bv__2__q;
-    reg  bv__2__clock;
-    reg  bv__3__d;
-    wire  bv__3__q;
-    reg  bv__3__clock;
-    reg  [31:0] bpos__0__d;
-    wire  [31:0] bpos__0__q;
-    reg  bpos__0__clock;
-    reg  [31:0] bpos__1__d;
-    wire  [31:0] bpos__1__q;
-    reg  bpos__1__clock;
-    reg  [31:0] bpos__2__d;
-    wire  [31:0] bpos__2__q;
-    reg  bpos__2__clock;
-    reg  [31:0] bpos__3__d;
-    wire  [31:0] bpos__3__q;
-    reg  bpos__3__clock;
-    reg  [15:0] bs__0__d;
-    wire  [15:0] bs__0__q;
-    reg  bs__0__clock;
-    reg  [15:0] bs__1__d;
-    wire  [15:0] bs__1__q;
-    reg  bs__1__clock;
-    reg  [15:0] bs__2__d;
-    wire  [15:0] bs__2__q;
-    reg  bs__2__clock;
-    reg  [15:0] bs__3__d;
-    wire  [15:0] bs__3__q;
-    reg  bs__3__clock;
-    reg  [15:0] bs__4__d;
-    wire  [15:0] bs__4__q;
-    reg  bs__4__clock;
-    reg  [15:0] bs__5__d;
-    wire  [15:0] bs__5__q;
-    reg  bs__5__clock;
-    reg  [15:0] bs__6__d;
-    wire  [15:0] bs__6__q;
-    reg  bs__6__clock;
-    reg  [15:0] bs__7__d;
-    wire  [15:0] bs__7__q;
-    reg  bs__7__clock;
-    reg  [15:0] bs__8__d;
-    wire  [15:0] bs__8__q;
-    reg  bs__8__clock;
-    reg  [15:0] bs__9__d;
-    wire  [15:0] bs__9__q;
-    reg  bs__9__clock;
-    reg  [15:0] bs__10__d;
-    wire  [15:0] bs__10__q;
-    reg  bs__10__clock;
-    reg  [15:0] bs__11__d;
-    wire  [15:0] bs__11__q;
-    reg  bs__11__clock;
-    reg  [15:0] bs__12__d;
-    wire  [15:0] bs__12__q;
-    reg  bs__12__clock;
-    reg  [15:0] bs__13__d;
-    wire  [15:0] bs__13__q;
-    reg  bs__13__clock;
-    reg  [15:0] bs__14__d;
-    wire  [15:0] bs__14__q;
-    reg  bs__14__clock;
-    reg  [15:0] bs__15__d;
-    wire  [15:0] bs__15__q;
-    reg  bs__15__clock;
-    reg  [15:0] bd__0__d;
-    wire  [15:0] bd__0__q;
-    reg  bd__0__clock;
-    reg  [15:0] bd__1__d;
-    wire  [15:0] bd__1__q;
-    reg  bd__1__clock;
-    reg  [15:0] bd__2__d;
-    wire  [15:0] bd__2__q;
-    reg  bd__2__clock;
-    reg  [15:0] bd__3__d;
-    wire  [15:0] bd__3__q;
-    reg  bd__3__clock;
-    reg  [15:0] bd__4__d;
-    wire  [15:0] bd__4__q;
-    reg  bd__4__clock;
-    reg  [15:0] bd__5__d;
-    wire  [15:0] bd__5__q;
-    reg  bd__5__clock;
-    reg  [15:0] bd__6__d;
-    wire  [15:0] bd__6__q;
-    reg  bd__6__clock;
-    reg  [15:0] bd__7__d;
-    wire  [15:0] bd__7__q;
-    reg  bd__7__clock;
-    reg  [15:0] bd__8__d;
-    wire  [15:0] bd__8__q;
-    reg  bd__8__clock;
-    reg  [15:0] bd__9__d;
-    wire  [15:0] bd__9__q;
-    reg  bd__9__clock;
-    reg  [15:0] bd__10__d;
-    wire  [15:0] bd__10__q;
-    reg  bd__10__clock;
-    reg  [15:0] bd__11__d;
-    wire  [15:0] bd__11__q;
-    reg  bd__11__clock;
-    reg  [15:0] bd__12__d;
-    wire  [15:0] bd__12__q;
-    reg  bd__12__clock;
-    reg  [15:0] bd__13__d;
-    wire  [15:0] bd__13__q;
-    reg  bd__13__clock;
-    reg  [15:0] bd__14__d;
-    wire  [15:0] bd__14__q;
-    reg  bd__14__clock;
-    reg  [15:0] bd__15__d;
-    wire  [15:0] bd__15__q;
-    reg  bd__15__clock;
-    reg  [7:0] bst__0__d;
-    wire  [7:0] bst__0__q;
-    reg  bst__0__clock;
-    reg  [7:0] bst__1__d;
-    wire  [7:0] bst__1__q;
-    reg  bst__1__clock;
-    reg  [7:0] bst__2__d;
-    wire  [7:0] bst__2__q;
-    reg  bst__2__clock;
-    reg  [7:0] bst__3__d;
-    wire  [7:0] bst__3__q;
-    reg  bst__3__clock;
     reg  qv__0__d;
     wire  qv__0__q;
     reg  qv__0__clock;
@@ -984,197 +1031,197 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     reg  qv__7__d;
     wire  qv__7__q;
     reg  qv__7__clock;
-    reg  [15:0] qs__0__d;
-    wire  [15:0] qs__0__q;
+    reg  [7:0] qs__0__d;
+    wire  [7:0] qs__0__q;
     reg  qs__0__clock;
-    reg  [15:0] qs__1__d;
-    wire  [15:0] qs__1__q;
+    reg  [7:0] qs__1__d;
+    wire  [7:0] qs__1__q;
     reg  qs__1__clock;
-    reg  [15:0] qs__2__d;
-    wire  [15:0] qs__2__q;
+    reg  [7:0] qs__2__d;
+    wire  [7:0] qs__2__q;
     reg  qs__2__clock;
-    reg  [15:0] qs__3__d;
-    wire  [15:0] qs__3__q;
+    reg  [7:0] qs__3__d;
+    wire  [7:0] qs__3__q;
     reg  qs__3__clock;
-    reg  [15:0] qs__4__d;
-    wire  [15:0] qs__4__q;
+    reg  [7:0] qs__4__d;
+    wire  [7:0] qs__4__q;
     reg  qs__4__clock;
-    reg  [15:0] qs__5__d;
-    wire  [15:0] qs__5__q;
+    reg  [7:0] qs__5__d;
+    wire  [7:0] qs__5__q;
     reg  qs__5__clock;
-    reg  [15:0] qs__6__d;
-    wire  [15:0] qs__6__q;
+    reg  [7:0] qs__6__d;
+    wire  [7:0] qs__6__q;
     reg  qs__6__clock;
-    reg  [15:0] qs__7__d;
-    wire  [15:0] qs__7__q;
+    reg  [7:0] qs__7__d;
+    wire  [7:0] qs__7__q;
     reg  qs__7__clock;
-    reg  [15:0] qs__8__d;
-    wire  [15:0] qs__8__q;
+    reg  [7:0] qs__8__d;
+    wire  [7:0] qs__8__q;
     reg  qs__8__clock;
-    reg  [15:0] qs__9__d;
-    wire  [15:0] qs__9__q;
+    reg  [7:0] qs__9__d;
+    wire  [7:0] qs__9__q;
     reg  qs__9__clock;
-    reg  [15:0] qs__10__d;
-    wire  [15:0] qs__10__q;
+    reg  [7:0] qs__10__d;
+    wire  [7:0] qs__10__q;
     reg  qs__10__clock;
-    reg  [15:0] qs__11__d;
-    wire  [15:0] qs__11__q;
+    reg  [7:0] qs__11__d;
+    wire  [7:0] qs__11__q;
     reg  qs__11__clock;
-    reg  [15:0] qs__12__d;
-    wire  [15:0] qs__12__q;
+    reg  [7:0] qs__12__d;
+    wire  [7:0] qs__12__q;
     reg  qs__12__clock;
-    reg  [15:0] qs__13__d;
-    wire  [15:0] qs__13__q;
+    reg  [7:0] qs__13__d;
+    wire  [7:0] qs__13__q;
     reg  qs__13__clock;
-    reg  [15:0] qs__14__d;
-    wire  [15:0] qs__14__q;
+    reg  [7:0] qs__14__d;
+    wire  [7:0] qs__14__q;
     reg  qs__14__clock;
-    reg  [15:0] qs__15__d;
-    wire  [15:0] qs__15__q;
+    reg  [7:0] qs__15__d;
+    wire  [7:0] qs__15__q;
     reg  qs__15__clock;
-    reg  [15:0] qs__16__d;
-    wire  [15:0] qs__16__q;
+    reg  [7:0] qs__16__d;
+    wire  [7:0] qs__16__q;
     reg  qs__16__clock;
-    reg  [15:0] qs__17__d;
-    wire  [15:0] qs__17__q;
+    reg  [7:0] qs__17__d;
+    wire  [7:0] qs__17__q;
     reg  qs__17__clock;
-    reg  [15:0] qs__18__d;
-    wire  [15:0] qs__18__q;
+    reg  [7:0] qs__18__d;
+    wire  [7:0] qs__18__q;
     reg  qs__18__clock;
-    reg  [15:0] qs__19__d;
-    wire  [15:0] qs__19__q;
+    reg  [7:0] qs__19__d;
+    wire  [7:0] qs__19__q;
     reg  qs__19__clock;
-    reg  [15:0] qs__20__d;
-    wire  [15:0] qs__20__q;
+    reg  [7:0] qs__20__d;
+    wire  [7:0] qs__20__q;
     reg  qs__20__clock;
-    reg  [15:0] qs__21__d;
-    wire  [15:0] qs__21__q;
+    reg  [7:0] qs__21__d;
+    wire  [7:0] qs__21__q;
     reg  qs__21__clock;
-    reg  [15:0] qs__22__d;
-    wire  [15:0] qs__22__q;
+    reg  [7:0] qs__22__d;
+    wire  [7:0] qs__22__q;
     reg  qs__22__clock;
-    reg  [15:0] qs__23__d;
-    wire  [15:0] qs__23__q;
+    reg  [7:0] qs__23__d;
+    wire  [7:0] qs__23__q;
     reg  qs__23__clock;
-    reg  [15:0] qs__24__d;
-    wire  [15:0] qs__24__q;
+    reg  [7:0] qs__24__d;
+    wire  [7:0] qs__24__q;
     reg  qs__24__clock;
-    reg  [15:0] qs__25__d;
-    wire  [15:0] qs__25__q;
+    reg  [7:0] qs__25__d;
+    wire  [7:0] qs__25__q;
     reg  qs__25__clock;
-    reg  [15:0] qs__26__d;
-    wire  [15:0] qs__26__q;
+    reg  [7:0] qs__26__d;
+    wire  [7:0] qs__26__q;
     reg  qs__26__clock;
-    reg  [15:0] qs__27__d;
-    wire  [15:0] qs__27__q;
+    reg  [7:0] qs__27__d;
+    wire  [7:0] qs__27__q;
     reg  qs__27__clock;
-    reg  [15:0] qs__28__d;
-    wire  [15:0] qs__28__q;
+    reg  [7:0] qs__28__d;
+    wire  [7:0] qs__28__q;
     reg  qs__28__clock;
-    reg  [15:0] qs__29__d;
-    wire  [15:0] qs__29__q;
+    reg  [7:0] qs__29__d;
+    wire  [7:0] qs__29__q;
     reg  qs__29__clock;
-    reg  [15:0] qs__30__d;
-    wire  [15:0] qs__30__q;
+    reg  [7:0] qs__30__d;
+    wire  [7:0] qs__30__q;
     reg  qs__30__clock;
-    reg  [15:0] qs__31__d;
-    wire  [15:0] qs__31__q;
+    reg  [7:0] qs__31__d;
+    wire  [7:0] qs__31__q;
     reg  qs__31__clock;
-    reg  [15:0] qd__0__d;
-    wire  [15:0] qd__0__q;
+    reg  [7:0] qd__0__d;
+    wire  [7:0] qd__0__q;
     reg  qd__0__clock;
-    reg  [15:0] qd__1__d;
-    wire  [15:0] qd__1__q;
+    reg  [7:0] qd__1__d;
+    wire  [7:0] qd__1__q;
     reg  qd__1__clock;
-    reg  [15:0] qd__2__d;
-    wire  [15:0] qd__2__q;
+    reg  [7:0] qd__2__d;
+    wire  [7:0] qd__2__q;
     reg  qd__2__clock;
-    reg  [15:0] qd__3__d;
-    wire  [15:0] qd__3__q;
+    reg  [7:0] qd__3__d;
+    wire  [7:0] qd__3__q;
     reg  qd__3__clock;
-    reg  [15:0] qd__4__d;
-    wire  [15:0] qd__4__q;
+    reg  [7:0] qd__4__d;
+    wire  [7:0] qd__4__q;
     reg  qd__4__clock;
-    reg  [15:0] qd__5__d;
-    wire  [15:0] qd__5__q;
+    reg  [7:0] qd__5__d;
+    wire  [7:0] qd__5__q;
     reg  qd__5__clock;
-    reg  [15:0] qd__6__d;
-    wire  [15:0] qd__6__q;
+    reg  [7:0] qd__6__d;
+    wire  [7:0] qd__6__q;
     reg  qd__6__clock;
-    reg  [15:0] qd__7__d;
-    wire  [15:0] qd__7__q;
+    reg  [7:0] qd__7__d;
+    wire  [7:0] qd__7__q;
     reg  qd__7__clock;
-    reg  [15:0] qd__8__d;
-    wire  [15:0] qd__8__q;
+    reg  [7:0] qd__8__d;
+    wire  [7:0] qd__8__q;
     reg  qd__8__clock;
-    reg  [15:0] qd__9__d;
-    wire  [15:0] qd__9__q;
+    reg  [7:0] qd__9__d;
+    wire  [7:0] qd__9__q;
     reg  qd__9__clock;
-    reg  [15:0] qd__10__d;
-    wire  [15:0] qd__10__q;
+    reg  [7:0] qd__10__d;
+    wire  [7:0] qd__10__q;
     reg  qd__10__clock;
-    reg  [15:0] qd__11__d;
-    wire  [15:0] qd__11__q;
+    reg  [7:0] qd__11__d;
+    wire  [7:0] qd__11__q;
     reg  qd__11__clock;
-    reg  [15:0] qd__12__d;
-    wire  [15:0] qd__12__q;
+    reg  [7:0] qd__12__d;
+    wire  [7:0] qd__12__q;
     reg  qd__12__clock;
-    reg  [15:0] qd__13__d;
-    wire  [15:0] qd__13__q;
+    reg  [7:0] qd__13__d;
+    wire  [7:0] qd__13__q;
     reg  qd__13__clock;
-    reg  [15:0] qd__14__d;
-    wire  [15:0] qd__14__q;
+    reg  [7:0] qd__14__d;
+    wire  [7:0] qd__14__q;
     reg  qd__14__clock;
-    reg  [15:0] qd__15__d;
-    wire  [15:0] qd__15__q;
+    reg  [7:0] qd__15__d;
+    wire  [7:0] qd__15__q;
     reg  qd__15__clock;
-    reg  [15:0] qd__16__d;
-    wire  [15:0] qd__16__q;
+    reg  [7:0] qd__16__d;
+    wire  [7:0] qd__16__q;
     reg  qd__16__clock;
-    reg  [15:0] qd__17__d;
-    wire  [15:0] qd__17__q;
+    reg  [7:0] qd__17__d;
+    wire  [7:0] qd__17__q;
     reg  qd__17__clock;
-    reg  [15:0] qd__18__d;
-    wire  [15:0] qd__18__q;
+    reg  [7:0] qd__18__d;
+    wire  [7:0] qd__18__q;
     reg  qd__18__clock;
-    reg  [15:0] qd__19__d;
-    wire  [15:0] qd__19__q;
+    reg  [7:0] qd__19__d;
+    wire  [7:0] qd__19__q;
     reg  qd__19__clock;
-    reg  [15:0] qd__20__d;
-    wire  [15:0] qd__20__q;
+    reg  [7:0] qd__20__d;
+    wire  [7:0] qd__20__q;
     reg  qd__20__clock;
-    reg  [15:0] qd__21__d;
-    wire  [15:0] qd__21__q;
+    reg  [7:0] qd__21__d;
+    wire  [7:0] qd__21__q;
     reg  qd__21__clock;
-    reg  [15:0] qd__22__d;
-    wire  [15:0] qd__22__q;
+    reg  [7:0] qd__22__d;
+    wire  [7:0] qd__22__q;
     reg  qd__22__clock;
-    reg  [15:0] qd__23__d;
-    wire  [15:0] qd__23__q;
+    reg  [7:0] qd__23__d;
+    wire  [7:0] qd__23__q;
     reg  qd__23__clock;
-    reg  [15:0] qd__24__d;
-    wire  [15:0] qd__24__q;
+    reg  [7:0] qd__24__d;
+    wire  [7:0] qd__24__q;
     reg  qd__24__clock;
-    reg  [15:0] qd__25__d;
-    wire  [15:0] qd__25__q;
+    reg  [7:0] qd__25__d;
+    wire  [7:0] qd__25__q;
     reg  qd__25__clock;
-    reg  [15:0] qd__26__d;
-    wire  [15:0] qd__26__q;
+    reg  [7:0] qd__26__d;
+    wire  [7:0] qd__26__q;
     reg  qd__26__clock;
-    reg  [15:0] qd__27__d;
-    wire  [15:0] qd__27__q;
+    reg  [7:0] qd__27__d;
+    wire  [7:0] qd__27__q;
     reg  qd__27__clock;
-    reg  [15:0] qd__28__d;
-    wire  [15:0] qd__28__q;
+    reg  [7:0] qd__28__d;
+    wire  [7:0] qd__28__q;
     reg  qd__28__clock;
-    reg  [15:0] qd__29__d;
-    wire  [15:0] qd__29__q;
+    reg  [7:0] qd__29__d;
+    wire  [7:0] qd__29__q;
     reg  qd__29__clock;
-    reg  [15:0] qd__30__d;
-    wire  [15:0] qd__30__q;
+    reg  [7:0] qd__30__d;
+    wire  [7:0] qd__30__q;
     reg  qd__30__clock;
-    reg  [15:0] qd__31__d;
-    wire  [15:0] qd__31__q;
+    reg  [7:0] qd__31__d;
+    wire  [7:0] qd__31__q;
     reg  qd__31__clock;
     reg  [7:0] qst__0__d;
     wire  [7:0] qst__0__q;
@@ -1488,54 +1535,726 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     reg  sv__15__d;
     wire  sv__15__q;
     reg  sv__15__clock;
-    reg  [31:0] spos__0__d;
-    wire  [31:0] spos__0__q;
+    reg  spos__0__d;
+    wire  spos__0__q;
     reg  spos__0__clock;
-    reg  [31:0] spos__1__d;
-    wire  [31:0] spos__1__q;
+    reg  spos__1__d;
+    wire  spos__1__q;
     reg  spos__1__clock;
-    reg  [31:0] spos__2__d;
-    wire  [31:0] spos__2__q;
+    reg  spos__2__d;
+    wire  spos__2__q;
     reg  spos__2__clock;
-    reg  [31:0] spos__3__d;
-    wire  [31:0] spos__3__q;
+    reg  spos__3__d;
+    wire  spos__3__q;
     reg  spos__3__clock;
-    reg  [31:0] spos__4__d;
-    wire  [31:0] spos__4__q;
+    reg  spos__4__d;
+    wire  spos__4__q;
     reg  spos__4__clock;
-    reg  [31:0] spos__5__d;
-    wire  [31:0] spos__5__q;
+    reg  spos__5__d;
+    wire  spos__5__q;
     reg  spos__5__clock;
-    reg  [31:0] spos__6__d;
-    wire  [31:0] spos__6__q;
+    reg  spos__6__d;
+    wire  spos__6__q;
     reg  spos__6__clock;
-    reg  [31:0] spos__7__d;
-    wire  [31:0] spos__7__q;
+    reg  spos__7__d;
+    wire  spos__7__q;
     reg  spos__7__clock;
-    reg  [31:0] spos__8__d;
-    wire  [31:0] spos__8__q;
+    reg  spos__8__d;
+    wire  spos__8__q;
     reg  spos__8__clock;
-    reg  [31:0] spos__9__d;
-    wire  [31:0] spos__9__q;
+    reg  spos__9__d;
+    wire  spos__9__q;
     reg  spos__9__clock;
-    reg  [31:0] spos__10__d;
-    wire  [31:0] spos__10__q;
+    reg  spos__10__d;
+    wire  spos__10__q;
     reg  spos__10__clock;
-    reg  [31:0] spos__11__d;
-    wire  [31:0] spos__11__q;
+    reg  spos__11__d;
+    wire  spos__11__q;
     reg  spos__11__clock;
-    reg  [31:0] spos__12__d;
-    wire  [31:0] spos__12__q;
+    reg  spos__12__d;
+    wire  spos__12__q;
     reg  spos__12__clock;
-    reg  [31:0] spos__13__d;
-    wire  [31:0] spos__13__q;
+    reg  spos__13__d;
+    wire  spos__13__q;
     reg  spos__13__clock;
-    reg  [31:0] spos__14__d;
-    wire  [31:0] spos__14__q;
+    reg  spos__14__d;
+    wire  spos__14__q;
     reg  spos__14__clock;
-    reg  [31:0] spos__15__d;
-    wire  [31:0] spos__15__q;
+    reg  spos__15__d;
+    wire  spos__15__q;
     reg  spos__15__clock;
+    reg  spos__16__d;
+    wire  spos__16__q;
+    reg  spos__16__clock;
+    reg  spos__17__d;
+    wire  spos__17__q;
+    reg  spos__17__clock;
+    reg  spos__18__d;
+    wire  spos__18__q;
+    reg  spos__18__clock;
+    reg  spos__19__d;
+    wire  spos__19__q;
+    reg  spos__19__clock;
+    reg  spos__20__d;
+    wire  spos__20__q;
+    reg  spos__20__clock;
+    reg  spos__21__d;
+    wire  spos__21__q;
+    reg  spos__21__clock;
+    reg  spos__22__d;
+    wire  spos__22__q;
+    reg  spos__22__clock;
+    reg  spos__23__d;
+    wire  spos__23__q;
+    reg  spos__23__clock;
+    reg  spos__24__d;
+    wire  spos__24__q;
+    reg  spos__24__clock;
+    reg  spos__25__d;
+    wire  spos__25__q;
+    reg  spos__25__clock;
+    reg  spos__26__d;
+    wire  spos__26__q;
+    reg  spos__26__clock;
+    reg  spos__27__d;
+    wire  spos__27__q;
+    reg  spos__27__clock;
+    reg  spos__28__d;
+    wire  spos__28__q;
+    reg  spos__28__clock;
+    reg  spos__29__d;
+    wire  spos__29__q;
+    reg  spos__29__clock;
+    reg  spos__30__d;
+    wire  spos__30__q;
+    reg  spos__30__clock;
+    reg  spos__31__d;
+    wire  spos__31__q;
+    reg  spos__31__clock;
+    reg  spos__32__d;
+    wire  spos__32__q;
+    reg  spos__32__clock;
+    reg  spos__33__d;
+    wire  spos__33__q;
+    reg  spos__33__clock;
+    reg  spos__34__d;
+    wire  spos__34__q;
+    reg  spos__34__clock;
+    reg  spos__35__d;
+    wire  spos__35__q;
+    reg  spos__35__clock;
+    reg  spos__36__d;
+    wire  spos__36__q;
+    reg  spos__36__clock;
+    reg  spos__37__d;
+    wire  spos__37__q;
+    reg  spos__37__clock;
+    reg  spos__38__d;
+    wire  spos__38__q;
+    reg  spos__38__clock;
+    reg  spos__39__d;
+    wire  spos__39__q;
+    reg  spos__39__clock;
+    reg  spos__40__d;
+    wire  spos__40__q;
+    reg  spos__40__clock;
+    reg  spos__41__d;
+    wire  spos__41__q;
+    reg  spos__41__clock;
+    reg  spos__42__d;
+    wire  spos__42__q;
+    reg  spos__42__clock;
+    reg  spos__43__d;
+    wire  spos__43__q;
+    reg  spos__43__clock;
+    reg  spos__44__d;
+    wire  spos__44__q;
+    reg  spos__44__clock;
+    reg  spos__45__d;
+    wire  spos__45__q;
+    reg  spos__45__clock;
+    reg  spos__46__d;
+    wire  spos__46__q;
+    reg  spos__46__clock;
+    reg  spos__47__d;
+    wire  spos__47__q;
+    reg  spos__47__clock;
+    reg  spos__48__d;
+    wire  spos__48__q;
+    reg  spos__48__clock;
+    reg  spos__49__d;
+    wire  spos__49__q;
+    reg  spos__49__clock;
+    reg  spos__50__d;
+    wire  spos__50__q;
+    reg  spos__50__clock;
+    reg  spos__51__d;
+    wire  spos__51__q;
+    reg  spos__51__clock;
+    reg  spos__52__d;
+    wire  spos__52__q;
+    reg  spos__52__clock;
+    reg  spos__53__d;
+    wire  spos__53__q;
+    reg  spos__53__clock;
+    reg  spos__54__d;
+    wire  spos__54__q;
+    reg  spos__54__clock;
+    reg  spos__55__d;
+    wire  spos__55__q;
+    reg  spos__55__clock;
+    reg  spos__56__d;
+    wire  spos__56__q;
+    reg  spos__56__clock;
+    reg  spos__57__d;
+    wire  spos__57__q;
+    reg  spos__57__clock;
+    reg  spos__58__d;
+    wire  spos__58__q;
+    reg  spos__58__clock;
+    reg  spos__59__d;
+    wire  spos__59__q;
+    reg  spos__59__clock;
+    reg  spos__60__d;
+    wire  spos__60__q;
+    reg  spos__60__clock;
+    reg  spos__61__d;
+    wire  spos__61__q;
+    reg  spos__61__clock;
+    reg  spos__62__d;
+    wire  spos__62__q;
+    reg  spos__62__clock;
+    reg  spos__63__d;
+    wire  spos__63__q;
+    reg  spos__63__clock;
+    reg  spos__64__d;
+    wire  spos__64__q;
+    reg  spos__64__clock;
+    reg  spos__65__d;
+    wire  spos__65__q;
+    reg  spos__65__clock;
+    reg  spos__66__d;
+    wire  spos__66__q;
+    reg  spos__66__clock;
+    reg  spos__67__d;
+    wire  spos__67__q;
+    reg  spos__67__clock;
+    reg  spos__68__d;
+    wire  spos__68__q;
+    reg  spos__68__clock;
+    reg  spos__69__d;
+    wire  spos__69__q;
+    reg  spos__69__clock;
+    reg  spos__70__d;
+    wire  spos__70__q;
+    reg  spos__70__clock;
+    reg  spos__71__d;
+    wire  spos__71__q;
+    reg  spos__71__clock;
+    reg  spos__72__d;
+    wire  spos__72__q;
+    reg  spos__72__clock;
+    reg  spos__73__d;
+    wire  spos__73__q;
+    reg  spos__73__clock;
+    reg  spos__74__d;
+    wire  spos__74__q;
+    reg  spos__74__clock;
+    reg  spos__75__d;
+    wire  spos__75__q;
+    reg  spos__75__clock;
+    reg  spos__76__d;
+    wire  spos__76__q;
+    reg  spos__76__clock;
+    reg  spos__77__d;
+    wire  spos__77__q;
+    reg  spos__77__clock;
+    reg  spos__78__d;
+    wire  spos__78__q;
+    reg  spos__78__clock;
+    reg  spos__79__d;
+    wire  spos__79__q;
+    reg  spos__79__clock;
+    reg  spos__80__d;
+    wire  spos__80__q;
+    reg  spos__80__clock;
+    reg  spos__81__d;
+    wire  spos__81__q;
+    reg  spos__81__clock;
+    reg  spos__82__d;
+    wire  spos__82__q;
+    reg  spos__82__clock;
+    reg  spos__83__d;
+    wire  spos__83__q;
+    reg  spos__83__clock;
+    reg  spos__84__d;
+    wire  spos__84__q;
+    reg  spos__84__clock;
+    reg  spos__85__d;
+    wire  spos__85__q;
+    reg  spos__85__clock;
+    reg  spos__86__d;
+    wire  spos__86__q;
+    reg  spos__86__clock;
+    reg  spos__87__d;
+    wire  spos__87__q;
+    reg  spos__87__clock;
+    reg  spos__88__d;
+    wire  spos__88__q;
+    reg  spos__88__clock;
+    reg  spos__89__d;
+    wire  spos__89__q;
+    reg  spos__89__clock;
+    reg  spos__90__d;
+    wire  spos__90__q;
+    reg  spos__90__clock;
+    reg  spos__91__d;
+    wire  spos__91__q;
+    reg  spos__91__clock;
+    reg  spos__92__d;
+    wire  spos__92__q;
+    reg  spos__92__clock;
+    reg  spos__93__d;
+    wire  spos__93__q;
+    reg  spos__93__clock;
+    reg  spos__94__d;
+    wire  spos__94__q;
+    reg  spos__94__clock;
+    reg  spos__95__d;
+    wire  spos__95__q;
+    reg  spos__95__clock;
+    reg  spos__96__d;
+    wire  spos__96__q;
+    reg  spos__96__clock;
+    reg  spos__97__d;
+    wire  spos__97__q;
+    reg  spos__97__clock;
+    reg  spos__98__d;
+    wire  spos__98__q;
+    reg  spos__98__clock;
+    reg  spos__99__d;
+    wire  spos__99__q;
+    reg  spos__99__clock;
+    reg  spos__100__d;
+    wire  spos__100__q;
+    reg  spos__100__clock;
+    reg  spos__101__d;
+    wire  spos__101__q;
+    reg  spos__101__clock;
+    reg  spos__102__d;
+    wire  spos__102__q;
+    reg  spos__102__clock;
+    reg  spos__103__d;
+    wire  spos__103__q;
+    reg  spos__103__clock;
+    reg  spos__104__d;
+    wire  spos__104__q;
+    reg  spos__104__clock;
+    reg  spos__105__d;
+    wire  spos__105__q;
+    reg  spos__105__clock;
+    reg  spos__106__d;
+    wire  spos__106__q;
+    reg  spos__106__clock;
+    reg  spos__107__d;
+    wire  spos__107__q;
+    reg  spos__107__clock;
+    reg  spos__108__d;
+    wire  spos__108__q;
+    reg  spos__108__clock;
+    reg  spos__109__d;
+    wire  spos__109__q;
+    reg  spos__109__clock;
+    reg  spos__110__d;
+    wire  spos__110__q;
+    reg  spos__110__clock;
+    reg  spos__111__d;
+    wire  spos__111__q;
+    reg  spos__111__clock;
+    reg  spos__112__d;
+    wire  spos__112__q;
+    reg  spos__112__clock;
+    reg  spos__113__d;
+    wire  spos__113__q;
+    reg  spos__113__clock;
+    reg  spos__114__d;
+    wire  spos__114__q;
+    reg  spos__114__clock;
+    reg  spos__115__d;
+    wire  spos__115__q;
+    reg  spos__115__clock;
+    reg  spos__116__d;
+    wire  spos__116__q;
+    reg  spos__116__clock;
+    reg  spos__117__d;
+    wire  spos__117__q;
+    reg  spos__117__clock;
+    reg  spos__118__d;
+    wire  spos__118__q;
+    reg  spos__118__clock;
+    reg  spos__119__d;
+    wire  spos__119__q;
+    reg  spos__119__clock;
+    reg  spos__120__d;
+    wire  spos__120__q;
+    reg  spos__120__clock;
+    reg  spos__121__d;
+    wire  spos__121__q;
+    reg  spos__121__clock;
+    reg  spos__122__d;
+    wire  spos__122__q;
+    reg  spos__122__clock;
+    reg  spos__123__d;
+    wire  spos__123__q;
+    reg  spos__123__clock;
+    reg  spos__124__d;
+    wire  spos__124__q;
+    reg  spos__124__clock;
+    reg  spos__125__d;
+    wire  spos__125__q;
+    reg  spos__125__clock;
+    reg  spos__126__d;
+    wire  spos__126__q;
+    reg  spos__126__clock;
+    reg  spos__127__d;
+    wire  spos__127__q;
+    reg  spos__127__clock;
+    reg  spos__128__d;
+    wire  spos__128__q;
+    reg  spos__128__clock;
+    reg  spos__129__d;
+    wire  spos__129__q;
+    reg  spos__129__clock;
+    reg  spos__130__d;
+    wire  spos__130__q;
+    reg  spos__130__clock;
+    reg  spos__131__d;
+    wire  spos__131__q;
+    reg  spos__131__clock;
+    reg  spos__132__d;
+    wire  spos__132__q;
+    reg  spos__132__clock;
+    reg  spos__133__d;
+    wire  spos__133__q;
+    reg  spos__133__clock;
+    reg  spos__134__d;
+    wire  spos__134__q;
+    reg  spos__134__clock;
+    reg  spos__135__d;
+    wire  spos__135__q;
+    reg  spos__135__clock;
+    reg  spos__136__d;
+    wire  spos__136__q;
+    reg  spos__136__clock;
+    reg  spos__137__d;
+    wire  spos__137__q;
+    reg  spos__137__clock;
+    reg  spos__138__d;
+    wire  spos__138__q;
+    reg  spos__138__clock;
+    reg  spos__139__d;
+    wire  spos__139__q;
+    reg  spos__139__clock;
+    reg  spos__140__d;
+    wire  spos__140__q;
+    reg  spos__140__clock;
+    reg  spos__141__d;
+    wire  spos__141__q;
+    reg  spos__141__clock;
+    reg  spos__142__d;
+    wire  spos__142__q;
+    reg  spos__142__clock;
+    reg  spos__143__d;
+    wire  spos__143__q;
+    reg  spos__143__clock;
+    reg  spos__144__d;
+    wire  spos__144__q;
+    reg  spos__144__clock;
+    reg  spos__145__d;
+    wire  spos__145__q;
+    reg  spos__145__clock;
+    reg  spos__146__d;
+    wire  spos__146__q;
+    reg  spos__146__clock;
+    reg  spos__147__d;
+    wire  spos__147__q;
+    reg  spos__147__clock;
+    reg  spos__148__d;
+    wire  spos__148__q;
+    reg  spos__148__clock;
+    reg  spos__149__d;
+    wire  spos__149__q;
+    reg  spos__149__clock;
+    reg  spos__150__d;
+    wire  spos__150__q;
+    reg  spos__150__clock;
+    reg  spos__151__d;
+    wire  spos__151__q;
+    reg  spos__151__clock;
+    reg  spos__152__d;
+    wire  spos__152__q;
+    reg  spos__152__clock;
+    reg  spos__153__d;
+    wire  spos__153__q;
+    reg  spos__153__clock;
+    reg  spos__154__d;
+    wire  spos__154__q;
+    reg  spos__154__clock;
+    reg  spos__155__d;
+    wire  spos__155__q;
+    reg  spos__155__clock;
+    reg  spos__156__d;
+    wire  spos__156__q;
+    reg  spos__156__clock;
+    reg  spos__157__d;
+    wire  spos__157__q;
+    reg  spos__157__clock;
+    reg  spos__158__d;
+    wire  spos__158__q;
+    reg  spos__158__clock;
+    reg  spos__159__d;
+    wire  spos__159__q;
+    reg  spos__159__clock;
+    reg  spos__160__d;
+    wire  spos__160__q;
+    reg  spos__160__clock;
+    reg  spos__161__d;
+    wire  spos__161__q;
+    reg  spos__161__clock;
+    reg  spos__162__d;
+    wire  spos__162__q;
+    reg  spos__162__clock;
+    reg  spos__163__d;
+    wire  spos__163__q;
+    reg  spos__163__clock;
+    reg  spos__164__d;
+    wire  spos__164__q;
+    reg  spos__164__clock;
+    reg  spos__165__d;
+    wire  spos__165__q;
+    reg  spos__165__clock;
+    reg  spos__166__d;
+    wire  spos__166__q;
+    reg  spos__166__clock;
+    reg  spos__167__d;
+    wire  spos__167__q;
+    reg  spos__167__clock;
+    reg  spos__168__d;
+    wire  spos__168__q;
+    reg  spos__168__clock;
+    reg  spos__169__d;
+    wire  spos__169__q;
+    reg  spos__169__clock;
+    reg  spos__170__d;
+    wire  spos__170__q;
+    reg  spos__170__clock;
+    reg  spos__171__d;
+    wire  spos__171__q;
+    reg  spos__171__clock;
+    reg  spos__172__d;
+    wire  spos__172__q;
+    reg  spos__172__clock;
+    reg  spos__173__d;
+    wire  spos__173__q;
+    reg  spos__173__clock;
+    reg  spos__174__d;
+    wire  spos__174__q;
+    reg  spos__174__clock;
+    reg  spos__175__d;
+    wire  spos__175__q;
+    reg  spos__175__clock;
+    reg  spos__176__d;
+    wire  spos__176__q;
+    reg  spos__176__clock;
+    reg  spos__177__d;
+    wire  spos__177__q;
+    reg  spos__177__clock;
+    reg  spos__178__d;
+    wire  spos__178__q;
+    reg  spos__178__clock;
+    reg  spos__179__d;
+    wire  spos__179__q;
+    reg  spos__179__clock;
+    reg  spos__180__d;
+    wire  spos__180__q;
+    reg  spos__180__clock;
+    reg  spos__181__d;
+    wire  spos__181__q;
+    reg  spos__181__clock;
+    reg  spos__182__d;
+    wire  spos__182__q;
+    reg  spos__182__clock;
+    reg  spos__183__d;
+    wire  spos__183__q;
+    reg  spos__183__clock;
+    reg  spos__184__d;
+    wire  spos__184__q;
+    reg  spos__184__clock;
+    reg  spos__185__d;
+    wire  spos__185__q;
+    reg  spos__185__clock;
+    reg  spos__186__d;
+    wire  spos__186__q;
+    reg  spos__186__clock;
+    reg  spos__187__d;
+    wire  spos__187__q;
+    reg  spos__187__clock;
+    reg  spos__188__d;
+    wire  spos__188__q;
+    reg  spos__188__clock;
+    reg  spos__189__d;
+    wire  spos__189__q;
+    reg  spos__189__clock;
+    reg  spos__190__d;
+    wire  spos__190__q;
+    reg  spos__190__clock;
+    reg  spos__191__d;
+    wire  spos__191__q;
+    reg  spos__191__clock;
+    reg  spos__192__d;
+    wire  spos__192__q;
+    reg  spos__192__clock;
+    reg  spos__193__d;
+    wire  spos__193__q;
+    reg  spos__193__clock;
+    reg  spos__194__d;
+    wire  spos__194__q;
+    reg  spos__194__clock;
+    reg  spos__195__d;
+    wire  spos__195__q;
+    reg  spos__195__clock;
+    reg  spos__196__d;
+    wire  spos__196__q;
+    reg  spos__196__clock;
+    reg  spos__197__d;
+    wire  spos__197__q;
+    reg  spos__197__clock;
+    reg  spos__198__d;
+    wire  spos__198__q;
+    reg  spos__198__clock;
+    reg  spos__199__d;
+    wire  spos__199__q;
+    reg  spos__199__clock;
+    reg  spos__200__d;
+    wire  spos__200__q;
+    reg  spos__200__clock;
+    reg  spos__201__d;
+    wire  spos__201__q;
+    reg  spos__201__clock;
+    reg  spos__202__d;
+    wire  spos__202__q;
+    reg  spos__202__clock;
+    reg  spos__203__d;
+    wire  spos__203__q;
+    reg  spos__203__clock;
+    reg  spos__204__d;
+    wire  spos__204__q;
+    reg  spos__204__clock;
+    reg  spos__205__d;
+    wire  spos__205__q;
+    reg  spos__205__clock;
+    reg  spos__206__d;
+    wire  spos__206__q;
+    reg  spos__206__clock;
+    reg  spos__207__d;
+    wire  spos__207__q;
+    reg  spos__207__clock;
+    reg  spos__208__d;
+    wire  spos__208__q;
+    reg  spos__208__clock;
+    reg  spos__209__d;
+    wire  spos__209__q;
+    reg  spos__209__clock;
+    reg  spos__210__d;
+    wire  spos__210__q;
+    reg  spos__210__clock;
+    reg  spos__211__d;
+    wire  spos__211__q;
+    reg  spos__211__clock;
+    reg  spos__212__d;
+    wire  spos__212__q;
+    reg  spos__212__clock;
+    reg  spos__213__d;
+    wire  spos__213__q;
+    reg  spos__213__clock;
+    reg  spos__214__d;
+    wire  spos__214__q;
+    reg  spos__214__clock;
+    reg  spos__215__d;
+    wire  spos__215__q;
+    reg  spos__215__clock;
+    reg  spos__216__d;
+    wire  spos__216__q;
+    reg  spos__216__clock;
+    reg  spos__217__d;
+    wire  spos__217__q;
+    reg  spos__217__clock;
+    reg  spos__218__d;
+    wire  spos__218__q;
+    reg  spos__218__clock;
+    reg  spos__219__d;
+    wire  spos__219__q;
+    reg  spos__219__clock;
+    reg  spos__220__d;
+    wire  spos__220__q;
+    reg  spos__220__clock;
+    reg  spos__221__d;
+    wire  spos__221__q;
+    reg  spos__221__clock;
+    reg  spos__222__d;
+    wire  spos__222__q;
+    reg  spos__222__clock;
+    reg  spos__223__d;
+    wire  spos__223__q;
+    reg  spos__223__clock;
+    reg  spos__224__d;
+    wire  spos__224__q;
+    reg  spos__224__clock;
+    reg  spos__225__d;
+    wire  spos__225__q;
+    reg  spos__225__clock;
+    reg  spos__226__d;
+    wire  spos__226__q;
+    reg  spos__226__clock;
+    reg  spos__227__d;
+    wire  spos__227__q;
+    reg  spos__227__clock;
+    reg  spos__228__d;
+    wire  spos__228__q;
+    reg  spos__228__clock;
+    reg  spos__229__d;
+    wire  spos__229__q;
+    reg  spos__229__clock;
+    reg  spos__230__d;
+    wire  spos__230__q;
+    reg  spos__230__clock;
+    reg  spos__231__d;
+    wire  spos__231__q;
+    reg  spos__231__clock;
+    reg  spos__232__d;
+    wire  spos__232__q;
+    reg  spos__232__clock;
+    reg  spos__233__d;
+    wire  spos__233__q;
+    reg  spos__233__clock;
+    reg  spos__234__d;
+    wire  spos__234__q;
+    reg  spos__234__clock;
+    reg  spos__235__d;
+    wire  spos__235__q;
+    reg  spos__235__clock;
+    reg  spos__236__d;
+    wire  spos__236__q;
+    reg  spos__236__clock;
+    reg  spos__237__d;
+    wire  spos__237__q;
+    reg  spos__237__clock;
+    reg  spos__238__d;
+    wire  spos__238__q;
+    reg  spos__238__clock;
+    reg  spos__239__d;
+    wire  spos__239__q;
+    reg  spos__239__clock;
     reg  [7:0] scol__0__d;
     wire  [7:0] scol__0__q;
     reg  scol__0__clock;
@@ -1990,218 +2709,46 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     reg  [31:0] i_pos__1;
     reg  [31:0] i_pos__2;
     reg  [31:0] i_pos__3;
-    reg  [15:0] i_s__0;
-    reg  [15:0] i_s__1;
-    reg  [15:0] i_s__2;
-    reg  [15:0] i_s__3;
-    reg  [15:0] i_s__4;
-    reg  [15:0] i_s__5;
-    reg  [15:0] i_s__6;
-    reg  [15:0] i_s__7;
-    reg  [15:0] i_s__8;
-    reg  [15:0] i_s__9;
-    reg  [15:0] i_s__10;
-    reg  [15:0] i_s__11;
-    reg  [15:0] i_s__12;
-    reg  [15:0] i_s__13;
-    reg  [15:0] i_s__14;
-    reg  [15:0] i_s__15;
-    reg  [15:0] i_d__0;
-    reg  [15:0] i_d__1;
-    reg  [15:0] i_d__2;
-    reg  [15:0] i_d__3;
-    reg  [15:0] i_d__4;
-    reg  [15:0] i_d__5;
-    reg  [15:0] i_d__6;
-    reg  [15:0] i_d__7;
-    reg  [15:0] i_d__8;
-    reg  [15:0] i_d__9;
-    reg  [15:0] i_d__10;
-    reg  [15:0] i_d__11;
-    reg  [15:0] i_d__12;
-    reg  [15:0] i_d__13;
-    reg  [15:0] i_d__14;
-    reg  [15:0] i_d__15;
+    reg  [7:0] i_s__0;
+    reg  [7:0] i_s__1;
+    reg  [7:0] i_s__2;
+    reg  [7:0] i_s__3;
+    reg  [7:0] i_s__4;
+    reg  [7:0] i_s__5;
+    reg  [7:0] i_s__6;
+    reg  [7:0] i_s__7;
+    reg  [7:0] i_s__8;
+    reg  [7:0] i_s__9;
+    reg  [7:0] i_s__10;
+    reg  [7:0] i_s__11;
+    reg  [7:0] i_s__12;
+    reg  [7:0] i_s__13;
+    reg  [7:0] i_s__14;
+    reg  [7:0] i_s__15;
+    reg  [7:0] i_d__0;
+    reg  [7:0] i_d__1;
+    reg  [7:0] i_d__2;
+    reg  [7:0] i_d__3;
+    reg  [7:0] i_d__4;
+    reg  [7:0] i_d__5;
+    reg  [7:0] i_d__6;
+    reg  [7:0] i_d__7;
+    reg  [7:0] i_d__8;
+    reg  [7:0] i_d__9;
+    reg  [7:0] i_d__10;
+    reg  [7:0] i_d__11;
+    reg  [7:0] i_d__12;
+    reg  [7:0] i_d__13;
+    reg  [7:0] i_d__14;
+    reg  [7:0] i_d__15;
     reg  [7:0] i_st__0;
     reg  [7:0] i_st__1;
     reg  [7:0] i_st__2;
     reg  [7:0] i_st__3;
-    reg  beq__0;
-    reg  beq__1;
-    reg  beq__2;
-    reg  beq__3;
-    reg  beq__4;
-    reg  beq__5;
-    reg  beq__6;
-    reg  beq__7;
-    reg  beq__8;
-    reg  beq__9;
-    reg  beq__10;
-    reg  beq__11;
-    reg  beq__12;
-    reg  beq__13;
-    reg  beq__14;
-    reg  beq__15;
-    reg  bceq__0;
-    reg  bceq__1;
-    reg  bceq__2;
-    reg  bceq__3;
-    reg  bceq__4;
-    reg  bceq__5;
-    reg  bceq__6;
-    reg  bceq__7;
-    reg  bceq__8;
-    reg  bceq__9;
-    reg  bceq__10;
-    reg  bceq__11;
-    reg  bceq__12;
-    reg  bceq__13;
-    reg  bceq__14;
-    reg  bceq__15;
-    reg  bceq__16;
-    reg  bceq__17;
-    reg  bceq__18;
-    reg  bceq__19;
-    reg  bceq__20;
-    reg  bceq__21;
-    reg  bceq__22;
-    reg  bceq__23;
-    reg  bceq__24;
-    reg  bceq__25;
-    reg  bceq__26;
-    reg  bceq__27;
-    reg  bceq__28;
-    reg  bceq__29;
-    reg  bceq__30;
-    reg  bceq__31;
-    reg  bceq__32;
-    reg  bceq__33;
-    reg  bceq__34;
-    reg  bceq__35;
-    reg  bceq__36;
-    reg  bceq__37;
-    reg  bceq__38;
-    reg  bceq__39;
-    reg  bceq__40;
-    reg  bceq__41;
-    reg  bceq__42;
-    reg  bceq__43;
-    reg  bceq__44;
-    reg  bceq__45;
-    reg  bceq__46;
-    reg  bceq__47;
-    reg  bceq__48;
-    reg  bceq__49;
-    reg  bceq__50;
-    reg  bceq__51;
-    reg  bceq__52;
-    reg  bceq__53;
-    reg  bceq__54;
-    reg  bceq__55;
-    reg  bceq__56;
-    reg  bceq__57;
-    reg  bceq__58;
-    reg  bceq__59;
-    reg  bceq__60;
-    reg  bceq__61;
-    reg  bceq__62;
-    reg  bceq__63;
-    reg  bfm__0;
-    reg  bfm__1;
-    reg  bfm__2;
-    reg  bfm__3;
-    reg  bfm__4;
-    reg  bfm__5;
-    reg  bfm__6;
-    reg  bfm__7;
-    reg  bfm__8;
-    reg  bfm__9;
-    reg  bfm__10;
-    reg  bfm__11;
-    reg  bfm__12;
-    reg  bfm__13;
-    reg  bfm__14;
-    reg  bfm__15;
-    reg  bfm__16;
-    reg  bfm__17;
-    reg  bfm__18;
-    reg  bfm__19;
-    reg  bfm__20;
-    reg  bfm__21;
-    reg  bfm__22;
-    reg  bfm__23;
-    reg  bfm__24;
-    reg  bfm__25;
-    reg  bfm__26;
-    reg  bfm__27;
-    reg  bfm__28;
-    reg  bfm__29;
-    reg  bfm__30;
-    reg  bfm__31;
-    reg  binf__0;
-    reg  binf__1;
-    reg  binf__2;
-    reg  binf__3;
-    reg  [2:0] binf_k__0;
-    reg  [2:0] binf_k__1;
-    reg  [2:0] binf_k__2;
-    reg  [2:0] binf_k__3;
-    reg  binf_l__0;
-    reg  binf_l__1;
-    reg  binf_l__2;
-    reg  binf_l__3;
-    reg  bmrg__0;
-    reg  bmrg__1;
-    reg  bmrg__2;
-    reg  bmrg__3;
-    reg  bmlane__0;
-    reg  bmlane__1;
-    reg  bmlane__2;
-    reg  bmlane__3;
-    reg  bhs__0;
-    reg  bhs__1;
-    reg  bhs__2;
-    reg  bhs__3;
-    reg  bhs__4;
-    reg  bhs__5;
-    reg  bhs__6;
-    reg  bhs__7;
-    reg  bhs__8;
-    reg  bhs__9;
-    reg  bhs__10;
-    reg  bhs__11;
-    reg  bhs__12;
-    reg  bhs__13;
-    reg  bhs__14;
-    reg  bhs__15;
-    reg  bhl__0;
-    reg  bhl__1;
-    reg  bhl__2;
-    reg  bhl__3;
-    reg  bhl__4;
-    reg  bhl__5;
-    reg  bhl__6;
-    reg  bhl__7;
-    reg  bhl__8;
-    reg  bhl__9;
-    reg  bhl__10;
-    reg  bhl__11;
-    reg  bhl__12;
-    reg  bhl__13;
-    reg  bhl__14;
-    reg  bhl__15;
-    reg  blv__0;
-    reg  blv__1;
-    reg  blv__2;
-    reg  blv__3;
     reg  keep__0;
     reg  keep__1;
     reg  keep__2;
     reg  keep__3;
-    reg  keep2__0;
-    reg  keep2__1;
-    reg  keep2__2;
-    reg  keep2__3;
     reg  peq__0;
     reg  peq__1;
     reg  peq__2;
@@ -2421,22 +2968,22 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     reg  [2:0] cnt__4;
     reg  is_v__0;
     reg  is_v__1;
-    reg  [15:0] is_s__0;
-    reg  [15:0] is_s__1;
-    reg  [15:0] is_s__2;
-    reg  [15:0] is_s__3;
-    reg  [15:0] is_s__4;
-    reg  [15:0] is_s__5;
-    reg  [15:0] is_s__6;
-    reg  [15:0] is_s__7;
-    reg  [15:0] is_d__0;
-    reg  [15:0] is_d__1;
-    reg  [15:0] is_d__2;
-    reg  [15:0] is_d__3;
-    reg  [15:0] is_d__4;
-    reg  [15:0] is_d__5;
-    reg  [15:0] is_d__6;
-    reg  [15:0] is_d__7;
+    reg  [7:0] is_s__0;
+    reg  [7:0] is_s__1;
+    reg  [7:0] is_s__2;
+    reg  [7:0] is_s__3;
+    reg  [7:0] is_s__4;
+    reg  [7:0] is_s__5;
+    reg  [7:0] is_s__6;
+    reg  [7:0] is_s__7;
+    reg  [7:0] is_d__0;
+    reg  [7:0] is_d__1;
+    reg  [7:0] is_d__2;
+    reg  [7:0] is_d__3;
+    reg  [7:0] is_d__4;
+    reg  [7:0] is_d__5;
+    reg  [7:0] is_d__6;
+    reg  [7:0] is_d__7;
     reg  [7:0] is_st__0;
     reg  [7:0] is_st__1;
     reg  en__0;
@@ -2571,6 +3118,286 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         .d(ppos__3__d),
         .q(ppos__3__q),
         .clock(ppos__3__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__4 ppos__4(
+        .d(ppos__4__d),
+        .q(ppos__4__q),
+        .clock(ppos__4__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__5 ppos__5(
+        .d(ppos__5__d),
+        .q(ppos__5__q),
+        .clock(ppos__5__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__6 ppos__6(
+        .d(ppos__6__d),
+        .q(ppos__6__q),
+        .clock(ppos__6__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__7 ppos__7(
+        .d(ppos__7__d),
+        .q(ppos__7__q),
+        .clock(ppos__7__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__8 ppos__8(
+        .d(ppos__8__d),
+        .q(ppos__8__q),
+        .clock(ppos__8__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__9 ppos__9(
+        .d(ppos__9__d),
+        .q(ppos__9__q),
+        .clock(ppos__9__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__10 ppos__10(
+        .d(ppos__10__d),
+        .q(ppos__10__q),
+        .clock(ppos__10__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__11 ppos__11(
+        .d(ppos__11__d),
+        .q(ppos__11__q),
+        .clock(ppos__11__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__12 ppos__12(
+        .d(ppos__12__d),
+        .q(ppos__12__q),
+        .clock(ppos__12__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__13 ppos__13(
+        .d(ppos__13__d),
+        .q(ppos__13__q),
+        .clock(ppos__13__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__14 ppos__14(
+        .d(ppos__14__d),
+        .q(ppos__14__q),
+        .clock(ppos__14__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__15 ppos__15(
+        .d(ppos__15__d),
+        .q(ppos__15__q),
+        .clock(ppos__15__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__16 ppos__16(
+        .d(ppos__16__d),
+        .q(ppos__16__q),
+        .clock(ppos__16__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__17 ppos__17(
+        .d(ppos__17__d),
+        .q(ppos__17__q),
+        .clock(ppos__17__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__18 ppos__18(
+        .d(ppos__18__d),
+        .q(ppos__18__q),
+        .clock(ppos__18__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__19 ppos__19(
+        .d(ppos__19__d),
+        .q(ppos__19__q),
+        .clock(ppos__19__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__20 ppos__20(
+        .d(ppos__20__d),
+        .q(ppos__20__q),
+        .clock(ppos__20__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__21 ppos__21(
+        .d(ppos__21__d),
+        .q(ppos__21__q),
+        .clock(ppos__21__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__22 ppos__22(
+        .d(ppos__22__d),
+        .q(ppos__22__q),
+        .clock(ppos__22__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__23 ppos__23(
+        .d(ppos__23__d),
+        .q(ppos__23__q),
+        .clock(ppos__23__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__24 ppos__24(
+        .d(ppos__24__d),
+        .q(ppos__24__q),
+        .clock(ppos__24__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__25 ppos__25(
+        .d(ppos__25__d),
+        .q(ppos__25__q),
+        .clock(ppos__25__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__26 ppos__26(
+        .d(ppos__26__d),
+        .q(ppos__26__q),
+        .clock(ppos__26__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__27 ppos__27(
+        .d(ppos__27__d),
+        .q(ppos__27__q),
+        .clock(ppos__27__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__28 ppos__28(
+        .d(ppos__28__d),
+        .q(ppos__28__q),
+        .clock(ppos__28__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__29 ppos__29(
+        .d(ppos__29__d),
+        .q(ppos__29__q),
+        .clock(ppos__29__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__30 ppos__30(
+        .d(ppos__30__d),
+        .q(ppos__30__q),
+        .clock(ppos__30__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__31 ppos__31(
+        .d(ppos__31__d),
+        .q(ppos__31__q),
+        .clock(ppos__31__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__32 ppos__32(
+        .d(ppos__32__d),
+        .q(ppos__32__q),
+        .clock(ppos__32__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__33 ppos__33(
+        .d(ppos__33__d),
+        .q(ppos__33__q),
+        .clock(ppos__33__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__34 ppos__34(
+        .d(ppos__34__d),
+        .q(ppos__34__q),
+        .clock(ppos__34__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__35 ppos__35(
+        .d(ppos__35__d),
+        .q(ppos__35__q),
+        .clock(ppos__35__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__36 ppos__36(
+        .d(ppos__36__d),
+        .q(ppos__36__q),
+        .clock(ppos__36__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__37 ppos__37(
+        .d(ppos__37__d),
+        .q(ppos__37__q),
+        .clock(ppos__37__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__38 ppos__38(
+        .d(ppos__38__d),
+        .q(ppos__38__q),
+        .clock(ppos__38__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__39 ppos__39(
+        .d(ppos__39__d),
+        .q(ppos__39__q),
+        .clock(ppos__39__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__40 ppos__40(
+        .d(ppos__40__d),
+        .q(ppos__40__q),
+        .clock(ppos__40__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__41 ppos__41(
+        .d(ppos__41__d),
+        .q(ppos__41__q),
+        .clock(ppos__41__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__42 ppos__42(
+        .d(ppos__42__d),
+        .q(ppos__42__q),
+        .clock(ppos__42__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__43 ppos__43(
+        .d(ppos__43__d),
+        .q(ppos__43__q),
+        .clock(ppos__43__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__44 ppos__44(
+        .d(ppos__44__d),
+        .q(ppos__44__q),
+        .clock(ppos__44__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__45 ppos__45(
+        .d(ppos__45__d),
+        .q(ppos__45__q),
+        .clock(ppos__45__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__46 ppos__46(
+        .d(ppos__46__d),
+        .q(ppos__46__q),
+        .clock(ppos__46__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__47 ppos__47(
+        .d(ppos__47__d),
+        .q(ppos__47__q),
+        .clock(ppos__47__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__48 ppos__48(
+        .d(ppos__48__d),
+        .q(ppos__48__q),
+        .clock(ppos__48__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__49 ppos__49(
+        .d(ppos__49__d),
+        .q(ppos__49__q),
+        .clock(ppos__49__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__50 ppos__50(
+        .d(ppos__50__d),
+        .q(ppos__50__q),
+        .clock(ppos__50__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__51 ppos__51(
+        .d(ppos__51__d),
+        .q(ppos__51__q),
+        .clock(ppos__51__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__52 ppos__52(
+        .d(ppos__52__d),
+        .q(ppos__52__q),
+        .clock(ppos__52__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__53 ppos__53(
+        .d(ppos__53__d),
+        .q(ppos__53__q),
+        .clock(ppos__53__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__54 ppos__54(
+        .d(ppos__54__d),
+        .q(ppos__54__q),
+        .clock(ppos__54__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__55 ppos__55(
+        .d(ppos__55__d),
+        .q(ppos__55__q),
+        .clock(ppos__55__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__56 ppos__56(
+        .d(ppos__56__d),
+        .q(ppos__56__q),
+        .clock(ppos__56__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__57 ppos__57(
+        .d(ppos__57__d),
+        .q(ppos__57__q),
+        .clock(ppos__57__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__58 ppos__58(
+        .d(ppos__58__d),
+        .q(ppos__58__q),
+        .clock(ppos__58__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__ppos__59 ppos__59(
+        .d(ppos__59__d),
+        .q(ppos__59__q),
+        .clock(ppos__59__clock)
     );
     tilerast_pixel_back_end_ice40_1x__blender__ps__0 ps__0(
         .d(ps__0__d),
@@ -2751,226 +3578,6 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         .d(pst__3__d),
         .q(pst__3__q),
         .clock(pst__3__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bv__0 bv__0(
-        .d(bv__0__d),
-        .q(bv__0__q),
-        .clock(bv__0__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bv__1 bv__1(
-        .d(bv__1__d),
-        .q(bv__1__q),
-        .clock(bv__1__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bv__2 bv__2(
-        .d(bv__2__d),
-        .q(bv__2__q),
-        .clock(bv__2__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bv__3 bv__3(
-        .d(bv__3__d),
-        .q(bv__3__q),
-        .clock(bv__3__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bpos__0 bpos__0(
-        .d(bpos__0__d),
-        .q(bpos__0__q),
-        .clock(bpos__0__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bpos__1 bpos__1(
-        .d(bpos__1__d),
-        .q(bpos__1__q),
-        .clock(bpos__1__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bpos__2 bpos__2(
-        .d(bpos__2__d),
-        .q(bpos__2__q),
-        .clock(bpos__2__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bpos__3 bpos__3(
-        .d(bpos__3__d),
-        .q(bpos__3__q),
-        .clock(bpos__3__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__0 bs__0(
-        .d(bs__0__d),
-        .q(bs__0__q),
-        .clock(bs__0__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__1 bs__1(
-        .d(bs__1__d),
-        .q(bs__1__q),
-        .clock(bs__1__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__2 bs__2(
-        .d(bs__2__d),
-        .q(bs__2__q),
-        .clock(bs__2__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__3 bs__3(
-        .d(bs__3__d),
-        .q(bs__3__q),
-        .clock(bs__3__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__4 bs__4(
-        .d(bs__4__d),
-        .q(bs__4__q),
-        .clock(bs__4__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__5 bs__5(
-        .d(bs__5__d),
-        .q(bs__5__q),
-        .clock(bs__5__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__6 bs__6(
-        .d(bs__6__d),
-        .q(bs__6__q),
-        .clock(bs__6__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__7 bs__7(
-        .d(bs__7__d),
-        .q(bs__7__q),
-        .clock(bs__7__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__8 bs__8(
-        .d(bs__8__d),
-        .q(bs__8__q),
-        .clock(bs__8__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__9 bs__9(
-        .d(bs__9__d),
-        .q(bs__9__q),
-        .clock(bs__9__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__10 bs__10(
-        .d(bs__10__d),
-        .q(bs__10__q),
-        .clock(bs__10__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__11 bs__11(
-        .d(bs__11__d),
-        .q(bs__11__q),
-        .clock(bs__11__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__12 bs__12(
-        .d(bs__12__d),
-        .q(bs__12__q),
-        .clock(bs__12__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__13 bs__13(
-        .d(bs__13__d),
-        .q(bs__13__q),
-        .clock(bs__13__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__14 bs__14(
-        .d(bs__14__d),
-        .q(bs__14__q),
-        .clock(bs__14__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bs__15 bs__15(
-        .d(bs__15__d),
-        .q(bs__15__q),
-        .clock(bs__15__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__0 bd__0(
-        .d(bd__0__d),
-        .q(bd__0__q),
-        .clock(bd__0__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__1 bd__1(
-        .d(bd__1__d),
-        .q(bd__1__q),
-        .clock(bd__1__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__2 bd__2(
-        .d(bd__2__d),
-        .q(bd__2__q),
-        .clock(bd__2__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__3 bd__3(
-        .d(bd__3__d),
-        .q(bd__3__q),
-        .clock(bd__3__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__4 bd__4(
-        .d(bd__4__d),
-        .q(bd__4__q),
-        .clock(bd__4__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__5 bd__5(
-        .d(bd__5__d),
-        .q(bd__5__q),
-        .clock(bd__5__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__6 bd__6(
-        .d(bd__6__d),
-        .q(bd__6__q),
-        .clock(bd__6__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__7 bd__7(
-        .d(bd__7__d),
-        .q(bd__7__q),
-        .clock(bd__7__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__8 bd__8(
-        .d(bd__8__d),
-        .q(bd__8__q),
-        .clock(bd__8__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__9 bd__9(
-        .d(bd__9__d),
-        .q(bd__9__q),
-        .clock(bd__9__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__10 bd__10(
-        .d(bd__10__d),
-        .q(bd__10__q),
-        .clock(bd__10__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__11 bd__11(
-        .d(bd__11__d),
-        .q(bd__11__q),
-        .clock(bd__11__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__12 bd__12(
-        .d(bd__12__d),
-        .q(bd__12__q),
-        .clock(bd__12__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__13 bd__13(
-        .d(bd__13__d),
-        .q(bd__13__q),
-        .clock(bd__13__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__14 bd__14(
-        .d(bd__14__d),
-        .q(bd__14__q),
-        .clock(bd__14__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bd__15 bd__15(
-        .d(bd__15__d),
-        .q(bd__15__q),
-        .clock(bd__15__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bst__0 bst__0(
-        .d(bst__0__d),
-        .q(bst__0__q),
-        .clock(bst__0__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bst__1 bst__1(
-        .d(bst__1__d),
-        .q(bst__1__q),
-        .clock(bst__1__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bst__2 bst__2(
-        .d(bst__2__d),
-        .q(bst__2__q),
-        .clock(bst__2__clock)
-    );
-    tilerast_pixel_back_end_ice40_1x__blender__bst__3 bst__3(
-        .d(bst__3__d),
-        .q(bst__3__q),
-        .clock(bst__3__clock)
     );
     tilerast_pixel_back_end_ice40_1x__blender__qv__0 qv__0(
         .d(qv__0__d),
@@ -3932,6 +4539,1126 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         .q(spos__15__q),
         .clock(spos__15__clock)
     );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__16 spos__16(
+        .d(spos__16__d),
+        .q(spos__16__q),
+        .clock(spos__16__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__17 spos__17(
+        .d(spos__17__d),
+        .q(spos__17__q),
+        .clock(spos__17__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__18 spos__18(
+        .d(spos__18__d),
+        .q(spos__18__q),
+        .clock(spos__18__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__19 spos__19(
+        .d(spos__19__d),
+        .q(spos__19__q),
+        .clock(spos__19__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__20 spos__20(
+        .d(spos__20__d),
+        .q(spos__20__q),
+        .clock(spos__20__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__21 spos__21(
+        .d(spos__21__d),
+        .q(spos__21__q),
+        .clock(spos__21__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__22 spos__22(
+        .d(spos__22__d),
+        .q(spos__22__q),
+        .clock(spos__22__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__23 spos__23(
+        .d(spos__23__d),
+        .q(spos__23__q),
+        .clock(spos__23__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__24 spos__24(
+        .d(spos__24__d),
+        .q(spos__24__q),
+        .clock(spos__24__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__25 spos__25(
+        .d(spos__25__d),
+        .q(spos__25__q),
+        .clock(spos__25__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__26 spos__26(
+        .d(spos__26__d),
+        .q(spos__26__q),
+        .clock(spos__26__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__27 spos__27(
+        .d(spos__27__d),
+        .q(spos__27__q),
+        .clock(spos__27__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__28 spos__28(
+        .d(spos__28__d),
+        .q(spos__28__q),
+        .clock(spos__28__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__29 spos__29(
+        .d(spos__29__d),
+        .q(spos__29__q),
+        .clock(spos__29__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__30 spos__30(
+        .d(spos__30__d),
+        .q(spos__30__q),
+        .clock(spos__30__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__31 spos__31(
+        .d(spos__31__d),
+        .q(spos__31__q),
+        .clock(spos__31__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__32 spos__32(
+        .d(spos__32__d),
+        .q(spos__32__q),
+        .clock(spos__32__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__33 spos__33(
+        .d(spos__33__d),
+        .q(spos__33__q),
+        .clock(spos__33__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__34 spos__34(
+        .d(spos__34__d),
+        .q(spos__34__q),
+        .clock(spos__34__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__35 spos__35(
+        .d(spos__35__d),
+        .q(spos__35__q),
+        .clock(spos__35__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__36 spos__36(
+        .d(spos__36__d),
+        .q(spos__36__q),
+        .clock(spos__36__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__37 spos__37(
+        .d(spos__37__d),
+        .q(spos__37__q),
+        .clock(spos__37__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__38 spos__38(
+        .d(spos__38__d),
+        .q(spos__38__q),
+        .clock(spos__38__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__39 spos__39(
+        .d(spos__39__d),
+        .q(spos__39__q),
+        .clock(spos__39__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__40 spos__40(
+        .d(spos__40__d),
+        .q(spos__40__q),
+        .clock(spos__40__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__41 spos__41(
+        .d(spos__41__d),
+        .q(spos__41__q),
+        .clock(spos__41__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__42 spos__42(
+        .d(spos__42__d),
+        .q(spos__42__q),
+        .clock(spos__42__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__43 spos__43(
+        .d(spos__43__d),
+        .q(spos__43__q),
+        .clock(spos__43__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__44 spos__44(
+        .d(spos__44__d),
+        .q(spos__44__q),
+        .clock(spos__44__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__45 spos__45(
+        .d(spos__45__d),
+        .q(spos__45__q),
+        .clock(spos__45__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__46 spos__46(
+        .d(spos__46__d),
+        .q(spos__46__q),
+        .clock(spos__46__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__47 spos__47(
+        .d(spos__47__d),
+        .q(spos__47__q),
+        .clock(spos__47__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__48 spos__48(
+        .d(spos__48__d),
+        .q(spos__48__q),
+        .clock(spos__48__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__49 spos__49(
+        .d(spos__49__d),
+        .q(spos__49__q),
+        .clock(spos__49__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__50 spos__50(
+        .d(spos__50__d),
+        .q(spos__50__q),
+        .clock(spos__50__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__51 spos__51(
+        .d(spos__51__d),
+        .q(spos__51__q),
+        .clock(spos__51__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__52 spos__52(
+        .d(spos__52__d),
+        .q(spos__52__q),
+        .clock(spos__52__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__53 spos__53(
+        .d(spos__53__d),
+        .q(spos__53__q),
+        .clock(spos__53__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__54 spos__54(
+        .d(spos__54__d),
+        .q(spos__54__q),
+        .clock(spos__54__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__55 spos__55(
+        .d(spos__55__d),
+        .q(spos__55__q),
+        .clock(spos__55__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__56 spos__56(
+        .d(spos__56__d),
+        .q(spos__56__q),
+        .clock(spos__56__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__57 spos__57(
+        .d(spos__57__d),
+        .q(spos__57__q),
+        .clock(spos__57__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__58 spos__58(
+        .d(spos__58__d),
+        .q(spos__58__q),
+        .clock(spos__58__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__59 spos__59(
+        .d(spos__59__d),
+        .q(spos__59__q),
+        .clock(spos__59__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__60 spos__60(
+        .d(spos__60__d),
+        .q(spos__60__q),
+        .clock(spos__60__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__61 spos__61(
+        .d(spos__61__d),
+        .q(spos__61__q),
+        .clock(spos__61__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__62 spos__62(
+        .d(spos__62__d),
+        .q(spos__62__q),
+        .clock(spos__62__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__63 spos__63(
+        .d(spos__63__d),
+        .q(spos__63__q),
+        .clock(spos__63__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__64 spos__64(
+        .d(spos__64__d),
+        .q(spos__64__q),
+        .clock(spos__64__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__65 spos__65(
+        .d(spos__65__d),
+        .q(spos__65__q),
+        .clock(spos__65__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__66 spos__66(
+        .d(spos__66__d),
+        .q(spos__66__q),
+        .clock(spos__66__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__67 spos__67(
+        .d(spos__67__d),
+        .q(spos__67__q),
+        .clock(spos__67__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__68 spos__68(
+        .d(spos__68__d),
+        .q(spos__68__q),
+        .clock(spos__68__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__69 spos__69(
+        .d(spos__69__d),
+        .q(spos__69__q),
+        .clock(spos__69__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__70 spos__70(
+        .d(spos__70__d),
+        .q(spos__70__q),
+        .clock(spos__70__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__71 spos__71(
+        .d(spos__71__d),
+        .q(spos__71__q),
+        .clock(spos__71__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__72 spos__72(
+        .d(spos__72__d),
+        .q(spos__72__q),
+        .clock(spos__72__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__73 spos__73(
+        .d(spos__73__d),
+        .q(spos__73__q),
+        .clock(spos__73__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__74 spos__74(
+        .d(spos__74__d),
+        .q(spos__74__q),
+        .clock(spos__74__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__75 spos__75(
+        .d(spos__75__d),
+        .q(spos__75__q),
+        .clock(spos__75__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__76 spos__76(
+        .d(spos__76__d),
+        .q(spos__76__q),
+        .clock(spos__76__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__77 spos__77(
+        .d(spos__77__d),
+        .q(spos__77__q),
+        .clock(spos__77__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__78 spos__78(
+        .d(spos__78__d),
+        .q(spos__78__q),
+        .clock(spos__78__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__79 spos__79(
+        .d(spos__79__d),
+        .q(spos__79__q),
+        .clock(spos__79__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__80 spos__80(
+        .d(spos__80__d),
+        .q(spos__80__q),
+        .clock(spos__80__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__81 spos__81(
+        .d(spos__81__d),
+        .q(spos__81__q),
+        .clock(spos__81__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__82 spos__82(
+        .d(spos__82__d),
+        .q(spos__82__q),
+        .clock(spos__82__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__83 spos__83(
+        .d(spos__83__d),
+        .q(spos__83__q),
+        .clock(spos__83__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__84 spos__84(
+        .d(spos__84__d),
+        .q(spos__84__q),
+        .clock(spos__84__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__85 spos__85(
+        .d(spos__85__d),
+        .q(spos__85__q),
+        .clock(spos__85__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__86 spos__86(
+        .d(spos__86__d),
+        .q(spos__86__q),
+        .clock(spos__86__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__87 spos__87(
+        .d(spos__87__d),
+        .q(spos__87__q),
+        .clock(spos__87__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__88 spos__88(
+        .d(spos__88__d),
+        .q(spos__88__q),
+        .clock(spos__88__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__89 spos__89(
+        .d(spos__89__d),
+        .q(spos__89__q),
+        .clock(spos__89__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__90 spos__90(
+        .d(spos__90__d),
+        .q(spos__90__q),
+        .clock(spos__90__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__91 spos__91(
+        .d(spos__91__d),
+        .q(spos__91__q),
+        .clock(spos__91__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__92 spos__92(
+        .d(spos__92__d),
+        .q(spos__92__q),
+        .clock(spos__92__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__93 spos__93(
+        .d(spos__93__d),
+        .q(spos__93__q),
+        .clock(spos__93__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__94 spos__94(
+        .d(spos__94__d),
+        .q(spos__94__q),
+        .clock(spos__94__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__95 spos__95(
+        .d(spos__95__d),
+        .q(spos__95__q),
+        .clock(spos__95__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__96 spos__96(
+        .d(spos__96__d),
+        .q(spos__96__q),
+        .clock(spos__96__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__97 spos__97(
+        .d(spos__97__d),
+        .q(spos__97__q),
+        .clock(spos__97__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__98 spos__98(
+        .d(spos__98__d),
+        .q(spos__98__q),
+        .clock(spos__98__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__99 spos__99(
+        .d(spos__99__d),
+        .q(spos__99__q),
+        .clock(spos__99__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__100 spos__100(
+        .d(spos__100__d),
+        .q(spos__100__q),
+        .clock(spos__100__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__101 spos__101(
+        .d(spos__101__d),
+        .q(spos__101__q),
+        .clock(spos__101__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__102 spos__102(
+        .d(spos__102__d),
+        .q(spos__102__q),
+        .clock(spos__102__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__103 spos__103(
+        .d(spos__103__d),
+        .q(spos__103__q),
+        .clock(spos__103__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__104 spos__104(
+        .d(spos__104__d),
+        .q(spos__104__q),
+        .clock(spos__104__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__105 spos__105(
+        .d(spos__105__d),
+        .q(spos__105__q),
+        .clock(spos__105__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__106 spos__106(
+        .d(spos__106__d),
+        .q(spos__106__q),
+        .clock(spos__106__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__107 spos__107(
+        .d(spos__107__d),
+        .q(spos__107__q),
+        .clock(spos__107__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__108 spos__108(
+        .d(spos__108__d),
+        .q(spos__108__q),
+        .clock(spos__108__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__109 spos__109(
+        .d(spos__109__d),
+        .q(spos__109__q),
+        .clock(spos__109__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__110 spos__110(
+        .d(spos__110__d),
+        .q(spos__110__q),
+        .clock(spos__110__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__111 spos__111(
+        .d(spos__111__d),
+        .q(spos__111__q),
+        .clock(spos__111__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__112 spos__112(
+        .d(spos__112__d),
+        .q(spos__112__q),
+        .clock(spos__112__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__113 spos__113(
+        .d(spos__113__d),
+        .q(spos__113__q),
+        .clock(spos__113__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__114 spos__114(
+        .d(spos__114__d),
+        .q(spos__114__q),
+        .clock(spos__114__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__115 spos__115(
+        .d(spos__115__d),
+        .q(spos__115__q),
+        .clock(spos__115__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__116 spos__116(
+        .d(spos__116__d),
+        .q(spos__116__q),
+        .clock(spos__116__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__117 spos__117(
+        .d(spos__117__d),
+        .q(spos__117__q),
+        .clock(spos__117__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__118 spos__118(
+        .d(spos__118__d),
+        .q(spos__118__q),
+        .clock(spos__118__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__119 spos__119(
+        .d(spos__119__d),
+        .q(spos__119__q),
+        .clock(spos__119__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__120 spos__120(
+        .d(spos__120__d),
+        .q(spos__120__q),
+        .clock(spos__120__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__121 spos__121(
+        .d(spos__121__d),
+        .q(spos__121__q),
+        .clock(spos__121__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__122 spos__122(
+        .d(spos__122__d),
+        .q(spos__122__q),
+        .clock(spos__122__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__123 spos__123(
+        .d(spos__123__d),
+        .q(spos__123__q),
+        .clock(spos__123__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__124 spos__124(
+        .d(spos__124__d),
+        .q(spos__124__q),
+        .clock(spos__124__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__125 spos__125(
+        .d(spos__125__d),
+        .q(spos__125__q),
+        .clock(spos__125__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__126 spos__126(
+        .d(spos__126__d),
+        .q(spos__126__q),
+        .clock(spos__126__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__127 spos__127(
+        .d(spos__127__d),
+        .q(spos__127__q),
+        .clock(spos__127__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__128 spos__128(
+        .d(spos__128__d),
+        .q(spos__128__q),
+        .clock(spos__128__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__129 spos__129(
+        .d(spos__129__d),
+        .q(spos__129__q),
+        .clock(spos__129__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__130 spos__130(
+        .d(spos__130__d),
+        .q(spos__130__q),
+        .clock(spos__130__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__131 spos__131(
+        .d(spos__131__d),
+        .q(spos__131__q),
+        .clock(spos__131__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__132 spos__132(
+        .d(spos__132__d),
+        .q(spos__132__q),
+        .clock(spos__132__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__133 spos__133(
+        .d(spos__133__d),
+        .q(spos__133__q),
+        .clock(spos__133__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__134 spos__134(
+        .d(spos__134__d),
+        .q(spos__134__q),
+        .clock(spos__134__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__135 spos__135(
+        .d(spos__135__d),
+        .q(spos__135__q),
+        .clock(spos__135__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__136 spos__136(
+        .d(spos__136__d),
+        .q(spos__136__q),
+        .clock(spos__136__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__137 spos__137(
+        .d(spos__137__d),
+        .q(spos__137__q),
+        .clock(spos__137__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__138 spos__138(
+        .d(spos__138__d),
+        .q(spos__138__q),
+        .clock(spos__138__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__139 spos__139(
+        .d(spos__139__d),
+        .q(spos__139__q),
+        .clock(spos__139__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__140 spos__140(
+        .d(spos__140__d),
+        .q(spos__140__q),
+        .clock(spos__140__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__141 spos__141(
+        .d(spos__141__d),
+        .q(spos__141__q),
+        .clock(spos__141__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__142 spos__142(
+        .d(spos__142__d),
+        .q(spos__142__q),
+        .clock(spos__142__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__143 spos__143(
+        .d(spos__143__d),
+        .q(spos__143__q),
+        .clock(spos__143__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__144 spos__144(
+        .d(spos__144__d),
+        .q(spos__144__q),
+        .clock(spos__144__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__145 spos__145(
+        .d(spos__145__d),
+        .q(spos__145__q),
+        .clock(spos__145__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__146 spos__146(
+        .d(spos__146__d),
+        .q(spos__146__q),
+        .clock(spos__146__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__147 spos__147(
+        .d(spos__147__d),
+        .q(spos__147__q),
+        .clock(spos__147__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__148 spos__148(
+        .d(spos__148__d),
+        .q(spos__148__q),
+        .clock(spos__148__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__149 spos__149(
+        .d(spos__149__d),
+        .q(spos__149__q),
+        .clock(spos__149__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__150 spos__150(
+        .d(spos__150__d),
+        .q(spos__150__q),
+        .clock(spos__150__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__151 spos__151(
+        .d(spos__151__d),
+        .q(spos__151__q),
+        .clock(spos__151__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__152 spos__152(
+        .d(spos__152__d),
+        .q(spos__152__q),
+        .clock(spos__152__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__153 spos__153(
+        .d(spos__153__d),
+        .q(spos__153__q),
+        .clock(spos__153__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__154 spos__154(
+        .d(spos__154__d),
+        .q(spos__154__q),
+        .clock(spos__154__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__155 spos__155(
+        .d(spos__155__d),
+        .q(spos__155__q),
+        .clock(spos__155__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__156 spos__156(
+        .d(spos__156__d),
+        .q(spos__156__q),
+        .clock(spos__156__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__157 spos__157(
+        .d(spos__157__d),
+        .q(spos__157__q),
+        .clock(spos__157__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__158 spos__158(
+        .d(spos__158__d),
+        .q(spos__158__q),
+        .clock(spos__158__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__159 spos__159(
+        .d(spos__159__d),
+        .q(spos__159__q),
+        .clock(spos__159__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__160 spos__160(
+        .d(spos__160__d),
+        .q(spos__160__q),
+        .clock(spos__160__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__161 spos__161(
+        .d(spos__161__d),
+        .q(spos__161__q),
+        .clock(spos__161__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__162 spos__162(
+        .d(spos__162__d),
+        .q(spos__162__q),
+        .clock(spos__162__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__163 spos__163(
+        .d(spos__163__d),
+        .q(spos__163__q),
+        .clock(spos__163__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__164 spos__164(
+        .d(spos__164__d),
+        .q(spos__164__q),
+        .clock(spos__164__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__165 spos__165(
+        .d(spos__165__d),
+        .q(spos__165__q),
+        .clock(spos__165__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__166 spos__166(
+        .d(spos__166__d),
+        .q(spos__166__q),
+        .clock(spos__166__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__167 spos__167(
+        .d(spos__167__d),
+        .q(spos__167__q),
+        .clock(spos__167__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__168 spos__168(
+        .d(spos__168__d),
+        .q(spos__168__q),
+        .clock(spos__168__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__169 spos__169(
+        .d(spos__169__d),
+        .q(spos__169__q),
+        .clock(spos__169__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__170 spos__170(
+        .d(spos__170__d),
+        .q(spos__170__q),
+        .clock(spos__170__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__171 spos__171(
+        .d(spos__171__d),
+        .q(spos__171__q),
+        .clock(spos__171__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__172 spos__172(
+        .d(spos__172__d),
+        .q(spos__172__q),
+        .clock(spos__172__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__173 spos__173(
+        .d(spos__173__d),
+        .q(spos__173__q),
+        .clock(spos__173__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__174 spos__174(
+        .d(spos__174__d),
+        .q(spos__174__q),
+        .clock(spos__174__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__175 spos__175(
+        .d(spos__175__d),
+        .q(spos__175__q),
+        .clock(spos__175__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__176 spos__176(
+        .d(spos__176__d),
+        .q(spos__176__q),
+        .clock(spos__176__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__177 spos__177(
+        .d(spos__177__d),
+        .q(spos__177__q),
+        .clock(spos__177__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__178 spos__178(
+        .d(spos__178__d),
+        .q(spos__178__q),
+        .clock(spos__178__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__179 spos__179(
+        .d(spos__179__d),
+        .q(spos__179__q),
+        .clock(spos__179__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__180 spos__180(
+        .d(spos__180__d),
+        .q(spos__180__q),
+        .clock(spos__180__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__181 spos__181(
+        .d(spos__181__d),
+        .q(spos__181__q),
+        .clock(spos__181__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__182 spos__182(
+        .d(spos__182__d),
+        .q(spos__182__q),
+        .clock(spos__182__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__183 spos__183(
+        .d(spos__183__d),
+        .q(spos__183__q),
+        .clock(spos__183__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__184 spos__184(
+        .d(spos__184__d),
+        .q(spos__184__q),
+        .clock(spos__184__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__185 spos__185(
+        .d(spos__185__d),
+        .q(spos__185__q),
+        .clock(spos__185__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__186 spos__186(
+        .d(spos__186__d),
+        .q(spos__186__q),
+        .clock(spos__186__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__187 spos__187(
+        .d(spos__187__d),
+        .q(spos__187__q),
+        .clock(spos__187__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__188 spos__188(
+        .d(spos__188__d),
+        .q(spos__188__q),
+        .clock(spos__188__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__189 spos__189(
+        .d(spos__189__d),
+        .q(spos__189__q),
+        .clock(spos__189__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__190 spos__190(
+        .d(spos__190__d),
+        .q(spos__190__q),
+        .clock(spos__190__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__191 spos__191(
+        .d(spos__191__d),
+        .q(spos__191__q),
+        .clock(spos__191__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__192 spos__192(
+        .d(spos__192__d),
+        .q(spos__192__q),
+        .clock(spos__192__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__193 spos__193(
+        .d(spos__193__d),
+        .q(spos__193__q),
+        .clock(spos__193__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__194 spos__194(
+        .d(spos__194__d),
+        .q(spos__194__q),
+        .clock(spos__194__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__195 spos__195(
+        .d(spos__195__d),
+        .q(spos__195__q),
+        .clock(spos__195__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__196 spos__196(
+        .d(spos__196__d),
+        .q(spos__196__q),
+        .clock(spos__196__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__197 spos__197(
+        .d(spos__197__d),
+        .q(spos__197__q),
+        .clock(spos__197__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__198 spos__198(
+        .d(spos__198__d),
+        .q(spos__198__q),
+        .clock(spos__198__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__199 spos__199(
+        .d(spos__199__d),
+        .q(spos__199__q),
+        .clock(spos__199__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__200 spos__200(
+        .d(spos__200__d),
+        .q(spos__200__q),
+        .clock(spos__200__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__201 spos__201(
+        .d(spos__201__d),
+        .q(spos__201__q),
+        .clock(spos__201__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__202 spos__202(
+        .d(spos__202__d),
+        .q(spos__202__q),
+        .clock(spos__202__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__203 spos__203(
+        .d(spos__203__d),
+        .q(spos__203__q),
+        .clock(spos__203__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__204 spos__204(
+        .d(spos__204__d),
+        .q(spos__204__q),
+        .clock(spos__204__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__205 spos__205(
+        .d(spos__205__d),
+        .q(spos__205__q),
+        .clock(spos__205__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__206 spos__206(
+        .d(spos__206__d),
+        .q(spos__206__q),
+        .clock(spos__206__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__207 spos__207(
+        .d(spos__207__d),
+        .q(spos__207__q),
+        .clock(spos__207__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__208 spos__208(
+        .d(spos__208__d),
+        .q(spos__208__q),
+        .clock(spos__208__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__209 spos__209(
+        .d(spos__209__d),
+        .q(spos__209__q),
+        .clock(spos__209__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__210 spos__210(
+        .d(spos__210__d),
+        .q(spos__210__q),
+        .clock(spos__210__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__211 spos__211(
+        .d(spos__211__d),
+        .q(spos__211__q),
+        .clock(spos__211__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__212 spos__212(
+        .d(spos__212__d),
+        .q(spos__212__q),
+        .clock(spos__212__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__213 spos__213(
+        .d(spos__213__d),
+        .q(spos__213__q),
+        .clock(spos__213__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__214 spos__214(
+        .d(spos__214__d),
+        .q(spos__214__q),
+        .clock(spos__214__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__215 spos__215(
+        .d(spos__215__d),
+        .q(spos__215__q),
+        .clock(spos__215__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__216 spos__216(
+        .d(spos__216__d),
+        .q(spos__216__q),
+        .clock(spos__216__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__217 spos__217(
+        .d(spos__217__d),
+        .q(spos__217__q),
+        .clock(spos__217__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__218 spos__218(
+        .d(spos__218__d),
+        .q(spos__218__q),
+        .clock(spos__218__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__219 spos__219(
+        .d(spos__219__d),
+        .q(spos__219__q),
+        .clock(spos__219__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__220 spos__220(
+        .d(spos__220__d),
+        .q(spos__220__q),
+        .clock(spos__220__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__221 spos__221(
+        .d(spos__221__d),
+        .q(spos__221__q),
+        .clock(spos__221__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__222 spos__222(
+        .d(spos__222__d),
+        .q(spos__222__q),
+        .clock(spos__222__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__223 spos__223(
+        .d(spos__223__d),
+        .q(spos__223__q),
+        .clock(spos__223__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__224 spos__224(
+        .d(spos__224__d),
+        .q(spos__224__q),
+        .clock(spos__224__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__225 spos__225(
+        .d(spos__225__d),
+        .q(spos__225__q),
+        .clock(spos__225__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__226 spos__226(
+        .d(spos__226__d),
+        .q(spos__226__q),
+        .clock(spos__226__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__227 spos__227(
+        .d(spos__227__d),
+        .q(spos__227__q),
+        .clock(spos__227__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__228 spos__228(
+        .d(spos__228__d),
+        .q(spos__228__q),
+        .clock(spos__228__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__229 spos__229(
+        .d(spos__229__d),
+        .q(spos__229__q),
+        .clock(spos__229__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__230 spos__230(
+        .d(spos__230__d),
+        .q(spos__230__q),
+        .clock(spos__230__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__231 spos__231(
+        .d(spos__231__d),
+        .q(spos__231__q),
+        .clock(spos__231__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__232 spos__232(
+        .d(spos__232__d),
+        .q(spos__232__q),
+        .clock(spos__232__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__233 spos__233(
+        .d(spos__233__d),
+        .q(spos__233__q),
+        .clock(spos__233__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__234 spos__234(
+        .d(spos__234__d),
+        .q(spos__234__q),
+        .clock(spos__234__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__235 spos__235(
+        .d(spos__235__d),
+        .q(spos__235__q),
+        .clock(spos__235__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__236 spos__236(
+        .d(spos__236__d),
+        .q(spos__236__q),
+        .clock(spos__236__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__237 spos__237(
+        .d(spos__237__d),
+        .q(spos__237__q),
+        .clock(spos__237__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__238 spos__238(
+        .d(spos__238__d),
+        .q(spos__238__q),
+        .clock(spos__238__clock)
+    );
+    tilerast_pixel_back_end_ice40_1x__blender__spos__239 spos__239(
+        .d(spos__239__d),
+        .q(spos__239__q),
+        .clock(spos__239__clock)
+    );
     tilerast_pixel_back_end_ice40_1x__blender__scol__0 scol__0(
         .d(scol__0__d),
         .q(scol__0__q),
@@ -4657,274 +6384,746 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
     always @(*) begin
         pv__0__clock = clock;
         pv__0__d = pv__0__q;
-        ppos__0__clock = clock;
-        ppos__0__d = ppos__0__q;
         pst__0__clock = clock;
         pst__0__d = pst__0__q;
-        bv__0__clock = clock;
-        bv__0__d = bv__0__q;
-        bpos__0__clock = clock;
-        bpos__0__d = bpos__0__q;
-        bst__0__clock = clock;
-        bst__0__d = bst__0__q;
         pv__1__clock = clock;
         pv__1__d = pv__1__q;
-        ppos__1__clock = clock;
-        ppos__1__d = ppos__1__q;
         pst__1__clock = clock;
         pst__1__d = pst__1__q;
-        bv__1__clock = clock;
-        bv__1__d = bv__1__q;
-        bpos__1__clock = clock;
-        bpos__1__d = bpos__1__q;
-        bst__1__clock = clock;
-        bst__1__d = bst__1__q;
         pv__2__clock = clock;
         pv__2__d = pv__2__q;
-        ppos__2__clock = clock;
-        ppos__2__d = ppos__2__q;
         pst__2__clock = clock;
         pst__2__d = pst__2__q;
-        bv__2__clock = clock;
-        bv__2__d = bv__2__q;
-        bpos__2__clock = clock;
-        bpos__2__d = bpos__2__q;
-        bst__2__clock = clock;
-        bst__2__d = bst__2__q;
         pv__3__clock = clock;
         pv__3__d = pv__3__q;
-        ppos__3__clock = clock;
-        ppos__3__d = ppos__3__q;
         pst__3__clock = clock;
         pst__3__d = pst__3__q;
-        bv__3__clock = clock;
-        bv__3__d = bv__3__q;
-        bpos__3__clock = clock;
-        bpos__3__d = bpos__3__q;
-        bst__3__clock = clock;
-        bst__3__d = bst__3__q;
+        ppos__0__clock = clock;
+        ppos__0__d = ppos__0__q;
+        ppos__1__clock = clock;
+        ppos__1__d = ppos__1__q;
+        ppos__2__clock = clock;
+        ppos__2__d = ppos__2__q;
+        ppos__3__clock = clock;
+        ppos__3__d = ppos__3__q;
+        ppos__4__clock = clock;
+        ppos__4__d = ppos__4__q;
+        ppos__5__clock = clock;
+        ppos__5__d = ppos__5__q;
+        ppos__6__clock = clock;
+        ppos__6__d = ppos__6__q;
+        ppos__7__clock = clock;
+        ppos__7__d = ppos__7__q;
+        ppos__8__clock = clock;
+        ppos__8__d = ppos__8__q;
+        ppos__9__clock = clock;
+        ppos__9__d = ppos__9__q;
+        ppos__10__clock = clock;
+        ppos__10__d = ppos__10__q;
+        ppos__11__clock = clock;
+        ppos__11__d = ppos__11__q;
+        ppos__12__clock = clock;
+        ppos__12__d = ppos__12__q;
+        ppos__13__clock = clock;
+        ppos__13__d = ppos__13__q;
+        ppos__14__clock = clock;
+        ppos__14__d = ppos__14__q;
+        ppos__15__clock = clock;
+        ppos__15__d = ppos__15__q;
+        ppos__16__clock = clock;
+        ppos__16__d = ppos__16__q;
+        ppos__17__clock = clock;
+        ppos__17__d = ppos__17__q;
+        ppos__18__clock = clock;
+        ppos__18__d = ppos__18__q;
+        ppos__19__clock = clock;
+        ppos__19__d = ppos__19__q;
+        ppos__20__clock = clock;
+        ppos__20__d = ppos__20__q;
+        ppos__21__clock = clock;
+        ppos__21__d = ppos__21__q;
+        ppos__22__clock = clock;
+        ppos__22__d = ppos__22__q;
+        ppos__23__clock = clock;
+        ppos__23__d = ppos__23__q;
+        ppos__24__clock = clock;
+        ppos__24__d = ppos__24__q;
+        ppos__25__clock = clock;
+        ppos__25__d = ppos__25__q;
+        ppos__26__clock = clock;
+        ppos__26__d = ppos__26__q;
+        ppos__27__clock = clock;
+        ppos__27__d = ppos__27__q;
+        ppos__28__clock = clock;
+        ppos__28__d = ppos__28__q;
+        ppos__29__clock = clock;
+        ppos__29__d = ppos__29__q;
+        ppos__30__clock = clock;
+        ppos__30__d = ppos__30__q;
+        ppos__31__clock = clock;
+        ppos__31__d = ppos__31__q;
+        ppos__32__clock = clock;
+        ppos__32__d = ppos__32__q;
+        ppos__33__clock = clock;
+        ppos__33__d = ppos__33__q;
+        ppos__34__clock = clock;
+        ppos__34__d = ppos__34__q;
+        ppos__35__clock = clock;
+        ppos__35__d = ppos__35__q;
+        ppos__36__clock = clock;
+        ppos__36__d = ppos__36__q;
+        ppos__37__clock = clock;
+        ppos__37__d = ppos__37__q;
+        ppos__38__clock = clock;
+        ppos__38__d = ppos__38__q;
+        ppos__39__clock = clock;
+        ppos__39__d = ppos__39__q;
+        ppos__40__clock = clock;
+        ppos__40__d = ppos__40__q;
+        ppos__41__clock = clock;
+        ppos__41__d = ppos__41__q;
+        ppos__42__clock = clock;
+        ppos__42__d = ppos__42__q;
+        ppos__43__clock = clock;
+        ppos__43__d = ppos__43__q;
+        ppos__44__clock = clock;
+        ppos__44__d = ppos__44__q;
+        ppos__45__clock = clock;
+        ppos__45__d = ppos__45__q;
+        ppos__46__clock = clock;
+        ppos__46__d = ppos__46__q;
+        ppos__47__clock = clock;
+        ppos__47__d = ppos__47__q;
+        ppos__48__clock = clock;
+        ppos__48__d = ppos__48__q;
+        ppos__49__clock = clock;
+        ppos__49__d = ppos__49__q;
+        ppos__50__clock = clock;
+        ppos__50__d = ppos__50__q;
+        ppos__51__clock = clock;
+        ppos__51__d = ppos__51__q;
+        ppos__52__clock = clock;
+        ppos__52__d = ppos__52__q;
+        ppos__53__clock = clock;
+        ppos__53__d = ppos__53__q;
+        ppos__54__clock = clock;
+        ppos__54__d = ppos__54__q;
+        ppos__55__clock = clock;
+        ppos__55__d = ppos__55__q;
+        ppos__56__clock = clock;
+        ppos__56__d = ppos__56__q;
+        ppos__57__clock = clock;
+        ppos__57__d = ppos__57__q;
+        ppos__58__clock = clock;
+        ppos__58__d = ppos__58__q;
+        ppos__59__clock = clock;
+        ppos__59__d = ppos__59__q;
+        spos__0__clock = clock;
+        spos__0__d = spos__0__q;
+        spos__1__clock = clock;
+        spos__1__d = spos__1__q;
+        spos__2__clock = clock;
+        spos__2__d = spos__2__q;
+        spos__3__clock = clock;
+        spos__3__d = spos__3__q;
+        spos__4__clock = clock;
+        spos__4__d = spos__4__q;
+        spos__5__clock = clock;
+        spos__5__d = spos__5__q;
+        spos__6__clock = clock;
+        spos__6__d = spos__6__q;
+        spos__7__clock = clock;
+        spos__7__d = spos__7__q;
+        spos__8__clock = clock;
+        spos__8__d = spos__8__q;
+        spos__9__clock = clock;
+        spos__9__d = spos__9__q;
+        spos__10__clock = clock;
+        spos__10__d = spos__10__q;
+        spos__11__clock = clock;
+        spos__11__d = spos__11__q;
+        spos__12__clock = clock;
+        spos__12__d = spos__12__q;
+        spos__13__clock = clock;
+        spos__13__d = spos__13__q;
+        spos__14__clock = clock;
+        spos__14__d = spos__14__q;
+        spos__15__clock = clock;
+        spos__15__d = spos__15__q;
+        spos__16__clock = clock;
+        spos__16__d = spos__16__q;
+        spos__17__clock = clock;
+        spos__17__d = spos__17__q;
+        spos__18__clock = clock;
+        spos__18__d = spos__18__q;
+        spos__19__clock = clock;
+        spos__19__d = spos__19__q;
+        spos__20__clock = clock;
+        spos__20__d = spos__20__q;
+        spos__21__clock = clock;
+        spos__21__d = spos__21__q;
+        spos__22__clock = clock;
+        spos__22__d = spos__22__q;
+        spos__23__clock = clock;
+        spos__23__d = spos__23__q;
+        spos__24__clock = clock;
+        spos__24__d = spos__24__q;
+        spos__25__clock = clock;
+        spos__25__d = spos__25__q;
+        spos__26__clock = clock;
+        spos__26__d = spos__26__q;
+        spos__27__clock = clock;
+        spos__27__d = spos__27__q;
+        spos__28__clock = clock;
+        spos__28__d = spos__28__q;
+        spos__29__clock = clock;
+        spos__29__d = spos__29__q;
+        spos__30__clock = clock;
+        spos__30__d = spos__30__q;
+        spos__31__clock = clock;
+        spos__31__d = spos__31__q;
+        spos__32__clock = clock;
+        spos__32__d = spos__32__q;
+        spos__33__clock = clock;
+        spos__33__d = spos__33__q;
+        spos__34__clock = clock;
+        spos__34__d = spos__34__q;
+        spos__35__clock = clock;
+        spos__35__d = spos__35__q;
+        spos__36__clock = clock;
+        spos__36__d = spos__36__q;
+        spos__37__clock = clock;
+        spos__37__d = spos__37__q;
+        spos__38__clock = clock;
+        spos__38__d = spos__38__q;
+        spos__39__clock = clock;
+        spos__39__d = spos__39__q;
+        spos__40__clock = clock;
+        spos__40__d = spos__40__q;
+        spos__41__clock = clock;
+        spos__41__d = spos__41__q;
+        spos__42__clock = clock;
+        spos__42__d = spos__42__q;
+        spos__43__clock = clock;
+        spos__43__d = spos__43__q;
+        spos__44__clock = clock;
+        spos__44__d = spos__44__q;
+        spos__45__clock = clock;
+        spos__45__d = spos__45__q;
+        spos__46__clock = clock;
+        spos__46__d = spos__46__q;
+        spos__47__clock = clock;
+        spos__47__d = spos__47__q;
+        spos__48__clock = clock;
+        spos__48__d = spos__48__q;
+        spos__49__clock = clock;
+        spos__49__d = spos__49__q;
+        spos__50__clock = clock;
+        spos__50__d = spos__50__q;
+        spos__51__clock = clock;
+        spos__51__d = spos__51__q;
+        spos__52__clock = clock;
+        spos__52__d = spos__52__q;
+        spos__53__clock = clock;
+        spos__53__d = spos__53__q;
+        spos__54__clock = clock;
+        spos__54__d = spos__54__q;
+        spos__55__clock = clock;
+        spos__55__d = spos__55__q;
+        spos__56__clock = clock;
+        spos__56__d = spos__56__q;
+        spos__57__clock = clock;
+        spos__57__d = spos__57__q;
+        spos__58__clock = clock;
+        spos__58__d = spos__58__q;
+        spos__59__clock = clock;
+        spos__59__d = spos__59__q;
+        spos__60__clock = clock;
+        spos__60__d = spos__60__q;
+        spos__61__clock = clock;
+        spos__61__d = spos__61__q;
+        spos__62__clock = clock;
+        spos__62__d = spos__62__q;
+        spos__63__clock = clock;
+        spos__63__d = spos__63__q;
+        spos__64__clock = clock;
+        spos__64__d = spos__64__q;
+        spos__65__clock = clock;
+        spos__65__d = spos__65__q;
+        spos__66__clock = clock;
+        spos__66__d = spos__66__q;
+        spos__67__clock = clock;
+        spos__67__d = spos__67__q;
+        spos__68__clock = clock;
+        spos__68__d = spos__68__q;
+        spos__69__clock = clock;
+        spos__69__d = spos__69__q;
+        spos__70__clock = clock;
+        spos__70__d = spos__70__q;
+        spos__71__clock = clock;
+        spos__71__d = spos__71__q;
+        spos__72__clock = clock;
+        spos__72__d = spos__72__q;
+        spos__73__clock = clock;
+        spos__73__d = spos__73__q;
+        spos__74__clock = clock;
+        spos__74__d = spos__74__q;
+        spos__75__clock = clock;
+        spos__75__d = spos__75__q;
+        spos__76__clock = clock;
+        spos__76__d = spos__76__q;
+        spos__77__clock = clock;
+        spos__77__d = spos__77__q;
+        spos__78__clock = clock;
+        spos__78__d = spos__78__q;
+        spos__79__clock = clock;
+        spos__79__d = spos__79__q;
+        spos__80__clock = clock;
+        spos__80__d = spos__80__q;
+        spos__81__clock = clock;
+        spos__81__d = spos__81__q;
+        spos__82__clock = clock;
+        spos__82__d = spos__82__q;
+        spos__83__clock = clock;
+        spos__83__d = spos__83__q;
+        spos__84__clock = clock;
+        spos__84__d = spos__84__q;
+        spos__85__clock = clock;
+        spos__85__d = spos__85__q;
+        spos__86__clock = clock;
+        spos__86__d = spos__86__q;
+        spos__87__clock = clock;
+        spos__87__d = spos__87__q;
+        spos__88__clock = clock;
+        spos__88__d = spos__88__q;
+        spos__89__clock = clock;
+        spos__89__d = spos__89__q;
+        spos__90__clock = clock;
+        spos__90__d = spos__90__q;
+        spos__91__clock = clock;
+        spos__91__d = spos__91__q;
+        spos__92__clock = clock;
+        spos__92__d = spos__92__q;
+        spos__93__clock = clock;
+        spos__93__d = spos__93__q;
+        spos__94__clock = clock;
+        spos__94__d = spos__94__q;
+        spos__95__clock = clock;
+        spos__95__d = spos__95__q;
+        spos__96__clock = clock;
+        spos__96__d = spos__96__q;
+        spos__97__clock = clock;
+        spos__97__d = spos__97__q;
+        spos__98__clock = clock;
+        spos__98__d = spos__98__q;
+        spos__99__clock = clock;
+        spos__99__d = spos__99__q;
+        spos__100__clock = clock;
+        spos__100__d = spos__100__q;
+        spos__101__clock = clock;
+        spos__101__d = spos__101__q;
+        spos__102__clock = clock;
+        spos__102__d = spos__102__q;
+        spos__103__clock = clock;
+        spos__103__d = spos__103__q;
+        spos__104__clock = clock;
+        spos__104__d = spos__104__q;
+        spos__105__clock = clock;
+        spos__105__d = spos__105__q;
+        spos__106__clock = clock;
+        spos__106__d = spos__106__q;
+        spos__107__clock = clock;
+        spos__107__d = spos__107__q;
+        spos__108__clock = clock;
+        spos__108__d = spos__108__q;
+        spos__109__clock = clock;
+        spos__109__d = spos__109__q;
+        spos__110__clock = clock;
+        spos__110__d = spos__110__q;
+        spos__111__clock = clock;
+        spos__111__d = spos__111__q;
+        spos__112__clock = clock;
+        spos__112__d = spos__112__q;
+        spos__113__clock = clock;
+        spos__113__d = spos__113__q;
+        spos__114__clock = clock;
+        spos__114__d = spos__114__q;
+        spos__115__clock = clock;
+        spos__115__d = spos__115__q;
+        spos__116__clock = clock;
+        spos__116__d = spos__116__q;
+        spos__117__clock = clock;
+        spos__117__d = spos__117__q;
+        spos__118__clock = clock;
+        spos__118__d = spos__118__q;
+        spos__119__clock = clock;
+        spos__119__d = spos__119__q;
+        spos__120__clock = clock;
+        spos__120__d = spos__120__q;
+        spos__121__clock = clock;
+        spos__121__d = spos__121__q;
+        spos__122__clock = clock;
+        spos__122__d = spos__122__q;
+        spos__123__clock = clock;
+        spos__123__d = spos__123__q;
+        spos__124__clock = clock;
+        spos__124__d = spos__124__q;
+        spos__125__clock = clock;
+        spos__125__d = spos__125__q;
+        spos__126__clock = clock;
+        spos__126__d = spos__126__q;
+        spos__127__clock = clock;
+        spos__127__d = spos__127__q;
+        spos__128__clock = clock;
+        spos__128__d = spos__128__q;
+        spos__129__clock = clock;
+        spos__129__d = spos__129__q;
+        spos__130__clock = clock;
+        spos__130__d = spos__130__q;
+        spos__131__clock = clock;
+        spos__131__d = spos__131__q;
+        spos__132__clock = clock;
+        spos__132__d = spos__132__q;
+        spos__133__clock = clock;
+        spos__133__d = spos__133__q;
+        spos__134__clock = clock;
+        spos__134__d = spos__134__q;
+        spos__135__clock = clock;
+        spos__135__d = spos__135__q;
+        spos__136__clock = clock;
+        spos__136__d = spos__136__q;
+        spos__137__clock = clock;
+        spos__137__d = spos__137__q;
+        spos__138__clock = clock;
+        spos__138__d = spos__138__q;
+        spos__139__clock = clock;
+        spos__139__d = spos__139__q;
+        spos__140__clock = clock;
+        spos__140__d = spos__140__q;
+        spos__141__clock = clock;
+        spos__141__d = spos__141__q;
+        spos__142__clock = clock;
+        spos__142__d = spos__142__q;
+        spos__143__clock = clock;
+        spos__143__d = spos__143__q;
+        spos__144__clock = clock;
+        spos__144__d = spos__144__q;
+        spos__145__clock = clock;
+        spos__145__d = spos__145__q;
+        spos__146__clock = clock;
+        spos__146__d = spos__146__q;
+        spos__147__clock = clock;
+        spos__147__d = spos__147__q;
+        spos__148__clock = clock;
+        spos__148__d = spos__148__q;
+        spos__149__clock = clock;
+        spos__149__d = spos__149__q;
+        spos__150__clock = clock;
+        spos__150__d = spos__150__q;
+        spos__151__clock = clock;
+        spos__151__d = spos__151__q;
+        spos__152__clock = clock;
+        spos__152__d = spos__152__q;
+        spos__153__clock = clock;
+        spos__153__d = spos__153__q;
+        spos__154__clock = clock;
+        spos__154__d = spos__154__q;
+        spos__155__clock = clock;
+        spos__155__d = spos__155__q;
+        spos__156__clock = clock;
+        spos__156__d = spos__156__q;
+        spos__157__clock = clock;
+        spos__157__d = spos__157__q;
+        spos__158__clock = clock;
+        spos__158__d = spos__158__q;
+        spos__159__clock = clock;
+        spos__159__d = spos__159__q;
+        spos__160__clock = clock;
+        spos__160__d = spos__160__q;
+        spos__161__clock = clock;
+        spos__161__d = spos__161__q;
+        spos__162__clock = clock;
+        spos__162__d = spos__162__q;
+        spos__163__clock = clock;
+        spos__163__d = spos__163__q;
+        spos__164__clock = clock;
+        spos__164__d = spos__164__q;
+        spos__165__clock = clock;
+        spos__165__d = spos__165__q;
+        spos__166__clock = clock;
+        spos__166__d = spos__166__q;
+        spos__167__clock = clock;
+        spos__167__d = spos__167__q;
+        spos__168__clock = clock;
+        spos__168__d = spos__168__q;
+        spos__169__clock = clock;
+        spos__169__d = spos__169__q;
+        spos__170__clock = clock;
+        spos__170__d = spos__170__q;
+        spos__171__clock = clock;
+        spos__171__d = spos__171__q;
+        spos__172__clock = clock;
+        spos__172__d = spos__172__q;
+        spos__173__clock = clock;
+        spos__173__d = spos__173__q;
+        spos__174__clock = clock;
+        spos__174__d = spos__174__q;
+        spos__175__clock = clock;
+        spos__175__d = spos__175__q;
+        spos__176__clock = clock;
+        spos__176__d = spos__176__q;
+        spos__177__clock = clock;
+        spos__177__d = spos__177__q;
+        spos__178__clock = clock;
+        spos__178__d = spos__178__q;
+        spos__179__clock = clock;
+        spos__179__d = spos__179__q;
+        spos__180__clock = clock;
+        spos__180__d = spos__180__q;
+        spos__181__clock = clock;
+        spos__181__d = spos__181__q;
+        spos__182__clock = clock;
+        spos__182__d = spos__182__q;
+        spos__183__clock = clock;
+        spos__183__d = spos__183__q;
+        spos__184__clock = clock;
+        spos__184__d = spos__184__q;
+        spos__185__clock = clock;
+        spos__185__d = spos__185__q;
+        spos__186__clock = clock;
+        spos__186__d = spos__186__q;
+        spos__187__clock = clock;
+        spos__187__d = spos__187__q;
+        spos__188__clock = clock;
+        spos__188__d = spos__188__q;
+        spos__189__clock = clock;
+        spos__189__d = spos__189__q;
+        spos__190__clock = clock;
+        spos__190__d = spos__190__q;
+        spos__191__clock = clock;
+        spos__191__d = spos__191__q;
+        spos__192__clock = clock;
+        spos__192__d = spos__192__q;
+        spos__193__clock = clock;
+        spos__193__d = spos__193__q;
+        spos__194__clock = clock;
+        spos__194__d = spos__194__q;
+        spos__195__clock = clock;
+        spos__195__d = spos__195__q;
+        spos__196__clock = clock;
+        spos__196__d = spos__196__q;
+        spos__197__clock = clock;
+        spos__197__d = spos__197__q;
+        spos__198__clock = clock;
+        spos__198__d = spos__198__q;
+        spos__199__clock = clock;
+        spos__199__d = spos__199__q;
+        spos__200__clock = clock;
+        spos__200__d = spos__200__q;
+        spos__201__clock = clock;
+        spos__201__d = spos__201__q;
+        spos__202__clock = clock;
+        spos__202__d = spos__202__q;
+        spos__203__clock = clock;
+        spos__203__d = spos__203__q;
+        spos__204__clock = clock;
+        spos__204__d = spos__204__q;
+        spos__205__clock = clock;
+        spos__205__d = spos__205__q;
+        spos__206__clock = clock;
+        spos__206__d = spos__206__q;
+        spos__207__clock = clock;
+        spos__207__d = spos__207__q;
+        spos__208__clock = clock;
+        spos__208__d = spos__208__q;
+        spos__209__clock = clock;
+        spos__209__d = spos__209__q;
+        spos__210__clock = clock;
+        spos__210__d = spos__210__q;
+        spos__211__clock = clock;
+        spos__211__d = spos__211__q;
+        spos__212__clock = clock;
+        spos__212__d = spos__212__q;
+        spos__213__clock = clock;
+        spos__213__d = spos__213__q;
+        spos__214__clock = clock;
+        spos__214__d = spos__214__q;
+        spos__215__clock = clock;
+        spos__215__d = spos__215__q;
+        spos__216__clock = clock;
+        spos__216__d = spos__216__q;
+        spos__217__clock = clock;
+        spos__217__d = spos__217__q;
+        spos__218__clock = clock;
+        spos__218__d = spos__218__q;
+        spos__219__clock = clock;
+        spos__219__d = spos__219__q;
+        spos__220__clock = clock;
+        spos__220__d = spos__220__q;
+        spos__221__clock = clock;
+        spos__221__d = spos__221__q;
+        spos__222__clock = clock;
+        spos__222__d = spos__222__q;
+        spos__223__clock = clock;
+        spos__223__d = spos__223__q;
+        spos__224__clock = clock;
+        spos__224__d = spos__224__q;
+        spos__225__clock = clock;
+        spos__225__d = spos__225__q;
+        spos__226__clock = clock;
+        spos__226__d = spos__226__q;
+        spos__227__clock = clock;
+        spos__227__d = spos__227__q;
+        spos__228__clock = clock;
+        spos__228__d = spos__228__q;
+        spos__229__clock = clock;
+        spos__229__d = spos__229__q;
+        spos__230__clock = clock;
+        spos__230__d = spos__230__q;
+        spos__231__clock = clock;
+        spos__231__d = spos__231__q;
+        spos__232__clock = clock;
+        spos__232__d = spos__232__q;
+        spos__233__clock = clock;
+        spos__233__d = spos__233__q;
+        spos__234__clock = clock;
+        spos__234__d = spos__234__q;
+        spos__235__clock = clock;
+        spos__235__d = spos__235__q;
+        spos__236__clock = clock;
+        spos__236__d = spos__236__q;
+        spos__237__clock = clock;
+        spos__237__d = spos__237__q;
+        spos__238__clock = clock;
+        spos__238__d = spos__238__q;
+        spos__239__clock = clock;
+        spos__239__d = spos__239__q;
         ps__0__clock = clock;
         ps__0__d = ps__0__q;
         pd__0__clock = clock;
         pd__0__d = pd__0__q;
-        bs__0__clock = clock;
-        bs__0__d = bs__0__q;
-        bd__0__clock = clock;
-        bd__0__d = bd__0__q;
         sv__0__clock = clock;
         sv__0__d = sv__0__q;
-        spos__0__clock = clock;
-        spos__0__d = spos__0__q;
         sdist__0__clock = clock;
         sdist__0__d = sdist__0__q;
         ps__1__clock = clock;
         ps__1__d = ps__1__q;
         pd__1__clock = clock;
         pd__1__d = pd__1__q;
-        bs__1__clock = clock;
-        bs__1__d = bs__1__q;
-        bd__1__clock = clock;
-        bd__1__d = bd__1__q;
         sv__1__clock = clock;
         sv__1__d = sv__1__q;
-        spos__1__clock = clock;
-        spos__1__d = spos__1__q;
         sdist__1__clock = clock;
         sdist__1__d = sdist__1__q;
         ps__2__clock = clock;
         ps__2__d = ps__2__q;
         pd__2__clock = clock;
         pd__2__d = pd__2__q;
-        bs__2__clock = clock;
-        bs__2__d = bs__2__q;
-        bd__2__clock = clock;
-        bd__2__d = bd__2__q;
         sv__2__clock = clock;
         sv__2__d = sv__2__q;
-        spos__2__clock = clock;
-        spos__2__d = spos__2__q;
         sdist__2__clock = clock;
         sdist__2__d = sdist__2__q;
         ps__3__clock = clock;
         ps__3__d = ps__3__q;
         pd__3__clock = clock;
         pd__3__d = pd__3__q;
-        bs__3__clock = clock;
-        bs__3__d = bs__3__q;
-        bd__3__clock = clock;
-        bd__3__d = bd__3__q;
         sv__3__clock = clock;
         sv__3__d = sv__3__q;
-        spos__3__clock = clock;
-        spos__3__d = spos__3__q;
         sdist__3__clock = clock;
         sdist__3__d = sdist__3__q;
         ps__4__clock = clock;
         ps__4__d = ps__4__q;
         pd__4__clock = clock;
         pd__4__d = pd__4__q;
-        bs__4__clock = clock;
-        bs__4__d = bs__4__q;
-        bd__4__clock = clock;
-        bd__4__d = bd__4__q;
         sv__4__clock = clock;
         sv__4__d = sv__4__q;
-        spos__4__clock = clock;
-        spos__4__d = spos__4__q;
         sdist__4__clock = clock;
         sdist__4__d = sdist__4__q;
         ps__5__clock = clock;
         ps__5__d = ps__5__q;
         pd__5__clock = clock;
         pd__5__d = pd__5__q;
-        bs__5__clock = clock;
-        bs__5__d = bs__5__q;
-        bd__5__clock = clock;
-        bd__5__d = bd__5__q;
         sv__5__clock = clock;
         sv__5__d = sv__5__q;
-        spos__5__clock = clock;
-        spos__5__d = spos__5__q;
         sdist__5__clock = clock;
         sdist__5__d = sdist__5__q;
         ps__6__clock = clock;
         ps__6__d = ps__6__q;
         pd__6__clock = clock;
         pd__6__d = pd__6__q;
-        bs__6__clock = clock;
-        bs__6__d = bs__6__q;
-        bd__6__clock = clock;
-        bd__6__d = bd__6__q;
         sv__6__clock = clock;
         sv__6__d = sv__6__q;
-        spos__6__clock = clock;
-        spos__6__d = spos__6__q;
         sdist__6__clock = clock;
         sdist__6__d = sdist__6__q;
         ps__7__clock = clock;
         ps__7__d = ps__7__q;
         pd__7__clock = clock;
         pd__7__d = pd__7__q;
-        bs__7__clock = clock;
-        bs__7__d = bs__7__q;
-        bd__7__clock = clock;
-        bd__7__d = bd__7__q;
         sv__7__clock = clock;
         sv__7__d = sv__7__q;
-        spos__7__clock = clock;
-        spos__7__d = spos__7__q;
         sdist__7__clock = clock;
         sdist__7__d = sdist__7__q;
         ps__8__clock = clock;
         ps__8__d = ps__8__q;
         pd__8__clock = clock;
         pd__8__d = pd__8__q;
-        bs__8__clock = clock;
-        bs__8__d = bs__8__q;
-        bd__8__clock = clock;
-        bd__8__d = bd__8__q;
         sv__8__clock = clock;
         sv__8__d = sv__8__q;
-        spos__8__clock = clock;
-        spos__8__d = spos__8__q;
         sdist__8__clock = clock;
         sdist__8__d = sdist__8__q;
         ps__9__clock = clock;
         ps__9__d = ps__9__q;
         pd__9__clock = clock;
         pd__9__d = pd__9__q;
-        bs__9__clock = clock;
-        bs__9__d = bs__9__q;
-        bd__9__clock = clock;
-        bd__9__d = bd__9__q;
         sv__9__clock = clock;
         sv__9__d = sv__9__q;
-        spos__9__clock = clock;
-        spos__9__d = spos__9__q;
         sdist__9__clock = clock;
         sdist__9__d = sdist__9__q;
         ps__10__clock = clock;
         ps__10__d = ps__10__q;
         pd__10__clock = clock;
         pd__10__d = pd__10__q;
-        bs__10__clock = clock;
-        bs__10__d = bs__10__q;
-        bd__10__clock = clock;
-        bd__10__d = bd__10__q;
         sv__10__clock = clock;
         sv__10__d = sv__10__q;
-        spos__10__clock = clock;
-        spos__10__d = spos__10__q;
         sdist__10__clock = clock;
         sdist__10__d = sdist__10__q;
         ps__11__clock = clock;
         ps__11__d = ps__11__q;
         pd__11__clock = clock;
         pd__11__d = pd__11__q;
-        bs__11__clock = clock;
-        bs__11__d = bs__11__q;
-        bd__11__clock = clock;
-        bd__11__d = bd__11__q;
         sv__11__clock = clock;
         sv__11__d = sv__11__q;
-        spos__11__clock = clock;
-        spos__11__d = spos__11__q;
         sdist__11__clock = clock;
         sdist__11__d = sdist__11__q;
         ps__12__clock = clock;
         ps__12__d = ps__12__q;
         pd__12__clock = clock;
         pd__12__d = pd__12__q;
-        bs__12__clock = clock;
-        bs__12__d = bs__12__q;
-        bd__12__clock = clock;
-        bd__12__d = bd__12__q;
         sv__12__clock = clock;
         sv__12__d = sv__12__q;
-        spos__12__clock = clock;
-        spos__12__d = spos__12__q;
         sdist__12__clock = clock;
         sdist__12__d = sdist__12__q;
         ps__13__clock = clock;
         ps__13__d = ps__13__q;
         pd__13__clock = clock;
         pd__13__d = pd__13__q;
-        bs__13__clock = clock;
-        bs__13__d = bs__13__q;
-        bd__13__clock = clock;
-        bd__13__d = bd__13__q;
         sv__13__clock = clock;
         sv__13__d = sv__13__q;
-        spos__13__clock = clock;
-        spos__13__d = spos__13__q;
         sdist__13__clock = clock;
         sdist__13__d = sdist__13__q;
         ps__14__clock = clock;
         ps__14__d = ps__14__q;
         pd__14__clock = clock;
         pd__14__d = pd__14__q;
-        bs__14__clock = clock;
-        bs__14__d = bs__14__q;
-        bd__14__clock = clock;
-        bd__14__d = bd__14__q;
         sv__14__clock = clock;
         sv__14__d = sv__14__q;
-        spos__14__clock = clock;
-        spos__14__d = spos__14__q;
         sdist__14__clock = clock;
         sdist__14__d = sdist__14__q;
         ps__15__clock = clock;
         ps__15__d = ps__15__q;
         pd__15__clock = clock;
         pd__15__d = pd__15__q;
-        bs__15__clock = clock;
-        bs__15__d = bs__15__q;
-        bd__15__clock = clock;
-        bd__15__d = bd__15__q;
         sv__15__clock = clock;
         sv__15__d = sv__15__q;
-        spos__15__clock = clock;
-        spos__15__d = spos__15__q;
         sdist__15__clock = clock;
         sdist__15__d = sdist__15__q;
         qv__0__clock = clock;
@@ -5534,8 +7733,6 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         room__1 = ~pv__1__q | (pc__1 < c_l);
         room__2 = ~pv__2__q | (pc__2 < c_l);
         room__3 = ~pv__3__q | (pc__3 < c_l);
-        room__2 = ~pv__2__q | (pc__2 < c_l) | (c_bv__0 & ~bv__0__q) | (c_bv__2 & ~bv__2__q);
-        room__3 = ~pv__3__q | (pc__3 < c_l) | (c_bv__1 & ~bv__1__q) | (c_bv__3 & ~bv__3__q);
         in_ready = adv & room__0 & room__1 & room__2 & room__3;
         accept = in_valid & in_ready;
         peq__0 = pst__0__q == pst__0__q;
@@ -6226,694 +8423,6 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if ((qs__31__q != ps__15__q) | (qd__31__q != pd__15__q)) begin
             fm__31 = 1'b0;
         end
-        beq__0 = bst__0__q == pst__0__q;
-        if ((bs__0__q != ps__0__q) | (bd__0__q != pd__0__q)) begin
-            beq__0 = 1'b0;
-        end
-        if ((bs__1__q != ps__1__q) | (bd__1__q != pd__1__q)) begin
-            beq__0 = 1'b0;
-        end
-        if ((bs__2__q != ps__2__q) | (bd__2__q != pd__2__q)) begin
-            beq__0 = 1'b0;
-        end
-        if ((bs__3__q != ps__3__q) | (bd__3__q != pd__3__q)) begin
-            beq__0 = 1'b0;
-        end
-        beq__1 = bst__0__q == pst__1__q;
-        if ((bs__0__q != ps__4__q) | (bd__0__q != pd__4__q)) begin
-            beq__1 = 1'b0;
-        end
-        if ((bs__1__q != ps__5__q) | (bd__1__q != pd__5__q)) begin
-            beq__1 = 1'b0;
-        end
-        if ((bs__2__q != ps__6__q) | (bd__2__q != pd__6__q)) begin
-            beq__1 = 1'b0;
-        end
-        if ((bs__3__q != ps__7__q) | (bd__3__q != pd__7__q)) begin
-            beq__1 = 1'b0;
-        end
-        beq__2 = bst__0__q == pst__2__q;
-        if ((bs__0__q != ps__8__q) | (bd__0__q != pd__8__q)) begin
-            beq__2 = 1'b0;
-        end
-        if ((bs__1__q != ps__9__q) | (bd__1__q != pd__9__q)) begin
-            beq__2 = 1'b0;
-        end
-        if ((bs__2__q != ps__10__q) | (bd__2__q != pd__10__q)) begin
-            beq__2 = 1'b0;
-        end
-        if ((bs__3__q != ps__11__q) | (bd__3__q != pd__11__q)) begin
-            beq__2 = 1'b0;
-        end
-        beq__3 = bst__0__q == pst__3__q;
-        if ((bs__0__q != ps__12__q) | (bd__0__q != pd__12__q)) begin
-            beq__3 = 1'b0;
-        end
-        if ((bs__1__q != ps__13__q) | (bd__1__q != pd__13__q)) begin
-            beq__3 = 1'b0;
-        end
-        if ((bs__2__q != ps__14__q) | (bd__2__q != pd__14__q)) begin
-            beq__3 = 1'b0;
-        end
-        if ((bs__3__q != ps__15__q) | (bd__3__q != pd__15__q)) begin
-            beq__3 = 1'b0;
-        end
-        beq__4 = bst__1__q == pst__0__q;
-        if ((bs__4__q != ps__0__q) | (bd__4__q != pd__0__q)) begin
-            beq__4 = 1'b0;
-        end
-        if ((bs__5__q != ps__1__q) | (bd__5__q != pd__1__q)) begin
-            beq__4 = 1'b0;
-        end
-        if ((bs__6__q != ps__2__q) | (bd__6__q != pd__2__q)) begin
-            beq__4 = 1'b0;
-        end
-        if ((bs__7__q != ps__3__q) | (bd__7__q != pd__3__q)) begin
-            beq__4 = 1'b0;
-        end
-        beq__5 = bst__1__q == pst__1__q;
-        if ((bs__4__q != ps__4__q) | (bd__4__q != pd__4__q)) begin
-            beq__5 = 1'b0;
-        end
-        if ((bs__5__q != ps__5__q) | (bd__5__q != pd__5__q)) begin
-            beq__5 = 1'b0;
-        end
-        if ((bs__6__q != ps__6__q) | (bd__6__q != pd__6__q)) begin
-            beq__5 = 1'b0;
-        end
-        if ((bs__7__q != ps__7__q) | (bd__7__q != pd__7__q)) begin
-            beq__5 = 1'b0;
-        end
-        beq__6 = bst__1__q == pst__2__q;
-        if ((bs__4__q != ps__8__q) | (bd__4__q != pd__8__q)) begin
-            beq__6 = 1'b0;
-        end
-        if ((bs__5__q != ps__9__q) | (bd__5__q != pd__9__q)) begin
-            beq__6 = 1'b0;
-        end
-        if ((bs__6__q != ps__10__q) | (bd__6__q != pd__10__q)) begin
-            beq__6 = 1'b0;
-        end
-        if ((bs__7__q != ps__11__q) | (bd__7__q != pd__11__q)) begin
-            beq__6 = 1'b0;
-        end
-        beq__7 = bst__1__q == pst__3__q;
-        if ((bs__4__q != ps__12__q) | (bd__4__q != pd__12__q)) begin
-            beq__7 = 1'b0;
-        end
-        if ((bs__5__q != ps__13__q) | (bd__5__q != pd__13__q)) begin
-            beq__7 = 1'b0;
-        end
-        if ((bs__6__q != ps__14__q) | (bd__6__q != pd__14__q)) begin
-            beq__7 = 1'b0;
-        end
-        if ((bs__7__q != ps__15__q) | (bd__7__q != pd__15__q)) begin
-            beq__7 = 1'b0;
-        end
-        beq__8 = bst__2__q == pst__0__q;
-        if ((bs__8__q != ps__0__q) | (bd__8__q != pd__0__q)) begin
-            beq__8 = 1'b0;
-        end
-        if ((bs__9__q != ps__1__q) | (bd__9__q != pd__1__q)) begin
-            beq__8 = 1'b0;
-        end
-        if ((bs__10__q != ps__2__q) | (bd__10__q != pd__2__q)) begin
-            beq__8 = 1'b0;
-        end
-        if ((bs__11__q != ps__3__q) | (bd__11__q != pd__3__q)) begin
-            beq__8 = 1'b0;
-        end
-        beq__9 = bst__2__q == pst__1__q;
-        if ((bs__8__q != ps__4__q) | (bd__8__q != pd__4__q)) begin
-            beq__9 = 1'b0;
-        end
-        if ((bs__9__q != ps__5__q) | (bd__9__q != pd__5__q)) begin
-            beq__9 = 1'b0;
-        end
-        if ((bs__10__q != ps__6__q) | (bd__10__q != pd__6__q)) begin
-            beq__9 = 1'b0;
-        end
-        if ((bs__11__q != ps__7__q) | (bd__11__q != pd__7__q)) begin
-            beq__9 = 1'b0;
-        end
-        beq__10 = bst__2__q == pst__2__q;
-        if ((bs__8__q != ps__8__q) | (bd__8__q != pd__8__q)) begin
-            beq__10 = 1'b0;
-        end
-        if ((bs__9__q != ps__9__q) | (bd__9__q != pd__9__q)) begin
-            beq__10 = 1'b0;
-        end
-        if ((bs__10__q != ps__10__q) | (bd__10__q != pd__10__q)) begin
-            beq__10 = 1'b0;
-        end
-        if ((bs__11__q != ps__11__q) | (bd__11__q != pd__11__q)) begin
-            beq__10 = 1'b0;
-        end
-        beq__11 = bst__2__q == pst__3__q;
-        if ((bs__8__q != ps__12__q) | (bd__8__q != pd__12__q)) begin
-            beq__11 = 1'b0;
-        end
-        if ((bs__9__q != ps__13__q) | (bd__9__q != pd__13__q)) begin
-            beq__11 = 1'b0;
-        end
-        if ((bs__10__q != ps__14__q) | (bd__10__q != pd__14__q)) begin
-            beq__11 = 1'b0;
-        end
-        if ((bs__11__q != ps__15__q) | (bd__11__q != pd__15__q)) begin
-            beq__11 = 1'b0;
-        end
-        beq__12 = bst__3__q == pst__0__q;
-        if ((bs__12__q != ps__0__q) | (bd__12__q != pd__0__q)) begin
-            beq__12 = 1'b0;
-        end
-        if ((bs__13__q != ps__1__q) | (bd__13__q != pd__1__q)) begin
-            beq__12 = 1'b0;
-        end
-        if ((bs__14__q != ps__2__q) | (bd__14__q != pd__2__q)) begin
-            beq__12 = 1'b0;
-        end
-        if ((bs__15__q != ps__3__q) | (bd__15__q != pd__3__q)) begin
-            beq__12 = 1'b0;
-        end
-        beq__13 = bst__3__q == pst__1__q;
-        if ((bs__12__q != ps__4__q) | (bd__12__q != pd__4__q)) begin
-            beq__13 = 1'b0;
-        end
-        if ((bs__13__q != ps__5__q) | (bd__13__q != pd__5__q)) begin
-            beq__13 = 1'b0;
-        end
-        if ((bs__14__q != ps__6__q) | (bd__14__q != pd__6__q)) begin
-            beq__13 = 1'b0;
-        end
-        if ((bs__15__q != ps__7__q) | (bd__15__q != pd__7__q)) begin
-            beq__13 = 1'b0;
-        end
-        beq__14 = bst__3__q == pst__2__q;
-        if ((bs__12__q != ps__8__q) | (bd__12__q != pd__8__q)) begin
-            beq__14 = 1'b0;
-        end
-        if ((bs__13__q != ps__9__q) | (bd__13__q != pd__9__q)) begin
-            beq__14 = 1'b0;
-        end
-        if ((bs__14__q != ps__10__q) | (bd__14__q != pd__10__q)) begin
-            beq__14 = 1'b0;
-        end
-        if ((bs__15__q != ps__11__q) | (bd__15__q != pd__11__q)) begin
-            beq__14 = 1'b0;
-        end
-        beq__15 = bst__3__q == pst__3__q;
-        if ((bs__12__q != ps__12__q) | (bd__12__q != pd__12__q)) begin
-            beq__15 = 1'b0;
-        end
-        if ((bs__13__q != ps__13__q) | (bd__13__q != pd__13__q)) begin
-            beq__15 = 1'b0;
-        end
-        if ((bs__14__q != ps__14__q) | (bd__14__q != pd__14__q)) begin
-            beq__15 = 1'b0;
-        end
-        if ((bs__15__q != ps__15__q) | (bd__15__q != pd__15__q)) begin
-            beq__15 = 1'b0;
-        end
-        bceq__0 = (bs__0__q == ps__0__q) & (bd__0__q == pd__0__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
-        bceq__1 = (bs__0__q == ps__4__q) & (bd__0__q == pd__4__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
-        bceq__2 = (bs__0__q == ps__8__q) & (bd__0__q == pd__8__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
-        bceq__3 = (bs__0__q == ps__12__q) & (bd__0__q == pd__12__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
-        bceq__4 = (bs__4__q == ps__0__q) & (bd__4__q == pd__0__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
-        bceq__5 = (bs__4__q == ps__4__q) & (bd__4__q == pd__4__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
-        bceq__6 = (bs__4__q == ps__8__q) & (bd__4__q == pd__8__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
-        bceq__7 = (bs__4__q == ps__12__q) & (bd__4__q == pd__12__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
-        bceq__8 = (bs__8__q == ps__0__q) & (bd__8__q == pd__0__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
-        bceq__9 = (bs__8__q == ps__4__q) & (bd__8__q == pd__4__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
-        bceq__10 = (bs__8__q == ps__8__q) & (bd__8__q == pd__8__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
-        bceq__11 = (bs__8__q == ps__12__q) & (bd__8__q == pd__12__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
-        bceq__12 = (bs__12__q == ps__0__q) & (bd__12__q == pd__0__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
-        bceq__13 = (bs__12__q == ps__4__q) & (bd__12__q == pd__4__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
-        bceq__14 = (bs__12__q == ps__8__q) & (bd__12__q == pd__8__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
-        bceq__15 = (bs__12__q == ps__12__q) & (bd__12__q == pd__12__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
-        bceq__16 = (bs__1__q == ps__1__q) & (bd__1__q == pd__1__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
-        bceq__17 = (bs__1__q == ps__5__q) & (bd__1__q == pd__5__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
-        bceq__18 = (bs__1__q == ps__9__q) & (bd__1__q == pd__9__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
-        bceq__19 = (bs__1__q == ps__13__q) & (bd__1__q == pd__13__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
-        bceq__20 = (bs__5__q == ps__1__q) & (bd__5__q == pd__1__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
-        bceq__21 = (bs__5__q == ps__5__q) & (bd__5__q == pd__5__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
-        bceq__22 = (bs__5__q == ps__9__q) & (bd__5__q == pd__9__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
-        bceq__23 = (bs__5__q == ps__13__q) & (bd__5__q == pd__13__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
-        bceq__24 = (bs__9__q == ps__1__q) & (bd__9__q == pd__1__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
-        bceq__25 = (bs__9__q == ps__5__q) & (bd__9__q == pd__5__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
-        bceq__26 = (bs__9__q == ps__9__q) & (bd__9__q == pd__9__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
-        bceq__27 = (bs__9__q == ps__13__q) & (bd__9__q == pd__13__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
-        bceq__28 = (bs__13__q == ps__1__q) & (bd__13__q == pd__1__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
-        bceq__29 = (bs__13__q == ps__5__q) & (bd__13__q == pd__5__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
-        bceq__30 = (bs__13__q == ps__9__q) & (bd__13__q == pd__9__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
-        bceq__31 = (bs__13__q == ps__13__q) & (bd__13__q == pd__13__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
-        bceq__32 = (bs__2__q == ps__2__q) & (bd__2__q == pd__2__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
-        bceq__33 = (bs__2__q == ps__6__q) & (bd__2__q == pd__6__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
-        bceq__34 = (bs__2__q == ps__10__q) & (bd__2__q == pd__10__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
-        bceq__35 = (bs__2__q == ps__14__q) & (bd__2__q == pd__14__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
-        bceq__36 = (bs__6__q == ps__2__q) & (bd__6__q == pd__2__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
-        bceq__37 = (bs__6__q == ps__6__q) & (bd__6__q == pd__6__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
-        bceq__38 = (bs__6__q == ps__10__q) & (bd__6__q == pd__10__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
-        bceq__39 = (bs__6__q == ps__14__q) & (bd__6__q == pd__14__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
-        bceq__40 = (bs__10__q == ps__2__q) & (bd__10__q == pd__2__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
-        bceq__41 = (bs__10__q == ps__6__q) & (bd__10__q == pd__6__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
-        bceq__42 = (bs__10__q == ps__10__q) & (bd__10__q == pd__10__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
-        bceq__43 = (bs__10__q == ps__14__q) & (bd__10__q == pd__14__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
-        bceq__44 = (bs__14__q == ps__2__q) & (bd__14__q == pd__2__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
-        bceq__45 = (bs__14__q == ps__6__q) & (bd__14__q == pd__6__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
-        bceq__46 = (bs__14__q == ps__10__q) & (bd__14__q == pd__10__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
-        bceq__47 = (bs__14__q == ps__14__q) & (bd__14__q == pd__14__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
-        bceq__48 = (bs__3__q == ps__3__q) & (bd__3__q == pd__3__q) & (bs__3__q == ps__3__q) & (bst__0__q == pst__0__q);
-        bceq__49 = (bs__3__q == ps__7__q) & (bd__3__q == pd__7__q) & (bs__3__q == ps__7__q) & (bst__0__q == pst__1__q);
-        bceq__50 = (bs__3__q == ps__11__q) & (bd__3__q == pd__11__q) & (bs__3__q == ps__11__q) & (bst__0__q == pst__2__q);
-        bceq__51 = (bs__3__q == ps__15__q) & (bd__3__q == pd__15__q) & (bs__3__q == ps__15__q) & (bst__0__q == pst__3__q);
-        bceq__52 = (bs__7__q == ps__3__q) & (bd__7__q == pd__3__q) & (bs__7__q == ps__3__q) & (bst__1__q == pst__0__q);
-        bceq__53 = (bs__7__q == ps__7__q) & (bd__7__q == pd__7__q) & (bs__7__q == ps__7__q) & (bst__1__q == pst__1__q);
-        bceq__54 = (bs__7__q == ps__11__q) & (bd__7__q == pd__11__q) & (bs__7__q == ps__11__q) & (bst__1__q == pst__2__q);
-        bceq__55 = (bs__7__q == ps__15__q) & (bd__7__q == pd__15__q) & (bs__7__q == ps__15__q) & (bst__1__q == pst__3__q);
-        bceq__56 = (bs__11__q == ps__3__q) & (bd__11__q == pd__3__q) & (bs__11__q == ps__3__q) & (bst__2__q == pst__0__q);
-        bceq__57 = (bs__11__q == ps__7__q) & (bd__11__q == pd__7__q) & (bs__11__q == ps__7__q) & (bst__2__q == pst__1__q);
-        bceq__58 = (bs__11__q == ps__11__q) & (bd__11__q == pd__11__q) & (bs__11__q == ps__11__q) & (bst__2__q == pst__2__q);
-        bceq__59 = (bs__11__q == ps__15__q) & (bd__11__q == pd__15__q) & (bs__11__q == ps__15__q) & (bst__2__q == pst__3__q);
-        bceq__60 = (bs__15__q == ps__3__q) & (bd__15__q == pd__3__q) & (bs__15__q == ps__3__q) & (bst__3__q == pst__0__q);
-        bceq__61 = (bs__15__q == ps__7__q) & (bd__15__q == pd__7__q) & (bs__15__q == ps__7__q) & (bst__3__q == pst__1__q);
-        bceq__62 = (bs__15__q == ps__11__q) & (bd__15__q == pd__11__q) & (bs__15__q == ps__11__q) & (bst__3__q == pst__2__q);
-        bceq__63 = (bs__15__q == ps__15__q) & (bd__15__q == pd__15__q) & (bs__15__q == ps__15__q) & (bst__3__q == pst__3__q);
-        bfm__0 = qv__0__q & (qst__0__q == bst__0__q);
-        if ((qs__0__q != bs__0__q) | (qd__0__q != bd__0__q)) begin
-            bfm__0 = 1'b0;
-        end
-        if ((qs__1__q != bs__1__q) | (qd__1__q != bd__1__q)) begin
-            bfm__0 = 1'b0;
-        end
-        if ((qs__2__q != bs__2__q) | (qd__2__q != bd__2__q)) begin
-            bfm__0 = 1'b0;
-        end
-        if ((qs__3__q != bs__3__q) | (qd__3__q != bd__3__q)) begin
-            bfm__0 = 1'b0;
-        end
-        bfm__1 = qv__1__q & (qst__1__q == bst__0__q);
-        if ((qs__4__q != bs__0__q) | (qd__4__q != bd__0__q)) begin
-            bfm__1 = 1'b0;
-        end
-        if ((qs__5__q != bs__1__q) | (qd__5__q != bd__1__q)) begin
-            bfm__1 = 1'b0;
-        end
-        if ((qs__6__q != bs__2__q) | (qd__6__q != bd__2__q)) begin
-            bfm__1 = 1'b0;
-        end
-        if ((qs__7__q != bs__3__q) | (qd__7__q != bd__3__q)) begin
-            bfm__1 = 1'b0;
-        end
-        bfm__2 = qv__2__q & (qst__2__q == bst__0__q);
-        if ((qs__8__q != bs__0__q) | (qd__8__q != bd__0__q)) begin
-            bfm__2 = 1'b0;
-        end
-        if ((qs__9__q != bs__1__q) | (qd__9__q != bd__1__q)) begin
-            bfm__2 = 1'b0;
-        end
-        if ((qs__10__q != bs__2__q) | (qd__10__q != bd__2__q)) begin
-            bfm__2 = 1'b0;
-        end
-        if ((qs__11__q != bs__3__q) | (qd__11__q != bd__3__q)) begin
-            bfm__2 = 1'b0;
-        end
-        bfm__3 = qv__3__q & (qst__3__q == bst__0__q);
-        if ((qs__12__q != bs__0__q) | (qd__12__q != bd__0__q)) begin
-            bfm__3 = 1'b0;
-        end
-        if ((qs__13__q != bs__1__q) | (qd__13__q != bd__1__q)) begin
-            bfm__3 = 1'b0;
-        end
-        if ((qs__14__q != bs__2__q) | (qd__14__q != bd__2__q)) begin
-            bfm__3 = 1'b0;
-        end
-        if ((qs__15__q != bs__3__q) | (qd__15__q != bd__3__q)) begin
-            bfm__3 = 1'b0;
-        end
-        bfm__4 = qv__4__q & (qst__4__q == bst__0__q);
-        if ((qs__16__q != bs__0__q) | (qd__16__q != bd__0__q)) begin
-            bfm__4 = 1'b0;
-        end
-        if ((qs__17__q != bs__1__q) | (qd__17__q != bd__1__q)) begin
-            bfm__4 = 1'b0;
-        end
-        if ((qs__18__q != bs__2__q) | (qd__18__q != bd__2__q)) begin
-            bfm__4 = 1'b0;
-        end
-        if ((qs__19__q != bs__3__q) | (qd__19__q != bd__3__q)) begin
-            bfm__4 = 1'b0;
-        end
-        bfm__5 = qv__5__q & (qst__5__q == bst__0__q);
-        if ((qs__20__q != bs__0__q) | (qd__20__q != bd__0__q)) begin
-            bfm__5 = 1'b0;
-        end
-        if ((qs__21__q != bs__1__q) | (qd__21__q != bd__1__q)) begin
-            bfm__5 = 1'b0;
-        end
-        if ((qs__22__q != bs__2__q) | (qd__22__q != bd__2__q)) begin
-            bfm__5 = 1'b0;
-        end
-        if ((qs__23__q != bs__3__q) | (qd__23__q != bd__3__q)) begin
-            bfm__5 = 1'b0;
-        end
-        bfm__6 = qv__6__q & (qst__6__q == bst__0__q);
-        if ((qs__24__q != bs__0__q) | (qd__24__q != bd__0__q)) begin
-            bfm__6 = 1'b0;
-        end
-        if ((qs__25__q != bs__1__q) | (qd__25__q != bd__1__q)) begin
-            bfm__6 = 1'b0;
-        end
-        if ((qs__26__q != bs__2__q) | (qd__26__q != bd__2__q)) begin
-            bfm__6 = 1'b0;
-        end
-        if ((qs__27__q != bs__3__q) | (qd__27__q != bd__3__q)) begin
-            bfm__6 = 1'b0;
-        end
-        bfm__7 = qv__7__q & (qst__7__q == bst__0__q);
-        if ((qs__28__q != bs__0__q) | (qd__28__q != bd__0__q)) begin
-            bfm__7 = 1'b0;
-        end
-        if ((qs__29__q != bs__1__q) | (qd__29__q != bd__1__q)) begin
-            bfm__7 = 1'b0;
-        end
-        if ((qs__30__q != bs__2__q) | (qd__30__q != bd__2__q)) begin
-            bfm__7 = 1'b0;
-        end
-        if ((qs__31__q != bs__3__q) | (qd__31__q != bd__3__q)) begin
-            bfm__7 = 1'b0;
-        end
-        bfm__8 = qv__0__q & (qst__0__q == bst__1__q);
-        if ((qs__0__q != bs__4__q) | (qd__0__q != bd__4__q)) begin
-            bfm__8 = 1'b0;
-        end
-        if ((qs__1__q != bs__5__q) | (qd__1__q != bd__5__q)) begin
-            bfm__8 = 1'b0;
-        end
-        if ((qs__2__q != bs__6__q) | (qd__2__q != bd__6__q)) begin
-            bfm__8 = 1'b0;
-        end
-        if ((qs__3__q != bs__7__q) | (qd__3__q != bd__7__q)) begin
-            bfm__8 = 1'b0;
-        end
-        bfm__9 = qv__1__q & (qst__1__q == bst__1__q);
-        if ((qs__4__q != bs__4__q) | (qd__4__q != bd__4__q)) begin
-            bfm__9 = 1'b0;
-        end
-        if ((qs__5__q != bs__5__q) | (qd__5__q != bd__5__q)) begin
-            bfm__9 = 1'b0;
-        end
-        if ((qs__6__q != bs__6__q) | (qd__6__q != bd__6__q)) begin
-            bfm__9 = 1'b0;
-        end
-        if ((qs__7__q != bs__7__q) | (qd__7__q != bd__7__q)) begin
-            bfm__9 = 1'b0;
-        end
-        bfm__10 = qv__2__q & (qst__2__q == bst__1__q);
-        if ((qs__8__q != bs__4__q) | (qd__8__q != bd__4__q)) begin
-            bfm__10 = 1'b0;
-        end
-        if ((qs__9__q != bs__5__q) | (qd__9__q != bd__5__q)) begin
-            bfm__10 = 1'b0;
-        end
-        if ((qs__10__q != bs__6__q) | (qd__10__q != bd__6__q)) begin
-            bfm__10 = 1'b0;
-        end
-        if ((qs__11__q != bs__7__q) | (qd__11__q != bd__7__q)) begin
-            bfm__10 = 1'b0;
-        end
-        bfm__11 = qv__3__q & (qst__3__q == bst__1__q);
-        if ((qs__12__q != bs__4__q) | (qd__12__q != bd__4__q)) begin
-            bfm__11 = 1'b0;
-        end
-        if ((qs__13__q != bs__5__q) | (qd__13__q != bd__5__q)) begin
-            bfm__11 = 1'b0;
-        end
-        if ((qs__14__q != bs__6__q) | (qd__14__q != bd__6__q)) begin
-            bfm__11 = 1'b0;
-        end
-        if ((qs__15__q != bs__7__q) | (qd__15__q != bd__7__q)) begin
-            bfm__11 = 1'b0;
-        end
-        bfm__12 = qv__4__q & (qst__4__q == bst__1__q);
-        if ((qs__16__q != bs__4__q) | (qd__16__q != bd__4__q)) begin
-            bfm__12 = 1'b0;
-        end
-        if ((qs__17__q != bs__5__q) | (qd__17__q != bd__5__q)) begin
-            bfm__12 = 1'b0;
-        end
-        if ((qs__18__q != bs__6__q) | (qd__18__q != bd__6__q)) begin
-            bfm__12 = 1'b0;
-        end
-        if ((qs__19__q != bs__7__q) | (qd__19__q != bd__7__q)) begin
-            bfm__12 = 1'b0;
-        end
-        bfm__13 = qv__5__q & (qst__5__q == bst__1__q);
-        if ((qs__20__q != bs__4__q) | (qd__20__q != bd__4__q)) begin
-            bfm__13 = 1'b0;
-        end
-        if ((qs__21__q != bs__5__q) | (qd__21__q != bd__5__q)) begin
-            bfm__13 = 1'b0;
-        end
-        if ((qs__22__q != bs__6__q) | (qd__22__q != bd__6__q)) begin
-            bfm__13 = 1'b0;
-        end
-        if ((qs__23__q != bs__7__q) | (qd__23__q != bd__7__q)) begin
-            bfm__13 = 1'b0;
-        end
-        bfm__14 = qv__6__q & (qst__6__q == bst__1__q);
-        if ((qs__24__q != bs__4__q) | (qd__24__q != bd__4__q)) begin
-            bfm__14 = 1'b0;
-        end
-        if ((qs__25__q != bs__5__q) | (qd__25__q != bd__5__q)) begin
-            bfm__14 = 1'b0;
-        end
-        if ((qs__26__q != bs__6__q) | (qd__26__q != bd__6__q)) begin
-            bfm__14 = 1'b0;
-        end
-        if ((qs__27__q != bs__7__q) | (qd__27__q != bd__7__q)) begin
-            bfm__14 = 1'b0;
-        end
-        bfm__15 = qv__7__q & (qst__7__q == bst__1__q);
-        if ((qs__28__q != bs__4__q) | (qd__28__q != bd__4__q)) begin
-            bfm__15 = 1'b0;
-        end
-        if ((qs__29__q != bs__5__q) | (qd__29__q != bd__5__q)) begin
-            bfm__15 = 1'b0;
-        end
-        if ((qs__30__q != bs__6__q) | (qd__30__q != bd__6__q)) begin
-            bfm__15 = 1'b0;
-        end
-        if ((qs__31__q != bs__7__q) | (qd__31__q != bd__7__q)) begin
-            bfm__15 = 1'b0;
-        end
-        bfm__16 = qv__0__q & (qst__0__q == bst__2__q);
-        if ((qs__0__q != bs__8__q) | (qd__0__q != bd__8__q)) begin
-            bfm__16 = 1'b0;
-        end
-        if ((qs__1__q != bs__9__q) | (qd__1__q != bd__9__q)) begin
-            bfm__16 = 1'b0;
-        end
-        if ((qs__2__q != bs__10__q) | (qd__2__q != bd__10__q)) begin
-            bfm__16 = 1'b0;
-        end
-        if ((qs__3__q != bs__11__q) | (qd__3__q != bd__11__q)) begin
-            bfm__16 = 1'b0;
-        end
-        bfm__17 = qv__1__q & (qst__1__q == bst__2__q);
-        if ((qs__4__q != bs__8__q) | (qd__4__q != bd__8__q)) begin
-            bfm__17 = 1'b0;
-        end
-        if ((qs__5__q != bs__9__q) | (qd__5__q != bd__9__q)) begin
-            bfm__17 = 1'b0;
-        end
-        if ((qs__6__q != bs__10__q) | (qd__6__q != bd__10__q)) begin
-            bfm__17 = 1'b0;
-        end
-        if ((qs__7__q != bs__11__q) | (qd__7__q != bd__11__q)) begin
-            bfm__17 = 1'b0;
-        end
-        bfm__18 = qv__2__q & (qst__2__q == bst__2__q);
-        if ((qs__8__q != bs__8__q) | (qd__8__q != bd__8__q)) begin
-            bfm__18 = 1'b0;
-        end
-        if ((qs__9__q != bs__9__q) | (qd__9__q != bd__9__q)) begin
-            bfm__18 = 1'b0;
-        end
-        if ((qs__10__q != bs__10__q) | (qd__10__q != bd__10__q)) begin
-            bfm__18 = 1'b0;
-        end
-        if ((qs__11__q != bs__11__q) | (qd__11__q != bd__11__q)) begin
-            bfm__18 = 1'b0;
-        end
-        bfm__19 = qv__3__q & (qst__3__q == bst__2__q);
-        if ((qs__12__q != bs__8__q) | (qd__12__q != bd__8__q)) begin
-            bfm__19 = 1'b0;
-        end
-        if ((qs__13__q != bs__9__q) | (qd__13__q != bd__9__q)) begin
-            bfm__19 = 1'b0;
-        end
-        if ((qs__14__q != bs__10__q) | (qd__14__q != bd__10__q)) begin
-            bfm__19 = 1'b0;
-        end
-        if ((qs__15__q != bs__11__q) | (qd__15__q != bd__11__q)) begin
-            bfm__19 = 1'b0;
-        end
-        bfm__20 = qv__4__q & (qst__4__q == bst__2__q);
-        if ((qs__16__q != bs__8__q) | (qd__16__q != bd__8__q)) begin
-            bfm__20 = 1'b0;
-        end
-        if ((qs__17__q != bs__9__q) | (qd__17__q != bd__9__q)) begin
-            bfm__20 = 1'b0;
-        end
-        if ((qs__18__q != bs__10__q) | (qd__18__q != bd__10__q)) begin
-            bfm__20 = 1'b0;
-        end
-        if ((qs__19__q != bs__11__q) | (qd__19__q != bd__11__q)) begin
-            bfm__20 = 1'b0;
-        end
-        bfm__21 = qv__5__q & (qst__5__q == bst__2__q);
-        if ((qs__20__q != bs__8__q) | (qd__20__q != bd__8__q)) begin
-            bfm__21 = 1'b0;
-        end
-        if ((qs__21__q != bs__9__q) | (qd__21__q != bd__9__q)) begin
-            bfm__21 = 1'b0;
-        end
-        if ((qs__22__q != bs__10__q) | (qd__22__q != bd__10__q)) begin
-            bfm__21 = 1'b0;
-        end
-        if ((qs__23__q != bs__11__q) | (qd__23__q != bd__11__q)) begin
-            bfm__21 = 1'b0;
-        end
-        bfm__22 = qv__6__q & (qst__6__q == bst__2__q);
-        if ((qs__24__q != bs__8__q) | (qd__24__q != bd__8__q)) begin
-            bfm__22 = 1'b0;
-        end
-        if ((qs__25__q != bs__9__q) | (qd__25__q != bd__9__q)) begin
-            bfm__22 = 1'b0;
-        end
-        if ((qs__26__q != bs__10__q) | (qd__26__q != bd__10__q)) begin
-            bfm__22 = 1'b0;
-        end
-        if ((qs__27__q != bs__11__q) | (qd__27__q != bd__11__q)) begin
-            bfm__22 = 1'b0;
-        end
-        bfm__23 = qv__7__q & (qst__7__q == bst__2__q);
-        if ((qs__28__q != bs__8__q) | (qd__28__q != bd__8__q)) begin
-            bfm__23 = 1'b0;
-        end
-        if ((qs__29__q != bs__9__q) | (qd__29__q != bd__9__q)) begin
-            bfm__23 = 1'b0;
-        end
-        if ((qs__30__q != bs__10__q) | (qd__30__q != bd__10__q)) begin
-            bfm__23 = 1'b0;
-        end
-        if ((qs__31__q != bs__11__q) | (qd__31__q != bd__11__q)) begin
-            bfm__23 = 1'b0;
-        end
-        bfm__24 = qv__0__q & (qst__0__q == bst__3__q);
-        if ((qs__0__q != bs__12__q) | (qd__0__q != bd__12__q)) begin
-            bfm__24 = 1'b0;
-        end
-        if ((qs__1__q != bs__13__q) | (qd__1__q != bd__13__q)) begin
-            bfm__24 = 1'b0;
-        end
-        if ((qs__2__q != bs__14__q) | (qd__2__q != bd__14__q)) begin
-            bfm__24 = 1'b0;
-        end
-        if ((qs__3__q != bs__15__q) | (qd__3__q != bd__15__q)) begin
-            bfm__24 = 1'b0;
-        end
-        bfm__25 = qv__1__q & (qst__1__q == bst__3__q);
-        if ((qs__4__q != bs__12__q) | (qd__4__q != bd__12__q)) begin
-            bfm__25 = 1'b0;
-        end
-        if ((qs__5__q != bs__13__q) | (qd__5__q != bd__13__q)) begin
-            bfm__25 = 1'b0;
-        end
-        if ((qs__6__q != bs__14__q) | (qd__6__q != bd__14__q)) begin
-            bfm__25 = 1'b0;
-        end
-        if ((qs__7__q != bs__15__q) | (qd__7__q != bd__15__q)) begin
-            bfm__25 = 1'b0;
-        end
-        bfm__26 = qv__2__q & (qst__2__q == bst__3__q);
-        if ((qs__8__q != bs__12__q) | (qd__8__q != bd__12__q)) begin
-            bfm__26 = 1'b0;
-        end
-        if ((qs__9__q != bs__13__q) | (qd__9__q != bd__13__q)) begin
-            bfm__26 = 1'b0;
-        end
-        if ((qs__10__q != bs__14__q) | (qd__10__q != bd__14__q)) begin
-            bfm__26 = 1'b0;
-        end
-        if ((qs__11__q != bs__15__q) | (qd__11__q != bd__15__q)) begin
-            bfm__26 = 1'b0;
-        end
-        bfm__27 = qv__3__q & (qst__3__q == bst__3__q);
-        if ((qs__12__q != bs__12__q) | (qd__12__q != bd__12__q)) begin
-            bfm__27 = 1'b0;
-        end
-        if ((qs__13__q != bs__13__q) | (qd__13__q != bd__13__q)) begin
-            bfm__27 = 1'b0;
-        end
-        if ((qs__14__q != bs__14__q) | (qd__14__q != bd__14__q)) begin
-            bfm__27 = 1'b0;
-        end
-        if ((qs__15__q != bs__15__q) | (qd__15__q != bd__15__q)) begin
-            bfm__27 = 1'b0;
-        end
-        bfm__28 = qv__4__q & (qst__4__q == bst__3__q);
-        if ((qs__16__q != bs__12__q) | (qd__16__q != bd__12__q)) begin
-            bfm__28 = 1'b0;
-        end
-        if ((qs__17__q != bs__13__q) | (qd__17__q != bd__13__q)) begin
-            bfm__28 = 1'b0;
-        end
-        if ((qs__18__q != bs__14__q) | (qd__18__q != bd__14__q)) begin
-            bfm__28 = 1'b0;
-        end
-        if ((qs__19__q != bs__15__q) | (qd__19__q != bd__15__q)) begin
-            bfm__28 = 1'b0;
-        end
-        bfm__29 = qv__5__q & (qst__5__q == bst__3__q);
-        if ((qs__20__q != bs__12__q) | (qd__20__q != bd__12__q)) begin
-            bfm__29 = 1'b0;
-        end
-        if ((qs__21__q != bs__13__q) | (qd__21__q != bd__13__q)) begin
-            bfm__29 = 1'b0;
-        end
-        if ((qs__22__q != bs__14__q) | (qd__22__q != bd__14__q)) begin
-            bfm__29 = 1'b0;
-        end
-        if ((qs__23__q != bs__15__q) | (qd__23__q != bd__15__q)) begin
-            bfm__29 = 1'b0;
-        end
-        bfm__30 = qv__6__q & (qst__6__q == bst__3__q);
-        if ((qs__24__q != bs__12__q) | (qd__24__q != bd__12__q)) begin
-            bfm__30 = 1'b0;
-        end
-        if ((qs__25__q != bs__13__q) | (qd__25__q != bd__13__q)) begin
-            bfm__30 = 1'b0;
-        end
-        if ((qs__26__q != bs__14__q) | (qd__26__q != bd__14__q)) begin
-            bfm__30 = 1'b0;
-        end
-        if ((qs__27__q != bs__15__q) | (qd__27__q != bd__15__q)) begin
-            bfm__30 = 1'b0;
-        end
-        bfm__31 = qv__7__q & (qst__7__q == bst__3__q);
-        if ((qs__28__q != bs__12__q) | (qd__28__q != bd__12__q)) begin
-            bfm__31 = 1'b0;
-        end
-        if ((qs__29__q != bs__13__q) | (qd__29__q != bd__13__q)) begin
-            bfm__31 = 1'b0;
-        end
-        if ((qs__30__q != bs__14__q) | (qd__30__q != bd__14__q)) begin
-            bfm__31 = 1'b0;
-        end
-        if ((qs__31__q != bs__15__q) | (qd__31__q != bd__15__q)) begin
-            bfm__31 = 1'b0;
-        end
         cnt__0 = 32'h0;
         inf__0 = 1'b0;
         inf_k__0 = 32'h0;
@@ -7491,562 +9000,10 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             cnt__4 = cnt__3;
         end
         lv__3 = inf__3 | mrg__3 | iss__3;
-        binf__0 = 1'b0;
-        binf_k__0 = 32'h0;
-        binf_l__0 = 1'b0;
-        if (bfm__0) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__0;
-            binf_l__0 = c_lane__0[32'h0];
-        end
-        if (bfm__1) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__0;
-            binf_l__0 = c_lane__1[32'h0];
-        end
-        if (bfm__2) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__1;
-            binf_l__0 = c_lane__0[32'h0];
-        end
-        if (bfm__3) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__1;
-            binf_l__0 = c_lane__1[32'h0];
-        end
-        if (bfm__4) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__2;
-            binf_l__0 = c_lane__0[32'h0];
-        end
-        if (bfm__5) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__2;
-            binf_l__0 = c_lane__1[32'h0];
-        end
-        if (bfm__6) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__3;
-            binf_l__0 = c_lane__0[32'h0];
-        end
-        if (bfm__7) begin
-            binf__0 = bv__0__q & c_merge & c_mif;
-            binf_k__0 = c_k__3;
-            binf_l__0 = c_lane__1[32'h0];
-        end
-        bmrg__0 = 1'b0;
-        bmlane__0 = 1'b0;
-        if (iss__0 & beq__0 & c_merge & ~c_comp) begin
-            bmrg__0 = bv__0__q & ~binf__0;
-            bmlane__0 = cnt__0[32'h0];
-        end
-        if (iss__1 & beq__1 & c_merge & ~c_comp) begin
-            bmrg__0 = bv__0__q & ~binf__0;
-            bmlane__0 = cnt__1[32'h0];
-        end
-        if (iss__2 & beq__2 & c_merge & ~c_comp) begin
-            bmrg__0 = bv__0__q & ~binf__0;
-            bmlane__0 = cnt__2[32'h0];
-        end
-        if (iss__3 & beq__3 & c_merge & ~c_comp) begin
-            bmrg__0 = bv__0__q & ~binf__0;
-            bmlane__0 = cnt__3[32'h0];
-        end
-        bhs__0 = 1'b0;
-        bhl__0 = 1'b0;
-        if (iss__3 & bceq__3) begin
-            bhs__0 = c_comp;
-            bhl__0 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__2) begin
-            bhs__0 = c_comp;
-            bhl__0 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__1) begin
-            bhs__0 = c_comp;
-            bhl__0 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__0) begin
-            bhs__0 = c_comp;
-            bhl__0 = cnt__0[32'h0];
-        end
-        bhs__1 = 1'b0;
-        bhl__1 = 1'b0;
-        if (iss__3 & bceq__19) begin
-            bhs__1 = c_comp;
-            bhl__1 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__18) begin
-            bhs__1 = c_comp;
-            bhl__1 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__17) begin
-            bhs__1 = c_comp;
-            bhl__1 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__16) begin
-            bhs__1 = c_comp;
-            bhl__1 = cnt__0[32'h0];
-        end
-        bhs__2 = 1'b0;
-        bhl__2 = 1'b0;
-        if (iss__3 & bceq__35) begin
-            bhs__2 = c_comp;
-            bhl__2 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__34) begin
-            bhs__2 = c_comp;
-            bhl__2 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__33) begin
-            bhs__2 = c_comp;
-            bhl__2 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__32) begin
-            bhs__2 = c_comp;
-            bhl__2 = cnt__0[32'h0];
-        end
-        bhs__3 = 1'b0;
-        bhl__3 = 1'b0;
-        if (iss__3 & bceq__51) begin
-            bhs__3 = c_comp;
-            bhl__3 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__50) begin
-            bhs__3 = c_comp;
-            bhl__3 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__49) begin
-            bhs__3 = c_comp;
-            bhl__3 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__48) begin
-            bhs__3 = c_comp;
-            bhl__3 = cnt__0[32'h0];
-        end
-        if (c_comp) begin
-            bmrg__0 = bv__0__q & ~binf__0 & bhs__0 & bhs__1 & bhs__2 & bhs__3;
-        end
-        binf__1 = 1'b0;
-        binf_k__1 = 32'h0;
-        binf_l__1 = 1'b0;
-        if (bfm__8) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__0;
-            binf_l__1 = c_lane__0[32'h0];
-        end
-        if (bfm__9) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__0;
-            binf_l__1 = c_lane__1[32'h0];
-        end
-        if (bfm__10) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__1;
-            binf_l__1 = c_lane__0[32'h0];
-        end
-        if (bfm__11) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__1;
-            binf_l__1 = c_lane__1[32'h0];
-        end
-        if (bfm__12) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__2;
-            binf_l__1 = c_lane__0[32'h0];
-        end
-        if (bfm__13) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__2;
-            binf_l__1 = c_lane__1[32'h0];
-        end
-        if (bfm__14) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__3;
-            binf_l__1 = c_lane__0[32'h0];
-        end
-        if (bfm__15) begin
-            binf__1 = bv__1__q & c_merge & c_mif;
-            binf_k__1 = c_k__3;
-            binf_l__1 = c_lane__1[32'h0];
-        end
-        bmrg__1 = 1'b0;
-        bmlane__1 = 1'b0;
-        if (iss__0 & beq__4 & c_merge & ~c_comp) begin
-            bmrg__1 = bv__1__q & ~binf__1;
-            bmlane__1 = cnt__0[32'h0];
-        end
-        if (iss__1 & beq__5 & c_merge & ~c_comp) begin
-            bmrg__1 = bv__1__q & ~binf__1;
-            bmlane__1 = cnt__1[32'h0];
-        end
-        if (iss__2 & beq__6 & c_merge & ~c_comp) begin
-            bmrg__1 = bv__1__q & ~binf__1;
-            bmlane__1 = cnt__2[32'h0];
-        end
-        if (iss__3 & beq__7 & c_merge & ~c_comp) begin
-            bmrg__1 = bv__1__q & ~binf__1;
-            bmlane__1 = cnt__3[32'h0];
-        end
-        bhs__4 = 1'b0;
-        bhl__4 = 1'b0;
-        if (iss__3 & bceq__7) begin
-            bhs__4 = c_comp;
-            bhl__4 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__6) begin
-            bhs__4 = c_comp;
-            bhl__4 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__5) begin
-            bhs__4 = c_comp;
-            bhl__4 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__4) begin
-            bhs__4 = c_comp;
-            bhl__4 = cnt__0[32'h0];
-        end
-        bhs__5 = 1'b0;
-        bhl__5 = 1'b0;
-        if (iss__3 & bceq__23) begin
-            bhs__5 = c_comp;
-            bhl__5 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__22) begin
-            bhs__5 = c_comp;
-            bhl__5 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__21) begin
-            bhs__5 = c_comp;
-            bhl__5 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__20) begin
-            bhs__5 = c_comp;
-            bhl__5 = cnt__0[32'h0];
-        end
-        bhs__6 = 1'b0;
-        bhl__6 = 1'b0;
-        if (iss__3 & bceq__39) begin
-            bhs__6 = c_comp;
-            bhl__6 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__38) begin
-            bhs__6 = c_comp;
-            bhl__6 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__37) begin
-            bhs__6 = c_comp;
-            bhl__6 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__36) begin
-            bhs__6 = c_comp;
-            bhl__6 = cnt__0[32'h0];
-        end
-        bhs__7 = 1'b0;
-        bhl__7 = 1'b0;
-        if (iss__3 & bceq__55) begin
-            bhs__7 = c_comp;
-            bhl__7 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__54) begin
-            bhs__7 = c_comp;
-            bhl__7 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__53) begin
-            bhs__7 = c_comp;
-            bhl__7 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__52) begin
-            bhs__7 = c_comp;
-            bhl__7 = cnt__0[32'h0];
-        end
-        if (c_comp) begin
-            bmrg__1 = bv__1__q & ~binf__1 & bhs__4 & bhs__5 & bhs__6 & bhs__7;
-        end
-        binf__2 = 1'b0;
-        binf_k__2 = 32'h0;
-        binf_l__2 = 1'b0;
-        if (bfm__16) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__0;
-            binf_l__2 = c_lane__0[32'h0];
-        end
-        if (bfm__17) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__0;
-            binf_l__2 = c_lane__1[32'h0];
-        end
-        if (bfm__18) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__1;
-            binf_l__2 = c_lane__0[32'h0];
-        end
-        if (bfm__19) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__1;
-            binf_l__2 = c_lane__1[32'h0];
-        end
-        if (bfm__20) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__2;
-            binf_l__2 = c_lane__0[32'h0];
-        end
-        if (bfm__21) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__2;
-            binf_l__2 = c_lane__1[32'h0];
-        end
-        if (bfm__22) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__3;
-            binf_l__2 = c_lane__0[32'h0];
-        end
-        if (bfm__23) begin
-            binf__2 = bv__2__q & c_merge & c_mif;
-            binf_k__2 = c_k__3;
-            binf_l__2 = c_lane__1[32'h0];
-        end
-        bmrg__2 = 1'b0;
-        bmlane__2 = 1'b0;
-        if (iss__0 & beq__8 & c_merge & ~c_comp) begin
-            bmrg__2 = bv__2__q & ~binf__2;
-            bmlane__2 = cnt__0[32'h0];
-        end
-        if (iss__1 & beq__9 & c_merge & ~c_comp) begin
-            bmrg__2 = bv__2__q & ~binf__2;
-            bmlane__2 = cnt__1[32'h0];
-        end
-        if (iss__2 & beq__10 & c_merge & ~c_comp) begin
-            bmrg__2 = bv__2__q & ~binf__2;
-            bmlane__2 = cnt__2[32'h0];
-        end
-        if (iss__3 & beq__11 & c_merge & ~c_comp) begin
-            bmrg__2 = bv__2__q & ~binf__2;
-            bmlane__2 = cnt__3[32'h0];
-        end
-        bhs__8 = 1'b0;
-        bhl__8 = 1'b0;
-        if (iss__3 & bceq__11) begin
-            bhs__8 = c_comp;
-            bhl__8 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__10) begin
-            bhs__8 = c_comp;
-            bhl__8 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__9) begin
-            bhs__8 = c_comp;
-            bhl__8 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__8) begin
-            bhs__8 = c_comp;
-            bhl__8 = cnt__0[32'h0];
-        end
-        bhs__9 = 1'b0;
-        bhl__9 = 1'b0;
-        if (iss__3 & bceq__27) begin
-            bhs__9 = c_comp;
-            bhl__9 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__26) begin
-            bhs__9 = c_comp;
-            bhl__9 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__25) begin
-            bhs__9 = c_comp;
-            bhl__9 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__24) begin
-            bhs__9 = c_comp;
-            bhl__9 = cnt__0[32'h0];
-        end
-        bhs__10 = 1'b0;
-        bhl__10 = 1'b0;
-        if (iss__3 & bceq__43) begin
-            bhs__10 = c_comp;
-            bhl__10 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__42) begin
-            bhs__10 = c_comp;
-            bhl__10 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__41) begin
-            bhs__10 = c_comp;
-            bhl__10 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__40) begin
-            bhs__10 = c_comp;
-            bhl__10 = cnt__0[32'h0];
-        end
-        bhs__11 = 1'b0;
-        bhl__11 = 1'b0;
-        if (iss__3 & bceq__59) begin
-            bhs__11 = c_comp;
-            bhl__11 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__58) begin
-            bhs__11 = c_comp;
-            bhl__11 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__57) begin
-            bhs__11 = c_comp;
-            bhl__11 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__56) begin
-            bhs__11 = c_comp;
-            bhl__11 = cnt__0[32'h0];
-        end
-        if (c_comp) begin
-            bmrg__2 = bv__2__q & ~binf__2 & bhs__8 & bhs__9 & bhs__10 & bhs__11;
-        end
-        binf__3 = 1'b0;
-        binf_k__3 = 32'h0;
-        binf_l__3 = 1'b0;
-        if (bfm__24) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__0;
-            binf_l__3 = c_lane__0[32'h0];
-        end
-        if (bfm__25) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__0;
-            binf_l__3 = c_lane__1[32'h0];
-        end
-        if (bfm__26) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__1;
-            binf_l__3 = c_lane__0[32'h0];
-        end
-        if (bfm__27) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__1;
-            binf_l__3 = c_lane__1[32'h0];
-        end
-        if (bfm__28) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__2;
-            binf_l__3 = c_lane__0[32'h0];
-        end
-        if (bfm__29) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__2;
-            binf_l__3 = c_lane__1[32'h0];
-        end
-        if (bfm__30) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__3;
-            binf_l__3 = c_lane__0[32'h0];
-        end
-        if (bfm__31) begin
-            binf__3 = bv__3__q & c_merge & c_mif;
-            binf_k__3 = c_k__3;
-            binf_l__3 = c_lane__1[32'h0];
-        end
-        bmrg__3 = 1'b0;
-        bmlane__3 = 1'b0;
-        if (iss__0 & beq__12 & c_merge & ~c_comp) begin
-            bmrg__3 = bv__3__q & ~binf__3;
-            bmlane__3 = cnt__0[32'h0];
-        end
-        if (iss__1 & beq__13 & c_merge & ~c_comp) begin
-            bmrg__3 = bv__3__q & ~binf__3;
-            bmlane__3 = cnt__1[32'h0];
-        end
-        if (iss__2 & beq__14 & c_merge & ~c_comp) begin
-            bmrg__3 = bv__3__q & ~binf__3;
-            bmlane__3 = cnt__2[32'h0];
-        end
-        if (iss__3 & beq__15 & c_merge & ~c_comp) begin
-            bmrg__3 = bv__3__q & ~binf__3;
-            bmlane__3 = cnt__3[32'h0];
-        end
-        bhs__12 = 1'b0;
-        bhl__12 = 1'b0;
-        if (iss__3 & bceq__15) begin
-            bhs__12 = c_comp;
-            bhl__12 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__14) begin
-            bhs__12 = c_comp;
-            bhl__12 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__13) begin
-            bhs__12 = c_comp;
-            bhl__12 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__12) begin
-            bhs__12 = c_comp;
-            bhl__12 = cnt__0[32'h0];
-        end
-        bhs__13 = 1'b0;
-        bhl__13 = 1'b0;
-        if (iss__3 & bceq__31) begin
-            bhs__13 = c_comp;
-            bhl__13 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__30) begin
-            bhs__13 = c_comp;
-            bhl__13 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__29) begin
-            bhs__13 = c_comp;
-            bhl__13 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__28) begin
-            bhs__13 = c_comp;
-            bhl__13 = cnt__0[32'h0];
-        end
-        bhs__14 = 1'b0;
-        bhl__14 = 1'b0;
-        if (iss__3 & bceq__47) begin
-            bhs__14 = c_comp;
-            bhl__14 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__46) begin
-            bhs__14 = c_comp;
-            bhl__14 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__45) begin
-            bhs__14 = c_comp;
-            bhl__14 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__44) begin
-            bhs__14 = c_comp;
-            bhl__14 = cnt__0[32'h0];
-        end
-        bhs__15 = 1'b0;
-        bhl__15 = 1'b0;
-        if (iss__3 & bceq__63) begin
-            bhs__15 = c_comp;
-            bhl__15 = cnt__3[32'h0];
-        end
-        if (iss__2 & bceq__62) begin
-            bhs__15 = c_comp;
-            bhl__15 = cnt__2[32'h0];
-        end
-        if (iss__1 & bceq__61) begin
-            bhs__15 = c_comp;
-            bhl__15 = cnt__1[32'h0];
-        end
-        if (iss__0 & bceq__60) begin
-            bhs__15 = c_comp;
-            bhl__15 = cnt__0[32'h0];
-        end
-        if (c_comp) begin
-            bmrg__3 = bv__3__q & ~binf__3 & bhs__12 & bhs__13 & bhs__14 & bhs__15;
-        end
         keep__0 = pv__0__q & ~lv__0;
-        keep2__0 = 1'b0;
         keep__1 = pv__1__q & ~lv__1;
-        keep2__1 = 1'b0;
-        blv__0 = (binf__0 | bmrg__0) & ~lv__2;
-        blv__2 = (binf__2 | bmrg__2) & ~lv__2 & ~blv__0;
-        keep__2 = (pv__2__q & ~lv__2) | (bv__0__q & ~blv__0) | (bv__2__q & ~blv__2);
-        keep2__2 = bv__2__q | (bv__0__q & ~lv__2 & ~blv__0);
-        blv__1 = (binf__1 | bmrg__1) & ~lv__3;
-        blv__3 = (binf__3 | bmrg__3) & ~lv__3 & ~blv__1;
-        keep__3 = (pv__3__q & ~lv__3) | (bv__1__q & ~blv__1) | (bv__3__q & ~blv__3);
-        keep2__3 = bv__3__q | (bv__1__q & ~lv__3 & ~blv__1);
+        keep__2 = pv__2__q & ~lv__2;
+        keep__3 = pv__3__q & ~lv__3;
         is_v__0 = 1'b0;
         is_st__0 = 32'h0;
         is_s__0 = 32'h0;
@@ -8273,6 +9230,22 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         op1__1 = qst__1__q[(32'h0)+:(2)];
         op2__1 = qst__3__q[(32'h0)+:(2)];
         op3__1 = qst__5__q[(32'h0)+:(2)];
+        ma__0 = ((qs__0__q) & 16'hffff);
+        ma__1 = ((qs__1__q) & 16'hffff);
+        ma__2 = ((qs__2__q) & 16'hffff);
+        ma__3 = ((qs__3__q) & 16'hffff);
+        ma__4 = ((qs__4__q) & 16'hffff);
+        ma__5 = ((qs__5__q) & 16'hffff);
+        ma__6 = ((qs__6__q) & 16'hffff);
+        ma__7 = ((qs__7__q) & 16'hffff);
+        mc__0 = ((qd__0__q) & 16'hffff);
+        mc__1 = ((qd__1__q) & 16'hffff);
+        mc__2 = ((qd__2__q) & 16'hffff);
+        mc__3 = ((qd__3__q) & 16'hffff);
+        mc__4 = ((qd__4__q) & 16'hffff);
+        mc__5 = ((qd__5__q) & 16'hffff);
+        mc__6 = ((qd__6__q) & 16'hffff);
+        mc__7 = ((qd__7__q) & 16'hffff);
         if (adv) begin
             qv__0__d = is_v__0;
             qv__2__d = qv__0__q;
@@ -8351,17 +9324,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             qg__19__d = qg__11__q;
             qsl__19__d = qsl__11__q;
         end
-        ma__0 = qs__0__q;
-        mc__0 = qd__0__q;
-        md__0 = c_255 - qs__3__q;
+        md__0 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__0 = qd__0__q;
+            mb__0 = mc__0;
         end
         else if (c_isa__0) begin
             mb__0 = c_255;
         end
         else begin
-            mb__0 = qs__3__q;
+            mb__0 = ma__3;
         end
         pr1__0 = ma__0 * mb__0;
         pr2__0 = mc__0 * md__0;
@@ -8412,17 +9383,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if (en__6) begin
             rr__0__d = resf__0;
         end
-        ma__1 = qs__1__q;
-        mc__1 = qd__1__q;
-        md__1 = c_255 - qs__3__q;
+        md__1 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__1 = qd__1__q;
+            mb__1 = mc__1;
         end
         else if (c_isa__1) begin
             mb__1 = c_255;
         end
         else begin
-            mb__1 = qs__3__q;
+            mb__1 = ma__3;
         end
         pr1__1 = ma__1 * mb__1;
         pr2__1 = mc__1 * md__1;
@@ -8473,17 +9442,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if (en__6) begin
             rr__1__d = resf__1;
         end
-        ma__2 = qs__2__q;
-        mc__2 = qd__2__q;
-        md__2 = c_255 - qs__3__q;
+        md__2 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__2 = qd__2__q;
+            mb__2 = mc__2;
         end
         else if (c_isa__2) begin
             mb__2 = c_255;
         end
         else begin
-            mb__2 = qs__3__q;
+            mb__2 = ma__3;
         end
         pr1__2 = ma__2 * mb__2;
         pr2__2 = mc__2 * md__2;
@@ -8534,17 +9501,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if (en__6) begin
             rr__2__d = resf__2;
         end
-        ma__3 = qs__3__q;
-        mc__3 = qd__3__q;
-        md__3 = c_255 - qs__3__q;
+        md__3 = c_255 - ma__3;
         if (op1__0 == c_op__3) begin
-            mb__3 = qd__3__q;
+            mb__3 = mc__3;
         end
         else if (c_isa__3) begin
             mb__3 = c_255;
         end
         else begin
-            mb__3 = qs__3__q;
+            mb__3 = ma__3;
         end
         pr1__3 = ma__3 * mb__3;
         pr2__3 = mc__3 * md__3;
@@ -8673,17 +9638,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             qg__23__d = qg__15__q;
             qsl__23__d = qsl__15__q;
         end
-        ma__4 = qs__4__q;
-        mc__4 = qd__4__q;
-        md__4 = c_255 - qs__7__q;
+        md__4 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__4 = qd__4__q;
+            mb__4 = mc__4;
         end
         else if (c_isa__0) begin
             mb__4 = c_255;
         end
         else begin
-            mb__4 = qs__7__q;
+            mb__4 = ma__7;
         end
         pr1__4 = ma__4 * mb__4;
         pr2__4 = mc__4 * md__4;
@@ -8734,17 +9697,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if (en__7) begin
             rr__4__d = resf__4;
         end
-        ma__5 = qs__5__q;
-        mc__5 = qd__5__q;
-        md__5 = c_255 - qs__7__q;
+        md__5 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__5 = qd__5__q;
+            mb__5 = mc__5;
         end
         else if (c_isa__1) begin
             mb__5 = c_255;
         end
         else begin
-            mb__5 = qs__7__q;
+            mb__5 = ma__7;
         end
         pr1__5 = ma__5 * mb__5;
         pr2__5 = mc__5 * md__5;
@@ -8795,17 +9756,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if (en__7) begin
             rr__5__d = resf__5;
         end
-        ma__6 = qs__6__q;
-        mc__6 = qd__6__q;
-        md__6 = c_255 - qs__7__q;
+        md__6 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__6 = qd__6__q;
+            mb__6 = mc__6;
         end
         else if (c_isa__2) begin
             mb__6 = c_255;
         end
         else begin
-            mb__6 = qs__7__q;
+            mb__6 = ma__7;
         end
         pr1__6 = ma__6 * mb__6;
         pr2__6 = mc__6 * md__6;
@@ -8856,17 +9815,15 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         if (en__7) begin
             rr__6__d = resf__6;
         end
-        ma__7 = qs__7__q;
-        mc__7 = qd__7__q;
-        md__7 = c_255 - qs__7__q;
+        md__7 = c_255 - ma__7;
         if (op1__1 == c_op__3) begin
-            mb__7 = qd__7__q;
+            mb__7 = mc__7;
         end
         else if (c_isa__3) begin
             mb__7 = c_255;
         end
         else begin
-            mb__7 = qs__7__q;
+            mb__7 = ma__7;
         end
         pr1__7 = ma__7 * mb__7;
         pr2__7 = mc__7 * md__7;
@@ -8919,7 +9876,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         end
         if (adv) begin
             sv__0__d = lv__0;
-            spos__0__d = 32'h0;
+            spos__0__d = 1'b0;
+            spos__16__d = 1'b0;
+            spos__32__d = 1'b0;
+            spos__48__d = 1'b0;
+            spos__64__d = 1'b0;
+            spos__80__d = 1'b0;
+            spos__96__d = 1'b0;
+            spos__112__d = 1'b0;
+            spos__128__d = 1'b0;
+            spos__144__d = 1'b0;
+            spos__160__d = 1'b0;
+            spos__176__d = 1'b0;
+            spos__192__d = 1'b0;
+            spos__208__d = 1'b0;
+            spos__224__d = 1'b0;
             sdist__0__d = 32'h0;
             scol__0__d = 32'h0;
             slane__0__d = 1'b0;
@@ -8931,6 +9902,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             slane__3__d = 1'b0;
             if (lv__0) begin
                 spos__0__d = ppos__0__q;
+                spos__16__d = ppos__4__q;
+                spos__32__d = ppos__8__q;
+                spos__48__d = ppos__12__q;
+                spos__64__d = ppos__16__q;
+                spos__80__d = ppos__20__q;
+                spos__96__d = ppos__24__q;
+                spos__112__d = ppos__28__q;
+                spos__128__d = ppos__32__q;
+                spos__144__d = ppos__36__q;
+                spos__160__d = ppos__40__q;
+                spos__176__d = ppos__44__q;
+                spos__192__d = ppos__48__q;
+                spos__208__d = ppos__52__q;
+                spos__224__d = ppos__56__q;
             end
             if (iss__0) begin
                 slane__0__d = cnt__0[32'h0];
@@ -9036,7 +10021,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
                 end
             end
             sv__1__d = lv__1;
-            spos__1__d = 32'h0;
+            spos__1__d = 1'b0;
+            spos__17__d = 1'b0;
+            spos__33__d = 1'b0;
+            spos__49__d = 1'b0;
+            spos__65__d = 1'b0;
+            spos__81__d = 1'b0;
+            spos__97__d = 1'b0;
+            spos__113__d = 1'b0;
+            spos__129__d = 1'b0;
+            spos__145__d = 1'b0;
+            spos__161__d = 1'b0;
+            spos__177__d = 1'b0;
+            spos__193__d = 1'b0;
+            spos__209__d = 1'b0;
+            spos__225__d = 1'b0;
             sdist__1__d = 32'h0;
             scol__4__d = 32'h0;
             slane__4__d = 1'b0;
@@ -9048,6 +10047,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             slane__7__d = 1'b0;
             if (lv__1) begin
                 spos__1__d = ppos__1__q;
+                spos__17__d = ppos__5__q;
+                spos__33__d = ppos__9__q;
+                spos__49__d = ppos__13__q;
+                spos__65__d = ppos__17__q;
+                spos__81__d = ppos__21__q;
+                spos__97__d = ppos__25__q;
+                spos__113__d = ppos__29__q;
+                spos__129__d = ppos__33__q;
+                spos__145__d = ppos__37__q;
+                spos__161__d = ppos__41__q;
+                spos__177__d = ppos__45__q;
+                spos__193__d = ppos__49__q;
+                spos__209__d = ppos__53__q;
+                spos__225__d = ppos__57__q;
             end
             if (iss__1) begin
                 slane__4__d = cnt__1[32'h0];
@@ -9153,7 +10166,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
                 end
             end
             sv__2__d = lv__2;
-            spos__2__d = 32'h0;
+            spos__2__d = 1'b0;
+            spos__18__d = 1'b0;
+            spos__34__d = 1'b0;
+            spos__50__d = 1'b0;
+            spos__66__d = 1'b0;
+            spos__82__d = 1'b0;
+            spos__98__d = 1'b0;
+            spos__114__d = 1'b0;
+            spos__130__d = 1'b0;
+            spos__146__d = 1'b0;
+            spos__162__d = 1'b0;
+            spos__178__d = 1'b0;
+            spos__194__d = 1'b0;
+            spos__210__d = 1'b0;
+            spos__226__d = 1'b0;
             sdist__2__d = 32'h0;
             scol__8__d = 32'h0;
             slane__8__d = 1'b0;
@@ -9165,6 +10192,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             slane__11__d = 1'b0;
             if (lv__2) begin
                 spos__2__d = ppos__2__q;
+                spos__18__d = ppos__6__q;
+                spos__34__d = ppos__10__q;
+                spos__50__d = ppos__14__q;
+                spos__66__d = ppos__18__q;
+                spos__82__d = ppos__22__q;
+                spos__98__d = ppos__26__q;
+                spos__114__d = ppos__30__q;
+                spos__130__d = ppos__34__q;
+                spos__146__d = ppos__38__q;
+                spos__162__d = ppos__42__q;
+                spos__178__d = ppos__46__q;
+                spos__194__d = ppos__50__q;
+                spos__210__d = ppos__54__q;
+                spos__226__d = ppos__58__q;
             end
             if (iss__2) begin
                 slane__8__d = cnt__2[32'h0];
@@ -9270,7 +10311,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
                 end
             end
             sv__3__d = lv__3;
-            spos__3__d = 32'h0;
+            spos__3__d = 1'b0;
+            spos__19__d = 1'b0;
+            spos__35__d = 1'b0;
+            spos__51__d = 1'b0;
+            spos__67__d = 1'b0;
+            spos__83__d = 1'b0;
+            spos__99__d = 1'b0;
+            spos__115__d = 1'b0;
+            spos__131__d = 1'b0;
+            spos__147__d = 1'b0;
+            spos__163__d = 1'b0;
+            spos__179__d = 1'b0;
+            spos__195__d = 1'b0;
+            spos__211__d = 1'b0;
+            spos__227__d = 1'b0;
             sdist__3__d = 32'h0;
             scol__12__d = 32'h0;
             slane__12__d = 1'b0;
@@ -9282,6 +10337,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             slane__15__d = 1'b0;
             if (lv__3) begin
                 spos__3__d = ppos__3__q;
+                spos__19__d = ppos__7__q;
+                spos__35__d = ppos__11__q;
+                spos__51__d = ppos__15__q;
+                spos__67__d = ppos__19__q;
+                spos__83__d = ppos__23__q;
+                spos__99__d = ppos__27__q;
+                spos__115__d = ppos__31__q;
+                spos__131__d = ppos__35__q;
+                spos__147__d = ppos__39__q;
+                spos__163__d = ppos__43__q;
+                spos__179__d = ppos__47__q;
+                spos__195__d = ppos__51__q;
+                spos__211__d = ppos__55__q;
+                spos__227__d = ppos__59__q;
             end
             if (iss__3) begin
                 slane__12__d = cnt__3[32'h0];
@@ -9386,388 +10455,22 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
                     end
                 end
             end
-            if (blv__0) begin
-                sv__2__d = 1'b1;
-                spos__2__d = bpos__0__q;
-                if (bmrg__0 & c_comp) begin
-                    slane__8__d = bhl__0;
-                end
-                if (bmrg__0 & ~c_comp) begin
-                    slane__8__d = bmlane__0;
-                end
-                if (binf__0) begin
-                    slane__8__d = binf_l__0;
-                end
-                if (bmrg__0 & c_comp) begin
-                    slane__9__d = bhl__1;
-                end
-                if (bmrg__0 & ~c_comp) begin
-                    slane__9__d = bmlane__0;
-                end
-                if (binf__0) begin
-                    slane__9__d = binf_l__0;
-                end
-                if (bmrg__0 & c_comp) begin
-                    slane__10__d = bhl__2;
-                end
-                if (bmrg__0 & ~c_comp) begin
-                    slane__10__d = bmlane__0;
-                end
-                if (binf__0) begin
-                    slane__10__d = binf_l__0;
-                end
-                if (bmrg__0 & c_comp) begin
-                    slane__11__d = bhl__3;
-                end
-                if (bmrg__0 & ~c_comp) begin
-                    slane__11__d = bmlane__0;
-                end
-                if (binf__0) begin
-                    slane__11__d = binf_l__0;
-                end
-                if (binf__0) begin
-                    sdist__2__d = binf_k__0;
-                    if (binf_l__0 == c_lane__0[32'h0]) begin
-                        if (binf_k__0 == c_k__2) begin
-                            scol__8__d = resf__0;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__8__d = rr__0__q;
-                        end
-                        if (binf_k__0 == c_k__2) begin
-                            scol__9__d = resf__1;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__9__d = rr__1__q;
-                        end
-                        if (binf_k__0 == c_k__2) begin
-                            scol__10__d = resf__2;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__10__d = rr__2__q;
-                        end
-                        if (binf_k__0 == c_k__2) begin
-                            scol__11__d = resf__3;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__11__d = rr__3__q;
-                        end
-                    end
-                    if (binf_l__0 == c_lane__1[32'h0]) begin
-                        if (binf_k__0 == c_k__2) begin
-                            scol__8__d = resf__4;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__8__d = rr__4__q;
-                        end
-                        if (binf_k__0 == c_k__2) begin
-                            scol__9__d = resf__5;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__9__d = rr__5__q;
-                        end
-                        if (binf_k__0 == c_k__2) begin
-                            scol__10__d = resf__6;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__10__d = rr__6__q;
-                        end
-                        if (binf_k__0 == c_k__2) begin
-                            scol__11__d = resf__7;
-                        end
-                        if (binf_k__0 == c_k__3) begin
-                            scol__11__d = rr__7__q;
-                        end
-                    end
-                end
-            end
-            if (blv__2) begin
-                sv__2__d = 1'b1;
-                spos__2__d = bpos__2__q;
-                if (bmrg__2 & c_comp) begin
-                    slane__8__d = bhl__8;
-                end
-                if (bmrg__2 & ~c_comp) begin
-                    slane__8__d = bmlane__2;
-                end
-                if (binf__2) begin
-                    slane__8__d = binf_l__2;
-                end
-                if (bmrg__2 & c_comp) begin
-                    slane__9__d = bhl__9;
-                end
-                if (bmrg__2 & ~c_comp) begin
-                    slane__9__d = bmlane__2;
-                end
-                if (binf__2) begin
-                    slane__9__d = binf_l__2;
-                end
-                if (bmrg__2 & c_comp) begin
-                    slane__10__d = bhl__10;
-                end
-                if (bmrg__2 & ~c_comp) begin
-                    slane__10__d = bmlane__2;
-                end
-                if (binf__2) begin
-                    slane__10__d = binf_l__2;
-                end
-                if (bmrg__2 & c_comp) begin
-                    slane__11__d = bhl__11;
-                end
-                if (bmrg__2 & ~c_comp) begin
-                    slane__11__d = bmlane__2;
-                end
-                if (binf__2) begin
-                    slane__11__d = binf_l__2;
-                end
-                if (binf__2) begin
-                    sdist__2__d = binf_k__2;
-                    if (binf_l__2 == c_lane__0[32'h0]) begin
-                        if (binf_k__2 == c_k__2) begin
-                            scol__8__d = resf__0;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__8__d = rr__0__q;
-                        end
-                        if (binf_k__2 == c_k__2) begin
-                            scol__9__d = resf__1;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__9__d = rr__1__q;
-                        end
-                        if (binf_k__2 == c_k__2) begin
-                            scol__10__d = resf__2;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__10__d = rr__2__q;
-                        end
-                        if (binf_k__2 == c_k__2) begin
-                            scol__11__d = resf__3;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__11__d = rr__3__q;
-                        end
-                    end
-                    if (binf_l__2 == c_lane__1[32'h0]) begin
-                        if (binf_k__2 == c_k__2) begin
-                            scol__8__d = resf__4;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__8__d = rr__4__q;
-                        end
-                        if (binf_k__2 == c_k__2) begin
-                            scol__9__d = resf__5;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__9__d = rr__5__q;
-                        end
-                        if (binf_k__2 == c_k__2) begin
-                            scol__10__d = resf__6;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__10__d = rr__6__q;
-                        end
-                        if (binf_k__2 == c_k__2) begin
-                            scol__11__d = resf__7;
-                        end
-                        if (binf_k__2 == c_k__3) begin
-                            scol__11__d = rr__7__q;
-                        end
-                    end
-                end
-            end
-            if (blv__1) begin
-                sv__3__d = 1'b1;
-                spos__3__d = bpos__1__q;
-                if (bmrg__1 & c_comp) begin
-                    slane__12__d = bhl__4;
-                end
-                if (bmrg__1 & ~c_comp) begin
-                    slane__12__d = bmlane__1;
-                end
-                if (binf__1) begin
-                    slane__12__d = binf_l__1;
-                end
-                if (bmrg__1 & c_comp) begin
-                    slane__13__d = bhl__5;
-                end
-                if (bmrg__1 & ~c_comp) begin
-                    slane__13__d = bmlane__1;
-                end
-                if (binf__1) begin
-                    slane__13__d = binf_l__1;
-                end
-                if (bmrg__1 & c_comp) begin
-                    slane__14__d = bhl__6;
-                end
-                if (bmrg__1 & ~c_comp) begin
-                    slane__14__d = bmlane__1;
-                end
-                if (binf__1) begin
-                    slane__14__d = binf_l__1;
-                end
-                if (bmrg__1 & c_comp) begin
-                    slane__15__d = bhl__7;
-                end
-                if (bmrg__1 & ~c_comp) begin
-                    slane__15__d = bmlane__1;
-                end
-                if (binf__1) begin
-                    slane__15__d = binf_l__1;
-                end
-                if (binf__1) begin
-                    sdist__3__d = binf_k__1;
-                    if (binf_l__1 == c_lane__0[32'h0]) begin
-                        if (binf_k__1 == c_k__2) begin
-                            scol__12__d = resf__0;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__12__d = rr__0__q;
-                        end
-                        if (binf_k__1 == c_k__2) begin
-                            scol__13__d = resf__1;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__13__d = rr__1__q;
-                        end
-                        if (binf_k__1 == c_k__2) begin
-                            scol__14__d = resf__2;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__14__d = rr__2__q;
-                        end
-                        if (binf_k__1 == c_k__2) begin
-                            scol__15__d = resf__3;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__15__d = rr__3__q;
-                        end
-                    end
-                    if (binf_l__1 == c_lane__1[32'h0]) begin
-                        if (binf_k__1 == c_k__2) begin
-                            scol__12__d = resf__4;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__12__d = rr__4__q;
-                        end
-                        if (binf_k__1 == c_k__2) begin
-                            scol__13__d = resf__5;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__13__d = rr__5__q;
-                        end
-                        if (binf_k__1 == c_k__2) begin
-                            scol__14__d = resf__6;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__14__d = rr__6__q;
-                        end
-                        if (binf_k__1 == c_k__2) begin
-                            scol__15__d = resf__7;
-                        end
-                        if (binf_k__1 == c_k__3) begin
-                            scol__15__d = rr__7__q;
-                        end
-                    end
-                end
-            end
-            if (blv__3) begin
-                sv__3__d = 1'b1;
-                spos__3__d = bpos__3__q;
-                if (bmrg__3 & c_comp) begin
-                    slane__12__d = bhl__12;
-                end
-                if (bmrg__3 & ~c_comp) begin
-                    slane__12__d = bmlane__3;
-                end
-                if (binf__3) begin
-                    slane__12__d = binf_l__3;
-                end
-                if (bmrg__3 & c_comp) begin
-                    slane__13__d = bhl__13;
-                end
-                if (bmrg__3 & ~c_comp) begin
-                    slane__13__d = bmlane__3;
-                end
-                if (binf__3) begin
-                    slane__13__d = binf_l__3;
-                end
-                if (bmrg__3 & c_comp) begin
-                    slane__14__d = bhl__14;
-                end
-                if (bmrg__3 & ~c_comp) begin
-                    slane__14__d = bmlane__3;
-                end
-                if (binf__3) begin
-                    slane__14__d = binf_l__3;
-                end
-                if (bmrg__3 & c_comp) begin
-                    slane__15__d = bhl__15;
-                end
-                if (bmrg__3 & ~c_comp) begin
-                    slane__15__d = bmlane__3;
-                end
-                if (binf__3) begin
-                    slane__15__d = binf_l__3;
-                end
-                if (binf__3) begin
-                    sdist__3__d = binf_k__3;
-                    if (binf_l__3 == c_lane__0[32'h0]) begin
-                        if (binf_k__3 == c_k__2) begin
-                            scol__12__d = resf__0;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__12__d = rr__0__q;
-                        end
-                        if (binf_k__3 == c_k__2) begin
-                            scol__13__d = resf__1;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__13__d = rr__1__q;
-                        end
-                        if (binf_k__3 == c_k__2) begin
-                            scol__14__d = resf__2;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__14__d = rr__2__q;
-                        end
-                        if (binf_k__3 == c_k__2) begin
-                            scol__15__d = resf__3;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__15__d = rr__3__q;
-                        end
-                    end
-                    if (binf_l__3 == c_lane__1[32'h0]) begin
-                        if (binf_k__3 == c_k__2) begin
-                            scol__12__d = resf__4;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__12__d = rr__4__q;
-                        end
-                        if (binf_k__3 == c_k__2) begin
-                            scol__13__d = resf__5;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__13__d = rr__5__q;
-                        end
-                        if (binf_k__3 == c_k__2) begin
-                            scol__14__d = resf__6;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__14__d = rr__6__q;
-                        end
-                        if (binf_k__3 == c_k__2) begin
-                            scol__15__d = resf__7;
-                        end
-                        if (binf_k__3 == c_k__3) begin
-                            scol__15__d = rr__7__q;
-                        end
-                    end
-                end
-            end
             sv__4__d = sv__0__q;
             spos__4__d = spos__0__q;
+            spos__20__d = spos__16__q;
+            spos__36__d = spos__32__q;
+            spos__52__d = spos__48__q;
+            spos__68__d = spos__64__q;
+            spos__84__d = spos__80__q;
+            spos__100__d = spos__96__q;
+            spos__116__d = spos__112__q;
+            spos__132__d = spos__128__q;
+            spos__148__d = spos__144__q;
+            spos__164__d = spos__160__q;
+            spos__180__d = spos__176__q;
+            spos__196__d = spos__192__q;
+            spos__212__d = spos__208__q;
+            spos__228__d = spos__224__q;
             sdist__4__d = sdist__0__q;
             scol__16__d = scol__0__q;
             slane__16__d = slane__0__q;
@@ -9805,6 +10508,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__5__d = sv__1__q;
             spos__5__d = spos__1__q;
+            spos__21__d = spos__17__q;
+            spos__37__d = spos__33__q;
+            spos__53__d = spos__49__q;
+            spos__69__d = spos__65__q;
+            spos__85__d = spos__81__q;
+            spos__101__d = spos__97__q;
+            spos__117__d = spos__113__q;
+            spos__133__d = spos__129__q;
+            spos__149__d = spos__145__q;
+            spos__165__d = spos__161__q;
+            spos__181__d = spos__177__q;
+            spos__197__d = spos__193__q;
+            spos__213__d = spos__209__q;
+            spos__229__d = spos__225__q;
             sdist__5__d = sdist__1__q;
             scol__20__d = scol__4__q;
             slane__20__d = slane__4__q;
@@ -9842,6 +10559,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__6__d = sv__2__q;
             spos__6__d = spos__2__q;
+            spos__22__d = spos__18__q;
+            spos__38__d = spos__34__q;
+            spos__54__d = spos__50__q;
+            spos__70__d = spos__66__q;
+            spos__86__d = spos__82__q;
+            spos__102__d = spos__98__q;
+            spos__118__d = spos__114__q;
+            spos__134__d = spos__130__q;
+            spos__150__d = spos__146__q;
+            spos__166__d = spos__162__q;
+            spos__182__d = spos__178__q;
+            spos__198__d = spos__194__q;
+            spos__214__d = spos__210__q;
+            spos__230__d = spos__226__q;
             sdist__6__d = sdist__2__q;
             scol__24__d = scol__8__q;
             slane__24__d = slane__8__q;
@@ -9879,6 +10610,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__7__d = sv__3__q;
             spos__7__d = spos__3__q;
+            spos__23__d = spos__19__q;
+            spos__39__d = spos__35__q;
+            spos__55__d = spos__51__q;
+            spos__71__d = spos__67__q;
+            spos__87__d = spos__83__q;
+            spos__103__d = spos__99__q;
+            spos__119__d = spos__115__q;
+            spos__135__d = spos__131__q;
+            spos__151__d = spos__147__q;
+            spos__167__d = spos__163__q;
+            spos__183__d = spos__179__q;
+            spos__199__d = spos__195__q;
+            spos__215__d = spos__211__q;
+            spos__231__d = spos__227__q;
             sdist__7__d = sdist__3__q;
             scol__28__d = scol__12__q;
             slane__28__d = slane__12__q;
@@ -9916,6 +10661,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__8__d = sv__4__q;
             spos__8__d = spos__4__q;
+            spos__24__d = spos__20__q;
+            spos__40__d = spos__36__q;
+            spos__56__d = spos__52__q;
+            spos__72__d = spos__68__q;
+            spos__88__d = spos__84__q;
+            spos__104__d = spos__100__q;
+            spos__120__d = spos__116__q;
+            spos__136__d = spos__132__q;
+            spos__152__d = spos__148__q;
+            spos__168__d = spos__164__q;
+            spos__184__d = spos__180__q;
+            spos__200__d = spos__196__q;
+            spos__216__d = spos__212__q;
+            spos__232__d = spos__228__q;
             sdist__8__d = sdist__4__q;
             scol__32__d = scol__16__q;
             slane__32__d = slane__16__q;
@@ -9953,6 +10712,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__9__d = sv__5__q;
             spos__9__d = spos__5__q;
+            spos__25__d = spos__21__q;
+            spos__41__d = spos__37__q;
+            spos__57__d = spos__53__q;
+            spos__73__d = spos__69__q;
+            spos__89__d = spos__85__q;
+            spos__105__d = spos__101__q;
+            spos__121__d = spos__117__q;
+            spos__137__d = spos__133__q;
+            spos__153__d = spos__149__q;
+            spos__169__d = spos__165__q;
+            spos__185__d = spos__181__q;
+            spos__201__d = spos__197__q;
+            spos__217__d = spos__213__q;
+            spos__233__d = spos__229__q;
             sdist__9__d = sdist__5__q;
             scol__36__d = scol__20__q;
             slane__36__d = slane__20__q;
@@ -9990,6 +10763,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__10__d = sv__6__q;
             spos__10__d = spos__6__q;
+            spos__26__d = spos__22__q;
+            spos__42__d = spos__38__q;
+            spos__58__d = spos__54__q;
+            spos__74__d = spos__70__q;
+            spos__90__d = spos__86__q;
+            spos__106__d = spos__102__q;
+            spos__122__d = spos__118__q;
+            spos__138__d = spos__134__q;
+            spos__154__d = spos__150__q;
+            spos__170__d = spos__166__q;
+            spos__186__d = spos__182__q;
+            spos__202__d = spos__198__q;
+            spos__218__d = spos__214__q;
+            spos__234__d = spos__230__q;
             sdist__10__d = sdist__6__q;
             scol__40__d = scol__24__q;
             slane__40__d = slane__24__q;
@@ -10027,6 +10814,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__11__d = sv__7__q;
             spos__11__d = spos__7__q;
+            spos__27__d = spos__23__q;
+            spos__43__d = spos__39__q;
+            spos__59__d = spos__55__q;
+            spos__75__d = spos__71__q;
+            spos__91__d = spos__87__q;
+            spos__107__d = spos__103__q;
+            spos__123__d = spos__119__q;
+            spos__139__d = spos__135__q;
+            spos__155__d = spos__151__q;
+            spos__171__d = spos__167__q;
+            spos__187__d = spos__183__q;
+            spos__203__d = spos__199__q;
+            spos__219__d = spos__215__q;
+            spos__235__d = spos__231__q;
             sdist__11__d = sdist__7__q;
             scol__44__d = scol__28__q;
             slane__44__d = slane__28__q;
@@ -10064,6 +10865,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__12__d = sv__8__q;
             spos__12__d = spos__8__q;
+            spos__28__d = spos__24__q;
+            spos__44__d = spos__40__q;
+            spos__60__d = spos__56__q;
+            spos__76__d = spos__72__q;
+            spos__92__d = spos__88__q;
+            spos__108__d = spos__104__q;
+            spos__124__d = spos__120__q;
+            spos__140__d = spos__136__q;
+            spos__156__d = spos__152__q;
+            spos__172__d = spos__168__q;
+            spos__188__d = spos__184__q;
+            spos__204__d = spos__200__q;
+            spos__220__d = spos__216__q;
+            spos__236__d = spos__232__q;
             sdist__12__d = sdist__8__q;
             scol__48__d = scol__32__q;
             slane__48__d = slane__32__q;
@@ -10101,6 +10916,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__13__d = sv__9__q;
             spos__13__d = spos__9__q;
+            spos__29__d = spos__25__q;
+            spos__45__d = spos__41__q;
+            spos__61__d = spos__57__q;
+            spos__77__d = spos__73__q;
+            spos__93__d = spos__89__q;
+            spos__109__d = spos__105__q;
+            spos__125__d = spos__121__q;
+            spos__141__d = spos__137__q;
+            spos__157__d = spos__153__q;
+            spos__173__d = spos__169__q;
+            spos__189__d = spos__185__q;
+            spos__205__d = spos__201__q;
+            spos__221__d = spos__217__q;
+            spos__237__d = spos__233__q;
             sdist__13__d = sdist__9__q;
             scol__52__d = scol__36__q;
             slane__52__d = slane__36__q;
@@ -10138,6 +10967,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__14__d = sv__10__q;
             spos__14__d = spos__10__q;
+            spos__30__d = spos__26__q;
+            spos__46__d = spos__42__q;
+            spos__62__d = spos__58__q;
+            spos__78__d = spos__74__q;
+            spos__94__d = spos__90__q;
+            spos__110__d = spos__106__q;
+            spos__126__d = spos__122__q;
+            spos__142__d = spos__138__q;
+            spos__158__d = spos__154__q;
+            spos__174__d = spos__170__q;
+            spos__190__d = spos__186__q;
+            spos__206__d = spos__202__q;
+            spos__222__d = spos__218__q;
+            spos__238__d = spos__234__q;
             sdist__14__d = sdist__10__q;
             scol__56__d = scol__40__q;
             slane__56__d = slane__40__q;
@@ -10175,6 +11018,20 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             sv__15__d = sv__11__q;
             spos__15__d = spos__11__q;
+            spos__31__d = spos__27__q;
+            spos__47__d = spos__43__q;
+            spos__63__d = spos__59__q;
+            spos__79__d = spos__75__q;
+            spos__95__d = spos__91__q;
+            spos__111__d = spos__107__q;
+            spos__127__d = spos__123__q;
+            spos__143__d = spos__139__q;
+            spos__159__d = spos__155__q;
+            spos__175__d = spos__171__q;
+            spos__191__d = spos__187__q;
+            spos__207__d = spos__203__q;
+            spos__223__d = spos__219__q;
+            spos__239__d = spos__235__q;
             sdist__15__d = sdist__11__q;
             scol__60__d = scol__44__q;
             slane__60__d = slane__44__q;
@@ -10223,38 +11080,38 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
         i_st__1 = inp__state_1;
         i_st__2 = inp__state_2;
         i_st__3 = inp__state_3;
-        i_s__0 = ((inp__src_0[(32'h0)+:(8)]) & 16'hffff);
-        i_s__1 = ((inp__src_0[(32'h8)+:(8)]) & 16'hffff);
-        i_s__2 = ((inp__src_0[(32'h10)+:(8)]) & 16'hffff);
-        i_s__3 = ((inp__src_0[(32'h18)+:(8)]) & 16'hffff);
-        i_s__4 = ((inp__src_1[(32'h0)+:(8)]) & 16'hffff);
-        i_s__5 = ((inp__src_1[(32'h8)+:(8)]) & 16'hffff);
-        i_s__6 = ((inp__src_1[(32'h10)+:(8)]) & 16'hffff);
-        i_s__7 = ((inp__src_1[(32'h18)+:(8)]) & 16'hffff);
-        i_s__8 = ((inp__src_2[(32'h0)+:(8)]) & 16'hffff);
-        i_s__9 = ((inp__src_2[(32'h8)+:(8)]) & 16'hffff);
-        i_s__10 = ((inp__src_2[(32'h10)+:(8)]) & 16'hffff);
-        i_s__11 = ((inp__src_2[(32'h18)+:(8)]) & 16'hffff);
-        i_s__12 = ((inp__src_3[(32'h0)+:(8)]) & 16'hffff);
-        i_s__13 = ((inp__src_3[(32'h8)+:(8)]) & 16'hffff);
-        i_s__14 = ((inp__src_3[(32'h10)+:(8)]) & 16'hffff);
-        i_s__15 = ((inp__src_3[(32'h18)+:(8)]) & 16'hffff);
-        i_d__0 = ((inp__dst_0[(32'h0)+:(8)]) & 16'hffff);
-        i_d__1 = ((inp__dst_0[(32'h8)+:(8)]) & 16'hffff);
-        i_d__2 = ((inp__dst_0[(32'h10)+:(8)]) & 16'hffff);
-        i_d__3 = ((inp__dst_0[(32'h18)+:(8)]) & 16'hffff);
-        i_d__4 = ((inp__dst_1[(32'h0)+:(8)]) & 16'hffff);
-        i_d__5 = ((inp__dst_1[(32'h8)+:(8)]) & 16'hffff);
-        i_d__6 = ((inp__dst_1[(32'h10)+:(8)]) & 16'hffff);
-        i_d__7 = ((inp__dst_1[(32'h18)+:(8)]) & 16'hffff);
-        i_d__8 = ((inp__dst_2[(32'h0)+:(8)]) & 16'hffff);
-        i_d__9 = ((inp__dst_2[(32'h8)+:(8)]) & 16'hffff);
-        i_d__10 = ((inp__dst_2[(32'h10)+:(8)]) & 16'hffff);
-        i_d__11 = ((inp__dst_2[(32'h18)+:(8)]) & 16'hffff);
-        i_d__12 = ((inp__dst_3[(32'h0)+:(8)]) & 16'hffff);
-        i_d__13 = ((inp__dst_3[(32'h8)+:(8)]) & 16'hffff);
-        i_d__14 = ((inp__dst_3[(32'h10)+:(8)]) & 16'hffff);
-        i_d__15 = ((inp__dst_3[(32'h18)+:(8)]) & 16'hffff);
+        i_s__0 = inp__src_0[(32'h0)+:(8)];
+        i_s__1 = inp__src_0[(32'h8)+:(8)];
+        i_s__2 = inp__src_0[(32'h10)+:(8)];
+        i_s__3 = inp__src_0[(32'h18)+:(8)];
+        i_s__4 = inp__src_1[(32'h0)+:(8)];
+        i_s__5 = inp__src_1[(32'h8)+:(8)];
+        i_s__6 = inp__src_1[(32'h10)+:(8)];
+        i_s__7 = inp__src_1[(32'h18)+:(8)];
+        i_s__8 = inp__src_2[(32'h0)+:(8)];
+        i_s__9 = inp__src_2[(32'h8)+:(8)];
+        i_s__10 = inp__src_2[(32'h10)+:(8)];
+        i_s__11 = inp__src_2[(32'h18)+:(8)];
+        i_s__12 = inp__src_3[(32'h0)+:(8)];
+        i_s__13 = inp__src_3[(32'h8)+:(8)];
+        i_s__14 = inp__src_3[(32'h10)+:(8)];
+        i_s__15 = inp__src_3[(32'h18)+:(8)];
+        i_d__0 = inp__dst_0[(32'h0)+:(8)];
+        i_d__1 = inp__dst_0[(32'h8)+:(8)];
+        i_d__2 = inp__dst_0[(32'h10)+:(8)];
+        i_d__3 = inp__dst_0[(32'h18)+:(8)];
+        i_d__4 = inp__dst_1[(32'h0)+:(8)];
+        i_d__5 = inp__dst_1[(32'h8)+:(8)];
+        i_d__6 = inp__dst_1[(32'h10)+:(8)];
+        i_d__7 = inp__dst_1[(32'h18)+:(8)];
+        i_d__8 = inp__dst_2[(32'h0)+:(8)];
+        i_d__9 = inp__dst_2[(32'h8)+:(8)];
+        i_d__10 = inp__dst_2[(32'h10)+:(8)];
+        i_d__11 = inp__dst_2[(32'h18)+:(8)];
+        i_d__12 = inp__dst_3[(32'h0)+:(8)];
+        i_d__13 = inp__dst_3[(32'h8)+:(8)];
+        i_d__14 = inp__dst_3[(32'h10)+:(8)];
+        i_d__15 = inp__dst_3[(32'h18)+:(8)];
         if (adv) begin
             if (lv__0) begin
                 pv__0__d = 1'b0;
@@ -10263,68 +11120,30 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
                 pv__1__d = 1'b0;
             end
             if (lv__2) begin
-                pv__2__d = bv__0__q;
-                ppos__2__d = bpos__0__q;
-                pst__2__d = bst__0__q;
-                ps__8__d = bs__0__q;
-                pd__8__d = bd__0__q;
-                ps__9__d = bs__1__q;
-                pd__9__d = bd__1__q;
-                ps__10__d = bs__2__q;
-                pd__10__d = bd__2__q;
-                ps__11__d = bs__3__q;
-                pd__11__d = bd__3__q;
-            end
-            if (lv__2 | blv__0) begin
-                bv__0__d = bv__2__q;
-                bpos__0__d = bpos__2__q;
-                bst__0__d = bst__2__q;
-                bs__0__d = bs__8__q;
-                bd__0__d = bd__8__q;
-                bs__1__d = bs__9__q;
-                bd__1__d = bd__9__q;
-                bs__2__d = bs__10__q;
-                bd__2__d = bd__10__q;
-                bs__3__d = bs__11__q;
-                bd__3__d = bd__11__q;
-            end
-            if (lv__2 | blv__0 | blv__2) begin
-                bv__2__d = 1'b0;
+                pv__2__d = 1'b0;
             end
             if (lv__3) begin
-                pv__3__d = bv__1__q;
-                ppos__3__d = bpos__1__q;
-                pst__3__d = bst__1__q;
-                ps__12__d = bs__4__q;
-                pd__12__d = bd__4__q;
-                ps__13__d = bs__5__q;
-                pd__13__d = bd__5__q;
-                ps__14__d = bs__6__q;
-                pd__14__d = bd__6__q;
-                ps__15__d = bs__7__q;
-                pd__15__d = bd__7__q;
-            end
-            if (lv__3 | blv__1) begin
-                bv__1__d = bv__3__q;
-                bpos__1__d = bpos__3__q;
-                bst__1__d = bst__3__q;
-                bs__4__d = bs__12__q;
-                bd__4__d = bd__12__q;
-                bs__5__d = bs__13__q;
-                bd__5__d = bd__13__q;
-                bs__6__d = bs__14__q;
-                bd__6__d = bd__14__q;
-                bs__7__d = bs__15__q;
-                bd__7__d = bd__15__q;
-            end
-            if (lv__3 | blv__1 | blv__3) begin
-                bv__3__d = 1'b0;
+                pv__3__d = 1'b0;
             end
         end
         if (accept) begin
             if (i_v__0 & ~keep__0) begin
                 pv__0__d = 1'b1;
-                ppos__0__d = i_pos__0;
+                ppos__0__d = i_pos__0[0];
+                ppos__4__d = i_pos__0[1];
+                ppos__8__d = i_pos__0[2];
+                ppos__12__d = i_pos__0[3];
+                ppos__16__d = i_pos__0[4];
+                ppos__20__d = i_pos__0[5];
+                ppos__24__d = i_pos__0[6];
+                ppos__28__d = i_pos__0[7];
+                ppos__32__d = i_pos__0[8];
+                ppos__36__d = i_pos__0[9];
+                ppos__40__d = i_pos__0[10];
+                ppos__44__d = i_pos__0[11];
+                ppos__48__d = i_pos__0[12];
+                ppos__52__d = i_pos__0[13];
+                ppos__56__d = i_pos__0[14];
                 pst__0__d = i_st__0;
                 ps__0__d = i_s__0;
                 pd__0__d = i_d__0;
@@ -10337,7 +11156,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             if (i_v__1 & ~keep__1) begin
                 pv__1__d = 1'b1;
-                ppos__1__d = i_pos__1;
+                ppos__1__d = i_pos__1[0];
+                ppos__5__d = i_pos__1[1];
+                ppos__9__d = i_pos__1[2];
+                ppos__13__d = i_pos__1[3];
+                ppos__17__d = i_pos__1[4];
+                ppos__21__d = i_pos__1[5];
+                ppos__25__d = i_pos__1[6];
+                ppos__29__d = i_pos__1[7];
+                ppos__33__d = i_pos__1[8];
+                ppos__37__d = i_pos__1[9];
+                ppos__41__d = i_pos__1[10];
+                ppos__45__d = i_pos__1[11];
+                ppos__49__d = i_pos__1[12];
+                ppos__53__d = i_pos__1[13];
+                ppos__57__d = i_pos__1[14];
                 pst__1__d = i_st__1;
                 ps__4__d = i_s__4;
                 pd__4__d = i_d__4;
@@ -10350,7 +11183,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             if (i_v__2 & ~keep__2) begin
                 pv__2__d = 1'b1;
-                ppos__2__d = i_pos__2;
+                ppos__2__d = i_pos__2[0];
+                ppos__6__d = i_pos__2[1];
+                ppos__10__d = i_pos__2[2];
+                ppos__14__d = i_pos__2[3];
+                ppos__18__d = i_pos__2[4];
+                ppos__22__d = i_pos__2[5];
+                ppos__26__d = i_pos__2[6];
+                ppos__30__d = i_pos__2[7];
+                ppos__34__d = i_pos__2[8];
+                ppos__38__d = i_pos__2[9];
+                ppos__42__d = i_pos__2[10];
+                ppos__46__d = i_pos__2[11];
+                ppos__50__d = i_pos__2[12];
+                ppos__54__d = i_pos__2[13];
+                ppos__58__d = i_pos__2[14];
                 pst__2__d = i_st__2;
                 ps__8__d = i_s__8;
                 pd__8__d = i_d__8;
@@ -10363,7 +11210,21 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             end
             if (i_v__3 & ~keep__3) begin
                 pv__3__d = 1'b1;
-                ppos__3__d = i_pos__3;
+                ppos__3__d = i_pos__3[0];
+                ppos__7__d = i_pos__3[1];
+                ppos__11__d = i_pos__3[2];
+                ppos__15__d = i_pos__3[3];
+                ppos__19__d = i_pos__3[4];
+                ppos__23__d = i_pos__3[5];
+                ppos__27__d = i_pos__3[6];
+                ppos__31__d = i_pos__3[7];
+                ppos__35__d = i_pos__3[8];
+                ppos__39__d = i_pos__3[9];
+                ppos__43__d = i_pos__3[10];
+                ppos__47__d = i_pos__3[11];
+                ppos__51__d = i_pos__3[12];
+                ppos__55__d = i_pos__3[13];
+                ppos__59__d = i_pos__3[14];
                 pst__3__d = i_st__3;
                 ps__12__d = i_s__12;
                 pd__12__d = i_d__12;
@@ -10374,195 +11235,379 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
                 ps__15__d = i_s__15;
                 pd__15__d = i_d__15;
             end
-            if (i_v__2 & keep__2 & (keep2__2 == c_lane__0[32'h0])) begin
-                bv__0__d = c_bv__0;
-                bpos__0__d = i_pos__2;
-                bst__0__d = i_st__2;
-                bs__0__d = i_s__8;
-                bd__0__d = i_d__8;
-                bs__1__d = i_s__9;
-                bd__1__d = i_d__9;
-                bs__2__d = i_s__10;
-                bd__2__d = i_d__10;
-                bs__3__d = i_s__11;
-                bd__3__d = i_d__11;
-            end
-            if (i_v__2 & keep__2 & (keep2__2 == c_lane__1[32'h0])) begin
-                bv__2__d = c_bv__2;
-                bpos__2__d = i_pos__2;
-                bst__2__d = i_st__2;
-                bs__8__d = i_s__8;
-                bd__8__d = i_d__8;
-                bs__9__d = i_s__9;
-                bd__9__d = i_d__9;
-                bs__10__d = i_s__10;
-                bd__10__d = i_d__10;
-                bs__11__d = i_s__11;
-                bd__11__d = i_d__11;
-            end
-            if (i_v__3 & keep__3 & (keep2__3 == c_lane__0[32'h0])) begin
-                bv__1__d = c_bv__1;
-                bpos__1__d = i_pos__3;
-                bst__1__d = i_st__3;
-                bs__4__d = i_s__12;
-                bd__4__d = i_d__12;
-                bs__5__d = i_s__13;
-                bd__5__d = i_d__13;
-                bs__6__d = i_s__14;
-                bd__6__d = i_d__14;
-                bs__7__d = i_s__15;
-                bd__7__d = i_d__15;
-            end
-            if (i_v__3 & keep__3 & (keep2__3 == c_lane__1[32'h0])) begin
-                bv__3__d = c_bv__3;
-                bpos__3__d = i_pos__3;
-                bst__3__d = i_st__3;
-                bs__12__d = i_s__12;
-                bd__12__d = i_d__12;
-                bs__13__d = i_s__13;
-                bd__13__d = i_d__13;
-                bs__14__d = i_s__14;
-                bd__14__d = i_d__14;
-                bs__15__d = i_s__15;
-                bd__15__d = i_d__15;
-            end
         end
         if (flush) begin
             pv__0__d = 1'b0;
-            ppos__0__d = 32'h0;
             pst__0__d = 32'h0;
-            bv__0__d = 1'b0;
-            bpos__0__d = 32'h0;
-            bst__0__d = 32'h0;
             pv__1__d = 1'b0;
-            ppos__1__d = 32'h0;
             pst__1__d = 32'h0;
-            bv__1__d = 1'b0;
-            bpos__1__d = 32'h0;
-            bst__1__d = 32'h0;
             pv__2__d = 1'b0;
-            ppos__2__d = 32'h0;
             pst__2__d = 32'h0;
-            bv__2__d = 1'b0;
-            bpos__2__d = 32'h0;
-            bst__2__d = 32'h0;
             pv__3__d = 1'b0;
-            ppos__3__d = 32'h0;
             pst__3__d = 32'h0;
-            bv__3__d = 1'b0;
-            bpos__3__d = 32'h0;
-            bst__3__d = 32'h0;
+            ppos__0__d = 1'b0;
+            ppos__1__d = 1'b0;
+            ppos__2__d = 1'b0;
+            ppos__3__d = 1'b0;
+            ppos__4__d = 1'b0;
+            ppos__5__d = 1'b0;
+            ppos__6__d = 1'b0;
+            ppos__7__d = 1'b0;
+            ppos__8__d = 1'b0;
+            ppos__9__d = 1'b0;
+            ppos__10__d = 1'b0;
+            ppos__11__d = 1'b0;
+            ppos__12__d = 1'b0;
+            ppos__13__d = 1'b0;
+            ppos__14__d = 1'b0;
+            ppos__15__d = 1'b0;
+            ppos__16__d = 1'b0;
+            ppos__17__d = 1'b0;
+            ppos__18__d = 1'b0;
+            ppos__19__d = 1'b0;
+            ppos__20__d = 1'b0;
+            ppos__21__d = 1'b0;
+            ppos__22__d = 1'b0;
+            ppos__23__d = 1'b0;
+            ppos__24__d = 1'b0;
+            ppos__25__d = 1'b0;
+            ppos__26__d = 1'b0;
+            ppos__27__d = 1'b0;
+            ppos__28__d = 1'b0;
+            ppos__29__d = 1'b0;
+            ppos__30__d = 1'b0;
+            ppos__31__d = 1'b0;
+            ppos__32__d = 1'b0;
+            ppos__33__d = 1'b0;
+            ppos__34__d = 1'b0;
+            ppos__35__d = 1'b0;
+            ppos__36__d = 1'b0;
+            ppos__37__d = 1'b0;
+            ppos__38__d = 1'b0;
+            ppos__39__d = 1'b0;
+            ppos__40__d = 1'b0;
+            ppos__41__d = 1'b0;
+            ppos__42__d = 1'b0;
+            ppos__43__d = 1'b0;
+            ppos__44__d = 1'b0;
+            ppos__45__d = 1'b0;
+            ppos__46__d = 1'b0;
+            ppos__47__d = 1'b0;
+            ppos__48__d = 1'b0;
+            ppos__49__d = 1'b0;
+            ppos__50__d = 1'b0;
+            ppos__51__d = 1'b0;
+            ppos__52__d = 1'b0;
+            ppos__53__d = 1'b0;
+            ppos__54__d = 1'b0;
+            ppos__55__d = 1'b0;
+            ppos__56__d = 1'b0;
+            ppos__57__d = 1'b0;
+            ppos__58__d = 1'b0;
+            ppos__59__d = 1'b0;
+            spos__0__d = 1'b0;
+            spos__1__d = 1'b0;
+            spos__2__d = 1'b0;
+            spos__3__d = 1'b0;
+            spos__4__d = 1'b0;
+            spos__5__d = 1'b0;
+            spos__6__d = 1'b0;
+            spos__7__d = 1'b0;
+            spos__8__d = 1'b0;
+            spos__9__d = 1'b0;
+            spos__10__d = 1'b0;
+            spos__11__d = 1'b0;
+            spos__12__d = 1'b0;
+            spos__13__d = 1'b0;
+            spos__14__d = 1'b0;
+            spos__15__d = 1'b0;
+            spos__16__d = 1'b0;
+            spos__17__d = 1'b0;
+            spos__18__d = 1'b0;
+            spos__19__d = 1'b0;
+            spos__20__d = 1'b0;
+            spos__21__d = 1'b0;
+            spos__22__d = 1'b0;
+            spos__23__d = 1'b0;
+            spos__24__d = 1'b0;
+            spos__25__d = 1'b0;
+            spos__26__d = 1'b0;
+            spos__27__d = 1'b0;
+            spos__28__d = 1'b0;
+            spos__29__d = 1'b0;
+            spos__30__d = 1'b0;
+            spos__31__d = 1'b0;
+            spos__32__d = 1'b0;
+            spos__33__d = 1'b0;
+            spos__34__d = 1'b0;
+            spos__35__d = 1'b0;
+            spos__36__d = 1'b0;
+            spos__37__d = 1'b0;
+            spos__38__d = 1'b0;
+            spos__39__d = 1'b0;
+            spos__40__d = 1'b0;
+            spos__41__d = 1'b0;
+            spos__42__d = 1'b0;
+            spos__43__d = 1'b0;
+            spos__44__d = 1'b0;
+            spos__45__d = 1'b0;
+            spos__46__d = 1'b0;
+            spos__47__d = 1'b0;
+            spos__48__d = 1'b0;
+            spos__49__d = 1'b0;
+            spos__50__d = 1'b0;
+            spos__51__d = 1'b0;
+            spos__52__d = 1'b0;
+            spos__53__d = 1'b0;
+            spos__54__d = 1'b0;
+            spos__55__d = 1'b0;
+            spos__56__d = 1'b0;
+            spos__57__d = 1'b0;
+            spos__58__d = 1'b0;
+            spos__59__d = 1'b0;
+            spos__60__d = 1'b0;
+            spos__61__d = 1'b0;
+            spos__62__d = 1'b0;
+            spos__63__d = 1'b0;
+            spos__64__d = 1'b0;
+            spos__65__d = 1'b0;
+            spos__66__d = 1'b0;
+            spos__67__d = 1'b0;
+            spos__68__d = 1'b0;
+            spos__69__d = 1'b0;
+            spos__70__d = 1'b0;
+            spos__71__d = 1'b0;
+            spos__72__d = 1'b0;
+            spos__73__d = 1'b0;
+            spos__74__d = 1'b0;
+            spos__75__d = 1'b0;
+            spos__76__d = 1'b0;
+            spos__77__d = 1'b0;
+            spos__78__d = 1'b0;
+            spos__79__d = 1'b0;
+            spos__80__d = 1'b0;
+            spos__81__d = 1'b0;
+            spos__82__d = 1'b0;
+            spos__83__d = 1'b0;
+            spos__84__d = 1'b0;
+            spos__85__d = 1'b0;
+            spos__86__d = 1'b0;
+            spos__87__d = 1'b0;
+            spos__88__d = 1'b0;
+            spos__89__d = 1'b0;
+            spos__90__d = 1'b0;
+            spos__91__d = 1'b0;
+            spos__92__d = 1'b0;
+            spos__93__d = 1'b0;
+            spos__94__d = 1'b0;
+            spos__95__d = 1'b0;
+            spos__96__d = 1'b0;
+            spos__97__d = 1'b0;
+            spos__98__d = 1'b0;
+            spos__99__d = 1'b0;
+            spos__100__d = 1'b0;
+            spos__101__d = 1'b0;
+            spos__102__d = 1'b0;
+            spos__103__d = 1'b0;
+            spos__104__d = 1'b0;
+            spos__105__d = 1'b0;
+            spos__106__d = 1'b0;
+            spos__107__d = 1'b0;
+            spos__108__d = 1'b0;
+            spos__109__d = 1'b0;
+            spos__110__d = 1'b0;
+            spos__111__d = 1'b0;
+            spos__112__d = 1'b0;
+            spos__113__d = 1'b0;
+            spos__114__d = 1'b0;
+            spos__115__d = 1'b0;
+            spos__116__d = 1'b0;
+            spos__117__d = 1'b0;
+            spos__118__d = 1'b0;
+            spos__119__d = 1'b0;
+            spos__120__d = 1'b0;
+            spos__121__d = 1'b0;
+            spos__122__d = 1'b0;
+            spos__123__d = 1'b0;
+            spos__124__d = 1'b0;
+            spos__125__d = 1'b0;
+            spos__126__d = 1'b0;
+            spos__127__d = 1'b0;
+            spos__128__d = 1'b0;
+            spos__129__d = 1'b0;
+            spos__130__d = 1'b0;
+            spos__131__d = 1'b0;
+            spos__132__d = 1'b0;
+            spos__133__d = 1'b0;
+            spos__134__d = 1'b0;
+            spos__135__d = 1'b0;
+            spos__136__d = 1'b0;
+            spos__137__d = 1'b0;
+            spos__138__d = 1'b0;
+            spos__139__d = 1'b0;
+            spos__140__d = 1'b0;
+            spos__141__d = 1'b0;
+            spos__142__d = 1'b0;
+            spos__143__d = 1'b0;
+            spos__144__d = 1'b0;
+            spos__145__d = 1'b0;
+            spos__146__d = 1'b0;
+            spos__147__d = 1'b0;
+            spos__148__d = 1'b0;
+            spos__149__d = 1'b0;
+            spos__150__d = 1'b0;
+            spos__151__d = 1'b0;
+            spos__152__d = 1'b0;
+            spos__153__d = 1'b0;
+            spos__154__d = 1'b0;
+            spos__155__d = 1'b0;
+            spos__156__d = 1'b0;
+            spos__157__d = 1'b0;
+            spos__158__d = 1'b0;
+            spos__159__d = 1'b0;
+            spos__160__d = 1'b0;
+            spos__161__d = 1'b0;
+            spos__162__d = 1'b0;
+            spos__163__d = 1'b0;
+            spos__164__d = 1'b0;
+            spos__165__d = 1'b0;
+            spos__166__d = 1'b0;
+            spos__167__d = 1'b0;
+            spos__168__d = 1'b0;
+            spos__169__d = 1'b0;
+            spos__170__d = 1'b0;
+            spos__171__d = 1'b0;
+            spos__172__d = 1'b0;
+            spos__173__d = 1'b0;
+            spos__174__d = 1'b0;
+            spos__175__d = 1'b0;
+            spos__176__d = 1'b0;
+            spos__177__d = 1'b0;
+            spos__178__d = 1'b0;
+            spos__179__d = 1'b0;
+            spos__180__d = 1'b0;
+            spos__181__d = 1'b0;
+            spos__182__d = 1'b0;
+            spos__183__d = 1'b0;
+            spos__184__d = 1'b0;
+            spos__185__d = 1'b0;
+            spos__186__d = 1'b0;
+            spos__187__d = 1'b0;
+            spos__188__d = 1'b0;
+            spos__189__d = 1'b0;
+            spos__190__d = 1'b0;
+            spos__191__d = 1'b0;
+            spos__192__d = 1'b0;
+            spos__193__d = 1'b0;
+            spos__194__d = 1'b0;
+            spos__195__d = 1'b0;
+            spos__196__d = 1'b0;
+            spos__197__d = 1'b0;
+            spos__198__d = 1'b0;
+            spos__199__d = 1'b0;
+            spos__200__d = 1'b0;
+            spos__201__d = 1'b0;
+            spos__202__d = 1'b0;
+            spos__203__d = 1'b0;
+            spos__204__d = 1'b0;
+            spos__205__d = 1'b0;
+            spos__206__d = 1'b0;
+            spos__207__d = 1'b0;
+            spos__208__d = 1'b0;
+            spos__209__d = 1'b0;
+            spos__210__d = 1'b0;
+            spos__211__d = 1'b0;
+            spos__212__d = 1'b0;
+            spos__213__d = 1'b0;
+            spos__214__d = 1'b0;
+            spos__215__d = 1'b0;
+            spos__216__d = 1'b0;
+            spos__217__d = 1'b0;
+            spos__218__d = 1'b0;
+            spos__219__d = 1'b0;
+            spos__220__d = 1'b0;
+            spos__221__d = 1'b0;
+            spos__222__d = 1'b0;
+            spos__223__d = 1'b0;
+            spos__224__d = 1'b0;
+            spos__225__d = 1'b0;
+            spos__226__d = 1'b0;
+            spos__227__d = 1'b0;
+            spos__228__d = 1'b0;
+            spos__229__d = 1'b0;
+            spos__230__d = 1'b0;
+            spos__231__d = 1'b0;
+            spos__232__d = 1'b0;
+            spos__233__d = 1'b0;
+            spos__234__d = 1'b0;
+            spos__235__d = 1'b0;
+            spos__236__d = 1'b0;
+            spos__237__d = 1'b0;
+            spos__238__d = 1'b0;
+            spos__239__d = 1'b0;
             ps__0__d = 32'h0;
             pd__0__d = 32'h0;
-            bs__0__d = 32'h0;
-            bd__0__d = 32'h0;
             sv__0__d = 1'b0;
-            spos__0__d = 32'h0;
             sdist__0__d = 32'h0;
             ps__1__d = 32'h0;
             pd__1__d = 32'h0;
-            bs__1__d = 32'h0;
-            bd__1__d = 32'h0;
             sv__1__d = 1'b0;
-            spos__1__d = 32'h0;
             sdist__1__d = 32'h0;
             ps__2__d = 32'h0;
             pd__2__d = 32'h0;
-            bs__2__d = 32'h0;
-            bd__2__d = 32'h0;
             sv__2__d = 1'b0;
-            spos__2__d = 32'h0;
             sdist__2__d = 32'h0;
             ps__3__d = 32'h0;
             pd__3__d = 32'h0;
-            bs__3__d = 32'h0;
-            bd__3__d = 32'h0;
             sv__3__d = 1'b0;
-            spos__3__d = 32'h0;
             sdist__3__d = 32'h0;
             ps__4__d = 32'h0;
             pd__4__d = 32'h0;
-            bs__4__d = 32'h0;
-            bd__4__d = 32'h0;
             sv__4__d = 1'b0;
-            spos__4__d = 32'h0;
             sdist__4__d = 32'h0;
             ps__5__d = 32'h0;
             pd__5__d = 32'h0;
-            bs__5__d = 32'h0;
-            bd__5__d = 32'h0;
             sv__5__d = 1'b0;
-            spos__5__d = 32'h0;
             sdist__5__d = 32'h0;
             ps__6__d = 32'h0;
             pd__6__d = 32'h0;
-            bs__6__d = 32'h0;
-            bd__6__d = 32'h0;
             sv__6__d = 1'b0;
-            spos__6__d = 32'h0;
             sdist__6__d = 32'h0;
             ps__7__d = 32'h0;
             pd__7__d = 32'h0;
-            bs__7__d = 32'h0;
-            bd__7__d = 32'h0;
             sv__7__d = 1'b0;
-            spos__7__d = 32'h0;
             sdist__7__d = 32'h0;
             ps__8__d = 32'h0;
             pd__8__d = 32'h0;
-            bs__8__d = 32'h0;
-            bd__8__d = 32'h0;
             sv__8__d = 1'b0;
-            spos__8__d = 32'h0;
             sdist__8__d = 32'h0;
             ps__9__d = 32'h0;
             pd__9__d = 32'h0;
-            bs__9__d = 32'h0;
-            bd__9__d = 32'h0;
             sv__9__d = 1'b0;
-            spos__9__d = 32'h0;
             sdist__9__d = 32'h0;
             ps__10__d = 32'h0;
             pd__10__d = 32'h0;
-            bs__10__d = 32'h0;
-            bd__10__d = 32'h0;
             sv__10__d = 1'b0;
-            spos__10__d = 32'h0;
             sdist__10__d = 32'h0;
             ps__11__d = 32'h0;
             pd__11__d = 32'h0;
-            bs__11__d = 32'h0;
-            bd__11__d = 32'h0;
             sv__11__d = 1'b0;
-            spos__11__d = 32'h0;
             sdist__11__d = 32'h0;
             ps__12__d = 32'h0;
             pd__12__d = 32'h0;
-            bs__12__d = 32'h0;
-            bd__12__d = 32'h0;
             sv__12__d = 1'b0;
-            spos__12__d = 32'h0;
             sdist__12__d = 32'h0;
             ps__13__d = 32'h0;
             pd__13__d = 32'h0;
-            bs__13__d = 32'h0;
-            bd__13__d = 32'h0;
             sv__13__d = 1'b0;
-            spos__13__d = 32'h0;
             sdist__13__d = 32'h0;
             ps__14__d = 32'h0;
             pd__14__d = 32'h0;
-            bs__14__d = 32'h0;
-            bd__14__d = 32'h0;
             sv__14__d = 1'b0;
-            spos__14__d = 32'h0;
             sdist__14__d = 32'h0;
             ps__15__d = 32'h0;
             pd__15__d = 32'h0;
-            bs__15__d = 32'h0;
-            bd__15__d = 32'h0;
             sv__15__d = 1'b0;
-            spos__15__d = 32'h0;
             sdist__15__d = 32'h0;
             qv__0__d = 1'b0;
             qst__0__d = 32'h0;
@@ -10880,10 +11925,190 @@ module tilerast_pixel_back_end_ice40_1x__blender(clock,flush,in_valid,in_ready,i
             lvc__4 = lvc__3;
         end
         out__lane_valid = lvc__4;
-        out__pos_0 = spos__12__q;
-        out__pos_1 = spos__13__q;
-        out__pos_2 = spos__14__q;
-        out__pos_3 = spos__15__q;
+        out__pos_0 = 32'h0;
+        out__pos_1 = 32'h0;
+        out__pos_2 = 32'h0;
+        out__pos_3 = 32'h0;
+        if (spos__12__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__0;
+        end
+        if (spos__13__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__0;
+        end
+        if (spos__14__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__0;
+        end
+        if (spos__15__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__0;
+        end
+        if (spos__28__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__1;
+        end
+        if (spos__29__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__1;
+        end
+        if (spos__30__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__1;
+        end
+        if (spos__31__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__1;
+        end
+        if (spos__44__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__2;
+        end
+        if (spos__45__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__2;
+        end
+        if (spos__46__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__2;
+        end
+        if (spos__47__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__2;
+        end
+        if (spos__60__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__3;
+        end
+        if (spos__61__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__3;
+        end
+        if (spos__62__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__3;
+        end
+        if (spos__63__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__3;
+        end
+        if (spos__76__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__4;
+        end
+        if (spos__77__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__4;
+        end
+        if (spos__78__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__4;
+        end
+        if (spos__79__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__4;
+        end
+        if (spos__92__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__5;
+        end
+        if (spos__93__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__5;
+        end
+        if (spos__94__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__5;
+        end
+        if (spos__95__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__5;
+        end
+        if (spos__108__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__6;
+        end
+        if (spos__109__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__6;
+        end
+        if (spos__110__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__6;
+        end
+        if (spos__111__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__6;
+        end
+        if (spos__124__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__7;
+        end
+        if (spos__125__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__7;
+        end
+        if (spos__126__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__7;
+        end
+        if (spos__127__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__7;
+        end
+        if (spos__140__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__8;
+        end
+        if (spos__141__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__8;
+        end
+        if (spos__142__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__8;
+        end
+        if (spos__143__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__8;
+        end
+        if (spos__156__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__9;
+        end
+        if (spos__157__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__9;
+        end
+        if (spos__158__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__9;
+        end
+        if (spos__159__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__9;
+        end
+        if (spos__172__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__10;
+        end
+        if (spos__173__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__10;
+        end
+        if (spos__174__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__10;
+        end
+        if (spos__175__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__10;
+        end
+        if (spos__188__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__11;
+        end
+        if (spos__189__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__11;
+        end
+        if (spos__190__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__11;
+        end
+        if (spos__191__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__11;
+        end
+        if (spos__204__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__12;
+        end
+        if (spos__205__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__12;
+        end
+        if (spos__206__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__12;
+        end
+        if (spos__207__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__12;
+        end
+        if (spos__220__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__13;
+        end
+        if (spos__221__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__13;
+        end
+        if (spos__222__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__13;
+        end
+        if (spos__223__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__13;
+        end
+        if (spos__236__q) begin
+            out__pos_0 = out__pos_0 | c_pbit__14;
+        end
+        if (spos__237__q) begin
+            out__pos_1 = out__pos_1 | c_pbit__14;
+        end
+        if (spos__238__q) begin
+            out__pos_2 = out__pos_2 | c_pbit__14;
+        end
+        if (spos__239__q) begin
+            out__pos_3 = out__pos_3 | c_pbit__14;
+        end
         out__colour_0 = ((scol__48__q) & 32'hffffffff) | (((scol__49__q) & 32'hffffffff) << c_sh__0) | (((scol__50__q) & 32'hffffffff) << c_sh__1) | (((scol__51__q) & 32'hffffffff) << c_sh__2);
         out__colour_1 = ((scol__52__q) & 32'hffffffff) | (((scol__53__q) & 32'hffffffff) << c_sh__0) | (((scol__54__q) & 32'hffffffff) << c_sh__1) | (((scol__55__q) & 32'hffffffff) << c_sh__2);
         out__colour_2 = ((scol__56__q) & 32'hffffffff) | (((scol__57__q) & 32'hffffffff) << c_sh__0) | (((scol__58__q) & 32'hffffffff) << c_sh__1) | (((scol__59__q) & 32'hffffffff) << c_sh__2);
@@ -11349,852 +12574,16 @@ module tilerast_pixel_back_end_ice40_1x__blender__at__7(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__at__7
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__bd__0(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__0
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__1(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__1
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__10(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__10
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__11(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__11
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__12(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__12
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__13(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__13
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__14(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__14
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__15(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__15
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__2(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__2
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__3(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__3
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__4(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__4
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__5(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__5
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__6(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__6
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__7(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__7
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__8(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__8
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bd__9(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bd__9
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bpos__0(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bpos__0
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bpos__1(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bpos__1
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bpos__2(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bpos__2
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bpos__3(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bpos__3
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__0(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__0
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__1(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__1
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__10(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__10
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__11(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__11
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__12(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__12
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__13(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__13
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__14(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__14
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__15(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__15
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__2(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__2
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__3(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__3
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__4(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__4
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__5(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__5
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__6(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__6
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__7(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__7
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__8(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__8
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bs__9(d,q,clock);
-
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bs__9
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bst__0(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bst__0
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bst__1(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bst__1
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bst__2(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bst__2
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bst__3(d,q,clock);
-
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bst__3
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bv__0(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bv__0
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bv__1(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bv__1
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bv__2(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bv__2
-
-
-module tilerast_pixel_back_end_ice40_1x__blender__bv__3(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_pixel_back_end_ice40_1x__blender__bv__3
-
-
 module tilerast_pixel_back_end_ice40_1x__blender__pd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12207,13 +12596,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__0
 module tilerast_pixel_back_end_ice40_1x__blender__pd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12226,13 +12615,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__1
 module tilerast_pixel_back_end_ice40_1x__blender__pd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12245,13 +12634,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__10
 module tilerast_pixel_back_end_ice40_1x__blender__pd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12264,13 +12653,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__11
 module tilerast_pixel_back_end_ice40_1x__blender__pd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12283,13 +12672,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__12
 module tilerast_pixel_back_end_ice40_1x__blender__pd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12302,13 +12691,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__13
 module tilerast_pixel_back_end_ice40_1x__blender__pd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12321,13 +12710,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__14
 module tilerast_pixel_back_end_ice40_1x__blender__pd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12340,13 +12729,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__15
 module tilerast_pixel_back_end_ice40_1x__blender__pd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12359,13 +12748,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__2
 module tilerast_pixel_back_end_ice40_1x__blender__pd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12378,13 +12767,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__3
 module tilerast_pixel_back_end_ice40_1x__blender__pd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12397,13 +12786,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__4
 module tilerast_pixel_back_end_ice40_1x__blender__pd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12416,13 +12805,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__5
 module tilerast_pixel_back_end_ice40_1x__blender__pd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12435,13 +12824,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__6
 module tilerast_pixel_back_end_ice40_1x__blender__pd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12454,13 +12843,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__7
 module tilerast_pixel_back_end_ice40_1x__blender__pd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12473,13 +12862,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__8
 module tilerast_pixel_back_end_ice40_1x__blender__pd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12492,13 +12881,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pd__9
 module tilerast_pixel_back_end_ice40_1x__blender__ppos__0(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -12511,13 +12900,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__0
 module tilerast_pixel_back_end_ice40_1x__blender__ppos__1(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -12527,16 +12916,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__ppos__1(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__1
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__ppos__2(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__10(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__10
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__11(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__11
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__12(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__12
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__13(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__13
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__14(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__14
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__15(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__15
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__16(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__16
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__17(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__17
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__18(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__18
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__19(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__19
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__2(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -12546,16 +13125,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__ppos__2(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__2
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__ppos__3(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__20(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__20
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__21(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__21
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__22(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__22
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__23(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__23
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__24(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__24
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__25(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__25
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__26(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__26
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__27(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__27
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__28(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__28
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__29(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__29
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__3(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -12565,16 +13334,700 @@ module tilerast_pixel_back_end_ice40_1x__blender__ppos__3(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__3
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__ps__0(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__30
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__31(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__31
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__32(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__32
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__33(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__33
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__34(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__34
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__35(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__35
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__36(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__36
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__37(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__37
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__38(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__38
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__39(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__39
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__4(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__4
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__40(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__40
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__41(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__41
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__42(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__42
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__43(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__43
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__44(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__44
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__45(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__45
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__46(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__46
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__47(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__47
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__48(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__48
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__49(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__49
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__5(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__5
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__50(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__50
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__51(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__51
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__52(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__52
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__53(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__53
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__54(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__54
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__55(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__55
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__56(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__56
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__57(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__57
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__58(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__58
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__59(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__59
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__6(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__6
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__7(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__7
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__8(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__8
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ppos__9(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__ppos__9
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__ps__0(d,q,clock);
+
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12587,13 +14040,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__0
 module tilerast_pixel_back_end_ice40_1x__blender__ps__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12606,13 +14059,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__1
 module tilerast_pixel_back_end_ice40_1x__blender__ps__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12625,13 +14078,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__10
 module tilerast_pixel_back_end_ice40_1x__blender__ps__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12644,13 +14097,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__11
 module tilerast_pixel_back_end_ice40_1x__blender__ps__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12663,13 +14116,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__12
 module tilerast_pixel_back_end_ice40_1x__blender__ps__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12682,13 +14135,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__13
 module tilerast_pixel_back_end_ice40_1x__blender__ps__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12701,13 +14154,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__14
 module tilerast_pixel_back_end_ice40_1x__blender__ps__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12720,13 +14173,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__15
 module tilerast_pixel_back_end_ice40_1x__blender__ps__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12739,13 +14192,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__2
 module tilerast_pixel_back_end_ice40_1x__blender__ps__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12758,13 +14211,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__3
 module tilerast_pixel_back_end_ice40_1x__blender__ps__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12777,13 +14230,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__4
 module tilerast_pixel_back_end_ice40_1x__blender__ps__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12796,13 +14249,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__5
 module tilerast_pixel_back_end_ice40_1x__blender__ps__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12815,13 +14268,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__6
 module tilerast_pixel_back_end_ice40_1x__blender__ps__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12834,13 +14287,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__7
 module tilerast_pixel_back_end_ice40_1x__blender__ps__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -12853,13 +14306,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__ps__8
 module tilerast_pixel_back_end_ice40_1x__blender__ps__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13024,13 +14477,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__pv__3
 module tilerast_pixel_back_end_ice40_1x__blender__qd__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13043,13 +14496,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__0
 module tilerast_pixel_back_end_ice40_1x__blender__qd__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13062,13 +14515,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__1
 module tilerast_pixel_back_end_ice40_1x__blender__qd__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13081,13 +14534,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__10
 module tilerast_pixel_back_end_ice40_1x__blender__qd__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13100,13 +14553,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__11
 module tilerast_pixel_back_end_ice40_1x__blender__qd__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13119,13 +14572,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__12
 module tilerast_pixel_back_end_ice40_1x__blender__qd__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13138,13 +14591,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__13
 module tilerast_pixel_back_end_ice40_1x__blender__qd__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13157,13 +14610,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__14
 module tilerast_pixel_back_end_ice40_1x__blender__qd__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13176,13 +14629,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__15
 module tilerast_pixel_back_end_ice40_1x__blender__qd__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13195,13 +14648,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__16
 module tilerast_pixel_back_end_ice40_1x__blender__qd__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13214,13 +14667,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__17
 module tilerast_pixel_back_end_ice40_1x__blender__qd__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13233,13 +14686,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__18
 module tilerast_pixel_back_end_ice40_1x__blender__qd__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13252,13 +14705,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__19
 module tilerast_pixel_back_end_ice40_1x__blender__qd__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13271,13 +14724,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__2
 module tilerast_pixel_back_end_ice40_1x__blender__qd__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13290,13 +14743,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__20
 module tilerast_pixel_back_end_ice40_1x__blender__qd__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13309,13 +14762,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__21
 module tilerast_pixel_back_end_ice40_1x__blender__qd__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13328,13 +14781,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__22
 module tilerast_pixel_back_end_ice40_1x__blender__qd__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13347,13 +14800,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__23
 module tilerast_pixel_back_end_ice40_1x__blender__qd__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13366,13 +14819,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__24
 module tilerast_pixel_back_end_ice40_1x__blender__qd__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13385,13 +14838,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__25
 module tilerast_pixel_back_end_ice40_1x__blender__qd__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13404,13 +14857,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__26
 module tilerast_pixel_back_end_ice40_1x__blender__qd__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13423,13 +14876,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__27
 module tilerast_pixel_back_end_ice40_1x__blender__qd__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13442,13 +14895,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__28
 module tilerast_pixel_back_end_ice40_1x__blender__qd__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13461,13 +14914,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__29
 module tilerast_pixel_back_end_ice40_1x__blender__qd__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13480,13 +14933,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__3
 module tilerast_pixel_back_end_ice40_1x__blender__qd__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13499,13 +14952,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__30
 module tilerast_pixel_back_end_ice40_1x__blender__qd__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13518,13 +14971,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__31
 module tilerast_pixel_back_end_ice40_1x__blender__qd__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13537,13 +14990,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__4
 module tilerast_pixel_back_end_ice40_1x__blender__qd__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13556,13 +15009,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__5
 module tilerast_pixel_back_end_ice40_1x__blender__qd__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13575,13 +15028,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__6
 module tilerast_pixel_back_end_ice40_1x__blender__qd__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13594,13 +15047,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__7
 module tilerast_pixel_back_end_ice40_1x__blender__qd__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -13613,13 +15066,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qd__8
 module tilerast_pixel_back_end_ice40_1x__blender__qd__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14088,13 +15541,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qg__9
 module tilerast_pixel_back_end_ice40_1x__blender__qs__0(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14107,13 +15560,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__0
 module tilerast_pixel_back_end_ice40_1x__blender__qs__1(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14126,13 +15579,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__1
 module tilerast_pixel_back_end_ice40_1x__blender__qs__10(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14145,13 +15598,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__10
 module tilerast_pixel_back_end_ice40_1x__blender__qs__11(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14164,13 +15617,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__11
 module tilerast_pixel_back_end_ice40_1x__blender__qs__12(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14183,13 +15636,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__12
 module tilerast_pixel_back_end_ice40_1x__blender__qs__13(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14202,13 +15655,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__13
 module tilerast_pixel_back_end_ice40_1x__blender__qs__14(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14221,13 +15674,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__14
 module tilerast_pixel_back_end_ice40_1x__blender__qs__15(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14240,13 +15693,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__15
 module tilerast_pixel_back_end_ice40_1x__blender__qs__16(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14259,13 +15712,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__16
 module tilerast_pixel_back_end_ice40_1x__blender__qs__17(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14278,13 +15731,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__17
 module tilerast_pixel_back_end_ice40_1x__blender__qs__18(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14297,13 +15750,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__18
 module tilerast_pixel_back_end_ice40_1x__blender__qs__19(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14316,13 +15769,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__19
 module tilerast_pixel_back_end_ice40_1x__blender__qs__2(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14335,13 +15788,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__2
 module tilerast_pixel_back_end_ice40_1x__blender__qs__20(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14354,13 +15807,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__20
 module tilerast_pixel_back_end_ice40_1x__blender__qs__21(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14373,13 +15826,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__21
 module tilerast_pixel_back_end_ice40_1x__blender__qs__22(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14392,13 +15845,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__22
 module tilerast_pixel_back_end_ice40_1x__blender__qs__23(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14411,13 +15864,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__23
 module tilerast_pixel_back_end_ice40_1x__blender__qs__24(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14430,13 +15883,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__24
 module tilerast_pixel_back_end_ice40_1x__blender__qs__25(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14449,13 +15902,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__25
 module tilerast_pixel_back_end_ice40_1x__blender__qs__26(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14468,13 +15921,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__26
 module tilerast_pixel_back_end_ice40_1x__blender__qs__27(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14487,13 +15940,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__27
 module tilerast_pixel_back_end_ice40_1x__blender__qs__28(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14506,13 +15959,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__28
 module tilerast_pixel_back_end_ice40_1x__blender__qs__29(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14525,13 +15978,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__29
 module tilerast_pixel_back_end_ice40_1x__blender__qs__3(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14544,13 +15997,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__3
 module tilerast_pixel_back_end_ice40_1x__blender__qs__30(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14563,13 +16016,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__30
 module tilerast_pixel_back_end_ice40_1x__blender__qs__31(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14582,13 +16035,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__31
 module tilerast_pixel_back_end_ice40_1x__blender__qs__4(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14601,13 +16054,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__4
 module tilerast_pixel_back_end_ice40_1x__blender__qs__5(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14620,13 +16073,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__5
 module tilerast_pixel_back_end_ice40_1x__blender__qs__6(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14639,13 +16092,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__6
 module tilerast_pixel_back_end_ice40_1x__blender__qs__7(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14658,13 +16111,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__7
 module tilerast_pixel_back_end_ice40_1x__blender__qs__8(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -14677,13 +16130,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__qs__8
 module tilerast_pixel_back_end_ice40_1x__blender__qs__9(d,q,clock);
 
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 8'h0;
     end
 
     always @(posedge clock) begin
@@ -18344,13 +19797,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__slane__9
 module tilerast_pixel_back_end_ice40_1x__blender__spos__0(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18363,13 +19816,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__0
 module tilerast_pixel_back_end_ice40_1x__blender__spos__1(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18382,13 +19835,13 @@ endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__1
 module tilerast_pixel_back_end_ice40_1x__blender__spos__10(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18398,16 +19851,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__10(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__10
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__11(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__100(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__100
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__101(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__101
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__102(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__102
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__103(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__103
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__104(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__104
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__105(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__105
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__106(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__106
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__107(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__107
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__108(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__108
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__109(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__109
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__11(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18417,16 +20060,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__11(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__11
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__12(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__110(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__110
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__111(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__111
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__112(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__112
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__113(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__113
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__114(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__114
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__115(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__115
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__116(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__116
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__117(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__117
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__118(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__118
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__119(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__119
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__12(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18436,16 +20269,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__12(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__12
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__13(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__120(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__120
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__121(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__121
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__122(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__122
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__123(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__123
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__124(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__124
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__125(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__125
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__126(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__126
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__127(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__127
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__128(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__128
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__129(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__129
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__13(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18455,16 +20478,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__13(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__13
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__14(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__130(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__130
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__131(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__131
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__132(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__132
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__133(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__133
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__134(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__134
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__135(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__135
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__136(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__136
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__137(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__137
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__138(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__138
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__139(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__139
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__14(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18474,16 +20687,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__14(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__14
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__15(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__140(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__140
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__141(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__141
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__142(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__142
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__143(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__143
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__144(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__144
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__145(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__145
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__146(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__146
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__147(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__147
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__148(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__148
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__149(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__149
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__15(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18493,16 +20896,1042 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__15(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__15
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__2(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__150(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__150
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__151(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__151
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__152(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__152
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__153(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__153
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__154(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__154
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__155(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__155
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__156(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__156
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__157(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__157
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__158(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__158
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__159(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__159
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__16(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__16
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__160(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__160
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__161(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__161
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__162(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__162
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__163(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__163
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__164(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__164
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__165(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__165
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__166(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__166
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__167(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__167
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__168(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__168
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__169(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__169
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__17(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__17
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__170(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__170
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__171(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__171
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__172(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__172
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__173(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__173
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__174(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__174
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__175(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__175
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__176(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__176
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__177(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__177
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__178(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__178
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__179(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__179
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__18(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__18
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__180(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__180
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__181(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__181
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__182(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__182
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__183(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__183
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__184(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__184
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__185(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__185
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__186(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__186
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__187(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__187
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__188(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__188
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__189(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__189
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__19(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__19
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__190(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__190
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__191(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__191
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__192(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__192
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__193(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__193
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__194(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__194
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__195(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__195
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__196(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__196
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__197(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__197
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__198(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__198
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__199(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__199
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__2(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18512,16 +21941,966 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__2(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__2
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__3(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__20(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__20
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__200(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__200
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__201(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__201
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__202(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__202
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__203(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__203
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__204(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__204
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__205(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__205
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__206(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__206
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__207(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__207
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__208(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__208
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__209(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__209
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__21(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__21
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__210(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__210
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__211(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__211
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__212(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__212
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__213(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__213
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__214(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__214
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__215(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__215
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__216(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__216
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__217(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__217
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__218(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__218
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__219(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__219
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__22(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__22
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__220(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__220
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__221(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__221
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__222(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__222
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__223(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__223
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__224(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__224
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__225(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__225
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__226(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__226
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__227(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__227
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__228(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__228
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__229(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__229
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__23(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__23
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__230(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__230
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__231(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__231
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__232(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__232
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__233(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__233
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__234(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__234
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__235(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__235
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__236(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__236
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__237(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__237
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__238(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__238
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__239(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__239
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__24(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__24
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__25(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__25
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__26(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__26
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__27(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__27
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__28(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__28
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__29(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__29
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__3(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18531,16 +22910,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__3(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__3
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__4(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__30(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__30
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__31(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__31
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__32(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__32
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__33(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__33
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__34(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__34
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__35(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__35
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__36(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__36
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__37(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__37
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__38(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__38
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__39(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__39
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__4(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18550,16 +23119,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__4(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__4
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__5(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__40(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__40
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__41(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__41
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__42(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__42
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__43(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__43
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__44(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__44
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__45(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__45
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__46(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__46
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__47(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__47
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__48(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__48
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__49(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__49
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__5(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18569,16 +23328,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__5(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__5
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__6(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__50(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__50
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__51(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__51
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__52(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__52
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__53(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__53
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__54(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__54
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__55(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__55
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__56(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__56
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__57(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__57
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__58(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__58
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__59(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__59
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__6(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18588,16 +23537,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__6(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__6
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__7(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__60(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__60
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__61(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__61
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__62(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__62
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__63(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__63
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__64(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__64
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__65(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__65
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__66(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__66
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__67(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__67
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__68(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__68
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__69(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__69
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__7(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18607,16 +23746,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__7(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__7
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__8(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__70(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__70
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__71(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__71
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__72(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__72
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__73(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__73
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__74(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__74
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__75(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__75
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__76(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__76
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__77(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__77
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__78(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__78
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__79(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__79
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__8(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18626,16 +23955,206 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__8(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__8
 
 
-module tilerast_pixel_back_end_ice40_1x__blender__spos__9(d,q,clock);
+module tilerast_pixel_back_end_ice40_1x__blender__spos__80(d,q,clock);
 
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
 
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__80
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__81(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__81
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__82(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__82
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__83(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__83
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__84(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__84
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__85(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__85
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__86(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__86
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__87(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__87
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__88(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__88
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__89(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__89
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__9(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
     end
 
     always @(posedge clock) begin
@@ -18643,6 +24162,196 @@ module tilerast_pixel_back_end_ice40_1x__blender__spos__9(d,q,clock);
     end
 
 endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__9
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__90(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__90
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__91(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__91
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__92(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__92
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__93(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__93
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__94(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__94
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__95(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__95
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__96(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__96
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__97(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__97
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__98(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__98
+
+
+module tilerast_pixel_back_end_ice40_1x__blender__spos__99(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40_1x__blender__spos__99
 
 
 module tilerast_pixel_back_end_ice40_1x__blender__sv__0(d,q,clock);

@@ -44,13 +44,14 @@ const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 
 /// Pixel-side blocks verilated on a further preset besides `default`'s: (preset, stage). The
-/// colour buffer's layout (tile classes, piece size, C) depends on the preset.
-/// The binner's tile grid and list count depend on the preset too, and so do the pixel-info
-/// writer's (second tiles, record size).
+/// colour buffer's layout (tile classes, piece size, C) depends on the preset, and so do the
+/// binner's tile grid and list count and the pixel-info writer's and reader's lists (second
+/// tiles, record size, records per block).
 const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
     ("ice40", "colour_buffer"),
     ("ice40", "binner"),
     ("ice40", "pixel_info_write"),
+    ("ice40", "pixel_info_read"),
 ];
 
 /// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor

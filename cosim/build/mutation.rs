@@ -81,6 +81,15 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "        rd_en = active__q & space;\n",
         to: "        rd_en = (active__q | fullrb) & space; // MUTATION (cosim test)\n",
     },
+    // The pixel-info reader's list core takes a block to hold K − 1 records (its `K − 1`
+    // constant one too small at default's K = 5): after the 4th record of a full block it
+    // reads the `next` pointer instead of the 5th record. Predicted by a model built with
+    // K − 1 records per block (`cosim/tests/pixel_info_read.rs`).
+    BlockMutant {
+        stage: "pixel_info_read",
+        from: "    localparam [15:0] c_k1 = 16'h4;\n",
+        to: "    localparam [15:0] c_k1 = 16'h3; // MUTATION (cosim test)\n",
+    },
     // The blender's `⌊v/255⌉` loses its rounding term (`t = p1 + p2` instead of
     // `p1 + p2 + 128`), so ops 0 and 3 round down where the exact result rounds up.
     BlockMutant {

@@ -876,9 +876,10 @@ mod tests {
         check::<ColourBuffer>("default");
         check::<ColourBuffer>("default_mut");
         check::<ColourBuffer>("ice40");
-        // dst_fetch and the back end have further streams (the memory port): verilated with
-        // the generic wrapper, driven by name (`back_end.rs`), not through `BlockIo`.
-        for stage in ["dst_fetch", "pixel_back_end"] {
+        // dst_fetch, the back end and the pixel-info reader have further streams (the memory
+        // port): verilated with the generic wrapper, driven by name (`back_end.rs`,
+        // `tests/pixel_info_read.rs`), not through `BlockIo`.
+        for stage in ["dst_fetch", "pixel_back_end", "pixel_info_read"] {
             let d = block_desc("default", stage).unwrap_or_else(|| panic!("default/{stage} not built"));
             assert_eq!(d.module, format!("tilerast_{stage}_default"));
         }
@@ -890,10 +891,15 @@ mod tests {
                 "{p}: no memory port"
             );
         }
-        // 3 × 6 raster blocks, 8 blocks of their own (binner, pixel-info writer and pixel
-        // side), the ice40 colour buffer, binner and pixel-info writer, 3 more back ends, 2
-        // variants, 7 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 41);
+        // The pixel-info reader (memory port too) on ice40 and its mutant.
+        for p in ["ice40", "default_mut"] {
+            let d = block_desc(p, "pixel_info_read").unwrap_or_else(|| panic!("{p}/pixel_info_read not built"));
+            assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
+        }
+        // 3 × 6 raster blocks, 9 blocks of their own (binner, pixel-info writer and reader, pixel
+        // side), the ice40 colour buffer, binner, pixel-info writer and reader, 3 more back
+        // ends, 2 variants, 8 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 44);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

@@ -30,8 +30,10 @@ pub mod tile_parser;
 
 // Seed 001: binning and pixel-info store.
 pub mod binner;
+pub mod list_reader;
 pub mod list_writer;
 pub mod pixel_info;
+pub mod pixel_info_read;
 pub mod pixel_info_write;
 
 // Seed 002: sort-based deferred shading.

@@ -66,6 +66,14 @@ pub fn image_from_memory(cfg: &Config, mem: &SparseMemory) -> Image {
     })
 }
 
+/// Bits of a slot position id ([`OutputMerger::pos`], `(y·W + x)·C + j`) for `cfg`: enough
+/// for every slot below W·H·C (at least 1). The blender's RTL stores positions this wide.
+pub fn pos_bits(cfg: &Config) -> u32 {
+    let [w, h] = cfg.viewport;
+    let slots = u64::from(w) * u64::from(h) * u64::from(cfg.colours_per_pixel);
+    (64 - slots.saturating_sub(1).leading_zeros()).max(1)
+}
+
 /// The framebuffer with C colours per pixel.
 pub struct OutputMerger {
     w: u32,
@@ -230,6 +238,21 @@ impl CycleModel for OutputMergerCycle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn position_bits_cover_every_slot() {
+        let bits = |p: &str| pos_bits(&Config::preset(p).unwrap());
+        // 640·480 = 307 200 slots < 2^19; 160·120 = 19 200 < 2^15; 1920·1080·4 < 2^23.
+        assert_eq!((bits("default"), bits("ice40"), bits("full")), (19, 15, 23));
+        for p in crate::config::PRESETS {
+            let cfg = Config::preset(p).unwrap();
+            let [w, h] = cfg.viewport;
+            let m = OutputMerger::new(&cfg, [0; 4]);
+            let last = m.pos(w - 1, h - 1, cfg.colours_per_pixel - 1);
+            assert!(u64::from(last) < 1 << pos_bits(&cfg), "{p}");
+            assert!(u64::from(last) >= 1 << (pos_bits(&cfg) - 1), "{p}");
+        }
+    }
 
     #[test]
     fn flips_and_averages() {

@@ -21,14 +21,16 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 
 /// The blocks of their own built so far: the binner (seed 001, raster side, ahead of the
 /// raster core; a memory-port writer like the pixel side's blocks), the pixel-info writer
-/// (seed 001, behind the raster core, the same list-writing core), then the pixel side's
-/// blocks in pipeline order, then the back end that wires them behind one memory port: each is
-/// written in a file of its own per config (`tilerast_<stage>_<config>.v`) until it is wired
-/// into a core. The colour buffer sits between the pixel processor and dst_fetch and is not
-/// wired into the back end yet.
-pub const PIXEL_SIDE_STAGES: [&str; 8] = [
+/// (seed 001, behind the raster core, on the same list-writing core), the pixel-info reader
+/// (seed 001, the pixel side's first block: it walks the second tiles' lists once every first
+/// tile is done), then the pixel side's blocks in pipeline order, then the back end that wires
+/// them behind one memory port: each is written in a file of its own per config
+/// (`tilerast_<stage>_<config>.v`) until it is wired into a core. The binner and the
+/// pixel-info writer and reader are not wired to their neighbours yet (issue 16's frame top).
+pub const PIXEL_SIDE_STAGES: [&str; 9] = [
     "binner",
     "pixel_info_write",
+    "pixel_info_read",
     "pixel_processor",
     "colour_buffer",
     "dst_fetch",

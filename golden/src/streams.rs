@@ -213,6 +213,46 @@ pub struct MemResp {
     pub rdata: u32,
 }
 
+/// pixel_info_read input: "every first tile of the frame is rasterized, read the pixel-info
+/// lists" (seed 001 claim 1: the pixel side starts only then).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PiStart {
+    /// Frame id (8 bits, as [`crate::pixel_info::PixelInfo::frame`]): carried by the `none`
+    /// tokens of empty second tiles, whose records would have carried it (claim 4).
+    pub frame: u8,
+}
+
+/// pixel_info_read output: one pixel-info record of a second tile per beat, in list order, or
+/// a bare `last` token (`none`) for a second tile with no record, so the next stage sees every
+/// second tile (rows bottom-up, left→right).
+///
+/// Widths: `tile_x`, `tile_y` are 11 bits because a viewport is at most 4096 pixels
+/// (`MAX_VIEWPORT`) and a second tile at least 2, so at most 2048 second tiles per axis;
+/// `qx`, `qy` keep the record's 8 bits (at most 128 quads per second-tile axis, `second_tile`
+/// ≤ 256); `depth` 24, `frame` 8, `prim` 32 and `mask` 64 (4·S ≤ 64) are the record's own
+/// fields ([`crate::pixel_info`] byte layout).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PiRecord {
+    /// The second tile (11 bits each).
+    pub tile_x: u32,
+    pub tile_y: u32,
+    /// Primitive id (32 bits).
+    pub prim: u32,
+    /// 24-bit depth.
+    pub depth: u32,
+    /// Frame id: the record's, or the start token's on a `none` token.
+    pub frame: u8,
+    /// Quad column and row inside the second tile (8 bits each).
+    pub qx: u8,
+    pub qy: u8,
+    /// The quad's 4·S sample bits (bits ≥ 4·S are 0).
+    pub mask: u64,
+    /// Last beat of its second tile.
+    pub last: bool,
+    /// No record: the second tile is empty (`last` is set, the record fields are 0).
+    pub none: bool,
+}
+
 impl Beat {
     /// The valid quads of this beat, in lane order.
     pub fn quads(&self) -> impl Iterator<Item = crate::Quad> + '_ {
@@ -427,6 +467,27 @@ macro_rules! for_each_stream {
             /// The memory port's read responses (memory → pixel side), in request order.
             MemResp: MemResp {
                 rdata: Bits<32> [rdata],
+            }
+        }
+        $m! {
+            /// → pixel_info_read: start reading the frame's pixel-info lists.
+            PiStart: PiStart {
+                frame: Bits<8> [frame],
+            }
+        }
+        $m! {
+            /// pixel_info_read →: one pixel-info record (or an empty second tile's token).
+            PiRecord: PiRecord {
+                tile_x: Bits<11> [tile_x],
+                tile_y: Bits<11> [tile_y],
+                prim: Bits<32> [prim],
+                depth: Bits<24> [depth],
+                frame: Bits<8> [frame],
+                qx: Bits<8> [qx],
+                qy: Bits<8> [qy],
+                mask: Bits<64> [mask],
+                last: Bit [last],
+                none: Bit [none],
             }
         }
     };

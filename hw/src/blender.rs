@@ -16,6 +16,17 @@
 //! B = 0 ..= 4 = 2·(P − L). The pipeline builds B = 0 ([`FILE`]); `default_comp` and
 //! `default_buf` ([`VARIANTS`]) are built for the co-simulation only.
 //!
+//! **What is elaborated.** With B = 0 the input buffer does not exist in the Verilog: its
+//! registers, comparators and gates are vectors of length 0 and every loop over them is bounded
+//! by their length (`buf_entries`, `buf_columns`), so no synthesis tool has to find out that
+//! they are unused. With B > 0 all four places are built and those beyond B are constant-absent
+//! (`c_bv`). Positions are stored in PW = [`pos_bits`] bits (the config's output-merger slots,
+//! `(y·W + x)·C + j`: 19 at `default`, 15 at `ice40`, 23 at `full`), one-bit registers per
+//! position bit (rust-hdl widths are types; a const-generic width would make this block and
+//! every block that holds it generic over the config): the input's bits above PW are ignored (the contract's
+//! positions never have them) and the output's are zero. Source and destination components are
+//! 8-bit registers, widened only at the stage-1 operands.
+//!
 //! **PerComponent.** Per component c, the key `(src[c], dst[c], src[3], state)` of each pool
 //! entry is compared with every older one; a component's source is the first issued op of the
 //! cycle with an equal key (`hs`, `hl`). An entry whose four components have sources merges;
@@ -78,10 +89,25 @@ use rust_hdl::prelude::*;
 use tilerast_golden::blender::{BlendOpts, BlenderGeom, MergeMode};
 use tilerast_golden::config::Config;
 
+/// Bits of a blend position for `cfg` (PW): positions are output-merger slots
+/// `(y·W + x)·C + j` ([`tilerast_golden::output_merger::pos_bits`]); the block stores these
+/// bits and ignores the rest of the 32-bit stream field. `Err` names the fields if they do not
+/// fit the stream's 32 bits.
+pub fn pos_bits(cfg: &Config) -> Result<usize, String> {
+    let pw = tilerast_golden::output_merger::pos_bits(cfg);
+    if pw > 32 {
+        return Err(format!(
+            "config.viewport/colours_per_pixel: blend positions need {pw} bits; the blender's streams carry 32"
+        ));
+    }
+    Ok(pw as usize)
+}
+
 /// Whether the block can be built for `cfg` / `opts`: `Ok`, or one line naming what it
 /// supports.
 pub fn supported(cfg: &Config, opts: &BlendOpts) -> Result<(), String> {
     let g = BlenderGeom::new(cfg, opts)?;
+    pos_bits(cfg)?;
     if (g.pool, g.lanes, g.latency) != (4, 2, 4) {
         return Err(format!(
             "config.blend_pool/blend_lanes/blend_latency: P = {}, L = {}, D = {}; the blender block is built for P = 4, L = 2, D = 4",
@@ -110,6 +136,7 @@ stream_block! {
         c_128: Constant<Bits<16>>,
         c_8: Constant<Bits<16>>,
         c_sh: Vec<Constant<Bits<32>>>,
+        c_pbit: Vec<Constant<Bits<32>>>,
         c_isa: Vec<Constant<Bit>>,
         c_op: Vec<Constant<Bits<2>>>,
 
@@ -121,8 +148,8 @@ stream_block! {
         accept: Signal<Local, Bit>,
         i_v: Vec<Signal<Local, Bit>>,
         i_pos: Vec<Signal<Local, Bits<32>>>,
-        i_s: Vec<Signal<Local, Bits<16>>>,
-        i_d: Vec<Signal<Local, Bits<16>>>,
+        i_s: Vec<Signal<Local, Bits<8>>>,
+        i_d: Vec<Signal<Local, Bits<8>>>,
         i_st: Vec<Signal<Local, Bits<8>>>,
         beq: Vec<Signal<Local, Bit>>,
         bceq: Vec<Signal<Local, Bit>>,
@@ -155,8 +182,8 @@ stream_block! {
         lv: Vec<Signal<Local, Bit>>,
         cnt: Vec<Signal<Local, Bits<3>>>,
         is_v: Vec<Signal<Local, Bit>>,
-        is_s: Vec<Signal<Local, Bits<16>>>,
-        is_d: Vec<Signal<Local, Bits<16>>>,
+        is_s: Vec<Signal<Local, Bits<8>>>,
+        is_d: Vec<Signal<Local, Bits<8>>>,
         is_st: Vec<Signal<Local, Bits<8>>>,
         en: Vec<Signal<Local, Bit>>,
         op1: Vec<Signal<Local, Bits<2>>>,
@@ -175,18 +202,18 @@ stream_block! {
 
         // ---- registers ----
         pv: Vec<DFF<Bit>>,
-        ppos: Vec<DFF<Bits<32>>>,
-        ps: Vec<DFF<Bits<16>>>,
-        pd: Vec<DFF<Bits<16>>>,
+        ppos: Vec<DFF<Bit>>,
+        ps: Vec<DFF<Bits<8>>>,
+        pd: Vec<DFF<Bits<8>>>,
         pst: Vec<DFF<Bits<8>>>,
         bv: Vec<DFF<Bit>>,
-        bpos: Vec<DFF<Bits<32>>>,
-        bs: Vec<DFF<Bits<16>>>,
-        bd: Vec<DFF<Bits<16>>>,
+        bpos: Vec<DFF<Bit>>,
+        bs: Vec<DFF<Bits<8>>>,
+        bd: Vec<DFF<Bits<8>>>,
         bst: Vec<DFF<Bits<8>>>,
         qv: Vec<DFF<Bit>>,
-        qs: Vec<DFF<Bits<16>>>,
-        qd: Vec<DFF<Bits<16>>>,
+        qs: Vec<DFF<Bits<8>>>,
+        qd: Vec<DFF<Bits<8>>>,
         qst: Vec<DFF<Bits<8>>>,
         qg: Vec<DFF<Bit>>,
         qsl: Vec<DFF<Bit>>,
@@ -195,7 +222,7 @@ stream_block! {
         at: Vec<DFF<Bits<16>>>,
         rr: Vec<DFF<Bits<8>>>,
         sv: Vec<DFF<Bit>>,
-        spos: Vec<DFF<Bits<32>>>,
+        spos: Vec<DFF<Bit>>,
         scol: Vec<DFF<Bits<8>>>,
         slane: Vec<DFF<Bit>>,
         sdist: Vec<DFF<Bits<3>>>,
@@ -206,6 +233,10 @@ impl Blender {
     /// The block for `cfg` / `opts`, or why it cannot be built ([`supported`]).
     pub fn try_new(cfg: &Config, opts: &BlendOpts) -> Result<Blender, String> {
         supported(cfg, opts)?;
+        // The input buffer's registers and logic exist only with B > 0: four places (those
+        // beyond B are constant-absent, `c_bv`), two columns; none at all with B = 0.
+        let nb = if opts.input_buffer > 0 { 4 } else { 0 };
+        let pw = pos_bits(cfg)?;
         Ok(Blender {
             clock: Default::default(),
             flush: Default::default(),
@@ -221,7 +252,7 @@ impl Blender {
             c_gate: Constant::new(opts.gate_idle_lanes),
             // Buffer entry e = k·2 + m: column 2 + m, place k + 1 behind the pool slot; it is
             // golden's buffer slot b = 2k + 1 − m (BlenderGeom::depth: from the last column).
-            c_bv: (0..4)
+            c_bv: (0..nb)
                 .map(|e| Constant::new(e / 2 * 2 + 1 - e % 2 < opts.input_buffer))
                 .collect(),
             c_l: k(2),
@@ -236,6 +267,7 @@ impl Blender {
             c_128: k(128),
             c_8: k(8),
             c_sh: [8u64, 16, 24].into_iter().map(k).collect(),
+            c_pbit: (0..pw).map(|b| k(1 << b)).collect(),
             c_isa: (0..4).map(|c| Constant::new(c == 3)).collect(),
             c_op: (0..4).map(k).collect(),
             adv: Default::default(),
@@ -248,19 +280,19 @@ impl Blender {
             i_s: vec_of(16),
             i_d: vec_of(16),
             i_st: vec_of(4),
-            beq: vec_of(16),
-            bceq: vec_of(64),
-            bfm: vec_of(32),
-            binf: vec_of(4),
-            binf_k: vec_of(4),
-            binf_l: vec_of(4),
-            bmrg: vec_of(4),
-            bmlane: vec_of(4),
-            bhs: vec_of(16),
-            bhl: vec_of(16),
-            blv: vec_of(4),
+            beq: vec_of(nb * 4),
+            bceq: vec_of(nb * 16),
+            bfm: vec_of(nb * 8),
+            binf: vec_of(nb),
+            binf_k: vec_of(nb),
+            binf_l: vec_of(nb),
+            bmrg: vec_of(nb),
+            bmlane: vec_of(nb),
+            bhs: vec_of(nb * 4),
+            bhl: vec_of(nb * 4),
+            blv: vec_of(nb),
             keep: vec_of(4),
-            keep2: vec_of(4),
+            keep2: vec_of(nb / 2),
             peq: vec_of(16),
             ceq: vec_of(64),
             hs: vec_of(16),
@@ -297,15 +329,15 @@ impl Blender {
             res: vec_of(8),
             lvc: vec_of(5),
             pv: vec_of(4),
-            ppos: vec_of(4),
+            ppos: vec_of(4 * pw),
             ps: vec_of(16),
             pd: vec_of(16),
             pst: vec_of(4),
-            bv: vec_of(4),
-            bpos: vec_of(4),
-            bs: vec_of(16),
-            bd: vec_of(16),
-            bst: vec_of(4),
+            bv: vec_of(nb),
+            bpos: vec_of(nb * pw),
+            bs: vec_of(nb * 4),
+            bd: vec_of(nb * 4),
+            bst: vec_of(nb),
             qv: vec_of(8),
             qs: vec_of(32),
             qd: vec_of(32),
@@ -317,11 +349,32 @@ impl Blender {
             at: vec_of(8),
             rr: vec_of(8),
             sv: vec_of(16),
-            spos: vec_of(16),
+            spos: vec_of(16 * pw),
             scol: vec_of(64),
             slane: vec_of(64),
             sdist: vec_of(16),
         })
+    }
+
+    /// Position bits stored (PW, [`pos_bits`]): position registers are one bit each, bit b of
+    /// pool slot j at `b*4 + j`, of buffer entry e at `b*4 + e`, of sideband slot i at `b*16 + i`.
+    fn pw(&self) -> usize {
+        self.c_pbit.len()
+    }
+
+    /// Input-buffer entries built: 4 with B > 0 (places beyond B constant-absent), 0 with B = 0.
+    fn buf_entries(&self) -> usize {
+        self.bv.len()
+    }
+
+    /// Columns with buffer places (2, 3): 2 with B > 0, none with B = 0.
+    fn buf_columns(&self) -> usize {
+        self.bv.len() / 2
+    }
+
+    /// Input-buffer component registers (entry e, component c: `e*4 + c`): 16 or none.
+    fn buf_keys(&self) -> usize {
+        self.bs.len()
     }
 
     /// The block for `cfg` / `opts`.
@@ -343,30 +396,40 @@ impl Blender {
         for j in 0..4 {
             self.pv[j].clock.next = self.clock.val();
             self.pv[j].d.next = self.pv[j].q.val();
-            self.ppos[j].clock.next = self.clock.val();
-            self.ppos[j].d.next = self.ppos[j].q.val();
             self.pst[j].clock.next = self.clock.val();
             self.pst[j].d.next = self.pst[j].q.val();
-            self.bv[j].clock.next = self.clock.val();
-            self.bv[j].d.next = self.bv[j].q.val();
-            self.bpos[j].clock.next = self.clock.val();
-            self.bpos[j].d.next = self.bpos[j].q.val();
-            self.bst[j].clock.next = self.clock.val();
-            self.bst[j].d.next = self.bst[j].q.val();
+        }
+        for i in 0..self.ppos.len() {
+            self.ppos[i].clock.next = self.clock.val();
+            self.ppos[i].d.next = self.ppos[i].q.val();
+        }
+        for i in 0..self.bpos.len() {
+            self.bpos[i].clock.next = self.clock.val();
+            self.bpos[i].d.next = self.bpos[i].q.val();
+        }
+        for i in 0..self.spos.len() {
+            self.spos[i].clock.next = self.clock.val();
+            self.spos[i].d.next = self.spos[i].q.val();
+        }
+        for e in 0..self.buf_entries() {
+            self.bv[e].clock.next = self.clock.val();
+            self.bv[e].d.next = self.bv[e].q.val();
+            self.bst[e].clock.next = self.clock.val();
+            self.bst[e].d.next = self.bst[e].q.val();
+        }
+        for i in 0..self.buf_keys() {
+            self.bs[i].clock.next = self.clock.val();
+            self.bs[i].d.next = self.bs[i].q.val();
+            self.bd[i].clock.next = self.clock.val();
+            self.bd[i].d.next = self.bd[i].q.val();
         }
         for i in 0..16 {
             self.ps[i].clock.next = self.clock.val();
             self.ps[i].d.next = self.ps[i].q.val();
             self.pd[i].clock.next = self.clock.val();
             self.pd[i].d.next = self.pd[i].q.val();
-            self.bs[i].clock.next = self.clock.val();
-            self.bs[i].d.next = self.bs[i].q.val();
-            self.bd[i].clock.next = self.clock.val();
-            self.bd[i].d.next = self.bd[i].q.val();
             self.sv[i].clock.next = self.clock.val();
             self.sv[i].d.next = self.sv[i].q.val();
-            self.spos[i].clock.next = self.clock.val();
-            self.spos[i].d.next = self.spos[i].q.val();
             self.sdist[i].clock.next = self.clock.val();
             self.sdist[i].d.next = self.sdist[i].q.val();
         }
@@ -419,7 +482,7 @@ impl Blender {
         for j in 0..4 {
             self.room[j].next = !self.pv[j].q.val() | (self.pc[j].val() < self.c_l.val());
         }
-        for m in 0..2 {
+        for m in 0..self.buf_columns() {
             self.room[2 + m].next = !self.pv[2 + m].q.val()
                 | (self.pc[2 + m].val() < self.c_l.val())
                 | (self.c_bv[m].val() & !self.bv[m].q.val())
@@ -469,7 +532,7 @@ impl Blender {
         }
 
         // Input buffer: buffer × pool keys (whole and per component), buffer × lane stages.
-        for b in 0..4 {
+        for b in 0..self.buf_entries() {
             for i in 0..4 {
                 self.beq[b * 4 + i].next = self.bst[b].q.val() == self.pst[i].q.val();
                 for c in 0..4 {
@@ -482,7 +545,7 @@ impl Blender {
             }
         }
         for c in 0..4 {
-            for b in 0..4 {
+            for b in 0..self.buf_entries() {
                 for i in 0..4 {
                     self.bceq[c * 16 + b * 4 + i].next = (self.bs[b * 4 + c].q.val() == self.ps[i * 4 + c].q.val())
                         & (self.bd[b * 4 + c].q.val() == self.pd[i * 4 + c].q.val())
@@ -491,7 +554,7 @@ impl Blender {
                 }
             }
         }
-        for b in 0..4 {
+        for b in 0..self.buf_entries() {
             for s in 0..4 {
                 for l in 0..2 {
                     self.bfm[b * 8 + s * 2 + l].next =
@@ -569,7 +632,7 @@ impl Blender {
         }
 
         // ---- input buffer: merge only, through the batch slot of a pool entry that stays ----
-        for j in 0..4 {
+        for j in 0..self.buf_entries() {
             self.binf[j].next = false;
             self.binf_k[j].next = 0.into();
             self.binf_l[j].next = false;
@@ -612,18 +675,17 @@ impl Blender {
         // The first merging entry of a column's buffer leaves through its batch slot, if the
         // pool entry stays. `keep`/`keep2`: the column still holds one / two entries after this
         // edge's departures (at most one entry per column leaves).
-        for j in 0..2 {
+        for j in 0..4 {
             self.keep[j].next = self.pv[j].q.val() & !self.lv[j].val();
-            self.keep2[j].next = false;
         }
-        for m in 0..2 {
+        for m in 0..self.buf_columns() {
             self.blv[m].next = (self.binf[m].val() | self.bmrg[m].val()) & !self.lv[2 + m].val();
             self.blv[2 + m].next =
                 (self.binf[2 + m].val() | self.bmrg[2 + m].val()) & !self.lv[2 + m].val() & !self.blv[m].val();
             self.keep[2 + m].next = (self.pv[2 + m].q.val() & !self.lv[2 + m].val())
                 | (self.bv[m].q.val() & !self.blv[m].val())
                 | (self.bv[2 + m].q.val() & !self.blv[2 + m].val());
-            self.keep2[2 + m].next =
+            self.keep2[m].next =
                 self.bv[2 + m].q.val() | (self.bv[m].q.val() & !self.lv[2 + m].val() & !self.blv[m].val());
         }
 
@@ -668,6 +730,24 @@ impl Blender {
             self.op2[l].next = self.qst[2 + l].q.val().get_bits::<2>(0);
             self.op3[l].next = self.qst[4 + l].q.val().get_bits::<2>(0);
         }
+        // Stage 1 operands: the 8-bit key registers widened for the 16-bit arithmetic
+        // (`bit_cast` takes constant indices only).
+        self.ma[0].next = bit_cast::<16, 8>(self.qs[0].q.val());
+        self.ma[1].next = bit_cast::<16, 8>(self.qs[1].q.val());
+        self.ma[2].next = bit_cast::<16, 8>(self.qs[2].q.val());
+        self.ma[3].next = bit_cast::<16, 8>(self.qs[3].q.val());
+        self.ma[4].next = bit_cast::<16, 8>(self.qs[4].q.val());
+        self.ma[5].next = bit_cast::<16, 8>(self.qs[5].q.val());
+        self.ma[6].next = bit_cast::<16, 8>(self.qs[6].q.val());
+        self.ma[7].next = bit_cast::<16, 8>(self.qs[7].q.val());
+        self.mc[0].next = bit_cast::<16, 8>(self.qd[0].q.val());
+        self.mc[1].next = bit_cast::<16, 8>(self.qd[1].q.val());
+        self.mc[2].next = bit_cast::<16, 8>(self.qd[2].q.val());
+        self.mc[3].next = bit_cast::<16, 8>(self.qd[3].q.val());
+        self.mc[4].next = bit_cast::<16, 8>(self.qd[4].q.val());
+        self.mc[5].next = bit_cast::<16, 8>(self.qd[5].q.val());
+        self.mc[6].next = bit_cast::<16, 8>(self.qd[6].q.val());
+        self.mc[7].next = bit_cast::<16, 8>(self.qd[7].q.val());
         for l in 0..2 {
             if self.adv.val() {
                 self.qv[l].d.next = self.is_v[l].val();
@@ -704,15 +784,13 @@ impl Blender {
             for c in 0..4 {
                 // Stage 1 → 2: products. op 0: s·m + d·(255 − sa), m = sa (R, G, B) or 255 (A);
                 // op 3: s·d; op 1: s; op 2: s + d.
-                self.ma[l * 4 + c].next = self.qs[l * 4 + c].q.val();
-                self.mc[l * 4 + c].next = self.qd[l * 4 + c].q.val();
-                self.md[l * 4 + c].next = self.c_255.val() - self.qs[l * 4 + 3].q.val();
+                self.md[l * 4 + c].next = self.c_255.val() - self.ma[l * 4 + 3].val();
                 if self.op1[l].val() == self.c_op[3].val() {
-                    self.mb[l * 4 + c].next = self.qd[l * 4 + c].q.val();
+                    self.mb[l * 4 + c].next = self.mc[l * 4 + c].val();
                 } else if self.c_isa[c].val() {
                     self.mb[l * 4 + c].next = self.c_255.val();
                 } else {
-                    self.mb[l * 4 + c].next = self.qs[l * 4 + 3].q.val();
+                    self.mb[l * 4 + c].next = self.ma[l * 4 + 3].val();
                 }
                 self.pr1[l * 4 + c].next = self.ma[l * 4 + c].val() * self.mb[l * 4 + c].val();
                 self.pr2[l * 4 + c].next = self.mc[l * 4 + c].val() * self.md[l * 4 + c].val();
@@ -769,14 +847,18 @@ impl Blender {
         if self.adv.val() {
             for j in 0..4 {
                 self.sv[j].d.next = self.lv[j].val();
-                self.spos[j].d.next = 0.into();
+                for b in 0..self.pw() {
+                    self.spos[b * 16 + j].d.next = false;
+                }
                 self.sdist[j].d.next = 0.into();
                 for c in 0..4 {
                     self.scol[j * 4 + c].d.next = 0.into();
                     self.slane[j * 4 + c].d.next = false;
                 }
                 if self.lv[j].val() {
-                    self.spos[j].d.next = self.ppos[j].q.val();
+                    for b in 0..self.pw() {
+                        self.spos[b * 16 + j].d.next = self.ppos[b * 4 + j].q.val();
+                    }
                 }
 
                 for c in 0..4 {
@@ -811,11 +893,13 @@ impl Blender {
             }
             // A buffer entry that leaves (columns 2, 3) takes its column's slot (its pool entry
             // stays), with its own source lane and distance.
-            for m in 0..2 {
+            for m in 0..self.buf_columns() {
                 for k in 0..2 {
                     if self.blv[k * 2 + m].val() {
                         self.sv[2 + m].d.next = true;
-                        self.spos[2 + m].d.next = self.bpos[k * 2 + m].q.val();
+                        for b in 0..self.pw() {
+                            self.spos[b * 16 + 2 + m].d.next = self.bpos[b * 4 + k * 2 + m].q.val();
+                        }
                         for c in 0..4 {
                             if self.bmrg[k * 2 + m].val() & self.c_comp.val() {
                                 self.slane[(2 + m) * 4 + c].d.next = self.bhl[(k * 2 + m) * 4 + c].val();
@@ -848,7 +932,9 @@ impl Blender {
             for s in 1..4 {
                 for j in 0..4 {
                     self.sv[s * 4 + j].d.next = self.sv[(s - 1) * 4 + j].q.val();
-                    self.spos[s * 4 + j].d.next = self.spos[(s - 1) * 4 + j].q.val();
+                    for b in 0..self.pw() {
+                        self.spos[b * 16 + s * 4 + j].d.next = self.spos[b * 16 + (s - 1) * 4 + j].q.val();
+                    }
                     self.sdist[s * 4 + j].d.next = self.sdist[(s - 1) * 4 + j].q.val();
                     for c in 0..4 {
                         self.scol[(s * 4 + j) * 4 + c].d.next = self.scol[((s - 1) * 4 + j) * 4 + c].q.val();
@@ -882,49 +968,51 @@ impl Blender {
         self.i_st[1].next = self.inp.state_1.val();
         self.i_st[2].next = self.inp.state_2.val();
         self.i_st[3].next = self.inp.state_3.val();
-        self.i_s[0].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(0));
-        self.i_s[1].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(8));
-        self.i_s[2].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(16));
-        self.i_s[3].next = bit_cast::<16, 8>(self.inp.src_0.val().get_bits::<8>(24));
-        self.i_s[4].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(0));
-        self.i_s[5].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(8));
-        self.i_s[6].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(16));
-        self.i_s[7].next = bit_cast::<16, 8>(self.inp.src_1.val().get_bits::<8>(24));
-        self.i_s[8].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(0));
-        self.i_s[9].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(8));
-        self.i_s[10].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(16));
-        self.i_s[11].next = bit_cast::<16, 8>(self.inp.src_2.val().get_bits::<8>(24));
-        self.i_s[12].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(0));
-        self.i_s[13].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(8));
-        self.i_s[14].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(16));
-        self.i_s[15].next = bit_cast::<16, 8>(self.inp.src_3.val().get_bits::<8>(24));
-        self.i_d[0].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(0));
-        self.i_d[1].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(8));
-        self.i_d[2].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(16));
-        self.i_d[3].next = bit_cast::<16, 8>(self.inp.dst_0.val().get_bits::<8>(24));
-        self.i_d[4].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(0));
-        self.i_d[5].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(8));
-        self.i_d[6].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(16));
-        self.i_d[7].next = bit_cast::<16, 8>(self.inp.dst_1.val().get_bits::<8>(24));
-        self.i_d[8].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(0));
-        self.i_d[9].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(8));
-        self.i_d[10].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(16));
-        self.i_d[11].next = bit_cast::<16, 8>(self.inp.dst_2.val().get_bits::<8>(24));
-        self.i_d[12].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(0));
-        self.i_d[13].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(8));
-        self.i_d[14].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(16));
-        self.i_d[15].next = bit_cast::<16, 8>(self.inp.dst_3.val().get_bits::<8>(24));
+        self.i_s[0].next = self.inp.src_0.val().get_bits::<8>(0);
+        self.i_s[1].next = self.inp.src_0.val().get_bits::<8>(8);
+        self.i_s[2].next = self.inp.src_0.val().get_bits::<8>(16);
+        self.i_s[3].next = self.inp.src_0.val().get_bits::<8>(24);
+        self.i_s[4].next = self.inp.src_1.val().get_bits::<8>(0);
+        self.i_s[5].next = self.inp.src_1.val().get_bits::<8>(8);
+        self.i_s[6].next = self.inp.src_1.val().get_bits::<8>(16);
+        self.i_s[7].next = self.inp.src_1.val().get_bits::<8>(24);
+        self.i_s[8].next = self.inp.src_2.val().get_bits::<8>(0);
+        self.i_s[9].next = self.inp.src_2.val().get_bits::<8>(8);
+        self.i_s[10].next = self.inp.src_2.val().get_bits::<8>(16);
+        self.i_s[11].next = self.inp.src_2.val().get_bits::<8>(24);
+        self.i_s[12].next = self.inp.src_3.val().get_bits::<8>(0);
+        self.i_s[13].next = self.inp.src_3.val().get_bits::<8>(8);
+        self.i_s[14].next = self.inp.src_3.val().get_bits::<8>(16);
+        self.i_s[15].next = self.inp.src_3.val().get_bits::<8>(24);
+        self.i_d[0].next = self.inp.dst_0.val().get_bits::<8>(0);
+        self.i_d[1].next = self.inp.dst_0.val().get_bits::<8>(8);
+        self.i_d[2].next = self.inp.dst_0.val().get_bits::<8>(16);
+        self.i_d[3].next = self.inp.dst_0.val().get_bits::<8>(24);
+        self.i_d[4].next = self.inp.dst_1.val().get_bits::<8>(0);
+        self.i_d[5].next = self.inp.dst_1.val().get_bits::<8>(8);
+        self.i_d[6].next = self.inp.dst_1.val().get_bits::<8>(16);
+        self.i_d[7].next = self.inp.dst_1.val().get_bits::<8>(24);
+        self.i_d[8].next = self.inp.dst_2.val().get_bits::<8>(0);
+        self.i_d[9].next = self.inp.dst_2.val().get_bits::<8>(8);
+        self.i_d[10].next = self.inp.dst_2.val().get_bits::<8>(16);
+        self.i_d[11].next = self.inp.dst_2.val().get_bits::<8>(24);
+        self.i_d[12].next = self.inp.dst_3.val().get_bits::<8>(0);
+        self.i_d[13].next = self.inp.dst_3.val().get_bits::<8>(8);
+        self.i_d[14].next = self.inp.dst_3.val().get_bits::<8>(16);
+        self.i_d[15].next = self.inp.dst_3.val().get_bits::<8>(24);
         if self.adv.val() {
             // The entries behind one that leaves move up one place.
-            for j in 0..2 {
+            for j in 0..4 {
                 if self.lv[j].val() {
                     self.pv[j].d.next = false;
                 }
             }
-            for m in 0..2 {
+            for m in 0..self.buf_columns() {
                 if self.lv[2 + m].val() {
                     self.pv[2 + m].d.next = self.bv[m].q.val();
-                    self.ppos[2 + m].d.next = self.bpos[m].q.val();
+                    for b in 0..self.pw() {
+                        self.ppos[b * 4 + 2 + m].d.next = self.bpos[b * 4 + m].q.val();
+                    }
                     self.pst[2 + m].d.next = self.bst[m].q.val();
                     for c in 0..4 {
                         self.ps[(2 + m) * 4 + c].d.next = self.bs[m * 4 + c].q.val();
@@ -933,7 +1021,9 @@ impl Blender {
                 }
                 if self.lv[2 + m].val() | self.blv[m].val() {
                     self.bv[m].d.next = self.bv[2 + m].q.val();
-                    self.bpos[m].d.next = self.bpos[2 + m].q.val();
+                    for b in 0..self.pw() {
+                        self.bpos[b * 4 + m].d.next = self.bpos[b * 4 + 2 + m].q.val();
+                    }
                     self.bst[m].d.next = self.bst[2 + m].q.val();
                     for c in 0..4 {
                         self.bs[m * 4 + c].d.next = self.bs[(2 + m) * 4 + c].q.val();
@@ -950,7 +1040,9 @@ impl Blender {
             for j in 0..4 {
                 if self.i_v[j].val() & !self.keep[j].val() {
                     self.pv[j].d.next = true;
-                    self.ppos[j].d.next = self.i_pos[j].val();
+                    for b in 0..self.pw() {
+                        self.ppos[b * 4 + j].d.next = self.i_pos[j].val().get_bit(b);
+                    }
                     self.pst[j].d.next = self.i_st[j].val();
                     for c in 0..4 {
                         self.ps[j * 4 + c].d.next = self.i_s[j * 4 + c].val();
@@ -958,14 +1050,16 @@ impl Blender {
                     }
                 }
             }
-            for m in 0..2 {
+            for m in 0..self.buf_columns() {
                 for k in 0..2 {
                     if self.i_v[2 + m].val()
                         & self.keep[2 + m].val()
-                        & (self.keep2[2 + m].val() == self.c_lane[k].val().get_bit(0))
+                        & (self.keep2[m].val() == self.c_lane[k].val().get_bit(0))
                     {
                         self.bv[k * 2 + m].d.next = self.c_bv[k * 2 + m].val();
-                        self.bpos[k * 2 + m].d.next = self.i_pos[2 + m].val();
+                        for b in 0..self.pw() {
+                            self.bpos[b * 4 + k * 2 + m].d.next = self.i_pos[2 + m].val().get_bit(b);
+                        }
                         self.bst[k * 2 + m].d.next = self.i_st[2 + m].val();
                         for c in 0..4 {
                             self.bs[(k * 2 + m) * 4 + c].d.next = self.i_s[(2 + m) * 4 + c].val();
@@ -980,19 +1074,29 @@ impl Blender {
         if self.flush.val() {
             for j in 0..4 {
                 self.pv[j].d.next = false;
-                self.ppos[j].d.next = 0.into();
                 self.pst[j].d.next = 0.into();
-                self.bv[j].d.next = false;
-                self.bpos[j].d.next = 0.into();
-                self.bst[j].d.next = 0.into();
+            }
+            for i in 0..self.ppos.len() {
+                self.ppos[i].d.next = false;
+            }
+            for i in 0..self.bpos.len() {
+                self.bpos[i].d.next = false;
+            }
+            for i in 0..self.spos.len() {
+                self.spos[i].d.next = false;
+            }
+            for e in 0..self.buf_entries() {
+                self.bv[e].d.next = false;
+                self.bst[e].d.next = 0.into();
+            }
+            for i in 0..self.buf_keys() {
+                self.bs[i].d.next = 0.into();
+                self.bd[i].d.next = 0.into();
             }
             for i in 0..16 {
                 self.ps[i].d.next = 0.into();
                 self.pd[i].d.next = 0.into();
-                self.bs[i].d.next = 0.into();
-                self.bd[i].d.next = 0.into();
                 self.sv[i].d.next = false;
-                self.spos[i].d.next = 0.into();
                 self.sdist[i].d.next = 0.into();
             }
             for i in 0..8 {
@@ -1028,10 +1132,25 @@ impl Blender {
             }
         }
         self.out.lane_valid.next = self.lvc[4].val();
-        self.out.pos_0.next = self.spos[12].q.val();
-        self.out.pos_1.next = self.spos[13].q.val();
-        self.out.pos_2.next = self.spos[14].q.val();
-        self.out.pos_3.next = self.spos[15].q.val();
+        // Positions: the PW stored bits, zero above.
+        self.out.pos_0.next = 0.into();
+        self.out.pos_1.next = 0.into();
+        self.out.pos_2.next = 0.into();
+        self.out.pos_3.next = 0.into();
+        for b in 0..self.pw() {
+            if self.spos[b * 16 + 12].q.val() {
+                self.out.pos_0.next = self.out.pos_0.val() | self.c_pbit[b].val();
+            }
+            if self.spos[b * 16 + 13].q.val() {
+                self.out.pos_1.next = self.out.pos_1.val() | self.c_pbit[b].val();
+            }
+            if self.spos[b * 16 + 14].q.val() {
+                self.out.pos_2.next = self.out.pos_2.val() | self.c_pbit[b].val();
+            }
+            if self.spos[b * 16 + 15].q.val() {
+                self.out.pos_3.next = self.out.pos_3.val() | self.c_pbit[b].val();
+            }
+        }
         self.out.colour_0.next = bit_cast::<32, 8>(self.scol[48].q.val())
             | (bit_cast::<32, 8>(self.scol[49].q.val()) << self.c_sh[0].val())
             | (bit_cast::<32, 8>(self.scol[50].q.val()) << self.c_sh[1].val())

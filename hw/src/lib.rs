@@ -19,6 +19,7 @@ pub mod dst_fetch;
 pub mod list_writer;
 pub mod output_merger;
 pub mod pixel_back_end;
+pub mod pixel_info_read;
 pub mod pixel_info_write;
 pub mod pixel_processor;
 pub mod point_raster;
@@ -147,6 +148,7 @@ pub struct ExtraStream {
 pub const BLOCK_FILES: &[BlockFile] = &[
     binner::FILE,
     pixel_info_write::FILE,
+    pixel_info_read::FILE,
     pixel_processor::FILE,
     colour_buffer::FILE,
     dst_fetch::FILE,

@@ -11,6 +11,8 @@ use tilerast_golden::colour_buffer::{BufferLayout, ColourBufferCycle};
 use tilerast_golden::config::{Config, ONE};
 use tilerast_golden::cycle::drive;
 use tilerast_golden::cycle::CycleModel;
+use tilerast_golden::memory_port::SparseMemory;
+use tilerast_golden::pixel_info::PixelInfoStore;
 use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::raster::tiles_of;
 use tilerast_golden::sample_raster::SampleRasterGeom;
@@ -847,6 +849,73 @@ pub fn colour_buffer_input(
         }
     }
     (px, flushes)
+}
+
+/// A finished pixel-info store of frame `frame` for `cfg` (seed 001), with `quads` random
+/// records: random primitive ids, depths and non-zero 4·S-bit masks, quads inside the viewport.
+/// Most quads go to a few "hot" second tiles (so their lists span several blocks), the rest
+/// anywhere, and a quarter of the second tiles are kept empty (their lists have no block), so
+/// a reader sees multi-block lists, single-block lists and empty ones.
+pub fn pixel_info_store(cfg: &Config, seed: u64, quads: usize, frame: u8) -> PixelInfoStore {
+    use tilerast_golden::prim::Quad;
+    let mut r = Rng::new(seed);
+    let mut st = PixelInfoStore::new(cfg, frame).expect("a valid config");
+    let [nx, ny] = st.second_tile_count();
+    let [sw, sh] = cfg.second_tile;
+    let (qw, qh) = (cfg.viewport[0] / 2, cfg.viewport[1] / 2);
+    let empty: Vec<bool> = (0..nx * ny).map(|_| r.chance(25)).collect();
+    let hot: Vec<u32> = (0..3).map(|_| r.below((nx * ny) as u64) as u32).collect();
+    let used = if cfg.msaa == 16 {
+        u64::MAX
+    } else {
+        (1u64 << (4 * cfg.msaa)) - 1
+    };
+    let mut n = 0;
+    while n < quads {
+        // A quad column and row inside the viewport (whole quads only).
+        let (qx, qy) = if r.chance(60) {
+            let t = *r.pick(&hot);
+            let (tx, ty) = (t % nx, t / nx);
+            let qx = (tx * sw / 2 + r.below((sw / 2) as u64) as u32).min(qw - 1);
+            let qy = (ty * sh / 2 + r.below((sh / 2) as u64) as u32).min(qh - 1);
+            (qx, qy)
+        } else {
+            (r.below(qw as u64) as u32, r.below(qh as u64) as u32)
+        };
+        let t = (2 * qy / sh) * nx + 2 * qx / sw;
+        if empty[t as usize] && !hot.contains(&t) {
+            continue;
+        }
+        let mask = match r.below(4) {
+            0 => used,
+            _ => (r.next_u64() & used).max(1),
+        };
+        let q = Quad {
+            prim: r.next_u32(),
+            qx: qx as u16,
+            qy: qy as u16,
+            mask,
+        };
+        st.push(&q, r.below(1 << 24) as u32)
+            .expect("a quad inside the viewport");
+        n += 1;
+    }
+    st.finish_raster().expect("finished once");
+    st
+}
+
+/// The bytes of a pixel-info store's memory as the memory port's memory (offset 0 = the list
+/// table), no traffic counted.
+pub fn pixel_info_image(st: &PixelInfoStore) -> SparseMemory {
+    let m = st.memory();
+    let mut out = SparseMemory::new();
+    for a in (0..m.size()).step_by(4) {
+        let w = m.peek_u32(a).expect("allocated");
+        if w != 0 {
+            out.write(a as u32, w, 0xf);
+        }
+    }
+    out
 }
 
 /// `n` primitive boxes for the binner, in submission order (prim ids from a random base, 24
