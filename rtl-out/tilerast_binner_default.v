@@ -520,6 +520,12 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
     reg  [15:0] cur_off__d;
     wire  [15:0] cur_off__q;
     reg  cur_off__clock;
+    reg  empty_r__d;
+    wire  empty_r__q;
+    reg  empty_r__clock;
+    reg  full_r__d;
+    wire  full_r__q;
+    reg  full_r__clock;
     reg  lk__d;
     wire  lk__q;
     reg  lk__clock;
@@ -541,9 +547,10 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
     reg  alloc;
     reg  link;
     reg  rd_empty;
-    reg  rd_alloc;
     reg  [31:0] tbl;
     reg  lastw;
+    reg  [31:0] rec_addr;
+    reg  [31:0] wnow;
 
     // Sub module instances
     tilerast_binner_default__lw__ram ram(
@@ -581,6 +588,16 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
         .q(cur_off__q),
         .clock(cur_off__clock)
     );
+    tilerast_binner_default__lw__empty_r empty_r(
+        .d(empty_r__d),
+        .q(empty_r__q),
+        .clock(empty_r__clock)
+    );
+    tilerast_binner_default__lw__full_r full_r(
+        .d(full_r__d),
+        .q(full_r__q),
+        .clock(full_r__clock)
+    );
     tilerast_binner_default__lw__lk lk(
         .d(lk__d),
         .q(lk__q),
@@ -617,6 +634,10 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
         cur_count__d = cur_count__q;
         cur_off__clock = clock;
         cur_off__d = cur_off__q;
+        empty_r__clock = clock;
+        empty_r__d = empty_r__q;
+        full_r__clock = clock;
+        full_r__d = full_r__q;
         lk__clock = clock;
         lk__d = lk__q;
         ph__clock = clock;
@@ -628,15 +649,22 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
         naddr__clock = clock;
         naddr__d = naddr__q;
         ram__clock = clock;
-        empty = cur_count__q == c_zero32;
-        full = cur_off__q == c_off_full;
+        empty = empty_r__q;
+        full = full_r__q;
         alloc = empty | full;
         link = ~empty & full;
         rd_empty = ram__rd_count == c_zero32;
-        rd_alloc = rd_empty | (ram__rd_off == c_off_full);
         tbl = ((list) & 32'hffffffff) << c_three;
         lastw = ph__q == c_wlast;
         kw = ph__q;
+        rec_addr = cur_tail__q + ((cur_off__q) & 32'hffffffff);
+        if (alloc) begin
+            rec_addr = naddr__q + c_four32;
+        end
+        wnow = wa__q;
+        if (ph__q == c_ph__0) begin
+            wnow = rec_addr;
+        end
         ram__re = re & ~flush;
         ram__raddr = raddr;
         ram__waddr = list;
@@ -650,10 +678,8 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
             cur_tail__d = ram__rd_tail;
             cur_count__d = ram__rd_count;
             cur_off__d = ram__rd_off;
-            wa__d = ram__rd_tail + ((ram__rd_off) & 32'hffffffff);
-            if (rd_alloc) begin
-                wa__d = naddr__q + c_four32;
-            end
+            empty_r__d = rd_empty;
+            full_r__d = ram__rd_off == c_off_full;
         end
         if (rbump) begin
             nidx__d = c_first_idx;
@@ -685,7 +711,7 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
             done = 1'b0;
         end
         else begin
-            wr_addr = wa__q;
+            wr_addr = wnow;
             wr_data = word;
             done = lastw;
         end
@@ -706,7 +732,7 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
                 lk__d = 1'b1;
             end
             else begin
-                wa__d = wa__q + c_four32;
+                wa__d = wnow + c_four32;
                 ph__d = ph__q + c_one3;
                 if (lastw) begin
                     ph__d = c_ph__0;
@@ -734,6 +760,8 @@ module tilerast_binner_default__lw(clock,flush,re,raddr,latch,step,fin,list,clea
             cur_tail__d = 32'h0;
             cur_count__d = 32'h0;
             cur_off__d = 32'h0;
+            empty_r__d = 1'b1;
+            full_r__d = 1'b0;
             lk__d = 1'b0;
             ph__d = 32'h0;
             wa__d = 32'h0;
@@ -819,6 +847,44 @@ module tilerast_binner_default__lw__cur_tail(d,q,clock);
     end
 
 endmodule // tilerast_binner_default__lw__cur_tail
+
+
+module tilerast_binner_default__lw__empty_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_default__lw__empty_r
+
+
+module tilerast_binner_default__lw__full_r(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_binner_default__lw__full_r
 
 
 module tilerast_binner_default__lw__lk(d,q,clock);

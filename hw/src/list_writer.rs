@@ -12,8 +12,9 @@
 //! parent's contract (`BinnerCycle`, `PixelInfoWriteCycle`) is the timing.
 //!
 //! ```text
-//!   raddr/re ─► StateRam ─► rd ─latch─► cur, wa = alloc ? naddr + 4 : tail + off
-//!   step, fin=0: [link: tail.next = nidx] word kw at wa (wa += 4) ... last word: write back
+//!   raddr/re ─► StateRam ─► rd ─latch─► cur, empty = count == 0, full = off == OFF_FULL
+//!   step, fin=0: [link: tail.next = nidx] word 0 at (alloc ? naddr + 4 : tail + off), word k
+//!                at wa (wa = word address + 4 per word) ... last word: write back
 //!   step, fin=1: [tail.next = NIL] head @ 8·list, count @ 8·list + 4: write back empty
 //!   bump: nidx, naddr (+1, +B per block taken; rbump: the first block after the table)
 //! ```
@@ -21,6 +22,9 @@
 //! Parameters are runtime constants (`Constant`s, no const generics: those would leak into
 //! the Verilog): W, the block size, `OFF_FULL`, the first block after the table. The word
 //! register `wa` replaces the golden core's `base + 4k` (same addresses, one add per cycle).
+//! Nothing is computed from the RAM's output in the latch cycle but the two tests, so the
+//! RAM → register path has no adder (the first word's address is added from `cur` in the
+//! step that writes it).
 
 use crate::fpga_top::wrapper_block;
 use crate::util::k;
@@ -158,7 +162,7 @@ pub struct ListWriter {
     /// Read list `raddr` at this edge (on the RAM's read register next cycle).
     pub re: Signal<In, Bit>,
     pub raddr: Signal<In, Bits<12>>,
-    /// `cur` ← the word read at the last edge (and `wa`, the first record word's address).
+    /// `cur` ← the word read at the last edge (with its `empty` and `full` tests registered).
     pub latch: Signal<In, Bit>,
     /// Take one step at this edge (append if `fin` = 0, close if `fin` = 1).
     pub step: Signal<In, Bit>,
@@ -204,14 +208,20 @@ pub struct ListWriter {
     alloc: Signal<Local, Bit>,
     link: Signal<Local, Bit>,
     rd_empty: Signal<Local, Bit>,
-    rd_alloc: Signal<Local, Bit>,
     tbl: Signal<Local, Bits<32>>,
     lastw: Signal<Local, Bit>,
+    /// The first record word's address: `cur`'s tail + offset, or the new block's first word.
+    rec_addr: Signal<Local, Bits<32>>,
+    /// This step's record-word address: `rec_addr` for word 0, else `wa`.
+    wnow: Signal<Local, Bits<32>>,
 
     cur_head: DFF<Bits<32>>,
     cur_tail: DFF<Bits<32>>,
     cur_count: DFF<Bits<32>>,
     cur_off: DFF<Bits<16>>,
+    /// `cur`'s count is 0 / its tail block is full, registered with `cur` (off the write path).
+    empty_r: DFF<Bit>,
+    full_r: DFF<Bit>,
     /// Link written (append) / close step (0: next, 1: head, 2: count).
     lk: DFF<Bit>,
     ph: DFF<Bits<3>>,
@@ -260,13 +270,16 @@ impl ListWriter {
             alloc: Default::default(),
             link: Default::default(),
             rd_empty: Default::default(),
-            rd_alloc: Default::default(),
             tbl: Default::default(),
             lastw: Default::default(),
+            rec_addr: Default::default(),
+            wnow: Default::default(),
             cur_head: Default::default(),
             cur_tail: Default::default(),
             cur_count: Default::default(),
             cur_off: Default::default(),
+            empty_r: Default::default(),
+            full_r: Default::default(),
             lk: Default::default(),
             ph: Default::default(),
             wa: Default::default(),
@@ -287,6 +300,10 @@ impl Logic for ListWriter {
         self.cur_count.d.next = self.cur_count.q.val();
         self.cur_off.clock.next = self.clock.val();
         self.cur_off.d.next = self.cur_off.q.val();
+        self.empty_r.clock.next = self.clock.val();
+        self.empty_r.d.next = self.empty_r.q.val();
+        self.full_r.clock.next = self.clock.val();
+        self.full_r.d.next = self.full_r.q.val();
         self.lk.clock.next = self.clock.val();
         self.lk.d.next = self.lk.q.val();
         self.ph.clock.next = self.clock.val();
@@ -300,15 +317,22 @@ impl Logic for ListWriter {
         self.ram.clock.next = self.clock.val();
 
         // ---- combinational ----
-        self.empty.next = self.cur_count.q.val() == self.c_zero32.val();
-        self.full.next = self.cur_off.q.val() == self.c_off_full.val();
+        self.empty.next = self.empty_r.q.val();
+        self.full.next = self.full_r.q.val();
         self.alloc.next = self.empty.val() | self.full.val();
         self.link.next = !self.empty.val() & self.full.val();
         self.rd_empty.next = self.ram.rd_count.val() == self.c_zero32.val();
-        self.rd_alloc.next = self.rd_empty.val() | (self.ram.rd_off.val() == self.c_off_full.val());
         self.tbl.next = bit_cast::<32, 12>(self.list.val()) << self.c_three.val();
         self.lastw.next = self.ph.q.val() == self.c_wlast.val();
         self.kw.next = self.ph.q.val();
+        self.rec_addr.next = self.cur_tail.q.val() + bit_cast::<32, 16>(self.cur_off.q.val());
+        if self.alloc.val() {
+            self.rec_addr.next = self.naddr.q.val() + self.c_four32.val();
+        }
+        self.wnow.next = self.wa.q.val();
+        if self.ph.q.val() == self.c_ph[0].val() {
+            self.wnow.next = self.rec_addr.val();
+        }
 
         // ---- state RAM ports ----
         self.ram.re.next = self.re.val() & !self.flush.val();
@@ -325,10 +349,8 @@ impl Logic for ListWriter {
             self.cur_tail.d.next = self.ram.rd_tail.val();
             self.cur_count.d.next = self.ram.rd_count.val();
             self.cur_off.d.next = self.ram.rd_off.val();
-            self.wa.d.next = self.ram.rd_tail.val() + bit_cast::<32, 16>(self.ram.rd_off.val());
-            if self.rd_alloc.val() {
-                self.wa.d.next = self.naddr.q.val() + self.c_four32.val();
-            }
+            self.empty_r.d.next = self.rd_empty.val();
+            self.full_r.d.next = self.ram.rd_off.val() == self.c_off_full.val();
         }
         if self.rbump.val() {
             self.nidx.d.next = self.c_first_idx.val();
@@ -360,7 +382,7 @@ impl Logic for ListWriter {
             self.wr_data.next = self.nidx.q.val();
             self.done.next = false;
         } else {
-            self.wr_addr.next = self.wa.q.val();
+            self.wr_addr.next = self.wnow.val();
             self.wr_data.next = self.word.val();
             self.done.next = self.lastw.val();
         }
@@ -378,7 +400,7 @@ impl Logic for ListWriter {
             } else if self.link.val() & !self.lk.q.val() {
                 self.lk.d.next = true;
             } else {
-                self.wa.d.next = self.wa.q.val() + self.c_four32.val();
+                self.wa.d.next = self.wnow.val() + self.c_four32.val();
                 self.ph.d.next = self.ph.q.val() + self.c_one3.val();
                 if self.lastw.val() {
                     // The list's new state goes back to the RAM.
@@ -408,6 +430,8 @@ impl Logic for ListWriter {
             self.cur_tail.d.next = 0.into();
             self.cur_count.d.next = 0.into();
             self.cur_off.d.next = 0.into();
+            self.empty_r.d.next = true;
+            self.full_r.d.next = false;
             self.lk.d.next = false;
             self.ph.d.next = 0.into();
             self.wa.d.next = 0.into();
