@@ -343,6 +343,18 @@ impl BinnerCycle {
         &self.lw
     }
 
+    /// Every register back to its value after `new` (the flush): the sequencer to the sweep,
+    /// the box and walk registers and the output register to 0, the list writer's registers
+    /// reset; the state RAM keeps its words (the sweep empties it) and the counters count on.
+    fn reset_regs(&mut self) {
+        self.lw.reset_regs();
+        self.st = BinSt::Init;
+        (self.prim, self.bx0, self.bx1, self.by0, self.by1) = (0, 0, 0, 0, 0);
+        (self.tx, self.ty, self.rowbase) = (0, 0, 0);
+        self.out_valid = false;
+        self.out = BinWrite::default();
+    }
+
     /// Next tile of the walk, or `Idle` after the last.
     fn next_tile(&mut self) {
         if self.tx == self.bx1 {
@@ -374,24 +386,7 @@ impl CycleModel for BinnerCycle {
 
     fn clock(&mut self, in_valid: bool, inp: &BinBox, out_ready: bool, flush: bool) {
         if flush {
-            self.lw.reset_regs();
-            let lw = self.lw.clone();
-            *self = BinnerCycle {
-                lw,
-                stats: self.stats,
-                st: BinSt::Init,
-                prim: 0,
-                bx0: 0,
-                bx1: 0,
-                by0: 0,
-                by1: 0,
-                tx: 0,
-                ty: 0,
-                rowbase: 0,
-                out_valid: false,
-                out: BinWrite::default(),
-                ..*self
-            };
+            self.reset_regs();
             return;
         }
         let adv = !self.out_valid || out_ready;
