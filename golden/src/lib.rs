@@ -8,6 +8,7 @@ pub mod config;
 pub mod counters;
 pub mod cycle;
 pub mod prim;
+pub mod prim_table;
 pub mod reference;
 pub mod samples;
 pub mod scene;
