@@ -7,6 +7,7 @@
 pub mod config;
 pub mod counters;
 pub mod cycle;
+pub mod frame;
 pub mod prim;
 pub mod prim_table;
 pub mod reference;

@@ -43,6 +43,12 @@ impl SparseMemory {
         let w = self.words.entry(addr >> 2).or_insert(0);
         *w = (*w & !m) | (data & m);
     }
+    /// Every word ever written, `(byte address, word)`, in address order.
+    pub fn words(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut a: Vec<u32> = self.words.keys().copied().collect();
+        a.sort_unstable();
+        a.into_iter().map(|w| (w << 2, self.words[&w]))
+    }
     /// Byte at `addr`.
     pub fn byte(&self, addr: u32) -> u8 {
         (self.read(addr & !3) >> (8 * (addr & 3))) as u8
