@@ -3,7 +3,10 @@
 // so a netlist with block RAM simulates as X); fpga/src/postsim.rs gives Icarus a copy of
 // cells_sim.v without that declaration plus this model. Covered: DATA_WIDTH 1, 2, 4, 9 or 18 per
 // port (9 and 18 may be mixed; 1/2/4 only with the same width on the other port), byte enables
-// on AD[1:0] at width 18, CSDECODE, WRITEMODE NORMAL / WRITETHROUGH / READBEFOREWRITE, REGMODE
+// on AD[1:0] at width 18, CSDECODE, and the 512 x 36 pseudo-dual-port mode that yosys's
+// $__ECP5_PDPW16KD_ map (share/ecp5/brams_map.v) builds: DATA_WIDTH_A = 36 writes {DIB, DIA}
+// with 9-bit byte enables on ADA[3:0] at word ADA[13:5]; DATA_WIDTH_B = 36 reads word ADB[13:5]
+// as {DOB, DOA} (port A's outputs carry the low half), DATA_WIDTH_B = 18 reads half ADB[4]; WRITEMODE NORMAL / WRITETHROUGH / READBEFOREWRITE, REGMODE
 // NOREG / OUTREG, synchronous reset of the output. The array starts at zero (configuration
 // clears block RAM); non-zero INITVAL_* (ROM contents) stop the simulation instead of being
 // simulated wrongly. A read and a write of one address at one edge on different ports: the read
@@ -230,6 +233,7 @@ module DP16KD (
       $finish;
     end
     if (!((DATA_WIDTH_A == 9 || DATA_WIDTH_A == 18) && (DATA_WIDTH_B == 9 || DATA_WIDTH_B == 18))
+        && !(DATA_WIDTH_A == 36 && (DATA_WIDTH_B == 36 || DATA_WIDTH_B == 18))
         && DATA_WIDTH_A != DATA_WIDTH_B) begin
       $display("DP16KD %m: widths %0d / %0d are not modelled (fpga/tb/ecp5_dp16kd.v)", DATA_WIDTH_A, DATA_WIDTH_B);
       $finish;
@@ -251,9 +255,13 @@ module DP16KD (
   endfunction
 
   wire [17:0] dia = {DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0};
+  wire [17:0] dib = {DIB17, DIB16, DIB15, DIB14, DIB13, DIB12, DIB11, DIB10, DIB9, DIB8, DIB7, DIB6, DIB5, DIB4, DIB3, DIB2, DIB1, DIB0};
   wire [13:0] ada = {ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0};
   reg [17:0] qa = 18'd0, ra = 18'd0;
-  wire [17:0] doa = REGMODE_A == "OUTREG" ? ra : qa;
+  // At DATA_WIDTH_B = 36 port B's read drives port A's outputs with the word's low half.
+  reg [17:0] qlo = 18'd0, rlo = 18'd0;
+  wire [17:0] doa = DATA_WIDTH_B == 36 ? (REGMODE_B == "OUTREG" ? rlo : qlo)
+                  : REGMODE_A == "OUTREG" ? ra : qa;
   assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = doa;
   integer ka;
   reg [14:0] posa;
@@ -264,6 +272,12 @@ module DP16KD (
       else if (OCEA) ra <= qa;
     end
     if (RSTA) qa <= 18'd0;
+    else if (DATA_WIDTH_A == 36) begin
+      if (CEA && {CSA2, CSA1, CSA0} == CSA && WEA)
+        for (ka = 0; ka < 36; ka = ka + 1)
+          if (ada[ka / 9])
+            mem[{ada[13:5], ka >= 18 ? 1'b1 : 1'b0}][ka % 18] <= ka < 18 ? dia[ka] : dib[ka - 18];
+    end
     else if (CEA && {CSA2, CSA1, CSA0} == CSA) begin
       olda = 18'd0;
       for (ka = 0; ka < DATA_WIDTH_A; ka = ka + 1) begin
@@ -277,7 +291,6 @@ module DP16KD (
     end
   end
 
-  wire [17:0] dib = {DIB17, DIB16, DIB15, DIB14, DIB13, DIB12, DIB11, DIB10, DIB9, DIB8, DIB7, DIB6, DIB5, DIB4, DIB3, DIB2, DIB1, DIB0};
   wire [13:0] adb = {ADB13, ADB12, ADB11, ADB10, ADB9, ADB8, ADB7, ADB6, ADB5, ADB4, ADB3, ADB2, ADB1, ADB0};
   reg [17:0] qb = 18'd0, rb = 18'd0;
   wire [17:0] dob = REGMODE_B == "OUTREG" ? rb : qb;
@@ -290,7 +303,20 @@ module DP16KD (
       if (RSTB) rb <= 18'd0;
       else if (OCEB) rb <= qb;
     end
-    if (RSTB) qb <= 18'd0;
+    if (REGMODE_B == "OUTREG") begin
+      if (RSTB) rlo <= 18'd0;
+      else if (OCEB) rlo <= qlo;
+    end
+    if (RSTB) begin
+      qb <= 18'd0;
+      qlo <= 18'd0;
+    end
+    else if (DATA_WIDTH_B == 36) begin
+      if (CEB && {CSB2, CSB1, CSB0} == CSB) begin
+        qlo <= mem[{adb[13:5], 1'b0}];
+        qb <= mem[{adb[13:5], 1'b1}];
+      end
+    end
     else if (CEB && {CSB2, CSB1, CSB0} == CSB) begin
       oldb = 18'd0;
       for (kb = 0; kb < DATA_WIDTH_B; kb = kb + 1) begin

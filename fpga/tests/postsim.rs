@@ -305,12 +305,21 @@ fn back_end_testbench_reports_the_first_mismatch() {
     assert!(e.contains(&format!("MISMATCH cycle {third} word {w} ")), "{e}");
 }
 
+/// The board's block RAM primitive, as its flow's netlist names it.
+fn block_ram_cell(board: &str) -> &'static str {
+    if board == "ulx3s" {
+        "DP16KD"
+    } else {
+        "SB_RAM40_4K"
+    }
+}
+
 /// The binner block (`rtl-out/tilerast_binner_<preset>.v`, its state RAM as the board's block
-/// RAM) synthesized by `board`'s flow (HX8K only: on ECP5, `synth_ecp5` maps its 512 x 112
-/// state RAM to DP16KD in 36-bit mode, which our model `fpga/tb/ecp5_dp16kd.v` does not cover
-/// yet: the netlist reads X there), gate by gate against `BinnerCycle`'s port words on
-/// every cycle: two frames of boxes under gaps, junk payloads, back-pressure with stalls and a
-/// flush (`cosim::blocks::block_vectors`, the Verilator test's drive).
+/// RAM: SB_RAM40_4K on iCE40, DP16KD in yosys's 512 x 36 pseudo-dual-port mapping on ECP5,
+/// simulated by `fpga/tb/ecp5_dp16kd.v`) synthesized by `board`'s flow, gate by gate against
+/// `BinnerCycle`'s port words on every cycle: frames of boxes under gaps, junk payloads,
+/// back-pressure with stalls and a flush (`cosim::blocks::block_vectors`, the Verilator test's
+/// drive).
 fn binner_postsim(board: &str, preset: &str, cycles: u64) -> postsim::PostsimSummary {
     use tilerast_cosim::blocks::{block_vectors, Binner, BlockStim};
     use tilerast_golden::binner::{BinnerCycle, BIN_CHUNK_BYTES};
@@ -343,6 +352,8 @@ fn binner_postsim(board: &str, preset: &str, cycles: u64) -> postsim::PostsimSum
     eprintln!("{}", String::from_utf8_lossy(&log));
     assert_eq!(s.runs[0].1.cycles, cycles);
     assert!(s.runs[0].1.quads > 500, "{:?}", s.runs[0]);
+    let net = std::fs::read_to_string(&s.netlist).unwrap();
+    assert!(net.contains(block_ram_cell(board)), "the state RAM is block RAM");
     s
 }
 
@@ -350,21 +361,24 @@ fn binner_postsim(board: &str, preset: &str, cycles: u64) -> postsim::PostsimSum
 /// RAM in SB_RAM40_4K).
 #[test]
 fn binner_netlist_matches_golden_every_cycle_ice40() {
-    let s = binner_postsim("hx8k", "ice40", 8_000);
-    let net = std::fs::read_to_string(&s.netlist).unwrap();
-    assert!(net.contains("SB_RAM40_4K"), "the state RAM is block RAM");
+    binner_postsim("hx8k", "ice40", 8_000);
+}
+
+/// The binner at the default preset as the ULX3S flow synthesizes it (`synth_ecp5`, the
+/// state RAM in DP16KD at 36 bits per word).
+#[test]
+fn binner_netlist_matches_golden_every_cycle_ecp5() {
+    binner_postsim("ulx3s", "default", 6_000);
 }
 
 /// The pixel-info writer block (`rtl-out/tilerast_pixel_info_write_<preset>.v`, its state RAM
-/// as the board's block RAM) synthesized by the HX8K flow, gate by gate against
+/// as the board's block RAM) synthesized by `board`'s flow, gate by gate against
 /// `PixelInfoWriteCycle`'s port words on every cycle: frames of beats under gaps, junk
 /// payloads, back-pressure with stalls and a flush (the Verilator test's drive).
-#[test]
-fn pixel_info_write_netlist_matches_golden_every_cycle_ice40() {
+fn pixel_info_write_postsim(board: &str, preset: &str, cycles: u64) {
     use tilerast_cosim::blocks::{block_vectors, BlockStim, PixelInfoWrite};
     use tilerast_golden::pixel_info_write::PixelInfoWriteCycle;
     use tilerast_verif::stim::{pi_beats, pi_frame};
-    let (preset, cycles) = ("ice40", 8_000u64);
     let cfg = Config::preset(preset).unwrap();
     let inputs: Vec<_> = (0..3u64)
         .flat_map(|f| pi_frame(&pi_beats(&cfg, 70 + f, 25, f as u8 + 1)))
@@ -388,12 +402,25 @@ fn pixel_info_write_netlist_matches_golden_every_cycle_ice40() {
         transfers: run.outputs.len() as u64,
     }];
     let mut log = Vec::new();
-    let b = tilerast_fpga::board("hx8k").unwrap();
+    let b = tilerast_fpga::board(board).unwrap();
     let s = postsim::run_block(&repo_root(), preset, "pixel_info_write", b, &runs, &mut log)
         .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
     eprintln!("{}", String::from_utf8_lossy(&log));
     assert_eq!(s.runs[0].1.cycles, cycles);
     assert!(s.runs[0].1.quads > 500, "{:?}", s.runs[0]);
     let net = std::fs::read_to_string(&s.netlist).unwrap();
-    assert!(net.contains("SB_RAM40_4K"), "the state RAM is block RAM");
+    assert!(net.contains(block_ram_cell(board)), "the state RAM is block RAM");
+}
+
+/// The pixel-info writer at the ice40 preset as the HX8K flow synthesizes it.
+#[test]
+fn pixel_info_write_netlist_matches_golden_every_cycle_ice40() {
+    pixel_info_write_postsim("hx8k", "ice40", 8_000);
+}
+
+/// The pixel-info writer at the default preset as the ULX3S flow synthesizes it (state RAM in
+/// DP16KD at 36 bits per word).
+#[test]
+fn pixel_info_write_netlist_matches_golden_every_cycle_ecp5() {
+    pixel_info_write_postsim("ulx3s", "default", 6_000);
 }
