@@ -151,6 +151,18 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
     reg  [11:0] qy__3__d;
     wire  [11:0] qy__3__q;
     reg  qy__3__clock;
+    reg  [11:0] lli__0__d;
+    wire  [11:0] lli__0__q;
+    reg  lli__0__clock;
+    reg  [11:0] lli__1__d;
+    wire  [11:0] lli__1__q;
+    reg  lli__1__clock;
+    reg  [11:0] lli__2__d;
+    wire  [11:0] lli__2__q;
+    reg  lli__2__clock;
+    reg  [11:0] lli__3__d;
+    wire  [11:0] lli__3__q;
+    reg  lli__3__clock;
     reg  [63:0] mask__0__d;
     wire  [63:0] mask__0__q;
     reg  mask__0__clock;
@@ -198,9 +210,13 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
     reg  adv;
     reg  [11:0] sqx;
     reg  [11:0] sqy;
+    reg  [11:0] sli;
+    reg  [31:0] lprod__0;
+    reg  [31:0] lprod__1;
+    reg  [31:0] lprod__2;
+    reg  [31:0] lprod__3;
     reg  [63:0] smask;
     reg  [3:0] sclr;
-    reg  [31:0] prod;
     reg  [31:0] word;
     reg  last_list;
 
@@ -287,6 +303,26 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
         .d(qy__3__d),
         .q(qy__3__q),
         .clock(qy__3__clock)
+    );
+    tilerast_pixel_info_write_full__lli__0 lli__0(
+        .d(lli__0__d),
+        .q(lli__0__q),
+        .clock(lli__0__clock)
+    );
+    tilerast_pixel_info_write_full__lli__1 lli__1(
+        .d(lli__1__d),
+        .q(lli__1__q),
+        .clock(lli__1__clock)
+    );
+    tilerast_pixel_info_write_full__lli__2 lli__2(
+        .d(lli__2__d),
+        .q(lli__2__q),
+        .clock(lli__2__clock)
+    );
+    tilerast_pixel_info_write_full__lli__3 lli__3(
+        .d(lli__3__d),
+        .q(lli__3__q),
+        .clock(lli__3__clock)
     );
     tilerast_pixel_info_write_full__mask__0 mask__0(
         .d(mask__0__d),
@@ -375,24 +411,32 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
         qx__0__d = qx__0__q;
         qy__0__clock = clock;
         qy__0__d = qy__0__q;
+        lli__0__clock = clock;
+        lli__0__d = lli__0__q;
         mask__0__clock = clock;
         mask__0__d = mask__0__q;
         qx__1__clock = clock;
         qx__1__d = qx__1__q;
         qy__1__clock = clock;
         qy__1__d = qy__1__q;
+        lli__1__clock = clock;
+        lli__1__d = lli__1__q;
         mask__1__clock = clock;
         mask__1__d = mask__1__q;
         qx__2__clock = clock;
         qx__2__d = qx__2__q;
         qy__2__clock = clock;
         qy__2__d = qy__2__q;
+        lli__2__clock = clock;
+        lli__2__d = lli__2__q;
         mask__2__clock = clock;
         mask__2__d = mask__2__q;
         qx__3__clock = clock;
         qx__3__d = qx__3__q;
         qy__3__clock = clock;
         qy__3__d = qy__3__q;
+        lli__3__clock = clock;
+        lli__3__d = lli__3__q;
         mask__3__clock = clock;
         mask__3__d = mask__3__q;
         li__clock = clock;
@@ -421,27 +465,34 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
         in_ready = st__q == c_idle;
         sqx = qx__3__q;
         sqy = qy__3__q;
+        sli = lli__3__q;
         smask = mask__3__q;
         sclr = c_lane_clr__3;
         if (lanes__q[32'h2]) begin
             sqx = qx__2__q;
             sqy = qy__2__q;
+            sli = lli__2__q;
             smask = mask__2__q;
             sclr = c_lane_clr__2;
         end
         if (lanes__q[32'h1]) begin
             sqx = qx__1__q;
             sqy = qy__1__q;
+            sli = lli__1__q;
             smask = mask__1__q;
             sclr = c_lane_clr__1;
         end
         if (lanes__q[32'h0]) begin
             sqx = qx__0__q;
             sqy = qy__0__q;
+            sli = lli__0__q;
             smask = mask__0__q;
             sclr = c_lane_clr__0;
         end
-        prod = ((sqy >> c_sy) & 16'hffff) * c_tiles_x16;
+        lprod__0 = ((inp__qy_0 >> c_sy) & 16'hffff) * c_tiles_x16;
+        lprod__1 = ((inp__qy_1 >> c_sy) & 16'hffff) * c_tiles_x16;
+        lprod__2 = ((inp__qy_2 >> c_sy) & 16'hffff) * c_tiles_x16;
+        lprod__3 = ((inp__qy_3 >> c_sy) & 16'hffff) * c_tiles_x16;
         word = ((rmask__q[(32'h30)+:(16)]) & 32'hffffffff);
         if (lw__kw == c_kw__0) begin
             word = ((depth__q) & 32'hffffffff) | (((frame__q) & 32'hffffffff) << c_24);
@@ -496,6 +547,10 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
                 qy__1__d = inp__qy_1;
                 qy__2__d = inp__qy_2;
                 qy__3__d = inp__qy_3;
+                lli__0__d = lprod__0[(32'h0)+:(12)] + (inp__qx_0 >> c_sx);
+                lli__1__d = lprod__1[(32'h0)+:(12)] + (inp__qx_1 >> c_sx);
+                lli__2__d = lprod__2[(32'h0)+:(12)] + (inp__qx_2 >> c_sx);
+                lli__3__d = lprod__3[(32'h0)+:(12)] + (inp__qx_3 >> c_sx);
                 mask__0__d = inp__mask_0;
                 mask__1__d = inp__mask_1;
                 mask__2__d = inp__mask_2;
@@ -507,7 +562,7 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
         end
         if (st__q == c_pick) begin
             lanes__d = lanes__q & sclr;
-            li__d = prod[(32'h0)+:(12)] + (sqx >> c_sx);
+            li__d = sli;
             rqx__d = sqx & c_mx;
             rqy__d = sqy & c_my;
             rmask__d = smask;
@@ -561,15 +616,19 @@ module tilerast_pixel_info_write_full(clock,flush,in_valid,in_ready,inp__prim,in
             lanes__d = 32'h0;
             qx__0__d = 32'h0;
             qy__0__d = 32'h0;
+            lli__0__d = 32'h0;
             mask__0__d = 32'h0;
             qx__1__d = 32'h0;
             qy__1__d = 32'h0;
+            lli__1__d = 32'h0;
             mask__1__d = 32'h0;
             qx__2__d = 32'h0;
             qy__2__d = 32'h0;
+            lli__2__d = 32'h0;
             mask__2__d = 32'h0;
             qx__3__d = 32'h0;
             qy__3__d = 32'h0;
+            lli__3__d = 32'h0;
             mask__3__d = 32'h0;
             li__d = 32'h0;
             rqx__d = 32'h0;
@@ -667,6 +726,82 @@ module tilerast_pixel_info_write_full__li(d,q,clock);
     end
 
 endmodule // tilerast_pixel_info_write_full__li
+
+
+module tilerast_pixel_info_write_full__lli__0(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_info_write_full__lli__0
+
+
+module tilerast_pixel_info_write_full__lli__1(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_info_write_full__lli__1
+
+
+module tilerast_pixel_info_write_full__lli__2(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_info_write_full__lli__2
+
+
+module tilerast_pixel_info_write_full__lli__3(d,q,clock);
+
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_info_write_full__lli__3
 
 
 module tilerast_pixel_info_write_full__lw(clock,flush,re,raddr,latch,step,fin,list,clear,rbump,word,kw,wr_addr,wr_data,done,empty);
