@@ -212,7 +212,7 @@ fn cosim_against_the_cycle_model() {
     let r = run(&cfg, want.clone(), MemTiming { latency: 2, depth: 3 }, lists, pt, 3000, lines);
     check("ice40", &r);
     assert_eq!(r.flushes, 2);
-    assert!(r.longest_out_stall >= 90, "long stall: {}", r.longest_out_stall);
+    assert!(r.longest_out_stall >= 50, "long stall: {}", r.longest_out_stall);
     assert!(r.frames >= 1 && r.cmds > 30 && r.points > 0, "{r:?}");
     assert!(r.lreads > 100 && r.preads > 200, "{r:?}");
 }
