@@ -31,7 +31,11 @@ fn pack(ports_of: &[PortDesc], vals: &HashMap<String, u64>, words: &mut [u32]) {
         let v = *vals
             .get(p.name)
             .unwrap_or_else(|| panic!("port `{}` not named", p.name));
-        let v = if p.signed && p.width < 64 { v & ((1u64 << p.width) - 1) } else { v };
+        let v = if p.signed && p.width < 64 {
+            v & ((1u64 << p.width) - 1)
+        } else {
+            v
+        };
         assert!(p.width >= 64 || v >> p.width == 0, "{v:#x} does not fit {}", p.name);
         set_bits(words, p.offset, p.width, v);
     }

@@ -345,8 +345,7 @@ impl TileSequencerCycle {
         let start = in_valid && !self.run;
 
         // The list core (its pop is the take).
-        self.core
-            .clock(start, 0, take, lrd_ready, lrsp_valid, lrsp, false);
+        self.core.clock(start, 0, take, lrd_ready, lrsp_valid, lrsp, false);
         if start {
             self.run = true;
             self.stats.starts += 1;

@@ -202,10 +202,7 @@ fn commands_equal_golden_under_back_pressure() {
             st.max_list_len
         );
         let n_tiles = bins.tiles()[0] * bins.tiles()[1];
-        assert!(
-            (st.tiles_touched as u32) < n_tiles,
-            "{preset}: empty tiles"
-        );
+        assert!((st.tiles_touched as u32) < n_tiles, "{preset}: empty tiles");
         let preads = golden_preads(&want);
         for (li, latency) in [1u32, 2, 4].into_iter().enumerate() {
             let seed = (pi * 10 + li) as u64;
@@ -249,7 +246,11 @@ fn commands_equal_golden_under_back_pressure() {
             assert_eq!(r.preads, thrice, "{what}: prim-table reads");
             assert!(r.cmds > 0 && r.points > 0 && r.triangles > 0, "{what}: {r:?}");
             assert!(r.empty_tiles > 0, "{what}: empty tiles");
-            assert!(r.longest_stall >= 1000, "{what}: a stall of ≥ 1000 cycles ({})", r.longest_stall);
+            assert!(
+                r.longest_stall >= 1000,
+                "{what}: a stall of ≥ 1000 cycles ({})",
+                r.longest_stall
+            );
             println!(
                 "{what}: {} cycles, {} commands ({} points), {} empty tiles, longest list {} ({} chunks), longest stall {}, {} slot waits",
                 r.cycles,
@@ -283,7 +284,17 @@ fn flush_mid_frame_then_restart() {
             flush_at: vec![at, at + 1_777],
         };
         let t = MemTiming { latency: 3, depth: 3 };
-        let r = run(TileSequencerCycle::new(&cfg), lists.clone(), pt.clone(), t, t, &want, 2, lines, 1_000_000);
+        let r = run(
+            TileSequencerCycle::new(&cfg),
+            lists.clone(),
+            pt.clone(),
+            t,
+            t,
+            &want,
+            2,
+            lines,
+            1_000_000,
+        );
         assert_eq!(r.error, None, "flush at {at}");
         assert_eq!((r.flushes, r.frames), (2, 2), "flush at {at}: {r:?}");
         assert!(r.busy_flushes >= 1, "flush at {at}: a flush with work in flight");
@@ -303,7 +314,17 @@ fn frames_without_commands_are_just_the_token() {
     assert_eq!(want.len(), 1);
     let (lists, pt, _) = images(&frame);
     let t = MemTiming { latency: 2, depth: 3 };
-    let r = run(TileSequencerCycle::new(&cfg), lists, pt, t, t, &want, 4, quiet_lines(), 100_000);
+    let r = run(
+        TileSequencerCycle::new(&cfg),
+        lists,
+        pt,
+        t,
+        t,
+        &want,
+        4,
+        quiet_lines(),
+        100_000,
+    );
     assert_eq!(r.error, None);
     assert_eq!((r.frames, r.beats, r.cmds), (4, 4, 0));
 }
@@ -338,13 +359,27 @@ fn contract_cycles() {
         assert!(want.iter().all(|b| b.end || (b.cmd.tile_x, b.cmd.tile_y) == (0, 0)));
         assert_eq!(want.len(), 51);
         let (lists, pt, _) = images(&frame);
-        let run1 = run(TileSequencerCycle::new(&cfg), lists, pt, t, t, &want, 1, quiet_lines(), 100_000);
+        let run1 = run(
+            TileSequencerCycle::new(&cfg),
+            lists,
+            pt,
+            t,
+            t,
+            &want,
+            1,
+            quiet_lines(),
+            100_000,
+        );
         assert_eq!(run1.error, None);
         let l64 = l as u64;
         assert_eq!(run1.start_at, Some(0));
         assert_eq!(run1.out_at[0], 16 + 3 * l64, "L{l}: first command");
         for k in 1..50 {
-            assert_eq!(run1.out_at[k] - run1.out_at[k - 1], 7, "L{l}: command {k}: 7 cycles per command");
+            assert_eq!(
+                run1.out_at[k] - run1.out_at[k - 1],
+                7,
+                "L{l}: command {k}: 7 cycles per command"
+            );
         }
         // All tiles empty.
         let empty = Frame {
@@ -354,7 +389,17 @@ fn contract_cycles() {
         };
         let want = golden_beats(&empty);
         let (lists, pt, _) = images(&empty);
-        let run2 = run(TileSequencerCycle::new(&cfg), lists, pt, t, t, &want, 1, quiet_lines(), 100_000);
+        let run2 = run(
+            TileSequencerCycle::new(&cfg),
+            lists,
+            pt,
+            t,
+            t,
+            &want,
+            1,
+            quiet_lines(),
+            100_000,
+        );
         assert_eq!(run2.error, None);
         assert_eq!(
             run2.out_at[0],
@@ -394,7 +439,10 @@ fn refuses_by_name() {
     cfg.validate().unwrap();
     let e = TileSequencerCycle::try_new(&cfg).unwrap_err();
     println!("{e}");
-    assert!(e.starts_with("config.tile:") && e.contains("tile_x") && !e.contains('\n'), "{e}");
+    assert!(
+        e.starts_with("config.tile:") && e.contains("tile_x") && !e.contains('\n'),
+        "{e}"
+    );
     cfg.viewport = [0, 64];
     let e = TileSequencerCycle::try_new(&cfg).unwrap_err();
     assert!(e.starts_with("config.viewport") && !e.contains('\n'), "{e}");

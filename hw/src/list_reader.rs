@@ -116,7 +116,6 @@ pub struct ListReader {
     cnt: DFF<Bits<3>>,
 }
 
-
 impl ListReader {
     /// The core for `g`, or the one line naming the parameter it refuses.
     pub fn try_new(g: ListGeom) -> Result<ListReader, String> {

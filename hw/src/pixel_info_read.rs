@@ -57,7 +57,6 @@ use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::pixel_info_read::{geom, mask_bits};
 
-
 stream_block! {
     /// The pixel-info reader. Build with [`PixelInfoRead::new`].
     pub struct PixelInfoRead(PiStartIn => PiRecordOut) sends { rd: MemReqOut } takes { rsp: MemRespIn } {

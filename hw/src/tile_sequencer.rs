@@ -136,7 +136,9 @@ stream_block! {
 /// ([`tilerast_golden::tile_sequencer::geom`]) and the core's.
 pub fn supported(cfg: &Config) -> Result<(), String> {
     let (_, g) = geom(cfg)?;
-    ListReader::try_new(g).map(|_| ()).map_err(|e| format!("config.tile: {e}"))
+    ListReader::try_new(g)
+        .map(|_| ())
+        .map_err(|e| format!("config.tile: {e}"))
 }
 
 impl TileSequencer {
@@ -331,8 +333,7 @@ impl TileSequencer {
         self.take_none.next = self.core.out_valid.val() & self.core.out_none.val();
         self.take.next = self.take_rec.val() | self.take_none.val();
         self.core.out_ready.next = self.take.val();
-        self.emit_end.next =
-            self.fin.q.val() & !self.pbusy.q.val() & self.slot_ok.val() & !self.acnt.q.val().any();
+        self.emit_end.next = self.fin.q.val() & !self.pbusy.q.val() & self.slot_ok.val() & !self.acnt.q.val().any();
         self.rsp.next = self.prsp_valid.val() & self.acnt.q.val().any();
         self.asm_end.next = self.rsp.val() & (self.pr.q.val() == self.c_six3.val());
         self.prim_in.next = self.core.out_w0.val().get_bits::<24>(0);

@@ -146,16 +146,7 @@ fn run(
                 r.preads += (prd_valid && prd_ready) as u64;
             }
             model.clock(
-                valid,
-                &inp,
-                out_ready,
-                lrd_ready,
-                lrsp_valid,
-                &lrsp,
-                prd_ready,
-                prsp_valid,
-                &prsp,
-                flush,
+                valid, &inp, out_ready, lrd_ready, lrsp_valid, &lrsp, prd_ready, prsp_valid, &prsp, flush,
             );
             lm.clock(lrd_valid && !flush, &lrd, lg, true, flush);
             pm.clock(prd_valid && !flush, &prd, pg, true, flush);
@@ -203,13 +194,21 @@ fn cosim_against_the_cycle_model() {
         let (v, r, l, p) = (vl.step(), rl.step(), ll.step(), pl.step());
         (
             v,
-            r && !(400..500).contains(&c),  // a long output stall
-            l && !(900..960).contains(&c),  // a long list-port stall
+            r && !(400..500).contains(&c),   // a long output stall
+            l && !(900..960).contains(&c),   // a long list-port stall
             p && !(1300..1360).contains(&c), // a long table-port stall
             c == 700 || c == 1900,
         )
     });
-    let r = run(&cfg, want.clone(), MemTiming { latency: 2, depth: 3 }, lists, pt, 3000, lines);
+    let r = run(
+        &cfg,
+        want.clone(),
+        MemTiming { latency: 2, depth: 3 },
+        lists,
+        pt,
+        3000,
+        lines,
+    );
     check("ice40", &r);
     assert_eq!(r.flushes, 2);
     assert!(r.longest_out_stall >= 50, "long stall: {}", r.longest_out_stall);

@@ -1155,7 +1155,9 @@ pub fn seq_beats(frame: &tilerast_golden::scene::Frame) -> Vec<tilerast_golden::
 /// The tile sequencer's two memory images of a frame: the binner's lists
 /// (`binner::bin_primitives`, byte for byte) and the primitive table (`prim_table::table`),
 /// plus the bins (for their statistics).
-pub fn seq_images(frame: &tilerast_golden::scene::Frame) -> (SparseMemory, SparseMemory, tilerast_golden::binner::Bins) {
+pub fn seq_images(
+    frame: &tilerast_golden::scene::Frame,
+) -> (SparseMemory, SparseMemory, tilerast_golden::binner::Bins) {
     let bins = tilerast_golden::binner::bin_primitives(&frame.cfg, &frame.prims).expect("binned");
     let m = bins.memory();
     let mut lists = SparseMemory::new();
