@@ -34,7 +34,11 @@
 //!
 //! **Depth.** No multiplier: the table address is `prim << 5` OR a 5-bit offset counter; the
 //! longest paths are the core's (`left`/`rleft` compares), the take decision (core FIFO entry
-//! 0's `none`, `used`, `pbusy`, `prd_ready`) into the slot and address registers.
+//! 0's `none`, `used`, `pbusy`, `prd_ready`) into the slot and address registers. Measured on
+//! the HX8K (`tilerast synth --blocks --board hx8k --preset ice40 --only tile_sequencer`,
+//! nextpnr seed 1): 1076 LUT4s, 795 flip-flops, 133 carries, 97.6 MHz against the 75 MHz goal,
+//! critical path the core's `left` → `off` (10.2 ns, 7.0 of it routing). ECP5 not measured
+//! (no nextpnr-ecp5 on the machine it was built on).
 //!
 //! ```text
 //!  start ─► run ─► core: ListReader (bins: W 1, K 15, B 64) ◄─► lrd / lrsp (bins region)
