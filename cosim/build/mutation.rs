@@ -111,6 +111,15 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "        arb__sel = output_merger__out_valid;\n",
         to: "        arb__sel = 1'b0; // MUTATION (cosim test)\n",
     },
+    // The tile sequencer reads every command's attribute word at offset 24 of the entry (the
+    // colour word) instead of 28: kind, aa and depth come from the colour. First visible on
+    // `prd__addr` in the first cycle the first command's first table read is on the port
+    // (`cosim/tests/tile_sequencer.rs` predicts it with a model built `with_attr_off(24)`).
+    BlockMutant {
+        stage: "tile_sequencer",
+        from: "    localparam [31:0] c_attr = 32'h1c;\n",
+        to: "    localparam [31:0] c_attr = 32'h18; // MUTATION (cosim test)\n",
+    },
 ];
 
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its

@@ -896,10 +896,18 @@ mod tests {
             let d = block_desc(p, "pixel_info_read").unwrap_or_else(|| panic!("{p}/pixel_info_read not built"));
             assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
         }
-        // 3 × 6 raster blocks, 9 blocks of their own (binner, pixel-info writer and reader, pixel
-        // side), the ice40 colour buffer, binner, pixel-info writer and reader, 3 more back
-        // ends, 2 variants, 8 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 44);
+        // The tile sequencer (two read ports) on ice40 and default, and its mutant.
+        for p in ["default", "ice40", "default_mut"] {
+            let d = block_desc(p, "tile_sequencer").unwrap_or_else(|| panic!("{p}/tile_sequencer not built"));
+            assert!(
+                d.outputs.iter().any(|o| o.name == "lrd__addr") && d.outputs.iter().any(|o| o.name == "prd__addr"),
+                "{p}: no read ports"
+            );
+        }
+        // 3 × 6 raster blocks, 10 blocks of their own (binner, pixel-info writer and reader, pixel
+        // side, tile sequencer), the ice40 colour buffer, binner, pixel-info writer and reader,
+        // tile sequencer, 3 more back ends, 2 variants, 9 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 47);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

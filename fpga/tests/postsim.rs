@@ -27,6 +27,10 @@
 //! - `binner_netlist_matches_golden_every_cycle_ice40`: the binner block as the HX8K flow
 //!   synthesizes it (state RAM in SB_RAM40_4K), gate by gate against `BinnerCycle`'s port words
 //!   (`cosim::blocks::block_vectors`: frames of boxes, gaps, junk, stalls, a flush), 8 000 cycles.
+//! - `tile_sequencer_netlist_matches_golden_every_cycle_ice40`: the tile sequencer block (two
+//!   read ports) as the HX8K flow synthesizes it, gate by gate against `TileSequencerCycle`'s
+//!   port words packed by name (a random frame behind both ports, gaps, junk, back-pressure,
+//!   a flush), 6 000 cycles.
 //! - `back_end_testbench_reports_the_first_mismatch`: the back end's generated adapter and the
 //!   comparator on its RTL, one bit of the third write's data flipped: reported at that cycle
 //!   and word.
@@ -423,4 +427,119 @@ fn pixel_info_write_netlist_matches_golden_every_cycle_ice40() {
 #[test]
 fn pixel_info_write_netlist_matches_golden_every_cycle_ecp5() {
     pixel_info_write_postsim("ulx3s", "default", 6_000);
+}
+
+/// The tile sequencer block (`rtl-out/tilerast_tile_sequencer_ice40.v`, two read ports)
+/// synthesized by the HX8K flow, gate by gate against `TileSequencerCycle`'s port words on
+/// every cycle, with the two golden memories behind its ports (the binner's lists and the
+/// primitive table of a random frame): starts with gaps and junk frame ids, random out_ready
+/// and grants, a flush mid-frame. The port words are packed here by name from the block's
+/// port table (the block is not a `BlockIo`: it has memory ports, as in
+/// `cosim/tests/tile_sequencer.rs`).
+#[test]
+fn tile_sequencer_netlist_matches_golden_every_cycle_ice40() {
+    use std::collections::HashMap;
+    use tilerast_cosim::blocks::{block_desc, set_bits};
+    use tilerast_golden::memory_port::{MemTiming, MemoryCycle};
+    use tilerast_golden::streams::{ports, SeqStart, Stream};
+    use tilerast_golden::tile_sequencer::TileSequencerCycle;
+    use tilerast_verif::stim::{seq_beats, seq_frame, seq_images};
+    use tilerast_verif::{Pattern, Rng};
+    fn stream<S: Stream>(iface: &str, x: &S::Payload, v: &mut HashMap<String, u64>) {
+        for (f, val) in S::FIELDS.iter().zip(S::to_bits(x)) {
+            v.insert(format!("{iface}__{}", f.name), val);
+        }
+    }
+    let (preset, cycles) = ("ice40", 6_000u64);
+    let cfg = Config::preset(preset).unwrap();
+    let frame = seq_frame(&cfg, 31, 14, 20);
+    let want = seq_beats(&frame);
+    let (lists, pt, _) = seq_images(&frame);
+    let desc = block_desc(preset, "tile_sequencer").expect("ice40/tile_sequencer verilated");
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let mut model = TileSequencerCycle::new(&cfg);
+    let t = MemTiming { latency: 2, depth: 3 };
+    let (mut lm, mut pm) = (MemoryCycle::new(t, lists), MemoryCycle::new(t, pt));
+    let mut vl = Pattern::gaps(40).line(Rng::stream(81, 0));
+    let mut rl = Pattern::Random { pct: 85 }.line(Rng::stream(81, 1));
+    let mut ll = Pattern::Random { pct: 80 }.line(Rng::stream(81, 2));
+    let mut pl = Pattern::Runs { pct: 85 }.line(Rng::stream(81, 3));
+    let mut junk = Rng::stream(81, 4);
+    let (mut inp, mut exp) = (vec![0u32; cycles as usize * iw], vec![0u32; cycles as usize * ow]);
+    let (mut pos, mut cmds, mut frames) = (0usize, 0u64, 0u64);
+    for c in 0..cycles {
+        let flush = c == cycles / 2;
+        let (valid, ready, lg, pg) = (vl.step(), rl.step(), ll.step(), pl.step());
+        let start = SeqStart {
+            frame: junk.next_u32() as u8,
+        };
+        let (lrd_ready, prd_ready) = (lm.req_ready(lg), pm.req_ready(pg));
+        let ((lv, lrsp), (pv, prsp)) = (lm.resp(), pm.resp());
+        let mut i = HashMap::new();
+        for (n, v) in [
+            ("flush", flush),
+            ("in_valid", valid),
+            ("out_ready", ready),
+            ("lrd_ready", lrd_ready),
+            ("prd_ready", prd_ready),
+            ("lrsp_valid", lv),
+            ("prsp_valid", pv),
+        ] {
+            i.insert(n.to_string(), v as u64);
+        }
+        stream::<ports::SeqStart>("inp", &start, &mut i);
+        stream::<ports::MemResp>("lrsp", &lrsp, &mut i);
+        stream::<ports::MemResp>("prsp", &prsp, &mut i);
+        let (ov, out) = model.out();
+        let (lqv, lq) = model.lrd();
+        let (pqv, pq) = model.prd();
+        let mut o = HashMap::new();
+        for (n, v) in [
+            ("in_ready", model.in_ready()),
+            ("out_valid", ov),
+            ("lrd_valid", lqv),
+            ("prd_valid", pqv),
+            ("lrsp_ready", model.lrsp_ready()),
+            ("prsp_ready", model.prsp_ready()),
+        ] {
+            o.insert(n.to_string(), v as u64);
+        }
+        stream::<ports::SeqCmd>("out", &out, &mut o);
+        stream::<ports::MemReq>("lrd", &lq, &mut o);
+        stream::<ports::MemReq>("prd", &pq, &mut o);
+        for (ports_of, vals, words, w) in [(desc.inputs, &i, &mut inp, iw), (desc.outputs, &o, &mut exp, ow)] {
+            assert_eq!(vals.len(), ports_of.len(), "every port named once");
+            for p in ports_of {
+                let k = c as usize * w;
+                set_bits(&mut words[k..k + w], p.offset, p.width, vals[p.name]);
+            }
+        }
+        if flush {
+            pos = 0;
+        } else if ov && ready {
+            assert_eq!(out, want[pos], "cycle {c}: the model's beat {pos} is golden's");
+            cmds += (!out.end) as u64;
+            pos += 1;
+            if pos == want.len() {
+                pos = 0;
+                frames += 1;
+            }
+        }
+        model.clock(valid, &start, ready, lrd_ready, lv, &lrsp, prd_ready, pv, &prsp, flush);
+        lm.clock(lqv && !flush, &lq, lg, true, flush);
+        pm.clock(pqv && !flush, &pq, pg, true, flush);
+    }
+    assert!(frames >= 1 && cmds > 50, "frames {frames}, commands {cmds}");
+    let runs = [postsim::BlockVectors {
+        name: format!("{preset} tile_sequencer, {cycles} cycles"),
+        inp,
+        exp,
+        transfers: cmds,
+    }];
+    let mut log = Vec::new();
+    let b = tilerast_fpga::board("hx8k").unwrap();
+    let s = postsim::run_block(&repo_root(), preset, "tile_sequencer", b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(s.runs[0].1.cycles, cycles);
 }

@@ -37,6 +37,7 @@ pub mod list_writer;
 pub mod pixel_info;
 pub mod pixel_info_read;
 pub mod pixel_info_write;
+pub mod tile_sequencer;
 
 // Seed 002: sort-based deferred shading.
 pub mod shading_sort;

@@ -207,6 +207,26 @@ pub struct PiBeat {
     pub end: bool,
 }
 
+/// tile_sequencer input (seed 001): "the binner has closed frame `frame`'s lists, go" (as
+/// [`PiStart`]; the id is not used by the sequencer, every output field comes from memory).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeqStart {
+    /// Frame id, 8 bits.
+    pub frame: u8,
+}
+
+/// tile_sequencer output (seed 001): one raster-core command in golden order
+/// ([`commands`]) plus its primitive's depth, or a frame-end token (`end`: after the frame's
+/// last command; the command fields and depth are 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeqCmd {
+    pub cmd: Cmd,
+    /// The primitive's 24-bit depth.
+    pub depth: u32,
+    /// Frame end.
+    pub end: bool,
+}
+
 /// The memory port, response side (memory → pixel side): the word a read returned.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemResp {
@@ -283,29 +303,16 @@ impl Beat {
 /// table. Adding a field is an edit here plus the blocks that produce and consume it. A stream
 /// that extends another (Job = Cand + `trivial`, PackedBeat = Beat + `block_l`, PiBeat = Beat +
 /// `depth`/`frame`/`end`, BinWrite =
-/// MemReq plus `last`) shares its field list through the internal rules `@cand` / `@beat` /
-/// `@memreq`, so no field is written twice.
+/// MemReq plus `last`, SeqCmd = Cmd plus `depth`/`end`) shares its field list through the
+/// internal rules `@cand` / `@beat` / `@memreq` / `@cmd`, so no field is written twice.
 #[macro_export]
 macro_rules! for_each_stream {
     ($m:ident) => {
-        $m! {
+        $crate::for_each_stream!(@cmd $m
             /// raster_core input, one primitive in one first tile (setup and point_raster read
             /// the fields they need).
-            Cmd: Cmd {
-                kind: Bit [kind],
-                prim: Bits<24> [prim],
-                tile_x: Bits<8> [tile_x],
-                tile_y: Bits<8> [tile_y],
-                v0x: Signed<24> [v[0][0]],
-                v0y: Signed<24> [v[0][1]],
-                v1x: Signed<24> [v[1][0]],
-                v1y: Signed<24> [v[1][1]],
-                v2x: Signed<24> [v[2][0]],
-                v2y: Signed<24> [v[2][1]],
-                size: Bits<24> [size],
-                aa: Bit [aa],
-            }
-        }
+            Cmd: Cmd [] {}
+        );
         $m! {
             /// setup → tile_parser.
             Edges: Edges {
@@ -488,6 +495,41 @@ macro_rules! for_each_stream {
                 mask: Bits<64> [mask],
                 last: Bit [last],
                 none: Bit [none],
+            }
+        }
+        $m! {
+            /// → tile_sequencer: the binner has closed the frame's lists, go.
+            SeqStart: SeqStart {
+                frame: Bits<8> [frame],
+            }
+        }
+        $crate::for_each_stream!(@cmd $m
+            /// tile_sequencer →: a command plus the primitive's depth, or the frame-end token.
+            SeqCmd: SeqCmd [cmd.] {
+                depth: Bits<24> [depth],
+                end: Bit [end],
+            }
+        );
+    };
+    // The command's fields, at `$pre` in the payload (`cmd.` for a sequencer beat), then
+    // `$extra`.
+    (@cmd $m:ident $(#[$doc:meta])* $name:ident : $payload:ident [$($pre:tt)*] { $($extra:tt)* }) => {
+        $m! {
+            $(#[$doc])*
+            $name: $payload {
+                kind: Bit [$($pre)* kind],
+                prim: Bits<24> [$($pre)* prim],
+                tile_x: Bits<8> [$($pre)* tile_x],
+                tile_y: Bits<8> [$($pre)* tile_y],
+                v0x: Signed<24> [$($pre)* v[0][0]],
+                v0y: Signed<24> [$($pre)* v[0][1]],
+                v1x: Signed<24> [$($pre)* v[1][0]],
+                v1y: Signed<24> [$($pre)* v[1][1]],
+                v2x: Signed<24> [$($pre)* v[2][0]],
+                v2y: Signed<24> [$($pre)* v[2][1]],
+                size: Bits<24> [$($pre)* size],
+                aa: Bit [$($pre)* aa],
+                $($extra)*
             }
         }
     };

@@ -16,6 +16,7 @@ pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
 pub mod dst_fetch;
+pub mod list_reader;
 pub mod list_writer;
 pub mod output_merger;
 pub mod pixel_back_end;
@@ -29,6 +30,7 @@ pub mod sample_raster;
 pub mod setup;
 pub mod subtile_coverage;
 pub mod tile_parser;
+pub mod tile_sequencer;
 
 /// File name of a preset's Verilog in `rtl-out/`.
 pub fn rtl_file_name(preset: &str) -> String {
@@ -155,6 +157,7 @@ pub const BLOCK_FILES: &[BlockFile] = &[
     blender::FILE,
     output_merger::FILE,
     pixel_back_end::FILE,
+    tile_sequencer::FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation

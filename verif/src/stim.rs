@@ -1092,3 +1092,82 @@ pub fn pi_store(cfg: &Config, beats: &[PiBeat], frame: u8) -> tilerast_golden::p
     s.finish_raster().expect("first finish");
     s
 }
+
+/// A frame for the tile sequencer: `n` primitives in the left half of the viewport (so the
+/// right half's first tiles stay empty): spread triangles (small and large) and points (1 in 5,
+/// aa or not), then `hot` small triangles inside first tile (1, 1) (its list takes ⌈hot/15⌉
+/// 64-byte chunks). Random colours and depths.
+pub fn seq_frame(cfg: &Config, seed: u64, n: usize, hot: usize) -> tilerast_golden::scene::Frame {
+    let mut r = Rng::stream(seed, 0);
+    let [w, h] = cfg.viewport;
+    let [tw, th] = cfg.tile;
+    let mut prims = Vec::new();
+    for i in 0..n + hot {
+        let mut p = if i >= n {
+            let x = (tw as i64 + 2 + r.below(tw as u64 / 2) as i64) * 256;
+            let y = (th as i64 + 2 + r.below(th as u64 / 2) as i64) * 256;
+            spread_triangle(cfg, (x as i32, y as i32), (3 * 256, 0), (0, 3 * 256), 1)
+        } else {
+            let at = (r.range(0, w as i64 * 128) as i32, r.range(0, h as i64 * 256) as i32);
+            if r.one_in(5) {
+                point_at(at, r.range(128, 8 * 256) as i32, r.bool())
+            } else {
+                let s = if r.bool() { 12 * 256 } else { 60 * 256 };
+                let d1 = (r.range(-s, s) as i32, r.range(-s, s) as i32);
+                let d2 = (r.range(-s, s) as i32, r.range(-s, s) as i32);
+                spread_triangle(cfg, at, d1, d2, 1)
+            }
+        };
+        let (colour, depth) = ([r.below(256) as u8, 2, 3, 255], r.below(1 << 24) as u32);
+        match &mut p {
+            PrimitiveFx::Triangle(t) => (t.colour, t.depth) = (colour, depth),
+            PrimitiveFx::Point(q) => (q.colour, q.depth) = (colour, depth),
+        }
+        prims.push(p);
+    }
+    tilerast_golden::scene::Frame {
+        cfg: cfg.clone(),
+        background: [0; 4],
+        prims,
+    }
+}
+
+/// Golden's tile-sequencer beats of a frame: `streams::commands(frame)` with each primitive's
+/// depth, then the end token.
+pub fn seq_beats(frame: &tilerast_golden::scene::Frame) -> Vec<tilerast_golden::streams::SeqCmd> {
+    use tilerast_golden::streams::SeqCmd;
+    let mut out: Vec<SeqCmd> = tilerast_golden::streams::commands(frame)
+        .expect("golden commands")
+        .into_iter()
+        .map(|c| SeqCmd {
+            cmd: c,
+            depth: frame.prims[c.prim as usize].depth(),
+            end: false,
+        })
+        .collect();
+    out.push(SeqCmd {
+        end: true,
+        ..SeqCmd::default()
+    });
+    out
+}
+
+/// The tile sequencer's two memory images of a frame: the binner's lists
+/// (`binner::bin_primitives`, byte for byte) and the primitive table (`prim_table::table`),
+/// plus the bins (for their statistics).
+pub fn seq_images(
+    frame: &tilerast_golden::scene::Frame,
+) -> (SparseMemory, SparseMemory, tilerast_golden::binner::Bins) {
+    let bins = tilerast_golden::binner::bin_primitives(&frame.cfg, &frame.prims).expect("binned");
+    let m = bins.memory();
+    let mut lists = SparseMemory::new();
+    for a in (0..m.size()).step_by(4) {
+        lists.write(a as u32, m.peek_u32(a).expect("allocated"), 0xf);
+    }
+    let tab = tilerast_golden::prim_table::table(&frame.prims).expect("prim table");
+    let mut pt = SparseMemory::new();
+    for (i, c) in tab.chunks(4).enumerate() {
+        pt.write(4 * i as u32, u32::from_le_bytes([c[0], c[1], c[2], c[3]]), 0xf);
+    }
+    (lists, pt, bins)
+}
