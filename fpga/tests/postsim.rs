@@ -24,9 +24,13 @@
 //!   cosim memory model behind the port: every output port on every cycle, a whole random
 //!   frame (gaps, memory back-pressure and a stall; the model's memory at the end is golden's
 //!   framebuffer) and the same frame flushed 3 cycles after its first write.
-//! - `binner_netlist_matches_golden_every_cycle_ice40`: the binner block as the HX8K flow
-//!   synthesizes it (state RAM in SB_RAM40_4K), gate by gate against `BinnerCycle`'s port words
-//!   (`cosim::blocks::block_vectors`: frames of boxes, gaps, junk, stalls, a flush), 8 000 cycles.
+//! - `binner_netlist_matches_golden_every_cycle_ice40` / `_ecp5`: the binner block as the HX8K
+//!   flow (state RAM in SB_RAM40_4K, 8 000 cycles) and the ULX3S flow (DP16KD at 36 bits per
+//!   word, `fpga/tb/ecp5_dp16kd.v`, 6 000 cycles) synthesize it, gate by gate against
+//!   `BinnerCycle`'s port words (`cosim::blocks::block_vectors`: frames of boxes, gaps, junk,
+//!   stalls, a flush).
+//! - `pixel_info_write_netlist_matches_golden_every_cycle_ice40` / `_ecp5`: the pixel-info
+//!   writer the same way against `PixelInfoWriteCycle`.
 //! - `tile_sequencer_netlist_matches_golden_every_cycle_ice40`: the tile sequencer block (two
 //!   read ports) as the HX8K flow synthesizes it, gate by gate against `TileSequencerCycle`'s
 //!   port words packed by name (a random frame behind both ports, gaps, junk, back-pressure,
