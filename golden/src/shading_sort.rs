@@ -554,8 +554,8 @@ pub struct ShadingSortStats {
 /// Phases (one at a time; `in_ready` only in Depth). "Setup" = one cycle that only loads
 /// addresses (the sync-read fill) at the start of Readout, Hist, Prefix, Scatter, Walk and
 /// Output.
-/// * **Init** (after `new` and every flush): max(P, D) cycles, clearing X[p], C[p] (all S
-///   banks) and H[p] at address p per cycle; then Depth. No port is active.
+/// * **Init** (after `new` and every flush): max(P, D) cycles, clearing `X[p]`, `C[p]` (all S
+///   banks) and `H[p]` at address p per cycle; then Depth. No port is active.
 /// * **Depth**: `in_ready` = Depth and (no lane pending, or exactly one pending and the held
 ///   record is not `last`), a function of registers. A record taken at edge e holds its
 ///   lanes with a non-empty pixel mask; one lane per edge (e+1, e+2, …, lowest lane first)
@@ -569,24 +569,24 @@ pub struct ShadingSortStats {
 ///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record.
 /// * **Readout**: setup, then pixel by pixel in position order (p = py·w + px, samples in
 ///   order s), max(1, visible samples of p) cycles per pixel: each visible sample becomes one
-///   element (prim, pos = p·S + s) written at Y[n], n += 1, min/max prim tracked; the pixel's
+///   element (prim, pos = p·S + s) written at `Y[n]`, n += 1, min/max prim tracked; the pixel's
 ///   X entries are cleared (written invalid) on its last cycle. Then, if n = 0, Output; else
 ///   passes = [`sort_passes`]`(cb + bitlen(max − min), d)` and Hist of pass 0.
 /// * **Sort pass k** (shift k·d; key = (prim − min) << cb | [`morton`] of the pixel of pos):
-///   Hist: setup + n cycles (element i read from the source buffer, H[digit] read-modify-
-///   write, a bypass for equal consecutive digits); Prefix: setup + D cycles (H[j] := running
-///   sum, exclusive); Scatter: setup + n cycles (element i to dst[H[digit]], H[digit] += 1,
+///   Hist: setup + n cycles (element i read from the source buffer, `H[digit]` read-modify-
+///   write, a bypass for equal consecutive digits); Prefix: setup + D cycles (`H[j]` := running
+///   sum, exclusive); Scatter: setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`,
 ///   bypass as in Hist). Pass k costs 3 + 2n + D cycles; source Y, Z, Y, … alternately.
 /// * **Walk**: setup, then one sorted element per cycle; the element's prim differs from the
 ///   colour register's (or the walk's first element): one cycle notices, then `rd` holds
 ///   `{addr: prim·32 + 4·COLOUR_WORD, write 0}` until taken, then the block waits for `rsp`
-///   (`rsp_ready` is always high); the element is then written (C[pos] := colour) in the
+///   (`rsp_ready` is always high); the element is then written (`C[pos] := colour`) in the
 ///   next cycle. So a primitive change costs 2 + (rd wait) + (response latency) cycles and
 ///   the colour reads of a tile = its distinct visible primitives.
 /// * **Output**: setup, then pixel p = 0..P−1 in position order (rows bottom-up,
 ///   left→right): a pixel inside the viewport is a beat `{x = tile_x·w + px, y = tile_y·h +
 ///   py, mask = C valid bits, colour_i = C_i or 0}` with `out_valid` until `out_ready`; a
-///   pixel outside costs one cycle and no beat; C[p] is cleared as the pixel leaves. After
+///   pixel outside costs one cycle and no beat; `C[p]` is cleared as the pixel leaves. After
 ///   the last pixel the phase is Depth.
 /// * **Flush** (synchronous): every register and counter back to the start, Init again; a
 ///   read in flight is dropped (the memory behind the port is flushed with the block).
