@@ -545,7 +545,7 @@ pub struct ShadingSortStats {
 /// one read and one write port each, synchronous read:
 /// * **X** (depth/shading point): S banks (bank = sample) × P entries {valid, depth 24, prim 21}.
 /// * **Y**, **Z** (sort buffers, ping-pong): N entries {prim 21, pos log2 N}.
-/// * **H** (histogram): D entries {epoch 1, count log2 N + 1}. An entry whose epoch differs
+/// * **H** (histogram): D entries {epoch 1, count 16}. An entry whose epoch differs
 ///   from the pass's epoch reads as 0, so H needs no clear between passes or tiles (the
 ///   prefix sum rewrites every entry with the current epoch; the epoch toggles per pass).
 /// * **C** (colours): S banks × P entries {valid, RGBA8}: the walk writes, the output reads
@@ -803,9 +803,9 @@ impl ShadingSortCycle {
         ((self.key(e) >> (self.pass * self.d)) & ((1u64 << self.d) - 1)) as usize
     }
 
-    /// The counters' width: log2 N + 1 bits (N = sample positions).
+    /// The counters' width: 16 bits (the RTL's; N ≤ 2^15 sample positions).
     fn count_mask(&self) -> u32 {
-        (2 * self.y_ram.len() - 1) as u32
+        0xffff
     }
 
     fn enter(&mut self, phase: SsPhase) {

@@ -27,6 +27,7 @@ pub mod quad_packer;
 pub mod raster_core;
 pub mod sample_raster;
 pub mod setup;
+pub mod shading_sort;
 pub mod subtile_coverage;
 pub mod tile_parser;
 
@@ -155,6 +156,7 @@ pub const BLOCK_FILES: &[BlockFile] = &[
     blender::FILE,
     output_merger::FILE,
     pixel_back_end::FILE,
+    shading_sort::FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation
