@@ -256,7 +256,7 @@ stream_block! {
         opy: Signal<Local, Bits<12>>,
         ox: Signal<Local, Bits<12>>,
         oy: Signal<Local, Bits<12>>,
-        inside: Signal<Local, Bit>,
+        in_vp: Signal<Local, Bit>,
         ogo: Signal<Local, Bit>,
         omask: Vec<Signal<Local, Bits<16>>>,
 
@@ -470,7 +470,7 @@ impl ShadingSort {
             opy: Default::default(),
             ox: Default::default(),
             oy: Default::default(),
-            inside: Default::default(),
+            in_vp: Default::default(),
             ogo: Default::default(),
             omask: (0..=16).map(|_| Default::default()).collect(),
             ph: Default::default(),
@@ -714,7 +714,7 @@ impl ShadingSort {
             if self.take_rec.val() {
                 self.pend.d.next = self.in_lanes.val();
                 self.rlast.d.next = self.inp.last.val();
-                self.rprim.d.next = (self.inp.prim.val() & self.c_prim_mask.val()).get_bits::<21>(0);
+                self.rprim.d.next = self.inp.prim.val().get_bits::<21>(0);
                 self.rdepth.d.next = self.inp.depth.val();
                 self.rqx.d.next = self.inp.qx.val() & self.c_qxm.val();
                 self.rqy.d.next = self.inp.qy.val() & self.c_qym.val();
@@ -840,9 +840,9 @@ impl ShadingSort {
         self.opy.next = bit_cast::<12, 16>(self.cnt.q.val() >> self.c_xb16.val());
         self.ox.next = (self.tx.q.val() << self.c_xb12.val()) | self.opx.val();
         self.oy.next = (self.ty.q.val() << self.c_yb12.val()) | self.opy.val();
-        self.inside.next = (self.ox.val() < self.c_vw.val()) & (self.oy.val() < self.c_vh.val());
-        self.out_valid.next = (self.ph.q.val() == self.c_ph[9].val()) & !self.setup.q.val() & self.inside.val();
-        self.ogo.next = !self.inside.val() | self.out_ready.val();
+        self.in_vp.next = (self.ox.val() < self.c_vw.val()) & (self.oy.val() < self.c_vh.val());
+        self.out_valid.next = (self.ph.q.val() == self.c_ph[9].val()) & !self.setup.q.val() & self.in_vp.val();
+        self.ogo.next = !self.in_vp.val() | self.out_ready.val();
         self.omask[0].next = 0.into();
         for s in 0..16 {
             if (self.cr[s].rd.val() & self.c_3264.val()).any() {
