@@ -41,6 +41,10 @@
 //! Parameters: tile w×h (powers of two), S samples, d digit bits, the depth function, the
 //! viewport.
 
+// The kernel's nested state `if`s are kept as the emitted Verilog's (rtl-out is generated from
+// them).
+#![allow(clippy::collapsible_if)]
+
 use crate::emit;
 use crate::fpga_top::wrapper_block;
 use crate::streams::{stream_block, MemReqOut, MemRespIn, PiRecordIn, PixSamplesOut};

@@ -57,8 +57,11 @@ fn colour_of(prim: u32) -> Rgba {
     [h as u8, (h >> 8) as u8, (h >> 16) as u8, 0x80 | (h >> 24) as u8]
 }
 
+/// One tile: its beats and golden's pixels.
+type Tile = (Vec<PiRecord>, Vec<PixSamples>);
+
 /// `count` random second tiles (every fourth empty): (beats, golden pixels), and the memory.
-fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<(Vec<PiRecord>, Vec<PixSamples>)>, SparseMemory) {
+fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<Tile>, SparseMemory) {
     let mut r = Rng::new(seed);
     let [sw, sh] = cfg.second_tile;
     let nx = cfg.viewport[0].div_ceil(sw);
@@ -123,14 +126,7 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<(Vec<PiRecord>, Vec<PixS
     (out, mem)
 }
 
-fn run(
-    cfg: &Config,
-    tiles: Vec<(Vec<PiRecord>, Vec<PixSamples>)>,
-    timing: MemTiming,
-    mem: SparseMemory,
-    cycles: u64,
-    lines: Lines,
-) -> Report {
+fn run(cfg: &Config, tiles: Vec<Tile>, timing: MemTiming, mem: SparseMemory, cycles: u64, lines: Lines) -> Report {
     let mut dut = ShadingSort::new(cfg);
     dut.connect_all();
     let state = Arc::new(Mutex::new(Some((
