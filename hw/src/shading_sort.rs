@@ -38,6 +38,21 @@
 //!      Output: C[p] ─► out {x, y, mask, colour_0..15}, C[p] cleared
 //! ```
 //!
+//! **Latency / throughput** (the contract's): records one lane (pixel) per cycle; per tile
+//! Readout Σ max(1, visible samples of a pixel) cycles, per sort pass 3 + 2n + 2^d cycles,
+//! the walk n cycles + 2 + grant wait + response latency per primitive change, the output one
+//! pixel per cycle; an Init sweep of max(w·h, 2^d) cycles after a flush.
+//!
+//! **Depth and size: not synthesized, no Fmax measured.** Known long paths (against the
+//! one-adder-per-stage rule): Hist/Scatter go from the Y/Z read register through the 21-bit
+//! `prim − min` and a 40-bit barrel shift to H's read address; Depth from X's read register
+//! through S 24-bit compares to X's write enables; Readout from X through a 16-way lowest-bit
+//! select to Y's write data and the min/max compares; the pass count (21-bit subtract, bit
+//! length, table) from registers to the pass-end compare. Registering the digit (one more
+//! pipeline stage in Hist/Scatter) is the first fix. On-chip bits: ice40 ≈ 349 kbit (X 94k,
+//! Y + Z 152k, H 35k, C 68k: more than an HX8K's 128 kbit of block RAM), default ≈ 1.29 Mbit,
+//! full ≈ 5 Mbit (beyond an ECP5-85k's 3.7 Mbit); `supported` does not refuse them yet.
+//!
 //! Parameters: tile w×h (powers of two), S samples, d digit bits, the depth function, the
 //! viewport.
 
