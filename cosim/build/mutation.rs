@@ -120,6 +120,15 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "    localparam [31:0] c_attr = 32'h1c;\n",
         to: "    localparam [31:0] c_attr = 32'h18; // MUTATION (cosim test)\n",
     },
+    // The shading block's histogram epoch does not toggle at the end of a sort pass, so the
+    // next pass counts on top of the previous pass's end offsets (a histogram never cleared):
+    // the scatter of a tile's second pass writes beyond its elements. Predicted by the cycle
+    // model with its planted bug (`ShadingSortCycle::plant_bug`, `cosim/tests/shading_sort.rs`).
+    BlockMutant {
+        stage: "shading_sort",
+        from: "                    epoch__d = ~epoch__q;\n",
+        to: "                    epoch__d = epoch__q; // MUTATION (cosim test)\n",
+    },
 ];
 
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its

@@ -904,10 +904,15 @@ mod tests {
                 "{p}: no read ports"
             );
         }
-        // 3 × 6 raster blocks, 10 blocks of their own (binner, pixel-info writer and reader, pixel
-        // side, tile sequencer), the ice40 colour buffer, binner, pixel-info writer and reader,
-        // tile sequencer, 3 more back ends, 2 variants, 9 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 47);
+        // The shading block (memory read port too) on default, ice40 and its mutant.
+        for p in ["default", "ice40", "default_mut"] {
+            let d = block_desc(p, "shading_sort").unwrap_or_else(|| panic!("{p}/shading_sort not built"));
+            assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
+        }
+        // 3 × 6 raster blocks, 11 blocks of their own (binner, pixel-info writer and reader, pixel
+        // side, tile sequencer, shading), the ice40 colour buffer, binner, pixel-info writer and
+        // reader, tile sequencer and shading block, 3 more back ends, 2 variants, 10 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 50);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

@@ -458,3 +458,644 @@ pub fn shade_store(
     }
     Ok((tiles, total))
 }
+
+/// The pixels of shaded second tile `ts` as the pixel back end takes them
+/// ([`crate::streams::PixSamples`], the way the pipeline's pixel side formats them): every
+/// pixel of the tile inside `cfg.viewport`, rows bottom-up, left→right; mask bit i = sample i
+/// owned by a shading point, `colour[i]` its shaded colour (packed little-endian RGBA8), 0
+/// when not covered.
+pub fn tile_pixels(cfg: &Config, ts: &TileSamples) -> Vec<crate::streams::PixSamples> {
+    let mut out = Vec::new();
+    for py in 0..ts.size[1] {
+        for px in 0..ts.size[0] {
+            let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
+            if x >= cfg.viewport[0] || y >= cfg.viewport[1] {
+                continue;
+            }
+            let mut p = crate::streams::PixSamples {
+                x,
+                y,
+                ..Default::default()
+            };
+            for s in 0..ts.msaa {
+                if let Some((_, c)) = ts.get(px, py, s) {
+                    p.mask |= 1 << s;
+                    p.colour[s as usize] = u32::from_le_bytes(c);
+                }
+            }
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Phase of [`ShadingSortCycle`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsPhase {
+    /// Clear sweep after `new` / flush: X, C and the histogram, one address per cycle.
+    Init,
+    /// Taking records, one pixel (lane) per cycle.
+    Depth,
+    /// X read in position order into the sort buffer.
+    Readout,
+    /// Sort pass: histogram of the pass's digit.
+    Hist,
+    /// Sort pass: exclusive prefix sum over the 2^d counters.
+    Prefix,
+    /// Sort pass: reorder (scatter) into the other sort buffer.
+    Scatter,
+    /// Walk of the sorted buffer, scattering colours into C.
+    Walk,
+    /// Walk: colour read on `rd`.
+    WalkReq,
+    /// Walk: waiting for the colour on `rsp`.
+    WalkWait,
+    /// Pixel beats out.
+    Output,
+}
+
+/// Counters of [`ShadingSortCycle`] beyond [`ShadeStats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShadingSortStats {
+    /// Records taken (not `none`).
+    pub records: u64,
+    /// `none` tokens taken (empty second tiles).
+    pub none_tiles: u64,
+    /// Second tiles whose pixels were all handed out.
+    pub tiles_out: u64,
+    /// Pixel beats handed out.
+    pub beats: u64,
+    /// Colour reads put on `rd` (one per primitive change of the walk).
+    pub colour_reads: u64,
+    /// Cycles of the sort phases (Hist, Prefix, Scatter, their setup cycles included).
+    pub sort_cycles: u64,
+}
+
+/// The sort-based deferred shading block (seed 002), cycle by cycle: [`crate::streams::PiRecord`]s
+/// in (pixel_info_read's stream), [`crate::streams::PixSamples`] out (the pixel back end's
+/// input), a memory read port (`rd` [`crate::streams::MemReq`] out, `rsp`
+/// [`crate::streams::MemResp`] in, in order) on the primitive table
+/// ([`crate::prim_table`]). Results equal [`shade_tile`] per second tile, formatted by
+/// [`tile_pixels`]; the counters equal shade_tile's [`ShadeStats`].
+///
+/// # Timing contract
+///
+/// Geometry: tile w×h pixels (`cfg.second_tile`), S samples, P = w·h pixels, N = P·S sample
+/// positions, cb = log2 w + log2 h, d = `cfg.sort_digit_bits`, D = 2^d. All RAMs are on chip,
+/// one read and one write port each, synchronous read:
+/// * **X** (depth/shading point): S banks (bank = sample) × P entries {valid, depth 24, prim 21}.
+/// * **Y**, **Z** (sort buffers, ping-pong): N entries {prim 21, pos log2 N}.
+/// * **H** (histogram): D entries {epoch 1, count 16}. An entry whose epoch differs
+///   from the pass's epoch reads as 0, so H needs no clear between passes or tiles (the
+///   prefix sum rewrites every entry with the current epoch; the epoch toggles per pass).
+/// * **C** (colours): S banks × P entries {valid, RGBA8}: the walk writes, the output reads
+///   and clears.
+///
+/// Phases (one at a time; `in_ready` only in Depth). "Setup" = one cycle that only loads
+/// addresses (the sync-read fill) at the start of Readout, Hist, Prefix, Scatter, Walk and
+/// Output.
+/// * **Init** (after `new` and every flush): max(P, D) cycles, clearing `X[p]`, `C[p]` (all S
+///   banks) and `H[p]` at address p per cycle; then Depth. No port is active.
+/// * **Depth**: `in_ready` = Depth and (no lane pending, or exactly one pending and the held
+///   record is not `last`), a function of registers. A record taken at edge e holds its
+///   lanes with a non-empty pixel mask; one lane per edge (e+1, e+2, …, lowest lane first)
+///   reads the pixel's S entries, tests every covered sample (`cfg.depth_func` against the
+///   entry's depth, DEPTH_MAX when invalid) and writes the passes back (depth, prim). The RTL
+///   reads X one cycle ahead, so the same pixel in back-to-back lanes/records needs a
+///   **bypass** of the write (no stall). A record costs max(1, lanes) cycles. A `none` token
+///   costs one cycle and produces nothing. The input's bits beyond the block's widths are
+///   dropped: prim to 21 bits, qx to log2 w − 1 bits, qy to log2 h − 1 bits, mask to 4·S.
+///   At the edge that processes the `last` record's final lane (or takes it, if it has no
+///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record.
+/// * **Readout**: setup, then pixel by pixel in position order (p = py·w + px, samples in
+///   order s), max(1, visible samples of p) cycles per pixel: each visible sample becomes one
+///   element (prim, pos = p·S + s) written at `Y[n]`, n += 1, min/max prim tracked; the pixel's
+///   X entries are cleared (written invalid) on its last cycle. Then, if n = 0, Output; else
+///   passes = [`sort_passes`]`(cb + bitlen(max − min), d)` and Hist of pass 0.
+/// * **Sort pass k** (shift k·d; key = (prim − min) << cb | [`morton`] of the pixel of pos):
+///   Hist: setup + n cycles (element i read from the source buffer, `H[digit]` read-modify-
+///   write, a bypass for equal consecutive digits); Prefix: setup + D cycles (`H[j]` := running
+///   sum, exclusive); Scatter: setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`,
+///   bypass as in Hist). Pass k costs 3 + 2n + D cycles; source Y, Z, Y, … alternately.
+/// * **Walk**: setup, then one sorted element per cycle; the element's prim differs from the
+///   colour register's (or the walk's first element): one cycle notices, then `rd` holds
+///   `{addr: prim·32 + 4·COLOUR_WORD, write 0}` until taken, then the block waits for `rsp`
+///   (`rsp_ready` is always high); the element is then written (`C[pos] := colour`) in the
+///   next cycle. So a primitive change costs 2 + (rd wait) + (response latency) cycles and
+///   the colour reads of a tile = its distinct visible primitives.
+/// * **Output**: setup, then pixel p = 0..P−1 in position order (rows bottom-up,
+///   left→right): a pixel inside the viewport is a beat `{x = tile_x·w + px, y = tile_y·h +
+///   py, mask = C valid bits, colour_i = C_i or 0}` with `out_valid` until `out_ready`; a
+///   pixel outside costs one cycle and no beat; `C[p]` is cleared as the pixel leaves. After
+///   the last pixel the phase is Depth.
+/// * **Flush** (synchronous): every register and counter back to the start, Init again; a
+///   read in flight is dropped (the memory behind the port is flushed with the block).
+///
+/// So a tile whose last record's last lane is processed at the edge ending cycle e (all
+/// ready, colour reads granted at once, response latency L) hands out its first pixel beat
+/// in cycle e + R + passes·(3 + 2n + D) + (2 + n + G·(L + 2)) + 2, with R = 1 + Σ_p max(1,
+/// vis_p) and G the distinct visible primitives (n = 0: e + R + 2), then one beat per cycle
+/// while `out_ready` holds (the tile's P − (pixels outside the viewport) beats in P cycles).
+#[derive(Clone, Debug)]
+pub struct ShadingSortCycle {
+    w: u32,
+    h: u32,
+    s_n: u32,
+    xb: u32,
+    yb: u32,
+    d: u32,
+    func: DepthFunc,
+    viewport: [u32; 2],
+    mask_used: u64,
+    key_bytes: u64,
+    val_bytes: u64,
+    mx: Vec<u32>,
+    my: Vec<u32>,
+    // RAMs.
+    x_ram: Vec<Option<(u32, u32)>>,
+    y_ram: Vec<(u32, u32)>,
+    z_ram: Vec<(u32, u32)>,
+    h_ram: Vec<(bool, u32)>,
+    c_ram: Vec<Option<u32>>,
+    // Registers.
+    phase: SsPhase,
+    setup: bool,
+    cnt: u32,
+    pend: u8,
+    rec: crate::streams::PiRecord,
+    tile: [u32; 2],
+    n: u32,
+    min: u32,
+    max: u32,
+    ro_done: u16,
+    pass: u32,
+    passes: u32,
+    epoch: bool,
+    sum: u32,
+    src_y: bool,
+    cur_prim: Option<u32>,
+    colour: u32,
+    prev_key: Option<u64>,
+    bug: bool,
+    stats: ShadeStats,
+    xstats: ShadingSortStats,
+}
+
+impl ShadingSortCycle {
+    /// The block for `cfg`, or the one line naming the field it does not support.
+    pub fn try_new(cfg: &Config) -> Result<ShadingSortCycle, String> {
+        cfg.validate().map_err(|e| format!("config.{}: {}", e.field, e.msg))?;
+        let [w, h] = cfg.second_tile;
+        if w < 2 || h < 2 || w > 256 || h > 256 {
+            return Err(format!("config.second_tile: {w}x{h} must be within 2..=256 each way"));
+        }
+        if !(1..=16).contains(&cfg.sort_digit_bits) {
+            return Err(format!(
+                "config.sort_digit_bits: {} must be within 1..=16",
+                cfg.sort_digit_bits
+            ));
+        }
+        let s_n = cfg.msaa;
+        let (xb, yb) = (w.trailing_zeros(), h.trailing_zeros());
+        let p = (w * h) as usize;
+        let n_pos = p * s_n as usize;
+        Ok(ShadingSortCycle {
+            w,
+            h,
+            s_n,
+            xb,
+            yb,
+            d: cfg.sort_digit_bits,
+            func: cfg.depth_func,
+            viewport: cfg.viewport,
+            mask_used: crate::pixel_info_read::mask_bits(s_n),
+            key_bytes: (PRIM_ID_BITS + xb + yb).div_ceil(8) as u64,
+            val_bytes: n_pos.trailing_zeros().div_ceil(8).max(1) as u64,
+            mx: (0..w).map(|x| morton(x, 0, xb, yb)).collect(),
+            my: (0..h).map(|y| morton(0, y, xb, yb)).collect(),
+            x_ram: vec![None; n_pos],
+            y_ram: vec![(0, 0); n_pos],
+            z_ram: vec![(0, 0); n_pos],
+            h_ram: vec![(false, 0); 1 << cfg.sort_digit_bits],
+            c_ram: vec![None; n_pos],
+            phase: SsPhase::Init,
+            setup: false,
+            cnt: 0,
+            pend: 0,
+            rec: Default::default(),
+            tile: [0, 0],
+            n: 0,
+            min: 0,
+            max: 0,
+            ro_done: 0,
+            pass: 0,
+            passes: 0,
+            epoch: false,
+            sum: 0,
+            src_y: true,
+            cur_prim: None,
+            colour: 0,
+            prev_key: None,
+            bug: false,
+            stats: ShadeStats::default(),
+            xstats: ShadingSortStats::default(),
+        })
+    }
+
+    /// The block for `cfg`.
+    ///
+    /// # Panics
+    /// With [`ShadingSortCycle::try_new`]'s message.
+    pub fn new(cfg: &Config) -> ShadingSortCycle {
+        Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Plant a bug: the histogram's epoch does not toggle between passes, so a pass's counts
+    /// start from the previous pass's end offsets (a histogram never cleared).
+    #[doc(hidden)]
+    pub fn plant_bug(&mut self) {
+        self.bug = true;
+    }
+
+    /// The [`ShadeStats`] so far (since `new` or the last flush).
+    pub fn stats(&self) -> ShadeStats {
+        self.stats
+    }
+    /// The block's own counters so far (since `new` or the last flush).
+    pub fn extra_stats(&self) -> ShadingSortStats {
+        self.xstats
+    }
+    /// The phase (and whether it is in its setup cycle).
+    pub fn phase(&self) -> (SsPhase, bool) {
+        (self.phase, self.setup)
+    }
+    /// Nothing held: Depth with no record pending.
+    pub fn is_idle(&self) -> bool {
+        self.phase == SsPhase::Depth && self.pend == 0
+    }
+
+    /// Ready for a record (registered).
+    pub fn in_ready(&self) -> bool {
+        self.phase == SsPhase::Depth && (self.pend == 0 || (self.pend.count_ones() == 1 && !self.rec.last))
+    }
+
+    /// (rd_valid, request).
+    pub fn rd(&self) -> (bool, crate::streams::MemReq) {
+        if self.phase == SsPhase::WalkReq {
+            let prim = self.elem(self.cnt).0;
+            (
+                true,
+                crate::streams::MemReq {
+                    addr: (prim << crate::prim_table::PRIM_LOG) + 4 * crate::prim_table::COLOUR_WORD,
+                    ..Default::default()
+                },
+            )
+        } else {
+            (false, crate::streams::MemReq::default())
+        }
+    }
+
+    /// Ready for a response: always.
+    pub fn rsp_ready(&self) -> bool {
+        true
+    }
+
+    /// (out_valid, pixel beat).
+    pub fn out(&self) -> (bool, crate::streams::PixSamples) {
+        let mut p = crate::streams::PixSamples::default();
+        if self.phase != SsPhase::Output || self.setup || self.cnt >= self.w * self.h {
+            return (false, p);
+        }
+        let (px, py) = (self.cnt % self.w, self.cnt / self.w);
+        p.x = self.tile[0] * self.w + px;
+        p.y = self.tile[1] * self.h + py;
+        if p.x >= self.viewport[0] || p.y >= self.viewport[1] {
+            return (false, crate::streams::PixSamples::default());
+        }
+        let base = (self.cnt * self.s_n) as usize;
+        for s in 0..self.s_n as usize {
+            if let Some(c) = self.c_ram[base + s] {
+                p.mask |= 1 << s;
+                p.colour[s] = c;
+            }
+        }
+        (true, p)
+    }
+
+    /// Element i of the buffer the current pass (or the walk) reads.
+    fn elem(&self, i: u32) -> (u32, u32) {
+        let i = i as usize % self.y_ram.len();
+        if self.src_y {
+            self.y_ram[i]
+        } else {
+            self.z_ram[i]
+        }
+    }
+
+    /// Rebased sort key of an element.
+    fn key(&self, e: (u32, u32)) -> u64 {
+        let pix = e.1 / self.s_n;
+        let m = self.mx[(pix % self.w) as usize] | self.my[(pix / self.w) as usize];
+        ((e.0.wrapping_sub(self.min) as u64) << (self.xb + self.yb)) | m as u64
+    }
+
+    fn digit(&self, e: (u32, u32)) -> usize {
+        ((self.key(e) >> (self.pass * self.d)) & ((1u64 << self.d) - 1)) as usize
+    }
+
+    /// The counters' width: 16 bits (the RTL's; N ≤ 2^15 sample positions).
+    fn count_mask(&self) -> u32 {
+        0xffff
+    }
+
+    fn enter(&mut self, phase: SsPhase) {
+        self.phase = phase;
+        self.setup = true;
+        self.cnt = 0;
+    }
+
+    /// The depth test of lane `lane` of the held record.
+    fn depth_lane(&mut self, lane: u32) {
+        let r = self.rec;
+        let qx = r.qx as u32 & (self.w / 2 - 1);
+        let qy = r.qy as u32 & (self.h / 2 - 1);
+        let (px, py) = (2 * qx + (lane & 1), 2 * qy + (lane >> 1));
+        let full = crate::samples::pixel_full_mask(self.s_n) as u64;
+        let pm = (r.mask & self.mask_used) >> (lane * self.s_n) & full;
+        let prim = r.prim & ((1 << PRIM_ID_BITS) - 1);
+        let base = ((py * self.w + px) * self.s_n) as usize;
+        for s in 0..self.s_n as usize {
+            if pm >> s & 1 == 0 {
+                continue;
+            }
+            self.stats.depth_tests += 1;
+            let z = self.x_ram[base + s].map_or(DEPTH_MAX, |e| e.0);
+            if depth_pass(self.func, r.depth & DEPTH_MAX, z) {
+                self.stats.depth_passes += 1;
+                self.x_ram[base + s] = Some((r.depth & DEPTH_MAX, prim));
+            }
+        }
+    }
+
+    fn lanes(&self, r: &crate::streams::PiRecord) -> u8 {
+        let full = crate::samples::pixel_full_mask(self.s_n) as u64;
+        let m = r.mask & self.mask_used;
+        (0..4)
+            .filter(|l| (m >> (l * self.s_n)) & full != 0)
+            .fold(0, |a, l| a | 1 << l)
+    }
+
+    /// One rising edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn clock(
+        &mut self,
+        in_valid: bool,
+        inp: &crate::streams::PiRecord,
+        out_ready: bool,
+        rd_ready: bool,
+        rsp_valid: bool,
+        rsp: &crate::streams::MemResp,
+        flush: bool,
+    ) {
+        if flush {
+            let mut fresh = Self {
+                x_ram: std::mem::take(&mut self.x_ram),
+                y_ram: std::mem::take(&mut self.y_ram),
+                z_ram: std::mem::take(&mut self.z_ram),
+                h_ram: std::mem::take(&mut self.h_ram),
+                c_ram: std::mem::take(&mut self.c_ram),
+                mx: std::mem::take(&mut self.mx),
+                my: std::mem::take(&mut self.my),
+                rec: Default::default(),
+                ..*self
+            };
+            fresh.phase = SsPhase::Init;
+            fresh.setup = false;
+            fresh.cnt = 0;
+            fresh.pend = 0;
+            fresh.tile = [0, 0];
+            fresh.n = 0;
+            fresh.min = 0;
+            fresh.max = 0;
+            fresh.ro_done = 0;
+            fresh.pass = 0;
+            fresh.passes = 0;
+            fresh.epoch = false;
+            fresh.sum = 0;
+            fresh.src_y = true;
+            fresh.cur_prim = None;
+            fresh.colour = 0;
+            fresh.prev_key = None;
+            fresh.stats = ShadeStats::default();
+            fresh.xstats = ShadingSortStats::default();
+            *self = fresh;
+            return;
+        }
+        let in_ready = self.in_ready();
+        let (ov, _) = self.out();
+        let p_n = self.w * self.h;
+        let s_n = self.s_n;
+        if matches!(self.phase, SsPhase::Hist | SsPhase::Prefix | SsPhase::Scatter) {
+            self.xstats.sort_cycles += 1;
+        }
+        if self.setup {
+            self.setup = false;
+            return;
+        }
+        match self.phase {
+            SsPhase::Init => {
+                let i = self.cnt as usize;
+                if i < p_n as usize {
+                    let b = i * s_n as usize;
+                    self.x_ram[b..b + s_n as usize].fill(None);
+                    self.c_ram[b..b + s_n as usize].fill(None);
+                }
+                if i < self.h_ram.len() {
+                    self.h_ram[i] = (false, 0);
+                }
+                self.cnt += 1;
+                if self.cnt as usize >= (p_n as usize).max(self.h_ram.len()) {
+                    self.phase = SsPhase::Depth;
+                    self.cnt = 0;
+                    self.epoch = false;
+                }
+            }
+            SsPhase::Depth => {
+                let mut to_readout = false;
+                if self.pend != 0 {
+                    let lane = self.pend.trailing_zeros();
+                    self.depth_lane(lane);
+                    self.pend &= self.pend - 1;
+                    to_readout = self.pend == 0 && self.rec.last;
+                }
+                if in_valid && in_ready {
+                    if inp.none {
+                        self.xstats.none_tiles += 1;
+                    } else {
+                        self.xstats.records += 1;
+                        self.rec = *inp;
+                        self.tile = [inp.tile_x, inp.tile_y];
+                        self.pend = self.lanes(inp);
+                        to_readout = self.pend == 0 && inp.last;
+                    }
+                }
+                if to_readout {
+                    self.rec = Default::default();
+                    self.n = 0;
+                    self.min = u32::MAX;
+                    self.max = 0;
+                    self.ro_done = 0;
+                    self.enter(SsPhase::Readout);
+                }
+            }
+            SsPhase::Readout => {
+                let p = self.cnt;
+                let base = (p * s_n) as usize;
+                let mut vis = 0u16;
+                for s in 0..s_n as usize {
+                    if self.x_ram[base + s].is_some() {
+                        vis |= 1 << s;
+                    }
+                }
+                vis &= !self.ro_done;
+                let mut done = vis == 0;
+                if vis != 0 {
+                    let s = vis.trailing_zeros();
+                    let prim = self.x_ram[base + s as usize].map_or(0, |e| e.1);
+                    let at = self.n as usize % self.y_ram.len();
+                    self.y_ram[at] = (prim, p * s_n + s);
+                    self.n += 1;
+                    self.min = self.min.min(prim);
+                    self.max = self.max.max(prim);
+                    self.ro_done |= 1 << s;
+                    done = vis & (vis - 1) == 0;
+                }
+                if done {
+                    self.x_ram[base..base + s_n as usize].fill(None);
+                    self.ro_done = 0;
+                    self.cnt += 1;
+                }
+                if self.cnt == p_n {
+                    let n = self.n as u64;
+                    self.stats.visible_samples += n;
+                    self.src_y = true;
+                    self.pass = 0;
+                    if n == 0 {
+                        self.enter(SsPhase::Output);
+                    } else {
+                        let span = self.max - self.min;
+                        let key_bits = self.xb + self.yb + (32 - span.leading_zeros());
+                        self.passes = sort_passes(key_bits, self.d);
+                        let pp = self.passes as u64;
+                        self.stats.sort_passes += pp;
+                        self.stats.sort_bytes_read += pp * n * (2 * self.key_bytes + self.val_bytes);
+                        self.stats.sort_bytes_written += pp * n * (self.key_bytes + self.val_bytes);
+                        self.stats.sort_bytes = self.stats.sort_bytes_read + self.stats.sort_bytes_written;
+                        self.enter(SsPhase::Hist);
+                    }
+                }
+            }
+            SsPhase::Hist => {
+                let dg = self.digit(self.elem(self.cnt));
+                let (ep, c) = self.h_ram[dg];
+                let cm = self.count_mask();
+                self.h_ram[dg] = (self.epoch, if ep == self.epoch { (c + 1) & cm } else { 1 });
+                self.cnt += 1;
+                if self.cnt == self.n {
+                    self.sum = 0;
+                    self.enter(SsPhase::Prefix);
+                }
+            }
+            SsPhase::Prefix => {
+                let j = self.cnt as usize;
+                let (ep, c) = self.h_ram[j];
+                let c = if ep == self.epoch { c } else { 0 };
+                self.h_ram[j] = (self.epoch, self.sum);
+                self.sum = (self.sum + c) & self.count_mask();
+                self.cnt += 1;
+                if self.cnt as usize == self.h_ram.len() {
+                    self.enter(SsPhase::Scatter);
+                }
+            }
+            SsPhase::Scatter => {
+                let e = self.elem(self.cnt);
+                let dg = self.digit(e);
+                let (ep, at) = self.h_ram[dg];
+                self.h_ram[dg] = (ep, (at + 1) & self.count_mask());
+                let at = at as usize % self.y_ram.len();
+                if self.src_y {
+                    self.z_ram[at] = e;
+                } else {
+                    self.y_ram[at] = e;
+                }
+                self.cnt += 1;
+                if self.cnt == self.n {
+                    self.src_y = !self.src_y;
+                    if !self.bug {
+                        self.epoch = !self.epoch;
+                    }
+                    self.pass += 1;
+                    if self.pass == self.passes {
+                        self.cur_prim = None;
+                        self.prev_key = None;
+                        self.enter(SsPhase::Walk);
+                    } else {
+                        self.enter(SsPhase::Hist);
+                    }
+                }
+            }
+            SsPhase::Walk => {
+                if self.cnt == self.n {
+                    self.enter(SsPhase::Output);
+                } else {
+                    let e = self.elem(self.cnt);
+                    if self.cur_prim != Some(e.0) {
+                        self.phase = SsPhase::WalkReq;
+                    } else {
+                        let key = self.key(e);
+                        if self.prev_key != Some(key) {
+                            self.stats.shading_points += 1;
+                        }
+                        if self.prev_key.map(|k| k >> 2) != Some(key >> 2) {
+                            self.stats.shading_quads += 1;
+                            self.stats.shading_invocations += 4;
+                        }
+                        self.prev_key = Some(key);
+                        let at = e.1 as usize % self.c_ram.len();
+                        self.c_ram[at] = Some(self.colour);
+                        self.stats.scatter_writes += 1;
+                        self.cnt += 1;
+                    }
+                }
+            }
+            SsPhase::WalkReq => {
+                if rd_ready {
+                    self.xstats.colour_reads += 1;
+                    self.phase = SsPhase::WalkWait;
+                }
+            }
+            SsPhase::WalkWait => {
+                if rsp_valid {
+                    self.colour = rsp.rdata;
+                    self.cur_prim = Some(self.elem(self.cnt).0);
+                    self.phase = SsPhase::Walk;
+                }
+            }
+            SsPhase::Output => {
+                if !ov || out_ready {
+                    if ov {
+                        self.xstats.beats += 1;
+                    }
+                    let b = (self.cnt * s_n) as usize;
+                    self.c_ram[b..b + s_n as usize].fill(None);
+                    self.cnt += 1;
+                    if self.cnt == p_n {
+                        self.xstats.tiles_out += 1;
+                        self.phase = SsPhase::Depth;
+                        self.cnt = 0;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -19,27 +19,27 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
     "quad_packer",
 ];
 
-/// The blocks of their own built so far: the binner (seed 001, raster side, ahead of the
-/// raster core; a memory-port writer like the pixel side's blocks), the pixel-info writer
-/// (seed 001, behind the raster core, on the same list-writing core), the pixel-info reader
-/// (seed 001, the pixel side's first block: it walks the second tiles' lists once every first
-/// tile is done), then the pixel side's blocks in pipeline order, then the back end that wires
-/// them behind one memory port: each is written in a file of its own per config
-/// (`tilerast_<stage>_<config>.v`) until it is wired into a core. The binner and the
-/// pixel-info writer and reader are not wired to their neighbours yet (issue 16's frame top).
-/// Last, the tile sequencer (seed 001, raster side, between the binner and the raster core:
-/// reads the binner's lists and the primitive table back, one command per listed primitive).
-pub const PIXEL_SIDE_STAGES: [&str; 10] = [
+/// The blocks of their own built so far, in frame-pipeline order (issue 16): the binner
+/// (seed 001, ahead of the raster core: per-first-tile primitive lists through a memory write
+/// port), the tile sequencer (seed 001, between the binner and the raster core: reads the lists
+/// and the primitive table back, one command per listed primitive), the pixel-info writer
+/// (seed 001, behind the raster core, on the binner's list-writing core) and reader (the pixel
+/// side's first block: it walks the second tiles' lists once every first tile is done), the
+/// sort-based shading block (seed 002), then the pixel side's blocks and the back end that
+/// wires them behind one memory port. Each is written in a file of its own per config
+/// (`tilerast_<stage>_<config>.v`); the frame top that wires them together is still to come.
+pub const PIXEL_SIDE_STAGES: [&str; 11] = [
     "binner",
+    "tile_sequencer",
     "pixel_info_write",
     "pixel_info_read",
+    "shading_sort",
     "pixel_processor",
     "colour_buffer",
     "dst_fetch",
     "blender",
     "output_merger",
     "pixel_back_end",
-    "tile_sequencer",
 ];
 
 /// Blocks built per board from the board table (`tilerast_golden::board::BOARDS`) rather than

@@ -28,6 +28,7 @@ pub mod quad_packer;
 pub mod raster_core;
 pub mod sample_raster;
 pub mod setup;
+pub mod shading_sort;
 pub mod subtile_coverage;
 pub mod tile_parser;
 pub mod tile_sequencer;
@@ -149,15 +150,16 @@ pub struct ExtraStream {
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
     binner::FILE,
+    tile_sequencer::FILE,
     pixel_info_write::FILE,
     pixel_info_read::FILE,
+    shading_sort::FILE,
     pixel_processor::FILE,
     colour_buffer::FILE,
     dst_fetch::FILE,
     blender::FILE,
     output_merger::FILE,
     pixel_back_end::FILE,
-    tile_sequencer::FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation
