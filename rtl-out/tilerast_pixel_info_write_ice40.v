@@ -832,8 +832,9 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
     localparam [31:0] c_chunk = 32'h40;
     localparam [31:0] c_first_idx = 32'h5;
     localparam [31:0] c_first_addr = 32'h140;
-    localparam [15:0] c_off_full = 16'h40;
     localparam [15:0] c_off_first = 16'h10;
+    localparam [15:0] c_off_prefull = 16'h34;
+    localparam [0:0] c_first_full = 1'b0;
     localparam [15:0] c_rec = 16'hc;
     localparam [2:0] c_wlast = 3'b10;
     localparam [2:0] c_one3 = 3'b1;
@@ -850,12 +851,16 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
     reg  [31:0] ram__wd_tail;
     reg  [31:0] ram__wd_count;
     reg  [15:0] ram__wd_off;
+    reg  ram__wd_nz;
+    reg  ram__wd_full;
     reg  ram__re;
     reg  [11:0] ram__raddr;
     wire  [31:0] ram__rd_head;
     wire  [31:0] ram__rd_tail;
     wire  [31:0] ram__rd_count;
     wire  [15:0] ram__rd_off;
+    wire  ram__rd_nz;
+    wire  ram__rd_full;
     reg  [31:0] cur_head__d;
     wire  [31:0] cur_head__q;
     reg  cur_head__clock;
@@ -894,7 +899,6 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
     reg  full;
     reg  alloc;
     reg  link;
-    reg  rd_empty;
     reg  [31:0] tbl;
     reg  lastw;
     reg  [31:0] rec_addr;
@@ -909,12 +913,16 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
         .wd_tail(ram__wd_tail),
         .wd_count(ram__wd_count),
         .wd_off(ram__wd_off),
+        .wd_nz(ram__wd_nz),
+        .wd_full(ram__wd_full),
         .re(ram__re),
         .raddr(ram__raddr),
         .rd_head(ram__rd_head),
         .rd_tail(ram__rd_tail),
         .rd_count(ram__rd_count),
-        .rd_off(ram__rd_off)
+        .rd_off(ram__rd_off),
+        .rd_nz(ram__rd_nz),
+        .rd_full(ram__rd_full)
     );
     tilerast_pixel_info_write_ice40__lw__cur_head cur_head(
         .d(cur_head__d),
@@ -1001,7 +1009,6 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
         full = full_r__q;
         alloc = empty | full;
         link = ~empty & full;
-        rd_empty = ram__rd_count == c_zero32;
         tbl = ((list) & 32'hffffffff) << c_three;
         lastw = ph__q == c_wlast;
         kw = ph__q;
@@ -1021,13 +1028,15 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
         ram__wd_tail = c_zero32;
         ram__wd_count = c_zero32;
         ram__wd_off = 32'h0;
+        ram__wd_nz = 1'b0;
+        ram__wd_full = 1'b0;
         if (latch) begin
             cur_head__d = ram__rd_head;
             cur_tail__d = ram__rd_tail;
             cur_count__d = ram__rd_count;
             cur_off__d = ram__rd_off;
-            empty_r__d = rd_empty;
-            full_r__d = ram__rd_off == c_off_full;
+            empty_r__d = ~ram__rd_nz;
+            full_r__d = ram__rd_full;
         end
         if (rbump) begin
             nidx__d = c_first_idx;
@@ -1090,9 +1099,12 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
                     ram__wd_tail = cur_tail__q;
                     ram__wd_count = cur_count__q + c_one32;
                     ram__wd_off = cur_off__q + c_rec;
+                    ram__wd_nz = 1'b1;
+                    ram__wd_full = cur_off__q == c_off_prefull;
                     if (alloc) begin
                         ram__wd_tail = naddr__q;
                         ram__wd_off = c_off_first;
+                        ram__wd_full = c_first_full;
                         nidx__d = nidx__q + c_one32;
                         naddr__d = naddr__q + c_chunk;
                         if (empty) begin
@@ -1313,7 +1325,7 @@ endmodule // tilerast_pixel_info_write_ice40__lw__ph
 // v-- Setting output parameters to net type for wrapped code.
 
 
-module tilerast_pixel_info_write_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,re,raddr,rd_head,rd_tail,rd_count,rd_off);
+module tilerast_pixel_info_write_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,wd_nz,wd_full,re,raddr,rd_head,rd_tail,rd_count,rd_off,rd_nz,rd_full);
 
     // Module arguments
     input wire  clock;
@@ -1323,31 +1335,37 @@ module tilerast_pixel_info_write_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,w
     input wire  [31:0] wd_tail;
     input wire  [31:0] wd_count;
     input wire  [15:0] wd_off;
+    input wire  wd_nz;
+    input wire  wd_full;
     input wire  re;
     input wire  [11:0] raddr;
     output wire  [31:0] rd_head;
     output wire  [31:0] rd_tail;
     output wire  [31:0] rd_count;
     output wire  [15:0] rd_off;
+    output wire  rd_nz;
+    output wire  rd_full;
 
     // Update code (wrapper)
-        // 64 words x 112 bits: {off[15:0], count, tail, head}; one write port, one
-        // read port with a read register. `no_rw_check`: a list is never read at the edge
+        // 64 words x 114 bits: {full, nz, off[15:0], count, tail, head}; one write port,
+        // one read port with a read register. `no_rw_check`: a list is never read at the edge
         // that writes it.
-        (* no_rw_check *) reg [111:0] mem [0:63];
-        reg [111:0] q;
+        (* no_rw_check *) reg [113:0] mem [0:63];
+        reg [113:0] q;
         always @(posedge clock) begin
-            if (we) mem[waddr[5:0]] <= {wd_off, wd_count, wd_tail, wd_head};
+            if (we) mem[waddr[5:0]] <= {wd_full, wd_nz, wd_off, wd_count, wd_tail, wd_head};
             if (re) q <= mem[raddr[5:0]];
         end
         assign rd_head = q[31:0];
         assign rd_tail = q[63:32];
         assign rd_count = q[95:64];
         assign rd_off = q[111:96];
+        assign rd_nz = q[112];
+        assign rd_full = q[113];
     `ifndef SYNTHESIS
         // Simulation: zeros at time 0 (FPGA configuration clears block RAM).
         integer i;
-        initial for (i = 0; i < 64; i = i + 1) mem[i] = 112'd0;
+        initial for (i = 0; i < 64; i = i + 1) mem[i] = 114'd0;
     `endif
 endmodule // tilerast_pixel_info_write_ice40__lw__ram
 
