@@ -27,7 +27,7 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 /// them behind one memory port: each is written in a file of its own per config
 /// (`tilerast_<stage>_<config>.v`) until it is wired into a core. The binner and the
 /// pixel-info writer and reader are not wired to their neighbours yet (issue 16's frame top).
-pub const PIXEL_SIDE_STAGES: [&str; 9] = [
+pub const PIXEL_SIDE_STAGES: [&str; 10] = [
     "binner",
     "pixel_info_write",
     "pixel_info_read",
@@ -37,6 +37,7 @@ pub const PIXEL_SIDE_STAGES: [&str; 9] = [
     "blender",
     "output_merger",
     "pixel_back_end",
+    "bin_setup",
 ];
 
 /// Blocks built per board from the board table (`tilerast_golden::board::BOARDS`) rather than
