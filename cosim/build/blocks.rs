@@ -52,6 +52,7 @@ const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
     ("ice40", "binner"),
     ("ice40", "pixel_info_write"),
     ("ice40", "pixel_info_read"),
+    ("ice40", "bin_setup"),
 ];
 
 /// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor

@@ -87,6 +87,10 @@ pub struct BinSetupParams {
     pub cull: CullMode,
     /// `max_point_size`.
     pub max_point: i64,
+    /// The value x1 takes when the range reaches past the right edge: `vmax[0]` (the planted
+    /// bug of [`BinSetupCycle::plant_bug`] makes it W).
+    #[doc(hidden)]
+    pub clamp_x1: i64,
 }
 
 impl BinSetupParams {
@@ -104,6 +108,7 @@ impl BinSetupParams {
             vmax: [cfg.viewport[0] as i64 - 1, cfg.viewport[1] as i64 - 1],
             cull: cfg.cull,
             max_point: cfg.max_point_size as i64,
+            clamp_x1: cfg.viewport[0] as i64 - 1,
         })
     }
 }
@@ -215,7 +220,7 @@ pub fn box_of(pr: &BinSetupParams, b: &PrimIn) -> BoxVerdict {
     BoxVerdict::Box(PixelBox {
         x0: range[0].max(0) as u32,
         y0: range[1].max(0) as u32,
-        x1: range[2].min(pr.vmax[0]) as u32,
+        x1: if range[2] > pr.vmax[0] { pr.clamp_x1 } else { range[2] } as u32,
         y1: range[3].min(pr.vmax[1]) as u32,
     })
 }
@@ -322,9 +327,8 @@ impl BinSetupCycle {
         Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Plant the RTL mutant's bug (`cosim` BLOCK_MUTANTS): the viewport clip's right/top
-    /// bound is W (not W − 1), so a box that reaches past the right or top edge ends one pixel
-    /// too far.
+    /// Plant the RTL mutant's bug (`cosim` BLOCK_MUTANTS): a box that reaches past the
+    /// viewport's right edge gets x1 = W instead of W − 1 (the clamp constant one too big).
     #[doc(hidden)]
     pub fn plant_bug(&mut self) {
         self.bug = true;
@@ -444,7 +448,7 @@ impl BinSetupCycle {
                 self.words = encode(&beat_entry(inp));
                 let mut pr = self.pr;
                 if self.bug {
-                    pr.vmax = [pr.vmax[0] + 1, pr.vmax[1] + 1];
+                    pr.clamp_x1 += 1;
                 }
                 self.verdict = box_of(&pr, inp);
                 self.w = 0;

@@ -11,6 +11,7 @@ pub mod util;
 pub mod fpga_top;
 pub mod uart;
 
+pub mod bin_setup;
 pub mod binner;
 pub mod blender;
 pub mod board_memory;
@@ -155,6 +156,7 @@ pub const BLOCK_FILES: &[BlockFile] = &[
     blender::FILE,
     output_merger::FILE,
     pixel_back_end::FILE,
+    bin_setup::FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation
