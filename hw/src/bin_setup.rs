@@ -9,9 +9,10 @@
 //! the frame's primitive count). Cycle model [`tilerast_golden::bin_setup::BinSetupCycle`].
 //!
 //! Ports: `clock`, `flush` (synchronous: idle, both output registers cleared, index 0),
-//! `in_valid`/`in_ready` + `inp`, `out_valid`/`out_ready` + `out` (boxes), `wr_valid`/`wr_ready`
-//! + `wr` (table writes). `in_ready` = idle, or the box leaving this cycle (the only
-//! combinational path). All 8 writes of a primitive are taken before its box is offered.
+//! `in_valid`/`in_ready` with `inp`, `out_valid`/`out_ready` with `out` (boxes),
+//! `wr_valid`/`wr_ready` with `wr` (table writes). `in_ready` = idle, or the box leaving this
+//! cycle (the only combinational path). All 8 writes of a primitive are taken before its box
+//! is offered.
 //!
 //! Timing contract (latency 9 cycles to the box, initiation interval 9), stated once:
 //! [`tilerast_golden::bin_setup::BinSetupCycle`]; `hw/tests/bin_setup.rs` holds this block to it.
