@@ -54,6 +54,7 @@ const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
     ("ice40", "pixel_info_read"),
     ("ice40", "tile_sequencer"),
     ("ice40", "shading_sort"),
+    ("ice40", "bin_setup"),
 ];
 
 /// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor

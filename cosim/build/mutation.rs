@@ -129,6 +129,15 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "                    epoch__d = ~epoch__q;\n",
         to: "                    epoch__d = epoch__q; // MUTATION (cosim test)\n",
     },
+    // bin_setup's x1 clamp is W instead of W − 1 (640 at default): a box reaching past the
+    // viewport's right edge ends one pixel outside it. First visible on `out__x1` in the first
+    // cycle such a box is in the output register (`cosim/tests/bin_setup.rs` predicts it from
+    // the model with the same bug, `BinSetupCycle::plant_bug`).
+    BlockMutant {
+        stage: "bin_setup",
+        from: "    localparam [11:0] c_vmax12_x = 12'h27f;\n",
+        to: "    localparam [11:0] c_vmax12_x = 12'h280; // MUTATION (cosim test)\n",
+    },
 ];
 
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its

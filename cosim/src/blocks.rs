@@ -891,6 +891,12 @@ mod tests {
                 "{p}: no memory port"
             );
         }
+        // bin_setup (its table write port besides the box output, driven by name:
+        // `tests/bin_setup.rs`) on default, ice40 and its mutant.
+        for p in ["default", "ice40", "default_mut"] {
+            let d = block_desc(p, "bin_setup").unwrap_or_else(|| panic!("{p}/bin_setup not built"));
+            assert!(d.outputs.iter().any(|o| o.name == "wr__addr"), "{p}: no write port");
+        }
         // The pixel-info reader (memory port too) on ice40 and its mutant.
         for p in ["ice40", "default_mut"] {
             let d = block_desc(p, "pixel_info_read").unwrap_or_else(|| panic!("{p}/pixel_info_read not built"));
@@ -909,10 +915,11 @@ mod tests {
             let d = block_desc(p, "shading_sort").unwrap_or_else(|| panic!("{p}/shading_sort not built"));
             assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
         }
-        // 3 × 6 raster blocks, 11 blocks of their own (binner, pixel-info writer and reader, pixel
-        // side, tile sequencer, shading), the ice40 colour buffer, binner, pixel-info writer and
-        // reader, tile sequencer and shading block, 3 more back ends, 2 variants, 10 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 50);
+        // 3 × 6 raster blocks, 12 blocks of their own (bin_setup, binner, tile sequencer, pixel-info
+        // writer and reader, shading, the 6 pixel-side blocks), the ice40 colour buffer, bin_setup,
+        // binner, tile sequencer, pixel-info writer and reader, shading block, 3 more back ends,
+        // 2 variants, 11 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 53);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

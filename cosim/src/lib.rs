@@ -20,6 +20,7 @@ use tilerast_golden::{Config, Quad};
 use tilerast_verif::{Flush, Handshake, Lines, Pattern};
 
 pub mod back_end;
+pub mod bin_setup;
 pub mod blocks;
 #[path = "../build/flat.rs"]
 pub(crate) mod flat;

@@ -38,6 +38,8 @@ pub mod pixel_info;
 pub mod pixel_info_read;
 pub mod pixel_info_write;
 pub mod tile_sequencer;
+// The frame's front end ahead of the binner: prim index, primitive table, pixel box.
+pub mod bin_setup;
 
 // Seed 002: sort-based deferred shading.
 pub mod shading_sort;

@@ -19,16 +19,18 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
     "quad_packer",
 ];
 
-/// The blocks of their own built so far, in frame-pipeline order (issue 16): the binner
-/// (seed 001, ahead of the raster core: per-first-tile primitive lists through a memory write
-/// port), the tile sequencer (seed 001, between the binner and the raster core: reads the lists
+/// The blocks of their own built so far, in frame-pipeline order (issue 16): the front end
+/// `bin_setup` (primitives in: their primitive-table entries written, their pixel boxes to
+/// the binner), the binner (seed 001, ahead of the raster core: per-first-tile primitive
+/// lists through a memory write port), the tile sequencer (seed 001, between the binner and the raster core: reads the lists
 /// and the primitive table back, one command per listed primitive), the pixel-info writer
 /// (seed 001, behind the raster core, on the binner's list-writing core) and reader (the pixel
 /// side's first block: it walks the second tiles' lists once every first tile is done), the
 /// sort-based shading block (seed 002), then the pixel side's blocks and the back end that
 /// wires them behind one memory port. Each is written in a file of its own per config
 /// (`tilerast_<stage>_<config>.v`); the frame top that wires them together is still to come.
-pub const PIXEL_SIDE_STAGES: [&str; 11] = [
+pub const PIXEL_SIDE_STAGES: [&str; 12] = [
+    "bin_setup",
     "binner",
     "tile_sequencer",
     "pixel_info_write",

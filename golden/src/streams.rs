@@ -273,6 +273,29 @@ pub struct PiRecord {
     pub none: bool,
 }
 
+/// bin_setup input (the frame's front end): one primitive of a frame, in submission order, or
+/// a frame-end token (`end`: the other fields are ignored;
+/// [`crate::bin_setup::BinSetupCycle`]). Built from a [`crate::PrimitiveFx`] by
+/// [`crate::bin_setup::prim_in`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrimIn {
+    /// 0 triangle, 1 point.
+    pub kind: u8,
+    /// Vertices, absolute 1/256 px, signed 24 bits; a point uses `v[0]` as its position (the
+    /// others are ignored).
+    pub v: [[i32; 2]; 3],
+    /// Point size in 1/256 px, 24 bits (ignored for triangles).
+    pub size: u32,
+    /// Point antialiasing (ignored for triangles).
+    pub aa: bool,
+    /// RGBA8, bytes R, G, B, A little-endian (`u32::from_le_bytes`).
+    pub colour: u32,
+    /// unorm24 depth.
+    pub depth: u32,
+    /// Frame end.
+    pub end: bool,
+}
+
 impl Beat {
     /// The valid quads of this beat, in lane order.
     pub fn quads(&self) -> impl Iterator<Item = crate::Quad> + '_ {
@@ -495,6 +518,23 @@ macro_rules! for_each_stream {
                 mask: Bits<64> [mask],
                 last: Bit [last],
                 none: Bit [none],
+            }
+        }
+        $m! {
+            /// → bin_setup: one primitive (or a frame-end token).
+            PrimIn: PrimIn {
+                kind: Bit [kind],
+                v0x: Signed<24> [v[0][0]],
+                v0y: Signed<24> [v[0][1]],
+                v1x: Signed<24> [v[1][0]],
+                v1y: Signed<24> [v[1][1]],
+                v2x: Signed<24> [v[2][0]],
+                v2y: Signed<24> [v[2][1]],
+                size: Bits<24> [size],
+                aa: Bit [aa],
+                colour: Bits<32> [colour],
+                depth: Bits<24> [depth],
+                end: Bit [end],
             }
         }
         $m! {

@@ -11,6 +11,7 @@ pub mod util;
 pub mod fpga_top;
 pub mod uart;
 
+pub mod bin_setup;
 pub mod binner;
 pub mod blender;
 pub mod board_memory;
@@ -149,6 +150,7 @@ pub struct ExtraStream {
 /// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
 /// them together).
 pub const BLOCK_FILES: &[BlockFile] = &[
+    bin_setup::FILE,
     binner::FILE,
     tile_sequencer::FILE,
     pixel_info_write::FILE,

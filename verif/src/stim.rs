@@ -1171,3 +1171,121 @@ pub fn seq_images(
     }
     (lists, pt, bins)
 }
+
+/// A random frame for bin_setup (`tests/bin_setup_cycle.rs`, the hw and cosim tests): `n`
+/// primitives mixing triangles anywhere in the viewport ± guard band (either winding, small
+/// and large), zero-area triangles (collinear, repeated vertices), near-degenerate ones whose
+/// two area products agree in their high bits (area ±k with coordinates up to 2^23), triangles
+/// at the extremes of the 24-bit coordinates, and points (AA off and on, sizes from 0 to past
+/// `max_point_size`, some up to 2^24 − 1) inside and across every viewport edge. Every field
+/// fits `prim_table::entry`.
+pub fn bin_setup_frame(cfg: &Config, seed: u64, n: usize) -> Vec<PrimitiveFx> {
+    let mut r = Rng::stream(seed, 0x5e7b);
+    let (gx, gy) = guard_box_fx(cfg);
+    const LO: i64 = -(1 << 23);
+    const HI: i64 = (1 << 23) - 1;
+    let c24 = |v: i64| v.clamp(LO, HI) as i32;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let colour = [
+            r.below(256) as u8,
+            r.below(256) as u8,
+            r.below(256) as u8,
+            r.below(256) as u8,
+        ];
+        let depth = r.below(1 << 24) as u32;
+        let pt = |r: &mut Rng| -> [i64; 2] {
+            [
+                r.range(gx.start as i64, gx.end as i64 - 1),
+                r.range(gy.start as i64, gy.end as i64 - 1),
+            ]
+        };
+        let tri = |v: [[i64; 2]; 3]| {
+            PrimitiveFx::Triangle(TriangleFx {
+                v: v.map(|p| [c24(p[0]), c24(p[1])]),
+                colour,
+                depth,
+            })
+        };
+        let p = match r.below(16) {
+            // Large random triangles.
+            0..=2 => tri([pt(&mut r), pt(&mut r), pt(&mut r)]),
+            // Small triangles around a point (a few pixels).
+            3..=5 => {
+                let a = pt(&mut r);
+                let s = r.range(1, 4096);
+                let mut v = [a; 3];
+                for q in v.iter_mut().skip(1) {
+                    *q = [a[0] + r.range(-s, s), a[1] + r.range(-s, s)];
+                }
+                tri(v)
+            }
+            // Zero area: collinear (v2 = v0 + k(v1 − v0)) or a repeated vertex.
+            6 => {
+                let a = pt(&mut r);
+                let d = [r.range(-2000, 2000), r.range(-2000, 2000)];
+                let k = r.range(-3, 3);
+                let v = [a, [a[0] + d[0], a[1] + d[1]], [a[0] + k * d[0], a[1] + k * d[1]]];
+                let mut v = v;
+                if r.chance(30) {
+                    v[r.index(3)] = v[r.index(3)];
+                }
+                tri(v)
+            }
+            // Near-degenerate: d2 = 2·d1 + e, area = d1x·e_y − d1y·e_x, |d1| up to 2^22.
+            7 => {
+                let a = [r.signed(21), r.signed(21)];
+                let d1 = [r.signed(22), r.signed(22)];
+                let e = [r.range(-2, 2), r.range(-2, 2)];
+                tri([
+                    a,
+                    [a[0] + d1[0], a[1] + d1[1]],
+                    [a[0] + 2 * d1[0] + e[0], a[1] + 2 * d1[1] + e[1]],
+                ])
+            }
+            // Extremes of the 24-bit coordinates.
+            8 => {
+                let ext = |r: &mut Rng| {
+                    if r.bool() {
+                        r.range(LO, LO + 3)
+                    } else {
+                        r.range(HI - 3, HI)
+                    }
+                };
+                let mut v = [[0i64; 2]; 3];
+                for q in v.iter_mut() {
+                    for c in q.iter_mut() {
+                        *c = if r.chance(70) { ext(&mut r) } else { r.signed(24) };
+                    }
+                }
+                tri(v)
+            }
+            // Points, AA off and on.
+            _ => {
+                let a = pt(&mut r);
+                let max = cfg.max_point_size as i64 * 256;
+                let size = match r.below(8) {
+                    0 => {
+                        if r.chance(40) {
+                            0
+                        } else {
+                            r.range(0, 300)
+                        }
+                    }
+                    1 => r.range(max - 300, max + 600),
+                    2 => r.range(0, (1 << 24) - 1),
+                    _ => r.range(0, max + 256),
+                };
+                PrimitiveFx::Point(PointFx {
+                    pos: [c24(a[0]), c24(a[1])],
+                    size: size as i32,
+                    aa: r.bool(),
+                    colour,
+                    depth,
+                })
+            }
+        };
+        out.push(p);
+    }
+    out
+}
