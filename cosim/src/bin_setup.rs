@@ -9,39 +9,15 @@
 use crate::blocks::{block_desc, set_bits, PortDesc};
 use std::collections::HashMap;
 use tilerast_golden::bin_setup::{frame_beats, BinSetupCycle};
-use tilerast_golden::binner::prim_bbox;
 use tilerast_golden::prim::PrimitiveFx;
 use tilerast_golden::prim_table::table;
 use tilerast_golden::streams::{ports, BinBox, MemReq, PrimIn, Stream};
 use tilerast_golden::Config;
+use tilerast_verif::stim::bin_setup_boxes;
 use tilerast_verif::{Line, Pattern, Rng};
 
 /// The stage name.
 pub const STAGE: &str = "bin_setup";
-
-/// golden's boxes of a frame, then the end token (prim = the frame's primitive count).
-pub fn ref_boxes(cfg: &Config, prims: &[PrimitiveFx]) -> Vec<BinBox> {
-    let mut v: Vec<BinBox> = prims
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| {
-            prim_bbox(cfg, p).map(|b| BinBox {
-                prim: i as u32,
-                x0: b.x0,
-                y0: b.y0,
-                x1: b.x1,
-                y1: b.y1,
-                end: false,
-            })
-        })
-        .collect();
-    v.push(BinBox {
-        prim: prims.len() as u32,
-        end: true,
-        ..BinBox::default()
-    });
-    v
-}
 
 /// Named port values into words by the port table; every port named exactly once.
 fn pack(ports_of: &[PortDesc], vals: &HashMap<String, u64>, words: &mut [u32]) {
@@ -200,7 +176,7 @@ pub fn vectors(
                 boxes.push(ob);
                 if ob.end {
                     let fr = &frames[cur % frames.len()];
-                    if boxes != ref_boxes(cfg, fr) {
+                    if boxes != bin_setup_boxes(cfg, fr) {
                         return Err((c, format!("frame {cur}: the model's boxes are not golden's")));
                     }
                     let want = table(fr).unwrap();

@@ -15,32 +15,8 @@ use tilerast_golden::prim_table::table;
 use tilerast_golden::setup::signed_area2;
 use tilerast_golden::streams::{BinBox, MemReq, PrimIn};
 use tilerast_golden::{Config, CullMode, Scene};
-use tilerast_verif::stim::bin_setup_frame;
+use tilerast_verif::stim::{bin_setup_boxes, bin_setup_frame};
 use tilerast_verif::{Pattern, Rng};
-
-/// The reference boxes of a frame, then the end token (prim = the frame's count).
-fn ref_boxes(cfg: &Config, prims: &[PrimitiveFx]) -> Vec<BinBox> {
-    let mut v: Vec<BinBox> = prims
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| {
-            prim_bbox(cfg, p).map(|b| BinBox {
-                prim: i as u32,
-                x0: b.x0,
-                y0: b.y0,
-                x1: b.x1,
-                y1: b.y1,
-                end: false,
-            })
-        })
-        .collect();
-    v.push(BinBox {
-        prim: prims.len() as u32,
-        end: true,
-        ..BinBox::default()
-    });
-    v
-}
 
 /// Replay a frame's writes on an empty memory and compare with `prim_table::table`.
 fn check_memory(prims: &[PrimitiveFx], writes: &[MemReq], what: &str) {
@@ -120,7 +96,7 @@ fn run(
                 boxes.push(ob);
                 if ob.end {
                     let what = format!("seed {seed} frame {cur}");
-                    assert_eq!(boxes, ref_boxes(cfg, &frames[cur]), "{what}: boxes");
+                    assert_eq!(boxes, bin_setup_boxes(cfg, &frames[cur]), "{what}: boxes");
                     check_memory(&frames[cur], &writes, &what);
                     t.boxes += boxes.len() as u64 - 1;
                     t.writes += writes.len() as u64;

@@ -10,13 +10,12 @@
 use rust_hdl::prelude::*;
 use std::sync::{Arc, Mutex};
 use tilerast_golden::bin_setup::{frame_beats, BinSetupCycle};
-use tilerast_golden::binner::prim_bbox;
 use tilerast_golden::config::{Config, CullMode};
 use tilerast_golden::prim::PrimitiveFx;
 use tilerast_golden::prim_table::table;
 use tilerast_golden::streams::{port_name, ports, BinBox, MemReq, PrimIn, Stream};
 use tilerast_hw::bin_setup::{supported, BinSetup};
-use tilerast_verif::stim::bin_setup_frame;
+use tilerast_verif::stim::{bin_setup_boxes, bin_setup_frame};
 use tilerast_verif::{Pattern, Rng};
 
 #[derive(Debug, Default)]
@@ -44,29 +43,6 @@ fn diff<S: Stream>(iface: &str, rtl: &S::Payload, model: &S::Payload, out: &mut 
             ));
         }
     }
-}
-
-fn ref_boxes(cfg: &Config, prims: &[PrimitiveFx]) -> Vec<BinBox> {
-    let mut v: Vec<BinBox> = prims
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| {
-            prim_bbox(cfg, p).map(|b| BinBox {
-                prim: i as u32,
-                x0: b.x0,
-                y0: b.y0,
-                x1: b.x1,
-                y1: b.y1,
-                end: false,
-            })
-        })
-        .collect();
-    v.push(BinBox {
-        prim: prims.len() as u32,
-        end: true,
-        ..BinBox::default()
-    });
-    v
 }
 
 fn run(cfg: &Config, frames: Vec<Vec<PrimitiveFx>>, seed: u64, cycles: u64, flush_at: u64) -> Report {
@@ -163,7 +139,7 @@ fn run(cfg: &Config, frames: Vec<Vec<PrimitiveFx>>, seed: u64, cycles: u64, flus
                 if ov && or {
                     boxes.push(ob);
                     if ob.end {
-                        assert_eq!(boxes, ref_boxes(&cfg, &frames[cur]), "frame {cur}: boxes");
+                        assert_eq!(boxes, bin_setup_boxes(&cfg, &frames[cur]), "frame {cur}: boxes");
                         let want = table(&frames[cur]).unwrap();
                         let mut mem = vec![0u8; want.len()];
                         assert_eq!(writes.len() * 4, want.len(), "frame {cur}: writes");

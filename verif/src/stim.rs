@@ -1172,6 +1172,33 @@ pub fn seq_images(
     (lists, pt, bins)
 }
 
+/// Golden's `bin_setup` output for a frame: the box of every primitive that has one
+/// (`binner::prim_bbox`, as `streams::commands` bins them), then the end token carrying the
+/// frame's primitive count.
+pub fn bin_setup_boxes(cfg: &Config, prims: &[PrimitiveFx]) -> Vec<tilerast_golden::streams::BinBox> {
+    use tilerast_golden::streams::BinBox;
+    let mut v: Vec<BinBox> = prims
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            tilerast_golden::binner::prim_bbox(cfg, p).map(|b| BinBox {
+                prim: i as u32,
+                x0: b.x0,
+                y0: b.y0,
+                x1: b.x1,
+                y1: b.y1,
+                end: false,
+            })
+        })
+        .collect();
+    v.push(BinBox {
+        prim: prims.len() as u32,
+        end: true,
+        ..BinBox::default()
+    });
+    v
+}
+
 /// A random frame for bin_setup (`tests/bin_setup_cycle.rs`, the hw and cosim tests): `n`
 /// primitives mixing triangles anywhere in the viewport ± guard band (either winding, small
 /// and large), zero-area triangles (collinear, repeated vertices), near-degenerate ones whose
