@@ -185,13 +185,12 @@ pub struct TileSequencerCycle {
 }
 
 impl TileSequencerCycle {
-    /// The sequencer for `cfg`, or the one line naming what it does not support.
-    pub fn try_new(cfg: &Config) -> Result<TileSequencerCycle, String> {
-        let (tiles, g) = geom(cfg)?;
-        Ok(TileSequencerCycle {
-            core: ListReaderCycle::try_new(g)?,
+    /// Every register at its initial (and flushed) value around `core`; the counters kept.
+    fn idle(core: ListReaderCycle, tiles: [u32; 2], attr_off: u32, stats: TileSequencerStats) -> Self {
+        TileSequencerCycle {
+            core,
             tiles,
-            attr_off: ATTR_OFF,
+            attr_off,
             run: false,
             tx: 0,
             ty: 0,
@@ -208,8 +207,19 @@ impl TileSequencerCycle {
             used: 0,
             acnt: 0,
             pr: 0,
-            stats: TileSequencerStats::default(),
-        })
+            stats,
+        }
+    }
+
+    /// The sequencer for `cfg`, or the one line naming what it does not support.
+    pub fn try_new(cfg: &Config) -> Result<TileSequencerCycle, String> {
+        let (tiles, g) = geom(cfg)?;
+        Ok(Self::idle(
+            ListReaderCycle::try_new(g)?,
+            tiles,
+            ATTR_OFF,
+            TileSequencerStats::default(),
+        ))
     }
 
     /// The sequencer for `cfg`.
@@ -306,31 +316,9 @@ impl TileSequencerCycle {
         flush: bool,
     ) {
         if flush {
-            let (stats, core, attr_off) = (self.stats, self.core.clone(), self.attr_off);
-            let mut core = core;
-            core.clock(false, 0, false, false, false, &MemResp::default(), true);
-            *self = TileSequencerCycle {
-                core,
-                tiles: self.tiles,
-                attr_off,
-                run: false,
-                tx: 0,
-                ty: 0,
-                fin: false,
-                prd_valid: false,
-                prd: MemReq::default(),
-                pbusy: false,
-                pbase: 0,
-                poff: 0,
-                slots: [Slot::default(); SLOTS],
-                ip: 0,
-                ap: 0,
-                rp: 0,
-                used: 0,
-                acnt: 0,
-                pr: 0,
-                stats,
-            };
+            self.core
+                .clock(false, 0, false, false, false, &MemResp::default(), true);
+            *self = Self::idle(self.core.clone(), self.tiles, self.attr_off, self.stats);
             return;
         }
         let adv = !self.prd_valid || prd_ready;
