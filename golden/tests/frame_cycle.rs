@@ -82,6 +82,11 @@ fn check_memory(what: &str, g: &Golden, got: &SparseMemory) {
     }
 }
 
+/// Golden draws something in `frame` (a pixel that is not the background).
+fn drawn(frame: &Frame, g: &Golden) -> bool {
+    g.image.rgba.chunks(4).any(|p| p != frame.background)
+}
+
 /// An image against golden's, reporting the first differing pixel.
 fn check_image(what: &str, got: &Image, want: &Image) {
     assert_eq!((got.width, got.height), (want.width, want.height), "{what}: image size");
@@ -153,7 +158,7 @@ fn check_traffic(what: &str, frame: &Frame, g: &Golden, d: &FrameDone) {
     assert_eq!(d.stats.back_end.pixel, st.pixel, "{what}: PixelStats");
     assert_eq!(d.stats.pi_write.quads, st.quads, "{what}: quads recorded");
     assert_eq!(d.stats.cmds, st.bin.entries, "{what}: raster commands");
-    // Every request counted by a client was seen by the memory.
+    // The phases add up to the frame's cycles (the Done cycle included).
     assert_eq!(
         d.stats.cycles,
         d.stats.bin_cycles + d.stats.raster_cycles + d.stats.pixel_cycles + 1,
@@ -167,6 +172,17 @@ fn check_single(what: &str, frame: &Frame, mem: MemBehaviour) -> (Golden, FrameD
     let run = run_frames(&frame.cfg, &[frame], mem, limit).unwrap_or_else(|e| panic!("{what}: {e}"));
     let d = run.frames.into_iter().next().unwrap();
     assert_eq!(d.frame_id, 0, "{what}: done_frame");
+    // Every request the clients' counters hold is one the memory performed.
+    let (reads, writes) = d
+        .stats
+        .clients
+        .iter()
+        .fold((0, 0), |a, c| (a.0 + c.reads, a.1 + c.writes));
+    assert_eq!(
+        (reads, writes),
+        (run.mem_stats.reads, run.mem_stats.writes),
+        "{what}: requests"
+    );
     let g = golden(frame, 0);
     check_memory(what, &g, &d.memory);
     check_image(what, &image_from_memory(&frame.cfg, &d.memory), &g.image);
@@ -435,6 +451,10 @@ fn two_frames_back_to_back() {
     assert_eq!(ids, [0, 1]);
     let pulses: Vec<u64> = ports.iter().filter(|p| p.done_valid).map(|p| p.cycle).collect();
     assert_eq!(pulses, run.frames.iter().map(|d| d.done_cycle).collect::<Vec<_>>());
+    assert!(
+        ports.iter().all(|p| !(p.done_valid && p.mem_req_valid)),
+        "no request in a Done cycle"
+    );
     assert_eq!(
         ports
             .iter()
@@ -560,11 +580,9 @@ fn no_primitive_is_taken_between_the_end_token_and_done() {
     assert!(trace[pulse as usize + 1].in_ready || trace[pulse as usize + 2].in_ready);
     for (k, (f, (id, mem))) in [&a, &b].into_iter().zip(&done).enumerate() {
         assert_eq!(*id as usize, k);
-        check_image(
-            &format!("frame {k}"),
-            &image_from_memory(&cfg, mem),
-            &golden(f, k as u8).image,
-        );
+        let g = golden(f, k as u8);
+        assert!(drawn(f, &g), "frame {k} draws something");
+        check_image(&format!("frame {k}"), &image_from_memory(&cfg, mem), &g.image);
     }
 }
 
@@ -575,6 +593,7 @@ fn a_flush_in_any_phase_restarts_at_frame_zero() {
     let cfg = small("ice40", [64, 48]);
     let (a, b) = (random_frame(&cfg, 3, 20), random_frame(&cfg, 4, 10));
     let gb = golden(&b, 0);
+    assert!(drawn(&b, &gb));
     let mut phases = BTreeSet::new();
     // Flush in the `after`-th cycle of phase `target`.
     for (target, after) in [

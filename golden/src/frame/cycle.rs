@@ -280,8 +280,10 @@ struct Wires {
 ///   - piw's write (BinWrite `req`) is an arbiter client. When its write with `last` = 1 is
 ///     accepted: `phase` ← Pixel, `pi_go` ← 1.
 /// * **Pixel phase.** pixel_info_read `in_valid` = `pi_go`, `PiStart.frame` = `fid`; `pi_go` ←
-///   0 on its transfer. pir out → shading_sort in; shading_sort out → pixel_back_end in; pir
-///   `rd`, shading `rd` and the back end's `mem_req` are arbiter clients. `tiles_done` += 1
+///   0 on its transfer. pir out → shading_sort in (pir `out_ready` = shading_sort.in_ready);
+///   shading_sort out → pixel_back_end in (shading `out_ready` = back_end.in_ready(ready(5)),
+///   which depends on registers only); pir `rd`, shading `rd` and the back end's `mem_req`
+///   are arbiter clients. `tiles_done` += 1
 ///   when a PiRecord with `last` = 1 transfers into shading_sort. `fin` = (`phase` = Pixel) ∧
 ///   `tiles_done` = T2 (the viewport's second tiles) ∧ shading_sort idle ∧ pixel_back_end idle
 ///   ∧ tag FIFO empty ∧ ¬`pi_go` (the blocks' **Idle** lines: [`ShadingSortCycle::is_idle`],
@@ -312,8 +314,11 @@ struct Wires {
 ///   base(sel) + req(sel).addr (32-bit wrap), the other fields as they are. When no client is
 ///   eligible, `mem_req` = client 0's request (the binner's output register, whatever it
 ///   holds) with base BINS.
-/// * ready(c) = `mem_req_ready` ∧ (c = sel). A read accepted (`mem_req_valid` ∧
-///   `mem_req_ready` ∧ ¬`mem_req.write`) pushes `sel` into the tag FIFO.
+/// * ready(c) = `mem_req_ready` ∧ (c = sel), client c's ready input (bin_setup `wr_ready`,
+///   binner and pixel_info_write `out_ready`, the sequencer's `prd_ready` / `lrd_ready`, the
+///   back end's `mem_req_ready`, shading_sort's and pixel_info_read's `rd_ready`). A read
+///   accepted (`mem_req_valid` ∧ `mem_req_ready` ∧ ¬`mem_req.write`) pushes `sel` into the
+///   tag FIFO.
 /// * Responses: head = the tag FIFO's oldest entry. rsp_valid(c) = `mem_resp_valid` ∧ tag
 ///   FIFO not empty ∧ head = c; every client's response payload is `mem_resp`.
 ///   `mem_resp_ready` = tag FIFO empty ∨ rsp_ready(head): a response with no tag is taken and
