@@ -1,0 +1,137 @@
+//! Benchmark: the whole frame's cycles (primitives in → framebuffer out) from the frame top's
+//! cycle model (`FrameCycle`, which the RTL frame top is held to cycle by cycle), split by
+//! phase and stage, next to the raster core alone on the same commands; the memory bytes per
+//! frame against golden's transaction statistics; and the frames per second at each board's
+//! clock. Every shipped scene on every preset that builds the frame (the scene's own viewport
+//! kept).
+//!
+//! `cargo bench -p tilerast-golden --bench frame`
+//!
+//! Memory: block RAM timing (read latency 1, `MemTiming::default()`), never busy. Columns:
+//! * `cycles`: first primitive in → Done; `bin` / `raster` / `pixel`: the phases' shares.
+//! * `core`: the raster core alone on the frame's commands (`run_commands`, output always
+//!   ready); `r/core`: the Raster phase's cycles over it (the sequencer's reads, the depth FIFO
+//!   and the pixel-info writes around the core: 1.00 = no slow-down); `r.port`: the share of
+//!   Raster-phase cycles in which the memory port takes a request (pixel-info writes and the
+//!   sequencer's reads, one 32-bit word each): near 100 % the port, not the core, sets the pace.
+//! * `sort`: shading_sort's sort-phase cycles as a share of the Pixel phase; `be/px`: Pixel
+//!   phase cycles per pixel handed to the back end.
+//! * `MB`: bytes through the memory port; `=golden`: those bytes, less the primitive table's
+//!   (which golden's transaction model has no counter for), over golden's own (bins written and
+//!   read, pixel info written and read, framebuffer read and written): 1.000 when equal.
+//! * `fps@<board>`: frames per second at the clock the board's top runs at.
+
+use tilerast_golden::board::BOARDS;
+use tilerast_golden::frame::{client, run_frames, FrameCycle};
+use tilerast_golden::pipeline::back_end_input;
+use tilerast_golden::pixel_back_end::MemBehaviour;
+use tilerast_golden::raster_core::run_commands;
+use tilerast_golden::scene::Scene;
+use tilerast_golden::streams::commands;
+use tilerast_golden::{Config, PRESETS};
+
+fn pct(a: u64, b: u64) -> String {
+    format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
+}
+
+fn main() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
+    let mut scenes: Vec<(String, Scene)> = std::fs::read_dir(dir)
+        .expect("scenes/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, Scene::load(&p).expect("scene"))
+        })
+        .collect();
+    scenes.sort_by(|a, b| a.0.cmp(&b.0));
+    print!(
+        "{:<16} {:<9} {:>10} {:>6} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7}",
+        "scene",
+        "preset",
+        "cycles",
+        "bin",
+        "raster",
+        "pixel",
+        "core",
+        "r/core",
+        "r.port",
+        "sort",
+        "be/px",
+        "MB",
+        "=golden"
+    );
+    for b in BOARDS {
+        print!(" {:>14}", format!("fps@{}", b.name));
+    }
+    println!();
+    let mut worst: Option<(f64, String)> = None;
+    for (name, scene) in &scenes {
+        let own = scene.to_frame(name).expect("valid scene");
+        for preset in PRESETS {
+            let mut frame = own.clone();
+            frame.cfg = Config::preset(preset).unwrap();
+            frame.cfg.viewport = own.cfg.viewport;
+            if let Err(e) = FrameCycle::supported(&frame.cfg) {
+                println!("{name:<16} {preset:<9} not built: {e}");
+                continue;
+            }
+            let run = match run_frames(&frame.cfg, &[&frame], MemBehaviour::default(), 400_000_000) {
+                Ok(r) => r,
+                Err(e) => {
+                    println!("{name:<16} {preset:<9} {e}");
+                    continue;
+                }
+            };
+            let d = &run.frames[0];
+            let s = &d.stats;
+            let cmds = commands(&frame).expect("commands");
+            let (core, _) = run_commands(&frame.cfg, &cmds, 400_000_000).expect("raster core");
+            let g = back_end_input(&frame).expect("golden").stats;
+            let bytes: u64 = s.clients.iter().map(|c| c.bytes).sum();
+            let prim_bytes = s.clients[client::BIN_SETUP].bytes
+                + s.clients[client::SEQ_PRIMS].bytes
+                + s.clients[client::SHADING].bytes;
+            let golden_bytes = g.bin.bytes_written
+                + g.bin.bytes_read
+                + g.pixel_info.bytes_written
+                + g.pixel_info.bytes_read
+                + 2 * g.framebuffer_bytes;
+            let raster_reqs = s.clients[client::PI_WRITE].requests
+                + s.clients[client::SEQ_PRIMS].requests
+                + s.clients[client::SEQ_LISTS].requests;
+            let slow = s.raster_cycles as f64 / core.max(1) as f64;
+            if *preset == "default" && worst.as_ref().is_none_or(|w| slow > w.0) {
+                worst = Some((slow, format!("{name} on default")));
+            }
+            print!(
+                "{:<16} {:<9} {:>10} {:>6} {:>6} {:>6} {:>9} {:>6.2} {:>6} {:>6} {:>6.1} {:>7.2} {:>7.3}",
+                name,
+                preset,
+                d.cycles,
+                pct(s.bin_cycles, d.cycles),
+                pct(s.raster_cycles, d.cycles),
+                pct(s.pixel_cycles, d.cycles),
+                core,
+                slow,
+                pct(raster_reqs, s.raster_cycles),
+                pct(s.shading.sort_cycles, s.pixel_cycles),
+                s.pixel_cycles as f64 / s.shading.beats.max(1) as f64,
+                bytes as f64 / 1e6,
+                (bytes - prim_bytes) as f64 / golden_bytes.max(1) as f64,
+            );
+            for b in BOARDS {
+                print!(" {:>14.2}", b.clock_hz() as f64 / d.cycles as f64);
+            }
+            println!();
+        }
+    }
+    if let Some((slow, at)) = worst {
+        println!(
+            "\nRaster phase over the raster core alone, worst on the default preset: {slow:.2} ({at}); \
+             the Pixel phase runs after every first tile (seed 001), so a frame's cycles are \
+             about raster + pixel, not their maximum."
+        );
+    }
+}
