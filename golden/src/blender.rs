@@ -582,6 +582,9 @@ mod hw_model {
     ///   leaves at once (≤ L entries, or merges), otherwise ⌈heads / L⌉ compare cycles per
     ///   fragment; a buffer takes the next fragment while the pool still waits for lanes.
     /// * **Flush.** Every register returns to the state of [`BlenderCycle::new`].
+    /// * **Idle.** `idle` = every column's pool and buffer valid bits low ∧ every stage's slot
+    ///   and lane (op) valid bits low, stage D (the output register) included
+    ///   ([`BlenderCycle::idle`]).
     ///
     /// **Against the transaction model** ([`run`]): the compare/issue rule is the same and so is
     /// the in-flight window (ops of the last D batches), but (1) arrivals: the transaction model
@@ -659,6 +662,15 @@ mod hw_model {
             let n: usize = self.cols.iter().map(Vec::len).sum();
             let pool = self.cols.iter().filter(|c| !c.is_empty()).count();
             (pool, n - pool)
+        }
+
+        /// Nothing held: no pool or buffer entry, no batch in any stage (registers only).
+        pub fn idle(&self) -> bool {
+            self.cols.iter().all(Vec::is_empty)
+                && self
+                    .stages
+                    .iter()
+                    .all(|s| s.slots.iter().all(Option::is_none) && s.ops.iter().all(Option::is_none))
         }
 
         /// Every column certain to have room after this edge (contract, Handshake).

@@ -251,8 +251,9 @@ pub const WRITE_STAGES: usize = 2;
 ///
 /// **Registers.** Two banks of [`BufferLayout::bank_words`] words (a dual-port RAM, one write
 /// and one registered read port; a word is the pixel's x, y, `slot_valid` bits 0..C and colours
-/// 0..C; slots ≥ C are not stored and read back 0). Write side: `in_bank`, `closed[2]`, the write
-/// pipeline `s1`, `s2` ([`WRITE_STAGES`]), `full[2]` and each bank's `class`. Read side: `rb`,
+/// 0..C; slots ≥ C are not stored and read back 0). Write side: `in_bank`, `closed[2]`, `open`
+/// (a pixel of the tile being filled is taken and its last is not), the write pipeline `s1`,
+/// `s2` ([`WRITE_STAGES`]), `full[2]` and each bank's `class`. Read side: `rb`,
 /// `active`, `k` (next piece), `ra`, `left`, `inflight` (the RAM's read register holds a word),
 /// and a two-entry output FIFO `o0` (= `out`), `o1`, count `n`.
 ///
@@ -260,7 +261,8 @@ pub const WRITE_STAGES: usize = 2;
 ///   `out_ready`). A pixel taken at edge t goes into `s1` with its bank and word address; at
 ///   edge t + 1 into `s2`; at edge t + 2 it is written into the RAM, and if it is its tile's
 ///   last, `full[bank]` ← 1 with the tile's class. Taking a tile's last pixel sets
-///   `closed[in_bank]` and flips `in_bank` at that edge.
+///   `closed[in_bank]`, clears `open` and flips `in_bank` at that edge; taking any other pixel
+///   sets `open`.
 /// * **Drain.** Per edge, from the registers before it: if ¬`active` and `full[rb]`: load piece
 ///   `k` of `drain` of `class[rb]` (`ra` ← base, `left` ← count, `active` ← 1, `k` += 1), no
 ///   read. Else if `active` and `space`: read word `ra` of bank `rb` (it is in the read register,
@@ -276,6 +278,8 @@ pub const WRITE_STAGES: usize = 2;
 /// * **Throughput.** In: one pixel per cycle while a bank is free (the other may drain).
 ///   Out: a piece of a pixels takes a + 1 cycles without back-pressure; banks follow each
 ///   other directly (the load of the next bank's first piece is the edge after the last read).
+/// * **Idle.** `idle` = ¬`open` ∧ ¬`closed[0]` ∧ ¬`closed[1]` ∧ `s1`, `s2` invalid ∧
+///   ¬`inflight` ∧ n = 0 ([`ColourBufferCycle::idle`]; `full[b]` and `active` imply `closed`).
 /// * **Flush.** Every register returns to the state of [`ColourBufferCycle::new`]; the RAM
 ///   keeps its words (a drain reads only words its tile wrote).
 #[derive(Clone, Debug)]
@@ -284,6 +288,7 @@ pub struct ColourBufferCycle {
     mem: [Vec<PixSlots>; 2],
     in_bank: usize,
     closed: [bool; 2],
+    open: bool,
     s1: Option<Wr>,
     s2: Option<Wr>,
     full: [bool; 2],
@@ -319,9 +324,11 @@ impl ColourBufferCycle {
         self.stats
     }
 
-    /// Nothing held: no pixel in the write path or a bank, nothing on the way out.
+    /// Nothing held: no pixel in the write path or a bank (a tile being filled or closed),
+    /// nothing on the way out (registers only).
     pub fn idle(&self) -> bool {
-        self.s1.is_none()
+        !self.open
+            && self.s1.is_none()
             && self.s2.is_none()
             && !self.closed[0]
             && !self.closed[1]
@@ -417,6 +424,7 @@ impl CycleModel for ColourBufferCycle {
                 last,
                 class: self.lay.class_of(inp.x, inp.y),
             });
+            self.open = !last;
             if last {
                 self.closed[self.in_bank] = true;
                 self.in_bank ^= 1;
@@ -432,6 +440,7 @@ impl ColourBufferCycle {
             mem: [Vec::new(), Vec::new()],
             in_bank: 0,
             closed: [false; 2],
+            open: false,
             s1: None,
             s2: None,
             full: [false; 2],

@@ -109,6 +109,9 @@ struct Meta {
 ///   adone: out_valid ← 0, the payload keeps its value.
 /// * **Payload when not valid.** The last one loaded (0 after `new` or a flush), for `rd` and
 ///   `out` alike.
+/// * **Idle.** `idle` = hmask = 0 ∧ ¬rd_valid ∧ meta FIFO empty ∧ n = 0 ∧ an = 0 ∧ ¬adone ∧
+///   ¬out_valid ([`DstFetchCycle::idle`]): no pixel held, no read outstanding, nothing
+///   assembled or on the output.
 /// * **Flush.** Every register returns to the state of [`DstFetchCycle::new`] (the reads in
 ///   flight are forgotten: flush the memory's response queue with it).
 /// * **Latency** (memory of latency 1 and depth ≥ 2, grant and `out_ready` always high,
@@ -222,6 +225,18 @@ impl DstFetchCycle {
     /// Counters so far.
     pub fn stats(&self) -> DstFetchStats {
         self.stats
+    }
+
+    /// Nothing held: no slot left in `hold`, no read on the port or unanswered, no lane
+    /// counted or assembled, no fragment on the output (registers only).
+    pub fn idle(&self) -> bool {
+        self.hmask == 0
+            && !self.rd_valid
+            && self.meta.is_empty()
+            && self.n == 0
+            && self.an == 0
+            && !self.adone
+            && !self.out_valid
     }
 
     /// One rising edge.

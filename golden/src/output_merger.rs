@@ -163,6 +163,8 @@ pub struct MergerCycleStats {
 ///   follow each other with no bubble (n cycles each), an empty beat costs one cycle of input.
 /// * **Payload when not valid.** The last write's (0 after `new` or a flush).
 /// * **Flush.** Every register returns to the state of [`OutputMergerCycle::new`].
+/// * **Idle.** `idle` = `hold` has no slot remaining ∧ ¬`out_valid`
+///   ([`OutputMergerCycle::idle`]).
 ///
 /// The writes are the transaction model's [`OutputMerger::write`]s in stream order, so the
 /// memory after them holds [`OutputMerger::memory`] (`tests/output_merger_cycle.rs`).
@@ -182,6 +184,11 @@ impl OutputMergerCycle {
     /// Counters so far.
     pub fn stats(&self) -> MergerCycleStats {
         self.stats
+    }
+
+    /// Nothing held: no slot remaining in `hold` and no write on the output (registers only).
+    pub fn idle(&self) -> bool {
+        self.hold.lane_valid & 0xf == 0 && !self.out_valid
     }
 }
 

@@ -64,6 +64,8 @@ pub struct BackEndStats {
 ///   a register of a block.
 /// * `flush` goes to every block at the same edge; the memory is not the back end's and is
 ///   not flushed.
+/// * **Idle.** `idle` = the AND of the five blocks' `idle` (each a function of its own
+///   registers, stated in its contract): no pixel, read or write anywhere in the back end.
 ///
 /// Latency and throughput are the blocks' composed: one pixel per cycle into the pixel
 /// processor; a second tile leaves the colour buffer once its last pixel is in, a piece of a
@@ -182,6 +184,23 @@ impl PixelBackEndCycle {
             .clock(cv, &c, w.bl_in_ready, w.rd_ready, mem_resp_valid, mem_resp, flush);
         self.bl.clock(dv, &d, w.om_in_ready, flush);
         self.om.clock(bv, &b, w.wr_ready, flush);
+    }
+
+    /// Nothing held (the contract's **Idle**): every block idle.
+    pub fn idle(&self) -> bool {
+        self.blocks_idle().iter().all(|&b| b)
+    }
+
+    /// Each block's `idle`, in pipeline order: pixel processor, colour buffer, dst_fetch,
+    /// blender, output merger.
+    pub fn blocks_idle(&self) -> [bool; 5] {
+        [
+            self.pp.idle(),
+            self.cb.idle(),
+            self.df.idle(),
+            self.bl.idle(),
+            self.om.idle(),
+        ]
     }
 
     /// The blocks' counters so far.

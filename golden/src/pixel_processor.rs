@@ -255,6 +255,7 @@ mod hw_model {
     /// * **Payload.** x, y passed through; slot j < C valid iff k_j > 0, its colour
     ///   [`resolve_pixel`]'s slot j, packed RGBA8; slots ≥ C and empty slots read 0.
     /// * **Flush.** Every register returns to the state of [`PixelProcessorCycle::new`].
+    /// * **Idle.** `idle` = every stage's valid bit (E0 … E6) low ([`PixelProcessorCycle::idle`]).
     ///
     /// **Against the transaction model**: the slots are `resolve_pixel`'s for the pixel's
     /// `Option<Rgba>` samples (uncovered = `None`), and [`PixelProcessorCycle::stats`] equals
@@ -297,6 +298,11 @@ mod hw_model {
 
         fn out_valid(&self) -> bool {
             self.stages.back().is_some_and(Option::is_some)
+        }
+
+        /// Nothing held: every stage's valid bit low (a function of the registers only).
+        pub fn idle(&self) -> bool {
+            self.stages.iter().all(Option::is_none)
         }
     }
 

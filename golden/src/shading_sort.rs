@@ -566,7 +566,9 @@ pub struct ShadingSortStats {
 ///   costs one cycle and produces nothing. The input's bits beyond the block's widths are
 ///   dropped: prim to 21 bits, qx to log2 w − 1 bits, qy to log2 h − 1 bits, mask to 4·S.
 ///   At the edge that processes the `last` record's final lane (or takes it, if it has no
-///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record.
+///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record. A
+///   one-bit register `open` is set by every record taken (not by a `none` token) and cleared
+///   at the edge the phase becomes Readout: a tile's records are in X.
 /// * **Readout**: setup, then pixel by pixel in position order (p = py·w + px, samples in
 ///   order s), max(1, visible samples of p) cycles per pixel: each visible sample becomes one
 ///   element (prim, pos = p·S + s) written at `Y[n]`, n += 1, min/max prim tracked; the pixel's
@@ -588,6 +590,9 @@ pub struct ShadingSortStats {
 ///   py, mask = C valid bits, colour_i = C_i or 0}` with `out_valid` until `out_ready`; a
 ///   pixel outside costs one cycle and no beat; `C[p]` is cleared as the pixel leaves. After
 ///   the last pixel the phase is Depth.
+/// * **Idle.** `idle` = (phase = Init ∨ phase = Depth) ∧ `pend` = 0 ∧ ¬`open`
+///   ([`ShadingSortCycle::is_idle`]): no record held or in X, no sort, walk, colour read or
+///   pixel in C; the Init sweep holds nothing of a frame.
 /// * **Flush** (synchronous): every register and counter back to the start, Init again; a
 ///   read in flight is dropped (the memory behind the port is flushed with the block).
 ///
@@ -622,6 +627,7 @@ pub struct ShadingSortCycle {
     setup: bool,
     cnt: u32,
     pend: u8,
+    open: bool,
     rec: crate::streams::PiRecord,
     tile: [u32; 2],
     n: u32,
@@ -682,6 +688,7 @@ impl ShadingSortCycle {
             setup: false,
             cnt: 0,
             pend: 0,
+            open: false,
             rec: Default::default(),
             tile: [0, 0],
             n: 0,
@@ -729,9 +736,11 @@ impl ShadingSortCycle {
     pub fn phase(&self) -> (SsPhase, bool) {
         (self.phase, self.setup)
     }
-    /// Nothing held: Depth with no record pending.
+    /// Nothing of a frame held (the contract's **Idle**, registers only): Init or Depth, no
+    /// lane pending, no record of an unfinished tile taken (`open`). Every later phase holds a
+    /// tile (sort buffers, a colour read in flight, pixels in C).
     pub fn is_idle(&self) -> bool {
-        self.phase == SsPhase::Depth && self.pend == 0
+        matches!(self.phase, SsPhase::Init | SsPhase::Depth) && self.pend == 0 && !self.open
     }
 
     /// Ready for a record (registered).
@@ -873,6 +882,7 @@ impl ShadingSortCycle {
             fresh.setup = false;
             fresh.cnt = 0;
             fresh.pend = 0;
+            fresh.open = false;
             fresh.tile = [0, 0];
             fresh.n = 0;
             fresh.min = 0;
@@ -933,6 +943,7 @@ impl ShadingSortCycle {
                         self.xstats.none_tiles += 1;
                     } else {
                         self.xstats.records += 1;
+                        self.open = true;
                         self.rec = *inp;
                         self.tile = [inp.tile_x, inp.tile_y];
                         self.pend = self.lanes(inp);
@@ -940,6 +951,7 @@ impl ShadingSortCycle {
                     }
                 }
                 if to_readout {
+                    self.open = false;
                     self.rec = Default::default();
                     self.n = 0;
                     self.min = u32::MAX;

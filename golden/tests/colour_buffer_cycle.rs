@@ -318,3 +318,43 @@ fn flush_drops_everything_held_and_the_next_tiles_come_out_whole() {
         }
     }
 }
+
+/// `idle` (the contract's **Idle**): true in the new state; false from the first pixel of a
+/// tile on, also while the tile is still open and the write pipeline has emptied (`open`), and
+/// while it drains; true again once its last pixel has left; true after a flush.
+#[test]
+fn idle_covers_an_open_tile() {
+    let cfg = Config::preset("default").unwrap();
+    let mut r = Rng::stream(17, 0);
+    let input = stream(&cfg, &[[1, 0]], &mut r);
+    let mut m = ColourBufferCycle::new(&cfg);
+    assert!(m.idle(), "new state");
+    // Half the tile, then ten cycles with no input: the tile is open, nothing else held.
+    let half = input.len() / 2;
+    for p in &input[..half] {
+        assert!(m.in_ready(true));
+        m.clock(true, p, true, false);
+        assert!(!m.idle());
+    }
+    for _ in 0..10 {
+        m.clock(false, &PixSlots::default(), true, false);
+        assert!(!m.idle() && !m.out().0, "open tile counts as held");
+    }
+    let mut outs = 0;
+    for p in &input[half..] {
+        m.clock(true, p, true, false);
+        assert!(!m.idle());
+    }
+    for _ in 0..10_000 {
+        if m.idle() {
+            break;
+        }
+        outs += m.out().0 as usize;
+        m.clock(false, &PixSlots::default(), true, false);
+    }
+    assert!(m.idle() && outs == input.len(), "{outs} of {} out", input.len());
+    m.clock(true, &input[0], true, false);
+    assert!(!m.idle());
+    m.clock(false, &PixSlots::default(), true, true);
+    assert!(m.idle(), "after a flush");
+}

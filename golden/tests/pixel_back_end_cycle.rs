@@ -7,10 +7,10 @@
 //! `FrameStats::pixel`, every blend sample arrives (`BlendStats::samples`), one write per
 //! sample.
 
-use tilerast_golden::memory_port::MemTiming;
+use tilerast_golden::memory_port::{MemTiming, MemoryCycle};
 use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::{back_end_input, render_frame};
-use tilerast_golden::pixel_back_end::{run_frame, BackEndRun, MemBehaviour};
+use tilerast_golden::pixel_back_end::{framebuffer, run_frame, BackEndRun, MemBehaviour, PixelBackEndCycle};
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::{Config, PrimitiveFx, PRESETS};
 use tilerast_verif::stim::{point_at, spread_triangle};
@@ -230,4 +230,69 @@ fn a_wrong_byte_is_reported() {
     bad.write(addr & !3, 0x00ab_0000 ^ bad.read(addr & !3), 0b0100);
     assert_eq!(bad.first_difference(&run.memory).map(|d| d.0), Some(addr));
     assert!(render_frame(&frame).is_ok());
+}
+
+/// `idle` of the back end and of each of its five blocks (the contracts' **Idle**): true in
+/// the new state, false at least once while a frame goes through each block, true again when
+/// the frame's last write has reached the memory and the back end has drained (the memory
+/// then equals golden's), and true the cycle after a flush in mid-frame.
+#[test]
+fn idle_is_true_before_and_after_a_frame_and_false_in_between() {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.viewport = [96, 64];
+    cfg.validate().unwrap();
+    let frame = random_frame(&cfg, 11, 20);
+    let out = back_end_input(&frame).unwrap();
+    let rec = out.back_end.unwrap();
+    let mem = MemBehaviour {
+        timing: MemTiming { latency: 3, depth: 4 },
+        busy_permille: 200,
+        ..MemBehaviour::default()
+    };
+    for flush_at in [None, Some(rec.input.len() as u64 / 2)] {
+        let mut be = PixelBackEndCycle::new(&cfg);
+        assert!(be.idle() && be.blocks_idle() == [true; 5], "new state");
+        let mut m = MemoryCycle::new(mem.timing, framebuffer(&cfg, rec.background));
+        let mut rng = Rng::stream(3, 0);
+        let mut busy = [false; 5];
+        let mut next = 0usize;
+        let mut end = None;
+        for cyc in 0..1_000_000u64 {
+            let flush = flush_at == Some(cyc);
+            let grant = !rng.permille(mem.busy_permille as u64);
+            let req_ready = m.req_ready(grant);
+            let (rv, resp) = m.resp();
+            let (qv, q) = be.mem_req();
+            let in_valid = next < rec.input.len();
+            let inp = rec.input.get(next).copied().unwrap_or_default();
+            if !flush && in_valid && be.in_ready(req_ready) {
+                next += 1;
+            }
+            let resp_ready = be.mem_resp_ready();
+            be.clock(in_valid, &inp, req_ready, rv, &resp, flush);
+            m.clock(qv && !flush, &q, grant, resp_ready, flush);
+            for (b, i) in busy.iter_mut().zip(be.blocks_idle()) {
+                *b |= !i;
+            }
+            if flush {
+                assert!(be.idle(), "idle the cycle after a flush");
+                break;
+            }
+            if next == rec.input.len() && be.idle() && m.held() == 0 {
+                end = Some(cyc);
+                break;
+            }
+        }
+        assert_eq!(busy, [true; 5], "every block held something once");
+        if flush_at.is_none() {
+            println!(
+                "idle again at cycle {end:?}: {} pixels, {} writes",
+                rec.input.len(),
+                m.stats.writes
+            );
+            assert!(m.stats.writes > 100 && rec.input.len() > 1000, "activity");
+            assert!(end.is_some(), "the back end drained");
+            assert_eq!(rec.memory.first_difference(&m.mem), None, "memory at idle");
+        }
+    }
 }
