@@ -1,6 +1,23 @@
 //! The whole frame as the RTL `frame` top runs it (SPEC §1; the hardware of issue 16): the map
-//! of its one memory port, and the memory a frame leaves behind, which the frame top's memory
-//! must equal byte for byte at frame end.
+//! of its one memory port, the memory a frame leaves behind, which the frame top's memory must
+//! equal byte for byte at frame end, and the top's cycle model [`FrameCycle`] (its rustdoc is
+//! the top's timing contract) with [`run_frames`], which runs frames through it behind a
+//! [`crate::memory_port::MemoryCycle`].
+//!
+//! ```text
+//!             ┌──────────────────────────────────────── frame ──────────────────────────────────────────┐
+//!  PrimIn ───►│ bin_setup ─BinBox─► binner                                                              │
+//!  (in)       │    │ wr              │ wr(last) ─► SeqStart ─► tile_sequencer ─SeqCmd─┬─Cmd─► raster_core ─Beat─┐
+//!             │    │                 │                          │ lrd/lrsp  prd/prsp  └─depth─► depth FIFO ─────┤
+//!             │    │                 │                          │                                   PiBeat ◄─┘
+//!             │    │                 │                          │            pixel_info_write ◄───────┘
+//!             │    │                 │                          │              │ wr(last) ─► PiStart ─► pixel_info_read
+//!             │    │                 │                          │              │                 │ rd/rsp     │ PiRecord
+//!             │    │                 │                          │              │                 │        shading_sort ─PixSamples─► pixel_back_end
+//!             │    ▼                 ▼                          ▼              ▼                 ▼            │ rd/rsp               │ mem
+//!             │  ═══════════════ memory arbiter: region base added, fixed priority, read-tag FIFO ════════════════════════════════│
+//!             └─────────────────────────────── mem_req ▼ ▲ mem_resp ───────────── done (pulse, frame id) ────────────────────────┘
+//! ```
 //!
 //! ```text
 //!  byte address              region        written by          read by
@@ -26,6 +43,9 @@
 //! * the pixel info: every quad of the frame pushed in raster order with its primitive's depth
 //!   and the frame id, then closed ([`PixelInfoStore::finish_raster`]). Reading the lists back
 //!   frees nothing in memory (golden frees host memory only), so they are still there.
+
+mod cycle;
+pub use cycle::*;
 
 use crate::memory_port::SparseMemory;
 use crate::pipeline::{back_end_input, raster_frame, Image, PipelineError};

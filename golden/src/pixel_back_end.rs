@@ -215,8 +215,9 @@ impl PixelBackEndCycle {
     }
 }
 
-/// The memory behind the port in [`run_frame`]: its timing, and the chance (per mille) that it
-/// withholds `req_ready` in a cycle (random back-pressure; 0 for none).
+/// The memory behind the port in [`run_frame`] (and [`crate::frame::run_frames`]): its timing,
+/// the chance (per mille) that it withholds `req_ready` in a cycle (random back-pressure; 0 for
+/// none) and one long stall.
 #[derive(Clone, Copy, Debug)]
 pub struct MemBehaviour {
     pub timing: MemTiming,
@@ -225,6 +226,9 @@ pub struct MemBehaviour {
     pub busy_permille: u32,
     /// Seed of the back-pressure pattern.
     pub seed: u64,
+    /// Cycles `[from, to)` in which the memory withholds every grant (a long stall; empty by
+    /// default).
+    pub stall: (u64, u64),
 }
 
 impl Default for MemBehaviour {
@@ -234,6 +238,23 @@ impl Default for MemBehaviour {
             blend: PIPELINE_BLEND,
             busy_permille: 0,
             seed: 1,
+            stall: (0, 0),
+        }
+    }
+}
+
+impl MemBehaviour {
+    /// The grant (back-pressure) line, cycle by cycle: call it once per cycle with the cycle
+    /// number; `false` withholds `req_ready` ([`MemoryCycle::req_ready`]'s `grant`). A seeded
+    /// xorshift draws `busy_permille` per cycle, and `stall` withholds a whole window.
+    pub fn grant_line(&self) -> impl FnMut(u64) -> bool {
+        let mut rng = self.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let (busy, stall) = (self.busy_permille, self.stall);
+        move |cyc| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % 1000) as u32 >= busy && !(stall.0..stall.1).contains(&cyc)
         }
     }
 }
@@ -263,13 +284,10 @@ pub fn run_frame(
 ) -> Result<BackEndRun, String> {
     let mut be = PixelBackEndCycle::with_opts(cfg, &mem.blend);
     let mut m = MemoryCycle::new(mem.timing, framebuffer(cfg, background));
-    let mut rng = mem.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut grants = mem.grant_line();
     let mut next = 0usize;
     for cyc in 0..max_cycles {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let grant = (rng % 1000) as u32 >= mem.busy_permille;
+        let grant = grants(cyc);
         let req_ready = m.req_ready(grant);
         let (rv, resp) = m.resp();
         let (qv, q) = be.mem_req();

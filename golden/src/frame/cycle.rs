@@ -1,0 +1,1000 @@
+//! The cycle model of the whole-frame top ([`FrameCycle`], `hw/src/frame.rs`), its per-cycle
+//! port record ([`FramePorts`]) and the driver that runs frames through it behind a
+//! [`MemoryCycle`] ([`run_frames`]). The diagram and the memory map are the parent module's
+//! ([`crate::frame`]); the timing contract is [`FrameCycle`]'s rustdoc.
+
+use crate::bin_setup::{frame_beats, BinSetupCycle, BinSetupParams, BinSetupStats};
+use crate::binner::{BinnerCycle, BinnerCycleStats, BIN_CHUNK_BYTES};
+use crate::blender::BlendOpts;
+use crate::config::Config;
+use crate::cycle::CycleModel;
+use crate::list_reader::ListReaderStats;
+use crate::memory_port::{MemStats, MemoryCycle, SparseMemory};
+use crate::pipeline::PIPELINE_BLEND;
+use crate::pixel_back_end::{framebuffer, BackEndStats, MemBehaviour, PixelBackEndCycle};
+use crate::pixel_info_read::PixelInfoReadCycle;
+use crate::pixel_info_write::{PixelInfoWriteCycle, PixelInfoWriteStats};
+use crate::raster_core::RasterCoreCycle;
+use crate::scene::Frame;
+use crate::shading_sort::{ShadeStats, ShadingSortCycle, ShadingSortStats, PRIM_ID_BITS};
+use crate::streams::{Beat, MemReq, MemResp, PiBeat, PiStart, PrimIn, SeqStart};
+use crate::tile_sequencer::{TileSequencerCycle, TileSequencerStats};
+use std::collections::VecDeque;
+
+use super::{BINS, FRAMEBUFFER, PIXEL_INFO, PRIMS, REGIONS};
+
+/// Entries of the top's depth FIFO (the depths of the raster core's commands in flight).
+pub const DEPTH_FIFO: usize = 16;
+/// Entries of the arbiter's read-tag FIFO (reads in flight).
+pub const TAG_FIFO: usize = 8;
+/// Memory clients of the arbiter.
+pub const CLIENTS: usize = 8;
+
+/// Client indices, highest priority first (the arbiter's table in [`FrameCycle`]).
+pub mod client {
+    /// The binner's list writes (BINS).
+    pub const BINNER: usize = 0;
+    /// bin_setup's primitive-table writes (PRIMS).
+    pub const BIN_SETUP: usize = 1;
+    /// pixel_info_write's list writes (PIXEL_INFO).
+    pub const PI_WRITE: usize = 2;
+    /// The tile sequencer's primitive-table reads `prd` (PRIMS).
+    pub const SEQ_PRIMS: usize = 3;
+    /// The tile sequencer's list reads `lrd` (BINS).
+    pub const SEQ_LISTS: usize = 4;
+    /// The pixel back end's framebuffer reads and writes (FRAMEBUFFER).
+    pub const BACK_END: usize = 5;
+    /// shading_sort's colour reads (PRIMS).
+    pub const SHADING: usize = 6;
+    /// pixel_info_read's list reads (PIXEL_INFO).
+    pub const PI_READ: usize = 7;
+}
+
+/// Per client: its name, the base the arbiter adds, the index of its region in [`REGIONS`].
+pub const CLIENT_TABLE: [(&str, u32, usize); CLIENTS] = [
+    ("binner", BINS, 2),
+    ("bin_setup", PRIMS, 1),
+    ("pixel_info_write", PIXEL_INFO, 3),
+    ("tile_sequencer prd", PRIMS, 1),
+    ("tile_sequencer lrd", BINS, 2),
+    ("pixel_back_end", FRAMEBUFFER, 0),
+    ("shading_sort", PRIMS, 1),
+    ("pixel_info_read", PIXEL_INFO, 3),
+];
+
+/// Phase of the top (`phase` register; the RTL's encoding).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// Primitives in, table and bin lists written.
+    #[default]
+    Bin = 0,
+    /// The tile sequencer feeds the raster core, the pixel-info lists are written.
+    Raster = 1,
+    /// The pixel-info lists are read back, shaded and blended into the framebuffer.
+    Pixel = 2,
+    /// One cycle: `done_valid`, every block flushed.
+    Done = 3,
+}
+
+/// Memory traffic of one arbiter client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientStats {
+    /// Requests accepted (`mem_req_valid` ∧ `mem_req_ready` with this client selected).
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    /// 4 per request.
+    pub bytes: u64,
+}
+
+/// What one frame did in [`FrameCycle`]: since the last Done edge, `new` or flush (at the Done
+/// cycle, before its edge, the whole frame).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameCycleStats {
+    /// Per client ([`client`] indices).
+    pub clients: [ClientStats; CLIENTS],
+    /// Cycles in Bin from the frame's first [`PrimIn`] transfer (that cycle included).
+    pub bin_cycles: u64,
+    pub raster_cycles: u64,
+    pub pixel_cycles: u64,
+    /// From the first [`PrimIn`] transfer to the Done cycle, both included: bin + raster +
+    /// pixel + 1 once Done is reached.
+    pub cycles: u64,
+    /// Cycles with `mem_req_valid` and not `mem_req_ready`.
+    pub mem_stalled: u64,
+    /// Commands into the raster core, beats out of it (into pixel_info_write).
+    pub cmds: u64,
+    pub beats: u64,
+    /// Second tiles whose `last` record shading_sort has taken (`tiles_done`).
+    pub tiles_done: u64,
+    /// Most reads in flight at once (tag FIFO entries), and most distinct clients among them.
+    pub max_reads_in_flight: u32,
+    pub max_read_clients: u32,
+    /// The blocks' counters for this frame.
+    pub bin_setup: BinSetupStats,
+    pub binner: BinnerCycleStats,
+    pub sequencer: TileSequencerStats,
+    /// The sequencer's list reader (the bins).
+    pub seq_lists: ListReaderStats,
+    pub pi_write: PixelInfoWriteStats,
+    /// pixel_info_read's list reader.
+    pub pi_read: ListReaderStats,
+    pub shade: ShadeStats,
+    pub shading: ShadingSortStats,
+    pub back_end: BackEndStats,
+}
+
+/// `a − b` field by field; the struct literal names every field, so a field added to the
+/// counters without being listed here does not compile.
+macro_rules! minus {
+    ($t:ident, $a:expr, $b:expr, [$($f:ident),* $(,)?]) => {
+        $t { $($f: $a.$f - $b.$f),* }
+    };
+}
+
+/// The counters of the blocks that keep counting through a flush (the others restart at
+/// every flush, so at every Done): their values at the frame's start.
+#[derive(Clone, Copy, Debug, Default)]
+struct Base {
+    bs: BinSetupStats,
+    bn: BinnerCycleStats,
+    seq: TileSequencerStats,
+    seq_lists: ListReaderStats,
+    piw: PixelInfoWriteStats,
+    pir: ListReaderStats,
+}
+
+fn lists_minus(a: ListReaderStats, b: ListReaderStats) -> ListReaderStats {
+    minus!(
+        ListReaderStats,
+        a,
+        b,
+        [
+            starts,
+            reads,
+            table_reads,
+            record_reads,
+            next_reads,
+            records,
+            nones,
+            wrapped
+        ]
+    )
+}
+
+/// One cycle at the top's ports: the inputs driven and the outputs the model predicts (what
+/// the Verilator co-simulation compares, port by port, every cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FramePorts {
+    pub cycle: u64,
+    // Inputs.
+    pub flush: bool,
+    pub in_valid: bool,
+    pub inp: PrimIn,
+    pub mem_req_ready: bool,
+    pub mem_resp_valid: bool,
+    pub mem_resp: MemResp,
+    // Outputs.
+    pub in_ready: bool,
+    pub mem_req_valid: bool,
+    pub mem_req: MemReq,
+    pub mem_resp_ready: bool,
+    pub done_valid: bool,
+    pub done_frame: u8,
+}
+
+/// The wires of one cycle, from the registers and the cycle's inputs.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wires {
+    /// `phase` = Bin ∧ ¬`ended`: bin_setup may take a beat.
+    take_in: bool,
+    box_ready: bool,
+    in_ready: bool,
+    // Raster.
+    seq_out_ready: bool,
+    core_cmd_valid: bool,
+    core_cmd_ready: bool,
+    piw_in_ready: bool,
+    piw_in_valid: bool,
+    piw_in: PiBeat,
+    depth_push: bool,
+    depth_pop: bool,
+    // Pixel.
+    ss_in_ready: bool,
+    be_in_ready: bool,
+    last_in: bool,
+    fin: bool,
+    // Arbiter.
+    valid: [bool; CLIENTS],
+    sel: Option<usize>,
+    mem_req_valid: bool,
+    mem_req: MemReq,
+    ready: [bool; CLIENTS],
+    rsp_valid: [bool; CLIENTS],
+    mem_resp_ready: bool,
+    bin_last: bool,
+    piw_last: bool,
+}
+
+/// Cycle model of the whole-frame top `hw/src/frame.rs` (RTL module `tilerast_frame_<preset>`):
+/// primitives in, one memory port, a done pulse with the frame id out.
+///
+/// # Timing contract
+///
+/// The one statement of the `frame` top's timing (issue 16); the RTL is held to it on every
+/// port and cycle (`hw/tests/frame.rs`, `cosim/tests/frame.rs`). Diagram and memory map: the
+/// [`crate::frame`] module header. The blocks keep their own contracts ([`BinSetupCycle`],
+/// [`BinnerCycle`], [`TileSequencerCycle`], [`RasterCoreCycle`], [`PixelInfoWriteCycle`],
+/// [`PixelInfoReadCycle`], [`ShadingSortCycle`], [`PixelBackEndCycle`]); this one adds the
+/// wiring, the phases and the memory arbiter.
+///
+/// **Ports** (names as the blocks', `stream_block!` in `hw/src/streams.rs`): `clock`, `flush`
+/// (synchronous: every register and every block back to its new state; the memory is not the
+/// frame's and is not flushed, but its held reads must be dropped at the same edge, as for
+/// every block with a read port, [`MemoryCycle::clock`]'s `flush`: a response from before a
+/// flush arriving after a new read was issued would be routed to that read's client). In:
+/// `in_valid` / `in_ready` / `inp` ([`PrimIn`]: a frame's primitives, then one token with `end`
+/// = 1). Memory, exactly like `pixel_back_end`'s: `mem_req_valid` / `mem_req_ready` / `mem_req`
+/// ([`MemReq`]), `mem_resp_valid` / `mem_resp_ready` / `mem_resp` ([`MemResp`]; only reads are
+/// answered, in request order). `done_valid` (Bit), `done_frame` (Bits<8>): a one-cycle pulse,
+/// no handshake.
+///
+/// **Registers of the top** (besides the blocks'):
+/// * `phase` ∈ {Bin, Raster, Pixel, Done} ([`Phase`]); new/flush: Bin.
+/// * `fid`: Bits<8>, the frame id; new/flush: 0. The first frame after a flush is frame 0,
+///   then 1, 2, … (wrapping at 256).
+/// * `ended`: Bit, the frame's end token has been taken; new/flush/Done: 0.
+/// * `seq_go`: Bit (SeqStart pending), `pi_go`: Bit (PiStart pending); new: 0.
+/// * depth FIFO: [`DEPTH_FIFO`] = 16 entries of Bits<24> (register file + head/tail/count);
+///   new: empty.
+/// * tag FIFO: [`TAG_FIFO`] = 8 entries of Bits<3> (the client of each read in flight); new:
+///   empty.
+/// * `tiles_done`: Bits<32>, second tiles whose `last` record (a `none` token included: it has
+///   `last` = 1) shading_sort has taken this frame; new: 0.
+///
+/// **Per cycle.** Every wire is a function of the registers and the cycle's inputs; no input
+/// reaches an output combinationally (`in_ready` and `mem_resp_ready` are functions of
+/// registers too). `blk_flush` = `flush` ∨ (`phase` = Done); every block's `flush` input is
+/// `blk_flush`.
+/// * **In.** `in_ready` = (`phase` = Bin) ∧ ¬`ended` ∧ bin_setup.in_ready(box_ready)
+///   (box_ready = binner.in_ready); bin_setup's `in_valid` = `in_valid` ∧ (`phase` = Bin) ∧
+///   ¬`ended`. The end token's transfer sets `ended`. So after a frame's end token the top
+///   takes no primitive until the cycle after its Done cycle. (A transfer in a `flush` cycle
+///   is dropped with everything else.)
+/// * **Bin phase.** bin_setup's box output → binner's input. bin_setup's `wr` and the binner's
+///   write (BinWrite's `req`) are arbiter clients. When the binner's write with `last` = 1 is
+///   accepted (valid ∧ ready): `phase` ← Raster, `seq_go` ← 1.
+/// * **Raster phase.** tile_sequencer `in_valid` = `seq_go`, `SeqStart.frame` = `fid`;
+///   `seq_go` ← 0 when `seq_go` ∧ seq.in_ready. seq `lrd`, `prd` are arbiter clients; `lrsp`,
+///   `prsp` come from the response router. With (`sv`, `sc`) = seq.out():
+///   - `sc.end` = 0: raster_core `cmd_valid` = sv ∧ depth FIFO not full, `cmd` = sc's command
+///     fields (also when not valid); seq `out_ready` = core.cmd_ready ∧ depth FIFO not full;
+///     on a transfer push `sc.depth`.
+///   - `sc.end` = 1: raster_core `cmd_valid` = 0; `end_go` = sv ∧ depth FIFO empty ∧
+///     ¬core.out_valid; seq `out_ready` = `end_go` ∧ piw.in_ready.
+///   - pixel_info_write input: `in_valid` = core.out_valid ∨ `end_go`; payload = core.out_valid
+///     ? PiBeat{beat = the core's beat with `block` 0, depth = depth FIFO head, frame = `fid`,
+///     end 0} : PiBeat{beat 0, depth 0, frame = `fid`, end 1}. core `out_ready` =
+///     piw.in_ready. When a core beat with `last` transfers, pop the depth FIFO (a push and a
+///     pop in one cycle both happen).
+///   - piw's write (BinWrite `req`) is an arbiter client. When its write with `last` = 1 is
+///     accepted: `phase` ← Pixel, `pi_go` ← 1.
+/// * **Pixel phase.** pixel_info_read `in_valid` = `pi_go`, `PiStart.frame` = `fid`; `pi_go` ←
+///   0 on its transfer. pir out → shading_sort in (pir `out_ready` = shading_sort.in_ready);
+///   shading_sort out → pixel_back_end in (shading `out_ready` = back_end.in_ready(ready(5)),
+///   which depends on registers only); pir `rd`, shading `rd` and the back end's `mem_req`
+///   are arbiter clients. `tiles_done` += 1
+///   when a PiRecord with `last` = 1 transfers into shading_sort. `fin` = (`phase` = Pixel) ∧
+///   `tiles_done` = T2 (the viewport's second tiles) ∧ shading_sort idle ∧ pixel_back_end idle
+///   ∧ tag FIFO empty ∧ ¬`pi_go` (the blocks' **Idle** lines: [`ShadingSortCycle::is_idle`],
+///   [`PixelBackEndCycle::idle`]). When `fin`: `phase` ← Done.
+/// * **Done.** In the Done cycle `done_valid` = 1, `done_frame` = `fid` (both decode the
+///   registers) and every block sees `blk_flush`; at its edge `phase` ← Bin, `fid` ← `fid` +
+///   1, `ended`, `seq_go`, `pi_go` ← 0, `tiles_done` ← 0, both FIFOs empty. The frame's memory
+///   is complete when `done_valid` is seen (every write accepted, every read answered). No
+///   client requests anything in the Done cycle.
+///
+/// **Memory arbiter** (combinational: no register but the tag FIFO). Clients in fixed
+/// priority, highest first (downstream first inside each phase, so the phase that produces
+/// work never starves the one that drains it; [`client`], [`CLIENT_TABLE`]):
+///
+/// | idx | client | region base | kind |
+/// |---|---|---|---|
+/// | 0 | binner write | BINS | write |
+/// | 1 | bin_setup wr | PRIMS | write |
+/// | 2 | pixel_info_write write | PIXEL_INFO | write |
+/// | 3 | tile_sequencer prd | PRIMS | read |
+/// | 4 | tile_sequencer lrd | BINS | read |
+/// | 5 | pixel_back_end mem_req | FRAMEBUFFER | read or write (its `write` bit) |
+/// | 6 | shading_sort rd | PRIMS | read |
+/// | 7 | pixel_info_read rd | PIXEL_INFO | read |
+///
+/// * eligible(c) = valid(c) ∧ (req(c).write ∨ tag FIFO not full). `sel` = the lowest-index
+///   eligible client; `mem_req_valid` = any eligible; `mem_req` = req(sel) with `addr` =
+///   base(sel) + req(sel).addr (32-bit wrap), the other fields as they are. When no client is
+///   eligible, `mem_req` = client 0's request (the binner's output register, whatever it
+///   holds) with base BINS.
+/// * ready(c) = `mem_req_ready` ∧ (c = sel), client c's ready input (bin_setup `wr_ready`,
+///   binner and pixel_info_write `out_ready`, the sequencer's `prd_ready` / `lrd_ready`, the
+///   back end's `mem_req_ready`, shading_sort's and pixel_info_read's `rd_ready`). A read
+///   accepted (`mem_req_valid` ∧ `mem_req_ready` ∧ ¬`mem_req.write`) pushes `sel` into the
+///   tag FIFO.
+/// * Responses: head = the tag FIFO's oldest entry. rsp_valid(c) = `mem_resp_valid` ∧ tag
+///   FIFO not empty ∧ head = c; every client's response payload is `mem_resp`.
+///   `mem_resp_ready` = tag FIFO empty ∨ rsp_ready(head): a response with no tag is taken and
+///   dropped. A response transferred pops the tag FIFO.
+/// * Only the back end's `rsp_ready` (dst_fetch's, a register) is ever low; every other
+///   client's is 1.
+///
+/// **Latency and throughput** are the blocks' composed, phase after phase: Bin ends with the
+/// binner's finish pass, Raster with pixel_info_write's, Pixel once the back end has written
+/// the last pixel; [`FrameCycleStats`] counts the cycles of each phase.
+#[derive(Clone, Debug)]
+pub struct FrameCycle {
+    t2: u32,
+    bs: BinSetupCycle,
+    bn: BinnerCycle,
+    seq: TileSequencerCycle,
+    core: RasterCoreCycle,
+    piw: PixelInfoWriteCycle,
+    pir: PixelInfoReadCycle,
+    ss: ShadingSortCycle,
+    be: PixelBackEndCycle,
+    phase: Phase,
+    fid: u8,
+    ended: bool,
+    seq_go: bool,
+    pi_go: bool,
+    depth: VecDeque<u32>,
+    tags: VecDeque<u8>,
+    tiles_done: u32,
+    started: bool,
+    st: FrameCycleStats,
+    base: Base,
+}
+
+/// The raster core's checks, each naming the config field.
+fn raster_core_supported(cfg: &Config) -> Result<(), String> {
+    if cfg.second_subtile() != cfg.subtile {
+        return Err(format!(
+            "config.colour_block_bytes: the raster core needs the second sub-tile ({:?}) to equal the first ({:?})",
+            cfg.second_subtile(),
+            cfg.subtile
+        ));
+    }
+    if cfg.quads_per_clock > cfg.subtile[0] / 2 {
+        return Err(format!(
+            "config.quads_per_clock: {} exceeds the {} quads of a sub-tile row",
+            cfg.quads_per_clock,
+            cfg.subtile[0] / 2
+        ));
+    }
+    let subs = (cfg.tile[0] / cfg.subtile[0]) * (cfg.tile[1] / cfg.subtile[1]);
+    if subs > 256 {
+        return Err(format!(
+            "config.subtile: {subs} sub-tiles per tile do not fit the packer's 8-bit block field"
+        ));
+    }
+    crate::sample_raster::cycle::SampleRasterGeom::new(cfg).map_err(|e| format!("config.guard_band: {e}"))?;
+    crate::quad_packer::cycle::QuadPackerGeom::new(cfg).map_err(|e| format!("config.viewport: {e}"))?;
+    Ok(())
+}
+
+impl FrameCycle {
+    /// Whether the top can be built for `cfg`: `Ok`, or one line naming the field (each
+    /// block's check in pipeline order, then the framebuffer region).
+    pub fn supported(cfg: &Config) -> Result<(), String> {
+        cfg.validate().map_err(|e| e.to_string())?;
+        BinSetupParams::try_new(cfg)?;
+        BinnerCycle::new(cfg, BIN_CHUNK_BYTES).map_err(|e| format!("config.tile: binner: {e}"))?;
+        TileSequencerCycle::try_new(cfg)?;
+        raster_core_supported(cfg)?;
+        PixelInfoWriteCycle::new(cfg).map_err(|e| {
+            if e.field == "pixel_info_block_bytes" {
+                format!("config.pixel_info_block_bytes: {}", e.msg)
+            } else {
+                format!("config.second_tile: pixel_info_write: {e}")
+            }
+        })?;
+        PixelInfoReadCycle::try_new(cfg)?;
+        ShadingSortCycle::try_new(cfg)?;
+        PixelBackEndCycle::supported(cfg)?;
+        let fb = 4 * cfg.viewport[0] as u64 * cfg.viewport[1] as u64 * cfg.colours_per_pixel as u64;
+        if fb > REGIONS[0].2 {
+            return Err(format!(
+                "config.viewport: a {}x{} framebuffer of {} colour(s) per pixel takes {fb} bytes, more than the {}-byte framebuffer region",
+                cfg.viewport[0], cfg.viewport[1], cfg.colours_per_pixel, REGIONS[0].2
+            ));
+        }
+        Ok(())
+    }
+
+    /// The top for `cfg` in its new state, or [`FrameCycle::supported`]'s line.
+    pub fn try_new(cfg: &Config) -> Result<FrameCycle, String> {
+        Self::try_with_opts(cfg, &PIPELINE_BLEND)
+    }
+
+    /// The top whose blender has options `opts` instead of [`PIPELINE_BLEND`] (the RTL is
+    /// built with [`PIPELINE_BLEND`]).
+    pub fn try_with_opts(cfg: &Config, opts: &BlendOpts) -> Result<FrameCycle, String> {
+        Self::supported(cfg)?;
+        crate::blender::BlenderGeom::new(cfg, opts)?;
+        let pir = PixelInfoReadCycle::try_new(cfg)?;
+        let t = pir.tiles();
+        let mut f = FrameCycle {
+            t2: t[0] * t[1],
+            bs: BinSetupCycle::try_new(cfg)?,
+            bn: BinnerCycle::new(cfg, BIN_CHUNK_BYTES).map_err(|e| e.to_string())?,
+            seq: TileSequencerCycle::try_new(cfg)?,
+            core: RasterCoreCycle::new(cfg),
+            piw: PixelInfoWriteCycle::new(cfg).map_err(|e| e.to_string())?,
+            pir,
+            ss: ShadingSortCycle::try_new(cfg)?,
+            be: PixelBackEndCycle::with_opts(cfg, opts),
+            phase: Phase::Bin,
+            fid: 0,
+            ended: false,
+            seq_go: false,
+            pi_go: false,
+            depth: VecDeque::with_capacity(DEPTH_FIFO),
+            tags: VecDeque::with_capacity(TAG_FIFO),
+            tiles_done: 0,
+            started: false,
+            st: FrameCycleStats::default(),
+            base: Base::default(),
+        };
+        f.base = f.raw_base();
+        Ok(f)
+    }
+
+    /// The top for `cfg` in its new state.
+    ///
+    /// # Panics
+    /// With [`FrameCycle::supported`]'s line.
+    pub fn new(cfg: &Config) -> FrameCycle {
+        Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The phase register.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    /// The frame id register.
+    pub fn frame_id(&self) -> u8 {
+        self.fid
+    }
+    /// Second tiles of the viewport (T2).
+    pub fn second_tiles(&self) -> u32 {
+        self.t2
+    }
+    /// The `tiles_done` register.
+    pub fn tiles_done(&self) -> u32 {
+        self.tiles_done
+    }
+    /// Reads in flight (tag FIFO entries), oldest first, as client indices.
+    pub fn reads_in_flight(&self) -> Vec<usize> {
+        self.tags.iter().map(|&c| c as usize).collect()
+    }
+
+    /// Ready for a [`PrimIn`] this cycle (registers only).
+    pub fn in_ready(&self) -> bool {
+        self.take_in() && self.bs.in_ready(self.bn.in_ready(false))
+    }
+
+    /// The memory request this cycle: (`mem_req_valid`, `mem_req`) (registers only).
+    pub fn mem_req(&self) -> (bool, MemReq) {
+        let a = self.arbiter();
+        (a.1.is_some(), a.2)
+    }
+
+    /// The arbiter's inputs this cycle: each client's (valid, request), the request as the
+    /// client shows it (offset in its region, before the base is added).
+    pub fn client_requests(&self) -> [(bool, MemReq); CLIENTS] {
+        self.arbiter().0
+    }
+
+    /// The arbiter's selected client this cycle ([`client`] indices; `None` when no client is
+    /// eligible).
+    pub fn mem_client(&self) -> Option<usize> {
+        self.arbiter().1
+    }
+
+    /// Ready for a memory response this cycle (registers only).
+    pub fn mem_resp_ready(&self) -> bool {
+        match self.tags.front() {
+            Some(&h) if h as usize == client::BACK_END => self.be.mem_resp_ready(),
+            _ => true,
+        }
+    }
+
+    /// (`done_valid`, `done_frame`).
+    pub fn done(&self) -> (bool, u8) {
+        (self.phase == Phase::Done, self.fid)
+    }
+
+    /// The counters of the current frame (module [`FrameCycleStats`]).
+    pub fn stats(&self) -> FrameCycleStats {
+        let mut s = self.st;
+        let b = &self.base;
+        s.cycles = s.bin_cycles + s.raster_cycles + s.pixel_cycles + (self.phase == Phase::Done) as u64;
+        s.tiles_done = self.tiles_done as u64;
+        s.bin_setup = minus!(
+            BinSetupStats,
+            self.bs.stats(),
+            b.bs,
+            [
+                prims,
+                frames,
+                boxes,
+                zero_area,
+                culled,
+                no_size,
+                offscreen,
+                writes,
+                wr_stalled,
+                out_stalled
+            ]
+        );
+        s.binner = minus!(
+            BinnerCycleStats,
+            self.bn.stats(),
+            b.bn,
+            [boxes, frames, tiles, writes, stalled]
+        );
+        s.sequencer = minus!(
+            TileSequencerStats,
+            self.seq.stats(),
+            b.seq,
+            [starts, cmds, ends, empty_tiles, prim_reads, slot_waits]
+        );
+        s.seq_lists = lists_minus(self.seq.list_stats(), b.seq_lists);
+        s.pi_write = minus!(
+            PixelInfoWriteStats,
+            self.piw.stats(),
+            b.piw,
+            [beats, frames, quads, writes, stalled]
+        );
+        s.pi_read = lists_minus(self.pir.stats(), b.pir);
+        s.shade = self.ss.stats();
+        s.shading = self.ss.extra_stats();
+        s.back_end = self.be.stats();
+        s
+    }
+
+    fn raw_base(&self) -> Base {
+        Base {
+            bs: self.bs.stats(),
+            bn: self.bn.stats(),
+            seq: self.seq.stats(),
+            seq_lists: self.seq.list_stats(),
+            piw: self.piw.stats(),
+            pir: self.pir.stats(),
+        }
+    }
+
+    fn take_in(&self) -> bool {
+        self.phase == Phase::Bin && !self.ended
+    }
+
+    /// The clients' requests, `sel` and the port's request.
+    fn arbiter(&self) -> ([(bool, MemReq); CLIENTS], Option<usize>, MemReq) {
+        let (bv, bw) = self.bn.out();
+        let (pv, pw) = self.piw.out();
+        let reqs = [
+            (bv, bw.req),
+            self.bs.wr(),
+            (pv, pw.req),
+            self.seq.prd(),
+            self.seq.lrd(),
+            self.be.mem_req(),
+            self.ss.rd(),
+            self.pir.rd(),
+        ];
+        let room = self.tags.len() < TAG_FIFO;
+        let sel = (0..CLIENTS).find(|&c| reqs[c].0 && (reqs[c].1.write || room));
+        let c = sel.unwrap_or(client::BINNER);
+        let mut q = reqs[c].1;
+        q.addr = q.addr.wrapping_add(CLIENT_TABLE[c].1);
+        (reqs, sel, q)
+    }
+
+    fn wires(&self, mem_req_ready: bool, mem_resp_valid: bool) -> Wires {
+        let mut w = Wires {
+            take_in: self.take_in(),
+            box_ready: self.bn.in_ready(false),
+            ..Wires::default()
+        };
+        w.in_ready = w.take_in && self.bs.in_ready(w.box_ready);
+
+        // Arbiter.
+        let (reqs, sel, q) = self.arbiter();
+        for (c, (v, _)) in reqs.iter().enumerate() {
+            w.valid[c] = *v;
+            w.ready[c] = mem_req_ready && sel == Some(c);
+        }
+        w.sel = sel;
+        w.mem_req_valid = sel.is_some();
+        w.mem_req = q;
+        let head = self.tags.front().map(|&h| h as usize);
+        for (c, v) in w.rsp_valid.iter_mut().enumerate() {
+            *v = mem_resp_valid && head == Some(c);
+        }
+        w.mem_resp_ready = self.mem_resp_ready();
+        w.bin_last = w.valid[client::BINNER] && self.bn.out().1.last && w.ready[client::BINNER];
+        w.piw_last = w.valid[client::PI_WRITE] && self.piw.out().1.last && w.ready[client::PI_WRITE];
+
+        // Raster.
+        let (sv, sc) = self.seq.out();
+        let (cv, beat) = self.core.out();
+        let room = self.depth.len() < DEPTH_FIFO;
+        w.piw_in_ready = self.piw.in_ready(false);
+        w.core_cmd_ready = self.core.in_ready(w.piw_in_ready);
+        let end_go = if sc.end {
+            w.core_cmd_valid = false;
+            let go = sv && self.depth.is_empty() && !cv;
+            w.seq_out_ready = go && w.piw_in_ready;
+            go
+        } else {
+            w.core_cmd_valid = sv && room;
+            w.seq_out_ready = w.core_cmd_ready && room;
+            false
+        };
+        w.piw_in_valid = cv || end_go;
+        w.piw_in = if cv {
+            PiBeat {
+                beat: Beat { block: [0; 4], ..beat },
+                depth: self.depth.front().copied().unwrap_or(0),
+                frame: self.fid,
+                end: false,
+            }
+        } else {
+            PiBeat {
+                beat: Beat::default(),
+                depth: 0,
+                frame: self.fid,
+                end: true,
+            }
+        };
+        w.depth_push = w.core_cmd_valid && w.core_cmd_ready;
+        w.depth_pop = cv && w.piw_in_ready && beat.last;
+
+        // Pixel.
+        w.ss_in_ready = self.ss.in_ready();
+        w.be_in_ready = self.be.in_ready(w.ready[client::BACK_END]);
+        let (rv, rec) = self.pir.out();
+        w.last_in = rv && w.ss_in_ready && rec.last;
+        w.fin = self.phase == Phase::Pixel
+            && self.tiles_done == self.t2
+            && self.ss.is_idle()
+            && self.be.idle()
+            && self.tags.is_empty()
+            && !self.pi_go;
+        w
+    }
+
+    /// The port values of this cycle for the given inputs (outputs as predicted).
+    #[allow(clippy::too_many_arguments)]
+    pub fn ports(
+        &self,
+        cycle: u64,
+        in_valid: bool,
+        inp: &PrimIn,
+        mem_req_ready: bool,
+        mem_resp_valid: bool,
+        mem_resp: &MemResp,
+        flush: bool,
+    ) -> FramePorts {
+        let (qv, q) = self.mem_req();
+        let (dv, df) = self.done();
+        FramePorts {
+            cycle,
+            flush,
+            in_valid,
+            inp: *inp,
+            mem_req_ready,
+            mem_resp_valid,
+            mem_resp: *mem_resp,
+            in_ready: self.in_ready(),
+            mem_req_valid: qv,
+            mem_req: q,
+            mem_resp_ready: self.mem_resp_ready(),
+            done_valid: dv,
+            done_frame: df,
+        }
+    }
+
+    /// One rising edge.
+    pub fn clock(
+        &mut self,
+        in_valid: bool,
+        inp: &PrimIn,
+        mem_req_ready: bool,
+        mem_resp_valid: bool,
+        mem_resp: &MemResp,
+        flush: bool,
+    ) {
+        let w = self.wires(mem_req_ready, mem_resp_valid);
+        let bf = flush || self.phase == Phase::Done;
+        let fid = self.fid;
+        let r = mem_resp;
+        // Every block's inputs are taken from the registers before the edge.
+        let (bv, bbox) = self.bs.out();
+        let (_, sc) = self.seq.out();
+        let (pv, rec) = self.pir.out();
+        let (ov, pix) = self.ss.out();
+        let seq_in_ready = self.seq.in_ready();
+        let pir_in_ready = self.pir.in_ready();
+        let in_take = in_valid && w.in_ready;
+        self.bs
+            .clock(in_valid && w.take_in, inp, w.box_ready, w.ready[client::BIN_SETUP], bf);
+        self.bn.clock(bv, &bbox, w.ready[client::BINNER], bf);
+        self.seq.clock(
+            self.seq_go,
+            &SeqStart { frame: fid },
+            w.seq_out_ready,
+            w.ready[client::SEQ_LISTS],
+            w.rsp_valid[client::SEQ_LISTS],
+            r,
+            w.ready[client::SEQ_PRIMS],
+            w.rsp_valid[client::SEQ_PRIMS],
+            r,
+            bf,
+        );
+        self.core.clock(w.core_cmd_valid, &sc.cmd, w.piw_in_ready, bf);
+        self.piw.clock(w.piw_in_valid, &w.piw_in, w.ready[client::PI_WRITE], bf);
+        self.pir.clock(
+            self.pi_go,
+            &PiStart { frame: fid },
+            w.ss_in_ready,
+            w.ready[client::PI_READ],
+            w.rsp_valid[client::PI_READ],
+            r,
+            bf,
+        );
+        self.ss.clock(
+            pv,
+            &rec,
+            w.be_in_ready,
+            w.ready[client::SHADING],
+            w.rsp_valid[client::SHADING],
+            r,
+            bf,
+        );
+        self.be.clock(
+            ov,
+            &pix,
+            w.ready[client::BACK_END],
+            w.rsp_valid[client::BACK_END],
+            r,
+            bf,
+        );
+
+        if bf {
+            // Flush, or the Done edge: the top's registers back to new (the frame id counts on
+            // after a Done), the frame's counters restart.
+            self.fid = if flush { 0 } else { fid.wrapping_add(1) };
+            self.phase = Phase::Bin;
+            self.ended = false;
+            self.seq_go = false;
+            self.pi_go = false;
+            self.depth.clear();
+            self.tags.clear();
+            self.tiles_done = 0;
+            self.started = false;
+            self.st = FrameCycleStats::default();
+            self.base = self.raw_base();
+            return;
+        }
+
+        // Counters.
+        let st = &mut self.st;
+        if in_take {
+            self.started = true;
+        }
+        match self.phase {
+            Phase::Bin => st.bin_cycles += self.started as u64,
+            Phase::Raster => st.raster_cycles += 1,
+            Phase::Pixel => st.pixel_cycles += 1,
+            Phase::Done => {}
+        }
+        if w.mem_req_valid && !mem_req_ready {
+            st.mem_stalled += 1;
+        }
+        let accepted = w.mem_req_valid && mem_req_ready;
+        if let (true, Some(c)) = (accepted, w.sel) {
+            let cs = &mut st.clients[c];
+            cs.requests += 1;
+            cs.bytes += 4;
+            if w.mem_req.write {
+                cs.writes += 1;
+            } else {
+                cs.reads += 1;
+            }
+        }
+        st.cmds += w.depth_push as u64;
+        st.beats += (w.piw_in_valid && !w.piw_in.end && w.piw_in_ready) as u64;
+
+        // The top's registers.
+        if in_take && inp.end {
+            self.ended = true;
+        }
+        if self.seq_go && seq_in_ready {
+            self.seq_go = false;
+        }
+        if w.bin_last {
+            self.phase = Phase::Raster;
+            self.seq_go = true;
+        }
+        if w.depth_pop {
+            self.depth.pop_front();
+        }
+        if w.depth_push {
+            self.depth.push_back(sc.depth & 0xff_ffff);
+        }
+        if self.pi_go && pir_in_ready {
+            self.pi_go = false;
+        }
+        if w.piw_last {
+            self.phase = Phase::Pixel;
+            self.pi_go = true;
+        }
+        if w.last_in {
+            self.tiles_done = self.tiles_done.wrapping_add(1);
+        }
+        if mem_resp_valid && w.mem_resp_ready && !self.tags.is_empty() {
+            self.tags.pop_front();
+        }
+        if let (true, Some(c)) = (accepted && !w.mem_req.write, w.sel) {
+            self.tags.push_back(c as u8);
+        }
+        if w.fin {
+            self.phase = Phase::Done;
+        }
+        let n = self.tags.len() as u32;
+        let mut seen = [false; CLIENTS];
+        for &c in &self.tags {
+            seen[c as usize] = true;
+        }
+        let st = &mut self.st;
+        st.max_reads_in_flight = st.max_reads_in_flight.max(n);
+        st.max_read_clients = st.max_read_clients.max(seen.iter().filter(|&&s| s).count() as u32);
+    }
+}
+
+/// One frame of [`run_frames`].
+#[derive(Clone, Debug)]
+pub struct FrameDone {
+    /// The cycle (from the run's start) in which `done_valid` was high.
+    pub done_cycle: u64,
+    /// `done_frame`.
+    pub frame_id: u8,
+    /// [`FrameCycleStats::cycles`]: from the first primitive's transfer to the Done cycle.
+    pub cycles: u64,
+    pub stats: FrameCycleStats,
+    /// The whole memory in the Done cycle.
+    pub memory: SparseMemory,
+}
+
+/// What [`run_frames`] gives.
+#[derive(Clone, Debug)]
+pub struct FrameRun {
+    pub frames: Vec<FrameDone>,
+    /// Cycles run (the last Done cycle included).
+    pub cycles: u64,
+    pub mem_stats: MemStats,
+}
+
+/// Cycles between a frame's Done cycle and the next frame's first offer, in which the
+/// testbench rewrites the framebuffer to the next frame's background (offering no input).
+pub const FRAME_GAP: u64 = 1;
+
+/// [`run_frames`] calling `trace` with every cycle's ports before its edge.
+pub fn run_frames_traced(
+    cfg: &Config,
+    frames: &[&Frame],
+    mem: MemBehaviour,
+    max_cycles: u64,
+    mut trace: impl FnMut(&FramePorts),
+) -> Result<FrameRun, String> {
+    let mut top = FrameCycle::try_with_opts(cfg, &mem.blend)?;
+    let mut beats = Vec::with_capacity(frames.len());
+    for (i, f) in frames.iter().enumerate() {
+        if f.cfg != *cfg {
+            return Err(format!("frames[{i}].cfg: differs from the run's config `{}`", cfg.name));
+        }
+        if f.prims.len() as u64 > 1 << PRIM_ID_BITS {
+            return Err(format!(
+                "frames[{i}].prims: {} primitives exceed the 2^{PRIM_ID_BITS} ids of a shading point",
+                f.prims.len()
+            ));
+        }
+        beats.push(frame_beats(&f.prims).map_err(|e| format!("frames[{i}].{e}"))?);
+    }
+    let Some(first) = frames.first() else {
+        return Ok(FrameRun {
+            frames: vec![],
+            cycles: 0,
+            mem_stats: MemStats::default(),
+        });
+    };
+    let mut m = MemoryCycle::new(mem.timing, framebuffer(cfg, first.background));
+    let mut grants = mem.grant_line();
+    let mut done = Vec::with_capacity(frames.len());
+    let (mut f, mut next, mut wait) = (0usize, 0usize, 0u64);
+    for cyc in 0..max_cycles {
+        let grant = grants(cyc);
+        let req_ready = m.req_ready(grant);
+        let (rv, resp) = m.resp();
+        let (qv, q) = top.mem_req();
+        let resp_ready = top.mem_resp_ready();
+        let in_valid = wait == 0 && f < frames.len() && next < beats[f].len();
+        let inp = if in_valid { beats[f][next] } else { PrimIn::default() };
+        trace(&top.ports(cyc, in_valid, &inp, req_ready, rv, &resp, false));
+        if qv && req_ready {
+            if let Some(c) = top.mem_client() {
+                let (name, base, region) = CLIENT_TABLE[c];
+                let off = q.addr.wrapping_sub(base) as u64;
+                if off + 4 > REGIONS[region].2 {
+                    return Err(format!(
+                        "frames[{f}]: {name} addresses byte {off} of the {} region ({} bytes)",
+                        REGIONS[region].0, REGIONS[region].2
+                    ));
+                }
+            }
+        }
+        if in_valid && top.in_ready() {
+            next += 1;
+        }
+        let (dv, id) = top.done();
+        if dv {
+            let stats = top.stats();
+            done.push(FrameDone {
+                done_cycle: cyc,
+                frame_id: id,
+                cycles: stats.cycles,
+                stats,
+                memory: m.mem.clone(),
+            });
+        }
+        top.clock(in_valid, &inp, req_ready, rv, &resp, false);
+        m.clock(qv, &q, grant, resp_ready, false);
+        wait = wait.saturating_sub(1);
+        if dv {
+            f += 1;
+            next = 0;
+            if f == frames.len() {
+                return Ok(FrameRun {
+                    frames: done,
+                    cycles: cyc + 1,
+                    mem_stats: m.stats,
+                });
+            }
+            // The testbench clears the framebuffer to the next background.
+            for (a, w) in framebuffer(cfg, frames[f].background).words() {
+                m.mem.write(a, w, 0xf);
+            }
+            wait = FRAME_GAP;
+        }
+    }
+    Err(format!(
+        "frame: {} of {} frames done after {max_cycles} cycles (frame {f}: {next} of {} inputs taken, phase {:?}, {} of {} second tiles)",
+        done.len(),
+        frames.len(),
+        beats.get(f).map_or(0, Vec::len),
+        top.phase(),
+        top.tiles_done(),
+        top.second_tiles()
+    ))
+}
+
+/// Run `frames` (each with `cfg`) through [`FrameCycle`] back to back, one primitive offered
+/// per cycle, a [`MemoryCycle`] behind the port with `mem`'s timing, grant back-pressure and
+/// stall. The memory starts as the first frame's background in every framebuffer slot
+/// ([`framebuffer`]) and nothing else; after each Done the testbench rewrites the framebuffer
+/// to the next frame's background in the [`FRAME_GAP`] cycle(s) in which it offers no input.
+/// Per frame: the Done cycle, `done_frame`, the counters and the memory at its Done. `Err`
+/// (one line) for a config or frame the top cannot take, a request beyond its client's
+/// region, or `max_cycles` reached.
+pub fn run_frames(cfg: &Config, frames: &[&Frame], mem: MemBehaviour, max_cycles: u64) -> Result<FrameRun, String> {
+    run_frames_traced(cfg, frames, mem, max_cycles, |_| {})
+}
