@@ -348,6 +348,9 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
     reg  [7:0] fid__d;
     wire  [7:0] fid__q;
     reg  fid__clock;
+    reg  ended__d;
+    wire  ended__q;
+    reg  ended__clock;
     reg  seq_go__d;
     wire  seq_go__q;
     reg  seq_go__clock;
@@ -450,6 +453,7 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
 
     // Local signals
     reg  blk_flush;
+    reg  take_in;
     reg  dfull;
     reg  dempty;
     reg  [23:0] dhd;
@@ -765,6 +769,11 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         .q(fid__q),
         .clock(fid__clock)
     );
+    tilerast_frame_default__ended ended(
+        .d(ended__d),
+        .q(ended__q),
+        .clock(ended__clock)
+    );
     tilerast_frame_default__seq_go seq_go(
         .d(seq_go__d),
         .q(seq_go__q),
@@ -935,6 +944,7 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
     always @(*) begin
         phase__clock = clock;
         fid__clock = clock;
+        ended__clock = clock;
         seq_go__clock = clock;
         pi_go__clock = clock;
         tiles_done__clock = clock;
@@ -946,6 +956,7 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         tcnt__clock = clock;
         phase__d = phase__q;
         fid__d = fid__q;
+        ended__d = ended__q;
         seq_go__d = seq_go__q;
         pi_go__d = pi_go__q;
         tiles_done__d = tiles_done__q;
@@ -1098,8 +1109,9 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         if (thead__q == c_i3__7) begin
             thd = tq__7__q;
         end
-        bin_setup__in_valid = in_valid & (phase__q == c_bin);
-        in_ready = (phase__q == c_bin) & bin_setup__in_ready;
+        take_in = (phase__q == c_bin) & ~ended__q;
+        bin_setup__in_valid = in_valid & take_in;
+        in_ready = take_in & bin_setup__in_ready;
         binner__in_valid = bin_setup__out_valid;
         bin_setup__out_ready = binner__in_ready;
         tile_sequencer__in_valid = seq_go__q;
@@ -1297,6 +1309,9 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         end
         tpop = mem_resp_valid & mem_resp_ready & tne;
         fin = (phase__q == c_pixel) & (tiles_done__q == c_t2) & shading_sort__idle & pixel_back_end__idle & ~tne & ~pi_go__q;
+        if (in_valid & in_ready & inp__end) begin
+            ended__d = 1'b1;
+        end
         if (binner__out_valid & binner__out_ready & binner__out__last) begin
             phase__d = c_raster;
             seq_go__d = 1'b1;
@@ -1416,6 +1431,7 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         if (blk_flush) begin
             phase__d = c_bin;
             fid__d = fid__q + c_one8;
+            ended__d = 1'b0;
             seq_go__d = 1'b0;
             pi_go__d = 1'b0;
             tiles_done__d = 32'h0;
@@ -7057,6 +7073,25 @@ module tilerast_frame_default__dtail(d,q,clock);
     end
 
 endmodule // tilerast_frame_default__dtail
+
+
+module tilerast_frame_default__ended(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__ended
 
 
 module tilerast_frame_default__fid(d,q,clock);

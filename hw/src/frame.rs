@@ -97,6 +97,7 @@ stream_block! {
         // ---- registers ----
         phase: DFF<Bits<2>>,
         fid: DFF<Bits<8>>,
+        ended: DFF<Bit>,
         seq_go: DFF<Bit>,
         pi_go: DFF<Bit>,
         tiles_done: DFF<Bits<32>>,
@@ -130,6 +131,7 @@ stream_block! {
 
         // ---- wires ----
         blk_flush: Signal<Local, Bit>,
+        take_in: Signal<Local, Bit>,
         dfull: Signal<Local, Bit>,
         dempty: Signal<Local, Bit>,
         dhd: Signal<Local, Bits<24>>,
@@ -194,6 +196,7 @@ impl Frame {
             pixel_back_end: PixelBackEnd::try_new(cfg)?,
             phase: Default::default(),
             fid: Default::default(),
+            ended: Default::default(),
             seq_go: Default::default(),
             pi_go: Default::default(),
             tiles_done: Default::default(),
@@ -223,6 +226,7 @@ impl Frame {
             c_i4: (0..DEPTH_FIFO as u64).map(k).collect(),
             c_i3: (0..8).map(k).collect(),
             blk_flush: Default::default(),
+            take_in: Default::default(),
             dfull: Default::default(),
             dempty: Default::default(),
             dhd: Default::default(),
@@ -251,7 +255,7 @@ impl Frame {
 
     #[hdl_gen]
     fn kernel(&mut self) {
-        dff_setup!(self, clock, phase, fid, seq_go, pi_go, tiles_done, dhead, dtail, dcnt, thead, ttail, tcnt);
+        dff_setup!(self, clock, phase, fid, ended, seq_go, pi_go, tiles_done, dhead, dtail, dcnt, thead, ttail, tcnt);
         for i in 0..16 {
             self.dq[i].clock.next = self.clock.val();
             self.dq[i].d.next = self.dq[i].q.val();
@@ -300,9 +304,10 @@ impl Frame {
             }
         }
 
-        // ---- in: bin_setup in the Bin phase; bin_setup → binner ----
-        self.bin_setup.in_valid.next = self.in_valid.val() & (self.phase.q.val() == self.c_bin.val());
-        self.in_ready.next = (self.phase.q.val() == self.c_bin.val()) & self.bin_setup.in_ready.val();
+        // ---- in: bin_setup in the Bin phase until the end token; bin_setup → binner ----
+        self.take_in.next = (self.phase.q.val() == self.c_bin.val()) & !self.ended.q.val();
+        self.bin_setup.in_valid.next = self.in_valid.val() & self.take_in.val();
+        self.in_ready.next = self.take_in.val() & self.bin_setup.in_ready.val();
         PrimInIn::link(&mut self.inp, &mut self.bin_setup.inp);
         self.binner.in_valid.next = self.bin_setup.out_valid.val();
         self.bin_setup.out_ready.next = self.binner.in_ready.val();
@@ -525,6 +530,9 @@ impl Frame {
             & self.pixel_back_end.idle.val()
             & !self.tne.val()
             & !self.pi_go.q.val();
+        if self.in_valid.val() & self.in_ready.val() & self.inp.end.val() {
+            self.ended.d.next = true;
+        }
         if self.binner.out_valid.val() & self.binner.out_ready.val() & self.binner.out.last.val() {
             self.phase.d.next = self.c_raster.val();
             self.seq_go.d.next = true;
@@ -589,6 +597,7 @@ impl Frame {
         if self.blk_flush.val() {
             self.phase.d.next = self.c_bin.val();
             self.fid.d.next = self.fid.q.val() + self.c_one8.val();
+            self.ended.d.next = false;
             self.seq_go.d.next = false;
             self.pi_go.d.next = false;
             self.tiles_done.d.next = 0.into();
