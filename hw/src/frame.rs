@@ -19,7 +19,8 @@
 //! ([`crate::streams::MemReqOut`]) and `mem_resp_valid`/`mem_resp_ready` with `mem_resp`
 //! ([`crate::streams::MemRespIn`]; only reads are answered, in request order); `done_valid`
 //! and `done_frame` (a one-cycle pulse, no handshake). `in_ready` is bin_setup's gated by the
-//! phase (combinational from the binner's `in_ready`, a register); `mem_req_ready` reaches
+//! phase and `ended` (the frame's end token taken: the next frame waits for the cycle after
+//! Done), combinational from the binner's `in_ready`, a register; `mem_req_ready` reaches
 //! every client's ready through the arbiter (the only input → output paths, as the contract
 //! lists them); everything else is a register or wiring of registers.
 //!
@@ -618,9 +619,21 @@ impl Frame {
 
 emit::indexed_kernel_logic!(Frame);
 
-/// The frame top's Verilog with top module `name` (the blocks as its submodules).
+/// Stack for building and emitting the frame top: its structures (~350 KB each, moved a few
+/// times) and rust-hdl's recursive walks outgrow a test thread's 2 MiB.
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// The frame top's Verilog with top module `name` (the blocks as its submodules), built on a
+/// thread of its own with [`STACK_BYTES`] of stack, so any caller's thread will do.
 pub fn verilog(cfg: &Config, name: &str) -> String {
-    emit::block_verilog(Frame::new(cfg), name)
+    let (cfg, name) = (cfg.clone(), name.to_string());
+    std::thread::Builder::new()
+        .name("frame verilog".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || emit::block_verilog(Frame::new(&cfg), &name))
+        .expect("spawn the frame's Verilog thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 /// The frame top's row of [`crate::BLOCK_FILES`].
