@@ -32,7 +32,7 @@
 //
 
 
-module tilerast_blender_default_comp(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__src_0,inp__src_1,inp__src_2,inp__src_3,inp__dst_0,inp__dst_1,inp__dst_2,inp__dst_3,inp__state_0,inp__state_1,inp__state_2,inp__state_3,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__colour_0,out__colour_1,out__colour_2,out__colour_3);
+module tilerast_blender_default_comp(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__src_0,inp__src_1,inp__src_2,inp__src_3,inp__dst_0,inp__dst_1,inp__dst_2,inp__dst_3,inp__state_0,inp__state_1,inp__state_2,inp__state_3,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__colour_0,out__colour_1,out__colour_2,out__colour_3,idle);
 
     // Module arguments
     input wire  clock;
@@ -67,6 +67,7 @@ module tilerast_blender_default_comp(clock,flush,in_valid,in_ready,inp__lane_val
     output reg  [31:0] out__colour_1;
     output reg  [31:0] out__colour_2;
     output reg  [31:0] out__colour_3;
+    output reg  idle;
 
     // Constant declarations
     localparam [0:0] c_merge = 1'b1;
@@ -12306,6 +12307,91 @@ module tilerast_blender_default_comp(clock,flush,in_valid,in_ready,inp__lane_val
             qsl__23__d = 1'b0;
         end
         out_valid = ovo;
+        idle = 1'b1;
+        if (pv__0__q) begin
+            idle = 1'b0;
+        end
+        if (pv__1__q) begin
+            idle = 1'b0;
+        end
+        if (pv__2__q) begin
+            idle = 1'b0;
+        end
+        if (pv__3__q) begin
+            idle = 1'b0;
+        end
+        if (qv__0__q) begin
+            idle = 1'b0;
+        end
+        if (qv__1__q) begin
+            idle = 1'b0;
+        end
+        if (qv__2__q) begin
+            idle = 1'b0;
+        end
+        if (qv__3__q) begin
+            idle = 1'b0;
+        end
+        if (qv__4__q) begin
+            idle = 1'b0;
+        end
+        if (qv__5__q) begin
+            idle = 1'b0;
+        end
+        if (qv__6__q) begin
+            idle = 1'b0;
+        end
+        if (qv__7__q) begin
+            idle = 1'b0;
+        end
+        if (sv__0__q) begin
+            idle = 1'b0;
+        end
+        if (sv__1__q) begin
+            idle = 1'b0;
+        end
+        if (sv__2__q) begin
+            idle = 1'b0;
+        end
+        if (sv__3__q) begin
+            idle = 1'b0;
+        end
+        if (sv__4__q) begin
+            idle = 1'b0;
+        end
+        if (sv__5__q) begin
+            idle = 1'b0;
+        end
+        if (sv__6__q) begin
+            idle = 1'b0;
+        end
+        if (sv__7__q) begin
+            idle = 1'b0;
+        end
+        if (sv__8__q) begin
+            idle = 1'b0;
+        end
+        if (sv__9__q) begin
+            idle = 1'b0;
+        end
+        if (sv__10__q) begin
+            idle = 1'b0;
+        end
+        if (sv__11__q) begin
+            idle = 1'b0;
+        end
+        if (sv__12__q) begin
+            idle = 1'b0;
+        end
+        if (sv__13__q) begin
+            idle = 1'b0;
+        end
+        if (sv__14__q) begin
+            idle = 1'b0;
+        end
+        if (sv__15__q) begin
+            idle = 1'b0;
+        end
         lvc__0 = 32'h0;
         if (sv__12__q) begin
             lvc__1 = lvc__0 | c_bit__0;

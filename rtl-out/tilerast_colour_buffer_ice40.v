@@ -44,7 +44,7 @@
 //
 
 
-module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15);
+module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15,idle);
 
     // Module arguments
     input wire  clock;
@@ -91,6 +91,7 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
     output wire  [31:0] out__colour_13;
     output wire  [31:0] out__colour_14;
     output wire  [31:0] out__colour_15;
+    output reg  idle;
 
     // Constant declarations
     localparam [11:0] c_xmask = 12'hfe0;
@@ -180,6 +181,9 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
     reg  closed1__d;
     wire  closed1__q;
     reg  closed1__clock;
+    reg  open__d;
+    wire  open__q;
+    reg  open__clock;
     reg  nrdy__d;
     wire  nrdy__q;
     reg  nrdy__clock;
@@ -539,6 +543,11 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
         .d(closed1__d),
         .q(closed1__q),
         .clock(closed1__clock)
+    );
+    tilerast_colour_buffer_ice40__open open(
+        .d(open__d),
+        .q(open__q),
+        .clock(open__clock)
     );
     tilerast_colour_buffer_ice40__nrdy nrdy(
         .d(nrdy__d),
@@ -921,6 +930,8 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
         closed0__d = closed0__q;
         closed1__clock = clock;
         closed1__d = closed1__q;
+        open__clock = clock;
+        open__d = open__q;
         nrdy__clock = clock;
         nrdy__d = nrdy__q;
         s1v__clock = clock;
@@ -1116,6 +1127,9 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
                 cl0n = 1'b1;
             end
         end
+        if (take) begin
+            open__d = ~last;
+        end
         closed0__d = cl0n;
         closed1__d = cl1n;
         in_bank__d = ibn;
@@ -1127,6 +1141,7 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
             in_bank__d = 1'b0;
             closed0__d = 1'b0;
             closed1__d = 1'b0;
+            open__d = 1'b0;
             nrdy__d = 1'b0;
             s1v__d = 1'b0;
             s1bank__d = 1'b0;
@@ -1157,6 +1172,7 @@ module tilerast_colour_buffer_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,
         end
         in_ready = ~nrdy__q;
         out_valid = ov__q;
+        idle = ~open__q & ~s1v__q & ~s2v__q & ~closed0__q & ~closed1__q & ~inflight__q & (n__q == c_zero2);
     end
 
     always @(*) s2d__d__x = s1d__q__x;
@@ -3156,6 +3172,25 @@ module tilerast_colour_buffer_ice40__omux(sel,a__x,a__y,a__slot_valid,a__colour_
     end
 
 endmodule // tilerast_colour_buffer_ice40__omux
+
+
+module tilerast_colour_buffer_ice40__open(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_colour_buffer_ice40__open
 
 
 module tilerast_colour_buffer_ice40__ov(d,q,clock);

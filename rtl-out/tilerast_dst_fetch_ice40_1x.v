@@ -47,7 +47,7 @@
 //
 
 
-module tilerast_dst_fetch_ice40_1x(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__src_0,out__src_1,out__src_2,out__src_3,out__dst_0,out__dst_1,out__dst_2,out__dst_3,out__state_0,out__state_1,out__state_2,out__state_3,rd_valid,rd_ready,rd__addr,rd__write,rd__wdata,rd__be,rsp_valid,rsp_ready,rsp__rdata);
+module tilerast_dst_fetch_ice40_1x(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__src_0,out__src_1,out__src_2,out__src_3,out__dst_0,out__dst_1,out__dst_2,out__dst_3,out__state_0,out__state_1,out__state_2,out__state_3,rd_valid,rd_ready,rd__addr,rd__write,rd__wdata,rd__be,rsp_valid,rsp_ready,rsp__rdata,idle);
 
     // Module arguments
     input wire  clock;
@@ -101,6 +101,7 @@ module tilerast_dst_fetch_ice40_1x(clock,flush,in_valid,in_ready,inp__x,inp__y,i
     input wire  rsp_valid;
     output reg  rsp_ready;
     input wire  [31:0] rsp__rdata;
+    output reg  idle;
 
     // Constant declarations
     localparam [15:0] c_cmask = 16'h1;
@@ -1098,6 +1099,7 @@ module tilerast_dst_fetch_ice40_1x(clock,flush,in_valid,in_ready,inp__x,inp__y,i
         rd__be = c_zero4;
         rsp_ready = ~adone__q;
         out_valid = ov__q;
+        idle = ~|hmask__q & ~rv__q & ~|mcnt__q & ~|n__q & ~|an__q & ~adone__q & ~ov__q;
         out__lane_valid = olv__q;
         out__pos_0 = opos__0__q;
         out__pos_1 = opos__1__q;

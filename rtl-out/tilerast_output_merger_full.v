@@ -19,7 +19,7 @@
 //
 
 
-module tilerast_output_merger_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,out_valid,out_ready,out__addr,out__write,out__wdata,out__be);
+module tilerast_output_merger_full(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,out_valid,out_ready,out__addr,out__write,out__wdata,out__be,idle);
 
     // Module arguments
     input wire  clock;
@@ -41,6 +41,7 @@ module tilerast_output_merger_full(clock,flush,in_valid,in_ready,inp__lane_valid
     output reg  out__write;
     output reg  [31:0] out__wdata;
     output reg  [3:0] out__be;
+    output reg  idle;
 
     // Constant declarations
     localparam [3:0] c_zero4 = 4'h0;
@@ -269,6 +270,7 @@ module tilerast_output_merger_full(clock,flush,in_valid,in_ready,inp__lane_valid
             hcol__3__d = 32'h0;
         end
         out_valid = ov__q;
+        idle = ~|hv__q & ~ov__q;
         out__addr = oaddr__q;
         out__wdata = owdata__q;
         out__write = owrite__q;

@@ -30,7 +30,7 @@
 //
 
 
-module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__mask,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,mem_req_valid,mem_req_ready,mem_req__addr,mem_req__write,mem_req__wdata,mem_req__be,mem_resp_valid,mem_resp_ready,mem_resp__rdata);
+module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__mask,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,mem_req_valid,mem_req_ready,mem_req__addr,mem_req__write,mem_req__wdata,mem_req__be,mem_resp_valid,mem_resp_ready,mem_resp__rdata,idle);
 
     // Module arguments
     input wire  clock;
@@ -65,6 +65,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
     input wire  mem_resp_valid;
     output reg  mem_resp_ready;
     input wire  [31:0] mem_resp__rdata;
+    output reg  idle;
 
     // Stub signals
     reg  pixel_processor__clock;
@@ -92,6 +93,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
     wire  [31:0] pixel_processor__out__colour_13;
     wire  [31:0] pixel_processor__out__colour_14;
     wire  [31:0] pixel_processor__out__colour_15;
+    wire  pixel_processor__idle;
     reg  colour_buffer__clock;
     reg  colour_buffer__flush;
     reg  colour_buffer__in_valid;
@@ -136,6 +138,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
     wire  [31:0] colour_buffer__out__colour_13;
     wire  [31:0] colour_buffer__out__colour_14;
     wire  [31:0] colour_buffer__out__colour_15;
+    wire  colour_buffer__idle;
     reg  dst_fetch__clock;
     reg  dst_fetch__flush;
     reg  dst_fetch__in_valid;
@@ -186,6 +189,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
     wire  [3:0] dst_fetch__rd__be;
     reg  dst_fetch__rsp_valid;
     wire  dst_fetch__rsp_ready;
+    wire  dst_fetch__idle;
     reg  blender__clock;
     reg  blender__flush;
     reg  blender__in_valid;
@@ -218,6 +222,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
     wire  [31:0] blender__out__colour_1;
     wire  [31:0] blender__out__colour_2;
     wire  [31:0] blender__out__colour_3;
+    wire  blender__idle;
     reg  output_merger__clock;
     reg  output_merger__flush;
     reg  output_merger__in_valid;
@@ -237,6 +242,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
     wire  output_merger__out__write;
     wire  [31:0] output_merger__out__wdata;
     wire  [3:0] output_merger__out__be;
+    wire  output_merger__idle;
     reg  arb__sel;
     reg  [31:0] arb__a__addr;
     reg  arb__a__write;
@@ -292,7 +298,8 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
         .out__colour_12(pixel_processor__out__colour_12),
         .out__colour_13(pixel_processor__out__colour_13),
         .out__colour_14(pixel_processor__out__colour_14),
-        .out__colour_15(pixel_processor__out__colour_15)
+        .out__colour_15(pixel_processor__out__colour_15),
+        .idle(pixel_processor__idle)
     );
     tilerast_pixel_back_end_ice40__colour_buffer colour_buffer(
         .clock(colour_buffer__clock),
@@ -338,7 +345,8 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
         .out__colour_12(colour_buffer__out__colour_12),
         .out__colour_13(colour_buffer__out__colour_13),
         .out__colour_14(colour_buffer__out__colour_14),
-        .out__colour_15(colour_buffer__out__colour_15)
+        .out__colour_15(colour_buffer__out__colour_15),
+        .idle(colour_buffer__idle)
     );
     tilerast_pixel_back_end_ice40__dst_fetch dst_fetch(
         .clock(dst_fetch__clock),
@@ -391,7 +399,8 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
         .rd__be(dst_fetch__rd__be),
         .rsp_valid(dst_fetch__rsp_valid),
         .rsp_ready(dst_fetch__rsp_ready),
-        .rsp__rdata(mem_resp__rdata)
+        .rsp__rdata(mem_resp__rdata),
+        .idle(dst_fetch__idle)
     );
     tilerast_pixel_back_end_ice40__blender blender(
         .clock(blender__clock),
@@ -425,7 +434,8 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
         .out__colour_0(blender__out__colour_0),
         .out__colour_1(blender__out__colour_1),
         .out__colour_2(blender__out__colour_2),
-        .out__colour_3(blender__out__colour_3)
+        .out__colour_3(blender__out__colour_3),
+        .idle(blender__idle)
     );
     tilerast_pixel_back_end_ice40__output_merger output_merger(
         .clock(output_merger__clock),
@@ -446,7 +456,8 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
         .out__addr(output_merger__out__addr),
         .out__write(output_merger__out__write),
         .out__wdata(output_merger__out__wdata),
-        .out__be(output_merger__out__be)
+        .out__be(output_merger__out__be),
+        .idle(output_merger__idle)
     );
     tilerast_pixel_back_end_ice40__arb arb(
         .sel(arb__sel),
@@ -492,6 +503,7 @@ module tilerast_pixel_back_end_ice40(clock,flush,in_valid,in_ready,inp__x,inp__y
         dst_fetch__rd_ready = mem_req_ready & ~output_merger__out_valid;
         dst_fetch__rsp_valid = mem_resp_valid;
         mem_resp_ready = dst_fetch__rsp_ready;
+        idle = pixel_processor__idle & colour_buffer__idle & dst_fetch__idle & blender__idle & output_merger__idle;
     end
 
     always @(*) colour_buffer__inp__x = pixel_processor__out__x;
@@ -605,7 +617,7 @@ module tilerast_pixel_back_end_ice40__arb(sel,a__addr,a__write,a__wdata,a__be,b_
 endmodule // tilerast_pixel_back_end_ice40__arb
 
 
-module tilerast_pixel_back_end_ice40__blender(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__src_0,inp__src_1,inp__src_2,inp__src_3,inp__dst_0,inp__dst_1,inp__dst_2,inp__dst_3,inp__state_0,inp__state_1,inp__state_2,inp__state_3,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__colour_0,out__colour_1,out__colour_2,out__colour_3);
+module tilerast_pixel_back_end_ice40__blender(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__src_0,inp__src_1,inp__src_2,inp__src_3,inp__dst_0,inp__dst_1,inp__dst_2,inp__dst_3,inp__state_0,inp__state_1,inp__state_2,inp__state_3,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__colour_0,out__colour_1,out__colour_2,out__colour_3,idle);
 
     // Module arguments
     input wire  clock;
@@ -640,6 +652,7 @@ module tilerast_pixel_back_end_ice40__blender(clock,flush,in_valid,in_ready,inp_
     output reg  [31:0] out__colour_1;
     output reg  [31:0] out__colour_2;
     output reg  [31:0] out__colour_3;
+    output reg  idle;
 
     // Constant declarations
     localparam [0:0] c_merge = 1'b1;
@@ -11899,6 +11912,91 @@ module tilerast_pixel_back_end_ice40__blender(clock,flush,in_valid,in_ready,inp_
             qsl__23__d = 1'b0;
         end
         out_valid = ovo;
+        idle = 1'b1;
+        if (pv__0__q) begin
+            idle = 1'b0;
+        end
+        if (pv__1__q) begin
+            idle = 1'b0;
+        end
+        if (pv__2__q) begin
+            idle = 1'b0;
+        end
+        if (pv__3__q) begin
+            idle = 1'b0;
+        end
+        if (qv__0__q) begin
+            idle = 1'b0;
+        end
+        if (qv__1__q) begin
+            idle = 1'b0;
+        end
+        if (qv__2__q) begin
+            idle = 1'b0;
+        end
+        if (qv__3__q) begin
+            idle = 1'b0;
+        end
+        if (qv__4__q) begin
+            idle = 1'b0;
+        end
+        if (qv__5__q) begin
+            idle = 1'b0;
+        end
+        if (qv__6__q) begin
+            idle = 1'b0;
+        end
+        if (qv__7__q) begin
+            idle = 1'b0;
+        end
+        if (sv__0__q) begin
+            idle = 1'b0;
+        end
+        if (sv__1__q) begin
+            idle = 1'b0;
+        end
+        if (sv__2__q) begin
+            idle = 1'b0;
+        end
+        if (sv__3__q) begin
+            idle = 1'b0;
+        end
+        if (sv__4__q) begin
+            idle = 1'b0;
+        end
+        if (sv__5__q) begin
+            idle = 1'b0;
+        end
+        if (sv__6__q) begin
+            idle = 1'b0;
+        end
+        if (sv__7__q) begin
+            idle = 1'b0;
+        end
+        if (sv__8__q) begin
+            idle = 1'b0;
+        end
+        if (sv__9__q) begin
+            idle = 1'b0;
+        end
+        if (sv__10__q) begin
+            idle = 1'b0;
+        end
+        if (sv__11__q) begin
+            idle = 1'b0;
+        end
+        if (sv__12__q) begin
+            idle = 1'b0;
+        end
+        if (sv__13__q) begin
+            idle = 1'b0;
+        end
+        if (sv__14__q) begin
+            idle = 1'b0;
+        end
+        if (sv__15__q) begin
+            idle = 1'b0;
+        end
         lvc__0 = 32'h0;
         if (sv__12__q) begin
             lvc__1 = lvc__0 | c_bit__0;
@@ -24658,7 +24756,7 @@ module tilerast_pixel_back_end_ice40__blender__sv__9(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40__blender__sv__9
 
 
-module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15);
+module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15,idle);
 
     // Module arguments
     input wire  clock;
@@ -24705,6 +24803,7 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
     output wire  [31:0] out__colour_13;
     output wire  [31:0] out__colour_14;
     output wire  [31:0] out__colour_15;
+    output reg  idle;
 
     // Constant declarations
     localparam [11:0] c_xmask = 12'hfe0;
@@ -24794,6 +24893,9 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
     reg  closed1__d;
     wire  closed1__q;
     reg  closed1__clock;
+    reg  open__d;
+    wire  open__q;
+    reg  open__clock;
     reg  nrdy__d;
     wire  nrdy__q;
     reg  nrdy__clock;
@@ -25153,6 +25255,11 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
         .d(closed1__d),
         .q(closed1__q),
         .clock(closed1__clock)
+    );
+    tilerast_pixel_back_end_ice40__colour_buffer__open open(
+        .d(open__d),
+        .q(open__q),
+        .clock(open__clock)
     );
     tilerast_pixel_back_end_ice40__colour_buffer__nrdy nrdy(
         .d(nrdy__d),
@@ -25535,6 +25642,8 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
         closed0__d = closed0__q;
         closed1__clock = clock;
         closed1__d = closed1__q;
+        open__clock = clock;
+        open__d = open__q;
         nrdy__clock = clock;
         nrdy__d = nrdy__q;
         s1v__clock = clock;
@@ -25730,6 +25839,9 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
                 cl0n = 1'b1;
             end
         end
+        if (take) begin
+            open__d = ~last;
+        end
         closed0__d = cl0n;
         closed1__d = cl1n;
         in_bank__d = ibn;
@@ -25741,6 +25853,7 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
             in_bank__d = 1'b0;
             closed0__d = 1'b0;
             closed1__d = 1'b0;
+            open__d = 1'b0;
             nrdy__d = 1'b0;
             s1v__d = 1'b0;
             s1bank__d = 1'b0;
@@ -25771,6 +25884,7 @@ module tilerast_pixel_back_end_ice40__colour_buffer(clock,flush,in_valid,in_read
         end
         in_ready = ~nrdy__q;
         out_valid = ov__q;
+        idle = ~open__q & ~s1v__q & ~s2v__q & ~closed0__q & ~closed1__q & ~inflight__q & (n__q == c_zero2);
     end
 
     always @(*) s2d__d__x = s1d__q__x;
@@ -27772,6 +27886,25 @@ module tilerast_pixel_back_end_ice40__colour_buffer__omux(sel,a__x,a__y,a__slot_
 endmodule // tilerast_pixel_back_end_ice40__colour_buffer__omux
 
 
+module tilerast_pixel_back_end_ice40__colour_buffer__open(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_pixel_back_end_ice40__colour_buffer__open
+
+
 module tilerast_pixel_back_end_ice40__colour_buffer__ov(d,q,clock);
 
     // Module arguments
@@ -29668,7 +29801,7 @@ module tilerast_pixel_back_end_ice40__colour_buffer__wrom(address,data);
 endmodule // tilerast_pixel_back_end_ice40__colour_buffer__wrom
 
 
-module tilerast_pixel_back_end_ice40__dst_fetch(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__src_0,out__src_1,out__src_2,out__src_3,out__dst_0,out__dst_1,out__dst_2,out__dst_3,out__state_0,out__state_1,out__state_2,out__state_3,rd_valid,rd_ready,rd__addr,rd__write,rd__wdata,rd__be,rsp_valid,rsp_ready,rsp__rdata);
+module tilerast_pixel_back_end_ice40__dst_fetch(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__slot_valid,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__lane_valid,out__pos_0,out__pos_1,out__pos_2,out__pos_3,out__src_0,out__src_1,out__src_2,out__src_3,out__dst_0,out__dst_1,out__dst_2,out__dst_3,out__state_0,out__state_1,out__state_2,out__state_3,rd_valid,rd_ready,rd__addr,rd__write,rd__wdata,rd__be,rsp_valid,rsp_ready,rsp__rdata,idle);
 
     // Module arguments
     input wire  clock;
@@ -29722,6 +29855,7 @@ module tilerast_pixel_back_end_ice40__dst_fetch(clock,flush,in_valid,in_ready,in
     input wire  rsp_valid;
     output reg  rsp_ready;
     input wire  [31:0] rsp__rdata;
+    output reg  idle;
 
     // Constant declarations
     localparam [15:0] c_cmask = 16'h1;
@@ -30719,6 +30853,7 @@ module tilerast_pixel_back_end_ice40__dst_fetch(clock,flush,in_valid,in_ready,in
         rd__be = c_zero4;
         rsp_ready = ~adone__q;
         out_valid = ov__q;
+        idle = ~|hmask__q & ~rv__q & ~|mcnt__q & ~|n__q & ~|an__q & ~adone__q & ~ov__q;
         out__lane_valid = olv__q;
         out__pos_0 = opos__0__q;
         out__pos_1 = opos__1__q;
@@ -31938,7 +32073,7 @@ module tilerast_pixel_back_end_ice40__dst_fetch__rv(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40__dst_fetch__rv
 
 
-module tilerast_pixel_back_end_ice40__output_merger(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,out_valid,out_ready,out__addr,out__write,out__wdata,out__be);
+module tilerast_pixel_back_end_ice40__output_merger(clock,flush,in_valid,in_ready,inp__lane_valid,inp__pos_0,inp__pos_1,inp__pos_2,inp__pos_3,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,out_valid,out_ready,out__addr,out__write,out__wdata,out__be,idle);
 
     // Module arguments
     input wire  clock;
@@ -31960,6 +32095,7 @@ module tilerast_pixel_back_end_ice40__output_merger(clock,flush,in_valid,in_read
     output reg  out__write;
     output reg  [31:0] out__wdata;
     output reg  [3:0] out__be;
+    output reg  idle;
 
     // Constant declarations
     localparam [3:0] c_zero4 = 4'h0;
@@ -32188,6 +32324,7 @@ module tilerast_pixel_back_end_ice40__output_merger(clock,flush,in_valid,in_read
             hcol__3__d = 32'h0;
         end
         out_valid = ov__q;
+        idle = ~|hv__q & ~ov__q;
         out__addr = oaddr__q;
         out__wdata = owdata__q;
         out__write = owrite__q;
@@ -32463,7 +32600,7 @@ module tilerast_pixel_back_end_ice40__output_merger__owrite(d,q,clock);
 endmodule // tilerast_pixel_back_end_ice40__output_merger__owrite
 
 
-module tilerast_pixel_back_end_ice40__pixel_processor(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__mask,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15);
+module tilerast_pixel_back_end_ice40__pixel_processor(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__mask,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15,idle);
 
     // Module arguments
     input wire  clock;
@@ -32510,6 +32647,7 @@ module tilerast_pixel_back_end_ice40__pixel_processor(clock,flush,in_valid,in_re
     output reg  [31:0] out__colour_13;
     output reg  [31:0] out__colour_14;
     output reg  [31:0] out__colour_15;
+    output reg  idle;
 
     // Constant declarations
     localparam [0:0] c_en__0 = 1'b1;
@@ -42110,6 +42248,7 @@ module tilerast_pixel_back_end_ice40__pixel_processor(clock,flush,in_valid,in_re
             ov__15__d = 1'b0;
         end
         out_valid = v__6__q;
+        idle = ~(v__0__q | v__1__q | v__2__q | v__3__q | v__4__q | v__5__q | v__6__q);
         out__x = px__6__q;
         out__y = py__6__q;
         svc__0 = 32'h0;

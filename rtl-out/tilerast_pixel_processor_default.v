@@ -44,7 +44,7 @@
 //
 
 
-module tilerast_pixel_processor_default(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__mask,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15);
+module tilerast_pixel_processor_default(clock,flush,in_valid,in_ready,inp__x,inp__y,inp__mask,inp__colour_0,inp__colour_1,inp__colour_2,inp__colour_3,inp__colour_4,inp__colour_5,inp__colour_6,inp__colour_7,inp__colour_8,inp__colour_9,inp__colour_10,inp__colour_11,inp__colour_12,inp__colour_13,inp__colour_14,inp__colour_15,out_valid,out_ready,out__x,out__y,out__slot_valid,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15,idle);
 
     // Module arguments
     input wire  clock;
@@ -91,6 +91,7 @@ module tilerast_pixel_processor_default(clock,flush,in_valid,in_ready,inp__x,inp
     output reg  [31:0] out__colour_13;
     output reg  [31:0] out__colour_14;
     output reg  [31:0] out__colour_15;
+    output reg  idle;
 
     // Constant declarations
     localparam [0:0] c_en__0 = 1'b1;
@@ -9691,6 +9692,7 @@ module tilerast_pixel_processor_default(clock,flush,in_valid,in_ready,inp__x,inp
             ov__15__d = 1'b0;
         end
         out_valid = v__6__q;
+        idle = ~(v__0__q | v__1__q | v__2__q | v__3__q | v__4__q | v__5__q | v__6__q);
         out__x = px__6__q;
         out__y = py__6__q;
         svc__0 = 32'h0;

@@ -40,7 +40,7 @@
 //
 
 
-module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp__tile_y,inp__prim,inp__depth,inp__frame,inp__qx,inp__qy,inp__mask,inp__last,inp__none,out_valid,out_ready,out__x,out__y,out__mask,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15,rd_valid,rd_ready,rd__addr,rd__write,rd__wdata,rd__be,rsp_valid,rsp_ready,rsp__rdata);
+module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp__tile_y,inp__prim,inp__depth,inp__frame,inp__qx,inp__qy,inp__mask,inp__last,inp__none,out_valid,out_ready,out__x,out__y,out__mask,out__colour_0,out__colour_1,out__colour_2,out__colour_3,out__colour_4,out__colour_5,out__colour_6,out__colour_7,out__colour_8,out__colour_9,out__colour_10,out__colour_11,out__colour_12,out__colour_13,out__colour_14,out__colour_15,rd_valid,rd_ready,rd__addr,rd__write,rd__wdata,rd__be,rsp_valid,rsp_ready,rsp__rdata,idle);
 
     // Module arguments
     input wire  clock;
@@ -87,6 +87,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     input wire  rsp_valid;
     output reg  rsp_ready;
     input wire  [31:0] rsp__rdata;
+    output reg  idle;
 
     // Constant declarations
     localparam [3:0] c_ph__0 = 4'h0;
@@ -572,6 +573,9 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     reg  rlast__d;
     wire  rlast__q;
     reg  rlast__clock;
+    reg  open__d;
+    wire  open__q;
+    reg  open__clock;
     reg  [20:0] rprim__d;
     wire  [20:0] rprim__q;
     reg  rprim__clock;
@@ -1114,6 +1118,11 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         .q(rlast__q),
         .clock(rlast__clock)
     );
+    tilerast_shading_sort_full__open open(
+        .d(open__d),
+        .q(open__q),
+        .clock(open__clock)
+    );
     tilerast_shading_sort_full__rprim rprim(
         .d(rprim__d),
         .q(rprim__q),
@@ -1250,6 +1259,8 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         cnt__d = cnt__q;
         pend__clock = clock;
         pend__d = pend__q;
+        open__clock = clock;
+        open__d = open__q;
         rlast__clock = clock;
         rlast__d = rlast__q;
         rprim__clock = clock;
@@ -1513,6 +1524,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         hr__re = 1'b0;
         hr__raddr = cnt__q;
         rsp_ready = 1'b1;
+        idle = ((ph__q == c_ph__0) | (ph__q == c_ph__1)) & ~|pend__q & ~open__q;
         rd__write = 1'b0;
         rd__wdata = 32'h0;
         rd__be = c_zero4;
@@ -1927,6 +1939,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                 if (~|pend_pop) begin
                     if (rlast__q) begin
                         ph__d = c_ph__2;
+                        open__d = 1'b0;
                         setup__d = 1'b1;
                         cnt__d = 32'h0;
                         rlast__d = 1'b0;
@@ -1938,6 +1951,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                 end
             end
             if (take_rec) begin
+                open__d = 1'b1;
                 pend__d = in_lanes;
                 rlast__d = inp__last;
                 rprim__d = inp__prim[(32'h0)+:(21)];
@@ -1949,6 +1963,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                 ty__d = ((inp__tile_y) & 12'hfff);
                 if ((~|in_lanes) & inp__last) begin
                     ph__d = c_ph__2;
+                    open__d = 1'b0;
                     setup__d = 1'b1;
                     cnt__d = 32'h0;
                     rlast__d = 1'b0;
@@ -3074,6 +3089,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
             cnt__d = 32'h0;
             pend__d = 32'h0;
             rlast__d = 1'b0;
+            open__d = 1'b0;
             rprim__d = 32'h0;
             rdepth__d = 32'h0;
             rqx__d = 32'h0;
@@ -3817,6 +3833,25 @@ module tilerast_shading_sort_full__n(d,q,clock);
     end
 
 endmodule // tilerast_shading_sort_full__n
+
+
+module tilerast_shading_sort_full__open(d,q,clock);
+
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_shading_sort_full__open
 
 
 module tilerast_shading_sort_full__pass(d,q,clock);

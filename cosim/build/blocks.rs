@@ -62,6 +62,11 @@ const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
 /// whole-back-end differential and `tilerast regress --back-end` on every preset.
 const BACK_END_PRESETS: &[&str] = &["ice40", "full", "ice40_1x"];
 
+/// Presets whose whole frame top (`rtl-out/tilerast_frame_<preset>.v`: every block of the frame
+/// behind one memory port) is verilated besides `default`'s: every other preset, for the
+/// whole-frame differential of `tests/frame.rs` (`src/frame.rs`) on every preset.
+const FRAME_PRESETS: &[&str] = &["ice40", "full", "ice40_1x"];
+
 /// Block variants (`tilerast_hw::BLOCK_VARIANTS`: options the pipeline does not build),
 /// `rtl-out/tilerast_<stage>_<name>.v` with module `tilerast_<stage>_<name>`, verilated as
 /// `<name>/<stage>`: (name, stage). Keep in sync with hw (the block table test in
@@ -116,6 +121,12 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     }
     for p in BACK_END_PRESETS {
         let stage = "pixel_back_end";
+        let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
+        println!("cargo:rerun-if-changed={}", file.display());
+        jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
+    }
+    for p in FRAME_PRESETS {
+        let stage = "frame";
         let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
         println!("cargo:rerun-if-changed={}", file.display());
         jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));

@@ -33,7 +33,7 @@ use tilerast_verif::Rng;
 pub const STAGE: &str = "pixel_back_end";
 
 /// One cycle's port values by name.
-type Named = Vec<(String, u64)>;
+pub(crate) type Named = Vec<(String, u64)>;
 
 fn stream_ports<S: Stream>(iface: &str, x: &S::Payload, v: &mut Named) {
     for (f, val) in S::FIELDS.iter().zip(S::values(x)) {
@@ -42,7 +42,7 @@ fn stream_ports<S: Stream>(iface: &str, x: &S::Payload, v: &mut Named) {
 }
 
 /// Pack named values into words by the port table; every port must be named exactly once.
-fn pack(ports_of: &[PortDesc], vals: &Named, words: &mut [u32], module: &str) {
+pub(crate) fn pack(ports_of: &[PortDesc], vals: &Named, words: &mut [u32], module: &str) {
     words.fill(0);
     assert_eq!(
         vals.len(),
@@ -210,6 +210,7 @@ impl<'a> ModelSide<'a> {
             ("mem_req_valid".into(), qv as u64),
             ("mem_resp_ready".into(), resp_ready as u64),
         ];
+        o.push(("idle".into(), self.model.idle() as u64));
         let mut qp = q;
         if d.perturb.is_some_and(|(at, p)| at == cyc && p == "mem_req__addr") {
             qp.addr ^= 4;

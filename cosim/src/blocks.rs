@@ -290,7 +290,53 @@ pub trait BlockIo {
     fn put_out(x: &Self::Out, p: &mut Packer) {
         put_stream::<Self::OutS>(x, OUT_IFACE, p)
     }
+    /// Further one-bit output ports after the payload (the pixel-side blocks' `idle`), each
+    /// predicted by the model's [`ExtraOut`] in this order.
+    const EXTRA_OUT: &'static [&'static str] = &[];
 }
+
+/// A model's output ports besides `in_ready`, `out_valid` and the payload, `(port, value)` in
+/// the order of its stage's [`BlockIo::EXTRA_OUT`] (each a function of the model's
+/// registers: the pixel-side blocks' `idle`). Models without any implement it empty.
+pub trait ExtraOut {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+macro_rules! no_extra_out {
+    ($($m:ty),* $(,)?) => {
+        $(impl ExtraOut for $m {})*
+    };
+}
+
+no_extra_out!(
+    tilerast_golden::binner::BinnerCycle,
+    tilerast_golden::pixel_info_write::PixelInfoWriteCycle,
+    tilerast_golden::setup::SetupCycle,
+    tilerast_golden::tile_parser::TileParserCycle,
+    tilerast_golden::subtile_coverage::SubtileCoverageCycle,
+    tilerast_golden::sample_raster::SampleRasterCycle,
+    tilerast_golden::point_raster::PointRasterCycle,
+    tilerast_golden::quad_packer::QuadPackerCycle,
+);
+
+macro_rules! idle_out {
+    ($($m:ty),* $(,)?) => {
+        $(impl ExtraOut for $m {
+            fn extra_out(&self) -> Vec<(&'static str, u64)> {
+                vec![("idle", self.idle() as u64)]
+            }
+        })*
+    };
+}
+
+idle_out!(
+    tilerast_golden::pixel_processor::PixelProcessorCycle,
+    tilerast_golden::colour_buffer::ColourBufferCycle,
+    tilerast_golden::blender::BlenderCycle,
+    tilerast_golden::output_merger::OutputMergerCycle,
+);
 
 /// Handshake inputs, driven by the harness (in this order, before the payload).
 pub const HS_IN: [&str; 3] = ["flush", "in_valid", "out_ready"];
@@ -350,6 +396,7 @@ impl Layout {
         ni.extend(discover(&|p| B::put_in(&B::In::default(), p)));
         let mut no: Vec<String> = HS_OUT.iter().map(|s| s.to_string()).collect();
         no.extend(discover(&|p| B::put_out(&B::Out::default(), p)));
+        no.extend(B::EXTRA_OUT.iter().map(|s| s.to_string()));
         Ok(Layout {
             desc,
             inputs: resolve("input", desc.inputs, ni)?,
@@ -379,7 +426,14 @@ impl Layout {
     }
 
     /// Returns the port whose predicted value does not fit, if any.
-    fn pack_out<B: BlockIo>(&self, w: &mut [u32], in_ready: bool, valid: bool, x: &B::Out) -> Option<(String, u64)> {
+    fn pack_out<B: BlockIo>(
+        &self,
+        w: &mut [u32],
+        in_ready: bool,
+        valid: bool,
+        x: &B::Out,
+        extra: &[(&'static str, u64)],
+    ) -> Option<(String, u64)> {
         w.fill(0);
         let mut p = Packer {
             ports: &self.outputs,
@@ -391,6 +445,15 @@ impl Layout {
         p.put_b("in_ready", in_ready);
         p.put_b("out_valid", valid);
         B::put_out(x, &mut p);
+        assert_eq!(
+            extra.iter().map(|e| e.0).collect::<Vec<_>>(),
+            B::EXTRA_OUT,
+            "{}: the model's further outputs are not the stage's",
+            self.desc.module
+        );
+        for (n, v) in extra {
+            p.put("", n, *v);
+        }
         p.overflow
     }
 }
@@ -565,7 +628,7 @@ impl<'a, O: Clone + Default> ModelDrive<'a, O> {
 
     /// Cycle `cyc`: pack its input words and the model's expected output words, then clock the
     /// model. `Err((port, value))`: the model drove a value too wide for its port.
-    fn step<B: BlockIo<Out = O>, M: CycleModel<In = B::In, Out = B::Out>>(
+    fn step<B: BlockIo<Out = O>, M: CycleModel<In = B::In, Out = B::Out> + ExtraOut>(
         &mut self,
         lay: &Layout,
         model: &mut M,
@@ -587,7 +650,7 @@ impl<'a, O: Clone + Default> ModelDrive<'a, O> {
         let (ov, o) = model.out();
         let ir = model.in_ready(out_ready);
         lay.pack_in::<B>(inw, flush, in_valid, out_ready, x);
-        if let Some(e) = lay.pack_out::<B>(want, ir, ov, &o) {
+        if let Some(e) = lay.pack_out::<B>(want, ir, ov, &o, &model.extra_out()) {
             return Err(e);
         }
         self.stall_run = if out_ready { 0 } else { self.stall_run + 1 };
@@ -624,7 +687,7 @@ pub fn block_vectors<B, M>(
 ) -> Result<(Vec<u32>, Vec<u32>, BlockRun<B::Out>), String>
 where
     B: BlockIo,
-    M: CycleModel<In = B::In, Out = B::Out>,
+    M: CycleModel<In = B::In, Out = B::Out> + ExtraOut,
 {
     if inputs.is_empty() {
         return Err("block_vectors: no inputs".into());
@@ -662,7 +725,7 @@ pub fn cosim_block<B, M>(
 ) -> Result<BlockRun<B::Out>, Box<BlockMismatch>>
 where
     B: BlockIo,
-    M: CycleModel<In = B::In, Out = B::Out>,
+    M: CycleModel<In = B::In, Out = B::Out> + ExtraOut,
 {
     assert!(!inputs.is_empty(), "cosim_block: no inputs");
     let t0 = Instant::now();
@@ -745,7 +808,7 @@ where
 // ===== the stages' streams =====
 
 macro_rules! block_io {
-    ($(#[$doc:meta])* $name:ident, $stage:literal, $in:ident -> $out:ident, $pin:ident -> $pout:ident) => {
+    ($(#[$doc:meta])* $name:ident, $stage:literal, $in:ident -> $out:ident, $pin:ident -> $pout:ident $(+ $x:ident)*) => {
         $(#[$doc])*
         pub struct $name;
         impl BlockIo for $name {
@@ -754,6 +817,7 @@ macro_rules! block_io {
             type InS = ports::$in;
             type OutS = ports::$out;
             const STAGE: &'static str = $stage;
+            const EXTRA_OUT: &'static [&'static str] = &[$(stringify!($x)),*];
         }
     };
 }
@@ -786,18 +850,18 @@ block_io!(
 block_io!(
     /// `pixel_processor` (seed 000, `rtl-out/tilerast_pixel_processor_<preset>.v`): one
     /// pixel's samples → its colour slots.
-    PixelProcessor, "pixel_processor", PixSamples -> PixSlots, PixSamples -> PixSlots
+    PixelProcessor, "pixel_processor", PixSamples -> PixSlots, PixSamples -> PixSlots + idle
 );
 
 block_io!(
     /// `colour_buffer` (seed 000, `rtl-out/tilerast_colour_buffer_<preset>.v`): second tiles of
     /// resolved pixels → the same pixels in storage order.
-    ColourBuffer, "colour_buffer", PixSlots -> PixSlots, PixSlots -> PixSlots
+    ColourBuffer, "colour_buffer", PixSlots -> PixSlots, PixSlots -> PixSlots + idle
 );
 
 block_io!(
     /// `blender` (seed 004, `rtl-out/tilerast_blender_<preset>.v`): fragments → batches.
-    Blender, "blender", BlendFrag -> BlendBeat, BlendFrag -> BlendBeat
+    Blender, "blender", BlendFrag -> BlendBeat, BlendFrag -> BlendBeat + idle
 );
 
 block_io!(
@@ -816,7 +880,7 @@ block_io!(
 block_io!(
     /// `output_merger` (seed 000, `rtl-out/tilerast_output_merger_<preset>.v`): blender
     /// batches → framebuffer writes on the memory port.
-    OutputMerger, "output_merger", BlendBeat -> MemReq, BlendBeat -> MemReq
+    OutputMerger, "output_merger", BlendBeat -> MemReq, BlendBeat -> MemReq + idle
 );
 
 #[cfg(test)]
@@ -915,11 +979,20 @@ mod tests {
             let d = block_desc(p, "shading_sort").unwrap_or_else(|| panic!("{p}/shading_sort not built"));
             assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
         }
-        // 3 × 6 raster blocks, 12 blocks of their own (bin_setup, binner, tile sequencer, pixel-info
-        // writer and reader, shading, the 6 pixel-side blocks), the ice40 colour buffer, bin_setup,
-        // binner, tile sequencer, pixel-info writer and reader, shading block, 3 more back ends,
-        // 2 variants, 11 mutants.
-        assert_eq!(BLOCK_TABLE.len(), 53);
+        // The frame top (memory port, done pulse) on every preset (`src/frame.rs`).
+        for p in tilerast_golden::PRESETS {
+            let d = block_desc(p, "frame").unwrap_or_else(|| panic!("{p}/frame not built"));
+            assert_eq!(d.module, format!("tilerast_frame_{p}"));
+            assert!(
+                d.outputs.iter().any(|o| o.name == "mem_req__addr") && d.outputs.iter().any(|o| o.name == "done_frame"),
+                "{p}: no memory port or done pulse"
+            );
+        }
+        // 3 × 6 raster blocks, 13 blocks of their own (bin_setup, binner, tile sequencer, pixel-info
+        // writer and reader, shading, the 6 pixel-side blocks, the frame top), the ice40 colour
+        // buffer, bin_setup, binner, tile sequencer, pixel-info writer and reader, shading block, 3
+        // more back ends, 3 more frame tops, 2 variants, 11 mutants.
+        assert_eq!(BLOCK_TABLE.len(), 57);
         let e = BlockRtl::new("ice40", "no_such_stage").err().unwrap();
         assert!(
             e.contains("no verilated block ice40/no_such_stage") && e.contains("ice40/setup"),

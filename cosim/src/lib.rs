@@ -24,6 +24,7 @@ pub mod bin_setup;
 pub mod blocks;
 #[path = "../build/flat.rs"]
 pub(crate) mod flat;
+pub mod frame;
 #[path = "../build/mutation.rs"]
 pub mod mutation;
 pub mod ondemand;

@@ -11,7 +11,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use tilerast_cosim::blocks::{cosim_block, Binner, BlockStim};
+use tilerast_cosim::blocks::{cosim_block, Binner, BlockStim, ExtraOut};
 use tilerast_golden::binner::{bin_with_chunk, BinnerCycle, BIN_CHUNK_BYTES};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::memory_port::SparseMemory;
@@ -41,6 +41,8 @@ struct Tap {
     cfg: Config,
     seen: Rc<RefCell<Seen>>,
 }
+
+impl ExtraOut for Tap {}
 
 impl CycleModel for Tap {
     type In = BinBox;

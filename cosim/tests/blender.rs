@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use tilerast_cosim::blocks::{cosim_block, Blender, BlockRun};
+use tilerast_cosim::blocks::{cosim_block, Blender, BlockRun, ExtraOut};
 use tilerast_golden::blender::{pack_rgba, unpack_rgba, BlendOpts, BlendStats, BlenderCycle};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::pipeline::PIPELINE_BLEND;
@@ -112,6 +112,12 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
 struct Tap {
     m: BlenderCycle,
     st: Rc<RefCell<(BlendStats, BlendStats)>>,
+}
+
+impl ExtraOut for Tap {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        self.m.extra_out()
+    }
 }
 
 impl CycleModel for Tap {

@@ -13,7 +13,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use tilerast_cosim::blocks::{cosim_block, BlockStim, PixelInfoWrite};
+use tilerast_cosim::blocks::{cosim_block, BlockStim, ExtraOut, PixelInfoWrite};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::memory_port::SparseMemory;
 use tilerast_golden::pixel_info_write::PixelInfoWriteCycle;
@@ -43,6 +43,8 @@ struct Tap {
     cfg: Config,
     seen: Rc<RefCell<Seen>>,
 }
+
+impl ExtraOut for Tap {}
 
 impl CycleModel for Tap {
     type In = PiBeat;

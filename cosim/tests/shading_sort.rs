@@ -50,6 +50,7 @@ fn outputs(m: &ShadingSortCycle) -> HashMap<String, u64> {
     o.insert("out_valid".into(), ov as u64);
     o.insert("rd_valid".into(), qv as u64);
     o.insert("rsp_ready".into(), m.rsp_ready() as u64);
+    o.insert("idle".into(), m.is_idle() as u64);
     stream::<ports::PixSamples>("out", &out, &mut o);
     stream::<ports::MemReq>("rd", &q, &mut o);
     o

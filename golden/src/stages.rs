@@ -27,9 +27,10 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 /// (seed 001, behind the raster core, on the binner's list-writing core) and reader (the pixel
 /// side's first block: it walks the second tiles' lists once every first tile is done), the
 /// sort-based shading block (seed 002), then the pixel side's blocks and the back end that
-/// wires them behind one memory port. Each is written in a file of its own per config
-/// (`tilerast_<stage>_<config>.v`); the frame top that wires them together is still to come.
-pub const PIXEL_SIDE_STAGES: [&str; 12] = [
+/// wires them behind one memory port, and last the frame top (`frame`: every block above and
+/// the raster core behind one memory port, primitives in, framebuffer out). Each is written in
+/// a file of its own per config (`tilerast_<stage>_<config>.v`).
+pub const PIXEL_SIDE_STAGES: [&str; 13] = [
     "bin_setup",
     "binner",
     "tile_sequencer",
@@ -42,6 +43,7 @@ pub const PIXEL_SIDE_STAGES: [&str; 12] = [
     "blender",
     "output_merger",
     "pixel_back_end",
+    "frame",
 ];
 
 /// Blocks built per board from the board table (`tilerast_golden::board::BOARDS`) rather than

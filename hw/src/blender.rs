@@ -120,6 +120,8 @@ pub fn supported(cfg: &Config, opts: &BlendOpts) -> Result<(), String> {
 stream_block! {
     /// The blender block. Build with [`Blender::new`].
     pub struct Blender(BlendFragIn => BlendBeatOut) {
+        /// Nothing held (the contract's **Idle**: pool, buffer, slot and lane valid bits low).
+        pub idle: Signal<Out, Bit>,
         // ---- constants ----
         c_merge: Constant<Bit>,
         c_comp: Constant<Bit>,
@@ -242,6 +244,7 @@ impl Blender {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            idle: Default::default(),
             inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
@@ -1123,6 +1126,27 @@ impl Blender {
 
         // ---- outputs (registers) ----
         self.out_valid.next = self.ovo.val();
+        self.idle.next = true;
+        for j in 0..4 {
+            if self.pv[j].q.val() {
+                self.idle.next = false;
+            }
+        }
+        for e in 0..self.buf_entries() {
+            if self.bv[e].q.val() {
+                self.idle.next = false;
+            }
+        }
+        for i in 0..8 {
+            if self.qv[i].q.val() {
+                self.idle.next = false;
+            }
+        }
+        for i in 0..16 {
+            if self.sv[i].q.val() {
+                self.idle.next = false;
+            }
+        }
         self.lvc[0].next = 0.into();
         for j in 0..4 {
             if self.sv[12 + j].q.val() {

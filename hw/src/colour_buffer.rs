@@ -289,6 +289,8 @@ impl Logic for ColourRam {
 stream_block! {
     /// The colour buffer block. Build with [`ColourBuffer::new`] (see the module header).
     pub struct ColourBuffer(PixSlotsIn => PixSlotsOut) {
+        /// Nothing held (the contract's **Idle**, registers only).
+        pub idle: Signal<Out, Bit>,
         /// The RAM.
         pub ram: ColourRam,
         wrom: ROM<Bits<32>, 12>,
@@ -354,6 +356,8 @@ stream_block! {
         in_bank: DFF<Bit>,
         closed0: DFF<Bit>,
         closed1: DFF<Bit>,
+        /// A pixel of the tile being filled is taken and its last is not.
+        open: DFF<Bit>,
         /// ¬`in_ready`.
         nrdy: DFF<Bit>,
         s1v: DFF<Bit>,
@@ -444,6 +448,8 @@ impl ColourBuffer {
             out_valid: Default::default(),
             out_ready: Default::default(),
             out: Default::default(),
+            idle: Default::default(),
+            open: Default::default(),
             ram: ColourRam::new(lay.c as usize, abits + 1),
             wrom: ROM::new(wmap),
             drom: ROM::new(dmap),
@@ -561,6 +567,8 @@ impl Logic for ColourBuffer {
         self.closed0.d.next = self.closed0.q.val();
         self.closed1.clock.next = self.clock.val();
         self.closed1.d.next = self.closed1.q.val();
+        self.open.clock.next = self.clock.val();
+        self.open.d.next = self.open.q.val();
         self.nrdy.clock.next = self.clock.val();
         self.nrdy.d.next = self.nrdy.q.val();
         self.s1v.clock.next = self.clock.val();
@@ -776,6 +784,9 @@ impl Logic for ColourBuffer {
                 self.cl0n.next = true;
             }
         }
+        if self.take.val() {
+            self.open.d.next = !self.last.val();
+        }
         self.closed0.d.next = self.cl0n.val();
         self.closed1.d.next = self.cl1n.val();
         self.in_bank.d.next = self.ibn.val();
@@ -789,6 +800,7 @@ impl Logic for ColourBuffer {
             self.in_bank.d.next = false;
             self.closed0.d.next = false;
             self.closed1.d.next = false;
+            self.open.d.next = false;
             self.nrdy.d.next = false;
             self.s1v.d.next = false;
             self.s1bank.d.next = false;
@@ -822,6 +834,13 @@ impl Logic for ColourBuffer {
         self.in_ready.next = !self.nrdy.q.val();
         self.out_valid.next = self.ov.q.val();
         PixSlotsOut::link(&mut self.out, &mut self.o0.q);
+        self.idle.next = !self.open.q.val()
+            & !self.s1v.q.val()
+            & !self.s2v.q.val()
+            & !self.closed0.q.val()
+            & !self.closed1.q.val()
+            & !self.inflight.q.val()
+            & (self.n.q.val() == self.c_zero2.val());
     }
 }
 

@@ -48,6 +48,8 @@ use tilerast_golden::streams::LANES;
 stream_block! {
     /// The destination fetch. Build with [`DstFetch::new`].
     pub struct DstFetch(PixSlotsIn => BlendFragOut) sends { rd: MemReqOut } takes { rsp: MemRespIn } {
+        /// Nothing held (the contract's **Idle**, registers only).
+        pub idle: Signal<Out, Bit>,
         c_cmask: Constant<Bits<16>>,
         c_w: Constant<Bits<16>>,
         c_c: Constant<Bits<32>>,
@@ -119,6 +121,7 @@ impl DstFetch {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            idle: Default::default(),
             inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
@@ -397,6 +400,13 @@ impl DstFetch {
         self.rd.be.next = self.c_zero4.val();
         self.rsp_ready.next = !self.adone.q.val();
         self.out_valid.next = self.ov.q.val();
+        self.idle.next = !self.hmask.q.val().any()
+            & !self.rv.q.val()
+            & !self.mcnt.q.val().any()
+            & !self.n.q.val().any()
+            & !self.an.q.val().any()
+            & !self.adone.q.val()
+            & !self.ov.q.val();
         self.out.lane_valid.next = self.olv.q.val();
         self.out.pos_0.next = self.opos[0].q.val();
         self.out.pos_1.next = self.opos[1].q.val();

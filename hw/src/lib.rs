@@ -17,6 +17,7 @@ pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
 pub mod dst_fetch;
+pub mod frame;
 pub mod list_reader;
 pub mod list_writer;
 pub mod output_merger;
@@ -148,7 +149,7 @@ pub struct ExtraStream {
 }
 
 /// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
-/// them together).
+/// the pixel processor to the output merger, then the frame top that wires them all).
 pub const BLOCK_FILES: &[BlockFile] = &[
     bin_setup::FILE,
     binner::FILE,
@@ -162,6 +163,7 @@ pub const BLOCK_FILES: &[BlockFile] = &[
     blender::FILE,
     output_merger::FILE,
     pixel_back_end::FILE,
+    frame::FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation

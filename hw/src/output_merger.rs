@@ -39,6 +39,8 @@ use tilerast_golden::config::Config;
 stream_block! {
     /// The output merger's write path. Build with [`OutputMerger::new`].
     pub struct OutputMerger(BlendBeatIn => MemReqOut) {
+        /// Nothing held (the contract's **Idle**, registers only).
+        pub idle: Signal<Out, Bit>,
         c_zero4: Constant<Bits<4>>,
         c_one4: Constant<Bits<4>>,
         c_be: Constant<Bits<4>>,
@@ -71,6 +73,7 @@ impl OutputMerger {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            idle: Default::default(),
             inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
@@ -184,6 +187,7 @@ impl OutputMerger {
         }
 
         self.out_valid.next = self.ov.q.val();
+        self.idle.next = !self.hv.q.val().any() & !self.ov.q.val();
         self.out.addr.next = self.oaddr.q.val();
         self.out.wdata.next = self.owdata.q.val();
         self.out.write.next = self.owrite.q.val();

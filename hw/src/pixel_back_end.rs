@@ -44,6 +44,8 @@ use tilerast_golden::pipeline::PIPELINE_BLEND;
 stream_block! {
     /// The pixel back end. Build with [`PixelBackEnd::new`].
     pub struct PixelBackEnd(PixSamplesIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn } {
+        /// Nothing held: the AND of the five blocks' `idle` (registers only).
+        pub idle: Signal<Out, Bit>,
         pixel_processor: PixelProcessor,
         colour_buffer: ColourBuffer,
         dst_fetch: DstFetch,
@@ -71,6 +73,7 @@ impl PixelBackEnd {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            idle: Default::default(),
             inp: Default::default(),
             mem_req_valid: Default::default(),
             mem_req_ready: Default::default(),
@@ -141,6 +144,11 @@ impl Logic for PixelBackEnd {
         self.dst_fetch.rsp_valid.next = self.mem_resp_valid.val();
         self.mem_resp_ready.next = self.dst_fetch.rsp_ready.val();
         MemRespIn::link(&mut self.mem_resp, &mut self.dst_fetch.rsp);
+        self.idle.next = self.pixel_processor.idle.val()
+            & self.colour_buffer.idle.val()
+            & self.dst_fetch.idle.val()
+            & self.blender.idle.val()
+            & self.output_merger.idle.val();
     }
 }
 

@@ -53,6 +53,8 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
 stream_block! {
     /// The pixel processor block. Build with [`PixelProcessor::new`].
     pub struct PixelProcessor(PixSamplesIn => PixSlotsOut) {
+        /// Nothing held (the contract's **Idle**: every stage's valid bit low).
+        pub idle: Signal<Out, Bit>,
         // ---- constants ----
         c_en: Vec<Constant<Bit>>,
         c_r: Vec<Constant<Bit>>,
@@ -108,6 +110,7 @@ impl PixelProcessor {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            idle: Default::default(),
             inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
@@ -563,6 +566,13 @@ impl PixelProcessor {
 
         // ---- outputs (registers) ----
         self.out_valid.next = self.v[6].q.val();
+        self.idle.next = !(self.v[0].q.val()
+            | self.v[1].q.val()
+            | self.v[2].q.val()
+            | self.v[3].q.val()
+            | self.v[4].q.val()
+            | self.v[5].q.val()
+            | self.v[6].q.val());
         self.out.x.next = self.px[6].q.val();
         self.out.y.next = self.py[6].q.val();
         self.svc[0].next = 0.into();

@@ -175,6 +175,8 @@ impl Logic for SsRam {
 stream_block! {
     /// The sort-based shading block. Build with [`ShadingSort::new`].
     pub struct ShadingSort(PiRecordIn => PixSamplesOut) sends { rd: MemReqOut } takes { rsp: MemRespIn } {
+        /// Nothing of a frame held (the contract's **Idle**, registers only).
+        pub idle: Signal<Out, Bit>,
         /// X banks (sample s), Y, Z, H, C banks.
         pub xr: Vec<SsRam>,
         pub yr: SsRam,
@@ -284,6 +286,8 @@ stream_block! {
         cnt: DFF<Bits<16>>,
         pend: DFF<Bits<4>>,
         rlast: DFF<Bit>,
+        /// A record of the tile being depth-tested is taken (its records are in X).
+        open: DFF<Bit>,
         rprim: DFF<Bits<21>>,
         rdepth: DFF<Bits<24>>,
         rqx: DFF<Bits<8>>,
@@ -369,6 +373,7 @@ impl ShadingSort {
             flush: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
+            idle: Default::default(),
             inp: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
@@ -497,6 +502,7 @@ impl ShadingSort {
             cnt: Default::default(),
             pend: Default::default(),
             rlast: Default::default(),
+            open: Default::default(),
             rprim: Default::default(),
             rdepth: Default::default(),
             rqx: Default::default(),
@@ -545,6 +551,8 @@ impl ShadingSort {
         self.cnt.d.next = self.cnt.q.val();
         self.pend.clock.next = self.clock.val();
         self.pend.d.next = self.pend.q.val();
+        self.open.clock.next = self.clock.val();
+        self.open.d.next = self.open.q.val();
         self.rlast.clock.next = self.clock.val();
         self.rlast.d.next = self.rlast.q.val();
         self.rprim.clock.next = self.clock.val();
@@ -632,6 +640,9 @@ impl ShadingSort {
 
         // ---- ports ----
         self.rsp_ready.next = true;
+        self.idle.next = ((self.ph.q.val() == self.c_ph[0].val()) | (self.ph.q.val() == self.c_ph[1].val()))
+            & !self.pend.q.val().any()
+            & !self.open.q.val();
         self.rd.write.next = false;
         self.rd.wdata.next = 0.into();
         self.rd.be.next = self.c_zero4.val();
@@ -720,6 +731,7 @@ impl ShadingSort {
                 if !self.pend_pop.val().any() {
                     if self.rlast.q.val() {
                         self.ph.d.next = self.c_ph[2].val();
+                        self.open.d.next = false;
                         self.setup.d.next = true;
                         self.cnt.d.next = 0.into();
                         self.rlast.d.next = false;
@@ -731,6 +743,7 @@ impl ShadingSort {
                 }
             }
             if self.take_rec.val() {
+                self.open.d.next = true;
                 self.pend.d.next = self.in_lanes.val();
                 self.rlast.d.next = self.inp.last.val();
                 self.rprim.d.next = self.inp.prim.val().get_bits::<21>(0);
@@ -742,6 +755,7 @@ impl ShadingSort {
                 self.ty.d.next = bit_cast::<12, 11>(self.inp.tile_y.val());
                 if (!self.in_lanes.val().any()) & self.inp.last.val() {
                     self.ph.d.next = self.c_ph[2].val();
+                    self.open.d.next = false;
                     self.setup.d.next = true;
                     self.cnt.d.next = 0.into();
                     self.rlast.d.next = false;
@@ -1118,6 +1132,7 @@ impl ShadingSort {
             self.cnt.d.next = 0.into();
             self.pend.d.next = 0.into();
             self.rlast.d.next = false;
+            self.open.d.next = false;
             self.rprim.d.next = 0.into();
             self.rdepth.d.next = 0.into();
             self.rqx.d.next = 0.into();

@@ -1,7 +1,7 @@
 //! rust-hdl simulation of `DstFetch` against its cycle model `DstFetchCycle`, with a golden
 //! `MemoryCycle` behind the read port serviced from the testbench every cycle (its `req_ready`
 //! and response drive both sides): `in_ready`, `rsp_ready`, `rd_valid` + `rd`, `out_valid` +
-//! `out` must agree on every cycle. Stimulus: random pixels (random slot masks, empty ones,
+//! `out` and `idle` must agree on every cycle. Stimulus: random pixels (random slot masks, empty ones,
 //! junk above C), input gaps, random `out_ready` with a long stall, random memory grant with a
 //! long stall, one flush mid-stream. The shared harness (`tests/common`) drives one-in/one-out
 //! blocks; this block has a second stream pair, so the loop is written here.
@@ -95,6 +95,7 @@ fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory
                 ("rsp_ready", x.rsp_ready.val(), rsp_ready),
                 ("rd_valid", x.rd_valid.val(), rd_valid),
                 ("out_valid", x.out_valid.val(), out_valid),
+                ("idle", x.idle.val(), model.idle()),
             ] {
                 if rtl != m {
                     d.push(format!("{name} rtl {rtl} model {m}"));

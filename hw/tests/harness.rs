@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{PortDiff, Run};
+use common::{ExtraOut, PortDiff, Run};
 use tilerast_golden::config::Config;
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::quad_packer::QuadPackerCycle;
@@ -48,6 +48,12 @@ impl<M> Corrupt<M> {
     }
     fn on(&self) -> bool {
         (self.from..self.to).contains(&self.cycle)
+    }
+}
+
+impl<M: ExtraOut> ExtraOut for Corrupt<M> {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        self.inner.extra_out()
     }
 }
 

@@ -1,7 +1,7 @@
 //! rust-hdl simulation of `PixelBackEnd` (pixel processor, dst_fetch, blender and output merger
 //! behind one memory port) against its cycle model `PixelBackEndCycle`, with a golden
 //! `MemoryCycle` behind the port serviced from the testbench every cycle: `in_ready`,
-//! `mem_req_valid` + `mem_req` and `mem_resp_ready` must agree on every cycle. Stimulus:
+//! `mem_req_valid` + `mem_req`, `mem_resp_ready` and `idle` must agree on every cycle. Stimulus:
 //! `stim::pix_sample_tiles` (whole second tiles, as the colour buffer takes them, edge tiles
 //! with shared storage blocks among them; every mask pattern, junk above S) with input gaps,
 //! memory back-pressure, a long memory stall and one flush mid-tile, after which the input
@@ -82,6 +82,7 @@ fn cosim_against_the_cycle_model() {
                 ("in_ready", x.in_ready.val(), in_ready),
                 ("mem_req_valid", x.mem_req_valid.val(), qv),
                 ("mem_resp_ready", x.mem_resp_ready.val(), resp_ready),
+                ("idle", x.idle.val(), model.idle()),
             ] {
                 if rtl != m {
                     d.push(format!("{name} rtl {rtl} model {m}"));

@@ -1,7 +1,7 @@
 //! rust-hdl simulation of `ShadingSort` against its cycle model `ShadingSortCycle`, with a
 //! golden `MemoryCycle` behind the read port (the primitive table's colour words) serviced
 //! from the testbench every cycle: `in_ready`, `rsp_ready`, `rd_valid` + `rd`, `out_valid` +
-//! `out` must agree on every cycle. Stimulus: records of random second tiles (and `none`
+//! `out` and `idle` must agree on every cycle. Stimulus: records of random second tiles (and `none`
 //! tokens) with gaps and junk payloads while not valid, random `out_ready` with a long stall,
 //! a random memory grant with a long stall, a flush mid-tile; the pixels out must be golden's
 //! (`shade_tile` formatted by `tile_pixels`). Small second tiles and digits keep a tile at a
@@ -184,6 +184,7 @@ fn run(cfg: &Config, tiles: Vec<Tile>, timing: MemTiming, mem: SparseMemory, cyc
                 ("rsp_ready", x.rsp_ready.val(), rsp_ready),
                 ("rd_valid", x.rd_valid.val(), rd_valid),
                 ("out_valid", x.out_valid.val(), out_valid),
+                ("idle", x.idle.val(), model.is_idle()),
             ] {
                 if rtl != m {
                     d.push(format!("{name} rtl {rtl} model {m}"));

@@ -6,7 +6,7 @@
 
 #![allow(dead_code)] // not every test file uses every helper
 
-use tilerast_cosim::blocks::{BlockMismatch, BlockRun, BlockStim};
+use tilerast_cosim::blocks::{BlockMismatch, BlockRun, BlockStim, ExtraOut};
 use tilerast_golden::cycle::CycleModel;
 
 /// The stimulus of every block test: `cycles` cycles, two flushes (at 1/4 and 2/3), gaps, junk
@@ -68,6 +68,12 @@ pub struct Perturb<M: CycleModel> {
 impl<M: CycleModel> Perturb<M> {
     pub fn new(inner: M, at: u64, f: fn(&mut M::Out)) -> Self {
         Perturb { inner, at, f, cycle: 0 }
+    }
+}
+
+impl<M: CycleModel + ExtraOut> ExtraOut for Perturb<M> {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        self.inner.extra_out()
     }
 }
 
@@ -147,6 +153,12 @@ impl<M: CycleModel> Recorder<M> {
             inner,
             log: Default::default(),
         }
+    }
+}
+
+impl<M: CycleModel + ExtraOut> ExtraOut for Recorder<M> {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        self.inner.extra_out()
     }
 }
 

@@ -41,6 +41,52 @@ use tilerast_hw::{
 };
 use tilerast_verif::Handshake;
 
+/// A model's output ports besides `in_ready`, `out_valid` and the payload, by port name, each a
+/// function of its registers (the pixel-side blocks' `idle`); every block the harness drives
+/// lists its own the same way ([`HarnessBlock::extra_out`]), and the two lists must be equal,
+/// names and values, on every cycle, so a port the model does not predict is a mismatch.
+pub trait ExtraOut {
+    /// `(port, value)` in port order; none by default.
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+macro_rules! no_extra_out {
+    ($($m:ty),* $(,)?) => {
+        $(impl ExtraOut for $m {})*
+    };
+}
+
+no_extra_out!(
+    tilerast_golden::binner::BinnerCycle,
+    tilerast_golden::pixel_info_write::PixelInfoWriteCycle,
+    tilerast_golden::setup::SetupCycle,
+    tilerast_golden::tile_parser::TileParserCycle,
+    tilerast_golden::subtile_coverage::SubtileCoverageCycle,
+    tilerast_golden::sample_raster::SampleRasterCycle,
+    tilerast_golden::point_raster::PointRasterCycle,
+    tilerast_golden::quad_packer::QuadPackerCycle,
+    tilerast_golden::raster_core::RasterCoreCycle,
+);
+
+macro_rules! idle_out {
+    ($($m:ty),* $(,)?) => {
+        $(impl ExtraOut for $m {
+            fn extra_out(&self) -> Vec<(&'static str, u64)> {
+                vec![("idle", self.idle() as u64)]
+            }
+        })*
+    };
+}
+
+idle_out!(
+    tilerast_golden::pixel_processor::PixelProcessorCycle,
+    tilerast_golden::colour_buffer::ColourBufferCycle,
+    tilerast_golden::blender::BlenderCycle,
+    tilerast_golden::output_merger::OutputMergerCycle,
+);
+
 /// The golden payload of a block's input stream.
 pub type InOf<B> = <<B as HarnessBlock>::In as Stream>::Payload;
 /// The golden payload of a block's output stream.
@@ -70,14 +116,17 @@ pub trait HarnessBlock: Block + Send + 'static {
     fn out_valid(&self) -> bool;
     /// The output payload now.
     fn sample(&self) -> OutOf<Self>;
+    /// Further output ports now, `(port, value)` in port order ([`ExtraOut`]).
+    fn extra_out(&self) -> Vec<(&'static str, u64)>;
 }
 
 /// `impl HarnessBlock` for a block: `harness_block!(Block { in_valid, in_ready, inp: In } =>
 /// Out)` names the input handshake ports, the input interface and the two streams
 /// (`tilerast_golden::streams::ports::*`); `clock`, `flush`, `out_valid`, `out_ready` and `out`
-/// are the same in every block.
+/// are the same in every block. `=> Out + idle` lists further one-bit output ports
+/// ([`ExtraOut`]).
 macro_rules! harness_block {
-    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident) => {
+    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident $(+ $x:ident)*) => {
         impl HarnessBlock for $block {
             type In = tilerast_golden::streams::ports::$in;
             type Out = tilerast_golden::streams::ports::$out;
@@ -103,16 +152,19 @@ macro_rules! harness_block {
             fn sample(&self) -> OutOf<Self> {
                 self.out.sample()
             }
+            fn extra_out(&self) -> Vec<(&'static str, u64)> {
+                vec![$((stringify!($x), self.$x.val() as u64)),*]
+            }
         }
     };
 }
 
 harness_block!(Binner { in_valid, in_ready, inp: BinBox } => BinWrite);
 harness_block!(PixelInfoWrite { in_valid, in_ready, inp: PiBeat } => BinWrite);
-harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat);
-harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq);
-harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots);
-harness_block!(ColourBuffer { in_valid, in_ready, inp: PixSlots } => PixSlots);
+harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat + idle);
+harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq + idle);
+harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots + idle);
+harness_block!(ColourBuffer { in_valid, in_ready, inp: PixSlots } => PixSlots + idle);
 harness_block!(Setup { in_valid, in_ready, inp: Cmd } => Edges);
 harness_block!(TileParser { in_valid, in_ready, inp: Edges } => Cand);
 harness_block!(SubtileCoverage { in_valid, in_ready, inp: Cand } => Job);
@@ -265,7 +317,7 @@ impl Run {
     pub fn go<B, M, It>(&self, block: B, model: M, inputs: It) -> Report<InOf<B>, OutOf<B>>
     where
         B: HarnessBlock,
-        M: CycleModel<In = InOf<B>, Out = OutOf<B>> + Send + 'static,
+        M: CycleModel<In = InOf<B>, Out = OutOf<B>> + ExtraOut + Send + 'static,
         It: IntoIterator<Item = InOf<B>>,
         It::IntoIter: Send + 'static,
     {
@@ -306,8 +358,9 @@ impl Run {
                 let rtl = (x.in_ready(), x.out_valid(), x.sample());
                 let want = (model.in_ready(c.ready), model.out());
                 let want = (want.0, want.1 .0, want.1 .1);
-                if rtl != want {
-                    r.mismatches.push(mismatch::<B>(cycle, &rtl, &want));
+                let (rx, mx) = (x.extra_out(), model.extra_out());
+                if rtl != want || rx != mx {
+                    r.mismatches.push(mismatch::<B>(cycle, &rtl, &want, &rx, &mx));
                 }
                 let s = Sample {
                     in_valid,
@@ -350,7 +403,13 @@ impl Run {
 }
 
 /// The differing ports of one cycle, both sides.
-fn mismatch<B: HarnessBlock>(cycle: u64, rtl: &(bool, bool, OutOf<B>), model: &(bool, bool, OutOf<B>)) -> Mismatch {
+fn mismatch<B: HarnessBlock>(
+    cycle: u64,
+    rtl: &(bool, bool, OutOf<B>),
+    model: &(bool, bool, OutOf<B>),
+    rx: &[(&'static str, u64)],
+    mx: &[(&'static str, u64)],
+) -> Mismatch {
     let mut ports = Vec::new();
     let bit = |port: &str, r: bool, m: bool| PortDiff {
         port: port.to_string(),
@@ -384,11 +443,35 @@ fn mismatch<B: HarnessBlock>(cycle: u64, rtl: &(bool, bool, OutOf<B>), model: &(
             model: 0,
         });
     }
-    let side = |s: &(bool, bool, OutOf<B>)| format!("{}={} out_valid={} {:?}", B::IN_READY, s.0, s.1, s.2);
+    // Further ports by name: a port one side has and the other lacks is a difference too.
+    let names: Vec<&str> = rx.iter().chain(mx).map(|p| p.0).collect();
+    for (i, n) in names.iter().enumerate() {
+        if names[..i].contains(n) {
+            continue;
+        }
+        let (r, m) = (
+            rx.iter().find(|p| p.0 == *n).map(|p| p.1),
+            mx.iter().find(|p| p.0 == *n).map(|p| p.1),
+        );
+        if r != m {
+            ports.push(PortDiff {
+                port: match (r, m) {
+                    (Some(_), None) => format!("{n} (not predicted by the model)"),
+                    (None, Some(_)) => format!("{n} (not a port of the block)"),
+                    _ => n.to_string(),
+                },
+                rtl: r.unwrap_or(0),
+                model: m.unwrap_or(0),
+            });
+        }
+    }
+    let side = |s: &(bool, bool, OutOf<B>), x: &[(&'static str, u64)]| {
+        format!("{}={} out_valid={} {x:?} {:?}", B::IN_READY, s.0, s.1, s.2)
+    };
     Mismatch {
         cycle,
         ports,
-        rtl: side(rtl),
-        model: side(model),
+        rtl: side(rtl, rx),
+        model: side(model, mx),
     }
 }

@@ -1,0 +1,445 @@
+//! The frame top (`rtl-out/tilerast_frame_<preset>.v`: bin_setup, binner, tile_sequencer,
+//! raster_core, pixel_info_write, pixel_info_read, shading_sort and the pixel back end behind
+//! one memory port) against its cycle model `FrameCycle`, every port on every cycle, with a
+//! Rust memory model (`MemoryCycle`: read latency, response depth, random back-pressure, long
+//! stalls) behind the port. Used by `cosim/tests/frame.rs`.
+//!
+//! ```text
+//!  frames' PrimIn + Drive ─► FrameCycle ◄──► MemoryCycle   (golden side: predicts every port)
+//!      │                        │ predicted outputs (a batch of BATCH cycles)
+//!      ▼                        ▼
+//!  in words ─► Verilator frame top ─► out words ══ compare every port, every cycle
+//! ```
+//!
+//! As in `back_end.rs`: the memory answers the model's requests, and where the RTL's differ the
+//! comparison stops at that cycle, so the memory never has to follow the RTL. Port names come
+//! from the generated port table and the streams' one declaration; every port must be driven
+//! or predicted exactly once. Frames run back to back: the next frame is offered from the cycle
+//! after the current one's end token is taken (the top holds it off until after Done), and the
+//! testbench rewrites the framebuffer to the next frame's background at the Done edge. A flush
+//! (the memory drops its held reads at the same edge) offers the frame in flight again from its
+//! first primitive, the framebuffer rewritten to its background.
+
+use crate::back_end::{pack, Named};
+use crate::blocks::{get_bits, BlockDesc, BlockRtl, BATCH};
+use std::collections::{BTreeSet, HashSet};
+use std::time::Instant;
+use tilerast_golden::bin_setup::frame_beats;
+use tilerast_golden::frame::{client, frame_memory, FrameCycle, FrameCycleStats, PRIMS};
+use tilerast_golden::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
+use tilerast_golden::output_merger::image_from_memory;
+use tilerast_golden::pipeline::back_end_input;
+use tilerast_golden::pixel_back_end::framebuffer;
+use tilerast_golden::scene::Frame;
+use tilerast_golden::streams::{ports, PrimIn, Stream};
+use tilerast_verif::Rng;
+
+/// The stage name of the frame top.
+pub const STAGE: &str = "frame";
+
+/// Every field of stream `S` of `x` as the port bits of interface `iface` (signed fields two's
+/// complement in the port's width).
+fn stream_ports<S: Stream>(iface: &str, x: &S::Payload, v: &mut Named) {
+    for (f, bits) in S::FIELDS.iter().zip(S::to_bits(x)) {
+        v.push((format!("{iface}__{}", f.name), bits));
+    }
+}
+
+/// What drives a run besides the frames.
+#[derive(Clone, Debug)]
+pub struct Drive {
+    pub seed: u64,
+    /// Per-mille chances: no primitive offered (a gap, junk on the payload), memory busy.
+    pub gap_pm: u64,
+    pub busy_pm: u64,
+    /// Long memory stalls (`mem_req_ready` low): [from, to) each.
+    pub stalls: Vec<(u64, u64)>,
+    pub timing: MemTiming,
+    /// Cycles at which `flush` is high.
+    pub flush_at: Vec<u64>,
+    /// Give up after this many cycles.
+    pub max_cycles: u64,
+    /// Change the predicted value of this port at this cycle (a perturbed model).
+    pub perturb: Option<(u64, &'static str)>,
+}
+
+impl Drive {
+    /// Read latency `latency` with `latency + 1` responses held, `busy_pm` ‰ random grant
+    /// back-pressure, no gaps, stalls or flushes.
+    pub fn new(seed: u64, latency: u32, busy_pm: u64) -> Drive {
+        Drive {
+            seed,
+            gap_pm: 0,
+            busy_pm,
+            stalls: vec![],
+            timing: MemTiming {
+                latency,
+                depth: latency + 1,
+            },
+            flush_at: vec![],
+            max_cycles: 50_000_000,
+            perturb: None,
+        }
+    }
+}
+
+/// One frame's Done.
+#[derive(Clone, Debug)]
+pub struct FrameDone {
+    /// The cycle in which `done_valid` was high, and `done_frame`.
+    pub cycle: u64,
+    pub frame_id: u8,
+    /// The model's counters of the frame (the RTL equals the model on every port, so these are
+    /// the RTL's transfers too).
+    pub stats: FrameCycleStats,
+    /// The memory in the Done cycle.
+    pub memory: SparseMemory,
+    /// Addresses written since the previous Done (or the start).
+    pub written: BTreeSet<u32>,
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub cycles: u64,
+    pub frames: Vec<FrameDone>,
+    pub mem_stats: MemStats,
+    /// Flushes that hit a frame in flight.
+    pub busy_flushes: u64,
+    /// Cycles with the next frame offered and held off (the current one not done).
+    pub held_off: u64,
+    /// Wall time, and the part of it inside Verilator.
+    pub secs: f64,
+    pub rtl_secs: f64,
+}
+
+/// The golden side of a run, stepped one cycle at a time into port words.
+pub struct ModelSide<'a> {
+    desc: &'static BlockDesc,
+    frames: &'a [&'a Frame],
+    beats: Vec<Vec<PrimIn>>,
+    d: &'a Drive,
+    model: FrameCycle,
+    mem: MemoryCycle,
+    r: Rng,
+    /// The frame in flight (the next Done's), the frame offered and its next primitive.
+    f: usize,
+    o: usize,
+    next: usize,
+    cyc: u64,
+    done: Vec<FrameDone>,
+    written: BTreeSet<u32>,
+    busy_flushes: u64,
+    held_off: u64,
+}
+
+impl<'a> ModelSide<'a> {
+    /// The model for the frames' config (every frame must have it) with the first frame's
+    /// framebuffer behind its port, laid out as `desc` (the frame top's port table).
+    pub fn new(desc: &'static BlockDesc, frames: &'a [&'a Frame], d: &'a Drive) -> Result<Self, String> {
+        let first = frames.first().ok_or("no frame")?;
+        let cfg = &first.cfg;
+        let mut beats = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            if f.cfg != *cfg {
+                return Err(format!("frames[{i}].cfg differs from frames[0].cfg"));
+            }
+            beats.push(frame_beats(&f.prims).map_err(|e| format!("frames[{i}].{e}"))?);
+        }
+        Ok(ModelSide {
+            desc,
+            frames,
+            beats,
+            d,
+            model: FrameCycle::try_new(cfg)?,
+            mem: MemoryCycle::new(d.timing, framebuffer(cfg, first.background)),
+            r: Rng::new(d.seed),
+            f: 0,
+            o: 0,
+            next: 0,
+            cyc: 0,
+            done: Vec::new(),
+            written: BTreeSet::new(),
+            busy_flushes: 0,
+            held_off: 0,
+        })
+    }
+
+    /// Cycles stepped so far.
+    pub fn cycle(&self) -> u64 {
+        self.cyc
+    }
+
+    /// Rewrite the framebuffer to frame `f`'s background.
+    fn clear_framebuffer(&mut self, f: usize) {
+        let fr = self.frames[f];
+        for (a, w) in framebuffer(&fr.cfg, fr.background).words() {
+            self.mem.mem.write(a, w, 0xf);
+        }
+    }
+
+    /// One cycle: fill `inw` (the input words) and `exp` (the predicted output words), clock
+    /// the model and the memory. `Ok(true)` once the last frame's Done cycle is done.
+    pub fn step(&mut self, inw: &mut [u32], exp: &mut [u32]) -> Result<bool, String> {
+        let (d, cyc) = (self.d, self.cyc);
+        let flush = d.flush_at.contains(&cyc);
+        let grant = !d.stalls.iter().any(|s| (s.0..s.1).contains(&cyc)) && !self.r.permille(d.busy_pm);
+        let req_ready = self.mem.req_ready(grant);
+        let (rv, resp) = self.mem.resp();
+        let left = self.o < self.frames.len() && self.next < self.beats[self.o].len();
+        let offer = left && !self.r.permille(d.gap_pm);
+        let inp = if offer {
+            self.beats[self.o][self.next]
+        } else {
+            // Junk while not valid: the top must ignore the payload without in_valid.
+            let r = &mut self.r;
+            let v = |r: &mut Rng| r.range(-(1 << 23), 1 << 23) as i32;
+            PrimIn {
+                kind: r.below(2) as u8,
+                v: [[v(r), v(r)], [v(r), v(r)], [v(r), v(r)]],
+                size: r.below(1 << 24) as u32,
+                aa: r.bool(),
+                colour: r.next_u32(),
+                depth: r.below(1 << 24) as u32,
+                end: r.bool(),
+            }
+        };
+        let p = self.model.ports(cyc, offer, &inp, req_ready, rv, &resp, flush);
+        let mut i: Named = vec![
+            ("flush".into(), flush as u64),
+            ("in_valid".into(), offer as u64),
+            ("mem_req_ready".into(), req_ready as u64),
+            ("mem_resp_valid".into(), rv as u64),
+        ];
+        stream_ports::<ports::PrimIn>("inp", &inp, &mut i);
+        stream_ports::<ports::MemResp>("mem_resp", &resp, &mut i);
+        let mut o: Named = vec![
+            ("in_ready".into(), p.in_ready as u64),
+            ("mem_req_valid".into(), p.mem_req_valid as u64),
+            ("mem_resp_ready".into(), p.mem_resp_ready as u64),
+            ("done_valid".into(), p.done_valid as u64),
+            ("done_frame".into(), p.done_frame as u64),
+        ];
+        let mut qp = p.mem_req;
+        if d.perturb.is_some_and(|(at, n)| at == cyc && n == "mem_req__addr") {
+            qp.addr ^= 4;
+        }
+        stream_ports::<ports::MemReq>("mem_req", &qp, &mut o);
+        pack(self.desc.inputs, &i, inw, self.desc.module);
+        pack(self.desc.outputs, &o, exp, self.desc.module);
+
+        if flush {
+            self.busy_flushes += (self.next > 0 || self.o > self.f || p.mem_req_valid) as u64;
+        } else {
+            if p.mem_req_valid && req_ready && p.mem_req.write {
+                self.written.insert(p.mem_req.addr);
+            }
+            if offer && p.in_ready {
+                self.next += 1;
+                if self.next == self.beats[self.o].len() {
+                    (self.o, self.next) = (self.o + 1, 0);
+                }
+            }
+        }
+        self.held_off += (offer && self.o > self.f && !p.in_ready) as u64;
+        if p.done_valid {
+            self.done.push(FrameDone {
+                cycle: cyc,
+                frame_id: p.done_frame,
+                stats: self.model.stats(),
+                memory: self.mem.mem.clone(),
+                written: std::mem::take(&mut self.written),
+            });
+        }
+        self.model.clock(offer, &inp, req_ready, rv, &resp, flush);
+        self.mem
+            .clock(p.mem_req_valid && !flush, &p.mem_req, grant, p.mem_resp_ready, flush);
+        self.cyc += 1;
+        if flush {
+            // The frame in flight again from its first primitive, on its background.
+            (self.o, self.next) = (self.f, 0);
+            self.written.clear();
+            self.clear_framebuffer(self.f);
+        } else if p.done_valid {
+            self.f += 1;
+            if self.f == self.frames.len() {
+                return Ok(true);
+            }
+            self.clear_framebuffer(self.f);
+        }
+        if self.cyc >= d.max_cycles {
+            return Err(format!(
+                "no Done after {} cycles: frame {} of {} in flight, phase {:?}, {} of {} second tiles",
+                self.cyc,
+                self.f,
+                self.frames.len(),
+                self.model.phase(),
+                self.model.tiles_done(),
+                self.model.second_tiles()
+            ));
+        }
+        Ok(false)
+    }
+
+    /// What the run did so far.
+    fn outcome(self, secs: f64, rtl_secs: f64) -> Outcome {
+        Outcome {
+            cycles: self.cyc,
+            frames: self.done,
+            mem_stats: self.mem.stats,
+            busy_flushes: self.busy_flushes,
+            held_off: self.held_off,
+            secs,
+            rtl_secs,
+        }
+    }
+}
+
+/// Run the frame top verilated as `preset` and the model side by side over `frames` (back to
+/// back, each with the preset's config); `Err` names the first differing cycle and every
+/// differing port (or why the run could not go on).
+pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String> {
+    let t0 = Instant::now();
+    let mut rtl = BlockRtl::new(preset, STAGE)?;
+    let desc = rtl.desc;
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let mut side = ModelSide::new(desc, frames, d)?;
+    let mut inw = vec![0u32; BATCH * iw];
+    let mut exp = vec![0u32; BATCH * ow];
+    let mut got = vec![0u32; BATCH * ow];
+    let mut rtl_secs = 0.0;
+    loop {
+        let start = side.cycle();
+        let mut n = 0;
+        let mut done = false;
+        while n < BATCH {
+            let fin = side.step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])?;
+            n += 1;
+            if fin {
+                done = true;
+                break;
+            }
+        }
+        let t = Instant::now();
+        rtl.run(&inw[..n * iw], &mut got[..n * ow]);
+        rtl_secs += t.elapsed().as_secs_f64();
+        if let Some(k) = (0..n).find(|&k| exp[k * ow..(k + 1) * ow] != got[k * ow..(k + 1) * ow]) {
+            let (e, g) = (&exp[k * ow..(k + 1) * ow], &got[k * ow..(k + 1) * ow]);
+            let diff: Vec<String> = desc
+                .outputs
+                .iter()
+                .filter(|p| get_bits(e, p.offset, p.width) != get_bits(g, p.offset, p.width))
+                .map(|p| {
+                    format!(
+                        "{} rtl {:#x} model {:#x}",
+                        p.name,
+                        get_bits(g, p.offset, p.width),
+                        get_bits(e, p.offset, p.width)
+                    )
+                })
+                .collect();
+            return Err(format!("cycle {}: {}", start + k as u64, diff.join(", ")));
+        }
+        if done {
+            return Ok(side.outcome(t0.elapsed().as_secs_f64(), rtl_secs));
+        }
+    }
+}
+
+/// A frame's memory at Done against golden's `frame_memory` as frame `fid`, word for word both
+/// ways (every word equal, absent = 0, and nothing written outside golden's footprint), and
+/// its framebuffer's image against `render_frame`'s.
+pub fn check_single(frame: &Frame, fid: u8, got: &SparseMemory) -> Result<(), String> {
+    let g = frame_memory(frame, fid).map_err(|e| e.to_string())?;
+    if let Some((a, want, have)) = g.memory.first_difference(got) {
+        return Err(format!("memory byte {a:#010x} is {have:#04x}, golden {want:#04x}"));
+    }
+    let footprint: HashSet<u32> = g.memory.words().map(|(a, _)| a).collect();
+    if let Some((a, w)) = got.words().find(|(a, _)| !footprint.contains(a)) {
+        return Err(format!("word {a:#010x} = {w:#x} written outside golden's footprint"));
+    }
+    check_image(frame, got)
+}
+
+/// A later frame of a run (frame id `fid`): every word it wrote is golden's, and so is every
+/// non-zero word golden has and the whole framebuffer (the earlier frames' words stay where it
+/// writes none); its image is `render_frame`'s.
+pub fn check_later(frame: &Frame, fid: u8, d: &FrameDone) -> Result<(), String> {
+    let g = frame_memory(frame, fid).map_err(|e| e.to_string())?;
+    let bad = |a: u32| {
+        let (have, want) = (d.memory.read(a), g.memory.read(a));
+        (have != want).then(|| format!("word {a:#010x} is {have:#x}, golden {want:#x}"))
+    };
+    if let Some(e) = d.written.iter().find_map(|&a| bad(a)) {
+        return Err(format!("a word the frame wrote: {e}"));
+    }
+    if let Some(e) = g
+        .memory
+        .words()
+        .find_map(|(a, w)| if w != 0 || a < PRIMS { bad(a) } else { None })
+    {
+        return Err(format!("a word golden has: {e}"));
+    }
+    check_image(frame, &d.memory)
+}
+
+fn check_image(frame: &Frame, got: &SparseMemory) -> Result<(), String> {
+    let want = tilerast_golden::pipeline::render_frame(frame)
+        .map_err(|e| e.to_string())?
+        .image;
+    let have = image_from_memory(&frame.cfg, got);
+    if let Some(i) = (0..want.rgba.len() / 4).find(|&i| have.rgba[4 * i..4 * i + 4] != want.rgba[4 * i..4 * i + 4]) {
+        return Err(format!(
+            "image pixel (column {}, row {} from the top) is {:?}, golden {:?}",
+            i % want.width as usize,
+            i / want.width as usize,
+            &have.rgba[4 * i..4 * i + 4],
+            &want.rgba[4 * i..4 * i + 4]
+        ));
+    }
+    Ok(())
+}
+
+/// The bytes of every memory client of a frame against golden's transaction statistics:
+/// bins written and read = `BinStats`; the primitive table 32 bytes per primitive written, 28
+/// per command read by the sequencer; pixel info written and read = `PixelInfoStats`; the
+/// framebuffer one read and one write per blend sample and golden's bytes written. (Shading's
+/// colour reads, 4 bytes per (second tile, primitive) change, are held to golden by the
+/// golden model's own test, `golden/tests/frame_cycle.rs`.)
+pub fn check_traffic(frame: &Frame, d: &FrameDone) -> Result<(), String> {
+    let st = back_end_input(frame).map_err(|e| e.to_string())?.stats;
+    let c = &d.stats.clients;
+    let checks = [
+        ("bin bytes written", c[client::BINNER].bytes, st.bin.bytes_written),
+        ("bin bytes read", c[client::SEQ_LISTS].bytes, st.bin.bytes_read),
+        (
+            "prim table written",
+            c[client::BIN_SETUP].bytes,
+            32 * frame.prims.len() as u64,
+        ),
+        (
+            "prim table read by the sequencer",
+            c[client::SEQ_PRIMS].bytes,
+            28 * st.bin.entries,
+        ),
+        (
+            "pixel info written",
+            c[client::PI_WRITE].bytes,
+            st.pixel_info.bytes_written,
+        ),
+        ("pixel info read", c[client::PI_READ].bytes, st.pixel_info.bytes_read),
+        ("framebuffer reads", c[client::BACK_END].reads, st.blend.samples),
+        ("framebuffer writes", c[client::BACK_END].writes, st.blend.samples),
+        (
+            "framebuffer bytes written",
+            4 * c[client::BACK_END].writes,
+            st.framebuffer_bytes,
+        ),
+    ];
+    for (what, have, want) in checks {
+        if have != want {
+            return Err(format!("{what}: {have}, golden {want}"));
+        }
+    }
+    Ok(())
+}

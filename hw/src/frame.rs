@@ -1,0 +1,670 @@
+//! # frame (issue 16: the whole frame, primitives in, framebuffer out, behind one memory port)
+//!
+//! **Role.** The frame top: the frame's blocks wired in pipeline order behind one memory port,
+//! one frame after another with increasing frame ids. Primitives (`PrimIn`) stream in; the
+//! binner's lists, the primitive table, the pixel-info lists and the framebuffer are written
+//! through the port at the regions of [`tilerast_golden::frame`] (the arbiter adds each
+//! region's base to the block's offsets); `done_valid` pulses with `done_frame` = the frame id
+//! when the frame's memory is complete. Golden's `pipeline.rs` is the model, stage for stage.
+//!
+//! **Timing contract:** the rustdoc of the cycle model
+//! `tilerast_golden::frame::FrameCycle` (phases, the top's registers, every wire of the
+//! cycle, the arbiter's priorities, the done pulse), stated once there. The blocks keep their
+//! own contracts (each block's cycle model).
+//!
+//! **Ports.** `clock`, `flush` (synchronous: every register and every block to its new state;
+//! the memory is not the frame's and is not flushed); in: `in_valid`/`in_ready` with `inp`
+//! ([`crate::streams::PrimInIn`]: primitives, then one token with `end` = 1); the memory port,
+//! exactly like the pixel back end's: `mem_req_valid`/`mem_req_ready` with `mem_req`
+//! ([`crate::streams::MemReqOut`]) and `mem_resp_valid`/`mem_resp_ready` with `mem_resp`
+//! ([`crate::streams::MemRespIn`]; only reads are answered, in request order); `done_valid`
+//! and `done_frame` (a one-cycle pulse, no handshake). `in_ready` is bin_setup's gated by the
+//! phase and `ended` (the frame's end token taken: the next frame waits for the cycle after
+//! Done), combinational from the binner's `in_ready`, a register; `mem_req_ready` reaches
+//! every client's ready through the arbiter (the only input → output paths, as the contract
+//! lists them); everything else is a register or wiring of registers.
+//!
+//! ```text
+//!            ┌────────────────────────────────────────── frame ──────────────────────────────────────────────┐
+//!  inp ─────►│ bin_setup ─BinBox─► binner   (phase = Bin)                                                    │
+//!  (PrimIn)  │   │ wr (1)            │ out (0), last ─► phase Raster, seq_go                                 │
+//!            │   │                   │        seq_go ─► tile_sequencer ─SeqCmd─┬─ cmd ─► raster_core ─┐      │
+//!            │   │                   │                  │ prd (3) lrd (4)      └─ depth ─► depth FIFO ┤      │
+//!            │   │                   │                  │        end_go (FIFO empty, core empty) ─────┤      │
+//!            │   │                   │                  │                       PiBeat (fid) ◄────────┘      │
+//!            │   │                   │                  │   pixel_info_write ◄──┘                            │
+//!            │   │                   │                  │     │ out (2), last ─► phase Pixel, pi_go          │
+//!            │   │                   │                  │     │      pi_go ─► pixel_info_read ─PiRecord─┐    │
+//!            │   │                   │                  │     │                 │ rd (7)  shading_sort ◄┘    │
+//!            │   │                   │                  │     │                 │   tiles_done │ rd (6)      │
+//!            │   │                   │                  │     │                 │          PixSamples        │
+//!            │   │                   │                  │     │                 │   pixel_back_end (5) ◄┘    │
+//!            │   ▼                   ▼                  ▼     ▼                 ▼          ▼                 │
+//!            │ ═══ arbiter: lowest eligible index wins, base + offset, read-tag FIFO (8) routes mem_resp ═══ │
+//!            │  fin (Pixel, tiles_done = T2, shading_sort and back end idle, no read out) ─► phase Done      │
+//!            └────────────── mem_req ▼ ▲ mem_resp ──────────── done_valid, done_frame (phase = Done, fid) ───┘
+//! ```
+//!
+//! **Build.** The arbiter's select is a priority chain over the clients' registered valids
+//! (and the tag FIFO's count, a register); each region base is a constant add on the client's
+//! own offset before the multiplexer (the bases have only bits 26..28 set: a few carry bits).
+//! The depth FIFO (16 × 24 bits) and the tag FIFO (8 × 3 bits) are register files with
+//! head/tail/count registers. `blk_flush` = `flush` ∨ (`phase` = Done) goes to every block:
+//! the Done cycle returns them all to their new state while `fid` counts on.
+
+use crate::bin_setup::BinSetup;
+use crate::binner::Binner;
+use crate::emit;
+use crate::pixel_back_end::PixelBackEnd;
+use crate::pixel_info_read::PixelInfoRead;
+use crate::pixel_info_write::PixelInfoWrite;
+use crate::raster_core::RasterCore;
+use crate::shading_sort::ShadingSort;
+use crate::streams::{stream_block, BinBoxOut, MemReqOut, MemRespIn, PiRecordOut, PixSamplesOut, PrimInIn};
+use crate::tile_sequencer::TileSequencer;
+use crate::util::{k, vec_of};
+use rust_hdl::prelude::*;
+use tilerast_golden::config::Config;
+use tilerast_golden::frame::{BINS, PIXEL_INFO, PRIMS};
+
+/// Entries of the depth FIFO (the depths of the commands inside the raster core).
+pub const DEPTH_FIFO: usize = 16;
+/// Entries of the read-tag FIFO (reads in flight on the memory port).
+pub const TAG_FIFO: usize = 8;
+
+/// Phase codes of the `phase` register.
+const PH_BIN: u64 = 0;
+const PH_RASTER: u64 = 1;
+const PH_PIXEL: u64 = 2;
+const PH_DONE: u64 = 3;
+
+stream_block! {
+    /// The frame top. Build with [`Frame::new`] (see the module header).
+    pub struct Frame(PrimInIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn } {
+        /// The frame is complete (one cycle, `phase` = Done).
+        pub done_valid: Signal<Out, Bit>,
+        /// Its frame id (`fid`).
+        pub done_frame: Signal<Out, Bits<8>>,
+
+        bin_setup: BinSetup,
+        binner: Binner,
+        tile_sequencer: TileSequencer,
+        raster_core: RasterCore,
+        pixel_info_write: PixelInfoWrite,
+        pixel_info_read: PixelInfoRead,
+        shading_sort: ShadingSort,
+        pixel_back_end: PixelBackEnd,
+
+        // ---- registers ----
+        phase: DFF<Bits<2>>,
+        fid: DFF<Bits<8>>,
+        ended: DFF<Bit>,
+        seq_go: DFF<Bit>,
+        pi_go: DFF<Bit>,
+        tiles_done: DFF<Bits<32>>,
+        dq: Vec<DFF<Bits<24>>>,
+        dhead: DFF<Bits<4>>,
+        dtail: DFF<Bits<4>>,
+        dcnt: DFF<Bits<5>>,
+        tq: Vec<DFF<Bits<3>>>,
+        thead: DFF<Bits<3>>,
+        ttail: DFF<Bits<3>>,
+        tcnt: DFF<Bits<4>>,
+
+        // ---- constants ----
+        c_bin: Constant<Bits<2>>,
+        c_raster: Constant<Bits<2>>,
+        c_pixel: Constant<Bits<2>>,
+        c_done: Constant<Bits<2>>,
+        c_prims: Constant<Bits<32>>,
+        c_bins: Constant<Bits<32>>,
+        c_pinfo: Constant<Bits<32>>,
+        c_t2: Constant<Bits<32>>,
+        c_one32: Constant<Bits<32>>,
+        c_one8: Constant<Bits<8>>,
+        c_one5: Constant<Bits<5>>,
+        c_one4: Constant<Bits<4>>,
+        c_one3: Constant<Bits<3>>,
+        c_dfull: Constant<Bits<5>>,
+        c_tfull: Constant<Bits<4>>,
+        c_i4: Vec<Constant<Bits<4>>>,
+        c_i3: Vec<Constant<Bits<3>>>,
+
+        // ---- wires ----
+        blk_flush: Signal<Local, Bit>,
+        take_in: Signal<Local, Bit>,
+        dfull: Signal<Local, Bit>,
+        dempty: Signal<Local, Bit>,
+        dhd: Signal<Local, Bits<24>>,
+        tnf: Signal<Local, Bit>,
+        tne: Signal<Local, Bit>,
+        thd: Signal<Local, Bits<3>>,
+        end_go: Signal<Local, Bit>,
+        dpush: Signal<Local, Bit>,
+        dpop: Signal<Local, Bit>,
+        e: Vec<Signal<Local, Bit>>,
+        g: Vec<Signal<Local, Bit>>,
+        sel: Signal<Local, Bits<3>>,
+        tpush: Signal<Local, Bit>,
+        tpop: Signal<Local, Bit>,
+        fin: Signal<Local, Bit>,
+    }
+}
+
+/// Second tiles of the viewport (the `last` records shading_sort takes in a frame).
+pub fn second_tiles(cfg: &Config) -> u32 {
+    cfg.viewport[0].div_ceil(cfg.second_tile[0]) * cfg.viewport[1].div_ceil(cfg.second_tile[1])
+}
+
+/// Whether the frame top builds for `cfg`: every block does (the raster core's [`crate::supported`]
+/// and each block's own), or the one line naming the block and the field.
+pub fn supported(cfg: &Config) -> Result<(), String> {
+    crate::supported(cfg).map_err(|e| format!("raster_core: {e}"))?;
+    crate::bin_setup::supported(cfg).map_err(|e| format!("bin_setup: {e}"))?;
+    crate::binner::supported(cfg).map_err(|e| format!("binner: {e}"))?;
+    crate::tile_sequencer::supported(cfg).map_err(|e| format!("tile_sequencer: {e}"))?;
+    crate::pixel_info_write::supported(cfg).map_err(|e| format!("pixel_info_write: {e}"))?;
+    crate::pixel_info_read::supported(cfg).map_err(|e| format!("pixel_info_read: {e}"))?;
+    crate::shading_sort::supported(cfg).map_err(|e| format!("shading_sort: {e}"))?;
+    crate::pixel_back_end::supported(cfg).map_err(|e| format!("pixel_back_end: {e}"))
+}
+
+impl Frame {
+    /// The frame top for `cfg`, or the one line naming what a block does not support.
+    pub fn try_new(cfg: &Config) -> Result<Frame, String> {
+        supported(cfg)?;
+        Ok(Frame {
+            clock: Default::default(),
+            flush: Default::default(),
+            in_valid: Default::default(),
+            in_ready: Default::default(),
+            inp: Default::default(),
+            mem_req_valid: Default::default(),
+            mem_req_ready: Default::default(),
+            mem_req: Default::default(),
+            mem_resp_valid: Default::default(),
+            mem_resp_ready: Default::default(),
+            mem_resp: Default::default(),
+            done_valid: Default::default(),
+            done_frame: Default::default(),
+            bin_setup: BinSetup::new(cfg),
+            binner: Binner::new(cfg),
+            tile_sequencer: TileSequencer::try_new(cfg)?,
+            raster_core: RasterCore::new(cfg),
+            pixel_info_write: PixelInfoWrite::new(cfg),
+            pixel_info_read: PixelInfoRead::try_new(cfg)?,
+            shading_sort: ShadingSort::try_new(cfg)?,
+            pixel_back_end: PixelBackEnd::try_new(cfg)?,
+            phase: Default::default(),
+            fid: Default::default(),
+            ended: Default::default(),
+            seq_go: Default::default(),
+            pi_go: Default::default(),
+            tiles_done: Default::default(),
+            dq: vec_of(DEPTH_FIFO),
+            dhead: Default::default(),
+            dtail: Default::default(),
+            dcnt: Default::default(),
+            tq: vec_of(TAG_FIFO),
+            thead: Default::default(),
+            ttail: Default::default(),
+            tcnt: Default::default(),
+            c_bin: k(PH_BIN),
+            c_raster: k(PH_RASTER),
+            c_pixel: k(PH_PIXEL),
+            c_done: k(PH_DONE),
+            c_prims: k(PRIMS as u64),
+            c_bins: k(BINS as u64),
+            c_pinfo: k(PIXEL_INFO as u64),
+            c_t2: k(second_tiles(cfg) as u64),
+            c_one32: k(1),
+            c_one8: k(1),
+            c_one5: k(1),
+            c_one4: k(1),
+            c_one3: k(1),
+            c_dfull: k(DEPTH_FIFO as u64),
+            c_tfull: k(TAG_FIFO as u64),
+            c_i4: (0..DEPTH_FIFO as u64).map(k).collect(),
+            c_i3: (0..8).map(k).collect(),
+            blk_flush: Default::default(),
+            take_in: Default::default(),
+            dfull: Default::default(),
+            dempty: Default::default(),
+            dhd: Default::default(),
+            tnf: Default::default(),
+            tne: Default::default(),
+            thd: Default::default(),
+            end_go: Default::default(),
+            dpush: Default::default(),
+            dpop: Default::default(),
+            e: vec_of(8),
+            g: vec_of(8),
+            sel: Default::default(),
+            tpush: Default::default(),
+            tpop: Default::default(),
+            fin: Default::default(),
+        })
+    }
+
+    /// The frame top for `cfg`.
+    ///
+    /// # Panics
+    /// With the reason if it is not supported ([`supported`]).
+    pub fn new(cfg: &Config) -> Frame {
+        Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[hdl_gen]
+    fn kernel(&mut self) {
+        dff_setup!(self, clock, phase, fid, ended, seq_go, pi_go, tiles_done, dhead, dtail, dcnt, thead, ttail, tcnt);
+        for i in 0..16 {
+            self.dq[i].clock.next = self.clock.val();
+            self.dq[i].d.next = self.dq[i].q.val();
+        }
+        for i in 0..8 {
+            self.tq[i].clock.next = self.clock.val();
+            self.tq[i].d.next = self.tq[i].q.val();
+        }
+        clock!(
+            self,
+            clock,
+            bin_setup,
+            binner,
+            tile_sequencer,
+            raster_core,
+            pixel_info_write,
+            pixel_info_read,
+            shading_sort,
+            pixel_back_end
+        );
+        self.blk_flush.next = self.flush.val() | (self.phase.q.val() == self.c_done.val());
+        self.bin_setup.flush.next = self.blk_flush.val();
+        self.binner.flush.next = self.blk_flush.val();
+        self.tile_sequencer.flush.next = self.blk_flush.val();
+        self.raster_core.flush.next = self.blk_flush.val();
+        self.pixel_info_write.flush.next = self.blk_flush.val();
+        self.pixel_info_read.flush.next = self.blk_flush.val();
+        self.shading_sort.flush.next = self.blk_flush.val();
+        self.pixel_back_end.flush.next = self.blk_flush.val();
+
+        // ---- FIFO state (registers) ----
+        self.dfull.next = self.dcnt.q.val() == self.c_dfull.val();
+        self.dempty.next = !self.dcnt.q.val().any();
+        self.tnf.next = self.tcnt.q.val() != self.c_tfull.val();
+        self.tne.next = self.tcnt.q.val().any();
+        self.dhd.next = self.dq[0].q.val();
+        for i in 0..16 {
+            if self.dhead.q.val() == self.c_i4[i].val() {
+                self.dhd.next = self.dq[i].q.val();
+            }
+        }
+        self.thd.next = self.tq[0].q.val();
+        for i in 0..8 {
+            if self.thead.q.val() == self.c_i3[i].val() {
+                self.thd.next = self.tq[i].q.val();
+            }
+        }
+
+        // ---- in: bin_setup in the Bin phase until the end token; bin_setup → binner ----
+        self.take_in.next = (self.phase.q.val() == self.c_bin.val()) & !self.ended.q.val();
+        self.bin_setup.in_valid.next = self.in_valid.val() & self.take_in.val();
+        self.in_ready.next = self.take_in.val() & self.bin_setup.in_ready.val();
+        PrimInIn::link(&mut self.inp, &mut self.bin_setup.inp);
+        self.binner.in_valid.next = self.bin_setup.out_valid.val();
+        self.bin_setup.out_ready.next = self.binner.in_ready.val();
+        BinBoxOut::join(&mut self.bin_setup.out, &mut self.binner.inp);
+
+        // ---- raster: sequencer → raster core (+ depth FIFO) → pixel-info writer ----
+        self.tile_sequencer.in_valid.next = self.seq_go.q.val();
+        self.tile_sequencer.inp.frame.next = self.fid.q.val();
+        self.raster_core.cmd.kind.next = self.tile_sequencer.out.kind.val();
+        self.raster_core.cmd.prim.next = self.tile_sequencer.out.prim.val();
+        self.raster_core.cmd.tile_x.next = self.tile_sequencer.out.tile_x.val();
+        self.raster_core.cmd.tile_y.next = self.tile_sequencer.out.tile_y.val();
+        self.raster_core.cmd.v0x.next = self.tile_sequencer.out.v0x.val();
+        self.raster_core.cmd.v0y.next = self.tile_sequencer.out.v0y.val();
+        self.raster_core.cmd.v1x.next = self.tile_sequencer.out.v1x.val();
+        self.raster_core.cmd.v1y.next = self.tile_sequencer.out.v1y.val();
+        self.raster_core.cmd.v2x.next = self.tile_sequencer.out.v2x.val();
+        self.raster_core.cmd.v2y.next = self.tile_sequencer.out.v2y.val();
+        self.raster_core.cmd.size.next = self.tile_sequencer.out.size.val();
+        self.raster_core.cmd.aa.next = self.tile_sequencer.out.aa.val();
+        self.end_go.next = false;
+        self.raster_core.cmd_valid.next = false;
+        if self.tile_sequencer.out.end.val() {
+            self.end_go.next =
+                self.tile_sequencer.out_valid.val() & self.dempty.val() & !self.raster_core.out_valid.val();
+            self.tile_sequencer.out_ready.next = self.end_go.val() & self.pixel_info_write.in_ready.val();
+        } else {
+            self.raster_core.cmd_valid.next = self.tile_sequencer.out_valid.val() & !self.dfull.val();
+            self.tile_sequencer.out_ready.next = self.raster_core.cmd_ready.val() & !self.dfull.val();
+        }
+        self.dpush.next = self.tile_sequencer.out_valid.val()
+            & !self.tile_sequencer.out.end.val()
+            & !self.dfull.val()
+            & self.raster_core.cmd_ready.val();
+        self.raster_core.out_ready.next = self.pixel_info_write.in_ready.val();
+        self.dpop.next =
+            self.raster_core.out_valid.val() & self.pixel_info_write.in_ready.val() & self.raster_core.out.last.val();
+        self.pixel_info_write.in_valid.next = self.raster_core.out_valid.val() | self.end_go.val();
+        self.pixel_info_write.inp.frame.next = self.fid.q.val();
+        if self.raster_core.out_valid.val() {
+            self.pixel_info_write.inp.prim.next = self.raster_core.out.prim.val();
+            self.pixel_info_write.inp.lane_valid.next = self.raster_core.out.lane_valid.val();
+            self.pixel_info_write.inp.qx_0.next = self.raster_core.out.qx_0.val();
+            self.pixel_info_write.inp.qx_1.next = self.raster_core.out.qx_1.val();
+            self.pixel_info_write.inp.qx_2.next = self.raster_core.out.qx_2.val();
+            self.pixel_info_write.inp.qx_3.next = self.raster_core.out.qx_3.val();
+            self.pixel_info_write.inp.qy_0.next = self.raster_core.out.qy_0.val();
+            self.pixel_info_write.inp.qy_1.next = self.raster_core.out.qy_1.val();
+            self.pixel_info_write.inp.qy_2.next = self.raster_core.out.qy_2.val();
+            self.pixel_info_write.inp.qy_3.next = self.raster_core.out.qy_3.val();
+            self.pixel_info_write.inp.mask_0.next = self.raster_core.out.mask_0.val();
+            self.pixel_info_write.inp.mask_1.next = self.raster_core.out.mask_1.val();
+            self.pixel_info_write.inp.mask_2.next = self.raster_core.out.mask_2.val();
+            self.pixel_info_write.inp.mask_3.next = self.raster_core.out.mask_3.val();
+            self.pixel_info_write.inp.kind.next = self.raster_core.out.kind.val();
+            self.pixel_info_write.inp.last.next = self.raster_core.out.last.val();
+            self.pixel_info_write.inp.depth.next = self.dhd.val();
+            self.pixel_info_write.inp.end.next = false;
+        } else {
+            self.pixel_info_write.inp.prim.next = 0.into();
+            self.pixel_info_write.inp.lane_valid.next = 0.into();
+            self.pixel_info_write.inp.qx_0.next = 0.into();
+            self.pixel_info_write.inp.qx_1.next = 0.into();
+            self.pixel_info_write.inp.qx_2.next = 0.into();
+            self.pixel_info_write.inp.qx_3.next = 0.into();
+            self.pixel_info_write.inp.qy_0.next = 0.into();
+            self.pixel_info_write.inp.qy_1.next = 0.into();
+            self.pixel_info_write.inp.qy_2.next = 0.into();
+            self.pixel_info_write.inp.qy_3.next = 0.into();
+            self.pixel_info_write.inp.mask_0.next = 0.into();
+            self.pixel_info_write.inp.mask_1.next = 0.into();
+            self.pixel_info_write.inp.mask_2.next = 0.into();
+            self.pixel_info_write.inp.mask_3.next = 0.into();
+            self.pixel_info_write.inp.kind.next = false;
+            self.pixel_info_write.inp.last.next = false;
+            self.pixel_info_write.inp.depth.next = 0.into();
+            self.pixel_info_write.inp.end.next = true;
+        }
+
+        // ---- pixel: reader → shading_sort → back end ----
+        self.pixel_info_read.in_valid.next = self.pi_go.q.val();
+        self.pixel_info_read.inp.frame.next = self.fid.q.val();
+        self.shading_sort.in_valid.next = self.pixel_info_read.out_valid.val();
+        self.pixel_info_read.out_ready.next = self.shading_sort.in_ready.val();
+        PiRecordOut::join(&mut self.pixel_info_read.out, &mut self.shading_sort.inp);
+        self.pixel_back_end.in_valid.next = self.shading_sort.out_valid.val();
+        self.shading_sort.out_ready.next = self.pixel_back_end.in_ready.val();
+        PixSamplesOut::join(&mut self.shading_sort.out, &mut self.pixel_back_end.inp);
+
+        // ---- arbiter: eligible clients, the lowest index wins ----
+        self.e[0].next = self.binner.out_valid.val() & (self.binner.out.write.val() | self.tnf.val());
+        self.e[1].next = self.bin_setup.wr_valid.val() & (self.bin_setup.wr.write.val() | self.tnf.val());
+        self.e[2].next =
+            self.pixel_info_write.out_valid.val() & (self.pixel_info_write.out.write.val() | self.tnf.val());
+        self.e[3].next = self.tile_sequencer.prd_valid.val() & (self.tile_sequencer.prd.write.val() | self.tnf.val());
+        self.e[4].next = self.tile_sequencer.lrd_valid.val() & (self.tile_sequencer.lrd.write.val() | self.tnf.val());
+        self.e[5].next =
+            self.pixel_back_end.mem_req_valid.val() & (self.pixel_back_end.mem_req.write.val() | self.tnf.val());
+        self.e[6].next = self.shading_sort.rd_valid.val() & (self.shading_sort.rd.write.val() | self.tnf.val());
+        self.e[7].next = self.pixel_info_read.rd_valid.val() & (self.pixel_info_read.rd.write.val() | self.tnf.val());
+        self.mem_req_valid.next = self.e[0].val()
+            | self.e[1].val()
+            | self.e[2].val()
+            | self.e[3].val()
+            | self.e[4].val()
+            | self.e[5].val()
+            | self.e[6].val()
+            | self.e[7].val();
+        for i in 0..8 {
+            self.g[i].next = false;
+        }
+        if self.e[1].val() & !self.e[0].val() {
+            self.g[1].next = true;
+            self.sel.next = self.c_i3[1].val();
+            self.mem_req.addr.next = self.bin_setup.wr.addr.val() + self.c_prims.val();
+            self.mem_req.write.next = self.bin_setup.wr.write.val();
+            self.mem_req.wdata.next = self.bin_setup.wr.wdata.val();
+            self.mem_req.be.next = self.bin_setup.wr.be.val();
+        } else if self.e[2].val() & !self.e[0].val() {
+            self.g[2].next = true;
+            self.sel.next = self.c_i3[2].val();
+            self.mem_req.addr.next = self.pixel_info_write.out.addr.val() + self.c_pinfo.val();
+            self.mem_req.write.next = self.pixel_info_write.out.write.val();
+            self.mem_req.wdata.next = self.pixel_info_write.out.wdata.val();
+            self.mem_req.be.next = self.pixel_info_write.out.be.val();
+        } else if self.e[3].val() & !self.e[0].val() {
+            self.g[3].next = true;
+            self.sel.next = self.c_i3[3].val();
+            self.mem_req.addr.next = self.tile_sequencer.prd.addr.val() + self.c_prims.val();
+            self.mem_req.write.next = self.tile_sequencer.prd.write.val();
+            self.mem_req.wdata.next = self.tile_sequencer.prd.wdata.val();
+            self.mem_req.be.next = self.tile_sequencer.prd.be.val();
+        } else if self.e[4].val() & !self.e[0].val() {
+            self.g[4].next = true;
+            self.sel.next = self.c_i3[4].val();
+            self.mem_req.addr.next = self.tile_sequencer.lrd.addr.val() + self.c_bins.val();
+            self.mem_req.write.next = self.tile_sequencer.lrd.write.val();
+            self.mem_req.wdata.next = self.tile_sequencer.lrd.wdata.val();
+            self.mem_req.be.next = self.tile_sequencer.lrd.be.val();
+        } else if self.e[5].val() & !self.e[0].val() {
+            self.g[5].next = true;
+            self.sel.next = self.c_i3[5].val();
+            self.mem_req.addr.next = self.pixel_back_end.mem_req.addr.val();
+            self.mem_req.write.next = self.pixel_back_end.mem_req.write.val();
+            self.mem_req.wdata.next = self.pixel_back_end.mem_req.wdata.val();
+            self.mem_req.be.next = self.pixel_back_end.mem_req.be.val();
+        } else if self.e[6].val() & !self.e[0].val() {
+            self.g[6].next = true;
+            self.sel.next = self.c_i3[6].val();
+            self.mem_req.addr.next = self.shading_sort.rd.addr.val() + self.c_prims.val();
+            self.mem_req.write.next = self.shading_sort.rd.write.val();
+            self.mem_req.wdata.next = self.shading_sort.rd.wdata.val();
+            self.mem_req.be.next = self.shading_sort.rd.be.val();
+        } else if self.e[7].val() & !self.e[0].val() {
+            self.g[7].next = true;
+            self.sel.next = self.c_i3[7].val();
+            self.mem_req.addr.next = self.pixel_info_read.rd.addr.val() + self.c_pinfo.val();
+            self.mem_req.write.next = self.pixel_info_read.rd.write.val();
+            self.mem_req.wdata.next = self.pixel_info_read.rd.wdata.val();
+            self.mem_req.be.next = self.pixel_info_read.rd.be.val();
+        } else {
+            // Client 0 (the binner), also when no client is eligible.
+            self.g[0].next = true;
+            self.sel.next = self.c_i3[0].val();
+            self.mem_req.addr.next = self.binner.out.addr.val() + self.c_bins.val();
+            self.mem_req.write.next = self.binner.out.write.val();
+            self.mem_req.wdata.next = self.binner.out.wdata.val();
+            self.mem_req.be.next = self.binner.out.be.val();
+        }
+        self.binner.out_ready.next = self.mem_req_ready.val() & self.g[0].val();
+        self.bin_setup.wr_ready.next = self.mem_req_ready.val() & self.g[1].val();
+        self.pixel_info_write.out_ready.next = self.mem_req_ready.val() & self.g[2].val();
+        self.tile_sequencer.prd_ready.next = self.mem_req_ready.val() & self.g[3].val();
+        self.tile_sequencer.lrd_ready.next = self.mem_req_ready.val() & self.g[4].val();
+        self.pixel_back_end.mem_req_ready.next = self.mem_req_ready.val() & self.g[5].val();
+        self.shading_sort.rd_ready.next = self.mem_req_ready.val() & self.g[6].val();
+        self.pixel_info_read.rd_ready.next = self.mem_req_ready.val() & self.g[7].val();
+        self.tpush.next = self.mem_req_valid.val() & self.mem_req_ready.val() & !self.mem_req.write.val();
+
+        // ---- responses: the oldest read's client ----
+        self.tile_sequencer.prsp_valid.next =
+            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[3].val());
+        self.tile_sequencer.lrsp_valid.next =
+            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[4].val());
+        self.pixel_back_end.mem_resp_valid.next =
+            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[5].val());
+        self.shading_sort.rsp_valid.next =
+            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[6].val());
+        self.pixel_info_read.rsp_valid.next =
+            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[7].val());
+        self.tile_sequencer.prsp.rdata.next = self.mem_resp.rdata.val();
+        self.tile_sequencer.lrsp.rdata.next = self.mem_resp.rdata.val();
+        self.pixel_back_end.mem_resp.rdata.next = self.mem_resp.rdata.val();
+        self.shading_sort.rsp.rdata.next = self.mem_resp.rdata.val();
+        self.pixel_info_read.rsp.rdata.next = self.mem_resp.rdata.val();
+        self.mem_resp_ready.next = true;
+        if self.tne.val() {
+            if self.thd.val() == self.c_i3[3].val() {
+                self.mem_resp_ready.next = self.tile_sequencer.prsp_ready.val();
+            }
+            if self.thd.val() == self.c_i3[4].val() {
+                self.mem_resp_ready.next = self.tile_sequencer.lrsp_ready.val();
+            }
+            if self.thd.val() == self.c_i3[5].val() {
+                self.mem_resp_ready.next = self.pixel_back_end.mem_resp_ready.val();
+            }
+            if self.thd.val() == self.c_i3[6].val() {
+                self.mem_resp_ready.next = self.shading_sort.rsp_ready.val();
+            }
+            if self.thd.val() == self.c_i3[7].val() {
+                self.mem_resp_ready.next = self.pixel_info_read.rsp_ready.val();
+            }
+        }
+        self.tpop.next = self.mem_resp_valid.val() & self.mem_resp_ready.val() & self.tne.val();
+
+        // ---- the top's registers ----
+        self.fin.next = (self.phase.q.val() == self.c_pixel.val())
+            & (self.tiles_done.q.val() == self.c_t2.val())
+            & self.shading_sort.idle.val()
+            & self.pixel_back_end.idle.val()
+            & !self.tne.val()
+            & !self.pi_go.q.val();
+        if self.in_valid.val() & self.in_ready.val() & self.inp.end.val() {
+            self.ended.d.next = true;
+        }
+        if self.binner.out_valid.val() & self.binner.out_ready.val() & self.binner.out.last.val() {
+            self.phase.d.next = self.c_raster.val();
+            self.seq_go.d.next = true;
+        }
+        if self.seq_go.q.val() & self.tile_sequencer.in_ready.val() {
+            self.seq_go.d.next = false;
+        }
+        if self.pixel_info_write.out_valid.val()
+            & self.pixel_info_write.out_ready.val()
+            & self.pixel_info_write.out.last.val()
+        {
+            self.phase.d.next = self.c_pixel.val();
+            self.pi_go.d.next = true;
+        }
+        if self.pi_go.q.val() & self.pixel_info_read.in_ready.val() {
+            self.pi_go.d.next = false;
+        }
+        if self.pixel_info_read.out_valid.val() & self.shading_sort.in_ready.val() & self.pixel_info_read.out.last.val()
+        {
+            self.tiles_done.d.next = self.tiles_done.q.val() + self.c_one32.val();
+        }
+        if self.fin.val() {
+            self.phase.d.next = self.c_done.val();
+        }
+        // Depth FIFO: push at the tail, pop the head (both in one cycle).
+        if self.dpush.val() {
+            for i in 0..16 {
+                if self.dtail.q.val() == self.c_i4[i].val() {
+                    self.dq[i].d.next = self.tile_sequencer.out.depth.val();
+                }
+            }
+            self.dtail.d.next = self.dtail.q.val() + self.c_one4.val();
+        }
+        if self.dpop.val() {
+            self.dhead.d.next = self.dhead.q.val() + self.c_one4.val();
+        }
+        if self.dpush.val() & !self.dpop.val() {
+            self.dcnt.d.next = self.dcnt.q.val() + self.c_one5.val();
+        }
+        if self.dpop.val() & !self.dpush.val() {
+            self.dcnt.d.next = self.dcnt.q.val() - self.c_one5.val();
+        }
+        // Tag FIFO: the client of each read accepted, popped by its response.
+        if self.tpush.val() {
+            for i in 0..8 {
+                if self.ttail.q.val() == self.c_i3[i].val() {
+                    self.tq[i].d.next = self.sel.val();
+                }
+            }
+            self.ttail.d.next = self.ttail.q.val() + self.c_one3.val();
+        }
+        if self.tpop.val() {
+            self.thead.d.next = self.thead.q.val() + self.c_one3.val();
+        }
+        if self.tpush.val() & !self.tpop.val() {
+            self.tcnt.d.next = self.tcnt.q.val() + self.c_one4.val();
+        }
+        if self.tpop.val() & !self.tpush.val() {
+            self.tcnt.d.next = self.tcnt.q.val() - self.c_one4.val();
+        }
+        // Done: every block flushed at this edge, the next frame's id.
+        if self.blk_flush.val() {
+            self.phase.d.next = self.c_bin.val();
+            self.fid.d.next = self.fid.q.val() + self.c_one8.val();
+            self.ended.d.next = false;
+            self.seq_go.d.next = false;
+            self.pi_go.d.next = false;
+            self.tiles_done.d.next = 0.into();
+            self.dhead.d.next = 0.into();
+            self.dtail.d.next = 0.into();
+            self.dcnt.d.next = 0.into();
+            self.thead.d.next = 0.into();
+            self.ttail.d.next = 0.into();
+            self.tcnt.d.next = 0.into();
+        }
+        if self.flush.val() {
+            self.fid.d.next = 0.into();
+        }
+        self.done_valid.next = self.phase.q.val() == self.c_done.val();
+        self.done_frame.next = self.fid.q.val();
+    }
+}
+
+emit::indexed_kernel_logic!(Frame);
+
+/// Stack for building and emitting the frame top: its structures (~350 KB each, moved a few
+/// times) and rust-hdl's recursive walks outgrow a test thread's 2 MiB.
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// The frame top's Verilog with top module `name` (the blocks as its submodules), built on a
+/// thread of its own with [`STACK_BYTES`] of stack, so any caller's thread will do.
+pub fn verilog(cfg: &Config, name: &str) -> String {
+    let (cfg, name) = (cfg.clone(), name.to_string());
+    std::thread::Builder::new()
+        .name("frame verilog".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || emit::block_verilog(Frame::new(&cfg), &name))
+        .expect("spawn the frame's Verilog thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// The frame top's row of [`crate::BLOCK_FILES`].
+pub const FILE: crate::BlockFile = crate::BlockFile {
+    stage: "frame",
+    role: "issue 16, the whole frame: bin_setup, binner, tile_sequencer, raster_core, pixel_info_write, \
+           pixel_info_read, shading_sort and pixel_back_end behind one memory port",
+    contract: "tilerast_golden::frame::FrameCycle",
+    inp: <tilerast_golden::streams::ports::PrimIn as tilerast_golden::streams::Stream>::FIELDS,
+    out: &[],
+    extra: &[
+        crate::ExtraStream {
+            name: "mem_req",
+            sent: true,
+            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
+        },
+        crate::ExtraStream {
+            name: "mem_resp",
+            sent: false,
+            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
+        },
+    ],
+    params: |cfg| {
+        supported(cfg)?;
+        Ok(format!(
+            "{} second tiles; regions prims {PRIMS:#010x}, bins {BINS:#010x}, pixel info {PIXEL_INFO:#010x}, \
+             framebuffer 0; arbiter priority binner, bin_setup, pixel_info_write, tile_sequencer prd, lrd, \
+             pixel_back_end, shading_sort, pixel_info_read; depth FIFO {DEPTH_FIFO}, read-tag FIFO {TAG_FIFO}; \
+             also done_valid (out, one-cycle pulse) and done_frame [7:0] (out, the frame id)",
+            second_tiles(cfg)
+        ))
+    },
+    verilog,
+};
