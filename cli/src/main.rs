@@ -28,6 +28,8 @@ mod raster;
 mod regress;
 mod render;
 #[cfg(feature = "rtl")]
+mod render_rtl;
+#[cfg(feature = "rtl")]
 mod rtl;
 mod scene_io;
 #[cfg(feature = "rtl")]
@@ -73,6 +75,12 @@ enum Cmd {
         /// Print every statistic, not only the key ones.
         #[arg(long)]
         stats: bool,
+        /// Also render through the verilated frame top (rtl-out/tilerast_frame_<preset>.v),
+        /// every port and cycle against golden's FrameCycle, the memory at frame end byte for
+        /// byte: prints cycles per phase and memory traffic, writes the RTL framebuffer's image;
+        /// exit 1 with the scene and a side-by-side VCD saved if anything differs.
+        #[arg(long)]
+        rtl: bool,
         #[command(flatten)]
         import: ImportArgs,
     },
@@ -179,6 +187,7 @@ fn run(cli: Cli) -> Res<()> {
             scale,
             prim,
             stats,
+            rtl,
             import,
         } => {
             let l = scene_io::load(scene.as_ref(), &import)?;
@@ -190,7 +199,19 @@ fn run(cli: Cli) -> Res<()> {
                 prim,
                 all_stats: stats,
             };
-            stdout_write(|w| render::run(&frame, &l.file, &o, w))
+            #[cfg(not(feature = "rtl"))]
+            if rtl {
+                return Err(CliError(
+                    "--rtl: this tilerast is built without the RTL side (build it with the default features; it needs Verilator)".into(),
+                ));
+            }
+            stdout_write(|w| render::run(&frame, &l.file, &o, w))?;
+            #[cfg(feature = "rtl")]
+            if rtl {
+                let keep = !overlay.is_empty();
+                stdout_write(|w| render_rtl::run(&frame, &l.file, &out, scale, keep, w))?;
+            }
+            Ok(())
         }
         Cmd::Raster {
             scene,

@@ -77,6 +77,15 @@ pub struct RegressArgs {
     /// `.drive.json`, side-by-side `.vcd`); `--scene F --back-end` reruns one.
     #[arg(long, conflicts_with_all = ["config", "set", "merge"])]
     pub back_end: bool,
+    /// Regress the whole frame top (`rtl-out/tilerast_frame_<preset>.v`: primitives in,
+    /// framebuffer out) instead of the raster core: per chunk, a random frame through the RTL
+    /// with a random memory behind its port (latency, depth, back-pressure, a long stall, input
+    /// gaps), every port on every cycle against `FrameCycle`, then the whole memory at Done
+    /// against golden's `frame_memory` byte for byte, the image against `render_frame`'s and
+    /// every client's bytes against golden's statistics. A failing chunk is shrunk and saved
+    /// (scene, `.drive.json`, side-by-side `.vcd`); `--scene F --frame` reruns one.
+    #[arg(long, conflicts_with_all = ["config", "set", "merge", "back_end", "model"])]
+    pub frame: bool,
     /// RTL model (a preset, or `ice40_mut`: ice40 with a planted bug, for tests).
     #[arg(long, hide = true)]
     pub model: Option<String>,
@@ -151,6 +160,9 @@ pub fn run(a: &RegressArgs) -> Res<()> {
     }
     if a.back_end {
         return run_back_end(a);
+    }
+    if a.frame {
+        return run_frame(a);
     }
     if let Some(scene) = &a.scene {
         return run_scene(a, scene);
@@ -623,6 +635,125 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
     if st.chunks > 0 && st.writes == 0 {
         return Err(CliError(format!(
             "back end {preset}: no chunk wrote anything (all-zero traffic)"
+        )));
+    }
+    match st.failures.first() {
+        None => Ok(()),
+        Some((i, f, _)) => Err(CliError(format!(
+            "{} failing chunk(s); first: chunk {i}: {f}",
+            st.failures.len()
+        ))),
+    }
+}
+
+fn run_frame(a: &RegressArgs) -> Res<()> {
+    use tilerast_cosim::frame;
+    if let Some(scene) = &a.scene {
+        let file = scene.display().to_string();
+        let frame_ = tilerast_golden::scene::Scene::load(scene)
+            .and_then(|s| s.to_frame(&file))
+            .unwrap_or_else(|e| usage(e.to_string()));
+        let stem = scene
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dp = scene.with_file_name(format!("{stem}.drive.json"));
+        let d = match std::fs::read_to_string(&dp) {
+            Ok(t) => {
+                let v: serde_json::Value = serde_json::from_str(&t)
+                    .unwrap_or_else(|e| usage(format!("{}: line {}: {e}", dp.display(), e.line())));
+                frame::drive_from_json(&v, &dp.display().to_string()).unwrap_or_else(|e| usage(e))
+            }
+            Err(_) => frame::chunk_drive(a.seed),
+        };
+        let preset = frame_.cfg.name.clone();
+        if Config::preset(&preset).ok().as_ref() != Some(&frame_.cfg) {
+            usage(format!(
+                "{file}: config: the frame top is verilated for the presets only ({})",
+                PRESETS.join(", ")
+            ));
+        }
+        return match frame::check_frame(&preset, &frame_, &d) {
+            Ok(o) => {
+                println!(
+                    "frame {preset}: {file}: {} primitives, {} cycles: every port, the memory at Done, the image and every client's bytes equal golden",
+                    frame_.prims.len(),
+                    o.cycles
+                );
+                Ok(())
+            }
+            Err(e) => Err(CliError(format!("frame {preset}: {file}: {e}"))),
+        };
+    }
+    let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
+    let shard = a
+        .shard
+        .as_deref()
+        .map(parse_shard)
+        .transpose()
+        .unwrap_or_else(|e| usage(e))
+        .unwrap_or((1, 1));
+    if a.chunk == 0 {
+        usage("--chunk: must be at least 1".into());
+    }
+    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
+        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
+    }
+    if tilerast_cosim::blocks::block_desc(&preset, frame::STAGE).is_none() {
+        usage(format!("--preset: the frame top is not verilated as `{preset}`"));
+    }
+    let rc = frame::RegressCfg {
+        preset: preset.clone(),
+        seed: a.seed,
+        count: a.count,
+        chunk: a.chunk,
+        shard,
+        out_dir: a.out.clone(),
+        shrink_budget: Duration::from_secs_f64(a.shrink_secs),
+        keep_going: a.keep_going,
+    };
+    let bar = ProgressBar::new(a.count.div_ceil(shard.1));
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    let t0 = std::time::Instant::now();
+    let mut cycles = 0u64;
+    let st = frame::regress(&rc, |p, c| {
+        cycles += c;
+        bar.inc(p);
+        bar.set_message(format!("{:.1} M cycles", cycles as f64 / 1e6));
+    })
+    .map_err(CliError)?;
+    bar.finish_and_clear();
+    for (i, f, saved) in &st.failures {
+        println!(
+            "FAIL chunk {i}: {f}; saved {}",
+            saved
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "nothing".into())
+        );
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "summary: frame preset {preset} seed {} shard {}/{} chunks {} primitives {} quads {} bytes {} cycles {} \
+         mismatches {} ({:.2} M cycles/s, {secs:.1} s)",
+        a.seed,
+        shard.0,
+        shard.1,
+        st.chunks,
+        st.prims,
+        st.quads,
+        st.bytes,
+        st.cycles,
+        st.failures.len(),
+        st.cycles as f64 / secs.max(1e-9) / 1e6
+    );
+    if st.chunks > 0 && st.quads == 0 {
+        return Err(CliError(format!(
+            "frame {preset}: no chunk drew a quad (all-zero traffic)"
         )));
     }
     match st.failures.first() {

@@ -1542,3 +1542,114 @@ fn rtl_refuses_an_unsupported_config_naming_the_field() {
     let o = run(&["rtl", "--name", "a-b", "-o", &out_s]);
     assert_one_line_error(&o, &["--name", "a-b"]);
 }
+
+/// `render --rtl`: the shipped points scene through the verilated frame top on its own preset
+/// (ice40). The summary names the cycles per phase and the traffic per client (non-zero), and
+/// the PNG it writes from the RTL framebuffer equals the golden render's pixel for pixel.
+#[test]
+fn render_rtl_reproduces_the_golden_png_and_prints_cycles_and_traffic() {
+    let d = tmp("render-rtl");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenes/points.json")
+        .display()
+        .to_string();
+    let golden_png = d.join("golden.png");
+    let rtl_png = d.join("rtl.png");
+    ok(&run(&["render", &scene, "-o", golden_png.to_str().unwrap()]));
+    let text = ok(&run(&["render", &scene, "--rtl", "-o", rtl_png.to_str().unwrap()]));
+    assert!(text.contains("= FrameCycle on every port and every cycle"), "{text}");
+    assert!(text.contains("image = golden's bit for bit"), "{text}");
+    assert!(text.contains("from the RTL framebuffer"), "{text}");
+    // The phases and the clients: numbers taken from the summary, each > 0.
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("rtl cycles: "))
+        .expect("cycles line");
+    let total: u64 = line["rtl cycles: ".len()..].split(' ').next().unwrap().parse().unwrap();
+    for phase in ["bin ", "raster ", "pixel "] {
+        let v: u64 = line
+            .split(phase)
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(v > 0 && v < total, "{phase}in {line}");
+    }
+    for client in [
+        "binner",
+        "bin_setup",
+        "pixel_info_write",
+        "tile_sequencer lrd",
+        "pixel_back_end",
+        "pixel_info_read",
+    ] {
+        let l = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(client))
+            .unwrap_or_else(|| panic!("no traffic line for {client}: {text}"));
+        let nums: Vec<u64> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert!(nums.iter().sum::<u64>() > 0, "{client} moved no bytes: {l}");
+    }
+    let (g, r) = (Png::load(&golden_png), Png::load(&rtl_png));
+    assert_eq!((g.w, g.h), (r.w, r.h));
+    assert!(g.rgba == r.rgba, "the RTL framebuffer's PNG differs from golden's");
+    assert!(g.rgba.chunks(4).any(|p| p != [0, 0, 0, 255]), "points drawn");
+}
+
+/// `render --rtl` on a config that is no preset: one line naming the config, exit 1.
+#[test]
+fn render_rtl_refuses_a_config_that_is_not_a_verilated_preset() {
+    let d = tmp("render-rtl-config");
+    let s = d.join("msaa1.json");
+    std::fs::write(
+        &s,
+        r#"{"config": {"preset": "ice40", "msaa": 1}, "primitives": [{"triangle": {"v": [[1, 1], [30, 2], [5, 20]], "colour": [255, 0, 0, 255]}}]}"#,
+    )
+    .unwrap();
+    let o = run(&[
+        "render",
+        s.to_str().unwrap(),
+        "--rtl",
+        "-o",
+        d.join("x.png").to_str().unwrap(),
+    ]);
+    assert_one_line_error(&o, &["config", "--rtl", "presets only"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// `regress --frame`: random frames through the verilated frame top, every chunk equal to
+/// golden (ports, memory, image, traffic) and some quads drawn.
+#[test]
+fn regress_frame_passes_with_traffic() {
+    let d = tmp("regress-frame");
+    let text = ok(&run(&[
+        "regress",
+        "--frame",
+        "--preset",
+        "ice40_1x",
+        "--count",
+        "12",
+        "--chunk",
+        "6",
+        "--seed",
+        "5",
+        "--out",
+        d.to_str().unwrap(),
+    ]));
+    assert!(text.contains("summary: frame preset ice40_1x"), "{text}");
+    assert!(text.contains("chunks 2 "), "{text}");
+    assert!(text.contains("mismatches 0"), "{text}");
+    let quads: u64 = text
+        .split(" quads ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(quads > 0, "{text}");
+}

@@ -446,8 +446,18 @@ pub fn frame_vectors(preset: &str, frame: &Frame, d: &Drive) -> Result<(Vec<u32>
 /// `tb.rtl` and `tb.golden` (every output port, same names), `tb.diff` (one bit per output
 /// port: RTL ≠ model that cycle). Time 10·cycle, rising edge at +5.
 pub fn write_vcd(path: &Path, preset: &str, w: &Window) -> Result<(), String> {
-    use vcd::{ReferenceIndex, TimescaleUnit, Value, VarType};
     let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no verilated {preset}/{STAGE}"))?;
+    write_block_vcd(
+        path,
+        desc,
+        "tilerast pixel_back_end: RTL (Verilator) vs PixelBackEndCycle",
+        w,
+    )
+}
+
+/// [`write_vcd`] for any verilated block laid out as `desc`, with `title` as the VCD's comment.
+pub fn write_block_vcd(path: &Path, desc: &BlockDesc, title: &str, w: &Window) -> Result<(), String> {
+    use vcd::{ReferenceIndex, TimescaleUnit, Value, VarType};
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut buf: Vec<u8> = Vec::new();
     let mut v = vcd::Writer::new(&mut buf);
@@ -458,7 +468,7 @@ pub fn write_vcd(path: &Path, preset: &str, w: &Window) -> Result<(), String> {
             .collect()
     };
     (|| -> std::io::Result<()> {
-        v.comment("tilerast pixel_back_end: RTL (Verilator) vs PixelBackEndCycle")?;
+        v.comment(title)?;
         v.timescale(1, TimescaleUnit::NS)?;
         v.add_module("tb")?;
         let add = |v: &mut vcd::Writer<&mut Vec<u8>>, n: &str, width: u32| {
@@ -622,9 +632,20 @@ pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, Strin
 /// Shrink a failing frame: drop primitives (halves, then one at a time) while it still fails,
 /// within `budget`.
 pub fn shrink(preset: &str, frame: &Frame, d: &Drive, budget: Duration) -> (Frame, String) {
+    shrink_prims(frame, budget, |f| check_frame(preset, f, d).map(|_| ()))
+}
+
+/// Drop primitives of a failing `frame` (halves, then one at a time) while `check` still
+/// fails, within `budget`: the smallest failing frame found and its failure. Shared by the
+/// back-end and whole-frame regressions.
+pub fn shrink_prims(
+    frame: &Frame,
+    budget: Duration,
+    mut check: impl FnMut(&Frame) -> Result<(), String>,
+) -> (Frame, String) {
     let t0 = Instant::now();
     let mut best = frame.clone();
-    let mut why = check_frame(preset, &best, d).err().unwrap_or_default();
+    let mut why = check(&best).err().unwrap_or_default();
     let mut step = best.prims.len().div_ceil(2);
     while step >= 1 && t0.elapsed() < budget {
         let mut i = 0;
@@ -637,7 +658,7 @@ pub fn shrink(preset: &str, frame: &Frame, d: &Drive, budget: Duration) -> (Fram
                 i += step;
                 continue;
             }
-            match check_frame(preset, &f, d) {
+            match check(&f) {
                 Err(e) => {
                     best = f;
                     why = e;

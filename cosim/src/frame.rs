@@ -20,10 +20,11 @@
 //! (the memory drops its held reads at the same edge) offers the frame in flight again from its
 //! first primitive, the framebuffer rewritten to its background.
 
-use crate::back_end::{pack, Named};
+use crate::back_end::{pack, shrink_prims, write_block_vcd, Named, Window, WINDOW};
 use crate::blocks::{get_bits, BlockDesc, BlockRtl, BATCH};
 use std::collections::{BTreeSet, HashSet};
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::frame::{client, frame_memory, FrameCycle, FrameCycleStats, PRIMS};
 use tilerast_golden::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
@@ -32,6 +33,7 @@ use tilerast_golden::pipeline::back_end_input;
 use tilerast_golden::pixel_back_end::framebuffer;
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::{ports, PrimIn, Stream};
+use tilerast_golden::Config;
 use tilerast_verif::Rng;
 
 /// The stage name of the frame top.
@@ -299,11 +301,18 @@ impl<'a> ModelSide<'a> {
 /// back, each with the preset's config); `Err` names the first differing cycle and every
 /// differing port (or why the run could not go on).
 pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String> {
+    run_windowed(preset, frames, d).map_err(|(e, _)| e)
+}
+
+/// [`run`], and on a port mismatch the [`WINDOW`] cycles up to it (for the side-by-side VCD,
+/// [`write_vcd`]).
+pub fn run_windowed(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, (String, Window)> {
+    let none = |e: String| (e, Window::default());
     let t0 = Instant::now();
-    let mut rtl = BlockRtl::new(preset, STAGE)?;
+    let mut rtl = BlockRtl::new(preset, STAGE).map_err(none)?;
     let desc = rtl.desc;
     let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut side = ModelSide::new(desc, frames, d)?;
+    let mut side = ModelSide::new(desc, frames, d).map_err(none)?;
     let mut inw = vec![0u32; BATCH * iw];
     let mut exp = vec![0u32; BATCH * ow];
     let mut got = vec![0u32; BATCH * ow];
@@ -313,7 +322,9 @@ pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String
         let mut n = 0;
         let mut done = false;
         while n < BATCH {
-            let fin = side.step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])?;
+            let fin = side
+                .step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])
+                .map_err(none)?;
             n += 1;
             if fin {
                 done = true;
@@ -338,12 +349,52 @@ pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String
                     )
                 })
                 .collect();
-            return Err(format!("cycle {}: {}", start + k as u64, diff.join(", ")));
+            let lo = k.saturating_sub(WINDOW);
+            let w = Window {
+                from: start + lo as u64,
+                cycles: (lo..=k)
+                    .map(|c| {
+                        (
+                            inw[c * iw..(c + 1) * iw].to_vec(),
+                            got[c * ow..(c + 1) * ow].to_vec(),
+                            exp[c * ow..(c + 1) * ow].to_vec(),
+                        )
+                    })
+                    .collect(),
+            };
+            return Err((format!("cycle {}: {}", start + k as u64, diff.join(", ")), w));
         }
         if done {
             return Ok(side.outcome(t0.elapsed().as_secs_f64(), rtl_secs));
         }
     }
+}
+
+/// The window of a mismatch as a VCD: scopes `tb.in`, `tb.rtl`, `tb.golden`, `tb.diff`
+/// (`back_end::write_block_vcd`).
+pub fn write_vcd(path: &Path, preset: &str, w: &Window) -> Result<(), String> {
+    let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no verilated {preset}/{STAGE}"))?;
+    write_block_vcd(path, desc, "tilerast frame: RTL (Verilator) vs FrameCycle", w)
+}
+
+/// One frame through the verilated top from a memory holding its background: every port every
+/// cycle ([`run_windowed`]), then the memory at Done ([`check_single`]) and the bytes of every
+/// client ([`check_traffic`]). The window is empty when the failure is not a port mismatch.
+pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<Outcome, (String, Window)> {
+    let o = run_windowed(preset, &[frame], d)?;
+    let none = |e: String| (e, Window::default());
+    let fd = o
+        .frames
+        .first()
+        .ok_or_else(|| none("the run ended without a Done".into()))?;
+    check_single(frame, 0, &fd.memory).map_err(none)?;
+    check_traffic(frame, fd).map_err(none)?;
+    Ok(o)
+}
+
+/// [`check_frame_windowed`] without the window.
+pub fn check_frame(preset: &str, frame: &Frame, d: &Drive) -> Result<Outcome, String> {
+    check_frame_windowed(preset, frame, d).map_err(|(e, _)| e)
 }
 
 /// A frame's memory at Done against golden's `frame_memory` as frame `fid`, word for word both
@@ -442,4 +493,171 @@ pub fn check_traffic(frame: &Frame, d: &FrameDone) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The drive of a whole-frame regression chunk: read latency 1–4 with 1–4 responses held,
+/// 0–50 % random back-pressure, input gaps, and half the time a memory stall of up to 3000
+/// cycles.
+pub fn chunk_drive(seed: u64) -> Drive {
+    let mut r = Rng::new(seed);
+    let latency = 1 + r.below(4) as u32;
+    let from = r.below(20_000);
+    Drive {
+        seed,
+        gap_pm: [0, 50, 300][r.index(3)],
+        busy_pm: [0, 100, 250, 500][r.index(4)],
+        stalls: if r.bool() {
+            vec![(from, from + 1 + r.below(3_000))]
+        } else {
+            vec![]
+        },
+        timing: MemTiming {
+            latency,
+            depth: latency.max(1 + r.below(4) as u32),
+        },
+        flush_at: vec![],
+        max_cycles: 50_000_000,
+        perturb: None,
+    }
+}
+
+/// The frame and drive of whole-frame regression chunk `i` of `len` primitives: the back-end
+/// regression's random frame (`back_end::chunk_case`: every primitive class, a random
+/// background) and [`chunk_drive`].
+pub fn chunk_case(cfg: &Config, seed: u64, i: u64, len: u64) -> (Frame, Drive) {
+    let (frame, _) = crate::back_end::chunk_case(cfg, seed, i, len);
+    (frame, chunk_drive(Rng::mix(seed ^ 0xf4a3e, i)))
+}
+
+/// The drive as JSON (the sidecar of a saved failing scene).
+pub fn drive_to_json(d: &Drive) -> serde_json::Value {
+    serde_json::json!({
+        "seed": d.seed, "gap_pm": d.gap_pm, "busy_pm": d.busy_pm,
+        "stalls": d.stalls.iter().map(|s| [s.0, s.1]).collect::<Vec<_>>(),
+        "latency": d.timing.latency, "depth": d.timing.depth,
+    })
+}
+
+/// The drive from a sidecar written by [`drive_to_json`]; errors name the file and field.
+pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, String> {
+    let u = |k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_u64())
+            .ok_or_else(|| format!("{file}: field `{k}`: missing or not an unsigned integer"))
+    };
+    let bad = || format!("{file}: field `stalls`: not a list of [from, to]");
+    let mut stalls = Vec::new();
+    for s in v.get("stalls").and_then(|x| x.as_array()).ok_or_else(bad)? {
+        let a = s.as_array().filter(|a| a.len() == 2).ok_or_else(bad)?;
+        let (f, t) = (a[0].as_u64().ok_or_else(bad)?, a[1].as_u64().ok_or_else(bad)?);
+        stalls.push((f, t));
+    }
+    let (latency, depth) = (u("latency")?, u("depth")?);
+    if !(1..=64).contains(&latency) || !(1..=64).contains(&depth) {
+        return Err(format!("{file}: fields `latency` / `depth`: must be within 1..=64"));
+    }
+    Ok(Drive {
+        seed: u("seed")?,
+        gap_pm: u("gap_pm")?.min(1000),
+        busy_pm: u("busy_pm")?.min(1000),
+        stalls,
+        timing: MemTiming {
+            latency: latency as u32,
+            depth: depth as u32,
+        },
+        flush_at: vec![],
+        max_cycles: 50_000_000,
+        perturb: None,
+    })
+}
+
+/// Save a failing case: `<dir>/<name>.json` (the scene), `.drive.json` beside it (the memory
+/// behaviour and the failure) and `.vcd` (RTL and model side by side up to the mismatch, when
+/// the failure is a port mismatch). Returns the scene's path.
+pub fn save_case(dir: &Path, name: &str, preset: &str, frame: &Frame, d: &Drive, why: &str) -> Result<PathBuf, String> {
+    let scene = crate::regress::frame_to_scene(frame)?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("{name}.json"));
+    let text = serde_json::to_string_pretty(&scene).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut v = drive_to_json(d);
+    v["note"] = serde_json::Value::String(why.to_string());
+    let dp = dir.join(format!("{name}.drive.json"));
+    std::fs::write(&dp, serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n")
+        .map_err(|e| format!("{}: {e}", dp.display()))?;
+    if let Err((_, w)) = check_frame_windowed(preset, frame, d) {
+        if !w.cycles.is_empty() {
+            write_vcd(&dir.join(format!("{name}.vcd")), preset, &w)?;
+        }
+    }
+    Ok(path)
+}
+
+/// One whole-frame regression run: `count` random primitives in chunks of `chunk` (each chunk
+/// one frame at `preset`'s config through the verilated top, with its own memory behaviour),
+/// shard `k` of `n`.
+#[derive(Clone, Debug)]
+pub struct RegressCfg {
+    pub preset: String,
+    pub seed: u64,
+    pub count: u64,
+    pub chunk: u64,
+    pub shard: (u64, u64),
+    pub out_dir: PathBuf,
+    pub shrink_budget: Duration,
+    pub keep_going: bool,
+}
+
+/// What a whole-frame regression did.
+#[derive(Clone, Debug, Default)]
+pub struct RegressStats {
+    pub chunks: u64,
+    pub prims: u64,
+    pub cycles: u64,
+    /// Quads the raster core handed the pixel-info writer, bytes through the memory port.
+    pub quads: u64,
+    pub bytes: u64,
+    /// (chunk, failure, saved scene).
+    pub failures: Vec<(u64, String, Option<PathBuf>)>,
+}
+
+/// Run the whole-frame regression; `progress` sees every finished chunk (primitives, cycles).
+pub fn regress(rc: &RegressCfg, mut progress: impl FnMut(u64, u64)) -> Result<RegressStats, String> {
+    let cfg = Config::preset(&rc.preset).map_err(|e| e.to_string())?;
+    let chunk = rc.chunk.max(1);
+    let (k, n) = rc.shard;
+    let mut st = RegressStats::default();
+    for i in (0..rc.count.div_ceil(chunk)).filter(|i| i % n == k - 1) {
+        let len = chunk.min(rc.count - i * chunk);
+        let (frame, d) = chunk_case(&cfg, rc.seed, i, len);
+        st.chunks += 1;
+        st.prims += len;
+        match check_frame(&rc.preset, &frame, &d) {
+            Ok(o) => {
+                let s = &o.frames[0].stats;
+                st.cycles += o.cycles;
+                st.quads += s.pi_write.quads;
+                st.bytes += s.clients.iter().map(|c| c.bytes).sum::<u64>();
+                progress(len, o.cycles);
+            }
+            Err(e) => {
+                let (small, why) =
+                    shrink_prims(&frame, rc.shrink_budget, |f| check_frame(&rc.preset, f, &d).map(|_| ()));
+                let name = format!("frame_{}_s{}_c{i}", rc.preset, rc.seed);
+                let saved = save_case(&rc.out_dir, &name, &rc.preset, &small, &d, &why)
+                    .map_err(|e| eprintln!("warning: failing case not saved: {e}"))
+                    .ok();
+                st.failures.push((
+                    i,
+                    format!("{e} (shrunk to {} primitives: {why})", small.prims.len()),
+                    saved,
+                ));
+                progress(len, 0);
+                if !rc.keep_going {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(st)
 }

@@ -211,4 +211,34 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let e = run("ice40_1x", &[&f], &d).expect_err("a perturbed model went unnoticed");
     println!("caught as expected: {e}");
     assert!(e.starts_with("cycle 1234: mem_req__addr rtl "), "{e}");
+    // The window of the mismatch ends at that cycle and becomes a side-by-side VCD.
+    let (e2, w) = tilerast_cosim::frame::check_frame_windowed("ice40_1x", &f, &d).expect_err("still caught");
+    assert_eq!(e2, e);
+    assert_eq!(w.from + w.cycles.len() as u64 - 1, 1_234, "window ends at the mismatch");
+    let p = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("frame-mismatch.vcd");
+    tilerast_cosim::frame::write_vcd(&p, "ice40_1x", &w).unwrap();
+    let vcd = std::fs::read_to_string(&p).unwrap();
+    for needle in [
+        "$scope module golden",
+        "$scope module diff",
+        "mem_req__addr",
+        "done_frame",
+    ] {
+        assert!(vcd.contains(needle), "VCD lacks {needle}");
+    }
+}
+
+/// A random regression chunk passes on every check of `check_frame` (ports, memory, image,
+/// traffic) and its drive survives the JSON sidecar of a saved case.
+#[test]
+fn a_regression_chunk_passes_and_its_drive_round_trips() {
+    let cfg = tilerast_golden::Config::preset("ice40_1x").unwrap();
+    let (f, d) = tilerast_cosim::frame::chunk_case(&cfg, 9, 0, 8);
+    let o = tilerast_cosim::frame::check_frame("ice40_1x", &f, &d).unwrap();
+    assert!(o.frames[0].stats.pi_write.quads > 0, "the chunk drew nothing");
+    let back = tilerast_cosim::frame::drive_from_json(&tilerast_cosim::frame::drive_to_json(&d), "x").unwrap();
+    assert_eq!(
+        (back.seed, back.gap_pm, back.busy_pm, back.stalls.clone(), back.timing),
+        (d.seed, d.gap_pm, d.busy_pm, d.stalls.clone(), d.timing)
+    );
 }
