@@ -301,19 +301,32 @@ pub fn run_windowed(
     d: &Drive,
 ) -> Result<Outcome, (String, Window)> {
     let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
+    let mut side = ModelSide::new(rtl.desc, cfg, pixels, mem0, want_writes, d);
+    run_batched(&mut rtl, |i, e| side.step(i, e))?;
+    Ok(side.outcome())
+}
+
+/// Drive a verilated block with a model side cycle by cycle: `step` fills one cycle's input
+/// words and predicted output words and says whether the run is finished after it; the RTL
+/// runs [`BATCH`] cycles per call and its outputs are compared with the predictions on every
+/// port. `Err` names the first differing cycle and every differing port (`rtl`, `model`
+/// values), with the [`WINDOW`] cycles up to it, or a model error (empty window). Returns the
+/// seconds spent inside the RTL. Shared by the back end's and the frame top's co-simulations.
+pub fn run_batched(
+    rtl: &mut BlockRtl,
+    mut step: impl FnMut(&mut [u32], &mut [u32]) -> Result<bool, String>,
+) -> Result<f64, (String, Window)> {
     let desc = rtl.desc;
     let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut side = ModelSide::new(desc, cfg, pixels, mem0, want_writes, d);
     let mut inw = vec![0u32; BATCH * iw];
     let mut exp = vec![0u32; BATCH * ow];
     let mut got = vec![0u32; BATCH * ow];
+    let (mut start, mut rtl_secs) = (0u64, 0.0);
     loop {
-        let start = side.cycle();
         let mut n = 0;
         let mut done = false;
         while n < BATCH {
-            let fin = side
-                .step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])
+            let fin = step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])
                 .map_err(|e| (e, Window::default()))?;
             n += 1;
             if fin {
@@ -321,41 +334,42 @@ pub fn run_windowed(
                 break;
             }
         }
+        let t = Instant::now();
         rtl.run(&inw[..n * iw], &mut got[..n * ow]);
-        for k in 0..n {
+        rtl_secs += t.elapsed().as_secs_f64();
+        if let Some(k) = (0..n).find(|&k| exp[k * ow..(k + 1) * ow] != got[k * ow..(k + 1) * ow]) {
             let (e, g) = (&exp[k * ow..(k + 1) * ow], &got[k * ow..(k + 1) * ow]);
-            if e != g {
-                let diff: Vec<String> = desc
-                    .outputs
-                    .iter()
-                    .filter(|p| get_bits(e, p.offset, p.width) != get_bits(g, p.offset, p.width))
-                    .map(|p| {
-                        format!(
-                            "{} rtl {:#x} model {:#x}",
-                            p.name,
-                            get_bits(g, p.offset, p.width),
-                            get_bits(e, p.offset, p.width)
+            let diff: Vec<String> = desc
+                .outputs
+                .iter()
+                .filter(|p| get_bits(e, p.offset, p.width) != get_bits(g, p.offset, p.width))
+                .map(|p| {
+                    format!(
+                        "{} rtl {:#x} model {:#x}",
+                        p.name,
+                        get_bits(g, p.offset, p.width),
+                        get_bits(e, p.offset, p.width)
+                    )
+                })
+                .collect();
+            let lo = k.saturating_sub(WINDOW);
+            let w = Window {
+                from: start + lo as u64,
+                cycles: (lo..=k)
+                    .map(|c| {
+                        (
+                            inw[c * iw..(c + 1) * iw].to_vec(),
+                            got[c * ow..(c + 1) * ow].to_vec(),
+                            exp[c * ow..(c + 1) * ow].to_vec(),
                         )
                     })
-                    .collect();
-                let lo = k.saturating_sub(WINDOW);
-                let w = Window {
-                    from: start + lo as u64,
-                    cycles: (lo..=k)
-                        .map(|c| {
-                            (
-                                inw[c * iw..(c + 1) * iw].to_vec(),
-                                got[c * ow..(c + 1) * ow].to_vec(),
-                                exp[c * ow..(c + 1) * ow].to_vec(),
-                            )
-                        })
-                        .collect(),
-                };
-                return Err((format!("cycle {}: {}", start + k as u64, diff.join(", ")), w));
-            }
+                    .collect(),
+            };
+            return Err((format!("cycle {}: {}", start + k as u64, diff.join(", ")), w));
         }
+        start += n as u64;
         if done {
-            return Ok(side.outcome());
+            return Ok(rtl_secs);
         }
     }
 }

@@ -20,8 +20,8 @@
 //! (the memory drops its held reads at the same edge) offers the frame in flight again from its
 //! first primitive, the framebuffer rewritten to its background.
 
-use crate::back_end::{pack, shrink_prims, write_block_vcd, Named, Window, WINDOW};
-use crate::blocks::{get_bits, BlockDesc, BlockRtl, BATCH};
+use crate::back_end::{pack, run_batched, shrink_prims, write_block_vcd, Named, Window};
+use crate::blocks::{BlockDesc, BlockRtl};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -304,70 +304,14 @@ pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String
     run_windowed(preset, frames, d).map_err(|(e, _)| e)
 }
 
-/// [`run`], and on a port mismatch the [`WINDOW`] cycles up to it (for the side-by-side VCD,
+/// [`run`], and on a port mismatch the [`crate::back_end::WINDOW`] cycles up to it (for the side-by-side VCD,
 /// [`write_vcd`]).
 pub fn run_windowed(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, (String, Window)> {
-    let none = |e: String| (e, Window::default());
     let t0 = Instant::now();
-    let mut rtl = BlockRtl::new(preset, STAGE).map_err(none)?;
-    let desc = rtl.desc;
-    let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut side = ModelSide::new(desc, frames, d).map_err(none)?;
-    let mut inw = vec![0u32; BATCH * iw];
-    let mut exp = vec![0u32; BATCH * ow];
-    let mut got = vec![0u32; BATCH * ow];
-    let mut rtl_secs = 0.0;
-    loop {
-        let start = side.cycle();
-        let mut n = 0;
-        let mut done = false;
-        while n < BATCH {
-            let fin = side
-                .step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])
-                .map_err(none)?;
-            n += 1;
-            if fin {
-                done = true;
-                break;
-            }
-        }
-        let t = Instant::now();
-        rtl.run(&inw[..n * iw], &mut got[..n * ow]);
-        rtl_secs += t.elapsed().as_secs_f64();
-        if let Some(k) = (0..n).find(|&k| exp[k * ow..(k + 1) * ow] != got[k * ow..(k + 1) * ow]) {
-            let (e, g) = (&exp[k * ow..(k + 1) * ow], &got[k * ow..(k + 1) * ow]);
-            let diff: Vec<String> = desc
-                .outputs
-                .iter()
-                .filter(|p| get_bits(e, p.offset, p.width) != get_bits(g, p.offset, p.width))
-                .map(|p| {
-                    format!(
-                        "{} rtl {:#x} model {:#x}",
-                        p.name,
-                        get_bits(g, p.offset, p.width),
-                        get_bits(e, p.offset, p.width)
-                    )
-                })
-                .collect();
-            let lo = k.saturating_sub(WINDOW);
-            let w = Window {
-                from: start + lo as u64,
-                cycles: (lo..=k)
-                    .map(|c| {
-                        (
-                            inw[c * iw..(c + 1) * iw].to_vec(),
-                            got[c * ow..(c + 1) * ow].to_vec(),
-                            exp[c * ow..(c + 1) * ow].to_vec(),
-                        )
-                    })
-                    .collect(),
-            };
-            return Err((format!("cycle {}: {}", start + k as u64, diff.join(", ")), w));
-        }
-        if done {
-            return Ok(side.outcome(t0.elapsed().as_secs_f64(), rtl_secs));
-        }
-    }
+    let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
+    let mut side = ModelSide::new(rtl.desc, frames, d).map_err(|e| (e, Window::default()))?;
+    let rtl_secs = run_batched(&mut rtl, |i, e| side.step(i, e))?;
+    Ok(side.outcome(t0.elapsed().as_secs_f64(), rtl_secs))
 }
 
 /// The window of a mismatch as a VCD: scopes `tb.in`, `tb.rtl`, `tb.golden`, `tb.diff`
