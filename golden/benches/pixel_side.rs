@@ -23,17 +23,7 @@ use tilerast_golden::streams::commands;
 use tilerast_golden::{Config, PRESETS};
 
 fn main() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
-    let mut scenes: Vec<(String, Scene)> = std::fs::read_dir(dir)
-        .expect("scenes/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, Scene::load(&p).expect("scene"))
-        })
-        .collect();
-    scenes.sort_by(|a, b| a.0.cmp(&b.0));
+    let scenes = Scene::shipped().expect("scenes/");
     println!(
         "{:<16} {:<9} {:>8} {:>8} {:>9} {:>9} {:>5} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
         "scene",

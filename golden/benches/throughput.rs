@@ -42,19 +42,7 @@ fn run(frame: &Frame) -> Run {
 }
 
 fn main() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
-    let mut scenes: Vec<(String, Scene)> = std::fs::read_dir(dir)
-        .expect("scenes/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                Scene::load(&p).expect("scene"),
-            )
-        })
-        .collect();
-    scenes.sort_by(|a, b| a.0.cmp(&b.0));
+    let scenes = Scene::shipped().expect("scenes/");
     println!(
         "{:<22} {:>2} {:>8} {:>9} {:>9} {:>9} {:>6} {:>9} {:>12} {:>16}",
         "scene", "Q", "commands", "quads", "cycles", "bound", "eff", "setup_cy", "rej_test_cy", "rej_rowcol(0cy)"

@@ -221,6 +221,26 @@ impl Scene {
         Ok(scene)
     }
 
+    /// The scenes shipped in the repository's `scenes/` (every `.json`), as (file stem, scene),
+    /// sorted by name: what the benches and the shipped-scene tests iterate.
+    pub fn shipped() -> Result<Vec<(String, Scene)>, SceneError> {
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes"));
+        let entries = std::fs::read_dir(dir).map_err(|e| SceneError {
+            file: dir.display().to_string(),
+            at: "read".into(),
+            msg: e.to_string(),
+        })?;
+        let mut v = Vec::new();
+        for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if p.extension().is_some_and(|x| x == "json") {
+                let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                v.push((name, Scene::load(&p)?));
+            }
+        }
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(v)
+    }
+
     /// The scene's config: its preset with the overrides applied, validated.
     pub fn config(&self, file: &str) -> Result<Config, SceneError> {
         let err = |at: String, msg: String| SceneError {

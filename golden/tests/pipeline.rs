@@ -10,15 +10,7 @@ use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::{Config, PrimitiveFx, Quad, TriangleFx, PRESETS};
 
 fn shipped_scenes() -> Vec<(String, Scene)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes");
-    let mut v: Vec<(String, Scene)> = std::fs::read_dir(dir)
-        .expect("scenes/ exists")
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| (p.display().to_string(), Scene::load(&p).expect("shipped scene parses")))
-        .collect();
-    v.sort_by(|a, b| a.0.cmp(&b.0));
+    let v = Scene::shipped().expect("shipped scenes parse");
     assert!(!v.is_empty());
     v
 }
