@@ -180,19 +180,7 @@ pub fn run(a: &RegressArgs) -> Res<()> {
         check_model(&model, &preset).unwrap_or_else(|e| usage(e));
         (preset, model)
     };
-    let shard = a
-        .shard
-        .as_deref()
-        .map(parse_shard)
-        .transpose()
-        .unwrap_or_else(|e| usage(e))
-        .unwrap_or((1, 1));
-    if a.chunk == 0 {
-        usage("--chunk: must be at least 1".into());
-    }
-    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
-        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
-    }
+    let shard = chunked_args(a);
     let cfg = RunCfg {
         model: model.clone(),
         count: a.count,
@@ -562,19 +550,7 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         };
     }
     let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
-    let shard = a
-        .shard
-        .as_deref()
-        .map(parse_shard)
-        .transpose()
-        .unwrap_or_else(|e| usage(e))
-        .unwrap_or((1, 1));
-    if a.chunk == 0 {
-        usage("--chunk: must be at least 1".into());
-    }
-    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
-        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
-    }
+    let shard = chunked_args(a);
     let rtl = a.model.clone().unwrap_or_else(|| preset.clone());
     if tilerast_cosim::blocks::block_desc(&rtl, back_end::STAGE).is_none() {
         usage(format!("--preset / --model: the back end is not verilated as `{rtl}`"));
@@ -593,12 +569,7 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         shrink_budget: Duration::from_secs_f64(a.shrink_secs),
         keep_going: a.keep_going,
     };
-    let bar = ProgressBar::new(a.count.div_ceil(shard.1));
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
-            .expect("template")
-            .progress_chars("=> "),
-    );
+    let bar = chunk_bar(a.count.div_ceil(shard.1));
     let t0 = std::time::Instant::now();
     let mut cycles = 0u64;
     let st = back_end::regress(&rc, |p, c| {
@@ -608,15 +579,7 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
     })
     .map_err(CliError)?;
     bar.finish_and_clear();
-    for (i, f, saved) in &st.failures {
-        println!(
-            "FAIL chunk {i}: {f}; saved {}",
-            saved
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "nothing".into())
-        );
-    }
+    print_failures(&st.failures);
     let secs = t0.elapsed().as_secs_f64();
     println!(
         "summary: back end preset {preset} seed {} shard {}/{} chunks {} primitives {} pixels {} writes {} cycles {} \
@@ -637,13 +600,7 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
             "back end {preset}: no chunk wrote anything (all-zero traffic)"
         )));
     }
-    match st.failures.first() {
-        None => Ok(()),
-        Some((i, f, _)) => Err(CliError(format!(
-            "{} failing chunk(s); first: chunk {i}: {f}",
-            st.failures.len()
-        ))),
-    }
+    first_failure(&st.failures)
 }
 
 fn run_frame(a: &RegressArgs) -> Res<()> {
@@ -686,19 +643,7 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
         };
     }
     let preset = a.preset.clone().unwrap_or_else(|| "ice40".into());
-    let shard = a
-        .shard
-        .as_deref()
-        .map(parse_shard)
-        .transpose()
-        .unwrap_or_else(|e| usage(e))
-        .unwrap_or((1, 1));
-    if a.chunk == 0 {
-        usage("--chunk: must be at least 1".into());
-    }
-    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
-        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
-    }
+    let shard = chunked_args(a);
     if tilerast_cosim::blocks::block_desc(&preset, frame::STAGE).is_none() {
         usage(format!("--preset: the frame top is not verilated as `{preset}`"));
     }
@@ -712,12 +657,7 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
         shrink_budget: Duration::from_secs_f64(a.shrink_secs),
         keep_going: a.keep_going,
     };
-    let bar = ProgressBar::new(a.count.div_ceil(shard.1));
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
-            .expect("template")
-            .progress_chars("=> "),
-    );
+    let bar = chunk_bar(a.count.div_ceil(shard.1));
     let t0 = std::time::Instant::now();
     let mut cycles = 0u64;
     let st = frame::regress(&rc, |p, c| {
@@ -727,15 +667,7 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
     })
     .map_err(CliError)?;
     bar.finish_and_clear();
-    for (i, f, saved) in &st.failures {
-        println!(
-            "FAIL chunk {i}: {f}; saved {}",
-            saved
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "nothing".into())
-        );
-    }
+    print_failures(&st.failures);
     let secs = t0.elapsed().as_secs_f64();
     println!(
         "summary: frame preset {preset} seed {} shard {}/{} chunks {} primitives {} quads {} bytes {} cycles {} \
@@ -756,11 +688,59 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
             "frame {preset}: no chunk drew a quad (all-zero traffic)"
         )));
     }
-    match st.failures.first() {
+    first_failure(&st.failures)
+}
+
+/// The chunked runs' shared arguments, checked: the shard (default 1/1), `--chunk` ≥ 1 and a
+/// finite `--shrink-secs` ≥ 0; a bad one exits with its one-line usage error.
+fn chunked_args(a: &RegressArgs) -> (u64, u64) {
+    let shard = a
+        .shard
+        .as_deref()
+        .map(parse_shard)
+        .transpose()
+        .unwrap_or_else(|e| usage(e))
+        .unwrap_or((1, 1));
+    if a.chunk == 0 {
+        usage("--chunk: must be at least 1".into());
+    }
+    if !(a.shrink_secs >= 0.0 && a.shrink_secs.is_finite()) {
+        usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
+    }
+    shard
+}
+
+/// The progress bar of a pixel-side regression over `prims` primitives.
+fn chunk_bar(prims: u64) -> ProgressBar {
+    let bar = ProgressBar::new(prims);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// One `FAIL chunk` line per failing chunk (chunk, failure, saved scene).
+fn print_failures(failures: &[(u64, String, Option<PathBuf>)]) {
+    for (i, f, saved) in failures {
+        println!(
+            "FAIL chunk {i}: {f}; saved {}",
+            saved
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "nothing".into())
+        );
+    }
+}
+
+/// The run's result: `Ok` without failures, else the count and the first one.
+fn first_failure(failures: &[(u64, String, Option<PathBuf>)]) -> Res<()> {
+    match failures.first() {
         None => Ok(()),
         Some((i, f, _)) => Err(CliError(format!(
             "{} failing chunk(s); first: chunk {i}: {f}",
-            st.failures.len()
+            failures.len()
         ))),
     }
 }
