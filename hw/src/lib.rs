@@ -28,6 +28,7 @@ pub mod pixel_processor;
 pub mod point_raster;
 pub mod quad_packer;
 pub mod raster_core;
+pub mod rtl_out;
 pub mod sample_raster;
 pub mod setup;
 pub mod shading_sort;
