@@ -61,11 +61,12 @@ pub struct RegressArgs {
     #[arg(long = "set", value_name = "FIELD=VALUE", conflicts_with = "scene")]
     pub set: Vec<String>,
     /// Also write the run's summary as JSON (counts, failures with their saved scenes) for
-    /// `--merge`: what each job of a sharded CI run uploads.
-    #[arg(long, value_name = "FILE")]
+    /// `--merge`: what each job of a sharded CI run uploads. The raster core's and the whole
+    /// frame's regressions (`--frame`) write it.
+    #[arg(long, value_name = "FILE", conflicts_with = "back_end")]
     pub summary_json: Option<PathBuf>,
     /// Merge the `--summary-json` files of a sharded run instead of running: a Markdown table
-    /// per preset (and seed), checking that every shard 1..N is there exactly once. Exit 1 on a
+    /// per regression and preset (and seed), checking that every shard 1..N is there exactly once. Exit 1 on a
     /// mismatch or a missing shard.
     #[arg(long, value_name = "SUMMARY", num_args = 1.., conflicts_with_all = ["scene", "config", "set", "shard"])]
     pub merge: Vec<PathBuf>,
@@ -215,14 +216,31 @@ pub fn run(a: &RegressArgs) -> Res<()> {
         .collect();
     println!("classes: {}", classes.join(", "));
     println!("{}", summary_line(&preset, &model, &st, shard, a.seed));
-    if let Some(p) = &a.summary_json {
-        let v = summary_json(&preset, &model, &st, shard, a);
-        let text = serde_json::to_string_pretty(&v).expect("json") + "\n";
-        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(d).map_err(|e| crate::error::io_err(d, "create", e))?;
-        }
-        std::fs::write(p, text).map_err(|e| crate::error::io_err(p, "write", e))?;
-    }
+    let failures = st
+        .failures
+        .iter()
+        .map(|f| (f.chunk, f.failure.headline(), f.scene.clone()))
+        .collect::<Vec<_>>();
+    write_summary(
+        a,
+        Summary {
+            mode: "raster",
+            preset: &preset,
+            model: &model,
+            shard,
+            counts: serde_json::json!({
+                "chunks": st.chunks,
+                "primitives": st.prims,
+                "commands": st.commands,
+                "quads": st.quads,
+                "samples": st.samples,
+                "cycles": st.cycles,
+                "flushes": st.flushes,
+            }),
+            failures: &failures,
+            secs: st.secs,
+        },
+    )?;
     match st.failures.first() {
         None => Ok(()),
         Some(f) => Err(CliError(format!(
@@ -329,48 +347,64 @@ fn run_scene(a: &RegressArgs, scene: &std::path::Path) -> Res<()> {
 /// Format tag of a `--summary-json` file.
 const SUMMARY_TAG: &str = "tilerast_regress_summary";
 
-fn summary_json(
-    preset: &str,
-    model: &str,
-    st: &regress::RunStats,
+/// What a chunked run writes with `--summary-json`: its regression (`mode`), the run's arguments,
+/// its counts (`chunks`, `primitives`, `quads`, `cycles`, and per mode `samples` or `bytes`),
+/// failures and time. `--merge` reads it back ([`ShardSummary`]).
+struct Summary<'a> {
+    mode: &'a str,
+    preset: &'a str,
+    model: &'a str,
     shard: (u64, u64),
-    a: &RegressArgs,
-) -> serde_json::Value {
-    let failures: Vec<serde_json::Value> = st
+    counts: serde_json::Value,
+    /// (chunk, failure, saved scene).
+    failures: &'a [(u64, String, Option<PathBuf>)],
+    secs: f64,
+}
+
+fn write_summary(a: &RegressArgs, s: Summary) -> Res<()> {
+    let Some(p) = &a.summary_json else {
+        return Ok(());
+    };
+    let failures: Vec<serde_json::Value> = s
         .failures
         .iter()
-        .map(|f| {
+        .map(|(chunk, failure, scene)| {
             serde_json::json!({
-                "chunk": f.chunk,
-                "failure": f.failure.headline(),
-                "scene": f.scene.as_ref().map(|p| p.display().to_string()),
+                "chunk": chunk,
+                "failure": failure,
+                "scene": scene.as_ref().map(|p| p.display().to_string()),
             })
         })
         .collect();
-    serde_json::json!({
+    let mut v = serde_json::json!({
         SUMMARY_TAG: 1,
-        "preset": preset,
-        "model": model,
+        "mode": s.mode,
+        "preset": s.preset,
+        "model": s.model,
         "seed": a.seed,
         "count": a.count,
         "chunk": a.chunk,
-        "shard": [shard.0, shard.1],
-        "chunks": st.chunks,
-        "primitives": st.prims,
-        "commands": st.commands,
-        "quads": st.quads,
-        "samples": st.samples,
-        "cycles": st.cycles,
-        "flushes": st.flushes,
-        "mismatches": st.failures.len(),
+        "shard": [s.shard.0, s.shard.1],
+        "mismatches": s.failures.len(),
         "failures": failures,
-        "wall_secs": st.secs,
-    })
+        "wall_secs": s.secs,
+    });
+    if let (Some(o), Some(c)) = (v.as_object_mut(), s.counts.as_object()) {
+        o.extend(c.clone());
+    }
+    let text = serde_json::to_string_pretty(&v).expect("json") + "\n";
+    if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).map_err(|e| crate::error::io_err(d, "create", e))?;
+    }
+    std::fs::write(p, text).map_err(|e| crate::error::io_err(p, "write", e))
 }
 
 /// One shard's summary, read back.
 #[derive(serde::Deserialize)]
 struct ShardSummary {
+    /// `raster` (summaries written before modes existed have none) or `frame`.
+    #[serde(default = "raster_mode")]
+    mode: String,
     preset: String,
     model: String,
     seed: u64,
@@ -380,11 +414,19 @@ struct ShardSummary {
     chunks: u64,
     primitives: u64,
     quads: u64,
-    samples: u64,
+    /// Samples the raster core covered (raster), bytes through the frame's memory port (frame).
+    #[serde(default)]
+    samples: Option<u64>,
+    #[serde(default)]
+    bytes: Option<u64>,
     cycles: u64,
     mismatches: u64,
     failures: Vec<ShardFailure>,
     wall_secs: f64,
+}
+
+fn raster_mode() -> String {
+    "raster".into()
 }
 
 #[derive(serde::Deserialize)]
@@ -404,6 +446,9 @@ fn read_summary(p: &std::path::Path) -> Result<ShardSummary, String> {
         ));
     }
     let s: ShardSummary = serde_json::from_value(v).map_err(|e| format!("{f}: {e}"))?;
+    if !["raster", "frame"].contains(&s.mode.as_str()) {
+        return Err(format!("{f}: mode: `{}` is not raster or frame", s.mode));
+    }
     if s.shard.0 == 0 || s.shard.0 > s.shard.1 {
         return Err(format!(
             "{f}: shard: {}/{} is not K/N with 1 <= K <= N",
@@ -413,24 +458,32 @@ fn read_summary(p: &std::path::Path) -> Result<ShardSummary, String> {
     Ok(s)
 }
 
-/// `--merge`: the shards of each (preset, model, seed, count, chunk, N) summed into one row of a
+/// `--merge`: the shards of each (mode, preset, model, seed, count, chunk, N) summed into one row of a
 /// Markdown table, with every shard 1..N required exactly once; failures listed under it.
 pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Res<()> {
     use std::collections::BTreeMap;
-    type Key = (String, String, u64, u64, u64, u64);
+    type Key = (String, String, String, u64, u64, u64, u64);
     let mut groups: BTreeMap<Key, Vec<ShardSummary>> = BTreeMap::new();
     for p in files {
         let s = read_summary(p).unwrap_or_else(|e| usage(e));
-        let key = (s.preset.clone(), s.model.clone(), s.seed, s.count, s.chunk, s.shard.1);
+        let key = (
+            s.mode.clone(),
+            s.preset.clone(),
+            s.model.clone(),
+            s.seed,
+            s.count,
+            s.chunk,
+            s.shard.1,
+        );
         groups.entry(key).or_default().push(s);
     }
     let mut problems: Vec<String> = Vec::new();
     let mut text = String::from(
-        "| preset | model | seed | shards | primitives | quads | samples | cycles | mismatches | CPU time |\n\
-         |---|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+        "| regression | preset | model | seed | shards | primitives | quads | samples | memory bytes | cycles | mismatches | CPU time |\n\
+         |---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut fails = String::new();
-    for ((preset, model, seed, count, chunk, n), shards) in &groups {
+    for ((mode, preset, model, seed, count, chunk, n), shards) in &groups {
         let mut seen = vec![0u32; *n as usize];
         for s in shards {
             seen[s.shard.0 as usize - 1] += 1;
@@ -445,13 +498,13 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Res<()> {
             .collect();
         if !missing.is_empty() {
             problems.push(format!(
-                "{preset} seed {seed}: shard(s) {} of {n} missing",
+                "{mode} {preset} seed {seed}: shard(s) {} of {n} missing",
                 missing.join(", ")
             ));
         }
         if !twice.is_empty() {
             problems.push(format!(
-                "{preset} seed {seed}: shard(s) {} of {n} given twice",
+                "{mode} {preset} seed {seed}: shard(s) {} of {n} given twice",
                 twice.join(", ")
             ));
         }
@@ -466,25 +519,34 @@ pub fn merge(files: &[PathBuf], out: &mut dyn std::io::Write) -> Res<()> {
             && (prims != *count || chunks != count.div_ceil(*chunk))
         {
             problems.push(format!(
-                "{preset} seed {seed}: {prims} primitives in {chunks} chunks, expected {count}"
+                "{mode} {preset} seed {seed}: {prims} primitives in {chunks} chunks, expected {count}"
             ));
         }
         if mismatches > 0 {
-            problems.push(format!("{preset} seed {seed}: {mismatches} mismatch(es)"));
+            problems.push(format!("{mode} {preset} seed {seed}: {mismatches} mismatch(es)"));
         }
         let secs: f64 = shards.iter().map(|s| s.wall_secs).sum();
+        // A count the mode does not have (or a shard lacks) shows as a dash.
+        let opt = |f: fn(&ShardSummary) -> Option<u64>| {
+            shards
+                .iter()
+                .map(f)
+                .sum::<Option<u64>>()
+                .map_or("—".to_string(), |v| v.to_string())
+        };
         text += &format!(
-            "| {preset} | {model} | {seed} | {}/{n} | {prims} | {} | {} | {} | {mismatches} | {:.1} min |\n",
+            "| {mode} | {preset} | {model} | {seed} | {}/{n} | {prims} | {} | {} | {} | {} | {mismatches} | {:.1} min |\n",
             shards.len(),
             sum(|s| s.quads),
-            sum(|s| s.samples),
+            opt(|s| s.samples),
+            opt(|s| s.bytes),
             sum(|s| s.cycles),
             secs / 60.0
         );
         for s in shards {
             for f in &s.failures {
                 fails += &format!(
-                    "- {preset} shard {}/{n} chunk {}: {} (scene {})\n",
+                    "- {mode} {preset} shard {}/{n} chunk {}: {} (scene {})\n",
                     s.shard.0,
                     f.chunk,
                     f.failure,
@@ -683,6 +745,24 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
         st.failures.len(),
         st.cycles as f64 / secs.max(1e-9) / 1e6
     );
+    write_summary(
+        a,
+        Summary {
+            mode: "frame",
+            preset: &preset,
+            model: &preset,
+            shard,
+            counts: serde_json::json!({
+                "chunks": st.chunks,
+                "primitives": st.prims,
+                "quads": st.quads,
+                "bytes": st.bytes,
+                "cycles": st.cycles,
+            }),
+            failures: &st.failures,
+            secs,
+        },
+    )?;
     if st.chunks > 0 && st.quads == 0 {
         return Err(CliError(format!(
             "frame {preset}: no chunk drew a quad (all-zero traffic)"

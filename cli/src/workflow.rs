@@ -2,9 +2,10 @@
 //! without GitHub: the YAML and the workflow schema's parts it uses (jobs, steps, actions pinned
 //! to a major version, `needs`), every `${{ }}` expression's references, the matrix against the
 //! presets and the shard count, every `tilerast` command parsed by this tool's own argument
-//! parser for every matrix entry, the shards covering each preset's 10^7 primitives exactly once
-//! (the chunk arithmetic of `tilerast_cosim::regress::shard_chunks`), and the artifacts the
-//! summary job downloads and merges. (actionlint, the usual checker, is not installable on the
+//! parser for every matrix entry, the shards of each sharded job ([`SHARDED`]: the raster core's
+//! 10^7 primitives per preset, the whole frame's 2 * 10^4) covering each preset exactly once (the
+//! chunk arithmetic of `tilerast_cosim::regress::shard_chunks`), and the artifacts the summary
+//! job downloads and merges. (actionlint, the usual checker, is not installable on the
 //! machines this project's CI runs on; this is the part of its job that concerns us, plus what
 //! only this tool can check: its own command lines.)
 
@@ -15,8 +16,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use tilerast_cosim::regress::{shard_chunks, RunCfg};
 
 const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../.github/workflows/regress.yml");
-/// Primitives each preset must get over all shards.
-const PER_PRESET: u64 = 10_000_000;
+/// The sharded jobs: (job, env key of the primitives per preset, env key of the shard count,
+/// primitives each preset must get over all shards, `--frame`).
+const SHARDED: [(&str, &str, &str, u64, bool); 2] = [
+    ("regress", "COUNT", "SHARDS", 10_000_000, false),
+    ("regress-frame", "FRAME_COUNT", "FRAME_SHARDS", 20_000, true),
+];
 
 fn workflow() -> Value {
     let text = std::fs::read_to_string(FILE).unwrap();
@@ -149,7 +154,10 @@ fn regress_workflow_is_well_formed_and_covers_every_preset_exactly() {
         .collect();
     let jobs = map(get(top, "jobs", FILE), "jobs");
     let job_names = keys(jobs);
-    assert_eq!(job_names, ["regress", "summary"].map(String::from).into());
+    assert_eq!(
+        job_names,
+        ["regress", "regress-frame", "summary"].map(String::from).into()
+    );
 
     let known_actions = [
         "actions/checkout",
@@ -178,7 +186,13 @@ fn regress_workflow_is_well_formed_and_covers_every_preset_exactly() {
             .as_str()
             .is_some_and(|r| r.starts_with("ubuntu-")));
         if let Some(n) = job.get("needs") {
-            assert!(job_names.contains(n.as_str().unwrap()), "{name}: needs an unknown job");
+            let needs: Vec<&str> = match n.as_sequence() {
+                Some(list) => list.iter().map(|v| v.as_str().unwrap()).collect(),
+                None => vec![n.as_str().unwrap()],
+            };
+            for n in needs {
+                assert!(job_names.contains(n), "{name}: needs an unknown job `{n}`");
+            }
         }
         let matrix_keys: BTreeSet<String> = job
             .get("strategy")
@@ -222,103 +236,20 @@ fn regress_workflow_is_well_formed_and_covers_every_preset_exactly() {
         }
     }
 
-    // The matrix: every preset, shards 1..=SHARDS.
-    let regress = map(get(jobs, "regress", "jobs"), "regress");
-    let matrix = map(
-        get(
-            map(get(regress, "strategy", "regress"), "strategy"),
-            "matrix",
-            "strategy",
-        ),
-        "matrix",
-    );
-    let presets: Vec<String> = get(matrix, "preset", "matrix")
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(presets, tilerast_golden::PRESETS, "one matrix entry per preset");
-    let n: u64 = env["SHARDS"].parse().unwrap();
-    let shards: Vec<u64> = get(matrix, "shard", "matrix")
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .collect();
-    assert_eq!(shards, (1..=n).collect::<Vec<_>>(), "shards 1..=SHARDS");
-    let name = get(regress, "name", "regress").as_str().unwrap();
-    assert!(name.ends_with(&format!("/{n}")), "the job name shows the shard count");
-
-    // Every job's command, through the tool's own parser; the shards cover each preset exactly.
-    let st = steps(regress, "regress");
-    let cmd = get(step_named(&st, "Regress one shard"), "run", "run")
-        .as_str()
-        .unwrap();
-    let upload = step_named(&st, "Upload summary and failing cases");
-    let with = map(get(upload, "with", "upload"), "with");
     let mut artifacts = BTreeSet::new();
-    for p in &presets {
-        let mut covered: BTreeMap<u64, u32> = BTreeMap::new();
-        let mut prims = 0;
-        for k in &shards {
-            let m: BTreeMap<String, String> =
-                [("preset".to_string(), p.clone()), ("shard".to_string(), k.to_string())].into();
-            let mut words = expand(cmd, &m, &env);
-            assert_eq!(words[0], "target/release/tilerast");
-            words[0] = "tilerast".into();
-            let cli = Cli::try_parse_from(&words).unwrap_or_else(|e| panic!("{FILE}: {words:?}: {e}"));
-            let Cmd::Regress(a) = cli.cmd else {
-                panic!("{words:?} is not `tilerast regress`")
-            };
-            assert_eq!(a.preset.as_deref(), Some(p.as_str()));
-            assert_eq!(a.count, PER_PRESET);
-            let shard = (*k, n);
-            assert_eq!(a.shard.as_deref(), Some(format!("{k}/{n}").as_str()));
-            let summary = a.summary_json.expect("every shard writes its summary");
-            assert!(
-                summary.starts_with(&a.out),
-                "the summary is inside the uploaded directory"
-            );
-            let file = summary.file_name().unwrap().to_string_lossy().into_owned();
-            assert!(
-                file.starts_with("summary-") && file.ends_with(".json"),
-                "matches the merge glob"
-            );
-            assert_eq!(
-                get(with, "path", "with").as_str().unwrap().trim_end_matches('/'),
-                a.out.to_str().unwrap()
-            );
-            let run = RunCfg {
-                model: p.clone(),
-                count: a.count,
-                seed: a.seed,
-                chunk: a.chunk,
-                shard,
-                out_dir: a.out.clone(),
-                shrink_budget: Default::default(),
-                keep_going: false,
-            };
-            for (i, _, len) in shard_chunks(&run) {
-                *covered.entry(i).or_default() += 1;
-                prims += len;
-            }
-            let art = get(with, "name", "with").as_str().unwrap();
-            artifacts.insert(expand(art, &m, &env).join(" "));
-        }
-        assert_eq!(prims, PER_PRESET, "{p}: primitives over all shards");
-        assert!(covered.values().all(|&c| c == 1), "{p}: a chunk runs in two shards");
-        assert_eq!(covered.len() as u64, PER_PRESET.div_ceil(1000), "{p}: every chunk runs");
+    for job in SHARDED {
+        artifacts.extend(sharded_job(jobs, job, &env));
     }
-    assert_eq!(
-        artifacts.len(),
-        presets.len() * shards.len(),
-        "artifact names are unique"
-    );
 
     // The summary job: after every shard, even failed ones; downloads them all; merges.
     let summary = map(get(jobs, "summary", "jobs"), "summary");
-    assert_eq!(get(summary, "needs", "summary").as_str(), Some("regress"));
+    let needs: Vec<&str> = get(summary, "needs", "summary")
+        .as_sequence()
+        .expect("the summary job needs every sharded job")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(needs, SHARDED.map(|j| j.0), "the summary job needs every sharded job");
     assert_eq!(get(summary, "if", "summary").as_str(), Some("always()"));
     let st = steps(summary, "summary");
     let dl = st
@@ -352,6 +283,122 @@ fn regress_workflow_is_well_formed_and_covers_every_preset_exactly() {
     );
 }
 
+/// One sharded job of [`SHARDED`]: its matrix (every preset, shards 1..=N), every matrix entry's
+/// command through the tool's own parser, the shards covering each preset's primitives exactly
+/// once; returns its artifact names.
+fn sharded_job(
+    jobs: &Mapping,
+    spec: (&str, &str, &str, u64, bool),
+    env: &BTreeMap<String, String>,
+) -> BTreeSet<String> {
+    let (job, count_key, shards_key, per_preset, frame) = spec;
+    // The matrix: every preset, shards 1..=N.
+    let regress = map(get(jobs, job, "jobs"), job);
+    let matrix = map(
+        get(
+            map(get(regress, "strategy", "regress"), "strategy"),
+            "matrix",
+            "strategy",
+        ),
+        "matrix",
+    );
+    let presets: Vec<String> = get(matrix, "preset", "matrix")
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(presets, tilerast_golden::PRESETS, "one matrix entry per preset");
+    let n: u64 = env[shards_key].parse().unwrap();
+    assert_eq!(env[count_key].parse::<u64>().unwrap(), per_preset, "{job}: {count_key}");
+    let shards: Vec<u64> = get(matrix, "shard", "matrix")
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(shards, (1..=n).collect::<Vec<_>>(), "{job}: shards 1..={shards_key}");
+    let name = get(regress, "name", job).as_str().unwrap();
+    assert!(name.ends_with(&format!("/{n}")), "the job name shows the shard count");
+
+    // Every job's command, through the tool's own parser; the shards cover each preset exactly.
+    let st = steps(regress, job);
+    let cmd = get(step_named(&st, "Regress one shard"), "run", "run")
+        .as_str()
+        .unwrap();
+    let upload = step_named(&st, "Upload summary and failing cases");
+    let with = map(get(upload, "with", "upload"), "with");
+    let mut artifacts = BTreeSet::new();
+    let mut chunk = 0;
+    for p in &presets {
+        let mut covered: BTreeMap<u64, u32> = BTreeMap::new();
+        let mut prims = 0;
+        for k in &shards {
+            let m: BTreeMap<String, String> =
+                [("preset".to_string(), p.clone()), ("shard".to_string(), k.to_string())].into();
+            let mut words = expand(cmd, &m, env);
+            assert_eq!(words[0], "target/release/tilerast");
+            words[0] = "tilerast".into();
+            let cli = Cli::try_parse_from(&words).unwrap_or_else(|e| panic!("{FILE}: {words:?}: {e}"));
+            let Cmd::Regress(a) = cli.cmd else {
+                panic!("{words:?} is not `tilerast regress`")
+            };
+            assert_eq!(a.preset.as_deref(), Some(p.as_str()));
+            assert_eq!(a.frame, frame, "{job}: --frame");
+            assert_eq!(a.count, per_preset);
+            let shard = (*k, n);
+            assert_eq!(a.shard.as_deref(), Some(format!("{k}/{n}").as_str()));
+            let summary = a.summary_json.expect("every shard writes its summary");
+            assert!(
+                summary.starts_with(&a.out),
+                "the summary is inside the uploaded directory"
+            );
+            let file = summary.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                file.starts_with("summary-") && file.ends_with(".json"),
+                "matches the merge glob"
+            );
+            assert_eq!(
+                get(with, "path", "with").as_str().unwrap().trim_end_matches('/'),
+                a.out.to_str().unwrap()
+            );
+            chunk = a.chunk;
+            let run = RunCfg {
+                model: p.clone(),
+                count: a.count,
+                seed: a.seed,
+                chunk: a.chunk,
+                shard,
+                out_dir: a.out.clone(),
+                shrink_budget: Default::default(),
+                keep_going: false,
+            };
+            for (i, _, len) in shard_chunks(&run) {
+                *covered.entry(i).or_default() += 1;
+                prims += len;
+            }
+            let art = get(with, "name", "with").as_str().unwrap();
+            artifacts.insert(expand(art, &m, env).join(" "));
+        }
+        assert_eq!(prims, per_preset, "{job} {p}: primitives over all shards");
+        assert!(
+            covered.values().all(|&c| c == 1),
+            "{job} {p}: a chunk runs in two shards"
+        );
+        assert_eq!(
+            covered.len() as u64,
+            per_preset.div_ceil(chunk),
+            "{job} {p}: every chunk runs"
+        );
+    }
+    assert_eq!(
+        artifacts.len(),
+        presets.len() * shards.len(),
+        "{job}: artifact names are unique"
+    );
+    artifacts
+}
+
 /// The merge the summary job runs: complete clean shards pass with their sums; a missing shard
 /// or a mismatch fails with one line naming it.
 #[test]
@@ -377,10 +424,34 @@ fn merge_sums_shards_and_names_missing_ones_and_mismatches() {
     crate::regress::merge(&files, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.contains("| ice40 | ice40 | 1 | 3/3 | 3000 | 30000 | 120000 | 300000 | 0 | 3.0 min |"),
+        text.contains("| raster | ice40 | ice40 | 1 | 3/3 | 3000 | 30000 | 120000 | — | 300000 | 0 | 3.0 min |"),
         "{text}"
     );
     assert!(text.contains("verdict: PASS"), "{text}");
+    // The whole frame's shards: a row of their own beside the raster core's, bytes summed.
+    let frame = |k: u64| {
+        let p = d.join(format!("summary-frame-ice40-{k}.json"));
+        let v = serde_json::json!({
+            "tilerast_regress_summary": 1, "mode": "frame", "preset": "ice40", "model": "ice40",
+            "seed": 1, "count": 40, "chunk": 20, "shard": [k, 2], "chunks": 1, "primitives": 20,
+            "quads": 500, "bytes": 7000, "cycles": 60000, "mismatches": 0, "failures": [],
+            "wall_secs": 30.0,
+        });
+        std::fs::write(&p, v.to_string()).unwrap();
+        p
+    };
+    let mut both = files.clone();
+    both.extend([frame(1), frame(2)]);
+    let mut out = Vec::new();
+    crate::regress::merge(&both, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("| frame | ice40 | ice40 | 1 | 2/2 | 40 | 1000 | — | 14000 | 120000 | 0 | 1.0 min |"),
+        "{text}"
+    );
+    assert!(text.contains("| raster | ice40 |"), "{text}");
+    let e = crate::regress::merge(&both[..4], &mut Vec::new()).unwrap_err().0;
+    assert!(e.contains("frame ice40 seed 1: shard(s) 2 of 2 missing"), "{e}");
     let e = crate::regress::merge(&files[..2], &mut Vec::new()).unwrap_err().0;
     assert!(e.contains("shard(s) 3 of 3 missing"), "{e}");
     let bad = [files[0].clone(), files[1].clone(), write(3, 1000, 1)];
@@ -389,7 +460,7 @@ fn merge_sums_shards_and_names_missing_ones_and_mismatches() {
     assert!(e.contains("1 mismatch"), "{e}");
     assert!(String::from_utf8(out)
         .unwrap()
-        .contains("- ice40 shard 3/3 chunk 3: cycle 9: out__valid (scene x.json)"));
+        .contains("- raster ice40 shard 3/3 chunk 3: cycle 9: out__valid (scene x.json)"));
     let e = crate::regress::merge(
         &[files[0].clone(), files[0].clone(), files[1].clone(), files[2].clone()],
         &mut Vec::new(),
