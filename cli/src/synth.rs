@@ -8,6 +8,8 @@
 //!                             (sizes), then placed and routed in a generated registered-IO
 //!                             wrapper for its Fmax (target/fpga/blocks-<preset>-<device>/)
 //!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
+//!  synth --postsim --frame [--board ulx3s] [--preset P] [--prims N] [--frames K] [--quick]
+//!                             the whole frame top's netlist (ECP5) vs FrameCycle + cosim memory
 //!  synth --table [--update-readme]           tables of every report under target/fpga/ (the
 //!                             README gets each between its own markers)
 //! ```
@@ -70,6 +72,17 @@ pub struct SynthArgs {
     /// With --postsim: shortened runs (a quick check, not the regression).
     #[arg(long)]
     pub quick: bool,
+    /// With --postsim: the whole frame top (rtl-out/tilerast_frame_<preset>.v) instead of the
+    /// raster core, synthesized by the ULX3S flow (synth_ecp5; the only board its RAMs fit),
+    /// against FrameCycle with the cosim memory behind its port; preset default ice40_1x.
+    #[arg(long)]
+    pub frame: bool,
+    /// With --postsim --frame: primitives per random frame (default 8; --quick 1, as the test).
+    #[arg(long, value_name = "N")]
+    pub prims: Option<u64>,
+    /// With --postsim --frame: random frames run back to back (default 2; --quick 1).
+    #[arg(long, value_name = "K")]
+    pub frames: Option<usize>,
     /// Development override: Verilog sources instead of rtl-out/tilerast_top_<board>.v.
     #[arg(long, value_name = "FILE")]
     pub verilog: Vec<PathBuf>,
@@ -100,6 +113,25 @@ fn fe(e: FlowError) -> CliError {
 pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
     let root = tilerast_fpga::repo_root();
     let board = a.board.as_deref().map(tilerast_fpga::board).transpose().map_err(fe)?;
+    if (a.prims.is_some() || a.frames.is_some()) && !a.frame {
+        return Err(CliError("--prims / --frames: only with --postsim --frame".into()));
+    }
+    if a.frame {
+        if !a.postsim {
+            return Err(CliError(
+                "--frame: only with --postsim (the frame top's post-synthesis simulation)".into(),
+            ));
+        }
+        if let Some(b) = board.filter(|b| b.name != "ulx3s") {
+            return Err(CliError(format!(
+                "--frame: --board {}: the frame top is synthesized with the ULX3S flow only (give --board ulx3s or no --board)",
+                b.name
+            )));
+        }
+        if a.prims == Some(0) || a.frames == Some(0) {
+            return Err(CliError("--prims / --frames: must be >= 1".into()));
+        }
+    }
     let mut did = false;
     if a.blocks {
         let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);
@@ -173,7 +205,31 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         }
         did = true;
     }
-    if a.postsim {
+    if a.postsim && a.frame {
+        let b = tilerast_fpga::board("ulx3s").map_err(fe)?;
+        let preset = a.preset.clone().unwrap_or_else(|| "ice40_1x".into());
+        let prims = a.prims.unwrap_or(if a.quick { 1 } else { 8 });
+        let frames = a.frames.unwrap_or(if a.quick { 1 } else { 2 });
+        let s = postsim::run_frame(&root, &preset, b, prims, frames, out).map_err(fe)?;
+        let _ = writeln!(
+            out,
+            "postsim frame {preset} ({} synthesis): PASS, {} frame(s) of {prims} primitives back to back, {} cycles, {} Done, \
+             {} memory writes ({} to the framebuffer), {} quads, equal to FrameCycle on every output port every cycle \
+             (model {:.1} s, synthesis {:.0} s, simulation {:.0} s, {:.0} cycles/s)",
+            b.device,
+            s.frames,
+            s.cycles,
+            s.done_pulses,
+            s.mem_writes,
+            s.fb_writes,
+            s.quads,
+            s.model_secs,
+            s.summary.synth_secs,
+            s.summary.sim_secs,
+            s.cycles as f64 / s.summary.sim_secs.max(1e-9)
+        );
+        did = true;
+    } else if a.postsim {
         let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);
         let preset = a
             .preset

@@ -304,6 +304,26 @@ pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String
     run_windowed(preset, frames, d).map_err(|(e, _)| e)
 }
 
+/// The model side alone over `frames` with drive `d`, laid out by `preset`'s frame-top port
+/// table: the input words and the predicted output words of every cycle (for a simulator other
+/// than Verilator, e.g. the post-synthesis simulation), and what the run did. No RTL runs.
+pub fn vectors(preset: &str, frames: &[&Frame], d: &Drive) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
+    let t0 = Instant::now();
+    let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no port table for {preset}/{STAGE}"))?;
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let mut side = ModelSide::new(desc, frames, d)?;
+    let (mut inw, mut exp) = (Vec::new(), Vec::new());
+    loop {
+        let (k, n) = (inw.len(), exp.len());
+        inw.resize(k + iw, 0);
+        exp.resize(n + ow, 0);
+        if side.step(&mut inw[k..], &mut exp[n..])? {
+            break;
+        }
+    }
+    Ok((inw, exp, side.outcome(t0.elapsed().as_secs_f64(), 0.0)))
+}
+
 /// [`run`], and on a port mismatch the [`crate::back_end::WINDOW`] cycles up to it (for the side-by-side VCD,
 /// [`write_vcd`]).
 pub fn run_windowed(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, (String, Window)> {

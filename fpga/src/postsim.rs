@@ -702,6 +702,181 @@ pub fn run_back_end(
     run_block(root, preset, STAGE, board, &runs, out)
 }
 
+/// The whole-frame post-synthesis case of `preset`: `frames` random frames of `prims`
+/// primitives each from the whole-frame regression's seed 1 (`tilerast regress --frame`:
+/// `cosim::frame::chunk_case`, every primitive class, a random background), run back to back
+/// under the regression drive of the first (read latency, responses held, random memory
+/// back-pressure, input gaps, possibly a long stall, as the regression draws them). Of the
+/// first [`FRAME_CANDIDATES`] chunks, those whose frame writes at least 8 framebuffer words and
+/// whose drive has memory back-pressure (busy > 0) qualify; the `frames` shortest of them (the
+/// model's cycles alone) are taken, in chunk order: gate-level simulation of the whole top
+/// runs at tens of cycles per second.
+pub fn frame_case(
+    preset: &str,
+    prims: u64,
+    frames: usize,
+) -> Result<(Vec<Frame>, tilerast_cosim::frame::Drive), FlowError> {
+    let cfg = Config::preset(preset).map_err(|e| FlowError::at("--preset", e.msg))?;
+    if prims == 0 || frames == 0 {
+        return Err(FlowError("postsim frame: primitives and frames must be >= 1".into()));
+    }
+    let mut ok: Vec<(u64, u64, Frame, tilerast_cosim::frame::Drive)> = Vec::new();
+    for i in 0..FRAME_CANDIDATES {
+        let (f, d) = tilerast_cosim::frame::chunk_case(&cfg, 1, i, prims);
+        if d.busy_pm == 0 {
+            continue;
+        }
+        let (_, _, o) = tilerast_cosim::frame::vectors(preset, &[&f], &d)
+            .map_err(|e| FlowError(format!("postsim frame: chunk {i}: model: {e}")))?;
+        if o.frames
+            .iter()
+            .map(|x| x.stats.clients[tilerast_golden::frame::client::BACK_END].writes)
+            .sum::<u64>()
+            < 8
+        {
+            continue;
+        }
+        ok.push((o.cycles, i, f, d));
+    }
+    if ok.len() < frames {
+        return Err(FlowError(format!(
+            "postsim frame: {} of the first {FRAME_CANDIDATES} random {preset} frames of {prims} primitives write 8 framebuffer words under back-pressure, {frames} wanted",
+            ok.len()
+        )));
+    }
+    ok.sort_by_key(|c| (c.0, c.1));
+    ok.truncate(frames);
+    ok.sort_by_key(|c| c.1);
+    let drive = tilerast_cosim::frame::Drive {
+        max_cycles: 5_000_000,
+        ..ok[0].3.clone()
+    };
+    Ok((ok.into_iter().map(|c| c.2).collect(), drive))
+}
+
+/// How many regression chunks [`frame_case`] considers.
+pub const FRAME_CANDIDATES: u64 = 16;
+
+/// Cycles in which output `port` (one bit) is high in the expected words `exp` laid out by
+/// `desc`.
+pub fn count_high(desc: &tilerast_cosim::blocks::BlockDesc, exp: &[u32], port: &str) -> Result<u64, FlowError> {
+    let p = desc
+        .outputs
+        .iter()
+        .find(|p| p.name == port)
+        .ok_or_else(|| FlowError(format!("{}: no output port {port}", desc.module)))?;
+    let ow = desc.out_words();
+    Ok(exp
+        .chunks(ow)
+        .filter(|e| tilerast_cosim::blocks::get_bits(e, p.offset, 1) == 1)
+        .count() as u64)
+}
+
+/// What the frame top's post-synthesis run did, from the vectors the netlist equalled on every
+/// output port and cycle.
+#[derive(Debug, Clone)]
+pub struct FrameSummary {
+    pub summary: PostsimSummary,
+    pub frames: usize,
+    pub prims: usize,
+    pub cycles: u64,
+    /// Cycles with `done_valid` high (one per frame).
+    pub done_pulses: u64,
+    /// Memory writes taken by the port (every client), and the framebuffer writes among them.
+    pub mem_writes: u64,
+    pub fb_writes: u64,
+    /// Quads the raster core handed the pixel-info writer.
+    pub quads: u64,
+    /// Seconds to compute the vectors (the golden side).
+    pub model_secs: f64,
+}
+
+/// The post-synthesis simulation of the whole frame top (`rtl-out/tilerast_frame_<preset>.v`:
+/// bin_setup → binner → tile_sequencer → raster core → pixel_info_write, pixel_info_read →
+/// shading_sort → pixel back end, one memory port) with the synthesis of `board`'s flow,
+/// gate by gate under Icarus against `FrameCycle` with the cosim memory model behind the port
+/// ([`frame_case`]: `frames` random frames of the whole-frame regression, `prims` primitives
+/// each, back to back), every output port on every cycle. Before the netlist runs, the model
+/// side is held to golden: the memory at the first Done is `frame_memory`'s byte for byte and
+/// its image `render_frame`'s, later frames' too (`check_later`), every client's bytes are
+/// golden's. The run must reach every frame's Done and write memory. Through [`run_block`]
+/// (output directory `target/fpga/postsim-frame-<preset>-<device>/`).
+pub fn run_frame(
+    root: &Path,
+    preset: &str,
+    board: &crate::Board,
+    prims: u64,
+    frames: usize,
+    out: &mut dyn Write,
+) -> Result<FrameSummary, FlowError> {
+    use tilerast_cosim::frame::{check_later, check_single, check_traffic, vectors, STAGE};
+    let desc = tilerast_cosim::blocks::block_desc(preset, STAGE)
+        .ok_or_else(|| FlowError(format!("--preset: no port table for {preset}/{STAGE} (not verilated)")))?;
+    let t = std::time::Instant::now();
+    let (fr, drive) = frame_case(preset, prims, frames)?;
+    let refs: Vec<&Frame> = fr.iter().collect();
+    let (inp, exp, o) = vectors(preset, &refs, &drive).map_err(|e| FlowError(format!("postsim frame: model: {e}")))?;
+    if o.frames.len() != fr.len() {
+        return Err(FlowError(format!(
+            "postsim frame: the model reached {} of {} Done pulses",
+            o.frames.len(),
+            fr.len()
+        )));
+    }
+    for (k, (f, d)) in fr.iter().zip(&o.frames).enumerate() {
+        let fid = k as u8;
+        if k == 0 {
+            check_single(f, fid, &d.memory)
+        } else {
+            check_later(f, fid, d)
+        }
+        .and_then(|()| check_traffic(f, d))
+        .map_err(|e| FlowError(format!("postsim frame: the model's frame {k} is not golden's: {e}")))?;
+    }
+    let model_secs = t.elapsed().as_secs_f64();
+    let mem_writes = back_end_writes(desc, &inp, &exp);
+    let done_pulses = count_high(desc, &exp, "done_valid")?;
+    let cycles = o.cycles;
+    if done_pulses != fr.len() as u64 || mem_writes == 0 {
+        return Err(FlowError(format!(
+            "postsim frame: the vectors show {done_pulses} Done pulses for {} frames and {mem_writes} memory writes (must be > 0)",
+            fr.len()
+        )));
+    }
+    let fb_writes: u64 = o
+        .frames
+        .iter()
+        .map(|d| d.stats.clients[tilerast_golden::frame::client::BACK_END].writes)
+        .sum();
+    let quads: u64 = o.frames.iter().map(|d| d.stats.pi_write.quads).sum();
+    let prim_count: usize = fr.iter().map(|f| f.prims.len()).sum();
+    let drive_text = format!(
+        "latency {}, {} held, busy {} ‰, gaps {} ‰, stalls {:?}",
+        drive.timing.latency, drive.timing.depth, drive.busy_pm, drive.gap_pm, drive.stalls
+    );
+    let runs = [BlockVectors {
+        name: format!(
+            "{} random frame(s) of {prims} primitives back to back ({drive_text}): {done_pulses} Done, {mem_writes} memory writes, {fb_writes} framebuffer writes, {quads} quads",
+            fr.len()
+        ),
+        inp,
+        exp,
+        transfers: mem_writes,
+    }];
+    let summary = run_block(root, preset, STAGE, board, &runs, out)?;
+    Ok(FrameSummary {
+        summary,
+        frames: fr.len(),
+        prims: prim_count,
+        cycles,
+        done_pulses,
+        mem_writes,
+        fb_writes,
+        quads,
+        model_secs,
+    })
+}
+
 /// One run of a block's gate-level regression: its name and its port words per cycle
 /// (`tilerast_cosim::blocks::block_vectors`), with the transfers the model counted.
 pub struct BlockVectors {

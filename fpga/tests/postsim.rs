@@ -38,6 +38,15 @@
 //! - `back_end_testbench_reports_the_first_mismatch`: the back end's generated adapter and the
 //!   comparator on its RTL, one bit of the third write's data flipped: reported at that cycle
 //!   and word.
+//! - `frame_netlist_matches_golden_every_cycle_ecp5`: the whole frame top (bin_setup → binner →
+//!   tile_sequencer → raster core → pixel_info_write, pixel_info_read → shading_sort → pixel
+//!   back end, one memory port) at ice40_1x as the ULX3S flow synthesizes it (TRELLIS_FF,
+//!   CCU2C, DP16KD, MULT18X18D), gate by gate against `FrameCycle` with the cosim memory behind
+//!   the port: one random frame of the whole-frame regression (`postsim::frame_case`), every
+//!   output port every cycle, to its Done pulse, with memory writes.
+//! - `frame_testbench_reports_the_first_mismatch`: the frame top's adapter and the comparator on
+//!   its RTL, one bit of the last framebuffer write's data flipped: reported at that cycle and
+//!   word only.
 
 use std::path::PathBuf;
 use tilerast_cosim::{IN_W, OUT_W};
@@ -589,4 +598,104 @@ fn bin_setup_netlist_matches_golden_every_cycle_ice40() {
         .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
     eprintln!("{}", String::from_utf8_lossy(&log));
     assert_eq!(s.runs[0].1.cycles, cycles);
+}
+
+/// The whole frame top (`rtl-out/tilerast_frame_<preset>.v`: bin_setup → binner →
+/// tile_sequencer → raster core → pixel_info_write, pixel_info_read → shading_sort → pixel
+/// back end, one memory port) as `board`'s flow synthesizes it, gate by gate against
+/// `FrameCycle` with the cosim memory model behind the port, every output port every cycle
+/// (`postsim::run_frame`). `prims` primitives per frame and `frames` frames back to back (env
+/// `TILERAST_POSTSIM_FRAME_PRIMS` / `TILERAST_POSTSIM_FRAME_FRAMES` override them).
+fn frame_postsim(board: &str, preset: &str, prims: u64, frames: usize) -> postsim::FrameSummary {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse().ok());
+    let prims = env("TILERAST_POSTSIM_FRAME_PRIMS").unwrap_or(prims);
+    let frames = env("TILERAST_POSTSIM_FRAME_FRAMES").map_or(frames, |v: u64| v as usize);
+    let mut log = Vec::new();
+    let b = tilerast_fpga::board(board).unwrap();
+    let t = std::time::Instant::now();
+    let s = postsim::run_frame(&repo_root(), preset, b, prims, frames, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    eprintln!(
+        "frame {preset} on {board}: {} frame(s), {} cycles, {} Done, {} memory writes ({} framebuffer), {} quads; \
+         model {:.1} s, yosys {:.0} s, vvp {:.0} s ({:.0} cycles/s), {:.0} s in all",
+        s.frames,
+        s.cycles,
+        s.done_pulses,
+        s.mem_writes,
+        s.fb_writes,
+        s.quads,
+        s.model_secs,
+        s.summary.synth_secs,
+        s.summary.sim_secs,
+        s.cycles as f64 / s.summary.sim_secs.max(1e-9),
+        t.elapsed().as_secs_f64()
+    );
+    // Activity: every frame reached Done (one pulse each), the port wrote memory and the
+    // framebuffer, the raster core drew quads, and the netlist ran the whole run.
+    assert_eq!(s.done_pulses, frames as u64, "one Done pulse per frame");
+    assert!(s.mem_writes > s.fb_writes && s.fb_writes >= 8, "{s:?}");
+    assert!(s.quads > 0, "{s:?}");
+    assert!(s.cycles > 2_000, "{s:?}");
+    assert_eq!(s.summary.runs.len(), 1);
+    assert_eq!(s.summary.runs[0].1.cycles, s.cycles, "the netlist ran every cycle");
+    s
+}
+
+/// The frame top at ice40_1x as the ULX3S flow synthesizes it (`synth_ecp5`: TRELLIS_FF,
+/// CCU2C carries, DP16KD block RAMs simulated by `fpga/tb/ecp5_dp16kd.v`, MULT18X18D by
+/// `fpga/tb/ecp5_mult18x18d.v`).
+#[test]
+fn frame_netlist_matches_golden_every_cycle_ecp5() {
+    let s = frame_postsim("ulx3s", "ice40_1x", 1, 1);
+    let net = std::fs::read_to_string(&s.summary.netlist).unwrap();
+    for cell in ["TRELLIS_FF", "CCU2C", "DP16KD"] {
+        assert!(net.contains(cell), "an ECP5 netlist with {cell}");
+    }
+}
+
+/// The frame top's testbench on its RTL (no synthesis): passes as is; with one expected bit of
+/// `mem_req__wdata` flipped at the cycle of the frame's last framebuffer write, it reports
+/// exactly that cycle and that word, and nothing else.
+#[test]
+fn frame_testbench_reports_the_first_mismatch() {
+    let root = repo_root();
+    let d = dir("tb_check_frame");
+    let preset = "ice40_1x";
+    let desc = tilerast_cosim::blocks::block_desc(preset, tilerast_cosim::frame::STAGE).unwrap();
+    let (frames, drive) = postsim::frame_case(preset, 1, 1).unwrap();
+    let (inp, exp, o) = tilerast_cosim::frame::vectors(preset, &[&frames[0]], &drive).unwrap();
+    assert_eq!(o.frames.len(), 1, "the frame reached Done");
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let cycles = inp.len() / iw;
+    let adapter = d.join("adapter.v");
+    std::fs::write(&adapter, desc.adapter_verilog(desc.module)).unwrap();
+    let files = vec![adapter, root.join(format!("rtl-out/tilerast_frame_{preset}.v"))];
+    let b = compile(&root, &d, "rtl", &files, &[], iw * 32, ow * 32, cycles, &mut Vec::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&root, &b, &d, "ok", &inp, &exp, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.cycles, cycles as u64);
+    // The cycle of the frame's last memory write (a framebuffer write: below the primitive
+    // table's base), found in the vectors.
+    use tilerast_cosim::blocks::get_bits;
+    let port = |n: &str| desc.outputs.iter().find(|p| p.name == n).unwrap();
+    let last = (0..cycles)
+        .rev()
+        .find(|&k| postsim::back_end_writes(desc, &inp[k * iw..(k + 1) * iw], &exp[k * ow..(k + 1) * ow]) == 1)
+        .expect("a memory write");
+    let addr = port("mem_req__addr");
+    assert!(
+        get_bits(&exp[last * ow..(last + 1) * ow], addr.offset, addr.width) < tilerast_golden::frame::PRIMS as u64,
+        "the last write is a framebuffer write"
+    );
+    assert!(last > cycles / 2, "late in the run: {last} of {cycles}");
+    let bit = port("mem_req__wdata").offset + 5;
+    let w = (bit / 32) as usize;
+    let mut bad = exp.clone();
+    bad[last * ow + w] ^= 1 << (bit % 32);
+    let e = simulate(&root, &b, &d, "bad", &inp, &bad, &mut Vec::new())
+        .unwrap_err()
+        .0;
+    assert!(e.contains(&format!("MISMATCH cycle {last} word {w} ")), "{e}");
+    assert_eq!(e.matches("MISMATCH").count(), 1, "only that word: {e}");
 }
