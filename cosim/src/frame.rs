@@ -588,11 +588,8 @@ pub struct RegressStats {
 /// Run the whole-frame regression; `progress` sees every finished chunk (primitives, cycles).
 pub fn regress(rc: &RegressCfg, mut progress: impl FnMut(u64, u64)) -> Result<RegressStats, String> {
     let cfg = Config::preset(&rc.preset).map_err(|e| e.to_string())?;
-    let chunk = rc.chunk.max(1);
-    let (k, n) = rc.shard;
     let mut st = RegressStats::default();
-    for i in (0..rc.count.div_ceil(chunk)).filter(|i| i % n == k - 1) {
-        let len = chunk.min(rc.count - i * chunk);
+    for (i, _, len) in crate::regress::chunks_of_shard(rc.count, rc.chunk, rc.shard) {
         let (frame, d) = chunk_case(&cfg, rc.seed, i, len);
         st.chunks += 1;
         st.prims += len;

@@ -898,12 +898,18 @@ impl RunStats {
 }
 
 /// The chunks of a run in this shard: `(index, first primitive, primitives)`.
-pub fn shard_chunks(cfg: &RunCfg) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-    let chunk = cfg.chunk.max(1);
-    let (k, n) = cfg.shard;
-    (0..cfg.count.div_ceil(chunk))
+pub fn shard_chunks(cfg: &RunCfg) -> impl Iterator<Item = (u64, u64, u64)> {
+    chunks_of_shard(cfg.count, cfg.chunk, cfg.shard)
+}
+
+/// The chunks of `count` primitives in chunks of `chunk` (at least 1) that shard `(k, n)` runs:
+/// `(index, first primitive, primitives)` for every index `i` with `i % n == k - 1`. The one
+/// chunk arithmetic of every sharded regression (raster core, back end, whole frame).
+pub fn chunks_of_shard(count: u64, chunk: u64, (k, n): (u64, u64)) -> impl Iterator<Item = (u64, u64, u64)> {
+    let chunk = chunk.max(1);
+    (0..count.div_ceil(chunk))
         .filter(move |i| i % n == k - 1)
-        .map(move |i| (i, i * chunk, chunk.min(cfg.count - i * chunk)))
+        .map(move |i| (i, i * chunk, chunk.min(count - i * chunk)))
 }
 
 /// The frame and stimulus of chunk `i` (with `len` primitives) of a run.
