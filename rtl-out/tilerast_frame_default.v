@@ -79044,6 +79044,18 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     localparam [23:0] zero24 = 24'h0;
     localparam signed [23:0] szero24 = 24'h0;
     localparam signed [47:0] szero48 = 48'h0;
+    localparam [0:0] c_en__0 = 1'b1;
+    localparam [0:0] c_en__1 = 1'b1;
+    localparam [0:0] c_en__2 = 1'b1;
+    localparam [8:0] c_j9__0 = 9'b1;
+    localparam [8:0] c_j9__1 = 9'b10;
+    localparam [8:0] c_j9__2 = 9'b11;
+    localparam [8:0] c_j9__3 = 9'b100;
+    localparam [7:0] sh1 = 8'h1;
+    localparam [7:0] sh2 = 8'h2;
+    localparam [47:0] sbit48 = 48'h4000000000;
+    localparam [47:0] bit47 = 48'h800000000000;
+    localparam [47:0] uzero48 = 48'h0;
 
     // Stub signals
     reg signed [47:0] sx_e0__x;
@@ -79147,6 +79159,100 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     reg  erow2_r__clock;
 
     // Local signals
+    reg signed [47:0] ast__0;
+    reg signed [47:0] ast__1;
+    reg signed [47:0] ast__2;
+    reg signed [47:0] bst__0;
+    reg signed [47:0] bst__1;
+    reg signed [47:0] bst__2;
+    reg signed [47:0] ecur__0;
+    reg signed [47:0] ecur__1;
+    reg signed [47:0] ecur__2;
+    reg signed [47:0] apos__0;
+    reg signed [47:0] apos__1;
+    reg signed [47:0] apos__2;
+    reg signed [47:0] bpos__0;
+    reg signed [47:0] bpos__1;
+    reg signed [47:0] bpos__2;
+    reg signed [47:0] mx__0;
+    reg signed [47:0] mx__1;
+    reg signed [47:0] mx__2;
+    reg signed [47:0] ja__0;
+    reg signed [47:0] ja__1;
+    reg signed [47:0] ja__2;
+    reg signed [47:0] ja__3;
+    reg signed [47:0] ja__4;
+    reg signed [47:0] ja__5;
+    reg signed [47:0] ja__6;
+    reg signed [47:0] ja__7;
+    reg signed [47:0] ja__8;
+    reg signed [47:0] ja__9;
+    reg signed [47:0] ja__10;
+    reg signed [47:0] ja__11;
+    reg signed [47:0] off__0;
+    reg signed [47:0] off__1;
+    reg signed [47:0] off__2;
+    reg signed [47:0] off__3;
+    reg signed [47:0] off__4;
+    reg signed [47:0] off__5;
+    reg signed [47:0] off__6;
+    reg signed [47:0] off__7;
+    reg signed [47:0] off__8;
+    reg signed [47:0] tsum__0;
+    reg signed [47:0] tsum__1;
+    reg signed [47:0] tsum__2;
+    reg signed [47:0] tsum__3;
+    reg signed [47:0] tsum__4;
+    reg signed [47:0] tsum__5;
+    reg signed [47:0] tsum__6;
+    reg signed [47:0] tsum__7;
+    reg signed [47:0] tsum__8;
+    reg signed [47:0] land__0;
+    reg signed [47:0] land__1;
+    reg signed [47:0] land__2;
+    reg signed [47:0] land__3;
+    reg signed [47:0] land__4;
+    reg signed [47:0] land__5;
+    reg signed [47:0] land__6;
+    reg signed [47:0] land__7;
+    reg signed [47:0] land__8;
+    reg signed [47:0] land__9;
+    reg signed [47:0] land__10;
+    reg signed [47:0] land__11;
+    reg  tneg__0;
+    reg  tneg__1;
+    reg  tneg__2;
+    reg  tneg__3;
+    reg  tneg__4;
+    reg  tneg__5;
+    reg  tneg__6;
+    reg  tneg__7;
+    reg  tneg__8;
+    reg  rej__0;
+    reg  rej__1;
+    reg  rej__2;
+    reg  rej__3;
+    reg  skip__0;
+    reg  skip__1;
+    reg  skip__2;
+    reg  skip__3;
+    reg  [8:0] cj__0;
+    reg  [8:0] cj__1;
+    reg  [8:0] cj__2;
+    reg  [8:0] cj__3;
+    reg  [8:0] cj__4;
+    reg  inrow__0;
+    reg  inrow__1;
+    reg  inrow__2;
+    reg  inrow__3;
+    reg  inrow__4;
+    reg  fin__0;
+    reg  fin__1;
+    reg  fin__2;
+    reg  fin__3;
+    reg  fin__4;
+    reg  [8:0] col9;
+    reg  [8:0] c19;
     reg  accept;
     reg  fire;
     reg  [7:0] c0_in;
@@ -79428,6 +79534,118 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
         erow_next0 = erow0_r__q + bstep0;
         erow_next1 = erow1_r__q + bstep1;
         erow_next2 = erow2_r__q + bstep2;
+        ast__0 = astep0;
+        ast__1 = astep1;
+        ast__2 = astep2;
+        bst__0 = bstep0;
+        bst__1 = bstep1;
+        bst__2 = bstep2;
+        ecur__0 = e0_r__q;
+        ecur__1 = e1_r__q;
+        ecur__2 = e2_r__q;
+        apos__0 = ast__0;
+        if (($unsigned(ast__0) & bit47) != uzero48) begin
+            apos__0 = szero48;
+        end
+        bpos__0 = bst__0;
+        if (($unsigned(bst__0) & bit47) != uzero48) begin
+            bpos__0 = szero48;
+        end
+        mx__0 = apos__0 + bpos__0;
+        ja__0 = ast__0;
+        ja__3 = $signed($unsigned(ast__0) << sh1);
+        ja__6 = ast__0 + ja__3;
+        ja__9 = $signed($unsigned(ast__0) << sh2);
+        apos__1 = ast__1;
+        if (($unsigned(ast__1) & bit47) != uzero48) begin
+            apos__1 = szero48;
+        end
+        bpos__1 = bst__1;
+        if (($unsigned(bst__1) & bit47) != uzero48) begin
+            bpos__1 = szero48;
+        end
+        mx__1 = apos__1 + bpos__1;
+        ja__1 = ast__1;
+        ja__4 = $signed($unsigned(ast__1) << sh1);
+        ja__7 = ast__1 + ja__4;
+        ja__10 = $signed($unsigned(ast__1) << sh2);
+        apos__2 = ast__2;
+        if (($unsigned(ast__2) & bit47) != uzero48) begin
+            apos__2 = szero48;
+        end
+        bpos__2 = bst__2;
+        if (($unsigned(bst__2) & bit47) != uzero48) begin
+            bpos__2 = szero48;
+        end
+        mx__2 = apos__2 + bpos__2;
+        ja__2 = ast__2;
+        ja__5 = $signed($unsigned(ast__2) << sh1);
+        ja__8 = ast__2 + ja__5;
+        ja__11 = $signed($unsigned(ast__2) << sh2);
+        land__0 = ecur__0 + ja__0;
+        land__1 = ecur__1 + ja__1;
+        land__2 = ecur__2 + ja__2;
+        land__3 = ecur__0 + ja__3;
+        land__4 = ecur__1 + ja__4;
+        land__5 = ecur__2 + ja__5;
+        land__6 = ecur__0 + ja__6;
+        land__7 = ecur__1 + ja__7;
+        land__8 = ecur__2 + ja__8;
+        land__9 = ecur__0 + ja__9;
+        land__10 = ecur__1 + ja__10;
+        land__11 = ecur__2 + ja__11;
+        off__0 = ja__0 + mx__0;
+        tsum__0 = ecur__0 + off__0;
+        tneg__0 = ($unsigned(tsum__0) & sbit48) != uzero48;
+        off__1 = ja__1 + mx__1;
+        tsum__1 = ecur__1 + off__1;
+        tneg__1 = ($unsigned(tsum__1) & sbit48) != uzero48;
+        off__2 = ja__2 + mx__2;
+        tsum__2 = ecur__2 + off__2;
+        tneg__2 = ($unsigned(tsum__2) & sbit48) != uzero48;
+        off__3 = ja__3 + mx__0;
+        tsum__3 = ecur__0 + off__3;
+        tneg__3 = ($unsigned(tsum__3) & sbit48) != uzero48;
+        off__4 = ja__4 + mx__1;
+        tsum__4 = ecur__1 + off__4;
+        tneg__4 = ($unsigned(tsum__4) & sbit48) != uzero48;
+        off__5 = ja__5 + mx__2;
+        tsum__5 = ecur__2 + off__5;
+        tneg__5 = ($unsigned(tsum__5) & sbit48) != uzero48;
+        off__6 = ja__6 + mx__0;
+        tsum__6 = ecur__0 + off__6;
+        tneg__6 = ($unsigned(tsum__6) & sbit48) != uzero48;
+        off__7 = ja__7 + mx__1;
+        tsum__7 = ecur__1 + off__7;
+        tneg__7 = ($unsigned(tsum__7) & sbit48) != uzero48;
+        off__8 = ja__8 + mx__2;
+        tsum__8 = ecur__2 + off__8;
+        tneg__8 = ($unsigned(tsum__8) & sbit48) != uzero48;
+        col9 = ((col_r__q) & 9'h1ff);
+        c19 = ((c1_r__q) & 9'h1ff);
+        rej__0 = 1'b0;
+        skip__0 = 1'b0;
+        cj__0 = col9;
+        inrow__0 = 1'b1;
+        fin__0 = 1'b0;
+        cj__1 = col9 + c_j9__0;
+        inrow__1 = cj__1 <= c19;
+        fin__1 = (cj__1 == c19) & (row_r__q == r1_r__q);
+        cj__2 = col9 + c_j9__1;
+        inrow__2 = cj__2 <= c19;
+        fin__2 = (cj__2 == c19) & (row_r__q == r1_r__q);
+        cj__3 = col9 + c_j9__2;
+        inrow__3 = cj__3 <= c19;
+        fin__3 = (cj__3 == c19) & (row_r__q == r1_r__q);
+        cj__4 = col9 + c_j9__3;
+        inrow__4 = cj__4 <= c19;
+        fin__4 = (cj__4 == c19) & (row_r__q == r1_r__q);
+        rej__1 = tneg__0 | tneg__1 | tneg__2;
+        skip__1 = c_en__0 & rej__1 & ~fin__1;
+        rej__2 = tneg__3 | tneg__4 | tneg__5;
+        skip__2 = c_en__1 & rej__2 & ~fin__2;
+        rej__3 = tneg__6 | tneg__7 | tneg__8;
+        skip__3 = c_en__2 & rej__3 & ~fin__3;
         e_d0 = e0_r__q;
         e_d1 = e1_r__q;
         e_d2 = e2_r__q;
@@ -79482,12 +79700,44 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
                 e_d2 = erow_next2;
                 last_r__d = (row_inc == r1_r__q) & (c0_r__q == c1_r__q);
             end
-            else begin
+            else if (~skip__1) begin
                 col_r__d = col_inc;
                 e_d0 = e0_r__q + astep0;
                 e_d1 = e1_r__q + astep1;
                 e_d2 = e2_r__q + astep2;
                 last_r__d = (col_inc == c1_r__q) & (row_r__q == r1_r__q);
+            end
+            else if (~inrow__2 | (skip__2 & ~inrow__3) | (skip__2 & skip__3 & ~inrow__4)) begin
+                col_r__d = c0_r__q;
+                row_r__d = row_inc;
+                erow_d0 = erow_next0;
+                erow_d1 = erow_next1;
+                erow_d2 = erow_next2;
+                e_d0 = erow_next0;
+                e_d1 = erow_next1;
+                e_d2 = erow_next2;
+                last_r__d = (row_inc == r1_r__q) & (c0_r__q == c1_r__q);
+            end
+            else if (~skip__2) begin
+                col_r__d = ((cj__2) & 8'hff);
+                e_d0 = land__3;
+                e_d1 = land__4;
+                e_d2 = land__5;
+                last_r__d = fin__2;
+            end
+            else if (~skip__3) begin
+                col_r__d = ((cj__3) & 8'hff);
+                e_d0 = land__6;
+                e_d1 = land__7;
+                e_d2 = land__8;
+                last_r__d = fin__3;
+            end
+            else begin
+                col_r__d = ((cj__4) & 8'hff);
+                e_d0 = land__9;
+                e_d1 = land__10;
+                e_d2 = land__11;
+                last_r__d = fin__4;
             end
         end
         sx_e0__x = e_d0;

@@ -6,14 +6,21 @@
 //! For each run: commands (primitive × first tile), quads emitted, cycles until the last beat
 //! left with the output always ready, the lower bound ⌈quads / Q⌉, efficiency = bound / cycles
 //! (goal ≥ 0.95 on large triangles at Q = 1 and Q = 4), setup cycles (triangle commands × the
-//! setup block's initiation interval; overlapped with rasterization), and sub-tiles rejected by
-//! the edge test (each costs the walker one cycle, hidden unless the rasterizer starves; rows
-//! and columns outside the bounding box cost no cycle at all).
+//! setup block's initiation interval; overlapped with rasterization), sub-tiles rejected by the
+//! edge test (each costs the walker one cycle unless its look-ahead passes over it, hidden
+//! unless the rasterizer starves; rows and columns outside the bounding box cost no cycle at
+//! all), and of those the ones the tile parser's look-ahead (K = `subtiles_per_cycle`, issue
+//! 17) passed over, with the number of steps that passed over at least one (the activity
+//! check: both > 0 on slivers at K > 1). `K=1 cargo bench …` runs every scene without
+//! look-ahead.
 
+use tilerast_golden::cycle::drive;
 use tilerast_golden::pipeline::raster_frame;
 use tilerast_golden::raster_core::run_commands;
 use tilerast_golden::scene::{Frame, Scene};
-use tilerast_golden::streams::commands;
+use tilerast_golden::setup::edges_for;
+use tilerast_golden::streams::{commands, Cand};
+use tilerast_golden::tile_parser::TileParserCycle;
 
 struct Run {
     commands: usize,
@@ -22,6 +29,41 @@ struct Run {
     cycles: u64,
     rejected_test: u64,
     rejected_rowcol: u64,
+    /// Test-rejected sub-tiles the tile parser's look-ahead passed over (no cycle), and the
+    /// steps that passed over at least one.
+    skipped: u64,
+    skip_steps: u64,
+}
+
+/// The tile parser alone on every triangle command's `Edges` (ready always high): sub-tiles its
+/// look-ahead passed over (visited without look-ahead − candidates) and the steps that did.
+fn skips(frame: &Frame, cmds: &[tilerast_golden::streams::Cmd]) -> (u64, u64) {
+    let (mut skipped, mut steps) = (0, 0);
+    for c in cmds.iter().filter(|c| c.kind == 0) {
+        let e = edges_for(&frame.cfg, c);
+        let mut m = TileParserCycle::new(&frame.cfg);
+        let (got, _) = drive(
+            &mut m,
+            &[e],
+            |_| false,
+            |_| true,
+            |o: &[Cand]| o.iter().any(|c| c.last),
+            1 << 20,
+        );
+        skipped += TileParserCycle::cycles_for(&frame.cfg, &e) - got.len() as u64;
+        // A step passed over sub-tiles when it did not go to the next sub-tile in walk order.
+        let [sw, _] = frame.cfg.subtile;
+        let (c0, c1) = (e.bx0 / sw, e.bx1 / sw);
+        for w in got.windows(2) {
+            let next = if w[0].col == c1 {
+                (c0, w[0].row + 1)
+            } else {
+                (w[0].col + 1, w[0].row)
+            };
+            steps += ((w[1].col, w[1].row) != next) as u64;
+        }
+    }
+    (skipped, steps)
 }
 
 fn run(frame: &Frame) -> Run {
@@ -31,6 +73,7 @@ fn run(frame: &Frame) -> Run {
     let g = raster_frame(frame, false).expect("golden raster");
     assert_eq!(g.stats.quads, quads, "cycle model and golden disagree");
     let c = &g.stats.raster.coverage;
+    let (skipped, skip_steps) = skips(frame, &cmds);
     Run {
         commands: cmds.len(),
         tri_commands: cmds.iter().filter(|c| c.kind == 0).count() as u64,
@@ -38,19 +81,37 @@ fn run(frame: &Frame) -> Run {
         cycles,
         rejected_test: c.subtiles_rejected_test,
         rejected_rowcol: c.subtiles_rejected_row + c.subtiles_rejected_col,
+        skipped,
+        skip_steps,
     }
 }
 
 fn main() {
     let scenes = Scene::shipped().expect("scenes/");
     println!(
-        "{:<22} {:>2} {:>8} {:>9} {:>9} {:>9} {:>6} {:>9} {:>12} {:>16}",
-        "scene", "Q", "commands", "quads", "cycles", "bound", "eff", "setup_cy", "rej_test_cy", "rej_rowcol(0cy)"
+        "{:<22} {:>2} {:>2} {:>8} {:>9} {:>9} {:>9} {:>6} {:>9} {:>12} {:>16} {:>12} {:>10}",
+        "scene",
+        "Q",
+        "K",
+        "commands",
+        "quads",
+        "cycles",
+        "bound",
+        "eff",
+        "setup_cy",
+        "rej_test",
+        "rej_rowcol(0cy)",
+        "skipped(0cy)",
+        "skip_steps"
     );
     for (name, scene) in &scenes {
         for q in [1u32, 4] {
             let mut frame = scene.to_frame(name).expect("valid scene");
             frame.cfg.quads_per_clock = q;
+            // `K=1 cargo bench …` measures the walker without look-ahead (issue 17's "before").
+            if let Ok(k) = std::env::var("K") {
+                frame.cfg.subtiles_per_cycle = k.parse().expect("K: 1..=4");
+            }
             if q > frame.cfg.subtile[0] / 2 {
                 println!(
                     "{name:<22} {q:>2} skipped: Q = {q} exceeds the {}-pixel sub-tile's quads per row",
@@ -61,9 +122,10 @@ fn main() {
             let r = run(&frame);
             let bound = r.quads.div_ceil(q as u64);
             println!(
-                "{:<22} {:>2} {:>8} {:>9} {:>9} {:>9} {:>6.3} {:>9} {:>12} {:>16}",
+                "{:<22} {:>2} {:>2} {:>8} {:>9} {:>9} {:>9} {:>6.3} {:>9} {:>12} {:>16} {:>12} {:>10}",
                 name,
                 q,
+                frame.cfg.subtiles_per_cycle,
                 r.commands,
                 r.quads,
                 r.cycles,
@@ -71,7 +133,9 @@ fn main() {
                 bound as f64 / r.cycles as f64,
                 r.tri_commands * tilerast_golden::setup::SETUP_II,
                 r.rejected_test,
-                r.rejected_rowcol
+                r.rejected_rowcol,
+                r.skipped,
+                r.skip_steps
             );
         }
     }

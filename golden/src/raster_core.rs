@@ -66,7 +66,8 @@ pub const KIND_FIFO_DEPTH: usize = 8;
 /// * **Throughput:** the slowest stage's, the stages overlapping across up to
 ///   [`KIND_FIFO_DEPTH`] commands in flight: setup takes one triangle command per
 ///   [`SETUP_II`](crate::setup::SETUP_II) cycles, the tile parser and sub-tile coverage one
-///   sub-tile per cycle, sample_raster NB cycles per covered sub-tile (1 per `none` job),
+///   candidate per cycle (the tile parser's look-ahead passes over up to K − 1 =
+///   `subtiles_per_cycle` − 1 test-rejected sub-tiles per step at no cycle), sample_raster NB cycles per covered sub-tile (1 per `none` job),
 ///   point_raster k + 2 cycles per point of k scan steps, the quad packer one input beat per
 ///   cycle (+1 per `pend`). So small triangles back to back are accepted every `SETUP_II`
 ///   cycles and one-quad points every 3. The throughput benchmark

@@ -321,6 +321,15 @@ pub mod cycle {
     //! everything setup produces, wrapping otherwise). The last visited sub-tile carries `last`; an `empty` command
     //! gives one `none = last = 1` candidate (other fields loaded from the input as usual).
     //!
+    //! Look-ahead (`cfg.subtiles_per_cycle` = K > 1, issue 17): when the walk steps along a row,
+    //! K − 1 lanes test the next columns col + 1 … col + K − 1 with a cheap, conservative edge test
+    //! ([`TileParserCycle::lookahead_rejects`]: every edge's maximum over the unclipped area box)
+    //! and the walk lands on the first column not rejected in one step, so a run of up to K − 1
+    //! sub-tiles that `subtile_coverage` would reject costs no cycle
+    //! ([`TileParserCycle::lookahead`]). The candidates are then golden's walk minus some of its
+    //! edge/sample-test-rejected sub-tiles (never a command's last); K = 1 (and `BboxOnly`) is
+    //! the walk without look-ahead.
+    //!
     //! The timing contract is the rustdoc of [`TileParserCycle`].
 
     use super::*;
@@ -384,12 +393,20 @@ pub mod cycle {
     ///   path.
     /// * **Latency 1:** an `Edges` beat accepted at edge k shows its first candidate in cycle
     ///   k + 1.
-    /// * **Throughput: one sub-tile per cycle, no bubble between commands.** A command with
-    ///   n = (c1 − c0 + 1)·(r1 − r0 + 1) visited sub-tiles (n = 1 for an `empty` command: one
-    ///   `none`+`last` candidate; [`TileParserCycle::cycles_for`]) occupies cycles k + 1 … k + n
-    ///   while `out_ready` is high, and the next beat is accepted at the edge where the last
-    ///   candidate transfers, so its first candidate appears in cycle k + n + 1. Rows and columns
-    ///   outside the bbox are never visited and cost no cycle.
+    /// * **Throughput: one candidate per cycle, no bubble between commands.** A command with
+    ///   n candidates occupies cycles k + 1 … k + n while `out_ready` is high, and the next beat
+    ///   is accepted at the edge where the last candidate transfers, so its first candidate
+    ///   appears in cycle k + n + 1. Rows and columns outside the bbox are never visited and cost
+    ///   no cycle. With K = 1 (`cfg.subtiles_per_cycle`, or `BboxOnly`) n = (c1 − c0 + 1)·(r1 −
+    ///   r0 + 1) visited sub-tiles (n = 1 for an `empty` command: one `none`+`last` candidate;
+    ///   [`TileParserCycle::cycles_for`]).
+    /// * **Look-ahead (K > 1).** The step that leaves a candidate at column col < c1 (not the
+    ///   command's last) goes to [`TileParserCycle::lookahead`]'s column in the same cycle: up
+    ///   to K − 1 columns rejected by [`TileParserCycle::lookahead_rejects`] are passed over,
+    ///   never the command's last sub-tile; when every column up to c1 is passed over the step
+    ///   goes to (c0, row + 1) like the step from c1. So n ≤ the K = 1 count, each candidate
+    ///   still one cycle; the step from c1 to the next row and the load of a command test
+    ///   nothing. The test reads only the held registers (E, a, b, col, row, c1, r1).
     /// * **Back-pressure:** `out_ready` low holds the candidate; every stalled cycle delays the rest
     ///   of the walk by one.
     /// * **Flush:** every register returns to the state of [`TileParserCycle::new`].
@@ -408,21 +425,35 @@ pub mod cycle {
         r1: u32,
         /// E at the origin of sub-tile (c0, row).
         erow: [i64; 3],
+        /// `cfg.subtiles_per_cycle` (K): look-ahead lanes + 1.
+        k: u32,
     }
 
     impl TileParserCycle {
         /// Idle model for `cfg`.
         pub fn new(cfg: &Config) -> Self {
             let (cb, eb) = edge_widths(cfg);
-            TileParserCycle::idle(cfg.subtile[0].trailing_zeros(), cfg.subtile[1].trailing_zeros(), cb, eb)
+            TileParserCycle::idle(
+                cfg.subtile[0].trailing_zeros(),
+                cfg.subtile[1].trailing_zeros(),
+                cb,
+                eb,
+                // `BboxOnly` has no edge test to skip by.
+                if cfg.coverage_test == crate::config::CoverageTest::BboxOnly {
+                    1
+                } else {
+                    cfg.subtiles_per_cycle
+                },
+            )
         }
 
-        fn idle(lsw: u32, lsh: u32, cb: u32, eb: u32) -> Self {
+        fn idle(lsw: u32, lsh: u32, cb: u32, eb: u32, k: u32) -> Self {
             TileParserCycle {
                 lsw,
                 lsh,
                 cb,
                 eb,
+                k,
                 valid: false,
                 cand: Cand::default(),
                 c0: 0,
@@ -432,8 +463,9 @@ pub mod cycle {
             }
         }
 
-        /// Cycles the block needs for one command with `out_ready` always high: the number of
-        /// visited sub-tiles (1 for an empty command).
+        /// Cycles the block needs for one command with `out_ready` always high and K = 1: the
+        /// number of visited sub-tiles (1 for an empty command). With look-ahead (K > 1) this
+        /// is an upper bound: skipped sub-tiles cost no cycle.
         pub fn cycles_for(cfg: &Config, e: &Edges) -> u64 {
             if e.empty {
                 return 1;
@@ -442,6 +474,45 @@ pub mod cycle {
             let cols = (e.bx1 / sw).wrapping_sub(e.bx0 / sw).wrapping_add(1) & 0xff;
             let rows = (e.by1 / sh).wrapping_sub(e.by0 / sh).wrapping_add(1) & 0xff;
             cols as u64 * rows as u64
+        }
+
+        /// The step of the walk from the held candidate when it is not the last one and not at
+        /// the end of its row: `(j, wrap)`. Lane j (1 ≤ j < K) tests column col + j of the row
+        /// with [`Self::lookahead_rejects`]; the walk lands on col + j for the first lane that
+        /// keeps its sub-tile or holds the command's last sub-tile (`(j, false)`), else on
+        /// col + K (`(K, false)`); when a column col + j (j ≥ 2) lies right of c1, every column
+        /// up to c1 was tested and rejected: it lands on (c0, row + 1) (`(j, true)`). With K = 1
+        /// nothing is tested: `(1, false)`, the next column, as without look-ahead.
+        pub fn lookahead(&self) -> (u32, bool) {
+            let c = &self.cand;
+            for j in 1..=self.k {
+                let col = c.col + j;
+                if j > 1 && col > self.c1 {
+                    return (j, true);
+                }
+                if j == self.k || (col == self.c1 && c.row == self.r1) || !self.lookahead_rejects(j) {
+                    return (j, false);
+                }
+            }
+            unreachable!("k >= 1")
+        }
+
+        /// The look-ahead test of the sub-tile `j` columns right of the held candidate (E at its
+        /// origin `E + j·A`): true when some edge is negative over its whole unclipped area
+        /// box, `E + j·A + max(A, 0) + max(B, 0) < 0` with `A = a·SW·256`, `B = b·SH·256`, the
+        /// sign taken at bit `eb` (the box's far corner may lie up to one sub-tile outside the
+        /// viewport, so the sum needs one bit more than E; bit 47 if `eb` = 48). A sub-tile it
+        /// rejects is rejected by `subtile_coverage` in the `Edge` and `Samples` modes (its
+        /// clipped area box and sample hull lie inside the unclipped box), so skipping it
+        /// changes no output; with `BboxOnly` the walker is built with K = 1.
+        pub fn lookahead_rejects(&self, j: u32) -> bool {
+            let c = &self.cand;
+            let n = (self.eb + 1).min(48);
+            (0..3).any(|k| {
+                let a = (c.a[k] as i64) << (8 + self.lsw);
+                let b = (c.b[k] as i64) << (8 + self.lsh);
+                wrap_bits(c.e[k] + j as i64 * a + a.max(0) + b.max(0), n) < 0
+            })
         }
     }
 
@@ -459,7 +530,7 @@ pub mod cycle {
 
         fn clock(&mut self, in_valid: bool, inp: &Edges, out_ready: bool, flush: bool) {
             if flush {
-                *self = TileParserCycle::idle(self.lsw, self.lsh, self.cb, self.eb);
+                *self = TileParserCycle::idle(self.lsw, self.lsh, self.cb, self.eb, self.k);
                 return;
             }
             let accept = in_valid && self.in_ready(out_ready);
@@ -493,6 +564,7 @@ pub mod cycle {
                 self.r1 = r1;
                 self.erow = e;
             } else if fire {
+                let (j, wrap) = self.lookahead();
                 let c = &mut self.cand;
                 if c.last {
                     self.valid = false;
@@ -506,12 +578,23 @@ pub mod cycle {
                     c.e = self.erow;
                     c.last = row == self.r1 && self.c0 == self.c1;
                 } else {
-                    let col = (c.col + 1) & 0xff;
-                    for k in 0..3 {
-                        c.e[k] = wrap_bits(c.e[k] + ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
+                    if wrap {
+                        let row = (c.row + 1) & 0xff;
+                        for k in 0..3 {
+                            self.erow[k] = wrap_bits(self.erow[k] + ((c.b[k] as i64) << (8 + self.lsh)), self.eb);
+                        }
+                        c.col = self.c0;
+                        c.row = row;
+                        c.e = self.erow;
+                        c.last = row == self.r1 && self.c0 == self.c1;
+                    } else {
+                        let col = (c.col + j) & 0xff;
+                        for k in 0..3 {
+                            c.e[k] = wrap_bits(c.e[k] + j as i64 * ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
+                        }
+                        c.col = col;
+                        c.last = col == self.c1 && c.row == self.r1;
                     }
-                    c.col = col;
-                    c.last = col == self.c1 && c.row == self.r1;
                 }
             }
         }

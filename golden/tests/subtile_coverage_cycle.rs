@@ -237,10 +237,12 @@ proptest! {
 ///
 /// Timing, no gaps, ready always high: command accepted at edge 0; the parser shows candidate
 /// i in cycle i+1 (i = 0..8); the coverage stage takes it at that edge, so its job (if kept) is
-/// visible in cycle i+2: jobs in cycles 2, 3, 5 and the `none` job in cycle 10.
+/// visible in cycle i+2: jobs in cycles 2, 3, 5 and the `none` job in cycle 10. (The walker
+/// without look-ahead, K = 1; [`worked_case_timing_lookahead`] is the same case at K = 4.)
 #[test]
 fn worked_case_timing() {
-    let cfg = Config::preset("ice40").unwrap();
+    let mut cfg = Config::preset("ice40").unwrap();
+    cfg.subtiles_per_cycle = 1;
     let tri = setup_triangle(
         &cfg,
         &TriangleFx {
@@ -280,6 +282,40 @@ fn worked_case_timing() {
         ir,
         [true, false, false, false, false, false, false, false, false, true, true]
     );
+}
+
+/// [`worked_case_timing`]'s case with the look-ahead at K = 4 (the `ice40` preset has none). From (1,0)
+/// lane 1 rejects (2,0) and lane 2's column 3 lies right of c1 = 2: the step goes to (0,1).
+/// From (0,1) lanes 1 and 2 reject (1,1) and (2,1), lane 3's column is right of c1: (0,2). From
+/// (0,2) lane 1 rejects (1,2) and lane 2 holds the command's last sub-tile (2,2): it lands
+/// there. So 5 candidates, (0,0) (1,0) (0,1) (0,2) (2,2)+last, in cycles 1..=5; the coverage
+/// stage drops (0,2) (its cycle-5 slot is empty) and makes (2,2) a `none + last` job in cycle
+/// 6. in_ready rises with the last candidate (cycle 5): 4 cycles earlier than at K = 1.
+#[test]
+fn worked_case_timing_lookahead() {
+    let mut cfg = Config::preset("ice40").unwrap();
+    cfg.subtiles_per_cycle = 4;
+    let tri = setup_triangle(
+        &cfg,
+        &TriangleFx {
+            v: [[0, 0], [2048, 0], [0, 2048]],
+            colour: [0; 4],
+            depth: 0,
+        },
+    )
+    .unwrap();
+    let cmd = edges_for(&cfg, &tri, 1, [0, 0]);
+    let (mids, jobs, trace) = chain(&cfg, &[cmd], |_| false, |_| true, 4, 8);
+    let m: Vec<(u32, u32, bool)> = mids.iter().map(|c| (c.col, c.row, c.last)).collect();
+    assert_eq!(
+        m,
+        [(0, 0, false), (1, 0, false), (0, 1, false), (0, 2, false), (2, 2, true)]
+    );
+    let v: Vec<bool> = trace.iter().map(|s| s.out_valid).collect();
+    assert_eq!(v, [false, false, true, true, true, false, true]);
+    assert_eq!(jobs, expected_jobs(&cfg, &tri, &cmd));
+    let ir: Vec<bool> = trace.iter().map(|s| s.in_ready).collect();
+    assert_eq!(ir, [true, false, false, false, false, true, true]);
 }
 
 /// Flush in the middle returns the coverage model to its `new` state.

@@ -22,10 +22,12 @@ use common::{cand_base, configs, flush_case, gap_pattern, ready_pattern};
 
 // ───────────────────────────── helpers ─────────────────────────────
 
-/// What golden says the parser must produce for `tri` in `tile`: the sub-tiles that survive
-/// row and column rejection, in walk order, each with E at its origin; the last one carries
-/// `last`; none at all gives one `none + last` candidate.
-fn expected(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<Cand> {
+/// What golden says the parser must produce for `tri` in `tile` without look-ahead (K = 1):
+/// the sub-tiles that survive row and column rejection, in walk order, each with E at its
+/// origin; the last one carries `last`; none at all gives one `none + last` candidate. Each
+/// candidate comes with golden's verdict "rejected by the edge / sample test" (the only
+/// sub-tiles the look-ahead of K > 1 may skip).
+fn expected_fates(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<(Cand, bool)> {
     let pt = parse_tile(cfg, [e.tile_x, e.tile_y]).unwrap();
     let mut walked = Vec::new();
     // (golden `classify_tile` is only defined for tiles the bbox meets: the pipeline never
@@ -35,37 +37,66 @@ fn expected(cfg: &Config, tri: &TriSetup, e: &Edges) -> Vec<Cand> {
     if meets {
         classify_tile_traced(cfg, tri, &pt, &mut CoverageStats::default(), &mut Vec::new(), |s, f| {
             if !matches!(f, SubtileFate::RejectedRow | SubtileFate::RejectedColumn) {
-                walked.push(*s);
+                walked.push((*s, f == SubtileFate::RejectedTest));
             }
         });
     }
     let base = cand_base(e);
     if walked.is_empty() {
         assert!(e.empty, "golden walks nothing but setup said non-empty: {e:?}");
-        return vec![Cand {
-            col: e.bx0 / cfg.subtile[0],
-            row: e.by0 / cfg.subtile[1],
-            e: e.e,
-            last: true,
-            none: true,
-            ..base
-        }];
+        return vec![(
+            Cand {
+                col: e.bx0 / cfg.subtile[0],
+                row: e.by0 / cfg.subtile[1],
+                e: e.e,
+                last: true,
+                none: true,
+                ..base
+            },
+            false,
+        )];
     }
     let n = walked.len();
     walked
         .iter()
         .enumerate()
-        .map(|(i, s)| {
+        .map(|(i, (s, rejected))| {
             let (ox, oy) = (s.rect.x0 as i64 * 256, s.rect.y0 as i64 * 256);
-            Cand {
+            let c = Cand {
                 col: s.col,
                 row: s.row,
                 e: tri.edges.map(|ed| ed.eval(ox, oy)),
                 last: i + 1 == n,
                 ..base
-            }
+            };
+            (c, *rejected)
         })
         .collect()
+}
+
+/// `got` is golden's walk `want` with some sub-tiles left out, each of them rejected by the edge
+/// / sample test and none of them a command's last (the look-ahead's skips); with K = 1, or
+/// with `BboxOnly`, nothing may be left out. Returns the number skipped.
+fn check_skips(cfg: &Config, want: &[(Cand, bool)], got: &[Cand]) -> Result<usize, String> {
+    let mut g = got.iter().peekable();
+    let mut skipped = 0;
+    for (w, rejected) in want {
+        if g.peek() == Some(&w) {
+            g.next();
+        } else if *rejected && !w.last {
+            skipped += 1;
+        } else {
+            return Err(format!("{w:?} (rejected: {rejected}) missing; next got {:?}", g.peek()));
+        }
+    }
+    if let Some(x) = g.next() {
+        return Err(format!("extra candidate {x:?}"));
+    }
+    let may_skip = cfg.subtiles_per_cycle > 1 && cfg.coverage_test != tilerast_golden::config::CoverageTest::BboxOnly;
+    if skipped > 0 && !may_skip {
+        return Err(format!("{skipped} skipped with K = {}", cfg.subtiles_per_cycle));
+    }
+    Ok(skipped)
 }
 
 // ───────────────────────────── properties ─────────────────────────────
@@ -82,12 +113,22 @@ proptest! {
         let t = gen_tri(&cfg, &r);
         let Ok(tri) = setup_triangle(&cfg, &t) else { return Ok(()); };
         let cmds = commands(&cfg, &tri, r[0] & 0xff_ffff, pick);
-        let want: Vec<Cand> = cmds.iter().flat_map(|e| expected(&cfg, &tri, e)).collect();
+        let want: Vec<(Cand, bool)> = cmds.iter().flat_map(|e| expected_fates(&cfg, &tri, e)).collect();
         let mut m = TileParserCycle::new(&cfg);
-        let n = want.len();
+        let lasts = cmds.len();
         let (got, trace) = drive(&mut m, &cmds, gap_pattern(seed, p_gap), ready_pattern(seed, p_ready),
-                                 |o: &[Cand]| o.len() >= n, 100_000);
-        prop_assert_eq!(&got, &want);
+                                 |o: &[Cand]| o.iter().filter(|c| c.last).count() >= lasts, 100_000);
+        if let Err(msg) = check_skips(&cfg, &want, &got) {
+            prop_assert!(false, "{}", msg);
+        }
+        // Without look-ahead, exactly golden's walk.
+        let mut k1 = cfg.clone();
+        k1.subtiles_per_cycle = 1;
+        let mut m1 = TileParserCycle::new(&k1);
+        let (got1, _) = drive(&mut m1, &cmds, gap_pattern(seed, p_gap), ready_pattern(seed, p_ready),
+                              |o: &[Cand]| o.iter().filter(|c| c.last).count() >= lasts, 100_000);
+        let want1: Vec<Cand> = want.iter().map(|(c, _)| *c).collect();
+        prop_assert_eq!(&got1, &want1);
         prop_assert_eq!(got.iter().filter(|c| c.last).count(), cmds.len());
         // Outputs are held while stalled: a valid candidate not taken is shown again unchanged.
         for w in trace.windows(2) {
@@ -115,20 +156,61 @@ proptest! {
         }
     }
 
-    /// With ready always high and no gaps, n visited sub-tiles cost exactly n cycles, commands
-    /// back to back without a bubble: `out_valid` is high from cycle 1 to cycle Σn.
+    /// With ready always high and no gaps, n candidates cost exactly n cycles, commands back to
+    /// back without a bubble: `out_valid` is high from cycle 1 to cycle Σn; with K = 1, n is
+    /// the number of visited sub-tiles (`cycles_for`), with look-ahead at most that.
     #[test]
-    fn one_subtile_per_cycle_no_bubble(ci in 0usize..5, r in prop::array::uniform8(0u32..u32::MAX), pick in 0u32..10_000) {
-        let cfg = configs()[ci].clone();
+    fn one_candidate_per_cycle_no_bubble(ci in 0usize..5, r in prop::array::uniform8(0u32..u32::MAX), pick in 0u32..10_000,
+                                         k in 1u32..=4) {
+        let mut cfg = configs()[ci].clone();
+        cfg.subtiles_per_cycle = k;
         let Ok(tri) = setup_triangle(&cfg, &gen_tri(&cfg, &r)) else { return Ok(()); };
         let cmds = commands(&cfg, &tri, 7, pick);
         let total: u64 = cmds.iter().map(|e| TileParserCycle::cycles_for(&cfg, e)).sum();
+        let lasts = cmds.len();
         let mut m = TileParserCycle::new(&cfg);
-        let (got, trace) = drive(&mut m, &cmds, |_| false, |_| true, |o: &[Cand]| o.len() as u64 >= total, 100_000);
-        prop_assert_eq!(got.len() as u64, total);
-        prop_assert_eq!(trace.len() as u64, total + 1);
+        let (got, trace) = drive(&mut m, &cmds, |_| false, |_| true,
+                                 |o: &[Cand]| o.iter().filter(|c| c.last).count() >= lasts, 100_000);
+        if k == 1 {
+            prop_assert_eq!(got.len() as u64, total);
+        } else {
+            prop_assert!(got.len() as u64 <= total);
+        }
+        prop_assert_eq!(trace.len(), got.len() + 1);
         prop_assert!(!trace[0].out_valid);
         prop_assert!(trace[1..].iter().all(|s| s.out_valid));
+    }
+}
+
+/// The look-ahead really skips: random triangles on every configuration with K = 4 (golden
+/// setup's commands, ready always high) leave out some of golden's test-rejected sub-tiles,
+/// and only those.
+#[test]
+fn lookahead_skips_only_rejected_subtiles() {
+    let mut rng = tilerast_verif::Rng::new(0x5c1b);
+    for mut cfg in configs() {
+        cfg.subtiles_per_cycle = 4;
+        let mut skipped = 0;
+        for i in 0..300u32 {
+            let r = [0; 8].map(|_| rng.below(1 << 32) as u32);
+            let Ok(tri) = setup_triangle(&cfg, &gen_tri(&cfg, &r)) else {
+                continue;
+            };
+            let cmds = commands(&cfg, &tri, i, r[1] % 10_000);
+            let want: Vec<(Cand, bool)> = cmds.iter().flat_map(|e| expected_fates(&cfg, &tri, e)).collect();
+            let mut m = TileParserCycle::new(&cfg);
+            let (got, _) = drive(
+                &mut m,
+                &cmds,
+                |_| false,
+                |_| true,
+                |o: &[Cand]| o.iter().filter(|c| c.last).count() >= cmds.len(),
+                100_000,
+            );
+            skipped += check_skips(&cfg, &want, &got).unwrap();
+        }
+        println!("{}: {skipped} test-rejected sub-tiles skipped", cfg.name);
+        assert!(skipped > 0, "{}: nothing skipped", cfg.name);
     }
 }
 
@@ -232,9 +314,9 @@ fn flush_mid_command_returns_to_idle() {
     m.clock(true, &cmd, true, true);
     assert_eq!(m, TileParserCycle::new(&cfg));
     assert!(!m.out().0 && m.in_ready(false));
-    let want = expected(&cfg, &tri, &cmd);
-    let (got, _) = drive(&mut m, &[cmd], |_| false, |_| true, |o| o.len() == want.len(), 1000);
-    assert_eq!(got, want);
+    let want = expected_fates(&cfg, &tri, &cmd);
+    let (got, _) = drive(&mut m, &[cmd], |_| false, |_| true, |o| o.iter().any(|c| c.last), 1000);
+    check_skips(&cfg, &want, &got).unwrap();
 }
 
 /// The internal widths of the edge datapath (`edge_widths`, `offset_bits`) hold at the guard-band

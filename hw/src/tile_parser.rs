@@ -21,6 +21,16 @@
 //! `empty` command gives one candidate with `none = 1, last = 1` (its other fields are loaded
 //! from the input as for a non-empty command).
 //!
+//! **Look-ahead** (`cfg.subtiles_per_cycle` = K, 1..=4; issue 17). Lanes j = 1 … K − 1 test
+//! column col + j of the held row: edge k rejects it when `E_k + j·A_k + max(A_k, 0) +
+//! max(B_k, 0)` (A = a << (8 + log2 SW), B = b << (8 + log2 SH); E's maximum over the
+//! sub-tile's unclipped area box) is negative at bit eb. A column step lands on the first lane
+//! whose column is not rejected or is the command's last, else on col + K (`E + j·A`, with
+//! j·A = A, A << 1, A + (A << 1), A << 2); if a lane's column lies right of c1 (all rejected),
+//! on (c0, row + 1) like the row step. Lanes j ≥ K are constant-disabled (yosys removes them):
+//! K = 1 is the walker without look-ahead. `BboxOnly` builds K = 1. Every look-ahead input is a
+//! register; the cycle model's `lookahead` / `lookahead_rejects` state the rule.
+//!
 //! **Widths.** Ports follow `hw/README.md` (`Signed<24>` coefficients, `Signed<48>` E). Inside,
 //! every a/b and E register input is sign-extended from the preset's bound
 //! `tilerast_golden::tile_parser::edge_widths(cfg)` (`(cb, eb)`: ice40 17/34, default 20/38,
@@ -38,19 +48,22 @@
 //! ```text
 //!                 ┌───────────────────────────────────────────────┐
 //!  in_* ─────────►│ load (accept): col=c0,row=r0,E=E_row=in_e,...  │
-//!                 │ step (fire):   col+1, E+=a<<sx   | row+1,      │──► out_* (registers)
+//!                 │ step (fire):   col+j, E+=j·(a<<sx) | row+1,    │──► out_* (registers)
 //!  in_ready ◄─────│                col=c0, E=E_row+=b<<sy         │
-//!                 └───────────────────────────────────────────────┘
+//!                 └──────────▲────────────────────────────────────┘
+//!      lanes j = 1..K−1: reject(col+j) = ∃k: E_k + j·A_k + A_k⁺ + B_k⁺ < 0 (from the registers)
+//!      j = first lane not rejected (or the last sub-tile), else K; all up to c1 rejected → row+1
 //!   row r1  ─ ─ ─► ─► ─► (last)
 //!   row r0+1 ─ ─ ► ─► ─►
-//!   row r0   ─ ─ ► ─► ─►        columns c0..c1 of the bbox; other rows/columns never visited
+//!   row r0   ─ ─ ► ─►──►        columns c0..c1 of the bbox; other rows/columns never visited;
+//!                   └skip┘      test-rejected columns passed over by the look-ahead
 //! ```
 
 use crate::emit;
 use crate::streams::{stream_block, CandOut, EdgesIn};
-use crate::util::{Sext24, Sext48};
+use crate::util::{vec_of, Sext24, Sext48};
 use rust_hdl::prelude::*;
-use tilerast_golden::config::Config;
+use tilerast_golden::config::{Config, CoverageTest};
 use tilerast_golden::tile_parser::edge_widths;
 
 stream_block! {
@@ -67,6 +80,35 @@ stream_block! {
         zero24: Constant<Bits<24>>,
         szero24: Constant<Signed<24>>,
         szero48: Constant<Signed<48>>,
+        // Look-ahead constants (index j − 1): lane j (1..=3) enabled iff j < K; column offsets
+        // j (1..=4) in 9 bits; the sign bit of a look-ahead sum (bit eb, at most 47) and bit 47.
+        c_en: Vec<Constant<Bit>>,
+        c_j9: Vec<Constant<Bits<9>>>,
+        sh1: Constant<Bits<8>>,
+        sh2: Constant<Bits<8>>,
+        sbit48: Constant<Bits<48>>,
+        bit47: Constant<Bits<48>>,
+        uzero48: Constant<Bits<48>>,
+
+        // Look-ahead locals (index (j − 1)·3 + k for lane j, edge k).
+        ast: Vec<Signal<Local, Signed<48>>>,
+        bst: Vec<Signal<Local, Signed<48>>>,
+        ecur: Vec<Signal<Local, Signed<48>>>,
+        apos: Vec<Signal<Local, Signed<48>>>,
+        bpos: Vec<Signal<Local, Signed<48>>>,
+        mx: Vec<Signal<Local, Signed<48>>>,
+        ja: Vec<Signal<Local, Signed<48>>>,
+        off: Vec<Signal<Local, Signed<48>>>,
+        tsum: Vec<Signal<Local, Signed<48>>>,
+        land: Vec<Signal<Local, Signed<48>>>,
+        tneg: Vec<Signal<Local, Bit>>,
+        rej: Vec<Signal<Local, Bit>>,
+        skip: Vec<Signal<Local, Bit>>,
+        cj: Vec<Signal<Local, Bits<9>>>,
+        inrow: Vec<Signal<Local, Bit>>,
+        fin: Vec<Signal<Local, Bit>>,
+        col9: Signal<Local, Bits<9>>,
+        c19: Signal<Local, Bits<9>>,
 
         // Combinational locals.
         accept: Signal<Local, Bit>,
@@ -143,12 +185,43 @@ stream_block! {
 }
 
 impl TileParser {
-    /// The block for `cfg` (sub-tile size enters as shift constants).
+    /// The block for `cfg` (sub-tile size enters as shift constants, K =
+    /// `cfg.subtiles_per_cycle` as lane enables; K = 1 with `BboxOnly`, as in the cycle model).
     pub fn new(cfg: &Config) -> Self {
         let lsw = cfg.subtile[0].trailing_zeros() as u64;
         let lsh = cfg.subtile[1].trailing_zeros() as u64;
         let (cb, eb) = edge_widths(cfg);
+        let kk = if cfg.coverage_test == CoverageTest::BboxOnly {
+            1
+        } else {
+            cfg.subtiles_per_cycle
+        };
         Self {
+            c_en: (1..4).map(|j| Constant::new(j < kk)).collect(),
+            c_j9: (1..5u64).map(|j| Constant::new(j.into())).collect(),
+            sh1: Constant::new(1u64.into()),
+            sh2: Constant::new(2u64.into()),
+            sbit48: Constant::new((1u64 << eb.min(47)).into()),
+            bit47: Constant::new((1u64 << 47).into()),
+            uzero48: Constant::new(0u64.into()),
+            ast: vec_of(3),
+            bst: vec_of(3),
+            ecur: vec_of(3),
+            apos: vec_of(3),
+            bpos: vec_of(3),
+            mx: vec_of(3),
+            ja: vec_of(12),
+            off: vec_of(9),
+            tsum: vec_of(9),
+            land: vec_of(12),
+            tneg: vec_of(9),
+            rej: vec_of(4),
+            skip: vec_of(4),
+            cj: vec_of(5),
+            inrow: vec_of(5),
+            fin: vec_of(5),
+            col9: Default::default(),
+            c19: Default::default(),
             clock: Default::default(),
             flush: Default::default(),
             in_valid: Default::default(),
@@ -271,6 +344,57 @@ impl Logic for TileParser {
         self.erow_next0.next = self.erow0_r.q.val() + self.bstep0.val();
         self.erow_next1.next = self.erow1_r.q.val() + self.bstep1.val();
         self.erow_next2.next = self.erow2_r.q.val() + self.bstep2.val();
+        // Look-ahead (K > 1): lane j tests column col + j with E + j·A + max(A, 0) + max(B, 0),
+        // sign at bit eb; ja = j·A, land = E + j·A (j = 1..=4).
+        self.ast[0].next = self.astep0.val();
+        self.ast[1].next = self.astep1.val();
+        self.ast[2].next = self.astep2.val();
+        self.bst[0].next = self.bstep0.val();
+        self.bst[1].next = self.bstep1.val();
+        self.bst[2].next = self.bstep2.val();
+        self.ecur[0].next = self.e0_r.q.val();
+        self.ecur[1].next = self.e1_r.q.val();
+        self.ecur[2].next = self.e2_r.q.val();
+        for k in 0..3 {
+            self.apos[k].next = self.ast[k].val();
+            if (unsigned_cast(self.ast[k].val()) & self.bit47.val()) != self.uzero48.val() {
+                self.apos[k].next = self.szero48.val();
+            }
+            self.bpos[k].next = self.bst[k].val();
+            if (unsigned_cast(self.bst[k].val()) & self.bit47.val()) != self.uzero48.val() {
+                self.bpos[k].next = self.szero48.val();
+            }
+            self.mx[k].next = self.apos[k].val() + self.bpos[k].val();
+            self.ja[k].next = self.ast[k].val();
+            self.ja[3 + k].next = signed_cast(unsigned_cast(self.ast[k].val()) << self.sh1.val());
+            self.ja[6 + k].next = self.ast[k].val() + self.ja[3 + k].val();
+            self.ja[9 + k].next = signed_cast(unsigned_cast(self.ast[k].val()) << self.sh2.val());
+        }
+        for i in 0..12 {
+            self.land[i].next = self.ecur[i % 3].val() + self.ja[i].val();
+        }
+        for i in 0..9 {
+            self.off[i].next = self.ja[i].val() + self.mx[i % 3].val();
+            self.tsum[i].next = self.ecur[i % 3].val() + self.off[i].val();
+            self.tneg[i].next = (unsigned_cast(self.tsum[i].val()) & self.sbit48.val()) != self.uzero48.val();
+        }
+        self.col9.next = bit_cast::<9, 8>(self.col_r.q.val());
+        self.c19.next = bit_cast::<9, 8>(self.c1_r.q.val());
+        self.rej[0].next = false;
+        self.skip[0].next = false;
+        self.cj[0].next = self.col9.val();
+        self.inrow[0].next = true;
+        self.fin[0].next = false;
+        for j in 1..5 {
+            self.cj[j].next = self.col9.val() + self.c_j9[j - 1].val();
+            self.inrow[j].next = self.cj[j].val() <= self.c19.val();
+            self.fin[j].next = (self.cj[j].val() == self.c19.val()) & (self.row_r.q.val() == self.r1_r.q.val());
+        }
+        for j in 1..4 {
+            self.rej[j].next =
+                self.tneg[(j - 1) * 3].val() | self.tneg[(j - 1) * 3 + 1].val() | self.tneg[(j - 1) * 3 + 2].val();
+            self.skip[j].next = self.c_en[j - 1].val() & self.rej[j].val() & !self.fin[j].val();
+        }
         // E register inputs (hold by default), sign-extended below.
         self.e_d0.next = self.e0_r.q.val();
         self.e_d1.next = self.e1_r.q.val();
@@ -327,7 +451,7 @@ impl Logic for TileParser {
                 self.e_d2.next = self.erow_next2.val();
                 self.last_r.d.next =
                     (self.row_inc.val() == self.r1_r.q.val()) & (self.c0_r.q.val() == self.c1_r.q.val());
-            } else {
+            } else if !self.skip[1].val() {
                 // Next column.
                 self.col_r.d.next = self.col_inc.val();
                 self.e_d0.next = self.e0_r.q.val() + self.astep0.val();
@@ -335,6 +459,42 @@ impl Logic for TileParser {
                 self.e_d2.next = self.e2_r.q.val() + self.astep2.val();
                 self.last_r.d.next =
                     (self.col_inc.val() == self.c1_r.q.val()) & (self.row_r.q.val() == self.r1_r.q.val());
+            } else if !self.inrow[2].val()
+                | (self.skip[2].val() & !self.inrow[3].val())
+                | (self.skip[2].val() & self.skip[3].val() & !self.inrow[4].val())
+            {
+                // Every column up to c1 tested and rejected: next row, back to column c0.
+                self.col_r.d.next = self.c0_r.q.val();
+                self.row_r.d.next = self.row_inc.val();
+                self.erow_d0.next = self.erow_next0.val();
+                self.erow_d1.next = self.erow_next1.val();
+                self.erow_d2.next = self.erow_next2.val();
+                self.e_d0.next = self.erow_next0.val();
+                self.e_d1.next = self.erow_next1.val();
+                self.e_d2.next = self.erow_next2.val();
+                self.last_r.d.next =
+                    (self.row_inc.val() == self.r1_r.q.val()) & (self.c0_r.q.val() == self.c1_r.q.val());
+            } else if !self.skip[2].val() {
+                // Column col + 2 (col + 1 skipped).
+                self.col_r.d.next = bit_cast::<8, 9>(self.cj[2].val());
+                self.e_d0.next = self.land[3].val();
+                self.e_d1.next = self.land[4].val();
+                self.e_d2.next = self.land[5].val();
+                self.last_r.d.next = self.fin[2].val();
+            } else if !self.skip[3].val() {
+                // Column col + 3.
+                self.col_r.d.next = bit_cast::<8, 9>(self.cj[3].val());
+                self.e_d0.next = self.land[6].val();
+                self.e_d1.next = self.land[7].val();
+                self.e_d2.next = self.land[8].val();
+                self.last_r.d.next = self.fin[3].val();
+            } else {
+                // Column col + 4.
+                self.col_r.d.next = bit_cast::<8, 9>(self.cj[4].val());
+                self.e_d0.next = self.land[9].val();
+                self.e_d1.next = self.land[10].val();
+                self.e_d2.next = self.land[11].val();
+                self.last_r.d.next = self.fin[4].val();
             }
         }
         self.sx_e0.x.next = self.e_d0.val();

@@ -30,6 +30,7 @@ fn random_config(r: &mut Rng) -> Config {
         c.max_point_size = r.range(1, 255) as u32;
         c.coverage_test = *r.pick(&[CoverageTest::Edge, CoverageTest::Samples, CoverageTest::BboxOnly]);
         c.cull = *r.pick(&[CullMode::None, CullMode::Cw, CullMode::Ccw]);
+        c.subtiles_per_cycle = r.range(1, 4) as u32;
         if c.validate().is_ok() {
             return c;
         }
@@ -186,6 +187,13 @@ fn the_ci_config_matrix_covers_the_space_and_is_supported() {
         assert!(
             cfgs.iter().any(|c| c.coverage_test == t),
             "no config tests coverage by {t:?}"
+        );
+    }
+    for k in 1..=4 {
+        assert!(
+            cfgs.iter()
+                .any(|c| c.subtiles_per_cycle == k && c.coverage_test != CoverageTest::BboxOnly),
+            "no config walks {k} sub-tiles per cycle"
         );
     }
     assert!(cfgs.iter().any(|c| c.tile[0] != c.tile[1]), "no non-square tile");
