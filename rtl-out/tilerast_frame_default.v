@@ -79044,9 +79044,9 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     localparam [23:0] zero24 = 24'h0;
     localparam signed [23:0] szero24 = 24'h0;
     localparam signed [47:0] szero48 = 48'h0;
-    localparam [0:0] c_en__0 = 1'b1;
-    localparam [0:0] c_en__1 = 1'b1;
-    localparam [0:0] c_en__2 = 1'b1;
+    localparam [0:0] c_en__0 = 1'b0;
+    localparam [0:0] c_en__1 = 1'b0;
+    localparam [0:0] c_en__2 = 1'b0;
     localparam [8:0] c_j9__0 = 9'b1;
     localparam [8:0] c_j9__1 = 9'b10;
     localparam [8:0] c_j9__2 = 9'b11;

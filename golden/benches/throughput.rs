@@ -11,8 +11,8 @@
 //! unless the rasterizer starves; rows and columns outside the bounding box cost no cycle at
 //! all), and of those the ones the tile parser's look-ahead (K = `subtiles_per_cycle`, issue
 //! 17) passed over, with the number of steps that passed over at least one (the activity
-//! check: both > 0 on slivers at K > 1). `K=1 cargo bench …` runs every scene without
-//! look-ahead.
+//! check: both > 0 on slivers at K > 1). Every scene runs at K = 1 (no look-ahead) and K = 4
+//! side by side; `K=2 cargo bench …` runs one K only.
 
 use tilerast_golden::cycle::drive;
 use tilerast_golden::pipeline::raster_frame;
@@ -105,13 +105,16 @@ fn main() {
         "skip_steps"
     );
     for (name, scene) in &scenes {
-        for q in [1u32, 4] {
+        // Side by side in one run: the walker without look-ahead (K = 1) and with it (K = 4);
+        // `K=2 cargo bench …` runs one K only.
+        let ks: Vec<u32> = match std::env::var("K") {
+            Ok(k) => vec![k.parse().expect("K: 1..=4")],
+            Err(_) => vec![1, 4],
+        };
+        for (q, k) in [1u32, 4].into_iter().flat_map(|q| ks.iter().map(move |&k| (q, k))) {
             let mut frame = scene.to_frame(name).expect("valid scene");
             frame.cfg.quads_per_clock = q;
-            // `K=1 cargo bench …` measures the walker without look-ahead (issue 17's "before").
-            if let Ok(k) = std::env::var("K") {
-                frame.cfg.subtiles_per_cycle = k.parse().expect("K: 1..=4");
-            }
+            frame.cfg.subtiles_per_cycle = k;
             if q > frame.cfg.subtile[0] / 2 {
                 println!(
                     "{name:<22} {q:>2} skipped: Q = {q} exceeds the {}-pixel sub-tile's quads per row",

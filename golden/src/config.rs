@@ -164,7 +164,10 @@ impl Config {
             second_tile: [64, 32],
             max_point_size: 64,
             coverage_test: CoverageTest::Edge,
-            subtiles_per_cycle: 4,
+            // No look-ahead at `default`: K = 4 measured 2 025 instead of 389 LUT4s and 45.2
+            // instead of 116.5 MHz for the tile parser on the ECP5, below the whole core's
+            // 48.4 MHz, until its lane offsets are registered (README, issue 17).
+            subtiles_per_cycle: 1,
             cull: CullMode::None,
             depth_func: DepthFunc::LessEqual,
             pixel_info_block_bytes: 64,
@@ -213,6 +216,10 @@ impl Config {
                 quads_per_clock: 4,
                 second_tile: [64, 32],
                 max_point_size: 255,
+                // Look-ahead over 3 test-rejected sub-tiles per step: at Q = 4 the walker, not
+                // the rasterizer, sets the pace on thin and large triangles (throughput bench);
+                // the core's path is sample_raster's (33.9 MHz), not the tile parser's.
+                subtiles_per_cycle: 4,
                 ..base
             },
             _ => {
