@@ -211,23 +211,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         let prims = a.prims.unwrap_or(if a.quick { 1 } else { 8 });
         let frames = a.frames.unwrap_or(if a.quick { 1 } else { 2 });
         let s = postsim::run_frame(&root, &preset, b, prims, frames, out).map_err(fe)?;
-        let _ = writeln!(
-            out,
-            "postsim frame {preset} ({} synthesis): PASS, {} frame(s) of {prims} primitives back to back, {} cycles, {} Done, \
-             {} memory writes ({} to the framebuffer), {} quads, equal to FrameCycle on every output port every cycle \
-             (model {:.1} s, synthesis {:.0} s, simulation {:.0} s, {:.0} cycles/s)",
-            b.device,
-            s.frames,
-            s.cycles,
-            s.done_pulses,
-            s.mem_writes,
-            s.fb_writes,
-            s.quads,
-            s.model_secs,
-            s.summary.synth_secs,
-            s.summary.sim_secs,
-            s.cycles as f64 / s.summary.sim_secs.max(1e-9)
-        );
+        let _ = writeln!(out, "{}", s.line(&preset, b.device));
         did = true;
     } else if a.postsim {
         let b = board.unwrap_or(&tilerast_fpga::BOARDS[0]);

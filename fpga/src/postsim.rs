@@ -791,6 +791,29 @@ pub struct FrameSummary {
     pub model_secs: f64,
 }
 
+impl FrameSummary {
+    /// One line: what ran and equalled `FrameCycle` on every output port every cycle, and the
+    /// time each side took (what `tilerast synth --postsim --frame` and the test print).
+    pub fn line(&self, preset: &str, device: &str) -> String {
+        format!(
+            "postsim frame {preset} ({device} synthesis): PASS, {} frame(s) back to back, {} primitives in all, {} cycles, \
+             {} Done, {} memory writes ({} to the framebuffer), {} quads, equal to FrameCycle on every output port \
+             every cycle (model {:.1} s, synthesis {:.0} s, simulation {:.0} s, {:.0} cycles/s)",
+            self.frames,
+            self.prims,
+            self.cycles,
+            self.done_pulses,
+            self.mem_writes,
+            self.fb_writes,
+            self.quads,
+            self.model_secs,
+            self.summary.synth_secs,
+            self.summary.sim_secs,
+            self.cycles as f64 / self.summary.sim_secs.max(1e-9)
+        )
+    }
+}
+
 /// The post-synthesis simulation of the whole frame top (`rtl-out/tilerast_frame_<preset>.v`:
 /// bin_setup → binner → tile_sequencer → raster core → pixel_info_write, pixel_info_read →
 /// shading_sort → pixel back end, one memory port) with the synthesis of `board`'s flow,

@@ -617,18 +617,8 @@ fn frame_postsim(board: &str, preset: &str, prims: u64, frames: usize) -> postsi
         .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
     eprintln!("{}", String::from_utf8_lossy(&log));
     eprintln!(
-        "frame {preset} on {board}: {} frame(s), {} cycles, {} Done, {} memory writes ({} framebuffer), {} quads; \
-         model {:.1} s, yosys {:.0} s, vvp {:.0} s ({:.0} cycles/s), {:.0} s in all",
-        s.frames,
-        s.cycles,
-        s.done_pulses,
-        s.mem_writes,
-        s.fb_writes,
-        s.quads,
-        s.model_secs,
-        s.summary.synth_secs,
-        s.summary.sim_secs,
-        s.cycles as f64 / s.summary.sim_secs.max(1e-9),
+        "{}; {:.0} s in all",
+        s.line(preset, b.device),
         t.elapsed().as_secs_f64()
     );
     // Activity: every frame reached Done (one pulse each), the port wrote memory and the

@@ -568,7 +568,9 @@ pub mod cycle {
                 let c = &mut self.cand;
                 if c.last {
                     self.valid = false;
-                } else if c.col == self.c1 {
+                } else if c.col == self.c1 || wrap {
+                    // Next row, back to column c0: at the row's end, or with every column up to
+                    // c1 passed over by the look-ahead.
                     let row = (c.row + 1) & 0xff;
                     for k in 0..3 {
                         self.erow[k] = wrap_bits(self.erow[k] + ((c.b[k] as i64) << (8 + self.lsh)), self.eb);
@@ -578,23 +580,12 @@ pub mod cycle {
                     c.e = self.erow;
                     c.last = row == self.r1 && self.c0 == self.c1;
                 } else {
-                    if wrap {
-                        let row = (c.row + 1) & 0xff;
-                        for k in 0..3 {
-                            self.erow[k] = wrap_bits(self.erow[k] + ((c.b[k] as i64) << (8 + self.lsh)), self.eb);
-                        }
-                        c.col = self.c0;
-                        c.row = row;
-                        c.e = self.erow;
-                        c.last = row == self.r1 && self.c0 == self.c1;
-                    } else {
-                        let col = (c.col + j) & 0xff;
-                        for k in 0..3 {
-                            c.e[k] = wrap_bits(c.e[k] + j as i64 * ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
-                        }
-                        c.col = col;
-                        c.last = col == self.c1 && c.row == self.r1;
+                    let col = (c.col + j) & 0xff;
+                    for k in 0..3 {
+                        c.e[k] = wrap_bits(c.e[k] + j as i64 * ((c.a[k] as i64) << (8 + self.lsw)), self.eb);
                     }
+                    c.col = col;
+                    c.last = col == self.c1 && c.row == self.r1;
                 }
             }
         }
