@@ -79044,9 +79044,9 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     localparam [23:0] zero24 = 24'h0;
     localparam signed [23:0] szero24 = 24'h0;
     localparam signed [47:0] szero48 = 48'h0;
-    localparam [0:0] c_en__0 = 1'b0;
-    localparam [0:0] c_en__1 = 1'b0;
-    localparam [0:0] c_en__2 = 1'b0;
+    localparam [0:0] c_en__0 = 1'b1;
+    localparam [0:0] c_en__1 = 1'b1;
+    localparam [0:0] c_en__2 = 1'b1;
     localparam [8:0] c_j9__0 = 9'b1;
     localparam [8:0] c_j9__1 = 9'b10;
     localparam [8:0] c_j9__2 = 9'b11;
@@ -79058,6 +79058,30 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     localparam [47:0] uzero48 = 48'h0;
 
     // Stub signals
+    reg signed [47:0] sx_off__0__x;
+    wire signed [47:0] sx_off__0__y;
+    reg signed [47:0] sx_off__1__x;
+    wire signed [47:0] sx_off__1__y;
+    reg signed [47:0] sx_off__2__x;
+    wire signed [47:0] sx_off__2__y;
+    reg signed [47:0] sx_off__3__x;
+    wire signed [47:0] sx_off__3__y;
+    reg signed [47:0] sx_off__4__x;
+    wire signed [47:0] sx_off__4__y;
+    reg signed [47:0] sx_off__5__x;
+    wire signed [47:0] sx_off__5__y;
+    reg signed [47:0] sx_off__6__x;
+    wire signed [47:0] sx_off__6__y;
+    reg signed [47:0] sx_off__7__x;
+    wire signed [47:0] sx_off__7__y;
+    reg signed [47:0] sx_off__8__x;
+    wire signed [47:0] sx_off__8__y;
+    reg signed [47:0] sx_ja3__0__x;
+    wire signed [47:0] sx_ja3__0__y;
+    reg signed [47:0] sx_ja3__1__x;
+    wire signed [47:0] sx_ja3__1__y;
+    reg signed [47:0] sx_ja3__2__x;
+    wire signed [47:0] sx_ja3__2__y;
     reg signed [47:0] sx_e0__x;
     wire signed [47:0] sx_e0__y;
     reg signed [47:0] sx_e1__x;
@@ -79157,26 +79181,89 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     reg signed [47:0] erow2_r__d;
     wire signed [47:0] erow2_r__q;
     reg  erow2_r__clock;
+    reg signed [47:0] off_r__0__d;
+    wire signed [47:0] off_r__0__q;
+    reg  off_r__0__clock;
+    reg signed [47:0] off_r__1__d;
+    wire signed [47:0] off_r__1__q;
+    reg  off_r__1__clock;
+    reg signed [47:0] off_r__2__d;
+    wire signed [47:0] off_r__2__q;
+    reg  off_r__2__clock;
+    reg signed [47:0] off_r__3__d;
+    wire signed [47:0] off_r__3__q;
+    reg  off_r__3__clock;
+    reg signed [47:0] off_r__4__d;
+    wire signed [47:0] off_r__4__q;
+    reg  off_r__4__clock;
+    reg signed [47:0] off_r__5__d;
+    wire signed [47:0] off_r__5__q;
+    reg  off_r__5__clock;
+    reg signed [47:0] off_r__6__d;
+    wire signed [47:0] off_r__6__q;
+    reg  off_r__6__clock;
+    reg signed [47:0] off_r__7__d;
+    wire signed [47:0] off_r__7__q;
+    reg  off_r__7__clock;
+    reg signed [47:0] off_r__8__d;
+    wire signed [47:0] off_r__8__q;
+    reg  off_r__8__clock;
+    reg signed [47:0] ja3_r__0__d;
+    wire signed [47:0] ja3_r__0__q;
+    reg  ja3_r__0__clock;
+    reg signed [47:0] ja3_r__1__d;
+    wire signed [47:0] ja3_r__1__q;
+    reg  ja3_r__1__clock;
+    reg signed [47:0] ja3_r__2__d;
+    wire signed [47:0] ja3_r__2__q;
+    reg  ja3_r__2__clock;
 
     // Local signals
+    reg signed [47:0] iax__0;
+    reg signed [47:0] iax__1;
+    reg signed [47:0] iax__2;
+    reg signed [47:0] ibx__0;
+    reg signed [47:0] ibx__1;
+    reg signed [47:0] ibx__2;
+    reg signed [47:0] iast__0;
+    reg signed [47:0] iast__1;
+    reg signed [47:0] iast__2;
+    reg signed [47:0] ibst__0;
+    reg signed [47:0] ibst__1;
+    reg signed [47:0] ibst__2;
+    reg signed [47:0] iapos__0;
+    reg signed [47:0] iapos__1;
+    reg signed [47:0] iapos__2;
+    reg signed [47:0] ibpos__0;
+    reg signed [47:0] ibpos__1;
+    reg signed [47:0] ibpos__2;
+    reg signed [47:0] imx__0;
+    reg signed [47:0] imx__1;
+    reg signed [47:0] imx__2;
+    reg signed [47:0] ija__0;
+    reg signed [47:0] ija__1;
+    reg signed [47:0] ija__2;
+    reg signed [47:0] ija__3;
+    reg signed [47:0] ija__4;
+    reg signed [47:0] ija__5;
+    reg signed [47:0] ija__6;
+    reg signed [47:0] ija__7;
+    reg signed [47:0] ija__8;
+    reg signed [47:0] ioff__0;
+    reg signed [47:0] ioff__1;
+    reg signed [47:0] ioff__2;
+    reg signed [47:0] ioff__3;
+    reg signed [47:0] ioff__4;
+    reg signed [47:0] ioff__5;
+    reg signed [47:0] ioff__6;
+    reg signed [47:0] ioff__7;
+    reg signed [47:0] ioff__8;
     reg signed [47:0] ast__0;
     reg signed [47:0] ast__1;
     reg signed [47:0] ast__2;
-    reg signed [47:0] bst__0;
-    reg signed [47:0] bst__1;
-    reg signed [47:0] bst__2;
     reg signed [47:0] ecur__0;
     reg signed [47:0] ecur__1;
     reg signed [47:0] ecur__2;
-    reg signed [47:0] apos__0;
-    reg signed [47:0] apos__1;
-    reg signed [47:0] apos__2;
-    reg signed [47:0] bpos__0;
-    reg signed [47:0] bpos__1;
-    reg signed [47:0] bpos__2;
-    reg signed [47:0] mx__0;
-    reg signed [47:0] mx__1;
-    reg signed [47:0] mx__2;
     reg signed [47:0] ja__0;
     reg signed [47:0] ja__1;
     reg signed [47:0] ja__2;
@@ -79189,15 +79276,6 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     reg signed [47:0] ja__9;
     reg signed [47:0] ja__10;
     reg signed [47:0] ja__11;
-    reg signed [47:0] off__0;
-    reg signed [47:0] off__1;
-    reg signed [47:0] off__2;
-    reg signed [47:0] off__3;
-    reg signed [47:0] off__4;
-    reg signed [47:0] off__5;
-    reg signed [47:0] off__6;
-    reg signed [47:0] off__7;
-    reg signed [47:0] off__8;
     reg signed [47:0] tsum__0;
     reg signed [47:0] tsum__1;
     reg signed [47:0] tsum__2;
@@ -79252,6 +79330,7 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     reg  fin__3;
     reg  fin__4;
     reg  [8:0] col9;
+    reg  wrap;
     reg  [8:0] c19;
     reg  accept;
     reg  fire;
@@ -79284,6 +79363,54 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
     reg signed [47:0] erow_d2;
 
     // Sub module instances
+    tilerast_frame_default__raster_core__tile_parser__sx_off__0 sx_off__0(
+        .x(sx_off__0__x),
+        .y(sx_off__0__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__1 sx_off__1(
+        .x(sx_off__1__x),
+        .y(sx_off__1__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__2 sx_off__2(
+        .x(sx_off__2__x),
+        .y(sx_off__2__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__3 sx_off__3(
+        .x(sx_off__3__x),
+        .y(sx_off__3__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__4 sx_off__4(
+        .x(sx_off__4__x),
+        .y(sx_off__4__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__5 sx_off__5(
+        .x(sx_off__5__x),
+        .y(sx_off__5__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__6 sx_off__6(
+        .x(sx_off__6__x),
+        .y(sx_off__6__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__7 sx_off__7(
+        .x(sx_off__7__x),
+        .y(sx_off__7__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_off__8 sx_off__8(
+        .x(sx_off__8__x),
+        .y(sx_off__8__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_ja3__0 sx_ja3__0(
+        .x(sx_ja3__0__x),
+        .y(sx_ja3__0__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_ja3__1 sx_ja3__1(
+        .x(sx_ja3__1__x),
+        .y(sx_ja3__1__y)
+    );
+    tilerast_frame_default__raster_core__tile_parser__sx_ja3__2 sx_ja3__2(
+        .x(sx_ja3__2__x),
+        .y(sx_ja3__2__y)
+    );
     tilerast_frame_default__raster_core__tile_parser__sx_e0 sx_e0(
         .x(sx_e0__x),
         .y(sx_e0__y)
@@ -79457,6 +79584,66 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
         .q(erow2_r__q),
         .clock(erow2_r__clock)
     );
+    tilerast_frame_default__raster_core__tile_parser__off_r__0 off_r__0(
+        .d(off_r__0__d),
+        .q(off_r__0__q),
+        .clock(off_r__0__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__1 off_r__1(
+        .d(off_r__1__d),
+        .q(off_r__1__q),
+        .clock(off_r__1__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__2 off_r__2(
+        .d(off_r__2__d),
+        .q(off_r__2__q),
+        .clock(off_r__2__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__3 off_r__3(
+        .d(off_r__3__d),
+        .q(off_r__3__q),
+        .clock(off_r__3__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__4 off_r__4(
+        .d(off_r__4__d),
+        .q(off_r__4__q),
+        .clock(off_r__4__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__5 off_r__5(
+        .d(off_r__5__d),
+        .q(off_r__5__q),
+        .clock(off_r__5__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__6 off_r__6(
+        .d(off_r__6__d),
+        .q(off_r__6__q),
+        .clock(off_r__6__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__7 off_r__7(
+        .d(off_r__7__d),
+        .q(off_r__7__q),
+        .clock(off_r__7__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__off_r__8 off_r__8(
+        .d(off_r__8__d),
+        .q(off_r__8__q),
+        .clock(off_r__8__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__ja3_r__0 ja3_r__0(
+        .d(ja3_r__0__d),
+        .q(ja3_r__0__q),
+        .clock(ja3_r__0__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__ja3_r__1 ja3_r__1(
+        .d(ja3_r__1__d),
+        .q(ja3_r__1__q),
+        .clock(ja3_r__1__clock)
+    );
+    tilerast_frame_default__raster_core__tile_parser__ja3_r__2 ja3_r__2(
+        .d(ja3_r__2__d),
+        .q(ja3_r__2__q),
+        .clock(ja3_r__2__clock)
+    );
 
     // Update code
     always @(*) begin
@@ -79534,53 +79721,116 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
         erow_next0 = erow0_r__q + bstep0;
         erow_next1 = erow1_r__q + bstep1;
         erow_next2 = erow2_r__q + bstep2;
+        off_r__0__clock = clock;
+        off_r__0__d = off_r__0__q;
+        off_r__1__clock = clock;
+        off_r__1__d = off_r__1__q;
+        off_r__2__clock = clock;
+        off_r__2__d = off_r__2__q;
+        off_r__3__clock = clock;
+        off_r__3__d = off_r__3__q;
+        off_r__4__clock = clock;
+        off_r__4__d = off_r__4__q;
+        off_r__5__clock = clock;
+        off_r__5__d = off_r__5__q;
+        off_r__6__clock = clock;
+        off_r__6__d = off_r__6__q;
+        off_r__7__clock = clock;
+        off_r__7__d = off_r__7__q;
+        off_r__8__clock = clock;
+        off_r__8__d = off_r__8__q;
+        ja3_r__0__clock = clock;
+        ja3_r__0__d = ja3_r__0__q;
+        ja3_r__1__clock = clock;
+        ja3_r__1__d = ja3_r__1__q;
+        ja3_r__2__clock = clock;
+        ja3_r__2__d = ja3_r__2__q;
+        iax__0 = $signed(sx_a0__y);
+        iax__1 = $signed(sx_a1__y);
+        iax__2 = $signed(sx_a2__y);
+        ibx__0 = $signed(sx_b0__y);
+        ibx__1 = $signed(sx_b1__y);
+        ibx__2 = $signed(sx_b2__y);
+        iast__0 = $signed($unsigned(iax__0) << col_shift);
+        ibst__0 = $signed($unsigned(ibx__0) << row_shift);
+        iapos__0 = iast__0;
+        if (($unsigned(iast__0) & bit47) != uzero48) begin
+            iapos__0 = szero48;
+        end
+        ibpos__0 = ibst__0;
+        if (($unsigned(ibst__0) & bit47) != uzero48) begin
+            ibpos__0 = szero48;
+        end
+        imx__0 = iapos__0 + ibpos__0;
+        ija__0 = iast__0;
+        ija__3 = $signed($unsigned(iast__0) << sh1);
+        ija__6 = iast__0 + ija__3;
+        sx_ja3__0__x = ija__6;
+        iast__1 = $signed($unsigned(iax__1) << col_shift);
+        ibst__1 = $signed($unsigned(ibx__1) << row_shift);
+        iapos__1 = iast__1;
+        if (($unsigned(iast__1) & bit47) != uzero48) begin
+            iapos__1 = szero48;
+        end
+        ibpos__1 = ibst__1;
+        if (($unsigned(ibst__1) & bit47) != uzero48) begin
+            ibpos__1 = szero48;
+        end
+        imx__1 = iapos__1 + ibpos__1;
+        ija__1 = iast__1;
+        ija__4 = $signed($unsigned(iast__1) << sh1);
+        ija__7 = iast__1 + ija__4;
+        sx_ja3__1__x = ija__7;
+        iast__2 = $signed($unsigned(iax__2) << col_shift);
+        ibst__2 = $signed($unsigned(ibx__2) << row_shift);
+        iapos__2 = iast__2;
+        if (($unsigned(iast__2) & bit47) != uzero48) begin
+            iapos__2 = szero48;
+        end
+        ibpos__2 = ibst__2;
+        if (($unsigned(ibst__2) & bit47) != uzero48) begin
+            ibpos__2 = szero48;
+        end
+        imx__2 = iapos__2 + ibpos__2;
+        ija__2 = iast__2;
+        ija__5 = $signed($unsigned(iast__2) << sh1);
+        ija__8 = iast__2 + ija__5;
+        sx_ja3__2__x = ija__8;
+        ioff__0 = ija__0 + imx__0;
+        sx_off__0__x = ioff__0;
+        ioff__1 = ija__1 + imx__1;
+        sx_off__1__x = ioff__1;
+        ioff__2 = ija__2 + imx__2;
+        sx_off__2__x = ioff__2;
+        ioff__3 = ija__3 + imx__0;
+        sx_off__3__x = ioff__3;
+        ioff__4 = ija__4 + imx__1;
+        sx_off__4__x = ioff__4;
+        ioff__5 = ija__5 + imx__2;
+        sx_off__5__x = ioff__5;
+        ioff__6 = ija__6 + imx__0;
+        sx_off__6__x = ioff__6;
+        ioff__7 = ija__7 + imx__1;
+        sx_off__7__x = ioff__7;
+        ioff__8 = ija__8 + imx__2;
+        sx_off__8__x = ioff__8;
         ast__0 = astep0;
         ast__1 = astep1;
         ast__2 = astep2;
-        bst__0 = bstep0;
-        bst__1 = bstep1;
-        bst__2 = bstep2;
         ecur__0 = e0_r__q;
         ecur__1 = e1_r__q;
         ecur__2 = e2_r__q;
-        apos__0 = ast__0;
-        if (($unsigned(ast__0) & bit47) != uzero48) begin
-            apos__0 = szero48;
-        end
-        bpos__0 = bst__0;
-        if (($unsigned(bst__0) & bit47) != uzero48) begin
-            bpos__0 = szero48;
-        end
-        mx__0 = apos__0 + bpos__0;
         ja__0 = ast__0;
         ja__3 = $signed($unsigned(ast__0) << sh1);
-        ja__6 = ast__0 + ja__3;
+        ja__6 = ja3_r__0__q;
         ja__9 = $signed($unsigned(ast__0) << sh2);
-        apos__1 = ast__1;
-        if (($unsigned(ast__1) & bit47) != uzero48) begin
-            apos__1 = szero48;
-        end
-        bpos__1 = bst__1;
-        if (($unsigned(bst__1) & bit47) != uzero48) begin
-            bpos__1 = szero48;
-        end
-        mx__1 = apos__1 + bpos__1;
         ja__1 = ast__1;
         ja__4 = $signed($unsigned(ast__1) << sh1);
-        ja__7 = ast__1 + ja__4;
+        ja__7 = ja3_r__1__q;
         ja__10 = $signed($unsigned(ast__1) << sh2);
-        apos__2 = ast__2;
-        if (($unsigned(ast__2) & bit47) != uzero48) begin
-            apos__2 = szero48;
-        end
-        bpos__2 = bst__2;
-        if (($unsigned(bst__2) & bit47) != uzero48) begin
-            bpos__2 = szero48;
-        end
-        mx__2 = apos__2 + bpos__2;
         ja__2 = ast__2;
         ja__5 = $signed($unsigned(ast__2) << sh1);
-        ja__8 = ast__2 + ja__5;
+        ja__8 = ja3_r__2__q;
         ja__11 = $signed($unsigned(ast__2) << sh2);
         land__0 = ecur__0 + ja__0;
         land__1 = ecur__1 + ja__1;
@@ -79594,32 +79844,23 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
         land__9 = ecur__0 + ja__9;
         land__10 = ecur__1 + ja__10;
         land__11 = ecur__2 + ja__11;
-        off__0 = ja__0 + mx__0;
-        tsum__0 = ecur__0 + off__0;
+        tsum__0 = ecur__0 + off_r__0__q;
         tneg__0 = ($unsigned(tsum__0) & sbit48) != uzero48;
-        off__1 = ja__1 + mx__1;
-        tsum__1 = ecur__1 + off__1;
+        tsum__1 = ecur__1 + off_r__1__q;
         tneg__1 = ($unsigned(tsum__1) & sbit48) != uzero48;
-        off__2 = ja__2 + mx__2;
-        tsum__2 = ecur__2 + off__2;
+        tsum__2 = ecur__2 + off_r__2__q;
         tneg__2 = ($unsigned(tsum__2) & sbit48) != uzero48;
-        off__3 = ja__3 + mx__0;
-        tsum__3 = ecur__0 + off__3;
+        tsum__3 = ecur__0 + off_r__3__q;
         tneg__3 = ($unsigned(tsum__3) & sbit48) != uzero48;
-        off__4 = ja__4 + mx__1;
-        tsum__4 = ecur__1 + off__4;
+        tsum__4 = ecur__1 + off_r__4__q;
         tneg__4 = ($unsigned(tsum__4) & sbit48) != uzero48;
-        off__5 = ja__5 + mx__2;
-        tsum__5 = ecur__2 + off__5;
+        tsum__5 = ecur__2 + off_r__5__q;
         tneg__5 = ($unsigned(tsum__5) & sbit48) != uzero48;
-        off__6 = ja__6 + mx__0;
-        tsum__6 = ecur__0 + off__6;
+        tsum__6 = ecur__0 + off_r__6__q;
         tneg__6 = ($unsigned(tsum__6) & sbit48) != uzero48;
-        off__7 = ja__7 + mx__1;
-        tsum__7 = ecur__1 + off__7;
+        tsum__7 = ecur__1 + off_r__7__q;
         tneg__7 = ($unsigned(tsum__7) & sbit48) != uzero48;
-        off__8 = ja__8 + mx__2;
-        tsum__8 = ecur__2 + off__8;
+        tsum__8 = ecur__2 + off_r__8__q;
         tneg__8 = ($unsigned(tsum__8) & sbit48) != uzero48;
         col9 = ((col_r__q) & 9'h1ff);
         c19 = ((c1_r__q) & 9'h1ff);
@@ -79646,6 +79887,7 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
         skip__2 = c_en__1 & rej__2 & ~fin__2;
         rej__3 = tneg__6 | tneg__7 | tneg__8;
         skip__3 = c_en__2 & rej__3 & ~fin__3;
+        wrap = skip__1 & (~inrow__2 | (skip__2 & ~inrow__3) | (skip__2 & skip__3 & ~inrow__4));
         e_d0 = e0_r__q;
         e_d1 = e1_r__q;
         e_d2 = e2_r__q;
@@ -79677,6 +79919,18 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
             b0_r__d = sx_b0__y;
             b1_r__d = sx_b1__y;
             b2_r__d = sx_b2__y;
+            off_r__0__d = sx_off__0__y;
+            off_r__1__d = sx_off__1__y;
+            off_r__2__d = sx_off__2__y;
+            off_r__3__d = sx_off__3__y;
+            off_r__4__d = sx_off__4__y;
+            off_r__5__d = sx_off__5__y;
+            off_r__6__d = sx_off__6__y;
+            off_r__7__d = sx_off__7__y;
+            off_r__8__d = sx_off__8__y;
+            ja3_r__0__d = sx_ja3__0__y;
+            ja3_r__1__d = sx_ja3__1__y;
+            ja3_r__2__d = sx_ja3__2__y;
             visw_r__d = inp__vis_w;
             vish_r__d = inp__vis_h;
             c0_r__d = c0_in;
@@ -79689,7 +79943,7 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
             if (last_r__q) begin
                 valid_r__d = 1'b0;
             end
-            else if (col_r__q == c1_r__q) begin
+            else if ((col_r__q == c1_r__q) | wrap) begin
                 col_r__d = c0_r__q;
                 row_r__d = row_inc;
                 erow_d0 = erow_next0;
@@ -79706,17 +79960,6 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
                 e_d1 = e1_r__q + astep1;
                 e_d2 = e2_r__q + astep2;
                 last_r__d = (col_inc == c1_r__q) & (row_r__q == r1_r__q);
-            end
-            else if (~inrow__2 | (skip__2 & ~inrow__3) | (skip__2 & skip__3 & ~inrow__4)) begin
-                col_r__d = c0_r__q;
-                row_r__d = row_inc;
-                erow_d0 = erow_next0;
-                erow_d1 = erow_next1;
-                erow_d2 = erow_next2;
-                e_d0 = erow_next0;
-                e_d1 = erow_next1;
-                e_d2 = erow_next2;
-                last_r__d = (row_inc == r1_r__q) & (c0_r__q == c1_r__q);
             end
             else if (~skip__2) begin
                 col_r__d = ((cj__2) & 8'hff);
@@ -79778,6 +80021,18 @@ module tilerast_frame_default__raster_core__tile_parser(clock,flush,in_valid,in_
             r1_r__d = zero8;
             none_r__d = 1'b0;
             last_r__d = 1'b0;
+            off_r__0__d = szero48;
+            off_r__1__d = szero48;
+            off_r__2__d = szero48;
+            off_r__3__d = szero48;
+            off_r__4__d = szero48;
+            off_r__5__d = szero48;
+            off_r__6__d = szero48;
+            off_r__7__d = szero48;
+            off_r__8__d = szero48;
+            ja3_r__0__d = szero48;
+            ja3_r__1__d = szero48;
+            ja3_r__2__d = szero48;
         end
         out_valid = valid_r__q;
         out__prim = prim_r__q;
@@ -80088,6 +80343,63 @@ module tilerast_frame_default__raster_core__tile_parser__erow2_r(d,q,clock);
 endmodule // tilerast_frame_default__raster_core__tile_parser__erow2_r
 
 
+module tilerast_frame_default__raster_core__tile_parser__ja3_r__0(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__ja3_r__0
+
+
+module tilerast_frame_default__raster_core__tile_parser__ja3_r__1(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__ja3_r__1
+
+
+module tilerast_frame_default__raster_core__tile_parser__ja3_r__2(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__ja3_r__2
+
+
 module tilerast_frame_default__raster_core__tile_parser__last_r(d,q,clock);
 
     // Module arguments
@@ -80124,6 +80436,177 @@ module tilerast_frame_default__raster_core__tile_parser__none_r(d,q,clock);
     end
 
 endmodule // tilerast_frame_default__raster_core__tile_parser__none_r
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__0(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__0
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__1(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__1
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__2(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__2
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__3(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__3
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__4(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__4
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__5(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__5
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__6(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__6
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__7(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__7
+
+
+module tilerast_frame_default__raster_core__tile_parser__off_r__8(d,q,clock);
+
+    // Module arguments
+    input wire signed [47:0] d;
+    output reg signed [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__off_r__8
 
 
 module tilerast_frame_default__raster_core__tile_parser__prim_r(d,q,clock);
@@ -80529,6 +81012,354 @@ module tilerast_frame_default__raster_core__tile_parser__sx_erow2(x,y);
     end
 
 endmodule // tilerast_frame_default__raster_core__tile_parser__sx_erow2
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_ja3__0(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_ja3__0
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_ja3__1(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_ja3__1
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_ja3__2(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_ja3__2
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__0(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__0
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__1(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__1
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__2(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__2
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__3(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__3
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__4(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__4
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__5(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__5
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__6(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__6
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__7(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__7
+
+
+module tilerast_frame_default__raster_core__tile_parser__sx_off__8(x,y);
+
+    // Module arguments
+    input wire signed [47:0] x;
+    output reg signed [47:0] y;
+
+    // Constant declarations
+    localparam [47:0] sign = 48'h4000000000;
+    localparam [47:0] lo = 48'h7fffffffff;
+    localparam [47:0] hi = 48'hff8000000000;
+    localparam [47:0] zero = 48'h0;
+
+    // Local signals
+    reg  [47:0] xu;
+
+    // Update code
+    always @(*) begin
+        xu = $unsigned(x);
+        if ((xu & sign) != zero) begin
+            y = $signed(xu | hi);
+        end
+        else begin
+            y = $signed(xu & lo);
+        end
+    end
+
+endmodule // tilerast_frame_default__raster_core__tile_parser__sx_off__8
 
 
 module tilerast_frame_default__raster_core__tile_parser__tx_r(d,q,clock);

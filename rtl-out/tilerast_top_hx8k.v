@@ -2024,6 +2024,54 @@ endmodule // tilerast_top_hx8k__ram
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 module tilerast_top_hx8k__rb(d,q,clock);
 
     // Module arguments

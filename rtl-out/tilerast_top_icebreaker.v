@@ -2024,6 +2024,54 @@ endmodule // tilerast_top_icebreaker__ram
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 module tilerast_top_icebreaker__rb(d,q,clock);
 
     // Module arguments

@@ -2255,6 +2255,54 @@ endmodule // tilerast_top_ulx3s__ram
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 module tilerast_top_ulx3s__rb(d,q,clock);
 
     // Module arguments

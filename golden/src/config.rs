@@ -164,10 +164,10 @@ impl Config {
             second_tile: [64, 32],
             max_point_size: 64,
             coverage_test: CoverageTest::Edge,
-            // No look-ahead at `default`: K = 4 measured 2 025 instead of 389 LUT4s and 45.2
-            // instead of 116.5 MHz for the tile parser on the ECP5, below the whole core's
-            // 48.4 MHz, until its lane offsets are registered (README, issue 17).
-            subtiles_per_cycle: 1,
+            // Look-ahead over 3 test-rejected sub-tiles per step: with its lane offsets
+            // registered the tile parser at K = 4 measured 63.5 MHz on the ECP5 (1 130 LUT4s;
+            // 132.5 and 401 at K = 1), above the whole core's 48.4 MHz (README, issue 17).
+            subtiles_per_cycle: 4,
             cull: CullMode::None,
             depth_func: DepthFunc::LessEqual,
             pixel_info_block_bytes: 64,
@@ -189,8 +189,8 @@ impl Config {
                 second_tile: [32, 16],
                 max_point_size: 16,
                 // No look-ahead: at Q = 1 it gains under 1 % on the shipped ice40 scenes, and
-                // K = 4 measured 1 699 instead of 467 LUT4s and 51.0 instead of 112.0 MHz for the
-                // tile parser on the HX8K (README, issue 17).
+                // K = 4 measured 1 332 instead of 455 LUT4s and 67.1 instead of 106.6 MHz for the
+                // tile parser on the HX8K, whose 4x core already fills 99 % (README, issue 17).
                 subtiles_per_cycle: 1,
                 ..base
             },

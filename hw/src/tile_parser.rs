@@ -29,7 +29,12 @@
 //! j·A = A, A << 1, A + (A << 1), A << 2); if a lane's column lies right of c1 (all rejected),
 //! on (c0, row + 1) like the row step. Lanes j ≥ K are constant-disabled (yosys removes them):
 //! K = 1 is the walker without look-ahead. `BboxOnly` builds K = 1. Every look-ahead input is a
-//! register; the cycle model's `lookahead` / `lookahead_rejects` state the rule.
+//! register: the lane offsets `j·A + max(A, 0) + max(B, 0)` and `3·A` depend only on the
+//! command's a and b, so they are computed from the input and registered with the command
+//! (`off_r`, `ja3_r`, kept in eb + 1 bits, exact for the test's sign bit eb), leaving one adder
+//! `E + off_r` before the lane priority (issue 17: four carry chains in series before, 45.2 MHz
+//! on the ECP5). They are functions of `a_r`, `b_r`, so the cycle model needs no state for
+//! them; its `lookahead` / `lookahead_rejects` state the rule.
 //!
 //! **Widths.** Ports follow `hw/README.md` (`Signed<24>` coefficients, `Signed<48>` E). Inside,
 //! every a/b and E register input is sign-extended from the preset's bound
@@ -51,7 +56,8 @@
 //!                 │ step (fire):   col+j, E+=j·(a<<sx) | row+1,    │──► out_* (registers)
 //!  in_ready ◄─────│                col=c0, E=E_row+=b<<sy         │
 //!                 └──────────▲────────────────────────────────────┘
-//!      lanes j = 1..K−1: reject(col+j) = ∃k: E_k + j·A_k + A_k⁺ + B_k⁺ < 0 (from the registers)
+//!      lanes j = 1..K−1: reject(col+j) = ∃k: E_k + off_r[j,k] < 0, off = j·A_k + A_k⁺ + B_k⁺
+//!      (off_r, 3·A loaded with the command from in a, b)
 //!      j = first lane not rejected (or the last sub-tile), else K; all up to c1 rejected → row+1
 //!   row r1  ─ ─ ─► ─► ─► (last)
 //!   row r0+1 ─ ─ ► ─► ─►
@@ -90,15 +96,22 @@ stream_block! {
         bit47: Constant<Bits<48>>,
         uzero48: Constant<Bits<48>>,
 
-        // Look-ahead locals (index (j − 1)·3 + k for lane j, edge k).
+        // Look-ahead locals (index (j − 1)·3 + k for lane j, edge k). The lane offsets are
+        // computed from the command being loaded (`i*`: a, b from the input) and registered.
+        iax: Vec<Signal<Local, Signed<48>>>,
+        ibx: Vec<Signal<Local, Signed<48>>>,
+        iast: Vec<Signal<Local, Signed<48>>>,
+        ibst: Vec<Signal<Local, Signed<48>>>,
+        iapos: Vec<Signal<Local, Signed<48>>>,
+        ibpos: Vec<Signal<Local, Signed<48>>>,
+        imx: Vec<Signal<Local, Signed<48>>>,
+        ija: Vec<Signal<Local, Signed<48>>>,
+        ioff: Vec<Signal<Local, Signed<48>>>,
+        sx_off: Vec<Sext48>,
+        sx_ja3: Vec<Sext48>,
         ast: Vec<Signal<Local, Signed<48>>>,
-        bst: Vec<Signal<Local, Signed<48>>>,
         ecur: Vec<Signal<Local, Signed<48>>>,
-        apos: Vec<Signal<Local, Signed<48>>>,
-        bpos: Vec<Signal<Local, Signed<48>>>,
-        mx: Vec<Signal<Local, Signed<48>>>,
         ja: Vec<Signal<Local, Signed<48>>>,
-        off: Vec<Signal<Local, Signed<48>>>,
         tsum: Vec<Signal<Local, Signed<48>>>,
         land: Vec<Signal<Local, Signed<48>>>,
         tneg: Vec<Signal<Local, Bit>>,
@@ -108,6 +121,7 @@ stream_block! {
         inrow: Vec<Signal<Local, Bit>>,
         fin: Vec<Signal<Local, Bit>>,
         col9: Signal<Local, Bits<9>>,
+        wrap: Signal<Local, Bit>,
         c19: Signal<Local, Bits<9>>,
 
         // Combinational locals.
@@ -181,6 +195,11 @@ stream_block! {
         erow0_r: DFF<Signed<48>>,
         erow1_r: DFF<Signed<48>>,
         erow2_r: DFF<Signed<48>>,
+        // Look-ahead registers, loaded with the command (functions of a_r, b_r): lane offsets
+        // j·A + max(A, 0) + max(B, 0) (index (j − 1)·3 + k) and 3·A (index k), kept in eb + 1
+        // bits (the test's sign bit is eb).
+        off_r: Vec<DFF<Signed<48>>>,
+        ja3_r: Vec<DFF<Signed<48>>>,
     }
 }
 
@@ -204,14 +223,20 @@ impl TileParser {
             sbit48: Constant::new((1u64 << eb.min(47)).into()),
             bit47: Constant::new((1u64 << 47).into()),
             uzero48: Constant::new(0u64.into()),
+            iax: vec_of(3),
+            ibx: vec_of(3),
+            iast: vec_of(3),
+            ibst: vec_of(3),
+            iapos: vec_of(3),
+            ibpos: vec_of(3),
+            imx: vec_of(3),
+            ija: vec_of(9),
+            ioff: vec_of(9),
+            sx_off: (0..9).map(|_| Sext48::new((eb + 1).min(48))).collect(),
+            sx_ja3: (0..3).map(|_| Sext48::new((eb + 1).min(48))).collect(),
             ast: vec_of(3),
-            bst: vec_of(3),
             ecur: vec_of(3),
-            apos: vec_of(3),
-            bpos: vec_of(3),
-            mx: vec_of(3),
             ja: vec_of(12),
-            off: vec_of(9),
             tsum: vec_of(9),
             land: vec_of(12),
             tneg: vec_of(9),
@@ -221,6 +246,7 @@ impl TileParser {
             inrow: vec_of(5),
             fin: vec_of(5),
             col9: Default::default(),
+            wrap: Default::default(),
             c19: Default::default(),
             clock: Default::default(),
             flush: Default::default(),
@@ -306,6 +332,8 @@ impl TileParser {
             erow0_r: Default::default(),
             erow1_r: Default::default(),
             erow2_r: Default::default(),
+            off_r: vec_of(9),
+            ja3_r: vec_of(3),
         }
     }
 }
@@ -344,38 +372,61 @@ impl Logic for TileParser {
         self.erow_next0.next = self.erow0_r.q.val() + self.bstep0.val();
         self.erow_next1.next = self.erow1_r.q.val() + self.bstep1.val();
         self.erow_next2.next = self.erow2_r.q.val() + self.bstep2.val();
-        // Look-ahead (K > 1): lane j tests column col + j with E + j·A + max(A, 0) + max(B, 0),
-        // sign at bit eb; ja = j·A, land = E + j·A (j = 1..=4).
+        // Look-ahead (K > 1): lane j tests column col + j with E + off_r (off = j·A + max(A, 0)
+        // + max(B, 0), from the loading command's a, b), sign at bit eb; ja = j·A, land = E +
+        // j·A (j = 1..=4; 3·A registered).
+        for i in 0..9 {
+            self.off_r[i].clock.next = self.clock.val();
+            self.off_r[i].d.next = self.off_r[i].q.val();
+        }
+        for k in 0..3 {
+            self.ja3_r[k].clock.next = self.clock.val();
+            self.ja3_r[k].d.next = self.ja3_r[k].q.val();
+        }
+        self.iax[0].next = signed_bit_cast::<48, 24>(self.sx_a0.y.val());
+        self.iax[1].next = signed_bit_cast::<48, 24>(self.sx_a1.y.val());
+        self.iax[2].next = signed_bit_cast::<48, 24>(self.sx_a2.y.val());
+        self.ibx[0].next = signed_bit_cast::<48, 24>(self.sx_b0.y.val());
+        self.ibx[1].next = signed_bit_cast::<48, 24>(self.sx_b1.y.val());
+        self.ibx[2].next = signed_bit_cast::<48, 24>(self.sx_b2.y.val());
+        for k in 0..3 {
+            self.iast[k].next = signed_cast(unsigned_cast(self.iax[k].val()) << self.col_shift.val());
+            self.ibst[k].next = signed_cast(unsigned_cast(self.ibx[k].val()) << self.row_shift.val());
+            self.iapos[k].next = self.iast[k].val();
+            if (unsigned_cast(self.iast[k].val()) & self.bit47.val()) != self.uzero48.val() {
+                self.iapos[k].next = self.szero48.val();
+            }
+            self.ibpos[k].next = self.ibst[k].val();
+            if (unsigned_cast(self.ibst[k].val()) & self.bit47.val()) != self.uzero48.val() {
+                self.ibpos[k].next = self.szero48.val();
+            }
+            self.imx[k].next = self.iapos[k].val() + self.ibpos[k].val();
+            self.ija[k].next = self.iast[k].val();
+            self.ija[3 + k].next = signed_cast(unsigned_cast(self.iast[k].val()) << self.sh1.val());
+            self.ija[6 + k].next = self.iast[k].val() + self.ija[3 + k].val();
+            self.sx_ja3[k].x.next = self.ija[6 + k].val();
+        }
+        for i in 0..9 {
+            self.ioff[i].next = self.ija[i].val() + self.imx[i % 3].val();
+            self.sx_off[i].x.next = self.ioff[i].val();
+        }
         self.ast[0].next = self.astep0.val();
         self.ast[1].next = self.astep1.val();
         self.ast[2].next = self.astep2.val();
-        self.bst[0].next = self.bstep0.val();
-        self.bst[1].next = self.bstep1.val();
-        self.bst[2].next = self.bstep2.val();
         self.ecur[0].next = self.e0_r.q.val();
         self.ecur[1].next = self.e1_r.q.val();
         self.ecur[2].next = self.e2_r.q.val();
         for k in 0..3 {
-            self.apos[k].next = self.ast[k].val();
-            if (unsigned_cast(self.ast[k].val()) & self.bit47.val()) != self.uzero48.val() {
-                self.apos[k].next = self.szero48.val();
-            }
-            self.bpos[k].next = self.bst[k].val();
-            if (unsigned_cast(self.bst[k].val()) & self.bit47.val()) != self.uzero48.val() {
-                self.bpos[k].next = self.szero48.val();
-            }
-            self.mx[k].next = self.apos[k].val() + self.bpos[k].val();
             self.ja[k].next = self.ast[k].val();
             self.ja[3 + k].next = signed_cast(unsigned_cast(self.ast[k].val()) << self.sh1.val());
-            self.ja[6 + k].next = self.ast[k].val() + self.ja[3 + k].val();
+            self.ja[6 + k].next = self.ja3_r[k].q.val();
             self.ja[9 + k].next = signed_cast(unsigned_cast(self.ast[k].val()) << self.sh2.val());
         }
         for i in 0..12 {
             self.land[i].next = self.ecur[i % 3].val() + self.ja[i].val();
         }
         for i in 0..9 {
-            self.off[i].next = self.ja[i].val() + self.mx[i % 3].val();
-            self.tsum[i].next = self.ecur[i % 3].val() + self.off[i].val();
+            self.tsum[i].next = self.ecur[i % 3].val() + self.off_r[i].q.val();
             self.tneg[i].next = (unsigned_cast(self.tsum[i].val()) & self.sbit48.val()) != self.uzero48.val();
         }
         self.col9.next = bit_cast::<9, 8>(self.col_r.q.val());
@@ -395,6 +446,11 @@ impl Logic for TileParser {
                 self.tneg[(j - 1) * 3].val() | self.tneg[(j - 1) * 3 + 1].val() | self.tneg[(j - 1) * 3 + 2].val();
             self.skip[j].next = self.c_en[j - 1].val() & self.rej[j].val() & !self.fin[j].val();
         }
+        // Every column up to c1 tested and rejected: the step goes to the next row.
+        self.wrap.next = self.skip[1].val()
+            & (!self.inrow[2].val()
+                | (self.skip[2].val() & !self.inrow[3].val())
+                | (self.skip[2].val() & self.skip[3].val() & !self.inrow[4].val()));
         // E register inputs (hold by default), sign-extended below.
         self.e_d0.next = self.e0_r.q.val();
         self.e_d1.next = self.e1_r.q.val();
@@ -428,6 +484,12 @@ impl Logic for TileParser {
             self.b0_r.d.next = self.sx_b0.y.val();
             self.b1_r.d.next = self.sx_b1.y.val();
             self.b2_r.d.next = self.sx_b2.y.val();
+            for i in 0..9 {
+                self.off_r[i].d.next = self.sx_off[i].y.val();
+            }
+            for k in 0..3 {
+                self.ja3_r[k].d.next = self.sx_ja3[k].y.val();
+            }
             self.visw_r.d.next = self.inp.vis_w.val();
             self.vish_r.d.next = self.inp.vis_h.val();
             self.c0_r.d.next = self.c0_in.val();
@@ -439,8 +501,9 @@ impl Logic for TileParser {
         } else if self.fire.val() {
             if self.last_r.q.val() {
                 self.valid_r.d.next = false;
-            } else if self.col_r.q.val() == self.c1_r.q.val() {
-                // Next row, back to column c0.
+            } else if (self.col_r.q.val() == self.c1_r.q.val()) | self.wrap.val() {
+                // Next row, back to column c0: the row's end, or every column up to c1 tested
+                // and rejected.
                 self.col_r.d.next = self.c0_r.q.val();
                 self.row_r.d.next = self.row_inc.val();
                 self.erow_d0.next = self.erow_next0.val();
@@ -459,21 +522,6 @@ impl Logic for TileParser {
                 self.e_d2.next = self.e2_r.q.val() + self.astep2.val();
                 self.last_r.d.next =
                     (self.col_inc.val() == self.c1_r.q.val()) & (self.row_r.q.val() == self.r1_r.q.val());
-            } else if !self.inrow[2].val()
-                | (self.skip[2].val() & !self.inrow[3].val())
-                | (self.skip[2].val() & self.skip[3].val() & !self.inrow[4].val())
-            {
-                // Every column up to c1 tested and rejected: next row, back to column c0.
-                self.col_r.d.next = self.c0_r.q.val();
-                self.row_r.d.next = self.row_inc.val();
-                self.erow_d0.next = self.erow_next0.val();
-                self.erow_d1.next = self.erow_next1.val();
-                self.erow_d2.next = self.erow_next2.val();
-                self.e_d0.next = self.erow_next0.val();
-                self.e_d1.next = self.erow_next1.val();
-                self.e_d2.next = self.erow_next2.val();
-                self.last_r.d.next =
-                    (self.row_inc.val() == self.r1_r.q.val()) & (self.c0_r.q.val() == self.c1_r.q.val());
             } else if !self.skip[2].val() {
                 // Column col + 2 (col + 1 skipped).
                 self.col_r.d.next = bit_cast::<8, 9>(self.cj[2].val());
@@ -535,6 +583,12 @@ impl Logic for TileParser {
             self.r1_r.d.next = self.zero8.val();
             self.none_r.d.next = false;
             self.last_r.d.next = false;
+            for i in 0..9 {
+                self.off_r[i].d.next = self.szero48.val();
+            }
+            for k in 0..3 {
+                self.ja3_r[k].d.next = self.szero48.val();
+            }
         }
         // Outputs straight from the registers.
         self.out_valid.next = self.valid_r.q.val();
