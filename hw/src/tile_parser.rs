@@ -32,8 +32,8 @@
 //! register: the lane offsets `j·A + max(A, 0) + max(B, 0)` and `3·A` depend only on the
 //! command's a and b, so they are computed from the input and registered with the command
 //! (`off_r`, `ja3_r`, kept in eb + 1 bits, exact for the test's sign bit eb), leaving one adder
-//! `E + off_r` before the lane priority (issue 17: four carry chains in series before, 45.2 MHz
-//! on the ECP5). They are functions of `a_r`, `b_r`, so the cycle model needs no state for
+//! `E + off_r` before the lane priority (issue 17; before, up to four carry chains in series:
+//! README "Benchmarks"). They are functions of `a_r`, `b_r`, so the cycle model needs no state for
 //! them; its `lookahead` / `lookahead_rejects` state the rule.
 //!
 //! **Widths.** Ports follow `hw/README.md` (`Signed<24>` coefficients, `Signed<48>` E). Inside,
