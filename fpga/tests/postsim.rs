@@ -637,11 +637,11 @@ fn frame_postsim(board: &str, preset: &str, prims: u64, frames: usize) -> postsi
 /// `fpga/tb/ecp5_mult18x18d.v`).
 ///
 /// Ignored in the plain `cargo test`: synthesis, compile and simulation take 4 to 8 minutes of
-/// one core (yosys alone 2.5 min), so `./dev test` runs it on the second core beside the
+/// one core (yosys alone 2.5 min), so `./dev test` runs it on the second core beside the tests and the
 /// regressions, with the FPGA flows. By hand:
 /// `cargo test -p tilerast-fpga --test postsim -- --ignored frame_netlist_matches_golden_every_cycle_ecp5`
 #[test]
-#[ignore = "4-8 min: ./dev test runs it beside the regressions (-- --ignored runs it here)"]
+#[ignore = "4-8 min: ./dev test runs it beside the tests (-- --ignored runs it here)"]
 fn frame_netlist_matches_golden_every_cycle_ecp5() {
     let s = frame_postsim("ulx3s", "ice40_1x", 1, 1);
     let net = std::fs::read_to_string(&s.summary.netlist).unwrap();
