@@ -6055,6 +6055,150 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] dv__47__d;
     wire  [47:0] dv__47__q;
     reg  dv__47__clock;
+    reg  [47:0] nreg__0__d;
+    wire  [47:0] nreg__0__q;
+    reg  nreg__0__clock;
+    reg  [47:0] nreg__1__d;
+    wire  [47:0] nreg__1__q;
+    reg  nreg__1__clock;
+    reg  [47:0] nreg__2__d;
+    wire  [47:0] nreg__2__q;
+    reg  nreg__2__clock;
+    reg  [47:0] nreg__3__d;
+    wire  [47:0] nreg__3__q;
+    reg  nreg__3__clock;
+    reg  [47:0] nreg__4__d;
+    wire  [47:0] nreg__4__q;
+    reg  nreg__4__clock;
+    reg  [47:0] nreg__5__d;
+    wire  [47:0] nreg__5__q;
+    reg  nreg__5__clock;
+    reg  [47:0] nreg__6__d;
+    wire  [47:0] nreg__6__q;
+    reg  nreg__6__clock;
+    reg  [47:0] nreg__7__d;
+    wire  [47:0] nreg__7__q;
+    reg  nreg__7__clock;
+    reg  [47:0] nreg__8__d;
+    wire  [47:0] nreg__8__q;
+    reg  nreg__8__clock;
+    reg  [47:0] nreg__9__d;
+    wire  [47:0] nreg__9__q;
+    reg  nreg__9__clock;
+    reg  [47:0] nreg__10__d;
+    wire  [47:0] nreg__10__q;
+    reg  nreg__10__clock;
+    reg  [47:0] nreg__11__d;
+    wire  [47:0] nreg__11__q;
+    reg  nreg__11__clock;
+    reg  [47:0] nreg__12__d;
+    wire  [47:0] nreg__12__q;
+    reg  nreg__12__clock;
+    reg  [47:0] nreg__13__d;
+    wire  [47:0] nreg__13__q;
+    reg  nreg__13__clock;
+    reg  [47:0] nreg__14__d;
+    wire  [47:0] nreg__14__q;
+    reg  nreg__14__clock;
+    reg  [47:0] nreg__15__d;
+    wire  [47:0] nreg__15__q;
+    reg  nreg__15__clock;
+    reg  [47:0] nreg__16__d;
+    wire  [47:0] nreg__16__q;
+    reg  nreg__16__clock;
+    reg  [47:0] nreg__17__d;
+    wire  [47:0] nreg__17__q;
+    reg  nreg__17__clock;
+    reg  [47:0] nreg__18__d;
+    wire  [47:0] nreg__18__q;
+    reg  nreg__18__clock;
+    reg  [47:0] nreg__19__d;
+    wire  [47:0] nreg__19__q;
+    reg  nreg__19__clock;
+    reg  [47:0] nreg__20__d;
+    wire  [47:0] nreg__20__q;
+    reg  nreg__20__clock;
+    reg  [47:0] nreg__21__d;
+    wire  [47:0] nreg__21__q;
+    reg  nreg__21__clock;
+    reg  [47:0] nreg__22__d;
+    wire  [47:0] nreg__22__q;
+    reg  nreg__22__clock;
+    reg  [47:0] nreg__23__d;
+    wire  [47:0] nreg__23__q;
+    reg  nreg__23__clock;
+    reg  [47:0] nreg__24__d;
+    wire  [47:0] nreg__24__q;
+    reg  nreg__24__clock;
+    reg  [47:0] nreg__25__d;
+    wire  [47:0] nreg__25__q;
+    reg  nreg__25__clock;
+    reg  [47:0] nreg__26__d;
+    wire  [47:0] nreg__26__q;
+    reg  nreg__26__clock;
+    reg  [47:0] nreg__27__d;
+    wire  [47:0] nreg__27__q;
+    reg  nreg__27__clock;
+    reg  [47:0] nreg__28__d;
+    wire  [47:0] nreg__28__q;
+    reg  nreg__28__clock;
+    reg  [47:0] nreg__29__d;
+    wire  [47:0] nreg__29__q;
+    reg  nreg__29__clock;
+    reg  [47:0] nreg__30__d;
+    wire  [47:0] nreg__30__q;
+    reg  nreg__30__clock;
+    reg  [47:0] nreg__31__d;
+    wire  [47:0] nreg__31__q;
+    reg  nreg__31__clock;
+    reg  [47:0] nreg__32__d;
+    wire  [47:0] nreg__32__q;
+    reg  nreg__32__clock;
+    reg  [47:0] nreg__33__d;
+    wire  [47:0] nreg__33__q;
+    reg  nreg__33__clock;
+    reg  [47:0] nreg__34__d;
+    wire  [47:0] nreg__34__q;
+    reg  nreg__34__clock;
+    reg  [47:0] nreg__35__d;
+    wire  [47:0] nreg__35__q;
+    reg  nreg__35__clock;
+    reg  [47:0] nreg__36__d;
+    wire  [47:0] nreg__36__q;
+    reg  nreg__36__clock;
+    reg  [47:0] nreg__37__d;
+    wire  [47:0] nreg__37__q;
+    reg  nreg__37__clock;
+    reg  [47:0] nreg__38__d;
+    wire  [47:0] nreg__38__q;
+    reg  nreg__38__clock;
+    reg  [47:0] nreg__39__d;
+    wire  [47:0] nreg__39__q;
+    reg  nreg__39__clock;
+    reg  [47:0] nreg__40__d;
+    wire  [47:0] nreg__40__q;
+    reg  nreg__40__clock;
+    reg  [47:0] nreg__41__d;
+    wire  [47:0] nreg__41__q;
+    reg  nreg__41__clock;
+    reg  [47:0] nreg__42__d;
+    wire  [47:0] nreg__42__q;
+    reg  nreg__42__clock;
+    reg  [47:0] nreg__43__d;
+    wire  [47:0] nreg__43__q;
+    reg  nreg__43__clock;
+    reg  [47:0] nreg__44__d;
+    wire  [47:0] nreg__44__q;
+    reg  nreg__44__clock;
+    reg  [47:0] nreg__45__d;
+    wire  [47:0] nreg__45__q;
+    reg  nreg__45__clock;
+    reg  [47:0] nreg__46__d;
+    wire  [47:0] nreg__46__q;
+    reg  nreg__46__clock;
+    reg  [47:0] nreg__47__d;
+    wire  [47:0] nreg__47__q;
+    reg  nreg__47__clock;
     reg  [23:0] av__0__d;
     wire  [23:0] av__0__q;
     reg  av__0__clock;
@@ -6208,6 +6352,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] lanes__0__bx__0;
     reg  [47:0] lanes__0__bx__1;
     reg  [47:0] lanes__0__bx__2;
+    reg  [47:0] lanes__0__a2i__0;
+    reg  [47:0] lanes__0__a2i__1;
+    reg  [47:0] lanes__0__a2i__2;
+    reg  [47:0] lanes__0__a2i__3;
+    reg  [47:0] lanes__0__a2i__4;
+    reg  [47:0] lanes__0__a2i__5;
+    reg  [47:0] lanes__0__a2i__6;
+    reg  [47:0] lanes__0__a2i__7;
+    reg  [47:0] lanes__0__a2i__8;
+    reg  [47:0] lanes__0__a2i__9;
+    reg  [47:0] lanes__0__a2i__10;
+    reg  [47:0] lanes__0__a2i__11;
+    reg  [47:0] lanes__0__bxi__0;
+    reg  [47:0] lanes__0__bxi__1;
+    reg  [47:0] lanes__0__bxi__2;
+    reg  [47:0] lanes__0__nr__0;
+    reg  [47:0] lanes__0__nr__1;
+    reg  [47:0] lanes__0__nr__2;
+    reg  [47:0] lanes__0__nr__3;
+    reg  [47:0] lanes__0__nr__4;
+    reg  [47:0] lanes__0__nr__5;
+    reg  [47:0] lanes__0__nr__6;
+    reg  [47:0] lanes__0__nr__7;
+    reg  [47:0] lanes__0__nr__8;
+    reg  [47:0] lanes__0__nr__9;
+    reg  [47:0] lanes__0__nr__10;
+    reg  [47:0] lanes__0__nr__11;
     reg  lanes__0__vx__0;
     reg  lanes__0__vx__1;
     reg  lanes__0__vy__0;
@@ -6216,6 +6387,18 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  lanes__0__none;
     wire  [63:0] lanes__0__mask;
     wire  lanes__0__valid;
+    wire  [47:0] lanes__0__nnew__0;
+    wire  [47:0] lanes__0__nnew__1;
+    wire  [47:0] lanes__0__nnew__2;
+    wire  [47:0] lanes__0__nnew__3;
+    wire  [47:0] lanes__0__nnew__4;
+    wire  [47:0] lanes__0__nnew__5;
+    wire  [47:0] lanes__0__nnew__6;
+    wire  [47:0] lanes__0__nnew__7;
+    wire  [47:0] lanes__0__nnew__8;
+    wire  [47:0] lanes__0__nnew__9;
+    wire  [47:0] lanes__0__nnew__10;
+    wire  [47:0] lanes__0__nnew__11;
     reg  [47:0] lanes__1__gg__0;
     reg  [47:0] lanes__1__gg__1;
     reg  [47:0] lanes__1__gg__2;
@@ -6279,6 +6462,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] lanes__1__bx__0;
     reg  [47:0] lanes__1__bx__1;
     reg  [47:0] lanes__1__bx__2;
+    reg  [47:0] lanes__1__a2i__0;
+    reg  [47:0] lanes__1__a2i__1;
+    reg  [47:0] lanes__1__a2i__2;
+    reg  [47:0] lanes__1__a2i__3;
+    reg  [47:0] lanes__1__a2i__4;
+    reg  [47:0] lanes__1__a2i__5;
+    reg  [47:0] lanes__1__a2i__6;
+    reg  [47:0] lanes__1__a2i__7;
+    reg  [47:0] lanes__1__a2i__8;
+    reg  [47:0] lanes__1__a2i__9;
+    reg  [47:0] lanes__1__a2i__10;
+    reg  [47:0] lanes__1__a2i__11;
+    reg  [47:0] lanes__1__bxi__0;
+    reg  [47:0] lanes__1__bxi__1;
+    reg  [47:0] lanes__1__bxi__2;
+    reg  [47:0] lanes__1__nr__0;
+    reg  [47:0] lanes__1__nr__1;
+    reg  [47:0] lanes__1__nr__2;
+    reg  [47:0] lanes__1__nr__3;
+    reg  [47:0] lanes__1__nr__4;
+    reg  [47:0] lanes__1__nr__5;
+    reg  [47:0] lanes__1__nr__6;
+    reg  [47:0] lanes__1__nr__7;
+    reg  [47:0] lanes__1__nr__8;
+    reg  [47:0] lanes__1__nr__9;
+    reg  [47:0] lanes__1__nr__10;
+    reg  [47:0] lanes__1__nr__11;
     reg  lanes__1__vx__0;
     reg  lanes__1__vx__1;
     reg  lanes__1__vy__0;
@@ -6287,6 +6497,18 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  lanes__1__none;
     wire  [63:0] lanes__1__mask;
     wire  lanes__1__valid;
+    wire  [47:0] lanes__1__nnew__0;
+    wire  [47:0] lanes__1__nnew__1;
+    wire  [47:0] lanes__1__nnew__2;
+    wire  [47:0] lanes__1__nnew__3;
+    wire  [47:0] lanes__1__nnew__4;
+    wire  [47:0] lanes__1__nnew__5;
+    wire  [47:0] lanes__1__nnew__6;
+    wire  [47:0] lanes__1__nnew__7;
+    wire  [47:0] lanes__1__nnew__8;
+    wire  [47:0] lanes__1__nnew__9;
+    wire  [47:0] lanes__1__nnew__10;
+    wire  [47:0] lanes__1__nnew__11;
     reg  [47:0] lanes__2__gg__0;
     reg  [47:0] lanes__2__gg__1;
     reg  [47:0] lanes__2__gg__2;
@@ -6350,6 +6572,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] lanes__2__bx__0;
     reg  [47:0] lanes__2__bx__1;
     reg  [47:0] lanes__2__bx__2;
+    reg  [47:0] lanes__2__a2i__0;
+    reg  [47:0] lanes__2__a2i__1;
+    reg  [47:0] lanes__2__a2i__2;
+    reg  [47:0] lanes__2__a2i__3;
+    reg  [47:0] lanes__2__a2i__4;
+    reg  [47:0] lanes__2__a2i__5;
+    reg  [47:0] lanes__2__a2i__6;
+    reg  [47:0] lanes__2__a2i__7;
+    reg  [47:0] lanes__2__a2i__8;
+    reg  [47:0] lanes__2__a2i__9;
+    reg  [47:0] lanes__2__a2i__10;
+    reg  [47:0] lanes__2__a2i__11;
+    reg  [47:0] lanes__2__bxi__0;
+    reg  [47:0] lanes__2__bxi__1;
+    reg  [47:0] lanes__2__bxi__2;
+    reg  [47:0] lanes__2__nr__0;
+    reg  [47:0] lanes__2__nr__1;
+    reg  [47:0] lanes__2__nr__2;
+    reg  [47:0] lanes__2__nr__3;
+    reg  [47:0] lanes__2__nr__4;
+    reg  [47:0] lanes__2__nr__5;
+    reg  [47:0] lanes__2__nr__6;
+    reg  [47:0] lanes__2__nr__7;
+    reg  [47:0] lanes__2__nr__8;
+    reg  [47:0] lanes__2__nr__9;
+    reg  [47:0] lanes__2__nr__10;
+    reg  [47:0] lanes__2__nr__11;
     reg  lanes__2__vx__0;
     reg  lanes__2__vx__1;
     reg  lanes__2__vy__0;
@@ -6358,6 +6607,18 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  lanes__2__none;
     wire  [63:0] lanes__2__mask;
     wire  lanes__2__valid;
+    wire  [47:0] lanes__2__nnew__0;
+    wire  [47:0] lanes__2__nnew__1;
+    wire  [47:0] lanes__2__nnew__2;
+    wire  [47:0] lanes__2__nnew__3;
+    wire  [47:0] lanes__2__nnew__4;
+    wire  [47:0] lanes__2__nnew__5;
+    wire  [47:0] lanes__2__nnew__6;
+    wire  [47:0] lanes__2__nnew__7;
+    wire  [47:0] lanes__2__nnew__8;
+    wire  [47:0] lanes__2__nnew__9;
+    wire  [47:0] lanes__2__nnew__10;
+    wire  [47:0] lanes__2__nnew__11;
     reg  [47:0] lanes__3__gg__0;
     reg  [47:0] lanes__3__gg__1;
     reg  [47:0] lanes__3__gg__2;
@@ -6421,6 +6682,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] lanes__3__bx__0;
     reg  [47:0] lanes__3__bx__1;
     reg  [47:0] lanes__3__bx__2;
+    reg  [47:0] lanes__3__a2i__0;
+    reg  [47:0] lanes__3__a2i__1;
+    reg  [47:0] lanes__3__a2i__2;
+    reg  [47:0] lanes__3__a2i__3;
+    reg  [47:0] lanes__3__a2i__4;
+    reg  [47:0] lanes__3__a2i__5;
+    reg  [47:0] lanes__3__a2i__6;
+    reg  [47:0] lanes__3__a2i__7;
+    reg  [47:0] lanes__3__a2i__8;
+    reg  [47:0] lanes__3__a2i__9;
+    reg  [47:0] lanes__3__a2i__10;
+    reg  [47:0] lanes__3__a2i__11;
+    reg  [47:0] lanes__3__bxi__0;
+    reg  [47:0] lanes__3__bxi__1;
+    reg  [47:0] lanes__3__bxi__2;
+    reg  [47:0] lanes__3__nr__0;
+    reg  [47:0] lanes__3__nr__1;
+    reg  [47:0] lanes__3__nr__2;
+    reg  [47:0] lanes__3__nr__3;
+    reg  [47:0] lanes__3__nr__4;
+    reg  [47:0] lanes__3__nr__5;
+    reg  [47:0] lanes__3__nr__6;
+    reg  [47:0] lanes__3__nr__7;
+    reg  [47:0] lanes__3__nr__8;
+    reg  [47:0] lanes__3__nr__9;
+    reg  [47:0] lanes__3__nr__10;
+    reg  [47:0] lanes__3__nr__11;
     reg  lanes__3__vx__0;
     reg  lanes__3__vx__1;
     reg  lanes__3__vy__0;
@@ -6429,6 +6717,18 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  lanes__3__none;
     wire  [63:0] lanes__3__mask;
     wire  lanes__3__valid;
+    wire  [47:0] lanes__3__nnew__0;
+    wire  [47:0] lanes__3__nnew__1;
+    wire  [47:0] lanes__3__nnew__2;
+    wire  [47:0] lanes__3__nnew__3;
+    wire  [47:0] lanes__3__nnew__4;
+    wire  [47:0] lanes__3__nnew__5;
+    wire  [47:0] lanes__3__nnew__6;
+    wire  [47:0] lanes__3__nnew__7;
+    wire  [47:0] lanes__3__nnew__8;
+    wire  [47:0] lanes__3__nnew__9;
+    wire  [47:0] lanes__3__nnew__10;
+    wire  [47:0] lanes__3__nnew__11;
 
     // Local signals
     reg  [7:0] cg;
@@ -6472,6 +6772,30 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
     reg  [47:0] a2__9;
     reg  [47:0] a2__10;
     reg  [47:0] a2__11;
+    reg  [47:0] awi__0;
+    reg  [47:0] awi__1;
+    reg  [47:0] awi__2;
+    reg  [47:0] bwi__0;
+    reg  [47:0] bwi__1;
+    reg  [47:0] bwi__2;
+    reg  [47:0] axi__0;
+    reg  [47:0] axi__1;
+    reg  [47:0] axi__2;
+    reg  [47:0] bxi__0;
+    reg  [47:0] bxi__1;
+    reg  [47:0] bxi__2;
+    reg  [47:0] a2i__0;
+    reg  [47:0] a2i__1;
+    reg  [47:0] a2i__2;
+    reg  [47:0] a2i__3;
+    reg  [47:0] a2i__4;
+    reg  [47:0] a2i__5;
+    reg  [47:0] a2i__6;
+    reg  [47:0] a2i__7;
+    reg  [47:0] a2i__8;
+    reg  [47:0] a2i__9;
+    reg  [47:0] a2i__10;
+    reg  [47:0] a2i__11;
     reg  [47:0] ia__0;
     reg  [47:0] ia__1;
     reg  [47:0] ia__2;
@@ -7115,6 +7439,246 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .q(dv__47__q),
         .clock(dv__47__clock)
     );
+    tilerast_full__sample_raster__nreg__0 nreg__0(
+        .d(nreg__0__d),
+        .q(nreg__0__q),
+        .clock(nreg__0__clock)
+    );
+    tilerast_full__sample_raster__nreg__1 nreg__1(
+        .d(nreg__1__d),
+        .q(nreg__1__q),
+        .clock(nreg__1__clock)
+    );
+    tilerast_full__sample_raster__nreg__2 nreg__2(
+        .d(nreg__2__d),
+        .q(nreg__2__q),
+        .clock(nreg__2__clock)
+    );
+    tilerast_full__sample_raster__nreg__3 nreg__3(
+        .d(nreg__3__d),
+        .q(nreg__3__q),
+        .clock(nreg__3__clock)
+    );
+    tilerast_full__sample_raster__nreg__4 nreg__4(
+        .d(nreg__4__d),
+        .q(nreg__4__q),
+        .clock(nreg__4__clock)
+    );
+    tilerast_full__sample_raster__nreg__5 nreg__5(
+        .d(nreg__5__d),
+        .q(nreg__5__q),
+        .clock(nreg__5__clock)
+    );
+    tilerast_full__sample_raster__nreg__6 nreg__6(
+        .d(nreg__6__d),
+        .q(nreg__6__q),
+        .clock(nreg__6__clock)
+    );
+    tilerast_full__sample_raster__nreg__7 nreg__7(
+        .d(nreg__7__d),
+        .q(nreg__7__q),
+        .clock(nreg__7__clock)
+    );
+    tilerast_full__sample_raster__nreg__8 nreg__8(
+        .d(nreg__8__d),
+        .q(nreg__8__q),
+        .clock(nreg__8__clock)
+    );
+    tilerast_full__sample_raster__nreg__9 nreg__9(
+        .d(nreg__9__d),
+        .q(nreg__9__q),
+        .clock(nreg__9__clock)
+    );
+    tilerast_full__sample_raster__nreg__10 nreg__10(
+        .d(nreg__10__d),
+        .q(nreg__10__q),
+        .clock(nreg__10__clock)
+    );
+    tilerast_full__sample_raster__nreg__11 nreg__11(
+        .d(nreg__11__d),
+        .q(nreg__11__q),
+        .clock(nreg__11__clock)
+    );
+    tilerast_full__sample_raster__nreg__12 nreg__12(
+        .d(nreg__12__d),
+        .q(nreg__12__q),
+        .clock(nreg__12__clock)
+    );
+    tilerast_full__sample_raster__nreg__13 nreg__13(
+        .d(nreg__13__d),
+        .q(nreg__13__q),
+        .clock(nreg__13__clock)
+    );
+    tilerast_full__sample_raster__nreg__14 nreg__14(
+        .d(nreg__14__d),
+        .q(nreg__14__q),
+        .clock(nreg__14__clock)
+    );
+    tilerast_full__sample_raster__nreg__15 nreg__15(
+        .d(nreg__15__d),
+        .q(nreg__15__q),
+        .clock(nreg__15__clock)
+    );
+    tilerast_full__sample_raster__nreg__16 nreg__16(
+        .d(nreg__16__d),
+        .q(nreg__16__q),
+        .clock(nreg__16__clock)
+    );
+    tilerast_full__sample_raster__nreg__17 nreg__17(
+        .d(nreg__17__d),
+        .q(nreg__17__q),
+        .clock(nreg__17__clock)
+    );
+    tilerast_full__sample_raster__nreg__18 nreg__18(
+        .d(nreg__18__d),
+        .q(nreg__18__q),
+        .clock(nreg__18__clock)
+    );
+    tilerast_full__sample_raster__nreg__19 nreg__19(
+        .d(nreg__19__d),
+        .q(nreg__19__q),
+        .clock(nreg__19__clock)
+    );
+    tilerast_full__sample_raster__nreg__20 nreg__20(
+        .d(nreg__20__d),
+        .q(nreg__20__q),
+        .clock(nreg__20__clock)
+    );
+    tilerast_full__sample_raster__nreg__21 nreg__21(
+        .d(nreg__21__d),
+        .q(nreg__21__q),
+        .clock(nreg__21__clock)
+    );
+    tilerast_full__sample_raster__nreg__22 nreg__22(
+        .d(nreg__22__d),
+        .q(nreg__22__q),
+        .clock(nreg__22__clock)
+    );
+    tilerast_full__sample_raster__nreg__23 nreg__23(
+        .d(nreg__23__d),
+        .q(nreg__23__q),
+        .clock(nreg__23__clock)
+    );
+    tilerast_full__sample_raster__nreg__24 nreg__24(
+        .d(nreg__24__d),
+        .q(nreg__24__q),
+        .clock(nreg__24__clock)
+    );
+    tilerast_full__sample_raster__nreg__25 nreg__25(
+        .d(nreg__25__d),
+        .q(nreg__25__q),
+        .clock(nreg__25__clock)
+    );
+    tilerast_full__sample_raster__nreg__26 nreg__26(
+        .d(nreg__26__d),
+        .q(nreg__26__q),
+        .clock(nreg__26__clock)
+    );
+    tilerast_full__sample_raster__nreg__27 nreg__27(
+        .d(nreg__27__d),
+        .q(nreg__27__q),
+        .clock(nreg__27__clock)
+    );
+    tilerast_full__sample_raster__nreg__28 nreg__28(
+        .d(nreg__28__d),
+        .q(nreg__28__q),
+        .clock(nreg__28__clock)
+    );
+    tilerast_full__sample_raster__nreg__29 nreg__29(
+        .d(nreg__29__d),
+        .q(nreg__29__q),
+        .clock(nreg__29__clock)
+    );
+    tilerast_full__sample_raster__nreg__30 nreg__30(
+        .d(nreg__30__d),
+        .q(nreg__30__q),
+        .clock(nreg__30__clock)
+    );
+    tilerast_full__sample_raster__nreg__31 nreg__31(
+        .d(nreg__31__d),
+        .q(nreg__31__q),
+        .clock(nreg__31__clock)
+    );
+    tilerast_full__sample_raster__nreg__32 nreg__32(
+        .d(nreg__32__d),
+        .q(nreg__32__q),
+        .clock(nreg__32__clock)
+    );
+    tilerast_full__sample_raster__nreg__33 nreg__33(
+        .d(nreg__33__d),
+        .q(nreg__33__q),
+        .clock(nreg__33__clock)
+    );
+    tilerast_full__sample_raster__nreg__34 nreg__34(
+        .d(nreg__34__d),
+        .q(nreg__34__q),
+        .clock(nreg__34__clock)
+    );
+    tilerast_full__sample_raster__nreg__35 nreg__35(
+        .d(nreg__35__d),
+        .q(nreg__35__q),
+        .clock(nreg__35__clock)
+    );
+    tilerast_full__sample_raster__nreg__36 nreg__36(
+        .d(nreg__36__d),
+        .q(nreg__36__q),
+        .clock(nreg__36__clock)
+    );
+    tilerast_full__sample_raster__nreg__37 nreg__37(
+        .d(nreg__37__d),
+        .q(nreg__37__q),
+        .clock(nreg__37__clock)
+    );
+    tilerast_full__sample_raster__nreg__38 nreg__38(
+        .d(nreg__38__d),
+        .q(nreg__38__q),
+        .clock(nreg__38__clock)
+    );
+    tilerast_full__sample_raster__nreg__39 nreg__39(
+        .d(nreg__39__d),
+        .q(nreg__39__q),
+        .clock(nreg__39__clock)
+    );
+    tilerast_full__sample_raster__nreg__40 nreg__40(
+        .d(nreg__40__d),
+        .q(nreg__40__q),
+        .clock(nreg__40__clock)
+    );
+    tilerast_full__sample_raster__nreg__41 nreg__41(
+        .d(nreg__41__d),
+        .q(nreg__41__q),
+        .clock(nreg__41__clock)
+    );
+    tilerast_full__sample_raster__nreg__42 nreg__42(
+        .d(nreg__42__d),
+        .q(nreg__42__q),
+        .clock(nreg__42__clock)
+    );
+    tilerast_full__sample_raster__nreg__43 nreg__43(
+        .d(nreg__43__d),
+        .q(nreg__43__q),
+        .clock(nreg__43__clock)
+    );
+    tilerast_full__sample_raster__nreg__44 nreg__44(
+        .d(nreg__44__d),
+        .q(nreg__44__q),
+        .clock(nreg__44__clock)
+    );
+    tilerast_full__sample_raster__nreg__45 nreg__45(
+        .d(nreg__45__d),
+        .q(nreg__45__q),
+        .clock(nreg__45__clock)
+    );
+    tilerast_full__sample_raster__nreg__46 nreg__46(
+        .d(nreg__46__d),
+        .q(nreg__46__q),
+        .clock(nreg__46__clock)
+    );
+    tilerast_full__sample_raster__nreg__47 nreg__47(
+        .d(nreg__47__d),
+        .q(nreg__47__q),
+        .clock(nreg__47__clock)
+    );
     tilerast_full__sample_raster__av__0 av__0(
         .d(av__0__d),
         .q(av__0__q),
@@ -7329,6 +7893,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .bx__0(lanes__0__bx__0),
         .bx__1(lanes__0__bx__1),
         .bx__2(lanes__0__bx__2),
+        .a2i__0(lanes__0__a2i__0),
+        .a2i__1(lanes__0__a2i__1),
+        .a2i__2(lanes__0__a2i__2),
+        .a2i__3(lanes__0__a2i__3),
+        .a2i__4(lanes__0__a2i__4),
+        .a2i__5(lanes__0__a2i__5),
+        .a2i__6(lanes__0__a2i__6),
+        .a2i__7(lanes__0__a2i__7),
+        .a2i__8(lanes__0__a2i__8),
+        .a2i__9(lanes__0__a2i__9),
+        .a2i__10(lanes__0__a2i__10),
+        .a2i__11(lanes__0__a2i__11),
+        .bxi__0(lanes__0__bxi__0),
+        .bxi__1(lanes__0__bxi__1),
+        .bxi__2(lanes__0__bxi__2),
+        .nr__0(lanes__0__nr__0),
+        .nr__1(lanes__0__nr__1),
+        .nr__2(lanes__0__nr__2),
+        .nr__3(lanes__0__nr__3),
+        .nr__4(lanes__0__nr__4),
+        .nr__5(lanes__0__nr__5),
+        .nr__6(lanes__0__nr__6),
+        .nr__7(lanes__0__nr__7),
+        .nr__8(lanes__0__nr__8),
+        .nr__9(lanes__0__nr__9),
+        .nr__10(lanes__0__nr__10),
+        .nr__11(lanes__0__nr__11),
         .vx__0(lanes__0__vx__0),
         .vx__1(lanes__0__vx__1),
         .vy__0(lanes__0__vy__0),
@@ -7336,7 +7927,19 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .trivial(lanes__0__trivial),
         .none(lanes__0__none),
         .mask(lanes__0__mask),
-        .valid(lanes__0__valid)
+        .valid(lanes__0__valid),
+        .nnew__0(lanes__0__nnew__0),
+        .nnew__1(lanes__0__nnew__1),
+        .nnew__2(lanes__0__nnew__2),
+        .nnew__3(lanes__0__nnew__3),
+        .nnew__4(lanes__0__nnew__4),
+        .nnew__5(lanes__0__nnew__5),
+        .nnew__6(lanes__0__nnew__6),
+        .nnew__7(lanes__0__nnew__7),
+        .nnew__8(lanes__0__nnew__8),
+        .nnew__9(lanes__0__nnew__9),
+        .nnew__10(lanes__0__nnew__10),
+        .nnew__11(lanes__0__nnew__11)
     );
     tilerast_full__sample_raster__lanes__1 lanes__1(
         .gg__0(lanes__1__gg__0),
@@ -7402,6 +8005,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .bx__0(lanes__1__bx__0),
         .bx__1(lanes__1__bx__1),
         .bx__2(lanes__1__bx__2),
+        .a2i__0(lanes__1__a2i__0),
+        .a2i__1(lanes__1__a2i__1),
+        .a2i__2(lanes__1__a2i__2),
+        .a2i__3(lanes__1__a2i__3),
+        .a2i__4(lanes__1__a2i__4),
+        .a2i__5(lanes__1__a2i__5),
+        .a2i__6(lanes__1__a2i__6),
+        .a2i__7(lanes__1__a2i__7),
+        .a2i__8(lanes__1__a2i__8),
+        .a2i__9(lanes__1__a2i__9),
+        .a2i__10(lanes__1__a2i__10),
+        .a2i__11(lanes__1__a2i__11),
+        .bxi__0(lanes__1__bxi__0),
+        .bxi__1(lanes__1__bxi__1),
+        .bxi__2(lanes__1__bxi__2),
+        .nr__0(lanes__1__nr__0),
+        .nr__1(lanes__1__nr__1),
+        .nr__2(lanes__1__nr__2),
+        .nr__3(lanes__1__nr__3),
+        .nr__4(lanes__1__nr__4),
+        .nr__5(lanes__1__nr__5),
+        .nr__6(lanes__1__nr__6),
+        .nr__7(lanes__1__nr__7),
+        .nr__8(lanes__1__nr__8),
+        .nr__9(lanes__1__nr__9),
+        .nr__10(lanes__1__nr__10),
+        .nr__11(lanes__1__nr__11),
         .vx__0(lanes__1__vx__0),
         .vx__1(lanes__1__vx__1),
         .vy__0(lanes__1__vy__0),
@@ -7409,7 +8039,19 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .trivial(lanes__1__trivial),
         .none(lanes__1__none),
         .mask(lanes__1__mask),
-        .valid(lanes__1__valid)
+        .valid(lanes__1__valid),
+        .nnew__0(lanes__1__nnew__0),
+        .nnew__1(lanes__1__nnew__1),
+        .nnew__2(lanes__1__nnew__2),
+        .nnew__3(lanes__1__nnew__3),
+        .nnew__4(lanes__1__nnew__4),
+        .nnew__5(lanes__1__nnew__5),
+        .nnew__6(lanes__1__nnew__6),
+        .nnew__7(lanes__1__nnew__7),
+        .nnew__8(lanes__1__nnew__8),
+        .nnew__9(lanes__1__nnew__9),
+        .nnew__10(lanes__1__nnew__10),
+        .nnew__11(lanes__1__nnew__11)
     );
     tilerast_full__sample_raster__lanes__2 lanes__2(
         .gg__0(lanes__2__gg__0),
@@ -7475,6 +8117,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .bx__0(lanes__2__bx__0),
         .bx__1(lanes__2__bx__1),
         .bx__2(lanes__2__bx__2),
+        .a2i__0(lanes__2__a2i__0),
+        .a2i__1(lanes__2__a2i__1),
+        .a2i__2(lanes__2__a2i__2),
+        .a2i__3(lanes__2__a2i__3),
+        .a2i__4(lanes__2__a2i__4),
+        .a2i__5(lanes__2__a2i__5),
+        .a2i__6(lanes__2__a2i__6),
+        .a2i__7(lanes__2__a2i__7),
+        .a2i__8(lanes__2__a2i__8),
+        .a2i__9(lanes__2__a2i__9),
+        .a2i__10(lanes__2__a2i__10),
+        .a2i__11(lanes__2__a2i__11),
+        .bxi__0(lanes__2__bxi__0),
+        .bxi__1(lanes__2__bxi__1),
+        .bxi__2(lanes__2__bxi__2),
+        .nr__0(lanes__2__nr__0),
+        .nr__1(lanes__2__nr__1),
+        .nr__2(lanes__2__nr__2),
+        .nr__3(lanes__2__nr__3),
+        .nr__4(lanes__2__nr__4),
+        .nr__5(lanes__2__nr__5),
+        .nr__6(lanes__2__nr__6),
+        .nr__7(lanes__2__nr__7),
+        .nr__8(lanes__2__nr__8),
+        .nr__9(lanes__2__nr__9),
+        .nr__10(lanes__2__nr__10),
+        .nr__11(lanes__2__nr__11),
         .vx__0(lanes__2__vx__0),
         .vx__1(lanes__2__vx__1),
         .vy__0(lanes__2__vy__0),
@@ -7482,7 +8151,19 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .trivial(lanes__2__trivial),
         .none(lanes__2__none),
         .mask(lanes__2__mask),
-        .valid(lanes__2__valid)
+        .valid(lanes__2__valid),
+        .nnew__0(lanes__2__nnew__0),
+        .nnew__1(lanes__2__nnew__1),
+        .nnew__2(lanes__2__nnew__2),
+        .nnew__3(lanes__2__nnew__3),
+        .nnew__4(lanes__2__nnew__4),
+        .nnew__5(lanes__2__nnew__5),
+        .nnew__6(lanes__2__nnew__6),
+        .nnew__7(lanes__2__nnew__7),
+        .nnew__8(lanes__2__nnew__8),
+        .nnew__9(lanes__2__nnew__9),
+        .nnew__10(lanes__2__nnew__10),
+        .nnew__11(lanes__2__nnew__11)
     );
     tilerast_full__sample_raster__lanes__3 lanes__3(
         .gg__0(lanes__3__gg__0),
@@ -7548,6 +8229,33 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .bx__0(lanes__3__bx__0),
         .bx__1(lanes__3__bx__1),
         .bx__2(lanes__3__bx__2),
+        .a2i__0(lanes__3__a2i__0),
+        .a2i__1(lanes__3__a2i__1),
+        .a2i__2(lanes__3__a2i__2),
+        .a2i__3(lanes__3__a2i__3),
+        .a2i__4(lanes__3__a2i__4),
+        .a2i__5(lanes__3__a2i__5),
+        .a2i__6(lanes__3__a2i__6),
+        .a2i__7(lanes__3__a2i__7),
+        .a2i__8(lanes__3__a2i__8),
+        .a2i__9(lanes__3__a2i__9),
+        .a2i__10(lanes__3__a2i__10),
+        .a2i__11(lanes__3__a2i__11),
+        .bxi__0(lanes__3__bxi__0),
+        .bxi__1(lanes__3__bxi__1),
+        .bxi__2(lanes__3__bxi__2),
+        .nr__0(lanes__3__nr__0),
+        .nr__1(lanes__3__nr__1),
+        .nr__2(lanes__3__nr__2),
+        .nr__3(lanes__3__nr__3),
+        .nr__4(lanes__3__nr__4),
+        .nr__5(lanes__3__nr__5),
+        .nr__6(lanes__3__nr__6),
+        .nr__7(lanes__3__nr__7),
+        .nr__8(lanes__3__nr__8),
+        .nr__9(lanes__3__nr__9),
+        .nr__10(lanes__3__nr__10),
+        .nr__11(lanes__3__nr__11),
         .vx__0(lanes__3__vx__0),
         .vx__1(lanes__3__vx__1),
         .vy__0(lanes__3__vy__0),
@@ -7555,7 +8263,19 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         .trivial(lanes__3__trivial),
         .none(lanes__3__none),
         .mask(lanes__3__mask),
-        .valid(lanes__3__valid)
+        .valid(lanes__3__valid),
+        .nnew__0(lanes__3__nnew__0),
+        .nnew__1(lanes__3__nnew__1),
+        .nnew__2(lanes__3__nnew__2),
+        .nnew__3(lanes__3__nnew__3),
+        .nnew__4(lanes__3__nnew__4),
+        .nnew__5(lanes__3__nnew__5),
+        .nnew__6(lanes__3__nnew__6),
+        .nnew__7(lanes__3__nnew__7),
+        .nnew__8(lanes__3__nnew__8),
+        .nnew__9(lanes__3__nnew__9),
+        .nnew__10(lanes__3__nnew__10),
+        .nnew__11(lanes__3__nnew__11)
     );
 
     // Update code
@@ -7702,6 +8422,102 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         dv__46__d = dv__46__q;
         dv__47__clock = clock;
         dv__47__d = dv__47__q;
+        nreg__0__clock = clock;
+        nreg__0__d = nreg__0__q;
+        nreg__1__clock = clock;
+        nreg__1__d = nreg__1__q;
+        nreg__2__clock = clock;
+        nreg__2__d = nreg__2__q;
+        nreg__3__clock = clock;
+        nreg__3__d = nreg__3__q;
+        nreg__4__clock = clock;
+        nreg__4__d = nreg__4__q;
+        nreg__5__clock = clock;
+        nreg__5__d = nreg__5__q;
+        nreg__6__clock = clock;
+        nreg__6__d = nreg__6__q;
+        nreg__7__clock = clock;
+        nreg__7__d = nreg__7__q;
+        nreg__8__clock = clock;
+        nreg__8__d = nreg__8__q;
+        nreg__9__clock = clock;
+        nreg__9__d = nreg__9__q;
+        nreg__10__clock = clock;
+        nreg__10__d = nreg__10__q;
+        nreg__11__clock = clock;
+        nreg__11__d = nreg__11__q;
+        nreg__12__clock = clock;
+        nreg__12__d = nreg__12__q;
+        nreg__13__clock = clock;
+        nreg__13__d = nreg__13__q;
+        nreg__14__clock = clock;
+        nreg__14__d = nreg__14__q;
+        nreg__15__clock = clock;
+        nreg__15__d = nreg__15__q;
+        nreg__16__clock = clock;
+        nreg__16__d = nreg__16__q;
+        nreg__17__clock = clock;
+        nreg__17__d = nreg__17__q;
+        nreg__18__clock = clock;
+        nreg__18__d = nreg__18__q;
+        nreg__19__clock = clock;
+        nreg__19__d = nreg__19__q;
+        nreg__20__clock = clock;
+        nreg__20__d = nreg__20__q;
+        nreg__21__clock = clock;
+        nreg__21__d = nreg__21__q;
+        nreg__22__clock = clock;
+        nreg__22__d = nreg__22__q;
+        nreg__23__clock = clock;
+        nreg__23__d = nreg__23__q;
+        nreg__24__clock = clock;
+        nreg__24__d = nreg__24__q;
+        nreg__25__clock = clock;
+        nreg__25__d = nreg__25__q;
+        nreg__26__clock = clock;
+        nreg__26__d = nreg__26__q;
+        nreg__27__clock = clock;
+        nreg__27__d = nreg__27__q;
+        nreg__28__clock = clock;
+        nreg__28__d = nreg__28__q;
+        nreg__29__clock = clock;
+        nreg__29__d = nreg__29__q;
+        nreg__30__clock = clock;
+        nreg__30__d = nreg__30__q;
+        nreg__31__clock = clock;
+        nreg__31__d = nreg__31__q;
+        nreg__32__clock = clock;
+        nreg__32__d = nreg__32__q;
+        nreg__33__clock = clock;
+        nreg__33__d = nreg__33__q;
+        nreg__34__clock = clock;
+        nreg__34__d = nreg__34__q;
+        nreg__35__clock = clock;
+        nreg__35__d = nreg__35__q;
+        nreg__36__clock = clock;
+        nreg__36__d = nreg__36__q;
+        nreg__37__clock = clock;
+        nreg__37__d = nreg__37__q;
+        nreg__38__clock = clock;
+        nreg__38__d = nreg__38__q;
+        nreg__39__clock = clock;
+        nreg__39__d = nreg__39__q;
+        nreg__40__clock = clock;
+        nreg__40__d = nreg__40__q;
+        nreg__41__clock = clock;
+        nreg__41__d = nreg__41__q;
+        nreg__42__clock = clock;
+        nreg__42__d = nreg__42__q;
+        nreg__43__clock = clock;
+        nreg__43__d = nreg__43__q;
+        nreg__44__clock = clock;
+        nreg__44__d = nreg__44__q;
+        nreg__45__clock = clock;
+        nreg__45__d = nreg__45__q;
+        nreg__46__clock = clock;
+        nreg__46__d = nreg__46__q;
+        nreg__47__clock = clock;
+        nreg__47__d = nreg__47__q;
         oqx__0__clock = clock;
         oqx__0__d = oqx__0__q;
         oqy__0__clock = clock;
@@ -7872,6 +8688,48 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         if (rowend) begin
             step__2 = bk__26;
         end
+        awi__0 = (($unsigned(inp__a0) & c_amask) & 48'hffffffffffff);
+        awi__1 = (($unsigned(inp__a1) & c_amask) & 48'hffffffffffff);
+        awi__2 = (($unsigned(inp__a2) & c_amask) & 48'hffffffffffff);
+        bwi__0 = (($unsigned(inp__b0) & c_amask) & 48'hffffffffffff);
+        bwi__1 = (($unsigned(inp__b1) & c_amask) & 48'hffffffffffff);
+        bwi__2 = (($unsigned(inp__b2) & c_amask) & 48'hffffffffffff);
+        axi__0 = awi__0;
+        if (awi__0[c_asgn]) begin
+            axi__0 = awi__0 | c_ahi;
+        end
+        bxi__0 = bwi__0;
+        if (bwi__0[c_asgn]) begin
+            bxi__0 = bwi__0 | c_ahi;
+        end
+        a2i__0 = axi__0;
+        a2i__1 = a2i__0 << 32'h1;
+        a2i__2 = a2i__1 << 32'h1;
+        a2i__3 = a2i__2 << 32'h1;
+        axi__1 = awi__1;
+        if (awi__1[c_asgn]) begin
+            axi__1 = awi__1 | c_ahi;
+        end
+        bxi__1 = bwi__1;
+        if (bwi__1[c_asgn]) begin
+            bxi__1 = bwi__1 | c_ahi;
+        end
+        a2i__4 = axi__1;
+        a2i__5 = a2i__4 << 32'h1;
+        a2i__6 = a2i__5 << 32'h1;
+        a2i__7 = a2i__6 << 32'h1;
+        axi__2 = awi__2;
+        if (awi__2[c_asgn]) begin
+            axi__2 = awi__2 | c_ahi;
+        end
+        bxi__2 = bwi__2;
+        if (bwi__2[c_asgn]) begin
+            bxi__2 = bwi__2 | c_ahi;
+        end
+        a2i__8 = axi__2;
+        a2i__9 = a2i__8 << 32'h1;
+        a2i__10 = a2i__9 << 32'h1;
+        a2i__11 = a2i__10 << 32'h1;
         dx__0 = dv__0__q;
         if (dv__0__q[c_dsgn]) begin
             dx__0 = dv__0__q | c_dhi;
@@ -8178,20 +9036,47 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         lanes__0__gg__46 = gg__46;
         lanes__0__gg__47 = gg__47;
         lanes__0__a2__0 = a2__0;
+        lanes__0__a2i__0 = a2i__0;
         lanes__0__a2__1 = a2__1;
+        lanes__0__a2i__1 = a2i__1;
         lanes__0__a2__2 = a2__2;
+        lanes__0__a2i__2 = a2i__2;
         lanes__0__a2__3 = a2__3;
+        lanes__0__a2i__3 = a2i__3;
         lanes__0__bx__0 = bx__0;
+        lanes__0__bxi__0 = bxi__0;
         lanes__0__a2__4 = a2__4;
+        lanes__0__a2i__4 = a2i__4;
         lanes__0__a2__5 = a2__5;
+        lanes__0__a2i__5 = a2i__5;
         lanes__0__a2__6 = a2__6;
+        lanes__0__a2i__6 = a2i__6;
         lanes__0__a2__7 = a2__7;
+        lanes__0__a2i__7 = a2i__7;
         lanes__0__bx__1 = bx__1;
+        lanes__0__bxi__1 = bxi__1;
         lanes__0__a2__8 = a2__8;
+        lanes__0__a2i__8 = a2i__8;
         lanes__0__a2__9 = a2__9;
+        lanes__0__a2i__9 = a2i__9;
         lanes__0__a2__10 = a2__10;
+        lanes__0__a2i__10 = a2i__10;
         lanes__0__a2__11 = a2__11;
+        lanes__0__a2i__11 = a2i__11;
         lanes__0__bx__2 = bx__2;
+        lanes__0__bxi__2 = bxi__2;
+        lanes__0__nr__0 = nreg__0__q;
+        lanes__0__nr__1 = nreg__1__q;
+        lanes__0__nr__2 = nreg__2__q;
+        lanes__0__nr__3 = nreg__3__q;
+        lanes__0__nr__4 = nreg__4__q;
+        lanes__0__nr__5 = nreg__5__q;
+        lanes__0__nr__6 = nreg__6__q;
+        lanes__0__nr__7 = nreg__7__q;
+        lanes__0__nr__8 = nreg__8__q;
+        lanes__0__nr__9 = nreg__9__q;
+        lanes__0__nr__10 = nreg__10__q;
+        lanes__0__nr__11 = nreg__11__q;
         lanes__0__vx__0 = vxok__0;
         lanes__0__vx__1 = vxok__1;
         lanes__0__vy__0 = vyok__0;
@@ -8253,20 +9138,47 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         lanes__1__gg__46 = gg__46;
         lanes__1__gg__47 = gg__47;
         lanes__1__a2__0 = a2__0;
+        lanes__1__a2i__0 = a2i__0;
         lanes__1__a2__1 = a2__1;
+        lanes__1__a2i__1 = a2i__1;
         lanes__1__a2__2 = a2__2;
+        lanes__1__a2i__2 = a2i__2;
         lanes__1__a2__3 = a2__3;
+        lanes__1__a2i__3 = a2i__3;
         lanes__1__bx__0 = bx__0;
+        lanes__1__bxi__0 = bxi__0;
         lanes__1__a2__4 = a2__4;
+        lanes__1__a2i__4 = a2i__4;
         lanes__1__a2__5 = a2__5;
+        lanes__1__a2i__5 = a2i__5;
         lanes__1__a2__6 = a2__6;
+        lanes__1__a2i__6 = a2i__6;
         lanes__1__a2__7 = a2__7;
+        lanes__1__a2i__7 = a2i__7;
         lanes__1__bx__1 = bx__1;
+        lanes__1__bxi__1 = bxi__1;
         lanes__1__a2__8 = a2__8;
+        lanes__1__a2i__8 = a2i__8;
         lanes__1__a2__9 = a2__9;
+        lanes__1__a2i__9 = a2i__9;
         lanes__1__a2__10 = a2__10;
+        lanes__1__a2i__10 = a2i__10;
         lanes__1__a2__11 = a2__11;
+        lanes__1__a2i__11 = a2i__11;
         lanes__1__bx__2 = bx__2;
+        lanes__1__bxi__2 = bxi__2;
+        lanes__1__nr__0 = nreg__12__q;
+        lanes__1__nr__1 = nreg__13__q;
+        lanes__1__nr__2 = nreg__14__q;
+        lanes__1__nr__3 = nreg__15__q;
+        lanes__1__nr__4 = nreg__16__q;
+        lanes__1__nr__5 = nreg__17__q;
+        lanes__1__nr__6 = nreg__18__q;
+        lanes__1__nr__7 = nreg__19__q;
+        lanes__1__nr__8 = nreg__20__q;
+        lanes__1__nr__9 = nreg__21__q;
+        lanes__1__nr__10 = nreg__22__q;
+        lanes__1__nr__11 = nreg__23__q;
         lanes__1__vx__0 = vxok__2;
         lanes__1__vx__1 = vxok__3;
         lanes__1__vy__0 = vyok__0;
@@ -8328,20 +9240,47 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         lanes__2__gg__46 = gg__46;
         lanes__2__gg__47 = gg__47;
         lanes__2__a2__0 = a2__0;
+        lanes__2__a2i__0 = a2i__0;
         lanes__2__a2__1 = a2__1;
+        lanes__2__a2i__1 = a2i__1;
         lanes__2__a2__2 = a2__2;
+        lanes__2__a2i__2 = a2i__2;
         lanes__2__a2__3 = a2__3;
+        lanes__2__a2i__3 = a2i__3;
         lanes__2__bx__0 = bx__0;
+        lanes__2__bxi__0 = bxi__0;
         lanes__2__a2__4 = a2__4;
+        lanes__2__a2i__4 = a2i__4;
         lanes__2__a2__5 = a2__5;
+        lanes__2__a2i__5 = a2i__5;
         lanes__2__a2__6 = a2__6;
+        lanes__2__a2i__6 = a2i__6;
         lanes__2__a2__7 = a2__7;
+        lanes__2__a2i__7 = a2i__7;
         lanes__2__bx__1 = bx__1;
+        lanes__2__bxi__1 = bxi__1;
         lanes__2__a2__8 = a2__8;
+        lanes__2__a2i__8 = a2i__8;
         lanes__2__a2__9 = a2__9;
+        lanes__2__a2i__9 = a2i__9;
         lanes__2__a2__10 = a2__10;
+        lanes__2__a2i__10 = a2i__10;
         lanes__2__a2__11 = a2__11;
+        lanes__2__a2i__11 = a2i__11;
         lanes__2__bx__2 = bx__2;
+        lanes__2__bxi__2 = bxi__2;
+        lanes__2__nr__0 = nreg__24__q;
+        lanes__2__nr__1 = nreg__25__q;
+        lanes__2__nr__2 = nreg__26__q;
+        lanes__2__nr__3 = nreg__27__q;
+        lanes__2__nr__4 = nreg__28__q;
+        lanes__2__nr__5 = nreg__29__q;
+        lanes__2__nr__6 = nreg__30__q;
+        lanes__2__nr__7 = nreg__31__q;
+        lanes__2__nr__8 = nreg__32__q;
+        lanes__2__nr__9 = nreg__33__q;
+        lanes__2__nr__10 = nreg__34__q;
+        lanes__2__nr__11 = nreg__35__q;
         lanes__2__vx__0 = vxok__4;
         lanes__2__vx__1 = vxok__5;
         lanes__2__vy__0 = vyok__0;
@@ -8403,20 +9342,47 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         lanes__3__gg__46 = gg__46;
         lanes__3__gg__47 = gg__47;
         lanes__3__a2__0 = a2__0;
+        lanes__3__a2i__0 = a2i__0;
         lanes__3__a2__1 = a2__1;
+        lanes__3__a2i__1 = a2i__1;
         lanes__3__a2__2 = a2__2;
+        lanes__3__a2i__2 = a2i__2;
         lanes__3__a2__3 = a2__3;
+        lanes__3__a2i__3 = a2i__3;
         lanes__3__bx__0 = bx__0;
+        lanes__3__bxi__0 = bxi__0;
         lanes__3__a2__4 = a2__4;
+        lanes__3__a2i__4 = a2i__4;
         lanes__3__a2__5 = a2__5;
+        lanes__3__a2i__5 = a2i__5;
         lanes__3__a2__6 = a2__6;
+        lanes__3__a2i__6 = a2i__6;
         lanes__3__a2__7 = a2__7;
+        lanes__3__a2i__7 = a2i__7;
         lanes__3__bx__1 = bx__1;
+        lanes__3__bxi__1 = bxi__1;
         lanes__3__a2__8 = a2__8;
+        lanes__3__a2i__8 = a2i__8;
         lanes__3__a2__9 = a2__9;
+        lanes__3__a2i__9 = a2i__9;
         lanes__3__a2__10 = a2__10;
+        lanes__3__a2i__10 = a2i__10;
         lanes__3__a2__11 = a2__11;
+        lanes__3__a2i__11 = a2i__11;
         lanes__3__bx__2 = bx__2;
+        lanes__3__bxi__2 = bxi__2;
+        lanes__3__nr__0 = nreg__36__q;
+        lanes__3__nr__1 = nreg__37__q;
+        lanes__3__nr__2 = nreg__38__q;
+        lanes__3__nr__3 = nreg__39__q;
+        lanes__3__nr__4 = nreg__40__q;
+        lanes__3__nr__5 = nreg__41__q;
+        lanes__3__nr__6 = nreg__42__q;
+        lanes__3__nr__7 = nreg__43__q;
+        lanes__3__nr__8 = nreg__44__q;
+        lanes__3__nr__9 = nreg__45__q;
+        lanes__3__nr__10 = nreg__46__q;
+        lanes__3__nr__11 = nreg__47__q;
         lanes__3__vx__0 = vxok__6;
         lanes__3__vx__1 = vxok__7;
         lanes__3__vy__0 = vyok__0;
@@ -18430,6 +19396,54 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
         end
         if (accept) begin
             busy__d = 1'b1;
+            nreg__0__d = lanes__0__nnew__0;
+            nreg__1__d = lanes__0__nnew__1;
+            nreg__2__d = lanes__0__nnew__2;
+            nreg__3__d = lanes__0__nnew__3;
+            nreg__4__d = lanes__0__nnew__4;
+            nreg__5__d = lanes__0__nnew__5;
+            nreg__6__d = lanes__0__nnew__6;
+            nreg__7__d = lanes__0__nnew__7;
+            nreg__8__d = lanes__0__nnew__8;
+            nreg__9__d = lanes__0__nnew__9;
+            nreg__10__d = lanes__0__nnew__10;
+            nreg__11__d = lanes__0__nnew__11;
+            nreg__12__d = lanes__1__nnew__0;
+            nreg__13__d = lanes__1__nnew__1;
+            nreg__14__d = lanes__1__nnew__2;
+            nreg__15__d = lanes__1__nnew__3;
+            nreg__16__d = lanes__1__nnew__4;
+            nreg__17__d = lanes__1__nnew__5;
+            nreg__18__d = lanes__1__nnew__6;
+            nreg__19__d = lanes__1__nnew__7;
+            nreg__20__d = lanes__1__nnew__8;
+            nreg__21__d = lanes__1__nnew__9;
+            nreg__22__d = lanes__1__nnew__10;
+            nreg__23__d = lanes__1__nnew__11;
+            nreg__24__d = lanes__2__nnew__0;
+            nreg__25__d = lanes__2__nnew__1;
+            nreg__26__d = lanes__2__nnew__2;
+            nreg__27__d = lanes__2__nnew__3;
+            nreg__28__d = lanes__2__nnew__4;
+            nreg__29__d = lanes__2__nnew__5;
+            nreg__30__d = lanes__2__nnew__6;
+            nreg__31__d = lanes__2__nnew__7;
+            nreg__32__d = lanes__2__nnew__8;
+            nreg__33__d = lanes__2__nnew__9;
+            nreg__34__d = lanes__2__nnew__10;
+            nreg__35__d = lanes__2__nnew__11;
+            nreg__36__d = lanes__3__nnew__0;
+            nreg__37__d = lanes__3__nnew__1;
+            nreg__38__d = lanes__3__nnew__2;
+            nreg__39__d = lanes__3__nnew__3;
+            nreg__40__d = lanes__3__nnew__4;
+            nreg__41__d = lanes__3__nnew__5;
+            nreg__42__d = lanes__3__nnew__6;
+            nreg__43__d = lanes__3__nnew__7;
+            nreg__44__d = lanes__3__nnew__8;
+            nreg__45__d = lanes__3__nnew__9;
+            nreg__46__d = lanes__3__nnew__10;
+            nreg__47__d = lanes__3__nnew__11;
             dv__0__d = dnew__0;
             dv__1__d = dnew__1;
             dv__2__d = dnew__2;
@@ -18569,6 +19583,54 @@ module tilerast_full__sample_raster(clock,flush,in_valid,in_ready,inp__prim,inp_
             dv__45__d = 32'h0;
             dv__46__d = 32'h0;
             dv__47__d = 32'h0;
+            nreg__0__d = 32'h0;
+            nreg__1__d = 32'h0;
+            nreg__2__d = 32'h0;
+            nreg__3__d = 32'h0;
+            nreg__4__d = 32'h0;
+            nreg__5__d = 32'h0;
+            nreg__6__d = 32'h0;
+            nreg__7__d = 32'h0;
+            nreg__8__d = 32'h0;
+            nreg__9__d = 32'h0;
+            nreg__10__d = 32'h0;
+            nreg__11__d = 32'h0;
+            nreg__12__d = 32'h0;
+            nreg__13__d = 32'h0;
+            nreg__14__d = 32'h0;
+            nreg__15__d = 32'h0;
+            nreg__16__d = 32'h0;
+            nreg__17__d = 32'h0;
+            nreg__18__d = 32'h0;
+            nreg__19__d = 32'h0;
+            nreg__20__d = 32'h0;
+            nreg__21__d = 32'h0;
+            nreg__22__d = 32'h0;
+            nreg__23__d = 32'h0;
+            nreg__24__d = 32'h0;
+            nreg__25__d = 32'h0;
+            nreg__26__d = 32'h0;
+            nreg__27__d = 32'h0;
+            nreg__28__d = 32'h0;
+            nreg__29__d = 32'h0;
+            nreg__30__d = 32'h0;
+            nreg__31__d = 32'h0;
+            nreg__32__d = 32'h0;
+            nreg__33__d = 32'h0;
+            nreg__34__d = 32'h0;
+            nreg__35__d = 32'h0;
+            nreg__36__d = 32'h0;
+            nreg__37__d = 32'h0;
+            nreg__38__d = 32'h0;
+            nreg__39__d = 32'h0;
+            nreg__40__d = 32'h0;
+            nreg__41__d = 32'h0;
+            nreg__42__d = 32'h0;
+            nreg__43__d = 32'h0;
+            nreg__44__d = 32'h0;
+            nreg__45__d = 32'h0;
+            nreg__46__d = 32'h0;
+            nreg__47__d = 32'h0;
             oqx__0__d = 32'h0;
             oqy__0__d = 32'h0;
             omask__0__d = 32'h0;
@@ -19725,7 +20787,7 @@ module tilerast_full__sample_raster__ec__2(d,q,clock);
 endmodule // tilerast_full__sample_raster__ec__2
 
 
-module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,a2i__0,a2i__1,a2i__2,a2i__3,a2i__4,a2i__5,a2i__6,a2i__7,a2i__8,a2i__9,a2i__10,a2i__11,bxi__0,bxi__1,bxi__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
 
     // Module arguments
     input wire  [47:0] gg__0;
@@ -19791,6 +20853,33 @@ module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  [47:0] bx__0;
     input wire  [47:0] bx__1;
     input wire  [47:0] bx__2;
+    input wire  [47:0] a2i__0;
+    input wire  [47:0] a2i__1;
+    input wire  [47:0] a2i__2;
+    input wire  [47:0] a2i__3;
+    input wire  [47:0] a2i__4;
+    input wire  [47:0] a2i__5;
+    input wire  [47:0] a2i__6;
+    input wire  [47:0] a2i__7;
+    input wire  [47:0] a2i__8;
+    input wire  [47:0] a2i__9;
+    input wire  [47:0] a2i__10;
+    input wire  [47:0] a2i__11;
+    input wire  [47:0] bxi__0;
+    input wire  [47:0] bxi__1;
+    input wire  [47:0] bxi__2;
+    input wire  [47:0] nr__0;
+    input wire  [47:0] nr__1;
+    input wire  [47:0] nr__2;
+    input wire  [47:0] nr__3;
+    input wire  [47:0] nr__4;
+    input wire  [47:0] nr__5;
+    input wire  [47:0] nr__6;
+    input wire  [47:0] nr__7;
+    input wire  [47:0] nr__8;
+    input wire  [47:0] nr__9;
+    input wire  [47:0] nr__10;
+    input wire  [47:0] nr__11;
     input wire  vx__0;
     input wire  vx__1;
     input wire  vy__0;
@@ -19799,6 +20888,18 @@ module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  none;
     output reg  [63:0] mask;
     output reg  valid;
+    output reg  [47:0] nnew__0;
+    output reg  [47:0] nnew__1;
+    output reg  [47:0] nnew__2;
+    output reg  [47:0] nnew__3;
+    output reg  [47:0] nnew__4;
+    output reg  [47:0] nnew__5;
+    output reg  [47:0] nnew__6;
+    output reg  [47:0] nnew__7;
+    output reg  [47:0] nnew__8;
+    output reg  [47:0] nnew__9;
+    output reg  [47:0] nnew__10;
+    output reg  [47:0] nnew__11;
 
     // Constant declarations
     localparam [47:0] c_lp__0 = 48'h0;
@@ -19883,6 +20984,7 @@ module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     localparam [63:0] c_bit__63 = 64'h8000000000000000;
     localparam [5:0] c_sgn = 6'b11001;
     localparam [47:0] c_wgmask = 48'h3ffffff;
+    localparam [0:0] c_regn = 1'b1;
 
     // Local signals
     reg  [47:0] nn__0;
@@ -19897,6 +20999,30 @@ module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
+    reg  [47:0] ni__0;
+    reg  [47:0] ni__1;
+    reg  [47:0] ni__2;
+    reg  [47:0] ni__3;
+    reg  [47:0] ni__4;
+    reg  [47:0] ni__5;
+    reg  [47:0] ni__6;
+    reg  [47:0] ni__7;
+    reg  [47:0] ni__8;
+    reg  [47:0] ni__9;
+    reg  [47:0] ni__10;
+    reg  [47:0] ni__11;
+    reg  [47:0] ns__0;
+    reg  [47:0] ns__1;
+    reg  [47:0] ns__2;
+    reg  [47:0] ns__3;
+    reg  [47:0] ns__4;
+    reg  [47:0] ns__5;
+    reg  [47:0] ns__6;
+    reg  [47:0] ns__7;
+    reg  [47:0] ns__8;
+    reg  [47:0] ns__9;
+    reg  [47:0] ns__10;
+    reg  [47:0] ns__11;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -20159,587 +21285,659 @@ module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     always @(*) begin
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
         nn__6 = nn__0 + bx__0;
+        ni__0 = (a2i__0 & c_lp__0) + (a2i__1 & c_lp__1) + (a2i__2 & c_lp__2) + (a2i__3 & c_lp__3) - (a2i__0 & c_ln__0) - (a2i__1 & c_ln__1) - (a2i__2 & c_ln__2) - (a2i__3 & c_ln__3);
+        ni__6 = ni__0 + bxi__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
         nn__7 = nn__1 + bx__1;
+        ni__1 = (a2i__4 & c_lp__0) + (a2i__5 & c_lp__1) + (a2i__6 & c_lp__2) + (a2i__7 & c_lp__3) - (a2i__4 & c_ln__0) - (a2i__5 & c_ln__1) - (a2i__6 & c_ln__2) - (a2i__7 & c_ln__3);
+        ni__7 = ni__1 + bxi__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
         nn__8 = nn__2 + bx__2;
+        ni__2 = (a2i__8 & c_lp__0) + (a2i__9 & c_lp__1) + (a2i__10 & c_lp__2) + (a2i__11 & c_lp__3) - (a2i__8 & c_ln__0) - (a2i__9 & c_ln__1) - (a2i__10 & c_ln__2) - (a2i__11 & c_ln__3);
+        ni__8 = ni__2 + bxi__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
         nn__9 = nn__3 + bx__0;
+        ni__3 = (a2i__0 & c_lp__4) + (a2i__1 & c_lp__5) + (a2i__2 & c_lp__6) + (a2i__3 & c_lp__7) - (a2i__0 & c_ln__4) - (a2i__1 & c_ln__5) - (a2i__2 & c_ln__6) - (a2i__3 & c_ln__7);
+        ni__9 = ni__3 + bxi__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
         nn__10 = nn__4 + bx__1;
+        ni__4 = (a2i__4 & c_lp__4) + (a2i__5 & c_lp__5) + (a2i__6 & c_lp__6) + (a2i__7 & c_lp__7) - (a2i__4 & c_ln__4) - (a2i__5 & c_ln__5) - (a2i__6 & c_ln__6) - (a2i__7 & c_ln__7);
+        ni__10 = ni__4 + bxi__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
         nn__11 = nn__5 + bx__2;
+        ni__5 = (a2i__8 & c_lp__4) + (a2i__9 & c_lp__5) + (a2i__10 & c_lp__6) + (a2i__11 & c_lp__7) - (a2i__8 & c_ln__4) - (a2i__9 & c_ln__5) - (a2i__10 & c_ln__6) - (a2i__11 & c_ln__7);
+        ni__11 = ni__5 + bxi__2;
+        nnew__0 = ni__0 & c_wgmask;
+        ns__0 = nn__0;
+        if (c_regn) begin
+            ns__0 = nr__0;
+        end
+        nnew__1 = ni__1 & c_wgmask;
+        ns__1 = nn__1;
+        if (c_regn) begin
+            ns__1 = nr__1;
+        end
+        nnew__2 = ni__2 & c_wgmask;
+        ns__2 = nn__2;
+        if (c_regn) begin
+            ns__2 = nr__2;
+        end
+        nnew__3 = ni__3 & c_wgmask;
+        ns__3 = nn__3;
+        if (c_regn) begin
+            ns__3 = nr__3;
+        end
+        nnew__4 = ni__4 & c_wgmask;
+        ns__4 = nn__4;
+        if (c_regn) begin
+            ns__4 = nr__4;
+        end
+        nnew__5 = ni__5 & c_wgmask;
+        ns__5 = nn__5;
+        if (c_regn) begin
+            ns__5 = nr__5;
+        end
+        nnew__6 = ni__6 & c_wgmask;
+        ns__6 = nn__6;
+        if (c_regn) begin
+            ns__6 = nr__6;
+        end
+        nnew__7 = ni__7 & c_wgmask;
+        ns__7 = nn__7;
+        if (c_regn) begin
+            ns__7 = nr__7;
+        end
+        nnew__8 = ni__8 & c_wgmask;
+        ns__8 = nn__8;
+        if (c_regn) begin
+            ns__8 = nr__8;
+        end
+        nnew__9 = ni__9 & c_wgmask;
+        ns__9 = nn__9;
+        if (c_regn) begin
+            ns__9 = nr__9;
+        end
+        nnew__10 = ni__10 & c_wgmask;
+        ns__10 = nn__10;
+        if (c_regn) begin
+            ns__10 = nr__10;
+        end
+        nnew__11 = ni__11 & c_wgmask;
+        ns__11 = nn__11;
+        if (c_regn) begin
+            ns__11 = nr__11;
+        end
         mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__0 = ((gg__0 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__1 = mk__0 | c_bit__0;
         end
         else begin
             mk__1 = mk__0;
         end
-        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__3 = ((gg__0 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__2 = mk__1 | c_bit__1;
         end
         else begin
             mk__2 = mk__1;
         end
-        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__6 = ((gg__0 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__3 = mk__2 | c_bit__2;
         end
         else begin
             mk__3 = mk__2;
         end
-        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__9 = ((gg__0 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__4 = mk__3 | c_bit__3;
         end
         else begin
             mk__4 = mk__3;
         end
-        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__12 = ((gg__3 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__5 = mk__4 | c_bit__4;
         end
         else begin
             mk__5 = mk__4;
         end
-        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__15 = ((gg__3 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__6 = mk__5 | c_bit__5;
         end
         else begin
             mk__6 = mk__5;
         end
-        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__18 = ((gg__3 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__7 = mk__6 | c_bit__6;
         end
         else begin
             mk__7 = mk__6;
         end
-        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__21 = ((gg__3 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__8 = mk__7 | c_bit__7;
         end
         else begin
             mk__8 = mk__7;
         end
-        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__24 = ((gg__6 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__9 = mk__8 | c_bit__8;
         end
         else begin
             mk__9 = mk__8;
         end
-        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__27 = ((gg__6 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__10 = mk__9 | c_bit__9;
         end
         else begin
             mk__10 = mk__9;
         end
-        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__30 = ((gg__6 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__11 = mk__10 | c_bit__10;
         end
         else begin
             mk__11 = mk__10;
         end
-        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__33 = ((gg__6 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__12 = mk__11 | c_bit__11;
         end
         else begin
             mk__12 = mk__11;
         end
-        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__36 = ((gg__9 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__13 = mk__12 | c_bit__12;
         end
         else begin
             mk__13 = mk__12;
         end
-        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__39 = ((gg__9 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__14 = mk__13 | c_bit__13;
         end
         else begin
             mk__14 = mk__13;
         end
-        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__42 = ((gg__9 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__15 = mk__14 | c_bit__14;
         end
         else begin
             mk__15 = mk__14;
         end
-        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__45 = ((gg__9 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__16 = mk__15 | c_bit__15;
         end
         else begin
             mk__16 = mk__15;
         end
-        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__48 = ((gg__12 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__17 = mk__16 | c_bit__16;
         end
         else begin
             mk__17 = mk__16;
         end
-        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__51 = ((gg__12 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__18 = mk__17 | c_bit__17;
         end
         else begin
             mk__18 = mk__17;
         end
-        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__54 = ((gg__12 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__19 = mk__18 | c_bit__18;
         end
         else begin
             mk__19 = mk__18;
         end
-        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__57 = ((gg__12 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__20 = mk__19 | c_bit__19;
         end
         else begin
             mk__20 = mk__19;
         end
-        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__60 = ((gg__15 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__21 = mk__20 | c_bit__20;
         end
         else begin
             mk__21 = mk__20;
         end
-        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__63 = ((gg__15 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__22 = mk__21 | c_bit__21;
         end
         else begin
             mk__22 = mk__21;
         end
-        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__66 = ((gg__15 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__23 = mk__22 | c_bit__22;
         end
         else begin
             mk__23 = mk__22;
         end
-        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__69 = ((gg__15 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__24 = mk__23 | c_bit__23;
         end
         else begin
             mk__24 = mk__23;
         end
-        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__72 = ((gg__18 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__25 = mk__24 | c_bit__24;
         end
         else begin
             mk__25 = mk__24;
         end
-        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__75 = ((gg__18 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__26 = mk__25 | c_bit__25;
         end
         else begin
             mk__26 = mk__25;
         end
-        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__78 = ((gg__18 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__27 = mk__26 | c_bit__26;
         end
         else begin
             mk__27 = mk__26;
         end
-        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__81 = ((gg__18 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__28 = mk__27 | c_bit__27;
         end
         else begin
             mk__28 = mk__27;
         end
-        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__84 = ((gg__21 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__29 = mk__28 | c_bit__28;
         end
         else begin
             mk__29 = mk__28;
         end
-        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__87 = ((gg__21 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__30 = mk__29 | c_bit__29;
         end
         else begin
             mk__30 = mk__29;
         end
-        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__90 = ((gg__21 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__31 = mk__30 | c_bit__30;
         end
         else begin
             mk__31 = mk__30;
         end
-        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__93 = ((gg__21 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__32 = mk__31 | c_bit__31;
         end
         else begin
             mk__32 = mk__31;
         end
-        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__96 = ((gg__24 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__33 = mk__32 | c_bit__32;
         end
         else begin
             mk__33 = mk__32;
         end
-        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__99 = ((gg__24 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__34 = mk__33 | c_bit__33;
         end
         else begin
             mk__34 = mk__33;
         end
-        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__102 = ((gg__24 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__35 = mk__34 | c_bit__34;
         end
         else begin
             mk__35 = mk__34;
         end
-        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__105 = ((gg__24 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__36 = mk__35 | c_bit__35;
         end
         else begin
             mk__36 = mk__35;
         end
-        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__108 = ((gg__27 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__37 = mk__36 | c_bit__36;
         end
         else begin
             mk__37 = mk__36;
         end
-        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__111 = ((gg__27 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__38 = mk__37 | c_bit__37;
         end
         else begin
             mk__38 = mk__37;
         end
-        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__114 = ((gg__27 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__39 = mk__38 | c_bit__38;
         end
         else begin
             mk__39 = mk__38;
         end
-        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__117 = ((gg__27 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__40 = mk__39 | c_bit__39;
         end
         else begin
             mk__40 = mk__39;
         end
-        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__120 = ((gg__30 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__41 = mk__40 | c_bit__40;
         end
         else begin
             mk__41 = mk__40;
         end
-        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__123 = ((gg__30 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__42 = mk__41 | c_bit__41;
         end
         else begin
             mk__42 = mk__41;
         end
-        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__126 = ((gg__30 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__43 = mk__42 | c_bit__42;
         end
         else begin
             mk__43 = mk__42;
         end
-        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__129 = ((gg__30 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__44 = mk__43 | c_bit__43;
         end
         else begin
             mk__44 = mk__43;
         end
-        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__132 = ((gg__33 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__45 = mk__44 | c_bit__44;
         end
         else begin
             mk__45 = mk__44;
         end
-        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__135 = ((gg__33 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__46 = mk__45 | c_bit__45;
         end
         else begin
             mk__46 = mk__45;
         end
-        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__138 = ((gg__33 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__47 = mk__46 | c_bit__46;
         end
         else begin
             mk__47 = mk__46;
         end
-        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__141 = ((gg__33 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__48 = mk__47 | c_bit__47;
         end
         else begin
             mk__48 = mk__47;
         end
-        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__144 = ((gg__36 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__49 = mk__48 | c_bit__48;
         end
         else begin
             mk__49 = mk__48;
         end
-        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__147 = ((gg__36 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__50 = mk__49 | c_bit__49;
         end
         else begin
             mk__50 = mk__49;
         end
-        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__150 = ((gg__36 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__51 = mk__50 | c_bit__50;
         end
         else begin
             mk__51 = mk__50;
         end
-        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__153 = ((gg__36 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__52 = mk__51 | c_bit__51;
         end
         else begin
             mk__52 = mk__51;
         end
-        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__156 = ((gg__39 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__53 = mk__52 | c_bit__52;
         end
         else begin
             mk__53 = mk__52;
         end
-        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__159 = ((gg__39 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__54 = mk__53 | c_bit__53;
         end
         else begin
             mk__54 = mk__53;
         end
-        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__162 = ((gg__39 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__55 = mk__54 | c_bit__54;
         end
         else begin
             mk__55 = mk__54;
         end
-        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__165 = ((gg__39 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__56 = mk__55 | c_bit__55;
         end
         else begin
             mk__56 = mk__55;
         end
-        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__168 = ((gg__42 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__57 = mk__56 | c_bit__56;
         end
         else begin
             mk__57 = mk__56;
         end
-        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__171 = ((gg__42 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__58 = mk__57 | c_bit__57;
         end
         else begin
             mk__58 = mk__57;
         end
-        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__174 = ((gg__42 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__59 = mk__58 | c_bit__58;
         end
         else begin
             mk__59 = mk__58;
         end
-        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__177 = ((gg__42 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__60 = mk__59 | c_bit__59;
         end
         else begin
             mk__60 = mk__59;
         end
-        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__180 = ((gg__45 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__61 = mk__60 | c_bit__60;
         end
         else begin
             mk__61 = mk__60;
         end
-        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__183 = ((gg__45 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__62 = mk__61 | c_bit__61;
         end
         else begin
             mk__62 = mk__61;
         end
-        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__186 = ((gg__45 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__63 = mk__62 | c_bit__62;
         end
         else begin
             mk__63 = mk__62;
         end
-        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__189 = ((gg__45 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__64 = mk__63 | c_bit__63;
         end
@@ -20753,7 +21951,7 @@ module tilerast_full__sample_raster__lanes__0(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
 endmodule // tilerast_full__sample_raster__lanes__0
 
 
-module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,a2i__0,a2i__1,a2i__2,a2i__3,a2i__4,a2i__5,a2i__6,a2i__7,a2i__8,a2i__9,a2i__10,a2i__11,bxi__0,bxi__1,bxi__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
 
     // Module arguments
     input wire  [47:0] gg__0;
@@ -20819,6 +22017,33 @@ module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  [47:0] bx__0;
     input wire  [47:0] bx__1;
     input wire  [47:0] bx__2;
+    input wire  [47:0] a2i__0;
+    input wire  [47:0] a2i__1;
+    input wire  [47:0] a2i__2;
+    input wire  [47:0] a2i__3;
+    input wire  [47:0] a2i__4;
+    input wire  [47:0] a2i__5;
+    input wire  [47:0] a2i__6;
+    input wire  [47:0] a2i__7;
+    input wire  [47:0] a2i__8;
+    input wire  [47:0] a2i__9;
+    input wire  [47:0] a2i__10;
+    input wire  [47:0] a2i__11;
+    input wire  [47:0] bxi__0;
+    input wire  [47:0] bxi__1;
+    input wire  [47:0] bxi__2;
+    input wire  [47:0] nr__0;
+    input wire  [47:0] nr__1;
+    input wire  [47:0] nr__2;
+    input wire  [47:0] nr__3;
+    input wire  [47:0] nr__4;
+    input wire  [47:0] nr__5;
+    input wire  [47:0] nr__6;
+    input wire  [47:0] nr__7;
+    input wire  [47:0] nr__8;
+    input wire  [47:0] nr__9;
+    input wire  [47:0] nr__10;
+    input wire  [47:0] nr__11;
     input wire  vx__0;
     input wire  vx__1;
     input wire  vy__0;
@@ -20827,6 +22052,18 @@ module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  none;
     output reg  [63:0] mask;
     output reg  valid;
+    output reg  [47:0] nnew__0;
+    output reg  [47:0] nnew__1;
+    output reg  [47:0] nnew__2;
+    output reg  [47:0] nnew__3;
+    output reg  [47:0] nnew__4;
+    output reg  [47:0] nnew__5;
+    output reg  [47:0] nnew__6;
+    output reg  [47:0] nnew__7;
+    output reg  [47:0] nnew__8;
+    output reg  [47:0] nnew__9;
+    output reg  [47:0] nnew__10;
+    output reg  [47:0] nnew__11;
 
     // Constant declarations
     localparam [47:0] c_lp__0 = 48'h0;
@@ -20911,6 +22148,7 @@ module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     localparam [63:0] c_bit__63 = 64'h8000000000000000;
     localparam [5:0] c_sgn = 6'b11001;
     localparam [47:0] c_wgmask = 48'h3ffffff;
+    localparam [0:0] c_regn = 1'b1;
 
     // Local signals
     reg  [47:0] nn__0;
@@ -20925,6 +22163,30 @@ module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
+    reg  [47:0] ni__0;
+    reg  [47:0] ni__1;
+    reg  [47:0] ni__2;
+    reg  [47:0] ni__3;
+    reg  [47:0] ni__4;
+    reg  [47:0] ni__5;
+    reg  [47:0] ni__6;
+    reg  [47:0] ni__7;
+    reg  [47:0] ni__8;
+    reg  [47:0] ni__9;
+    reg  [47:0] ni__10;
+    reg  [47:0] ni__11;
+    reg  [47:0] ns__0;
+    reg  [47:0] ns__1;
+    reg  [47:0] ns__2;
+    reg  [47:0] ns__3;
+    reg  [47:0] ns__4;
+    reg  [47:0] ns__5;
+    reg  [47:0] ns__6;
+    reg  [47:0] ns__7;
+    reg  [47:0] ns__8;
+    reg  [47:0] ns__9;
+    reg  [47:0] ns__10;
+    reg  [47:0] ns__11;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -21187,587 +22449,659 @@ module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     always @(*) begin
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
         nn__6 = nn__0 + bx__0;
+        ni__0 = (a2i__0 & c_lp__0) + (a2i__1 & c_lp__1) + (a2i__2 & c_lp__2) + (a2i__3 & c_lp__3) - (a2i__0 & c_ln__0) - (a2i__1 & c_ln__1) - (a2i__2 & c_ln__2) - (a2i__3 & c_ln__3);
+        ni__6 = ni__0 + bxi__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
         nn__7 = nn__1 + bx__1;
+        ni__1 = (a2i__4 & c_lp__0) + (a2i__5 & c_lp__1) + (a2i__6 & c_lp__2) + (a2i__7 & c_lp__3) - (a2i__4 & c_ln__0) - (a2i__5 & c_ln__1) - (a2i__6 & c_ln__2) - (a2i__7 & c_ln__3);
+        ni__7 = ni__1 + bxi__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
         nn__8 = nn__2 + bx__2;
+        ni__2 = (a2i__8 & c_lp__0) + (a2i__9 & c_lp__1) + (a2i__10 & c_lp__2) + (a2i__11 & c_lp__3) - (a2i__8 & c_ln__0) - (a2i__9 & c_ln__1) - (a2i__10 & c_ln__2) - (a2i__11 & c_ln__3);
+        ni__8 = ni__2 + bxi__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
         nn__9 = nn__3 + bx__0;
+        ni__3 = (a2i__0 & c_lp__4) + (a2i__1 & c_lp__5) + (a2i__2 & c_lp__6) + (a2i__3 & c_lp__7) - (a2i__0 & c_ln__4) - (a2i__1 & c_ln__5) - (a2i__2 & c_ln__6) - (a2i__3 & c_ln__7);
+        ni__9 = ni__3 + bxi__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
         nn__10 = nn__4 + bx__1;
+        ni__4 = (a2i__4 & c_lp__4) + (a2i__5 & c_lp__5) + (a2i__6 & c_lp__6) + (a2i__7 & c_lp__7) - (a2i__4 & c_ln__4) - (a2i__5 & c_ln__5) - (a2i__6 & c_ln__6) - (a2i__7 & c_ln__7);
+        ni__10 = ni__4 + bxi__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
         nn__11 = nn__5 + bx__2;
+        ni__5 = (a2i__8 & c_lp__4) + (a2i__9 & c_lp__5) + (a2i__10 & c_lp__6) + (a2i__11 & c_lp__7) - (a2i__8 & c_ln__4) - (a2i__9 & c_ln__5) - (a2i__10 & c_ln__6) - (a2i__11 & c_ln__7);
+        ni__11 = ni__5 + bxi__2;
+        nnew__0 = ni__0 & c_wgmask;
+        ns__0 = nn__0;
+        if (c_regn) begin
+            ns__0 = nr__0;
+        end
+        nnew__1 = ni__1 & c_wgmask;
+        ns__1 = nn__1;
+        if (c_regn) begin
+            ns__1 = nr__1;
+        end
+        nnew__2 = ni__2 & c_wgmask;
+        ns__2 = nn__2;
+        if (c_regn) begin
+            ns__2 = nr__2;
+        end
+        nnew__3 = ni__3 & c_wgmask;
+        ns__3 = nn__3;
+        if (c_regn) begin
+            ns__3 = nr__3;
+        end
+        nnew__4 = ni__4 & c_wgmask;
+        ns__4 = nn__4;
+        if (c_regn) begin
+            ns__4 = nr__4;
+        end
+        nnew__5 = ni__5 & c_wgmask;
+        ns__5 = nn__5;
+        if (c_regn) begin
+            ns__5 = nr__5;
+        end
+        nnew__6 = ni__6 & c_wgmask;
+        ns__6 = nn__6;
+        if (c_regn) begin
+            ns__6 = nr__6;
+        end
+        nnew__7 = ni__7 & c_wgmask;
+        ns__7 = nn__7;
+        if (c_regn) begin
+            ns__7 = nr__7;
+        end
+        nnew__8 = ni__8 & c_wgmask;
+        ns__8 = nn__8;
+        if (c_regn) begin
+            ns__8 = nr__8;
+        end
+        nnew__9 = ni__9 & c_wgmask;
+        ns__9 = nn__9;
+        if (c_regn) begin
+            ns__9 = nr__9;
+        end
+        nnew__10 = ni__10 & c_wgmask;
+        ns__10 = nn__10;
+        if (c_regn) begin
+            ns__10 = nr__10;
+        end
+        nnew__11 = ni__11 & c_wgmask;
+        ns__11 = nn__11;
+        if (c_regn) begin
+            ns__11 = nr__11;
+        end
         mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__0 = ((gg__0 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__1 = mk__0 | c_bit__0;
         end
         else begin
             mk__1 = mk__0;
         end
-        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__3 = ((gg__0 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__2 = mk__1 | c_bit__1;
         end
         else begin
             mk__2 = mk__1;
         end
-        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__6 = ((gg__0 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__3 = mk__2 | c_bit__2;
         end
         else begin
             mk__3 = mk__2;
         end
-        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__9 = ((gg__0 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__4 = mk__3 | c_bit__3;
         end
         else begin
             mk__4 = mk__3;
         end
-        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__12 = ((gg__3 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__5 = mk__4 | c_bit__4;
         end
         else begin
             mk__5 = mk__4;
         end
-        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__15 = ((gg__3 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__6 = mk__5 | c_bit__5;
         end
         else begin
             mk__6 = mk__5;
         end
-        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__18 = ((gg__3 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__7 = mk__6 | c_bit__6;
         end
         else begin
             mk__7 = mk__6;
         end
-        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__21 = ((gg__3 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__8 = mk__7 | c_bit__7;
         end
         else begin
             mk__8 = mk__7;
         end
-        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__24 = ((gg__6 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__9 = mk__8 | c_bit__8;
         end
         else begin
             mk__9 = mk__8;
         end
-        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__27 = ((gg__6 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__10 = mk__9 | c_bit__9;
         end
         else begin
             mk__10 = mk__9;
         end
-        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__30 = ((gg__6 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__11 = mk__10 | c_bit__10;
         end
         else begin
             mk__11 = mk__10;
         end
-        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__33 = ((gg__6 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__12 = mk__11 | c_bit__11;
         end
         else begin
             mk__12 = mk__11;
         end
-        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__36 = ((gg__9 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__13 = mk__12 | c_bit__12;
         end
         else begin
             mk__13 = mk__12;
         end
-        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__39 = ((gg__9 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__14 = mk__13 | c_bit__13;
         end
         else begin
             mk__14 = mk__13;
         end
-        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__42 = ((gg__9 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__15 = mk__14 | c_bit__14;
         end
         else begin
             mk__15 = mk__14;
         end
-        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__45 = ((gg__9 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__16 = mk__15 | c_bit__15;
         end
         else begin
             mk__16 = mk__15;
         end
-        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__48 = ((gg__12 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__17 = mk__16 | c_bit__16;
         end
         else begin
             mk__17 = mk__16;
         end
-        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__51 = ((gg__12 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__18 = mk__17 | c_bit__17;
         end
         else begin
             mk__18 = mk__17;
         end
-        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__54 = ((gg__12 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__19 = mk__18 | c_bit__18;
         end
         else begin
             mk__19 = mk__18;
         end
-        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__57 = ((gg__12 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__20 = mk__19 | c_bit__19;
         end
         else begin
             mk__20 = mk__19;
         end
-        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__60 = ((gg__15 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__21 = mk__20 | c_bit__20;
         end
         else begin
             mk__21 = mk__20;
         end
-        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__63 = ((gg__15 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__22 = mk__21 | c_bit__21;
         end
         else begin
             mk__22 = mk__21;
         end
-        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__66 = ((gg__15 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__23 = mk__22 | c_bit__22;
         end
         else begin
             mk__23 = mk__22;
         end
-        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__69 = ((gg__15 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__24 = mk__23 | c_bit__23;
         end
         else begin
             mk__24 = mk__23;
         end
-        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__72 = ((gg__18 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__25 = mk__24 | c_bit__24;
         end
         else begin
             mk__25 = mk__24;
         end
-        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__75 = ((gg__18 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__26 = mk__25 | c_bit__25;
         end
         else begin
             mk__26 = mk__25;
         end
-        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__78 = ((gg__18 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__27 = mk__26 | c_bit__26;
         end
         else begin
             mk__27 = mk__26;
         end
-        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__81 = ((gg__18 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__28 = mk__27 | c_bit__27;
         end
         else begin
             mk__28 = mk__27;
         end
-        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__84 = ((gg__21 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__29 = mk__28 | c_bit__28;
         end
         else begin
             mk__29 = mk__28;
         end
-        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__87 = ((gg__21 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__30 = mk__29 | c_bit__29;
         end
         else begin
             mk__30 = mk__29;
         end
-        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__90 = ((gg__21 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__31 = mk__30 | c_bit__30;
         end
         else begin
             mk__31 = mk__30;
         end
-        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__93 = ((gg__21 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__32 = mk__31 | c_bit__31;
         end
         else begin
             mk__32 = mk__31;
         end
-        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__96 = ((gg__24 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__33 = mk__32 | c_bit__32;
         end
         else begin
             mk__33 = mk__32;
         end
-        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__99 = ((gg__24 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__34 = mk__33 | c_bit__33;
         end
         else begin
             mk__34 = mk__33;
         end
-        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__102 = ((gg__24 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__35 = mk__34 | c_bit__34;
         end
         else begin
             mk__35 = mk__34;
         end
-        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__105 = ((gg__24 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__36 = mk__35 | c_bit__35;
         end
         else begin
             mk__36 = mk__35;
         end
-        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__108 = ((gg__27 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__37 = mk__36 | c_bit__36;
         end
         else begin
             mk__37 = mk__36;
         end
-        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__111 = ((gg__27 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__38 = mk__37 | c_bit__37;
         end
         else begin
             mk__38 = mk__37;
         end
-        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__114 = ((gg__27 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__39 = mk__38 | c_bit__38;
         end
         else begin
             mk__39 = mk__38;
         end
-        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__117 = ((gg__27 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__40 = mk__39 | c_bit__39;
         end
         else begin
             mk__40 = mk__39;
         end
-        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__120 = ((gg__30 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__41 = mk__40 | c_bit__40;
         end
         else begin
             mk__41 = mk__40;
         end
-        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__123 = ((gg__30 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__42 = mk__41 | c_bit__41;
         end
         else begin
             mk__42 = mk__41;
         end
-        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__126 = ((gg__30 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__43 = mk__42 | c_bit__42;
         end
         else begin
             mk__43 = mk__42;
         end
-        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__129 = ((gg__30 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__44 = mk__43 | c_bit__43;
         end
         else begin
             mk__44 = mk__43;
         end
-        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__132 = ((gg__33 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__45 = mk__44 | c_bit__44;
         end
         else begin
             mk__45 = mk__44;
         end
-        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__135 = ((gg__33 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__46 = mk__45 | c_bit__45;
         end
         else begin
             mk__46 = mk__45;
         end
-        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__138 = ((gg__33 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__47 = mk__46 | c_bit__46;
         end
         else begin
             mk__47 = mk__46;
         end
-        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__141 = ((gg__33 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__48 = mk__47 | c_bit__47;
         end
         else begin
             mk__48 = mk__47;
         end
-        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__144 = ((gg__36 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__49 = mk__48 | c_bit__48;
         end
         else begin
             mk__49 = mk__48;
         end
-        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__147 = ((gg__36 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__50 = mk__49 | c_bit__49;
         end
         else begin
             mk__50 = mk__49;
         end
-        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__150 = ((gg__36 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__51 = mk__50 | c_bit__50;
         end
         else begin
             mk__51 = mk__50;
         end
-        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__153 = ((gg__36 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__52 = mk__51 | c_bit__51;
         end
         else begin
             mk__52 = mk__51;
         end
-        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__156 = ((gg__39 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__53 = mk__52 | c_bit__52;
         end
         else begin
             mk__53 = mk__52;
         end
-        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__159 = ((gg__39 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__54 = mk__53 | c_bit__53;
         end
         else begin
             mk__54 = mk__53;
         end
-        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__162 = ((gg__39 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__55 = mk__54 | c_bit__54;
         end
         else begin
             mk__55 = mk__54;
         end
-        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__165 = ((gg__39 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__56 = mk__55 | c_bit__55;
         end
         else begin
             mk__56 = mk__55;
         end
-        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__168 = ((gg__42 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__57 = mk__56 | c_bit__56;
         end
         else begin
             mk__57 = mk__56;
         end
-        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__171 = ((gg__42 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__58 = mk__57 | c_bit__57;
         end
         else begin
             mk__58 = mk__57;
         end
-        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__174 = ((gg__42 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__59 = mk__58 | c_bit__58;
         end
         else begin
             mk__59 = mk__58;
         end
-        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__177 = ((gg__42 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__60 = mk__59 | c_bit__59;
         end
         else begin
             mk__60 = mk__59;
         end
-        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__180 = ((gg__45 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__61 = mk__60 | c_bit__60;
         end
         else begin
             mk__61 = mk__60;
         end
-        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__183 = ((gg__45 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__62 = mk__61 | c_bit__61;
         end
         else begin
             mk__62 = mk__61;
         end
-        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__186 = ((gg__45 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__63 = mk__62 | c_bit__62;
         end
         else begin
             mk__63 = mk__62;
         end
-        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__189 = ((gg__45 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__64 = mk__63 | c_bit__63;
         end
@@ -21781,7 +23115,7 @@ module tilerast_full__sample_raster__lanes__1(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
 endmodule // tilerast_full__sample_raster__lanes__1
 
 
-module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,a2i__0,a2i__1,a2i__2,a2i__3,a2i__4,a2i__5,a2i__6,a2i__7,a2i__8,a2i__9,a2i__10,a2i__11,bxi__0,bxi__1,bxi__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
 
     // Module arguments
     input wire  [47:0] gg__0;
@@ -21847,6 +23181,33 @@ module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  [47:0] bx__0;
     input wire  [47:0] bx__1;
     input wire  [47:0] bx__2;
+    input wire  [47:0] a2i__0;
+    input wire  [47:0] a2i__1;
+    input wire  [47:0] a2i__2;
+    input wire  [47:0] a2i__3;
+    input wire  [47:0] a2i__4;
+    input wire  [47:0] a2i__5;
+    input wire  [47:0] a2i__6;
+    input wire  [47:0] a2i__7;
+    input wire  [47:0] a2i__8;
+    input wire  [47:0] a2i__9;
+    input wire  [47:0] a2i__10;
+    input wire  [47:0] a2i__11;
+    input wire  [47:0] bxi__0;
+    input wire  [47:0] bxi__1;
+    input wire  [47:0] bxi__2;
+    input wire  [47:0] nr__0;
+    input wire  [47:0] nr__1;
+    input wire  [47:0] nr__2;
+    input wire  [47:0] nr__3;
+    input wire  [47:0] nr__4;
+    input wire  [47:0] nr__5;
+    input wire  [47:0] nr__6;
+    input wire  [47:0] nr__7;
+    input wire  [47:0] nr__8;
+    input wire  [47:0] nr__9;
+    input wire  [47:0] nr__10;
+    input wire  [47:0] nr__11;
     input wire  vx__0;
     input wire  vx__1;
     input wire  vy__0;
@@ -21855,6 +23216,18 @@ module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  none;
     output reg  [63:0] mask;
     output reg  valid;
+    output reg  [47:0] nnew__0;
+    output reg  [47:0] nnew__1;
+    output reg  [47:0] nnew__2;
+    output reg  [47:0] nnew__3;
+    output reg  [47:0] nnew__4;
+    output reg  [47:0] nnew__5;
+    output reg  [47:0] nnew__6;
+    output reg  [47:0] nnew__7;
+    output reg  [47:0] nnew__8;
+    output reg  [47:0] nnew__9;
+    output reg  [47:0] nnew__10;
+    output reg  [47:0] nnew__11;
 
     // Constant declarations
     localparam [47:0] c_lp__0 = 48'h0;
@@ -21939,6 +23312,7 @@ module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     localparam [63:0] c_bit__63 = 64'h8000000000000000;
     localparam [5:0] c_sgn = 6'b11001;
     localparam [47:0] c_wgmask = 48'h3ffffff;
+    localparam [0:0] c_regn = 1'b1;
 
     // Local signals
     reg  [47:0] nn__0;
@@ -21953,6 +23327,30 @@ module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
+    reg  [47:0] ni__0;
+    reg  [47:0] ni__1;
+    reg  [47:0] ni__2;
+    reg  [47:0] ni__3;
+    reg  [47:0] ni__4;
+    reg  [47:0] ni__5;
+    reg  [47:0] ni__6;
+    reg  [47:0] ni__7;
+    reg  [47:0] ni__8;
+    reg  [47:0] ni__9;
+    reg  [47:0] ni__10;
+    reg  [47:0] ni__11;
+    reg  [47:0] ns__0;
+    reg  [47:0] ns__1;
+    reg  [47:0] ns__2;
+    reg  [47:0] ns__3;
+    reg  [47:0] ns__4;
+    reg  [47:0] ns__5;
+    reg  [47:0] ns__6;
+    reg  [47:0] ns__7;
+    reg  [47:0] ns__8;
+    reg  [47:0] ns__9;
+    reg  [47:0] ns__10;
+    reg  [47:0] ns__11;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -22215,587 +23613,659 @@ module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     always @(*) begin
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
         nn__6 = nn__0 + bx__0;
+        ni__0 = (a2i__0 & c_lp__0) + (a2i__1 & c_lp__1) + (a2i__2 & c_lp__2) + (a2i__3 & c_lp__3) - (a2i__0 & c_ln__0) - (a2i__1 & c_ln__1) - (a2i__2 & c_ln__2) - (a2i__3 & c_ln__3);
+        ni__6 = ni__0 + bxi__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
         nn__7 = nn__1 + bx__1;
+        ni__1 = (a2i__4 & c_lp__0) + (a2i__5 & c_lp__1) + (a2i__6 & c_lp__2) + (a2i__7 & c_lp__3) - (a2i__4 & c_ln__0) - (a2i__5 & c_ln__1) - (a2i__6 & c_ln__2) - (a2i__7 & c_ln__3);
+        ni__7 = ni__1 + bxi__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
         nn__8 = nn__2 + bx__2;
+        ni__2 = (a2i__8 & c_lp__0) + (a2i__9 & c_lp__1) + (a2i__10 & c_lp__2) + (a2i__11 & c_lp__3) - (a2i__8 & c_ln__0) - (a2i__9 & c_ln__1) - (a2i__10 & c_ln__2) - (a2i__11 & c_ln__3);
+        ni__8 = ni__2 + bxi__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
         nn__9 = nn__3 + bx__0;
+        ni__3 = (a2i__0 & c_lp__4) + (a2i__1 & c_lp__5) + (a2i__2 & c_lp__6) + (a2i__3 & c_lp__7) - (a2i__0 & c_ln__4) - (a2i__1 & c_ln__5) - (a2i__2 & c_ln__6) - (a2i__3 & c_ln__7);
+        ni__9 = ni__3 + bxi__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
         nn__10 = nn__4 + bx__1;
+        ni__4 = (a2i__4 & c_lp__4) + (a2i__5 & c_lp__5) + (a2i__6 & c_lp__6) + (a2i__7 & c_lp__7) - (a2i__4 & c_ln__4) - (a2i__5 & c_ln__5) - (a2i__6 & c_ln__6) - (a2i__7 & c_ln__7);
+        ni__10 = ni__4 + bxi__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
         nn__11 = nn__5 + bx__2;
+        ni__5 = (a2i__8 & c_lp__4) + (a2i__9 & c_lp__5) + (a2i__10 & c_lp__6) + (a2i__11 & c_lp__7) - (a2i__8 & c_ln__4) - (a2i__9 & c_ln__5) - (a2i__10 & c_ln__6) - (a2i__11 & c_ln__7);
+        ni__11 = ni__5 + bxi__2;
+        nnew__0 = ni__0 & c_wgmask;
+        ns__0 = nn__0;
+        if (c_regn) begin
+            ns__0 = nr__0;
+        end
+        nnew__1 = ni__1 & c_wgmask;
+        ns__1 = nn__1;
+        if (c_regn) begin
+            ns__1 = nr__1;
+        end
+        nnew__2 = ni__2 & c_wgmask;
+        ns__2 = nn__2;
+        if (c_regn) begin
+            ns__2 = nr__2;
+        end
+        nnew__3 = ni__3 & c_wgmask;
+        ns__3 = nn__3;
+        if (c_regn) begin
+            ns__3 = nr__3;
+        end
+        nnew__4 = ni__4 & c_wgmask;
+        ns__4 = nn__4;
+        if (c_regn) begin
+            ns__4 = nr__4;
+        end
+        nnew__5 = ni__5 & c_wgmask;
+        ns__5 = nn__5;
+        if (c_regn) begin
+            ns__5 = nr__5;
+        end
+        nnew__6 = ni__6 & c_wgmask;
+        ns__6 = nn__6;
+        if (c_regn) begin
+            ns__6 = nr__6;
+        end
+        nnew__7 = ni__7 & c_wgmask;
+        ns__7 = nn__7;
+        if (c_regn) begin
+            ns__7 = nr__7;
+        end
+        nnew__8 = ni__8 & c_wgmask;
+        ns__8 = nn__8;
+        if (c_regn) begin
+            ns__8 = nr__8;
+        end
+        nnew__9 = ni__9 & c_wgmask;
+        ns__9 = nn__9;
+        if (c_regn) begin
+            ns__9 = nr__9;
+        end
+        nnew__10 = ni__10 & c_wgmask;
+        ns__10 = nn__10;
+        if (c_regn) begin
+            ns__10 = nr__10;
+        end
+        nnew__11 = ni__11 & c_wgmask;
+        ns__11 = nn__11;
+        if (c_regn) begin
+            ns__11 = nr__11;
+        end
         mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__0 = ((gg__0 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__1 = mk__0 | c_bit__0;
         end
         else begin
             mk__1 = mk__0;
         end
-        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__3 = ((gg__0 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__2 = mk__1 | c_bit__1;
         end
         else begin
             mk__2 = mk__1;
         end
-        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__6 = ((gg__0 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__3 = mk__2 | c_bit__2;
         end
         else begin
             mk__3 = mk__2;
         end
-        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__9 = ((gg__0 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__4 = mk__3 | c_bit__3;
         end
         else begin
             mk__4 = mk__3;
         end
-        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__12 = ((gg__3 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__5 = mk__4 | c_bit__4;
         end
         else begin
             mk__5 = mk__4;
         end
-        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__15 = ((gg__3 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__6 = mk__5 | c_bit__5;
         end
         else begin
             mk__6 = mk__5;
         end
-        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__18 = ((gg__3 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__7 = mk__6 | c_bit__6;
         end
         else begin
             mk__7 = mk__6;
         end
-        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__21 = ((gg__3 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__8 = mk__7 | c_bit__7;
         end
         else begin
             mk__8 = mk__7;
         end
-        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__24 = ((gg__6 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__9 = mk__8 | c_bit__8;
         end
         else begin
             mk__9 = mk__8;
         end
-        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__27 = ((gg__6 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__10 = mk__9 | c_bit__9;
         end
         else begin
             mk__10 = mk__9;
         end
-        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__30 = ((gg__6 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__11 = mk__10 | c_bit__10;
         end
         else begin
             mk__11 = mk__10;
         end
-        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__33 = ((gg__6 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__12 = mk__11 | c_bit__11;
         end
         else begin
             mk__12 = mk__11;
         end
-        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__36 = ((gg__9 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__13 = mk__12 | c_bit__12;
         end
         else begin
             mk__13 = mk__12;
         end
-        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__39 = ((gg__9 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__14 = mk__13 | c_bit__13;
         end
         else begin
             mk__14 = mk__13;
         end
-        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__42 = ((gg__9 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__15 = mk__14 | c_bit__14;
         end
         else begin
             mk__15 = mk__14;
         end
-        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__45 = ((gg__9 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__16 = mk__15 | c_bit__15;
         end
         else begin
             mk__16 = mk__15;
         end
-        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__48 = ((gg__12 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__17 = mk__16 | c_bit__16;
         end
         else begin
             mk__17 = mk__16;
         end
-        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__51 = ((gg__12 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__18 = mk__17 | c_bit__17;
         end
         else begin
             mk__18 = mk__17;
         end
-        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__54 = ((gg__12 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__19 = mk__18 | c_bit__18;
         end
         else begin
             mk__19 = mk__18;
         end
-        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__57 = ((gg__12 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__20 = mk__19 | c_bit__19;
         end
         else begin
             mk__20 = mk__19;
         end
-        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__60 = ((gg__15 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__21 = mk__20 | c_bit__20;
         end
         else begin
             mk__21 = mk__20;
         end
-        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__63 = ((gg__15 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__22 = mk__21 | c_bit__21;
         end
         else begin
             mk__22 = mk__21;
         end
-        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__66 = ((gg__15 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__23 = mk__22 | c_bit__22;
         end
         else begin
             mk__23 = mk__22;
         end
-        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__69 = ((gg__15 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__24 = mk__23 | c_bit__23;
         end
         else begin
             mk__24 = mk__23;
         end
-        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__72 = ((gg__18 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__25 = mk__24 | c_bit__24;
         end
         else begin
             mk__25 = mk__24;
         end
-        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__75 = ((gg__18 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__26 = mk__25 | c_bit__25;
         end
         else begin
             mk__26 = mk__25;
         end
-        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__78 = ((gg__18 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__27 = mk__26 | c_bit__26;
         end
         else begin
             mk__27 = mk__26;
         end
-        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__81 = ((gg__18 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__28 = mk__27 | c_bit__27;
         end
         else begin
             mk__28 = mk__27;
         end
-        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__84 = ((gg__21 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__29 = mk__28 | c_bit__28;
         end
         else begin
             mk__29 = mk__28;
         end
-        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__87 = ((gg__21 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__30 = mk__29 | c_bit__29;
         end
         else begin
             mk__30 = mk__29;
         end
-        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__90 = ((gg__21 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__31 = mk__30 | c_bit__30;
         end
         else begin
             mk__31 = mk__30;
         end
-        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__93 = ((gg__21 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__32 = mk__31 | c_bit__31;
         end
         else begin
             mk__32 = mk__31;
         end
-        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__96 = ((gg__24 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__33 = mk__32 | c_bit__32;
         end
         else begin
             mk__33 = mk__32;
         end
-        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__99 = ((gg__24 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__34 = mk__33 | c_bit__33;
         end
         else begin
             mk__34 = mk__33;
         end
-        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__102 = ((gg__24 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__35 = mk__34 | c_bit__34;
         end
         else begin
             mk__35 = mk__34;
         end
-        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__105 = ((gg__24 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__36 = mk__35 | c_bit__35;
         end
         else begin
             mk__36 = mk__35;
         end
-        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__108 = ((gg__27 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__37 = mk__36 | c_bit__36;
         end
         else begin
             mk__37 = mk__36;
         end
-        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__111 = ((gg__27 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__38 = mk__37 | c_bit__37;
         end
         else begin
             mk__38 = mk__37;
         end
-        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__114 = ((gg__27 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__39 = mk__38 | c_bit__38;
         end
         else begin
             mk__39 = mk__38;
         end
-        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__117 = ((gg__27 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__40 = mk__39 | c_bit__39;
         end
         else begin
             mk__40 = mk__39;
         end
-        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__120 = ((gg__30 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__41 = mk__40 | c_bit__40;
         end
         else begin
             mk__41 = mk__40;
         end
-        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__123 = ((gg__30 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__42 = mk__41 | c_bit__41;
         end
         else begin
             mk__42 = mk__41;
         end
-        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__126 = ((gg__30 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__43 = mk__42 | c_bit__42;
         end
         else begin
             mk__43 = mk__42;
         end
-        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__129 = ((gg__30 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__44 = mk__43 | c_bit__43;
         end
         else begin
             mk__44 = mk__43;
         end
-        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__132 = ((gg__33 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__45 = mk__44 | c_bit__44;
         end
         else begin
             mk__45 = mk__44;
         end
-        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__135 = ((gg__33 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__46 = mk__45 | c_bit__45;
         end
         else begin
             mk__46 = mk__45;
         end
-        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__138 = ((gg__33 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__47 = mk__46 | c_bit__46;
         end
         else begin
             mk__47 = mk__46;
         end
-        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__141 = ((gg__33 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__48 = mk__47 | c_bit__47;
         end
         else begin
             mk__48 = mk__47;
         end
-        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__144 = ((gg__36 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__49 = mk__48 | c_bit__48;
         end
         else begin
             mk__49 = mk__48;
         end
-        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__147 = ((gg__36 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__50 = mk__49 | c_bit__49;
         end
         else begin
             mk__50 = mk__49;
         end
-        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__150 = ((gg__36 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__51 = mk__50 | c_bit__50;
         end
         else begin
             mk__51 = mk__50;
         end
-        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__153 = ((gg__36 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__52 = mk__51 | c_bit__51;
         end
         else begin
             mk__52 = mk__51;
         end
-        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__156 = ((gg__39 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__53 = mk__52 | c_bit__52;
         end
         else begin
             mk__53 = mk__52;
         end
-        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__159 = ((gg__39 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__54 = mk__53 | c_bit__53;
         end
         else begin
             mk__54 = mk__53;
         end
-        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__162 = ((gg__39 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__55 = mk__54 | c_bit__54;
         end
         else begin
             mk__55 = mk__54;
         end
-        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__165 = ((gg__39 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__56 = mk__55 | c_bit__55;
         end
         else begin
             mk__56 = mk__55;
         end
-        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__168 = ((gg__42 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__57 = mk__56 | c_bit__56;
         end
         else begin
             mk__57 = mk__56;
         end
-        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__171 = ((gg__42 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__58 = mk__57 | c_bit__57;
         end
         else begin
             mk__58 = mk__57;
         end
-        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__174 = ((gg__42 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__59 = mk__58 | c_bit__58;
         end
         else begin
             mk__59 = mk__58;
         end
-        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__177 = ((gg__42 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__60 = mk__59 | c_bit__59;
         end
         else begin
             mk__60 = mk__59;
         end
-        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__180 = ((gg__45 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__61 = mk__60 | c_bit__60;
         end
         else begin
             mk__61 = mk__60;
         end
-        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__183 = ((gg__45 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__62 = mk__61 | c_bit__61;
         end
         else begin
             mk__62 = mk__61;
         end
-        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__186 = ((gg__45 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__63 = mk__62 | c_bit__62;
         end
         else begin
             mk__63 = mk__62;
         end
-        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__189 = ((gg__45 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__64 = mk__63 | c_bit__63;
         end
@@ -22809,7 +24279,7 @@ module tilerast_full__sample_raster__lanes__2(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
 endmodule // tilerast_full__sample_raster__lanes__2
 
 
-module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__5,gg__6,gg__7,gg__8,gg__9,gg__10,gg__11,gg__12,gg__13,gg__14,gg__15,gg__16,gg__17,gg__18,gg__19,gg__20,gg__21,gg__22,gg__23,gg__24,gg__25,gg__26,gg__27,gg__28,gg__29,gg__30,gg__31,gg__32,gg__33,gg__34,gg__35,gg__36,gg__37,gg__38,gg__39,gg__40,gg__41,gg__42,gg__43,gg__44,gg__45,gg__46,gg__47,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,a2i__0,a2i__1,a2i__2,a2i__3,a2i__4,a2i__5,a2i__6,a2i__7,a2i__8,a2i__9,a2i__10,a2i__11,bxi__0,bxi__1,bxi__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
 
     // Module arguments
     input wire  [47:0] gg__0;
@@ -22875,6 +24345,33 @@ module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  [47:0] bx__0;
     input wire  [47:0] bx__1;
     input wire  [47:0] bx__2;
+    input wire  [47:0] a2i__0;
+    input wire  [47:0] a2i__1;
+    input wire  [47:0] a2i__2;
+    input wire  [47:0] a2i__3;
+    input wire  [47:0] a2i__4;
+    input wire  [47:0] a2i__5;
+    input wire  [47:0] a2i__6;
+    input wire  [47:0] a2i__7;
+    input wire  [47:0] a2i__8;
+    input wire  [47:0] a2i__9;
+    input wire  [47:0] a2i__10;
+    input wire  [47:0] a2i__11;
+    input wire  [47:0] bxi__0;
+    input wire  [47:0] bxi__1;
+    input wire  [47:0] bxi__2;
+    input wire  [47:0] nr__0;
+    input wire  [47:0] nr__1;
+    input wire  [47:0] nr__2;
+    input wire  [47:0] nr__3;
+    input wire  [47:0] nr__4;
+    input wire  [47:0] nr__5;
+    input wire  [47:0] nr__6;
+    input wire  [47:0] nr__7;
+    input wire  [47:0] nr__8;
+    input wire  [47:0] nr__9;
+    input wire  [47:0] nr__10;
+    input wire  [47:0] nr__11;
     input wire  vx__0;
     input wire  vx__1;
     input wire  vy__0;
@@ -22883,6 +24380,18 @@ module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     input wire  none;
     output reg  [63:0] mask;
     output reg  valid;
+    output reg  [47:0] nnew__0;
+    output reg  [47:0] nnew__1;
+    output reg  [47:0] nnew__2;
+    output reg  [47:0] nnew__3;
+    output reg  [47:0] nnew__4;
+    output reg  [47:0] nnew__5;
+    output reg  [47:0] nnew__6;
+    output reg  [47:0] nnew__7;
+    output reg  [47:0] nnew__8;
+    output reg  [47:0] nnew__9;
+    output reg  [47:0] nnew__10;
+    output reg  [47:0] nnew__11;
 
     // Constant declarations
     localparam [47:0] c_lp__0 = 48'h0;
@@ -22967,6 +24476,7 @@ module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     localparam [63:0] c_bit__63 = 64'h8000000000000000;
     localparam [5:0] c_sgn = 6'b11001;
     localparam [47:0] c_wgmask = 48'h3ffffff;
+    localparam [0:0] c_regn = 1'b1;
 
     // Local signals
     reg  [47:0] nn__0;
@@ -22981,6 +24491,30 @@ module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
+    reg  [47:0] ni__0;
+    reg  [47:0] ni__1;
+    reg  [47:0] ni__2;
+    reg  [47:0] ni__3;
+    reg  [47:0] ni__4;
+    reg  [47:0] ni__5;
+    reg  [47:0] ni__6;
+    reg  [47:0] ni__7;
+    reg  [47:0] ni__8;
+    reg  [47:0] ni__9;
+    reg  [47:0] ni__10;
+    reg  [47:0] ni__11;
+    reg  [47:0] ns__0;
+    reg  [47:0] ns__1;
+    reg  [47:0] ns__2;
+    reg  [47:0] ns__3;
+    reg  [47:0] ns__4;
+    reg  [47:0] ns__5;
+    reg  [47:0] ns__6;
+    reg  [47:0] ns__7;
+    reg  [47:0] ns__8;
+    reg  [47:0] ns__9;
+    reg  [47:0] ns__10;
+    reg  [47:0] ns__11;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -23243,587 +24777,659 @@ module tilerast_full__sample_raster__lanes__3(gg__0,gg__1,gg__2,gg__3,gg__4,gg__
     always @(*) begin
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
         nn__6 = nn__0 + bx__0;
+        ni__0 = (a2i__0 & c_lp__0) + (a2i__1 & c_lp__1) + (a2i__2 & c_lp__2) + (a2i__3 & c_lp__3) - (a2i__0 & c_ln__0) - (a2i__1 & c_ln__1) - (a2i__2 & c_ln__2) - (a2i__3 & c_ln__3);
+        ni__6 = ni__0 + bxi__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
         nn__7 = nn__1 + bx__1;
+        ni__1 = (a2i__4 & c_lp__0) + (a2i__5 & c_lp__1) + (a2i__6 & c_lp__2) + (a2i__7 & c_lp__3) - (a2i__4 & c_ln__0) - (a2i__5 & c_ln__1) - (a2i__6 & c_ln__2) - (a2i__7 & c_ln__3);
+        ni__7 = ni__1 + bxi__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
         nn__8 = nn__2 + bx__2;
+        ni__2 = (a2i__8 & c_lp__0) + (a2i__9 & c_lp__1) + (a2i__10 & c_lp__2) + (a2i__11 & c_lp__3) - (a2i__8 & c_ln__0) - (a2i__9 & c_ln__1) - (a2i__10 & c_ln__2) - (a2i__11 & c_ln__3);
+        ni__8 = ni__2 + bxi__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
         nn__9 = nn__3 + bx__0;
+        ni__3 = (a2i__0 & c_lp__4) + (a2i__1 & c_lp__5) + (a2i__2 & c_lp__6) + (a2i__3 & c_lp__7) - (a2i__0 & c_ln__4) - (a2i__1 & c_ln__5) - (a2i__2 & c_ln__6) - (a2i__3 & c_ln__7);
+        ni__9 = ni__3 + bxi__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
         nn__10 = nn__4 + bx__1;
+        ni__4 = (a2i__4 & c_lp__4) + (a2i__5 & c_lp__5) + (a2i__6 & c_lp__6) + (a2i__7 & c_lp__7) - (a2i__4 & c_ln__4) - (a2i__5 & c_ln__5) - (a2i__6 & c_ln__6) - (a2i__7 & c_ln__7);
+        ni__10 = ni__4 + bxi__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
         nn__11 = nn__5 + bx__2;
+        ni__5 = (a2i__8 & c_lp__4) + (a2i__9 & c_lp__5) + (a2i__10 & c_lp__6) + (a2i__11 & c_lp__7) - (a2i__8 & c_ln__4) - (a2i__9 & c_ln__5) - (a2i__10 & c_ln__6) - (a2i__11 & c_ln__7);
+        ni__11 = ni__5 + bxi__2;
+        nnew__0 = ni__0 & c_wgmask;
+        ns__0 = nn__0;
+        if (c_regn) begin
+            ns__0 = nr__0;
+        end
+        nnew__1 = ni__1 & c_wgmask;
+        ns__1 = nn__1;
+        if (c_regn) begin
+            ns__1 = nr__1;
+        end
+        nnew__2 = ni__2 & c_wgmask;
+        ns__2 = nn__2;
+        if (c_regn) begin
+            ns__2 = nr__2;
+        end
+        nnew__3 = ni__3 & c_wgmask;
+        ns__3 = nn__3;
+        if (c_regn) begin
+            ns__3 = nr__3;
+        end
+        nnew__4 = ni__4 & c_wgmask;
+        ns__4 = nn__4;
+        if (c_regn) begin
+            ns__4 = nr__4;
+        end
+        nnew__5 = ni__5 & c_wgmask;
+        ns__5 = nn__5;
+        if (c_regn) begin
+            ns__5 = nr__5;
+        end
+        nnew__6 = ni__6 & c_wgmask;
+        ns__6 = nn__6;
+        if (c_regn) begin
+            ns__6 = nr__6;
+        end
+        nnew__7 = ni__7 & c_wgmask;
+        ns__7 = nn__7;
+        if (c_regn) begin
+            ns__7 = nr__7;
+        end
+        nnew__8 = ni__8 & c_wgmask;
+        ns__8 = nn__8;
+        if (c_regn) begin
+            ns__8 = nr__8;
+        end
+        nnew__9 = ni__9 & c_wgmask;
+        ns__9 = nn__9;
+        if (c_regn) begin
+            ns__9 = nr__9;
+        end
+        nnew__10 = ni__10 & c_wgmask;
+        ns__10 = nn__10;
+        if (c_regn) begin
+            ns__10 = nr__10;
+        end
+        nnew__11 = ni__11 & c_wgmask;
+        ns__11 = nn__11;
+        if (c_regn) begin
+            ns__11 = nr__11;
+        end
         mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__0 = ((gg__0 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__1 = mk__0 | c_bit__0;
         end
         else begin
             mk__1 = mk__0;
         end
-        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__3 = ((gg__0 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__2 = mk__1 | c_bit__1;
         end
         else begin
             mk__2 = mk__1;
         end
-        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__6 = ((gg__0 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__3 = mk__2 | c_bit__2;
         end
         else begin
             mk__3 = mk__2;
         end
-        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__9 = ((gg__0 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__4 = mk__3 | c_bit__3;
         end
         else begin
             mk__4 = mk__3;
         end
-        su__12 = ((gg__3 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__13 = ((gg__4 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__14 = ((gg__5 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__12 = ((gg__3 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__13 = ((gg__4 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__14 = ((gg__5 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__12[c_sgn] & ~su__13[c_sgn] & ~su__14[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__5 = mk__4 | c_bit__4;
         end
         else begin
             mk__5 = mk__4;
         end
-        su__15 = ((gg__3 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__16 = ((gg__4 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__17 = ((gg__5 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__15 = ((gg__3 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__16 = ((gg__4 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__17 = ((gg__5 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__15[c_sgn] & ~su__16[c_sgn] & ~su__17[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__6 = mk__5 | c_bit__5;
         end
         else begin
             mk__6 = mk__5;
         end
-        su__18 = ((gg__3 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__19 = ((gg__4 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__20 = ((gg__5 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__18 = ((gg__3 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__19 = ((gg__4 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__20 = ((gg__5 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__18[c_sgn] & ~su__19[c_sgn] & ~su__20[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__7 = mk__6 | c_bit__6;
         end
         else begin
             mk__7 = mk__6;
         end
-        su__21 = ((gg__3 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__22 = ((gg__4 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__23 = ((gg__5 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__21 = ((gg__3 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__22 = ((gg__4 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__23 = ((gg__5 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__21[c_sgn] & ~su__22[c_sgn] & ~su__23[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__8 = mk__7 | c_bit__7;
         end
         else begin
             mk__8 = mk__7;
         end
-        su__24 = ((gg__6 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__25 = ((gg__7 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__26 = ((gg__8 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__24 = ((gg__6 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__25 = ((gg__7 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__26 = ((gg__8 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__24[c_sgn] & ~su__25[c_sgn] & ~su__26[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__9 = mk__8 | c_bit__8;
         end
         else begin
             mk__9 = mk__8;
         end
-        su__27 = ((gg__6 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__28 = ((gg__7 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__29 = ((gg__8 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__27 = ((gg__6 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__28 = ((gg__7 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__29 = ((gg__8 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__27[c_sgn] & ~su__28[c_sgn] & ~su__29[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__10 = mk__9 | c_bit__9;
         end
         else begin
             mk__10 = mk__9;
         end
-        su__30 = ((gg__6 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__31 = ((gg__7 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__32 = ((gg__8 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__30 = ((gg__6 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__31 = ((gg__7 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__32 = ((gg__8 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__30[c_sgn] & ~su__31[c_sgn] & ~su__32[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__11 = mk__10 | c_bit__10;
         end
         else begin
             mk__11 = mk__10;
         end
-        su__33 = ((gg__6 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__34 = ((gg__7 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__35 = ((gg__8 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__33 = ((gg__6 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__34 = ((gg__7 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__35 = ((gg__8 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__33[c_sgn] & ~su__34[c_sgn] & ~su__35[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__12 = mk__11 | c_bit__11;
         end
         else begin
             mk__12 = mk__11;
         end
-        su__36 = ((gg__9 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__37 = ((gg__10 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__38 = ((gg__11 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__36 = ((gg__9 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__37 = ((gg__10 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__38 = ((gg__11 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__36[c_sgn] & ~su__37[c_sgn] & ~su__38[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__13 = mk__12 | c_bit__12;
         end
         else begin
             mk__13 = mk__12;
         end
-        su__39 = ((gg__9 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__40 = ((gg__10 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__41 = ((gg__11 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__39 = ((gg__9 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__40 = ((gg__10 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__41 = ((gg__11 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__39[c_sgn] & ~su__40[c_sgn] & ~su__41[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__14 = mk__13 | c_bit__13;
         end
         else begin
             mk__14 = mk__13;
         end
-        su__42 = ((gg__9 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__43 = ((gg__10 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__44 = ((gg__11 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__42 = ((gg__9 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__43 = ((gg__10 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__44 = ((gg__11 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__42[c_sgn] & ~su__43[c_sgn] & ~su__44[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__15 = mk__14 | c_bit__14;
         end
         else begin
             mk__15 = mk__14;
         end
-        su__45 = ((gg__9 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__46 = ((gg__10 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__47 = ((gg__11 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__45 = ((gg__9 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__46 = ((gg__10 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__47 = ((gg__11 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__45[c_sgn] & ~su__46[c_sgn] & ~su__47[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__16 = mk__15 | c_bit__15;
         end
         else begin
             mk__16 = mk__15;
         end
-        su__48 = ((gg__12 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__49 = ((gg__13 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__50 = ((gg__14 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__48 = ((gg__12 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__49 = ((gg__13 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__50 = ((gg__14 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__48[c_sgn] & ~su__49[c_sgn] & ~su__50[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__17 = mk__16 | c_bit__16;
         end
         else begin
             mk__17 = mk__16;
         end
-        su__51 = ((gg__12 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__52 = ((gg__13 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__53 = ((gg__14 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__51 = ((gg__12 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__52 = ((gg__13 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__53 = ((gg__14 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__51[c_sgn] & ~su__52[c_sgn] & ~su__53[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__18 = mk__17 | c_bit__17;
         end
         else begin
             mk__18 = mk__17;
         end
-        su__54 = ((gg__12 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__55 = ((gg__13 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__56 = ((gg__14 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__54 = ((gg__12 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__55 = ((gg__13 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__56 = ((gg__14 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__54[c_sgn] & ~su__55[c_sgn] & ~su__56[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__19 = mk__18 | c_bit__18;
         end
         else begin
             mk__19 = mk__18;
         end
-        su__57 = ((gg__12 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__58 = ((gg__13 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__59 = ((gg__14 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__57 = ((gg__12 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__58 = ((gg__13 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__59 = ((gg__14 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__57[c_sgn] & ~su__58[c_sgn] & ~su__59[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__20 = mk__19 | c_bit__19;
         end
         else begin
             mk__20 = mk__19;
         end
-        su__60 = ((gg__15 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__61 = ((gg__16 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__62 = ((gg__17 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__60 = ((gg__15 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__61 = ((gg__16 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__62 = ((gg__17 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__60[c_sgn] & ~su__61[c_sgn] & ~su__62[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__21 = mk__20 | c_bit__20;
         end
         else begin
             mk__21 = mk__20;
         end
-        su__63 = ((gg__15 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__64 = ((gg__16 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__65 = ((gg__17 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__63 = ((gg__15 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__64 = ((gg__16 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__65 = ((gg__17 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__63[c_sgn] & ~su__64[c_sgn] & ~su__65[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__22 = mk__21 | c_bit__21;
         end
         else begin
             mk__22 = mk__21;
         end
-        su__66 = ((gg__15 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__67 = ((gg__16 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__68 = ((gg__17 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__66 = ((gg__15 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__67 = ((gg__16 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__68 = ((gg__17 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__66[c_sgn] & ~su__67[c_sgn] & ~su__68[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__23 = mk__22 | c_bit__22;
         end
         else begin
             mk__23 = mk__22;
         end
-        su__69 = ((gg__15 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__70 = ((gg__16 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__71 = ((gg__17 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__69 = ((gg__15 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__70 = ((gg__16 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__71 = ((gg__17 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__69[c_sgn] & ~su__70[c_sgn] & ~su__71[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__24 = mk__23 | c_bit__23;
         end
         else begin
             mk__24 = mk__23;
         end
-        su__72 = ((gg__18 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__73 = ((gg__19 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__74 = ((gg__20 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__72 = ((gg__18 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__73 = ((gg__19 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__74 = ((gg__20 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__72[c_sgn] & ~su__73[c_sgn] & ~su__74[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__25 = mk__24 | c_bit__24;
         end
         else begin
             mk__25 = mk__24;
         end
-        su__75 = ((gg__18 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__76 = ((gg__19 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__77 = ((gg__20 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__75 = ((gg__18 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__76 = ((gg__19 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__77 = ((gg__20 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__75[c_sgn] & ~su__76[c_sgn] & ~su__77[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__26 = mk__25 | c_bit__25;
         end
         else begin
             mk__26 = mk__25;
         end
-        su__78 = ((gg__18 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__79 = ((gg__19 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__80 = ((gg__20 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__78 = ((gg__18 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__79 = ((gg__19 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__80 = ((gg__20 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__78[c_sgn] & ~su__79[c_sgn] & ~su__80[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__27 = mk__26 | c_bit__26;
         end
         else begin
             mk__27 = mk__26;
         end
-        su__81 = ((gg__18 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__82 = ((gg__19 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__83 = ((gg__20 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__81 = ((gg__18 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__82 = ((gg__19 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__83 = ((gg__20 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__81[c_sgn] & ~su__82[c_sgn] & ~su__83[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__28 = mk__27 | c_bit__27;
         end
         else begin
             mk__28 = mk__27;
         end
-        su__84 = ((gg__21 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__85 = ((gg__22 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__86 = ((gg__23 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__84 = ((gg__21 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__85 = ((gg__22 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__86 = ((gg__23 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__84[c_sgn] & ~su__85[c_sgn] & ~su__86[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__29 = mk__28 | c_bit__28;
         end
         else begin
             mk__29 = mk__28;
         end
-        su__87 = ((gg__21 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__88 = ((gg__22 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__89 = ((gg__23 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__87 = ((gg__21 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__88 = ((gg__22 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__89 = ((gg__23 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__87[c_sgn] & ~su__88[c_sgn] & ~su__89[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__30 = mk__29 | c_bit__29;
         end
         else begin
             mk__30 = mk__29;
         end
-        su__90 = ((gg__21 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__91 = ((gg__22 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__92 = ((gg__23 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__90 = ((gg__21 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__91 = ((gg__22 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__92 = ((gg__23 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__90[c_sgn] & ~su__91[c_sgn] & ~su__92[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__31 = mk__30 | c_bit__30;
         end
         else begin
             mk__31 = mk__30;
         end
-        su__93 = ((gg__21 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__94 = ((gg__22 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__95 = ((gg__23 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__93 = ((gg__21 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__94 = ((gg__22 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__95 = ((gg__23 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__93[c_sgn] & ~su__94[c_sgn] & ~su__95[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__32 = mk__31 | c_bit__31;
         end
         else begin
             mk__32 = mk__31;
         end
-        su__96 = ((gg__24 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__97 = ((gg__25 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__98 = ((gg__26 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__96 = ((gg__24 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__97 = ((gg__25 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__98 = ((gg__26 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__96[c_sgn] & ~su__97[c_sgn] & ~su__98[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__33 = mk__32 | c_bit__32;
         end
         else begin
             mk__33 = mk__32;
         end
-        su__99 = ((gg__24 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__100 = ((gg__25 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__101 = ((gg__26 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__99 = ((gg__24 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__100 = ((gg__25 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__101 = ((gg__26 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__99[c_sgn] & ~su__100[c_sgn] & ~su__101[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__34 = mk__33 | c_bit__33;
         end
         else begin
             mk__34 = mk__33;
         end
-        su__102 = ((gg__24 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__103 = ((gg__25 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__104 = ((gg__26 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__102 = ((gg__24 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__103 = ((gg__25 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__104 = ((gg__26 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__102[c_sgn] & ~su__103[c_sgn] & ~su__104[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__35 = mk__34 | c_bit__34;
         end
         else begin
             mk__35 = mk__34;
         end
-        su__105 = ((gg__24 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__106 = ((gg__25 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__107 = ((gg__26 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__105 = ((gg__24 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__106 = ((gg__25 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__107 = ((gg__26 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__105[c_sgn] & ~su__106[c_sgn] & ~su__107[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__36 = mk__35 | c_bit__35;
         end
         else begin
             mk__36 = mk__35;
         end
-        su__108 = ((gg__27 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__109 = ((gg__28 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__110 = ((gg__29 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__108 = ((gg__27 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__109 = ((gg__28 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__110 = ((gg__29 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__108[c_sgn] & ~su__109[c_sgn] & ~su__110[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__37 = mk__36 | c_bit__36;
         end
         else begin
             mk__37 = mk__36;
         end
-        su__111 = ((gg__27 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__112 = ((gg__28 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__113 = ((gg__29 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__111 = ((gg__27 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__112 = ((gg__28 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__113 = ((gg__29 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__111[c_sgn] & ~su__112[c_sgn] & ~su__113[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__38 = mk__37 | c_bit__37;
         end
         else begin
             mk__38 = mk__37;
         end
-        su__114 = ((gg__27 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__115 = ((gg__28 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__116 = ((gg__29 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__114 = ((gg__27 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__115 = ((gg__28 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__116 = ((gg__29 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__114[c_sgn] & ~su__115[c_sgn] & ~su__116[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__39 = mk__38 | c_bit__38;
         end
         else begin
             mk__39 = mk__38;
         end
-        su__117 = ((gg__27 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__118 = ((gg__28 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__119 = ((gg__29 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__117 = ((gg__27 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__118 = ((gg__28 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__119 = ((gg__29 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__117[c_sgn] & ~su__118[c_sgn] & ~su__119[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__40 = mk__39 | c_bit__39;
         end
         else begin
             mk__40 = mk__39;
         end
-        su__120 = ((gg__30 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__121 = ((gg__31 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__122 = ((gg__32 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__120 = ((gg__30 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__121 = ((gg__31 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__122 = ((gg__32 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__120[c_sgn] & ~su__121[c_sgn] & ~su__122[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__41 = mk__40 | c_bit__40;
         end
         else begin
             mk__41 = mk__40;
         end
-        su__123 = ((gg__30 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__124 = ((gg__31 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__125 = ((gg__32 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__123 = ((gg__30 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__124 = ((gg__31 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__125 = ((gg__32 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__123[c_sgn] & ~su__124[c_sgn] & ~su__125[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__42 = mk__41 | c_bit__41;
         end
         else begin
             mk__42 = mk__41;
         end
-        su__126 = ((gg__30 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__127 = ((gg__31 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__128 = ((gg__32 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__126 = ((gg__30 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__127 = ((gg__31 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__128 = ((gg__32 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__126[c_sgn] & ~su__127[c_sgn] & ~su__128[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__43 = mk__42 | c_bit__42;
         end
         else begin
             mk__43 = mk__42;
         end
-        su__129 = ((gg__30 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__130 = ((gg__31 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__131 = ((gg__32 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__129 = ((gg__30 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__130 = ((gg__31 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__131 = ((gg__32 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__129[c_sgn] & ~su__130[c_sgn] & ~su__131[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__44 = mk__43 | c_bit__43;
         end
         else begin
             mk__44 = mk__43;
         end
-        su__132 = ((gg__33 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__133 = ((gg__34 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__134 = ((gg__35 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__132 = ((gg__33 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__133 = ((gg__34 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__134 = ((gg__35 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__132[c_sgn] & ~su__133[c_sgn] & ~su__134[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__45 = mk__44 | c_bit__44;
         end
         else begin
             mk__45 = mk__44;
         end
-        su__135 = ((gg__33 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__136 = ((gg__34 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__137 = ((gg__35 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__135 = ((gg__33 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__136 = ((gg__34 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__137 = ((gg__35 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__135[c_sgn] & ~su__136[c_sgn] & ~su__137[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__46 = mk__45 | c_bit__45;
         end
         else begin
             mk__46 = mk__45;
         end
-        su__138 = ((gg__33 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__139 = ((gg__34 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__140 = ((gg__35 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__138 = ((gg__33 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__139 = ((gg__34 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__140 = ((gg__35 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__138[c_sgn] & ~su__139[c_sgn] & ~su__140[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__47 = mk__46 | c_bit__46;
         end
         else begin
             mk__47 = mk__46;
         end
-        su__141 = ((gg__33 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__142 = ((gg__34 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__143 = ((gg__35 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__141 = ((gg__33 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__142 = ((gg__34 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__143 = ((gg__35 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__141[c_sgn] & ~su__142[c_sgn] & ~su__143[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__48 = mk__47 | c_bit__47;
         end
         else begin
             mk__48 = mk__47;
         end
-        su__144 = ((gg__36 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__145 = ((gg__37 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__146 = ((gg__38 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__144 = ((gg__36 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__145 = ((gg__37 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__146 = ((gg__38 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__144[c_sgn] & ~su__145[c_sgn] & ~su__146[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__49 = mk__48 | c_bit__48;
         end
         else begin
             mk__49 = mk__48;
         end
-        su__147 = ((gg__36 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__148 = ((gg__37 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__149 = ((gg__38 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__147 = ((gg__36 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__148 = ((gg__37 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__149 = ((gg__38 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__147[c_sgn] & ~su__148[c_sgn] & ~su__149[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__50 = mk__49 | c_bit__49;
         end
         else begin
             mk__50 = mk__49;
         end
-        su__150 = ((gg__36 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__151 = ((gg__37 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__152 = ((gg__38 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__150 = ((gg__36 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__151 = ((gg__37 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__152 = ((gg__38 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__150[c_sgn] & ~su__151[c_sgn] & ~su__152[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__51 = mk__50 | c_bit__50;
         end
         else begin
             mk__51 = mk__50;
         end
-        su__153 = ((gg__36 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__154 = ((gg__37 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__155 = ((gg__38 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__153 = ((gg__36 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__154 = ((gg__37 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__155 = ((gg__38 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__153[c_sgn] & ~su__154[c_sgn] & ~su__155[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__52 = mk__51 | c_bit__51;
         end
         else begin
             mk__52 = mk__51;
         end
-        su__156 = ((gg__39 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__157 = ((gg__40 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__158 = ((gg__41 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__156 = ((gg__39 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__157 = ((gg__40 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__158 = ((gg__41 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__156[c_sgn] & ~su__157[c_sgn] & ~su__158[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__53 = mk__52 | c_bit__52;
         end
         else begin
             mk__53 = mk__52;
         end
-        su__159 = ((gg__39 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__160 = ((gg__40 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__161 = ((gg__41 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__159 = ((gg__39 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__160 = ((gg__40 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__161 = ((gg__41 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__159[c_sgn] & ~su__160[c_sgn] & ~su__161[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__54 = mk__53 | c_bit__53;
         end
         else begin
             mk__54 = mk__53;
         end
-        su__162 = ((gg__39 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__163 = ((gg__40 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__164 = ((gg__41 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__162 = ((gg__39 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__163 = ((gg__40 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__164 = ((gg__41 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__162[c_sgn] & ~su__163[c_sgn] & ~su__164[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__55 = mk__54 | c_bit__54;
         end
         else begin
             mk__55 = mk__54;
         end
-        su__165 = ((gg__39 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__166 = ((gg__40 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__167 = ((gg__41 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__165 = ((gg__39 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__166 = ((gg__40 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__167 = ((gg__41 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__165[c_sgn] & ~su__166[c_sgn] & ~su__167[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__56 = mk__55 | c_bit__55;
         end
         else begin
             mk__56 = mk__55;
         end
-        su__168 = ((gg__42 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__169 = ((gg__43 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__170 = ((gg__44 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__168 = ((gg__42 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__169 = ((gg__43 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__170 = ((gg__44 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__168[c_sgn] & ~su__169[c_sgn] & ~su__170[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__57 = mk__56 | c_bit__56;
         end
         else begin
             mk__57 = mk__56;
         end
-        su__171 = ((gg__42 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__172 = ((gg__43 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__173 = ((gg__44 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__171 = ((gg__42 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__172 = ((gg__43 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__173 = ((gg__44 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__171[c_sgn] & ~su__172[c_sgn] & ~su__173[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__58 = mk__57 | c_bit__57;
         end
         else begin
             mk__58 = mk__57;
         end
-        su__174 = ((gg__42 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__175 = ((gg__43 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__176 = ((gg__44 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__174 = ((gg__42 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__175 = ((gg__43 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__176 = ((gg__44 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__174[c_sgn] & ~su__175[c_sgn] & ~su__176[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__59 = mk__58 | c_bit__58;
         end
         else begin
             mk__59 = mk__58;
         end
-        su__177 = ((gg__42 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__178 = ((gg__43 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__179 = ((gg__44 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__177 = ((gg__42 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__178 = ((gg__43 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__179 = ((gg__44 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__177[c_sgn] & ~su__178[c_sgn] & ~su__179[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__60 = mk__59 | c_bit__59;
         end
         else begin
             mk__60 = mk__59;
         end
-        su__180 = ((gg__45 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__181 = ((gg__46 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__182 = ((gg__47 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__180 = ((gg__45 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__181 = ((gg__46 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__182 = ((gg__47 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__180[c_sgn] & ~su__181[c_sgn] & ~su__182[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__61 = mk__60 | c_bit__60;
         end
         else begin
             mk__61 = mk__60;
         end
-        su__183 = ((gg__45 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__184 = ((gg__46 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__185 = ((gg__47 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__183 = ((gg__45 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__184 = ((gg__46 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__185 = ((gg__47 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__183[c_sgn] & ~su__184[c_sgn] & ~su__185[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__62 = mk__61 | c_bit__61;
         end
         else begin
             mk__62 = mk__61;
         end
-        su__186 = ((gg__45 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__187 = ((gg__46 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__188 = ((gg__47 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__186 = ((gg__45 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__187 = ((gg__46 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__188 = ((gg__47 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__186[c_sgn] & ~su__187[c_sgn] & ~su__188[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__63 = mk__62 | c_bit__62;
         end
         else begin
             mk__63 = mk__62;
         end
-        su__189 = ((gg__45 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__190 = ((gg__46 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__191 = ((gg__47 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__189 = ((gg__45 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__190 = ((gg__46 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__191 = ((gg__47 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__189[c_sgn] & ~su__190[c_sgn] & ~su__191[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__64 = mk__63 | c_bit__63;
         end
@@ -23873,6 +25479,918 @@ module tilerast_full__sample_raster__none_r(d,q,clock);
     end
 
 endmodule // tilerast_full__sample_raster__none_r
+
+
+module tilerast_full__sample_raster__nreg__0(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__0
+
+
+module tilerast_full__sample_raster__nreg__1(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__1
+
+
+module tilerast_full__sample_raster__nreg__10(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__10
+
+
+module tilerast_full__sample_raster__nreg__11(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__11
+
+
+module tilerast_full__sample_raster__nreg__12(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__12
+
+
+module tilerast_full__sample_raster__nreg__13(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__13
+
+
+module tilerast_full__sample_raster__nreg__14(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__14
+
+
+module tilerast_full__sample_raster__nreg__15(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__15
+
+
+module tilerast_full__sample_raster__nreg__16(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__16
+
+
+module tilerast_full__sample_raster__nreg__17(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__17
+
+
+module tilerast_full__sample_raster__nreg__18(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__18
+
+
+module tilerast_full__sample_raster__nreg__19(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__19
+
+
+module tilerast_full__sample_raster__nreg__2(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__2
+
+
+module tilerast_full__sample_raster__nreg__20(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__20
+
+
+module tilerast_full__sample_raster__nreg__21(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__21
+
+
+module tilerast_full__sample_raster__nreg__22(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__22
+
+
+module tilerast_full__sample_raster__nreg__23(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__23
+
+
+module tilerast_full__sample_raster__nreg__24(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__24
+
+
+module tilerast_full__sample_raster__nreg__25(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__25
+
+
+module tilerast_full__sample_raster__nreg__26(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__26
+
+
+module tilerast_full__sample_raster__nreg__27(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__27
+
+
+module tilerast_full__sample_raster__nreg__28(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__28
+
+
+module tilerast_full__sample_raster__nreg__29(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__29
+
+
+module tilerast_full__sample_raster__nreg__3(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__3
+
+
+module tilerast_full__sample_raster__nreg__30(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__30
+
+
+module tilerast_full__sample_raster__nreg__31(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__31
+
+
+module tilerast_full__sample_raster__nreg__32(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__32
+
+
+module tilerast_full__sample_raster__nreg__33(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__33
+
+
+module tilerast_full__sample_raster__nreg__34(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__34
+
+
+module tilerast_full__sample_raster__nreg__35(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__35
+
+
+module tilerast_full__sample_raster__nreg__36(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__36
+
+
+module tilerast_full__sample_raster__nreg__37(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__37
+
+
+module tilerast_full__sample_raster__nreg__38(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__38
+
+
+module tilerast_full__sample_raster__nreg__39(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__39
+
+
+module tilerast_full__sample_raster__nreg__4(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__4
+
+
+module tilerast_full__sample_raster__nreg__40(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__40
+
+
+module tilerast_full__sample_raster__nreg__41(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__41
+
+
+module tilerast_full__sample_raster__nreg__42(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__42
+
+
+module tilerast_full__sample_raster__nreg__43(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__43
+
+
+module tilerast_full__sample_raster__nreg__44(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__44
+
+
+module tilerast_full__sample_raster__nreg__45(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__45
+
+
+module tilerast_full__sample_raster__nreg__46(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__46
+
+
+module tilerast_full__sample_raster__nreg__47(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__47
+
+
+module tilerast_full__sample_raster__nreg__5(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__5
+
+
+module tilerast_full__sample_raster__nreg__6(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__6
+
+
+module tilerast_full__sample_raster__nreg__7(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__7
+
+
+module tilerast_full__sample_raster__nreg__8(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__8
+
+
+module tilerast_full__sample_raster__nreg__9(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_full__sample_raster__nreg__9
 
 
 module tilerast_full__sample_raster__olast(d,q,clock);

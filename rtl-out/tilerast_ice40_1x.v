@@ -4207,6 +4207,42 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
     reg  [47:0] dv__2__d;
     wire  [47:0] dv__2__q;
     reg  dv__2__clock;
+    reg  [47:0] nreg__0__d;
+    wire  [47:0] nreg__0__q;
+    reg  nreg__0__clock;
+    reg  [47:0] nreg__1__d;
+    wire  [47:0] nreg__1__q;
+    reg  nreg__1__clock;
+    reg  [47:0] nreg__2__d;
+    wire  [47:0] nreg__2__q;
+    reg  nreg__2__clock;
+    reg  [47:0] nreg__3__d;
+    wire  [47:0] nreg__3__q;
+    reg  nreg__3__clock;
+    reg  [47:0] nreg__4__d;
+    wire  [47:0] nreg__4__q;
+    reg  nreg__4__clock;
+    reg  [47:0] nreg__5__d;
+    wire  [47:0] nreg__5__q;
+    reg  nreg__5__clock;
+    reg  [47:0] nreg__6__d;
+    wire  [47:0] nreg__6__q;
+    reg  nreg__6__clock;
+    reg  [47:0] nreg__7__d;
+    wire  [47:0] nreg__7__q;
+    reg  nreg__7__clock;
+    reg  [47:0] nreg__8__d;
+    wire  [47:0] nreg__8__q;
+    reg  nreg__8__clock;
+    reg  [47:0] nreg__9__d;
+    wire  [47:0] nreg__9__q;
+    reg  nreg__9__clock;
+    reg  [47:0] nreg__10__d;
+    wire  [47:0] nreg__10__q;
+    reg  nreg__10__clock;
+    reg  [47:0] nreg__11__d;
+    wire  [47:0] nreg__11__q;
+    reg  nreg__11__clock;
     reg  [23:0] av__0__d;
     wire  [23:0] av__0__q;
     reg  av__0__clock;
@@ -4315,6 +4351,33 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
     reg  [47:0] lanes__0__bx__0;
     reg  [47:0] lanes__0__bx__1;
     reg  [47:0] lanes__0__bx__2;
+    reg  [47:0] lanes__0__a2i__0;
+    reg  [47:0] lanes__0__a2i__1;
+    reg  [47:0] lanes__0__a2i__2;
+    reg  [47:0] lanes__0__a2i__3;
+    reg  [47:0] lanes__0__a2i__4;
+    reg  [47:0] lanes__0__a2i__5;
+    reg  [47:0] lanes__0__a2i__6;
+    reg  [47:0] lanes__0__a2i__7;
+    reg  [47:0] lanes__0__a2i__8;
+    reg  [47:0] lanes__0__a2i__9;
+    reg  [47:0] lanes__0__a2i__10;
+    reg  [47:0] lanes__0__a2i__11;
+    reg  [47:0] lanes__0__bxi__0;
+    reg  [47:0] lanes__0__bxi__1;
+    reg  [47:0] lanes__0__bxi__2;
+    reg  [47:0] lanes__0__nr__0;
+    reg  [47:0] lanes__0__nr__1;
+    reg  [47:0] lanes__0__nr__2;
+    reg  [47:0] lanes__0__nr__3;
+    reg  [47:0] lanes__0__nr__4;
+    reg  [47:0] lanes__0__nr__5;
+    reg  [47:0] lanes__0__nr__6;
+    reg  [47:0] lanes__0__nr__7;
+    reg  [47:0] lanes__0__nr__8;
+    reg  [47:0] lanes__0__nr__9;
+    reg  [47:0] lanes__0__nr__10;
+    reg  [47:0] lanes__0__nr__11;
     reg  lanes__0__vx__0;
     reg  lanes__0__vx__1;
     reg  lanes__0__vy__0;
@@ -4323,6 +4386,18 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
     reg  lanes__0__none;
     wire  [63:0] lanes__0__mask;
     wire  lanes__0__valid;
+    wire  [47:0] lanes__0__nnew__0;
+    wire  [47:0] lanes__0__nnew__1;
+    wire  [47:0] lanes__0__nnew__2;
+    wire  [47:0] lanes__0__nnew__3;
+    wire  [47:0] lanes__0__nnew__4;
+    wire  [47:0] lanes__0__nnew__5;
+    wire  [47:0] lanes__0__nnew__6;
+    wire  [47:0] lanes__0__nnew__7;
+    wire  [47:0] lanes__0__nnew__8;
+    wire  [47:0] lanes__0__nnew__9;
+    wire  [47:0] lanes__0__nnew__10;
+    wire  [47:0] lanes__0__nnew__11;
 
     // Local signals
     reg  [7:0] cg;
@@ -4366,6 +4441,30 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
     reg  [47:0] a2__9;
     reg  [47:0] a2__10;
     reg  [47:0] a2__11;
+    reg  [47:0] awi__0;
+    reg  [47:0] awi__1;
+    reg  [47:0] awi__2;
+    reg  [47:0] bwi__0;
+    reg  [47:0] bwi__1;
+    reg  [47:0] bwi__2;
+    reg  [47:0] axi__0;
+    reg  [47:0] axi__1;
+    reg  [47:0] axi__2;
+    reg  [47:0] bxi__0;
+    reg  [47:0] bxi__1;
+    reg  [47:0] bxi__2;
+    reg  [47:0] a2i__0;
+    reg  [47:0] a2i__1;
+    reg  [47:0] a2i__2;
+    reg  [47:0] a2i__3;
+    reg  [47:0] a2i__4;
+    reg  [47:0] a2i__5;
+    reg  [47:0] a2i__6;
+    reg  [47:0] a2i__7;
+    reg  [47:0] a2i__8;
+    reg  [47:0] a2i__9;
+    reg  [47:0] a2i__10;
+    reg  [47:0] a2i__11;
     reg  [47:0] ia__0;
     reg  [47:0] ia__1;
     reg  [47:0] ia__2;
@@ -4504,6 +4603,66 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         .d(dv__2__d),
         .q(dv__2__q),
         .clock(dv__2__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__0 nreg__0(
+        .d(nreg__0__d),
+        .q(nreg__0__q),
+        .clock(nreg__0__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__1 nreg__1(
+        .d(nreg__1__d),
+        .q(nreg__1__q),
+        .clock(nreg__1__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__2 nreg__2(
+        .d(nreg__2__d),
+        .q(nreg__2__q),
+        .clock(nreg__2__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__3 nreg__3(
+        .d(nreg__3__d),
+        .q(nreg__3__q),
+        .clock(nreg__3__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__4 nreg__4(
+        .d(nreg__4__d),
+        .q(nreg__4__q),
+        .clock(nreg__4__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__5 nreg__5(
+        .d(nreg__5__d),
+        .q(nreg__5__q),
+        .clock(nreg__5__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__6 nreg__6(
+        .d(nreg__6__d),
+        .q(nreg__6__q),
+        .clock(nreg__6__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__7 nreg__7(
+        .d(nreg__7__d),
+        .q(nreg__7__q),
+        .clock(nreg__7__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__8 nreg__8(
+        .d(nreg__8__d),
+        .q(nreg__8__q),
+        .clock(nreg__8__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__9 nreg__9(
+        .d(nreg__9__d),
+        .q(nreg__9__q),
+        .clock(nreg__9__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__10 nreg__10(
+        .d(nreg__10__d),
+        .q(nreg__10__q),
+        .clock(nreg__10__clock)
+    );
+    tilerast_ice40_1x__sample_raster__nreg__11 nreg__11(
+        .d(nreg__11__d),
+        .q(nreg__11__q),
+        .clock(nreg__11__clock)
     );
     tilerast_ice40_1x__sample_raster__av__0 av__0(
         .d(av__0__d),
@@ -4674,6 +4833,33 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         .bx__0(lanes__0__bx__0),
         .bx__1(lanes__0__bx__1),
         .bx__2(lanes__0__bx__2),
+        .a2i__0(lanes__0__a2i__0),
+        .a2i__1(lanes__0__a2i__1),
+        .a2i__2(lanes__0__a2i__2),
+        .a2i__3(lanes__0__a2i__3),
+        .a2i__4(lanes__0__a2i__4),
+        .a2i__5(lanes__0__a2i__5),
+        .a2i__6(lanes__0__a2i__6),
+        .a2i__7(lanes__0__a2i__7),
+        .a2i__8(lanes__0__a2i__8),
+        .a2i__9(lanes__0__a2i__9),
+        .a2i__10(lanes__0__a2i__10),
+        .a2i__11(lanes__0__a2i__11),
+        .bxi__0(lanes__0__bxi__0),
+        .bxi__1(lanes__0__bxi__1),
+        .bxi__2(lanes__0__bxi__2),
+        .nr__0(lanes__0__nr__0),
+        .nr__1(lanes__0__nr__1),
+        .nr__2(lanes__0__nr__2),
+        .nr__3(lanes__0__nr__3),
+        .nr__4(lanes__0__nr__4),
+        .nr__5(lanes__0__nr__5),
+        .nr__6(lanes__0__nr__6),
+        .nr__7(lanes__0__nr__7),
+        .nr__8(lanes__0__nr__8),
+        .nr__9(lanes__0__nr__9),
+        .nr__10(lanes__0__nr__10),
+        .nr__11(lanes__0__nr__11),
         .vx__0(lanes__0__vx__0),
         .vx__1(lanes__0__vx__1),
         .vy__0(lanes__0__vy__0),
@@ -4681,7 +4867,19 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         .trivial(lanes__0__trivial),
         .none(lanes__0__none),
         .mask(lanes__0__mask),
-        .valid(lanes__0__valid)
+        .valid(lanes__0__valid),
+        .nnew__0(lanes__0__nnew__0),
+        .nnew__1(lanes__0__nnew__1),
+        .nnew__2(lanes__0__nnew__2),
+        .nnew__3(lanes__0__nnew__3),
+        .nnew__4(lanes__0__nnew__4),
+        .nnew__5(lanes__0__nnew__5),
+        .nnew__6(lanes__0__nnew__6),
+        .nnew__7(lanes__0__nnew__7),
+        .nnew__8(lanes__0__nnew__8),
+        .nnew__9(lanes__0__nnew__9),
+        .nnew__10(lanes__0__nnew__10),
+        .nnew__11(lanes__0__nnew__11)
     );
 
     // Update code
@@ -4738,6 +4936,30 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         dv__1__d = dv__1__q;
         dv__2__clock = clock;
         dv__2__d = dv__2__q;
+        nreg__0__clock = clock;
+        nreg__0__d = nreg__0__q;
+        nreg__1__clock = clock;
+        nreg__1__d = nreg__1__q;
+        nreg__2__clock = clock;
+        nreg__2__d = nreg__2__q;
+        nreg__3__clock = clock;
+        nreg__3__d = nreg__3__q;
+        nreg__4__clock = clock;
+        nreg__4__d = nreg__4__q;
+        nreg__5__clock = clock;
+        nreg__5__d = nreg__5__q;
+        nreg__6__clock = clock;
+        nreg__6__d = nreg__6__q;
+        nreg__7__clock = clock;
+        nreg__7__d = nreg__7__q;
+        nreg__8__clock = clock;
+        nreg__8__d = nreg__8__q;
+        nreg__9__clock = clock;
+        nreg__9__d = nreg__9__q;
+        nreg__10__clock = clock;
+        nreg__10__d = nreg__10__q;
+        nreg__11__clock = clock;
+        nreg__11__d = nreg__11__q;
         oqx__0__clock = clock;
         oqx__0__d = oqx__0__q;
         oqy__0__clock = clock;
@@ -4908,6 +5130,48 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         if (rowend) begin
             step__2 = bk__26;
         end
+        awi__0 = (($unsigned(inp__a0) & c_amask) & 48'hffffffffffff);
+        awi__1 = (($unsigned(inp__a1) & c_amask) & 48'hffffffffffff);
+        awi__2 = (($unsigned(inp__a2) & c_amask) & 48'hffffffffffff);
+        bwi__0 = (($unsigned(inp__b0) & c_amask) & 48'hffffffffffff);
+        bwi__1 = (($unsigned(inp__b1) & c_amask) & 48'hffffffffffff);
+        bwi__2 = (($unsigned(inp__b2) & c_amask) & 48'hffffffffffff);
+        axi__0 = awi__0;
+        if (awi__0[c_asgn]) begin
+            axi__0 = awi__0 | c_ahi;
+        end
+        bxi__0 = bwi__0;
+        if (bwi__0[c_asgn]) begin
+            bxi__0 = bwi__0 | c_ahi;
+        end
+        a2i__0 = axi__0;
+        a2i__1 = a2i__0 << 32'h1;
+        a2i__2 = a2i__1 << 32'h1;
+        a2i__3 = a2i__2 << 32'h1;
+        axi__1 = awi__1;
+        if (awi__1[c_asgn]) begin
+            axi__1 = awi__1 | c_ahi;
+        end
+        bxi__1 = bwi__1;
+        if (bwi__1[c_asgn]) begin
+            bxi__1 = bwi__1 | c_ahi;
+        end
+        a2i__4 = axi__1;
+        a2i__5 = a2i__4 << 32'h1;
+        a2i__6 = a2i__5 << 32'h1;
+        a2i__7 = a2i__6 << 32'h1;
+        axi__2 = awi__2;
+        if (awi__2[c_asgn]) begin
+            axi__2 = awi__2 | c_ahi;
+        end
+        bxi__2 = bwi__2;
+        if (bwi__2[c_asgn]) begin
+            bxi__2 = bwi__2 | c_ahi;
+        end
+        a2i__8 = axi__2;
+        a2i__9 = a2i__8 << 32'h1;
+        a2i__10 = a2i__9 << 32'h1;
+        a2i__11 = a2i__10 << 32'h1;
         dx__0 = dv__0__q;
         if (dv__0__q[c_dsgn]) begin
             dx__0 = dv__0__q | c_dhi;
@@ -4935,20 +5199,47 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         lanes__0__gg__1 = gg__1;
         lanes__0__gg__2 = gg__2;
         lanes__0__a2__0 = a2__0;
+        lanes__0__a2i__0 = a2i__0;
         lanes__0__a2__1 = a2__1;
+        lanes__0__a2i__1 = a2i__1;
         lanes__0__a2__2 = a2__2;
+        lanes__0__a2i__2 = a2i__2;
         lanes__0__a2__3 = a2__3;
+        lanes__0__a2i__3 = a2i__3;
         lanes__0__bx__0 = bx__0;
+        lanes__0__bxi__0 = bxi__0;
         lanes__0__a2__4 = a2__4;
+        lanes__0__a2i__4 = a2i__4;
         lanes__0__a2__5 = a2__5;
+        lanes__0__a2i__5 = a2i__5;
         lanes__0__a2__6 = a2__6;
+        lanes__0__a2i__6 = a2i__6;
         lanes__0__a2__7 = a2__7;
+        lanes__0__a2i__7 = a2i__7;
         lanes__0__bx__1 = bx__1;
+        lanes__0__bxi__1 = bxi__1;
         lanes__0__a2__8 = a2__8;
+        lanes__0__a2i__8 = a2i__8;
         lanes__0__a2__9 = a2__9;
+        lanes__0__a2i__9 = a2i__9;
         lanes__0__a2__10 = a2__10;
+        lanes__0__a2i__10 = a2i__10;
         lanes__0__a2__11 = a2__11;
+        lanes__0__a2i__11 = a2i__11;
         lanes__0__bx__2 = bx__2;
+        lanes__0__bxi__2 = bxi__2;
+        lanes__0__nr__0 = nreg__0__q;
+        lanes__0__nr__1 = nreg__1__q;
+        lanes__0__nr__2 = nreg__2__q;
+        lanes__0__nr__3 = nreg__3__q;
+        lanes__0__nr__4 = nreg__4__q;
+        lanes__0__nr__5 = nreg__5__q;
+        lanes__0__nr__6 = nreg__6__q;
+        lanes__0__nr__7 = nreg__7__q;
+        lanes__0__nr__8 = nreg__8__q;
+        lanes__0__nr__9 = nreg__9__q;
+        lanes__0__nr__10 = nreg__10__q;
+        lanes__0__nr__11 = nreg__11__q;
         lanes__0__vx__0 = vxok__0;
         lanes__0__vx__1 = vxok__1;
         lanes__0__vy__0 = vyok__0;
@@ -5146,6 +5437,18 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         end
         if (accept) begin
             busy__d = 1'b1;
+            nreg__0__d = lanes__0__nnew__0;
+            nreg__1__d = lanes__0__nnew__1;
+            nreg__2__d = lanes__0__nnew__2;
+            nreg__3__d = lanes__0__nnew__3;
+            nreg__4__d = lanes__0__nnew__4;
+            nreg__5__d = lanes__0__nnew__5;
+            nreg__6__d = lanes__0__nnew__6;
+            nreg__7__d = lanes__0__nnew__7;
+            nreg__8__d = lanes__0__nnew__8;
+            nreg__9__d = lanes__0__nnew__9;
+            nreg__10__d = lanes__0__nnew__10;
+            nreg__11__d = lanes__0__nnew__11;
             dv__0__d = dnew__0;
             dv__1__d = dnew__1;
             dv__2__d = dnew__2;
@@ -5195,6 +5498,18 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
             dv__0__d = 32'h0;
             dv__1__d = 32'h0;
             dv__2__d = 32'h0;
+            nreg__0__d = 32'h0;
+            nreg__1__d = 32'h0;
+            nreg__2__d = 32'h0;
+            nreg__3__d = 32'h0;
+            nreg__4__d = 32'h0;
+            nreg__5__d = 32'h0;
+            nreg__6__d = 32'h0;
+            nreg__7__d = 32'h0;
+            nreg__8__d = 32'h0;
+            nreg__9__d = 32'h0;
+            nreg__10__d = 32'h0;
+            nreg__11__d = 32'h0;
             oqx__0__d = 32'h0;
             oqy__0__d = 32'h0;
             omask__0__d = 32'h0;
@@ -5496,7 +5811,7 @@ module tilerast_ice40_1x__sample_raster__ec__2(d,q,clock);
 endmodule // tilerast_ice40_1x__sample_raster__ec__2
 
 
-module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid);
+module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,a2i__0,a2i__1,a2i__2,a2i__3,a2i__4,a2i__5,a2i__6,a2i__7,a2i__8,a2i__9,a2i__10,a2i__11,bxi__0,bxi__1,bxi__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
 
     // Module arguments
     input wire  [47:0] gg__0;
@@ -5517,6 +5832,33 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     input wire  [47:0] bx__0;
     input wire  [47:0] bx__1;
     input wire  [47:0] bx__2;
+    input wire  [47:0] a2i__0;
+    input wire  [47:0] a2i__1;
+    input wire  [47:0] a2i__2;
+    input wire  [47:0] a2i__3;
+    input wire  [47:0] a2i__4;
+    input wire  [47:0] a2i__5;
+    input wire  [47:0] a2i__6;
+    input wire  [47:0] a2i__7;
+    input wire  [47:0] a2i__8;
+    input wire  [47:0] a2i__9;
+    input wire  [47:0] a2i__10;
+    input wire  [47:0] a2i__11;
+    input wire  [47:0] bxi__0;
+    input wire  [47:0] bxi__1;
+    input wire  [47:0] bxi__2;
+    input wire  [47:0] nr__0;
+    input wire  [47:0] nr__1;
+    input wire  [47:0] nr__2;
+    input wire  [47:0] nr__3;
+    input wire  [47:0] nr__4;
+    input wire  [47:0] nr__5;
+    input wire  [47:0] nr__6;
+    input wire  [47:0] nr__7;
+    input wire  [47:0] nr__8;
+    input wire  [47:0] nr__9;
+    input wire  [47:0] nr__10;
+    input wire  [47:0] nr__11;
     input wire  vx__0;
     input wire  vx__1;
     input wire  vy__0;
@@ -5525,6 +5867,18 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     input wire  none;
     output reg  [63:0] mask;
     output reg  valid;
+    output reg  [47:0] nnew__0;
+    output reg  [47:0] nnew__1;
+    output reg  [47:0] nnew__2;
+    output reg  [47:0] nnew__3;
+    output reg  [47:0] nnew__4;
+    output reg  [47:0] nnew__5;
+    output reg  [47:0] nnew__6;
+    output reg  [47:0] nnew__7;
+    output reg  [47:0] nnew__8;
+    output reg  [47:0] nnew__9;
+    output reg  [47:0] nnew__10;
+    output reg  [47:0] nnew__11;
 
     // Constant declarations
     localparam [47:0] c_lp__0 = 48'h0;
@@ -5549,6 +5903,7 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     localparam [63:0] c_bit__3 = 64'h8;
     localparam [5:0] c_sgn = 6'b10100;
     localparam [47:0] c_wgmask = 48'h1fffff;
+    localparam [0:0] c_regn = 1'b0;
 
     // Local signals
     reg  [47:0] nn__0;
@@ -5563,6 +5918,30 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
+    reg  [47:0] ni__0;
+    reg  [47:0] ni__1;
+    reg  [47:0] ni__2;
+    reg  [47:0] ni__3;
+    reg  [47:0] ni__4;
+    reg  [47:0] ni__5;
+    reg  [47:0] ni__6;
+    reg  [47:0] ni__7;
+    reg  [47:0] ni__8;
+    reg  [47:0] ni__9;
+    reg  [47:0] ni__10;
+    reg  [47:0] ni__11;
+    reg  [47:0] ns__0;
+    reg  [47:0] ns__1;
+    reg  [47:0] ns__2;
+    reg  [47:0] ns__3;
+    reg  [47:0] ns__4;
+    reg  [47:0] ns__5;
+    reg  [47:0] ns__6;
+    reg  [47:0] ns__7;
+    reg  [47:0] ns__8;
+    reg  [47:0] ns__9;
+    reg  [47:0] ns__10;
+    reg  [47:0] ns__11;
     reg  [47:0] su__0;
     reg  [47:0] su__1;
     reg  [47:0] su__2;
@@ -5585,47 +5964,119 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     always @(*) begin
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
         nn__6 = nn__0 + bx__0;
+        ni__0 = (a2i__0 & c_lp__0) + (a2i__1 & c_lp__1) + (a2i__2 & c_lp__2) + (a2i__3 & c_lp__3) - (a2i__0 & c_ln__0) - (a2i__1 & c_ln__1) - (a2i__2 & c_ln__2) - (a2i__3 & c_ln__3);
+        ni__6 = ni__0 + bxi__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
         nn__7 = nn__1 + bx__1;
+        ni__1 = (a2i__4 & c_lp__0) + (a2i__5 & c_lp__1) + (a2i__6 & c_lp__2) + (a2i__7 & c_lp__3) - (a2i__4 & c_ln__0) - (a2i__5 & c_ln__1) - (a2i__6 & c_ln__2) - (a2i__7 & c_ln__3);
+        ni__7 = ni__1 + bxi__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
         nn__8 = nn__2 + bx__2;
+        ni__2 = (a2i__8 & c_lp__0) + (a2i__9 & c_lp__1) + (a2i__10 & c_lp__2) + (a2i__11 & c_lp__3) - (a2i__8 & c_ln__0) - (a2i__9 & c_ln__1) - (a2i__10 & c_ln__2) - (a2i__11 & c_ln__3);
+        ni__8 = ni__2 + bxi__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
         nn__9 = nn__3 + bx__0;
+        ni__3 = (a2i__0 & c_lp__4) + (a2i__1 & c_lp__5) + (a2i__2 & c_lp__6) + (a2i__3 & c_lp__7) - (a2i__0 & c_ln__4) - (a2i__1 & c_ln__5) - (a2i__2 & c_ln__6) - (a2i__3 & c_ln__7);
+        ni__9 = ni__3 + bxi__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
         nn__10 = nn__4 + bx__1;
+        ni__4 = (a2i__4 & c_lp__4) + (a2i__5 & c_lp__5) + (a2i__6 & c_lp__6) + (a2i__7 & c_lp__7) - (a2i__4 & c_ln__4) - (a2i__5 & c_ln__5) - (a2i__6 & c_ln__6) - (a2i__7 & c_ln__7);
+        ni__10 = ni__4 + bxi__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
         nn__11 = nn__5 + bx__2;
+        ni__5 = (a2i__8 & c_lp__4) + (a2i__9 & c_lp__5) + (a2i__10 & c_lp__6) + (a2i__11 & c_lp__7) - (a2i__8 & c_ln__4) - (a2i__9 & c_ln__5) - (a2i__10 & c_ln__6) - (a2i__11 & c_ln__7);
+        ni__11 = ni__5 + bxi__2;
+        nnew__0 = ni__0 & c_wgmask;
+        ns__0 = nn__0;
+        if (c_regn) begin
+            ns__0 = nr__0;
+        end
+        nnew__1 = ni__1 & c_wgmask;
+        ns__1 = nn__1;
+        if (c_regn) begin
+            ns__1 = nr__1;
+        end
+        nnew__2 = ni__2 & c_wgmask;
+        ns__2 = nn__2;
+        if (c_regn) begin
+            ns__2 = nr__2;
+        end
+        nnew__3 = ni__3 & c_wgmask;
+        ns__3 = nn__3;
+        if (c_regn) begin
+            ns__3 = nr__3;
+        end
+        nnew__4 = ni__4 & c_wgmask;
+        ns__4 = nn__4;
+        if (c_regn) begin
+            ns__4 = nr__4;
+        end
+        nnew__5 = ni__5 & c_wgmask;
+        ns__5 = nn__5;
+        if (c_regn) begin
+            ns__5 = nr__5;
+        end
+        nnew__6 = ni__6 & c_wgmask;
+        ns__6 = nn__6;
+        if (c_regn) begin
+            ns__6 = nr__6;
+        end
+        nnew__7 = ni__7 & c_wgmask;
+        ns__7 = nn__7;
+        if (c_regn) begin
+            ns__7 = nr__7;
+        end
+        nnew__8 = ni__8 & c_wgmask;
+        ns__8 = nn__8;
+        if (c_regn) begin
+            ns__8 = nr__8;
+        end
+        nnew__9 = ni__9 & c_wgmask;
+        ns__9 = nn__9;
+        if (c_regn) begin
+            ns__9 = nr__9;
+        end
+        nnew__10 = ni__10 & c_wgmask;
+        ns__10 = nn__10;
+        if (c_regn) begin
+            ns__10 = nr__10;
+        end
+        nnew__11 = ni__11 & c_wgmask;
+        ns__11 = nn__11;
+        if (c_regn) begin
+            ns__11 = nr__11;
+        end
         mk__0 = 32'h0;
-        su__0 = ((gg__0 & c_wgmask) + (nn__0 & c_wgmask)) & c_wgmask;
-        su__1 = ((gg__1 & c_wgmask) + (nn__1 & c_wgmask)) & c_wgmask;
-        su__2 = ((gg__2 & c_wgmask) + (nn__2 & c_wgmask)) & c_wgmask;
+        su__0 = ((gg__0 & c_wgmask) + (ns__0 & c_wgmask)) & c_wgmask;
+        su__1 = ((gg__1 & c_wgmask) + (ns__1 & c_wgmask)) & c_wgmask;
+        su__2 = ((gg__2 & c_wgmask) + (ns__2 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__0[c_sgn] & ~su__1[c_sgn] & ~su__2[c_sgn])) & vx__0 & vy__0 & ~none) begin
             mk__1 = mk__0 | c_bit__0;
         end
         else begin
             mk__1 = mk__0;
         end
-        su__3 = ((gg__0 & c_wgmask) + (nn__3 & c_wgmask)) & c_wgmask;
-        su__4 = ((gg__1 & c_wgmask) + (nn__4 & c_wgmask)) & c_wgmask;
-        su__5 = ((gg__2 & c_wgmask) + (nn__5 & c_wgmask)) & c_wgmask;
+        su__3 = ((gg__0 & c_wgmask) + (ns__3 & c_wgmask)) & c_wgmask;
+        su__4 = ((gg__1 & c_wgmask) + (ns__4 & c_wgmask)) & c_wgmask;
+        su__5 = ((gg__2 & c_wgmask) + (ns__5 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__3[c_sgn] & ~su__4[c_sgn] & ~su__5[c_sgn])) & vx__1 & vy__0 & ~none) begin
             mk__2 = mk__1 | c_bit__1;
         end
         else begin
             mk__2 = mk__1;
         end
-        su__6 = ((gg__0 & c_wgmask) + (nn__6 & c_wgmask)) & c_wgmask;
-        su__7 = ((gg__1 & c_wgmask) + (nn__7 & c_wgmask)) & c_wgmask;
-        su__8 = ((gg__2 & c_wgmask) + (nn__8 & c_wgmask)) & c_wgmask;
+        su__6 = ((gg__0 & c_wgmask) + (ns__6 & c_wgmask)) & c_wgmask;
+        su__7 = ((gg__1 & c_wgmask) + (ns__7 & c_wgmask)) & c_wgmask;
+        su__8 = ((gg__2 & c_wgmask) + (ns__8 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__6[c_sgn] & ~su__7[c_sgn] & ~su__8[c_sgn])) & vx__0 & vy__1 & ~none) begin
             mk__3 = mk__2 | c_bit__2;
         end
         else begin
             mk__3 = mk__2;
         end
-        su__9 = ((gg__0 & c_wgmask) + (nn__9 & c_wgmask)) & c_wgmask;
-        su__10 = ((gg__1 & c_wgmask) + (nn__10 & c_wgmask)) & c_wgmask;
-        su__11 = ((gg__2 & c_wgmask) + (nn__11 & c_wgmask)) & c_wgmask;
+        su__9 = ((gg__0 & c_wgmask) + (ns__9 & c_wgmask)) & c_wgmask;
+        su__10 = ((gg__1 & c_wgmask) + (ns__10 & c_wgmask)) & c_wgmask;
+        su__11 = ((gg__2 & c_wgmask) + (ns__11 & c_wgmask)) & c_wgmask;
         if ((trivial | (~su__9[c_sgn] & ~su__10[c_sgn] & ~su__11[c_sgn])) & vx__1 & vy__1 & ~none) begin
             mk__4 = mk__3 | c_bit__3;
         end
@@ -5675,6 +6126,234 @@ module tilerast_ice40_1x__sample_raster__none_r(d,q,clock);
     end
 
 endmodule // tilerast_ice40_1x__sample_raster__none_r
+
+
+module tilerast_ice40_1x__sample_raster__nreg__0(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__0
+
+
+module tilerast_ice40_1x__sample_raster__nreg__1(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__1
+
+
+module tilerast_ice40_1x__sample_raster__nreg__10(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__10
+
+
+module tilerast_ice40_1x__sample_raster__nreg__11(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__11
+
+
+module tilerast_ice40_1x__sample_raster__nreg__2(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__2
+
+
+module tilerast_ice40_1x__sample_raster__nreg__3(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__3
+
+
+module tilerast_ice40_1x__sample_raster__nreg__4(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__4
+
+
+module tilerast_ice40_1x__sample_raster__nreg__5(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__5
+
+
+module tilerast_ice40_1x__sample_raster__nreg__6(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__6
+
+
+module tilerast_ice40_1x__sample_raster__nreg__7(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__7
+
+
+module tilerast_ice40_1x__sample_raster__nreg__8(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__8
+
+
+module tilerast_ice40_1x__sample_raster__nreg__9(d,q,clock);
+
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_ice40_1x__sample_raster__nreg__9
 
 
 module tilerast_ice40_1x__sample_raster__olast(d,q,clock);

@@ -2072,6 +2072,30 @@ endmodule // tilerast_top_hx8k__ram
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 module tilerast_top_hx8k__rb(d,q,clock);
 
     // Module arguments

@@ -2072,6 +2072,30 @@ endmodule // tilerast_top_icebreaker__ram
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 module tilerast_top_icebreaker__rb(d,q,clock);
 
     // Module arguments

@@ -29,8 +29,12 @@
 //! lane l tests the sign of G + (2l + (i&1))·a + (i>>1)·b. The sample offsets
 //! d_s = a·X_s + b·Y_s are computed from the incoming job's a, b when it is accepted, by a
 //! shift-add program shared across samples ([`Mcm`]: 5 adders per edge for the 4x table), and
-//! registered (`dv`, which also keeps yosys from merging G's adder into a carry-save tree); the
-//! lane/pixel multiples are signed-digit shift-adds of the registered a, b. Stepping: + 32·Q·a
+//! registered (`dv`, which also keeps yosys from merging G's adder into a carry-save tree). The
+//! lane/pixel multiples n = (2l + (i&1))·a + (i>>1)·b are signed-digit shift-adds, up to two
+//! adders deep for lanes l ≥ 1 (7a + b = 8a − a + b); at Q ≥ 2 they too are computed from the
+//! incoming job's a, b and registered at load (`nreg`, W_g bits per lane, pixel and edge), so
+//! that a sign test is G's adder and one more; at Q = 1 (lane 0: 0, a, b, a + b) each lane adds
+//! its own from the registered a, b. Stepping: + 32·Q·a
 //! per beat, at a row end + 32·b − 32·Q·(BPR − 1)·a. ice40: W_u = 25, W_g = 21; per cycle
 //! 12 G adders (25 bits) and 36 sign tests (21 bits; pixel 0 is G's own sign).
 //! `trivial` only forces the full mask (the adders run anyway; the result is identical).
@@ -58,12 +62,13 @@
 //! ```text
 //!  job ─► clamp E/16 ──────────────► ec[k] ──(+32Qa | row end: +32b−32Q(BPR−1)a)
 //!     └─► a, b ─► shift-add program ─► dv[s][k] = a·X_s + b·Y_s      (registered at load)
+//!             └─► lanes: n[l][i][k] ─► nreg (Q ≥ 2)  (registered at load)
 //!         a, b regs ─► a·2^j, b ─────────────────────────┐
 //!         G[s][k] = (ec[k] + dv[s][k]) >> 4 ─────────────┤  (shared by all lanes)
 //!         viewport: x visible per lane, y visible ───────┤
 //!                                                        ▼
 //!   ┌─ lanes[l], l = 0..Q (SampleLane, combinational) ───────────────────────────┐
-//!   │ n[i][k] = (2l+(i&1))·a + (i>>1)·b                                          │
+//!   │ n[i][k] = (2l+(i&1))·a + (i>>1)·b   (Q ≥ 2: nreg, from the loaded job's)   │
 //!   │ cov[i,s] = trivial | ∧_k sign(G[s][k] + n[i][k]) = 0  (& visible, & !none) │
 //!   │ ─► mask (4·S bits), valid = mask ≠ 0                                       │
 //!   └────────────────────────────────────────────────────┬───────────────────────┘
@@ -139,6 +144,12 @@ stream_block! {
         ax: Vec<Signal<Local, Bits<48>>>,
         bx: Vec<Signal<Local, Bits<48>>>,
         a2: Vec<Signal<Local, Bits<48>>>,
+        /// The incoming job's a, b as `aw`/`bw`, `ax`/`bx` and `a2` are of the registered ones.
+        awi: Vec<Signal<Local, Bits<48>>>,
+        bwi: Vec<Signal<Local, Bits<48>>>,
+        axi: Vec<Signal<Local, Bits<48>>>,
+        bxi: Vec<Signal<Local, Bits<48>>>,
+        a2i: Vec<Signal<Local, Bits<48>>>,
         ia: Vec<Signal<Local, Bits<48>>>,
         ib: Vec<Signal<Local, Bits<48>>>,
         vi: Vec<Signal<Local, Bits<48>>>,
@@ -164,6 +175,10 @@ stream_block! {
         bcnt: DFF<Bits<8>>,
         ec: Vec<DFF<Bits<48>>>,
         dv: Vec<DFF<Bits<48>>>,
+        /// Lane l's pixel multiples n[i][k] (W_g bits), registered at job load: index l·12 + i·3
+        /// + k. Used at Q ≥ 2 (a lane's multiples are then up to two adders deep); at Q = 1
+        /// lane 0's are at most a + b and the lane adds its own (these are trimmed).
+        nreg: Vec<DFF<Bits<48>>>,
         av: Vec<DFF<Bits<24>>>,
         bv: Vec<DFF<Bits<24>>>,
         prim_r: DFF<Bits<24>>,
@@ -478,6 +493,11 @@ impl SampleRaster {
             ax: vec_of(3),
             bx: vec_of(3),
             a2: vec_of(12),
+            awi: vec_of(3),
+            bwi: vec_of(3),
+            axi: vec_of(3),
+            bxi: vec_of(3),
+            a2i: vec_of(12),
             ia: vec_of(3),
             ib: vec_of(3),
             vi: vec_of(3 * nn),
@@ -500,6 +520,7 @@ impl SampleRaster {
             bcnt: Default::default(),
             ec: vec_of(3),
             dv: vec_of(3 * s),
+            nreg: vec_of(12 * q),
             av: vec_of(3),
             bv: vec_of(3),
             prim_r: Default::default(),
@@ -517,7 +538,7 @@ impl SampleRaster {
             oqy: vec_of(4),
             omask: vec_of(4),
             olast: Default::default(),
-            lanes: (0..q).map(|l| SampleLane::new(l, s, g.w_g())).collect(),
+            lanes: (0..q).map(|l| SampleLane::new(l, s, g.w_g(), q >= 2)).collect(),
             _s: s,
             _q: q,
             _nn: nn,
@@ -558,6 +579,12 @@ impl SampleRaster {
             for e in 0..3 {
                 self.dv[s * 3 + e].clock.next = self.clock.val();
                 self.dv[s * 3 + e].d.next = self.dv[s * 3 + e].q.val();
+            }
+        }
+        for l in 0..self._q {
+            for j in 0..12 {
+                self.nreg[l * 12 + j].clock.next = self.clock.val();
+                self.nreg[l * 12 + j].d.next = self.nreg[l * 12 + j].q.val();
             }
         }
         for l in 0..4 {
@@ -631,6 +658,28 @@ impl SampleRaster {
             }
         }
 
+        // ---- the incoming job's coefficients, as above (the lanes' multiples registered at load) ----
+        self.awi[0].next = bit_cast::<48, 24>(unsigned_cast(self.inp.a0.val()) & self.c_amask.val());
+        self.awi[1].next = bit_cast::<48, 24>(unsigned_cast(self.inp.a1.val()) & self.c_amask.val());
+        self.awi[2].next = bit_cast::<48, 24>(unsigned_cast(self.inp.a2.val()) & self.c_amask.val());
+        self.bwi[0].next = bit_cast::<48, 24>(unsigned_cast(self.inp.b0.val()) & self.c_amask.val());
+        self.bwi[1].next = bit_cast::<48, 24>(unsigned_cast(self.inp.b1.val()) & self.c_amask.val());
+        self.bwi[2].next = bit_cast::<48, 24>(unsigned_cast(self.inp.b2.val()) & self.c_amask.val());
+        for e in 0..3 {
+            self.axi[e].next = self.awi[e].val();
+            if self.awi[e].val().get_bit(self.c_asgn.val().index()) {
+                self.axi[e].next = self.awi[e].val() | self.c_ahi.val();
+            }
+            self.bxi[e].next = self.bwi[e].val();
+            if self.bwi[e].val().get_bit(self.c_asgn.val().index()) {
+                self.bxi[e].next = self.bwi[e].val() | self.c_ahi.val();
+            }
+            self.a2i[e * 4].next = self.axi[e].val();
+            for i in 0..3 {
+                self.a2i[e * 4 + i + 1].next = self.a2i[e * 4 + i].val() << 1;
+            }
+        }
+
         // ---- per sample: G = (ec + d) >> 4, d = a·X_s + b·Y_s registered at job load ----
         for s in 0..self._s {
             for e in 0..3 {
@@ -667,8 +716,13 @@ impl SampleRaster {
             for e in 0..3 {
                 for i in 0..4 {
                     self.lanes[l].a2[e * 4 + i].next = self.a2[e * 4 + i].val();
+                    self.lanes[l].a2i[e * 4 + i].next = self.a2i[e * 4 + i].val();
                 }
                 self.lanes[l].bx[e].next = self.bx[e].val();
+                self.lanes[l].bxi[e].next = self.bxi[e].val();
+            }
+            for j in 0..12 {
+                self.lanes[l].nr[j].next = self.nreg[l * 12 + j].q.val();
             }
             self.lanes[l].vx[0].next = self.vxok[l * 2].val();
             self.lanes[l].vx[1].next = self.vxok[l * 2 + 1].val();
@@ -768,6 +822,11 @@ impl SampleRaster {
 
         if self.accept.val() {
             self.busy.d.next = true;
+            for l in 0..self._q {
+                for j in 0..12 {
+                    self.nreg[l * 12 + j].d.next = self.lanes[l].nnew[j].val();
+                }
+            }
             for s in 0..self._s {
                 for e in 0..3 {
                     self.dv[s * 3 + e].d.next = self.dnew[s * 3 + e].val();
@@ -821,6 +880,11 @@ impl SampleRaster {
                     self.dv[s * 3 + e].d.next = 0.into();
                 }
             }
+            for l in 0..self._q {
+                for j in 0..12 {
+                    self.nreg[l * 12 + j].d.next = 0.into();
+                }
+            }
             for l in 0..4 {
                 self.oqx[l].d.next = 0.into();
                 self.oqy[l].d.next = 0.into();
@@ -859,21 +923,26 @@ emit::indexed_kernel_logic!(SampleRaster);
 /// n[i][k] = (2l + (i&1))·a + (i>>1)·b in pixel units; and the pixel is visible
 /// (`vx[i&1] & vy[i>>1]`) and the job is not `none`. The parent computes G once for all lanes.
 /// The lane's constants: the signed digits of 2l and 2l + 1 (`c_lp`/`c_ln`, its only
-/// lane-dependent values), the mask bits, the sign bit W_g − 1 and the W_g mask.
+/// lane-dependent values), the mask bits, the sign bit W_g − 1 and the W_g mask. With
+/// `registered` (the parent's Q ≥ 2) the tests add `nr`, the multiples the parent registered
+/// from this lane's `nnew` (the same n of the incoming job's a, b) when it loaded the job,
+/// instead of `nn` of the registered a, b: equal values, two adders fewer on the path.
 ///
 /// **Ports.** In: `gg` (G[s][k], index s·3 + k, W_g bits, zero above), `a2` (a·2^j of edge k,
 /// j = 0..3, index k·4 + j) and `bx` (b of edge k), both sign-extended to 48 bits (wrap-around
 /// sums, of which the tests keep the low W_g bits), `vx` (the lane's pixel columns visible:
 /// x < vis_w, index i&1), `vy` (the beat's pixel rows visible: y < vis_h, index i>>1),
-/// `trivial`, `none`. Out: `mask` (bit i·S + s = pixel i sample s covered, 4·S bits used) and
-/// `valid` (`mask ≠ 0`).
+/// `trivial`, `none`; `a2i`, `bxi` (the incoming job's, as `a2`, `bx`) and `nr` (registered
+/// n[i][k], index i·3 + k). Out: `mask` (bit i·S + s = pixel i sample s covered, 4·S bits
+/// used), `valid` (`mask ≠ 0`) and `nnew` (n[i][k] of `a2i`, `bxi`, W_g bits).
 ///
 /// **Timing.** Combinational, no register, no latency: `mask` and `valid` follow the inputs in
 /// the same cycle (the parent registers them into the beat).
 ///
 /// ```text
-///  a2, bx ─► n[i][k] = Σ ±(a·2^j) (digits of 2l + (i&1)) [+ b if i ≥ 2]
-///  gg ─────► su[s,i][k] = (G[s][k] + n[i][k]) & W_g mask
+///  a2, bx ───► nn[i][k] = Σ ±(a·2^j) (digits of 2l + (i&1)) [+ b if i ≥ 2]
+///  a2i, bxi ─► nnew[i][k] (the same of the incoming job) ─► parent's nreg ─► nr
+///  gg ───────► su[s,i][k] = (G[s][k] + (registered ? nr : nn)[i][k]) & W_g mask
 ///            cov[s,i] = (trivial | ∧_k !sign(su[s,i][k])) & vx[i&1] & vy[i>>1] & !none
 ///            ─► mask = ∨ cov[s,i]·bit(i·S + s), valid = mask ≠ 0
 /// ```
@@ -885,6 +954,11 @@ pub struct SampleLane {
     pub a2: Vec<Signal<In, Bits<48>>>,
     /// b per edge (sign-extended).
     pub bx: Vec<Signal<In, Bits<48>>>,
+    /// The incoming job's a·2^j and b (as `a2`, `bx`), for the registered multiples.
+    pub a2i: Vec<Signal<In, Bits<48>>>,
+    pub bxi: Vec<Signal<In, Bits<48>>>,
+    /// n[i][k] registered at job load (the parent's copy of `nnew`), index i·3 + k.
+    pub nr: Vec<Signal<In, Bits<48>>>,
     /// Pixel column visible, index i&1 (left, right column of the lane's quad).
     pub vx: Vec<Signal<In, Bit>>,
     /// Pixel row visible, index i>>1 (bottom, top row of the beat's quad row).
@@ -897,6 +971,8 @@ pub struct SampleLane {
     pub mask: Signal<Out, Bits<64>>,
     /// `mask ≠ 0`.
     pub valid: Signal<Out, Bit>,
+    /// n[i][k] of the incoming job (W_g bits), for the parent to register at load.
+    pub nnew: Vec<Signal<Out, Bits<48>>>,
 
     /// Pixel x multiples 2l + i (i = 0, 1) in signed digits: all-ones where digit j of the
     /// positive (`c_lp`) / negative (`c_ln`) part is set, index i·4 + j.
@@ -906,9 +982,15 @@ pub struct SampleLane {
     c_bit: Vec<Constant<Bits<64>>>,
     c_sgn: Constant<Bits<6>>,
     c_wgmask: Constant<Bits<48>>,
+    /// The tests use the registered multiples `nr` (Q ≥ 2) instead of `nn`.
+    c_regn: Constant<Bit>,
 
-    /// n[i][k], index i·3 + k.
+    /// n[i][k] from the registered a, b, index i·3 + k.
     nn: Vec<Signal<Local, Bits<48>>>,
+    /// n[i][k] from the incoming job's a, b.
+    ni: Vec<Signal<Local, Bits<48>>>,
+    /// The multiples the tests use: `nr` or `nn`.
+    ns: Vec<Signal<Local, Bits<48>>>,
     /// G[s][k] + n[i][k], index (s·4 + i)·3 + k.
     su: Vec<Signal<Local, Bits<48>>>,
     /// The mask accumulated over (s, i) in order s·4 + i: mk[j + 1] = mk[j] | covered bit j.
@@ -921,8 +1003,10 @@ pub struct SampleLane {
 }
 
 impl SampleLane {
-    /// Lane `l` of a block with `s` samples per pixel and W_g = `w_g`.
-    pub fn new(l: usize, s: usize, w_g: u32) -> SampleLane {
+    /// Lane `l` of a block with `s` samples per pixel and W_g = `w_g`; with `registered`, the
+    /// tests add the multiples registered at job load (`nr`) rather than those of the registered
+    /// a, b (`nn`, then unused and trimmed by synthesis).
+    pub fn new(l: usize, s: usize, w_g: u32, registered: bool) -> SampleLane {
         let mut c_lp = Vec::new();
         let mut c_ln = Vec::new();
         for i in 0..2u64 {
@@ -934,12 +1018,16 @@ impl SampleLane {
             gg: vec_of(3 * s),
             a2: vec_of(12),
             bx: vec_of(3),
+            a2i: vec_of(12),
+            bxi: vec_of(3),
+            nr: vec_of(12),
             vx: vec_of(2),
             vy: vec_of(2),
             trivial: Default::default(),
             none: Default::default(),
             mask: Default::default(),
             valid: Default::default(),
+            nnew: vec_of(12),
             c_lp,
             c_ln,
             c_bit: (0..s)
@@ -947,7 +1035,10 @@ impl SampleLane {
                 .collect(),
             c_sgn: k(w_g as u64 - 1),
             c_wgmask: k((1 << w_g) - 1),
+            c_regn: Constant::new(registered),
             nn: vec_of(12),
+            ni: vec_of(12),
+            ns: vec_of(12),
             su: vec_of(12 * s),
             mk: vec_of(4 * s + 1),
             _s: s,
@@ -971,6 +1062,22 @@ impl Logic for SampleLane {
                     - (self.a2[e * 4 + 2].val() & self.c_ln[i * 4 + 2].val())
                     - (self.a2[e * 4 + 3].val() & self.c_ln[i * 4 + 3].val());
                 self.nn[(i + 2) * 3 + e].next = self.nn[i * 3 + e].val() + self.bx[e].val();
+                self.ni[i * 3 + e].next = (self.a2i[e * 4].val() & self.c_lp[i * 4].val())
+                    + (self.a2i[e * 4 + 1].val() & self.c_lp[i * 4 + 1].val())
+                    + (self.a2i[e * 4 + 2].val() & self.c_lp[i * 4 + 2].val())
+                    + (self.a2i[e * 4 + 3].val() & self.c_lp[i * 4 + 3].val())
+                    - (self.a2i[e * 4].val() & self.c_ln[i * 4].val())
+                    - (self.a2i[e * 4 + 1].val() & self.c_ln[i * 4 + 1].val())
+                    - (self.a2i[e * 4 + 2].val() & self.c_ln[i * 4 + 2].val())
+                    - (self.a2i[e * 4 + 3].val() & self.c_ln[i * 4 + 3].val());
+                self.ni[(i + 2) * 3 + e].next = self.ni[i * 3 + e].val() + self.bxi[e].val();
+            }
+        }
+        for j in 0..12 {
+            self.nnew[j].next = self.ni[j].val() & self.c_wgmask.val();
+            self.ns[j].next = self.nn[j].val();
+            if self.c_regn.val() {
+                self.ns[j].next = self.nr[j].val();
             }
         }
         // ---- sign tests, mask ----
@@ -979,7 +1086,7 @@ impl Logic for SampleLane {
             for i in 0..4 {
                 for e in 0..3 {
                     self.su[(s * 4 + i) * 3 + e].next = ((self.gg[s * 3 + e].val() & self.c_wgmask.val())
-                        + (self.nn[i * 3 + e].val() & self.c_wgmask.val()))
+                        + (self.ns[i * 3 + e].val() & self.c_wgmask.val()))
                         & self.c_wgmask.val();
                 }
                 if (self.trivial.val()
