@@ -4145,6 +4145,7 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
     localparam [23:0] c_amask = 24'h1ffff;
     localparam [5:0] c_asgn = 6'b10000;
     localparam [47:0] c_ahi = 48'hfffffffe0000;
+    localparam [0:0] c_regn = 1'b0;
     localparam [0:0] c_s1__0 = 1'b1;
     localparam [0:0] c_s1__1 = 1'b0;
     localparam [0:0] c_s1__2 = 1'b0;
@@ -4351,21 +4352,6 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
     reg  [47:0] lanes__0__bx__0;
     reg  [47:0] lanes__0__bx__1;
     reg  [47:0] lanes__0__bx__2;
-    reg  [47:0] lanes__0__a2i__0;
-    reg  [47:0] lanes__0__a2i__1;
-    reg  [47:0] lanes__0__a2i__2;
-    reg  [47:0] lanes__0__a2i__3;
-    reg  [47:0] lanes__0__a2i__4;
-    reg  [47:0] lanes__0__a2i__5;
-    reg  [47:0] lanes__0__a2i__6;
-    reg  [47:0] lanes__0__a2i__7;
-    reg  [47:0] lanes__0__a2i__8;
-    reg  [47:0] lanes__0__a2i__9;
-    reg  [47:0] lanes__0__a2i__10;
-    reg  [47:0] lanes__0__a2i__11;
-    reg  [47:0] lanes__0__bxi__0;
-    reg  [47:0] lanes__0__bxi__1;
-    reg  [47:0] lanes__0__bxi__2;
     reg  [47:0] lanes__0__nr__0;
     reg  [47:0] lanes__0__nr__1;
     reg  [47:0] lanes__0__nr__2;
@@ -4833,21 +4819,6 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         .bx__0(lanes__0__bx__0),
         .bx__1(lanes__0__bx__1),
         .bx__2(lanes__0__bx__2),
-        .a2i__0(lanes__0__a2i__0),
-        .a2i__1(lanes__0__a2i__1),
-        .a2i__2(lanes__0__a2i__2),
-        .a2i__3(lanes__0__a2i__3),
-        .a2i__4(lanes__0__a2i__4),
-        .a2i__5(lanes__0__a2i__5),
-        .a2i__6(lanes__0__a2i__6),
-        .a2i__7(lanes__0__a2i__7),
-        .a2i__8(lanes__0__a2i__8),
-        .a2i__9(lanes__0__a2i__9),
-        .a2i__10(lanes__0__a2i__10),
-        .a2i__11(lanes__0__a2i__11),
-        .bxi__0(lanes__0__bxi__0),
-        .bxi__1(lanes__0__bxi__1),
-        .bxi__2(lanes__0__bxi__2),
         .nr__0(lanes__0__nr__0),
         .nr__1(lanes__0__nr__1),
         .nr__2(lanes__0__nr__2),
@@ -5199,35 +5170,65 @@ module tilerast_ice40_1x__sample_raster(clock,flush,in_valid,in_ready,inp__prim,
         lanes__0__gg__1 = gg__1;
         lanes__0__gg__2 = gg__2;
         lanes__0__a2__0 = a2__0;
-        lanes__0__a2i__0 = a2i__0;
+        if (c_regn) begin
+            lanes__0__a2__0 = a2i__0;
+        end
         lanes__0__a2__1 = a2__1;
-        lanes__0__a2i__1 = a2i__1;
+        if (c_regn) begin
+            lanes__0__a2__1 = a2i__1;
+        end
         lanes__0__a2__2 = a2__2;
-        lanes__0__a2i__2 = a2i__2;
+        if (c_regn) begin
+            lanes__0__a2__2 = a2i__2;
+        end
         lanes__0__a2__3 = a2__3;
-        lanes__0__a2i__3 = a2i__3;
+        if (c_regn) begin
+            lanes__0__a2__3 = a2i__3;
+        end
         lanes__0__bx__0 = bx__0;
-        lanes__0__bxi__0 = bxi__0;
+        if (c_regn) begin
+            lanes__0__bx__0 = bxi__0;
+        end
         lanes__0__a2__4 = a2__4;
-        lanes__0__a2i__4 = a2i__4;
+        if (c_regn) begin
+            lanes__0__a2__4 = a2i__4;
+        end
         lanes__0__a2__5 = a2__5;
-        lanes__0__a2i__5 = a2i__5;
+        if (c_regn) begin
+            lanes__0__a2__5 = a2i__5;
+        end
         lanes__0__a2__6 = a2__6;
-        lanes__0__a2i__6 = a2i__6;
+        if (c_regn) begin
+            lanes__0__a2__6 = a2i__6;
+        end
         lanes__0__a2__7 = a2__7;
-        lanes__0__a2i__7 = a2i__7;
+        if (c_regn) begin
+            lanes__0__a2__7 = a2i__7;
+        end
         lanes__0__bx__1 = bx__1;
-        lanes__0__bxi__1 = bxi__1;
+        if (c_regn) begin
+            lanes__0__bx__1 = bxi__1;
+        end
         lanes__0__a2__8 = a2__8;
-        lanes__0__a2i__8 = a2i__8;
+        if (c_regn) begin
+            lanes__0__a2__8 = a2i__8;
+        end
         lanes__0__a2__9 = a2__9;
-        lanes__0__a2i__9 = a2i__9;
+        if (c_regn) begin
+            lanes__0__a2__9 = a2i__9;
+        end
         lanes__0__a2__10 = a2__10;
-        lanes__0__a2i__10 = a2i__10;
+        if (c_regn) begin
+            lanes__0__a2__10 = a2i__10;
+        end
         lanes__0__a2__11 = a2__11;
-        lanes__0__a2i__11 = a2i__11;
+        if (c_regn) begin
+            lanes__0__a2__11 = a2i__11;
+        end
         lanes__0__bx__2 = bx__2;
-        lanes__0__bxi__2 = bxi__2;
+        if (c_regn) begin
+            lanes__0__bx__2 = bxi__2;
+        end
         lanes__0__nr__0 = nreg__0__q;
         lanes__0__nr__1 = nreg__1__q;
         lanes__0__nr__2 = nreg__2__q;
@@ -5811,7 +5812,7 @@ module tilerast_ice40_1x__sample_raster__ec__2(d,q,clock);
 endmodule // tilerast_ice40_1x__sample_raster__ec__2
 
 
-module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,a2i__0,a2i__1,a2i__2,a2i__3,a2i__4,a2i__5,a2i__6,a2i__7,a2i__8,a2i__9,a2i__10,a2i__11,bxi__0,bxi__1,bxi__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
+module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,a2__2,a2__3,a2__4,a2__5,a2__6,a2__7,a2__8,a2__9,a2__10,a2__11,bx__0,bx__1,bx__2,nr__0,nr__1,nr__2,nr__3,nr__4,nr__5,nr__6,nr__7,nr__8,nr__9,nr__10,nr__11,vx__0,vx__1,vy__0,vy__1,trivial,none,mask,valid,nnew__0,nnew__1,nnew__2,nnew__3,nnew__4,nnew__5,nnew__6,nnew__7,nnew__8,nnew__9,nnew__10,nnew__11);
 
     // Module arguments
     input wire  [47:0] gg__0;
@@ -5832,21 +5833,6 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     input wire  [47:0] bx__0;
     input wire  [47:0] bx__1;
     input wire  [47:0] bx__2;
-    input wire  [47:0] a2i__0;
-    input wire  [47:0] a2i__1;
-    input wire  [47:0] a2i__2;
-    input wire  [47:0] a2i__3;
-    input wire  [47:0] a2i__4;
-    input wire  [47:0] a2i__5;
-    input wire  [47:0] a2i__6;
-    input wire  [47:0] a2i__7;
-    input wire  [47:0] a2i__8;
-    input wire  [47:0] a2i__9;
-    input wire  [47:0] a2i__10;
-    input wire  [47:0] a2i__11;
-    input wire  [47:0] bxi__0;
-    input wire  [47:0] bxi__1;
-    input wire  [47:0] bxi__2;
     input wire  [47:0] nr__0;
     input wire  [47:0] nr__1;
     input wire  [47:0] nr__2;
@@ -5918,18 +5904,6 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     reg  [47:0] nn__9;
     reg  [47:0] nn__10;
     reg  [47:0] nn__11;
-    reg  [47:0] ni__0;
-    reg  [47:0] ni__1;
-    reg  [47:0] ni__2;
-    reg  [47:0] ni__3;
-    reg  [47:0] ni__4;
-    reg  [47:0] ni__5;
-    reg  [47:0] ni__6;
-    reg  [47:0] ni__7;
-    reg  [47:0] ni__8;
-    reg  [47:0] ni__9;
-    reg  [47:0] ni__10;
-    reg  [47:0] ni__11;
     reg  [47:0] ns__0;
     reg  [47:0] ns__1;
     reg  [47:0] ns__2;
@@ -5964,84 +5938,72 @@ module tilerast_ice40_1x__sample_raster__lanes__0(gg__0,gg__1,gg__2,a2__0,a2__1,
     always @(*) begin
         nn__0 = (a2__0 & c_lp__0) + (a2__1 & c_lp__1) + (a2__2 & c_lp__2) + (a2__3 & c_lp__3) - (a2__0 & c_ln__0) - (a2__1 & c_ln__1) - (a2__2 & c_ln__2) - (a2__3 & c_ln__3);
         nn__6 = nn__0 + bx__0;
-        ni__0 = (a2i__0 & c_lp__0) + (a2i__1 & c_lp__1) + (a2i__2 & c_lp__2) + (a2i__3 & c_lp__3) - (a2i__0 & c_ln__0) - (a2i__1 & c_ln__1) - (a2i__2 & c_ln__2) - (a2i__3 & c_ln__3);
-        ni__6 = ni__0 + bxi__0;
         nn__1 = (a2__4 & c_lp__0) + (a2__5 & c_lp__1) + (a2__6 & c_lp__2) + (a2__7 & c_lp__3) - (a2__4 & c_ln__0) - (a2__5 & c_ln__1) - (a2__6 & c_ln__2) - (a2__7 & c_ln__3);
         nn__7 = nn__1 + bx__1;
-        ni__1 = (a2i__4 & c_lp__0) + (a2i__5 & c_lp__1) + (a2i__6 & c_lp__2) + (a2i__7 & c_lp__3) - (a2i__4 & c_ln__0) - (a2i__5 & c_ln__1) - (a2i__6 & c_ln__2) - (a2i__7 & c_ln__3);
-        ni__7 = ni__1 + bxi__1;
         nn__2 = (a2__8 & c_lp__0) + (a2__9 & c_lp__1) + (a2__10 & c_lp__2) + (a2__11 & c_lp__3) - (a2__8 & c_ln__0) - (a2__9 & c_ln__1) - (a2__10 & c_ln__2) - (a2__11 & c_ln__3);
         nn__8 = nn__2 + bx__2;
-        ni__2 = (a2i__8 & c_lp__0) + (a2i__9 & c_lp__1) + (a2i__10 & c_lp__2) + (a2i__11 & c_lp__3) - (a2i__8 & c_ln__0) - (a2i__9 & c_ln__1) - (a2i__10 & c_ln__2) - (a2i__11 & c_ln__3);
-        ni__8 = ni__2 + bxi__2;
         nn__3 = (a2__0 & c_lp__4) + (a2__1 & c_lp__5) + (a2__2 & c_lp__6) + (a2__3 & c_lp__7) - (a2__0 & c_ln__4) - (a2__1 & c_ln__5) - (a2__2 & c_ln__6) - (a2__3 & c_ln__7);
         nn__9 = nn__3 + bx__0;
-        ni__3 = (a2i__0 & c_lp__4) + (a2i__1 & c_lp__5) + (a2i__2 & c_lp__6) + (a2i__3 & c_lp__7) - (a2i__0 & c_ln__4) - (a2i__1 & c_ln__5) - (a2i__2 & c_ln__6) - (a2i__3 & c_ln__7);
-        ni__9 = ni__3 + bxi__0;
         nn__4 = (a2__4 & c_lp__4) + (a2__5 & c_lp__5) + (a2__6 & c_lp__6) + (a2__7 & c_lp__7) - (a2__4 & c_ln__4) - (a2__5 & c_ln__5) - (a2__6 & c_ln__6) - (a2__7 & c_ln__7);
         nn__10 = nn__4 + bx__1;
-        ni__4 = (a2i__4 & c_lp__4) + (a2i__5 & c_lp__5) + (a2i__6 & c_lp__6) + (a2i__7 & c_lp__7) - (a2i__4 & c_ln__4) - (a2i__5 & c_ln__5) - (a2i__6 & c_ln__6) - (a2i__7 & c_ln__7);
-        ni__10 = ni__4 + bxi__1;
         nn__5 = (a2__8 & c_lp__4) + (a2__9 & c_lp__5) + (a2__10 & c_lp__6) + (a2__11 & c_lp__7) - (a2__8 & c_ln__4) - (a2__9 & c_ln__5) - (a2__10 & c_ln__6) - (a2__11 & c_ln__7);
         nn__11 = nn__5 + bx__2;
-        ni__5 = (a2i__8 & c_lp__4) + (a2i__9 & c_lp__5) + (a2i__10 & c_lp__6) + (a2i__11 & c_lp__7) - (a2i__8 & c_ln__4) - (a2i__9 & c_ln__5) - (a2i__10 & c_ln__6) - (a2i__11 & c_ln__7);
-        ni__11 = ni__5 + bxi__2;
-        nnew__0 = ni__0 & c_wgmask;
+        nnew__0 = nn__0 & c_wgmask;
         ns__0 = nn__0;
         if (c_regn) begin
             ns__0 = nr__0;
         end
-        nnew__1 = ni__1 & c_wgmask;
+        nnew__1 = nn__1 & c_wgmask;
         ns__1 = nn__1;
         if (c_regn) begin
             ns__1 = nr__1;
         end
-        nnew__2 = ni__2 & c_wgmask;
+        nnew__2 = nn__2 & c_wgmask;
         ns__2 = nn__2;
         if (c_regn) begin
             ns__2 = nr__2;
         end
-        nnew__3 = ni__3 & c_wgmask;
+        nnew__3 = nn__3 & c_wgmask;
         ns__3 = nn__3;
         if (c_regn) begin
             ns__3 = nr__3;
         end
-        nnew__4 = ni__4 & c_wgmask;
+        nnew__4 = nn__4 & c_wgmask;
         ns__4 = nn__4;
         if (c_regn) begin
             ns__4 = nr__4;
         end
-        nnew__5 = ni__5 & c_wgmask;
+        nnew__5 = nn__5 & c_wgmask;
         ns__5 = nn__5;
         if (c_regn) begin
             ns__5 = nr__5;
         end
-        nnew__6 = ni__6 & c_wgmask;
+        nnew__6 = nn__6 & c_wgmask;
         ns__6 = nn__6;
         if (c_regn) begin
             ns__6 = nr__6;
         end
-        nnew__7 = ni__7 & c_wgmask;
+        nnew__7 = nn__7 & c_wgmask;
         ns__7 = nn__7;
         if (c_regn) begin
             ns__7 = nr__7;
         end
-        nnew__8 = ni__8 & c_wgmask;
+        nnew__8 = nn__8 & c_wgmask;
         ns__8 = nn__8;
         if (c_regn) begin
             ns__8 = nr__8;
         end
-        nnew__9 = ni__9 & c_wgmask;
+        nnew__9 = nn__9 & c_wgmask;
         ns__9 = nn__9;
         if (c_regn) begin
             ns__9 = nr__9;
         end
-        nnew__10 = ni__10 & c_wgmask;
+        nnew__10 = nn__10 & c_wgmask;
         ns__10 = nn__10;
         if (c_regn) begin
             ns__10 = nr__10;
         end
-        nnew__11 = ni__11 & c_wgmask;
+        nnew__11 = nn__11 & c_wgmask;
         ns__11 = nn__11;
         if (c_regn) begin
             ns__11 = nr__11;

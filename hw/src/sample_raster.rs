@@ -105,6 +105,9 @@ stream_block! {
         c_amask: Constant<Bits<24>>,
         c_asgn: Constant<Bits<6>>,
         c_ahi: Constant<Bits<48>>,
+        /// Q ≥ 2: the lanes' multiples come from the incoming job's a, b and are registered at
+        /// load (`nreg`); Q = 1: from the registered a, b, each cycle.
+        c_regn: Constant<Bit>,
         /// Sample offsets a·X_s + b·Y_s as a shift-add program ([`Mcm`]): op n computes node n + 2
         /// from nodes i1, i2 (`c_s1`/`c_s2`: one-hot over nodes, index n·N + m), shifts `c_h1`/`c_h2`,
         /// subtract if `c_sub`; sample s is node `c_ts` (one-hot, index s·N + m) shifted by `c_tsh`.
@@ -461,6 +464,7 @@ impl SampleRaster {
             c_amask: k((1 << aw) - 1),
             c_asgn: k(aw - 1),
             c_ahi: k(mask48 & !((1u64 << aw) - 1)),
+            c_regn: Constant::new(q >= 2),
             c_s1,
             c_s2,
             c_h1: prog.ops.iter().map(|o| k(o.h1 as u64)).collect(),
@@ -716,10 +720,14 @@ impl SampleRaster {
             for e in 0..3 {
                 for i in 0..4 {
                     self.lanes[l].a2[e * 4 + i].next = self.a2[e * 4 + i].val();
-                    self.lanes[l].a2i[e * 4 + i].next = self.a2i[e * 4 + i].val();
+                    if self.c_regn.val() {
+                        self.lanes[l].a2[e * 4 + i].next = self.a2i[e * 4 + i].val();
+                    }
                 }
                 self.lanes[l].bx[e].next = self.bx[e].val();
-                self.lanes[l].bxi[e].next = self.bxi[e].val();
+                if self.c_regn.val() {
+                    self.lanes[l].bx[e].next = self.bxi[e].val();
+                }
             }
             for j in 0..12 {
                 self.lanes[l].nr[j].next = self.nreg[l * 12 + j].q.val();
@@ -924,24 +932,25 @@ emit::indexed_kernel_logic!(SampleRaster);
 /// (`vx[i&1] & vy[i>>1]`) and the job is not `none`. The parent computes G once for all lanes.
 /// The lane's constants: the signed digits of 2l and 2l + 1 (`c_lp`/`c_ln`, its only
 /// lane-dependent values), the mask bits, the sign bit W_g − 1 and the W_g mask. With
-/// `registered` (the parent's Q ≥ 2) the tests add `nr`, the multiples the parent registered
-/// from this lane's `nnew` (the same n of the incoming job's a, b) when it loaded the job,
-/// instead of `nn` of the registered a, b: equal values, two adders fewer on the path.
+/// `registered` (the parent's Q ≥ 2) the parent drives `a2`, `bx` from the incoming job and
+/// registers this lane's `nnew` when it loads the job; the tests then add those registered
+/// multiples `nr`, two adders fewer on the path than `nn`. Without (Q = 1) `a2`, `bx` are the
+/// registered job's and the tests add `nn` directly.
 ///
 /// **Ports.** In: `gg` (G[s][k], index s·3 + k, W_g bits, zero above), `a2` (a·2^j of edge k,
 /// j = 0..3, index k·4 + j) and `bx` (b of edge k), both sign-extended to 48 bits (wrap-around
 /// sums, of which the tests keep the low W_g bits), `vx` (the lane's pixel columns visible:
 /// x < vis_w, index i&1), `vy` (the beat's pixel rows visible: y < vis_h, index i>>1),
-/// `trivial`, `none`; `a2i`, `bxi` (the incoming job's, as `a2`, `bx`) and `nr` (registered
-/// n[i][k], index i·3 + k). Out: `mask` (bit i·S + s = pixel i sample s covered, 4·S bits
-/// used), `valid` (`mask ≠ 0`) and `nnew` (n[i][k] of `a2i`, `bxi`, W_g bits).
+/// `trivial`, `none`, and `nr` (n[i][k] registered at load, index i·3 + k). Out: `mask`
+/// (bit i·S + s = pixel i sample s covered, 4·S bits used), `valid` (`mask ≠ 0`) and `nnew`
+/// (n[i][k] of `a2`, `bx`, W_g bits).
 ///
 /// **Timing.** Combinational, no register, no latency: `mask` and `valid` follow the inputs in
 /// the same cycle (the parent registers them into the beat).
 ///
 /// ```text
-///  a2, bx ───► nn[i][k] = Σ ±(a·2^j) (digits of 2l + (i&1)) [+ b if i ≥ 2]
-///  a2i, bxi ─► nnew[i][k] (the same of the incoming job) ─► parent's nreg ─► nr
+///  a2, bx ───► nn[i][k] = Σ ±(a·2^j) (digits of 2l + (i&1)) [+ b if i ≥ 2] ─► nnew
+///              (registered: a2, bx of the incoming job; nnew ─► parent's nreg ─► nr)
 ///  gg ───────► su[s,i][k] = (G[s][k] + (registered ? nr : nn)[i][k]) & W_g mask
 ///            cov[s,i] = (trivial | ∧_k !sign(su[s,i][k])) & vx[i&1] & vy[i>>1] & !none
 ///            ─► mask = ∨ cov[s,i]·bit(i·S + s), valid = mask ≠ 0
@@ -950,13 +959,11 @@ emit::indexed_kernel_logic!(SampleRaster);
 pub struct SampleLane {
     /// G per sample s and edge k, index s·3 + k.
     pub gg: Vec<Signal<In, Bits<48>>>,
-    /// a·2^j per edge k (sign-extended), index k·4 + j, j = 0..3.
+    /// a·2^j per edge k (sign-extended), index k·4 + j, j = 0..3: the incoming job's if
+    /// `registered`, else the registered job's.
     pub a2: Vec<Signal<In, Bits<48>>>,
     /// b per edge (sign-extended).
     pub bx: Vec<Signal<In, Bits<48>>>,
-    /// The incoming job's a·2^j and b (as `a2`, `bx`), for the registered multiples.
-    pub a2i: Vec<Signal<In, Bits<48>>>,
-    pub bxi: Vec<Signal<In, Bits<48>>>,
     /// n[i][k] registered at job load (the parent's copy of `nnew`), index i·3 + k.
     pub nr: Vec<Signal<In, Bits<48>>>,
     /// Pixel column visible, index i&1 (left, right column of the lane's quad).
@@ -971,7 +978,7 @@ pub struct SampleLane {
     pub mask: Signal<Out, Bits<64>>,
     /// `mask ≠ 0`.
     pub valid: Signal<Out, Bit>,
-    /// n[i][k] of the incoming job (W_g bits), for the parent to register at load.
+    /// n[i][k] of `a2`, `bx` (W_g bits), for the parent to register at load.
     pub nnew: Vec<Signal<Out, Bits<48>>>,
 
     /// Pixel x multiples 2l + i (i = 0, 1) in signed digits: all-ones where digit j of the
@@ -985,10 +992,8 @@ pub struct SampleLane {
     /// The tests use the registered multiples `nr` (Q ≥ 2) instead of `nn`.
     c_regn: Constant<Bit>,
 
-    /// n[i][k] from the registered a, b, index i·3 + k.
+    /// n[i][k] of `a2`, `bx`, index i·3 + k.
     nn: Vec<Signal<Local, Bits<48>>>,
-    /// n[i][k] from the incoming job's a, b.
-    ni: Vec<Signal<Local, Bits<48>>>,
     /// The multiples the tests use: `nr` or `nn`.
     ns: Vec<Signal<Local, Bits<48>>>,
     /// G[s][k] + n[i][k], index (s·4 + i)·3 + k.
@@ -1004,8 +1009,8 @@ pub struct SampleLane {
 
 impl SampleLane {
     /// Lane `l` of a block with `s` samples per pixel and W_g = `w_g`; with `registered`, the
-    /// tests add the multiples registered at job load (`nr`) rather than those of the registered
-    /// a, b (`nn`, then unused and trimmed by synthesis).
+    /// tests add the multiples registered at job load (`nr`) rather than `nn` (whose only use is
+    /// then `nnew`, the value registered).
     pub fn new(l: usize, s: usize, w_g: u32, registered: bool) -> SampleLane {
         let mut c_lp = Vec::new();
         let mut c_ln = Vec::new();
@@ -1018,8 +1023,6 @@ impl SampleLane {
             gg: vec_of(3 * s),
             a2: vec_of(12),
             bx: vec_of(3),
-            a2i: vec_of(12),
-            bxi: vec_of(3),
             nr: vec_of(12),
             vx: vec_of(2),
             vy: vec_of(2),
@@ -1037,7 +1040,6 @@ impl SampleLane {
             c_wgmask: k((1 << w_g) - 1),
             c_regn: Constant::new(registered),
             nn: vec_of(12),
-            ni: vec_of(12),
             ns: vec_of(12),
             su: vec_of(12 * s),
             mk: vec_of(4 * s + 1),
@@ -1062,19 +1064,10 @@ impl Logic for SampleLane {
                     - (self.a2[e * 4 + 2].val() & self.c_ln[i * 4 + 2].val())
                     - (self.a2[e * 4 + 3].val() & self.c_ln[i * 4 + 3].val());
                 self.nn[(i + 2) * 3 + e].next = self.nn[i * 3 + e].val() + self.bx[e].val();
-                self.ni[i * 3 + e].next = (self.a2i[e * 4].val() & self.c_lp[i * 4].val())
-                    + (self.a2i[e * 4 + 1].val() & self.c_lp[i * 4 + 1].val())
-                    + (self.a2i[e * 4 + 2].val() & self.c_lp[i * 4 + 2].val())
-                    + (self.a2i[e * 4 + 3].val() & self.c_lp[i * 4 + 3].val())
-                    - (self.a2i[e * 4].val() & self.c_ln[i * 4].val())
-                    - (self.a2i[e * 4 + 1].val() & self.c_ln[i * 4 + 1].val())
-                    - (self.a2i[e * 4 + 2].val() & self.c_ln[i * 4 + 2].val())
-                    - (self.a2i[e * 4 + 3].val() & self.c_ln[i * 4 + 3].val());
-                self.ni[(i + 2) * 3 + e].next = self.ni[i * 3 + e].val() + self.bxi[e].val();
             }
         }
         for j in 0..12 {
-            self.nnew[j].next = self.ni[j].val() & self.c_wgmask.val();
+            self.nnew[j].next = self.nn[j].val() & self.c_wgmask.val();
             self.ns[j].next = self.nn[j].val();
             if self.c_regn.val() {
                 self.ns[j].next = self.nr[j].val();
