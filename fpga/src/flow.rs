@@ -7,6 +7,9 @@
 //!  run_board: [venv + pip (ECP5, first run only)] ─► 1-yosys ─► 2-nextpnr ─► 3-pack ─► report
 //!             target/fpga/<board>/{1-yosys.log, 2-nextpnr.log, 3-pack.log, <top>.json,
 //!                                  stat.json, nextpnr-report.json, <top>.bin|.bit, report.json|.md}
+//!             ECP5: 2-nextpnr's router2 is watched (report::router2_divergence); a run that
+//!             stops converging is killed and, without --seed, seeds 2, 3 are tried
+//!             (2-nextpnr.seed<N>.log kept; report.json: seed, unconverged)
 //!
 //!  synth_blocks, per block module M of the preset (raster core blocks, whole core, pixel side):
 //!     yosys M alone ─► M.stat.json (size) + M.netlist.v
@@ -61,6 +64,27 @@ impl Step {
     /// [`Step::run`], with the tool stopped (killed) once it has run for `limit`; that failure
     /// reads `step <name> stopped after <s> s (time limit), see <log>: <last log line>`.
     pub fn run_limited(&self, cwd: &Path, out: &mut dyn Write, limit: Option<Duration>) -> Result<f64, FlowError> {
+        match self.run_watched(cwd, out, limit, None)? {
+            Outcome::Done(secs) => Ok(secs),
+            Outcome::Stopped(why) => Err(FlowError(format!(
+                "step {}: {why}, see {}",
+                self.name,
+                self.log.display()
+            ))),
+        }
+    }
+
+    /// [`Step::run_limited`], and every [`WATCH_EVERY`] the log so far is given to `watch`; when
+    /// it returns a reason, the tool is killed and the outcome is [`Outcome::Stopped`] with
+    /// `stopped after <s> s: <reason>`. Used for router2, which has no iteration limit of its
+    /// own ([`report::router2_divergence`]).
+    pub fn run_watched(
+        &self,
+        cwd: &Path,
+        out: &mut dyn Write,
+        limit: Option<Duration>,
+        watch: Option<&Watch>,
+    ) -> Result<Outcome, FlowError> {
         let _ = writeln!(out, "+ {}    # log: {}", self.cmdline(), self.log.display());
         let _ = out.flush();
         if let Some(d) = self.log.parent() {
@@ -83,13 +107,25 @@ impl Step {
                 )
             })?;
         let waited = |e: std::io::Error| FlowError::at(format!("step {}", self.name), format!("wait: {e}"));
-        let status = match limit {
-            None => child.wait().map_err(waited)?,
-            Some(limit) => loop {
+        let mut watched = Instant::now();
+        let status = match (limit, watch) {
+            (None, None) => child.wait().map_err(waited)?,
+            _ => loop {
                 if let Some(st) = child.try_wait().map_err(waited)? {
                     break st;
                 }
-                if t.elapsed() >= limit {
+                if let Some(w) = watch.filter(|_| watched.elapsed() >= WATCH_EVERY) {
+                    watched = Instant::now();
+                    if let Some(why) = w(&std::fs::read_to_string(&self.log).unwrap_or_default()) {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        return Ok(Outcome::Stopped(format!(
+                            "stopped after {:.0} s: {why}",
+                            t.elapsed().as_secs_f64()
+                        )));
+                    }
+                }
+                if let Some(limit) = limit.filter(|&l| t.elapsed() >= l) {
                     let _ = child.kill();
                     let _ = child.wait();
                     let text = std::fs::read_to_string(&self.log).unwrap_or_default();
@@ -126,9 +162,27 @@ impl Step {
             )));
         }
         let _ = writeln!(out, "  {} done in {secs:.1} s", self.name);
-        Ok(secs)
+        Ok(Outcome::Done(secs))
     }
 }
+
+/// A watch of [`Step::run_watched`]: the log so far → the reason to stop the tool, if any.
+pub type Watch = dyn Fn(&str) -> Option<String>;
+
+/// How often [`Step::run_watched`] reads the log.
+pub const WATCH_EVERY: Duration = Duration::from_secs(2);
+
+/// The end of a [`Step::run_watched`] that did not fail.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The tool exited with success after this many seconds.
+    Done(f64),
+    /// The watch stopped the tool: `stopped after <s> s: <the watch's reason>`.
+    Stopped(String),
+}
+
+/// Seeds the ECP5 board flow tries when router2 stops converging and `--seed` was not given.
+pub const ROUTER2_SEED_TRIES: usize = 3;
 
 /// Tool command names for one family.
 #[derive(Debug, Clone)]
@@ -543,7 +597,49 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
             (pnr, pack, bit)
         }
     };
-    let pnr_res = pnr.run(root, out);
+    // router2 (ECP5) has no iteration limit of its own: a run that stops converging is
+    // stopped (report::router2_divergence) and, unless --seed chose the seed, the next seed
+    // is tried (its log kept as 2-nextpnr.seed<N>.log).
+    let mut pnr = pnr;
+    let watch: Option<&Watch> = match board.family {
+        Family::Ecp5 => Some(&report::router2_divergence),
+        Family::Ice40 => None,
+    };
+    let tries = match (board.family, opts.seed) {
+        (Family::Ecp5, None) => ROUTER2_SEED_TRIES,
+        _ => 1,
+    };
+    let mut seed_now = opts.seed.unwrap_or(1);
+    let mut unconverged = Vec::new();
+    let pnr_res = loop {
+        match pnr.run_watched(root, out, None, watch) {
+            Ok(Outcome::Done(secs)) => break Ok(secs),
+            Err(e) => break Err(e),
+            Ok(Outcome::Stopped(why)) => {
+                unconverged.push(format!("seed {seed_now}: {why}"));
+                let kept = dir.join(format!("2-nextpnr.seed{seed_now}.log"));
+                let _ = std::fs::rename(&pnr.log, &kept);
+                let _ = writeln!(out, "  {why} (log kept: {})", rel(&kept, root));
+                if unconverged.len() >= tries {
+                    break Err(FlowError(format!(
+                        "step {}: {why}, see {}{}",
+                        pnr.name,
+                        rel(&kept, root),
+                        if tries > 1 {
+                            format!(" (seeds {}..={seed_now} tried)", seed_now + 1 - tries as u64)
+                        } else {
+                            String::new()
+                        }
+                    )));
+                }
+                seed_now += 1;
+                let _ = writeln!(out, "  trying seed {seed_now}");
+                if let Some(i) = pnr.args.iter().position(|a| a == "--seed") {
+                    pnr.args[i + 1] = seed_now.to_string();
+                }
+            }
+        }
+    };
     steps.push(StepTime {
         step: pnr.name.clone(),
         command: pnr.cmdline(),
@@ -564,6 +660,9 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
             None,
             Some(e.0.clone()),
         );
+        let mut r = r;
+        r.seed = Some(seed_now);
+        r.unconverged = unconverged;
         r.write(&dir, root)?;
         let _ = writeln!(out, "{}", r.summary());
         return Err(e);
@@ -584,6 +683,9 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         Some(rel(&bitstream, root)),
         None,
     );
+    let mut r = r;
+    r.seed = Some(seed_now);
+    r.unconverged = unconverged;
     r.write(&dir, root)?;
     let _ = writeln!(out, "{}", r.summary());
     let _ = writeln!(

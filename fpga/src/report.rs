@@ -135,6 +135,66 @@ pub fn parse_nextpnr_log_util(log: &str) -> PnrReport {
     r
 }
 
+/// router2's progress in a nextpnr log: (iteration, total overuse) of each
+/// `iter=N wires=W overused=U overuse=O` line, in order.
+pub fn parse_router2_overuse(log: &str) -> Vec<(u64, u64)> {
+    let mut v = Vec::new();
+    for l in log.lines() {
+        let field = |k: &str| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix(k))
+                .and_then(|x| x.parse::<u64>().ok())
+        };
+        if let (Some(i), Some(o)) = (field("iter="), field("overuse=")) {
+            v.push((i, o));
+        }
+    }
+    v
+}
+
+/// Iterations without a new lowest overuse after which router2 counts as diverged once the
+/// overuse is back at [`ROUTER2_DIVERGED_FACTOR`] times that lowest value and
+/// [`ROUTER2_DIVERGED_MARGIN`] above it (see [`router2_divergence`]).
+pub const ROUTER2_DIVERGED_AFTER: u64 = 30;
+/// See [`ROUTER2_DIVERGED_AFTER`].
+pub const ROUTER2_DIVERGED_FACTOR: u64 = 2;
+/// See [`ROUTER2_DIVERGED_AFTER`]: a plateau of a few wires (3, 2, 3, …) is not a divergence.
+pub const ROUTER2_DIVERGED_MARGIN: u64 = 100;
+/// Iterations without a new lowest overuse after which router2 counts as stalled, whatever
+/// the overuse.
+pub const ROUTER2_STALLED_AFTER: u64 = 80;
+
+/// Whether the router2 run of this (possibly unfinished) nextpnr log has stopped converging,
+/// and why: its lowest overuse was reached [`ROUTER2_DIVERGED_AFTER`] or more iterations ago
+/// and the overuse is now at least [`ROUTER2_DIVERGED_FACTOR`] times it and
+/// [`ROUTER2_DIVERGED_MARGIN`] above it, or no new lowest came
+/// for [`ROUTER2_STALLED_AFTER`] iterations. router2 (nextpnr 0.11) has no iteration limit of
+/// its own: such a run would go on for hours. A converging run falls to 0 with short
+/// plateaus (the ULX3S `full` core at seed 2: 3 for 7 iterations, then 2, 1, 0).
+pub fn router2_divergence(log: &str) -> Option<String> {
+    let it = parse_router2_overuse(log);
+    let &(last_iter, last) = it.last()?;
+    let &(best_iter, best) = it.iter().min_by_key(|&&(i, o)| (o, i))?;
+    if best == 0 {
+        return None;
+    }
+    let since = last_iter.saturating_sub(best_iter);
+    if since >= ROUTER2_DIVERGED_AFTER
+        && last >= ROUTER2_DIVERGED_FACTOR * best
+        && last >= best + ROUTER2_DIVERGED_MARGIN
+    {
+        Some(format!(
+            "router2 diverged: overuse {best} at iteration {best_iter}, {last} at iteration {last_iter}"
+        ))
+    } else if since >= ROUTER2_STALLED_AFTER {
+        Some(format!(
+            "router2 stalled: overuse {best} at iteration {best_iter}, none lower by iteration {last_iter} ({last})"
+        ))
+    } else {
+        None
+    }
+}
+
 /// Fmax of the clock with the highest constraint, from each "Max frequency for clock" line of a
 /// nextpnr log, in order: the first is the placer's estimate (printed before routing), the last
 /// of a finished run the routed figure. Empty if the run stopped before placement ended.
@@ -237,6 +297,13 @@ pub struct Report {
     pub bitstream: Option<String>,
     /// Why place and route failed (e.g. the design does not fit).
     pub failure: Option<String>,
+    /// The nextpnr seed of the place and route this report is of (absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Seeds tried first whose router2 run was stopped because it stopped converging
+    /// ([`router2_divergence`]), as `seed N: reason`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unconverged: Vec<String>,
 }
 
 impl Report {
@@ -285,6 +352,8 @@ impl Report {
             steps,
             bitstream,
             failure,
+            seed: None,
+            unconverged: Vec::new(),
         }
     }
 
@@ -293,6 +362,13 @@ impl Report {
         let mut v = Vec::new();
         if let Some(f) = &self.failure {
             v.push(format!("place and route failed: {f}"));
+        }
+        if !self.unconverged.is_empty() {
+            let at = match (&self.failure, self.seed) {
+                (None, Some(s)) => format!("routed at seed {s}"),
+                _ => "not routed".into(),
+            };
+            v.push(format!("{at} ({})", self.unconverged.join("; ")));
         }
         if let Some(lc) = self.lc {
             let frac = lc.used as f64 / lc.available.max(1) as f64;

@@ -8,7 +8,7 @@
 //! No place and route of a block here (CI time): `tilerast synth --blocks` does that.
 
 use std::path::PathBuf;
-use tilerast_fpga::flow::{config_variant, preset_variant, run_board, shell_quote, FlowOpts};
+use tilerast_fpga::flow::{config_variant, preset_variant, run_board, shell_quote, FlowOpts, Outcome, Step, Watch};
 use tilerast_fpga::report::{self, parse_nextpnr_report, parse_yosys_stat, Counts};
 use tilerast_fpga::{board, repo_root, wrap, Family, BOARDS};
 
@@ -778,4 +778,107 @@ fn blocks_only_replaces_just_the_named_rows() {
         e.starts_with("--only: no block `nope` in preset ice40 (blocks: setup, "),
         "{e}"
     );
+}
+
+/// router2's iteration lines, as nextpnr 0.11 prints them.
+fn router2_lines(overuse: &[(u64, u64)]) -> String {
+    overuse
+        .iter()
+        .map(|(i, o)| format!("Info:     iter={i} wires=600000 overused={o} overuse={o} archfail=NA\n"))
+        .collect()
+}
+
+/// The first iteration (counting every prefix of the log, line by line) at which the watch
+/// stops the run, and its reason.
+fn first_stop(log: &str) -> Option<(usize, String)> {
+    let lines: Vec<&str> = log.lines().collect();
+    (1..=lines.len()).find_map(|n| {
+        report::router2_divergence(&lines[..n].join("\n")).map(|why| {
+            let it = report::parse_router2_overuse(&lines[..n].join("\n"));
+            (it.len(), why)
+        })
+    })
+}
+
+#[test]
+fn router2_watch_never_stops_a_converging_run() {
+    // The ULX3S `full` core at seed 2 (2026-11-26), captured: 39 iterations, 67 533 → 0 with
+    // a plateau at 3 (iterations 29–34) and 2 (35–37).
+    let log = data("router2_converged.log");
+    let it = report::parse_router2_overuse(&log);
+    assert_eq!(it.len(), 39);
+    assert_eq!(it[0], (1, 67533));
+    assert_eq!(it[28], (29, 3));
+    assert_eq!(*it.last().unwrap(), (39, 0));
+    assert_eq!(first_stop(&log), None);
+    // A plateau of a few wires that bounces (1, 2, 3, 2, …) for 79 iterations is neither a
+    // divergence (not 100 wires above its lowest) nor, yet, a stall.
+    let mut v: Vec<(u64, u64)> = (1..=38).map(|i| (i, 40 - i)).collect();
+    v.extend((39..=117).map(|i| (i, 2 + i % 2)));
+    assert_eq!(v[37], (38, 2));
+    assert_eq!(first_stop(&router2_lines(&v)), None);
+}
+
+#[test]
+fn router2_watch_stops_a_diverging_or_stalled_run_at_the_predicted_iteration() {
+    // Shaped on the `full` core's seed-1 run of 2026-11-26: lowest 176 at iteration 42, then
+    // rising (here by 50 per iteration). Diverged when 30 iterations have passed since the
+    // lowest (iteration 72) and the overuse is ≥ 2 × 176 and ≥ 176 + 100: at 72, 1 676.
+    let mut v: Vec<(u64, u64)> = (1..=42).map(|i| (i, 176 + (42 - i) * 500)).collect();
+    v.extend((43..=90).map(|i| (i, 176 + (i - 42) * 50)));
+    assert_eq!(
+        first_stop(&router2_lines(&v)),
+        Some((
+            72,
+            "router2 diverged: overuse 176 at iteration 42, 1676 at iteration 72".to_string()
+        ))
+    );
+    // Stuck around 19 000 (router2's alternative weights on the same core): lowest 18 500 at
+    // iteration 10, never twice that; stalled 80 iterations later.
+    let v: Vec<(u64, u64)> = (1..=120)
+        .map(|i| (i, if i == 10 { 18500 } else { 19000 + (i % 3) * 200 }))
+        .collect();
+    assert_eq!(
+        first_stop(&router2_lines(&v)),
+        Some((
+            90,
+            "router2 stalled: overuse 18500 at iteration 10, none lower by iteration 90 (19000)".to_string()
+        ))
+    );
+    // Only router2's lines count: the static placer's `iter=N steplen=…` lines are not.
+    assert!(report::parse_router2_overuse("Info: iter=43 steplen=0.388292 a=23.283461 penalty=[0.00]").is_empty());
+}
+
+#[test]
+fn watched_step_is_killed_when_the_watch_says_so() {
+    let dir = repo_root().join("target/fpga/tests/watch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let step = |script: &str| Step {
+        name: "2-nextpnr".into(),
+        program: "sh".into(),
+        args: vec!["-c".into(), script.into()],
+        log: dir.join("2-nextpnr.log"),
+    };
+    let watch: &Watch = &report::router2_divergence;
+    // Rising from 1 100 at iteration 1 to 5 000 at 40, then a sleep the watch must cut short
+    // (if it did not, the step would end Done after 30 s).
+    let diverging = "for i in $(seq 1 40); do echo \"Info:     iter=$i wires=1 overused=1 overuse=$((1000 + i * 100)) archfail=NA\"; done; sleep 30";
+    let mut out = Vec::new();
+    let r = step(diverging)
+        .run_watched(&repo_root(), &mut out, None, Some(watch))
+        .unwrap();
+    match r {
+        Outcome::Stopped(why) => assert!(
+            why.ends_with(": router2 diverged: overuse 1100 at iteration 1, 5000 at iteration 40"),
+            "{why}"
+        ),
+        other => panic!("not stopped: {other:?}"),
+    }
+    // A converging run ends normally.
+    let converging =
+        "for i in $(seq 1 40); do echo \"Info:     iter=$i wires=1 overused=1 overuse=$((40 - i)) archfail=NA\"; done";
+    let r = step(converging)
+        .run_watched(&repo_root(), &mut out, None, Some(watch))
+        .unwrap();
+    assert!(matches!(r, Outcome::Done(_)), "{r:?}");
 }
