@@ -821,6 +821,22 @@ fn router2_watch_never_stops_a_converging_run() {
 
 #[test]
 fn router2_watch_stops_a_diverging_or_stalled_run_at_the_predicted_iteration() {
+    // The ULX3S `full` core at seed 3 (2026-11-26), captured until it was stopped by hand at
+    // iteration 91: lowest 59 at iteration 48, then 857 at 78 (≥ 2 × 59, ≥ 59 + 100, 30
+    // iterations on: the first stop), 2 786 at 91.
+    let log = data("router2_diverged.log");
+    let it = report::parse_router2_overuse(&log);
+    assert_eq!(
+        (it.len(), it[47], it[77], *it.last().unwrap()),
+        (91, (48, 59), (78, 857), (91, 2786))
+    );
+    assert_eq!(
+        first_stop(&log),
+        Some((
+            78,
+            "router2 diverged: overuse 59 at iteration 48, 857 at iteration 78".to_string()
+        ))
+    );
     // Shaped on the `full` core's seed-1 run of 2026-11-26: lowest 176 at iteration 42, then
     // rising (here by 50 per iteration). Diverged when 30 iterations have passed since the
     // lowest (iteration 72) and the overuse is ≥ 2 × 176 and ≥ 176 + 100: at 72, 1 676.
