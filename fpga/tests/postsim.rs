@@ -695,3 +695,19 @@ fn frame_testbench_reports_the_first_mismatch() {
     assert!(e.contains(&format!("MISMATCH cycle {last} word {w} ")), "{e}");
     assert_eq!(e.matches("MISMATCH").count(), 1, "only that word: {e}");
 }
+
+#[test]
+fn every_scenario_of_every_preset_has_commands() {
+    // A scenario with no command is a run of no cycles: the `default` preset's `--quick`
+    // random frame (6 primitives at seed 0x5eed) had none, and the testbench refused it.
+    let root = repo_root();
+    for preset in ["ice40", "ice40_1x", "default", "full"] {
+        for scale in [0.25, 1.0] {
+            let s = postsim::scenarios(&root, preset, scale).unwrap_or_else(|e| panic!("{e}"));
+            assert!(s.len() >= 2, "{preset} at {scale}: {} scenarios", s.len());
+            for sc in &s {
+                assert!(!sc.cmds.is_empty(), "{preset} at {scale}: {} has no command", sc.name);
+            }
+        }
+    }
+}
