@@ -650,7 +650,7 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         // Still write what synthesis (and the log's utilisation) told us: a design that does
         // not fit is a result too.
         let util = report::parse_nextpnr_log_util(&std::fs::read_to_string(&pnr.log).unwrap_or_default());
-        let r = Report::from_parts(
+        let mut r = Report::from_parts(
             board,
             &top,
             opts.preset.as_deref(),
@@ -660,7 +660,6 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
             None,
             Some(e.0.clone()),
         );
-        let mut r = r;
         r.seed = Some(seed_now);
         r.unconverged = unconverged;
         r.write(&dir, root)?;
@@ -673,7 +672,7 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         secs: pack.run(root, out)?,
     });
     let pnr_json = report::parse_nextpnr_report(&read(&pnr_report)?, &rel(&pnr_report, root))?;
-    let r = Report::from_parts(
+    let mut r = Report::from_parts(
         board,
         &top,
         opts.preset.as_deref(),
@@ -683,7 +682,6 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         Some(rel(&bitstream, root)),
         None,
     );
-    let mut r = r;
     r.seed = Some(seed_now);
     r.unconverged = unconverged;
     r.write(&dir, root)?;
