@@ -10,8 +10,8 @@
 //!  synth --postsim [--board B] [--preset P] [--quick]   gate-level netlist vs golden cycle model
 //!  synth --postsim --frame [--board ulx3s] [--preset P] [--prims N] [--frames K] [--quick]
 //!                             the whole frame top's netlist (ECP5) vs FrameCycle + cosim memory
-//!  synth --table [--update-readme]           tables of every report under target/fpga/ (the
-//!                             README gets each between its own markers)
+//!  synth --table [--update-readme]           tables of every report under target/fpga/
+//!                             (docs/measurements.md gets each between its own markers)
 //! ```
 //!
 //! Every tool step prints the command line that reproduces it; errors are one line (exit 1).
@@ -21,6 +21,10 @@ use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use tilerast_fpga::{flow, postsim, report, FlowError};
+
+/// The document whose generated tables `--table --update-readme` rewrites (relative to the
+/// repository root; `fpga/tests/flow.rs` checks its markers).
+const MEASUREMENTS: &str = "docs/measurements.md";
 
 /// Options of `tilerast synth`.
 #[derive(Args, Debug)]
@@ -52,8 +56,9 @@ pub struct SynthArgs {
     /// Print the table of every report under target/fpga/ (and write target/fpga/table.md).
     #[arg(long)]
     pub table: bool,
-    /// With --table: rewrite README.md's generated tables, the boards' between the fpga-table
-    /// markers and the blocks' between the fpga-blocks markers (added to the FPGA section if
+    /// With --table: rewrite the generated tables of docs/measurements.md (the measurements
+    /// moved there from README.md; the flag kept its name), the boards' between the fpga-table
+    /// markers and the blocks' between the fpga-blocks markers (added to its FPGA section if
     /// missing); a table with no reports under target/fpga/ keeps its old text.
     #[arg(long, requires = "table")]
     pub update_readme: bool,
@@ -252,15 +257,15 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         std::fs::write(&p, format!("{t}\n")).map_err(|e| CliError::at(p.display(), "write", e))?;
         let _ = writeln!(out, "{t}");
         if a.update_readme {
-            let rp = root.join("README.md");
+            let rp = root.join(MEASUREMENTS);
             let text = std::fs::read_to_string(&rp).map_err(|e| CliError::at(rp.display(), "read", e))?;
-            let new = report::update_readme(&text, boards.as_deref(), blocks.as_deref(), "README.md").map_err(fe)?;
+            let new = report::update_readme(&text, boards.as_deref(), blocks.as_deref(), MEASUREMENTS).map_err(fe)?;
             std::fs::write(&rp, new).map_err(|e| CliError::at(rp.display(), "write", e))?;
             let what: Vec<&str> = [(boards.is_some(), "board table"), (blocks.is_some(), "block table")]
                 .into_iter()
                 .filter_map(|(y, w)| y.then_some(w))
                 .collect();
-            let _ = writeln!(out, "updated README.md ({})", what.join(", "));
+            let _ = writeln!(out, "updated {MEASUREMENTS} ({})", what.join(", "));
         }
         did = true;
     }

@@ -4,7 +4,8 @@
 //! error paths (unknown board, missing files, broken Verilog, malformed reports) give one line
 //! naming the file / step / field; the per-block registered-IO wrapper (generated from a small
 //! known module and from real blocks: ports, widths, pins, elaborated by Icarus, kept by yosys),
-//! Fmax into a block row, and the README's two generated tables between their own markers.
+//! Fmax into a block row, and the two generated tables of `docs/measurements.md` between their
+//! own markers.
 //! No place and route of a block here (CI time): `tilerast synth --blocks` does that.
 
 use std::path::PathBuf;
@@ -645,13 +646,15 @@ fn readme_update_keeps_prose_and_the_other_table() {
     assert_eq!(e, format!("README.md:4: marker `{BLOCKS_BEGIN}` appears twice"));
 }
 
-/// The repository's README has both marker pairs, in the FPGA section, the block table's after
-/// the board table's (not inside it), and prose outside both.
+/// The repository's measurements document (`docs/measurements.md`, which `synth --table
+/// --update-readme` rewrites) has both marker pairs, in the FPGA section, the block table's
+/// after the board table's (not inside it), and prose outside both.
 #[test]
-fn repository_readme_has_both_marker_pairs_in_the_fpga_section() {
+fn measurements_doc_has_both_marker_pairs_in_the_fpga_section() {
     use report::{BEGIN, BLOCKS_BEGIN, BLOCKS_END, END};
-    let text = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let at = |m: &str| text.find(m).unwrap_or_else(|| panic!("README.md: {m} missing"));
+    const DOC: &str = "docs/measurements.md";
+    let text = std::fs::read_to_string(repo_root().join(DOC)).unwrap();
+    let at = |m: &str| text.find(m).unwrap_or_else(|| panic!("{DOC}: {m} missing"));
     let fpga = at("\n## FPGA\n");
     let next = fpga + 1 + text[fpga + 1..].find("\n## ").unwrap();
     let (b, e, bb, be) = (at(BEGIN), at(END), at(BLOCKS_BEGIN), at(BLOCKS_END));
@@ -659,14 +662,14 @@ fn repository_readme_has_both_marker_pairs_in_the_fpga_section() {
     // Between each pair: a generated table only (header, rule, rows).
     for (x, y, m) in [(b, e, BEGIN), (bb, be, BLOCKS_BEGIN)] {
         for l in text[x + m.len()..y].lines().filter(|l| !l.is_empty()) {
-            assert!(l.starts_with('|'), "README.md: prose inside {m}: {l}");
+            assert!(l.starts_with('|'), "{DOC}: prose inside {m}: {l}");
         }
     }
-    // The update is a fixed point on the README's own tables.
+    // The update is a fixed point on the document's own tables.
     let boards = text[b + BEGIN.len()..e].trim().to_string();
     let blocks = text[bb + BLOCKS_BEGIN.len()..be].trim().to_string();
-    let again = report::update_readme(&text, Some(&boards), Some(&blocks), "README.md").unwrap();
-    assert!(again == text, "README.md: updating with its own tables changed it");
+    let again = report::update_readme(&text, Some(&boards), Some(&blocks), DOC).unwrap();
+    assert!(again == text, "{DOC}: updating with its own tables changed it");
 }
 
 /// A step over its time limit is stopped (not waited for) and says so in one line; a block row

@@ -67,17 +67,17 @@ pub struct Board {
 
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core
 /// with the UART top stays below it on the UP5K (its critical path is the core's combinational
-/// ready chain through every block to setup; measured Fmax: the README's "FPGA" table), so the
-/// board runs at 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
+/// ready chain through every block to setup; measured Fmax: the "FPGA" table of
+/// docs/measurements.md), so the board runs at 18 MHz (12 MHz · 48 / 32, exact; UART divisor 18).
 pub const ICEBREAKER_PLL_HZ: u32 = 18_000_000;
 /// PLL output target of the iCE40-HX8K breakout board, Hz. The goal is 75 MHz; on the HX8K
 /// both the ice40_1x core and the 4x ice40 core (`--preset ice40`) stay below it (measured
-/// Fmax: the README's "FPGA" table), so the board runs at 42 MHz, which both meet with room for
-/// nextpnr's seed-to-seed spread.
+/// Fmax: the "FPGA" table of docs/measurements.md), so the board runs at 42 MHz, which both
+/// meet with room for nextpnr's seed-to-seed spread.
 pub const HX8K_PLL_HZ: u32 = 42_000_000;
 /// PLL output target of the ULX3S (ECP5-85F), Hz. The goal is 100 MHz; the routed `full` core
-/// stays below it on the 85F (measured Fmax: the README's "FPGA" table), so the board runs
-/// at 25 MHz until its blocks are pipelined.
+/// stays below it on the 85F (measured Fmax: the "FPGA" table of docs/measurements.md), so the
+/// board runs at 25 MHz until its blocks are pipelined.
 pub const ULX3S_PLL_HZ: u32 = 25_000_000;
 
 /// Board memory of the HX8K breakout, 32-bit words: 2048 (8 KiB) fill 16 of the HX8K's 32

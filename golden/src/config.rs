@@ -166,7 +166,8 @@ impl Config {
             coverage_test: CoverageTest::Edge,
             // Look-ahead over 3 test-rejected sub-tiles per step: with its lane offsets
             // registered the tile parser at K = 4 measured 63.5 MHz on the ECP5 (1 130 LUT4s;
-            // 132.5 and 401 at K = 1), above the whole core's 48.4 MHz (README, issue 17).
+            // 132.5 and 401 at K = 1), above the whole core's 48.4 MHz (docs/measurements.md,
+            // issue 17).
             subtiles_per_cycle: 4,
             cull: CullMode::None,
             depth_func: DepthFunc::LessEqual,
@@ -190,7 +191,8 @@ impl Config {
                 max_point_size: 16,
                 // No look-ahead: at Q = 1 it gains under 1 % on the shipped ice40 scenes, and
                 // K = 4 measured 1 332 instead of 455 LUT4s and 67.1 instead of 106.6 MHz for the
-                // tile parser on the HX8K, whose 4x core already fills 99 % (README, issue 17).
+                // tile parser on the HX8K, whose 4x core already fills 99 % (docs/measurements.md,
+                // issue 17).
                 subtiles_per_cycle: 1,
                 ..base
             },

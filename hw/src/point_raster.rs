@@ -61,7 +61,7 @@
 //!
 //! Size: one shared axis unit (two 26-bit adders, three 21-bit compares) instead of one per
 //! axis; no multiplier; per lane only an equality compare, S-bit masks and a 12-bit add.
-//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
+//! Measured sizes: only the generated per-block table in docs/measurements.md ("FPGA").
 
 use crate::streams::{stream_block, BeatOut, CmdIn};
 use rust_hdl::prelude::*;

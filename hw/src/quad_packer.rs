@@ -29,7 +29,7 @@
 //!
 //! **Size.** At Q = 1 the block is little more than the output register: its LUTs mostly zero
 //! the lanes of an empty `last` beat. Q > 1 adds the accumulator and the slot multiplexers.
-//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
+//! Measured sizes: only the generated per-block table in docs/measurements.md ("FPGA").
 //!
 //! ```text
 //!  in beat ─► lanes < Q, valid ─► compact: pos_j = acc_n + #valid lanes below j

@@ -50,7 +50,7 @@
 //!
 //! The sign-test carry chains dominate the block's size, then the G adders and the
 //! sample-offset program with its registers; measured sizes: only the generated per-block
-//! table in the README's "FPGA" section.
+//! table in the "FPGA" section of docs/measurements.md.
 //!
 //! **Handshake.** `final = none | bcnt = NB − 1`, `can_out = !out_valid | out_ready`,
 //! `in_ready = !busy | (can_out & final)` (the only combinational input → output path). A busy

@@ -71,9 +71,9 @@
 //!
 //! The UP5K flow maps the four products to SB_MAC16 blocks (without yosys's `ice40_dsp`
 //! packing, `fpga/src/flow.rs`), the HX8K flow to LUT multipliers, which is where the operand
-//! narrowing matters most. Measured sizes and Fmax: only the generated tables in the README's
-//! "FPGA" section (`tilerast synth --table`). All signed comparisons are made on sign bits or on
-//! offset-binary values compared unsigned; no signed constants exist.
+//! narrowing matters most. Measured sizes and Fmax: only the generated tables in the "FPGA"
+//! section of docs/measurements.md (`tilerast synth --table`). All signed comparisons are made
+//! on sign bits or on offset-binary values compared unsigned; no signed constants exist.
 
 use crate::streams::{stream_block, CmdIn, EdgesOut};
 use crate::util::{k, Sext48};

@@ -38,7 +38,7 @@
 //! the payload registers load on every accepted candidate, dropped or not.
 //!
 //! `cfg.coverage_test` modes other than `Edge` are supported too (the presets use `Edge`).
-//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
+//! Measured sizes: only the generated per-block table in docs/measurements.md ("FPGA").
 //!
 //! ```text
 //!   in_e*,a*,b* ──► EdgeTest ×3 ──covered_k, all_in_k──┐

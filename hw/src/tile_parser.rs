@@ -33,8 +33,8 @@
 //! command's a and b, so they are computed from the input and registered with the command
 //! (`off_r`, `ja3_r`, kept in eb + 1 bits, exact for the test's sign bit eb), leaving one adder
 //! `E + off_r` before the lane priority (issue 17; before, up to four carry chains in series:
-//! README "Benchmarks"). They are functions of `a_r`, `b_r`, so the cycle model needs no state for
-//! them; its `lookahead` / `lookahead_rejects` state the rule.
+//! docs/measurements.md, "Benchmarks"). They are functions of `a_r`, `b_r`, so the cycle model
+//! needs no state for them; its `lookahead` / `lookahead_rejects` state the rule.
 //!
 //! **Widths.** Ports follow `hw/README.md` (`Signed<24>` coefficients, `Signed<48>` E). Inside,
 //! every a/b and E register input is sign-extended from the preset's bound
@@ -42,7 +42,7 @@
 //! full 21/42 bits), so yosys merges the copied high register bits and prunes the adders above:
 //! exact for every value setup can produce (vertices inside the guard band; the bound is tested
 //! at the guard-band extremes), and out-of-range inputs wrap exactly as the cycle model says.
-//! Measured sizes: only the generated per-block table in the README's "FPGA" section.
+//! Measured sizes: only the generated per-block table in docs/measurements.md ("FPGA").
 //!
 //! **Handshake.** The output registers are the walker: `out_valid` = a candidate is held.
 //! `in_ready = !out_valid | (out_ready & out_last)` (combinational in `out_ready`, nothing else

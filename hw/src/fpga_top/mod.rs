@@ -41,7 +41,8 @@
 //! size · 256, and vertices sign-extended from `setup::mul_operand_bits` (the host's front end
 //! keeps them inside the guard band). All exact for what the host sends; the constant high
 //! bits let yosys drop them from every register of the core. Measured sizes and Fmax of the
-//! tops: only the generated table in the README's "FPGA" section (`tilerast synth --table`).
+//! tops: only the generated table in the "FPGA" section of docs/measurements.md
+//! (`tilerast synth --table`).
 
 use crate::raster_core::RasterCore;
 use crate::uart::{UartRx, UartTx};
