@@ -1,7 +1,9 @@
 //! `tilerast`: the command-line front end of the tilerast golden model.
 //!
-//! Commands: `render` (PNG + overlays), `raster` (JSON lines, the machine-readable contract),
-//! `explore` (parameter sweeps → table, CSV, plot), `import` (OBJ / SVG → JSON scene).
+//! Commands: `render` (PNG + overlays; `--rtl`: through the verilated frame top as well),
+//! `raster` (JSON lines, the machine-readable contract), `explore` (parameter sweeps → table,
+//! CSV, plot), `import` (OBJ / SVG → JSON scene), `fpga` (a scene on a board over UART); with
+//! the `rtl` feature also `rtl` (Verilog), `regress` (RTL vs golden) and `synth` (FPGA flows).
 //! See `cli/README.md`.
 //!
 //! Errors: every failure prints ONE line `error: <file or option>: <where>: <what>` on stderr

@@ -1,8 +1,10 @@
 //! # tilerast-hw
 //!
-//! The raster pipeline (seeds 000 and 003) as rust-hdl blocks, one file per stage, each with a
-//! cycle model of the same name in `tilerast-golden`. See `hw/README.md` for the stream
-//! formats and the order/timing contract, and `emit.rs` for how Verilog reaches `rtl-out/`.
+//! The whole pipeline (seeds 000 to 004) as rust-hdl blocks, one file per stage, each with a
+//! cycle model of the same name in `tilerast-golden`: the raster core's blocks
+//! (`raster_core.rs`), the blocks of their own ([`BLOCK_FILES`]) up to the frame top
+//! (`frame.rs`), the board memory and the FPGA top. See `hw/README.md` for the stream formats
+//! and the order/timing contract, and `emit.rs` for how Verilog reaches `rtl-out/`.
 
 pub mod emit;
 pub mod streams;
@@ -115,9 +117,12 @@ pub fn preset_command(p: &str) -> String {
     format!("tilerast rtl --preset {p} -o rtl-out")
 }
 
-/// A pixel-side block written in a file of its own per config, next to the core (the pixel side
-/// is not wired into a core yet). [`BLOCK_FILES`] is the one list that `gen-rtl`,
-/// `tilerast rtl` and the rtl-out tests walk: a new block is one row, defined in its module.
+/// A block of its own (outside the raster core), written in a file of its own per config next
+/// to the core: the frame's blocks, the pixel back end that wires five of them behind one
+/// memory port, and the frame top (`frame.rs`) that wires them all with the raster core.
+/// [`BLOCK_FILES`] is the one list that `gen-rtl`, `tilerast rtl` and the rtl-out tests walk: a
+/// new block is one row, defined in its module (and its stage in
+/// `tilerast_golden::stages::PIXEL_SIDE_STAGES`, which the rtl-out tests compare).
 pub struct BlockFile {
     /// Stage name (`golden/src/stages.rs`), also in the file and top-module names.
     pub stage: &'static str,

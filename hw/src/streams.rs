@@ -1,7 +1,8 @@
 //! The streams between blocks as rust-hdl interfaces, derived from their one declaration,
 //! [`tilerast_golden::for_each_stream!`].
 //!
-//! For each stream `X` (`Cmd`, `Edges`, `Cand`, `Job`, `Beat`, `PackedBeat`) this module has:
+//! For each stream `X` of the declaration (`Cmd`, `Edges`, `Cand`, `Job`, `Beat`, `PackedBeat`,
+//! the pixel side's and the frame's: `BlendFrag` … `SeqCmd`) this module has:
 //! - `XOut`, the producer's payload ports, and `XIn`, the consumer's (`Signal<Out, _>` /
 //!   `Signal<In, _>`, one per declared field; the Verilog ports are `<interface>__<field>`);
 //! - `XOut::join(&mut producer.out, &mut consumer.inp)`, the whole connection in one line of
