@@ -21,8 +21,8 @@ use clap::Args;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::Duration;
+use tilerast_golden::pipeline::commands;
 use tilerast_golden::protocol::{self, Client, Link};
-use tilerast_golden::streams::commands;
 
 /// Options of `tilerast fpga`.
 #[derive(Args, Debug)]
