@@ -48,7 +48,8 @@ mod cycle;
 pub use cycle::*;
 
 use crate::memory_port::SparseMemory;
-use crate::pipeline::{back_end_input, raster_frame, Image, PipelineError};
+use crate::output_merger::Image;
+use crate::pipeline::{back_end_input, raster_frame, PipelineError};
 use crate::pixel_info::{Memory, PixelInfoStore};
 use crate::scene::Frame;
 

@@ -55,11 +55,11 @@
 //! host loads into the FPGA top and the RTL tests drive.
 
 use crate::binner::{self, BinStats};
-use crate::blender::{BlendOpts, BlendSample, BlendStats, MergeMode, StreamBlender};
+use crate::blender::{BlendOpts, BlendSample, BlendStats, StreamBlender, PIPELINE_BLEND};
 use crate::colour_buffer::BufferLayout;
 use crate::config::Config;
 use crate::memory_port::SparseMemory;
-use crate::output_merger::OutputMerger;
+use crate::output_merger::{Image, OutputMerger};
 use crate::pixel_info::{PixelInfoStats, PixelInfoStore, StoreError};
 use crate::pixel_processor::{self, PixelStats};
 use crate::point_raster::{self, PointStats};
@@ -100,14 +100,6 @@ pub struct SubTileEvent {
     pub w: u32,
     pub h: u32,
     pub class: SubTileClass,
-}
-
-/// An RGBA8 image, row 0 at the top (as image files want it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Image {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
 }
 
 /// Result of the raster side.
@@ -836,14 +828,6 @@ fn collect(e: Event<'_>, quads: &mut Vec<TileQuad>, subtiles: &mut Vec<SubTileEv
         Event::TileDone(_) => {}
     }
 }
-
-/// Blender options used by the pipeline: whole-sample compare, in-flight match, gating.
-pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
-    merge: MergeMode::PerSample,
-    input_buffer: 0,
-    match_in_flight: true,
-    gate_idle_lanes: true,
-};
 
 /// The pixel back end's input for a frame (the stream `hw/src/pixel_back_end.rs` takes, as
 /// golden's sort-based shading (002) scatters it): per second tile with pixel-info records, in
