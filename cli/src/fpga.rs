@@ -21,8 +21,9 @@ use clap::Args;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::Duration;
+use tilerast_golden::board;
+use tilerast_golden::pipeline::commands;
 use tilerast_golden::protocol::{self, Client, Link};
-use tilerast_golden::streams::commands;
 
 /// Options of `tilerast fpga`.
 #[derive(Args, Debug)]
@@ -33,8 +34,8 @@ pub struct FpgaArgs {
     /// Scene (.json, .obj, .svg); its preset is replaced by the board's.
     #[arg(long, value_name = "F")]
     pub scene: PathBuf,
-    /// Baud rate (the board table's, `protocol::DEFAULT_BAUD`, unless the bitstream was built otherwise).
-    #[arg(long, default_value_t = protocol::DEFAULT_BAUD)]
+    /// Baud rate (the board table's, `board::DEFAULT_BAUD`, unless the bitstream was built otherwise).
+    #[arg(long, default_value_t = board::DEFAULT_BAUD)]
     pub baud: u32,
     /// Also run in stream mode and compare every quad (slow: one UART frame per quad).
     #[arg(long)]

@@ -24,8 +24,9 @@ use clap::ValueEnum;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use tilerast_golden::output_merger::Image;
 use tilerast_golden::pipeline::Event;
-use tilerast_golden::pipeline::{Image, SubTileClass, SubTileEvent};
+use tilerast_golden::pipeline::{SubTileClass, SubTileEvent};
 use tilerast_golden::Quad;
 use tilerast_golden::{Frame, PrimitiveFx};
 

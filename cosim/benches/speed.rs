@@ -17,8 +17,9 @@
 
 use std::time::Instant;
 use tilerast_cosim::*;
+use tilerast_golden::pipeline::commands;
 use tilerast_golden::scene::{Frame, Scene};
-use tilerast_golden::streams::{commands, Cmd};
+use tilerast_golden::streams::Cmd;
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)

@@ -2,8 +2,8 @@
 //! -- <scenes/x.json> [vcd-path]`. Prints the summary or the first mismatch (and, with the
 //! `trace` feature and a path, writes a VCD of the 50 cycles before it).
 use tilerast_cosim::*;
+use tilerast_golden::pipeline::commands;
 use tilerast_golden::scene::Scene;
-use tilerast_golden::streams::commands;
 use tilerast_golden::{Config, PRESETS};
 
 fn main() {

@@ -48,12 +48,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tilerast_golden::pipeline::raster_frame;
+use tilerast_golden::pipeline::{commands, raster_frame};
 use tilerast_golden::prim::{coverage_samples, quads_to_coverage, Coverage};
 use tilerast_golden::reference::{self, RefStats};
 use tilerast_golden::samples::offsets_fx;
 use tilerast_golden::scene::{Frame, Point, Primitive, Scene, Triangle};
-use tilerast_golden::streams::commands;
 use tilerast_golden::{Config, PointFx, PrimitiveFx, Quad, TriangleFx};
 use tilerast_verif::Rng;
 

@@ -8,9 +8,9 @@
 //! truncated frame) with the LEDs that go with them.
 
 use tilerast_cosim::top::SimLink;
-use tilerast_golden::pipeline::raster_frame;
+use tilerast_golden::pipeline::{commands, raster_frame};
 use tilerast_golden::protocol::{self, *};
-use tilerast_golden::streams::{commands, Cmd};
+use tilerast_golden::streams::Cmd;
 use tilerast_golden::{Config, Quad, Scene};
 use tilerast_hw::fpga_top;
 

@@ -7,7 +7,7 @@
 //! (as `tests/pixel_info_read.rs`). Stimulus: start tokens with gaps (junk frame ids),
 //! random `out_ready` with stalls of 1 000 to 3 000 cycles, grant patterns with long memory
 //! stalls on each port, flushes mid-frame, frames back to back, 60 000 cycles per run; the
-//! beats out must be golden's commands (`streams::commands`) with depths and the end token.
+//! beats out must be golden's commands (`pipeline::commands`) with depths and the end token.
 //! Plus: the planted bug of `cosim/build/mutation.rs` (the attribute word read at offset 24,
 //! the colour word) is caught at the cycle and port predicted by a model built with
 //! `with_attr_off(24)`.

@@ -26,8 +26,9 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tilerast_cosim::{Driver, Ready, Stimulus, BATCH, IN_W, OUT_W};
+use tilerast_golden::pipeline::commands;
 use tilerast_golden::scene::{Frame, Scene};
-use tilerast_golden::streams::{commands, Cmd};
+use tilerast_golden::streams::Cmd;
 use tilerast_golden::{Config, PointFx, PrimitiveFx, TriangleFx};
 
 /// Per-cycle input and expected output words of one run.

@@ -23,11 +23,10 @@
 
 use tilerast_golden::board::BOARDS;
 use tilerast_golden::frame::{client, run_frames, FrameCycle};
-use tilerast_golden::pipeline::back_end_input;
+use tilerast_golden::pipeline::{back_end_input, commands};
 use tilerast_golden::pixel_back_end::MemBehaviour;
 use tilerast_golden::raster_core::run_commands;
 use tilerast_golden::scene::Scene;
-use tilerast_golden::streams::commands;
 use tilerast_golden::{Config, PRESETS};
 
 fn pct(a: u64, b: u64) -> String {

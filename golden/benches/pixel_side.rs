@@ -15,11 +15,10 @@
 //! cycle model) and golden's transaction-model blend cycles and ops on/off.
 
 use tilerast_golden::blender::BlendOpts;
-use tilerast_golden::pipeline::back_end_input;
+use tilerast_golden::pipeline::{back_end_input, commands};
 use tilerast_golden::pixel_back_end::{run_frame, MemBehaviour};
 use tilerast_golden::raster_core::run_commands;
 use tilerast_golden::scene::Scene;
-use tilerast_golden::streams::commands;
 use tilerast_golden::{Config, PRESETS};
 
 fn main() {

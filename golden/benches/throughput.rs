@@ -15,11 +15,11 @@
 //! side by side; `K=2 cargo bench …` runs one K only.
 
 use tilerast_golden::cycle::drive;
-use tilerast_golden::pipeline::raster_frame;
+use tilerast_golden::pipeline::{commands, raster_frame};
 use tilerast_golden::raster_core::run_commands;
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::setup::edges_for;
-use tilerast_golden::streams::{commands, Cand};
+use tilerast_golden::streams::Cand;
 use tilerast_golden::tile_parser::TileParserCycle;
 
 struct Run {

@@ -105,6 +105,15 @@ pub struct BlendOpts {
     pub gate_idle_lanes: bool,
 }
 
+/// Blender options used by the pipeline (`crate::pipeline`), the pixel back end and the frame
+/// top, as the RTL builds them: whole-sample compare, in-flight match, gating.
+pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
+    merge: MergeMode::PerSample,
+    input_buffer: 0,
+    match_in_flight: true,
+    gate_idle_lanes: true,
+};
+
 counters! {
     /// Counters of one run.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

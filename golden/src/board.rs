@@ -88,6 +88,8 @@ pub const HX8K_MEMORY_WORDS: u32 = 2048;
 /// 18-kbit `DP16KD` (16 kbit of data each), leaving 80 for the rest of a design (the UART top
 /// takes 15).
 pub const ULX3S_MEMORY_WORDS: u32 = 64 * 1024;
+/// Default baud rate of every board (FTDI-class USB UARTs do 1 Mbaud reliably).
+pub const DEFAULT_BAUD: u32 = 1_000_000;
 
 /// The board table (order = board index in the PING descriptor, [`crate::protocol::Descriptor`]).
 pub const BOARDS: &[Board] = &[
@@ -103,7 +105,7 @@ pub const BOARDS: &[Board] = &[
         preset: "ice40_1x",
         osc_hz: 12_000_000,
         pll_hz: ICEBREAKER_PLL_HZ,
-        baud: crate::protocol::DEFAULT_BAUD,
+        baud: DEFAULT_BAUD,
         capacity: 256,
         pll: PllKind::Ice40Pad,
         // All 128 KiB of the UP5K's SPRAM (the ice40 framebuffer, 160 × 120 × 4 B, fits).
@@ -121,7 +123,7 @@ pub const BOARDS: &[Board] = &[
         preset: "ice40_1x",
         osc_hz: 12_000_000,
         pll_hz: HX8K_PLL_HZ,
-        baud: crate::protocol::DEFAULT_BAUD,
+        baud: DEFAULT_BAUD,
         capacity: 256,
         pll: PllKind::Ice40Core,
         // 8 KiB = 16 of the HX8K's 32 SB_RAM40_4K; the UART top takes 15 of the others.
@@ -141,7 +143,7 @@ pub const BOARDS: &[Board] = &[
         preset: "full",
         osc_hz: 25_000_000,
         pll_hz: ULX3S_PLL_HZ,
-        baud: crate::protocol::DEFAULT_BAUD,
+        baud: DEFAULT_BAUD,
         capacity: 1024,
         pll: PllKind::Ecp5,
         // 256 KiB = 128 of the 85F's 208 DP16KD; the UART top takes 15.

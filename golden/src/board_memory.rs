@@ -146,11 +146,6 @@ impl BoardMemoryCycle {
         }
     }
 
-    /// The memory of `board` ([`crate::board::Board::memory`]).
-    pub fn for_board(board: &crate::board::Board) -> Self {
-        Self::new(board.memory)
-    }
-
     pub fn kind(&self) -> MemoryKind {
         self.kind
     }

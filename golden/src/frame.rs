@@ -48,7 +48,8 @@ mod cycle;
 pub use cycle::*;
 
 use crate::memory_port::SparseMemory;
-use crate::pipeline::{back_end_input, raster_frame, Image, PipelineError};
+use crate::output_merger::Image;
+use crate::pipeline::{back_end_input, raster_frame, PipelineError};
 use crate::pixel_info::{Memory, PixelInfoStore};
 use crate::scene::Frame;
 
@@ -127,7 +128,7 @@ pub fn frame_memory(frame: &Frame, frame_id: u8) -> Result<FrameMemory, Pipeline
             .map(|(i, c)| (4 * i as u64, u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
     )?;
 
-    // Bin lists of the boxes setup keeps (as `streams::commands` bins them).
+    // Bin lists of the boxes setup keeps (as `pipeline::commands` bins them).
     let boxes: Vec<_> = frame
         .prims
         .iter()
@@ -201,7 +202,7 @@ mod tests {
             assert_eq!(decode(&w), entry(p).unwrap(), "prims[{i}]");
         }
         // Bins → the commands' (tile, prim) sequence, walking the lists from the memory image.
-        let cmds = crate::streams::commands(&frame).unwrap();
+        let cmds = crate::pipeline::commands(&frame).unwrap();
         assert!(!cmds.is_empty());
         let tiles = frame.cfg.tiles();
         let mut walked = Vec::new();

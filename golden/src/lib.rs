@@ -13,7 +13,6 @@ pub mod prim_table;
 pub mod reference;
 pub mod samples;
 pub mod scene;
-mod scene_de;
 pub mod setup;
 pub mod stages;
 pub mod streams;

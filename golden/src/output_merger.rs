@@ -21,9 +21,16 @@
 use crate::config::Config;
 use crate::cycle::CycleModel;
 use crate::memory_port::SparseMemory;
-use crate::pipeline::Image;
 use crate::prim::Rgba;
 use crate::streams::{BlendBeat, MemReq, LANES};
+
+/// An RGBA8 image, row 0 at the top (as image files want it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
 
 /// Byte address of framebuffer slot `pos` (framebuffer at address 0, one 4-byte word per slot).
 pub fn slot_addr(pos: u32) -> u32 {

@@ -50,13 +50,16 @@
 //!
 //! [`raster_frame`] and [`render_frame`] are collecting wrappers (every quad kept) for tests,
 //! `explore` and co-simulation; `tilerast render` and `raster` use the streams.
+//!
+//! [`commands`] is the raster core's input for a frame ([`Cmd`]s, binned as above), which the
+//! host loads into the FPGA top and the RTL tests drive.
 
 use crate::binner::{self, BinStats};
-use crate::blender::{BlendOpts, BlendSample, BlendStats, MergeMode, StreamBlender};
+use crate::blender::{BlendOpts, BlendSample, BlendStats, StreamBlender, PIPELINE_BLEND};
 use crate::colour_buffer::BufferLayout;
 use crate::config::Config;
 use crate::memory_port::SparseMemory;
-use crate::output_merger::OutputMerger;
+use crate::output_merger::{Image, OutputMerger};
 use crate::pixel_info::{PixelInfoStats, PixelInfoStore, StoreError};
 use crate::pixel_processor::{self, PixelStats};
 use crate::point_raster::{self, PointStats};
@@ -64,7 +67,7 @@ use crate::raster::{RasterStats, Rasterizer};
 use crate::scene::Frame;
 use crate::setup::{self, PixelBox, SetupReject, TriSetup};
 use crate::shading_sort::{self, ShadeStats};
-use crate::streams::PixSamples;
+use crate::streams::{Cmd, PixSamples};
 use crate::subtile_coverage::SubtileFate;
 use crate::{PointFx, PrimitiveFx, Quad, Rgba};
 use std::collections::BTreeMap;
@@ -97,14 +100,6 @@ pub struct SubTileEvent {
     pub w: u32,
     pub h: u32,
     pub class: SubTileClass,
-}
-
-/// An RGBA8 image, row 0 at the top (as image files want it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Image {
-    pub width: u32,
-    pub height: u32,
-    pub rgba: Vec<u8>,
 }
 
 /// Result of the raster side.
@@ -784,6 +779,48 @@ pub fn raster_frame(frame: &Frame, trace: bool) -> Result<RasterOutput, Pipeline
     })
 }
 
+/// The commands for a frame, in the golden pipeline's order: first tiles bottom-up then
+/// left→right, primitives of each tile's bin list in submission order (each primitive binned by
+/// [`binner::prim_bbox`]). The tile sequencer emits these, with depths and an end token.
+pub fn commands(frame: &Frame) -> Result<Vec<Cmd>, PipelineError> {
+    let cfg: &Config = &frame.cfg;
+    let boxes: Vec<(u32, PixelBox)> = frame
+        .prims
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| binner::prim_bbox(cfg, p).map(|b| (i as u32, b)))
+        .collect();
+    let mut bins = binner::bin(cfg, &boxes)?;
+    let order: Vec<[u32; 2]> = bins.tile_order().collect();
+    let mut cmds = Vec::new();
+    for t in order {
+        for prim in bins.read_tile(t)? {
+            let c = match &frame.prims[prim as usize] {
+                PrimitiveFx::Triangle(tr) => Cmd {
+                    kind: 0,
+                    prim,
+                    tile_x: t[0],
+                    tile_y: t[1],
+                    v: tr.v,
+                    size: 0,
+                    aa: false,
+                },
+                PrimitiveFx::Point(p) => Cmd {
+                    kind: 1,
+                    prim,
+                    tile_x: t[0],
+                    tile_y: t[1],
+                    v: [p.pos, [0, 0], [0, 0]],
+                    size: p.size as u32,
+                    aa: p.aa,
+                },
+            };
+            cmds.push(c);
+        }
+    }
+    Ok(cmds)
+}
+
 fn collect(e: Event<'_>, quads: &mut Vec<TileQuad>, subtiles: &mut Vec<SubTileEvent>) {
     match e {
         Event::Quads { tile, quads: q } => quads.extend(q.iter().map(|&quad| TileQuad { tile, quad })),
@@ -791,14 +828,6 @@ fn collect(e: Event<'_>, quads: &mut Vec<TileQuad>, subtiles: &mut Vec<SubTileEv
         Event::TileDone(_) => {}
     }
 }
-
-/// Blender options used by the pipeline: whole-sample compare, in-flight match, gating.
-pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
-    merge: MergeMode::PerSample,
-    input_buffer: 0,
-    match_in_flight: true,
-    gate_idle_lanes: true,
-};
 
 /// The pixel back end's input for a frame (the stream `hw/src/pixel_back_end.rs` takes, as
 /// golden's sort-based shading (002) scatters it): per second tile with pixel-info records, in

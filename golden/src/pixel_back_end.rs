@@ -23,14 +23,13 @@
 //! [`MemoryCycle`] behind the port over a frame's input
 //! ([`crate::pipeline::back_end_input`]).
 
-use crate::blender::{BlendOpts, BlendStats, BlenderCycle};
+use crate::blender::{BlendOpts, BlendStats, BlenderCycle, PIPELINE_BLEND};
 use crate::colour_buffer::{ColourBufferCycle, ColourBufferStats};
 use crate::config::Config;
 use crate::cycle::CycleModel;
 use crate::dst_fetch::{DstFetchCycle, DstFetchStats};
 use crate::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
 use crate::output_merger::{MergerCycleStats, OutputMergerCycle};
-use crate::pipeline::PIPELINE_BLEND;
 use crate::pixel_processor::{PixelProcessorCycle, PixelStats};
 use crate::streams::{MemReq, MemResp, PixSamples};
 

@@ -26,8 +26,6 @@ pub const SYNC_HOST: u8 = 0xA5;
 pub const SYNC_BOARD: u8 = 0x5A;
 /// Protocol version reported by PING.
 pub const VERSION: u8 = 1;
-/// Default baud rate of every board (FTDI-class USB UARTs do 1 Mbaud reliably).
-pub const DEFAULT_BAUD: u32 = 1_000_000;
 
 /// Host opcode: PING, no payload → [`Response::Desc`].
 pub const OP_PING: u8 = 0x01;

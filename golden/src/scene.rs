@@ -22,7 +22,7 @@
 //! form of an object is refused); unknown fields and duplicate keys are errors, anywhere,
 //! including inside `config`. A leading UTF-8 byte order mark is skipped. A scene file
 //! ([`Scene::load`]) must have at least one primitive and at most [`MAX_INPUT_BYTES`] bytes.
-//! Parsing is in `scene_de.rs`.
+//! Parsing is in `scene/de.rs`.
 
 use crate::config::{Config, ONE};
 use crate::prim::{PointFx, PrimitiveFx, Rgba, TriangleFx};
@@ -30,6 +30,8 @@ use serde::Serialize;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
+
+mod de;
 
 /// A triangle as written in a scene file.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -64,7 +66,7 @@ pub enum Primitive {
     Point(Point),
 }
 
-/// A scene file. `Deserialize` is implemented by hand in `scene_de.rs` (strict, with field
+/// A scene file. `Deserialize` is implemented by hand in `scene/de.rs` (strict, with field
 /// paths in every error).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scene {
@@ -190,7 +192,7 @@ impl Scene {
         let mut map = if text.trim().is_empty() {
             serde_json::Map::new()
         } else {
-            crate::scene_de::config_map(text).map_err(|e| SceneError {
+            de::config_map(text).map_err(|e| SceneError {
                 file: file.to_string(),
                 at: format!("line {} column {}", e.line(), e.column()),
                 msg: strip_serde_position(&e.to_string()),
@@ -272,11 +274,7 @@ impl Scene {
             if serde_json::from_value::<Config>(one).is_err() {
                 return Err(err(
                     format!("config.{k}"),
-                    format!(
-                        "expected {}, got {}",
-                        config_field_expects(k),
-                        crate::scene_de::describe(v)
-                    ),
+                    format!("expected {}, got {}", config_field_expects(k), de::describe(v)),
                 ));
             }
             obj.insert(k.clone(), v.clone());

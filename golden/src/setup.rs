@@ -52,6 +52,22 @@ impl PixelBox {
     pub fn overlaps(&self, x0: u32, y0: u32, x1: u32, y1: u32) -> bool {
         self.x0 <= x1 && x0 <= self.x1 && self.y0 <= y1 && y0 <= self.y1
     }
+    /// The pixels of tile `[tx, ty]`, clipped to the viewport; `None` if the tile lies outside
+    /// the tile grid (`crate::tile_parser::tile_rect` says which tile and grid).
+    pub fn of_tile(cfg: &Config, tile: [u32; 2]) -> Option<PixelBox> {
+        // Tile origin; the tile exists iff its origin is inside the viewport.
+        let x0 = tile[0].saturating_mul(cfg.tile[0]);
+        let y0 = tile[1].saturating_mul(cfg.tile[1]);
+        if x0 >= cfg.viewport[0] || y0 >= cfg.viewport[1] {
+            return None;
+        }
+        Some(PixelBox {
+            x0,
+            y0,
+            x1: (x0 + cfg.tile[0]).min(cfg.viewport[0]) - 1,
+            y1: (y0 + cfg.tile[1]).min(cfg.viewport[1]) - 1,
+        })
+    }
 }
 
 /// A set-up triangle, ready for the tile parser.
@@ -303,7 +319,7 @@ pub mod cycle {
         let Ok(ts) = setup_triangle(cfg, &tri) else {
             return empty;
         };
-        let Ok(r) = crate::tile_parser::tile_rect(cfg, [cmd.tile_x, cmd.tile_y]) else {
+        let Some(r) = PixelBox::of_tile(cfg, [cmd.tile_x, cmd.tile_y]) else {
             return empty;
         };
         let b = ts.bbox;

@@ -2,8 +2,6 @@
 //! `hw/README.md`). Field names equal the Verilog port suffixes; widths are noted per field and
 //! every value must fit them (the cycle models assert it in debug builds).
 
-use crate::config::Config;
-
 /// Lanes of a beat (the largest Q).
 pub const LANES: usize = 4;
 
@@ -216,8 +214,8 @@ pub struct SeqStart {
 }
 
 /// tile_sequencer output (seed 001): one raster-core command in golden order
-/// ([`commands`]) plus its primitive's depth, or a frame-end token (`end`: after the frame's
-/// last command; the command fields and depth are 0).
+/// ([`crate::pipeline::commands`]) plus its primitive's depth, or a frame-end token (`end`:
+/// after the frame's last command; the command fields and depth are 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SeqCmd {
     pub cmd: Cmd,
@@ -814,47 +812,6 @@ pub mod ports {
         };
     }
     crate::for_each_stream!(golden_stream);
-}
-
-/// The commands for a frame, in the golden pipeline's order: first tiles bottom-up then
-/// left→right, primitives of each tile's bin list in submission order.
-pub fn commands(frame: &crate::scene::Frame) -> Result<Vec<Cmd>, crate::pipeline::PipelineError> {
-    let cfg: &Config = &frame.cfg;
-    let boxes: Vec<(u32, crate::setup::PixelBox)> = frame
-        .prims
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| crate::binner::prim_bbox(cfg, p).map(|b| (i as u32, b)))
-        .collect();
-    let mut bins = crate::binner::bin(cfg, &boxes)?;
-    let order: Vec<[u32; 2]> = bins.tile_order().collect();
-    let mut cmds = Vec::new();
-    for t in order {
-        for prim in bins.read_tile(t)? {
-            let c = match &frame.prims[prim as usize] {
-                crate::PrimitiveFx::Triangle(tr) => Cmd {
-                    kind: 0,
-                    prim,
-                    tile_x: t[0],
-                    tile_y: t[1],
-                    v: tr.v,
-                    size: 0,
-                    aa: false,
-                },
-                crate::PrimitiveFx::Point(p) => Cmd {
-                    kind: 1,
-                    prim,
-                    tile_x: t[0],
-                    tile_y: t[1],
-                    v: [p.pos, [0, 0], [0, 0]],
-                    size: p.size as u32,
-                    aa: p.aa,
-                },
-            };
-            cmds.push(c);
-        }
-    }
-    Ok(cmds)
 }
 
 #[cfg(test)]

@@ -90,21 +90,10 @@ pub struct ParsedTile {
     pub rows: u32,
 }
 
-/// The pixels of tile `[tx, ty]`, clipped to the viewport. Error (field `tile`) if the tile
-/// lies outside the tile grid.
+/// The pixels of tile `[tx, ty]`, clipped to the viewport ([`PixelBox::of_tile`]). Error (field
+/// `tile`) if the tile lies outside the tile grid.
 pub fn tile_rect(cfg: &Config, tile: [u32; 2]) -> Result<PixelBox, InputError> {
-    // Tile origin; the tile exists iff its origin is inside the viewport.
-    let x0 = tile[0].saturating_mul(cfg.tile[0]);
-    let y0 = tile[1].saturating_mul(cfg.tile[1]);
-    if x0 >= cfg.viewport[0] || y0 >= cfg.viewport[1] {
-        return Err(outside(cfg, tile));
-    }
-    Ok(PixelBox {
-        x0,
-        y0,
-        x1: (x0 + cfg.tile[0]).min(cfg.viewport[0]) - 1,
-        y1: (y0 + cfg.tile[1]).min(cfg.viewport[1]) - 1,
-    })
+    PixelBox::of_tile(cfg, tile).ok_or_else(|| outside(cfg, tile))
 }
 
 #[cold]

@@ -8,7 +8,7 @@
 //! [`crate::prim_table`]: entry `i` at `i·32`) and hands out one [`SeqCmd`]: the raster
 //! core's [`crate::streams::Cmd`] plus the primitive's depth. After the frame's last command comes a bare
 //! `end` token (command fields 0); a frame with no command is just the token. The commands
-//! equal [`crate::streams::commands`], in order.
+//! equal [`crate::pipeline::commands`], in order.
 //!
 //! ```text
 //!  SeqStart ─► ListReaderCycle (bins: W = 1, K = 15, B = 64) ─► FIFO ×4 ─┐ beat: prim | none, last

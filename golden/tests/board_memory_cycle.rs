@@ -64,7 +64,7 @@ fn every_board_memory_equals_the_transaction_model_cycle_by_cycle() {
             let mut r = Rng::stream(100 * k as u64 + seed, 5);
             let reqs = random_reqs(b.memory, &mut r, 3000);
             let want = transaction(b.memory, &reqs);
-            let mut m = BoardMemoryCycle::for_board(b);
+            let mut m = BoardMemoryCycle::new(b.memory);
             let mut valid = Pattern::Runs { pct: 80 }.line(Rng::stream(seed, 0));
             let mut ready = Pattern::RandomStalls {
                 pct: 75,

@@ -14,8 +14,8 @@ use tilerast_golden::frame::{
     CLIENTS, FRAMEBUFFER, PIXEL_INFO, PRIMS,
 };
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
-use tilerast_golden::output_merger::image_from_memory;
-use tilerast_golden::pipeline::{back_end_input, raster_frame, FrameStats, Image};
+use tilerast_golden::output_merger::{image_from_memory, Image};
+use tilerast_golden::pipeline::{back_end_input, raster_frame, FrameStats};
 use tilerast_golden::pixel_back_end::{framebuffer, MemBehaviour};
 use tilerast_golden::pixel_info::PixelInfoStore;
 use tilerast_golden::shading_sort::shade_tile;

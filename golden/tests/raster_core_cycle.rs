@@ -6,10 +6,10 @@
 
 use proptest::prelude::*;
 use tilerast_golden::cycle::CycleModel;
-use tilerast_golden::pipeline::raster_frame;
+use tilerast_golden::pipeline::{commands, raster_frame};
 use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::scene::{Frame, Scene};
-use tilerast_golden::streams::{commands, Cmd};
+use tilerast_golden::streams::Cmd;
 use tilerast_golden::{Config, PrimitiveFx, Quad, PRESETS};
 use tilerast_verif::stim::{guard_box_fx, point_at, point_sizes_fx, spread_triangle};
 use tilerast_verif::{Flush, Handshake, Pattern};

@@ -14,12 +14,12 @@
 use std::collections::VecDeque;
 use tilerast_golden::binner;
 use tilerast_golden::blender::{
-    blend_component, component_key, sample_key, BlendOpts, BlendSample, BlendStats, MergeMode,
+    blend_component, component_key, sample_key, BlendOpts, BlendSample, BlendStats, MergeMode, PIPELINE_BLEND,
 };
-use tilerast_golden::output_merger::OutputMerger;
+use tilerast_golden::output_merger::{Image, OutputMerger};
 use tilerast_golden::pipeline::{
     check_pixel_info_fits, min_quads, raster_frame, raster_stream, render_frame, render_stream, Event, FrameStats,
-    Image, PipelineError, SubTileClass, SubTileEvent, TileQuad, PIPELINE_BLEND,
+    PipelineError, SubTileClass, SubTileEvent, TileQuad,
 };
 use tilerast_golden::pixel_info::{PixelInfoStore, CHUNK_BYTES};
 use tilerast_golden::pixel_processor;

@@ -1,5 +1,5 @@
 //! The tile sequencer's cycle model (`TileSequencerCycle`) against golden's command list
-//! (`streams::commands(frame)`, plus each primitive's depth and the frame-end token), with two
+//! (`pipeline::commands(frame)`, plus each primitive's depth and the frame-end token), with two
 //! `MemoryCycle`s behind its read ports: the binner's lists (`binner::bin_primitives`, its
 //! memory byte for byte) and the primitive table (`prim_table::table`), from the kit's
 //! `stim::seq_images`. Random frames of triangles and points (`stim::seq_frame`: the kit's

@@ -1247,7 +1247,7 @@ pub const VARIANTS: [crate::BlockVariant; 2] = [
 ];
 
 /// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options
-/// ([`tilerast_golden::pipeline::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
+/// ([`tilerast_golden::blender::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
 pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "blender",
     role: "seed 004, sample-pool equality merge",
@@ -1255,6 +1255,6 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     inp: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
     out: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
     extra: &[],
-    params: |cfg| params(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND),
-    verilog: |cfg, top| verilog(cfg, &tilerast_golden::pipeline::PIPELINE_BLEND, top),
+    params: |cfg| params(cfg, &tilerast_golden::blender::PIPELINE_BLEND),
+    verilog: |cfg, top| verilog(cfg, &tilerast_golden::blender::PIPELINE_BLEND, top),
 };

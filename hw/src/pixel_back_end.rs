@@ -27,7 +27,7 @@
 //! end at the colour buffer: its `in_ready` is a register, and `in_ready` is the pixel
 //! processor's on it.
 //!
-//! Blender options: the pipeline's ([`tilerast_golden::pipeline::PIPELINE_BLEND`]).
+//! Blender options: the pipeline's ([`tilerast_golden::blender::PIPELINE_BLEND`]).
 
 use crate::blender::Blender;
 use crate::colour_buffer::ColourBuffer;
@@ -38,8 +38,8 @@ use crate::streams::{
     stream_block, BlendBeatOut, BlendFragOut, MemReqMux, MemReqOut, MemRespIn, PixSamplesIn, PixSlotsOut,
 };
 use rust_hdl::prelude::*;
+use tilerast_golden::blender::PIPELINE_BLEND;
 use tilerast_golden::config::Config;
-use tilerast_golden::pipeline::PIPELINE_BLEND;
 
 stream_block! {
     /// The pixel back end. Build with [`PixelBackEnd::new`].

@@ -7,9 +7,10 @@
 mod common;
 
 use common::Run;
+use tilerast_golden::pipeline::commands;
 use tilerast_golden::raster_core::RasterCoreCycle;
 use tilerast_golden::scene::Scene;
-use tilerast_golden::streams::{commands, Cmd};
+use tilerast_golden::streams::Cmd;
 use tilerast_golden::Config;
 use tilerast_hw::raster_core::RasterCore;
 use tilerast_verif::{Flush, Handshake, Pattern};

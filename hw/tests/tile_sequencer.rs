@@ -4,7 +4,7 @@
 //! `lrsp_ready`, `prsp_ready`, `lrd_valid` + `lrd`, `prd_valid` + `prd`, `out_valid` + `out`
 //! must agree on every cycle. Stimulus: start tokens with gaps and junk payloads, random
 //! `out_ready` with a long stall, random grants on both ports with a long stall, flushes
-//! mid-frame; the beats out must be golden's commands (`streams::commands`) with depths and
+//! mid-frame; the beats out must be golden's commands (`pipeline::commands`) with depths and
 //! the end token.
 
 use rust_hdl::prelude::*;

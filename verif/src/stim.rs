@@ -1132,11 +1132,11 @@ pub fn seq_frame(cfg: &Config, seed: u64, n: usize, hot: usize) -> tilerast_gold
     }
 }
 
-/// Golden's tile-sequencer beats of a frame: `streams::commands(frame)` with each primitive's
+/// Golden's tile-sequencer beats of a frame: `pipeline::commands(frame)` with each primitive's
 /// depth, then the end token.
 pub fn seq_beats(frame: &tilerast_golden::scene::Frame) -> Vec<tilerast_golden::streams::SeqCmd> {
     use tilerast_golden::streams::SeqCmd;
-    let mut out: Vec<SeqCmd> = tilerast_golden::streams::commands(frame)
+    let mut out: Vec<SeqCmd> = tilerast_golden::pipeline::commands(frame)
         .expect("golden commands")
         .into_iter()
         .map(|c| SeqCmd {
@@ -1173,7 +1173,7 @@ pub fn seq_images(
 }
 
 /// Golden's `bin_setup` output for a frame: the box of every primitive that has one
-/// (`binner::prim_bbox`, as `streams::commands` bins them), then the end token carrying the
+/// (`binner::prim_bbox`, as `pipeline::commands` bins them), then the end token carrying the
 /// frame's primitive count.
 pub fn bin_setup_boxes(cfg: &Config, prims: &[PrimitiveFx]) -> Vec<tilerast_golden::streams::BinBox> {
     use tilerast_golden::streams::BinBox;

@@ -5,12 +5,11 @@
 
 use crate::bin_setup::{frame_beats, BinSetupCycle, BinSetupParams, BinSetupStats};
 use crate::binner::{BinnerCycle, BinnerCycleStats, BIN_CHUNK_BYTES};
-use crate::blender::BlendOpts;
+use crate::blender::{BlendOpts, PIPELINE_BLEND};
 use crate::config::Config;
 use crate::cycle::CycleModel;
 use crate::list_reader::ListReaderStats;
 use crate::memory_port::{MemStats, MemoryCycle, SparseMemory};
-use crate::pipeline::PIPELINE_BLEND;
 use crate::pixel_back_end::{framebuffer, BackEndStats, MemBehaviour, PixelBackEndCycle};
 use crate::pixel_info_read::PixelInfoReadCycle;
 use crate::pixel_info_write::{PixelInfoWriteCycle, PixelInfoWriteStats};

@@ -13,8 +13,8 @@
 //!                                                                      (leaves: JSON value → number, [x, y], colour)
 //! ```
 
+use super::{Point, Primitive, Scene, Triangle};
 use crate::prim::Rgba;
-use crate::scene::{Point, Primitive, Scene, Triangle};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
