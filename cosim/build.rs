@@ -35,6 +35,25 @@ fn rtl_dir() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../rtl-out")
 }
 
+/// The files of the top `<stem>` from its list `rtl/<stem>.f`, dependencies first (each a
+/// rerun trigger); one line and exit 1 when the list or a file is missing.
+pub fn sources(rtl: &Path, stem: &str) -> Vec<PathBuf> {
+    let list = rtl.join(format!("{stem}.f"));
+    println!("cargo:rerun-if-changed={}", list.display());
+    let files = flat::file_list(rtl, stem).unwrap_or_else(|e| die(&e));
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        if !f.is_file() {
+            die(&format!(
+                "error: {} (in {}) missing (run `cargo run -p tilerast-hw --bin gen-rtl`)",
+                f.display(),
+                list.display()
+            ));
+        }
+    }
+    files
+}
+
 /// Verilate `vfiles` (top module `top`, class prefix `prefix`) into `mdir`, with `--trace` if
 /// asked; returns the generated `.cpp` files, sorted. One line and exit 1 on failure.
 pub fn verilate(vfiles: &[&Path], top: &str, prefix: &str, mdir: &Path, trace: bool) -> Vec<PathBuf> {
@@ -133,30 +152,47 @@ fn main() {
     };
     let inc = root.join("include");
 
-    let mut models: Vec<(String, PathBuf, String)> = Vec::new(); // (prefix, vfile, top)
+    // (prefix, the top's files from its list `tilerast_<preset>.f`, top); the top's own file last.
+    let mut models: Vec<(String, Vec<PathBuf>, String)> = Vec::new();
     for p in PRESETS {
-        let vfile = rtl.join(format!("tilerast_{p}.v"));
-        println!("cargo:rerun-if-changed={}", vfile.display());
-        if !vfile.exists() {
-            die(&format!(
-                "error: {} missing (run `cargo run -p tilerast-hw --bin gen-rtl`)",
-                vfile.display()
-            ));
-        }
-        models.push((format!("Vtilerast_{p}"), vfile, format!("tilerast_{p}")));
+        let files = sources(&rtl, &format!("tilerast_{p}"));
+        models.push((format!("Vtilerast_{p}"), files, format!("tilerast_{p}")));
     }
-    // Mutation copy.
-    let ice40 = rtl.join("tilerast_ice40.v");
-    let src = std::fs::read_to_string(&ice40).unwrap();
+    // Mutation copy: the ice40 core's sample_raster module, in whichever file of its list holds it.
+    let ice40 = sources(&rtl, "tilerast_ice40");
+    let top_file = ice40.last().unwrap();
+    let top_src = std::fs::read_to_string(top_file).unwrap();
+    let (module, _params) = flat::instance_module(&top_src, "tilerast_ice40", "sample_raster").unwrap_or_else(|| {
+        die(&format!(
+            "error: {}: tilerast_ice40 has no `sample_raster` instance",
+            top_file.display()
+        ))
+    });
+    let head = format!("module {module}(");
+    let holder = ice40
+        .iter()
+        .find(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains(&head)))
+        .unwrap_or_else(|| {
+            die(&format!(
+                "error: module {module} is in none of tilerast_ice40.f's files"
+            ))
+        })
+        .clone();
+    let src = std::fs::read_to_string(&holder).unwrap();
     let mut_file = out.join("tilerast_ice40_mut.v");
-    let mutated = mutation::apply(&src, "ice40", &ice40.display().to_string()).unwrap_or_else(|e| die(&e));
+    let mutated = mutation::apply(&src, &module, &holder.display().to_string()).unwrap_or_else(|e| die(&e));
     std::fs::write(&mut_file, mutated).unwrap();
-    models.push(("Vtilerast_ice40_mut".into(), mut_file, "tilerast_ice40".into()));
+    let mut_files = ice40
+        .iter()
+        .map(|f| if *f == holder { mut_file.clone() } else { f.clone() })
+        .collect();
+    models.push(("Vtilerast_ice40_mut".into(), mut_files, "tilerast_ice40".into()));
 
     let mut files: Vec<PathBuf> = Vec::new();
     let mut b = cxx_build::bridge("src/lib.rs");
     let mut layout: Option<(u32, u32, String, String)> = None;
-    for (prefix, vfile, top) in &models {
+    for (prefix, vfiles, top) in &models {
+        let vfile = vfiles.last().unwrap();
         let src = std::fs::read_to_string(vfile).unwrap();
         let ports = flat::parse_ports(&src, vfile, top).unwrap_or_else(|e| die(&e));
         let wrap = format!("core_{}", prefix.trim_start_matches("Vtilerast_"));
@@ -173,7 +209,9 @@ fn main() {
         let wfile = out.join(format!("{wrap}.v"));
         std::fs::write(&wfile, flat.verilog).unwrap();
         let mdir = out.join(format!("obj_{prefix}"));
-        files.extend(verilate(&[&wfile, vfile], &wrap, prefix, &mdir, trace));
+        let mut all: Vec<&Path> = vec![&wfile];
+        all.extend(vfiles.iter().map(PathBuf::as_path));
+        files.extend(verilate(&all, &wrap, prefix, &mdir, trace));
         b.include(&mdir);
     }
     let (ni, no, rs_in, rs_out) = layout.expect("at least one model");

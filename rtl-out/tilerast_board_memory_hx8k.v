@@ -3,7 +3,7 @@
 // timing contract: tilerast_golden::board_memory::BoardMemoryCycle (MemoryCycle, latency 1,
 // two reads held, one request per cycle); addresses at or above 0x2000 or not a multiple
 // of 4: taken, not performed, `error` set until flush; top module: tilerast_board_memory_hx8k
-// lint-clean with: verilator --lint-only -Wall --top-module tilerast_board_memory_hx8k tilerast_waivers.vlt tilerast_board_memory_hx8k.v
+// lint-clean with: verilator --lint-only -Wall --top-module tilerast_board_memory_hx8k tilerast_waivers.vlt -F tilerast_board_memory_hx8k.f
 // Ports: clock, flush (synchronous reset), in_valid/in_ready + inp, out_valid/out_ready + out,
 // error (out):
 //     inp__addr                in   [31:0]
@@ -90,46 +90,14 @@ module tilerast_board_memory_hx8k(clock,flush,in_valid,in_ready,inp__addr,inp__w
         .wdata(ram__wdata),
         .rdata(ram__rdata)
     );
-    tilerast_board_memory_hx8k__k k(
-        .d(k__d),
-        .q(k__q),
-        .clock(k__clock)
-    );
-    tilerast_board_memory_hx8k__s0 s0(
-        .d(s0__d),
-        .q(s0__q),
-        .clock(s0__clock)
-    );
-    tilerast_board_memory_hx8k__s1 s1(
-        .d(s1__d),
-        .q(s1__q),
-        .clock(s1__clock)
-    );
-    tilerast_board_memory_hx8k__fresh fresh(
-        .d(fresh__d),
-        .q(fresh__q),
-        .clock(fresh__clock)
-    );
-    tilerast_board_memory_hx8k__fbad fbad(
-        .d(fbad__d),
-        .q(fbad__q),
-        .clock(fbad__clock)
-    );
-    tilerast_board_memory_hx8k__ov ov(
-        .d(ov__d),
-        .q(ov__q),
-        .clock(ov__clock)
-    );
-    tilerast_board_memory_hx8k__full full(
-        .d(full__d),
-        .q(full__q),
-        .clock(full__clock)
-    );
-    tilerast_board_memory_hx8k__err err(
-        .d(err__d),
-        .q(err__q),
-        .clock(err__clock)
-    );
+    tilerast_dff_2 k(.d(k__d), .q(k__q), .clock(k__clock));
+    tilerast_dff_32 s0(.d(s0__d), .q(s0__q), .clock(s0__clock));
+    tilerast_dff_32 s1(.d(s1__d), .q(s1__q), .clock(s1__clock));
+    tilerast_dff_1 fresh(.d(fresh__d), .q(fresh__q), .clock(fresh__clock));
+    tilerast_dff_1 fbad(.d(fbad__d), .q(fbad__q), .clock(fbad__clock));
+    tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
+    tilerast_dff_1 full(.d(full__d), .q(full__q), .clock(full__clock));
+    tilerast_dff_1 err(.d(err__d), .q(err__q), .clock(err__clock));
 
     // Update code
     always @(*) begin
@@ -219,122 +187,6 @@ module tilerast_board_memory_hx8k(clock,flush,in_valid,in_ready,inp__addr,inp__w
 endmodule // tilerast_board_memory_hx8k
 
 
-module tilerast_board_memory_hx8k__err(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__err
-
-
-module tilerast_board_memory_hx8k__fbad(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__fbad
-
-
-module tilerast_board_memory_hx8k__fresh(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__fresh
-
-
-module tilerast_board_memory_hx8k__full(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__full
-
-
-module tilerast_board_memory_hx8k__k(d,q,clock);
-
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__k
-
-
-module tilerast_board_memory_hx8k__ov(d,q,clock);
-
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__ov
-
-// v-- Setting output parameters to net type for wrapped code.
-
-
 module tilerast_board_memory_hx8k__ram(clock,addr,we,re,be,wdata,rdata);
 
     // Module arguments
@@ -367,41 +219,3 @@ module tilerast_board_memory_hx8k__ram(clock,addr,we,re,be,wdata,rdata);
         initial for (i = 0; i < 2048; i = i + 1) mem[i] = 32'd0;
     `endif
 endmodule // tilerast_board_memory_hx8k__ram
-
-
-module tilerast_board_memory_hx8k__s0(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__s0
-
-
-module tilerast_board_memory_hx8k__s1(d,q,clock);
-
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-
-    always @(posedge clock) begin
-       q <= d;
-    end
-
-endmodule // tilerast_board_memory_hx8k__s1

@@ -177,7 +177,7 @@ fn lint(dir: &Path, file: &str, cmd: String) -> Res<String> {
 /// Run `tilerast rtl`.
 pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
     let cfg = config(a)?;
-    let path = tilerast_hw::write_core(&cfg, &command_line(), &a.out).map_err(|e| {
+    let (written, skipped) = tilerast_hw::rtl_out::write_config(&cfg, &command_line(), &a.out).map_err(|e| {
         if e.starts_with("config.") {
             CliError(e)
         } else {
@@ -185,37 +185,31 @@ pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
         }
     })?;
     let say = |w: &mut dyn Write, s: String| writeln!(w, "{s}").map_err(|e| io_err(Path::new("<stdout>"), "write", e));
+    // The core and each pixel-side block this config builds, packaged as rtl-out/ is: every
+    // module once, the registers in tilerast_lib.v, a file list per top. A block this config's
+    // parameters are outside of is skipped with the reason.
+    let mut lints = Vec::new();
+    for (file, top) in &written {
+        say(
+            w,
+            format!(
+                "wrote {} (top module {top}, file list {})",
+                a.out.join(file).display(),
+                tilerast_hw::package::list_name(file)
+            ),
+        )?;
+        lints.push((file.clone(), tilerast_hw::lint_top_command(top)));
+    }
     say(
         w,
         format!(
-            "wrote {} (top module {})",
-            path.display(),
-            tilerast_hw::top_name(&cfg.name)
+            "wrote {} and {}",
+            a.out.join(tilerast_hw::package::LIB_FILE).display(),
+            a.out.join(tilerast_hw::LINT_WAIVERS_FILE).display()
         ),
     )?;
-    say(
-        w,
-        format!("wrote {}", a.out.join(tilerast_hw::LINT_WAIVERS_FILE).display()),
-    )?;
-    // The pixel-side blocks built so far, each in a file of its own; one this config's
-    // parameters are outside of is skipped with the reason (the core above stands alone).
-    let mut lints = vec![(
-        tilerast_hw::rtl_file_name(&cfg.name),
-        tilerast_hw::lint_command(&cfg.name),
-    )];
-    let blocks = tilerast_hw::write_blocks(&cfg, &command_line(), &a.out)
-        .map_err(|e| CliError::at(a.out.display(), "write", e))?;
-    for (b, r) in blocks {
-        match r {
-            Ok(path) => {
-                say(
-                    w,
-                    format!("wrote {} (top module {})", path.display(), b.top_name(&cfg.name)),
-                )?;
-                lints.push((b.file_name(&cfg.name), b.lint_command(&cfg.name)));
-            }
-            Err(why) => say(w, format!("skipped {}: {why}", b.file_name(&cfg.name)))?,
-        }
+    for (file, why) in skipped {
+        say(w, format!("skipped {file}: {why}"))?;
     }
     if a.no_lint {
         say(w, "lint: skipped (--no-lint)".into())?;

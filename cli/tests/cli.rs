@@ -1399,10 +1399,14 @@ fn regress_mismatch_saves_a_scene_that_reproduces_it() {
 // ---------------------------------------------------------------------------------------------
 // rtl
 
-/// `tilerast rtl --preset P -o rtl-out` run in an empty directory writes exactly the committed
-/// `rtl-out/` file (gen-rtl is this command applied to the presets).
+/// `tilerast rtl --preset P -o rtl-out` run in an empty directory writes the committed
+/// `rtl-out/`'s structure for P alone (gen-rtl packages every preset together, so modules that
+/// P shares with another preset live in other files there): the same tops, each the same logic
+/// module by module (`tilerast_hw::package::flattened`), with the same header, and a file list
+/// per top.
 #[test]
-fn rtl_for_a_preset_is_the_committed_rtl_out_file() {
+fn rtl_for_a_preset_is_the_committed_rtl_out_logic() {
+    use tilerast_hw::package::{flattened, read_file_list};
     let d = tmp("rtl-preset");
     let o = bin()
         .args(["rtl", "--preset", "ice40_1x", "-o", "rtl-out"])
@@ -1410,29 +1414,43 @@ fn rtl_for_a_preset_is_the_committed_rtl_out_file() {
         .output()
         .unwrap();
     ok(&o);
-    let have = std::fs::read_to_string(d.join("rtl-out/tilerast_ice40_1x.v")).unwrap();
-    let want =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out/tilerast_ice40_1x.v")).unwrap();
-    assert!(
-        have == want,
-        "tilerast rtl --preset ice40_1x differs from rtl-out/tilerast_ice40_1x.v"
-    );
-    // And every pixel-side block's file (`tilerast_<stage>_ice40_1x.v`), byte for byte.
-    let mut blocks = Vec::new();
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out");
+    let texts = |dir: &Path, stem: &str| -> Vec<String> {
+        read_file_list(dir, stem)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect()
+    };
+    let mut tops = Vec::new();
     for e in std::fs::read_dir(d.join("rtl-out")).unwrap() {
         let f = e.unwrap().file_name().into_string().unwrap();
-        if f.ends_with("_ice40_1x.v") {
-            let have = std::fs::read_to_string(d.join("rtl-out").join(&f)).unwrap();
-            let want =
-                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out").join(&f)).unwrap();
-            assert!(have == want, "tilerast rtl --preset ice40_1x differs from rtl-out/{f}");
-            blocks.push(f);
-        }
+        let Some(top) = f.strip_suffix(".f") else { continue };
+        let have = texts(&d.join("rtl-out"), top);
+        let want = texts(&committed, top);
+        let h: Vec<&str> = have.iter().map(String::as_str).collect();
+        let w: Vec<&str> = want.iter().map(String::as_str).collect();
+        assert!(
+            flattened(&h, top).unwrap() == flattened(&w, top).unwrap(),
+            "tilerast rtl --preset ice40_1x: {top} is not the logic of rtl-out/{top}"
+        );
+        let header = |t: &str| {
+            t.lines()
+                .take_while(|l| l.starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(header(h.last().unwrap()), header(w.last().unwrap()), "{top}'s header");
+        tops.push(top.to_string());
     }
-    assert!(
-        blocks.contains(&"tilerast_blender_ice40_1x.v".to_string()),
-        "{blocks:?}"
-    );
+    tops.sort();
+    for want in [
+        "tilerast_ice40_1x",
+        "tilerast_blender_ice40_1x",
+        "tilerast_frame_ice40_1x",
+    ] {
+        assert!(tops.iter().any(|t| t == want), "{want} not written: {tops:?}");
+    }
     let waivers = std::fs::read_to_string(d.join("rtl-out/tilerast_waivers.vlt")).unwrap();
     assert!(waivers.contains("lint_off -rule WIDTH"), "{waivers}");
 }
@@ -1463,7 +1481,10 @@ fn rtl_skips_a_pixel_side_block_outside_its_parameters() {
     // Inside them, it is written and linted.
     let stdout = ok(&run(&["rtl", "--preset", "ice40", "-o", &out_s]));
     assert!(
-        stdout.contains("wrote ") && stdout.contains("tilerast_blender_ice40.v (top module tilerast_blender_ice40)"),
+        stdout.contains("wrote ")
+            && stdout.contains(
+                "tilerast_blender_ice40.v (top module tilerast_blender_ice40, file list tilerast_blender_ice40.f)"
+            ),
         "{stdout}"
     );
     assert!(

@@ -1,20 +1,22 @@
 //! Per-block Verilator models for `cosim/src/blocks.rs` (included from `cosim/build.rs`).
 //!
-//! Each pipeline block sits in `rtl-out/tilerast_<preset>.v` as a submodule with clean port
-//! names, `tilerast_<preset>__<stage>` for every stage of `golden/src/stages.rs`
-//! (`RASTER_CORE_STAGES`, included by path). For every (preset, stage) this file
+//! Each raster-core block is the core `tilerast_<preset>`'s instance named after its stage
+//! (`RASTER_CORE_STAGES` of `golden/src/stages.rs`, included by path): a module of the core's
+//! file list `rtl-out/tilerast_<preset>.f`, maybe another preset's with parameter overrides
+//! (`hw/src/package.rs`). Each pixel-side block is the top of its own list
+//! `rtl-out/tilerast_<stage>_<preset>.f`. For every (preset, stage) this file
 //!
-//! 1. parses the submodule's port list (name, width, signedness) from the Verilog text,
+//! 1. parses the module's port list (name, width, signedness) from the Verilog text,
 //! 2. writes a wrapper `blk_<preset>_<stage>` that flattens every port except `clock` into two
 //!    bit vectors, inputs and outputs, each in declaration order:
 //!
 //!    ```text
 //!              in_bits[NI-1:0] ──► flush | in_valid | inp__* | out_ready   (offsets in the table)
 //!    clock ──►┌──────────────────────────────┐
-//!             │ tilerast_<preset>__<block> u │
+//!             │ <module> #(<overrides>) u    │
 //!             └──────────────────────────────┘──► out_bits[NO-1:0]: in_ready | out_valid | out__*
 //!    ```
-//! 3. verilates it (prefix `Vblk_<preset>_<stage>`, no trace),
+//! 3. verilates it with the list's files (prefix `Vblk_<preset>_<stage>`, no trace),
 //! 4. writes `$OUT_DIR/blocks_gen.inc` (included by `csrc/blocks.cpp`: the model headers and a
 //!    factory `make_block("<preset>/<stage>")` instantiating the generic `BlockSim<T>`) and
 //!    `$OUT_DIR/block_ports.rs` (included by `src/blocks.rs`: the port table, name / width /
@@ -96,74 +98,87 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     table.push_str("/// Every verilated block: ports in `in_bits` / `out_bits` order.\npub static BLOCK_TABLE: &[BlockDesc] = &[\n");
     let mut files: Vec<PathBuf> = Vec::new();
     let mut b = cxx_build::bridge("src/blocks.rs");
-    let mut jobs: Vec<(&str, &str, PathBuf, String)> = Vec::new();
+    // (preset, stage, the files of the block's list, dependencies first, module, its
+    // parameter overrides).
+    let mut jobs: Vec<(&str, &str, Vec<PathBuf>, String, String)> = Vec::new();
     for p in BLOCK_PRESETS {
+        let core = format!("tilerast_{p}");
+        let files = super::sources(rtl, &core);
+        let text = std::fs::read_to_string(files.last().unwrap()).unwrap();
         for stage in RASTER_CORE_STAGES {
-            jobs.push((
-                *p,
-                stage,
-                rtl.join(format!("tilerast_{p}.v")),
-                format!("tilerast_{p}__{stage}"),
-            ));
+            // The stage's module: the core's instance of it (after packaging it may be another
+            // preset's module, with parameters).
+            let (module, params) = super::flat::instance_module(&text, &core, stage)
+                .unwrap_or_else(|| fail(&format!("error: {core} has no `{stage}` instance")));
+            jobs.push((*p, stage, files.clone(), module, params));
         }
     }
+    #[allow(clippy::type_complexity)]
+    let block = |jobs: &mut Vec<(&str, &str, Vec<PathBuf>, String, String)>, p, stage, name: &str| {
+        let top = format!("tilerast_{stage}_{name}");
+        jobs.push((p, stage, super::sources(rtl, &top), top, String::new()));
+    };
     for p in PIXEL_SIDE_PRESETS {
         for stage in PIXEL_SIDE_STAGES {
-            let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
-            println!("cargo:rerun-if-changed={}", file.display());
-            jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
+            block(&mut jobs, *p, stage, p);
         }
     }
     for (p, stage) in PIXEL_SIDE_EXTRA {
-        let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
-        println!("cargo:rerun-if-changed={}", file.display());
-        jobs.push((*p, *stage, file, format!("tilerast_{stage}_{p}")));
+        block(&mut jobs, *p, *stage, p);
     }
     for p in BACK_END_PRESETS {
-        let stage = "pixel_back_end";
-        let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
-        println!("cargo:rerun-if-changed={}", file.display());
-        jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
+        block(&mut jobs, *p, "pixel_back_end", p);
     }
     for p in FRAME_PRESETS {
-        let stage = "frame";
-        let file = rtl.join(format!("tilerast_{stage}_{p}.v"));
-        println!("cargo:rerun-if-changed={}", file.display());
-        jobs.push((*p, stage, file, format!("tilerast_{stage}_{p}")));
+        block(&mut jobs, *p, "frame", p);
     }
     for (name, stage) in BLOCK_VARIANTS {
-        let file = rtl.join(format!("tilerast_{stage}_{name}.v"));
-        println!("cargo:rerun-if-changed={}", file.display());
-        jobs.push((*name, *stage, file, format!("tilerast_{stage}_{name}")));
+        block(&mut jobs, *name, *stage, name);
     }
-    // The planted bugs of the pixel-side blocks (build/mutation.rs), as `default_mut/<stage>`.
+    // The planted bugs of the pixel-side blocks (build/mutation.rs), as `default_mut/<stage>`:
+    // the anchor is replaced in the one file of the block's list that holds it.
     for m in super::mutation::BLOCK_MUTANTS {
-        let src_file = rtl.join(format!("tilerast_{}_default.v", m.stage));
-        let text =
-            std::fs::read_to_string(&src_file).unwrap_or_else(|e| fail(&format!("error: {}: {e}", src_file.display())));
+        let top = format!("tilerast_{}_default", m.stage);
+        let files = super::sources(rtl, &top);
+        let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+        let holders: Vec<usize> = (0..files.len()).filter(|i| texts[*i].contains(m.from)).collect();
+        let &[k] = holders.as_slice() else {
+            fail(&format!(
+                "error: {} mutation anchor {:?} found in {} files of {top}.f, not one \
+                 (regenerated RTL moved it: update cosim/build/mutation.rs and cosim/tests/{}.rs)",
+                m.stage,
+                m.from,
+                holders.len(),
+                m.stage
+            ));
+        };
         let mutated =
-            super::mutation::apply_block(&text, m, &src_file.display().to_string()).unwrap_or_else(|e| fail(&e));
-        let mfile = dir.join(format!("tilerast_{}_default_mut.v", m.stage));
+            super::mutation::apply_block(&texts[k], m, &files[k].display().to_string()).unwrap_or_else(|e| fail(&e));
+        let mfile = dir.join(format!(
+            "{}_mut_{}",
+            m.stage,
+            files[k].file_name().unwrap().to_string_lossy()
+        ));
         std::fs::write(&mfile, mutated).unwrap();
-        jobs.push(("default_mut", m.stage, mfile, format!("tilerast_{}_default", m.stage)));
+        let mut mfiles = files.clone();
+        mfiles[k] = mfile;
+        jobs.push(("default_mut", m.stage, mfiles, top, String::new()));
     }
-    for (p, stage, vfile, module) in jobs {
+    for (p, stage, vfiles, module, params) in jobs {
         {
-            let src = std::fs::read_to_string(&vfile).unwrap_or_else(|e| {
-                fail(&format!(
-                    "error: {}: {e} (run `cargo run -p tilerast-hw --bin gen-rtl`)",
-                    vfile.display()
-                ))
-            });
-            let ports = parse_ports(&src, &vfile, &module).unwrap_or_else(|e| fail(&e));
+            let src: String = vfiles.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+            let vfile = vfiles.last().unwrap();
+            let ports = parse_ports(&src, vfile, &module).unwrap_or_else(|e| fail(&e));
             let top = format!("blk_{p}_{stage}");
-            let flat = flatten(&top, &module, &ports);
+            let flat = flatten(&top, format!("{module} {params}").trim_end(), &ports);
             let (ni, no, rs_in, rs_out) = (flat.in_bits, flat.out_bits, flat.rs_inputs, flat.rs_outputs);
             let wrapper = dir.join(format!("{top}.v"));
             std::fs::write(&wrapper, flat.verilog).unwrap();
             let mdir = dir.join(format!("obj_{top}"));
             let prefix = format!("V{top}");
-            let cpp = super::verilate(&[&wrapper, &vfile], &top, &prefix, &mdir, false);
+            let mut all: Vec<&Path> = vec![&wrapper];
+            all.extend(vfiles.iter().map(PathBuf::as_path));
+            let cpp = super::verilate(&all, &top, &prefix, &mdir, false);
             files.push(super::unity(&mdir, &prefix, &cpp));
             b.include(&mdir);
             writeln!(gen_inc, "#include \"V{top}.h\"").unwrap();
@@ -176,7 +191,7 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
             .unwrap();
             write!(
                 table,
-                "    BlockDesc {{\n        preset: {p:?},\n        stage: {stage:?},\n        module: {module:?},\n        \
+                "    BlockDesc {{\n        preset: {p:?},\n        stage: {stage:?},\n        module: {module:?},\n        params: {params:?},\n        \
                  in_bits: {ni},\n        out_bits: {no},\n        inputs: &[\n{rs_in}        ],\n        \
                  outputs: &[\n{rs_out}        ],\n    }},\n"
             )

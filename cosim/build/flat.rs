@@ -157,3 +157,42 @@ pub fn flatten(top: &str, module: &str, ports: &[VPort]) -> Flat {
         rs_outputs: rs_out,
     }
 }
+
+#[allow(dead_code)] // the build script's (the library verilates generated text, not rtl-out/)
+/// The files of the list `<dir>/<stem>.f` that `gen-rtl` and `tilerast rtl` write beside each
+/// top (one file name per line, dependencies first), as paths under `dir`; or a one-line error.
+pub fn file_list(dir: &Path, stem: &str) -> Result<Vec<std::path::PathBuf>, String> {
+    let list = dir.join(format!("{stem}.f"));
+    let text = std::fs::read_to_string(&list).map_err(|e| {
+        format!(
+            "error: {}: {e} (run `cargo run -p tilerast-hw --bin gen-rtl`)",
+            list.display()
+        )
+    })?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| dir.join(l.trim()))
+        .collect())
+}
+
+#[allow(dead_code)] // the build script's
+/// The module that module `parent` (whose text is in `src`) instantiates as `inst`, and the
+/// instance's parameter overrides as written (`#(.c(4'h1), …)`, or empty).
+pub fn instance_module(src: &str, parent: &str, inst: &str) -> Option<(String, String)> {
+    let head = format!("module {parent}(");
+    let body = &src[src.find(&head)?..];
+    let body = &body[..body.find("\nendmodule").unwrap_or(body.len())];
+    body.lines().find_map(|l| {
+        let (module, rest) = l.strip_prefix("    ")?.split_once(' ')?;
+        let (params, rest) = match rest.strip_prefix("#(") {
+            Some(r) => {
+                let (p, rest) = r.split_once(") ")?;
+                (format!("#({p})"), rest)
+            }
+            None => (String::new(), rest),
+        };
+        rest.strip_prefix(inst)?.strip_prefix('(')?;
+        Some((module.to_string(), params))
+    })
+}

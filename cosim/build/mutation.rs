@@ -11,16 +11,12 @@ pub const MUT_FROM: &str = "            triv_r__d = inp__trivial;\n";
 /// …and its replacement.
 pub const MUT_TO: &str = "            triv_r__d = inp__trivial | inp__last; // MUTATION (cosim test)\n";
 
-/// The sample_raster module of the core `tilerast_<name>`.
-pub fn module(name: &str) -> String {
-    format!("module tilerast_{name}__sample_raster(")
-}
-
-/// `src` (the Verilog of core `tilerast_<name>`) with the mutation applied, or a one-line error
-/// if the anchor is not found exactly once inside that core's sample_raster module (the
-/// regenerated RTL moved it: update [`MUT_FROM`] / [`MUT_TO`] and the tests' model mutation).
-pub fn apply(src: &str, name: &str, file: &str) -> Result<String, String> {
-    let head = module(name);
+/// `src` (a Verilog file that defines `module`, a core's sample_raster) with the mutation
+/// applied, or a one-line error if the anchor is not found exactly once in the file and inside
+/// that module (the regenerated RTL moved it: update [`MUT_FROM`] / [`MUT_TO`] and the tests'
+/// model mutation).
+pub fn apply(src: &str, module: &str, file: &str) -> Result<String, String> {
+    let head = format!("module {module}(");
     let body = src
         .find(&head)
         .map(|i| &src[i..i + src[i..].find("endmodule").unwrap_or(0)]);
@@ -33,13 +29,13 @@ pub fn apply(src: &str, name: &str, file: &str) -> Result<String, String> {
     Ok(src.replacen(MUT_FROM, MUT_TO, 1))
 }
 
-/// A planted bug in a pixel-side block's file (`rtl-out/tilerast_<stage>_default.v`):
-/// `build/blocks.rs` verilates the file with `from` replaced by `to` as the block
-/// `default_mut/<stage>`, and `cosim/tests/<stage>.rs` predicts from the cycle model the first
-/// cycle and port where it differs.
+/// A planted bug in a pixel-side block (`rtl-out/tilerast_<stage>_default`): `build/blocks.rs`
+/// verilates the files of its list with `from` replaced by `to` in the one file that holds it,
+/// as the block `default_mut/<stage>`, and `cosim/tests/<stage>.rs` predicts from the cycle
+/// model the first cycle and port where it differs.
 pub struct BlockMutant {
     pub stage: &'static str,
-    /// The line replaced (exactly once in the file)…
+    /// The text replaced (exactly once in the files of the block's list)…
     pub from: &'static str,
     /// …and its replacement.
     pub to: &'static str,
@@ -87,8 +83,10 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
     // K − 1 records per block (`cosim/tests/pixel_info_read.rs`).
     BlockMutant {
         stage: "pixel_info_read",
-        from: "    localparam [15:0] c_k1 = 16'h4;\n",
-        to: "    localparam [15:0] c_k1 = 16'h3; // MUTATION (cosim test)\n",
+        // The list core is the tile sequencer's module with pixel_info_read's constants as
+        // parameter overrides (`hw/src/package.rs`): the anchor is the override.
+        from: ".c_k1(16'h4)",
+        to: ".c_k1(16'h3 /* MUTATION (cosim test) */)",
     },
     // The blender's `⌊v/255⌉` loses its rounding term (`t = p1 + p2` instead of
     // `p1 + p2 + 128`), so ops 0 and 3 round down where the exact result rounds up.
@@ -135,8 +133,9 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
     // the model with the same bug, `BinSetupCycle::plant_bug`).
     BlockMutant {
         stage: "bin_setup",
-        from: "    localparam [11:0] c_vmax12_x = 12'h27f;\n",
-        to: "    localparam [11:0] c_vmax12_x = 12'h280; // MUTATION (cosim test)\n",
+        // A parameter: the other presets' bin_setup is this module with their constants.
+        from: "    parameter [11:0] c_vmax12_x = 12'h27f;\n",
+        to: "    parameter [11:0] c_vmax12_x = 12'h280; // MUTATION (cosim test)\n",
     },
 ];
 

@@ -1,9 +1,9 @@
 //! Verilator models of the FPGA tops for `cosim/src/top.rs` (included from `cosim/build.rs`).
 //!
-//! For every board in [`TOP_BOARDS`] this verilates `rtl-out/tilerast_top_<board>.v` together
-//! with the preset file that defines the core module it instantiates as `raster_core` (found in
-//! the top's Verilog, see [`core_file`]; prefix `Vtilerast_top_<board>`, one unity translation
-//! unit per model), writes
+//! For every board in [`TOP_BOARDS`] this verilates `rtl-out/tilerast_top_<board>.v` with the
+//! files of its list `tilerast_top_<board>.f` (the core it instantiates as `raster_core`, the
+//! register library; prefix `Vtilerast_top_<board>`, one unity translation unit per model),
+//! writes
 //! `$OUT_DIR/top/top_models.inc` (the model headers) and `top_factory.inc` (a factory
 //! `make_top("<board>")`), both included by `csrc/top.cpp`, and compiles the models,
 //! `csrc/top.cpp` and the `src/top.rs` cxx
@@ -17,34 +17,13 @@ use std::path::{Path, PathBuf};
 /// Boards whose FPGA top is verilated (keep in sync with `TOP_BOARDS` in `src/top.rs`).
 const TOP_BOARDS: &[&str] = &["icebreaker"];
 
-fn fail(msg: &str) -> ! {
-    eprintln!("{msg}");
-    std::process::exit(1);
-}
-
-/// The file (beside `vfile`) that defines the core module the top in `vfile` instantiates as
-/// `raster_core` (`    tilerast_<preset> raster_core(`): `tilerast_<preset>.v`.
-fn core_file(vfile: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(vfile).unwrap_or_else(|e| fail(&format!("error: {}: {e}", vfile.display())));
-    let module = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("    ")?
-                .strip_suffix(" raster_core(")?
-                .split_whitespace()
-                .next()
-        })
-        .unwrap_or_else(|| fail(&format!("error: {}: no `raster_core` instance", vfile.display())));
-    vfile.with_file_name(format!("{module}.v"))
-}
-
-/// Verilate `vfile` (top `top`, with its core's file) into `mdir`; returns one unity `.cpp`
-/// including every file.
-fn verilate_top(vfile: &Path, top: &str, mdir: &Path) -> PathBuf {
-    let core = core_file(vfile);
-    println!("cargo:rerun-if-changed={}", core.display());
+/// Verilate the top `top` (its files from its list `rtl/<top>.f`) into `mdir`; returns one
+/// unity `.cpp` including every file.
+fn verilate_top(rtl: &Path, top: &str, mdir: &Path) -> PathBuf {
+    let files = super::sources(rtl, top);
+    let all: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let prefix = format!("V{top}");
-    let cpp = super::verilate(&[&core, vfile], top, &prefix, mdir, false);
+    let cpp = super::verilate(&all, top, &prefix, mdir, false);
     super::unity(mdir, &prefix, &cpp)
 }
 
@@ -57,17 +36,9 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     let mut files = Vec::new();
     let mut b = cxx_build::bridge("src/top.rs");
     for board in TOP_BOARDS {
-        let vfile = rtl.join(format!("tilerast_top_{board}.v"));
-        println!("cargo:rerun-if-changed={}", vfile.display());
-        if !vfile.exists() {
-            fail(&format!(
-                "error: {} missing (run `cargo run -p tilerast-hw --bin gen-rtl`)",
-                vfile.display()
-            ));
-        }
         let top = format!("tilerast_top_{board}");
         let mdir = dir.join(format!("obj_{top}"));
-        files.push(verilate_top(&vfile, &top, &mdir));
+        files.push(verilate_top(rtl, &top, &mdir));
         b.include(&mdir);
         writeln!(gen, "#include \"V{top}.h\"").unwrap();
         writeln!(factory, "    if (name == \"{board}\") return new TopSim<V{top}>();").unwrap();

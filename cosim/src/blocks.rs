@@ -51,15 +51,20 @@ pub struct PortDesc {
     pub signed: bool,
 }
 
-/// One verilated block: `tilerast_<preset>__<block>` wrapped as `blk_<preset>_<stage>`.
+/// One verilated block: a raster-core stage or a pixel-side block's top, wrapped as
+/// `blk_<preset>_<stage>`.
 #[derive(Debug)]
 pub struct BlockDesc {
     pub preset: &'static str,
     /// Stage name as in `hw/src/<stage>.rs` (`setup`, `tile_parser`, `subtile_coverage`,
     /// `sample_raster`, `point_raster`, `quad_packer`).
     pub stage: &'static str,
-    /// The Verilog module in `rtl-out/tilerast_<preset>.v`.
+    /// The Verilog module: a pixel-side block's top `tilerast_<stage>_<preset>`, or the module
+    /// the core `tilerast_<preset>` instantiates as the stage (`hw/src/package.rs` may have
+    /// made it another preset's, instantiated with `params`).
     pub module: &'static str,
+    /// The core's parameter overrides for `module` (`#(.c(4'h1), …)`), or empty.
+    pub params: &'static str,
     pub in_bits: u32,
     pub out_bits: u32,
     /// Inputs except `clock`, in declaration order.

@@ -440,7 +440,7 @@ fn on_demand_mutant_of_a_non_preset_config_is_caught_at_the_expected_cycle() {
     let s = cosim_model(&good.model, &frame.cfg, &cmds, &stim, None).unwrap();
     assert!(!s.quads.is_empty(), "the unmutated on-demand core produces quads");
     let text = tilerast_hw::rtl_file(&frame.cfg, "cosim/tests/raster_core.rs").unwrap();
-    let broken = tilerast_cosim::mutation::apply(&text, "od_mut", "od_mut").unwrap();
+    let broken = tilerast_cosim::mutation::apply(&text, "tilerast_od_mut__sample_raster", "od_mut").unwrap();
     let bad = ondemand::model_from_verilog(&frame.cfg, &broken, &mut log).unwrap();
     assert_ne!(bad.model, good.model, "the cache key covers the Verilog");
 

@@ -408,10 +408,12 @@ pub fn preset_variant(board: &Board, preset: &str, root: &Path) -> Result<FlowOp
     if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
         std::fs::write(&file, text).map_err(|e| FlowError::at(file.display(), e))?;
     }
-    // The variant top instantiates `tilerast_<preset>`, which rtl-out/ defines.
-    let core = root.join("rtl-out").join(tilerast_hw::rtl_file_name(p));
+    // The variant top instantiates `tilerast_<preset>`, which rtl-out/ defines (with the
+    // files of its list).
+    let mut verilog = crate::rtl_sources(root, &tilerast_hw::top_name(p))?;
+    verilog.push(file);
     Ok(FlowOpts {
-        verilog: vec![core, file],
+        verilog,
         out_dir: Some(dir),
         preset: Some(p.to_string()),
         ..FlowOpts::default()
@@ -456,7 +458,7 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
     let dir = dir.canonicalize().map_err(|e| FlowError::at(dir.display(), e))?;
     let top = opts.top.clone().unwrap_or_else(|| crate::top(board));
     let verilog: Vec<PathBuf> = if opts.verilog.is_empty() {
-        crate::sources(board).iter().map(|f| root.join(f)).collect()
+        crate::rtl_sources(root, &top)?
     } else {
         opts.verilog.iter().map(|p| root.join(p)).collect()
     };
@@ -812,13 +814,12 @@ pub fn synth_blocks(
     out: &mut dyn Write,
 ) -> Result<Vec<BlockRow>, FlowError> {
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
-    let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
-    if !rtl.is_file() {
-        return Err(FlowError::at(
-            rel(&rtl, root),
-            "missing (unknown preset, or run: cargo run -q -p tilerast-hw --bin gen-rtl)",
-        ));
-    }
+    let core = tilerast_hw::top_name(preset);
+    let rtl = crate::rtl_sources(root, &core).map_err(|e| {
+        FlowError(format!(
+            "{e} (unknown preset, or run: cargo run -q -p tilerast-hw --bin gen-rtl)"
+        ))
+    })?;
     let tools = tools(board.family, root, out)?;
     let dir = root.join(format!("target/fpga/blocks-{preset}-{}", board.device));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
@@ -835,17 +836,46 @@ pub fn synth_blocks(
         None
     };
     let mut rows = Vec::new();
-    // (module, row name, file): the core's blocks, the whole core, then the pixel-side blocks,
-    // each in its own file (`rtl-out/tilerast_<stage>_<preset>.v`).
-    let mut mods: Vec<(String, String, PathBuf)> = tilerast_golden::stages::RASTER_CORE_STAGES
-        .iter()
-        .map(|b| (format!("tilerast_{preset}__{b}"), b.to_string(), rtl.clone()))
-        .collect();
-    mods.push((format!("tilerast_{preset}"), "raster_core (whole)".into(), rtl.clone()));
+    // (module, row name, files): the core's blocks, the whole core, then the pixel-side blocks,
+    // each the top of its own list (`rtl-out/tilerast_<stage>_<preset>.f`). A core's block is
+    // its instance of the stage, maybe a module shared with another preset and given other
+    // constants (`hw/src/package.rs`): it is synthesized as `tilerast_<preset>__<stage>`, a
+    // wrapper written beside the logs.
+    let core_text = read(rtl.last().expect("the core's own file"))?;
+    let all_text: String = rtl.iter().map(|f| read(f)).collect::<Result<String, _>>()?;
+    let mut mods: Vec<(String, String, Vec<PathBuf>)> = Vec::new();
+    for b in tilerast_golden::stages::RASTER_CORE_STAGES {
+        let name = format!("{core}__{b}");
+        let parent = tilerast_hw::emit::modules(&core_text)
+            .into_iter()
+            .find(|(n, _)| *n == core)
+            .map(|(_, t)| t)
+            .unwrap_or_default();
+        let module = tilerast_hw::package::instance_module(&parent, b)
+            .ok_or_else(|| FlowError(format!("{core}: no `{b}` instance")))?;
+        let params = parent
+            .lines()
+            .find(|l| l.starts_with(&format!("    {module} #(")) && l.contains(&format!(") {b}(")))
+            .and_then(|l| l.split_once(' ').map(|x| x.1.trim_start()))
+            .and_then(|l| l.split_once(&format!(" {b}(")).map(|x| x.0.to_string()))
+            .unwrap_or_default();
+        let target = tilerast_hw::emit::modules(&all_text)
+            .into_iter()
+            .find(|(n, _)| *n == module)
+            .map(|(_, t)| t)
+            .ok_or_else(|| FlowError(format!("module {module} is in none of {core}.f's files")))?;
+        let text = tilerast_hw::package::instance_wrapper(&name, &target, &module, &params).map_err(FlowError)?;
+        let file = dir.join(format!("{name}.v"));
+        std::fs::write(&file, text).map_err(|e| FlowError::at(file.display(), e))?;
+        let mut files = rtl.clone();
+        files.push(file);
+        mods.push((name, b.to_string(), files));
+    }
+    mods.push((core.clone(), "raster_core (whole)".into(), rtl.clone()));
     for stage in tilerast_golden::stages::PIXEL_SIDE_STAGES {
-        let file = root.join(format!("rtl-out/tilerast_{stage}_{preset}.v"));
-        if file.is_file() {
-            mods.push((format!("tilerast_{stage}_{preset}"), stage.to_string(), file));
+        let top = format!("tilerast_{stage}_{preset}");
+        if root.join(format!("rtl-out/{top}.f")).is_file() {
+            mods.push((top.clone(), stage.to_string(), crate::rtl_sources(root, &top)?));
         }
     }
     // `only`: measure those blocks, keep the other rows of the last run's blocks.json.
@@ -880,8 +910,7 @@ pub fn synth_blocks(
             .filter_map(|b| rows.iter().chain(&kept).find(|r| &r.block == b).cloned())
             .collect()
     };
-    let mut texts: std::collections::HashMap<PathBuf, String> = std::collections::HashMap::new();
-    for (module, block, rtl) in mods {
+    for (module, block, files) in mods {
         let stat = dir.join(format!("{module}.stat.json"));
         let netlist = dir.join(format!("{module}.netlist.v"));
         let write_netlist = if opts.pnr {
@@ -897,7 +926,7 @@ pub fn synth_blocks(
                 "-p".into(),
                 format!(
                     "read_verilog {}; {}; tee -q -o {} stat -json{write_netlist}",
-                    rel(&rtl, root),
+                    files.iter().map(|f| rel(f, root)).collect::<Vec<_>>().join(" "),
                     synth_command(board.family, board.device, &module),
                     rel(&stat, root)
                 ),
@@ -908,10 +937,8 @@ pub fn synth_blocks(
         let cells = report::parse_yosys_stat(&read(&stat)?, &rel(&stat, root))?;
         let mut row = BlockRow::new(board, preset, &block, &module, &cells, secs);
         if let Some(cons) = &cons {
-            if !texts.contains_key(&rtl) {
-                texts.insert(rtl.clone(), read(&rtl)?);
-            }
-            let (ports, has_clock) = wrap::module_ports(&texts[&rtl], &rel(&rtl, root), &module)?;
+            let own = files.last().expect("the block's own file");
+            let (ports, has_clock) = wrap::module_ports(&read(own)?, &rel(own, root), &module)?;
             let w = wrap::wrapper_verilog(&module, &ports, has_clock)?;
             row.io_bits = Some((w.in_bits, w.out_bits));
             let wv = dir.join(format!("{module}.wrap.v"));

@@ -22,7 +22,7 @@ pub mod report;
 pub mod wrap;
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A user-facing flow failure, already formatted as one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,13 +54,10 @@ pub fn top(board: &Board) -> String {
     tilerast_hw::fpga_top::top_name(board.name)
 }
 
-/// Verilog files of the board's top, relative to the repository root: its core's preset file,
-/// then the top (`tilerast_hw::fpga_top::rtl_sources`).
-pub fn sources(board: &Board) -> Vec<String> {
-    tilerast_hw::fpga_top::rtl_sources(board)
-        .iter()
-        .map(|f| format!("rtl-out/{f}"))
-        .collect()
+/// The files of top `stem` under `root/rtl-out/`, from its list `<stem>.f` (dependencies
+/// first, the top's own file last): what yosys, Verilator and Icarus read for that top.
+pub fn rtl_sources(root: &Path, stem: &str) -> Result<Vec<PathBuf>, FlowError> {
+    tilerast_hw::package::read_file_list(&root.join("rtl-out"), stem).map_err(FlowError)
 }
 
 /// The board called `name`, or a one-line error listing the known ones.

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //!  scenes / random frame ─► commands ─► cosim::Driver (RasterCoreCycle) ─► in.hex + exp.hex
-//!  rtl-out/tilerast_<p>.v ─► yosys synth_ice40 | synth_ecp5; write_verilog -noattr ─► netlist.v
+//!  rtl-out/tilerast_<p>.f ─► yosys synth_ice40 | synth_ecp5; write_verilog -noattr ─► netlist.v
 //!  iverilog fpga/tb/postsim_tb.v + core_adapter.v (generated) + netlist.v + <share>/ice40/cells_sim.v
 //!           (ECP5: <share>/ecp5/cells_sim.v + fpga/tb/ecp5_mult18x18d.v)
 //!      ─► vvp +in=… +exp=… +cycles=N ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
@@ -514,14 +514,8 @@ pub fn run_core(
     let dir = root.join(format!("target/fpga/postsim-{preset}-{}", board.device));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
     let share = yosys_share()?;
-    let rtl = root.join(format!("rtl-out/tilerast_{preset}.v"));
-    if !rtl.is_file() {
-        return Err(FlowError::at(
-            rtl.display(),
-            "missing (run: cargo run -q -p tilerast-hw --bin gen-rtl)",
-        ));
-    }
     let top = format!("tilerast_{preset}");
+    let rtl = crate::rtl_sources(root, &top)?;
     let cfg = Config::preset(preset).map_err(|e| FlowError::at("--preset", e.msg))?;
     let scen = scenarios(root, preset, scale)?;
     let mut vecs = Vec::new();
@@ -530,7 +524,7 @@ pub fn run_core(
     }
     let max = vecs.iter().map(Vectors::cycles).max().unwrap_or(1);
     let t = std::time::Instant::now();
-    let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], &top, out)?;
+    let net = synth_netlist(root, &dir, board.family, board.device, &rtl, &top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
     let (mut defs, cells) = cell_models(board.family, &share, root, &dir)?;
     let (adapter, core_defs) = core_adapter(&dir, &top)?;
@@ -663,7 +657,7 @@ pub fn back_end_writes(desc: &tilerast_cosim::blocks::BlockDesc, inp: &[u32], ex
         .count() as u64
 }
 
-/// The post-synthesis simulation of the pixel back end (`rtl-out/tilerast_pixel_back_end_<preset>.v`:
+/// The post-synthesis simulation of the pixel back end (`rtl-out/tilerast_pixel_back_end_<preset>.f`:
 /// pixel processor → colour buffer → dst read → blender → output merger behind one memory port) with the
 /// synthesis of `board`'s flow: synthesize, compile the testbench with an adapter generated
 /// from the port table, run [`back_end_cases`]; every output port of the netlist equals
@@ -833,7 +827,7 @@ impl FrameSummary {
     }
 }
 
-/// The post-synthesis simulation of the whole frame top (`rtl-out/tilerast_frame_<preset>.v`:
+/// The post-synthesis simulation of the whole frame top (`rtl-out/tilerast_frame_<preset>.f`:
 /// bin_setup → binner → tile_sequencer → raster core → pixel_info_write, pixel_info_read →
 /// shading_sort → pixel back end, one memory port) with the synthesis of `board`'s flow,
 /// gate by gate under Icarus against `FrameCycle` with the cosim memory model behind the port
@@ -929,7 +923,7 @@ pub struct BlockVectors {
     pub transfers: u64,
 }
 
-/// The post-synthesis regression of block file `rtl-out/tilerast_<stage>_<preset>.v` with the
+/// The post-synthesis regression of block `rtl-out/tilerast_<stage>_<preset>` (its file list) with the
 /// synthesis of `board`'s flow, gate by gate under Icarus against its cycle model's port words,
 /// every output word on every cycle, through an adapter generated from the block's port table
 /// (as [`run_back_end`]). Output directory `target/fpga/postsim-<stage>-<preset>-<device>/`.
@@ -945,19 +939,13 @@ pub fn run_block(
     let dir = root.join(format!("target/fpga/postsim-{stage}-{preset}-{}", board.device));
     std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
     let share = yosys_share()?;
-    let rtl = root.join(format!("rtl-out/tilerast_{stage}_{preset}.v"));
-    if !rtl.is_file() {
-        return Err(FlowError::at(
-            rtl.display(),
-            "missing (run: cargo run -q -p tilerast-hw --bin gen-rtl)",
-        ));
-    }
+    let rtl = crate::rtl_sources(root, &format!("tilerast_{stage}_{preset}"))?;
     let desc = tilerast_cosim::blocks::block_desc(preset, stage)
         .ok_or_else(|| FlowError(format!("--preset: no port table for {preset}/{stage} (not verilated)")))?;
     let max = runs.iter().map(|r| r.inp.len() / desc.in_words()).max().unwrap_or(1);
     let top = desc.module;
     let t = std::time::Instant::now();
-    let net = synth_netlist(root, &dir, board.family, board.device, &[rtl], top, out)?;
+    let net = synth_netlist(root, &dir, board.family, board.device, &rtl, top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
     let (defs, cells) = cell_models(board.family, &share, root, &dir)?;
     let adapter = dir.join(format!("{stage}_adapter.v"));

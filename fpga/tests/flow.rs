@@ -217,16 +217,17 @@ fn shell_quoting_reproduces_arguments() {
     assert_eq!(shell_quote("it's"), "'it'\\''s'");
 }
 
-/// One board table (golden's) drives the flow: every board's pins file and both Verilog sources
-/// exist, nextpnr's `--freq` is the clock the top's PLL really makes, and no goal is below it.
+/// One board table (golden's) drives the flow: every board's pins file and the Verilog files of
+/// its top's list exist (its core's among them), nextpnr's `--freq` is the clock the top's PLL really makes, and no goal is below it.
 #[test]
 fn every_board_has_pins_verilog_and_a_reachable_clock() {
     let root = repo_root();
     for b in BOARDS.iter() {
         assert!(root.join(b.constraints).is_file(), "{}: {}", b.name, b.constraints);
-        for f in tilerast_fpga::sources(b) {
-            assert!(root.join(&f).is_file(), "{}: {f}", b.name);
-        }
+        let files = tilerast_fpga::rtl_sources(&root, &tilerast_fpga::top(b)).unwrap_or_else(|e| panic!("{e}"));
+        let core = root.join("rtl-out").join(tilerast_hw::rtl_file_name(b.preset));
+        assert!(files.contains(&core), "{}: {files:?}", b.name);
+        assert!(files.iter().all(|f| f.is_file()), "{}: {files:?}", b.name);
         let clock_mhz = b.clock_hz() as f64 / 1e6;
         assert!(
             (b.target_mhz() - clock_mhz).abs() < 0.006,
@@ -250,10 +251,12 @@ fn preset_variant_generates_the_board_top_for_another_core() {
         Some(root.join("target/fpga/icebreaker-ice40").as_path())
     );
     assert_eq!(o.preset.as_deref(), Some("ice40"));
-    // The variant top is read with the core it instantiates, rtl-out/tilerast_ice40.v.
-    assert_eq!(o.verilog.len(), 2);
-    assert_eq!(o.verilog[0], root.join("rtl-out/tilerast_ice40.v"));
-    let text = std::fs::read_to_string(&o.verilog[1]).unwrap();
+    // The variant top is read with the files of the core it instantiates (its list
+    // rtl-out/tilerast_ice40.f, the core's own file last), then itself.
+    let core = tilerast_fpga::rtl_sources(&root, "tilerast_ice40").unwrap();
+    assert_eq!(o.verilog[..o.verilog.len() - 1], core[..]);
+    assert_eq!(core.last().unwrap(), &root.join("rtl-out/tilerast_ice40.v"));
+    let text = std::fs::read_to_string(o.verilog.last().unwrap()).unwrap();
     assert!(
         text.lines()
             .nth(1)
@@ -272,9 +275,10 @@ fn preset_variant_generates_the_board_top_for_another_core() {
         "no copy of the core"
     );
     // The shipped top (ice40_1x, 1x MSAA) differs from it.
-    let srcs = tilerast_fpga::sources(b);
-    assert_eq!(srcs[0], "rtl-out/tilerast_ice40_1x.v");
-    let shipped = std::fs::read_to_string(root.join(&srcs[1])).unwrap();
+    let srcs = tilerast_fpga::rtl_sources(&root, "tilerast_top_icebreaker").unwrap();
+    assert!(srcs.contains(&root.join("rtl-out/tilerast_ice40_1x.v")), "{srcs:?}");
+    assert_eq!(srcs.last().unwrap(), &root.join("rtl-out/tilerast_top_icebreaker.v"));
+    let shipped = std::fs::read_to_string(srcs.last().unwrap()).unwrap();
     assert!(
         shipped.lines().nth(1).unwrap().contains("preset ice40_1x (1x MSAA"),
         "{}",
@@ -447,13 +451,14 @@ fn wrapper_registers_every_port_of_a_small_module() {
 #[test]
 fn wrapper_of_real_blocks_matches_the_cosim_port_table() {
     let root = repo_root();
-    let file = root.join("rtl-out/tilerast_ice40.v");
-    let text = std::fs::read_to_string(&file).unwrap();
+    // The core's files (its list): a block's module may be another preset's (packaging).
+    let files = tilerast_fpga::rtl_sources(&root, "tilerast_ice40").unwrap();
+    let text: String = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
     for stage in tilerast_golden::stages::RASTER_CORE_STAGES {
-        let module = format!("tilerast_ice40__{stage}");
-        let (ports, clock) = wrap::module_ports(&text, "rtl-out/tilerast_ice40.v", &module).unwrap();
-        let w = wrap::wrapper_verilog(&module, &ports, clock).unwrap();
         let d = tilerast_cosim::blocks::block_desc("ice40", stage).expect(stage);
+        let module = d.module.to_string();
+        let (ports, clock) = wrap::module_ports(&text, "rtl-out/tilerast_ice40.f", &module).unwrap();
+        let w = wrap::wrapper_verilog(&module, &ports, clock).unwrap();
         assert!(clock, "{module}");
         assert_eq!((w.in_bits, w.out_bits), (d.in_bits, d.out_bits), "{module}");
         // Four bits per registered XOR stage down to one.
@@ -463,24 +468,27 @@ fn wrapper_of_real_blocks_matches_the_cosim_port_table() {
             "{module}: {s}"
         );
     }
-    let (ports, clock) = wrap::module_ports(&text, "x", "tilerast_ice40__quad_packer").unwrap();
-    let w = wrap::wrapper_verilog("tilerast_ice40__quad_packer", &ports, clock).unwrap();
+    let qp = tilerast_cosim::blocks::block_desc("ice40", "quad_packer")
+        .unwrap()
+        .module;
+    let (ports, clock) = wrap::module_ports(&text, "x", qp).unwrap();
+    let w = wrap::wrapper_verilog(qp, &ports, clock).unwrap();
     let dir = scratch("wrap-quad_packer");
     std::fs::write(dir.join("wrap.v"), &w.verilog).unwrap();
     let c = std::process::Command::new("iverilog")
         .args(["-o", "/dev/null", "-s", wrap::WRAP_TOP])
         .arg(dir.join("wrap.v"))
-        .arg(&file)
+        .args(&files)
         .output()
         .expect("iverilog");
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     // A module that is not there, or without outputs: one line naming it.
-    let e = match wrap::module_ports(&text, "rtl-out/tilerast_ice40.v", "tilerast_ice40__nope") {
+    let e = match wrap::module_ports(&text, "rtl-out/tilerast_ice40.f", "tilerast_ice40__nope") {
         Err(e) => e.0,
         Ok(_) => panic!("found a module that does not exist"),
     };
     one_line(&e);
-    assert_eq!(e, "rtl-out/tilerast_ice40.v: module `tilerast_ice40__nope` not found");
+    assert_eq!(e, "rtl-out/tilerast_ice40.f: module `tilerast_ice40__nope` not found");
     let only_in: Vec<_> = ports.into_iter().filter(|p| p.input).collect();
     let e = wrap::wrapper_verilog("m", &only_in, true).unwrap_err().0;
     assert_eq!(e, "m: no output ports, nothing to time");

@@ -153,7 +153,8 @@ fn testbench_reports_the_first_mismatch() {
         v.quads()
     );
     let (adapter, defs) = postsim::core_adapter(&d, "tilerast_ice40").unwrap();
-    let files = vec![adapter, root.join("rtl-out/tilerast_ice40.v")];
+    let mut files = vec![adapter];
+    files.extend(tilerast_fpga::rtl_sources(&root, "tilerast_ice40").unwrap());
     let b = compile(
         &root,
         &d,
@@ -290,7 +291,8 @@ fn back_end_testbench_reports_the_first_mismatch() {
     assert!(o.writes > 3, "{o:?}");
     let adapter = d.join("adapter.v");
     std::fs::write(&adapter, desc.adapter_verilog(desc.module)).unwrap();
-    let files = vec![adapter, root.join("rtl-out/tilerast_pixel_back_end_ice40.v")];
+    let mut files = vec![adapter];
+    files.extend(tilerast_fpga::rtl_sources(&root, "tilerast_pixel_back_end_ice40").unwrap());
     let cycles = inp.len() / desc.in_words();
     let b = compile(
         &root,
@@ -666,7 +668,8 @@ fn frame_testbench_reports_the_first_mismatch() {
     let cycles = inp.len() / iw;
     let adapter = d.join("adapter.v");
     std::fs::write(&adapter, desc.adapter_verilog(desc.module)).unwrap();
-    let files = vec![adapter, root.join(format!("rtl-out/tilerast_frame_{preset}.v"))];
+    let mut files = vec![adapter];
+    files.extend(tilerast_fpga::rtl_sources(&root, &format!("tilerast_frame_{preset}")).unwrap());
     let b = compile(&root, &d, "rtl", &files, &[], iw * 32, ow * 32, cycles, &mut Vec::new())
         .unwrap_or_else(|e| panic!("{e}"));
     let r = simulate(&root, &b, &d, "ok", &inp, &exp, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));

@@ -422,12 +422,7 @@ pub fn rtl_file_name(board: &str) -> String {
 
 /// The lint command for a written file (run in its directory).
 pub fn lint_command(board: &str) -> String {
-    format!(
-        "verilator --lint-only -Wall --top-module {} {} {}",
-        top_name(board),
-        crate::LINT_WAIVERS_FILE,
-        rtl_file_name(board)
-    )
+    crate::lint_top_command(&top_name(board))
 }
 
 /// The block's Verilog for `kind` with top module `name`.

@@ -482,11 +482,14 @@ pub fn lint(text: &str, top: &str) -> Result<(), String> {
     }
 }
 
-/// Lines of `v` that declare a signed localparam without a range (must be none in rtl-out).
+/// Lines of `v` that declare a signed localparam or parameter without a range (must be none in
+/// rtl-out: `hw/src/package.rs` turns localparams into parameters with their ranges).
 pub fn rangeless_signed_localparams(v: &str) -> Vec<String> {
     v.lines()
         .map(str::trim)
-        .filter(|l| l.starts_with("localparam") && l.contains("signed") && !l.contains('['))
+        .filter(|l| {
+            (l.starts_with("localparam") || l.starts_with("parameter")) && l.contains("signed") && !l.contains('[')
+        })
         .map(str::to_string)
         .collect()
 }

@@ -23,6 +23,7 @@ pub mod frame;
 pub mod list_reader;
 pub mod list_writer;
 pub mod output_merger;
+pub mod package;
 pub mod pixel_back_end;
 pub mod pixel_info_read;
 pub mod pixel_info_write;
@@ -54,13 +55,15 @@ pub const LINT_WAIVERS: &str = include_str!("../lint/waivers.vlt");
 /// File name of [`LINT_WAIVERS`] in an output directory.
 pub const LINT_WAIVERS_FILE: &str = "tilerast_waivers.vlt";
 
+/// The lint command for a top written into a directory with its file list (run in that
+/// directory): `verilator -F <top>.f` reads every file the top needs.
+pub fn lint_top_command(top: &str) -> String {
+    format!("verilator --lint-only -Wall --top-module {top} {LINT_WAIVERS_FILE} -F {top}.f")
+}
+
 /// The lint command for a written core (run in its directory).
 pub fn lint_command(cfg_name: &str) -> String {
-    format!(
-        "verilator --lint-only -Wall --top-module {} {LINT_WAIVERS_FILE} {}",
-        top_name(cfg_name),
-        rtl_file_name(cfg_name)
-    )
+    lint_top_command(&top_name(cfg_name))
 }
 
 /// The full text of a core's Verilog file (`rtl-out/tilerast_<preset>.v`, or what
@@ -94,10 +97,11 @@ pub fn rtl_file(cfg: &tilerast_golden::Config, command: &str) -> Result<String, 
     ))
 }
 
-/// Write the core for `cfg` into `dir` as `tilerast rtl` does (and `gen-rtl` for the presets):
-/// `tilerast_<name>.v` ([`rtl_file`], header naming `command`) and the lint waivers
-/// [`LINT_WAIVERS_FILE`]. Returns the Verilog's path. Refuses unsupported configs before
-/// writing anything.
+/// Write the core for `cfg` into `dir` as one self-contained file (the FPGA flow's
+/// `--config` variant): `tilerast_<name>.v` ([`rtl_file`], header naming `command`), its file
+/// list `tilerast_<name>.f` (that file alone) and the lint waivers [`LINT_WAIVERS_FILE`].
+/// Returns the Verilog's path. Refuses unsupported configs before writing anything.
+/// `tilerast rtl` writes the packaged structure instead ([`rtl_out::write_config`]).
 pub fn write_core(
     cfg: &tilerast_golden::Config,
     command: &str,
@@ -105,8 +109,11 @@ pub fn write_core(
 ) -> Result<std::path::PathBuf, String> {
     let text = rtl_file(cfg, command)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join(rtl_file_name(&cfg.name));
+    let name = rtl_file_name(&cfg.name);
+    let path = dir.join(&name);
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let list = dir.join(package::list_name(&name));
+    std::fs::write(&list, format!("{name}\n")).map_err(|e| format!("{}: {e}", list.display()))?;
     let w = dir.join(LINT_WAIVERS_FILE);
     std::fs::write(&w, LINT_WAIVERS).map_err(|e| format!("{}: {e}", w.display()))?;
     Ok(path)
@@ -235,11 +242,7 @@ impl BlockFile {
 
     /// The lint command for a written block file (run in its directory).
     pub fn lint_command(&self, cfg_name: &str) -> String {
-        format!(
-            "verilator --lint-only -Wall --top-module {} {LINT_WAIVERS_FILE} {}",
-            self.top_name(cfg_name),
-            self.file_name(cfg_name)
-        )
+        lint_top_command(&self.top_name(cfg_name))
     }
 
     /// The full text of the block's file for `cfg`: a header (the command that wrote it, the
@@ -285,29 +288,6 @@ impl BlockFile {
             (self.verilog)(cfg, &top)
         ))
     }
-}
-
-/// Write every [`BLOCK_FILES`] block that supports `cfg` into `dir` (next to the core that
-/// [`write_core`] writes). Returns per block the written path, or (`Err`) the one line saying
-/// why this config is outside what it builds; the outer `Err` is a failed write.
-#[allow(clippy::type_complexity)]
-pub fn write_blocks(
-    cfg: &tilerast_golden::Config,
-    command: &str,
-    dir: &std::path::Path,
-) -> Result<Vec<(&'static BlockFile, Result<std::path::PathBuf, String>)>, String> {
-    let mut done = Vec::new();
-    for b in BLOCK_FILES {
-        match b.rtl_file(cfg, command) {
-            Ok(text) => {
-                let path = dir.join(b.file_name(&cfg.name));
-                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-                done.push((b, Ok(path)));
-            }
-            Err(why) => done.push((b, Err(why))),
-        }
-    }
-    Ok(done)
 }
 
 /// The core's ports as `//` comment lines: the handshake, then each stream's fields (from

@@ -1,13 +1,17 @@
 //! rtl-out/ is generated, committed, lint-clean and safe for synthesis:
-//! - it holds exactly the files of `tilerast_hw::rtl_out::files()` (what `gen-rtl` writes), each
-//!   equal to what `gen-rtl` produces now: regeneration is a no-op, and nothing is missing or
-//!   left over;
+//! - it holds exactly the files of `tilerast_hw::rtl_out::generate()` (what `gen-rtl` writes),
+//!   each equal to what `gen-rtl` produces now: regeneration is a no-op, and nothing is missing
+//!   or left over;
+//! - it is the same logic as rust-hdl's own output: every top, flattened module by module
+//!   (`tilerast_hw::package::flattened`), equals the raw text's, though each module is now
+//!   defined once, registers come from `tilerast_lib.v` and modules that differ only in
+//!   constants share one with parameters;
+//! - no module is defined in two files, and the whole directory stays under its size budget;
 //! - every file's header names the command that regenerates it; the board tops have the flows'
 //!   ports, the board memories name their memory;
-//! - no signed localparam without a range (yosys would compare it as unsigned);
-//! - `verilator --lint-only -Wall` passes with the waivers in `hw/lint/waivers.vlt` (a board
-//!   top together with its core's file);
-//! - no module is defined in two files: a board top instantiates `tilerast_<preset>` by name.
+//! - no signed localparam or parameter without a range (yosys would compare it as unsigned);
+//! - `verilator --lint-only -Wall -F <top>.f` passes for every top with the waivers in
+//!   `hw/lint/waivers.vlt`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -16,12 +20,16 @@ use std::sync::Mutex;
 use tilerast_golden::PRESETS;
 use tilerast_hw::emit::rangeless_signed_localparams;
 use tilerast_hw::fpga_top::{self, BOARDS};
+use tilerast_hw::package::{Flattener, LIB_FILE};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 const REGEN: &str = "run `cargo run -p tilerast-hw --bin gen-rtl` and commit rtl-out/";
+
+/// The most lines `rtl-out/`'s Verilog may have (issue 33: 1 028 923 before packaging).
+const LINE_BUDGET: usize = 150_000;
 
 /// The committed text of `rtl-out/<file>`.
 fn committed(file: &str) -> String {
@@ -52,8 +60,8 @@ fn verilog_files() -> Vec<(String, String)> {
 }
 
 #[test]
-fn rtl_out_is_exactly_what_gen_rtl_writes() {
-    let files = tilerast_hw::rtl_out::files().unwrap();
+fn rtl_out_is_exactly_what_gen_rtl_writes_and_the_same_logic_as_rust_hdl_wrote() {
+    let (raw, files) = tilerast_hw::rtl_out::generate_with_raw().unwrap();
     let mut want: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
     want.sort();
     let have = listing();
@@ -63,24 +71,53 @@ fn rtl_out_is_exactly_what_gen_rtl_writes() {
         missing.is_empty() && extra.is_empty(),
         "rtl-out/: missing {missing:?}, not written by gen-rtl {extra:?}; {REGEN}"
     );
-    // Each file regenerated and compared, on two threads (the frame tops take longest).
+    // The package is the same logic as rust-hdl's output, top by top (two threads: the raw
+    // frame tops are large).
+    let raw_texts: Vec<&str> = raw.iter().map(|f| f.text.as_str()).collect();
+    let ours: Vec<&str> = files
+        .iter()
+        .filter(|f| f.name.ends_with(".v"))
+        .map(|f| f.text.as_str())
+        .collect();
     let next = AtomicUsize::new(0);
-    let stale = Mutex::new(Vec::new());
+    let differ = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| {
-                while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let text = (f.text)().unwrap_or_else(|e| panic!("{}: {e}", f.name));
-                    if text != committed(&f.name) {
-                        stale.lock().unwrap().push(f.name.clone());
+                let (mut before, mut after) = (Flattener::new(&raw_texts), Flattener::new(&ours));
+                while let Some(f) = raw.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let b = before.of(&f.top).unwrap_or_else(|e| panic!("raw {}: {e}", f.name));
+                    let a = after.of(&f.top).unwrap_or_else(|e| panic!("packaged {}: {e}", f.name));
+                    assert!(b.lines().count() > 10, "{}: flattened to nothing", f.top);
+                    if a != b {
+                        differ.lock().unwrap().push(f.top.clone());
                     }
                 }
             });
         }
     });
-    let stale = stale.into_inner().unwrap();
+    let differ = differ.into_inner().unwrap();
+    assert!(
+        differ.is_empty(),
+        "packaged tops that are not rust-hdl's logic: {differ:?}"
+    );
+    assert!(raw.len() > 60, "tops compared: {}", raw.len());
+    // The package is smaller than the raw output by the copies it dropped.
+    let lines = |t: &[&str]| t.iter().map(|x| x.lines().count()).sum::<usize>();
+    let (r, p) = (lines(&raw_texts), lines(&ours));
+    assert!(
+        p <= LINE_BUDGET,
+        "rtl-out/ has {p} lines of Verilog, over the budget of {LINE_BUDGET}"
+    );
+    assert!(p * 4 < r, "packaged {p} lines against {r} raw");
+    // And the committed directory is that package.
+    let stale: Vec<&String> = files
+        .iter()
+        .filter(|f| f.text != committed(&f.name))
+        .map(|f| &f.name)
+        .collect();
     assert!(stale.is_empty(), "stale in rtl-out/: {stale:?}; {REGEN}");
-    assert!(files.len() > 50, "files checked: {}", files.len());
+    assert!(files.len() > 100, "files checked: {}", files.len());
 }
 
 #[test]
@@ -181,45 +218,50 @@ fn rtl_out_lints_clean() {
     if Command::new("verilator").arg("--version").output().is_err() {
         panic!("verilator is not installed: apt-get install -y verilator");
     }
-    let files = PRESETS
+    // Every top, with the files of its list (`-F`: names relative to the list's directory).
+    let tops: Vec<String> = listing()
+        .into_iter()
+        .filter_map(|n| n.strip_suffix(".f").map(str::to_string))
+        .collect();
+    assert!(tops.len() > 60, "tops: {}", tops.len());
+    for want in PRESETS
         .iter()
-        .map(|p| (vec![tilerast_hw::rtl_file_name(p)], tilerast_hw::top_name(p)))
-        .chain(PRESETS.iter().flat_map(|p| {
-            tilerast_hw::BLOCK_FILES
-                .iter()
-                .map(move |b| (vec![b.file_name(p)], b.top_name(p)))
-        }))
-        .chain(
-            tilerast_hw::BLOCK_VARIANTS
-                .iter()
-                .map(|v| (vec![v.file_name()], v.top_name())),
-        )
-        .chain(
-            BOARDS
-                .iter()
-                .map(|b| (fpga_top::rtl_sources(b).to_vec(), fpga_top::top_name(b.name))),
-        )
-        .chain(BOARDS.iter().map(|b| {
-            (
-                vec![tilerast_hw::board_memory::rtl_file_name(b.name)],
-                tilerast_hw::board_memory::top_name(b.name),
-            )
-        }));
-    for (fs, top) in files {
-        let paths: Vec<PathBuf> = fs.iter().map(|f| root().join("rtl-out").join(f)).collect();
-        let out = Command::new("verilator")
-            .args(["--lint-only", "-Wall", "--top-module", &top])
-            .arg(root().join("hw/lint/waivers.vlt"))
-            .args(&paths)
-            .output()
-            .expect("run verilator");
-        let msg = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success() && !msg.contains("%Warning"), "{paths:?}:\n{msg}");
+        .map(|p| tilerast_hw::top_name(p))
+        .chain(BOARDS.iter().map(|b| fpga_top::top_name(b.name)))
+        .chain(BOARDS.iter().map(|b| tilerast_hw::board_memory::top_name(b.name)))
+        .chain(tilerast_hw::BLOCK_VARIANTS.iter().map(|v| v.top_name()))
+    {
+        assert!(tops.contains(&want), "no file list for {want}");
     }
+    let next = AtomicUsize::new(0);
+    let bad = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                while let Some(top) = tops.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let dir = root().join("rtl-out");
+                    let out = Command::new("verilator")
+                        .args(["--lint-only", "-Wall", "--top-module", top])
+                        .arg(root().join("hw/lint/waivers.vlt"))
+                        .arg("-F")
+                        .arg(dir.join(format!("{top}.f")))
+                        .output()
+                        .expect("run verilator");
+                    let msg = String::from_utf8_lossy(&out.stderr).into_owned();
+                    if !out.status.success() || msg.contains("%Warning") {
+                        bad.lock().unwrap().push(format!("{top}:\n{msg}"));
+                    }
+                }
+            });
+        }
+    });
+    let bad = bad.into_inner().unwrap();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
 /// Generated Verilog without copies: every module is defined in exactly one file of rtl-out/,
-/// and each board top instantiates its preset's core module under the stage's name.
+/// every one-flop register is the library's, and each board top instantiates its preset's core
+/// module under the stage's name.
 #[test]
 fn no_module_is_defined_twice() {
     let mut seen = std::collections::HashMap::new();
@@ -235,6 +277,16 @@ fn no_module_is_defined_twice() {
         }
     }
     assert!(seen.len() > 100, "modules found: {}", seen.len());
+    let registers = seen.iter().filter(|(_, f)| f.ends_with(LIB_FILE)).count();
+    assert!(registers >= 20, "registers in {LIB_FILE}: {registers}");
+    for (m, f) in &seen {
+        assert_eq!(
+            m.starts_with("tilerast_dff_"),
+            f.ends_with(LIB_FILE),
+            "module {m} in {}",
+            f.display()
+        );
+    }
     for b in BOARDS {
         let text = std::fs::read_to_string(root().join("rtl-out").join(fpga_top::rtl_file_name(b.name))).unwrap();
         let inst = format!("    {} raster_core(\n", tilerast_hw::top_name(b.preset));

@@ -1,9 +1,11 @@
 //! Writes every file of `rtl-out/`: the list, and what makes each file, is
-//! `tilerast_hw::rtl_out::files()` (each preset's core, the lint waivers, each pixel-side block
-//! and the frame top per preset, the block variants, each board's FPGA top and memory). Every
-//! file has a header naming the exact command that regenerated it. Deterministic (no
-//! timestamps): `hw/tests/rtl_out.rs` checks that the committed directory holds exactly these
-//! files with exactly this text, so regenerating a committed tree is a no-op.
+//! `tilerast_hw::rtl_out::generate()` (each preset's core, each pixel-side block and the frame
+//! top per preset, the block variants, each board's FPGA top and memory, packaged so that every
+//! module is defined once, with a file list per top; the lint waivers; the README). Every file
+//! has a header naming the exact command that regenerated it. Deterministic (no timestamps):
+//! `hw/tests/rtl_out.rs` checks that the committed directory holds exactly these files with
+//! exactly this text, so regenerating a committed tree is a no-op. Files of the directory that
+//! are no longer generated are removed.
 //!
 //! Usage: `cargo run -p tilerast-hw --bin gen-rtl [-- OUT_DIR]` (default: `rtl-out` at the
 //! workspace root).
@@ -20,20 +22,34 @@ fn main() -> ExitCode {
         eprintln!("error: {}: {e}", dir.display());
         return ExitCode::FAILURE;
     }
-    let files = match tilerast_hw::rtl_out::files() {
+    let files = match tilerast_hw::rtl_out::generate() {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    for f in files {
+    for f in &files {
         let path = dir.join(&f.name);
-        if let Err(e) = (f.text)().and_then(|t| std::fs::write(&path, t).map_err(|e| e.to_string())) {
+        if let Err(e) = std::fs::write(&path, &f.text) {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
         println!("wrote {}", path.display());
+    }
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !files.iter().any(|f| f.name == name) {
+                match std::fs::remove_file(e.path()) {
+                    Ok(()) => println!("removed {} (no longer generated)", e.path().display()),
+                    Err(err) => {
+                        eprintln!("error: {}: {err}", e.path().display());
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+        }
     }
     ExitCode::SUCCESS
 }

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_bin_setup_default.v
+tilerast_bin_setup_full.v

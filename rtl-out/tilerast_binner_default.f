@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_binner_default.v

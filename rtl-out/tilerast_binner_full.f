@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_binner_default.v
+tilerast_binner_full.v

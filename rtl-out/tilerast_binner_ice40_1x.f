@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_binner_ice40.v
+tilerast_binner_ice40_1x.v

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_blender_default.v
+tilerast_blender_default_comp.v

@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_blender_full.v

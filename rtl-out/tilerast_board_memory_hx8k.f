@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_board_memory_hx8k.v

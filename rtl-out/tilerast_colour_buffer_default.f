@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_colour_buffer_default.v

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_colour_buffer_default.v
+tilerast_colour_buffer_full.v

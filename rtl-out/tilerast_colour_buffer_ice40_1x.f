@@ -1,0 +1,4 @@
+tilerast_lib.v
+tilerast_colour_buffer_default.v
+tilerast_colour_buffer_ice40.v
+tilerast_colour_buffer_ice40_1x.v

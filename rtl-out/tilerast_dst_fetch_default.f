@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_dst_fetch_default.v

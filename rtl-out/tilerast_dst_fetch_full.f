@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_dst_fetch_default.v
+tilerast_dst_fetch_full.v

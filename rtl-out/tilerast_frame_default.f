@@ -1,0 +1,15 @@
+tilerast_lib.v
+tilerast_default.v
+tilerast_bin_setup_default.v
+tilerast_binner_default.v
+tilerast_tile_sequencer_default.v
+tilerast_pixel_info_write_default.v
+tilerast_pixel_info_read_default.v
+tilerast_shading_sort_default.v
+tilerast_pixel_processor_default.v
+tilerast_colour_buffer_default.v
+tilerast_dst_fetch_default.v
+tilerast_blender_default.v
+tilerast_output_merger_default.v
+tilerast_pixel_back_end_default.v
+tilerast_frame_default.v

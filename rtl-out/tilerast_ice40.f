@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_default.v
+tilerast_ice40.v

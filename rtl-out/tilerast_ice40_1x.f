@@ -1,0 +1,4 @@
+tilerast_lib.v
+tilerast_default.v
+tilerast_ice40.v
+tilerast_ice40_1x.v

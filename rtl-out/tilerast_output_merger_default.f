@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_output_merger_default.v

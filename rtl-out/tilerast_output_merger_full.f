@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_output_merger_default.v
+tilerast_output_merger_full.v

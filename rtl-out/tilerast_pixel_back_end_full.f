@@ -1,0 +1,10 @@
+tilerast_lib.v
+tilerast_pixel_processor_default.v
+tilerast_colour_buffer_default.v
+tilerast_colour_buffer_full.v
+tilerast_dst_fetch_default.v
+tilerast_blender_default.v
+tilerast_blender_full.v
+tilerast_output_merger_default.v
+tilerast_pixel_back_end_default.v
+tilerast_pixel_back_end_full.v

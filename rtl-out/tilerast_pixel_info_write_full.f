@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_pixel_info_write_full.v

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_pixel_info_write_ice40.v
+tilerast_pixel_info_write_ice40_1x.v

@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_pixel_processor_default.v

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_pixel_processor_default.v
+tilerast_pixel_processor_ice40_1x.v

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_shading_sort_default.v
+tilerast_shading_sort_ice40.v

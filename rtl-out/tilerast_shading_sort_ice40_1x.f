@@ -1,0 +1,4 @@
+tilerast_lib.v
+tilerast_shading_sort_default.v
+tilerast_shading_sort_ice40.v
+tilerast_shading_sort_ice40_1x.v

@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_tile_sequencer_default.v

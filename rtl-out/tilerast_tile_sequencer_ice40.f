@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_tile_sequencer_default.v
+tilerast_tile_sequencer_ice40.v

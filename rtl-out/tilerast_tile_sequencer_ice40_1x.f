@@ -1,0 +1,4 @@
+tilerast_lib.v
+tilerast_tile_sequencer_default.v
+tilerast_tile_sequencer_ice40.v
+tilerast_tile_sequencer_ice40_1x.v
