@@ -839,8 +839,8 @@ pub fn synth_blocks(
     // (module, row name, files): the core's blocks, the whole core, then the pixel-side blocks,
     // each the top of its own list (`rtl-out/tilerast_<stage>_<preset>.f`). A core's block is
     // its instance of the stage, maybe a module shared with another preset and given other
-    // constants (`hw/src/package.rs`): it is synthesized as `tilerast_<preset>__<stage>`, a
-    // wrapper written beside the logs.
+    // constants (`hw/src/package.rs`): then it is synthesized as `tilerast_<preset>__<stage>`,
+    // a wrapper written beside the logs.
     let core_text = read(rtl.last().expect("the core's own file"))?;
     let all_text: String = rtl.iter().map(|f| read(f)).collect::<Result<String, _>>()?;
     let mut mods: Vec<(String, String, Vec<PathBuf>)> = Vec::new();
@@ -851,14 +851,13 @@ pub fn synth_blocks(
             .find(|(n, _)| *n == core)
             .map(|(_, t)| t)
             .unwrap_or_default();
-        let module = tilerast_hw::package::instance_module(&parent, b)
+        let (module, params) = tilerast_hw::package::instance_module(&parent, b)
             .ok_or_else(|| FlowError(format!("{core}: no `{b}` instance")))?;
-        let params = parent
-            .lines()
-            .find(|l| l.starts_with(&format!("    {module} #(")) && l.contains(&format!(") {b}(")))
-            .and_then(|l| l.split_once(' ').map(|x| x.1.trim_start()))
-            .and_then(|l| l.split_once(&format!(" {b}(")).map(|x| x.0.to_string()))
-            .unwrap_or_default();
+        if module == name && params.is_empty() {
+            // The core's own module: synthesized as it stands.
+            mods.push((name, b.to_string(), rtl.clone()));
+            continue;
+        }
         let target = tilerast_hw::emit::modules(&all_text)
             .into_iter()
             .find(|(n, _)| *n == module)

@@ -791,6 +791,47 @@ fn blocks_only_replaces_just_the_named_rows() {
     );
 }
 
+/// A core's block that packaging made another preset's module (ice40_1x's quad_packer is
+/// ice40's with another constant) is synthesized through a wrapper under the block's own name
+/// that passes the core's overrides: the block measured is the one the core builds.
+#[test]
+fn blocks_of_a_packaged_core_carry_their_overrides() {
+    let root = scratch("override-root");
+    for d in ["rtl-out", "constraints"] {
+        let link = root.join(d);
+        if !link.exists() {
+            std::os::unix::fs::symlink(repo_root().join(d).canonicalize().unwrap(), &link).unwrap();
+        }
+    }
+    let core = std::fs::read_to_string(root.join("rtl-out/tilerast_ice40_1x.v")).unwrap();
+    let parent = tilerast_hw::emit::modules(&core)
+        .into_iter()
+        .find(|(n, _)| n == "tilerast_ice40_1x")
+        .unwrap()
+        .1;
+    let (module, params) = tilerast_hw::package::instance_module(&parent, "quad_packer").unwrap();
+    assert_ne!(module, "tilerast_ice40_1x__quad_packer", "the premise: a shared module");
+    assert!(params.starts_with("#(."), "{params}");
+    let opts = tilerast_fpga::flow::BlockOpts {
+        pnr: false,
+        only: vec!["quad_packer".into()],
+        ..Default::default()
+    };
+    let b = board("hx8k").unwrap();
+    let rows = tilerast_fpga::flow::synth_blocks(b, "ice40_1x", &root, &opts, &mut Vec::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rows[0].module, "tilerast_ice40_1x__quad_packer");
+    assert!(rows[0].counts.luts > 0, "{:?}", rows[0]);
+    let wrapper =
+        std::fs::read_to_string(root.join("target/fpga/blocks-ice40_1x-hx8k/tilerast_ice40_1x__quad_packer.v"))
+            .unwrap();
+    let inner = params.trim_start_matches("#(").trim_end_matches(')');
+    for o in inner.split(", ") {
+        assert!(wrapper.contains(&format!("        {o}")), "{o} missing from\n{wrapper}");
+    }
+    assert!(wrapper.contains(&format!("    {module} #(\n")), "{wrapper}");
+}
+
 /// router2's iteration lines, as nextpnr 0.11 prints them.
 fn router2_lines(overuse: &[(u64, u64)]) -> String {
     overuse

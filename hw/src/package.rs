@@ -25,19 +25,26 @@
 //!   of the class names that module. Callers order the files leaves first (cores, then each
 //!   block, then the back end, the frame, the boards), so the frame instantiates
 //!   `tilerast_shading_sort_default` from that block's own file.
-//! - **A top that equals an earlier module** (the per-preset pixel processors are one logic)
-//!   stays in its file as a thin wrapper with the same ports around the owner, so every
-//!   file's top module keeps its name.
+//! - **Modules that differ only in constants** (the values of ranged `localparam`s; every
+//!   other line, widths included, equal and the same children) are one module: the first of
+//!   them declares the constants that differ as `parameter`s with their ranges (yosys compares a
+//!   range-less signed constant as unsigned), and every other is an instance of it with
+//!   `#(.name(value), …)`. One level only: a parent whose children differ in their overrides
+//!   stays a module of its own.
+//! - **A top that equals an earlier module**, up to constants (the per-preset pixel processors
+//!   are one logic), stays in its file as a thin wrapper with the same ports around it
+//!   (instance `same`), so every file's top module keeps its name.
 //! - **File lists.** Each file `<stem>.v` gets `<stem>.f`: the files its top needs, one name
 //!   per line, dependencies first, relative to the list's directory (`verilator -F`, or read in
 //!   that order by yosys and Icarus; [`read_file_list`]).
 //! - **Instances** whose connections fit on one line of at most [`ONE_LINE`] characters are
 //!   written on one line.
 //!
-//! Nothing else changes: no module text other than instance lines, and the merge is exact
-//! (equal text), so the packaged files are the same logic as the raw ones
-//! (`hw/tests/package.rs` flattens both and compares; the co-simulations run on the packaged
-//! files).
+//! Nothing else changes: no module text but instance lines and `localparam` → `parameter`, and
+//! the merge is exact (equal text but for the overridden values), so the packaged files are the
+//! same logic as the raw ones: `hw/tests/rtl_out.rs` flattens both, top by top, with every
+//! parameter's value written in ([`Flattener`]), and compares; the co-simulations, regressions
+//! and post-synthesis runs read the packaged files.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -122,16 +129,22 @@ pub fn module_text(files: &[PathBuf], module: &str) -> Result<String, String> {
     ))
 }
 
-/// The module that `parent`'s text instantiates as `inst` (`    <module> <inst>(`).
-pub fn instance_module(parent: &str, inst: &str) -> Option<String> {
+/// The module that `parent`'s text instantiates as `inst` (`    <module> <inst>(` or
+/// `    <module> #(<overrides>) <inst>(`), and the overrides as written (`#(.c(4'h1), …)`, or
+/// empty).
+pub fn instance_module(parent: &str, inst: &str) -> Option<(String, String)> {
     parent.lines().find_map(|l| {
         let (module, rest) = l.strip_prefix("    ")?.split_once(' ')?;
-        let rest = match rest.strip_prefix("#(") {
-            Some(r) => r.split_once(") ")?.1,
-            None => rest,
+        let (params, rest) = match rest.strip_prefix("#(") {
+            Some(r) => {
+                let (p, rest) = r.split_once(") ")?;
+                (format!("#({p})"), rest)
+            }
+            None => (String::new(), rest),
         };
         rest.strip_prefix(inst)?.strip_prefix('(')?;
-        (!module.is_empty() && module.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| module.to_string())
+        (!module.is_empty() && module.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .then(|| (module.to_string(), params))
     })
 }
 
@@ -557,20 +570,19 @@ pub fn merge_lib(old: &str, new: &str) -> String {
 /// writes them, or empty): a block of a packaged core under a name of its own, for a flow that
 /// synthesizes one block at a time.
 pub fn instance_wrapper(name: &str, target_text: &str, target: &str, params: &str) -> Result<String, String> {
-    let over: Vec<(String, String)> = params
-        .trim()
-        .strip_prefix("#(")
-        .and_then(|p| p.strip_suffix(')'))
-        .map(|p| {
-            split_top(p)
-                .into_iter()
-                .filter_map(|x| {
-                    let (n, v) = x.strip_prefix('.')?.split_once('(')?;
-                    Some((n.to_string(), v.strip_suffix(')')?.to_string()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let params = params.trim();
+    let mut over: Vec<(String, String)> = Vec::new();
+    if !params.is_empty() {
+        let bad = || format!("{name}: cannot read the overrides `{params}`");
+        let inner = params
+            .strip_prefix("#(")
+            .and_then(|p| p.strip_suffix(')'))
+            .ok_or_else(bad)?;
+        for x in split_top(inner) {
+            let (n, v) = x.strip_prefix('.').and_then(|x| x.split_once('(')).ok_or_else(bad)?;
+            over.push((n.to_string(), v.strip_suffix(')').ok_or_else(bad)?.to_string()));
+        }
+    }
     let renamed = target_text.replacen(&format!("module {target}("), &format!("module {name}("), 1);
     let lines: Vec<&str> = renamed.lines().collect();
     wrapper(name, &lines, target, &over, "its file list")
@@ -966,11 +978,24 @@ mod tests {
 
     #[test]
     fn instance_module_finds_the_child() {
+        let found = |t: &str| instance_module(t, "setup").map(|(m, p)| format!("{m} {p}"));
         assert_eq!(
-            instance_module("module t(a);\n    tilerast_x__setup setup(\n", "setup").as_deref(),
-            Some("tilerast_x__setup")
+            found("module t(a);\n    tilerast_x__setup setup(\n").as_deref(),
+            Some("tilerast_x__setup ")
         );
-        assert_eq!(instance_module("    m setup(.a(b));\n", "setup").as_deref(), Some("m"));
-        assert_eq!(instance_module("    m setup2(.a(b));\n", "setup"), None);
+        assert_eq!(found("    m setup(.a(b));\n").as_deref(), Some("m "));
+        assert_eq!(
+            found("    m #(.c(4'h1), .d(2'b10)) setup(.a(b));\n").as_deref(),
+            Some("m #(.c(4'h1), .d(2'b10))")
+        );
+        assert_eq!(found("    m setup2(.a(b));\n"), None);
+        // A wrapper takes the overrides, and refuses what it cannot read.
+        let t = "module m(a);\n\n    // Module arguments\n    input wire  a;\n    parameter [3:0] c = 4'h0;\nendmodule // m\n";
+        let w = instance_wrapper("w", t, "m", "#(.c(4'h1))").unwrap();
+        assert!(
+            w.contains("    m #(\n        .c(4'h1)\n    ) same(\n        .a(a)\n    );"),
+            "{w}"
+        );
+        assert!(instance_wrapper("w", t, "m", "#(c=1)").is_err());
     }
 }
