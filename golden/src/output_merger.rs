@@ -81,6 +81,12 @@ pub fn pos_bits(cfg: &Config) -> u32 {
     (64 - slots.saturating_sub(1).leading_zeros()).max(1)
 }
 
+/// Slot position id of pixel (x, y), slot j, in `cfg`'s framebuffer: `(y·W + x)·C + j`, as
+/// [`OutputMerger::pos`] gives it, without the framebuffer.
+pub fn slot_pos(cfg: &Config, x: u32, y: u32, j: u32) -> u32 {
+    (y * cfg.viewport[0] + x) * cfg.colours_per_pixel + j
+}
+
 /// The framebuffer with C colours per pixel.
 pub struct OutputMerger {
     w: u32,

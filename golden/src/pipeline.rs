@@ -37,12 +37,47 @@
 //! [`BlendStats`] are those of one run over the whole stream. `tests/stream.rs` checks all of
 //! this against a kept copy of the collecting pipeline.
 //!
-//! **What is held** ([`HeldStats`]): one (tile, primitive) batch of quads; the pixel-info
-//! records of second tiles still open (those of the first tiles from a second tile's first to
-//! its last, in tile order: one first tile on `full`, two on `default`); the queued blend
-//! samples; the framebuffer (`viewport × colours_per_pixel`), the image, the pixel-info list
-//! table, per-primitive setup and bins. Overdraw in one first tile still costs host memory
-//! (its records are held until its second tiles are read).
+//! **What is held** ([`HeldStats`]), in the stream order above: one (tile, primitive) batch of
+//! quads; the pixel-info records of second tiles still open (those of the first tiles from a
+//! second tile's first to its last, in tile order: one first tile on `full`, two on
+//! `default`); the queued blend samples; the framebuffer (`viewport × colours_per_pixel`), the
+//! image, the pixel-info list table, per-primitive setup and bins. Overdraw in one first tile
+//! still costs host memory (its records are held until its second tiles are read). The
+//! parallel run below holds a few windows of first tiles on top.
+//!
+//! **Parallel.** The run spreads first tiles and second tiles over the threads of the rayon
+//! pool it is called in (the global pool, sized by `RAYON_NUM_THREADS` or the core count,
+//! unless the caller is inside `ThreadPool::install`). First tiles go in windows of
+//! consecutive ones in tile order, `WINDOW_TILES_PER_THREAD` (4) per thread, fewer when a
+//! window's completed second tiles would hold more than `WINDOW_BLEND_BYTES` (16 MiB) of blend
+//! samples or its batches more than `WINDOW_QUAD_BYTES` (64 MiB) of quads, bounded by every
+//! listed primitive covering its whole tile (at least one first tile). Per window:
+//!
+//! 1. its bin lists are read, in tile order (serial: the list memory counts its reads);
+//! 2. each first tile's raster side is made as one task ([`Event::Quads`] batches, sub-tile
+//!    events and the tile's own raster and point counters), in parallel;
+//! 3. serially, tile by tile in tile order, exactly as above: the tile's quads are pushed to
+//!    the pixel-info store, then the second tiles it completes are taken back, so block
+//!    addresses, traffic, footprint and the held marks do not change;
+//! 4. each taken second tile is shaded (002) and resolved (000) as one task, in parallel;
+//! 5. serially, tile by tile: the events go to the sink, the counters are added, the shaded
+//!    second tiles join the queue and the queue's head run becomes the tile's blend step.
+//!
+//! Tasks' results are collected in task order (rayon's indexed `collect`), never in the order
+//! they finish, and every counter of a task is a plain sum, added in tile order. The two
+//! blenders are cycle models over the whole stream, so each stays one serial stage: the
+//! merged one (and the framebuffer it writes) runs the previous window's blend steps while
+//! this window is made, the unmerged one the window before that; each is fed the serial
+//! stream's samples in its order, so cycles, [`BlendStats`] and the image are unchanged. A
+//! sample's `dst` is read from the colour buffer just before it enters the merged blender
+//! rather than when its tile is shaded: a slot is blended once per frame, so both reads give
+//! the background. An error of steps 1–4 is kept with its place and returned when step 5
+//! reaches it, after the events the serial order sends before it. What stays serial (steps 1,
+//! 3 and 5 on the calling thread, each blender on one thread) bounds the speed-up: on frames
+//! whose blend stream is most of the work, few threads already reach it. A 1-thread pool runs
+//! the same code with the tasks one after the other; `tests/parallel.rs` checks that 1, 3 and
+//! 4 threads give the same events, image, statistics and held marks, and `benches/threads.rs`
+//! measures the speed-up.
 //!
 //! Quad order of the whole frame (the raster-side contract): first tiles in rows bottom-up,
 //! left→right; inside a tile, primitives in submission order; inside a (tile, primitive), the
@@ -59,17 +94,18 @@ use crate::blender::{BlendOpts, BlendSample, BlendStats, StreamBlender, PIPELINE
 use crate::colour_buffer::BufferLayout;
 use crate::config::Config;
 use crate::memory_port::SparseMemory;
-use crate::output_merger::{Image, OutputMerger};
-use crate::pixel_info::{PixelInfoStats, PixelInfoStore, StoreError};
+use crate::output_merger::{self, Image, OutputMerger};
+use crate::pixel_info::{PixelInfo, PixelInfoStats, PixelInfoStore, StoreError};
 use crate::pixel_processor::{self, PixelStats};
 use crate::point_raster::{self, PointStats};
-use crate::raster::{RasterStats, Rasterizer};
+use crate::raster::{self, RasterStats};
 use crate::scene::Frame;
 use crate::setup::{self, PixelBox, SetupReject, TriSetup};
 use crate::shading_sort::{self, ShadeStats};
 use crate::streams::{Cmd, PixSamples};
 use crate::subtile_coverage::SubtileFate;
 use crate::{PointFx, PrimitiveFx, Quad, Rgba};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -256,6 +292,9 @@ pub enum Event<'a> {
 
 /// The most the streaming pipeline held at once on the host (not the modelled hardware's
 /// memories, which [`FrameStats`] counts). Everything here is bounded by tiles in flight.
+/// These are the marks of the stream order, one first tile after the other, and do not depend
+/// on the number of threads; the parallel run holds up to three windows of first tiles on top
+/// (module header, "Parallel").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HeldStats {
     /// Quads of one (first tile, primitive) batch.
@@ -442,6 +481,136 @@ pub fn check_pixel_info_fits(frame: &Frame) -> Result<(), PipelineError> {
     Ok(())
 }
 
+/// First tiles per window of the parallel pipeline, per thread of the rayon pool it runs in
+/// (module header, "Parallel"): enough tiles for work stealing to even out uneven ones.
+const WINDOW_TILES_PER_THREAD: usize = 4;
+
+/// Most bytes of blend samples the second tiles completed by one window may hold; caps the
+/// window on configs with large second tiles and many colours per pixel.
+const WINDOW_BLEND_BYTES: u64 = 16 << 20;
+
+/// Bytes of blend samples one first tile can complete: the second tiles whose last
+/// overlapping first tile (in tile order) it is, each of `second_tile` pixels × C slots.
+fn completed_blend_bytes_per_tile(cfg: &Config) -> u64 {
+    let [tw, th] = cfg.tile.map(u64::from);
+    let [sw, sh] = cfg.second_tile.map(u64::from);
+    tw.div_ceil(sw)
+        * th.div_ceil(sh)
+        * sw
+        * sh
+        * cfg.colours_per_pixel as u64
+        * std::mem::size_of::<BlendSample>() as u64
+}
+
+/// Most host bytes of a window's batches of quads, as bounded by [`batch_bytes_bound`]: a
+/// window closes once its bin lists reach it (a single first tile may exceed it, as in the
+/// stream order).
+const WINDOW_QUAD_BYTES: u64 = 64 << 20;
+
+/// Most host bytes of one (first tile, primitive) batch's quads: every quad of the tile.
+fn batch_bytes_bound(cfg: &Config) -> u64 {
+    let [tw, th] = cfg.tile.map(u64::from);
+    tw.div_ceil(2) * th.div_ceil(2) * std::mem::size_of::<Quad>() as u64
+}
+
+/// First tiles per window for `cfg` in a pool of `threads` threads: [`WINDOW_TILES_PER_THREAD`]
+/// per thread, capped by [`WINDOW_BLEND_BYTES`], at least one.
+fn window_tiles(cfg: &Config, threads: usize) -> usize {
+    let cap = (WINDOW_BLEND_BYTES / completed_blend_bytes_per_tile(cfg).max(1)).max(1);
+    (WINDOW_TILES_PER_THREAD * threads.max(1)).min(cap as usize)
+}
+
+/// One (first tile, primitive) batch of the raster side.
+struct Batch {
+    prim: u32,
+    /// The primitive's quads in the tile, in the raster side's order (may be empty).
+    quads: Vec<Quad>,
+    /// Its first sub-tile events in walk order (only when tracing).
+    subtiles: Vec<SubTileEvent>,
+    /// Pixels lit (points; 0 for triangles).
+    fragments: u64,
+}
+
+/// One first tile's raster side: a batch per listed primitive, in list (submission) order,
+/// and the counters of making them.
+#[derive(Default)]
+struct TileRaster {
+    batches: Vec<Batch>,
+    raster: RasterStats,
+    point: PointStats,
+}
+
+/// Rasterize every primitive of first tile `t`'s bin list `list` (one task of the parallel
+/// raster pass; the triangle path uses its thread's [`raster::Rasterizer`] scratch, whose history
+/// changes no output).
+fn raster_tile(cfg: &Config, setups: &[Option<Setup>], t: [u32; 2], list: &[u32], trace: bool) -> TileRaster {
+    let mut out = TileRaster {
+        batches: Vec::with_capacity(list.len()),
+        ..TileRaster::default()
+    };
+    for &prim in list {
+        let mut quads = Vec::new();
+        let mut subtiles = Vec::new();
+        let mut fragments = 0;
+        match setups[prim as usize]
+            .as_ref()
+            .expect("only set-up primitives are binned")
+        {
+            Setup::Tri(s) => {
+                if trace {
+                    raster::raster_triangle_tile_traced(cfg, s, prim, t, &mut out.raster, &mut quads, |sub, fate| {
+                        subtiles.push(SubTileEvent {
+                            prim,
+                            x0: sub.rect.x0,
+                            y0: sub.rect.y0,
+                            w: sub.rect.width(),
+                            h: sub.rect.height(),
+                            class: class_of(fate),
+                        })
+                    });
+                } else {
+                    raster::raster_triangle_tile_into(cfg, s, prim, t, &mut out.raster, &mut quads);
+                }
+            }
+            Setup::Point(p) => {
+                quads = point_raster::raster_point_tile(cfg, p, prim, t, &mut out.point);
+                fragments = quads
+                    .iter()
+                    .map(|q| (0..4).filter(|&i| q.pixel_mask(i, cfg.msaa) != 0).count() as u64)
+                    .sum::<u64>();
+            }
+        }
+        out.batches.push(Batch {
+            prim,
+            quads,
+            subtiles,
+            fragments,
+        });
+    }
+    out
+}
+
+/// Where in a window the serial pipeline meets an error of the window's serial passes (bin
+/// lists, pixel-info store): the error is returned at that point of the event stream, after
+/// the events the serial pipeline sends before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StopAt {
+    /// Reading the tile's bin list (before any of its events).
+    List,
+    /// Pushing batch `b`'s quads (after its sub-tile events, before its quads).
+    Push(usize),
+    /// Taking the tile's `k`-th completed second tile (after the first `k` are shaded).
+    Take(usize),
+}
+
+/// A window's serial-pass error: the window tile it stopped in, where, and the error.
+type Stop = (usize, StopAt, PipelineError);
+
+/// The window's error if it stopped in window tile `tile` at a place `at` accepts.
+fn stopped_at(stop: &mut Option<Stop>, tile: usize, at: impl Fn(StopAt) -> bool) -> Option<PipelineError> {
+    stop.take_if(|(i, place, _)| *i == tile && at(*place)).map(|(.., e)| e)
+}
+
 fn run<E: From<PipelineError>>(
     frame: &Frame,
     trace: bool,
@@ -458,77 +627,165 @@ fn run<E: From<PipelineError>>(
     // Binning (001): per first tile, the primitives touching it.
     let mut bins = binner::bin(cfg, &boxes).map_err(PipelineError::from)?;
     let mut pix = if render {
-        Some(PixelSide::new(frame, scatter)?)
+        Some((
+            PixelSide::new(frame, scatter)?,
+            MergedBlend::new(frame),
+            UnmergedBlend::new(cfg),
+        ))
     } else {
         None
     };
     let mut fragments: Vec<u64> = vec![0; frame.prims.len()];
-    let mut r = Rasterizer::new();
-    let mut quads: Vec<Quad> = Vec::new();
-    let mut events: Vec<SubTileEvent> = Vec::new();
     let order: Vec<[u32; 2]> = bins.tile_order().collect();
-    let st = &mut out.stats;
-    for t in order {
-        let list = bins.read_tile(t).map_err(PipelineError::from)?;
-        for prim in list {
-            quads.clear();
-            match setups[prim as usize]
-                .as_ref()
-                .expect("only set-up primitives are binned")
-            {
-                Setup::Tri(s) => {
-                    if trace {
-                        events.clear();
-                        r.tile_traced(cfg, s, prim, t, &mut st.raster, &mut quads, |sub, fate| {
-                            events.push(SubTileEvent {
-                                prim,
-                                x0: sub.rect.x0,
-                                y0: sub.rect.y0,
-                                w: sub.rect.width(),
-                                h: sub.rect.height(),
-                                class: class_of(fate),
-                            })
-                        });
-                        for e in &events {
-                            sink(Event::SubTile(*e))?;
+    let max_tiles = window_tiles(cfg, rayon::current_num_threads());
+    let batch_bytes = batch_bytes_bound(cfg);
+    // Blend steps due: the window before's, for the merged blender (which reads their `dst`),
+    // and the one before that's, for the unmerged one; both run while this window is made.
+    let mut merged_due: Vec<BlendStep> = Vec::new();
+    let mut unmerged_due: Vec<BlendStep> = Vec::new();
+    let mut next = 0;
+    while next < order.len() {
+        // 1. The window's bin lists, in tile order (serial: the list memory counts its reads):
+        // up to `max_tiles` first tiles, fewer once their batches may hold WINDOW_QUAD_BYTES.
+        let mut stop: Option<Stop> = None;
+        let mut lists: Vec<Vec<u32>> = Vec::with_capacity(max_tiles);
+        let mut bound = 0u64;
+        while next + lists.len() < order.len() && lists.len() < max_tiles && bound < WINDOW_QUAD_BYTES {
+            match bins.read_tile(order[next + lists.len()]) {
+                Ok(l) => {
+                    bound += l.len() as u64 * batch_bytes;
+                    lists.push(l);
+                }
+                Err(e) => {
+                    stop = Some((lists.len(), StopAt::List, e.into()));
+                    break;
+                }
+            }
+        }
+        let tiles = &order[next..next + lists.len() + stop.is_some() as usize];
+        next += tiles.len();
+        let (mut side, stages) = match pix.as_mut() {
+            Some((side, merged, unmerged)) => (Some(side), Some((merged, unmerged))),
+            None => (None, None),
+        };
+        let mut merging = std::mem::take(&mut merged_due);
+        let unmerging = std::mem::take(&mut unmerged_due);
+        let (setups, out, fragments, sink) = (&setups, &mut out, &mut fragments, &mut sink);
+        let made = rayon::in_place_scope(|scope| {
+            if let Some((merged, unmerged)) = stages {
+                let merging = &mut merging;
+                scope.spawn(move |_| merged.run(merging));
+                scope.spawn(move |_| unmerged.run(unmerging));
+            }
+            // 2. Raster side of every listed tile, in parallel; results in tile order.
+            let rasters: Vec<TileRaster> = lists
+                .par_iter()
+                .zip(tiles.par_iter())
+                .map(|(list, &t)| raster_tile(cfg, setups, t, list, trace))
+                .collect();
+            let mut shaded = Vec::new().into_iter();
+            let mut taken_per_tile: Vec<usize> = Vec::new();
+            if let Some(side) = side.as_deref_mut() {
+                // 3. Pixel-info store, serial and in the serial pipeline's order: a tile's
+                // pushes, then the second tiles it completed taken back.
+                let mut taken: Vec<([u32; 2], Vec<PixelInfo>)> = Vec::new();
+                'tiles: for (i, (tr, &t)) in rasters.iter().zip(tiles).enumerate() {
+                    for (b, batch) in tr.batches.iter().enumerate() {
+                        let depth = frame.prims[batch.prim as usize].depth();
+                        for q in &batch.quads {
+                            if let Err(e) = side.store.push(q, depth) {
+                                stop = Some((i, StopAt::Push(b), e.into()));
+                                break 'tiles;
+                            }
                         }
-                    } else {
-                        r.tile(cfg, s, prim, t, &mut st.raster, &mut quads);
                     }
+                    out.held.records = out.held.records.max(side.store.records_held());
+                    let before = taken.len();
+                    for (k, s) in completed_second_tiles(cfg, t).enumerate() {
+                        match side.store.take_second_tile(s) {
+                            Ok(records) => taken.push((s, records)),
+                            Err(e) => {
+                                taken_per_tile.push(taken.len() - before);
+                                stop = Some((i, StopAt::Take(k), e.into()));
+                                break 'tiles;
+                            }
+                        }
+                    }
+                    taken_per_tile.push(taken.len() - before);
+                    out.held.pixel_info_resident =
+                        out.held.pixel_info_resident.max(side.store.memory().peak_resident());
                 }
-                Setup::Point(p) => {
-                    quads = point_raster::raster_point_tile(cfg, p, prim, t, &mut st.point);
-                    fragments[prim as usize] += quads
-                        .iter()
-                        .map(|q| (0..4).filter(|&i| q.pixel_mask(i, cfg.msaa) != 0).count() as u64)
-                        .sum::<u64>();
+                // 4. Shading (002) and the pixel processor (000) of every second tile taken, in
+                // parallel; results in taking order.
+                let (colours, buffer) = (&side.colours, &side.buffer);
+                let record = side.scatter.is_some();
+                shaded = taken
+                    .into_par_iter()
+                    .map_init(
+                        || ShadeScratch::new(cfg),
+                        |sc, (s, records)| shade_second_tile(cfg, colours, buffer, record, s, records, sc),
+                    )
+                    .collect::<Vec<_>>()
+                    .into_iter();
+            }
+            // 5. The window in the serial pipeline's order: events to the sink, counters summed
+            // tile by tile, shaded second tiles queued and the blend steps they make due.
+            let mut steps = Vec::with_capacity(tiles.len());
+            let st = &mut out.stats;
+            for (i, &t) in tiles.iter().enumerate() {
+                if let Some(e) = stopped_at(&mut stop, i, |at| at == StopAt::List) {
+                    return Err(e.into());
                 }
-            }
-            if quads.is_empty() {
-                continue;
-            }
-            out.held.quads = out.held.quads.max(quads.len() as u64);
-            for q in &quads {
-                st.quads += 1;
-                st.covered_samples += q.samples() as u64;
-            }
-            if let Some(px) = pix.as_mut() {
-                // Pixel-info store (001): written while rasterizing.
-                let depth = frame.prims[prim as usize].depth();
-                for q in &quads {
-                    px.store.push(q, depth).map_err(PipelineError::from)?;
+                let tr = &rasters[i];
+                for (b, batch) in tr.batches.iter().enumerate() {
+                    for e in &batch.subtiles {
+                        sink(Event::SubTile(*e))?;
+                    }
+                    if let Some(e) = stopped_at(&mut stop, i, |at| at == StopAt::Push(b)) {
+                        return Err(e.into());
+                    }
+                    fragments[batch.prim as usize] += batch.fragments;
+                    if batch.quads.is_empty() {
+                        continue;
+                    }
+                    out.held.quads = out.held.quads.max(batch.quads.len() as u64);
+                    for q in &batch.quads {
+                        st.quads += 1;
+                        st.covered_samples += q.samples() as u64;
+                    }
+                    sink(Event::Quads {
+                        tile: t,
+                        quads: &batch.quads,
+                    })?;
                 }
+                st.raster.add(&tr.raster);
+                st.point.add(&tr.point);
+                if let Some(side) = side.as_deref_mut() {
+                    for _ in 0..taken_per_tile[i] {
+                        let s = shaded.next().expect("one shading result per second tile taken")?;
+                        st.shade += s.shade;
+                        st.pixel.add(&s.pixel);
+                        side.ready_samples += s.samples.len() as u64;
+                        side.ready.insert(s.index, (s.samples, s.pixels));
+                    }
+                    if let Some(e) = stopped_at(&mut stop, i, |at| matches!(at, StopAt::Take(_))) {
+                        return Err(e.into());
+                    }
+                    steps.push(side.due_step());
+                }
+                sink(Event::TileDone(t))?;
             }
-            sink(Event::Quads { tile: t, quads: &quads })?;
-        }
-        if let Some(px) = pix.as_mut() {
-            px.tile_done(t, st, &mut out.held)?;
-        }
-        sink(Event::TileDone(t))?;
+            Ok::<_, E>(steps)
+        })?;
+        unmerged_due = merging;
+        merged_due = made;
     }
-    st.bin = bins.stats();
-    if let Some(px) = pix {
-        let (image, pixels) = px.finish(st, &mut out.held)?;
+    out.stats.bin = bins.stats();
+    if let Some((side, mut merged, mut unmerged)) = pix {
+        merged.run(&mut merged_due);
+        unmerged.run(unmerged_due);
+        unmerged.run(merged_due);
+        let (image, pixels) = side.finish(merged, unmerged, &mut out.stats, &mut out.held)?;
         out.image = Some(image);
         out.back_end = pixels;
     }
@@ -542,15 +799,27 @@ fn run<E: From<PipelineError>>(
     Ok(out)
 }
 
-/// The pixel side of a streamed frame: the pixel-info store, the second tiles shaded but not
-/// yet in the blend stream, the two blenders and the framebuffer.
-struct PixelSide<'f> {
-    cfg: &'f Config,
+/// Second tiles whose last overlapping first tile (in tile order: the top-right one) is `t`,
+/// rows bottom-up, left→right: those first tile `t` completes.
+fn completed_second_tiles(cfg: &Config, t: [u32; 2]) -> impl Iterator<Item = [u32; 2]> + '_ {
+    let (tw, sw) = (cfg.tile, cfg.second_tile);
+    let mut axis = [0..0, 0..0];
+    for i in 0..2 {
+        let lo = t[i] * tw[i];
+        let hi = ((t[i] + 1) * tw[i]).min(cfg.viewport[i]) - 1;
+        axis[i] = lo / sw[i]..hi / sw[i] + 1;
+    }
+    let last = move |s: u32, i: usize| (((s + 1) * sw[i]).min(cfg.viewport[i]) - 1) / tw[i];
+    let [xs, ys] = axis;
+    ys.flat_map(move |sy| xs.clone().map(move |sx| [sx, sy]))
+        .filter(move |&[sx, sy]| last(sx, 0) == t[0] && last(sy, 1) == t[1])
+}
+
+/// The pixel side of a streamed frame but the blenders: the pixel-info store, and the second
+/// tiles shaded but not yet in the blend stream.
+struct PixelSide {
     colours: Vec<Rgba>,
     store: PixelInfoStore,
-    merger: OutputMerger,
-    blend: StreamBlender,
-    blend_nomerge: StreamBlender,
     /// Shaded second tiles (by index `sy·nx + sx`) waiting for their turn in the blend stream,
     /// with their pixels as the pixel processor takes them when the scatter is recorded.
     ready: BTreeMap<u32, (Vec<BlendSample>, Vec<PixSamples>)>,
@@ -560,163 +829,186 @@ struct PixelSide<'f> {
     ready_samples: u64,
     /// Index of the next second tile of the blend stream.
     next: u32,
-    smp: Vec<Option<Rgba>>,
     /// The colour buffer's organisation: the order in which a tile reaches the blender.
     buffer: BufferLayout,
-    /// One second tile's resolved slots (pixel `(y mod SH)·SW + x mod SW`), reused per tile:
-    /// every entry the storage order reads is written by the tile's own resolve loop.
+}
+
+/// The blender with the sample-pool merge and the framebuffer it writes: a serial stage run
+/// one window behind the rest (module header, "Parallel").
+struct MergedBlend {
+    merger: OutputMerger,
+    blend: StreamBlender,
+}
+
+/// The blender without merging (for [`FrameStats::blend_nomerge`]): a serial stage run one
+/// window behind [`MergedBlend`], on the samples whose `dst` it has read.
+struct UnmergedBlend {
+    blend: StreamBlender,
+    /// High-water mark of the blend samples held at the end of a first tile: queued second
+    /// tiles plus both blenders' windows ([`HeldStats::blend_samples`]).
+    held_blend_samples: u64,
+}
+
+/// What the blenders do at the end of one first tile (the serial pipeline's `tile_done`): note
+/// what is held, then take the samples of the second tiles now due.
+struct BlendStep {
+    /// Shaded samples queued once the tile's completed second tiles joined the queue.
+    queued: u64,
+    /// Samples the merged blender held before this step ([`MergedBlend::run`] fills it in).
+    held_merged: u64,
+    /// The second tiles now next in the blend stream, in order: their samples, `dst` read from
+    /// the colour buffer by [`MergedBlend::run`].
+    feed: Vec<Vec<BlendSample>>,
+}
+
+/// One second tile shaded and resolved ([`shade_second_tile`]).
+struct Shaded {
+    /// Index `sy·nx + sx` in the blend stream.
+    index: u32,
+    samples: Vec<BlendSample>,
+    pixels: Vec<PixSamples>,
+    shade: ShadeStats,
+    pixel: PixelStats,
+}
+
+/// A shading task's scratch: one pixel's samples and one second tile's resolved slots (pixel
+/// `(y mod SH)·SW + x mod SW`); every entry the storage order reads is written by the tile's
+/// own resolve loop, so its history changes no output.
+struct ShadeScratch {
+    smp: Vec<Option<Rgba>>,
     resolved: Vec<[Option<Rgba>; 16]>,
 }
 
-impl<'f> PixelSide<'f> {
-    fn new(frame: &'f Frame, scatter: bool) -> Result<Self, PipelineError> {
+impl ShadeScratch {
+    fn new(cfg: &Config) -> Self {
+        ShadeScratch {
+            smp: vec![None; cfg.msaa as usize],
+            resolved: vec![[None; 16]; (cfg.second_tile[0] * cfg.second_tile[1]) as usize],
+        }
+    }
+}
+
+/// Shade (002) and resolve (000) second tile `t` from its `records`: its blend samples (in the
+/// colour buffer's storage order, [`BufferLayout::storage_order`]; `dst` left for the blend
+/// stage to read) and (with `record_pixels`) its pixels as the pixel processor takes them:
+/// every pixel of a second tile with records that lies in the viewport, rows bottom-up,
+/// left→right. A pure function of its inputs (one task of the parallel shading pass).
+fn shade_second_tile(
+    cfg: &Config,
+    colours: &[Rgba],
+    buffer: &BufferLayout,
+    record_pixels: bool,
+    t: [u32; 2],
+    records: Vec<PixelInfo>,
+    scratch: &mut ShadeScratch,
+) -> Result<Shaded, PipelineError> {
+    let nx = cfg.viewport[0].div_ceil(cfg.second_tile[0]);
+    let mut out = Shaded {
+        index: t[1] * nx + t[0],
+        samples: Vec::new(),
+        pixels: Vec::new(),
+        shade: ShadeStats::default(),
+        pixel: PixelStats::default(),
+    };
+    if records.is_empty() {
+        return Ok(out);
+    }
+    // Sort-based deferred shading (002).
+    let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, colours)?;
+    drop(records);
+    out.shade = ss;
+    // Pixel processor (000): coverage → colour slots, into the colour buffer, which hands
+    // the tile on in storage order (the seed's storage blocks, `colour_buffer.rs`).
+    let [sw, sh] = cfg.second_tile;
+    let c = cfg.colours_per_pixel as usize;
+    let ShadeScratch { smp, resolved } = scratch;
+    for py in 0..ts.size[1] {
+        for px in 0..ts.size[0] {
+            let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
+            if x >= cfg.viewport[0] || y >= cfg.viewport[1] {
+                continue;
+            }
+            for (i, v) in smp.iter_mut().enumerate() {
+                *v = ts.get(px, py, i as u32).map(|(_, c)| c);
+            }
+            if record_pixels {
+                let mut p = PixSamples {
+                    x,
+                    y,
+                    ..PixSamples::default()
+                };
+                for (i, v) in smp.iter().enumerate() {
+                    if let Some(c) = v {
+                        p.mask |= 1 << i;
+                        p.colour[i] = u32::from_le_bytes(*c);
+                    }
+                }
+                out.pixels.push(p);
+            }
+            let slots = &mut resolved[((y % sh) * sw + x % sw) as usize];
+            pixel_processor::resolve_pixel(cfg, smp, slots, &mut out.pixel);
+        }
+    }
+    for (x, y) in buffer.storage_order(t) {
+        for (j, slot) in resolved[((y % sh) * sw + x % sw) as usize].iter().enumerate().take(c) {
+            if let Some(src) = slot {
+                out.samples.push(BlendSample {
+                    pos: output_merger::slot_pos(cfg, x, y, j as u32),
+                    src: *src,
+                    dst: [0; 4],
+                    state: 0,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl PixelSide {
+    fn new(frame: &Frame, scatter: bool) -> Result<Self, PipelineError> {
         let cfg = &frame.cfg;
         Ok(PixelSide {
-            cfg,
             colours: frame.prims.iter().map(|p| p.colour()).collect(),
             store: PixelInfoStore::new(cfg, 0)?,
-            merger: OutputMerger::new(cfg, frame.background),
-            blend: StreamBlender::new(cfg, &PIPELINE_BLEND),
-            blend_nomerge: StreamBlender::new(cfg, &BlendOpts::default()),
             ready: BTreeMap::new(),
             scatter: scatter.then(Vec::new),
             background: frame.background,
             ready_samples: 0,
             next: 0,
-            smp: vec![None; cfg.msaa as usize],
             buffer: BufferLayout::new(cfg),
-            resolved: vec![[None; 16]; (cfg.second_tile[0] * cfg.second_tile[1]) as usize],
         })
     }
 
-    /// First tile `t` is rasterized: shade every second tile whose last overlapping first tile
-    /// (in tile order: the top-right one) is `t`, then feed the blenders what is due.
-    fn tile_done(&mut self, t: [u32; 2], st: &mut FrameStats, held: &mut HeldStats) -> Result<(), PipelineError> {
-        held.records = held.records.max(self.store.records_held());
-        let cfg = self.cfg;
-        let (tw, sw) = (cfg.tile, cfg.second_tile);
-        let mut axis = [0..0, 0..0];
-        for i in 0..2 {
-            let lo = t[i] * tw[i];
-            let hi = ((t[i] + 1) * tw[i]).min(cfg.viewport[i]) - 1;
-            axis[i] = lo / sw[i]..hi / sw[i] + 1;
-        }
-        let last = |s: u32, i: usize| (((s + 1) * sw[i]).min(cfg.viewport[i]) - 1) / tw[i];
-        let nx = self.store.second_tile_count()[0];
-        for sy in axis[1].clone() {
-            for sx in axis[0].clone() {
-                if last(sx, 0) != t[0] || last(sy, 1) != t[1] {
-                    continue;
-                }
-                let samples = self.shade([sx, sy], st)?;
-                self.ready_samples += samples.0.len() as u64;
-                self.ready.insert(sy * nx + sx, samples);
-            }
-        }
-        self.note(held);
-        self.feed();
-        Ok(())
-    }
-
-    fn note(&self, held: &mut HeldStats) {
-        let b = self.ready_samples + self.blend.held() as u64 + self.blend_nomerge.held() as u64;
-        held.blend_samples = held.blend_samples.max(b);
-        held.pixel_info_resident = held.pixel_info_resident.max(self.store.memory().peak_resident());
-    }
-
-    /// Read second tile `t` back, shade (002) and resolve (000) it: its blend samples (in the
-    /// colour buffer's storage order, [`BufferLayout::storage_order`]), and
-    /// (when the scatter is recorded) its pixels as the pixel processor takes them: every pixel
-    /// of a second tile with records that lies in the viewport, rows bottom-up, left→right.
-    fn shade(
-        &mut self,
-        t: [u32; 2],
-        st: &mut FrameStats,
-    ) -> Result<(Vec<BlendSample>, Vec<PixSamples>), PipelineError> {
-        let cfg = self.cfg;
-        let records = self.store.take_second_tile(t)?;
-        let mut blend_in = Vec::new();
-        let mut pixels = Vec::new();
-        if records.is_empty() {
-            return Ok((blend_in, pixels));
-        }
-        // Sort-based deferred shading (002).
-        let (ts, ss) = shading_sort::shade_tile(cfg, t, &records, &self.colours)?;
-        drop(records);
-        st.shade += ss;
-        // Pixel processor (000): coverage → colour slots, into the colour buffer, which hands
-        // the tile on in storage order (the seed's storage blocks, `colour_buffer.rs`).
-        let [sw, sh] = cfg.second_tile;
-        let c = cfg.colours_per_pixel as usize;
-        let resolved = &mut self.resolved;
-        for py in 0..ts.size[1] {
-            for px in 0..ts.size[0] {
-                let (x, y) = (ts.origin[0] + px, ts.origin[1] + py);
-                if x >= cfg.viewport[0] || y >= cfg.viewport[1] {
-                    continue;
-                }
-                for (i, v) in self.smp.iter_mut().enumerate() {
-                    *v = ts.get(px, py, i as u32).map(|(_, c)| c);
-                }
-                if self.scatter.is_some() {
-                    let mut p = PixSamples {
-                        x,
-                        y,
-                        ..PixSamples::default()
-                    };
-                    for (i, v) in self.smp.iter().enumerate() {
-                        if let Some(c) = v {
-                            p.mask |= 1 << i;
-                            p.colour[i] = u32::from_le_bytes(*c);
-                        }
-                    }
-                    pixels.push(p);
-                }
-                let slots = &mut resolved[((y % sh) * sw + x % sw) as usize];
-                pixel_processor::resolve_pixel(cfg, &self.smp, slots, &mut st.pixel);
-            }
-        }
-        for (x, y) in self.buffer.storage_order(t) {
-            for (j, slot) in resolved[((y % sh) * sw + x % sw) as usize].iter().enumerate().take(c) {
-                if let Some(src) = slot {
-                    let pos = self.merger.pos(x, y, j as u32);
-                    // Each slot is blended once per frame, so the colour buffer still
-                    // holds the background here whatever the blender has written.
-                    blend_in.push(BlendSample {
-                        pos,
-                        src: *src,
-                        dst: self.merger.read(pos),
-                        state: 0,
-                    });
-                }
-            }
-        }
-        Ok((blend_in, pixels))
-    }
-
-    /// Feed the blenders every shaded second tile that is next in the blend stream; the merged
-    /// blender's results go to the output merger.
-    fn feed(&mut self) {
+    /// A first tile's completed second tiles are queued: the blend step it makes due, every
+    /// queued second tile that is next in the blend stream leaving the queue (its pixels to the
+    /// recorded scatter).
+    fn due_step(&mut self) -> BlendStep {
+        let mut step = BlendStep {
+            queued: self.ready_samples,
+            held_merged: 0,
+            feed: Vec::new(),
+        };
         while let Some((samples, pixels)) = self.ready.remove(&self.next) {
             self.ready_samples -= samples.len() as u64;
             if let Some(sc) = self.scatter.as_mut() {
                 sc.extend(pixels);
             }
-            let merger = &mut self.merger;
-            for s in samples {
-                self.blend.push(s, |o| merger.write(o.pos, o.colour));
-                self.blend_nomerge.push(s, |_| {});
-            }
+            step.feed.push(samples);
             self.next += 1;
         }
+        step
     }
 
     fn finish(
         mut self,
+        mut merged: MergedBlend,
+        unmerged: UnmergedBlend,
         st: &mut FrameStats,
         held: &mut HeldStats,
     ) -> Result<(Image, Option<BackEndRecord>), PipelineError> {
-        self.note(held);
+        let b = self.ready_samples + merged.blend.held() as u64 + unmerged.blend.held() as u64;
+        held.blend_samples = unmerged.held_blend_samples.max(b);
+        held.pixel_info_resident = held.pixel_info_resident.max(self.store.memory().peak_resident());
         self.store.finish_raster()?;
         let [nx, ny] = self.store.second_tile_count();
         if self.next != nx * ny || !self.ready.is_empty() {
@@ -728,24 +1020,72 @@ impl<'f> PixelSide<'f> {
         }
         st.pixel_info = self.store.stats();
         // Blender (004) with and without the sample-pool merge; the merged one is used.
-        let merger = &mut self.merger;
-        st.blend = self.blend.finish(|o| merger.write(o.pos, o.colour));
-        st.blend_nomerge = self.blend_nomerge.finish(|_| {});
-        st.framebuffer_bytes = self.merger.bytes_written;
+        let merger = &mut merged.merger;
+        st.blend = merged.blend.finish(|o| merger.write(o.pos, o.colour));
+        st.blend_nomerge = unmerged.blend.finish(|_| {});
+        st.framebuffer_bytes = merger.bytes_written;
         let rec = self.scatter.take().map(|input| BackEndRecord {
             input,
             background: self.background,
-            memory: self.merger.memory(),
+            memory: merger.memory(),
         });
-        Ok((self.merger.finish(), rec))
+        Ok((merger.finish(), rec))
+    }
+}
+
+impl MergedBlend {
+    fn new(frame: &Frame) -> Self {
+        MergedBlend {
+            merger: OutputMerger::new(&frame.cfg, frame.background),
+            blend: StreamBlender::new(&frame.cfg, &PIPELINE_BLEND),
+        }
+    }
+
+    /// Run blend steps in order: note what the blender holds, then read each due sample's
+    /// `dst` from the colour buffer and feed it; the results go to the output merger.
+    fn run(&mut self, steps: &mut [BlendStep]) {
+        let merger = &mut self.merger;
+        for step in steps {
+            step.held_merged = self.blend.held() as u64;
+            for s in step.feed.iter_mut().flatten() {
+                // Each slot is blended once per frame and this is its sample, so the colour
+                // buffer still holds the background here whatever the blender has written:
+                // the value it held when the tile was shaded.
+                s.dst = merger.read(s.pos);
+                self.blend.push(*s, |o| merger.write(o.pos, o.colour));
+            }
+        }
+    }
+}
+
+impl UnmergedBlend {
+    fn new(cfg: &Config) -> Self {
+        UnmergedBlend {
+            blend: StreamBlender::new(cfg, &BlendOpts::default()),
+            held_blend_samples: 0,
+        }
+    }
+
+    /// Run blend steps in order, after [`MergedBlend::run`]: note what is held (the queue and
+    /// both blenders), then feed the due samples.
+    fn run(&mut self, steps: Vec<BlendStep>) {
+        for step in steps {
+            let held = step.queued + step.held_merged + self.blend.held() as u64;
+            self.held_blend_samples = self.held_blend_samples.max(held);
+            for s in step.feed.into_iter().flatten() {
+                self.blend.push(s, |_| {});
+            }
+        }
     }
 }
 
 /// Host bytes the streaming pipeline ([`render_stream`]) needs for `cfg` whatever the scene
-/// draws: the framebuffer (`colours_per_pixel` RGBA slots per pixel), the image, the
-/// pixel-info list table, the blend queue (a band of second tiles as tall as a first tile,
-/// plus one) and one second tile's shading buffers. What the scene adds (per-primitive setup
-/// and bins, one first tile's overdraw records) comes on top. For refusing a request up front.
+/// draws, run in the rayon pool of the calling thread: the framebuffer (`colours_per_pixel`
+/// RGBA slots per pixel), the image, the pixel-info list table, the blend queue (a band of
+/// second tiles as tall as a first tile, plus one), the blend samples of the three windows in
+/// flight (module header, "Parallel") and one second tile's shading buffers per thread. What
+/// the scene adds (per-primitive setup and bins, a window's quads, at most 64 MiB or one first
+/// tile's, and its overdraw records) comes on top. For refusing a request up front.
 pub fn fixed_host_bytes(cfg: &Config) -> u64 {
     let [w, h] = cfg.viewport.map(u64::from);
     let c = cfg.colours_per_pixel as u64;
@@ -756,9 +1096,11 @@ pub fn fixed_host_bytes(cfg: &Config) -> u64 {
     let table = (8 * nsx * nsy).next_multiple_of(crate::pixel_info::CHUNK_BYTES as u64);
     let rows = (cfg.tile[1] as u64 / sh).max(1);
     let queue = (nsx * rows + 1) * sw * sh * c * std::mem::size_of::<BlendSample>() as u64;
-    // Depth, shading point, sorted item and shaded sample per sample position.
-    let shade = sw * sh * cfg.msaa as u64 * (4 + 8 + 2 * 16 + 12);
-    framebuffer + image + table + queue + shade
+    let threads = rayon::current_num_threads();
+    let windows = 3 * window_tiles(cfg, threads) as u64 * completed_blend_bytes_per_tile(cfg);
+    // Depth, shading point, sorted item and shaded sample per sample position, per thread.
+    let shade = threads as u64 * sw * sh * cfg.msaa as u64 * (4 + 8 + 2 * 16 + 12);
+    framebuffer + image + table + queue + windows + shade
 }
 
 /// Run the raster side and collect it: [`raster_stream`] with every quad (and, with `trace`,

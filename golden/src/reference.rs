@@ -5,6 +5,7 @@
 use crate::config::Config;
 use crate::prim::{Coverage, PointFx, TriangleFx};
 use crate::samples;
+use rayon::prelude::*;
 
 /// Samples tested by the last call (for the benchmark's samples/s figure).
 #[derive(Default, Clone, Copy, Debug)]
@@ -131,6 +132,28 @@ pub fn primitive(cfg: &Config, p: &crate::prim::PrimitiveFx, st: &mut RefStats) 
         crate::prim::PrimitiveFx::Triangle(t) => triangle(cfg, t, st),
         crate::prim::PrimitiveFx::Point(q) => point(cfg, q, st),
     }
+}
+
+/// Covered samples of every primitive of a frame, in submission order (element `i` is
+/// [`primitive`] of `prims[i]`), the primitives spread over the threads of the current rayon
+/// pool; `st` gets the samples tested by all of them. Each primitive is one task with its own
+/// counter, results collected in submission order and the counters summed in that order, so
+/// the result is the same on any number of threads. Memory grows with the frame's covered
+/// pixels: call [`primitive`] one at a time to check a frame as it streams.
+pub fn primitives(cfg: &Config, prims: &[crate::prim::PrimitiveFx], st: &mut RefStats) -> Vec<Coverage> {
+    let per: Vec<(Coverage, RefStats)> = prims
+        .par_iter()
+        .map(|p| {
+            let mut s = RefStats::default();
+            (primitive(cfg, p, &mut s), s)
+        })
+        .collect();
+    per.into_iter()
+        .map(|(c, s)| {
+            st.samples_tested += s.samples_tested;
+            c
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -31,8 +31,8 @@ fn check_against_reference(frame: &Frame) -> u64 {
         per_prim.entry(tq.quad.prim).or_default().push(tq.quad);
     }
     let mut total = 0;
-    for (i, p) in frame.prims.iter().enumerate() {
-        let want = reference::primitive(&frame.cfg, p, &mut RefStats::default());
+    let reference = reference::primitives(&frame.cfg, &frame.prims, &mut RefStats::default());
+    for (i, (p, want)) in frame.prims.iter().zip(reference).enumerate() {
         let got: Coverage = per_prim
             .get(&(i as u32))
             .map(|q| quads_to_coverage(q, frame.cfg.msaa).expect("quad contract"))

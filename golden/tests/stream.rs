@@ -634,10 +634,20 @@ fn fixed_host_bytes_counts_the_framebuffer_and_image() {
     c.msaa = 16;
     c.colours_per_pixel = 16;
     c.validate().unwrap();
-    let b = tilerast_golden::pipeline::fixed_host_bytes(&c);
+    // The windows in flight and the shading buffers grow with the pool's threads: the bounds
+    // are for one thread, and more threads count more.
+    let in_pool = |threads: usize, c: &Config| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| tilerast_golden::pipeline::fixed_host_bytes(c))
+    };
+    let b = in_pool(1, &c);
     let fb_image = (4096u64 * 4096) * (16 * 4 + 4);
     assert!(b >= fb_image && b < fb_image + (256 << 20), "{b}");
-    let small = tilerast_golden::pipeline::fixed_host_bytes(&Config::preset("ice40").unwrap());
+    assert!(in_pool(4, &c) > b, "more threads, more bytes");
+    let small = in_pool(1, &Config::preset("ice40").unwrap());
     assert!(small < 4 << 20, "{small}");
 }
 
