@@ -527,6 +527,8 @@ pub struct ExploreOpts {
     pub plot: Option<PathBuf>,
     pub figures: Option<String>,
     pub raster_only: bool,
+    /// No progress bar (`--quiet`).
+    pub quiet: bool,
 }
 
 fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
@@ -590,7 +592,7 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
         let _ = writeln!(err, "note: skipping {why}");
     }
     let pb = ProgressBar::new(valid.len() as u64);
-    let show = std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
+    let show = !o.quiet && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
     pb.set_draw_target(if show {
         ProgressDrawTarget::stderr()
     } else {

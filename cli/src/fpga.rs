@@ -82,6 +82,16 @@ pub fn run(a: &FpgaArgs, out: &mut dyn Write) -> Res<()> {
             format!("must be in 1..={}", u16::MAX as usize / protocol::CMD_BYTES),
         ));
     }
+    if a.baud == 0 {
+        return Err(CliError::at("--baud", a.baud, "must be a positive baud rate"));
+    }
+    if a.timeout_ms == 0 {
+        return Err(CliError::at("--timeout-ms", a.timeout_ms, "must be at least 1 ms"));
+    }
+    // Read and check the scene before opening the port: a bad scene is reported as such, not
+    // after a PING timeout. Its preset is the board's, known only after PING: a JSON scene is
+    // kept and given it then; an OBJ / SVG is fitted to the board's viewport, so imported again.
+    let pre = scene_io::load(Some(&a.scene), &a.import)?;
     let port = serialport::new(&a.port, a.baud)
         .timeout(Duration::from_millis(a.timeout_ms.max(1)))
         .open()
@@ -108,7 +118,16 @@ pub fn run(a: &FpgaArgs, out: &mut dyn Write) -> Res<()> {
     // The scene, rasterized with the board's preset.
     let mut imp = a.import.clone();
     imp.preset = Some(cfg.name.clone());
-    let loaded = scene_io::load(Some(&a.scene), &imp)?;
+    let loaded = match scene_io::kind_of(&a.scene)? {
+        scene_io::SceneKind::Json => {
+            let mut l = pre;
+            l.scene
+                .config
+                .insert("preset".into(), serde_json::Value::String(cfg.name.clone()));
+            l
+        }
+        _ => scene_io::load(Some(&a.scene), &imp)?,
+    };
     let frame = loaded.frame()?;
     if frame.cfg != cfg {
         return Err(CliError::at(

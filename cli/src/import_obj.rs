@@ -23,7 +23,7 @@
 //! ```
 
 use crate::error::{CliError, Res};
-use crate::scene_io::{parse_vec3, snap, ImportArgs};
+use crate::scene_io::{check_triangles, parse_vec3, snap, ImportArgs};
 use std::io::BufReader;
 use std::path::Path;
 use tilerast_golden::scene::{Primitive, Triangle};
@@ -65,16 +65,27 @@ pub fn import(path: &Path, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
 /// Check every line `tobj` would refuse, so that errors carry a line number (tobj's do not):
 /// `v` (3 coordinates, then nothing, a non-zero `w` or an `r g b` colour), `vt` (2 numbers),
 /// `vn` (3 numbers), `f` / `l` (`v`, `v/vt`, `v//vn` or `v/vt/vn` per vertex, every index in
-/// range) and `usemtl` (a name).
-fn prescan(text: &str, file: &str) -> Res<()> {
+/// range) and `usemtl` (a name). Also counts the triangles the faces make (a face of n
+/// vertices is a fan of n − 2) and refuses more than a scene may hold
+/// ([`check_triangles`]) before `tobj` allocates them.
+fn prescan(text: &str, file: &str, imp: &ImportArgs) -> Res<()> {
     // Counts of v, vt, vn lines so far.
     let mut count = [0i64; 3];
+    let mut triangles = 0u64;
     let f32_of = |t: &str| t.parse::<f32>().ok();
     for (n, line) in text.lines().enumerate() {
-        let at = format!("line {}", n + 1);
-        let fail = |msg: String| Err(CliError::at(file, &at, msg));
+        let at = || format!("line {}", n + 1);
+        let fail = |msg: String| Err(CliError::at(file, at(), msg));
         let mut toks = line.split_whitespace();
         let Some(kw) = toks.next() else { continue };
+        if kw == "f" || kw == "l" {
+            // Token by token: one face line may hold millions of vertices.
+            let verts = scan_face(kw, toks, &count, &|m| CliError::at(file, at(), m))?;
+            if kw == "f" {
+                triangles += verts - 2;
+            }
+            continue;
+        }
         let args: Vec<&str> = toks.collect();
         match kw {
             "v" => {
@@ -123,46 +134,57 @@ fn prescan(text: &str, file: &str) -> Res<()> {
                 }
                 count[slot] += 1;
             }
-            "f" | "l" => {
-                let (what, min) = if kw == "f" { ("face", 3) } else { ("line", 2) };
-                if args.len() < min {
-                    return fail(format!("{what} needs at least {min} vertices, found {}", args.len()));
-                }
-                for t in &args {
-                    let parts: Vec<&str> = t.split('/').collect();
-                    if parts.len() > 3 {
-                        return fail(format!("{what} vertex `{t}` has more than 3 indices (v/vt/vn)"));
-                    }
-                    for (slot, p) in parts.iter().enumerate() {
-                        let name = ["vertex", "texture coordinate", "normal"][slot];
-                        if p.is_empty() {
-                            if slot == 0 {
-                                return fail(format!("{what} vertex `{t}` has no vertex index"));
-                            }
-                            continue;
-                        }
-                        let Ok(idx) = p.parse::<i64>() else {
-                            return fail(format!(
-                                "{what} vertex `{t}` has a {name} index `{p}` that is not an integer"
-                            ));
-                        };
-                        let have = count[slot];
-                        let ok = if idx > 0 { idx <= have } else { idx < 0 && -idx <= have };
-                        if !ok {
-                            return fail(if slot == 0 {
-                                format!("{what} vertex index {idx} is out of range (1..={have} vertices so far)")
-                            } else {
-                                format!("{what} vertex `{t}`: {name} index {idx} is out of range (1..={have} so far)")
-                            });
-                        }
-                    }
-                }
-            }
             "usemtl" if args.is_empty() => return fail("usemtl needs a material name".into()),
             _ => {}
         }
     }
+    check_triangles(file, "faces", triangles, true, imp)?;
     Ok(())
+}
+
+/// Check one `f` / `l` line's vertices (`toks`, after the keyword); the number of vertices.
+fn scan_face<'a>(
+    kw: &str,
+    toks: impl Iterator<Item = &'a str>,
+    count: &[i64; 3],
+    fail: &dyn Fn(String) -> CliError,
+) -> Res<u64> {
+    let (what, min) = if kw == "f" { ("face", 3) } else { ("line", 2) };
+    let mut n = 0u64;
+    for t in toks {
+        n += 1;
+        let parts: Vec<&str> = t.split('/').collect();
+        if parts.len() > 3 {
+            return Err(fail(format!("{what} vertex `{t}` has more than 3 indices (v/vt/vn)")));
+        }
+        for (slot, p) in parts.iter().enumerate() {
+            let name = ["vertex", "texture coordinate", "normal"][slot];
+            if p.is_empty() {
+                if slot == 0 {
+                    return Err(fail(format!("{what} vertex `{t}` has no vertex index")));
+                }
+                continue;
+            }
+            let Ok(idx) = p.parse::<i64>() else {
+                return Err(fail(format!(
+                    "{what} vertex `{t}` has a {name} index `{p}` that is not an integer"
+                )));
+            };
+            let have = count[slot];
+            let ok = if idx > 0 { idx <= have } else { idx < 0 && -idx <= have };
+            if !ok {
+                return Err(fail(if slot == 0 {
+                    format!("{what} vertex index {idx} is out of range (1..={have} vertices so far)")
+                } else {
+                    format!("{what} vertex `{t}`: {name} index {idx} is out of range (1..={have} so far)")
+                }));
+            }
+        }
+    }
+    if n < min {
+        return Err(fail(format!("{what} needs at least {min} vertices, found {n}")));
+    }
+    Ok(n)
 }
 
 /// The first line at which `tobj` fails, for its errors that carry no line (the prescan
@@ -194,7 +216,7 @@ fn tobj_failing_line(text: &str, opts: &tobj::LoadOptions) -> Option<usize> {
 /// Convert OBJ text to a scene (materials are looked up relative to `dir`).
 pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    prescan(text, file)?;
+    prescan(text, file, imp)?;
     let view = parse_vec3("--view", &imp.view)?;
     let opts = tobj::LoadOptions {
         triangulate: true,

@@ -34,12 +34,13 @@
 //! ```
 
 use crate::error::{CliError, Res};
-use crate::scene_io::{snap, ImportArgs};
+use crate::scene_io::{check_triangles, max_triangles, snap, ImportArgs};
 use lyon::math::{point, Point};
 use lyon::path::Path as LyonPath;
 use lyon::tessellation::{
-    BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, LineCap, LineJoin, StrokeOptions,
-    StrokeTessellator, StrokeVertex, VertexBuffers,
+    BuffersBuilder, FillGeometryBuilder, FillOptions, FillRule, FillTessellator, FillVertex, GeometryBuilder,
+    GeometryBuilderError, LineCap, LineJoin, StrokeGeometryBuilder, StrokeOptions, StrokeTessellator, StrokeVertex,
+    VertexBuffers, VertexId,
 };
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -58,6 +59,75 @@ pub fn import(path: &Path, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
         ..Default::default()
     };
     svg_to_scene(&data, &path.display().to_string(), cfg, imp, &opt)
+}
+
+thread_local! {
+    /// Triangles the import may still make (set by [`svg_to_scene`]; unlimited otherwise):
+    /// lyon's tessellators stop at the first vertex past it ([`Budgeted`]), so that a
+    /// self-crossing path whose intersections would make millions of triangles is refused
+    /// before they are allocated.
+    static TRIANGLES_LEFT: Cell<u64> = const { Cell::new(u64::MAX) };
+    /// Set when [`Budgeted`] stopped a tessellation.
+    static OVER_BUDGET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A lyon geometry builder that spends [`TRIANGLES_LEFT`]: once it is spent, or once a
+/// tessellation has made three vertices per triangle left (a fill's triangles are about
+/// as many as its vertices), the next vertex is refused (`TooManyVertices`) and
+/// [`OVER_BUDGET`] is set.
+struct Budgeted<B> {
+    inner: B,
+    vertices: u64,
+    max_vertices: u64,
+}
+
+impl<B> Budgeted<B> {
+    fn new(inner: B) -> Self {
+        let left = TRIANGLES_LEFT.with(Cell::get);
+        Budgeted {
+            inner,
+            vertices: 0,
+            max_vertices: left.saturating_mul(3).saturating_add(64),
+        }
+    }
+    fn vertex(&mut self) -> Result<(), GeometryBuilderError> {
+        self.vertices += 1;
+        if TRIANGLES_LEFT.with(Cell::get) == 0 || self.vertices > self.max_vertices {
+            OVER_BUDGET.with(|o| o.set(true));
+            return Err(GeometryBuilderError::TooManyVertices);
+        }
+        Ok(())
+    }
+}
+
+impl<B: GeometryBuilder> GeometryBuilder for Budgeted<B> {
+    fn begin_geometry(&mut self) {
+        self.inner.begin_geometry()
+    }
+    fn end_geometry(&mut self) {
+        self.inner.end_geometry()
+    }
+    fn add_triangle(&mut self, a: VertexId, b: VertexId, c: VertexId) {
+        TRIANGLES_LEFT.with(|t| t.set(t.get().saturating_sub(1)));
+        self.inner.add_triangle(a, b, c)
+    }
+    fn abort_geometry(&mut self) {
+        self.inner.abort_geometry()
+    }
+}
+
+impl<B: FillGeometryBuilder> FillGeometryBuilder for Budgeted<B> {
+    fn add_fill_vertex(&mut self, v: FillVertex) -> Result<VertexId, GeometryBuilderError> {
+        self.vertex()?;
+        self.inner.add_fill_vertex(v)
+    }
+}
+
+impl<B: StrokeGeometryBuilder> StrokeGeometryBuilder for Budgeted<B> {
+    fn add_stroke_vertex(&mut self, v: StrokeVertex) -> Result<VertexId, GeometryBuilderError> {
+        self.vertex()?;
+        self.inner.add_stroke_vertex(v)
+    }
 }
 
 /// One tessellated fill or stroke, in screen pixels (y up).
@@ -786,7 +856,7 @@ fn fill_split(lp: &LyonPath, rule: FillRule, mode: Split) -> Result<Filled, lyon
             .tessellate_path(
                 p,
                 &opts,
-                &mut BuffersBuilder::new(&mut buf, |v: FillVertex| v.position()),
+                &mut Budgeted::new(BuffersBuilder::new(&mut buf, |v: FillVertex| v.position())),
             )
             .map(|_| triangles(&buf))
     };
@@ -886,12 +956,59 @@ fn fill_split(lp: &LyonPath, rule: FillRule, mode: Split) -> Result<Filled, lyon
     Ok(out)
 }
 
-fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Layer>) -> Res<()> {
+/// What [`walk`] carries down the tree: the mapping, the file, the import options and the
+/// triangles made so far (at most [`max_triangles`]).
+struct Walk<'a> {
+    fit: &'a Fit,
+    file: &'a str,
+    imp: &'a ImportArgs,
+    made: u64,
+    /// Paths tessellated so far, and the progress bar over them.
+    paths: u64,
+    progress: crate::progress::Progress,
+}
+
+/// Paths under `g` (what [`walk`] tessellates), for the progress bar.
+fn count_paths(g: &usvg::Group) -> u64 {
+    g.children()
+        .iter()
+        .map(|n| match n {
+            usvg::Node::Group(c) => count_paths(c),
+            usvg::Node::Path(_) => 1,
+            _ => 0,
+        })
+        .sum()
+}
+
+impl Walk<'_> {
+    /// A tessellation error of path `at`: the triangle budget's refusal if [`Budgeted`] stopped
+    /// it, else `what` failed with `e`.
+    fn tess_error(&self, at: &str, what: &str, e: impl std::fmt::Debug) -> CliError {
+        if OVER_BUDGET.with(|o| o.replace(false)) {
+            let n = max_triangles(self.imp) + 1;
+            return check_triangles(self.file, at, n, false, self.imp).expect_err("past the budget");
+        }
+        CliError::at(self.file, at, format!("{what} tessellation failed: {e:?}"))
+    }
+
+    /// Count a layer's triangles; refuse them past the budget; spend the budget.
+    fn add(&mut self, at: &str, tris: usize) -> Res<()> {
+        self.made += tris as u64;
+        check_triangles(self.file, at, self.made, false, self.imp)?;
+        let left = max_triangles(self.imp) - self.made;
+        TRIANGLES_LEFT.with(|t| t.set(left));
+        Ok(())
+    }
+}
+
+fn walk(g: &usvg::Group, opacity: f32, w: &mut Walk, out: &mut Vec<Layer>) -> Res<()> {
     let opacity = opacity * g.opacity().get();
+    let fit = w.fit;
     for node in g.children() {
         match node {
-            usvg::Node::Group(c) => walk(c, opacity, fit, file, out)?,
+            usvg::Node::Group(c) => walk(c, opacity, w, out)?,
             usvg::Node::Path(p) if p.is_visible() => {
+                let at = format!("path `{}`", p.id());
                 let lp = to_lyon(p, fit);
                 let fill_first = matches!(p.paint_order(), usvg::PaintOrder::FillAndStroke);
                 let mut pending: Vec<Layer> = Vec::new();
@@ -900,13 +1017,8 @@ fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Laye
                         usvg::FillRule::NonZero => FillRule::NonZero,
                         usvg::FillRule::EvenOdd => FillRule::EvenOdd,
                     };
-                    let filled = fill(&lp, rule).map_err(|e| {
-                        CliError::at(
-                            file,
-                            format!("path `{}`", p.id()),
-                            format!("fill tessellation failed: {e:?}"),
-                        )
-                    })?;
+                    let filled = fill(&lp, rule).map_err(|e| w.tess_error(&at, "fill", e))?;
+                    w.add(&at, filled.tris.len())?;
                     pending.push(Layer {
                         colour: paint_colour(f.paint(), opacity * f.opacity().get()),
                         tris: filled.tris,
@@ -937,15 +1049,10 @@ fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Laye
                         .tessellate_path(
                             &lp,
                             &opts,
-                            &mut BuffersBuilder::new(&mut buf, |v: StrokeVertex| v.position()),
+                            &mut Budgeted::new(BuffersBuilder::new(&mut buf, |v: StrokeVertex| v.position())),
                         )
-                        .map_err(|e| {
-                            CliError::at(
-                                file,
-                                format!("path `{}`", p.id()),
-                                format!("stroke tessellation failed: {e:?}"),
-                            )
-                        })?;
+                        .map_err(|e| w.tess_error(&at, "stroke", e))?;
+                    w.add(&at, buf.indices.len() / 3)?;
                     let layer = Layer {
                         colour: paint_colour(s.paint(), opacity * s.opacity().get()),
                         tris: triangles(&buf),
@@ -957,6 +1064,8 @@ fn walk(g: &usvg::Group, opacity: f32, fit: &Fit, file: &str, out: &mut Vec<Laye
                     }
                 }
                 out.extend(pending.into_iter().filter(|l| !l.tris.is_empty()));
+                w.paths += 1;
+                w.progress.set(w.paths);
             }
             _ => {}
         }
@@ -971,9 +1080,56 @@ fn end_pos(text: &str) -> (usize, usize) {
     (line, col)
 }
 
+/// Deepest element nesting usvg accepts (`usvg/src/parser/svgtree/parse.rs`: `depth > 1024`
+/// is its `NodesLimitReached`, which roxmltree places at line 1 column 1).
+pub const MAX_SVG_DEPTH: usize = 1024;
+
+/// usvg's `NodesLimitReached` as one line: where the first element nested deeper than
+/// [`MAX_SVG_DEPTH`] starts, and which element it is.
+fn nesting_error(file: &str, text: &str) -> CliError {
+    let opt = usvg::roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let limit = format!("elements nest more than {MAX_SVG_DEPTH} deep, the most the SVG parser (usvg) takes");
+    let Ok(doc) = usvg::roxmltree::Document::parse_with_options(text, opt) else {
+        return CliError::at(file, "svg", limit);
+    };
+    // Depth in elements below the root <svg>: the elements still open (a stack of where they
+    // end) as the elements come in document order.
+    let mut open: Vec<usize> = Vec::new();
+    let mut deepest: Option<(usize, usvg::roxmltree::Node)> = None;
+    for n in doc.root_element().descendants().filter(|n| n.is_element()) {
+        let r = n.range();
+        while open.last().is_some_and(|&end| end <= r.start) {
+            open.pop();
+        }
+        let depth = open.len();
+        if deepest.is_none_or(|(d, _)| depth > d) {
+            deepest = Some((depth, n));
+        }
+        if depth > MAX_SVG_DEPTH {
+            break;
+        }
+        open.push(r.end);
+    }
+    match deepest {
+        Some((d, n)) => {
+            let pos = doc.text_pos_at(n.range().start);
+            CliError::at(
+                file,
+                format!("line {} column {}", pos.row, pos.col),
+                format!("{limit}; this <{}> is at depth {d}", n.tag_name().name()),
+            )
+        }
+        None => CliError::at(file, "svg", limit),
+    }
+}
+
 /// A usvg error as one line; XML errors carry their line and column.
 fn svg_error(file: &str, text: &str, e: usvg::Error) -> CliError {
     match e {
+        usvg::Error::ParsingFailed(usvg::roxmltree::Error::NodesLimitReached) => nesting_error(file, text),
         usvg::Error::ParsingFailed(x) => {
             let (line, col) = match x {
                 // Errors found at the end of the text (roxmltree reports them at 1:1).
@@ -1048,7 +1204,25 @@ pub fn svg_to_scene(data: &[u8], file: &str, cfg: &Config, imp: &ImportArgs, opt
     };
 
     let mut layers = Vec::new();
-    walk(tree.root(), 1.0, &fit, file, &mut layers)?;
+    let mut walker = Walk {
+        fit: &fit,
+        file,
+        imp,
+        made: 0,
+        paths: 0,
+        progress: crate::progress::Progress::new(
+            count_paths(tree.root()),
+            "paths",
+            format!("import {file}"),
+            imp.quiet,
+        ),
+    };
+    TRIANGLES_LEFT.with(|t| t.set(max_triangles(imp)));
+    OVER_BUDGET.with(|o| o.set(false));
+    let walked = walk(tree.root(), 1.0, &mut walker, &mut layers);
+    TRIANGLES_LEFT.with(|t| t.set(u64::MAX));
+    walker.progress.finish();
+    walked?;
     if layers.is_empty() {
         return Err(CliError::at(
             file,
@@ -1151,6 +1325,73 @@ mod tests {
         for v in last.v {
             assert!(v[0] >= 320.0 - 0.01 && v[1] <= 240.0 + 0.01, "{v:?}");
         }
+    }
+
+    /// A self-crossing star (every edge crosses most others) tessellates into far more
+    /// triangles than it has edges; past the budget, lyon is stopped at the next vertex and
+    /// the import refused on one line, before the triangles are kept.
+    #[test]
+    fn a_tessellation_past_the_triangle_budget_is_refused() {
+        let n = 61;
+        let pts: Vec<String> = (0..n)
+            .map(|i| {
+                let a = std::f64::consts::TAU * (i * 30 % n) as f64 / n as f64;
+                format!("{:.3},{:.3}", 50.0 + 40.0 * a.cos(), 50.0 + 40.0 * a.sin())
+            })
+            .collect();
+        let svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><polygon id="star" points="{}"/></svg>"#,
+            pts.join(" ")
+        );
+        let cfg = Config::preset("default").unwrap();
+        let imp = |bytes: Option<u64>| ImportArgs {
+            max_scene_bytes: bytes,
+            ..Default::default()
+        };
+        let all = svg_to_scene(svg.as_bytes(), "s.svg", &cfg, &imp(None), &usvg::Options::default())
+            .unwrap()
+            .primitives
+            .len();
+        assert!(all > 1000, "{all} triangles");
+        let limit = crate::scene_io::MIN_TRIANGLE_BYTES * 500;
+        let e = svg_to_scene(
+            svg.as_bytes(),
+            "s.svg",
+            &cfg,
+            &imp(Some(limit)),
+            &usvg::Options::default(),
+        )
+        .unwrap_err()
+        .0;
+        assert_eq!(
+            e,
+            "s.svg: path `star`: the scene would be at least 42.6 KiB of JSON (at least 501 primitives), more than the 42.5 KiB limit every command reads back (no flag raises it); simplify or split the input"
+        );
+        // The budget is reset: the next import is not limited.
+        assert_eq!(
+            svg_to_scene(svg.as_bytes(), "s.svg", &cfg, &imp(None), &usvg::Options::default())
+                .unwrap()
+                .primitives
+                .len(),
+            all
+        );
+    }
+
+    #[test]
+    fn too_deep_nesting_names_the_element_and_the_limit() {
+        let n = MAX_SVG_DEPTH + 5;
+        let svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">\n{}<rect width=\"5\" height=\"5\"/>{}</svg>",
+            "<g>".repeat(n),
+            "</g>".repeat(n)
+        );
+        let e = scene(&svg).unwrap_err().0;
+        assert!(e.starts_with("t.svg: line 2 column "), "{e}");
+        assert!(
+            e.contains("more than 1024 deep") && e.contains("this <g> is at depth 1025"),
+            "{e}"
+        );
+        assert!(!e.contains("line 1 column 1"), "{e}");
     }
 
     #[test]

@@ -24,7 +24,9 @@ mod fpga;
 mod fuzz;
 mod import_obj;
 mod import_svg;
+mod output;
 mod plot;
+mod progress;
 mod raster;
 #[cfg(feature = "rtl")]
 mod regress;
@@ -96,6 +98,10 @@ enum Cmd {
         /// Output file (default: stdout).
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// Refuse, before rasterizing, a scene whose output could pass this many bytes (an
+        /// upper bound from each primitive's area and box in the viewport); K, M, G, T suffixes.
+        #[arg(long, value_name = "BYTES", default_value = "4G", value_parser = raster::parse_bytes)]
+        max_output_bytes: u64,
         #[command(flatten)]
         import: ImportArgs,
     },
@@ -192,6 +198,16 @@ fn run(cli: Cli) -> Res<()> {
             rtl,
             import,
         } => {
+            let inputs: Vec<&std::path::Path> = scene.iter().map(|p| p.as_path()).collect();
+            output::check(
+                &output::OutSpec {
+                    flag: "-o",
+                    path: &out,
+                    exts: &["png"],
+                    what: "a PNG image",
+                },
+                &inputs,
+            )?;
             let l = scene_io::load(scene.as_ref(), &import)?;
             let frame = l.frame()?;
             let o = render::RenderOpts {
@@ -200,6 +216,7 @@ fn run(cli: Cli) -> Res<()> {
                 scale,
                 prim,
                 all_stats: stats,
+                quiet: import.quiet,
             };
             #[cfg(not(feature = "rtl"))]
             if rtl {
@@ -219,10 +236,23 @@ fn run(cli: Cli) -> Res<()> {
             scene,
             format: raster::Format::Jsonl,
             out,
+            max_output_bytes,
             import,
         } => {
+            if let Some(p) = &out {
+                output::check(
+                    &output::OutSpec {
+                        flag: "-o",
+                        path: p,
+                        exts: &["jsonl", "ndjson"],
+                        what: "JSON lines",
+                    },
+                    &[&scene],
+                )?;
+            }
             let l = scene_io::load(Some(&scene), &import)?;
             let frame = l.frame()?;
+            raster::check_output_size(&frame, &l.file, max_output_bytes)?;
             match out {
                 Some(p) => {
                     let f = std::fs::File::create(&p).map_err(|e| error::io_err(&p, "write", e))?;
@@ -231,9 +261,10 @@ fn run(cli: Cli) -> Res<()> {
                         &l.file,
                         &p.display().to_string(),
                         &mut std::io::BufWriter::new(f),
+                        import.quiet,
                     )
                 }
-                None => stdout_write(|w| raster::run(&frame, &l.file, "<stdout>", w)),
+                None => stdout_write(|w| raster::run(&frame, &l.file, "<stdout>", w, import.quiet)),
             }
         }
         Cmd::Explore {
@@ -249,6 +280,25 @@ fn run(cli: Cli) -> Res<()> {
             raster_only,
             import,
         } => {
+            let inputs: Vec<&std::path::Path> = scene.iter().map(|p| p.as_path()).collect();
+            if let Some(p) = &csv {
+                let spec = output::OutSpec {
+                    flag: "--csv",
+                    path: p,
+                    exts: &["csv"],
+                    what: "CSV",
+                };
+                output::check(&spec, &inputs)?;
+            }
+            if let Some(p) = &plot {
+                let spec = output::OutSpec {
+                    flag: "--plot",
+                    path: p,
+                    exts: &["svg", "png"],
+                    what: "a plot (SVG or PNG)",
+                };
+                output::check(&spec, &inputs)?;
+            }
             let l = scene_io::load(scene.as_ref(), &import)?;
             let frame = l.frame()?;
             let o = explore::ExploreOpts {
@@ -263,26 +313,37 @@ fn run(cli: Cli) -> Res<()> {
                 plot,
                 figures,
                 raster_only,
+                quiet: import.quiet,
             };
             stdout_write(|w| explore::run(&frame, &l.file, &o, w, &mut std::io::stderr()))
         }
         Cmd::Import { input, out, import } => {
+            if let Some(p) = &out {
+                let spec = output::OutSpec {
+                    flag: "-o",
+                    path: p,
+                    exts: &["json"],
+                    what: "a JSON scene",
+                };
+                output::check(&spec, &[&input])?;
+            }
+            let import = ImportArgs {
+                max_scene_bytes: Some(scene_io::MAX_SCENE_BYTES),
+                ..import
+            };
             let scene = scene_io::import_only(&input, &import)?;
-            // Check the result goes through the front end before writing it.
-            scene.to_frame(&input.display().to_string())?;
-            let mut text =
-                serde_json::to_string_pretty(&scene).map_err(|e| CliError::at(input.display(), "json", e))?;
-            text.push('\n');
+            let file = input.display().to_string();
+            // Check the result goes through the front end, and that every command can read it
+            // back (its exact size), before writing anything.
+            scene.to_frame(&file)?;
+            let text = scene_io::encode_for_import(&scene, &file)?;
             match out {
                 Some(p) => {
                     std::fs::write(&p, &text).map_err(|e| error::io_err(&p, "write", e))?;
                     println!("wrote {} ({} primitives)", p.display(), scene.primitives.len());
                     Ok(())
                 }
-                None => stdout_write(|w| {
-                    w.write_all(text.as_bytes())
-                        .map_err(|e| CliError::at("<stdout>", "write", e))
-                }),
+                None => stdout_write(|w| w.write_all(&text).map_err(|e| CliError::at("<stdout>", "write", e))),
             }
         }
     }

@@ -20,10 +20,155 @@
 //! ```
 
 use crate::error::{CliError, Res};
+use crate::output::{bytes, grouped};
 use clap::ValueEnum;
 use std::io::Write;
 use tilerast_golden::pipeline::{Event, PipelineError};
-use tilerast_golden::{Frame, Quad};
+use tilerast_golden::{Frame, PrimitiveFx, Quad};
+
+/// Parse a byte count: an integer, optionally with a binary suffix `K`, `M`, `G` or `T`
+/// (`KiB`, `MiB`… and a trailing `B` are accepted too).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix(['B', 'b']).unwrap_or(t);
+    let t = t.strip_suffix(['i', 'I']).unwrap_or(t);
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{s}`: unknown unit `{c}` (use K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a byte count (an integer, optionally with K, M, G or T)"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("`{s}` is too large"))
+}
+
+/// Decimal digits of `n`.
+fn digits(n: u64) -> u64 {
+    n.checked_ilog10().map_or(1, |d| d as u64 + 1)
+}
+
+/// 2×2 quad positions of the viewport that the fixed-point box `[x0, x1] × [y0, y1]` (1/256
+/// pixel, inclusive) touches.
+fn cells_in_box(frame: &Frame, lo: [i64; 2], hi: [i64; 2]) -> u64 {
+    let mut n = 1u64;
+    for a in 0..2 {
+        let top = frame.cfg.viewport[a] as i64 * 256 - 1;
+        let (l, h) = (lo[a].max(0), hi[a].min(top));
+        if l > h {
+            return 0;
+        }
+        n *= (h / 512 - l / 512 + 1) as u64;
+    }
+    n
+}
+
+/// An upper bound of the quads `raster` emits for `frame`, without rasterizing: per
+/// primitive, the quad positions its box touches in the viewport, and for a triangle also
+/// its area bound: the 2×2 cells a convex shape of area A and box w × h pixels touches are at
+/// most A/4 + w + h + 4 (each such cell's corner lies in the shape grown by the cell, of area
+/// A + 4(w + h) + 16). Quads only come from cells a primitive touches, one per (cell,
+/// primitive), so this bounds them (tight for large triangles, loose for slivers).
+pub fn quad_bound(frame: &Frame) -> u64 {
+    let mut total = 0u64;
+    for p in &frame.prims {
+        total += match p {
+            PrimitiveFx::Triangle(t) => {
+                let xs = t.v.map(|v| v[0] as i64);
+                let ys = t.v.map(|v| v[1] as i64);
+                let lo = [*xs.iter().min().unwrap(), *ys.iter().min().unwrap()];
+                let hi = [*xs.iter().max().unwrap(), *ys.iter().max().unwrap()];
+                let cells = cells_in_box(frame, lo, hi);
+                let cross =
+                    (xs[1] - xs[0]) as f64 * (ys[2] - ys[0]) as f64 - (xs[2] - xs[0]) as f64 * (ys[1] - ys[0]) as f64;
+                let area = cross.abs() / 2.0 / 65536.0;
+                let (w, h) = ((hi[0] - lo[0]) as f64 / 256.0, (hi[1] - lo[1]) as f64 / 256.0);
+                let by_area = (area / 4.0 + w + h + 4.0).ceil() as u64 + 1;
+                cells.min(by_area)
+            }
+            PrimitiveFx::Point(q) => {
+                // Rounded size, clamped like the rasterizer; one pixel more for AA.
+                let n = ((q.size as i64 + 128) >> 8).clamp(1, frame.cfg.max_point_size as i64) + 1;
+                let r = n * 128 + 256;
+                cells_in_box(
+                    frame,
+                    [q.pos[0] as i64 - r, q.pos[1] as i64 - r],
+                    [q.pos[0] as i64 + r, q.pos[1] as i64 + r],
+                )
+            }
+        };
+    }
+    total
+}
+
+/// Bytes of the longest quad line for `frame` (with its line break).
+pub fn quad_line_bytes(frame: &Frame) -> u64 {
+    let c = &frame.cfg;
+    let [tx, ty] = c.tiles();
+    let prims = frame.prims.len().max(1) as u64;
+    // {"tile":[TX,TY],"qx":QX,"qy":QY,"mask":"0xM…","prim":P}\n
+    let fixed = r#"{"tile":[,],"qx":,"qy":,"mask":"0x","prim":}"#.len() as u64 + 1;
+    fixed
+        + digits(tx as u64 - 1)
+        + digits(ty as u64 - 1)
+        + digits(c.viewport[0].div_ceil(2) as u64 - 1)
+        + digits(c.viewport[1].div_ceil(2) as u64 - 1)
+        + c.msaa as u64
+        + digits(prims - 1)
+}
+
+/// An upper bound of the bytes `raster` writes for `frame` ([`quad_bound`] quads of
+/// [`quad_line_bytes`], a line per point, the summary), and the quad bound.
+pub fn output_bound(frame: &Frame) -> (u64, u64) {
+    let quads = quad_bound(frame);
+    let prims = frame.prims.len().max(1) as u64;
+    let points = frame
+        .prims
+        .iter()
+        .filter(|p| matches!(p, PrimitiveFx::Point(_)))
+        .count() as u64;
+    // {"point":P,"fragments":N}\n, N ≤ (max_point_size + 1)².
+    let point_line = r#"{"point":,"fragments":}"#.len() as u64
+        + 1
+        + digits(prims - 1)
+        + digits((frame.cfg.max_point_size as u64 + 1).pow(2));
+    let summary = 512;
+    (
+        quads.saturating_mul(quad_line_bytes(frame)) + points * point_line + summary,
+        quads,
+    )
+}
+
+/// Refuse, before any work, a `raster` whose output could pass `max` bytes: one line with the
+/// bound, the limit and the flag that raises it.
+pub fn check_output_size(frame: &Frame, file: &str, max: u64) -> Res<()> {
+    let (est, quads) = output_bound(frame);
+    if est > max {
+        return Err(CliError::at(
+            file,
+            "output",
+            format!(
+                "raster could write up to {} of JSON lines ({} quads at most from {} primitives, {} bytes a line), more than the {} limit; raise it with --max-output-bytes (e.g. --max-output-bytes {}G)",
+                bytes(est),
+                grouped(quads),
+                grouped(frame.prims.len() as u64),
+                quad_line_bytes(frame),
+                bytes(max),
+                est.div_ceil(1 << 30)
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// Output format of `raster`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -123,20 +268,28 @@ impl StreamFail {
 
 /// Run `raster`: every line to `out`, the quad lines as the raster side makes them. A pipeline
 /// failure names `file`, an I/O failure `dest`.
-pub fn run(frame: &Frame, file: &str, dest: &str, out: &mut dyn Write) -> Res<()> {
+pub fn run(frame: &Frame, file: &str, dest: &str, out: &mut dyn Write, quiet: bool) -> Res<()> {
     let s = frame.cfg.msaa;
     let (mut quads, mut samples) = (0u64, 0u64);
+    let [ntx, nty] = frame.cfg.tiles();
+    let mut progress =
+        crate::progress::Progress::new(ntx as u64 * nty as u64, "tiles", format!("raster {file}"), quiet);
     let r = tilerast_golden::pipeline::raster_stream(frame, false, |e| {
-        if let Event::Quads { tile, quads: qs } = e {
-            for q in qs {
-                quads += 1;
-                samples += q.samples() as u64;
-                write_quad(out, tile, q, s).map_err(StreamFail::Io)?;
+        match e {
+            Event::Quads { tile, quads: qs } => {
+                for q in qs {
+                    quads += 1;
+                    samples += q.samples() as u64;
+                    write_quad(out, tile, q, s).map_err(StreamFail::Io)?;
+                }
             }
+            Event::TileDone([tx, ty]) => progress.set(ty as u64 * ntx as u64 + tx as u64 + 1),
+            _ => {}
         }
         Ok(())
     })
     .map_err(|e: StreamFail| e.at(file, dest))?;
+    progress.finish();
     write_tail(frame, quads, samples, &r.point_fragments, out).map_err(|e| CliError::at(dest, "write", e))
 }
 
@@ -152,6 +305,50 @@ mod tests {
         assert_eq!(mask_hex(0xf, 4), "0x000f");
         assert_eq!(mask_hex(u64::MAX, 16), "0xffffffffffffffff");
         assert_eq!(mask_hex(0x80, 2), "0x80");
+    }
+
+    #[test]
+    fn byte_counts_parse() {
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert_eq!(parse_bytes("8G"), Ok(8 << 30));
+        assert_eq!(parse_bytes("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_bytes("2k"), Ok(2048));
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("3X").is_err());
+        assert!(parse_bytes("99999999999T").is_err());
+    }
+
+    /// The bounds hold on shipped and random scenes: never fewer quads or bytes than written.
+    #[test]
+    fn the_output_bound_holds() {
+        let mut frames: Vec<Frame> = Scene::shipped()
+            .unwrap()
+            .into_iter()
+            .map(|(n, s)| s.to_frame(&n).unwrap())
+            .collect();
+        // A full-screen pair at `full` and thin slivers on diagonals.
+        let big = r#"{"config":{"preset":"ice40","msaa":16},"primitives":[
+            {"triangle":{"v":[[-10,-10],[170,-10],[-10,130]],"colour":[1,2,3,4]}},
+            {"triangle":{"v":[[0,0],[160,119],[0.5,0]],"colour":[1,2,3,4]}},
+            {"triangle":{"v":[[159,1],[1,119],[159.25,1.5]],"colour":[1,2,3,4]}},
+            {"point":{"pos":[3.5,3.5],"size":9,"colour":[1,2,3,4],"aa":true}}]}"#;
+        frames.push(Scene::from_json(big, "t").unwrap().to_frame("t").unwrap());
+        for f in &frames {
+            let mut out = Vec::new();
+            run(f, "t", "t", &mut out, true).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let quads = text.lines().filter(|l| l.starts_with(r#"{"tile""#)).count() as u64;
+            let longest = text
+                .lines()
+                .filter(|l| l.starts_with(r#"{"tile""#))
+                .map(|l| l.len() as u64 + 1)
+                .max()
+                .unwrap_or(0);
+            let (est, q) = output_bound(f);
+            assert!(q >= quads, "quad bound {q} < {quads} written");
+            assert!(longest <= quad_line_bytes(f), "{longest} > {}", quad_line_bytes(f));
+            assert!(est >= text.len() as u64, "{est} < {}", text.len());
+        }
     }
 
     #[test]

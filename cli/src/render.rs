@@ -362,6 +362,8 @@ pub struct RenderOpts<'a> {
     pub prim: Option<u32>,
     /// Print every statistic instead of [`KEY_STATS`].
     pub all_stats: bool,
+    /// No progress bar (`--quiet`).
+    pub quiet: bool,
 }
 
 /// The statistics `render` prints by default (names of `FrameStats::rows()`).
@@ -435,8 +437,12 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
         .contains(&Overlay::Quads)
         .then(|| QuadOutlines::new(frame.cfg.viewport));
     let mine = |p: u32| o.prim.is_none_or(|q| q == p);
+    let [ntx, nty] = frame.cfg.tiles();
+    let mut progress =
+        crate::progress::Progress::new(ntx as u64 * nty as u64, "tiles", format!("render {file}"), o.quiet);
     let r = tilerast_golden::pipeline::render_stream(frame, want_sub, |e| {
         match e {
+            Event::TileDone([tx, ty]) => progress.set(ty as u64 * ntx as u64 + tx as u64 + 1),
             Event::SubTile(ev) if mine(ev.prim) => subtiles.add(&ev),
             Event::Quads { quads, .. } => {
                 if let Some(ol) = outlines.as_mut() {
@@ -448,6 +454,7 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
         Ok::<(), tilerast_golden::pipeline::PipelineError>(())
     })
     .map_err(|e| CliError::at(file, "pipeline", e))?;
+    progress.finish();
     let image = r.image.as_ref().expect("render_stream makes an image");
     let mut canvas = Canvas::from_image(image, o.scale);
     let mut notes = Vec::new();

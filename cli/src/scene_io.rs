@@ -10,10 +10,179 @@
 //! ```
 
 use crate::error::{CliError, Res};
+use crate::output::{bytes, grouped};
 use crate::{import_obj, import_svg};
 use clap::Args;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use tilerast_golden::{Config, Frame, Scene};
+use tilerast_golden::scene::Primitive;
+use tilerast_golden::shading_sort::PRIM_ID_BITS;
+use tilerast_golden::{Config, Frame, PrimitiveFx, Scene};
+
+/// Most primitives a scene may hold, for every command: the pixel side's shading point keys
+/// its records by a [`PRIM_ID_BITS`]-bit (21) primitive id (`golden/src/shading_sort.rs`), and
+/// 2^21 primitives fill the prim table's 64 MiB region exactly (`golden/src/frame.rs`).
+pub const MAX_PRIMS: u64 = 1 << PRIM_ID_BITS;
+
+/// Largest scene `tilerast import` writes: what every command reads back
+/// (`tilerast_golden::scene::MAX_INPUT_BYTES`, 64 MiB; no flag raises it).
+pub const MAX_SCENE_BYTES: u64 = tilerast_golden::scene::MAX_INPUT_BYTES;
+
+/// Fewest bytes one imported triangle takes in the scene [`encode`] writes: the line
+/// `    {"triangle":{"v":[[0.0,0.0],[0.0,0.0],[0.0,0.0]],"colour":[0,0,0,0],"depth":0.0}},`
+/// (87 bytes with its indent and line break; a unit test checks it); real ones, with
+/// fractions, take about 120.
+pub const MIN_TRIANGLE_BYTES: u64 = 87;
+
+/// The one-line refusal of `n` primitives (more than [`MAX_PRIMS`]; `exact` false: at least).
+pub fn too_many_prims(file: impl std::fmt::Display, at: &str, n: u64, exact: bool) -> CliError {
+    CliError::at(
+        file,
+        at,
+        format!(
+            "scene has {}{} primitives; the primitive id holds {PRIM_ID_BITS} bits, so at most {}",
+            if exact { "" } else { "at least " },
+            grouped(n),
+            grouped(MAX_PRIMS)
+        ),
+    )
+}
+
+/// The one-line refusal of an imported scene of `n` primitives and `est` bytes of JSON, more
+/// than `limit` ([`MAX_SCENE_BYTES`]) (`exact` false: at least).
+pub fn scene_too_big(file: impl std::fmt::Display, at: &str, n: u64, est: u64, exact: bool, limit: u64) -> CliError {
+    CliError::at(
+        file,
+        at,
+        format!(
+            "the scene would be {}{} of JSON ({}{} primitives), more than the {} limit every command reads back (no flag raises it); simplify or split the input",
+            if exact { "" } else { "at least " },
+            bytes(est),
+            if exact { "" } else { "at least " },
+            grouped(n),
+            bytes(limit)
+        ),
+    )
+}
+
+/// Most triangles an importer may make for `imp`: [`MAX_PRIMS`], and for `tilerast import`
+/// what fits in [`MAX_SCENE_BYTES`] at [`MIN_TRIANGLE_BYTES`] each.
+pub fn max_triangles(imp: &ImportArgs) -> u64 {
+    match imp.max_scene_bytes {
+        Some(b) => MAX_PRIMS.min(b / MIN_TRIANGLE_BYTES),
+        None => MAX_PRIMS,
+    }
+}
+
+/// Refuse `n` triangles (`exact` false: at least `n`) when they are more than
+/// [`max_triangles`], naming the limit that binds.
+pub fn check_triangles(file: impl std::fmt::Display, at: &str, n: u64, exact: bool, imp: &ImportArgs) -> Res<()> {
+    if n > MAX_PRIMS {
+        return Err(too_many_prims(file, at, n, exact));
+    }
+    if let (true, Some(limit)) = (n > max_triangles(imp), imp.max_scene_bytes) {
+        return Err(scene_too_big(file, at, n, n * MIN_TRIANGLE_BYTES, false, limit));
+    }
+    Ok(())
+}
+
+/// Write `scene` as JSON that [`Scene::load`] reads back: the config and background on their
+/// own lines, then one primitive per line (about 100 bytes a triangle, a quarter of what
+/// pretty-printing every number on its own line takes).
+pub fn encode(scene: &Scene, w: &mut dyn Write) -> std::io::Result<()> {
+    fn j<T: serde::Serialize>(w: &mut dyn Write, v: &T) -> std::io::Result<()> {
+        serde_json::to_writer(w, v).map_err(std::io::Error::other)
+    }
+    w.write_all(b"{\n  \"config\": ")?;
+    j(w, &scene.config)?;
+    w.write_all(b",\n  \"background\": ")?;
+    j(w, &scene.background)?;
+    w.write_all(b",\n  \"primitives\": [")?;
+    for (i, p) in scene.primitives.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+        j(w, p)?;
+    }
+    w.write_all(b"\n  ]\n}\n")
+}
+
+/// A writer that keeps at most `cap` bytes and counts them all: [`encode`] into it tells the
+/// exact size without holding more than `cap`.
+pub struct Capped {
+    pub buf: Vec<u8>,
+    pub total: u64,
+    cap: u64,
+}
+
+impl Capped {
+    pub fn new(cap: u64) -> Self {
+        Capped {
+            buf: Vec::new(),
+            total: 0,
+            cap,
+        }
+    }
+}
+
+impl Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.total += b.len() as u64;
+        if self.total <= self.cap {
+            self.buf.extend_from_slice(b);
+        } else if !self.buf.is_empty() {
+            self.buf = Vec::new();
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The scene `tilerast import` writes, encoded, or a one-line refusal when it would pass
+/// [`MAX_SCENE_BYTES`] (exact size; nothing is written).
+pub fn encode_for_import(scene: &Scene, file: &str) -> Res<Vec<u8>> {
+    let mut c = Capped::new(MAX_SCENE_BYTES);
+    encode(scene, &mut c).map_err(|e| CliError::at(file, "json", e))?;
+    if c.total > MAX_SCENE_BYTES {
+        return Err(scene_too_big(
+            file,
+            "size",
+            scene.primitives.len() as u64,
+            c.total,
+            true,
+            MAX_SCENE_BYTES,
+        ));
+    }
+    Ok(c.buf)
+}
+
+/// Points whose size rounds above the config's `max_point_size`: the rasterizer draws them at
+/// `max_point_size` (as OpenGL clamps a point size to its supported range). One warning line
+/// naming the first such point and how many there are, or `None`.
+pub fn point_size_warning(scene: &Scene, frame: &Frame, file: &str) -> Option<String> {
+    let max = frame.cfg.max_point_size as i64;
+    let mut first = None;
+    let mut n = 0u64;
+    for (i, (p, fx)) in scene.primitives.iter().zip(&frame.prims).enumerate() {
+        if let (Primitive::Point(q), PrimitiveFx::Point(f)) = (p, fx) {
+            // N = the fixed-point size rounded half up (point_raster.rs), then clamped.
+            if (f.size as i64 + 128) >> 8 > max {
+                n += 1;
+                first.get_or_insert((i, q.size));
+            }
+        }
+    }
+    let (i, size) = first?;
+    let more = if n > 1 {
+        format!(" ({} points in all)", grouped(n))
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "warning: {file}: primitives[{i}].point.size: {size} is above max_point_size {} of this config; drawn {} pixels wide{more}, as a GPU clamps to its point size range",
+        frame.cfg.max_point_size, frame.cfg.max_point_size
+    ))
+}
 
 /// Options of the importers (also accepted by `render`, `raster` and `explore`).
 #[derive(Args, Debug, Clone)]
@@ -24,14 +193,22 @@ pub struct ImportArgs {
     #[arg(long, value_name = "P")]
     pub preset: Option<String>,
     /// OBJ camera: direction from the mesh centre towards the eye, `x,y,z` (world space).
-    #[arg(long, value_name = "X,Y,Z", default_value = "1,0.8,1.6")]
+    /// Negative components may follow the flag as its own word (`--view -1,0,0`).
+    #[arg(long, value_name = "X,Y,Z", default_value = "1,0.8,1.6", allow_hyphen_values = true)]
     pub view: String,
     /// OBJ camera: vertical field of view in degrees (perspective projection).
-    #[arg(long, value_name = "DEG", default_value_t = 40.0)]
+    #[arg(long, value_name = "DEG", default_value_t = 40.0, allow_negative_numbers = true)]
     pub fov: f64,
     /// Fraction of the viewport left free on each side when fitting OBJ / SVG geometry.
-    #[arg(long, value_name = "F", default_value_t = 0.05)]
+    #[arg(long, value_name = "F", default_value_t = 0.05, allow_negative_numbers = true)]
     pub margin: f64,
+    /// No progress bar on stderr (one is drawn only on a terminal, for work past 2 s).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Set by `tilerast import`: the scene it writes must stay within this many bytes of JSON
+    /// ([`MAX_SCENE_BYTES`]), so the importers refuse geometry that cannot fit before making it.
+    #[arg(skip)]
+    pub max_scene_bytes: Option<u64>,
 }
 
 impl Default for ImportArgs {
@@ -41,6 +218,8 @@ impl Default for ImportArgs {
             view: "1,0.8,1.6".into(),
             fov: 40.0,
             margin: 0.05,
+            quiet: false,
+            max_scene_bytes: None,
         }
     }
 }
@@ -101,9 +280,14 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// Run the golden front end.
+    /// Run the golden front end. A point wider than the config draws prints one warning line
+    /// on stderr ([`point_size_warning`]).
     pub fn frame(&self) -> Res<Frame> {
-        Ok(self.scene.to_frame(&self.file)?)
+        let frame = self.scene.to_frame(&self.file)?;
+        if let Some(w) = point_size_warning(&self.scene, &frame, &self.file) {
+            eprintln!("{w}");
+        }
+        Ok(frame)
     }
 }
 
@@ -122,6 +306,9 @@ pub fn load(path: Option<&PathBuf>, imp: &ImportArgs) -> Res<Loaded> {
             (scene, file)
         }
     };
+    if scene.primitives.len() as u64 > MAX_PRIMS {
+        return Err(too_many_prims(&file, "primitives", scene.primitives.len() as u64, true));
+    }
     if let Some(p) = &imp.preset {
         preset_config(Some(p))?;
         scene
@@ -203,6 +390,37 @@ mod tests {
             ..Default::default()
         };
         assert!(load(None, &bad).unwrap_err().0.starts_with("--preset: nope:"));
+    }
+
+    #[test]
+    fn the_smallest_triangle_line_is_min_triangle_bytes() {
+        let tri = |v: f64, c: u8, depth: f64| {
+            Primitive::Triangle(tilerast_golden::scene::Triangle {
+                v: [[v, v], [v, v], [v, v]],
+                colour: [c; 4],
+                depth,
+            })
+        };
+        let scene = |p: Vec<Primitive>| Scene {
+            config: Default::default(),
+            background: [0; 4],
+            primitives: p,
+        };
+        let size = |s: &Scene| {
+            let mut c = Capped::new(0);
+            encode(s, &mut c).unwrap();
+            c.total
+        };
+        let one = size(&scene(vec![tri(0.0, 0, 0.0)]));
+        let two = size(&scene(vec![tri(0.0, 0, 0.0); 2]));
+        assert_eq!(two - one, MIN_TRIANGLE_BYTES);
+        let real = size(&scene(vec![tri(0.0, 0, 0.0), tri(123.45703125, 200, 0.123456)]));
+        assert!(real - one > MIN_TRIANGLE_BYTES);
+        // What encode writes, Scene::from_json reads back.
+        let s = scene(vec![tri(1.5, 7, 0.25); 3]);
+        let mut c = Capped::new(1 << 20);
+        encode(&s, &mut c).unwrap();
+        assert_eq!(Scene::from_json(std::str::from_utf8(&c.buf).unwrap(), "t").unwrap(), s);
     }
 
     #[test]

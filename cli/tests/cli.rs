@@ -1150,6 +1150,385 @@ fn error_svg_parse_errors_carry_line_and_column() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// at scale (issue 37): outputs never overwrite inputs, negative flag values, limits up front
+
+/// The file's bytes, to show a refused command left it alone.
+fn bytes_of(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+#[test]
+fn error_no_command_writes_over_one_of_its_inputs() {
+    let d = tmp("self-overwrite");
+    let svg = d.join("X.svg");
+    std::fs::copy(data("shapes.svg"), &svg).unwrap();
+    let before = bytes_of(&svg);
+    let o = run(&["import", svg.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
+    assert_one_line_error(&o, &["-o", "X.svg: is the input", "refusing to write over an input"]);
+    assert_eq!(bytes_of(&svg), before, "the input is untouched");
+
+    let json = d.join("X.json");
+    std::fs::write(&json, format!(r#"{{"primitives":[{ONE_TRI}]}}"#)).unwrap();
+    let before = bytes_of(&json);
+    // The same file by another name: through `sub/..`, and through a hard link.
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    let other = d.join("sub/../X.json");
+    for out in [json.clone(), other] {
+        let o = run(&["raster", json.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_one_line_error(&o, &["-o", "is the input", "X.json"]);
+    }
+    #[cfg(unix)]
+    {
+        let link = d.join("link.jsonl");
+        std::fs::hard_link(&json, &link).unwrap();
+        let o = run(&["raster", json.to_str().unwrap(), "-o", link.to_str().unwrap()]);
+        assert_one_line_error(&o, &["-o", "link.jsonl: is the input", "X.json"]);
+    }
+    assert_eq!(bytes_of(&json), before, "the input is untouched");
+    // explore: a plot over the SVG it reads.
+    let o = run(&[
+        "explore",
+        svg.to_str().unwrap(),
+        "--tile",
+        "16",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&o, &["--plot", "is the input"]);
+    let o = run(&["explore", json.to_str().unwrap(), "--csv", json.to_str().unwrap()]);
+    assert_one_line_error(&o, &["--csv", "is the input"]);
+}
+
+#[test]
+fn error_an_output_extension_must_match_what_is_written() {
+    let d = tmp("out-ext");
+    let cases: [(Vec<String>, &str, &[&str]); 5] = [
+        (
+            vec!["render".into(), "-o".into(), d.join("out.json").display().to_string()],
+            "out.json",
+            &["-o", "a PNG image", "`.json`", "use a .png file name"],
+        ),
+        (
+            vec![
+                "import".into(),
+                data("cube.obj"),
+                "-o".into(),
+                d.join("scene.png").display().to_string(),
+            ],
+            "scene.png",
+            &["-o", "a JSON scene", "use a .json file name"],
+        ),
+        (
+            vec![
+                "raster".into(),
+                default_scene_path(),
+                "-o".into(),
+                d.join("q.json").display().to_string(),
+            ],
+            "q.json",
+            &["-o", "JSON lines", "use a .jsonl or .ndjson file name"],
+        ),
+        (
+            vec!["explore".into(), "--csv".into(), d.join("t.txt").display().to_string()],
+            "t.txt",
+            &["--csv", "use a .csv file name"],
+        ),
+        (
+            vec!["render".into(), "-o".into(), d.join("noext").display().to_string()],
+            "noext",
+            &["-o", "no extension"],
+        ),
+    ];
+    for (args, name, needles) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run(&args);
+        let mut all = vec![name];
+        all.extend_from_slice(needles);
+        assert_one_line_error(&o, &all);
+        assert!(!d.join(name).exists(), "{name} not written");
+    }
+    // A device is not a file name: `raster -o /dev/null` stays allowed.
+    #[cfg(unix)]
+    assert!(run(&["raster", &default_scene_path(), "-o", "/dev/null"])
+        .status
+        .success());
+}
+
+#[test]
+fn error_render_checks_its_output_directory_before_rendering() {
+    let o = run(&["render", "-o", "/nonexistent/dir/x.png"]);
+    assert_one_line_error(
+        &o,
+        &[
+            "/nonexistent/dir/x.png",
+            "write",
+            "the directory /nonexistent/dir of -o does not exist",
+        ],
+    );
+    assert!(o.stdout.is_empty(), "no summary: nothing was rendered");
+}
+
+#[test]
+fn negative_flag_values_parse() {
+    let d = tmp("negative-flags");
+    // A view direction with negative components, as its own word after the flag.
+    let a = ok(&run(&["import", &data("cube.obj"), "--view", "-1,-0.5,-2"]));
+    let b = ok(&run(&["import", &data("cube.obj"), "--view=-1,-0.5,-2"]));
+    assert_eq!(a, b);
+    let c = ok(&run(&["import", &data("cube.obj")]));
+    assert_ne!(a, c, "the view changed the projection");
+    // Negative numbers reach our own range checks (exit 1, naming the flag), not clap's
+    // "unexpected argument" (exit 2).
+    for (flag, v, needle) in [("--fov", "-10", "(1, 170)"), ("--margin", "-0.5", "[0, 0.5)")] {
+        for cmd in ["import", "render"] {
+            let png = d.join("x.png");
+            let o = if cmd == "import" {
+                run(&[cmd, &data("cube.obj"), flag, v])
+            } else {
+                run(&[cmd, &data("cube.obj"), "-o", png.to_str().unwrap(), flag, v])
+            };
+            assert_one_line_error(&o, &[&format!("{flag}: {v}: must be"), needle]);
+            assert_eq!(o.status.code(), Some(1), "{cmd} {flag} {v}");
+        }
+    }
+}
+
+/// An OBJ of three vertices and one polygon of `n` vertices (a fan of n − 2 triangles): tiny
+/// to write, as many triangles as wanted.
+fn fan_obj(dir: &Path, name: &str, n: usize) -> String {
+    let mut s = String::with_capacity(8 * n + 64);
+    s.push_str("v 0 0 0\nv 1 0 0\nv 0 1 0\nf");
+    for i in 0..n {
+        s.push_str([" 1", " 2", " 3"][i % 3]);
+    }
+    s.push('\n');
+    write_tmp(dir, name, s.as_bytes())
+}
+
+#[test]
+fn error_import_refuses_a_scene_the_readers_would_refuse() {
+    let d = tmp("import-size");
+    let out = d.join("big.json");
+    // 800 000 triangles need at least 800 000 × 87 bytes = 66.4 MiB: refused from the face
+    // count, before tobj triangulates them.
+    let f = fan_obj(&d, "many.obj", 800_002);
+    let t0 = std::time::Instant::now();
+    let o = run(&["import", &f, "-o", out.to_str().unwrap()]);
+    assert_one_line_error(
+        &o,
+        &[
+            "many.obj: faces: the scene would be at least 66.4 MiB of JSON (at least 800 000 primitives)",
+            "more than the 64.0 MiB limit every command reads back (no flag raises it)",
+        ],
+    );
+    assert!(t0.elapsed().as_secs() < 10, "refused before triangulating");
+    assert!(!out.exists(), "nothing written");
+    // 760 000 pass that bound, but their exact encoding is larger than 64 MiB: refused with
+    // the exact size, before writing.
+    let f = fan_obj(&d, "fewer.obj", 760_002);
+    let o = run(&["import", &f, "-o", out.to_str().unwrap()]);
+    assert_one_line_error(
+        &o,
+        &[
+            "fewer.obj: size: the scene would be ",
+            "MiB of JSON (760 000 primitives)",
+            "64.0 MiB limit",
+        ],
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn error_more_primitives_than_the_primitive_id_holds_are_refused_at_load() {
+    let d = tmp("prim-ids");
+    let f = fan_obj(&d, "huge.obj", 2_200_003);
+    let msg = "huge.obj: faces: scene has 2 200 001 primitives; the primitive id holds 21 bits, so at most 2 097 152";
+    let png = d.join("x.png");
+    for args in [
+        vec!["render", &f, "-o", png.to_str().unwrap()],
+        vec!["raster", &f],
+        vec!["explore", &f, "--raster-only"],
+        vec!["import", &f],
+    ] {
+        let t0 = std::time::Instant::now();
+        let o = run(&args);
+        assert_one_line_error(&o, &[msg]);
+        assert!(t0.elapsed().as_secs() < 10, "{args:?}: refused at load");
+    }
+    // 2^21 triangles exactly pass that check (import refuses them by size instead).
+    let f = fan_obj(&d, "edge.obj", 2_097_154);
+    let o = run(&["import", &f]);
+    assert_one_line_error(&o, &["edge.obj: faces: the scene would be at least"]);
+}
+
+#[test]
+fn error_raster_refuses_output_past_the_limit_before_writing() {
+    let d = tmp("raster-size");
+    // 2000 triangles over the whole `full` viewport (about 200 KB of JSON): at least 2000 ×
+    // 518 400 quads, tens of GB of lines. Refused before rasterizing; nothing created.
+    let tri = r#"{"triangle":{"v":[[-1,-1],[4000,-1],[-1,4000]],"colour":[200,100,50,255]}}"#;
+    let prims = vec![tri; 2000].join(",");
+    let f = write_tmp(
+        &d,
+        "full.json",
+        format!(r#"{{"config":{{"preset":"full","guard_band":4096}},"primitives":[{prims}]}}"#).as_bytes(),
+    );
+    let out = d.join("q.jsonl");
+    let t0 = std::time::Instant::now();
+    let o = run(&["raster", &f, "-o", out.to_str().unwrap()]);
+    assert_one_line_error(
+        &o,
+        &[
+            "full.json: output: raster could write up to ",
+            "GiB of JSON lines (1 036 800 000 quads at most from 2 000 primitives",
+            "more than the 4.0 GiB limit; raise it with --max-output-bytes",
+        ],
+    );
+    assert!(t0.elapsed().as_secs() < 10, "refused up front");
+    assert!(!out.exists(), "nothing written");
+    // The flag lowers (or raises) the limit; the default scene fits a megabyte, not a kilobyte.
+    let scene = default_scene_path();
+    let o = run(&["raster", &scene, "--max-output-bytes", "1K"]);
+    assert_one_line_error(
+        &o,
+        &[
+            "default.json: output",
+            "more than the 1.0 KiB limit",
+            "--max-output-bytes",
+        ],
+    );
+    ok(&run(&["raster", &scene, "--max-output-bytes", "64M"]));
+}
+
+#[test]
+fn error_smaller_things_name_what_is_wrong() {
+    let d = tmp("smaller");
+    // A viewport element of the wrong type is named.
+    let f = write_tmp(
+        &d,
+        "vp.json",
+        format!(r#"{{"config":{{"viewport":[640,"a"]}},"primitives":[{ONE_TRI}]}}"#).as_bytes(),
+    );
+    let o = run(&["raster", &f]);
+    assert_one_line_error(
+        &o,
+        &[r#"vp.json: config.viewport[1]: expected the height as a positive integer, got "a""#],
+    );
+    // SVG nesting past usvg's limit: where, and what the limit is.
+    let n = 1100;
+    let svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">\n{}<rect width=\"5\" height=\"5\"/>{}</svg>",
+        "<g>".repeat(n),
+        "</g>".repeat(n)
+    );
+    let f = write_tmp(&d, "deep.svg", svg.as_bytes());
+    let o = run(&["import", &f]);
+    assert_one_line_error(
+        &o,
+        &[
+            "deep.svg: line 2 column ",
+            "elements nest more than 1024 deep",
+            "this <g> is at depth 1025",
+        ],
+    );
+    // fpga: the flags and the scene are checked before the port is opened.
+    let o = run(&[
+        "fpga",
+        "--port",
+        "/nonexistent/tty",
+        "--scene",
+        &data("bad_syntax.json"),
+    ]);
+    assert_one_line_error(&o, &["bad_syntax.json", "line 5"]);
+    let o = run(&[
+        "fpga",
+        "--port",
+        "/nonexistent/tty",
+        "--scene",
+        &default_scene_path(),
+        "--baud",
+        "0",
+    ]);
+    assert_one_line_error(&o, &["--baud: 0: must be a positive baud rate"]);
+}
+
+#[test]
+fn a_point_wider_than_the_config_draws_is_one_warning_line() {
+    let d = tmp("point-size");
+    let pt = |size: u32| format!(r#"{{"point":{{"pos":[50,50],"size":{size},"colour":[9,9,9,255]}}}}"#);
+    // ice40: max_point_size 16. Sizes 20 and 30 are drawn 16 wide; 16.4 rounds to 16: fine.
+    let f = write_tmp(
+        &d,
+        "pts.json",
+        format!(
+            r#"{{"config":{{"preset":"ice40"}},"primitives":[{ONE_TRI},{},{},{}]}}"#,
+            pt(16),
+            pt(20),
+            pt(30)
+        )
+        .as_bytes(),
+    );
+    let o = run(&["raster", &f]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.starts_with("warning: ")
+            && err.contains("pts.json: primitives[2].point.size: 20 is above max_point_size 16"),
+        "{err}"
+    );
+    assert!(err.contains("drawn 16 pixels wide (2 points in all)"), "{err}");
+    let f = write_tmp(
+        &d,
+        "ok.json",
+        format!(r#"{{"config":{{"preset":"ice40"}},"primitives":[{}]}}"#, pt(16)).as_bytes(),
+    );
+    assert!(run(&["raster", &f]).stderr.is_empty());
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only_and_not_with_quiet() {
+    let scene = default_scene_path();
+    // On a pipe (the harness's stderr), even when the bar would show at once: nothing.
+    let o = bin()
+        .env("TILERAST_PROGRESS_AFTER_MS", "0")
+        .args(["raster", &scene])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && o.stderr.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // On a pseudo-terminal (`script`), if there is one: the bar with its rate and time left.
+    #[cfg(unix)]
+    {
+        let d = tmp("progress");
+        let png = d.join("x.png");
+        let cmd = |quiet: &str| {
+            format!(
+                "TILERAST_PROGRESS_AFTER_MS=0 {} render {scene} -o {} {quiet}",
+                env!("CARGO_BIN_EXE_tilerast"),
+                png.display()
+            )
+        };
+        let tty = |c: String| Command::new("script").args(["-qec", &c, "/dev/null"]).output();
+        if let Ok(o) = tty(cmd("")) {
+            if o.status.success() {
+                let s = String::from_utf8_lossy(&o.stdout);
+                assert!(
+                    s.contains("render ") && s.contains("tiles (") && s.contains("left)"),
+                    "{s}"
+                );
+                let q = tty(cmd("--quiet")).unwrap();
+                let s = String::from_utf8_lossy(&q.stdout);
+                assert!(!s.contains("tiles ("), "{s}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // regress (RTL co-simulation)
 
 /// `key value` pairs of the `summary:` line of `tilerast regress`.

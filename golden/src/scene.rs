@@ -272,6 +272,21 @@ impl Scene {
                 .expect("config is an object")
                 .insert(k.clone(), v.clone());
             if serde_json::from_value::<Config>(one).is_err() {
+                // A [width, height] pair of the right length: name the element that is wrong.
+                if let (Some(names), Some(a)) = (pair_names(k), v.as_array()) {
+                    if a.len() == 2 {
+                        if let Some(i) = (0..2).find(|&i| a[i].as_u64().is_none_or(|n| n > u32::MAX as u64)) {
+                            return Err(err(
+                                format!("config.{k}[{i}]"),
+                                format!(
+                                    "expected the {} as a positive integer, got {}",
+                                    names[i],
+                                    de::describe(&a[i])
+                                ),
+                            ));
+                        }
+                    }
+                }
                 return Err(err(
                     format!("config.{k}"),
                     format!("expected {}, got {}", config_field_expects(k), de::describe(v)),
@@ -374,6 +389,11 @@ impl Scene {
     }
 }
 
+/// The element names of a `[width, height]` config field.
+fn pair_names(field: &str) -> Option<[&'static str; 2]> {
+    matches!(field, "viewport" | "tile" | "subtile" | "second_tile").then_some(["width", "height"])
+}
+
 /// What a config field's value must be, for type errors.
 fn config_field_expects(field: &str) -> &'static str {
     match field {
@@ -398,6 +418,31 @@ fn strip_serde_position(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_field_type_error_names_the_element() {
+        let cfg = |c: &str| {
+            Scene::from_json(&format!(r#"{{"config":{c}}}"#), "t.json")
+                .unwrap()
+                .config("t.json")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            cfg(r#"{"viewport":[640,"a"]}"#),
+            r#"t.json: config.viewport[1]: expected the height as a positive integer, got "a""#
+        );
+        assert_eq!(
+            cfg(r#"{"tile":[-16,16]}"#),
+            "t.json: config.tile[0]: expected the width as a positive integer, got -16"
+        );
+        assert_eq!(
+            cfg(r#"{"viewport":[640,1.5]}"#),
+            "t.json: config.viewport[1]: expected the height as a positive integer, got 1.5"
+        );
+        // Not a pair at all: the field, as before.
+        assert!(cfg(r#"{"viewport":[640]}"#).starts_with("t.json: config.viewport: expected [width, height]"));
+    }
 
     #[test]
     fn ties_to_even() {
