@@ -6,7 +6,7 @@
 //!   misaligned addresses, input gaps, random `out_ready` back-pressure, random stalls, one long
 //!   stall, random flushes; a full-rate burst; activity counted and asserted;
 //! - a planted bug (the RAM ignores byte enables) caught at the cycle the cycle model predicts;
-//! - the emitted Verilog (`rtl-out/tilerast_board_memory_<board>.v`) in Icarus against the same
+//! - the emitted Verilog (`rtl-out/tilerast_board_memory_<board>.f`'s files) in Icarus against the same
 //!   model, cycle by cycle, and for the iCEBreaker also with `SYNTHESIS` defined, i.e. the four
 //!   `SB_SPRAM256KA` instances on yosys's simulation model of the primitive; a planted bug in
 //!   the Verilog caught at its predicted cycle;
@@ -482,9 +482,22 @@ fn icarus(
     }
 }
 
-/// The committed file of `b` (the freshness test in `rtl_out.rs` holds it equal to gen-rtl's).
+/// The committed files of `b`'s board memory, its list `tilerast_board_memory_<board>.f`
+/// (the register library, then the block's own file), as one text (the freshness test in
+/// `rtl_out.rs` holds them equal to gen-rtl's).
 fn committed(b: &Board) -> String {
-    std::fs::read_to_string(root().join("rtl-out").join(board_memory::rtl_file_name(b.name))).unwrap()
+    list(b).iter().map(|f| std::fs::read_to_string(f).unwrap()).collect()
+}
+
+/// The files of `b`'s board memory's list.
+fn list(b: &Board) -> Vec<PathBuf> {
+    let files = tilerast_hw::package::read_file_list(&root().join("rtl-out"), &board_memory::top_name(b.name))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        files.last().unwrap().ends_with(board_memory::rtl_file_name(b.name)),
+        "{files:?}"
+    );
+    files
 }
 
 #[test]
@@ -580,7 +593,7 @@ fn yosys_maps_each_board_memory_to_its_ram_primitives() {
         panic!("yosys is not installed: apt-get install -y yosys");
     }
     for b in BOARDS {
-        let path = root().join("rtl-out").join(board_memory::rtl_file_name(b.name));
+        let paths: Vec<String> = list(b).iter().map(|p| p.display().to_string()).collect();
         let top = board_memory::top_name(b.name);
         let (synth, cell, want) = match (b.family, b.memory) {
             (tilerast_golden::board::Family::Ice40, MemoryKind::Spram) => {
@@ -600,7 +613,7 @@ fn yosys_maps_each_board_memory_to_its_ram_primitives() {
             .args(["-q", "-p"])
             .arg(format!(
                 "read_verilog -DSYNTHESIS {}; {synth}; tee -o /dev/stdout stat",
-                path.display()
+                paths.join(" ")
             ))
             .output()
             .expect("run yosys");
