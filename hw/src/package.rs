@@ -201,47 +201,6 @@ fn localparams(text: &str) -> Vec<(String, String)> {
     text.lines().filter_map(localparam).collect()
 }
 
-/// A parsed instance: (child module, instance name, connection lines, first line index,
-/// last line index) inside a module's lines.
-struct Inst {
-    child: String,
-    name: String,
-    conns: Vec<String>,
-    first: usize,
-    last: usize,
-}
-
-/// The instances in `lines` of children that `known` names (rust-hdl's layout: `    C i(`,
-/// one `.port(sig)` line each, `    );`).
-fn instances(lines: &[&str], known: &dyn Fn(&str) -> bool) -> Vec<Inst> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let head = lines[i].strip_prefix("    ").and_then(|r| r.strip_suffix('('));
-        if let Some((child, name)) = head.and_then(|h| h.split_once(' ')) {
-            if known(child) && !name.contains(' ') {
-                let mut j = i + 1;
-                let mut conns = Vec::new();
-                while j < lines.len() && lines[j] != "    );" {
-                    conns.push(lines[j].trim().trim_end_matches(',').to_string());
-                    j += 1;
-                }
-                out.push(Inst {
-                    child: child.to_string(),
-                    name: name.to_string(),
-                    conns,
-                    first: i,
-                    last: j,
-                });
-                i = j + 1;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
 /// Where a module stands: file index and module index within that file.
 type At = (usize, usize);
 
@@ -312,7 +271,7 @@ pub fn package(files: &[RawFile]) -> Result<Vec<GenFile>, String> {
             return Class::Dff(l);
         }
         let lines: Vec<&str> = text.lines().collect();
-        let insts = instances(&lines, &|c| index.contains_key(c));
+        let insts = any_instances(&lines, &|c| index.contains_key(c));
         let mut canon: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         canon[0] = canon[0].replacen(&format!("module {name}("), "module @(", 1);
         if let Some(last) = canon.last_mut() {
@@ -445,7 +404,7 @@ pub fn package(files: &[RawFile]) -> Result<Vec<GenFile>, String> {
                 continue;
             }
             let params = c.and_then(|c| params_of.get(&c));
-            let insts = instances(&lines, &|c| index.contains_key(c));
+            let insts = any_instances(&lines, &|c| index.contains_key(c));
             let mut out = String::with_capacity(text.len());
             let mut put = |l: &str| {
                 match (params, localparam(l)) {
