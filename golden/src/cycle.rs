@@ -101,3 +101,336 @@ pub fn drive<M: CycleModel>(
     }
     (outs, trace)
 }
+
+// ===== blocks with any number of streams =====
+//
+// A block's signature is declared once, with [`crate::block_signature!`], next to its cycle
+// model: its streams (taken or sent, each a stream of `crate::streams`) and its further one-bit
+// outputs. The declaration gives the typed per-cycle records the model works on (`<Name>In`,
+// `<Name>Out`) and the [`Signature`] the harnesses (`tilerast_verif::lockstep`, its rust-hdl
+// and Verilator back ends) and the RTL port table read, so that no port list is written twice.
+
+/// A block's ports during one cycle, by Verilog port name, in a fixed order (handshake ports
+/// and payload fields, each as raw bits, two's complement for signed fields).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ports(Vec<(String, u64)>);
+
+impl Ports {
+    /// Set `name` (added at the end if new).
+    pub fn set(&mut self, name: &str, value: u64) {
+        match self.0.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((name.to_string(), value)),
+        }
+    }
+
+    /// The value of `name`, if present.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    /// The value of `name` as one bit (absent: false).
+    pub fn bit(&self, name: &str) -> bool {
+        self.get(name).unwrap_or(0) & 1 == 1
+    }
+
+    /// Every (port, value), in the order set.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
+        self.0.iter().map(|(n, v)| (n.as_str(), *v))
+    }
+
+    /// Number of ports.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// No port.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Stream `S`'s payload `p` on the ports `<iface>__<field>`.
+    pub fn put_payload<S: crate::streams::Stream>(&mut self, iface: &str, p: &S::Payload) {
+        for (f, v) in S::FIELDS.iter().zip(S::to_bits(p)) {
+            self.set(&crate::streams::port_name(iface, f.name), v);
+        }
+    }
+
+    /// Stream `S`'s payload on the ports `<iface>__<field>` (absent ports: zero).
+    pub fn payload<S: crate::streams::Stream>(&self, iface: &str) -> S::Payload {
+        let bits: Vec<u64> = S::FIELDS
+            .iter()
+            .map(|f| self.get(&crate::streams::port_name(iface, f.name)).unwrap_or(0))
+            .collect();
+        S::from_bits(&bits)
+    }
+}
+
+impl std::fmt::Display for Ports {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.iter().map(|(n, v)| format!("{n}={v:#x}")).collect();
+        write!(f, "{}", parts.join(" "))
+    }
+}
+
+/// The valid port of stream `iface`: `in_valid` for the input stream `inp`, else
+/// `<iface>_valid` (the names `stream_block!` gives the RTL's ports).
+pub fn valid_port(iface: &str) -> String {
+    match iface {
+        "inp" => "in_valid".to_string(),
+        _ => format!("{iface}_valid"),
+    }
+}
+
+/// The ready port of stream `iface`: `in_ready` for `inp`, else `<iface>_ready`.
+pub fn ready_port(iface: &str) -> String {
+    match iface {
+        "inp" => "in_ready".to_string(),
+        _ => format!("{iface}_ready"),
+    }
+}
+
+/// A stream's handshake and payload in one cycle, as seen on its ports.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Offer<T> {
+    pub valid: bool,
+    pub payload: T,
+}
+
+impl<T> Offer<T> {
+    pub fn new(valid: bool, payload: T) -> Offer<T> {
+        Offer { valid, payload }
+    }
+}
+
+/// One stream of a [`Signature`].
+#[derive(Clone, Copy, Debug)]
+pub struct SigStream {
+    /// Interface name: ports [`valid_port`], [`ready_port`] and `<name>__<field>`.
+    pub name: &'static str,
+    /// The block sends it (valid and payload out, ready in); else it takes it.
+    pub sent: bool,
+    /// The stream declaration's name (`crate::streams::Stream::NAME`).
+    pub stream: &'static str,
+    /// Its payload fields, from the stream's one declaration.
+    pub fields: &'static [crate::streams::Field],
+}
+
+/// A block's ports, declared once by [`crate::block_signature!`]: `clock` and `flush`, then
+/// every stream's valid, ready and payload, then the further one-bit outputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Signature {
+    /// Stage name (`golden/src/stages.rs`, `hw/src/<stage>.rs`).
+    pub stage: &'static str,
+    pub streams: &'static [SigStream],
+    /// Further one-bit outputs (`idle`, …), functions of the registers.
+    pub outs: &'static [&'static str],
+}
+
+impl Signature {
+    /// Input port names except `clock`, in order: `flush`, each taken stream's valid and
+    /// payload, each sent stream's ready.
+    pub fn input_ports(&self) -> Vec<String> {
+        let mut v = vec!["flush".to_string()];
+        for s in self.streams.iter().filter(|s| !s.sent) {
+            v.push(valid_port(s.name));
+            v.extend(s.fields.iter().map(|f| crate::streams::port_name(s.name, f.name)));
+        }
+        for s in self.streams.iter().filter(|s| s.sent) {
+            v.push(ready_port(s.name));
+        }
+        v
+    }
+
+    /// Output port names, in order: each taken stream's ready, each sent stream's valid and
+    /// payload, the further outputs.
+    pub fn output_ports(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for s in self.streams.iter().filter(|s| !s.sent) {
+            v.push(ready_port(s.name));
+        }
+        for s in self.streams.iter().filter(|s| s.sent) {
+            v.push(valid_port(s.name));
+            v.extend(s.fields.iter().map(|f| crate::streams::port_name(s.name, f.name)));
+        }
+        v.extend(self.outs.iter().map(|o| o.to_string()));
+        v
+    }
+
+    /// The stream named `name`.
+    pub fn stream(&self, name: &str) -> Option<&SigStream> {
+        self.streams.iter().find(|s| s.name == name)
+    }
+}
+
+/// A typed per-cycle record of a block's ports (made by [`crate::block_signature!`]).
+pub trait Record: Clone + Default + std::fmt::Debug {
+    /// Every port of the record, by name.
+    fn to_ports(&self) -> Ports;
+    /// The record the ports carry (absent ports: zero).
+    fn from_ports(p: &Ports) -> Self;
+}
+
+/// A block's typed signature (made by [`crate::block_signature!`]).
+pub trait BlockSignature {
+    /// The inputs of one cycle: `flush`, each taken stream's [`Offer`], each sent stream's ready.
+    type In: Record;
+    /// The outputs of one cycle: each taken stream's ready, each sent stream's [`Offer`], the
+    /// further outputs.
+    type Out: Record;
+    const SIGNATURE: Signature;
+}
+
+/// A cycle-accurate model of a block with any number of streams (the general form of
+/// [`CycleModel`]): during a cycle its outputs are a function of its registers and, for the
+/// ready ports only, of the inputs; [`BlockModel::clock`] applies one rising edge. With `flush`
+/// high at an edge, the model returns to its state after `new`.
+pub trait BlockModel {
+    type Sig: BlockSignature;
+    /// The outputs during the current cycle, given this cycle's inputs.
+    fn outputs(&self, i: &<Self::Sig as BlockSignature>::In) -> <Self::Sig as BlockSignature>::Out;
+    /// One rising edge with inputs `i`.
+    fn clock(&mut self, i: &<Self::Sig as BlockSignature>::In);
+}
+
+/// A [`BlockModel`] seen through named ports (what the harnesses drive).
+pub trait PortModel {
+    fn signature(&self) -> Signature;
+    fn port_outputs(&self, inputs: &Ports) -> Ports;
+    fn port_clock(&mut self, inputs: &Ports);
+}
+
+impl<M: BlockModel> PortModel for M {
+    fn signature(&self) -> Signature {
+        <M::Sig as BlockSignature>::SIGNATURE
+    }
+    fn port_outputs(&self, inputs: &Ports) -> Ports {
+        let i = <<M::Sig as BlockSignature>::In as Record>::from_ports(inputs);
+        self.outputs(&i).to_ports()
+    }
+    fn port_clock(&mut self, inputs: &Ports) {
+        let i = <<M::Sig as BlockSignature>::In as Record>::from_ports(inputs);
+        self.clock(&i)
+    }
+}
+
+#[doc(hidden)]
+pub use paste as __paste;
+
+/// Declares a block's signature once: its stage, the streams it takes and sends (each a
+/// stream declared in `crate::streams`, by its `ports` name) and its further one-bit outputs.
+/// Makes `<Name>Ports` ([`BlockSignature`]), `<Name>In` and `<Name>Out` ([`Record`]s):
+///
+/// ```ignore
+/// block_signature! {
+///     /// dst_fetch's ports.
+///     pub DstFetch "dst_fetch" {
+///         takes { inp: PixSlots, rsp: MemResp }
+///         sends { out: BlendFrag, rd: MemReq }
+///         outs { idle }
+///     }
+/// }
+/// // DstFetchIn  { flush, inp: Offer<PixSlots>, rsp: Offer<MemResp>, out_ready, rd_ready }
+/// // DstFetchOut { inp_ready, rsp_ready, out: Offer<BlendFrag>, rd: Offer<MemReq>, idle }
+/// ```
+///
+/// Record field `inp_ready` is the port `in_ready` ([`ready_port`]).
+#[macro_export]
+macro_rules! block_signature {
+    ($(#[$doc:meta])* pub $name:ident $stage:literal {
+        takes { $($t:ident : $ts:ident),* $(,)? }
+        sends { $($s:ident : $ss:ident),* $(,)? }
+        $(outs { $($o:ident),* $(,)? })?
+    }) => {
+        $crate::cycle::__paste::paste! {
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct [<$name Ports>];
+
+            #[doc = "One cycle's inputs of `" $stage "` (see [`" [<$name Ports>] "`])."]
+            #[derive(Clone, Debug, Default, PartialEq)]
+            pub struct [<$name In>] {
+                pub flush: bool,
+                $(pub $t: $crate::cycle::Offer<<$crate::streams::ports::$ts as $crate::streams::Stream>::Payload>,)*
+                $(pub [<$s _ready>]: bool,)*
+            }
+
+            #[doc = "One cycle's outputs of `" $stage "` (see [`" [<$name Ports>] "`])."]
+            #[derive(Clone, Debug, Default, PartialEq)]
+            pub struct [<$name Out>] {
+                $(pub [<$t _ready>]: bool,)*
+                $(pub $s: $crate::cycle::Offer<<$crate::streams::ports::$ss as $crate::streams::Stream>::Payload>,)*
+                $($(pub $o: bool,)*)?
+            }
+
+            impl $crate::cycle::Record for [<$name In>] {
+                fn to_ports(&self) -> $crate::cycle::Ports {
+                    let mut p = $crate::cycle::Ports::default();
+                    p.set("flush", self.flush as u64);
+                    $(
+                        p.set(&$crate::cycle::valid_port(stringify!($t)), self.$t.valid as u64);
+                        p.put_payload::<$crate::streams::ports::$ts>(stringify!($t), &self.$t.payload);
+                    )*
+                    $(p.set(&$crate::cycle::ready_port(stringify!($s)), self.[<$s _ready>] as u64);)*
+                    p
+                }
+                fn from_ports(p: &$crate::cycle::Ports) -> Self {
+                    Self {
+                        flush: p.bit("flush"),
+                        $($t: $crate::cycle::Offer::new(
+                            p.bit(&$crate::cycle::valid_port(stringify!($t))),
+                            p.payload::<$crate::streams::ports::$ts>(stringify!($t)),
+                        ),)*
+                        $([<$s _ready>]: p.bit(&$crate::cycle::ready_port(stringify!($s))),)*
+                    }
+                }
+            }
+
+            impl $crate::cycle::Record for [<$name Out>] {
+                fn to_ports(&self) -> $crate::cycle::Ports {
+                    let mut p = $crate::cycle::Ports::default();
+                    $(p.set(&$crate::cycle::ready_port(stringify!($t)), self.[<$t _ready>] as u64);)*
+                    $(
+                        p.set(&$crate::cycle::valid_port(stringify!($s)), self.$s.valid as u64);
+                        p.put_payload::<$crate::streams::ports::$ss>(stringify!($s), &self.$s.payload);
+                    )*
+                    $($(p.set(stringify!($o), self.$o as u64);)*)?
+                    p
+                }
+                fn from_ports(p: &$crate::cycle::Ports) -> Self {
+                    Self {
+                        $([<$t _ready>]: p.bit(&$crate::cycle::ready_port(stringify!($t))),)*
+                        $($s: $crate::cycle::Offer::new(
+                            p.bit(&$crate::cycle::valid_port(stringify!($s))),
+                            p.payload::<$crate::streams::ports::$ss>(stringify!($s)),
+                        ),)*
+                        $($($o: p.bit(stringify!($o)),)*)?
+                    }
+                }
+            }
+
+            impl $crate::cycle::BlockSignature for [<$name Ports>] {
+                type In = [<$name In>];
+                type Out = [<$name Out>];
+                const SIGNATURE: $crate::cycle::Signature = $crate::cycle::Signature {
+                    stage: $stage,
+                    streams: &[
+                        $($crate::cycle::SigStream {
+                            name: stringify!($t),
+                            sent: false,
+                            stream: <$crate::streams::ports::$ts as $crate::streams::Stream>::NAME,
+                            fields: <$crate::streams::ports::$ts as $crate::streams::Stream>::FIELDS,
+                        },)*
+                        $($crate::cycle::SigStream {
+                            name: stringify!($s),
+                            sent: true,
+                            stream: <$crate::streams::ports::$ss as $crate::streams::Stream>::NAME,
+                            fields: <$crate::streams::ports::$ss as $crate::streams::Stream>::FIELDS,
+                        },)*
+                    ],
+                    outs: &[$($(stringify!($o)),*)?],
+                };
+            }
+        }
+    };
+}

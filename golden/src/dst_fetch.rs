@@ -148,6 +148,42 @@ pub struct DstFetchCycle {
     stats: DstFetchStats,
 }
 
+crate::block_signature! {
+    /// dst_fetch's ports: pixels in, fragments out, and the memory port's read side.
+    pub DstFetch "dst_fetch" {
+        takes { inp: PixSlots, rsp: MemResp }
+        sends { out: BlendFrag, rd: MemReq }
+        outs { idle }
+    }
+}
+
+impl crate::cycle::BlockModel for DstFetchCycle {
+    type Sig = DstFetchPorts;
+    fn outputs(&self, i: &DstFetchIn) -> DstFetchOut {
+        let (ov, out) = self.out();
+        let (rv, rd) = self.rd();
+        DstFetchOut {
+            inp_ready: self.in_ready(i.rd_ready),
+            rsp_ready: self.rsp_ready(),
+            out: crate::cycle::Offer::new(ov, out),
+            rd: crate::cycle::Offer::new(rv, rd),
+            idle: self.idle(),
+        }
+    }
+    fn clock(&mut self, i: &DstFetchIn) {
+        DstFetchCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
+        )
+    }
+}
+
 impl DstFetchCycle {
     /// The block for `cfg`, or the one line naming the field it does not support.
     pub fn try_new(cfg: &Config) -> Result<DstFetchCycle, String> {

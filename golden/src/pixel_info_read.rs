@@ -130,6 +130,40 @@ pub struct PixelInfoReadCycle {
     ty: u32,
 }
 
+crate::block_signature! {
+    /// pixel_info_read's ports: start tokens in, records out, and the memory port's read side.
+    pub PixelInfoRead "pixel_info_read" {
+        takes { inp: PiStart, rsp: MemResp }
+        sends { out: PiRecord, rd: MemReq }
+    }
+}
+
+impl crate::cycle::BlockModel for PixelInfoReadCycle {
+    type Sig = PixelInfoReadPorts;
+    fn outputs(&self, _: &PixelInfoReadIn) -> PixelInfoReadOut {
+        let (ov, out) = self.out();
+        let (rv, rd) = self.rd();
+        PixelInfoReadOut {
+            inp_ready: self.in_ready(),
+            rsp_ready: self.rsp_ready(),
+            out: crate::cycle::Offer::new(ov, out),
+            rd: crate::cycle::Offer::new(rv, rd),
+        }
+    }
+    fn clock(&mut self, i: &PixelInfoReadIn) {
+        PixelInfoReadCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
+        )
+    }
+}
+
 impl PixelInfoReadCycle {
     /// The reader for `cfg`, or the one line naming the field it does not support.
     pub fn try_new(cfg: &Config) -> Result<PixelInfoReadCycle, String> {

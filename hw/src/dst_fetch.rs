@@ -47,9 +47,8 @@ use tilerast_golden::streams::LANES;
 
 stream_block! {
     /// The destination fetch. Build with [`DstFetch::new`].
-    pub struct DstFetch(PixSlotsIn => BlendFragOut) sends { rd: MemReqOut } takes { rsp: MemRespIn } {
-        /// Nothing held (the contract's **Idle**, registers only).
-        pub idle: Signal<Out, Bit>,
+    pub struct DstFetch(PixSlotsIn => BlendFragOut) sends { rd: MemReqOut } takes { rsp: MemRespIn }
+        outs { idle: Bit } {
         c_cmask: Constant<Bits<16>>,
         c_w: Constant<Bits<16>>,
         c_c: Constant<Bits<32>>,

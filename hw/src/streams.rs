@@ -16,7 +16,8 @@
 //! `in_ready`, `out_valid`, `out_ready`, whose logic differs from block to block.
 
 use rust_hdl::prelude::*;
-use tilerast_golden::streams::{ports, Stream};
+use tilerast_golden::cycle::Ports;
+use tilerast_golden::streams::{port_name, ports, Stream};
 
 /// A port value as raw bits (the low `N` bits, two's complement for `Signed`) and back.
 pub trait RtlValue: Synth {
@@ -98,6 +99,19 @@ macro_rules! hw_stream {
                 pub fn drive(&mut self, p: &tilerast_golden::streams::$payload) {
                     let mut bits = <ports::$name as Stream>::to_bits(p).into_iter();
                     $(self.$f.next = RtlValue::from_raw(bits.next().expect("one value per field"));)*
+                }
+                /// Drive every field from the ports `<iface>__<field>` of `p` (absent: zero).
+                pub fn drive_ports(&mut self, iface: &str, p: &tilerast_golden::cycle::Ports) {
+                    $(self.$f.next = RtlValue::from_raw(
+                        p.get(&port_name(iface, stringify!($f))).unwrap_or(0),
+                    );)*
+                }
+            }
+
+            impl [<$name Out>] {
+                /// Every field's value now, as the ports `<iface>__<field>`.
+                pub fn put_ports(&self, iface: &str, p: &mut Ports) {
+                    $(p.set(&port_name(iface, stringify!($f)), RtlValue::to_raw(&self.$f.val()));)*
                 }
             }
 
@@ -204,6 +218,7 @@ macro_rules! stream_block {
     ($(#[$m:meta])* pub struct $name:ident ($inp:ty => $($out:ty)?)
         $(sends { $($sp:ident : $st:ty),* $(,)? })?
         $(takes { $($tp:ident : $tt:ty),* $(,)? })?
+        $(outs { $($op:ident : $ot:ty),* $(,)? })?
         { $($body:tt)* }) => {
         paste::paste! {
             $(#[$m])*
@@ -243,9 +258,68 @@ macro_rules! stream_block {
                     #[doc = "Stream `" $tp "`: payload."]
                     pub $tp: $tt,
                 )*)?
+                $($(
+                    #[doc = "Output `" $op "` (a function of the registers; see the cycle model)."]
+                    pub $op: Signal<Out, $ot>,
+                )*)?
                 $($body)*
+            }
+
+            impl $crate::streams::PortIo for $name {
+                fn clock_high(&self) -> bool {
+                    self.clock.val().clk
+                }
+                fn toggle_clock(&mut self) {
+                    self.clock.next = !self.clock.val();
+                }
+                fn set_inputs(&mut self, p: &tilerast_golden::cycle::Ports) {
+                    self.flush.next = p.bit("flush");
+                    self.in_valid.next = p.bit("in_valid");
+                    self.inp.drive_ports("inp", p);
+                    $(
+                        let _: Option<$out> = None;
+                        self.out_ready.next = p.bit("out_ready");
+                    )?
+                    $($(
+                        self.[<$sp _ready>].next = p.bit(concat!(stringify!($sp), "_ready"));
+                    )*)?
+                    $($(
+                        self.[<$tp _valid>].next = p.bit(concat!(stringify!($tp), "_valid"));
+                        self.$tp.drive_ports(stringify!($tp), p);
+                    )*)?
+                }
+
+                fn outputs(&self) -> tilerast_golden::cycle::Ports {
+                    let mut p = tilerast_golden::cycle::Ports::default();
+                    p.set("in_ready", self.in_ready.val() as u64);
+                    $($(p.set(concat!(stringify!($tp), "_ready"), self.[<$tp _ready>].val() as u64);)*)?
+                    $(
+                        let _: Option<$out> = None;
+                        p.set("out_valid", self.out_valid.val() as u64);
+                        self.out.put_ports("out", &mut p);
+                    )?
+                    $($(
+                        p.set(concat!(stringify!($sp), "_valid"), self.[<$sp _valid>].val() as u64);
+                        self.$sp.put_ports(stringify!($sp), &mut p);
+                    )*)?
+                    $($(p.set(stringify!($op), $crate::streams::RtlValue::to_raw(&self.$op.val()));)*)?
+                    p
+                }
             }
         }
     };
 }
 pub(crate) use stream_block;
+
+/// A block's ports by name (made by `stream_block!`): what the rust-hdl back end of the
+/// lock-step harness (`tilerast_verif::lockstep`) drives and samples.
+pub trait PortIo {
+    /// The clock's level.
+    fn clock_high(&self) -> bool;
+    /// Toggle the clock.
+    fn toggle_clock(&mut self);
+    /// Drive every input port (except `clock`) from `p` (absent: zero).
+    fn set_inputs(&mut self, p: &Ports);
+    /// Every output port's value now.
+    fn outputs(&self) -> Ports;
+}

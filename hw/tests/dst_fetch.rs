@@ -1,141 +1,73 @@
-//! rust-hdl simulation of `DstFetch` against its cycle model `DstFetchCycle`, with a golden
-//! `MemoryCycle` behind the read port serviced from the testbench every cycle (its `req_ready`
-//! and response drive both sides): `in_ready`, `rsp_ready`, `rd_valid` + `rd`, `out_valid` +
-//! `out` and `idle` must agree on every cycle. Stimulus: random pixels (random slot masks, empty ones,
-//! junk above C), input gaps, random `out_ready` with a long stall, random memory grant with a
-//! long stall, one flush mid-stream. The shared harness (`tests/common`) drives one-in/one-out
-//! blocks; this block has a second stream pair, so the loop is written here.
+//! rust-hdl simulation of `DstFetch` against its cycle model `DstFetchCycle` through the one
+//! lock-step harness (`tilerast_verif::lockstep`, rust-hdl back end in `tests/common`): a
+//! source of pixels on `inp`, a sink on `out`, golden's `MemoryCycle` behind the read port
+//! (`rd` → `rsp`), every output port compared on every cycle. Stimulus: random pixels (random
+//! slot masks, empty ones, junk above C), input gaps, random `out_ready` with a long stall,
+//! random memory grant with a long stall, one flush mid-stream.
 
-use rust_hdl::prelude::*;
+mod common;
+
 use std::sync::{Arc, Mutex};
 use tilerast_golden::config::Config;
 use tilerast_golden::dst_fetch::{DstFetchCycle, META_DEPTH};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::slot_addr;
-use tilerast_golden::streams::{port_name, ports, PixSlots, Stream};
+use tilerast_golden::streams::{ports, BlendFrag, PixSlots};
 use tilerast_hw::dst_fetch::DstFetch;
+use tilerast_verif::lockstep::{self, Bench, Ctl, Flushes, Lockstep, Memory, Sink, Source};
 use tilerast_verif::{Pattern, Rng};
-
-/// Control lines of one cycle: (in_valid if a pixel is left, out_ready, memory grant, flush).
-type Lines = Box<dyn FnMut(u64) -> (bool, bool, bool, bool) + Send>;
 
 #[derive(Debug, Default)]
 struct Report {
-    cycles: u64,
-    /// First mismatch: cycle and the differing ports (`name rtl model`).
-    mismatch: Option<(u64, Vec<String>)>,
     accepted: u64,
     frags: u64,
     multi: u64,
     full: u64,
     reads: u64,
     meta_full: u64,
-    rd_stall: u64,
-    out_stall: u64,
-    longest_out_stall: u64,
+    rd_waits: u64,
+    out_waits: u64,
     flushes: u64,
 }
 
-fn diff<S: Stream>(iface: &str, rtl: &S::Payload, model: &S::Payload, out: &mut Vec<String>) {
-    let (r, m) = (S::to_bits(rtl), S::to_bits(model));
-    for (i, f) in S::FIELDS.iter().enumerate() {
-        if r[i] != m[i] {
-            out.push(format!(
-                "{} rtl {:#x} model {:#x}",
-                port_name(iface, f.name),
-                r[i],
-                m[i]
-            ));
-        }
-    }
+/// The controls of one run: input valid, out_ready, memory grant; flush cycles.
+struct Lines {
+    valid: Ctl,
+    ready: Ctl,
+    grant: Ctl,
+    flush_at: Vec<u64>,
 }
 
-fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory, cycles: u64, lines: Lines) -> Report {
-    let mut dut = DstFetch::new(cfg);
-    dut.connect_all();
-    let state = Arc::new(Mutex::new(Some((
-        DstFetchCycle::new(cfg),
-        MemoryCycle::new(timing, mem),
-        pixels,
-        lines,
-    ))));
-    let result = Arc::new(Mutex::new(None));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<DstFetch>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<DstFetch>| {
-        let (mut model, mut mem, pixels, mut lines) = state.lock().unwrap().take().unwrap();
-        let k = model.lanes();
-        let mut r = Report::default();
-        let mut next = 0usize;
-        let mut stall = 0u64;
-        let mut x = sim.init()?;
-        for cycle in 0..cycles {
-            let (valid, out_ready, grant, flush) = lines(cycle);
-            let in_valid = valid && next < pixels.len();
-            let inp = pixels.get(next).copied().unwrap_or_default();
-            let rd_ready = mem.req_ready(grant);
-            let (rsp_valid, rsp) = mem.resp();
-            x.in_valid.next = in_valid;
-            x.inp.drive(&inp);
-            x.out_ready.next = out_ready;
-            x.rd_ready.next = rd_ready;
-            x.rsp_valid.next = rsp_valid;
-            x.rsp.drive(&rsp);
-            x.flush.next = flush;
-            x = sim.watch(|x| !x.clock.val().clk, x)?;
-            // Compare every output port.
-            let in_ready = model.in_ready(rd_ready);
-            let (out_valid, out) = model.out();
-            let (rd_valid, rd) = model.rd();
-            let rsp_ready = model.rsp_ready();
-            let mut d = Vec::new();
-            for (name, rtl, m) in [
-                ("in_ready", x.in_ready.val(), in_ready),
-                ("rsp_ready", x.rsp_ready.val(), rsp_ready),
-                ("rd_valid", x.rd_valid.val(), rd_valid),
-                ("out_valid", x.out_valid.val(), out_valid),
-                ("idle", x.idle.val(), model.idle()),
-            ] {
-                if rtl != m {
-                    d.push(format!("{name} rtl {rtl} model {m}"));
-                }
-            }
-            diff::<ports::MemReq>("rd", &x.rd.sample(), &rd, &mut d);
-            diff::<ports::BlendFrag>("out", &x.out.sample(), &out, &mut d);
-            r.cycles = cycle + 1;
-            if !d.is_empty() {
-                r.mismatch = Some((cycle, d));
-                break;
-            }
-            r.meta_full += (model.meta_len() == META_DEPTH) as u64;
-            r.rd_stall += (rd_valid && !rd_ready) as u64;
-            r.out_stall += (out_valid && !out_ready) as u64;
-            stall = if out_valid && !out_ready { stall + 1 } else { 0 };
-            r.longest_out_stall = r.longest_out_stall.max(stall);
-            r.flushes += flush as u64;
-            if !flush {
-                if in_valid && in_ready {
-                    r.accepted += 1;
-                    next += 1;
-                }
-                if out_valid && out_ready {
-                    let n = out.lane_valid.count_ones() as usize;
-                    r.frags += 1;
-                    r.multi += (n > 1) as u64;
-                    r.full += (n == k) as u64;
-                }
-                r.reads += (rd_valid && rd_ready) as u64;
-            }
-            model.clock(in_valid, &inp, out_ready, rd_ready, rsp_valid, &rsp, flush);
-            mem.clock(rd_valid, &rd, grant, rsp_ready, flush);
-            x = sim.watch(|x| x.clock.val().clk, x)?;
-        }
-        *res.lock().unwrap() = Some(r);
-        sim.done(x)
-    });
-    sim.run(Box::new(dut), 10 * (cycles + 10)).expect("rust-hdl simulation");
-    let r = result.lock().unwrap().take().unwrap();
+fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory, cycles: u64, l: Lines) -> Report {
+    let k = DstFetchCycle::new(cfg).lanes();
+    let meta_full = Arc::new(Mutex::new(0u64));
+    let mf = meta_full.clone();
+    let bench = Bench::new()
+        .with("flush", Flushes::at(l.flush_at))
+        .with("inp", Source::<ports::PixSlots>::new("inp", pixels, l.valid))
+        .with("out", Sink::<ports::BlendFrag>::new("out", l.ready))
+        .with("mem", Memory::new("rd", "rsp", MemoryCycle::new(timing, mem), l.grant));
+    let ls = Lockstep::new(DstFetchCycle::new(cfg), bench)
+        .watching(move |_, m: &DstFetchCycle| *mf.lock().unwrap() += (m.meta_len() == META_DEPTH) as u64);
+    let (ls, outcome) = common::lockstep(DstFetch::new(cfg), ls, cycles, None);
+    println!("{}", ls.bench.summary());
+    if let Err(m) = outcome {
+        panic!("{m}");
+    }
+    let sink = ls.bench.get::<Sink<ports::BlendFrag>>("out");
+    let lanes = |f: &BlendFrag| f.lane_valid.count_ones() as usize;
+    let r = Report {
+        accepted: ls.bench.get::<Source<ports::PixSlots>>("inp").accepted,
+        frags: sink.received.len() as u64,
+        multi: sink.received.iter().filter(|f| lanes(f) > 1).count() as u64,
+        full: sink.received.iter().filter(|f| lanes(f) == k).count() as u64,
+        reads: ls.bench.get::<Memory>("mem").requests,
+        meta_full: *meta_full.lock().unwrap(),
+        rd_waits: ls.bench.get::<Memory>("mem").waits,
+        out_waits: sink.waits,
+        flushes: ls.bench.get::<Flushes>("flush").count,
+    };
+    println!("{r:?}");
     r
 }
 
@@ -171,16 +103,6 @@ fn memory(cfg: &Config, seed: u64) -> SparseMemory {
     m
 }
 
-fn check(what: &str, r: &Report) {
-    println!("{what}: {r:?}");
-    if let Some((c, d)) = &r.mismatch {
-        panic!(
-            "{what}: DstFetch and DstFetchCycle differ at cycle {c}: {}",
-            d.join("; ")
-        );
-    }
-}
-
 #[test]
 fn cosim_against_the_cycle_model() {
     // (config, C, P, memory timing): C = 4 with K = 3, and C = 16 with K = 4 at the full width.
@@ -203,31 +125,24 @@ fn cosim_against_the_cycle_model() {
         for p in px.iter_mut() {
             p.y %= 8;
         }
-        let mut rl = Pattern::RandomStalls {
+        let ready = Pattern::RandomStalls {
             pct: 85,
             permille: 5,
             min: 5,
             max: 20,
-        }
-        .line(Rng::stream(seed, 1));
-        let mut vl = Pattern::gaps(20).line(Rng::stream(seed, 0));
-        let mut gl = Pattern::Random { pct: 75 }.line(Rng::stream(seed, 2));
-        let lines: Lines = Box::new(move |c| {
-            let (v, r, g) = (vl.step(), rl.step(), gl.step());
-            (
-                v,
-                r && !(900..960).contains(&c),   // a long output stall
-                g && !(1500..1540).contains(&c), // a long memory stall
-                c == 1200,
-            )
-        });
+        };
+        let lines = Lines {
+            valid: lockstep::line(Pattern::gaps(20).line(Rng::stream(seed, 0))),
+            ready: lockstep::line_stalled(ready.line(Rng::stream(seed, 1)), 900..960), // a long output stall
+            grant: lockstep::line_stalled(Pattern::Random { pct: 75 }.line(Rng::stream(seed, 2)), 1500..1540),
+            flush_at: vec![1200],
+        };
+        println!("C = {}, P = {}", cfg.colours_per_pixel, cfg.blend_pool);
         let r = run(&cfg, px, timing, memory(&cfg, seed), 2500, lines);
-        check(&format!("C = {}, P = {}", cfg.colours_per_pixel, cfg.blend_pool), &r);
         assert_eq!(r.flushes, 1);
-        assert!(r.longest_out_stall >= 60, "long stall: {}", r.longest_out_stall);
         assert!(r.accepted > 150 && r.reads > 1000, "{r:?}");
         assert!(r.multi > 100 && r.full > 50, "multi-lane and full-K fragments: {r:?}");
-        assert!(r.meta_full > 20 && r.rd_stall > 100 && r.out_stall > 100, "{r:?}");
+        assert!(r.meta_full > 20 && r.rd_waits > 100 && r.out_waits > 100, "{r:?}");
     }
 }
 
@@ -247,10 +162,43 @@ fn directed_burst() {
             colour: [i + 100; 16],
         })
         .collect();
-    let lines: Lines = Box::new(|_| (true, true, true, false));
+    let lines = Lines {
+        valid: lockstep::always(),
+        ready: lockstep::always(),
+        grant: lockstep::always(),
+        flush_at: vec![],
+    };
     let r = run(&cfg, px, MemTiming { latency: 1, depth: 2 }, memory(&cfg, 1), 40, lines);
-    check("burst", &r);
     assert_eq!((r.accepted, r.reads, r.frags, r.full), (12, 12, 3, 3));
+}
+
+/// The harness itself on a block of four streams: the block's `rd__addr` read with one bit
+/// flipped at cycle 301 (and nothing else changed) is reported at exactly that cycle and port.
+#[test]
+fn a_flipped_bit_is_reported_at_its_cycle_and_port() {
+    let cfg = Config::preset("default").unwrap();
+    let mut px = pixels(&cfg, 5, 400);
+    for p in px.iter_mut() {
+        p.y %= 8;
+    }
+    let bench = Bench::new()
+        .with("inp", Source::<ports::PixSlots>::new("inp", px, lockstep::always()))
+        .with("out", Sink::<ports::BlendFrag>::new("out", lockstep::always()))
+        .with(
+            "mem",
+            Memory::new(
+                "rd",
+                "rsp",
+                MemoryCycle::new(MemTiming { latency: 2, depth: 3 }, memory(&cfg, 5)),
+                lockstep::always(),
+            ),
+        );
+    let ls = Lockstep::new(DstFetchCycle::new(&cfg), bench);
+    let (ls, outcome) = common::lockstep(DstFetch::new(&cfg), ls, 400, Some((301, "rd__addr")));
+    let m = outcome.expect_err("the flipped bit must be reported");
+    assert_eq!((m.cycle, m.port.as_str()), (301, "rd__addr"), "{m}");
+    assert_eq!(m.rtl ^ m.model, 1, "{m}");
+    assert!(ls.bench.get::<Memory>("mem").requests > 100, "{}", ls.bench.summary());
 }
 
 #[test]
@@ -260,8 +208,8 @@ fn verilog_lints_clean() {
         let top = format!("dst_fetch_{p}");
         let v = tilerast_hw::dst_fetch::verilog(&cfg, &top);
         assert!(tilerast_hw::emit::rangeless_signed_localparams(&v).is_empty(), "{top}");
-        if let Err(msg) = tilerast_hw::emit::lint(&v, &top) {
-            panic!("{top}: lint:\n{msg}");
+        if let Err(m) = tilerast_hw::emit::lint(&v, &top) {
+            panic!("{top}: lint:\n{m}");
         }
     }
 }

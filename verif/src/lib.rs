@@ -19,6 +19,10 @@
 //!   the `Driver`, also the post-synthesis simulation in `fpga/`;
 //! * the C++ side has no generator of its own: C++ loops replay stimulus recorded in Rust.
 //!
+//! * [`lockstep`] — the one lock-step harness for blocks with any number of streams: a
+//!   [`lockstep::Bench`] of agents (sources, sinks, a memory port, flushes), each with its own
+//!   handshake pattern, drives the block's cycle model and its RTL (rust-hdl or Verilator
+//!   back end) with the same inputs, and every output port is compared on every cycle.
 //! * [`stim`] — per-stage stimulus generators (commands for setup and point_raster, edges,
 //!   candidates, jobs, beats), shared by the rust-hdl and the Verilator tests of each block,
 //!   and the random primitives of the raster-core tests (cycle model and Verilator).
@@ -48,6 +52,7 @@
 //! ```
 
 pub mod handshake;
+pub mod lockstep;
 pub mod mutate;
 mod rng;
 pub mod stim;

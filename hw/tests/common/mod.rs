@@ -23,6 +23,11 @@
 //! flush voids the edge's transfers; a voided input is offered again). Acceptance follows the
 //! model's `in_ready`. After `max_mismatches` differing cycles the run stops.
 //!
+//! Blocks with more streams than one in and one out (a memory port, several read ports) use
+//! the general lock-step harness, `tilerast_verif::lockstep`, through its rust-hdl back end
+//! here, [`lockstep`]: the block's ports come from `stream_block!` (`tilerast_hw::streams::PortIo`),
+//! the model's from its `block_signature!`.
+//!
 //! The harness's own tests (a model with one flipped bit is reported at exactly that cycle and
 //! port) are `hw/tests/harness.rs`.
 
@@ -473,5 +478,83 @@ fn mismatch<B: HarnessBlock>(
         ports,
         rtl: side(rtl, rx),
         model: side(model, mx),
+    }
+}
+
+/// The rust-hdl back end of `tilerast_verif::lockstep`: `block` in rust-hdl's simulator and
+/// `ls`'s model, driven by `ls`'s bench for `cycles` cycles, every output port compared on
+/// every cycle (`lockstep::compare`). `flip` (a test of the harness itself): at
+/// `(cycle, port)` the block's output is read with its low bit flipped. Returns the lock-step
+/// (model and bench, for the test's activity checks) and the first difference, if any.
+pub fn lockstep<B, M>(
+    block: B,
+    ls: tilerast_verif::lockstep::Lockstep<M>,
+    cycles: u64,
+    flip: Option<(u64, &'static str)>,
+) -> (
+    tilerast_verif::lockstep::Lockstep<M>,
+    Result<(), Box<tilerast_verif::lockstep::Mismatch>>,
+)
+where
+    B: Block + tilerast_hw::streams::PortIo + Send + 'static,
+    M: tilerast_golden::cycle::PortModel + Send + 'static,
+{
+    let mut block = Box::new(block);
+    block.connect_all();
+    let name = ls.signature().stage;
+    type Out<M> = (
+        tilerast_verif::lockstep::Lockstep<M>,
+        Result<(), Box<tilerast_verif::lockstep::Mismatch>>,
+    );
+    let state = Arc::new(Mutex::new(Some(ls)));
+    let result: Slot<Out<M>> = Arc::new(Mutex::new(None));
+    let res = result.clone();
+    let mut sim = Simulation::new();
+    sim.add_clock(5, |x: &mut Box<B>| x.toggle_clock());
+    sim.add_testbench(move |mut sim: Sim<B>| {
+        let mut ls = state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("the testbench runs once");
+        let mut outcome = Ok(());
+        let mut x = sim.init()?;
+        for _ in 0..cycles {
+            let c = ls.cycle;
+            let (inputs, want) = match ls.step() {
+                Ok(v) => v,
+                Err(e) => panic!("{name}: {e}"),
+            };
+            x.set_inputs(&inputs);
+            x = sim.watch(|x| !x.clock_high(), x)?;
+            let mut got = x.outputs();
+            if let Some((fc, port)) = flip {
+                if fc == c {
+                    let v = got.get(port).unwrap_or_else(|| panic!("no port {port}"));
+                    got.set(port, v ^ 1);
+                }
+            }
+            if c == 0 {
+                let names: Vec<String> = ls.signature().output_ports();
+                let have: Vec<&str> = got.iter().map(|(n, _)| n).collect();
+                assert!(
+                    names.len() == have.len() && names.iter().all(|n| have.contains(&n.as_str())),
+                    "{name}: the block's outputs {have:?} are not its signature's {names:?}"
+                );
+            }
+            if let Err(m) = tilerast_verif::lockstep::compare(name, c, &inputs, &want, &got) {
+                outcome = Err(m);
+                break;
+            }
+            x = sim.watch(|x| x.clock_high(), x)?;
+        }
+        *res.lock().unwrap_or_else(|e| e.into_inner()) = Some((ls, outcome));
+        sim.done(x)
+    });
+    let ran = sim.run(block, 10 * (cycles + 10));
+    let out = result.lock().unwrap_or_else(|e| e.into_inner()).take();
+    match (ran, out) {
+        (Ok(()), Some(r)) => r,
+        (ran, _) => panic!("{name}: the rust-hdl simulation failed: {ran:?}"),
     }
 }

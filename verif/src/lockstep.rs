@@ -1,0 +1,481 @@
+//! The one lock-step harness for blocks with any number of streams.
+//!
+//! A block's cycle model ([`tilerast_golden::cycle::BlockModel`], seen through named ports as a
+//! [`PortModel`]) and the block's RTL are driven with the same inputs every cycle, and every
+//! output port is compared every cycle, valid or not. The inputs come from a [`Bench`]: one
+//! [`Agent`] per stream or port group, each with its own handshake pattern:
+//!
+//! ```text
+//!   Bench: Source("inp")  Sink("out")  Memory("rd" → "rsp")  Flushes
+//!            │ in_valid, inp__*   │ out_ready     │ rd_ready, rsp_valid, rsp__*   │ flush
+//!            └───────────────────┴──────┬────────┴──────────────────────────────┘
+//!                                 inputs (Ports)
+//!                    ┌───────────────────┴──────────────────┐
+//!                    ▼                                      ▼
+//!       model: port_outputs(inputs) = want      RTL back end: outputs = got
+//!                    └────────────── compare every port ────┘
+//!                    then: agents see (inputs, want), note transfers, advance; model clocks
+//! ```
+//!
+//! The inputs never depend on the RTL, only on the agents' state and the model's outputs, so
+//! a back end may run the model ahead and replay a batch (the Verilator back end,
+//! `tilerast_cosim::blocks::cosim_lockstep`) or compare cycle by cycle (the rust-hdl back end,
+//! `hw/tests/common::lockstep`). Both call [`Lockstep::step`] and [`compare`].
+//!
+//! Transfers are counted where a stream's valid and ready are both high at an edge without
+//! flush; every agent reports its activity, so that a run in which nothing moved can be told
+//! from a passing one.
+
+use crate::{FlushLine, Line, Rng};
+use std::any::Any;
+use std::fmt;
+use tilerast_golden::cycle::{ready_port, valid_port, PortModel, Ports, Signature};
+use tilerast_golden::streams::Stream;
+
+/// A control line: its value in cycle `c` (valid, ready, grant, …).
+pub type Ctl = Box<dyn FnMut(u64) -> bool + Send>;
+
+/// A [`Line`] as a control line.
+pub fn line(mut l: Line) -> Ctl {
+    Box::new(move |_| l.step())
+}
+
+/// A [`Line`] held low during the cycles of `stall` (a long stall at a chosen time).
+pub fn line_stalled(mut l: Line, stall: std::ops::Range<u64>) -> Ctl {
+    Box::new(move |c| l.step() && !stall.contains(&c))
+}
+
+/// Always high.
+pub fn always() -> Ctl {
+    Box::new(|_| true)
+}
+
+/// One part of the bench: drives some input ports from its own state, then sees the cycle's
+/// inputs and the model's outputs before the edge.
+pub trait Agent: Send {
+    /// Set this agent's input ports for cycle `cycle`.
+    fn drive(&mut self, cycle: u64, inputs: &mut Ports);
+    /// The cycle's inputs and outputs, before the rising edge (note transfers, advance).
+    fn edge(&mut self, cycle: u64, inputs: &Ports, outputs: &Ports);
+    /// What it did, one line.
+    fn summary(&self) -> String;
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Offers stream `S`'s payloads on `iface` in order, under `valid`; while not valid, a random
+/// other item's payload at `junk_pct` %, else the next one's (the RTL must not take it).
+pub struct Source<S: Stream> {
+    iface: String,
+    items: Vec<S::Payload>,
+    valid: Ctl,
+    junk: Option<(Rng, u64)>,
+    next: usize,
+    offered: bool,
+    /// Items taken (valid and ready at an edge without flush).
+    pub accepted: u64,
+    /// Cycles offered and not taken.
+    pub waits: u64,
+    pub junk_cycles: u64,
+}
+
+impl<S: Stream> Source<S> {
+    pub fn new(iface: &str, items: Vec<S::Payload>, valid: Ctl) -> Source<S> {
+        Source {
+            iface: iface.to_string(),
+            items,
+            valid,
+            junk: None,
+            next: 0,
+            offered: false,
+            accepted: 0,
+            waits: 0,
+            junk_cycles: 0,
+        }
+    }
+
+    /// While not valid, offer a random item's payload in `pct` % of the cycles.
+    pub fn with_junk(mut self, rng: Rng, pct: u64) -> Self {
+        self.junk = Some((rng, pct));
+        self
+    }
+
+    /// Items not yet taken.
+    pub fn left(&self) -> usize {
+        self.items.len() - self.next
+    }
+}
+
+impl<S: Stream + Send + 'static> Agent for Source<S>
+where
+    S::Payload: Send,
+{
+    fn drive(&mut self, cycle: u64, p: &mut Ports) {
+        let want = (self.valid)(cycle);
+        self.offered = want && self.next < self.items.len();
+        let mut idx = self.next.min(self.items.len().saturating_sub(1));
+        if !self.offered && !self.items.is_empty() {
+            if let Some((rng, pct)) = &mut self.junk {
+                if rng.chance(*pct) {
+                    idx = rng.index(self.items.len());
+                    self.junk_cycles += 1;
+                }
+            }
+        }
+        let payload = self.items.get(idx).cloned().unwrap_or_default();
+        p.set(&valid_port(&self.iface), self.offered as u64);
+        p.put_payload::<S>(&self.iface, &payload);
+    }
+
+    fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+        let ready = o.bit(&ready_port(&self.iface));
+        if self.offered && !ready {
+            self.waits += 1;
+        }
+        if self.offered && ready && !i.bit("flush") {
+            self.next += 1;
+            self.accepted += 1;
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{}: {} of {} taken, {} waits, {} junk",
+            self.iface,
+            self.accepted,
+            self.items.len(),
+            self.waits,
+            self.junk_cycles
+        )
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Takes stream `S` on `iface` under `ready`, keeping what it receives.
+pub struct Sink<S: Stream> {
+    iface: String,
+    ready: Ctl,
+    now: bool,
+    stall: u64,
+    /// Payloads received, in order.
+    pub received: Vec<S::Payload>,
+    /// Cycles offered and not taken.
+    pub waits: u64,
+    /// Longest run of cycles with ready low.
+    pub longest_stall: u64,
+}
+
+impl<S: Stream> Sink<S> {
+    pub fn new(iface: &str, ready: Ctl) -> Sink<S> {
+        Sink {
+            iface: iface.to_string(),
+            ready,
+            now: false,
+            stall: 0,
+            received: Vec::new(),
+            waits: 0,
+            longest_stall: 0,
+        }
+    }
+}
+
+impl<S: Stream + Send + 'static> Agent for Sink<S>
+where
+    S::Payload: Send,
+{
+    fn drive(&mut self, cycle: u64, p: &mut Ports) {
+        self.now = (self.ready)(cycle);
+        p.set(&ready_port(&self.iface), self.now as u64);
+    }
+
+    fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+        let valid = o.bit(&valid_port(&self.iface));
+        self.stall = if self.now { 0 } else { self.stall + 1 };
+        self.longest_stall = self.longest_stall.max(self.stall);
+        self.waits += (valid && !self.now) as u64;
+        if valid && self.now && !i.bit("flush") {
+            self.received.push(o.payload::<S>(&self.iface));
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{}: {} received, {} waits, longest stall {}",
+            self.iface,
+            self.received.len(),
+            self.waits,
+            self.longest_stall
+        )
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Golden's memory port model behind a read (or read/write) request stream `req` and its
+/// response stream `rsp`; `grant` is the port's own back-pressure.
+pub struct Memory {
+    req: String,
+    rsp: String,
+    grant: Ctl,
+    granted: bool,
+    /// The memory model (its contents: `mem.memory()` or as the test keeps it).
+    pub mem: tilerast_golden::memory_port::MemoryCycle,
+    /// Requests taken.
+    pub requests: u64,
+    /// Cycles a request waited for the port.
+    pub waits: u64,
+}
+
+impl Memory {
+    pub fn new(req: &str, rsp: &str, mem: tilerast_golden::memory_port::MemoryCycle, grant: Ctl) -> Memory {
+        Memory {
+            req: req.to_string(),
+            rsp: rsp.to_string(),
+            grant,
+            granted: false,
+            mem,
+            requests: 0,
+            waits: 0,
+        }
+    }
+}
+
+impl Agent for Memory {
+    fn drive(&mut self, cycle: u64, p: &mut Ports) {
+        use tilerast_golden::streams::ports;
+        self.granted = (self.grant)(cycle);
+        p.set(&ready_port(&self.req), self.mem.req_ready(self.granted) as u64);
+        let (v, r) = self.mem.resp();
+        p.set(&valid_port(&self.rsp), v as u64);
+        p.put_payload::<ports::MemResp>(&self.rsp, &r);
+    }
+
+    fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+        use tilerast_golden::streams::ports;
+        let flush = i.bit("flush");
+        let valid = o.bit(&valid_port(&self.req));
+        let ready = i.bit(&ready_port(&self.req));
+        self.waits += (valid && !ready) as u64;
+        self.requests += (valid && ready && !flush) as u64;
+        let req = o.payload::<ports::MemReq>(&self.req);
+        let rsp_ready = o.bit(&ready_port(&self.rsp));
+        self.mem.clock(valid, &req, self.granted, rsp_ready, flush);
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} → {}: {} requests, {} waits",
+            self.req, self.rsp, self.requests, self.waits
+        )
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Drives `flush` from a [`FlushLine`] or a list of cycles.
+pub struct Flushes {
+    ctl: Ctl,
+    /// Flushes driven.
+    pub count: u64,
+}
+
+impl Flushes {
+    /// Flush in exactly these cycles.
+    pub fn at(cycles: Vec<u64>) -> Flushes {
+        Flushes {
+            ctl: Box::new(move |c| cycles.contains(&c)),
+            count: 0,
+        }
+    }
+
+    /// Flush when `l` says so.
+    pub fn line(mut l: FlushLine) -> Flushes {
+        Flushes {
+            ctl: Box::new(move |_| l.step()),
+            count: 0,
+        }
+    }
+}
+
+impl Agent for Flushes {
+    fn drive(&mut self, cycle: u64, p: &mut Ports) {
+        let f = (self.ctl)(cycle);
+        self.count += f as u64;
+        p.set("flush", f as u64);
+    }
+    fn edge(&mut self, _: u64, _: &Ports, _: &Ports) {}
+    fn summary(&self) -> String {
+        format!("flush: {}", self.count)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Everything around the block: its agents, in the order they drive.
+#[derive(Default)]
+pub struct Bench {
+    agents: Vec<(String, Box<dyn Agent>)>,
+}
+
+impl Bench {
+    pub fn new() -> Bench {
+        Bench::default()
+    }
+
+    /// Add an agent under `name` (the name [`Bench::get`] finds it by).
+    pub fn with(mut self, name: &str, a: impl Agent + 'static) -> Bench {
+        self.agents.push((name.to_string(), Box::new(a)));
+        self
+    }
+
+    /// The agent `name` as its type.
+    ///
+    /// # Panics
+    /// If there is none of that name and type (a test's mistake).
+    pub fn get<A: Agent + 'static>(&self, name: &str) -> &A {
+        self.agents
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, a)| a.as_any().downcast_ref::<A>())
+            .unwrap_or_else(|| panic!("bench has no agent `{name}` of type {}", std::any::type_name::<A>()))
+    }
+
+    /// One line per agent.
+    pub fn summary(&self) -> String {
+        let v: Vec<String> = self.agents.iter().map(|(_, a)| a.summary()).collect();
+        v.join("; ")
+    }
+}
+
+/// A model and its bench, stepped cycle by cycle.
+pub struct Lockstep<M: PortModel> {
+    pub model: M,
+    pub bench: Bench,
+    /// Cycles stepped.
+    pub cycle: u64,
+    /// Called every cycle with the model before its edge (a test's coverage counters on the
+    /// model's state: a FIFO that filled, a phase that ran).
+    pub watch: Option<Box<dyn FnMut(u64, &M) + Send>>,
+    sig: Signature,
+}
+
+impl<M: PortModel> Lockstep<M> {
+    /// The model and its bench (their ports are checked against the signature on the first
+    /// [`Lockstep::step`]).
+    pub fn new(model: M, bench: Bench) -> Lockstep<M> {
+        let sig = model.signature();
+        Lockstep {
+            model,
+            bench,
+            cycle: 0,
+            watch: None,
+            sig,
+        }
+    }
+
+    /// With a per-cycle look at the model ([`Lockstep::watch`]).
+    pub fn watching(mut self, f: impl FnMut(u64, &M) + Send + 'static) -> Self {
+        self.watch = Some(Box::new(f));
+        self
+    }
+
+    /// The block's signature.
+    pub fn signature(&self) -> Signature {
+        self.sig
+    }
+
+    /// One cycle: the agents' inputs, the model's outputs for them; then the agents see both
+    /// and the model takes the edge. Returns (inputs, expected outputs). On the first cycle,
+    /// `Err` if the bench's ports or the model's are not exactly the signature's.
+    pub fn step(&mut self) -> Result<(Ports, Ports), String> {
+        let c = self.cycle;
+        let mut inputs = Ports::default();
+        for (_, a) in self.bench.agents.iter_mut() {
+            a.drive(c, &mut inputs);
+        }
+        if inputs.get("flush").is_none() {
+            inputs.set("flush", 0);
+        }
+        let want = self.model.port_outputs(&inputs);
+        if c == 0 {
+            same_names("the bench's inputs", &inputs, &self.sig.input_ports())?;
+            same_names("the model's outputs", &want, &self.sig.output_ports())?;
+        }
+        for (_, a) in self.bench.agents.iter_mut() {
+            a.edge(c, &inputs, &want);
+        }
+        if let Some(w) = &mut self.watch {
+            w(c, &self.model);
+        }
+        self.model.port_clock(&inputs);
+        self.cycle += 1;
+        Ok((inputs, want))
+    }
+}
+
+fn same_names(what: &str, p: &Ports, names: &[String]) -> Result<(), String> {
+    let have: Vec<&str> = p.iter().map(|(n, _)| n).collect();
+    let missing: Vec<&String> = names.iter().filter(|n| !have.contains(&n.as_str())).collect();
+    let extra: Vec<&&str> = have.iter().filter(|n| !names.iter().any(|m| m == *n)).collect();
+    if missing.is_empty() && extra.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} are not the signature's ports: missing {missing:?}, not in it {extra:?}"
+        ))
+    }
+}
+
+/// The first port where the RTL and the model differ.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    pub block: String,
+    pub cycle: u64,
+    pub port: String,
+    pub rtl: u64,
+    pub model: u64,
+    pub inputs: Ports,
+    pub rtl_out: Ports,
+    pub model_out: Ports,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: RTL and model differ at cycle {}, port {}: rtl {:#x}, model {:#x}",
+            self.block, self.cycle, self.port, self.rtl, self.model
+        )?;
+        writeln!(f, "  inputs: {}", self.inputs)?;
+        writeln!(f, "  rtl:    {}", self.rtl_out)?;
+        write!(f, "  model:  {}", self.model_out)
+    }
+}
+
+/// Compare every output port the model predicts with the RTL's; a port the RTL lacks is a
+/// difference (its value shows as `u64::MAX`).
+pub fn compare(block: &str, cycle: u64, inputs: &Ports, want: &Ports, got: &Ports) -> Result<(), Box<Mismatch>> {
+    for (port, m) in want.iter() {
+        let r = got.get(port).unwrap_or(u64::MAX);
+        if r != m {
+            return Err(Box::new(Mismatch {
+                block: block.to_string(),
+                cycle,
+                port: port.to_string(),
+                rtl: r,
+                model: m,
+                inputs: inputs.clone(),
+                rtl_out: got.clone(),
+                model_out: want.clone(),
+            }));
+        }
+    }
+    Ok(())
+}
