@@ -810,6 +810,70 @@ where
     Ok(run)
 }
 
+/// The Verilator back end of the one lock-step harness (`tilerast_verif::lockstep`): block
+/// `<preset>/<stage>` (stage from the model's signature) verilated from `rtl-out/`, driven by
+/// `ls`'s bench for `cycles` cycles, every output port compared with `ls`'s model on every
+/// cycle. The port table must name exactly the signature's ports (checked first). The
+/// bench's inputs never depend on the RTL, so the model runs [`BATCH`] cycles ahead and
+/// Verilator replays them in one call. `flip` (a test of the harness itself): at
+/// `(cycle, port)` the RTL's output is read with its low bit flipped.
+pub fn cosim_lockstep<M: tilerast_golden::cycle::PortModel>(
+    preset: &str,
+    ls: &mut tilerast_verif::lockstep::Lockstep<M>,
+    cycles: u64,
+    flip: Option<(u64, &str)>,
+) -> Result<(), Box<tilerast_verif::lockstep::Mismatch>> {
+    use tilerast_golden::cycle::Ports;
+    let sig = ls.signature();
+    let block = format!("{preset}/{}", sig.stage);
+    let mut rtl = BlockRtl::new(preset, sig.stage).unwrap_or_else(|e| panic!("{e}"));
+    let desc = rtl.desc;
+    for (what, table, declared) in [
+        ("inputs", desc.inputs, sig.input_ports()),
+        ("outputs", desc.outputs, sig.output_ports()),
+    ] {
+        let mut t: Vec<&str> = table.iter().map(|p| p.name).collect();
+        let mut d: Vec<&str> = declared.iter().map(|s| s.as_str()).collect();
+        t.sort_unstable();
+        d.sort_unstable();
+        assert_eq!(t, d, "{block}: the RTL's {what} (left) are not its signature's (right)");
+    }
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let mut inw = vec![0u32; BATCH * iw];
+    let mut got = vec![0u32; BATCH * ow];
+    let mut batch: Vec<(Ports, Ports)> = Vec::with_capacity(BATCH);
+    let mut done = 0u64;
+    while done < cycles {
+        let k = (cycles - done).min(BATCH as u64) as usize;
+        batch.clear();
+        inw[..k * iw].fill(0);
+        for c in 0..k {
+            let (i, w) = ls.step().unwrap_or_else(|e| panic!("{block}: {e}"));
+            for p in desc.inputs {
+                let v = i.get(p.name).unwrap_or(0);
+                set_bits(&mut inw[c * iw..(c + 1) * iw], p.offset, p.width, v);
+            }
+            batch.push((i, w));
+        }
+        rtl.run(&inw[..k * iw], &mut got[..k * ow]);
+        for (c, (i, w)) in batch.iter().enumerate() {
+            let cyc = done + c as u64;
+            let words = &got[c * ow..(c + 1) * ow];
+            let mut g = Ports::default();
+            for p in desc.outputs {
+                let mut v = get_bits(words, p.offset, p.width);
+                if flip == Some((cyc, p.name)) {
+                    v ^= 1;
+                }
+                g.set(p.name, v);
+            }
+            tilerast_verif::lockstep::compare(&block, cyc, i, w, &g)?;
+        }
+        done += k as u64;
+    }
+    Ok(())
+}
+
 // ===== the stages' streams =====
 
 macro_rules! block_io {

@@ -69,6 +69,8 @@ pub struct Source<S: Stream> {
     items: Vec<S::Payload>,
     valid: Ctl,
     junk: Option<(Rng, u64)>,
+    junk_items: Vec<S::Payload>,
+    cyclic: bool,
     next: usize,
     offered: bool,
     /// Items taken (valid and ready at an edge without flush).
@@ -85,6 +87,8 @@ impl<S: Stream> Source<S> {
             items,
             valid,
             junk: None,
+            junk_items: Vec::new(),
+            cyclic: false,
             next: 0,
             offered: false,
             accepted: 0,
@@ -99,9 +103,30 @@ impl<S: Stream> Source<S> {
         self
     }
 
+    /// While not valid, offer one of `junk` (picked at random) in `pct` % of the cycles.
+    pub fn with_junk_items(mut self, rng: Rng, pct: u64, junk: Vec<S::Payload>) -> Self {
+        self.junk = Some((rng, pct));
+        self.junk_items = junk;
+        self
+    }
+
+    /// Offer the items again and again, in order (never runs dry).
+    pub fn cyclic(mut self) -> Self {
+        self.cyclic = true;
+        self
+    }
+
     /// Items not yet taken.
     pub fn left(&self) -> usize {
-        self.items.len() - self.next
+        self.items.len().saturating_sub(self.next)
+    }
+
+    fn index(&self) -> usize {
+        if self.cyclic && !self.items.is_empty() {
+            self.next % self.items.len()
+        } else {
+            self.next
+        }
     }
 }
 
@@ -111,17 +136,25 @@ where
 {
     fn drive(&mut self, cycle: u64, p: &mut Ports) {
         let want = (self.valid)(cycle);
-        self.offered = want && self.next < self.items.len();
-        let mut idx = self.next.min(self.items.len().saturating_sub(1));
+        let at = self.index();
+        self.offered = want && at < self.items.len();
+        let mut payload = self
+            .items
+            .get(at.min(self.items.len().saturating_sub(1)))
+            .cloned()
+            .unwrap_or_default();
         if !self.offered && !self.items.is_empty() {
             if let Some((rng, pct)) = &mut self.junk {
                 if rng.chance(*pct) {
-                    idx = rng.index(self.items.len());
+                    payload = if self.junk_items.is_empty() {
+                        self.items[rng.index(self.items.len())].clone()
+                    } else {
+                        self.junk_items[rng.index(self.junk_items.len())].clone()
+                    };
                     self.junk_cycles += 1;
                 }
             }
         }
-        let payload = self.items.get(idx).cloned().unwrap_or_default();
         p.set(&valid_port(&self.iface), self.offered as u64);
         p.put_payload::<S>(&self.iface, &payload);
     }
@@ -161,9 +194,11 @@ pub struct Sink<S: Stream> {
     stall: u64,
     /// Payloads received, in order.
     pub received: Vec<S::Payload>,
+    /// `received.len()` at each flush (a flush voids what was in flight).
+    pub flush_marks: Vec<usize>,
     /// Cycles offered and not taken.
     pub waits: u64,
-    /// Longest run of cycles with ready low.
+    /// Longest run of cycles offered and not taken.
     pub longest_stall: u64,
 }
 
@@ -175,6 +210,7 @@ impl<S: Stream> Sink<S> {
             now: false,
             stall: 0,
             received: Vec::new(),
+            flush_marks: Vec::new(),
             waits: 0,
             longest_stall: 0,
         }
@@ -192,10 +228,12 @@ where
 
     fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
         let valid = o.bit(&valid_port(&self.iface));
-        self.stall = if self.now { 0 } else { self.stall + 1 };
+        self.stall = if valid && !self.now { self.stall + 1 } else { 0 };
         self.longest_stall = self.longest_stall.max(self.stall);
         self.waits += (valid && !self.now) as u64;
-        if valid && self.now && !i.bit("flush") {
+        if i.bit("flush") {
+            self.flush_marks.push(self.received.len());
+        } else if valid && self.now {
             self.received.push(o.payload::<S>(&self.iface));
         }
     }
@@ -228,6 +266,9 @@ pub struct Memory {
     pub requests: u64,
     /// Cycles a request waited for the port.
     pub waits: u64,
+    /// With [`Memory::logged`]: every request taken, in order, and `log.len()` at each flush.
+    pub log: Option<Vec<tilerast_golden::streams::MemReq>>,
+    pub flush_marks: Vec<usize>,
 }
 
 impl Memory {
@@ -240,7 +281,15 @@ impl Memory {
             mem,
             requests: 0,
             waits: 0,
+            log: None,
+            flush_marks: Vec::new(),
         }
+    }
+
+    /// Keep every request taken ([`Memory::log`]).
+    pub fn logged(mut self) -> Self {
+        self.log = Some(Vec::new());
+        self
     }
 }
 
@@ -262,6 +311,13 @@ impl Agent for Memory {
         self.waits += (valid && !ready) as u64;
         self.requests += (valid && ready && !flush) as u64;
         let req = o.payload::<ports::MemReq>(&self.req);
+        if let Some(log) = &mut self.log {
+            if flush {
+                self.flush_marks.push(log.len());
+            } else if valid && ready {
+                log.push(req);
+            }
+        }
         let rsp_ready = o.bit(&ready_port(&self.rsp));
         self.mem.clock(valid, &req, self.granted, rsp_ready, flush);
     }
