@@ -63,12 +63,14 @@ pub trait Agent: Send {
 }
 
 /// Offers stream `S`'s payloads on `iface` in order, under `valid`; while not valid, a random
-/// other item's payload at `junk_pct` %, else the next one's (the RTL must not take it).
+/// other item's payload at `junk_pct` % ([`Source::with_junk`]) or random bits on every payload
+/// port ([`Source::with_random_junk`]), else the next one's (the RTL must not take it).
 pub struct Source<S: Stream> {
     iface: String,
     items: Vec<S::Payload>,
     valid: Ctl,
     junk: Option<(Rng, u64)>,
+    junk_bits: bool,
     next: usize,
     offered: bool,
     /// Items taken (valid and ready at an edge without flush).
@@ -85,6 +87,7 @@ impl<S: Stream> Source<S> {
             items,
             valid,
             junk: None,
+            junk_bits: false,
             next: 0,
             offered: false,
             accepted: 0,
@@ -96,6 +99,14 @@ impl<S: Stream> Source<S> {
     /// While not valid, offer a random item's payload in `pct` % of the cycles.
     pub fn with_junk(mut self, rng: Rng, pct: u64) -> Self {
         self.junk = Some((rng, pct));
+        self
+    }
+
+    /// While not valid, offer random bits on every payload port (each field's width) in `pct` %
+    /// of the cycles: junk that need not be any item (a start token's unused id, say).
+    pub fn with_random_junk(mut self, rng: Rng, pct: u64) -> Self {
+        self.junk = Some((rng, pct));
+        self.junk_bits = true;
         self
     }
 
@@ -113,15 +124,27 @@ where
         let want = (self.valid)(cycle);
         self.offered = want && self.next < self.items.len();
         let mut idx = self.next.min(self.items.len().saturating_sub(1));
+        let mut random = None;
         if !self.offered && !self.items.is_empty() {
             if let Some((rng, pct)) = &mut self.junk {
                 if rng.chance(*pct) {
-                    idx = rng.index(self.items.len());
+                    if self.junk_bits {
+                        let bits: Vec<u64> = S::FIELDS
+                            .iter()
+                            .map(|f| match f.width {
+                                64.. => rng.next_u64(),
+                                w => rng.next_u64() & ((1u64 << w) - 1),
+                            })
+                            .collect();
+                        random = Some(S::from_bits(&bits));
+                    } else {
+                        idx = rng.index(self.items.len());
+                    }
                     self.junk_cycles += 1;
                 }
             }
         }
-        let payload = self.items.get(idx).cloned().unwrap_or_default();
+        let payload = random.unwrap_or_else(|| self.items.get(idx).cloned().unwrap_or_default());
         p.set(&valid_port(&self.iface), self.offered as u64);
         p.put_payload::<S>(&self.iface, &payload);
     }
@@ -159,12 +182,17 @@ pub struct Sink<S: Stream> {
     ready: Ctl,
     now: bool,
     stall: u64,
+    wait: u64,
     /// Payloads received, in order.
     pub received: Vec<S::Payload>,
+    /// The cycle of each payload received (its edge ends that cycle).
+    pub received_at: Vec<u64>,
     /// Cycles offered and not taken.
     pub waits: u64,
     /// Longest run of cycles with ready low.
     pub longest_stall: u64,
+    /// Longest run of cycles offered and not taken (valid high, ready low).
+    pub longest_wait: u64,
 }
 
 impl<S: Stream> Sink<S> {
@@ -174,9 +202,12 @@ impl<S: Stream> Sink<S> {
             ready,
             now: false,
             stall: 0,
+            wait: 0,
             received: Vec::new(),
+            received_at: Vec::new(),
             waits: 0,
             longest_stall: 0,
+            longest_wait: 0,
         }
     }
 }
@@ -190,23 +221,27 @@ where
         p.set(&ready_port(&self.iface), self.now as u64);
     }
 
-    fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+    fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
         let valid = o.bit(&valid_port(&self.iface));
         self.stall = if self.now { 0 } else { self.stall + 1 };
         self.longest_stall = self.longest_stall.max(self.stall);
+        self.wait = if valid && !self.now { self.wait + 1 } else { 0 };
+        self.longest_wait = self.longest_wait.max(self.wait);
         self.waits += (valid && !self.now) as u64;
         if valid && self.now && !i.bit("flush") {
             self.received.push(o.payload::<S>(&self.iface));
+            self.received_at.push(cycle);
         }
     }
 
     fn summary(&self) -> String {
         format!(
-            "{}: {} received, {} waits, longest stall {}",
+            "{}: {} received, {} waits, longest stall {}, longest wait {}",
             self.iface,
             self.received.len(),
             self.waits,
-            self.longest_stall
+            self.longest_stall,
+            self.longest_wait
         )
     }
 
