@@ -64,12 +64,6 @@ struct Outcome {
 /// The bench of one drive: start tokens for `st`'s frame (junk frame ids while idle), a sink
 /// for the records, golden's memory holding `st`'s bytes behind the read port, the flushes.
 fn bench(d: &Drive, st: &PixelInfoStore) -> Bench {
-    let mut jr = Rng::stream(d.seed, 4);
-    let junk: Vec<PiStart> = (0..64)
-        .map(|_| PiStart {
-            frame: jr.next_u32() as u8,
-        })
-        .collect();
     let start = PiStart { frame: st.frame_id() };
     Bench::new()
         .with("flush", Flushes::at(d.flush_at.clone()))
@@ -77,7 +71,7 @@ fn bench(d: &Drive, st: &PixelInfoStore) -> Bench {
             "inp",
             Source::<ports::PiStart>::new("inp", vec![start], line(d.valid.line(Rng::stream(d.seed, 0))))
                 .cyclic()
-                .with_junk_items(Rng::stream(d.seed, 3), 100, junk),
+                .with_random_junk(Rng::stream(d.seed, 3), 100),
         )
         .with(
             "out",
@@ -142,7 +136,7 @@ fn run(preset: &str, cfg: &Config, st: &PixelInfoStore, d: &Drive) -> Result<Out
     let sink = ls.bench.get::<Sink<ports::PiRecord>>("out");
     let mem = ls.bench.get::<Memory>("mem");
     let mut o = Outcome {
-        longest_stall: sink.longest_stall,
+        longest_stall: sink.longest_wait,
         grant_stalls: mem.waits,
         reads: mem.requests,
         next_reads: ls.model.stats().next_reads,

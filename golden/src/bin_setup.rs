@@ -313,6 +313,31 @@ pub struct BinSetupCycle {
     bug: bool,
 }
 
+crate::block_signature! {
+    /// bin_setup's ports: primitives in, boxes out, and the primitive table's writes (`wr`, a
+    /// memory port's write side: no responses).
+    pub BinSetup "bin_setup" {
+        takes { inp: PrimIn }
+        sends { out: BinBox, wr: MemReq }
+    }
+}
+
+impl crate::cycle::BlockModel for BinSetupCycle {
+    type Sig = BinSetupPorts;
+    fn outputs(&self, i: &BinSetupIn) -> BinSetupOut {
+        let (ov, out) = self.out();
+        let (wv, wr) = self.wr();
+        BinSetupOut {
+            inp_ready: self.in_ready(i.out_ready),
+            out: crate::cycle::Offer::new(ov, out),
+            wr: crate::cycle::Offer::new(wv, wr),
+        }
+    }
+    fn clock(&mut self, i: &BinSetupIn) {
+        BinSetupCycle::clock(self, i.inp.valid, &i.inp.payload, i.out_ready, i.wr_ready, i.flush)
+    }
+}
+
 impl BinSetupCycle {
     /// The block for `cfg`, or the one line naming the field it does not support.
     pub fn try_new(cfg: &Config) -> Result<BinSetupCycle, String> {

@@ -647,6 +647,43 @@ pub struct ShadingSortCycle {
     xstats: ShadingSortStats,
 }
 
+crate::block_signature! {
+    /// shading_sort's ports: pixel-info records in, pixels out, the memory port's read side
+    /// (the primitive table's colour words), and `idle`.
+    pub ShadingSort "shading_sort" {
+        takes { inp: PiRecord, rsp: MemResp }
+        sends { out: PixSamples, rd: MemReq }
+        outs { idle }
+    }
+}
+
+impl crate::cycle::BlockModel for ShadingSortCycle {
+    type Sig = ShadingSortPorts;
+    fn outputs(&self, _: &ShadingSortIn) -> ShadingSortOut {
+        let (ov, out) = self.out();
+        let (rv, rd) = self.rd();
+        ShadingSortOut {
+            inp_ready: self.in_ready(),
+            rsp_ready: self.rsp_ready(),
+            out: crate::cycle::Offer::new(ov, out),
+            rd: crate::cycle::Offer::new(rv, rd),
+            idle: self.is_idle(),
+        }
+    }
+    fn clock(&mut self, i: &ShadingSortIn) {
+        ShadingSortCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
+        )
+    }
+}
+
 impl ShadingSortCycle {
     /// The block for `cfg`, or the one line naming the field it does not support.
     pub fn try_new(cfg: &Config) -> Result<ShadingSortCycle, String> {

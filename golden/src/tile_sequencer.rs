@@ -184,6 +184,47 @@ pub struct TileSequencerCycle {
     stats: TileSequencerStats,
 }
 
+crate::block_signature! {
+    /// tile_sequencer's ports: start tokens in, commands out, and two memory ports' read sides
+    /// (`lrd`/`lrsp` on the bins region, `prd`/`prsp` on the prim-table region).
+    pub TileSequencer "tile_sequencer" {
+        takes { inp: SeqStart, lrsp: MemResp, prsp: MemResp }
+        sends { out: SeqCmd, lrd: MemReq, prd: MemReq }
+    }
+}
+
+impl crate::cycle::BlockModel for TileSequencerCycle {
+    type Sig = TileSequencerPorts;
+    fn outputs(&self, _: &TileSequencerIn) -> TileSequencerOut {
+        let (ov, out) = self.out();
+        let (lv, lrd) = self.lrd();
+        let (pv, prd) = self.prd();
+        TileSequencerOut {
+            inp_ready: self.in_ready(),
+            lrsp_ready: self.lrsp_ready(),
+            prsp_ready: self.prsp_ready(),
+            out: crate::cycle::Offer::new(ov, out),
+            lrd: crate::cycle::Offer::new(lv, lrd),
+            prd: crate::cycle::Offer::new(pv, prd),
+        }
+    }
+    fn clock(&mut self, i: &TileSequencerIn) {
+        TileSequencerCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.lrd_ready,
+            i.lrsp.valid,
+            &i.lrsp.payload,
+            i.prd_ready,
+            i.prsp.valid,
+            &i.prsp.payload,
+            i.flush,
+        )
+    }
+}
+
 impl TileSequencerCycle {
     /// Every register at its initial (and flushed) value around `core`; the counters kept.
     fn idle(core: ListReaderCycle, tiles: [u32; 2], attr_off: u32, stats: TileSequencerStats) -> Self {

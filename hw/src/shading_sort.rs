@@ -174,9 +174,8 @@ impl Logic for SsRam {
 
 stream_block! {
     /// The sort-based shading block. Build with [`ShadingSort::new`].
-    pub struct ShadingSort(PiRecordIn => PixSamplesOut) sends { rd: MemReqOut } takes { rsp: MemRespIn } {
-        /// Nothing of a frame held (the contract's **Idle**, registers only).
-        pub idle: Signal<Out, Bit>,
+    pub struct ShadingSort(PiRecordIn => PixSamplesOut) sends { rd: MemReqOut } takes { rsp: MemRespIn }
+        outs { idle: Bit } {
         /// X banks (sample s), Y, Z, H, C banks.
         pub xr: Vec<SsRam>,
         pub yr: SsRam,

@@ -1,55 +1,39 @@
-//! rust-hdl simulation of `ShadingSort` against its cycle model `ShadingSortCycle`, with a
-//! golden `MemoryCycle` behind the read port (the primitive table's colour words) serviced
-//! from the testbench every cycle: `in_ready`, `rsp_ready`, `rd_valid` + `rd`, `out_valid` +
-//! `out` and `idle` must agree on every cycle. Stimulus: records of random second tiles (and `none`
-//! tokens) with gaps and junk payloads while not valid, random `out_ready` with a long stall,
-//! a random memory grant with a long stall, a flush mid-tile; the pixels out must be golden's
-//! (`shade_tile` formatted by `tile_pixels`). Small second tiles and digits keep a tile at a
-//! few hundred cycles.
+//! rust-hdl simulation of `ShadingSort` against its cycle model `ShadingSortCycle` through the
+//! one lock-step harness (`tilerast_verif::lockstep`, rust-hdl back end in `tests/common`): a
+//! source of records on `inp` (this file's [`Tiles`] agent), a sink on `out`, golden's
+//! `MemoryCycle` behind the read port (`rd` → `rsp`, the primitive table's colour words), every
+//! output port (`idle` too) compared on every cycle. Stimulus: records of random second tiles
+//! (and `none` tokens) with gaps and junk payloads while not valid, random `out_ready` with a
+//! long stall, a random memory grant with a long stall, a flush mid-tile; the pixels out must be
+//! golden's (`shade_tile` formatted by `tile_pixels`). Small second tiles and digits keep a tile
+//! at a few hundred cycles.
 
-use rust_hdl::prelude::*;
-use std::sync::{Arc, Mutex};
+mod common;
+
+use std::any::Any;
 use tilerast_golden::config::Config;
+use tilerast_golden::cycle::Ports;
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::pixel_info::{PixelInfo, DEPTH_MAX};
 use tilerast_golden::pixel_info_read::{mask_bits, tile_beats};
 use tilerast_golden::prim_table::COLOUR_WORD;
 use tilerast_golden::shading_sort::{shade_tile, tile_pixels, ShadingSortCycle};
-use tilerast_golden::streams::{port_name, ports, PiRecord, PixSamples, Stream};
+use tilerast_golden::streams::{ports, PiRecord, PixSamples};
 use tilerast_golden::{DepthFunc, Rgba};
 use tilerast_hw::shading_sort::ShadingSort;
+use tilerast_verif::lockstep::{self, Agent, Bench, Ctl, Flushes, Lockstep, Memory, Sink};
 use tilerast_verif::{Pattern, Rng};
 
-/// Control lines of one cycle: (record offered, out_ready, memory grant, flush).
-type Lines = Box<dyn FnMut(u64) -> (bool, bool, bool, bool) + Send>;
-
+/// What a run did.
 #[derive(Debug, Default)]
 struct Report {
-    cycles: u64,
-    mismatch: Option<(u64, Vec<String>)>,
     wrong: Option<String>,
-    beats: u64,
     tiles_out: u64,
     reads: u64,
     rd_stall: u64,
     out_stall: u64,
-    longest_out_stall: u64,
     flushes: u64,
     passes: u64,
-}
-
-fn diff<S: Stream>(iface: &str, rtl: &S::Payload, model: &S::Payload, out: &mut Vec<String>) {
-    let (r, m) = (S::to_bits(rtl), S::to_bits(model));
-    for (i, f) in S::FIELDS.iter().enumerate() {
-        if r[i] != m[i] {
-            out.push(format!(
-                "{} rtl {:#x} model {:#x}",
-                port_name(iface, f.name),
-                r[i],
-                m[i]
-            ));
-        }
-    }
 }
 
 fn colour_of(prim: u32) -> Rgba {
@@ -126,138 +110,152 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<Tile>, SparseMemory) {
     (out, mem)
 }
 
-fn run(cfg: &Config, tiles: Vec<Tile>, timing: MemTiming, mem: SparseMemory, cycles: u64, lines: Lines) -> Report {
-    let mut dut = ShadingSort::new(cfg);
-    dut.connect_all();
-    let state = Arc::new(Mutex::new(Some((
-        ShadingSortCycle::new(cfg),
-        MemoryCycle::new(timing, mem),
-        lines,
-    ))));
-    let result = Arc::new(Mutex::new(None));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<ShadingSort>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<ShadingSort>| {
-        let (mut model, mut mem, mut lines) = state.lock().unwrap().take().unwrap();
-        let mut r = Report::default();
-        let mut junk = Rng::new(77);
-        let (mut ti, mut bi, mut to, mut po) = (0usize, 0usize, 0usize, 0usize);
-        let mut stall = 0u64;
-        let mut x = sim.init()?;
-        for cycle in 0..cycles {
-            let (v, out_ready, grant, flush) = lines(cycle);
-            let valid = v && ti < tiles.len();
-            let inp = if valid {
-                tiles[ti].0[bi]
-            } else {
-                PiRecord {
-                    tile_x: junk.below(4) as u32,
-                    tile_y: junk.below(4) as u32,
-                    prim: junk.next_u32(),
-                    depth: junk.below(1 << 24) as u32,
-                    frame: junk.next_u32() as u8,
-                    qx: junk.next_u32() as u8,
-                    qy: junk.next_u32() as u8,
-                    mask: junk.next_u64(),
-                    last: junk.bool(),
-                    none: junk.bool(),
-                }
-            };
-            let rd_ready = mem.req_ready(grant);
-            let (rsp_valid, rsp) = mem.resp();
-            x.in_valid.next = valid;
-            x.inp.drive(&inp);
-            x.out_ready.next = out_ready;
-            x.rd_ready.next = rd_ready;
-            x.rsp_valid.next = rsp_valid;
-            x.rsp.drive(&rsp);
-            x.flush.next = flush;
-            x = sim.watch(|x| !x.clock.val().clk, x)?;
-            let in_ready = model.in_ready();
-            let (out_valid, out) = model.out();
-            let (rd_valid, rd) = model.rd();
-            let rsp_ready = model.rsp_ready();
-            let mut d = Vec::new();
-            for (name, rtl, m) in [
-                ("in_ready", x.in_ready.val(), in_ready),
-                ("rsp_ready", x.rsp_ready.val(), rsp_ready),
-                ("rd_valid", x.rd_valid.val(), rd_valid),
-                ("out_valid", x.out_valid.val(), out_valid),
-                ("idle", x.idle.val(), model.is_idle()),
-            ] {
-                if rtl != m {
-                    d.push(format!("{name} rtl {rtl} model {m}"));
-                }
-            }
-            diff::<ports::MemReq>("rd", &x.rd.sample(), &rd, &mut d);
-            diff::<ports::PixSamples>("out", &x.out.sample(), &out, &mut d);
-            r.cycles = cycle + 1;
-            if !d.is_empty() {
-                d.push(format!("model phase {:?}", model.phase()));
-                r.mismatch = Some((cycle, d));
-                break;
-            }
-            r.rd_stall += (rd_valid && !rd_ready) as u64;
-            r.out_stall += (out_valid && !out_ready) as u64;
-            stall = if out_valid && !out_ready { stall + 1 } else { 0 };
-            r.longest_out_stall = r.longest_out_stall.max(stall);
-            r.flushes += flush as u64;
-            if flush {
-                ti = to;
-                bi = 0;
-                po = 0;
-            } else {
-                if valid && in_ready {
-                    let none = tiles[ti].0[bi].none;
-                    bi += 1;
-                    if bi == tiles[ti].0.len() {
-                        ti += 1;
-                        bi = 0;
-                    }
-                    if none && to + 1 == ti {
-                        to = ti;
-                    }
-                }
-                if out_valid && out_ready {
-                    if to >= tiles.len() || out != tiles[to].1[po] {
-                        if r.wrong.is_none() {
-                            r.wrong = Some(format!("cycle {cycle}: tile {to} beat {po}: {out:?}"));
-                        }
-                    } else {
-                        po += 1;
-                        if po == tiles[to].1.len() {
-                            po = 0;
-                            to += 1;
-                            r.tiles_out += 1;
-                        }
-                    }
-                    r.beats += 1;
-                }
-                r.reads += (rd_valid && rd_ready) as u64;
-            }
-            model.clock(valid, &inp, out_ready, rd_ready, rsp_valid, &rsp, flush);
-            mem.clock(rd_valid && !flush, &rd, grant, rsp_ready, flush);
-            x = sim.watch(|x| x.clock.val().clk, x)?;
-        }
-        r.passes = model.stats().sort_passes;
-        *res.lock().unwrap() = Some(r);
-        sim.done(x)
-    });
-    sim.run(Box::new(dut), 10 * (cycles + 10)).expect("rust-hdl simulation");
-    let r = result.lock().unwrap().take().unwrap();
-    r
+/// Offers the tiles' records in order under `valid` (junk payloads while not valid) and checks
+/// the pixels out against golden's, tile by tile; a flush starts again from the first tile whose
+/// pixels have not all left.
+struct Tiles {
+    tiles: Vec<Tile>,
+    valid: Ctl,
+    junk: Rng,
+    offered: bool,
+    /// Tile and beat offered next.
+    ti: usize,
+    bi: usize,
+    /// Tile and pixel expected next on `out`.
+    to: usize,
+    po: usize,
+    wrong: Option<String>,
+    beats: u64,
+    tiles_out: u64,
 }
 
-fn check(what: &str, r: &Report) {
-    println!("{what}: {r:?}");
-    if let Some((c, d)) = &r.mismatch {
-        panic!(
-            "{what}: ShadingSort and ShadingSortCycle differ at cycle {c}: {}",
-            d.join("; ")
-        );
+impl Tiles {
+    fn new(tiles: Vec<Tile>, valid: Ctl) -> Tiles {
+        Tiles {
+            tiles,
+            valid,
+            junk: Rng::new(77),
+            offered: false,
+            ti: 0,
+            bi: 0,
+            to: 0,
+            po: 0,
+            wrong: None,
+            beats: 0,
+            tiles_out: 0,
+        }
     }
-    assert_eq!(r.wrong, None, "{what}: pixels differ from golden's");
+}
+
+impl Agent for Tiles {
+    fn drive(&mut self, cycle: u64, p: &mut Ports) {
+        self.offered = (self.valid)(cycle) && self.ti < self.tiles.len();
+        let junk = &mut self.junk;
+        let inp = if self.offered {
+            self.tiles[self.ti].0[self.bi]
+        } else {
+            PiRecord {
+                tile_x: junk.below(4) as u32,
+                tile_y: junk.below(4) as u32,
+                prim: junk.next_u32(),
+                depth: junk.below(1 << 24) as u32,
+                frame: junk.next_u32() as u8,
+                qx: junk.next_u32() as u8,
+                qy: junk.next_u32() as u8,
+                mask: junk.next_u64(),
+                last: junk.bool(),
+                none: junk.bool(),
+            }
+        };
+        p.set("in_valid", self.offered as u64);
+        p.put_payload::<ports::PiRecord>("inp", &inp);
+    }
+
+    fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
+        if i.bit("flush") {
+            (self.ti, self.bi, self.po) = (self.to, 0, 0);
+            return;
+        }
+        let tiles = &self.tiles;
+        if self.offered && o.bit("in_ready") {
+            let none = tiles[self.ti].0[self.bi].none;
+            self.bi += 1;
+            if self.bi == tiles[self.ti].0.len() {
+                self.ti += 1;
+                self.bi = 0;
+            }
+            if none && self.to + 1 == self.ti {
+                self.to = self.ti;
+            }
+        }
+        if o.bit("out_valid") && i.bit("out_ready") {
+            let out = o.payload::<ports::PixSamples>("out");
+            if self.to >= tiles.len() || out != tiles[self.to].1[self.po] {
+                if self.wrong.is_none() {
+                    self.wrong = Some(format!("cycle {cycle}: tile {} beat {}: {out:?}", self.to, self.po));
+                }
+            } else {
+                self.po += 1;
+                if self.po == tiles[self.to].1.len() {
+                    self.po = 0;
+                    self.to += 1;
+                    self.tiles_out += 1;
+                }
+            }
+            self.beats += 1;
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "inp: {} of {} tiles taken, {} tiles out ({} beats)",
+            self.ti,
+            self.tiles.len(),
+            self.tiles_out,
+            self.beats
+        )
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The controls of one run: record offered, out_ready, memory grant; flush cycles.
+struct Lines {
+    valid: Ctl,
+    ready: Ctl,
+    grant: Ctl,
+    flush_at: Vec<u64>,
+}
+
+fn run(cfg: &Config, tiles: Vec<Tile>, timing: MemTiming, mem: SparseMemory, cycles: u64, l: Lines) -> Report {
+    let bench = Bench::new()
+        .with("flush", Flushes::at(l.flush_at))
+        .with("inp", Tiles::new(tiles, l.valid))
+        .with("out", Sink::<ports::PixSamples>::new("out", l.ready))
+        .with("mem", Memory::new("rd", "rsp", MemoryCycle::new(timing, mem), l.grant));
+    let ls = Lockstep::new(ShadingSortCycle::new(cfg), bench);
+    let (ls, outcome) = common::lockstep(ShadingSort::new(cfg), ls, cycles, None);
+    println!("{}", ls.bench.summary());
+    if let Err(m) = outcome {
+        panic!("{m}\n  model phase after that edge {:?}", ls.model.phase());
+    }
+    let t = ls.bench.get::<Tiles>("inp");
+    let sink = ls.bench.get::<Sink<ports::PixSamples>>("out");
+    let mem = ls.bench.get::<Memory>("mem");
+    let r = Report {
+        wrong: t.wrong.clone(),
+        tiles_out: t.tiles_out,
+        reads: mem.requests,
+        rd_stall: mem.waits,
+        out_stall: sink.waits,
+        flushes: ls.bench.get::<Flushes>("flush").count,
+        passes: ls.model.stats().sort_passes,
+    };
+    println!("{r:?}");
+    assert_eq!(r.wrong, None, "pixels differ from golden's");
+    r
 }
 
 /// Small second tiles and 4-bit digits: 8×8 at 1x (ice40_1x) and 8×4 at 4x (ice40, Less),
@@ -280,26 +278,20 @@ fn cosim_against_the_cycle_model() {
         let cfg = small(preset);
         let seed = 60 + i as u64;
         let (t, mem) = tiles(&cfg, seed, 10);
-        let mut rl = Pattern::RandomStalls {
+        let ready = Pattern::RandomStalls {
             pct: 80,
             permille: 3,
             min: 5,
             max: 20,
-        }
-        .line(Rng::stream(seed, 1));
-        let mut vl = Pattern::gaps(40).line(Rng::stream(seed, 0));
-        let mut gl = Pattern::Random { pct: 70 }.line(Rng::stream(seed, 2));
-        let lines: Lines = Box::new(move |c| {
-            let (v, r, g) = (vl.step(), rl.step(), gl.step());
-            (
-                v,
-                r && !(900..1000).contains(&c),
-                g && !(1500..1560).contains(&c),
-                c == 2200,
-            )
-        });
+        };
+        let lines = Lines {
+            valid: lockstep::line(Pattern::gaps(40).line(Rng::stream(seed, 0))),
+            ready: lockstep::line_stalled(ready.line(Rng::stream(seed, 1)), 900..1000), // a long output stall
+            grant: lockstep::line_stalled(Pattern::Random { pct: 70 }.line(Rng::stream(seed, 2)), 1500..1560),
+            flush_at: vec![2200],
+        };
+        println!("{preset} {}x{}", cfg.second_tile[0], cfg.second_tile[1]);
         let r = run(&cfg, t, MemTiming { latency: 2, depth: 2 }, mem, 4000, lines);
-        check(&format!("{preset} {}x{}", cfg.second_tile[0], cfg.second_tile[1]), &r);
         assert_eq!(r.flushes, 1);
         assert!(r.tiles_out >= 3 && r.reads > 3 && r.passes > 1, "{r:?}");
         assert!(r.rd_stall > 0 && r.out_stall > 50, "{r:?}");

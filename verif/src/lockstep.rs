@@ -63,14 +63,15 @@ pub trait Agent: Send {
 }
 
 /// Offers stream `S`'s payloads on `iface` in order, under `valid`; while not valid, a random
-/// other item's payload at `junk_pct` %, else the next one's (the RTL must not take it).
+/// other item's payload at `junk_pct` % ([`Source::with_junk`]) or random bits on every payload
+/// port ([`Source::with_random_junk`]), else the next one's (the RTL must not take it).
 pub struct Source<S: Stream> {
     iface: String,
     items: Vec<S::Payload>,
     valid: Ctl,
     junk: Option<(Rng, u64)>,
-    junk_items: Vec<S::Payload>,
     cyclic: bool,
+    junk_bits: bool,
     next: usize,
     offered: bool,
     /// Items taken (valid and ready at an edge without flush).
@@ -87,8 +88,8 @@ impl<S: Stream> Source<S> {
             items,
             valid,
             junk: None,
-            junk_items: Vec::new(),
             cyclic: false,
+            junk_bits: false,
             next: 0,
             offered: false,
             accepted: 0,
@@ -103,16 +104,17 @@ impl<S: Stream> Source<S> {
         self
     }
 
-    /// While not valid, offer one of `junk` (picked at random) in `pct` % of the cycles.
-    pub fn with_junk_items(mut self, rng: Rng, pct: u64, junk: Vec<S::Payload>) -> Self {
-        self.junk = Some((rng, pct));
-        self.junk_items = junk;
-        self
-    }
-
     /// Offer the items again and again, in order (never runs dry).
     pub fn cyclic(mut self) -> Self {
         self.cyclic = true;
+        self
+    }
+
+    /// While not valid, offer random bits on every payload port (each field's width) in `pct` %
+    /// of the cycles: junk that need not be any item (a start token's unused id, say).
+    pub fn with_random_junk(mut self, rng: Rng, pct: u64) -> Self {
+        self.junk = Some((rng, pct));
+        self.junk_bits = true;
         self
     }
 
@@ -146,10 +148,17 @@ where
         if !self.offered && !self.items.is_empty() {
             if let Some((rng, pct)) = &mut self.junk {
                 if rng.chance(*pct) {
-                    payload = if self.junk_items.is_empty() {
-                        self.items[rng.index(self.items.len())].clone()
+                    payload = if self.junk_bits {
+                        let bits: Vec<u64> = S::FIELDS
+                            .iter()
+                            .map(|f| match f.width {
+                                64.. => rng.next_u64(),
+                                w => rng.next_u64() & ((1u64 << w) - 1),
+                            })
+                            .collect();
+                        S::from_bits(&bits)
                     } else {
-                        self.junk_items[rng.index(self.junk_items.len())].clone()
+                        self.items[rng.index(self.items.len())].clone()
                     };
                     self.junk_cycles += 1;
                 }
@@ -191,15 +200,17 @@ pub struct Sink<S: Stream> {
     iface: String,
     ready: Ctl,
     now: bool,
-    stall: u64,
+    wait: u64,
     /// Payloads received, in order.
     pub received: Vec<S::Payload>,
     /// `received.len()` at each flush (a flush voids what was in flight).
     pub flush_marks: Vec<usize>,
+    /// The cycle of each payload received (its edge ends that cycle).
+    pub received_at: Vec<u64>,
     /// Cycles offered and not taken.
     pub waits: u64,
-    /// Longest run of cycles offered and not taken.
-    pub longest_stall: u64,
+    /// Longest run of cycles offered and not taken (valid high, ready low).
+    pub longest_wait: u64,
 }
 
 impl<S: Stream> Sink<S> {
@@ -208,11 +219,12 @@ impl<S: Stream> Sink<S> {
             iface: iface.to_string(),
             ready,
             now: false,
-            stall: 0,
+            wait: 0,
             received: Vec::new(),
             flush_marks: Vec::new(),
+            received_at: Vec::new(),
             waits: 0,
-            longest_stall: 0,
+            longest_wait: 0,
         }
     }
 }
@@ -226,25 +238,26 @@ where
         p.set(&ready_port(&self.iface), self.now as u64);
     }
 
-    fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+    fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
         let valid = o.bit(&valid_port(&self.iface));
-        self.stall = if valid && !self.now { self.stall + 1 } else { 0 };
-        self.longest_stall = self.longest_stall.max(self.stall);
+        self.wait = if valid && !self.now { self.wait + 1 } else { 0 };
+        self.longest_wait = self.longest_wait.max(self.wait);
         self.waits += (valid && !self.now) as u64;
         if i.bit("flush") {
             self.flush_marks.push(self.received.len());
         } else if valid && self.now {
             self.received.push(o.payload::<S>(&self.iface));
+            self.received_at.push(cycle);
         }
     }
 
     fn summary(&self) -> String {
         format!(
-            "{}: {} received, {} waits, longest stall {}",
+            "{}: {} received, {} waits, longest wait {}",
             self.iface,
             self.received.len(),
             self.waits,
-            self.longest_stall
+            self.longest_wait
         )
     }
 
