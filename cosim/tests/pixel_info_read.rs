@@ -20,7 +20,7 @@ use tilerast_golden::pixel_info::PixelInfoStore;
 use tilerast_golden::pixel_info_read::{tile_beats, PixelInfoReadCycle};
 use tilerast_golden::streams::{ports, PiRecord, PiStart};
 use tilerast_golden::Config;
-use tilerast_verif::lockstep::{line, Bench, Flushes, Lockstep, Memory, Mismatch, Sink, Source};
+use tilerast_verif::lockstep::{first_difference, line, Bench, Flushes, Lockstep, Memory, Mismatch, Sink, Source};
 use tilerast_verif::stim::{pixel_info_image, pixel_info_store};
 use tilerast_verif::{Pattern, Rng};
 
@@ -90,23 +90,11 @@ fn bench(d: &Drive, st: &PixelInfoStore) -> Bench {
 }
 
 /// Where a model with `k` records per block first differs from the model under the same
-/// drive: (cycle, port), both stepped on the same bench inputs.
+/// drive: (cycle, port).
 fn predict(cfg: &Config, st: &PixelInfoStore, d: &Drive, k: u32) -> Option<(u64, String)> {
     let mut a = Lockstep::new(PixelInfoReadCycle::new(cfg), bench(d, st));
     let mut b = Lockstep::new(PixelInfoReadCycle::with_per_block(cfg, k).unwrap(), bench(d, st));
-    for c in 0..d.cycles {
-        let (_, wa) = a.step().unwrap();
-        let (_, wb) = b.step().unwrap();
-        let first = wa
-            .iter()
-            .zip(wb.iter())
-            .find(|(x, y)| x != y)
-            .map(|(x, _)| x.0.to_string());
-        if let Some(p) = first {
-            return Some((c, p));
-        }
-    }
-    None
+    first_difference(&mut a, &mut b, d.cycles).unwrap()
 }
 
 /// Split `v` at the flush marks (what follows a flush starts afresh).

@@ -548,3 +548,27 @@ pub fn compare(block: &str, cycle: u64, inputs: &Ports, want: &Ports, got: &Port
     }
     Ok(())
 }
+
+/// The first cycle and output port where two lock-steps' models differ, stepping both for up
+/// to `cycles` cycles (each with its own bench, built alike: the inputs are the same until the
+/// outputs differ). The prediction of a planted bug: the clean model against a model with the
+/// bug, on the drive the RTL with the bug then gets.
+pub fn first_difference<A: PortModel, B: PortModel>(
+    a: &mut Lockstep<A>,
+    b: &mut Lockstep<B>,
+    cycles: u64,
+) -> Result<Option<(u64, String)>, String> {
+    for _ in 0..cycles {
+        let c = a.cycle;
+        let (_, wa) = a.step()?;
+        let (_, wb) = b.step()?;
+        let first = wa
+            .iter()
+            .find(|(n, v)| wb.get(n) != Some(*v))
+            .map(|(n, _)| n.to_string());
+        if let Some(p) = first {
+            return Ok(Some((c, p)));
+        }
+    }
+    Ok(None)
+}
