@@ -1,6 +1,6 @@
 //! rust-hdl simulation of `ShadingSort` against its cycle model `ShadingSortCycle` through the
 //! one lock-step harness (`tilerast_verif::lockstep`, rust-hdl back end in `tests/common`): a
-//! source of records on `inp` (this file's [`Tiles`] agent), a sink on `out`, golden's
+//! source of records on `inp` (`stim::ShadeTiles`, which checks the pixels out), a sink on `out`, golden's
 //! `MemoryCycle` behind the read port (`rd` → `rsp`, the primitive table's colour words), every
 //! output port (`idle` too) compared on every cycle. Stimulus: records of random second tiles
 //! (and `none` tokens) with gaps and junk payloads while not valid, random `out_ready` with a
@@ -22,6 +22,7 @@ use tilerast_golden::streams::{ports, PiRecord, PixSamples};
 use tilerast_golden::{DepthFunc, Rgba};
 use tilerast_hw::shading_sort::ShadingSort;
 use tilerast_verif::lockstep::{self, Agent, Bench, Ctl, Flushes, Lockstep, Memory, Sink};
+use tilerast_verif::stim::{ShadeTile, ShadeTiles};
 use tilerast_verif::{Pattern, Rng};
 
 /// What a run did.
@@ -41,11 +42,8 @@ fn colour_of(prim: u32) -> Rgba {
     [h as u8, (h >> 8) as u8, (h >> 16) as u8, 0x80 | (h >> 24) as u8]
 }
 
-/// One tile: its beats and golden's pixels.
-type Tile = (Vec<PiRecord>, Vec<PixSamples>);
-
 /// `count` random second tiles (every fourth empty): (beats, golden pixels), and the memory.
-fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<Tile>, SparseMemory) {
+fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory) {
     let mut r = Rng::new(seed);
     let [sw, sh] = cfg.second_tile;
     let nx = cfg.viewport[0].div_ceil(sw);
@@ -110,117 +108,6 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<Tile>, SparseMemory) {
     (out, mem)
 }
 
-/// Offers the tiles' records in order under `valid` (junk payloads while not valid) and checks
-/// the pixels out against golden's, tile by tile; a flush starts again from the first tile whose
-/// pixels have not all left.
-struct Tiles {
-    tiles: Vec<Tile>,
-    valid: Ctl,
-    junk: Rng,
-    offered: bool,
-    /// Tile and beat offered next.
-    ti: usize,
-    bi: usize,
-    /// Tile and pixel expected next on `out`.
-    to: usize,
-    po: usize,
-    wrong: Option<String>,
-    beats: u64,
-    tiles_out: u64,
-}
-
-impl Tiles {
-    fn new(tiles: Vec<Tile>, valid: Ctl) -> Tiles {
-        Tiles {
-            tiles,
-            valid,
-            junk: Rng::new(77),
-            offered: false,
-            ti: 0,
-            bi: 0,
-            to: 0,
-            po: 0,
-            wrong: None,
-            beats: 0,
-            tiles_out: 0,
-        }
-    }
-}
-
-impl Agent for Tiles {
-    fn drive(&mut self, cycle: u64, p: &mut Ports) {
-        self.offered = (self.valid)(cycle) && self.ti < self.tiles.len();
-        let junk = &mut self.junk;
-        let inp = if self.offered {
-            self.tiles[self.ti].0[self.bi]
-        } else {
-            PiRecord {
-                tile_x: junk.below(4) as u32,
-                tile_y: junk.below(4) as u32,
-                prim: junk.next_u32(),
-                depth: junk.below(1 << 24) as u32,
-                frame: junk.next_u32() as u8,
-                qx: junk.next_u32() as u8,
-                qy: junk.next_u32() as u8,
-                mask: junk.next_u64(),
-                last: junk.bool(),
-                none: junk.bool(),
-            }
-        };
-        p.set("in_valid", self.offered as u64);
-        p.put_payload::<ports::PiRecord>("inp", &inp);
-    }
-
-    fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
-        if i.bit("flush") {
-            (self.ti, self.bi, self.po) = (self.to, 0, 0);
-            return;
-        }
-        let tiles = &self.tiles;
-        if self.offered && o.bit("in_ready") {
-            let none = tiles[self.ti].0[self.bi].none;
-            self.bi += 1;
-            if self.bi == tiles[self.ti].0.len() {
-                self.ti += 1;
-                self.bi = 0;
-            }
-            if none && self.to + 1 == self.ti {
-                self.to = self.ti;
-            }
-        }
-        if o.bit("out_valid") && i.bit("out_ready") {
-            let out = o.payload::<ports::PixSamples>("out");
-            if self.to >= tiles.len() || out != tiles[self.to].1[self.po] {
-                if self.wrong.is_none() {
-                    self.wrong = Some(format!("cycle {cycle}: tile {} beat {}: {out:?}", self.to, self.po));
-                }
-            } else {
-                self.po += 1;
-                if self.po == tiles[self.to].1.len() {
-                    self.po = 0;
-                    self.to += 1;
-                    self.tiles_out += 1;
-                }
-            }
-            self.beats += 1;
-        }
-    }
-
-    fn summary(&self) -> String {
-        format!(
-            "inp: {} of {} tiles taken, {} tiles out ({} beats)",
-            self.ti,
-            self.tiles.len(),
-            self.tiles_out,
-            self.beats
-        )
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
-
 /// The controls of one run: record offered, out_ready, memory grant; flush cycles.
 struct Lines {
     valid: Ctl,
@@ -229,10 +116,13 @@ struct Lines {
     flush_at: Vec<u64>,
 }
 
-fn run(cfg: &Config, tiles: Vec<Tile>, timing: MemTiming, mem: SparseMemory, cycles: u64, l: Lines) -> Report {
+fn run(cfg: &Config, tiles: Vec<ShadeTile>, timing: MemTiming, mem: SparseMemory, cycles: u64, l: Lines) -> Report {
     let bench = Bench::new()
         .with("flush", Flushes::at(l.flush_at))
-        .with("inp", Tiles::new(tiles, l.valid))
+        .with(
+            "inp",
+            ShadeTiles::new(tiles, l.valid, Rng::new(77), mask_bits(cfg.msaa)),
+        )
         .with("out", Sink::<ports::PixSamples>::new("out", l.ready))
         .with("mem", Memory::new("rd", "rsp", MemoryCycle::new(timing, mem), l.grant));
     let ls = Lockstep::new(ShadingSortCycle::new(cfg), bench);
@@ -241,7 +131,7 @@ fn run(cfg: &Config, tiles: Vec<Tile>, timing: MemTiming, mem: SparseMemory, cyc
     if let Err(m) = outcome {
         panic!("{m}\n  model phase after that edge {:?}", ls.model.phase());
     }
-    let t = ls.bench.get::<Tiles>("inp");
+    let t = ls.bench.get::<ShadeTiles>("inp");
     let sink = ls.bench.get::<Sink<ports::PixSamples>>("out");
     let mem = ls.bench.get::<Memory>("mem");
     let r = Report {

@@ -19,7 +19,7 @@ use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::PixelBox;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
 use tilerast_golden::streams::{
-    Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PiBeat, PixSamples, PixSlots, LANES,
+    ports, Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PiBeat, PiRecord, PixSamples, PixSlots, LANES,
 };
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
@@ -1315,4 +1315,130 @@ pub fn bin_setup_frame(cfg: &Config, seed: u64, n: usize) -> Vec<PrimitiveFx> {
         out.push(p);
     }
     out
+}
+
+/// One second tile for shading_sort: its record beats (`pixel_info_read::tile_beats`) and
+/// golden's pixels out (`shading_sort::tile_pixels`; none for an empty tile).
+pub type ShadeTile = (Vec<PiRecord>, Vec<PixSamples>);
+
+/// The lock-step agent on shading_sort's `inp` and `out` (`crate::lockstep`): offers the
+/// tiles' records in order under `valid`, again and again (random payloads, masked to the
+/// used sample bits, while not valid), and checks every pixel out against golden's, tile by
+/// tile; a flush starts again from the first tile whose pixels have not all left. Shared by
+/// `hw/tests/shading_sort.rs` and `cosim/tests/shading_sort.rs`.
+pub struct ShadeTiles {
+    tiles: Vec<ShadeTile>,
+    valid: crate::lockstep::Ctl,
+    junk: Rng,
+    mask: u64,
+    offered: bool,
+    /// Tile and beat offered next (tile counting repeats).
+    ti: usize,
+    bi: usize,
+    /// Tile and pixel expected next on `out`.
+    to: usize,
+    po: usize,
+    /// The first pixel out that is not golden's.
+    pub wrong: Option<String>,
+    /// Pixels out.
+    pub beats: u64,
+    /// Tiles whose pixels have all left.
+    pub tiles_out: u64,
+}
+
+impl ShadeTiles {
+    /// `tiles` under `valid`; `junk` draws the idle payloads, masked to `mask` (the used
+    /// sample bits).
+    pub fn new(tiles: Vec<ShadeTile>, valid: crate::lockstep::Ctl, junk: Rng, mask: u64) -> ShadeTiles {
+        ShadeTiles {
+            tiles,
+            valid,
+            junk,
+            mask,
+            offered: false,
+            ti: 0,
+            bi: 0,
+            to: 0,
+            po: 0,
+            wrong: None,
+            beats: 0,
+            tiles_out: 0,
+        }
+    }
+
+    fn tile(&self, i: usize) -> &ShadeTile {
+        &self.tiles[i % self.tiles.len()]
+    }
+}
+
+impl crate::lockstep::Agent for ShadeTiles {
+    fn drive(&mut self, cycle: u64, p: &mut tilerast_golden::cycle::Ports) {
+        self.offered = (self.valid)(cycle);
+        let inp = if self.offered {
+            self.tile(self.ti).0[self.bi]
+        } else {
+            let j = &mut self.junk;
+            PiRecord {
+                tile_x: j.below(8) as u32,
+                tile_y: j.below(8) as u32,
+                prim: j.next_u32(),
+                depth: j.below(1 << 24) as u32,
+                frame: j.next_u32() as u8,
+                qx: j.next_u32() as u8,
+                qy: j.next_u32() as u8,
+                mask: j.next_u64() & self.mask,
+                last: j.bool(),
+                none: j.bool(),
+            }
+        };
+        p.set("in_valid", self.offered as u64);
+        p.put_payload::<ports::PiRecord>("inp", &inp);
+    }
+
+    fn edge(&mut self, cycle: u64, i: &tilerast_golden::cycle::Ports, o: &tilerast_golden::cycle::Ports) {
+        if i.bit("flush") {
+            (self.ti, self.bi, self.po) = (self.to, 0, 0);
+            return;
+        }
+        if self.offered && o.bit("in_ready") {
+            let none = self.tile(self.ti).0[self.bi].none;
+            self.bi += 1;
+            if self.bi == self.tile(self.ti).0.len() {
+                self.ti += 1;
+                self.bi = 0;
+            }
+            if none && self.to + 1 == self.ti {
+                self.to = self.ti;
+            }
+        }
+        if o.bit("out_valid") && i.bit("out_ready") {
+            let out = o.payload::<ports::PixSamples>("out");
+            let n = self.tiles.len();
+            let want = &self.tiles[self.to % n].1;
+            let len = want.len();
+            if self.po >= len || out != want[self.po] {
+                self.wrong
+                    .get_or_insert(format!("cycle {cycle}: tile {} pixel {}: {out:?}", self.to, self.po));
+            } else {
+                self.po += 1;
+                if self.po == len {
+                    self.po = 0;
+                    self.to += 1;
+                    self.tiles_out += 1;
+                }
+            }
+            self.beats += 1;
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "inp: {} tiles taken, {} tiles out ({} pixels)",
+            self.ti, self.tiles_out, self.beats
+        )
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
