@@ -810,6 +810,55 @@ where
     Ok(run)
 }
 
+/// `desc`'s ports against the signature's (sorted names): the port table must name exactly
+/// the ports the model's `block_signature!` declares.
+fn check_ports(block: &str, desc: &BlockDesc, sig: &tilerast_golden::cycle::Signature) -> Result<(), String> {
+    for (what, table, declared) in [
+        ("inputs", desc.inputs, sig.input_ports()),
+        ("outputs", desc.outputs, sig.output_ports()),
+    ] {
+        let mut t: Vec<&str> = table.iter().map(|p| p.name).collect();
+        let mut d: Vec<&str> = declared.iter().map(|s| s.as_str()).collect();
+        t.sort_unstable();
+        d.sort_unstable();
+        if t != d {
+            return Err(format!("{block}: the RTL's {what} {t:?} are not its signature's {d:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// Named port values into one cycle's words by the port table (ports not named: zero).
+fn pack_ports(ports_of: &[PortDesc], vals: &tilerast_golden::cycle::Ports, words: &mut [u32]) {
+    words.fill(0);
+    for p in ports_of {
+        set_bits(words, p.offset, p.width, vals.get(p.name).unwrap_or(0));
+    }
+}
+
+/// The port words of `cycles` cycles of `ls` (model and bench, no RTL), laid out by the port
+/// table of `<preset>/<stage>`: per cycle the input words and the expected output words (the
+/// testbench vectors of a gate-level simulation, `tilerast_fpga::postsim::run_block`).
+pub fn lockstep_vectors<M: tilerast_golden::cycle::PortModel>(
+    preset: &str,
+    ls: &mut tilerast_verif::lockstep::Lockstep<M>,
+    cycles: u64,
+) -> Result<(Vec<u32>, Vec<u32>), String> {
+    let sig = ls.signature();
+    let block = format!("{preset}/{}", sig.stage);
+    let desc = block_desc(preset, sig.stage).ok_or_else(|| format!("no port table for {block}"))?;
+    check_ports(&block, desc, &sig)?;
+    let (iw, ow) = (desc.in_words(), desc.out_words());
+    let n = cycles as usize;
+    let (mut inw, mut exp) = (vec![0u32; n * iw], vec![0u32; n * ow]);
+    for c in 0..n {
+        let (i, w) = ls.step()?;
+        pack_ports(desc.inputs, &i, &mut inw[c * iw..(c + 1) * iw]);
+        pack_ports(desc.outputs, &w, &mut exp[c * ow..(c + 1) * ow]);
+    }
+    Ok((inw, exp))
+}
+
 /// The Verilator back end of the one lock-step harness (`tilerast_verif::lockstep`): block
 /// `<preset>/<stage>` (stage from the model's signature) verilated from `rtl-out/`, driven by
 /// `ls`'s bench for `cycles` cycles, every output port compared with `ls`'s model on every
@@ -828,16 +877,7 @@ pub fn cosim_lockstep<M: tilerast_golden::cycle::PortModel>(
     let block = format!("{preset}/{}", sig.stage);
     let mut rtl = BlockRtl::new(preset, sig.stage).unwrap_or_else(|e| panic!("{e}"));
     let desc = rtl.desc;
-    for (what, table, declared) in [
-        ("inputs", desc.inputs, sig.input_ports()),
-        ("outputs", desc.outputs, sig.output_ports()),
-    ] {
-        let mut t: Vec<&str> = table.iter().map(|p| p.name).collect();
-        let mut d: Vec<&str> = declared.iter().map(|s| s.as_str()).collect();
-        t.sort_unstable();
-        d.sort_unstable();
-        assert_eq!(t, d, "{block}: the RTL's {what} (left) are not its signature's (right)");
-    }
+    check_ports(&block, desc, &sig).unwrap_or_else(|e| panic!("{e}"));
     let (iw, ow) = (desc.in_words(), desc.out_words());
     let mut inw = vec![0u32; BATCH * iw];
     let mut got = vec![0u32; BATCH * ow];
@@ -846,13 +886,9 @@ pub fn cosim_lockstep<M: tilerast_golden::cycle::PortModel>(
     while done < cycles {
         let k = (cycles - done).min(BATCH as u64) as usize;
         batch.clear();
-        inw[..k * iw].fill(0);
         for c in 0..k {
             let (i, w) = ls.step().unwrap_or_else(|e| panic!("{block}: {e}"));
-            for p in desc.inputs {
-                let v = i.get(p.name).unwrap_or(0);
-                set_bits(&mut inw[c * iw..(c + 1) * iw], p.offset, p.width, v);
-            }
+            pack_ports(desc.inputs, &i, &mut inw[c * iw..(c + 1) * iw]);
             batch.push((i, w));
         }
         rtl.run(&inw[..k * iw], &mut got[..k * ow]);

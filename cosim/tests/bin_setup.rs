@@ -1,61 +1,29 @@
 //! Verilator co-simulation of bin_setup alone (`rtl-out/tilerast_bin_setup_{default,ice40}.v`)
-//! against its cycle model `BinSetupCycle`, every port on every cycle, driven by port name
-//! (`tilerast_cosim::bin_setup::vectors`: the block has the table write port `wr` besides
-//! `inp` / `out`). Stimulus: frames of `stim::bin_setup_frame` primitives back to back (junk
-//! payloads while `in_valid` is low), input gaps, per-output back-pressure with stalls of
+//! against its cycle model `BinSetupCycle`, every port on every cycle, through the one
+//! lock-step harness (`tilerast_verif::lockstep`, Verilator back end `cosim_lockstep`; the
+//! bench is `tilerast_cosim::bin_setup::bench`). Stimulus: frames of `stim::bin_setup_frame`
+//! primitives back to back (junk payloads while `in_valid` is low), input gaps, per-output back-pressure with stalls of
 //! 1 000 to 3 000 cycles, flushes mid-frame, 60 000 cycles per run; every finished frame's
 //! boxes must be golden's (`binner::prim_bbox`) and its writes `prim_table::table`'s bytes.
 //! Plus: the planted bug of `cosim/build/mutation.rs` (x1 clamp one too big) is caught at the
 //! cycle and port predicted by the model with the same bug (`BinSetupCycle::plant_bug`).
 
-use tilerast_cosim::bin_setup::{vectors, Drive, Outcome, STAGE};
-use tilerast_cosim::blocks::{get_bits, BlockRtl, BATCH};
+use tilerast_cosim::bin_setup::{bench, outcome, Drive, Outcome};
+use tilerast_cosim::blocks::cosim_lockstep;
+use tilerast_golden::bin_setup::BinSetupCycle;
 use tilerast_golden::prim::PrimitiveFx;
 use tilerast_golden::Config;
+use tilerast_verif::lockstep::{first_difference, Lockstep, Mismatch};
 use tilerast_verif::stim::bin_setup_frame;
 use tilerast_verif::Pattern;
 
-/// RTL `preset` against the model's words; `Err`: the first differing cycle and ports.
-fn run(
-    preset: &str,
-    cfg: &Config,
-    frames: &[Vec<PrimitiveFx>],
-    d: &Drive,
-    mutant: bool,
-) -> Result<Outcome, (u64, String)> {
-    let v = vectors(preset, cfg, frames, d, mutant)?;
-    let mut rtl = BlockRtl::new(preset, STAGE).unwrap_or_else(|e| panic!("{e}"));
-    let desc = rtl.desc;
-    let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut got = vec![0u32; BATCH * ow];
-    let mut cyc = 0u64;
-    while cyc < d.cycles {
-        let n = (BATCH as u64).min(d.cycles - cyc) as usize;
-        let c0 = cyc as usize;
-        rtl.run(&v.inp[c0 * iw..(c0 + n) * iw], &mut got[..n * ow]);
-        for k in 0..n {
-            let e = &v.exp[(c0 + k) * ow..(c0 + k + 1) * ow];
-            let g = &got[k * ow..(k + 1) * ow];
-            if e != g {
-                let diff: Vec<String> = desc
-                    .outputs
-                    .iter()
-                    .filter(|p| get_bits(e, p.offset, p.width) != get_bits(g, p.offset, p.width))
-                    .map(|p| {
-                        format!(
-                            "{} rtl {:#x} model {:#x}",
-                            p.name,
-                            get_bits(g, p.offset, p.width),
-                            get_bits(e, p.offset, p.width)
-                        )
-                    })
-                    .collect();
-                return Err((cyc + k as u64, diff.join(", ")));
-            }
-        }
-        cyc += n as u64;
-    }
-    Ok(v.outcome)
+/// RTL `preset` against the model through the lock-step harness (every port, every cycle);
+/// every finished frame must be golden's.
+fn run(preset: &str, cfg: &Config, frames: &[Vec<PrimitiveFx>], d: &Drive) -> Result<Outcome, Box<Mismatch>> {
+    let mut ls = Lockstep::new(BinSetupCycle::new(cfg), bench(cfg, frames, d));
+    cosim_lockstep(preset, &mut ls, d.cycles, None)?;
+    println!("{}", ls.bench.summary());
+    Ok(outcome(&ls).unwrap_or_else(|e| panic!("{preset}: {e}")))
 }
 
 fn long_run(preset: &str, seed: u64) {
@@ -79,9 +47,8 @@ fn long_run(preset: &str, seed: u64) {
         },
         flush_at: vec![4_321, 31_234],
     };
-    let o = run(preset, &cfg, &frames, &d, false).unwrap_or_else(|(c, e)| panic!("{preset}: cycle {c}: {e}"));
+    let o = run(preset, &cfg, &frames, &d).unwrap_or_else(|m| panic!("{m}"));
     println!("{preset}: {o:?}");
-    assert_eq!(o.cycles, cycles);
     assert!(o.frames >= 4, "{o:?}");
     assert!(o.boxes > 300 && o.zero_area > 0, "{o:?}");
     assert!(o.longest_out_stall >= 1_000 && o.longest_wr_stall >= 1_000, "{o:?}");
@@ -114,14 +81,20 @@ fn planted_bug_is_caught_where_predicted() {
         wr_ready: Pattern::Random { pct: 85 },
         flush_at: vec![],
     };
-    let clean = run("default", &cfg, &frames, &d, true).unwrap_or_else(|(c, e)| panic!("clean: cycle {c}: {e}"));
-    let (at, port) = clean.mutant_diff.expect("the mutant model differs somewhere");
-    let (c, e) = run("default_mut", &cfg, &frames, &d, false).expect_err("the planted bug is caught");
-    println!("planted bug: predicted cycle {at} on {port}, caught at cycle {c}: {e}");
-    assert_eq!(c, at, "caught at the predicted cycle");
-    assert!(
-        e.starts_with(&format!("{port} ")) || e.contains(&format!(", {port} ")),
-        "{e}"
+    let mut buggy = BinSetupCycle::new(&cfg);
+    buggy.plant_bug();
+    let mut clean = Lockstep::new(BinSetupCycle::new(&cfg), bench(&cfg, &frames, &d));
+    let mut mutant = Lockstep::new(buggy, bench(&cfg, &frames, &d));
+    let (at, port) = first_difference(&mut clean, &mut mutant, d.cycles)
+        .unwrap()
+        .expect("the mutant model differs somewhere");
+    run("default", &cfg, &frames, &d).unwrap_or_else(|m| panic!("clean: {m}"));
+    let m = run("default_mut", &cfg, &frames, &d).expect_err("the planted bug is caught");
+    println!("planted bug: predicted cycle {at} on {port}, caught: {m}");
+    assert_eq!(
+        (m.cycle, m.port.as_str()),
+        (at, port.as_str()),
+        "caught at the predicted cycle and port"
     );
     assert_eq!(port, "out__x1");
 }

@@ -3,7 +3,8 @@
 //! `TileSequencerCycle`, every port on every cycle, with two golden `MemoryCycle`s behind its
 //! read ports: the binner's lists and the primitive table of a random frame
 //! (`stim::seq_images`; latency, depth and grant back-pressure varied per run), through the one
-//! lock-step harness (`tilerast_verif::lockstep`, Verilator back end `cosim_lockstep`).
+//! lock-step harness (`tilerast_verif::lockstep`, Verilator back end `cosim_lockstep`; the
+//! bench is `tilerast_cosim::tile_sequencer::bench`).
 //! Stimulus: start tokens with gaps (junk frame ids),
 //! random `out_ready` with stalls of 1 000 to 3 000 cycles, grant patterns with long memory
 //! stalls on each port, flushes mid-frame, frames back to back, 60 000 cycles per run; the
@@ -12,123 +13,25 @@
 //! the colour word) is caught at the cycle and port predicted by a model built with
 //! `with_attr_off(24)`.
 
-use std::sync::{Arc, Mutex};
 use tilerast_cosim::blocks::{cosim_lockstep, BlockRtl};
-use tilerast_golden::memory_port::{MemTiming, MemoryCycle};
+use tilerast_cosim::tile_sequencer::{bench, lockstep, outcome, Drive, Outcome};
+use tilerast_golden::memory_port::MemTiming;
 use tilerast_golden::scene::Frame;
-use tilerast_golden::streams::{ports, SeqCmd, SeqStart};
 use tilerast_golden::tile_sequencer::TileSequencerCycle;
 use tilerast_golden::Config;
-use tilerast_verif::lockstep::{first_difference, line, Bench, Flushes, Lockstep, Memory, Mismatch, Sink, Source};
-use tilerast_verif::stim::{seq_beats, seq_frame, seq_images};
-use tilerast_verif::{Pattern, Rng};
+use tilerast_verif::lockstep::{first_difference, Lockstep, Mismatch};
+use tilerast_verif::stim::{seq_frame, seq_images};
+use tilerast_verif::Pattern;
 
 const STAGE: &str = "tile_sequencer";
 
-struct Drive {
-    seed: u64,
-    cycles: u64,
-    ltiming: MemTiming,
-    ptiming: MemTiming,
-    valid: Pattern,
-    ready: Pattern,
-    lgrant: Pattern,
-    pgrant: Pattern,
-    flush_at: Vec<u64>,
-}
-
-#[derive(Debug, Default)]
-struct Outcome {
-    frames: u64,
-    cmds: u64,
-    points: u64,
-    lreads: u64,
-    preads: u64,
-    longest_stall: u64,
-    grant_stalls: u64,
-    busy_flushes: u64,
-}
-
-/// The bench of one drive: start tokens (random ids, junk while idle; the id is not used), a
-/// sink for the commands, golden's memories behind the list and the table read ports.
-fn bench(frame: &Frame, d: &Drive) -> Bench {
-    let (lists, pt, _) = seq_images(frame);
-    let mut ids = Rng::stream(d.seed, 5);
-    let starts: Vec<SeqStart> = (0..256)
-        .map(|_| SeqStart {
-            frame: ids.next_u32() as u8,
-        })
-        .collect();
-    Bench::new()
-        .with("flush", Flushes::at(d.flush_at.clone()))
-        .with(
-            "inp",
-            Source::<ports::SeqStart>::new("inp", starts, line(d.valid.line(Rng::stream(d.seed, 0))))
-                .cyclic()
-                .with_random_junk(Rng::stream(d.seed, 4), 100),
-        )
-        .with(
-            "out",
-            Sink::<ports::SeqCmd>::new("out", line(d.ready.line(Rng::stream(d.seed, 1)))),
-        )
-        .with(
-            "lmem",
-            Memory::new(
-                "lrd",
-                "lrsp",
-                MemoryCycle::new(d.ltiming, lists),
-                line(d.lgrant.line(Rng::stream(d.seed, 2))),
-            ),
-        )
-        .with(
-            "pmem",
-            Memory::new(
-                "prd",
-                "prsp",
-                MemoryCycle::new(d.ptiming, pt),
-                line(d.pgrant.line(Rng::stream(d.seed, 3))),
-            ),
-        )
-}
-
 /// RTL `preset` against the model for `frame.cfg` through the lock-step harness (every port,
-/// every cycle); then the commands out must be golden's, frame after frame, each flush
-/// starting the frame again.
+/// every cycle); then the commands out must be golden's.
 fn run(preset: &str, frame: &Frame, d: &Drive) -> Result<Outcome, Box<Mismatch>> {
-    let want: Vec<SeqCmd> = seq_beats(frame);
-    let busy = Arc::new(Mutex::new(0u64));
-    let b = busy.clone();
-    let flush_at = d.flush_at.clone();
-    let mut ls = Lockstep::new(TileSequencerCycle::new(&frame.cfg), bench(frame, d)).watching(move |c, m| {
-        *b.lock().unwrap() += (flush_at.contains(&c) && !m.is_quiet()) as u64;
-    });
+    let (mut ls, busy) = lockstep(frame, d);
     cosim_lockstep(preset, &mut ls, d.cycles, None)?;
     println!("{}", ls.bench.summary());
-    let sink = ls.bench.get::<Sink<ports::SeqCmd>>("out");
-    let (lmem, pmem) = (ls.bench.get::<Memory>("lmem"), ls.bench.get::<Memory>("pmem"));
-    let mut o = Outcome {
-        lreads: lmem.requests,
-        preads: pmem.requests,
-        longest_stall: sink.longest_wait,
-        grant_stalls: lmem.waits + pmem.waits,
-        busy_flushes: *busy.lock().unwrap(),
-        ..Default::default()
-    };
-    let mut from = 0;
-    for &end in sink.flush_marks.iter().chain(std::iter::once(&sink.received.len())) {
-        for (pos, beat) in sink.received[from..end].iter().enumerate() {
-            assert_eq!(
-                beat,
-                &want[pos % want.len()],
-                "command {pos} after a flush is not golden's"
-            );
-            o.cmds += (!beat.end) as u64;
-            o.points += (!beat.end && beat.cmd.kind == 1) as u64;
-            o.frames += (pos % want.len() == want.len() - 1) as u64;
-        }
-        from = end;
-    }
-    Ok(o)
+    Ok(outcome(&ls, &busy, frame).unwrap_or_else(|e| panic!("{preset}: {e}")))
 }
 
 fn long_run(preset: &str, seed: u64, timings: &[(MemTiming, MemTiming)]) {

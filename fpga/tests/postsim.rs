@@ -448,108 +448,40 @@ fn pixel_info_write_netlist_matches_golden_every_cycle_ecp5() {
 /// synthesized by the HX8K flow, gate by gate against `TileSequencerCycle`'s port words on
 /// every cycle, with the two golden memories behind its ports (the binner's lists and the
 /// primitive table of a random frame): starts with gaps and junk frame ids, random out_ready
-/// and grants, a flush mid-frame. The port words are packed here by name from the block's
-/// port table (the block is not a `BlockIo`: it has memory ports, as in
-/// `cosim/tests/tile_sequencer.rs`).
+/// and grants, a flush mid-frame. The words come from the lock-step harness's bench
+/// (`tilerast_cosim::tile_sequencer`, as in `cosim/tests/tile_sequencer.rs`) through
+/// `blocks::lockstep_vectors`.
 #[test]
 fn tile_sequencer_netlist_matches_golden_every_cycle_ice40() {
-    use std::collections::HashMap;
-    use tilerast_cosim::blocks::{block_desc, set_bits};
-    use tilerast_golden::memory_port::{MemTiming, MemoryCycle};
-    use tilerast_golden::streams::{ports, SeqStart, Stream};
-    use tilerast_golden::tile_sequencer::TileSequencerCycle;
-    use tilerast_verif::stim::{seq_beats, seq_frame, seq_images};
-    use tilerast_verif::{Pattern, Rng};
-    fn stream<S: Stream>(iface: &str, x: &S::Payload, v: &mut HashMap<String, u64>) {
-        for (f, val) in S::FIELDS.iter().zip(S::to_bits(x)) {
-            v.insert(format!("{iface}__{}", f.name), val);
-        }
-    }
+    use tilerast_cosim::blocks::lockstep_vectors;
+    use tilerast_cosim::tile_sequencer::{lockstep, outcome, Drive};
+    use tilerast_golden::memory_port::MemTiming;
+    use tilerast_verif::stim::seq_frame;
+    use tilerast_verif::Pattern;
     let (preset, cycles) = ("ice40", 6_000u64);
     let cfg = Config::preset(preset).unwrap();
     let frame = seq_frame(&cfg, 31, 14, 20);
-    let want = seq_beats(&frame);
-    let (lists, pt, _) = seq_images(&frame);
-    let desc = block_desc(preset, "tile_sequencer").expect("ice40/tile_sequencer verilated");
-    let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut model = TileSequencerCycle::new(&cfg);
     let t = MemTiming { latency: 2, depth: 3 };
-    let (mut lm, mut pm) = (MemoryCycle::new(t, lists), MemoryCycle::new(t, pt));
-    let mut vl = Pattern::gaps(40).line(Rng::stream(81, 0));
-    let mut rl = Pattern::Random { pct: 85 }.line(Rng::stream(81, 1));
-    let mut ll = Pattern::Random { pct: 80 }.line(Rng::stream(81, 2));
-    let mut pl = Pattern::Runs { pct: 85 }.line(Rng::stream(81, 3));
-    let mut junk = Rng::stream(81, 4);
-    let (mut inp, mut exp) = (vec![0u32; cycles as usize * iw], vec![0u32; cycles as usize * ow]);
-    let (mut pos, mut cmds, mut frames) = (0usize, 0u64, 0u64);
-    for c in 0..cycles {
-        let flush = c == cycles / 2;
-        let (valid, ready, lg, pg) = (vl.step(), rl.step(), ll.step(), pl.step());
-        let start = SeqStart {
-            frame: junk.next_u32() as u8,
-        };
-        let (lrd_ready, prd_ready) = (lm.req_ready(lg), pm.req_ready(pg));
-        let ((lv, lrsp), (pv, prsp)) = (lm.resp(), pm.resp());
-        let mut i = HashMap::new();
-        for (n, v) in [
-            ("flush", flush),
-            ("in_valid", valid),
-            ("out_ready", ready),
-            ("lrd_ready", lrd_ready),
-            ("prd_ready", prd_ready),
-            ("lrsp_valid", lv),
-            ("prsp_valid", pv),
-        ] {
-            i.insert(n.to_string(), v as u64);
-        }
-        stream::<ports::SeqStart>("inp", &start, &mut i);
-        stream::<ports::MemResp>("lrsp", &lrsp, &mut i);
-        stream::<ports::MemResp>("prsp", &prsp, &mut i);
-        let (ov, out) = model.out();
-        let (lqv, lq) = model.lrd();
-        let (pqv, pq) = model.prd();
-        let mut o = HashMap::new();
-        for (n, v) in [
-            ("in_ready", model.in_ready()),
-            ("out_valid", ov),
-            ("lrd_valid", lqv),
-            ("prd_valid", pqv),
-            ("lrsp_ready", model.lrsp_ready()),
-            ("prsp_ready", model.prsp_ready()),
-        ] {
-            o.insert(n.to_string(), v as u64);
-        }
-        stream::<ports::SeqCmd>("out", &out, &mut o);
-        stream::<ports::MemReq>("lrd", &lq, &mut o);
-        stream::<ports::MemReq>("prd", &pq, &mut o);
-        for (ports_of, vals, words, w) in [(desc.inputs, &i, &mut inp, iw), (desc.outputs, &o, &mut exp, ow)] {
-            assert_eq!(vals.len(), ports_of.len(), "every port named once");
-            for p in ports_of {
-                let k = c as usize * w;
-                set_bits(&mut words[k..k + w], p.offset, p.width, vals[p.name]);
-            }
-        }
-        if flush {
-            pos = 0;
-        } else if ov && ready {
-            assert_eq!(out, want[pos], "cycle {c}: the model's beat {pos} is golden's");
-            cmds += (!out.end) as u64;
-            pos += 1;
-            if pos == want.len() {
-                pos = 0;
-                frames += 1;
-            }
-        }
-        model.clock(valid, &start, ready, lrd_ready, lv, &lrsp, prd_ready, pv, &prsp, flush);
-        lm.clock(lqv && !flush, &lq, lg, true, flush);
-        pm.clock(pqv && !flush, &pq, pg, true, flush);
-    }
-    assert!(frames >= 1 && cmds > 50, "frames {frames}, commands {cmds}");
+    let d = Drive {
+        seed: 81,
+        cycles,
+        ltiming: t,
+        ptiming: t,
+        valid: Pattern::gaps(40),
+        ready: Pattern::Random { pct: 85 },
+        lgrant: Pattern::Random { pct: 80 },
+        pgrant: Pattern::Runs { pct: 85 },
+        flush_at: vec![cycles / 2],
+    };
+    let (mut ls, busy) = lockstep(&frame, &d);
+    let (inp, exp) = lockstep_vectors(preset, &mut ls, cycles).unwrap_or_else(|e| panic!("{e}"));
+    let o = outcome(&ls, &busy, &frame).unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.frames >= 1 && o.cmds > 50, "{o:?}");
     let runs = [postsim::BlockVectors {
         name: format!("{preset} tile_sequencer, {cycles} cycles"),
         inp,
         exp,
-        transfers: cmds,
+        transfers: o.cmds,
     }];
     let mut log = Vec::new();
     let b = tilerast_fpga::board("hx8k").unwrap();
@@ -586,7 +518,7 @@ fn bin_setup_netlist_matches_golden_every_cycle_ice40() {
         wr_ready: Pattern::Random { pct: 85 },
         flush_at: vec![cycles / 2],
     };
-    let v = vectors(preset, &cfg, &frames, &d, false).unwrap_or_else(|(c, e)| panic!("cycle {c}: {e}"));
+    let v = vectors(preset, &cfg, &frames, &d).unwrap_or_else(|e| panic!("{e}"));
     assert!(v.outcome.frames >= 2 && v.outcome.busy_flushes == 1, "{:?}", v.outcome);
     let runs = [postsim::BlockVectors {
         name: format!("{preset} bin_setup, {cycles} cycles"),

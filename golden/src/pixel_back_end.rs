@@ -91,6 +91,40 @@ struct Wires {
     cb_in_ready: bool,
 }
 
+crate::block_signature! {
+    /// The pixel back end's ports: pixels in, the one memory port (requests out, read
+    /// responses in), `idle`.
+    pub PixelBackEnd "pixel_back_end" {
+        takes { inp: PixSamples, mem_resp: MemResp }
+        sends { mem_req: MemReq }
+        outs { idle }
+    }
+}
+
+impl crate::cycle::BlockModel for PixelBackEndCycle {
+    type Sig = PixelBackEndPorts;
+    fn outputs(&self, i: &PixelBackEndIn) -> PixelBackEndOut {
+        let (qv, q) = self.mem_req();
+        PixelBackEndOut {
+            inp_ready: self.in_ready(i.mem_req_ready),
+            mem_resp_ready: self.mem_resp_ready(),
+            mem_req: crate::cycle::Offer::new(qv, q),
+            idle: self.idle(),
+        }
+    }
+    fn clock(&mut self, i: &PixelBackEndIn) {
+        PixelBackEndCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.mem_req_ready,
+            i.mem_resp.valid,
+            &i.mem_resp.payload,
+            i.flush,
+        )
+    }
+}
+
 impl PixelBackEndCycle {
     /// Whether the back end can be built for `cfg`: `Ok`, or one line naming the field.
     pub fn supported(cfg: &Config) -> Result<(), String> {

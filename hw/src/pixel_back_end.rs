@@ -43,9 +43,8 @@ use tilerast_golden::config::Config;
 
 stream_block! {
     /// The pixel back end. Build with [`PixelBackEnd::new`].
-    pub struct PixelBackEnd(PixSamplesIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn } {
-        /// Nothing held: the AND of the five blocks' `idle` (registers only).
-        pub idle: Signal<Out, Bit>,
+    pub struct PixelBackEnd(PixSamplesIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn }
+        outs { idle: Bit } {
         pixel_processor: PixelProcessor,
         colour_buffer: ColourBuffer,
         dst_fetch: DstFetch,

@@ -72,6 +72,7 @@ pub struct Source<S: Stream> {
     junk: Option<(Rng, u64)>,
     cyclic: bool,
     junk_bits: bool,
+    restart: Option<Box<dyn Fn(&S::Payload) -> bool + Send>>,
     next: usize,
     offered: bool,
     /// Items taken (valid and ready at an edge without flush).
@@ -90,6 +91,7 @@ impl<S: Stream> Source<S> {
             junk: None,
             cyclic: false,
             junk_bits: false,
+            restart: None,
             next: 0,
             offered: false,
             accepted: 0,
@@ -115,6 +117,13 @@ impl<S: Stream> Source<S> {
     pub fn with_random_junk(mut self, rng: Rng, pct: u64) -> Self {
         self.junk = Some((rng, pct));
         self.junk_bits = true;
+        self
+    }
+
+    /// After a flush, skip to the next item for which `starts` holds (a block that takes whole
+    /// groups, such as second tiles, restarts at the next group).
+    pub fn restart_at(mut self, starts: impl Fn(&S::Payload) -> bool + Send + 'static) -> Self {
+        self.restart = Some(Box::new(starts));
         self
     }
 
@@ -173,7 +182,13 @@ where
         if self.offered && !ready {
             self.waits += 1;
         }
-        if self.offered && ready && !i.bit("flush") {
+        if i.bit("flush") {
+            if let Some(starts) = &self.restart {
+                while self.next < self.items.len() && !starts(&self.items[self.next]) {
+                    self.next += 1;
+                }
+            }
+        } else if self.offered && ready {
             self.next += 1;
             self.accepted += 1;
         }

@@ -1442,3 +1442,166 @@ impl crate::lockstep::Agent for ShadeTiles {
         self
     }
 }
+
+/// The lock-step agent on bin_setup's `inp`, `out` and `wr` (`crate::lockstep`; the readies of
+/// `out` and `wr` come from two sinks): offers the frames' beats (`bin_setup::frame_beats`) in
+/// order under `valid` (random payloads while not valid), frame after frame, again and again
+/// when `cyclic`; collects the boxes and table writes of the frame being finished and checks
+/// each finished frame against golden's (`binner::prim_bbox` boxes, `prim_table::table`
+/// bytes). A flush drops what was collected and starts again from that frame. Shared by
+/// `hw/tests/bin_setup.rs` and `cosim/src/bin_setup.rs` (Verilator and gate level).
+pub struct BinSetupFrames {
+    cfg: Config,
+    frames: Vec<Vec<PrimitiveFx>>,
+    inputs: Vec<Vec<tilerast_golden::streams::PrimIn>>,
+    valid: crate::lockstep::Ctl,
+    junk: Rng,
+    cyclic: bool,
+    offered: bool,
+    /// Frame and beat offered next (frames counting repeats).
+    fin: usize,
+    bi: usize,
+    /// Frame being finished on the outputs, and what it has given so far.
+    cur: usize,
+    boxes: Vec<BinBox>,
+    writes: Vec<tilerast_golden::streams::MemReq>,
+    /// The first finished frame that is not golden's.
+    pub wrong: Option<String>,
+    /// Frames finished (each checked), their boxes (without the end tokens) and writes.
+    pub finished: u64,
+    pub boxes_out: u64,
+    pub writes_out: u64,
+    /// Flushes with a frame in flight (offered in part, or a box or write on an output).
+    pub busy_flushes: u64,
+}
+
+impl BinSetupFrames {
+    /// `frames` under `valid` (stepped only while a beat is left to offer); `junk` draws the
+    /// idle payloads.
+    pub fn new(cfg: &Config, frames: Vec<Vec<PrimitiveFx>>, valid: crate::lockstep::Ctl, junk: Rng) -> Self {
+        BinSetupFrames {
+            cfg: cfg.clone(),
+            inputs: frames
+                .iter()
+                .map(|f| tilerast_golden::bin_setup::frame_beats(f).expect("frame beats"))
+                .collect(),
+            frames,
+            valid,
+            junk,
+            cyclic: false,
+            offered: false,
+            fin: 0,
+            bi: 0,
+            cur: 0,
+            boxes: Vec::new(),
+            writes: Vec::new(),
+            wrong: None,
+            finished: 0,
+            boxes_out: 0,
+            writes_out: 0,
+            busy_flushes: 0,
+        }
+    }
+
+    /// Offer the frames again and again.
+    pub fn cyclic(mut self) -> Self {
+        self.cyclic = true;
+        self
+    }
+
+    /// The frame `cur` has ended: its boxes and table bytes against golden's.
+    fn check_frame(&self) -> Result<(), String> {
+        let cur = self.cur;
+        let frame = &self.frames[cur % self.frames.len()];
+        let want = bin_setup_boxes(&self.cfg, frame);
+        if self.boxes != want {
+            return Err(format!("frame {cur}: boxes {:?}, golden {want:?}", self.boxes));
+        }
+        let want = tilerast_golden::prim_table::table(frame).expect("golden's table");
+        if self.writes.len() * 4 != want.len() {
+            return Err(format!(
+                "frame {cur}: {} writes, golden's table is {} bytes",
+                self.writes.len(),
+                want.len()
+            ));
+        }
+        let mut mem = vec![0u8; want.len()];
+        for w in &self.writes {
+            let a = w.addr as usize;
+            mem[a..a + 4].copy_from_slice(&w.wdata.to_le_bytes());
+        }
+        if mem != want {
+            return Err(format!("frame {cur}: table bytes differ from golden's"));
+        }
+        Ok(())
+    }
+}
+
+impl crate::lockstep::Agent for BinSetupFrames {
+    fn drive(&mut self, cycle: u64, p: &mut tilerast_golden::cycle::Ports) {
+        self.offered = (self.cyclic || self.fin < self.inputs.len()) && (self.valid)(cycle);
+        let j = &mut self.junk;
+        let inp = if self.offered {
+            self.inputs[self.fin % self.inputs.len()][self.bi]
+        } else {
+            tilerast_golden::streams::PrimIn {
+                kind: j.below(2) as u8,
+                v: [[j.signed(24) as i32, j.signed(24) as i32]; 3],
+                size: j.below(1 << 24) as u32,
+                aa: j.bool(),
+                colour: j.next_u32(),
+                depth: j.below(1 << 24) as u32,
+                end: j.bool(),
+            }
+        };
+        p.set("in_valid", self.offered as u64);
+        p.put_payload::<ports::PrimIn>("inp", &inp);
+    }
+
+    fn edge(&mut self, cycle: u64, i: &tilerast_golden::cycle::Ports, o: &tilerast_golden::cycle::Ports) {
+        if i.bit("flush") {
+            self.busy_flushes += (self.bi != 0 || o.bit("out_valid") || o.bit("wr_valid")) as u64;
+            self.boxes.clear();
+            self.writes.clear();
+            self.fin = self.cur;
+            self.bi = 0;
+            return;
+        }
+        if o.bit("wr_valid") && i.bit("wr_ready") {
+            self.writes.push(o.payload::<ports::MemReq>("wr"));
+        }
+        if o.bit("out_valid") && i.bit("out_ready") {
+            let b = o.payload::<ports::BinBox>("out");
+            self.boxes.push(b);
+            if b.end {
+                if let Err(e) = self.check_frame() {
+                    self.wrong.get_or_insert(format!("cycle {cycle}: {e}"));
+                }
+                self.boxes_out += self.boxes.len() as u64 - 1;
+                self.writes_out += self.writes.len() as u64;
+                self.finished += 1;
+                self.boxes.clear();
+                self.writes.clear();
+                self.cur += 1;
+            }
+        }
+        if self.offered && o.bit("in_ready") {
+            self.bi += 1;
+            if self.bi == self.inputs[self.fin % self.inputs.len()].len() {
+                self.fin += 1;
+                self.bi = 0;
+            }
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "inp: {} frames taken, {} finished ({} boxes, {} writes)",
+            self.fin, self.finished, self.boxes_out, self.writes_out
+        )
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
