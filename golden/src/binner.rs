@@ -480,3 +480,8 @@ impl CycleModel for BinnerCycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// binner's ports: primitive boxes and frame ends in, list writes out on the memory port.
+    pub Binner "binner" for BinnerCycle: BinBox -> BinWrite
+}

@@ -853,3 +853,8 @@ mod hw_model {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// blender's ports: fragments in, blended batches out.
+    pub Blender "blender" for BlenderCycle: BlendFrag -> BlendBeat, idle
+}

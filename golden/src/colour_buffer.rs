@@ -457,3 +457,8 @@ impl ColourBufferCycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// colour_buffer's ports: resolved pixels in, the same pixels in storage order out.
+    pub ColourBuffer "colour_buffer" for ColourBufferCycle: PixSlots -> PixSlots, idle
+}

@@ -317,6 +317,82 @@ impl<M: BlockModel> PortModel for M {
 #[doc(hidden)]
 pub use paste as __paste;
 
+/// A further output's value as port bits and back (`bool`: one bit; unsigned integers).
+pub trait OutPort: Sized {
+    fn to_port(&self) -> u64;
+    fn from_port(bits: u64) -> Self;
+}
+
+impl OutPort for bool {
+    fn to_port(&self) -> u64 {
+        *self as u64
+    }
+    fn from_port(bits: u64) -> Self {
+        bits & 1 == 1
+    }
+}
+
+macro_rules! out_port_uint {
+    ($($t:ty),*) => {$(
+        impl OutPort for $t {
+            fn to_port(&self) -> u64 {
+                *self as u64
+            }
+            fn from_port(bits: u64) -> Self {
+                bits as $t
+            }
+        }
+    )*};
+}
+out_port_uint!(u8, u16, u32, u64);
+
+/// The signature of a one-in, one-out block (`inp` taken, `out` sent, optionally `idle`) and
+/// its [`BlockModel`] from its [`CycleModel`]: `cycle_model_signature!(pub Binner "binner"
+/// for BinnerCycle: BinBox -> BinWrite)`; `... -> BlendBeat, idle` adds the `idle` output
+/// (the model's `idle()`).
+#[macro_export]
+macro_rules! cycle_model_signature {
+    ($(#[$doc:meta])* pub $name:ident $stage:literal for $model:ty : $in:ident -> $out:ident) => {
+        $crate::block_signature! {
+            $(#[$doc])*
+            pub $name $stage {
+                takes { inp: $in }
+                sends { out: $out }
+            }
+        }
+        $crate::cycle_model_signature!(@impl $name $model);
+    };
+    ($(#[$doc:meta])* pub $name:ident $stage:literal for $model:ty : $in:ident -> $out:ident, idle) => {
+        $crate::block_signature! {
+            $(#[$doc])*
+            pub $name $stage {
+                takes { inp: $in }
+                sends { out: $out }
+                outs { idle: bool }
+            }
+        }
+        $crate::cycle_model_signature!(@impl $name $model, idle);
+    };
+    (@impl $name:ident $model:ty $(, $idle:ident)?) => {
+        $crate::cycle::__paste::paste! {
+            impl $crate::cycle::BlockModel for $model {
+                type Sig = [<$name Ports>];
+                fn outputs(&self, i: &[<$name In>]) -> [<$name Out>] {
+                    let (v, out) = $crate::cycle::CycleModel::out(self);
+                    [<$name Out>] {
+                        inp_ready: $crate::cycle::CycleModel::in_ready(self, i.out_ready),
+                        out: $crate::cycle::Offer::new(v, out),
+                        $($idle: self.idle(),)?
+                    }
+                }
+                fn clock(&mut self, i: &[<$name In>]) {
+                    $crate::cycle::CycleModel::clock(self, i.inp.valid, &i.inp.payload, i.out_ready, i.flush)
+                }
+            }
+        }
+    };
+}
+
 /// Declares a block's signature once: its stage, the streams it takes and sends (each a
 /// stream declared in `crate::streams`, by its `ports` name) and its further one-bit outputs.
 /// Makes `<Name>Ports` ([`BlockSignature`]), `<Name>In` and `<Name>Out` ([`Record`]s):
@@ -327,20 +403,21 @@ pub use paste as __paste;
 ///     pub DstFetch "dst_fetch" {
 ///         takes { inp: PixSlots, rsp: MemResp }
 ///         sends { out: BlendFrag, rd: MemReq }
-///         outs { idle }
+///         outs { idle: bool }
 ///     }
 /// }
 /// // DstFetchIn  { flush, inp: Offer<PixSlots>, rsp: Offer<MemResp>, out_ready, rd_ready }
 /// // DstFetchOut { inp_ready, rsp_ready, out: Offer<BlendFrag>, rd: Offer<MemReq>, idle }
 /// ```
 ///
-/// Record field `inp_ready` is the port `in_ready` ([`ready_port`]).
+/// Record field `inp_ready` is the port `in_ready` ([`ready_port`]). A further output is a
+/// `bool` (one bit) or an unsigned integer ([`OutPort`]).
 #[macro_export]
 macro_rules! block_signature {
     ($(#[$doc:meta])* pub $name:ident $stage:literal {
         takes { $($t:ident : $ts:ident),* $(,)? }
         sends { $($s:ident : $ss:ident),* $(,)? }
-        $(outs { $($o:ident),* $(,)? })?
+        $(outs { $($o:ident : $ot:ty),* $(,)? })?
     }) => {
         $crate::cycle::__paste::paste! {
             $(#[$doc])*
@@ -360,7 +437,7 @@ macro_rules! block_signature {
             pub struct [<$name Out>] {
                 $(pub [<$t _ready>]: bool,)*
                 $(pub $s: $crate::cycle::Offer<<$crate::streams::ports::$ss as $crate::streams::Stream>::Payload>,)*
-                $($(pub $o: bool,)*)?
+                $($(pub $o: $ot,)*)?
             }
 
             impl $crate::cycle::Record for [<$name In>] {
@@ -394,7 +471,7 @@ macro_rules! block_signature {
                         p.set(&$crate::cycle::valid_port(stringify!($s)), self.$s.valid as u64);
                         p.put_payload::<$crate::streams::ports::$ss>(stringify!($s), &self.$s.payload);
                     )*
-                    $($(p.set(stringify!($o), self.$o as u64);)*)?
+                    $($(p.set(stringify!($o), $crate::cycle::OutPort::to_port(&self.$o));)*)?
                     p
                 }
                 fn from_ports(p: &$crate::cycle::Ports) -> Self {
@@ -404,7 +481,7 @@ macro_rules! block_signature {
                             p.bit(&$crate::cycle::valid_port(stringify!($s))),
                             p.payload::<$crate::streams::ports::$ss>(stringify!($s)),
                         ),)*
-                        $($($o: p.bit(stringify!($o)),)*)?
+                        $($($o: $crate::cycle::OutPort::from_port(p.get(stringify!($o)).unwrap_or(0)),)*)?
                     }
                 }
             }

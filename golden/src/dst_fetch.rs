@@ -153,7 +153,7 @@ crate::block_signature! {
     pub DstFetch "dst_fetch" {
         takes { inp: PixSlots, rsp: MemResp }
         sends { out: BlendFrag, rd: MemReq }
-        outs { idle }
+        outs { idle: bool }
     }
 }
 

@@ -255,6 +255,11 @@ impl CycleModel for OutputMergerCycle {
     }
 }
 
+crate::cycle_model_signature! {
+    /// output_merger's ports: blended batches in, framebuffer writes out on the memory port.
+    pub OutputMerger "output_merger" for OutputMergerCycle: BlendBeat -> MemReq, idle
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -97,7 +97,7 @@ crate::block_signature! {
     pub PixelBackEnd "pixel_back_end" {
         takes { inp: PixSamples, mem_resp: MemResp }
         sends { mem_req: MemReq }
-        outs { idle }
+        outs { idle: bool }
     }
 }
 

@@ -341,3 +341,8 @@ impl CycleModel for PixelInfoWriteCycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// pixel_info_write's ports: quad beats in, pixel-info list writes out on the memory port.
+    pub PixelInfoWrite "pixel_info_write" for PixelInfoWriteCycle: PiBeat -> BinWrite
+}

@@ -351,6 +351,11 @@ mod hw_model {
     }
 }
 
+crate::cycle_model_signature! {
+    /// pixel_processor's ports: one pixel's samples in, its colour slots out.
+    pub PixelProcessor "pixel_processor" for PixelProcessorCycle: PixSamples -> PixSlots, idle
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

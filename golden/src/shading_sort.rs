@@ -653,7 +653,7 @@ crate::block_signature! {
     pub ShadingSort "shading_sort" {
         takes { inp: PiRecord, rsp: MemResp }
         sends { out: PixSamples, rd: MemReq }
-        outs { idle }
+        outs { idle: bool }
     }
 }
 

@@ -1345,13 +1345,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "bin_setup",
     role: "the frame's front end: primitive index, primitive-table writes, the binner's pixel boxes",
     contract: "tilerast_golden::bin_setup::BinSetupCycle",
-    inp: <tilerast_golden::streams::ports::PrimIn as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::BinBox as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[crate::ExtraStream {
-        name: "wr",
-        sent: true,
-        fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-    }],
+    sig: <tilerast_golden::bin_setup::BinSetupPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params,
     verilog,
 };

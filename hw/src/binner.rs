@@ -392,9 +392,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "binner",
     role: "seed 001, per-first-tile primitive lists written through the memory port",
     contract: "tilerast_golden::binner::BinnerCycle",
-    inp: <tilerast_golden::streams::ports::BinBox as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::BinWrite as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[],
+    sig: <tilerast_golden::binner::BinnerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params,
     verilog,
 };

@@ -1252,9 +1252,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "blender",
     role: "seed 004, sample-pool equality merge",
     contract: "tilerast_golden::blender::BlenderCycle",
-    inp: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[],
+    sig: <tilerast_golden::blender::BlenderPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| params(cfg, &tilerast_golden::blender::PIPELINE_BLEND),
     verilog: |cfg, top| verilog(cfg, &tilerast_golden::blender::PIPELINE_BLEND, top),
 };

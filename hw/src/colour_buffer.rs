@@ -892,9 +892,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "colour_buffer",
     role: "seed 000, on-chip colour buffer: second tiles in, storage order out",
     contract: "tilerast_golden::colour_buffer::ColourBufferCycle",
-    inp: <tilerast_golden::streams::ports::PixSlots as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::PixSlots as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[],
+    sig: <tilerast_golden::colour_buffer::ColourBufferPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params,
     verilog,
 };

@@ -438,20 +438,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "dst_fetch",
     role: "seed 000, framebuffer reads of dst for the blender through the memory port",
     contract: "tilerast_golden::dst_fetch::DstFetchCycle",
-    inp: <tilerast_golden::streams::ports::PixSlots as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::BlendFrag as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[
-        crate::ExtraStream {
-            name: "rd",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "rsp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-    ],
+    sig: <tilerast_golden::dst_fetch::DstFetchPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         let m = DstFetchCycle::try_new(cfg)?;
         Ok(format!(

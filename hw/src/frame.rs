@@ -642,20 +642,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     role: "issue 16, the whole frame: bin_setup, binner, tile_sequencer, raster_core, pixel_info_write, \
            pixel_info_read, shading_sort and pixel_back_end behind one memory port",
     contract: "tilerast_golden::frame::FrameCycle",
-    inp: <tilerast_golden::streams::ports::PrimIn as tilerast_golden::streams::Stream>::FIELDS,
-    out: &[],
-    extra: &[
-        crate::ExtraStream {
-            name: "mem_req",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "mem_resp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-    ],
+    sig: <tilerast_golden::frame::FrameTopPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         supported(cfg)?;
         Ok(format!(

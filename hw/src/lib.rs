@@ -137,28 +137,14 @@ pub struct BlockFile {
     pub role: &'static str,
     /// The cycle model whose rustdoc is the block's timing contract.
     pub contract: &'static str,
-    /// Its input and output streams' ports, from their one declaration.
-    pub inp: &'static [tilerast_golden::streams::Field],
-    pub out: &'static [tilerast_golden::streams::Field],
-    /// Further streams (the memory port's read side of `dst_fetch`, the back end's memory
-    /// port), each from its one declaration: ports `<name>_valid`, `<name>_ready`,
-    /// `<name>__<field>` (`crate::streams::stream_block!`'s `sends` / `takes`).
-    pub extra: &'static [ExtraStream],
+    /// Its ports: the block's one signature, declared next to its cycle model
+    /// (`tilerast_golden::block_signature!`), which the harnesses read too.
+    pub sig: tilerast_golden::cycle::Signature,
     /// What the block is built with for this config (parameters, options), or the one-line
     /// refusal naming the field and what the block supports.
     pub params: fn(&tilerast_golden::Config) -> Result<String, String>,
     /// The block's Verilog with top module `top` (call after `params` said `Ok`).
     pub verilog: fn(&tilerast_golden::Config, &str) -> String,
-}
-
-/// A stream of a [`BlockFile`] besides `inp` and `out`.
-pub struct ExtraStream {
-    /// Interface name: ports `<name>_valid`, `<name>_ready`, `<name>__<field>`.
-    pub name: &'static str,
-    /// The block sends it (`valid` and payload out, `ready` in), else takes it.
-    pub sent: bool,
-    /// Its fields, from the stream's one declaration (`tilerast_golden::streams::ports`).
-    pub fields: &'static [tilerast_golden::streams::Field],
 }
 
 /// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
@@ -252,15 +238,21 @@ impl BlockFile {
         let params = (self.params)(cfg).map_err(|e| format!("{}: {e}", self.stage))?;
         let top = self.top_name(&cfg.name);
         let mut ports_doc = String::new();
-        let mut heads = vec!["in_valid/in_ready + inp".to_string()];
-        let mut streams = vec![("inp", "in", self.inp)];
-        if !self.out.is_empty() {
-            heads.push("out_valid/out_ready + out".into());
-            streams.push(("out", "out", self.out));
-        }
-        for x in self.extra {
+        // `inp`, then `out`, then the further streams: those sent, then those taken.
+        let mut heads = Vec::new();
+        let mut streams = Vec::new();
+        let mut order: Vec<&tilerast_golden::cycle::SigStream> = Vec::new();
+        order.extend(self.sig.stream("inp"));
+        order.extend(self.sig.stream("out"));
+        order.extend(self.sig.streams.iter().filter(|x| x.sent && x.name != "out"));
+        order.extend(self.sig.streams.iter().filter(|x| !x.sent && x.name != "inp"));
+        for x in order {
             let dir = if x.sent { "out" } else { "in" };
-            heads.push(format!("{0}_valid/{0}_ready + {0} ({dir})", x.name));
+            heads.push(match x.name {
+                "inp" => "in_valid/in_ready + inp".to_string(),
+                "out" => "out_valid/out_ready + out".to_string(),
+                _ => format!("{0}_valid/{0}_ready + {0} ({dir})", x.name),
+            });
             streams.push((x.name, dir, x.fields));
         }
         for (iface, dir, fields) in streams {

@@ -207,9 +207,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "output_merger",
     role: "seed 000, framebuffer writes through the memory port",
     contract: "tilerast_golden::output_merger::OutputMergerCycle",
-    inp: <tilerast_golden::streams::ports::BlendBeat as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[],
+    sig: <tilerast_golden::output_merger::OutputMergerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |_| Ok("framebuffer at address 0, slot pos at 4·pos".into()),
     verilog,
 };

@@ -162,20 +162,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     role:
         "seeds 000 and 004, pixel processor, colour buffer, dst_fetch, blender and output merger behind one memory port",
     contract: "tilerast_golden::pixel_back_end::PixelBackEndCycle",
-    inp: <tilerast_golden::streams::ports::PixSamples as tilerast_golden::streams::Stream>::FIELDS,
-    out: &[],
-    extra: &[
-        crate::ExtraStream {
-            name: "mem_req",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "mem_resp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-    ],
+    sig: <tilerast_golden::pixel_back_end::PixelBackEndPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         supported(cfg)?;
         let (s, c, w) = (cfg.msaa, cfg.colours_per_pixel, cfg.viewport[0]);

@@ -200,20 +200,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     role:
         "seed 001, the pixel side reads the pixel-info lists back through the memory port, second tile by second tile",
     contract: "tilerast_golden::pixel_info_read::PixelInfoReadCycle (tilerast_golden::list_reader::ListReaderCycle)",
-    inp: <tilerast_golden::streams::ports::PiStart as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::PiRecord as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[
-        crate::ExtraStream {
-            name: "rd",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "rsp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-    ],
+    sig: <tilerast_golden::pixel_info_read::PixelInfoReadPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         let (tiles, g) = geom(cfg)?;
         supported(cfg)?;

@@ -507,9 +507,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "pixel_info_write",
     role: "seed 001, per-second-tile pixel-info lists written through the memory port",
     contract: "tilerast_golden::pixel_info_write::PixelInfoWriteCycle",
-    inp: <tilerast_golden::streams::ports::PiBeat as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::BinWrite as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[],
+    sig: <tilerast_golden::pixel_info_write::PixelInfoWritePorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params,
     verilog,
 };

@@ -614,9 +614,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "pixel_processor",
     role: "seed 000, coverage ratio to colour",
     contract: "tilerast_golden::pixel_processor::PixelProcessorCycle",
-    inp: <tilerast_golden::streams::ports::PixSamples as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::PixSlots as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[],
+    sig: <tilerast_golden::pixel_processor::PixelProcessorPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         supported(cfg)?;
         Ok(format!(

@@ -1170,20 +1170,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "shading_sort",
     role: "seed 002, sort-based deferred shading of a second tile: depth test, radix sort, walk with colour reads, pixels out",
     contract: "tilerast_golden::shading_sort::ShadingSortCycle",
-    inp: <tilerast_golden::streams::ports::PiRecord as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::PixSamples as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[
-        crate::ExtraStream {
-            name: "rd",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "rsp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-    ],
+    sig: <tilerast_golden::shading_sort::ShadingSortPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         supported(cfg)?;
         let [w, h] = cfg.second_tile;

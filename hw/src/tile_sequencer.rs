@@ -586,30 +586,7 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     stage: "tile_sequencer",
     role: "seed 001, the raster side reads the binner's lists and the primitive table back, one command per listed primitive",
     contract: "tilerast_golden::tile_sequencer::TileSequencerCycle (tilerast_golden::list_reader::ListReaderCycle)",
-    inp: <tilerast_golden::streams::ports::SeqStart as tilerast_golden::streams::Stream>::FIELDS,
-    out: <tilerast_golden::streams::ports::SeqCmd as tilerast_golden::streams::Stream>::FIELDS,
-    extra: &[
-        crate::ExtraStream {
-            name: "lrd",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "prd",
-            sent: true,
-            fields: <tilerast_golden::streams::ports::MemReq as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "lrsp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-        crate::ExtraStream {
-            name: "prsp",
-            sent: false,
-            fields: <tilerast_golden::streams::ports::MemResp as tilerast_golden::streams::Stream>::FIELDS,
-        },
-    ],
+    sig: <tilerast_golden::tile_sequencer::TileSequencerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         let (tiles, _) = geom(cfg)?;
         supported(cfg)?;

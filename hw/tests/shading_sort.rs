@@ -10,18 +10,16 @@
 
 mod common;
 
-use std::any::Any;
 use tilerast_golden::config::Config;
-use tilerast_golden::cycle::Ports;
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::pixel_info::{PixelInfo, DEPTH_MAX};
 use tilerast_golden::pixel_info_read::{mask_bits, tile_beats};
 use tilerast_golden::prim_table::COLOUR_WORD;
 use tilerast_golden::shading_sort::{shade_tile, tile_pixels, ShadingSortCycle};
-use tilerast_golden::streams::{ports, PiRecord, PixSamples};
+use tilerast_golden::streams::ports;
 use tilerast_golden::{DepthFunc, Rgba};
 use tilerast_hw::shading_sort::ShadingSort;
-use tilerast_verif::lockstep::{self, Agent, Bench, Ctl, Flushes, Lockstep, Memory, Sink};
+use tilerast_verif::lockstep::{self, Bench, Ctl, Flushes, Lockstep, Memory, Sink};
 use tilerast_verif::stim::{ShadeTile, ShadeTiles};
 use tilerast_verif::{Pattern, Rng};
 

@@ -202,3 +202,49 @@ fn the_ci_config_matrix_covers_the_space_and_is_supported() {
         "no non-square sub-tile"
     );
 }
+
+/// Every block file's Verilog top has exactly the ports of the block's one signature
+/// (`tilerast_golden::block_signature!`, its `BlockFile::sig`), with their directions: `clock`,
+/// then the signature's inputs and outputs, none missing and none extra. The harnesses drive
+/// and compare by these names, so a port the signature forgot would go unchecked.
+#[test]
+fn every_block_file_has_the_ports_of_its_signature() {
+    let cfg = Config::preset("default").unwrap();
+    for f in tilerast_hw::BLOCK_FILES {
+        (f.params)(&cfg).unwrap_or_else(|e| panic!("{}: {e}", f.stage));
+        let top = f.top_name("default");
+        let v = (f.verilog)(&cfg, &top);
+        let body = &v[v
+            .find(&format!("module {top}("))
+            .unwrap_or_else(|| panic!("{top}: no module"))..];
+        let decl = &body[..body.find("endmodule").unwrap()];
+        let mut got: Vec<(String, &str)> = Vec::new();
+        for line in decl.lines().map(str::trim) {
+            let dir = if line.starts_with("input ") {
+                "in"
+            } else if line.starts_with("output ") {
+                "out"
+            } else {
+                continue;
+            };
+            let name = line
+                .trim_end_matches(';')
+                .split_whitespace()
+                .last()
+                .unwrap()
+                .to_string();
+            got.push((name, dir));
+        }
+        let mut want: Vec<(String, &str)> = vec![("clock".to_string(), "in")];
+        want.extend(f.sig.input_ports().into_iter().map(|p| (p, "in")));
+        want.extend(f.sig.output_ports().into_iter().map(|p| (p, "out")));
+        got.sort();
+        want.sort();
+        assert!(got.len() > 5, "{top}: ports not found");
+        assert_eq!(
+            got, want,
+            "{}: the RTL's ports (left) are not the signature's (right)",
+            f.stage
+        );
+    }
+}

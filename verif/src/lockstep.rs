@@ -35,6 +35,12 @@ use tilerast_golden::streams::Stream;
 /// A control line: its value in cycle `c` (valid, ready, grant, …).
 pub type Ctl = Box<dyn FnMut(u64) -> bool + Send>;
 
+/// A source's restart rule: does this item start a group (see [`Source::restart_at`])?
+pub type Restart<T> = Box<dyn Fn(&T) -> bool + Send>;
+
+/// A per-cycle look at a model (see [`Lockstep::watch`]).
+pub type Watch<M> = Box<dyn FnMut(u64, &M) + Send>;
+
 /// A [`Line`] as a control line.
 pub fn line(mut l: Line) -> Ctl {
     Box::new(move |_| l.step())
@@ -72,7 +78,7 @@ pub struct Source<S: Stream> {
     junk: Option<(Rng, u64)>,
     cyclic: bool,
     junk_bits: bool,
-    restart: Option<Box<dyn Fn(&S::Payload) -> bool + Send>>,
+    restart: Option<Restart<S::Payload>>,
     next: usize,
     offered: bool,
     /// Items taken (valid and ready at an edge without flush).
@@ -446,7 +452,7 @@ pub struct Lockstep<M: PortModel> {
     pub cycle: u64,
     /// Called every cycle with the model before its edge (a test's coverage counters on the
     /// model's state: a FIFO that filled, a phase that ran).
-    pub watch: Option<Box<dyn FnMut(u64, &M) + Send>>,
+    pub watch: Option<Watch<M>>,
     sig: Signature,
 }
 

@@ -379,6 +379,43 @@ fn raster_core_supported(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
+crate::block_signature! {
+    /// The frame top's ports (`FrameTop`: [`FramePorts`] is one cycle's outputs as the
+    /// whole-frame regression records them): primitives in, the one memory port (requests out, read
+    /// responses in), and the frame's end (`done_valid`, `done_frame`).
+    pub FrameTop "frame" {
+        takes { inp: PrimIn, mem_resp: MemResp }
+        sends { mem_req: MemReq }
+        outs { done_valid: bool, done_frame: u8 }
+    }
+}
+
+impl crate::cycle::BlockModel for FrameCycle {
+    type Sig = FrameTopPorts;
+    fn outputs(&self, _: &FrameTopIn) -> FrameTopOut {
+        let (qv, q) = self.mem_req();
+        let (done_valid, done_frame) = self.done();
+        FrameTopOut {
+            inp_ready: self.in_ready(),
+            mem_resp_ready: self.mem_resp_ready(),
+            mem_req: crate::cycle::Offer::new(qv, q),
+            done_valid,
+            done_frame,
+        }
+    }
+    fn clock(&mut self, i: &FrameTopIn) {
+        FrameCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.mem_req_ready,
+            i.mem_resp.valid,
+            &i.mem_resp.payload,
+            i.flush,
+        )
+    }
+}
+
 impl FrameCycle {
     /// Whether the top can be built for `cfg`: `Ok`, or one line naming the field (each
     /// block's check in pipeline order, then the framebuffer region).
