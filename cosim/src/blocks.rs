@@ -300,48 +300,9 @@ pub trait BlockIo {
     const EXTRA_OUT: &'static [&'static str] = &[];
 }
 
-/// A model's output ports besides `in_ready`, `out_valid` and the payload, `(port, value)` in
-/// the order of its stage's [`BlockIo::EXTRA_OUT`] (each a function of the model's
-/// registers: the pixel-side blocks' `idle`). Models without any implement it empty.
-pub trait ExtraOut {
-    fn extra_out(&self) -> Vec<(&'static str, u64)> {
-        Vec::new()
-    }
-}
-
-macro_rules! no_extra_out {
-    ($($m:ty),* $(,)?) => {
-        $(impl ExtraOut for $m {})*
-    };
-}
-
-no_extra_out!(
-    tilerast_golden::binner::BinnerCycle,
-    tilerast_golden::pixel_info_write::PixelInfoWriteCycle,
-    tilerast_golden::setup::SetupCycle,
-    tilerast_golden::tile_parser::TileParserCycle,
-    tilerast_golden::subtile_coverage::SubtileCoverageCycle,
-    tilerast_golden::sample_raster::SampleRasterCycle,
-    tilerast_golden::point_raster::PointRasterCycle,
-    tilerast_golden::quad_packer::QuadPackerCycle,
-);
-
-macro_rules! idle_out {
-    ($($m:ty),* $(,)?) => {
-        $(impl ExtraOut for $m {
-            fn extra_out(&self) -> Vec<(&'static str, u64)> {
-                vec![("idle", self.idle() as u64)]
-            }
-        })*
-    };
-}
-
-idle_out!(
-    tilerast_golden::pixel_processor::PixelProcessorCycle,
-    tilerast_golden::colour_buffer::ColourBufferCycle,
-    tilerast_golden::blender::BlenderCycle,
-    tilerast_golden::output_merger::OutputMergerCycle,
-);
+/// A model's further outputs (`idle`), from its signature: see
+/// [`tilerast_golden::cycle::ExtraOut`].
+pub use tilerast_golden::cycle::ExtraOut;
 
 /// Handshake inputs, driven by the harness (in this order, before the payload).
 pub const HS_IN: [&str; 3] = ["flush", "in_valid", "out_ready"];

@@ -293,6 +293,29 @@ pub trait BlockModel {
     fn clock(&mut self, i: &<Self::Sig as BlockSignature>::In);
 }
 
+/// A model's output ports besides `in_ready`, `out_valid` and the payload, `(port, value)` in
+/// the order of its signature's further outputs (the pixel-side blocks' `idle`), each a function
+/// of the registers. Every [`BlockModel`] has it from its signature; a wrapper around a model
+/// (a test's tap or mutant) forwards it. The one-stream harnesses (`hw/tests/common`,
+/// `tilerast_cosim::blocks`) compare it with the RTL's further outputs on every cycle.
+pub trait ExtraOut {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+impl<M: BlockModel> ExtraOut for M {
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        let sig = <M::Sig as BlockSignature>::SIGNATURE;
+        if sig.outs.is_empty() {
+            return Vec::new();
+        }
+        // Further outputs are functions of the registers: any inputs give them.
+        let o = self.outputs(&Default::default()).to_ports();
+        sig.outs.iter().map(|n| (*n, o.get(n).unwrap_or(0))).collect()
+    }
+}
+
 /// A [`BlockModel`] seen through named ports (what the harnesses drive).
 pub trait PortModel {
     fn signature(&self) -> Signature;

@@ -741,3 +741,8 @@ pub mod cycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// point_raster's ports: commands in (the point fields), quad beats out.
+    pub PointRaster "point_raster" for PointRasterCycle: Cmd -> Beat
+}

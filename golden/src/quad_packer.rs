@@ -894,3 +894,8 @@ pub mod cycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// quad_packer's ports: quad beats in, packed beats (with `block_l`) out.
+    pub QuadPacker "quad_packer" for QuadPackerCycle: Beat -> PackedBeat
+}

@@ -151,6 +151,9 @@ impl RasterCoreCycle {
     }
 }
 
+/// The core has no further outputs (its ports are the command and beat streams only).
+impl crate::cycle::ExtraOut for RasterCoreCycle {}
+
 impl CycleModel for RasterCoreCycle {
     type In = Cmd;
     type Out = Beat;

@@ -602,3 +602,8 @@ pub mod cycle {
     /// `LANES` must hold the largest Q.
     const _: () = assert!(LANES >= 4);
 }
+
+crate::cycle_model_signature! {
+    /// sample_raster's ports: jobs in, quad beats out.
+    pub SampleRaster "sample_raster" for SampleRasterCycle: Job -> Beat
+}

@@ -619,3 +619,8 @@ pub mod cycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// setup's ports: commands in (the triangle fields), edge functions out.
+    pub Setup "setup" for SetupCycle: Cmd -> Edges
+}

@@ -592,3 +592,8 @@ pub mod cycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// subtile_coverage's ports: candidate tiles in, sub-tile jobs out.
+    pub SubtileCoverage "subtile_coverage" for SubtileCoverageCycle: Cand -> Job
+}

@@ -580,3 +580,8 @@ pub mod cycle {
         }
     }
 }
+
+crate::cycle_model_signature! {
+    /// tile_parser's ports: edge functions in, candidate tiles out.
+    pub TileParser "tile_parser" for TileParserCycle: Edges -> Cand
+}

@@ -119,9 +119,8 @@ pub fn supported(cfg: &Config, opts: &BlendOpts) -> Result<(), String> {
 
 stream_block! {
     /// The blender block. Build with [`Blender::new`].
-    pub struct Blender(BlendFragIn => BlendBeatOut) {
-        /// Nothing held (the contract's **Idle**: pool, buffer, slot and lane valid bits low).
-        pub idle: Signal<Out, Bit>,
+    pub struct Blender(BlendFragIn => BlendBeatOut)
+        outs { idle: Bit } {
         // ---- constants ----
         c_merge: Constant<Bit>,
         c_comp: Constant<Bit>,

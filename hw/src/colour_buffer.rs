@@ -288,9 +288,8 @@ impl Logic for ColourRam {
 
 stream_block! {
     /// The colour buffer block. Build with [`ColourBuffer::new`] (see the module header).
-    pub struct ColourBuffer(PixSlotsIn => PixSlotsOut) {
-        /// Nothing held (the contract's **Idle**, registers only).
-        pub idle: Signal<Out, Bit>,
+    pub struct ColourBuffer(PixSlotsIn => PixSlotsOut)
+        outs { idle: Bit } {
         /// The RAM.
         pub ram: ColourRam,
         wrom: ROM<Bits<32>, 12>,

@@ -38,9 +38,8 @@ use tilerast_golden::config::Config;
 
 stream_block! {
     /// The output merger's write path. Build with [`OutputMerger::new`].
-    pub struct OutputMerger(BlendBeatIn => MemReqOut) {
-        /// Nothing held (the contract's **Idle**, registers only).
-        pub idle: Signal<Out, Bit>,
+    pub struct OutputMerger(BlendBeatIn => MemReqOut)
+        outs { idle: Bit } {
         c_zero4: Constant<Bits<4>>,
         c_one4: Constant<Bits<4>>,
         c_be: Constant<Bits<4>>,

@@ -52,9 +52,8 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
 
 stream_block! {
     /// The pixel processor block. Build with [`PixelProcessor::new`].
-    pub struct PixelProcessor(PixSamplesIn => PixSlotsOut) {
-        /// Nothing held (the contract's **Idle**: every stage's valid bit low).
-        pub idle: Signal<Out, Bit>,
+    pub struct PixelProcessor(PixSamplesIn => PixSlotsOut)
+        outs { idle: Bit } {
         // ---- constants ----
         c_en: Vec<Constant<Bit>>,
         c_r: Vec<Constant<Bit>>,

@@ -305,6 +305,10 @@ macro_rules! stream_block {
                     $($(p.set(stringify!($op), $crate::streams::RtlValue::to_raw(&self.$op.val()));)*)?
                     p
                 }
+
+                fn extra_outs(&self) -> Vec<(&'static str, u64)> {
+                    vec![$($((stringify!($op), $crate::streams::RtlValue::to_raw(&self.$op.val()))),*)?]
+                }
             }
         }
     };
@@ -322,4 +326,6 @@ pub trait PortIo {
     fn set_inputs(&mut self, p: &Ports);
     /// Every output port's value now.
     fn outputs(&self) -> Ports;
+    /// The further outputs (`outs { .. }`: `idle`, …) now, `(port, value)` in declaration order.
+    fn extra_outs(&self) -> Vec<(&'static str, u64)>;
 }

@@ -85,20 +85,9 @@ fn run(cfg: &Config, want: Vec<PiRecord>, timing: MemTiming, mem: SparseMemory, 
         ..Report::default()
     };
     // Golden's records, frame after frame; a flush starts the frame again.
-    let mut pos = 0usize;
-    let mut flushes = l.flush_at.iter().peekable();
-    for (cycle, out) in sink.received_at.iter().zip(&sink.received) {
-        while flushes.next_if(|f| *f < cycle).is_some() {
-            pos = 0;
-        }
-        if *out != want[pos] && r.wrong.is_none() {
-            r.wrong = Some(format!("cycle {cycle}: beat {pos} {out:?}, golden {:?}", want[pos]));
-        }
-        pos += 1;
-        if pos == want.len() {
-            pos = 0;
-            r.frames += 1;
-        }
+    match sink.repeats(&want) {
+        Ok(frames) => r.frames = frames,
+        Err(e) => r.wrong = Some(e),
     }
     println!("{r:?}");
     assert_eq!(r.wrong, None, "records differ from golden's");

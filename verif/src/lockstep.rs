@@ -250,6 +250,39 @@ impl<S: Stream> Sink<S> {
     }
 }
 
+impl<S: Stream> Sink<S> {
+    /// The payloads received after each flush (and before the first), in order.
+    pub fn segments(&self) -> Vec<&[S::Payload]> {
+        let mut out = Vec::new();
+        let mut from = 0;
+        for &m in self.flush_marks.iter().chain(std::iter::once(&self.received.len())) {
+            out.push(&self.received[from..m]);
+            from = m;
+        }
+        out
+    }
+
+    /// Check that what was received is `want` again and again, each flush starting it afresh
+    /// (a frame's records, a frame's commands). Returns how many whole `want`s arrived, or the
+    /// first payload that is not the one expected.
+    pub fn repeats(&self, want: &[S::Payload]) -> Result<u64, String> {
+        let mut whole = 0;
+        for (k, seg) in self.segments().into_iter().enumerate() {
+            for (pos, got) in seg.iter().enumerate() {
+                let w = &want[pos % want.len()];
+                if got != w {
+                    return Err(format!(
+                        "{}: beat {pos} after flush {k}: {got:?}, expected {w:?}",
+                        self.iface
+                    ));
+                }
+                whole += (pos % want.len() == want.len() - 1) as u64;
+            }
+        }
+        Ok(whole)
+    }
+}
+
 impl<S: Stream + Send + 'static> Agent for Sink<S>
 where
     S::Payload: Send,

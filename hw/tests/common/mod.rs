@@ -46,51 +46,7 @@ use tilerast_hw::{
 };
 use tilerast_verif::Handshake;
 
-/// A model's output ports besides `in_ready`, `out_valid` and the payload, by port name, each a
-/// function of its registers (the pixel-side blocks' `idle`); every block the harness drives
-/// lists its own the same way ([`HarnessBlock::extra_out`]), and the two lists must be equal,
-/// names and values, on every cycle, so a port the model does not predict is a mismatch.
-pub trait ExtraOut {
-    /// `(port, value)` in port order; none by default.
-    fn extra_out(&self) -> Vec<(&'static str, u64)> {
-        Vec::new()
-    }
-}
-
-macro_rules! no_extra_out {
-    ($($m:ty),* $(,)?) => {
-        $(impl ExtraOut for $m {})*
-    };
-}
-
-no_extra_out!(
-    tilerast_golden::binner::BinnerCycle,
-    tilerast_golden::pixel_info_write::PixelInfoWriteCycle,
-    tilerast_golden::setup::SetupCycle,
-    tilerast_golden::tile_parser::TileParserCycle,
-    tilerast_golden::subtile_coverage::SubtileCoverageCycle,
-    tilerast_golden::sample_raster::SampleRasterCycle,
-    tilerast_golden::point_raster::PointRasterCycle,
-    tilerast_golden::quad_packer::QuadPackerCycle,
-    tilerast_golden::raster_core::RasterCoreCycle,
-);
-
-macro_rules! idle_out {
-    ($($m:ty),* $(,)?) => {
-        $(impl ExtraOut for $m {
-            fn extra_out(&self) -> Vec<(&'static str, u64)> {
-                vec![("idle", self.idle() as u64)]
-            }
-        })*
-    };
-}
-
-idle_out!(
-    tilerast_golden::pixel_processor::PixelProcessorCycle,
-    tilerast_golden::colour_buffer::ColourBufferCycle,
-    tilerast_golden::blender::BlenderCycle,
-    tilerast_golden::output_merger::OutputMergerCycle,
-);
+pub use tilerast_golden::cycle::ExtraOut;
 
 /// The golden payload of a block's input stream.
 pub type InOf<B> = <<B as HarnessBlock>::In as Stream>::Payload;
@@ -128,10 +84,15 @@ pub trait HarnessBlock: Block + Send + 'static {
 /// `impl HarnessBlock` for a block: `harness_block!(Block { in_valid, in_ready, inp: In } =>
 /// Out)` names the input handshake ports, the input interface and the two streams
 /// (`tilerast_golden::streams::ports::*`); `clock`, `flush`, `out_valid`, `out_ready` and `out`
-/// are the same in every block. `=> Out + idle` lists further one-bit output ports
-/// ([`ExtraOut`]).
+/// are the same in every block. The further outputs (`idle`) are the block's `outs { .. }`
+/// (`PortIo::extra_outs`), compared with the model's ([`ExtraOut`], from its signature);
+/// `=> Out; f` gives them another way (the core has none).
 macro_rules! harness_block {
-    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident $(+ $x:ident)*) => {
+    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident) => {
+        harness_block!($block { $valid, $ready, $inp: $in } => $out;
+            |b: &$block| tilerast_hw::streams::PortIo::extra_outs(b));
+    };
+    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident; $extra:expr) => {
         impl HarnessBlock for $block {
             type In = tilerast_golden::streams::ports::$in;
             type Out = tilerast_golden::streams::ports::$out;
@@ -158,7 +119,7 @@ macro_rules! harness_block {
                 self.out.sample()
             }
             fn extra_out(&self) -> Vec<(&'static str, u64)> {
-                vec![$((stringify!($x), self.$x.val() as u64)),*]
+                ($extra)(self)
             }
         }
     };
@@ -166,17 +127,17 @@ macro_rules! harness_block {
 
 harness_block!(Binner { in_valid, in_ready, inp: BinBox } => BinWrite);
 harness_block!(PixelInfoWrite { in_valid, in_ready, inp: PiBeat } => BinWrite);
-harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat + idle);
-harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq + idle);
-harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots + idle);
-harness_block!(ColourBuffer { in_valid, in_ready, inp: PixSlots } => PixSlots + idle);
+harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat);
+harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq);
+harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots);
+harness_block!(ColourBuffer { in_valid, in_ready, inp: PixSlots } => PixSlots);
 harness_block!(Setup { in_valid, in_ready, inp: Cmd } => Edges);
 harness_block!(TileParser { in_valid, in_ready, inp: Edges } => Cand);
 harness_block!(SubtileCoverage { in_valid, in_ready, inp: Cand } => Job);
 harness_block!(SampleRaster { in_valid, in_ready, inp: Job } => Beat);
 harness_block!(PointRaster { in_valid, in_ready, inp: Cmd } => Beat);
 harness_block!(QuadPacker { in_valid, in_ready, inp: Beat } => PackedBeat);
-harness_block!(RasterCore { cmd_valid, cmd_ready, cmd: Cmd } => PackedBeat);
+harness_block!(RasterCore { cmd_valid, cmd_ready, cmd: Cmd } => PackedBeat; |_: &RasterCore| Vec::new());
 
 /// What one cycle looked like at the ports (the model's side; on a cycle without mismatch
 /// both sides agree), plus the stimulus.
