@@ -18,7 +18,6 @@
 
 use std::time::Instant;
 use tilerast_golden::pipeline::{render_stream, Event, PipelineError};
-use tilerast_golden::{Config, Frame, PrimitiveFx, TriangleFx};
 
 /// Peak resident set size of this process, bytes (`VmHWM` of /proc/self/status).
 fn vm_hwm() -> Option<u64> {
@@ -26,42 +25,6 @@ fn vm_hwm() -> Option<u64> {
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-fn frame(n: usize) -> Frame {
-    let mut cfg = Config::preset("full").expect("preset");
-    cfg.guard_band = 4096;
-    cfg.validate().expect("valid");
-    let [w, h] = [cfg.viewport[0] as i32, cfg.viewport[1] as i32];
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let prims = (0..n)
-        .map(|_| {
-            // (-1, -1), (2W + 2, -1), (-1, 2H + 2) contains the viewport; jitter by < 1 px.
-            let j = |r: u64| (r % 256) as i32;
-            let v = [
-                [-256 - j(rnd()), -256 - j(rnd())],
-                [(2 * w + 2) * 256 + j(rnd()), -256 - j(rnd())],
-                [-256 - j(rnd()), (2 * h + 2) * 256 + j(rnd())],
-            ];
-            let r = rnd();
-            PrimitiveFx::Triangle(TriangleFx {
-                v,
-                colour: [r as u8, (r >> 8) as u8, (r >> 16) as u8, 255],
-                depth: ((r >> 24) % (1 << 24)) as u32,
-            })
-        })
-        .collect();
-    Frame {
-        cfg,
-        background: [0, 0, 0, 255],
-        prims,
-    }
 }
 
 fn main() {
@@ -72,7 +35,7 @@ fn main() {
         }),
         Err(_) => 100,
     };
-    let f = frame(n);
+    let f = tilerast_verif::stim::overdraw_frame(1, n);
     let before = vm_hwm().unwrap_or(0);
     let t0 = Instant::now();
     let mut tiles = 0u64;

@@ -11,6 +11,7 @@ pub mod frame;
 pub mod prim;
 pub mod prim_table;
 pub mod reference;
+pub mod rng;
 pub mod samples;
 pub mod scene;
 pub mod setup;

@@ -31,6 +31,7 @@ use crate::dst_fetch::{DstFetchCycle, DstFetchStats};
 use crate::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
 use crate::output_merger::{MergerCycleStats, OutputMergerCycle};
 use crate::pixel_processor::{PixelProcessorCycle, PixelStats};
+use crate::rng::Rng;
 use crate::streams::{MemReq, MemResp, PixSamples};
 
 /// Counters of the back end's blocks.
@@ -278,17 +279,13 @@ impl Default for MemBehaviour {
 
 impl MemBehaviour {
     /// The grant (back-pressure) line, cycle by cycle: call it once per cycle with the cycle
-    /// number; `false` withholds `req_ready` ([`MemoryCycle::req_ready`]'s `grant`). A seeded
-    /// xorshift draws `busy_permille` per cycle, and `stall` withholds a whole window.
+    /// number; `false` withholds `req_ready` ([`MemoryCycle::req_ready`]'s `grant`). The one
+    /// generator ([`Rng`], seeded with `seed`) withholds with probability `busy_permille` ‰
+    /// each cycle, and `stall` withholds a whole window.
     pub fn grant_line(&self) -> impl FnMut(u64) -> bool {
-        let mut rng = self.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut rng = Rng::new(self.seed);
         let (busy, stall) = (self.busy_permille, self.stall);
-        move |cyc| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % 1000) as u32 >= busy && !(stall.0..stall.1).contains(&cyc)
-        }
+        move |cyc| !rng.permille(busy as u64) && !(stall.0..stall.1).contains(&cyc)
     }
 }
 

@@ -31,6 +31,8 @@ use tilerast_golden::setup::{self, PixelBox, SetupReject, TriSetup};
 use tilerast_golden::shading_sort;
 use tilerast_golden::subtile_coverage::SubtileFate;
 use tilerast_golden::{Config, PointFx, PrimitiveFx, Rgba, TriangleFx, PRESETS};
+use tilerast_verif::stim::overdraw_frame;
+use tilerast_verif::Rng;
 
 // ---------------------------------------------------------------------------------------------
 // The reference: the collecting pipeline as it was before streaming.
@@ -353,24 +355,10 @@ fn ref_blend(cfg: &Config, opts: &BlendOpts, input: &[BlendSample]) -> (Vec<(u32
 // ---------------------------------------------------------------------------------------------
 // Frames.
 
-/// xorshift64*.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// `n` random primitives over `cfg`'s viewport (a little beyond it too): triangles of every
 /// size, a few points, colours from a small palette (so the blender merges), some translucent.
 fn random_frame(cfg: &Config, seed: u64, n: usize) -> Frame {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::stream(seed, 0);
     let [w, h] = cfg.viewport;
     let g = cfg.guard_band.min(16) as i64;
     let coord = |rng: &mut Rng, span: u32| (rng.below((span as u64 + 2 * g as u64) * 256) as i64 - g * 256) as i32;
@@ -651,34 +639,6 @@ fn fixed_host_bytes_counts_the_framebuffer_and_image() {
     assert!(small < 4 << 20, "{small}");
 }
 
-/// `n` triangles each covering the whole viewport of `full` (guard band raised so they set
-/// up), as `golden/benches/overdraw.rs` draws them.
-fn overdraw_frame(n: usize) -> Frame {
-    let mut cfg = Config::preset("full").unwrap();
-    cfg.guard_band = 4096;
-    let [w, h] = [cfg.viewport[0] as i32, cfg.viewport[1] as i32];
-    let mut r = tilerast_verif::Rng::new(5);
-    let prims = (0..n)
-        .map(|_| {
-            let mut j = || r.below(256) as i32;
-            PrimitiveFx::Triangle(TriangleFx {
-                v: [
-                    [-256 - j(), -256 - j()],
-                    [(2 * w + 2) * 256 + j(), -256 - j()],
-                    [-256 - j(), (2 * h + 2) * 256 + j()],
-                ],
-                colour: [200, 100, 50, 255],
-                depth: 7,
-            })
-        })
-        .collect();
-    Frame {
-        cfg,
-        background: [0, 0, 0, 255],
-        prims,
-    }
-}
-
 /// `pipeline::min_quads` (the geometric lower bound behind the up-front pixel-info refusal)
 /// never exceeds the quads a frame really emits, and is close on large triangles.
 #[test]
@@ -689,7 +649,7 @@ fn min_quads_is_a_lower_bound_and_close_on_large_triangles() {
             frames.push((format!("{} seed {seed}", cfg.name), random_frame(&cfg, 40 + seed, 60)));
         }
     }
-    frames.push(("overdraw 3".into(), overdraw_frame(3)));
+    frames.push(("overdraw 3".into(), overdraw_frame(1, 3)));
     let mut positive = 0;
     for (name, f) in &frames {
         let lb = min_quads(f);
@@ -698,7 +658,7 @@ fn min_quads_is_a_lower_bound_and_close_on_large_triangles() {
         positive += (lb > 0) as u32;
     }
     assert!(positive >= 5, "the bound is non-trivial on {positive} frames");
-    let f = overdraw_frame(3);
+    let f = overdraw_frame(1, 3);
     let (lb, quads) = (min_quads(&f), raster_frame(&f, false).unwrap().stats.quads);
     assert!(lb * 100 >= quads * 98, "full-screen triangles: {lb} of {quads}");
 }
@@ -709,7 +669,7 @@ fn min_quads_is_a_lower_bound_and_close_on_large_triangles() {
 /// issue's 10 000 (about 110 GiB, beyond the 4 GiB of byte addresses) pass the check.
 #[test]
 fn a_frame_whose_pixel_info_cannot_fit_is_refused_up_front() {
-    let f = overdraw_frame(30_000);
+    let f = overdraw_frame(1, 30_000);
     let mut events = 0;
     let e = render_stream(&f, false, |_| {
         events += 1;
@@ -733,8 +693,8 @@ fn a_frame_whose_pixel_info_cannot_fit_is_refused_up_front() {
         .unwrap();
     assert!(gib > 300.0, "{e}");
     assert!(e.contains("more than the 256.0 GiB"), "{e}");
-    assert!(check_pixel_info_fits(&overdraw_frame(100)).is_ok());
-    assert!(check_pixel_info_fits(&overdraw_frame(10_000)).is_ok());
+    assert!(check_pixel_info_fits(&overdraw_frame(1, 100)).is_ok());
+    assert!(check_pixel_info_fits(&overdraw_frame(1, 10_000)).is_ok());
     // The raster side alone keeps nothing frame-sized: it starts.
     let mut started = false;
     let _ = raster_stream(&f, false, |_| {

@@ -54,8 +54,9 @@
 pub mod handshake;
 pub mod lockstep;
 pub mod mutate;
-mod rng;
 pub mod stim;
 
 pub use handshake::{Cycle, Flush, FlushLine, Handshake, Line, Lines, Pattern};
-pub use rng::Rng;
+/// The one seeded generator (SplitMix64), defined at the bottom of the crate graph in golden so
+/// that golden's memory model draws from it too.
+pub use tilerast_golden::rng::Rng;

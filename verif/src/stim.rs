@@ -1093,6 +1093,39 @@ pub fn pi_store(cfg: &Config, beats: &[PiBeat], frame: u8) -> tilerast_golden::p
     s
 }
 
+/// The overdraw frame: `n` triangles at preset `full` (guard band raised to 4096 so they set
+/// up), each covering the whole viewport (corners (-1, -1), (2W + 2, -1), (-1, 2H + 2), every
+/// coordinate jittered by less than a pixel), random opaque colours and depths. What
+/// `golden/benches/overdraw.rs` measures host memory on and the pipeline's up-front pixel-info
+/// refusal is tested with.
+pub fn overdraw_frame(seed: u64, n: usize) -> tilerast_golden::scene::Frame {
+    let mut cfg = Config::preset("full").expect("preset full");
+    cfg.guard_band = 4096;
+    cfg.validate().expect("full with a 4096 guard band");
+    let [w, h] = [cfg.viewport[0] as i32, cfg.viewport[1] as i32];
+    let mut r = Rng::stream(seed, 0);
+    let prims = (0..n)
+        .map(|_| {
+            let mut j = || r.below(256) as i32;
+            let v = [
+                [-256 - j(), -256 - j()],
+                [(2 * w + 2) * 256 + j(), -256 - j()],
+                [-256 - j(), (2 * h + 2) * 256 + j()],
+            ];
+            PrimitiveFx::Triangle(TriangleFx {
+                v,
+                colour: [r.below(256) as u8, r.below(256) as u8, r.below(256) as u8, 255],
+                depth: r.below(1 << 24) as u32,
+            })
+        })
+        .collect();
+    tilerast_golden::scene::Frame {
+        cfg,
+        background: [0, 0, 0, 255],
+        prims,
+    }
+}
+
 /// A frame for the tile sequencer: `n` primitives in the left half of the viewport (so the
 /// right half's first tiles stay empty): spread triangles (small and large) and points (1 in 5,
 /// aa or not), then `hot` small triangles inside first tile (1, 1) (its list takes ⌈hot/15⌉

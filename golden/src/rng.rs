@@ -1,4 +1,9 @@
-//! [`Rng`]: the one seeded random number generator of the tilerast test benches (SplitMix64).
+//! [`Rng`]: the one seeded random number generator of tilerast (SplitMix64).
+//!
+//! It sits in golden, a leaf module with no imports, so that golden's own drivers (the memory's
+//! back-pressure line, [`crate::pixel_back_end::MemBehaviour::grant_line`]) draw from the same
+//! generator as every test bench; the verification kit re-exports it as `tilerast_verif::Rng`,
+//! the name the benches use.
 
 /// SplitMix64 increment (the golden ratio in 64 bits).
 const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -35,7 +40,7 @@ impl Rng {
 
     /// Sub-stream `index` of `seed`: the SplitMix64 stream of [`Rng::mix`]`(seed, index)`, from
     /// its second output on. Streams of different indices are unrelated, so the parts of a run
-    /// (the chunks of `tilerast regress`, the lines of a [`Handshake`](crate::Handshake)) can
+    /// (the chunks of `tilerast regress`, the lines of a `tilerast_verif::Handshake`) can
     /// each be regenerated on their own.
     ///
     /// This is exactly the stream `tilerast regress` has always drawn chunk `index`'s
