@@ -17,15 +17,18 @@
 //! exactly once.
 
 use crate::blocks::{get_bits, set_bits, BlockDesc, BlockRtl, PortDesc, BATCH};
+pub use crate::blocks::{Window, WINDOW};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::back_end_input;
 use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle};
 use tilerast_golden::scene::Frame;
-use tilerast_golden::streams::{ports, PixSamples, Stream};
+use tilerast_golden::streams::{ports, PixSamples};
 use tilerast_golden::Config;
+use tilerast_verif::lockstep::{Bench, Flushes, Lockstep, Memory, Source};
 use tilerast_verif::stim::starts_tile;
 use tilerast_verif::Rng;
 
@@ -34,12 +37,6 @@ pub const STAGE: &str = "pixel_back_end";
 
 /// One cycle's port values by name.
 pub(crate) type Named = Vec<(String, u64)>;
-
-fn stream_ports<S: Stream>(iface: &str, x: &S::Payload, v: &mut Named) {
-    for (f, val) in S::FIELDS.iter().zip(S::values(x)) {
-        v.push((format!("{iface}__{}", f.name), val));
-    }
-}
 
 /// Pack named values into words by the port table; every port must be named exactly once.
 pub(crate) fn pack(ports_of: &[PortDesc], vals: &Named, words: &mut [u32], module: &str) {
@@ -75,8 +72,9 @@ pub struct Drive {
     pub timing: MemTiming,
     /// Stop after this many cycles (0: when the frame's writes are done).
     pub cycles: u64,
-    /// Change the predicted value of this port at this cycle (a perturbed model).
-    pub perturb: Option<(u64, &'static str)>,
+    /// Read the RTL's output `port` with its low bit flipped at this cycle (a test that the
+    /// comparison can fail: it must report exactly that cycle and port).
+    pub flip: Option<(u64, &'static str)>,
 }
 
 /// What a run did.
@@ -86,6 +84,7 @@ pub struct Outcome {
     pub accepted: usize,
     pub writes: u64,
     pub reads: u64,
+    /// Flushes that found the back end busy (not idle).
     pub busy_flushes: u64,
     /// First cycle in which the model put a write on the memory port.
     pub first_write: Option<u64>,
@@ -93,7 +92,7 @@ pub struct Outcome {
 }
 
 /// Run the RTL (verilated as `preset`, e.g. `default` or its mutant `default_mut`) and the
-/// model for `cfg` side by side; `Err` names the first differing cycle and port.
+/// model for `cfg` side by side; `Err` names the first differing cycle and every differing port.
 pub fn run(
     preset: &str,
     cfg: &Config,
@@ -105,162 +104,98 @@ pub fn run(
     run_windowed(preset, cfg, pixels, mem0, want_writes, d).map_err(|(e, _)| e)
 }
 
-/// The ports' words of the cycles before a mismatch, for the side-by-side VCD.
+/// The bench of one run (the one lock-step harness's agents): the pixels offered in order
+/// with `gap_pm` ‰ gaps and random junk while idle, restarting at the next second tile after a
+/// flush (the colour buffer takes whole tiles); golden's memory with `mem0` behind the port,
+/// busy `busy_pm` ‰ of the cycles and stalled over `stall`; flushes at `flush_at`.
+pub fn bench(cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, d: &Drive) -> Bench {
+    let tiles = cfg.clone();
+    let mut gaps = Rng::stream(d.seed, 0);
+    let gap_pm = d.gap_pm;
+    let mut busy = Rng::stream(d.seed, 1);
+    let (busy_pm, stall) = (d.busy_pm, d.stall);
+    Bench::new()
+        .with("flush", Flushes::at(d.flush_at.clone()))
+        .with(
+            "inp",
+            Source::<ports::PixSamples>::new("inp", pixels.to_vec(), Box::new(move |_| !gaps.permille(gap_pm)))
+                .with_random_junk(Rng::stream(d.seed, 2), 100)
+                .restart_at(move |p| starts_tile(&tiles, p.x, p.y)),
+        )
+        .with(
+            "mem",
+            Memory::new(
+                "mem_req",
+                "mem_resp",
+                MemoryCycle::new(d.timing, mem0),
+                Box::new(move |c| !(stall.0..stall.1).contains(&c) && !busy.permille(busy_pm)),
+            ),
+        )
+}
+
+/// What the model showed over a run (seen every cycle through [`Lockstep::watching`]).
 #[derive(Clone, Debug, Default)]
-pub struct Window {
-    /// First cycle of the window.
-    pub from: u64,
-    /// Per cycle: input words, RTL output words, model output words.
-    pub cycles: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)>,
+pub struct Seen {
+    pub busy_flushes: u64,
+    pub first_write: Option<u64>,
 }
 
-/// Cycles kept before a mismatch in [`Window`].
-pub const WINDOW: usize = 64;
-
-/// The golden side of a run: the model, the memory behind its port and the drive, stepped
-/// one cycle at a time into port words (the inputs both sides see, the outputs the model
-/// predicts). [`run_windowed`] compares them with the verilated RTL; [`vectors`] records them
-/// for the gate-level simulation of a synthesized netlist (`tilerast_fpga::postsim`).
-pub struct ModelSide<'a> {
-    desc: &'static BlockDesc,
-    pixels: &'a [PixSamples],
-    want_writes: u64,
-    d: &'a Drive,
-    cfg: Config,
-    model: PixelBackEndCycle,
-    mem: MemoryCycle,
-    r: Rng,
-    next: usize,
-    cyc: u64,
-    busy_flushes: u64,
-    first_write: Option<u64>,
+/// The model for `cfg` on [`bench`], and what it shows over the run.
+pub fn lockstep(
+    cfg: &Config,
+    pixels: &[PixSamples],
+    mem0: SparseMemory,
+    d: &Drive,
+) -> (Lockstep<PixelBackEndCycle>, Arc<Mutex<Seen>>) {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let s = seen.clone();
+    let flush_at = d.flush_at.clone();
+    let ls = Lockstep::new(PixelBackEndCycle::new(cfg), bench(cfg, pixels, mem0, d)).watching(move |c, m| {
+        let mut s = s.lock().unwrap();
+        s.busy_flushes += (flush_at.contains(&c) && !m.idle()) as u64;
+        let (qv, q) = m.mem_req();
+        if qv && q.write && s.first_write.is_none() {
+            s.first_write = Some(c);
+        }
+    });
+    (ls, seen)
 }
 
-impl<'a> ModelSide<'a> {
-    /// The model for `cfg` with `mem0` behind its port, laid out as `desc` (the back end's
-    /// port table of the preset).
-    pub fn new(
-        desc: &'static BlockDesc,
-        cfg: &Config,
-        pixels: &'a [PixSamples],
-        mem0: SparseMemory,
-        want_writes: u64,
-        d: &'a Drive,
-    ) -> Self {
-        ModelSide {
-            desc,
-            pixels,
-            want_writes,
-            d,
-            cfg: cfg.clone(),
-            model: PixelBackEndCycle::new(cfg),
-            mem: MemoryCycle::new(d.timing, mem0),
-            r: Rng::new(d.seed),
-            next: 0,
-            cyc: 0,
-            busy_flushes: 0,
-            first_write: None,
+/// The stop rule of a run: `d.cycles` cycles, or (0) every pixel taken, `want_writes` writes
+/// done and no read held; `Err` when a run makes no progress.
+fn finished(n: usize, want_writes: u64, d: &Drive) -> impl FnMut(&Lockstep<PixelBackEndCycle>) -> Result<bool, String> {
+    let (cycles, limit) = (d.cycles, 100 * n as u64 + 100_000);
+    move |ls| {
+        if cycles > 0 {
+            return Ok(ls.cycle >= cycles);
         }
-    }
-
-    /// Cycles stepped so far.
-    pub fn cycle(&self) -> u64 {
-        self.cyc
-    }
-
-    /// One cycle: fill `inw` (the input words) and `exp` (the predicted output words), clock
-    /// the model and the memory. `Ok(true)` once the run is finished (after this cycle).
-    pub fn step(&mut self, inw: &mut [u32], exp: &mut [u32]) -> Result<bool, String> {
-        let (d, cyc, pixels) = (self.d, self.cyc, self.pixels);
-        let flush = d.flush_at.contains(&cyc);
-        let grant = !(d.stall.0..d.stall.1).contains(&cyc) && !self.r.permille(d.busy_pm);
-        let req_ready = self.mem.req_ready(grant);
-        let (rv, resp) = self.mem.resp();
-        let (qv, q) = self.model.mem_req();
-        if qv && q.write && self.first_write.is_none() {
-            self.first_write = Some(cyc);
-        }
-        let offer = self.next < pixels.len() && !self.r.permille(d.gap_pm);
-        let inp = if offer {
-            pixels[self.next]
-        } else {
-            // Junk while idle: the block must ignore the payload without in_valid.
-            let r = &mut self.r;
-            let mut j = PixSamples {
-                x: r.below(1 << 12) as u32,
-                y: r.below(1 << 12) as u32,
-                mask: r.next_u32() as u16,
-                ..PixSamples::default()
-            };
-            j.colour[0] = r.next_u32();
-            j
-        };
-        let in_ready = self.model.in_ready(req_ready);
-        let resp_ready = self.model.mem_resp_ready();
-        let mut i: Named = vec![
-            ("flush".into(), flush as u64),
-            ("in_valid".into(), offer as u64),
-            ("mem_req_ready".into(), req_ready as u64),
-            ("mem_resp_valid".into(), rv as u64),
-        ];
-        stream_ports::<ports::PixSamples>("inp", &inp, &mut i);
-        stream_ports::<ports::MemResp>("mem_resp", &resp, &mut i);
-        let mut o: Named = vec![
-            ("in_ready".into(), in_ready as u64),
-            ("mem_req_valid".into(), qv as u64),
-            ("mem_resp_ready".into(), resp_ready as u64),
-        ];
-        o.push(("idle".into(), self.model.idle() as u64));
-        let mut qp = q;
-        if d.perturb.is_some_and(|(at, p)| at == cyc && p == "mem_req__addr") {
-            qp.addr ^= 4;
-        }
-        stream_ports::<ports::MemReq>("mem_req", &qp, &mut o);
-        pack(self.desc.inputs, &i, inw, self.desc.module);
-        pack(self.desc.outputs, &o, exp, self.desc.module);
-        if flush && (qv || self.next > 0 && self.next < pixels.len()) {
-            self.busy_flushes += 1;
-        }
-        if offer && in_ready && !flush {
-            self.next += 1;
-        }
-        if flush {
-            // The colour buffer takes whole second tiles: after a flush the input restarts at
-            // the next tile's first pixel.
-            while self.next < pixels.len() && !starts_tile(&self.cfg, pixels[self.next].x, pixels[self.next].y) {
-                self.next += 1;
-            }
-        }
-        self.model.clock(offer, &inp, req_ready, rv, &resp, flush);
-        self.mem.clock(qv && !flush, &q, grant, resp_ready && !flush, flush);
-        self.cyc += 1;
-        let finished = if d.cycles > 0 {
-            self.cyc >= d.cycles
-        } else {
-            self.next == pixels.len() && self.mem.stats.writes >= self.want_writes && self.mem.held() == 0
-        };
-        if !finished && self.cyc > 100 * pixels.len() as u64 + 100_000 {
+        let (inp, mem) = (
+            ls.bench.get::<Source<ports::PixSamples>>("inp"),
+            &ls.bench.get::<Memory>("mem").mem,
+        );
+        let done = inp.left() == 0 && mem.stats.writes >= want_writes && mem.held() == 0;
+        if !done && ls.cycle > limit {
             return Err(format!(
-                "no progress: {} of {} pixels after {} cycles",
-                self.next,
-                pixels.len(),
-                self.cyc
+                "no progress: {} of {n} pixels after {} cycles",
+                inp.accepted, ls.cycle
             ));
         }
-        Ok(finished)
+        Ok(done)
     }
+}
 
-    /// What the run did so far.
-    pub fn outcome(self) -> Outcome {
-        Outcome {
-            cycles: self.cyc,
-            accepted: self.next,
-            writes: self.mem.stats.writes,
-            reads: self.mem.stats.reads,
-            busy_flushes: self.busy_flushes,
-            first_write: self.first_write,
-            memory: self.mem.mem,
-        }
+/// What the run of `ls` did.
+pub fn outcome(ls: &Lockstep<PixelBackEndCycle>, seen: &Mutex<Seen>) -> Outcome {
+    let mem = &ls.bench.get::<Memory>("mem").mem;
+    let seen = seen.lock().unwrap().clone();
+    Outcome {
+        cycles: ls.cycle,
+        accepted: ls.bench.get::<Source<ports::PixSamples>>("inp").accepted as usize,
+        writes: mem.stats.writes,
+        reads: mem.stats.reads,
+        busy_flushes: seen.busy_flushes,
+        first_write: seen.first_write,
+        memory: mem.mem.clone(),
     }
 }
 
@@ -275,20 +210,9 @@ pub fn vectors(
     want_writes: u64,
     d: &Drive,
 ) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
-    let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no port table for {preset}/{STAGE}"))?;
-    let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut side = ModelSide::new(desc, cfg, pixels, mem0, want_writes, d);
-    let (mut inw, mut exp) = (Vec::new(), Vec::new());
-    loop {
-        let k = inw.len();
-        inw.resize(k + iw, 0);
-        exp.resize(exp.len() + ow, 0);
-        let n = exp.len();
-        if side.step(&mut inw[k..], &mut exp[n - ow..])? {
-            break;
-        }
-    }
-    Ok((inw, exp, side.outcome()))
+    let (mut ls, seen) = lockstep(cfg, pixels, mem0, d);
+    let (i, e) = crate::blocks::lockstep_vectors_until(preset, &mut ls, finished(pixels.len(), want_writes, d))?;
+    Ok((i, e, outcome(&ls, &seen)))
 }
 
 /// [`run`], and on a mismatch the window of cycles up to it.
@@ -300,10 +224,10 @@ pub fn run_windowed(
     want_writes: u64,
     d: &Drive,
 ) -> Result<Outcome, (String, Window)> {
-    let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
-    let mut side = ModelSide::new(rtl.desc, cfg, pixels, mem0, want_writes, d);
-    run_batched(&mut rtl, |i, e| side.step(i, e))?;
-    Ok(side.outcome())
+    let (mut ls, seen) = lockstep(cfg, pixels, mem0, d);
+    crate::blocks::cosim_lockstep_until(preset, &mut ls, finished(pixels.len(), want_writes, d), d.flip)
+        .map_err(|f| f.into_line_window())?;
+    Ok(outcome(&ls, &seen))
 }
 
 /// Drive a verilated block with a model side cycle by cycle: `step` fills one cycle's input
@@ -386,7 +310,7 @@ pub fn frame_drive(seed: u64) -> Drive {
         stall: (3_000, 5_500),
         timing: MemTiming { latency: 2, depth: 3 },
         cycles: 0,
-        perturb: None,
+        flip: None,
     }
 }
 
@@ -639,7 +563,7 @@ pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, Strin
             depth: depth as u32,
         },
         cycles: 0,
-        perturb: None,
+        flip: None,
     })
 }
 

@@ -23,11 +23,12 @@
 
 use std::fmt;
 use std::time::Instant;
-use tilerast_golden::cycle::CycleModel;
+use tilerast_golden::cycle::{CycleModel, PortModel, Ports};
 use tilerast_golden::streams::{
     port_name, ports, Beat, BinBox, BinWrite, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, MemReq, PiBeat, PixSamples,
     PixSlots, Stream,
 };
+use tilerast_verif::lockstep::{Lockstep, Mismatch};
 use tilerast_verif::{Handshake, Pattern, Rng};
 
 #[cxx::bridge(namespace = "tilerast_blocks")]
@@ -800,24 +801,80 @@ fn pack_ports(ports_of: &[PortDesc], vals: &tilerast_golden::cycle::Ports, words
 /// The port words of `cycles` cycles of `ls` (model and bench, no RTL), laid out by the port
 /// table of `<preset>/<stage>`: per cycle the input words and the expected output words (the
 /// testbench vectors of a gate-level simulation, `tilerast_fpga::postsim::run_block`).
-pub fn lockstep_vectors<M: tilerast_golden::cycle::PortModel>(
+pub fn lockstep_vectors<M: PortModel>(
     preset: &str,
-    ls: &mut tilerast_verif::lockstep::Lockstep<M>,
+    ls: &mut Lockstep<M>,
     cycles: u64,
+) -> Result<(Vec<u32>, Vec<u32>), String> {
+    lockstep_vectors_until(preset, ls, |ls| Ok(ls.cycle >= cycles))
+}
+
+/// [`lockstep_vectors`] until `finished` says the run is over (asked after every cycle, that
+/// cycle included).
+pub fn lockstep_vectors_until<M: PortModel>(
+    preset: &str,
+    ls: &mut Lockstep<M>,
+    mut finished: impl FnMut(&Lockstep<M>) -> Result<bool, String>,
 ) -> Result<(Vec<u32>, Vec<u32>), String> {
     let sig = ls.signature();
     let block = format!("{preset}/{}", sig.stage);
     let desc = block_desc(preset, sig.stage).ok_or_else(|| format!("no port table for {block}"))?;
     check_ports(&block, desc, &sig)?;
     let (iw, ow) = (desc.in_words(), desc.out_words());
-    let n = cycles as usize;
-    let (mut inw, mut exp) = (vec![0u32; n * iw], vec![0u32; n * ow]);
-    for c in 0..n {
+    let (mut inw, mut exp) = (Vec::new(), Vec::new());
+    loop {
         let (i, w) = ls.step()?;
-        pack_ports(desc.inputs, &i, &mut inw[c * iw..(c + 1) * iw]);
-        pack_ports(desc.outputs, &w, &mut exp[c * ow..(c + 1) * ow]);
+        let (k, n) = (inw.len(), exp.len());
+        inw.resize(k + iw, 0);
+        exp.resize(n + ow, 0);
+        pack_ports(desc.inputs, &i, &mut inw[k..]);
+        pack_ports(desc.outputs, &w, &mut exp[n..]);
+        if finished(ls)? {
+            return Ok((inw, exp));
+        }
     }
-    Ok((inw, exp))
+}
+
+/// The ports' words of the cycles up to a mismatch, for the side-by-side VCD
+/// (`back_end::write_block_vcd`).
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    /// First cycle of the window.
+    pub from: u64,
+    /// Per cycle: input words, RTL output words, model output words.
+    pub cycles: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)>,
+}
+
+/// Cycles kept before a mismatch in [`Window`].
+pub const WINDOW: usize = 64;
+
+/// Why a lock-step run on Verilator stopped before it was finished.
+#[derive(Debug)]
+pub enum CosimFail {
+    /// The RTL and the model differ: the first cycle and port, and the [`WINDOW`] cycles up
+    /// to it (within the batch).
+    Mismatch(Box<Mismatch>, Window),
+    /// The bench, the model or the stop rule gave up (no progress, a port table missing).
+    Bench(String),
+}
+
+impl CosimFail {
+    /// One line: `cycle N: port rtl X model Y, …` (every differing port) or the bench's error.
+    pub fn line(&self) -> String {
+        match self {
+            CosimFail::Mismatch(m, _) => m.ports_line(),
+            CosimFail::Bench(e) => e.clone(),
+        }
+    }
+
+    /// [`CosimFail::line`] and the window (empty for a bench error).
+    pub fn into_line_window(self) -> (String, Window) {
+        let l = self.line();
+        match self {
+            CosimFail::Mismatch(_, w) => (l, w),
+            CosimFail::Bench(_) => (l, Window::default()),
+        }
+    }
 }
 
 /// The Verilator back end of the one lock-step harness (`tilerast_verif::lockstep`): block
@@ -827,48 +884,85 @@ pub fn lockstep_vectors<M: tilerast_golden::cycle::PortModel>(
 /// bench's inputs never depend on the RTL, so the model runs [`BATCH`] cycles ahead and
 /// Verilator replays them in one call. `flip` (a test of the harness itself): at
 /// `(cycle, port)` the RTL's output is read with its low bit flipped.
-pub fn cosim_lockstep<M: tilerast_golden::cycle::PortModel>(
+pub fn cosim_lockstep<M: PortModel>(
     preset: &str,
-    ls: &mut tilerast_verif::lockstep::Lockstep<M>,
+    ls: &mut Lockstep<M>,
     cycles: u64,
     flip: Option<(u64, &str)>,
-) -> Result<(), Box<tilerast_verif::lockstep::Mismatch>> {
-    use tilerast_golden::cycle::Ports;
+) -> Result<(), Box<Mismatch>> {
+    match cosim_lockstep_until(preset, ls, |ls| Ok(ls.cycle >= cycles), flip) {
+        Ok(_) => Ok(()),
+        Err(CosimFail::Mismatch(m, _)) => Err(m),
+        Err(CosimFail::Bench(e)) => panic!("{e}"),
+    }
+}
+
+/// [`cosim_lockstep`] until `finished` says the run is over (asked after every cycle, that
+/// cycle included; its `Err` stops the run as [`CosimFail::Bench`]). Returns the seconds spent
+/// inside the RTL.
+pub fn cosim_lockstep_until<M: PortModel>(
+    preset: &str,
+    ls: &mut Lockstep<M>,
+    mut finished: impl FnMut(&Lockstep<M>) -> Result<bool, String>,
+    flip: Option<(u64, &str)>,
+) -> Result<f64, CosimFail> {
     let sig = ls.signature();
     let block = format!("{preset}/{}", sig.stage);
-    let mut rtl = BlockRtl::new(preset, sig.stage).unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = BlockRtl::new(preset, sig.stage).map_err(CosimFail::Bench)?;
     let desc = rtl.desc;
-    check_ports(&block, desc, &sig).unwrap_or_else(|e| panic!("{e}"));
+    check_ports(&block, desc, &sig).map_err(CosimFail::Bench)?;
     let (iw, ow) = (desc.in_words(), desc.out_words());
     let mut inw = vec![0u32; BATCH * iw];
     let mut got = vec![0u32; BATCH * ow];
     let mut batch: Vec<(Ports, Ports)> = Vec::with_capacity(BATCH);
-    let mut done = 0u64;
-    while done < cycles {
-        let k = (cycles - done).min(BATCH as u64) as usize;
+    let (mut start, mut rtl_secs, mut done) = (0u64, 0.0, false);
+    while !done {
         batch.clear();
-        for c in 0..k {
-            let (i, w) = ls.step().unwrap_or_else(|e| panic!("{block}: {e}"));
+        while batch.len() < BATCH && !done {
+            let c = batch.len();
+            let (i, w) = ls.step().map_err(|e| CosimFail::Bench(format!("{block}: {e}")))?;
             pack_ports(desc.inputs, &i, &mut inw[c * iw..(c + 1) * iw]);
             batch.push((i, w));
+            done = finished(ls).map_err(CosimFail::Bench)?;
         }
+        let k = batch.len();
+        let t = Instant::now();
         rtl.run(&inw[..k * iw], &mut got[..k * ow]);
+        rtl_secs += t.elapsed().as_secs_f64();
         for (c, (i, w)) in batch.iter().enumerate() {
-            let cyc = done + c as u64;
-            let words = &got[c * ow..(c + 1) * ow];
+            let cyc = start + c as u64;
+            let words = &mut got[c * ow..(c + 1) * ow];
             let mut g = Ports::default();
             for p in desc.outputs {
                 let mut v = get_bits(words, p.offset, p.width);
                 if flip == Some((cyc, p.name)) {
                     v ^= 1;
+                    set_bits(words, p.offset, p.width, v);
                 }
                 g.set(p.name, v);
             }
-            tilerast_verif::lockstep::compare(&block, cyc, i, w, &g)?;
+            if let Err(m) = tilerast_verif::lockstep::compare(&block, cyc, i, w, &g) {
+                let lo = c.saturating_sub(WINDOW);
+                let window = Window {
+                    from: start + lo as u64,
+                    cycles: (lo..=c)
+                        .map(|k| {
+                            let mut want = vec![0u32; ow];
+                            pack_ports(desc.outputs, &batch[k].1, &mut want);
+                            (
+                                inw[k * iw..(k + 1) * iw].to_vec(),
+                                got[k * ow..(k + 1) * ow].to_vec(),
+                                want,
+                            )
+                        })
+                        .collect(),
+                };
+                return Err(CosimFail::Mismatch(m, window));
+            }
         }
-        done += k as u64;
+        start += k as u64;
     }
-    Ok(())
+    Ok(rtl_secs)
 }
 
 // ===== the stages' streams =====

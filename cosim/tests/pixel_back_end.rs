@@ -3,7 +3,8 @@
 //! memory model behind the port): random pixels with gaps, junk, back-pressure, a long memory
 //! stall and flushes; whole frames (golden's scatter stream of the shipped scenes and of random
 //! frames), after which the memory holds golden's framebuffer byte for byte and its image is
-//! `render_frame`'s bit for bit; a perturbed prediction caught at its cycle and port.
+//! `render_frame`'s bit for bit; a flipped RTL output bit caught at its cycle and port. The bench
+//! is the one lock-step harness's (`back_end::bench`).
 
 use tilerast_cosim::back_end::{check_frame, frame_drive, run, Drive, STAGE};
 use tilerast_golden::memory_port::{MemTiming, SparseMemory};
@@ -19,7 +20,7 @@ fn default_drive(seed: u64) -> Drive {
         stall: (3_000, 5_500),
         timing: MemTiming { latency: 2, depth: 3 },
         cycles: 0,
-        perturb: None,
+        flip: None,
     }
 }
 
@@ -69,15 +70,15 @@ fn the_mutant_is_caught_at_the_predicted_cycle() {
     assert!(e.contains("mem_req__write rtl 0x0 model 0x1"), "{e}");
 }
 
-/// A prediction changed at one cycle is reported at exactly that cycle and port (the harness
-/// can fail).
+/// An RTL output bit flipped at one cycle is reported at exactly that cycle and port (the
+/// harness can fail).
 #[test]
-fn a_perturbed_model_is_caught_at_its_cycle() {
+fn a_flipped_output_bit_is_caught_at_its_cycle() {
     let cfg = Config::preset("default").unwrap();
     let px = tilerast_verif::stim::pix_sample_tiles(&cfg, 12, 3_000);
     let d = Drive {
         cycles: 4_000,
-        perturb: Some((1_234, "mem_req__addr")),
+        flip: Some((1_234, "mem_req__addr")),
         ..default_drive(4)
     };
     let e = run("default", &cfg, &px, SparseMemory::new(), 0, &d).expect_err("must differ");

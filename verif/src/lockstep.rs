@@ -582,6 +582,21 @@ impl fmt::Display for Mismatch {
     }
 }
 
+impl Mismatch {
+    /// One line: `cycle N: port rtl X model Y, …` for every output port that differs.
+    pub fn ports_line(&self) -> String {
+        let diff: Vec<String> = self
+            .model_out
+            .iter()
+            .filter_map(|(p, m)| {
+                let r = self.rtl_out.get(p).unwrap_or(u64::MAX);
+                (r != m).then(|| format!("{p} rtl {r:#x} model {m:#x}"))
+            })
+            .collect();
+        format!("cycle {}: {}", self.cycle, diff.join(", "))
+    }
+}
+
 /// Compare every output port the model predicts with the RTL's; a port the RTL lacks is a
 /// difference (its value shows as `u64::MAX`).
 pub fn compare(block: &str, cycle: u64, inputs: &Ports, want: &Ports, got: &Ports) -> Result<(), Box<Mismatch>> {
