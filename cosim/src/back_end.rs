@@ -16,7 +16,7 @@
 //! port table and the streams' one declaration; every port must be driven or predicted
 //! exactly once.
 
-use crate::blocks::{get_bits, set_bits, BlockDesc, BlockRtl, PortDesc, BATCH};
+use crate::blocks::{get_bits, BlockDesc, PortDesc};
 pub use crate::blocks::{Window, WINDOW};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -34,29 +34,6 @@ use tilerast_verif::Rng;
 
 /// The stage name of the back end.
 pub const STAGE: &str = "pixel_back_end";
-
-/// One cycle's port values by name.
-pub(crate) type Named = Vec<(String, u64)>;
-
-/// Pack named values into words by the port table; every port must be named exactly once.
-pub(crate) fn pack(ports_of: &[PortDesc], vals: &Named, words: &mut [u32], module: &str) {
-    words.fill(0);
-    assert_eq!(
-        vals.len(),
-        ports_of.len(),
-        "{module}: {} values for {} ports",
-        vals.len(),
-        ports_of.len()
-    );
-    for (n, v) in vals {
-        let p = ports_of
-            .iter()
-            .find(|p| p.name == n)
-            .unwrap_or_else(|| panic!("{module}: no port `{n}`"));
-        assert!(p.width >= 64 || v >> p.width == 0, "{module}: {v:#x} does not fit {n}");
-        set_bits(words, p.offset, p.width, *v);
-    }
-}
 
 /// What drives a run besides the pixels.
 #[derive(Clone, Debug)]
@@ -228,74 +205,6 @@ pub fn run_windowed(
     crate::blocks::cosim_lockstep_until(preset, &mut ls, finished(pixels.len(), want_writes, d), d.flip)
         .map_err(|f| f.into_line_window())?;
     Ok(outcome(&ls, &seen))
-}
-
-/// Drive a verilated block with a model side cycle by cycle: `step` fills one cycle's input
-/// words and predicted output words and says whether the run is finished after it; the RTL
-/// runs [`BATCH`] cycles per call and its outputs are compared with the predictions on every
-/// port. `Err` names the first differing cycle and every differing port (`rtl`, `model`
-/// values), with the [`WINDOW`] cycles up to it, or a model error (empty window). Returns the
-/// seconds spent inside the RTL. Shared by the back end's and the frame top's co-simulations.
-pub fn run_batched(
-    rtl: &mut BlockRtl,
-    mut step: impl FnMut(&mut [u32], &mut [u32]) -> Result<bool, String>,
-) -> Result<f64, (String, Window)> {
-    let desc = rtl.desc;
-    let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut inw = vec![0u32; BATCH * iw];
-    let mut exp = vec![0u32; BATCH * ow];
-    let mut got = vec![0u32; BATCH * ow];
-    let (mut start, mut rtl_secs) = (0u64, 0.0);
-    loop {
-        let mut n = 0;
-        let mut done = false;
-        while n < BATCH {
-            let fin = step(&mut inw[n * iw..(n + 1) * iw], &mut exp[n * ow..(n + 1) * ow])
-                .map_err(|e| (e, Window::default()))?;
-            n += 1;
-            if fin {
-                done = true;
-                break;
-            }
-        }
-        let t = Instant::now();
-        rtl.run(&inw[..n * iw], &mut got[..n * ow]);
-        rtl_secs += t.elapsed().as_secs_f64();
-        if let Some(k) = (0..n).find(|&k| exp[k * ow..(k + 1) * ow] != got[k * ow..(k + 1) * ow]) {
-            let (e, g) = (&exp[k * ow..(k + 1) * ow], &got[k * ow..(k + 1) * ow]);
-            let diff: Vec<String> = desc
-                .outputs
-                .iter()
-                .filter(|p| get_bits(e, p.offset, p.width) != get_bits(g, p.offset, p.width))
-                .map(|p| {
-                    format!(
-                        "{} rtl {:#x} model {:#x}",
-                        p.name,
-                        get_bits(g, p.offset, p.width),
-                        get_bits(e, p.offset, p.width)
-                    )
-                })
-                .collect();
-            let lo = k.saturating_sub(WINDOW);
-            let w = Window {
-                from: start + lo as u64,
-                cycles: (lo..=k)
-                    .map(|c| {
-                        (
-                            inw[c * iw..(c + 1) * iw].to_vec(),
-                            got[c * ow..(c + 1) * ow].to_vec(),
-                            exp[c * ow..(c + 1) * ow].to_vec(),
-                        )
-                    })
-                    .collect(),
-            };
-            return Err((format!("cycle {}: {}", start + k as u64, diff.join(", ")), w));
-        }
-        start += n as u64;
-        if done {
-            return Ok(rtl_secs);
-        }
-    }
 }
 
 /// The drive of the whole-frame checks: no gaps, 25 % memory back-pressure, a 2500-cycle

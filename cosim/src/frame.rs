@@ -20,32 +20,24 @@
 //! (the memory drops its held reads at the same edge) offers the frame in flight again from its
 //! first primitive, the framebuffer rewritten to its background.
 
-use crate::back_end::{pack, run_batched, shrink_prims, write_block_vcd, Named, Window};
-use crate::blocks::{BlockDesc, BlockRtl};
+use crate::back_end::{shrink_prims, write_block_vcd};
+use crate::blocks::Window;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::frame::{client, frame_memory, FrameCycle, FrameCycleStats, PRIMS};
-use tilerast_golden::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
+use tilerast_golden::memory_port::{MemStats, MemTiming, SparseMemory};
 use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::back_end_input;
-use tilerast_golden::pixel_back_end::framebuffer;
 use tilerast_golden::scene::Frame;
-use tilerast_golden::streams::{ports, PrimIn, Stream};
 use tilerast_golden::Config;
+use tilerast_verif::lockstep::{Bench, Flushes, Lockstep};
+use tilerast_verif::stim::FrameHost;
 use tilerast_verif::Rng;
 
 /// The stage name of the frame top.
 pub const STAGE: &str = "frame";
-
-/// Every field of stream `S` of `x` as the port bits of interface `iface` (signed fields two's
-/// complement in the port's width).
-fn stream_ports<S: Stream>(iface: &str, x: &S::Payload, v: &mut Named) {
-    for (f, bits) in S::FIELDS.iter().zip(S::to_bits(x)) {
-        v.push((format!("{iface}__{}", f.name), bits));
-    }
-}
 
 /// What drives a run besides the frames.
 #[derive(Clone, Debug)]
@@ -61,8 +53,9 @@ pub struct Drive {
     pub flush_at: Vec<u64>,
     /// Give up after this many cycles.
     pub max_cycles: u64,
-    /// Change the predicted value of this port at this cycle (a perturbed model).
-    pub perturb: Option<(u64, &'static str)>,
+    /// Read the RTL's output `port` with its low bit flipped at this cycle (a test that the
+    /// comparison can fail: it must report exactly that cycle and port).
+    pub flip: Option<(u64, &'static str)>,
 }
 
 impl Drive {
@@ -80,7 +73,7 @@ impl Drive {
             },
             flush_at: vec![],
             max_cycles: 50_000_000,
-            perturb: None,
+            flip: None,
         }
     }
 }
@@ -115,185 +108,89 @@ pub struct Outcome {
     pub rtl_secs: f64,
 }
 
-/// The golden side of a run, stepped one cycle at a time into port words.
-pub struct ModelSide<'a> {
-    desc: &'static BlockDesc,
-    frames: &'a [&'a Frame],
-    beats: Vec<Vec<PrimIn>>,
-    d: &'a Drive,
-    model: FrameCycle,
-    mem: MemoryCycle,
-    r: Rng,
-    /// The frame in flight (the next Done's), the frame offered and its next primitive.
-    f: usize,
-    o: usize,
-    next: usize,
-    cyc: u64,
-    done: Vec<FrameDone>,
-    written: BTreeSet<u32>,
-    busy_flushes: u64,
-    held_off: u64,
+/// The bench of one run (the one lock-step harness's agents): the frames' host
+/// (`stim::FrameHost`: the frames back to back with `gap_pm` ‰ gaps and random junk while
+/// idle, golden's memory behind the port, busy `busy_pm` ‰ of the cycles and stalled over
+/// `stalls`, the framebuffer rewritten at each Done and flush) and the flushes at `flush_at`.
+pub fn bench(frames: &[&Frame], d: &Drive) -> Result<Bench, String> {
+    let (mut gaps, gap_pm) = (Rng::stream(d.seed, 0), d.gap_pm);
+    let (mut busy, busy_pm, stalls) = (Rng::stream(d.seed, 1), d.busy_pm, d.stalls.clone());
+    let host = FrameHost::new(
+        frames,
+        Box::new(move |_| !gaps.permille(gap_pm)),
+        Rng::stream(d.seed, 2),
+        d.timing,
+        Box::new(move |c| !stalls.iter().any(|s| (s.0..s.1).contains(&c)) && !busy.permille(busy_pm)),
+    )?;
+    Ok(Bench::new()
+        .with("flush", Flushes::at(d.flush_at.clone()))
+        .with("host", host))
 }
 
-impl<'a> ModelSide<'a> {
-    /// The model for the frames' config (every frame must have it) with the first frame's
-    /// framebuffer behind its port, laid out as `desc` (the frame top's port table).
-    pub fn new(desc: &'static BlockDesc, frames: &'a [&'a Frame], d: &'a Drive) -> Result<Self, String> {
-        let first = frames.first().ok_or("no frame")?;
-        let cfg = &first.cfg;
-        let mut beats = Vec::new();
-        for (i, f) in frames.iter().enumerate() {
-            if f.cfg != *cfg {
-                return Err(format!("frames[{i}].cfg differs from frames[0].cfg"));
-            }
-            beats.push(frame_beats(&f.prims).map_err(|e| format!("frames[{i}].{e}"))?);
+/// The model for the frames' config on [`bench`], and its counters at each Done (seen through
+/// [`Lockstep::watching`]).
+pub fn lockstep(
+    frames: &[&Frame],
+    d: &Drive,
+) -> Result<(Lockstep<FrameCycle>, Arc<Mutex<Vec<FrameCycleStats>>>), String> {
+    let first = frames.first().ok_or("no frame")?;
+    let model = FrameCycle::try_new(&first.cfg)?;
+    let stats = Arc::new(Mutex::new(Vec::new()));
+    let s = stats.clone();
+    let ls = Lockstep::new(model, bench(frames, d)?).watching(move |_, m| {
+        if m.done().0 {
+            s.lock().unwrap().push(m.stats());
         }
-        Ok(ModelSide {
-            desc,
-            frames,
-            beats,
-            d,
-            model: FrameCycle::try_new(cfg)?,
-            mem: MemoryCycle::new(d.timing, framebuffer(cfg, first.background)),
-            r: Rng::new(d.seed),
-            f: 0,
-            o: 0,
-            next: 0,
-            cyc: 0,
-            done: Vec::new(),
-            written: BTreeSet::new(),
-            busy_flushes: 0,
-            held_off: 0,
-        })
-    }
+    });
+    Ok((ls, stats))
+}
 
-    /// Cycles stepped so far.
-    pub fn cycle(&self) -> u64 {
-        self.cyc
-    }
-
-    /// Rewrite the framebuffer to frame `f`'s background.
-    fn clear_framebuffer(&mut self, f: usize) {
-        let fr = self.frames[f];
-        for (a, w) in framebuffer(&fr.cfg, fr.background).words() {
-            self.mem.mem.write(a, w, 0xf);
+/// The stop rule of a run: every frame's Done; `Err` after `d.max_cycles` cycles.
+fn finished(d: &Drive) -> impl FnMut(&Lockstep<FrameCycle>) -> Result<bool, String> {
+    let max = d.max_cycles;
+    move |ls| {
+        let host = ls.bench.get::<FrameHost>("host");
+        if host.finished() {
+            return Ok(true);
         }
-    }
-
-    /// One cycle: fill `inw` (the input words) and `exp` (the predicted output words), clock
-    /// the model and the memory. `Ok(true)` once the last frame's Done cycle is done.
-    pub fn step(&mut self, inw: &mut [u32], exp: &mut [u32]) -> Result<bool, String> {
-        let (d, cyc) = (self.d, self.cyc);
-        let flush = d.flush_at.contains(&cyc);
-        let grant = !d.stalls.iter().any(|s| (s.0..s.1).contains(&cyc)) && !self.r.permille(d.busy_pm);
-        let req_ready = self.mem.req_ready(grant);
-        let (rv, resp) = self.mem.resp();
-        let left = self.o < self.frames.len() && self.next < self.beats[self.o].len();
-        let offer = left && !self.r.permille(d.gap_pm);
-        let inp = if offer {
-            self.beats[self.o][self.next]
-        } else {
-            // Junk while not valid: the top must ignore the payload without in_valid.
-            let r = &mut self.r;
-            let v = |r: &mut Rng| r.range(-(1 << 23), 1 << 23) as i32;
-            PrimIn {
-                kind: r.below(2) as u8,
-                v: [[v(r), v(r)], [v(r), v(r)], [v(r), v(r)]],
-                size: r.below(1 << 24) as u32,
-                aa: r.bool(),
-                colour: r.next_u32(),
-                depth: r.below(1 << 24) as u32,
-                end: r.bool(),
-            }
-        };
-        let p = self.model.ports(cyc, offer, &inp, req_ready, rv, &resp, flush);
-        let mut i: Named = vec![
-            ("flush".into(), flush as u64),
-            ("in_valid".into(), offer as u64),
-            ("mem_req_ready".into(), req_ready as u64),
-            ("mem_resp_valid".into(), rv as u64),
-        ];
-        stream_ports::<ports::PrimIn>("inp", &inp, &mut i);
-        stream_ports::<ports::MemResp>("mem_resp", &resp, &mut i);
-        let mut o: Named = vec![
-            ("in_ready".into(), p.in_ready as u64),
-            ("mem_req_valid".into(), p.mem_req_valid as u64),
-            ("mem_resp_ready".into(), p.mem_resp_ready as u64),
-            ("done_valid".into(), p.done_valid as u64),
-            ("done_frame".into(), p.done_frame as u64),
-        ];
-        let mut qp = p.mem_req;
-        if d.perturb.is_some_and(|(at, n)| at == cyc && n == "mem_req__addr") {
-            qp.addr ^= 4;
-        }
-        stream_ports::<ports::MemReq>("mem_req", &qp, &mut o);
-        pack(self.desc.inputs, &i, inw, self.desc.module);
-        pack(self.desc.outputs, &o, exp, self.desc.module);
-
-        if flush {
-            self.busy_flushes += (self.next > 0 || self.o > self.f || p.mem_req_valid) as u64;
-        } else {
-            if p.mem_req_valid && req_ready && p.mem_req.write {
-                self.written.insert(p.mem_req.addr);
-            }
-            if offer && p.in_ready {
-                self.next += 1;
-                if self.next == self.beats[self.o].len() {
-                    (self.o, self.next) = (self.o + 1, 0);
-                }
-            }
-        }
-        self.held_off += (offer && self.o > self.f && !p.in_ready) as u64;
-        if p.done_valid {
-            self.done.push(FrameDone {
-                cycle: cyc,
-                frame_id: p.done_frame,
-                stats: self.model.stats(),
-                memory: self.mem.mem.clone(),
-                written: std::mem::take(&mut self.written),
-            });
-        }
-        self.model.clock(offer, &inp, req_ready, rv, &resp, flush);
-        self.mem
-            .clock(p.mem_req_valid && !flush, &p.mem_req, grant, p.mem_resp_ready, flush);
-        self.cyc += 1;
-        if flush {
-            // The frame in flight again from its first primitive, on its background.
-            (self.o, self.next) = (self.f, 0);
-            self.written.clear();
-            self.clear_framebuffer(self.f);
-        } else if p.done_valid {
-            self.f += 1;
-            if self.f == self.frames.len() {
-                return Ok(true);
-            }
-            self.clear_framebuffer(self.f);
-        }
-        if self.cyc >= d.max_cycles {
+        if ls.cycle >= max {
+            let m = &ls.model;
             return Err(format!(
-                "no Done after {} cycles: frame {} of {} in flight, phase {:?}, {} of {} second tiles",
-                self.cyc,
-                self.f,
-                self.frames.len(),
-                self.model.phase(),
-                self.model.tiles_done(),
-                self.model.second_tiles()
+                "no Done after {} cycles: frame {} in flight, phase {:?}, {} of {} second tiles",
+                ls.cycle,
+                host.frames_done(),
+                m.phase(),
+                m.tiles_done(),
+                m.second_tiles()
             ));
         }
         Ok(false)
     }
+}
 
-    /// What the run did so far.
-    fn outcome(self, secs: f64, rtl_secs: f64) -> Outcome {
-        Outcome {
-            cycles: self.cyc,
-            frames: self.done,
-            mem_stats: self.mem.stats,
-            busy_flushes: self.busy_flushes,
-            held_off: self.held_off,
-            secs,
-            rtl_secs,
-        }
+/// What the run of `ls` did.
+fn outcome(ls: &Lockstep<FrameCycle>, stats: &Mutex<Vec<FrameCycleStats>>, secs: f64, rtl_secs: f64) -> Outcome {
+    let host = ls.bench.get::<FrameHost>("host");
+    let stats = stats.lock().unwrap();
+    Outcome {
+        cycles: ls.cycle,
+        frames: host
+            .dones
+            .iter()
+            .zip(stats.iter())
+            .map(|(h, st)| FrameDone {
+                cycle: h.cycle,
+                frame_id: h.frame_id,
+                stats: st.clone(),
+                memory: h.memory.clone(),
+                written: h.written.clone(),
+            })
+            .collect(),
+        mem_stats: host.mem.mem.stats,
+        busy_flushes: host.busy_flushes,
+        held_off: host.held_off,
+        secs,
+        rtl_secs,
     }
 }
 
@@ -309,29 +206,19 @@ pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String
 /// than Verilator, e.g. the post-synthesis simulation), and what the run did. No RTL runs.
 pub fn vectors(preset: &str, frames: &[&Frame], d: &Drive) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
     let t0 = Instant::now();
-    let desc = crate::blocks::block_desc(preset, STAGE).ok_or_else(|| format!("no port table for {preset}/{STAGE}"))?;
-    let (iw, ow) = (desc.in_words(), desc.out_words());
-    let mut side = ModelSide::new(desc, frames, d)?;
-    let (mut inw, mut exp) = (Vec::new(), Vec::new());
-    loop {
-        let (k, n) = (inw.len(), exp.len());
-        inw.resize(k + iw, 0);
-        exp.resize(n + ow, 0);
-        if side.step(&mut inw[k..], &mut exp[n..])? {
-            break;
-        }
-    }
-    Ok((inw, exp, side.outcome(t0.elapsed().as_secs_f64(), 0.0)))
+    let (mut ls, stats) = lockstep(frames, d)?;
+    let (i, e) = crate::blocks::lockstep_vectors_until(preset, &mut ls, finished(d))?;
+    Ok((i, e, outcome(&ls, &stats, t0.elapsed().as_secs_f64(), 0.0)))
 }
 
-/// [`run`], and on a port mismatch the [`crate::back_end::WINDOW`] cycles up to it (for the side-by-side VCD,
-/// [`write_vcd`]).
+/// [`run`], and on a port mismatch the [`crate::blocks::WINDOW`] cycles up to it (for the
+/// side-by-side VCD, [`write_vcd`]).
 pub fn run_windowed(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, (String, Window)> {
     let t0 = Instant::now();
-    let mut rtl = BlockRtl::new(preset, STAGE).map_err(|e| (e, Window::default()))?;
-    let mut side = ModelSide::new(rtl.desc, frames, d).map_err(|e| (e, Window::default()))?;
-    let rtl_secs = run_batched(&mut rtl, |i, e| side.step(i, e))?;
-    Ok(side.outcome(t0.elapsed().as_secs_f64(), rtl_secs))
+    let (mut ls, stats) = lockstep(frames, d).map_err(|e| (e, Window::default()))?;
+    let rtl_secs =
+        crate::blocks::cosim_lockstep_until(preset, &mut ls, finished(d), d.flip).map_err(|f| f.into_line_window())?;
+    Ok(outcome(&ls, &stats, t0.elapsed().as_secs_f64(), rtl_secs))
 }
 
 /// The window of a mismatch as a VCD: scopes `tb.in`, `tb.rtl`, `tb.golden`, `tb.diff`
@@ -481,7 +368,7 @@ pub fn chunk_drive(seed: u64) -> Drive {
         },
         flush_at: vec![],
         max_cycles: 50_000_000,
-        perturb: None,
+        flip: None,
     }
 }
 
@@ -531,7 +418,7 @@ pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, Strin
         },
         flush_at: vec![],
         max_cycles: 50_000_000,
-        perturb: None,
+        flip: None,
     })
 }
 

@@ -200,15 +200,15 @@ fn random_frame_on_full() {
     check_traffic(&f, &o.frames[0]).unwrap_or_else(|e| panic!("full: {e}"));
 }
 
-/// A model whose `mem_req__addr` is changed at one cycle is caught at that cycle and port.
+/// An RTL `mem_req__addr` bit flipped at one cycle is caught at that cycle and port.
 #[test]
 fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let f = random_frame("ice40_1x", 5, 6, [64, 48]);
     let d = Drive {
-        perturb: Some((1_234, "mem_req__addr")),
+        flip: Some((1_234, "mem_req__addr")),
         ..Drive::new(5, 2, 100)
     };
-    let e = run("ice40_1x", &[&f], &d).expect_err("a perturbed model went unnoticed");
+    let e = run("ice40_1x", &[&f], &d).expect_err("a flipped output bit went unnoticed");
     println!("caught as expected: {e}");
     assert!(e.starts_with("cycle 1234: mem_req__addr rtl "), "{e}");
     // The window of the mismatch ends at that cycle and becomes a side-by-side VCD.

@@ -1638,3 +1638,187 @@ impl crate::lockstep::Agent for BinSetupFrames {
         self
     }
 }
+
+/// One frame's Done as the frame top's host saw it.
+#[derive(Clone, Debug)]
+pub struct HostDone {
+    /// The cycle in which `done_valid` was high, and `done_frame`.
+    pub cycle: u64,
+    pub frame_id: u8,
+    /// The memory in the Done cycle (before its edge).
+    pub memory: tilerast_golden::memory_port::SparseMemory,
+    /// Addresses written since the previous Done (or the start, or the last flush).
+    pub written: std::collections::BTreeSet<u32>,
+}
+
+/// The frame top's host, one agent of the lock-step harness: frames offered back to back on
+/// `inp` (golden's beats, `frame_beats`, under `valid`; random bits on every payload field
+/// while not valid), golden's memory behind `mem_req` → `mem_resp` holding the framebuffer of
+/// the frame in flight, and the frames' ends on `done_valid` / `done_frame`.
+///
+/// The next frame is offered from the cycle after the current one's end token is taken (the
+/// top holds it off until after Done). At the Done edge the framebuffer is rewritten to the
+/// next frame's background; a flush (the memory drops its held reads at the same edge) offers
+/// the frame in flight again from its first primitive, its framebuffer rewritten to its
+/// background. Shared by `hw/tests/frame.rs` (rust-hdl) and `cosim/src/frame.rs` (Verilator
+/// and gate level).
+pub struct FrameHost {
+    frames: Vec<tilerast_golden::scene::Frame>,
+    beats: Vec<Vec<tilerast_golden::streams::PrimIn>>,
+    valid: crate::lockstep::Ctl,
+    junk: Rng,
+    /// Golden's memory behind the port (the agent the host drives the port with).
+    pub mem: crate::lockstep::Memory,
+    offered: bool,
+    /// The frame in flight (the next Done's), the frame offered and its next beat.
+    in_flight: usize,
+    offering: usize,
+    next_beat: usize,
+    written: std::collections::BTreeSet<u32>,
+    /// Every Done so far.
+    pub dones: Vec<HostDone>,
+    /// Flushes that hit a frame in flight (offered in part, a later frame offered, or a
+    /// request on the port).
+    pub busy_flushes: u64,
+    /// Cycles with the next frame offered and held off (the current one not done).
+    pub held_off: u64,
+}
+
+impl FrameHost {
+    /// `frames` (one config; `Err` names the first that differs or whose primitives do not
+    /// make beats) under `valid`, with `timing` and `grant` for the memory port; `junk` draws
+    /// the idle payloads.
+    pub fn new(
+        frames: &[&tilerast_golden::scene::Frame],
+        valid: crate::lockstep::Ctl,
+        junk: Rng,
+        timing: tilerast_golden::memory_port::MemTiming,
+        grant: crate::lockstep::Ctl,
+    ) -> Result<FrameHost, String> {
+        let first = frames.first().ok_or("no frame")?;
+        let mut beats = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            if f.cfg != first.cfg {
+                return Err(format!("frames[{i}].cfg differs from frames[0].cfg"));
+            }
+            beats.push(tilerast_golden::bin_setup::frame_beats(&f.prims).map_err(|e| format!("frames[{i}].{e}"))?);
+        }
+        let mem = tilerast_golden::memory_port::MemoryCycle::new(
+            timing,
+            tilerast_golden::pixel_back_end::framebuffer(&first.cfg, first.background),
+        );
+        Ok(FrameHost {
+            frames: frames.iter().map(|f| (*f).clone()).collect(),
+            beats,
+            valid,
+            junk,
+            mem: crate::lockstep::Memory::new("mem_req", "mem_resp", mem, grant),
+            offered: false,
+            in_flight: 0,
+            offering: 0,
+            next_beat: 0,
+            written: Default::default(),
+            dones: Vec::new(),
+            busy_flushes: 0,
+            held_off: 0,
+        })
+    }
+
+    /// Frames finished (every frame once all are).
+    pub fn frames_done(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Every frame has had its Done.
+    pub fn finished(&self) -> bool {
+        self.in_flight == self.frames.len()
+    }
+
+    /// Rewrite the framebuffer to frame `f`'s background.
+    fn clear_framebuffer(&mut self, f: usize) {
+        let fr = &self.frames[f];
+        for (a, w) in tilerast_golden::pixel_back_end::framebuffer(&fr.cfg, fr.background).words() {
+            self.mem.mem.mem.write(a, w, 0xf);
+        }
+    }
+}
+
+impl crate::lockstep::Agent for FrameHost {
+    fn drive(&mut self, cycle: u64, p: &mut tilerast_golden::cycle::Ports) {
+        use tilerast_golden::streams::{ports, Stream};
+        self.mem.drive(cycle, p);
+        let left = self.offering < self.frames.len() && self.next_beat < self.beats[self.offering].len();
+        self.offered = left && (self.valid)(cycle);
+        let inp = if self.offered {
+            self.beats[self.offering][self.next_beat]
+        } else {
+            // Junk while not valid: the top must ignore the payload without in_valid.
+            let bits: Vec<u64> = ports::PrimIn::FIELDS
+                .iter()
+                .map(|f| match f.width {
+                    64.. => self.junk.next_u64(),
+                    w => self.junk.next_u64() & ((1u64 << w) - 1),
+                })
+                .collect();
+            ports::PrimIn::from_bits(&bits)
+        };
+        p.set("in_valid", self.offered as u64);
+        p.put_payload::<ports::PrimIn>("inp", &inp);
+    }
+
+    fn edge(&mut self, cycle: u64, i: &tilerast_golden::cycle::Ports, o: &tilerast_golden::cycle::Ports) {
+        use tilerast_golden::streams::ports;
+        let flush = i.bit("flush");
+        let in_ready = o.bit("in_ready");
+        let (req_valid, req) = (o.bit("mem_req_valid"), o.payload::<ports::MemReq>("mem_req"));
+        let done = o.bit("done_valid");
+        if flush {
+            self.busy_flushes += (self.next_beat > 0 || self.offering > self.in_flight || req_valid) as u64;
+        } else {
+            if req_valid && i.bit("mem_req_ready") && req.write {
+                self.written.insert(req.addr);
+            }
+            if self.offered && in_ready {
+                self.next_beat += 1;
+                if self.next_beat == self.beats[self.offering].len() {
+                    (self.offering, self.next_beat) = (self.offering + 1, 0);
+                }
+            }
+        }
+        self.held_off += (self.offered && self.offering > self.in_flight && !in_ready) as u64;
+        if done {
+            self.dones.push(HostDone {
+                cycle,
+                frame_id: o.get("done_frame").unwrap_or(0) as u8,
+                memory: self.mem.mem.mem.clone(),
+                written: std::mem::take(&mut self.written),
+            });
+        }
+        self.mem.edge(cycle, i, o);
+        if flush {
+            (self.offering, self.next_beat) = (self.in_flight, 0);
+            self.written.clear();
+            self.clear_framebuffer(self.in_flight);
+        } else if done {
+            self.in_flight += 1;
+            if self.in_flight < self.frames.len() {
+                self.clear_framebuffer(self.in_flight);
+            }
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "frames: {} of {} done, {} busy flushes, {} cycles held off; {}",
+            self.in_flight,
+            self.frames.len(),
+            self.busy_flushes,
+            self.held_off,
+            self.mem.summary()
+        )
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
