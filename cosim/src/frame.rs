@@ -22,13 +22,12 @@
 
 use crate::back_end::{shrink_prims, write_block_vcd};
 use crate::blocks::Window;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tilerast_golden::frame::{client, frame_memory, FrameCycle, FrameCycleStats, PRIMS};
+use tilerast_golden::frame::{client, FrameCycle, FrameCycleStats};
 use tilerast_golden::memory_port::{MemStats, MemTiming, SparseMemory};
-use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::back_end_input;
 use tilerast_golden::scene::Frame;
 use tilerast_golden::Config;
@@ -248,58 +247,12 @@ pub fn check_frame(preset: &str, frame: &Frame, d: &Drive) -> Result<Outcome, St
     check_frame_windowed(preset, frame, d).map_err(|(e, _)| e)
 }
 
-/// A frame's memory at Done against golden's `frame_memory` as frame `fid`, word for word both
-/// ways (every word equal, absent = 0, and nothing written outside golden's footprint), and
-/// its framebuffer's image against `render_frame`'s.
-pub fn check_single(frame: &Frame, fid: u8, got: &SparseMemory) -> Result<(), String> {
-    let g = frame_memory(frame, fid).map_err(|e| e.to_string())?;
-    if let Some((a, want, have)) = g.memory.first_difference(got) {
-        return Err(format!("memory byte {a:#010x} is {have:#04x}, golden {want:#04x}"));
-    }
-    let footprint: HashSet<u32> = g.memory.words().map(|(a, _)| a).collect();
-    if let Some((a, w)) = got.words().find(|(a, _)| !footprint.contains(a)) {
-        return Err(format!("word {a:#010x} = {w:#x} written outside golden's footprint"));
-    }
-    check_image(frame, got)
-}
+pub use tilerast_verif::stim::check_single;
 
-/// A later frame of a run (frame id `fid`): every word it wrote is golden's, and so is every
-/// non-zero word golden has and the whole framebuffer (the earlier frames' words stay where it
-/// writes none); its image is `render_frame`'s.
+/// A later frame of a run (frame id `fid`) at its Done: `stim::check_later` on its memory and
+/// the words it wrote.
 pub fn check_later(frame: &Frame, fid: u8, d: &FrameDone) -> Result<(), String> {
-    let g = frame_memory(frame, fid).map_err(|e| e.to_string())?;
-    let bad = |a: u32| {
-        let (have, want) = (d.memory.read(a), g.memory.read(a));
-        (have != want).then(|| format!("word {a:#010x} is {have:#x}, golden {want:#x}"))
-    };
-    if let Some(e) = d.written.iter().find_map(|&a| bad(a)) {
-        return Err(format!("a word the frame wrote: {e}"));
-    }
-    if let Some(e) = g
-        .memory
-        .words()
-        .find_map(|(a, w)| if w != 0 || a < PRIMS { bad(a) } else { None })
-    {
-        return Err(format!("a word golden has: {e}"));
-    }
-    check_image(frame, &d.memory)
-}
-
-fn check_image(frame: &Frame, got: &SparseMemory) -> Result<(), String> {
-    let want = tilerast_golden::pipeline::render_frame(frame)
-        .map_err(|e| e.to_string())?
-        .image;
-    let have = image_from_memory(&frame.cfg, got);
-    if let Some(i) = (0..want.rgba.len() / 4).find(|&i| have.rgba[4 * i..4 * i + 4] != want.rgba[4 * i..4 * i + 4]) {
-        return Err(format!(
-            "image pixel (column {}, row {} from the top) is {:?}, golden {:?}",
-            i % want.width as usize,
-            i / want.width as usize,
-            &have.rgba[4 * i..4 * i + 4],
-            &want.rgba[4 * i..4 * i + 4]
-        ));
-    }
-    Ok(())
+    tilerast_verif::stim::check_later(frame, fid, &d.memory, &d.written)
 }
 
 /// The bytes of every memory client of a frame against golden's transaction statistics:

@@ -80,12 +80,10 @@ const PH_DONE: u64 = 3;
 
 stream_block! {
     /// The frame top. Build with [`Frame::new`] (see the module header).
-    pub struct Frame(PrimInIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn } {
-        /// The frame is complete (one cycle, `phase` = Done).
-        pub done_valid: Signal<Out, Bit>,
-        /// Its frame id (`fid`).
-        pub done_frame: Signal<Out, Bits<8>>,
-
+    /// `done_valid`: the frame is complete (one cycle, `phase` = Done); `done_frame`: its frame
+    /// id (`fid`).
+    pub struct Frame(PrimInIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn }
+        outs { done_valid: Bit, done_frame: Bits<8> } {
         bin_setup: BinSetup,
         binner: Binner,
         tile_sequencer: TileSequencer,

@@ -1682,6 +1682,9 @@ pub struct FrameHost {
     pub busy_flushes: u64,
     /// Cycles with the next frame offered and held off (the current one not done).
     pub held_off: u64,
+    /// Beats taken that finished a frame two or more ahead of the one in flight (the top
+    /// holds the next frame off until Done, so this stays 0).
+    pub early: u64,
 }
 
 impl FrameHost {
@@ -1721,6 +1724,7 @@ impl FrameHost {
             dones: Vec::new(),
             busy_flushes: 0,
             held_off: 0,
+            early: 0,
         })
     }
 
@@ -1783,6 +1787,7 @@ impl crate::lockstep::Agent for FrameHost {
                 if self.next_beat == self.beats[self.offering].len() {
                     (self.offering, self.next_beat) = (self.offering + 1, 0);
                 }
+                self.early += (self.offering > self.in_flight + 1) as u64;
             }
         }
         self.held_off += (self.offered && self.offering > self.in_flight && !in_ready) as u64;
@@ -1821,4 +1826,66 @@ impl crate::lockstep::Agent for FrameHost {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// The frame checks of the frame top's tests (`hw/tests/frame.rs`, `cosim::frame`, the
+/// post-synthesis simulation). A frame's memory at Done against golden's `frame_memory` as frame `fid`, word for word both
+/// ways (every word equal, absent = 0, and nothing written outside golden's footprint), and
+/// its framebuffer's image against `render_frame`'s.
+pub fn check_single(frame: &tilerast_golden::scene::Frame, fid: u8, got: &SparseMemory) -> Result<(), String> {
+    let g = tilerast_golden::frame::frame_memory(frame, fid).map_err(|e| e.to_string())?;
+    if let Some((a, want, have)) = g.memory.first_difference(got) {
+        return Err(format!("memory byte {a:#010x} is {have:#04x}, golden {want:#04x}"));
+    }
+    let footprint: std::collections::HashSet<u32> = g.memory.words().map(|(a, _)| a).collect();
+    if let Some((a, w)) = got.words().find(|(a, _)| !footprint.contains(a)) {
+        return Err(format!("word {a:#010x} = {w:#x} written outside golden's footprint"));
+    }
+    check_image(frame, got)
+}
+
+/// A later frame of a run (frame id `fid`): every word it wrote is golden's, and so is every
+/// non-zero word golden has and the whole framebuffer (the earlier frames' words stay where it
+/// writes none); its image is `render_frame`'s.
+pub fn check_later(
+    frame: &tilerast_golden::scene::Frame,
+    fid: u8,
+    memory: &SparseMemory,
+    written: &std::collections::BTreeSet<u32>,
+) -> Result<(), String> {
+    let g = tilerast_golden::frame::frame_memory(frame, fid).map_err(|e| e.to_string())?;
+    let bad = |a: u32| {
+        let (have, want) = (memory.read(a), g.memory.read(a));
+        (have != want).then(|| format!("word {a:#010x} is {have:#x}, golden {want:#x}"))
+    };
+    if let Some(e) = written.iter().find_map(|&a| bad(a)) {
+        return Err(format!("a word the frame wrote: {e}"));
+    }
+    if let Some(e) = g.memory.words().find_map(|(a, w)| {
+        if w != 0 || a < tilerast_golden::frame::PRIMS {
+            bad(a)
+        } else {
+            None
+        }
+    }) {
+        return Err(format!("a word golden has: {e}"));
+    }
+    check_image(frame, memory)
+}
+
+fn check_image(frame: &tilerast_golden::scene::Frame, got: &SparseMemory) -> Result<(), String> {
+    let want = tilerast_golden::pipeline::render_frame(frame)
+        .map_err(|e| e.to_string())?
+        .image;
+    let have = tilerast_golden::output_merger::image_from_memory(&frame.cfg, got);
+    if let Some(i) = (0..want.rgba.len() / 4).find(|&i| have.rgba[4 * i..4 * i + 4] != want.rgba[4 * i..4 * i + 4]) {
+        return Err(format!(
+            "image pixel (column {}, row {} from the top) is {:?}, golden {:?}",
+            i % want.width as usize,
+            i / want.width as usize,
+            &have.rgba[4 * i..4 * i + 4],
+            &want.rgba[4 * i..4 * i + 4]
+        ));
+    }
+    Ok(())
 }
