@@ -334,16 +334,19 @@ fn run(cli: Cli) -> Res<()> {
             let scene = scene_io::import_only(&input, &import)?;
             let file = input.display().to_string();
             // Check the result goes through the front end, and that every command can read it
-            // back (its exact size), before writing anything.
+            // back (its exact size, counted without holding the text), before writing
+            // anything; then encode it again straight to the output (streamed).
             scene.to_frame(&file)?;
-            let text = scene_io::encode_for_import(&scene, &file)?;
+            let size = scene_io::import_size(&scene, &file)?;
             match out {
                 Some(p) => {
-                    std::fs::write(&p, &text).map_err(|e| error::io_err(&p, "write", e))?;
-                    println!("wrote {} ({} primitives)", p.display(), scene.primitives.len());
+                    let dest = p.display().to_string();
+                    let f = std::fs::File::create(&p).map_err(|e| error::io_err(&p, "write", e))?;
+                    scene_io::write_import(&scene, size, &dest, &mut std::io::BufWriter::new(f))?;
+                    println!("wrote {dest} ({} primitives)", scene.primitives.len());
                     Ok(())
                 }
-                None => stdout_write(|w| w.write_all(&text).map_err(|e| CliError::at("<stdout>", "write", e))),
+                None => stdout_write(|w| scene_io::write_import(&scene, size, "<stdout>", w)),
             }
         }
     }
