@@ -17,16 +17,9 @@
 //!                   import_obj / import_svg ─┴─► import  ─► scene JSON
 //! ```
 
-mod error;
 mod explore;
 mod fpga;
-#[cfg(test)]
-mod fuzz;
-mod import_obj;
-mod import_svg;
-mod output;
 mod plot;
-mod progress;
 mod raster;
 #[cfg(feature = "rtl")]
 mod regress;
@@ -35,11 +28,14 @@ mod render;
 mod render_rtl;
 #[cfg(feature = "rtl")]
 mod rtl;
-mod scene_io;
 #[cfg(feature = "rtl")]
 mod synth;
 #[cfg(all(test, feature = "rtl"))]
 mod workflow;
+
+// The input side (scene loading, OBJ / SVG import, errors, output checks, progress) is the
+// package's library (src/lib.rs), shared with the fuzzers in fuzz/.
+use tilerast::{error, output, progress, scene_io};
 
 use clap::{Parser, Subcommand};
 use error::{CliError, Res};
