@@ -12,10 +12,14 @@
 //! because of the interplay of options (e.g. `--tile 8 --subtile 16`) is skipped with a
 //! `note:` line on stderr; if every combination is skipped, that is an error.
 //!
+//! Parallel: the combinations run on every core (a rayon pool, `RAYON_NUM_THREADS` or the
+//! core count; see [`sweep`]); rows are gathered in sweep order, so the output is byte for byte
+//! a 1-thread run's.
+//!
 //! ```text
 //!   lists ─► validate values ─► product ─► per combination: render_stream ─► stats.rows()
-//!                                               (progress bar)              │
-//!                                       table (stdout) ◄── CSV ◄── plot ◄───┘
+//!                                 (rayon pool, any order; progress bar)            │
+//!                    table (stdout) ◄── CSV ◄── plot ◄── rows in sweep order ◄─────┘
 //! ```
 
 use crate::error::{CliError, Res};
@@ -546,6 +550,50 @@ fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
     })
 }
 
+/// Every valid combination's statistics, in sweep order. The combinations are spread over the
+/// threads of the rayon pool the call runs in (the global one: `RAYON_NUM_THREADS` or the core
+/// count), work stealing: a combination is one task and its own pipeline run spreads its tiles
+/// over the same pool. Rows are collected by index (rayon's indexed `collect`), never in the
+/// order they finish, and each combination's figures do not depend on the thread count
+/// (`golden/tests/parallel.rs`), so the table, CSV and plot are byte for byte those of a
+/// 1-thread run (`explore_on_many_threads_is_byte_for_byte_the_serial_run` in
+/// `cli/tests/cli.rs`). An error is the first failing combination's in sweep order, as in a
+/// serial run: once one fails, the combinations after it are not started.
+fn sweep(frame: &Frame, file: &str, valid: Vec<(Combo, Config)>, raster_only: bool, pb: &ProgressBar) -> Res<Vec<Row>> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let results: Vec<Option<Res<Row>>> = valid
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, (c, cfg))| {
+            if i > first_failed.load(Ordering::Relaxed) {
+                return None;
+            }
+            pb.set_message(c.describe());
+            let f = Frame {
+                cfg,
+                background: frame.background,
+                prims: frame.prims.clone(),
+            };
+            let r = match stats_of(&f, file, raster_only) {
+                Ok(st) => Ok(Row {
+                    stats: st.rows(),
+                    combo: c,
+                }),
+                Err(e) => {
+                    first_failed.fetch_min(i, Ordering::Relaxed);
+                    Err(CliError(format!("{} ({})", e.0, c.describe())))
+                }
+            };
+            pb.inc(1);
+            Some(r)
+        })
+        .collect();
+    // Every combination before the first failure ran (only later ones are skipped).
+    results.into_iter().map_while(|r| r).collect()
+}
+
 /// Run `explore`; the table goes to `out`, notes to `err`.
 pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err: &mut dyn Write) -> Res<()> {
     if let Some(p) = &o.plot {
@@ -601,29 +649,9 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
     if let Ok(st) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
         pb.set_style(st);
     }
-    let mut rows = Vec::with_capacity(valid.len());
-    for (c, cfg) in valid {
-        pb.set_message(c.describe());
-        let f = Frame {
-            cfg,
-            background: frame.background,
-            prims: frame.prims.clone(),
-        };
-        let st = stats_of(&f, file, o.raster_only);
-        let st = match st {
-            Ok(st) => st,
-            Err(e) => {
-                pb.finish_and_clear();
-                return Err(CliError(format!("{} ({})", e.0, c.describe())));
-            }
-        };
-        rows.push(Row {
-            combo: c,
-            stats: st.rows(),
-        });
-        pb.inc(1);
-    }
+    let rows = sweep(frame, file, valid, o.raster_only, &pb);
     pb.finish_and_clear();
+    let rows = rows?;
 
     let table_figs: Vec<&str> = if o.figures.is_some() {
         figs.clone()

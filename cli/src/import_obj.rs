@@ -213,6 +213,33 @@ fn tobj_failing_line(text: &str, opts: &tobj::LoadOptions) -> Option<usize> {
     Some(hi)
 }
 
+/// The triangles of `models` in file order: world positions and the material's base colour.
+fn mesh_triangles<'a>(
+    models: &'a [tobj::Model],
+    materials: &'a [tobj::Material],
+) -> impl Iterator<Item = ([V3; 3], [f64; 3])> + 'a {
+    models.iter().flat_map(move |m| {
+        let mesh = &m.mesh;
+        let base = mesh
+            .material_id
+            .and_then(|i| materials.get(i))
+            .and_then(|mat| mat.diffuse)
+            .map(|d| [d[0] as f64, d[1] as f64, d[2] as f64])
+            .unwrap_or([200.0 / 255.0; 3]);
+        let pos = move |i: u32| -> V3 {
+            let i = i as usize * 3;
+            [
+                mesh.positions[i] as f64,
+                mesh.positions[i + 1] as f64,
+                mesh.positions[i + 2] as f64,
+            ]
+        };
+        mesh.indices
+            .chunks_exact(3)
+            .map(move |t| ([pos(t[0]), pos(t[1]), pos(t[2])], base))
+    })
+}
+
 /// Convert OBJ text to a scene (materials are looked up relative to `dir`).
 pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -237,37 +264,20 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
     // A missing or bad .mtl only loses colours.
     let materials = materials.unwrap_or_default();
 
-    // Gather triangles (world positions + base colour) in file order.
-    let mut tris: Vec<([V3; 3], [f64; 3])> = Vec::new();
-    for m in &models {
-        let mesh = &m.mesh;
-        let base = mesh
-            .material_id
-            .and_then(|i| materials.get(i))
-            .and_then(|mat| mat.diffuse)
-            .map(|d| [d[0] as f64, d[1] as f64, d[2] as f64])
-            .unwrap_or([200.0 / 255.0; 3]);
-        let pos = |i: u32| -> V3 {
-            let i = i as usize * 3;
-            [
-                mesh.positions[i] as f64,
-                mesh.positions[i + 1] as f64,
-                mesh.positions[i + 2] as f64,
-            ]
-        };
-        for t in mesh.indices.chunks_exact(3) {
-            tris.push(([pos(t[0]), pos(t[1]), pos(t[2])], base));
-        }
-    }
-    if tris.is_empty() {
+    // Triangles (world positions + base colour) in file order, read from the meshes in each
+    // pass below rather than gathered: the scene's primitives are the only per-triangle
+    // vectors (`cli/tests/memory.rs`).
+    let count: usize = models.iter().map(|m| m.mesh.indices.len() / 3).sum();
+    if count == 0 {
         return Err(CliError::at(file, "obj", "no faces (a mesh needs `f` lines)"));
     }
+    let tris = || mesh_triangles(&models, &materials);
 
     // Camera.
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    for (t, _) in &tris {
-        for p in t {
+    for (t, _) in tris() {
+        for p in &t {
             for a in 0..3 {
                 lo[a] = lo[a].min(p[a]);
                 hi[a] = hi[a].max(p[a]);
@@ -302,10 +312,7 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
     };
     let light = norm(add(add(d, scale(up, 0.8)), scale(right, -0.5))).expect("light");
 
-    let proj: Vec<[(f64, f64, f64); 3]> = tris
-        .iter()
-        .map(|(t, _)| [project(t[0]), project(t[1]), project(t[2])])
-        .collect();
+    let proj = |t: &[V3; 3]| [project(t[0]), project(t[1]), project(t[2])];
     let (mut x0, mut x1, mut y0, mut y1, mut z0, mut z1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
@@ -314,8 +321,8 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
         f64::INFINITY,
         f64::NEG_INFINITY,
     );
-    for t in &proj {
-        for &(x, y, z) in t {
+    for (t, _) in tris() {
+        for (x, y, z) in proj(&t) {
             x0 = x0.min(x);
             x1 = x1.max(x);
             y0 = y0.min(y);
@@ -336,8 +343,9 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
         ]
     };
 
-    let mut prims = Vec::with_capacity(tris.len());
-    for ((t, base), p) in tris.iter().zip(&proj) {
+    let mut prims = Vec::with_capacity(count);
+    for (t, base) in tris() {
+        let p = proj(&t);
         let n = norm(cross(sub(t[1], t[0]), sub(t[2], t[0])));
         let lambert = n.map(|n| dot(n, light).max(0.0)).unwrap_or(0.0);
         let k = 0.25 + 0.75 * lambert;

@@ -17,16 +17,9 @@
 //!                   import_obj / import_svg ─┴─► import  ─► scene JSON
 //! ```
 
-mod error;
 mod explore;
 mod fpga;
-#[cfg(test)]
-mod fuzz;
-mod import_obj;
-mod import_svg;
-mod output;
 mod plot;
-mod progress;
 mod raster;
 #[cfg(feature = "rtl")]
 mod regress;
@@ -35,11 +28,14 @@ mod render;
 mod render_rtl;
 #[cfg(feature = "rtl")]
 mod rtl;
-mod scene_io;
 #[cfg(feature = "rtl")]
 mod synth;
 #[cfg(all(test, feature = "rtl"))]
 mod workflow;
+
+// The input side (scene loading, OBJ / SVG import, errors, output checks, progress) is the
+// package's library (src/lib.rs), shared with the fuzzers in fuzz/.
+use tilerast::{error, output, progress, scene_io};
 
 use clap::{Parser, Subcommand};
 use error::{CliError, Res};
@@ -334,16 +330,19 @@ fn run(cli: Cli) -> Res<()> {
             let scene = scene_io::import_only(&input, &import)?;
             let file = input.display().to_string();
             // Check the result goes through the front end, and that every command can read it
-            // back (its exact size), before writing anything.
+            // back (its exact size, counted without holding the text), before writing
+            // anything; then encode it again straight to the output (streamed).
             scene.to_frame(&file)?;
-            let text = scene_io::encode_for_import(&scene, &file)?;
+            let size = scene_io::import_size(&scene, &file)?;
             match out {
                 Some(p) => {
-                    std::fs::write(&p, &text).map_err(|e| error::io_err(&p, "write", e))?;
-                    println!("wrote {} ({} primitives)", p.display(), scene.primitives.len());
+                    let dest = p.display().to_string();
+                    let f = std::fs::File::create(&p).map_err(|e| error::io_err(&p, "write", e))?;
+                    scene_io::write_import(&scene, size, &dest, &mut std::io::BufWriter::new(f))?;
+                    println!("wrote {dest} ({} primitives)", scene.primitives.len());
                     Ok(())
                 }
-                None => stdout_write(|w| w.write_all(&text).map_err(|e| CliError::at("<stdout>", "write", e))),
+                None => stdout_write(|w| scene_io::write_import(&scene, size, "<stdout>", w)),
             }
         }
     }

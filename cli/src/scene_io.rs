@@ -105,32 +105,16 @@ pub fn encode(scene: &Scene, w: &mut dyn Write) -> std::io::Result<()> {
     w.write_all(b"\n  ]\n}\n")
 }
 
-/// A writer that keeps at most `cap` bytes and counts them all: [`encode`] into it tells the
-/// exact size without holding more than `cap`.
-pub struct Capped {
-    pub buf: Vec<u8>,
+/// A writer that only counts: [`encode`] into it tells the exact size without holding any of
+/// it.
+#[derive(Default)]
+pub struct Counter {
     pub total: u64,
-    cap: u64,
 }
 
-impl Capped {
-    pub fn new(cap: u64) -> Self {
-        Capped {
-            buf: Vec::new(),
-            total: 0,
-            cap,
-        }
-    }
-}
-
-impl Write for Capped {
+impl Write for Counter {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
         self.total += b.len() as u64;
-        if self.total <= self.cap {
-            self.buf.extend_from_slice(b);
-        } else if !self.buf.is_empty() {
-            self.buf = Vec::new();
-        }
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -138,10 +122,11 @@ impl Write for Capped {
     }
 }
 
-/// The scene `tilerast import` writes, encoded, or a one-line refusal when it would pass
-/// [`MAX_SCENE_BYTES`] (exact size; nothing is written).
-pub fn encode_for_import(scene: &Scene, file: &str) -> Res<Vec<u8>> {
-    let mut c = Capped::new(MAX_SCENE_BYTES);
+/// The exact size of the scene `tilerast import` writes, or a one-line refusal when it would
+/// pass [`MAX_SCENE_BYTES`] (nothing is written). Counted by encoding into a [`Counter`]: the
+/// encoded text is never held, and [`write_import`] encodes it again straight to the output.
+pub fn import_size(scene: &Scene, file: &str) -> Res<u64> {
+    let mut c = Counter::default();
     encode(scene, &mut c).map_err(|e| CliError::at(file, "json", e))?;
     if c.total > MAX_SCENE_BYTES {
         return Err(scene_too_big(
@@ -153,7 +138,32 @@ pub fn encode_for_import(scene: &Scene, file: &str) -> Res<Vec<u8>> {
             MAX_SCENE_BYTES,
         ));
     }
-    Ok(c.buf)
+    Ok(c.total)
+}
+
+/// Encode `scene` to `w` (`dest` names it in errors), streamed: memory does not grow with the
+/// output. `size` is [`import_size`]'s count; writing a different number of bytes is a bug.
+pub fn write_import(scene: &Scene, size: u64, dest: &str, w: &mut dyn Write) -> Res<()> {
+    struct Counted<'a> {
+        w: &'a mut dyn Write,
+        n: u64,
+    }
+    impl Write for Counted<'_> {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let k = self.w.write(b)?;
+            self.n += k as u64;
+            Ok(k)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.w.flush()
+        }
+    }
+    let mut c = Counted { w, n: 0 };
+    encode(scene, &mut c)
+        .and_then(|()| c.flush())
+        .map_err(|e| CliError::at(dest, "write", e))?;
+    assert_eq!(c.n, size, "import wrote another size than it counted");
+    Ok(())
 }
 
 /// Points whose size rounds above the config's `max_point_size`: the rasterizer draws them at
@@ -407,7 +417,7 @@ mod tests {
             primitives: p,
         };
         let size = |s: &Scene| {
-            let mut c = Capped::new(0);
+            let mut c = Counter::default();
             encode(s, &mut c).unwrap();
             c.total
         };
@@ -418,9 +428,9 @@ mod tests {
         assert!(real - one > MIN_TRIANGLE_BYTES);
         // What encode writes, Scene::from_json reads back.
         let s = scene(vec![tri(1.5, 7, 0.25); 3]);
-        let mut c = Capped::new(1 << 20);
-        encode(&s, &mut c).unwrap();
-        assert_eq!(Scene::from_json(std::str::from_utf8(&c.buf).unwrap(), "t").unwrap(), s);
+        let mut buf = Vec::new();
+        write_import(&s, import_size(&s, "t").unwrap(), "t", &mut buf).unwrap();
+        assert_eq!(Scene::from_json(std::str::from_utf8(&buf).unwrap(), "t").unwrap(), s);
     }
 
     #[test]

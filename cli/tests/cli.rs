@@ -651,6 +651,71 @@ fn explore_skips_combinations_invalid_only_together() {
     assert_one_line_error(&o, &["<builtin default>", "every combination is invalid"]);
 }
 
+/// `explore` spreads its combinations over a rayon pool (`RAYON_NUM_THREADS`): a 1-thread run
+/// and 4-thread runs give the same table, CSV and plot byte for byte. The sweep mixes cheap
+/// and costly combinations (tile 16 / 64, MSAA 1 / 16, one or four colours), so that
+/// combinations finish out of sweep order on several threads; a pool of 4 threads on fewer
+/// cores still interleaves them.
+#[test]
+fn explore_on_many_threads_is_byte_for_byte_the_serial_run() {
+    let d = tmp("explore-threads");
+    let sweep = |threads: &str| {
+        let csv = d.join(format!("t{threads}.csv"));
+        let svg = d.join(format!("t{threads}.svg"));
+        let o = bin()
+            .env("CI", "1")
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "explore",
+                "--tile",
+                "64,16,32",
+                "--msaa",
+                "16,1,4",
+                "--colours",
+                "4,1",
+                "--figures",
+                "quads,covered_samples,storage_blocks,blend_cycles",
+                "--csv",
+                csv.to_str().unwrap(),
+                "--plot",
+                svg.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let out = ok(&o);
+        (
+            out,
+            String::from_utf8(o.stderr).unwrap(),
+            std::fs::read_to_string(&csv).unwrap(),
+            std::fs::read_to_string(&svg).unwrap(),
+        )
+    };
+    let one = sweep("1");
+    assert_eq!(one.2.lines().count(), 1 + 18, "{}", one.2);
+    // Sweep order: tile 64 first as listed, msaa 16 first, colours 4 first.
+    assert!(
+        one.2.lines().nth(1).unwrap().starts_with("64,64,8,8,16,4,"),
+        "{}",
+        one.2
+    );
+    for _ in 0..3 {
+        let many = sweep("4");
+        assert!(
+            many.0 == one.0,
+            "stdout differs:\n1 thread:\n{}\n4 threads:\n{}",
+            one.0,
+            many.0
+        );
+        assert!(many.1 == one.1, "stderr differs:\n{}\n{}", one.1, many.1);
+        assert!(
+            many.2 == one.2,
+            "CSV differs:\n1 thread:\n{}\n4 threads:\n{}",
+            one.2,
+            many.2
+        );
+        assert!(many.3 == one.3, "plot SVG differs");
+    }
+}
 // ---------------------------------------------------------------------------------------------
 // import
 
@@ -1782,7 +1847,9 @@ fn regress_mismatch_saves_a_scene_that_reproduces_it() {
 /// `rtl-out/`'s structure for P alone (gen-rtl packages every preset together, so modules that
 /// P shares with another preset live in other files there): the same tops, each the same logic
 /// module by module (`tilerast_hw::package::flattened`), with the same header, and a file list
-/// per top.
+/// per top. (Compiled with the `rtl` feature only: it reads `tilerast_hw`, so that `cargo test
+/// -p tilerast --no-default-features` builds the other tests without Verilator.)
+#[cfg(feature = "rtl")]
 #[test]
 fn rtl_for_a_preset_is_the_committed_rtl_out_logic() {
     use tilerast_hw::package::{flattened, read_file_list};

@@ -1,4 +1,5 @@
-//! Benchmark: the golden pipeline's wall time against the number of threads. One larger frame
+//! Benchmark: wall time against the number of threads, three tables. First, the golden
+//! pipeline: one larger frame
 //! (the shipped default scene stretched over the `full` preset's 1920×1080 viewport: 16
 //! samples and 4 colours per pixel) is rendered with `pipeline::render_stream` in rayon pools
 //! of 1, 2 and 4 threads (each its own pool, so `RAYON_NUM_THREADS` does not matter here), a
@@ -10,6 +11,13 @@
 //! load average. On a shared machine the wall times measure what the other processes leave;
 //! the split does not depend on it as much. Figures are printed, never asserted; each run's
 //! image and statistics are checked equal to the 1-thread run's (a mismatch exits non-zero).
+//! Second, an `explore` sweep (`cli/src/explore.rs`): 18 configs of the shipped default scene,
+//! one task each in the pool, each its own streamed render sharing the pool (every config's
+//! figures checked equal across thread counts). Third, the brute-force reference
+//! (`reference::primitives`, one task per primitive) on `scenes/mesh.json` stretched to `full`
+//! as above (160 triangles: the default scene's 24, one of them most of the screen, leave
+//! little to split), its coverage checked equal. The sweep and the reference have no serial stage, so their speed-up shows
+//! what the cores give when nothing waits.
 //!
 //! ```text
 //! cargo bench -p tilerast-golden --bench threads
@@ -20,19 +28,19 @@
 //! the two blenders, which run beside the next window but one after the other: module header
 //! of `pipeline.rs`), and on a shared machine by what the other processes leave.
 
+use rayon::prelude::*;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 use tilerast_golden::pipeline::{render_stream, PipelineError, StreamOutput};
+use tilerast_golden::reference::{primitives, RefStats};
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::{Config, PrimitiveFx};
 
-/// The shipped default scene with the `full` preset, stretched from its own viewport to
-/// `full`'s.
-fn frame() -> Frame {
-    let scene = Scene::builtin_default();
-    let mut frame = scene.to_frame("default").expect("valid scene");
+/// A scene with the `full` preset, stretched from its own viewport to `full`'s.
+fn stretched(scene: &Scene) -> Frame {
+    let mut frame = scene.to_frame("scene").expect("valid scene");
     let [w0, h0] = frame.cfg.viewport.map(i64::from);
     frame.cfg = Config::preset("full").expect("preset");
     let [w, h] = frame.cfg.viewport.map(i64::from);
@@ -102,22 +110,17 @@ fn fingerprint(s: &StreamOutput) -> String {
     format!("{:?}{:?}{:?}{:x}", s.stats, s.held, s.point_fragments, h.finish())
 }
 
-fn main() {
-    let threads = list("TILERAST_THREADS", "1,2,4");
-    let runs = list("TILERAST_RUNS", "5")[0].max(1);
-    let frame = frame();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+/// One table: `work` run `runs` times in a pool of each thread count, its fingerprint checked
+/// equal to the first run's.
+fn table(title: &str, threads: &[usize], runs: usize, work: &(dyn Fn() -> String + Sync)) {
     let mut want: Option<String> = None;
     let mut base: Option<f64> = None;
-    println!(
-        "render_stream, default scene on `full` (1920x1080, 16x MSAA, {} primitives), best of {runs}",
-        frame.prims.len()
-    );
+    println!("{title}, best of {runs}");
     println!(
         "{:>7} {:>8} {:>8} {:>8} {:>7} {:>8} {:>9} {:>11}",
         "threads", "best s", "median s", "speed-up", "cpu s", "cpu/wall", "busiest s", "cpu/busiest"
     );
-    for &n in &threads {
+    for &n in threads {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
@@ -126,20 +129,17 @@ fn main() {
         let mut best_cpu = (0.0, 0.0);
         for _ in 0..runs {
             let (c0, t0) = (thread_ticks(), Instant::now());
-            let s = pool
-                .install(|| render_stream(&frame, false, |_| Ok::<(), PipelineError>(())))
-                .expect("render");
+            let fp = pool.install(work);
             let secs = t0.elapsed().as_secs_f64();
             let cpu = cpu_between(&c0, &thread_ticks());
             if times.iter().all(|&t| secs < t) {
                 best_cpu = cpu;
             }
             times.push(secs);
-            let fp = fingerprint(&s);
             match &want {
                 None => want = Some(fp),
                 Some(w) if *w != fp => {
-                    eprintln!("error: {n} threads: output differs from the first run's");
+                    eprintln!("error: {title}: {n} threads: output differs from the first run's");
                     std::process::exit(1);
                 }
                 Some(_) => {}
@@ -156,6 +156,89 @@ fn main() {
             cpu / busiest.max(0.01)
         );
     }
+}
+
+/// The configs of an `explore` sweep (`tilerast explore --tile 16,32,64 --msaa 1,4,16
+/// --colours 1,4` on the default scene): one task per config, each its own streamed render in
+/// the same pool, as `cli/src/explore.rs` runs them.
+fn sweep_configs(base: &Config) -> Vec<Config> {
+    let mut out = Vec::new();
+    for tile in [16, 32, 64] {
+        for msaa in [1, 4, 16] {
+            for colours in [1, 4] {
+                let mut c = base.clone();
+                c.tile = [tile, tile];
+                c.msaa = msaa;
+                c.colours_per_pixel = colours;
+                c.validate().expect("sweep config");
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn main() {
+    let threads = list("TILERAST_THREADS", "1,2,4");
+    let runs = list("TILERAST_RUNS", "5")[0].max(1);
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let big = stretched(&Scene::builtin_default());
+    let mesh_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/mesh.json");
+    let mesh = stretched(&Scene::load(&mesh_path).expect("scenes/mesh.json"));
+    table(
+        &format!(
+            "render_stream, default scene on `full` (1920x1080, 16x MSAA, {} primitives)",
+            big.prims.len()
+        ),
+        &threads,
+        runs,
+        &|| {
+            let s = render_stream(&big, false, |_| Ok::<(), PipelineError>(())).expect("render");
+            fingerprint(&s)
+        },
+    );
+    let small = Scene::builtin_default().to_frame("default").expect("valid scene");
+    let configs = sweep_configs(&small.cfg);
+    println!();
+    table(
+        &format!(
+            "explore sweep: {} configs of the default scene (tile 16,32,64 x msaa 1,4,16 x colours 1,4), one task each",
+            configs.len()
+        ),
+        &threads,
+        runs,
+        &|| {
+            let rows: Vec<String> = configs
+                .par_iter()
+                .map(|cfg| {
+                    let f = Frame {
+                        cfg: cfg.clone(),
+                        background: small.background,
+                        prims: small.prims.clone(),
+                    };
+                    let s = render_stream(&f, false, |_| Ok::<(), PipelineError>(())).expect("render");
+                    format!("{:?}", s.stats.rows())
+                })
+                .collect();
+            rows.join("\n")
+        },
+    );
+    println!();
+    table(
+        &format!(
+            "reference::primitives (brute force, one task per primitive), scenes/mesh.json on `full` ({} primitives)",
+            mesh.prims.len()
+        ),
+        &threads,
+        runs,
+        &|| {
+            let mut st = RefStats::default();
+            let cov = primitives(&mesh.cfg, &mesh.prims, &mut st);
+            let mut h = DefaultHasher::new();
+            cov.hash(&mut h);
+            format!("{} {:x}", st.samples_tested, h.finish())
+        },
+    );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "cores: {cores}; load average (1, 5, 15 min): {}",
