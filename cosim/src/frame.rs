@@ -126,12 +126,15 @@ pub fn bench(frames: &[&Frame], d: &Drive) -> Result<Bench, String> {
         .with("host", host))
 }
 
+/// The model's counters at each Done, in order (filled while a run steps).
+pub type DoneStats = Arc<Mutex<Vec<FrameCycleStats>>>;
+
 /// The model for the frames' config on [`bench`], and its counters at each Done (seen through
 /// [`Lockstep::watching`]).
 pub fn lockstep(
     frames: &[&Frame],
     d: &Drive,
-) -> Result<(Lockstep<FrameCycle>, Arc<Mutex<Vec<FrameCycleStats>>>), String> {
+) -> Result<(Lockstep<FrameCycle>, DoneStats), String> {
     let first = frames.first().ok_or("no frame")?;
     let model = FrameCycle::try_new(&first.cfg)?;
     let stats = Arc::new(Mutex::new(Vec::new()));
@@ -180,7 +183,7 @@ fn outcome(ls: &Lockstep<FrameCycle>, stats: &Mutex<Vec<FrameCycleStats>>, secs:
             .map(|(h, st)| FrameDone {
                 cycle: h.cycle,
                 frame_id: h.frame_id,
-                stats: st.clone(),
+                stats: *st,
                 memory: h.memory.clone(),
                 written: h.written.clone(),
             })
