@@ -20,12 +20,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn lcg(seed: u64) -> impl FnMut() -> f64 {
-    let mut r = seed;
-    move || {
-        r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (r >> 11) as f64 / (1u64 << 53) as f64
-    }
+/// Uniform in [0, 1) from the one generator (the verification kit's `Rng`).
+fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut r = tilerast_verif::Rng::new(seed);
+    move || r.unit()
 }
 
 fn svg(points: &[(f64, f64)]) -> String {
@@ -39,7 +37,7 @@ fn svg(points: &[(f64, f64)]) -> String {
 }
 
 fn shape(name: &str, n: usize) -> String {
-    let mut r = lcg(n as u64);
+    let mut r = uniform(n as u64);
     let pts: Vec<(f64, f64)> = match name {
         "signal" => (0..n)
             .map(|i| (1000.0 * i as f64 / n as f64, 400.0 + 200.0 * r()))

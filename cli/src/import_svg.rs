@@ -1426,11 +1426,8 @@ mod tests {
     /// A filled noisy signal of `n` segments over 600 px: x steps evenly, y random in 140..340
     /// (the closing edge runs back along the whole width, crossing the noise).
     fn signal(n: usize, seed: u64) -> Vec<(f32, f32)> {
-        let mut r = seed;
-        let mut next = move || {
-            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (r >> 33) as f32 / (1u64 << 31) as f32
-        };
+        let mut r = tilerast_verif::Rng::new(seed);
+        let mut next = move || r.unit() as f32;
         (0..n)
             .map(|i| (20.0 + 600.0 * i as f32 / n as f32, 140.0 + 200.0 * next()))
             .collect()
@@ -1538,11 +1535,10 @@ mod tests {
     /// A circle of `n` segments around `c` with random radial noise: radius `r` ± `noise` (a
     /// star-shaped polygon; the bench's `circle` is r 400, noise 30).
     fn noisy_circle(n: usize, seed: u64, c: (f32, f32), r: f32, noise: f32) -> Vec<(f32, f32)> {
-        let mut s = seed;
+        let mut s = tilerast_verif::Rng::new(seed);
         (0..n)
             .map(|i| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let u = (s >> 33) as f64 / (1u64 << 31) as f64;
+                let u = s.unit();
                 let a = std::f64::consts::TAU * i as f64 / n as f64;
                 let rad = r as f64 + noise as f64 * (2.0 * u - 1.0);
                 ((c.0 as f64 + rad * a.cos()) as f32, (c.1 as f64 + rad * a.sin()) as f32)
@@ -1716,11 +1712,8 @@ mod tests {
     /// what lyon covers; whenever it does not, the fill is lyon's.
     #[test]
     fn the_sweep_agrees_with_lyon_on_random_grid_polygons() {
-        let mut r = 99u64;
-        let mut next = move |k: u64| {
-            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (r >> 33) % k
-        };
+        let mut r = tilerast_verif::Rng::new(99);
+        let mut next = move |k: u64| r.below(k);
         let (mut swept, mut fell_back) = (0, 0);
         for i in 0..400 {
             let nrings = 1 + next(2) as usize;

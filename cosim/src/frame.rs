@@ -131,10 +131,7 @@ pub type DoneStats = Arc<Mutex<Vec<FrameCycleStats>>>;
 
 /// The model for the frames' config on [`bench`], and its counters at each Done (seen through
 /// [`Lockstep::watching`]).
-pub fn lockstep(
-    frames: &[&Frame],
-    d: &Drive,
-) -> Result<(Lockstep<FrameCycle>, DoneStats), String> {
+pub fn lockstep(frames: &[&Frame], d: &Drive) -> Result<(Lockstep<FrameCycle>, DoneStats), String> {
     let first = frames.first().ok_or("no frame")?;
     let model = FrameCycle::try_new(&first.cfg)?;
     let stats = Arc::new(Mutex::new(Vec::new()));
