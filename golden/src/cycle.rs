@@ -111,22 +111,62 @@ pub fn drive<M: CycleModel>(
 // and Verilator back ends) and the RTL port table read, so that no port list is written twice.
 
 /// A block's ports during one cycle, by Verilog port name, in a fixed order (handshake ports
-/// and payload fields, each as raw bits, two's complement for signed fields).
+/// and payload fields, each as raw bits, two's complement for signed fields). The names are
+/// interned ([`intern`]): building a cycle's ports allocates no string.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Ports(Vec<(String, u64)>);
+pub struct Ports(Vec<(&'static str, u64)>);
+
+thread_local! {
+    /// Every port name seen on this thread, once.
+    static NAMES: std::cell::RefCell<std::collections::HashMap<String, &'static str>> = Default::default();
+    /// Per stream (its field table's address) and interface: the payload's port names.
+    static FIELD_PORTS: std::cell::RefCell<std::collections::HashMap<usize, std::collections::HashMap<String, &'static [&'static str]>>> = Default::default();
+    /// Per interface: its valid and ready ports.
+    static HANDSHAKE: std::cell::RefCell<std::collections::HashMap<String, (&'static str, &'static str)>> = Default::default();
+}
+
+/// `name` as a `&'static str`, one copy per distinct name and thread (port names are a few
+/// hundred; each is leaked once).
+pub fn intern(name: &str) -> &'static str {
+    NAMES.with(|m| {
+        if let Some(s) = m.borrow().get(name) {
+            return *s;
+        }
+        let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+        m.borrow_mut().insert(name.to_string(), s);
+        s
+    })
+}
+
+/// The ports `<iface>__<field>` of stream `S`'s fields, in field order (cached).
+pub fn field_ports<S: crate::streams::Stream>(iface: &str) -> &'static [&'static str] {
+    let key = S::FIELDS.as_ptr() as usize;
+    FIELD_PORTS.with(|m| {
+        if let Some(v) = m.borrow().get(&key).and_then(|per| per.get(iface)) {
+            return *v;
+        }
+        let v: Vec<&'static str> = S::FIELDS
+            .iter()
+            .map(|f| intern(&crate::streams::port_name(iface, f.name)))
+            .collect();
+        let v: &'static [&'static str] = Box::leak(v.into_boxed_slice());
+        m.borrow_mut().entry(key).or_default().insert(iface.to_string(), v);
+        v
+    })
+}
 
 impl Ports {
     /// Set `name` (added at the end if new).
     pub fn set(&mut self, name: &str, value: u64) {
-        match self.0.iter_mut().find(|(n, _)| n == name) {
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
-            None => self.0.push((name.to_string(), value)),
+            None => self.0.push((intern(name), value)),
         }
     }
 
     /// The value of `name`, if present.
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
 
     /// The value of `name` as one bit (absent: false).
@@ -136,7 +176,7 @@ impl Ports {
 
     /// Every (port, value), in the order set.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
-        self.0.iter().map(|(n, v)| (n.as_str(), *v))
+        self.0.iter().map(|(n, v)| (*n, *v))
     }
 
     /// Number of ports.
@@ -151,16 +191,16 @@ impl Ports {
 
     /// Stream `S`'s payload `p` on the ports `<iface>__<field>`.
     pub fn put_payload<S: crate::streams::Stream>(&mut self, iface: &str, p: &S::Payload) {
-        for (f, v) in S::FIELDS.iter().zip(S::to_bits(p)) {
-            self.set(&crate::streams::port_name(iface, f.name), v);
+        for (n, v) in field_ports::<S>(iface).iter().zip(S::to_bits(p)) {
+            self.set(n, v);
         }
     }
 
     /// Stream `S`'s payload on the ports `<iface>__<field>` (absent ports: zero).
     pub fn payload<S: crate::streams::Stream>(&self, iface: &str) -> S::Payload {
-        let bits: Vec<u64> = S::FIELDS
+        let bits: Vec<u64> = field_ports::<S>(iface)
             .iter()
-            .map(|f| self.get(&crate::streams::port_name(iface, f.name)).unwrap_or(0))
+            .map(|n| self.get(n).unwrap_or(0))
             .collect();
         S::from_bits(&bits)
     }
@@ -175,19 +215,28 @@ impl std::fmt::Display for Ports {
 
 /// The valid port of stream `iface`: `in_valid` for the input stream `inp`, else
 /// `<iface>_valid` (the names `stream_block!` gives the RTL's ports).
-pub fn valid_port(iface: &str) -> String {
-    match iface {
-        "inp" => "in_valid".to_string(),
-        _ => format!("{iface}_valid"),
-    }
+pub fn valid_port(iface: &str) -> &'static str {
+    handshake_ports(iface).0
 }
 
 /// The ready port of stream `iface`: `in_ready` for `inp`, else `<iface>_ready`.
-pub fn ready_port(iface: &str) -> String {
-    match iface {
-        "inp" => "in_ready".to_string(),
-        _ => format!("{iface}_ready"),
-    }
+pub fn ready_port(iface: &str) -> &'static str {
+    handshake_ports(iface).1
+}
+
+/// The valid and ready ports of `iface` (cached, interned).
+fn handshake_ports(iface: &str) -> (&'static str, &'static str) {
+    HANDSHAKE.with(|m| {
+        if let Some(v) = m.borrow().get(iface) {
+            return *v;
+        }
+        let v = match iface {
+            "inp" => (intern("in_valid"), intern("in_ready")),
+            _ => (intern(&format!("{iface}_valid")), intern(&format!("{iface}_ready"))),
+        };
+        m.borrow_mut().insert(iface.to_string(), v);
+        v
+    })
 }
 
 /// A stream's handshake and payload in one cycle, as seen on its ports.
@@ -233,11 +282,11 @@ impl Signature {
     pub fn input_ports(&self) -> Vec<String> {
         let mut v = vec!["flush".to_string()];
         for s in self.streams.iter().filter(|s| !s.sent) {
-            v.push(valid_port(s.name));
+            v.push(valid_port(s.name).to_string());
             v.extend(s.fields.iter().map(|f| crate::streams::port_name(s.name, f.name)));
         }
         for s in self.streams.iter().filter(|s| s.sent) {
-            v.push(ready_port(s.name));
+            v.push(ready_port(s.name).to_string());
         }
         v
     }
@@ -247,10 +296,10 @@ impl Signature {
     pub fn output_ports(&self) -> Vec<String> {
         let mut v = Vec::new();
         for s in self.streams.iter().filter(|s| !s.sent) {
-            v.push(ready_port(s.name));
+            v.push(ready_port(s.name).to_string());
         }
         for s in self.streams.iter().filter(|s| s.sent) {
-            v.push(valid_port(s.name));
+            v.push(valid_port(s.name).to_string());
             v.extend(s.fields.iter().map(|f| crate::streams::port_name(s.name, f.name)));
         }
         v.extend(self.outs.iter().map(|o| o.to_string()));
@@ -468,20 +517,20 @@ macro_rules! block_signature {
                     let mut p = $crate::cycle::Ports::default();
                     p.set("flush", self.flush as u64);
                     $(
-                        p.set(&$crate::cycle::valid_port(stringify!($t)), self.$t.valid as u64);
+                        p.set($crate::cycle::valid_port(stringify!($t)), self.$t.valid as u64);
                         p.put_payload::<$crate::streams::ports::$ts>(stringify!($t), &self.$t.payload);
                     )*
-                    $(p.set(&$crate::cycle::ready_port(stringify!($s)), self.[<$s _ready>] as u64);)*
+                    $(p.set($crate::cycle::ready_port(stringify!($s)), self.[<$s _ready>] as u64);)*
                     p
                 }
                 fn from_ports(p: &$crate::cycle::Ports) -> Self {
                     Self {
                         flush: p.bit("flush"),
                         $($t: $crate::cycle::Offer::new(
-                            p.bit(&$crate::cycle::valid_port(stringify!($t))),
+                            p.bit($crate::cycle::valid_port(stringify!($t))),
                             p.payload::<$crate::streams::ports::$ts>(stringify!($t)),
                         ),)*
-                        $([<$s _ready>]: p.bit(&$crate::cycle::ready_port(stringify!($s))),)*
+                        $([<$s _ready>]: p.bit($crate::cycle::ready_port(stringify!($s))),)*
                     }
                 }
             }
@@ -489,9 +538,9 @@ macro_rules! block_signature {
             impl $crate::cycle::Record for [<$name Out>] {
                 fn to_ports(&self) -> $crate::cycle::Ports {
                     let mut p = $crate::cycle::Ports::default();
-                    $(p.set(&$crate::cycle::ready_port(stringify!($t)), self.[<$t _ready>] as u64);)*
+                    $(p.set($crate::cycle::ready_port(stringify!($t)), self.[<$t _ready>] as u64);)*
                     $(
-                        p.set(&$crate::cycle::valid_port(stringify!($s)), self.$s.valid as u64);
+                        p.set($crate::cycle::valid_port(stringify!($s)), self.$s.valid as u64);
                         p.put_payload::<$crate::streams::ports::$ss>(stringify!($s), &self.$s.payload);
                     )*
                     $($(p.set(stringify!($o), $crate::cycle::OutPort::to_port(&self.$o));)*)?
@@ -499,9 +548,9 @@ macro_rules! block_signature {
                 }
                 fn from_ports(p: &$crate::cycle::Ports) -> Self {
                     Self {
-                        $([<$t _ready>]: p.bit(&$crate::cycle::ready_port(stringify!($t))),)*
+                        $([<$t _ready>]: p.bit($crate::cycle::ready_port(stringify!($t))),)*
                         $($s: $crate::cycle::Offer::new(
-                            p.bit(&$crate::cycle::valid_port(stringify!($s))),
+                            p.bit($crate::cycle::valid_port(stringify!($s))),
                             p.payload::<$crate::streams::ports::$ss>(stringify!($s)),
                         ),)*
                         $($($o: $crate::cycle::OutPort::from_port(p.get(stringify!($o)).unwrap_or(0)),)*)?

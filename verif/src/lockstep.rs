@@ -179,12 +179,12 @@ where
                 }
             }
         }
-        p.set(&valid_port(&self.iface), self.offered as u64);
+        p.set(valid_port(&self.iface), self.offered as u64);
         p.put_payload::<S>(&self.iface, &payload);
     }
 
     fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
-        let ready = o.bit(&ready_port(&self.iface));
+        let ready = o.bit(ready_port(&self.iface));
         if self.offered && !ready {
             self.waits += 1;
         }
@@ -289,11 +289,11 @@ where
 {
     fn drive(&mut self, cycle: u64, p: &mut Ports) {
         self.now = (self.ready)(cycle);
-        p.set(&ready_port(&self.iface), self.now as u64);
+        p.set(ready_port(&self.iface), self.now as u64);
     }
 
     fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
-        let valid = o.bit(&valid_port(&self.iface));
+        let valid = o.bit(valid_port(&self.iface));
         self.wait = if valid && !self.now { self.wait + 1 } else { 0 };
         self.longest_wait = self.longest_wait.max(self.wait);
         self.waits += (valid && !self.now) as u64;
@@ -364,17 +364,17 @@ impl Agent for Memory {
     fn drive(&mut self, cycle: u64, p: &mut Ports) {
         use tilerast_golden::streams::ports;
         self.granted = (self.grant)(cycle);
-        p.set(&ready_port(&self.req), self.mem.req_ready(self.granted) as u64);
+        p.set(ready_port(&self.req), self.mem.req_ready(self.granted) as u64);
         let (v, r) = self.mem.resp();
-        p.set(&valid_port(&self.rsp), v as u64);
+        p.set(valid_port(&self.rsp), v as u64);
         p.put_payload::<ports::MemResp>(&self.rsp, &r);
     }
 
     fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
         use tilerast_golden::streams::ports;
         let flush = i.bit("flush");
-        let valid = o.bit(&valid_port(&self.req));
-        let ready = i.bit(&ready_port(&self.req));
+        let valid = o.bit(valid_port(&self.req));
+        let ready = i.bit(ready_port(&self.req));
         self.waits += (valid && !ready) as u64;
         self.requests += (valid && ready && !flush) as u64;
         let req = o.payload::<ports::MemReq>(&self.req);
@@ -385,7 +385,7 @@ impl Agent for Memory {
                 log.push(req);
             }
         }
-        let rsp_ready = o.bit(&ready_port(&self.rsp));
+        let rsp_ready = o.bit(ready_port(&self.rsp));
         self.mem.clock(valid, &req, self.granted, rsp_ready, flush);
     }
 
