@@ -24,9 +24,9 @@
 
 use crate::error::{CliError, Res};
 use crate::plot::{Group, Plot, Series, MAX_SERIES};
+use crate::progress::Progress;
 use crate::render::fmt_num;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use tilerast_golden::pipeline::FrameStats;
 use tilerast_golden::{Config, CoverageTest, Frame};
@@ -559,7 +559,7 @@ fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
 /// 1-thread run (`explore_on_many_threads_is_byte_for_byte_the_serial_run` in
 /// `cli/tests/cli.rs`). An error is the first failing combination's in sweep order, as in a
 /// serial run: once one fails, the combinations after it are not started.
-fn sweep(frame: &Frame, file: &str, valid: Vec<(Combo, Config)>, raster_only: bool, pb: &ProgressBar) -> Res<Vec<Row>> {
+fn sweep(frame: &Frame, file: &str, valid: Vec<(Combo, Config)>, raster_only: bool, pb: &Progress) -> Res<Vec<Row>> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let first_failed = AtomicUsize::new(usize::MAX);
@@ -639,18 +639,9 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
     for why in &skipped {
         let _ = writeln!(err, "note: skipping {why}");
     }
-    let pb = ProgressBar::new(valid.len() as u64);
-    let show = !o.quiet && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
-    pb.set_draw_target(if show {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    });
-    if let Ok(st) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
-        pb.set_style(st);
-    }
+    let pb = Progress::new(valid.len() as u64, "combinations", format!("explore {file}"), o.quiet);
     let rows = sweep(frame, file, valid, o.raster_only, &pb);
-    pb.finish_and_clear();
+    pb.finish();
     let rows = rows?;
 
     let table_figs: Vec<&str> = if o.figures.is_some() {

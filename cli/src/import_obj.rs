@@ -23,8 +23,9 @@
 //! ```
 
 use crate::error::{CliError, Res};
+use crate::progress::Progress;
 use crate::scene_io::{check_triangles, parse_vec3, snap, ImportArgs};
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::Path;
 use tilerast_golden::scene::{Primitive, Triangle};
 use tilerast_golden::{Config, Scene};
@@ -240,6 +241,22 @@ fn mesh_triangles<'a>(
     })
 }
 
+/// The OBJ's bytes as tobj reads them, each read counted on the progress bar.
+struct Counted<'a> {
+    rest: &'a [u8],
+    read: u64,
+    progress: &'a Progress,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.rest.read(buf)?;
+        self.read += n as u64;
+        self.progress.set(self.read);
+        Ok(n)
+    }
+}
+
 /// Convert OBJ text to a scene (materials are looked up relative to `dir`).
 pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &ImportArgs) -> Res<Scene> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -251,13 +268,21 @@ pub fn obj_to_scene(text: &str, dir: &Path, file: &str, cfg: &Config, imp: &Impo
         ignore_points: true,
         ignore_lines: true,
     };
-    let (models, materials) = tobj::load_obj_buf(&mut BufReader::new(text.as_bytes()), &opts, |p| {
+    // The parse is most of the import's own time: its bar counts the bytes tobj has read.
+    let progress = Progress::new(text.len() as u64, "bytes", format!("import {file}"), imp.quiet);
+    let counted = Counted {
+        rest: text.as_bytes(),
+        read: 0,
+        progress: &progress,
+    };
+    let parsed = tobj::load_obj_buf(&mut BufReader::new(counted), &opts, |p| {
         // Through read_input: a material file is size-limited like the OBJ itself.
         let text =
             tilerast_golden::scene::read_input_text(&dir.join(p)).map_err(|_| tobj::LoadError::OpenFileFailed)?;
         tobj::load_mtl_buf(&mut BufReader::new(text.as_bytes()))
-    })
-    .map_err(|e| match tobj_failing_line(text, &opts) {
+    });
+    progress.finish();
+    let (models, materials) = parsed.map_err(|e| match tobj_failing_line(text, &opts) {
         Some(n) => CliError::at(file, format!("line {n}"), e),
         None => CliError::at(file, "obj", e),
     })?;

@@ -272,8 +272,7 @@ pub fn run(frame: &Frame, file: &str, dest: &str, out: &mut dyn Write, quiet: bo
     let s = frame.cfg.msaa;
     let (mut quads, mut samples) = (0u64, 0u64);
     let [ntx, nty] = frame.cfg.tiles();
-    let mut progress =
-        crate::progress::Progress::new(ntx as u64 * nty as u64, "tiles", format!("raster {file}"), quiet);
+    let progress = crate::progress::Progress::new(ntx as u64 * nty as u64, "tiles", format!("raster {file}"), quiet);
     let r = tilerast_golden::pipeline::raster_stream(frame, false, |e| {
         match e {
             Event::Quads { tile, quads: qs } => {

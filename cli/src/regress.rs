@@ -14,7 +14,7 @@
 //! 2 bad arguments or an unreadable scene (one line on stderr).
 
 use crate::error::{CliError, Res};
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::progress::Progress;
 use std::path::PathBuf;
 use std::time::Duration;
 use tilerast_cosim::regress::{self, RunCfg, CLASSES};
@@ -87,6 +87,9 @@ pub struct RegressArgs {
     /// (scene, `.drive.json`, side-by-side `.vcd`); `--scene F --frame` reruns one.
     #[arg(long, conflicts_with_all = ["config", "set", "merge", "back_end", "model"])]
     pub frame: bool,
+    /// No progress bar on stderr (one is drawn only on a terminal, for a run past 2 s).
+    #[arg(long)]
+    pub quiet: bool,
     /// RTL model (a preset, or `ice40_mut`: ice40 with a planted bug, for tests).
     #[arg(long, hide = true)]
     pub model: Option<String>,
@@ -193,19 +196,14 @@ pub fn run(a: &RegressArgs) -> Res<()> {
         keep_going: a.keep_going,
     };
     let total: u64 = regress::shard_chunks(&cfg).map(|c| c.2).sum();
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
-            .expect("template")
-            .progress_chars("=> "),
-    );
+    let bar = Progress::new(total, "prims", format!("regress {model}"), a.quiet);
     let mut cycles = 0u64;
     let st = regress::run(&cfg, |c| {
         cycles += c.cycles;
         bar.inc(c.prims);
         bar.set_message(format!("{:.1} M cycles", cycles as f64 / 1e6));
     });
-    bar.finish_and_clear();
+    bar.finish();
     for f in &st.failures {
         print!("FAIL {f}");
     }
@@ -631,7 +629,12 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         shrink_budget: Duration::from_secs_f64(a.shrink_secs),
         keep_going: a.keep_going,
     };
-    let bar = chunk_bar(a.count.div_ceil(shard.1));
+    let bar = Progress::new(
+        a.count.div_ceil(shard.1),
+        "prims",
+        format!("regress --back-end {preset}"),
+        a.quiet,
+    );
     let t0 = std::time::Instant::now();
     let mut cycles = 0u64;
     let st = back_end::regress(&rc, |p, c| {
@@ -640,7 +643,7 @@ fn run_back_end(a: &RegressArgs) -> Res<()> {
         bar.set_message(format!("{:.1} M cycles", cycles as f64 / 1e6));
     })
     .map_err(CliError)?;
-    bar.finish_and_clear();
+    bar.finish();
     print_failures(&st.failures);
     let secs = t0.elapsed().as_secs_f64();
     println!(
@@ -719,7 +722,12 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
         shrink_budget: Duration::from_secs_f64(a.shrink_secs),
         keep_going: a.keep_going,
     };
-    let bar = chunk_bar(a.count.div_ceil(shard.1));
+    let bar = Progress::new(
+        a.count.div_ceil(shard.1),
+        "prims",
+        format!("regress --frame {preset}"),
+        a.quiet,
+    );
     let t0 = std::time::Instant::now();
     let mut cycles = 0u64;
     let st = frame::regress(&rc, |p, c| {
@@ -728,7 +736,7 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
         bar.set_message(format!("{:.1} M cycles", cycles as f64 / 1e6));
     })
     .map_err(CliError)?;
-    bar.finish_and_clear();
+    bar.finish();
     print_failures(&st.failures);
     let secs = t0.elapsed().as_secs_f64();
     println!(
@@ -788,17 +796,6 @@ fn chunked_args(a: &RegressArgs) -> (u64, u64) {
         usage(format!("--shrink-secs: `{}` is not a number of seconds", a.shrink_secs));
     }
     shard
-}
-
-/// The progress bar of a pixel-side regression over `prims` primitives.
-fn chunk_bar(prims: u64) -> ProgressBar {
-    let bar = ProgressBar::new(prims);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} prims {per_sec} eta {eta} {msg}")
-            .expect("template")
-            .progress_chars("=> "),
-    );
-    bar
 }
 
 /// One `FAIL chunk` line per failing chunk (chunk, failure, saved scene).

@@ -438,8 +438,7 @@ pub fn run(frame: &Frame, file: &str, o: &RenderOpts, out: &mut dyn Write) -> Re
         .then(|| QuadOutlines::new(frame.cfg.viewport));
     let mine = |p: u32| o.prim.is_none_or(|q| q == p);
     let [ntx, nty] = frame.cfg.tiles();
-    let mut progress =
-        crate::progress::Progress::new(ntx as u64 * nty as u64, "tiles", format!("render {file}"), o.quiet);
+    let progress = crate::progress::Progress::new(ntx as u64 * nty as u64, "tiles", format!("render {file}"), o.quiet);
     let r = tilerast_golden::pipeline::render_stream(frame, want_sub, |e| {
         match e {
             Event::TileDone([tx, ty]) => progress.set(ty as u64 * ntx as u64 + tx as u64 + 1),

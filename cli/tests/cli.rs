@@ -1593,6 +1593,85 @@ fn progress_is_drawn_on_a_terminal_only_and_not_with_quiet() {
     }
 }
 
+/// `sh -c CMD` on a pseudo-terminal (`script`): what the terminal showed (stdout and stderr,
+/// unless CMD redirects them). `CI` is set, as on the CI machine: it must not matter.
+#[cfg(unix)]
+fn on_tty(cmd: &str) -> String {
+    let o = Command::new("script")
+        .args(["-qec", cmd, "/dev/null"])
+        .env("CI", "true")
+        .env("TILERAST_PROGRESS_AFTER_MS", "0")
+        .output()
+        .expect("`script` (util-linux) runs commands on a pseudo-terminal for this test");
+    assert!(o.status.success(), "{cmd}: {o:?}");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `explore` and `import` (OBJ and SVG) draw their bar on stderr when it is a terminal
+/// (whatever stdout is: here a file, and the file holds exactly what a piped run prints),
+/// with a rate and the time left; not when stderr is a pipe or a file (even with stdout on the
+/// terminal), and not with `--quiet`. The bar shows at once (`TILERAST_PROGRESS_AFTER_MS=0`).
+#[test]
+fn progress_of_explore_and_import_is_drawn_on_a_terminal_stderr_only_and_not_with_quiet() {
+    let scene = default_scene_path();
+    let (obj, svg) = (data("cube.obj"), data("shapes.svg"));
+    let cases: [(&str, Vec<String>, &str); 3] = [
+        (
+            "explore",
+            vec!["explore".into(), scene.clone(), "--msaa".into(), "1,4".into()],
+            "combinations (",
+        ),
+        ("import-obj", vec!["import".into(), obj.clone()], "B/s, "),
+        ("import-svg", vec!["import".into(), svg.clone()], "paths ("),
+    ];
+    for (name, args, unit) in cases {
+        // A pipe: nothing on stderr, even when the bar would show at once.
+        let piped = bin()
+            .env("TILERAST_PROGRESS_AFTER_MS", "0")
+            .env("CI", "true")
+            .args(&args)
+            .output()
+            .unwrap();
+        let expected = ok(&piped);
+        assert!(
+            piped.stderr.is_empty(),
+            "{name}: {:?}",
+            String::from_utf8_lossy(&piped.stderr)
+        );
+        #[cfg(unix)]
+        {
+            let d = tmp(&format!("progress-{name}"));
+            let line = format!("{} {}", env!("CARGO_BIN_EXE_tilerast"), args.join(" "));
+            let out = d.join(format!("{name}.out"));
+            let err = d.join(format!("{name}.err"));
+            // stderr on the terminal, stdout to a file: the bar, and the same stdout.
+            let s = on_tty(&format!("{line} > {}", out.display()));
+            assert!(
+                s.contains(&format!("{} ", args[0])) && s.contains(unit) && s.contains("left)"),
+                "{name}: no bar on the terminal: {s:?}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&out).unwrap(),
+                expected,
+                "{name}: stdout changed"
+            );
+            // stdout on the terminal, stderr to a file: no bar anywhere.
+            let s = on_tty(&format!("{line} 2> {}", err.display()));
+            assert!(!s.contains("left)"), "{name}: a bar with stderr on a file: {s:?}");
+            let e = std::fs::read_to_string(&err).unwrap();
+            assert!(e.is_empty(), "{name}: stderr is a file: {e:?}");
+            // --quiet: no bar.
+            let s = on_tty(&format!("{line} --quiet > {}", out.display()));
+            assert!(!s.contains("left)"), "{name}: a bar with --quiet: {s:?}");
+            assert_eq!(
+                std::fs::read_to_string(&out).unwrap(),
+                expected,
+                "{name}: stdout changed"
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // regress (RTL co-simulation)
 
