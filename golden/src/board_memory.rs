@@ -194,6 +194,30 @@ impl BoardMemoryCycle {
     }
 }
 
+crate::block_signature! {
+    /// The board memory's ports: requests in, read responses out, and the sticky `error`.
+    pub BoardMemory "board_memory" {
+        takes { inp: MemReq }
+        sends { out: MemResp }
+        outs { error: bool }
+    }
+}
+
+impl crate::cycle::BlockModel for BoardMemoryCycle {
+    type Sig = BoardMemoryPorts;
+    fn outputs(&self, _: &BoardMemoryIn) -> BoardMemoryOut {
+        let (v, r) = self.out();
+        BoardMemoryOut {
+            inp_ready: self.in_ready(),
+            out: crate::cycle::Offer::new(v, r),
+            error: self.error,
+        }
+    }
+    fn clock(&mut self, i: &BoardMemoryIn) {
+        BoardMemoryCycle::clock(self, i.inp.valid, &i.inp.payload, i.out_ready, i.flush)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

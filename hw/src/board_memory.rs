@@ -223,9 +223,9 @@ impl Logic for BoardRam {
 
 stream_block! {
     /// The board memory. Build with [`BoardMemory::new`] (see the module header).
-    pub struct BoardMemory(MemReqIn => MemRespOut) {
-        /// Sticky: since the last flush an out-of-range request was taken (and not performed).
-        pub error: Signal<Out, Bit>,
+    /// `error` (sticky): since the last flush an out-of-range request was taken (and not
+    /// performed).
+    pub struct BoardMemory(MemReqIn => MemRespOut) outs { error: Bit } {
         /// The RAM.
         pub ram: BoardRam,
         c_bad: Constant<Bits<32>>,

@@ -1,13 +1,15 @@
 //! The board memory (`hw/src/board_memory.rs`) against its cycle model `BoardMemoryCycle`:
 //!
 //! - rust-hdl simulation of every board's memory, every port on every cycle (`in_ready`,
-//!   `out_valid`, `out__rdata`, `error`): random reads and writes with random byte enables on
+//!   `out_valid`, `out__rdata`, `error`) through the one lock-step harness
+//!   (`tilerast_verif::lockstep`, rust-hdl back end in `tests/common`): random reads and writes with random byte enables on
 //!   words spread over the capacity (the SPRAM's bank boundary included), out-of-range and
 //!   misaligned addresses, input gaps, random `out_ready` back-pressure, random stalls, one long
 //!   stall, random flushes; a full-rate burst; activity counted and asserted;
-//! - a planted bug (the RAM ignores byte enables) caught at the cycle the cycle model predicts;
+//! - a planted bug (the RAM ignores byte enables) caught at the cycle the cycle model predicts
+//!   (`lockstep::first_difference` against the model with the bug, [`ForcedBe`]);
 //! - the emitted Verilog (`rtl-out/tilerast_board_memory_<board>.f`'s files) in Icarus against the same
-//!   model, cycle by cycle, and for the iCEBreaker also with `SYNTHESIS` defined, i.e. the four
+//!   model, cycle by cycle (the lock-step's inputs and predictions as vectors), and for the iCEBreaker also with `SYNTHESIS` defined, i.e. the four
 //!   `SB_SPRAM256KA` instances on yosys's simulation model of the primitive; a planted bug in
 //!   the Verilog caught at its predicted cycle;
 //! - yosys maps each board's memory to its RAM primitives (4 SB_SPRAM256KA, 16 SB_RAM40_4K,
@@ -16,16 +18,20 @@
 //!   cleared through the port, a small frame runs, and the memory, read back through the port
 //!   and peeked, holds golden's framebuffer byte for byte.
 
+mod common;
+
 use rust_hdl::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use tilerast_golden::board::{board, Board, BOARDS};
-use tilerast_golden::board_memory::{BoardMemoryCycle, MemoryKind};
-use tilerast_golden::streams::{MemReq, MemResp};
+use tilerast_golden::board_memory::{BoardMemoryCycle, BoardMemoryIn, BoardMemoryOut, BoardMemoryPorts, MemoryKind};
+use tilerast_golden::cycle::BlockModel;
+use tilerast_golden::streams::{ports, MemReq};
 use tilerast_hw::board_memory::{self, BoardMemory};
-use tilerast_verif::{Flush, FlushLine, Line, Pattern, Rng};
+use tilerast_verif::lockstep::{self, Bench, Flushes, Lockstep, Mismatch, Observer, Sink, Source};
+use tilerast_verif::{Flush, Pattern, Rng};
 
 // ---------------------------------------------------------------------------------------------
 // Stimulus, shared by the rust-hdl runs, the predictions and the Icarus vectors.
@@ -87,137 +93,27 @@ const BURST: u64 = 60;
 /// A long stall of `out_ready`.
 const STALL: std::ops::Range<u64> = 1500..1800;
 
-/// The inputs of one cycle.
-#[derive(Clone, Copy, Debug)]
-struct Inputs {
-    in_valid: bool,
-    req: MemReq,
-    out_ready: bool,
-    flush: bool,
-}
+/// The model with every write's byte enables OR-ed with `force_be` (a planted bug's
+/// prediction: the RAM writing bytes it was not asked to).
+struct ForcedBe(BoardMemoryCycle, u8);
 
-/// Per cycle inputs from the seed; [`Bench::step`] once per cycle, [`Bench::taken`] when the
-/// model takes the request.
-struct Bench {
-    reqs: Vec<MemReq>,
-    next: usize,
-    valid: Line,
-    ready: Line,
-    flush: FlushLine,
-    cycle: u64,
-}
-
-impl Bench {
-    fn new(kind: MemoryKind, seed: u64, cycles: u64) -> Bench {
-        Bench {
-            reqs: requests(kind, seed, cycles as usize),
-            next: 0,
-            valid: Pattern::Runs { pct: 75 }.line(Rng::stream(seed, 0)),
-            ready: Pattern::RandomStalls {
-                pct: 70,
-                permille: 8,
-                min: 5,
-                max: 60,
-            }
-            .line(Rng::stream(seed, 1)),
-            flush: Flush::Random { permille: 5 }.line(Rng::stream(seed, 2)),
-            cycle: 0,
+impl BlockModel for ForcedBe {
+    type Sig = BoardMemoryPorts;
+    fn outputs(&self, i: &BoardMemoryIn) -> BoardMemoryOut {
+        self.0.outputs(i)
+    }
+    fn clock(&mut self, i: &BoardMemoryIn) {
+        let mut i = i.clone();
+        if i.inp.payload.write {
+            i.inp.payload.be |= self.1;
         }
-    }
-
-    fn step(&mut self) -> Inputs {
-        let c = self.cycle;
-        self.cycle += 1;
-        let (v, r, f) = (self.valid.step(), self.ready.step(), self.flush.step());
-        let burst = c < BURST;
-        let (v, r, f) = if burst {
-            (true, true, false)
-        } else {
-            (v, r && !STALL.contains(&c), f)
-        };
-        Inputs {
-            in_valid: v && self.next < self.reqs.len(),
-            req: self.reqs.get(self.next).copied().unwrap_or_default(),
-            out_ready: r,
-            flush: f,
-        }
-    }
-
-    fn taken(&mut self) {
-        self.next += 1;
+        BlockModel::clock(&mut self.0, &i);
     }
 }
 
-/// The outputs of one cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Outputs {
-    in_ready: bool,
-    out_valid: bool,
-    rdata: u32,
-    error: bool,
-}
-
-fn model_outputs(m: &BoardMemoryCycle) -> Outputs {
-    let (out_valid, MemResp { rdata }) = m.out();
-    Outputs {
-        in_ready: m.in_ready(),
-        out_valid,
-        rdata,
-        error: m.error(),
-    }
-}
-
-/// The ports that differ, named as in the Verilog.
-fn differences(rtl: &Outputs, model: &Outputs) -> Vec<String> {
-    let mut d = Vec::new();
-    for (name, a, b) in [
-        ("in_ready", rtl.in_ready as u32, model.in_ready as u32),
-        ("out_valid", rtl.out_valid as u32, model.out_valid as u32),
-        ("out__rdata", rtl.rdata, model.rdata),
-        ("error", rtl.error as u32, model.error as u32),
-    ] {
-        if a != b {
-            d.push(format!("{name} rtl {a:#x} model {b:#x}"));
-        }
-    }
-    d
-}
-
-/// The model with every write's byte enables OR-ed with `force_be` (the planted bug).
-fn mutated(req: &MemReq, force_be: u8) -> MemReq {
-    MemReq {
-        be: if req.write { req.be | force_be } else { req.be },
-        ..*req
-    }
-}
-
-/// The first cycle and port at which a memory whose writes OR `force_be` into their byte
-/// enables differs from the right one under the bench's stimulus.
-fn predict(kind: MemoryKind, seed: u64, cycles: u64, force_be: u8) -> Option<(u64, Vec<String>)> {
-    let mut bench = Bench::new(kind, seed, cycles);
-    let (mut good, mut bad) = (BoardMemoryCycle::new(kind), BoardMemoryCycle::new(kind));
-    for c in 0..cycles {
-        let i = bench.step();
-        let d = differences(&model_outputs(&bad), &model_outputs(&good));
-        if !d.is_empty() {
-            return Some((c, d));
-        }
-        if i.in_valid && good.in_ready() && !i.flush {
-            bench.taken();
-        }
-        good.clock(i.in_valid, &i.req, i.out_ready, i.flush);
-        bad.clock(i.in_valid, &mutated(&i.req, force_be), i.out_ready, i.flush);
-    }
-    None
-}
-
-// ---------------------------------------------------------------------------------------------
-// rust-hdl simulation against the cycle model.
-
+/// What the bench saw.
 #[derive(Debug, Default)]
-struct Report {
-    cycles: u64,
-    mismatch: Option<(u64, Vec<String>)>,
+struct Activity {
     taken: u64,
     burst_taken: u64,
     reads: u64,
@@ -229,91 +125,115 @@ struct Report {
     reads_after_partial: u64,
     errors: u64,
     error_cycles: u64,
-    flushes: u64,
     /// Cycles with a request offered and `in_ready` low (the response buffer full).
     full_stalls: u64,
-    /// Cycles with a response offered and `out_ready` low.
-    resp_waits: u64,
     max_valid_run: u64,
 }
 
-fn simulate(kind: MemoryKind, seed: u64, cycles: u64, mutant: bool) -> Report {
+/// The bench of one run (the one lock-step harness's agents): the requests under a runs
+/// pattern, responses taken under random stalls with a long stall at [`STALL`], random flushes;
+/// the first [`BURST`] cycles valid and ready throughout and no flush. An observer counts the
+/// activity.
+fn bench(kind: MemoryKind, seed: u64, cycles: u64) -> (Bench, Arc<Mutex<Activity>>) {
+    let mut valid = Pattern::Runs { pct: 75 }.line(Rng::stream(seed, 0));
+    let mut ready = Pattern::RandomStalls {
+        pct: 70,
+        permille: 8,
+        min: 5,
+        max: 60,
+    }
+    .line(Rng::stream(seed, 1));
+    let mut flush = Flush::Random { permille: 5 }.line(Rng::stream(seed, 2));
+    let act = Arc::new(Mutex::new(Activity::default()));
+    let a = act.clone();
+    let (mut partial, mut run) = (HashSet::new(), 0u64);
+    let observer = Observer::new(move |c, i, o| {
+        let mut a = a.lock().unwrap();
+        a.error_cycles += o.bit("error") as u64;
+        a.full_stalls += (i.bit("in_valid") && !o.bit("in_ready")) as u64;
+        if o.bit("out_valid") && i.bit("out_ready") && !i.bit("flush") && o.get("out__rdata") != Some(0) {
+            a.nonzero_reads += 1;
+        }
+        let take = i.bit("in_valid") && o.bit("in_ready") && !i.bit("flush");
+        run = if take { run + 1 } else { 0 };
+        a.max_valid_run = a.max_valid_run.max(run);
+        if take {
+            a.taken += 1;
+            a.burst_taken += (c < BURST) as u64;
+            let q: MemReq = i.payload::<ports::MemReq>("inp");
+            if !kind.in_range(q.addr) {
+                a.errors += 1;
+            } else if q.write {
+                a.writes += 1;
+                if q.be != 0 && q.be != 0xf {
+                    a.partial_writes += 1;
+                    partial.insert(q.addr);
+                } else if q.be == 0xf {
+                    partial.remove(&q.addr);
+                }
+            } else {
+                a.reads += 1;
+                a.reads_after_partial += partial.contains(&q.addr) as u64;
+            }
+        }
+    });
+    let b = Bench::new()
+        .with("flush", Flushes::when(Box::new(move |c| flush.step() && c >= BURST)))
+        .with(
+            "inp",
+            Source::<ports::MemReq>::new(
+                "inp",
+                requests(kind, seed, cycles as usize),
+                Box::new(move |c| valid.step() || c < BURST),
+            ),
+        )
+        .with(
+            "out",
+            Sink::<ports::MemResp>::new(
+                "out",
+                Box::new(move |c| c < BURST || ready.step() && !STALL.contains(&c)),
+            ),
+        )
+        .with("activity", observer);
+    (b, act)
+}
+
+/// The first cycle and port at which a memory whose writes OR `force_be` into their byte
+/// enables differs from the right one under the bench's stimulus.
+fn predict(kind: MemoryKind, seed: u64, cycles: u64, force_be: u8) -> Option<(u64, String)> {
+    let mut good = Lockstep::new(BoardMemoryCycle::new(kind), bench(kind, seed, cycles).0);
+    let mut bad = Lockstep::new(
+        ForcedBe(BoardMemoryCycle::new(kind), force_be),
+        bench(kind, seed, cycles).0,
+    );
+    lockstep::first_difference(&mut good, &mut bad, cycles).unwrap()
+}
+
+/// One rust-hdl run: the first difference (if any), what the bench saw, the flushes driven
+/// and the cycles a response waited for `out_ready`.
+struct Run {
+    outcome: Result<(), Box<Mismatch>>,
+    activity: Activity,
+    flushes: u64,
+    resp_waits: u64,
+}
+
+/// The rust-hdl board memory (or its mutant) against the model for `cycles` cycles.
+fn simulate(kind: MemoryKind, seed: u64, cycles: u64, mutant: bool) -> Run {
     let mut dut = BoardMemory::new(kind);
     if mutant {
         dut = dut.mutant_ignore_byte_enables();
     }
-    dut.connect_all();
-    let result = Arc::new(Mutex::new(None));
-    let res = result.clone();
-    let mut sim = Simulation::new();
-    sim.add_clock(5, |x: &mut Box<BoardMemory>| x.clock.next = !x.clock.val());
-    sim.add_testbench(move |mut sim: Sim<BoardMemory>| {
-        let mut bench = Bench::new(kind, seed, cycles);
-        let mut model = BoardMemoryCycle::new(kind);
-        let mut r = Report::default();
-        let mut partial: HashSet<u32> = HashSet::new();
-        let mut run = 0u64;
-        let mut x = sim.init()?;
-        for cycle in 0..cycles {
-            let i = bench.step();
-            x.in_valid.next = i.in_valid;
-            x.inp.drive(&i.req);
-            x.out_ready.next = i.out_ready;
-            x.flush.next = i.flush;
-            x = sim.watch(|x| !x.clock.val().clk, x)?;
-            let rtl = Outputs {
-                in_ready: x.in_ready.val(),
-                out_valid: x.out_valid.val(),
-                rdata: x.out.sample().rdata,
-                error: x.error.val(),
-            };
-            let m = model_outputs(&model);
-            r.cycles = cycle + 1;
-            let d = differences(&rtl, &m);
-            if !d.is_empty() {
-                r.mismatch = Some((cycle, d));
-                break;
-            }
-            // Activity.
-            r.flushes += i.flush as u64;
-            r.error_cycles += m.error as u64;
-            r.full_stalls += (i.in_valid && !m.in_ready) as u64;
-            r.resp_waits += (m.out_valid && !i.out_ready) as u64;
-            if m.out_valid && i.out_ready && !i.flush && m.rdata != 0 {
-                r.nonzero_reads += 1;
-            }
-            let take = i.in_valid && m.in_ready && !i.flush;
-            run = if take { run + 1 } else { 0 };
-            r.max_valid_run = r.max_valid_run.max(run);
-            if take {
-                bench.taken();
-                r.taken += 1;
-                r.burst_taken += (cycle < BURST) as u64;
-                let q = i.req;
-                if !kind.in_range(q.addr) {
-                    r.errors += 1;
-                } else if q.write {
-                    r.writes += 1;
-                    if q.be != 0 && q.be != 0xf {
-                        r.partial_writes += 1;
-                        partial.insert(q.addr);
-                    } else if q.be == 0xf {
-                        partial.remove(&q.addr);
-                    }
-                } else {
-                    r.reads += 1;
-                    r.reads_after_partial += partial.contains(&q.addr) as u64;
-                }
-            }
-            model.clock(i.in_valid, &i.req, i.out_ready, i.flush);
-            x = sim.watch(|x| x.clock.val().clk, x)?;
-        }
-        *res.lock().unwrap() = Some(r);
-        sim.done(x)
-    });
-    sim.run(Box::new(dut), 10 * (cycles + 10)).expect("rust-hdl simulation");
-    let r = result.lock().unwrap().take();
-    r.unwrap()
+    let (b, act) = bench(kind, seed, cycles);
+    let (ls, outcome) = common::lockstep(dut, Lockstep::new(BoardMemoryCycle::new(kind), b), cycles, None);
+    println!("{}", ls.bench.summary());
+    let activity = std::mem::take(&mut *act.lock().unwrap());
+    Run {
+        outcome,
+        activity,
+        flushes: ls.bench.get::<Flushes>("flush").count,
+        resp_waits: ls.bench.get::<Sink<ports::MemResp>>("out").waits,
+    }
 }
 
 const CYCLES: u64 = 4000;
@@ -321,16 +241,16 @@ const CYCLES: u64 = 4000;
 #[test]
 fn every_board_memory_equals_its_cycle_model() {
     for (k, b) in BOARDS.iter().enumerate() {
-        let r = simulate(b.memory, 11 + k as u64, CYCLES, false);
-        println!("{} ({}): {r:?}", b.name, b.memory.describe());
-        if let Some((c, d)) = &r.mismatch {
-            panic!(
-                "{}: BoardMemory and BoardMemoryCycle differ at cycle {c}: {}",
-                b.name,
-                d.join("; ")
-            );
+        let run = simulate(b.memory, 11 + k as u64, CYCLES, false);
+        let (r, flushes, resp_waits) = (&run.activity, run.flushes, run.resp_waits);
+        println!(
+            "{} ({}): {r:?}, {flushes} flushes, {resp_waits} response waits",
+            b.name,
+            b.memory.describe()
+        );
+        if let Err(m) = &run.outcome {
+            panic!("{}: {m}", b.name);
         }
-        assert_eq!(r.cycles, CYCLES);
         // Full rate: the burst takes one request per cycle.
         assert_eq!(r.burst_taken, BURST, "{}: {r:?}", b.name);
         assert!(r.max_valid_run >= BURST, "{}: {r:?}", b.name);
@@ -340,12 +260,16 @@ fn every_board_memory_equals_its_cycle_model() {
         assert!(r.nonzero_reads > 400, "{}: {r:?}", b.name);
         assert!(r.reads_after_partial > 100, "{}: {r:?}", b.name);
         assert!(
-            r.errors >= 10 && r.error_cycles > 500 && r.error_cycles < r.cycles - 500,
+            r.errors >= 10 && r.error_cycles > 500 && r.error_cycles < CYCLES - 500,
             "{}: {r:?}",
             b.name
         );
-        assert!(r.flushes >= 3, "{}: {r:?}", b.name);
-        assert!(r.full_stalls > 300 && r.resp_waits > 500, "{}: {r:?}", b.name);
+        assert!(flushes >= 3, "{}: {flushes} flushes", b.name);
+        assert!(
+            r.full_stalls > 300 && resp_waits > 500,
+            "{}: {r:?}, {resp_waits} response waits",
+            b.name
+        );
     }
 }
 
@@ -356,17 +280,14 @@ fn every_board_memory_equals_its_cycle_model() {
 fn a_ram_ignoring_byte_enables_is_caught_where_predicted() {
     let b = board("icebreaker").unwrap();
     let seed = 11;
-    let (pc, pd) = predict(b.memory, seed, CYCLES, 0xf).expect("the mutant is visible");
-    let r = simulate(b.memory, seed, CYCLES, true);
-    let (c, d) = r.mismatch.expect("the mutant is caught");
-    println!(
-        "mutant: predicted cycle {pc} ({}), caught at cycle {c} ({})",
-        pd.join("; "),
-        d.join("; ")
-    );
-    assert_eq!(c, pc, "caught at {c}, predicted {pc}");
-    assert!(d[0].starts_with("out__rdata"), "{d:?}");
-    assert!(pd[0].starts_with("out__rdata"), "{pd:?}");
+    let (pc, pp) = predict(b.memory, seed, CYCLES, 0xf).expect("the mutant is visible");
+    let m = simulate(b.memory, seed, CYCLES, true)
+        .outcome
+        .expect_err("the mutant is caught");
+    println!("mutant: predicted cycle {pc} ({pp}), caught: {}", m.ports_line());
+    assert_eq!(m.cycle, pc, "caught at {}, predicted {pc}", m.cycle);
+    assert_eq!(m.port, "out__rdata");
+    assert_eq!(pp, "out__rdata");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,21 +318,22 @@ fn icarus(
     if Command::new("iverilog").arg("-V").output().is_err() {
         panic!("iverilog is not installed: apt-get install -y iverilog");
     }
-    // Vectors: inputs and the model's outputs, one line per cycle.
-    let mut bench = Bench::new(kind, seed, cycles);
-    let mut model = BoardMemoryCycle::new(kind);
+    // Vectors: the bench's inputs and the model's outputs, one line per cycle.
+    let mut ls = Lockstep::new(
+        ForcedBe(BoardMemoryCycle::new(kind), force_be),
+        bench(kind, seed, cycles).0,
+    );
     let (mut vin, mut vout) = (String::new(), String::new());
     for _ in 0..cycles {
-        let i = bench.step();
-        let o = model_outputs(&model);
-        let ctl = (i.flush as u8) << 3 | (i.in_valid as u8) << 2 | (i.req.write as u8) << 1 | i.out_ready as u8;
-        vin.push_str(&format!("{ctl:x}{:x}{:08x}{:08x}\n", i.req.be, i.req.addr, i.req.wdata));
-        let flags = (o.in_ready as u8) << 2 | (o.out_valid as u8) << 1 | o.error as u8;
-        vout.push_str(&format!("{flags:x}{:08x}\n", o.rdata));
-        if i.in_valid && o.in_ready && !i.flush {
-            bench.taken();
-        }
-        model.clock(i.in_valid, &mutated(&i.req, force_be), i.out_ready, i.flush);
+        let (i, o) = ls.step().unwrap();
+        let q: MemReq = i.payload::<ports::MemReq>("inp");
+        let ctl = (i.bit("flush") as u8) << 3
+            | (i.bit("in_valid") as u8) << 2
+            | (q.write as u8) << 1
+            | i.bit("out_ready") as u8;
+        vin.push_str(&format!("{ctl:x}{:x}{:08x}{:08x}\n", q.be, q.addr, q.wdata));
+        let flags = (o.bit("in_ready") as u8) << 2 | (o.bit("out_valid") as u8) << 1 | o.bit("error") as u8;
+        vout.push_str(&format!("{flags:x}{:08x}\n", o.get("out__rdata").unwrap_or(0)));
     }
     let dir = std::env::temp_dir().join(format!("tilerast-board-memory-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -562,10 +484,7 @@ fn a_verilog_mutant_is_caught_in_icarus_where_predicted() {
             CYCLES,
             0,
         );
-        println!(
-            "{name} Verilog mutant: predicted cycle {pc} ({}), Icarus: {r:?}",
-            pd.join("; ")
-        );
+        println!("{name} Verilog mutant: predicted cycle {pc} ({}), Icarus: {r:?}", pd);
         let c = r.expect_err("the mutant is caught");
         assert!(c.starts_with(&format!("{pc}: ")), "caught at {c}, predicted {pc}");
         // And the mutated model agrees with the mutated Verilog.

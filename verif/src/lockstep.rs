@@ -417,6 +417,11 @@ impl Flushes {
         }
     }
 
+    /// Flush when the control line says so.
+    pub fn when(ctl: Ctl) -> Flushes {
+        Flushes { ctl, count: 0 }
+    }
+
     /// Flush when `l` says so.
     pub fn line(mut l: FlushLine) -> Flushes {
         Flushes {
@@ -435,6 +440,40 @@ impl Agent for Flushes {
     fn edge(&mut self, _: u64, _: &Ports, _: &Ports) {}
     fn summary(&self) -> String {
         format!("flush: {}", self.count)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// What an [`Observer`] calls each cycle: (cycle, inputs, the model's outputs).
+pub type See = Box<dyn FnMut(u64, &Ports, &Ports) + Send>;
+
+/// Drives nothing; sees every cycle's inputs and the model's outputs before the edge (a
+/// test's own activity counters: requests of a kind taken, runs of transfers).
+pub struct Observer {
+    see: See,
+    /// Cycles seen.
+    pub cycles: u64,
+}
+
+impl Observer {
+    pub fn new(see: impl FnMut(u64, &Ports, &Ports) + Send + 'static) -> Observer {
+        Observer {
+            see: Box::new(see),
+            cycles: 0,
+        }
+    }
+}
+
+impl Agent for Observer {
+    fn drive(&mut self, _: u64, _: &mut Ports) {}
+    fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
+        self.cycles += 1;
+        (self.see)(cycle, i, o);
+    }
+    fn summary(&self) -> String {
+        format!("observed {} cycles", self.cycles)
     }
     fn as_any(&self) -> &dyn Any {
         self
