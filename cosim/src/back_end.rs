@@ -21,38 +21,22 @@ pub use crate::blocks::{Window, WINDOW};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
+use tilerast_golden::memory_port::{MemTiming, SparseMemory};
 use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::back_end_input;
 use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle};
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::{ports, PixSamples};
 use tilerast_golden::Config;
-use tilerast_verif::lockstep::{Bench, Flushes, Lockstep, Memory, Source};
-use tilerast_verif::stim::starts_tile;
+use tilerast_verif::lockstep::{Lockstep, Memory, Source};
+use tilerast_verif::stim::back_end_bench;
 use tilerast_verif::Rng;
 
 /// The stage name of the back end.
 pub const STAGE: &str = "pixel_back_end";
 
-/// What drives a run besides the pixels.
-#[derive(Clone, Debug)]
-pub struct Drive {
-    pub seed: u64,
-    /// Per-mille chances: no pixel offered (gap), memory busy.
-    pub gap_pm: u64,
-    pub busy_pm: u64,
-    /// Cycles at which `flush` is high (the memory drops its held reads too).
-    pub flush_at: Vec<u64>,
-    /// A long memory stall: [from, to).
-    pub stall: (u64, u64),
-    pub timing: MemTiming,
-    /// Stop after this many cycles (0: when the frame's writes are done).
-    pub cycles: u64,
-    /// Read the RTL's output `port` with its low bit flipped at this cycle (a test that the
-    /// comparison can fail: it must report exactly that cycle and port).
-    pub flip: Option<(u64, &'static str)>,
-}
+/// What drives a run besides the pixels (shared with the rust-hdl test: `verif::stim`).
+pub use tilerast_verif::stim::BackEndDrive as Drive;
 
 /// What a run did.
 #[derive(Clone, Debug)]
@@ -81,35 +65,6 @@ pub fn run(
     run_windowed(preset, cfg, pixels, mem0, want_writes, d).map_err(|(e, _)| e)
 }
 
-/// The bench of one run (the one lock-step harness's agents): the pixels offered in order
-/// with `gap_pm` ‰ gaps and random junk while idle, restarting at the next second tile after a
-/// flush (the colour buffer takes whole tiles); golden's memory with `mem0` behind the port,
-/// busy `busy_pm` ‰ of the cycles and stalled over `stall`; flushes at `flush_at`.
-pub fn bench(cfg: &Config, pixels: &[PixSamples], mem0: SparseMemory, d: &Drive) -> Bench {
-    let tiles = cfg.clone();
-    let mut gaps = Rng::stream(d.seed, 0);
-    let gap_pm = d.gap_pm;
-    let mut busy = Rng::stream(d.seed, 1);
-    let (busy_pm, stall) = (d.busy_pm, d.stall);
-    Bench::new()
-        .with("flush", Flushes::at(d.flush_at.clone()))
-        .with(
-            "inp",
-            Source::<ports::PixSamples>::new("inp", pixels.to_vec(), Box::new(move |_| !gaps.permille(gap_pm)))
-                .with_random_junk(Rng::stream(d.seed, 2), 100)
-                .restart_at(move |p| starts_tile(&tiles, p.x, p.y)),
-        )
-        .with(
-            "mem",
-            Memory::new(
-                "mem_req",
-                "mem_resp",
-                MemoryCycle::new(d.timing, mem0),
-                Box::new(move |c| !(stall.0..stall.1).contains(&c) && !busy.permille(busy_pm)),
-            ),
-        )
-}
-
 /// What the model showed over a run (seen every cycle through [`Lockstep::watching`]).
 #[derive(Clone, Debug, Default)]
 pub struct Seen {
@@ -117,7 +72,7 @@ pub struct Seen {
     pub first_write: Option<u64>,
 }
 
-/// The model for `cfg` on [`bench`], and what it shows over the run.
+/// The model for `cfg` on `tilerast_verif::stim::back_end_bench`, and what it shows over the run.
 pub fn lockstep(
     cfg: &Config,
     pixels: &[PixSamples],
@@ -127,7 +82,7 @@ pub fn lockstep(
     let seen = Arc::new(Mutex::new(Seen::default()));
     let s = seen.clone();
     let flush_at = d.flush_at.clone();
-    let ls = Lockstep::new(PixelBackEndCycle::new(cfg), bench(cfg, pixels, mem0, d)).watching(move |c, m| {
+    let ls = Lockstep::new(PixelBackEndCycle::new(cfg), back_end_bench(cfg, pixels, mem0, d)).watching(move |c, m| {
         let mut s = s.lock().unwrap();
         s.busy_flushes += (flush_at.contains(&c) && !m.idle()) as u64;
         let (qv, q) = m.mem_req();

@@ -4,7 +4,7 @@
 //! stall and flushes; whole frames (golden's scatter stream of the shipped scenes and of random
 //! frames), after which the memory holds golden's framebuffer byte for byte and its image is
 //! `render_frame`'s bit for bit; a flipped RTL output bit caught at its cycle and port. The bench
-//! is the one lock-step harness's (`back_end::bench`).
+//! is the one lock-step harness's (`tilerast_verif::stim::back_end_bench`).
 
 use tilerast_cosim::back_end::{check_frame, frame_drive, run, Drive, STAGE};
 use tilerast_golden::memory_port::{MemTiming, SparseMemory};

@@ -5,20 +5,19 @@
 //! `mem_resp_ready` and `idle` must agree on every cycle. Stimulus:
 //! `stim::pix_sample_tiles` (whole second tiles, as the colour buffer takes them, edge tiles
 //! with shared storage blocks among them; every mask pattern, junk above S) with input gaps,
-//! memory back-pressure, a long memory stall and one flush mid-tile, after which the input
-//! restarts at the next tile. The Verilator
-//! co-simulation of the same block is `cosim/tests/pixel_back_end.rs`.
+//! junk while idle, memory back-pressure, a long memory stall and one flush mid-tile, after which
+//! the input restarts at the next tile. The bench, `tilerast_verif::stim::back_end_bench`, is the
+//! one the Verilator co-simulation of the same block (`cosim/tests/pixel_back_end.rs`) uses.
 
 mod common;
 
 use tilerast_golden::config::Config;
-use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
+use tilerast_golden::memory_port::{MemTiming, SparseMemory};
 use tilerast_golden::pixel_back_end::PixelBackEndCycle;
 use tilerast_golden::streams::ports;
 use tilerast_hw::pixel_back_end::PixelBackEnd;
-use tilerast_verif::lockstep::{self, Bench, Flushes, Lockstep, Memory, Source};
-use tilerast_verif::stim::starts_tile;
-use tilerast_verif::{Pattern, Rng};
+use tilerast_verif::lockstep::{Flushes, Lockstep, Memory, Source};
+use tilerast_verif::stim::{back_end_bench, BackEndDrive};
 
 #[test]
 fn cosim_against_the_cycle_model() {
@@ -30,31 +29,21 @@ fn cosim_against_the_cycle_model() {
     cfg.validate().unwrap();
     let seed = 5u64;
     let pixels = tilerast_verif::stim::pix_sample_tiles(&cfg, seed, 3000);
-    let tiles = cfg.clone();
-    let grant = lockstep::line_stalled(Pattern::Random { pct: 75 }.line(Rng::stream(seed, 1)), 1200..1300);
-    let bench = Bench::new()
-        .with("flush", Flushes::at(vec![2000]))
-        .with(
-            "inp",
-            Source::<ports::PixSamples>::new(
-                "inp",
-                pixels,
-                lockstep::line(Pattern::gaps(25).line(Rng::stream(seed, 0))),
-            )
-            // The colour buffer takes whole tiles: after the flush, restart at the next one.
-            .restart_at(move |p| starts_tile(&tiles, p.x, p.y)),
-        )
-        .with(
-            "mem",
-            Memory::new(
-                "mem_req",
-                "mem_resp",
-                MemoryCycle::new(MemTiming { latency: 2, depth: 3 }, SparseMemory::new()),
-                grant,
-            ),
-        );
+    // The bench the Verilator co-simulation uses: gaps and junk on the input, memory
+    // back-pressure (25 %) and a long stall, one flush mid-tile.
+    let d = BackEndDrive {
+        seed,
+        gap_pm: 250,
+        busy_pm: 250,
+        flush_at: vec![2000],
+        stall: (1200, 1300),
+        timing: MemTiming { latency: 2, depth: 3 },
+        cycles: 4000,
+        flip: None,
+    };
+    let bench = back_end_bench(&cfg, &pixels, SparseMemory::new(), &d);
     let ls = Lockstep::new(PixelBackEndCycle::new(&cfg), bench);
-    let (ls, outcome) = common::lockstep(PixelBackEnd::new(&cfg), ls, 4000, None);
+    let (ls, outcome) = common::lockstep(PixelBackEnd::new(&cfg), ls, d.cycles, d.flip);
     println!("{}", ls.bench.summary());
     if let Err(m) = outcome {
         panic!("{m}");

@@ -1639,6 +1639,66 @@ impl crate::lockstep::Agent for BinSetupFrames {
     }
 }
 
+/// What drives a run of the pixel back end besides its pixels ([`back_end_bench`]).
+#[derive(Clone, Debug)]
+pub struct BackEndDrive {
+    pub seed: u64,
+    /// Per-mille chances: no pixel offered (gap), memory busy.
+    pub gap_pm: u64,
+    pub busy_pm: u64,
+    /// Cycles at which `flush` is high (the memory drops its held reads too).
+    pub flush_at: Vec<u64>,
+    /// A long memory stall: [from, to).
+    pub stall: (u64, u64),
+    pub timing: tilerast_golden::memory_port::MemTiming,
+    /// Stop after this many cycles (0: when the frame's writes are done).
+    pub cycles: u64,
+    /// Read the RTL's output `port` with its low bit flipped at this cycle (a test that the
+    /// comparison can fail: it must report exactly that cycle and port).
+    pub flip: Option<(u64, &'static str)>,
+}
+
+/// The pixel back end's bench, one set of lock-step agents shared by `hw/tests/pixel_back_end.rs`
+/// (rust-hdl) and `cosim/src/back_end.rs` (Verilator and gate level): `pixels` offered in
+/// order on `inp` with `gap_pm` ‰ gaps and random junk while idle, restarting at the next
+/// second tile after a flush (the colour buffer takes whole tiles); golden's memory holding
+/// `mem0` behind `mem_req` → `mem_resp`, busy `busy_pm` ‰ of the cycles and stalled over
+/// `stall`; flushes at `flush_at`. Agents: `flush`, `inp`, `mem`.
+pub fn back_end_bench(
+    cfg: &Config,
+    pixels: &[PixSamples],
+    mem0: SparseMemory,
+    d: &BackEndDrive,
+) -> crate::lockstep::Bench {
+    use crate::lockstep::{Bench, Flushes, Memory, Source};
+    let tiles = cfg.clone();
+    let mut gaps = Rng::stream(d.seed, 0);
+    let gap_pm = d.gap_pm;
+    let mut busy = Rng::stream(d.seed, 1);
+    let (busy_pm, stall) = (d.busy_pm, d.stall);
+    Bench::new()
+        .with("flush", Flushes::at(d.flush_at.clone()))
+        .with(
+            "inp",
+            Source::<tilerast_golden::streams::ports::PixSamples>::new(
+                "inp",
+                pixels.to_vec(),
+                Box::new(move |_| !gaps.permille(gap_pm)),
+            )
+            .with_random_junk(Rng::stream(d.seed, 2), 100)
+            .restart_at(move |p| starts_tile(&tiles, p.x, p.y)),
+        )
+        .with(
+            "mem",
+            Memory::new(
+                "mem_req",
+                "mem_resp",
+                tilerast_golden::memory_port::MemoryCycle::new(d.timing, mem0),
+                Box::new(move |c| !(stall.0..stall.1).contains(&c) && !busy.permille(busy_pm)),
+            ),
+        )
+}
+
 /// One frame's Done as the frame top's host saw it.
 #[derive(Clone, Debug)]
 pub struct HostDone {
