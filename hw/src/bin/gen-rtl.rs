@@ -4,8 +4,8 @@
 //! module is defined once, with a file list per top; the lint waivers; the README). Every file
 //! has a header naming the exact command that regenerated it. Deterministic (no timestamps):
 //! `hw/tests/rtl_out.rs` checks that the committed directory holds exactly these files with
-//! exactly this text, so regenerating a committed tree is a no-op. Files of the directory that
-//! are no longer generated are removed.
+//! exactly this text, so regenerating a committed tree is a no-op (a file already holding its
+//! text is not rewritten). Files of the directory that are no longer generated are removed.
 //!
 //! Usage: `cargo run -p tilerast-hw --bin gen-rtl [-- OUT_DIR]` (default: `rtl-out` at the
 //! workspace root).
@@ -29,14 +29,23 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A file whose text is already this is left alone (its modification time too), so that a
+    // no-op regeneration does not make every build that reads rtl-out/ (the verilated models)
+    // start again.
+    let mut unchanged = 0;
     for f in &files {
         let path = dir.join(&f.name);
+        if std::fs::read(&path).is_ok_and(|old| old == f.text.as_bytes()) {
+            unchanged += 1;
+            continue;
+        }
         if let Err(e) = std::fs::write(&path, &f.text) {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
         println!("wrote {}", path.display());
     }
+    println!("{unchanged} of {} files unchanged", files.len());
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
