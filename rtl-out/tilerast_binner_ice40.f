@@ -1,2 +1,3 @@
 tilerast_lib.v
+tilerast_binner_default.v
 tilerast_binner_ice40.v

@@ -32,11 +32,11 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
     input wire  inp__end;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [31:0] out__addr;
-    output reg  out__write;
-    output reg  [31:0] out__wdata;
-    output reg  [3:0] out__be;
-    output reg  out__last;
+    output wire  [31:0] out__addr;
+    output wire  out__write;
+    output wire  [31:0] out__wdata;
+    output wire  [3:0] out__be;
+    output wire  out__last;
 
     // Constant declarations
     localparam [3:0] c_init = 4'h0;
@@ -103,21 +103,14 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
     reg  ov__d;
     wire  ov__q;
     reg  ov__clock;
-    reg  [31:0] oaddr__d;
-    wire  [31:0] oaddr__q;
-    reg  oaddr__clock;
-    reg  [31:0] owdata__d;
-    wire  [31:0] owdata__q;
-    reg  owdata__clock;
-    reg  owrite__d;
-    wire  owrite__q;
-    reg  owrite__clock;
-    reg  [3:0] obe__d;
-    wire  [3:0] obe__q;
-    reg  obe__clock;
-    reg  olast__d;
-    wire  olast__q;
-    reg  olast__clock;
+    reg  out_reg__clock;
+    reg  out_reg__load;
+    reg  out_reg__clear;
+    reg  [31:0] out_reg__d__addr;
+    reg  out_reg__d__write;
+    reg  [31:0] out_reg__d__wdata;
+    reg  [3:0] out_reg__d__be;
+    reg  out_reg__d__last;
 
     // Local signals
     reg  adv;
@@ -154,11 +147,21 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
     tilerast_dff_12 ty(.d(ty__d), .q(ty__q), .clock(ty__clock));
     tilerast_dff_12 rowbase(.d(rowbase__d), .q(rowbase__q), .clock(rowbase__clock));
     tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
-    tilerast_dff_32 oaddr(.d(oaddr__d), .q(oaddr__q), .clock(oaddr__clock));
-    tilerast_dff_32 owdata(.d(owdata__d), .q(owdata__q), .clock(owdata__clock));
-    tilerast_dff_1 owrite(.d(owrite__d), .q(owrite__q), .clock(owrite__clock));
-    tilerast_dff_4 obe(.d(obe__d), .q(obe__q), .clock(obe__clock));
-    tilerast_dff_1 olast(.d(olast__d), .q(olast__q), .clock(olast__clock));
+    tilerast_binner_default__out_reg out_reg(
+        .clock(out_reg__clock),
+        .load(out_reg__load),
+        .clear(out_reg__clear),
+        .d__addr(out_reg__d__addr),
+        .d__write(out_reg__d__write),
+        .d__wdata(out_reg__d__wdata),
+        .d__be(out_reg__d__be),
+        .d__last(out_reg__d__last),
+        .q__addr(out__addr),
+        .q__write(out__write),
+        .q__wdata(out__wdata),
+        .q__be(out__be),
+        .q__last(out__last)
+    );
 
     // Update code
     always @(*) begin
@@ -182,16 +185,6 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
         rowbase__d = rowbase__q;
         ov__clock = clock;
         ov__d = ov__q;
-        oaddr__clock = clock;
-        oaddr__d = oaddr__q;
-        owdata__clock = clock;
-        owdata__d = owdata__q;
-        owrite__clock = clock;
-        owrite__d = owrite__q;
-        obe__clock = clock;
-        obe__d = obe__q;
-        olast__clock = clock;
-        olast__d = olast__q;
         lw__clock = clock;
         adv = ~ov__q | out_ready;
         li = rowbase__q + tx__q;
@@ -208,6 +201,14 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
         lw__clear = st__q == c_init;
         lw__rbump = 1'b0;
         lw__word = ((prim__q) & 32'hffffffff);
+        out_reg__clock = clock;
+        out_reg__load = 1'b0;
+        out_reg__clear = flush;
+        out_reg__d__addr = lw__wr_addr;
+        out_reg__d__wdata = lw__wr_data;
+        out_reg__d__write = 1'b1;
+        out_reg__d__be = c_be;
+        out_reg__d__last = 1'b0;
         if (adv) begin
             ov__d = 1'b0;
         end
@@ -256,11 +257,7 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
         end
         if (((st__q == c_emit) | (st__q == c_femit)) & adv) begin
             ov__d = 1'b1;
-            owrite__d = 1'b1;
-            obe__d = c_be;
-            olast__d = 1'b0;
-            oaddr__d = lw__wr_addr;
-            owdata__d = lw__wr_data;
+            out_reg__load = 1'b1;
         end
         if ((st__q == c_emit) & adv & lw__done) begin
             st__d = c_read;
@@ -279,7 +276,7 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
             end
         end
         if ((st__q == c_femit) & adv & lw__done) begin
-            olast__d = last_list;
+            out_reg__d__last = last_list;
             if (last_list) begin
                 lw__rbump = 1'b1;
                 tx__d = 32'h0;
@@ -303,18 +300,8 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
             ty__d = 32'h0;
             rowbase__d = 32'h0;
             ov__d = 1'b0;
-            oaddr__d = 32'h0;
-            owdata__d = 32'h0;
-            owrite__d = 1'b0;
-            obe__d = 32'h0;
-            olast__d = 1'b0;
         end
         out_valid = ov__q;
-        out__addr = oaddr__q;
-        out__write = owrite__q;
-        out__wdata = owdata__q;
-        out__be = obe__q;
-        out__last = olast__q;
     end
 
 endmodule // tilerast_binner_ice40

@@ -1,3 +1,4 @@
 tilerast_lib.v
+tilerast_binner_default.v
 tilerast_binner_ice40.v
 tilerast_binner_ice40_1x.v

@@ -2,6 +2,7 @@ tilerast_lib.v
 tilerast_default.v
 tilerast_ice40.v
 tilerast_bin_setup_default.v
+tilerast_binner_default.v
 tilerast_binner_ice40.v
 tilerast_tile_sequencer_default.v
 tilerast_tile_sequencer_ice40.v

@@ -37,10 +37,10 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
     input wire  [31:0] inp__colour_3;
     output reg  out_valid;
     input wire  out_ready;
-    output reg  [31:0] out__addr;
-    output reg  out__write;
-    output reg  [31:0] out__wdata;
-    output reg  [3:0] out__be;
+    output wire  [31:0] out__addr;
+    output wire  out__write;
+    output wire  [31:0] out__wdata;
+    output wire  [3:0] out__be;
     output reg  idle;
 
     // Constant declarations
@@ -84,18 +84,13 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
     reg  ov__d;
     wire  ov__q;
     reg  ov__clock;
-    reg  [31:0] oaddr__d;
-    wire  [31:0] oaddr__q;
-    reg  oaddr__clock;
-    reg  [31:0] owdata__d;
-    wire  [31:0] owdata__q;
-    reg  owdata__clock;
-    reg  owrite__d;
-    wire  owrite__q;
-    reg  owrite__clock;
-    reg  [3:0] obe__d;
-    wire  [3:0] obe__q;
-    reg  obe__clock;
+    reg  out_reg__clock;
+    reg  out_reg__load;
+    reg  out_reg__clear;
+    reg  [31:0] out_reg__d__addr;
+    reg  out_reg__d__write;
+    reg  [31:0] out_reg__d__wdata;
+    reg  [3:0] out_reg__d__be;
 
     // Local signals
     reg  adv;
@@ -116,10 +111,19 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
     tilerast_dff_32 hcol__2(.d(hcol__2__d), .q(hcol__2__q), .clock(hcol__2__clock));
     tilerast_dff_32 hcol__3(.d(hcol__3__d), .q(hcol__3__q), .clock(hcol__3__clock));
     tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
-    tilerast_dff_32 oaddr(.d(oaddr__d), .q(oaddr__q), .clock(oaddr__clock));
-    tilerast_dff_32 owdata(.d(owdata__d), .q(owdata__q), .clock(owdata__clock));
-    tilerast_dff_1 owrite(.d(owrite__d), .q(owrite__q), .clock(owrite__clock));
-    tilerast_dff_4 obe(.d(obe__d), .q(obe__q), .clock(obe__clock));
+    tilerast_output_merger_default__out_reg out_reg(
+        .clock(out_reg__clock),
+        .load(out_reg__load),
+        .clear(out_reg__clear),
+        .d__addr(out_reg__d__addr),
+        .d__write(out_reg__d__write),
+        .d__wdata(out_reg__d__wdata),
+        .d__be(out_reg__d__be),
+        .q__addr(out__addr),
+        .q__write(out__write),
+        .q__wdata(out__wdata),
+        .q__be(out__be)
+    );
 
     // Update code
     always @(*) begin
@@ -127,14 +131,6 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
         hv__d = hv__q;
         ov__clock = clock;
         ov__d = ov__q;
-        oaddr__clock = clock;
-        oaddr__d = oaddr__q;
-        owdata__clock = clock;
-        owdata__d = owdata__q;
-        owrite__clock = clock;
-        owrite__d = owrite__q;
-        obe__clock = clock;
-        obe__d = obe__q;
         hpos__0__clock = clock;
         hpos__0__d = hpos__0__q;
         hcol__0__clock = clock;
@@ -173,16 +169,20 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
             sel_col = hcol__0__q;
             sel_clear = c_clear__0;
         end
+        out_reg__clock = clock;
+        out_reg__load = 1'b0;
+        out_reg__clear = flush;
+        out_reg__d__addr = sel_pos << c_two;
+        out_reg__d__wdata = sel_col;
+        out_reg__d__write = 1'b1;
+        out_reg__d__be = c_be;
         if (adv) begin
             if (hv__q == c_zero4) begin
                 ov__d = 1'b0;
             end
             else begin
                 ov__d = 1'b1;
-                oaddr__d = sel_pos << c_two;
-                owdata__d = sel_col;
-                owrite__d = 1'b1;
-                obe__d = c_be;
+                out_reg__load = 1'b1;
                 hv__d = hv__q & sel_clear;
             end
         end
@@ -200,10 +200,6 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
         if (flush) begin
             hv__d = c_zero4;
             ov__d = 1'b0;
-            oaddr__d = 32'h0;
-            owdata__d = 32'h0;
-            owrite__d = 1'b0;
-            obe__d = c_zero4;
             hpos__0__d = 32'h0;
             hcol__0__d = 32'h0;
             hpos__1__d = 32'h0;
@@ -215,10 +211,78 @@ module tilerast_output_merger_default(clock,flush,in_valid,in_ready,inp__lane_va
         end
         out_valid = ov__q;
         idle = ~|hv__q & ~ov__q;
-        out__addr = oaddr__q;
-        out__wdata = owdata__q;
-        out__write = owrite__q;
-        out__be = obe__q;
     end
 
 endmodule // tilerast_output_merger_default
+
+
+module tilerast_output_merger_default__out_reg(clock,load,clear,d__addr,d__write,d__wdata,d__be,q__addr,q__write,q__wdata,q__be);
+
+    // Module arguments
+    input wire  clock;
+    input wire  load;
+    input wire  clear;
+    input wire  [31:0] d__addr;
+    input wire  d__write;
+    input wire  [31:0] d__wdata;
+    input wire  [3:0] d__be;
+    output reg  [31:0] q__addr;
+    output reg  q__write;
+    output reg  [31:0] q__wdata;
+    output reg  [3:0] q__be;
+
+    // Constant declarations
+    localparam [31:0] zero_addr = 32'h0;
+    localparam [0:0] zero_write = 1'b0;
+    localparam [31:0] zero_wdata = 32'h0;
+    localparam [3:0] zero_be = 4'h0;
+
+    // Stub signals
+    reg  [31:0] addr__d;
+    wire  [31:0] addr__q;
+    reg  addr__clock;
+    reg  write__d;
+    wire  write__q;
+    reg  write__clock;
+    reg  [31:0] wdata__d;
+    wire  [31:0] wdata__q;
+    reg  wdata__clock;
+    reg  [3:0] be__d;
+    wire  [3:0] be__q;
+    reg  be__clock;
+
+    // Sub module instances
+    tilerast_dff_32 addr(.d(addr__d), .q(addr__q), .clock(addr__clock));
+    tilerast_dff_1 write(.d(write__d), .q(write__q), .clock(write__clock));
+    tilerast_dff_32 wdata(.d(wdata__d), .q(wdata__q), .clock(wdata__clock));
+    tilerast_dff_4 be(.d(be__d), .q(be__q), .clock(be__clock));
+
+    // Update code
+    always @(*) begin
+        addr__clock = clock;
+        addr__d = addr__q;
+        write__clock = clock;
+        write__d = write__q;
+        wdata__clock = clock;
+        wdata__d = wdata__q;
+        be__clock = clock;
+        be__d = be__q;
+        if (load) begin
+            addr__d = d__addr;
+            write__d = d__write;
+            wdata__d = d__wdata;
+            be__d = d__be;
+        end
+        if (clear) begin
+            addr__d = zero_addr;
+            write__d = zero_write;
+            wdata__d = zero_wdata;
+            be__d = zero_be;
+        end
+        q__addr = addr__q;
+        q__write = write__q;
+        q__wdata = wdata__q;
+        q__be = be__q;
+    end
+
+endmodule // tilerast_output_merger_default__out_reg

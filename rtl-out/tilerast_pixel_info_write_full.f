@@ -1,2 +1,3 @@
 tilerast_lib.v
+tilerast_binner_default.v
 tilerast_pixel_info_write_full.v

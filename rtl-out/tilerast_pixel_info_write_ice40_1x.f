@@ -1,3 +1,4 @@
 tilerast_lib.v
+tilerast_binner_default.v
 tilerast_pixel_info_write_ice40.v
 tilerast_pixel_info_write_ice40_1x.v

@@ -57,7 +57,7 @@
 use crate::emit;
 use crate::list_writer::ListWriter;
 pub use crate::list_writer::{StateRam, RAM_JUNK};
-use crate::streams::{stream_block, BinBoxIn, BinWriteOut};
+use crate::streams::{stream_block, BinBoxIn, BinWriteOut, BinWriteReg};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::binner::BIN_CHUNK_BYTES;
@@ -129,11 +129,8 @@ stream_block! {
         ty: DFF<Bits<12>>,
         rowbase: DFF<Bits<12>>,
         ov: DFF<Bit>,
-        oaddr: DFF<Bits<32>>,
-        owdata: DFF<Bits<32>>,
-        owrite: DFF<Bit>,
-        obe: DFF<Bits<4>>,
-        olast: DFF<Bit>,
+        /// The output register (the memory request), loaded at the write path's advance.
+        out_reg: BinWriteReg,
     }
 }
 
@@ -189,11 +186,7 @@ impl Binner {
             ty: Default::default(),
             rowbase: Default::default(),
             ov: Default::default(),
-            oaddr: Default::default(),
-            owdata: Default::default(),
-            owrite: Default::default(),
-            obe: Default::default(),
-            olast: Default::default(),
+            out_reg: Default::default(),
         }
     }
 
@@ -220,16 +213,6 @@ impl Binner {
         self.rowbase.d.next = self.rowbase.q.val();
         self.ov.clock.next = self.clock.val();
         self.ov.d.next = self.ov.q.val();
-        self.oaddr.clock.next = self.clock.val();
-        self.oaddr.d.next = self.oaddr.q.val();
-        self.owdata.clock.next = self.clock.val();
-        self.owdata.d.next = self.owdata.q.val();
-        self.owrite.clock.next = self.clock.val();
-        self.owrite.d.next = self.owrite.q.val();
-        self.obe.clock.next = self.clock.val();
-        self.obe.d.next = self.obe.q.val();
-        self.olast.clock.next = self.clock.val();
-        self.olast.d.next = self.olast.q.val();
         self.lw.clock.next = self.clock.val();
 
         // ---- combinational ----
@@ -253,6 +236,16 @@ impl Binner {
         self.lw.rbump.next = false;
         self.lw.word.next = bit_cast::<32, 24>(self.prim.q.val());
 
+        // ---- output register (BinWriteReg: loaded at an emit advance, cleared by flush); the
+        // list writer's word, `last` only on the frame end's final word ----
+        self.out_reg.clock.next = self.clock.val();
+        self.out_reg.load.next = false;
+        self.out_reg.clear.next = self.flush.val();
+        self.out_reg.d.addr.next = self.lw.wr_addr.val();
+        self.out_reg.d.wdata.next = self.lw.wr_data.val();
+        self.out_reg.d.write.next = true;
+        self.out_reg.d.be.next = self.c_be.val();
+        self.out_reg.d.last.next = false;
         // ---- output register: cleared valid on an advance outside the emit states ----
         if self.adv.val() {
             self.ov.d.next = false;
@@ -302,11 +295,7 @@ impl Binner {
         }
         if ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val())) & self.adv.val() {
             self.ov.d.next = true;
-            self.owrite.d.next = true;
-            self.obe.d.next = self.c_be.val();
-            self.olast.d.next = false;
-            self.oaddr.d.next = self.lw.wr_addr.val();
-            self.owdata.d.next = self.lw.wr_data.val();
+            self.out_reg.load.next = true;
         }
         if (self.st.q.val() == self.c_emit.val()) & self.adv.val() & self.lw.done.val() {
             // Next tile, rows bottom-up, left → right.
@@ -324,7 +313,7 @@ impl Binner {
             }
         }
         if (self.st.q.val() == self.c_femit.val()) & self.adv.val() & self.lw.done.val() {
-            self.olast.d.next = self.last_list.val();
+            self.out_reg.d.last.next = self.last_list.val();
             if self.last_list.val() {
                 self.lw.rbump.next = true;
                 self.tx.d.next = 0.into();
@@ -348,19 +337,10 @@ impl Binner {
             self.ty.d.next = 0.into();
             self.rowbase.d.next = 0.into();
             self.ov.d.next = false;
-            self.oaddr.d.next = 0.into();
-            self.owdata.d.next = 0.into();
-            self.owrite.d.next = false;
-            self.obe.d.next = 0.into();
-            self.olast.d.next = false;
         }
 
         self.out_valid.next = self.ov.q.val();
-        self.out.addr.next = self.oaddr.q.val();
-        self.out.write.next = self.owrite.q.val();
-        self.out.wdata.next = self.owdata.q.val();
-        self.out.be.next = self.obe.q.val();
-        self.out.last.next = self.olast.q.val();
+        BinWriteOut::link(&mut self.out, &mut self.out_reg.q);
     }
 }
 

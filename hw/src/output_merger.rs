@@ -31,7 +31,7 @@
 //! Parameters: none (the framebuffer is at address 0 of the port); every config builds it.
 
 use crate::emit;
-use crate::streams::{stream_block, BlendBeatIn, MemReqOut};
+use crate::streams::{stream_block, BlendBeatIn, MemReqOut, MemReqReg};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -57,10 +57,8 @@ stream_block! {
         hpos: Vec<DFF<Bits<32>>>,
         hcol: Vec<DFF<Bits<32>>>,
         ov: DFF<Bit>,
-        oaddr: DFF<Bits<32>>,
-        owdata: DFF<Bits<32>>,
-        owrite: DFF<Bit>,
-        obe: DFF<Bits<4>>,
+        /// The output register (the memory request), loaded at the write path's advance.
+        out_reg: MemReqReg,
     }
 }
 
@@ -93,10 +91,7 @@ impl OutputMerger {
             hpos: vec_of(4),
             hcol: vec_of(4),
             ov: Default::default(),
-            oaddr: Default::default(),
-            owdata: Default::default(),
-            owrite: Default::default(),
-            obe: Default::default(),
+            out_reg: Default::default(),
         }
     }
 
@@ -106,14 +101,6 @@ impl OutputMerger {
         self.hv.d.next = self.hv.q.val();
         self.ov.clock.next = self.clock.val();
         self.ov.d.next = self.ov.q.val();
-        self.oaddr.clock.next = self.clock.val();
-        self.oaddr.d.next = self.oaddr.q.val();
-        self.owdata.clock.next = self.clock.val();
-        self.owdata.d.next = self.owdata.q.val();
-        self.owrite.clock.next = self.clock.val();
-        self.owrite.d.next = self.owrite.q.val();
-        self.obe.clock.next = self.clock.val();
-        self.obe.d.next = self.obe.q.val();
         for j in 0..4 {
             self.hpos[j].clock.next = self.clock.val();
             self.hpos[j].d.next = self.hpos[j].q.val();
@@ -148,15 +135,22 @@ impl OutputMerger {
             self.sel_clear.next = self.c_clear[0].val();
         }
 
+        // The output register (MemReqReg): the lowest remaining slot's write, loaded when it
+        // leaves, cleared by flush.
+        self.out_reg.clock.next = self.clock.val();
+        self.out_reg.load.next = false;
+        self.out_reg.clear.next = self.flush.val();
+        self.out_reg.d.addr.next = self.sel_pos.val() << self.c_two.val();
+        self.out_reg.d.wdata.next = self.sel_col.val();
+        self.out_reg.d.write.next = true;
+        self.out_reg.d.be.next = self.c_be.val();
+
         if self.adv.val() {
             if self.hv.q.val() == self.c_zero4.val() {
                 self.ov.d.next = false;
             } else {
                 self.ov.d.next = true;
-                self.oaddr.d.next = self.sel_pos.val() << self.c_two.val();
-                self.owdata.d.next = self.sel_col.val();
-                self.owrite.d.next = true;
-                self.obe.d.next = self.c_be.val();
+                self.out_reg.load.next = true;
                 self.hv.d.next = self.hv.q.val() & self.sel_clear.val();
             }
         }
@@ -175,10 +169,6 @@ impl OutputMerger {
         if self.flush.val() {
             self.hv.d.next = self.c_zero4.val();
             self.ov.d.next = false;
-            self.oaddr.d.next = 0.into();
-            self.owdata.d.next = 0.into();
-            self.owrite.d.next = false;
-            self.obe.d.next = self.c_zero4.val();
             for j in 0..4 {
                 self.hpos[j].d.next = 0.into();
                 self.hcol[j].d.next = 0.into();
@@ -187,10 +177,7 @@ impl OutputMerger {
 
         self.out_valid.next = self.ov.q.val();
         self.idle.next = !self.hv.q.val().any() & !self.ov.q.val();
-        self.out.addr.next = self.oaddr.q.val();
-        self.out.wdata.next = self.owdata.q.val();
-        self.out.write.next = self.owrite.q.val();
-        self.out.be.next = self.obe.q.val();
+        MemReqOut::link(&mut self.out, &mut self.out_reg.q);
     }
 }
 

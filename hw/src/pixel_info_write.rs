@@ -53,7 +53,7 @@
 
 use crate::emit;
 use crate::list_writer::ListWriter;
-use crate::streams::{stream_block, BinWriteOut, PiBeatIn};
+use crate::streams::{stream_block, BinWriteOut, BinWriteReg, PiBeatIn};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -158,11 +158,8 @@ stream_block! {
         rqy: DFF<Bits<12>>,
         rmask: DFF<Bits<64>>,
         ov: DFF<Bit>,
-        oaddr: DFF<Bits<32>>,
-        owdata: DFF<Bits<32>>,
-        owrite: DFF<Bit>,
-        obe: DFF<Bits<4>>,
-        olast: DFF<Bit>,
+        /// The output register (the memory request), loaded at the write path's advance.
+        out_reg: BinWriteReg,
     }
 }
 
@@ -229,11 +226,7 @@ impl PixelInfoWrite {
             rqy: Default::default(),
             rmask: Default::default(),
             ov: Default::default(),
-            oaddr: Default::default(),
-            owdata: Default::default(),
-            owrite: Default::default(),
-            obe: Default::default(),
-            olast: Default::default(),
+            out_reg: Default::default(),
         }
     }
 
@@ -270,16 +263,6 @@ impl PixelInfoWrite {
         self.rmask.d.next = self.rmask.q.val();
         self.ov.clock.next = self.clock.val();
         self.ov.d.next = self.ov.q.val();
-        self.oaddr.clock.next = self.clock.val();
-        self.oaddr.d.next = self.oaddr.q.val();
-        self.owdata.clock.next = self.clock.val();
-        self.owdata.d.next = self.owdata.q.val();
-        self.owrite.clock.next = self.clock.val();
-        self.owrite.d.next = self.owrite.q.val();
-        self.obe.clock.next = self.clock.val();
-        self.obe.d.next = self.obe.q.val();
-        self.olast.clock.next = self.clock.val();
-        self.olast.d.next = self.olast.q.val();
         self.lw.clock.next = self.clock.val();
 
         // ---- combinational ----
@@ -349,6 +332,16 @@ impl PixelInfoWrite {
         self.lw.rbump.next = false;
         self.lw.word.next = self.word.val();
 
+        // ---- output register (BinWriteReg: loaded at an emit advance, cleared by flush); the
+        // list writer's word, `last` only on the frame end's final word ----
+        self.out_reg.clock.next = self.clock.val();
+        self.out_reg.load.next = false;
+        self.out_reg.clear.next = self.flush.val();
+        self.out_reg.d.addr.next = self.lw.wr_addr.val();
+        self.out_reg.d.wdata.next = self.lw.wr_data.val();
+        self.out_reg.d.write.next = true;
+        self.out_reg.d.be.next = self.c_be.val();
+        self.out_reg.d.last.next = false;
         // ---- output register: cleared valid on an advance outside the emit states ----
         if self.adv.val() {
             self.ov.d.next = false;
@@ -416,11 +409,7 @@ impl PixelInfoWrite {
         }
         if ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val())) & self.adv.val() {
             self.ov.d.next = true;
-            self.owrite.d.next = true;
-            self.obe.d.next = self.c_be.val();
-            self.olast.d.next = false;
-            self.oaddr.d.next = self.lw.wr_addr.val();
-            self.owdata.d.next = self.lw.wr_data.val();
+            self.out_reg.load.next = true;
         }
         if (self.st.q.val() == self.c_emit.val()) & self.adv.val() & self.lw.done.val() {
             // Next valid lane, or the next beat.
@@ -430,7 +419,7 @@ impl PixelInfoWrite {
             }
         }
         if (self.st.q.val() == self.c_femit.val()) & self.adv.val() & self.lw.done.val() {
-            self.olast.d.next = self.last_list.val();
+            self.out_reg.d.last.next = self.last_list.val();
             if self.last_list.val() {
                 self.lw.rbump.next = true;
                 self.li.d.next = 0.into();
@@ -460,19 +449,10 @@ impl PixelInfoWrite {
             self.rqy.d.next = 0.into();
             self.rmask.d.next = 0.into();
             self.ov.d.next = false;
-            self.oaddr.d.next = 0.into();
-            self.owdata.d.next = 0.into();
-            self.owrite.d.next = false;
-            self.obe.d.next = 0.into();
-            self.olast.d.next = false;
         }
 
         self.out_valid.next = self.ov.q.val();
-        self.out.addr.next = self.oaddr.q.val();
-        self.out.write.next = self.owrite.q.val();
-        self.out.wdata.next = self.owdata.q.val();
-        self.out.be.next = self.obe.q.val();
-        self.out.last.next = self.olast.q.val();
+        BinWriteOut::link(&mut self.out, &mut self.out_reg.q);
     }
 }
 
