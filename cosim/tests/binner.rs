@@ -11,9 +11,9 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use tilerast_cosim::blocks::{cosim_block, Binner, BlockStim, ExtraOut};
-use tilerast_golden::binner::{bin_with_chunk, BinnerCycle, BIN_CHUNK_BYTES};
-use tilerast_golden::cycle::CycleModel;
+use tilerast_cosim::blocks::{cosim_block, BlockStim};
+use tilerast_golden::binner::{bin_with_chunk, BinnerCycle, BinnerPorts, BIN_CHUNK_BYTES};
+use tilerast_golden::cycle::{CycleModel, ExtraOut};
 use tilerast_golden::memory_port::SparseMemory;
 use tilerast_golden::setup::PixelBox;
 use tilerast_golden::streams::{BinBox, BinWrite};
@@ -145,7 +145,7 @@ fn run(preset: &str, seed: u64, per: usize) {
     };
     let r = clean(
         &format!("{preset}/binner"),
-        cosim_block::<Binner, _>(preset, tap, &inp, &s),
+        cosim_block::<BinnerPorts, _>(preset, tap, &inp, &s),
         &s,
     );
     let s = seen.borrow();
@@ -191,14 +191,14 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     // at byte 4 either way; the offset is kept on chip).
     let rec = Recorder::new(BinnerCycle::new(&cfg, BIN_CHUNK_BYTES).unwrap());
     let log = rec.log.clone();
-    cosim_block::<Binner, _>("default", rec, &inp, &s).unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
+    cosim_block::<BinnerPorts, _>("default", rec, &inp, &s).unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let at = log
         .borrow()
         .iter()
         .position(|(_, w)| w.req.addr >= first * BIN_CHUNK_BYTES && w.req.addr % BIN_CHUNK_BYTES == 8)
         .expect("a second record in some chunk") as u64;
     println!("predicted: cycle {at}, out__addr, bits 0x4");
-    let r = cosim_block::<Binner, _>(
+    let r = cosim_block::<BinnerPorts, _>(
         "default_mut",
         BinnerCycle::new(&cfg, BIN_CHUNK_BYTES).unwrap(),
         &inp,
@@ -214,6 +214,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let m = Perturb::new(BinnerCycle::new(&cfg, BIN_CHUNK_BYTES).unwrap(), 3_210, |w| {
         w.req.wdata ^= 0x40
     });
-    let r = cosim_block::<Binner, _>("ice40", m, &input(&cfg, 19, 4, 30), &s);
+    let r = cosim_block::<BinnerPorts, _>("ice40", m, &input(&cfg, 19, 4, 30), &s);
     expect_caught(r, 3_210, "out__wdata", 0x40);
 }

@@ -13,9 +13,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use tilerast_cosim::blocks::{cosim_block, Blender, BlockRun, ExtraOut};
-use tilerast_golden::blender::{pack_rgba, unpack_rgba, BlendOpts, BlendStats, BlenderCycle, PIPELINE_BLEND};
-use tilerast_golden::cycle::CycleModel;
+use tilerast_cosim::blocks::{cosim_block, BlockRun};
+use tilerast_golden::blender::{
+    pack_rgba, unpack_rgba, BlendOpts, BlendStats, BlenderCycle, BlenderPorts, PIPELINE_BLEND,
+};
+use tilerast_golden::cycle::{CycleModel, ExtraOut};
 use tilerast_golden::streams::{BlendBeat, BlendFrag};
 use tilerast_golden::{Config, Rgba};
 use tilerast_hw::blender::{BUF_OPTS, COMP_OPTS};
@@ -31,7 +33,7 @@ fn rtl_matches_cycle_model_default() {
     let frags = blend_frags(0xb1e, 20_000);
     let r = clean(
         "default/blender",
-        cosim_block::<Blender, _>("default", BlenderCycle::new(&cfg, &PIPELINE_BLEND), &frags, &s),
+        cosim_block::<BlenderPorts, _>("default", BlenderCycle::new(&cfg, &PIPELINE_BLEND), &frags, &s),
         &s,
     );
     let o = &r.outputs;
@@ -64,7 +66,8 @@ fn predict(frags: &[BlendFrag], s: &tilerast_cosim::blocks::BlockStim) -> (u64, 
     let cfg = Config::preset("default").unwrap();
     let rec = Recorder::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND));
     let log = rec.log.clone();
-    cosim_block::<Blender, _>("default", rec, frags, s).unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
+    cosim_block::<BlenderPorts, _>("default", rec, frags, s)
+        .unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let by_pos: HashMap<u32, (Rgba, Rgba, u8)> = frags
         .iter()
         .flat_map(|f| (0..4).map(move |l| (f.pos[l], (unpack_rgba(f.src[l]), unpack_rgba(f.dst[l]), f.state[l]))))
@@ -93,7 +96,7 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_slot() {
     let frags = blend_frags(0x5eed, 2_000);
     let (at, port, flip) = predict(&frags, &s);
     println!("predicted: cycle {at}, {port}, bits {flip:#x}");
-    let r = cosim_block::<Blender, _>("default_mut", BlenderCycle::new(&cfg, &PIPELINE_BLEND), &frags, &s);
+    let r = cosim_block::<BlenderPorts, _>("default_mut", BlenderCycle::new(&cfg, &PIPELINE_BLEND), &frags, &s);
     expect_caught(r, at, &port, flip);
 }
 
@@ -102,7 +105,7 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("default").unwrap();
     let s = stim(17, 6_000);
     let m = Perturb::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND), 4_321, |b| b.pos[1] ^= 0x100);
-    let r = cosim_block::<Blender, _>("default", m, &blend_frags(17, 3_000), &s);
+    let r = cosim_block::<BlenderPorts, _>("default", m, &blend_frags(17, 3_000), &s);
     expect_caught(r, 4_321, "out__pos_1", 0x100);
 }
 
@@ -151,7 +154,7 @@ fn variant(name: &str, opts: &BlendOpts, frags: &[BlendFrag], seed: u64) -> (Blo
     };
     let r = clean(
         &format!("{name}/blender"),
-        cosim_block::<Blender, _>(name, tap, frags, &s),
+        cosim_block::<BlenderPorts, _>(name, tap, frags, &s),
         &s,
     );
     let mut total = st.borrow().0;

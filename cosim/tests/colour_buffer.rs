@@ -8,8 +8,8 @@
 //! of `cosim/build/mutation.rs` (the drain also reads in its load cycle) is caught at the cycle
 //! and port predicted from the model, and a model broken at one cycle is caught there.
 
-use tilerast_cosim::blocks::{cosim_block, BlockStim, ColourBuffer};
-use tilerast_golden::colour_buffer::ColourBufferCycle;
+use tilerast_cosim::blocks::{cosim_block, BlockStim};
+use tilerast_golden::colour_buffer::{ColourBufferCycle, ColourBufferPorts};
 use tilerast_golden::streams::PixSlots;
 use tilerast_golden::Config;
 use tilerast_verif::stim::colour_buffer_input;
@@ -55,7 +55,7 @@ fn run(preset: &str, seed: u64) {
     let rec = Recorder::new(ColourBufferCycle::new(&cfg));
     let r = clean(
         &format!("{preset}/colour_buffer"),
-        cosim_block::<ColourBuffer, _>(preset, rec, &px, &s),
+        cosim_block::<ColourBufferPorts, _>(preset, rec, &px, &s),
         &s,
     );
     assert!(r.accepted < px.len() as u64, "the inputs wrapped around");
@@ -94,11 +94,12 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     // the FIFO is empty then, so `out_valid` differs first (rtl 1, model 0).
     let rec = Recorder::new(ColourBufferCycle::new(&cfg));
     let log = rec.log.clone();
-    cosim_block::<ColourBuffer, _>("default", rec, &px, &s).unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
+    cosim_block::<ColourBufferPorts, _>("default", rec, &px, &s)
+        .unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let first = log.borrow().iter().position(|(v, _)| *v).expect("an output") as u64;
     let at = first - 1;
     println!("predicted: cycle {at}, out_valid, bits 0x1");
-    let r = cosim_block::<ColourBuffer, _>("default_mut", ColourBufferCycle::new(&cfg), &px, &s);
+    let r = cosim_block::<ColourBufferPorts, _>("default_mut", ColourBufferCycle::new(&cfg), &px, &s);
     expect_caught(r, at, "out_valid", 0x1);
 }
 
@@ -108,6 +109,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let s = stim(29, 8_000);
     let (px, _) = inputs(&cfg, &s);
     let m = Perturb::new(ColourBufferCycle::new(&cfg), 3_456, |p| p.colour[0] ^= 0x100);
-    let r = cosim_block::<ColourBuffer, _>("ice40", m, &px, &s);
+    let r = cosim_block::<ColourBufferPorts, _>("ice40", m, &px, &s);
     expect_caught(r, 3_456, "out__colour_0", 0x100);
 }

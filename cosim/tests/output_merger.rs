@@ -8,8 +8,8 @@
 //! 0x7: the alpha byte is never written) is caught at the cycle and port predicted from the
 //! model, and a model broken at one cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, OutputMerger};
-use tilerast_golden::output_merger::{OutputMerger as Framebuffer, OutputMergerCycle};
+use tilerast_cosim::blocks::cosim_block;
+use tilerast_golden::output_merger::{OutputMerger as Framebuffer, OutputMergerCycle, OutputMergerPorts};
 use tilerast_golden::Config;
 
 mod common;
@@ -26,7 +26,7 @@ fn rtl_matches_cycle_model_default() {
     let beats = blend_beats(0x0e, 30_000, slots);
     let r = clean(
         "default/output_merger",
-        cosim_block::<OutputMerger, _>("default", OutputMergerCycle::new(), &beats, &s),
+        cosim_block::<OutputMergerPorts, _>("default", OutputMergerCycle::new(), &beats, &s),
         &s,
     );
     println!("  {} writes out", r.outputs.len());
@@ -58,11 +58,11 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     // register holds a write (its `be` is 0 before: reset value).
     let rec = Recorder::new(OutputMergerCycle::new());
     let log = rec.log.clone();
-    cosim_block::<OutputMerger, _>("default", rec, &beats, &s)
+    cosim_block::<OutputMergerPorts, _>("default", rec, &beats, &s)
         .unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let at = log.borrow().iter().position(|(_, q)| q.be != 0).expect("a write") as u64;
     println!("predicted: cycle {at}, out__be, bits 0x8");
-    let r = cosim_block::<OutputMerger, _>("default_mut", OutputMergerCycle::new(), &beats, &s);
+    let r = cosim_block::<OutputMergerPorts, _>("default_mut", OutputMergerCycle::new(), &beats, &s);
     expect_caught(r, at, "out__be", 0x8);
 }
 
@@ -72,6 +72,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let slots = cfg.viewport[0] * cfg.viewport[1] * cfg.colours_per_pixel;
     let s = stim(19, 6_000);
     let m = Perturb::new(OutputMergerCycle::new(), 3_210, |q| q.addr ^= 0x40);
-    let r = cosim_block::<OutputMerger, _>("default", m, &blend_beats(19, 3_000, slots), &s);
+    let r = cosim_block::<OutputMergerPorts, _>("default", m, &blend_beats(19, 3_000, slots), &s);
     expect_caught(r, 3_210, "out__addr", 0x40);
 }

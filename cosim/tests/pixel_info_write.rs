@@ -13,10 +13,10 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use tilerast_cosim::blocks::{cosim_block, BlockStim, ExtraOut, PixelInfoWrite};
-use tilerast_golden::cycle::CycleModel;
+use tilerast_cosim::blocks::{cosim_block, BlockStim};
+use tilerast_golden::cycle::{CycleModel, ExtraOut};
 use tilerast_golden::memory_port::SparseMemory;
-use tilerast_golden::pixel_info_write::PixelInfoWriteCycle;
+use tilerast_golden::pixel_info_write::{PixelInfoWriteCycle, PixelInfoWritePorts};
 use tilerast_golden::streams::{BinWrite, PiBeat};
 use tilerast_golden::Config;
 
@@ -146,7 +146,7 @@ fn run(preset: &str, seed: u64, per: usize) {
     };
     let r = clean(
         &format!("{preset}/pixel_info_write"),
-        cosim_block::<PixelInfoWrite, _>(preset, tap, &inp, &s),
+        cosim_block::<PixelInfoWritePorts, _>(preset, tap, &inp, &s),
         &s,
     );
     let s = seen.borrow();
@@ -193,7 +193,7 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     // matches (the column feeds word 2 only).
     let rec = Recorder::new(PixelInfoWriteCycle::new(&cfg).unwrap());
     let log = rec.log.clone();
-    cosim_block::<PixelInfoWrite, _>("default", rec, &inp, &s)
+    cosim_block::<PixelInfoWritePorts, _>("default", rec, &inp, &s)
         .unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let at = log
         .borrow()
@@ -204,7 +204,7 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
         })
         .expect("a record in columns 16..31 of its second tile") as u64;
     println!("predicted: cycle {at}, out__wdata, bits 0x10");
-    let r = cosim_block::<PixelInfoWrite, _>("default_mut", PixelInfoWriteCycle::new(&cfg).unwrap(), &inp, &s);
+    let r = cosim_block::<PixelInfoWritePorts, _>("default_mut", PixelInfoWriteCycle::new(&cfg).unwrap(), &inp, &s);
     expect_caught(r, at, "out__wdata", 0x10);
 }
 
@@ -213,6 +213,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("ice40").unwrap();
     let s = stim(19, 6_000);
     let m = Perturb::new(PixelInfoWriteCycle::new(&cfg).unwrap(), 3_210, |w| w.req.wdata ^= 0x40);
-    let r = cosim_block::<PixelInfoWrite, _>("ice40", m, &input(&cfg, 19, 4, 30), &s);
+    let r = cosim_block::<PixelInfoWritePorts, _>("ice40", m, &input(&cfg, 19, 4, 30), &s);
     expect_caught(r, 3_210, "out__wdata", 0x40);
 }

@@ -7,8 +7,8 @@
 //! `cosim/build/mutation.rs` (colour slot 0 never filled) is caught at the cycle and port
 //! predicted from the model, and a model broken at one cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, PixelProcessor};
-use tilerast_golden::pixel_processor::PixelProcessorCycle;
+use tilerast_cosim::blocks::cosim_block;
+use tilerast_golden::pixel_processor::{PixelProcessorCycle, PixelProcessorPorts};
 use tilerast_golden::Config;
 
 mod common;
@@ -22,7 +22,7 @@ fn rtl_matches_cycle_model_default() {
     let px = pix_samples(cfg.msaa, 0x9e, 40_000);
     let r = clean(
         "default/pixel_processor",
-        cosim_block::<PixelProcessor, _>("default", PixelProcessorCycle::new(&cfg), &px, &s),
+        cosim_block::<PixelProcessorPorts, _>("default", PixelProcessorCycle::new(&cfg), &px, &s),
         &s,
     );
     let o = &r.outputs;
@@ -56,7 +56,7 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     // holds a pixel with slot 0 filled (the mutant never sets it).
     let rec = Recorder::new(PixelProcessorCycle::new(&cfg));
     let log = rec.log.clone();
-    cosim_block::<PixelProcessor, _>("default", rec, &px, &s)
+    cosim_block::<PixelProcessorPorts, _>("default", rec, &px, &s)
         .unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
     let at = log
         .borrow()
@@ -64,7 +64,7 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
         .position(|(_, p)| p.slot_valid & 1 == 1)
         .expect("a filled slot") as u64;
     println!("predicted: cycle {at}, out__slot_valid, bits 0x1");
-    let r = cosim_block::<PixelProcessor, _>("default_mut", PixelProcessorCycle::new(&cfg), &px, &s);
+    let r = cosim_block::<PixelProcessorPorts, _>("default_mut", PixelProcessorCycle::new(&cfg), &px, &s);
     expect_caught(r, at, "out__slot_valid", 0x1);
 }
 
@@ -73,6 +73,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("default").unwrap();
     let s = stim(23, 6_000);
     let m = Perturb::new(PixelProcessorCycle::new(&cfg), 2_345, |p| p.y ^= 0x4);
-    let r = cosim_block::<PixelProcessor, _>("default", m, &pix_samples(cfg.msaa, 23, 3_000), &s);
+    let r = cosim_block::<PixelProcessorPorts, _>("default", m, &pix_samples(cfg.msaa, 23, 3_000), &s);
     expect_caught(r, 2_345, "out__y", 0x4);
 }

@@ -6,8 +6,8 @@
 //! gaps with junk payloads, random ready with long stalls, two flushes; 40 000 cycles per
 //! preset. Plus: a model broken at one cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, PointRaster};
-use tilerast_golden::point_raster::PointRasterCycle;
+use tilerast_cosim::blocks::cosim_block;
+use tilerast_golden::point_raster::{PointRasterCycle, PointRasterPorts};
 use tilerast_golden::Config;
 
 mod common;
@@ -20,7 +20,7 @@ fn run(preset: &str, seed: u64) {
     let cmds = commands(&cfg, seed, 3000);
     let r = clean(
         &format!("{preset}/point_raster"),
-        cosim_block::<PointRaster, _>(preset, PointRasterCycle::new(&cfg), &cmds, &s),
+        cosim_block::<PointRasterPorts, _>(preset, PointRasterCycle::new(&cfg), &cmds, &s),
         &s,
     );
     let o = &r.outputs;
@@ -47,6 +47,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("ice40").unwrap();
     let s = stim(12, 8_000);
     let m = Perturb::new(PointRasterCycle::new(&cfg), 2_222, |b| b.qy[3] ^= 0x800);
-    let r = cosim_block::<PointRaster, _>("ice40", m, &commands(&cfg, 12, 500), &s);
+    let r = cosim_block::<PointRasterPorts, _>("ice40", m, &commands(&cfg, 12, 500), &s);
     expect_caught(r, 2_222, "out__qy_3", 0x800);
 }

@@ -5,8 +5,8 @@
 //! payloads, random ready with long stalls, two flushes; 40 000 cycles per preset. Plus: a model
 //! broken at one cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, QuadPacker};
-use tilerast_golden::quad_packer::QuadPackerCycle;
+use tilerast_cosim::blocks::cosim_block;
+use tilerast_golden::quad_packer::{QuadPackerCycle, QuadPackerPorts};
 use tilerast_golden::Config;
 
 mod common;
@@ -18,7 +18,7 @@ fn run(preset: &str, seed: u64) {
     let s = stim(seed, 40_000);
     let r = clean(
         &format!("{preset}/quad_packer"),
-        cosim_block::<QuadPacker, _>(preset, QuadPackerCycle::new(&cfg), &beats(seed, 5000), &s),
+        cosim_block::<QuadPackerPorts, _>(preset, QuadPackerCycle::new(&cfg), &beats(seed, 5000), &s),
         &s,
     );
     let o = &r.outputs;
@@ -43,6 +43,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("full").unwrap();
     let s = stim(13, 8_000);
     let m = Perturb::new(QuadPackerCycle::new(&cfg), 7_777, |b| b.block[2] ^= 0x40);
-    let r = cosim_block::<QuadPacker, _>("full", m, &beats(13, 1000), &s);
+    let r = cosim_block::<QuadPackerPorts, _>("full", m, &beats(13, 1000), &s);
     expect_caught(r, 7_777, "out__block_2", 0x40);
 }

@@ -7,9 +7,9 @@
 //! clipping; input gaps with junk payloads, random ready with long stalls, two flushes; 40 000
 //! cycles per preset. Plus: a model broken at one cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, SampleRaster};
+use tilerast_cosim::blocks::cosim_block;
 use tilerast_golden::config::Config;
-use tilerast_golden::sample_raster::SampleRasterCycle;
+use tilerast_golden::sample_raster::{SampleRasterCycle, SampleRasterPorts};
 
 mod common;
 use common::{clean, expect_caught, stim, Perturb};
@@ -20,7 +20,7 @@ fn run(preset: &str, seed: u64) {
     let s = stim(seed, 40_000);
     let r = clean(
         &format!("{preset}/sample_raster"),
-        cosim_block::<SampleRaster, _>(preset, SampleRasterCycle::new(&cfg), &jobs(&cfg, seed, 3000), &s),
+        cosim_block::<SampleRasterPorts, _>(preset, SampleRasterCycle::new(&cfg), &jobs(&cfg, seed, 3000), &s),
         &s,
     );
     let o = &r.outputs;
@@ -50,6 +50,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("default").unwrap();
     let s = stim(11, 8_000);
     let m = Perturb::new(SampleRasterCycle::new(&cfg), 4_444, |b| b.mask[1] ^= 0x10);
-    let r = cosim_block::<SampleRaster, _>("default", m, &jobs(&cfg, 11, 500), &s);
+    let r = cosim_block::<SampleRasterPorts, _>("default", m, &jobs(&cfg, 11, 500), &s);
     expect_caught(r, 4_444, "out__mask_1", 0x10);
 }

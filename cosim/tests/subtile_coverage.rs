@@ -6,8 +6,8 @@
 //! accepted, partly covered and rejected (dropped) sub-tiles all occur. Plus: a model broken at
 //! one cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, SubtileCoverage};
-use tilerast_golden::subtile_coverage::SubtileCoverageCycle;
+use tilerast_cosim::blocks::cosim_block;
+use tilerast_golden::subtile_coverage::{SubtileCoverageCycle, SubtileCoveragePorts};
 use tilerast_golden::Config;
 
 mod common;
@@ -20,7 +20,7 @@ fn run(preset: &str, seed: u64) {
     let inputs = candidates(&cfg, seed, 6000);
     let r = clean(
         &format!("{preset}/subtile_coverage"),
-        cosim_block::<SubtileCoverage, _>(preset, SubtileCoverageCycle::new(&cfg), &inputs, &s),
+        cosim_block::<SubtileCoveragePorts, _>(preset, SubtileCoverageCycle::new(&cfg), &inputs, &s),
         &s,
     );
     let o = &r.outputs;
@@ -43,6 +43,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("ice40").unwrap();
     let s = stim(10, 8_000);
     let m = Perturb::new(SubtileCoverageCycle::new(&cfg), 3_333, |j| j.trivial = !j.trivial);
-    let r = cosim_block::<SubtileCoverage, _>("ice40", m, &candidates(&cfg, 10, 2000), &s);
+    let r = cosim_block::<SubtileCoveragePorts, _>("ice40", m, &candidates(&cfg, 10, 2000), &s);
     expect_caught(r, 3_333, "out__trivial", 1);
 }

@@ -5,9 +5,9 @@
 //! ready with long stalls, two flushes; 40 000 cycles per preset. Plus: a model broken at one
 //! cycle is caught there, on that port.
 
-use tilerast_cosim::blocks::{cosim_block, TileParser};
+use tilerast_cosim::blocks::cosim_block;
 use tilerast_golden::streams::Edges;
-use tilerast_golden::tile_parser::TileParserCycle;
+use tilerast_golden::tile_parser::{TileParserCycle, TileParserPorts};
 use tilerast_golden::Config;
 
 mod common;
@@ -24,7 +24,7 @@ fn run(preset: &str, seed: u64) {
     let s = stim(seed, 40_000);
     let r = clean(
         &format!("{preset}/tile_parser"),
-        cosim_block::<TileParser, _>(preset, TileParserCycle::new(&cfg), &inputs(&cfg, seed), &s),
+        cosim_block::<TileParserPorts, _>(preset, TileParserCycle::new(&cfg), &inputs(&cfg, seed), &s),
         &s,
     );
     let o = &r.outputs;
@@ -44,6 +44,6 @@ fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("full").unwrap();
     let s = stim(9, 8_000);
     let m = Perturb::new(TileParserCycle::new(&cfg), 6_001, |c| c.row ^= 0x80);
-    let r = cosim_block::<TileParser, _>("full", m, &inputs(&cfg, 9), &s);
+    let r = cosim_block::<TileParserPorts, _>("full", m, &inputs(&cfg, 9), &s);
     expect_caught(r, 6_001, "out__row", 0x80);
 }

@@ -340,8 +340,8 @@ fn block_ram_cell(board: &str) -> &'static str {
 /// back-pressure with stalls and a flush (`cosim::blocks::block_vectors`, the Verilator test's
 /// drive).
 fn binner_postsim(board: &str, preset: &str, cycles: u64) -> postsim::PostsimSummary {
-    use tilerast_cosim::blocks::{block_vectors, Binner, BlockStim};
-    use tilerast_golden::binner::{BinnerCycle, BIN_CHUNK_BYTES};
+    use tilerast_cosim::blocks::{block_vectors, BlockStim};
+    use tilerast_golden::binner::{BinnerCycle, BinnerPorts, BIN_CHUNK_BYTES};
     use tilerast_verif::stim::{bin_boxes, bin_frame};
     let cfg = Config::preset(preset).unwrap();
     let inputs: Vec<_> = (0..3).flat_map(|f| bin_frame(&bin_boxes(&cfg, 70 + f, 30))).collect();
@@ -354,7 +354,7 @@ fn binner_postsim(board: &str, preset: &str, cycles: u64) -> postsim::PostsimSum
         ..BlockStim::default()
     };
     let model = BinnerCycle::new(&cfg, BIN_CHUNK_BYTES).unwrap();
-    let (inp, exp, run) = block_vectors::<Binner, _>(preset, model, &inputs, &stim).unwrap();
+    let (inp, exp, run) = block_vectors::<BinnerPorts, _>(preset, model, &inputs, &stim).unwrap();
     assert!(run.outputs.iter().any(|w| w.last), "a frame finished");
     assert_eq!(run.flushes, 1);
     let runs = [postsim::BlockVectors {
@@ -395,8 +395,8 @@ fn binner_netlist_matches_golden_every_cycle_ecp5() {
 /// `PixelInfoWriteCycle`'s port words on every cycle: frames of beats under gaps, junk
 /// payloads, back-pressure with stalls and a flush (the Verilator test's drive).
 fn pixel_info_write_postsim(board: &str, preset: &str, cycles: u64) {
-    use tilerast_cosim::blocks::{block_vectors, BlockStim, PixelInfoWrite};
-    use tilerast_golden::pixel_info_write::PixelInfoWriteCycle;
+    use tilerast_cosim::blocks::{block_vectors, BlockStim};
+    use tilerast_golden::pixel_info_write::{PixelInfoWriteCycle, PixelInfoWritePorts};
     use tilerast_verif::stim::{pi_beats, pi_frame};
     let cfg = Config::preset(preset).unwrap();
     let inputs: Vec<_> = (0..3u64)
@@ -411,7 +411,7 @@ fn pixel_info_write_postsim(board: &str, preset: &str, cycles: u64) {
         ..BlockStim::default()
     };
     let model = PixelInfoWriteCycle::new(&cfg).unwrap();
-    let (inp, exp, run) = block_vectors::<PixelInfoWrite, _>(preset, model, &inputs, &stim).unwrap();
+    let (inp, exp, run) = block_vectors::<PixelInfoWritePorts, _>(preset, model, &inputs, &stim).unwrap();
     assert!(run.outputs.iter().any(|w| w.last), "a frame finished");
     assert_eq!(run.flushes, 1);
     let runs = [postsim::BlockVectors {

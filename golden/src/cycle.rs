@@ -345,8 +345,7 @@ pub trait BlockModel {
 /// A model's output ports besides `in_ready`, `out_valid` and the payload, `(port, value)` in
 /// the order of its signature's further outputs (the pixel-side blocks' `idle`), each a function
 /// of the registers. Every [`BlockModel`] has it from its signature; a wrapper around a model
-/// (a test's tap or mutant) forwards it. The one-stream harnesses (`hw/tests/common`,
-/// `tilerast_cosim::blocks`) compare it with the RTL's further outputs on every cycle.
+/// (a test's tap or mutant) forwards it, and [`OnPorts`] drives it on the signature's ports.
 pub trait ExtraOut {
     fn extra_out(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
@@ -386,6 +385,86 @@ impl<M: BlockModel> PortModel for M {
     }
 }
 
+/// A one-in, one-out signature (made by [`crate::cycle_model_signature!`]): the streams it
+/// takes on `inp` and sends on `out`.
+pub trait OneStream: BlockSignature {
+    type InS: crate::streams::Stream;
+    type OutS: crate::streams::Stream;
+}
+
+/// A [`CycleModel`] (a block's model, or a test's wrapper around one: a tap that records, a
+/// mutant) on the ports of the one-in, one-out signature `S`, for the lock-step harness
+/// (`tilerast_verif::lockstep`): `in_ready`, `out_valid`, `out__*` and its [`ExtraOut`]s out;
+/// `flush`, `in_valid`, `inp__*` and `out_ready` in.
+pub struct OnPorts<M, S> {
+    pub model: M,
+    /// The first cycle whose output payload has a value too wide for its port (the port
+    /// carries its low bits): (cycle, port, value).
+    pub overflow: Option<(u64, String, u64)>,
+    cycle: u64,
+    sig: std::marker::PhantomData<S>,
+}
+
+impl<M, S> OnPorts<M, S> {
+    pub fn new(model: M) -> OnPorts<M, S> {
+        OnPorts {
+            model,
+            overflow: None,
+            cycle: 0,
+            sig: std::marker::PhantomData,
+        }
+    }
+}
+
+/// The first field of `p` whose value does not fit its port (width, sign): (port, value).
+pub fn too_wide<S: crate::streams::Stream>(iface: &str, p: &S::Payload) -> Option<(String, u64)> {
+    S::FIELDS.iter().zip(S::values(p)).find_map(|(f, v)| {
+        let fits = if f.width >= 64 {
+            true
+        } else if f.signed {
+            let sh = 64 - f.width;
+            ((v as i64) << sh) >> sh == v as i64
+        } else {
+            v >> f.width == 0
+        };
+        (!fits).then(|| (crate::streams::port_name(iface, f.name), v))
+    })
+}
+
+impl<M, S> PortModel for OnPorts<M, S>
+where
+    S: OneStream,
+    M: CycleModel<In = <S::InS as crate::streams::Stream>::Payload, Out = <S::OutS as crate::streams::Stream>::Payload>
+        + ExtraOut,
+{
+    fn signature(&self) -> Signature {
+        S::SIGNATURE
+    }
+    fn port_outputs(&self, i: &Ports) -> Ports {
+        let mut p = Ports::default();
+        p.set(ready_port("inp"), self.model.in_ready(i.bit(ready_port("out"))) as u64);
+        let (v, o) = self.model.out();
+        p.set(valid_port("out"), v as u64);
+        p.put_payload::<S::OutS>("out", &o);
+        for (n, x) in self.model.extra_out() {
+            p.set(n, x);
+        }
+        p
+    }
+    fn port_clock(&mut self, i: &Ports) {
+        if self.overflow.is_none() {
+            let (_, o) = self.model.out();
+            if let Some((port, v)) = too_wide::<S::OutS>("out", &o) {
+                self.overflow = Some((self.cycle, port, v));
+            }
+        }
+        let x = i.payload::<S::InS>("inp");
+        self.model
+            .clock(i.bit(valid_port("inp")), &x, i.bit(ready_port("out")), i.bit("flush"));
+        self.cycle += 1;
+    }
+}
+
 #[doc(hidden)]
 pub use paste as __paste;
 
@@ -421,7 +500,8 @@ out_port_uint!(u8, u16, u32, u64);
 /// The signature of a one-in, one-out block (`inp` taken, `out` sent, optionally `idle`) and
 /// its [`BlockModel`] from its [`CycleModel`]: `cycle_model_signature!(pub Binner "binner"
 /// for BinnerCycle: BinBox -> BinWrite)`; `... -> BlendBeat, idle` adds the `idle` output
-/// (the model's `idle()`).
+/// (the model's `idle()`). The signature is a [`OneStream`] too, so that a wrapper around the
+/// model goes on the same ports ([`OnPorts`]).
 #[macro_export]
 macro_rules! cycle_model_signature {
     ($(#[$doc:meta])* pub $name:ident $stage:literal for $model:ty : $in:ident -> $out:ident) => {
@@ -432,7 +512,7 @@ macro_rules! cycle_model_signature {
                 sends { out: $out }
             }
         }
-        $crate::cycle_model_signature!(@impl $name $model);
+        $crate::cycle_model_signature!(@impl $name $model, $in -> $out);
     };
     ($(#[$doc:meta])* pub $name:ident $stage:literal for $model:ty : $in:ident -> $out:ident, idle) => {
         $crate::block_signature! {
@@ -443,10 +523,14 @@ macro_rules! cycle_model_signature {
                 outs { idle: bool }
             }
         }
-        $crate::cycle_model_signature!(@impl $name $model, idle);
+        $crate::cycle_model_signature!(@impl $name $model, $in -> $out, idle);
     };
-    (@impl $name:ident $model:ty $(, $idle:ident)?) => {
+    (@impl $name:ident $model:ty, $in:ident -> $out:ident $(, $idle:ident)?) => {
         $crate::cycle::__paste::paste! {
+            impl $crate::cycle::OneStream for [<$name Ports>] {
+                type InS = $crate::streams::ports::$in;
+                type OutS = $crate::streams::ports::$out;
+            }
             impl $crate::cycle::BlockModel for $model {
                 type Sig = [<$name Ports>];
                 fn outputs(&self, i: &[<$name In>]) -> [<$name Out>] {

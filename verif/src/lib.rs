@@ -15,7 +15,7 @@
 //! * `hw/tests/` — the rust-hdl blocks against the cycle models in rust-hdl's simulator
 //!   (dev-dependency);
 //! * `cosim/` — the Verilator harnesses: the core's `Driver` (`Stimulus::ready` is a
-//!   [`Pattern`]), the per-block `cosim_block`, `tilerast regress` and the cosim tests; through
+//!   [`Pattern`]), `tilerast regress` and the cosim tests; through
 //!   the `Driver`, also the post-synthesis simulation in `fpga/`;
 //! * the C++ side has no generator of its own: C++ loops replay stimulus recorded in Rust.
 //!

@@ -232,6 +232,9 @@ pub struct Sink<S: Stream> {
     pub waits: u64,
     /// Longest run of cycles offered and not taken (valid high, ready low).
     pub longest_wait: u64,
+    stall: u64,
+    /// Longest run of cycles with ready low, offered or not (a long stall really driven).
+    pub longest_stall: u64,
 }
 
 impl<S: Stream> Sink<S> {
@@ -246,6 +249,8 @@ impl<S: Stream> Sink<S> {
             received_at: Vec::new(),
             waits: 0,
             longest_wait: 0,
+            stall: 0,
+            longest_stall: 0,
         }
     }
 }
@@ -289,6 +294,8 @@ where
 {
     fn drive(&mut self, cycle: u64, p: &mut Ports) {
         self.now = (self.ready)(cycle);
+        self.stall = if self.now { 0 } else { self.stall + 1 };
+        self.longest_stall = self.longest_stall.max(self.stall);
         p.set(ready_port(&self.iface), self.now as u64);
     }
 
@@ -406,6 +413,9 @@ pub struct Flushes {
     ctl: Ctl,
     /// Flushes driven.
     pub count: u64,
+    /// Flushes that hit a busy block: some stream of it offered (a `*_valid` output high) or
+    /// held back (a `*_ready` output low).
+    pub busy: u64,
 }
 
 impl Flushes {
@@ -414,12 +424,13 @@ impl Flushes {
         Flushes {
             ctl: Box::new(move |c| cycles.contains(&c)),
             count: 0,
+            busy: 0,
         }
     }
 
     /// Flush when the control line says so.
     pub fn when(ctl: Ctl) -> Flushes {
-        Flushes { ctl, count: 0 }
+        Flushes { ctl, count: 0, busy: 0 }
     }
 
     /// Flush when `l` says so.
@@ -427,6 +438,7 @@ impl Flushes {
         Flushes {
             ctl: Box::new(move |_| l.step()),
             count: 0,
+            busy: 0,
         }
     }
 }
@@ -437,9 +449,16 @@ impl Agent for Flushes {
         self.count += f as u64;
         p.set("flush", f as u64);
     }
-    fn edge(&mut self, _: u64, _: &Ports, _: &Ports) {}
+    fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+        if i.bit("flush") {
+            let busy = o
+                .iter()
+                .any(|(n, v)| (n.ends_with("_valid") && v & 1 == 1) || (n.ends_with("_ready") && v & 1 == 0));
+            self.busy += busy as u64;
+        }
+    }
     fn summary(&self) -> String {
-        format!("flush: {}", self.count)
+        format!("flush: {} ({} busy)", self.count, self.busy)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -679,4 +698,134 @@ pub fn first_difference<A: PortModel, B: PortModel>(
         }
     }
     Ok(None)
+}
+
+/// The stimulus of a one-in, one-out block (stream `inp` taken, `out` sent): its bench
+/// ([`BlockStim::bench`]) and what a run did ([`BlockRun::of`]). Deterministic: the same
+/// stimulus gives the same cycles.
+#[derive(Clone, Debug)]
+pub struct BlockStim {
+    pub seed: u64,
+    /// Cycles to run.
+    pub cycles: u64,
+    /// Probability (%) that the producer holds `in_valid` low in a cycle.
+    pub gap_pct: u32,
+    /// Probability (%) that an idle cycle (in_valid low) carries another input's payload instead
+    /// of the next one's: the block must ignore the payload while not valid.
+    pub junk_pct: u32,
+    /// Probability (%) that downstream is ready, outside stalls.
+    pub ready_pct: u32,
+    /// Per mille chance per cycle that a full stall (ready low) starts ...
+    pub stall_permille: u32,
+    /// ... lasting this many cycles (inclusive range).
+    pub stall_len: (u64, u64),
+    /// Flush at these cycles.
+    pub flush_at: Vec<u64>,
+}
+
+impl BlockStim {
+    /// The valid and ready lines this stimulus drives (flushes come from `flush_at`): valid
+    /// with `gap_pct` % gaps; ready `ready_pct` % with random stalls of `stall_len` cycles
+    /// starting at `stall_permille` ‰ per cycle. Drawn from `seed` ([`crate::Handshake::lines`]).
+    pub fn handshake(&self) -> crate::Handshake {
+        let ready = crate::Pattern::RandomStalls {
+            pct: self.ready_pct,
+            permille: self.stall_permille,
+            min: self.stall_len.0,
+            max: self.stall_len.1,
+        };
+        crate::Handshake::new(crate::Pattern::gaps(self.gap_pct), ready)
+    }
+
+    /// The bench: a [`Source`] `"inp"` offering `inputs` in order, again and again, under the
+    /// valid line, with another input's payload in `junk_pct` % of the idle cycles
+    /// (`Rng::stream(seed, 3)`); a [`Sink`] `"out"` under the ready line; [`Flushes`] `"flush"`
+    /// at `flush_at`.
+    pub fn bench<I, O>(&self, inputs: &[I::Payload]) -> Bench
+    where
+        I: Stream + Send + 'static,
+        O: Stream + Send + 'static,
+        I::Payload: Send,
+        O::Payload: Send,
+    {
+        let l = self.handshake().lines(self.seed);
+        Bench::new()
+            .with(
+                "inp",
+                Source::<I>::new("inp", inputs.to_vec(), line(l.valid))
+                    .cyclic()
+                    .with_junk(Rng::stream(self.seed, 3), self.junk_pct as u64),
+            )
+            .with("out", Sink::<O>::new("out", line(l.ready)))
+            .with("flush", Flushes::at(self.flush_at.clone()))
+    }
+}
+
+impl Default for BlockStim {
+    fn default() -> Self {
+        BlockStim {
+            seed: 1,
+            cycles: 40_000,
+            gap_pct: 25,
+            junk_pct: 50,
+            ready_pct: 75,
+            stall_permille: 4,
+            stall_len: (20, 600),
+            flush_at: vec![9_999, 27_001],
+        }
+    }
+}
+
+/// What a run of a [`BlockStim::bench`] did (counted on the model side, which equals the RTL's).
+#[derive(Clone, Debug, Default)]
+pub struct BlockRun<O> {
+    pub cycles: u64,
+    /// Inputs accepted (in_valid && in_ready, not on a flush cycle).
+    pub accepted: u64,
+    /// Cycles with in_valid high and in_ready low.
+    pub upstream_waits: u64,
+    /// Cycles with out_valid high and out_ready low.
+    pub downstream_waits: u64,
+    /// Longest run of cycles with out_ready low.
+    pub longest_stall: u64,
+    /// Idle cycles that carried another input's payload.
+    pub junk_cycles: u64,
+    pub flushes: u64,
+    /// Cycles whose flush hit a busy block (out_valid high or in_ready low).
+    pub busy_flushes: u64,
+    /// Every output transferred (out_valid && out_ready, not on a flush cycle), in order.
+    pub outputs: Vec<O>,
+    pub secs: f64,
+    /// Time spent inside the RTL simulator.
+    pub rtl_secs: f64,
+    pub cycles_per_sec: f64,
+}
+
+impl<O: Clone> BlockRun<O> {
+    /// The counts of `bench` (a [`BlockStim::bench`]) after `cycles` cycles.
+    pub fn of<I, S>(bench: &Bench, cycles: u64) -> BlockRun<O>
+    where
+        I: Stream + Send + 'static,
+        S: Stream<Payload = O> + Send + 'static,
+        I::Payload: Send,
+        O: Send,
+    {
+        let src = bench.get::<Source<I>>("inp");
+        let sink = bench.get::<Sink<S>>("out");
+        let fl = bench.get::<Flushes>("flush");
+        BlockRun {
+            cycles,
+            accepted: src.accepted,
+            upstream_waits: src.waits,
+            downstream_waits: sink.waits,
+            longest_stall: sink.longest_stall,
+            junk_cycles: src.junk_cycles,
+            flushes: fl.count,
+            busy_flushes: fl.busy,
+            outputs: sink.received.clone(),
+            secs: 0.0,
+            rtl_secs: 0.0,
+            cycles_per_sec: 0.0,
+        }
+    }
 }
