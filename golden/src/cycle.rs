@@ -568,9 +568,43 @@ macro_rules! cycle_model_signature {
 ///
 /// Record field `inp_ready` is the port `in_ready` ([`ready_port`]). A further output is a
 /// `bool` (one bit) or an unsigned integer ([`OutPort`]).
+///
+/// It also makes the macro `<name>_streams!` (snake case: `dst_fetch_streams!`), the stream
+/// list handed to another crate's macro, so that the RTL declares its ports from this one
+/// declaration: `tilerast_golden::dst_fetch_streams!(path::to::m; REST)` expands to
+/// `path::to::m! { @signature { takes { .. } sends { .. } outs { .. } } REST }`
+/// (`tilerast_hw::stream_block!` takes it).
 #[macro_export]
 macro_rules! block_signature {
     ($(#[$doc:meta])* pub $name:ident $stage:literal {
+        takes { $($t:ident : $ts:ident),* $(,)? }
+        sends { $($s:ident : $ss:ident),* $(,)? }
+        $(outs { $($o:ident : $ot:ty),* $(,)? })?
+    }) => {
+        $crate::block_signature!(@streams ($) $name {
+            takes { $($t : $ts),* }
+            sends { $($s : $ss),* }
+            $(outs { $($o : $ot),* })?
+        });
+        $crate::block_signature!(@records $(#[$doc])* pub $name $stage {
+            takes { $($t : $ts),* }
+            sends { $($s : $ss),* }
+            $(outs { $($o : $ot),* })?
+        });
+    };
+    // `$d` is a `$` handed in, for the generated macro's own metavariables.
+    (@streams ($d:tt) $name:ident { $($sig:tt)* }) => {
+        $crate::cycle::__paste::paste! {
+            #[doc = "The stream list of `" $name "Ports` for another crate's macro (see `block_signature!`)."]
+            #[macro_export]
+            macro_rules! [<$name:snake _streams>] {
+                ($d cb:path ; $d ($d rest:tt)*) => {
+                    $d cb! { @signature { $($sig)* } $d ($d rest)* }
+                };
+            }
+        }
+    };
+    (@records $(#[$doc:meta])* pub $name:ident $stage:literal {
         takes { $($t:ident : $ts:ident),* $(,)? }
         sends { $($s:ident : $ss:ident),* $(,)? }
         $(outs { $($o:ident : $ot:ty),* $(,)? })?

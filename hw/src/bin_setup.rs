@@ -34,7 +34,6 @@
 //! Every signed quantity is two's complement in unsigned `Bits` (sign tests on the top bit,
 //! ordered compares on offset binary): no `Signed` arithmetic, no product inside `$signed`.
 
-use crate::streams::{stream_block, BinBoxOut, MemReqOut, PrimInIn};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::bin_setup::BinSetupParams;
@@ -47,9 +46,9 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
     BinSetupParams::try_new(cfg).map(|_| ())
 }
 
-stream_block! {
+tilerast_golden::bin_setup_streams! { crate::streams::stream_block;
     /// The bin_setup block; see the module header.
-    pub struct BinSetup(PrimInIn => BinBoxOut) sends { wr: MemReqOut } {
+    pub struct BinSetup {
         // ---- constants ----
         c_idle: Constant<Bits<2>>,
         c_write: Constant<Bits<2>>,

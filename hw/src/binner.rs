@@ -57,7 +57,7 @@
 use crate::emit;
 use crate::list_writer::ListWriter;
 pub use crate::list_writer::{StateRam, RAM_JUNK};
-use crate::streams::{stream_block, BinBoxIn, BinWriteOut, BinWriteReg};
+use crate::streams::{BinWriteOut, BinWriteReg};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::binner::BIN_CHUNK_BYTES;
@@ -88,9 +88,9 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
-stream_block! {
+tilerast_golden::binner_streams! { crate::streams::stream_block;
     /// The binner block. Build with [`Binner::new`] (see the module header).
-    pub struct Binner(BinBoxIn => BinWriteOut) {
+    pub struct Binner {
         /// The list-writing core (state RAM, `cur`, steps, bump allocator), records of one word.
         pub lw: ListWriter,
 

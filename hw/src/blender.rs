@@ -83,7 +83,6 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{stream_block, BlendBeatOut, BlendFragIn};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::blender::{BlendOpts, BlenderGeom, MergeMode};
@@ -117,10 +116,9 @@ pub fn supported(cfg: &Config, opts: &BlendOpts) -> Result<(), String> {
     Ok(())
 }
 
-stream_block! {
+tilerast_golden::blender_streams! { crate::streams::stream_block;
     /// The blender block. Build with [`Blender::new`].
-    pub struct Blender(BlendFragIn => BlendBeatOut)
-        outs { idle: Bit } {
+    pub struct Blender {
         // ---- constants ----
         c_merge: Constant<Bit>,
         c_comp: Constant<Bit>,

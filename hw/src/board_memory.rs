@@ -52,7 +52,6 @@
 //! the one cycle. Everything else is `#[hdl_gen]`.
 
 use crate::fpga_top::wrapper_block;
-use crate::streams::{stream_block, MemReqIn, MemRespOut};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -221,11 +220,11 @@ impl Logic for BoardRam {
     }
 }
 
-stream_block! {
+tilerast_golden::board_memory_streams! { crate::streams::stream_block;
     /// The board memory. Build with [`BoardMemory::new`] (see the module header).
     /// `error` (sticky): since the last flush an out-of-range request was taken (and not
     /// performed).
-    pub struct BoardMemory(MemReqIn => MemRespOut) outs { error: Bit } {
+    pub struct BoardMemory {
         /// The RAM.
         pub ram: BoardRam,
         c_bad: Constant<Bits<32>>,

@@ -50,7 +50,7 @@
 //! shifts, C; [`supported`] refuses what the fixed port widths cannot hold.
 
 use crate::fpga_top::wrapper_block;
-use crate::streams::{stream_block, PixSlotsIn, PixSlotsMux, PixSlotsOut, PixSlotsReg};
+use crate::streams::{PixSlotsIn, PixSlotsMux, PixSlotsOut, PixSlotsReg};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
@@ -286,10 +286,9 @@ impl Logic for ColourRam {
     }
 }
 
-stream_block! {
+tilerast_golden::colour_buffer_streams! { crate::streams::stream_block;
     /// The colour buffer block. Build with [`ColourBuffer::new`] (see the module header).
-    pub struct ColourBuffer(PixSlotsIn => PixSlotsOut)
-        outs { idle: Bit } {
+    pub struct ColourBuffer {
         /// The RAM.
         pub ram: ColourRam,
         wrom: ROM<Bits<32>, 12>,

@@ -38,17 +38,15 @@
 //! Parameters: W (`viewport[0]`), c = log2 `colours_per_pixel`, K = min(`blend_pool`, 4).
 
 use crate::emit;
-use crate::streams::{stream_block, BlendFragOut, MemReqOut, MemRespIn, PixSlotsIn};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::dst_fetch::DstFetchCycle;
 use tilerast_golden::streams::LANES;
 
-stream_block! {
+tilerast_golden::dst_fetch_streams! { crate::streams::stream_block;
     /// The destination fetch. Build with [`DstFetch::new`].
-    pub struct DstFetch(PixSlotsIn => BlendFragOut) sends { rd: MemReqOut } takes { rsp: MemRespIn }
-        outs { idle: Bit } {
+    pub struct DstFetch {
         c_cmask: Constant<Bits<16>>,
         c_w: Constant<Bits<16>>,
         c_c: Constant<Bits<32>>,

@@ -60,7 +60,7 @@ use crate::pixel_info_read::PixelInfoRead;
 use crate::pixel_info_write::PixelInfoWrite;
 use crate::raster_core::RasterCore;
 use crate::shading_sort::ShadingSort;
-use crate::streams::{stream_block, BinBoxOut, MemReqOut, MemRespIn, PiRecordOut, PixSamplesOut, PrimInIn};
+use crate::streams::{BinBoxOut, PiRecordOut, PixSamplesOut, PrimInIn};
 use crate::tile_sequencer::TileSequencer;
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
@@ -78,12 +78,11 @@ const PH_RASTER: u64 = 1;
 const PH_PIXEL: u64 = 2;
 const PH_DONE: u64 = 3;
 
-stream_block! {
+tilerast_golden::frame_top_streams! { crate::streams::stream_block;
     /// The frame top. Build with [`Frame::new`] (see the module header).
     /// `done_valid`: the frame is complete (one cycle, `phase` = Done); `done_frame`: its frame
     /// id (`fid`).
-    pub struct Frame(PrimInIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn }
-        outs { done_valid: Bit, done_frame: Bits<8> } {
+    pub struct Frame {
         bin_setup: BinSetup,
         binner: Binner,
         tile_sequencer: TileSequencer,

@@ -31,15 +31,14 @@
 //! Parameters: none (the framebuffer is at address 0 of the port); every config builds it.
 
 use crate::emit;
-use crate::streams::{stream_block, BlendBeatIn, MemReqOut, MemReqReg};
+use crate::streams::{MemReqOut, MemReqReg};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 
-stream_block! {
+tilerast_golden::output_merger_streams! { crate::streams::stream_block;
     /// The output merger's write path. Build with [`OutputMerger::new`].
-    pub struct OutputMerger(BlendBeatIn => MemReqOut)
-        outs { idle: Bit } {
+    pub struct OutputMerger {
         c_zero4: Constant<Bits<4>>,
         c_one4: Constant<Bits<4>>,
         c_be: Constant<Bits<4>>,

@@ -34,17 +34,14 @@ use crate::colour_buffer::ColourBuffer;
 use crate::dst_fetch::DstFetch;
 use crate::output_merger::OutputMerger;
 use crate::pixel_processor::PixelProcessor;
-use crate::streams::{
-    stream_block, BlendBeatOut, BlendFragOut, MemReqMux, MemReqOut, MemRespIn, PixSamplesIn, PixSlotsOut,
-};
+use crate::streams::{BlendBeatOut, BlendFragOut, MemReqMux, MemReqOut, MemRespIn, PixSamplesIn, PixSlotsOut};
 use rust_hdl::prelude::*;
 use tilerast_golden::blender::PIPELINE_BLEND;
 use tilerast_golden::config::Config;
 
-stream_block! {
+tilerast_golden::pixel_back_end_streams! { crate::streams::stream_block;
     /// The pixel back end. Build with [`PixelBackEnd::new`].
-    pub struct PixelBackEnd(PixSamplesIn =>) sends { mem_req: MemReqOut } takes { mem_resp: MemRespIn }
-        outs { idle: Bit } {
+    pub struct PixelBackEnd {
         pixel_processor: PixelProcessor,
         colour_buffer: ColourBuffer,
         dst_fetch: DstFetch,

@@ -51,15 +51,14 @@
 
 use crate::emit;
 pub use crate::list_reader::ListReader;
-use crate::streams::{stream_block, MemReqOut, MemRespIn, PiRecordOut, PiStartIn};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::pixel_info_read::{geom, mask_bits};
 
-stream_block! {
+tilerast_golden::pixel_info_read_streams! { crate::streams::stream_block;
     /// The pixel-info reader. Build with [`PixelInfoRead::new`].
-    pub struct PixelInfoRead(PiStartIn => PiRecordOut) sends { rd: MemReqOut } takes { rsp: MemRespIn } {
+    pub struct PixelInfoRead {
         core: ListReader,
         c_nx1: Constant<Bits<11>>,
         c_ny1: Constant<Bits<11>>,

@@ -53,7 +53,7 @@
 
 use crate::emit;
 use crate::list_writer::ListWriter;
-use crate::streams::{stream_block, BinWriteOut, BinWriteReg, PiBeatIn};
+use crate::streams::{BinWriteOut, BinWriteReg};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -101,9 +101,9 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
-stream_block! {
+tilerast_golden::pixel_info_write_streams! { crate::streams::stream_block;
     /// The pixel-info writer block. Build with [`PixelInfoWrite::new`] (see the module header).
-    pub struct PixelInfoWrite(PiBeatIn => BinWriteOut) {
+    pub struct PixelInfoWrite {
         /// The list-writing core (state RAM, `cur`, steps, bump allocator), records of W words.
         pub lw: ListWriter,
 

@@ -38,7 +38,6 @@
 //! 75 MHz (not yet measured).
 
 use crate::emit;
-use crate::streams::{stream_block, PixSamplesIn, PixSlotsOut};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -50,10 +49,9 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
     PixelGeom::new(cfg).map(|_| ())
 }
 
-stream_block! {
+tilerast_golden::pixel_processor_streams! { crate::streams::stream_block;
     /// The pixel processor block. Build with [`PixelProcessor::new`].
-    pub struct PixelProcessor(PixSamplesIn => PixSlotsOut)
-        outs { idle: Bit } {
+    pub struct PixelProcessor {
         // ---- constants ----
         c_en: Vec<Constant<Bit>>,
         c_r: Vec<Constant<Bit>>,

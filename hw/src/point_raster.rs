@@ -63,7 +63,6 @@
 //! axis; no multiplier; per lane only an equality compare, S-bit masks and a 12-bit add.
 //! Measured sizes: only the generated per-block table in docs/measurements.md ("FPGA").
 
-use crate::streams::{stream_block, BeatOut, CmdIn};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::point_raster::edge_sample_tables;
@@ -81,9 +80,9 @@ pub enum PointState {
     Scan,
 }
 
-stream_block! {
+tilerast_golden::point_raster_streams! { crate::streams::stream_block;
     /// The point rasterizer block; see the module header.
-    pub struct PointRaster(CmdIn => BeatOut) {
+    pub struct PointRaster {
         // ---- preset constants
         c_q: Constant<Bits<8>>,
         c_s1: Constant<Bits<8>>,

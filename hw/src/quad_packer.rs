@@ -39,15 +39,14 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{stream_block, BeatIn, PackedBeatOut};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::quad_packer::QuadPackerGeom;
 
-stream_block! {
+tilerast_golden::quad_packer_streams! { crate::streams::stream_block;
     /// The quad packer block. Build with [`QuadPacker::new`].
-    pub struct QuadPacker(BeatIn => PackedBeatOut) {
+    pub struct QuadPacker {
         // ---- preset constants ----
         c_qmask: Constant<Bits<4>>,
         c_kmask: Constant<Bits<4>>,

@@ -39,6 +39,7 @@ use crate::streams::{BeatMux, BeatOut, CandOut, CmdIn, EdgesOut, JobOut, PackedB
 use crate::subtile_coverage::SubtileCoverage;
 use crate::tile_parser::TileParser;
 use rust_hdl::prelude::*;
+use tilerast_golden::streams::Stream;
 use tilerast_golden::Config;
 
 /// Commands in flight at once: the cycle model's [`tilerast_golden::raster_core::KIND_FIFO_DEPTH`].
@@ -85,6 +86,39 @@ pub struct RasterCore {
     pop: Signal<Local, Bit>,
     one: Constant<Bits<4>>,
     one8: Constant<Bits<8>>,
+}
+
+/// The core's one stream in (`cmd_valid`/`cmd_ready` + `cmd`, a Cmd) and one out (a
+/// PackedBeat), for the rust-hdl harness; it has no further outputs. (The core is the one
+/// block without a golden signature: its ports were named before the convention.)
+impl crate::streams::OneStream for RasterCore {
+    type In = tilerast_golden::streams::ports::Cmd;
+    type Out = tilerast_golden::streams::ports::PackedBeat;
+    const IN_READY: &'static str = "cmd_ready";
+    fn clock_high(&self) -> bool {
+        self.clock.val().clk
+    }
+    fn toggle_clock(&mut self) {
+        self.clock.next = !self.clock.val();
+    }
+    fn drive_main(&mut self, in_valid: bool, inp: &<Self::In as Stream>::Payload, out_ready: bool, flush: bool) {
+        self.cmd_valid.next = in_valid;
+        self.cmd.drive(inp);
+        self.out_ready.next = out_ready;
+        self.flush.next = flush;
+    }
+    fn in_ready_now(&self) -> bool {
+        self.cmd_ready.val()
+    }
+    fn out_valid_now(&self) -> bool {
+        self.out_valid.val()
+    }
+    fn sample_out(&self) -> <Self::Out as Stream>::Payload {
+        self.out.sample()
+    }
+    fn extra_outs_now(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 impl RasterCore {

@@ -76,16 +76,15 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{stream_block, BeatOut, JobIn};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::samples;
 
-stream_block! {
+tilerast_golden::sample_raster_streams! { crate::streams::stream_block;
     /// The sample rasterizer block. Build with [`SampleRaster::new`].
-    pub struct SampleRaster(JobIn => BeatOut) {
+    pub struct SampleRaster {
         // ---- preset constants ----
         c_nbm1: Constant<Bits<8>>,
         c_bprm1: Constant<Bits<8>>,

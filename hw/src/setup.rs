@@ -75,7 +75,6 @@
 //! section of docs/measurements.md (`tilerast synth --table`). All signed comparisons are made
 //! on sign bits or on offset-binary values compared unsigned; no signed constants exist.
 
-use crate::streams::{stream_block, CmdIn, EdgesOut};
 use crate::util::{k, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::setup::SetupParams;
@@ -93,9 +92,9 @@ pub enum SetupState {
     Fin,
 }
 
-stream_block! {
+tilerast_golden::setup_streams! { crate::streams::stream_block;
     /// Triangle setup block; see the module header.
-    pub struct Setup(CmdIn => EdgesOut) {
+    pub struct Setup {
         // ---- preset constants ----
         tile_shift_x: Constant<Bits<4>>,
         tile_shift_y: Constant<Bits<4>>,

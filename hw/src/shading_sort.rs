@@ -62,7 +62,6 @@
 
 use crate::emit;
 use crate::fpga_top::wrapper_block;
-use crate::streams::{stream_block, MemReqOut, MemRespIn, PiRecordIn, PixSamplesOut};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, DepthFunc};
@@ -172,10 +171,9 @@ impl Logic for SsRam {
     }
 }
 
-stream_block! {
+tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
     /// The sort-based shading block. Build with [`ShadingSort::new`].
-    pub struct ShadingSort(PiRecordIn => PixSamplesOut) sends { rd: MemReqOut } takes { rsp: MemRespIn }
-        outs { idle: Bit } {
+    pub struct ShadingSort {
         /// X banks (sample s), Y, Z, H, C banks.
         pub xr: Vec<SsRam>,
         pub yr: SsRam,

@@ -201,20 +201,112 @@ tilerast_golden::for_each_stream!(hw_stream);
 /// The output stream may be left out (`(XIn =>)`: a block whose results leave through a
 /// further port only). Further streams follow the parentheses: `sends { p: XOut, .. }` adds,
 /// per stream, `p_valid` (out), `p_ready` (in) and the payload `p`; `takes { p: XIn, .. }`
-/// adds `p_valid` (in), `p_ready` (out) and `p`. Their ports come from the same stream
-/// declarations as `inp` and `out` (the memory read port of `dst_fetch`: `sends { rd:
-/// MemReqOut } takes { rsp: MemRespIn }`).
+/// adds `p_valid` (in), `p_ready` (out) and `p`; `outs { idle: Bit }` further outputs. Their
+/// ports come from the same stream declarations as `inp` and `out`.
+///
+/// A block does not write that list: it takes it from its golden signature
+/// (`tilerast_golden::block_signature!` / `cycle_model_signature!`, declared once beside the
+/// cycle model), whose `<name>_streams!` macro hands it here as `@signature { takes {..}
+/// sends {..} outs {..} }`: golden stream `X` taken is `XIn`, sent `XOut`; `inp` and `out`
+/// are the main streams, the others follow in the signature's order; an `outs` field of type
+/// `bool` is a `Bit`, `u8` a `Bits<8>` ([`OutBits`]).
 ///
 /// ```ignore
-/// stream_block! {
+/// tilerast_golden::tile_parser_streams! { crate::streams::stream_block;
 ///     /// The tile parser block (see the module header).
-///     pub struct TileParser(EdgesIn => CandOut) {
+///     pub struct TileParser {
 ///         sw_log: Constant<Bits<8>>,
 ///         // ...
 ///     }
 /// }
+/// // = stream_block! { pub struct TileParser(EdgesIn => CandOut) { .. } }
 /// ```
 macro_rules! stream_block {
+    // One stream in, one out, nothing else: also a [`OneStream`] block.
+    (@signature {
+        takes { inp: $in:ident $(,)? }
+        sends { out: $out:ident $(,)? }
+        $(outs { $($op:ident : $ot:ty),* $(,)? })?
+    } $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        paste::paste! {
+            $crate::streams::stream_block! {
+                $(#[$m])*
+                pub struct $name ($crate::streams::[<$in In>] => $crate::streams::[<$out Out>])
+                outs { $($($op : <$ot as $crate::streams::OutBits>::Bits),*)? }
+                { $($body)* }
+            }
+        }
+        impl $crate::streams::OneStream for $name {
+            type In = tilerast_golden::streams::ports::$in;
+            type Out = tilerast_golden::streams::ports::$out;
+            const IN_READY: &'static str = "in_ready";
+            fn clock_high(&self) -> bool {
+                self.clock.val().clk
+            }
+            fn toggle_clock(&mut self) {
+                self.clock.next = !self.clock.val();
+            }
+            fn drive_main(
+                &mut self,
+                in_valid: bool,
+                inp: &<tilerast_golden::streams::ports::$in as tilerast_golden::streams::Stream>::Payload,
+                out_ready: bool,
+                flush: bool,
+            ) {
+                self.in_valid.next = in_valid;
+                self.inp.drive(inp);
+                self.out_ready.next = out_ready;
+                self.flush.next = flush;
+            }
+            fn in_ready_now(&self) -> bool {
+                self.in_ready.val()
+            }
+            fn out_valid_now(&self) -> bool {
+                self.out_valid.val()
+            }
+            fn sample_out(&self) -> <tilerast_golden::streams::ports::$out as tilerast_golden::streams::Stream>::Payload {
+                self.out.sample()
+            }
+            fn extra_outs_now(&self) -> Vec<(&'static str, u64)> {
+                $crate::streams::PortIo::extra_outs(self)
+            }
+        }
+    };
+    // From the golden signature (`tilerast_golden::<name>_streams!(stream_block; ...)`): the
+    // taken stream `inp` and the sent stream `out` (if any) are the block's main streams, the
+    // others follow in the signature's order; golden stream `X` is `XIn` taken, `XOut` sent.
+    (@signature {
+        takes { inp: $in:ident $(, $tp:ident : $tt:ident)* $(,)? }
+        sends { out: $out:ident $(, $sp:ident : $st:ident)* $(,)? }
+        $(outs { $($op:ident : $ot:ty),* $(,)? })?
+    } $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        paste::paste! {
+            $crate::streams::stream_block! {
+                $(#[$m])*
+                pub struct $name ($crate::streams::[<$in In>] => $crate::streams::[<$out Out>])
+                sends { $($sp : $crate::streams::[<$st Out>]),* }
+                takes { $($tp : $crate::streams::[<$tt In>]),* }
+                outs { $($($op : <$ot as $crate::streams::OutBits>::Bits),*)? }
+                { $($body)* }
+            }
+        }
+    };
+    (@signature {
+        takes { inp: $in:ident $(, $tp:ident : $tt:ident)* $(,)? }
+        sends { $($sp:ident : $st:ident),* $(,)? }
+        $(outs { $($op:ident : $ot:ty),* $(,)? })?
+    } $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        paste::paste! {
+            $crate::streams::stream_block! {
+                $(#[$m])*
+                pub struct $name ($crate::streams::[<$in In>] =>)
+                sends { $($sp : $crate::streams::[<$st Out>]),* }
+                takes { $($tp : $crate::streams::[<$tt In>]),* }
+                outs { $($($op : <$ot as $crate::streams::OutBits>::Bits),*)? }
+                { $($body)* }
+            }
+        }
+    };
     ($(#[$m:meta])* pub struct $name:ident ($inp:ty => $($out:ty)?)
         $(sends { $($sp:ident : $st:ty),* $(,)? })?
         $(takes { $($tp:ident : $tt:ty),* $(,)? })?
@@ -314,6 +406,49 @@ macro_rules! stream_block {
     };
 }
 pub(crate) use stream_block;
+
+/// The RTL type of a golden signature's further output (`outs { idle: bool, done_frame: u8 }`).
+pub trait OutBits {
+    type Bits: Synth;
+}
+impl OutBits for bool {
+    type Bits = Bit;
+}
+impl OutBits for u8 {
+    type Bits = Bits<8>;
+}
+
+/// A block with one stream in and one out (made by `stream_block!` from a signature that has
+/// no other stream; the raster core's is in `raster_core.rs`): what the rust-hdl harness of
+/// `hw/tests/common` drives, with golden payloads.
+pub trait OneStream {
+    /// The input stream (`tilerast_golden::streams::ports::X`).
+    type In: Stream;
+    /// The output stream.
+    type Out: Stream;
+    /// Name of the input's ready port (`in_ready`, the core's `cmd_ready`).
+    const IN_READY: &'static str;
+    /// The clock's level.
+    fn clock_high(&self) -> bool;
+    /// Toggle the clock.
+    fn toggle_clock(&mut self);
+    /// Drive the input handshake, the input payload, `out_ready` and `flush` for the coming edge.
+    fn drive_main(
+        &mut self,
+        in_valid: bool,
+        inp: &<Self::In as Stream>::Payload,
+        out_ready: bool,
+        flush: bool,
+    );
+    /// The input's ready now.
+    fn in_ready_now(&self) -> bool;
+    /// `out_valid` now.
+    fn out_valid_now(&self) -> bool;
+    /// The output payload now.
+    fn sample_out(&self) -> <Self::Out as Stream>::Payload;
+    /// The further outputs (`idle`, …) now, `(port, value)` in declaration order.
+    fn extra_outs_now(&self) -> Vec<(&'static str, u64)>;
+}
 
 /// A block's ports by name (made by `stream_block!`): what the rust-hdl back end of the
 /// lock-step harness (`tilerast_verif::lockstep`) drives and samples.

@@ -48,7 +48,7 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{stream_block, CandIn, JobOut, JobReg};
+use crate::streams::{JobOut, JobReg};
 use crate::util::{Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
@@ -307,9 +307,9 @@ impl Logic for EdgeTest {
     }
 }
 
-stream_block! {
+tilerast_golden::subtile_coverage_streams! { crate::streams::stream_block;
     /// The sub-tile coverage block (see the module header).
-    pub struct SubtileCoverage(CandIn => JobOut) {
+    pub struct SubtileCoverage {
         sw_log: Constant<Bits<9>>,
         sh_log: Constant<Bits<9>>,
         clip_x_en: Constant<Bit>,

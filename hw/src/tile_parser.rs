@@ -66,15 +66,14 @@
 //! ```
 
 use crate::emit;
-use crate::streams::{stream_block, CandOut, EdgesIn};
 use crate::util::{vec_of, Sext24, Sext48};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, CoverageTest};
 use tilerast_golden::tile_parser::edge_widths;
 
-stream_block! {
+tilerast_golden::tile_parser_streams! { crate::streams::stream_block;
     /// The tile parser block (see the module header).
-    pub struct TileParser(EdgesIn => CandOut) {
+    pub struct TileParser {
         // Preset constants.
         sw_log: Constant<Bits<8>>,
         sh_log: Constant<Bits<8>>,

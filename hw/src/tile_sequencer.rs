@@ -17,7 +17,7 @@
 //! both memories' held reads with it); in: `in_valid`/`in_ready` with `inp`
 //! ([`crate::streams::SeqStartIn`]: `frame`, not used); out: `out_valid`/`out_ready` with `out`
 //! ([`crate::streams::SeqCmdOut`]: Cmd's fields, `depth`, `end`); two read ports of the same
-//! stream types, named apart by their interface names (the `stream_block!` `sends`/`takes`
+//! stream types, named apart by their interface names (the signature's `sends`/`takes`
 //! lists take any number of streams; the ports are `lrd_valid`, `lrd__addr`, …, `prd_valid`,
 //! `prd__addr`, …): `lrd`/`lrd_ready` + `lrsp`/`lrsp_ready` on the bins region and
 //! `prd`/`prd_ready` + `prsp`/`prsp_ready` on the prim-table region
@@ -54,17 +54,14 @@
 
 use crate::emit;
 use crate::list_reader::ListReader;
-use crate::streams::{stream_block, MemReqOut, MemRespIn, SeqCmdOut, SeqStartIn};
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::tile_sequencer::{geom, ATTR_OFF, LAST_OFF, SLOTS};
 
-stream_block! {
+tilerast_golden::tile_sequencer_streams! { crate::streams::stream_block;
     /// The tile sequencer. Build with [`TileSequencer::new`].
-    pub struct TileSequencer(SeqStartIn => SeqCmdOut)
-        sends { lrd: MemReqOut, prd: MemReqOut }
-        takes { lrsp: MemRespIn, prsp: MemRespIn } {
+    pub struct TileSequencer {
         core: ListReader,
         c_nx1: Constant<Bits<8>>,
         c_ny1: Constant<Bits<8>>,

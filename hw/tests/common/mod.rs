@@ -5,7 +5,8 @@
 //! * [`HarnessBlock`] — what the harness needs of a block: its clock, its handshake
 //!   (`in_valid`/`in_ready` or the core's `cmd_valid`/`cmd_ready`, `out_valid`/`out_ready`,
 //!   `flush`), and its payload ports `drive`n / `sample`d as golden payloads. Every block of the
-//!   pipeline implements it below through [`harness_block!`], one line each.
+//!   pipeline with one stream in and one out implements it (`tilerast_hw::streams::OneStream`,
+//!   made from the block's golden signature; the raster core's by hand).
 //! * [`Run`] — one run: a [`Handshake`] (valid gaps, ready pattern, flush) with its seed and the
 //!   number of cycles; [`Run::go`] takes the block, the model and the inputs, offered in order
 //!   (any iterator: a list, or a generator that makes them on the fly, endless or not).
@@ -38,12 +39,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use tilerast_golden::cycle::CycleModel;
 use tilerast_golden::streams::{port_name, Stream};
-use tilerast_hw::{
-    binner::Binner, blender::Blender, colour_buffer::ColourBuffer, output_merger::OutputMerger,
-    pixel_info_write::PixelInfoWrite, pixel_processor::PixelProcessor, point_raster::PointRaster,
-    quad_packer::QuadPacker, raster_core::RasterCore, sample_raster::SampleRaster, setup::Setup,
-    subtile_coverage::SubtileCoverage, tile_parser::TileParser,
-};
+use tilerast_hw::streams::OneStream;
 use tilerast_verif::Handshake;
 
 pub use tilerast_golden::cycle::ExtraOut;
@@ -57,7 +53,9 @@ pub type OutOf<B> = <<B as HarnessBlock>::Out as Stream>::Payload;
 type Slot<T> = Arc<Mutex<Option<T>>>;
 
 /// A rust-hdl block with one valid/ready input stream and one valid/ready output stream, as the
-/// harness drives it. Implement it with [`harness_block!`].
+/// harness drives it: every block whose golden signature has those two streams only
+/// (`tilerast_hw::streams::OneStream`, made by `stream_block!` from the signature), and the
+/// raster core.
 pub trait HarnessBlock: Block + Send + 'static {
     /// The input stream (`tilerast_golden::streams::ports::X`).
     type In: Stream<Payload: Send + 'static>;
@@ -81,63 +79,37 @@ pub trait HarnessBlock: Block + Send + 'static {
     fn extra_out(&self) -> Vec<(&'static str, u64)>;
 }
 
-/// `impl HarnessBlock` for a block: `harness_block!(Block { in_valid, in_ready, inp: In } =>
-/// Out)` names the input handshake ports, the input interface and the two streams
-/// (`tilerast_golden::streams::ports::*`); `clock`, `flush`, `out_valid`, `out_ready` and `out`
-/// are the same in every block. The further outputs (`idle`) are the block's `outs { .. }`
-/// (`PortIo::extra_outs`), compared with the model's ([`ExtraOut`], from its signature);
-/// `=> Out; f` gives them another way (the core has none).
-macro_rules! harness_block {
-    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident) => {
-        harness_block!($block { $valid, $ready, $inp: $in } => $out;
-            |b: &$block| tilerast_hw::streams::PortIo::extra_outs(b));
-    };
-    ($block:ty { $valid:ident, $ready:ident, $inp:ident : $in:ident } => $out:ident; $extra:expr) => {
-        impl HarnessBlock for $block {
-            type In = tilerast_golden::streams::ports::$in;
-            type Out = tilerast_golden::streams::ports::$out;
-            const IN_READY: &'static str = stringify!($ready);
-            fn clock_high(&self) -> bool {
-                self.clock.val().clk
-            }
-            fn toggle_clock(&mut self) {
-                self.clock.next = !self.clock.val();
-            }
-            fn drive(&mut self, in_valid: bool, inp: &InOf<Self>, out_ready: bool, flush: bool) {
-                self.$valid.next = in_valid;
-                self.$inp.drive(inp);
-                self.out_ready.next = out_ready;
-                self.flush.next = flush;
-            }
-            fn in_ready(&self) -> bool {
-                self.$ready.val()
-            }
-            fn out_valid(&self) -> bool {
-                self.out_valid.val()
-            }
-            fn sample(&self) -> OutOf<Self> {
-                self.out.sample()
-            }
-            fn extra_out(&self) -> Vec<(&'static str, u64)> {
-                ($extra)(self)
-            }
-        }
-    };
+impl<B> HarnessBlock for B
+where
+    B: OneStream + Block + Send + 'static,
+    <B::In as Stream>::Payload: Send + 'static,
+    <B::Out as Stream>::Payload: Send + 'static,
+{
+    type In = B::In;
+    type Out = B::Out;
+    const IN_READY: &'static str = B::IN_READY;
+    fn clock_high(&self) -> bool {
+        OneStream::clock_high(self)
+    }
+    fn toggle_clock(&mut self) {
+        OneStream::toggle_clock(self)
+    }
+    fn drive(&mut self, in_valid: bool, inp: &InOf<Self>, out_ready: bool, flush: bool) {
+        self.drive_main(in_valid, inp, out_ready, flush)
+    }
+    fn in_ready(&self) -> bool {
+        self.in_ready_now()
+    }
+    fn out_valid(&self) -> bool {
+        self.out_valid_now()
+    }
+    fn sample(&self) -> OutOf<Self> {
+        self.sample_out()
+    }
+    fn extra_out(&self) -> Vec<(&'static str, u64)> {
+        self.extra_outs_now()
+    }
 }
-
-harness_block!(Binner { in_valid, in_ready, inp: BinBox } => BinWrite);
-harness_block!(PixelInfoWrite { in_valid, in_ready, inp: PiBeat } => BinWrite);
-harness_block!(Blender { in_valid, in_ready, inp: BlendFrag } => BlendBeat);
-harness_block!(OutputMerger { in_valid, in_ready, inp: BlendBeat } => MemReq);
-harness_block!(PixelProcessor { in_valid, in_ready, inp: PixSamples } => PixSlots);
-harness_block!(ColourBuffer { in_valid, in_ready, inp: PixSlots } => PixSlots);
-harness_block!(Setup { in_valid, in_ready, inp: Cmd } => Edges);
-harness_block!(TileParser { in_valid, in_ready, inp: Edges } => Cand);
-harness_block!(SubtileCoverage { in_valid, in_ready, inp: Cand } => Job);
-harness_block!(SampleRaster { in_valid, in_ready, inp: Job } => Beat);
-harness_block!(PointRaster { in_valid, in_ready, inp: Cmd } => Beat);
-harness_block!(QuadPacker { in_valid, in_ready, inp: Beat } => PackedBeat);
-harness_block!(RasterCore { cmd_valid, cmd_ready, cmd: Cmd } => PackedBeat; |_: &RasterCore| Vec::new());
 
 /// What one cycle looked like at the ports (the model's side; on a cycle without mismatch
 /// both sides agree), plus the stimulus.
