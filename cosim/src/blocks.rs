@@ -676,6 +676,9 @@ mod tests {
     /// A signature that does not match a block's ports (a port the block lacks, or one it has
     /// and the signature does not) is refused by name.
     #[test]
+    // The two wrong signatures are local to the test; each also makes its exported
+    // `<name>_streams!` macro, which nothing uses.
+    #[allow(non_local_definitions)]
     fn signature_ports_must_be_the_blocks() {
         tilerast_golden::block_signature! {
             /// quad_packer's output as a plain beat: the block's out__block_l are not declared.
