@@ -222,19 +222,18 @@ tilerast_golden::for_each_stream!(hw_stream);
 /// // = stream_block! { pub struct TileParser(EdgesIn => CandOut) { .. } }
 /// ```
 macro_rules! stream_block {
+    // From the golden signature (`tilerast_golden::<name>_streams!(stream_block; ...)`): the
+    // taken stream `inp` and the sent stream `out` (if any) are the block's main streams, the
+    // others follow in the signature's order; golden stream `X` is `XIn` taken, `XOut` sent.
     // One stream in, one out, nothing else: also a [`OneStream`] block.
     (@signature {
         takes { inp: $in:ident $(,)? }
         sends { out: $out:ident $(,)? }
         $(outs { $($op:ident : $ot:ty),* $(,)? })?
     } $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
-        paste::paste! {
-            $crate::streams::stream_block! {
-                $(#[$m])*
-                pub struct $name ($crate::streams::[<$in In>] => $crate::streams::[<$out Out>])
-                outs { $($($op : <$ot as $crate::streams::OutBits>::Bits),*)? }
-                { $($body)* }
-            }
+        $crate::streams::stream_block! {
+            @ports { takes { inp: $in } sends { out: $out } $(outs { $($op : $ot),* })? }
+            $(#[$m])* pub struct $name { $($body)* }
         }
         impl $crate::streams::OneStream for $name {
             type In = tilerast_golden::streams::ports::$in;
@@ -272,10 +271,10 @@ macro_rules! stream_block {
             }
         }
     };
-    // From the golden signature (`tilerast_golden::<name>_streams!(stream_block; ...)`): the
-    // taken stream `inp` and the sent stream `out` (if any) are the block's main streams, the
-    // others follow in the signature's order; golden stream `X` is `XIn` taken, `XOut` sent.
-    (@signature {
+    (@signature { $($sig:tt)* } $($rest:tt)*) => {
+        $crate::streams::stream_block! { @ports { $($sig)* } $($rest)* }
+    };
+    (@ports {
         takes { inp: $in:ident $(, $tp:ident : $tt:ident)* $(,)? }
         sends { out: $out:ident $(, $sp:ident : $st:ident)* $(,)? }
         $(outs { $($op:ident : $ot:ty),* $(,)? })?
@@ -291,7 +290,7 @@ macro_rules! stream_block {
             }
         }
     };
-    (@signature {
+    (@ports {
         takes { inp: $in:ident $(, $tp:ident : $tt:ident)* $(,)? }
         sends { $($sp:ident : $st:ident),* $(,)? }
         $(outs { $($op:ident : $ot:ty),* $(,)? })?
@@ -433,13 +432,7 @@ pub trait OneStream {
     /// Toggle the clock.
     fn toggle_clock(&mut self);
     /// Drive the input handshake, the input payload, `out_ready` and `flush` for the coming edge.
-    fn drive_main(
-        &mut self,
-        in_valid: bool,
-        inp: &<Self::In as Stream>::Payload,
-        out_ready: bool,
-        flush: bool,
-    );
+    fn drive_main(&mut self, in_valid: bool, inp: &<Self::In as Stream>::Payload, out_ready: bool, flush: bool);
     /// The input's ready now.
     fn in_ready_now(&self) -> bool;
     /// `out_valid` now.
