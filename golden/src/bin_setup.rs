@@ -334,7 +334,7 @@ impl crate::cycle::BlockModel for BinSetupCycle {
         }
     }
     fn clock(&mut self, i: &BinSetupIn) {
-        BinSetupCycle::clock(self, i.inp.valid, &i.inp.payload, i.out_ready, i.wr_ready, i.flush)
+        BinSetupCycle::clock(self, i)
     }
 }
 
@@ -394,7 +394,9 @@ impl BinSetupCycle {
     }
 
     /// One rising edge.
-    pub fn clock(&mut self, in_valid: bool, inp: &PrimIn, out_ready: bool, wr_ready: bool, flush: bool) {
+    pub fn clock(&mut self, i: &BinSetupIn) {
+        let (in_valid, inp, out_ready, wr_ready, flush) =
+            (i.inp.valid, &i.inp.payload, i.out_ready, i.wr_ready, i.flush);
         if flush {
             *self = BinSetupCycle {
                 stats: self.stats,

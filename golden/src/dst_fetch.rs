@@ -15,7 +15,7 @@
 //! [`DstFetchCycle`] packs those samples, in that order, into fragments of up to K lanes.
 
 use crate::config::{Config, MAX_VIEWPORT};
-use crate::streams::{BlendFrag, MemReq, MemResp, PixSlots, LANES};
+use crate::streams::{BlendFrag, MemReq, PixSlots, LANES};
 use std::collections::VecDeque;
 
 /// Meta FIFO depth: reads issued and not yet answered.
@@ -171,16 +171,7 @@ impl crate::cycle::BlockModel for DstFetchCycle {
         }
     }
     fn clock(&mut self, i: &DstFetchIn) {
-        DstFetchCycle::clock(
-            self,
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.rd_ready,
-            i.rsp.valid,
-            &i.rsp.payload,
-            i.flush,
-        )
+        DstFetchCycle::clock(self, i)
     }
 }
 
@@ -276,17 +267,16 @@ impl DstFetchCycle {
     }
 
     /// One rising edge.
-    #[allow(clippy::too_many_arguments)]
-    pub fn clock(
-        &mut self,
-        in_valid: bool,
-        inp: &PixSlots,
-        out_ready: bool,
-        rd_ready: bool,
-        rsp_valid: bool,
-        rsp: &MemResp,
-        flush: bool,
-    ) {
+    pub fn clock(&mut self, i: &DstFetchIn) {
+        let (in_valid, inp, out_ready, rd_ready, rsp_valid, rsp, flush) = (
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
+        );
         if flush {
             *self = Self::with_geom(self.g);
             return;

@@ -26,13 +26,13 @@
 use crate::blender::{BlendOpts, BlendStats, BlenderCycle, PIPELINE_BLEND};
 use crate::colour_buffer::{ColourBufferCycle, ColourBufferStats};
 use crate::config::Config;
-use crate::cycle::CycleModel;
-use crate::dst_fetch::{DstFetchCycle, DstFetchStats};
+use crate::cycle::{CycleModel, Offer};
+use crate::dst_fetch::{DstFetchCycle, DstFetchIn, DstFetchStats};
 use crate::memory_port::{MemStats, MemTiming, MemoryCycle, SparseMemory};
 use crate::output_merger::{MergerCycleStats, OutputMergerCycle};
 use crate::pixel_processor::{PixelProcessorCycle, PixelStats};
 use crate::rng::Rng;
-use crate::streams::{MemReq, MemResp, PixSamples};
+use crate::streams::{MemReq, PixSamples};
 
 /// Counters of the back end's blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -114,15 +114,7 @@ impl crate::cycle::BlockModel for PixelBackEndCycle {
         }
     }
     fn clock(&mut self, i: &PixelBackEndIn) {
-        PixelBackEndCycle::clock(
-            self,
-            i.inp.valid,
-            &i.inp.payload,
-            i.mem_req_ready,
-            i.mem_resp.valid,
-            &i.mem_resp.payload,
-            i.flush,
-        )
+        PixelBackEndCycle::clock(self, i)
     }
 }
 
@@ -196,16 +188,15 @@ impl PixelBackEndCycle {
     }
 
     /// One rising edge.
-    #[allow(clippy::too_many_arguments)]
-    pub fn clock(
-        &mut self,
-        in_valid: bool,
-        inp: &PixSamples,
-        mem_req_ready: bool,
-        mem_resp_valid: bool,
-        mem_resp: &MemResp,
-        flush: bool,
-    ) {
+    pub fn clock(&mut self, i: &PixelBackEndIn) {
+        let (in_valid, inp, mem_req_ready, mem_resp_valid, mem_resp, flush) = (
+            i.inp.valid,
+            &i.inp.payload,
+            i.mem_req_ready,
+            i.mem_resp.valid,
+            &i.mem_resp.payload,
+            i.flush,
+        );
         let w = self.wires(mem_req_ready);
         let _ = w.wr_valid;
         let (pv, p) = self.pp.out();
@@ -214,8 +205,13 @@ impl PixelBackEndCycle {
         let (bv, b) = self.bl.out();
         self.pp.clock(in_valid, inp, w.cb_in_ready, flush);
         self.cb.clock(pv, &p, w.df_in_ready, flush);
-        self.df
-            .clock(cv, &c, w.bl_in_ready, w.rd_ready, mem_resp_valid, mem_resp, flush);
+        self.df.clock(&DstFetchIn {
+            flush,
+            inp: Offer::new(cv, c),
+            rsp: Offer::new(mem_resp_valid, *mem_resp),
+            out_ready: w.bl_in_ready,
+            rd_ready: w.rd_ready,
+        });
         self.bl.clock(dv, &d, w.om_in_ready, flush);
         self.om.clock(bv, &b, w.wr_ready, flush);
     }
@@ -327,7 +323,12 @@ pub fn run_frame(
             next += 1;
         }
         let resp_ready = be.mem_resp_ready();
-        be.clock(in_valid, &inp, req_ready, rv, &resp, false);
+        be.clock(&PixelBackEndIn {
+            flush: false,
+            inp: Offer::new(in_valid, inp),
+            mem_resp: Offer::new(rv, resp),
+            mem_req_ready: req_ready,
+        });
         m.clock(qv, &q, grant, resp_ready, false);
         if next == input.len() && m.stats.writes >= expected_writes && m.held() == 0 {
             return Ok(BackEndRun {

@@ -20,7 +20,7 @@
 use crate::config::Config;
 use crate::list_reader::{ListBeat, ListGeom, ListReaderCycle, ListReaderStats};
 use crate::pixel_info::{record_bytes, PixelInfo, DEPTH_MAX};
-use crate::streams::{MemReq, MemResp, PiRecord, PiStart};
+use crate::streams::{MemReq, PiRecord};
 
 /// The reader's parameters for `cfg`: (second tiles across, up), the list geometry.
 pub fn geom(cfg: &Config) -> Result<([u32; 2], ListGeom), String> {
@@ -151,16 +151,7 @@ impl crate::cycle::BlockModel for PixelInfoReadCycle {
         }
     }
     fn clock(&mut self, i: &PixelInfoReadIn) {
-        PixelInfoReadCycle::clock(
-            self,
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.rd_ready,
-            i.rsp.valid,
-            &i.rsp.payload,
-            i.flush,
-        )
+        PixelInfoReadCycle::clock(self, i)
     }
 }
 
@@ -240,17 +231,16 @@ impl PixelInfoReadCycle {
     }
 
     /// One rising edge.
-    #[allow(clippy::too_many_arguments)]
-    pub fn clock(
-        &mut self,
-        in_valid: bool,
-        inp: &PiStart,
-        out_ready: bool,
-        rd_ready: bool,
-        rsp_valid: bool,
-        rsp: &MemResp,
-        flush: bool,
-    ) {
+    pub fn clock(&mut self, i: &PixelInfoReadIn) {
+        let (in_valid, inp, out_ready, rd_ready, rsp_valid, rsp, flush) = (
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
+        );
         let (ov, b) = self.core.out();
         if flush {
             self.tx = 0;

@@ -671,16 +671,7 @@ impl crate::cycle::BlockModel for ShadingSortCycle {
         }
     }
     fn clock(&mut self, i: &ShadingSortIn) {
-        ShadingSortCycle::clock(
-            self,
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.rd_ready,
-            i.rsp.valid,
-            &i.rsp.payload,
-            i.flush,
-        )
+        ShadingSortCycle::clock(self, i)
     }
 }
 
@@ -892,17 +883,16 @@ impl ShadingSortCycle {
     }
 
     /// One rising edge.
-    #[allow(clippy::too_many_arguments)]
-    pub fn clock(
-        &mut self,
-        in_valid: bool,
-        inp: &crate::streams::PiRecord,
-        out_ready: bool,
-        rd_ready: bool,
-        rsp_valid: bool,
-        rsp: &crate::streams::MemResp,
-        flush: bool,
-    ) {
+    pub fn clock(&mut self, i: &ShadingSortIn) {
+        let (in_valid, inp, out_ready, rd_ready, rsp_valid, rsp, flush) = (
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
+        );
         if flush {
             let mut fresh = Self {
                 x_ram: std::mem::take(&mut self.x_ram),

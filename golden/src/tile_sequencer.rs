@@ -24,7 +24,7 @@
 use crate::config::Config;
 use crate::list_reader::{ListGeom, ListReaderCycle, ListReaderStats};
 use crate::prim_table::{self, PRIM_LOG, PRIM_WORDS};
-use crate::streams::{MemReq, MemResp, SeqCmd, SeqStart};
+use crate::streams::{MemReq, MemResp, SeqCmd};
 
 /// Command slots (output buffer entries and the credits of the prim-table reads).
 pub const SLOTS: usize = 2;
@@ -209,19 +209,7 @@ impl crate::cycle::BlockModel for TileSequencerCycle {
         }
     }
     fn clock(&mut self, i: &TileSequencerIn) {
-        TileSequencerCycle::clock(
-            self,
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.lrd_ready,
-            i.lrsp.valid,
-            &i.lrsp.payload,
-            i.prd_ready,
-            i.prsp.valid,
-            &i.prsp.payload,
-            i.flush,
-        )
+        TileSequencerCycle::clock(self, i)
     }
 }
 
@@ -342,20 +330,18 @@ impl TileSequencerCycle {
     }
 
     /// One rising edge.
-    #[allow(clippy::too_many_arguments)]
-    pub fn clock(
-        &mut self,
-        in_valid: bool,
-        _inp: &SeqStart,
-        out_ready: bool,
-        lrd_ready: bool,
-        lrsp_valid: bool,
-        lrsp: &MemResp,
-        prd_ready: bool,
-        prsp_valid: bool,
-        prsp: &MemResp,
-        flush: bool,
-    ) {
+    pub fn clock(&mut self, i: &TileSequencerIn) {
+        let (in_valid, out_ready, lrd_ready, lrsp_valid, lrsp, prd_ready, prsp_valid, prsp, flush) = (
+            i.inp.valid,
+            i.out_ready,
+            i.lrd_ready,
+            i.lrsp.valid,
+            &i.lrsp.payload,
+            i.prd_ready,
+            i.prsp.valid,
+            &i.prsp.payload,
+            i.flush,
+        );
         if flush {
             self.core
                 .clock(false, 0, false, false, false, &MemResp::default(), true);

@@ -8,8 +8,11 @@
 //! setup, the timing contract at exact cycles, bad input, and a broken model caught.
 
 use std::path::Path;
-use tilerast_golden::bin_setup::{area_sign, box_of, frame_beats, prim_in, BinSetupCycle, BinSetupParams, BoxVerdict};
+use tilerast_golden::bin_setup::{
+    area_sign, box_of, frame_beats, prim_in, BinSetupCycle, BinSetupIn, BinSetupParams, BoxVerdict,
+};
 use tilerast_golden::binner::prim_bbox;
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::prim::{PointFx, PrimitiveFx, TriangleFx};
 use tilerast_golden::prim_table::table;
 use tilerast_golden::setup::signed_area2;
@@ -120,7 +123,7 @@ fn run(
                 }
             }
         }
-        m.clock(v, &inp, or, wr, flush);
+        clock(m, v, &inp, or, wr, flush);
         if !flush {
             if ov && !or {
                 assert_eq!(m.out(), (ov, ob), "cycle {c}: box moved while stalled");
@@ -391,14 +394,14 @@ fn timing_contract_at_exact_cycles() {
     };
     // Cycle 0: the boxed triangle is taken.
     assert!(m.in_ready(false));
-    m.clock(true, &boxed, true, true, false);
+    clock(&mut m, true, &boxed, true, true, false);
     for k in 0..8u32 {
         // Cycle 1 + k: word k on wr; not ready for input.
         let (v, q) = m.wr();
         assert!(v && q.addr == 4 * k, "cycle {}: {q:?}", 1 + k);
         assert!(!m.in_ready(true));
         assert!(!m.out().0);
-        m.clock(true, &zero, true, true, false);
+        clock(&mut m, true, &zero, true, true, false);
     }
     // Cycle 9: the box; the zero-area triangle is taken at this edge (interval 9).
     let (v, b) = m.out();
@@ -408,23 +411,23 @@ fn timing_contract_at_exact_cycles() {
     );
     assert!(!m.wr().0);
     assert!(!m.in_ready(false) && m.in_ready(true));
-    m.clock(true, &zero, true, true, false);
+    clock(&mut m, true, &zero, true, true, false);
     // Cycles 10..17: its 8 writes at 32.., one stalled cycle at word 3.
     for k in 0..9u32 {
         let (v, q) = m.wr();
         let word = if k <= 3 { k } else { k - 1 };
         assert!(v && q.addr == 32 + 4 * word, "{k}: {q:?}");
-        m.clock(true, &end, true, k != 3, false);
+        clock(&mut m, true, &end, true, k != 3, false);
     }
     // No box for it: back to idle, the end token is taken now.
     assert!(!m.out().0 && !m.wr().0 && m.in_ready(false));
-    m.clock(true, &end, false, true, false);
+    clock(&mut m, true, &end, false, true, false);
     let (v, b) = m.out();
     assert!(v && b.end && b.prim == 2 && m.index() == 0, "{b:?}");
     // A stalled end token stays; flush clears everything.
-    m.clock(false, &end, false, true, false);
+    clock(&mut m, false, &end, false, true, false);
     assert_eq!(m.out(), (v, b));
-    m.clock(true, &boxed, true, true, true);
+    clock(&mut m, true, &boxed, true, true, true);
     assert_eq!(m.out(), (false, BinBox::default()));
     assert_eq!(m.wr(), (false, MemReq::default()));
     assert!(m.in_ready(false));
@@ -481,4 +484,14 @@ fn a_broken_model_is_caught() {
         &[],
     );
     assert_eq!(t.frames, 2);
+}
+
+/// One edge of `m` with these inputs (a short form for the hand-written sequences above).
+fn clock(m: &mut BinSetupCycle, in_valid: bool, inp: &PrimIn, out_ready: bool, wr_ready: bool, flush: bool) {
+    m.clock(&BinSetupIn {
+        flush,
+        inp: Offer::new(in_valid, *inp),
+        out_ready,
+        wr_ready,
+    });
 }

@@ -9,7 +9,8 @@
 //! zero in the lanes it does not use. The latency and throughput the timing contract states
 //! are measured in `timing_as_documented`.
 
-use tilerast_golden::dst_fetch::{pixel_samples, DstFetchCycle, META_DEPTH};
+use tilerast_golden::cycle::Offer;
+use tilerast_golden::dst_fetch::{pixel_samples, DstFetchCycle, DstFetchIn, META_DEPTH};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::slot_addr;
 use tilerast_golden::streams::{BlendFrag, MemReq, PixSlots, LANES};
@@ -178,7 +179,13 @@ fn run(
         }
         let busy = next < px.len() || out_valid || rd_valid || dut.meta_len() > 0;
         idle = if busy { 0 } else { idle + 1 };
-        dut.clock(in_valid, &inp, out_ready, rd_ready, rsp_valid, &rsp, flush);
+        dut.clock(&DstFetchIn {
+            flush,
+            inp: Offer::new(in_valid, inp),
+            rsp: Offer::new(rsp_valid, rsp),
+            out_ready,
+            rd_ready,
+        });
         mem.clock(rd_valid, &rd, grant, rsp_ready, flush);
         cycle += 1;
     }
@@ -267,7 +274,13 @@ fn timing_as_documented() {
         let iv = cyc == 0;
         assert!(!iv || dut.in_ready(rr));
         let sr = dut.rsp_ready();
-        dut.clock(iv, &p, true, rr, sv, &rsp, false);
+        dut.clock(&DstFetchIn {
+            flush: false,
+            inp: Offer::new(iv, p),
+            rsp: Offer::new(sv, rsp),
+            out_ready: true,
+            rd_ready: rr,
+        });
         mem.clock(rv, &rd, true, sr, false);
     }
     assert_eq!(
@@ -300,7 +313,13 @@ fn timing_as_documented() {
                 outs.push(cyc);
             }
             let sr = dut.rsp_ready();
-            dut.clock(true, &p, true, rr, sv, &rsp, false);
+            dut.clock(&DstFetchIn {
+                flush: false,
+                inp: Offer::new(true, p),
+                rsp: Offer::new(sv, rsp),
+                out_ready: true,
+                rd_ready: rr,
+            });
             mem.clock(rv, &rd, true, sr, false);
         }
         let gaps: Vec<u64> = outs.windows(2).map(|w| w[1] - w[0]).skip(10).collect();

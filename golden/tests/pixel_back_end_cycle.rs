@@ -7,10 +7,13 @@
 //! `FrameStats::pixel`, every blend sample arrives (`BlendStats::samples`), one write per
 //! sample.
 
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle};
 use tilerast_golden::output_merger::image_from_memory;
 use tilerast_golden::pipeline::{back_end_input, render_frame};
-use tilerast_golden::pixel_back_end::{framebuffer, run_frame, BackEndRun, MemBehaviour, PixelBackEndCycle};
+use tilerast_golden::pixel_back_end::{
+    framebuffer, run_frame, BackEndRun, MemBehaviour, PixelBackEndCycle, PixelBackEndIn,
+};
 use tilerast_golden::scene::{Frame, Scene};
 use tilerast_golden::{Config, PrimitiveFx, PRESETS};
 use tilerast_verif::stim::{point_at, spread_triangle};
@@ -269,7 +272,12 @@ fn idle_is_true_before_and_after_a_frame_and_false_in_between() {
                 next += 1;
             }
             let resp_ready = be.mem_resp_ready();
-            be.clock(in_valid, &inp, req_ready, rv, &resp, flush);
+            be.clock(&PixelBackEndIn {
+                flush,
+                inp: Offer::new(in_valid, inp),
+                mem_resp: Offer::new(rv, resp),
+                mem_req_ready: req_ready,
+            });
             m.clock(qv && !flush, &q, grant, resp_ready, flush);
             for (b, i) in busy.iter_mut().zip(be.blocks_idle()) {
                 *b |= !i;

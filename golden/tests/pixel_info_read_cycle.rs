@@ -7,10 +7,11 @@
 //! grant patterns, flushes mid-frame with a restart; plus the contract's exact cycles and a
 //! planted bug that the checks catch.
 
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::list_reader::{ListGeom, ListReaderCycle, Seq, OUT_DEPTH};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::pixel_info::{PixelInfoStore, NIL};
-use tilerast_golden::pixel_info_read::{tile_beats, PixelInfoReadCycle};
+use tilerast_golden::pixel_info_read::{tile_beats, PixelInfoReadCycle, PixelInfoReadIn};
 use tilerast_golden::streams::{MemResp, PiRecord, PiStart};
 use tilerast_golden::Config;
 use tilerast_verif::stim::{pixel_info_image, pixel_info_store};
@@ -162,7 +163,13 @@ fn run(
                 }
             }
         }
-        model.clock(offer, &PiStart { frame }, ready, rd_ready, rv, &rsp, flush);
+        model.clock(&PixelInfoReadIn {
+            flush,
+            inp: Offer::new(offer, PiStart { frame }),
+            rsp: Offer::new(rv, rsp),
+            out_ready: ready,
+            rd_ready,
+        });
         m.clock(qv && !flush, &q, grant, true, flush);
         r.cycles = cyc + 1;
         if r.error.is_some() || (r.frames >= frames && starts_left == 0 && model.core().is_quiet() && m.held() == 0) {
@@ -545,7 +552,13 @@ fn blocks_beyond_4_gib_wrap_and_are_counted() {
         if qv && rd_ready {
             addrs.push(q.addr);
         }
-        model.clock(c == 0, &PiStart { frame: 1 }, true, rd_ready, rv, &rsp, false);
+        model.clock(&PixelInfoReadIn {
+            flush: false,
+            inp: Offer::new(c == 0, PiStart { frame: 1 }),
+            rsp: Offer::new(rv, rsp),
+            out_ready: true,
+            rd_ready,
+        });
         m.clock(qv, &q, true, true, false);
     }
     assert_eq!(addrs, [0, 4, 4, 8, 12], "the record's words at the wrapped offset 4");

@@ -8,12 +8,13 @@
 //! back to back; the contract's exact cycles; a planted bug caught.
 
 use std::collections::BTreeSet;
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::pipeline::{back_end_input, raster_frame};
 use tilerast_golden::pixel_info::{PixelInfo, PixelInfoStore, DEPTH_MAX};
 use tilerast_golden::pixel_info_read::tile_beats;
 use tilerast_golden::prim_table::{self, COLOUR_WORD};
-use tilerast_golden::shading_sort::{shade_tile, tile_pixels, ShadeStats, ShadingSortCycle, SsPhase};
+use tilerast_golden::shading_sort::{shade_tile, tile_pixels, ShadeStats, ShadingSortCycle, ShadingSortIn, SsPhase};
 use tilerast_golden::streams::{PiRecord, PixSamples};
 use tilerast_golden::{Config, DepthFunc, Frame, Rgba, Scene};
 use tilerast_verif::{Line, Pattern, Rng};
@@ -281,7 +282,13 @@ fn run(
                 }
             }
         }
-        model.clock(valid, &inp, ready, rd_ready, rv, &rsp, flush);
+        model.clock(&ShadingSortIn {
+            flush,
+            inp: Offer::new(valid, inp),
+            rsp: Offer::new(rv, rsp),
+            out_ready: ready,
+            rd_ready,
+        });
         m.clock(qv && !flush, &q, grant, true, flush);
         r.cycles = cyc + 1;
         if r.error.is_some() || (to == tiles.len() && model.is_idle() && m.held() == 0) {

@@ -10,11 +10,12 @@
 //! cycles and a broken model that the checks catch.
 
 use tilerast_golden::binner::{Bins, BIN_CHUNK_BYTES};
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::prim::PrimitiveFx;
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::{SeqCmd, SeqStart};
-use tilerast_golden::tile_sequencer::{TileSequencerCycle, ATTR_OFF};
+use tilerast_golden::tile_sequencer::{TileSequencerCycle, TileSequencerIn, ATTR_OFF};
 use tilerast_golden::Config;
 use tilerast_verif::stim::{seq_beats, seq_frame, seq_images, spread_triangle};
 use tilerast_verif::{Line, Pattern, Rng};
@@ -145,18 +146,15 @@ fn run(
                 }
             }
         }
-        model.clock(
-            offer,
-            &SeqStart { frame: 3 },
-            ready,
-            lrd_ready,
-            lv,
-            &lrsp,
-            prd_ready,
-            pv,
-            &prsp,
+        model.clock(&TileSequencerIn {
             flush,
-        );
+            inp: Offer::new(offer, SeqStart { frame: 3 }),
+            lrsp: Offer::new(lv, lrsp),
+            prsp: Offer::new(pv, prsp),
+            out_ready: ready,
+            lrd_ready,
+            prd_ready,
+        });
         lm.clock(lqv && !flush, &lq, lg, true, flush);
         pm.clock(pqv && !flush, &pq, pg, true, flush);
         r.cycles = cyc + 1;

@@ -559,8 +559,9 @@ fn yosys_maps_each_board_memory_to_its_ram_primitives() {
 // The pixel back end on the iCEBreaker's memory: a small frame ends as golden's framebuffer.
 
 use tilerast_golden::config::Config;
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::pipeline::back_end_input;
-use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle};
+use tilerast_golden::pixel_back_end::{framebuffer, PixelBackEndCycle, PixelBackEndIn};
 use tilerast_golden::scene::Frame;
 use tilerast_golden::streams::PixSamples;
 use tilerast_golden::PrimitiveFx;
@@ -818,7 +819,12 @@ fn the_back_end_on_the_icebreaker_memory_leaves_goldens_framebuffer() {
             if in_valid && in_ready {
                 next += 1;
             }
-            be.clock(in_valid, &inp, be_req_ready, be_resp_valid, &mresp, false);
+            be.clock(&PixelBackEndIn {
+                flush: false,
+                inp: Offer::new(in_valid, inp),
+                mem_resp: Offer::new(be_resp_valid, mresp),
+                mem_req_ready: be_req_ready,
+            });
             bm.clock(req_v, &req, resp_ready, false);
             match phase {
                 0 => r.clear_cycles += 1,

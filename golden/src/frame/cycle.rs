@@ -3,21 +3,21 @@
 //! [`MemoryCycle`] ([`run_frames`]). The diagram and the memory map are the parent module's
 //! ([`crate::frame`]); the timing contract is [`FrameCycle`]'s rustdoc.
 
-use crate::bin_setup::{frame_beats, BinSetupCycle, BinSetupParams, BinSetupStats};
+use crate::bin_setup::{frame_beats, BinSetupCycle, BinSetupIn, BinSetupParams, BinSetupStats};
 use crate::binner::{BinnerCycle, BinnerCycleStats, BIN_CHUNK_BYTES};
 use crate::blender::{BlendOpts, PIPELINE_BLEND};
 use crate::config::Config;
-use crate::cycle::CycleModel;
+use crate::cycle::{CycleModel, Offer};
 use crate::list_reader::ListReaderStats;
 use crate::memory_port::{MemStats, MemoryCycle, SparseMemory};
-use crate::pixel_back_end::{framebuffer, BackEndStats, MemBehaviour, PixelBackEndCycle};
-use crate::pixel_info_read::PixelInfoReadCycle;
+use crate::pixel_back_end::{framebuffer, BackEndStats, MemBehaviour, PixelBackEndCycle, PixelBackEndIn};
+use crate::pixel_info_read::{PixelInfoReadCycle, PixelInfoReadIn};
 use crate::pixel_info_write::{PixelInfoWriteCycle, PixelInfoWriteStats};
 use crate::raster_core::RasterCoreCycle;
 use crate::scene::Frame;
-use crate::shading_sort::{ShadeStats, ShadingSortCycle, ShadingSortStats, PRIM_ID_BITS};
+use crate::shading_sort::{ShadeStats, ShadingSortCycle, ShadingSortIn, ShadingSortStats, PRIM_ID_BITS};
 use crate::streams::{Beat, MemReq, MemResp, PiBeat, PiStart, PrimIn, SeqStart};
-use crate::tile_sequencer::{TileSequencerCycle, TileSequencerStats};
+use crate::tile_sequencer::{TileSequencerCycle, TileSequencerIn, TileSequencerStats};
 use std::collections::VecDeque;
 
 use super::{BINS, FRAMEBUFFER, PIXEL_INFO, PRIMS, REGIONS};
@@ -761,49 +761,44 @@ impl FrameCycle {
         let seq_in_ready = self.seq.in_ready();
         let pir_in_ready = self.pir.in_ready();
         let in_take = in_valid && w.in_ready;
-        self.bs
-            .clock(in_valid && w.take_in, inp, w.box_ready, w.ready[client::BIN_SETUP], bf);
+        self.bs.clock(&BinSetupIn {
+            flush: bf,
+            inp: Offer::new(in_valid && w.take_in, *inp),
+            out_ready: w.box_ready,
+            wr_ready: w.ready[client::BIN_SETUP],
+        });
         self.bn.clock(bv, &bbox, w.ready[client::BINNER], bf);
-        self.seq.clock(
-            self.seq_go,
-            &SeqStart { frame: fid },
-            w.seq_out_ready,
-            w.ready[client::SEQ_LISTS],
-            w.rsp_valid[client::SEQ_LISTS],
-            r,
-            w.ready[client::SEQ_PRIMS],
-            w.rsp_valid[client::SEQ_PRIMS],
-            r,
-            bf,
-        );
+        self.seq.clock(&TileSequencerIn {
+            flush: bf,
+            inp: Offer::new(self.seq_go, SeqStart { frame: fid }),
+            lrsp: Offer::new(w.rsp_valid[client::SEQ_LISTS], *r),
+            prsp: Offer::new(w.rsp_valid[client::SEQ_PRIMS], *r),
+            out_ready: w.seq_out_ready,
+            lrd_ready: w.ready[client::SEQ_LISTS],
+            prd_ready: w.ready[client::SEQ_PRIMS],
+        });
         self.core.clock(w.core_cmd_valid, &sc.cmd, w.piw_in_ready, bf);
         self.piw.clock(w.piw_in_valid, &w.piw_in, w.ready[client::PI_WRITE], bf);
-        self.pir.clock(
-            self.pi_go,
-            &PiStart { frame: fid },
-            w.ss_in_ready,
-            w.ready[client::PI_READ],
-            w.rsp_valid[client::PI_READ],
-            r,
-            bf,
-        );
-        self.ss.clock(
-            pv,
-            &rec,
-            w.be_in_ready,
-            w.ready[client::SHADING],
-            w.rsp_valid[client::SHADING],
-            r,
-            bf,
-        );
-        self.be.clock(
-            ov,
-            &pix,
-            w.ready[client::BACK_END],
-            w.rsp_valid[client::BACK_END],
-            r,
-            bf,
-        );
+        self.pir.clock(&PixelInfoReadIn {
+            flush: bf,
+            inp: Offer::new(self.pi_go, PiStart { frame: fid }),
+            rsp: Offer::new(w.rsp_valid[client::PI_READ], *r),
+            out_ready: w.ss_in_ready,
+            rd_ready: w.ready[client::PI_READ],
+        });
+        self.ss.clock(&ShadingSortIn {
+            flush: bf,
+            inp: Offer::new(pv, rec),
+            rsp: Offer::new(w.rsp_valid[client::SHADING], *r),
+            out_ready: w.be_in_ready,
+            rd_ready: w.ready[client::SHADING],
+        });
+        self.be.clock(&PixelBackEndIn {
+            flush: bf,
+            inp: Offer::new(ov, pix),
+            mem_resp: Offer::new(w.rsp_valid[client::BACK_END], *r),
+            mem_req_ready: w.ready[client::BACK_END],
+        });
 
         if bf {
             // Flush, or the Done edge: the top's registers back to new (the frame id counts on
