@@ -65,12 +65,14 @@ use crate::tile_sequencer::TileSequencer;
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
-use tilerast_golden::frame::{BINS, PIXEL_INFO, PRIMS};
+use tilerast_golden::frame::{BINS, CLIENTS, CLIENT_TABLE, PIXEL_INFO, PRIMS};
 
 /// Entries of the depth FIFO (the depths of the commands inside the raster core).
 pub const DEPTH_FIFO: usize = 16;
 /// Entries of the read-tag FIFO (reads in flight on the memory port).
 pub const TAG_FIFO: usize = 8;
+// `sel` and the tag FIFO's entries hold a client index in 3 bits.
+const _: () = assert!(CLIENTS <= 1 << 3);
 
 /// Phase codes of the `phase` register.
 const PH_BIN: u64 = 0;
@@ -115,7 +117,7 @@ tilerast_golden::frame_top_streams! { crate::streams::stream_block;
         c_done: Constant<Bits<2>>,
         c_prims: Constant<Bits<32>>,
         c_bins: Constant<Bits<32>>,
-        c_pinfo: Constant<Bits<32>>,
+        c_pixel_info: Constant<Bits<32>>,
         c_t2: Constant<Bits<32>>,
         c_one32: Constant<Bits<32>>,
         c_one8: Constant<Bits<8>>,
@@ -212,7 +214,7 @@ impl Frame {
             c_done: k(PH_DONE),
             c_prims: k(PRIMS as u64),
             c_bins: k(BINS as u64),
-            c_pinfo: k(PIXEL_INFO as u64),
+            c_pixel_info: k(PIXEL_INFO as u64),
             c_t2: k(second_tiles(cfg) as u64),
             c_one32: k(1),
             c_one8: k(1),
@@ -234,8 +236,8 @@ impl Frame {
             end_go: Default::default(),
             dpush: Default::default(),
             dpop: Default::default(),
-            e: vec_of(8),
-            g: vec_of(8),
+            e: vec_of(CLIENTS),
+            g: vec_of(CLIENTS),
             sel: Default::default(),
             tpush: Default::default(),
             tpop: Default::default(),
@@ -250,7 +252,83 @@ impl Frame {
     pub fn new(cfg: &Config) -> Frame {
         Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
     }
+}
 
+/// The frame top's `#[hdl_gen]` kernel, its head and `before` handed in (so `self` and the
+/// attribute are the caller's), then the memory arbiter made from golden's
+/// client rows ([`tilerast_golden::frame_clients!`]: index, block, request and response
+/// streams, the region base it adds), then `after`. Client c's request stream `q` is the
+/// block's `q_valid` / `q` / `q_ready`, its response stream `r` is `r_valid` / `r` / `r_ready`.
+/// The arbiter is the frame contract's ([`tilerast_golden::frame::FrameCycle`]): eligible(c) =
+/// valid ∧ (write ∨ tag FIFO not full); the lowest eligible index wins, and client 0 is the
+/// default (its request on the port when no client is eligible); a read accepted pushes `sel`
+/// into the tag FIFO, whose head routes `mem_resp` and picks the `mem_resp_ready` source.
+macro_rules! arbitrated_kernel {
+    (clients {
+        $(#[$d0:meta])* $i0:literal $n0:ident : $b0:ident . $q0:ident $(/ $r0:ident)? $(+ $base0:ident)?;
+        $($(#[$d:meta])* $i:literal $n:ident : $b:ident . $q:ident $(/ $r:ident)? $(+ $base:ident)?;)*
+    }
+    $hash:tt $attr:tt fn kernel(&mut $s:tt) { $($before:tt)* }
+    after { $($after:tt)* }) => { paste::paste! {
+impl Frame {
+    $hash $attr
+    fn kernel(&mut $s) {
+        $($before)*
+
+        // ---- arbiter: eligible clients, the lowest index wins ----
+        $s.e[$i0].next = $s.$b0.[<$q0 _valid>].val() & ($s.$b0.$q0.write.val() | $s.tnf.val());
+        $($s.e[$i].next = $s.$b.[<$q _valid>].val() & ($s.$b.$q.write.val() | $s.tnf.val());)*
+        $s.mem_req_valid.next = $s.e[$i0].val() $(| $s.e[$i].val())*;
+        for i in 0..8 {
+            $s.g[i].next = false;
+        }
+        $(if $s.e[$i].val() & !$s.e[$i0].val() {
+            $s.g[$i].next = true;
+            $s.sel.next = $s.c_i3[$i].val();
+            $s.mem_req.addr.next = $s.$b.$q.addr.val() $(+ $s.[<c_ $base:lower>].val())?;
+            $s.mem_req.write.next = $s.$b.$q.write.val();
+            $s.mem_req.wdata.next = $s.$b.$q.wdata.val();
+            $s.mem_req.be.next = $s.$b.$q.be.val();
+        } else)* {
+            // Client 0, also when no client is eligible.
+            $s.g[$i0].next = true;
+            $s.sel.next = $s.c_i3[$i0].val();
+            $s.mem_req.addr.next = $s.$b0.$q0.addr.val() $(+ $s.[<c_ $base0:lower>].val())?;
+            $s.mem_req.write.next = $s.$b0.$q0.write.val();
+            $s.mem_req.wdata.next = $s.$b0.$q0.wdata.val();
+            $s.mem_req.be.next = $s.$b0.$q0.be.val();
+        }
+        $s.$b0.[<$q0 _ready>].next = $s.mem_req_ready.val() & $s.g[$i0].val();
+        $($s.$b.[<$q _ready>].next = $s.mem_req_ready.val() & $s.g[$i].val();)*
+        $s.tpush.next = $s.mem_req_valid.val() & $s.mem_req_ready.val() & !$s.mem_req.write.val();
+
+        // ---- responses: the oldest read's client ----
+        $($s.$b0.[<$r0 _valid>].next =
+            $s.mem_resp_valid.val() & $s.tne.val() & ($s.thd.val() == $s.c_i3[$i0].val());)?
+        $($($s.$b.[<$r _valid>].next =
+            $s.mem_resp_valid.val() & $s.tne.val() & ($s.thd.val() == $s.c_i3[$i].val());)?)*
+        $($s.$b0.$r0.rdata.next = $s.mem_resp.rdata.val();)?
+        $($($s.$b.$r.rdata.next = $s.mem_resp.rdata.val();)?)*
+        $s.mem_resp_ready.next = true;
+        if $s.tne.val() {
+            $(if $s.thd.val() == $s.c_i3[$i0].val() {
+                $s.mem_resp_ready.next = $s.$b0.[<$r0 _ready>].val();
+            })?
+            $($(if $s.thd.val() == $s.c_i3[$i].val() {
+                $s.mem_resp_ready.next = $s.$b.[<$r _ready>].val();
+            })?)*
+        }
+        $s.tpop.next = $s.mem_resp_valid.val() & $s.mem_resp_ready.val() & $s.tne.val();
+
+        $($after)*
+    }
+}
+    } };
+}
+
+// The kernel: the frame's wiring (`before`, `after`) around the memory arbiter, which
+// `arbitrated_kernel!` makes from golden's client rows (`tilerast_golden::frame_clients!`).
+tilerast_golden::frame_clients! { arbitrated_kernel;
     #[hdl_gen]
     fn kernel(&mut self) {
         dff_setup!(self, clock, phase, fid, ended, seq_go, pi_go, tiles_done, dhead, dtail, dcnt, thead, ttail, tcnt);
@@ -394,133 +472,8 @@ impl Frame {
         self.pixel_back_end.in_valid.next = self.shading_sort.out_valid.val();
         self.shading_sort.out_ready.next = self.pixel_back_end.in_ready.val();
         PixSamplesOut::join(&mut self.shading_sort.out, &mut self.pixel_back_end.inp);
-
-        // ---- arbiter: eligible clients, the lowest index wins ----
-        self.e[0].next = self.binner.out_valid.val() & (self.binner.out.write.val() | self.tnf.val());
-        self.e[1].next = self.bin_setup.wr_valid.val() & (self.bin_setup.wr.write.val() | self.tnf.val());
-        self.e[2].next =
-            self.pixel_info_write.out_valid.val() & (self.pixel_info_write.out.write.val() | self.tnf.val());
-        self.e[3].next = self.tile_sequencer.prd_valid.val() & (self.tile_sequencer.prd.write.val() | self.tnf.val());
-        self.e[4].next = self.tile_sequencer.lrd_valid.val() & (self.tile_sequencer.lrd.write.val() | self.tnf.val());
-        self.e[5].next =
-            self.pixel_back_end.mem_req_valid.val() & (self.pixel_back_end.mem_req.write.val() | self.tnf.val());
-        self.e[6].next = self.shading_sort.rd_valid.val() & (self.shading_sort.rd.write.val() | self.tnf.val());
-        self.e[7].next = self.pixel_info_read.rd_valid.val() & (self.pixel_info_read.rd.write.val() | self.tnf.val());
-        self.mem_req_valid.next = self.e[0].val()
-            | self.e[1].val()
-            | self.e[2].val()
-            | self.e[3].val()
-            | self.e[4].val()
-            | self.e[5].val()
-            | self.e[6].val()
-            | self.e[7].val();
-        for i in 0..8 {
-            self.g[i].next = false;
-        }
-        if self.e[1].val() & !self.e[0].val() {
-            self.g[1].next = true;
-            self.sel.next = self.c_i3[1].val();
-            self.mem_req.addr.next = self.bin_setup.wr.addr.val() + self.c_prims.val();
-            self.mem_req.write.next = self.bin_setup.wr.write.val();
-            self.mem_req.wdata.next = self.bin_setup.wr.wdata.val();
-            self.mem_req.be.next = self.bin_setup.wr.be.val();
-        } else if self.e[2].val() & !self.e[0].val() {
-            self.g[2].next = true;
-            self.sel.next = self.c_i3[2].val();
-            self.mem_req.addr.next = self.pixel_info_write.out.addr.val() + self.c_pinfo.val();
-            self.mem_req.write.next = self.pixel_info_write.out.write.val();
-            self.mem_req.wdata.next = self.pixel_info_write.out.wdata.val();
-            self.mem_req.be.next = self.pixel_info_write.out.be.val();
-        } else if self.e[3].val() & !self.e[0].val() {
-            self.g[3].next = true;
-            self.sel.next = self.c_i3[3].val();
-            self.mem_req.addr.next = self.tile_sequencer.prd.addr.val() + self.c_prims.val();
-            self.mem_req.write.next = self.tile_sequencer.prd.write.val();
-            self.mem_req.wdata.next = self.tile_sequencer.prd.wdata.val();
-            self.mem_req.be.next = self.tile_sequencer.prd.be.val();
-        } else if self.e[4].val() & !self.e[0].val() {
-            self.g[4].next = true;
-            self.sel.next = self.c_i3[4].val();
-            self.mem_req.addr.next = self.tile_sequencer.lrd.addr.val() + self.c_bins.val();
-            self.mem_req.write.next = self.tile_sequencer.lrd.write.val();
-            self.mem_req.wdata.next = self.tile_sequencer.lrd.wdata.val();
-            self.mem_req.be.next = self.tile_sequencer.lrd.be.val();
-        } else if self.e[5].val() & !self.e[0].val() {
-            self.g[5].next = true;
-            self.sel.next = self.c_i3[5].val();
-            self.mem_req.addr.next = self.pixel_back_end.mem_req.addr.val();
-            self.mem_req.write.next = self.pixel_back_end.mem_req.write.val();
-            self.mem_req.wdata.next = self.pixel_back_end.mem_req.wdata.val();
-            self.mem_req.be.next = self.pixel_back_end.mem_req.be.val();
-        } else if self.e[6].val() & !self.e[0].val() {
-            self.g[6].next = true;
-            self.sel.next = self.c_i3[6].val();
-            self.mem_req.addr.next = self.shading_sort.rd.addr.val() + self.c_prims.val();
-            self.mem_req.write.next = self.shading_sort.rd.write.val();
-            self.mem_req.wdata.next = self.shading_sort.rd.wdata.val();
-            self.mem_req.be.next = self.shading_sort.rd.be.val();
-        } else if self.e[7].val() & !self.e[0].val() {
-            self.g[7].next = true;
-            self.sel.next = self.c_i3[7].val();
-            self.mem_req.addr.next = self.pixel_info_read.rd.addr.val() + self.c_pinfo.val();
-            self.mem_req.write.next = self.pixel_info_read.rd.write.val();
-            self.mem_req.wdata.next = self.pixel_info_read.rd.wdata.val();
-            self.mem_req.be.next = self.pixel_info_read.rd.be.val();
-        } else {
-            // Client 0 (the binner), also when no client is eligible.
-            self.g[0].next = true;
-            self.sel.next = self.c_i3[0].val();
-            self.mem_req.addr.next = self.binner.out.addr.val() + self.c_bins.val();
-            self.mem_req.write.next = self.binner.out.write.val();
-            self.mem_req.wdata.next = self.binner.out.wdata.val();
-            self.mem_req.be.next = self.binner.out.be.val();
-        }
-        self.binner.out_ready.next = self.mem_req_ready.val() & self.g[0].val();
-        self.bin_setup.wr_ready.next = self.mem_req_ready.val() & self.g[1].val();
-        self.pixel_info_write.out_ready.next = self.mem_req_ready.val() & self.g[2].val();
-        self.tile_sequencer.prd_ready.next = self.mem_req_ready.val() & self.g[3].val();
-        self.tile_sequencer.lrd_ready.next = self.mem_req_ready.val() & self.g[4].val();
-        self.pixel_back_end.mem_req_ready.next = self.mem_req_ready.val() & self.g[5].val();
-        self.shading_sort.rd_ready.next = self.mem_req_ready.val() & self.g[6].val();
-        self.pixel_info_read.rd_ready.next = self.mem_req_ready.val() & self.g[7].val();
-        self.tpush.next = self.mem_req_valid.val() & self.mem_req_ready.val() & !self.mem_req.write.val();
-
-        // ---- responses: the oldest read's client ----
-        self.tile_sequencer.prsp_valid.next =
-            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[3].val());
-        self.tile_sequencer.lrsp_valid.next =
-            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[4].val());
-        self.pixel_back_end.mem_resp_valid.next =
-            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[5].val());
-        self.shading_sort.rsp_valid.next =
-            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[6].val());
-        self.pixel_info_read.rsp_valid.next =
-            self.mem_resp_valid.val() & self.tne.val() & (self.thd.val() == self.c_i3[7].val());
-        self.tile_sequencer.prsp.rdata.next = self.mem_resp.rdata.val();
-        self.tile_sequencer.lrsp.rdata.next = self.mem_resp.rdata.val();
-        self.pixel_back_end.mem_resp.rdata.next = self.mem_resp.rdata.val();
-        self.shading_sort.rsp.rdata.next = self.mem_resp.rdata.val();
-        self.pixel_info_read.rsp.rdata.next = self.mem_resp.rdata.val();
-        self.mem_resp_ready.next = true;
-        if self.tne.val() {
-            if self.thd.val() == self.c_i3[3].val() {
-                self.mem_resp_ready.next = self.tile_sequencer.prsp_ready.val();
-            }
-            if self.thd.val() == self.c_i3[4].val() {
-                self.mem_resp_ready.next = self.tile_sequencer.lrsp_ready.val();
-            }
-            if self.thd.val() == self.c_i3[5].val() {
-                self.mem_resp_ready.next = self.pixel_back_end.mem_resp_ready.val();
-            }
-            if self.thd.val() == self.c_i3[6].val() {
-                self.mem_resp_ready.next = self.shading_sort.rsp_ready.val();
-            }
-            if self.thd.val() == self.c_i3[7].val() {
-                self.mem_resp_ready.next = self.pixel_info_read.rsp_ready.val();
-            }
-        }
-        self.tpop.next = self.mem_resp_valid.val() & self.mem_resp_ready.val() & self.tne.val();
-
+    }
+    after {
         // ---- the top's registers ----
         self.fin.next = (self.phase.q.val() == self.c_pixel.val())
             & (self.tiles_done.q.val() == self.c_t2.val())
@@ -644,10 +597,10 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
         supported(cfg)?;
         Ok(format!(
             "{} second tiles; regions prims {PRIMS:#010x}, bins {BINS:#010x}, pixel info {PIXEL_INFO:#010x}, \
-             framebuffer 0; arbiter priority binner, bin_setup, pixel_info_write, tile_sequencer prd, lrd, \
-             pixel_back_end, shading_sort, pixel_info_read; depth FIFO {DEPTH_FIFO}, read-tag FIFO {TAG_FIFO}; \
+             framebuffer 0; arbiter priority {}; depth FIFO {DEPTH_FIFO}, read-tag FIFO {TAG_FIFO}; \
              also done_valid (out, one-cycle pulse) and done_frame [7:0] (out, the frame id)",
-            second_tiles(cfg)
+            second_tiles(cfg),
+            CLIENT_TABLE.map(|c| c.0).join(", ")
         ))
     },
     verilog,

@@ -20,46 +20,91 @@ use crate::streams::{Beat, MemReq, MemResp, PiBeat, PiStart, PrimIn, SeqStart};
 use crate::tile_sequencer::{TileSequencerCycle, TileSequencerIn, TileSequencerStats};
 use std::collections::VecDeque;
 
-use super::{BINS, FRAMEBUFFER, PIXEL_INFO, PRIMS, REGIONS};
+use super::{BINS, PIXEL_INFO, PRIMS, REGIONS};
 
 /// Entries of the top's depth FIFO (the depths of the raster core's commands in flight).
 pub const DEPTH_FIFO: usize = 16;
 /// Entries of the arbiter's read-tag FIFO (reads in flight).
 pub const TAG_FIFO: usize = 8;
-/// Memory clients of the arbiter.
-pub const CLIENTS: usize = 8;
-
-/// Client indices, highest priority first (the arbiter's table in [`FrameCycle`]).
-pub mod client {
-    /// The binner's list writes (BINS).
-    pub const BINNER: usize = 0;
-    /// bin_setup's primitive-table writes (PRIMS).
-    pub const BIN_SETUP: usize = 1;
-    /// pixel_info_write's list writes (PIXEL_INFO).
-    pub const PI_WRITE: usize = 2;
-    /// The tile sequencer's primitive-table reads `prd` (PRIMS).
-    pub const SEQ_PRIMS: usize = 3;
-    /// The tile sequencer's list reads `lrd` (BINS).
-    pub const SEQ_LISTS: usize = 4;
-    /// The pixel back end's framebuffer reads and writes (FRAMEBUFFER).
-    pub const BACK_END: usize = 5;
-    /// shading_sort's colour reads (PRIMS).
-    pub const SHADING: usize = 6;
-    /// pixel_info_read's list reads (PIXEL_INFO).
-    pub const PI_READ: usize = 7;
+/// The arbiter's memory clients, highest priority first, declared once (downstream first inside
+/// each phase, so the phase that produces work never starves the one that drains it). A row:
+/// the index and its [`client`] constant; the block (its instance in the RTL) and its request
+/// stream, then `/` its response stream for a reader; `+ REGION` when the arbiter adds that
+/// region's base to the request's address (the back end addresses the framebuffer, at 0,
+/// itself). [`client`], [`CLIENTS`], [`CLIENT_TABLE`] and the RTL's arbiter
+/// (`tilerast_hw::frame`) are made from it: `frame_clients!(callback; more)` calls
+/// `callback! { clients { rows } more }`.
+#[macro_export]
+macro_rules! frame_clients {
+    ($cb:path) => {
+        $crate::frame_clients!(@rows $cb {});
+    };
+    ($cb:path ; $($rest:tt)*) => {
+        $crate::frame_clients!(@rows $cb { $($rest)* });
+    };
+    (@rows $cb:path { $($rest:tt)* }) => {
+        $cb! {
+            clients {
+                /// The binner's list writes.
+                0 BINNER: binner.out + BINS;
+                /// bin_setup's primitive-table writes.
+                1 BIN_SETUP: bin_setup.wr + PRIMS;
+                /// pixel_info_write's list writes.
+                2 PI_WRITE: pixel_info_write.out + PIXEL_INFO;
+                /// The tile sequencer's primitive-table reads.
+                3 SEQ_PRIMS: tile_sequencer.prd / prsp + PRIMS;
+                /// The tile sequencer's list reads.
+                4 SEQ_LISTS: tile_sequencer.lrd / lrsp + BINS;
+                /// The pixel back end's framebuffer reads and writes (its `write` bit).
+                5 BACK_END: pixel_back_end.mem_req / mem_resp;
+                /// shading_sort's colour reads.
+                6 SHADING: shading_sort.rd / rsp + PRIMS;
+                /// pixel_info_read's list reads.
+                7 PI_READ: pixel_info_read.rd / rsp + PIXEL_INFO;
+            }
+            $($rest)*
+        }
+    };
 }
 
-/// Per client: its name, the base the arbiter adds, the index of its region in [`REGIONS`].
-pub const CLIENT_TABLE: [(&str, u32, usize); CLIENTS] = [
-    ("binner", BINS, 2),
-    ("bin_setup", PRIMS, 1),
-    ("pixel_info_write", PIXEL_INFO, 3),
-    ("tile_sequencer prd", PRIMS, 1),
-    ("tile_sequencer lrd", BINS, 2),
-    ("pixel_back_end", FRAMEBUFFER, 0),
-    ("shading_sort", PRIMS, 1),
-    ("pixel_info_read", PIXEL_INFO, 3),
-];
+/// [`client`], [`CLIENTS`] and [`CLIENT_TABLE`] from [`frame_clients!`]'s rows.
+macro_rules! client_table {
+    (clients { $($(#[$doc:meta])* $i:literal $name:ident : $block:ident . $req:ident
+        $(/ $rsp:ident)? $(+ $base:ident)?;)* }) => {
+        /// Client indices, highest priority first ([`frame_clients!`]).
+        pub mod client {
+            $($(#[$doc])* pub const $name: usize = $i;)*
+        }
+        /// Memory clients of the arbiter.
+        pub const CLIENTS: usize = [$($i),*].len();
+        /// Per client ([`frame_clients!`]): its name (block and request stream), the base the
+        /// arbiter adds, the index of its region in [`REGIONS`].
+        pub const CLIENT_TABLE: [(&str, u32, usize); CLIENTS] =
+            [$((
+                concat!(stringify!($block), " ", stringify!($req)),
+                client_table!(@base $($base)?),
+                region_at(client_table!(@base $($base)?)),
+            ),)*];
+        // The rows are numbered in order.
+        const _: () = {
+            let mut next = 0;
+            $(assert!($i == next, "frame_clients!: rows out of order"); next += 1;)*
+            let _ = next;
+        };
+    };
+    (@base) => { 0 };
+    (@base $base:ident) => { $base };
+}
+crate::frame_clients!(client_table);
+
+/// The index in [`REGIONS`] of the region at `base`.
+const fn region_at(base: u32) -> usize {
+    let mut r = 0;
+    while REGIONS[r].1 != base {
+        r += 1;
+    }
+    r
+}
 
 /// Phase of the top (`phase` register; the RTL's encoding).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -295,18 +340,10 @@ struct Wires {
 ///
 /// **Memory arbiter** (combinational: no register but the tag FIFO). Clients in fixed
 /// priority, highest first (downstream first inside each phase, so the phase that produces
-/// work never starves the one that drains it; [`client`], [`CLIENT_TABLE`]):
+/// work never starves the one that drains it; [`frame_clients!`]):
 ///
-/// | idx | client | region base | kind |
-/// |---|---|---|---|
-/// | 0 | binner write | BINS | write |
-/// | 1 | bin_setup wr | PRIMS | write |
-/// | 2 | pixel_info_write write | PIXEL_INFO | write |
-/// | 3 | tile_sequencer prd | PRIMS | read |
-/// | 4 | tile_sequencer lrd | BINS | read |
-/// | 5 | pixel_back_end mem_req | FRAMEBUFFER | read or write (its `write` bit) |
-/// | 6 | shading_sort rd | PRIMS | read |
-/// | 7 | pixel_info_read rd | PIXEL_INFO | read |
+/// The clients, their order and the base each one's requests get are [`frame_clients!`]'s rows
+/// (made into [`client`] and [`CLIENT_TABLE`]).
 ///
 /// * eligible(c) = valid(c) ∧ (req(c).write ∨ tag FIFO not full). `sel` = the lowest-index
 ///   eligible client; `mem_req_valid` = any eligible; `mem_req` = req(sel) with `addr` =
