@@ -1,15 +1,16 @@
 //! Post-synthesis simulation: the raster core as yosys synthesizes it for the board (the same
 //! `synth_*` command as the flow, [`crate::flow::synth_command`]), written back as a gate-level
-//! Verilog netlist (`write_verilog -noattr`), simulated by Icarus Verilog with yosys's
-//! technology cell models, and compared with the golden cycle model on EVERY output word on
-//! EVERY cycle.
+//! Verilog netlist (`write_verilog -noattr`), simulated with yosys's technology cell models by
+//! Icarus Verilog or Verilator (whichever [`Simulator::for_netlist`] expects to finish first),
+//! and compared with the golden cycle model on EVERY output word on EVERY cycle.
 //!
 //! ```text
 //!  scenes / random frame ─► commands ─► cosim::Driver (RasterCoreCycle) ─► in.hex + exp.hex
 //!  rtl-out/tilerast_<p>.f ─► yosys synth_ice40 | synth_ecp5; write_verilog -noattr ─► netlist.v
-//!  iverilog fpga/tb/postsim_tb.v + core_adapter.v (generated) + netlist.v + <share>/ice40/cells_sim.v
-//!           (ECP5: <share>/ecp5/cells_sim.v + fpga/tb/ecp5_mult18x18d.v)
-//!      ─► vvp +in=… +exp=… +cycles=N ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
+//!  fpga/tb/postsim_tb.v + core_adapter.v (generated) + netlist.v + <share>/ice40/cells_sim.v
+//!           (ECP5: <share>/ecp5/cells_sim.v + fpga/tb/ecp5_mult18x18d.v + ecp5_dp16kd.v)
+//!      ─► iverilog | verilator --binary ─► +in=… +exp=… +cycles=N
+//!      ─► `PASS cycles=N quads=Q` or the first `MISMATCH …`
 //! ```
 //!
 //! The pixel back end ([`run_back_end`]) goes the same way with an adapter generated from its
@@ -288,16 +289,65 @@ pub struct SimResult {
     pub quads: u64,
 }
 
-/// A compiled testbench (`vvp` image) for one design.
+/// The simulator a testbench is compiled for. Both run `fpga/tb/postsim_tb.v` unchanged and
+/// print the same `PASS` / `MISMATCH` lines.
+///
+/// - **Icarus** (`iverilog` + `vvp`, four-state) starts at once but runs a gate-level netlist
+///   slowly: 1 to 10 s per netlist MB per 1 000 cycles (about 2 for most of this project's
+///   netlists; the ECP5 back end, 5.3 MB, at 80 cycles/s).
+/// - **Verilator** (`verilator --binary --timing`, two-state: flip-flops start at 0, as the
+///   iCE40 and ECP5 ones do after configuration) builds in about 15 s plus 6 (iCE40) to 14
+///   (ECP5) s per netlist MB (g++ at -O1), then runs the same netlists at 10^4 cycles/s and more.
+///
+/// [`Simulator::for_netlist`] takes the one expected to finish first: Verilator once
+/// 2 s × MB × kcycles exceeds 15 s + 10 s × MB. The figures were measured on this project's
+/// netlists on the 2-core CI machine; only the run time depends on the choice, never the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Simulator {
+    Icarus,
+    Verilator,
+}
+
+impl Simulator {
+    /// The faster simulator for `cycles` cycles of a netlist of `bytes` bytes (see the type).
+    pub fn for_netlist(bytes: u64, cycles: usize) -> Simulator {
+        let mb = bytes as f64 / 1e6;
+        let icarus_secs = 2.0 * mb * cycles as f64 / 1e3;
+        let verilator_secs = 15.0 + 10.0 * mb;
+        if icarus_secs > verilator_secs {
+            Simulator::Verilator
+        } else {
+            Simulator::Icarus
+        }
+    }
+
+    /// The choice for the netlist file `net` (its size) and `cycles`.
+    pub fn for_netlist_file(net: &Path, cycles: usize) -> Result<Simulator, FlowError> {
+        let bytes = std::fs::metadata(net)
+            .map_err(|e| FlowError::at(net.display(), e))?
+            .len();
+        Ok(Simulator::for_netlist(bytes, cycles))
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Simulator::Icarus => "icarus",
+            Simulator::Verilator => "verilator",
+        }
+    }
+}
+
+/// A compiled testbench for one design: a `vvp` image (Icarus) or an executable (Verilator).
 #[derive(Debug, Clone)]
 pub struct Bench {
-    pub vvp: PathBuf,
+    pub exe: PathBuf,
+    pub sim: Simulator,
     pub in_bits: usize,
     pub out_bits: usize,
 }
 
-/// Compile `fpga/tb/postsim_tb.v` with the design `files` (plus `defines`) for runs of up to
-/// `max_cycles` cycles.
+/// Compile `fpga/tb/postsim_tb.v` with the design `files` (plus `defines`: `-D…`, `-I…`) for
+/// runs of up to `max_cycles` cycles, with `sim`.
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
     root: &Path,
@@ -308,37 +358,93 @@ pub fn compile(
     in_bits: usize,
     out_bits: usize,
     max_cycles: usize,
+    sim: Simulator,
     out: &mut dyn Write,
 ) -> Result<Bench, FlowError> {
-    let vvp = dir.join(format!("{name}.vvp"));
-    let mut args = vec![
-        "-g2012".to_string(),
-        "-o".into(),
-        vvp.display().to_string(),
-        "-s".into(),
-        "postsim_tb".into(),
+    let sizes = [
         format!("-DCYCLES={max_cycles}"),
         format!("-DIN_BITS={in_bits}"),
         format!("-DOUT_BITS={out_bits}"),
     ];
+    let (program, mut args, exe, install) = match sim {
+        Simulator::Icarus => {
+            let vvp = dir.join(format!("{name}.vvp"));
+            let args = vec![
+                "-g2012".to_string(),
+                "-o".into(),
+                vvp.display().to_string(),
+                "-s".into(),
+                "postsim_tb".into(),
+            ];
+            ("iverilog", args, vvp, "iverilog")
+        }
+        Simulator::Verilator => {
+            let mdir = dir.join(format!("{name}.verilator"));
+            let args = vec![
+                "--binary".to_string(),
+                "--timing".into(),
+                "-Wno-fatal".into(),
+                "-Wno-lint".into(),
+                "-Wno-style".into(),
+                "--top-module".into(),
+                "postsim_tb".into(),
+                "-Mdir".into(),
+                mdir.display().to_string(),
+                "-j".into(),
+                "2".into(),
+                "-CFLAGS".into(),
+                "-O1".into(),
+            ];
+            ("verilator", args, mdir.join("Vpostsim_tb"), "verilator")
+        }
+    };
+    args.extend(sizes);
     args.extend(defines.iter().cloned());
     args.push(root.join("fpga/tb/postsim_tb.v").display().to_string());
     args.extend(files.iter().map(|f| f.display().to_string()));
     Step {
-        name: format!("iverilog-{name}"),
-        program: "iverilog".into(),
+        name: format!("{program}-{name}"),
+        program: program.into(),
         args,
-        log: dir.join(format!("iverilog-{name}.log")),
+        log: dir.join(format!("{program}-{name}.log")),
     }
     .run(root, out)
     .map_err(|e| {
         if e.0.contains("cannot run") {
-            FlowError("iverilog: not found; install it with: apt-get install -y iverilog".into())
+            FlowError(format!(
+                "{program}: not found; install it with: apt-get install -y {install}"
+            ))
         } else {
             e
         }
     })?;
-    Ok(Bench { vvp, in_bits, out_bits })
+    Ok(Bench {
+        exe,
+        sim,
+        in_bits,
+        out_bits,
+    })
+}
+
+/// [`compile`] the netlist `net` (with `files`, its adapter and cell models among them) as
+/// `netlist` for runs of `runs` cycles each, with the simulator expected to finish them first
+/// ([`Simulator::for_netlist`]); `bits` = (input, output) bits per cycle.
+#[allow(clippy::too_many_arguments)]
+pub fn compile_netlist(
+    root: &Path,
+    dir: &Path,
+    net: &Path,
+    files: &[PathBuf],
+    defines: &[String],
+    bits: (usize, usize),
+    runs: &[usize],
+    out: &mut dyn Write,
+) -> Result<Bench, FlowError> {
+    let total: usize = runs.iter().sum();
+    let max = runs.iter().copied().max().unwrap_or(1);
+    let sim = Simulator::for_netlist_file(net, total)?;
+    let _ = writeln!(out, "  simulator: {} ({total} cycles in all)", sim.name());
+    compile(root, dir, "netlist", files, defines, bits.0, bits.1, max, sim, out)
 }
 
 /// Run a compiled bench on the vectors (`words_in`/`words_out` 32-bit words per cycle).
@@ -359,16 +465,23 @@ pub fn simulate(
     write_hex(&fin, inp, wi)?;
     write_hex(&fexp, exp, wo)?;
     let log = dir.join(format!("{tag}.sim.log"));
+    let plus = [
+        format!("+in={}", fin.display()),
+        format!("+exp={}", fexp.display()),
+        format!("+cycles={cycles}"),
+    ];
+    let (program, mut args) = match bench.sim {
+        Simulator::Icarus => (
+            "vvp".to_string(),
+            vec!["-n".to_string(), bench.exe.display().to_string()],
+        ),
+        Simulator::Verilator => (bench.exe.display().to_string(), vec![]),
+    };
+    args.extend(plus);
     let step = Step {
-        name: format!("vvp-{tag}"),
-        program: "vvp".into(),
-        args: vec![
-            "-n".into(),
-            bench.vvp.display().to_string(),
-            format!("+in={}", fin.display()),
-            format!("+exp={}", fexp.display()),
-            format!("+cycles={cycles}"),
-        ],
+        name: format!("{}-{tag}", bench.sim.name()),
+        program,
+        args,
         log: log.clone(),
     };
     let secs = step.run(root, out)?;
@@ -427,7 +540,7 @@ pub fn synth_netlist(
     Ok(net)
 }
 
-/// Simulator `-D` defines for yosys's iCE40 cell models under Icarus.
+/// Simulator `-D` defines for yosys's iCE40 cell models (no port default values).
 pub fn ice40_cell_defines() -> Vec<String> {
     vec!["-DNO_ICE40_DEFAULT_ASSIGNMENTS".into()]
 }
@@ -522,7 +635,6 @@ pub fn run_core(
     for s in &scen {
         vecs.push(vectors(&cfg, &s.cmds, &s.stim)?);
     }
-    let max = vecs.iter().map(Vectors::cycles).max().unwrap_or(1);
     let t = std::time::Instant::now();
     let net = synth_netlist(root, &dir, board.family, board.device, &rtl, &top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
@@ -531,7 +643,8 @@ pub fn run_core(
     defs.extend(core_defs);
     let mut files = vec![adapter, net.clone()];
     files.extend(cells);
-    let bench = compile(root, &dir, "netlist", &files, &defs, IN_W * 32, OUT_W * 32, max, out)?;
+    let runs: Vec<usize> = vecs.iter().map(Vectors::cycles).collect();
+    let bench = compile_netlist(root, &dir, &net, &files, &defs, (IN_W * 32, OUT_W * 32), &runs, out)?;
     let t = std::time::Instant::now();
     let mut sum = PostsimSummary {
         netlist: net,
@@ -830,7 +943,7 @@ impl FrameSummary {
 /// The post-synthesis simulation of the whole frame top (`rtl-out/tilerast_frame_<preset>.f`:
 /// bin_setup → binner → tile_sequencer → raster core → pixel_info_write, pixel_info_read →
 /// shading_sort → pixel back end, one memory port) with the synthesis of `board`'s flow,
-/// gate by gate under Icarus against `FrameCycle` with the cosim memory model behind the port
+/// gate by gate against `FrameCycle` with the cosim memory model behind the port
 /// ([`frame_case`]: `frames` random frames of the whole-frame regression, `prims` primitives
 /// each, back to back), every output port on every cycle. Before the netlist runs, the model
 /// side is held to golden: the memory at the first Done is `frame_memory`'s byte for byte and
@@ -924,7 +1037,7 @@ pub struct BlockVectors {
 }
 
 /// The post-synthesis regression of block `rtl-out/tilerast_<stage>_<preset>` (its file list) with the
-/// synthesis of `board`'s flow, gate by gate under Icarus against its cycle model's port words,
+/// synthesis of `board`'s flow, gate by gate (under the faster [`Simulator`] for the run) against its cycle model's port words,
 /// every output word on every cycle, through an adapter generated from the block's port table
 /// (as [`run_back_end`]). Output directory `target/fpga/postsim-<stage>-<preset>-<device>/`.
 pub fn run_block(
@@ -942,7 +1055,6 @@ pub fn run_block(
     let rtl = crate::rtl_sources(root, &format!("tilerast_{stage}_{preset}"))?;
     let desc = tilerast_cosim::blocks::block_desc(preset, stage)
         .ok_or_else(|| FlowError(format!("--preset: no port table for {preset}/{stage} (not verilated)")))?;
-    let max = runs.iter().map(|r| r.inp.len() / desc.in_words()).max().unwrap_or(1);
     let top = desc.module;
     let t = std::time::Instant::now();
     let net = synth_netlist(root, &dir, board.family, board.device, &rtl, top, out)?;
@@ -952,17 +1064,9 @@ pub fn run_block(
     std::fs::write(&adapter, desc.adapter_verilog(top)).map_err(|e| FlowError::at(adapter.display(), e))?;
     let mut files = vec![adapter, net.clone()];
     files.extend(cells);
-    let bench = compile(
-        root,
-        &dir,
-        "netlist",
-        &files,
-        &defs,
-        desc.in_words() * 32,
-        desc.out_words() * 32,
-        max,
-        out,
-    )?;
+    let cycles: Vec<usize> = runs.iter().map(|r| r.inp.len() / desc.in_words()).collect();
+    let bits = (desc.in_words() * 32, desc.out_words() * 32);
+    let bench = compile_netlist(root, &dir, &net, &files, &defs, bits, &cycles, out)?;
     let t = std::time::Instant::now();
     let mut sum = PostsimSummary {
         netlist: net,

@@ -2,25 +2,27 @@
 //!
 //! - `core_netlist_matches_golden_every_cycle`: the ice40 raster core as the iCEBreaker flow's
 //!   synthesis produces it (SB_MAC16 multipliers without yosys's `ice40_dsp` packing, which
-//!   loses an adder operand; see `flow::synth_command`), simulated gate by gate in Icarus with
-//!   yosys's cell models, equals the golden cycle model on every output word on every cycle
-//!   (shipped scenes with gaps, back-pressure regimes and a flush; a random frame with stalls).
-//!   Icarus runs the gate-level netlist at about 60 cycles/s, so the test runs the first 40 %
-//!   of each scenario (`TILERAST_POSTSIM_SCALE`, default 0.4); `tilerast synth --postsim` runs
-//!   them whole.
+//!   loses an adder operand; see `flow::synth_command`), simulated gate by gate with yosys's
+//!   cell models, equals the golden cycle model on every output word on every cycle (shipped
+//!   scenes with gaps, back-pressure regimes and a flush; a random frame with stalls), each
+//!   scenario whole (`TILERAST_POSTSIM_SCALE`, default 1). Every gate-level run here goes to
+//!   the simulator expected to finish it first (`postsim::Simulator::for_netlist`: Icarus for
+//!   short runs of small netlists, Verilator for the rest).
 //! - `hx8k_core_netlist_matches_golden_every_cycle`, `ecp5_core_netlist_matches_golden_every_cycle`:
 //!   the same check on the HX8K flow's netlist (LUT multipliers) and the ULX3S flow's
-//!   (`synth_ecp5`, MULT18X18D multipliers with our model `fpga/tb/ecp5_mult18x18d.v`).
+//!   (`synth_ecp5`, MULT18X18D multipliers with our model `fpga/tb/ecp5_mult18x18d.v`), whole
+//!   scenarios too.
 //! - `rangeless_signed_localparam_*`: the bug class post-synthesis simulation exists for. A
 //!   range-less signed localparam compare (`fpga/tb/lp_bug.v`) passes RTL simulation and fails
-//!   post-synthesis simulation; the expected outputs are computed here from the Verilog
-//!   semantics (signed 24-bit compare with -100), independently of any tool.
+//!   post-synthesis simulation, under Icarus and under Verilator; the expected outputs are
+//!   computed here from the Verilog semantics (signed 24-bit compare with -100), independently
+//!   of any tool.
 //! - `testbench_reports_the_first_mismatch`: the comparator itself, on the core's RTL with one
 //!   expected bit flipped.
 //! - `back_end_netlist_matches_golden_every_cycle_ice40` / `_ecp5`: the pixel back end (pixel
 //!   processor → dst read → blender → output merger behind one memory port) as the iCEBreaker
 //!   flow (ice40 preset, SB_MAC16) and the ULX3S flow (default preset, MULT18X18D) synthesize
-//!   it, gate by gate under Icarus (about 400 cycles/s), against `PixelBackEndCycle` with the
+//!   it, gate by gate, against `PixelBackEndCycle` with the
 //!   cosim memory model behind the port: every output port on every cycle, a whole random
 //!   frame (gaps, memory back-pressure and a stall; the model's memory at the end is golden's
 //!   framebuffer) and the same frame flushed 3 cycles after its first write.
@@ -50,7 +52,7 @@
 
 use std::path::PathBuf;
 use tilerast_cosim::{IN_W, OUT_W};
-use tilerast_fpga::postsim::{self, compile, simulate, synth_netlist, yosys_share};
+use tilerast_fpga::postsim::{self, compile, simulate, synth_netlist, yosys_share, Simulator};
 use tilerast_fpga::{repo_root, Family};
 use tilerast_golden::Config;
 
@@ -85,7 +87,7 @@ fn lp_vectors(unsigned_bit0: bool) -> (Vec<u32>, Vec<u32>) {
     (inp, exp)
 }
 
-fn lp_bench(post_synth: bool, tag: &str) -> (postsim::Bench, PathBuf) {
+fn lp_bench(post_synth: bool, tag: &str, sim: Simulator) -> (postsim::Bench, PathBuf) {
     let root = repo_root();
     let d = dir("lp_bug");
     let src = root.join("fpga/tb/lp_bug.v");
@@ -99,28 +101,37 @@ fn lp_bench(post_synth: bool, tag: &str) -> (postsim::Bench, PathBuf) {
     } else {
         (vec![src], vec![])
     };
-    let b = compile(&root, &d, tag, &files, &defs, 32, 32, 64, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    let b = compile(&root, &d, tag, &files, &defs, 32, 32, 64, sim, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
     (b, d)
 }
 
+/// Under both simulators the post-synthesis regression may use ([`Simulator::for_netlist`]):
+/// each must catch the bug, at the same cycle and bit.
 #[test]
 fn rangeless_signed_localparam_passes_rtl_sim_and_fails_post_synth_sim() {
     let root = repo_root();
     let (inp, exp) = lp_vectors(false);
     // Sanity: the vectors exercise both outcomes of the compare.
     assert!(exp.iter().any(|w| w & 1 == 1) && exp.iter().skip(1).any(|w| w & 1 == 0));
+    for sim in [Simulator::Icarus, Simulator::Verilator] {
+        let tag = |t: &str| format!("{t}_{}", sim.name());
+        let (rtl, d) = lp_bench(false, &tag("lp_rtl"), sim);
+        let r = simulate(&root, &rtl, &d, &tag("lp_rtl"), &inp, &exp, &mut Vec::new())
+            .unwrap_or_else(|e| panic!("{}: {e}", sim.name()));
+        assert_eq!(r.cycles, inp.len() as u64);
 
-    let (rtl, d) = lp_bench(false, "lp_rtl");
-    let r = simulate(&root, &rtl, &d, "lp_rtl", &inp, &exp, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(r.cycles, inp.len() as u64);
-
-    let (net, d) = lp_bench(true, "lp_net");
-    let e = simulate(&root, &net, &d, "lp_net", &inp, &exp, &mut Vec::new())
-        .expect_err("post-synthesis simulation must catch the range-less signed localparam")
-        .0;
-    // x = 0 at cycle 0 is registered at the edge after it: the first wrong output is cycle 1,
-    // bit 0 (the range-less compare: 0 < 0xffff9c unsigned) set, bit 1 (the ranged one) right.
-    assert!(e.contains("MISMATCH cycle 1 word 0 got 00000001 want 00000000"), "{e}");
+        let (net, d) = lp_bench(true, &tag("lp_net"), sim);
+        let e = simulate(&root, &net, &d, &tag("lp_net"), &inp, &exp, &mut Vec::new())
+            .expect_err("post-synthesis simulation must catch the range-less signed localparam")
+            .0;
+        // x = 0 at cycle 0 is registered at the edge after it: the first wrong output is cycle 1,
+        // bit 0 (the range-less compare: 0 < 0xffff9c unsigned) set, bit 1 (the ranged one) right.
+        assert!(
+            e.contains("MISMATCH cycle 1 word 0 got 00000001 want 00000000"),
+            "{}: {e}",
+            sim.name()
+        );
+    }
 }
 
 #[test]
@@ -129,8 +140,23 @@ fn rangeless_signed_localparam_netlist_compares_unsigned() {
     // implemented exactly the unsigned reading, and the ranged localparam stayed signed.
     let root = repo_root();
     let (inp, exp) = lp_vectors(true);
-    let (net, d) = lp_bench(true, "lp_net_u");
+    let (net, d) = lp_bench(true, "lp_net_u", Simulator::Icarus);
     simulate(&root, &net, &d, "lp_net_u", &inp, &exp, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The choice of simulator: the short runs of the small blocks stay on Icarus, the long ones
+/// and the large netlists go to Verilator (sizes and cycles of this file's runs).
+#[test]
+fn the_faster_simulator_is_chosen() {
+    use Simulator::{Icarus, Verilator};
+    for (what, mb, cycles, want) in [
+        ("binner, HX8K", 0.42, 8_000, Icarus),
+        ("tile_sequencer, HX8K", 0.57, 6_000, Icarus),
+        ("back end, ECP5", 5.3, 34_000, Verilator),
+        ("frame top, ECP5", 16.8, 6_000, Verilator),
+    ] {
+        assert_eq!(Simulator::for_netlist((mb * 1e6) as u64, cycles), want, "{what}");
+    }
 }
 
 #[test]
@@ -164,6 +190,7 @@ fn testbench_reports_the_first_mismatch() {
         IN_W * 32,
         OUT_W * 32,
         v.cycles(),
+        Simulator::Icarus,
         &mut Vec::new(),
     )
     .unwrap();
@@ -209,24 +236,24 @@ fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) -> postsim::Po
 
 #[test]
 fn core_netlist_matches_golden_every_cycle() {
-    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.4);
+    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 1.0);
 }
 
 /// The core the HX8K bitstream ships (ice40_1x) as the HX8K flow synthesizes it (plain
-/// `synth_ice40`, LUT multipliers), shorter runs (`TILERAST_POSTSIM_SCALE_HX8K`, default 0.15).
+/// `synth_ice40`, LUT multipliers), whole scenarios (`TILERAST_POSTSIM_SCALE_HX8K`, default 1).
 #[test]
 fn hx8k_core_netlist_matches_golden_every_cycle() {
     let b = tilerast_fpga::board("hx8k").unwrap();
-    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 0.15);
+    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 1.0);
 }
 
 /// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D
-/// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, short
-/// runs (`TILERAST_POSTSIM_SCALE_ECP5`, default 0.15). The ULX3S ships the `full` core, whose
-/// gate-level simulation is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
+/// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, whole
+/// scenarios (`TILERAST_POSTSIM_SCALE_ECP5`, default 1). The ULX3S ships the `full` core, whose
+/// synthesis alone is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
 #[test]
 fn ecp5_core_netlist_matches_golden_every_cycle() {
-    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.15);
+    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 1.0);
     let net = std::fs::read_to_string(&s.netlist).unwrap_or_else(|e| panic!("{}: {e}", s.netlist.display()));
     assert!(
         net.contains("MULT18X18D") && net.contains("CCU2C"),
@@ -256,7 +283,7 @@ fn back_end_postsim(board: &str, preset: &str, prims: u64) -> postsim::PostsimSu
 }
 
 /// The back end at the ice40 preset as the iCEBreaker flow synthesizes it (`synth_ice40
-/// -dsp` without `ice40_dsp` packing: SB_MAC16 multipliers), gate by gate under Icarus.
+/// -dsp` without `ice40_dsp` packing: SB_MAC16 multipliers), gate by gate.
 #[test]
 fn back_end_netlist_matches_golden_every_cycle_ice40() {
     let s = back_end_postsim("icebreaker", "ice40", 3);
@@ -266,7 +293,8 @@ fn back_end_netlist_matches_golden_every_cycle_ice40() {
 
 /// The back end at the default preset as the ULX3S flow synthesizes it (`synth_ecp5`,
 /// MULT18X18D multipliers simulated by `fpga/tb/ecp5_mult18x18d.v`); two primitives per frame
-/// (a 640×480 frame's second tiles are long: three took 31 k cycles, 80 s under Icarus).
+/// (a 640×480 frame's second tiles are long: two take 34 k cycles, 6 min under Icarus, 1.5 s
+/// under Verilator after a 1.5 min build).
 #[test]
 fn back_end_netlist_matches_golden_every_cycle_ecp5() {
     let s = back_end_postsim("ulx3s", "default", 2);
@@ -303,6 +331,7 @@ fn back_end_testbench_reports_the_first_mismatch() {
         desc.in_words() * 32,
         ow * 32,
         cycles,
+        Simulator::Icarus,
         &mut Vec::new(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -602,8 +631,19 @@ fn frame_testbench_reports_the_first_mismatch() {
     std::fs::write(&adapter, desc.adapter_verilog(desc.module)).unwrap();
     let mut files = vec![adapter];
     files.extend(tilerast_fpga::rtl_sources(&root, &format!("tilerast_frame_{preset}")).unwrap());
-    let b = compile(&root, &d, "rtl", &files, &[], iw * 32, ow * 32, cycles, &mut Vec::new())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let b = compile(
+        &root,
+        &d,
+        "rtl",
+        &files,
+        &[],
+        iw * 32,
+        ow * 32,
+        cycles,
+        Simulator::Icarus,
+        &mut Vec::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let r = simulate(&root, &b, &d, "ok", &inp, &exp, &mut Vec::new()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.cycles, cycles as u64);
     // The cycle of the frame's last memory write (a framebuffer write: below the primitive
