@@ -9,9 +9,10 @@
 
 use std::collections::{BTreeSet, HashSet};
 use tilerast_golden::bin_setup::frame_beats;
+use tilerast_golden::cycle::Offer;
 use tilerast_golden::frame::{
-    client, frame_memory, run_frames, run_frames_traced, FrameCycle, FrameDone, FrameMemory, FramePorts, Phase,
-    CLIENTS, FRAMEBUFFER, PIXEL_INFO, PRIMS,
+    client, frame_memory, run_frames, run_frames_traced, FrameCycle, FrameDone, FrameMemory, FramePorts, FrameTopIn,
+    Phase, CLIENTS, FRAMEBUFFER, PIXEL_INFO, PRIMS,
 };
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::{image_from_memory, Image};
@@ -538,7 +539,12 @@ fn drive(
         if in_valid && p.in_ready && !flush {
             next += 1;
         }
-        top.clock(in_valid, &inp, req_ready, rv, &resp, flush);
+        top.clock(&FrameTopIn {
+            flush,
+            inp: Offer::new(in_valid, inp),
+            mem_resp: Offer::new(rv, resp),
+            mem_req_ready: req_ready,
+        });
         m.clock(qv, &q, grant, resp_ready, flush);
         if p.done_valid && done.len() < frames.len() {
             let bg = frames[done.len()].background;
@@ -625,7 +631,12 @@ fn a_flush_in_any_phase_restarts_at_frame_zero() {
             if in_valid && top.in_ready() && !flush {
                 next += 1;
             }
-            top.clock(in_valid, &inp, req_ready, rv, &resp, flush);
+            top.clock(&FrameTopIn {
+                flush,
+                inp: Offer::new(in_valid, inp),
+                mem_resp: Offer::new(rv, resp),
+                mem_req_ready: req_ready,
+            });
             m.clock(qv, &q, true, resp_ready, flush);
             if done.is_some() {
                 break;
@@ -747,7 +758,12 @@ fn supported_new_state_and_no_combinational_input_path() {
             next += 1;
         }
         let (qv, q) = top.mem_req();
-        top.clock(in_valid, &inp, req_ready, rv, &resp, false);
+        top.clock(&FrameTopIn {
+            flush: false,
+            inp: Offer::new(in_valid, inp),
+            mem_resp: Offer::new(rv, resp),
+            mem_req_ready: req_ready,
+        });
         m.clock(qv, &q, grant, p.mem_resp_ready, false);
     }
     assert!(top.done().0, "frame done");
@@ -815,7 +831,12 @@ fn the_arbiter_is_the_contracts_table() {
         if qv && req_ready {
             won[c] += 1;
         }
-        top.clock(in_valid, &inp, req_ready, rv, &resp, false);
+        top.clock(&FrameTopIn {
+            flush: false,
+            inp: Offer::new(in_valid, inp),
+            mem_resp: Offer::new(rv, resp),
+            mem_req_ready: req_ready,
+        });
         m.clock(qv, &q, grant, resp_ready, false);
     }
     assert!(top.done().0, "frame done");

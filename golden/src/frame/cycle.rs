@@ -441,15 +441,7 @@ impl crate::cycle::BlockModel for FrameCycle {
         }
     }
     fn clock(&mut self, i: &FrameTopIn) {
-        FrameCycle::clock(
-            self,
-            i.inp.valid,
-            &i.inp.payload,
-            i.mem_req_ready,
-            i.mem_resp.valid,
-            &i.mem_resp.payload,
-            i.flush,
-        )
+        FrameCycle::clock(self, i)
     }
 }
 
@@ -777,15 +769,15 @@ impl FrameCycle {
     }
 
     /// One rising edge.
-    pub fn clock(
-        &mut self,
-        in_valid: bool,
-        inp: &PrimIn,
-        mem_req_ready: bool,
-        mem_resp_valid: bool,
-        mem_resp: &MemResp,
-        flush: bool,
-    ) {
+    pub fn clock(&mut self, i: &FrameTopIn) {
+        let (in_valid, inp, mem_req_ready, mem_resp_valid, mem_resp, flush) = (
+            i.inp.valid,
+            &i.inp.payload,
+            i.mem_req_ready,
+            i.mem_resp.valid,
+            &i.mem_resp.payload,
+            i.flush,
+        );
         let w = self.wires(mem_req_ready, mem_resp_valid);
         let bf = flush || self.phase == Phase::Done;
         let fid = self.fid;
@@ -1024,7 +1016,12 @@ pub fn run_frames_traced(
                 memory: m.mem.clone(),
             });
         }
-        top.clock(in_valid, &inp, req_ready, rv, &resp, false);
+        top.clock(&FrameTopIn {
+            flush: false,
+            inp: Offer::new(in_valid, inp),
+            mem_resp: Offer::new(rv, resp),
+            mem_req_ready: req_ready,
+        });
         m.clock(qv, &q, grant, resp_ready, false);
         wait = wait.saturating_sub(1);
         if dv {
