@@ -4,14 +4,15 @@
 //!   synthesis produces it (SB_MAC16 multipliers without yosys's `ice40_dsp` packing, which
 //!   loses an adder operand; see `flow::synth_command`), simulated gate by gate with yosys's
 //!   cell models, equals the golden cycle model on every output word on every cycle (shipped
-//!   scenes with gaps, back-pressure regimes and a flush; a random frame with stalls), each
-//!   scenario whole (`TILERAST_POSTSIM_SCALE`, default 1). Every gate-level run here goes to
+//!   scenes with gaps, back-pressure regimes and a flush; a random frame with stalls), over the
+//!   first 40 % of each scenario (`TILERAST_POSTSIM_SCALE`, default 0.4: CI time; `tilerast
+//!   synth --postsim` runs them whole). Every gate-level run here goes to
 //!   the simulator expected to finish it first (`postsim::Simulator::for_netlist`: Icarus for
 //!   short runs of small netlists, Verilator for the rest).
 //! - `hx8k_core_netlist_matches_golden_every_cycle`, `ecp5_core_netlist_matches_golden_every_cycle`:
 //!   the same check on the HX8K flow's netlist (LUT multipliers) and the ULX3S flow's
-//!   (`synth_ecp5`, MULT18X18D multipliers with our model `fpga/tb/ecp5_mult18x18d.v`), whole
-//!   scenarios too.
+//!   (`synth_ecp5`, MULT18X18D multipliers with our model `fpga/tb/ecp5_mult18x18d.v`), on
+//!   shorter runs.
 //! - `rangeless_signed_localparam_*`: the bug class post-synthesis simulation exists for. A
 //!   range-less signed localparam compare (`fpga/tb/lp_bug.v`) passes RTL simulation and fails
 //!   post-synthesis simulation, under Icarus and under Verilator; the expected outputs are
@@ -153,7 +154,8 @@ fn the_faster_simulator_is_chosen() {
         ("binner, HX8K", 0.42, 8_000, Icarus),
         ("tile_sequencer, HX8K", 0.57, 6_000, Icarus),
         ("back end, ECP5", 5.3, 34_000, Verilator),
-        ("frame top, ECP5", 16.8, 6_000, Verilator),
+        ("frame top, ECP5", 16.8, 6_000, Icarus),
+        ("frame top, ECP5, ten frames", 16.8, 60_000, Verilator),
     ] {
         assert_eq!(Simulator::for_netlist((mb * 1e6) as u64, cycles), want, "{what}");
     }
@@ -236,24 +238,24 @@ fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) -> postsim::Po
 
 #[test]
 fn core_netlist_matches_golden_every_cycle() {
-    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 1.0);
+    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.4);
 }
 
 /// The core the HX8K bitstream ships (ice40_1x) as the HX8K flow synthesizes it (plain
-/// `synth_ice40`, LUT multipliers), whole scenarios (`TILERAST_POSTSIM_SCALE_HX8K`, default 1).
+/// `synth_ice40`, LUT multipliers), shorter runs (`TILERAST_POSTSIM_SCALE_HX8K`, default 0.15).
 #[test]
 fn hx8k_core_netlist_matches_golden_every_cycle() {
     let b = tilerast_fpga::board("hx8k").unwrap();
-    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 1.0);
+    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 0.15);
 }
 
 /// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D
-/// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, whole
-/// scenarios (`TILERAST_POSTSIM_SCALE_ECP5`, default 1). The ULX3S ships the `full` core, whose
+/// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, short
+/// runs (`TILERAST_POSTSIM_SCALE_ECP5`, default 0.15). The ULX3S ships the `full` core, whose
 /// synthesis alone is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
 #[test]
 fn ecp5_core_netlist_matches_golden_every_cycle() {
-    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 1.0);
+    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.15);
     let net = std::fs::read_to_string(&s.netlist).unwrap_or_else(|e| panic!("{}: {e}", s.netlist.display()));
     assert!(
         net.contains("MULT18X18D") && net.contains("CCU2C"),
