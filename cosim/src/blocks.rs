@@ -523,38 +523,41 @@ mod tests {
     use super::*;
     use tilerast_golden::cycle::BlockSignature;
     use tilerast_golden::{
-        binner::BinnerPorts as Binner, blender::BlenderPorts as Blender,
-        colour_buffer::ColourBufferPorts as ColourBuffer, output_merger::OutputMergerPorts as OutputMerger,
-        pixel_info_write::PixelInfoWritePorts as PixelInfoWrite,
-        pixel_processor::PixelProcessorPorts as PixelProcessor, point_raster::PointRasterPorts as PointRaster,
-        quad_packer::QuadPackerPorts as QuadPacker, sample_raster::SampleRasterPorts as SampleRaster,
-        setup::SetupPorts as Setup, subtile_coverage::SubtileCoveragePorts as SubtileCoverage,
-        tile_parser::TileParserPorts as TileParser,
+        point_raster::PointRasterPorts as PointRaster, quad_packer::QuadPackerPorts as QuadPacker,
+        sample_raster::SampleRasterPorts as SampleRaster, setup::SetupPorts as Setup,
+        subtile_coverage::SubtileCoveragePorts as SubtileCoverage, tile_parser::TileParserPorts as TileParser,
     };
 
-    thread_local! {
-        /// The blocks [`seen_desc`] looked up on this thread.
-        static SEEN: std::cell::RefCell<std::collections::BTreeSet<(&'static str, &'static str)>> = Default::default();
-    }
-
-    /// [`block_desc`], remembering the block.
-    fn seen_desc(preset: &str, stage: &str) -> Option<&'static BlockDesc> {
-        let d = block_desc(preset, stage)?;
-        SEEN.with(|s| s.borrow_mut().insert((d.preset, d.stage)));
-        Some(d)
-    }
-
-    /// Every stage of every preset is built, its port table is consistent, and it has exactly
-    /// the ports of its model's signature.
+    /// Every verilated block (every preset, variant and mutant) has a consistent port table and
+    /// exactly the ports of its model's signature: the raster core's stages by their
+    /// signatures, every other block by its row of `tilerast_hw::BLOCK_FILES` (made from the
+    /// stage list), so a block added to the stage list is checked with no line here. And what
+    /// the tests and regressions drive is built: every pixel-side stage at `default`, the
+    /// raster core's stages, the back end and the frame top on every preset, hw's variants.
     #[test]
     fn every_block_is_built_and_fully_mapped() {
-        fn check<B: BlockSignature>(preset: &str) {
-            let stage = B::SIGNATURE.stage;
-            let d = seen_desc(preset, stage).unwrap_or_else(|| panic!("{preset}/{stage} not built"));
-            let parts = if tilerast_golden::stages::PIXEL_SIDE_STAGES.contains(&stage) {
-                1
-            } else {
-                2
+        let raster_core = [
+            Setup::SIGNATURE,
+            TileParser::SIGNATURE,
+            SubtileCoverage::SIGNATURE,
+            SampleRaster::SIGNATURE,
+            PointRaster::SIGNATURE,
+            QuadPacker::SIGNATURE,
+        ];
+        let names: Vec<&str> = raster_core.iter().map(|s| s.stage).collect();
+        assert_eq!(names, tilerast_golden::stages::RASTER_CORE_STAGES);
+        let pixel_side = |stage: &str| tilerast_hw::BLOCK_FILES.iter().find(|b| b.stage() == stage);
+        for d in BLOCK_TABLE {
+            let block = format!("{}/{}", d.preset, d.stage);
+            let (sig, parts) = match pixel_side(d.stage) {
+                Some(row) => (&row.sig, 1),
+                None => (
+                    raster_core
+                        .iter()
+                        .find(|s| s.stage == d.stage)
+                        .unwrap_or_else(|| panic!("{block}: a stage with no signature")),
+                    2,
+                ),
             };
             assert_eq!(d.module.split("__").count(), parts, "{}", d.module);
             for (ports, bits) in [(d.inputs, d.in_bits), (d.outputs, d.out_bits)] {
@@ -565,103 +568,30 @@ mod tests {
                 }
                 assert_eq!(off, bits, "{}", d.module);
             }
-            check_ports(&format!("{preset}/{stage}"), d, &B::SIGNATURE).unwrap_or_else(|e| panic!("{e}"));
-            let _ = BlockRtl::new(preset, stage).unwrap_or_else(|e| panic!("{e}"));
+            check_ports(&block, d, sig).unwrap_or_else(|e| panic!("{e}"));
+            let _ = BlockRtl::new(d.preset, d.stage).unwrap_or_else(|e| panic!("{e}"));
         }
+        let built = |preset: &str, stage: &str| {
+            let d = block_desc(preset, stage).unwrap_or_else(|| panic!("{preset}/{stage} not built"));
+            if pixel_side(stage).is_some() {
+                assert_eq!(d.module, format!("tilerast_{stage}_{preset}"));
+            }
+        };
         for p in ["ice40", "default", "full"] {
-            check::<Setup>(p);
-            check::<TileParser>(p);
-            check::<SubtileCoverage>(p);
-            check::<SampleRaster>(p);
-            check::<PointRaster>(p);
-            check::<QuadPacker>(p);
+            for stage in tilerast_golden::stages::RASTER_CORE_STAGES {
+                built(p, stage);
+            }
         }
-        check::<Blender>("default");
-        check::<Blender>("default_mut");
-        // The blocks' variants (options the pipeline does not build): every one of rtl-out's.
-        for v in tilerast_hw::BLOCK_VARIANTS {
-            assert_eq!(
-                v.file.stage,
-                Blender::SIGNATURE.stage,
-                "{}: a variant of another stage",
-                v.name
-            );
-            check::<Blender>(v.name);
-            assert_eq!(
-                seen_desc(v.name, Blender::SIGNATURE.stage).unwrap().module,
-                v.top_name()
-            );
+        for b in tilerast_hw::BLOCK_FILES {
+            built("default", b.stage());
         }
-        check::<OutputMerger>("default");
-        check::<OutputMerger>("default_mut");
-        check::<Binner>("default");
-        check::<Binner>("ice40");
-        check::<Binner>("default_mut");
-        check::<PixelInfoWrite>("default");
-        check::<PixelInfoWrite>("ice40");
-        check::<PixelInfoWrite>("default_mut");
-        check::<PixelProcessor>("default");
-        check::<PixelProcessor>("default_mut");
-        check::<ColourBuffer>("default");
-        check::<ColourBuffer>("default_mut");
-        check::<ColourBuffer>("ice40");
-        // dst_fetch, the back end and the pixel-info reader have further streams (the memory
-        // port): verilated with the generic wrapper, driven through `cosim_lockstep` with their
-        // own signatures (`back_end.rs`, `tests/pixel_info_read.rs`), not `cosim_block`.
-        for stage in ["dst_fetch", "pixel_back_end", "pixel_info_read"] {
-            let d = seen_desc("default", stage).unwrap_or_else(|| panic!("default/{stage} not built"));
-            assert_eq!(d.module, format!("tilerast_{stage}_default"));
-        }
-        // The whole back end on every preset (`tilerast regress --back-end`), and its mutant.
-        for p in tilerast_golden::PRESETS.iter().chain(&["default_mut"]) {
-            let d = seen_desc(p, "pixel_back_end").unwrap_or_else(|| panic!("{p}/pixel_back_end not built"));
-            assert!(
-                d.outputs.iter().any(|o| o.name == "mem_req__addr"),
-                "{p}: no memory port"
-            );
-        }
-        // bin_setup (its table write port besides the box output, driven by name:
-        // `tests/bin_setup.rs`) on default, ice40 and its mutant.
-        for p in ["default", "ice40", "default_mut"] {
-            let d = seen_desc(p, "bin_setup").unwrap_or_else(|| panic!("{p}/bin_setup not built"));
-            assert!(d.outputs.iter().any(|o| o.name == "wr__addr"), "{p}: no write port");
-        }
-        // The pixel-info reader (memory port too) on ice40 and its mutant.
-        for p in ["ice40", "default_mut"] {
-            let d = seen_desc(p, "pixel_info_read").unwrap_or_else(|| panic!("{p}/pixel_info_read not built"));
-            assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
-        }
-        // The tile sequencer (two read ports) on ice40 and default, and its mutant.
-        for p in ["default", "ice40", "default_mut"] {
-            let d = seen_desc(p, "tile_sequencer").unwrap_or_else(|| panic!("{p}/tile_sequencer not built"));
-            assert!(
-                d.outputs.iter().any(|o| o.name == "lrd__addr") && d.outputs.iter().any(|o| o.name == "prd__addr"),
-                "{p}: no read ports"
-            );
-        }
-        // The shading block (memory read port too) on default, ice40 and its mutant.
-        for p in ["default", "ice40", "default_mut"] {
-            let d = seen_desc(p, "shading_sort").unwrap_or_else(|| panic!("{p}/shading_sort not built"));
-            assert!(d.outputs.iter().any(|o| o.name == "rd__addr"), "{p}: no read port");
-        }
-        // The frame top (memory port, done pulse) on every preset (`src/frame.rs`).
         for p in tilerast_golden::PRESETS {
-            let d = seen_desc(p, "frame").unwrap_or_else(|| panic!("{p}/frame not built"));
-            assert_eq!(d.module, format!("tilerast_frame_{p}"));
-            assert!(
-                d.outputs.iter().any(|o| o.name == "mem_req__addr") && d.outputs.iter().any(|o| o.name == "done_frame"),
-                "{p}: no memory port or done pulse"
-            );
+            built(p, "pixel_back_end");
+            built(p, "frame");
         }
-        // Every verilated block was looked at above, once: a block added to the build without a
-        // check here is named.
-        let seen = SEEN.with(|s| s.borrow().clone());
-        let unchecked: Vec<String> = BLOCK_TABLE
-            .iter()
-            .filter(|b| !seen.contains(&(b.preset, b.stage)))
-            .map(|b| format!("{}/{}", b.preset, b.stage))
-            .collect();
-        assert!(unchecked.is_empty(), "verilated but not checked here: {unchecked:?}");
+        for v in tilerast_hw::BLOCK_VARIANTS {
+            assert_eq!(block_desc(v.name, v.file.stage()).unwrap().module, v.top_name());
+        }
         let mut all: Vec<_> = BLOCK_TABLE.iter().map(|b| (b.preset, b.stage)).collect();
         all.sort();
         all.dedup();

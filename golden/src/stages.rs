@@ -19,32 +19,52 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
     "quad_packer",
 ];
 
-/// The blocks of their own built so far, in frame-pipeline order (issue 16): the front end
-/// `bin_setup` (primitives in: their primitive-table entries written, their pixel boxes to
-/// the binner), the binner (seed 001, ahead of the raster core: per-first-tile primitive
-/// lists through a memory write port), the tile sequencer (seed 001, between the binner and the raster core: reads the lists
-/// and the primitive table back, one command per listed primitive), the pixel-info writer
-/// (seed 001, behind the raster core, on the binner's list-writing core) and reader (the pixel
-/// side's first block: it walks the second tiles' lists once every first tile is done), the
+/// The blocks of their own, in frame-pipeline order: **the one registry of blocks** (a new
+/// block is its own files plus one name here). The front end `bin_setup` (primitives in: their
+/// primitive-table entries written, their pixel boxes to the binner), the binner (seed 001,
+/// ahead of the raster core: per-first-tile primitive lists through a memory write port), the
+/// tile sequencer (seed 001, between the binner and the raster core: reads the lists and the
+/// primitive table back, one command per listed primitive), the pixel-info writer (seed 001,
+/// behind the raster core, on the binner's list-writing core) and reader (the pixel side's
+/// first block: it walks the second tiles' lists once every first tile is done), the
 /// sort-based shading block (seed 002), then the pixel side's blocks and the back end that
 /// wires them behind one memory port, and last the frame top (`frame`: every block above and
 /// the raster core behind one memory port, primitives in, framebuffer out). Each is written in
 /// a file of its own per config (`tilerast_<stage>_<config>.v`).
-pub const PIXEL_SIDE_STAGES: [&str; 13] = [
-    "bin_setup",
-    "binner",
-    "tile_sequencer",
-    "pixel_info_write",
-    "pixel_info_read",
-    "shading_sort",
-    "pixel_processor",
-    "colour_buffer",
-    "dst_fetch",
-    "blender",
-    "output_merger",
-    "pixel_back_end",
-    "frame",
-];
+///
+/// `pixel_side_stages!(callback)` expands to `callback! { bin_setup, binner, ..., frame }`:
+/// [`PIXEL_SIDE_STAGES`] is made from it here, hw's `BLOCK_FILES` (each stage's module's
+/// `FILE` row) there, and the co-simulation verilates each stage's file by its name.
+#[macro_export]
+macro_rules! pixel_side_stages {
+    ($callback:ident) => {
+        $callback! {
+            bin_setup,
+            binner,
+            tile_sequencer,
+            pixel_info_write,
+            pixel_info_read,
+            shading_sort,
+            pixel_processor,
+            colour_buffer,
+            dst_fetch,
+            blender,
+            output_merger,
+            pixel_back_end,
+            frame,
+        }
+    };
+}
+
+/// The names of a list of stages, as an array of strings.
+macro_rules! stage_names {
+    ($($stage:ident,)*) => {
+        [$(stringify!($stage)),*]
+    };
+}
+
+/// The pixel-side stages' names ([`crate::pixel_side_stages!`]), in frame-pipeline order.
+pub const PIXEL_SIDE_STAGES: [&str; pixel_side_stages!(stage_names).len()] = pixel_side_stages!(stage_names);
 
 /// Blocks built per board from the board table (`tilerast_golden::board::BOARDS`) rather than
 /// per config: each is written to `rtl-out/tilerast_<stage>_<board>.v` (top module of the same

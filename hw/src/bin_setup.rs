@@ -1341,7 +1341,6 @@ pub fn params(cfg: &Config) -> Result<String, String> {
 
 /// bin_setup's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "bin_setup",
     role: "the frame's front end: primitive index, primitive-table writes, the binner's pixel boxes",
     contract: "tilerast_golden::bin_setup::BinSetupCycle",
     sig: <tilerast_golden::bin_setup::BinSetupPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

@@ -369,7 +369,6 @@ pub fn params(cfg: &Config) -> Result<String, String> {
 
 /// The binner's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "binner",
     role: "seed 001, per-first-tile primitive lists written through the memory port",
     contract: "tilerast_golden::binner::BinnerCycle",
     sig: <tilerast_golden::binner::BinnerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

@@ -1246,7 +1246,6 @@ pub const VARIANTS: [crate::BlockVariant; 2] = [
 /// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options
 /// ([`tilerast_golden::blender::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "blender",
     role: "seed 004, sample-pool equality merge",
     contract: "tilerast_golden::blender::BlenderCycle",
     sig: <tilerast_golden::blender::BlenderPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

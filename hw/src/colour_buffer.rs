@@ -887,7 +887,6 @@ pub fn params(cfg: &Config) -> Result<String, String> {
 
 /// The colour buffer's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "colour_buffer",
     role: "seed 000, on-chip colour buffer: second tiles in, storage order out",
     contract: "tilerast_golden::colour_buffer::ColourBufferCycle",
     sig: <tilerast_golden::colour_buffer::ColourBufferPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

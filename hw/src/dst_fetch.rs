@@ -433,7 +433,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The destination fetch's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "dst_fetch",
     role: "seed 000, framebuffer reads of dst for the blender through the memory port",
     contract: "tilerast_golden::dst_fetch::DstFetchCycle",
     sig: <tilerast_golden::dst_fetch::DstFetchPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

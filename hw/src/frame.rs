@@ -588,7 +588,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The frame top's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "frame",
     role: "issue 16, the whole frame: bin_setup, binner, tile_sequencer, raster_core, pixel_info_write, \
            pixel_info_read, shading_sort and pixel_back_end behind one memory port",
     contract: "tilerast_golden::frame::FrameCycle",

@@ -127,12 +127,10 @@ pub fn preset_command(p: &str) -> String {
 /// A block of its own (outside the raster core), written in a file of its own per config next
 /// to the core: the frame's blocks, the pixel back end that wires five of them behind one
 /// memory port, and the frame top (`frame.rs`) that wires them all with the raster core.
-/// [`BLOCK_FILES`] is the one list that `gen-rtl`, `tilerast rtl` and the rtl-out tests walk: a
-/// new block is one row, defined in its module (and its stage in
-/// `tilerast_golden::stages::PIXEL_SIDE_STAGES`, which the rtl-out tests compare).
+/// [`BLOCK_FILES`] is the one list that `gen-rtl`, `tilerast rtl` and the rtl-out tests walk,
+/// made from the stage list (`tilerast_golden::pixel_side_stages!`): a new block is its row,
+/// `FILE`, defined in its module, and its name in that list.
 pub struct BlockFile {
-    /// Stage name (`golden/src/stages.rs`), also in the file and top-module names.
-    pub stage: &'static str,
     /// Seed and role, for the header.
     pub role: &'static str,
     /// The cycle model whose rustdoc is the block's timing contract.
@@ -147,23 +145,17 @@ pub struct BlockFile {
     pub verilog: fn(&tilerast_golden::Config, &str) -> String,
 }
 
-/// Every pixel-side block file, in pipeline order (the blocks, then the back end that wires
-/// the pixel processor to the output merger, then the frame top that wires them all).
-pub const BLOCK_FILES: &[BlockFile] = &[
-    bin_setup::FILE,
-    binner::FILE,
-    tile_sequencer::FILE,
-    pixel_info_write::FILE,
-    pixel_info_read::FILE,
-    shading_sort::FILE,
-    pixel_processor::FILE,
-    colour_buffer::FILE,
-    dst_fetch::FILE,
-    blender::FILE,
-    output_merger::FILE,
-    pixel_back_end::FILE,
-    frame::FILE,
-];
+/// The block files' table from the stage list.
+macro_rules! block_files {
+    ($($stage:ident,)*) => {
+        /// Every pixel-side block file, in pipeline order (the blocks, then the back end that
+        /// wires the pixel processor to the output merger, then the frame top that wires them
+        /// all): each stage's `FILE` row, one per name of
+        /// `tilerast_golden::stages::PIXEL_SIDE_STAGES` (`pixel_side_stages!`).
+        pub const BLOCK_FILES: &[BlockFile] = &[$($stage::FILE),*];
+    };
+}
+tilerast_golden::pixel_side_stages!(block_files);
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation
 /// (`cosim/tests/<stage>.rs`): `rtl-out/tilerast_<stage>_<name>.v`, top module
@@ -216,6 +208,12 @@ impl BlockVariant {
 }
 
 impl BlockFile {
+    /// Stage name (`golden/src/stages.rs`), also in the file and top-module names: its
+    /// signature's.
+    pub fn stage(&self) -> &'static str {
+        self.sig.stage
+    }
+
     /// File name for config `cfg_name`: `tilerast_<stage>_<cfg_name>.v`.
     pub fn file_name(&self, cfg_name: &str) -> String {
         format!("{}.v", self.top_name(cfg_name))
@@ -223,7 +221,7 @@ impl BlockFile {
 
     /// Top module name for config `cfg_name`.
     pub fn top_name(&self, cfg_name: &str) -> String {
-        format!("tilerast_{}_{cfg_name}", self.stage)
+        format!("tilerast_{}_{cfg_name}", self.stage())
     }
 
     /// The lint command for a written block file (run in its directory).
@@ -235,7 +233,7 @@ impl BlockFile {
     /// parameters, the timing contract, the lint command, the ports from the streams' one
     /// declaration), then the block. Refuses what the block does not support.
     pub fn rtl_file(&self, cfg: &tilerast_golden::Config, command: &str) -> Result<String, String> {
-        let params = (self.params)(cfg).map_err(|e| format!("{}: {e}", self.stage))?;
+        let params = (self.params)(cfg).map_err(|e| format!("{}: {e}", self.stage()))?;
         let top = self.top_name(&cfg.name);
         let mut ports_doc = String::new();
         // `inp`, then `out`, then the further streams: those sent, then those taken.
@@ -271,7 +269,7 @@ impl BlockFile {
              // lint-clean with: {}\n\
              // Ports: clock, flush (synchronous reset), {}:\n\
              {ports_doc}//\n{}",
-            self.stage,
+            self.stage(),
             self.role,
             cfg.name,
             self.contract,

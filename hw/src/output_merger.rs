@@ -189,7 +189,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The output merger's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "output_merger",
     role: "seed 000, framebuffer writes through the memory port",
     contract: "tilerast_golden::output_merger::OutputMergerCycle",
     sig: <tilerast_golden::output_merger::OutputMergerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

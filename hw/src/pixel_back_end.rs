@@ -155,7 +155,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The back end's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "pixel_back_end",
     role:
         "seeds 000 and 004, pixel processor, colour buffer, dst_fetch, blender and output merger behind one memory port",
     contract: "tilerast_golden::pixel_back_end::PixelBackEndCycle",

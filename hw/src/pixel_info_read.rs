@@ -195,7 +195,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The pixel-info reader's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "pixel_info_read",
     role:
         "seed 001, the pixel side reads the pixel-info lists back through the memory port, second tile by second tile",
     contract: "tilerast_golden::pixel_info_read::PixelInfoReadCycle (tilerast_golden::list_reader::ListReaderCycle)",

@@ -484,7 +484,6 @@ pub fn params(cfg: &Config) -> Result<String, String> {
 
 /// The pixel-info writer's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "pixel_info_write",
     role: "seed 001, per-second-tile pixel-info lists written through the memory port",
     contract: "tilerast_golden::pixel_info_write::PixelInfoWriteCycle",
     sig: <tilerast_golden::pixel_info_write::PixelInfoWritePorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

@@ -608,7 +608,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The pixel processor's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "pixel_processor",
     role: "seed 000, coverage ratio to colour",
     contract: "tilerast_golden::pixel_processor::PixelProcessorCycle",
     sig: <tilerast_golden::pixel_processor::PixelProcessorPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

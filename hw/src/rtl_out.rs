@@ -76,7 +76,7 @@ pub fn raw_files_for(configs: &[Config], command: &dyn Fn(&str) -> String, extra
             out.push(spec(
                 b.file_name(&cfg.name),
                 b.top_name(&cfg.name),
-                format!("{}, config {}", b.stage, cfg.name),
+                format!("{}, config {}", b.stage(), cfg.name),
                 move || b.rtl_file(&c, &cmd).map_err(|e| format!("config {}: {e}", c.name)),
             ));
         }
@@ -86,7 +86,7 @@ pub fn raw_files_for(configs: &[Config], command: &dyn Fn(&str) -> String, extra
             out.push(spec(
                 v.file_name(),
                 v.top_name(),
-                format!("{} variant {} (co-simulation only)", v.file.stage, v.name),
+                format!("{} variant {} (co-simulation only)", v.file.stage(), v.name),
                 move || v.rtl_file(),
             ));
         }
@@ -208,9 +208,10 @@ pub fn readme(specs: &[RawSpec], files: &[GenFile]) -> String {
          iverilog -s tilerast_frame_default -c tilerast_frame_default.f -o frame.vvp\n\
          ```\n\n\
          Instantiate a top by its module name; its ports and their streams are listed in its\n\
-         file's header (valid/ready streams, one `clock`, `flush` a synchronous reset).\n\n\
-         ## Every top\n\n",
+         file's header (valid/ready streams, one `clock`, `flush` a synchronous reset).\n\n",
     );
+    t.push_str(&block_table());
+    t.push_str("\n## Every top\n\n");
     t.push_str(&format!(
         "{} Verilog files, {total} lines.\n\n| top module | what | files in its list | lines of its own file |\n|---|---|---:|---:|\n",
         files.iter().filter(|f| f.name.ends_with(".v")).count()
@@ -227,6 +228,30 @@ pub fn readme(specs: &[RawSpec], files: &[GenFile]) -> String {
         "\n`{LIB_FILE}` holds the registers ({} lines); `tilerast_waivers.vlt` the Verilator lint waivers, each with its reason.\n",
         lines(LIB_FILE)
     ));
+    t
+}
+
+/// The README's table of the blocks of their own, made from [`crate::BLOCK_FILES`] (itself
+/// made from the stage list, `tilerast_golden::pixel_side_stages!`): per block its stage, its
+/// rust-hdl source, its role, and the cycle model whose rustdoc is its timing contract.
+pub fn block_table() -> String {
+    let mut t = format!(
+        "## The blocks\n\n\
+         The raster core (`tilerast_<preset>`: {}) and {} blocks of their own, in frame-pipeline\n\
+         order (`tilerast_golden::pixel_side_stages!`), each written as `tilerast_<stage>_<preset>.v`:\n\n\
+         | block | rust-hdl source | role | timing contract |\n|---|---|---|---|\n",
+        tilerast_golden::stages::RASTER_CORE_STAGES.join(", "),
+        crate::BLOCK_FILES.len()
+    );
+    for b in crate::BLOCK_FILES {
+        let stage = b.stage();
+        let contract = b.contract.replace("tilerast_golden::", "");
+        let module = contract.split("::").next().unwrap_or(stage).to_string();
+        t.push_str(&format!(
+            "| `{stage}` | [`hw/src/{stage}.rs`](../hw/src/{stage}.rs) | {} | [`{contract}`](../golden/src/{module}.rs) |\n",
+            b.role
+        ));
+    }
     t
 }
 
@@ -249,7 +274,7 @@ pub fn write_config(
         .filter_map(|b| {
             (b.params)(cfg)
                 .err()
-                .map(|why| (b.file_name(&cfg.name), format!("{}: {why}", b.stage)))
+                .map(|why| (b.file_name(&cfg.name), format!("{}: {why}", b.stage())))
         })
         .collect();
     let raw = make_raw(&specs, 2)?;

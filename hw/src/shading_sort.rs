@@ -1165,7 +1165,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The shading block's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "shading_sort",
     role: "seed 002, sort-based deferred shading of a second tile: depth test, radix sort, walk with colour reads, pixels out",
     contract: "tilerast_golden::shading_sort::ShadingSortCycle",
     sig: <tilerast_golden::shading_sort::ShadingSortPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

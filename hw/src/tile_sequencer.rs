@@ -580,7 +580,6 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The tile sequencer's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    stage: "tile_sequencer",
     role: "seed 001, the raster side reads the binner's lists and the primitive table back, one command per listed primitive",
     contract: "tilerast_golden::tile_sequencer::TileSequencerCycle (tilerast_golden::list_reader::ListReaderCycle)",
     sig: <tilerast_golden::tile_sequencer::TileSequencerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,

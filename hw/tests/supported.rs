@@ -211,7 +211,7 @@ fn the_ci_config_matrix_covers_the_space_and_is_supported() {
 fn every_block_file_has_the_ports_of_its_signature() {
     let cfg = Config::preset("default").unwrap();
     for f in tilerast_hw::BLOCK_FILES {
-        (f.params)(&cfg).unwrap_or_else(|e| panic!("{}: {e}", f.stage));
+        (f.params)(&cfg).unwrap_or_else(|e| panic!("{}: {e}", f.stage()));
         let top = f.top_name("default");
         let v = (f.verilog)(&cfg, &top);
         let body = &v[v
@@ -242,9 +242,10 @@ fn every_block_file_has_the_ports_of_its_signature() {
         want.sort();
         assert!(got.len() > 5, "{top}: ports not found");
         assert_eq!(
-            got, want,
+            got,
+            want,
             "{}: the RTL's ports (left) are not the signature's (right)",
-            f.stage
+            f.stage()
         );
     }
 }
