@@ -190,6 +190,13 @@ pub struct BinWrite {
     pub last: bool,
 }
 
+/// The memory-port request a [`BinWrite`] carries (the frame's arbiter drops `last`).
+impl From<BinWrite> for MemReq {
+    fn from(w: BinWrite) -> MemReq {
+        w.req
+    }
+}
+
 /// pixel_info_write input (seed 001): a raster-core beat of up to [`LANES`] quads with the
 /// primitive's depth and the frame id, or a frame-end token (`end`: every first tile is
 /// rasterized; the writer closes every list, [`crate::pixel_info_write::PixelInfoWriteCycle`]).

@@ -28,21 +28,22 @@ pub const DEPTH_FIFO: usize = 16;
 pub const TAG_FIFO: usize = 8;
 /// The arbiter's memory clients, highest priority first, declared once (downstream first inside
 /// each phase, so the phase that produces work never starves the one that drains it). A row:
-/// the index and its [`client`] constant; the block (its instance in the RTL) and its request
+/// the index and its [`client`] constant; the block (its instance in the RTL, its field in
+/// [`FrameCycle`], whose method of the stream's name gives `(valid, request)`) and its request
 /// stream, then `/` its response stream for a reader; `+ REGION` when the arbiter adds that
 /// region's base to the request's address (the back end addresses the framebuffer, at 0,
-/// itself). [`client`], [`CLIENTS`], [`CLIENT_TABLE`] and the RTL's arbiter
-/// (`tilerast_hw::frame`) are made from it: `frame_clients!(callback; more)` calls
+/// itself). [`client`], [`CLIENTS`], [`CLIENT_TABLE`], golden's request list and the RTL's
+/// arbiter (`tilerast_hw::frame`) are made from it: `frame_clients!(callback; more)` calls
 /// `callback! { clients { rows } more }`.
 #[macro_export]
 macro_rules! frame_clients {
-    ($cb:path) => {
-        $crate::frame_clients!(@rows $cb {});
+    ($cb:ident) => {
+        $crate::frame_clients! { @rows $cb {} }
     };
-    ($cb:path ; $($rest:tt)*) => {
-        $crate::frame_clients!(@rows $cb { $($rest)* });
+    ($cb:ident ; $($rest:tt)*) => {
+        $crate::frame_clients! { @rows $cb { $($rest)* } }
     };
-    (@rows $cb:path { $($rest:tt)* }) => {
+    (@rows $cb:ident { $($rest:tt)* }) => {
         $cb! {
             clients {
                 /// The binner's list writes.
@@ -96,6 +97,19 @@ macro_rules! client_table {
     (@base $base:ident) => { $base };
 }
 crate::frame_clients!(client_table);
+
+/// The clients' requests, in [`frame_clients!`]'s row order: each row's block's request stream,
+/// `(valid, request)` (a binner-style `BinWrite` as its `MemReq`), read from `$frame`'s field
+/// named after the block.
+macro_rules! client_requests {
+    (clients { $($(#[$doc:meta])* $i:literal $name:ident : $block:ident . $req:ident
+        $(/ $rsp:ident)? $(+ $base:ident)?;)* } $frame:ident) => {
+        [$({
+            let (valid, req) = $frame.$block.$req();
+            (valid, MemReq::from(req))
+        }),*]
+    };
+}
 
 /// The index in [`REGIONS`] of the region at `base`.
 const fn region_at(base: u32) -> usize {
@@ -368,14 +382,14 @@ struct Wires {
 #[derive(Clone, Debug)]
 pub struct FrameCycle {
     t2: u32,
-    bs: BinSetupCycle,
-    bn: BinnerCycle,
-    seq: TileSequencerCycle,
+    bin_setup: BinSetupCycle,
+    binner: BinnerCycle,
+    tile_sequencer: TileSequencerCycle,
     core: RasterCoreCycle,
-    piw: PixelInfoWriteCycle,
-    pir: PixelInfoReadCycle,
-    ss: ShadingSortCycle,
-    be: PixelBackEndCycle,
+    pixel_info_write: PixelInfoWriteCycle,
+    pixel_info_read: PixelInfoReadCycle,
+    shading_sort: ShadingSortCycle,
+    pixel_back_end: PixelBackEndCycle,
     phase: Phase,
     fid: u8,
     ended: bool,
@@ -488,14 +502,14 @@ impl FrameCycle {
         let t = pir.tiles();
         let mut f = FrameCycle {
             t2: t[0] * t[1],
-            bs: BinSetupCycle::try_new(cfg)?,
-            bn: BinnerCycle::new(cfg, BIN_CHUNK_BYTES).map_err(|e| e.to_string())?,
-            seq: TileSequencerCycle::try_new(cfg)?,
+            bin_setup: BinSetupCycle::try_new(cfg)?,
+            binner: BinnerCycle::new(cfg, BIN_CHUNK_BYTES).map_err(|e| e.to_string())?,
+            tile_sequencer: TileSequencerCycle::try_new(cfg)?,
             core: RasterCoreCycle::new(cfg),
-            piw: PixelInfoWriteCycle::new(cfg).map_err(|e| e.to_string())?,
-            pir,
-            ss: ShadingSortCycle::try_new(cfg)?,
-            be: PixelBackEndCycle::with_opts(cfg, opts),
+            pixel_info_write: PixelInfoWriteCycle::new(cfg).map_err(|e| e.to_string())?,
+            pixel_info_read: pir,
+            shading_sort: ShadingSortCycle::try_new(cfg)?,
+            pixel_back_end: PixelBackEndCycle::with_opts(cfg, opts),
             phase: Phase::Bin,
             fid: 0,
             ended: false,
@@ -543,7 +557,7 @@ impl FrameCycle {
 
     /// Ready for a [`PrimIn`] this cycle (registers only).
     pub fn in_ready(&self) -> bool {
-        self.take_in() && self.bs.in_ready(self.bn.in_ready(false))
+        self.take_in() && self.bin_setup.in_ready(self.binner.in_ready(false))
     }
 
     /// The memory request this cycle: (`mem_req_valid`, `mem_req`) (registers only).
@@ -567,7 +581,7 @@ impl FrameCycle {
     /// Ready for a memory response this cycle (registers only).
     pub fn mem_resp_ready(&self) -> bool {
         match self.tags.front() {
-            Some(&h) if h as usize == client::BACK_END => self.be.mem_resp_ready(),
+            Some(&h) if h as usize == client::BACK_END => self.pixel_back_end.mem_resp_ready(),
             _ => true,
         }
     }
@@ -585,7 +599,7 @@ impl FrameCycle {
         s.tiles_done = self.tiles_done as u64;
         s.bin_setup = minus!(
             BinSetupStats,
-            self.bs.stats(),
+            self.bin_setup.stats(),
             b.bs,
             [
                 prims,
@@ -602,38 +616,38 @@ impl FrameCycle {
         );
         s.binner = minus!(
             BinnerCycleStats,
-            self.bn.stats(),
+            self.binner.stats(),
             b.bn,
             [boxes, frames, tiles, writes, stalled]
         );
         s.sequencer = minus!(
             TileSequencerStats,
-            self.seq.stats(),
+            self.tile_sequencer.stats(),
             b.seq,
             [starts, cmds, ends, empty_tiles, prim_reads, slot_waits]
         );
-        s.seq_lists = lists_minus(self.seq.list_stats(), b.seq_lists);
+        s.seq_lists = lists_minus(self.tile_sequencer.list_stats(), b.seq_lists);
         s.pi_write = minus!(
             PixelInfoWriteStats,
-            self.piw.stats(),
+            self.pixel_info_write.stats(),
             b.piw,
             [beats, frames, quads, writes, stalled]
         );
-        s.pi_read = lists_minus(self.pir.stats(), b.pir);
-        s.shade = self.ss.stats();
-        s.shading = self.ss.extra_stats();
-        s.back_end = self.be.stats();
+        s.pi_read = lists_minus(self.pixel_info_read.stats(), b.pir);
+        s.shade = self.shading_sort.stats();
+        s.shading = self.shading_sort.extra_stats();
+        s.back_end = self.pixel_back_end.stats();
         s
     }
 
     fn raw_base(&self) -> Base {
         Base {
-            bs: self.bs.stats(),
-            bn: self.bn.stats(),
-            seq: self.seq.stats(),
-            seq_lists: self.seq.list_stats(),
-            piw: self.piw.stats(),
-            pir: self.pir.stats(),
+            bs: self.bin_setup.stats(),
+            bn: self.binner.stats(),
+            seq: self.tile_sequencer.stats(),
+            seq_lists: self.tile_sequencer.list_stats(),
+            piw: self.pixel_info_write.stats(),
+            pir: self.pixel_info_read.stats(),
         }
     }
 
@@ -643,18 +657,7 @@ impl FrameCycle {
 
     /// The clients' requests, `sel` and the port's request.
     fn arbiter(&self) -> ([(bool, MemReq); CLIENTS], Option<usize>, MemReq) {
-        let (bv, bw) = self.bn.out();
-        let (pv, pw) = self.piw.out();
-        let reqs = [
-            (bv, bw.req),
-            self.bs.wr(),
-            (pv, pw.req),
-            self.seq.prd(),
-            self.seq.lrd(),
-            self.be.mem_req(),
-            self.ss.rd(),
-            self.pir.rd(),
-        ];
+        let reqs = crate::frame_clients! { client_requests; self };
         let room = self.tags.len() < TAG_FIFO;
         let sel = (0..CLIENTS).find(|&c| reqs[c].0 && (reqs[c].1.write || room));
         let c = sel.unwrap_or(client::BINNER);
@@ -666,10 +669,10 @@ impl FrameCycle {
     fn wires(&self, mem_req_ready: bool, mem_resp_valid: bool) -> Wires {
         let mut w = Wires {
             take_in: self.take_in(),
-            box_ready: self.bn.in_ready(false),
+            box_ready: self.binner.in_ready(false),
             ..Wires::default()
         };
-        w.in_ready = w.take_in && self.bs.in_ready(w.box_ready);
+        w.in_ready = w.take_in && self.bin_setup.in_ready(w.box_ready);
 
         // Arbiter.
         let (reqs, sel, q) = self.arbiter();
@@ -685,14 +688,14 @@ impl FrameCycle {
             *v = mem_resp_valid && head == Some(c);
         }
         w.mem_resp_ready = self.mem_resp_ready();
-        w.bin_last = w.valid[client::BINNER] && self.bn.out().1.last && w.ready[client::BINNER];
-        w.piw_last = w.valid[client::PI_WRITE] && self.piw.out().1.last && w.ready[client::PI_WRITE];
+        w.bin_last = w.valid[client::BINNER] && self.binner.out().1.last && w.ready[client::BINNER];
+        w.piw_last = w.valid[client::PI_WRITE] && self.pixel_info_write.out().1.last && w.ready[client::PI_WRITE];
 
         // Raster.
-        let (sv, sc) = self.seq.out();
+        let (sv, sc) = self.tile_sequencer.out();
         let (cv, beat) = self.core.out();
         let room = self.depth.len() < DEPTH_FIFO;
-        w.piw_in_ready = self.piw.in_ready(false);
+        w.piw_in_ready = self.pixel_info_write.in_ready(false);
         w.core_cmd_ready = self.core.in_ready(w.piw_in_ready);
         let end_go = if sc.end {
             w.core_cmd_valid = false;
@@ -724,14 +727,14 @@ impl FrameCycle {
         w.depth_pop = cv && w.piw_in_ready && beat.last;
 
         // Pixel.
-        w.ss_in_ready = self.ss.in_ready();
-        w.be_in_ready = self.be.in_ready(w.ready[client::BACK_END]);
-        let (rv, rec) = self.pir.out();
+        w.ss_in_ready = self.shading_sort.in_ready();
+        w.be_in_ready = self.pixel_back_end.in_ready(w.ready[client::BACK_END]);
+        let (rv, rec) = self.pixel_info_read.out();
         w.last_in = rv && w.ss_in_ready && rec.last;
         w.fin = self.phase == Phase::Pixel
             && self.tiles_done == self.t2
-            && self.ss.is_idle()
-            && self.be.idle()
+            && self.shading_sort.is_idle()
+            && self.pixel_back_end.idle()
             && self.tags.is_empty()
             && !self.pi_go;
         w
@@ -783,21 +786,21 @@ impl FrameCycle {
         let fid = self.fid;
         let r = mem_resp;
         // Every block's inputs are taken from the registers before the edge.
-        let (bv, bbox) = self.bs.out();
-        let (_, sc) = self.seq.out();
-        let (pv, rec) = self.pir.out();
-        let (ov, pix) = self.ss.out();
-        let seq_in_ready = self.seq.in_ready();
-        let pir_in_ready = self.pir.in_ready();
+        let (bv, bbox) = self.bin_setup.out();
+        let (_, sc) = self.tile_sequencer.out();
+        let (pv, rec) = self.pixel_info_read.out();
+        let (ov, pix) = self.shading_sort.out();
+        let seq_in_ready = self.tile_sequencer.in_ready();
+        let pir_in_ready = self.pixel_info_read.in_ready();
         let in_take = in_valid && w.in_ready;
-        self.bs.clock(&BinSetupIn {
+        self.bin_setup.clock(&BinSetupIn {
             flush: bf,
             inp: Offer::new(in_valid && w.take_in, *inp),
             out_ready: w.box_ready,
             wr_ready: w.ready[client::BIN_SETUP],
         });
-        self.bn.clock(bv, &bbox, w.ready[client::BINNER], bf);
-        self.seq.clock(&TileSequencerIn {
+        self.binner.clock(bv, &bbox, w.ready[client::BINNER], bf);
+        self.tile_sequencer.clock(&TileSequencerIn {
             flush: bf,
             inp: Offer::new(self.seq_go, SeqStart { frame: fid }),
             lrsp: Offer::new(w.rsp_valid[client::SEQ_LISTS], *r),
@@ -807,22 +810,23 @@ impl FrameCycle {
             prd_ready: w.ready[client::SEQ_PRIMS],
         });
         self.core.clock(w.core_cmd_valid, &sc.cmd, w.piw_in_ready, bf);
-        self.piw.clock(w.piw_in_valid, &w.piw_in, w.ready[client::PI_WRITE], bf);
-        self.pir.clock(&PixelInfoReadIn {
+        self.pixel_info_write
+            .clock(w.piw_in_valid, &w.piw_in, w.ready[client::PI_WRITE], bf);
+        self.pixel_info_read.clock(&PixelInfoReadIn {
             flush: bf,
             inp: Offer::new(self.pi_go, PiStart { frame: fid }),
             rsp: Offer::new(w.rsp_valid[client::PI_READ], *r),
             out_ready: w.ss_in_ready,
             rd_ready: w.ready[client::PI_READ],
         });
-        self.ss.clock(&ShadingSortIn {
+        self.shading_sort.clock(&ShadingSortIn {
             flush: bf,
             inp: Offer::new(pv, rec),
             rsp: Offer::new(w.rsp_valid[client::SHADING], *r),
             out_ready: w.be_in_ready,
             rd_ready: w.ready[client::SHADING],
         });
-        self.be.clock(&PixelBackEndIn {
+        self.pixel_back_end.clock(&PixelBackEndIn {
             flush: bf,
             inp: Offer::new(ov, pix),
             mem_resp: Offer::new(w.rsp_valid[client::BACK_END], *r),
