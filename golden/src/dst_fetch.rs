@@ -268,25 +268,16 @@ impl DstFetchCycle {
 
     /// One rising edge.
     pub fn clock(&mut self, i: &DstFetchIn) {
-        let (in_valid, inp, out_ready, rd_ready, rsp_valid, rsp, flush) = (
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.rd_ready,
-            i.rsp.valid,
-            &i.rsp.payload,
-            i.flush,
-        );
-        if flush {
+        if i.flush {
             *self = Self::with_geom(self.g);
             return;
         }
         let cmask = self.cmask();
-        let adv_rd = !self.rd_valid || rd_ready;
-        let issue = self.issue(rd_ready);
-        let take = in_valid && self.in_ready(rd_ready);
-        let adv_out = !self.out_valid || out_ready;
-        let rsp_take = rsp_valid && !self.adone;
+        let adv_rd = !self.rd_valid || i.rd_ready;
+        let issue = self.issue(i.rd_ready);
+        let take = i.inp.valid && self.in_ready(i.rd_ready);
+        let adv_out = !self.out_valid || i.out_ready;
+        let rsp_take = i.rsp.valid && !self.adone;
 
         // Output register (from the assembly as registered).
         if adv_out {
@@ -317,7 +308,7 @@ impl DstFetchCycle {
             debug_assert!(self.an < LANES);
             self.apos[self.an] = m.pos;
             self.asrc[self.an] = m.src;
-            self.adst[self.an] = rsp.rdata;
+            self.adst[self.an] = i.rsp.payload.rdata;
             self.an += 1;
             if m.close {
                 self.adone = true;
@@ -329,7 +320,7 @@ impl DstFetchCycle {
                 let j = self.hmask.trailing_zeros();
                 let pos = ((self.hyw + self.hx) << self.g.c) | j;
                 let last = self.hmask.count_ones() == 1;
-                let next = in_valid && (inp.slot_valid & cmask) != 0;
+                let next = i.inp.valid && (i.inp.payload.slot_valid & cmask) != 0;
                 let close = self.n == self.g.k - 1 || (last && !next);
                 self.rd = MemReq {
                     addr: crate::output_merger::slot_addr(pos),
@@ -351,10 +342,10 @@ impl DstFetchCycle {
             }
         }
         if take {
-            self.hmask = inp.slot_valid & cmask;
-            self.hyw = inp.y * self.g.w;
-            self.hx = inp.x;
-            self.hcol = inp.colour;
+            self.hmask = i.inp.payload.slot_valid & cmask;
+            self.hyw = i.inp.payload.y * self.g.w;
+            self.hx = i.inp.payload.x;
+            self.hcol = i.inp.payload.colour;
             self.stats.pixels += 1;
         }
     }

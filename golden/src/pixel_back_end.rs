@@ -74,11 +74,11 @@ pub struct BackEndStats {
 /// no back-pressure lets through min(1, 4/(λ+1)) reads per cycle when no write competes.
 #[derive(Clone, Debug)]
 pub struct PixelBackEndCycle {
-    pp: PixelProcessorCycle,
-    cb: ColourBufferCycle,
-    df: DstFetchCycle,
-    bl: BlenderCycle,
-    om: OutputMergerCycle,
+    pixel_processor: PixelProcessorCycle,
+    colour_buffer: ColourBufferCycle,
+    dst_fetch: DstFetchCycle,
+    blender: BlenderCycle,
+    output_merger: OutputMergerCycle,
 }
 
 /// The wires of one cycle, computed from the registers and the inputs.
@@ -145,75 +145,68 @@ impl PixelBackEndCycle {
             panic!("{e}");
         }
         PixelBackEndCycle {
-            pp: PixelProcessorCycle::new(cfg),
-            cb: ColourBufferCycle::new(cfg),
-            df: DstFetchCycle::new(cfg),
-            bl: BlenderCycle::new(cfg, opts),
-            om: OutputMergerCycle::new(),
+            pixel_processor: PixelProcessorCycle::new(cfg),
+            colour_buffer: ColourBufferCycle::new(cfg),
+            dst_fetch: DstFetchCycle::new(cfg),
+            blender: BlenderCycle::new(cfg, opts),
+            output_merger: OutputMergerCycle::new(),
         }
     }
 
     fn wires(&self, mem_req_ready: bool) -> Wires {
-        let (wr_valid, _) = self.om.out();
+        let (wr_valid, _) = self.output_merger.out();
         let wr_ready = mem_req_ready;
         let rd_ready = mem_req_ready && !wr_valid;
-        let om_in_ready = self.om.in_ready(wr_ready);
-        let df_in_ready = self.df.in_ready(rd_ready);
+        let om_in_ready = self.output_merger.in_ready(wr_ready);
+        let df_in_ready = self.dst_fetch.in_ready(rd_ready);
         Wires {
             wr_valid,
             rd_ready,
             wr_ready,
             om_in_ready,
-            bl_in_ready: self.bl.in_ready(om_in_ready),
+            bl_in_ready: self.blender.in_ready(om_in_ready),
             df_in_ready,
-            cb_in_ready: self.cb.in_ready(df_in_ready),
+            cb_in_ready: self.colour_buffer.in_ready(df_in_ready),
         }
     }
 
     /// Ready for a pixel this cycle, given the memory's request ready.
     pub fn in_ready(&self, mem_req_ready: bool) -> bool {
-        self.pp.in_ready(self.wires(mem_req_ready).cb_in_ready)
+        self.pixel_processor.in_ready(self.wires(mem_req_ready).cb_in_ready)
     }
 
     /// The memory request this cycle: (mem_req_valid, mem_req).
     pub fn mem_req(&self) -> (bool, MemReq) {
-        let (wv, w) = self.om.out();
-        let (rv, r) = self.df.rd();
+        let (wv, w) = self.output_merger.out();
+        let (rv, r) = self.dst_fetch.rd();
         (wv || rv, if wv { w } else { r })
     }
 
     /// Ready for a memory response this cycle.
     pub fn mem_resp_ready(&self) -> bool {
-        self.df.rsp_ready()
+        self.dst_fetch.rsp_ready()
     }
 
     /// One rising edge.
     pub fn clock(&mut self, i: &PixelBackEndIn) {
-        let (in_valid, inp, mem_req_ready, mem_resp_valid, mem_resp, flush) = (
-            i.inp.valid,
-            &i.inp.payload,
-            i.mem_req_ready,
-            i.mem_resp.valid,
-            &i.mem_resp.payload,
-            i.flush,
-        );
-        let w = self.wires(mem_req_ready);
+        let w = self.wires(i.mem_req_ready);
         let _ = w.wr_valid;
-        let (pv, p) = self.pp.out();
-        let (cv, c) = self.cb.out();
-        let (dv, d) = self.df.out();
-        let (bv, b) = self.bl.out();
-        self.pp.clock(in_valid, inp, w.cb_in_ready, flush);
-        self.cb.clock(pv, &p, w.df_in_ready, flush);
-        self.df.clock(&DstFetchIn {
-            flush,
+        let (pv, p) = self.pixel_processor.out();
+        let (cv, c) = self.colour_buffer.out();
+        let (dv, d) = self.dst_fetch.out();
+        let (bv, b) = self.blender.out();
+        self.pixel_processor
+            .clock(i.inp.valid, &i.inp.payload, w.cb_in_ready, i.flush);
+        self.colour_buffer.clock(pv, &p, w.df_in_ready, i.flush);
+        self.dst_fetch.clock(&DstFetchIn {
+            flush: i.flush,
             inp: Offer::new(cv, c),
-            rsp: Offer::new(mem_resp_valid, *mem_resp),
+            rsp: Offer::new(i.mem_resp.valid, i.mem_resp.payload),
             out_ready: w.bl_in_ready,
             rd_ready: w.rd_ready,
         });
-        self.bl.clock(dv, &d, w.om_in_ready, flush);
-        self.om.clock(bv, &b, w.wr_ready, flush);
+        self.blender.clock(dv, &d, w.om_in_ready, i.flush);
+        self.output_merger.clock(bv, &b, w.wr_ready, i.flush);
     }
 
     /// Nothing held (the contract's **Idle**): every block idle.
@@ -225,22 +218,22 @@ impl PixelBackEndCycle {
     /// blender, output merger.
     pub fn blocks_idle(&self) -> [bool; 5] {
         [
-            self.pp.idle(),
-            self.cb.idle(),
-            self.df.idle(),
-            self.bl.idle(),
-            self.om.idle(),
+            self.pixel_processor.idle(),
+            self.colour_buffer.idle(),
+            self.dst_fetch.idle(),
+            self.blender.idle(),
+            self.output_merger.idle(),
         ]
     }
 
     /// The blocks' counters so far.
     pub fn stats(&self) -> BackEndStats {
         BackEndStats {
-            pixel: self.pp.stats(),
-            buffer: self.cb.stats(),
-            dst: self.df.stats(),
-            blend: self.bl.stats(),
-            merger: self.om.stats(),
+            pixel: self.pixel_processor.stats(),
+            buffer: self.colour_buffer.stats(),
+            dst: self.dst_fetch.stats(),
+            blend: self.blender.stats(),
+            merger: self.output_merger.stats(),
         }
     }
 }

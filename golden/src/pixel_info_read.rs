@@ -232,20 +232,11 @@ impl PixelInfoReadCycle {
 
     /// One rising edge.
     pub fn clock(&mut self, i: &PixelInfoReadIn) {
-        let (in_valid, inp, out_ready, rd_ready, rsp_valid, rsp, flush) = (
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.rd_ready,
-            i.rsp.valid,
-            &i.rsp.payload,
-            i.flush,
-        );
         let (ov, b) = self.core.out();
-        if flush {
+        if i.flush {
             self.tx = 0;
             self.ty = 0;
-        } else if ov && out_ready && b.last {
+        } else if ov && i.out_ready && b.last {
             if self.tx + 1 == self.tiles[0] {
                 self.tx = 0;
                 self.ty = if self.ty + 1 == self.tiles[1] { 0 } else { self.ty + 1 };
@@ -254,13 +245,13 @@ impl PixelInfoReadCycle {
             }
         }
         self.core.clock(
-            in_valid,
-            (inp.frame as u32) << 24,
-            out_ready,
-            rd_ready,
-            rsp_valid,
-            rsp,
-            flush,
+            i.inp.valid,
+            (i.inp.payload.frame as u32) << 24,
+            i.out_ready,
+            i.rd_ready,
+            i.rsp.valid,
+            &i.rsp.payload,
+            i.flush,
         );
     }
 }

@@ -884,16 +884,7 @@ impl ShadingSortCycle {
 
     /// One rising edge.
     pub fn clock(&mut self, i: &ShadingSortIn) {
-        let (in_valid, inp, out_ready, rd_ready, rsp_valid, rsp, flush) = (
-            i.inp.valid,
-            &i.inp.payload,
-            i.out_ready,
-            i.rd_ready,
-            i.rsp.valid,
-            &i.rsp.payload,
-            i.flush,
-        );
-        if flush {
+        if i.flush {
             let mut fresh = Self {
                 x_ram: std::mem::take(&mut self.x_ram),
                 y_ram: std::mem::take(&mut self.y_ram),
@@ -965,16 +956,16 @@ impl ShadingSortCycle {
                     self.pend &= self.pend - 1;
                     to_readout = self.pend == 0 && self.rec.last;
                 }
-                if in_valid && in_ready {
-                    if inp.none {
+                if i.inp.valid && in_ready {
+                    if i.inp.payload.none {
                         self.xstats.none_tiles += 1;
                     } else {
                         self.xstats.records += 1;
                         self.open = true;
-                        self.rec = *inp;
-                        self.tile = [inp.tile_x, inp.tile_y];
-                        self.pend = self.lanes(inp);
-                        to_readout = self.pend == 0 && inp.last;
+                        self.rec = i.inp.payload;
+                        self.tile = [i.inp.payload.tile_x, i.inp.payload.tile_y];
+                        self.pend = self.lanes(&i.inp.payload);
+                        to_readout = self.pend == 0 && i.inp.payload.last;
                     }
                 }
                 if to_readout {
@@ -1108,20 +1099,20 @@ impl ShadingSortCycle {
                 }
             }
             SsPhase::WalkReq => {
-                if rd_ready {
+                if i.rd_ready {
                     self.xstats.colour_reads += 1;
                     self.phase = SsPhase::WalkWait;
                 }
             }
             SsPhase::WalkWait => {
-                if rsp_valid {
-                    self.colour = rsp.rdata;
+                if i.rsp.valid {
+                    self.colour = i.rsp.payload.rdata;
                     self.cur_prim = Some(self.elem(self.cnt).0);
                     self.phase = SsPhase::Walk;
                 }
             }
             SsPhase::Output => {
-                if !ov || out_ready {
+                if !ov || i.out_ready {
                     if ov {
                         self.xstats.beats += 1;
                     }

@@ -773,18 +773,10 @@ impl FrameCycle {
 
     /// One rising edge.
     pub fn clock(&mut self, i: &FrameTopIn) {
-        let (in_valid, inp, mem_req_ready, mem_resp_valid, mem_resp, flush) = (
-            i.inp.valid,
-            &i.inp.payload,
-            i.mem_req_ready,
-            i.mem_resp.valid,
-            &i.mem_resp.payload,
-            i.flush,
-        );
-        let w = self.wires(mem_req_ready, mem_resp_valid);
-        let bf = flush || self.phase == Phase::Done;
+        let w = self.wires(i.mem_req_ready, i.mem_resp.valid);
+        let bf = i.flush || self.phase == Phase::Done;
         let fid = self.fid;
-        let r = mem_resp;
+        let r = &i.mem_resp.payload;
         // Every block's inputs are taken from the registers before the edge.
         let (bv, bbox) = self.bin_setup.out();
         let (_, sc) = self.tile_sequencer.out();
@@ -792,10 +784,10 @@ impl FrameCycle {
         let (ov, pix) = self.shading_sort.out();
         let seq_in_ready = self.tile_sequencer.in_ready();
         let pir_in_ready = self.pixel_info_read.in_ready();
-        let in_take = in_valid && w.in_ready;
+        let in_take = i.inp.valid && w.in_ready;
         self.bin_setup.clock(&BinSetupIn {
             flush: bf,
-            inp: Offer::new(in_valid && w.take_in, *inp),
+            inp: Offer::new(i.inp.valid && w.take_in, i.inp.payload),
             out_ready: w.box_ready,
             wr_ready: w.ready[client::BIN_SETUP],
         });
@@ -836,7 +828,7 @@ impl FrameCycle {
         if bf {
             // Flush, or the Done edge: the top's registers back to new (the frame id counts on
             // after a Done), the frame's counters restart.
-            self.fid = if flush { 0 } else { fid.wrapping_add(1) };
+            self.fid = if i.flush { 0 } else { fid.wrapping_add(1) };
             self.phase = Phase::Bin;
             self.ended = false;
             self.seq_go = false;
@@ -861,10 +853,10 @@ impl FrameCycle {
             Phase::Pixel => st.pixel_cycles += 1,
             Phase::Done => {}
         }
-        if w.mem_req_valid && !mem_req_ready {
+        if w.mem_req_valid && !i.mem_req_ready {
             st.mem_stalled += 1;
         }
-        let accepted = w.mem_req_valid && mem_req_ready;
+        let accepted = w.mem_req_valid && i.mem_req_ready;
         if let (true, Some(c)) = (accepted, w.sel) {
             let cs = &mut st.clients[c];
             cs.requests += 1;
@@ -879,7 +871,7 @@ impl FrameCycle {
         st.beats += (w.piw_in_valid && !w.piw_in.end && w.piw_in_ready) as u64;
 
         // The top's registers.
-        if in_take && inp.end {
+        if in_take && i.inp.payload.end {
             self.ended = true;
         }
         if self.seq_go && seq_in_ready {
@@ -905,7 +897,7 @@ impl FrameCycle {
         if w.last_in {
             self.tiles_done = self.tiles_done.wrapping_add(1);
         }
-        if mem_resp_valid && w.mem_resp_ready && !self.tags.is_empty() {
+        if i.mem_resp.valid && w.mem_resp_ready && !self.tags.is_empty() {
             self.tags.pop_front();
         }
         if let (true, Some(c)) = (accepted && !w.mem_req.write, w.sel) {
