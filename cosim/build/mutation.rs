@@ -137,6 +137,14 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
         from: "    parameter [11:0] c_vmax12_x = 12'h27f;\n",
         to: "    parameter [11:0] c_vmax12_x = 12'h280; // MUTATION (cosim test)\n",
     },
+    // The TMDS encoder's control-period character has bit 0 set (11_0101_0101 instead of
+    // (c1, c0) = 00's 11_0101_0100): first visible on `out__word` (bit 0) in the first cycle the model's output
+    // register holds a control character (`cosim/tests/tmds_encoder.rs` predicts it).
+    BlockMutant {
+        stage: "tmds_encoder",
+        from: "    localparam [9:0] c_ctrl0 = 10'b1101010100;\n",
+        to: "    localparam [9:0] c_ctrl0 = 10'b1101010101; // MUTATION (cosim test)\n",
+    },
 ];
 
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its

@@ -475,6 +475,44 @@ fn pixel_info_write_netlist_matches_golden_every_cycle_ecp5() {
     pixel_info_write_postsim("ulx3s", "default", 6_000);
 }
 
+/// The TMDS encoder (`rtl-out/tilerast_tmds_encoder_default.v`) as the ULX3S flow synthesizes
+/// it (the board whose video output it serves), gate by gate against `TmdsEncoderCycle`'s port
+/// words on every cycle: a video-like channel under gaps, junk payloads, back-pressure with
+/// stalls and a flush. The 5-bit two's-complement disparity (its sign, its wrap) is where the
+/// netlist and the RTL simulation could part.
+#[test]
+fn tmds_encoder_netlist_matches_golden_every_cycle_ecp5() {
+    use tilerast_cosim::blocks::{block_vectors, BlockStim};
+    use tilerast_golden::tmds_encoder::{TmdsEncoderCycle, TmdsEncoderPorts};
+    use tilerast_verif::stim::tmds_video;
+    let (preset, cycles) = ("default", 6_000u64);
+    let stim = BlockStim {
+        seed: 91,
+        cycles,
+        stall_permille: 2,
+        stall_len: (20, 300),
+        flush_at: vec![cycles / 2],
+        ..BlockStim::default()
+    };
+    let inputs = tmds_video(91, 5_000);
+    let (inp, exp, run) =
+        block_vectors::<TmdsEncoderPorts, _>(preset, TmdsEncoderCycle::new(), &inputs, &stim).unwrap();
+    assert_eq!(run.flushes, 1);
+    assert!(run.outputs.len() > 2_000, "{} characters", run.outputs.len());
+    let runs = [postsim::BlockVectors {
+        name: format!("{preset} tmds_encoder, {cycles} cycles"),
+        inp,
+        exp,
+        transfers: run.outputs.len() as u64,
+    }];
+    let mut log = Vec::new();
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let s = postsim::run_block(&repo_root(), preset, "tmds_encoder", b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(s.runs[0].1.cycles, cycles);
+}
+
 /// The tile sequencer block (`rtl-out/tilerast_tile_sequencer_ice40.v`, two read ports)
 /// synthesized by the HX8K flow, gate by gate against `TileSequencerCycle`'s port words on
 /// every cycle, with the two golden memories behind its ports (the binner's lists and the

@@ -64,6 +64,9 @@ pub mod board;
 pub mod board_memory;
 pub mod protocol;
 
+// The board top's video output: one DVI channel's TMDS encoder.
+pub mod tmds_encoder;
+
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};
 pub use scene::{Frame, Scene, SceneError};

@@ -28,11 +28,12 @@ pub const RASTER_CORE_STAGES: [&str; 6] = [
 /// behind the raster core, on the binner's list-writing core) and reader (the pixel side's
 /// first block: it walks the second tiles' lists once every first tile is done), the
 /// sort-based shading block (seed 002), then the pixel side's blocks and the back end that
-/// wires them behind one memory port, and last the frame top (`frame`: every block above and
-/// the raster core behind one memory port, primitives in, framebuffer out). Each is written in
+/// wires them behind one memory port, the frame top (`frame`: every block above and the raster
+/// core behind one memory port, primitives in, framebuffer out), and last the video output's
+/// blocks (`tmds_encoder`: one DVI channel's TMDS encoder). Each is written in
 /// a file of its own per config (`tilerast_<stage>_<config>.v`).
 ///
-/// `pixel_side_stages!(callback)` expands to `callback! { bin_setup, binner, ..., frame }`:
+/// `pixel_side_stages!(callback)` expands to `callback! { bin_setup, binner, ..., tmds_encoder }`:
 /// [`PIXEL_SIDE_STAGES`] is made from it here, hw's `BLOCK_FILES` (each stage's module's
 /// `FILE` row) there, and the co-simulation verilates each stage's file by its name.
 #[macro_export]
@@ -52,6 +53,7 @@ macro_rules! pixel_side_stages {
             output_merger,
             pixel_back_end,
             frame,
+            tmds_encoder,
         }
     };
 }

@@ -238,6 +238,22 @@ pub struct MemResp {
     pub rdata: u32,
 }
 
+/// tmds_encoder input: one pixel clock of one DVI channel, a colour byte in active video
+/// (`de`), else a control period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TmdsIn {
+    /// The channel's byte (active video only).
+    pub data: u8,
+    /// Data enable: active video.
+    pub de: bool,
+}
+
+/// tmds_encoder output: one 10-bit TMDS character, bit 0 sent first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TmdsChar {
+    pub word: u16,
+}
+
 /// pixel_info_read input: "every first tile of the frame is rasterized, read the pixel-info
 /// lists" (seed 001 claim 1: the pixel side starts only then).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -546,6 +562,19 @@ macro_rules! for_each_stream {
             /// → tile_sequencer: the binner has closed the frame's lists, go.
             SeqStart: SeqStart {
                 frame: Bits<8> [frame],
+            }
+        }
+        $m! {
+            /// → tmds_encoder: a DVI channel's byte and data enable for one pixel clock.
+            TmdsIn: TmdsIn {
+                data: Bits<8> [data],
+                de: Bit [de],
+            }
+        }
+        $m! {
+            /// tmds_encoder →: the channel's 10-bit character.
+            TmdsChar: TmdsChar {
+                word: Bits<10> [word],
             }
         }
         $crate::for_each_stream!(@cmd $m

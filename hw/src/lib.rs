@@ -38,6 +38,7 @@ pub mod shading_sort;
 pub mod subtile_coverage;
 pub mod tile_parser;
 pub mod tile_sequencer;
+pub mod tmds_encoder;
 
 /// File name of a preset's Verilog in `rtl-out/`.
 pub fn rtl_file_name(preset: &str) -> String {

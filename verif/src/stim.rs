@@ -19,7 +19,8 @@ use tilerast_golden::sample_raster::SampleRasterGeom;
 use tilerast_golden::setup::PixelBox;
 use tilerast_golden::setup::{edges_for, setup_triangle, TriSetup};
 use tilerast_golden::streams::{
-    ports, Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PiBeat, PiRecord, PixSamples, PixSlots, LANES,
+    ports, Beat, BinBox, BlendBeat, BlendFrag, Cand, Cmd, Edges, Job, PiBeat, PiRecord, PixSamples, PixSlots, TmdsIn,
+    LANES,
 };
 use tilerast_golden::subtile_coverage::{classify_tile, CoverageStats};
 use tilerast_golden::tile_parser::{parse_tile, tile_rect, TileParserCycle};
@@ -1948,4 +1949,33 @@ fn check_image(frame: &tilerast_golden::scene::Frame, got: &SparseMemory) -> Res
         ));
     }
     Ok(())
+}
+
+/// `n` pixel clocks of one DVI channel for the TMDS encoder, video-like: lines of 1..40
+/// active bytes (a run of one value, a ramp, or random bytes: runs push the running disparity
+/// to its bounds) between control periods of 0..5 clocks, whose `data` is junk (the encoder
+/// ignores it).
+pub fn tmds_video(seed: u64, n: usize) -> Vec<TmdsIn> {
+    let mut r = Rng::new(seed);
+    let mut v = Vec::with_capacity(n);
+    while v.len() < n {
+        for _ in 0..r.below(6) {
+            v.push(TmdsIn {
+                data: r.next_u32() as u8,
+                de: false,
+            });
+        }
+        let len = 1 + r.below(40) as usize;
+        let (kind, base) = (r.below(3), r.next_u32() as u8);
+        for i in 0..len {
+            let data = match kind {
+                0 => base,
+                1 => base.wrapping_add(i as u8),
+                _ => r.next_u32() as u8,
+            };
+            v.push(TmdsIn { data, de: true });
+        }
+    }
+    v.truncate(n);
+    v
 }

@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_tmds_encoder_default.v
