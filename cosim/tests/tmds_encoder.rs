@@ -28,7 +28,10 @@ fn rtl_matches_cycle_model_default() {
     assert!(r.outputs.len() > 12_000, "only {} characters", r.outputs.len());
     let decoded: Vec<Decoded> = r.outputs.iter().map(|c| decode(c.word)).collect();
     let data = decoded.iter().filter(|d| matches!(d, Decoded::Data(_))).count();
-    let control = decoded.iter().filter(|d| **d == Decoded::Control(0)).count();
+    let control = decoded.iter().filter(|d| matches!(d, Decoded::Control(_))).count();
+    for c in 0..4 {
+        assert!(decoded.contains(&Decoded::Control(c)), "(c1, c0) = {c} sent");
+    }
     println!("  {data} data characters, {control} control characters");
     assert!(data > 9_000 && control > 500, "{data} data, {control} control");
     assert_eq!(data + control, decoded.len(), "every character decodes");

@@ -239,13 +239,16 @@ pub struct MemResp {
 }
 
 /// tmds_encoder input: one pixel clock of one DVI channel, a colour byte in active video
-/// (`de`), else a control period.
+/// (`de`), else a control period's two control bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TmdsIn {
     /// The channel's byte (active video only).
     pub data: u8,
     /// Data enable: active video.
     pub de: bool,
+    /// (c1, c0) as a number 0..4, sent in a control period (outside active video): channel 0
+    /// carries (vsync, hsync), channels 1 and 2 carry 0 in DVI.
+    pub ctrl: u8,
 }
 
 /// tmds_encoder output: one 10-bit TMDS character, bit 0 sent first.
@@ -565,10 +568,12 @@ macro_rules! for_each_stream {
             }
         }
         $m! {
-            /// → tmds_encoder: a DVI channel's byte and data enable for one pixel clock.
+            /// → tmds_encoder: a DVI channel's byte, data enable and control bits for one pixel
+            /// clock.
             TmdsIn: TmdsIn {
                 data: Bits<8> [data],
                 de: Bit [de],
+                ctrl: Bits<2> [ctrl],
             }
         }
         $m! {

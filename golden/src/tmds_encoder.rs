@@ -8,7 +8,7 @@
 //!                                                                                     ▼
 //!   de ──────────────────────────────────────► balance against the running disparity `cnt`
 //!                                               (invert q_m[7:0] or not, q_out[9] = whether)
-//!   ¬de: control period, the character of (c1, c0) = 00, cnt ← 0 ──────────────► q_out[9:0]
+//!   ¬de: control period, the character of (c1, c0) = ctrl, cnt ← 0 ─────────────► q_out[9:0]
 //! ```
 //!
 //! Bit 0 of a character is sent first. [`TmdsEncoder`] is the transaction model (one character
@@ -81,12 +81,12 @@ impl TmdsEncoder {
     }
 
     /// The character for one pixel clock: `inp.data` balanced against the running disparity in
-    /// active video (`inp.de`), else the control character of (c1, c0) = 00, which clears the
-    /// disparity.
+    /// active video (`inp.de`), else the control character of (c1, c0) = `inp.ctrl` (its low
+    /// two bits), which clears the disparity.
     pub fn encode(&mut self, inp: &TmdsIn) -> u16 {
         if !inp.de {
             self.disparity = 0;
-            return CONTROL_CHARS[0];
+            return CONTROL_CHARS[usize::from(inp.ctrl & 3)];
         }
         let qm = minimise_transitions(inp.data);
         let low = qm & 0xff;
@@ -178,6 +178,7 @@ impl CycleModel for TmdsEncoderCycle {
 }
 
 crate::cycle_model_signature! {
-    /// tmds_encoder's ports: a DVI channel's byte and data enable in, its TMDS character out.
+    /// tmds_encoder's ports: a DVI channel's byte, data enable and control bits in, its TMDS
+    /// character out.
     pub TmdsEncoder "tmds_encoder" for TmdsEncoderCycle: TmdsIn -> TmdsChar, idle
 }

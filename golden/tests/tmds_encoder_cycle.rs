@@ -16,11 +16,20 @@ use tilerast_verif::stim::tmds_video;
 use tilerast_verif::{Pattern, Rng};
 
 fn data(d: u8) -> TmdsIn {
-    TmdsIn { data: d, de: true }
+    TmdsIn {
+        data: d,
+        de: true,
+        ctrl: 3,
+    }
 }
 
-fn blank() -> TmdsIn {
-    TmdsIn { data: 0, de: false }
+/// A control period's clock with control bits (c1, c0) = `ctrl`.
+fn blank(ctrl: u8) -> TmdsIn {
+    TmdsIn {
+        data: 0x55,
+        de: false,
+        ctrl,
+    }
 }
 
 /// Ones minus zeros of a 10-bit character.
@@ -72,7 +81,7 @@ fn characters_worked_by_hand_from_the_flowchart() {
     assert_eq!(e.encode(&data(0x01)), 0b01_1111_1111);
     assert_eq!(e.disparity, 8);
     // A control period sends (c1, c0) = 00's character and forgets the disparity.
-    assert_eq!(e.encode(&blank()), 0b11_0101_0100);
+    assert_eq!(e.encode(&blank(0)), 0b11_0101_0100);
     assert_eq!(e.disparity, 0);
 }
 
@@ -115,8 +124,14 @@ fn control_characters_are_the_specifications_and_stand_out() {
     for (c, &w) in CONTROL_CHARS.iter().enumerate() {
         assert_eq!(decode(w), Decoded::Control(c as u8));
         assert!(transitions(w) >= 7, "{w:#012b}");
+        // A control period sends the character of its control bits, whatever the disparity.
+        let mut e = TmdsEncoder { disparity: 6 };
+        assert_eq!(e.encode(&blank(c as u8)), w);
+        assert_eq!(e.disparity, 0);
     }
-    assert_eq!(TmdsEncoder { disparity: 6 }.encode(&blank()), CONTROL_CHARS[0]);
+    // The spec's table, (c1, c0) → character, bit 0 first (worked from DVI 1.0 §3.2.2).
+    let sent: Vec<u16> = (0..4).map(|c| TmdsEncoder::new().encode(&blank(c))).collect();
+    assert_eq!(sent, [0b11_0101_0100, 0b00_1010_1011, 0b01_0101_0100, 0b10_1010_1011]);
 }
 
 /// The transaction model's characters for `inputs`.

@@ -2,13 +2,13 @@
 //!
 //! One DVI channel's TMDS encoder (DVI 1.0 §3.2.2): each pixel clock's byte becomes a 10-bit
 //! character with few transitions and a bounded running disparity; a control period sends
-//! the (c1, c0) = 00 character and clears the disparity. A board top that shows the
+//! the character of its two control bits (c1, c0) and clears the disparity. A board top that shows the
 //! framebuffer puts one per channel (blue, green, red) between its scan-out and its
 //! serialisers. Cycle model: [`tilerast_golden::tmds_encoder::TmdsEncoderCycle`] (same
 //! registers); its rustdoc is the block's timing contract, stated once.
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset: every register zero); in:
-//! `in_valid`/`in_ready` with `inp` ([`crate::streams::TmdsInIn`]: `data`, `de`); out:
+//! `in_valid`/`in_ready` with `inp` ([`crate::streams::TmdsInIn`]: `data`, `de`, `ctrl`); out:
 //! `out_valid`/`out_ready` with `out` ([`crate::streams::TmdsCharOut`]: `word`, bit 0 sent
 //! first); `idle`.
 //!
@@ -23,7 +23,7 @@
 //! ```text
 //!  data ─► ones(data) ─► xnor ─► q_m = prefix_xor(data) ^ (xnor ? 0xaa : 0) ─► ones(q_m) ─┐
 //!  disparity (5 bits) ◄── + delta ◄── case: zero/balanced │ pull back │ keep ◄────────────┤
-//!  de ? {invert, ¬xnor, q_m ^ (invert ? 0xff : 0)} : 0b1101010100 ─► word register ─► out
+//!  de ? {invert, ¬xnor, q_m ^ (invert ? 0xff : 0)} : control[ctrl] ─► word register ─► out
 //! ```
 //!
 //! Parameters: none; every config builds it.
@@ -50,6 +50,12 @@ tilerast_golden::tmds_encoder_streams! { crate::streams::stream_block;
         c_bit9: Constant<Bits<10>>,
         c_zero10: Constant<Bits<10>>,
         c_ctrl0: Constant<Bits<10>>,
+        c_ctrl1: Constant<Bits<10>>,
+        c_ctrl2: Constant<Bits<10>>,
+        c_ctrl3: Constant<Bits<10>>,
+        c_ctrl_one: Constant<Bits<2>>,
+        c_ctrl_two: Constant<Bits<2>>,
+        c_ctrl_three: Constant<Bits<2>>,
         c_shift: Vec<Constant<Bits<8>>>,
 
         adv: Signal<Local, Bit>,
@@ -77,6 +83,8 @@ tilerast_golden::tmds_encoder_streams! { crate::streams::stream_block;
         invert: Signal<Local, Bit>,
         /// What the disparity changes by when the byte is taken.
         delta: Signal<Local, Bits<5>>,
+        /// The control period's character (of `inp.ctrl`).
+        control_char: Signal<Local, Bits<10>>,
         /// The data character's bits 8 and 9, and its low byte.
         char_bit8: Signal<Local, Bits<10>>,
         char_bit9: Signal<Local, Bits<10>>,
@@ -116,6 +124,12 @@ impl TmdsEncoder {
             c_bit9: k(1 << 9),
             c_zero10: k(0),
             c_ctrl0: k(u64::from(CONTROL_CHARS[0])),
+            c_ctrl1: k(u64::from(CONTROL_CHARS[1])),
+            c_ctrl2: k(u64::from(CONTROL_CHARS[2])),
+            c_ctrl3: k(u64::from(CONTROL_CHARS[3])),
+            c_ctrl_one: k(1),
+            c_ctrl_two: k(2),
+            c_ctrl_three: k(3),
             c_shift: (0..8).map(k).collect(),
             adv: Default::default(),
             data_ones: Default::default(),
@@ -132,6 +146,7 @@ impl TmdsEncoder {
             pull_back: Default::default(),
             invert: Default::default(),
             delta: Default::default(),
+            control_char: Default::default(),
             char_bit8: Default::default(),
             char_bit9: Default::default(),
             char_low: Default::default(),
@@ -229,14 +244,27 @@ impl TmdsEncoder {
             self.char_low.next = self.qm.val() ^ self.c_zero8.val();
         }
 
+        // A control period's character: the one of (c1, c0) = ctrl.
+        self.control_char.next = self.c_ctrl0.val();
+        if self.inp.ctrl.val() == self.c_ctrl_one.val() {
+            self.control_char.next = self.c_ctrl1.val();
+        }
+        if self.inp.ctrl.val() == self.c_ctrl_two.val() {
+            self.control_char.next = self.c_ctrl2.val();
+        }
+        if self.inp.ctrl.val() == self.c_ctrl_three.val() {
+            self.control_char.next = self.c_ctrl3.val();
+        }
+
         // The output register (TmdsCharReg): the character, loaded when a byte is taken,
-        // cleared by flush; a control period sends (c1, c0) = 00 and clears the disparity.
+        // cleared by flush; a control period sends its control character and clears the
+        // disparity.
         self.out_reg.clock.next = self.clock.val();
         self.out_reg.load.next = false;
         self.out_reg.clear.next = self.flush.val();
         self.out_reg.d.word.next = bit_cast::<10, 8>(self.char_low.val()) | self.char_bit8.val() | self.char_bit9.val();
         if !self.inp.de.val() {
-            self.out_reg.d.word.next = self.c_ctrl0.val();
+            self.out_reg.d.word.next = self.control_char.val();
         }
         if self.adv.val() {
             self.out_valid_reg.d.next = self.in_valid.val();
@@ -273,6 +301,6 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     role: "DVI 1.0 TMDS encoder, one channel of the video output",
     contract: "tilerast_golden::tmds_encoder::TmdsEncoderCycle",
     sig: <tilerast_golden::tmds_encoder::TmdsEncoderPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
-    params: |_| Ok("no parameters: 8-bit data, control period (c1, c0) = 00".into()),
+    params: |_| Ok("no parameters: 8-bit data, 2 control bits".into()),
     verilog,
 };

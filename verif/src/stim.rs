@@ -1953,16 +1953,18 @@ fn check_image(frame: &tilerast_golden::scene::Frame, got: &SparseMemory) -> Res
 
 /// `n` pixel clocks of one DVI channel for the TMDS encoder, video-like: lines of 1..40
 /// active bytes (a run of one value, a ramp, or random bytes: runs push the running disparity
-/// to its bounds) between control periods of 0..5 clocks, whose `data` is junk (the encoder
-/// ignores it).
+/// to its bounds; `ctrl` junk) between control periods of 0..5 clocks with random control
+/// bits, half of them 00, whose `data` is junk (the encoder ignores it).
 pub fn tmds_video(seed: u64, n: usize) -> Vec<TmdsIn> {
     let mut r = Rng::new(seed);
     let mut v = Vec::with_capacity(n);
     while v.len() < n {
         for _ in 0..r.below(6) {
+            let ctrl = if r.below(2) == 0 { 0 } else { r.below(4) as u8 };
             v.push(TmdsIn {
                 data: r.next_u32() as u8,
                 de: false,
+                ctrl,
             });
         }
         let len = 1 + r.below(40) as usize;
@@ -1973,7 +1975,11 @@ pub fn tmds_video(seed: u64, n: usize) -> Vec<TmdsIn> {
                 1 => base.wrapping_add(i as u8),
                 _ => r.next_u32() as u8,
             };
-            v.push(TmdsIn { data, de: true });
+            v.push(TmdsIn {
+                data,
+                de: true,
+                ctrl: r.below(4) as u8,
+            });
         }
     }
     v.truncate(n);
