@@ -65,27 +65,6 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
     localparam [31:0] c_t2 = 32'h96;
     localparam [31:0] c_one32 = 32'h1;
     localparam [7:0] c_one8 = 8'h1;
-    localparam [4:0] c_one5 = 5'b1;
-    localparam [3:0] c_one4 = 4'h1;
-    localparam [2:0] c_one3 = 3'b1;
-    localparam [4:0] c_dfull = 5'b10000;
-    localparam [3:0] c_tfull = 4'h8;
-    localparam [3:0] c_i4__0 = 4'h0;
-    localparam [3:0] c_i4__1 = 4'h1;
-    localparam [3:0] c_i4__2 = 4'h2;
-    localparam [3:0] c_i4__3 = 4'h3;
-    localparam [3:0] c_i4__4 = 4'h4;
-    localparam [3:0] c_i4__5 = 4'h5;
-    localparam [3:0] c_i4__6 = 4'h6;
-    localparam [3:0] c_i4__7 = 4'h7;
-    localparam [3:0] c_i4__8 = 4'h8;
-    localparam [3:0] c_i4__9 = 4'h9;
-    localparam [3:0] c_i4__10 = 4'ha;
-    localparam [3:0] c_i4__11 = 4'hb;
-    localparam [3:0] c_i4__12 = 4'hc;
-    localparam [3:0] c_i4__13 = 4'hd;
-    localparam [3:0] c_i4__14 = 4'he;
-    localparam [3:0] c_i4__15 = 4'hf;
     localparam [2:0] c_i3__0 = 3'b0;
     localparam [2:0] c_i3__1 = 3'b1;
     localparam [2:0] c_i3__2 = 3'b10;
@@ -360,96 +339,22 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
     reg  [31:0] tiles_done__d;
     wire  [31:0] tiles_done__q;
     reg  tiles_done__clock;
-    reg  [23:0] dq__0__d;
-    wire  [23:0] dq__0__q;
-    reg  dq__0__clock;
-    reg  [23:0] dq__1__d;
-    wire  [23:0] dq__1__q;
-    reg  dq__1__clock;
-    reg  [23:0] dq__2__d;
-    wire  [23:0] dq__2__q;
-    reg  dq__2__clock;
-    reg  [23:0] dq__3__d;
-    wire  [23:0] dq__3__q;
-    reg  dq__3__clock;
-    reg  [23:0] dq__4__d;
-    wire  [23:0] dq__4__q;
-    reg  dq__4__clock;
-    reg  [23:0] dq__5__d;
-    wire  [23:0] dq__5__q;
-    reg  dq__5__clock;
-    reg  [23:0] dq__6__d;
-    wire  [23:0] dq__6__q;
-    reg  dq__6__clock;
-    reg  [23:0] dq__7__d;
-    wire  [23:0] dq__7__q;
-    reg  dq__7__clock;
-    reg  [23:0] dq__8__d;
-    wire  [23:0] dq__8__q;
-    reg  dq__8__clock;
-    reg  [23:0] dq__9__d;
-    wire  [23:0] dq__9__q;
-    reg  dq__9__clock;
-    reg  [23:0] dq__10__d;
-    wire  [23:0] dq__10__q;
-    reg  dq__10__clock;
-    reg  [23:0] dq__11__d;
-    wire  [23:0] dq__11__q;
-    reg  dq__11__clock;
-    reg  [23:0] dq__12__d;
-    wire  [23:0] dq__12__q;
-    reg  dq__12__clock;
-    reg  [23:0] dq__13__d;
-    wire  [23:0] dq__13__q;
-    reg  dq__13__clock;
-    reg  [23:0] dq__14__d;
-    wire  [23:0] dq__14__q;
-    reg  dq__14__clock;
-    reg  [23:0] dq__15__d;
-    wire  [23:0] dq__15__q;
-    reg  dq__15__clock;
-    reg  [3:0] dhead__d;
-    wire  [3:0] dhead__q;
-    reg  dhead__clock;
-    reg  [3:0] dtail__d;
-    wire  [3:0] dtail__q;
-    reg  dtail__clock;
-    reg  [4:0] dcnt__d;
-    wire  [4:0] dcnt__q;
-    reg  dcnt__clock;
-    reg  [2:0] tq__0__d;
-    wire  [2:0] tq__0__q;
-    reg  tq__0__clock;
-    reg  [2:0] tq__1__d;
-    wire  [2:0] tq__1__q;
-    reg  tq__1__clock;
-    reg  [2:0] tq__2__d;
-    wire  [2:0] tq__2__q;
-    reg  tq__2__clock;
-    reg  [2:0] tq__3__d;
-    wire  [2:0] tq__3__q;
-    reg  tq__3__clock;
-    reg  [2:0] tq__4__d;
-    wire  [2:0] tq__4__q;
-    reg  tq__4__clock;
-    reg  [2:0] tq__5__d;
-    wire  [2:0] tq__5__q;
-    reg  tq__5__clock;
-    reg  [2:0] tq__6__d;
-    wire  [2:0] tq__6__q;
-    reg  tq__6__clock;
-    reg  [2:0] tq__7__d;
-    wire  [2:0] tq__7__q;
-    reg  tq__7__clock;
-    reg  [2:0] thead__d;
-    wire  [2:0] thead__q;
-    reg  thead__clock;
-    reg  [2:0] ttail__d;
-    wire  [2:0] ttail__q;
-    reg  ttail__clock;
-    reg  [3:0] tcnt__d;
-    wire  [3:0] tcnt__q;
-    reg  tcnt__clock;
+    reg  depth_fifo__clock;
+    reg  depth_fifo__flush;
+    reg  depth_fifo__push;
+    reg  [23:0] depth_fifo__push_data;
+    reg  depth_fifo__pop;
+    wire  [23:0] depth_fifo__head_data;
+    wire  depth_fifo__full;
+    wire  depth_fifo__empty;
+    reg  tag_fifo__clock;
+    reg  tag_fifo__flush;
+    reg  tag_fifo__push;
+    reg  [2:0] tag_fifo__push_data;
+    reg  tag_fifo__pop;
+    wire  [2:0] tag_fifo__head_data;
+    wire  tag_fifo__full;
+    wire  tag_fifo__empty;
 
     // Local signals
     reg  blk_flush;
@@ -765,36 +670,26 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
     tilerast_dff_1 seq_go(.d(seq_go__d), .q(seq_go__q), .clock(seq_go__clock));
     tilerast_dff_1 pi_go(.d(pi_go__d), .q(pi_go__q), .clock(pi_go__clock));
     tilerast_dff_32 tiles_done(.d(tiles_done__d), .q(tiles_done__q), .clock(tiles_done__clock));
-    tilerast_dff_24 dq__0(.d(dq__0__d), .q(dq__0__q), .clock(dq__0__clock));
-    tilerast_dff_24 dq__1(.d(dq__1__d), .q(dq__1__q), .clock(dq__1__clock));
-    tilerast_dff_24 dq__2(.d(dq__2__d), .q(dq__2__q), .clock(dq__2__clock));
-    tilerast_dff_24 dq__3(.d(dq__3__d), .q(dq__3__q), .clock(dq__3__clock));
-    tilerast_dff_24 dq__4(.d(dq__4__d), .q(dq__4__q), .clock(dq__4__clock));
-    tilerast_dff_24 dq__5(.d(dq__5__d), .q(dq__5__q), .clock(dq__5__clock));
-    tilerast_dff_24 dq__6(.d(dq__6__d), .q(dq__6__q), .clock(dq__6__clock));
-    tilerast_dff_24 dq__7(.d(dq__7__d), .q(dq__7__q), .clock(dq__7__clock));
-    tilerast_dff_24 dq__8(.d(dq__8__d), .q(dq__8__q), .clock(dq__8__clock));
-    tilerast_dff_24 dq__9(.d(dq__9__d), .q(dq__9__q), .clock(dq__9__clock));
-    tilerast_dff_24 dq__10(.d(dq__10__d), .q(dq__10__q), .clock(dq__10__clock));
-    tilerast_dff_24 dq__11(.d(dq__11__d), .q(dq__11__q), .clock(dq__11__clock));
-    tilerast_dff_24 dq__12(.d(dq__12__d), .q(dq__12__q), .clock(dq__12__clock));
-    tilerast_dff_24 dq__13(.d(dq__13__d), .q(dq__13__q), .clock(dq__13__clock));
-    tilerast_dff_24 dq__14(.d(dq__14__d), .q(dq__14__q), .clock(dq__14__clock));
-    tilerast_dff_24 dq__15(.d(dq__15__d), .q(dq__15__q), .clock(dq__15__clock));
-    tilerast_dff_4 dhead(.d(dhead__d), .q(dhead__q), .clock(dhead__clock));
-    tilerast_dff_4 dtail(.d(dtail__d), .q(dtail__q), .clock(dtail__clock));
-    tilerast_dff_5 dcnt(.d(dcnt__d), .q(dcnt__q), .clock(dcnt__clock));
-    tilerast_dff_3 tq__0(.d(tq__0__d), .q(tq__0__q), .clock(tq__0__clock));
-    tilerast_dff_3 tq__1(.d(tq__1__d), .q(tq__1__q), .clock(tq__1__clock));
-    tilerast_dff_3 tq__2(.d(tq__2__d), .q(tq__2__q), .clock(tq__2__clock));
-    tilerast_dff_3 tq__3(.d(tq__3__d), .q(tq__3__q), .clock(tq__3__clock));
-    tilerast_dff_3 tq__4(.d(tq__4__d), .q(tq__4__q), .clock(tq__4__clock));
-    tilerast_dff_3 tq__5(.d(tq__5__d), .q(tq__5__q), .clock(tq__5__clock));
-    tilerast_dff_3 tq__6(.d(tq__6__d), .q(tq__6__q), .clock(tq__6__clock));
-    tilerast_dff_3 tq__7(.d(tq__7__d), .q(tq__7__q), .clock(tq__7__clock));
-    tilerast_dff_3 thead(.d(thead__d), .q(thead__q), .clock(thead__clock));
-    tilerast_dff_3 ttail(.d(ttail__d), .q(ttail__q), .clock(ttail__clock));
-    tilerast_dff_4 tcnt(.d(tcnt__d), .q(tcnt__q), .clock(tcnt__clock));
+    tilerast_frame_default__depth_fifo depth_fifo(
+        .clock(depth_fifo__clock),
+        .flush(depth_fifo__flush),
+        .push(depth_fifo__push),
+        .push_data(depth_fifo__push_data),
+        .pop(depth_fifo__pop),
+        .head_data(depth_fifo__head_data),
+        .full(depth_fifo__full),
+        .empty(depth_fifo__empty)
+    );
+    tilerast_frame_default__tag_fifo tag_fifo(
+        .clock(tag_fifo__clock),
+        .flush(tag_fifo__flush),
+        .push(tag_fifo__push),
+        .push_data(tag_fifo__push_data),
+        .pop(tag_fifo__pop),
+        .head_data(tag_fifo__head_data),
+        .full(tag_fifo__full),
+        .empty(tag_fifo__empty)
+    );
 
     // Update code
     always @(*) begin
@@ -804,72 +699,12 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         seq_go__clock = clock;
         pi_go__clock = clock;
         tiles_done__clock = clock;
-        dhead__clock = clock;
-        dtail__clock = clock;
-        dcnt__clock = clock;
-        thead__clock = clock;
-        ttail__clock = clock;
-        tcnt__clock = clock;
         phase__d = phase__q;
         fid__d = fid__q;
         ended__d = ended__q;
         seq_go__d = seq_go__q;
         pi_go__d = pi_go__q;
         tiles_done__d = tiles_done__q;
-        dhead__d = dhead__q;
-        dtail__d = dtail__q;
-        dcnt__d = dcnt__q;
-        thead__d = thead__q;
-        ttail__d = ttail__q;
-        tcnt__d = tcnt__q;
-        dq__0__clock = clock;
-        dq__0__d = dq__0__q;
-        dq__1__clock = clock;
-        dq__1__d = dq__1__q;
-        dq__2__clock = clock;
-        dq__2__d = dq__2__q;
-        dq__3__clock = clock;
-        dq__3__d = dq__3__q;
-        dq__4__clock = clock;
-        dq__4__d = dq__4__q;
-        dq__5__clock = clock;
-        dq__5__d = dq__5__q;
-        dq__6__clock = clock;
-        dq__6__d = dq__6__q;
-        dq__7__clock = clock;
-        dq__7__d = dq__7__q;
-        dq__8__clock = clock;
-        dq__8__d = dq__8__q;
-        dq__9__clock = clock;
-        dq__9__d = dq__9__q;
-        dq__10__clock = clock;
-        dq__10__d = dq__10__q;
-        dq__11__clock = clock;
-        dq__11__d = dq__11__q;
-        dq__12__clock = clock;
-        dq__12__d = dq__12__q;
-        dq__13__clock = clock;
-        dq__13__d = dq__13__q;
-        dq__14__clock = clock;
-        dq__14__d = dq__14__q;
-        dq__15__clock = clock;
-        dq__15__d = dq__15__q;
-        tq__0__clock = clock;
-        tq__0__d = tq__0__q;
-        tq__1__clock = clock;
-        tq__1__d = tq__1__q;
-        tq__2__clock = clock;
-        tq__2__d = tq__2__q;
-        tq__3__clock = clock;
-        tq__3__d = tq__3__q;
-        tq__4__clock = clock;
-        tq__4__d = tq__4__q;
-        tq__5__clock = clock;
-        tq__5__d = tq__5__q;
-        tq__6__clock = clock;
-        tq__6__d = tq__6__q;
-        tq__7__clock = clock;
-        tq__7__d = tq__7__q;
         bin_setup__clock = clock;
         binner__clock = clock;
         tile_sequencer__clock = clock;
@@ -887,84 +722,16 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         pixel_info_read__flush = blk_flush;
         shading_sort__flush = blk_flush;
         pixel_back_end__flush = blk_flush;
-        dfull = dcnt__q == c_dfull;
-        dempty = ~|dcnt__q;
-        tnf = tcnt__q != c_tfull;
-        tne = |tcnt__q;
-        dhd = dq__0__q;
-        if (dhead__q == c_i4__0) begin
-            dhd = dq__0__q;
-        end
-        if (dhead__q == c_i4__1) begin
-            dhd = dq__1__q;
-        end
-        if (dhead__q == c_i4__2) begin
-            dhd = dq__2__q;
-        end
-        if (dhead__q == c_i4__3) begin
-            dhd = dq__3__q;
-        end
-        if (dhead__q == c_i4__4) begin
-            dhd = dq__4__q;
-        end
-        if (dhead__q == c_i4__5) begin
-            dhd = dq__5__q;
-        end
-        if (dhead__q == c_i4__6) begin
-            dhd = dq__6__q;
-        end
-        if (dhead__q == c_i4__7) begin
-            dhd = dq__7__q;
-        end
-        if (dhead__q == c_i4__8) begin
-            dhd = dq__8__q;
-        end
-        if (dhead__q == c_i4__9) begin
-            dhd = dq__9__q;
-        end
-        if (dhead__q == c_i4__10) begin
-            dhd = dq__10__q;
-        end
-        if (dhead__q == c_i4__11) begin
-            dhd = dq__11__q;
-        end
-        if (dhead__q == c_i4__12) begin
-            dhd = dq__12__q;
-        end
-        if (dhead__q == c_i4__13) begin
-            dhd = dq__13__q;
-        end
-        if (dhead__q == c_i4__14) begin
-            dhd = dq__14__q;
-        end
-        if (dhead__q == c_i4__15) begin
-            dhd = dq__15__q;
-        end
-        thd = tq__0__q;
-        if (thead__q == c_i3__0) begin
-            thd = tq__0__q;
-        end
-        if (thead__q == c_i3__1) begin
-            thd = tq__1__q;
-        end
-        if (thead__q == c_i3__2) begin
-            thd = tq__2__q;
-        end
-        if (thead__q == c_i3__3) begin
-            thd = tq__3__q;
-        end
-        if (thead__q == c_i3__4) begin
-            thd = tq__4__q;
-        end
-        if (thead__q == c_i3__5) begin
-            thd = tq__5__q;
-        end
-        if (thead__q == c_i3__6) begin
-            thd = tq__6__q;
-        end
-        if (thead__q == c_i3__7) begin
-            thd = tq__7__q;
-        end
+        depth_fifo__clock = clock;
+        depth_fifo__flush = blk_flush;
+        tag_fifo__clock = clock;
+        tag_fifo__flush = blk_flush;
+        dfull = depth_fifo__full;
+        dempty = depth_fifo__empty;
+        tnf = ~tag_fifo__full;
+        tne = ~tag_fifo__empty;
+        dhd = depth_fifo__head_data;
+        thd = tag_fifo__head_data;
         take_in = (phase__q == c_bin) & ~ended__q;
         bin_setup__in_valid = in_valid & take_in;
         in_ready = take_in & bin_setup__in_ready;
@@ -1188,102 +955,12 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
         if (fin) begin
             phase__d = c_done;
         end
-        if (dpush) begin
-            if (dtail__q == c_i4__0) begin
-                dq__0__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__1) begin
-                dq__1__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__2) begin
-                dq__2__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__3) begin
-                dq__3__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__4) begin
-                dq__4__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__5) begin
-                dq__5__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__6) begin
-                dq__6__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__7) begin
-                dq__7__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__8) begin
-                dq__8__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__9) begin
-                dq__9__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__10) begin
-                dq__10__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__11) begin
-                dq__11__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__12) begin
-                dq__12__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__13) begin
-                dq__13__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__14) begin
-                dq__14__d = tile_sequencer__out__depth;
-            end
-            if (dtail__q == c_i4__15) begin
-                dq__15__d = tile_sequencer__out__depth;
-            end
-            dtail__d = dtail__q + c_one4;
-        end
-        if (dpop) begin
-            dhead__d = dhead__q + c_one4;
-        end
-        if (dpush & ~dpop) begin
-            dcnt__d = dcnt__q + c_one5;
-        end
-        if (dpop & ~dpush) begin
-            dcnt__d = dcnt__q - c_one5;
-        end
-        if (tpush) begin
-            if (ttail__q == c_i3__0) begin
-                tq__0__d = sel;
-            end
-            if (ttail__q == c_i3__1) begin
-                tq__1__d = sel;
-            end
-            if (ttail__q == c_i3__2) begin
-                tq__2__d = sel;
-            end
-            if (ttail__q == c_i3__3) begin
-                tq__3__d = sel;
-            end
-            if (ttail__q == c_i3__4) begin
-                tq__4__d = sel;
-            end
-            if (ttail__q == c_i3__5) begin
-                tq__5__d = sel;
-            end
-            if (ttail__q == c_i3__6) begin
-                tq__6__d = sel;
-            end
-            if (ttail__q == c_i3__7) begin
-                tq__7__d = sel;
-            end
-            ttail__d = ttail__q + c_one3;
-        end
-        if (tpop) begin
-            thead__d = thead__q + c_one3;
-        end
-        if (tpush & ~tpop) begin
-            tcnt__d = tcnt__q + c_one4;
-        end
-        if (tpop & ~tpush) begin
-            tcnt__d = tcnt__q - c_one4;
-        end
+        depth_fifo__push = dpush;
+        depth_fifo__push_data = tile_sequencer__out__depth;
+        depth_fifo__pop = dpop;
+        tag_fifo__push = tpush;
+        tag_fifo__push_data = sel;
+        tag_fifo__pop = tpop;
         if (blk_flush) begin
             phase__d = c_bin;
             fid__d = fid__q + c_one8;
@@ -1291,12 +968,6 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
             seq_go__d = 1'b0;
             pi_go__d = 1'b0;
             tiles_done__d = 32'h0;
-            dhead__d = 32'h0;
-            dtail__d = 32'h0;
-            dcnt__d = 32'h0;
-            thead__d = 32'h0;
-            ttail__d = 32'h0;
-            tcnt__d = 32'h0;
         end
         if (flush) begin
             fid__d = 32'h0;
@@ -1341,3 +1012,447 @@ module tilerast_frame_default(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,i
     always @(*) pixel_back_end__inp__colour_14 = shading_sort__out__colour_14;
     always @(*) pixel_back_end__inp__colour_15 = shading_sort__out__colour_15;
 endmodule // tilerast_frame_default
+
+
+module tilerast_frame_default__depth_fifo(clock,flush,push,push_data,pop,head_data,full,empty);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  push;
+    input wire  [23:0] push_data;
+    input wire  pop;
+    output reg  [23:0] head_data;
+    output reg  full;
+    output reg  empty;
+
+    // Constant declarations
+    localparam [3:0] c_index__0 = 4'h0;
+    localparam [3:0] c_index__1 = 4'h1;
+    localparam [3:0] c_index__2 = 4'h2;
+    localparam [3:0] c_index__3 = 4'h3;
+    localparam [3:0] c_index__4 = 4'h4;
+    localparam [3:0] c_index__5 = 4'h5;
+    localparam [3:0] c_index__6 = 4'h6;
+    localparam [3:0] c_index__7 = 4'h7;
+    localparam [3:0] c_index__8 = 4'h8;
+    localparam [3:0] c_index__9 = 4'h9;
+    localparam [3:0] c_index__10 = 4'ha;
+    localparam [3:0] c_index__11 = 4'hb;
+    localparam [3:0] c_index__12 = 4'hc;
+    localparam [3:0] c_index__13 = 4'hd;
+    localparam [3:0] c_index__14 = 4'he;
+    localparam [3:0] c_index__15 = 4'hf;
+    localparam [3:0] c_one_pointer = 4'h1;
+    localparam [4:0] c_one_count = 5'b1;
+    localparam [4:0] c_depth = 5'b10000;
+
+    // Stub signals
+    reg  [23:0] entries__0__d;
+    wire  [23:0] entries__0__q;
+    reg  entries__0__clock;
+    reg  [23:0] entries__1__d;
+    wire  [23:0] entries__1__q;
+    reg  entries__1__clock;
+    reg  [23:0] entries__2__d;
+    wire  [23:0] entries__2__q;
+    reg  entries__2__clock;
+    reg  [23:0] entries__3__d;
+    wire  [23:0] entries__3__q;
+    reg  entries__3__clock;
+    reg  [23:0] entries__4__d;
+    wire  [23:0] entries__4__q;
+    reg  entries__4__clock;
+    reg  [23:0] entries__5__d;
+    wire  [23:0] entries__5__q;
+    reg  entries__5__clock;
+    reg  [23:0] entries__6__d;
+    wire  [23:0] entries__6__q;
+    reg  entries__6__clock;
+    reg  [23:0] entries__7__d;
+    wire  [23:0] entries__7__q;
+    reg  entries__7__clock;
+    reg  [23:0] entries__8__d;
+    wire  [23:0] entries__8__q;
+    reg  entries__8__clock;
+    reg  [23:0] entries__9__d;
+    wire  [23:0] entries__9__q;
+    reg  entries__9__clock;
+    reg  [23:0] entries__10__d;
+    wire  [23:0] entries__10__q;
+    reg  entries__10__clock;
+    reg  [23:0] entries__11__d;
+    wire  [23:0] entries__11__q;
+    reg  entries__11__clock;
+    reg  [23:0] entries__12__d;
+    wire  [23:0] entries__12__q;
+    reg  entries__12__clock;
+    reg  [23:0] entries__13__d;
+    wire  [23:0] entries__13__q;
+    reg  entries__13__clock;
+    reg  [23:0] entries__14__d;
+    wire  [23:0] entries__14__q;
+    reg  entries__14__clock;
+    reg  [23:0] entries__15__d;
+    wire  [23:0] entries__15__q;
+    reg  entries__15__clock;
+    reg  [3:0] head__d;
+    wire  [3:0] head__q;
+    reg  head__clock;
+    reg  [3:0] tail__d;
+    wire  [3:0] tail__q;
+    reg  tail__clock;
+    reg  [4:0] count__d;
+    wire  [4:0] count__q;
+    reg  count__clock;
+
+    // Sub module instances
+    tilerast_dff_24 entries__0(.d(entries__0__d), .q(entries__0__q), .clock(entries__0__clock));
+    tilerast_dff_24 entries__1(.d(entries__1__d), .q(entries__1__q), .clock(entries__1__clock));
+    tilerast_dff_24 entries__2(.d(entries__2__d), .q(entries__2__q), .clock(entries__2__clock));
+    tilerast_dff_24 entries__3(.d(entries__3__d), .q(entries__3__q), .clock(entries__3__clock));
+    tilerast_dff_24 entries__4(.d(entries__4__d), .q(entries__4__q), .clock(entries__4__clock));
+    tilerast_dff_24 entries__5(.d(entries__5__d), .q(entries__5__q), .clock(entries__5__clock));
+    tilerast_dff_24 entries__6(.d(entries__6__d), .q(entries__6__q), .clock(entries__6__clock));
+    tilerast_dff_24 entries__7(.d(entries__7__d), .q(entries__7__q), .clock(entries__7__clock));
+    tilerast_dff_24 entries__8(.d(entries__8__d), .q(entries__8__q), .clock(entries__8__clock));
+    tilerast_dff_24 entries__9(.d(entries__9__d), .q(entries__9__q), .clock(entries__9__clock));
+    tilerast_dff_24 entries__10(.d(entries__10__d), .q(entries__10__q), .clock(entries__10__clock));
+    tilerast_dff_24 entries__11(.d(entries__11__d), .q(entries__11__q), .clock(entries__11__clock));
+    tilerast_dff_24 entries__12(.d(entries__12__d), .q(entries__12__q), .clock(entries__12__clock));
+    tilerast_dff_24 entries__13(.d(entries__13__d), .q(entries__13__q), .clock(entries__13__clock));
+    tilerast_dff_24 entries__14(.d(entries__14__d), .q(entries__14__q), .clock(entries__14__clock));
+    tilerast_dff_24 entries__15(.d(entries__15__d), .q(entries__15__q), .clock(entries__15__clock));
+    tilerast_dff_4 head(.d(head__d), .q(head__q), .clock(head__clock));
+    tilerast_dff_4 tail(.d(tail__d), .q(tail__q), .clock(tail__clock));
+    tilerast_dff_5 count(.d(count__d), .q(count__q), .clock(count__clock));
+
+    // Update code
+    always @(*) begin
+        head__clock = clock;
+        head__d = head__q;
+        tail__clock = clock;
+        tail__d = tail__q;
+        count__clock = clock;
+        count__d = count__q;
+        entries__0__clock = clock;
+        entries__0__d = entries__0__q;
+        entries__1__clock = clock;
+        entries__1__d = entries__1__q;
+        entries__2__clock = clock;
+        entries__2__d = entries__2__q;
+        entries__3__clock = clock;
+        entries__3__d = entries__3__q;
+        entries__4__clock = clock;
+        entries__4__d = entries__4__q;
+        entries__5__clock = clock;
+        entries__5__d = entries__5__q;
+        entries__6__clock = clock;
+        entries__6__d = entries__6__q;
+        entries__7__clock = clock;
+        entries__7__d = entries__7__q;
+        entries__8__clock = clock;
+        entries__8__d = entries__8__q;
+        entries__9__clock = clock;
+        entries__9__d = entries__9__q;
+        entries__10__clock = clock;
+        entries__10__d = entries__10__q;
+        entries__11__clock = clock;
+        entries__11__d = entries__11__q;
+        entries__12__clock = clock;
+        entries__12__d = entries__12__q;
+        entries__13__clock = clock;
+        entries__13__d = entries__13__q;
+        entries__14__clock = clock;
+        entries__14__d = entries__14__q;
+        entries__15__clock = clock;
+        entries__15__d = entries__15__q;
+        full = count__q == c_depth;
+        empty = ~|count__q;
+        head_data = entries__0__q;
+        if (head__q == c_index__0) begin
+            head_data = entries__0__q;
+        end
+        if (head__q == c_index__1) begin
+            head_data = entries__1__q;
+        end
+        if (head__q == c_index__2) begin
+            head_data = entries__2__q;
+        end
+        if (head__q == c_index__3) begin
+            head_data = entries__3__q;
+        end
+        if (head__q == c_index__4) begin
+            head_data = entries__4__q;
+        end
+        if (head__q == c_index__5) begin
+            head_data = entries__5__q;
+        end
+        if (head__q == c_index__6) begin
+            head_data = entries__6__q;
+        end
+        if (head__q == c_index__7) begin
+            head_data = entries__7__q;
+        end
+        if (head__q == c_index__8) begin
+            head_data = entries__8__q;
+        end
+        if (head__q == c_index__9) begin
+            head_data = entries__9__q;
+        end
+        if (head__q == c_index__10) begin
+            head_data = entries__10__q;
+        end
+        if (head__q == c_index__11) begin
+            head_data = entries__11__q;
+        end
+        if (head__q == c_index__12) begin
+            head_data = entries__12__q;
+        end
+        if (head__q == c_index__13) begin
+            head_data = entries__13__q;
+        end
+        if (head__q == c_index__14) begin
+            head_data = entries__14__q;
+        end
+        if (head__q == c_index__15) begin
+            head_data = entries__15__q;
+        end
+        if (push) begin
+            if (tail__q == c_index__0) begin
+                entries__0__d = push_data;
+            end
+            if (tail__q == c_index__1) begin
+                entries__1__d = push_data;
+            end
+            if (tail__q == c_index__2) begin
+                entries__2__d = push_data;
+            end
+            if (tail__q == c_index__3) begin
+                entries__3__d = push_data;
+            end
+            if (tail__q == c_index__4) begin
+                entries__4__d = push_data;
+            end
+            if (tail__q == c_index__5) begin
+                entries__5__d = push_data;
+            end
+            if (tail__q == c_index__6) begin
+                entries__6__d = push_data;
+            end
+            if (tail__q == c_index__7) begin
+                entries__7__d = push_data;
+            end
+            if (tail__q == c_index__8) begin
+                entries__8__d = push_data;
+            end
+            if (tail__q == c_index__9) begin
+                entries__9__d = push_data;
+            end
+            if (tail__q == c_index__10) begin
+                entries__10__d = push_data;
+            end
+            if (tail__q == c_index__11) begin
+                entries__11__d = push_data;
+            end
+            if (tail__q == c_index__12) begin
+                entries__12__d = push_data;
+            end
+            if (tail__q == c_index__13) begin
+                entries__13__d = push_data;
+            end
+            if (tail__q == c_index__14) begin
+                entries__14__d = push_data;
+            end
+            if (tail__q == c_index__15) begin
+                entries__15__d = push_data;
+            end
+            tail__d = tail__q + c_one_pointer;
+        end
+        if (pop) begin
+            head__d = head__q + c_one_pointer;
+        end
+        if (push & ~pop) begin
+            count__d = count__q + c_one_count;
+        end
+        if (pop & ~push) begin
+            count__d = count__q - c_one_count;
+        end
+        if (flush) begin
+            head__d = 32'h0;
+            tail__d = 32'h0;
+            count__d = 32'h0;
+        end
+    end
+
+endmodule // tilerast_frame_default__depth_fifo
+
+
+module tilerast_frame_default__tag_fifo(clock,flush,push,push_data,pop,head_data,full,empty);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  push;
+    input wire  [2:0] push_data;
+    input wire  pop;
+    output reg  [2:0] head_data;
+    output reg  full;
+    output reg  empty;
+
+    // Constant declarations
+    localparam [2:0] c_index__0 = 3'b0;
+    localparam [2:0] c_index__1 = 3'b1;
+    localparam [2:0] c_index__2 = 3'b10;
+    localparam [2:0] c_index__3 = 3'b11;
+    localparam [2:0] c_index__4 = 3'b100;
+    localparam [2:0] c_index__5 = 3'b101;
+    localparam [2:0] c_index__6 = 3'b110;
+    localparam [2:0] c_index__7 = 3'b111;
+    localparam [2:0] c_one_pointer = 3'b1;
+    localparam [3:0] c_one_count = 4'h1;
+    localparam [3:0] c_depth = 4'h8;
+
+    // Stub signals
+    reg  [2:0] entries__0__d;
+    wire  [2:0] entries__0__q;
+    reg  entries__0__clock;
+    reg  [2:0] entries__1__d;
+    wire  [2:0] entries__1__q;
+    reg  entries__1__clock;
+    reg  [2:0] entries__2__d;
+    wire  [2:0] entries__2__q;
+    reg  entries__2__clock;
+    reg  [2:0] entries__3__d;
+    wire  [2:0] entries__3__q;
+    reg  entries__3__clock;
+    reg  [2:0] entries__4__d;
+    wire  [2:0] entries__4__q;
+    reg  entries__4__clock;
+    reg  [2:0] entries__5__d;
+    wire  [2:0] entries__5__q;
+    reg  entries__5__clock;
+    reg  [2:0] entries__6__d;
+    wire  [2:0] entries__6__q;
+    reg  entries__6__clock;
+    reg  [2:0] entries__7__d;
+    wire  [2:0] entries__7__q;
+    reg  entries__7__clock;
+    reg  [2:0] head__d;
+    wire  [2:0] head__q;
+    reg  head__clock;
+    reg  [2:0] tail__d;
+    wire  [2:0] tail__q;
+    reg  tail__clock;
+    reg  [3:0] count__d;
+    wire  [3:0] count__q;
+    reg  count__clock;
+
+    // Sub module instances
+    tilerast_dff_3 entries__0(.d(entries__0__d), .q(entries__0__q), .clock(entries__0__clock));
+    tilerast_dff_3 entries__1(.d(entries__1__d), .q(entries__1__q), .clock(entries__1__clock));
+    tilerast_dff_3 entries__2(.d(entries__2__d), .q(entries__2__q), .clock(entries__2__clock));
+    tilerast_dff_3 entries__3(.d(entries__3__d), .q(entries__3__q), .clock(entries__3__clock));
+    tilerast_dff_3 entries__4(.d(entries__4__d), .q(entries__4__q), .clock(entries__4__clock));
+    tilerast_dff_3 entries__5(.d(entries__5__d), .q(entries__5__q), .clock(entries__5__clock));
+    tilerast_dff_3 entries__6(.d(entries__6__d), .q(entries__6__q), .clock(entries__6__clock));
+    tilerast_dff_3 entries__7(.d(entries__7__d), .q(entries__7__q), .clock(entries__7__clock));
+    tilerast_dff_3 head(.d(head__d), .q(head__q), .clock(head__clock));
+    tilerast_dff_3 tail(.d(tail__d), .q(tail__q), .clock(tail__clock));
+    tilerast_dff_4 count(.d(count__d), .q(count__q), .clock(count__clock));
+
+    // Update code
+    always @(*) begin
+        head__clock = clock;
+        head__d = head__q;
+        tail__clock = clock;
+        tail__d = tail__q;
+        count__clock = clock;
+        count__d = count__q;
+        entries__0__clock = clock;
+        entries__0__d = entries__0__q;
+        entries__1__clock = clock;
+        entries__1__d = entries__1__q;
+        entries__2__clock = clock;
+        entries__2__d = entries__2__q;
+        entries__3__clock = clock;
+        entries__3__d = entries__3__q;
+        entries__4__clock = clock;
+        entries__4__d = entries__4__q;
+        entries__5__clock = clock;
+        entries__5__d = entries__5__q;
+        entries__6__clock = clock;
+        entries__6__d = entries__6__q;
+        entries__7__clock = clock;
+        entries__7__d = entries__7__q;
+        full = count__q == c_depth;
+        empty = ~|count__q;
+        head_data = entries__0__q;
+        if (head__q == c_index__0) begin
+            head_data = entries__0__q;
+        end
+        if (head__q == c_index__1) begin
+            head_data = entries__1__q;
+        end
+        if (head__q == c_index__2) begin
+            head_data = entries__2__q;
+        end
+        if (head__q == c_index__3) begin
+            head_data = entries__3__q;
+        end
+        if (head__q == c_index__4) begin
+            head_data = entries__4__q;
+        end
+        if (head__q == c_index__5) begin
+            head_data = entries__5__q;
+        end
+        if (head__q == c_index__6) begin
+            head_data = entries__6__q;
+        end
+        if (head__q == c_index__7) begin
+            head_data = entries__7__q;
+        end
+        if (push) begin
+            if (tail__q == c_index__0) begin
+                entries__0__d = push_data;
+            end
+            if (tail__q == c_index__1) begin
+                entries__1__d = push_data;
+            end
+            if (tail__q == c_index__2) begin
+                entries__2__d = push_data;
+            end
+            if (tail__q == c_index__3) begin
+                entries__3__d = push_data;
+            end
+            if (tail__q == c_index__4) begin
+                entries__4__d = push_data;
+            end
+            if (tail__q == c_index__5) begin
+                entries__5__d = push_data;
+            end
+            if (tail__q == c_index__6) begin
+                entries__6__d = push_data;
+            end
+            if (tail__q == c_index__7) begin
+                entries__7__d = push_data;
+            end
+            tail__d = tail__q + c_one_pointer;
+        end
+        if (pop) begin
+            head__d = head__q + c_one_pointer;
+        end
+        if (push & ~pop) begin
+            count__d = count__q + c_one_count;
+        end
+        if (pop & ~push) begin
+            count__d = count__q - c_one_count;
+        end
+        if (flush) begin
+            head__d = 32'h0;
+            tail__d = 32'h0;
+            count__d = 32'h0;
+        end
+    end
+
+endmodule // tilerast_frame_default__tag_fifo

@@ -6,7 +6,9 @@ tilerast_binner_default.v
 tilerast_binner_full.v
 tilerast_tile_sequencer_default.v
 tilerast_tile_sequencer_full.v
+tilerast_pixel_info_write_default.v
 tilerast_pixel_info_write_full.v
+tilerast_pixel_info_read_default.v
 tilerast_pixel_info_read_full.v
 tilerast_shading_sort_default.v
 tilerast_shading_sort_full.v
@@ -19,4 +21,5 @@ tilerast_blender_full.v
 tilerast_output_merger_default.v
 tilerast_pixel_back_end_default.v
 tilerast_pixel_back_end_full.v
+tilerast_frame_default.v
 tilerast_frame_full.v

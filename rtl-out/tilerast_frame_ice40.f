@@ -6,7 +6,9 @@ tilerast_binner_default.v
 tilerast_binner_ice40.v
 tilerast_tile_sequencer_default.v
 tilerast_tile_sequencer_ice40.v
+tilerast_pixel_info_write_default.v
 tilerast_pixel_info_write_ice40.v
+tilerast_pixel_info_read_default.v
 tilerast_pixel_info_read_ice40.v
 tilerast_shading_sort_default.v
 tilerast_shading_sort_ice40.v
@@ -19,4 +21,5 @@ tilerast_blender_ice40.v
 tilerast_output_merger_default.v
 tilerast_pixel_back_end_default.v
 tilerast_pixel_back_end_ice40.v
+tilerast_frame_default.v
 tilerast_frame_ice40.v

@@ -7,7 +7,9 @@ tilerast_binner_default.v
 tilerast_binner_ice40.v
 tilerast_tile_sequencer_default.v
 tilerast_tile_sequencer_ice40.v
+tilerast_pixel_info_write_default.v
 tilerast_pixel_info_write_ice40.v
+tilerast_pixel_info_read_default.v
 tilerast_pixel_info_read_ice40.v
 tilerast_shading_sort_default.v
 tilerast_shading_sort_ice40.v
@@ -21,4 +23,5 @@ tilerast_blender_ice40.v
 tilerast_output_merger_default.v
 tilerast_pixel_back_end_default.v
 tilerast_pixel_back_end_ice40_1x.v
+tilerast_frame_default.v
 tilerast_frame_ice40_1x.v

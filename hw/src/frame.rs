@@ -48,13 +48,14 @@
 //! **Build.** The arbiter's select is a priority chain over the clients' registered valids
 //! (and the tag FIFO's count, a register); each region base is a constant add on the client's
 //! own offset before the multiplexer (the bases have only bits 26..28 set: a few carry bits).
-//! The depth FIFO (16 × 24 bits) and the tag FIFO (8 × 3 bits) are register files with
-//! head/tail/count registers. `blk_flush` = `flush` ∨ (`phase` = Done) goes to every block:
+//! The depth FIFO (16 × 24 bits) and the tag FIFO (8 × 3 bits) are the shared ring FIFO
+//! (`crate::fifo::ring_fifo!`: register files with head/tail/count registers). `blk_flush` = `flush` ∨ (`phase` = Done) goes to every block:
 //! the Done cycle returns them all to their new state while `fid` counts on.
 
 use crate::bin_setup::BinSetup;
 use crate::binner::Binner;
 use crate::emit;
+use crate::fifo::ring_fifo;
 use crate::pixel_back_end::PixelBackEnd;
 use crate::pixel_info_read::PixelInfoRead;
 use crate::pixel_info_write::PixelInfoWrite;
@@ -65,14 +66,21 @@ use crate::tile_sequencer::TileSequencer;
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
-use tilerast_golden::frame::{BINS, CLIENTS, CLIENT_TABLE, PIXEL_INFO, PRIMS};
+use tilerast_golden::frame::{BINS, CLIENTS, CLIENT_TABLE, DEPTH_FIFO, PIXEL_INFO, PRIMS, TAG_FIFO};
 
-/// Entries of the depth FIFO (the depths of the commands inside the raster core).
-pub const DEPTH_FIFO: usize = 16;
-/// Entries of the read-tag FIFO (reads in flight on the memory port).
-pub const TAG_FIFO: usize = 8;
-// `sel` and the tag FIFO's entries hold a client index in 3 bits.
-const _: () = assert!(CLIENTS <= 1 << 3);
+ring_fifo! {
+    /// The depth FIFO: the depth of each command inside the raster core ([`DEPTH_FIFO`]
+    /// entries of 24 bits), pushed when the command enters, popped at its last beat.
+    pub struct DepthFifo { width 24, depth 16, pointer 4, count 5 }
+}
+ring_fifo! {
+    /// The read-tag FIFO: the client of each read accepted on the memory port ([`TAG_FIFO`]
+    /// entries of a 3-bit client index), popped by its response, whose head routes it.
+    pub struct TagFifo { width 3, depth 8, pointer 3, count 4 }
+}
+// The FIFOs are golden's (`FrameCycle`'s depth and tags); `sel` and the tag FIFO's entries
+// hold a client index in 3 bits.
+const _: () = assert!(DEPTH_FIFO == 16 && TAG_FIFO == 8 && CLIENTS <= 1 << 3);
 
 /// Phase codes of the `phase` register.
 const PH_BIN: u64 = 0;
@@ -101,14 +109,8 @@ tilerast_golden::frame_top_streams! { crate::streams::stream_block;
         seq_go: DFF<Bit>,
         pi_go: DFF<Bit>,
         tiles_done: DFF<Bits<32>>,
-        dq: Vec<DFF<Bits<24>>>,
-        dhead: DFF<Bits<4>>,
-        dtail: DFF<Bits<4>>,
-        dcnt: DFF<Bits<5>>,
-        tq: Vec<DFF<Bits<3>>>,
-        thead: DFF<Bits<3>>,
-        ttail: DFF<Bits<3>>,
-        tcnt: DFF<Bits<4>>,
+        depth_fifo: DepthFifo,
+        tag_fifo: TagFifo,
 
         // ---- constants ----
         c_bin: Constant<Bits<2>>,
@@ -121,12 +123,6 @@ tilerast_golden::frame_top_streams! { crate::streams::stream_block;
         c_t2: Constant<Bits<32>>,
         c_one32: Constant<Bits<32>>,
         c_one8: Constant<Bits<8>>,
-        c_one5: Constant<Bits<5>>,
-        c_one4: Constant<Bits<4>>,
-        c_one3: Constant<Bits<3>>,
-        c_dfull: Constant<Bits<5>>,
-        c_tfull: Constant<Bits<4>>,
-        c_i4: Vec<Constant<Bits<4>>>,
         c_i3: Vec<Constant<Bits<3>>>,
 
         // ---- wires ----
@@ -200,14 +196,8 @@ impl Frame {
             seq_go: Default::default(),
             pi_go: Default::default(),
             tiles_done: Default::default(),
-            dq: vec_of(DEPTH_FIFO),
-            dhead: Default::default(),
-            dtail: Default::default(),
-            dcnt: Default::default(),
-            tq: vec_of(TAG_FIFO),
-            thead: Default::default(),
-            ttail: Default::default(),
-            tcnt: Default::default(),
+            depth_fifo: Default::default(),
+            tag_fifo: Default::default(),
             c_bin: k(PH_BIN),
             c_raster: k(PH_RASTER),
             c_pixel: k(PH_PIXEL),
@@ -218,12 +208,6 @@ impl Frame {
             c_t2: k(second_tiles(cfg) as u64),
             c_one32: k(1),
             c_one8: k(1),
-            c_one5: k(1),
-            c_one4: k(1),
-            c_one3: k(1),
-            c_dfull: k(DEPTH_FIFO as u64),
-            c_tfull: k(TAG_FIFO as u64),
-            c_i4: (0..DEPTH_FIFO as u64).map(k).collect(),
             c_i3: (0..8).map(k).collect(),
             blk_flush: Default::default(),
             take_in: Default::default(),
@@ -331,15 +315,7 @@ impl Frame {
 tilerast_golden::frame_clients! { arbitrated_kernel;
     #[hdl_gen]
     fn kernel(&mut self) {
-        dff_setup!(self, clock, phase, fid, ended, seq_go, pi_go, tiles_done, dhead, dtail, dcnt, thead, ttail, tcnt);
-        for i in 0..16 {
-            self.dq[i].clock.next = self.clock.val();
-            self.dq[i].d.next = self.dq[i].q.val();
-        }
-        for i in 0..8 {
-            self.tq[i].clock.next = self.clock.val();
-            self.tq[i].d.next = self.tq[i].q.val();
-        }
+        dff_setup!(self, clock, phase, fid, ended, seq_go, pi_go, tiles_done);
         clock!(
             self,
             clock,
@@ -362,23 +338,17 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
         self.shading_sort.flush.next = self.blk_flush.val();
         self.pixel_back_end.flush.next = self.blk_flush.val();
 
-        // ---- FIFO state (registers) ----
-        self.dfull.next = self.dcnt.q.val() == self.c_dfull.val();
-        self.dempty.next = !self.dcnt.q.val().any();
-        self.tnf.next = self.tcnt.q.val() != self.c_tfull.val();
-        self.tne.next = self.tcnt.q.val().any();
-        self.dhd.next = self.dq[0].q.val();
-        for i in 0..16 {
-            if self.dhead.q.val() == self.c_i4[i].val() {
-                self.dhd.next = self.dq[i].q.val();
-            }
-        }
-        self.thd.next = self.tq[0].q.val();
-        for i in 0..8 {
-            if self.thead.q.val() == self.c_i3[i].val() {
-                self.thd.next = self.tq[i].q.val();
-            }
-        }
+        // ---- the FIFOs (ring_fifo!): emptied with the blocks; their state ----
+        self.depth_fifo.clock.next = self.clock.val();
+        self.depth_fifo.flush.next = self.blk_flush.val();
+        self.tag_fifo.clock.next = self.clock.val();
+        self.tag_fifo.flush.next = self.blk_flush.val();
+        self.dfull.next = self.depth_fifo.full.val();
+        self.dempty.next = self.depth_fifo.empty.val();
+        self.tnf.next = !self.tag_fifo.full.val();
+        self.tne.next = !self.tag_fifo.empty.val();
+        self.dhd.next = self.depth_fifo.head_data.val();
+        self.thd.next = self.tag_fifo.head_data.val();
 
         // ---- in: bin_setup in the Bin phase until the end token; bin_setup → binner ----
         self.take_in.next = (self.phase.q.val() == self.c_bin.val()) & !self.ended.q.val();
@@ -508,42 +478,14 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
         if self.fin.val() {
             self.phase.d.next = self.c_done.val();
         }
-        // Depth FIFO: push at the tail, pop the head (both in one cycle).
-        if self.dpush.val() {
-            for i in 0..16 {
-                if self.dtail.q.val() == self.c_i4[i].val() {
-                    self.dq[i].d.next = self.tile_sequencer.out.depth.val();
-                }
-            }
-            self.dtail.d.next = self.dtail.q.val() + self.c_one4.val();
-        }
-        if self.dpop.val() {
-            self.dhead.d.next = self.dhead.q.val() + self.c_one4.val();
-        }
-        if self.dpush.val() & !self.dpop.val() {
-            self.dcnt.d.next = self.dcnt.q.val() + self.c_one5.val();
-        }
-        if self.dpop.val() & !self.dpush.val() {
-            self.dcnt.d.next = self.dcnt.q.val() - self.c_one5.val();
-        }
+        // Depth FIFO: a command's depth pushed as it enters the core, popped at its last beat.
+        self.depth_fifo.push.next = self.dpush.val();
+        self.depth_fifo.push_data.next = self.tile_sequencer.out.depth.val();
+        self.depth_fifo.pop.next = self.dpop.val();
         // Tag FIFO: the client of each read accepted, popped by its response.
-        if self.tpush.val() {
-            for i in 0..8 {
-                if self.ttail.q.val() == self.c_i3[i].val() {
-                    self.tq[i].d.next = self.sel.val();
-                }
-            }
-            self.ttail.d.next = self.ttail.q.val() + self.c_one3.val();
-        }
-        if self.tpop.val() {
-            self.thead.d.next = self.thead.q.val() + self.c_one3.val();
-        }
-        if self.tpush.val() & !self.tpop.val() {
-            self.tcnt.d.next = self.tcnt.q.val() + self.c_one4.val();
-        }
-        if self.tpop.val() & !self.tpush.val() {
-            self.tcnt.d.next = self.tcnt.q.val() - self.c_one4.val();
-        }
+        self.tag_fifo.push.next = self.tpush.val();
+        self.tag_fifo.push_data.next = self.sel.val();
+        self.tag_fifo.pop.next = self.tpop.val();
         // Done: every block flushed at this edge, the next frame's id.
         if self.blk_flush.val() {
             self.phase.d.next = self.c_bin.val();
@@ -552,12 +494,6 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
             self.seq_go.d.next = false;
             self.pi_go.d.next = false;
             self.tiles_done.d.next = 0.into();
-            self.dhead.d.next = 0.into();
-            self.dtail.d.next = 0.into();
-            self.dcnt.d.next = 0.into();
-            self.thead.d.next = 0.into();
-            self.ttail.d.next = 0.into();
-            self.tcnt.d.next = 0.into();
         }
         if self.flush.val() {
             self.fid.d.next = 0.into();

@@ -7,6 +7,7 @@
 //! and the order/timing contract, and `emit.rs` for how Verilog reaches `rtl-out/`.
 
 pub mod emit;
+pub mod fifo;
 pub mod streams;
 pub mod util;
 
