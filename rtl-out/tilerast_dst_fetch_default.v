@@ -206,45 +206,17 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
     reg  [31:0] raddr__d;
     wire  [31:0] raddr__q;
     reg  raddr__clock;
-    reg  [31:0] mpos__0__d;
-    wire  [31:0] mpos__0__q;
-    reg  mpos__0__clock;
-    reg  [31:0] mpos__1__d;
-    wire  [31:0] mpos__1__q;
-    reg  mpos__1__clock;
-    reg  [31:0] mpos__2__d;
-    wire  [31:0] mpos__2__q;
-    reg  mpos__2__clock;
-    reg  [31:0] mpos__3__d;
-    wire  [31:0] mpos__3__q;
-    reg  mpos__3__clock;
-    reg  [31:0] msrc__0__d;
-    wire  [31:0] msrc__0__q;
-    reg  msrc__0__clock;
-    reg  [31:0] msrc__1__d;
-    wire  [31:0] msrc__1__q;
-    reg  msrc__1__clock;
-    reg  [31:0] msrc__2__d;
-    wire  [31:0] msrc__2__q;
-    reg  msrc__2__clock;
-    reg  [31:0] msrc__3__d;
-    wire  [31:0] msrc__3__q;
-    reg  msrc__3__clock;
-    reg  mclose__0__d;
-    wire  mclose__0__q;
-    reg  mclose__0__clock;
-    reg  mclose__1__d;
-    wire  mclose__1__q;
-    reg  mclose__1__clock;
-    reg  mclose__2__d;
-    wire  mclose__2__q;
-    reg  mclose__2__clock;
-    reg  mclose__3__d;
-    wire  mclose__3__q;
-    reg  mclose__3__clock;
-    reg  [2:0] mcnt__d;
-    wire  [2:0] mcnt__q;
-    reg  mcnt__clock;
+    reg  meta__clock;
+    reg  meta__flush;
+    reg  meta__push;
+    reg  [31:0] meta__push_pos;
+    reg  [31:0] meta__push_src;
+    reg  meta__push_close;
+    reg  meta__pop;
+    wire  [31:0] meta__head_pos;
+    wire  [31:0] meta__head_src;
+    wire  meta__head_close;
+    wire  [2:0] meta__count;
     reg  [1:0] n__d;
     wire  [1:0] n__q;
     reg  n__clock;
@@ -348,7 +320,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
     reg  [31:0] pos;
     reg  [31:0] yw;
     reg  pop;
-    reg  [2:0] widx;
     reg  adv_out;
 
     // Sub module instances
@@ -373,19 +344,19 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
     tilerast_dff_32 hcol__15(.d(hcol__15__d), .q(hcol__15__q), .clock(hcol__15__clock));
     tilerast_dff_1 rv(.d(rv__d), .q(rv__q), .clock(rv__clock));
     tilerast_dff_32 raddr(.d(raddr__d), .q(raddr__q), .clock(raddr__clock));
-    tilerast_dff_32 mpos__0(.d(mpos__0__d), .q(mpos__0__q), .clock(mpos__0__clock));
-    tilerast_dff_32 mpos__1(.d(mpos__1__d), .q(mpos__1__q), .clock(mpos__1__clock));
-    tilerast_dff_32 mpos__2(.d(mpos__2__d), .q(mpos__2__q), .clock(mpos__2__clock));
-    tilerast_dff_32 mpos__3(.d(mpos__3__d), .q(mpos__3__q), .clock(mpos__3__clock));
-    tilerast_dff_32 msrc__0(.d(msrc__0__d), .q(msrc__0__q), .clock(msrc__0__clock));
-    tilerast_dff_32 msrc__1(.d(msrc__1__d), .q(msrc__1__q), .clock(msrc__1__clock));
-    tilerast_dff_32 msrc__2(.d(msrc__2__d), .q(msrc__2__q), .clock(msrc__2__clock));
-    tilerast_dff_32 msrc__3(.d(msrc__3__d), .q(msrc__3__q), .clock(msrc__3__clock));
-    tilerast_dff_1 mclose__0(.d(mclose__0__d), .q(mclose__0__q), .clock(mclose__0__clock));
-    tilerast_dff_1 mclose__1(.d(mclose__1__d), .q(mclose__1__q), .clock(mclose__1__clock));
-    tilerast_dff_1 mclose__2(.d(mclose__2__d), .q(mclose__2__q), .clock(mclose__2__clock));
-    tilerast_dff_1 mclose__3(.d(mclose__3__d), .q(mclose__3__q), .clock(mclose__3__clock));
-    tilerast_dff_3 mcnt(.d(mcnt__d), .q(mcnt__q), .clock(mcnt__clock));
+    tilerast_dst_fetch_default__meta meta(
+        .clock(meta__clock),
+        .flush(meta__flush),
+        .push(meta__push),
+        .push_pos(meta__push_pos),
+        .push_src(meta__push_src),
+        .push_close(meta__push_close),
+        .pop(meta__pop),
+        .head_pos(meta__head_pos),
+        .head_src(meta__head_src),
+        .head_close(meta__head_close),
+        .count(meta__count)
+    );
     tilerast_dff_2 n(.d(n__d), .q(n__q), .clock(n__clock));
     tilerast_dff_3 an(.d(an__d), .q(an__q), .clock(an__clock));
     tilerast_dff_32 apos__0(.d(apos__0__d), .q(apos__0__q), .clock(apos__0__clock));
@@ -428,8 +399,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         rv__d = rv__q;
         raddr__clock = clock;
         raddr__d = raddr__q;
-        mcnt__clock = clock;
-        mcnt__d = mcnt__q;
         n__clock = clock;
         n__d = n__q;
         an__clock = clock;
@@ -472,12 +441,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         hcol__14__d = hcol__14__q;
         hcol__15__clock = clock;
         hcol__15__d = hcol__15__q;
-        mpos__0__clock = clock;
-        mpos__0__d = mpos__0__q;
-        msrc__0__clock = clock;
-        msrc__0__d = msrc__0__q;
-        mclose__0__clock = clock;
-        mclose__0__d = mclose__0__q;
         apos__0__clock = clock;
         apos__0__d = apos__0__q;
         asrc__0__clock = clock;
@@ -490,12 +453,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         osrc__0__d = osrc__0__q;
         odst__0__clock = clock;
         odst__0__d = odst__0__q;
-        mpos__1__clock = clock;
-        mpos__1__d = mpos__1__q;
-        msrc__1__clock = clock;
-        msrc__1__d = msrc__1__q;
-        mclose__1__clock = clock;
-        mclose__1__d = mclose__1__q;
         apos__1__clock = clock;
         apos__1__d = apos__1__q;
         asrc__1__clock = clock;
@@ -508,12 +465,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         osrc__1__d = osrc__1__q;
         odst__1__clock = clock;
         odst__1__d = odst__1__q;
-        mpos__2__clock = clock;
-        mpos__2__d = mpos__2__q;
-        msrc__2__clock = clock;
-        msrc__2__d = msrc__2__q;
-        mclose__2__clock = clock;
-        mclose__2__d = mclose__2__q;
         apos__2__clock = clock;
         apos__2__d = apos__2__q;
         asrc__2__clock = clock;
@@ -526,12 +477,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         osrc__2__d = osrc__2__q;
         odst__2__clock = clock;
         odst__2__d = odst__2__q;
-        mpos__3__clock = clock;
-        mpos__3__d = mpos__3__q;
-        msrc__3__clock = clock;
-        msrc__3__d = msrc__3__q;
-        mclose__3__clock = clock;
-        mclose__3__d = mclose__3__q;
         apos__3__clock = clock;
         apos__3__d = apos__3__q;
         asrc__3__clock = clock;
@@ -545,7 +490,7 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         odst__3__clock = clock;
         odst__3__d = odst__3__q;
         adv_rd = ~rv__q | rd_ready;
-        issue = adv_rd & |hmask__q & (mcnt__q != c_four3);
+        issue = adv_rd & |hmask__q & (meta__count != c_four3);
         onehot = hmask__q & (~hmask__q + c_one16);
         rest = hmask__q & ~onehot;
         last1 = |hmask__q & ~|rest;
@@ -622,44 +567,18 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         base = ((hyw__q) & 32'hffffffff) + ((hx__q) & 32'hffffffff);
         pos = (base << c_c) | sel_j;
         pop = rsp_valid & ~adone__q;
-        widx = mcnt__q;
-        if (pop) begin
-            widx = mcnt__q - c_one3;
-            mpos__0__d = mpos__1__q;
-            msrc__0__d = msrc__1__q;
-            mclose__0__d = mclose__1__q;
-            mpos__1__d = mpos__2__q;
-            msrc__1__d = msrc__2__q;
-            mclose__1__d = mclose__2__q;
-            mpos__2__d = mpos__3__q;
-            msrc__2__d = msrc__3__q;
-            mclose__2__d = mclose__3__q;
-        end
+        meta__clock = clock;
+        meta__flush = flush;
+        meta__pop = pop;
+        meta__push = issue;
+        meta__push_pos = pos;
+        meta__push_src = sel_col;
+        meta__push_close = close;
         if (adv_rd) begin
             if (issue) begin
                 rv__d = 1'b1;
                 raddr__d = pos << c_two;
                 hmask__d = rest;
-                if (widx == c_i3__0) begin
-                    mpos__0__d = pos;
-                    msrc__0__d = sel_col;
-                    mclose__0__d = close;
-                end
-                if (widx == c_i3__1) begin
-                    mpos__1__d = pos;
-                    msrc__1__d = sel_col;
-                    mclose__1__d = close;
-                end
-                if (widx == c_i3__2) begin
-                    mpos__2__d = pos;
-                    msrc__2__d = sel_col;
-                    mclose__2__d = close;
-                end
-                if (widx == c_i3__3) begin
-                    mpos__3__d = pos;
-                    msrc__3__d = sel_col;
-                    mclose__3__d = close;
-                end
                 if (close) begin
                     n__d = 32'h0;
                 end
@@ -670,12 +589,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
             else begin
                 rv__d = 1'b0;
             end
-        end
-        if (issue & ~pop) begin
-            mcnt__d = mcnt__q + c_one3;
-        end
-        if (pop & ~issue) begin
-            mcnt__d = mcnt__q - c_one3;
         end
         adv_out = ~ov__q | out_ready;
         if (adv_out) begin
@@ -729,27 +642,27 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         end
         if (pop) begin
             if (an__q == c_i3__0) begin
-                apos__0__d = mpos__0__q;
-                asrc__0__d = msrc__0__q;
+                apos__0__d = meta__head_pos;
+                asrc__0__d = meta__head_src;
                 adst__0__d = rsp__rdata;
             end
             if (an__q == c_i3__1) begin
-                apos__1__d = mpos__0__q;
-                asrc__1__d = msrc__0__q;
+                apos__1__d = meta__head_pos;
+                asrc__1__d = meta__head_src;
                 adst__1__d = rsp__rdata;
             end
             if (an__q == c_i3__2) begin
-                apos__2__d = mpos__0__q;
-                asrc__2__d = msrc__0__q;
+                apos__2__d = meta__head_pos;
+                asrc__2__d = meta__head_src;
                 adst__2__d = rsp__rdata;
             end
             if (an__q == c_i3__3) begin
-                apos__3__d = mpos__0__q;
-                asrc__3__d = msrc__0__q;
+                apos__3__d = meta__head_pos;
+                asrc__3__d = meta__head_src;
                 adst__3__d = rsp__rdata;
             end
             an__d = an__q + c_one3;
-            if (mclose__0__q) begin
+            if (meta__head_close) begin
                 adone__d = 1'b1;
             end
         end
@@ -781,7 +694,6 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
             hx__d = 32'h0;
             rv__d = 1'b0;
             raddr__d = 32'h0;
-            mcnt__d = 32'h0;
             n__d = 32'h0;
             an__d = 32'h0;
             adone__d = 1'b0;
@@ -803,36 +715,24 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
             hcol__13__d = 32'h0;
             hcol__14__d = 32'h0;
             hcol__15__d = 32'h0;
-            mpos__0__d = 32'h0;
-            msrc__0__d = 32'h0;
-            mclose__0__d = 1'b0;
             apos__0__d = 32'h0;
             asrc__0__d = 32'h0;
             adst__0__d = 32'h0;
             opos__0__d = 32'h0;
             osrc__0__d = 32'h0;
             odst__0__d = 32'h0;
-            mpos__1__d = 32'h0;
-            msrc__1__d = 32'h0;
-            mclose__1__d = 1'b0;
             apos__1__d = 32'h0;
             asrc__1__d = 32'h0;
             adst__1__d = 32'h0;
             opos__1__d = 32'h0;
             osrc__1__d = 32'h0;
             odst__1__d = 32'h0;
-            mpos__2__d = 32'h0;
-            msrc__2__d = 32'h0;
-            mclose__2__d = 1'b0;
             apos__2__d = 32'h0;
             asrc__2__d = 32'h0;
             adst__2__d = 32'h0;
             opos__2__d = 32'h0;
             osrc__2__d = 32'h0;
             odst__2__d = 32'h0;
-            mpos__3__d = 32'h0;
-            msrc__3__d = 32'h0;
-            mclose__3__d = 1'b0;
             apos__3__d = 32'h0;
             asrc__3__d = 32'h0;
             adst__3__d = 32'h0;
@@ -847,7 +747,7 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
         rd__be = c_zero4;
         rsp_ready = ~adone__q;
         out_valid = ov__q;
-        idle = ~|hmask__q & ~rv__q & ~|mcnt__q & ~|n__q & ~|an__q & ~adone__q & ~ov__q;
+        idle = ~|hmask__q & ~rv__q & ~|meta__count & ~|n__q & ~|an__q & ~adone__q & ~ov__q;
         out__lane_valid = olv__q;
         out__pos_0 = opos__0__q;
         out__pos_1 = opos__1__q;
@@ -868,3 +768,180 @@ module tilerast_dst_fetch_default(clock,flush,in_valid,in_ready,inp__x,inp__y,in
     end
 
 endmodule // tilerast_dst_fetch_default
+
+
+module tilerast_dst_fetch_default__meta(clock,flush,push,push_pos,push_src,push_close,pop,head_pos,head_src,head_close,count);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  push;
+    input wire  [31:0] push_pos;
+    input wire  [31:0] push_src;
+    input wire  push_close;
+    input wire  pop;
+    output reg  [31:0] head_pos;
+    output reg  [31:0] head_src;
+    output reg  head_close;
+    output reg  [2:0] count;
+
+    // Constant declarations
+    localparam [31:0] zero_pos = 32'h0;
+    localparam [31:0] zero_src = 32'h0;
+    localparam [0:0] zero_close = 1'b0;
+    localparam [2:0] c_index__0 = 3'b0;
+    localparam [2:0] c_index__1 = 3'b1;
+    localparam [2:0] c_index__2 = 3'b10;
+    localparam [2:0] c_index__3 = 3'b11;
+    localparam [2:0] c_one = 3'b1;
+
+    // Stub signals
+    reg  [31:0] entries_pos__0__d;
+    wire  [31:0] entries_pos__0__q;
+    reg  entries_pos__0__clock;
+    reg  [31:0] entries_pos__1__d;
+    wire  [31:0] entries_pos__1__q;
+    reg  entries_pos__1__clock;
+    reg  [31:0] entries_pos__2__d;
+    wire  [31:0] entries_pos__2__q;
+    reg  entries_pos__2__clock;
+    reg  [31:0] entries_pos__3__d;
+    wire  [31:0] entries_pos__3__q;
+    reg  entries_pos__3__clock;
+    reg  [31:0] entries_src__0__d;
+    wire  [31:0] entries_src__0__q;
+    reg  entries_src__0__clock;
+    reg  [31:0] entries_src__1__d;
+    wire  [31:0] entries_src__1__q;
+    reg  entries_src__1__clock;
+    reg  [31:0] entries_src__2__d;
+    wire  [31:0] entries_src__2__q;
+    reg  entries_src__2__clock;
+    reg  [31:0] entries_src__3__d;
+    wire  [31:0] entries_src__3__q;
+    reg  entries_src__3__clock;
+    reg  entries_close__0__d;
+    wire  entries_close__0__q;
+    reg  entries_close__0__clock;
+    reg  entries_close__1__d;
+    wire  entries_close__1__q;
+    reg  entries_close__1__clock;
+    reg  entries_close__2__d;
+    wire  entries_close__2__q;
+    reg  entries_close__2__clock;
+    reg  entries_close__3__d;
+    wire  entries_close__3__q;
+    reg  entries_close__3__clock;
+    reg  [2:0] records__d;
+    wire  [2:0] records__q;
+    reg  records__clock;
+
+    // Local signals
+    reg  [2:0] write_index;
+
+    // Sub module instances
+    tilerast_dff_32 entries_pos__0(.d(entries_pos__0__d), .q(entries_pos__0__q), .clock(entries_pos__0__clock));
+    tilerast_dff_32 entries_pos__1(.d(entries_pos__1__d), .q(entries_pos__1__q), .clock(entries_pos__1__clock));
+    tilerast_dff_32 entries_pos__2(.d(entries_pos__2__d), .q(entries_pos__2__q), .clock(entries_pos__2__clock));
+    tilerast_dff_32 entries_pos__3(.d(entries_pos__3__d), .q(entries_pos__3__q), .clock(entries_pos__3__clock));
+    tilerast_dff_32 entries_src__0(.d(entries_src__0__d), .q(entries_src__0__q), .clock(entries_src__0__clock));
+    tilerast_dff_32 entries_src__1(.d(entries_src__1__d), .q(entries_src__1__q), .clock(entries_src__1__clock));
+    tilerast_dff_32 entries_src__2(.d(entries_src__2__d), .q(entries_src__2__q), .clock(entries_src__2__clock));
+    tilerast_dff_32 entries_src__3(.d(entries_src__3__d), .q(entries_src__3__q), .clock(entries_src__3__clock));
+    tilerast_dff_1 entries_close__0(.d(entries_close__0__d), .q(entries_close__0__q), .clock(entries_close__0__clock));
+    tilerast_dff_1 entries_close__1(.d(entries_close__1__d), .q(entries_close__1__q), .clock(entries_close__1__clock));
+    tilerast_dff_1 entries_close__2(.d(entries_close__2__d), .q(entries_close__2__q), .clock(entries_close__2__clock));
+    tilerast_dff_1 entries_close__3(.d(entries_close__3__d), .q(entries_close__3__q), .clock(entries_close__3__clock));
+    tilerast_dff_3 records(.d(records__d), .q(records__q), .clock(records__clock));
+
+    // Update code
+    always @(*) begin
+        records__clock = clock;
+        records__d = records__q;
+        entries_pos__0__clock = clock;
+        entries_pos__0__d = entries_pos__0__q;
+        entries_src__0__clock = clock;
+        entries_src__0__d = entries_src__0__q;
+        entries_close__0__clock = clock;
+        entries_close__0__d = entries_close__0__q;
+        entries_pos__1__clock = clock;
+        entries_pos__1__d = entries_pos__1__q;
+        entries_src__1__clock = clock;
+        entries_src__1__d = entries_src__1__q;
+        entries_close__1__clock = clock;
+        entries_close__1__d = entries_close__1__q;
+        entries_pos__2__clock = clock;
+        entries_pos__2__d = entries_pos__2__q;
+        entries_src__2__clock = clock;
+        entries_src__2__d = entries_src__2__q;
+        entries_close__2__clock = clock;
+        entries_close__2__d = entries_close__2__q;
+        entries_pos__3__clock = clock;
+        entries_pos__3__d = entries_pos__3__q;
+        entries_src__3__clock = clock;
+        entries_src__3__d = entries_src__3__q;
+        entries_close__3__clock = clock;
+        entries_close__3__d = entries_close__3__q;
+        write_index = records__q;
+        if (pop) begin
+            write_index = records__q - c_one;
+            entries_pos__0__d = entries_pos__1__q;
+            entries_src__0__d = entries_src__1__q;
+            entries_close__0__d = entries_close__1__q;
+            entries_pos__1__d = entries_pos__2__q;
+            entries_src__1__d = entries_src__2__q;
+            entries_close__1__d = entries_close__2__q;
+            entries_pos__2__d = entries_pos__3__q;
+            entries_src__2__d = entries_src__3__q;
+            entries_close__2__d = entries_close__3__q;
+        end
+        if (push) begin
+            if (write_index == c_index__0) begin
+                entries_pos__0__d = push_pos;
+                entries_src__0__d = push_src;
+                entries_close__0__d = push_close;
+            end
+            if (write_index == c_index__1) begin
+                entries_pos__1__d = push_pos;
+                entries_src__1__d = push_src;
+                entries_close__1__d = push_close;
+            end
+            if (write_index == c_index__2) begin
+                entries_pos__2__d = push_pos;
+                entries_src__2__d = push_src;
+                entries_close__2__d = push_close;
+            end
+            if (write_index == c_index__3) begin
+                entries_pos__3__d = push_pos;
+                entries_src__3__d = push_src;
+                entries_close__3__d = push_close;
+            end
+        end
+        if (push & ~pop) begin
+            records__d = records__q + c_one;
+        end
+        if (pop & ~push) begin
+            records__d = records__q - c_one;
+        end
+        if (flush) begin
+            records__d = 32'h0;
+            entries_pos__0__d = zero_pos;
+            entries_src__0__d = zero_src;
+            entries_close__0__d = zero_close;
+            entries_pos__1__d = zero_pos;
+            entries_src__1__d = zero_src;
+            entries_close__1__d = zero_close;
+            entries_pos__2__d = zero_pos;
+            entries_src__2__d = zero_src;
+            entries_close__2__d = zero_close;
+            entries_pos__3__d = zero_pos;
+            entries_src__3__d = zero_src;
+            entries_close__3__d = zero_close;
+        end
+        head_pos = entries_pos__0__q;
+        head_src = entries_src__0__q;
+        head_close = entries_close__0__q;
+        count = records__q;
+    end
+
+endmodule // tilerast_dst_fetch_default__meta

@@ -817,93 +817,25 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
     reg  asm_last__d;
     wire  asm_last__q;
     reg  asm_last__clock;
-    reg  [31:0] fw0__0__d;
-    wire  [31:0] fw0__0__q;
-    reg  fw0__0__clock;
-    reg  [31:0] fw0__1__d;
-    wire  [31:0] fw0__1__q;
-    reg  fw0__1__clock;
-    reg  [31:0] fw0__2__d;
-    wire  [31:0] fw0__2__q;
-    reg  fw0__2__clock;
-    reg  [31:0] fw0__3__d;
-    wire  [31:0] fw0__3__q;
-    reg  fw0__3__clock;
-    reg  [31:0] fw1__0__d;
-    wire  [31:0] fw1__0__q;
-    reg  fw1__0__clock;
-    reg  [31:0] fw1__1__d;
-    wire  [31:0] fw1__1__q;
-    reg  fw1__1__clock;
-    reg  [31:0] fw1__2__d;
-    wire  [31:0] fw1__2__q;
-    reg  fw1__2__clock;
-    reg  [31:0] fw1__3__d;
-    wire  [31:0] fw1__3__q;
-    reg  fw1__3__clock;
-    reg  [31:0] fw2__0__d;
-    wire  [31:0] fw2__0__q;
-    reg  fw2__0__clock;
-    reg  [31:0] fw2__1__d;
-    wire  [31:0] fw2__1__q;
-    reg  fw2__1__clock;
-    reg  [31:0] fw2__2__d;
-    wire  [31:0] fw2__2__q;
-    reg  fw2__2__clock;
-    reg  [31:0] fw2__3__d;
-    wire  [31:0] fw2__3__q;
-    reg  fw2__3__clock;
-    reg  [31:0] fw3__0__d;
-    wire  [31:0] fw3__0__q;
-    reg  fw3__0__clock;
-    reg  [31:0] fw3__1__d;
-    wire  [31:0] fw3__1__q;
-    reg  fw3__1__clock;
-    reg  [31:0] fw3__2__d;
-    wire  [31:0] fw3__2__q;
-    reg  fw3__2__clock;
-    reg  [31:0] fw3__3__d;
-    wire  [31:0] fw3__3__q;
-    reg  fw3__3__clock;
-    reg  [31:0] fw4__0__d;
-    wire  [31:0] fw4__0__q;
-    reg  fw4__0__clock;
-    reg  [31:0] fw4__1__d;
-    wire  [31:0] fw4__1__q;
-    reg  fw4__1__clock;
-    reg  [31:0] fw4__2__d;
-    wire  [31:0] fw4__2__q;
-    reg  fw4__2__clock;
-    reg  [31:0] fw4__3__d;
-    wire  [31:0] fw4__3__q;
-    reg  fw4__3__clock;
-    reg  flast__0__d;
-    wire  flast__0__q;
-    reg  flast__0__clock;
-    reg  flast__1__d;
-    wire  flast__1__q;
-    reg  flast__1__clock;
-    reg  flast__2__d;
-    wire  flast__2__q;
-    reg  flast__2__clock;
-    reg  flast__3__d;
-    wire  flast__3__q;
-    reg  flast__3__clock;
-    reg  fnone__0__d;
-    wire  fnone__0__q;
-    reg  fnone__0__clock;
-    reg  fnone__1__d;
-    wire  fnone__1__q;
-    reg  fnone__1__clock;
-    reg  fnone__2__d;
-    wire  fnone__2__q;
-    reg  fnone__2__clock;
-    reg  fnone__3__d;
-    wire  fnone__3__q;
-    reg  fnone__3__clock;
-    reg  [2:0] cnt__d;
-    wire  [2:0] cnt__q;
-    reg  cnt__clock;
+    reg  out_fifo__clock;
+    reg  out_fifo__flush;
+    reg  out_fifo__push;
+    reg  [31:0] out_fifo__push_w0;
+    reg  [31:0] out_fifo__push_w1;
+    reg  [31:0] out_fifo__push_w2;
+    reg  [31:0] out_fifo__push_w3;
+    reg  [31:0] out_fifo__push_w4;
+    reg  out_fifo__push_last;
+    reg  out_fifo__push_none;
+    reg  out_fifo__pop;
+    wire  [31:0] out_fifo__head_w0;
+    wire  [31:0] out_fifo__head_w1;
+    wire  [31:0] out_fifo__head_w2;
+    wire  [31:0] out_fifo__head_w3;
+    wire  [31:0] out_fifo__head_w4;
+    wire  out_fifo__head_last;
+    wire  out_fifo__head_none;
+    wire  [2:0] out_fifo__count;
 
     // Local signals
     reg  adv_rd;
@@ -918,7 +850,6 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
     reg  last_list;
     reg  w_last;
     reg  [31:0] base;
-    reg  [2:0] widx;
 
     // Sub module instances
     tilerast_dff_3 seq(.d(seq__d), .q(seq__q), .clock(seq__clock));
@@ -943,35 +874,27 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
     tilerast_dff_32 asm__4(.d(asm__4__d), .q(asm__4__q), .clock(asm__4__clock));
     tilerast_dff_1 asm_done(.d(asm_done__d), .q(asm_done__q), .clock(asm_done__clock));
     tilerast_dff_1 asm_last(.d(asm_last__d), .q(asm_last__q), .clock(asm_last__clock));
-    tilerast_dff_32 fw0__0(.d(fw0__0__d), .q(fw0__0__q), .clock(fw0__0__clock));
-    tilerast_dff_32 fw0__1(.d(fw0__1__d), .q(fw0__1__q), .clock(fw0__1__clock));
-    tilerast_dff_32 fw0__2(.d(fw0__2__d), .q(fw0__2__q), .clock(fw0__2__clock));
-    tilerast_dff_32 fw0__3(.d(fw0__3__d), .q(fw0__3__q), .clock(fw0__3__clock));
-    tilerast_dff_32 fw1__0(.d(fw1__0__d), .q(fw1__0__q), .clock(fw1__0__clock));
-    tilerast_dff_32 fw1__1(.d(fw1__1__d), .q(fw1__1__q), .clock(fw1__1__clock));
-    tilerast_dff_32 fw1__2(.d(fw1__2__d), .q(fw1__2__q), .clock(fw1__2__clock));
-    tilerast_dff_32 fw1__3(.d(fw1__3__d), .q(fw1__3__q), .clock(fw1__3__clock));
-    tilerast_dff_32 fw2__0(.d(fw2__0__d), .q(fw2__0__q), .clock(fw2__0__clock));
-    tilerast_dff_32 fw2__1(.d(fw2__1__d), .q(fw2__1__q), .clock(fw2__1__clock));
-    tilerast_dff_32 fw2__2(.d(fw2__2__d), .q(fw2__2__q), .clock(fw2__2__clock));
-    tilerast_dff_32 fw2__3(.d(fw2__3__d), .q(fw2__3__q), .clock(fw2__3__clock));
-    tilerast_dff_32 fw3__0(.d(fw3__0__d), .q(fw3__0__q), .clock(fw3__0__clock));
-    tilerast_dff_32 fw3__1(.d(fw3__1__d), .q(fw3__1__q), .clock(fw3__1__clock));
-    tilerast_dff_32 fw3__2(.d(fw3__2__d), .q(fw3__2__q), .clock(fw3__2__clock));
-    tilerast_dff_32 fw3__3(.d(fw3__3__d), .q(fw3__3__q), .clock(fw3__3__clock));
-    tilerast_dff_32 fw4__0(.d(fw4__0__d), .q(fw4__0__q), .clock(fw4__0__clock));
-    tilerast_dff_32 fw4__1(.d(fw4__1__d), .q(fw4__1__q), .clock(fw4__1__clock));
-    tilerast_dff_32 fw4__2(.d(fw4__2__d), .q(fw4__2__q), .clock(fw4__2__clock));
-    tilerast_dff_32 fw4__3(.d(fw4__3__d), .q(fw4__3__q), .clock(fw4__3__clock));
-    tilerast_dff_1 flast__0(.d(flast__0__d), .q(flast__0__q), .clock(flast__0__clock));
-    tilerast_dff_1 flast__1(.d(flast__1__d), .q(flast__1__q), .clock(flast__1__clock));
-    tilerast_dff_1 flast__2(.d(flast__2__d), .q(flast__2__q), .clock(flast__2__clock));
-    tilerast_dff_1 flast__3(.d(flast__3__d), .q(flast__3__q), .clock(flast__3__clock));
-    tilerast_dff_1 fnone__0(.d(fnone__0__d), .q(fnone__0__q), .clock(fnone__0__clock));
-    tilerast_dff_1 fnone__1(.d(fnone__1__d), .q(fnone__1__q), .clock(fnone__1__clock));
-    tilerast_dff_1 fnone__2(.d(fnone__2__d), .q(fnone__2__q), .clock(fnone__2__clock));
-    tilerast_dff_1 fnone__3(.d(fnone__3__d), .q(fnone__3__q), .clock(fnone__3__clock));
-    tilerast_dff_3 cnt(.d(cnt__d), .q(cnt__q), .clock(cnt__clock));
+    tilerast_tile_sequencer_default__core__out_fifo out_fifo(
+        .clock(out_fifo__clock),
+        .flush(out_fifo__flush),
+        .push(out_fifo__push),
+        .push_w0(out_fifo__push_w0),
+        .push_w1(out_fifo__push_w1),
+        .push_w2(out_fifo__push_w2),
+        .push_w3(out_fifo__push_w3),
+        .push_w4(out_fifo__push_w4),
+        .push_last(out_fifo__push_last),
+        .push_none(out_fifo__push_none),
+        .pop(out_fifo__pop),
+        .head_w0(out_fifo__head_w0),
+        .head_w1(out_fifo__head_w1),
+        .head_w2(out_fifo__head_w2),
+        .head_w3(out_fifo__head_w3),
+        .head_w4(out_fifo__head_w4),
+        .head_last(out_fifo__head_last),
+        .head_none(out_fifo__head_none),
+        .count(out_fifo__count)
+    );
 
     // Update code
     always @(*) begin
@@ -1009,8 +932,6 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
         asm_done__d = 1'b0;
         asm_last__clock = clock;
         asm_last__d = asm_last__q;
-        cnt__clock = clock;
-        cnt__d = cnt__q;
         asm__0__clock = clock;
         asm__0__d = asm__0__q;
         asm__1__clock = clock;
@@ -1021,64 +942,8 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
         asm__3__d = asm__3__q;
         asm__4__clock = clock;
         asm__4__d = asm__4__q;
-        fw0__0__clock = clock;
-        fw0__0__d = fw0__0__q;
-        fw1__0__clock = clock;
-        fw1__0__d = fw1__0__q;
-        fw2__0__clock = clock;
-        fw2__0__d = fw2__0__q;
-        fw3__0__clock = clock;
-        fw3__0__d = fw3__0__q;
-        fw4__0__clock = clock;
-        fw4__0__d = fw4__0__q;
-        flast__0__clock = clock;
-        flast__0__d = flast__0__q;
-        fnone__0__clock = clock;
-        fnone__0__d = fnone__0__q;
-        fw0__1__clock = clock;
-        fw0__1__d = fw0__1__q;
-        fw1__1__clock = clock;
-        fw1__1__d = fw1__1__q;
-        fw2__1__clock = clock;
-        fw2__1__d = fw2__1__q;
-        fw3__1__clock = clock;
-        fw3__1__d = fw3__1__q;
-        fw4__1__clock = clock;
-        fw4__1__d = fw4__1__q;
-        flast__1__clock = clock;
-        flast__1__d = flast__1__q;
-        fnone__1__clock = clock;
-        fnone__1__d = fnone__1__q;
-        fw0__2__clock = clock;
-        fw0__2__d = fw0__2__q;
-        fw1__2__clock = clock;
-        fw1__2__d = fw1__2__q;
-        fw2__2__clock = clock;
-        fw2__2__d = fw2__2__q;
-        fw3__2__clock = clock;
-        fw3__2__d = fw3__2__q;
-        fw4__2__clock = clock;
-        fw4__2__d = fw4__2__q;
-        flast__2__clock = clock;
-        flast__2__d = flast__2__q;
-        fnone__2__clock = clock;
-        fnone__2__d = fnone__2__q;
-        fw0__3__clock = clock;
-        fw0__3__d = fw0__3__q;
-        fw1__3__clock = clock;
-        fw1__3__d = fw1__3__q;
-        fw2__3__clock = clock;
-        fw2__3__d = fw2__3__q;
-        fw3__3__clock = clock;
-        fw3__3__d = fw3__3__q;
-        fw4__3__clock = clock;
-        fw4__3__d = fw4__3__q;
-        flast__3__clock = clock;
-        flast__3__d = flast__3__q;
-        fnone__3__clock = clock;
-        fnone__3__d = fnone__3__q;
         adv_rd = ~rv__q | rd_ready;
-        pop = (cnt__q != c_i3__0) & out_ready;
+        pop = (out_fifo__count != c_i3__0) & out_ready;
         rec_rsp = rsp_valid & |pend__q;
         ctl_rsp = rsp_valid & ~|pend__q & (seq__q != c_idle);
         cred_ok = used__q != c_four3;
@@ -1211,116 +1076,25 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
             used__d = used__q - c_one3;
         end
         push = asm_done__q | push_none;
-        widx = cnt__q;
-        if (pop) begin
-            widx = cnt__q - c_one3;
-            fw0__0__d = fw0__1__q;
-            fw1__0__d = fw1__1__q;
-            fw2__0__d = fw2__1__q;
-            fw3__0__d = fw3__1__q;
-            fw4__0__d = fw4__1__q;
-            flast__0__d = flast__1__q;
-            fnone__0__d = fnone__1__q;
-            fw0__1__d = fw0__2__q;
-            fw1__1__d = fw1__2__q;
-            fw2__1__d = fw2__2__q;
-            fw3__1__d = fw3__2__q;
-            fw4__1__d = fw4__2__q;
-            flast__1__d = flast__2__q;
-            fnone__1__d = fnone__2__q;
-            fw0__2__d = fw0__3__q;
-            fw1__2__d = fw1__3__q;
-            fw2__2__d = fw2__3__q;
-            fw3__2__d = fw3__3__q;
-            fw4__2__d = fw4__3__q;
-            flast__2__d = flast__3__q;
-            fnone__2__d = fnone__3__q;
-        end
-        if (widx == c_i3__0) begin
-            if (asm_done__q) begin
-                fw0__0__d = asm__0__q;
-                fw1__0__d = asm__1__q;
-                fw2__0__d = asm__2__q;
-                fw3__0__d = asm__3__q;
-                fw4__0__d = asm__4__q;
-                flast__0__d = asm_last__q;
-                fnone__0__d = 1'b0;
-            end
-            if (push_none) begin
-                fw0__0__d = nw0__q;
-                fw1__0__d = c_zero32;
-                fw2__0__d = c_zero32;
-                fw3__0__d = c_zero32;
-                fw4__0__d = c_zero32;
-                flast__0__d = 1'b1;
-                fnone__0__d = 1'b1;
-            end
-        end
-        if (widx == c_i3__1) begin
-            if (asm_done__q) begin
-                fw0__1__d = asm__0__q;
-                fw1__1__d = asm__1__q;
-                fw2__1__d = asm__2__q;
-                fw3__1__d = asm__3__q;
-                fw4__1__d = asm__4__q;
-                flast__1__d = asm_last__q;
-                fnone__1__d = 1'b0;
-            end
-            if (push_none) begin
-                fw0__1__d = nw0__q;
-                fw1__1__d = c_zero32;
-                fw2__1__d = c_zero32;
-                fw3__1__d = c_zero32;
-                fw4__1__d = c_zero32;
-                flast__1__d = 1'b1;
-                fnone__1__d = 1'b1;
-            end
-        end
-        if (widx == c_i3__2) begin
-            if (asm_done__q) begin
-                fw0__2__d = asm__0__q;
-                fw1__2__d = asm__1__q;
-                fw2__2__d = asm__2__q;
-                fw3__2__d = asm__3__q;
-                fw4__2__d = asm__4__q;
-                flast__2__d = asm_last__q;
-                fnone__2__d = 1'b0;
-            end
-            if (push_none) begin
-                fw0__2__d = nw0__q;
-                fw1__2__d = c_zero32;
-                fw2__2__d = c_zero32;
-                fw3__2__d = c_zero32;
-                fw4__2__d = c_zero32;
-                flast__2__d = 1'b1;
-                fnone__2__d = 1'b1;
-            end
-        end
-        if (widx == c_i3__3) begin
-            if (asm_done__q) begin
-                fw0__3__d = asm__0__q;
-                fw1__3__d = asm__1__q;
-                fw2__3__d = asm__2__q;
-                fw3__3__d = asm__3__q;
-                fw4__3__d = asm__4__q;
-                flast__3__d = asm_last__q;
-                fnone__3__d = 1'b0;
-            end
-            if (push_none) begin
-                fw0__3__d = nw0__q;
-                fw1__3__d = c_zero32;
-                fw2__3__d = c_zero32;
-                fw3__3__d = c_zero32;
-                fw4__3__d = c_zero32;
-                flast__3__d = 1'b1;
-                fnone__3__d = 1'b1;
-            end
-        end
-        if (push & ~pop) begin
-            cnt__d = cnt__q + c_one3;
-        end
-        if (pop & ~push) begin
-            cnt__d = cnt__q - c_one3;
+        out_fifo__clock = clock;
+        out_fifo__flush = flush;
+        out_fifo__pop = pop;
+        out_fifo__push = push;
+        out_fifo__push_w0 = asm__0__q;
+        out_fifo__push_w1 = asm__1__q;
+        out_fifo__push_w2 = asm__2__q;
+        out_fifo__push_w3 = asm__3__q;
+        out_fifo__push_w4 = asm__4__q;
+        out_fifo__push_last = asm_last__q;
+        out_fifo__push_none = 1'b0;
+        if (push_none) begin
+            out_fifo__push_w0 = nw0__q;
+            out_fifo__push_w1 = c_zero32;
+            out_fifo__push_w2 = c_zero32;
+            out_fifo__push_w3 = c_zero32;
+            out_fifo__push_w4 = c_zero32;
+            out_fifo__push_last = 1'b1;
+            out_fifo__push_none = 1'b1;
         end
         if (flush) begin
             seq__d = 32'h0;
@@ -1340,52 +1114,356 @@ module tilerast_tile_sequencer_default__core(clock,flush,start_valid,start_ready
             rleft__d = 32'h0;
             asm_done__d = 1'b0;
             asm_last__d = 1'b0;
-            cnt__d = 32'h0;
             asm__0__d = 32'h0;
             asm__1__d = 32'h0;
             asm__2__d = 32'h0;
             asm__3__d = 32'h0;
             asm__4__d = 32'h0;
-            fw0__0__d = 32'h0;
-            fw1__0__d = 32'h0;
-            fw2__0__d = 32'h0;
-            fw3__0__d = 32'h0;
-            fw4__0__d = 32'h0;
-            flast__0__d = 1'b0;
-            fnone__0__d = 1'b0;
-            fw0__1__d = 32'h0;
-            fw1__1__d = 32'h0;
-            fw2__1__d = 32'h0;
-            fw3__1__d = 32'h0;
-            fw4__1__d = 32'h0;
-            flast__1__d = 1'b0;
-            fnone__1__d = 1'b0;
-            fw0__2__d = 32'h0;
-            fw1__2__d = 32'h0;
-            fw2__2__d = 32'h0;
-            fw3__2__d = 32'h0;
-            fw4__2__d = 32'h0;
-            flast__2__d = 1'b0;
-            fnone__2__d = 1'b0;
-            fw0__3__d = 32'h0;
-            fw1__3__d = 32'h0;
-            fw2__3__d = 32'h0;
-            fw3__3__d = 32'h0;
-            fw4__3__d = 32'h0;
-            flast__3__d = 1'b0;
-            fnone__3__d = 1'b0;
         end
         start_ready = seq__q == c_idle;
         rd_valid = rv__q;
         rd_addr = raddr__q;
-        out_valid = cnt__q != c_i3__0;
-        out_w0 = fw0__0__q;
-        out_w1 = fw1__0__q;
-        out_w2 = fw2__0__q;
-        out_w3 = fw3__0__q;
-        out_w4 = fw4__0__q;
-        out_last = flast__0__q;
-        out_none = fnone__0__q;
+        out_valid = out_fifo__count != c_i3__0;
+        out_w0 = out_fifo__head_w0;
+        out_w1 = out_fifo__head_w1;
+        out_w2 = out_fifo__head_w2;
+        out_w3 = out_fifo__head_w3;
+        out_w4 = out_fifo__head_w4;
+        out_last = out_fifo__head_last;
+        out_none = out_fifo__head_none;
     end
 
 endmodule // tilerast_tile_sequencer_default__core
+
+
+module tilerast_tile_sequencer_default__core__out_fifo(clock,flush,push,push_w0,push_w1,push_w2,push_w3,push_w4,push_last,push_none,pop,head_w0,head_w1,head_w2,head_w3,head_w4,head_last,head_none,count);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  push;
+    input wire  [31:0] push_w0;
+    input wire  [31:0] push_w1;
+    input wire  [31:0] push_w2;
+    input wire  [31:0] push_w3;
+    input wire  [31:0] push_w4;
+    input wire  push_last;
+    input wire  push_none;
+    input wire  pop;
+    output reg  [31:0] head_w0;
+    output reg  [31:0] head_w1;
+    output reg  [31:0] head_w2;
+    output reg  [31:0] head_w3;
+    output reg  [31:0] head_w4;
+    output reg  head_last;
+    output reg  head_none;
+    output reg  [2:0] count;
+
+    // Constant declarations
+    localparam [31:0] zero_w0 = 32'h0;
+    localparam [31:0] zero_w1 = 32'h0;
+    localparam [31:0] zero_w2 = 32'h0;
+    localparam [31:0] zero_w3 = 32'h0;
+    localparam [31:0] zero_w4 = 32'h0;
+    localparam [0:0] zero_last = 1'b0;
+    localparam [0:0] zero_none = 1'b0;
+    localparam [2:0] c_index__0 = 3'b0;
+    localparam [2:0] c_index__1 = 3'b1;
+    localparam [2:0] c_index__2 = 3'b10;
+    localparam [2:0] c_index__3 = 3'b11;
+    localparam [2:0] c_one = 3'b1;
+
+    // Stub signals
+    reg  [31:0] entries_w0__0__d;
+    wire  [31:0] entries_w0__0__q;
+    reg  entries_w0__0__clock;
+    reg  [31:0] entries_w0__1__d;
+    wire  [31:0] entries_w0__1__q;
+    reg  entries_w0__1__clock;
+    reg  [31:0] entries_w0__2__d;
+    wire  [31:0] entries_w0__2__q;
+    reg  entries_w0__2__clock;
+    reg  [31:0] entries_w0__3__d;
+    wire  [31:0] entries_w0__3__q;
+    reg  entries_w0__3__clock;
+    reg  [31:0] entries_w1__0__d;
+    wire  [31:0] entries_w1__0__q;
+    reg  entries_w1__0__clock;
+    reg  [31:0] entries_w1__1__d;
+    wire  [31:0] entries_w1__1__q;
+    reg  entries_w1__1__clock;
+    reg  [31:0] entries_w1__2__d;
+    wire  [31:0] entries_w1__2__q;
+    reg  entries_w1__2__clock;
+    reg  [31:0] entries_w1__3__d;
+    wire  [31:0] entries_w1__3__q;
+    reg  entries_w1__3__clock;
+    reg  [31:0] entries_w2__0__d;
+    wire  [31:0] entries_w2__0__q;
+    reg  entries_w2__0__clock;
+    reg  [31:0] entries_w2__1__d;
+    wire  [31:0] entries_w2__1__q;
+    reg  entries_w2__1__clock;
+    reg  [31:0] entries_w2__2__d;
+    wire  [31:0] entries_w2__2__q;
+    reg  entries_w2__2__clock;
+    reg  [31:0] entries_w2__3__d;
+    wire  [31:0] entries_w2__3__q;
+    reg  entries_w2__3__clock;
+    reg  [31:0] entries_w3__0__d;
+    wire  [31:0] entries_w3__0__q;
+    reg  entries_w3__0__clock;
+    reg  [31:0] entries_w3__1__d;
+    wire  [31:0] entries_w3__1__q;
+    reg  entries_w3__1__clock;
+    reg  [31:0] entries_w3__2__d;
+    wire  [31:0] entries_w3__2__q;
+    reg  entries_w3__2__clock;
+    reg  [31:0] entries_w3__3__d;
+    wire  [31:0] entries_w3__3__q;
+    reg  entries_w3__3__clock;
+    reg  [31:0] entries_w4__0__d;
+    wire  [31:0] entries_w4__0__q;
+    reg  entries_w4__0__clock;
+    reg  [31:0] entries_w4__1__d;
+    wire  [31:0] entries_w4__1__q;
+    reg  entries_w4__1__clock;
+    reg  [31:0] entries_w4__2__d;
+    wire  [31:0] entries_w4__2__q;
+    reg  entries_w4__2__clock;
+    reg  [31:0] entries_w4__3__d;
+    wire  [31:0] entries_w4__3__q;
+    reg  entries_w4__3__clock;
+    reg  entries_last__0__d;
+    wire  entries_last__0__q;
+    reg  entries_last__0__clock;
+    reg  entries_last__1__d;
+    wire  entries_last__1__q;
+    reg  entries_last__1__clock;
+    reg  entries_last__2__d;
+    wire  entries_last__2__q;
+    reg  entries_last__2__clock;
+    reg  entries_last__3__d;
+    wire  entries_last__3__q;
+    reg  entries_last__3__clock;
+    reg  entries_none__0__d;
+    wire  entries_none__0__q;
+    reg  entries_none__0__clock;
+    reg  entries_none__1__d;
+    wire  entries_none__1__q;
+    reg  entries_none__1__clock;
+    reg  entries_none__2__d;
+    wire  entries_none__2__q;
+    reg  entries_none__2__clock;
+    reg  entries_none__3__d;
+    wire  entries_none__3__q;
+    reg  entries_none__3__clock;
+    reg  [2:0] records__d;
+    wire  [2:0] records__q;
+    reg  records__clock;
+
+    // Local signals
+    reg  [2:0] write_index;
+
+    // Sub module instances
+    tilerast_dff_32 entries_w0__0(.d(entries_w0__0__d), .q(entries_w0__0__q), .clock(entries_w0__0__clock));
+    tilerast_dff_32 entries_w0__1(.d(entries_w0__1__d), .q(entries_w0__1__q), .clock(entries_w0__1__clock));
+    tilerast_dff_32 entries_w0__2(.d(entries_w0__2__d), .q(entries_w0__2__q), .clock(entries_w0__2__clock));
+    tilerast_dff_32 entries_w0__3(.d(entries_w0__3__d), .q(entries_w0__3__q), .clock(entries_w0__3__clock));
+    tilerast_dff_32 entries_w1__0(.d(entries_w1__0__d), .q(entries_w1__0__q), .clock(entries_w1__0__clock));
+    tilerast_dff_32 entries_w1__1(.d(entries_w1__1__d), .q(entries_w1__1__q), .clock(entries_w1__1__clock));
+    tilerast_dff_32 entries_w1__2(.d(entries_w1__2__d), .q(entries_w1__2__q), .clock(entries_w1__2__clock));
+    tilerast_dff_32 entries_w1__3(.d(entries_w1__3__d), .q(entries_w1__3__q), .clock(entries_w1__3__clock));
+    tilerast_dff_32 entries_w2__0(.d(entries_w2__0__d), .q(entries_w2__0__q), .clock(entries_w2__0__clock));
+    tilerast_dff_32 entries_w2__1(.d(entries_w2__1__d), .q(entries_w2__1__q), .clock(entries_w2__1__clock));
+    tilerast_dff_32 entries_w2__2(.d(entries_w2__2__d), .q(entries_w2__2__q), .clock(entries_w2__2__clock));
+    tilerast_dff_32 entries_w2__3(.d(entries_w2__3__d), .q(entries_w2__3__q), .clock(entries_w2__3__clock));
+    tilerast_dff_32 entries_w3__0(.d(entries_w3__0__d), .q(entries_w3__0__q), .clock(entries_w3__0__clock));
+    tilerast_dff_32 entries_w3__1(.d(entries_w3__1__d), .q(entries_w3__1__q), .clock(entries_w3__1__clock));
+    tilerast_dff_32 entries_w3__2(.d(entries_w3__2__d), .q(entries_w3__2__q), .clock(entries_w3__2__clock));
+    tilerast_dff_32 entries_w3__3(.d(entries_w3__3__d), .q(entries_w3__3__q), .clock(entries_w3__3__clock));
+    tilerast_dff_32 entries_w4__0(.d(entries_w4__0__d), .q(entries_w4__0__q), .clock(entries_w4__0__clock));
+    tilerast_dff_32 entries_w4__1(.d(entries_w4__1__d), .q(entries_w4__1__q), .clock(entries_w4__1__clock));
+    tilerast_dff_32 entries_w4__2(.d(entries_w4__2__d), .q(entries_w4__2__q), .clock(entries_w4__2__clock));
+    tilerast_dff_32 entries_w4__3(.d(entries_w4__3__d), .q(entries_w4__3__q), .clock(entries_w4__3__clock));
+    tilerast_dff_1 entries_last__0(.d(entries_last__0__d), .q(entries_last__0__q), .clock(entries_last__0__clock));
+    tilerast_dff_1 entries_last__1(.d(entries_last__1__d), .q(entries_last__1__q), .clock(entries_last__1__clock));
+    tilerast_dff_1 entries_last__2(.d(entries_last__2__d), .q(entries_last__2__q), .clock(entries_last__2__clock));
+    tilerast_dff_1 entries_last__3(.d(entries_last__3__d), .q(entries_last__3__q), .clock(entries_last__3__clock));
+    tilerast_dff_1 entries_none__0(.d(entries_none__0__d), .q(entries_none__0__q), .clock(entries_none__0__clock));
+    tilerast_dff_1 entries_none__1(.d(entries_none__1__d), .q(entries_none__1__q), .clock(entries_none__1__clock));
+    tilerast_dff_1 entries_none__2(.d(entries_none__2__d), .q(entries_none__2__q), .clock(entries_none__2__clock));
+    tilerast_dff_1 entries_none__3(.d(entries_none__3__d), .q(entries_none__3__q), .clock(entries_none__3__clock));
+    tilerast_dff_3 records(.d(records__d), .q(records__q), .clock(records__clock));
+
+    // Update code
+    always @(*) begin
+        records__clock = clock;
+        records__d = records__q;
+        entries_w0__0__clock = clock;
+        entries_w0__0__d = entries_w0__0__q;
+        entries_w1__0__clock = clock;
+        entries_w1__0__d = entries_w1__0__q;
+        entries_w2__0__clock = clock;
+        entries_w2__0__d = entries_w2__0__q;
+        entries_w3__0__clock = clock;
+        entries_w3__0__d = entries_w3__0__q;
+        entries_w4__0__clock = clock;
+        entries_w4__0__d = entries_w4__0__q;
+        entries_last__0__clock = clock;
+        entries_last__0__d = entries_last__0__q;
+        entries_none__0__clock = clock;
+        entries_none__0__d = entries_none__0__q;
+        entries_w0__1__clock = clock;
+        entries_w0__1__d = entries_w0__1__q;
+        entries_w1__1__clock = clock;
+        entries_w1__1__d = entries_w1__1__q;
+        entries_w2__1__clock = clock;
+        entries_w2__1__d = entries_w2__1__q;
+        entries_w3__1__clock = clock;
+        entries_w3__1__d = entries_w3__1__q;
+        entries_w4__1__clock = clock;
+        entries_w4__1__d = entries_w4__1__q;
+        entries_last__1__clock = clock;
+        entries_last__1__d = entries_last__1__q;
+        entries_none__1__clock = clock;
+        entries_none__1__d = entries_none__1__q;
+        entries_w0__2__clock = clock;
+        entries_w0__2__d = entries_w0__2__q;
+        entries_w1__2__clock = clock;
+        entries_w1__2__d = entries_w1__2__q;
+        entries_w2__2__clock = clock;
+        entries_w2__2__d = entries_w2__2__q;
+        entries_w3__2__clock = clock;
+        entries_w3__2__d = entries_w3__2__q;
+        entries_w4__2__clock = clock;
+        entries_w4__2__d = entries_w4__2__q;
+        entries_last__2__clock = clock;
+        entries_last__2__d = entries_last__2__q;
+        entries_none__2__clock = clock;
+        entries_none__2__d = entries_none__2__q;
+        entries_w0__3__clock = clock;
+        entries_w0__3__d = entries_w0__3__q;
+        entries_w1__3__clock = clock;
+        entries_w1__3__d = entries_w1__3__q;
+        entries_w2__3__clock = clock;
+        entries_w2__3__d = entries_w2__3__q;
+        entries_w3__3__clock = clock;
+        entries_w3__3__d = entries_w3__3__q;
+        entries_w4__3__clock = clock;
+        entries_w4__3__d = entries_w4__3__q;
+        entries_last__3__clock = clock;
+        entries_last__3__d = entries_last__3__q;
+        entries_none__3__clock = clock;
+        entries_none__3__d = entries_none__3__q;
+        write_index = records__q;
+        if (pop) begin
+            write_index = records__q - c_one;
+            entries_w0__0__d = entries_w0__1__q;
+            entries_w1__0__d = entries_w1__1__q;
+            entries_w2__0__d = entries_w2__1__q;
+            entries_w3__0__d = entries_w3__1__q;
+            entries_w4__0__d = entries_w4__1__q;
+            entries_last__0__d = entries_last__1__q;
+            entries_none__0__d = entries_none__1__q;
+            entries_w0__1__d = entries_w0__2__q;
+            entries_w1__1__d = entries_w1__2__q;
+            entries_w2__1__d = entries_w2__2__q;
+            entries_w3__1__d = entries_w3__2__q;
+            entries_w4__1__d = entries_w4__2__q;
+            entries_last__1__d = entries_last__2__q;
+            entries_none__1__d = entries_none__2__q;
+            entries_w0__2__d = entries_w0__3__q;
+            entries_w1__2__d = entries_w1__3__q;
+            entries_w2__2__d = entries_w2__3__q;
+            entries_w3__2__d = entries_w3__3__q;
+            entries_w4__2__d = entries_w4__3__q;
+            entries_last__2__d = entries_last__3__q;
+            entries_none__2__d = entries_none__3__q;
+        end
+        if (push) begin
+            if (write_index == c_index__0) begin
+                entries_w0__0__d = push_w0;
+                entries_w1__0__d = push_w1;
+                entries_w2__0__d = push_w2;
+                entries_w3__0__d = push_w3;
+                entries_w4__0__d = push_w4;
+                entries_last__0__d = push_last;
+                entries_none__0__d = push_none;
+            end
+            if (write_index == c_index__1) begin
+                entries_w0__1__d = push_w0;
+                entries_w1__1__d = push_w1;
+                entries_w2__1__d = push_w2;
+                entries_w3__1__d = push_w3;
+                entries_w4__1__d = push_w4;
+                entries_last__1__d = push_last;
+                entries_none__1__d = push_none;
+            end
+            if (write_index == c_index__2) begin
+                entries_w0__2__d = push_w0;
+                entries_w1__2__d = push_w1;
+                entries_w2__2__d = push_w2;
+                entries_w3__2__d = push_w3;
+                entries_w4__2__d = push_w4;
+                entries_last__2__d = push_last;
+                entries_none__2__d = push_none;
+            end
+            if (write_index == c_index__3) begin
+                entries_w0__3__d = push_w0;
+                entries_w1__3__d = push_w1;
+                entries_w2__3__d = push_w2;
+                entries_w3__3__d = push_w3;
+                entries_w4__3__d = push_w4;
+                entries_last__3__d = push_last;
+                entries_none__3__d = push_none;
+            end
+        end
+        if (push & ~pop) begin
+            records__d = records__q + c_one;
+        end
+        if (pop & ~push) begin
+            records__d = records__q - c_one;
+        end
+        if (flush) begin
+            records__d = 32'h0;
+            entries_w0__0__d = zero_w0;
+            entries_w1__0__d = zero_w1;
+            entries_w2__0__d = zero_w2;
+            entries_w3__0__d = zero_w3;
+            entries_w4__0__d = zero_w4;
+            entries_last__0__d = zero_last;
+            entries_none__0__d = zero_none;
+            entries_w0__1__d = zero_w0;
+            entries_w1__1__d = zero_w1;
+            entries_w2__1__d = zero_w2;
+            entries_w3__1__d = zero_w3;
+            entries_w4__1__d = zero_w4;
+            entries_last__1__d = zero_last;
+            entries_none__1__d = zero_none;
+            entries_w0__2__d = zero_w0;
+            entries_w1__2__d = zero_w1;
+            entries_w2__2__d = zero_w2;
+            entries_w3__2__d = zero_w3;
+            entries_w4__2__d = zero_w4;
+            entries_last__2__d = zero_last;
+            entries_none__2__d = zero_none;
+            entries_w0__3__d = zero_w0;
+            entries_w1__3__d = zero_w1;
+            entries_w2__3__d = zero_w2;
+            entries_w3__3__d = zero_w3;
+            entries_w4__3__d = zero_w4;
+            entries_last__3__d = zero_last;
+            entries_none__3__d = zero_none;
+        end
+        head_w0 = entries_w0__0__q;
+        head_w1 = entries_w1__0__q;
+        head_w2 = entries_w2__0__q;
+        head_w3 = entries_w3__0__q;
+        head_w4 = entries_w4__0__q;
+        head_last = entries_last__0__q;
+        head_none = entries_none__0__q;
+        count = records__q;
+    end
+
+endmodule // tilerast_tile_sequencer_default__core__out_fifo

@@ -29,7 +29,7 @@
 //! ```text
 //!  pixel ─► hold [hmask | hyw=y·W | hx | colour0..15] ─► j = lowest slot ─► rd [addr = ((hyw+hx)<<c | j)<<2]
 //!             ▲ bit j cleared on issue                        │                    ─► memory
-//!             └ loaded when in_ready                          └► meta FIFO ×4 (pos, src, close)
+//!             └ loaded when in_ready                          └► meta FIFO ×4 (pos, src, close; shift_fifo!)
 //!                                                                   │ head        rsp (rdata)
 //!                                                                   ▼              │
 //!                                      out [lane_valid, pos/src/dst ×4] ◄─ assembly lanes 0..an, adone
@@ -38,11 +38,20 @@
 //! Parameters: W (`viewport[0]`), c = log2 `colours_per_pixel`, K = min(`blend_pool`, 4).
 
 use crate::emit;
+use crate::fifo::shift_fifo;
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
 use tilerast_golden::dst_fetch::DstFetchCycle;
 use tilerast_golden::streams::LANES;
+
+shift_fifo! {
+    /// dst_fetch's meta FIFO: one record per read in flight (its slot position, its source
+    /// colour, whether it closes the fragment), popped as its response is taken.
+    pub struct MetaFifo { depth 4, last 3, count 3, fields { pos: Bits<32>, src: Bits<32>, close: Bit } }
+}
+// The model's meta FIFO (`DstFetchCycle`) is as deep.
+const _: () = assert!(tilerast_golden::dst_fetch::META_DEPTH == 4);
 
 tilerast_golden::dst_fetch_streams! { crate::streams::stream_block;
     /// The destination fetch. Build with [`DstFetch::new`].
@@ -76,7 +85,6 @@ tilerast_golden::dst_fetch_streams! { crate::streams::stream_block;
         pos: Signal<Local, Bits<32>>,
         yw: Signal<Local, Bits<32>>,
         pop: Signal<Local, Bit>,
-        widx: Signal<Local, Bits<3>>,
         adv_out: Signal<Local, Bit>,
 
         hmask: DFF<Bits<16>>,
@@ -85,10 +93,9 @@ tilerast_golden::dst_fetch_streams! { crate::streams::stream_block;
         hcol: Vec<DFF<Bits<32>>>,
         rv: DFF<Bit>,
         raddr: DFF<Bits<32>>,
-        mpos: Vec<DFF<Bits<32>>>,
-        msrc: Vec<DFF<Bits<32>>>,
-        mclose: Vec<DFF<Bit>>,
-        mcnt: DFF<Bits<3>>,
+        /// The meta FIFO: per read in flight, its slot position, source colour and whether it
+        /// closes the fragment.
+        meta: MetaFifo,
         n: DFF<Bits<2>>,
         an: DFF<Bits<3>>,
         apos: Vec<DFF<Bits<32>>>,
@@ -157,7 +164,6 @@ impl DstFetch {
             pos: Default::default(),
             yw: Default::default(),
             pop: Default::default(),
-            widx: Default::default(),
             adv_out: Default::default(),
             hmask: Default::default(),
             hyw: Default::default(),
@@ -165,10 +171,7 @@ impl DstFetch {
             hcol: vec_of(16),
             rv: Default::default(),
             raddr: Default::default(),
-            mpos: vec_of(4),
-            msrc: vec_of(4),
-            mclose: vec_of(4),
-            mcnt: Default::default(),
+            meta: Default::default(),
             n: Default::default(),
             an: Default::default(),
             apos: vec_of(LANES),
@@ -203,8 +206,6 @@ impl DstFetch {
         self.rv.d.next = self.rv.q.val();
         self.raddr.clock.next = self.clock.val();
         self.raddr.d.next = self.raddr.q.val();
-        self.mcnt.clock.next = self.clock.val();
-        self.mcnt.d.next = self.mcnt.q.val();
         self.n.clock.next = self.clock.val();
         self.n.d.next = self.n.q.val();
         self.an.clock.next = self.clock.val();
@@ -220,12 +221,6 @@ impl DstFetch {
             self.hcol[j].d.next = self.hcol[j].q.val();
         }
         for i in 0..4 {
-            self.mpos[i].clock.next = self.clock.val();
-            self.mpos[i].d.next = self.mpos[i].q.val();
-            self.msrc[i].clock.next = self.clock.val();
-            self.msrc[i].d.next = self.msrc[i].q.val();
-            self.mclose[i].clock.next = self.clock.val();
-            self.mclose[i].d.next = self.mclose[i].q.val();
             self.apos[i].clock.next = self.clock.val();
             self.apos[i].d.next = self.apos[i].q.val();
             self.asrc[i].clock.next = self.clock.val();
@@ -242,7 +237,7 @@ impl DstFetch {
 
         // Issue: the lowest remaining slot j (one-hot `hmask & -hmask`), its colour, its pos.
         self.adv_rd.next = !self.rv.q.val() | self.rd_ready.val();
-        self.issue.next = self.adv_rd.val() & self.hmask.q.val().any() & (self.mcnt.q.val() != self.c_four3.val());
+        self.issue.next = self.adv_rd.val() & self.hmask.q.val().any() & (self.meta.count.val() != self.c_four3.val());
         self.onehot.next = self.hmask.q.val() & (!self.hmask.q.val() + self.c_one16.val());
         self.rest.next = self.hmask.q.val() & !self.onehot.val();
         self.last1.next = self.hmask.q.val().any() & !self.rest.val().any();
@@ -261,29 +256,20 @@ impl DstFetch {
         self.base.next = bit_cast::<32, 24>(self.hyw.q.val()) + bit_cast::<32, 12>(self.hx.q.val());
         self.pos.next = (self.base.val() << self.c_c.val()) | self.sel_j.val();
 
-        // Meta FIFO: pop on a response taken (shift down), push at the first free entry.
+        // Meta FIFO: pop on a response taken, push on an issue (at the first free entry).
         self.pop.next = self.rsp_valid.val() & !self.adone.q.val();
-        self.widx.next = self.mcnt.q.val();
-        if self.pop.val() {
-            self.widx.next = self.mcnt.q.val() - self.c_one3.val();
-            for i in 0..3 {
-                self.mpos[i].d.next = self.mpos[i + 1].q.val();
-                self.msrc[i].d.next = self.msrc[i + 1].q.val();
-                self.mclose[i].d.next = self.mclose[i + 1].q.val();
-            }
-        }
+        self.meta.clock.next = self.clock.val();
+        self.meta.flush.next = self.flush.val();
+        self.meta.pop.next = self.pop.val();
+        self.meta.push.next = self.issue.val();
+        self.meta.push_pos.next = self.pos.val();
+        self.meta.push_src.next = self.sel_col.val();
+        self.meta.push_close.next = self.close.val();
         if self.adv_rd.val() {
             if self.issue.val() {
                 self.rv.d.next = true;
                 self.raddr.d.next = self.pos.val() << self.c_two.val();
                 self.hmask.d.next = self.rest.val();
-                for i in 0..4 {
-                    if self.widx.val() == self.c_i3[i].val() {
-                        self.mpos[i].d.next = self.pos.val();
-                        self.msrc[i].d.next = self.sel_col.val();
-                        self.mclose[i].d.next = self.close.val();
-                    }
-                }
                 if self.close.val() {
                     self.n.d.next = 0.into();
                 } else {
@@ -292,12 +278,6 @@ impl DstFetch {
             } else {
                 self.rv.d.next = false;
             }
-        }
-        if self.issue.val() & !self.pop.val() {
-            self.mcnt.d.next = self.mcnt.q.val() + self.c_one3.val();
-        }
-        if self.pop.val() & !self.issue.val() {
-            self.mcnt.d.next = self.mcnt.q.val() - self.c_one3.val();
         }
 
         // Output register from the assembly (as registered), then the response into it.
@@ -327,13 +307,13 @@ impl DstFetch {
         if self.pop.val() {
             for i in 0..4 {
                 if self.an.q.val() == self.c_i3[i].val() {
-                    self.apos[i].d.next = self.mpos[0].q.val();
-                    self.asrc[i].d.next = self.msrc[0].q.val();
+                    self.apos[i].d.next = self.meta.head_pos.val();
+                    self.asrc[i].d.next = self.meta.head_src.val();
                     self.adst[i].d.next = self.rsp.rdata.val();
                 }
             }
             self.an.d.next = self.an.q.val() + self.c_one3.val();
-            if self.mclose[0].q.val() {
+            if self.meta.head_close.val() {
                 self.adone.d.next = true;
             }
         }
@@ -368,7 +348,6 @@ impl DstFetch {
             self.hx.d.next = 0.into();
             self.rv.d.next = false;
             self.raddr.d.next = 0.into();
-            self.mcnt.d.next = 0.into();
             self.n.d.next = 0.into();
             self.an.d.next = 0.into();
             self.adone.d.next = false;
@@ -378,9 +357,6 @@ impl DstFetch {
                 self.hcol[j].d.next = 0.into();
             }
             for i in 0..4 {
-                self.mpos[i].d.next = 0.into();
-                self.msrc[i].d.next = 0.into();
-                self.mclose[i].d.next = false;
                 self.apos[i].d.next = 0.into();
                 self.asrc[i].d.next = 0.into();
                 self.adst[i].d.next = 0.into();
@@ -399,7 +375,7 @@ impl DstFetch {
         self.out_valid.next = self.ov.q.val();
         self.idle.next = !self.hmask.q.val().any()
             & !self.rv.q.val()
-            & !self.mcnt.q.val().any()
+            & !self.meta.count.val().any()
             & !self.n.q.val().any()
             & !self.an.q.val().any()
             & !self.adone.q.val()

@@ -1,8 +1,14 @@
-//! # The ring FIFO, one declaration for every register-file FIFO
+//! # The FIFOs: one declaration each, for every register-file FIFO
 //!
-//! `ring_fifo!` declares a FIFO block of `depth` entries of `Bits<width>`, kept in registers
-//! (small FIFOs: a few to a few dozen entries, where block RAM would waste a whole RAM and add
-//! a cycle of read latency).
+//! Two kinds of small FIFO (a few to a few dozen entries, where block RAM would waste a whole
+//! RAM and add a cycle of read latency), each declared by one macro call:
+//! - `ring_fifo!`: `depth` entries of `Bits<width>` with head and tail pointers; the head is a
+//!   multiplexer over the entries (the frame's depth and read-tag FIFOs). Described below.
+//! - `shift_fifo!`: a record of fields per entry, entry 0 always the head, straight from its
+//!   registers (a FIFO that is a block's output register: the list reader's output FIFO,
+//!   dst_fetch's meta FIFO).
+//!
+//! ## ring_fifo!
 //!
 //! **Ports.** `clock`; `flush` (synchronous: head, tail and count return to 0, so the FIFO is
 //! empty; the entries keep their bits, which are never read before a push overwrites them);
@@ -139,3 +145,124 @@ macro_rules! ring_fifo {
     };
 }
 pub(crate) use ring_fifo;
+
+/// Declares a shift FIFO block `$name` of records: `depth` entries (`last` = depth − 1),
+/// `count` bits of count (depth fits), one register per field per entry. The head is entry 0,
+/// straight from its registers (no multiplexer: a FIFO whose head is a block's output
+/// register); a pop shifts every entry down by one, and a push writes the first free entry
+/// after the shift (`count`, or `count − 1` with a pop). `flush` zeroes the count and every
+/// entry.
+///
+/// Ports: `clock`, `flush`, `push` with `push_<field>`, `pop`, `head_<field>` (entry 0),
+/// `count`. The parent pushes only below `depth` and pops only above 0; a push and a pop in one
+/// cycle keep the count. Latency 1 (a push into an empty FIFO is the head the next cycle), one
+/// push and one pop per cycle.
+///
+/// ```text
+/// shift_fifo! {
+///     /// Doc.
+///     pub struct MetaFifo { depth 4, last 3, count 3, fields { pos: Bits<32>, close: Bit } }
+/// }
+/// ```
+macro_rules! shift_fifo {
+    ($(#[$m:meta])* pub struct $name:ident {
+        depth $d:tt, last $l:tt, count $c:tt, fields { $($f:ident : $t:ty),* $(,)? } $(,)?
+    }) => {
+        paste::paste! {
+            $(#[$m])*
+            #[derive(LogicBlock)]
+            pub struct $name {
+                pub clock: Signal<In, Clock>,
+                /// Empties the FIFO at the edge (count and every entry to 0).
+                pub flush: Signal<In, Bit>,
+                /// Write the `push_*` record at the first free entry at this edge.
+                pub push: Signal<In, Bit>,
+                $(pub [<push_ $f>]: Signal<In, $t>,)*
+                /// Entry 0 leaves at this edge (the others move down).
+                pub pop: Signal<In, Bit>,
+                $(
+                    /// Entry 0's field (the oldest record, when `count` > 0).
+                    pub [<head_ $f>]: Signal<Out, $t>,
+                )*
+                /// Records held.
+                pub count: Signal<Out, Bits<$c>>,
+
+                $([<entries_ $f>]: Vec<DFF<$t>>,)*
+                $([<zero_ $f>]: Constant<$t>,)*
+                records: DFF<Bits<$c>>,
+                /// The entry a push writes: the first free one after this edge's shift.
+                write_index: Signal<Local, Bits<$c>>,
+                c_index: Vec<Constant<Bits<$c>>>,
+                c_one: Constant<Bits<$c>>,
+            }
+
+            impl Default for $name {
+                fn default() -> Self {
+                    const _: () = assert!($l + 1 == $d && $d < 1usize << $c, "last = depth - 1, count holds depth");
+                    Self {
+                        clock: Default::default(),
+                        flush: Default::default(),
+                        push: Default::default(),
+                        $([<push_ $f>]: Default::default(),)*
+                        pop: Default::default(),
+                        $([<head_ $f>]: Default::default(),)*
+                        count: Default::default(),
+                        $([<entries_ $f>]: $crate::util::vec_of($d),)*
+                        $([<zero_ $f>]: Constant::new(Default::default()),)*
+                        records: Default::default(),
+                        write_index: Default::default(),
+                        c_index: (0..$d as u64).map($crate::util::k).collect(),
+                        c_one: $crate::util::k(1),
+                    }
+                }
+            }
+
+            impl $name {
+                #[hdl_gen]
+                fn kernel(&mut self) {
+                    self.records.clock.next = self.clock.val();
+                    self.records.d.next = self.records.q.val();
+                    for i in 0..$d {
+                        $(
+                            self.[<entries_ $f>][i].clock.next = self.clock.val();
+                            self.[<entries_ $f>][i].d.next = self.[<entries_ $f>][i].q.val();
+                        )*
+                    }
+
+                    self.write_index.next = self.records.q.val();
+                    if self.pop.val() {
+                        self.write_index.next = self.records.q.val() - self.c_one.val();
+                        for i in 0..$l {
+                            $(self.[<entries_ $f>][i].d.next = self.[<entries_ $f>][i + 1].q.val();)*
+                        }
+                    }
+                    if self.push.val() {
+                        for i in 0..$d {
+                            if self.write_index.val() == self.c_index[i].val() {
+                                $(self.[<entries_ $f>][i].d.next = self.[<push_ $f>].val();)*
+                            }
+                        }
+                    }
+                    if self.push.val() & !self.pop.val() {
+                        self.records.d.next = self.records.q.val() + self.c_one.val();
+                    }
+                    if self.pop.val() & !self.push.val() {
+                        self.records.d.next = self.records.q.val() - self.c_one.val();
+                    }
+                    if self.flush.val() {
+                        self.records.d.next = 0.into();
+                        for i in 0..$d {
+                            $(self.[<entries_ $f>][i].d.next = self.[<zero_ $f>].val();)*
+                        }
+                    }
+
+                    $(self.[<head_ $f>].next = self.[<entries_ $f>][0].q.val();)*
+                    self.count.next = self.records.q.val();
+                }
+            }
+
+            $crate::emit::indexed_kernel_logic!($name);
+        }
+    };
+}
+pub(crate) use shift_fifo;

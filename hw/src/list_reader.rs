@@ -7,6 +7,7 @@
 //! primitive lists, W = 1), as `list_writer.rs` is shared by the binner and `pixel_info_write`.
 
 use crate::emit;
+use crate::fifo::shift_fifo;
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::list_reader::{ListGeom, MAX_WORDS, OUT_DEPTH};
@@ -19,6 +20,15 @@ const S_WAITC: usize = 3;
 const S_REC: usize = 4;
 const S_NEXT: usize = 5;
 const S_WAITN: usize = 6;
+
+shift_fifo! {
+    /// The list reader's output FIFO ([`OUT_DEPTH`] records of [`MAX_WORDS`] words, `last`
+    /// and `none`): entry 0 is the core's `out`.
+    pub struct OutFifo {
+        depth 4, last 3, count 3,
+        fields { w0: Bits<32>, w1: Bits<32>, w2: Bits<32>, w3: Bits<32>, w4: Bits<32>, last: Bit, none: Bit }
+    }
+}
 
 /// The generic list reader core ([`tilerast_golden::list_reader::ListReaderCycle`], same
 /// registers; `used` = 4 − the model's `cred`, so that every register starts at 0). Reusable
@@ -86,7 +96,6 @@ pub struct ListReader {
     last_list: Signal<Local, Bit>,
     w_last: Signal<Local, Bit>,
     base: Signal<Local, Bits<32>>,
-    widx: Signal<Local, Bits<3>>,
 
     seq: DFF<Bits<3>>,
     taddr: DFF<Bits<32>>,
@@ -106,14 +115,8 @@ pub struct ListReader {
     asm: Vec<DFF<Bits<32>>>,
     asm_done: DFF<Bit>,
     asm_last: DFF<Bit>,
-    fw0: Vec<DFF<Bits<32>>>,
-    fw1: Vec<DFF<Bits<32>>>,
-    fw2: Vec<DFF<Bits<32>>>,
-    fw3: Vec<DFF<Bits<32>>>,
-    fw4: Vec<DFF<Bits<32>>>,
-    flast: Vec<DFF<Bit>>,
-    fnone: Vec<DFF<Bit>>,
-    cnt: DFF<Bits<3>>,
+    /// The output FIFO: records assembled (or an empty list's `none` token), entry 0 on `out`.
+    out_fifo: OutFifo,
 }
 
 impl ListReader {
@@ -183,7 +186,6 @@ impl ListReader {
             last_list: Default::default(),
             w_last: Default::default(),
             base: Default::default(),
-            widx: Default::default(),
             seq: Default::default(),
             taddr: Default::default(),
             nw0: Default::default(),
@@ -202,14 +204,7 @@ impl ListReader {
             asm: vec_of(MAX_WORDS),
             asm_done: Default::default(),
             asm_last: Default::default(),
-            fw0: vec_of(OUT_DEPTH),
-            fw1: vec_of(OUT_DEPTH),
-            fw2: vec_of(OUT_DEPTH),
-            fw3: vec_of(OUT_DEPTH),
-            fw4: vec_of(OUT_DEPTH),
-            flast: vec_of(OUT_DEPTH),
-            fnone: vec_of(OUT_DEPTH),
-            cnt: Default::default(),
+            out_fifo: Default::default(),
         })
     }
 
@@ -249,32 +244,14 @@ impl ListReader {
         self.asm_done.d.next = false;
         self.asm_last.clock.next = self.clock.val();
         self.asm_last.d.next = self.asm_last.q.val();
-        self.cnt.clock.next = self.clock.val();
-        self.cnt.d.next = self.cnt.q.val();
         for j in 0..5 {
             self.asm[j].clock.next = self.clock.val();
             self.asm[j].d.next = self.asm[j].q.val();
         }
-        for i in 0..4 {
-            self.fw0[i].clock.next = self.clock.val();
-            self.fw0[i].d.next = self.fw0[i].q.val();
-            self.fw1[i].clock.next = self.clock.val();
-            self.fw1[i].d.next = self.fw1[i].q.val();
-            self.fw2[i].clock.next = self.clock.val();
-            self.fw2[i].d.next = self.fw2[i].q.val();
-            self.fw3[i].clock.next = self.clock.val();
-            self.fw3[i].d.next = self.fw3[i].q.val();
-            self.fw4[i].clock.next = self.clock.val();
-            self.fw4[i].d.next = self.fw4[i].q.val();
-            self.flast[i].clock.next = self.clock.val();
-            self.flast[i].d.next = self.flast[i].q.val();
-            self.fnone[i].clock.next = self.clock.val();
-            self.fnone[i].d.next = self.fnone[i].q.val();
-        }
 
         // The cycle's decisions, from registers and the port inputs.
         self.adv_rd.next = !self.rv.q.val() | self.rd_ready.val();
-        self.pop.next = (self.cnt.q.val() != self.c_i3[0].val()) & self.out_ready.val();
+        self.pop.next = (self.out_fifo.count.val() != self.c_i3[0].val()) & self.out_ready.val();
         self.rec_rsp.next = self.rsp_valid.val() & self.pend.q.val().any();
         self.ctl_rsp.next = self.rsp_valid.val() & !self.pend.q.val().any() & (self.seq.q.val() != self.c_idle.val());
         self.cred_ok.next = self.used.q.val() != self.c_four3.val();
@@ -398,48 +375,28 @@ impl ListReader {
             self.used.d.next = self.used.q.val() - self.c_one3.val();
         }
 
-        // Output FIFO: pop shifts down, the push goes to the first free entry.
+        // Output FIFO (shift_fifo!): the record assembled, or an empty list's token (which
+        // wins), pushed at the first free entry; popped as `out` is taken.
         self.push.next = self.asm_done.q.val() | self.push_none.val();
-        self.widx.next = self.cnt.q.val();
-        if self.pop.val() {
-            self.widx.next = self.cnt.q.val() - self.c_one3.val();
-            for i in 0..3 {
-                self.fw0[i].d.next = self.fw0[i + 1].q.val();
-                self.fw1[i].d.next = self.fw1[i + 1].q.val();
-                self.fw2[i].d.next = self.fw2[i + 1].q.val();
-                self.fw3[i].d.next = self.fw3[i + 1].q.val();
-                self.fw4[i].d.next = self.fw4[i + 1].q.val();
-                self.flast[i].d.next = self.flast[i + 1].q.val();
-                self.fnone[i].d.next = self.fnone[i + 1].q.val();
-            }
-        }
-        for i in 0..4 {
-            if self.widx.val() == self.c_i3[i].val() {
-                if self.asm_done.q.val() {
-                    self.fw0[i].d.next = self.asm[0].q.val();
-                    self.fw1[i].d.next = self.asm[1].q.val();
-                    self.fw2[i].d.next = self.asm[2].q.val();
-                    self.fw3[i].d.next = self.asm[3].q.val();
-                    self.fw4[i].d.next = self.asm[4].q.val();
-                    self.flast[i].d.next = self.asm_last.q.val();
-                    self.fnone[i].d.next = false;
-                }
-                if self.push_none.val() {
-                    self.fw0[i].d.next = self.nw0.q.val();
-                    self.fw1[i].d.next = self.c_zero32.val();
-                    self.fw2[i].d.next = self.c_zero32.val();
-                    self.fw3[i].d.next = self.c_zero32.val();
-                    self.fw4[i].d.next = self.c_zero32.val();
-                    self.flast[i].d.next = true;
-                    self.fnone[i].d.next = true;
-                }
-            }
-        }
-        if self.push.val() & !self.pop.val() {
-            self.cnt.d.next = self.cnt.q.val() + self.c_one3.val();
-        }
-        if self.pop.val() & !self.push.val() {
-            self.cnt.d.next = self.cnt.q.val() - self.c_one3.val();
+        self.out_fifo.clock.next = self.clock.val();
+        self.out_fifo.flush.next = self.flush.val();
+        self.out_fifo.pop.next = self.pop.val();
+        self.out_fifo.push.next = self.push.val();
+        self.out_fifo.push_w0.next = self.asm[0].q.val();
+        self.out_fifo.push_w1.next = self.asm[1].q.val();
+        self.out_fifo.push_w2.next = self.asm[2].q.val();
+        self.out_fifo.push_w3.next = self.asm[3].q.val();
+        self.out_fifo.push_w4.next = self.asm[4].q.val();
+        self.out_fifo.push_last.next = self.asm_last.q.val();
+        self.out_fifo.push_none.next = false;
+        if self.push_none.val() {
+            self.out_fifo.push_w0.next = self.nw0.q.val();
+            self.out_fifo.push_w1.next = self.c_zero32.val();
+            self.out_fifo.push_w2.next = self.c_zero32.val();
+            self.out_fifo.push_w3.next = self.c_zero32.val();
+            self.out_fifo.push_w4.next = self.c_zero32.val();
+            self.out_fifo.push_last.next = true;
+            self.out_fifo.push_none.next = true;
         }
 
         if self.flush.val() {
@@ -460,32 +417,22 @@ impl ListReader {
             self.rleft.d.next = 0.into();
             self.asm_done.d.next = false;
             self.asm_last.d.next = false;
-            self.cnt.d.next = 0.into();
             for j in 0..5 {
                 self.asm[j].d.next = 0.into();
-            }
-            for i in 0..4 {
-                self.fw0[i].d.next = 0.into();
-                self.fw1[i].d.next = 0.into();
-                self.fw2[i].d.next = 0.into();
-                self.fw3[i].d.next = 0.into();
-                self.fw4[i].d.next = 0.into();
-                self.flast[i].d.next = false;
-                self.fnone[i].d.next = false;
             }
         }
 
         self.start_ready.next = self.seq.q.val() == self.c_idle.val();
         self.rd_valid.next = self.rv.q.val();
         self.rd_addr.next = self.raddr.q.val();
-        self.out_valid.next = self.cnt.q.val() != self.c_i3[0].val();
-        self.out_w0.next = self.fw0[0].q.val();
-        self.out_w1.next = self.fw1[0].q.val();
-        self.out_w2.next = self.fw2[0].q.val();
-        self.out_w3.next = self.fw3[0].q.val();
-        self.out_w4.next = self.fw4[0].q.val();
-        self.out_last.next = self.flast[0].q.val();
-        self.out_none.next = self.fnone[0].q.val();
+        self.out_valid.next = self.out_fifo.count.val() != self.c_i3[0].val();
+        self.out_w0.next = self.out_fifo.head_w0.val();
+        self.out_w1.next = self.out_fifo.head_w1.val();
+        self.out_w2.next = self.out_fifo.head_w2.val();
+        self.out_w3.next = self.out_fifo.head_w3.val();
+        self.out_w4.next = self.out_fifo.head_w4.val();
+        self.out_last.next = self.out_fifo.head_last.val();
+        self.out_none.next = self.out_fifo.head_none.val();
     }
 }
 
