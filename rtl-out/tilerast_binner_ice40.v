@@ -39,43 +39,27 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
     output wire  out__last;
 
     // Constant declarations
-    localparam [3:0] c_init = 4'h0;
-    localparam [3:0] c_idle = 4'h1;
-    localparam [3:0] c_setup = 4'h2;
-    localparam [3:0] c_read = 4'h3;
-    localparam [3:0] c_latch = 4'h4;
-    localparam [3:0] c_emit = 4'h5;
-    localparam [3:0] c_fread = 4'h6;
-    localparam [3:0] c_flatch = 4'h7;
-    localparam [3:0] c_femit = 4'h8;
     localparam [11:0] c_sx = 12'h4;
     localparam [11:0] c_sy = 12'h4;
     localparam [11:0] c_tiles_x12 = 12'ha;
     localparam [15:0] c_tiles_x16 = 16'ha;
-    localparam [11:0] c_last_list = 12'h4f;
     localparam [11:0] c_one12 = 12'h1;
-    localparam [3:0] c_be = 4'hf;
 
     // Stub signals
-    reg  lw__clock;
-    reg  lw__flush;
-    reg  lw__re;
-    reg  [11:0] lw__raddr;
-    reg  lw__latch;
-    reg  lw__step;
-    reg  lw__fin;
-    reg  [11:0] lw__list;
-    reg  lw__clear;
-    reg  lw__rbump;
-    reg  [31:0] lw__word;
-    wire  [2:0] lw__kw;
-    wire  [31:0] lw__wr_addr;
-    wire  [31:0] lw__wr_data;
-    wire  lw__done;
-    wire  lw__empty;
-    reg  [3:0] st__d;
-    wire  [3:0] st__q;
-    reg  st__clock;
+    reg  emitter__clock;
+    reg  emitter__flush;
+    reg  emitter__out_ready;
+    reg  emitter__start;
+    reg  emitter__finish;
+    reg  [11:0] emitter__list;
+    reg  [31:0] emitter__word;
+    reg  emitter__after_read;
+    reg  emitter__after_own;
+    wire  [2:0] emitter__kw;
+    wire  emitter__idle;
+    wire  emitter__own;
+    wire  emitter__appended;
+    wire  emitter__out_valid;
     reg  [23:0] prim__d;
     wire  [23:0] prim__q;
     reg  prim__clock;
@@ -100,6 +84,172 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
     reg  [11:0] rowbase__d;
     wire  [11:0] rowbase__q;
     reg  rowbase__clock;
+
+    // Local signals
+    reg  [11:0] li;
+    reg  [31:0] prod;
+    reg  last_tile;
+
+    // Sub module instances
+    tilerast_binner_ice40__emitter emitter(
+        .clock(emitter__clock),
+        .flush(emitter__flush),
+        .out_ready(emitter__out_ready),
+        .start(emitter__start),
+        .finish(emitter__finish),
+        .list(emitter__list),
+        .word(emitter__word),
+        .after_read(emitter__after_read),
+        .after_own(emitter__after_own),
+        .kw(emitter__kw),
+        .idle(emitter__idle),
+        .own(emitter__own),
+        .appended(emitter__appended),
+        .out_valid(emitter__out_valid),
+        .out__addr(out__addr),
+        .out__write(out__write),
+        .out__wdata(out__wdata),
+        .out__be(out__be),
+        .out__last(out__last)
+    );
+    tilerast_dff_24 prim(.d(prim__d), .q(prim__q), .clock(prim__clock));
+    tilerast_dff_12 bx0(.d(bx0__d), .q(bx0__q), .clock(bx0__clock));
+    tilerast_dff_12 bx1(.d(bx1__d), .q(bx1__q), .clock(bx1__clock));
+    tilerast_dff_12 by0(.d(by0__d), .q(by0__q), .clock(by0__clock));
+    tilerast_dff_12 by1(.d(by1__d), .q(by1__q), .clock(by1__clock));
+    tilerast_dff_12 tx(.d(tx__d), .q(tx__q), .clock(tx__clock));
+    tilerast_dff_12 ty(.d(ty__d), .q(ty__q), .clock(ty__clock));
+    tilerast_dff_12 rowbase(.d(rowbase__d), .q(rowbase__q), .clock(rowbase__clock));
+
+    // Update code
+    always @(*) begin
+        prim__clock = clock;
+        bx0__clock = clock;
+        bx1__clock = clock;
+        by0__clock = clock;
+        by1__clock = clock;
+        tx__clock = clock;
+        ty__clock = clock;
+        rowbase__clock = clock;
+        prim__d = prim__q;
+        bx0__d = bx0__q;
+        bx1__d = bx1__q;
+        by0__d = by0__q;
+        by1__d = by1__q;
+        tx__d = tx__q;
+        ty__d = ty__q;
+        rowbase__d = rowbase__q;
+        li = rowbase__q + tx__q;
+        prod = ((by0__q) & 16'hffff) * c_tiles_x16;
+        last_tile = (tx__q == bx1__q) & (ty__q == by1__q);
+        in_ready = emitter__idle;
+        emitter__clock = clock;
+        emitter__flush = flush;
+        emitter__out_ready = out_ready;
+        emitter__start = in_valid & ~inp__end;
+        emitter__finish = in_valid & inp__end;
+        emitter__list = li;
+        emitter__word = ((prim__q) & 32'hffffffff);
+        emitter__after_read = ~last_tile;
+        emitter__after_own = 1'b0;
+        if (emitter__idle & in_valid & ~inp__end) begin
+            prim__d = inp__prim;
+            bx0__d = inp__x0 >> c_sx;
+            bx1__d = inp__x1 >> c_sx;
+            by0__d = inp__y0 >> c_sy;
+            by1__d = inp__y1 >> c_sy;
+        end
+        if (emitter__own) begin
+            rowbase__d = prod[(32'h0)+:(12)];
+            tx__d = bx0__q;
+            ty__d = by0__q;
+        end
+        if (emitter__appended & ~last_tile) begin
+            if (tx__q == bx1__q) begin
+                ty__d = ty__q + c_one12;
+                tx__d = bx0__q;
+                rowbase__d = rowbase__q + c_tiles_x12;
+            end
+            else begin
+                tx__d = tx__q + c_one12;
+            end
+        end
+        if (flush) begin
+            prim__d = 32'h0;
+            bx0__d = 32'h0;
+            bx1__d = 32'h0;
+            by0__d = 32'h0;
+            by1__d = 32'h0;
+            tx__d = 32'h0;
+            ty__d = 32'h0;
+            rowbase__d = 32'h0;
+        end
+        out_valid = emitter__out_valid;
+    end
+
+endmodule // tilerast_binner_ice40
+
+
+module tilerast_binner_ice40__emitter(clock,flush,out_ready,start,finish,list,word,after_read,after_own,kw,idle,own,appended,out_valid,out__addr,out__write,out__wdata,out__be,out__last);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  out_ready;
+    input wire  start;
+    input wire  finish;
+    input wire  [11:0] list;
+    input wire  [31:0] word;
+    input wire  after_read;
+    input wire  after_own;
+    output reg  [2:0] kw;
+    output reg  idle;
+    output reg  own;
+    output reg  appended;
+    output reg  out_valid;
+    output wire  [31:0] out__addr;
+    output wire  out__write;
+    output wire  [31:0] out__wdata;
+    output wire  [3:0] out__be;
+    output wire  out__last;
+
+    // Constant declarations
+    localparam [3:0] c_init = 4'h0;
+    localparam [3:0] c_idle = 4'h1;
+    localparam [3:0] c_own = 4'h2;
+    localparam [3:0] c_read = 4'h3;
+    localparam [3:0] c_latch = 4'h4;
+    localparam [3:0] c_emit = 4'h5;
+    localparam [3:0] c_fread = 4'h6;
+    localparam [3:0] c_flatch = 4'h7;
+    localparam [3:0] c_femit = 4'h8;
+    localparam [11:0] c_last_list = 12'h4f;
+    localparam [11:0] c_one12 = 12'h1;
+    localparam [3:0] c_be = 4'hf;
+
+    // Stub signals
+    reg  lw__clock;
+    reg  lw__flush;
+    reg  lw__re;
+    reg  [11:0] lw__raddr;
+    reg  lw__latch;
+    reg  lw__step;
+    reg  lw__fin;
+    reg  [11:0] lw__list;
+    reg  lw__clear;
+    reg  lw__rbump;
+    reg  [31:0] lw__word;
+    wire  [2:0] lw__kw;
+    wire  [31:0] lw__wr_addr;
+    wire  [31:0] lw__wr_data;
+    wire  lw__done;
+    wire  lw__empty;
+    reg  [3:0] st__d;
+    wire  [3:0] st__q;
+    reg  st__clock;
+    reg  [11:0] sweep_list__d;
+    wire  [11:0] sweep_list__q;
+    reg  sweep_list__clock;
     reg  ov__d;
     wire  ov__q;
     reg  ov__clock;
@@ -114,12 +264,10 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
 
     // Local signals
     reg  adv;
-    reg  [11:0] li;
-    reg  [31:0] prod;
     reg  last_list;
 
     // Sub module instances
-    tilerast_binner_ice40__lw lw(
+    tilerast_binner_ice40__emitter__lw lw(
         .clock(lw__clock),
         .flush(lw__flush),
         .re(lw__re),
@@ -138,16 +286,9 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
         .empty(lw__empty)
     );
     tilerast_dff_4 st(.d(st__d), .q(st__q), .clock(st__clock));
-    tilerast_dff_24 prim(.d(prim__d), .q(prim__q), .clock(prim__clock));
-    tilerast_dff_12 bx0(.d(bx0__d), .q(bx0__q), .clock(bx0__clock));
-    tilerast_dff_12 bx1(.d(bx1__d), .q(bx1__q), .clock(bx1__clock));
-    tilerast_dff_12 by0(.d(by0__d), .q(by0__q), .clock(by0__clock));
-    tilerast_dff_12 by1(.d(by1__d), .q(by1__q), .clock(by1__clock));
-    tilerast_dff_12 tx(.d(tx__d), .q(tx__q), .clock(tx__clock));
-    tilerast_dff_12 ty(.d(ty__d), .q(ty__q), .clock(ty__clock));
-    tilerast_dff_12 rowbase(.d(rowbase__d), .q(rowbase__q), .clock(rowbase__clock));
+    tilerast_dff_12 sweep_list(.d(sweep_list__d), .q(sweep_list__q), .clock(sweep_list__clock));
     tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
-    tilerast_binner_default__out_reg out_reg(
+    tilerast_binner_default__emitter__out_reg out_reg(
         .clock(out_reg__clock),
         .load(out_reg__load),
         .clear(out_reg__clear),
@@ -166,41 +307,34 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
     // Update code
     always @(*) begin
         st__clock = clock;
-        st__d = st__q;
-        prim__clock = clock;
-        prim__d = prim__q;
-        bx0__clock = clock;
-        bx0__d = bx0__q;
-        bx1__clock = clock;
-        bx1__d = bx1__q;
-        by0__clock = clock;
-        by0__d = by0__q;
-        by1__clock = clock;
-        by1__d = by1__q;
-        tx__clock = clock;
-        tx__d = tx__q;
-        ty__clock = clock;
-        ty__d = ty__q;
-        rowbase__clock = clock;
-        rowbase__d = rowbase__q;
+        sweep_list__clock = clock;
         ov__clock = clock;
+        st__d = st__q;
+        sweep_list__d = sweep_list__q;
         ov__d = ov__q;
         lw__clock = clock;
         adv = ~ov__q | out_ready;
-        li = rowbase__q + tx__q;
-        prod = ((by0__q) & 16'hffff) * c_tiles_x16;
-        last_list = tx__q == c_last_list;
-        in_ready = st__q == c_idle;
+        last_list = sweep_list__q == c_last_list;
+        idle = st__q == c_idle;
+        own = st__q == c_own;
+        kw = lw__kw;
+        appended = (st__q == c_emit) & adv & lw__done;
         lw__flush = flush;
         lw__re = (st__q == c_read) | (st__q == c_fread);
-        lw__raddr = li;
-        lw__list = li;
+        lw__raddr = list;
+        if (st__q == c_fread) begin
+            lw__raddr = sweep_list__q;
+        end
+        lw__list = list;
+        if ((st__q == c_init) | (st__q == c_femit)) begin
+            lw__list = sweep_list__q;
+        end
         lw__latch = (st__q == c_latch) | (st__q == c_flatch);
         lw__fin = st__q == c_femit;
         lw__step = ((st__q == c_emit) | (st__q == c_femit)) & adv & ~flush;
         lw__clear = st__q == c_init;
         lw__rbump = 1'b0;
-        lw__word = ((prim__q) & 32'hffffffff);
+        lw__word = word;
         out_reg__clock = clock;
         out_reg__load = 1'b0;
         out_reg__clear = flush;
@@ -215,32 +349,22 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
         if (st__q == c_init) begin
             if (last_list) begin
                 lw__rbump = 1'b1;
-                tx__d = 32'h0;
+                sweep_list__d = 32'h0;
                 st__d = c_idle;
             end
             else begin
-                tx__d = tx__q + c_one12;
+                sweep_list__d = sweep_list__q + c_one12;
             end
         end
-        if ((st__q == c_idle) & in_valid) begin
-            if (inp__end) begin
-                tx__d = 32'h0;
-                rowbase__d = 32'h0;
+        if (st__q == c_idle) begin
+            if (finish) begin
                 st__d = c_fread;
             end
-            else begin
-                prim__d = inp__prim;
-                bx0__d = inp__x0 >> c_sx;
-                bx1__d = inp__x1 >> c_sx;
-                by0__d = inp__y0 >> c_sy;
-                by1__d = inp__y1 >> c_sy;
-                st__d = c_setup;
+            else if (start) begin
+                st__d = c_own;
             end
         end
-        if (st__q == c_setup) begin
-            rowbase__d = prod[(32'h0)+:(12)];
-            tx__d = bx0__q;
-            ty__d = by0__q;
+        if (st__q == c_own) begin
             st__d = c_read;
         end
         if (st__q == c_read) begin
@@ -259,31 +383,24 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
             ov__d = 1'b1;
             out_reg__load = 1'b1;
         end
-        if ((st__q == c_emit) & adv & lw__done) begin
-            st__d = c_read;
-            if (tx__q == bx1__q) begin
-                if (ty__q == by1__q) begin
-                    st__d = c_idle;
-                end
-                else begin
-                    ty__d = ty__q + c_one12;
-                    tx__d = bx0__q;
-                    rowbase__d = rowbase__q + c_tiles_x12;
-                end
+        if (appended) begin
+            st__d = c_idle;
+            if (after_read) begin
+                st__d = c_read;
             end
-            else begin
-                tx__d = tx__q + c_one12;
+            if (after_own) begin
+                st__d = c_own;
             end
         end
         if ((st__q == c_femit) & adv & lw__done) begin
             out_reg__d__last = last_list;
             if (last_list) begin
                 lw__rbump = 1'b1;
-                tx__d = 32'h0;
+                sweep_list__d = 32'h0;
                 st__d = c_idle;
             end
             else begin
-                tx__d = tx__q + c_one12;
+                sweep_list__d = sweep_list__q + c_one12;
                 st__d = c_fread;
             end
         end
@@ -291,23 +408,16 @@ module tilerast_binner_ice40(clock,flush,in_valid,in_ready,inp__prim,inp__x0,inp
             lw__clear = 1'b0;
             lw__rbump = 1'b0;
             st__d = 32'h0;
-            prim__d = 32'h0;
-            bx0__d = 32'h0;
-            bx1__d = 32'h0;
-            by0__d = 32'h0;
-            by1__d = 32'h0;
-            tx__d = 32'h0;
-            ty__d = 32'h0;
-            rowbase__d = 32'h0;
+            sweep_list__d = 32'h0;
             ov__d = 1'b0;
         end
         out_valid = ov__q;
     end
 
-endmodule // tilerast_binner_ice40
+endmodule // tilerast_binner_ice40__emitter
 
 
-module tilerast_binner_ice40__lw(clock,flush,re,raddr,latch,step,fin,list,clear,rbump,word,kw,wr_addr,wr_data,done,empty);
+module tilerast_binner_ice40__emitter__lw(clock,flush,re,raddr,latch,step,fin,list,clear,rbump,word,kw,wr_addr,wr_data,done,empty);
 
     // Module arguments
     input wire  clock;
@@ -408,7 +518,7 @@ module tilerast_binner_ice40__lw(clock,flush,re,raddr,latch,step,fin,list,clear,
     reg  [31:0] wnow;
 
     // Sub module instances
-    tilerast_binner_ice40__lw__ram ram(
+    tilerast_binner_ice40__emitter__lw__ram ram(
         .clock(ram__clock),
         .we(ram__we),
         .waddr(ram__waddr),
@@ -589,10 +699,10 @@ module tilerast_binner_ice40__lw(clock,flush,re,raddr,latch,step,fin,list,clear,
         end
     end
 
-endmodule // tilerast_binner_ice40__lw
+endmodule // tilerast_binner_ice40__emitter__lw
 
 
-module tilerast_binner_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,wd_nz,wd_full,re,raddr,rd_head,rd_tail,rd_count,rd_off,rd_nz,rd_full);
+module tilerast_binner_ice40__emitter__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,wd_nz,wd_full,re,raddr,rd_head,rd_tail,rd_count,rd_off,rd_nz,rd_full);
 
     // Module arguments
     input wire  clock;
@@ -634,4 +744,4 @@ module tilerast_binner_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd
         integer i;
         initial for (i = 0; i < 128; i = i + 1) mem[i] = 114'd0;
     `endif
-endmodule // tilerast_binner_ice40__lw__ram
+endmodule // tilerast_binner_ice40__emitter__lw__ram

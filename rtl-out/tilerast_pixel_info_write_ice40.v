@@ -65,22 +65,11 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
     output wire  out__last;
 
     // Constant declarations
-    localparam [3:0] c_init = 4'h0;
-    localparam [3:0] c_idle = 4'h1;
-    localparam [3:0] c_pick = 4'h2;
-    localparam [3:0] c_read = 4'h3;
-    localparam [3:0] c_latch = 4'h4;
-    localparam [3:0] c_emit = 4'h5;
-    localparam [3:0] c_fread = 4'h6;
-    localparam [3:0] c_flatch = 4'h7;
-    localparam [3:0] c_femit = 4'h8;
     localparam [11:0] c_sx = 12'h4;
     localparam [11:0] c_sy = 12'h3;
     localparam [11:0] c_mx = 12'hf;
     localparam [11:0] c_my = 12'h7;
     localparam [15:0] c_tiles_x16 = 16'h5;
-    localparam [11:0] c_last_list = 12'h27;
-    localparam [11:0] c_one12 = 12'h1;
     localparam [3:0] c_zero4 = 4'h0;
     localparam [3:0] c_lane_clr__0 = 4'he;
     localparam [3:0] c_lane_clr__1 = 4'hd;
@@ -93,28 +82,22 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
     localparam [31:0] c_8 = 32'h8;
     localparam [31:0] c_16 = 32'h10;
     localparam [31:0] c_24 = 32'h18;
-    localparam [3:0] c_be = 4'hf;
 
     // Stub signals
-    reg  lw__clock;
-    reg  lw__flush;
-    reg  lw__re;
-    reg  [11:0] lw__raddr;
-    reg  lw__latch;
-    reg  lw__step;
-    reg  lw__fin;
-    reg  [11:0] lw__list;
-    reg  lw__clear;
-    reg  lw__rbump;
-    reg  [31:0] lw__word;
-    wire  [2:0] lw__kw;
-    wire  [31:0] lw__wr_addr;
-    wire  [31:0] lw__wr_data;
-    wire  lw__done;
-    wire  lw__empty;
-    reg  [3:0] st__d;
-    wire  [3:0] st__q;
-    reg  st__clock;
+    reg  emitter__clock;
+    reg  emitter__flush;
+    reg  emitter__out_ready;
+    reg  emitter__start;
+    reg  emitter__finish;
+    reg  [11:0] emitter__list;
+    reg  [31:0] emitter__word;
+    reg  emitter__after_read;
+    reg  emitter__after_own;
+    wire  [2:0] emitter__kw;
+    wire  emitter__idle;
+    wire  emitter__own;
+    wire  emitter__appended;
+    wire  emitter__out_valid;
     reg  [23:0] prim__d;
     wire  [23:0] prim__q;
     reg  prim__clock;
@@ -187,20 +170,8 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
     reg  [63:0] rmask__d;
     wire  [63:0] rmask__q;
     reg  rmask__clock;
-    reg  ov__d;
-    wire  ov__q;
-    reg  ov__clock;
-    reg  out_reg__clock;
-    reg  out_reg__load;
-    reg  out_reg__clear;
-    reg  [31:0] out_reg__d__addr;
-    reg  out_reg__d__write;
-    reg  [31:0] out_reg__d__wdata;
-    reg  [3:0] out_reg__d__be;
-    reg  out_reg__d__last;
 
     // Local signals
-    reg  adv;
     reg  [11:0] sqx;
     reg  [11:0] sqy;
     reg  [11:0] sli;
@@ -211,28 +182,29 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
     reg  [63:0] smask;
     reg  [3:0] sclr;
     reg  [31:0] word;
-    reg  last_list;
 
     // Sub module instances
-    tilerast_pixel_info_write_ice40__lw lw(
-        .clock(lw__clock),
-        .flush(lw__flush),
-        .re(lw__re),
-        .raddr(lw__raddr),
-        .latch(lw__latch),
-        .step(lw__step),
-        .fin(lw__fin),
-        .list(lw__list),
-        .clear(lw__clear),
-        .rbump(lw__rbump),
-        .word(lw__word),
-        .kw(lw__kw),
-        .wr_addr(lw__wr_addr),
-        .wr_data(lw__wr_data),
-        .done(lw__done),
-        .empty(lw__empty)
+    tilerast_pixel_info_write_ice40__emitter emitter(
+        .clock(emitter__clock),
+        .flush(emitter__flush),
+        .out_ready(emitter__out_ready),
+        .start(emitter__start),
+        .finish(emitter__finish),
+        .list(emitter__list),
+        .word(emitter__word),
+        .after_read(emitter__after_read),
+        .after_own(emitter__after_own),
+        .kw(emitter__kw),
+        .idle(emitter__idle),
+        .own(emitter__own),
+        .appended(emitter__appended),
+        .out_valid(emitter__out_valid),
+        .out__addr(out__addr),
+        .out__write(out__write),
+        .out__wdata(out__wdata),
+        .out__be(out__be),
+        .out__last(out__last)
     );
-    tilerast_dff_4 st(.d(st__d), .q(st__q), .clock(st__clock));
     tilerast_dff_24 prim(.d(prim__d), .q(prim__q), .clock(prim__clock));
     tilerast_dff_24 depth(.d(depth__d), .q(depth__q), .clock(depth__clock));
     tilerast_dff_8 frame(.d(frame__d), .q(frame__q), .clock(frame__clock));
@@ -257,35 +229,25 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
     tilerast_dff_12 rqx(.d(rqx__d), .q(rqx__q), .clock(rqx__clock));
     tilerast_dff_12 rqy(.d(rqy__d), .q(rqy__q), .clock(rqy__clock));
     tilerast_dff_64 rmask(.d(rmask__d), .q(rmask__q), .clock(rmask__clock));
-    tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
-    tilerast_binner_default__out_reg out_reg(
-        .clock(out_reg__clock),
-        .load(out_reg__load),
-        .clear(out_reg__clear),
-        .d__addr(out_reg__d__addr),
-        .d__write(out_reg__d__write),
-        .d__wdata(out_reg__d__wdata),
-        .d__be(out_reg__d__be),
-        .d__last(out_reg__d__last),
-        .q__addr(out__addr),
-        .q__write(out__write),
-        .q__wdata(out__wdata),
-        .q__be(out__be),
-        .q__last(out__last)
-    );
 
     // Update code
     always @(*) begin
-        st__clock = clock;
-        st__d = st__q;
         prim__clock = clock;
-        prim__d = prim__q;
         depth__clock = clock;
-        depth__d = depth__q;
         frame__clock = clock;
-        frame__d = frame__q;
         lanes__clock = clock;
+        li__clock = clock;
+        rqx__clock = clock;
+        rqy__clock = clock;
+        rmask__clock = clock;
+        prim__d = prim__q;
+        depth__d = depth__q;
+        frame__d = frame__q;
         lanes__d = lanes__q;
+        li__d = li__q;
+        rqx__d = rqx__q;
+        rqy__d = rqy__q;
+        rmask__d = rmask__q;
         qx__0__clock = clock;
         qx__0__d = qx__0__q;
         qy__0__clock = clock;
@@ -318,20 +280,7 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
         lli__3__d = lli__3__q;
         mask__3__clock = clock;
         mask__3__d = mask__3__q;
-        li__clock = clock;
-        li__d = li__q;
-        rqx__clock = clock;
-        rqx__d = rqx__q;
-        rqy__clock = clock;
-        rqy__d = rqy__q;
-        rmask__clock = clock;
-        rmask__d = rmask__q;
-        ov__clock = clock;
-        ov__d = ov__q;
-        lw__clock = clock;
-        adv = ~ov__q | out_ready;
-        last_list = li__q == c_last_list;
-        in_ready = st__q == c_idle;
+        in_ready = emitter__idle;
         sqx = qx__3__q;
         sqy = qy__3__q;
         sli = lli__3__q;
@@ -363,126 +312,57 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
         lprod__2 = ((inp__qy_2 >> c_sy) & 16'hffff) * c_tiles_x16;
         lprod__3 = ((inp__qy_3 >> c_sy) & 16'hffff) * c_tiles_x16;
         word = ((rmask__q[(32'h30)+:(16)]) & 32'hffffffff);
-        if (lw__kw == c_kw__0) begin
+        if (emitter__kw == c_kw__0) begin
             word = ((depth__q) & 32'hffffffff) | (((frame__q) & 32'hffffffff) << c_24);
         end
-        if (lw__kw == c_kw__1) begin
+        if (emitter__kw == c_kw__1) begin
             word = ((prim__q) & 32'hffffffff);
         end
-        if (lw__kw == c_kw__2) begin
+        if (emitter__kw == c_kw__2) begin
             word = ((rqx__q) & 32'hffffffff) | (((rqy__q) & 32'hffffffff) << c_8) | (((rmask__q[(32'h0)+:(16)]) & 32'hffffffff) << c_16);
         end
-        if (lw__kw == c_kw__3) begin
+        if (emitter__kw == c_kw__3) begin
             word = rmask__q[(32'h10)+:(32)];
         end
-        lw__flush = flush;
-        lw__re = (st__q == c_read) | (st__q == c_fread);
-        lw__raddr = li__q;
-        lw__list = li__q;
-        lw__latch = (st__q == c_latch) | (st__q == c_flatch);
-        lw__fin = st__q == c_femit;
-        lw__step = ((st__q == c_emit) | (st__q == c_femit)) & adv & ~flush;
-        lw__clear = st__q == c_init;
-        lw__rbump = 1'b0;
-        lw__word = word;
-        out_reg__clock = clock;
-        out_reg__load = 1'b0;
-        out_reg__clear = flush;
-        out_reg__d__addr = lw__wr_addr;
-        out_reg__d__wdata = lw__wr_data;
-        out_reg__d__write = 1'b1;
-        out_reg__d__be = c_be;
-        out_reg__d__last = 1'b0;
-        if (adv) begin
-            ov__d = 1'b0;
+        emitter__clock = clock;
+        emitter__flush = flush;
+        emitter__out_ready = out_ready;
+        emitter__start = in_valid & ~inp__end & (inp__lane_valid != c_zero4);
+        emitter__finish = in_valid & inp__end;
+        emitter__list = li__q;
+        emitter__word = word;
+        emitter__after_read = 1'b0;
+        emitter__after_own = lanes__q != c_zero4;
+        if (emitter__idle & in_valid & ~inp__end) begin
+            prim__d = inp__prim;
+            depth__d = inp__depth;
+            frame__d = inp__frame;
+            lanes__d = inp__lane_valid;
+            qx__0__d = inp__qx_0;
+            qx__1__d = inp__qx_1;
+            qx__2__d = inp__qx_2;
+            qx__3__d = inp__qx_3;
+            qy__0__d = inp__qy_0;
+            qy__1__d = inp__qy_1;
+            qy__2__d = inp__qy_2;
+            qy__3__d = inp__qy_3;
+            lli__0__d = lprod__0[(32'h0)+:(12)] + (inp__qx_0 >> c_sx);
+            lli__1__d = lprod__1[(32'h0)+:(12)] + (inp__qx_1 >> c_sx);
+            lli__2__d = lprod__2[(32'h0)+:(12)] + (inp__qx_2 >> c_sx);
+            lli__3__d = lprod__3[(32'h0)+:(12)] + (inp__qx_3 >> c_sx);
+            mask__0__d = inp__mask_0;
+            mask__1__d = inp__mask_1;
+            mask__2__d = inp__mask_2;
+            mask__3__d = inp__mask_3;
         end
-        if (st__q == c_init) begin
-            if (last_list) begin
-                lw__rbump = 1'b1;
-                li__d = 32'h0;
-                st__d = c_idle;
-            end
-            else begin
-                li__d = li__q + c_one12;
-            end
-        end
-        if ((st__q == c_idle) & in_valid) begin
-            if (inp__end) begin
-                li__d = 32'h0;
-                st__d = c_fread;
-            end
-            else begin
-                prim__d = inp__prim;
-                depth__d = inp__depth;
-                frame__d = inp__frame;
-                lanes__d = inp__lane_valid;
-                qx__0__d = inp__qx_0;
-                qx__1__d = inp__qx_1;
-                qx__2__d = inp__qx_2;
-                qx__3__d = inp__qx_3;
-                qy__0__d = inp__qy_0;
-                qy__1__d = inp__qy_1;
-                qy__2__d = inp__qy_2;
-                qy__3__d = inp__qy_3;
-                lli__0__d = lprod__0[(32'h0)+:(12)] + (inp__qx_0 >> c_sx);
-                lli__1__d = lprod__1[(32'h0)+:(12)] + (inp__qx_1 >> c_sx);
-                lli__2__d = lprod__2[(32'h0)+:(12)] + (inp__qx_2 >> c_sx);
-                lli__3__d = lprod__3[(32'h0)+:(12)] + (inp__qx_3 >> c_sx);
-                mask__0__d = inp__mask_0;
-                mask__1__d = inp__mask_1;
-                mask__2__d = inp__mask_2;
-                mask__3__d = inp__mask_3;
-                if (inp__lane_valid != c_zero4) begin
-                    st__d = c_pick;
-                end
-            end
-        end
-        if (st__q == c_pick) begin
+        if (emitter__own) begin
             lanes__d = lanes__q & sclr;
             li__d = sli;
             rqx__d = sqx & c_mx;
             rqy__d = sqy & c_my;
             rmask__d = smask;
-            st__d = c_read;
-        end
-        if (st__q == c_read) begin
-            st__d = c_latch;
-        end
-        if (st__q == c_fread) begin
-            st__d = c_flatch;
-        end
-        if (st__q == c_latch) begin
-            st__d = c_emit;
-        end
-        if (st__q == c_flatch) begin
-            st__d = c_femit;
-        end
-        if (((st__q == c_emit) | (st__q == c_femit)) & adv) begin
-            ov__d = 1'b1;
-            out_reg__load = 1'b1;
-        end
-        if ((st__q == c_emit) & adv & lw__done) begin
-            st__d = c_idle;
-            if (lanes__q != c_zero4) begin
-                st__d = c_pick;
-            end
-        end
-        if ((st__q == c_femit) & adv & lw__done) begin
-            out_reg__d__last = last_list;
-            if (last_list) begin
-                lw__rbump = 1'b1;
-                li__d = 32'h0;
-                st__d = c_idle;
-            end
-            else begin
-                li__d = li__q + c_one12;
-                st__d = c_fread;
-            end
         end
         if (flush) begin
-            lw__clear = 1'b0;
-            lw__rbump = 1'b0;
-            st__d = 32'h0;
             prim__d = 32'h0;
             depth__d = 32'h0;
             frame__d = 32'h0;
@@ -507,15 +387,241 @@ module tilerast_pixel_info_write_ice40(clock,flush,in_valid,in_ready,inp__prim,i
             rqx__d = 32'h0;
             rqy__d = 32'h0;
             rmask__d = 32'h0;
-            ov__d = 1'b0;
         end
-        out_valid = ov__q;
+        out_valid = emitter__out_valid;
     end
 
 endmodule // tilerast_pixel_info_write_ice40
 
 
-module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,list,clear,rbump,word,kw,wr_addr,wr_data,done,empty);
+module tilerast_pixel_info_write_ice40__emitter(clock,flush,out_ready,start,finish,list,word,after_read,after_own,kw,idle,own,appended,out_valid,out__addr,out__write,out__wdata,out__be,out__last);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  out_ready;
+    input wire  start;
+    input wire  finish;
+    input wire  [11:0] list;
+    input wire  [31:0] word;
+    input wire  after_read;
+    input wire  after_own;
+    output reg  [2:0] kw;
+    output reg  idle;
+    output reg  own;
+    output reg  appended;
+    output reg  out_valid;
+    output wire  [31:0] out__addr;
+    output wire  out__write;
+    output wire  [31:0] out__wdata;
+    output wire  [3:0] out__be;
+    output wire  out__last;
+
+    // Constant declarations
+    localparam [3:0] c_init = 4'h0;
+    localparam [3:0] c_idle = 4'h1;
+    localparam [3:0] c_own = 4'h2;
+    localparam [3:0] c_read = 4'h3;
+    localparam [3:0] c_latch = 4'h4;
+    localparam [3:0] c_emit = 4'h5;
+    localparam [3:0] c_fread = 4'h6;
+    localparam [3:0] c_flatch = 4'h7;
+    localparam [3:0] c_femit = 4'h8;
+    localparam [11:0] c_last_list = 12'h27;
+    localparam [11:0] c_one12 = 12'h1;
+    localparam [3:0] c_be = 4'hf;
+
+    // Stub signals
+    reg  lw__clock;
+    reg  lw__flush;
+    reg  lw__re;
+    reg  [11:0] lw__raddr;
+    reg  lw__latch;
+    reg  lw__step;
+    reg  lw__fin;
+    reg  [11:0] lw__list;
+    reg  lw__clear;
+    reg  lw__rbump;
+    reg  [31:0] lw__word;
+    wire  [2:0] lw__kw;
+    wire  [31:0] lw__wr_addr;
+    wire  [31:0] lw__wr_data;
+    wire  lw__done;
+    wire  lw__empty;
+    reg  [3:0] st__d;
+    wire  [3:0] st__q;
+    reg  st__clock;
+    reg  [11:0] sweep_list__d;
+    wire  [11:0] sweep_list__q;
+    reg  sweep_list__clock;
+    reg  ov__d;
+    wire  ov__q;
+    reg  ov__clock;
+    reg  out_reg__clock;
+    reg  out_reg__load;
+    reg  out_reg__clear;
+    reg  [31:0] out_reg__d__addr;
+    reg  out_reg__d__write;
+    reg  [31:0] out_reg__d__wdata;
+    reg  [3:0] out_reg__d__be;
+    reg  out_reg__d__last;
+
+    // Local signals
+    reg  adv;
+    reg  last_list;
+
+    // Sub module instances
+    tilerast_pixel_info_write_ice40__emitter__lw lw(
+        .clock(lw__clock),
+        .flush(lw__flush),
+        .re(lw__re),
+        .raddr(lw__raddr),
+        .latch(lw__latch),
+        .step(lw__step),
+        .fin(lw__fin),
+        .list(lw__list),
+        .clear(lw__clear),
+        .rbump(lw__rbump),
+        .word(lw__word),
+        .kw(lw__kw),
+        .wr_addr(lw__wr_addr),
+        .wr_data(lw__wr_data),
+        .done(lw__done),
+        .empty(lw__empty)
+    );
+    tilerast_dff_4 st(.d(st__d), .q(st__q), .clock(st__clock));
+    tilerast_dff_12 sweep_list(.d(sweep_list__d), .q(sweep_list__q), .clock(sweep_list__clock));
+    tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
+    tilerast_binner_default__emitter__out_reg out_reg(
+        .clock(out_reg__clock),
+        .load(out_reg__load),
+        .clear(out_reg__clear),
+        .d__addr(out_reg__d__addr),
+        .d__write(out_reg__d__write),
+        .d__wdata(out_reg__d__wdata),
+        .d__be(out_reg__d__be),
+        .d__last(out_reg__d__last),
+        .q__addr(out__addr),
+        .q__write(out__write),
+        .q__wdata(out__wdata),
+        .q__be(out__be),
+        .q__last(out__last)
+    );
+
+    // Update code
+    always @(*) begin
+        st__clock = clock;
+        sweep_list__clock = clock;
+        ov__clock = clock;
+        st__d = st__q;
+        sweep_list__d = sweep_list__q;
+        ov__d = ov__q;
+        lw__clock = clock;
+        adv = ~ov__q | out_ready;
+        last_list = sweep_list__q == c_last_list;
+        idle = st__q == c_idle;
+        own = st__q == c_own;
+        kw = lw__kw;
+        appended = (st__q == c_emit) & adv & lw__done;
+        lw__flush = flush;
+        lw__re = (st__q == c_read) | (st__q == c_fread);
+        lw__raddr = list;
+        if (st__q == c_fread) begin
+            lw__raddr = sweep_list__q;
+        end
+        lw__list = list;
+        if ((st__q == c_init) | (st__q == c_femit)) begin
+            lw__list = sweep_list__q;
+        end
+        lw__latch = (st__q == c_latch) | (st__q == c_flatch);
+        lw__fin = st__q == c_femit;
+        lw__step = ((st__q == c_emit) | (st__q == c_femit)) & adv & ~flush;
+        lw__clear = st__q == c_init;
+        lw__rbump = 1'b0;
+        lw__word = word;
+        out_reg__clock = clock;
+        out_reg__load = 1'b0;
+        out_reg__clear = flush;
+        out_reg__d__addr = lw__wr_addr;
+        out_reg__d__wdata = lw__wr_data;
+        out_reg__d__write = 1'b1;
+        out_reg__d__be = c_be;
+        out_reg__d__last = 1'b0;
+        if (adv) begin
+            ov__d = 1'b0;
+        end
+        if (st__q == c_init) begin
+            if (last_list) begin
+                lw__rbump = 1'b1;
+                sweep_list__d = 32'h0;
+                st__d = c_idle;
+            end
+            else begin
+                sweep_list__d = sweep_list__q + c_one12;
+            end
+        end
+        if (st__q == c_idle) begin
+            if (finish) begin
+                st__d = c_fread;
+            end
+            else if (start) begin
+                st__d = c_own;
+            end
+        end
+        if (st__q == c_own) begin
+            st__d = c_read;
+        end
+        if (st__q == c_read) begin
+            st__d = c_latch;
+        end
+        if (st__q == c_fread) begin
+            st__d = c_flatch;
+        end
+        if (st__q == c_latch) begin
+            st__d = c_emit;
+        end
+        if (st__q == c_flatch) begin
+            st__d = c_femit;
+        end
+        if (((st__q == c_emit) | (st__q == c_femit)) & adv) begin
+            ov__d = 1'b1;
+            out_reg__load = 1'b1;
+        end
+        if (appended) begin
+            st__d = c_idle;
+            if (after_read) begin
+                st__d = c_read;
+            end
+            if (after_own) begin
+                st__d = c_own;
+            end
+        end
+        if ((st__q == c_femit) & adv & lw__done) begin
+            out_reg__d__last = last_list;
+            if (last_list) begin
+                lw__rbump = 1'b1;
+                sweep_list__d = 32'h0;
+                st__d = c_idle;
+            end
+            else begin
+                sweep_list__d = sweep_list__q + c_one12;
+                st__d = c_fread;
+            end
+        end
+        if (flush) begin
+            lw__clear = 1'b0;
+            lw__rbump = 1'b0;
+            st__d = 32'h0;
+            sweep_list__d = 32'h0;
+            ov__d = 1'b0;
+        end
+        out_valid = ov__q;
+    end
+
+endmodule // tilerast_pixel_info_write_ice40__emitter
+
+
+module tilerast_pixel_info_write_ice40__emitter__lw(clock,flush,re,raddr,latch,step,fin,list,clear,rbump,word,kw,wr_addr,wr_data,done,empty);
 
     // Module arguments
     input wire  clock;
@@ -616,7 +722,7 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
     reg  [31:0] wnow;
 
     // Sub module instances
-    tilerast_pixel_info_write_ice40__lw__ram ram(
+    tilerast_pixel_info_write_ice40__emitter__lw__ram ram(
         .clock(ram__clock),
         .we(ram__we),
         .waddr(ram__waddr),
@@ -797,10 +903,10 @@ module tilerast_pixel_info_write_ice40__lw(clock,flush,re,raddr,latch,step,fin,l
         end
     end
 
-endmodule // tilerast_pixel_info_write_ice40__lw
+endmodule // tilerast_pixel_info_write_ice40__emitter__lw
 
 
-module tilerast_pixel_info_write_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,wd_nz,wd_full,re,raddr,rd_head,rd_tail,rd_count,rd_off,rd_nz,rd_full);
+module tilerast_pixel_info_write_ice40__emitter__lw__ram(clock,we,waddr,wd_head,wd_tail,wd_count,wd_off,wd_nz,wd_full,re,raddr,rd_head,rd_tail,rd_count,rd_off,rd_nz,rd_full);
 
     // Module arguments
     input wire  clock;
@@ -842,4 +948,4 @@ module tilerast_pixel_info_write_ice40__lw__ram(clock,we,waddr,wd_head,wd_tail,w
         integer i;
         initial for (i = 0; i < 64; i = i + 1) mem[i] = 114'd0;
     `endif
-endmodule // tilerast_pixel_info_write_ice40__lw__ram
+endmodule // tilerast_pixel_info_write_ice40__emitter__lw__ram

@@ -186,32 +186,13 @@ pub use crate::point_raster::point_bbox;
 // The cycle model of `hw/src/binner.rs`.
 
 use crate::cycle::CycleModel;
-use crate::list_writer::ListWriterCycle;
+use crate::list_writer::{AfterAppend, ListEmitterCycle, ListOwner, ListSt, ListWriterCycle};
 use crate::streams::{BinBox, BinWrite};
 
-/// State of [`BinnerCycle`]'s sequencer (the RTL's `st` register: the same encoding).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BinSt {
-    /// Sweep: write an empty state to list `tx` (one per cycle), after `new` / a flush.
-    #[default]
-    Init = 0,
-    /// Waiting for a box or a frame end (`in_ready`).
-    Idle = 1,
-    /// `rowbase` ← `by0 · tiles_x` (the one multiply, alone in its cycle).
-    Setup = 2,
-    /// Read the state of list `rowbase + tx`.
-    Read = 3,
-    /// `cur` ← the word read.
-    Latch = 4,
-    /// The append's writes, one per advance.
-    Emit = 5,
-    /// Finish pass: read the state of list `tx`.
-    FRead = 6,
-    /// `cur` ← the word read.
-    FLatch = 7,
-    /// The close's writes, one per advance.
-    FEmit = 8,
-}
+/// State of [`BinnerCycle`]'s sequencer: the list emitter's [`ListSt`] (the RTL's `st`
+/// register, the same encoding), whose `Own` state is the binner's `Setup`: `rowbase` ←
+/// `by0 · tiles_x` (the one multiply, alone in its cycle).
+pub type BinSt = ListSt;
 
 /// Counters of [`BinnerCycle`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -229,55 +210,39 @@ pub struct BinnerCycleStats {
 }
 
 /// The binner, cycle by cycle: pixel boxes ([`BinBox`]) in, the writes of [`bin_with_chunk`]'s
-/// memory ([`BinWrite`]: a [`crate::streams::MemReq`] plus `last`) out. The list writing is
-/// [`ListWriterCycle`] (records of one word, the primitive index); this model adds the tile
-/// walk and the frame end.
+/// memory ([`BinWrite`]: a [`crate::streams::MemReq`] plus `last`) out. The list writing and
+/// its sequencing are the list emitter [`ListEmitterCycle`] (records of one word, the
+/// primitive index); this model adds the box, the tile walk and the frame end.
 ///
 /// # Timing contract
 ///
 /// The one statement of the `binner` block's timing; the RTL is held to it on every port and
-/// cycle (`hw/tests/binner.rs`, `cosim/tests/binner.rs`).
+/// cycle (`hw/tests/binner.rs`, `cosim/tests/binner.rs`). The advance, the handshake, the
+/// append's and the finish pass's cycles, the RAM hazard and the flush are the list
+/// emitter's ([`ListEmitterCycle`]'s contract); the binner adds:
 ///
-/// * **Registers.** The sequencer `st` ([`BinSt`]), the box (`prim`, tile range `bx0..=bx1`,
-///   `by0..=by1` = pixel box `>> log2 tile`), the walk (`tx`, `ty`, `rowbase` = `ty·tiles_x`;
-///   the list is `li = rowbase + tx`), the list writer's registers (RAM read register, `cur`,
-///   step `ph`, bump allocator `nidx`/`naddr`), the output register (`out_valid`, one
-///   [`BinWrite`]). State RAM: per list `{head, tail, count, off}`, registered read.
-/// * **Advance.** `adv` = ¬out_valid ∨ out_ready. In `Emit` / `FEmit` an `adv` cycle loads
-///   the step's write into the output register (`out_valid` ← 1); in any other state `adv`
-///   clears `out_valid` (the payload keeps its value). Without `adv` nothing moves in
-///   `Emit` / `FEmit`; the other states move regardless of `out_ready`.
-/// * **Handshake.** `in_ready` = (`st` = `Idle`), a register: no combinational path.
+/// * **Registers.** The box (`prim`, tile range `bx0..=bx1`, `by0..=by1` = pixel box
+///   `>> log2 tile`) and the walk (`tx`, `ty`, `rowbase` = `ty·tiles_x`; the append's list
+///   is `rowbase + tx`), beside the emitter's (`st`, [`BinSt`]; the finish list; the list
+///   writer's; the output register).
 /// * **Per box** (accepted at edge c, tiles `k = (bx1−bx0+1)·(by1−by0+1)`, walked rows
-///   bottom-up, left → right): `Setup` in cycle c+1, then per tile `Read`, `Latch`, and one
-///   `Emit` cycle per write: the link (the full tail chunk's `next` = the new chunk's index)
-///   when the list's tail chunk is full, then the record (the primitive index). Without
-///   back-pressure: the first write is on the output from cycle c+5; a tile costs 3 cycles
-///   (4 with a link); the next box is taken in the cycle after the last write was loaded:
-///   `2 + 3k + links` cycles per box.
-/// * **RAM hazard.** Stall, by construction: a list's new state is written back at the edge
-///   that loads its last write, before the next tile's `Read`; no read is ever in flight
-///   while a write is pending, so no forwarding exists.
-/// * **Frame end** (`end` accepted at edge c): the finish pass over lists 0..L in order, per
-///   list `FRead`, `FLatch`, then its close writes in `FEmit`: tail `next = NIL` (non-empty
-///   lists only), `head` at `8·list` (NIL if empty), `count` at `8·list + 4`; the close writes
-///   an empty state back, so after the pass every list is empty again. `last` is high on the
-///   final `count` write (list L − 1). The bump allocator returns to the first chunk after
-///   the table at the edge that loads that write, and `st` to `Idle`: frames follow back to
-///   back, each with [`bin_with_chunk`]'s bytes at the same addresses.
+///   bottom-up, left → right): `Own` = Setup in cycle c+1 (`rowbase` ← `by0·tiles_x`), then
+///   per tile `Read`, `Latch`, and one `Emit` cycle per write: the link when the list's tail
+///   chunk is full, then the record. After a tile's append the emitter goes straight to
+///   `Read` for the next tile, or to `Idle` after the last. Without back-pressure: the first
+///   write is on the output from cycle c+5; a tile costs 3 cycles (4 with a link); the next
+///   box is taken in the cycle after the last write was loaded: `2 + 3k + links` cycles per
+///   box.
+/// * **Frame end** (`end` accepted): the emitter's finish pass; frames follow back to back,
+///   each with [`bin_with_chunk`]'s bytes at the same addresses.
 /// * **Memory bytes.** The writes of a frame, replayed in order on any memory, leave
 ///   [`bin_with_chunk`]'s bytes for the same boxes (every address once; the table padding
 ///   and unused record slots are never written): `tests/binner_cycle.rs`.
-/// * **After `new` / flush.** `st` = `Init` with `tx` = 0: the sweep writes an empty state to
-///   lists 0..L, one per cycle, then sets the bump allocator to the first chunk after the
-///   table; `in_ready` is low for those L cycles. Flush (synchronous) returns every register
-///   to `new`'s (the output register to 0, nothing in flight kept); the RAM keeps its words
-///   and the sweep empties it.
 ///
 /// ```text
-///   box ─► [Idle] ─► Setup ─► Read ─► Latch ─► Emit: [link] record ─┬─► out (BinWrite)
-///              ▲      rowbase  RAM[li]   cur      write back RAM[li] │
-///              │                  ▲──────── next tile (tx+1, or ty+1)┘
+///   box ─► [Idle] ─► Own: Setup ─► Read ─► Latch ─► Emit: [link] record ─┬─► out (BinWrite)
+///              ▲        rowbase    RAM[li]   cur      write back RAM[li]  │
+///              │                      ▲──────── next tile (tx+1, or ty+1) ┘
 ///              └── last tile / last list
 ///   end ─► FRead ─► FLatch ─► FEmit: [next=NIL] head count (last on list L−1)
 /// ```
@@ -289,8 +254,7 @@ pub struct BinnerCycle {
     tiles_x: u32,
     sx: u32,
     sy: u32,
-    lw: ListWriterCycle,
-    st: BinSt,
+    emitter: ListEmitterCycle,
     prim: u32,
     bx0: u32,
     bx1: u32,
@@ -299,8 +263,6 @@ pub struct BinnerCycle {
     tx: u32,
     ty: u32,
     rowbase: u32,
-    out_valid: bool,
-    out: BinWrite,
     stats: BinnerCycleStats,
 }
 
@@ -314,8 +276,7 @@ impl BinnerCycle {
             tiles_x: t[0],
             sx: cfg.tile[0].trailing_zeros(),
             sy: cfg.tile[1].trailing_zeros(),
-            lw,
-            st: BinSt::Init,
+            emitter: ListEmitterCycle::new(lw),
             prim: 0,
             bx0: 0,
             bx1: 0,
@@ -324,51 +285,46 @@ impl BinnerCycle {
             tx: 0,
             ty: 0,
             rowbase: 0,
-            out_valid: false,
-            out: BinWrite::default(),
             stats: BinnerCycleStats::default(),
         })
     }
 
     /// Counters so far.
     pub fn stats(&self) -> BinnerCycleStats {
-        self.stats
+        let (writes, stalled) = self.emitter.counts();
+        BinnerCycleStats {
+            writes,
+            stalled,
+            ..self.stats
+        }
     }
     /// The sequencer's state.
     pub fn state(&self) -> BinSt {
-        self.st
+        self.emitter.state()
     }
     /// The list-writing core.
     pub fn list_writer(&self) -> &ListWriterCycle {
-        &self.lw
+        self.emitter.list_writer()
     }
 
-    /// Every register back to its value after `new` (the flush): the sequencer to the sweep,
-    /// the box and walk registers and the output register to 0, the list writer's registers
-    /// reset; the state RAM keeps its words (the sweep empties it) and the counters count on.
+    /// Every register back to its value after `new` (the flush): the emitter to the sweep,
+    /// the box and walk registers to 0; the state RAM keeps its words (the sweep empties it)
+    /// and the counters count on.
     fn reset_regs(&mut self) {
-        self.lw.reset_regs();
-        self.st = BinSt::Init;
+        self.emitter.reset_regs();
         (self.prim, self.bx0, self.bx1, self.by0, self.by1) = (0, 0, 0, 0, 0);
         (self.tx, self.ty, self.rowbase) = (0, 0, 0);
-        self.out_valid = false;
-        self.out = BinWrite::default();
     }
 
-    /// Next tile of the walk, or `Idle` after the last.
+    /// Next tile of the walk (rows bottom-up, left → right), after an append.
     fn next_tile(&mut self) {
         if self.tx == self.bx1 {
-            if self.ty == self.by1 {
-                self.st = BinSt::Idle;
-                return;
-            }
             self.ty += 1;
             self.tx = self.bx0;
             self.rowbase += self.tiles_x;
         } else {
             self.tx += 1;
         }
-        self.st = BinSt::Read;
     }
 }
 
@@ -377,11 +333,11 @@ impl CycleModel for BinnerCycle {
     type Out = BinWrite;
 
     fn out(&self) -> (bool, BinWrite) {
-        (self.out_valid, self.out)
+        self.emitter.out()
     }
 
     fn in_ready(&self, _out_ready: bool) -> bool {
-        self.st == BinSt::Idle
+        self.emitter.state() == ListSt::Idle
     }
 
     fn clock(&mut self, in_valid: bool, inp: &BinBox, out_ready: bool, flush: bool) {
@@ -389,94 +345,43 @@ impl CycleModel for BinnerCycle {
             self.reset_regs();
             return;
         }
-        let adv = !self.out_valid || out_ready;
-        if self.out_valid && !out_ready {
-            self.stats.stalled += 1;
-        }
-        let last_list = self.lw.lists() - 1;
-        let emitting = matches!(self.st, BinSt::Emit | BinSt::FEmit);
-        match self.st {
-            BinSt::Init => {
-                self.lw.clear(self.tx);
-                if self.tx == last_list {
-                    self.lw.reset_bump();
-                    self.tx = 0;
-                    self.st = BinSt::Idle;
-                } else {
-                    self.tx += 1;
-                }
-            }
-            BinSt::Idle => {
-                if in_valid {
-                    if inp.end {
-                        self.stats.frames += 1;
-                        self.tx = 0;
-                        self.rowbase = 0;
-                        self.st = BinSt::FRead;
-                    } else {
-                        debug_assert!(inp.prim < 1 << 24 && inp.x1 < 1 << 12 && inp.y1 < 1 << 12);
-                        self.stats.boxes += 1;
-                        self.prim = inp.prim;
-                        self.bx0 = inp.x0 >> self.sx;
-                        self.bx1 = inp.x1 >> self.sx;
-                        self.by0 = inp.y0 >> self.sy;
-                        self.by1 = inp.y1 >> self.sy;
-                        self.st = BinSt::Setup;
-                    }
-                }
-            }
-            BinSt::Setup => {
-                self.rowbase = self.by0 * self.tiles_x;
-                self.tx = self.bx0;
-                self.ty = self.by0;
-                self.st = BinSt::Read;
-            }
-            BinSt::Read => {
-                self.lw.read(self.rowbase + self.tx);
-                self.st = BinSt::Latch;
-            }
-            BinSt::Latch => {
-                self.lw.latch();
-                self.st = BinSt::Emit;
-            }
-            BinSt::Emit => {
-                if adv {
-                    let (req, done) = self.lw.append_step(self.rowbase + self.tx, &[self.prim]);
-                    self.out = BinWrite { req, last: false };
-                    self.stats.writes += 1;
-                    if done {
-                        self.stats.tiles += 1;
-                        self.next_tile();
-                    }
-                }
-            }
-            BinSt::FRead => {
-                self.lw.read(self.tx);
-                self.st = BinSt::FLatch;
-            }
-            BinSt::FLatch => {
-                self.lw.latch();
-                self.st = BinSt::FEmit;
-            }
-            BinSt::FEmit => {
-                if adv {
-                    let (req, done) = self.lw.close_step(self.tx);
-                    let fin = done && self.tx == last_list;
-                    self.out = BinWrite { req, last: fin };
-                    self.stats.writes += 1;
-                    if fin {
-                        self.lw.reset_bump();
-                        self.tx = 0;
-                        self.st = BinSt::Idle;
-                    } else if done {
-                        self.tx += 1;
-                        self.st = BinSt::FRead;
-                    }
-                }
+        let st = self.emitter.state();
+        let take = st == ListSt::Idle && in_valid;
+        let last_tile = self.tx == self.bx1 && self.ty == self.by1;
+        let owner = ListOwner {
+            start: take && !inp.end,
+            finish: take && inp.end,
+            list: self.rowbase + self.tx,
+            rec: &[self.prim],
+            after: if last_tile {
+                AfterAppend::Idle
+            } else {
+                AfterAppend::Read
+            },
+        };
+        let appended = self.emitter.clock(out_ready, owner);
+        if appended {
+            self.stats.tiles += 1;
+            if !last_tile {
+                self.next_tile();
             }
         }
-        if adv {
-            self.out_valid = emitting;
+        if take && inp.end {
+            self.stats.frames += 1;
+        } else if take {
+            debug_assert!(inp.prim < 1 << 24 && inp.x1 < 1 << 12 && inp.y1 < 1 << 12);
+            self.stats.boxes += 1;
+            self.prim = inp.prim;
+            self.bx0 = inp.x0 >> self.sx;
+            self.bx1 = inp.x1 >> self.sx;
+            self.by0 = inp.y0 >> self.sy;
+            self.by1 = inp.y1 >> self.sy;
+        }
+        if st == ListSt::Own {
+            // Setup: the one multiply, alone in its cycle.
+            self.rowbase = self.by0 * self.tiles_x;
+            self.tx = self.bx0;
+            self.ty = self.by0;
         }
     }
 }

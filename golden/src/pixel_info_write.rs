@@ -7,35 +7,14 @@
 
 use crate::config::Config;
 use crate::cycle::CycleModel;
-use crate::list_writer::ListWriterCycle;
+use crate::list_writer::{AfterAppend, ListEmitterCycle, ListOwner, ListSt, ListWriterCycle};
 use crate::pixel_info::{record_bytes, StoreError, DEPTH_MAX};
 use crate::streams::{BinWrite, PiBeat, LANES};
 
-/// State of [`PixelInfoWriteCycle`]'s sequencer (the RTL's `st` register: the same encoding,
-/// the same as the binner's [`crate::binner::BinSt`] with `Pick` in place of `Setup`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PiwSt {
-    /// Sweep: write an empty state to list `tx` (one per cycle), after `new` / a flush.
-    #[default]
-    Init = 0,
-    /// Waiting for a beat or a frame end (`in_ready`).
-    Idle = 1,
-    /// Take the lowest remaining lane: list index `li = sty·tiles_x + stx` (the one multiply,
-    /// alone in its cycle) and the lane's tile-relative quad position and mask.
-    Pick = 2,
-    /// Read the state of list `li`.
-    Read = 3,
-    /// `cur` ← the word read.
-    Latch = 4,
-    /// The append's writes (link, then W record words), one per advance.
-    Emit = 5,
-    /// Finish pass: read the state of list `tx`.
-    FRead = 6,
-    /// `cur` ← the word read.
-    FLatch = 7,
-    /// The close's writes, one per advance.
-    FEmit = 8,
-}
+/// State of [`PixelInfoWriteCycle`]'s sequencer: the list emitter's [`ListSt`] (the RTL's
+/// `st` register, the same encoding), whose `Own` state is the writer's `Pick`: take the
+/// lowest remaining lane (its list index `li` and its tile-relative quad position and mask).
+pub type PiwSt = ListSt;
 
 /// Counters of [`PixelInfoWriteCycle`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,35 +53,27 @@ pub fn record_words(depth: u32, frame: u8, prim: u32, qx: u32, qy: u32, mask: u6
 /// The one statement of the `pixel_info_write` block's timing; the RTL is held to it on every
 /// port and cycle (`hw/tests/pixel_info_write.rs`, `cosim/tests/pixel_info_write.rs`).
 ///
-/// * **Registers.** The sequencer `st` ([`PiwSt`]), the beat (`prim`, `depth`, `frame`, the
-///   remaining lanes `lanes` (4 bits), `qx`/`qy`/`mask` per lane), the picked quad (list
-///   index `li`, tile-relative `rqx`/`rqy`, `rmask`), the finish pass's list counter `tx`,
-///   the list writer's registers (RAM read register, `cur`, step `ph`, bump allocator
-///   `nidx`/`naddr`), the output register (`out_valid`, one [`BinWrite`]). State RAM: per
-///   second tile `{head, tail, count, off}`, registered read.
-/// * **Advance.** `adv` = ¬out_valid ∨ out_ready. In `Emit` / `FEmit` an `adv` cycle loads
-///   the step's write into the output register (`out_valid` ← 1); in any other state `adv`
-///   clears `out_valid` (the payload keeps its value). Without `adv` nothing moves in
-///   `Emit` / `FEmit`; the other states move regardless of `out_ready`.
-/// * **Handshake.** `in_ready` = (`st` = `Idle`), a register: no combinational path.
+/// The advance, the handshake, the append's and the finish pass's cycles, the RAM hazard and
+/// the flush are the list emitter's ([`ListEmitterCycle`]'s contract, shared with the
+/// binner); the writer adds:
+///
+/// * **Registers.** The beat (`prim`, `depth`, `frame`, the remaining lanes `lanes` (4 bits),
+///   `qx`/`qy`/`mask` per lane) and the picked quad (list index `li`, tile-relative
+///   `rqx`/`rqy`, `rmask`), beside the emitter's (`st`, [`PiwSt`]; the finish list; the list
+///   writer's; the output register). State RAM: per second tile `{head, tail, count, off}`.
 /// * **Per beat** (accepted at edge c): a beat with `lane_valid` = 0 writes nothing and the
-///   block is ready again in cycle c+1. Otherwise per valid lane, lowest first: `Pick`
+///   block is ready again in cycle c+1. Otherwise per valid lane, lowest first: `Own` = Pick
 ///   (list `li = sty·tiles_x + stx`, `stx = 2qx / stw`, `sty = 2qy / sth`; record
 ///   `qx, qy` relative to the second tile), `Read`, `Latch`, then one `Emit` cycle per write:
 ///   the link (the full tail block's `next` = the new block's index) when the list's tail
 ///   block is full, then the record's W words in order (`depth | frame << 24`, `prim`,
-///   `qx | qy << 8 | mask[15:0] << 16`, `mask[47:16]`, `mask[63:48]`). Without back-pressure
-///   the first write is on the output from cycle c+5; a quad costs `3 + W` cycles (`4 + W`
-///   with a link); the next beat is taken in the cycle after the last write was loaded:
-///   `1 + Σ (3 + W + link)` cycles per beat.
-/// * **RAM hazard.** Stall, by construction: a list's new state is written back at the edge
-///   that loads its last record word, before the next quad's `Read`.
-/// * **Frame end** (`end` accepted at edge c): the finish pass over lists 0..L in order, as
-///   the binner's: per list `FRead`, `FLatch`, then in `FEmit` tail `next = NIL` (non-empty
-///   lists only), `head` at `8·list` (NIL if empty), `count` at `8·list + 4`; `last` high on
-///   the final `count` write (list L − 1). The bump allocator returns to the first block after
-///   the table at the edge that loads that write, and `st` to `Idle`: frames follow back to
-///   back, each with `PixelInfoStore`'s bytes at the same addresses.
+///   `qx | qy << 8 | mask[15:0] << 16`, `mask[47:16]`, `mask[63:48]`). After a quad's
+///   append the emitter goes to `Own` for the next valid lane, or to `Idle` after the last.
+///   Without back-pressure the first write is on the output from cycle c+5; a quad costs
+///   `3 + W` cycles (`4 + W` with a link); the next beat is taken in the cycle after the last
+///   write was loaded: `1 + Σ (3 + W + link)` cycles per beat.
+/// * **Frame end** (`end` accepted): the emitter's finish pass; frames follow back to back,
+///   each with `PixelInfoStore`'s bytes at the same addresses.
 /// * **Memory bytes.** The writes of a frame, replayed in order on any memory, leave
 ///   `PixelInfoStore`'s bytes after the same pushes and `finish_raster` (every address once),
 ///   and `4 · writes = PixelInfoStats::bytes_written`: `tests/pixel_info_write_cycle.rs`.
@@ -112,10 +83,6 @@ pub fn record_words(depth: u32, frame: u8, prim: u32, qx: u32, qy: u32, mask: u6
 ///   256 GiB) wraps modulo 2^32 and overwrites the table: the frame top must keep a frame's
 ///   pixel info below 4 GiB ([`crate::pixel_info::min_memory_bytes`]); the model wraps the
 ///   same way.
-/// * **After `new` / flush.** `st` = `Init` with `tx` = 0: the sweep writes an empty state to
-///   lists 0..L, one per cycle, then sets the bump allocator to the first block after the
-///   table; `in_ready` is low for those L cycles. Flush (synchronous) returns every register
-///   to `new`'s; the RAM keeps its words and the sweep empties it.
 ///
 /// ```text
 ///   beat ─► [Idle] ─► Pick ─► Read ─► Latch ─► Emit: [link] w0 .. w(W−1) ─┬─► out (BinWrite)
@@ -131,8 +98,7 @@ pub struct PixelInfoWriteCycle {
     sx: u32,
     sy: u32,
     words: u32,
-    lw: ListWriterCycle,
-    st: PiwSt,
+    emitter: ListEmitterCycle,
     prim: u32,
     depth: u32,
     frame: u8,
@@ -142,9 +108,6 @@ pub struct PixelInfoWriteCycle {
     mask: [u64; LANES],
     li: u32,
     rec: [u32; 5],
-    tx: u32,
-    out_valid: bool,
-    out: BinWrite,
     stats: PixelInfoWriteStats,
 }
 
@@ -167,8 +130,7 @@ impl PixelInfoWriteCycle {
             sx: w.trailing_zeros() - 1,
             sy: h.trailing_zeros() - 1,
             words,
-            lw,
-            st: PiwSt::Init,
+            emitter: ListEmitterCycle::new(lw),
             prim: 0,
             depth: 0,
             frame: 0,
@@ -178,20 +140,22 @@ impl PixelInfoWriteCycle {
             mask: [0; LANES],
             li: 0,
             rec: [0; 5],
-            tx: 0,
-            out_valid: false,
-            out: BinWrite::default(),
             stats: PixelInfoWriteStats::default(),
         })
     }
 
     /// Counters so far.
     pub fn stats(&self) -> PixelInfoWriteStats {
-        self.stats
+        let (writes, stalled) = self.emitter.counts();
+        PixelInfoWriteStats {
+            writes,
+            stalled,
+            ..self.stats
+        }
     }
     /// The sequencer's state.
     pub fn state(&self) -> PiwSt {
-        self.st
+        self.emitter.state()
     }
     /// Words per record (W).
     pub fn words(&self) -> u32 {
@@ -199,7 +163,7 @@ impl PixelInfoWriteCycle {
     }
     /// The list-writing core.
     pub fn list_writer(&self) -> &ListWriterCycle {
-        &self.lw
+        self.emitter.list_writer()
     }
 }
 
@@ -208,136 +172,64 @@ impl CycleModel for PixelInfoWriteCycle {
     type Out = BinWrite;
 
     fn out(&self) -> (bool, BinWrite) {
-        (self.out_valid, self.out)
+        self.emitter.out()
     }
 
     fn in_ready(&self, _out_ready: bool) -> bool {
-        self.st == PiwSt::Idle
+        self.emitter.state() == ListSt::Idle
     }
 
     fn clock(&mut self, in_valid: bool, inp: &PiBeat, out_ready: bool, flush: bool) {
         if flush {
-            self.lw.reset_regs();
-            let lw = self.lw.clone();
-            *self = PixelInfoWriteCycle {
-                lw,
-                stats: self.stats,
-                st: PiwSt::Init,
-                prim: 0,
-                depth: 0,
-                frame: 0,
-                lanes: 0,
-                qx: [0; LANES],
-                qy: [0; LANES],
-                mask: [0; LANES],
-                li: 0,
-                rec: [0; 5],
-                tx: 0,
-                out_valid: false,
-                out: BinWrite::default(),
-                ..*self
-            };
+            self.emitter.reset_regs();
+            (self.prim, self.depth, self.frame, self.lanes) = (0, 0, 0, 0);
+            (self.qx, self.qy, self.mask) = ([0; LANES], [0; LANES], [0; LANES]);
+            (self.li, self.rec) = (0, [0; 5]);
             return;
         }
-        let adv = !self.out_valid || out_ready;
-        if self.out_valid && !out_ready {
-            self.stats.stalled += 1;
+        let st = self.emitter.state();
+        let take = st == ListSt::Idle && in_valid;
+        let lanes = inp.beat.lane_valid & 0xf;
+        let owner = ListOwner {
+            start: take && !inp.end && lanes != 0,
+            finish: take && inp.end,
+            list: self.li,
+            rec: &self.rec[..self.words as usize],
+            after: if self.lanes != 0 {
+                AfterAppend::Own
+            } else {
+                AfterAppend::Idle
+            },
+        };
+        if self.emitter.clock(out_ready, owner) {
+            self.stats.quads += 1;
         }
-        let last_list = self.lw.lists() - 1;
-        let emitting = matches!(self.st, PiwSt::Emit | PiwSt::FEmit);
-        match self.st {
-            PiwSt::Init => {
-                self.lw.clear(self.tx);
-                if self.tx == last_list {
-                    self.lw.reset_bump();
-                    self.tx = 0;
-                    self.st = PiwSt::Idle;
-                } else {
-                    self.tx += 1;
-                }
-            }
-            PiwSt::Idle => {
-                if in_valid {
-                    if inp.end {
-                        self.stats.frames += 1;
-                        self.tx = 0;
-                        self.st = PiwSt::FRead;
-                    } else {
-                        let b = &inp.beat;
-                        debug_assert!(inp.depth <= DEPTH_MAX && b.prim < 1 << 24 && b.lane_valid < 16);
-                        self.stats.beats += 1;
-                        self.prim = b.prim;
-                        self.depth = inp.depth;
-                        self.frame = inp.frame;
-                        self.lanes = b.lane_valid & 0xf;
-                        for l in 0..LANES {
-                            debug_assert!(b.qx[l] < 1 << 12 && b.qy[l] < 1 << 12);
-                            self.qx[l] = b.qx[l];
-                            self.qy[l] = b.qy[l];
-                            self.mask[l] = b.mask[l];
-                        }
-                        if self.lanes != 0 {
-                            self.st = PiwSt::Pick;
-                        }
-                    }
-                }
-            }
-            PiwSt::Pick => {
-                let l = self.lanes.trailing_zeros() as usize;
-                self.lanes &= !(1 << l);
-                let (stx, sty) = (self.qx[l] >> self.sx, self.qy[l] >> self.sy);
-                let rqx = self.qx[l] & ((1 << self.sx) - 1);
-                let rqy = self.qy[l] & ((1 << self.sy) - 1);
-                self.li = sty * self.tiles_x + stx;
-                self.rec = record_words(self.depth, self.frame, self.prim, rqx, rqy, self.mask[l], self.words);
-                self.st = PiwSt::Read;
-            }
-            PiwSt::Read => {
-                self.lw.read(self.li);
-                self.st = PiwSt::Latch;
-            }
-            PiwSt::Latch => {
-                self.lw.latch();
-                self.st = PiwSt::Emit;
-            }
-            PiwSt::Emit => {
-                if adv {
-                    let (req, done) = self.lw.append_step(self.li, &self.rec[..self.words as usize]);
-                    self.out = BinWrite { req, last: false };
-                    self.stats.writes += 1;
-                    if done {
-                        self.stats.quads += 1;
-                        self.st = if self.lanes != 0 { PiwSt::Pick } else { PiwSt::Idle };
-                    }
-                }
-            }
-            PiwSt::FRead => {
-                self.lw.read(self.tx);
-                self.st = PiwSt::FLatch;
-            }
-            PiwSt::FLatch => {
-                self.lw.latch();
-                self.st = PiwSt::FEmit;
-            }
-            PiwSt::FEmit => {
-                if adv {
-                    let (req, done) = self.lw.close_step(self.tx);
-                    let fin = done && self.tx == last_list;
-                    self.out = BinWrite { req, last: fin };
-                    self.stats.writes += 1;
-                    if fin {
-                        self.lw.reset_bump();
-                        self.tx = 0;
-                        self.st = PiwSt::Idle;
-                    } else if done {
-                        self.tx += 1;
-                        self.st = PiwSt::FRead;
-                    }
-                }
+        if take && inp.end {
+            self.stats.frames += 1;
+        } else if take {
+            let b = &inp.beat;
+            debug_assert!(inp.depth <= DEPTH_MAX && b.prim < 1 << 24 && b.lane_valid < 16);
+            self.stats.beats += 1;
+            self.prim = b.prim;
+            self.depth = inp.depth;
+            self.frame = inp.frame;
+            self.lanes = lanes;
+            for l in 0..LANES {
+                debug_assert!(b.qx[l] < 1 << 12 && b.qy[l] < 1 << 12);
+                self.qx[l] = b.qx[l];
+                self.qy[l] = b.qy[l];
+                self.mask[l] = b.mask[l];
             }
         }
-        if adv {
-            self.out_valid = emitting;
+        if st == ListSt::Own {
+            // Pick: the lowest remaining lane.
+            let l = self.lanes.trailing_zeros() as usize;
+            self.lanes &= !(1 << l);
+            let (stx, sty) = (self.qx[l] >> self.sx, self.qy[l] >> self.sy);
+            let rqx = self.qx[l] & ((1 << self.sx) - 1);
+            let rqy = self.qy[l] & ((1 << self.sy) - 1);
+            self.li = sty * self.tiles_x + stx;
+            self.rec = record_words(self.depth, self.frame, self.prim, rqx, rqy, self.mask[l], self.words);
         }
     }
 }

@@ -9,8 +9,10 @@
 //! token closes every list (tail `next = NIL`, `head`, `count`) and marks the final write with
 //! `last`. Addresses are offsets in the binner's own region (golden's layout at offset 0): a
 //! future frame top adds the region's base in its memory arbiter. Cycle model:
-//! [`tilerast_golden::binner::BinnerCycle`] (same registers, on the list-writing core
-//! [`tilerast_golden::list_writer::ListWriterCycle`]); its rustdoc is the block's timing
+//! [`tilerast_golden::binner::BinnerCycle`] (same registers, on the list emitter
+//! [`tilerast_golden::list_writer::ListEmitterCycle`], whose hw form [`ListEmitter`] holds the
+//! sequencer, the list-writing core and the output register this block shares with
+//! pixel_info_write); its rustdoc is the block's timing
 //! contract (per tile 3 cycles, 4 with a link; the finish pass 4 or 5 cycles per list),
 //! stated once.
 //!
@@ -55,9 +57,9 @@
 //! in the record size, this block's core is not yet (the pixel-info writer will need W = 3–5).
 
 use crate::emit;
-use crate::list_writer::ListWriter;
+use crate::list_writer::ListEmitter;
 pub use crate::list_writer::{StateRam, RAM_JUNK};
-use crate::streams::{BinWriteOut, BinWriteReg};
+use crate::streams::BinWriteOut;
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::binner::BIN_CHUNK_BYTES;
@@ -91,35 +93,24 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
 tilerast_golden::binner_streams! { crate::streams::stream_block;
     /// The binner block. Build with [`Binner::new`] (see the module header).
     pub struct Binner {
-        /// The list-writing core (state RAM, `cur`, steps, bump allocator), records of one word.
-        pub lw: ListWriter,
+        /// The list emitter (sequencer, list-writing core, output register), records of one
+        /// word; its `Own` state is the binner's Setup.
+        pub emitter: ListEmitter,
 
-        // ---- constants (the states: `tilerast_golden::binner::BinSt`'s encoding) ----
-        c_init: Constant<Bits<4>>,
-        c_idle: Constant<Bits<4>>,
-        c_setup: Constant<Bits<4>>,
-        c_read: Constant<Bits<4>>,
-        c_latch: Constant<Bits<4>>,
-        c_emit: Constant<Bits<4>>,
-        c_fread: Constant<Bits<4>>,
-        c_flatch: Constant<Bits<4>>,
-        c_femit: Constant<Bits<4>>,
+        // ---- constants ----
         c_sx: Constant<Bits<12>>,
         c_sy: Constant<Bits<12>>,
         c_tiles_x12: Constant<Bits<12>>,
         c_tiles_x16: Constant<Bits<16>>,
-        c_last_list: Constant<Bits<12>>,
         c_one12: Constant<Bits<12>>,
-        c_be: Constant<Bits<4>>,
 
         // ---- combinational ----
-        adv: Signal<Local, Bit>,
         li: Signal<Local, Bits<12>>,
         prod: Signal<Local, Bits<32>>,
-        last_list: Signal<Local, Bit>,
+        /// The walk is on the box's last tile.
+        last_tile: Signal<Local, Bit>,
 
         // ---- registers ----
-        st: DFF<Bits<4>>,
         prim: DFF<Bits<24>>,
         bx0: DFF<Bits<12>>,
         bx1: DFF<Bits<12>>,
@@ -128,9 +119,6 @@ tilerast_golden::binner_streams! { crate::streams::stream_block;
         tx: DFF<Bits<12>>,
         ty: DFF<Bits<12>>,
         rowbase: DFF<Bits<12>>,
-        ov: DFF<Bit>,
-        /// The output register (the memory request), loaded at the write path's advance.
-        out_reg: BinWriteReg,
     }
 }
 
@@ -155,28 +143,15 @@ impl Binner {
             out_valid: Default::default(),
             out_ready: Default::default(),
             out: Default::default(),
-            lw: ListWriter::new(&lw, BIN_CHUNK_BYTES, 1, abits),
-            c_init: k(0),
-            c_idle: k(1),
-            c_setup: k(2),
-            c_read: k(3),
-            c_latch: k(4),
-            c_emit: k(5),
-            c_fread: k(6),
-            c_flatch: k(7),
-            c_femit: k(8),
+            emitter: ListEmitter::new(&lw, BIN_CHUNK_BYTES, 1, abits),
             c_sx: k(cfg.tile[0].trailing_zeros() as u64),
             c_sy: k(cfg.tile[1].trailing_zeros() as u64),
             c_tiles_x12: k(tiles_x as u64),
             c_tiles_x16: k(tiles_x as u64),
-            c_last_list: k(lists as u64 - 1),
             c_one12: k(1),
-            c_be: k(0xf),
-            adv: Default::default(),
             li: Default::default(),
             prod: Default::default(),
-            last_list: Default::default(),
-            st: Default::default(),
+            last_tile: Default::default(),
             prim: Default::default(),
             bx0: Default::default(),
             bx1: Default::default(),
@@ -185,149 +160,57 @@ impl Binner {
             tx: Default::default(),
             ty: Default::default(),
             rowbase: Default::default(),
-            ov: Default::default(),
-            out_reg: Default::default(),
         }
     }
 
     #[hdl_gen]
     fn kernel(&mut self) {
         // Every register holds unless assigned below.
-        self.st.clock.next = self.clock.val();
-        self.st.d.next = self.st.q.val();
-        self.prim.clock.next = self.clock.val();
-        self.prim.d.next = self.prim.q.val();
-        self.bx0.clock.next = self.clock.val();
-        self.bx0.d.next = self.bx0.q.val();
-        self.bx1.clock.next = self.clock.val();
-        self.bx1.d.next = self.bx1.q.val();
-        self.by0.clock.next = self.clock.val();
-        self.by0.d.next = self.by0.q.val();
-        self.by1.clock.next = self.clock.val();
-        self.by1.d.next = self.by1.q.val();
-        self.tx.clock.next = self.clock.val();
-        self.tx.d.next = self.tx.q.val();
-        self.ty.clock.next = self.clock.val();
-        self.ty.d.next = self.ty.q.val();
-        self.rowbase.clock.next = self.clock.val();
-        self.rowbase.d.next = self.rowbase.q.val();
-        self.ov.clock.next = self.clock.val();
-        self.ov.d.next = self.ov.q.val();
-        self.lw.clock.next = self.clock.val();
+        dff_setup!(self, clock, prim, bx0, bx1, by0, by1, tx, ty, rowbase);
 
         // ---- combinational ----
-        self.adv.next = !self.ov.q.val() | self.out_ready.val();
         self.li.next = self.rowbase.q.val() + self.tx.q.val();
         self.prod.next = bit_cast::<16, 12>(self.by0.q.val()) * self.c_tiles_x16.val();
-        self.last_list.next = self.tx.q.val() == self.c_last_list.val();
-        self.in_ready.next = self.st.q.val() == self.c_idle.val();
+        self.last_tile.next = (self.tx.q.val() == self.bx1.q.val()) & (self.ty.q.val() == self.by1.q.val());
+        self.in_ready.next = self.emitter.idle.val();
 
-        // ---- list-writing core ----
-        self.lw.flush.next = self.flush.val();
-        self.lw.re.next = (self.st.q.val() == self.c_read.val()) | (self.st.q.val() == self.c_fread.val());
-        self.lw.raddr.next = self.li.val();
-        self.lw.list.next = self.li.val();
-        self.lw.latch.next = (self.st.q.val() == self.c_latch.val()) | (self.st.q.val() == self.c_flatch.val());
-        self.lw.fin.next = self.st.q.val() == self.c_femit.val();
-        self.lw.step.next = ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val()))
-            & self.adv.val()
-            & !self.flush.val();
-        self.lw.clear.next = self.st.q.val() == self.c_init.val();
-        self.lw.rbump.next = false;
-        self.lw.word.next = bit_cast::<32, 24>(self.prim.q.val());
+        // ---- list emitter: the walk's list and the primitive index as the record ----
+        self.emitter.clock.next = self.clock.val();
+        self.emitter.flush.next = self.flush.val();
+        self.emitter.out_ready.next = self.out_ready.val();
+        self.emitter.start.next = self.in_valid.val() & !self.inp.end.val();
+        self.emitter.finish.next = self.in_valid.val() & self.inp.end.val();
+        self.emitter.list.next = self.li.val();
+        self.emitter.word.next = bit_cast::<32, 24>(self.prim.q.val());
+        self.emitter.after_read.next = !self.last_tile.val();
+        self.emitter.after_own.next = false;
 
-        // ---- output register (BinWriteReg: loaded at an emit advance, cleared by flush); the
-        // list writer's word, `last` only on the frame end's final word ----
-        self.out_reg.clock.next = self.clock.val();
-        self.out_reg.load.next = false;
-        self.out_reg.clear.next = self.flush.val();
-        self.out_reg.d.addr.next = self.lw.wr_addr.val();
-        self.out_reg.d.wdata.next = self.lw.wr_data.val();
-        self.out_reg.d.write.next = true;
-        self.out_reg.d.be.next = self.c_be.val();
-        self.out_reg.d.last.next = false;
-        // ---- output register: cleared valid on an advance outside the emit states ----
-        if self.adv.val() {
-            self.ov.d.next = false;
+        // ---- the box and the walk ----
+        if self.emitter.idle.val() & self.in_valid.val() & !self.inp.end.val() {
+            self.prim.d.next = self.inp.prim.val();
+            self.bx0.d.next = self.inp.x0.val() >> self.c_sx.val();
+            self.bx1.d.next = self.inp.x1.val() >> self.c_sx.val();
+            self.by0.d.next = self.inp.y0.val() >> self.c_sy.val();
+            self.by1.d.next = self.inp.y1.val() >> self.c_sy.val();
         }
-
-        // ---- sequencer ----
-        if self.st.q.val() == self.c_init.val() {
-            if self.last_list.val() {
-                self.lw.rbump.next = true;
-                self.tx.d.next = 0.into();
-                self.st.d.next = self.c_idle.val();
-            } else {
-                self.tx.d.next = self.tx.q.val() + self.c_one12.val();
-            }
-        }
-        if (self.st.q.val() == self.c_idle.val()) & self.in_valid.val() {
-            if self.inp.end.val() {
-                self.tx.d.next = 0.into();
-                self.rowbase.d.next = 0.into();
-                self.st.d.next = self.c_fread.val();
-            } else {
-                self.prim.d.next = self.inp.prim.val();
-                self.bx0.d.next = self.inp.x0.val() >> self.c_sx.val();
-                self.bx1.d.next = self.inp.x1.val() >> self.c_sx.val();
-                self.by0.d.next = self.inp.y0.val() >> self.c_sy.val();
-                self.by1.d.next = self.inp.y1.val() >> self.c_sy.val();
-                self.st.d.next = self.c_setup.val();
-            }
-        }
-        if self.st.q.val() == self.c_setup.val() {
+        if self.emitter.own.val() {
+            // Setup: the one multiply, alone in its cycle.
             self.rowbase.d.next = self.prod.val().get_bits::<12>(0);
             self.tx.d.next = self.bx0.q.val();
             self.ty.d.next = self.by0.q.val();
-            self.st.d.next = self.c_read.val();
         }
-        if self.st.q.val() == self.c_read.val() {
-            self.st.d.next = self.c_latch.val();
-        }
-        if self.st.q.val() == self.c_fread.val() {
-            self.st.d.next = self.c_flatch.val();
-        }
-        if self.st.q.val() == self.c_latch.val() {
-            self.st.d.next = self.c_emit.val();
-        }
-        if self.st.q.val() == self.c_flatch.val() {
-            self.st.d.next = self.c_femit.val();
-        }
-        if ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val())) & self.adv.val() {
-            self.ov.d.next = true;
-            self.out_reg.load.next = true;
-        }
-        if (self.st.q.val() == self.c_emit.val()) & self.adv.val() & self.lw.done.val() {
+        if self.emitter.appended.val() & !self.last_tile.val() {
             // Next tile, rows bottom-up, left → right.
-            self.st.d.next = self.c_read.val();
             if self.tx.q.val() == self.bx1.q.val() {
-                if self.ty.q.val() == self.by1.q.val() {
-                    self.st.d.next = self.c_idle.val();
-                } else {
-                    self.ty.d.next = self.ty.q.val() + self.c_one12.val();
-                    self.tx.d.next = self.bx0.q.val();
-                    self.rowbase.d.next = self.rowbase.q.val() + self.c_tiles_x12.val();
-                }
+                self.ty.d.next = self.ty.q.val() + self.c_one12.val();
+                self.tx.d.next = self.bx0.q.val();
+                self.rowbase.d.next = self.rowbase.q.val() + self.c_tiles_x12.val();
             } else {
                 self.tx.d.next = self.tx.q.val() + self.c_one12.val();
-            }
-        }
-        if (self.st.q.val() == self.c_femit.val()) & self.adv.val() & self.lw.done.val() {
-            self.out_reg.d.last.next = self.last_list.val();
-            if self.last_list.val() {
-                self.lw.rbump.next = true;
-                self.tx.d.next = 0.into();
-                self.st.d.next = self.c_idle.val();
-            } else {
-                self.tx.d.next = self.tx.q.val() + self.c_one12.val();
-                self.st.d.next = self.c_fread.val();
             }
         }
 
         if self.flush.val() {
-            self.lw.clear.next = false;
-            self.lw.rbump.next = false;
-            self.st.d.next = 0.into();
             self.prim.d.next = 0.into();
             self.bx0.d.next = 0.into();
             self.bx1.d.next = 0.into();
@@ -336,11 +219,10 @@ impl Binner {
             self.tx.d.next = 0.into();
             self.ty.d.next = 0.into();
             self.rowbase.d.next = 0.into();
-            self.ov.d.next = false;
         }
 
-        self.out_valid.next = self.ov.q.val();
-        BinWriteOut::link(&mut self.out, &mut self.out_reg.q);
+        self.out_valid.next = self.emitter.out_valid.val();
+        BinWriteOut::link(&mut self.out, &mut self.emitter.out);
     }
 }
 

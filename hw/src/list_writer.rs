@@ -32,6 +32,7 @@
 //! SB_RAM40_4K on iCE40, the same four DP16KD on ECP5).
 
 use crate::fpga_top::wrapper_block;
+use crate::streams::{BinWriteOut, BinWriteReg};
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::list_writer::{ListState, ListWriterCycle};
@@ -470,5 +471,244 @@ impl Logic for ListWriter {
             self.nidx.d.next = 0.into();
             self.naddr.d.next = 0.into();
         }
+    }
+}
+
+/// The list emitter: the hw form of [`tilerast_golden::list_writer::ListEmitterCycle`], whose
+/// rustdoc is its timing contract. It holds the list-writing core [`ListWriter`], the sequencer
+/// `st` (the golden [`tilerast_golden::list_writer::ListSt`] encoding), the sweep and finish
+/// pass's list counter `sweep_list` and the memory-request output register (`out_valid`, one
+/// `BinWrite`): everything the binner and the pixel-info writer share. The owner block drives
+/// `start` / `finish` (looked at in Idle), the append's `list` and record `word` (word `kw`),
+/// and where to go when an append ends (`after_read`, `after_own`, else Idle); it does its own
+/// work while `own` is high (one cycle, then Read) and moves its walk on at `appended`.
+///
+/// ```text
+///   start ─► [Idle] ─► Own ─► Read ─► Latch ─► Emit ──(appended)──► Read / Own / Idle
+///   finish ─► FRead ─► FLatch ─► FEmit ─► FRead (next list) … Idle (last list, `last`)
+///   Init: clear RAM[sweep_list], one list per cycle, then Idle
+///   Emit / FEmit, adv = ¬out_valid ∨ out_ready: ListWriter step ─► out_reg (BinWrite) ─► out
+/// ```
+///
+/// Handshake: `idle` is a register decode (the owner's `in_ready`); `adv` loads the output
+/// register in Emit / FEmit and clears `out_valid` elsewhere. No latency of its own beyond the
+/// contract's: the RAM read address is `list` in Read and `sweep_list` in FRead.
+#[derive(LogicBlock)]
+pub struct ListEmitter {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: every register zero (`st` = Init: the sweep follows).
+    pub flush: Signal<In, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    /// In Idle: start the owner's work (→ Own).
+    pub start: Signal<In, Bit>,
+    /// In Idle: the frame end (→ the finish pass); wins over `start`.
+    pub finish: Signal<In, Bit>,
+    /// The append's list (read in Read, written back at the end of Emit).
+    pub list: Signal<In, Bits<12>>,
+    /// Word `kw` of the record being appended.
+    pub word: Signal<In, Bits<32>>,
+    /// When the append ends at this edge: → Read (`after_read`), → Own (`after_own`), else Idle.
+    pub after_read: Signal<In, Bit>,
+    pub after_own: Signal<In, Bit>,
+    /// Index of the record word the next append step writes.
+    pub kw: Signal<Out, Bits<3>>,
+    /// `st` = Idle (the owner's `in_ready`) / `st` = Own (the owner's cycle).
+    pub idle: Signal<Out, Bit>,
+    pub own: Signal<Out, Bit>,
+    /// An append ends at this edge.
+    pub appended: Signal<Out, Bit>,
+    pub out_valid: Signal<Out, Bit>,
+    pub out: BinWriteOut,
+
+    /// The list-writing core (state RAM, `cur`, steps, bump allocator).
+    pub lw: ListWriter,
+
+    c_init: Constant<Bits<4>>,
+    c_idle: Constant<Bits<4>>,
+    c_own: Constant<Bits<4>>,
+    c_read: Constant<Bits<4>>,
+    c_latch: Constant<Bits<4>>,
+    c_emit: Constant<Bits<4>>,
+    c_fread: Constant<Bits<4>>,
+    c_flatch: Constant<Bits<4>>,
+    c_femit: Constant<Bits<4>>,
+    c_last_list: Constant<Bits<12>>,
+    c_one12: Constant<Bits<12>>,
+    c_be: Constant<Bits<4>>,
+
+    adv: Signal<Local, Bit>,
+    /// `sweep_list` is the last list.
+    last_list: Signal<Local, Bit>,
+
+    /// The sequencer ([`tilerast_golden::list_writer::ListSt`]'s encoding).
+    st: DFF<Bits<4>>,
+    /// The list the sweep and the finish pass are on (0 whenever `st` = Idle).
+    sweep_list: DFF<Bits<12>>,
+    /// The output register's valid.
+    ov: DFF<Bit>,
+    /// The output register (the memory request), loaded at the write path's advance.
+    out_reg: BinWriteReg,
+}
+
+impl ListEmitter {
+    /// The emitter around the core of `lw`'s geometry (lists, block size, W), state RAM of
+    /// 2^`abits` words.
+    pub fn new(lw: &ListWriterCycle, chunk_bytes: u32, words: u32, abits: usize) -> Self {
+        ListEmitter {
+            clock: Default::default(),
+            flush: Default::default(),
+            out_ready: Default::default(),
+            start: Default::default(),
+            finish: Default::default(),
+            list: Default::default(),
+            word: Default::default(),
+            after_read: Default::default(),
+            after_own: Default::default(),
+            kw: Default::default(),
+            idle: Default::default(),
+            own: Default::default(),
+            appended: Default::default(),
+            out_valid: Default::default(),
+            out: Default::default(),
+            lw: ListWriter::new(lw, chunk_bytes, words, abits),
+            c_init: k(0),
+            c_idle: k(1),
+            c_own: k(2),
+            c_read: k(3),
+            c_latch: k(4),
+            c_emit: k(5),
+            c_fread: k(6),
+            c_flatch: k(7),
+            c_femit: k(8),
+            c_last_list: k(lw.lists() as u64 - 1),
+            c_one12: k(1),
+            c_be: k(0xf),
+            adv: Default::default(),
+            last_list: Default::default(),
+            st: Default::default(),
+            sweep_list: Default::default(),
+            ov: Default::default(),
+            out_reg: Default::default(),
+        }
+    }
+}
+
+impl Logic for ListEmitter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Every register holds unless assigned below.
+        dff_setup!(self, clock, st, sweep_list, ov);
+        self.lw.clock.next = self.clock.val();
+
+        // ---- combinational ----
+        self.adv.next = !self.ov.q.val() | self.out_ready.val();
+        self.last_list.next = self.sweep_list.q.val() == self.c_last_list.val();
+        self.idle.next = self.st.q.val() == self.c_idle.val();
+        self.own.next = self.st.q.val() == self.c_own.val();
+        self.kw.next = self.lw.kw.val();
+        self.appended.next = (self.st.q.val() == self.c_emit.val()) & self.adv.val() & self.lw.done.val();
+
+        // ---- list-writing core ----
+        self.lw.flush.next = self.flush.val();
+        self.lw.re.next = (self.st.q.val() == self.c_read.val()) | (self.st.q.val() == self.c_fread.val());
+        self.lw.raddr.next = self.list.val();
+        if self.st.q.val() == self.c_fread.val() {
+            self.lw.raddr.next = self.sweep_list.q.val();
+        }
+        self.lw.list.next = self.list.val();
+        if (self.st.q.val() == self.c_init.val()) | (self.st.q.val() == self.c_femit.val()) {
+            self.lw.list.next = self.sweep_list.q.val();
+        }
+        self.lw.latch.next = (self.st.q.val() == self.c_latch.val()) | (self.st.q.val() == self.c_flatch.val());
+        self.lw.fin.next = self.st.q.val() == self.c_femit.val();
+        self.lw.step.next = ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val()))
+            & self.adv.val()
+            & !self.flush.val();
+        self.lw.clear.next = self.st.q.val() == self.c_init.val();
+        self.lw.rbump.next = false;
+        self.lw.word.next = self.word.val();
+
+        // ---- output register (BinWriteReg: loaded at an emit advance, cleared by flush); the
+        // list writer's word, `last` only on the frame end's final word ----
+        self.out_reg.clock.next = self.clock.val();
+        self.out_reg.load.next = false;
+        self.out_reg.clear.next = self.flush.val();
+        self.out_reg.d.addr.next = self.lw.wr_addr.val();
+        self.out_reg.d.wdata.next = self.lw.wr_data.val();
+        self.out_reg.d.write.next = true;
+        self.out_reg.d.be.next = self.c_be.val();
+        self.out_reg.d.last.next = false;
+        // Cleared valid on an advance outside the emit states.
+        if self.adv.val() {
+            self.ov.d.next = false;
+        }
+
+        // ---- sequencer ----
+        if self.st.q.val() == self.c_init.val() {
+            if self.last_list.val() {
+                self.lw.rbump.next = true;
+                self.sweep_list.d.next = 0.into();
+                self.st.d.next = self.c_idle.val();
+            } else {
+                self.sweep_list.d.next = self.sweep_list.q.val() + self.c_one12.val();
+            }
+        }
+        if self.st.q.val() == self.c_idle.val() {
+            if self.finish.val() {
+                self.st.d.next = self.c_fread.val();
+            } else if self.start.val() {
+                self.st.d.next = self.c_own.val();
+            }
+        }
+        if self.st.q.val() == self.c_own.val() {
+            self.st.d.next = self.c_read.val();
+        }
+        if self.st.q.val() == self.c_read.val() {
+            self.st.d.next = self.c_latch.val();
+        }
+        if self.st.q.val() == self.c_fread.val() {
+            self.st.d.next = self.c_flatch.val();
+        }
+        if self.st.q.val() == self.c_latch.val() {
+            self.st.d.next = self.c_emit.val();
+        }
+        if self.st.q.val() == self.c_flatch.val() {
+            self.st.d.next = self.c_femit.val();
+        }
+        if ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val())) & self.adv.val() {
+            self.ov.d.next = true;
+            self.out_reg.load.next = true;
+        }
+        if self.appended.val() {
+            self.st.d.next = self.c_idle.val();
+            if self.after_read.val() {
+                self.st.d.next = self.c_read.val();
+            }
+            if self.after_own.val() {
+                self.st.d.next = self.c_own.val();
+            }
+        }
+        if (self.st.q.val() == self.c_femit.val()) & self.adv.val() & self.lw.done.val() {
+            self.out_reg.d.last.next = self.last_list.val();
+            if self.last_list.val() {
+                self.lw.rbump.next = true;
+                self.sweep_list.d.next = 0.into();
+                self.st.d.next = self.c_idle.val();
+            } else {
+                self.sweep_list.d.next = self.sweep_list.q.val() + self.c_one12.val();
+                self.st.d.next = self.c_fread.val();
+            }
+        }
+
+        if self.flush.val() {
+            self.lw.clear.next = false;
+            self.lw.rbump.next = false;
+            self.st.d.next = 0.into();
+            self.sweep_list.d.next = 0.into();
+            self.ov.d.next = false;
+        }
+
+        self.out_valid.next = self.ov.q.val();
+        BinWriteOut::link(&mut self.out, &mut self.out_reg.q);
     }
 }

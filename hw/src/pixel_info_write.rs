@@ -16,7 +16,8 @@
 //! [`tilerast_golden::pixel_info_write::PixelInfoWriteCycle`] (its rustdoc, stated once): per
 //! beat 1 cycle plus per valid lane `3 + W` cycles (`4 + W` with a link); first write on the
 //! output 5 cycles after the beat is taken; the finish pass 4 or 5 cycles per list. The list
-//! writing is the shared core [`crate::list_writer::ListWriter`] (the binner's, with W words).
+//! writing, its sequencer and the output register are the list emitter
+//! [`crate::list_writer::ListEmitter`] (the binner's, with W words).
 //!
 //! **Ports.** `clock`, `flush` (synchronous reset: every register zero, then the sweep empties
 //! the state RAM, one list per cycle, `in_ready` low meanwhile); in: `in_valid`/`in_ready`
@@ -52,8 +53,8 @@
 //! index or the 16-bit in-block offset cannot hold.
 
 use crate::emit;
-use crate::list_writer::ListWriter;
-use crate::streams::{BinWriteOut, BinWriteReg};
+use crate::list_writer::ListEmitter;
+use crate::streams::BinWriteOut;
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
@@ -104,36 +105,24 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
 tilerast_golden::pixel_info_write_streams! { crate::streams::stream_block;
     /// The pixel-info writer block. Build with [`PixelInfoWrite::new`] (see the module header).
     pub struct PixelInfoWrite {
-        /// The list-writing core (state RAM, `cur`, steps, bump allocator), records of W words.
-        pub lw: ListWriter,
+        /// The list emitter (sequencer, list-writing core, output register), records of W
+        /// words; its `Own` state is the writer's Pick.
+        pub emitter: ListEmitter,
 
-        // ---- constants (the states: `tilerast_golden::pixel_info_write::PiwSt`'s encoding) ----
-        c_init: Constant<Bits<4>>,
-        c_idle: Constant<Bits<4>>,
-        c_pick: Constant<Bits<4>>,
-        c_read: Constant<Bits<4>>,
-        c_latch: Constant<Bits<4>>,
-        c_emit: Constant<Bits<4>>,
-        c_fread: Constant<Bits<4>>,
-        c_flatch: Constant<Bits<4>>,
-        c_femit: Constant<Bits<4>>,
+        // ---- constants ----
         c_sx: Constant<Bits<12>>,
         c_sy: Constant<Bits<12>>,
         c_mx: Constant<Bits<12>>,
         c_my: Constant<Bits<12>>,
         c_tiles_x16: Constant<Bits<16>>,
-        c_last_list: Constant<Bits<12>>,
-        c_one12: Constant<Bits<12>>,
         c_zero4: Constant<Bits<4>>,
         c_lane_clr: Vec<Constant<Bits<4>>>,
         c_kw: Vec<Constant<Bits<3>>>,
         c_8: Constant<Bits<32>>,
         c_16: Constant<Bits<32>>,
         c_24: Constant<Bits<32>>,
-        c_be: Constant<Bits<4>>,
 
         // ---- combinational ----
-        adv: Signal<Local, Bit>,
         sqx: Signal<Local, Bits<12>>,
         sqy: Signal<Local, Bits<12>>,
         sli: Signal<Local, Bits<12>>,
@@ -141,10 +130,8 @@ tilerast_golden::pixel_info_write_streams! { crate::streams::stream_block;
         smask: Signal<Local, Bits<64>>,
         sclr: Signal<Local, Bits<4>>,
         word: Signal<Local, Bits<32>>,
-        last_list: Signal<Local, Bit>,
 
         // ---- registers ----
-        st: DFF<Bits<4>>,
         prim: DFF<Bits<24>>,
         depth: DFF<Bits<24>>,
         frame: DFF<Bits<8>>,
@@ -157,9 +144,6 @@ tilerast_golden::pixel_info_write_streams! { crate::streams::stream_block;
         rqx: DFF<Bits<12>>,
         rqy: DFF<Bits<12>>,
         rmask: DFF<Bits<64>>,
-        ov: DFF<Bit>,
-        /// The output register (the memory request), loaded at the write path's advance.
-        out_reg: BinWriteReg,
     }
 }
 
@@ -179,31 +163,18 @@ impl PixelInfoWrite {
             out_valid: Default::default(),
             out_ready: Default::default(),
             out: Default::default(),
-            lw: ListWriter::new(&lw, cfg.pixel_info_block_bytes, words, abits),
-            c_init: k(0),
-            c_idle: k(1),
-            c_pick: k(2),
-            c_read: k(3),
-            c_latch: k(4),
-            c_emit: k(5),
-            c_fread: k(6),
-            c_flatch: k(7),
-            c_femit: k(8),
+            emitter: ListEmitter::new(&lw, cfg.pixel_info_block_bytes, words, abits),
             c_sx: k(sx),
             c_sy: k(sy),
             c_mx: k((1 << sx) - 1),
             c_my: k((1 << sy) - 1),
             c_tiles_x16: k(tiles_x as u64),
-            c_last_list: k(lists as u64 - 1),
-            c_one12: k(1),
             c_zero4: k(0),
             c_lane_clr: (0..4).map(|l| k(0xf & !(1u64 << l))).collect(),
             c_kw: (0..4).map(k).collect(),
             c_8: k(8),
             c_16: k(16),
             c_24: k(24),
-            c_be: k(0xf),
-            adv: Default::default(),
             sqx: Default::default(),
             sqy: Default::default(),
             sli: Default::default(),
@@ -211,8 +182,6 @@ impl PixelInfoWrite {
             smask: Default::default(),
             sclr: Default::default(),
             word: Default::default(),
-            last_list: Default::default(),
-            st: Default::default(),
             prim: Default::default(),
             depth: Default::default(),
             frame: Default::default(),
@@ -225,24 +194,13 @@ impl PixelInfoWrite {
             rqx: Default::default(),
             rqy: Default::default(),
             rmask: Default::default(),
-            ov: Default::default(),
-            out_reg: Default::default(),
         }
     }
 
     #[hdl_gen]
     fn kernel(&mut self) {
         // Every register holds unless assigned below.
-        self.st.clock.next = self.clock.val();
-        self.st.d.next = self.st.q.val();
-        self.prim.clock.next = self.clock.val();
-        self.prim.d.next = self.prim.q.val();
-        self.depth.clock.next = self.clock.val();
-        self.depth.d.next = self.depth.q.val();
-        self.frame.clock.next = self.clock.val();
-        self.frame.d.next = self.frame.q.val();
-        self.lanes.clock.next = self.clock.val();
-        self.lanes.d.next = self.lanes.q.val();
+        dff_setup!(self, clock, prim, depth, frame, lanes, li, rqx, rqy, rmask);
         for l in 0..4 {
             self.qx[l].clock.next = self.clock.val();
             self.qx[l].d.next = self.qx[l].q.val();
@@ -253,22 +211,9 @@ impl PixelInfoWrite {
             self.mask[l].clock.next = self.clock.val();
             self.mask[l].d.next = self.mask[l].q.val();
         }
-        self.li.clock.next = self.clock.val();
-        self.li.d.next = self.li.q.val();
-        self.rqx.clock.next = self.clock.val();
-        self.rqx.d.next = self.rqx.q.val();
-        self.rqy.clock.next = self.clock.val();
-        self.rqy.d.next = self.rqy.q.val();
-        self.rmask.clock.next = self.clock.val();
-        self.rmask.d.next = self.rmask.q.val();
-        self.ov.clock.next = self.clock.val();
-        self.ov.d.next = self.ov.q.val();
-        self.lw.clock.next = self.clock.val();
 
         // ---- combinational ----
-        self.adv.next = !self.ov.q.val() | self.out_ready.val();
-        self.last_list.next = self.li.q.val() == self.c_last_list.val();
-        self.in_ready.next = self.st.q.val() == self.c_idle.val();
+        self.in_ready.next = self.emitter.idle.val();
         // The lowest remaining lane.
         self.sqx.next = self.qx[3].q.val();
         self.sqy.next = self.qy[3].q.val();
@@ -302,138 +247,67 @@ impl PixelInfoWrite {
         self.lprod[3].next = bit_cast::<16, 12>(self.inp.qy_3.val() >> self.c_sy.val()) * self.c_tiles_x16.val();
         // Word kw of the record.
         self.word.next = bit_cast::<32, 16>(self.rmask.q.val().get_bits::<16>(48));
-        if self.lw.kw.val() == self.c_kw[0].val() {
+        if self.emitter.kw.val() == self.c_kw[0].val() {
             self.word.next =
                 bit_cast::<32, 24>(self.depth.q.val()) | (bit_cast::<32, 8>(self.frame.q.val()) << self.c_24.val());
         }
-        if self.lw.kw.val() == self.c_kw[1].val() {
+        if self.emitter.kw.val() == self.c_kw[1].val() {
             self.word.next = bit_cast::<32, 24>(self.prim.q.val());
         }
-        if self.lw.kw.val() == self.c_kw[2].val() {
+        if self.emitter.kw.val() == self.c_kw[2].val() {
             self.word.next = bit_cast::<32, 12>(self.rqx.q.val())
                 | (bit_cast::<32, 12>(self.rqy.q.val()) << self.c_8.val())
                 | (bit_cast::<32, 16>(self.rmask.q.val().get_bits::<16>(0)) << self.c_16.val());
         }
-        if self.lw.kw.val() == self.c_kw[3].val() {
+        if self.emitter.kw.val() == self.c_kw[3].val() {
             self.word.next = self.rmask.q.val().get_bits::<32>(16);
         }
 
-        // ---- list-writing core ----
-        self.lw.flush.next = self.flush.val();
-        self.lw.re.next = (self.st.q.val() == self.c_read.val()) | (self.st.q.val() == self.c_fread.val());
-        self.lw.raddr.next = self.li.q.val();
-        self.lw.list.next = self.li.q.val();
-        self.lw.latch.next = (self.st.q.val() == self.c_latch.val()) | (self.st.q.val() == self.c_flatch.val());
-        self.lw.fin.next = self.st.q.val() == self.c_femit.val();
-        self.lw.step.next = ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val()))
-            & self.adv.val()
-            & !self.flush.val();
-        self.lw.clear.next = self.st.q.val() == self.c_init.val();
-        self.lw.rbump.next = false;
-        self.lw.word.next = self.word.val();
+        // ---- list emitter: the picked lane's list and record ----
+        self.emitter.clock.next = self.clock.val();
+        self.emitter.flush.next = self.flush.val();
+        self.emitter.out_ready.next = self.out_ready.val();
+        self.emitter.start.next =
+            self.in_valid.val() & !self.inp.end.val() & (self.inp.lane_valid.val() != self.c_zero4.val());
+        self.emitter.finish.next = self.in_valid.val() & self.inp.end.val();
+        self.emitter.list.next = self.li.q.val();
+        self.emitter.word.next = self.word.val();
+        self.emitter.after_read.next = false;
+        self.emitter.after_own.next = self.lanes.q.val() != self.c_zero4.val();
 
-        // ---- output register (BinWriteReg: loaded at an emit advance, cleared by flush); the
-        // list writer's word, `last` only on the frame end's final word ----
-        self.out_reg.clock.next = self.clock.val();
-        self.out_reg.load.next = false;
-        self.out_reg.clear.next = self.flush.val();
-        self.out_reg.d.addr.next = self.lw.wr_addr.val();
-        self.out_reg.d.wdata.next = self.lw.wr_data.val();
-        self.out_reg.d.write.next = true;
-        self.out_reg.d.be.next = self.c_be.val();
-        self.out_reg.d.last.next = false;
-        // ---- output register: cleared valid on an advance outside the emit states ----
-        if self.adv.val() {
-            self.ov.d.next = false;
+        // ---- the beat and the lane walk ----
+        if self.emitter.idle.val() & self.in_valid.val() & !self.inp.end.val() {
+            self.prim.d.next = self.inp.prim.val();
+            self.depth.d.next = self.inp.depth.val();
+            self.frame.d.next = self.inp.frame.val();
+            self.lanes.d.next = self.inp.lane_valid.val();
+            self.qx[0].d.next = self.inp.qx_0.val();
+            self.qx[1].d.next = self.inp.qx_1.val();
+            self.qx[2].d.next = self.inp.qx_2.val();
+            self.qx[3].d.next = self.inp.qx_3.val();
+            self.qy[0].d.next = self.inp.qy_0.val();
+            self.qy[1].d.next = self.inp.qy_1.val();
+            self.qy[2].d.next = self.inp.qy_2.val();
+            self.qy[3].d.next = self.inp.qy_3.val();
+            self.lli[0].d.next = self.lprod[0].val().get_bits::<12>(0) + (self.inp.qx_0.val() >> self.c_sx.val());
+            self.lli[1].d.next = self.lprod[1].val().get_bits::<12>(0) + (self.inp.qx_1.val() >> self.c_sx.val());
+            self.lli[2].d.next = self.lprod[2].val().get_bits::<12>(0) + (self.inp.qx_2.val() >> self.c_sx.val());
+            self.lli[3].d.next = self.lprod[3].val().get_bits::<12>(0) + (self.inp.qx_3.val() >> self.c_sx.val());
+            self.mask[0].d.next = self.inp.mask_0.val();
+            self.mask[1].d.next = self.inp.mask_1.val();
+            self.mask[2].d.next = self.inp.mask_2.val();
+            self.mask[3].d.next = self.inp.mask_3.val();
         }
-
-        // ---- sequencer ----
-        if self.st.q.val() == self.c_init.val() {
-            if self.last_list.val() {
-                self.lw.rbump.next = true;
-                self.li.d.next = 0.into();
-                self.st.d.next = self.c_idle.val();
-            } else {
-                self.li.d.next = self.li.q.val() + self.c_one12.val();
-            }
-        }
-        if (self.st.q.val() == self.c_idle.val()) & self.in_valid.val() {
-            if self.inp.end.val() {
-                self.li.d.next = 0.into();
-                self.st.d.next = self.c_fread.val();
-            } else {
-                self.prim.d.next = self.inp.prim.val();
-                self.depth.d.next = self.inp.depth.val();
-                self.frame.d.next = self.inp.frame.val();
-                self.lanes.d.next = self.inp.lane_valid.val();
-                self.qx[0].d.next = self.inp.qx_0.val();
-                self.qx[1].d.next = self.inp.qx_1.val();
-                self.qx[2].d.next = self.inp.qx_2.val();
-                self.qx[3].d.next = self.inp.qx_3.val();
-                self.qy[0].d.next = self.inp.qy_0.val();
-                self.qy[1].d.next = self.inp.qy_1.val();
-                self.qy[2].d.next = self.inp.qy_2.val();
-                self.qy[3].d.next = self.inp.qy_3.val();
-                self.lli[0].d.next = self.lprod[0].val().get_bits::<12>(0) + (self.inp.qx_0.val() >> self.c_sx.val());
-                self.lli[1].d.next = self.lprod[1].val().get_bits::<12>(0) + (self.inp.qx_1.val() >> self.c_sx.val());
-                self.lli[2].d.next = self.lprod[2].val().get_bits::<12>(0) + (self.inp.qx_2.val() >> self.c_sx.val());
-                self.lli[3].d.next = self.lprod[3].val().get_bits::<12>(0) + (self.inp.qx_3.val() >> self.c_sx.val());
-                self.mask[0].d.next = self.inp.mask_0.val();
-                self.mask[1].d.next = self.inp.mask_1.val();
-                self.mask[2].d.next = self.inp.mask_2.val();
-                self.mask[3].d.next = self.inp.mask_3.val();
-                if self.inp.lane_valid.val() != self.c_zero4.val() {
-                    self.st.d.next = self.c_pick.val();
-                }
-            }
-        }
-        if self.st.q.val() == self.c_pick.val() {
+        if self.emitter.own.val() {
+            // Pick: the lowest remaining lane.
             self.lanes.d.next = self.lanes.q.val() & self.sclr.val();
             self.li.d.next = self.sli.val();
             self.rqx.d.next = self.sqx.val() & self.c_mx.val();
             self.rqy.d.next = self.sqy.val() & self.c_my.val();
             self.rmask.d.next = self.smask.val();
-            self.st.d.next = self.c_read.val();
-        }
-        if self.st.q.val() == self.c_read.val() {
-            self.st.d.next = self.c_latch.val();
-        }
-        if self.st.q.val() == self.c_fread.val() {
-            self.st.d.next = self.c_flatch.val();
-        }
-        if self.st.q.val() == self.c_latch.val() {
-            self.st.d.next = self.c_emit.val();
-        }
-        if self.st.q.val() == self.c_flatch.val() {
-            self.st.d.next = self.c_femit.val();
-        }
-        if ((self.st.q.val() == self.c_emit.val()) | (self.st.q.val() == self.c_femit.val())) & self.adv.val() {
-            self.ov.d.next = true;
-            self.out_reg.load.next = true;
-        }
-        if (self.st.q.val() == self.c_emit.val()) & self.adv.val() & self.lw.done.val() {
-            // Next valid lane, or the next beat.
-            self.st.d.next = self.c_idle.val();
-            if self.lanes.q.val() != self.c_zero4.val() {
-                self.st.d.next = self.c_pick.val();
-            }
-        }
-        if (self.st.q.val() == self.c_femit.val()) & self.adv.val() & self.lw.done.val() {
-            self.out_reg.d.last.next = self.last_list.val();
-            if self.last_list.val() {
-                self.lw.rbump.next = true;
-                self.li.d.next = 0.into();
-                self.st.d.next = self.c_idle.val();
-            } else {
-                self.li.d.next = self.li.q.val() + self.c_one12.val();
-                self.st.d.next = self.c_fread.val();
-            }
         }
 
         if self.flush.val() {
-            self.lw.clear.next = false;
-            self.lw.rbump.next = false;
-            self.st.d.next = 0.into();
             self.prim.d.next = 0.into();
             self.depth.d.next = 0.into();
             self.frame.d.next = 0.into();
@@ -448,11 +322,10 @@ impl PixelInfoWrite {
             self.rqx.d.next = 0.into();
             self.rqy.d.next = 0.into();
             self.rmask.d.next = 0.into();
-            self.ov.d.next = false;
         }
 
-        self.out_valid.next = self.ov.q.val();
-        BinWriteOut::link(&mut self.out, &mut self.out_reg.q);
+        self.out_valid.next = self.emitter.out_valid.val();
+        BinWriteOut::link(&mut self.out, &mut self.emitter.out);
     }
 }
 
