@@ -1,2 +1,3 @@
 tilerast_lib.v
+tilerast_board_memory_icebreaker.v
 tilerast_board_memory_hx8k.v

@@ -45,15 +45,13 @@ module tilerast_board_memory_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp__
     reg  [3:0] ram__be;
     reg  [31:0] ram__wdata;
     wire  [31:0] ram__rdata;
-    reg  [1:0] k__d;
-    wire  [1:0] k__q;
-    reg  k__clock;
-    reg  [31:0] s0__d;
-    wire  [31:0] s0__q;
-    reg  s0__clock;
-    reg  [31:0] s1__d;
-    wire  [31:0] s1__q;
-    reg  s1__clock;
+    reg  skid__clock;
+    reg  skid__flush;
+    reg  skid__push;
+    reg  [31:0] skid__push_word;
+    reg  skid__pop;
+    wire  [31:0] skid__head_word;
+    wire  [1:0] skid__count;
     reg  fresh__d;
     wire  fresh__q;
     reg  fresh__clock;
@@ -90,9 +88,15 @@ module tilerast_board_memory_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp__
         .wdata(ram__wdata),
         .rdata(ram__rdata)
     );
-    tilerast_dff_2 k(.d(k__d), .q(k__q), .clock(k__clock));
-    tilerast_dff_32 s0(.d(s0__d), .q(s0__q), .clock(s0__clock));
-    tilerast_dff_32 s1(.d(s1__d), .q(s1__q), .clock(s1__clock));
+    tilerast_board_memory_icebreaker__skid skid(
+        .clock(skid__clock),
+        .flush(skid__flush),
+        .push(skid__push),
+        .push_word(skid__push_word),
+        .pop(skid__pop),
+        .head_word(skid__head_word),
+        .count(skid__count)
+    );
     tilerast_dff_1 fresh(.d(fresh__d), .q(fresh__q), .clock(fresh__clock));
     tilerast_dff_1 fbad(.d(fbad__d), .q(fbad__q), .clock(fbad__clock));
     tilerast_dff_1 ov(.d(ov__d), .q(ov__q), .clock(ov__clock));
@@ -102,12 +106,7 @@ module tilerast_board_memory_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp__
     // Update code
     always @(*) begin
         ram__clock = clock;
-        k__clock = clock;
-        k__d = k__q;
-        s0__clock = clock;
-        s0__d = s0__q;
-        s1__clock = clock;
-        s1__d = s1__q;
+        skid__clock = clock;
         fresh__clock = clock;
         fresh__d = fresh__q;
         fbad__clock = clock;
@@ -132,30 +131,19 @@ module tilerast_board_memory_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp__
             fdata = c_zero32;
         end
         pop = ov__q & out_ready;
-        sh = pop & (k__q != c_k0);
-        keep_f = fresh__q & ~(pop & (k__q == c_k0));
-        if (sh & (k__q == c_k2)) begin
-            s0__d = s1__q;
-        end
-        if (fresh__q) begin
-            if ((k__q == c_k0) & ~pop) begin
-                s0__d = fdata;
-            end
-            if ((k__q == c_k1) & pop) begin
-                s0__d = fdata;
-            end
-            if ((k__q == c_k1) & ~pop) begin
-                s1__d = fdata;
-            end
-        end
-        kn = k__q;
+        sh = pop & (skid__count != c_k0);
+        keep_f = fresh__q & ~(pop & (skid__count == c_k0));
+        skid__flush = flush;
+        skid__pop = sh;
+        skid__push = keep_f;
+        skid__push_word = fdata;
+        kn = skid__count;
         if (sh & ~keep_f) begin
-            kn = k__q - c_k1;
+            kn = skid__count - c_k1;
         end
         if (~sh & keep_f) begin
-            kn = k__q + c_k1;
+            kn = skid__count + c_k1;
         end
-        k__d = kn;
         fresh__d = rd;
         fbad__d = rd & bad;
         ov__d = (kn != c_k0) | rd;
@@ -164,9 +152,6 @@ module tilerast_board_memory_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp__
             err__d = 1'b1;
         end
         if (flush) begin
-            k__d = c_k0;
-            s0__d = c_zero32;
-            s1__d = c_zero32;
             fresh__d = 1'b0;
             fbad__d = 1'b0;
             ov__d = 1'b0;
@@ -178,8 +163,8 @@ module tilerast_board_memory_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp__
         if (fresh__q) begin
             out__rdata = fdata;
         end
-        if (k__q != c_k0) begin
-            out__rdata = s0__q;
+        if (skid__count != c_k0) begin
+            out__rdata = skid__head_word;
         end
         error = err__q;
     end

@@ -89,8 +89,6 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
 
     // Constant declarations
     localparam [3:0] depth = 4'h8;
-    localparam [3:0] one = 4'h1;
-    localparam [7:0] one8 = 8'h1;
 
     // Stub signals
     reg  setup__clock;
@@ -338,12 +336,13 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     wire  [63:0] merge__y__mask_3;
     wire  merge__y__kind;
     wire  merge__y__last;
-    reg  [7:0] kinds__d;
-    wire  [7:0] kinds__q;
     reg  kinds__clock;
-    reg  [3:0] count__d;
-    wire  [3:0] count__q;
-    reg  count__clock;
+    reg  kinds__flush;
+    reg  kinds__push;
+    reg  kinds__push_point;
+    reg  kinds__pop;
+    wire  kinds__head_point;
+    wire  [3:0] kinds__count;
 
     // Local signals
     reg  room;
@@ -658,15 +657,19 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         .y__kind(merge__y__kind),
         .y__last(merge__y__last)
     );
-    tilerast_dff_8 kinds(.d(kinds__d), .q(kinds__q), .clock(kinds__clock));
-    tilerast_dff_4 count(.d(count__d), .q(count__q), .clock(count__clock));
+    tilerast_default__kinds kinds(
+        .clock(kinds__clock),
+        .flush(kinds__flush),
+        .push(kinds__push),
+        .push_point(kinds__push_point),
+        .pop(kinds__pop),
+        .head_point(kinds__head_point),
+        .count(kinds__count)
+    );
 
     // Update code
     always @(*) begin
         kinds__clock = clock;
-        count__clock = clock;
-        kinds__d = kinds__q;
-        count__d = count__q;
         setup__clock = clock;
         tile_parser__clock = clock;
         subtile_coverage__clock = clock;
@@ -679,8 +682,8 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         sample_raster__flush = flush;
         point_raster__flush = flush;
         quad_packer__flush = flush;
-        have_head = |count__q;
-        head_point = kinds__q[32'h0];
+        have_head = |kinds__count;
+        head_point = kinds__head_point;
         merge__sel = have_head & head_point;
         merge_valid = 1'b0;
         merge_last = sample_raster__out__last;
@@ -704,27 +707,15 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
         tile_parser__out_ready = subtile_coverage__in_ready;
         tile_parser__in_valid = setup__out_valid;
         setup__out_ready = tile_parser__in_ready;
-        room = count__q != depth;
+        room = kinds__count != depth;
         cmd_ready = room & setup__in_ready & point_raster__in_ready;
         accept = cmd_valid & room & setup__in_ready & point_raster__in_ready;
         setup__in_valid = accept & ~cmd__kind;
         point_raster__in_valid = accept & cmd__kind;
-        if (pop) begin
-            kinds__d = kinds__q >> one8;
-            count__d = count__q - one;
-            if (accept) begin
-                kinds__d = (kinds__q >> one8) | (((cmd__kind) & 8'hff) << (count__q - one));
-                count__d = count__q;
-            end
-        end
-        else if (accept) begin
-            kinds__d = kinds__q | (((cmd__kind) & 8'hff) << count__q);
-            count__d = count__q + one;
-        end
-        if (flush) begin
-            kinds__d = 32'h0;
-            count__d = 32'h0;
-        end
+        kinds__flush = flush;
+        kinds__push = accept;
+        kinds__push_point = cmd__kind;
+        kinds__pop = pop;
         out_valid = quad_packer__out_valid;
     end
 
@@ -833,6 +824,153 @@ module tilerast_default(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd_
     always @(*) tile_parser__inp__vis_w = setup__out__vis_w;
     always @(*) tile_parser__inp__vis_h = setup__out__vis_h;
 endmodule // tilerast_default
+
+
+module tilerast_default__kinds(clock,flush,push,push_point,pop,head_point,count);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  push;
+    input wire  push_point;
+    input wire  pop;
+    output reg  head_point;
+    output reg  [3:0] count;
+
+    // Constant declarations
+    localparam [0:0] zero_point = 1'b0;
+    localparam [3:0] c_index__0 = 4'h0;
+    localparam [3:0] c_index__1 = 4'h1;
+    localparam [3:0] c_index__2 = 4'h2;
+    localparam [3:0] c_index__3 = 4'h3;
+    localparam [3:0] c_index__4 = 4'h4;
+    localparam [3:0] c_index__5 = 4'h5;
+    localparam [3:0] c_index__6 = 4'h6;
+    localparam [3:0] c_index__7 = 4'h7;
+    localparam [3:0] c_one = 4'h1;
+
+    // Stub signals
+    reg  entries_point__0__d;
+    wire  entries_point__0__q;
+    reg  entries_point__0__clock;
+    reg  entries_point__1__d;
+    wire  entries_point__1__q;
+    reg  entries_point__1__clock;
+    reg  entries_point__2__d;
+    wire  entries_point__2__q;
+    reg  entries_point__2__clock;
+    reg  entries_point__3__d;
+    wire  entries_point__3__q;
+    reg  entries_point__3__clock;
+    reg  entries_point__4__d;
+    wire  entries_point__4__q;
+    reg  entries_point__4__clock;
+    reg  entries_point__5__d;
+    wire  entries_point__5__q;
+    reg  entries_point__5__clock;
+    reg  entries_point__6__d;
+    wire  entries_point__6__q;
+    reg  entries_point__6__clock;
+    reg  entries_point__7__d;
+    wire  entries_point__7__q;
+    reg  entries_point__7__clock;
+    reg  [3:0] records__d;
+    wire  [3:0] records__q;
+    reg  records__clock;
+
+    // Local signals
+    reg  [3:0] write_index;
+
+    // Sub module instances
+    tilerast_dff_1 entries_point__0(.d(entries_point__0__d), .q(entries_point__0__q), .clock(entries_point__0__clock));
+    tilerast_dff_1 entries_point__1(.d(entries_point__1__d), .q(entries_point__1__q), .clock(entries_point__1__clock));
+    tilerast_dff_1 entries_point__2(.d(entries_point__2__d), .q(entries_point__2__q), .clock(entries_point__2__clock));
+    tilerast_dff_1 entries_point__3(.d(entries_point__3__d), .q(entries_point__3__q), .clock(entries_point__3__clock));
+    tilerast_dff_1 entries_point__4(.d(entries_point__4__d), .q(entries_point__4__q), .clock(entries_point__4__clock));
+    tilerast_dff_1 entries_point__5(.d(entries_point__5__d), .q(entries_point__5__q), .clock(entries_point__5__clock));
+    tilerast_dff_1 entries_point__6(.d(entries_point__6__d), .q(entries_point__6__q), .clock(entries_point__6__clock));
+    tilerast_dff_1 entries_point__7(.d(entries_point__7__d), .q(entries_point__7__q), .clock(entries_point__7__clock));
+    tilerast_dff_4 records(.d(records__d), .q(records__q), .clock(records__clock));
+
+    // Update code
+    always @(*) begin
+        records__clock = clock;
+        records__d = records__q;
+        entries_point__0__clock = clock;
+        entries_point__0__d = entries_point__0__q;
+        entries_point__1__clock = clock;
+        entries_point__1__d = entries_point__1__q;
+        entries_point__2__clock = clock;
+        entries_point__2__d = entries_point__2__q;
+        entries_point__3__clock = clock;
+        entries_point__3__d = entries_point__3__q;
+        entries_point__4__clock = clock;
+        entries_point__4__d = entries_point__4__q;
+        entries_point__5__clock = clock;
+        entries_point__5__d = entries_point__5__q;
+        entries_point__6__clock = clock;
+        entries_point__6__d = entries_point__6__q;
+        entries_point__7__clock = clock;
+        entries_point__7__d = entries_point__7__q;
+        write_index = records__q;
+        if (pop) begin
+            write_index = records__q - c_one;
+            entries_point__0__d = entries_point__1__q;
+            entries_point__1__d = entries_point__2__q;
+            entries_point__2__d = entries_point__3__q;
+            entries_point__3__d = entries_point__4__q;
+            entries_point__4__d = entries_point__5__q;
+            entries_point__5__d = entries_point__6__q;
+            entries_point__6__d = entries_point__7__q;
+        end
+        if (push) begin
+            if (write_index == c_index__0) begin
+                entries_point__0__d = push_point;
+            end
+            if (write_index == c_index__1) begin
+                entries_point__1__d = push_point;
+            end
+            if (write_index == c_index__2) begin
+                entries_point__2__d = push_point;
+            end
+            if (write_index == c_index__3) begin
+                entries_point__3__d = push_point;
+            end
+            if (write_index == c_index__4) begin
+                entries_point__4__d = push_point;
+            end
+            if (write_index == c_index__5) begin
+                entries_point__5__d = push_point;
+            end
+            if (write_index == c_index__6) begin
+                entries_point__6__d = push_point;
+            end
+            if (write_index == c_index__7) begin
+                entries_point__7__d = push_point;
+            end
+        end
+        if (push & ~pop) begin
+            records__d = records__q + c_one;
+        end
+        if (pop & ~push) begin
+            records__d = records__q - c_one;
+        end
+        if (flush) begin
+            records__d = 32'h0;
+            entries_point__0__d = zero_point;
+            entries_point__1__d = zero_point;
+            entries_point__2__d = zero_point;
+            entries_point__3__d = zero_point;
+            entries_point__4__d = zero_point;
+            entries_point__5__d = zero_point;
+            entries_point__6__d = zero_point;
+            entries_point__7__d = zero_point;
+        end
+        head_point = entries_point__0__q;
+        count = records__q;
+    end
+
+endmodule // tilerast_default__kinds
 
 
 module tilerast_default__merge(sel,a__prim,a__lane_valid,a__qx_0,a__qx_1,a__qx_2,a__qx_3,a__qy_0,a__qy_1,a__qy_2,a__qy_3,a__mask_0,a__mask_1,a__mask_2,a__mask_3,a__kind,a__last,b__prim,b__lane_valid,b__qx_0,b__qx_1,b__qx_2,b__qx_3,b__qy_0,b__qy_1,b__qy_2,b__qy_3,b__mask_0,b__mask_1,b__mask_2,b__mask_3,b__kind,b__last,y__prim,y__lane_valid,y__qx_0,y__qx_1,y__qx_2,y__qx_3,y__qy_0,y__qy_1,y__qy_2,y__qy_3,y__mask_0,y__mask_1,y__mask_2,y__mask_3,y__kind,y__last);

@@ -89,8 +89,6 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__t
 
     // Constant declarations
     localparam [3:0] depth = 4'h8;
-    localparam [3:0] one = 4'h1;
-    localparam [7:0] one8 = 8'h1;
 
     // Stub signals
     reg  setup__clock;
@@ -338,12 +336,13 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__t
     wire  [63:0] merge__y__mask_3;
     wire  merge__y__kind;
     wire  merge__y__last;
-    reg  [7:0] kinds__d;
-    wire  [7:0] kinds__q;
     reg  kinds__clock;
-    reg  [3:0] count__d;
-    wire  [3:0] count__q;
-    reg  count__clock;
+    reg  kinds__flush;
+    reg  kinds__push;
+    reg  kinds__push_point;
+    reg  kinds__pop;
+    wire  kinds__head_point;
+    wire  [3:0] kinds__count;
 
     // Local signals
     reg  room;
@@ -658,15 +657,19 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__t
         .y__kind(merge__y__kind),
         .y__last(merge__y__last)
     );
-    tilerast_dff_8 kinds(.d(kinds__d), .q(kinds__q), .clock(kinds__clock));
-    tilerast_dff_4 count(.d(count__d), .q(count__q), .clock(count__clock));
+    tilerast_default__kinds kinds(
+        .clock(kinds__clock),
+        .flush(kinds__flush),
+        .push(kinds__push),
+        .push_point(kinds__push_point),
+        .pop(kinds__pop),
+        .head_point(kinds__head_point),
+        .count(kinds__count)
+    );
 
     // Update code
     always @(*) begin
         kinds__clock = clock;
-        count__clock = clock;
-        kinds__d = kinds__q;
-        count__d = count__q;
         setup__clock = clock;
         tile_parser__clock = clock;
         subtile_coverage__clock = clock;
@@ -679,8 +682,8 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__t
         sample_raster__flush = flush;
         point_raster__flush = flush;
         quad_packer__flush = flush;
-        have_head = |count__q;
-        head_point = kinds__q[32'h0];
+        have_head = |kinds__count;
+        head_point = kinds__head_point;
         merge__sel = have_head & head_point;
         merge_valid = 1'b0;
         merge_last = sample_raster__out__last;
@@ -704,27 +707,15 @@ module tilerast_ice40(clock,flush,cmd_valid,cmd_ready,cmd__kind,cmd__prim,cmd__t
         tile_parser__out_ready = subtile_coverage__in_ready;
         tile_parser__in_valid = setup__out_valid;
         setup__out_ready = tile_parser__in_ready;
-        room = count__q != depth;
+        room = kinds__count != depth;
         cmd_ready = room & setup__in_ready & point_raster__in_ready;
         accept = cmd_valid & room & setup__in_ready & point_raster__in_ready;
         setup__in_valid = accept & ~cmd__kind;
         point_raster__in_valid = accept & cmd__kind;
-        if (pop) begin
-            kinds__d = kinds__q >> one8;
-            count__d = count__q - one;
-            if (accept) begin
-                kinds__d = (kinds__q >> one8) | (((cmd__kind) & 8'hff) << (count__q - one));
-                count__d = count__q;
-            end
-        end
-        else if (accept) begin
-            kinds__d = kinds__q | (((cmd__kind) & 8'hff) << count__q);
-            count__d = count__q + one;
-        end
-        if (flush) begin
-            kinds__d = 32'h0;
-            count__d = 32'h0;
-        end
+        kinds__flush = flush;
+        kinds__push = accept;
+        kinds__push_point = cmd__kind;
+        kinds__pop = pop;
         out_valid = quad_packer__out_valid;
     end
 

@@ -25,7 +25,7 @@
 //!
 //! **How.** The RAM's read register holds a read's word for exactly the one cycle after the
 //! read (`fresh`); if `out_ready` does not take it then, it moves into a two-entry skid FIFO
-//! (`s0`, `s1`, count `k`), which the RAM's register is never needed for again (so nothing
+//! (`skid`, a `shift_fifo!`: entries `s0`, `s1`, count `k`), which the RAM's register is never needed for again (so nothing
 //! depends on what the RAM's output does on other cycles: SPRAM drives `x` after a write).
 //! The held reads are the skid entries, oldest first, then the fresh one: `out` is `s0` if
 //! `k > 0`, else the RAM's register if `fresh` (0 if that read was refused), else 0 — a
@@ -51,6 +51,7 @@
 //! holds junk on every edge that is not a read, so that the tests catch any use of it beyond
 //! the one cycle. Everything else is `#[hdl_gen]`.
 
+use crate::fifo::shift_fifo;
 use crate::fpga_top::wrapper_block;
 use crate::util::k;
 use rust_hdl::prelude::*;
@@ -220,6 +221,12 @@ impl Logic for BoardRam {
     }
 }
 
+shift_fifo! {
+    /// The skid FIFO: the read words that `out_ready` did not take in the cycle after their
+    /// read, oldest at the head (`s0`).
+    pub struct SkidFifo { depth 2, last 1, count 2, fields { word: Bits<32> } }
+}
+
 tilerast_golden::board_memory_streams! { crate::streams::stream_block;
     /// The board memory. Build with [`BoardMemory::new`] (see the module header).
     /// `error` (sticky): since the last flush an out-of-range request was taken (and not
@@ -242,10 +249,8 @@ tilerast_golden::board_memory_streams! { crate::streams::stream_block;
         fdata: Signal<Local, Bits<32>>,
         kn: Signal<Local, Bits<2>>,
 
-        /// Skid entries held (0..=2), oldest in `s0`.
-        k: DFF<Bits<2>>,
-        s0: DFF<Bits<32>>,
-        s1: DFF<Bits<32>>,
+        /// The skid FIFO (0..=2 entries, `k` = its count, `s0` its head).
+        skid: SkidFifo,
         /// The newest held read's word is on the RAM's read register (the cycle after it).
         fresh: DFF<Bit>,
         /// That read was refused (out of range): its word is 0.
@@ -287,9 +292,7 @@ impl BoardMemory {
             keep_f: Default::default(),
             fdata: Default::default(),
             kn: Default::default(),
-            k: Default::default(),
-            s0: Default::default(),
-            s1: Default::default(),
+            skid: Default::default(),
             fresh: Default::default(),
             fbad: Default::default(),
             ov: Default::default(),
@@ -316,12 +319,7 @@ impl Logic for BoardMemory {
     #[hdl_gen]
     fn update(&mut self) {
         self.ram.clock.next = self.clock.val();
-        self.k.clock.next = self.clock.val();
-        self.k.d.next = self.k.q.val();
-        self.s0.clock.next = self.clock.val();
-        self.s0.d.next = self.s0.q.val();
-        self.s1.clock.next = self.clock.val();
-        self.s1.d.next = self.s1.q.val();
+        self.skid.clock.next = self.clock.val();
         self.fresh.clock.next = self.clock.val();
         self.fresh.d.next = self.fresh.q.val();
         self.fbad.clock.next = self.clock.val();
@@ -353,30 +351,19 @@ impl Logic for BoardMemory {
         // Held reads: skid s0 (k ≥ 1), s1 (k = 2), then the fresh one. `pop` takes the oldest;
         // a fresh word not taken moves to the end of the skid FIFO; a new read becomes fresh.
         self.pop.next = self.ov.q.val() & self.out_ready.val();
-        self.sh.next = self.pop.val() & (self.k.q.val() != self.c_k0.val());
-        self.keep_f.next = self.fresh.q.val() & !(self.pop.val() & (self.k.q.val() == self.c_k0.val()));
-        if self.sh.val() & (self.k.q.val() == self.c_k2.val()) {
-            self.s0.d.next = self.s1.q.val();
-        }
-        if self.fresh.q.val() {
-            if (self.k.q.val() == self.c_k0.val()) & !self.pop.val() {
-                self.s0.d.next = self.fdata.val();
-            }
-            if (self.k.q.val() == self.c_k1.val()) & self.pop.val() {
-                self.s0.d.next = self.fdata.val();
-            }
-            if (self.k.q.val() == self.c_k1.val()) & !self.pop.val() {
-                self.s1.d.next = self.fdata.val();
-            }
-        }
-        self.kn.next = self.k.q.val();
+        self.sh.next = self.pop.val() & (self.skid.count.val() != self.c_k0.val());
+        self.keep_f.next = self.fresh.q.val() & !(self.pop.val() & (self.skid.count.val() == self.c_k0.val()));
+        self.skid.flush.next = self.flush.val();
+        self.skid.pop.next = self.sh.val();
+        self.skid.push.next = self.keep_f.val();
+        self.skid.push_word.next = self.fdata.val();
+        self.kn.next = self.skid.count.val();
         if self.sh.val() & !self.keep_f.val() {
-            self.kn.next = self.k.q.val() - self.c_k1.val();
+            self.kn.next = self.skid.count.val() - self.c_k1.val();
         }
         if !self.sh.val() & self.keep_f.val() {
-            self.kn.next = self.k.q.val() + self.c_k1.val();
+            self.kn.next = self.skid.count.val() + self.c_k1.val();
         }
-        self.k.d.next = self.kn.val();
         self.fresh.d.next = self.rd.val();
         self.fbad.d.next = self.rd.val() & self.bad.val();
         self.ov.d.next = (self.kn.val() != self.c_k0.val()) | self.rd.val();
@@ -386,9 +373,6 @@ impl Logic for BoardMemory {
         }
 
         if self.flush.val() {
-            self.k.d.next = self.c_k0.val();
-            self.s0.d.next = self.c_zero32.val();
-            self.s1.d.next = self.c_zero32.val();
             self.fresh.d.next = false;
             self.fbad.d.next = false;
             self.ov.d.next = false;
@@ -402,8 +386,8 @@ impl Logic for BoardMemory {
         if self.fresh.q.val() {
             self.out.rdata.next = self.fdata.val();
         }
-        if self.k.q.val() != self.c_k0.val() {
-            self.out.rdata.next = self.s0.q.val();
+        if self.skid.count.val() != self.c_k0.val() {
+            self.out.rdata.next = self.skid.head_word.val();
         }
         self.error.next = self.err.q.val();
     }

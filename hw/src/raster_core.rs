@@ -31,6 +31,7 @@
 //! **Instance names** are the stage names of [`tilerast_golden::stages::RASTER_CORE_STAGES`],
 //! so each block's Verilog module is `tilerast_<preset>__<stage>`.
 
+use crate::fifo::shift_fifo;
 use crate::point_raster::PointRaster;
 use crate::quad_packer::QuadPacker;
 use crate::sample_raster::SampleRaster;
@@ -44,6 +45,13 @@ use tilerast_golden::Config;
 
 /// Commands in flight at once: the cycle model's [`tilerast_golden::raster_core::KIND_FIFO_DEPTH`].
 const KIND_FIFO_DEPTH: u64 = tilerast_golden::raster_core::KIND_FIFO_DEPTH as u64;
+const _: () = assert!(KIND_FIFO_DEPTH == 8, "KindFifo's depth is the literal 8");
+
+shift_fifo! {
+    /// The kind FIFO: the kind of every command in flight (`point` = 1 for a point), oldest at
+    /// the head; the head selects the merge's input.
+    pub struct KindFifo { depth 8, last 7, count 4, fields { point: Bit } }
+}
 
 /// The raster core.
 #[derive(LogicBlock)]
@@ -72,10 +80,8 @@ pub struct RasterCore {
     quad_packer: QuadPacker,
     /// The in-order merge's payload multiplexer (`sel` = the oldest command is a point).
     merge: BeatMux,
-    /// Kinds of the commands in flight, oldest in bit 0 (1 = point).
-    kinds: DFF<Bits<8>>,
-    /// Number of commands in flight.
-    count: DFF<Bits<4>>,
+    /// Kinds of the commands in flight, oldest first.
+    kinds: KindFifo,
     depth: Constant<Bits<4>>,
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
@@ -84,8 +90,6 @@ pub struct RasterCore {
     merge_valid: Signal<Local, Bit>,
     merge_last: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    one: Constant<Bits<4>>,
-    one8: Constant<Bits<8>>,
 }
 
 /// The core's one stream in (`cmd_valid`/`cmd_ready` + `cmd`, a Cmd) and one out (a
@@ -141,7 +145,6 @@ impl RasterCore {
             quad_packer: QuadPacker::new(cfg),
             merge: Default::default(),
             kinds: Default::default(),
-            count: Default::default(),
             depth: Constant::new(KIND_FIFO_DEPTH.to_bits()),
             room: Default::default(),
             accept: Default::default(),
@@ -150,8 +153,6 @@ impl RasterCore {
             merge_valid: Default::default(),
             merge_last: Default::default(),
             pop: Default::default(),
-            one: Constant::new(1u64.to_bits()),
-            one8: Constant::new(1u64.to_bits()),
         }
     }
 }
@@ -159,10 +160,10 @@ impl RasterCore {
 impl Logic for RasterCore {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, kinds, count);
         clock!(
             self,
             clock,
+            kinds,
             setup,
             tile_parser,
             subtile_coverage,
@@ -177,8 +178,8 @@ impl Logic for RasterCore {
         self.point_raster.flush.next = self.flush.val();
         self.quad_packer.flush.next = self.flush.val();
         // Merge: the oldest command's kind selects the path feeding the quad packer.
-        self.have_head.next = self.count.q.val().any();
-        self.head_point.next = self.kinds.q.val().get_bit(0);
+        self.have_head.next = self.kinds.count.val().any();
+        self.head_point.next = self.kinds.head_point.val();
         BeatOut::join(&mut self.sample_raster.out, &mut self.merge.a);
         BeatOut::join(&mut self.point_raster.out, &mut self.merge.b);
         BeatOut::join(&mut self.merge.y, &mut self.quad_packer.inp);
@@ -212,7 +213,7 @@ impl Logic for RasterCore {
         EdgesOut::join(&mut self.setup.out, &mut self.tile_parser.inp);
         // Dispatch: both paths ready and room in the kind FIFO (independent of cmd.kind); both
         // see the whole command and read the fields they need.
-        self.room.next = self.count.q.val() != self.depth.val();
+        self.room.next = self.kinds.count.val() != self.depth.val();
         self.cmd_ready.next = self.room.val() & self.setup.in_ready.val() & self.point_raster.in_ready.val();
         self.accept.next =
             self.cmd_valid.val() & self.room.val() & self.setup.in_ready.val() & self.point_raster.in_ready.val();
@@ -220,24 +221,12 @@ impl Logic for RasterCore {
         self.point_raster.in_valid.next = self.accept.val() & self.cmd.kind.val();
         CmdIn::link(&mut self.cmd, &mut self.setup.inp);
         CmdIn::link(&mut self.cmd, &mut self.point_raster.inp);
-        // Kind FIFO: pop on the merge's last beat, push on accept (both may happen at once).
-        if self.pop.val() {
-            self.kinds.d.next = self.kinds.q.val() >> self.one8.val();
-            self.count.d.next = self.count.q.val() - self.one.val();
-            if self.accept.val() {
-                self.kinds.d.next = (self.kinds.q.val() >> self.one8.val())
-                    | (bit_cast::<8, 1>(self.cmd.kind.val().into()) << (self.count.q.val() - self.one.val()));
-                self.count.d.next = self.count.q.val();
-            }
-        } else if self.accept.val() {
-            self.kinds.d.next =
-                self.kinds.q.val() | (bit_cast::<8, 1>(self.cmd.kind.val().into()) << self.count.q.val());
-            self.count.d.next = self.count.q.val() + self.one.val();
-        }
-        if self.flush.val() {
-            self.kinds.d.next = 0.into();
-            self.count.d.next = 0.into();
-        }
+        // Kind FIFO (shift_fifo!): pop on the merge's last beat, push on accept (both may happen
+        // at once).
+        self.kinds.flush.next = self.flush.val();
+        self.kinds.push.next = self.accept.val();
+        self.kinds.push_point.next = self.cmd.kind.val();
+        self.kinds.pop.next = self.pop.val();
         // Outputs: the quad packer's registers.
         self.out_valid.next = self.quad_packer.out_valid.val();
         PackedBeatOut::link(&mut self.out, &mut self.quad_packer.out);
