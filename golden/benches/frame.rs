@@ -20,6 +20,12 @@
 //!   (which golden's transaction model has no counter for), over golden's own (bins written and
 //!   read, pixel info written and read, framebuffer read and written): 1.000 when equal.
 //! * `fps@<board>`: frames per second at the clock the board's top runs at.
+//!
+//! The same figures, per scene and preset, go to `target/bench/frame.json` (an array of
+//! objects: `scene`, `preset`, `frame_cycles`, `raster_core_cycles`, `port_bytes`,
+//! `port_bound_cycles` = port bytes / 4, `bin_phase_cycles`, `raster_phase_cycles`,
+//! `pixel_phase_cycles`, `steady_cycles_per_frame` (8 frames of the scene back to back, their
+//! cycles / 8) and `fps`, an object of frames per second at each board's clock).
 
 use tilerast_golden::board::BOARDS;
 use tilerast_golden::frame::{client, run_frames, FrameCycle};
@@ -56,6 +62,7 @@ fn main() {
     }
     println!();
     let mut worst: Option<(f64, String)> = None;
+    let mut json = Vec::new();
     for (name, scene) in &scenes {
         let own = scene.to_frame(name).expect("valid scene");
         for preset in PRESETS {
@@ -114,8 +121,33 @@ fn main() {
                 print!(" {:>14.2}", b.clock_hz() as f64 / d.cycles as f64);
             }
             println!();
+            let eight = [&frame; 8];
+            let steady = run_frames(&frame.cfg, &eight, MemBehaviour::default(), 8 * 400_000_000)
+                .map(|r| r.cycles / 8)
+                .ok();
+            let fps: serde_json::Map<String, serde_json::Value> = BOARDS
+                .iter()
+                .map(|b| (b.name.to_string(), (b.clock_hz() as f64 / d.cycles as f64).into()))
+                .collect();
+            json.push(serde_json::json!({
+                "scene": name,
+                "preset": preset,
+                "frame_cycles": d.cycles,
+                "raster_core_cycles": core,
+                "port_bytes": bytes,
+                "port_bound_cycles": bytes / 4,
+                "bin_phase_cycles": s.bin_cycles,
+                "raster_phase_cycles": s.raster_cycles,
+                "pixel_phase_cycles": s.pixel_cycles,
+                "steady_cycles_per_frame": steady,
+                "fps": fps,
+            }));
         }
     }
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench/frame.json");
+    std::fs::create_dir_all(out.parent().expect("target/bench")).expect("target/bench/");
+    std::fs::write(&out, serde_json::to_string_pretty(&json).expect("JSON") + "\n").expect("frame.json");
+    println!("\nwrote {}", out.display());
     if let Some((slow, at)) = worst {
         println!(
             "\nRaster phase over the raster core alone, worst on the default preset: {slow:.2} ({at}); \
