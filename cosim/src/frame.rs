@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tilerast_golden::frame::{client, FrameCycle, FrameCycleStats};
+use tilerast_golden::frame::{client, FrameCycle, FrameCycleStats, Watchdog};
 use tilerast_golden::memory_port::{MemStats, MemTiming, SparseMemory};
 use tilerast_golden::pipeline::back_end_input;
 use tilerast_golden::scene::Frame;
@@ -50,7 +50,8 @@ pub struct Drive {
     pub timing: MemTiming,
     /// Cycles at which `flush` is high.
     pub flush_at: Vec<u64>,
-    /// Give up after this many cycles.
+    /// Give up after this many cycles (`u64::MAX`: never; the [`Watchdog`] still stops a run
+    /// that no longer moves).
     pub max_cycles: u64,
     /// Read the RTL's output `port` with its low bit flipped at this cycle (a test that the
     /// comparison can fail: it must report exactly that cycle and port).
@@ -71,7 +72,7 @@ impl Drive {
                 depth: latency + 1,
             },
             flush_at: vec![],
-            max_cycles: 50_000_000,
+            max_cycles: u64::MAX,
             flip: None,
         }
     }
@@ -126,6 +127,11 @@ pub fn bench(frames: &[&Frame], d: &Drive) -> Result<Bench, String> {
         .with("host", host))
 }
 
+/// The config of a run (its first frame's).
+fn first_cfg(frames: &[&Frame]) -> Result<Config, String> {
+    Ok(frames.first().ok_or("no frame")?.cfg.clone())
+}
+
 /// The model's counters at each Done, in order (filled while a run steps).
 pub type DoneStats = Arc<Mutex<Vec<FrameCycleStats>>>;
 
@@ -144,16 +150,22 @@ pub fn lockstep(frames: &[&Frame], d: &Drive) -> Result<(Lockstep<FrameCycle>, D
     Ok((ls, stats))
 }
 
-/// The stop rule of a run: every frame's Done; `Err` after `d.max_cycles` cycles.
-fn finished(d: &Drive) -> impl FnMut(&Lockstep<FrameCycle>) -> Result<bool, String> {
+/// The stop rule of a run: every frame's Done; `Err` once nothing has moved at the top's
+/// ports for longer than the [`Watchdog`] allows (the longest of `d.stalls` added), or after
+/// `d.max_cycles` cycles.
+fn finished(d: &Drive, cfg: &Config) -> impl FnMut(&Lockstep<FrameCycle>) -> Result<bool, String> {
     let max = d.max_cycles;
+    let longest_stall = d.stalls.iter().map(|s| s.1.saturating_sub(s.0)).max().unwrap_or(0);
+    let mut dog = Watchdog::new(cfg, longest_stall);
     move |ls| {
         let host = ls.bench.get::<FrameHost>("host");
         if host.finished() {
             return Ok(true);
         }
+        let m = &ls.model;
+        dog.check(ls.cycle, m)
+            .map_err(|e| format!("frame {} in flight: {e}", host.frames_done()))?;
         if ls.cycle >= max {
-            let m = &ls.model;
             return Err(format!(
                 "no Done after {} cycles: frame {} in flight, phase {:?}, {} of {} second tiles",
                 ls.cycle,
@@ -206,7 +218,7 @@ pub fn run(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, String
 pub fn vectors(preset: &str, frames: &[&Frame], d: &Drive) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
     let t0 = Instant::now();
     let (mut ls, stats) = lockstep(frames, d)?;
-    let (i, e) = crate::blocks::lockstep_vectors_until(preset, &mut ls, finished(d))?;
+    let (i, e) = crate::blocks::lockstep_vectors_until(preset, &mut ls, finished(d, &first_cfg(frames)?))?;
     Ok((i, e, outcome(&ls, &stats, t0.elapsed().as_secs_f64(), 0.0)))
 }
 
@@ -215,8 +227,13 @@ pub fn vectors(preset: &str, frames: &[&Frame], d: &Drive) -> Result<(Vec<u32>, 
 pub fn run_windowed(preset: &str, frames: &[&Frame], d: &Drive) -> Result<Outcome, (String, Window)> {
     let t0 = Instant::now();
     let (mut ls, stats) = lockstep(frames, d).map_err(|e| (e, Window::default()))?;
-    let rtl_secs =
-        crate::blocks::cosim_lockstep_until(preset, &mut ls, finished(d), d.flip).map_err(|f| f.into_line_window())?;
+    let rtl_secs = crate::blocks::cosim_lockstep_until(
+        preset,
+        &mut ls,
+        finished(d, &first_cfg(frames).map_err(|e| (e, Window::default()))?),
+        d.flip,
+    )
+    .map_err(|f| f.into_line_window())?;
     Ok(outcome(&ls, &stats, t0.elapsed().as_secs_f64(), rtl_secs))
 }
 
@@ -320,7 +337,7 @@ pub fn chunk_drive(seed: u64) -> Drive {
             depth: latency.max(1 + r.below(4) as u32),
         },
         flush_at: vec![],
-        max_cycles: 50_000_000,
+        max_cycles: u64::MAX,
         flip: None,
     }
 }
@@ -370,7 +387,7 @@ pub fn drive_from_json(v: &serde_json::Value, file: &str) -> Result<Drive, Strin
             depth: depth as u32,
         },
         flush_at: vec![],
-        max_cycles: 50_000_000,
+        max_cycles: u64::MAX,
         flip: None,
     })
 }

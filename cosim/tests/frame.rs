@@ -15,6 +15,8 @@
 //!   broken at one cycle caught at that cycle and port.
 //! * `full`: a random frame over a corner of the 1920×1080 viewport, latency 3 with 10 %
 //!   back-pressure.
+//! * the watchdog: a memory that never grants stops the run at the cycle `FrameCycle::quiet_bound`
+//!   predicts, the ports equal up to there.
 
 use tilerast_cosim::frame::{check_later, check_single, check_traffic, run, Drive, Outcome};
 use tilerast_golden::pipeline::raster_frame;
@@ -240,5 +242,25 @@ fn a_regression_chunk_passes_and_its_drive_round_trips() {
     assert_eq!(
         (back.seed, back.gap_pm, back.busy_pm, back.stalls.clone(), back.timing),
         (d.seed, d.gap_pm, d.busy_pm, d.stalls.clone(), d.timing)
+    );
+}
+
+/// The watchdog that replaced the fixed cycle budget: a memory that never grants stops the RTL
+/// and the model together exactly `quiet_bound + 1` cycles after the last move at the ports,
+/// with the frame and phase named; the ports agreed on every cycle up to there.
+#[test]
+fn a_run_that_stops_moving_is_stopped_by_the_watchdog() {
+    let f = random_frame("ice40_1x", 0x57a11, 8, [64, 32]);
+    // Every grant withheld by back-pressure (not a declared stall, which the watchdog would add
+    // to its limit).
+    let never = Drive {
+        busy_pm: 1000,
+        ..Drive::new(0x57a11, 1, 0)
+    };
+    let limit = tilerast_golden::frame::FrameCycle::quiet_bound(&f.cfg);
+    let e = run("ice40_1x", &[&f], &never).unwrap_err();
+    assert!(
+        e.contains("frame 0 in flight") && e.contains(&format!("no progress for {} cycles", limit + 1)),
+        "{e}"
     );
 }

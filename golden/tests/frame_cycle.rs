@@ -848,3 +848,48 @@ fn the_arbiter_is_the_contracts_table() {
     assert!(won.iter().all(|&w| w > 0), "every client won: {won:?}");
     println!("{contended} contended cycles, {full} with the tag FIFO full, {won:?}");
 }
+
+/// The watchdog (issue 34: a fixed budget must not fail a frame still making progress): a
+/// memory that never grants stops the run exactly `limit + 1` cycles after the last move at
+/// the ports, naming the phase; a stall longer than the quiet bound but finite, which the run
+/// drives and so adds to the limit, does not.
+#[test]
+fn the_watchdog_stops_a_run_that_stopped_and_only_that() {
+    let cfg = small("ice40_1x", [64, 32]);
+    let frame = random_frame(&cfg, 7, 12);
+    let limit = FrameCycle::quiet_bound(&cfg);
+    assert!(limit > 4096, "{limit}");
+    let never = MemBehaviour {
+        busy_permille: 1000,
+        ..MemBehaviour::default()
+    };
+    let e = run_frames(&cfg, &[&frame], never, u64::MAX).unwrap_err();
+    assert!(
+        e.contains(&format!("no progress for {} cycles", limit + 1)) && e.contains("phase Bin"),
+        "{e}"
+    );
+    // The last move was a primitive taken: the error's cycle is that move's plus limit + 1.
+    let (since, at) = {
+        let num = |key: &str| -> u64 {
+            let i = e.find(key).unwrap_or_else(|| panic!("{key} in {e}")) + key.len();
+            e[i..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .unwrap()
+        };
+        (num("since cycle "), num("(cycle "))
+    };
+    assert!(since > 0 && at == since + limit + 1, "{e}");
+    let stalled = MemBehaviour {
+        stall: (50, 50 + 2 * limit),
+        ..MemBehaviour::default()
+    };
+    let run = run_frames(&cfg, &[&frame], stalled, u64::MAX).unwrap_or_else(|e| panic!("stalled: {e}"));
+    assert!(
+        run.cycles > 2 * limit && run.frames[0].stats.tiles_done > 0,
+        "{}",
+        run.cycles
+    );
+}

@@ -401,6 +401,8 @@ pub struct FrameCycle {
     started: bool,
     st: FrameCycleStats,
     base: Base,
+    /// Transfers at the top's ports so far (see [`FrameCycle::moves`]).
+    moves: u64,
 }
 
 /// The raster core's checks, each naming the config field.
@@ -521,6 +523,7 @@ impl FrameCycle {
             started: false,
             st: FrameCycleStats::default(),
             base: Base::default(),
+            moves: 0,
         };
         f.base = f.raw_base();
         Ok(f)
@@ -592,6 +595,30 @@ impl FrameCycle {
     }
 
     /// The counters of the current frame (module [`FrameCycleStats`]).
+    /// Edges so far at which something moved at the top's ports: a primitive taken, a memory
+    /// request accepted or a response taken, a Done or a flush. Never reset; a run whose count
+    /// stands still for longer than [`FrameCycle::quiet_bound`] has stopped ([`Watchdog`]).
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// The most edges in a row at which nothing moves at the ports while the top works, by the
+    /// blocks' contracts, with the memory answering at once, doubled: shading_sort's Readout and
+    /// radix passes over a full second tile with the longest keys (N + passes·(3 + 2N + D)
+    /// edges, N = w·h·S, D = 2^d, passes for 21 + log2(w·h) key bits) or its Init sweep
+    /// (max(w·h, D)), whichever is longer, plus 4096. A stalled memory adds its stall.
+    pub fn quiet_bound(cfg: &Config) -> u64 {
+        let [w, h] = cfg.second_tile;
+        let p = w as u64 * h as u64;
+        let n = p * cfg.msaa as u64;
+        let dd = 1u64 << cfg.sort_digit_bits.min(16);
+        let cb = w.trailing_zeros() + h.trailing_zeros();
+        let passes =
+            crate::shading_sort::sort_passes(crate::shading_sort::PRIM_ID_BITS + cb, cfg.sort_digit_bits) as u64;
+        let sort = n + passes * (3 + 2 * n + dd);
+        2 * sort.max(p.max(dd)) + 4096
+    }
+
     pub fn stats(&self) -> FrameCycleStats {
         let mut s = self.st;
         let b = &self.base;
@@ -785,6 +812,8 @@ impl FrameCycle {
         let seq_in_ready = self.tile_sequencer.in_ready();
         let pir_in_ready = self.pixel_info_read.in_ready();
         let in_take = i.inp.valid && w.in_ready;
+        let port_moved = (w.mem_req_valid && i.mem_req_ready) || (i.mem_resp.valid && w.mem_resp_ready);
+        self.moves += (in_take || port_moved || bf) as u64;
         self.bin_setup.clock(&BinSetupIn {
             flush: bf,
             inp: Offer::new(i.inp.valid && w.take_in, i.inp.payload),
@@ -944,6 +973,50 @@ pub struct FrameRun {
 /// testbench rewrites the framebuffer to the next frame's background (offering no input).
 pub const FRAME_GAP: u64 = 1;
 
+/// Stops a run that has stopped moving, instead of a fixed cycle budget that would also stop
+/// a long frame still making progress: [`Watchdog::check`] fails once [`FrameCycle::moves`]
+/// has stood still for more than [`FrameCycle::quiet_bound`] plus the longest memory stall
+/// the run drives.
+#[derive(Clone, Copy, Debug)]
+pub struct Watchdog {
+    /// Edges without a move that still count as working.
+    pub limit: u64,
+    moves: u64,
+    since: u64,
+}
+
+impl Watchdog {
+    /// For `cfg`, with memory stalls of up to `stall` cycles.
+    pub fn new(cfg: &Config, stall: u64) -> Watchdog {
+        Watchdog {
+            limit: FrameCycle::quiet_bound(cfg).saturating_add(stall),
+            moves: 0,
+            since: 0,
+        }
+    }
+
+    /// Called once per cycle with the top's [`FrameCycle::moves`]: `Err` with one line once
+    /// nothing has moved for more than [`Watchdog::limit`] cycles (`cycle` is the cycle now).
+    pub fn check(&mut self, cycle: u64, top: &FrameCycle) -> Result<(), String> {
+        if top.moves() != self.moves {
+            self.moves = top.moves();
+            self.since = cycle;
+        } else if cycle - self.since > self.limit {
+            return Err(format!(
+                "no progress for {} cycles (cycle {cycle}: nothing moved at the frame top's ports since cycle {}; \
+                 the watchdog allows {}), phase {:?}, {} of {} second tiles",
+                cycle - self.since,
+                self.since,
+                self.limit,
+                top.phase(),
+                top.tiles_done(),
+                top.second_tiles()
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// [`run_frames`] calling `trace` with every cycle's ports before its edge.
 pub fn run_frames_traced(
     cfg: &Config,
@@ -977,7 +1050,10 @@ pub fn run_frames_traced(
     let mut grants = mem.grant_line();
     let mut done = Vec::with_capacity(frames.len());
     let (mut f, mut next, mut wait) = (0usize, 0usize, 0u64);
+    let mut dog = Watchdog::new(cfg, mem.stall.1.saturating_sub(mem.stall.0));
     for cyc in 0..max_cycles {
+        dog.check(cyc, &top)
+            .map_err(|e| format!("frame: frame {f} of {}: {e}", frames.len()))?;
         let grant = grants(cyc);
         let req_ready = m.req_ready(grant);
         let (rv, resp) = m.resp();
@@ -1055,7 +1131,8 @@ pub fn run_frames_traced(
 /// to the next frame's background in the [`FRAME_GAP`] cycle(s) in which it offers no input.
 /// Per frame: the Done cycle, `done_frame`, the counters and the memory at its Done. `Err`
 /// (one line) for a config or frame the top cannot take, a request beyond its client's
-/// region, or `max_cycles` reached.
+/// region, a run that stops moving ([`Watchdog`]), or `max_cycles` reached (`u64::MAX`: no
+/// budget, only the watchdog).
 pub fn run_frames(cfg: &Config, frames: &[&Frame], mem: MemBehaviour, max_cycles: u64) -> Result<FrameRun, String> {
     run_frames_traced(cfg, frames, mem, max_cycles, |_| {})
 }
