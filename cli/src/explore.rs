@@ -4,7 +4,12 @@
 //! Combinations are the cartesian product of the option lists, iterated with `--tile`
 //! outermost, then `--subtile`, `--msaa`, `--colours`, `--coverage-test` innermost (that is
 //! also the order of table and CSV rows). An option not given contributes the scene config's
-//! own value.
+//! own value. `--sweep FIELD=V1,V2,…` (repeatable) sweeps any other field of the config, inside
+//! those five, in command-line order (`--sweep msaa=…` is `--msaa …`); each gets a column of
+//! its own. `--cycles` adds the frame top's cycle figures ([`CycleFigures`]: frame cycles per
+//! phase, the raster core alone, bytes through the memory port, frames per second at each
+//! board's clock), from the cycle model the RTL equals every cycle; a combination the frame
+//! top is not built for gets empty cells and a `note:` naming the field.
 //!
 //! Invalid values: a value that is invalid on its own (checked against the scene's config with
 //! only that option changed, when the failing field is the option's own field, e.g.
@@ -28,6 +33,7 @@ use crate::progress::Progress;
 use crate::render::fmt_num;
 use std::io::Write;
 use std::path::PathBuf;
+use tilerast_golden::frame::{CycleFigures, FrameCycle};
 use tilerast_golden::pipeline::FrameStats;
 use tilerast_golden::{Config, CoverageTest, Frame};
 
@@ -39,6 +45,8 @@ pub struct SweepArgs {
     pub msaa: Option<String>,
     pub colours: Option<String>,
     pub coverage_test: Option<String>,
+    /// `--sweep FIELD=V1,V2,…`, in command-line order: any other field of the config.
+    pub fields: Vec<String>,
 }
 
 /// One combination's parameter values.
@@ -49,28 +57,118 @@ pub struct Combo {
     pub msaa: u32,
     pub colours: u32,
     pub coverage_test: CoverageTest,
+    /// The `--sweep` fields' values: (config field, value as the config's JSON has it).
+    pub extra: Vec<(String, serde_json::Value)>,
 }
 
 impl Combo {
-    fn apply(&self, base: &Config) -> Config {
+    fn apply(&self, base: &Config) -> Res<Config> {
         let mut c = base.clone();
         c.tile = self.tile;
         c.subtile = self.subtile;
         c.msaa = self.msaa;
         c.colours_per_pixel = self.colours;
         c.coverage_test = self.coverage_test;
-        c
+        for (field, v) in &self.extra {
+            c = with_field(&c, field, v)
+                .map_err(|e| CliError::at("--sweep", format!("{field}={}", json_label(v)), e))?;
+        }
+        Ok(c)
     }
     fn describe(&self) -> String {
-        format!(
+        let mut d = format!(
             "tile={} subtile={} msaa={} colours={} coverage_test={}",
             size_str(self.tile),
             size_str(self.subtile),
             self.msaa,
             self.colours,
             ct_name(self.coverage_test)
-        )
+        );
+        for (f, v) in &self.extra {
+            d += &format!(" {f}={}", json_label(v));
+        }
+        d
     }
+}
+
+/// The config fields with an option of their own (`--sweep` of one of them is that option).
+const OWN_OPTIONS: [(&str, &str); 5] = [
+    ("tile", "--tile"),
+    ("subtile", "--subtile"),
+    ("msaa", "--msaa"),
+    ("colours_per_pixel", "--colours"),
+    ("coverage_test", "--coverage-test"),
+];
+
+/// `base` with config field `field` set to `v` (through the config's JSON form, so every field
+/// the config file format has can be swept); `Err` is serde's reason.
+fn with_field(base: &Config, field: &str, v: &serde_json::Value) -> Result<Config, String> {
+    let mut j = serde_json::to_value(base).map_err(|e| e.to_string())?;
+    j[field] = v.clone();
+    serde_json::from_value(j).map_err(|e| e.to_string())
+}
+
+/// A swept value as the table shows it: sizes as `N` or `WxH`, strings bare.
+fn json_label(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(a) if a.len() == 2 && a.iter().all(|x| x.is_u64()) => {
+            size_str([a[0].as_u64().unwrap_or(0) as u32, a[1].as_u64().unwrap_or(0) as u32])
+        }
+        v => v.to_string(),
+    }
+}
+
+/// One `--sweep FIELD=V1,V2,…`: the field and its values, each parsed as the field's kind in
+/// `base` (a size `N` or `WxH`, a whole number, `true`/`false`, or a name) and checked alone.
+fn field_list(base: &Config, spec: &str) -> Res<(String, Vec<serde_json::Value>)> {
+    let Some((field, list)) = spec.split_once('=') else {
+        return Err(CliError::at(
+            "--sweep",
+            spec,
+            "expected FIELD=V1,V2,… (e.g. quads_per_clock=1,2,4 or second_tile=32x16,64x32)",
+        ));
+    };
+    let field = field.trim();
+    let j = serde_json::to_value(base).map_err(|e| CliError::at("--sweep", spec, e))?;
+    let obj = j
+        .as_object()
+        .ok_or_else(|| CliError::at("--sweep", spec, "the config is not an object"))?;
+    let Some(kind) = obj.get(field).filter(|_| field != "name") else {
+        let known: Vec<&str> = obj.keys().map(String::as_str).filter(|k| *k != "name").collect();
+        return Err(CliError::at(
+            "--sweep",
+            field,
+            format!("unknown config field (known: {})", known.join(", ")),
+        ));
+    };
+    let mut out = Vec::new();
+    for v in split("--sweep", list)? {
+        let at = format!("{field}={v}");
+        let value = match kind {
+            serde_json::Value::Array(_) => {
+                let [w, h] = parse_size("--sweep", &v)
+                    .map_err(|_| CliError::at("--sweep", &at, "expected a size in pixels, N or WxH"))?;
+                serde_json::json!([w, h])
+            }
+            serde_json::Value::Number(_) => serde_json::json!(v.parse::<u32>().map_err(|_| CliError::at(
+                "--sweep",
+                &at,
+                "expected a whole number"
+            ))?),
+            serde_json::Value::Bool(_) => serde_json::json!(v.parse::<bool>().map_err(|_| CliError::at(
+                "--sweep",
+                &at,
+                "expected true or false"
+            ))?),
+            serde_json::Value::String(_) => serde_json::json!(v),
+            _ => return Err(CliError::at("--sweep", field, "this field cannot be swept")),
+        };
+        let cfg = with_field(base, field, &value).map_err(|e| CliError::at("--sweep", &at, e))?;
+        check_alone("--sweep", &at, field, cfg)?;
+        out.push(value);
+    }
+    Ok((field.to_string(), out))
 }
 
 fn size_str(s: [u32; 2]) -> String {
@@ -141,7 +239,38 @@ fn check_alone(opt: &str, value: &str, field: &str, cfg: Config) -> Res<()> {
 
 /// Parse and check every list; return the combinations in sweep order, plus which parameters
 /// vary (by column name).
-pub fn combinations(base: &Config, a: &SweepArgs) -> Res<(Vec<Combo>, Vec<&'static str>)> {
+pub fn combinations(base: &Config, a: &SweepArgs) -> Res<(Vec<Combo>, Vec<String>)> {
+    // `--sweep` of a field with an option of its own is that option; the rest are extra lists.
+    let mut a = a.clone();
+    let mut extras: Vec<(String, Vec<serde_json::Value>)> = Vec::new();
+    for spec in &a.fields {
+        let field = spec.split_once('=').map_or(spec.as_str(), |f| f.0.trim());
+        if let Some((_, opt)) = OWN_OPTIONS.iter().find(|o| o.0 == field) {
+            let list = spec.split_once('=').map_or("", |f| f.1).to_string();
+            let slot = match *opt {
+                "--tile" => &mut a.tile,
+                "--subtile" => &mut a.subtile,
+                "--msaa" => &mut a.msaa,
+                "--colours" => &mut a.colours,
+                _ => &mut a.coverage_test,
+            };
+            if slot.is_some() {
+                return Err(CliError::at(
+                    "--sweep",
+                    spec,
+                    format!("{field} is swept twice (also by {opt} or another --sweep)"),
+                ));
+            }
+            *slot = Some(list);
+            continue;
+        }
+        let (f, values) = field_list(base, spec)?;
+        if extras.iter().any(|e| e.0 == f) {
+            return Err(CliError::at("--sweep", spec, format!("{f} is swept twice")));
+        }
+        extras.push((f, values));
+    }
+    let a = &a;
     fn list<T: Clone>(
         opt: &str,
         given: &Option<String>,
@@ -220,10 +349,27 @@ pub fn combinations(base: &Config, a: &SweepArgs) -> Res<(Vec<Combo>, Vec<&'stat
         ("msaa", msaas.len()),
         ("colours", colours.len()),
         ("coverage_test", cts.len()),
-    ] {
+    ]
+    .into_iter()
+    .chain(extras.iter().map(|e| (e.0.as_str(), e.1.len())))
+    {
         if n > 1 {
-            varying.push(name);
+            varying.push(name.to_string());
         }
+    }
+    // The extra fields' product, first field outermost.
+    let mut extra_combos: Vec<Vec<(String, serde_json::Value)>> = vec![vec![]];
+    for (f, values) in &extras {
+        extra_combos = extra_combos
+            .iter()
+            .flat_map(|pre| {
+                values.iter().map(move |v| {
+                    let mut c = pre.clone();
+                    c.push((f.clone(), v.clone()));
+                    c
+                })
+            })
+            .collect();
     }
     let mut out = Vec::new();
     for &tile in &tiles {
@@ -231,13 +377,16 @@ pub fn combinations(base: &Config, a: &SweepArgs) -> Res<(Vec<Combo>, Vec<&'stat
             for &msaa in &msaas {
                 for &c in &colours {
                     for &ct in &cts {
-                        out.push(Combo {
-                            tile,
-                            subtile,
-                            msaa,
-                            colours: c,
-                            coverage_test: ct,
-                        });
+                        for extra in &extra_combos {
+                            out.push(Combo {
+                                tile,
+                                subtile,
+                                msaa,
+                                colours: c,
+                                coverage_test: ct,
+                                extra: extra.clone(),
+                            });
+                        }
                     }
                 }
             }
@@ -263,8 +412,8 @@ pub const PARAM_COLUMNS: [&str; 7] = [
     "coverage_test",
 ];
 
-fn param_values(c: &Combo) -> [String; 7] {
-    [
+fn param_values(c: &Combo) -> Vec<String> {
+    let mut v = vec![
         c.tile[0].to_string(),
         c.tile[1].to_string(),
         c.subtile[0].to_string(),
@@ -272,7 +421,18 @@ fn param_values(c: &Combo) -> [String; 7] {
         c.msaa.to_string(),
         c.colours.to_string(),
         ct_name(c.coverage_test).to_string(),
-    ]
+    ];
+    v.extend(c.extra.iter().map(|(_, x)| json_label(x)));
+    v
+}
+
+/// The parameter columns of `rows`: [`PARAM_COLUMNS`], then the `--sweep` fields.
+fn param_columns(rows: &[Row]) -> Vec<String> {
+    let mut h: Vec<String> = PARAM_COLUMNS.iter().map(|s| s.to_string()).collect();
+    if let Some(r) = rows.first() {
+        h.extend(r.combo.extra.iter().map(|(f, _)| f.clone()));
+    }
+    h
 }
 
 /// The terminal table's figures when `--figures` is not given: a handful across the stages
@@ -290,16 +450,17 @@ pub fn table(rows: &[Row], figures: &[&str]) -> String {
     if rows.is_empty() {
         return String::new();
     }
-    let mut header: Vec<String> = PARAM_COLUMNS.iter().map(|s| s.to_string()).collect();
+    let mut header = param_columns(rows);
     header.extend(figures.iter().map(|n| n.to_string()));
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let mut v: Vec<String> = param_values(&r.combo).to_vec();
+            let mut v: Vec<String> = param_values(&r.combo);
             v.extend(figures.iter().map(|f| {
                 r.stats
                     .iter()
                     .find(|(n, _)| n == f)
+                    .filter(|(_, x)| !x.is_nan())
                     .map_or_else(|| "-".to_string(), |(_, x)| fmt_num(*x))
             }));
             v
@@ -331,20 +492,26 @@ pub fn csv(rows: &[Row]) -> String {
     let Some(first) = rows.first() else {
         return String::new();
     };
-    let mut header: Vec<String> = PARAM_COLUMNS.iter().map(|s| s.to_string()).collect();
+    let mut header = param_columns(rows);
     header.extend(first.stats.iter().map(|(n, _)| n.to_string()));
     let mut out = header.join(",") + "\n";
     for r in rows {
-        let mut v: Vec<String> = param_values(&r.combo).to_vec();
-        v.extend(r.stats.iter().map(|(_, x)| format!("{x}")));
+        let mut v: Vec<String> = param_values(&r.combo);
+        // A figure the combination has no value for (NaN: e.g. `--cycles` where the frame top
+        // is not built) is an empty cell.
+        v.extend(
+            r.stats
+                .iter()
+                .map(|(_, x)| if x.is_nan() { String::new() } else { format!("{x}") }),
+        );
         out += &(v.join(",") + "\n");
     }
     out
 }
 
 /// The x parameter of the plot: the first varying parameter (or `tile`).
-fn x_param(varying: &[&'static str]) -> &'static str {
-    varying.first().copied().unwrap_or("tile")
+fn x_param(varying: &[String]) -> &str {
+    varying.first().map_or("tile", String::as_str)
 }
 
 fn param_label(c: &Combo, p: &str) -> String {
@@ -353,7 +520,12 @@ fn param_label(c: &Combo, p: &str) -> String {
         "subtile" => size_str(c.subtile),
         "msaa" => c.msaa.to_string(),
         "colours" => c.colours.to_string(),
-        _ => ct_name(c.coverage_test).to_string(),
+        "coverage_test" => ct_name(c.coverage_test).to_string(),
+        p => c
+            .extra
+            .iter()
+            .find(|e| e.0 == p)
+            .map_or_else(String::new, |e| json_label(&e.1)),
     }
 }
 
@@ -426,8 +598,9 @@ pub fn series_params(counts: &[usize]) -> Vec<usize> {
 /// the series parameters ([`series_params`]), one group (row of panels, one per figure) per
 /// combination of the remaining ones, in sweep order. A group with more than [`MAX_SERIES`]
 /// series (only when one parameter alone has more values) is split into parts `(1/2)`, ….
-pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static str], scene: &str) -> Plot {
-    let xp = x_param(varying);
+pub fn build_plot<S: AsRef<str>>(rows: &[Row], varying: &[S], figures: &[&'static str], scene: &str) -> Plot {
+    let varying: Vec<String> = varying.iter().map(|v| v.as_ref().to_string()).collect();
+    let xp = x_param(&varying);
     let mut ticks: Vec<String> = Vec::new();
     for r in rows {
         let l = param_label(&r.combo, xp);
@@ -435,7 +608,7 @@ pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static st
             ticks.push(l);
         }
     }
-    let others: Vec<&str> = varying.iter().copied().filter(|p| *p != xp).collect();
+    let others: Vec<&str> = varying.iter().map(String::as_str).filter(|p| *p != xp).collect();
     let counts: Vec<usize> = others
         .iter()
         .map(|p| {
@@ -513,7 +686,8 @@ pub fn build_plot(rows: &[Row], varying: &[&'static str], figures: &[&'static st
         "subtile" => "first sub-tile size (px)",
         "msaa" => "MSAA samples per pixel",
         "colours" => "colours per pixel",
-        _ => "coverage test",
+        "coverage_test" => "coverage test",
+        p => p,
     };
     Plot {
         title: format!("tilerast explore: {scene}"),
@@ -531,6 +705,8 @@ pub struct ExploreOpts {
     pub plot: Option<PathBuf>,
     pub figures: Option<String>,
     pub raster_only: bool,
+    /// Also the frame top's cycle figures ([`CycleFigures`]) where the frame top is built.
+    pub cycles: bool,
     /// No progress bar (`--quiet`).
     pub quiet: bool,
 }
@@ -550,6 +726,20 @@ fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
     })
 }
 
+/// With `--cycles`: the frame top's cycle figures of `frame`, or every one NaN (an empty
+/// cell) where the frame top is not built for its config (the reason goes to the notes
+/// through [`cycle_notes`]); without, none.
+fn cycle_rows(frame: &Frame, file: &str, cycles: bool) -> Res<Vec<(&'static str, f64)>> {
+    if !cycles {
+        return Ok(vec![]);
+    }
+    if FrameCycle::supported(&frame.cfg).is_err() {
+        return Ok(CycleFigures::names().iter().map(|n| (*n, f64::NAN)).collect());
+    }
+    let (c, _) = CycleFigures::measure(frame).map_err(|e| CliError::at(file, "frame cycle model", e))?;
+    Ok(c.rows())
+}
+
 /// Every valid combination's statistics, in sweep order. The combinations are spread over the
 /// threads of the rayon pool the call runs in (the global one: `RAYON_NUM_THREADS` or the core
 /// count), work stealing: a combination is one task and its own pipeline run spreads its tiles
@@ -559,7 +749,7 @@ fn stats_of(frame: &Frame, file: &str, raster_only: bool) -> Res<FrameStats> {
 /// 1-thread run (`explore_on_many_threads_is_byte_for_byte_the_serial_run` in
 /// `cli/tests/cli.rs`). An error is the first failing combination's in sweep order, as in a
 /// serial run: once one fails, the combinations after it are not started.
-fn sweep(frame: &Frame, file: &str, valid: Vec<(Combo, Config)>, raster_only: bool, pb: &Progress) -> Res<Vec<Row>> {
+fn sweep(frame: &Frame, file: &str, valid: Vec<(Combo, Config)>, o: &ExploreOpts, pb: &Progress) -> Res<Vec<Row>> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let first_failed = AtomicUsize::new(usize::MAX);
@@ -576,11 +766,14 @@ fn sweep(frame: &Frame, file: &str, valid: Vec<(Combo, Config)>, raster_only: bo
                 background: frame.background,
                 prims: frame.prims.clone(),
             };
-            let r = match stats_of(&f, file, raster_only) {
-                Ok(st) => Ok(Row {
-                    stats: st.rows(),
-                    combo: c,
-                }),
+            let r = match stats_of(&f, file, o.raster_only)
+                .and_then(|st| cycle_rows(&f, file, o.cycles).map(|cy| (st, cy)))
+            {
+                Ok((st, cy)) => {
+                    let mut stats = st.rows();
+                    stats.extend(cy);
+                    Ok(Row { stats, combo: c })
+                }
                 Err(e) => {
                     first_failed.fetch_min(i, Ordering::Relaxed);
                     Err(CliError(format!("{} ({})", e.0, c.describe())))
@@ -606,8 +799,12 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
             ));
         }
     }
-    // Figure names are fixed by FrameStats::rows(): check them before any work.
-    let names: Vec<&'static str> = FrameStats::default().rows().iter().map(|s| s.0).collect();
+    // Figure names are fixed by FrameStats::rows() (and CycleFigures with --cycles): check
+    // them before any work.
+    let mut names: Vec<&'static str> = FrameStats::default().rows().iter().map(|s| s.0).collect();
+    if o.cycles {
+        names.extend(CycleFigures::names());
+    }
     let figs = match &o.figures {
         None => default_figures(&names),
         Some(s) => split("--figures", s)?
@@ -623,9 +820,16 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
     let mut valid = Vec::new();
     let mut skipped = Vec::new();
     for c in combos {
-        let cfg = c.apply(&frame.cfg);
+        let cfg = c.apply(&frame.cfg)?;
         match cfg.validate() {
-            Ok(()) => valid.push((c, cfg)),
+            Ok(()) => {
+                if o.cycles {
+                    if let Err(e) = FrameCycle::supported(&cfg) {
+                        let _ = writeln!(err, "note: no cycle figures for {}: {e}", c.describe());
+                    }
+                }
+                valid.push((c, cfg))
+            }
             Err(e) => skipped.push(format!("{}: config.{}: {}", c.describe(), e.field, e.msg)),
         }
     }
@@ -640,12 +844,17 @@ pub fn run(frame: &Frame, file: &str, o: &ExploreOpts, out: &mut dyn Write, err:
         let _ = writeln!(err, "note: skipping {why}");
     }
     let pb = Progress::new(valid.len() as u64, "combinations", format!("explore {file}"), o.quiet);
-    let rows = sweep(frame, file, valid, o.raster_only, &pb);
+    let rows = sweep(frame, file, valid, o, &pb);
     pb.finish();
     let rows = rows?;
 
     let table_figs: Vec<&str> = if o.figures.is_some() {
         figs.clone()
+    } else if o.cycles {
+        // The hardware's figures: cycles, bytes through the port, frames per second.
+        let mut f = vec!["quads", "frame_cycles", "raster_core_cycles", "port_bytes"];
+        f.extend(CycleFigures::names().iter().filter(|n| n.starts_with("fps_")));
+        f
     } else {
         TABLE_FIGURES.to_vec()
     };
@@ -740,8 +949,8 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(c[0].apply(&base()).validate().is_err());
-        assert!(c[1].apply(&base()).validate().is_ok());
+        assert!(c[0].apply(&base()).unwrap().validate().is_err());
+        assert!(c[1].apply(&base()).unwrap().validate().is_ok());
     }
 
     fn rows() -> Vec<Row> {

@@ -120,6 +120,17 @@ enum Cmd {
         /// Sub-tile coverage tests, comma-separated: edge, samples, bbox_only.
         #[arg(long, value_name = "LIST")]
         coverage_test: Option<String>,
+        /// Any config field, as FIELD=V1,V2,… (repeatable; e.g. `--sweep quads_per_clock=1,2,4
+        /// --sweep second_tile=32x16,64x32`): sizes N or WxH, whole numbers, true/false or
+        /// names, each checked alone. Swept after the options above, in the order given.
+        #[arg(long, value_name = "FIELD=LIST")]
+        sweep: Vec<String>,
+        /// Also run each combination through the frame top's cycle model (the one the RTL
+        /// equals every cycle): frame cycles per phase, the raster core alone, bytes through
+        /// the memory port and frames per second at each board's clock (empty where the frame
+        /// top is not built for the combination, with a note).
+        #[arg(long)]
+        cycles: bool,
         /// Write the table as CSV.
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
@@ -270,6 +281,8 @@ fn run(cli: Cli) -> Res<()> {
             msaa,
             colours,
             coverage_test,
+            sweep,
+            cycles,
             csv,
             plot,
             figures,
@@ -304,11 +317,13 @@ fn run(cli: Cli) -> Res<()> {
                     msaa,
                     colours,
                     coverage_test,
+                    fields: sweep,
                 },
                 csv,
                 plot,
                 figures,
                 raster_only,
+                cycles,
                 quiet: import.quiet,
             };
             stdout_write(|w| explore::run(&frame, &l.file, &o, w, &mut std::io::stderr()))

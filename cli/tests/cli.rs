@@ -892,6 +892,92 @@ fn error_bad_tile_values() {
     assert_one_line_error(&o, &["--figures", "nope", "unknown figure"]);
 }
 
+#[test]
+fn error_bad_sweep_values() {
+    let o = run(&["explore", "--sweep", "quads_per_clock"]);
+    assert_one_line_error(&o, &["--sweep", "quads_per_clock", "expected FIELD=V1,V2"]);
+    let o = run(&["explore", "--sweep", "nope=1,2"]);
+    assert_one_line_error(&o, &["--sweep", "nope", "unknown config field", "second_tile"]);
+    let o = run(&["explore", "--sweep", "quads_per_clock=1,x"]);
+    assert_one_line_error(&o, &["--sweep", "quads_per_clock=x", "whole number"]);
+    let o = run(&["explore", "--sweep", "second_tile=64x32,3"]);
+    assert_one_line_error(&o, &["--sweep", "second_tile=3", "config.second_tile"]);
+    let o = run(&["explore", "--sweep", "depth_func=sideways"]);
+    assert_one_line_error(&o, &["--sweep", "depth_func=sideways", "unknown variant"]);
+    let o = run(&["explore", "--msaa", "1,4", "--sweep", "msaa=4,16"]);
+    assert_one_line_error(&o, &["--sweep", "msaa=4,16", "swept twice"]);
+}
+
+/// `--sweep` takes any config field and `--cycles` adds the frame top's cycle model: the CSV's
+/// cycle figures are `run_frames`'s own for each combination (built here from the scene's
+/// config, not by explore), the swept values change the hardware's figures (the raster core
+/// alone is faster at 2 quads per clock), and a combination the frame top is not built for
+/// gets empty cells and a note naming the field.
+#[test]
+fn explore_sweeps_any_field_and_reports_the_frame_cycles() {
+    use tilerast_golden::frame::run_frames;
+    use tilerast_golden::pixel_back_end::MemBehaviour;
+    let d = tmp("explore-cycles");
+    let csv = d.join("c.csv");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/points.json");
+    let o = bin()
+        .env("CI", "1")
+        .args(["explore", scene.to_str().unwrap(), "--cycles", "--quiet"])
+        .args(["--sweep", "quads_per_clock=1,2,4", "--sweep", "second_tile=32x16,64x32"])
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let out = ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("note: no cycle figures for").count(), 2, "{err}");
+    assert!(
+        err.contains("quads_per_clock=4") && err.contains("config.quads_per_clock"),
+        "{err}"
+    );
+    assert!(
+        out.lines().next().unwrap().contains("quads_per_clock  second_tile"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|h| *h == n)
+            .unwrap_or_else(|| panic!("{n} in {header:?}"))
+    };
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    let base = Scene::load(&scene).unwrap().to_frame("points").unwrap();
+    let mut core = Vec::new();
+    for r in &rows {
+        let qpc: u32 = r[col("quads_per_clock")].parse().unwrap();
+        let st = r[col("second_tile")];
+        if qpc == 4 {
+            assert!(
+                r[col("frame_cycles")].is_empty() && r[col("fps_ulx3s")].is_empty(),
+                "{r:?}"
+            );
+            continue;
+        }
+        let mut f = base.clone();
+        f.cfg.quads_per_clock = qpc;
+        f.cfg.second_tile = if st == "32x16" { [32, 16] } else { [64, 32] };
+        let run = run_frames(&f.cfg, &[&f], MemBehaviour::default(), u64::MAX).unwrap();
+        let want = run.frames[0].cycles;
+        assert!(want > 0 && run.frames[0].stats.tiles_done > 0);
+        assert_eq!(r[col("frame_cycles")].parse::<u64>().unwrap(), want, "{r:?}");
+        let bytes: u64 = run.frames[0].stats.clients.iter().map(|c| c.bytes).sum();
+        assert_eq!(r[col("port_bytes")].parse::<u64>().unwrap(), bytes, "{r:?}");
+        core.push((qpc, r[col("raster_core_cycles")].parse::<u64>().unwrap()));
+    }
+    let at = |q: u32| core.iter().find(|c| c.0 == q).unwrap().1;
+    assert!(at(2) < at(1), "{core:?}");
+    std::fs::remove_dir_all(&d).ok();
+}
+
 /// The terminal table shows the parameters and the chosen figures (a handful by default), so
 /// it fits a terminal; the CSV keeps every figure.
 #[test]

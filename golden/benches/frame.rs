@@ -25,15 +25,19 @@
 //! objects: `scene`, `preset`, `frame_cycles`, `raster_core_cycles`, `port_bytes`,
 //! `port_bound_cycles` = port bytes / 4, `bin_phase_cycles`, `raster_phase_cycles`,
 //! `pixel_phase_cycles`, `steady_cycles_per_frame` (8 frames of the scene back to back, their
-//! cycles / 8) and `fps`, an object of frames per second at each board's clock).
+//! cycles / 8) and `fps`, an object of frames per second at each board's clock), measured by
+//! `tilerast_golden::frame::FrameFigures`. `cargo bench -p tilerast-golden --bench frame --
+//! --update-docs` also rewrites the table between the `frame-bench` markers of
+//! `docs/measurements.md`, which `golden/tests/frame_figures.rs` holds to the model.
 
 use tilerast_golden::board::BOARDS;
-use tilerast_golden::frame::{client, run_frames, FrameCycle};
-use tilerast_golden::pipeline::{back_end_input, commands};
-use tilerast_golden::pixel_back_end::MemBehaviour;
-use tilerast_golden::raster_core::run_commands;
+use tilerast_golden::frame::{client, frame_at, replace_table, FrameFigures};
+use tilerast_golden::pipeline::back_end_input;
 use tilerast_golden::scene::Scene;
-use tilerast_golden::{Config, PRESETS};
+use tilerast_golden::PRESETS;
+
+/// The document whose `frame-bench` table `-- --update-docs` rewrites.
+const DOC: &str = "docs/measurements.md";
 
 fn pct(a: u64, b: u64) -> String {
     format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
@@ -62,30 +66,25 @@ fn main() {
     }
     println!();
     let mut worst: Option<(f64, String)> = None;
-    let mut json = Vec::new();
+    let mut rows = Vec::new();
     for (name, scene) in &scenes {
         let own = scene.to_frame(name).expect("valid scene");
         for preset in PRESETS {
-            let mut frame = own.clone();
-            frame.cfg = Config::preset(preset).unwrap();
-            frame.cfg.viewport = own.cfg.viewport;
-            if let Err(e) = FrameCycle::supported(&frame.cfg) {
-                println!("{name:<16} {preset:<9} not built: {e}");
-                continue;
-            }
-            let run = match run_frames(&frame.cfg, &[&frame], MemBehaviour::default(), 400_000_000) {
+            let frame = match frame_at(&own, preset) {
+                Ok(f) => f,
+                Err(e) => {
+                    println!("{name:<16} {preset:<9} not built: {e}");
+                    continue;
+                }
+            };
+            let (fig, s) = match FrameFigures::measure(name, &frame) {
                 Ok(r) => r,
                 Err(e) => {
                     println!("{name:<16} {preset:<9} {e}");
                     continue;
                 }
             };
-            let d = &run.frames[0];
-            let s = &d.stats;
-            let cmds = commands(&frame).expect("commands");
-            let (core, _) = run_commands(&frame.cfg, &cmds, 400_000_000).expect("raster core");
             let g = back_end_input(&frame).expect("golden").stats;
-            let bytes: u64 = s.clients.iter().map(|c| c.bytes).sum();
             let prim_bytes = s.clients[client::BIN_SETUP].bytes
                 + s.clients[client::SEQ_PRIMS].bytes
                 + s.clients[client::SHADING].bytes;
@@ -97,7 +96,7 @@ fn main() {
             let raster_reqs = s.clients[client::PI_WRITE].requests
                 + s.clients[client::SEQ_PRIMS].requests
                 + s.clients[client::SEQ_LISTS].requests;
-            let slow = s.raster_cycles as f64 / core.max(1) as f64;
+            let slow = s.raster_cycles as f64 / fig.cycles.raster_core_cycles.max(1) as f64;
             if *preset == "default" && worst.as_ref().is_none_or(|w| slow > w.0) {
                 worst = Some((slow, format!("{name} on default")));
             }
@@ -105,49 +104,45 @@ fn main() {
                 "{:<16} {:<9} {:>10} {:>6} {:>6} {:>6} {:>9} {:>6.2} {:>6} {:>6} {:>6.1} {:>7.2} {:>7.3}",
                 name,
                 preset,
-                d.cycles,
-                pct(s.bin_cycles, d.cycles),
-                pct(s.raster_cycles, d.cycles),
-                pct(s.pixel_cycles, d.cycles),
-                core,
+                fig.cycles.frame_cycles,
+                pct(s.bin_cycles, fig.cycles.frame_cycles),
+                pct(s.raster_cycles, fig.cycles.frame_cycles),
+                pct(s.pixel_cycles, fig.cycles.frame_cycles),
+                fig.cycles.raster_core_cycles,
                 slow,
                 pct(raster_reqs, s.raster_cycles),
                 pct(s.shading.sort_cycles, s.pixel_cycles),
                 s.pixel_cycles as f64 / s.shading.beats.max(1) as f64,
-                bytes as f64 / 1e6,
-                (bytes - prim_bytes) as f64 / golden_bytes.max(1) as f64,
+                fig.cycles.port_bytes as f64 / 1e6,
+                (fig.cycles.port_bytes - prim_bytes) as f64 / golden_bytes.max(1) as f64,
             );
-            for b in BOARDS {
-                print!(" {:>14.2}", b.clock_hz() as f64 / d.cycles as f64);
+            for (_, fps) in fig.fps() {
+                print!(" {fps:>14.2}");
             }
             println!();
-            let eight = [&frame; 8];
-            let steady = run_frames(&frame.cfg, &eight, MemBehaviour::default(), 8 * 400_000_000)
-                .map(|r| r.cycles / 8)
-                .ok();
-            let fps: serde_json::Map<String, serde_json::Value> = BOARDS
-                .iter()
-                .map(|b| (b.name.to_string(), (b.clock_hz() as f64 / d.cycles as f64).into()))
-                .collect();
-            json.push(serde_json::json!({
-                "scene": name,
-                "preset": preset,
-                "frame_cycles": d.cycles,
-                "raster_core_cycles": core,
-                "port_bytes": bytes,
-                "port_bound_cycles": bytes / 4,
-                "bin_phase_cycles": s.bin_cycles,
-                "raster_phase_cycles": s.raster_cycles,
-                "pixel_phase_cycles": s.pixel_cycles,
-                "steady_cycles_per_frame": steady,
-                "fps": fps,
-            }));
+            rows.push(fig);
         }
     }
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench/frame.json");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = root.join("target/bench/frame.json");
     std::fs::create_dir_all(out.parent().expect("target/bench")).expect("target/bench/");
+    let json: Vec<_> = rows.iter().map(FrameFigures::to_json).collect();
     std::fs::write(&out, serde_json::to_string_pretty(&json).expect("JSON") + "\n").expect("frame.json");
     println!("\nwrote {}", out.display());
+    if std::env::args().any(|a| a == "--update-docs") {
+        let doc = root.join(DOC);
+        let text = std::fs::read_to_string(&doc).expect(DOC);
+        match replace_table(DOC, &text, &rows) {
+            Ok(t) => {
+                std::fs::write(&doc, t).expect(DOC);
+                println!("rewrote the frame table of {DOC}");
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+    }
     if let Some((slow, at)) = worst {
         println!(
             "\nRaster phase over the raster core alone, worst on the default preset: {slow:.2} ({at}); \

@@ -45,7 +45,9 @@
 //!   frees nothing in memory (golden frees host memory only), so they are still there.
 
 mod cycle;
+mod figures;
 pub use cycle::*;
+pub use figures::*;
 
 use crate::memory_port::SparseMemory;
 use crate::output_merger::Image;
