@@ -132,22 +132,6 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
     localparam [15:0] c_sb16__13 = 16'h2000;
     localparam [15:0] c_sb16__14 = 16'h4000;
     localparam [15:0] c_sb16__15 = 16'h8000;
-    localparam [15:0] c_s16__0 = 16'h0;
-    localparam [15:0] c_s16__1 = 16'h1;
-    localparam [15:0] c_s16__2 = 16'h2;
-    localparam [15:0] c_s16__3 = 16'h3;
-    localparam [15:0] c_s16__4 = 16'h4;
-    localparam [15:0] c_s16__5 = 16'h5;
-    localparam [15:0] c_s16__6 = 16'h6;
-    localparam [15:0] c_s16__7 = 16'h7;
-    localparam [15:0] c_s16__8 = 16'h8;
-    localparam [15:0] c_s16__9 = 16'h9;
-    localparam [15:0] c_s16__10 = 16'ha;
-    localparam [15:0] c_s16__11 = 16'hb;
-    localparam [15:0] c_s16__12 = 16'hc;
-    localparam [15:0] c_s16__13 = 16'hd;
-    localparam [15:0] c_s16__14 = 16'he;
-    localparam [15:0] c_s16__15 = 16'hf;
     localparam [63:0] c_lm__0 = 64'hf;
     localparam [63:0] c_lm__1 = 64'hf0;
     localparam [63:0] c_lm__2 = 64'hf00;
@@ -287,8 +271,6 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
     localparam [11:0] c_xb12 = 12'h6;
     localparam [11:0] c_yb12 = 12'h5;
     localparam [15:0] c_wm16 = 16'h3f;
-    localparam [15:0] c_lsb16 = 16'h2;
-    localparam [15:0] c_smask16 = 16'h3;
     localparam [15:0] c_p1 = 16'h7ff;
     localparam [15:0] c_init_last = 16'h7ff;
     localparam [15:0] c_d1 = 16'h7ff;
@@ -651,6 +633,15 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
     reg  sdst_y__d;
     wire  sdst_y__q;
     reg  sdst_y__clock;
+    reg  wv__d;
+    wire  wv__q;
+    reg  wv__clock;
+    reg  [15:0] wpix__d;
+    wire  [15:0] wpix__q;
+    reg  wpix__clock;
+    reg  [20:0] wprim__d;
+    wire  [20:0] wprim__q;
+    reg  wprim__clock;
 
     // Local signals
     reg  accept;
@@ -718,8 +709,23 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
     reg  fnd__15;
     reg  fnd__16;
     reg  [20:0] selp;
-    reg  [15:0] sels;
-    reg  [15:0] selb;
+    reg  [15:0] same_c__0;
+    reg  [15:0] same_c__1;
+    reg  [15:0] same_c__2;
+    reg  [15:0] same_c__3;
+    reg  [15:0] same_c__4;
+    reg  [15:0] same_c__5;
+    reg  [15:0] same_c__6;
+    reg  [15:0] same_c__7;
+    reg  [15:0] same_c__8;
+    reg  [15:0] same_c__9;
+    reg  [15:0] same_c__10;
+    reg  [15:0] same_c__11;
+    reg  [15:0] same_c__12;
+    reg  [15:0] same_c__13;
+    reg  [15:0] same_c__14;
+    reg  [15:0] same_c__15;
+    reg  [15:0] same_c__16;
     reg  emit;
     reg  pdone;
     reg  [15:0] n_nx;
@@ -1124,6 +1130,9 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
     tilerast_dff_16 sdig(.d(sdig__d), .q(sdig__q), .clock(sdig__clock));
     tilerast_dff_64 selem(.d(selem__d), .q(selem__q), .clock(selem__clock));
     tilerast_dff_1 sdst_y(.d(sdst_y__d), .q(sdst_y__q), .clock(sdst_y__clock));
+    tilerast_dff_1 wv(.d(wv__d), .q(wv__q), .clock(wv__clock));
+    tilerast_dff_16 wpix(.d(wpix__d), .q(wpix__q), .clock(wpix__clock));
+    tilerast_dff_21 wprim(.d(wprim__d), .q(wprim__q), .clock(wprim__clock));
 
     // Update code
     always @(*) begin
@@ -1189,6 +1198,12 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
         selem__d = selem__q;
         sdst_y__clock = clock;
         sdst_y__d = sdst_y__q;
+        wv__clock = clock;
+        wv__d = 1'b0;
+        wpix__clock = clock;
+        wpix__d = wpix__q;
+        wprim__clock = clock;
+        wprim__d = wprim__q;
         xr__0__clock = clock;
         xr__0__we = 1'b0;
         xr__0__waddr = cnt__q;
@@ -1853,8 +1868,6 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
         vis_c__0 = 32'h0;
         fnd__0 = 1'b0;
         selp = 32'h0;
-        sels = 32'h0;
-        selb = 32'h0;
         if (|(xr__0__rd & c_4564)) begin
             vis_c__1 = vis_c__0 | c_sb16__0;
         end
@@ -1955,101 +1968,166 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
         fnd__1 = fnd__0 | (|(vis & c_sb16__0));
         if (~fnd__0 & (|(vis & c_sb16__0))) begin
             selp = xr__0__rd[(32'h0)+:(21)];
-            sels = c_s16__0;
-            selb = c_sb16__0;
         end
         fnd__2 = fnd__1 | (|(vis & c_sb16__1));
         if (~fnd__1 & (|(vis & c_sb16__1))) begin
             selp = xr__1__rd[(32'h0)+:(21)];
-            sels = c_s16__1;
-            selb = c_sb16__1;
         end
         fnd__3 = fnd__2 | (|(vis & c_sb16__2));
         if (~fnd__2 & (|(vis & c_sb16__2))) begin
             selp = xr__2__rd[(32'h0)+:(21)];
-            sels = c_s16__2;
-            selb = c_sb16__2;
         end
         fnd__4 = fnd__3 | (|(vis & c_sb16__3));
         if (~fnd__3 & (|(vis & c_sb16__3))) begin
             selp = xr__3__rd[(32'h0)+:(21)];
-            sels = c_s16__3;
-            selb = c_sb16__3;
         end
         fnd__5 = fnd__4 | (|(vis & c_sb16__4));
         if (~fnd__4 & (|(vis & c_sb16__4))) begin
             selp = xr__4__rd[(32'h0)+:(21)];
-            sels = c_s16__4;
-            selb = c_sb16__4;
         end
         fnd__6 = fnd__5 | (|(vis & c_sb16__5));
         if (~fnd__5 & (|(vis & c_sb16__5))) begin
             selp = xr__5__rd[(32'h0)+:(21)];
-            sels = c_s16__5;
-            selb = c_sb16__5;
         end
         fnd__7 = fnd__6 | (|(vis & c_sb16__6));
         if (~fnd__6 & (|(vis & c_sb16__6))) begin
             selp = xr__6__rd[(32'h0)+:(21)];
-            sels = c_s16__6;
-            selb = c_sb16__6;
         end
         fnd__8 = fnd__7 | (|(vis & c_sb16__7));
         if (~fnd__7 & (|(vis & c_sb16__7))) begin
             selp = xr__7__rd[(32'h0)+:(21)];
-            sels = c_s16__7;
-            selb = c_sb16__7;
         end
         fnd__9 = fnd__8 | (|(vis & c_sb16__8));
         if (~fnd__8 & (|(vis & c_sb16__8))) begin
             selp = xr__8__rd[(32'h0)+:(21)];
-            sels = c_s16__8;
-            selb = c_sb16__8;
         end
         fnd__10 = fnd__9 | (|(vis & c_sb16__9));
         if (~fnd__9 & (|(vis & c_sb16__9))) begin
             selp = xr__9__rd[(32'h0)+:(21)];
-            sels = c_s16__9;
-            selb = c_sb16__9;
         end
         fnd__11 = fnd__10 | (|(vis & c_sb16__10));
         if (~fnd__10 & (|(vis & c_sb16__10))) begin
             selp = xr__10__rd[(32'h0)+:(21)];
-            sels = c_s16__10;
-            selb = c_sb16__10;
         end
         fnd__12 = fnd__11 | (|(vis & c_sb16__11));
         if (~fnd__11 & (|(vis & c_sb16__11))) begin
             selp = xr__11__rd[(32'h0)+:(21)];
-            sels = c_s16__11;
-            selb = c_sb16__11;
         end
         fnd__13 = fnd__12 | (|(vis & c_sb16__12));
         if (~fnd__12 & (|(vis & c_sb16__12))) begin
             selp = xr__12__rd[(32'h0)+:(21)];
-            sels = c_s16__12;
-            selb = c_sb16__12;
         end
         fnd__14 = fnd__13 | (|(vis & c_sb16__13));
         if (~fnd__13 & (|(vis & c_sb16__13))) begin
             selp = xr__13__rd[(32'h0)+:(21)];
-            sels = c_s16__13;
-            selb = c_sb16__13;
         end
         fnd__15 = fnd__14 | (|(vis & c_sb16__14));
         if (~fnd__14 & (|(vis & c_sb16__14))) begin
             selp = xr__14__rd[(32'h0)+:(21)];
-            sels = c_s16__14;
-            selb = c_sb16__14;
         end
         fnd__16 = fnd__15 | (|(vis & c_sb16__15));
         if (~fnd__15 & (|(vis & c_sb16__15))) begin
             selp = xr__15__rd[(32'h0)+:(21)];
-            sels = c_s16__15;
-            selb = c_sb16__15;
+        end
+        same_c__0 = 32'h0;
+        if ((|(vis & c_sb16__0)) & (xr__0__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__1 = same_c__0 | c_sb16__0;
+        end
+        else begin
+            same_c__1 = same_c__0;
+        end
+        if ((|(vis & c_sb16__1)) & (xr__1__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__2 = same_c__1 | c_sb16__1;
+        end
+        else begin
+            same_c__2 = same_c__1;
+        end
+        if ((|(vis & c_sb16__2)) & (xr__2__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__3 = same_c__2 | c_sb16__2;
+        end
+        else begin
+            same_c__3 = same_c__2;
+        end
+        if ((|(vis & c_sb16__3)) & (xr__3__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__4 = same_c__3 | c_sb16__3;
+        end
+        else begin
+            same_c__4 = same_c__3;
+        end
+        if ((|(vis & c_sb16__4)) & (xr__4__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__5 = same_c__4 | c_sb16__4;
+        end
+        else begin
+            same_c__5 = same_c__4;
+        end
+        if ((|(vis & c_sb16__5)) & (xr__5__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__6 = same_c__5 | c_sb16__5;
+        end
+        else begin
+            same_c__6 = same_c__5;
+        end
+        if ((|(vis & c_sb16__6)) & (xr__6__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__7 = same_c__6 | c_sb16__6;
+        end
+        else begin
+            same_c__7 = same_c__6;
+        end
+        if ((|(vis & c_sb16__7)) & (xr__7__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__8 = same_c__7 | c_sb16__7;
+        end
+        else begin
+            same_c__8 = same_c__7;
+        end
+        if ((|(vis & c_sb16__8)) & (xr__8__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__9 = same_c__8 | c_sb16__8;
+        end
+        else begin
+            same_c__9 = same_c__8;
+        end
+        if ((|(vis & c_sb16__9)) & (xr__9__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__10 = same_c__9 | c_sb16__9;
+        end
+        else begin
+            same_c__10 = same_c__9;
+        end
+        if ((|(vis & c_sb16__10)) & (xr__10__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__11 = same_c__10 | c_sb16__10;
+        end
+        else begin
+            same_c__11 = same_c__10;
+        end
+        if ((|(vis & c_sb16__11)) & (xr__11__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__12 = same_c__11 | c_sb16__11;
+        end
+        else begin
+            same_c__12 = same_c__11;
+        end
+        if ((|(vis & c_sb16__12)) & (xr__12__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__13 = same_c__12 | c_sb16__12;
+        end
+        else begin
+            same_c__13 = same_c__12;
+        end
+        if ((|(vis & c_sb16__13)) & (xr__13__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__14 = same_c__13 | c_sb16__13;
+        end
+        else begin
+            same_c__14 = same_c__13;
+        end
+        if ((|(vis & c_sb16__14)) & (xr__14__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__15 = same_c__14 | c_sb16__14;
+        end
+        else begin
+            same_c__15 = same_c__14;
+        end
+        if ((|(vis & c_sb16__15)) & (xr__15__rd[(32'h0)+:(21)] == selp)) begin
+            same_c__16 = same_c__15 | c_sb16__15;
+        end
+        else begin
+            same_c__16 = same_c__15;
         end
         emit = |vis;
-        pdone = ~|(vis & (vis - c_one16));
+        pdone = ~|(vis & ~same_c__16);
         if (emit) begin
             n_nx = n__q + c_one16;
         end
@@ -2196,7 +2274,7 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
         end
         eprim = srcq[(32'h10)+:(21)];
         epos = srcq[(32'h0)+:(16)];
-        pix = epos >> c_lsb16;
+        pix = epos;
         mc__0 = 32'h0;
         mc__1 = mc__0 | (((pix >> c_msrc__0) & c_men__0) << c_mdst__0);
         mc__2 = mc__1 | (((pix >> c_msrc__1) & c_men__1) << c_mdst__1);
@@ -2404,6 +2482,88 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
         if (rd_valid) begin
             rd__addr = (((eprim) & 32'hffffffff) << c_5) | c_24;
         end
+        if (wv__q) begin
+            cr__0__waddr = wpix__q;
+            cr__0__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__0__rd & c_4564)) & (xr__0__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__0__we = 1'b1;
+            end
+            cr__1__waddr = wpix__q;
+            cr__1__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__1__rd & c_4564)) & (xr__1__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__1__we = 1'b1;
+            end
+            cr__2__waddr = wpix__q;
+            cr__2__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__2__rd & c_4564)) & (xr__2__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__2__we = 1'b1;
+            end
+            cr__3__waddr = wpix__q;
+            cr__3__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__3__rd & c_4564)) & (xr__3__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__3__we = 1'b1;
+            end
+            cr__4__waddr = wpix__q;
+            cr__4__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__4__rd & c_4564)) & (xr__4__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__4__we = 1'b1;
+            end
+            cr__5__waddr = wpix__q;
+            cr__5__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__5__rd & c_4564)) & (xr__5__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__5__we = 1'b1;
+            end
+            cr__6__waddr = wpix__q;
+            cr__6__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__6__rd & c_4564)) & (xr__6__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__6__we = 1'b1;
+            end
+            cr__7__waddr = wpix__q;
+            cr__7__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__7__rd & c_4564)) & (xr__7__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__7__we = 1'b1;
+            end
+            cr__8__waddr = wpix__q;
+            cr__8__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__8__rd & c_4564)) & (xr__8__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__8__we = 1'b1;
+            end
+            cr__9__waddr = wpix__q;
+            cr__9__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__9__rd & c_4564)) & (xr__9__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__9__we = 1'b1;
+            end
+            cr__10__waddr = wpix__q;
+            cr__10__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__10__rd & c_4564)) & (xr__10__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__10__we = 1'b1;
+            end
+            cr__11__waddr = wpix__q;
+            cr__11__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__11__rd & c_4564)) & (xr__11__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__11__we = 1'b1;
+            end
+            cr__12__waddr = wpix__q;
+            cr__12__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__12__rd & c_4564)) & (xr__12__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__12__we = 1'b1;
+            end
+            cr__13__waddr = wpix__q;
+            cr__13__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__13__rd & c_4564)) & (xr__13__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__13__we = 1'b1;
+            end
+            cr__14__waddr = wpix__q;
+            cr__14__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__14__rd & c_4564)) & (xr__14__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__14__we = 1'b1;
+            end
+            cr__15__waddr = wpix__q;
+            cr__15__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            if ((|(xr__15__rd & c_4564)) & (xr__15__rd[(32'h0)+:(21)] == wprim__q)) begin
+                cr__15__we = 1'b1;
+            end
+        end
         if (setup__q) begin
             if (ph__q == c_ph__2) begin
                 xr__0__re = 1'b1;
@@ -2596,9 +2756,9 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
                 if (emit) begin
                     yr__we = 1'b1;
                     yr__waddr = n__q;
-                    yr__wd = (((selp) & 64'hffffffffffffffff) << c_1664) | (((cnt__q << c_lsb16) | sels) & 64'hffffffffffffffff);
+                    yr__wd = (((selp) & 64'hffffffffffffffff) << c_1664) | ((cnt__q) & 64'hffffffffffffffff);
                     n__d = n_nx;
-                    rodone__d = rodone__q | selb;
+                    rodone__d = rodone__q | same_c__16;
                     if (selp < mn__q) begin
                         mn__d = selp;
                     end
@@ -2607,84 +2767,36 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
                     end
                 end
                 if (pdone) begin
-                    xr__0__we = 1'b1;
-                    xr__0__waddr = cnt__q;
-                    xr__0__wd = 32'h0;
                     xr__0__re = 1'b1;
                     xr__0__raddr = cnt__q + c_one16;
-                    xr__1__we = 1'b1;
-                    xr__1__waddr = cnt__q;
-                    xr__1__wd = 32'h0;
                     xr__1__re = 1'b1;
                     xr__1__raddr = cnt__q + c_one16;
-                    xr__2__we = 1'b1;
-                    xr__2__waddr = cnt__q;
-                    xr__2__wd = 32'h0;
                     xr__2__re = 1'b1;
                     xr__2__raddr = cnt__q + c_one16;
-                    xr__3__we = 1'b1;
-                    xr__3__waddr = cnt__q;
-                    xr__3__wd = 32'h0;
                     xr__3__re = 1'b1;
                     xr__3__raddr = cnt__q + c_one16;
-                    xr__4__we = 1'b1;
-                    xr__4__waddr = cnt__q;
-                    xr__4__wd = 32'h0;
                     xr__4__re = 1'b1;
                     xr__4__raddr = cnt__q + c_one16;
-                    xr__5__we = 1'b1;
-                    xr__5__waddr = cnt__q;
-                    xr__5__wd = 32'h0;
                     xr__5__re = 1'b1;
                     xr__5__raddr = cnt__q + c_one16;
-                    xr__6__we = 1'b1;
-                    xr__6__waddr = cnt__q;
-                    xr__6__wd = 32'h0;
                     xr__6__re = 1'b1;
                     xr__6__raddr = cnt__q + c_one16;
-                    xr__7__we = 1'b1;
-                    xr__7__waddr = cnt__q;
-                    xr__7__wd = 32'h0;
                     xr__7__re = 1'b1;
                     xr__7__raddr = cnt__q + c_one16;
-                    xr__8__we = 1'b1;
-                    xr__8__waddr = cnt__q;
-                    xr__8__wd = 32'h0;
                     xr__8__re = 1'b1;
                     xr__8__raddr = cnt__q + c_one16;
-                    xr__9__we = 1'b1;
-                    xr__9__waddr = cnt__q;
-                    xr__9__wd = 32'h0;
                     xr__9__re = 1'b1;
                     xr__9__raddr = cnt__q + c_one16;
-                    xr__10__we = 1'b1;
-                    xr__10__waddr = cnt__q;
-                    xr__10__wd = 32'h0;
                     xr__10__re = 1'b1;
                     xr__10__raddr = cnt__q + c_one16;
-                    xr__11__we = 1'b1;
-                    xr__11__waddr = cnt__q;
-                    xr__11__wd = 32'h0;
                     xr__11__re = 1'b1;
                     xr__11__raddr = cnt__q + c_one16;
-                    xr__12__we = 1'b1;
-                    xr__12__waddr = cnt__q;
-                    xr__12__wd = 32'h0;
                     xr__12__re = 1'b1;
                     xr__12__raddr = cnt__q + c_one16;
-                    xr__13__we = 1'b1;
-                    xr__13__waddr = cnt__q;
-                    xr__13__wd = 32'h0;
                     xr__13__re = 1'b1;
                     xr__13__raddr = cnt__q + c_one16;
-                    xr__14__we = 1'b1;
-                    xr__14__waddr = cnt__q;
-                    xr__14__wd = 32'h0;
                     xr__14__re = 1'b1;
                     xr__14__raddr = cnt__q + c_one16;
-                    xr__15__we = 1'b1;
-                    xr__15__waddr = cnt__q;
-                    xr__15__wd = 32'h0;
                     xr__15__re = 1'b1;
                     xr__15__raddr = cnt__q + c_one16;
                     rodone__d = 32'h0;
@@ -2775,86 +2887,41 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
                     ph__d = c_ph__7;
                 end
                 else begin
-                    if ((epos & c_smask16) == c_s16__0) begin
-                        cr__0__we = 1'b1;
-                    end
-                    cr__0__waddr = epos >> c_lsb16;
-                    cr__0__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__1) begin
-                        cr__1__we = 1'b1;
-                    end
-                    cr__1__waddr = epos >> c_lsb16;
-                    cr__1__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__2) begin
-                        cr__2__we = 1'b1;
-                    end
-                    cr__2__waddr = epos >> c_lsb16;
-                    cr__2__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__3) begin
-                        cr__3__we = 1'b1;
-                    end
-                    cr__3__waddr = epos >> c_lsb16;
-                    cr__3__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__4) begin
-                        cr__4__we = 1'b1;
-                    end
-                    cr__4__waddr = epos >> c_lsb16;
-                    cr__4__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__5) begin
-                        cr__5__we = 1'b1;
-                    end
-                    cr__5__waddr = epos >> c_lsb16;
-                    cr__5__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__6) begin
-                        cr__6__we = 1'b1;
-                    end
-                    cr__6__waddr = epos >> c_lsb16;
-                    cr__6__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__7) begin
-                        cr__7__we = 1'b1;
-                    end
-                    cr__7__waddr = epos >> c_lsb16;
-                    cr__7__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__8) begin
-                        cr__8__we = 1'b1;
-                    end
-                    cr__8__waddr = epos >> c_lsb16;
-                    cr__8__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__9) begin
-                        cr__9__we = 1'b1;
-                    end
-                    cr__9__waddr = epos >> c_lsb16;
-                    cr__9__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__10) begin
-                        cr__10__we = 1'b1;
-                    end
-                    cr__10__waddr = epos >> c_lsb16;
-                    cr__10__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__11) begin
-                        cr__11__we = 1'b1;
-                    end
-                    cr__11__waddr = epos >> c_lsb16;
-                    cr__11__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__12) begin
-                        cr__12__we = 1'b1;
-                    end
-                    cr__12__waddr = epos >> c_lsb16;
-                    cr__12__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__13) begin
-                        cr__13__we = 1'b1;
-                    end
-                    cr__13__waddr = epos >> c_lsb16;
-                    cr__13__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__14) begin
-                        cr__14__we = 1'b1;
-                    end
-                    cr__14__waddr = epos >> c_lsb16;
-                    cr__14__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-                    if ((epos & c_smask16) == c_s16__15) begin
-                        cr__15__we = 1'b1;
-                    end
-                    cr__15__waddr = epos >> c_lsb16;
-                    cr__15__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+                    wv__d = 1'b1;
+                    wpix__d = epos;
+                    wprim__d = eprim;
+                    xr__0__re = 1'b1;
+                    xr__0__raddr = epos;
+                    xr__1__re = 1'b1;
+                    xr__1__raddr = epos;
+                    xr__2__re = 1'b1;
+                    xr__2__raddr = epos;
+                    xr__3__re = 1'b1;
+                    xr__3__raddr = epos;
+                    xr__4__re = 1'b1;
+                    xr__4__raddr = epos;
+                    xr__5__re = 1'b1;
+                    xr__5__raddr = epos;
+                    xr__6__re = 1'b1;
+                    xr__6__raddr = epos;
+                    xr__7__re = 1'b1;
+                    xr__7__raddr = epos;
+                    xr__8__re = 1'b1;
+                    xr__8__raddr = epos;
+                    xr__9__re = 1'b1;
+                    xr__9__raddr = epos;
+                    xr__10__re = 1'b1;
+                    xr__10__raddr = epos;
+                    xr__11__re = 1'b1;
+                    xr__11__raddr = epos;
+                    xr__12__re = 1'b1;
+                    xr__12__raddr = epos;
+                    xr__13__re = 1'b1;
+                    xr__13__raddr = epos;
+                    xr__14__re = 1'b1;
+                    xr__14__raddr = epos;
+                    xr__15__re = 1'b1;
+                    xr__15__raddr = epos;
                     yr__re = 1'b1;
                     yr__raddr = cnt__q + c_one16;
                     zr__re = 1'b1;
@@ -2872,81 +2939,129 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
                 ph__d = c_ph__6;
             end
             if ((ph__q == c_ph__9) & ogo) begin
+                xr__0__we = 1'b1;
+                xr__0__waddr = cnt__q;
+                xr__0__wd = 32'h0;
                 cr__0__we = 1'b1;
                 cr__0__waddr = cnt__q;
                 cr__0__wd = 32'h0;
                 cr__0__re = 1'b1;
                 cr__0__raddr = cnt__q + c_one16;
+                xr__1__we = 1'b1;
+                xr__1__waddr = cnt__q;
+                xr__1__wd = 32'h0;
                 cr__1__we = 1'b1;
                 cr__1__waddr = cnt__q;
                 cr__1__wd = 32'h0;
                 cr__1__re = 1'b1;
                 cr__1__raddr = cnt__q + c_one16;
+                xr__2__we = 1'b1;
+                xr__2__waddr = cnt__q;
+                xr__2__wd = 32'h0;
                 cr__2__we = 1'b1;
                 cr__2__waddr = cnt__q;
                 cr__2__wd = 32'h0;
                 cr__2__re = 1'b1;
                 cr__2__raddr = cnt__q + c_one16;
+                xr__3__we = 1'b1;
+                xr__3__waddr = cnt__q;
+                xr__3__wd = 32'h0;
                 cr__3__we = 1'b1;
                 cr__3__waddr = cnt__q;
                 cr__3__wd = 32'h0;
                 cr__3__re = 1'b1;
                 cr__3__raddr = cnt__q + c_one16;
+                xr__4__we = 1'b1;
+                xr__4__waddr = cnt__q;
+                xr__4__wd = 32'h0;
                 cr__4__we = 1'b1;
                 cr__4__waddr = cnt__q;
                 cr__4__wd = 32'h0;
                 cr__4__re = 1'b1;
                 cr__4__raddr = cnt__q + c_one16;
+                xr__5__we = 1'b1;
+                xr__5__waddr = cnt__q;
+                xr__5__wd = 32'h0;
                 cr__5__we = 1'b1;
                 cr__5__waddr = cnt__q;
                 cr__5__wd = 32'h0;
                 cr__5__re = 1'b1;
                 cr__5__raddr = cnt__q + c_one16;
+                xr__6__we = 1'b1;
+                xr__6__waddr = cnt__q;
+                xr__6__wd = 32'h0;
                 cr__6__we = 1'b1;
                 cr__6__waddr = cnt__q;
                 cr__6__wd = 32'h0;
                 cr__6__re = 1'b1;
                 cr__6__raddr = cnt__q + c_one16;
+                xr__7__we = 1'b1;
+                xr__7__waddr = cnt__q;
+                xr__7__wd = 32'h0;
                 cr__7__we = 1'b1;
                 cr__7__waddr = cnt__q;
                 cr__7__wd = 32'h0;
                 cr__7__re = 1'b1;
                 cr__7__raddr = cnt__q + c_one16;
+                xr__8__we = 1'b1;
+                xr__8__waddr = cnt__q;
+                xr__8__wd = 32'h0;
                 cr__8__we = 1'b1;
                 cr__8__waddr = cnt__q;
                 cr__8__wd = 32'h0;
                 cr__8__re = 1'b1;
                 cr__8__raddr = cnt__q + c_one16;
+                xr__9__we = 1'b1;
+                xr__9__waddr = cnt__q;
+                xr__9__wd = 32'h0;
                 cr__9__we = 1'b1;
                 cr__9__waddr = cnt__q;
                 cr__9__wd = 32'h0;
                 cr__9__re = 1'b1;
                 cr__9__raddr = cnt__q + c_one16;
+                xr__10__we = 1'b1;
+                xr__10__waddr = cnt__q;
+                xr__10__wd = 32'h0;
                 cr__10__we = 1'b1;
                 cr__10__waddr = cnt__q;
                 cr__10__wd = 32'h0;
                 cr__10__re = 1'b1;
                 cr__10__raddr = cnt__q + c_one16;
+                xr__11__we = 1'b1;
+                xr__11__waddr = cnt__q;
+                xr__11__wd = 32'h0;
                 cr__11__we = 1'b1;
                 cr__11__waddr = cnt__q;
                 cr__11__wd = 32'h0;
                 cr__11__re = 1'b1;
                 cr__11__raddr = cnt__q + c_one16;
+                xr__12__we = 1'b1;
+                xr__12__waddr = cnt__q;
+                xr__12__wd = 32'h0;
                 cr__12__we = 1'b1;
                 cr__12__waddr = cnt__q;
                 cr__12__wd = 32'h0;
                 cr__12__re = 1'b1;
                 cr__12__raddr = cnt__q + c_one16;
+                xr__13__we = 1'b1;
+                xr__13__waddr = cnt__q;
+                xr__13__wd = 32'h0;
                 cr__13__we = 1'b1;
                 cr__13__waddr = cnt__q;
                 cr__13__wd = 32'h0;
                 cr__13__re = 1'b1;
                 cr__13__raddr = cnt__q + c_one16;
+                xr__14__we = 1'b1;
+                xr__14__waddr = cnt__q;
+                xr__14__wd = 32'h0;
                 cr__14__we = 1'b1;
                 cr__14__waddr = cnt__q;
                 cr__14__wd = 32'h0;
                 cr__14__re = 1'b1;
                 cr__14__raddr = cnt__q + c_one16;
+                xr__15__we = 1'b1;
+                xr__15__waddr = cnt__q;
+                xr__15__wd = 32'h0;
                 cr__15__we = 1'b1;
                 cr__15__waddr = cnt__q;
                 cr__15__wd = 32'h0;
@@ -2988,6 +3103,9 @@ module tilerast_shading_sort_default(clock,flush,in_valid,in_ready,inp__tile_x,i
             hv__d = 1'b0;
             sv__d = 1'b0;
             sdst_y__d = 1'b0;
+            wv__d = 1'b0;
+            wpix__d = 32'h0;
+            wprim__d = 32'h0;
         end
     end
 

@@ -29,6 +29,7 @@ pub mod frame;
 pub mod mutation;
 pub mod ondemand;
 pub mod regress;
+pub mod shading_sort;
 pub mod tile_sequencer;
 pub mod top;
 pub mod wave;

@@ -10,154 +10,14 @@
 //! Plus: the planted bug of `cosim/build/mutation.rs` (the histogram epoch does not toggle)
 //! is caught at the cycle and port predicted by the model with the same bug.
 
-use std::sync::{Arc, Mutex};
 use tilerast_cosim::blocks::cosim_lockstep;
-use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
-use tilerast_golden::pixel_info::{PixelInfo, DEPTH_MAX};
-use tilerast_golden::pixel_info_read::{mask_bits, tile_beats};
-use tilerast_golden::prim_table::COLOUR_WORD;
-use tilerast_golden::shading_sort::{shade_tile, tile_pixels, ShadingSortCycle};
-use tilerast_golden::streams::ports;
-use tilerast_golden::{Config, Rgba};
-use tilerast_verif::lockstep::{first_difference, line, Bench, Flushes, Lockstep, Memory, Mismatch, Sink};
-use tilerast_verif::stim::{ShadeTile, ShadeTiles};
-use tilerast_verif::{Pattern, Rng};
-
-fn colour_of(prim: u32) -> Rgba {
-    let h = Rng::mix(0xc05, prim as u64);
-    [h as u8, (h >> 8) as u8, (h >> 16) as u8, 0x80 | (h >> 24) as u8]
-}
-
-/// `count` random second tiles of `cfg` (every fifth empty; few primitives close together,
-/// primitives spread over 2^20 ids, or one covering primitive plus a few), and the memory.
-fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory, u64) {
-    let mut r = Rng::new(seed);
-    let [sw, sh] = cfg.second_tile;
-    let nx = cfg.viewport[0].div_ceil(sw);
-    let ny = cfg.viewport[1].div_ceil(sh);
-    let used = mask_bits(cfg.msaa);
-    let mut raw = Vec::new();
-    let mut maxp = 0;
-    for i in 0..count {
-        let t = r.below((nx * ny) as u64) as u32;
-        let st = [t % nx, t / nx];
-        if i % 5 == 4 {
-            raw.push((st, vec![]));
-            continue;
-        }
-        let base = r.below(1 << 19) as u32;
-        let mut recs = Vec::new();
-        if i % 3 == 2 {
-            for qy in 0..sh / 2 {
-                for qx in 0..sw / 2 {
-                    recs.push(PixelInfo {
-                        mask: used,
-                        depth: 1 << 22,
-                        prim: base,
-                        frame: 2,
-                        qx: qx as u8,
-                        qy: qy as u8,
-                    });
-                }
-            }
-        }
-        for _ in 0..1 + r.below(40) {
-            let prim = match i % 3 {
-                0 => base + r.below(4) as u32,
-                1 => base + r.below(1 << 20) as u32,
-                _ => base + 1 + r.below(5) as u32,
-            };
-            recs.push(PixelInfo {
-                mask: if r.chance(30) {
-                    used
-                } else {
-                    (r.next_u64() & used).max(1)
-                },
-                depth: if r.chance(30) {
-                    *r.pick(&[0, 1000, 1 << 22, DEPTH_MAX])
-                } else {
-                    r.below(1 << 24) as u32
-                },
-                prim,
-                frame: 2,
-                qx: r.below((sw / 2) as u64) as u8,
-                qy: r.below((sh / 2) as u64) as u8,
-            });
-        }
-        for rec in &recs {
-            maxp = maxp.max(rec.prim);
-        }
-        raw.push((st, recs));
-    }
-    let colours: Vec<Rgba> = (0..=maxp).map(colour_of).collect();
-    let mut mem = SparseMemory::new();
-    let mut passes = 0;
-    let mut out = Vec::new();
-    for (st, recs) in &raw {
-        let beats = tile_beats(*st, recs, 2);
-        if recs.is_empty() {
-            out.push((beats, vec![]));
-            continue;
-        }
-        let (ts, ss) = shade_tile(cfg, *st, recs, &colours).unwrap();
-        passes += ss.sort_passes;
-        for rec in recs {
-            mem.write(
-                32 * rec.prim + 4 * COLOUR_WORD,
-                u32::from_le_bytes(colours[rec.prim as usize]),
-                0xf,
-            );
-        }
-        out.push((beats, tile_pixels(cfg, &ts)));
-    }
-    (out, mem, passes)
-}
-
-struct Drive {
-    seed: u64,
-    cycles: u64,
-    timing: MemTiming,
-    valid: Pattern,
-    ready: Pattern,
-    grant: Pattern,
-    flush_at: Vec<u64>,
-}
-
-#[derive(Debug, Default)]
-struct Outcome {
-    tiles_out: u64,
-    beats: u64,
-    reads: u64,
-    longest_stall: u64,
-    grant_stalls: u64,
-    busy_flushes: u64,
-    passes: u64,
-}
-
-/// The bench of one drive over `tiles` (repeated): `stim::ShadeTiles` on `inp` / `out` (it
-/// checks the pixels against golden's), the sink's ready, golden's memory behind the read port.
-fn bench(cfg: &Config, tiles: &[ShadeTile], mem: &SparseMemory, d: &Drive) -> Bench {
-    let valid = line(d.valid.line(Rng::stream(d.seed, 0)));
-    Bench::new()
-        .with("flush", Flushes::at(d.flush_at.clone()))
-        .with(
-            "inp",
-            ShadeTiles::new(tiles.to_vec(), valid, Rng::stream(d.seed, 3), mask_bits(cfg.msaa)),
-        )
-        .with(
-            "out",
-            Sink::<ports::PixSamples>::new("out", line(d.ready.line(Rng::stream(d.seed, 1)))),
-        )
-        .with(
-            "mem",
-            Memory::new(
-                "rd",
-                "rsp",
-                MemoryCycle::new(d.timing, mem.clone()),
-                line(d.grant.line(Rng::stream(d.seed, 2))),
-            ),
-        )
-}
+use tilerast_cosim::shading_sort::{bench, lockstep, outcome, tiles, Drive, Outcome};
+use tilerast_golden::memory_port::{MemTiming, SparseMemory};
+use tilerast_golden::shading_sort::ShadingSortCycle;
+use tilerast_golden::Config;
+use tilerast_verif::lockstep::{first_difference, Lockstep, Mismatch};
+use tilerast_verif::stim::ShadeTile;
+use tilerast_verif::Pattern;
 
 /// RTL `preset` against the model for `cfg` over `tiles` (repeated) through the lock-step
 /// harness, every port, every cycle; the pixels out must be golden's.
@@ -168,28 +28,10 @@ fn run(
     mem: &SparseMemory,
     d: &Drive,
 ) -> Result<Outcome, Box<Mismatch>> {
-    let busy = Arc::new(Mutex::new(0u64));
-    let b = busy.clone();
-    let flush_at = d.flush_at.clone();
-    let mut ls = Lockstep::new(ShadingSortCycle::new(cfg), bench(cfg, tiles, mem, d)).watching(move |c, m| {
-        *b.lock().unwrap() += (flush_at.contains(&c) && !m.is_idle()) as u64;
-    });
+    let (mut ls, busy) = lockstep(cfg, tiles, mem, d);
     cosim_lockstep(preset, &mut ls, d.cycles, None)?;
     println!("{}", ls.bench.summary());
-    let busy = *busy.lock().unwrap();
-    let t = ls.bench.get::<ShadeTiles>("inp");
-    assert_eq!(t.wrong, None, "pixels differ from golden's");
-    let sink = ls.bench.get::<Sink<ports::PixSamples>>("out");
-    let mem = ls.bench.get::<Memory>("mem");
-    Ok(Outcome {
-        tiles_out: t.tiles_out,
-        beats: t.beats,
-        reads: mem.requests,
-        longest_stall: sink.longest_wait,
-        grant_stalls: mem.waits,
-        busy_flushes: busy,
-        passes: ls.model.stats().sort_passes,
-    })
+    Ok(outcome(&ls, &busy).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn long_run(preset: &str, seed: u64, timings: &[MemTiming]) {

@@ -513,6 +513,55 @@ fn tmds_encoder_netlist_matches_golden_every_cycle_ecp5() {
     assert_eq!(s.runs[0].1.cycles, cycles);
 }
 
+/// shading_sort (`rtl-out/tilerast_shading_sort_ice40.v`: 4x MSAA, so the readout's and the
+/// walk's per-primitive sample compares are in play, which the frame top's gate-level test at
+/// `ice40_1x` cannot show) synthesized by the ULX3S flow (its RAMs as ECP5 block RAM), gate by
+/// gate against `ShadingSortCycle`'s port words on every cycle, with golden's memory behind the
+/// read port: random second tiles (one-pass and multi-pass sorts, pixels holding several
+/// primitives, empty tiles) with gaps and junk, random out_ready and grants, a flush mid-run
+/// (`tilerast_cosim::shading_sort`, as in `cosim/tests/shading_sort.rs`).
+#[test]
+fn shading_sort_netlist_matches_golden_every_cycle_ecp5() {
+    use tilerast_cosim::blocks::lockstep_vectors;
+    use tilerast_cosim::shading_sort::{lockstep, outcome, tiles, Drive};
+    use tilerast_golden::memory_port::MemTiming;
+    use tilerast_verif::Pattern;
+    let (preset, cycles) = ("ice40", 40_000u64);
+    let cfg = Config::preset(preset).unwrap();
+    let (t, mem, passes) = tiles(&cfg, 12, 8);
+    assert!(passes > t.len() as u64 / 2, "multi-pass tiles: {passes}");
+    let d = Drive {
+        seed: 61,
+        cycles,
+        timing: MemTiming { latency: 2, depth: 3 },
+        valid: Pattern::gaps(30),
+        ready: Pattern::Random { pct: 85 },
+        grant: Pattern::Random { pct: 80 },
+        flush_at: vec![8_000],
+    };
+    let (mut ls, busy) = lockstep(&cfg, &t, &mem, &d);
+    let (inp, exp) = lockstep_vectors(preset, &mut ls, cycles).unwrap_or_else(|e| panic!("{e}"));
+    let o = outcome(&ls, &busy).unwrap_or_else(|e| panic!("{e}"));
+    // The model's counters since the flush: shading points of several samples each.
+    let st = ls.model.stats();
+    assert!(
+        o.tiles_out >= 4 && o.reads > 5 && st.shading_points > 0 && st.visible_samples > st.shading_points,
+        "{o:?} {st:?}"
+    );
+    let runs = [postsim::BlockVectors {
+        name: format!("{preset} shading_sort, {cycles} cycles"),
+        inp,
+        exp,
+        transfers: o.beats,
+    }];
+    let mut log = Vec::new();
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let s = postsim::run_block(&repo_root(), preset, "shading_sort", b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(s.runs[0].1.cycles, cycles);
+}
+
 /// The tile sequencer block (`rtl-out/tilerast_tile_sequencer_ice40.v`, two read ports)
 /// synthesized by the HX8K flow, gate by gate against `TileSequencerCycle`'s port words on
 /// every cycle, with the two golden memories behind its ports (the binner's lists and the

@@ -27,21 +27,26 @@
 //! * **Depth test**: per sample, 24-bit depth buffer cleared to [`DEPTH_MAX`]; `LessEqual`
 //!   passes `d ≤ z`, `Less` passes `d < z`, `Always` always passes; on a pass the depth and
 //!   shading point are replaced.
-//! * **Sort** (claim 5): the visible sample positions are read in position order
-//!   (`((py·w) + px)·S + s`) as `(key, position)` pairs and LSD radix sorted (stable). The
-//!   sort only looks at the bits that can differ within the tile: the key is rebased by the
-//!   tile's smallest primitive id, so `key_bits = cb + bitlen(max_prim − min_prim)` and
-//!   `passes = ⌈key_bits / digit⌉` ([`sort_passes`]): at most ⌈(21 + cb) / digit⌉ (3 for
-//!   32-bit keys and 11-bit digits), fewer when the tile holds few primitives (seed: "one or
-//!   two passes for tiles with fewer triangles"). Traffic per pass follows the seed's
-//!   estimate: read keys once for the histogram, read (key, value) once more and write it
-//!   once when reordering; key bytes = ⌈(21 + cb) / 8⌉, value bytes = ⌈log2(w·h·S) / 8⌉
-//!   (64×32 at 16x: 4 + 2 bytes, 32k samples, 3 passes → 960 KiB read, 576 KiB written).
-//! * **Walk** (claims 6, 7): equal keys collapse into one shading point; consecutive keys with
-//!   equal `key >> 2` form one 2×2 shading quad (the Morton code's two low bits are x0, y0).
-//!   Quads come out in primitive order, then Morton order. Each quad is shaded once: 4 lanes
-//!   (helper lanes included) each call [`shade`] for its pixel; then the quad's lane colour is
-//!   scattered to every sample position in its run of the sorted list.
+//! * **Sort** (claim 5): the shading-point buffer is read pixel by pixel in position order;
+//!   each distinct shading point of a pixel (its visible samples of one primitive) becomes one
+//!   `(key, pixel)` element, in the order of its lowest sample, and the elements are LSD radix
+//!   sorted (stable). Equal keys can only come from one pixel, so collapsing them as the
+//!   buffer is read gives the walk the same shading points the seed's per-sample list does,
+//!   with up to S times fewer elements to sort (issue 34: "a sort over pixels instead of
+//!   samples"). The sort only looks at the bits that can differ within the tile: the key is
+//!   rebased by the tile's smallest primitive id, so `key_bits = cb + bitlen(max_prim −
+//!   min_prim)` and `passes = ⌈key_bits / digit⌉` ([`sort_passes`]): at most ⌈(21 + cb) /
+//!   digit⌉ (3 for 32-bit keys and 11-bit digits), fewer when the tile holds few primitives
+//!   (seed: "one or two passes for tiles with fewer triangles"). Traffic per pass follows the
+//!   seed's estimate: read keys once for the histogram, read (key, value) once more and write
+//!   it once when reordering; key bytes = ⌈(21 + cb) / 8⌉, value bytes = ⌈cb / 8⌉ (the pixel;
+//!   64×32 at 16x fully covered: 4 + 2 bytes, 2k shading points, 3 passes → 60 KiB read, 36
+//!   KiB written, where the seed's 32k per-sample elements give 960 and 576 KiB).
+//! * **Walk** (claims 6, 7): each element is one shading point; consecutive keys with equal
+//!   `key >> 2` form one 2×2 shading quad (the Morton code's two low bits are x0, y0). Quads
+//!   come out in primitive order, then Morton order. Each quad is shaded once: 4 lanes (helper
+//!   lanes included) each call [`shade`] for its pixel; then each lane's colour is scattered to
+//!   every sample position of its pixel that holds the shading point.
 
 use crate::config::{Config, DepthFunc};
 use crate::pixel_info::{PixelInfoStore, StoreError, DEPTH_MAX};
@@ -340,15 +345,21 @@ pub fn shade_tile_traced(
         }
     }
 
-    // The shading-point buffer, read in position order, is the sort input.
-    let mut items: Vec<(u64, u32)> = sp
-        .iter()
-        .enumerate()
-        .filter(|(_, &k)| k != EMPTY)
-        .map(|(p, &k)| (k, p as u32))
-        .collect();
+    // The shading-point buffer, read pixel by pixel in position order: each distinct shading
+    // point of a pixel (its samples of one primitive) is one sort element (key, pixel), in the
+    // order of its lowest sample.
+    let visible = sp.iter().filter(|&&k| k != EMPTY).count() as u64;
+    stats.visible_samples = visible;
+    let mut items: Vec<(u64, u32)> = Vec::new();
+    for pix in 0..(w * h) as usize {
+        let px = &sp[pix * s_n as usize..(pix + 1) * s_n as usize];
+        for (s, &k) in px.iter().enumerate() {
+            if k != EMPTY && !px[..s].contains(&k) {
+                items.push((k, pix as u32));
+            }
+        }
+    }
     let n = items.len() as u64;
-    stats.visible_samples = n;
     let mut out = TileSamples {
         tile: st,
         origin,
@@ -368,25 +379,23 @@ pub fn shade_tile_traced(
     }
     let passes = radix_sort(&mut items, key_bits, cfg.sort_digit_bits)? as u64;
     let key_bytes = (PRIM_ID_BITS + cb).div_ceil(8) as u64;
-    let val_bytes = (n_pos.trailing_zeros()).div_ceil(8).max(1) as u64;
+    let val_bytes = cb.div_ceil(8).max(1) as u64;
     stats.sort_passes = passes;
     stats.sort_bytes_read = passes * n * (2 * key_bytes + val_bytes);
     stats.sort_bytes_written = passes * n * (key_bytes + val_bytes);
     stats.sort_bytes = stats.sort_bytes_read + stats.sort_bytes_written;
 
-    // Walk: runs of equal key >> 2 are shading quads; equal keys are one shading point.
+    // Walk: each element is one shading point; runs of equal key >> 2 are shading quads.
     let mut i = 0;
     while i < items.len() {
         let qid = items[i].0 >> 2;
         let mut j = i;
         while j < items.len() && items[j].0 >> 2 == qid {
-            if j == i || items[j].0 != items[j - 1].0 {
-                stats.shading_points += 1;
-            }
+            stats.shading_points += 1;
             j += 1;
         }
         let prim = ((items[i].0 >> cb) + min_prim) as u32;
-        let pix = items[i].1 / s_n;
+        let pix = items[i].1;
         let (bx, by) = ((pix % w) & !1, (pix / w) & !1);
         let colour = prim_colours[prim as usize];
         let lanes: [Rgba; 4] = std::array::from_fn(|l| {
@@ -399,19 +408,29 @@ pub fn shade_tile_traced(
         stats.shading_quads += 1;
         stats.shading_invocations += 4;
         let mut live = 0u8;
+        let mut samples = 0u32;
         for e in &items[i..j] {
-            let pix = e.1 / s_n;
+            let pix = e.1;
             let lane = 2 * ((pix / w) & 1) + ((pix % w) & 1);
             live |= 1 << lane;
-            let slot = &mut out.samples[e.1 as usize];
-            if slot.is_some() {
-                return Err(StoreError::new(
-                    "internal",
-                    format!("sample position {} scattered twice", e.1),
-                ));
+            // Scatter to every sample position of the pixel that holds this shading point.
+            let key = e.0 + (min_prim << cb);
+            for s in 0..s_n {
+                let at = (pix * s_n + s) as usize;
+                if sp[at] != key {
+                    continue;
+                }
+                let slot = &mut out.samples[at];
+                if slot.is_some() {
+                    return Err(StoreError::new(
+                        "internal",
+                        format!("sample position {at} scattered twice"),
+                    ));
+                }
+                *slot = Some((prim, lanes[lane as usize]));
+                stats.scatter_writes += 1;
+                samples += 1;
             }
-            *slot = Some((prim, lanes[lane as usize]));
-            stats.scatter_writes += 1;
         }
         if let Some(t) = trace.as_deref_mut() {
             t.push(ShadingQuad {
@@ -419,7 +438,7 @@ pub fn shade_tile_traced(
                 qx: bx / 2,
                 qy: by / 2,
                 live,
-                samples: (j - i) as u32,
+                samples,
             });
         }
         i = j;
@@ -544,7 +563,8 @@ pub struct ShadingSortStats {
 /// positions, cb = log2 w + log2 h, d = `cfg.sort_digit_bits`, D = 2^d. All RAMs are on chip,
 /// one read and one write port each, synchronous read:
 /// * **X** (depth/shading point): S banks (bank = sample) × P entries {valid, depth 24, prim 21}.
-/// * **Y**, **Z** (sort buffers, ping-pong): N entries {prim 21, pos log2 N}.
+/// * **Y**, **Z** (sort buffers, ping-pong): N entries {prim 21, pixel log2 P} (one per shading
+///   point; a tile has at most N).
 /// * **H** (histogram): D entries {epoch 1, count 16}. An entry whose epoch differs
 ///   from the pass's epoch reads as 0, so H needs no clear between passes or tiles (the
 ///   prefix sum rewrites every entry with the current epoch; the epoch toggles per pass).
@@ -569,11 +589,13 @@ pub struct ShadingSortStats {
 ///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record. A
 ///   one-bit register `open` is set by every record taken (not by a `none` token) and cleared
 ///   at the edge the phase becomes Readout: a tile's records are in X.
-/// * **Readout**: setup, then pixel by pixel in position order (p = py·w + px, samples in
-///   order s), max(1, visible samples of p) cycles per pixel: each visible sample becomes one
-///   element (prim, pos = p·S + s) written at `Y[n]`, n += 1, min/max prim tracked; the pixel's
-///   X entries are cleared (written invalid) on its last cycle. Then, if n = 0, Output; else
-///   passes = [`sort_passes`]`(cb + bitlen(max − min), d)` and Hist of pass 0.
+/// * **Readout**: setup, then pixel by pixel in position order (p = py·w + px), max(1,
+///   shading points of p) cycles per pixel, a shading point being the pixel's visible samples
+///   of one primitive: each cycle the lowest visible sample not yet read out and every visible
+///   sample of the pixel with the same primitive (S compares) become one element (prim, p)
+///   written at `Y[n]`, n += 1, min/max prim tracked. X is not cleared here (the walk reads it
+///   again). Then, if n = 0, Output; else passes = [`sort_passes`]`(cb + bitlen(max − min),
+///   d)` and Hist of pass 0.
 /// * **Sort pass k** (shift k·d; key = (prim − min) << cb | [`morton`] of the pixel of pos):
 ///   Hist: setup + n cycles (element i read from the source buffer, `H[digit]` read-modify-
 ///   write, a bypass for equal consecutive digits); Prefix: setup + D cycles (`H[j]` := running
@@ -584,12 +606,15 @@ pub struct ShadingSortStats {
 ///   `{addr: prim·32 + 4·COLOUR_WORD, write 0}` until taken, then the block waits for `rsp`
 ///   (`rsp_ready` is always high); the element is then written (`C[pos] := colour`) in the
 ///   next cycle. So a primitive change costs 2 + (rd wait) + (response latency) cycles and
-///   the colour reads of a tile = its distinct visible primitives.
+///   the colour reads of a tile = its distinct visible primitives. An element's colour goes
+///   to every sample s of its pixel whose X entry holds the element's primitive (`C[p·S + s]
+///   := colour`, all S banks in one write: the RTL reads X at the element's pixel one cycle
+///   after Y, and writes C one edge later than this model, before Output reads it).
 /// * **Output**: setup, then pixel p = 0..P−1 in position order (rows bottom-up,
 ///   left→right): a pixel inside the viewport is a beat `{x = tile_x·w + px, y = tile_y·h +
 ///   py, mask = C valid bits, colour_i = C_i or 0}` with `out_valid` until `out_ready`; a
-///   pixel outside costs one cycle and no beat; `C[p]` is cleared as the pixel leaves. After
-///   the last pixel the phase is Depth.
+///   pixel outside costs one cycle and no beat; `C[p]` and `X[p]` are cleared as the pixel
+///   leaves. After the last pixel the phase is Depth.
 /// * **Idle.** `idle` = (phase = Init ∨ phase = Depth) ∧ `pend` = 0 ∧ ¬`open`
 ///   ([`ShadingSortCycle::is_idle`]): no record held or in X, no sort, walk, colour read or
 ///   pixel in C; the Init sweep holds nothing of a frame.
@@ -598,8 +623,9 @@ pub struct ShadingSortStats {
 ///
 /// So a tile whose last record's last lane is processed at the edge ending cycle e (all
 /// ready, colour reads granted at once, response latency L) hands out its first pixel beat
-/// in cycle e + R + passes·(3 + 2n + D) + (2 + n + G·(L + 2)) + 2, with R = 1 + Σ_p max(1,
-/// vis_p) and G the distinct visible primitives (n = 0: e + R + 2), then one beat per cycle
+/// in cycle e + R + passes·(3 + 2n + D) + (2 + n + G·(L + 2)) + 2, with n the tile's shading
+/// points, R = 1 + Σ_p max(1, shading points of p) and G the distinct visible primitives (n =
+/// 0: e + R + 2), then one beat per cycle
 /// while `out_ready` holds (the tile's P − (pixels outside the viewport) beats in P cycles).
 #[derive(Clone, Debug)]
 pub struct ShadingSortCycle {
@@ -704,7 +730,7 @@ impl ShadingSortCycle {
             viewport: cfg.viewport,
             mask_used: crate::pixel_info_read::mask_bits(s_n),
             key_bytes: (PRIM_ID_BITS + xb + yb).div_ceil(8) as u64,
-            val_bytes: n_pos.trailing_zeros().div_ceil(8).max(1) as u64,
+            val_bytes: (xb + yb).div_ceil(8).max(1) as u64,
             mx: (0..w).map(|x| morton(x, 0, xb, yb)).collect(),
             my: (0..h).map(|y| morton(0, y, xb, yb)).collect(),
             x_ram: vec![None; n_pos],
@@ -829,9 +855,17 @@ impl ShadingSortCycle {
         }
     }
 
-    /// Rebased sort key of an element.
+    /// The samples of pixel `p` whose X entry is valid with primitive `prim` (bit s = sample s).
+    fn same_prim(&self, p: u32, prim: u32) -> u16 {
+        let base = (p * self.s_n) as usize;
+        (0..self.s_n as usize)
+            .filter(|&s| self.x_ram[base + s].is_some_and(|e| e.1 == prim))
+            .fold(0, |m, s| m | 1 << s)
+    }
+
+    /// Rebased sort key of an element (prim, pixel).
     fn key(&self, e: (u32, u32)) -> u64 {
-        let pix = e.1 / self.s_n;
+        let pix = e.1;
         let m = self.mx[(pix % self.w) as usize] | self.my[(pix / self.w) as usize];
         ((e.0.wrapping_sub(self.min) as u64) << (self.xb + self.yb)) | m as u64
     }
@@ -990,24 +1024,26 @@ impl ShadingSortCycle {
                 vis &= !self.ro_done;
                 let mut done = vis == 0;
                 if vis != 0 {
+                    // The lowest sample not yet read out, and every visible sample of the
+                    // pixel with the same primitive: one shading point, one element.
                     let s = vis.trailing_zeros();
                     let prim = self.x_ram[base + s as usize].map_or(0, |e| e.1);
+                    let same = self.same_prim(p, prim) & vis;
                     let at = self.n as usize % self.y_ram.len();
-                    self.y_ram[at] = (prim, p * s_n + s);
+                    self.y_ram[at] = (prim, p);
                     self.n += 1;
                     self.min = self.min.min(prim);
                     self.max = self.max.max(prim);
-                    self.ro_done |= 1 << s;
-                    done = vis & (vis - 1) == 0;
+                    self.ro_done |= same;
+                    self.stats.visible_samples += same.count_ones() as u64;
+                    done = vis & !same == 0;
                 }
                 if done {
-                    self.x_ram[base..base + s_n as usize].fill(None);
                     self.ro_done = 0;
                     self.cnt += 1;
                 }
                 if self.cnt == p_n {
                     let n = self.n as u64;
-                    self.stats.visible_samples += n;
                     self.src_y = true;
                     self.pass = 0;
                     if n == 0 {
@@ -1091,9 +1127,14 @@ impl ShadingSortCycle {
                             self.stats.shading_invocations += 4;
                         }
                         self.prev_key = Some(key);
-                        let at = e.1 as usize % self.c_ram.len();
-                        self.c_ram[at] = Some(self.colour);
-                        self.stats.scatter_writes += 1;
+                        let pix = e.1 % (self.w * self.h);
+                        let same = self.same_prim(pix, e.0);
+                        for s in 0..s_n {
+                            if same >> s & 1 == 1 {
+                                self.c_ram[(pix * s_n + s) as usize] = Some(self.colour);
+                                self.stats.scatter_writes += 1;
+                            }
+                        }
                         self.cnt += 1;
                     }
                 }
@@ -1118,6 +1159,7 @@ impl ShadingSortCycle {
                     }
                     let b = (self.cnt * s_n) as usize;
                     self.c_ram[b..b + s_n as usize].fill(None);
+                    self.x_ram[b..b + s_n as usize].fill(None);
                     self.cnt += 1;
                     if self.cnt == p_n {
                         self.xstats.tiles_out += 1;

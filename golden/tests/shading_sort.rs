@@ -156,11 +156,12 @@ fn depth_functions_hand_worked() {
         ]
     );
     // Sort: 8x8 tile → 3+3 coordinate bits; prims 0..=2 → range 2 → 2 bits → 8-bit key, one
-    // 11-bit pass. Key bytes ⌈(21+6)/8⌉ = 4, value bytes ⌈log2(8·8·4)/8⌉ = 1.
-    // Read 16 × (4 + 5) = 144, write 16 × 5 = 80.
+    // 11-bit pass over the 4 shading points (16 visible samples, one primitive per pixel).
+    // Key bytes ⌈(21+6)/8⌉ = 4, value bytes (the pixel) ⌈6/8⌉ = 1.
+    // Read 4 × (4 + 5) = 36, write 4 × 5 = 20.
     assert_eq!(
         (s.sort_passes, s.sort_bytes_read, s.sort_bytes_written, s.sort_bytes),
-        (1, 144, 80, 224)
+        (1, 36, 20, 56)
     );
     // Less: the tie fails, pixel 0 stays A's. Passes 16 + 0 + 4 + 0.
     let (o, s, _) = all(DepthFunc::Less);
@@ -224,9 +225,10 @@ fn msaa4_full_coverage_counts() {
         (64, 16, 4, 16)
     );
     assert!(s.shading_invocations <= s.visible_samples);
-    // One primitive: key = 11 Morton bits → one 11-bit pass. Key 4 bytes (21+11 bits), value
-    // ⌈log2(64·32·4) = 13 / 8⌉ = 2 bytes: read 64 × (4 + 6) = 640, write 64 × 6 = 384.
-    assert_eq!((s.sort_passes, s.sort_bytes_read, s.sort_bytes_written), (1, 640, 384));
+    // One primitive: key = 11 Morton bits → one 11-bit pass over the 16 shading points (not
+    // the 64 samples). Key 4 bytes (21+11 bits), value (the pixel) ⌈11 / 8⌉ = 2 bytes: read
+    // 16 × (4 + 6) = 160, write 16 × 6 = 96.
+    assert_eq!((s.sort_passes, s.sort_bytes_read, s.sort_bytes_written), (1, 160, 96));
     assert_eq!(t.origin, [64, 64]);
     assert_eq!(t.get_abs(64 + 4, 64 + 2, 3), Some((7, colours(8)[7])));
     assert_eq!(t.get(3, 2, 0), None);
@@ -260,8 +262,12 @@ fn msaa4_full_coverage_counts() {
 #[test]
 fn seed_bandwidth_example() {
     // Seed 002 [0025]–[0034]: 64x32 tile, 16 samples/pixel = 32k samples; 32-bit keys, 11-bit
-    // digits, 3 passes; elements of 4 (key) + 2 (15-bit sample position) bytes: 960 KiB read
-    // (histogram 4 B + reorder 6 B, × 3 passes × 32k) and 576 KiB written (6 B × 3 × 32k).
+    // digits, 3 passes; the seed sorts one element of 4 (key) + 2 (15-bit sample position)
+    // bytes per sample: 960 KiB read (histogram 4 B + reorder 6 B, × 3 passes × 32k) and 576
+    // KiB written (6 B × 3 × 32k). The model sorts one element per shading point, a pixel's
+    // samples of one primitive collapsed as the buffer is read (the walk's shading points are
+    // the same): 2k elements of 4 + 2 (11-bit pixel) bytes, 16 times less: 60 KiB read (10 B ×
+    // 3 × 2k) and 36 KiB written (6 B × 3 × 2k).
     // Prims 0 (left half) and 4095 (right half): key = 11 + 12 = 23 bits → 3 passes.
     let c = cfg([64, 32], 16, DepthFunc::LessEqual);
     let cols = colours(4096);
@@ -274,8 +280,8 @@ fn seed_bandwidth_example() {
         (2048, 512, 2048)
     );
     assert_eq!(s.sort_passes, 3);
-    assert_eq!(s.sort_bytes_read, 960 * 1024);
-    assert_eq!(s.sort_bytes_written, 576 * 1024);
+    assert_eq!(s.sort_bytes_read, 60 * 1024);
+    assert_eq!(s.sort_bytes_written, 36 * 1024);
     assert_eq!(t.get(40, 31, 15), Some((4095, cols[4095])));
     assert_eq!(t.get(31, 0, 0), Some((0, cols[0])));
     // Fewer primitives → shorter keys → fewer passes (seed: "one or two passes").
@@ -286,7 +292,7 @@ fn seed_bandwidth_example() {
     let r = recs(3, 5, &rect(0, 0, 64, 32, 0xffff), 16, 2);
     let (_, s) = shade_tile(&c, [0, 0], &r, &cols).unwrap();
     assert_eq!(s.sort_passes, 1);
-    assert_eq!(s.sort_bytes, 32768 * (10 + 6));
+    assert_eq!(s.sort_bytes, 2048 * (10 + 6));
 }
 
 #[test]

@@ -577,9 +577,10 @@ fn real_frames_equal_the_pipelines_stream() {
 /// The contract's cycles, worked by hand on ice40 (w·h = 512, S = 4, D = 2048): Init 2048
 /// cycles; record A (prim 5, quad (0, 0), all 16 samples: 4 lanes) taken in cycle 2048, its
 /// lanes in 2049..2052; B (prim 7, quad (1, 0), sample 0 of lane 0, `last`) taken in 2052, its
-/// lane in e = 2053. Readout R = 1 + (512 − 5) + 16 + 1 = 525; n = 17, span 2 → key bits
-/// 9 + 2 = 11 → one pass of 3 + 2·17 + 2048 = 2085; walk 2 + 17 + 2·(L + 2); first beat at
-/// e + R + 2085 + walk + 2, then one per cycle (the whole tile lies in the viewport).
+/// lane in e = 2053. Readout R = 1 + (512 − 5) + 4 + 1 = 513 (A's four pixels are one shading
+/// point each, whatever their 4 samples; B's pixel one); n = 5, span 2 → key bits 9 + 2 = 11 →
+/// one pass of 3 + 2·5 + 2048 = 2061; walk 2 + 5 + 2·(L + 2); first beat at e + R + 2061 +
+/// walk + 2, then one per cycle (the whole tile lies in the viewport).
 #[test]
 fn contract_cycles() {
     let cfg = Config::preset("ice40").unwrap();
@@ -618,20 +619,20 @@ fn contract_cycles() {
         assert_eq!(r.error, None);
         let l = latency as u64;
         let e = 2053u64;
-        let rr = 525u64;
-        let pass = 3 + 2 * 17 + 2048;
-        let walk = 2 + 17 + 2 * (l + 2);
+        let rr = 513u64;
+        let pass = 3 + 2 * 5 + 2048;
+        let walk = 2 + 5 + 2 * (l + 2);
         let first = e + rr + pass + walk + 2;
         assert_eq!(r.beat_cycles[0], first, "L{l}: first beat");
         assert_eq!(r.beat_cycles.len(), 512);
         assert_eq!(r.beat_cycles[511], first + 511, "L{l}: one beat per cycle");
         // Colour reads: prim 5 then 7, at word 6 of their entries; the first in the walk's
         // third cycle (setup, notice, request), the second after the first's L-cycle wait,
-        // 16 elements written and one cycle noticing.
+        // 4 elements (A's pixels, 16 samples) written and one cycle noticing.
         let w0 = e + rr + pass + 3;
         assert_eq!(
             r.reads,
-            vec![(w0, 5 * 32 + 24), (w0 + 1 + l + 16 + 1, 7 * 32 + 24)],
+            vec![(w0, 5 * 32 + 24), (w0 + 1 + l + 4 + 1, 7 * 32 + 24)],
             "L{l}"
         );
         assert_eq!(r.stats.sort_passes, 1);

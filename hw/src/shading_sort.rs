@@ -2,11 +2,13 @@
 //!
 //! Takes pixel_info_read's records of one second tile after another
 //! ([`tilerast_golden::streams::PiRecord`]), depth-tests every covered sample into the on-chip
-//! shading-point buffer X, reads the visible samples out in position order into sort buffer
-//! Y, LSD-radix-sorts them by (primitive − tile minimum, Morton pixel) between Y and Z, walks
-//! the sorted list reading one primitive colour per primitive change through the memory read
-//! port (the primitive table, [`tilerast_golden::prim_table`]) and scattering it into the
-//! colour buffer C, then hands out every pixel of the tile inside the viewport
+//! shading-point buffer X, reads the shading points out in position order into sort buffer Y
+//! (one element per pixel and visible primitive: the pixel's samples of one primitive
+//! collapse), LSD-radix-sorts them by (primitive − tile minimum, Morton pixel) between Y and
+//! Z, walks the sorted list reading one primitive colour per primitive change through the
+//! memory read port (the primitive table, [`tilerast_golden::prim_table`]) and scattering it
+//! into the colour buffer C at every sample of the pixel whose X entry holds the primitive,
+//! then hands out every pixel of the tile inside the viewport
 //! ([`tilerast_golden::streams::PixSamples`], rows bottom-up, left→right). Cycle model and
 //! timing contract: [`tilerast_golden::shading_sort::ShadingSortCycle`] (phases Init, Depth,
 //! Readout, Hist/Prefix/Scatter per pass, Walk, Output; 3 + 2n + 2^d cycles per pass).
@@ -26,20 +28,21 @@
 //! **RAMs** (one write port, one read port each, read register, write-first: a read of the
 //! address written at the same edge returns the new word, which is the Depth bypass and the
 //! histogram's read-modify-write bypass): X = S banks × P words {valid, depth 24, prim 21};
-//! Y, Z = N words {prim 21, pos 16}; H = 2^d words {epoch, count 16}; C = S banks × P words
+//! Y, Z = N words {prim 21, pixel 16}; H = 2^d words {epoch, count 16}; C = S banks × P words
 //! {valid, RGBA8}. The histogram and the scatter are two-stage pipelines (element → digit →
 //! H read; H word → write) whose last write lands in the next phase's setup cycle.
 //!
 //! ```text
 //!  inp ─► lanes ─► X read (next lane) ─► depth test ×S ─► X write ─┐
-//!                                                               Readout: X ─► Y[n] (min, max)
+//!                                   Readout: X[p] ─► S compares ─► Y[n] = (prim, p) (min, max)
 //!  ┌──────── pass k: Hist (Y/Z ─► digit ─► H++), Prefix (H := Σ), Scatter (Y/Z ─► Z/Y[H[d]++]) ◄┘
-//!  └─► Walk: sorted ─► prim change? rd (prim·32+24) ─► rsp colour ─► C[pos]
-//!      Output: C[p] ─► out {x, y, mask, colour_0..15}, C[p] cleared
+//!  └─► Walk: sorted (prim, p) ─► prim change? rd (prim·32+24) ─► rsp colour
+//!            └─► X[p] read ─► S compares (X prim = prim) ─► C[p] banks := colour (next cycle)
+//!      Output: C[p] ─► out {x, y, mask, colour_0..15}, C[p] and X[p] cleared
 //! ```
 //!
 //! **Latency / throughput** (the contract's): records one lane (pixel) per cycle; per tile
-//! Readout Σ max(1, visible samples of a pixel) cycles, per sort pass 3 + 2n + 2^d cycles,
+//! Readout Σ max(1, shading points of a pixel) cycles, per sort pass 3 + 2n + 2^d cycles,
 //! the walk n cycles + 2 + grant wait + response latency per primitive change, the output one
 //! pixel per cycle; an Init sweep of max(w·h, 2^d) cycles after a flush.
 //!
@@ -47,7 +50,9 @@
 //! one-adder-per-stage rule): Hist/Scatter go from the Y/Z read register through the 21-bit
 //! `prim − min` and a 40-bit barrel shift to H's read address; Depth from X's read register
 //! through S 24-bit compares to X's write enables; Readout from X through a 16-way lowest-bit
-//! select to Y's write data and the min/max compares; the pass count (21-bit subtract, bit
+//! select to Y's write data and the min/max compares, and on through S 21-bit compares (the
+//! pixel's samples of that primitive) to the done mask and the pixel counter; the walk's
+//! second stage from X's read register through S 21-bit compares to C's write enables; the pass count (21-bit subtract, bit
 //! length, table) from registers to the pass-end compare. Registering the digit (one more
 //! pipeline stage in Hist/Scatter) is the first fix. On-chip bits: ice40 ≈ 349 kbit (X 94k,
 //! Y + Z 152k, H 35k, C 68k: more than an HX8K's 128 kbit of block RAM), default ≈ 1.29 Mbit,
@@ -187,7 +192,6 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         c_ph: Vec<Constant<Bits<4>>>,
         c_sb: Vec<Constant<Bits<64>>>,
         c_sb16: Vec<Constant<Bits<16>>>,
-        c_s16: Vec<Constant<Bits<16>>>,
         c_lm: Vec<Constant<Bits<64>>>,
         c_lb: Vec<Constant<Bits<4>>>,
         c_l2: Vec<Constant<Bits<2>>>,
@@ -208,8 +212,6 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         c_xb12: Constant<Bits<12>>,
         c_yb12: Constant<Bits<12>>,
         c_wm16: Constant<Bits<16>>,
-        c_lsb16: Constant<Bits<16>>,
-        c_smask16: Constant<Bits<16>>,
         c_p1: Constant<Bits<16>>,
         c_init_last: Constant<Bits<16>>,
         c_d1: Constant<Bits<16>>,
@@ -251,8 +253,8 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         vis: Signal<Local, Bits<16>>,
         fnd: Vec<Signal<Local, Bit>>,
         selp: Signal<Local, Bits<21>>,
-        sels: Signal<Local, Bits<16>>,
-        selb: Signal<Local, Bits<16>>,
+        /// Readout: the visible samples of the pixel with the selected sample's primitive.
+        same_c: Vec<Signal<Local, Bits<16>>>,
         emit: Signal<Local, Bit>,
         pdone: Signal<Local, Bit>,
         n_nx: Signal<Local, Bits<16>>,
@@ -310,6 +312,11 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         sdig: DFF<Bits<16>>,
         selem: DFF<Bits<64>>,
         sdst_y: DFF<Bit>,
+        /// Walk, second stage: an element whose colour goes to C this cycle, its pixel and
+        /// primitive (X of the pixel is in X's read registers).
+        wv: DFF<Bit>,
+        wpix: DFF<Bits<16>>,
+        wprim: DFF<Bits<21>>,
     }
 }
 
@@ -347,7 +354,6 @@ impl ShadingSort {
         let d = cfg.sort_digit_bits;
         let full = tilerast_golden::samples::pixel_full_mask(cfg.msaa) as u64;
         let used = tilerast_golden::pixel_info_read::mask_bits(cfg.msaa);
-        let lsb = (s_n as u32).trailing_zeros();
         // Morton bit i comes from pixel-index bit msrc[i] (pixel index = py << xb | px).
         let mut msrc = Vec::new();
         for i in 0..cb {
@@ -405,7 +411,6 @@ impl ShadingSort {
             c_ph: (0..10).map(k).collect(),
             c_sb: (0..16).map(|s| k(1 << s)).collect(),
             c_sb16: (0..16).map(|s| k(1 << s)).collect(),
-            c_s16: (0..16).map(|s| k(s as u64)).collect(),
             c_lm: (0..4).map(|l| k((full << (l * s_n)) & used)).collect(),
             c_lb: (0..4).map(|l| k(1 << l)).collect(),
             c_l2: (0..4).map(k).collect(),
@@ -426,8 +431,6 @@ impl ShadingSort {
             c_xb12: k(xb as u64),
             c_yb12: k(yb as u64),
             c_wm16: k((w - 1) as u64),
-            c_lsb16: k(lsb as u64),
-            c_smask16: k((s_n - 1) as u64),
             c_p1: k(p as u64 - 1),
             c_init_last: k(p.max(1 << d) as u64 - 1),
             c_d1: k((1u64 << d) - 1),
@@ -468,8 +471,7 @@ impl ShadingSort {
             vis: Default::default(),
             fnd: (0..=16).map(|_| Default::default()).collect(),
             selp: Default::default(),
-            sels: Default::default(),
-            selb: Default::default(),
+            same_c: (0..=16).map(|_| Default::default()).collect(),
             emit: Default::default(),
             pdone: Default::default(),
             n_nx: Default::default(),
@@ -525,6 +527,9 @@ impl ShadingSort {
             sdig: Default::default(),
             selem: Default::default(),
             sdst_y: Default::default(),
+            wv: Default::default(),
+            wpix: Default::default(),
+            wprim: Default::default(),
         })
     }
 
@@ -602,6 +607,12 @@ impl ShadingSort {
         self.selem.d.next = self.selem.q.val();
         self.sdst_y.clock.next = self.clock.val();
         self.sdst_y.d.next = self.sdst_y.q.val();
+        self.wv.clock.next = self.clock.val();
+        self.wv.d.next = false;
+        self.wpix.clock.next = self.clock.val();
+        self.wpix.d.next = self.wpix.q.val();
+        self.wprim.clock.next = self.clock.val();
+        self.wprim.d.next = self.wprim.q.val();
         for s in 0..16 {
             self.xr[s].clock.next = self.clock.val();
             self.xr[s].we.next = false;
@@ -768,8 +779,6 @@ impl ShadingSort {
         self.vis_c[0].next = 0.into();
         self.fnd[0].next = false;
         self.selp.next = 0.into();
-        self.sels.next = 0.into();
-        self.selb.next = 0.into();
         for s in 0..16 {
             if (self.xr[s].rd.val() & self.c_4564.val()).any() {
                 self.vis_c[s + 1].next = self.vis_c[s].val() | self.c_sb16[s].val();
@@ -782,12 +791,20 @@ impl ShadingSort {
             self.fnd[s + 1].next = self.fnd[s].val() | ((self.vis.val() & self.c_sb16[s].val()).any());
             if !self.fnd[s].val() & ((self.vis.val() & self.c_sb16[s].val()).any()) {
                 self.selp.next = self.xr[s].rd.val().get_bits::<21>(0);
-                self.sels.next = self.c_s16[s].val();
-                self.selb.next = self.c_sb16[s].val();
+            }
+        }
+        self.same_c[0].next = 0.into();
+        for s in 0..16 {
+            if ((self.vis.val() & self.c_sb16[s].val()).any())
+                & (self.xr[s].rd.val().get_bits::<21>(0) == self.selp.val())
+            {
+                self.same_c[s + 1].next = self.same_c[s].val() | self.c_sb16[s].val();
+            } else {
+                self.same_c[s + 1].next = self.same_c[s].val();
             }
         }
         self.emit.next = self.vis.val().any();
-        self.pdone.next = !(self.vis.val() & (self.vis.val() - self.c_one16.val())).any();
+        self.pdone.next = !(self.vis.val() & !self.same_c[16].val()).any();
         if self.emit.val() {
             self.n_nx.next = self.n.q.val() + self.c_one16.val();
         } else {
@@ -816,7 +833,7 @@ impl ShadingSort {
         }
         self.eprim.next = self.srcq.val().get_bits::<21>(16);
         self.epos.next = self.srcq.val().get_bits::<16>(0);
-        self.pix.next = self.epos.val() >> self.c_lsb16.val();
+        self.pix.next = self.epos.val();
         self.mc[0].next = 0.into();
         for i in 0..16 {
             self.mc[i + 1].next = self.mc[i].val()
@@ -929,6 +946,19 @@ impl ShadingSort {
             self.rd.addr.next = (bit_cast::<32, 21>(self.eprim.val()) << self.c_5.val()) | self.c_24.val();
         }
 
+        // ---- Walk, second stage: the colour to every sample of the pixel holding the prim ----
+        if self.wv.q.val() {
+            for s in 0..16 {
+                self.cr[s].waddr.next = self.wpix.q.val();
+                self.cr[s].wd.next = self.c_3264.val() | bit_cast::<64, 32>(self.colour.q.val());
+                if ((self.xr[s].rd.val() & self.c_4564.val()).any())
+                    & (self.xr[s].rd.val().get_bits::<21>(0) == self.wprim.q.val())
+                {
+                    self.cr[s].we.next = true;
+                }
+            }
+        }
+
         // ---- phase sequencing ----
         if self.setup.q.val() {
             // Setup: the first read of the phase.
@@ -982,9 +1012,9 @@ impl ShadingSort {
                     self.yr.we.next = true;
                     self.yr.waddr.next = self.n.q.val();
                     self.yr.wd.next = (bit_cast::<64, 21>(self.selp.val()) << self.c_1664.val())
-                        | bit_cast::<64, 16>((self.cnt.q.val() << self.c_lsb16.val()) | self.sels.val());
+                        | bit_cast::<64, 16>(self.cnt.q.val());
                     self.n.d.next = self.n_nx.val();
-                    self.rodone.d.next = self.rodone.q.val() | self.selb.val();
+                    self.rodone.d.next = self.rodone.q.val() | self.same_c[16].val();
                     if self.selp.val() < self.mn.q.val() {
                         self.mn.d.next = self.selp.val();
                     }
@@ -994,9 +1024,6 @@ impl ShadingSort {
                 }
                 if self.pdone.val() {
                     for s in 0..16 {
-                        self.xr[s].we.next = true;
-                        self.xr[s].waddr.next = self.cnt.q.val();
-                        self.xr[s].wd.next = 0.into();
                         self.xr[s].re.next = true;
                         self.xr[s].raddr.next = self.cnt.q.val() + self.c_one16.val();
                     }
@@ -1084,12 +1111,13 @@ impl ShadingSort {
                 } else if !self.curv.q.val() | (self.eprim.val() != self.curp.q.val()) {
                     self.ph.d.next = self.c_ph[7].val();
                 } else {
+                    // First stage: read X at the element's pixel; the second writes C.
+                    self.wv.d.next = true;
+                    self.wpix.d.next = self.epos.val();
+                    self.wprim.d.next = self.eprim.val();
                     for s in 0..16 {
-                        if (self.epos.val() & self.c_smask16.val()) == self.c_s16[s].val() {
-                            self.cr[s].we.next = true;
-                        }
-                        self.cr[s].waddr.next = self.epos.val() >> self.c_lsb16.val();
-                        self.cr[s].wd.next = self.c_3264.val() | bit_cast::<64, 32>(self.colour.q.val());
+                        self.xr[s].re.next = true;
+                        self.xr[s].raddr.next = self.epos.val();
                     }
                     self.yr.re.next = true;
                     self.yr.raddr.next = self.cnt.q.val() + self.c_one16.val();
@@ -1109,6 +1137,9 @@ impl ShadingSort {
             }
             if (self.ph.q.val() == self.c_ph[9].val()) & self.ogo.val() {
                 for s in 0..16 {
+                    self.xr[s].we.next = true;
+                    self.xr[s].waddr.next = self.cnt.q.val();
+                    self.xr[s].wd.next = 0.into();
                     self.cr[s].we.next = true;
                     self.cr[s].waddr.next = self.cnt.q.val();
                     self.cr[s].wd.next = 0.into();
@@ -1152,6 +1183,9 @@ impl ShadingSort {
             self.hv.d.next = false;
             self.sv.d.next = false;
             self.sdst_y.d.next = false;
+            self.wv.d.next = false;
+            self.wpix.d.next = 0.into();
+            self.wprim.d.next = 0.into();
         }
     }
 }

@@ -86,12 +86,20 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory
     }
     let mut mem = SparseMemory::new();
     let colours: Vec<Rgba> = (0..=maxp).map(colour_of).collect();
+    // Pixels whose visible samples hold two or more primitives: several shading points in one
+    // pixel, the readout's and the walk's per-primitive sample masks at work.
+    let mut mixed = 0;
     for (st, recs) in &raw {
         let beats = tile_beats(*st, recs, 1);
         let px = if recs.is_empty() {
             vec![]
         } else {
             let (ts, _) = shade_tile(cfg, *st, recs, &colours).unwrap();
+            for px in ts.samples.chunks(cfg.msaa as usize) {
+                let mut prims: Vec<u32> = px.iter().flatten().map(|e| e.0).collect();
+                prims.dedup();
+                mixed += (prims.len() > 1) as u32;
+            }
             for rec in recs {
                 mem.write(
                     32 * rec.prim + 4 * COLOUR_WORD,
@@ -103,6 +111,7 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory
         };
         out.push((beats, px));
     }
+    assert!(cfg.msaa == 1 || mixed > 0, "no pixel with two primitives");
     (out, mem)
 }
 
