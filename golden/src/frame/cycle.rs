@@ -160,6 +160,8 @@ pub struct FrameCycleStats {
     pub cycles: u64,
     /// Cycles with `mem_req_valid` and not `mem_req_ready`.
     pub mem_stalled: u64,
+    /// Bytes through the port in the Pixel phase (4 per request accepted in it).
+    pub pixel_bytes: u64,
     /// Commands into the raster core, beats out of it (into pixel_info_write).
     pub cmds: u64,
     pub beats: u64,
@@ -886,6 +888,9 @@ impl FrameCycle {
             st.mem_stalled += 1;
         }
         let accepted = w.mem_req_valid && i.mem_req_ready;
+        if accepted && self.phase == Phase::Pixel {
+            st.pixel_bytes += 4;
+        }
         if let (true, Some(c)) = (accepted, w.sel) {
             let cs = &mut st.clients[c];
             cs.requests += 1;
