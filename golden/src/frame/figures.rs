@@ -254,9 +254,8 @@ pub struct CommittedRow {
     pub line: String,
 }
 
-/// The rows between the markers of `text` (the contents of `docs/measurements.md`), or one
-/// line naming what is wrong (`file` names the file in it).
-pub fn committed_rows(file: &str, text: &str) -> Result<Vec<CommittedRow>, String> {
+/// Where the two markers start in `text`, or one line naming the one missing or out of order.
+fn markers(file: &str, text: &str) -> Result<(usize, usize), String> {
     let begin = text
         .find(TABLE_BEGIN)
         .ok_or_else(|| format!("{file}: no `{TABLE_BEGIN}` marker"))?;
@@ -266,6 +265,13 @@ pub fn committed_rows(file: &str, text: &str) -> Result<Vec<CommittedRow>, Strin
     if end < begin {
         return Err(format!("{file}: `{TABLE_END}` comes before `{TABLE_BEGIN}`"));
     }
+    Ok((begin, end))
+}
+
+/// The rows between the markers of `text` (the contents of `docs/measurements.md`), or one
+/// line naming what is wrong (`file` names the file in it).
+pub fn committed_rows(file: &str, text: &str) -> Result<Vec<CommittedRow>, String> {
+    let (begin, end) = markers(file, text)?;
     let first_line = text[..begin].lines().count() + 1;
     let body = &text[begin + TABLE_BEGIN.len()..end];
     let header = FrameFigures::table_header();
@@ -303,15 +309,7 @@ pub fn committed_rows(file: &str, text: &str) -> Result<Vec<CommittedRow>, Strin
 /// `text` with the table between the markers replaced by `table`'s (the markers kept), or one
 /// line naming what is missing.
 pub fn replace_table(file: &str, text: &str, rows: &[FrameFigures]) -> Result<String, String> {
-    let begin = text
-        .find(TABLE_BEGIN)
-        .ok_or_else(|| format!("{file}: no `{TABLE_BEGIN}` marker"))?;
-    let end = text
-        .find(TABLE_END)
-        .ok_or_else(|| format!("{file}: no `{TABLE_END}` marker"))?;
-    if end < begin {
-        return Err(format!("{file}: `{TABLE_END}` comes before `{TABLE_BEGIN}`"));
-    }
+    let (begin, end) = markers(file, text)?;
     Ok(format!(
         "{}{}{}",
         &text[..begin],
