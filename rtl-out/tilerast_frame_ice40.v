@@ -320,6 +320,7 @@ module tilerast_frame_ice40(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp
     reg  pixel_back_end__mem_resp_valid;
     wire  pixel_back_end__mem_resp_ready;
     reg  [31:0] pixel_back_end__mem_resp__rdata;
+    reg  [31:0] pixel_back_end__background;
     wire  pixel_back_end__idle;
     reg  [1:0] phase__d;
     wire  [1:0] phase__q;
@@ -330,6 +331,9 @@ module tilerast_frame_ice40(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp
     reg  ended__d;
     wire  ended__q;
     reg  ended__clock;
+    reg  [31:0] background__d;
+    wire  [31:0] background__q;
+    reg  background__clock;
     reg  seq_go__d;
     wire  seq_go__q;
     reg  seq_go__clock;
@@ -662,11 +666,13 @@ module tilerast_frame_ice40(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp
         .mem_resp_valid(pixel_back_end__mem_resp_valid),
         .mem_resp_ready(pixel_back_end__mem_resp_ready),
         .mem_resp__rdata(pixel_back_end__mem_resp__rdata),
+        .background(pixel_back_end__background),
         .idle(pixel_back_end__idle)
     );
     tilerast_dff_2 phase(.d(phase__d), .q(phase__q), .clock(phase__clock));
     tilerast_dff_8 fid(.d(fid__d), .q(fid__q), .clock(fid__clock));
     tilerast_dff_1 ended(.d(ended__d), .q(ended__q), .clock(ended__clock));
+    tilerast_dff_32 background(.d(background__d), .q(background__q), .clock(background__clock));
     tilerast_dff_1 seq_go(.d(seq_go__d), .q(seq_go__q), .clock(seq_go__clock));
     tilerast_dff_1 pi_go(.d(pi_go__d), .q(pi_go__q), .clock(pi_go__clock));
     tilerast_dff_32 tiles_done(.d(tiles_done__d), .q(tiles_done__q), .clock(tiles_done__clock));
@@ -696,12 +702,14 @@ module tilerast_frame_ice40(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp
         phase__clock = clock;
         fid__clock = clock;
         ended__clock = clock;
+        background__clock = clock;
         seq_go__clock = clock;
         pi_go__clock = clock;
         tiles_done__clock = clock;
         phase__d = phase__q;
         fid__d = fid__q;
         ended__d = ended__q;
+        background__d = background__q;
         seq_go__d = seq_go__q;
         pi_go__d = pi_go__q;
         tiles_done__d = tiles_done__q;
@@ -934,7 +942,9 @@ module tilerast_frame_ice40(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp
         fin = (phase__q == c_pixel) & (tiles_done__q == c_t2) & shading_sort__idle & pixel_back_end__idle & ~tne & ~pi_go__q;
         if (in_valid & in_ready & inp__end) begin
             ended__d = 1'b1;
+            background__d = inp__colour;
         end
+        pixel_back_end__background = background__q;
         if (binner__out_valid & binner__out_ready & binner__out__last) begin
             phase__d = c_raster;
             seq_go__d = 1'b1;
@@ -971,6 +981,7 @@ module tilerast_frame_ice40(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp
         end
         if (flush) begin
             fid__d = 32'h0;
+            background__d = 32'h0;
         end
         done_valid = phase__q == c_done;
         done_frame = fid__q;

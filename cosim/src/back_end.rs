@@ -59,10 +59,11 @@ pub fn run(
     cfg: &Config,
     pixels: &[PixSamples],
     mem0: SparseMemory,
+    background: u32,
     want_writes: u64,
     d: &Drive,
 ) -> Result<Outcome, String> {
-    run_windowed(preset, cfg, pixels, mem0, want_writes, d).map_err(|(e, _)| e)
+    run_windowed(preset, cfg, pixels, mem0, background, want_writes, d).map_err(|(e, _)| e)
 }
 
 /// What the model showed over a run (seen every cycle through [`Lockstep::watching`]).
@@ -77,12 +78,17 @@ pub fn lockstep(
     cfg: &Config,
     pixels: &[PixSamples],
     mem0: SparseMemory,
+    background: u32,
     d: &Drive,
 ) -> (Lockstep<PixelBackEndCycle>, Arc<Mutex<Seen>>) {
     let seen = Arc::new(Mutex::new(Seen::default()));
     let s = seen.clone();
     let flush_at = d.flush_at.clone();
-    let ls = Lockstep::new(PixelBackEndCycle::new(cfg), back_end_bench(cfg, pixels, mem0, d)).watching(move |c, m| {
+    let ls = Lockstep::new(
+        PixelBackEndCycle::new(cfg),
+        back_end_bench(cfg, pixels, mem0, background, d),
+    )
+    .watching(move |c, m| {
         let mut s = s.lock().unwrap();
         s.busy_flushes += (flush_at.contains(&c) && !m.idle()) as u64;
         let (qv, q) = m.mem_req();
@@ -139,10 +145,11 @@ pub fn vectors(
     cfg: &Config,
     pixels: &[PixSamples],
     mem0: SparseMemory,
+    background: u32,
     want_writes: u64,
     d: &Drive,
 ) -> Result<(Vec<u32>, Vec<u32>, Outcome), String> {
-    let (mut ls, seen) = lockstep(cfg, pixels, mem0, d);
+    let (mut ls, seen) = lockstep(cfg, pixels, mem0, background, d);
     let (i, e) = crate::blocks::lockstep_vectors_until(preset, &mut ls, finished(pixels.len(), want_writes, d))?;
     Ok((i, e, outcome(&ls, &seen)))
 }
@@ -153,10 +160,11 @@ pub fn run_windowed(
     cfg: &Config,
     pixels: &[PixSamples],
     mem0: SparseMemory,
+    background: u32,
     want_writes: u64,
     d: &Drive,
 ) -> Result<Outcome, (String, Window)> {
-    let (mut ls, seen) = lockstep(cfg, pixels, mem0, d);
+    let (mut ls, seen) = lockstep(cfg, pixels, mem0, background, d);
     crate::blocks::cosim_lockstep_until(preset, &mut ls, finished(pixels.len(), want_writes, d), d.flip)
         .map_err(|f| f.into_line_window())?;
     Ok(outcome(&ls, &seen))
@@ -199,6 +207,7 @@ pub fn check_frame_windowed(preset: &str, frame: &Frame, d: &Drive) -> Result<(O
         &frame.cfg,
         &rec.input,
         framebuffer(&frame.cfg, rec.background),
+        u32::from_le_bytes(rec.background),
         out.stats.blend.samples,
         d,
     )?;
@@ -237,6 +246,7 @@ pub fn frame_vectors(preset: &str, frame: &Frame, d: &Drive) -> Result<(Vec<u32>
         &frame.cfg,
         &rec.input,
         framebuffer(&frame.cfg, rec.background),
+        u32::from_le_bytes(rec.background),
         out.stats.blend.samples,
         d,
     )?;

@@ -300,7 +300,14 @@ pub fn check_traffic(frame: &Frame, d: &FrameDone) -> Result<(), String> {
             st.pixel_info.bytes_written,
         ),
         ("pixel info read", c[client::PI_READ].bytes, st.pixel_info.bytes_read),
-        ("framebuffer reads", c[client::BACK_END].reads, st.blend.samples),
+        (
+            "framebuffer reads (one per blended sample with `framebuffer: keep`, none with `clear`)",
+            c[client::BACK_END].reads,
+            match frame.cfg.framebuffer {
+                tilerast_golden::FramebufferMode::Keep => st.blend.samples,
+                tilerast_golden::FramebufferMode::Clear => 0,
+            },
+        ),
         ("framebuffer writes", c[client::BACK_END].writes, st.blend.samples),
         (
             "framebuffer bytes written",

@@ -811,6 +811,7 @@ pub fn run_back_end(
                 &c.frame.cfg,
                 &rec.input,
                 tilerast_golden::pixel_back_end::framebuffer(&c.frame.cfg, rec.background),
+                u32::from_le_bytes(rec.background),
                 o.stats.blend.samples,
                 &c.drive,
             )

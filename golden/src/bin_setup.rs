@@ -51,15 +51,17 @@ pub fn prim_in(p: &PrimitiveFx) -> Result<PrimIn, String> {
     })
 }
 
-/// A frame's input beats: every primitive in order, then the frame-end token; the error names
-/// the primitive and its field (`prims[i].…`).
-pub fn frame_beats(prims: &[PrimitiveFx]) -> Result<Vec<PrimIn>, String> {
+/// A frame's input beats: every primitive in order, then the frame-end token, whose `colour`
+/// is the frame's background (packed RGBA8, the frame top's `background` register); the error
+/// names the primitive and its field (`prims[i].…`).
+pub fn frame_beats(prims: &[PrimitiveFx], background: crate::prim::Rgba) -> Result<Vec<PrimIn>, String> {
     let mut out = Vec::with_capacity(prims.len() + 1);
     for (i, p) in prims.iter().enumerate() {
         out.push(prim_in(p).map_err(|m| format!("prims[{i}].{m}"))?);
     }
     out.push(PrimIn {
         end: true,
+        colour: u32::from_le_bytes(background),
         ..PrimIn::default()
     });
     Ok(out)

@@ -19,6 +19,7 @@
 //! | `second_tile` | pixel-processor tile of 001 | 001 |
 //! | `max_point_size` | largest rasterized point size | 003 |
 //! | `subtiles_per_cycle` | K: sub-tiles the tile parser's look-ahead walks per cycle (1 = none) | 000 (RTL) |
+//! | `framebuffer` | `clear`: blend over the frame's background register (no `dst` read); `keep`: read `dst` from memory | 000 |
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -64,6 +65,31 @@ pub enum DepthFunc {
     Always,
 }
 
+/// Where the output merger's `dst` comes from (seed 000's output merger, read side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FramebufferMode {
+    /// A fast clear: every slot's `dst` is the frame's background, held in a register (the
+    /// frame-end token's `colour`), so the back end reads nothing from the framebuffer. Equal
+    /// to `keep` over a framebuffer that holds the background, as each slot is blended at most
+    /// once per frame.
+    #[default]
+    Clear,
+    /// Read every blended slot's `dst` from the framebuffer in memory (one read per slot): for
+    /// drawing over what the memory already holds.
+    Keep,
+}
+
+impl FramebufferMode {
+    /// The config file's spelling (`clear`, `keep`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FramebufferMode::Clear => "clear",
+            FramebufferMode::Keep => "keep",
+        }
+    }
+}
+
 /// The single configuration struct. All sizes are in pixels.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -105,6 +131,10 @@ pub struct Config {
     /// Depth function of the pixel side.
     #[serde(default)]
     pub depth_func: DepthFunc,
+    /// Where blending's `dst` comes from: the background register (`clear`, the default) or
+    /// the framebuffer in memory (`keep`).
+    #[serde(default)]
+    pub framebuffer: FramebufferMode,
     /// Seed 001: bytes per pixel-info memory block (linked-list node, incl. its next pointer).
     pub pixel_info_block_bytes: u32,
     /// Seed 002: radix digit width in bits.
@@ -171,6 +201,7 @@ impl Config {
             subtiles_per_cycle: 4,
             cull: CullMode::None,
             depth_func: DepthFunc::LessEqual,
+            framebuffer: FramebufferMode::Clear,
             pixel_info_block_bytes: 64,
             sort_digit_bits: 11,
             blend_pool: 4,

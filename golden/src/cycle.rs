@@ -272,6 +272,8 @@ pub struct Signature {
     /// Stage name (`golden/src/stages.rs`, `hw/src/<stage>.rs`).
     pub stage: &'static str,
     pub streams: &'static [SigStream],
+    /// Further inputs (levels, not streams: the frame's `background`), held by the driver.
+    pub ins: &'static [&'static str],
     /// Further one-bit outputs (`idle`, …), functions of the registers.
     pub outs: &'static [&'static str],
 }
@@ -288,6 +290,7 @@ impl Signature {
         for s in self.streams.iter().filter(|s| s.sent) {
             v.push(ready_port(s.name).to_string());
         }
+        v.extend(self.ins.iter().map(|i| i.to_string()));
         v
     }
 
@@ -567,7 +570,9 @@ macro_rules! cycle_model_signature {
 /// ```
 ///
 /// Record field `inp_ready` is the port `in_ready` ([`ready_port`]). A further output is a
-/// `bool` (one bit) or an unsigned integer ([`OutPort`]).
+/// `bool` (one bit) or an unsigned integer ([`OutPort`]). An optional `ins { background: u32 }`
+/// (after `sends`) declares further inputs: levels, not streams, that the driver holds (a
+/// lock-step bench drives them with `tilerast_verif::lockstep::Level`).
 ///
 /// It also makes the macro `<name>_streams!` (snake case: `dst_fetch_streams!`), the stream
 /// list handed to another crate's macro, so that the RTL declares its ports from this one
@@ -579,16 +584,19 @@ macro_rules! block_signature {
     ($(#[$doc:meta])* pub $name:ident $stage:literal {
         takes { $($t:ident : $ts:ident),* $(,)? }
         sends { $($s:ident : $ss:ident),* $(,)? }
+        $(ins { $($i:ident : $it:ty),* $(,)? })?
         $(outs { $($o:ident : $ot:ty),* $(,)? })?
     }) => {
         $crate::block_signature!(@streams ($) $name {
             takes { $($t : $ts),* }
             sends { $($s : $ss),* }
+            $(ins { $($i : $it),* })?
             $(outs { $($o : $ot),* })?
         });
         $crate::block_signature!(@records $(#[$doc])* pub $name $stage {
             takes { $($t : $ts),* }
             sends { $($s : $ss),* }
+            ins { $($($i : $it),*)? }
             $(outs { $($o : $ot),* })?
         });
     };
@@ -607,6 +615,7 @@ macro_rules! block_signature {
     (@records $(#[$doc:meta])* pub $name:ident $stage:literal {
         takes { $($t:ident : $ts:ident),* $(,)? }
         sends { $($s:ident : $ss:ident),* $(,)? }
+        ins { $($i:ident : $it:ty),* $(,)? }
         $(outs { $($o:ident : $ot:ty),* $(,)? })?
     }) => {
         $crate::cycle::__paste::paste! {
@@ -620,6 +629,7 @@ macro_rules! block_signature {
                 pub flush: bool,
                 $(pub $t: $crate::cycle::Offer<<$crate::streams::ports::$ts as $crate::streams::Stream>::Payload>,)*
                 $(pub [<$s _ready>]: bool,)*
+                $(pub $i: $it,)*
             }
 
             #[doc = "One cycle's outputs of `" $stage "` (see [`" [<$name Ports>] "`])."]
@@ -639,6 +649,7 @@ macro_rules! block_signature {
                         p.put_payload::<$crate::streams::ports::$ts>(stringify!($t), &self.$t.payload);
                     )*
                     $(p.set($crate::cycle::ready_port(stringify!($s)), self.[<$s _ready>] as u64);)*
+                    $(p.set(stringify!($i), $crate::cycle::OutPort::to_port(&self.$i));)*
                     p
                 }
                 fn from_ports(p: &$crate::cycle::Ports) -> Self {
@@ -649,6 +660,7 @@ macro_rules! block_signature {
                             p.payload::<$crate::streams::ports::$ts>(stringify!($t)),
                         ),)*
                         $([<$s _ready>]: p.bit($crate::cycle::ready_port(stringify!($s))),)*
+                        $($i: $crate::cycle::OutPort::from_port(p.get(stringify!($i)).unwrap_or(0)),)*
                     }
                 }
             }
@@ -695,6 +707,7 @@ macro_rules! block_signature {
                             fields: <$crate::streams::ports::$ss as $crate::streams::Stream>::FIELDS,
                         },)*
                     ],
+                    ins: &[$(stringify!($i)),*],
                     outs: &[$($(stringify!($o)),*)?],
                 };
             }

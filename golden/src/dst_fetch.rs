@@ -1,11 +1,14 @@
 //! Destination fetch (seed 000's output merger, read side): for every valid colour slot of a
-//! pixel, read the slot's current framebuffer word from memory, so that the blender gets
-//! `dst` next to `src`.
+//! pixel, the slot's `dst` next to its `src`, so that the blender can blend. With
+//! `framebuffer: keep` the block reads the slot's current framebuffer word from memory; with
+//! `framebuffer: clear` (the default, a fast clear) `dst` is the frame's background, an input
+//! level, and the block reads nothing.
 //!
 //! ```text
-//!   PixSlots ─► hold ─► read issue ─► MemReq (read, addr 4·pos) ─► memory
-//!                  └──► meta FIFO (pos, src, close) ──┐
-//!                                       MemResp ─► assembly lanes ─► BlendFrag
+//!   keep:  PixSlots ─► hold ─► read issue ─► MemReq (read, addr 4·pos) ─► memory
+//!                         └──► meta FIFO (pos, src, close) ──┐
+//!                                              MemResp ─► assembly lanes ─► BlendFrag
+//!   clear: PixSlots ─► hold ─► (pos, src, background) ─────► assembly lanes ─► BlendFrag
 //! ```
 //!
 //! The transaction rule it implements is golden's (`pipeline.rs`, `PixelSide::shade`): for a
@@ -14,7 +17,7 @@
 //! framebuffer slot being the word at [`crate::output_merger::slot_addr`]`(pos)`.
 //! [`DstFetchCycle`] packs those samples, in that order, into fragments of up to K lanes.
 
-use crate::config::{Config, MAX_VIEWPORT};
+use crate::config::{Config, FramebufferMode, MAX_VIEWPORT};
 use crate::streams::{BlendFrag, MemReq, PixSlots, LANES};
 use std::collections::VecDeque;
 
@@ -26,18 +29,21 @@ pub const META_DEPTH: usize = 4;
 pub struct DstFetchStats {
     /// Pixels accepted (empty ones included).
     pub pixels: u64,
-    /// Reads issued (loaded into the read output register).
+    /// Reads issued (loaded into the read output register; none with `framebuffer: clear`).
     pub reads: u64,
+    /// Blend samples put into the assembly (one per valid slot).
+    pub samples: u64,
     /// Fragments loaded into the output register.
     pub frags: u64,
 }
 
-/// The parameters: W, c = log2 C, K.
+/// The parameters: W, c = log2 C, K, and whether `dst` is read (`framebuffer: keep`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Geom {
     w: u32,
     c: u32,
     k: u32,
+    keep: bool,
 }
 
 fn geom(cfg: &Config) -> Result<Geom, String> {
@@ -60,6 +66,7 @@ fn geom(cfg: &Config) -> Result<Geom, String> {
         w,
         c: cc.trailing_zeros(),
         k: cfg.blend_pool.min(LANES as u32),
+        keep: cfg.framebuffer == FramebufferMode::Keep,
     })
 }
 
@@ -71,9 +78,11 @@ struct Meta {
     close: bool,
 }
 
-/// The destination fetch, cycle by cycle: pixels ([`PixSlots`]) in, one framebuffer read
-/// ([`MemReq`]) per valid slot out on the read port, the answers ([`MemResp`]) in, fragments
-/// ([`BlendFrag`]) of up to K samples out to the blender.
+/// The destination fetch, cycle by cycle: pixels ([`PixSlots`]) in, fragments ([`BlendFrag`])
+/// of up to K samples out to the blender. With `framebuffer: keep`, one framebuffer read
+/// ([`MemReq`]) per valid slot out on the read port and the answers ([`MemResp`]) in; with
+/// `framebuffer: clear`, each sample's `dst` is the `background` input and the read port stays
+/// idle.
 ///
 /// # Timing contract
 ///
@@ -81,6 +90,9 @@ struct Meta {
 /// and cycle (`hw/tests/dst_fetch.rs`). W = `viewport[0]`, C = `colours_per_pixel` (c =
 /// log2 C, Cmask = (1 << C) − 1), K = min(`blend_pool`, 4) lanes per fragment (the blender
 /// ignores lanes ≥ P, so a fragment never has more than P lanes).
+///
+/// The rules below up to **Payload** are those of `framebuffer: keep`; **Clear** then says
+/// what `framebuffer: clear` changes.
 ///
 /// * **Registers.** `hold`: the remaining slot mask `hmask` (16 bits), `hyw` = y·W, `hx` = x
 ///   and the 16 colours; the read output register (`rd_valid`, one [`MemReq`]); the meta FIFO
@@ -109,6 +121,16 @@ struct Meta {
 ///   adone: out_valid ← 0, the payload keeps its value.
 /// * **Payload when not valid.** The last one loaded (0 after `new` or a flush), for `rd` and
 ///   `out` alike.
+/// * **Clear** (`framebuffer: clear`). No read: `rd_valid` stays 0 (its payload 0), the meta
+///   FIFO stays empty and `rsp_ready` = 0 (a response offered is not taken). `issue` =
+///   hmask ≠ 0 ∧ (¬adone ∨ ¬out_valid), a function of registers: the assembly is free, or it
+///   is handed to an empty output register at this very edge. On `issue`, with j, pos and
+///   `close` as above, the sample (pos, colour[j], dst = `background` as sampled at this edge)
+///   goes straight into assembly lane `an` (lane 0 when the assembly is handed over at this
+///   edge), an += 1, adone ← close; bit j of hmask is cleared and n moves as above. `in_ready`
+///   and the accept rule are as above with this `issue`. So a slot goes into a fragment in
+///   the cycle it is issued, and at K ≥ 2 the block hands out one sample per cycle without
+///   back-pressure (a fragment of K lanes every K cycles).
 /// * **Idle.** `idle` = hmask = 0 ∧ ¬rd_valid ∧ meta FIFO empty ∧ n = 0 ∧ an = 0 ∧ ¬adone ∧
 ///   ¬out_valid ([`DstFetchCycle::idle`]): no pixel held, no read outstanding, nothing
 ///   assembled or on the output.
@@ -153,6 +175,7 @@ crate::block_signature! {
     pub DstFetch "dst_fetch" {
         takes { inp: PixSlots, rsp: MemResp }
         sends { out: BlendFrag, rd: MemReq }
+        ins { background: u32 }
         outs { idle: bool }
     }
 }
@@ -231,9 +254,9 @@ impl DstFetchCycle {
         (self.rd_valid, self.rd)
     }
 
-    /// Ready for a read response: registered only.
+    /// Ready for a read response: registered only (never with `framebuffer: clear`).
     pub fn rsp_ready(&self) -> bool {
-        !self.adone
+        self.g.keep && !self.adone
     }
 
     fn cmask(&self) -> u16 {
@@ -241,7 +264,11 @@ impl DstFetchCycle {
     }
 
     fn issue(&self, rd_ready: bool) -> bool {
-        (!self.rd_valid || rd_ready) && self.hmask != 0 && self.meta.len() < META_DEPTH
+        if self.g.keep {
+            (!self.rd_valid || rd_ready) && self.hmask != 0 && self.meta.len() < META_DEPTH
+        } else {
+            self.hmask != 0 && (!self.adone || !self.out_valid)
+        }
     }
 
     /// Ready for a pixel, given the read port's ready.
@@ -277,7 +304,7 @@ impl DstFetchCycle {
         let issue = self.issue(i.rd_ready);
         let take = i.inp.valid && self.in_ready(i.rd_ready);
         let adv_out = !self.out_valid || i.out_ready;
-        let rsp_take = i.rsp.valid && !self.adone;
+        let rsp_take = i.rsp.valid && self.rsp_ready();
 
         // Output register (from the assembly as registered).
         if adv_out {
@@ -310,12 +337,31 @@ impl DstFetchCycle {
             self.asrc[self.an] = m.src;
             self.adst[self.an] = i.rsp.payload.rdata;
             self.an += 1;
+            self.stats.samples += 1;
             if m.close {
                 self.adone = true;
             }
         }
+        // Clear: the sample goes straight into the assembly (emptied above if it was handed
+        // over at this edge).
+        if !self.g.keep && issue {
+            let j = self.hmask.trailing_zeros();
+            let pos = ((self.hyw + self.hx) << self.g.c) | j;
+            let last = self.hmask.count_ones() == 1;
+            let next = i.inp.valid && (i.inp.payload.slot_valid & cmask) != 0;
+            let close = self.n == self.g.k - 1 || (last && !next);
+            debug_assert!(self.an < LANES && !self.adone);
+            self.apos[self.an] = pos;
+            self.asrc[self.an] = self.hcol[j as usize];
+            self.adst[self.an] = i.background;
+            self.an += 1;
+            self.adone = close;
+            self.hmask &= !(1 << j);
+            self.n = if close { 0 } else { self.n + 1 };
+            self.stats.samples += 1;
+        }
         // Read issue (the meta count as registered: the pop above does not make room).
-        if adv_rd {
+        if self.g.keep && adv_rd {
             if issue {
                 let j = self.hmask.trailing_zeros();
                 let pos = ((self.hyw + self.hx) << self.g.c) | j;

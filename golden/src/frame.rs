@@ -21,7 +21,7 @@
 //!
 //! ```text
 //!  byte address              region        written by          read by
-//!  FRAMEBUFFER 0x0000_0000   framebuffer   pixel back end      pixel back end (dst)
+//!  FRAMEBUFFER 0x0000_0000   framebuffer   pixel back end      pixel back end (dst, `framebuffer: keep` only)
 //!  PRIMS       0x0400_0000   prim table    bin_setup           tile_sequencer, shading_sort
 //!  BINS        0x0800_0000   bin lists     binner              tile_sequencer
 //!  PIXEL_INFO  0x1000_0000   pixel info    pixel_info_write    pixel_info_read

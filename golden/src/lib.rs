@@ -67,6 +67,6 @@ pub mod protocol;
 // The board top's video output: one DVI channel's TMDS encoder.
 pub mod tmds_encoder;
 
-pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, PRESETS};
+pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, FramebufferMode, PRESETS};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};
 pub use scene::{Frame, Scene, SceneError};

@@ -838,6 +838,8 @@ struct PixelSide {
 struct MergedBlend {
     merger: OutputMerger,
     blend: StreamBlender,
+    /// `framebuffer: clear`: every sample's `dst`, the frame's background (no read).
+    clear_dst: Option<Rgba>,
 }
 
 /// The blender without merging (for [`FrameStats::blend_nomerge`]): a serial stage run one
@@ -1038,6 +1040,7 @@ impl MergedBlend {
         MergedBlend {
             merger: OutputMerger::new(&frame.cfg, frame.background),
             blend: StreamBlender::new(&frame.cfg, &PIPELINE_BLEND),
+            clear_dst: (frame.cfg.framebuffer == crate::config::FramebufferMode::Clear).then_some(frame.background),
         }
     }
 
@@ -1050,8 +1053,9 @@ impl MergedBlend {
             for s in step.feed.iter_mut().flatten() {
                 // Each slot is blended once per frame and this is its sample, so the colour
                 // buffer still holds the background here whatever the blender has written:
-                // the value it held when the tile was shaded.
-                s.dst = merger.read(s.pos);
+                // the value it held when the tile was shaded. With `framebuffer: clear` the
+                // background comes from its register and nothing is read.
+                s.dst = self.clear_dst.unwrap_or_else(|| merger.read(s.pos));
                 self.blend.push(*s, |o| merger.write(o.pos, o.colour));
             }
         }

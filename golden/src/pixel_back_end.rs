@@ -59,6 +59,8 @@ pub struct BackEndStats {
 /// * The write side's ready = `mem_req_ready`; the read side's = `mem_req_ready` ∧ ¬wr_valid
 ///   (writes first: the write path never waits on a read).
 /// * `mem_resp` goes to dst_fetch; `mem_resp_ready` is dst_fetch's `rsp_ready` (a register).
+/// * `background` goes to dst_fetch: with `framebuffer: clear` it is every sample's `dst`, so
+///   nothing is read and the port carries writes only.
 /// * `in_ready` is the pixel processor's, which depends combinationally on the colour
 ///   buffer's, a register: no input reaches `in_ready` combinationally. Every other output is
 ///   a register of a block.
@@ -94,10 +96,11 @@ struct Wires {
 
 crate::block_signature! {
     /// The pixel back end's ports: pixels in, the one memory port (requests out, read
-    /// responses in), `idle`.
+    /// responses in), the frame's `background` (packed RGBA8, held for the frame), `idle`.
     pub PixelBackEnd "pixel_back_end" {
         takes { inp: PixSamples, mem_resp: MemResp }
         sends { mem_req: MemReq }
+        ins { background: u32 }
         outs { idle: bool }
     }
 }
@@ -204,6 +207,7 @@ impl PixelBackEndCycle {
             rsp: Offer::new(i.mem_resp.valid, i.mem_resp.payload),
             out_ready: w.bl_in_ready,
             rd_ready: w.rd_ready,
+            background: i.background,
         });
         self.blender.clock(dv, &d, w.om_in_ready, i.flush);
         self.output_merger.clock(bv, &b, w.wr_ready, i.flush);
@@ -321,6 +325,7 @@ pub fn run_frame(
             inp: Offer::new(in_valid, inp),
             mem_resp: Offer::new(rv, resp),
             mem_req_ready: req_ready,
+            background: u32::from_le_bytes(background),
         });
         m.clock(qv, &q, grant, resp_ready, false);
         if next == input.len() && m.stats.writes >= expected_writes && m.held() == 0 {

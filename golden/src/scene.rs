@@ -403,6 +403,7 @@ fn config_field_expects(field: &str) -> &'static str {
         "coverage_test" => r#"one of "edge", "samples", "bbox_only""#,
         "cull" => r#"one of "none", "cw", "ccw""#,
         "depth_func" => r#"one of "less_equal", "less", "always""#,
+        "framebuffer" => r#"one of "clear", "keep""#,
         _ => "a non-negative integer",
     }
 }

@@ -66,7 +66,7 @@ fn run(
     wr_ready: Pattern,
     flush_at: &[u64],
 ) -> Totals {
-    let inputs: Vec<Vec<PrimIn>> = frames.iter().map(|f| frame_beats(f).unwrap()).collect();
+    let inputs: Vec<Vec<PrimIn>> = frames.iter().map(|f| frame_beats(f, [0; 4]).unwrap()).collect();
     let mut vl = valid.line(Rng::stream(seed, 0));
     let mut ol = out_ready.line(Rng::stream(seed, 1));
     let mut wl = wr_ready.line(Rng::stream(seed, 2));
@@ -444,7 +444,7 @@ fn bad_input_names_the_field() {
         colour: [0; 4],
         depth: 0,
     });
-    let e = frame_beats(&[tri([[0, 0], [1, 0], [0, 1]]), p]).unwrap_err();
+    let e = frame_beats(&[tri([[0, 0], [1, 0], [0, 1]]), p], [0; 4]).unwrap_err();
     assert!(e.starts_with("prims[1].size"), "{e}");
     let mut cfg = Config::preset("default").unwrap();
     cfg.viewport = [8192, 64];

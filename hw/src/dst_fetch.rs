@@ -1,10 +1,13 @@
 //! # dst_fetch (seed 000: the output merger's read side)
 //!
-//! Reads, for every valid colour slot j < C of a pixel, the slot's framebuffer word from the
+//! For every valid colour slot j < C of a pixel, hands the blender the slot's `dst` next to its
+//! colour, in fragments of up to K = min(P, 4) lanes `{pos, src = the slot's colour, dst,
+//! state 0}`, pos = (y·W + x)·C + j: golden's blend samples (`pipeline.rs`,
+//! `PixelSide::shade`) in golden's order. With `framebuffer: keep` it reads `dst` from the
 //! pixel side's memory port (address [`tilerast_golden::output_merger::slot_addr`]`(pos)` =
-//! 4·pos, pos = (y·W + x)·C + j), and hands the blender fragments of up to K = min(P, 4) lanes
-//! `{pos, src = the slot's colour, dst = the word read, state 0}`: golden's blend samples
-//! (`pipeline.rs`, `PixelSide::shade`) in golden's order. Cycle model:
+//! 4·pos); with `framebuffer: clear` (a fast clear, the default) `dst` is the `background`
+//! input, the frame's background register, and the read port, the meta FIFO and the read
+//! register are constant (synthesis removes them). Cycle model:
 //! [`tilerast_golden::dst_fetch::DstFetchCycle`] (same registers); its rustdoc is the block's
 //! timing contract, stated once.
 //!
@@ -14,11 +17,13 @@
 //! 0); the read port, from the same stream declarations: `rd_valid`/`rd_ready` with `rd`
 //! ([`crate::streams::MemReqOut`]: `addr`, `write` = 0, `wdata` = 0, `be` = 0) and
 //! `rsp_valid`/`rsp_ready` with `rsp` ([`crate::streams::MemRespIn`]: `rdata`, in request
-//! order).
+//! order); `background` (Bits<32>, packed RGBA8, held by the frame top).
 //!
-//! **Handshake.** `in_ready = (hold empty) | (one slot left & issue)`, `issue = (!rd_valid |
-//! rd_ready) & (hold not empty) & (meta count != 4)`: the only combinational input → output
-//! path is `rd_ready` → `in_ready`. `rsp_ready = !adone` and every other output is a register.
+//! **Handshake.** `in_ready = (hold empty) | (one slot left & issue)`. keep: `issue =
+//! (!rd_valid | rd_ready) & (hold not empty) & (meta count != 4)`, the only combinational
+//! input → output path is `rd_ready` → `in_ready`, `rsp_ready = !adone`. clear: `issue = (hold
+//! not empty) & (!adone | !out_valid)`, registers only, and `rsp_ready = 0`. Every other output
+//! is a register.
 //!
 //! **Depth.** Accept: a 16×16 multiplier by the constant W in front of `hyw` (y·W). Issue: the
 //! lowest remaining slot as `hmask & -hmask` (one 16-bit adder) selecting j and its colour
@@ -33,9 +38,11 @@
 //!                                                                   │ head        rsp (rdata)
 //!                                                                   ▼              │
 //!                                      out [lane_valid, pos/src/dst ×4] ◄─ assembly lanes 0..an, adone
+//!                                                                                   ▲ clear: (pos, colour j, background)
 //! ```
 //!
-//! Parameters: W (`viewport[0]`), c = log2 `colours_per_pixel`, K = min(`blend_pool`, 4).
+//! Parameters: W (`viewport[0]`), c = log2 `colours_per_pixel`, K = min(`blend_pool`, 4),
+//! keep (`framebuffer`).
 
 use crate::emit;
 use crate::fifo::shift_fifo;
@@ -70,7 +77,12 @@ tilerast_golden::dst_fetch_streams! { crate::streams::stream_block;
         c_j: Vec<Constant<Bits<32>>>,
         c_zero8: Constant<Bits<8>>,
         c_zero4: Constant<Bits<4>>,
+        /// `framebuffer: keep`: `dst` is read from memory (else it is `background`).
+        c_keep: Constant<Bit>,
 
+        /// The assembly lane a clear-mode sample goes to (0 when the assembly is handed over
+        /// at this edge).
+        alane: Signal<Local, Bits<3>>,
         adv_rd: Signal<Local, Bit>,
         issue: Signal<Local, Bit>,
         ready: Signal<Local, Bit>,
@@ -136,6 +148,7 @@ impl DstFetch {
             rsp_valid: Default::default(),
             rsp_ready: Default::default(),
             rsp: Default::default(),
+            background: Default::default(),
             c_cmask: k((1u64 << cc) - 1),
             c_w: k(cfg.viewport[0] as u64),
             c_c: k(cc.trailing_zeros() as u64),
@@ -150,6 +163,8 @@ impl DstFetch {
             c_j: (0..16).map(k).collect(),
             c_zero8: k(0),
             c_zero4: k(0),
+            c_keep: Constant::new(cfg.framebuffer == tilerast_golden::config::FramebufferMode::Keep),
+            alane: Default::default(),
             adv_rd: Default::default(),
             issue: Default::default(),
             ready: Default::default(),
@@ -237,7 +252,12 @@ impl DstFetch {
 
         // Issue: the lowest remaining slot j (one-hot `hmask & -hmask`), its colour, its pos.
         self.adv_rd.next = !self.rv.q.val() | self.rd_ready.val();
-        self.issue.next = self.adv_rd.val() & self.hmask.q.val().any() & (self.meta.count.val() != self.c_four3.val());
+        if self.c_keep.val() {
+            self.issue.next =
+                self.adv_rd.val() & self.hmask.q.val().any() & (self.meta.count.val() != self.c_four3.val());
+        } else {
+            self.issue.next = self.hmask.q.val().any() & (!self.adone.q.val() | !self.ov.q.val());
+        }
         self.onehot.next = self.hmask.q.val() & (!self.hmask.q.val() + self.c_one16.val());
         self.rest.next = self.hmask.q.val() & !self.onehot.val();
         self.last1.next = self.hmask.q.val().any() & !self.rest.val().any();
@@ -257,24 +277,26 @@ impl DstFetch {
         self.pos.next = (self.base.val() << self.c_c.val()) | self.sel_j.val();
 
         // Meta FIFO: pop on a response taken, push on an issue (at the first free entry).
-        self.pop.next = self.rsp_valid.val() & !self.adone.q.val();
+        self.pop.next = self.c_keep.val() & self.rsp_valid.val() & !self.adone.q.val();
         self.meta.clock.next = self.clock.val();
         self.meta.flush.next = self.flush.val();
         self.meta.pop.next = self.pop.val();
-        self.meta.push.next = self.issue.val();
+        self.meta.push.next = self.c_keep.val() & self.issue.val();
         self.meta.push_pos.next = self.pos.val();
         self.meta.push_src.next = self.sel_col.val();
         self.meta.push_close.next = self.close.val();
-        if self.adv_rd.val() {
+        if self.issue.val() {
+            self.hmask.d.next = self.rest.val();
+            if self.close.val() {
+                self.n.d.next = 0.into();
+            } else {
+                self.n.d.next = self.n.q.val() + self.c_one2.val();
+            }
+        }
+        if self.c_keep.val() & self.adv_rd.val() {
             if self.issue.val() {
                 self.rv.d.next = true;
                 self.raddr.d.next = self.pos.val() << self.c_two.val();
-                self.hmask.d.next = self.rest.val();
-                if self.close.val() {
-                    self.n.d.next = 0.into();
-                } else {
-                    self.n.d.next = self.n.q.val() + self.c_one2.val();
-                }
             } else {
                 self.rv.d.next = false;
             }
@@ -316,6 +338,23 @@ impl DstFetch {
             if self.meta.head_close.val() {
                 self.adone.d.next = true;
             }
+        }
+        // Clear: the sample goes straight into the assembly (lane 0 if it is handed over now).
+        if self.adone.q.val() {
+            self.alane.next = 0.into();
+        } else {
+            self.alane.next = self.an.q.val();
+        }
+        if !self.c_keep.val() & self.issue.val() {
+            for i in 0..4 {
+                if self.alane.val() == self.c_i3[i].val() {
+                    self.apos[i].d.next = self.pos.val();
+                    self.asrc[i].d.next = self.sel_col.val();
+                    self.adst[i].d.next = self.background.val();
+                }
+            }
+            self.an.d.next = self.alane.val() + self.c_one3.val();
+            self.adone.d.next = self.close.val();
         }
 
         // Accept: the load wins over the bit clear of the same edge.
@@ -371,7 +410,7 @@ impl DstFetch {
         self.rd.write.next = false;
         self.rd.wdata.next = 0.into();
         self.rd.be.next = self.c_zero4.val();
-        self.rsp_ready.next = !self.adone.q.val();
+        self.rsp_ready.next = self.c_keep.val() & !self.adone.q.val();
         self.out_valid.next = self.ov.q.val();
         self.idle.next = !self.hmask.q.val().any()
             & !self.rv.q.val()
@@ -409,16 +448,17 @@ pub fn verilog(cfg: &Config, name: &str) -> String {
 
 /// The destination fetch's row of [`crate::BLOCK_FILES`].
 pub const FILE: crate::BlockFile = crate::BlockFile {
-    role: "seed 000, framebuffer reads of dst for the blender through the memory port",
+    role: "seed 000, dst for the blender: the background register (clear) or framebuffer reads through the memory port (keep)",
     contract: "tilerast_golden::dst_fetch::DstFetchCycle",
     sig: <tilerast_golden::dst_fetch::DstFetchPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     params: |cfg| {
         let m = DstFetchCycle::try_new(cfg)?;
         Ok(format!(
-            "W = {}, C = {}, K = {} lanes per fragment; framebuffer at address 0, slot pos at 4·pos",
+            "W = {}, C = {}, K = {} lanes per fragment, framebuffer: {}; framebuffer at address 0, slot pos at 4·pos",
             cfg.viewport[0],
             cfg.colours_per_pixel,
-            m.lanes()
+            m.lanes(),
+            cfg.framebuffer.name()
         ))
     },
     verilog,

@@ -14,7 +14,8 @@
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register and every block to its new state;
 //! the memory is not the frame's and is not flushed); in: `in_valid`/`in_ready` with `inp`
-//! ([`crate::streams::PrimInIn`]: primitives, then one token with `end` = 1); the memory port,
+//! ([`crate::streams::PrimInIn`]: primitives, then one token with `end` = 1 whose `colour` is
+//! the frame's background, kept in the register `background` for the back end); the memory port,
 //! exactly like the pixel back end's: `mem_req_valid`/`mem_req_ready` with `mem_req`
 //! ([`crate::streams::MemReqOut`]) and `mem_resp_valid`/`mem_resp_ready` with `mem_resp`
 //! ([`crate::streams::MemRespIn`]; only reads are answered, in request order); `done_valid`
@@ -106,6 +107,9 @@ tilerast_golden::frame_top_streams! { crate::streams::stream_block;
         phase: DFF<Bits<2>>,
         fid: DFF<Bits<8>>,
         ended: DFF<Bit>,
+        /// The frame's background (its end token's `colour`), the back end's `dst` with
+        /// `framebuffer: clear`.
+        background: DFF<Bits<32>>,
         seq_go: DFF<Bit>,
         pi_go: DFF<Bit>,
         tiles_done: DFF<Bits<32>>,
@@ -193,6 +197,7 @@ impl Frame {
             phase: Default::default(),
             fid: Default::default(),
             ended: Default::default(),
+            background: Default::default(),
             seq_go: Default::default(),
             pi_go: Default::default(),
             tiles_done: Default::default(),
@@ -315,7 +320,7 @@ impl Frame {
 tilerast_golden::frame_clients! { arbitrated_kernel;
     #[hdl_gen]
     fn kernel(&mut self) {
-        dff_setup!(self, clock, phase, fid, ended, seq_go, pi_go, tiles_done);
+        dff_setup!(self, clock, phase, fid, ended, background, seq_go, pi_go, tiles_done);
         clock!(
             self,
             clock,
@@ -453,7 +458,9 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
             & !self.pi_go.q.val();
         if self.in_valid.val() & self.in_ready.val() & self.inp.end.val() {
             self.ended.d.next = true;
+            self.background.d.next = self.inp.colour.val();
         }
+        self.pixel_back_end.background.next = self.background.q.val();
         if self.binner.out_valid.val() & self.binner.out_ready.val() & self.binner.out.last.val() {
             self.phase.d.next = self.c_raster.val();
             self.seq_go.d.next = true;
@@ -497,6 +504,7 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
         }
         if self.flush.val() {
             self.fid.d.next = 0.into();
+            self.background.d.next = 0.into();
         }
         self.done_valid.next = self.phase.q.val() == self.c_done.val();
         self.done_frame.next = self.fid.q.val();

@@ -17,7 +17,8 @@
 //! with `inp` ([`crate::streams::PixSamplesIn`]); the memory port: `mem_req_valid`/
 //! `mem_req_ready` with `mem_req` ([`crate::streams::MemReqOut`]) and `mem_resp_valid`/
 //! `mem_resp_ready` with `mem_resp` ([`crate::streams::MemRespIn`]; only reads are answered,
-//! in request order).
+//! in request order); `background` (Bits<32>, the frame's background, to dst_fetch: with
+//! `framebuffer: clear` every blended slot's `dst`, and the port carries writes only).
 //!
 //! **Arbiter** (combinational, here): `mem_req_valid = wr_valid | rd_valid`; `mem_req =
 //! wr_valid ? output_merger's write : dst_fetch's read` (writes first); `wr_ready =
@@ -77,6 +78,7 @@ impl PixelBackEnd {
             mem_resp_valid: Default::default(),
             mem_resp_ready: Default::default(),
             mem_resp: Default::default(),
+            background: Default::default(),
             pixel_processor: PixelProcessor::try_new(cfg)?,
             colour_buffer: ColourBuffer::try_new(cfg)?,
             dst_fetch: DstFetch::try_new(cfg)?,
@@ -140,6 +142,7 @@ impl Logic for PixelBackEnd {
         self.dst_fetch.rsp_valid.next = self.mem_resp_valid.val();
         self.mem_resp_ready.next = self.dst_fetch.rsp_ready.val();
         MemRespIn::link(&mut self.mem_resp, &mut self.dst_fetch.rsp);
+        self.dst_fetch.background.next = self.background.val();
         self.idle.next = self.pixel_processor.idle.val()
             & self.colour_buffer.idle.val()
             & self.dst_fetch.idle.val()
@@ -164,8 +167,9 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
         let (s, c, w) = (cfg.msaa, cfg.colours_per_pixel, cfg.viewport[0]);
         let (p, l, d) = (cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency);
         Ok(format!(
-            "S = {s}, C = {c}, W = {w}, blender P = {p}, L = {l}, D = {d} with {PIPELINE_BLEND:?}; \
-             writes before reads on the memory port"
+            "S = {s}, C = {c}, W = {w}, blender P = {p}, L = {l}, D = {d} with {PIPELINE_BLEND:?}, framebuffer: {}; \
+             writes before reads on the memory port",
+            cfg.framebuffer.name()
         ))
     },
     verilog,

@@ -201,7 +201,8 @@ tilerast_golden::for_each_stream!(hw_stream);
 /// The output stream may be left out (`(XIn =>)`: a block whose results leave through a
 /// further port only). Further streams follow the parentheses: `sends { p: XOut, .. }` adds,
 /// per stream, `p_valid` (out), `p_ready` (in) and the payload `p`; `takes { p: XIn, .. }`
-/// adds `p_valid` (in), `p_ready` (out) and `p`; `outs { idle: Bit }` further outputs. Their
+/// adds `p_valid` (in), `p_ready` (out) and `p`; `ins { background: Bits<32> }` further inputs
+/// (levels); `outs { idle: Bit }` further outputs. Their
 /// ports come from the same stream declarations as `inp` and `out`.
 ///
 /// A block does not write that list: it takes it from its golden signature
@@ -277,6 +278,7 @@ macro_rules! stream_block {
     (@ports {
         takes { inp: $in:ident $(, $tp:ident : $tt:ident)* $(,)? }
         sends { out: $out:ident $(, $sp:ident : $st:ident)* $(,)? }
+        $(ins { $($ip:ident : $it:ty),* $(,)? })?
         $(outs { $($op:ident : $ot:ty),* $(,)? })?
     } $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
         paste::paste! {
@@ -285,6 +287,7 @@ macro_rules! stream_block {
                 pub struct $name ($crate::streams::[<$in In>] => $crate::streams::[<$out Out>])
                 sends { $($sp : $crate::streams::[<$st Out>]),* }
                 takes { $($tp : $crate::streams::[<$tt In>]),* }
+                ins { $($($ip : <$it as $crate::streams::OutBits>::Bits),*)? }
                 outs { $($($op : <$ot as $crate::streams::OutBits>::Bits),*)? }
                 { $($body)* }
             }
@@ -293,6 +296,7 @@ macro_rules! stream_block {
     (@ports {
         takes { inp: $in:ident $(, $tp:ident : $tt:ident)* $(,)? }
         sends { $($sp:ident : $st:ident),* $(,)? }
+        $(ins { $($ip:ident : $it:ty),* $(,)? })?
         $(outs { $($op:ident : $ot:ty),* $(,)? })?
     } $(#[$m:meta])* pub struct $name:ident { $($body:tt)* }) => {
         paste::paste! {
@@ -301,6 +305,7 @@ macro_rules! stream_block {
                 pub struct $name ($crate::streams::[<$in In>] =>)
                 sends { $($sp : $crate::streams::[<$st Out>]),* }
                 takes { $($tp : $crate::streams::[<$tt In>]),* }
+                ins { $($($ip : <$it as $crate::streams::OutBits>::Bits),*)? }
                 outs { $($($op : <$ot as $crate::streams::OutBits>::Bits),*)? }
                 { $($body)* }
             }
@@ -309,6 +314,7 @@ macro_rules! stream_block {
     ($(#[$m:meta])* pub struct $name:ident ($inp:ty => $($out:ty)?)
         $(sends { $($sp:ident : $st:ty),* $(,)? })?
         $(takes { $($tp:ident : $tt:ty),* $(,)? })?
+        $(ins { $($ip:ident : $ipt:ty),* $(,)? })?
         $(outs { $($op:ident : $ot:ty),* $(,)? })?
         { $($body:tt)* }) => {
         paste::paste! {
@@ -350,6 +356,10 @@ macro_rules! stream_block {
                     pub $tp: $tt,
                 )*)?
                 $($(
+                    #[doc = "Input `" $ip "` (a level the driver holds; see the cycle model)."]
+                    pub $ip: Signal<In, $ipt>,
+                )*)?
+                $($(
                     #[doc = "Output `" $op "` (a function of the registers; see the cycle model)."]
                     pub $op: Signal<Out, $ot>,
                 )*)?
@@ -377,6 +387,9 @@ macro_rules! stream_block {
                     $($(
                         self.[<$tp _valid>].next = p.bit(concat!(stringify!($tp), "_valid"));
                         self.$tp.drive_ports(stringify!($tp), p);
+                    )*)?
+                    $($(
+                        self.$ip.next = $crate::streams::RtlValue::from_raw(p.get(stringify!($ip)).unwrap_or(0));
                     )*)?
                 }
 
@@ -415,6 +428,9 @@ impl OutBits for bool {
 }
 impl OutBits for u8 {
     type Bits = Bits<8>;
+}
+impl OutBits for u32 {
+    type Bits = Bits<32>;
 }
 
 /// A block with one stream in and one out (made by `stream_block!` from a signature that has

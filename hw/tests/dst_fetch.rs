@@ -1,20 +1,21 @@
 //! rust-hdl simulation of `DstFetch` against its cycle model `DstFetchCycle` through the one
 //! lock-step harness (`tilerast_verif::lockstep`, rust-hdl back end in `tests/common`): a
 //! source of pixels on `inp`, a sink on `out`, golden's `MemoryCycle` behind the read port
-//! (`rd` → `rsp`), every output port compared on every cycle. Stimulus: random pixels (random
-//! slot masks, empty ones, junk above C), input gaps, random `out_ready` with a long stall,
-//! random memory grant with a long stall, one flush mid-stream.
+//! (`rd` → `rsp`), a random `background` level, every output port compared on every cycle.
+//! Stimulus: random pixels (random slot masks, empty ones, junk above C), input gaps, random
+//! `out_ready` with a long stall, random memory grant with a long stall, one flush mid-stream;
+//! with `framebuffer: keep` (dst read) and `clear` (dst = background, nothing read).
 
 mod common;
 
 use std::sync::{Arc, Mutex};
-use tilerast_golden::config::Config;
+use tilerast_golden::config::{Config, FramebufferMode};
 use tilerast_golden::dst_fetch::{DstFetchCycle, META_DEPTH};
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::slot_addr;
 use tilerast_golden::streams::{ports, BlendFrag, PixSlots};
 use tilerast_hw::dst_fetch::DstFetch;
-use tilerast_verif::lockstep::{self, Bench, Ctl, Flushes, Lockstep, Memory, Sink, Source};
+use tilerast_verif::lockstep::{self, Bench, Ctl, Flushes, Level, Lockstep, Memory, Sink, Source};
 use tilerast_verif::{Pattern, Rng};
 
 #[derive(Debug, Default)]
@@ -24,6 +25,10 @@ struct Report {
     multi: u64,
     full: u64,
     reads: u64,
+    lanes: u64,
+    /// Samples whose dst is the background level of a cycle of the run (clear).
+    background_lanes: u64,
+    background_changes: u64,
     meta_full: u64,
     rd_waits: u64,
     out_waits: u64,
@@ -46,7 +51,8 @@ fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory
         .with("flush", Flushes::at(l.flush_at))
         .with("inp", Source::<ports::PixSlots>::new("inp", pixels, l.valid))
         .with("out", Sink::<ports::BlendFrag>::new("out", l.ready))
-        .with("mem", Memory::new("rd", "rsp", MemoryCycle::new(timing, mem), l.grant));
+        .with("mem", Memory::new("rd", "rsp", MemoryCycle::new(timing, mem), l.grant))
+        .with("background", Level::random("background", Rng::stream(cycles, 7), 20));
     let ls = Lockstep::new(DstFetchCycle::new(cfg), bench)
         .watching(move |_, m: &DstFetchCycle| *mf.lock().unwrap() += (m.meta_len() == META_DEPTH) as u64);
     let (ls, outcome) = common::lockstep(DstFetch::new(cfg), ls, cycles, None);
@@ -56,12 +62,24 @@ fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory
     }
     let sink = ls.bench.get::<Sink<ports::BlendFrag>>("out");
     let lanes = |f: &BlendFrag| f.lane_valid.count_ones() as usize;
+    let dsts: Vec<u32> = sink.received.iter().flat_map(|f| f.dst[..lanes(f)].to_vec()).collect();
+    // The background's values over the run (the same generator, redrawn as the bench did).
+    let mut bg = Level::random("background", Rng::stream(cycles, 7), 20);
+    let mut levels = std::collections::BTreeSet::new();
+    for c in 0..cycles {
+        let mut p = tilerast_golden::cycle::Ports::default();
+        lockstep::Agent::drive(&mut bg, c, &mut p);
+        levels.insert(p.get("background").unwrap() as u32);
+    }
     let r = Report {
         accepted: ls.bench.get::<Source<ports::PixSlots>>("inp").accepted,
         frags: sink.received.len() as u64,
         multi: sink.received.iter().filter(|f| lanes(f) > 1).count() as u64,
         full: sink.received.iter().filter(|f| lanes(f) == k).count() as u64,
         reads: ls.bench.get::<Memory>("mem").requests,
+        lanes: dsts.len() as u64,
+        background_lanes: dsts.iter().filter(|d| levels.contains(d)).count() as u64,
+        background_changes: ls.bench.get::<Level>("background").changes,
         meta_full: *meta_full.lock().unwrap(),
         rd_waits: ls.bench.get::<Memory>("mem").waits,
         out_waits: sink.waits,
@@ -107,10 +125,12 @@ fn memory(cfg: &Config, seed: u64) -> SparseMemory {
 fn cosim_against_the_cycle_model() {
     // (config, C, P, memory timing): C = 4 with K = 3, and C = 16 with K = 4 at the full width.
     let mut a = Config::preset("ice40").unwrap();
+    a.framebuffer = FramebufferMode::Keep;
     a.colours_per_pixel = 4;
     a.colour_block_bytes = 64;
     a.blend_pool = 3;
     let mut b = Config::preset("full").unwrap();
+    b.framebuffer = FramebufferMode::Keep;
     b.colours_per_pixel = 16;
     b.colour_block_bytes = 1024;
     for (i, (cfg, timing)) in [
@@ -143,6 +163,53 @@ fn cosim_against_the_cycle_model() {
         assert!(r.accepted > 150 && r.reads > 1000, "{r:?}");
         assert!(r.multi > 100 && r.full > 50, "multi-lane and full-K fragments: {r:?}");
         assert!(r.meta_full > 20 && r.rd_waits > 100 && r.out_waits > 100, "{r:?}");
+        assert_eq!(r.background_lanes, 0, "keep: dst read, not the background: {r:?}");
+    }
+}
+
+/// `framebuffer: clear`: dst is the `background` level (redrawn at random while pixels flow),
+/// the read port never moves, responses are not taken; C = 4 with K = 3 and C = 1 with K = 4.
+#[test]
+fn cosim_against_the_cycle_model_clear() {
+    let mut a = Config::preset("ice40").unwrap();
+    a.colours_per_pixel = 4;
+    a.colour_block_bytes = 64;
+    a.blend_pool = 3;
+    let b = Config::preset("default").unwrap();
+    for (i, cfg) in [a, b].into_iter().enumerate() {
+        assert_eq!(cfg.framebuffer, FramebufferMode::Clear);
+        let seed = 60 + i as u64;
+        let mut px = pixels(&cfg, seed, 1500);
+        for p in px.iter_mut() {
+            p.y %= 8;
+        }
+        let ready = Pattern::RandomStalls {
+            pct: 85,
+            permille: 5,
+            min: 5,
+            max: 20,
+        };
+        let lines = Lines {
+            valid: lockstep::line(Pattern::gaps(20).line(Rng::stream(seed, 0))),
+            ready: lockstep::line_stalled(ready.line(Rng::stream(seed, 1)), 900..960),
+            grant: lockstep::line(Pattern::Random { pct: 75 }.line(Rng::stream(seed, 2))),
+            flush_at: vec![1200],
+        };
+        let r = run(
+            &cfg,
+            px,
+            MemTiming { latency: 2, depth: 3 },
+            memory(&cfg, seed),
+            2500,
+            lines,
+        );
+        assert_eq!((r.flushes, r.reads), (1, 0), "{r:?}");
+        assert!(
+            r.accepted > 500 && r.lanes > 700 && r.multi > 100 && r.full > 20,
+            "{r:?}"
+        );
+        assert_eq!(r.background_lanes, r.lanes, "every dst a background level: {r:?}");
+        assert!(r.background_changes > 20 && r.out_waits > 100, "{r:?}");
     }
 }
 
@@ -152,7 +219,8 @@ fn cosim_against_the_cycle_model() {
 /// `rsp_ready` is low in cycle 7 and the fragment is on `out` from cycle 8.
 #[test]
 fn directed_burst() {
-    let cfg = Config::preset("default").unwrap();
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.framebuffer = FramebufferMode::Keep;
     assert_eq!((cfg.colours_per_pixel, cfg.blend_pool), (1, 4));
     let px: Vec<PixSlots> = (0..12)
         .map(|i| PixSlots {
@@ -168,15 +236,33 @@ fn directed_burst() {
         grant: lockstep::always(),
         flush_at: vec![],
     };
-    let r = run(&cfg, px, MemTiming { latency: 1, depth: 2 }, memory(&cfg, 1), 40, lines);
+    let r = run(
+        &cfg,
+        px.clone(),
+        MemTiming { latency: 1, depth: 2 },
+        memory(&cfg, 1),
+        40,
+        lines,
+    );
     assert_eq!((r.accepted, r.reads, r.frags, r.full), (12, 12, 3, 3));
+    // The same burst with `framebuffer: clear`: one sample per cycle, no read.
+    cfg.framebuffer = FramebufferMode::Clear;
+    let lines = Lines {
+        valid: lockstep::always(),
+        ready: lockstep::always(),
+        grant: lockstep::always(),
+        flush_at: vec![],
+    };
+    let r = run(&cfg, px, MemTiming { latency: 1, depth: 2 }, memory(&cfg, 1), 20, lines);
+    assert_eq!((r.accepted, r.reads, r.frags, r.full), (12, 0, 3, 3), "{r:?}");
 }
 
 /// The harness itself on a block of four streams: the block's `rd__addr` read with one bit
 /// flipped at cycle 301 (and nothing else changed) is reported at exactly that cycle and port.
 #[test]
 fn a_flipped_bit_is_reported_at_its_cycle_and_port() {
-    let cfg = Config::preset("default").unwrap();
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.framebuffer = FramebufferMode::Keep;
     let mut px = pixels(&cfg, 5, 400);
     for p in px.iter_mut() {
         p.y %= 8;
@@ -192,7 +278,8 @@ fn a_flipped_bit_is_reported_at_its_cycle_and_port() {
                 MemoryCycle::new(MemTiming { latency: 2, depth: 3 }, memory(&cfg, 5)),
                 lockstep::always(),
             ),
-        );
+        )
+        .with("background", Level::new("background", |_| 0x1234_5678));
     let ls = Lockstep::new(DstFetchCycle::new(&cfg), bench);
     let (ls, outcome) = common::lockstep(DstFetch::new(&cfg), ls, 400, Some((301, "rd__addr")));
     let m = outcome.expect_err("the flipped bit must be reported");
@@ -203,9 +290,14 @@ fn a_flipped_bit_is_reported_at_its_cycle_and_port() {
 
 #[test]
 fn verilog_lints_clean() {
-    for p in tilerast_golden::PRESETS {
-        let cfg = Config::preset(p).unwrap();
-        let top = format!("dst_fetch_{p}");
+    for (p, mode) in tilerast_golden::PRESETS
+        .iter()
+        .map(|p| (*p, FramebufferMode::Clear))
+        .chain([("default", FramebufferMode::Keep)])
+    {
+        let mut cfg = Config::preset(p).unwrap();
+        cfg.framebuffer = mode;
+        let top = format!("dst_fetch_{p}_{}", mode.name());
         let v = tilerast_hw::dst_fetch::verilog(&cfg, &top);
         assert!(tilerast_hw::emit::rangeless_signed_localparams(&v).is_empty(), "{top}");
         if let Err(m) = tilerast_hw::emit::lint(&v, &top) {

@@ -408,6 +408,54 @@ impl Agent for Memory {
     }
 }
 
+/// Drives a level input, a signature's `ins` port (`background`): `value(cycle)` every cycle.
+pub struct Level {
+    port: String,
+    value: Box<dyn FnMut(u64) -> u64 + Send>,
+    last: Option<u64>,
+    /// Cycles in which the value differed from the cycle before.
+    pub changes: u64,
+}
+
+impl Level {
+    /// `port` driven with `value(cycle)`.
+    pub fn new(port: &str, value: impl FnMut(u64) -> u64 + Send + 'static) -> Level {
+        Level {
+            port: port.to_string(),
+            value: Box::new(value),
+            last: None,
+            changes: 0,
+        }
+    }
+
+    /// `port` held at a random 32-bit value that `rng` redraws with `permille` ‰ each cycle.
+    pub fn random(port: &str, mut rng: crate::Rng, permille: u64) -> Level {
+        let mut v = rng.next_u32() as u64;
+        Level::new(port, move |_| {
+            if rng.permille(permille) {
+                v = rng.next_u32() as u64;
+            }
+            v
+        })
+    }
+}
+
+impl Agent for Level {
+    fn drive(&mut self, cycle: u64, p: &mut Ports) {
+        let v = (self.value)(cycle);
+        self.changes += (self.last.is_some_and(|l| l != v)) as u64;
+        self.last = Some(v);
+        p.set(&self.port, v);
+    }
+    fn edge(&mut self, _: u64, _: &Ports, _: &Ports) {}
+    fn summary(&self) -> String {
+        format!("{}: {} changes", self.port, self.changes)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 /// Drives `flush` from a [`FlushLine`] or a list of cycles.
 pub struct Flushes {
     ctl: Ctl,

@@ -1517,7 +1517,7 @@ impl BinSetupFrames {
             cfg: cfg.clone(),
             inputs: frames
                 .iter()
-                .map(|f| tilerast_golden::bin_setup::frame_beats(f).expect("frame beats"))
+                .map(|f| tilerast_golden::bin_setup::frame_beats(f, [0; 4]).expect("frame beats"))
                 .collect(),
             frames,
             valid,
@@ -1664,14 +1664,16 @@ pub struct BackEndDrive {
 /// order on `inp` with `gap_pm` ‰ gaps and random junk while idle, restarting at the next
 /// second tile after a flush (the colour buffer takes whole tiles); golden's memory holding
 /// `mem0` behind `mem_req` → `mem_resp`, busy `busy_pm` ‰ of the cycles and stalled over
-/// `stall`; flushes at `flush_at`. Agents: `flush`, `inp`, `mem`.
+/// `stall`; flushes at `flush_at`; `background` held on the level input of that name (the
+/// frame's background, packed RGBA8). Agents: `flush`, `inp`, `mem`, `background`.
 pub fn back_end_bench(
     cfg: &Config,
     pixels: &[PixSamples],
     mem0: SparseMemory,
+    background: u32,
     d: &BackEndDrive,
 ) -> crate::lockstep::Bench {
-    use crate::lockstep::{Bench, Flushes, Memory, Source};
+    use crate::lockstep::{Bench, Flushes, Level, Memory, Source};
     let tiles = cfg.clone();
     let mut gaps = Rng::stream(d.seed, 0);
     let gap_pm = d.gap_pm;
@@ -1698,6 +1700,7 @@ pub fn back_end_bench(
                 Box::new(move |c| !(stall.0..stall.1).contains(&c) && !busy.permille(busy_pm)),
             ),
         )
+        .with("background", Level::new("background", move |_| background as u64))
 }
 
 /// One frame's Done as the frame top's host saw it.
@@ -1765,7 +1768,10 @@ impl FrameHost {
             if f.cfg != first.cfg {
                 return Err(format!("frames[{i}].cfg differs from frames[0].cfg"));
             }
-            beats.push(tilerast_golden::bin_setup::frame_beats(&f.prims).map_err(|e| format!("frames[{i}].{e}"))?);
+            beats.push(
+                tilerast_golden::bin_setup::frame_beats(&f.prims, f.background)
+                    .map_err(|e| format!("frames[{i}].{e}"))?,
+            );
         }
         let mem = tilerast_golden::memory_port::MemoryCycle::new(
             timing,

@@ -294,7 +294,7 @@ struct Wires {
 /// every block with a read port, [`MemoryCycle::clock`]'s `flush`: a response from before a
 /// flush arriving after a new read was issued would be routed to that read's client). In:
 /// `in_valid` / `in_ready` / `inp` ([`PrimIn`]: a frame's primitives, then one token with `end`
-/// = 1). Memory, exactly like `pixel_back_end`'s: `mem_req_valid` / `mem_req_ready` / `mem_req`
+/// = 1 whose `colour` is the frame's background, packed RGBA8). Memory, exactly like `pixel_back_end`'s: `mem_req_valid` / `mem_req_ready` / `mem_req`
 /// ([`MemReq`]), `mem_resp_valid` / `mem_resp_ready` / `mem_resp` ([`MemResp`]; only reads are
 /// answered, in request order). `done_valid` (Bit), `done_frame` (Bits<8>): a one-cycle pulse,
 /// no handshake.
@@ -304,6 +304,9 @@ struct Wires {
 /// * `fid`: Bits<8>, the frame id; new/flush: 0. The first frame after a flush is frame 0,
 ///   then 1, 2, … (wrapping at 256).
 /// * `ended`: Bit, the frame's end token has been taken; new/flush/Done: 0.
+/// * `background`: Bits<32>, the `colour` of the frame's end token, loaded when it transfers;
+///   new/flush: 0, kept at Done. It is pixel_back_end's `background` input (with
+///   `framebuffer: clear`, every blended slot's `dst`).
 /// * `seq_go`: Bit (SeqStart pending), `pi_go`: Bit (PiStart pending); new: 0.
 /// * depth FIFO: [`DEPTH_FIFO`] = 16 entries of Bits<24> (register file + head/tail/count);
 ///   new: empty.
@@ -395,6 +398,7 @@ pub struct FrameCycle {
     phase: Phase,
     fid: u8,
     ended: bool,
+    background: u32,
     seq_go: bool,
     pi_go: bool,
     depth: VecDeque<u32>,
@@ -517,6 +521,7 @@ impl FrameCycle {
             phase: Phase::Bin,
             fid: 0,
             ended: false,
+            background: 0,
             seq_go: false,
             pi_go: false,
             depth: VecDeque::with_capacity(DEPTH_FIFO),
@@ -854,12 +859,16 @@ impl FrameCycle {
             inp: Offer::new(ov, pix),
             mem_resp: Offer::new(w.rsp_valid[client::BACK_END], *r),
             mem_req_ready: w.ready[client::BACK_END],
+            background: self.background,
         });
 
         if bf {
             // Flush, or the Done edge: the top's registers back to new (the frame id counts on
             // after a Done), the frame's counters restart.
             self.fid = if i.flush { 0 } else { fid.wrapping_add(1) };
+            if i.flush {
+                self.background = 0;
+            }
             self.phase = Phase::Bin;
             self.ended = false;
             self.seq_go = false;
@@ -907,6 +916,7 @@ impl FrameCycle {
         // The top's registers.
         if in_take && i.inp.payload.end {
             self.ended = true;
+            self.background = i.inp.payload.colour;
         }
         if self.seq_go && seq_in_ready {
             self.seq_go = false;
@@ -1042,7 +1052,7 @@ pub fn run_frames_traced(
                 f.prims.len()
             ));
         }
-        beats.push(frame_beats(&f.prims).map_err(|e| format!("frames[{i}].{e}"))?);
+        beats.push(frame_beats(&f.prims, f.background).map_err(|e| format!("frames[{i}].{e}"))?);
     }
     let Some(first) = frames.first() else {
         return Ok(FrameRun {
