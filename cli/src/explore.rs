@@ -734,7 +734,12 @@ fn cycle_rows(frame: &Frame, file: &str, cycles: bool) -> Res<Vec<(&'static str,
         return Ok(vec![]);
     }
     if FrameCycle::supported(&frame.cfg).is_err() {
-        return Ok(CycleFigures::names().iter().map(|n| (*n, f64::NAN)).collect());
+        // The on-chip RAM is known without the top (it is often why the top is refused).
+        let ram = tilerast_golden::frame::ram::frame_ram_bits(&frame.cfg) as f64;
+        return Ok(CycleFigures::names()
+            .iter()
+            .map(|n| (*n, if *n == "ram_bits" { ram } else { f64::NAN }))
+            .collect());
     }
     let (c, _) = CycleFigures::measure(frame).map_err(|e| CliError::at(file, "frame cycle model", e))?;
     Ok(c.rows())

@@ -975,6 +975,58 @@ fn explore_sweeps_any_field_and_reports_the_frame_cycles() {
     }
     let at = |q: u32| core.iter().find(|c| c.0 == q).unwrap().1;
     assert!(at(2) < at(1), "{core:?}");
+    // The on-chip RAM, in every row (refused tops too): a 64x32 second tile holds more.
+    let ram = |st: &str| -> Vec<u64> {
+        rows.iter()
+            .filter(|r| r[col("second_tile")] == st)
+            .map(|r| r[col("ram_bits")].parse::<u64>().unwrap())
+            .collect()
+    };
+    let (small, large) = (ram("32x16"), ram("64x32"));
+    assert_eq!((small.len(), large.len()), (3, 3));
+    assert!(
+        small.iter().all(|&b| b > 100_000 && b < large[0]),
+        "{small:?} {large:?}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// A combination whose frame top would not fit the chip's block RAM gets no cycle figures and
+/// a note naming `second_tile`, with the RAM it would need in its row.
+#[test]
+fn explore_names_the_field_when_the_frame_ram_would_not_fit() {
+    let d = tmp("explore-ram");
+    let csv = d.join("c.csv");
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/points.json");
+    let o = bin()
+        .env("CI", "1")
+        .args([
+            "explore",
+            scene.to_str().unwrap(),
+            "--cycles",
+            "--quiet",
+            "--msaa",
+            "4,16",
+        ])
+        .args(["--sweep", "second_tile=64x32"])
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.matches("note: no cycle figures for").count(), 1, "{err}");
+    assert!(err.contains("config.second_tile: 64x32 at 16x MSAA needs "), "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let at = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    let sixteen = rows.iter().find(|r| r[at("msaa")] == "16").unwrap();
+    assert!(sixteen[at("frame_cycles")].is_empty(), "{sixteen:?}");
+    // Over the budget: the ECP5-85F's 208 EBRs of 18 Kibit less 14 for a board top.
+    let bits: u64 = sixteen[at("ram_bits")].parse().unwrap();
+    assert!(bits > (208 - 14) * 18 * 1024, "{sixteen:?}");
     std::fs::remove_dir_all(&d).ok();
 }
 

@@ -24,8 +24,8 @@
 //! The same figures, per scene and preset, go to `target/bench/frame.json` (an array of
 //! objects: `scene`, `preset`, `frame_cycles`, `raster_core_cycles`, `port_bytes`,
 //! `port_bound_cycles` = port bytes / 4, `bin_phase_cycles`, `raster_phase_cycles`,
-//! `pixel_phase_cycles`, `pixel_phase_bytes` (port bytes in the Pixel phase),
-//! `steady_cycles_per_frame` (8 frames of the scene back to back, their
+//! `pixel_phase_cycles`, `pixel_phase_bytes` (port bytes in the Pixel phase), `ram_bits`
+//! (the frame top's on-chip RAM, `tilerast_golden::frame::ram`), `steady_cycles_per_frame` (8 frames of the scene back to back, their
 //! cycles / 8) and `fps`, an object of frames per second at each board's clock), measured by
 //! `tilerast_golden::frame::FrameFigures`. `cargo bench -p tilerast-golden --bench frame --
 //! --update-docs` also rewrites the table between the `frame-bench` markers of

@@ -247,7 +247,11 @@ impl Config {
                 colours_per_pixel: 4,
                 colour_block_bytes: 1024,
                 quads_per_clock: 4,
-                second_tile: [64, 32],
+                // 32x32 (not the other presets' 64x32): at 16 samples shading_sort's RAMs
+                // grow with the second tile, and the frame top's on-chip RAM must fit the
+                // ECP5-85F with room for a board top (`frame::ram::check_frame_ram`: 3.15 Mbit
+                // here, 5.86 at 64x32).
+                second_tile: [32, 32],
                 max_point_size: 255,
                 // Look-ahead over 3 test-rejected sub-tiles per step: at Q = 4 the walker, not
                 // the rasterizer, sets the pace on thin and large triangles (throughput bench);

@@ -46,6 +46,7 @@
 
 mod cycle;
 mod figures;
+pub mod ram;
 pub use cycle::*;
 pub use figures::*;
 

@@ -55,6 +55,16 @@ use crate::prim::Rgba;
 /// Bits of the primitive id in a shading point.
 pub const PRIM_ID_BITS: u32 = 21;
 
+/// Bits of an X word (`hw/src/shading_sort.rs` builds its RAMs with these widths): valid,
+/// depth 24, prim 21.
+pub const X_WORD_BITS: u32 = 1 + 24 + PRIM_ID_BITS;
+/// Bits of a Y or Z word: prim 21, the pixel in 16 bits (`prim << 16 | pixel`).
+pub const Y_WORD_BITS: u32 = PRIM_ID_BITS + 16;
+/// Bits of an H word: epoch, count 16.
+pub const H_WORD_BITS: u32 = 1 + 16;
+/// Bits of a C word: valid, RGBA8.
+pub const C_WORD_BITS: u32 = 1 + 32;
+
 /// The pixel shader hook: colour of pixel (x, y) (frame coordinates) of a primitive. In this
 /// project it is the flat primitive colour.
 pub fn shade(prim_colour: Rgba, x: u32, y: u32) -> Rgba {

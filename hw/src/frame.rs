@@ -165,7 +165,8 @@ pub fn supported(cfg: &Config) -> Result<(), String> {
     crate::pixel_info_write::supported(cfg).map_err(|e| format!("pixel_info_write: {e}"))?;
     crate::pixel_info_read::supported(cfg).map_err(|e| format!("pixel_info_read: {e}"))?;
     crate::shading_sort::supported(cfg).map_err(|e| format!("shading_sort: {e}"))?;
-    crate::pixel_back_end::supported(cfg).map_err(|e| format!("pixel_back_end: {e}"))
+    crate::pixel_back_end::supported(cfg).map_err(|e| format!("pixel_back_end: {e}"))?;
+    tilerast_golden::frame::ram::check_frame_ram(cfg)
 }
 
 impl Frame {

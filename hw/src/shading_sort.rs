@@ -71,7 +71,9 @@ use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, DepthFunc};
 use tilerast_golden::pixel_info::DEPTH_MAX;
-use tilerast_golden::shading_sort::{morton, sort_passes, ShadingSortCycle, PRIM_ID_BITS};
+use tilerast_golden::shading_sort::{
+    morton, sort_passes, ShadingSortCycle, C_WORD_BITS, H_WORD_BITS, PRIM_ID_BITS, X_WORD_BITS, Y_WORD_BITS,
+};
 
 /// A RAM of 2^`abits` words of `width` ≤ 64 bits: one write port, one read port with a read
 /// register updated at edges with `re` (write-first: reading the address written at the same
@@ -390,19 +392,19 @@ impl ShadingSort {
             xr: (0..16)
                 .map(|s| {
                     if s < s_n {
-                        SsRam::new(46, pbits)
+                        SsRam::new(X_WORD_BITS as usize, pbits)
                     } else {
                         SsRam::new(1, 1)
                     }
                 })
                 .collect(),
-            yr: SsRam::new(37, nbits),
-            zr: SsRam::new(37, nbits),
-            hr: SsRam::new(17, d as usize),
+            yr: SsRam::new(Y_WORD_BITS as usize, nbits),
+            zr: SsRam::new(Y_WORD_BITS as usize, nbits),
+            hr: SsRam::new(H_WORD_BITS as usize, d as usize),
             cr: (0..16)
                 .map(|s| {
                     if s < s_n {
-                        SsRam::new(33, pbits)
+                        SsRam::new(C_WORD_BITS as usize, pbits)
                     } else {
                         SsRam::new(1, 1)
                     }

@@ -295,3 +295,96 @@ fn no_module_is_defined_twice() {
         assert_eq!(text.matches(&inst).count(), 1, "{}: {inst:?}", b.name);
     }
 }
+
+/// The RAM arrays (`reg [W-1:0] mem [0:D-1]`) a top declares, instance by instance down its
+/// hierarchy: (width, words) → copies. Arrays of at most 2 words (the one-bit placeholders
+/// shading_sort builds for the banks above S) are left out.
+fn ram_arrays(top: &str) -> std::collections::BTreeMap<(u32, u64), u32> {
+    use std::collections::BTreeMap;
+    let mut rams: BTreeMap<String, Vec<(u32, u64)>> = BTreeMap::new();
+    let mut lines_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in committed(&format!("{top}.f")).lines() {
+        let mut module = String::new();
+        for line in committed(file).lines() {
+            let t = line.trim();
+            if let Some(rest) = t.strip_prefix("module ") {
+                module = rest.split(['(', ' ', '#']).next().unwrap().to_string();
+                rams.entry(module.clone()).or_default();
+                continue;
+            }
+            if let Some(i) = t.find("reg [") {
+                let decl = &t[i + 5..];
+                if let (Some((hi, rest)), true) = (decl.split_once(":0] "), decl.contains(" [0:")) {
+                    let words = rest
+                        .split(" [0:")
+                        .nth(1)
+                        .and_then(|d| d.trim_end_matches("];").parse::<u64>().ok());
+                    if let (Ok(hi), Some(last)) = (hi.parse::<u32>(), words) {
+                        rams.entry(module.clone()).or_default().push((hi + 1, last + 1));
+                        continue;
+                    }
+                }
+            }
+            lines_of.entry(module.clone()).or_default().push(t.to_string());
+        }
+    }
+    // Instances: a line `<module> [#(..)] <name>(` naming a module defined in the list.
+    let children = |m: &str| -> Vec<String> {
+        lines_of
+            .get(m)
+            .map(|ls| {
+                ls.iter()
+                    .filter(|l| l.ends_with('('))
+                    .filter_map(|l| l.split_whitespace().next())
+                    .filter(|w| rams.contains_key(*w))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    fn walk(
+        m: &str,
+        rams: &BTreeMap<String, Vec<(u32, u64)>>,
+        children: &dyn Fn(&str) -> Vec<String>,
+        out: &mut BTreeMap<(u32, u64), u32>,
+    ) {
+        for &(w, d) in &rams[m] {
+            if d > 2 {
+                *out.entry((w, d)).or_default() += 1;
+            }
+        }
+        for c in children(m) {
+            walk(&c, rams, children, out);
+        }
+    }
+    let mut out = BTreeMap::new();
+    assert!(rams.contains_key(top), "{top}: no module {top} in its file list");
+    walk(top, &rams, &children, &mut out);
+    out
+}
+
+/// Every preset's frame top declares exactly the RAM arrays golden counts
+/// (`tilerast_golden::frame::ram::frame_rams`), and they fit its budget (`check_frame_ram`):
+/// the figure `supported` refuses a config by is the emitted Verilog's.
+#[test]
+fn frame_ram_is_goldens_count() {
+    use tilerast_golden::frame::ram::{check_frame_ram, frame_ram_bits, frame_rams};
+    for p in PRESETS {
+        let cfg = tilerast_golden::Config::preset(p).unwrap();
+        let top = format!("tilerast_frame_{p}");
+        let got = ram_arrays(&top);
+        let mut want = std::collections::BTreeMap::new();
+        for r in frame_rams(&cfg) {
+            *want.entry((r.width, r.words)).or_insert(0u32) += r.count;
+        }
+        assert_eq!(
+            got, want,
+            "{top}: (width, words) -> copies, Verilog (left) and golden (right)"
+        );
+        let bits: u64 = got.iter().map(|(&(w, d), &n)| w as u64 * d * n as u64).sum();
+        assert_eq!(bits, frame_ram_bits(&cfg), "{top}");
+        assert!(bits > 100_000, "{top}: {bits} bits: the RAMs were found");
+        check_frame_ram(&cfg).unwrap_or_else(|e| panic!("{top}: {e}"));
+        println!("{top}: {bits} bits of RAM in {} arrays", got.values().sum::<u32>());
+    }
+}

@@ -493,6 +493,8 @@ impl FrameCycle {
                 cfg.viewport[0], cfg.viewport[1], cfg.colours_per_pixel, REGIONS[0].2
             ));
         }
+        // The on-chip RAM fits the ECP5-85F with room for a board top.
+        super::ram::check_frame_ram(cfg)?;
         Ok(())
     }
 

@@ -61,6 +61,9 @@ pub struct CycleFigures {
     pub pixel_phase_cycles: u64,
     /// Bytes through the port in the Pixel phase.
     pub pixel_phase_bytes: u64,
+    /// The frame top's on-chip RAM for the config ([`super::ram::frame_ram_bits`], the
+    /// emitted Verilog's count).
+    pub ram_bits: u64,
 }
 
 impl CycleFigures {
@@ -83,11 +86,12 @@ impl CycleFigures {
             raster_phase_cycles: s.raster_cycles,
             pixel_phase_cycles: s.pixel_cycles,
             pixel_phase_bytes: s.pixel_bytes,
+            ram_bits: super::ram::frame_ram_bits(&frame.cfg),
         };
         Ok((f, s))
     }
 
-    /// The figures' names as [`CycleFigures::rows`] gives them: the seven counts, then
+    /// The figures' names as [`CycleFigures::rows`] gives them: the nine counts, then
     /// `fps_<board>` for every board.
     pub fn names() -> &'static [&'static str] {
         static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
@@ -101,6 +105,7 @@ impl CycleFigures {
                 "raster_phase_cycles",
                 "pixel_phase_cycles",
                 "pixel_phase_bytes",
+                "ram_bits",
             ];
             static FPS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
             let fps = FPS.get_or_init(|| BOARDS.iter().map(|b| format!("fps_{}", b.name)).collect());
@@ -120,6 +125,7 @@ impl CycleFigures {
             self.raster_phase_cycles as f64,
             self.pixel_phase_cycles as f64,
             self.pixel_phase_bytes as f64,
+            self.ram_bits as f64,
         ];
         v.extend(
             BOARDS
@@ -191,6 +197,7 @@ impl FrameFigures {
             "raster_phase_cycles": self.cycles.raster_phase_cycles,
             "pixel_phase_cycles": self.cycles.pixel_phase_cycles,
             "pixel_phase_bytes": self.cycles.pixel_phase_bytes,
+            "ram_bits": self.cycles.ram_bits,
             "steady_cycles_per_frame": self.steady_cycles_per_frame,
             "fps": fps,
         })
@@ -201,9 +208,9 @@ impl FrameFigures {
         let mut h = String::from(
             "| scene | preset | frame cycles | raster core alone | port bound | Bin | Raster | Pixel \
              | 8 frames, per frame | Pixel ÷ max(core, Pixel bytes ÷ 4) | frame ÷ max(core, port) \
-             | 8 frames ÷ max(Raster, Pixel, port) |",
+             | 8 frames ÷ max(Raster, Pixel, port) | on-chip RAM, Mbit |",
         );
-        let mut rule = String::from("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let mut rule = String::from("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for b in BOARDS {
             h += &format!(" fps@{} |", b.name);
             rule += "---:|";
@@ -214,7 +221,7 @@ impl FrameFigures {
     /// This row of the table (one line).
     pub fn table_row(&self) -> String {
         let mut r = format!(
-            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
+            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
             self.scene,
             self.preset,
             self.cycles.frame_cycles,
@@ -227,6 +234,7 @@ impl FrameFigures {
             self.pixel_over_bound(),
             self.frame_over_bound(),
             self.steady_over_bound(),
+            self.cycles.ram_bits as f64 / 1e6,
         );
         for (_, f) in self.fps() {
             r += &format!(" {f:.2} |");
@@ -335,6 +343,7 @@ mod tests {
                 raster_phase_cycles: 2,
                 pixel_phase_cycles: cycles - 4,
                 pixel_phase_bytes: 40,
+                ram_bits: 1_000_000,
             },
             steady_cycles_per_frame: cycles,
         }
