@@ -121,6 +121,29 @@ fn memory(cfg: &Config, seed: u64) -> SparseMemory {
     m
 }
 
+/// `n` random pixels in the rows below 8 and the lines of a stressed run: input gaps, random
+/// `out_ready` with a long stall at 900..960, a 75 % memory grant stalled over `grant_stall`,
+/// one flush at cycle 1200.
+fn stressed(cfg: &Config, seed: u64, n: usize, grant_stall: std::ops::Range<u64>) -> (Vec<PixSlots>, Lines) {
+    let mut px = pixels(cfg, seed, n);
+    for p in px.iter_mut() {
+        p.y %= 8;
+    }
+    let ready = Pattern::RandomStalls {
+        pct: 85,
+        permille: 5,
+        min: 5,
+        max: 20,
+    };
+    let lines = Lines {
+        valid: lockstep::line(Pattern::gaps(20).line(Rng::stream(seed, 0))),
+        ready: lockstep::line_stalled(ready.line(Rng::stream(seed, 1)), 900..960),
+        grant: lockstep::line_stalled(Pattern::Random { pct: 75 }.line(Rng::stream(seed, 2)), grant_stall),
+        flush_at: vec![1200],
+    };
+    (px, lines)
+}
+
 #[test]
 fn cosim_against_the_cycle_model() {
     // (config, C, P, memory timing): C = 4 with K = 3, and C = 16 with K = 4 at the full width.
@@ -141,22 +164,7 @@ fn cosim_against_the_cycle_model() {
     .enumerate()
     {
         let seed = 40 + i as u64;
-        let mut px = pixels(&cfg, seed, 1200);
-        for p in px.iter_mut() {
-            p.y %= 8;
-        }
-        let ready = Pattern::RandomStalls {
-            pct: 85,
-            permille: 5,
-            min: 5,
-            max: 20,
-        };
-        let lines = Lines {
-            valid: lockstep::line(Pattern::gaps(20).line(Rng::stream(seed, 0))),
-            ready: lockstep::line_stalled(ready.line(Rng::stream(seed, 1)), 900..960), // a long output stall
-            grant: lockstep::line_stalled(Pattern::Random { pct: 75 }.line(Rng::stream(seed, 2)), 1500..1540),
-            flush_at: vec![1200],
-        };
+        let (px, lines) = stressed(&cfg, seed, 1200, 1500..1540);
         println!("C = {}, P = {}", cfg.colours_per_pixel, cfg.blend_pool);
         let r = run(&cfg, px, timing, memory(&cfg, seed), 2500, lines);
         assert_eq!(r.flushes, 1);
@@ -179,22 +187,7 @@ fn cosim_against_the_cycle_model_clear() {
     for (i, cfg) in [a, b].into_iter().enumerate() {
         assert_eq!(cfg.framebuffer, FramebufferMode::Clear);
         let seed = 60 + i as u64;
-        let mut px = pixels(&cfg, seed, 1500);
-        for p in px.iter_mut() {
-            p.y %= 8;
-        }
-        let ready = Pattern::RandomStalls {
-            pct: 85,
-            permille: 5,
-            min: 5,
-            max: 20,
-        };
-        let lines = Lines {
-            valid: lockstep::line(Pattern::gaps(20).line(Rng::stream(seed, 0))),
-            ready: lockstep::line_stalled(ready.line(Rng::stream(seed, 1)), 900..960),
-            grant: lockstep::line(Pattern::Random { pct: 75 }.line(Rng::stream(seed, 2))),
-            flush_at: vec![1200],
-        };
+        let (px, lines) = stressed(&cfg, seed, 1500, 0..0);
         let r = run(
             &cfg,
             px,
