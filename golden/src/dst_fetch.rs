@@ -342,32 +342,19 @@ impl DstFetchCycle {
                 self.adone = true;
             }
         }
-        // Clear: the sample goes straight into the assembly (emptied above if it was handed
-        // over at this edge).
-        if !self.g.keep && issue {
+        // Issue: the lowest slot left, as a read (keep; the meta count as registered: the pop
+        // above does not make room) or straight into the assembly (clear; emptied above if it
+        // was handed over at this edge).
+        if issue {
             let j = self.hmask.trailing_zeros();
             let pos = ((self.hyw + self.hx) << self.g.c) | j;
+            let src = self.hcol[j as usize];
             let last = self.hmask.count_ones() == 1;
             let next = i.inp.valid && (i.inp.payload.slot_valid & cmask) != 0;
             let close = self.n == self.g.k - 1 || (last && !next);
-            debug_assert!(self.an < LANES && !self.adone);
-            self.apos[self.an] = pos;
-            self.asrc[self.an] = self.hcol[j as usize];
-            self.adst[self.an] = i.background;
-            self.an += 1;
-            self.adone = close;
             self.hmask &= !(1 << j);
             self.n = if close { 0 } else { self.n + 1 };
-            self.stats.samples += 1;
-        }
-        // Read issue (the meta count as registered: the pop above does not make room).
-        if self.g.keep && adv_rd {
-            if issue {
-                let j = self.hmask.trailing_zeros();
-                let pos = ((self.hyw + self.hx) << self.g.c) | j;
-                let last = self.hmask.count_ones() == 1;
-                let next = i.inp.valid && (i.inp.payload.slot_valid & cmask) != 0;
-                let close = self.n == self.g.k - 1 || (last && !next);
+            if self.g.keep {
                 self.rd = MemReq {
                     addr: crate::output_merger::slot_addr(pos),
                     write: false,
@@ -375,17 +362,19 @@ impl DstFetchCycle {
                     be: 0,
                 };
                 self.rd_valid = true;
-                self.meta.push_back(Meta {
-                    pos,
-                    src: self.hcol[j as usize],
-                    close,
-                });
-                self.hmask &= !(1 << j);
-                self.n = if close { 0 } else { self.n + 1 };
+                self.meta.push_back(Meta { pos, src, close });
                 self.stats.reads += 1;
             } else {
-                self.rd_valid = false;
+                debug_assert!(self.an < LANES && !self.adone);
+                self.apos[self.an] = pos;
+                self.asrc[self.an] = src;
+                self.adst[self.an] = i.background;
+                self.an += 1;
+                self.adone = close;
+                self.stats.samples += 1;
             }
+        } else if self.g.keep && adv_rd {
+            self.rd_valid = false;
         }
         if take {
             self.hmask = i.inp.payload.slot_valid & cmask;

@@ -63,14 +63,7 @@ fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory
     let sink = ls.bench.get::<Sink<ports::BlendFrag>>("out");
     let lanes = |f: &BlendFrag| f.lane_valid.count_ones() as usize;
     let dsts: Vec<u32> = sink.received.iter().flat_map(|f| f.dst[..lanes(f)].to_vec()).collect();
-    // The background's values over the run (the same generator, redrawn as the bench did).
-    let mut bg = Level::random("background", Rng::stream(cycles, 7), 20);
-    let mut levels = std::collections::BTreeSet::new();
-    for c in 0..cycles {
-        let mut p = tilerast_golden::cycle::Ports::default();
-        lockstep::Agent::drive(&mut bg, c, &mut p);
-        levels.insert(p.get("background").unwrap() as u32);
-    }
+    let levels = &ls.bench.get::<Level>("background").driven;
     let r = Report {
         accepted: ls.bench.get::<Source<ports::PixSlots>>("inp").accepted,
         frags: sink.received.len() as u64,
@@ -78,7 +71,7 @@ fn run(cfg: &Config, pixels: Vec<PixSlots>, timing: MemTiming, mem: SparseMemory
         full: sink.received.iter().filter(|f| lanes(f) == k).count() as u64,
         reads: ls.bench.get::<Memory>("mem").requests,
         lanes: dsts.len() as u64,
-        background_lanes: dsts.iter().filter(|d| levels.contains(d)).count() as u64,
+        background_lanes: dsts.iter().filter(|&&d| levels.contains(&(d as u64))).count() as u64,
         background_changes: ls.bench.get::<Level>("background").changes,
         meta_full: *meta_full.lock().unwrap(),
         rd_waits: ls.bench.get::<Memory>("mem").waits,

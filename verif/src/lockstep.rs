@@ -415,6 +415,8 @@ pub struct Level {
     last: Option<u64>,
     /// Cycles in which the value differed from the cycle before.
     pub changes: u64,
+    /// Every value it drove.
+    pub driven: std::collections::BTreeSet<u64>,
 }
 
 impl Level {
@@ -425,6 +427,7 @@ impl Level {
             value: Box::new(value),
             last: None,
             changes: 0,
+            driven: Default::default(),
         }
     }
 
@@ -445,6 +448,7 @@ impl Agent for Level {
         let v = (self.value)(cycle);
         self.changes += (self.last.is_some_and(|l| l != v)) as u64;
         self.last = Some(v);
+        self.driven.insert(v);
         p.set(&self.port, v);
     }
     fn edge(&mut self, _: u64, _: &Ports, _: &Ports) {}
