@@ -1,3 +1,2 @@
 tilerast_lib.v
-tilerast_shading_sort_default.v
 tilerast_shading_sort_full.v

@@ -223,25 +223,25 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     localparam [5:0] c_len__19 = 6'b10011;
     localparam [5:0] c_len__20 = 6'b10100;
     localparam [5:0] c_len__21 = 6'b10101;
-    localparam [5:0] c_npass__0 = 6'b1;
+    localparam [5:0] c_npass__0 = 6'b0;
     localparam [5:0] c_npass__1 = 6'b1;
     localparam [5:0] c_npass__2 = 6'b1;
-    localparam [5:0] c_npass__3 = 6'b10;
-    localparam [5:0] c_npass__4 = 6'b10;
-    localparam [5:0] c_npass__5 = 6'b10;
-    localparam [5:0] c_npass__6 = 6'b10;
-    localparam [5:0] c_npass__7 = 6'b10;
-    localparam [5:0] c_npass__8 = 6'b10;
-    localparam [5:0] c_npass__9 = 6'b10;
+    localparam [5:0] c_npass__3 = 6'b1;
+    localparam [5:0] c_npass__4 = 6'b1;
+    localparam [5:0] c_npass__5 = 6'b1;
+    localparam [5:0] c_npass__6 = 6'b1;
+    localparam [5:0] c_npass__7 = 6'b1;
+    localparam [5:0] c_npass__8 = 6'b1;
+    localparam [5:0] c_npass__9 = 6'b1;
     localparam [5:0] c_npass__10 = 6'b10;
     localparam [5:0] c_npass__11 = 6'b10;
     localparam [5:0] c_npass__12 = 6'b10;
     localparam [5:0] c_npass__13 = 6'b10;
-    localparam [5:0] c_npass__14 = 6'b11;
-    localparam [5:0] c_npass__15 = 6'b11;
-    localparam [5:0] c_npass__16 = 6'b11;
-    localparam [5:0] c_npass__17 = 6'b11;
-    localparam [5:0] c_npass__18 = 6'b11;
+    localparam [5:0] c_npass__14 = 6'b10;
+    localparam [5:0] c_npass__15 = 6'b10;
+    localparam [5:0] c_npass__16 = 6'b10;
+    localparam [5:0] c_npass__17 = 6'b10;
+    localparam [5:0] c_npass__18 = 6'b10;
     localparam [5:0] c_npass__19 = 6'b11;
     localparam [5:0] c_npass__20 = 6'b11;
     localparam [5:0] c_npass__21 = 6'b11;
@@ -272,11 +272,31 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     localparam [11:0] c_yb12 = 12'h4;
     localparam [15:0] c_wm16 = 16'h1f;
     localparam [15:0] c_p1 = 16'h1ff;
-    localparam [15:0] c_init_last = 16'h7ff;
-    localparam [15:0] c_d1 = 16'h7ff;
-    localparam [15:0] c_dmask = 16'h7ff;
-    localparam [7:0] c_d8 = 8'hb;
-    localparam [39:0] c_cb40 = 40'h9;
+    localparam [15:0] c_init_last = 16'h1ff;
+    localparam [15:0] c_prefix_last__0 = 16'h0;
+    localparam [15:0] c_prefix_last__1 = 16'h1;
+    localparam [15:0] c_prefix_last__2 = 16'h3;
+    localparam [15:0] c_prefix_last__3 = 16'h7;
+    localparam [15:0] c_prefix_last__4 = 16'hf;
+    localparam [15:0] c_prefix_last__5 = 16'h1f;
+    localparam [15:0] c_prefix_last__6 = 16'h3f;
+    localparam [15:0] c_prefix_last__7 = 16'h7f;
+    localparam [15:0] c_prefix_last__8 = 16'hff;
+    localparam [15:0] c_prefix_last__9 = 16'h1ff;
+    localparam [15:0] c_prefix_last__10 = 16'h1ff;
+    localparam [15:0] c_prefix_last__11 = 16'h1ff;
+    localparam [15:0] c_prefix_last__12 = 16'h1ff;
+    localparam [15:0] c_prefix_last__13 = 16'h1ff;
+    localparam [15:0] c_prefix_last__14 = 16'h1ff;
+    localparam [15:0] c_prefix_last__15 = 16'h1ff;
+    localparam [15:0] c_prefix_last__16 = 16'h1ff;
+    localparam [15:0] c_prefix_last__17 = 16'h1ff;
+    localparam [15:0] c_prefix_last__18 = 16'h1ff;
+    localparam [15:0] c_prefix_last__19 = 16'h1ff;
+    localparam [15:0] c_prefix_last__20 = 16'h1ff;
+    localparam [15:0] c_prefix_last__21 = 16'h1ff;
+    localparam [15:0] c_dmask = 16'h1ff;
+    localparam [7:0] c_d8 = 8'h9;
     localparam [11:0] c_vw = 12'ha0;
     localparam [11:0] c_vh = 12'h78;
     localparam [23:0] c_dmax = 24'hffffff;
@@ -732,25 +752,42 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     reg  [63:0] srcq;
     reg  [20:0] eprim;
     reg  [15:0] epos;
-    reg  [15:0] pix;
-    reg  [15:0] mc__0;
-    reg  [15:0] mc__1;
-    reg  [15:0] mc__2;
-    reg  [15:0] mc__3;
-    reg  [15:0] mc__4;
-    reg  [15:0] mc__5;
-    reg  [15:0] mc__6;
-    reg  [15:0] mc__7;
-    reg  [15:0] mc__8;
-    reg  [15:0] mc__9;
-    reg  [15:0] mc__10;
-    reg  [15:0] mc__11;
-    reg  [15:0] mc__12;
-    reg  [15:0] mc__13;
-    reg  [15:0] mc__14;
-    reg  [15:0] mc__15;
-    reg  [15:0] mc__16;
-    reg  [39:0] key;
+    reg  [15:0] ro_next;
+    reg  [15:0] ro_pix__0;
+    reg  [15:0] ro_pix__1;
+    reg  [15:0] ro_pix__2;
+    reg  [15:0] ro_pix__3;
+    reg  [15:0] ro_pix__4;
+    reg  [15:0] ro_pix__5;
+    reg  [15:0] ro_pix__6;
+    reg  [15:0] ro_pix__7;
+    reg  [15:0] ro_pix__8;
+    reg  [15:0] ro_pix__9;
+    reg  [15:0] ro_pix__10;
+    reg  [15:0] ro_pix__11;
+    reg  [15:0] ro_pix__12;
+    reg  [15:0] ro_pix__13;
+    reg  [15:0] ro_pix__14;
+    reg  [15:0] ro_pix__15;
+    reg  [15:0] ro_pix__16;
+    reg  [15:0] ro_next_pix__0;
+    reg  [15:0] ro_next_pix__1;
+    reg  [15:0] ro_next_pix__2;
+    reg  [15:0] ro_next_pix__3;
+    reg  [15:0] ro_next_pix__4;
+    reg  [15:0] ro_next_pix__5;
+    reg  [15:0] ro_next_pix__6;
+    reg  [15:0] ro_next_pix__7;
+    reg  [15:0] ro_next_pix__8;
+    reg  [15:0] ro_next_pix__9;
+    reg  [15:0] ro_next_pix__10;
+    reg  [15:0] ro_next_pix__11;
+    reg  [15:0] ro_next_pix__12;
+    reg  [15:0] ro_next_pix__13;
+    reg  [15:0] ro_next_pix__14;
+    reg  [15:0] ro_next_pix__15;
+    reg  [15:0] ro_next_pix__16;
+    reg  [31:0] key;
     reg  [15:0] digit;
     reg  hq_ep;
     reg  [63:0] ep64;
@@ -759,6 +796,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     reg  [20:0] span;
     reg  [5:0] blen;
     reg  [5:0] npass;
+    reg  [15:0] prefix_last;
     reg  [11:0] opx;
     reg  [11:0] opy;
     reg  [11:0] ox;
@@ -946,7 +984,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         .raddr(zr__raddr),
         .rd(zr__rd)
     );
-    tilerast_shading_sort_default__hr hr(
+    tilerast_shading_sort_ice40__hr hr(
         .clock(hr__clock),
         .we(hr__we),
         .waddr(hr__waddr),
@@ -1865,6 +1903,41 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 end
             end
         end
+        ro_next = cnt__q + c_one16;
+        ro_pix__0 = 32'h0;
+        ro_next_pix__0 = 32'h0;
+        ro_pix__1 = ro_pix__0 | (((cnt__q >> c_mdst__0) & c_men__0) << c_msrc__0);
+        ro_next_pix__1 = ro_next_pix__0 | (((ro_next >> c_mdst__0) & c_men__0) << c_msrc__0);
+        ro_pix__2 = ro_pix__1 | (((cnt__q >> c_mdst__1) & c_men__1) << c_msrc__1);
+        ro_next_pix__2 = ro_next_pix__1 | (((ro_next >> c_mdst__1) & c_men__1) << c_msrc__1);
+        ro_pix__3 = ro_pix__2 | (((cnt__q >> c_mdst__2) & c_men__2) << c_msrc__2);
+        ro_next_pix__3 = ro_next_pix__2 | (((ro_next >> c_mdst__2) & c_men__2) << c_msrc__2);
+        ro_pix__4 = ro_pix__3 | (((cnt__q >> c_mdst__3) & c_men__3) << c_msrc__3);
+        ro_next_pix__4 = ro_next_pix__3 | (((ro_next >> c_mdst__3) & c_men__3) << c_msrc__3);
+        ro_pix__5 = ro_pix__4 | (((cnt__q >> c_mdst__4) & c_men__4) << c_msrc__4);
+        ro_next_pix__5 = ro_next_pix__4 | (((ro_next >> c_mdst__4) & c_men__4) << c_msrc__4);
+        ro_pix__6 = ro_pix__5 | (((cnt__q >> c_mdst__5) & c_men__5) << c_msrc__5);
+        ro_next_pix__6 = ro_next_pix__5 | (((ro_next >> c_mdst__5) & c_men__5) << c_msrc__5);
+        ro_pix__7 = ro_pix__6 | (((cnt__q >> c_mdst__6) & c_men__6) << c_msrc__6);
+        ro_next_pix__7 = ro_next_pix__6 | (((ro_next >> c_mdst__6) & c_men__6) << c_msrc__6);
+        ro_pix__8 = ro_pix__7 | (((cnt__q >> c_mdst__7) & c_men__7) << c_msrc__7);
+        ro_next_pix__8 = ro_next_pix__7 | (((ro_next >> c_mdst__7) & c_men__7) << c_msrc__7);
+        ro_pix__9 = ro_pix__8 | (((cnt__q >> c_mdst__8) & c_men__8) << c_msrc__8);
+        ro_next_pix__9 = ro_next_pix__8 | (((ro_next >> c_mdst__8) & c_men__8) << c_msrc__8);
+        ro_pix__10 = ro_pix__9 | (((cnt__q >> c_mdst__9) & c_men__9) << c_msrc__9);
+        ro_next_pix__10 = ro_next_pix__9 | (((ro_next >> c_mdst__9) & c_men__9) << c_msrc__9);
+        ro_pix__11 = ro_pix__10 | (((cnt__q >> c_mdst__10) & c_men__10) << c_msrc__10);
+        ro_next_pix__11 = ro_next_pix__10 | (((ro_next >> c_mdst__10) & c_men__10) << c_msrc__10);
+        ro_pix__12 = ro_pix__11 | (((cnt__q >> c_mdst__11) & c_men__11) << c_msrc__11);
+        ro_next_pix__12 = ro_next_pix__11 | (((ro_next >> c_mdst__11) & c_men__11) << c_msrc__11);
+        ro_pix__13 = ro_pix__12 | (((cnt__q >> c_mdst__12) & c_men__12) << c_msrc__12);
+        ro_next_pix__13 = ro_next_pix__12 | (((ro_next >> c_mdst__12) & c_men__12) << c_msrc__12);
+        ro_pix__14 = ro_pix__13 | (((cnt__q >> c_mdst__13) & c_men__13) << c_msrc__13);
+        ro_next_pix__14 = ro_next_pix__13 | (((ro_next >> c_mdst__13) & c_men__13) << c_msrc__13);
+        ro_pix__15 = ro_pix__14 | (((cnt__q >> c_mdst__14) & c_men__14) << c_msrc__14);
+        ro_next_pix__15 = ro_next_pix__14 | (((ro_next >> c_mdst__14) & c_men__14) << c_msrc__14);
+        ro_pix__16 = ro_pix__15 | (((cnt__q >> c_mdst__15) & c_men__15) << c_msrc__15);
+        ro_next_pix__16 = ro_next_pix__15 | (((ro_next >> c_mdst__15) & c_men__15) << c_msrc__15);
         vis_c__0 = 32'h0;
         fnd__0 = 1'b0;
         selp = 32'h0;
@@ -2200,71 +2273,94 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
             blen = c_len__21;
         end
         npass = c_npass__0;
+        prefix_last = c_prefix_last__0;
         if (blen == c_len__0) begin
             npass = c_npass__0;
+            prefix_last = c_prefix_last__0;
         end
         if (blen == c_len__1) begin
             npass = c_npass__1;
+            prefix_last = c_prefix_last__1;
         end
         if (blen == c_len__2) begin
             npass = c_npass__2;
+            prefix_last = c_prefix_last__2;
         end
         if (blen == c_len__3) begin
             npass = c_npass__3;
+            prefix_last = c_prefix_last__3;
         end
         if (blen == c_len__4) begin
             npass = c_npass__4;
+            prefix_last = c_prefix_last__4;
         end
         if (blen == c_len__5) begin
             npass = c_npass__5;
+            prefix_last = c_prefix_last__5;
         end
         if (blen == c_len__6) begin
             npass = c_npass__6;
+            prefix_last = c_prefix_last__6;
         end
         if (blen == c_len__7) begin
             npass = c_npass__7;
+            prefix_last = c_prefix_last__7;
         end
         if (blen == c_len__8) begin
             npass = c_npass__8;
+            prefix_last = c_prefix_last__8;
         end
         if (blen == c_len__9) begin
             npass = c_npass__9;
+            prefix_last = c_prefix_last__9;
         end
         if (blen == c_len__10) begin
             npass = c_npass__10;
+            prefix_last = c_prefix_last__10;
         end
         if (blen == c_len__11) begin
             npass = c_npass__11;
+            prefix_last = c_prefix_last__11;
         end
         if (blen == c_len__12) begin
             npass = c_npass__12;
+            prefix_last = c_prefix_last__12;
         end
         if (blen == c_len__13) begin
             npass = c_npass__13;
+            prefix_last = c_prefix_last__13;
         end
         if (blen == c_len__14) begin
             npass = c_npass__14;
+            prefix_last = c_prefix_last__14;
         end
         if (blen == c_len__15) begin
             npass = c_npass__15;
+            prefix_last = c_prefix_last__15;
         end
         if (blen == c_len__16) begin
             npass = c_npass__16;
+            prefix_last = c_prefix_last__16;
         end
         if (blen == c_len__17) begin
             npass = c_npass__17;
+            prefix_last = c_prefix_last__17;
         end
         if (blen == c_len__18) begin
             npass = c_npass__18;
+            prefix_last = c_prefix_last__18;
         end
         if (blen == c_len__19) begin
             npass = c_npass__19;
+            prefix_last = c_prefix_last__19;
         end
         if (blen == c_len__20) begin
             npass = c_npass__20;
+            prefix_last = c_prefix_last__20;
         end
         if (blen == c_len__21) begin
             npass = c_npass__21;
+            prefix_last = c_prefix_last__21;
         end
         if (srcy__q) begin
             srcq = yr__rd;
@@ -2274,26 +2370,8 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         end
         eprim = srcq[(32'h10)+:(21)];
         epos = srcq[(32'h0)+:(16)];
-        pix = epos;
-        mc__0 = 32'h0;
-        mc__1 = mc__0 | (((pix >> c_msrc__0) & c_men__0) << c_mdst__0);
-        mc__2 = mc__1 | (((pix >> c_msrc__1) & c_men__1) << c_mdst__1);
-        mc__3 = mc__2 | (((pix >> c_msrc__2) & c_men__2) << c_mdst__2);
-        mc__4 = mc__3 | (((pix >> c_msrc__3) & c_men__3) << c_mdst__3);
-        mc__5 = mc__4 | (((pix >> c_msrc__4) & c_men__4) << c_mdst__4);
-        mc__6 = mc__5 | (((pix >> c_msrc__5) & c_men__5) << c_mdst__5);
-        mc__7 = mc__6 | (((pix >> c_msrc__6) & c_men__6) << c_mdst__6);
-        mc__8 = mc__7 | (((pix >> c_msrc__7) & c_men__7) << c_mdst__7);
-        mc__9 = mc__8 | (((pix >> c_msrc__8) & c_men__8) << c_mdst__8);
-        mc__10 = mc__9 | (((pix >> c_msrc__9) & c_men__9) << c_mdst__9);
-        mc__11 = mc__10 | (((pix >> c_msrc__10) & c_men__10) << c_mdst__10);
-        mc__12 = mc__11 | (((pix >> c_msrc__11) & c_men__11) << c_mdst__11);
-        mc__13 = mc__12 | (((pix >> c_msrc__12) & c_men__12) << c_mdst__12);
-        mc__14 = mc__13 | (((pix >> c_msrc__13) & c_men__13) << c_mdst__13);
-        mc__15 = mc__14 | (((pix >> c_msrc__14) & c_men__14) << c_mdst__14);
-        mc__16 = mc__15 | (((pix >> c_msrc__15) & c_men__15) << c_mdst__15);
-        key = (((eprim - mn__q) & 40'hffffffffff) << c_cb40) | ((mc__16) & 40'hffffffffff);
-        digit = ((key >> ((shamt__q) & 40'hffffffffff)) & 16'hffff) & c_dmask;
+        key = ((eprim - mn__q) & 32'hffffffff);
+        digit = ((key >> ((shamt__q) & 32'hffffffff)) & 16'hffff) & c_dmask;
         hq_ep = |(hr__rd & c_ep64);
         if (epoch__q) begin
             ep64 = c_ep64;
@@ -2609,6 +2687,10 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 hr__re = 1'b1;
                 hr__raddr = 32'h0;
             end
+            if ((ph__q == c_ph__3) & ~|npass) begin
+                curv__d = 1'b0;
+                ph__d = c_ph__6;
+            end
             if (ph__q == c_ph__9) begin
                 cr__0__re = 1'b1;
                 cr__0__raddr = 32'h0;
@@ -2753,10 +2835,13 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 end
             end
             if (ph__q == c_ph__2) begin
+                hr__we = 1'b1;
+                hr__waddr = cnt__q;
+                hr__wd = 32'h0;
                 if (emit) begin
                     yr__we = 1'b1;
                     yr__waddr = n__q;
-                    yr__wd = (((selp) & 64'hffffffffffffffff) << c_1664) | ((cnt__q) & 64'hffffffffffffffff);
+                    yr__wd = (((selp) & 64'hffffffffffffffff) << c_1664) | ((ro_pix__16) & 64'hffffffffffffffff);
                     n__d = n_nx;
                     rodone__d = rodone__q | same_c__16;
                     if (selp < mn__q) begin
@@ -2768,37 +2853,37 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 end
                 if (pdone) begin
                     xr__0__re = 1'b1;
-                    xr__0__raddr = cnt__q + c_one16;
+                    xr__0__raddr = ro_next_pix__16;
                     xr__1__re = 1'b1;
-                    xr__1__raddr = cnt__q + c_one16;
+                    xr__1__raddr = ro_next_pix__16;
                     xr__2__re = 1'b1;
-                    xr__2__raddr = cnt__q + c_one16;
+                    xr__2__raddr = ro_next_pix__16;
                     xr__3__re = 1'b1;
-                    xr__3__raddr = cnt__q + c_one16;
+                    xr__3__raddr = ro_next_pix__16;
                     xr__4__re = 1'b1;
-                    xr__4__raddr = cnt__q + c_one16;
+                    xr__4__raddr = ro_next_pix__16;
                     xr__5__re = 1'b1;
-                    xr__5__raddr = cnt__q + c_one16;
+                    xr__5__raddr = ro_next_pix__16;
                     xr__6__re = 1'b1;
-                    xr__6__raddr = cnt__q + c_one16;
+                    xr__6__raddr = ro_next_pix__16;
                     xr__7__re = 1'b1;
-                    xr__7__raddr = cnt__q + c_one16;
+                    xr__7__raddr = ro_next_pix__16;
                     xr__8__re = 1'b1;
-                    xr__8__raddr = cnt__q + c_one16;
+                    xr__8__raddr = ro_next_pix__16;
                     xr__9__re = 1'b1;
-                    xr__9__raddr = cnt__q + c_one16;
+                    xr__9__raddr = ro_next_pix__16;
                     xr__10__re = 1'b1;
-                    xr__10__raddr = cnt__q + c_one16;
+                    xr__10__raddr = ro_next_pix__16;
                     xr__11__re = 1'b1;
-                    xr__11__raddr = cnt__q + c_one16;
+                    xr__11__raddr = ro_next_pix__16;
                     xr__12__re = 1'b1;
-                    xr__12__raddr = cnt__q + c_one16;
+                    xr__12__raddr = ro_next_pix__16;
                     xr__13__re = 1'b1;
-                    xr__13__raddr = cnt__q + c_one16;
+                    xr__13__raddr = ro_next_pix__16;
                     xr__14__re = 1'b1;
-                    xr__14__raddr = cnt__q + c_one16;
+                    xr__14__raddr = ro_next_pix__16;
                     xr__15__re = 1'b1;
-                    xr__15__raddr = cnt__q + c_one16;
+                    xr__15__raddr = ro_next_pix__16;
                     rodone__d = 32'h0;
                     cnt__d = cnt__q + c_one16;
                     if (cnt__q == c_p1) begin
@@ -2843,7 +2928,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 hr__re = 1'b1;
                 hr__raddr = cnt__q + c_one16;
                 cnt__d = cnt__q + c_one16;
-                if (cnt__q == c_d1) begin
+                if (cnt__q == prefix_last) begin
                     cnt__d = 32'h0;
                     setup__d = 1'b1;
                     ph__d = c_ph__5;
@@ -3139,6 +3224,35 @@ module tilerast_shading_sort_ice40__cr__0(clock,we,waddr,wd,re,raddr,rd);
         initial begin for (i = 0; i < 512; i = i + 1) mem[i] = 33'd0; q = 33'd0; end
     `endif
 endmodule // tilerast_shading_sort_ice40__cr__0
+
+
+module tilerast_shading_sort_ice40__hr(clock,we,waddr,wd,re,raddr,rd);
+
+    // Module arguments
+    input wire  clock;
+    input wire  we;
+    input wire  [15:0] waddr;
+    input wire  [63:0] wd;
+    input wire  re;
+    input wire  [15:0] raddr;
+    output wire  [63:0] rd;
+
+    // Update code (wrapper)
+        // 512 words x 17 bits; one write port, one read port with a read register,
+        // write-first (a read of the address written at the same edge gets the new word).
+        reg [16:0] mem [0:511];
+        reg [16:0] q;
+        always @(posedge clock) begin
+            if (we) mem[waddr[8:0]] <= wd[16:0];
+            if (re) q <= (we && waddr[8:0] == raddr[8:0]) ? wd[16:0] : mem[raddr[8:0]];
+        end
+        assign rd = {47'd0, q};
+    `ifndef SYNTHESIS
+        // Simulation: zeros at time 0 (FPGA configuration clears block RAM).
+        integer i;
+        initial begin for (i = 0; i < 512; i = i + 1) mem[i] = 17'd0; q = 17'd0; end
+    `endif
+endmodule // tilerast_shading_sort_ice40__hr
 
 
 module tilerast_shading_sort_ice40__xr__0(clock,we,waddr,wd,re,raddr,rd);

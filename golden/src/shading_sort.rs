@@ -27,21 +27,23 @@
 //! * **Depth test**: per sample, 24-bit depth buffer cleared to [`DEPTH_MAX`]; `LessEqual`
 //!   passes `d ≤ z`, `Less` passes `d < z`, `Always` always passes; on a pass the depth and
 //!   shading point are replaced.
-//! * **Sort** (claim 5): the shading-point buffer is read pixel by pixel in position order;
-//!   each distinct shading point of a pixel (its visible samples of one primitive) becomes one
-//!   `(key, pixel)` element, in the order of its lowest sample, and the elements are LSD radix
-//!   sorted (stable). Equal keys can only come from one pixel, so collapsing them as the
-//!   buffer is read gives the walk the same shading points the seed's per-sample list does,
-//!   with up to S times fewer elements to sort (issue 34: "a sort over pixels instead of
-//!   samples"). The sort only looks at the bits that can differ within the tile: the key is
-//!   rebased by the tile's smallest primitive id, so `key_bits = cb + bitlen(max_prim −
-//!   min_prim)` and `passes = ⌈key_bits / digit⌉` ([`sort_passes`]): at most ⌈(21 + cb) /
-//!   digit⌉ (3 for 32-bit keys and 11-bit digits), fewer when the tile holds few primitives
+//! * **Sort** (claim 5): the shading-point buffer is read pixel by pixel in Morton order
+//!   ([`morton_order`]); each distinct shading point of a pixel (its visible samples of one
+//!   primitive) becomes one `(key, pixel)` element, in the order of its lowest sample. Equal
+//!   keys can only come from one pixel, so collapsing them as the buffer is read gives the walk
+//!   the same shading points the seed's per-sample list does, with up to S times fewer
+//!   elements to sort (issue 34: "a sort over pixels instead of samples"). Because the
+//!   elements already come in Morton order, the key's Morton bits are sorted before the first
+//!   pass: a stable LSD radix sort over the primitive bits alone gives the key order. Those
+//!   bits are rebased by the tile's smallest primitive id, so `prim_bits = bitlen(max_prim −
+//!   min_prim)` and `passes = ⌈prim_bits / d⌉` ([`sort_passes`], d = [`tile_digit_bits`]):
+//!   none for a tile of one primitive, one for up to 2^d primitive ids, at most ⌈21 / d⌉
 //!   (seed: "one or two passes for tiles with fewer triangles"). Traffic per pass follows the
 //!   seed's estimate: read keys once for the histogram, read (key, value) once more and write
 //!   it once when reordering; key bytes = ⌈(21 + cb) / 8⌉, value bytes = ⌈cb / 8⌉ (the pixel;
-//!   64×32 at 16x fully covered: 4 + 2 bytes, 2k shading points, 3 passes → 60 KiB read, 36
-//!   KiB written, where the seed's 32k per-sample elements give 960 and 576 KiB).
+//!   64×32 at 16x fully covered by primitives spanning up to 2^11 ids: 4 + 2 bytes, 2k shading
+//!   points, 1 pass → 20 KiB read, 12 KiB written, where the seed's 32k per-sample elements
+//!   over 3 passes of the whole key give 960 and 576 KiB).
 //! * **Walk** (claims 6, 7): each element is one shading point; consecutive keys with equal
 //!   `key >> 2` form one 2×2 shading quad (the Morton code's two low bits are x0, y0). Quads
 //!   come out in primitive order, then Morton order. Each quad is shaded once: 4 lanes (helper
@@ -90,6 +92,27 @@ pub fn morton(x: u32, y: u32, xbits: u32, ybits: u32) -> u32 {
         }
     }
     code
+}
+
+/// The pixel indices (`py·w + px`) of a w×h tile in Morton order: entry m is the pixel whose
+/// [`morton`] code is m. The order shading_sort reads its shading-point buffer out in.
+pub fn morton_order(w: u32, h: u32) -> Vec<u32> {
+    let (xb, yb) = (w.trailing_zeros(), h.trailing_zeros());
+    let mut order = vec![0; (w * h) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            order[morton(x, y, xb, yb) as usize] = y * w + x;
+        }
+    }
+    order
+}
+
+/// The digit width of shading_sort's radix passes: `cfg.sort_digit_bits`, at most log2 of
+/// the second tile's pixels, so that the histogram (2^digit counters) is no longer than the
+/// readout that clears it in passing.
+pub fn tile_digit_bits(cfg: &Config) -> u32 {
+    let cb = cfg.second_tile[0].trailing_zeros() + cfg.second_tile[1].trailing_zeros();
+    cfg.sort_digit_bits.min(cb).max(1)
 }
 
 /// LSD radix-sort passes over `key_bits`-bit keys with `digit_bits`-bit digits.
@@ -355,13 +378,14 @@ pub fn shade_tile_traced(
         }
     }
 
-    // The shading-point buffer, read pixel by pixel in position order: each distinct shading
+    // The shading-point buffer, read pixel by pixel in Morton order: each distinct shading
     // point of a pixel (its samples of one primitive) is one sort element (key, pixel), in the
     // order of its lowest sample.
     let visible = sp.iter().filter(|&&k| k != EMPTY).count() as u64;
     stats.visible_samples = visible;
     let mut items: Vec<(u64, u32)> = Vec::new();
-    for pix in 0..(w * h) as usize {
+    for pix in morton_order(w, h) {
+        let pix = pix as usize;
         let px = &sp[pix * s_n as usize..(pix + 1) * s_n as usize];
         for (s, &k) in px.iter().enumerate() {
             if k != EMPTY && !px[..s].contains(&k) {
@@ -383,11 +407,16 @@ pub fn shade_tile_traced(
     }
     let min_prim = items.iter().map(|e| e.0 >> cb).min().unwrap_or(0);
     let max_prim = items.iter().map(|e| e.0 >> cb).max().unwrap_or(0);
-    let key_bits = cb + (64 - (max_prim - min_prim).leading_zeros());
     for e in items.iter_mut() {
         e.0 -= min_prim << cb;
     }
-    let passes = radix_sort(&mut items, key_bits, cfg.sort_digit_bits)? as u64;
+    // The elements are in Morton order already, so a stable sort by the rebased primitive
+    // alone puts them in key order: passes over bitlen(max − min) bits only (none for a tile
+    // of one primitive).
+    let prim_bits = 64 - (max_prim - min_prim).leading_zeros();
+    let mut by_prim: Vec<(u64, u32)> = items.iter().enumerate().map(|(i, e)| (e.0 >> cb, i as u32)).collect();
+    let passes = radix_sort(&mut by_prim, prim_bits, tile_digit_bits(cfg))? as u64;
+    let items: Vec<(u64, u32)> = by_prim.iter().map(|e| items[e.1 as usize]).collect();
     let key_bytes = (PRIM_ID_BITS + cb).div_ceil(8) as u64;
     let val_bytes = cb.div_ceil(8).max(1) as u64;
     stats.sort_passes = passes;
@@ -525,11 +554,11 @@ pub enum SsPhase {
     Init,
     /// Taking records, one pixel (lane) per cycle.
     Depth,
-    /// X read in position order into the sort buffer.
+    /// X read in Morton order into the sort buffer.
     Readout,
     /// Sort pass: histogram of the pass's digit.
     Hist,
-    /// Sort pass: exclusive prefix sum over the 2^d counters.
+    /// Sort pass: exclusive prefix sum over the tile's 2^min(bits, d) counters.
     Prefix,
     /// Sort pass: reorder (scatter) into the other sort buffer.
     Scatter,
@@ -570,22 +599,24 @@ pub struct ShadingSortStats {
 /// # Timing contract
 ///
 /// Geometry: tile w×h pixels (`cfg.second_tile`), S samples, P = w·h pixels, N = P·S sample
-/// positions, cb = log2 w + log2 h, d = `cfg.sort_digit_bits`, D = 2^d. All RAMs are on chip,
+/// positions, cb = log2 w + log2 h, d = [`tile_digit_bits`] (`cfg.sort_digit_bits`, at most
+/// cb), D = 2^d ≤ P. All RAMs are on chip,
 /// one read and one write port each, synchronous read:
 /// * **X** (depth/shading point): S banks (bank = sample) × P entries {valid, depth 24, prim 21}.
 /// * **Y**, **Z** (sort buffers, ping-pong): N entries {prim 21, pixel log2 P} (one per shading
 ///   point; a tile has at most N).
-/// * **H** (histogram): D entries {epoch 1, count 16}. An entry whose epoch differs
-///   from the pass's epoch reads as 0, so H needs no clear between passes or tiles (the
-///   prefix sum rewrites every entry with the current epoch; the epoch toggles per pass).
+/// * **H** (histogram): D entries {epoch 1, count 16}. Readout clears entry `cnt` in
+///   passing (every entry once per tile, as D ≤ P); between the passes of a tile an entry
+///   whose epoch differs from the pass's epoch reads as 0 (the prefix sum rewrites the
+///   pass's entries with the current epoch; the epoch toggles per pass).
 /// * **C** (colours): S banks × P entries {valid, RGBA8}: the walk writes, the output reads
 ///   and clears.
 ///
 /// Phases (one at a time; `in_ready` only in Depth). "Setup" = one cycle that only loads
 /// addresses (the sync-read fill) at the start of Readout, Hist, Prefix, Scatter, Walk and
 /// Output.
-/// * **Init** (after `new` and every flush): max(P, D) cycles, clearing `X[p]`, `C[p]` (all S
-///   banks) and `H[p]` at address p per cycle; then Depth. No port is active.
+/// * **Init** (after `new` and every flush): P cycles, clearing `X[p]`, `C[p]` (all S banks)
+///   and `H[p]` (p < D) at address p per cycle; then Depth. No port is active.
 /// * **Depth**: `in_ready` = Depth and (no lane pending, or exactly one pending and the held
 ///   record is not `last`), a function of registers. A record taken at edge e holds its
 ///   lanes with a non-empty pixel mask; one lane per edge (e+1, e+2, …, lowest lane first)
@@ -599,18 +630,21 @@ pub struct ShadingSortStats {
 ///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record. A
 ///   one-bit register `open` is set by every record taken (not by a `none` token) and cleared
 ///   at the edge the phase becomes Readout: a tile's records are in X.
-/// * **Readout**: setup, then pixel by pixel in position order (p = py·w + px), max(1,
+/// * **Readout**: setup, then pixel by pixel in Morton order (`cnt` = 0..P − 1 is the
+///   Morton code; p = [`morton_order`]`[cnt]`, `H[cnt]` := 0 every cycle), max(1,
 ///   shading points of p) cycles per pixel, a shading point being the pixel's visible samples
 ///   of one primitive: each cycle the lowest visible sample not yet read out and every visible
 ///   sample of the pixel with the same primitive (S compares) become one element (prim, p)
 ///   written at `Y[n]`, n += 1, min/max prim tracked. X is not cleared here (the walk reads it
-///   again). Then, if n = 0, Output; else passes = [`sort_passes`]`(cb + bitlen(max − min),
-///   d)` and Hist of pass 0.
-/// * **Sort pass k** (shift k·d; key = (prim − min) << cb | [`morton`] of the pixel of pos):
-///   Hist: setup + n cycles (element i read from the source buffer, `H[digit]` read-modify-
-///   write, a bypass for equal consecutive digits); Prefix: setup + D cycles (`H[j]` := running
-///   sum, exclusive); Scatter: setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`,
-///   bypass as in Hist). Pass k costs 3 + 2n + D cycles; source Y, Z, Y, … alternately.
+///   again). Then, if n = 0, Output; else b = bitlen(max − min), passes =
+///   [`sort_passes`]`(b, d)`, R = 2^min(b, d) counters, and Hist of pass 0, or the Walk if
+///   passes = 0 (one primitive: Y is in key order already).
+/// * **Sort pass k** (digit = bits k·d.. of prim − min; Y holds the elements in Morton
+///   order, so a stable sort by the primitive is the key order): Hist: setup + n cycles
+///   (element i read from the source buffer, `H[digit]` read-modify-write, a bypass for equal
+///   consecutive digits); Prefix: setup + R cycles (`H[j]` := running sum, exclusive, j <
+///   R); Scatter: setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`, bypass as
+///   in Hist). Pass k costs 3 + 2n + R cycles; source Y, Z, Y, … alternately.
 /// * **Walk**: setup, then one sorted element per cycle; the element's prim differs from the
 ///   colour register's (or the walk's first element): one cycle notices, then `rd` holds
 ///   `{addr: prim·32 + 4·COLOUR_WORD, write 0}` until taken, then the block waits for `rsp`
@@ -633,9 +667,9 @@ pub struct ShadingSortStats {
 ///
 /// So a tile whose last record's last lane is processed at the edge ending cycle e (all
 /// ready, colour reads granted at once, response latency L) hands out its first pixel beat
-/// in cycle e + R + passes·(3 + 2n + D) + (2 + n + G·(L + 2)) + 2, with n the tile's shading
-/// points, R = 1 + Σ_p max(1, shading points of p) and G the distinct visible primitives (n =
-/// 0: e + R + 2), then one beat per cycle
+/// in cycle e + T + passes·(3 + 2n + R) + (2 + n + G·(L + 2)) + 2, with n the tile's shading
+/// points, T = 1 + Σ_p max(1, shading points of p), R and passes as above and G the distinct
+/// visible primitives (n = 0: e + T + 2), then one beat per cycle
 /// while `out_ready` holds (the tile's P − (pixels outside the viewport) beats in P cycles).
 #[derive(Clone, Debug)]
 pub struct ShadingSortCycle {
@@ -652,6 +686,8 @@ pub struct ShadingSortCycle {
     val_bytes: u64,
     mx: Vec<u32>,
     my: Vec<u32>,
+    /// [`morton_order`]: the pixel Readout reads at each value of `cnt`.
+    order: Vec<u32>,
     // RAMs.
     x_ram: Vec<Option<(u32, u32)>>,
     y_ram: Vec<(u32, u32)>,
@@ -672,6 +708,8 @@ pub struct ShadingSortCycle {
     ro_done: u16,
     pass: u32,
     passes: u32,
+    /// Histogram counters the tile's passes use (Prefix's length): 2^min(d, prim_bits).
+    range: u32,
     epoch: bool,
     sum: u32,
     src_y: bool,
@@ -735,7 +773,7 @@ impl ShadingSortCycle {
             s_n,
             xb,
             yb,
-            d: cfg.sort_digit_bits,
+            d: tile_digit_bits(cfg),
             func: cfg.depth_func,
             viewport: cfg.viewport,
             mask_used: crate::pixel_info_read::mask_bits(s_n),
@@ -743,10 +781,11 @@ impl ShadingSortCycle {
             val_bytes: (xb + yb).div_ceil(8).max(1) as u64,
             mx: (0..w).map(|x| morton(x, 0, xb, yb)).collect(),
             my: (0..h).map(|y| morton(0, y, xb, yb)).collect(),
+            order: morton_order(w, h),
             x_ram: vec![None; n_pos],
             y_ram: vec![(0, 0); n_pos],
             z_ram: vec![(0, 0); n_pos],
-            h_ram: vec![(false, 0); 1 << cfg.sort_digit_bits],
+            h_ram: vec![(false, 0); 1 << tile_digit_bits(cfg)],
             c_ram: vec![None; n_pos],
             phase: SsPhase::Init,
             setup: false,
@@ -761,6 +800,7 @@ impl ShadingSortCycle {
             ro_done: 0,
             pass: 0,
             passes: 0,
+            range: 0,
             epoch: false,
             sum: 0,
             src_y: true,
@@ -880,8 +920,10 @@ impl ShadingSortCycle {
         ((e.0.wrapping_sub(self.min) as u64) << (self.xb + self.yb)) | m as u64
     }
 
+    /// The pass's digit of an element: bits pass·d.. of its rebased primitive (the Morton
+    /// bits of the key are in order from the readout).
     fn digit(&self, e: (u32, u32)) -> usize {
-        ((self.key(e) >> (self.pass * self.d)) & ((1u64 << self.d) - 1)) as usize
+        ((e.0.wrapping_sub(self.min) >> (self.pass * self.d)) & ((1u32 << self.d) - 1)) as usize
     }
 
     /// The counters' width: 16 bits (the RTL's; N ≤ 2^15 sample positions).
@@ -937,6 +979,7 @@ impl ShadingSortCycle {
                 c_ram: std::mem::take(&mut self.c_ram),
                 mx: std::mem::take(&mut self.mx),
                 my: std::mem::take(&mut self.my),
+                order: std::mem::take(&mut self.order),
                 rec: Default::default(),
                 ..*self
             };
@@ -952,6 +995,7 @@ impl ShadingSortCycle {
             fresh.ro_done = 0;
             fresh.pass = 0;
             fresh.passes = 0;
+            fresh.range = 0;
             fresh.epoch = false;
             fresh.sum = 0;
             fresh.src_y = true;
@@ -1023,7 +1067,11 @@ impl ShadingSortCycle {
                 }
             }
             SsPhase::Readout => {
-                let p = self.cnt;
+                // Pixel cnt in Morton order; the histogram word at cnt is cleared in passing
+                // (2^d ≤ the tile's pixels, every one read out).
+                let p = self.order[self.cnt as usize];
+                let hl = self.h_ram.len();
+                self.h_ram[self.cnt as usize % hl] = (false, 0);
                 let base = (p * s_n) as usize;
                 let mut vis = 0u16;
                 for s in 0..s_n as usize {
@@ -1059,15 +1107,21 @@ impl ShadingSortCycle {
                     if n == 0 {
                         self.enter(SsPhase::Output);
                     } else {
-                        let span = self.max - self.min;
-                        let key_bits = self.xb + self.yb + (32 - span.leading_zeros());
-                        self.passes = sort_passes(key_bits, self.d);
+                        let prim_bits = 32 - (self.max - self.min).leading_zeros();
+                        self.passes = sort_passes(prim_bits, self.d);
+                        self.range = 1 << prim_bits.min(self.d);
                         let pp = self.passes as u64;
                         self.stats.sort_passes += pp;
                         self.stats.sort_bytes_read += pp * n * (2 * self.key_bytes + self.val_bytes);
                         self.stats.sort_bytes_written += pp * n * (self.key_bytes + self.val_bytes);
                         self.stats.sort_bytes = self.stats.sort_bytes_read + self.stats.sort_bytes_written;
-                        self.enter(SsPhase::Hist);
+                        if self.passes == 0 {
+                            self.cur_prim = None;
+                            self.prev_key = None;
+                            self.enter(SsPhase::Walk);
+                        } else {
+                            self.enter(SsPhase::Hist);
+                        }
                     }
                 }
             }
@@ -1089,7 +1143,7 @@ impl ShadingSortCycle {
                 self.h_ram[j] = (self.epoch, self.sum);
                 self.sum = (self.sum + c) & self.count_mask();
                 self.cnt += 1;
-                if self.cnt as usize == self.h_ram.len() {
+                if self.cnt == self.range {
                     self.enter(SsPhase::Scatter);
                 }
             }

@@ -232,16 +232,14 @@ fn default_scene_equals_golden_with_every_kind_of_activity() {
         s.cycles, s.bin_cycles, s.raster_cycles, s.pixel_cycles, s.clients
     );
     // Multi-block lists (pixel info: `next` pointers followed), tiles with no primitive
-    // (first tiles and second tiles), a one-pass and a multi-pass sort, shading reuse > 1, a
-    // read in flight from two clients at once.
+    // (first tiles and second tiles), drawn tiles of one primitive (no sort pass) and of
+    // several (one pass: the scene's 24 primitives span 5 bits; more passes need a span
+    // beyond 2^11, the random frames of `random_frames_with_long_spans_sort_in_passes`),
+    // shading reuse > 1, a read in flight from two clients at once.
     assert!(s.pi_read.next_reads > 0, "multi-block pixel-info lists");
     assert!(s.sequencer.empty_tiles > 0, "first tiles with no primitive");
     assert!(s.shading.none_tiles > 0, "second tiles with no record");
-    assert!(
-        g.passes.iter().any(|&p| p >= 2),
-        "a sort of 2 passes or more: {:?}",
-        g.passes
-    );
+    assert!(g.passes.contains(&0), "a tile with no sort pass: {:?}", g.passes);
     assert!(g.passes.contains(&1), "a one-pass sort: {:?}", g.passes);
     assert!(
         s.shade.visible_samples > s.shade.shading_invocations,
@@ -400,6 +398,22 @@ fn random_frames_on_every_preset_equal_golden() {
     }
     assert!(bin_chunks > 0, "multi-chunk bin lists");
     assert!(rejections > 0 && busy > 0 && two_clients > 0);
+}
+
+/// Second tiles whose visible primitives span more than 2^d ids sort in more than one radix
+/// pass (ice40: d = min(11, log2 512) = 9, so 700 primitives over 6 second tiles span 10 bits
+/// and more, two passes); the frame still equals golden.
+#[test]
+fn random_frames_with_long_spans_sort_in_passes() {
+    let cfg = small("ice40", [64, 48]);
+    let frame = random_frame(&cfg, 91, 700);
+    let mem = MemBehaviour {
+        timing: MemTiming { latency: 3, depth: 4 },
+        ..MemBehaviour::default()
+    };
+    let (g, d) = check_single("700 primitives", &frame, mem);
+    assert!(g.passes.iter().any(|&p| p >= 2), "a sort of 2 passes: {:?}", g.passes);
+    assert_eq!(d.stats.shade.sort_passes, g.passes.iter().sum::<u64>());
 }
 
 /// Stalls of `mem_req_ready` of 1500 cycles in the middle of each phase: the requests wait
@@ -619,12 +633,19 @@ fn a_flush_in_any_phase_restarts_at_frame_zero() {
     let gb = golden(&b, 0);
     assert!(drawn(&b, &gb));
     let mut phases = BTreeSet::new();
+    // Frame a's Pixel phase alone, to flush early and late in it.
+    let pixel = run_frames(&cfg, &[&a], MemBehaviour::default(), 50_000_000)
+        .unwrap()
+        .frames[0]
+        .stats
+        .pixel_cycles;
+    assert!(pixel > 4000, "a Pixel phase of {pixel} cycles");
     // Flush in the `after`-th cycle of phase `target`.
     for (target, after) in [
         (Phase::Bin, 40),
         (Phase::Raster, 300),
         (Phase::Pixel, 3000),
-        (Phase::Pixel, 30_000),
+        (Phase::Pixel, pixel as u32 * 3 / 4),
     ] {
         let mut top = FrameCycle::new(&cfg);
         let mut m = MemoryCycle::new(MemTiming { latency: 2, depth: 3 }, framebuffer(&cfg, a.background));

@@ -155,8 +155,9 @@ fn depth_functions_hand_worked() {
             },
         ]
     );
-    // Sort: 8x8 tile → 3+3 coordinate bits; prims 0..=2 → range 2 → 2 bits → 8-bit key, one
-    // 11-bit pass over the 4 shading points (16 visible samples, one primitive per pixel).
+    // Sort: 8x8 tile → 3+3 coordinate bits, read out in Morton order; prims 0..=2 → range 2 →
+    // 2 bits, one pass (digit min(11, 6) = 6 bits) over the 4 shading points (16 visible
+    // samples, one primitive per pixel).
     // Key bytes ⌈(21+6)/8⌉ = 4, value bytes (the pixel) ⌈6/8⌉ = 1.
     // Read 4 × (4 + 5) = 36, write 4 × 5 = 20.
     assert_eq!(
@@ -225,10 +226,8 @@ fn msaa4_full_coverage_counts() {
         (64, 16, 4, 16)
     );
     assert!(s.shading_invocations <= s.visible_samples);
-    // One primitive: key = 11 Morton bits → one 11-bit pass over the 16 shading points (not
-    // the 64 samples). Key 4 bytes (21+11 bits), value (the pixel) ⌈11 / 8⌉ = 2 bytes: read
-    // 16 × (4 + 6) = 160, write 16 × 6 = 96.
-    assert_eq!((s.sort_passes, s.sort_bytes_read, s.sort_bytes_written), (1, 160, 96));
+    // One primitive: the readout's Morton order is the key order, no pass, no sort bytes.
+    assert_eq!((s.sort_passes, s.sort_bytes_read, s.sort_bytes_written), (0, 0, 0));
     assert_eq!(t.origin, [64, 64]);
     assert_eq!(t.get_abs(64 + 4, 64 + 2, 3), Some((7, colours(8)[7])));
     assert_eq!(t.get(3, 2, 0), None);
@@ -266,9 +265,10 @@ fn seed_bandwidth_example() {
     // bytes per sample: 960 KiB read (histogram 4 B + reorder 6 B, × 3 passes × 32k) and 576
     // KiB written (6 B × 3 × 32k). The model sorts one element per shading point, a pixel's
     // samples of one primitive collapsed as the buffer is read (the walk's shading points are
-    // the same): 2k elements of 4 + 2 (11-bit pixel) bytes, 16 times less: 60 KiB read (10 B ×
-    // 3 × 2k) and 36 KiB written (6 B × 3 × 2k).
-    // Prims 0 (left half) and 4095 (right half): key = 11 + 12 = 23 bits → 3 passes.
+    // the same): 2k elements of 4 + 2 (11-bit pixel) bytes, 16 times less. They are read
+    // out in Morton order, so only the primitive's bits need passes.
+    // Prims 0 (left half) and 4095 (right half): 12 primitive bits → 2 passes of 11 bits:
+    // 40 KiB read (10 B × 2 × 2k) and 24 KiB written (6 B × 2 × 2k).
     let c = cfg([64, 32], 16, DepthFunc::LessEqual);
     let cols = colours(4096);
     let mut r = recs(0, 5, &rect(0, 0, 32, 32, 0xffff), 16, 2);
@@ -279,20 +279,20 @@ fn seed_bandwidth_example() {
         (s.shading_points, s.shading_quads, s.shading_invocations),
         (2048, 512, 2048)
     );
-    assert_eq!(s.sort_passes, 3);
-    assert_eq!(s.sort_bytes_read, 60 * 1024);
-    assert_eq!(s.sort_bytes_written, 36 * 1024);
+    assert_eq!(s.sort_passes, 2);
+    assert_eq!(s.sort_bytes_read, 40 * 1024);
+    assert_eq!(s.sort_bytes_written, 24 * 1024);
     assert_eq!(t.get(40, 31, 15), Some((4095, cols[4095])));
     assert_eq!(t.get(31, 0, 0), Some((0, cols[0])));
     // Fewer primitives → shorter keys → fewer passes (seed: "one or two passes").
     let mut r = recs(3, 5, &rect(0, 0, 32, 32, 0xffff), 16, 2);
     r.extend(recs(10, 5, &rect(32, 0, 32, 32, 0xffff), 16, 2));
     let (_, s) = shade_tile(&c, [0, 0], &r, &cols).unwrap();
-    assert_eq!(s.sort_passes, 2); // range 7 → 3 bits → 14-bit key
+    assert_eq!(s.sort_passes, 1); // range 7 → 3 bits
+    assert_eq!(s.sort_bytes, 2048 * (10 + 6));
     let r = recs(3, 5, &rect(0, 0, 64, 32, 0xffff), 16, 2);
     let (_, s) = shade_tile(&c, [0, 0], &r, &cols).unwrap();
-    assert_eq!(s.sort_passes, 1);
-    assert_eq!(s.sort_bytes, 2048 * (10 + 6));
+    assert_eq!((s.sort_passes, s.sort_bytes), (0, 0));
 }
 
 #[test]
@@ -428,11 +428,12 @@ proptest! {
         let (xb, yb) = (w.trailing_zeros(), h.trailing_zeros());
         let order: Vec<(u32, u32)> = tr.iter().map(|q| (q.prim, morton(2 * q.qx, 2 * q.qy, xb, yb))).collect();
         prop_assert!(order.windows(2).all(|p| p[0] < p[1]), "{:?}", order);
-        // Passes: key = coordinate bits + bits of the primitive-id range present.
+        // Passes: over the bits of the primitive-id range present (the readout's Morton
+        // order sorts the coordinate bits), digits of at most the tile's coordinate bits.
         if n > 0 {
             let (lo, hi) = (want.values().map(|v| v.0).min().unwrap(), want.values().map(|v| v.0).max().unwrap());
-            let bits = xb + yb + (32 - (hi - lo).leading_zeros());
-            prop_assert_eq!(s.sort_passes, bits.div_ceil(digit) as u64);
+            let bits = 32 - (hi - lo).leading_zeros();
+            prop_assert_eq!(s.sort_passes, bits.div_ceil(digit.min(xb + yb)) as u64);
         } else {
             prop_assert_eq!(s.sort_passes, 0);
         }

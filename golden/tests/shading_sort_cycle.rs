@@ -311,6 +311,7 @@ fn sum_stats(tiles: &[Tile]) -> ShadeStats {
 #[test]
 fn random_tiles_equal_golden_under_gaps_and_stalls() {
     let mut agg = ShadeStats::default();
+    let mut no_pass = 0;
     let mut one_pass = 0;
     let mut multi_pass = 0;
     for (pi, preset) in ["ice40", "ice40_1x", "default", "full"].into_iter().enumerate() {
@@ -319,6 +320,7 @@ fn random_tiles_equal_golden_under_gaps_and_stalls() {
         let (one, colours) = random_tiles(&cfg, 40 + pi as u64, count);
         for t in &one {
             match t.stats.sort_passes {
+                0 if t.stats.shading_points > 0 => no_pass += 1,
                 1 => one_pass += 1,
                 p if p > 1 => multi_pass += 1,
                 _ => {}
@@ -378,8 +380,8 @@ fn random_tiles_equal_golden_under_gaps_and_stalls() {
         agg += sum_stats(&one);
     }
     assert!(
-        one_pass > 0 && multi_pass > 0,
-        "one-pass {one_pass} and multi-pass {multi_pass} tiles"
+        no_pass > 0 && one_pass > 0 && multi_pass > 0,
+        "drawn tiles with no pass {no_pass}, one pass {one_pass}, more passes {multi_pass}"
     );
     assert!(agg.depth_passes < agg.depth_tests, "depth rejections: {agg:?}");
     assert!(
@@ -574,71 +576,79 @@ fn real_frames_equal_the_pipelines_stream() {
     assert!(all_nones > 0, "empty second tiles");
 }
 
-/// The contract's cycles, worked by hand on ice40 (w·h = 512, S = 4, D = 2048): Init 2048
-/// cycles; record A (prim 5, quad (0, 0), all 16 samples: 4 lanes) taken in cycle 2048, its
-/// lanes in 2049..2052; B (prim 7, quad (1, 0), sample 0 of lane 0, `last`) taken in 2052, its
-/// lane in e = 2053. Readout R = 1 + (512 − 5) + 4 + 1 = 513 (A's four pixels are one shading
-/// point each, whatever their 4 samples; B's pixel one); n = 5, span 2 → key bits 9 + 2 = 11 →
-/// one pass of 3 + 2·5 + 2048 = 2061; walk 2 + 5 + 2·(L + 2); first beat at e + R + 2061 +
-/// walk + 2, then one per cycle (the whole tile lies in the viewport).
+/// The contract's cycles, worked by hand on ice40 (w·h = 512, S = 4, d = min(11, 9) = 9, D =
+/// 512): Init 512 cycles; record A (prim 5, quad (0, 0), all 16 samples: 4 lanes) taken in
+/// cycle 512, its lanes in 513..516; B (prim 7, quad (1, 0), sample 0 of lane 0, `last`) taken
+/// in 516, its lane in e = 517. Readout T = 1 + (512 − 5) + 4 + 1 = 513 (A's four pixels are
+/// one shading point each, whatever their 4 samples; B's pixel one); n = 5, span 2 → 2
+/// primitive bits → one pass over R = 4 counters, 3 + 2·5 + 4 = 17 cycles; walk 2 + 5 +
+/// 2·(L + 2); first beat at e + T + 17 + walk + 2, then one per cycle (the whole tile lies in
+/// the viewport). Then the same with B's primitive 5 too: one primitive, no pass, a walk of
+/// 2 + 5 + (L + 2).
 #[test]
 fn contract_cycles() {
     let cfg = Config::preset("ice40").unwrap();
-    for latency in [1u32, 4] {
-        let recs = [
-            PixelInfo {
-                mask: 0xffff,
-                depth: 10,
-                prim: 5,
-                frame: 1,
-                qx: 0,
-                qy: 0,
-            },
-            PixelInfo {
-                mask: 1,
-                depth: 10,
-                prim: 7,
-                frame: 1,
-                qx: 1,
-                qy: 0,
-            },
-        ];
-        let colours: Vec<Rgba> = (0..8).map(colour_of).collect();
-        let tiles = vec![golden_tile(&cfg, [0, 0], &recs, &colours, 1)];
-        let r = run(
-            ShadingSortCycle::new(&cfg),
-            &tiles,
-            colour_memory(&colours),
-            MemTiming {
-                latency,
-                depth: latency + 1,
-            },
-            Lines::always(),
-            100_000,
-        );
-        assert_eq!(r.error, None);
-        let l = latency as u64;
-        let e = 2053u64;
-        let rr = 513u64;
-        let pass = 3 + 2 * 5 + 2048;
-        let walk = 2 + 5 + 2 * (l + 2);
-        let first = e + rr + pass + walk + 2;
-        assert_eq!(r.beat_cycles[0], first, "L{l}: first beat");
-        assert_eq!(r.beat_cycles.len(), 512);
-        assert_eq!(r.beat_cycles[511], first + 511, "L{l}: one beat per cycle");
-        // Colour reads: prim 5 then 7, at word 6 of their entries; the first in the walk's
-        // third cycle (setup, notice, request), the second after the first's L-cycle wait,
-        // 4 elements (A's pixels, 16 samples) written and one cycle noticing.
-        let w0 = e + rr + pass + 3;
-        assert_eq!(
-            r.reads,
-            vec![(w0, 5 * 32 + 24), (w0 + 1 + l + 4 + 1, 7 * 32 + 24)],
-            "L{l}"
-        );
-        assert_eq!(r.stats.sort_passes, 1);
-        assert_eq!(r.stats.shading_quads, 2);
-        assert_eq!(r.stats.shading_points, 5);
-        println!("L{l}: first beat at cycle {first}, colour reads {:?}", r.reads);
+    for (b_prim, passes) in [(7u32, 1u64), (5, 0)] {
+        for latency in [1u32, 4] {
+            let recs = [
+                PixelInfo {
+                    mask: 0xffff,
+                    depth: 10,
+                    prim: 5,
+                    frame: 1,
+                    qx: 0,
+                    qy: 0,
+                },
+                PixelInfo {
+                    mask: 1,
+                    depth: 10,
+                    prim: b_prim,
+                    frame: 1,
+                    qx: 1,
+                    qy: 0,
+                },
+            ];
+            let colours: Vec<Rgba> = (0..8).map(colour_of).collect();
+            let tiles = vec![golden_tile(&cfg, [0, 0], &recs, &colours, 1)];
+            let r = run(
+                ShadingSortCycle::new(&cfg),
+                &tiles,
+                colour_memory(&colours),
+                MemTiming {
+                    latency,
+                    depth: latency + 1,
+                },
+                Lines::always(),
+                100_000,
+            );
+            assert_eq!(r.error, None);
+            let l = latency as u64;
+            let e = 517u64;
+            let rr = 513u64;
+            let sort = passes * (3 + 2 * 5 + 4);
+            let prims = 1 + passes;
+            let walk = 2 + 5 + prims * (l + 2);
+            let first = e + rr + sort + walk + 2;
+            assert_eq!(r.beat_cycles[0], first, "prim {b_prim}, L{l}: first beat");
+            assert_eq!(r.beat_cycles.len(), 512);
+            assert_eq!(r.beat_cycles[511], first + 511, "L{l}: one beat per cycle");
+            // Colour reads: prim 5 (then 7), at word 6 of their entries; the first in the
+            // walk's third cycle (setup, notice, request), the second after the first's
+            // L-cycle wait, 4 elements (A's pixels, 16 samples) written and one cycle noticing.
+            let w0 = e + rr + sort + 3;
+            let mut reads = vec![(w0, 5 * 32 + 24)];
+            if b_prim != 5 {
+                reads.push((w0 + 1 + l + 4 + 1, b_prim * 32 + 24));
+            }
+            assert_eq!(r.reads, reads, "prim {b_prim}, L{l}");
+            assert_eq!(r.stats.sort_passes, passes);
+            assert_eq!(r.stats.shading_quads, 2);
+            assert_eq!(r.stats.shading_points, 5);
+            println!(
+                "prim {b_prim}, L{l}: first beat at cycle {first}, colour reads {:?}",
+                r.reads
+            );
+        }
     }
 }
 

@@ -2,16 +2,17 @@
 //!
 //! Takes pixel_info_read's records of one second tile after another
 //! ([`tilerast_golden::streams::PiRecord`]), depth-tests every covered sample into the on-chip
-//! shading-point buffer X, reads the shading points out in position order into sort buffer Y
+//! shading-point buffer X, reads the shading points out in Morton order into sort buffer Y
 //! (one element per pixel and visible primitive: the pixel's samples of one primitive
-//! collapse), LSD-radix-sorts them by (primitive − tile minimum, Morton pixel) between Y and
-//! Z, walks the sorted list reading one primitive colour per primitive change through the
+//! collapse), LSD-radix-sorts them by primitive − tile minimum between Y and Z (the Morton
+//! order is the readout's; no pass for a tile of one primitive), walks the sorted list reading one primitive colour per primitive change through the
 //! memory read port (the primitive table, [`tilerast_golden::prim_table`]) and scattering it
 //! into the colour buffer C at every sample of the pixel whose X entry holds the primitive,
 //! then hands out every pixel of the tile inside the viewport
 //! ([`tilerast_golden::streams::PixSamples`], rows bottom-up, left→right). Cycle model and
 //! timing contract: [`tilerast_golden::shading_sort::ShadingSortCycle`] (phases Init, Depth,
-//! Readout, Hist/Prefix/Scatter per pass, Walk, Output; 3 + 2n + 2^d cycles per pass).
+//! Readout, Hist/Prefix/Scatter per pass, Walk, Output; 3 + 2n + 2^min(b, d) cycles per pass,
+//! b the bits of the tile's primitive span).
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register to its initial state, Init again;
 //! flush the memory's held reads with it); in: `in_valid`/`in_ready` with `inp`
@@ -28,13 +29,14 @@
 //! **RAMs** (one write port, one read port each, read register, write-first: a read of the
 //! address written at the same edge returns the new word, which is the Depth bypass and the
 //! histogram's read-modify-write bypass): X = S banks × P words {valid, depth 24, prim 21};
-//! Y, Z = N words {prim 21, pixel 16}; H = 2^d words {epoch, count 16}; C = S banks × P words
+//! Y, Z = N words {prim 21, pixel 16}; H = 2^d words {epoch, count 16} (d =
+//! `tile_digit_bits`, 2^d ≤ P: Readout clears H word `cnt` in passing); C = S banks × P words
 //! {valid, RGBA8}. The histogram and the scatter are two-stage pipelines (element → digit →
 //! H read; H word → write) whose last write lands in the next phase's setup cycle.
 //!
 //! ```text
 //!  inp ─► lanes ─► X read (next lane) ─► depth test ×S ─► X write ─┐
-//!                                   Readout: X[p] ─► S compares ─► Y[n] = (prim, p) (min, max)
+//!           Readout (Morton order m): X[p(m)] ─► S compares ─► Y[n] = (prim, p) (min, max)
 //!  ┌──────── pass k: Hist (Y/Z ─► digit ─► H++), Prefix (H := Σ), Scatter (Y/Z ─► Z/Y[H[d]++]) ◄┘
 //!  └─► Walk: sorted (prim, p) ─► prim change? rd (prim·32+24) ─► rsp colour
 //!            └─► X[p] read ─► S compares (X prim = prim) ─► C[p] banks := colour (next cycle)
@@ -42,13 +44,13 @@
 //! ```
 //!
 //! **Latency / throughput** (the contract's): records one lane (pixel) per cycle; per tile
-//! Readout Σ max(1, shading points of a pixel) cycles, per sort pass 3 + 2n + 2^d cycles,
+//! Readout Σ max(1, shading points of a pixel) cycles, per sort pass 3 + 2n + 2^min(b, d) cycles,
 //! the walk n cycles + 2 + grant wait + response latency per primitive change, the output one
-//! pixel per cycle; an Init sweep of max(w·h, 2^d) cycles after a flush.
+//! pixel per cycle; an Init sweep of w·h cycles after a flush.
 //!
 //! **Depth and size: not synthesized, no Fmax measured.** Known long paths (against the
 //! one-adder-per-stage rule): Hist/Scatter go from the Y/Z read register through the 21-bit
-//! `prim − min` and a 40-bit barrel shift to H's read address; Depth from X's read register
+//! `prim − min` and a 32-bit barrel shift to H's read address; Depth from X's read register
 //! through S 24-bit compares to X's write enables; Readout from X through a 16-way lowest-bit
 //! select to Y's write data and the min/max compares, and on through S 21-bit compares (the
 //! pixel's samples of that primitive) to the done mask and the pixel counter; the walk's
@@ -72,7 +74,8 @@ use rust_hdl::prelude::*;
 use tilerast_golden::config::{Config, DepthFunc};
 use tilerast_golden::pixel_info::DEPTH_MAX;
 use tilerast_golden::shading_sort::{
-    morton, sort_passes, ShadingSortCycle, C_WORD_BITS, H_WORD_BITS, PRIM_ID_BITS, X_WORD_BITS, Y_WORD_BITS,
+    morton, sort_passes, tile_digit_bits, ShadingSortCycle, C_WORD_BITS, H_WORD_BITS, PRIM_ID_BITS, X_WORD_BITS,
+    Y_WORD_BITS,
 };
 
 /// A RAM of 2^`abits` words of `width` ≤ 64 bits: one write port, one read port with a read
@@ -216,10 +219,10 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         c_wm16: Constant<Bits<16>>,
         c_p1: Constant<Bits<16>>,
         c_init_last: Constant<Bits<16>>,
-        c_d1: Constant<Bits<16>>,
+        /// Prefix's last counter per primitive bit length: 2^min(l, d) − 1.
+        c_prefix_last: Vec<Constant<Bits<16>>>,
         c_dmask: Constant<Bits<16>>,
         c_d8: Constant<Bits<8>>,
-        c_cb40: Constant<Bits<40>>,
         c_vw: Constant<Bits<12>>,
         c_vh: Constant<Bits<12>>,
         c_dmax: Constant<Bits<24>>,
@@ -263,9 +266,13 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         srcq: Signal<Local, Bits<64>>,
         eprim: Signal<Local, Bits<21>>,
         epos: Signal<Local, Bits<16>>,
-        pix: Signal<Local, Bits<16>>,
-        mc: Vec<Signal<Local, Bits<16>>>,
-        key: Signal<Local, Bits<40>>,
+        /// Readout: the Morton counter `cnt` + 1, and the pixels (py·w + px) of `cnt` and
+        /// of `cnt` + 1 (bit `c_msrc[i]` of a pixel is bit i of its Morton code).
+        ro_next: Signal<Local, Bits<16>>,
+        ro_pix: Vec<Signal<Local, Bits<16>>>,
+        ro_next_pix: Vec<Signal<Local, Bits<16>>>,
+        /// The element's rebased primitive (prim − min): the radix passes' key.
+        key: Signal<Local, Bits<32>>,
         digit: Signal<Local, Bits<16>>,
         hq_ep: Signal<Local, Bit>,
         ep64: Signal<Local, Bits<64>>,
@@ -274,6 +281,8 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         span: Signal<Local, Bits<21>>,
         blen: Signal<Local, Bits<6>>,
         npass: Signal<Local, Bits<6>>,
+        /// Prefix's last counter for the tile: 2^min(prim bits, d) − 1.
+        prefix_last: Signal<Local, Bits<16>>,
         opx: Signal<Local, Bits<12>>,
         opy: Signal<Local, Bits<12>>,
         ox: Signal<Local, Bits<12>>,
@@ -353,7 +362,7 @@ impl ShadingSort {
         let p = (w * h) as usize;
         let pbits = (cb as usize).max(1);
         let nbits = (p * s_n).trailing_zeros().max(1) as usize;
-        let d = cfg.sort_digit_bits;
+        let d = tile_digit_bits(cfg);
         let full = tilerast_golden::samples::pixel_full_mask(cfg.msaa) as u64;
         let used = tilerast_golden::pixel_info_read::mask_bits(cfg.msaa);
         // Morton bit i comes from pixel-index bit msrc[i] (pixel index = py << xb | px).
@@ -421,7 +430,8 @@ impl ShadingSort {
             c_mdst: (0..16).map(|i| k(i as u64)).collect(),
             c_bit21: (0..PRIM_ID_BITS).map(|b| k(1 << b)).collect(),
             c_len: (0..=PRIM_ID_BITS).map(|l| k(l as u64)).collect(),
-            c_npass: (0..=PRIM_ID_BITS).map(|l| k(sort_passes(cb + l, d) as u64)).collect(),
+            c_npass: (0..=PRIM_ID_BITS).map(|l| k(sort_passes(l, d) as u64)).collect(),
+            c_prefix_last: (0..=PRIM_ID_BITS).map(|l| k((1u64 << l.min(d)) - 1)).collect(),
             c_men: (0..16).map(|i| k((i < cb) as u64)).collect(),
             c_ep64: k(1 << 16),
             c_full: k(full),
@@ -435,10 +445,8 @@ impl ShadingSort {
             c_wm16: k((w - 1) as u64),
             c_p1: k(p as u64 - 1),
             c_init_last: k(p.max(1 << d) as u64 - 1),
-            c_d1: k((1u64 << d) - 1),
             c_dmask: k((1u64 << d) - 1),
             c_d8: k(d as u64),
-            c_cb40: k(cb as u64),
             c_vw: k(cfg.viewport[0] as u64),
             c_vh: k(cfg.viewport[1] as u64),
             c_dmax: k(DEPTH_MAX as u64),
@@ -480,8 +488,9 @@ impl ShadingSort {
             srcq: Default::default(),
             eprim: Default::default(),
             epos: Default::default(),
-            pix: Default::default(),
-            mc: (0..=16).map(|_| Default::default()).collect(),
+            ro_next: Default::default(),
+            ro_pix: (0..=16).map(|_| Default::default()).collect(),
+            ro_next_pix: (0..=16).map(|_| Default::default()).collect(),
             key: Default::default(),
             digit: Default::default(),
             hq_ep: Default::default(),
@@ -491,6 +500,7 @@ impl ShadingSort {
             span: Default::default(),
             blen: Default::default(),
             npass: Default::default(),
+            prefix_last: Default::default(),
             opx: Default::default(),
             opy: Default::default(),
             ox: Default::default(),
@@ -777,7 +787,16 @@ impl ShadingSort {
             }
         }
 
-        // ---- Readout: visible samples of pixel cnt, lowest first ----
+        // ---- Readout: visible samples of the pixel of Morton code cnt, lowest first ----
+        self.ro_next.next = self.cnt.q.val() + self.c_one16.val();
+        self.ro_pix[0].next = 0.into();
+        self.ro_next_pix[0].next = 0.into();
+        for i in 0..16 {
+            self.ro_pix[i + 1].next = self.ro_pix[i].val()
+                | (((self.cnt.q.val() >> self.c_mdst[i].val()) & self.c_men[i].val()) << self.c_msrc[i].val());
+            self.ro_next_pix[i + 1].next = self.ro_next_pix[i].val()
+                | (((self.ro_next.val() >> self.c_mdst[i].val()) & self.c_men[i].val()) << self.c_msrc[i].val());
+        }
         self.vis_c[0].next = 0.into();
         self.fnd[0].next = false;
         self.selp.next = 0.into();
@@ -821,9 +840,11 @@ impl ShadingSort {
             }
         }
         self.npass.next = self.c_npass[0].val();
+        self.prefix_last.next = self.c_prefix_last[0].val();
         for l in 0..22 {
             if self.blen.val() == self.c_len[l].val() {
                 self.npass.next = self.c_npass[l].val();
+                self.prefix_last.next = self.c_prefix_last[l].val();
             }
         }
 
@@ -835,16 +856,11 @@ impl ShadingSort {
         }
         self.eprim.next = self.srcq.val().get_bits::<21>(16);
         self.epos.next = self.srcq.val().get_bits::<16>(0);
-        self.pix.next = self.epos.val();
-        self.mc[0].next = 0.into();
-        for i in 0..16 {
-            self.mc[i + 1].next = self.mc[i].val()
-                | (((self.pix.val() >> self.c_msrc[i].val()) & self.c_men[i].val()) << self.c_mdst[i].val());
-        }
-        self.key.next = (bit_cast::<40, 21>(self.eprim.val() - self.mn.q.val()) << self.c_cb40.val())
-            | bit_cast::<40, 16>(self.mc[16].val());
+        // Y holds the elements in Morton order (the readout's), so the passes sort by the
+        // rebased primitive alone.
+        self.key.next = bit_cast::<32, 21>(self.eprim.val() - self.mn.q.val());
         self.digit.next =
-            bit_cast::<16, 40>(self.key.val() >> bit_cast::<40, 8>(self.shamt.q.val())) & self.c_dmask.val();
+            bit_cast::<16, 32>(self.key.val() >> bit_cast::<32, 8>(self.shamt.q.val())) & self.c_dmask.val();
         self.hq_ep.next = (self.hr.rd.val() & self.c_ep64.val()).any();
         if self.epoch.q.val() {
             self.ep64.next = self.c_ep64.val();
@@ -983,6 +999,12 @@ impl ShadingSort {
                 self.hr.re.next = true;
                 self.hr.raddr.next = 0.into();
             }
+            // A tile of one primitive needs no pass: Hist's setup (the same reads as the
+            // walk's) becomes the walk's.
+            if (self.ph.q.val() == self.c_ph[3].val()) & !self.npass.val().any() {
+                self.curv.d.next = false;
+                self.ph.d.next = self.c_ph[6].val();
+            }
             if self.ph.q.val() == self.c_ph[9].val() {
                 for s in 0..16 {
                     self.cr[s].re.next = true;
@@ -1010,11 +1032,15 @@ impl ShadingSort {
                 }
             }
             if self.ph.q.val() == self.c_ph[2].val() {
+                // H cleared in passing: every word once a tile (2^d ≤ w·h).
+                self.hr.we.next = true;
+                self.hr.waddr.next = self.cnt.q.val();
+                self.hr.wd.next = 0.into();
                 if self.emit.val() {
                     self.yr.we.next = true;
                     self.yr.waddr.next = self.n.q.val();
                     self.yr.wd.next = (bit_cast::<64, 21>(self.selp.val()) << self.c_1664.val())
-                        | bit_cast::<64, 16>(self.cnt.q.val());
+                        | bit_cast::<64, 16>(self.ro_pix[16].val());
                     self.n.d.next = self.n_nx.val();
                     self.rodone.d.next = self.rodone.q.val() | self.same_c[16].val();
                     if self.selp.val() < self.mn.q.val() {
@@ -1027,7 +1053,7 @@ impl ShadingSort {
                 if self.pdone.val() {
                     for s in 0..16 {
                         self.xr[s].re.next = true;
-                        self.xr[s].raddr.next = self.cnt.q.val() + self.c_one16.val();
+                        self.xr[s].raddr.next = self.ro_next_pix[16].val();
                     }
                     self.rodone.d.next = 0.into();
                     self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
@@ -1072,7 +1098,7 @@ impl ShadingSort {
                 self.hr.re.next = true;
                 self.hr.raddr.next = self.cnt.q.val() + self.c_one16.val();
                 self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
-                if self.cnt.q.val() == self.c_d1.val() {
+                if self.cnt.q.val() == self.prefix_last.val() {
                     self.cnt.d.next = 0.into();
                     self.setup.d.next = true;
                     self.ph.d.next = self.c_ph[5].val();

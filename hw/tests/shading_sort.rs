@@ -58,7 +58,9 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory
             continue;
         }
         let base = r.below(1 << 20) as u32;
-        let spread = if i % 2 == 0 { 3 } else { 1 << 12 };
+        // Tiles of one primitive (no sort pass), of a few (one pass) and spanning 2^12 ids
+        // (3 passes of 4 bits).
+        let spread = [3, 1 << 12, 1][i % 4];
         let n = 2 + r.below(10) as usize;
         let recs: Vec<PixelInfo> = (0..n)
             .map(|_| {
@@ -88,13 +90,14 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory
     let colours: Vec<Rgba> = (0..=maxp).map(colour_of).collect();
     // Pixels whose visible samples hold two or more primitives: several shading points in one
     // pixel, the readout's and the walk's per-primitive sample masks at work.
-    let mut mixed = 0;
+    let (mut mixed, mut no_pass) = (0, 0);
     for (st, recs) in &raw {
         let beats = tile_beats(*st, recs, 1);
         let px = if recs.is_empty() {
             vec![]
         } else {
-            let (ts, _) = shade_tile(cfg, *st, recs, &colours).unwrap();
+            let (ts, stats) = shade_tile(cfg, *st, recs, &colours).unwrap();
+            no_pass += (stats.sort_passes == 0 && stats.visible_samples > 0) as u32;
             for px in ts.samples.chunks(cfg.msaa as usize) {
                 let mut prims: Vec<u32> = px.iter().flatten().map(|e| e.0).collect();
                 prims.dedup();
@@ -112,6 +115,7 @@ fn tiles(cfg: &Config, seed: u64, count: usize) -> (Vec<ShadeTile>, SparseMemory
         out.push((beats, px));
     }
     assert!(cfg.msaa == 1 || mixed > 0, "no pixel with two primitives");
+    assert!(no_pass > 0, "no drawn tile of one primitive");
     (out, mem)
 }
 

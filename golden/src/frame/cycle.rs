@@ -613,17 +613,19 @@ impl FrameCycle {
 
     /// The most edges in a row at which nothing moves at the ports while the top works, by the
     /// blocks' contracts, with the memory answering at once, doubled: shading_sort's Readout and
-    /// radix passes over a full second tile with the longest keys (N + passes·(3 + 2N + D)
-    /// edges, N = w·h·S, D = 2^d, passes for 21 + log2(w·h) key bits) or its Init sweep
-    /// (max(w·h, D)), whichever is longer, plus 4096. A stalled memory adds its stall.
+    /// radix passes over a full second tile with the widest primitive span (N +
+    /// passes·(3 + 2N + D) edges, N = w·h·S, D = 2^d, d = [`tile_digit_bits`], passes for 21
+    /// primitive bits) or its Init sweep (w·h ≥ D), whichever is longer, plus 4096. A stalled
+    /// memory adds its stall.
+    ///
+    /// [`tile_digit_bits`]: crate::shading_sort::tile_digit_bits
     pub fn quiet_bound(cfg: &Config) -> u64 {
         let [w, h] = cfg.second_tile;
         let p = w as u64 * h as u64;
         let n = p * cfg.msaa as u64;
-        let dd = 1u64 << cfg.sort_digit_bits.min(16);
-        let cb = w.trailing_zeros() + h.trailing_zeros();
-        let passes =
-            crate::shading_sort::sort_passes(crate::shading_sort::PRIM_ID_BITS + cb, cfg.sort_digit_bits) as u64;
+        let d = crate::shading_sort::tile_digit_bits(cfg);
+        let dd = 1u64 << d;
+        let passes = crate::shading_sort::sort_passes(crate::shading_sort::PRIM_ID_BITS, d) as u64;
         let sort = n + passes * (3 + 2 * n + dd);
         2 * sort.max(p.max(dd)) + 4096
     }

@@ -89,7 +89,13 @@ pub fn frame_rams(cfg: &Config) -> Vec<Ram> {
         ),
         ram("shading_sort", "X", s, p, X_WORD_BITS),
         ram("shading_sort", "Y, Z", 2, p * s as u64, Y_WORD_BITS),
-        ram("shading_sort", "H", 1, 1 << cfg.sort_digit_bits, H_WORD_BITS),
+        ram(
+            "shading_sort",
+            "H",
+            1,
+            1 << crate::shading_sort::tile_digit_bits(cfg),
+            H_WORD_BITS,
+        ),
         ram("shading_sort", "C", s, p, C_WORD_BITS),
         ram(
             "colour_buffer",
