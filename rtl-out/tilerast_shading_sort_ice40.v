@@ -99,7 +99,6 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     localparam [3:0] c_ph__6 = 4'h6;
     localparam [3:0] c_ph__7 = 4'h7;
     localparam [3:0] c_ph__8 = 4'h8;
-    localparam [3:0] c_ph__9 = 4'h9;
     localparam [63:0] c_sb__0 = 64'h1;
     localparam [63:0] c_sb__1 = 64'h2;
     localparam [63:0] c_sb__2 = 64'h4;
@@ -662,6 +661,21 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     reg  [20:0] wprim__d;
     wire  [20:0] wprim__q;
     reg  wprim__clock;
+    reg  obusy__d;
+    wire  obusy__q;
+    reg  obusy__clock;
+    reg  osetup__d;
+    wire  osetup__q;
+    reg  osetup__clock;
+    reg  [15:0] ocnt__d;
+    wire  [15:0] ocnt__q;
+    reg  ocnt__clock;
+    reg  [11:0] otx__d;
+    wire  [11:0] otx__q;
+    reg  otx__clock;
+    reg  [11:0] oty__d;
+    wire  [11:0] oty__q;
+    reg  oty__clock;
 
     // Local signals
     reg  accept;
@@ -1171,6 +1185,11 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     tilerast_dff_1 wv(.d(wv__d), .q(wv__q), .clock(wv__clock));
     tilerast_dff_16 wpix(.d(wpix__d), .q(wpix__q), .clock(wpix__clock));
     tilerast_dff_21 wprim(.d(wprim__d), .q(wprim__q), .clock(wprim__clock));
+    tilerast_dff_1 obusy(.d(obusy__d), .q(obusy__q), .clock(obusy__clock));
+    tilerast_dff_1 osetup(.d(osetup__d), .q(osetup__q), .clock(osetup__clock));
+    tilerast_dff_16 ocnt(.d(ocnt__d), .q(ocnt__q), .clock(ocnt__clock));
+    tilerast_dff_12 otx(.d(otx__d), .q(otx__q), .clock(otx__clock));
+    tilerast_dff_12 oty(.d(oty__d), .q(oty__q), .clock(oty__clock));
 
     // Update code
     always @(*) begin
@@ -1242,6 +1261,16 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         wpix__d = wpix__q;
         wprim__clock = clock;
         wprim__d = wprim__q;
+        obusy__clock = clock;
+        obusy__d = obusy__q;
+        osetup__clock = clock;
+        osetup__d = osetup__q;
+        ocnt__clock = clock;
+        ocnt__d = ocnt__q;
+        otx__clock = clock;
+        otx__d = otx__q;
+        oty__clock = clock;
+        oty__d = oty__q;
         xr__0__clock = clock;
         xr__0__we = 1'b0;
         xr__0__waddr = cnt__q;
@@ -1453,7 +1482,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         hr__re = 1'b0;
         hr__raddr = cnt__q;
         rsp_ready = 1'b1;
-        idle = ((ph__q == c_ph__0) | (ph__q == c_ph__1)) & ~|pend__q & ~open__q;
+        idle = ((ph__q == c_ph__0) | (ph__q == c_ph__1)) & ~|pend__q & ~open__q & ~obusy__q;
         rd__write = 1'b0;
         rd__wdata = 32'h0;
         rd__be = c_zero4;
@@ -2411,12 +2440,12 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 zr__wd = selem__q;
             end
         end
-        opx = ((cnt__q & c_wm16) & 12'hfff);
-        opy = ((cnt__q >> c_xb16) & 12'hfff);
-        ox = (tx__q << c_xb12) | opx;
-        oy = (ty__q << c_yb12) | opy;
+        opx = ((ocnt__q & c_wm16) & 12'hfff);
+        opy = ((ocnt__q >> c_xb16) & 12'hfff);
+        ox = (otx__q << c_xb12) | opx;
+        oy = (oty__q << c_yb12) | opy;
         in_vp = (ox < c_vw) & (oy < c_vh);
-        out_valid = (ph__q == c_ph__9) & ~setup__q & in_vp;
+        out_valid = obusy__q & ~osetup__q & in_vp;
         ogo = ~in_vp | out_ready;
         omask__0 = 32'h0;
         if (|(cr__0__rd & c_3264)) begin
@@ -2563,83 +2592,253 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         if (wv__q) begin
             cr__0__waddr = wpix__q;
             cr__0__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__0__waddr = wpix__q;
+            xr__0__wd = 32'h0;
             if ((|(xr__0__rd & c_4564)) & (xr__0__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__0__we = 1'b1;
+                xr__0__we = 1'b1;
             end
             cr__1__waddr = wpix__q;
             cr__1__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__1__waddr = wpix__q;
+            xr__1__wd = 32'h0;
             if ((|(xr__1__rd & c_4564)) & (xr__1__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__1__we = 1'b1;
+                xr__1__we = 1'b1;
             end
             cr__2__waddr = wpix__q;
             cr__2__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__2__waddr = wpix__q;
+            xr__2__wd = 32'h0;
             if ((|(xr__2__rd & c_4564)) & (xr__2__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__2__we = 1'b1;
+                xr__2__we = 1'b1;
             end
             cr__3__waddr = wpix__q;
             cr__3__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__3__waddr = wpix__q;
+            xr__3__wd = 32'h0;
             if ((|(xr__3__rd & c_4564)) & (xr__3__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__3__we = 1'b1;
+                xr__3__we = 1'b1;
             end
             cr__4__waddr = wpix__q;
             cr__4__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__4__waddr = wpix__q;
+            xr__4__wd = 32'h0;
             if ((|(xr__4__rd & c_4564)) & (xr__4__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__4__we = 1'b1;
+                xr__4__we = 1'b1;
             end
             cr__5__waddr = wpix__q;
             cr__5__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__5__waddr = wpix__q;
+            xr__5__wd = 32'h0;
             if ((|(xr__5__rd & c_4564)) & (xr__5__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__5__we = 1'b1;
+                xr__5__we = 1'b1;
             end
             cr__6__waddr = wpix__q;
             cr__6__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__6__waddr = wpix__q;
+            xr__6__wd = 32'h0;
             if ((|(xr__6__rd & c_4564)) & (xr__6__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__6__we = 1'b1;
+                xr__6__we = 1'b1;
             end
             cr__7__waddr = wpix__q;
             cr__7__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__7__waddr = wpix__q;
+            xr__7__wd = 32'h0;
             if ((|(xr__7__rd & c_4564)) & (xr__7__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__7__we = 1'b1;
+                xr__7__we = 1'b1;
             end
             cr__8__waddr = wpix__q;
             cr__8__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__8__waddr = wpix__q;
+            xr__8__wd = 32'h0;
             if ((|(xr__8__rd & c_4564)) & (xr__8__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__8__we = 1'b1;
+                xr__8__we = 1'b1;
             end
             cr__9__waddr = wpix__q;
             cr__9__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__9__waddr = wpix__q;
+            xr__9__wd = 32'h0;
             if ((|(xr__9__rd & c_4564)) & (xr__9__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__9__we = 1'b1;
+                xr__9__we = 1'b1;
             end
             cr__10__waddr = wpix__q;
             cr__10__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__10__waddr = wpix__q;
+            xr__10__wd = 32'h0;
             if ((|(xr__10__rd & c_4564)) & (xr__10__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__10__we = 1'b1;
+                xr__10__we = 1'b1;
             end
             cr__11__waddr = wpix__q;
             cr__11__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__11__waddr = wpix__q;
+            xr__11__wd = 32'h0;
             if ((|(xr__11__rd & c_4564)) & (xr__11__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__11__we = 1'b1;
+                xr__11__we = 1'b1;
             end
             cr__12__waddr = wpix__q;
             cr__12__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__12__waddr = wpix__q;
+            xr__12__wd = 32'h0;
             if ((|(xr__12__rd & c_4564)) & (xr__12__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__12__we = 1'b1;
+                xr__12__we = 1'b1;
             end
             cr__13__waddr = wpix__q;
             cr__13__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__13__waddr = wpix__q;
+            xr__13__wd = 32'h0;
             if ((|(xr__13__rd & c_4564)) & (xr__13__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__13__we = 1'b1;
+                xr__13__we = 1'b1;
             end
             cr__14__waddr = wpix__q;
             cr__14__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__14__waddr = wpix__q;
+            xr__14__wd = 32'h0;
             if ((|(xr__14__rd & c_4564)) & (xr__14__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__14__we = 1'b1;
+                xr__14__we = 1'b1;
             end
             cr__15__waddr = wpix__q;
             cr__15__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
+            xr__15__waddr = wpix__q;
+            xr__15__wd = 32'h0;
             if ((|(xr__15__rd & c_4564)) & (xr__15__rd[(32'h0)+:(21)] == wprim__q)) begin
                 cr__15__we = 1'b1;
+                xr__15__we = 1'b1;
+            end
+        end
+        if (osetup__q) begin
+            osetup__d = 1'b0;
+            cr__0__re = 1'b1;
+            cr__0__raddr = 32'h0;
+            cr__1__re = 1'b1;
+            cr__1__raddr = 32'h0;
+            cr__2__re = 1'b1;
+            cr__2__raddr = 32'h0;
+            cr__3__re = 1'b1;
+            cr__3__raddr = 32'h0;
+            cr__4__re = 1'b1;
+            cr__4__raddr = 32'h0;
+            cr__5__re = 1'b1;
+            cr__5__raddr = 32'h0;
+            cr__6__re = 1'b1;
+            cr__6__raddr = 32'h0;
+            cr__7__re = 1'b1;
+            cr__7__raddr = 32'h0;
+            cr__8__re = 1'b1;
+            cr__8__raddr = 32'h0;
+            cr__9__re = 1'b1;
+            cr__9__raddr = 32'h0;
+            cr__10__re = 1'b1;
+            cr__10__raddr = 32'h0;
+            cr__11__re = 1'b1;
+            cr__11__raddr = 32'h0;
+            cr__12__re = 1'b1;
+            cr__12__raddr = 32'h0;
+            cr__13__re = 1'b1;
+            cr__13__raddr = 32'h0;
+            cr__14__re = 1'b1;
+            cr__14__raddr = 32'h0;
+            cr__15__re = 1'b1;
+            cr__15__raddr = 32'h0;
+        end
+        else if (obusy__q & ogo) begin
+            cr__0__we = 1'b1;
+            cr__0__waddr = ocnt__q;
+            cr__0__wd = 32'h0;
+            cr__0__re = 1'b1;
+            cr__0__raddr = ocnt__q + c_one16;
+            cr__1__we = 1'b1;
+            cr__1__waddr = ocnt__q;
+            cr__1__wd = 32'h0;
+            cr__1__re = 1'b1;
+            cr__1__raddr = ocnt__q + c_one16;
+            cr__2__we = 1'b1;
+            cr__2__waddr = ocnt__q;
+            cr__2__wd = 32'h0;
+            cr__2__re = 1'b1;
+            cr__2__raddr = ocnt__q + c_one16;
+            cr__3__we = 1'b1;
+            cr__3__waddr = ocnt__q;
+            cr__3__wd = 32'h0;
+            cr__3__re = 1'b1;
+            cr__3__raddr = ocnt__q + c_one16;
+            cr__4__we = 1'b1;
+            cr__4__waddr = ocnt__q;
+            cr__4__wd = 32'h0;
+            cr__4__re = 1'b1;
+            cr__4__raddr = ocnt__q + c_one16;
+            cr__5__we = 1'b1;
+            cr__5__waddr = ocnt__q;
+            cr__5__wd = 32'h0;
+            cr__5__re = 1'b1;
+            cr__5__raddr = ocnt__q + c_one16;
+            cr__6__we = 1'b1;
+            cr__6__waddr = ocnt__q;
+            cr__6__wd = 32'h0;
+            cr__6__re = 1'b1;
+            cr__6__raddr = ocnt__q + c_one16;
+            cr__7__we = 1'b1;
+            cr__7__waddr = ocnt__q;
+            cr__7__wd = 32'h0;
+            cr__7__re = 1'b1;
+            cr__7__raddr = ocnt__q + c_one16;
+            cr__8__we = 1'b1;
+            cr__8__waddr = ocnt__q;
+            cr__8__wd = 32'h0;
+            cr__8__re = 1'b1;
+            cr__8__raddr = ocnt__q + c_one16;
+            cr__9__we = 1'b1;
+            cr__9__waddr = ocnt__q;
+            cr__9__wd = 32'h0;
+            cr__9__re = 1'b1;
+            cr__9__raddr = ocnt__q + c_one16;
+            cr__10__we = 1'b1;
+            cr__10__waddr = ocnt__q;
+            cr__10__wd = 32'h0;
+            cr__10__re = 1'b1;
+            cr__10__raddr = ocnt__q + c_one16;
+            cr__11__we = 1'b1;
+            cr__11__waddr = ocnt__q;
+            cr__11__wd = 32'h0;
+            cr__11__re = 1'b1;
+            cr__11__raddr = ocnt__q + c_one16;
+            cr__12__we = 1'b1;
+            cr__12__waddr = ocnt__q;
+            cr__12__wd = 32'h0;
+            cr__12__re = 1'b1;
+            cr__12__raddr = ocnt__q + c_one16;
+            cr__13__we = 1'b1;
+            cr__13__waddr = ocnt__q;
+            cr__13__wd = 32'h0;
+            cr__13__re = 1'b1;
+            cr__13__raddr = ocnt__q + c_one16;
+            cr__14__we = 1'b1;
+            cr__14__waddr = ocnt__q;
+            cr__14__wd = 32'h0;
+            cr__14__re = 1'b1;
+            cr__14__raddr = ocnt__q + c_one16;
+            cr__15__we = 1'b1;
+            cr__15__waddr = ocnt__q;
+            cr__15__wd = 32'h0;
+            cr__15__re = 1'b1;
+            cr__15__raddr = ocnt__q + c_one16;
+            ocnt__d = ocnt__q + c_one16;
+            if (ocnt__q == c_p1) begin
+                ocnt__d = 32'h0;
+                obusy__d = 1'b0;
             end
         end
         if (setup__q) begin
@@ -2690,40 +2889,6 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
             if ((ph__q == c_ph__3) & ~|npass) begin
                 curv__d = 1'b0;
                 ph__d = c_ph__6;
-            end
-            if (ph__q == c_ph__9) begin
-                cr__0__re = 1'b1;
-                cr__0__raddr = 32'h0;
-                cr__1__re = 1'b1;
-                cr__1__raddr = 32'h0;
-                cr__2__re = 1'b1;
-                cr__2__raddr = 32'h0;
-                cr__3__re = 1'b1;
-                cr__3__raddr = 32'h0;
-                cr__4__re = 1'b1;
-                cr__4__raddr = 32'h0;
-                cr__5__re = 1'b1;
-                cr__5__raddr = 32'h0;
-                cr__6__re = 1'b1;
-                cr__6__raddr = 32'h0;
-                cr__7__re = 1'b1;
-                cr__7__raddr = 32'h0;
-                cr__8__re = 1'b1;
-                cr__8__raddr = 32'h0;
-                cr__9__re = 1'b1;
-                cr__9__raddr = 32'h0;
-                cr__10__re = 1'b1;
-                cr__10__raddr = 32'h0;
-                cr__11__re = 1'b1;
-                cr__11__raddr = 32'h0;
-                cr__12__re = 1'b1;
-                cr__12__raddr = 32'h0;
-                cr__13__re = 1'b1;
-                cr__13__raddr = 32'h0;
-                cr__14__re = 1'b1;
-                cr__14__raddr = 32'h0;
-                cr__15__re = 1'b1;
-                cr__15__raddr = 32'h0;
             end
         end
         else begin
@@ -2893,7 +3058,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                         pass__d = 32'h0;
                         shamt__d = 32'h0;
                         if (~|n_nx) begin
-                            ph__d = c_ph__9;
+                            ph__d = c_ph__6;
                         end
                         else begin
                             ph__d = c_ph__3;
@@ -2962,11 +3127,15 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                     end
                 end
             end
-            if (ph__q == c_ph__6) begin
+            if ((ph__q == c_ph__6) & ~obusy__q) begin
                 if (cnt__q == n__q) begin
                     cnt__d = 32'h0;
-                    setup__d = 1'b1;
-                    ph__d = c_ph__9;
+                    ph__d = c_ph__1;
+                    obusy__d = 1'b1;
+                    osetup__d = 1'b1;
+                    ocnt__d = 32'h0;
+                    otx__d = tx__q;
+                    oty__d = ty__q;
                 end
                 else if (~curv__q | (eprim != curp__q)) begin
                     ph__d = c_ph__7;
@@ -3023,141 +3192,6 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
                 curp__d = eprim;
                 ph__d = c_ph__6;
             end
-            if ((ph__q == c_ph__9) & ogo) begin
-                xr__0__we = 1'b1;
-                xr__0__waddr = cnt__q;
-                xr__0__wd = 32'h0;
-                cr__0__we = 1'b1;
-                cr__0__waddr = cnt__q;
-                cr__0__wd = 32'h0;
-                cr__0__re = 1'b1;
-                cr__0__raddr = cnt__q + c_one16;
-                xr__1__we = 1'b1;
-                xr__1__waddr = cnt__q;
-                xr__1__wd = 32'h0;
-                cr__1__we = 1'b1;
-                cr__1__waddr = cnt__q;
-                cr__1__wd = 32'h0;
-                cr__1__re = 1'b1;
-                cr__1__raddr = cnt__q + c_one16;
-                xr__2__we = 1'b1;
-                xr__2__waddr = cnt__q;
-                xr__2__wd = 32'h0;
-                cr__2__we = 1'b1;
-                cr__2__waddr = cnt__q;
-                cr__2__wd = 32'h0;
-                cr__2__re = 1'b1;
-                cr__2__raddr = cnt__q + c_one16;
-                xr__3__we = 1'b1;
-                xr__3__waddr = cnt__q;
-                xr__3__wd = 32'h0;
-                cr__3__we = 1'b1;
-                cr__3__waddr = cnt__q;
-                cr__3__wd = 32'h0;
-                cr__3__re = 1'b1;
-                cr__3__raddr = cnt__q + c_one16;
-                xr__4__we = 1'b1;
-                xr__4__waddr = cnt__q;
-                xr__4__wd = 32'h0;
-                cr__4__we = 1'b1;
-                cr__4__waddr = cnt__q;
-                cr__4__wd = 32'h0;
-                cr__4__re = 1'b1;
-                cr__4__raddr = cnt__q + c_one16;
-                xr__5__we = 1'b1;
-                xr__5__waddr = cnt__q;
-                xr__5__wd = 32'h0;
-                cr__5__we = 1'b1;
-                cr__5__waddr = cnt__q;
-                cr__5__wd = 32'h0;
-                cr__5__re = 1'b1;
-                cr__5__raddr = cnt__q + c_one16;
-                xr__6__we = 1'b1;
-                xr__6__waddr = cnt__q;
-                xr__6__wd = 32'h0;
-                cr__6__we = 1'b1;
-                cr__6__waddr = cnt__q;
-                cr__6__wd = 32'h0;
-                cr__6__re = 1'b1;
-                cr__6__raddr = cnt__q + c_one16;
-                xr__7__we = 1'b1;
-                xr__7__waddr = cnt__q;
-                xr__7__wd = 32'h0;
-                cr__7__we = 1'b1;
-                cr__7__waddr = cnt__q;
-                cr__7__wd = 32'h0;
-                cr__7__re = 1'b1;
-                cr__7__raddr = cnt__q + c_one16;
-                xr__8__we = 1'b1;
-                xr__8__waddr = cnt__q;
-                xr__8__wd = 32'h0;
-                cr__8__we = 1'b1;
-                cr__8__waddr = cnt__q;
-                cr__8__wd = 32'h0;
-                cr__8__re = 1'b1;
-                cr__8__raddr = cnt__q + c_one16;
-                xr__9__we = 1'b1;
-                xr__9__waddr = cnt__q;
-                xr__9__wd = 32'h0;
-                cr__9__we = 1'b1;
-                cr__9__waddr = cnt__q;
-                cr__9__wd = 32'h0;
-                cr__9__re = 1'b1;
-                cr__9__raddr = cnt__q + c_one16;
-                xr__10__we = 1'b1;
-                xr__10__waddr = cnt__q;
-                xr__10__wd = 32'h0;
-                cr__10__we = 1'b1;
-                cr__10__waddr = cnt__q;
-                cr__10__wd = 32'h0;
-                cr__10__re = 1'b1;
-                cr__10__raddr = cnt__q + c_one16;
-                xr__11__we = 1'b1;
-                xr__11__waddr = cnt__q;
-                xr__11__wd = 32'h0;
-                cr__11__we = 1'b1;
-                cr__11__waddr = cnt__q;
-                cr__11__wd = 32'h0;
-                cr__11__re = 1'b1;
-                cr__11__raddr = cnt__q + c_one16;
-                xr__12__we = 1'b1;
-                xr__12__waddr = cnt__q;
-                xr__12__wd = 32'h0;
-                cr__12__we = 1'b1;
-                cr__12__waddr = cnt__q;
-                cr__12__wd = 32'h0;
-                cr__12__re = 1'b1;
-                cr__12__raddr = cnt__q + c_one16;
-                xr__13__we = 1'b1;
-                xr__13__waddr = cnt__q;
-                xr__13__wd = 32'h0;
-                cr__13__we = 1'b1;
-                cr__13__waddr = cnt__q;
-                cr__13__wd = 32'h0;
-                cr__13__re = 1'b1;
-                cr__13__raddr = cnt__q + c_one16;
-                xr__14__we = 1'b1;
-                xr__14__waddr = cnt__q;
-                xr__14__wd = 32'h0;
-                cr__14__we = 1'b1;
-                cr__14__waddr = cnt__q;
-                cr__14__wd = 32'h0;
-                cr__14__re = 1'b1;
-                cr__14__raddr = cnt__q + c_one16;
-                xr__15__we = 1'b1;
-                xr__15__waddr = cnt__q;
-                xr__15__wd = 32'h0;
-                cr__15__we = 1'b1;
-                cr__15__waddr = cnt__q;
-                cr__15__wd = 32'h0;
-                cr__15__re = 1'b1;
-                cr__15__raddr = cnt__q + c_one16;
-                cnt__d = cnt__q + c_one16;
-                if (cnt__q == c_p1) begin
-                    cnt__d = 32'h0;
-                    ph__d = c_ph__1;
-                end
-            end
         end
         if (flush) begin
             ph__d = 32'h0;
@@ -3191,6 +3225,11 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
             wv__d = 1'b0;
             wpix__d = 32'h0;
             wprim__d = 32'h0;
+            obusy__d = 1'b0;
+            osetup__d = 1'b0;
+            ocnt__d = 32'h0;
+            otx__d = 32'h0;
+            oty__d = 32'h0;
         end
     end
 

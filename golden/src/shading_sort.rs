@@ -568,8 +568,6 @@ pub enum SsPhase {
     WalkReq,
     /// Walk: waiting for the colour on `rsp`.
     WalkWait,
-    /// Pixel beats out.
-    Output,
 }
 
 /// Counters of [`ShadingSortCycle`] beyond [`ShadeStats`].
@@ -609,12 +607,13 @@ pub struct ShadingSortStats {
 ///   passing (every entry once per tile, as D ≤ P); between the passes of a tile an entry
 ///   whose epoch differs from the pass's epoch reads as 0 (the prefix sum rewrites the
 ///   pass's entries with the current epoch; the epoch toggles per pass).
-/// * **C** (colours): S banks × P entries {valid, RGBA8}: the walk writes, the output reads
-///   and clears.
+/// * **C** (colours): S banks × P entries {valid, RGBA8}: the walk writes, the output engine
+///   reads and clears.
 ///
-/// Phases (one at a time; `in_ready` only in Depth). "Setup" = one cycle that only loads
-/// addresses (the sync-read fill) at the start of Readout, Hist, Prefix, Scatter, Walk and
-/// Output.
+/// Phases (one at a time; `in_ready` only in Depth), and beside them the **output engine**,
+/// which hands out one tile's pixels from C while the phases go on with the next tile.
+/// "Setup" = one cycle that only loads addresses (the sync-read fill) at the start of
+/// Readout, Hist, Prefix, Scatter, Walk and of the output engine's tile.
 /// * **Init** (after `new` and every flush): P cycles, clearing `X[p]`, `C[p]` (all S banks)
 ///   and `H[p]` (p < D) at address p per cycle; then Depth. No port is active.
 /// * **Depth**: `in_ready` = Depth and (no lane pending, or exactly one pending and the held
@@ -636,7 +635,8 @@ pub struct ShadingSortStats {
 ///   of one primitive: each cycle the lowest visible sample not yet read out and every visible
 ///   sample of the pixel with the same primitive (S compares) become one element (prim, p)
 ///   written at `Y[n]`, n += 1, min/max prim tracked. X is not cleared here (the walk reads it
-///   again). Then, if n = 0, Output; else b = bitlen(max − min), passes =
+///   again). Then, if n = 0, the Walk (it only hands the tile over); else b = bitlen(max −
+///   min), passes =
 ///   [`sort_passes`]`(b, d)`, R = 2^min(b, d) counters, and Hist of pass 0, or the Walk if
 ///   passes = 0 (one primitive: Y is in key order already).
 /// * **Sort pass k** (digit = bits k·d.. of prim − min; Y holds the elements in Morton
@@ -645,23 +645,30 @@ pub struct ShadingSortStats {
 ///   consecutive digits); Prefix: setup + R cycles (`H[j]` := running sum, exclusive, j <
 ///   R); Scatter: setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`, bypass as
 ///   in Hist). Pass k costs 3 + 2n + R cycles; source Y, Z, Y, … alternately.
-/// * **Walk**: setup, then one sorted element per cycle; the element's prim differs from the
+/// * **Walk**: setup, then, while the output engine holds no tile (`out_busy` before the
+///   edge; C is the previous tile's until then), one sorted element per cycle; the element's
+///   prim differs from the
 ///   colour register's (or the walk's first element): one cycle notices, then `rd` holds
 ///   `{addr: prim·32 + 4·COLOUR_WORD, write 0}` until taken, then the block waits for `rsp`
 ///   (`rsp_ready` is always high); the element is then written (`C[pos] := colour`) in the
 ///   next cycle. So a primitive change costs 2 + (rd wait) + (response latency) cycles and
 ///   the colour reads of a tile = its distinct visible primitives. An element's colour goes
 ///   to every sample s of its pixel whose X entry holds the element's primitive (`C[p·S + s]
-///   := colour`, all S banks in one write: the RTL reads X at the element's pixel one cycle
-///   after Y, and writes C one edge later than this model, before Output reads it).
-/// * **Output**: setup, then pixel p = 0..P−1 in position order (rows bottom-up,
-///   left→right): a pixel inside the viewport is a beat `{x = tile_x·w + px, y = tile_y·h +
-///   py, mask = C valid bits, colour_i = C_i or 0}` with `out_valid` until `out_ready`; a
-///   pixel outside costs one cycle and no beat; `C[p]` and `X[p]` are cleared as the pixel
-///   leaves. After the last pixel the phase is Depth.
-/// * **Idle.** `idle` = (phase = Init ∨ phase = Depth) ∧ `pend` = 0 ∧ ¬`open`
-///   ([`ShadingSortCycle::is_idle`]): no record held or in X, no sort, walk, colour read or
-///   pixel in C; the Init sweep holds nothing of a frame.
+///   := colour`, all S banks in one write, and those X entries cleared, so that X is empty
+///   once the walk is done: the RTL reads X at the element's pixel one cycle after Y, and
+///   writes C and X one edge later than this model, before the output engine reads C or the
+///   next tile's records read X). After the last element, at the edge of a cycle with
+///   `cnt` = n, the tile goes to the output engine (`out_busy`, `out_tile` := tile) and the
+///   phase is Depth.
+/// * **Output engine**: setup, then pixel p = 0..P−1 in position order (rows bottom-up,
+///   left→right): a pixel inside the viewport is a beat `{x = out_tile_x·w + px, y =
+///   out_tile_y·h + py, mask = C valid bits, colour_i = C_i or 0}` with `out_valid` until
+///   `out_ready`; a pixel outside costs one cycle and no beat; `C[p]` is cleared as the
+///   pixel leaves. After the last pixel `out_busy` falls. Meanwhile the next tile's Depth,
+///   Readout and sort run; its Walk waits for the engine.
+/// * **Idle.** `idle` = (phase = Init ∨ phase = Depth) ∧ `pend` = 0 ∧ ¬`open` ∧
+///   ¬`out_busy` ([`ShadingSortCycle::is_idle`]): no record held or in X, no sort, walk,
+///   colour read or pixel in C; the Init sweep holds nothing of a frame.
 /// * **Flush** (synchronous): every register and counter back to the start, Init again; a
 ///   read in flight is dropped (the memory behind the port is flushed with the block).
 ///
@@ -669,8 +676,9 @@ pub struct ShadingSortStats {
 /// ready, colour reads granted at once, response latency L) hands out its first pixel beat
 /// in cycle e + T + passes·(3 + 2n + R) + (2 + n + G·(L + 2)) + 2, with n the tile's shading
 /// points, T = 1 + Σ_p max(1, shading points of p), R and passes as above and G the distinct
-/// visible primitives (n = 0: e + T + 2), then one beat per cycle
-/// while `out_ready` holds (the tile's P − (pixels outside the viewport) beats in P cycles).
+/// visible primitives (n = 0 included), if the output engine is free by then, then one beat
+/// per cycle while `out_ready` holds (the tile's P − (pixels outside the viewport) beats in P
+/// cycles). The next tile's records are taken from the cycle after the hand-over.
 #[derive(Clone, Debug)]
 pub struct ShadingSortCycle {
     w: u32,
@@ -716,6 +724,12 @@ pub struct ShadingSortCycle {
     cur_prim: Option<u32>,
     colour: u32,
     prev_key: Option<u64>,
+    /// The output engine: a tile's pixels leaving C (`out_busy`), its setup cycle, the
+    /// pixel it is at and the tile.
+    out_busy: bool,
+    out_setup: bool,
+    out_cnt: u32,
+    out_tile: [u32; 2],
     bug: bool,
     stats: ShadeStats,
     xstats: ShadingSortStats,
@@ -807,6 +821,10 @@ impl ShadingSortCycle {
             cur_prim: None,
             colour: 0,
             prev_key: None,
+            out_busy: false,
+            out_setup: false,
+            out_cnt: 0,
+            out_tile: [0, 0],
             bug: false,
             stats: ShadeStats::default(),
             xstats: ShadingSortStats::default(),
@@ -844,7 +862,12 @@ impl ShadingSortCycle {
     /// lane pending, no record of an unfinished tile taken (`open`). Every later phase holds a
     /// tile (sort buffers, a colour read in flight, pixels in C).
     pub fn is_idle(&self) -> bool {
-        matches!(self.phase, SsPhase::Init | SsPhase::Depth) && self.pend == 0 && !self.open
+        matches!(self.phase, SsPhase::Init | SsPhase::Depth) && self.pend == 0 && !self.open && !self.out_busy
+    }
+
+    /// The output engine holds a tile (its pixels are leaving C).
+    pub fn output_busy(&self) -> bool {
+        self.out_busy
     }
 
     /// Ready for a record (registered).
@@ -876,16 +899,16 @@ impl ShadingSortCycle {
     /// (out_valid, pixel beat).
     pub fn out(&self) -> (bool, crate::streams::PixSamples) {
         let mut p = crate::streams::PixSamples::default();
-        if self.phase != SsPhase::Output || self.setup || self.cnt >= self.w * self.h {
+        if !self.out_busy || self.out_setup || self.out_cnt >= self.w * self.h {
             return (false, p);
         }
-        let (px, py) = (self.cnt % self.w, self.cnt / self.w);
-        p.x = self.tile[0] * self.w + px;
-        p.y = self.tile[1] * self.h + py;
+        let (px, py) = (self.out_cnt % self.w, self.out_cnt / self.w);
+        p.x = self.out_tile[0] * self.w + px;
+        p.y = self.out_tile[1] * self.h + py;
         if p.x >= self.viewport[0] || p.y >= self.viewport[1] {
             return (false, crate::streams::PixSamples::default());
         }
-        let base = (self.cnt * self.s_n) as usize;
+        let base = (self.out_cnt * self.s_n) as usize;
         for s in 0..self.s_n as usize {
             if let Some(c) = self.c_ram[base + s] {
                 p.mask |= 1 << s;
@@ -1002,6 +1025,10 @@ impl ShadingSortCycle {
             fresh.cur_prim = None;
             fresh.colour = 0;
             fresh.prev_key = None;
+            fresh.out_busy = false;
+            fresh.out_setup = false;
+            fresh.out_cnt = 0;
+            fresh.out_tile = [0, 0];
             fresh.stats = ShadeStats::default();
             fresh.xstats = ShadingSortStats::default();
             *self = fresh;
@@ -1013,6 +1040,23 @@ impl ShadingSortCycle {
         let s_n = self.s_n;
         if matches!(self.phase, SsPhase::Hist | SsPhase::Prefix | SsPhase::Scatter) {
             self.xstats.sort_cycles += 1;
+        }
+        // The output engine, beside the phases: one pixel of C per cycle while `out_ready`
+        // (or the pixel lies outside the viewport), cleared as it leaves.
+        let out_busy = self.out_busy;
+        if self.out_setup {
+            self.out_setup = false;
+        } else if self.out_busy && (!ov || i.out_ready) {
+            if ov {
+                self.xstats.beats += 1;
+            }
+            let b = (self.out_cnt * s_n) as usize;
+            self.c_ram[b..b + s_n as usize].fill(None);
+            self.out_cnt += 1;
+            if self.out_cnt == p_n {
+                self.xstats.tiles_out += 1;
+                self.out_busy = false;
+            }
         }
         if self.setup {
             self.setup = false;
@@ -1105,7 +1149,7 @@ impl ShadingSortCycle {
                     self.src_y = true;
                     self.pass = 0;
                     if n == 0 {
-                        self.enter(SsPhase::Output);
+                        self.enter(SsPhase::Walk);
                     } else {
                         let prim_bits = 32 - (self.max - self.min).leading_zeros();
                         self.passes = sort_passes(prim_bits, self.d);
@@ -1175,8 +1219,17 @@ impl ShadingSortCycle {
                 }
             }
             SsPhase::Walk => {
-                if self.cnt == self.n {
-                    self.enter(SsPhase::Output);
+                if out_busy {
+                    // C still holds the previous tile's pixels.
+                } else if self.cnt == self.n {
+                    // The tile's pixels go to the output engine; the next tile's records
+                    // come in meanwhile.
+                    self.out_busy = true;
+                    self.out_setup = true;
+                    self.out_cnt = 0;
+                    self.out_tile = self.tile;
+                    self.phase = SsPhase::Depth;
+                    self.cnt = 0;
                 } else {
                     let e = self.elem(self.cnt);
                     if self.cur_prim != Some(e.0) {
@@ -1196,6 +1249,7 @@ impl ShadingSortCycle {
                         for s in 0..s_n {
                             if same >> s & 1 == 1 {
                                 self.c_ram[(pix * s_n + s) as usize] = Some(self.colour);
+                                self.x_ram[(pix * s_n + s) as usize] = None;
                                 self.stats.scatter_writes += 1;
                             }
                         }
@@ -1214,22 +1268,6 @@ impl ShadingSortCycle {
                     self.colour = i.rsp.payload.rdata;
                     self.cur_prim = Some(self.elem(self.cnt).0);
                     self.phase = SsPhase::Walk;
-                }
-            }
-            SsPhase::Output => {
-                if !ov || i.out_ready {
-                    if ov {
-                        self.xstats.beats += 1;
-                    }
-                    let b = (self.cnt * s_n) as usize;
-                    self.c_ram[b..b + s_n as usize].fill(None);
-                    self.x_ram[b..b + s_n as usize].fill(None);
-                    self.cnt += 1;
-                    if self.cnt == p_n {
-                        self.xstats.tiles_out += 1;
-                        self.phase = SsPhase::Depth;
-                        self.cnt = 0;
-                    }
                 }
             }
         }

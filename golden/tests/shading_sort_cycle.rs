@@ -175,6 +175,8 @@ struct Run {
     busy_flushes: u64,
     flush_phases: BTreeSet<String>,
     longest_stall: u64,
+    /// Records taken while the output engine hands out the tile before.
+    taken_beside_output: u64,
     rd_stalls: u64,
     /// (cycle, address) of each colour read taken.
     reads: Vec<(u64, u32)>,
@@ -184,6 +186,8 @@ struct Run {
     phases: Vec<SsPhase>,
     /// `is_idle` in every cycle.
     idle: Vec<bool>,
+    /// `output_busy` in every cycle.
+    out_busy: Vec<bool>,
     /// Colour reads since the last flush.
     reads_since_flush: u64,
     /// First tile fed after the last flush.
@@ -221,6 +225,7 @@ fn run(
         let in_ready = model.in_ready();
         r.phases.push(model.phase().0);
         r.idle.push(model.is_idle());
+        r.out_busy.push(model.output_busy());
         let inp = if valid {
             tiles[ti].beats[bi]
         } else {
@@ -234,6 +239,9 @@ fn run(
             if !model.is_idle() || ti != to || bi != 0 {
                 r.busy_flushes += 1;
                 r.flush_phases.insert(format!("{:?}", model.phase().0));
+                if model.output_busy() {
+                    r.flush_phases.insert("Output".to_string());
+                }
             }
             // Restart at the first tile not fully out.
             ti = to;
@@ -242,6 +250,7 @@ fn run(
             r.restart = to;
             r.reads_since_flush = 0;
         } else {
+            r.taken_beside_output += (valid && in_ready && model.output_busy()) as u64;
             if valid && in_ready {
                 let none = tiles[ti].beats[bi].none;
                 bi += 1;
@@ -250,8 +259,8 @@ fn run(
                     bi = 0;
                 }
                 if none {
-                    // The empty tile is done once its token is taken (it follows every
-                    // earlier tile's output: the block takes records only in Depth).
+                    // The empty tile is done once its token is taken and every earlier tile
+                    // is out (the output engine may still hand out the one before it).
                     if to + 1 == ti {
                         to = ti;
                         r.tiles_done += 1;
@@ -279,6 +288,11 @@ fn run(
                     po = 0;
                     to += 1;
                     r.tiles_done += 1;
+                    // Empty tiles whose tokens were taken while this one was going out.
+                    while to < ti && tiles[to].want.is_empty() {
+                        to += 1;
+                        r.tiles_done += 1;
+                    }
                 }
             }
         }
@@ -372,6 +386,10 @@ fn random_tiles_equal_golden_under_gaps_and_stalls() {
                     r.longest_stall
                 );
             }
+            assert!(
+                r.taken_beside_output > 0,
+                "{what}: records taken while the tile before leaves"
+            );
             println!(
                 "{what}: {} cycles, {} beats, {} colour reads, longest stall {}, {:?}",
                 r.cycles, r.beats, prims, r.longest_stall, st
@@ -423,24 +441,26 @@ fn every_depth_function() {
     assert!(passes[0] < passes[2], "{passes:?}");
 }
 
-/// Flushes mid-tile (in Depth, Readout, the sort, the walk, the output): the input restarts at
-/// the first tile not fully out and every tile comes out whole; the counters restart.
+/// Flushes mid-tile (in Depth, Readout, the sort, the walk, the output engine's tile with the
+/// next tile in Depth): the input restarts at the first tile not fully out and every tile
+/// comes out whole; the counters restart.
 #[test]
 fn flush_mid_tile_then_restart() {
     let cfg = Config::preset("ice40").unwrap();
     let (tiles, colours) = random_tiles(&cfg, 5, 18);
     let mem = colour_memory(&colours);
     let mut phases = BTreeSet::new();
+    // (phase, output engine busy or either): the last is Depth beside a tile leaving C.
     let targets = [
-        SsPhase::Init,
-        SsPhase::Depth,
-        SsPhase::Readout,
-        SsPhase::Hist,
-        SsPhase::Prefix,
-        SsPhase::Scatter,
-        SsPhase::Walk,
-        SsPhase::WalkWait,
-        SsPhase::Output,
+        (SsPhase::Init, None),
+        (SsPhase::Depth, None),
+        (SsPhase::Readout, None),
+        (SsPhase::Hist, None),
+        (SsPhase::Prefix, None),
+        (SsPhase::Scatter, None),
+        (SsPhase::Walk, None),
+        (SsPhase::WalkWait, None),
+        (SsPhase::Depth, Some(true)),
     ];
     let lines = |seed: u64, flush_at: Vec<u64>| Lines {
         valid: Pattern::gaps(20).line(Rng::stream(seed, 0)),
@@ -449,7 +469,7 @@ fn flush_mid_tile_then_restart() {
         flush_at,
     };
     let timing = MemTiming { latency: 3, depth: 2 };
-    for (i, target) in targets.into_iter().enumerate() {
+    for (i, (target, busy)) in targets.into_iter().enumerate() {
         let seed = 300 + i as u64;
         // A run without flush shows when the block is in the target phase (after tile 2 starts).
         let probe = run(
@@ -463,8 +483,12 @@ fn flush_mid_tile_then_restart() {
         assert_eq!(probe.error, None);
         let from = if target == SsPhase::Init { 5 } else { 6_000 };
         let at = (from..probe.cycles)
-            .find(|&c| probe.phases[c as usize] == target && (target == SsPhase::Init || !probe.idle[c as usize]))
-            .unwrap();
+            .find(|&c| {
+                probe.phases[c as usize] == target
+                    && busy.is_none_or(|b| probe.out_busy[c as usize] == b)
+                    && (target == SsPhase::Init || !probe.idle[c as usize])
+            })
+            .unwrap_or_else(|| panic!("no cycle in {target:?} (output busy {busy:?})"));
         let r = run(
             ShadingSortCycle::new(&cfg),
             &tiles,

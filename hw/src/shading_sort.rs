@@ -7,12 +7,13 @@
 //! collapse), LSD-radix-sorts them by primitive − tile minimum between Y and Z (the Morton
 //! order is the readout's; no pass for a tile of one primitive), walks the sorted list reading one primitive colour per primitive change through the
 //! memory read port (the primitive table, [`tilerast_golden::prim_table`]) and scattering it
-//! into the colour buffer C at every sample of the pixel whose X entry holds the primitive,
-//! then hands out every pixel of the tile inside the viewport
-//! ([`tilerast_golden::streams::PixSamples`], rows bottom-up, left→right). Cycle model and
-//! timing contract: [`tilerast_golden::shading_sort::ShadingSortCycle`] (phases Init, Depth,
-//! Readout, Hist/Prefix/Scatter per pass, Walk, Output; 3 + 2n + 2^min(b, d) cycles per pass,
-//! b the bits of the tile's primitive span).
+//! into the colour buffer C at every sample of the pixel whose X entry holds the primitive
+//! (clearing those X entries), then hands the tile to the output engine, which hands out
+//! every pixel of the tile inside the viewport ([`tilerast_golden::streams::PixSamples`], rows
+//! bottom-up, left→right) while the next tile's records come in. Cycle model and timing
+//! contract: [`tilerast_golden::shading_sort::ShadingSortCycle`] (phases Init, Depth, Readout,
+//! Hist/Prefix/Scatter per pass, Walk; 3 + 2n + 2^min(b, d) cycles per pass, b the bits of the
+//! tile's primitive span; the output engine beside them).
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register to its initial state, Init again;
 //! flush the memory's held reads with it); in: `in_valid`/`in_ready` with `inp`
@@ -23,7 +24,8 @@
 //! read at a time).
 //!
 //! **Handshake.** `in_ready` is a function of registers (Depth, pending lanes), `rd_valid` is
-//! the phase register, `out_valid` the phase plus the pixel counter's viewport test; `out`'s
+//! the phase register, `out_valid` the output engine's registers plus its pixel counter's
+//! viewport test; `out`'s
 //! colours come from C's read register.
 //!
 //! **RAMs** (one write port, one read port each, read register, write-first: a read of the
@@ -39,14 +41,15 @@
 //!           Readout (Morton order m): X[p(m)] ─► S compares ─► Y[n] = (prim, p) (min, max)
 //!  ┌──────── pass k: Hist (Y/Z ─► digit ─► H++), Prefix (H := Σ), Scatter (Y/Z ─► Z/Y[H[d]++]) ◄┘
 //!  └─► Walk: sorted (prim, p) ─► prim change? rd (prim·32+24) ─► rsp colour
-//!            └─► X[p] read ─► S compares (X prim = prim) ─► C[p] banks := colour (next cycle)
-//!      Output: C[p] ─► out {x, y, mask, colour_0..15}, C[p] and X[p] cleared
+//!            └─► X[p] read ─► S compares (X prim = prim) ─► C[p] banks := colour, X[p] := 0 (next cycle)
+//!  output engine (beside the next tile's Depth..sort; the walk waits for it):
+//!            C[p] ─► out {x, y, mask, colour_0..15}, C[p] cleared
 //! ```
 //!
 //! **Latency / throughput** (the contract's): records one lane (pixel) per cycle; per tile
 //! Readout Σ max(1, shading points of a pixel) cycles, per sort pass 3 + 2n + 2^min(b, d) cycles,
-//! the walk n cycles + 2 + grant wait + response latency per primitive change, the output one
-//! pixel per cycle; an Init sweep of w·h cycles after a flush.
+//! the walk n cycles + 2 + grant wait + response latency per primitive change, the output
+//! engine one pixel per cycle beside them; an Init sweep of w·h cycles after a flush.
 //!
 //! **Depth and size: not synthesized, no Fmax measured.** Known long paths (against the
 //! one-adder-per-stage rule): Hist/Scatter go from the Y/Z read register through the 21-bit
@@ -192,8 +195,7 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         pub cr: Vec<SsRam>,
 
         /// Phase codes: [`tilerast_golden::shading_sort::SsPhase`] in declaration order (Init 0,
-        /// Depth 1, Readout 2, Hist 3, Prefix 4, Scatter 5, Walk 6, WalkReq 7, WalkWait 8,
-        /// Output 9).
+        /// Depth 1, Readout 2, Hist 3, Prefix 4, Scatter 5, Walk 6, WalkReq 7, WalkWait 8).
         c_ph: Vec<Constant<Bits<4>>>,
         c_sb: Vec<Constant<Bits<64>>>,
         c_sb16: Vec<Constant<Bits<16>>>,
@@ -328,6 +330,13 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         wv: DFF<Bit>,
         wpix: DFF<Bits<16>>,
         wprim: DFF<Bits<21>>,
+        /// The output engine: a tile's pixels leaving C (busy), its setup cycle (C read at
+        /// pixel 0), the pixel it is at, and the tile's coordinates.
+        obusy: DFF<Bit>,
+        osetup: DFF<Bit>,
+        ocnt: DFF<Bits<16>>,
+        otx: DFF<Bits<12>>,
+        oty: DFF<Bits<12>>,
     }
 }
 
@@ -419,7 +428,7 @@ impl ShadingSort {
                     }
                 })
                 .collect(),
-            c_ph: (0..10).map(k).collect(),
+            c_ph: (0..9).map(k).collect(),
             c_sb: (0..16).map(|s| k(1 << s)).collect(),
             c_sb16: (0..16).map(|s| k(1 << s)).collect(),
             c_lm: (0..4).map(|l| k((full << (l * s_n)) & used)).collect(),
@@ -542,6 +551,11 @@ impl ShadingSort {
             wv: Default::default(),
             wpix: Default::default(),
             wprim: Default::default(),
+            obusy: Default::default(),
+            osetup: Default::default(),
+            ocnt: Default::default(),
+            otx: Default::default(),
+            oty: Default::default(),
         })
     }
 
@@ -625,6 +639,16 @@ impl ShadingSort {
         self.wpix.d.next = self.wpix.q.val();
         self.wprim.clock.next = self.clock.val();
         self.wprim.d.next = self.wprim.q.val();
+        self.obusy.clock.next = self.clock.val();
+        self.obusy.d.next = self.obusy.q.val();
+        self.osetup.clock.next = self.clock.val();
+        self.osetup.d.next = self.osetup.q.val();
+        self.ocnt.clock.next = self.clock.val();
+        self.ocnt.d.next = self.ocnt.q.val();
+        self.otx.clock.next = self.clock.val();
+        self.otx.d.next = self.otx.q.val();
+        self.oty.clock.next = self.clock.val();
+        self.oty.d.next = self.oty.q.val();
         for s in 0..16 {
             self.xr[s].clock.next = self.clock.val();
             self.xr[s].we.next = false;
@@ -662,7 +686,8 @@ impl ShadingSort {
         self.rsp_ready.next = true;
         self.idle.next = ((self.ph.q.val() == self.c_ph[0].val()) | (self.ph.q.val() == self.c_ph[1].val()))
             & !self.pend.q.val().any()
-            & !self.open.q.val();
+            & !self.open.q.val()
+            & !self.obusy.q.val();
         self.rd.write.next = false;
         self.rd.wdata.next = 0.into();
         self.rd.be.next = self.c_zero4.val();
@@ -900,13 +925,13 @@ impl ShadingSort {
             }
         }
 
-        // ---- Output pixel ----
-        self.opx.next = bit_cast::<12, 16>(self.cnt.q.val() & self.c_wm16.val());
-        self.opy.next = bit_cast::<12, 16>(self.cnt.q.val() >> self.c_xb16.val());
-        self.ox.next = (self.tx.q.val() << self.c_xb12.val()) | self.opx.val();
-        self.oy.next = (self.ty.q.val() << self.c_yb12.val()) | self.opy.val();
+        // ---- Output engine's pixel ----
+        self.opx.next = bit_cast::<12, 16>(self.ocnt.q.val() & self.c_wm16.val());
+        self.opy.next = bit_cast::<12, 16>(self.ocnt.q.val() >> self.c_xb16.val());
+        self.ox.next = (self.otx.q.val() << self.c_xb12.val()) | self.opx.val();
+        self.oy.next = (self.oty.q.val() << self.c_yb12.val()) | self.opy.val();
         self.in_vp.next = (self.ox.val() < self.c_vw.val()) & (self.oy.val() < self.c_vh.val());
-        self.out_valid.next = (self.ph.q.val() == self.c_ph[9].val()) & !self.setup.q.val() & self.in_vp.val();
+        self.out_valid.next = self.obusy.q.val() & !self.osetup.q.val() & self.in_vp.val();
         self.ogo.next = !self.in_vp.val() | self.out_ready.val();
         self.omask[0].next = 0.into();
         for s in 0..16 {
@@ -964,16 +989,42 @@ impl ShadingSort {
             self.rd.addr.next = (bit_cast::<32, 21>(self.eprim.val()) << self.c_5.val()) | self.c_24.val();
         }
 
-        // ---- Walk, second stage: the colour to every sample of the pixel holding the prim ----
+        // ---- Walk, second stage: the colour to every sample of the pixel holding the prim,
+        // and those X entries cleared (X is empty once the walk is done) ----
         if self.wv.q.val() {
             for s in 0..16 {
                 self.cr[s].waddr.next = self.wpix.q.val();
                 self.cr[s].wd.next = self.c_3264.val() | bit_cast::<64, 32>(self.colour.q.val());
+                self.xr[s].waddr.next = self.wpix.q.val();
+                self.xr[s].wd.next = 0.into();
                 if ((self.xr[s].rd.val() & self.c_4564.val()).any())
                     & (self.xr[s].rd.val().get_bits::<21>(0) == self.wprim.q.val())
                 {
                     self.cr[s].we.next = true;
+                    self.xr[s].we.next = true;
                 }
+            }
+        }
+
+        // ---- Output engine: beside the phases, one pixel of C per cycle, cleared as it leaves ----
+        if self.osetup.q.val() {
+            self.osetup.d.next = false;
+            for s in 0..16 {
+                self.cr[s].re.next = true;
+                self.cr[s].raddr.next = 0.into();
+            }
+        } else if self.obusy.q.val() & self.ogo.val() {
+            for s in 0..16 {
+                self.cr[s].we.next = true;
+                self.cr[s].waddr.next = self.ocnt.q.val();
+                self.cr[s].wd.next = 0.into();
+                self.cr[s].re.next = true;
+                self.cr[s].raddr.next = self.ocnt.q.val() + self.c_one16.val();
+            }
+            self.ocnt.d.next = self.ocnt.q.val() + self.c_one16.val();
+            if self.ocnt.q.val() == self.c_p1.val() {
+                self.ocnt.d.next = 0.into();
+                self.obusy.d.next = false;
             }
         }
 
@@ -1004,12 +1055,6 @@ impl ShadingSort {
             if (self.ph.q.val() == self.c_ph[3].val()) & !self.npass.val().any() {
                 self.curv.d.next = false;
                 self.ph.d.next = self.c_ph[6].val();
-            }
-            if self.ph.q.val() == self.c_ph[9].val() {
-                for s in 0..16 {
-                    self.cr[s].re.next = true;
-                    self.cr[s].raddr.next = 0.into();
-                }
             }
         } else {
             if self.ph.q.val() == self.c_ph[0].val() {
@@ -1064,7 +1109,7 @@ impl ShadingSort {
                         self.pass.d.next = 0.into();
                         self.shamt.d.next = 0.into();
                         if !self.n_nx.val().any() {
-                            self.ph.d.next = self.c_ph[9].val();
+                            self.ph.d.next = self.c_ph[6].val();
                         } else {
                             self.ph.d.next = self.c_ph[3].val();
                         }
@@ -1131,11 +1176,17 @@ impl ShadingSort {
                     }
                 }
             }
-            if self.ph.q.val() == self.c_ph[6].val() {
+            // The walk waits while C still holds the previous tile's pixels.
+            if (self.ph.q.val() == self.c_ph[6].val()) & !self.obusy.q.val() {
                 if self.cnt.q.val() == self.n.q.val() {
+                    // The tile goes to the output engine; the next tile's records come in.
                     self.cnt.d.next = 0.into();
-                    self.setup.d.next = true;
-                    self.ph.d.next = self.c_ph[9].val();
+                    self.ph.d.next = self.c_ph[1].val();
+                    self.obusy.d.next = true;
+                    self.osetup.d.next = true;
+                    self.ocnt.d.next = 0.into();
+                    self.otx.d.next = self.tx.q.val();
+                    self.oty.d.next = self.ty.q.val();
                 } else if !self.curv.q.val() | (self.eprim.val() != self.curp.q.val()) {
                     self.ph.d.next = self.c_ph[7].val();
                 } else {
@@ -1162,23 +1213,6 @@ impl ShadingSort {
                 self.curv.d.next = true;
                 self.curp.d.next = self.eprim.val();
                 self.ph.d.next = self.c_ph[6].val();
-            }
-            if (self.ph.q.val() == self.c_ph[9].val()) & self.ogo.val() {
-                for s in 0..16 {
-                    self.xr[s].we.next = true;
-                    self.xr[s].waddr.next = self.cnt.q.val();
-                    self.xr[s].wd.next = 0.into();
-                    self.cr[s].we.next = true;
-                    self.cr[s].waddr.next = self.cnt.q.val();
-                    self.cr[s].wd.next = 0.into();
-                    self.cr[s].re.next = true;
-                    self.cr[s].raddr.next = self.cnt.q.val() + self.c_one16.val();
-                }
-                self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
-                if self.cnt.q.val() == self.c_p1.val() {
-                    self.cnt.d.next = 0.into();
-                    self.ph.d.next = self.c_ph[1].val();
-                }
             }
         }
 
@@ -1214,6 +1248,11 @@ impl ShadingSort {
             self.wv.d.next = false;
             self.wpix.d.next = 0.into();
             self.wprim.d.next = 0.into();
+            self.obusy.d.next = false;
+            self.osetup.d.next = false;
+            self.ocnt.d.next = 0.into();
+            self.otx.d.next = 0.into();
+            self.oty.d.next = 0.into();
         }
     }
 }

@@ -1459,6 +1459,11 @@ impl crate::lockstep::Agent for ShadeTiles {
                     self.po = 0;
                     self.to += 1;
                     self.tiles_out += 1;
+                    // Empty tiles whose tokens were taken while this one's pixels left (the
+                    // output engine runs beside the next tiles' Depth).
+                    while self.to < self.ti && self.tile(self.to).1.is_empty() {
+                        self.to += 1;
+                    }
                 }
             }
             self.beats += 1;
