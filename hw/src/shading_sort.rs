@@ -59,9 +59,9 @@
 //! pixel's samples of that primitive) to the done mask and the pixel counter; the walk's
 //! second stage from X's read register through S 21-bit compares to C's write enables; the pass count (21-bit subtract, bit
 //! length, table) from registers to the pass-end compare. Registering the digit (one more
-//! pipeline stage in Hist/Scatter) is the first fix. On-chip bits: ice40 ≈ 349 kbit (X 94k,
-//! Y + Z 152k, H 35k, C 68k: more than an HX8K's 128 kbit of block RAM), default ≈ 1.29 Mbit,
-//! full ≈ 5 Mbit (beyond an ECP5-85k's 3.7 Mbit); `supported` does not refuse them yet.
+//! pipeline stage in Hist/Scatter) is the first fix. On-chip bits: per preset in the frame
+//! table's RAM column (`golden::frame::ram`, which `hw/tests/rtl_out.rs` holds to the emitted
+//! Verilog; the frame top refuses a config over the ECP5-85F's budget).
 //!
 //! Parameters: tile w×h (powers of two), S samples, d digit bits, the depth function, the
 //! viewport.
