@@ -695,10 +695,10 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
                 PRESETS.join(", ")
             ));
         }
-        return match frame::check_frame(&preset, &frame_, &d) {
+        return match frame::check_in_flight(&preset, &frame_, &d) {
             Ok(o) => {
                 println!(
-                    "frame {preset}: {file}: {} primitives, {} cycles: every port, the memory at Done, the image and every client's bytes equal golden",
+                    "frame {preset}: {file}: {} primitives, then its partner in flight beside it, {} cycles: every port, the memory at each Done, the images and every client's bytes equal golden",
                     frame_.prims.len(),
                     o.cycles
                 );
@@ -741,7 +741,7 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
     let secs = t0.elapsed().as_secs_f64();
     println!(
         "summary: frame preset {preset} seed {} shard {}/{} chunks {} primitives {} quads {} bytes {} cycles {} \
-         mismatches {} ({:.2} M cycles/s, {secs:.1} s)",
+         overlapped {} mismatches {} ({:.2} M cycles/s, {secs:.1} s)",
         a.seed,
         shard.0,
         shard.1,
@@ -750,6 +750,7 @@ fn run_frame(a: &RegressArgs) -> Res<()> {
         st.quads,
         st.bytes,
         st.cycles,
+        st.overlapped,
         st.failures.len(),
         st.cycles as f64 / secs.max(1e-9) / 1e6
     );

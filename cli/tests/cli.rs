@@ -2251,15 +2251,7 @@ fn render_rtl_reproduces_the_golden_png_and_prints_cycles_and_traffic() {
         .expect("cycles line");
     let total: u64 = line["rtl cycles: ".len()..].split(' ').next().unwrap().parse().unwrap();
     for phase in ["bin ", "raster ", "pixel "] {
-        let v: u64 = line
-            .split(phase)
-            .nth(1)
-            .unwrap()
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let v = number_after(line, phase);
         assert!(v > 0 && v < total, "{phase}in {line}");
     }
     for client in [
@@ -2304,8 +2296,9 @@ fn render_rtl_refuses_a_config_that_is_not_a_verilated_preset() {
     assert_eq!(o.status.code(), Some(1));
 }
 
-/// `regress --frame`: random frames through the verilated frame top, every chunk equal to
-/// golden (ports, memory, image, traffic) and some quads drawn.
+/// `regress --frame`: random frames through the verilated frame top, each chunk's frame with
+/// its partner in flight beside it, every frame equal to golden (ports, memory, image,
+/// traffic), some quads drawn and partner primitives taken before the chunk's Done.
 #[test]
 fn regress_frame_passes_with_traffic() {
     let d = tmp("regress-frame");
@@ -2326,14 +2319,17 @@ fn regress_frame_passes_with_traffic() {
     assert!(text.contains("summary: frame preset ice40_1x"), "{text}");
     assert!(text.contains("chunks 2 "), "{text}");
     assert!(text.contains("mismatches 0"), "{text}");
-    let quads: u64 = text
-        .split(" quads ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
+    for field in [" quads ", " overlapped "] {
+        let v: u64 = number_after(&text, field);
+        assert!(v > 0, "{field}: {text}");
+    }
+}
+
+/// The number right after the first `key` in `text` (up to the next space).
+fn number_after(text: &str, key: &str) -> u64 {
+    let rest = text.split(key).nth(1).unwrap_or_else(|| panic!("no {key:?} in {text}"));
+    rest.split([' ', ',', ')'])
         .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(quads > 0, "{text}");
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {key:?} in {text}"))
 }

@@ -15,8 +15,9 @@
 //! comparison stops at that cycle, so the memory never has to follow the RTL. Port names come
 //! from the generated port table and the streams' one declaration; every port must be driven
 //! or predicted exactly once. Frames run back to back: the next frame is offered from the cycle
-//! after the current one's end token is taken (the top holds it off until after Done), and the
-//! testbench rewrites the framebuffer to the next frame's background at the Done edge. A flush
+//! after the current one's end token is taken (the top takes it once its front is free, beside
+//! the frame before in its Pixel phase), and the testbench rewrites the framebuffer to the next
+//! frame's background at the Done edge. A flush
 //! (the memory drops its held reads at the same edge) offers the frame in flight again from its
 //! first primitive, the framebuffer rewritten to its background.
 
@@ -101,8 +102,10 @@ pub struct Outcome {
     pub mem_stats: MemStats,
     /// Flushes that hit a frame in flight.
     pub busy_flushes: u64,
-    /// Cycles with the next frame offered and held off (the current one not done).
+    /// Cycles with a later frame offered and held off (the front busy with the one before).
     pub held_off: u64,
+    /// Beats of a later frame taken before the frame in flight's Done (frames overlapped).
+    pub overlapped: u64,
     /// Wall time, and the part of it inside Verilator.
     pub secs: f64,
     pub rtl_secs: f64,
@@ -167,10 +170,11 @@ fn finished(d: &Drive, cfg: &Config) -> impl FnMut(&Lockstep<FrameCycle>) -> Res
             .map_err(|e| format!("frame {} in flight: {e}", host.frames_done()))?;
         if ls.cycle >= max {
             return Err(format!(
-                "no Done after {} cycles: frame {} in flight, phase {:?}, {} of {} second tiles",
+                "no Done after {} cycles: frame {} in flight, phase {:?}, pixel side {:?}, {} of {} second tiles",
                 ls.cycle,
                 host.frames_done(),
                 m.phase(),
+                m.pixel_phase(),
                 m.tiles_done(),
                 m.second_tiles()
             ));
@@ -200,6 +204,7 @@ fn outcome(ls: &Lockstep<FrameCycle>, stats: &Mutex<Vec<FrameCycleStats>>, secs:
         mem_stats: host.mem.mem.stats,
         busy_flushes: host.busy_flushes,
         held_off: host.held_off,
+        overlapped: host.overlapped,
         secs,
         rtl_secs,
     }
@@ -265,6 +270,35 @@ pub fn check_frame(preset: &str, frame: &Frame, d: &Drive) -> Result<Outcome, St
 }
 
 pub use tilerast_verif::stim::check_single;
+
+/// The frame a regression chunk runs right after its own, so that two frames are in flight
+/// (its Bin and Raster beside the chunk's Pixel phase, in the other region set): the chunk's
+/// primitives in reverse order (other primitives win depth ties and blend last) over its
+/// background with the bytes reversed.
+pub fn in_flight_partner(frame: &Frame) -> Frame {
+    let mut b = frame.clone();
+    b.prims.reverse();
+    b.background.reverse();
+    b
+}
+
+/// `frame` and its [`in_flight_partner`] back to back through the verilated top: every port
+/// every cycle ([`run`]), then frame 0's memory at its Done ([`check_single`]) and frame 1's
+/// ([`check_later`]), and both frames' client bytes ([`check_traffic`]).
+pub fn check_in_flight(preset: &str, frame: &Frame, d: &Drive) -> Result<Outcome, String> {
+    let partner = in_flight_partner(frame);
+    let o = run(preset, &[frame, &partner], d)?;
+    let [a, b] = o.frames.as_slice() else {
+        return Err(format!("the run ended after {} of 2 Done pulses", o.frames.len()));
+    };
+    check_single(frame, 0, &a.memory)
+        .and_then(|()| check_traffic(frame, a))
+        .map_err(|e| format!("frame 0: {e}"))?;
+    check_later(&partner, 1, b)
+        .and_then(|()| check_traffic(&partner, b))
+        .map_err(|e| format!("frame 1 (the partner, in flight beside frame 0): {e}"))?;
+    Ok(o)
+}
 
 /// A later frame of a run (frame id `fid`) at its Done: `stim::check_later` on its memory and
 /// the words it wrote.
@@ -422,8 +456,8 @@ pub fn save_case(dir: &Path, name: &str, preset: &str, frame: &Frame, d: &Drive,
 }
 
 /// One whole-frame regression run: `count` random primitives in chunks of `chunk` (each chunk
-/// one frame at `preset`'s config through the verilated top, with its own memory behaviour),
-/// shard `k` of `n`.
+/// one frame at `preset`'s config, followed by its [`in_flight_partner`] so that two frames are
+/// in flight, through the verilated top, with its own memory behaviour), shard `k` of `n`.
 #[derive(Clone, Debug)]
 pub struct RegressCfg {
     pub preset: String,
@@ -445,6 +479,8 @@ pub struct RegressStats {
     /// Quads the raster core handed the pixel-info writer, bytes through the memory port.
     pub quads: u64,
     pub bytes: u64,
+    /// Beats of a chunk's partner frame taken before the chunk's Done (frames in flight).
+    pub overlapped: u64,
     /// (chunk, failure, saved scene).
     pub failures: Vec<(u64, String, Option<PathBuf>)>,
 }
@@ -457,17 +493,20 @@ pub fn regress(rc: &RegressCfg, mut progress: impl FnMut(u64, u64)) -> Result<Re
         let (frame, d) = chunk_case(&cfg, rc.seed, i, len);
         st.chunks += 1;
         st.prims += len;
-        match check_frame(&rc.preset, &frame, &d) {
+        match check_in_flight(&rc.preset, &frame, &d) {
             Ok(o) => {
-                let s = &o.frames[0].stats;
                 st.cycles += o.cycles;
-                st.quads += s.pi_write.quads;
-                st.bytes += s.clients.iter().map(|c| c.bytes).sum::<u64>();
+                st.overlapped += o.overlapped;
+                for f in &o.frames {
+                    st.quads += f.stats.pi_write.quads;
+                    st.bytes += f.stats.clients.iter().map(|c| c.bytes).sum::<u64>();
+                }
                 progress(len, o.cycles);
             }
             Err(e) => {
-                let (small, why) =
-                    shrink_prims(&frame, rc.shrink_budget, |f| check_frame(&rc.preset, f, &d).map(|_| ()));
+                let (small, why) = shrink_prims(&frame, rc.shrink_budget, |f| {
+                    check_in_flight(&rc.preset, f, &d).map(|_| ())
+                });
                 let name = format!("frame_{}_s{}_c{i}", rc.preset, rc.seed);
                 let saved = save_case(&rc.out_dir, &name, &rc.preset, &small, &d, &why)
                     .map_err(|e| eprintln!("warning: failing case not saved: {e}"))

@@ -8,8 +8,8 @@
 //!   client golden's statistics, and the activity the contract asks of the scene (multi-block
 //!   lists, first and second tiles with nothing, a multi-pass sort, shading reuse, reads of
 //!   two clients in flight at once).
-//! * `ice40`: two random frames back to back (the second offered from the first's end token on
-//!   and held off until after Done), read latency 5 with 30 % back-pressure, a flush in the
+//! * `ice40`: two random frames back to back (the second offered from the first's end token on,
+//!   held off until the first's handoff and then taken beside its Pixel phase), read latency 5 with 30 % back-pressure, a flush in the
 //!   first frame (which is then offered again) and a 1200-cycle stall; frame ids 0 then 1.
 //! * `ice40_1x`: a random frame, latency 1, no back-pressure, a 1000-cycle stall; plus a model
 //!   broken at one cycle caught at that cycle and port.
@@ -175,6 +175,10 @@ fn two_frames_back_to_back_and_a_flush_on_ice40() {
     assert_eq!(ids, [0, 1]);
     assert_eq!(o.busy_flushes, 1, "the flush hit the first frame in flight");
     assert!(o.held_off > 100, "the second frame was held off");
+    assert!(
+        o.overlapped > 0,
+        "the second frame was taken beside the first's Pixel phase"
+    );
     assert!(o.mem_stats.stalled >= 1200, "the stall");
     check_single(&a, 0, &o.frames[0].memory).unwrap_or_else(|e| panic!("frame 0: {e}"));
     check_traffic(&a, &o.frames[0]).unwrap_or_else(|e| panic!("frame 0: {e}"));

@@ -686,7 +686,9 @@ fn frame_postsim(board: &str, preset: &str, prims: u64, frames: usize) -> postsi
 
 /// The frame top at ice40_1x as the ULX3S flow synthesizes it (`synth_ecp5`: TRELLIS_FF,
 /// CCU2C carries, DP16KD block RAMs simulated by `fpga/tb/ecp5_dp16kd.v`, MULT18X18D by
-/// `fpga/tb/ecp5_mult18x18d.v`).
+/// `fpga/tb/ecp5_mult18x18d.v`), two frames back to back: the second one's Bin and Raster
+/// beside the first one's Pixel phase, in the other region set, the handoff and both Done
+/// pulses at gate level.
 ///
 /// Ignored in the plain `cargo test`: synthesis, compile and simulation take 4 to 8 minutes of
 /// one core (yosys alone 2.5 min), so `./dev test` runs it on the second core beside the tests and the
@@ -695,7 +697,7 @@ fn frame_postsim(board: &str, preset: &str, prims: u64, frames: usize) -> postsi
 #[test]
 #[ignore = "4-8 min: ./dev test runs it beside the tests (-- --ignored runs it here)"]
 fn frame_netlist_matches_golden_every_cycle_ecp5() {
-    let s = frame_postsim("ulx3s", "ice40_1x", 1, 1);
+    let s = frame_postsim("ulx3s", "ice40_1x", 1, 2);
     let net = std::fs::read_to_string(&s.summary.netlist).unwrap();
     for cell in ["TRELLIS_FF", "CCU2C", "DP16KD"] {
         assert!(net.contains(cell), "an ECP5 netlist with {cell}");

@@ -19,7 +19,8 @@
 //! * `MB`: bytes through the memory port; `=golden`: those bytes, less the primitive table's
 //!   (which golden's transaction model has no counter for), over golden's own (bins written and
 //!   read, pixel info written and read, framebuffer read and written): 1.000 when equal.
-//! * `fps@<board>`: frames per second at the clock the board's top runs at.
+//! * `fps@<board>`: frames per second at the clock the board's top runs at, frames back to
+//!   back (8 frames' cycles / 8: the next frame's Bin and Raster beside this one's Pixel phase).
 //!
 //! The same figures, per scene and preset, go to `target/bench/frame.json` (an array of
 //! objects: `scene`, `preset`, `frame_cycles`, `raster_core_cycles`, `port_bytes`,
@@ -147,8 +148,9 @@ fn main() {
     if let Some((slow, at)) = worst {
         println!(
             "\nRaster phase over the raster core alone, worst on the default preset: {slow:.2} ({at}); \
-             the Pixel phase runs after every first tile (seed 001), so a frame's cycles are \
-             about raster + pixel, not their maximum."
+             a frame's Pixel phase runs after its every first tile (seed 001), so one frame \
+             alone takes about raster + pixel; back to back, the next frame's raster runs beside \
+             this one's pixel phase."
         );
     }
 }

@@ -25,11 +25,16 @@
 //!  PRIMS       0x0400_0000   prim table    bin_setup           tile_sequencer, shading_sort
 //!  BINS        0x0800_0000   bin lists     binner              tile_sequencer
 //!  PIXEL_INFO  0x1000_0000   pixel info    pixel_info_write    pixel_info_read
+//!  + SET_STRIDE 0x8000_0000  the same three regions for odd frame ids (set 1)
 //! ```
 //!
 //! Every block addresses its own region from offset 0 (the layouts of [`crate::output_merger`],
 //! [`crate::prim_table`], [`crate::binner`] and [`crate::pixel_info`]); the frame top's memory
-//! arbiter adds the region's base. The framebuffer of the largest config (1920×1080, 4 colours
+//! arbiter adds the region's base, and for the prims, bins and pixel info the set of the frame
+//! the client works on ([`set_base`]: even frame ids set 0, odd set 1). Two frames are in
+//! flight at once, frame f + 1's Bin and Raster beside frame f's Pixel phase (seed 001's frame
+//! id in every pixel-info record), each in its own set; the framebuffer is written only by the
+//! Pixel phase, one frame after another. The framebuffer of the largest config (1920×1080, 4 colours
 //! per pixel: 31.6 MiB) fits below [`PRIMS`]; 2^21 primitives (the shading point's id bits,
 //! [`crate::shading_sort::PRIM_ID_BITS`]) fill the prim table's 64 MiB exactly; a frame whose
 //! bins or pixel info outgrow their region is refused with the region's name ([`frame_memory`]).
@@ -62,16 +67,33 @@ pub const FRAMEBUFFER: u32 = 0;
 pub const PRIMS: u32 = 0x0400_0000;
 /// Base of the bin-list region.
 pub const BINS: u32 = 0x0800_0000;
-/// Base of the pixel-info region (it runs to the end of the 32-bit address space).
+/// Base of the pixel-info region (it runs to [`SET_STRIDE`]).
 pub const PIXEL_INFO: u32 = 0x1000_0000;
+/// The second set of the per-frame regions (prims, bins, pixel info) starts here: frame `f`
+/// uses set `f & 1` ([`set_base`]), so that frame f + 1's Bin and Raster phases write one set
+/// while frame f's Pixel phase reads the other. The framebuffer has one copy, at 0.
+pub const SET_STRIDE: u32 = 0x8000_0000;
 
-/// The regions in address order: name, base, size in bytes.
+/// The regions of set 0 in address order: name, base, size in bytes (set 1's prims, bins and
+/// pixel info are the same at + [`SET_STRIDE`]).
 pub const REGIONS: [(&str, u32, u64); 4] = [
     ("framebuffer", FRAMEBUFFER, (PRIMS - FRAMEBUFFER) as u64),
     ("prims", PRIMS, (BINS - PRIMS) as u64),
     ("bins", BINS, (PIXEL_INFO - BINS) as u64),
-    ("pixel_info", PIXEL_INFO, (1u64 << 32) - PIXEL_INFO as u64),
+    ("pixel_info", PIXEL_INFO, (SET_STRIDE - PIXEL_INFO) as u64),
 ];
+
+/// What frame `fid` adds to its prims, bins and pixel-info addresses: its set's offset, 0 or
+/// [`SET_STRIDE`] (the frame id's low bit as address bit 31).
+pub const fn set_base(fid: u8) -> u32 {
+    (fid as u32 & 1) << 31
+}
+
+/// Whether byte address `addr` belongs to frame `fid`'s memory: the framebuffer, or a region
+/// of the frame's set ([`set_base`]). The other set is the next (or previous) frame's.
+pub fn frame_owns(fid: u8, addr: u32) -> bool {
+    addr < PRIMS || (addr & SET_STRIDE == set_base(fid) && addr & !SET_STRIDE >= PRIMS)
+}
 
 /// What a frame leaves in memory, and the bytes each region holds.
 #[derive(Clone, Debug)]
@@ -86,8 +108,14 @@ pub struct FrameMemory {
 
 /// Write `(offset, word)`s into region `region` of `m`; the error names the region when an
 /// offset lies beyond it. Returns the bytes used (highest offset + 4).
-fn place(m: &mut SparseMemory, region: usize, words: impl Iterator<Item = (u64, u32)>) -> Result<u64, PipelineError> {
+fn place(
+    m: &mut SparseMemory,
+    region: usize,
+    set: u32,
+    words: impl Iterator<Item = (u64, u32)>,
+) -> Result<u64, PipelineError> {
     let (name, base, size) = REGIONS[region];
+    let base = base + set;
     let mut used = 0;
     for (off, w) in words {
         if off + 4 > size {
@@ -118,13 +146,15 @@ pub fn frame_memory(frame: &Frame, frame_id: u8) -> Result<FrameMemory, Pipeline
     let rec = be
         .back_end
         .ok_or_else(|| PipelineError("internal: no back-end record".into()))?;
-    used[0] = place(&mut m, 0, rec.memory.words().map(|(a, w)| (a as u64, w)))?;
+    used[0] = place(&mut m, 0, 0, rec.memory.words().map(|(a, w)| (a as u64, w)))?;
 
     // Primitive table.
     let table = crate::prim_table::table(&frame.prims).map_err(PipelineError)?;
+    let set = set_base(frame_id);
     used[1] = place(
         &mut m,
         1,
+        set,
         table
             .chunks_exact(4)
             .enumerate()
@@ -139,7 +169,7 @@ pub fn frame_memory(frame: &Frame, frame_id: u8) -> Result<FrameMemory, Pipeline
         .filter_map(|(i, p)| crate::binner::prim_bbox(cfg, p).map(|b| (i as u32, b)))
         .collect();
     let bins = crate::binner::bin(cfg, &boxes)?;
-    used[2] = place(&mut m, 2, memory_words(bins.memory()))?;
+    used[2] = place(&mut m, 2, set, memory_words(bins.memory()))?;
 
     // Pixel info: every quad in raster order, its primitive's depth, this frame's id.
     let raster = raster_frame(frame, false)?;
@@ -148,7 +178,7 @@ pub fn frame_memory(frame: &Frame, frame_id: u8) -> Result<FrameMemory, Pipeline
         store.push(&tq.quad, frame.prims[tq.quad.prim as usize].depth())?;
     }
     store.finish_raster()?;
-    used[3] = place(&mut m, 3, memory_words(store.memory()))?;
+    used[3] = place(&mut m, 3, set, memory_words(store.memory()))?;
 
     let image = crate::output_merger::image_from_memory(cfg, &m);
     Ok(FrameMemory { memory: m, used, image })
@@ -190,6 +220,14 @@ mod tests {
     fn the_default_frame_memory_decodes_to_the_golden_render() {
         let frame = default_frame();
         let fm = frame_memory(&frame, 7).unwrap();
+        // Frame 7 uses the second set.
+        let set = set_base(7);
+        assert_eq!(set, SET_STRIDE);
+        let (prims, bins, pixel_info) = (PRIMS + set, BINS + set, PIXEL_INFO + set);
+        assert!(fm
+            .memory
+            .words()
+            .all(|(a, _)| frame_owns(7, a) && (a < PRIMS || !frame_owns(6, a))));
         assert!(fm.used.iter().all(|&u| u > 0), "every region used: {:?}", fm.used);
         // Framebuffer → render_frame's image (and some pixel not the background).
         let golden = crate::pipeline::render_frame(&frame).unwrap();
@@ -200,7 +238,7 @@ mod tests {
         );
         // Prim table → every primitive's entry.
         for (i, p) in frame.prims.iter().enumerate() {
-            let base = PRIMS + i as u32 * PRIM_BYTES;
+            let base = prims + i as u32 * PRIM_BYTES;
             let w: [u32; PRIM_WORDS as usize] = std::array::from_fn(|k| fm.memory.read(base + 4 * k as u32));
             assert_eq!(decode(&w), entry(p).unwrap(), "prims[{i}]");
         }
@@ -212,14 +250,14 @@ mod tests {
         for ty in 0..tiles[1] {
             for tx in 0..tiles[0] {
                 let t = ty * tiles[0] + tx;
-                let mut blk = fm.memory.read(BINS + 8 * t);
-                let n = fm.memory.read(BINS + 8 * t + 4);
+                let mut blk = fm.memory.read(bins + 8 * t);
+                let n = fm.memory.read(bins + 8 * t + 4);
                 let per = (BIN_CHUNK_BYTES - 4) / 4;
                 for k in 0..n {
                     if k > 0 && k.is_multiple_of(per) {
-                        blk = fm.memory.read(BINS + blk * BIN_CHUNK_BYTES);
+                        blk = fm.memory.read(bins + blk * BIN_CHUNK_BYTES);
                     }
-                    let prim = fm.memory.read(BINS + blk * BIN_CHUNK_BYTES + 4 + 4 * (k % per));
+                    let prim = fm.memory.read(bins + blk * BIN_CHUNK_BYTES + 4 + 4 * (k % per));
                     walked.push((tx, ty, prim));
                 }
             }
@@ -240,8 +278,8 @@ mod tests {
         for sy in 0..ny {
             for sx in 0..nx {
                 let t = sy * nx + sx;
-                let mut blk = fm.memory.read(PIXEL_INFO + 8 * t);
-                let n = fm.memory.read(PIXEL_INFO + 8 * t + 4);
+                let mut blk = fm.memory.read(pixel_info + 8 * t);
+                let n = fm.memory.read(pixel_info + 8 * t + 4);
                 let want: Vec<_> = quads
                     .iter()
                     .map(|tq| tq.quad)
@@ -251,9 +289,9 @@ mod tests {
                 for (k, q) in want.iter().enumerate() {
                     let k = k as u32;
                     if k > 0 && k.is_multiple_of(per) {
-                        blk = fm.memory.read(PIXEL_INFO + blk * b);
+                        blk = fm.memory.read(pixel_info + blk * b);
                     }
-                    let a = PIXEL_INFO + blk * b + 4 + r * (k % per);
+                    let a = pixel_info + blk * b + 4 + r * (k % per);
                     let (w0, w1, w2) = (fm.memory.read(a), fm.memory.read(a + 4), fm.memory.read(a + 8));
                     let depth = frame.prims[q.prim as usize].depth();
                     assert_eq!(w0, depth | 7 << 24, "record {k} of ({sx}, {sy}): depth, frame");
@@ -270,7 +308,7 @@ mod tests {
     #[test]
     fn a_region_overflow_is_named() {
         let mut m = SparseMemory::new();
-        let e = place(&mut m, 1, [(REGIONS[1].2, 1u32)].into_iter()).unwrap_err();
+        let e = place(&mut m, 1, 0, [(REGIONS[1].2, 1u32)].into_iter()).unwrap_err();
         assert!(e.0.contains("the prims region"), "{e}");
     }
 }

@@ -11,8 +11,8 @@ use std::collections::{BTreeSet, HashSet};
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::cycle::Offer;
 use tilerast_golden::frame::{
-    client, frame_memory, run_frames, run_frames_traced, FrameCycle, FrameDone, FrameMemory, FramePorts, FrameTopIn,
-    Phase, CLIENTS, FRAMEBUFFER, PIXEL_INFO, PRIMS,
+    client, frame_memory, frame_owns, run_frames, run_frames_traced, set_base, FrameCycle, FrameDone, FrameMemory,
+    FramePorts, FrameTopIn, Phase, PixelPhase, Side, CLIENTS, FRAMEBUFFER, PIXEL_INFO, PRIMS, SET_STRIDE,
 };
 use tilerast_golden::memory_port::{MemTiming, MemoryCycle, SparseMemory};
 use tilerast_golden::output_merger::{image_from_memory, Image};
@@ -27,6 +27,8 @@ use tilerast_verif::Rng;
 
 /// What golden says about a frame.
 struct Golden {
+    /// The frame id golden's memory is for.
+    fid: u8,
     mem: FrameMemory,
     stats: FrameStats,
     image: Image,
@@ -63,6 +65,7 @@ fn golden(frame: &Frame, fid: u8) -> Golden {
         }
     }
     Golden {
+        fid,
         image: out.image.unwrap(),
         stats: out.stats,
         mem,
@@ -72,13 +75,23 @@ fn golden(frame: &Frame, fid: u8) -> Golden {
 }
 
 /// A frame's memory at Done against golden's, word for word both ways: every word equal
-/// (absent = 0) and every word the top holds inside golden's footprint (nothing extra).
+/// (absent = 0) and every word the top holds in the frame's memory (the framebuffer and its
+/// region set, `frame_owns`; the other set is the next frame's) inside golden's footprint.
 fn check_memory(what: &str, g: &Golden, got: &SparseMemory) {
-    if let Some((a, want, have)) = g.mem.memory.first_difference(got) {
-        panic!("{what}: memory byte {a:#010x} is {have:#04x}, golden {want:#04x}");
+    if let Some((a, want, have)) = g
+        .mem
+        .memory
+        .words()
+        .map(|(a, want)| (a, want, got.read(a)))
+        .find(|&(_, want, have)| want != have)
+    {
+        panic!("{what}: memory word {a:#010x} is {have:#x}, golden {want:#x}");
     }
     let footprint: HashSet<u32> = g.mem.memory.words().map(|(a, _)| a).collect();
-    if let Some((a, w)) = got.words().find(|(a, _)| !footprint.contains(a)) {
+    if let Some((a, w)) = got
+        .words()
+        .find(|&(a, _)| frame_owns(g.fid, a) && !footprint.contains(&a))
+    {
         panic!("{what}: word {a:#010x} = {w:#x} written outside golden's footprint");
     }
 }
@@ -167,7 +180,7 @@ fn check_traffic(what: &str, frame: &Frame, g: &Golden, d: &FrameDone) {
     // The phases add up to the frame's cycles (the Done cycle included).
     assert_eq!(
         d.stats.cycles,
-        d.stats.bin_cycles + d.stats.raster_cycles + d.stats.pixel_cycles + 1,
+        d.stats.bin_cycles + d.stats.raster_cycles + d.stats.queued_cycles + d.stats.pixel_cycles + 1,
         "{what}: phases"
     );
 }
@@ -459,10 +472,11 @@ fn long_stalls_in_every_phase() {
     }
 }
 
-/// Two frames back to back (the framebuffer cleared to the second background between them,
-/// the top in Bin with no input offered): `done_frame` 0 then 1, a one-cycle pulse each, each
-/// image right, every word the second frame writes is golden's frame-1 memory (its pixel-info
-/// records carry frame id 1), and nothing golden has is missing.
+/// Two frames back to back, in flight together (frame 1's Bin and Raster beside frame 0's
+/// Pixel phase, in the other region set; the framebuffer cleared to the second background at
+/// frame 0's Done): `done_frame` 0 then 1, a one-cycle pulse each, each image right, every word
+/// the second frame writes is golden's frame-1 memory (its pixel-info records carry frame id
+/// 1), and nothing golden has is missing.
 #[test]
 fn two_frames_back_to_back() {
     let cfg = small("default", [128, 96]);
@@ -497,15 +511,32 @@ fn two_frames_back_to_back() {
     let ga = golden(&a, 0);
     check_memory("frame 0", &ga, &run.frames[0].memory);
     check_traffic("frame 0", &a, &ga, &run.frames[0]);
-    // Frame 1: the words it wrote (from the port trace) are golden's frame-1 memory; golden's
-    // non-zero words and the whole framebuffer are in memory.
+    // Frame 1: the words it wrote (from the port trace: set 1's, and the framebuffer's after
+    // frame 0's Done) are golden's frame-1 memory; golden's non-zero words and the whole
+    // framebuffer are in memory.
     let gb = golden(&b, 1);
     let from = run.frames[0].done_cycle;
-    let written: BTreeSet<u32> = ports
-        .iter()
-        .filter(|p| p.cycle > from && p.mem_req_valid && p.mem_req_ready && p.mem_req.write)
+    let writes = || {
+        ports
+            .iter()
+            .filter(|p| p.mem_req_valid && p.mem_req_ready && p.mem_req.write)
+    };
+    let written: BTreeSet<u32> = writes()
+        .filter(|p| p.cycle > from || p.mem_req.addr >= SET_STRIDE)
         .map(|p| p.mem_req.addr)
         .collect();
+    assert!(written.iter().all(|&a| frame_owns(1, a)));
+    // In flight together: frame 1 wrote its prim table, bins and pixel info before frame 0's
+    // Done, while frame 0 still wrote its framebuffer.
+    let early: Vec<u64> = writes()
+        .filter(|p| p.cycle < from && p.mem_req.addr >= SET_STRIDE + PIXEL_INFO)
+        .map(|p| p.cycle)
+        .collect();
+    assert!(!early.is_empty(), "frame 1's pixel info written before frame 0's Done");
+    assert!(
+        writes().any(|p| p.cycle > early[0] && p.cycle < from && p.mem_req.addr < PRIMS),
+        "frame 0 drew after frame 1's raster began"
+    );
     let got = &run.frames[1].memory;
     assert!(written.len() > 100);
     for &addr in &written {
@@ -520,7 +551,7 @@ fn two_frames_back_to_back() {
     check_traffic("frame 1", &b, &gb, &run.frames[1]);
     // Every pixel-info record of frame 1 carries frame id 1: word 0 of each record
     // (depth | frame << 24) is among the words written, so equal to golden's, whose frame is 1.
-    let pi_words = written.iter().filter(|&&a| a >= PIXEL_INFO).count();
+    let pi_words = written.iter().filter(|&&a| a >= SET_STRIDE + PIXEL_INFO).count();
     assert!(
         pi_words as u64 * 4 == gb.stats.pixel_info.bytes_written,
         "frame 1: pixel info words"
@@ -591,32 +622,43 @@ fn drive(
     (trace, done)
 }
 
-/// Offered without a pause, the next frame's primitives wait: after a frame's end token
-/// `in_ready` stays low until the cycle after its done pulse (the `ended` register), and
-/// both frames come out right.
+/// Offered without a pause, frames overlap by one and no more: the next frame's primitives
+/// are taken while the frame before it is still in its Pixel phase (before its done pulse),
+/// but the frame after that waits for that done pulse (the front holds its frame, Queued,
+/// until the pixel side is free); every frame comes out right.
 #[test]
-fn no_primitive_is_taken_between_the_end_token_and_done() {
+fn the_front_runs_one_frame_ahead_and_no_more() {
     let cfg = small("ice40", [64, 48]);
-    let (a, b) = (random_frame(&cfg, 1, 15), random_frame(&cfg, 2, 15));
-    let (trace, done) = drive(&cfg, &[&a, &b], None, 10_000_000);
-    assert_eq!(done.len(), 2);
-    let end = trace
-        .iter()
-        .find(|p| p.in_valid && p.in_ready && p.inp.end)
-        .unwrap()
-        .cycle;
-    let pulse = trace.iter().find(|p| p.done_valid).unwrap().cycle;
-    assert!(pulse > end + 100);
-    for p in &trace[end as usize + 1..=pulse as usize] {
-        assert!(
-            !p.in_ready,
-            "cycle {}: in_ready between the end token and done",
-            p.cycle
-        );
-        assert!(p.in_valid, "cycle {}: the next frame is offered", p.cycle);
+    let (a, b, c) = (
+        random_frame(&cfg, 1, 15),
+        random_frame(&cfg, 2, 4),
+        random_frame(&cfg, 7, 6),
+    );
+    let (trace, done) = drive(&cfg, &[&a, &b, &c], None, 10_000_000);
+    assert_eq!(done.len(), 3);
+    let taken: Vec<&FramePorts> = trace.iter().filter(|p| p.in_valid && p.in_ready).collect();
+    let ends: Vec<u64> = taken.iter().filter(|p| p.inp.end).map(|p| p.cycle).collect();
+    let pulses: Vec<u64> = trace.iter().filter(|p| p.done_valid).map(|p| p.cycle).collect();
+    assert_eq!((ends.len(), pulses.len()), (3, 3));
+    // The first primitive of b and of c.
+    let first = |after: u64| taken.iter().find(|p| p.cycle > after).unwrap().cycle;
+    let (b_first, c_first) = (first(ends[0]), first(ends[1]));
+    assert!(
+        b_first < pulses[0],
+        "b taken at {b_first}, before a's Done at {}",
+        pulses[0]
+    );
+    assert!(ends[1] < pulses[0], "b's end token at {}, before a's Done", ends[1]);
+    assert!(
+        c_first > pulses[0],
+        "c taken at {c_first}, after a's Done at {}",
+        pulses[0]
+    );
+    // Between b's end token and a's Done nothing is taken although c is offered.
+    for p in &trace[ends[1] as usize + 1..=pulses[0] as usize] {
+        assert!(p.in_valid && !p.in_ready, "cycle {}: c held off", p.cycle);
     }
-    assert!(trace[pulse as usize + 1].in_ready || trace[pulse as usize + 2].in_ready);
-    for (k, (f, (id, mem))) in [&a, &b].into_iter().zip(&done).enumerate() {
+    for (k, (f, (id, mem))) in [&a, &b, &c].into_iter().zip(&done).enumerate() {
         assert_eq!(*id as usize, k);
         let g = golden(f, k as u8);
         assert!(drawn(f, &g), "frame {k} draws something");
@@ -624,15 +666,16 @@ fn no_primitive_is_taken_between_the_end_token_and_done() {
     }
 }
 
-/// A flush in the middle of a frame (in each phase): the top restarts at frame 0, the next
-/// frame (after the testbench clears the framebuffer) is golden's, and `done_frame` is 0.
+/// A flush in the middle of a frame (in each phase, and with two frames in flight): the top
+/// restarts at frame 0, the next frame (after the testbench clears the framebuffer) is
+/// golden's, and `done_frame` is 0.
 #[test]
 fn a_flush_in_any_phase_restarts_at_frame_zero() {
     let cfg = small("ice40", [64, 48]);
     let (a, b) = (random_frame(&cfg, 3, 20), random_frame(&cfg, 4, 10));
     let gb = golden(&b, 0);
     assert!(drawn(&b, &gb));
-    let mut phases = BTreeSet::new();
+    let mut flushed = BTreeSet::new();
     // Frame a's Pixel phase alone, to flush early and late in it.
     let pixel = run_frames(&cfg, &[&a], MemBehaviour::default(), 50_000_000)
         .unwrap()
@@ -640,38 +683,55 @@ fn a_flush_in_any_phase_restarts_at_frame_zero() {
         .stats
         .pixel_cycles;
     assert!(pixel > 4000, "a Pixel phase of {pixel} cycles");
-    // Flush in the `after`-th cycle of phase `target`.
-    for (target, after) in [
-        (Phase::Bin, 40),
-        (Phase::Raster, 300),
-        (Phase::Pixel, 3000),
-        (Phase::Pixel, pixel as u32 * 3 / 4),
-    ] {
+    // Flush in the `after`-th cycle in which `at` holds: the front in a phase on frame a, the
+    // pixel side on frame a, or both (frame b's Raster beside frame a's Pixel phase).
+    type At = fn(&FrameCycle) -> bool;
+    let targets: [(&str, At, u32); 5] = [
+        ("Bin", |t| t.phase() == Phase::Bin && t.frame_id() == 0, 40),
+        ("Raster", |t| t.phase() == Phase::Raster && t.frame_id() == 0, 300),
+        ("Pixel", |t| t.pixel_phase() == PixelPhase::Pixel, 3000),
+        (
+            "late Pixel",
+            |t| t.pixel_phase() == PixelPhase::Pixel,
+            pixel as u32 * 3 / 4,
+        ),
+        (
+            "Pixel beside the next frame's Raster",
+            |t| t.pixel_phase() == PixelPhase::Pixel && t.phase() == Phase::Raster,
+            50,
+        ),
+    ];
+    for (name, target, after) in targets {
         let mut top = FrameCycle::new(&cfg);
         let mut m = MemoryCycle::new(MemTiming { latency: 2, depth: 3 }, framebuffer(&cfg, a.background));
+        // Before the flush frames a then b are offered back to back; after it, b alone.
         let beats = [
             frame_beats(&a.prims, a.background).unwrap(),
             frame_beats(&b.prims, b.background).unwrap(),
         ];
-        let (mut k, mut next, mut done, mut seen) = (0usize, 0usize, None, 0);
-        let at = format!("{target:?} + {after}");
+        let (mut k, mut next, mut done, mut seen, mut after_flush) = (0usize, 0usize, None, 0, false);
+        let at = format!("{name} + {after}");
         for _ in 0..20_000_000u64 {
-            seen += (k == 0 && top.phase() == target) as u32;
-            let flush = k == 0 && seen == after && top.phase() == target;
+            seen += (!after_flush && target(&top)) as u32;
+            let flush = !after_flush && seen == after && target(&top);
             if flush {
-                phases.insert(top.phase());
+                flushed.insert(name);
             }
             let req_ready = m.req_ready(true);
             let (rv, resp) = m.resp();
             let (qv, q) = top.mem_req();
             let resp_ready = top.mem_resp_ready();
-            let in_valid = next < beats[k].len();
-            let inp = beats[k].get(next).copied().unwrap_or_default();
+            let in_valid = k < 2 && next < beats[k].len();
+            let inp = if in_valid { beats[k][next] } else { PrimIn::default() };
             if let (true, id) = top.done() {
+                assert!(after_flush, "flush at {at}: a Done before the flush");
                 done = Some((id, m.mem.clone()));
             }
             if in_valid && top.in_ready() && !flush {
                 next += 1;
+                if next == beats[k].len() && !after_flush {
+                    (k, next) = (k + 1, 0);
+                }
             }
             top.clock(&FrameTopIn {
                 flush,
@@ -684,16 +744,18 @@ fn a_flush_in_any_phase_restarts_at_frame_zero() {
                 break;
             }
             if flush {
-                assert_eq!((top.phase(), top.frame_id(), top.in_ready()), (Phase::Bin, 0, true));
+                assert_eq!(
+                    (top.phase(), top.pixel_phase(), top.frame_id(), top.in_ready()),
+                    (Phase::Bin, PixelPhase::Idle, 0, true)
+                );
                 // The testbench clears the framebuffer and offers frame b.
                 for (a, w) in framebuffer(&cfg, b.background).words() {
                     m.mem.write(a, w, 0xf);
                 }
-                k = 1;
-                next = 0;
+                (k, next, after_flush) = (1, 0, true);
             }
         }
-        assert_eq!(k, 1, "flush at {at} happened");
+        assert!(after_flush, "flush at {at} happened");
         let (id, mem) = done.expect("frame b done");
         assert_eq!(id, 0, "flush at {at}: frame id");
         check_image(&format!("flush at {at}"), &image_from_memory(&cfg, &mem), &gb.image);
@@ -703,11 +765,7 @@ fn a_flush_in_any_phase_restarts_at_frame_zero() {
             }
         }
     }
-    assert_eq!(
-        phases,
-        [Phase::Bin, Phase::Raster, Phase::Pixel].into_iter().collect(),
-        "flushed in every phase"
-    );
+    assert_eq!(flushed.len(), targets.len(), "flushed at every target: {flushed:?}");
 }
 
 /// The frame id counts on after every Done and wraps at 256 (tiny frames, 257 of them).
@@ -814,24 +872,32 @@ fn supported_new_state_and_no_combinational_input_path() {
 
 /// The arbiter, cycle by cycle, against the contract's table recomputed here: `sel` = the
 /// lowest-index client that is valid and a write or finds the tag FIFO not full, `mem_req` =
-/// its request plus its region's base (client 0's with BINS when none is eligible), the tag
-/// FIFO = the clients of the accepted reads not yet answered, oldest first. Under
-/// back-pressure and latency 10, with clients competing and the tag FIFO full (asserted).
+/// its request plus its region's base and its side's frame's set (client 0's when none is
+/// eligible), the tag FIFO = the clients of the accepted reads not yet answered, oldest first.
+/// Two frames back to back under back-pressure and latency 10, with clients competing (the
+/// pixel side against the next frame's front too), both sets addressed and the tag FIFO full
+/// (asserted).
 #[test]
 fn the_arbiter_is_the_contracts_table() {
     use tilerast_golden::frame::{CLIENT_TABLE, TAG_FIFO};
     let cfg = small("default", [96, 64]);
     let frame = random_frame(&cfg, 21, 30);
+    let second = random_frame(&cfg, 22, 30);
     let mut top = FrameCycle::new(&cfg);
     // A slow, deep memory: up to 12 reads held, so the 8-entry tag FIFO fills.
     let mut m = MemoryCycle::new(
         MemTiming { latency: 10, depth: 12 },
         framebuffer(&cfg, frame.background),
     );
-    let beats = frame_beats(&frame.prims, frame.background).unwrap();
+    // Two frames: the second's front competes with the first's pixel side, in the other set.
+    let beats: Vec<PrimIn> = [&frame, &second]
+        .iter()
+        .flat_map(|f| frame_beats(&f.prims, f.background).unwrap())
+        .collect();
     let mut r = Rng::new(12);
     let mut tags: std::collections::VecDeque<usize> = Default::default();
     let (mut next, mut contended, mut full, mut won) = (0, 0u64, 0u64, [0u64; CLIENTS]);
+    let (mut sets, mut cross, mut first) = ([0u64; 2], 0u64, None);
     for cyc in 0..20_000_000u64 {
         let reqs = top.client_requests();
         assert_eq!(top.reads_in_flight(), Vec::from(tags.clone()), "cycle {cyc}: tag FIFO");
@@ -845,9 +911,20 @@ fn the_arbiter_is_the_contracts_table() {
         let (qv, q) = top.mem_req();
         assert_eq!(top.mem_client(), sel, "cycle {cyc}: sel");
         assert_eq!(qv, sel.is_some(), "cycle {cyc}: mem_req_valid");
-        let c = sel.unwrap_or(client::BINNER);
+        // Client 0 when none is eligible; the row's base, and for a row with a base the set of
+        // its side's frame.
+        let c = sel.unwrap_or(0);
         let mut want = reqs[c].1;
-        want.addr = want.addr.wrapping_add(CLIENT_TABLE[c].1);
+        let (_, base, _, side) = CLIENT_TABLE[c];
+        let fid = match side {
+            Side::Front => top.frame_id(),
+            Side::Pixel => top.pixel_frame_id(),
+        };
+        let set = if base == 0 { 0 } else { set_base(fid) };
+        want.addr = want.addr.wrapping_add(base + set);
+        sets[(set != 0) as usize] += (qv && base != 0) as u64;
+        cross += (eligible.iter().any(|&e| CLIENT_TABLE[e].3 == Side::Pixel)
+            && eligible.iter().any(|&e| CLIENT_TABLE[e].3 == Side::Front)) as u64;
         assert_eq!(q, want, "cycle {cyc}: mem_req of client {c}");
         let grant = r.chance(75);
         let req_ready = m.req_ready(grant);
@@ -858,7 +935,10 @@ fn the_arbiter_is_the_contracts_table() {
         }
         let in_valid = next < beats.len();
         let inp = beats.get(next).copied().unwrap_or_default();
-        if top.done().0 {
+        if top.done() == (true, 0) {
+            first = Some(m.mem.clone());
+        }
+        if top.done() == (true, 1) {
             break;
         }
         if in_valid && top.in_ready() {
@@ -881,14 +961,17 @@ fn the_arbiter_is_the_contracts_table() {
         });
         m.clock(qv, &q, grant, resp_ready, false);
     }
-    assert!(top.done().0, "frame done");
+    assert_eq!(top.done(), (true, 1), "both frames done");
+    let mem = first.expect("frame 0 done");
     let g = golden(&frame, 0);
-    check_memory("slow memory", &g, &m.mem);
-    check_image("slow memory", &image_from_memory(&cfg, &m.mem), &g.image);
+    check_memory("slow memory", &g, &mem);
+    check_image("slow memory", &image_from_memory(&cfg, &mem), &g.image);
     assert!(contended > 0, "clients competed");
+    assert!(cross > 0, "the pixel side and the front competed");
+    assert!(sets[0] > 0 && sets[1] > 0, "requests to both region sets: {sets:?}");
     assert!(full > 0, "a read held back by a full tag FIFO");
     assert!(won.iter().all(|&w| w > 0), "every client won: {won:?}");
-    println!("{contended} contended cycles, {full} with the tag FIFO full, {won:?}");
+    println!("{contended} contended cycles ({cross} pixel side against front), {full} with the tag FIFO full, {won:?}, sets {sets:?}");
 }
 
 /// The watchdog (issue 34: a fixed budget must not fail a frame still making progress): a

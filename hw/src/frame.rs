@@ -1,57 +1,68 @@
 //! # frame (issue 16: the whole frame, primitives in, framebuffer out, behind one memory port)
 //!
 //! **Role.** The frame top: the frame's blocks wired in pipeline order behind one memory port,
-//! one frame after another with increasing frame ids. Primitives (`PrimIn`) stream in; the
-//! binner's lists, the primitive table, the pixel-info lists and the framebuffer are written
-//! through the port at the regions of [`tilerast_golden::frame`] (the arbiter adds each
-//! region's base to the block's offsets); `done_valid` pulses with `done_frame` = the frame id
-//! when the frame's memory is complete. Golden's `pipeline.rs` is the model, stage for stage.
+//! frames one after another with increasing frame ids, two in flight at once: the front
+//! (bin_setup, binner, tile_sequencer, raster_core, pixel_info_write) takes frame f + 1's
+//! primitives and writes its tables and pixel info while the pixel side (pixel_info_read,
+//! shading_sort, pixel_back_end) shades frame f into the framebuffer. Primitives (`PrimIn`)
+//! stream in; the binner's lists, the primitive table, the pixel-info lists and the framebuffer
+//! are written through the port at the regions of [`tilerast_golden::frame`] (the arbiter adds
+//! each region's base to the block's offsets, and for the per-frame regions the set of the
+//! client's frame: frame id bit 0 as address bit 31); `done_valid` pulses with `done_frame` =
+//! the frame id when the frame's memory is complete. Golden's `pipeline.rs` is the model,
+//! stage for stage.
 //!
 //! **Timing contract:** the rustdoc of the cycle model
-//! `tilerast_golden::frame::FrameCycle` (phases, the top's registers, every wire of the
-//! cycle, the arbiter's priorities, the done pulse), stated once there. The blocks keep their
-//! own contracts (each block's cycle model).
+//! `tilerast_golden::frame::FrameCycle` (phases, the handoff, the top's registers, every wire
+//! of the cycle, the arbiter's priorities, the done pulse), stated once there. The blocks keep
+//! their own contracts (each block's cycle model).
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register and every block to its new state;
 //! the memory is not the frame's and is not flushed); in: `in_valid`/`in_ready` with `inp`
 //! ([`crate::streams::PrimInIn`]: primitives, then one token with `end` = 1 whose `colour` is
-//! the frame's background, kept in the register `background` for the back end); the memory port,
-//! exactly like the pixel back end's: `mem_req_valid`/`mem_req_ready` with `mem_req`
-//! ([`crate::streams::MemReqOut`]) and `mem_resp_valid`/`mem_resp_ready` with `mem_resp`
-//! ([`crate::streams::MemRespIn`]; only reads are answered, in request order); `done_valid`
-//! and `done_frame` (a one-cycle pulse, no handshake). `in_ready` is bin_setup's gated by the
-//! phase and `ended` (the frame's end token taken: the next frame waits for the cycle after
-//! Done), combinational from the binner's `in_ready`, a register; `mem_req_ready` reaches
-//! every client's ready through the arbiter (the only input → output paths, as the contract
-//! lists them); everything else is a register or wiring of registers.
+//! the frame's background, kept in the register `background` and handed to the pixel side
+//! with the frame); the memory port, exactly like the pixel back end's:
+//! `mem_req_valid`/`mem_req_ready` with `mem_req` ([`crate::streams::MemReqOut`]) and
+//! `mem_resp_valid`/`mem_resp_ready` with `mem_resp` ([`crate::streams::MemRespIn`]; only reads
+//! are answered, in request order); `done_valid` and `done_frame` (a one-cycle pulse, no
+//! handshake). `in_ready` is bin_setup's gated by the front's phase and `ended` (the frame's
+//! end token taken: the next frame waits for the cycle after the handoff), combinational from
+//! the binner's `in_ready`, a register; `mem_req_ready` reaches every client's ready through
+//! the arbiter (the only input → output paths, as the contract lists them); everything else is
+//! a register or wiring of registers.
 //!
 //! ```text
-//!            ┌────────────────────────────────────────── frame ──────────────────────────────────────────────┐
-//!  inp ─────►│ bin_setup ─BinBox─► binner   (phase = Bin)                                                    │
-//!  (PrimIn)  │   │ wr (1)            │ out (0), last ─► phase Raster, seq_go                                 │
-//!            │   │                   │        seq_go ─► tile_sequencer ─SeqCmd─┬─ cmd ─► raster_core ─┐      │
-//!            │   │                   │                  │ prd (3) lrd (4)      └─ depth ─► depth FIFO ┤      │
-//!            │   │                   │                  │        end_go (FIFO empty, core empty) ─────┤      │
-//!            │   │                   │                  │                       PiBeat (fid) ◄────────┘      │
-//!            │   │                   │                  │   pixel_info_write ◄──┘                            │
-//!            │   │                   │                  │     │ out (2), last ─► phase Pixel, pi_go          │
-//!            │   │                   │                  │     │      pi_go ─► pixel_info_read ─PiRecord─┐    │
-//!            │   │                   │                  │     │                 │ rd (7)  shading_sort ◄┘    │
-//!            │   │                   │                  │     │                 │   tiles_done │ rd (6)      │
-//!            │   │                   │                  │     │                 │          PixSamples        │
-//!            │   │                   │                  │     │                 │   pixel_back_end (5) ◄┘    │
-//!            │   ▼                   ▼                  ▼     ▼                 ▼          ▼                 │
-//!            │ ═══ arbiter: lowest eligible index wins, base + offset, read-tag FIFO (8) routes mem_resp ═══ │
-//!            │  fin (Pixel, tiles_done = T2, shading_sort and back end idle, no read out) ─► phase Done      │
-//!            └────────────── mem_req ▼ ▲ mem_resp ──────────── done_valid, done_frame (phase = Done, fid) ───┘
+//!            ┌──────────────────────────────────────────── frame ─────────────────────────────────────────────┐
+//!  inp ─────►│ bin_setup ─BinBox─► binner   (phase = Bin)                               the front: fid        │
+//!  (PrimIn)  │   │ wr (4)            │ out (3), last ─► phase Raster, seq_go                                  │
+//!            │   │                   │        seq_go ─► tile_sequencer ─SeqCmd─┬─ cmd ─► raster_core ─┐       │
+//!            │   │                   │                  │ prd (6) lrd (7)      └─ depth ─► depth FIFO ┤       │
+//!            │   │                   │                  │        end_go (FIFO empty, core empty) ─────┤       │
+//!            │   │                   │                  │                       PiBeat (fid) ◄────────┘       │
+//!            │   │                   │                  │   pixel_info_write ◄──┘                             │
+//!            │   │                   │                  │     │ out (5), last ─► phase Queued                 │
+//!            │   │                   │                  │     │  handoff (Queued, pixel side free, no front   │
+//!            │   │                   │                  │     │  read out) ─► front flushed, fid + 1;          │
+//!            │   │                   │                  │     │  pixel Pixel, pixel_fid, pi_go                │
+//!            │   │                   │                  │     │      pi_go ─► pixel_info_read ─PiRecord─┐     │
+//!            │   │                   │                  │     │                 │ rd (2)  shading_sort ◄┘     │
+//!            │   │                   │                  │     │                 │   tiles_done │ rd (1)       │
+//!            │   │                   │                  │     │                 │          PixSamples         │
+//!            │   │                   │                  │     │                 │   pixel_back_end (0) ◄┘     │
+//!            │   ▼                   ▼                  ▼     ▼                 ▼          ▼   the pixel side │
+//!            │ ═ arbiter: lowest eligible index wins, base + set + offset, read-tag FIFO (8) routes mem_resp ═│
+//!            │  fin (Pixel, tiles_done = T2, shading_sort and back end idle, no pixel read out) ─► pixel Done │
+//!            └────────────── mem_req ▼ ▲ mem_resp ──────── done_valid, done_frame (pixel = Done, pixel_fid) ──┘
 //! ```
 //!
 //! **Build.** The arbiter's select is a priority chain over the clients' registered valids
 //! (and the tag FIFO's count, a register); each region base is a constant add on the client's
-//! own offset before the multiplexer (the bases have only bits 26..28 set: a few carry bits).
-//! The depth FIFO (16 × 24 bits) and the tag FIFO (8 × 3 bits) are the shared ring FIFO
-//! (`crate::fifo::ring_fifo!`: register files with head/tail/count registers). `blk_flush` = `flush` ∨ (`phase` = Done) goes to every block:
-//! the Done cycle returns them all to their new state while `fid` counts on.
+//! own offset before the multiplexer, plus the set (bit 31 from a register: no carry into
+//! it). The depth FIFO (16 × 24 bits) and the tag FIFO (8 × 3 bits) are the shared ring FIFO
+//! (`crate::fifo::ring_fifo!`: register files with head/tail/count registers). `front_flush` =
+//! `flush` ∨ `handoff` goes to the front's blocks and the depth FIFO, `pixel_flush` = `flush`
+//! ∨ (`pixel` = Done) to the pixel side's; only `flush` empties the tag FIFO and the two
+//! read counts (`front_reads`, `pixel_reads`), which the handoff and `fin` wait on.
 
 use crate::bin_setup::BinSetup;
 use crate::binner::Binner;
@@ -67,7 +78,7 @@ use crate::tile_sequencer::TileSequencer;
 use crate::util::{k, vec_of};
 use rust_hdl::prelude::*;
 use tilerast_golden::config::Config;
-use tilerast_golden::frame::{BINS, CLIENTS, CLIENT_TABLE, DEPTH_FIFO, PIXEL_INFO, PRIMS, TAG_FIFO};
+use tilerast_golden::frame::{Side, BINS, CLIENTS, CLIENT_TABLE, DEPTH_FIFO, PIXEL_INFO, PRIMS, SET_STRIDE, TAG_FIFO};
 
 ring_fifo! {
     /// The depth FIFO: the depth of each command inside the raster core ([`DEPTH_FIFO`]
@@ -83,11 +94,14 @@ ring_fifo! {
 // hold a client index in 3 bits.
 const _: () = assert!(DEPTH_FIFO == 16 && TAG_FIFO == 8 && CLIENTS <= 1 << 3);
 
-/// Phase codes of the `phase` register.
+/// Phase codes of the `phase` register (the front, golden's `Phase`).
 const PH_BIN: u64 = 0;
 const PH_RASTER: u64 = 1;
-const PH_PIXEL: u64 = 2;
-const PH_DONE: u64 = 3;
+const PH_QUEUED: u64 = 2;
+/// Phase codes of the `pixel` register (the pixel side, golden's `PixelPhase`).
+const PX_IDLE: u64 = 0;
+const PX_PIXEL: u64 = 1;
+const PX_DONE: u64 = 2;
 
 tilerast_golden::frame_top_streams! { crate::streams::stream_block;
     /// The frame top. Build with [`Frame::new`] (see the module header).
@@ -104,33 +118,57 @@ tilerast_golden::frame_top_streams! { crate::streams::stream_block;
         pixel_back_end: PixelBackEnd,
 
         // ---- registers ----
+        /// The front's phase (Bin, Raster, Queued) and the pixel side's (Idle, Pixel, Done).
         phase: DFF<Bits<2>>,
+        pixel: DFF<Bits<2>>,
+        /// The front's frame id and the pixel side's.
         fid: DFF<Bits<8>>,
+        pixel_fid: DFF<Bits<8>>,
         ended: DFF<Bit>,
-        /// The frame's background (its end token's `colour`), the back end's `dst` with
-        /// `framebuffer: clear`.
+        /// The front's frame's background (its end token's `colour`), and the pixel side's
+        /// (the back end's `dst` with `framebuffer: clear`).
         background: DFF<Bits<32>>,
+        pixel_background: DFF<Bits<32>>,
         seq_go: DFF<Bit>,
         pi_go: DFF<Bit>,
         tiles_done: DFF<Bits<32>>,
+        /// Reads in flight of the front's clients and of the pixel side's.
+        front_reads: DFF<Bits<4>>,
+        pixel_reads: DFF<Bits<4>>,
         depth_fifo: DepthFifo,
         tag_fifo: TagFifo,
 
         // ---- constants ----
         c_bin: Constant<Bits<2>>,
         c_raster: Constant<Bits<2>>,
-        c_pixel: Constant<Bits<2>>,
-        c_done: Constant<Bits<2>>,
+        c_queued: Constant<Bits<2>>,
+        c_px_idle: Constant<Bits<2>>,
+        c_px_pixel: Constant<Bits<2>>,
+        c_px_done: Constant<Bits<2>>,
         c_prims: Constant<Bits<32>>,
         c_bins: Constant<Bits<32>>,
         c_pixel_info: Constant<Bits<32>>,
+        /// The second region set's offset (`SET_STRIDE`).
+        c_set: Constant<Bits<32>>,
         c_t2: Constant<Bits<32>>,
         c_one32: Constant<Bits<32>>,
         c_one8: Constant<Bits<8>>,
+        c_one4: Constant<Bits<4>>,
         c_i3: Vec<Constant<Bits<3>>>,
+        /// Per client: 1 on the pixel side (golden's `CLIENT_TABLE`).
+        c_pixel_side: Vec<Constant<Bit>>,
 
         // ---- wires ----
-        blk_flush: Signal<Local, Bit>,
+        front_flush: Signal<Local, Bit>,
+        pixel_flush: Signal<Local, Bit>,
+        handoff: Signal<Local, Bit>,
+        /// The set offset of the front's frame and of the pixel side's; per client, its side's.
+        front_set: Signal<Local, Bits<32>>,
+        pixel_set: Signal<Local, Bits<32>>,
+        client_set: Vec<Signal<Local, Bits<32>>>,
+        /// `sel` and the tag FIFO's head are pixel-side clients.
+        sel_pixel: Signal<Local, Bit>,
+        head_pixel: Signal<Local, Bit>,
         take_in: Signal<Local, Bit>,
         dfull: Signal<Local, Bit>,
         dempty: Signal<Local, Bit>,
@@ -196,26 +234,43 @@ impl Frame {
             shading_sort: ShadingSort::try_new(cfg)?,
             pixel_back_end: PixelBackEnd::try_new(cfg)?,
             phase: Default::default(),
+            pixel: Default::default(),
             fid: Default::default(),
+            pixel_fid: Default::default(),
             ended: Default::default(),
             background: Default::default(),
+            pixel_background: Default::default(),
             seq_go: Default::default(),
             pi_go: Default::default(),
             tiles_done: Default::default(),
+            front_reads: Default::default(),
+            pixel_reads: Default::default(),
             depth_fifo: Default::default(),
             tag_fifo: Default::default(),
             c_bin: k(PH_BIN),
             c_raster: k(PH_RASTER),
-            c_pixel: k(PH_PIXEL),
-            c_done: k(PH_DONE),
+            c_queued: k(PH_QUEUED),
+            c_px_idle: k(PX_IDLE),
+            c_px_pixel: k(PX_PIXEL),
+            c_px_done: k(PX_DONE),
             c_prims: k(PRIMS as u64),
             c_bins: k(BINS as u64),
             c_pixel_info: k(PIXEL_INFO as u64),
+            c_set: k(SET_STRIDE as u64),
             c_t2: k(second_tiles(cfg) as u64),
             c_one32: k(1),
             c_one8: k(1),
+            c_one4: k(1),
             c_i3: (0..8).map(k).collect(),
-            blk_flush: Default::default(),
+            c_pixel_side: CLIENT_TABLE.iter().map(|c| Constant::new(c.3 == Side::Pixel)).collect(),
+            front_flush: Default::default(),
+            pixel_flush: Default::default(),
+            handoff: Default::default(),
+            front_set: Default::default(),
+            pixel_set: Default::default(),
+            client_set: vec_of(CLIENTS),
+            sel_pixel: Default::default(),
+            head_pixel: Default::default(),
             take_in: Default::default(),
             dfull: Default::default(),
             dempty: Default::default(),
@@ -255,8 +310,8 @@ impl Frame {
 /// into the tag FIFO, whose head routes `mem_resp` and picks the `mem_resp_ready` source.
 macro_rules! arbitrated_kernel {
     (clients {
-        $(#[$d0:meta])* $i0:literal $n0:ident : $b0:ident . $q0:ident $(/ $r0:ident)? $(+ $base0:ident)?;
-        $($(#[$d:meta])* $i:literal $n:ident : $b:ident . $q:ident $(/ $r:ident)? $(+ $base:ident)?;)*
+        $(#[$d0:meta])* $i0:literal $n0:ident ($s0:ident) : $b0:ident . $q0:ident $(/ $r0:ident)? $(+ $base0:ident)?;
+        $($(#[$d:meta])* $i:literal $n:ident ($sd:ident) : $b:ident . $q:ident $(/ $r:ident)? $(+ $base:ident)?;)*
     }
     $hash:tt $attr:tt fn kernel(&mut $s:tt) { $($before:tt)* }
     after { $($after:tt)* }) => { paste::paste! {
@@ -271,11 +326,17 @@ impl Frame {
         $s.mem_req_valid.next = $s.e[$i0].val() $(| $s.e[$i].val())*;
         for i in 0..8 {
             $s.g[i].next = false;
+            // The set of the client's side's frame.
+            $s.client_set[i].next = $s.front_set.val();
+            if $s.c_pixel_side[i].val() {
+                $s.client_set[i].next = $s.pixel_set.val();
+            }
         }
         $(if $s.e[$i].val() & !$s.e[$i0].val() {
             $s.g[$i].next = true;
             $s.sel.next = $s.c_i3[$i].val();
-            $s.mem_req.addr.next = $s.$b.$q.addr.val() $(+ $s.[<c_ $base:lower>].val())?;
+            $s.sel_pixel.next = $s.c_pixel_side[$i].val();
+            $s.mem_req.addr.next = $s.$b.$q.addr.val() $(+ $s.[<c_ $base:lower>].val() + $s.client_set[$i].val())?;
             $s.mem_req.write.next = $s.$b.$q.write.val();
             $s.mem_req.wdata.next = $s.$b.$q.wdata.val();
             $s.mem_req.be.next = $s.$b.$q.be.val();
@@ -283,7 +344,8 @@ impl Frame {
             // Client 0, also when no client is eligible.
             $s.g[$i0].next = true;
             $s.sel.next = $s.c_i3[$i0].val();
-            $s.mem_req.addr.next = $s.$b0.$q0.addr.val() $(+ $s.[<c_ $base0:lower>].val())?;
+            $s.sel_pixel.next = $s.c_pixel_side[$i0].val();
+            $s.mem_req.addr.next = $s.$b0.$q0.addr.val() $(+ $s.[<c_ $base0:lower>].val() + $s.client_set[$i0].val())?;
             $s.mem_req.write.next = $s.$b0.$q0.write.val();
             $s.mem_req.wdata.next = $s.$b0.$q0.wdata.val();
             $s.mem_req.be.next = $s.$b0.$q0.be.val();
@@ -300,6 +362,13 @@ impl Frame {
         $($s.$b0.$r0.rdata.next = $s.mem_resp.rdata.val();)?
         $($($s.$b.$r.rdata.next = $s.mem_resp.rdata.val();)?)*
         $s.mem_resp_ready.next = true;
+        $s.head_pixel.next = false;
+        $(if $s.thd.val() == $s.c_i3[$i].val() {
+            $s.head_pixel.next = $s.c_pixel_side[$i].val();
+        })*
+        if $s.thd.val() == $s.c_i3[$i0].val() {
+            $s.head_pixel.next = $s.c_pixel_side[$i0].val();
+        }
         if $s.tne.val() {
             $(if $s.thd.val() == $s.c_i3[$i0].val() {
                 $s.mem_resp_ready.next = $s.$b0.[<$r0 _ready>].val();
@@ -321,7 +390,22 @@ impl Frame {
 tilerast_golden::frame_clients! { arbitrated_kernel;
     #[hdl_gen]
     fn kernel(&mut self) {
-        dff_setup!(self, clock, phase, fid, ended, background, seq_go, pi_go, tiles_done);
+        dff_setup!(
+            self,
+            clock,
+            phase,
+            pixel,
+            fid,
+            pixel_fid,
+            ended,
+            background,
+            pixel_background,
+            seq_go,
+            pi_go,
+            tiles_done,
+            front_reads,
+            pixel_reads
+        );
         clock!(
             self,
             clock,
@@ -334,21 +418,36 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
             shading_sort,
             pixel_back_end
         );
-        self.blk_flush.next = self.flush.val() | (self.phase.q.val() == self.c_done.val());
-        self.bin_setup.flush.next = self.blk_flush.val();
-        self.binner.flush.next = self.blk_flush.val();
-        self.tile_sequencer.flush.next = self.blk_flush.val();
-        self.raster_core.flush.next = self.blk_flush.val();
-        self.pixel_info_write.flush.next = self.blk_flush.val();
-        self.pixel_info_read.flush.next = self.blk_flush.val();
-        self.shading_sort.flush.next = self.blk_flush.val();
-        self.pixel_back_end.flush.next = self.blk_flush.val();
+        // ---- the handoff and the two sides' flushes ----
+        self.handoff.next = (self.phase.q.val() == self.c_queued.val())
+            & (self.pixel.q.val() != self.c_px_pixel.val())
+            & !self.front_reads.q.val().any();
+        self.front_flush.next = self.flush.val() | self.handoff.val();
+        self.pixel_flush.next = self.flush.val() | (self.pixel.q.val() == self.c_px_done.val());
+        self.bin_setup.flush.next = self.front_flush.val();
+        self.binner.flush.next = self.front_flush.val();
+        self.tile_sequencer.flush.next = self.front_flush.val();
+        self.raster_core.flush.next = self.front_flush.val();
+        self.pixel_info_write.flush.next = self.front_flush.val();
+        self.pixel_info_read.flush.next = self.pixel_flush.val();
+        self.shading_sort.flush.next = self.pixel_flush.val();
+        self.pixel_back_end.flush.next = self.pixel_flush.val();
+        // The region sets: frame id bit 0 as address bit 31.
+        self.front_set.next = 0.into();
+        if self.fid.q.val().get_bit(0) {
+            self.front_set.next = self.c_set.val();
+        }
+        self.pixel_set.next = 0.into();
+        if self.pixel_fid.q.val().get_bit(0) {
+            self.pixel_set.next = self.c_set.val();
+        }
 
-        // ---- the FIFOs (ring_fifo!): emptied with the blocks; their state ----
+        // ---- the FIFOs (ring_fifo!): the depth FIFO emptied with the front, the tag FIFO by
+        // flush only; their state ----
         self.depth_fifo.clock.next = self.clock.val();
-        self.depth_fifo.flush.next = self.blk_flush.val();
+        self.depth_fifo.flush.next = self.front_flush.val();
         self.tag_fifo.clock.next = self.clock.val();
-        self.tag_fifo.flush.next = self.blk_flush.val();
+        self.tag_fifo.flush.next = self.flush.val();
         self.dfull.next = self.depth_fifo.full.val();
         self.dempty.next = self.depth_fifo.empty.val();
         self.tnf.next = !self.tag_fifo.full.val();
@@ -441,7 +540,7 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
 
         // ---- pixel: reader → shading_sort → back end ----
         self.pixel_info_read.in_valid.next = self.pi_go.q.val();
-        self.pixel_info_read.inp.frame.next = self.fid.q.val();
+        self.pixel_info_read.inp.frame.next = self.pixel_fid.q.val();
         self.shading_sort.in_valid.next = self.pixel_info_read.out_valid.val();
         self.pixel_info_read.out_ready.next = self.shading_sort.in_ready.val();
         PiRecordOut::join(&mut self.pixel_info_read.out, &mut self.shading_sort.inp);
@@ -451,17 +550,53 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
     }
     after {
         // ---- the top's registers ----
-        self.fin.next = (self.phase.q.val() == self.c_pixel.val())
+        self.fin.next = (self.pixel.q.val() == self.c_px_pixel.val())
             & (self.tiles_done.q.val() == self.c_t2.val())
             & self.shading_sort.idle.val()
             & self.pixel_back_end.idle.val()
-            & !self.tne.val()
+            & !self.pixel_reads.q.val().any()
             & !self.pi_go.q.val();
+        self.pixel_back_end.background.next = self.pixel_background.q.val();
+        // Read counts: up by a read accepted, down by a response taken, by side.
+        if self.tpush.val() & !self.sel_pixel.val() {
+            self.front_reads.d.next = self.front_reads.q.val() + self.c_one4.val();
+        }
+        if self.tpush.val() & self.sel_pixel.val() {
+            self.pixel_reads.d.next = self.pixel_reads.q.val() + self.c_one4.val();
+        }
+        if self.tpop.val() & !self.head_pixel.val() {
+            self.front_reads.d.next = self.front_reads.q.val() - self.c_one4.val();
+        }
+        if self.tpop.val() & self.head_pixel.val() {
+            self.pixel_reads.d.next = self.pixel_reads.q.val() - self.c_one4.val();
+        }
+        if self.tpush.val() & self.tpop.val() & (self.sel_pixel.val() == self.head_pixel.val()) {
+            if self.sel_pixel.val() {
+                self.pixel_reads.d.next = self.pixel_reads.q.val();
+            } else {
+                self.front_reads.d.next = self.front_reads.q.val();
+            }
+        }
+        // The pixel side: Done for one cycle, the PiStart, the tiles, fin.
+        if self.pixel.q.val() == self.c_px_done.val() {
+            self.pixel.d.next = self.c_px_idle.val();
+            self.tiles_done.d.next = 0.into();
+        }
+        if self.pi_go.q.val() & self.pixel_info_read.in_ready.val() {
+            self.pi_go.d.next = false;
+        }
+        if self.pixel_info_read.out_valid.val() & self.shading_sort.in_ready.val() & self.pixel_info_read.out.last.val()
+        {
+            self.tiles_done.d.next = self.tiles_done.q.val() + self.c_one32.val();
+        }
+        if self.fin.val() {
+            self.pixel.d.next = self.c_px_done.val();
+        }
+        // The front: the end token, Bin → Raster → Queued.
         if self.in_valid.val() & self.in_ready.val() & self.inp.end.val() {
             self.ended.d.next = true;
             self.background.d.next = self.inp.colour.val();
         }
-        self.pixel_back_end.background.next = self.background.q.val();
         if self.binner.out_valid.val() & self.binner.out_ready.val() & self.binner.out.last.val() {
             self.phase.d.next = self.c_raster.val();
             self.seq_go.d.next = true;
@@ -473,18 +608,7 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
             & self.pixel_info_write.out_ready.val()
             & self.pixel_info_write.out.last.val()
         {
-            self.phase.d.next = self.c_pixel.val();
-            self.pi_go.d.next = true;
-        }
-        if self.pi_go.q.val() & self.pixel_info_read.in_ready.val() {
-            self.pi_go.d.next = false;
-        }
-        if self.pixel_info_read.out_valid.val() & self.shading_sort.in_ready.val() & self.pixel_info_read.out.last.val()
-        {
-            self.tiles_done.d.next = self.tiles_done.q.val() + self.c_one32.val();
-        }
-        if self.fin.val() {
-            self.phase.d.next = self.c_done.val();
+            self.phase.d.next = self.c_queued.val();
         }
         // Depth FIFO: a command's depth pushed as it enters the core, popped at its last beat.
         self.depth_fifo.push.next = self.dpush.val();
@@ -494,21 +618,33 @@ tilerast_golden::frame_clients! { arbitrated_kernel;
         self.tag_fifo.push.next = self.tpush.val();
         self.tag_fifo.push_data.next = self.sel.val();
         self.tag_fifo.pop.next = self.tpop.val();
-        // Done: every block flushed at this edge, the next frame's id.
-        if self.blk_flush.val() {
+        // The handoff: the front's frame to the pixel side, the front to the next frame.
+        if self.handoff.val() {
+            self.pixel.d.next = self.c_px_pixel.val();
+            self.pi_go.d.next = true;
+            self.pixel_fid.d.next = self.fid.q.val();
+            self.pixel_background.d.next = self.background.q.val();
             self.phase.d.next = self.c_bin.val();
             self.fid.d.next = self.fid.q.val() + self.c_one8.val();
             self.ended.d.next = false;
             self.seq_go.d.next = false;
-            self.pi_go.d.next = false;
-            self.tiles_done.d.next = 0.into();
         }
         if self.flush.val() {
+            self.phase.d.next = self.c_bin.val();
+            self.pixel.d.next = self.c_px_idle.val();
             self.fid.d.next = 0.into();
+            self.pixel_fid.d.next = 0.into();
+            self.ended.d.next = false;
             self.background.d.next = 0.into();
+            self.pixel_background.d.next = 0.into();
+            self.seq_go.d.next = false;
+            self.pi_go.d.next = false;
+            self.tiles_done.d.next = 0.into();
+            self.front_reads.d.next = 0.into();
+            self.pixel_reads.d.next = 0.into();
         }
-        self.done_valid.next = self.phase.q.val() == self.c_done.val();
-        self.done_frame.next = self.fid.q.val();
+        self.done_valid.next = self.pixel.q.val() == self.c_px_done.val();
+        self.done_frame.next = self.pixel_fid.q.val();
     }
 }
 
@@ -540,8 +676,9 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
     params: |cfg| {
         supported(cfg)?;
         Ok(format!(
-            "{} second tiles; regions prims {PRIMS:#010x}, bins {BINS:#010x}, pixel info {PIXEL_INFO:#010x}, \
-             framebuffer 0; arbiter priority {}; depth FIFO {DEPTH_FIFO}, read-tag FIFO {TAG_FIFO}; \
+            "{} second tiles; regions prims {PRIMS:#010x}, bins {BINS:#010x}, pixel info {PIXEL_INFO:#010x} \
+             (+ {SET_STRIDE:#010x} for odd frame ids), framebuffer 0; arbiter priority {}; depth FIFO \
+             {DEPTH_FIFO}, read-tag FIFO {TAG_FIFO}; \
              also done_valid (out, one-cycle pulse) and done_frame [7:0] (out, the frame id)",
             second_tiles(cfg),
             CLIENT_TABLE.map(|c| c.0).join(", ")

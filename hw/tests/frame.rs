@@ -8,8 +8,9 @@
 //! back-pressure (25 %) and a 600-cycle grant stall; the first frame is flushed once in its
 //! Raster phase (the memory drops its held reads with it) and offered again from its first
 //! primitive; the second frame is offered from the cycle after the first's end token is taken
-//! (the top must hold it off until the cycle after the first's Done; the testbench rewrites
-//! the framebuffer to the second frame's background at the Done edge). At the first Done the memory must equal golden's
+//! (the top holds it off until the first's handoff to the pixel side, then takes it beside the
+//! first's Pixel phase; the testbench rewrites the framebuffer to the second frame's background
+//! at the Done edge). At the first Done the memory must equal golden's
 //! `frame_memory` word for word (both ways); at the second, every word the second frame wrote
 //! must be golden's frame-1 memory (its pixel-info records carry frame id 1), and so must every
 //! non-zero word golden has and the whole framebuffer; each framebuffer's image must be
@@ -149,6 +150,11 @@ fn run() {
         .unwrap_or_else(|e| panic!("frame 1: {e}"));
     assert!(host.mem.waits > 500, "{}", ls.bench.summary());
     assert!(host.held_off > 1000 && host.early == 0, "{}", ls.bench.summary());
+    assert!(
+        host.overlapped > 0,
+        "frame 1 taken beside frame 0's Pixel phase: {}",
+        ls.bench.summary()
+    );
 }
 
 /// The Verilog is lint-clean (`frame::verilog` builds the top on a thread of its own with a

@@ -1716,7 +1716,9 @@ pub struct HostDone {
     pub frame_id: u8,
     /// The memory in the Done cycle (before its edge).
     pub memory: tilerast_golden::memory_port::SparseMemory,
-    /// Addresses written since the previous Done (or the start, or the last flush).
+    /// Addresses in the frame's memory (`frame_owns`) written since the previous Done (or the
+    /// start, or the last flush), and the words of its region set written before that (its
+    /// front ran beside the frame before it).
     pub written: std::collections::BTreeSet<u32>,
 }
 
@@ -1726,8 +1728,8 @@ pub struct HostDone {
 /// the frame in flight, and the frames' ends on `done_valid` / `done_frame`.
 ///
 /// The next frame is offered from the cycle after the current one's end token is taken (the
-/// top holds it off until after Done). At the Done edge the framebuffer is rewritten to the
-/// next frame's background; a flush (the memory drops its held reads at the same edge) offers
+/// top takes it once its front is free: beside the pixel side's frame, one frame ahead at
+/// most). At the Done edge the framebuffer is rewritten to the next frame's background; a flush (the memory drops its held reads at the same edge) offers
 /// the frame in flight again from its first primitive, its framebuffer rewritten to its
 /// background. Shared by `hw/tests/frame.rs` (rust-hdl) and `cosim/src/frame.rs` (Verilator
 /// and gate level).
@@ -1749,10 +1751,13 @@ pub struct FrameHost {
     /// Flushes that hit a frame in flight (offered in part, a later frame offered, or a
     /// request on the port).
     pub busy_flushes: u64,
-    /// Cycles with the next frame offered and held off (the current one not done).
+    /// Cycles with a later frame offered and held off (the front still busy with the one
+    /// before it).
     pub held_off: u64,
-    /// Beats taken that finished a frame two or more ahead of the one in flight (the top
-    /// holds the next frame off until Done, so this stays 0).
+    /// Beats of a later frame taken before the next Done (frames in flight together).
+    pub overlapped: u64,
+    /// Beats taken that finished a frame two or more ahead of the next Done's (the front runs
+    /// one frame ahead of the pixel side at most, so this stays 0).
     pub early: u64,
 }
 
@@ -1796,6 +1801,7 @@ impl FrameHost {
             dones: Vec::new(),
             busy_flushes: 0,
             held_off: 0,
+            overlapped: 0,
             early: 0,
         })
     }
@@ -1855,20 +1861,27 @@ impl crate::lockstep::Agent for FrameHost {
                 self.written.insert(req.addr);
             }
             if self.offered && in_ready {
+                self.overlapped += (self.offering > self.in_flight) as u64;
                 self.next_beat += 1;
                 if self.next_beat == self.beats[self.offering].len() {
                     (self.offering, self.next_beat) = (self.offering + 1, 0);
                 }
-                self.early += (self.offering > self.in_flight + 1) as u64;
+                self.early += (self.offering > self.in_flight + 2) as u64;
             }
         }
         self.held_off += (self.offered && self.offering > self.in_flight && !in_ready) as u64;
         if done {
+            // The frame's words go with its Done; the other set's (the next frame's) stay.
+            let frame_id = o.get("done_frame").unwrap_or(0) as u8;
+            let (written, rest) = std::mem::take(&mut self.written)
+                .into_iter()
+                .partition(|&a| tilerast_golden::frame::frame_owns(frame_id, a));
+            self.written = rest;
             self.dones.push(HostDone {
                 cycle,
-                frame_id: o.get("done_frame").unwrap_or(0) as u8,
+                frame_id,
                 memory: self.mem.mem.mem.clone(),
-                written: std::mem::take(&mut self.written),
+                written,
             });
         }
         self.mem.edge(cycle, i, o);
@@ -1886,11 +1899,12 @@ impl crate::lockstep::Agent for FrameHost {
 
     fn summary(&self) -> String {
         format!(
-            "frames: {} of {} done, {} busy flushes, {} cycles held off; {}",
+            "frames: {} of {} done, {} busy flushes, {} cycles held off, {} beats of a later frame taken early; {}",
             self.in_flight,
             self.frames.len(),
             self.busy_flushes,
             self.held_off,
+            self.overlapped,
             self.mem.summary()
         )
     }
@@ -1901,24 +1915,33 @@ impl crate::lockstep::Agent for FrameHost {
 }
 
 /// The frame checks of the frame top's tests (`hw/tests/frame.rs`, `cosim::frame`, the
-/// post-synthesis simulation). A frame's memory at Done against golden's `frame_memory` as frame `fid`, word for word both
-/// ways (every word equal, absent = 0, and nothing written outside golden's footprint), and
-/// its framebuffer's image against `render_frame`'s.
+/// post-synthesis simulation). A frame's memory at Done against golden's `frame_memory` as
+/// frame `fid`, word for word both ways (every word equal, absent = 0, and nothing written in
+/// the frame's memory, `frame_owns`, outside golden's footprint: the other region set is the
+/// next frame's, in flight), and its framebuffer's image against `render_frame`'s.
 pub fn check_single(frame: &tilerast_golden::scene::Frame, fid: u8, got: &SparseMemory) -> Result<(), String> {
     let g = tilerast_golden::frame::frame_memory(frame, fid).map_err(|e| e.to_string())?;
-    if let Some((a, want, have)) = g.memory.first_difference(got) {
-        return Err(format!("memory byte {a:#010x} is {have:#04x}, golden {want:#04x}"));
+    if let Some((a, want, have)) = g
+        .memory
+        .words()
+        .map(|(a, want)| (a, want, got.read(a)))
+        .find(|&(_, want, have)| want != have)
+    {
+        return Err(format!("memory word {a:#010x} is {have:#x}, golden {want:#x}"));
     }
     let footprint: std::collections::HashSet<u32> = g.memory.words().map(|(a, _)| a).collect();
-    if let Some((a, w)) = got.words().find(|(a, _)| !footprint.contains(a)) {
+    if let Some((a, w)) = got
+        .words()
+        .find(|&(a, _)| tilerast_golden::frame::frame_owns(fid, a) && !footprint.contains(&a))
+    {
         return Err(format!("word {a:#010x} = {w:#x} written outside golden's footprint"));
     }
     check_image(frame, got)
 }
 
-/// A later frame of a run (frame id `fid`): every word it wrote is golden's, and so is every
-/// non-zero word golden has and the whole framebuffer (the earlier frames' words stay where it
-/// writes none); its image is `render_frame`'s.
+/// A later frame of a run (frame id `fid`): every word written in its memory (`frame_owns`)
+/// is golden's, and so is every non-zero word golden has and the whole framebuffer (the
+/// earlier frames' words stay where it writes none); its image is `render_frame`'s.
 pub fn check_later(
     frame: &tilerast_golden::scene::Frame,
     fid: u8,
@@ -1930,7 +1953,11 @@ pub fn check_later(
         let (have, want) = (memory.read(a), g.memory.read(a));
         (have != want).then(|| format!("word {a:#010x} is {have:#x}, golden {want:#x}"))
     };
-    if let Some(e) = written.iter().find_map(|&a| bad(a)) {
+    if let Some(e) = written
+        .iter()
+        .filter(|&&a| tilerast_golden::frame::frame_owns(fid, a))
+        .find_map(|&a| bad(a))
+    {
         return Err(format!("a word the frame wrote: {e}"));
     }
     if let Some(e) = g.memory.words().find_map(|(a, w)| {

@@ -20,19 +20,23 @@ use crate::streams::{Beat, MemReq, MemResp, PiBeat, PiStart, PrimIn, SeqStart};
 use crate::tile_sequencer::{TileSequencerCycle, TileSequencerIn, TileSequencerStats};
 use std::collections::VecDeque;
 
-use super::{BINS, PIXEL_INFO, PRIMS, REGIONS};
+use super::{set_base, BINS, PIXEL_INFO, PRIMS, REGIONS};
 
 /// Entries of the top's depth FIFO (the depths of the raster core's commands in flight).
 pub const DEPTH_FIFO: usize = 16;
 /// Entries of the arbiter's read-tag FIFO (reads in flight).
 pub const TAG_FIFO: usize = 8;
-/// The arbiter's memory clients, highest priority first, declared once (downstream first inside
-/// each phase, so the phase that produces work never starves the one that drains it). A row:
-/// the index and its [`client`] constant; the block (its instance in the RTL, its field in
-/// [`FrameCycle`], whose method of the stream's name gives `(valid, request)`) and its request
-/// stream, then `/` its response stream for a reader; `+ REGION` when the arbiter adds that
-/// region's base to the request's address (the back end addresses the framebuffer, at 0,
-/// itself). [`client`], [`CLIENTS`], [`CLIENT_TABLE`], golden's request list and the RTL's
+/// The arbiter's memory clients, highest priority first, declared once (downstream first: the
+/// pixel side before the front, and inside each, so the part that produces work never starves
+/// the one that drains it; the pixel side is also the longer phase: with the front first,
+/// eight frames back to back of `large_triangles` and `slivers` took longer on every preset,
+/// the frame bench's figure). A row: the index and its [`client`] constant; its [`Side`] (`front`:
+/// the Bin and Raster phases' blocks, `pixel`: the Pixel phase's), which says whose frame id
+/// picks the region set; the block (its instance in the RTL, its field in [`FrameCycle`],
+/// whose method of the stream's name gives `(valid, request)`) and its request stream, then
+/// `/` its response stream for a reader; `+ REGION` when the arbiter adds that region's base
+/// and the side's set ([`super::set_base`]) to the request's address (the back end addresses
+/// the framebuffer, at 0, itself). [`client`], [`CLIENTS`], [`CLIENT_TABLE`], golden's request list and the RTL's
 /// arbiter (`tilerast_hw::frame`) are made from it: `frame_clients!(callback; more)` calls
 /// `callback! { clients { rows } more }`.
 #[macro_export]
@@ -46,22 +50,22 @@ macro_rules! frame_clients {
     (@rows $cb:ident { $($rest:tt)* }) => {
         $cb! {
             clients {
-                /// The binner's list writes.
-                0 BINNER: binner.out + BINS;
-                /// bin_setup's primitive-table writes.
-                1 BIN_SETUP: bin_setup.wr + PRIMS;
-                /// pixel_info_write's list writes.
-                2 PI_WRITE: pixel_info_write.out + PIXEL_INFO;
-                /// The tile sequencer's primitive-table reads.
-                3 SEQ_PRIMS: tile_sequencer.prd / prsp + PRIMS;
-                /// The tile sequencer's list reads.
-                4 SEQ_LISTS: tile_sequencer.lrd / lrsp + BINS;
                 /// The pixel back end's framebuffer reads and writes (its `write` bit).
-                5 BACK_END: pixel_back_end.mem_req / mem_resp;
+                0 BACK_END (pixel): pixel_back_end.mem_req / mem_resp;
                 /// shading_sort's colour reads.
-                6 SHADING: shading_sort.rd / rsp + PRIMS;
+                1 SHADING (pixel): shading_sort.rd / rsp + PRIMS;
                 /// pixel_info_read's list reads.
-                7 PI_READ: pixel_info_read.rd / rsp + PIXEL_INFO;
+                2 PI_READ (pixel): pixel_info_read.rd / rsp + PIXEL_INFO;
+                /// The binner's list writes.
+                3 BINNER (front): binner.out + BINS;
+                /// bin_setup's primitive-table writes.
+                4 BIN_SETUP (front): bin_setup.wr + PRIMS;
+                /// pixel_info_write's list writes.
+                5 PI_WRITE (front): pixel_info_write.out + PIXEL_INFO;
+                /// The tile sequencer's primitive-table reads.
+                6 SEQ_PRIMS (front): tile_sequencer.prd / prsp + PRIMS;
+                /// The tile sequencer's list reads.
+                7 SEQ_LISTS (front): tile_sequencer.lrd / lrsp + BINS;
             }
             $($rest)*
         }
@@ -70,7 +74,7 @@ macro_rules! frame_clients {
 
 /// [`client`], [`CLIENTS`] and [`CLIENT_TABLE`] from [`frame_clients!`]'s rows.
 macro_rules! client_table {
-    (clients { $($(#[$doc:meta])* $i:literal $name:ident : $block:ident . $req:ident
+    (clients { $($(#[$doc:meta])* $i:literal $name:ident ($side:ident) : $block:ident . $req:ident
         $(/ $rsp:ident)? $(+ $base:ident)?;)* }) => {
         /// Client indices, highest priority first ([`frame_clients!`]).
         pub mod client {
@@ -79,12 +83,14 @@ macro_rules! client_table {
         /// Memory clients of the arbiter.
         pub const CLIENTS: usize = [$($i),*].len();
         /// Per client ([`frame_clients!`]): its name (block and request stream), the base the
-        /// arbiter adds, the index of its region in [`REGIONS`].
-        pub const CLIENT_TABLE: [(&str, u32, usize); CLIENTS] =
+        /// arbiter adds (set 0's; a client with a base also gets its side's set), the index of
+        /// its region in [`REGIONS`], its side.
+        pub const CLIENT_TABLE: [(&str, u32, usize, Side); CLIENTS] =
             [$((
                 concat!(stringify!($block), " ", stringify!($req)),
                 client_table!(@base $($base)?),
                 region_at(client_table!(@base $($base)?)),
+                client_table!(@side $side),
             ),)*];
         // The rows are numbered in order.
         const _: () = {
@@ -95,6 +101,8 @@ macro_rules! client_table {
     };
     (@base) => { 0 };
     (@base $base:ident) => { $base };
+    (@side front) => { Side::Front };
+    (@side pixel) => { Side::Pixel };
 }
 crate::frame_clients!(client_table);
 
@@ -102,7 +110,7 @@ crate::frame_clients!(client_table);
 /// `(valid, request)` (a binner-style `BinWrite` as its `MemReq`), read from `$frame`'s field
 /// named after the block.
 macro_rules! client_requests {
-    (clients { $($(#[$doc:meta])* $i:literal $name:ident : $block:ident . $req:ident
+    (clients { $($(#[$doc:meta])* $i:literal $name:ident ($side:ident) : $block:ident . $req:ident
         $(/ $rsp:ident)? $(+ $base:ident)?;)* } $frame:ident) => {
         [$({
             let (valid, req) = $frame.$block.$req();
@@ -120,7 +128,18 @@ const fn region_at(base: u32) -> usize {
     r
 }
 
-/// Phase of the top (`phase` register; the RTL's encoding).
+/// Which frame a memory client works for: the front's (`fid`) or the pixel side's
+/// (`pixel_fid`); a client with a region base gets that frame's set ([`set_base`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// bin_setup, binner, tile_sequencer, pixel_info_write: the Bin and Raster phases.
+    Front,
+    /// pixel_info_read, shading_sort, pixel_back_end: the Pixel phase.
+    Pixel,
+}
+
+/// Phase of the front (`phase` register; the RTL's encoding): the blocks that take a frame's
+/// primitives and write its prim table, bin lists and pixel info.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Phase {
     /// Primitives in, table and bin lists written.
@@ -128,10 +147,21 @@ pub enum Phase {
     Bin = 0,
     /// The tile sequencer feeds the raster core, the pixel-info lists are written.
     Raster = 1,
+    /// The frame's pixel info is complete; it waits for the pixel side to take it (the handoff).
+    Queued = 2,
+}
+
+/// Phase of the pixel side (`pixel` register; the RTL's encoding): the blocks that read a
+/// frame's pixel info back, shade it and blend it into the framebuffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PixelPhase {
+    /// No frame.
+    #[default]
+    Idle = 0,
     /// The pixel-info lists are read back, shaded and blended into the framebuffer.
-    Pixel = 2,
-    /// One cycle: `done_valid`, every block flushed.
-    Done = 3,
+    Pixel = 1,
+    /// One cycle: `done_valid`, the pixel side's blocks flushed.
+    Done = 2,
 }
 
 /// Memory traffic of one arbiter client.
@@ -145,8 +175,9 @@ pub struct ClientStats {
     pub bytes: u64,
 }
 
-/// What one frame did in [`FrameCycle`]: since the last Done edge, `new` or flush (at the Done
-/// cycle, before its edge, the whole frame).
+/// What one frame did in [`FrameCycle`]: the front's counters from its first primitive to
+/// the handoff, then the pixel side's to its Done ([`FrameCycle::stats`]; at the Done cycle,
+/// before its edge, the whole frame).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameCycleStats {
     /// Per client ([`client`] indices).
@@ -154,13 +185,17 @@ pub struct FrameCycleStats {
     /// Cycles in Bin from the frame's first [`PrimIn`] transfer (that cycle included).
     pub bin_cycles: u64,
     pub raster_cycles: u64,
+    /// Cycles Queued: the frame's pixel info complete, waiting for the pixel side (the handoff
+    /// cycle included: 1 when the pixel side is free).
+    pub queued_cycles: u64,
     pub pixel_cycles: u64,
     /// From the first [`PrimIn`] transfer to the Done cycle, both included: bin + raster +
-    /// pixel + 1 once Done is reached.
+    /// queued + pixel + 1 once Done is reached.
     pub cycles: u64,
-    /// Cycles with `mem_req_valid` and not `mem_req_ready`.
+    /// Cycles with `mem_req_valid` and not `mem_req_ready`, counted for the frame whose client
+    /// the arbiter selects.
     pub mem_stalled: u64,
-    /// Bytes through the port in the Pixel phase (4 per request accepted in it).
+    /// Bytes through the port for the Pixel phase (4 per request of a pixel-side client).
     pub pixel_bytes: u64,
     /// Commands into the raster core, beats out of it (into pixel_info_write).
     pub cmds: u64,
@@ -264,6 +299,7 @@ struct Wires {
     be_in_ready: bool,
     last_in: bool,
     fin: bool,
+    handoff: bool,
     // Arbiter.
     valid: [bool; CLIENTS],
     sel: Option<usize>,
@@ -299,31 +335,39 @@ struct Wires {
 /// answered, in request order). `done_valid` (Bit), `done_frame` (Bits<8>): a one-cycle pulse,
 /// no handshake.
 ///
-/// **Registers of the top** (besides the blocks'):
-/// * `phase` ∈ {Bin, Raster, Pixel, Done} ([`Phase`]); new/flush: Bin.
-/// * `fid`: Bits<8>, the frame id; new/flush: 0. The first frame after a flush is frame 0,
-///   then 1, 2, … (wrapping at 256).
-/// * `ended`: Bit, the frame's end token has been taken; new/flush/Done: 0.
-/// * `background`: Bits<32>, the `colour` of the frame's end token, loaded when it transfers;
-///   new/flush: 0, kept at Done. It is pixel_back_end's `background` input (with
+/// **Registers of the top** (besides the blocks'). Two frames can be in flight: the front
+/// (bin_setup, binner, tile_sequencer, raster_core, pixel_info_write) works on frame `fid`
+/// while the pixel side (pixel_info_read, shading_sort, pixel_back_end) works on frame
+/// `pixel_fid` = `fid` − 1, each in its own region set ([`set_base`]).
+/// * `phase` ∈ {Bin, Raster, Queued} ([`Phase`], the front); new/flush: Bin.
+/// * `pixel` ∈ {Idle, Pixel, Done} ([`PixelPhase`], the pixel side); new/flush: Idle.
+/// * `fid`: Bits<8>, the front's frame id; new/flush: 0. The first frame after a flush is
+///   frame 0, then 1, 2, … (wrapping at 256). `pixel_fid`: Bits<8>, the pixel side's; new: 0.
+/// * `ended`: Bit, the front's frame's end token has been taken; new/flush/handoff: 0.
+/// * `background`: Bits<32>, the `colour` of the front's frame's end token, loaded when it
+///   transfers; `pixel_background`: Bits<32>, the pixel side's, loaded from `background` at the
+///   handoff. New/flush: 0. `pixel_background` is pixel_back_end's `background` input (with
 ///   `framebuffer: clear`, every blended slot's `dst`).
 /// * `seq_go`: Bit (SeqStart pending), `pi_go`: Bit (PiStart pending); new: 0.
 /// * depth FIFO: [`DEPTH_FIFO`] = 16 entries of Bits<24> (register file + head/tail/count);
 ///   new: empty.
 /// * tag FIFO: [`TAG_FIFO`] = 8 entries of Bits<3> (the client of each read in flight); new:
-///   empty.
+///   empty. `front_reads`, `pixel_reads`: Bits<4>, the reads in flight of the front's clients
+///   and of the pixel side's ([`Side`]); new: 0.
 /// * `tiles_done`: Bits<32>, second tiles whose `last` record (a `none` token included: it has
 ///   `last` = 1) shading_sort has taken this frame; new: 0.
 ///
 /// **Per cycle.** Every wire is a function of the registers and the cycle's inputs; no input
 /// reaches an output combinationally (`in_ready` and `mem_resp_ready` are functions of
-/// registers too). `blk_flush` = `flush` ∨ (`phase` = Done); every block's `flush` input is
-/// `blk_flush`.
+/// registers too). `handoff` = (`phase` = Queued) ∧ (`pixel` ≠ Pixel) ∧ (`front_reads` = 0).
+/// `front_flush` = `flush`
+/// ∨ `handoff` is the front's blocks' `flush` input; `pixel_flush` = `flush` ∨ (`pixel` =
+/// Done) is the pixel side's.
 /// * **In.** `in_ready` = (`phase` = Bin) ∧ ¬`ended` ∧ bin_setup.in_ready(box_ready)
 ///   (box_ready = binner.in_ready); bin_setup's `in_valid` = `in_valid` ∧ (`phase` = Bin) ∧
 ///   ¬`ended`. The end token's transfer sets `ended`. So after a frame's end token the top
-///   takes no primitive until the cycle after its Done cycle. (A transfer in a `flush` cycle
-///   is dropped with everything else.)
+///   takes no primitive until the cycle after its handoff, which comes when the frame before
+///   it is Done or has been. (A transfer in a `flush` cycle is dropped with everything else.)
 /// * **Bin phase.** bin_setup's box output → binner's input. bin_setup's `wr` and the binner's
 ///   write (BinWrite's `req`) are arbiter clients. When the binner's write with `last` = 1 is
 ///   accepted (valid ∧ ready): `phase` ← Raster, `seq_go` ← 1.
@@ -341,49 +385,62 @@ struct Wires {
 ///     piw.in_ready. When a core beat with `last` transfers, pop the depth FIFO (a push and a
 ///     pop in one cycle both happen).
 ///   - piw's write (BinWrite `req`) is an arbiter client. When its write with `last` = 1 is
-///     accepted: `phase` ← Pixel, `pi_go` ← 1.
-/// * **Pixel phase.** pixel_info_read `in_valid` = `pi_go`, `PiStart.frame` = `fid`; `pi_go` ←
-///   0 on its transfer. pir out → shading_sort in (pir `out_ready` = shading_sort.in_ready);
-///   shading_sort out → pixel_back_end in (shading `out_ready` = back_end.in_ready(ready(5)),
-///   which depends on registers only); pir `rd`, shading `rd` and the back end's `mem_req`
-///   are arbiter clients. `tiles_done` += 1
-///   when a PiRecord with `last` = 1 transfers into shading_sort. `fin` = (`phase` = Pixel) ∧
-///   `tiles_done` = T2 (the viewport's second tiles) ∧ shading_sort idle ∧ pixel_back_end idle
-///   ∧ tag FIFO empty ∧ ¬`pi_go` (the blocks' **Idle** lines: [`ShadingSortCycle::is_idle`],
-///   [`PixelBackEndCycle::idle`]). When `fin`: `phase` ← Done.
-/// * **Done.** In the Done cycle `done_valid` = 1, `done_frame` = `fid` (both decode the
-///   registers) and every block sees `blk_flush`; at its edge `phase` ← Bin, `fid` ← `fid` +
-///   1, `ended`, `seq_go`, `pi_go` ← 0, `tiles_done` ← 0, both FIFOs empty. The frame's memory
-///   is complete when `done_valid` is seen (every write accepted, every read answered). No
+///     accepted: `phase` ← Queued.
+/// * **Handoff** (`handoff`: the front's frame is Queued, its reads answered, and the pixel
+///   side Idle or Done). At
+///   its edge the front's blocks and the depth FIFO go back to new, `phase` ← Bin, `fid` ←
+///   `fid` + 1, `ended`, `seq_go` ← 0; `pixel` ← Pixel, `pi_go` ← 1, `pixel_fid` ← `fid`,
+///   `pixel_background` ← `background`.
+/// * **Pixel phase.** pixel_info_read `in_valid` = `pi_go`, `PiStart.frame` = `pixel_fid`;
+///   `pi_go` ← 0 on its transfer. pir out → shading_sort in (pir `out_ready` =
+///   shading_sort.in_ready); shading_sort out → pixel_back_end in (shading `out_ready` =
+///   back_end.in_ready(ready(BACK_END)), which depends on registers only); pir `rd`, shading
+///   `rd` and the back end's `mem_req` are arbiter clients. `tiles_done` += 1 when a PiRecord
+///   with `last` = 1 transfers into shading_sort. `fin` = (`pixel` = Pixel) ∧ `tiles_done` = T2
+///   (the viewport's second tiles) ∧ shading_sort idle ∧ pixel_back_end idle ∧ `pixel_reads`
+///   = 0 ∧ ¬`pi_go` (the blocks' **Idle** lines: [`ShadingSortCycle::is_idle`],
+///   [`PixelBackEndCycle::idle`]). When `fin`: `pixel` ← Done.
+/// * **Done.** In the Done cycle `done_valid` = 1, `done_frame` = `pixel_fid` (both decode the
+///   registers) and the pixel side's blocks see `pixel_flush`; at its edge `pixel` ← Idle
+///   (Pixel at a handoff), `tiles_done` ← 0. The frame's memory is complete when `done_valid`
+///   is seen (every write accepted, every read of the pixel side answered). No pixel-side
 ///   client requests anything in the Done cycle.
 ///
-/// **Memory arbiter** (combinational: no register but the tag FIFO). Clients in fixed
-/// priority, highest first (downstream first inside each phase, so the phase that produces
-/// work never starves the one that drains it; [`frame_clients!`]):
+/// **Memory arbiter** (combinational: no register but the tag FIFO and the read counts). Clients
+/// in fixed priority, highest first (downstream first: the pixel side, then the front, and
+/// inside each; [`frame_clients!`]):
 ///
-/// The clients, their order and the base each one's requests get are [`frame_clients!`]'s rows
-/// (made into [`client`] and [`CLIENT_TABLE`]).
+/// The clients, their order, side and the base each one's requests get are
+/// [`frame_clients!`]'s rows (made into [`client`] and [`CLIENT_TABLE`]).
 ///
 /// * eligible(c) = valid(c) ∧ (req(c).write ∨ tag FIFO not full). `sel` = the lowest-index
 ///   eligible client; `mem_req_valid` = any eligible; `mem_req` = req(sel) with `addr` =
-///   base(sel) + req(sel).addr (32-bit wrap), the other fields as they are. When no client is
-///   eligible, `mem_req` = client 0's request (the binner's output register, whatever it
-///   holds) with base BINS.
+///   base(sel) + req(sel).addr (32-bit wrap), where base(c) is the row's region base plus, for
+///   a row with a base, [`set_base`] of its side's frame id (`fid` or `pixel_fid`); the other
+///   fields as they are. When no client is eligible, `mem_req` = client 0's request (the back
+///   end's, whatever it holds).
 /// * ready(c) = `mem_req_ready` ∧ (c = sel), client c's ready input (bin_setup `wr_ready`,
 ///   binner and pixel_info_write `out_ready`, the sequencer's `prd_ready` / `lrd_ready`, the
 ///   back end's `mem_req_ready`, shading_sort's and pixel_info_read's `rd_ready`). A read
 ///   accepted (`mem_req_valid` ∧ `mem_req_ready` ∧ ¬`mem_req.write`) pushes `sel` into the
-///   tag FIFO.
+///   tag FIFO and counts up `pixel_reads` or `front_reads`, by `sel`'s side.
 /// * Responses: head = the tag FIFO's oldest entry. rsp_valid(c) = `mem_resp_valid` ∧ tag
 ///   FIFO not empty ∧ head = c; every client's response payload is `mem_resp`.
 ///   `mem_resp_ready` = tag FIFO empty ∨ rsp_ready(head): a response with no tag is taken and
-///   dropped. A response transferred pops the tag FIFO.
+///   dropped. A response transferred pops the tag FIFO and counts down the head's side's
+///   count (a push and a pop in one cycle both happen).
 /// * Only the back end's `rsp_ready` (dst_fetch's, a register) is ever low; every other
 ///   client's is 1.
+/// * Only `flush` empties the tag FIFO and the read counts: at a handoff or a Done the other
+///   side's reads may be in flight (the side that flushes has none: `handoff` and `fin` wait
+///   for its reads).
 ///
-/// **Latency and throughput** are the blocks' composed, phase after phase: Bin ends with the
-/// binner's finish pass, Raster with pixel_info_write's, Pixel once the back end has written
-/// the last pixel; [`FrameCycleStats`] counts the cycles of each phase.
+/// **Latency and throughput** are the blocks' composed: Bin ends with the binner's finish
+/// pass, Raster with pixel_info_write's, Pixel once the back end has written the last pixel;
+/// frame f + 1's Bin and Raster run beside frame f's Pixel phase, and its Pixel phase starts
+/// in the cycle after frame f's Done (its handoff is that Done cycle) or, when its Raster
+/// phase ends later, two cycles after its pixel-info write with `last` = 1 is accepted.
+/// [`FrameCycleStats`] counts the cycles of each phase.
 #[derive(Clone, Debug)]
 pub struct FrameCycle {
     t2: u32,
@@ -396,16 +453,24 @@ pub struct FrameCycle {
     shading_sort: ShadingSortCycle,
     pixel_back_end: PixelBackEndCycle,
     phase: Phase,
+    pixel: PixelPhase,
     fid: u8,
+    pixel_fid: u8,
     ended: bool,
     background: u32,
+    pixel_background: u32,
     seq_go: bool,
     pi_go: bool,
     depth: VecDeque<u32>,
     tags: VecDeque<u8>,
+    front_reads: u8,
+    pixel_reads: u8,
     tiles_done: u32,
     started: bool,
+    /// The front's frame's counters, and the pixel side's (the front's at its handoff, then
+    /// the pixel side's own).
     st: FrameCycleStats,
+    pixel_st: FrameCycleStats,
     base: Base,
     /// Transfers at the top's ports so far (see [`FrameCycle::moves`]).
     moves: u64,
@@ -521,16 +586,22 @@ impl FrameCycle {
             shading_sort: ShadingSortCycle::try_new(cfg)?,
             pixel_back_end: PixelBackEndCycle::with_opts(cfg, opts),
             phase: Phase::Bin,
+            pixel: PixelPhase::Idle,
             fid: 0,
+            pixel_fid: 0,
             ended: false,
             background: 0,
+            pixel_background: 0,
             seq_go: false,
             pi_go: false,
             depth: VecDeque::with_capacity(DEPTH_FIFO),
             tags: VecDeque::with_capacity(TAG_FIFO),
+            front_reads: 0,
+            pixel_reads: 0,
             tiles_done: 0,
             started: false,
             st: FrameCycleStats::default(),
+            pixel_st: FrameCycleStats::default(),
             base: Base::default(),
             moves: 0,
         };
@@ -546,13 +617,33 @@ impl FrameCycle {
         Self::try_new(cfg).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// The phase register.
+    /// The front's phase register.
     pub fn phase(&self) -> Phase {
         self.phase
     }
-    /// The frame id register.
+    /// The pixel side's phase register.
+    pub fn pixel_phase(&self) -> PixelPhase {
+        self.pixel
+    }
+    /// The front's frame id register.
     pub fn frame_id(&self) -> u8 {
         self.fid
+    }
+    /// The pixel side's frame id register.
+    pub fn pixel_frame_id(&self) -> u8 {
+        self.pixel_fid
+    }
+    /// What the arbiter adds to client `c`'s addresses this cycle: its row's region base and,
+    /// for a row with a base, the set of its side's frame ([`set_base`]).
+    pub fn client_base(&self, c: usize) -> u32 {
+        let (_, base, _, side) = CLIENT_TABLE[c];
+        if base == 0 {
+            return 0;
+        }
+        base + set_base(match side {
+            Side::Front => self.fid,
+            Side::Pixel => self.pixel_fid,
+        })
     }
     /// Second tiles of the viewport (T2).
     pub fn second_tiles(&self) -> u32 {
@@ -600,7 +691,7 @@ impl FrameCycle {
 
     /// (`done_valid`, `done_frame`).
     pub fn done(&self) -> (bool, u8) {
-        (self.phase == Phase::Done, self.fid)
+        (self.pixel == PixelPhase::Done, self.pixel_fid)
     }
 
     /// The counters of the current frame (module [`FrameCycleStats`]).
@@ -630,11 +721,28 @@ impl FrameCycle {
         2 * sort.max(p.max(dd)) + 4096
     }
 
+    /// The counters of the frame in flight ([`FrameCycleStats`]): the pixel side's frame
+    /// while it has one (`pixel` = Pixel or Done), else the front's so far.
     pub fn stats(&self) -> FrameCycleStats {
+        if self.pixel == PixelPhase::Idle {
+            return self.front_stats();
+        }
+        let mut s = self.pixel_st;
+        s.cycles =
+            s.bin_cycles + s.raster_cycles + s.queued_cycles + s.pixel_cycles + (self.pixel == PixelPhase::Done) as u64;
+        s.tiles_done = self.tiles_done as u64;
+        s.pi_read = lists_minus(self.pixel_info_read.stats(), self.base.pir);
+        s.shade = self.shading_sort.stats();
+        s.shading = self.shading_sort.extra_stats();
+        s.back_end = self.pixel_back_end.stats();
+        s
+    }
+
+    /// The front's frame's counters so far, its blocks' included.
+    fn front_stats(&self) -> FrameCycleStats {
         let mut s = self.st;
         let b = &self.base;
-        s.cycles = s.bin_cycles + s.raster_cycles + s.pixel_cycles + (self.phase == Phase::Done) as u64;
-        s.tiles_done = self.tiles_done as u64;
+        s.cycles = s.bin_cycles + s.raster_cycles + s.queued_cycles;
         s.bin_setup = minus!(
             BinSetupStats,
             self.bin_setup.stats(),
@@ -671,10 +779,6 @@ impl FrameCycle {
             b.piw,
             [beats, frames, quads, writes, stalled]
         );
-        s.pi_read = lists_minus(self.pixel_info_read.stats(), b.pir);
-        s.shade = self.shading_sort.stats();
-        s.shading = self.shading_sort.extra_stats();
-        s.back_end = self.pixel_back_end.stats();
         s
     }
 
@@ -689,6 +793,20 @@ impl FrameCycle {
         }
     }
 
+    /// The front's frame goes to the pixel side at this cycle's edge: it is Queued, its reads
+    /// are answered, and the pixel side is Idle or Done.
+    fn handoff(&self) -> bool {
+        self.phase == Phase::Queued && self.pixel != PixelPhase::Pixel && self.front_reads == 0
+    }
+
+    /// The reads-in-flight count of client `c`'s side.
+    fn reads_of(&mut self, c: usize) -> &mut u8 {
+        match CLIENT_TABLE[c].3 {
+            Side::Front => &mut self.front_reads,
+            Side::Pixel => &mut self.pixel_reads,
+        }
+    }
+
     fn take_in(&self) -> bool {
         self.phase == Phase::Bin && !self.ended
     }
@@ -698,9 +816,9 @@ impl FrameCycle {
         let reqs = crate::frame_clients! { client_requests; self };
         let room = self.tags.len() < TAG_FIFO;
         let sel = (0..CLIENTS).find(|&c| reqs[c].0 && (reqs[c].1.write || room));
-        let c = sel.unwrap_or(client::BINNER);
+        let c = sel.unwrap_or(0);
         let mut q = reqs[c].1;
-        q.addr = q.addr.wrapping_add(CLIENT_TABLE[c].1);
+        q.addr = q.addr.wrapping_add(self.client_base(c));
         (reqs, sel, q)
     }
 
@@ -769,12 +887,13 @@ impl FrameCycle {
         w.be_in_ready = self.pixel_back_end.in_ready(w.ready[client::BACK_END]);
         let (rv, rec) = self.pixel_info_read.out();
         w.last_in = rv && w.ss_in_ready && rec.last;
-        w.fin = self.phase == Phase::Pixel
+        w.fin = self.pixel == PixelPhase::Pixel
             && self.tiles_done == self.t2
             && self.shading_sort.is_idle()
             && self.pixel_back_end.idle()
-            && self.tags.is_empty()
+            && self.pixel_reads == 0
             && !self.pi_go;
+        w.handoff = self.handoff();
         w
     }
 
@@ -812,8 +931,9 @@ impl FrameCycle {
     /// One rising edge.
     pub fn clock(&mut self, i: &FrameTopIn) {
         let w = self.wires(i.mem_req_ready, i.mem_resp.valid);
-        let bf = i.flush || self.phase == Phase::Done;
-        let fid = self.fid;
+        let front_flush = i.flush || w.handoff;
+        let pixel_flush = i.flush || self.pixel == PixelPhase::Done;
+        let (fid, pixel_fid) = (self.fid, self.pixel_fid);
         let r = &i.mem_resp.payload;
         // Every block's inputs are taken from the registers before the edge.
         let (bv, bbox) = self.bin_setup.out();
@@ -824,16 +944,16 @@ impl FrameCycle {
         let pir_in_ready = self.pixel_info_read.in_ready();
         let in_take = i.inp.valid && w.in_ready;
         let port_moved = (w.mem_req_valid && i.mem_req_ready) || (i.mem_resp.valid && w.mem_resp_ready);
-        self.moves += (in_take || port_moved || bf) as u64;
+        self.moves += (in_take || port_moved || front_flush || pixel_flush) as u64;
         self.bin_setup.clock(&BinSetupIn {
-            flush: bf,
+            flush: front_flush,
             inp: Offer::new(i.inp.valid && w.take_in, i.inp.payload),
             out_ready: w.box_ready,
             wr_ready: w.ready[client::BIN_SETUP],
         });
-        self.binner.clock(bv, &bbox, w.ready[client::BINNER], bf);
+        self.binner.clock(bv, &bbox, w.ready[client::BINNER], front_flush);
         self.tile_sequencer.clock(&TileSequencerIn {
-            flush: bf,
+            flush: front_flush,
             inp: Offer::new(self.seq_go, SeqStart { frame: fid }),
             lrsp: Offer::new(w.rsp_valid[client::SEQ_LISTS], *r),
             prsp: Offer::new(w.rsp_valid[client::SEQ_PRIMS], *r),
@@ -841,83 +961,145 @@ impl FrameCycle {
             lrd_ready: w.ready[client::SEQ_LISTS],
             prd_ready: w.ready[client::SEQ_PRIMS],
         });
-        self.core.clock(w.core_cmd_valid, &sc.cmd, w.piw_in_ready, bf);
+        self.core.clock(w.core_cmd_valid, &sc.cmd, w.piw_in_ready, front_flush);
         self.pixel_info_write
-            .clock(w.piw_in_valid, &w.piw_in, w.ready[client::PI_WRITE], bf);
+            .clock(w.piw_in_valid, &w.piw_in, w.ready[client::PI_WRITE], front_flush);
         self.pixel_info_read.clock(&PixelInfoReadIn {
-            flush: bf,
-            inp: Offer::new(self.pi_go, PiStart { frame: fid }),
+            flush: pixel_flush,
+            inp: Offer::new(self.pi_go, PiStart { frame: pixel_fid }),
             rsp: Offer::new(w.rsp_valid[client::PI_READ], *r),
             out_ready: w.ss_in_ready,
             rd_ready: w.ready[client::PI_READ],
         });
         self.shading_sort.clock(&ShadingSortIn {
-            flush: bf,
+            flush: pixel_flush,
             inp: Offer::new(pv, rec),
             rsp: Offer::new(w.rsp_valid[client::SHADING], *r),
             out_ready: w.be_in_ready,
             rd_ready: w.ready[client::SHADING],
         });
         self.pixel_back_end.clock(&PixelBackEndIn {
-            flush: bf,
+            flush: pixel_flush,
             inp: Offer::new(ov, pix),
             mem_resp: Offer::new(w.rsp_valid[client::BACK_END], *r),
             mem_req_ready: w.ready[client::BACK_END],
-            background: self.background,
+            background: self.pixel_background,
         });
 
-        if bf {
-            // Flush, or the Done edge: the top's registers back to new (the frame id counts on
-            // after a Done), the frame's counters restart.
-            self.fid = if i.flush { 0 } else { fid.wrapping_add(1) };
-            if i.flush {
-                self.background = 0;
-            }
+        if i.flush {
+            // Every register back to new, the counters restart.
             self.phase = Phase::Bin;
+            self.pixel = PixelPhase::Idle;
+            self.fid = 0;
+            self.pixel_fid = 0;
+            self.background = 0;
+            self.pixel_background = 0;
             self.ended = false;
             self.seq_go = false;
             self.pi_go = false;
             self.depth.clear();
             self.tags.clear();
+            self.front_reads = 0;
+            self.pixel_reads = 0;
             self.tiles_done = 0;
             self.started = false;
             self.st = FrameCycleStats::default();
+            self.pixel_st = FrameCycleStats::default();
             self.base = self.raw_base();
             return;
         }
 
-        // Counters.
-        let st = &mut self.st;
+        // Counters: the front's frame's and the pixel side's.
         if in_take {
             self.started = true;
         }
+        let st = &mut self.st;
         match self.phase {
             Phase::Bin => st.bin_cycles += self.started as u64,
             Phase::Raster => st.raster_cycles += 1,
-            Phase::Pixel => st.pixel_cycles += 1,
-            Phase::Done => {}
-        }
-        if w.mem_req_valid && !i.mem_req_ready {
-            st.mem_stalled += 1;
-        }
-        let accepted = w.mem_req_valid && i.mem_req_ready;
-        if accepted && self.phase == Phase::Pixel {
-            st.pixel_bytes += 4;
-        }
-        if let (true, Some(c)) = (accepted, w.sel) {
-            let cs = &mut st.clients[c];
-            cs.requests += 1;
-            cs.bytes += 4;
-            if w.mem_req.write {
-                cs.writes += 1;
-            } else {
-                cs.reads += 1;
-            }
+            Phase::Queued => st.queued_cycles += 1,
         }
         st.cmds += w.depth_push as u64;
         st.beats += (w.piw_in_valid && !w.piw_in.end && w.piw_in_ready) as u64;
+        self.pixel_st.pixel_cycles += (self.pixel == PixelPhase::Pixel) as u64;
+        let accepted = w.mem_req_valid && i.mem_req_ready;
+        if let Some(c) = w.sel {
+            let pixel_side = CLIENT_TABLE[c].3 == Side::Pixel;
+            let st = if pixel_side { &mut self.pixel_st } else { &mut self.st };
+            st.mem_stalled += !i.mem_req_ready as u64;
+            if accepted {
+                st.pixel_bytes += 4 * pixel_side as u64;
+                let cs = &mut st.clients[c];
+                cs.requests += 1;
+                cs.bytes += 4;
+                if w.mem_req.write {
+                    cs.writes += 1;
+                } else {
+                    cs.reads += 1;
+                }
+            }
+        }
 
-        // The top's registers.
+        // The read tags: pushed by a read accepted, popped by its response.
+        if i.mem_resp.valid && w.mem_resp_ready {
+            if let Some(h) = self.tags.pop_front() {
+                *self.reads_of(h as usize) -= 1;
+            }
+        }
+        if let (true, Some(c)) = (accepted && !w.mem_req.write, w.sel) {
+            self.tags.push_back(c as u8);
+            *self.reads_of(c) += 1;
+        }
+        let n = self.tags.len() as u32;
+        let mut seen = [false; CLIENTS];
+        for &c in &self.tags {
+            seen[c as usize] = true;
+        }
+        let clients = seen.iter().filter(|&&s| s).count() as u32;
+        for st in [&mut self.st, &mut self.pixel_st] {
+            st.max_reads_in_flight = st.max_reads_in_flight.max(n);
+            st.max_read_clients = st.max_read_clients.max(clients);
+        }
+
+        // The pixel side's registers.
+        if self.pixel == PixelPhase::Done {
+            self.pixel = PixelPhase::Idle;
+            self.tiles_done = 0;
+            self.base.pir = self.pixel_info_read.stats();
+        }
+        if self.pi_go && pir_in_ready {
+            self.pi_go = false;
+        }
+        if w.last_in {
+            self.tiles_done = self.tiles_done.wrapping_add(1);
+        }
+        if w.fin {
+            self.pixel = PixelPhase::Done;
+        }
+
+        // The front's registers.
+        if w.handoff {
+            // The front's frame goes to the pixel side with its counters so far; the front
+            // starts the next frame.
+            self.pixel_st = self.front_stats();
+            self.pixel = PixelPhase::Pixel;
+            self.pi_go = true;
+            self.pixel_fid = fid;
+            self.pixel_background = self.background;
+            self.phase = Phase::Bin;
+            self.fid = fid.wrapping_add(1);
+            self.ended = false;
+            self.seq_go = false;
+            self.depth.clear();
+            self.started = false;
+            self.st = FrameCycleStats::default();
+            let raw = self.raw_base();
+            self.base = Base {
+                pir: self.base.pir,
+                ..raw
+            };
+            return;
+        }
         if in_take && i.inp.payload.end {
             self.ended = true;
             self.background = i.inp.payload.colour;
@@ -935,33 +1117,9 @@ impl FrameCycle {
         if w.depth_push {
             self.depth.push_back(sc.depth & 0xff_ffff);
         }
-        if self.pi_go && pir_in_ready {
-            self.pi_go = false;
-        }
         if w.piw_last {
-            self.phase = Phase::Pixel;
-            self.pi_go = true;
+            self.phase = Phase::Queued;
         }
-        if w.last_in {
-            self.tiles_done = self.tiles_done.wrapping_add(1);
-        }
-        if i.mem_resp.valid && w.mem_resp_ready && !self.tags.is_empty() {
-            self.tags.pop_front();
-        }
-        if let (true, Some(c)) = (accepted && !w.mem_req.write, w.sel) {
-            self.tags.push_back(c as u8);
-        }
-        if w.fin {
-            self.phase = Phase::Done;
-        }
-        let n = self.tags.len() as u32;
-        let mut seen = [false; CLIENTS];
-        for &c in &self.tags {
-            seen[c as usize] = true;
-        }
-        let st = &mut self.st;
-        st.max_reads_in_flight = st.max_reads_in_flight.max(n);
-        st.max_read_clients = st.max_read_clients.max(seen.iter().filter(|&&s| s).count() as u32);
     }
 }
 
@@ -987,10 +1145,6 @@ pub struct FrameRun {
     pub cycles: u64,
     pub mem_stats: MemStats,
 }
-
-/// Cycles between a frame's Done cycle and the next frame's first offer, in which the
-/// testbench rewrites the framebuffer to the next frame's background (offering no input).
-pub const FRAME_GAP: u64 = 1;
 
 /// Stops a run that has stopped moving, instead of a fixed cycle budget that would also stop
 /// a long frame still making progress: [`Watchdog::check`] fails once [`FrameCycle::moves`]
@@ -1023,11 +1177,12 @@ impl Watchdog {
         } else if cycle - self.since > self.limit {
             return Err(format!(
                 "no progress for {} cycles (cycle {cycle}: nothing moved at the frame top's ports since cycle {}; \
-                 the watchdog allows {}), phase {:?}, {} of {} second tiles",
+                 the watchdog allows {}), phase {:?}, pixel side {:?}, {} of {} second tiles",
                 cycle - self.since,
                 self.since,
                 self.limit,
                 top.phase(),
+                top.pixel_phase(),
                 top.tiles_done(),
                 top.second_tiles()
             ));
@@ -1068,9 +1223,12 @@ pub fn run_frames_traced(
     let mut m = MemoryCycle::new(mem.timing, framebuffer(cfg, first.background));
     let mut grants = mem.grant_line();
     let mut done = Vec::with_capacity(frames.len());
-    let (mut f, mut next, mut wait) = (0usize, 0usize, 0u64);
+    // The frame offered and its next beat (offered back to back: the top takes the next frame
+    // once the front is free), and the frame whose Done comes next.
+    let (mut offer, mut next) = (0usize, 0usize);
     let mut dog = Watchdog::new(cfg, mem.stall.1.saturating_sub(mem.stall.0));
     for cyc in 0..max_cycles {
+        let f = done.len();
         dog.check(cyc, &top)
             .map_err(|e| format!("frame: frame {f} of {}: {e}", frames.len()))?;
         let grant = grants(cyc);
@@ -1078,13 +1236,17 @@ pub fn run_frames_traced(
         let (rv, resp) = m.resp();
         let (qv, q) = top.mem_req();
         let resp_ready = top.mem_resp_ready();
-        let in_valid = wait == 0 && f < frames.len() && next < beats[f].len();
-        let inp = if in_valid { beats[f][next] } else { PrimIn::default() };
+        let in_valid = offer < frames.len() && next < beats[offer].len();
+        let inp = if in_valid {
+            beats[offer][next]
+        } else {
+            PrimIn::default()
+        };
         trace(&top.ports(cyc, in_valid, &inp, req_ready, rv, &resp, false));
         if qv && req_ready {
             if let Some(c) = top.mem_client() {
-                let (name, base, region) = CLIENT_TABLE[c];
-                let off = q.addr.wrapping_sub(base) as u64;
+                let (name, _, region, _) = CLIENT_TABLE[c];
+                let off = q.addr.wrapping_sub(top.client_base(c)) as u64;
                 if off + 4 > REGIONS[region].2 {
                     return Err(format!(
                         "frames[{f}]: {name} addresses byte {off} of the {} region ({} bytes)",
@@ -1095,6 +1257,9 @@ pub fn run_frames_traced(
         }
         if in_valid && top.in_ready() {
             next += 1;
+            if next == beats[offer].len() {
+                (offer, next) = (offer + 1, 0);
+            }
         }
         let (dv, id) = top.done();
         if dv {
@@ -1114,10 +1279,8 @@ pub fn run_frames_traced(
             mem_req_ready: req_ready,
         });
         m.clock(qv, &q, grant, resp_ready, false);
-        wait = wait.saturating_sub(1);
         if dv {
-            f += 1;
-            next = 0;
+            let f = done.len();
             if f == frames.len() {
                 return Ok(FrameRun {
                     frames: done,
@@ -1125,29 +1288,32 @@ pub fn run_frames_traced(
                     mem_stats: m.stats,
                 });
             }
-            // The testbench clears the framebuffer to the next background.
+            // The testbench clears the framebuffer to the next background (its Pixel phase
+            // starts after this edge at the earliest).
             for (a, w) in framebuffer(cfg, frames[f].background).words() {
                 m.mem.write(a, w, 0xf);
             }
-            wait = FRAME_GAP;
         }
     }
+    let f = done.len();
     Err(format!(
-        "frame: {} of {} frames done after {max_cycles} cycles (frame {f}: {next} of {} inputs taken, phase {:?}, {} of {} second tiles)",
+        "frame: {} of {} frames done after {max_cycles} cycles (frame {f}: {next} of {} inputs of frame {offer} taken, phase {:?}, pixel side {:?}, {} of {} second tiles)",
         done.len(),
         frames.len(),
-        beats.get(f).map_or(0, Vec::len),
+        beats.get(offer).map_or(0, Vec::len),
         top.phase(),
+        top.pixel_phase(),
         top.tiles_done(),
         top.second_tiles()
     ))
 }
 
 /// Run `frames` (each with `cfg`) through [`FrameCycle`] back to back, one primitive offered
-/// per cycle, a [`MemoryCycle`] behind the port with `mem`'s timing, grant back-pressure and
-/// stall. The memory starts as the first frame's background in every framebuffer slot
-/// ([`framebuffer`]) and nothing else; after each Done the testbench rewrites the framebuffer
-/// to the next frame's background in the [`FRAME_GAP`] cycle(s) in which it offers no input.
+/// per cycle, the next frame's first primitive right after the last one's end token, a
+/// [`MemoryCycle`] behind the port with `mem`'s timing, grant back-pressure and stall. The
+/// memory starts as the first frame's background in every framebuffer slot ([`framebuffer`])
+/// and nothing else; at each Done edge the testbench rewrites the framebuffer to the next
+/// frame's background.
 /// Per frame: the Done cycle, `done_frame`, the counters and the memory at its Done. `Err`
 /// (one line) for a config or frame the top cannot take, a request beyond its client's
 /// region, a run that stops moving ([`Watchdog`]), or `max_cycles` reached (`u64::MAX`: no

@@ -152,11 +152,12 @@ impl FrameFigures {
         Ok((f, s))
     }
 
-    /// Frames per second at each board's clock (`BOARDS` order).
+    /// Frames per second at each board's clock (`BOARDS` order), frames back to back (the
+    /// steady cycles per frame: the next frame's raster beside this one's pixel phase).
     pub fn fps(&self) -> Vec<(&'static str, f64)> {
         BOARDS
             .iter()
-            .map(|b| (b.name, b.clock_hz() as f64 / self.cycles.frame_cycles.max(1) as f64))
+            .map(|b| (b.name, b.clock_hz() as f64 / self.steady_cycles_per_frame.max(1) as f64))
             .collect()
     }
 
