@@ -7,7 +7,7 @@
 //! memory client golden's transaction statistics; activity is asserted so that a run doing
 //! nothing cannot pass.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::cycle::Offer;
 use tilerast_golden::frame::{
@@ -22,7 +22,7 @@ use tilerast_golden::pixel_info::PixelInfoStore;
 use tilerast_golden::shading_sort::shade_tile;
 use tilerast_golden::streams::{MemResp, PrimIn};
 use tilerast_golden::{Config, DepthFunc, Frame, PrimitiveFx, Scene, PRESETS};
-use tilerast_verif::stim::{point_at, spread_triangle};
+use tilerast_verif::stim::{check_frame_memory, point_at, spread_triangle};
 use tilerast_verif::Rng;
 
 /// What golden says about a frame.
@@ -78,22 +78,7 @@ fn golden(frame: &Frame, fid: u8) -> Golden {
 /// (absent = 0) and every word the top holds in the frame's memory (the framebuffer and its
 /// region set, `frame_owns`; the other set is the next frame's) inside golden's footprint.
 fn check_memory(what: &str, g: &Golden, got: &SparseMemory) {
-    if let Some((a, want, have)) = g
-        .mem
-        .memory
-        .words()
-        .map(|(a, want)| (a, want, got.read(a)))
-        .find(|&(_, want, have)| want != have)
-    {
-        panic!("{what}: memory word {a:#010x} is {have:#x}, golden {want:#x}");
-    }
-    let footprint: HashSet<u32> = g.mem.memory.words().map(|(a, _)| a).collect();
-    if let Some((a, w)) = got
-        .words()
-        .find(|&(a, _)| frame_owns(g.fid, a) && !footprint.contains(&a))
-    {
-        panic!("{what}: word {a:#010x} = {w:#x} written outside golden's footprint");
-    }
+    check_frame_memory(&g.mem.memory, g.fid, got).unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
 /// Golden draws something in `frame` (a pixel that is not the background).
