@@ -7,6 +7,8 @@
 //! (PLL parameters, UART divisor), the flow (nextpnr's `--freq`) and the host all need.
 
 use crate::board_memory::MemoryKind;
+use crate::sdram_chip::{SdramPart, MT48LC16M16A2};
+use crate::video::{VideoMode, VGA_640X480_60};
 use crate::Config;
 
 /// PLL primitive of a board.
@@ -63,7 +65,72 @@ pub struct Board {
     /// The on-chip memory behind the pixel side's memory port
     /// (`rtl-out/tilerast_board_memory_<name>.v`, [`crate::board_memory`]).
     pub memory: MemoryKind,
+    /// The frame top with a screen, on a board with an SDRAM and a video output (issue 35):
+    /// `None` where the board has neither.
+    pub frame: Option<FrameBoard>,
 }
+
+/// A board's frame top with a screen (issue 35): the SDRAM behind the GPU's memory port, the
+/// video mode the framebuffer is shown in, and the clocks of its domains, one row for the board
+/// top, its flow, the host and `board-sim`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameBoard {
+    /// The frame top's preset (its viewport is shown 1:1 or scaled by whole pixels).
+    pub preset: &'static str,
+    /// The SDRAM part (geometry and datasheet timings) and its clock, Hz.
+    pub sdram: SdramPart,
+    pub sdram_hz: u32,
+    /// CAS latency the controller loads (the part allows it at `sdram_hz`).
+    pub cas_latency: u32,
+    pub video: VideoMode,
+    /// Pixel clock and TMDS bit clock (DDR output: 5 × the pixel clock for 10 bits), Hz.
+    pub pixel_hz: u32,
+    pub bit_hz: u32,
+    /// The GPU domain's clock, Hz (the issue's goal: at least 50 MHz).
+    pub gpu_hz: u32,
+}
+
+impl FrameBoard {
+    /// The four clocks, GPU, SDRAM, pixel and bit, Hz: one ECP5 PLL's outputs, so each must
+    /// divide one VCO frequency ([`FrameBoard::pll_vco_hz`]).
+    pub fn clocks_hz(&self) -> [u32; 4] {
+        [self.gpu_hz, self.sdram_hz, self.pixel_hz, self.bit_hz]
+    }
+
+    /// The lowest VCO frequency in the EHXPLLL's 400–800 MHz that every clock divides
+    /// (output dividers 1..=128), if there is one.
+    pub fn pll_vco_hz(&self) -> Option<u64> {
+        let c = self.clocks_hz().map(u64::from);
+        let lcm = c.iter().fold(1u64, |a, &b| a / gcd(a, b) * b);
+        (1..)
+            .map(|k| k * lcm)
+            .take_while(|&v| v <= 800_000_000)
+            .find(|&v| v >= 400_000_000 && c.iter().all(|&f| v / f <= 128))
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The ULX3S's frame top: MT48LC16M16A2 at 100 MHz (CAS latency 2 is good to 100 MHz on a -75
+/// part), 640×480 at 60 Hz from a 25 MHz pixel clock (59.5 Hz), the GPU at the issue's 50 MHz;
+/// one VCO of 500 MHz gives all four. The `default` preset draws 640 × 480. Not yet built:
+/// the board top (`tilerast_top_ulx3s_frame`) and its place and route.
+pub const ULX3S_FRAME: FrameBoard = FrameBoard {
+    preset: "default",
+    sdram: MT48LC16M16A2,
+    sdram_hz: 100_000_000,
+    cas_latency: 2,
+    video: VGA_640X480_60,
+    pixel_hz: 25_000_000,
+    bit_hz: 125_000_000,
+    gpu_hz: 50_000_000,
+};
 
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core
 /// with the UART top stays below it on the UP5K (its critical path is the core's combinational
@@ -110,6 +177,7 @@ pub const BOARDS: &[Board] = &[
         pll: PllKind::Ice40Pad,
         // All 128 KiB of the UP5K's SPRAM (the ice40 framebuffer, 160 × 120 × 4 B, fits).
         memory: MemoryKind::Spram,
+        frame: None,
     },
     Board {
         name: "hx8k",
@@ -130,6 +198,7 @@ pub const BOARDS: &[Board] = &[
         memory: MemoryKind::Bram {
             words: HX8K_MEMORY_WORDS,
         },
+        frame: None,
     },
     Board {
         name: "ulx3s",
@@ -150,6 +219,7 @@ pub const BOARDS: &[Board] = &[
         memory: MemoryKind::Bram {
             words: ULX3S_MEMORY_WORDS,
         },
+        frame: Some(ULX3S_FRAME),
     },
 ];
 
@@ -314,6 +384,41 @@ mod tests {
         let fb = ice.viewport[0] * ice.viewport[1] * ice.colours_per_pixel * 4;
         assert!(fb <= board("icebreaker").unwrap().memory.bytes());
         assert!(board("nope").unwrap_err().contains("known: icebreaker, hx8k, ulx3s"));
+    }
+
+    #[test]
+    fn a_frame_board_row_is_consistent() {
+        let mut seen = 0;
+        for b in BOARDS {
+            let Some(f) = b.frame else { continue };
+            seen += 1;
+            assert_eq!(b.family, Family::Ecp5, "{}: the clocks are one EHXPLLL's", b.name);
+            assert!(crate::PRESETS.contains(&f.preset), "{}", b.name);
+            // One PLL: a VCO every clock divides; ULX3S: 500 MHz.
+            let vco = f
+                .pll_vco_hz()
+                .unwrap_or_else(|| panic!("{}: no common VCO for {:?}", b.name, f.clocks_hz()));
+            assert!((400_000_000..=800_000_000).contains(&vco));
+            // The CAS latency is the part's at this clock, and the SDRAM meets the issue's 100 MHz.
+            let t = f.sdram.timings;
+            let max = if f.cas_latency == 2 { t.max_hz_cl2 } else { t.max_hz_cl3 };
+            assert!(f64::from(f.sdram_hz) <= max && f.sdram_hz >= 100_000_000, "{}", b.name);
+            // TMDS: 10 bits per pixel clock over a DDR output; the mode refreshes at 59–61 Hz.
+            assert_eq!(f.bit_hz, 5 * f.pixel_hz);
+            let hz = f.video.refresh_hz(f64::from(f.pixel_hz));
+            assert!((59.0..=61.0).contains(&hz), "{}: {hz} Hz", b.name);
+            assert!(f.gpu_hz >= 50_000_000);
+            // Two framebuffers of the preset's viewport, scaled by whole pixels to the mode, fit
+            // the SDRAM with room for the frame's other regions.
+            let cfg = Config::preset(f.preset).unwrap();
+            let (w, h) = (cfg.viewport[0], cfg.viewport[1]);
+            assert!(
+                f.video.h_active % w == 0 && f.video.v_active % h == 0 && f.video.h_active / w == f.video.v_active / h
+            );
+            assert!(2 * u64::from(w * h * 4) < f.sdram.bytes() / 4);
+        }
+        assert_eq!(seen, 1);
+        assert_eq!(ULX3S_FRAME.pll_vco_hz(), Some(500_000_000));
     }
 
     #[test]

@@ -67,6 +67,11 @@ pub mod protocol;
 // The board top's video output: one DVI channel's TMDS encoder.
 pub mod tmds_encoder;
 
+// The board top's SDRAM chip (the model behind its pins) and its video link.
+pub mod sdram_chip;
+pub mod sdram_controller;
+pub mod video;
+
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, FramebufferMode, PRESETS};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};
 pub use scene::{Frame, Scene, SceneError};
