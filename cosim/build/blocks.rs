@@ -75,8 +75,14 @@ const FRAME_PRESETS: &[&str] = &["ice40", "full", "ice40_1x"];
 /// `src/blocks.rs` checks that every one of hw's variants is built).
 const BLOCK_VARIANTS: &[(&str, &str)] = &[("default_comp", "blender"), ("default_buf", "blender")];
 
+/// Per-board blocks (`rtl-out/tilerast_<stage>_<board>.v`, of `BOARD_STAGES`), verilated as
+/// `<board>/<stage>`: (board, stage). The board memory is tested in Icarus
+/// (`hw/tests/board_memory.rs`); the SDRAM controller of every board with a frame row is here
+/// (`src/blocks.rs`'s block table test checks the list against the board table).
+const BOARD_BLOCKS: &[(&str, &str)] = &[("ulx3s", "sdram_controller")];
+
 #[path = "../../golden/src/stages.rs"]
-#[allow(dead_code)] // BOARD_STAGES: the per-board blocks are not verilated here
+#[allow(dead_code)] // BOARD_STAGES: the list above names the per-board blocks verilated
 mod stages;
 use stages::{PIXEL_SIDE_STAGES, RASTER_CORE_STAGES};
 
@@ -135,10 +141,17 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
     for (name, stage) in BLOCK_VARIANTS {
         block(&mut jobs, *name, *stage, name);
     }
+    for (board, stage) in BOARD_BLOCKS {
+        block(&mut jobs, *board, *stage, board);
+    }
     // The planted bugs of the pixel-side blocks (build/mutation.rs), as `default_mut/<stage>`:
     // the anchor is replaced in the one file of the block's list that holds it.
-    for m in super::mutation::BLOCK_MUTANTS {
-        let top = format!("tilerast_{}_default", m.stage);
+    let mutants = super::mutation::BLOCK_MUTANTS
+        .iter()
+        .map(|m| ("default", m))
+        .chain(super::mutation::BOARD_MUTANTS.iter().map(|(b, m)| (*b, m)));
+    for (on, m) in mutants {
+        let top = format!("tilerast_{}_{on}", m.stage);
         let files = super::sources(rtl, &top);
         let texts: Vec<String> = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
         let holders: Vec<usize> = (0..files.len()).filter(|i| texts[*i].contains(m.from)).collect();
@@ -162,7 +175,8 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
         std::fs::write(&mfile, mutated).unwrap();
         let mut mfiles = files.clone();
         mfiles[k] = mfile;
-        jobs.push(("default_mut", m.stage, mfiles, top, String::new()));
+        let name: &'static str = Box::leak(format!("{on}_mut").into_boxed_str());
+        jobs.push((name, m.stage, mfiles, top, String::new()));
     }
     for (p, stage, vfiles, module, params) in jobs {
         {

@@ -147,6 +147,23 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
     },
 ];
 
+/// Planted bugs in per-board blocks (`rtl-out/tilerast_<stage>_<board>`), verilated as
+/// `<board>_mut/<stage>`: (board, mutant).
+pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
+    // The SDRAM controller issues READ and WRITE when its rcd wait is 1, not 0: one clock short
+    // of tRCD. First visible on the pins (`cas_n`) in the cycle the model, with the same bug
+    // (`SdramControllerCycle::plant_bug`), puts the early command there
+    // (`cosim/tests/sdram_controller.rs` predicts it; the chip model stops it as tRCD).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "sdram_controller",
+            from: "    localparam [3:0] c_rcd_go = 4'h0;\n",
+            to: "    localparam [3:0] c_rcd_go = 4'h1; // MUTATION (cosim test)\n",
+        },
+    ),
+];
+
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its
 /// anchor is not there exactly once.
 pub fn apply_block(src: &str, m: &BlockMutant, file: &str) -> Result<String, String> {

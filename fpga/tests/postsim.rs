@@ -513,6 +513,45 @@ fn tmds_encoder_netlist_matches_golden_every_cycle_ecp5() {
     assert_eq!(s.runs[0].1.cycles, cycles);
 }
 
+/// The SDRAM controller of the ULX3S (`rtl-out/tilerast_sdram_controller_ulx3s.v`) as the
+/// ULX3S flow synthesizes it, gate by gate against `SdramControllerCycle`'s port words on every
+/// cycle: the 100 µs power-up sequence, then requests over every bank and several rows, reads
+/// and writes with byte enables, back-pressure, flushes and AUTO REFRESH, with the SDRAM chip
+/// model behind the pins checking the model's commands (`tilerast_verif::sdram::bench`, as in
+/// `cosim/tests/sdram_controller.rs`). The 4-bit waits and their max merges, the 16-bit
+/// counters and the capture shift registers are where the netlist could part from the RTL.
+#[test]
+fn sdram_controller_netlist_matches_golden_every_cycle_ecp5() {
+    use tilerast_cosim::blocks::lockstep_vectors;
+    use tilerast_golden::sdram_controller::SdramControllerCycle;
+    use tilerast_verif::lockstep::{Lockstep, SdramChipAgent};
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let f = b.frame.unwrap();
+    let cycles = 20_000u64;
+    let hz = f64::from(f.sdram_hz);
+    let (bench, act) = tilerast_verif::sdram::bench(f.sdram, hz, 0x9057, cycles, 11_000);
+    let mut ls = Lockstep::new(SdramControllerCycle::new(f.sdram, hz, f.cas_latency), bench);
+    let (inp, exp) = lockstep_vectors(b.name, &mut ls, cycles).unwrap_or_else(|e| panic!("{e}"));
+    let chip = ls.bench.get::<SdramChipAgent>("sdram");
+    assert!(chip.violation.is_none(), "{:?}", chip.violation);
+    let (s, a) = (ls.model.stats(), act.lock().unwrap().clone());
+    assert!(
+        s.reads > 500 && s.writes > 500 && s.refreshes > 5 && a.reads_answered > 500,
+        "{s:?} {a:?}"
+    );
+    let runs = [postsim::BlockVectors {
+        name: format!("{} sdram_controller, {cycles} cycles", b.name),
+        inp,
+        exp,
+        transfers: a.reads_answered,
+    }];
+    let mut log = Vec::new();
+    let r = postsim::run_block(&repo_root(), b.name, "sdram_controller", b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(r.runs[0].1.cycles, cycles);
+}
+
 /// shading_sort (`rtl-out/tilerast_shading_sort_ice40.v`: 4x MSAA, so the readout's and the
 /// walk's per-primitive sample compares are in play, which the frame top's gate-level test at
 /// `ice40_1x` cannot show) synthesized by the ULX3S flow (its RAMs as ECP5 block RAM), gate by

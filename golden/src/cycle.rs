@@ -500,6 +500,27 @@ macro_rules! out_port_uint {
 }
 out_port_uint!(u8, u16, u32, u64);
 
+/// A further port exactly `N` bits wide (`outs { ba: UBits<2> }`, `ins { dq_in: UBits<16> }`):
+/// the RTL port is `N` bits (a `u8` would be 8); values are kept to the low `N` bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UBits<const N: usize>(pub u64);
+
+impl<const N: usize> UBits<N> {
+    pub const MASK: u64 = if N >= 64 { u64::MAX } else { (1u64 << N) - 1 };
+    pub fn new(v: u64) -> Self {
+        UBits(v & Self::MASK)
+    }
+}
+
+impl<const N: usize> OutPort for UBits<N> {
+    fn to_port(&self) -> u64 {
+        self.0 & Self::MASK
+    }
+    fn from_port(bits: u64) -> Self {
+        UBits::new(bits)
+    }
+}
+
 /// The signature of a one-in, one-out block (`inp` taken, `out` sent, optionally `idle`) and
 /// its [`BlockModel`] from its [`CycleModel`]: `cycle_model_signature!(pub Binner "binner"
 /// for BinnerCycle: BinBox -> BinWrite)`; `... -> BlendBeat, idle` adds the `idle` output

@@ -20,6 +20,7 @@
 //! tRAS/tRC/tRRD rules. Its `MemoryTimings` fields are the part's datasheet figures, which
 //! [`crate::sdram_chip::SdramTimings`] carries here (golden depends on no HDL crate).
 
+use crate::cycle::{Offer, UBits};
 use crate::sdram_chip::{SdramClocks, SdramCmd, SdramMode, SdramPart, SdramPins};
 use crate::streams::{MemReq, MemResp};
 use std::collections::VecDeque;
@@ -91,7 +92,8 @@ pub struct SdramControllerStats {
 ///   edge a is decided on from edge a + 1 on.
 /// * **Address.** [`map_addr`]: a request beyond the part sets `error` (sticky until a flush)
 ///   and is not performed: a write is dropped when decided on, a read is answered 0 once no
-///   read is in flight and the FIFO has room (it goes straight into the FIFO).
+///   read is in flight and the FIFO has room, both before the edge (it goes straight into the
+///   FIFO: one push per edge at most, as a capture needs a read in flight).
 /// * **Each edge, one decision**, in this order of priority (every "wait" is a counter of edges
 ///   still to wait, set to gap − 1 by the command that starts it, merged by max, counting down
 ///   by one per edge; a command may go when its counters are 0):
@@ -104,8 +106,8 @@ pub struct SdramControllerStats {
 ///      REFRESH decision, so an idle controller refreshes every tREFI − [`REFRESH_MARGIN`]
 ///      edges;
 ///   4. the held request, on its bank: the row open → READ or WRITE (rcd wait 0; a WRITE also
-///      the read-to-write wait 0, a READ room for its answer: FIFO words + reads in flight <
-///      [`RESPONSE_DEPTH`]); another row open → PRECHARGE of that bank (its precharge wait 0);
+///      the read-to-write wait 0, a READ room for its answer: FIFO words + reads in flight,
+///      both before the edge, < [`RESPONSE_DEPTH`]); another row open → PRECHARGE of that bank (its precharge wait 0);
 ///      the bank closed → ACTIVE (its activate wait and the rrd wait 0);
 ///   5. NOP.
 ///
@@ -247,6 +249,12 @@ impl SdramControllerCycle {
         let e = self.edge;
         let held = if flush { None } else { self.request };
         let was_empty = self.request.is_none();
+        // What the decision counts answers with: the FIFO and the reads in flight as they were
+        // before this edge (a pop or a capture at this edge does not count yet).
+        let owed = Owed {
+            fifo: self.responses.len(),
+            in_flight: self.reads_in_flight,
+        };
         // The answer leaves.
         if out_ready && !self.responses.is_empty() {
             self.responses.pop_front();
@@ -281,7 +289,7 @@ impl SdramControllerCycle {
         dec(&mut self.rrd_wait);
         dec(&mut self.rfc_wait);
         dec(&mut self.read_to_write_wait);
-        let consumed = self.decide(e, held, &waits);
+        let consumed = self.decide(e, held, &waits, owed);
         if self.init_step == InitStep::Ready {
             self.refresh_timer += 1;
         }
@@ -307,7 +315,7 @@ impl SdramControllerCycle {
 
     /// Decide this edge's command (the pins of the next cycle); whether the held request was
     /// consumed.
-    fn decide(&mut self, e: u64, held: Option<MemReq>, w: &Waits) -> bool {
+    fn decide(&mut self, e: u64, held: Option<MemReq>, w: &Waits, owed: Owed) -> bool {
         let t = self.t;
         self.pins = SdramCmd::Nop.pins();
         // 1. Power-up.
@@ -381,7 +389,7 @@ impl SdramControllerCycle {
                 self.stats.refused += 1;
                 return true;
             }
-            if self.reads_in_flight == 0 && self.responses.len() < RESPONSE_DEPTH {
+            if owed.in_flight == 0 && owed.fifo < RESPONSE_DEPTH {
                 self.responses.push_back(0);
                 self.error = true;
                 self.stats.refused += 1;
@@ -413,7 +421,7 @@ impl SdramControllerCycle {
                     Self::set(&mut self.precharge_wait[b], t.wr);
                     self.stats.writes += 1;
                 } else {
-                    if self.responses.len() + self.reads_in_flight >= RESPONSE_DEPTH {
+                    if owed.fifo + owed.in_flight >= RESPONSE_DEPTH {
                         return false;
                     }
                     self.pins = SdramCmd::Read {
@@ -470,6 +478,13 @@ impl SdramControllerCycle {
     }
 }
 
+/// The answers owed before an edge: words in the FIFO, reads in flight.
+#[derive(Clone, Copy)]
+struct Owed {
+    fifo: usize,
+    in_flight: usize,
+}
+
 /// The waits as they were before an edge (what the edge's decision reads).
 struct Waits {
     rcd: Vec<u64>,
@@ -478,4 +493,74 @@ struct Waits {
     rrd: u64,
     rfc: u64,
     read_to_write: u64,
+}
+
+crate::block_signature! {
+    /// sdram_controller's ports: the memory port's requests in and answers out, the SDRAM's
+    /// pins (registered outputs; `dq_out`/`dq_oe` the data bus's output side, `dq_in` what the
+    /// chip drives), and the sticky `error`.
+    pub SdramController "sdram_controller" {
+        takes { inp: MemReq }
+        sends { out: MemResp }
+        ins { dq_in: UBits<16> }
+        outs {
+            cs_n: bool,
+            ras_n: bool,
+            cas_n: bool,
+            we_n: bool,
+            ba: UBits<2>,
+            sdram_addr: UBits<13>,
+            dqm: UBits<2>,
+            dq_out: UBits<16>,
+            dq_oe: bool,
+            error: bool,
+        }
+    }
+}
+
+impl crate::cycle::BlockModel for SdramControllerCycle {
+    type Sig = SdramControllerPorts;
+    fn outputs(&self, _: &SdramControllerIn) -> SdramControllerOut {
+        let (v, r) = self.out();
+        let p = self.pins;
+        SdramControllerOut {
+            inp_ready: self.in_ready(),
+            out: Offer::new(v, r),
+            cs_n: p.cs_n,
+            ras_n: p.ras_n,
+            cas_n: p.cas_n,
+            we_n: p.we_n,
+            ba: UBits::new(u64::from(p.ba)),
+            sdram_addr: UBits::new(u64::from(p.addr)),
+            dqm: UBits::new(u64::from(p.dqm)),
+            dq_out: UBits::new(u64::from(p.dq_out)),
+            dq_oe: p.dq_oe,
+            error: self.error,
+        }
+    }
+    fn clock(&mut self, i: &SdramControllerIn) {
+        SdramControllerCycle::clock(
+            self,
+            i.inp.valid,
+            &i.inp.payload,
+            i.out_ready,
+            i.dq_in.0 as u16,
+            i.flush,
+        )
+    }
+}
+
+/// The pins of a [`SdramControllerOut`] (what the chip takes at the next edge).
+pub fn pins_of(o: &SdramControllerOut) -> SdramPins {
+    SdramPins {
+        cs_n: o.cs_n,
+        ras_n: o.ras_n,
+        cas_n: o.cas_n,
+        we_n: o.we_n,
+        ba: o.ba.0 as u8,
+        addr: o.sdram_addr.0 as u16,
+        dqm: o.dqm.0 as u8,
+        dq_out: o.dq_out.0 as u16,
+        dq_oe: o.dq_oe,
+    }
 }

@@ -34,6 +34,7 @@ pub mod quad_packer;
 pub mod raster_core;
 pub mod rtl_out;
 pub mod sample_raster;
+pub mod sdram_controller;
 pub mod setup;
 pub mod shading_sort;
 pub mod subtile_coverage;

@@ -432,6 +432,9 @@ impl OutBits for u8 {
 impl OutBits for u32 {
     type Bits = Bits<32>;
 }
+impl<const N: usize> OutBits for tilerast_golden::cycle::UBits<N> {
+    type Bits = Bits<N>;
+}
 
 /// A block with one stream in and one out (made by `stream_block!` from a signature that has
 /// no other stream; the raster core's is in `raster_core.rs`): what the rust-hdl harness of

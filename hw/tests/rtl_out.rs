@@ -170,10 +170,21 @@ fn fpga_tops_have_the_flows_ports() {
 #[test]
 fn board_memories_name_their_memory() {
     assert_eq!(
-        [tilerast_hw::board_memory::STAGE],
+        [tilerast_hw::board_memory::STAGE, tilerast_hw::sdram_controller::STAGE],
         tilerast_golden::stages::BOARD_STAGES,
         "one block per board stage"
     );
+    // The SDRAM controller: one per board with a frame row, its header naming the part.
+    for b in BOARDS {
+        let name = tilerast_hw::sdram_controller::rtl_file_name(b.name);
+        match &b.frame {
+            Some(f) => assert!(committed(&name).contains(f.sdram.name), "{name}: header names the part"),
+            None => assert!(
+                !root().join("rtl-out").join(&name).exists(),
+                "{name}: a board without a frame row"
+            ),
+        }
+    }
     for b in BOARDS {
         let have = committed(&tilerast_hw::board_memory::rtl_file_name(b.name));
         assert!(

@@ -54,6 +54,7 @@
 pub mod handshake;
 pub mod lockstep;
 pub mod mutate;
+pub mod sdram;
 pub mod stim;
 
 pub use handshake::{Cycle, Flush, FlushLine, Handshake, Line, Lines, Pattern};

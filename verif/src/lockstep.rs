@@ -408,6 +408,66 @@ impl Agent for Memory {
     }
 }
 
+/// The SDRAM chip model ([`tilerast_golden::sdram_chip::SdramChip`]) behind an SDRAM
+/// controller's pins: drives `dq_in` with what the chip drives, and clocks the chip with the
+/// pins the outputs carry (the model's, so the chip follows the cycle model and the RTL is
+/// compared against it). The first datasheet rule broken is kept in [`SdramChipAgent::violation`]
+/// and the chip stops there.
+pub struct SdramChipAgent {
+    pub chip: tilerast_golden::sdram_chip::SdramChip,
+    pub violation: Option<tilerast_golden::sdram_chip::SdramViolation>,
+}
+
+impl SdramChipAgent {
+    pub fn new(chip: tilerast_golden::sdram_chip::SdramChip) -> SdramChipAgent {
+        SdramChipAgent { chip, violation: None }
+    }
+}
+
+impl Agent for SdramChipAgent {
+    fn drive(&mut self, _: u64, p: &mut Ports) {
+        p.set("dq_in", u64::from(self.chip.dq().unwrap_or(0)));
+    }
+    fn edge(&mut self, _: u64, _: &Ports, o: &Ports) {
+        if self.violation.is_some() {
+            return;
+        }
+        let g = |n: &str| o.get(n).unwrap_or(0);
+        let pins = tilerast_golden::sdram_chip::SdramPins {
+            cs_n: g("cs_n") == 1,
+            ras_n: g("ras_n") == 1,
+            cas_n: g("cas_n") == 1,
+            we_n: g("we_n") == 1,
+            ba: g("ba") as u8,
+            addr: g("sdram_addr") as u16,
+            dqm: g("dqm") as u8,
+            dq_out: g("dq_out") as u16,
+            dq_oe: g("dq_oe") == 1,
+        };
+        if let Err(e) = self.chip.clock(&pins) {
+            self.violation = Some(e);
+        }
+    }
+    fn summary(&self) -> String {
+        let s = self.chip.stats();
+        format!(
+            "sdram chip: {} ACTIVE, {} READ, {} WRITE, {} PRECHARGE, {} AUTO REFRESH{}",
+            s.activates,
+            s.reads,
+            s.writes,
+            s.precharges,
+            s.refreshes,
+            self.violation
+                .as_ref()
+                .map(|v| format!(", stopped: {v}"))
+                .unwrap_or_default()
+        )
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 /// Drives a level input, a signature's `ins` port (`background`): `value(cycle)` every cycle.
 pub struct Level {
     port: String,

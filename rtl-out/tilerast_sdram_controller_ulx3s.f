@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_sdram_controller_ulx3s.v
