@@ -564,3 +564,165 @@ pub fn pins_of(o: &SdramControllerOut) -> SdramPins {
         dq_oe: o.dq_oe,
     }
 }
+
+/// A request pattern for [`throughput`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Traffic {
+    /// Consecutive words from address 0 (a framebuffer or list written in order).
+    SequentialWrites,
+    /// Consecutive words from address 0, read.
+    SequentialReads,
+    /// Runs of 16 consecutive words, reads and writes in turn (a reader and a writer sharing
+    /// the port).
+    AlternatingRuns,
+    /// Words anywhere in the part, reads and writes at random (the worst case: a row miss
+    /// nearly every time).
+    RandomWords,
+}
+
+impl Traffic {
+    pub const ALL: [Traffic; 4] = [
+        Traffic::SequentialWrites,
+        Traffic::SequentialReads,
+        Traffic::AlternatingRuns,
+        Traffic::RandomWords,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Traffic::SequentialWrites => "sequential writes",
+            Traffic::SequentialReads => "sequential reads",
+            Traffic::AlternatingRuns => "16-word runs, read/write in turn",
+            Traffic::RandomWords => "random words",
+        }
+    }
+
+    /// Request `i` of the pattern.
+    pub fn request(self, part: &SdramPart, i: u32) -> MemReq {
+        let words = (part.bytes() / 4) as u32;
+        let (word, write) = match self {
+            Traffic::SequentialWrites => (i, true),
+            Traffic::SequentialReads => (i, false),
+            Traffic::AlternatingRuns => {
+                // Run k = i / 16: even runs write words from 0, odd runs read from the middle.
+                let write = (i / 16).is_multiple_of(2);
+                ((i / 32) * 16 + i % 16 + if write { 0 } else { words / 2 }, write)
+            }
+            Traffic::RandomWords => {
+                let h = crate::rng::Rng::mix(0x5d_7a, u64::from(i));
+                ((h as u32) % words, h >> 40 & 1 == 1)
+            }
+        };
+        MemReq {
+            addr: 4 * (word % words),
+            write,
+            wdata: i.wrapping_mul(0x9e37_79b9),
+            be: 0xf,
+        }
+    }
+}
+
+/// What [`throughput`] measured: `words` requests, offered back to back and answered at once,
+/// took `cycles` controller clocks from the first offer to the last word on the pins or out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Throughput {
+    pub words: u64,
+    pub cycles: u64,
+    pub stats: SdramControllerStats,
+}
+
+impl Throughput {
+    /// 32-bit words per controller clock (at most 1/2: a word is a burst of two).
+    pub fn words_per_cycle(&self) -> f64 {
+        self.words as f64 / self.cycles.max(1) as f64
+    }
+}
+
+/// The controller's throughput on `traffic`: `words` requests offered every cycle, answers
+/// always taken, the chip model behind the pins (a violation is an `Err` naming it), counted
+/// from the first cycle after Ready. Deterministic: the figure is the cycle model's.
+pub fn throughput(
+    part: SdramPart,
+    clock_hz: f64,
+    cas_latency: u32,
+    traffic: Traffic,
+    words: u32,
+) -> Result<Throughput, String> {
+    let mut ctrl = SdramControllerCycle::new(part, clock_hz, cas_latency);
+    let mut chip = crate::sdram_chip::SdramChip::new(part, clock_hz);
+    let mut step = |ctrl: &mut SdramControllerCycle, req: Option<MemReq>| -> Result<bool, String> {
+        let taken = req.is_some() && ctrl.in_ready();
+        let pins = ctrl.pins();
+        let dq = chip.dq().unwrap_or(0);
+        ctrl.clock(req.is_some(), &req.unwrap_or_default(), true, dq, false);
+        chip.clock(&pins).map_err(|e| e.to_string())?;
+        Ok(taken)
+    };
+    while ctrl.init_step() != InitStep::Ready {
+        step(&mut ctrl, None)?;
+    }
+    let start = ctrl.stats();
+    let (mut i, mut cycles) = (0u32, 0u64);
+    while i < words || !ctrl.idle() {
+        let req = (i < words).then(|| traffic.request(&part, i));
+        if step(&mut ctrl, req)? {
+            i += 1;
+        }
+        cycles += 1;
+        if cycles > 100 * u64::from(words) + 100_000 {
+            return Err(format!("{}: no progress at word {i}", traffic.name()));
+        }
+    }
+    let s = ctrl.stats();
+    let d = |a: u64, b: u64| a - b;
+    Ok(Throughput {
+        words: u64::from(words),
+        cycles,
+        stats: SdramControllerStats {
+            reads: d(s.reads, start.reads),
+            writes: d(s.writes, start.writes),
+            row_hits: d(s.row_hits, start.row_hits),
+            activates: d(s.activates, start.activates),
+            precharges: d(s.precharges, start.precharges),
+            refreshes: d(s.refreshes, start.refreshes),
+            refused: d(s.refused, start.refused),
+        },
+    })
+}
+
+/// Requests per pattern of the generated throughput table.
+pub const TABLE_WORDS: u32 = 20_000;
+
+/// The throughput table (Markdown) of every board with a frame row, every [`Traffic`]: the
+/// rows `cargo bench -p tilerast-golden --bench sdram -- --update-docs` writes between the
+/// `sdram-bench` markers of `docs/measurements.md` (and `golden/tests/sdram_figures.rs` holds
+/// to the model).
+pub fn throughput_table() -> Result<String, String> {
+    let mut t = String::from(
+        "| board | part, clock, CL | traffic | words | cycles | words per cycle | MB/s | row hits | ACTIVE | AUTO REFRESH |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for b in crate::board::BOARDS {
+        let Some(f) = b.frame else { continue };
+        let hz = f64::from(f.sdram_hz);
+        for traffic in Traffic::ALL {
+            let r = throughput(f.sdram, hz, f.cas_latency, traffic, TABLE_WORDS)?;
+            t.push_str(&format!(
+                "| `{}` | {} at {} MHz, CL {} | {} | {} | {} | {:.3} | {:.1} | {} | {} | {} |\n",
+                b.name,
+                f.sdram.name,
+                f.sdram_hz / 1_000_000,
+                f.cas_latency,
+                traffic.name(),
+                r.words,
+                r.cycles,
+                r.words_per_cycle(),
+                4.0 * r.words_per_cycle() * hz / 1e6,
+                r.stats.row_hits,
+                r.stats.activates,
+                r.stats.refreshes
+            ));
+        }
+    }
+    Ok(t)
+}
