@@ -207,7 +207,7 @@ fn the_timing_contract_figures_hold() {
     let w = |i: u32| MemReq {
         addr: 4 * i,
         write: true,
-        wdata: 0x1111_1111 * (i + 1),
+        wdata: 0x1111_1111u32.wrapping_mul(i + 1),
         be: 0xf,
     };
     let mut write_edges = Vec::new();
