@@ -162,6 +162,19 @@ pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
             to: "    localparam [3:0] c_rcd_go = 4'h1; // MUTATION (cosim test)\n",
         },
     ),
+    // The TMDS encoder that the video output's three channels instantiate loads its running
+    // disparity with bit 1 inverted after every data character. First visible on a character
+    // in the cycle the model with the same bug (`VideoOutCycle::plant_disparity_bug(1)`)
+    // sends a different one (`cosim/tests/video_out.rs` predicts it; the DVI receiver stops
+    // the mutant's characters there).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "video_out",
+            from: "                    disparity__d = disparity__q + delta;\n",
+            to: "                    disparity__d = (disparity__q + delta) ^ 5'h2; // MUTATION (cosim test)\n",
+        },
+    ),
 ];
 
 /// `src` (a block file of `rtl-out/`) with mutant `m` applied, or a one-line error if its

@@ -549,8 +549,10 @@ mod tests {
         let pixel_side = |stage: &str| tilerast_hw::BLOCK_FILES.iter().find(|b| b.stage() == stage);
         for d in BLOCK_TABLE {
             let block = format!("{}/{}", d.preset, d.stage);
-            let board_sig = (d.stage == tilerast_hw::sdram_controller::STAGE)
-                .then_some(&<tilerast_golden::sdram_controller::SdramControllerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE);
+            let board_sig = tilerast_hw::FRAME_BOARD_BLOCKS
+                .iter()
+                .find(|b| b.stage() == d.stage)
+                .map(|b| &b.sig);
             let (sig, parts) = match (pixel_side(d.stage), board_sig) {
                 (Some(row), _) => (&row.sig, 1),
                 (None, Some(sig)) => (sig, 1),
@@ -595,12 +597,21 @@ mod tests {
         for v in tilerast_hw::BLOCK_VARIANTS {
             assert_eq!(block_desc(v.name, v.file.stage()).unwrap().module, v.top_name());
         }
-        // The SDRAM controller of every board with a frame row, and of no other.
+        // The frame-row blocks (SDRAM controller, video output) of every board with a frame
+        // row, and of no other.
         for b in tilerast_golden::board::BOARDS {
-            let d = block_desc(b.name, tilerast_hw::sdram_controller::STAGE);
-            assert_eq!(d.is_some(), b.frame.is_some(), "{}: sdram_controller verilated", b.name);
-            if let Some(d) = d {
-                assert_eq!(d.module, tilerast_hw::sdram_controller::top_name(b.name));
+            for block in tilerast_hw::FRAME_BOARD_BLOCKS {
+                let d = block_desc(b.name, block.stage());
+                assert_eq!(
+                    d.is_some(),
+                    b.frame.is_some(),
+                    "{}: {} verilated",
+                    b.name,
+                    block.stage()
+                );
+                if let Some(d) = d {
+                    assert_eq!(d.module, block.top_name(b.name));
+                }
             }
         }
         let mut all: Vec<_> = BLOCK_TABLE.iter().map(|b| (b.preset, b.stage)).collect();

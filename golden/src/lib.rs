@@ -71,6 +71,7 @@ pub mod tmds_encoder;
 pub mod sdram_chip;
 pub mod sdram_controller;
 pub mod video;
+pub mod video_out;
 
 pub use config::{Config, ConfigError, CoverageTest, CullMode, DepthFunc, FramebufferMode, PRESETS};
 pub use prim::{Coverage, PointFx, PrimitiveFx, Quad, Rgba, TriangleFx};

@@ -257,6 +257,23 @@ pub struct TmdsChar {
     pub word: u16,
 }
 
+/// video_out input: one pixel of the picture shown, taken at its pixel clock in active video.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VideoPixel {
+    pub red: u8,
+    pub green: u8,
+    pub blue: u8,
+}
+
+/// video_out output: one pixel clock's three TMDS characters, bit 0 of each sent first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DviWord {
+    /// Channel 0 (with hsync and vsync in control periods).
+    pub blue: u16,
+    pub green: u16,
+    pub red: u16,
+}
+
 /// pixel_info_read input: "every first tile of the frame is rasterized, read the pixel-info
 /// lists" (seed 001 claim 1: the pixel side starts only then).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -580,6 +597,22 @@ macro_rules! for_each_stream {
             /// tmds_encoder →: the channel's 10-bit character.
             TmdsChar: TmdsChar {
                 word: Bits<10> [word],
+            }
+        }
+        $m! {
+            /// → video_out: the pixel shown at the next active pixel clock.
+            VideoPixel: VideoPixel {
+                red: Bits<8> [red],
+                green: Bits<8> [green],
+                blue: Bits<8> [blue],
+            }
+        }
+        $m! {
+            /// video_out →: a pixel clock's characters, blue, green, red.
+            DviWord: DviWord {
+                blue: Bits<10> [blue],
+                green: Bits<10> [green],
+                red: Bits<10> [red],
             }
         }
         $crate::for_each_stream!(@cmd $m

@@ -149,6 +149,12 @@ impl TmdsEncoderCycle {
     pub fn idle(&self) -> bool {
         !self.out_valid
     }
+
+    /// Inverts bit `bit` of the 5-bit two's-complement disparity register (a mutant's model).
+    pub fn invert_disparity_bit(&mut self, bit: u32) {
+        let r = (self.encoder.disparity & 0x1f) ^ (1 << bit);
+        self.encoder.disparity = if r & 0x10 != 0 { r - 32 } else { r };
+    }
 }
 
 impl CycleModel for TmdsEncoderCycle {

@@ -41,6 +41,7 @@ pub mod subtile_coverage;
 pub mod tile_parser;
 pub mod tile_sequencer;
 pub mod tmds_encoder;
+pub mod video_out;
 
 /// File name of a preset's Verilog in `rtl-out/`.
 pub fn rtl_file_name(preset: &str) -> String {
@@ -159,6 +160,40 @@ macro_rules! block_files {
     };
 }
 tilerast_golden::pixel_side_stages!(block_files);
+
+/// A block built per board from the board's frame row (`tilerast_golden::board::FrameBoard`:
+/// its SDRAM part and clock, its video mode) rather than per config:
+/// `rtl-out/tilerast_<stage>_<board>.v`, top module of the same name, for every board with a
+/// frame row. [`FRAME_BOARD_BLOCKS`] is the one list that `gen-rtl`, the rtl-out tests and
+/// the co-simulation's block table walk.
+pub struct FrameBoardBlock {
+    /// Role, for `rtl-out/README.md`'s table.
+    pub role: &'static str,
+    /// Its ports: the block's one signature, declared next to its cycle model.
+    pub sig: tilerast_golden::cycle::Signature,
+    /// The file's full text for `board`; `None` for a board without a frame row.
+    pub rtl_file: fn(&tilerast_golden::board::Board) -> Option<String>,
+}
+
+impl FrameBoardBlock {
+    /// Stage name: its signature's.
+    pub fn stage(&self) -> &'static str {
+        self.sig.stage
+    }
+
+    /// Top module name for `board`: `tilerast_<stage>_<board>`.
+    pub fn top_name(&self, board: &str) -> String {
+        format!("tilerast_{}_{board}", self.stage())
+    }
+
+    /// File name for `board`.
+    pub fn file_name(&self, board: &str) -> String {
+        format!("{}.v", self.top_name(board))
+    }
+}
+
+/// Every block built from a board's frame row, in board-top order (memory side, video side).
+pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[sdram_controller::BOARD_FILE, video_out::BOARD_FILE];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation
 /// (`cosim/tests/<stage>.rs`): `rtl-out/tilerast_<stage>_<name>.v`, top module

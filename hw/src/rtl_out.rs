@@ -15,7 +15,7 @@
 //! | `tilerast_<stage>_<variant>.v` | [`crate::BLOCK_VARIANTS`] |
 //! | `tilerast_top_<board>.v` | [`crate::fpga_top::rtl_file`] |
 //! | `tilerast_board_memory_<board>.v` | [`crate::board_memory::rtl_file`] |
-//! | `tilerast_sdram_controller_<board>.v` (boards with a frame row) | [`crate::sdram_controller::rtl_file`] |
+//! | `tilerast_<stage>_<board>.v` (boards with a frame row: the SDRAM controller, the video output) | [`crate::FRAME_BOARD_BLOCKS`] |
 //! | `<stem>.f` | [`crate::package`]: the files each top needs, dependencies first |
 //! | `tilerast_waivers.vlt` | [`crate::LINT_WAIVERS`] |
 //! | `README.md` | [`readme`]: which file to take for which use |
@@ -105,12 +105,14 @@ pub fn raw_files_for(configs: &[Config], command: &dyn Fn(&str) -> String, extra
                 move || Ok(crate::board_memory::rtl_file(b)),
             ));
             if b.frame.is_some() {
-                out.push(spec(
-                    crate::sdram_controller::rtl_file_name(b.name),
-                    crate::sdram_controller::top_name(b.name),
-                    format!("SDRAM controller of {}'s frame top", b.name),
-                    move || crate::sdram_controller::rtl_file(b).ok_or_else(|| format!("{}: no frame row", b.name)),
-                ));
+                for block in crate::FRAME_BOARD_BLOCKS {
+                    out.push(spec(
+                        block.file_name(b.name),
+                        block.top_name(b.name),
+                        format!("{} ({})", block.role, b.name),
+                        move || (block.rtl_file)(b).ok_or_else(|| format!("{}: no frame row", b.name)),
+                    ));
+                }
             }
         }
     }

@@ -792,6 +792,13 @@ pub fn verilog(f: &FrameBoard, name: &str) -> String {
     emit::block_verilog(SdramController::for_frame_board(f), name)
 }
 
+/// The SDRAM controller's row of [`crate::FRAME_BOARD_BLOCKS`].
+pub const BOARD_FILE: crate::FrameBoardBlock = crate::FrameBoardBlock {
+    role: "SDRAM controller: the memory port's slave on the board's SDR SDRAM",
+    sig: <tilerast_golden::sdram_controller::SdramControllerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
+    rtl_file,
+};
+
 /// The full text of `rtl-out/tilerast_sdram_controller_<board>.v`: a header (the command, the
 /// part, the clocks, the contract, the lint command, the ports), then the block. `None` for a
 /// board without a frame row.

@@ -102,6 +102,11 @@ tilerast_golden::tmds_encoder_streams! { crate::streams::stream_block;
 impl TmdsEncoder {
     /// The block (no parameters: `cfg` is taken for the uniform block interface).
     pub fn new(_cfg: &Config) -> TmdsEncoder {
+        TmdsEncoder::channel()
+    }
+
+    /// The block, as a board top's video output instantiates it (no config).
+    pub fn channel() -> TmdsEncoder {
         TmdsEncoder {
             clock: Default::default(),
             flush: Default::default(),

@@ -169,11 +169,25 @@ fn fpga_tops_have_the_flows_ports() {
 
 #[test]
 fn board_memories_name_their_memory() {
+    let stages: Vec<&str> = std::iter::once(tilerast_hw::board_memory::STAGE)
+        .chain(tilerast_hw::FRAME_BOARD_BLOCKS.iter().map(|b| b.stage()))
+        .collect();
     assert_eq!(
-        [tilerast_hw::board_memory::STAGE, tilerast_hw::sdram_controller::STAGE],
+        stages,
         tilerast_golden::stages::BOARD_STAGES,
         "one block per board stage"
     );
+    // The video output: one per board with a frame row, its header naming the mode.
+    for b in BOARDS {
+        let name = tilerast_hw::video_out::rtl_file_name(b.name);
+        match &b.frame {
+            Some(f) => assert!(committed(&name).contains(f.video.name), "{name}: header names the mode"),
+            None => assert!(
+                !root().join("rtl-out").join(&name).exists(),
+                "{name}: a board without a frame row"
+            ),
+        }
+    }
     // The SDRAM controller: one per board with a frame row, its header naming the part.
     for b in BOARDS {
         let name = tilerast_hw::sdram_controller::rtl_file_name(b.name);

@@ -1,0 +1,206 @@
+//! # video_out (no seed: the board top's DVI output, issue 35)
+//!
+//! The pixel-clock side of the scan-out: the video mode's timing counters and the three TMDS
+//! encoders. It takes one pixel of the picture at each pixel clock of active video and sends
+//! every pixel clock's three 10-bit characters (blue with the syncs, green, red) to the
+//! serialisers. The line buffer in front of it fills from the framebuffer; a pixel that is not
+//! there when its clock comes is an underrun: the clock goes out black (the timing never
+//! slips) and the sticky `underrun` output rises.
+//!
+//! ```text
+//!            ┌──────────── video_out ─────────────────────────────────────────────┐
+//!            │ (x, y) counters ─► VideoMode::timing ─► de, hsync, vsync            │
+//!  inp ─────►│ taken when de ──► red/green/blue bytes ─► 3 × TmdsEncoderCycle ─────┼─► out
+//!  (a pixel) │ de ∧ ¬in_valid ─► black, underrun ← 1 (sticky)      (blue: syncs)   │  (3 characters)
+//!            │ y ≥ v_active ───► vblank                                            │
+//!            └─────────────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! The convention of the link (where the porches and syncs are, which channel carries the
+//! syncs, the polarity) is [`crate::video`]'s, stated once there; [`crate::video::DviLink`] is
+//! the reference this block's words equal (`golden/tests/video_out_cycle.rs`).
+
+use crate::cycle::{BlockModel, CycleModel, Offer};
+use crate::streams::{DviWord, TmdsIn, VideoPixel};
+use crate::tmds_encoder::TmdsEncoderCycle;
+use crate::video::VideoMode;
+
+/// The RTL block's cycle model.
+///
+/// **Timing contract** (the RTL's ports, cycle by cycle):
+/// * **State.** The counters (x, y): the pixel clock the next characters are for; (0, 0) after
+///   `new` or a flush. Three encoders (blue, green, red), each a [`TmdsEncoderCycle`]: their
+///   output registers are the block's output.
+/// * **Advance.** `adv` = ¬`out_valid` ∨ `out_ready` (the serialisers hold `out_ready` high:
+///   one pixel clock per cycle). At an `adv` edge every encoder takes the timing of (x, y)
+///   ([`VideoMode::timing`]): in active video (de) the pixel's bytes, else the control period
+///   (blue: (vsync, hsync) pin levels, green and red 0); then (x, y) steps to the next pixel
+///   clock (x wraps at `h_total`, y at `v_total`). Without `adv` nothing changes.
+/// * **Input.** `in_ready` = `adv` ∧ de(x, y): combinational on `out_ready`, registered state
+///   otherwise. A pixel is taken at an edge with `in_ready` ∧ `in_valid`.
+/// * **Underrun.** An `adv` edge in active video with `in_valid` low sends black (bytes 0, de
+///   high) and sets `underrun`, which stays until a flush.
+/// * **Output.** `out_valid` and `out` are the encoders' registers: the characters of the pixel
+///   clock taken at the last `adv` edge (latency 1). `out_valid` is low after `new` or a
+///   flush until the first edge. The payload when not valid is 0.
+/// * **vblank.** y ≥ `v_active` (the counters' line is a blanking line), from registers.
+/// * **Flush.** Every register to its `new` value (counters (0, 0), disparities 0,
+///   `underrun` 0, `out_valid` 0).
+#[derive(Clone, Debug)]
+pub struct VideoOutCycle {
+    mode: VideoMode,
+    x: u32,
+    y: u32,
+    encoders: [TmdsEncoderCycle; 3],
+    underrun: bool,
+    /// A planted bug for the mutant's prediction: bit `n` of every encoder's disparity
+    /// inverted at each active edge ([`VideoOutCycle::plant_disparity_bug`]).
+    disparity_bug: Option<u32>,
+}
+
+impl VideoOutCycle {
+    pub fn new(mode: VideoMode) -> Self {
+        Self {
+            mode,
+            x: 0,
+            y: 0,
+            encoders: Default::default(),
+            underrun: false,
+            disparity_bug: None,
+        }
+    }
+
+    pub fn mode(&self) -> &VideoMode {
+        &self.mode
+    }
+
+    /// The pixel clock the next characters are for.
+    pub fn position(&self) -> (u32, u32) {
+        (self.x, self.y)
+    }
+
+    /// The counters' line is a blanking line.
+    pub fn vblank(&self) -> bool {
+        self.y >= self.mode.v_active
+    }
+
+    /// Some pixel was missing at its clock since the last flush.
+    pub fn underrun(&self) -> bool {
+        self.underrun
+    }
+
+    /// The mutant's model: every encoder's disparity register loads with bit `bit` inverted
+    /// at every data character (what `cosim`'s `video_out` mutant does to the one TMDS encoder
+    /// module the three channels instantiate).
+    pub fn plant_disparity_bug(&mut self, bit: u32) {
+        self.disparity_bug = Some(bit);
+    }
+}
+
+impl CycleModel for VideoOutCycle {
+    type In = VideoPixel;
+    type Out = DviWord;
+
+    fn out(&self) -> (bool, DviWord) {
+        let (valid, blue) = self.encoders[0].out();
+        let word = DviWord {
+            blue: blue.word,
+            green: self.encoders[1].out().1.word,
+            red: self.encoders[2].out().1.word,
+        };
+        (valid, word)
+    }
+
+    fn in_ready(&self, out_ready: bool) -> bool {
+        self.encoders[0].in_ready(out_ready) && self.mode.timing(self.x, self.y).de
+    }
+
+    fn clock(&mut self, in_valid: bool, inp: &VideoPixel, out_ready: bool, flush: bool) {
+        if flush {
+            *self = Self {
+                disparity_bug: self.disparity_bug,
+                ..Self::new(self.mode)
+            };
+            return;
+        }
+        if !self.encoders[0].in_ready(out_ready) {
+            return;
+        }
+        let t = self.mode.timing(self.x, self.y);
+        let pixel = if t.de && in_valid { *inp } else { VideoPixel::default() };
+        if t.de && !in_valid {
+            self.underrun = true;
+        }
+        let ctrl = u8::from(t.vsync) << 1 | u8::from(t.hsync);
+        for (ch, (data, ctrl)) in [(pixel.blue, ctrl), (pixel.green, 0), (pixel.red, 0)]
+            .into_iter()
+            .enumerate()
+        {
+            let enc_in = TmdsIn { data, de: t.de, ctrl };
+            CycleModel::clock(&mut self.encoders[ch], true, &enc_in, out_ready, false);
+        }
+        if let (Some(bit), true) = (self.disparity_bug, t.de) {
+            for e in &mut self.encoders {
+                e.invert_disparity_bit(bit);
+            }
+        }
+        self.x += 1;
+        if self.x == self.mode.h_total() {
+            self.x = 0;
+            self.y += 1;
+            if self.y == self.mode.v_total() {
+                self.y = 0;
+            }
+        }
+    }
+}
+
+crate::block_signature! {
+    /// video_out's ports: the picture's pixels in (taken in active video), each pixel clock's
+    /// three TMDS characters out, `vblank` (the counters are in vertical blanking) and the
+    /// sticky `underrun`.
+    pub VideoOut "video_out" {
+        takes { inp: VideoPixel }
+        sends { out: DviWord }
+        outs { vblank: bool, underrun: bool }
+    }
+}
+
+impl crate::cycle::OneStream for VideoOutPorts {
+    type InS = crate::streams::ports::VideoPixel;
+    type OutS = crate::streams::ports::DviWord;
+}
+
+impl BlockModel for VideoOutCycle {
+    type Sig = VideoOutPorts;
+    fn outputs(&self, i: &VideoOutIn) -> VideoOutOut {
+        let (v, w) = self.out();
+        VideoOutOut {
+            inp_ready: self.in_ready(i.out_ready),
+            out: Offer::new(v, w),
+            vblank: self.vblank(),
+            underrun: self.underrun,
+        }
+    }
+    fn clock(&mut self, i: &VideoOutIn) {
+        CycleModel::clock(self, i.inp.valid, &i.inp.payload, i.out_ready, i.flush)
+    }
+}
+
+/// A small mode for short simulations (rust-hdl runs a few thousand cycles a second): 8 × 3
+/// active pixels, 2 + 3 + 2 clocks of horizontal and 1 + 1 + 1 lines of vertical blanking,
+/// negative syncs like 640×480.
+pub const TEST_MODE: VideoMode = VideoMode {
+    name: "8x3 test",
+    h_active: 8,
+    h_front: 2,
+    h_sync: 3,
+    h_back: 2,
+    v_active: 3,
+    v_front: 1,
+    v_sync: 1,
+    v_back: 1,
+    h_sync_positive: false,
+    v_sync_positive: false,
+    pixel_hz: 1_000_000,
+};

@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_tmds_encoder_default.v
+tilerast_video_out_ulx3s.v
