@@ -177,26 +177,25 @@ fn board_memories_name_their_memory() {
         tilerast_golden::stages::BOARD_STAGES,
         "one block per board stage"
     );
-    // The video output: one per board with a frame row, its header naming the mode.
+    // The frame-row blocks: one each per board with a frame row, none for another; the SDRAM
+    // controller's header names the part, the video output's the mode.
     for b in BOARDS {
-        let name = tilerast_hw::video_out::rtl_file_name(b.name);
-        match &b.frame {
-            Some(f) => assert!(committed(&name).contains(f.video.name), "{name}: header names the mode"),
-            None => assert!(
-                !root().join("rtl-out").join(&name).exists(),
-                "{name}: a board without a frame row"
-            ),
-        }
-    }
-    // The SDRAM controller: one per board with a frame row, its header naming the part.
-    for b in BOARDS {
-        let name = tilerast_hw::sdram_controller::rtl_file_name(b.name);
-        match &b.frame {
-            Some(f) => assert!(committed(&name).contains(f.sdram.name), "{name}: header names the part"),
-            None => assert!(
-                !root().join("rtl-out").join(&name).exists(),
-                "{name}: a board without a frame row"
-            ),
+        for block in tilerast_hw::FRAME_BOARD_BLOCKS {
+            let name = block.file_name(b.name);
+            match &b.frame {
+                Some(f) => {
+                    let names = if block.stage() == "video_out" {
+                        f.video.name
+                    } else {
+                        f.sdram.name
+                    };
+                    assert!(committed(&name).contains(names), "{name}: header names {names}");
+                }
+                None => assert!(
+                    !root().join("rtl-out").join(&name).exists(),
+                    "{name}: a board without a frame row"
+                ),
+            }
         }
     }
     for b in BOARDS {
