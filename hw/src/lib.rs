@@ -173,6 +173,9 @@ pub struct FrameBoardBlock {
     pub sig: tilerast_golden::cycle::Signature,
     /// The file's full text for `board`; `None` for a board without a frame row.
     pub rtl_file: fn(&tilerast_golden::board::Board) -> Option<String>,
+    /// The frame row's entry the file is made from, which its header names (the SDRAM
+    /// part, the video mode).
+    pub made_from: fn(&tilerast_golden::board::FrameBoard) -> &'static str,
 }
 
 impl FrameBoardBlock {

@@ -797,6 +797,7 @@ pub const BOARD_FILE: crate::FrameBoardBlock = crate::FrameBoardBlock {
     role: "SDRAM controller: the memory port's slave on the board's SDR SDRAM",
     sig: <tilerast_golden::sdram_controller::SdramControllerPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     rtl_file,
+    made_from: |f| f.sdram.name,
 };
 
 /// The full text of `rtl-out/tilerast_sdram_controller_<board>.v`: a header (the command, the

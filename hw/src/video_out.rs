@@ -241,6 +241,7 @@ pub const BOARD_FILE: crate::FrameBoardBlock = crate::FrameBoardBlock {
     role: "DVI output: video timing and three TMDS encoders at the pixel clock",
     sig: <tilerast_golden::video_out::VideoOutPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     rtl_file,
+    made_from: |f| f.video.name,
 };
 
 /// The full text of `rtl-out/tilerast_video_out_<board>.v`: a header (the command, the mode,

@@ -177,19 +177,15 @@ fn board_memories_name_their_memory() {
         tilerast_golden::stages::BOARD_STAGES,
         "one block per board stage"
     );
-    // The frame-row blocks: one each per board with a frame row, none for another; the SDRAM
-    // controller's header names the part, the video output's the mode.
+    // The frame-row blocks: one each per board with a frame row, none for another; each
+    // header names what the file is made from (the SDRAM part, the video mode).
     for b in BOARDS {
         for block in tilerast_hw::FRAME_BOARD_BLOCKS {
             let name = block.file_name(b.name);
             match &b.frame {
                 Some(f) => {
-                    let names = if block.stage() == "video_out" {
-                        f.video.name
-                    } else {
-                        f.sdram.name
-                    };
-                    assert!(committed(&name).contains(names), "{name}: header names {names}");
+                    let from = (block.made_from)(f);
+                    assert!(committed(&name).contains(from), "{name}: header names {from}");
                 }
                 None => assert!(
                     !root().join("rtl-out").join(&name).exists(),
