@@ -162,6 +162,18 @@ pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
             to: "    localparam [3:0] c_rcd_go = 4'h1; // MUTATION (cosim test)\n",
         },
     ),
+    // The scan-out's row step negated (the walk's row address steps up a row instead of down,
+    // as `ScanOut::mutant_row_step_up` in rust-hdl): first visible on `rd__addr` in the cycle
+    // the model with the same bug (`ScanOutCycle::plant_row_step_bug`) offers the second row's
+    // first read (`cosim/tests/scan_out.rs` predicts it).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "scan_out",
+            from: "    localparam [31:0] c_row_bytes = 32'ha00;\n",
+            to: "    localparam [31:0] c_row_bytes = 32'hfffff600; // MUTATION (cosim test)\n",
+        },
+    ),
     // The TMDS encoder that the video output's three channels instantiate loads its running
     // disparity with bit 1 inverted after every data character. First visible on a character
     // in the cycle the model with the same bug (`VideoOutCycle::plant_disparity_bug(1)`)

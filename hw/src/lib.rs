@@ -34,6 +34,7 @@ pub mod quad_packer;
 pub mod raster_core;
 pub mod rtl_out;
 pub mod sample_raster;
+pub mod scan_out;
 pub mod sdram_controller;
 pub mod setup;
 pub mod shading_sort;
@@ -196,7 +197,11 @@ impl FrameBoardBlock {
 }
 
 /// Every block built from a board's frame row, in board-top order (memory side, video side).
-pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[sdram_controller::BOARD_FILE, video_out::BOARD_FILE];
+pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
+    sdram_controller::BOARD_FILE,
+    scan_out::BOARD_FILE,
+    video_out::BOARD_FILE,
+];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation
 /// (`cosim/tests/<stage>.rs`): `rtl-out/tilerast_<stage>_<name>.v`, top module

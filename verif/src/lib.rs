@@ -54,6 +54,7 @@
 pub mod handshake;
 pub mod lockstep;
 pub mod mutate;
+pub mod scan_out;
 pub mod sdram;
 pub mod stim;
 

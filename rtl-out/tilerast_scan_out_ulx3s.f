@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_scan_out_ulx3s.v
