@@ -162,6 +162,18 @@ pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
             to: "    localparam [3:0] c_rcd_go = 4'h1; // MUTATION (cosim test)\n",
         },
     ),
+    // The memory arbiter's tag FIFO says full at 7 of its 8 entries (the shared ring FIFO's
+    // depth constant in the arbiter's instance): a read is held back one entry early, first
+    // visible on `out_valid` / a client's ready in the cycle the model with the same bug
+    // (`MemArbiterCycle::plant_full_early_bug`) holds it (`cosim/tests/mem_arbiter.rs`).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "mem_arbiter",
+            from: "    localparam [3:0] c_depth = 4'h8;\n",
+            to: "    localparam [3:0] c_depth = 4'h7; // MUTATION (cosim test)\n",
+        },
+    ),
     // The scan-out's row step negated (the walk's row address steps up a row instead of down,
     // as `ScanOut::mutant_row_step_up` in rust-hdl): first visible on `rd__addr` in the cycle
     // the model with the same bug (`ScanOutCycle::plant_row_step_bug`) offers the second row's

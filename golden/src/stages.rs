@@ -71,6 +71,13 @@ pub const PIXEL_SIDE_STAGES: [&str; pixel_side_stages!(stage_names).len()] = pix
 /// Blocks built per board from the board table (`tilerast_golden::board::BOARDS`) rather than
 /// per config: each is written to `rtl-out/tilerast_<stage>_<board>.v` (top module of the same
 /// name). The board memory is the memory port's slave on the board's own RAM; the SDRAM
-/// controller the slave on a board's SDRAM, the scan-out the framebuffer's reader into the line
-/// buffer, the video output the DVI link's pixel-clock side (boards with a frame row only).
-pub const BOARD_STAGES: [&str; 4] = ["board_memory", "sdram_controller", "scan_out", "video_out"];
+/// controller the slave on a board's SDRAM, the memory arbiter its clients' (the scan-out
+/// first, then the GPU), the scan-out the framebuffer's reader into the line buffer, the video
+/// output the DVI link's pixel-clock side (boards with a frame row only).
+pub const BOARD_STAGES: [&str; 5] = [
+    "board_memory",
+    "sdram_controller",
+    "mem_arbiter",
+    "scan_out",
+    "video_out",
+];

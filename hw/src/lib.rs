@@ -23,6 +23,7 @@ pub mod dst_fetch;
 pub mod frame;
 pub mod list_reader;
 pub mod list_writer;
+pub mod mem_arbiter;
 pub mod output_merger;
 pub mod package;
 pub mod pixel_back_end;
@@ -199,6 +200,7 @@ impl FrameBoardBlock {
 /// Every block built from a board's frame row, in board-top order (memory side, video side).
 pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
     sdram_controller::BOARD_FILE,
+    mem_arbiter::BOARD_FILE,
     scan_out::BOARD_FILE,
     video_out::BOARD_FILE,
 ];

@@ -53,6 +53,7 @@
 
 pub mod handshake;
 pub mod lockstep;
+pub mod mem_arbiter;
 pub mod mutate;
 pub mod scan_out;
 pub mod sdram;

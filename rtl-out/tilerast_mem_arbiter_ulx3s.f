@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_mem_arbiter_ulx3s.v
