@@ -999,7 +999,7 @@ module tilerast_frame_full(clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp_
             mem_req__be = tile_sequencer__lrd__be;
         end
         else begin
-            g__0 = 1'b1;
+            g__0 = e__0;
             sel = c_i3__0;
             sel_pixel = c_pixel_side__0;
             mem_req__addr = pixel_back_end__mem_req__addr;

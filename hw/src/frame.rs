@@ -306,7 +306,8 @@ impl Frame {
 /// block's `q_valid` / `q` / `q_ready`, its response stream `r` is `r_valid` / `r` / `r_ready`.
 /// The arbiter is the frame contract's ([`tilerast_golden::frame::FrameCycle`]): eligible(c) =
 /// valid ∧ (write ∨ tag FIFO not full); the lowest eligible index wins, and client 0 is the
-/// default (its request on the port when no client is eligible); a read accepted pushes `sel`
+/// default (its request on the port when no client is eligible, but ready only when it is
+/// eligible: `framebuffer: keep`'s back end offers reads); a read accepted pushes `sel`
 /// into the tag FIFO, whose head routes `mem_resp` and picks the `mem_resp_ready` source.
 macro_rules! arbitrated_kernel {
     (clients {
@@ -341,8 +342,9 @@ impl Frame {
             $s.mem_req.wdata.next = $s.$b.$q.wdata.val();
             $s.mem_req.be.next = $s.$b.$q.be.val();
         } else)* {
-            // Client 0, also when no client is eligible.
-            $s.g[$i0].next = true;
+            // Client 0's request on the port, also when no client is eligible; client 0 is
+            // granted (told ready) only when it is eligible.
+            $s.g[$i0].next = $s.e[$i0].val();
             $s.sel.next = $s.c_i3[$i0].val();
             $s.sel_pixel.next = $s.c_pixel_side[$i0].val();
             $s.mem_req.addr.next = $s.$b0.$q0.addr.val() $(+ $s.[<c_ $base0:lower>].val() + $s.client_set[$i0].val())?;

@@ -15,6 +15,10 @@
 //! must be golden's frame-1 memory (its pixel-info records carry frame id 1), and so must every
 //! non-zero word golden has and the whole framebuffer; each framebuffer's image must be
 //! `render_frame`'s.
+//! A second test runs one frame in `framebuffer: keep` (the back end, client 0, reads `dst`)
+//! behind a deep, slow memory, so that the read-tag FIFO fills while the back end offers a
+//! read: before the fix in `arbitrated_kernel!` the RTL told the back end its read went (client
+//! 0 was granted by default) and the two parted at cycle 6279 on `mem_req__addr`.
 //! The rust-hdl simulator runs the whole frame top at about 900 cycles/s (release), so a
 //! frame of a few primitives (~10 000 cycles) takes about 12 s; the Verilator co-simulation
 //! of the same top is `cosim/tests/frame.rs`.
@@ -155,6 +159,68 @@ fn run() {
         "frame 1 taken beside frame 0's Pixel phase: {}",
         ls.bench.summary()
     );
+}
+
+/// `framebuffer: keep` (the back end reads each blended slot's `dst`, so client 0, the back
+/// end, offers reads) behind a deep, slow memory (latency 12, 12 reads held, 70 % grant): the
+/// read-tag FIFO fills while the back end offers a read, the case where the arbiter must not
+/// tell a client that is not eligible that its request went. One frame, every port every
+/// cycle, then the memory against golden's `frame_memory`.
+#[test]
+fn keep_mode_behind_a_deep_slow_memory_matches_frame_cycle() {
+    big_stack(run_keep);
+}
+
+fn run_keep() {
+    let cfg = Config {
+        framebuffer: tilerast_golden::config::FramebufferMode::Keep,
+        ..Config::preset("ice40_1x").unwrap()
+    };
+    let frames = [scene(&cfg, (20, 30), [10, 20, 30, 255])];
+    let refs: Vec<&Scene> = frames.iter().collect();
+    let bench = || {
+        let host = FrameHost::new(
+            &refs,
+            lockstep::always(),
+            Rng::stream(7, 2),
+            MemTiming { latency: 12, depth: 12 },
+            lockstep::line(Pattern::Random { pct: 70 }.line(Rng::stream(7, 1))),
+        )
+        .unwrap();
+        Bench::new().with("flush", Flushes::at(vec![])).with("host", host)
+    };
+    // The model alone: the cycles to its Done, and how often the back end offered a read
+    // while the tag FIFO was full.
+    let mut ls = Lockstep::new(FrameCycle::new(&cfg), bench());
+    let mut held_back = 0;
+    while !ls.bench.get::<FrameHost>("host").finished() {
+        let (valid, req) = ls.model.client_requests()[tilerast_golden::frame::client::BACK_END];
+        held_back +=
+            u64::from(valid && !req.write && ls.model.reads_in_flight().len() == tilerast_golden::frame::TAG_FIFO);
+        ls.step().unwrap();
+        assert!(ls.cycle < 60_000, "no Done");
+    }
+    let cycles = ls.cycle;
+    assert!(
+        held_back > 0,
+        "the back end never offered a read with the tag FIFO full"
+    );
+    let (ls, outcome) = common::lockstep(
+        Frame::new(&cfg),
+        Lockstep::new(FrameCycle::new(&cfg), bench()),
+        cycles,
+        None,
+    );
+    let host = ls.bench.get::<FrameHost>("host");
+    println!(
+        "{cycles} cycles, {held_back} with a back-end read held back; {}",
+        ls.bench.summary()
+    );
+    if let Err(m) = outcome {
+        panic!("{m}");
+    }
+    assert_eq!(host.dones.len(), 1);
+    check_single(&frames[0], 0, &host.dones[0].memory).unwrap_or_else(|e| panic!("keep frame: {e}"));
 }
 
 /// The Verilog is lint-clean (`frame::verilog` builds the top on a thread of its own with a
