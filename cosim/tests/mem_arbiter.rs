@@ -12,8 +12,8 @@
 use tilerast_cosim::blocks::cosim_lockstep;
 use tilerast_golden::mem_arbiter::MemArbiterCycle;
 use tilerast_golden::streams::ports;
-use tilerast_verif::lockstep::{first_difference, Flushes, Lockstep, Memory, Sink, Source};
-use tilerast_verif::mem_arbiter::{bench, replay, MemArbiterStim};
+use tilerast_verif::lockstep::{Flushes, Lockstep, Memory, Sink, Source};
+use tilerast_verif::mem_arbiter::{bench, predicted_full_early_bug, replay, MemArbiterStim};
 
 fn stim(requests: usize, flush_ppm: u64) -> MemArbiterStim {
     MemArbiterStim {
@@ -66,13 +66,7 @@ fn rtl_matches_cycle_model_ulx3s_under_flushes() {
 #[test]
 fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     let cycles = 5_000;
-    let mut bad_model = MemArbiterCycle::new(2);
-    bad_model.plant_full_early_bug();
-    let mut good = Lockstep::new(MemArbiterCycle::new(2), bench(&stim(2_000, 0)));
-    let mut bad = Lockstep::new(bad_model, bench(&stim(2_000, 0)));
-    let (pc, pp) = first_difference(&mut good, &mut bad, cycles)
-        .unwrap()
-        .expect("the bug shows on the ports");
+    let (pc, pp) = predicted_full_early_bug(&stim(2_000, 0), cycles);
     let mut ls = Lockstep::new(MemArbiterCycle::new(2), bench(&stim(2_000, 0)));
     let m = cosim_lockstep("ulx3s_mut", &mut ls, cycles, None).expect_err("the mutant is caught");
     println!("predicted: cycle {pc}, {pp}; caught: {}", m.ports_line());

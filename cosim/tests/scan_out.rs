@@ -14,8 +14,8 @@
 use tilerast_cosim::blocks::cosim_lockstep;
 use tilerast_golden::board::board;
 use tilerast_golden::scan_out::{ScanOutCycle, ScanOutParams};
-use tilerast_verif::lockstep::{first_difference, Flushes, Lockstep};
-use tilerast_verif::scan_out::{bench, screen, LineBuffer, ScanOutStim};
+use tilerast_verif::lockstep::{Flushes, Lockstep};
+use tilerast_verif::scan_out::{bench, predicted_row_step_bug, screen, LineBuffer, ScanOutStim};
 
 fn params() -> ScanOutParams {
     ScanOutParams::for_board(&board("ulx3s").unwrap().frame.unwrap()).unwrap()
@@ -89,13 +89,7 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_port() {
     let p = params();
     let s = steady(&p);
     let cycles = 10_000;
-    let mut bad_model = ScanOutCycle::new(p);
-    bad_model.plant_row_step_bug();
-    let mut good = Lockstep::new(ScanOutCycle::new(p), bench(&p, &s));
-    let mut bad = Lockstep::new(bad_model, bench(&p, &s));
-    let (pc, pp) = first_difference(&mut good, &mut bad, cycles)
-        .unwrap()
-        .expect("the bug shows on the ports");
+    let (pc, pp) = predicted_row_step_bug(&p, &s, cycles);
     assert_eq!(pp, "rd__addr");
     let mut ls = Lockstep::new(ScanOutCycle::new(p), bench(&p, &s));
     let m = cosim_lockstep("ulx3s_mut", &mut ls, cycles, None).expect_err("the mutant is caught");

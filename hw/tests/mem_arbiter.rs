@@ -17,8 +17,8 @@ mod common;
 use tilerast_golden::mem_arbiter::{MemArbiterCycle, TAG_DEPTH};
 use tilerast_golden::streams::{ports, MemResp};
 use tilerast_hw::mem_arbiter::MemArbiter;
-use tilerast_verif::lockstep::{first_difference, Flushes, Lockstep, Memory, Sink, Source};
-use tilerast_verif::mem_arbiter::{bench, replay, MemArbiterStim};
+use tilerast_verif::lockstep::{Flushes, Lockstep, Memory, Sink, Source};
+use tilerast_verif::mem_arbiter::{bench, predicted_full_early_bug, replay, MemArbiterStim};
 
 fn stim(flush_ppm: u64) -> MemArbiterStim {
     MemArbiterStim {
@@ -95,13 +95,7 @@ fn under_flushes_the_arbiter_equals_its_model() {
 #[test]
 fn the_planted_full_early_bug_is_caught_at_the_predicted_cycle() {
     let cycles = 2_500;
-    let mut bad_model = MemArbiterCycle::new(2);
-    bad_model.plant_full_early_bug();
-    let mut good = Lockstep::new(MemArbiterCycle::new(2), bench(&stim(0)));
-    let mut bad = Lockstep::new(bad_model, bench(&stim(0)));
-    let (pc, pp) = first_difference(&mut good, &mut bad, cycles)
-        .unwrap()
-        .expect("the bug shows on the ports");
+    let (pc, pp) = predicted_full_early_bug(&stim(0), cycles);
     let (_, outcome) = common::lockstep(
         MemArbiter::default().mutant_full_early(),
         Lockstep::new(MemArbiterCycle::new(2), bench(&stim(0))),

@@ -13,8 +13,8 @@ mod common;
 
 use tilerast_golden::scan_out::{ScanOutCycle, ScanOutParams};
 use tilerast_hw::scan_out::ScanOut;
-use tilerast_verif::lockstep::{first_difference, Flushes, Lockstep};
-use tilerast_verif::scan_out::{bench, screen, LineBuffer, ScanOutStim};
+use tilerast_verif::lockstep::{Flushes, Lockstep};
+use tilerast_verif::scan_out::{bench, predicted_row_step_bug, screen, LineBuffer, ScanOutStim};
 
 fn params() -> ScanOutParams {
     ScanOutParams::new(6, 3, 2, 12).unwrap()
@@ -95,13 +95,7 @@ fn the_planted_row_step_bug_is_caught_at_the_predicted_cycle() {
     let p = params();
     let s = steady();
     let cycles = 200;
-    let mut bad_model = ScanOutCycle::new(p);
-    bad_model.plant_row_step_bug();
-    let mut good = Lockstep::new(ScanOutCycle::new(p), bench(&p, &s));
-    let mut bad = Lockstep::new(bad_model, bench(&p, &s));
-    let (pc, pp) = first_difference(&mut good, &mut bad, cycles)
-        .unwrap()
-        .expect("the bug shows on the ports");
+    let (pc, pp) = predicted_row_step_bug(&p, &s, cycles);
     assert_eq!(pp, "rd__addr");
     let (_, outcome) = common::lockstep(
         ScanOut::new(&p).mutant_row_step_up(&p),

@@ -120,3 +120,18 @@ pub fn replay(log: &[MemReq]) -> [Vec<u32>; 2] {
     }
     out
 }
+
+/// Where the planted full-early bug (`MemArbiterCycle::plant_full_early_bug`, the RTL's
+/// `mutant_full_early` and cosim's `mem_arbiter` mutant) first shows on the ports under `s`
+/// within `cycles`: (cycle, port), from the model with the bug against the model without.
+pub fn predicted_full_early_bug(s: &MemArbiterStim, cycles: u64) -> (u64, String) {
+    use crate::lockstep::{first_difference, Lockstep};
+    use tilerast_golden::mem_arbiter::MemArbiterCycle;
+    let mut bad_model = MemArbiterCycle::new(2);
+    bad_model.plant_full_early_bug();
+    let mut good = Lockstep::new(MemArbiterCycle::new(2), bench(s));
+    let mut bad = Lockstep::new(bad_model, bench(s));
+    first_difference(&mut good, &mut bad, cycles)
+        .unwrap()
+        .expect("the full-early bug shows on the ports")
+}

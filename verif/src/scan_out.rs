@@ -190,3 +190,18 @@ pub fn bench(p: &ScanOutParams, s: &ScanOutStim) -> Bench {
         .with("memory", Memory::new("rd", "inp", mem, Box::new(move |_| grant.step())))
         .with("line", LineBuffer::new(p.credits as usize, s.drain_every, ready))
 }
+
+/// Where the planted row-step bug (`ScanOutCycle::plant_row_step_bug`, the RTL's
+/// `mutant_row_step_up` and cosim's `scan_out` mutant) first shows on the ports under `s`
+/// within `cycles`: (cycle, port), from the model with the bug against the model without.
+pub fn predicted_row_step_bug(p: &ScanOutParams, s: &ScanOutStim, cycles: u64) -> (u64, String) {
+    use crate::lockstep::{first_difference, Lockstep};
+    use tilerast_golden::scan_out::ScanOutCycle;
+    let mut bad_model = ScanOutCycle::new(*p);
+    bad_model.plant_row_step_bug();
+    let mut good = Lockstep::new(ScanOutCycle::new(*p), bench(p, s));
+    let mut bad = Lockstep::new(bad_model, bench(p, s));
+    first_difference(&mut good, &mut bad, cycles)
+        .unwrap()
+        .expect("the row-step bug shows on the ports")
+}
