@@ -78,11 +78,12 @@ const BLOCK_VARIANTS: &[(&str, &str)] = &[("default_comp", "blender"), ("default
 /// Per-board blocks (`rtl-out/tilerast_<stage>_<board>.v`, of `BOARD_STAGES`), verilated as
 /// `<board>/<stage>`: (board, stage). The board memory is tested in Icarus
 /// (`hw/tests/board_memory.rs`); the blocks of every board with a frame row
-/// (`tilerast_hw::FRAME_BOARD_BLOCKS`: the SDRAM controller, the memory arbiter, the scan-out,
-/// the video output) are here (`src/blocks.rs`'s block table test checks the list against the board table).
+/// (`tilerast_hw::FRAME_BOARD_BLOCKS`: the SDRAM controller, the memory arbiter, the double
+/// buffer, the scan-out, the video output) are here (`src/blocks.rs`'s block table test checks the list against the board table).
 const BOARD_BLOCKS: &[(&str, &str)] = &[
     ("ulx3s", "sdram_controller"),
     ("ulx3s", "mem_arbiter"),
+    ("ulx3s", "double_buffer"),
     ("ulx3s", "scan_out"),
     ("ulx3s", "video_out"),
 ];

@@ -174,6 +174,19 @@ pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
             to: "    localparam [3:0] c_depth = 4'h7; // MUTATION (cosim test)\n",
         },
     ),
+    // The double buffer takes `shown` as the front buffer always (as
+    // `DoubleBuffer::mutant_no_vblank_wait` in rust-hdl): the back buffer is cleared and drawn
+    // while the scan-out still shows it, a torn frame. First visible on `out_valid` in the
+    // cycle the model with the same bug (`DoubleBufferCycle::plant_no_vblank_wait_bug`) starts
+    // the clear early (`cosim/tests/double_buffer.rs` predicts it).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "double_buffer",
+            from: "    localparam [0:0] c_no_vblank_wait = 1'b0;\n",
+            to: "    localparam [0:0] c_no_vblank_wait = 1'b1; // MUTATION (cosim test)\n",
+        },
+    ),
     // The scan-out's row step negated (the walk's row address steps up a row instead of down,
     // as `ScanOut::mutant_row_step_up` in rust-hdl): first visible on `rd__addr` in the cycle
     // the model with the same bug (`ScanOutCycle::plant_row_step_bug`) offers the second row's

@@ -265,6 +265,13 @@ pub struct VideoPixel {
     pub blue: u8,
 }
 
+/// double_buffer input: a frame's end token taken by the frame top, with its background.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameEnd {
+    /// The frame's background (the end token's `colour`): the back buffer is cleared to it.
+    pub colour: u32,
+}
+
 /// video_out output: one pixel clock's three TMDS characters, bit 0 of each sent first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DviWord {
@@ -613,6 +620,13 @@ macro_rules! for_each_stream {
                 blue: Bits<10> [blue],
                 green: Bits<10> [green],
                 red: Bits<10> [red],
+            }
+        }
+        $m! {
+            /// → double_buffer: a frame's end token entered the frame top, with the frame's
+            /// background (the token's `colour`).
+            FrameEnd: FrameEnd {
+                colour: Bits<32> [colour],
             }
         }
         $crate::for_each_stream!(@cmd $m

@@ -19,6 +19,7 @@ pub mod binner;
 pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
+pub mod double_buffer;
 pub mod dst_fetch;
 pub mod frame;
 pub mod list_reader;
@@ -201,6 +202,7 @@ impl FrameBoardBlock {
 pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
     sdram_controller::BOARD_FILE,
     mem_arbiter::BOARD_FILE,
+    double_buffer::BOARD_FILE,
     scan_out::BOARD_FILE,
     video_out::BOARD_FILE,
 ];

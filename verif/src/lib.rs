@@ -51,6 +51,7 @@
 //! }
 //! ```
 
+pub mod double_buffer;
 pub mod handshake;
 pub mod lockstep;
 pub mod mem_arbiter;

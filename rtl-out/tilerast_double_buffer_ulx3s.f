@@ -1,0 +1,3 @@
+tilerast_lib.v
+tilerast_sdram_controller_ulx3s.v
+tilerast_double_buffer_ulx3s.v
