@@ -68,6 +68,7 @@ pub mod protocol;
 pub mod tmds_encoder;
 
 // The board top's SDRAM chip (the model behind its pins) and its video link.
+pub mod board_top;
 pub mod double_buffer;
 pub mod mem_arbiter;
 pub mod scan_out;

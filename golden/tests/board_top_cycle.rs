@@ -1,0 +1,84 @@
+//! The board top's memory and display half (`golden::board_top::DisplayPath`: the ULX3S's
+//! SDRAM controller and chip, the memory arbiter, the scan-out, the clock-crossing line buffer,
+//! the video output, a DVI receiver on the lanes) against the reference: a framebuffer in the
+//! SDRAM is the picture the receiver decodes, frame after frame, row H − 1 at the top, with no
+//! pixel missing at its clock, while the GPU's port floods the memory with reads and writes and
+//! gets what the scan-out leaves; the chip model sees no datasheet rule broken. The planted
+//! fault (the arbiter serving the GPU first) starves the scan-out: an underrun, a wrong picture.
+
+use tilerast_golden::board::board;
+use tilerast_golden::board_top::DisplayPath;
+use tilerast_golden::rng::Rng;
+use tilerast_golden::scan_out::pixel_of;
+use tilerast_golden::streams::MemReq;
+
+const BASE: u32 = 0x0020_0000;
+
+fn word(pos: u32) -> u32 {
+    Rng::mix(0xb0a2d, u64::from(pos)) as u32
+}
+
+/// The ULX3S display path showing a preloaded framebuffer at `BASE`, the GPU's port flooded
+/// with `gpu` requests outside it.
+fn display(gpu: usize) -> DisplayPath {
+    let f = board("ulx3s").unwrap().frame.unwrap();
+    let mut d = DisplayPath::new(f, BASE).unwrap();
+    for pos in 0..640 * 480 {
+        d.preload(BASE + 4 * pos, word(pos)).unwrap();
+    }
+    let mut r = Rng::stream(5, 0);
+    d.gpu.extend((0..gpu).map(|_| {
+        let write = r.chance(50);
+        MemReq {
+            addr: 0x0080_0000 + 4 * r.below(1 << 20) as u32,
+            write,
+            wdata: r.next_u32(),
+            be: if write { 0xf } else { 0 },
+        }
+    }));
+    d
+}
+
+/// Pixels of decoded frame `k` that differ from the framebuffer.
+fn wrong_pixels(d: &DisplayPath, k: usize) -> usize {
+    let f = &d.receiver.frames[k];
+    (0..480u32)
+        .flat_map(|y| (0..640u32).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = pixel_of(word((479 - y) * 640 + x));
+            f.pixel(x, y) != [p.red, p.green, p.blue]
+        })
+        .count()
+}
+
+#[test]
+fn the_framebuffer_is_the_picture_on_the_lanes_beside_a_flooding_gpu() {
+    let mut d = display(4_000_000);
+    d.run_frames(2, 8_000_000).unwrap();
+    let st = d.stats();
+    println!("{st:?}, scan-out {:?}, sdram {:?}", d.scan_out.stats(), d.sdram.stats());
+    assert_eq!((wrong_pixels(&d, 0), wrong_pixels(&d, 1)), (0, 0));
+    assert_eq!(st.underruns, 0, "no pixel missing at its clock");
+    assert!(st.peak_line_words <= 512 && st.peak_line_words > 400, "{st:?}");
+    // Random addresses over 4 MiB: nearly every GPU access opens a row.
+    assert!(
+        st.gpu_requests > 400_000 && st.gpu_answers > 200_000,
+        "the GPU gets the rest: {st:?}"
+    );
+    assert!(
+        d.scan_out.stats().credit_waits > 100_000,
+        "the line buffer fills: the scan-out waits on its credits"
+    );
+    assert!(d.violation.is_none());
+}
+
+#[test]
+fn a_gpu_served_first_starves_the_scan_out() {
+    let mut d = display(4_000_000);
+    d.plant_gpu_first();
+    let _ = d.run_frames(1, 4_000_000);
+    let st = d.stats();
+    println!("{st:?}");
+    assert!(st.underruns > 1_000, "{st:?}");
+    assert!(d.receiver.frames.is_empty() || wrong_pixels(&d, 0) > 1_000);
+}
