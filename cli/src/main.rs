@@ -2,7 +2,8 @@
 //!
 //! Commands: `render` (PNG + overlays; `--rtl`: through the verilated frame top as well),
 //! `raster` (JSON lines, the machine-readable contract), `explore` (parameter sweeps → table,
-//! CSV, plot), `import` (OBJ / SVG → JSON scene), `fpga` (a scene on a board over UART); with
+//! CSV, plot), `import` (OBJ / SVG → JSON scene), `fpga` (a scene on a board over UART),
+//! `board-sim` (a scene through the board top's cycle models, the picture off the DVI lanes); with
 //! the `rtl` feature also `rtl` (Verilog), `regress` (RTL vs golden) and `synth` (FPGA flows).
 //! See `cli/README.md`.
 //!
@@ -17,6 +18,7 @@
 //!                   import_obj / import_svg ─┴─► import  ─► scene JSON
 //! ```
 
+mod board_sim;
 mod explore;
 mod fpga;
 mod plot;
@@ -173,6 +175,10 @@ enum Cmd {
     Regress(regress::RegressArgs),
     /// Run a scene on a board over the UART protocol and check the answers against golden.
     Fpga(fpga::FpgaArgs),
+    /// Simulate a board top on a scene (the cycle models: frame top, double buffer, SDRAM and
+    /// its chip model, scan-out, DVI): the picture decoded from the TMDS lanes to PNG, checked
+    /// against golden's render.
+    BoardSim(board_sim::BoardSimArgs),
 }
 
 /// Write to stdout; a closed pipe (`| head`) ends the program quietly.
@@ -195,6 +201,7 @@ fn run(cli: Cli) -> Res<()> {
         #[cfg(feature = "rtl")]
         Cmd::Rtl(a) => stdout_write(|w| rtl::run(&a, w)),
         Cmd::Fpga(a) => fpga::run(&a, &mut std::io::stdout()),
+        Cmd::BoardSim(a) => stdout_write(|w| board_sim::run(&a, w)),
         Cmd::Render {
             scene,
             out,

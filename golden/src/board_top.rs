@@ -1,44 +1,51 @@
-//! # The board top's cycle model (issue 35): its memory and display half
+//! # The board top's cycle model (issue 35)
 //!
 //! `tilerast_top_ulx3s_frame` puts the frame top on a board with an SDRAM and a screen. This
-//! module composes the board blocks' cycle models the way the board top wires them, in their
-//! clock domains, so that what the blocks promise one by one (the scan-out's credits, the
-//! arbiter's priority, the SDRAM controller's throughput, the line buffer's crossing, the
-//! video output's timing) is checked together: a framebuffer in the SDRAM comes out of the
-//! TMDS lanes as the picture, frame after frame, without an underrun, while the GPU's port
-//! takes what the scan-out leaves. The GPU half (the frame top, the double buffer and the
-//! GPU port's crossing) is the next step; here the GPU's port is a queue of requests.
+//! module composes the blocks' cycle models the way the board top wires them, in their clock
+//! domains, so that what the blocks promise one by one (the scan-out's credits, the arbiter's
+//! priority, the SDRAM controller's throughput, the crossings, the double buffer's swap, the
+//! video output's timing) is checked together: the frame top renders a scene into the SDRAM,
+//! the buffers swap at vertical blank, and the TMDS lanes carry golden's picture, while the
+//! scan-out never misses a pixel clock. It is the reference the RTL board top will be held to.
 //!
 //! ```text
-//!  memory clock (sdram_hz)                                     │ pixel clock (pixel_hz)
-//!  gpu requests ─► mem_arbiter ─► sdram_controller ─► chip     │
-//!                  ▲ scan_rd  │ scan_rsp                       │
-//!  vblank ─sync─► scan_out ◄──┘  ──► line buffer (FIFO_WORDS) ─┼─► video_out ─► DviWord ─► DviReceiver
-//!   (rising: start)  ▲ fill ◄── read count ─sync──────────────┼──┘   (a pixel per active clock)
+//!  GPU clock (gpu_hz)                    │ memory clock (sdram_hz)                            │ pixel clock
+//!  scene ─PrimIn─► frame ─mem_req─► double_buffer ═req═╪═► mem_arbiter ─► sdram_controller ─► chip │
+//!    end tokens ─ends─┘  ◄─mem_resp══════════════rsp═══╪══ (gpu)  ▲ scan_rd │ scan_rsp            │
+//!                    done ─┘  front ════════════sync═══╪═► base ─► scan_out ◄┘ ─► line ══════════╪═► video_out ─► DVI
+//!                             shown ◄═══════════sync═══╪══ shown (latched at start)   buffer     │      │ vblank
+//!                                                      │   start ◄═ rising edge ◄════sync════════╪══════┘
 //! ```
 //!
-//! **Clocks.** One tick is a memory-clock edge; the pixel clock's edge comes every `ratio` =
-//! `sdram_hz / pixel_hz` ticks (the ULX3S: 4), at the tick's end (both from one PLL).
+//! **Clocks.** One tick is a memory-clock edge; the GPU clock's edge comes every
+//! `sdram_hz / gpu_hz` ticks and the pixel clock's every `sdram_hz / pixel_hz` (the ULX3S: 2
+//! and 4), at the tick's end, all from one PLL. Where edges coincide, every crossing samples
+//! the value before them.
 //!
-//! **The line buffer** is the clock-crossing FIFO the board top builds (a gray-coded pointer
-//! pair, each crossing through two flops): the write side's `fill` is the words written minus
-//! the read count as the memory clock saw it two edges ago; the read side sees a word once the
-//! write count has passed two pixel-clock flops. `vblank` crosses the same way; its rising edge
-//! is the scan-out's `start`.
+//! **Crossings** (═ above) are the board top's clock-crossing FIFOs ([`Crossing`]: a gray-coded
+//! pointer pair, each pointer through [`SYNC_FLOPS`] flops of the other clock) and level
+//! synchronisers (the same flops): the GPU port's requests and answers, the line buffer,
+//! `front` (which buffer to show), `shown` (the buffer the scan-out latched at its start) and
+//! `vblank`, whose rising edge starts the scan-out.
 
 use crate::board::FrameBoard;
-use crate::cycle::CycleModel;
+use crate::cycle::{CycleModel, Offer};
+use crate::double_buffer::{BoardMap, DoubleBufferCycle};
+use crate::frame::FrameCycle;
+use crate::frame::FrameTopIn;
 use crate::mem_arbiter::MemArbiterCycle;
-use crate::scan_out::{ScanOutCycle, ScanOutParams};
+use crate::scan_out::{ScanOutCycle, ScanOutParams, FIFO_WORDS};
 use crate::sdram_chip::SdramChip;
 use crate::sdram_controller::{map_addr, SdramControllerCycle};
-use crate::streams::{MemReq, VideoPixel};
+use crate::streams::{FrameEnd, MemReq, MemResp, PrimIn, VideoPixel};
 use crate::video::{DviReceiver, LinkWord};
 use crate::video_out::VideoOutCycle;
 use std::collections::VecDeque;
 
 /// Flops of each synchroniser (pointer or level) between the clock domains.
 pub const SYNC_FLOPS: usize = 2;
+/// Words of each of the GPU port's crossing FIFOs (requests, answers).
+pub const GPU_PORT_WORDS: u64 = 16;
 
 /// A level through [`SYNC_FLOPS`] flops of the destination clock.
 #[derive(Clone, Debug)]
@@ -63,25 +70,63 @@ impl<T: Copy + Default> Synchroniser<T> {
     }
 }
 
-/// The line buffer: words written at memory edges, read at pixel edges, each side seeing the
-/// other's count through a synchroniser.
+/// A clock-crossing FIFO as the board top builds it: words written at the write clock's
+/// edges, read at the read clock's; each side sees the other's count through [`SYNC_FLOPS`]
+/// flops of its own clock. The write side's `fill` over-counts (reads show late), the read
+/// side's `readable` under-counts (writes show late): it never overflows nor reads a word that
+/// is not there.
 #[derive(Clone, Debug)]
-struct LineBuffer {
-    words: VecDeque<VideoPixel>,
+pub struct Crossing<T> {
+    depth: u64,
+    words: VecDeque<T>,
     written: u64,
     read: u64,
-    /// The read count at the memory clock, the write count at the pixel clock.
     read_at_write: Synchroniser<u64>,
     written_at_read: Synchroniser<u64>,
     peak: usize,
 }
 
-impl LineBuffer {
-    fn fill(&self) -> u32 {
-        (self.written - self.read_at_write.out()) as u32
+impl<T: Copy + Default> Crossing<T> {
+    pub fn new(depth: u64) -> Crossing<T> {
+        Crossing {
+            depth,
+            words: VecDeque::new(),
+            written: 0,
+            read: 0,
+            read_at_write: Synchroniser::new(),
+            written_at_read: Synchroniser::new(),
+            peak: 0,
+        }
     }
-    fn readable(&self) -> bool {
+    /// Words held as the write side counts them.
+    pub fn fill(&self) -> u64 {
+        self.written - self.read_at_write.out()
+    }
+    /// The write side may write.
+    pub fn room(&self) -> bool {
+        self.fill() < self.depth
+    }
+    /// The read side has a word ([`Crossing::head`]).
+    pub fn readable(&self) -> bool {
         self.written_at_read.out() > self.read
+    }
+    pub fn head(&self) -> T {
+        self.words.front().copied().unwrap_or_default()
+    }
+    /// Most words held.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+    fn write(&mut self, v: T) {
+        assert!(self.room(), "a crossing FIFO written when full");
+        self.words.push_back(v);
+        self.written += 1;
+        self.peak = self.peak.max(self.words.len());
+    }
+    fn pop(&mut self) {
+        assert!(self.readable(), "a crossing FIFO read when empty");
+        self.words.pop_front();
+        self.read += 1;
     }
 }
 
@@ -90,7 +135,7 @@ impl LineBuffer {
 pub struct DisplayStats {
     pub ticks: u64,
     pub pixel_clocks: u64,
-    /// Reads and writes of the GPU's port performed, and answers it got.
+    /// Requests of the GPU's port performed, and answers it got.
     pub gpu_requests: u64,
     pub gpu_answers: u64,
     /// Most words the line buffer held.
@@ -104,11 +149,37 @@ pub struct DisplayStats {
     pub first_underrun: Option<u64>,
 }
 
-/// The board top's memory and display half, tick by tick (see the module header).
+/// The arbiter's GPU client, as the display path sees it at a memory-clock edge.
+pub trait GpuPort {
+    /// The request offered (valid, request).
+    fn offer(&self) -> (bool, MemReq);
+    /// An answer would be taken.
+    fn answer_ready(&self) -> bool;
+    /// The edge: whether the request went, and the answer taken, if one was.
+    fn edge(&mut self, taken: bool, answer: Option<u32>);
+}
+
+/// A queue of requests, always offered; answers dropped.
+impl GpuPort for VecDeque<MemReq> {
+    fn offer(&self) -> (bool, MemReq) {
+        (!self.is_empty(), self.front().copied().unwrap_or_default())
+    }
+    fn answer_ready(&self) -> bool {
+        true
+    }
+    fn edge(&mut self, taken: bool, _: Option<u32>) {
+        if taken {
+            self.pop_front();
+        }
+    }
+}
+
+/// The board top's memory and display half, tick by tick (see the module header): everything
+/// right of the GPU port's crossing.
 pub struct DisplayPath {
     pub board: FrameBoard,
     ratio: u64,
-    /// The framebuffer shown (its byte address in the SDRAM).
+    /// The framebuffer the scan-out latches at its next start (byte address in the SDRAM).
     pub base: u32,
     pub sdram: SdramControllerCycle,
     pub chip: SdramChip,
@@ -116,10 +187,12 @@ pub struct DisplayPath {
     pub scan_out: ScanOutCycle,
     pub video_out: VideoOutCycle,
     pub receiver: DviReceiver,
-    line: LineBuffer,
+    line: Crossing<VideoPixel>,
     vblank: Synchroniser<bool>,
     vblank_seen: bool,
-    /// The GPU's port: requests waiting, oldest first.
+    /// A walk started at the last edge (the scan-out latched `base`).
+    pub started: bool,
+    /// The GPU's port of [`DisplayPath::tick`]: requests waiting, oldest first.
     pub gpu: VecDeque<MemReq>,
     /// The planted fault of the starvation test: the GPU's port before the scan-out.
     gpu_first: bool,
@@ -150,16 +223,10 @@ impl DisplayPath {
             scan_out: ScanOutCycle::new(ScanOutParams::for_board(&board)?),
             video_out: VideoOutCycle::new(board.video),
             receiver: DviReceiver::new(board.video),
-            line: LineBuffer {
-                words: VecDeque::new(),
-                written: 0,
-                read: 0,
-                read_at_write: Synchroniser::new(),
-                written_at_read: Synchroniser::new(),
-                peak: 0,
-            },
+            line: Crossing::new(u64::from(FIFO_WORDS)),
             vblank: Synchroniser::new(),
             vblank_seen: false,
+            started: false,
             gpu: VecDeque::new(),
             gpu_first: false,
             capture: None,
@@ -175,7 +242,7 @@ impl DisplayPath {
 
     pub fn stats(&self) -> DisplayStats {
         DisplayStats {
-            peak_line_words: self.line.peak,
+            peak_line_words: self.line.peak(),
             ..self.stats
         }
     }
@@ -190,18 +257,26 @@ impl DisplayPath {
         Ok(())
     }
 
-    /// One memory-clock edge (and the pixel clock's, every `ratio` ticks).
+    /// One memory-clock edge (and the pixel clock's, every `ratio` ticks), the GPU's port the
+    /// queue [`DisplayPath::gpu`] (requests always offered, answers always taken).
     pub fn tick(&mut self) {
+        let mut queue = std::mem::take(&mut self.gpu);
+        self.tick_with(&mut queue);
+        self.gpu = queue;
+    }
+
+    /// One memory-clock edge with `gpu_port` as the arbiter's GPU client.
+    pub fn tick_with(&mut self, gpu_port: &mut dyn GpuPort) {
         let t = self.stats.ticks;
         self.stats.ticks += 1;
+        let line_written = self.line.written;
         // The memory clock's combinational settle: the scan-out's read and the GPU's request
         // into the arbiter (client 0 the scan-out, or the GPU with the planted fault).
-        let (scan_valid, scan_req) = self.scan_out.rd();
-        let gpu = (!self.gpu.is_empty(), self.gpu.front().copied().unwrap_or_default());
-        let scan = (scan_valid, scan_req);
+        let scan = self.scan_out.rd();
+        let gpu = gpu_port.offer();
         let req = if self.gpu_first { [gpu, scan] } else { [scan, gpu] };
         let (gpu_index, scan_index) = if self.gpu_first { (0, 1) } else { (1, 0) };
-        let mut rsp_ready = [true; 2];
+        let mut rsp_ready = [gpu_port.answer_ready(); 2];
         rsp_ready[scan_index] = self.scan_out.in_ready(true);
         let d = self.arbiter.decide(&req, &rsp_ready);
         let out_ready = self.sdram.in_ready();
@@ -209,8 +284,7 @@ impl DisplayPath {
         let taken = d.out_valid && out_ready;
         let answer_to_scan = answer_valid && d.rsp_valid[scan_index];
         let answer_to_gpu = answer_valid && d.rsp_valid[gpu_index] && d.inp_ready;
-        // The edge.
-        // The chip and the controller at one edge: each sees the other's pins before it.
+        // The edge. The chip and the controller each see the other's pins before it.
         let (dq, pins) = (self.chip.dq().unwrap_or(0), self.sdram.pins());
         self.sdram.clock(d.out_valid, &d.out, d.inp_ready, dq, false);
         if self.violation.is_none() {
@@ -219,31 +293,31 @@ impl DisplayPath {
             }
         }
         self.arbiter.clock(&req, out_ready, answer_valid, &rsp_ready, false);
-        if taken && d.winner == gpu_index {
-            self.gpu.pop_front();
-            self.stats.gpu_requests += 1;
-        }
+        let gpu_taken = taken && d.winner == gpu_index;
+        self.stats.gpu_requests += u64::from(gpu_taken);
         self.stats.gpu_answers += u64::from(answer_to_gpu);
+        gpu_port.edge(gpu_taken, answer_to_gpu.then_some(answer.rdata));
         let (pixel_valid, pixel) = self.scan_out.out();
         if pixel_valid {
-            self.line.words.push_back(pixel);
-            self.line.written += 1;
-            self.line.peak = self.line.peak.max(self.line.words.len());
+            self.line.write(pixel);
         }
         let start = self.vblank.out() && !self.vblank_seen;
+        self.started = start;
         self.stats.starts += u64::from(start);
         self.vblank_seen = self.vblank.out();
-        let (rd_ready, fill) = (d.out_valid && out_ready && d.winner == scan_index, self.line.fill());
+        let rd_ready = taken && d.winner == scan_index;
+        let fill = self.line.fill() as u32;
         self.scan_out
             .clock(answer_to_scan, &answer, true, rd_ready, start, self.base, fill, false);
         self.vblank.clock(self.video_out.vblank());
         self.line.read_at_write.clock(self.line.read);
         if (t + 1).is_multiple_of(self.ratio) {
-            self.pixel_edge();
+            self.pixel_edge(line_written);
         }
     }
 
-    fn pixel_edge(&mut self) {
+    /// A pixel-clock edge; `line_written` is the write count before this tick's edges.
+    fn pixel_edge(&mut self, line_written: u64) {
         self.stats.pixel_clocks += 1;
         let (valid, word) = self.video_out.out();
         if valid {
@@ -263,13 +337,12 @@ impl DisplayPath {
             self.stats.underruns += 1;
             self.stats.first_underrun.get_or_insert(self.stats.pixel_clocks);
         }
-        let pixel = self.line.words.front().copied().unwrap_or_default();
+        let pixel = self.line.head();
         if readable && self.video_out.in_ready(true) {
-            self.line.words.pop_front();
-            self.line.read += 1;
+            self.line.pop();
         }
         self.video_out.clock(readable, &pixel, true, false);
-        self.line.written_at_read.clock(self.line.written);
+        self.line.written_at_read.clock(line_written);
     }
 
     /// Ticks until `frames` whole video frames have been decoded (or a violation, or
@@ -288,5 +361,209 @@ impl DisplayPath {
             self.tick();
         }
         Ok(())
+    }
+}
+
+/// The GPU port's memory-clock side: the request FIFO's read side, the answer FIFO's write
+/// side.
+struct PortCrossings<'a> {
+    requests: &'a mut Crossing<MemReq>,
+    answers: &'a mut Crossing<MemResp>,
+}
+
+impl GpuPort for PortCrossings<'_> {
+    fn offer(&self) -> (bool, MemReq) {
+        (self.requests.readable(), self.requests.head())
+    }
+    fn answer_ready(&self) -> bool {
+        self.answers.room()
+    }
+    fn edge(&mut self, taken: bool, answer: Option<u32>) {
+        if taken {
+            self.requests.pop();
+        }
+        if let Some(rdata) = answer {
+            self.answers.write(MemResp { rdata });
+        }
+    }
+}
+
+/// A frame the board finished: its id and the GPU cycle of its `done`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardFrame {
+    pub frame_id: u8,
+    pub gpu_cycle: u64,
+}
+
+/// The whole board top, tick by tick: the GPU half (the frame top fed a scene's primitives,
+/// the double buffer, the GPU port's crossings) beside [`DisplayPath`].
+pub struct BoardTop {
+    pub display: DisplayPath,
+    pub map: BoardMap,
+    gpu_ratio: u64,
+    pub frame: FrameCycle,
+    pub double_buffer: DoubleBufferCycle,
+    requests: Crossing<MemReq>,
+    answers: Crossing<MemResp>,
+    /// `front` at the memory clock; `shown` (a memory-clock register) at the GPU clock.
+    front_at_memory: Synchroniser<bool>,
+    shown: bool,
+    shown_at_gpu: Synchroniser<bool>,
+    /// The primitives and end tokens still to send, the frames done.
+    beats: VecDeque<PrimIn>,
+    pub frames: Vec<BoardFrame>,
+    pub gpu_cycles: u64,
+}
+
+impl BoardTop {
+    /// The board top of `board`'s frame row, rendering `beats` (the frames' primitives, each
+    /// frame closed by its end token: [`crate::bin_setup::frame_beats`]).
+    pub fn new(board: &crate::board::Board, beats: Vec<PrimIn>) -> Result<BoardTop, String> {
+        let f = board
+            .frame
+            .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+        if !f.sdram_hz.is_multiple_of(f.gpu_hz) {
+            return Err(format!(
+                "board {}: the SDRAM clock ({} Hz) is not a whole multiple of the GPU clock ({} Hz)",
+                board.name, f.sdram_hz, f.gpu_hz
+            ));
+        }
+        let cfg = crate::Config::preset(f.preset).map_err(|e| format!("board {}: {e}", board.name))?;
+        let map = BoardMap::for_board(board)?;
+        Ok(BoardTop {
+            display: DisplayPath::new(f, map.buffers[0])?,
+            map,
+            gpu_ratio: u64::from(f.sdram_hz / f.gpu_hz),
+            frame: FrameCycle::try_new(&cfg)?,
+            double_buffer: DoubleBufferCycle::new(map),
+            requests: Crossing::new(GPU_PORT_WORDS),
+            answers: Crossing::new(GPU_PORT_WORDS),
+            front_at_memory: Synchroniser::new(),
+            shown: false,
+            shown_at_gpu: Synchroniser::new(),
+            beats: beats.into(),
+            frames: Vec::new(),
+            gpu_cycles: 0,
+        })
+    }
+
+    /// The buffer on the screen (the scan-out's last start latched it).
+    pub fn shown(&self) -> bool {
+        self.shown
+    }
+
+    /// One memory-clock edge (the GPU's every `sdram_hz / gpu_hz` ticks, the pixel clock's
+    /// every `sdram_hz / pixel_hz`).
+    pub fn tick(&mut self) {
+        let t = self.display.stats.ticks;
+        // What the crossings sample: every value before this tick's edges.
+        let (requests_written, requests_read) = (self.requests.written, self.requests.read);
+        let (answers_written, answers_read) = (self.answers.written, self.answers.read);
+        let (front, shown) = (self.double_buffer.front(), self.shown);
+        // The memory clock: the scan-out shows `front` as the memory clock sees it.
+        let front_seen = self.front_at_memory.out();
+        self.display.base = self.map.buffers[usize::from(front_seen)];
+        let mut port = PortCrossings {
+            requests: &mut self.requests,
+            answers: &mut self.answers,
+        };
+        self.display.tick_with(&mut port);
+        if self.display.started {
+            self.shown = front_seen;
+        }
+        self.front_at_memory.clock(front);
+        self.requests.written_at_read.clock(requests_written);
+        self.answers.read_at_write.clock(answers_read);
+        if (t + 1).is_multiple_of(self.gpu_ratio) {
+            self.gpu_edge(shown, requests_read, answers_written);
+        }
+    }
+
+    fn gpu_edge(&mut self, shown: bool, requests_read: u64, answers_written: u64) {
+        self.gpu_cycles += 1;
+        let (frame, db) = (&mut self.frame, &mut self.double_buffer);
+        // The host's next beat: an end token goes in only with room for its background.
+        let offered = self.beats.front().copied();
+        let inp = offered.unwrap_or_default();
+        let in_valid = offered.is_some() && (!inp.end || db.ends_ready());
+        let ends_valid = offered.is_some() && inp.end && frame.in_ready();
+        let (req_valid, req) = frame.mem_req();
+        let out_ready = self.requests.room();
+        let mem_req_ready = db.inp_ready(out_ready);
+        let (out_valid, out) = db.out();
+        let answer_valid = self.answers.readable();
+        let answer = self.answers.head();
+        let answer_taken = answer_valid && frame.mem_resp_ready();
+        let (done, frame_id) = frame.done();
+        let shown_seen = self.shown_at_gpu.out();
+        if in_valid && frame.in_ready() {
+            self.beats.pop_front();
+        }
+        if done {
+            self.frames.push(BoardFrame {
+                frame_id,
+                gpu_cycle: self.gpu_cycles,
+            });
+        }
+        frame.clock(&FrameTopIn {
+            flush: false,
+            inp: Offer::new(in_valid, inp),
+            mem_resp: Offer::new(answer_valid, answer),
+            mem_req_ready,
+        });
+        db.clock(
+            req_valid,
+            &req,
+            out_ready,
+            ends_valid,
+            &FrameEnd { colour: inp.colour },
+            done,
+            shown_seen,
+            false,
+        );
+        if out_valid && out_ready {
+            self.requests.write(out);
+        }
+        if answer_taken {
+            self.answers.pop();
+        }
+        self.shown_at_gpu.clock(shown);
+        self.requests.read_at_write.clock(requests_read);
+        self.answers.written_at_read.clock(answers_written);
+    }
+}
+
+impl BoardTop {
+    /// Ticks until `frames` frames are done, swapped in and shown, then two more video frames;
+    /// the last decoded one (the last frame's picture). `Err`, one line, at the first SDRAM
+    /// datasheet violation or DVI error, or after `max_ticks`.
+    pub fn run(&mut self, frames: usize, max_ticks: u64) -> Result<crate::video::VideoFrame, String> {
+        let mut shown_at = None;
+        loop {
+            if let Some(v) = &self.display.violation {
+                return Err(v.clone());
+            }
+            let ticks = self.display.stats.ticks;
+            if ticks >= max_ticks {
+                return Err(format!(
+                    "board: after {ticks} memory clocks, {} of {frames} frames done, {} swapped in, the scan-out showing buffer {} of front {}",
+                    self.frames.len(),
+                    self.double_buffer.stats().swaps,
+                    u8::from(self.shown),
+                    u8::from(self.double_buffer.front())
+                ));
+            }
+            let decoded = self.display.receiver.frames.len();
+            match shown_at {
+                None if self.double_buffer.stats().swaps >= frames as u64
+                    && self.shown == self.double_buffer.front() =>
+                {
+                    shown_at = Some(decoded)
+                }
+                Some(n) if decoded >= n + 2 => return Ok(self.display.receiver.frames[decoded - 1].clone()),
+                _ => {}
+            }
+            self.tick();
+        }
     }
 }

@@ -1,0 +1,151 @@
+//! `tilerast board-sim`: a scene on a board with an SDRAM and a screen, simulated on the board
+//! top's cycle model (`tilerast_golden::board_top::BoardTop`: the frame top, the double buffer,
+//! the clock-crossing GPU port, the memory arbiter, the SDRAM controller with the datasheet-
+//! checking chip model behind its pins, the scan-out, the line buffer, the video output), the
+//! TMDS lanes decoded by a checking DVI receiver. Writes the decoded picture (after the scene's
+//! frame has swapped in) to a PNG, optionally the raw lanes (`--tmds`), and checks the picture
+//! against golden's render pixel for pixel.
+//!
+//! The RTL board top (`tilerast_top_<board>_frame`) is not built yet: this runs the cycle
+//! models its blocks are each proven equal to, composed as the top will wire them.
+
+use crate::render::write_png;
+use std::io::Write;
+use std::path::PathBuf;
+use tilerast::error::{CliError, Res};
+use tilerast::output;
+use tilerast::scene_io::{self, ImportArgs};
+use tilerast_golden::bin_setup::frame_beats;
+use tilerast_golden::board::board;
+use tilerast_golden::board_top::BoardTop;
+use tilerast_golden::frame::frame_memory;
+
+/// Memory clocks a run may take before it is called stuck (40 s of the ULX3S's SDRAM clock).
+pub const MAX_TICKS: u64 = 4_000_000_000;
+
+#[derive(clap::Args, Debug)]
+pub struct BoardSimArgs {
+    /// Scene file (.json, .obj, .svg); omitted = the built-in default. Its preset is the
+    /// board's frame row's (an OBJ or SVG is fitted to that viewport).
+    pub scene: Option<PathBuf>,
+    /// Board (its row in the board table must have a frame row: SDRAM and screen).
+    #[arg(long, default_value = "ulx3s")]
+    pub board: String,
+    /// Output PNG: the picture decoded from the TMDS lanes.
+    #[arg(short, long, default_value = "frame.png")]
+    pub out: PathBuf,
+    /// Also write the raw lanes, one line per pixel clock from power-up: the three channels'
+    /// 10-bit characters in hex, blue, green, red, blanking included; it ends with a whole
+    /// video frame showing the scene.
+    #[arg(long, value_name = "FILE")]
+    pub tmds: Option<PathBuf>,
+    #[command(flatten)]
+    pub import: ImportArgs,
+}
+
+pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
+    let b = board(&a.board).map_err(|e| CliError(format!("error: --board: {e}")))?;
+    let f = b.frame.ok_or_else(|| {
+        CliError(format!(
+            "error: --board: {} has no frame row (no SDRAM and screen)",
+            b.name
+        ))
+    })?;
+    let inputs: Vec<&std::path::Path> = a.scene.iter().map(|p| p.as_path()).collect();
+    let png = output::OutSpec {
+        flag: "-o",
+        path: &a.out,
+        exts: &["png"],
+        what: "a PNG image",
+    };
+    output::check(&png, &inputs)?;
+    if let Some(p) = &a.tmds {
+        let spec = output::OutSpec {
+            flag: "--tmds",
+            path: p,
+            exts: &["txt", "tmds"],
+            what: "the TMDS capture (text)",
+        };
+        output::check(&spec, &inputs)?;
+    }
+    if let Some(p) = &a.import.preset {
+        if p != f.preset {
+            return Err(CliError(format!(
+                "error: --preset: board {} renders at preset {}, not {p}",
+                b.name, f.preset
+            )));
+        }
+    }
+    let mut import = a.import.clone();
+    import.preset = Some(f.preset.to_string());
+    let l = scene_io::load(a.scene.as_ref(), &import)?;
+    let frame = l.frame()?;
+    let want_cfg = tilerast_golden::Config::preset(f.preset).map_err(|e| CliError(format!("error: {e}")))?;
+    if frame.cfg != want_cfg {
+        return Err(CliError(format!(
+            "error: {}: config: the scene changes preset {}'s fields, and the board's frame top is built for the preset as it is",
+            l.file, f.preset
+        )));
+    }
+    let beats = frame_beats(&frame.prims, frame.background).map_err(|e| CliError(format!("error: {}: {e}", l.file)))?;
+    let want = frame_memory(&frame, 0)
+        .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?
+        .image;
+    let mut top = BoardTop::new(b, beats).map_err(|e| CliError(format!("error: {e}")))?;
+    if a.tmds.is_some() {
+        top.display.capture = Some(Vec::new());
+    }
+    let got = top
+        .run(1, MAX_TICKS)
+        .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?;
+    let rgba: Vec<u8> = got.rgb.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
+    write_png(&a.out, got.width, got.height, &rgba)?;
+    if let (Some(p), Some(words)) = (&a.tmds, &top.display.capture) {
+        std::fs::write(p, tilerast_golden::video::format_words(words))
+            .map_err(|e| tilerast::error::io_err(p, "write", e))?;
+    }
+    let wrong = (0..got.rgb.len())
+        .filter(|&i| got.rgb[i] != [want.rgba[4 * i], want.rgba[4 * i + 1], want.rgba[4 * i + 2]])
+        .count();
+    let st = top.display.stats();
+    let db = top.double_buffer.stats();
+    let done = top.frames[0].gpu_cycle;
+    let io = |e| tilerast::error::io_err(std::path::Path::new("<stdout>"), "write", e);
+    writeln!(
+        w,
+        "board-sim: {} ({}), {}: frame done at GPU cycle {done} ({:.2} ms at {} MHz), swapped in and shown; {} memory clocks, {} pixel clocks, {} video frames decoded",
+        b.name,
+        f.preset,
+        l.file,
+        done as f64 * 1e3 / f64::from(f.gpu_hz),
+        f.gpu_hz / 1_000_000,
+        st.ticks,
+        st.pixel_clocks,
+        top.display.receiver.frames.len()
+    )
+    .map_err(io)?;
+    writeln!(
+        w,
+        "board-sim: back buffer cleared ({} writes), {} framebuffer requests, GPU port {} requests beside the scan-out; line buffer peak {} words, underruns {}; SDRAM chip: no datasheet rule broken",
+        db.clear_writes, db.framebuffer, st.gpu_requests, st.peak_line_words, st.underruns
+    )
+    .map_err(io)?;
+    writeln!(w, "wrote {} ({}x{})", a.out.display(), got.width, got.height).map_err(io)?;
+    if let Some(p) = &a.tmds {
+        writeln!(
+            w,
+            "wrote {} ({} pixel clocks)",
+            p.display(),
+            top.display.receiver.clocks()
+        )
+        .map_err(io)?;
+    }
+    if wrong > 0 || st.underruns > 0 {
+        return Err(CliError(format!(
+            "error: {}: the picture on the lanes differs from golden's render in {wrong} pixels, {} underruns",
+            l.file, st.underruns
+        )));
+    }
+    writeln!(w, "board-sim: picture = golden's render, pixel for pixel").map_err(io)?;
+    Ok(())
+}

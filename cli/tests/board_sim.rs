@@ -1,0 +1,93 @@
+//! `tilerast board-sim`: the default scene through the board top's cycle models on the ULX3S.
+//! The PNG it writes is `tilerast render`'s picture of the same scene (golden's render, written
+//! by another command), and the raw lanes it captures (`--tmds`) decode, through golden's
+//! checking DVI receiver, to that same picture in their last whole video frame. Bad arguments
+//! get one line and exit code 1.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use tilerast_golden::video::{parse_words, DviReceiver};
+
+fn run(args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tilerast"));
+    c.env_remove("RUST_BACKTRACE");
+    c.args(args).output().expect("run tilerast")
+}
+
+fn rgb_of_png(p: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).unwrap()));
+    let mut r = dec.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    let ch = info.color_type.samples();
+    let rgb = buf[..info.buffer_size()]
+        .chunks(ch)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    (info.width, info.height, rgb)
+}
+
+#[test]
+fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board-sim");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/default.json");
+    let (png, lanes, render) = (d.join("frame.png"), d.join("lanes.txt"), d.join("render.png"));
+    let s = |p: &Path| p.display().to_string();
+    let o = run(&[
+        "board-sim",
+        "--board",
+        "ulx3s",
+        &s(&scene),
+        "-o",
+        &s(&png),
+        "--tmds",
+        &s(&lanes),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("picture = golden's render") && out.contains("underruns 0"),
+        "{out}"
+    );
+    let o = run(&["render", &s(&scene), "-o", &s(&render), "--preset", "default"]);
+    assert!(o.status.success());
+    let (w, h, board) = rgb_of_png(&png);
+    assert_eq!((w, h), (640, 480));
+    assert_eq!(board, rgb_of_png(&render).2, "board-sim's picture is render's");
+    let distinct: std::collections::BTreeSet<[u8; 3]> = board.iter().copied().collect();
+    assert!(distinct.len() > 10, "a scene, not a blank screen");
+    // The capture decodes to the same picture in its last whole frame.
+    let text = std::fs::read_to_string(&lanes).unwrap();
+    let words = parse_words("lanes.txt", &text).unwrap();
+    let mode = tilerast_golden::board::board("ulx3s").unwrap().frame.unwrap().video;
+    let mut rx = DviReceiver::new(mode);
+    rx.receive_all(&words).unwrap();
+    assert!(rx.frames.len() >= 3, "{} frames", rx.frames.len());
+    assert_eq!(
+        rx.frames.last().unwrap().rgb,
+        board,
+        "the raw lanes decode to the picture"
+    );
+    assert_ne!(
+        rx.frames[0].rgb, board,
+        "the first frames show the buffer before the swap"
+    );
+}
+
+#[test]
+fn bad_arguments_get_one_line() {
+    for (args, needle) in [
+        (vec!["board-sim", "--board", "icebreaker"], "no frame row"),
+        (vec!["board-sim", "--board", "nope"], "--board"),
+        (vec!["board-sim", "--preset", "ice40"], "renders at preset default"),
+        (vec!["board-sim", "-o", "x.jpg"], "-o"),
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
