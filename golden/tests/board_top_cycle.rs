@@ -5,6 +5,10 @@
 //! pixel missing at its clock, while the GPU's port floods the memory with reads and writes and
 //! gets what the scan-out leaves; the chip model sees no datasheet rule broken. The planted
 //! fault (the arbiter serving the GPU first) starves the scan-out: an underrun, a wrong picture.
+//! The whole board top renders a scene into the SDRAM and the lanes carry golden's render; the
+//! issue's planted faults at board level: a too-short tRCD stopped by the chip model, a broken
+//! TMDS encoder caught by the receiver, a swap that does not wait for vertical blank caught as a
+//! torn frame (a decoded frame that is no whole picture).
 
 use tilerast_golden::board::board;
 use tilerast_golden::board_top::DisplayPath;
@@ -119,4 +123,83 @@ fn the_board_shows_golden_s_render_of_a_scene() {
     assert!(b.double_buffer.stats().clear_writes >= 640 * 480);
     let distinct: std::collections::BTreeSet<[u8; 3]> = got.rgb.iter().copied().collect();
     assert!(distinct.len() > 3, "a picture, not a blank screen");
+}
+
+/// The board top rendering one frame per background (four primitives of the default scene
+/// each), `plant` applied to it; and golden's image of each frame.
+fn board_top(
+    backgrounds: &[[u8; 4]],
+    plant: impl FnOnce(&mut tilerast_golden::board_top::BoardTop),
+) -> (
+    tilerast_golden::board_top::BoardTop,
+    Vec<tilerast_golden::output_merger::Image>,
+) {
+    use tilerast_golden::bin_setup::frame_beats;
+    use tilerast_golden::board_top::BoardTop;
+    use tilerast_golden::frame::frame_memory;
+    use tilerast_golden::scene::Scene;
+    let mut frame = Scene::builtin_default().to_frame("default").unwrap();
+    frame.prims.truncate(4);
+    let mut beats = vec![];
+    let mut images = vec![];
+    for (k, bg) in backgrounds.iter().enumerate() {
+        frame.background = *bg;
+        images.push(frame_memory(&frame, k as u8).unwrap().image);
+        beats.extend(frame_beats(&frame.prims, frame.background).unwrap());
+    }
+    let mut b = BoardTop::new(board("ulx3s").unwrap(), beats).unwrap();
+    plant(&mut b);
+    (b, images)
+}
+
+/// The SDRAM controller's planted tRCD bug (READ and WRITE a clock early) on the board: the
+/// chip model stops the run with one line naming the cycle and the rule.
+#[test]
+fn a_too_short_trcd_is_stopped_by_the_chip_model() {
+    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.display.sdram.plant_bug());
+    let e = b.run(1, 20_000_000).unwrap_err();
+    println!("{e}");
+    assert!(e.starts_with("sdram chip: sdram: cycle ") && e.contains("tRCD"), "{e}");
+    assert_eq!(e.lines().count(), 1);
+}
+
+/// The video output's planted disparity bug (bit 1 of every encoder's running disparity
+/// flipped at each data character): the DVI receiver stops at the first wrong character.
+#[test]
+fn a_broken_tmds_encoder_is_caught_by_the_receiver() {
+    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.display.video_out.plant_disparity_bug(1));
+    let e = b.run(1, 20_000_000).unwrap_err();
+    println!("{e}");
+    assert!(e.starts_with("dvi: pixel clock "), "{e}");
+}
+
+/// Two frames: every decoded video frame is a whole picture (the power-up screen, frame 0's,
+/// frame 1's); with the double buffer's planted bug (the back buffer cleared and drawn without
+/// waiting for the scan-out to leave it) a decoded frame is none of them: a torn frame.
+#[test]
+fn a_swap_that_does_not_wait_for_vertical_blank_tears_a_frame() {
+    let backgrounds = [[20, 20, 40, 255], [60, 10, 10, 255]];
+    let torn = |bug: bool| {
+        let (mut b, images) = board_top(&backgrounds, |b| {
+            if bug {
+                b.double_buffer.plant_no_vblank_wait_bug();
+            }
+        });
+        b.run(2, 40_000_000).unwrap_or_else(|e| panic!("{e}"));
+        let pictures: Vec<Vec<[u8; 3]>> = images
+            .iter()
+            .map(|im| im.rgba.chunks(4).map(|p| [p[0], p[1], p[2]]).collect())
+            .chain(std::iter::once(vec![[0u8; 3]; 640 * 480]))
+            .collect();
+        let frames = &b.display.receiver.frames;
+        let shown: Vec<Option<usize>> = frames
+            .iter()
+            .map(|f| pictures.iter().position(|p| *p == f.rgb))
+            .collect();
+        println!("bug {bug}: decoded frames as pictures (0, 1: the frames, 2: power-up): {shown:?}");
+        assert!(shown.contains(&Some(1)), "frame 1 shown");
+        shown.iter().filter(|s| s.is_none()).count()
+    };
+    assert_eq!(torn(false), 0, "every frame whole");
+    assert!(torn(true) > 0, "the planted bug tears a frame");
 }
