@@ -413,6 +413,12 @@ pub struct BoardTop {
     beats: VecDeque<PrimIn>,
     pub frames: Vec<BoardFrame>,
     pub gpu_cycles: u64,
+    /// Stops a frame top that has stopped moving (its quiet bound plus the longest the double
+    /// buffer holds it: a clear and two video frames), and the line it stopped with.
+    watchdog: crate::frame::Watchdog,
+    pub stuck: Option<String>,
+    /// Frames in the scene's beats (end tokens): the watchdog watches until they are done.
+    frames_in: usize,
 }
 
 impl BoardTop {
@@ -435,6 +441,12 @@ impl BoardTop {
             map,
             gpu_ratio: u64::from(f.sdram_hz / f.gpu_hz),
             frame: FrameCycle::try_new(&cfg)?,
+            watchdog: crate::frame::Watchdog::new(
+                &cfg,
+                u64::from(map.fb_bytes / 4) + 2 * f.video.frame_clocks() * u64::from(f.gpu_hz / f.pixel_hz),
+            ),
+            stuck: None,
+            frames_in: beats.iter().filter(|b| b.end).count(),
             double_buffer: DoubleBufferCycle::new(map),
             requests: Crossing::new(GPU_PORT_WORDS),
             answers: Crossing::new(GPU_PORT_WORDS),
@@ -481,6 +493,12 @@ impl BoardTop {
 
     fn gpu_edge(&mut self, shown: bool, requests_read: u64, answers_written: u64) {
         self.gpu_cycles += 1;
+        if self.stuck.is_none() && self.frames.len() < self.frames_in {
+            if let Err(e) = self.watchdog.check(self.gpu_cycles, &self.frame) {
+                self.stuck
+                    .get_or_insert(format!("board: frame top at GPU cycle {}: {e}", self.gpu_cycles));
+            }
+        }
         let (frame, db) = (&mut self.frame, &mut self.double_buffer);
         // The host's next beat: an end token goes in only with room for its background.
         let offered = self.beats.front().copied();
@@ -537,14 +555,21 @@ impl BoardTop {
     /// Ticks until `frames` frames are done, swapped in and shown, then two more video frames;
     /// the last decoded one (the last frame's picture). `Err`, one line, at the first SDRAM
     /// datasheet violation or DVI error, or after `max_ticks`.
+    /// Once the frames are done, their swap and display take at most a few video frames;
+    /// `max_ticks` bounds the whole run, the frame top's watchdog a frame top that stopped.
     pub fn run(&mut self, frames: usize, max_ticks: u64) -> Result<crate::video::VideoFrame, String> {
         let mut shown_at = None;
+        let mut done_at = None;
+        let after_done = 6 * self.display.board.video.frame_clocks() * self.display.ratio;
         loop {
-            if let Some(v) = &self.display.violation {
+            if let Some(v) = self.display.violation.as_ref().or(self.stuck.as_ref()) {
                 return Err(v.clone());
             }
             let ticks = self.display.stats.ticks;
-            if ticks >= max_ticks {
+            if done_at.is_none() && self.frames.len() >= frames {
+                done_at = Some(ticks);
+            }
+            if ticks >= max_ticks || done_at.is_some_and(|d| ticks - d > after_done) {
                 return Err(format!(
                     "board: after {ticks} memory clocks, {} of {frames} frames done, {} swapped in, the scan-out showing buffer {} of front {}",
                     self.frames.len(),

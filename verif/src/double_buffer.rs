@@ -22,8 +22,8 @@ use tilerast_golden::frame::{BINS, PIXEL_INFO, PRIMS, SET_STRIDE};
 use tilerast_golden::memory_port::SparseMemory;
 use tilerast_golden::streams::{ports, FrameEnd, MemReq};
 
-/// Cycles a level takes through a two-flop synchroniser (each way).
-pub const SYNC_LAG: usize = 2;
+/// Cycles a level takes through a synchroniser (each way): the board top's.
+pub use tilerast_golden::board_top::SYNC_FLOPS as SYNC_LAG;
 
 /// One frame as the frame top sends it.
 #[derive(Clone, Debug)]
