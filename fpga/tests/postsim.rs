@@ -238,7 +238,7 @@ fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) -> postsim::Po
 
 #[test]
 fn core_netlist_matches_golden_every_cycle() {
-    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.4);
+    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.2);
 }
 
 /// The core the HX8K bitstream ships (ice40_1x) as the HX8K flow synthesizes it (plain
@@ -251,11 +251,11 @@ fn hx8k_core_netlist_matches_golden_every_cycle() {
 
 /// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D
 /// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, short
-/// runs (`TILERAST_POSTSIM_SCALE_ECP5`, default 0.15). The ULX3S ships the `full` core, whose
+/// runs (`TILERAST_POSTSIM_SCALE_ECP5`, default 0.08). The ULX3S ships the `full` core, whose
 /// synthesis alone is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
 #[test]
 fn ecp5_core_netlist_matches_golden_every_cycle() {
-    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.15);
+    let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.08);
     let net = std::fs::read_to_string(&s.netlist).unwrap_or_else(|e| panic!("{}: {e}", s.netlist.display()));
     assert!(
         net.contains("MULT18X18D") && net.contains("CCU2C"),
