@@ -24,11 +24,12 @@
 //!
 //! **Crossings** (═ above) are the board top's clock-crossing FIFOs ([`Crossing`]: a gray-coded
 //! pointer pair, each pointer through [`SYNC_FLOPS`] flops of the other clock) and level
-//! synchronisers (the same flops): the GPU port's requests and answers, the line buffer,
+//! synchronisers ([`Synchroniser`], the same flops; both in [`crate::crossing`]): the GPU port's requests and answers, the line buffer,
 //! `front` (which buffer to show), `shown` (the buffer the scan-out latched at its start) and
 //! `vblank`, whose rising edge starts the scan-out.
 
 use crate::board::FrameBoard;
+pub use crate::crossing::{Crossing, Synchroniser, SYNC_FLOPS};
 use crate::cycle::{CycleModel, Offer};
 use crate::double_buffer::{BoardMap, DoubleBufferCycle};
 use crate::frame::FrameCycle;
@@ -42,93 +43,8 @@ use crate::video::{DviReceiver, LinkWord};
 use crate::video_out::VideoOutCycle;
 use std::collections::VecDeque;
 
-/// Flops of each synchroniser (pointer or level) between the clock domains.
-pub const SYNC_FLOPS: usize = 2;
 /// Words of each of the GPU port's crossing FIFOs (requests, answers).
-pub const GPU_PORT_WORDS: u64 = 16;
-
-/// A level through [`SYNC_FLOPS`] flops of the destination clock.
-#[derive(Clone, Debug)]
-struct Synchroniser<T: Copy + Default> {
-    flops: VecDeque<T>,
-}
-
-impl<T: Copy + Default> Synchroniser<T> {
-    fn new() -> Self {
-        Synchroniser {
-            flops: VecDeque::from(vec![T::default(); SYNC_FLOPS]),
-        }
-    }
-    /// The value the destination sees (the last flop).
-    fn out(&self) -> T {
-        self.flops[0]
-    }
-    /// A destination edge sampling `v`.
-    fn clock(&mut self, v: T) {
-        self.flops.pop_front();
-        self.flops.push_back(v);
-    }
-}
-
-/// A clock-crossing FIFO as the board top builds it: words written at the write clock's
-/// edges, read at the read clock's; each side sees the other's count through [`SYNC_FLOPS`]
-/// flops of its own clock. The write side's `fill` over-counts (reads show late), the read
-/// side's `readable` under-counts (writes show late): it never overflows nor reads a word that
-/// is not there.
-#[derive(Clone, Debug)]
-pub struct Crossing<T> {
-    depth: u64,
-    words: VecDeque<T>,
-    written: u64,
-    read: u64,
-    read_at_write: Synchroniser<u64>,
-    written_at_read: Synchroniser<u64>,
-    peak: usize,
-}
-
-impl<T: Copy + Default> Crossing<T> {
-    pub fn new(depth: u64) -> Crossing<T> {
-        Crossing {
-            depth,
-            words: VecDeque::new(),
-            written: 0,
-            read: 0,
-            read_at_write: Synchroniser::new(),
-            written_at_read: Synchroniser::new(),
-            peak: 0,
-        }
-    }
-    /// Words held as the write side counts them.
-    pub fn fill(&self) -> u64 {
-        self.written - self.read_at_write.out()
-    }
-    /// The write side may write.
-    pub fn room(&self) -> bool {
-        self.fill() < self.depth
-    }
-    /// The read side has a word ([`Crossing::head`]).
-    pub fn readable(&self) -> bool {
-        self.written_at_read.out() > self.read
-    }
-    pub fn head(&self) -> T {
-        self.words.front().copied().unwrap_or_default()
-    }
-    /// Most words held.
-    pub fn peak(&self) -> usize {
-        self.peak
-    }
-    fn write(&mut self, v: T) {
-        assert!(self.room(), "a crossing FIFO written when full");
-        self.words.push_back(v);
-        self.written += 1;
-        self.peak = self.peak.max(self.words.len());
-    }
-    fn pop(&mut self) {
-        assert!(self.readable(), "a crossing FIFO read when empty");
-        self.words.pop_front();
-        self.read += 1;
-    }
-}
+pub const GPU_PORT_WORDS: u32 = 16;
 
 /// What a run saw, for tests that assert activity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -223,7 +139,7 @@ impl DisplayPath {
             scan_out: ScanOutCycle::new(ScanOutParams::for_board(&board)?),
             video_out: VideoOutCycle::new(board.video),
             receiver: DviReceiver::new(board.video),
-            line: Crossing::new(u64::from(FIFO_WORDS)),
+            line: Crossing::new(FIFO_WORDS),
             vblank: Synchroniser::new(),
             vblank_seen: false,
             started: false,
@@ -242,7 +158,7 @@ impl DisplayPath {
 
     pub fn stats(&self) -> DisplayStats {
         DisplayStats {
-            peak_line_words: self.line.peak(),
+            peak_line_words: self.line.peak() as usize,
             ..self.stats
         }
     }
@@ -269,7 +185,9 @@ impl DisplayPath {
     pub fn tick_with(&mut self, gpu_port: &mut dyn GpuPort) {
         let t = self.stats.ticks;
         self.stats.ticks += 1;
-        let line_written = self.line.written;
+        let (line_written, line_read) = self.line.pointers();
+        // The line buffer's write side before the edge (the scan-out's credits).
+        let fill = self.line.fill();
         // The memory clock's combinational settle: the scan-out's read and the GPU's request
         // into the arbiter (client 0 the scan-out, or the GPU with the planted fault).
         let scan = self.scan_out.rd();
@@ -298,26 +216,22 @@ impl DisplayPath {
         self.stats.gpu_answers += u64::from(answer_to_gpu);
         gpu_port.edge(gpu_taken, answer_to_gpu.then_some(answer.rdata));
         let (pixel_valid, pixel) = self.scan_out.out();
-        if pixel_valid {
-            self.line.write(pixel);
-        }
+        self.line.write_edge(pixel_valid.then_some(pixel), line_read, false);
         let start = self.vblank.out() && !self.vblank_seen;
         self.started = start;
         self.stats.starts += u64::from(start);
         self.vblank_seen = self.vblank.out();
         let rd_ready = taken && d.winner == scan_index;
-        let fill = self.line.fill() as u32;
         self.scan_out
             .clock(answer_to_scan, &answer, true, rd_ready, start, self.base, fill, false);
         self.vblank.clock(self.video_out.vblank());
-        self.line.read_at_write.clock(self.line.read);
         if (t + 1).is_multiple_of(self.ratio) {
             self.pixel_edge(line_written);
         }
     }
 
     /// A pixel-clock edge; `line_written` is the write count before this tick's edges.
-    fn pixel_edge(&mut self, line_written: u64) {
+    fn pixel_edge(&mut self, line_written: u32) {
         self.stats.pixel_clocks += 1;
         let (valid, word) = self.video_out.out();
         if valid {
@@ -337,12 +251,10 @@ impl DisplayPath {
             self.stats.underruns += 1;
             self.stats.first_underrun.get_or_insert(self.stats.pixel_clocks);
         }
-        let pixel = self.line.head();
-        if readable && self.video_out.in_ready(true) {
-            self.line.pop();
-        }
+        let (_, pixel) = self.line.out();
+        let pop = readable && self.video_out.in_ready(true);
+        self.line.read_edge(pop, line_written, false);
         self.video_out.clock(readable, &pixel, true, false);
-        self.line.written_at_read.clock(line_written);
     }
 
     /// Ticks until `frames` whole video frames have been decoded (or a violation, or
@@ -369,22 +281,23 @@ impl DisplayPath {
 struct PortCrossings<'a> {
     requests: &'a mut Crossing<MemReq>,
     answers: &'a mut Crossing<MemResp>,
+    /// The GPU side's pointers before this tick's edges: the request FIFO's write pointer, the
+    /// answer FIFO's read pointer.
+    requests_written: u32,
+    answers_read: u32,
 }
 
 impl GpuPort for PortCrossings<'_> {
     fn offer(&self) -> (bool, MemReq) {
-        (self.requests.readable(), self.requests.head())
+        self.requests.out()
     }
     fn answer_ready(&self) -> bool {
         self.answers.room()
     }
     fn edge(&mut self, taken: bool, answer: Option<u32>) {
-        if taken {
-            self.requests.pop();
-        }
-        if let Some(rdata) = answer {
-            self.answers.write(MemResp { rdata });
-        }
+        self.requests.read_edge(taken, self.requests_written, false);
+        self.answers
+            .write_edge(answer.map(|rdata| MemResp { rdata }), self.answers_read, false);
     }
 }
 
@@ -469,8 +382,8 @@ impl BoardTop {
     pub fn tick(&mut self) {
         let t = self.display.stats.ticks;
         // What the crossings sample: every value before this tick's edges.
-        let (requests_written, requests_read) = (self.requests.written, self.requests.read);
-        let (answers_written, answers_read) = (self.answers.written, self.answers.read);
+        let (requests_written, requests_read) = self.requests.pointers();
+        let (answers_written, answers_read) = self.answers.pointers();
         let (front, shown) = (self.double_buffer.front(), self.shown);
         // The memory clock: the scan-out shows `front` as the memory clock sees it.
         let front_seen = self.front_at_memory.out();
@@ -478,20 +391,20 @@ impl BoardTop {
         let mut port = PortCrossings {
             requests: &mut self.requests,
             answers: &mut self.answers,
+            requests_written,
+            answers_read,
         };
         self.display.tick_with(&mut port);
         if self.display.started {
             self.shown = front_seen;
         }
         self.front_at_memory.clock(front);
-        self.requests.written_at_read.clock(requests_written);
-        self.answers.read_at_write.clock(answers_read);
         if (t + 1).is_multiple_of(self.gpu_ratio) {
             self.gpu_edge(shown, requests_read, answers_written);
         }
     }
 
-    fn gpu_edge(&mut self, shown: bool, requests_read: u64, answers_written: u64) {
+    fn gpu_edge(&mut self, shown: bool, requests_read: u32, answers_written: u32) {
         self.gpu_cycles += 1;
         if self.stuck.is_none() && self.frames.len() < self.frames_in {
             if let Err(e) = self.watchdog.check(self.gpu_cycles, &self.frame) {
@@ -509,8 +422,7 @@ impl BoardTop {
         let out_ready = self.requests.room();
         let mem_req_ready = db.inp_ready(out_ready);
         let (out_valid, out) = db.out();
-        let answer_valid = self.answers.readable();
-        let answer = self.answers.head();
+        let (answer_valid, answer) = self.answers.out();
         let answer_taken = answer_valid && frame.mem_resp_ready();
         let (done, frame_id) = frame.done();
         let shown_seen = self.shown_at_gpu.out();
@@ -539,15 +451,10 @@ impl BoardTop {
             shown_seen,
             false,
         );
-        if out_valid && out_ready {
-            self.requests.write(out);
-        }
-        if answer_taken {
-            self.answers.pop();
-        }
+        self.requests
+            .write_edge((out_valid && out_ready).then_some(out), requests_read, false);
+        self.answers.read_edge(answer_taken, answers_written, false);
         self.shown_at_gpu.clock(shown);
-        self.requests.read_at_write.clock(requests_read);
-        self.answers.written_at_read.clock(answers_written);
     }
 }
 

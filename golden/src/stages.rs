@@ -74,12 +74,14 @@ pub const PIXEL_SIDE_STAGES: [&str; pixel_side_stages!(stage_names).len()] = pix
 /// controller the slave on a board's SDRAM, the memory arbiter its clients' (the scan-out
 /// first, then the GPU), the scan-out the framebuffer's reader into the line buffer, the video
 /// output the DVI link's pixel-clock side, the double buffer the GPU's memory port mapped onto
-/// the board's memory with its two framebuffers (boards with a frame row only).
-pub const BOARD_STAGES: [&str; 6] = [
+/// the board's memory with its two framebuffers, the line buffer the scan-out's pixels into the
+/// pixel clock (boards with a frame row only).
+pub const BOARD_STAGES: [&str; 7] = [
     "board_memory",
     "sdram_controller",
     "mem_arbiter",
     "double_buffer",
     "scan_out",
+    "line_buffer",
     "video_out",
 ];

@@ -19,9 +19,11 @@ pub mod binner;
 pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
+pub mod crossing;
 pub mod double_buffer;
 pub mod dst_fetch;
 pub mod frame;
+pub mod line_buffer;
 pub mod list_reader;
 pub mod list_writer;
 pub mod mem_arbiter;
@@ -204,6 +206,7 @@ pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
     mem_arbiter::BOARD_FILE,
     double_buffer::BOARD_FILE,
     scan_out::BOARD_FILE,
+    line_buffer::BOARD_FILE,
     video_out::BOARD_FILE,
 ];
 

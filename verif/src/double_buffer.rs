@@ -23,7 +23,7 @@ use tilerast_golden::memory_port::SparseMemory;
 use tilerast_golden::streams::{ports, FrameEnd, MemReq};
 
 /// Cycles a level takes through a synchroniser (each way): the board top's.
-pub use tilerast_golden::board_top::SYNC_FLOPS as SYNC_LAG;
+pub use tilerast_golden::crossing::SYNC_FLOPS as SYNC_LAG;
 
 /// One frame as the frame top sends it.
 #[derive(Clone, Debug)]

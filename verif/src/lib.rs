@@ -53,6 +53,7 @@
 
 pub mod double_buffer;
 pub mod handshake;
+pub mod line_buffer;
 pub mod lockstep;
 pub mod mem_arbiter;
 pub mod mutate;

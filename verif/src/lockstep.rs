@@ -79,6 +79,8 @@ pub struct Source<S: Stream> {
     cyclic: bool,
     junk_bits: bool,
     restart: Option<Restart<S::Payload>>,
+    /// The clock input whose rising edges take items ([`Source::on_clock`]); `None`: every step.
+    clock: Option<String>,
     next: usize,
     offered: bool,
     /// Items taken (valid and ready at an edge without flush).
@@ -89,6 +91,14 @@ pub struct Source<S: Stream> {
 }
 
 impl<S: Stream> Source<S> {
+    /// A stream of another clock than the step's: items are taken (and flushes seen) only in
+    /// the steps where the 1-bit input `clock` is 1, that clock's rising edges (a
+    /// multi-clock block's port, `tilerast_golden::line_buffer`).
+    pub fn on_clock(mut self, clock: &str) -> Source<S> {
+        self.clock = Some(clock.to_string());
+        self
+    }
+
     pub fn new(iface: &str, items: Vec<S::Payload>, valid: Ctl) -> Source<S> {
         Source {
             iface: iface.to_string(),
@@ -98,6 +108,7 @@ impl<S: Stream> Source<S> {
             cyclic: false,
             junk_bits: false,
             restart: None,
+            clock: None,
             next: 0,
             offered: false,
             accepted: 0,
@@ -184,6 +195,9 @@ where
     }
 
     fn edge(&mut self, _: u64, i: &Ports, o: &Ports) {
+        if self.clock.as_ref().is_some_and(|c| !i.bit(c)) {
+            return;
+        }
         let ready = o.bit(ready_port(&self.iface));
         if self.offered && !ready {
             self.waits += 1;
@@ -220,6 +234,8 @@ where
 pub struct Sink<S: Stream> {
     iface: String,
     ready: Ctl,
+    /// The clock input whose rising edges take payloads ([`Sink::on_clock`]); `None`: every step.
+    clock: Option<String>,
     now: bool,
     wait: u64,
     /// Payloads received, in order.
@@ -242,6 +258,7 @@ impl<S: Stream> Sink<S> {
         Sink {
             iface: iface.to_string(),
             ready,
+            clock: None,
             now: false,
             wait: 0,
             received: Vec::new(),
@@ -256,6 +273,14 @@ impl<S: Stream> Sink<S> {
 }
 
 impl<S: Stream> Sink<S> {
+    /// A stream of another clock than the step's: payloads are taken (and flushes seen) only in
+    /// the steps where the 1-bit input `clock` is 1, that clock's rising edges (a
+    /// multi-clock block's port, `tilerast_golden::line_buffer`).
+    pub fn on_clock(mut self, clock: &str) -> Sink<S> {
+        self.clock = Some(clock.to_string());
+        self
+    }
+
     /// The payloads received after each flush (and before the first), in order.
     pub fn segments(&self) -> Vec<&[S::Payload]> {
         let mut out = Vec::new();
@@ -300,6 +325,9 @@ where
     }
 
     fn edge(&mut self, cycle: u64, i: &Ports, o: &Ports) {
+        if self.clock.as_ref().is_some_and(|c| !i.bit(c)) {
+            return;
+        }
         let valid = o.bit(valid_port(&self.iface));
         self.wait = if valid && !self.now { self.wait + 1 } else { 0 };
         self.longest_wait = self.longest_wait.max(self.wait);
