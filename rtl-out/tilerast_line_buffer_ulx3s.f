@@ -1,0 +1,2 @@
+tilerast_lib.v
+tilerast_line_buffer_ulx3s.v
