@@ -30,7 +30,7 @@
 //! compiled into `tilerast_cosim_models`, so it must be linked first: call [`build`] before
 //! the main library's `compile`.
 
-use super::flat::{flatten, parse_ports};
+use super::flat::{flatten_clocked, has_clock, parse_ports};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -79,12 +79,13 @@ const BLOCK_VARIANTS: &[(&str, &str)] = &[("default_comp", "blender"), ("default
 /// `<board>/<stage>`: (board, stage). The board memory is tested in Icarus
 /// (`hw/tests/board_memory.rs`); the blocks of every board with a frame row
 /// (`tilerast_hw::FRAME_BOARD_BLOCKS`: the SDRAM controller, the memory arbiter, the double
-/// buffer, the scan-out, the video output) are here (`src/blocks.rs`'s block table test checks the list against the board table).
+/// buffer, the scan-out, the line buffer, the video output) are here (`src/blocks.rs`'s block table test checks the list against the board table).
 const BOARD_BLOCKS: &[(&str, &str)] = &[
     ("ulx3s", "sdram_controller"),
     ("ulx3s", "mem_arbiter"),
     ("ulx3s", "double_buffer"),
     ("ulx3s", "scan_out"),
+    ("ulx3s", "line_buffer"),
     ("ulx3s", "video_out"),
 ];
 
@@ -191,7 +192,8 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
             let vfile = vfiles.last().unwrap();
             let ports = parse_ports(&src, vfile, &module).unwrap_or_else(|e| fail(&e));
             let top = format!("blk_{p}_{stage}");
-            let flat = flatten(&top, format!("{module} {params}").trim_end(), &ports);
+            let clock = has_clock(&src, &module);
+            let flat = flatten_clocked(&top, format!("{module} {params}").trim_end(), &ports, clock);
             let (ni, no, rs_in, rs_out) = (flat.in_bits, flat.out_bits, flat.rs_inputs, flat.rs_outputs);
             let wrapper = dir.join(format!("{top}.v"));
             std::fs::write(&wrapper, flat.verilog).unwrap();
@@ -214,7 +216,7 @@ pub fn build(out: &Path, rtl: &Path, inc: &Path, trace: bool) {
                 table,
                 "    BlockDesc {{\n        preset: {p:?},\n        stage: {stage:?},\n        module: {module:?},\n        params: {params:?},\n        \
                  in_bits: {ni},\n        out_bits: {no},\n        inputs: &[\n{rs_in}        ],\n        \
-                 outputs: &[\n{rs_out}        ],\n    }},\n"
+                 outputs: &[\n{rs_out}        ],\n        clock: {clock},\n    }},\n"
             )
             .unwrap();
         }

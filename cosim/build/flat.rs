@@ -106,6 +106,24 @@ pub fn parse_ports(src: &str, file: &Path, module: &str) -> Result<Vec<VPort>, S
     Ok(ports)
 }
 
+#[allow(dead_code)] // the build script's (the library's models all have `clock`)
+/// Whether `module <name>(...)` in `src` has a port called `clock` (a block of two clocks of
+/// its own, such as the line buffer, has none).
+pub fn has_clock(src: &str, module: &str) -> bool {
+    let head = format!("module {module}(");
+    src.lines()
+        .find_map(|l| l.strip_prefix(&head))
+        .is_some_and(|rest| rest.split([',', ')', ';']).any(|p| p.trim() == "clock"))
+}
+
+/// Whether input `port` is a clock of the block's own other than `clock` (`write_clock`,
+/// `read_clock`, ...): the wrapper drives it with `clock` gated by its bit of `in_bits`, 1 in the
+/// steps where that clock has its rising edge (in_bits change while `clock` is low, so the gate
+/// never glitches), and the edges of one step coincide.
+pub fn is_gated_clock(port: &VPort) -> bool {
+    port.input && port.width == 1 && port.name.ends_with("_clock")
+}
+
 /// A module with its ports (except `clock`) flattened into two bit vectors: the Verilog wrapper
 /// and the Rust port table (`PortDesc` rows) of each side.
 pub struct Flat {
@@ -122,8 +140,18 @@ pub struct Flat {
 /// Flatten `module`'s `ports` (from [`parse_ports`]) into `in_bits` / `out_bits`, each port at
 /// its offset in declaration order, behind a wrapper module called `top`.
 pub fn flatten(top: &str, module: &str, ports: &[VPort]) -> Flat {
+    flatten_clocked(top, module, ports, true)
+}
+
+/// [`flatten`], for a module with (`clock`) or without a port called `clock`; every input
+/// [`is_gated_clock`] is driven by `clock` gated by its bit.
+pub fn flatten_clocked(top: &str, module: &str, ports: &[VPort], clock: bool) -> Flat {
     let (mut ni, mut no) = (0u32, 0u32);
-    let mut conns = vec!["        .clock(clock)".to_string()];
+    let mut conns = if clock {
+        vec!["        .clock(clock)".to_string()]
+    } else {
+        Vec::new()
+    };
     let mut rs_in = String::new();
     let mut rs_out = String::new();
     for port in ports {
@@ -132,12 +160,16 @@ pub fn flatten(top: &str, module: &str, ports: &[VPort]) -> Flat {
         } else {
             (&"out_bits", &mut no, &mut rs_out)
         };
-        conns.push(format!(
-            "        .{}({bus}[{}:{}])",
-            port.name,
-            *off + port.width - 1,
-            *off
-        ));
+        if is_gated_clock(port) {
+            conns.push(format!("        .{}(clock & {bus}[{}])", port.name, *off));
+        } else {
+            conns.push(format!(
+                "        .{}({bus}[{}:{}])",
+                port.name,
+                *off + port.width - 1,
+                *off
+            ));
+        }
         rs.push_str(&port_row(&port.name, port.width, *off, port.signed));
         *off += port.width;
     }

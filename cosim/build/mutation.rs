@@ -199,6 +199,19 @@ pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
             to: "    localparam [31:0] c_row_bytes = 32'hfffff600; // MUTATION (cosim test)\n",
         },
     ),
+    // The line buffer's read side compares the write side's gray pointer itself, without its
+    // two flops (as `LineBuffer::new(true)` in rust-hdl): it takes a pixel before the RAM's read
+    // register holds it. First visible on `out_valid` in the step the model with the same bug
+    // (`Crossing::plant_unsynchronised_bug`) sees the word (`cosim/tests/line_buffer.rs`
+    // predicts it).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "line_buffer",
+            from: "    localparam [0:0] c_unsynchronised = 1'b0;\n",
+            to: "    localparam [0:0] c_unsynchronised = 1'b1; // MUTATION (cosim test)\n",
+        },
+    ),
     // The TMDS encoder that the video output's three channels instantiate loads its running
     // disparity with bit 1 inverted after every data character. First visible on a character
     // in the cycle the model with the same bug (`VideoOutCycle::plant_disparity_bug(1)`)

@@ -70,6 +70,10 @@ pub struct BlockDesc {
     pub inputs: &'static [PortDesc],
     /// Outputs in declaration order.
     pub outputs: &'static [PortDesc],
+    /// The module has a port `clock` (the step clock). A block of two clocks of its own (the
+    /// line buffer: `write_clock`, `read_clock`) has none; each `*_clock` input is driven by
+    /// the step clock gated by its bit (`build/flat.rs`, `is_gated_clock`).
+    pub clock: bool,
 }
 
 impl BlockDesc {
@@ -98,10 +102,20 @@ impl BlockDesc {
     /// tied to 0. Generated from the port table, never written by hand; `module` is this
     /// block's module or a netlist of it with the same ports.
     pub fn adapter_verilog(&self, module: &str) -> String {
-        let mut conns = vec!["        .clock(clock)".to_string()];
+        let mut conns = if self.clock {
+            vec!["        .clock(clock)".to_string()]
+        } else {
+            Vec::new()
+        };
         for (bus, ports) in [("in_w", self.inputs), ("out_w", self.outputs)] {
             for p in ports {
-                conns.push(format!("        .{}({bus}[{}+:{}])", p.name, p.offset, p.width));
+                if bus == "in_w" && p.width == 1 && p.name.ends_with("_clock") {
+                    // A clock of the block's own: the step clock gated by its bit (in_w changes
+                    // with the clock low).
+                    conns.push(format!("        .{}(clock & {bus}[{}])", p.name, p.offset));
+                } else {
+                    conns.push(format!("        .{}({bus}[{}+:{}])", p.name, p.offset, p.width));
+                }
             }
         }
         let (ib, ob) = (self.in_words() * 32, self.out_words() * 32);
