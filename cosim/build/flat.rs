@@ -120,8 +120,8 @@ pub fn has_clock(src: &str, module: &str) -> bool {
 /// `read_clock`, ...): the wrapper drives it with `clock` gated by its bit of `in_bits`, 1 in the
 /// steps where that clock has its rising edge (in_bits change while `clock` is low, so the gate
 /// never glitches), and the edges of one step coincide.
-pub fn is_gated_clock(port: &VPort) -> bool {
-    port.input && port.width == 1 && port.name.ends_with("_clock")
+pub fn is_gated_clock(input: bool, width: u32, name: &str) -> bool {
+    input && width == 1 && name.ends_with("_clock")
 }
 
 /// A module with its ports (except `clock`) flattened into two bit vectors: the Verilog wrapper
@@ -160,7 +160,7 @@ pub fn flatten_clocked(top: &str, module: &str, ports: &[VPort], clock: bool) ->
         } else {
             (&"out_bits", &mut no, &mut rs_out)
         };
-        if is_gated_clock(port) {
+        if is_gated_clock(port.input, port.width, &port.name) {
             conns.push(format!("        .{}(clock & {bus}[{}])", port.name, *off));
         } else {
             conns.push(format!(

@@ -109,7 +109,7 @@ impl BlockDesc {
         };
         for (bus, ports) in [("in_w", self.inputs), ("out_w", self.outputs)] {
             for p in ports {
-                if bus == "in_w" && p.width == 1 && p.name.ends_with("_clock") {
+                if crate::flat::is_gated_clock(bus == "in_w", p.width, p.name) {
                     // A clock of the block's own: the step clock gated by its bit (in_w changes
                     // with the clock low).
                     conns.push(format!("        .{}(clock & {bus}[{}])", p.name, p.offset));

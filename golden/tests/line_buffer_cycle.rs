@@ -122,7 +122,7 @@ fn a_word_is_readable_after_the_second_read_edge_and_its_slot_free_after_the_sec
         assert!(c.readable() && c.head() == 0xabc && c.out() == (true, 0xabc));
         // Popped: the write side still counts it for two write edges.
         let mut write_edges = 0;
-        let (w, r) = c.pointers();
+        let (w, _) = c.pointers();
         c.read_edge(true, w, false);
         assert!(!c.readable() && c.out() == (false, 0));
         while c.fill() == 1 {
@@ -131,7 +131,6 @@ fn a_word_is_readable_after_the_second_read_edge_and_its_slot_free_after_the_sec
             write_edges += 1;
             assert!(write_edges <= 2, "{write_every}/{read_every}");
         }
-        let _ = r;
         assert_eq!(write_edges, 2, "{write_every}/{read_every}");
     }
 }
