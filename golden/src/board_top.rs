@@ -7,6 +7,9 @@
 //! video output's timing) is checked together: the frame top renders a scene into the SDRAM,
 //! the buffers swap at vertical blank, and the TMDS lanes carry golden's picture, while the
 //! scan-out never misses a pixel clock. It is the reference the RTL board top will be held to.
+//! Everything right of the GPU port's crossing is one block, [`crate::display_path`]
+//! (the RTL's `display_path`); [`DisplayPath`] is that block with the SDRAM chip and a DVI
+//! receiver around it, [`BoardTop`] adds the GPU half.
 //!
 //! ```text
 //!  GPU clock (gpu_hz)                    │ memory clock (sdram_hz)                            │ pixel clock
@@ -30,17 +33,15 @@
 
 use crate::board::FrameBoard;
 pub use crate::crossing::{Crossing, Synchroniser, SYNC_FLOPS};
-use crate::cycle::{CycleModel, Offer};
+use crate::cycle::{BlockModel, Offer, UBits};
+use crate::display_path::{DisplayPathCycle, DisplayPathIn};
 use crate::double_buffer::{BoardMap, DoubleBufferCycle};
 use crate::frame::FrameCycle;
 use crate::frame::FrameTopIn;
-use crate::mem_arbiter::MemArbiterCycle;
-use crate::scan_out::{ScanOutCycle, ScanOutParams, FIFO_WORDS};
 use crate::sdram_chip::SdramChip;
-use crate::sdram_controller::{map_addr, SdramControllerCycle};
-use crate::streams::{FrameEnd, MemReq, MemResp, PrimIn, VideoPixel};
+use crate::sdram_controller::map_addr;
+use crate::streams::{FrameEnd, MemReq, MemResp, PrimIn};
 use crate::video::{DviReceiver, LinkWord};
-use crate::video_out::VideoOutCycle;
 use std::collections::VecDeque;
 
 /// Words of each of the GPU port's crossing FIFOs (requests, answers).
@@ -90,28 +91,21 @@ impl GpuPort for VecDeque<MemReq> {
     }
 }
 
-/// The board top's memory and display half, tick by tick (see the module header): everything
-/// right of the GPU port's crossing.
+/// The board top's memory and display half, tick by tick: the block
+/// [`DisplayPathCycle`] (everything right of the GPU port's crossing) with its environment,
+/// the SDRAM chip behind its pins and a DVI receiver behind its TMDS characters.
 pub struct DisplayPath {
     pub board: FrameBoard,
     ratio: u64,
     /// The framebuffer the scan-out latches at its next start (byte address in the SDRAM).
     pub base: u32,
-    pub sdram: SdramControllerCycle,
+    pub block: DisplayPathCycle,
     pub chip: SdramChip,
-    pub arbiter: MemArbiterCycle,
-    pub scan_out: ScanOutCycle,
-    pub video_out: VideoOutCycle,
     pub receiver: DviReceiver,
-    line: Crossing<VideoPixel>,
-    vblank: Synchroniser<bool>,
-    vblank_seen: bool,
     /// A walk started at the last edge (the scan-out latched `base`).
     pub started: bool,
     /// The GPU's port of [`DisplayPath::tick`]: requests waiting, oldest first.
     pub gpu: VecDeque<MemReq>,
-    /// The planted fault of the starvation test: the GPU's port before the scan-out.
-    gpu_first: bool,
     /// Every pixel clock's characters, with `capture` on.
     pub capture: Option<Vec<LinkWord>>,
     /// The first datasheet rule the SDRAM chip saw broken, the first DVI error.
@@ -128,23 +122,15 @@ impl DisplayPath {
                 board.sdram_hz, board.pixel_hz
             ));
         }
-        let hz = f64::from(board.sdram_hz);
         Ok(DisplayPath {
             board,
             ratio: u64::from(board.sdram_hz / board.pixel_hz),
             base,
-            sdram: SdramControllerCycle::new(board.sdram, hz, board.cas_latency),
-            chip: SdramChip::new(board.sdram, hz),
-            arbiter: MemArbiterCycle::new(2),
-            scan_out: ScanOutCycle::new(ScanOutParams::for_board(&board)?),
-            video_out: VideoOutCycle::new(board.video),
+            block: DisplayPathCycle::for_board(&board)?,
+            chip: SdramChip::new(board.sdram, f64::from(board.sdram_hz)),
             receiver: DviReceiver::new(board.video),
-            line: Crossing::new(FIFO_WORDS),
-            vblank: Synchroniser::new(),
-            vblank_seen: false,
             started: false,
             gpu: VecDeque::new(),
-            gpu_first: false,
             capture: None,
             violation: None,
             stats: DisplayStats::default(),
@@ -153,12 +139,12 @@ impl DisplayPath {
 
     /// The planted fault of the starvation test: the arbiter serves the GPU's port first.
     pub fn plant_gpu_first(&mut self) {
-        self.gpu_first = true;
+        self.block.plant_gpu_first();
     }
 
     pub fn stats(&self) -> DisplayStats {
         DisplayStats {
-            peak_line_words: self.line.peak() as usize,
+            peak_line_words: self.block.line.peak() as usize,
             ..self.stats
         }
     }
@@ -185,76 +171,54 @@ impl DisplayPath {
     pub fn tick_with(&mut self, gpu_port: &mut dyn GpuPort) {
         let t = self.stats.ticks;
         self.stats.ticks += 1;
-        let (line_written, line_read) = self.line.pointers();
-        // The line buffer's write side before the edge (the scan-out's credits).
-        let fill = self.line.fill();
-        // The memory clock's combinational settle: the scan-out's read and the GPU's request
-        // into the arbiter (client 0 the scan-out, or the GPU with the planted fault).
-        let scan = self.scan_out.rd();
-        let gpu = gpu_port.offer();
-        let req = if self.gpu_first { [gpu, scan] } else { [scan, gpu] };
-        let (gpu_index, scan_index) = if self.gpu_first { (0, 1) } else { (1, 0) };
-        let mut rsp_ready = [gpu_port.answer_ready(); 2];
-        rsp_ready[scan_index] = self.scan_out.in_ready(true);
-        let d = self.arbiter.decide(&req, &rsp_ready);
-        let out_ready = self.sdram.in_ready();
-        let (answer_valid, answer) = self.sdram.out();
-        let taken = d.out_valid && out_ready;
-        let answer_to_scan = answer_valid && d.rsp_valid[scan_index];
-        let answer_to_gpu = answer_valid && d.rsp_valid[gpu_index] && d.inp_ready;
-        // The edge. The chip and the controller each see the other's pins before it.
-        let (dq, pins) = (self.chip.dq().unwrap_or(0), self.sdram.pins());
-        self.sdram.clock(d.out_valid, &d.out, d.inp_ready, dq, false);
+        let (valid, req) = gpu_port.offer();
+        let i = DisplayPathIn {
+            flush: false,
+            inp: Offer::new(valid, req),
+            out_ready: gpu_port.answer_ready(),
+            tmds_ready: true,
+            pixel_clock: (t + 1).is_multiple_of(self.ratio),
+            base: UBits::new(u64::from(self.base)),
+            dq_in: UBits::new(u64::from(self.chip.dq().unwrap_or(0))),
+        };
+        let o = self.block.outputs(&i);
+        let start = self.block.start();
+        let readable = self.block.line.readable();
+        let (x, y) = self.block.video_out.position();
+        let pins = self.block.sdram.pins();
+        self.block.clock(&i);
+        // The chip sees the controller's pins from before the edge.
         if self.violation.is_none() {
             if let Err(v) = self.chip.clock(&pins) {
                 self.violation = Some(format!("sdram chip: {v}"));
             }
         }
-        self.arbiter.clock(&req, out_ready, answer_valid, &rsp_ready, false);
-        let gpu_taken = taken && d.winner == gpu_index;
+        let gpu_taken = valid && o.inp_ready;
+        let answer = (o.out.valid && i.out_ready).then_some(o.out.payload.rdata);
         self.stats.gpu_requests += u64::from(gpu_taken);
-        self.stats.gpu_answers += u64::from(answer_to_gpu);
-        gpu_port.edge(gpu_taken, answer_to_gpu.then_some(answer.rdata));
-        let (pixel_valid, pixel) = self.scan_out.out();
-        self.line.write_edge(pixel_valid.then_some(pixel), line_read, false);
-        let start = self.vblank.out() && !self.vblank_seen;
+        self.stats.gpu_answers += u64::from(answer.is_some());
+        gpu_port.edge(gpu_taken, answer);
         self.started = start;
         self.stats.starts += u64::from(start);
-        self.vblank_seen = self.vblank.out();
-        let rd_ready = taken && d.winner == scan_index;
-        self.scan_out
-            .clock(answer_to_scan, &answer, true, rd_ready, start, self.base, fill, false);
-        self.vblank.clock(self.video_out.vblank());
-        if (t + 1).is_multiple_of(self.ratio) {
-            self.pixel_edge(line_written);
-        }
-    }
-
-    /// A pixel-clock edge; `line_written` is the write count before this tick's edges.
-    fn pixel_edge(&mut self, line_written: u32) {
-        self.stats.pixel_clocks += 1;
-        let (valid, word) = self.video_out.out();
-        if valid {
-            let w = [word.blue, word.green, word.red];
-            if self.violation.is_none() {
-                if let Err(e) = self.receiver.receive(w) {
-                    self.violation = Some(e);
+        if i.pixel_clock {
+            self.stats.pixel_clocks += 1;
+            if o.tmds.valid {
+                let w = o.tmds.payload;
+                let w = [w.blue, w.green, w.red];
+                if self.violation.is_none() {
+                    if let Err(e) = self.receiver.receive(w) {
+                        self.violation = Some(e);
+                    }
+                }
+                if let Some(c) = &mut self.capture {
+                    c.push(w);
                 }
             }
-            if let Some(c) = &mut self.capture {
-                c.push(w);
+            if self.stats.starts > 0 && !readable && self.board.video.timing(x, y).de {
+                self.stats.underruns += 1;
+                self.stats.first_underrun.get_or_insert(self.stats.pixel_clocks);
             }
         }
-        let readable = self.line.readable();
-        let (x, y) = self.video_out.position();
-        if self.stats.starts > 0 && !readable && self.board.video.timing(x, y).de {
-            self.stats.underruns += 1;
-            self.stats.first_underrun.get_or_insert(self.stats.pixel_clocks);
-        }
-        let (_, pixel) = self.line.out();
-        let pop = readable && self.video_out.in_ready(true);
-        self.line.read_edge(pop, line_written, false);
-        self.video_out.clock(readable, &pixel, true, false);
     }
 
     /// Ticks until `frames` whole video frames have been decoded (or a violation, or

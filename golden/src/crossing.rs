@@ -166,6 +166,17 @@ impl<T: Copy + Default> Crossing<T> {
         }
         self.read_at_write.clock(read_before);
     }
+    /// A write-clock edge that empties the FIFO as the write side sees it: the write pointer
+    /// takes the value of the read pointer it sees (the words not yet read are abandoned, and
+    /// a push at this edge with them), the read pointer `read_before` into the write side's
+    /// synchroniser. The read side sees the write pointer go back through its own two flops; it
+    /// must not pop until it has (the board top drops at the scan-out's start, in vertical
+    /// blank, where the video output takes nothing). Unlike a flush, which zeroes one side's
+    /// pointer and must reach both sides in order, it needs nothing of the read side.
+    pub fn drop_edge(&mut self, read_before: u32) {
+        self.write_ptr = self.read_at_write.out();
+        self.read_at_write.clock(read_before);
+    }
     /// A read-clock edge: the head popped if `pop`, the write pointer `written_before` (from
     /// before the tick's edges) into the read side's synchroniser, the read register loaded
     /// from the next read pointer's slot.

@@ -70,6 +70,7 @@ pub mod tmds_encoder;
 // The board top's SDRAM chip (the model behind its pins) and its video link.
 pub mod board_top;
 pub mod crossing;
+pub mod display_path;
 pub mod double_buffer;
 pub mod line_buffer;
 pub mod mem_arbiter;

@@ -9,7 +9,10 @@
 //! side's room, a transfer at a write-clock edge with both high), `out` (the head pixel;
 //! `out_valid` is the read side's `readable`, a transfer at a read-clock edge with `out_ready`),
 //! `fill` (the write side's count, the scan-out's credits), `flush` (each side at its own
-//! edges). `write_clock` and `read_clock` are the two clocks: in a cycle model and in the
+//! edges), `drop` (at a write edge: the words held are abandoned, the write pointer set to the
+//! read pointer the write side sees, [`Crossing::drop_edge`]; the board top drops at each
+//! scan-out start, so a frame the video output fell behind in leaves nothing for the next;
+//! the read side must not pop until the dropped pointer has crossed). `write_clock` and `read_clock` are the two clocks: in a cycle model and in the
 //! harnesses one step is one edge of a base clock, and a clock input is 1 in the steps where
 //! that clock has its rising edge (the Verilator wrapper drives the pin with the base clock
 //! gated by it), so any two clocks of one PLL, with or without coinciding edges, are a pattern
@@ -39,6 +42,8 @@ pub struct LineBufferCycle {
     /// Write edges with the FIFO full (no room), read edges with it empty.
     pub full_edges: u64,
     pub empty_edges: u64,
+    /// Write edges that dropped the words held (`drop`).
+    pub drops: u64,
 }
 
 impl Default for LineBufferCycle {
@@ -56,6 +61,7 @@ impl LineBufferCycle {
             popped: 0,
             full_edges: 0,
             empty_edges: 0,
+            drops: 0,
         }
     }
 }
@@ -67,7 +73,7 @@ crate::block_signature! {
     pub LineBuffer "line_buffer" {
         takes { inp: VideoPixel }
         sends { out: VideoPixel }
-        ins { write_clock: bool, read_clock: bool }
+        ins { write_clock: bool, read_clock: bool, drop: bool }
         outs { fill: UBits<FILL_BITS> }
     }
 }
@@ -97,10 +103,15 @@ impl BlockModel for LineBufferCycle {
             self.fifo.read_edge(pop, written, i.flush);
         }
         if i.write_clock {
-            let push = i.inp.valid && self.fifo.room() && !i.flush;
+            let push = i.inp.valid && self.fifo.room() && !i.flush && !i.drop;
             self.pushed += u64::from(push);
             self.full_edges += u64::from(!self.fifo.room() && !i.flush);
-            self.fifo.write_edge(push.then_some(i.inp.payload), read, i.flush);
+            if i.drop && !i.flush {
+                self.drops += 1;
+                self.fifo.drop_edge(read);
+            } else {
+                self.fifo.write_edge(push.then_some(i.inp.payload), read, i.flush);
+            }
         }
     }
 }

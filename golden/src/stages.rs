@@ -75,8 +75,9 @@ pub const PIXEL_SIDE_STAGES: [&str; pixel_side_stages!(stage_names).len()] = pix
 /// first, then the GPU), the scan-out the framebuffer's reader into the line buffer, the video
 /// output the DVI link's pixel-clock side, the double buffer the GPU's memory port mapped onto
 /// the board's memory with its two framebuffers, the line buffer the scan-out's pixels into the
-/// pixel clock (boards with a frame row only).
-pub const BOARD_STAGES: [&str; 7] = [
+/// pixel clock, the display path the arbiter, the SDRAM controller, the scan-out, the line buffer
+/// and the video output wired as the board top wires them (boards with a frame row only).
+pub const BOARD_STAGES: [&str; 8] = [
     "board_memory",
     "sdram_controller",
     "mem_arbiter",
@@ -84,4 +85,5 @@ pub const BOARD_STAGES: [&str; 7] = [
     "scan_out",
     "line_buffer",
     "video_out",
+    "display_path",
 ];

@@ -60,7 +60,11 @@ fn the_framebuffer_is_the_picture_on_the_lanes_beside_a_flooding_gpu() {
     let mut d = display(4_000_000);
     d.run_frames(2, 8_000_000).unwrap();
     let st = d.stats();
-    println!("{st:?}, scan-out {:?}, sdram {:?}", d.scan_out.stats(), d.sdram.stats());
+    println!(
+        "{st:?}, scan-out {:?}, sdram {:?}",
+        d.block.scan_out.stats(),
+        d.block.sdram.stats()
+    );
     assert_eq!((wrong_pixels(&d, 0), wrong_pixels(&d, 1)), (0, 0));
     assert_eq!(st.underruns, 0, "no pixel missing at its clock");
     assert!(st.peak_line_words <= 512 && st.peak_line_words > 400, "{st:?}");
@@ -70,7 +74,7 @@ fn the_framebuffer_is_the_picture_on_the_lanes_beside_a_flooding_gpu() {
         "the GPU gets the rest: {st:?}"
     );
     assert!(
-        d.scan_out.stats().credit_waits > 100_000,
+        d.block.scan_out.stats().credit_waits > 100_000,
         "the line buffer fills: the scan-out waits on its credits"
     );
     assert!(d.violation.is_none());
@@ -156,7 +160,7 @@ fn board_top(
 /// chip model stops the run with one line naming the cycle and the rule.
 #[test]
 fn a_too_short_trcd_is_stopped_by_the_chip_model() {
-    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.display.sdram.plant_bug());
+    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.display.block.sdram.plant_bug());
     let e = b.run(1, 20_000_000).unwrap_err();
     println!("{e}");
     assert!(e.starts_with("sdram chip: sdram: cycle ") && e.contains("tRCD"), "{e}");
@@ -167,7 +171,9 @@ fn a_too_short_trcd_is_stopped_by_the_chip_model() {
 /// flipped at each data character): the DVI receiver stops at the first wrong character.
 #[test]
 fn a_broken_tmds_encoder_is_caught_by_the_receiver() {
-    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.display.video_out.plant_disparity_bug(1));
+    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| {
+        b.display.block.video_out.plant_disparity_bug(1)
+    });
     let e = b.run(1, 20_000_000).unwrap_err();
     println!("{e}");
     assert!(e.starts_with("dvi: pixel clock "), "{e}");

@@ -189,3 +189,59 @@ fn without_its_synchroniser_the_read_side_takes_a_pixel_that_is_not_there() {
     let e = check_order(&received(&ls), false, s.pixels).expect_err("the bug gives a wrong pixel");
     println!("{e}");
 }
+
+/// One step of both clocks (edges coinciding): the read edge, then the write edge, each
+/// sampling the other's pointer from before the step; the word popped, if one was.
+fn both_edges(c: &mut Crossing<u32>, push: Option<u32>, pop: bool, drop: bool) -> Option<u32> {
+    let (written, read) = c.pointers();
+    let (readable, head) = c.out();
+    let popped = (pop && readable).then_some(head);
+    c.read_edge(pop && readable, written, false);
+    if drop {
+        c.drop_edge(read);
+    } else {
+        c.write_edge(push, read, false);
+    }
+    popped
+}
+
+#[test]
+fn a_drop_abandons_the_words_held_and_the_next_pushed_come_out_next() {
+    let mut c: Crossing<u32> = Crossing::new(8);
+    for w in 1..=5 {
+        both_edges(&mut c, Some(w), false, false);
+    }
+    // Two taken, then the write side sees the read pointer (two write edges) with three held.
+    let got: Vec<_> = (0..4)
+        .filter_map(|_| both_edges(&mut c, None, true, false))
+        .take(2)
+        .collect();
+    assert_eq!(got, [1, 2]);
+    assert!(c.readable(), "3, 4, 5 still held");
+    while c.fill() != 3 {
+        both_edges(&mut c, None, false, false);
+    }
+    both_edges(&mut c, None, false, true);
+    assert_eq!(c.fill(), 0, "the write side holds nothing after the drop");
+    assert!(c.room());
+    // The read side sees the pointer go back after its two flops: nothing to read.
+    both_edges(&mut c, None, false, false);
+    both_edges(&mut c, None, false, false);
+    assert!(!c.readable(), "the dropped words are gone on the read side");
+    for w in [100, 101] {
+        both_edges(&mut c, Some(w), false, false);
+    }
+    let got: Vec<_> = (0..6).filter_map(|_| both_edges(&mut c, None, true, false)).collect();
+    assert_eq!(
+        got,
+        [100, 101],
+        "the words pushed after the drop come out next, in order"
+    );
+    // Without a drop, the same run would have read 3, 4, 5 first (the test can fail).
+    let mut d: Crossing<u32> = Crossing::new(8);
+    for w in [3, 4, 5, 100] {
+        both_edges(&mut d, Some(w), false, false);
+    }
+    let got: Vec<_> = (0..8).filter_map(|_| both_edges(&mut d, None, true, false)).collect();
+    assert_eq!(got, [3, 4, 5, 100]);
+}

@@ -81,7 +81,7 @@ fn edges(c: Clocks, seed: u64, read: bool) -> Box<dyn FnMut(u64) -> u64 + Send> 
     }
 }
 
-/// The bench under `s`: agents `write_clock`, `read_clock`, `flush`, `inp`, `out`.
+/// The bench under `s`: agents `write_clock`, `read_clock`, `drop` (never), `flush`, `inp`, `out`.
 pub fn bench(s: &LineBufferStim) -> Bench {
     let mut valid = Pattern::Runs { pct: s.valid_pct }.line(Rng::stream(s.seed, 0));
     let mut ready = Pattern::RandomStalls {
@@ -97,6 +97,9 @@ pub fn bench(s: &LineBufferStim) -> Bench {
     Bench::new()
         .with("write_clock", Level::new("write_clock", edges(s.clocks, s.seed, false)))
         .with("read_clock", Level::new("read_clock", edges(s.clocks, s.seed, true)))
+        // No drops here: a drop abandons words by design, which the order check below does not
+        // model; the display path's benches drop at each scan-out start.
+        .with("drop", Level::new("drop", |_| 0))
         .with(
             "flush",
             Flushes::when(Box::new(move |c| {
