@@ -3,17 +3,18 @@
 // (25 MHz) of 640x480@60
 // timing contract: tilerast_golden::crossing::Crossing (tilerast_golden::line_buffer::LineBufferCycle); top module: tilerast_line_buffer_ulx3s
 // lint-clean with: verilator --lint-only -Wall --top-module tilerast_line_buffer_ulx3s tilerast_waivers.vlt -F tilerast_line_buffer_ulx3s.f
-// Ports: write_clock, read_clock, flush (each side at its own edges), in_valid/in_ready + inp (red,
-// green, blue) at write_clock, out_valid/out_ready + out at read_clock, fill (out, write side)
+// Ports: write_clock, read_clock, flush (each side at its own edges), drop (write side), in_valid/in_ready
+// + inp (red, green, blue) at write_clock, out_valid/out_ready + out at read_clock, fill (out, write side)
 //
 
 
-module tilerast_line_buffer_ulx3s(write_clock,read_clock,flush,in_valid,in_ready,inp__red,inp__green,inp__blue,out_valid,out_ready,out__red,out__green,out__blue,fill);
+module tilerast_line_buffer_ulx3s(write_clock,read_clock,flush,drop,in_valid,in_ready,inp__red,inp__green,inp__blue,out_valid,out_ready,out__red,out__green,out__blue,fill);
 
     // Module arguments
     input wire  write_clock;
     input wire  read_clock;
     input wire  flush;
+    input wire  drop;
     input wire  in_valid;
     output reg  in_ready;
     input wire  [7:0] inp__red;
@@ -30,6 +31,7 @@ module tilerast_line_buffer_ulx3s(write_clock,read_clock,flush,in_valid,in_ready
     reg  fifo__write_clock;
     reg  fifo__read_clock;
     reg  fifo__flush;
+    reg  fifo__drop;
     reg  fifo__push;
     reg  [23:0] fifo__push_data;
     wire  fifo__room;
@@ -43,6 +45,7 @@ module tilerast_line_buffer_ulx3s(write_clock,read_clock,flush,in_valid,in_ready
         .write_clock(fifo__write_clock),
         .read_clock(fifo__read_clock),
         .flush(fifo__flush),
+        .drop(fifo__drop),
         .push(fifo__push),
         .push_data(fifo__push_data),
         .room(fifo__room),
@@ -57,6 +60,7 @@ module tilerast_line_buffer_ulx3s(write_clock,read_clock,flush,in_valid,in_ready
         fifo__write_clock = write_clock;
         fifo__read_clock = read_clock;
         fifo__flush = flush;
+        fifo__drop = drop;
         fifo__push = in_valid;
         fifo__push_data = (((inp__red) & 24'hffffff) << 32'h10) | (((inp__green) & 24'hffffff) << 32'h8) | ((inp__blue) & 24'hffffff);
         in_ready = fifo__room;
@@ -71,12 +75,13 @@ module tilerast_line_buffer_ulx3s(write_clock,read_clock,flush,in_valid,in_ready
 endmodule // tilerast_line_buffer_ulx3s
 
 
-module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,push,push_data,room,fill,pop,readable,head_data);
+module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,drop,push,push_data,room,fill,pop,readable,head_data);
 
     // Module arguments
     input wire  write_clock;
     input wire  read_clock;
     input wire  flush;
+    input wire  drop;
     input wire  push;
     input wire  [23:0] push_data;
     output reg  room;
@@ -173,10 +178,13 @@ module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,push,push_d
         fill_now = write_ptr__q - read_seen;
         room = fill_now < c_depth;
         fill = fill_now;
-        pushing = push & (fill_now < c_depth) & ~flush;
+        pushing = push & (fill_now < c_depth) & ~flush & ~drop;
         write_next = write_ptr__q;
         if (pushing) begin
             write_next = write_ptr__q + c_one;
+        end
+        if (drop) begin
+            write_next = read_seen;
         end
         ram__write_address = write_ptr__q[(32'h0)+:(9)];
         ram__write_data = push_data;

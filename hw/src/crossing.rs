@@ -6,7 +6,9 @@
 //! equals it register for register.
 //!
 //! **Ports.** `write_clock`, `read_clock`; `flush` (synchronous on each side at its own edges:
-//! pointers and that side's synchroniser to zero); the write side: `push` with `push_data`
+//! pointers and that side's synchroniser to zero); `drop` (at a write edge: the write pointer
+//! set to the read pointer the write side sees, the words held abandoned; the read side must
+//! not pop until the pointer has crossed); the write side: `push` with `push_data`
 //! (taken at a write edge when `room`), `room`, `fill` (words held as the write side counts
 //! them); the read side: `readable`, `head_data` (the head word, zero while not readable),
 //! `pop` (the head leaves at a read edge when `readable`).
@@ -44,6 +46,9 @@ pub struct Crossing<const W: usize, const A: usize, const P: usize> {
     pub write_clock: Signal<In, Clock>,
     pub read_clock: Signal<In, Clock>,
     pub flush: Signal<In, Bit>,
+    /// At a write edge: the write pointer takes the read pointer the write side sees (the
+    /// words held are abandoned; `Crossing::drop_edge` of the cycle model).
+    pub drop: Signal<In, Bit>,
     pub push: Signal<In, Bit>,
     pub push_data: Signal<In, Bits<W>>,
     pub room: Signal<Out, Bit>,
@@ -102,6 +107,7 @@ impl<const W: usize, const A: usize, const P: usize> Crossing<W, A, P> {
             write_clock: Default::default(),
             read_clock: Default::default(),
             flush: Default::default(),
+            drop: Default::default(),
             push: Default::default(),
             push_data: Default::default(),
             room: Default::default(),
@@ -157,10 +163,14 @@ impl<const W: usize, const A: usize, const P: usize> Logic for Crossing<W, A, P>
         self.fill_now.next = self.write_ptr.q.val() - self.read_seen.val();
         self.room.next = self.fill_now.val() < self.c_depth.val();
         self.fill.next = self.fill_now.val();
-        self.pushing.next = self.push.val() & (self.fill_now.val() < self.c_depth.val()) & !self.flush.val();
+        self.pushing.next =
+            self.push.val() & (self.fill_now.val() < self.c_depth.val()) & !self.flush.val() & !self.drop.val();
         self.write_next.next = self.write_ptr.q.val();
         if self.pushing.val() {
             self.write_next.next = self.write_ptr.q.val() + self.c_one.val();
+        }
+        if self.drop.val() {
+            self.write_next.next = self.read_seen.val();
         }
         self.ram.write_address.next = self.write_ptr.q.val().get_bits::<A>(0);
         self.ram.write_data.next = self.push_data.val();

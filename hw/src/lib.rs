@@ -20,6 +20,7 @@ pub mod blender;
 pub mod board_memory;
 pub mod colour_buffer;
 pub mod crossing;
+pub mod display_path;
 pub mod double_buffer;
 pub mod dst_fetch;
 pub mod frame;
@@ -208,6 +209,7 @@ pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
     scan_out::BOARD_FILE,
     line_buffer::BOARD_FILE,
     video_out::BOARD_FILE,
+    display_path::BOARD_FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation

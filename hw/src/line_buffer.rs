@@ -7,7 +7,7 @@
 //! `tilerast_golden::crossing`'s.
 //!
 //! **Ports** (the golden signature `LineBuffer`): `write_clock`, `read_clock`, `flush` (each side
-//! at its own edges); `in_valid`/`in_ready` + `inp` (red, green, blue) at the write clock,
+//! at its own edges), `drop` (at a write edge: the pixels held abandoned, [`Crossing`]'s `drop`); `in_valid`/`in_ready` + `inp` (red, green, blue) at the write clock,
 //! `in_ready` the write side's room; `out_valid`/`out_ready` + `out` at the read clock,
 //! `out_valid` the read side's `readable`, `out` zero while not valid; `fill` (10 bits: the
 //! words held as the write side counts them, the scan-out's credits).
@@ -41,6 +41,7 @@ pub struct LineBuffer {
     pub write_clock: Signal<In, Clock>,
     pub read_clock: Signal<In, Clock>,
     pub flush: Signal<In, Bit>,
+    pub drop: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
     pub in_ready: Signal<Out, Bit>,
     pub inp: VideoPixelIn,
@@ -64,6 +65,7 @@ impl LineBuffer {
             write_clock: Default::default(),
             read_clock: Default::default(),
             flush: Default::default(),
+            drop: Default::default(),
             in_valid: Default::default(),
             in_ready: Default::default(),
             inp: Default::default(),
@@ -78,6 +80,7 @@ impl LineBuffer {
     /// Every input port but the clocks from `p` (a lock-step step's inputs).
     pub fn set_data_inputs(&mut self, p: &Ports) {
         self.flush.next = p.bit("flush");
+        self.drop.next = p.bit("drop");
         self.in_valid.next = p.bit("in_valid");
         self.inp.drive_ports("inp", p);
         self.out_ready.next = p.bit("out_ready");
@@ -100,6 +103,7 @@ impl Logic for LineBuffer {
         self.fifo.write_clock.next = self.write_clock.val();
         self.fifo.read_clock.next = self.read_clock.val();
         self.fifo.flush.next = self.flush.val();
+        self.fifo.drop.next = self.drop.val();
         self.fifo.push.next = self.in_valid.val();
         self.fifo.push_data.next = (bit_cast::<24, 8>(self.inp.red.val()) << 16)
             | (bit_cast::<24, 8>(self.inp.green.val()) << 8)
@@ -139,8 +143,8 @@ pub fn rtl_file(board: &Board) -> Option<String> {
          // ({} MHz) of {}\n\
          // timing contract: tilerast_golden::crossing::Crossing (tilerast_golden::line_buffer::LineBufferCycle); top module: {top}\n\
          // lint-clean with: {}\n\
-         // Ports: write_clock, read_clock, flush (each side at its own edges), in_valid/in_ready + inp (red,\n\
-         // green, blue) at write_clock, out_valid/out_ready + out at read_clock, fill (out, write side)\n//\n{}",
+         // Ports: write_clock, read_clock, flush (each side at its own edges), drop (write side), in_valid/in_ready\n\
+         // + inp (red, green, blue) at write_clock, out_valid/out_ready + out at read_clock, fill (out, write side)\n//\n{}",
         board.name,
         board.title,
         f.sdram_hz / 1_000_000,

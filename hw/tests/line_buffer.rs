@@ -70,6 +70,7 @@ impl Logic for Gated {
         self.dut.read_clock.connect();
         // The data inputs are the harness's (set_inputs), as a top's ports would be.
         self.dut.flush.connect();
+        self.dut.drop.connect();
         self.dut.in_valid.connect();
         self.dut.inp.red.connect();
         self.dut.inp.green.connect();

@@ -1,0 +1,8 @@
+tilerast_lib.v
+tilerast_tmds_encoder_default.v
+tilerast_sdram_controller_ulx3s.v
+tilerast_mem_arbiter_ulx3s.v
+tilerast_scan_out_ulx3s.v
+tilerast_line_buffer_ulx3s.v
+tilerast_video_out_ulx3s.v
+tilerast_display_path_ulx3s.v
