@@ -150,6 +150,19 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
 /// Planted bugs in per-board blocks (`rtl-out/tilerast_<stage>_<board>`), verilated as
 /// `<board>_mut/<stage>`: (board, mutant).
 pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
+    // The display path puts the GPU port on the arbiter's first client and the scan-out on the
+    // second (`c_gpu_first`, as `DisplayPath::mutant_gpu_first` in rust-hdl): first visible on
+    // the GPU port's `in_ready` in the cycle the model with the same fault
+    // (`DisplayPathCycle::plant_gpu_first`) lets a GPU request go before the scan-out's read
+    // (`cosim/tests/display_path.rs` predicts it).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "display_path",
+            from: "    localparam [0:0] c_gpu_first = 1'b0;\n",
+            to: "    localparam [0:0] c_gpu_first = 1'b1; // MUTATION (cosim test)\n",
+        },
+    ),
     // The SDRAM controller issues READ and WRITE when its rcd wait is 1, not 0: one clock short
     // of tRCD. First visible on the pins (`cas_n`) in the cycle the model, with the same bug
     // (`SdramControllerCycle::plant_bug`), puts the early command there

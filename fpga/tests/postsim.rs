@@ -755,6 +755,61 @@ fn line_buffer_netlist_matches_golden_every_cycle_ecp5() {
     assert!(net.contains("DP16KD"), "the 512 pixels in a block RAM");
 }
 
+/// The display path of the ULX3S (`rtl-out/tilerast_display_path_ulx3s.v`: the arbiter, the
+/// SDRAM controller, the scan-out, the line buffer and the video output wired) as the ULX3S
+/// flow synthesizes it, gate by gate against `DisplayPathCycle`'s port words on every step:
+/// 24 000 steps of the shared bench (`tilerast_verif::display_path`: the chip behind the pins,
+/// the pixel clock every fourth step through the adapter's clock gate), the SDRAM's whole
+/// power-up and then the GPU port's reads and writes under back-pressure beside the video
+/// output's first lines. A walk needs the first vertical blank (1.5 M steps at 640 × 480), which
+/// gate-level simulation cannot afford here: the walk, the start and the drop are proven in
+/// Verilator (`cosim/tests/display_path.rs`) and, at a small size, in rust-hdl.
+#[test]
+fn display_path_netlist_matches_golden_every_cycle_ecp5() {
+    use tilerast_cosim::blocks::lockstep_vectors;
+    use tilerast_golden::display_path::DisplayPathCycle;
+    use tilerast_golden::double_buffer::BoardMap;
+    use tilerast_golden::scan_out::ScanOutParams;
+    use tilerast_verif::display_path::{bench, DisplayStim};
+    use tilerast_verif::lockstep::{Lockstep, SdramChipAgent};
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let f = b.frame.unwrap();
+    let steps = 24_000u64;
+    let s = DisplayStim {
+        seed: 0xd59,
+        board: f,
+        scan: ScanOutParams::for_board(&f).unwrap(),
+        base: BoardMap::for_board(b).unwrap().buffers[0],
+        gpu_base: 0x0100_0000,
+        gpu_requests: 20_000,
+        gpu_pct: 40,
+        ratio: u64::from(f.sdram_hz / f.pixel_hz),
+    };
+    let (bench, act) = bench(&s);
+    let mut ls = Lockstep::new(DisplayPathCycle::new(&f, s.scan), bench);
+    let (inp, exp) = lockstep_vectors(b.name, &mut ls, steps).unwrap_or_else(|e| panic!("{e}"));
+    let a = act.lock().unwrap().clone();
+    let chip = ls.bench.get::<SdramChipAgent>("sdram");
+    assert!(chip.violation.is_none(), "{:?}", chip.violation);
+    assert!(
+        a.gpu_taken > 2_000 && a.gpu_answers > 500 && a.gpu_stalls > 100 && a.tmds_words > 5_000,
+        "{a:?}"
+    );
+    let runs = [postsim::BlockVectors {
+        name: format!("{} display_path, {steps} steps", b.name),
+        inp,
+        exp,
+        transfers: a.gpu_taken,
+    }];
+    let mut log = Vec::new();
+    let r = postsim::run_block(&repo_root(), b.name, "display_path", b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(r.runs[0].1.cycles, steps);
+    let net = std::fs::read_to_string(&r.netlist).unwrap();
+    assert!(net.contains("DP16KD"), "the line buffer in a block RAM");
+}
+
 /// The scan-out of the ULX3S (`rtl-out/tilerast_scan_out_ulx3s.v`: the 640×480 walk, 512
 /// credits) as the ULX3S flow synthesizes it, gate by gate against `ScanOutCycle`'s port words
 /// on every cycle: 20 000 cycles on the shared bench (`tilerast_verif::scan_out`: two
