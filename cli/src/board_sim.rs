@@ -93,22 +93,22 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
         .image;
     let mut top = BoardTop::new(b, beats).map_err(|e| CliError(format!("error: {e}")))?;
     if a.tmds.is_some() {
-        top.display.capture = Some(Vec::new());
+        top.env.capture = Some(Vec::new());
     }
     let got = top
         .run(1, MAX_TICKS)
         .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?;
     let rgba: Vec<u8> = got.rgb.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
     write_png(&a.out, got.width, got.height, &rgba)?;
-    if let (Some(p), Some(words)) = (&a.tmds, &top.display.capture) {
+    if let (Some(p), Some(words)) = (&a.tmds, &top.env.capture) {
         std::fs::write(p, tilerast_golden::video::format_words(words))
             .map_err(|e| tilerast::error::io_err(p, "write", e))?;
     }
     let wrong = (0..got.rgb.len())
         .filter(|&i| got.rgb[i] != [want.rgba[4 * i], want.rgba[4 * i + 1], want.rgba[4 * i + 2]])
         .count();
-    let st = top.display.stats();
-    let db = top.double_buffer.stats();
+    let st = top.stats();
+    let db = top.block.double_buffer.stats();
     let done = top.frames[0].gpu_cycle;
     let io = |e| tilerast::error::io_err(std::path::Path::new("<stdout>"), "write", e);
     writeln!(
@@ -121,7 +121,7 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
         f.gpu_hz / 1_000_000,
         st.ticks,
         st.pixel_clocks,
-        top.display.receiver.frames.len()
+        top.env.receiver.frames.len()
     )
     .map_err(io)?;
     writeln!(
@@ -132,13 +132,7 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     .map_err(io)?;
     writeln!(w, "wrote {} ({}x{})", a.out.display(), got.width, got.height).map_err(io)?;
     if let Some(p) = &a.tmds {
-        writeln!(
-            w,
-            "wrote {} ({} pixel clocks)",
-            p.display(),
-            top.display.receiver.clocks()
-        )
-        .map_err(io)?;
+        writeln!(w, "wrote {} ({} pixel clocks)", p.display(), top.env.receiver.clocks()).map_err(io)?;
     }
     if wrong > 0 || st.underruns > 0 {
         return Err(CliError(format!(

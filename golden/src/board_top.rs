@@ -40,6 +40,7 @@ use crate::frame::FrameCycle;
 use crate::frame::FrameTopIn;
 use crate::sdram_chip::SdramChip;
 use crate::sdram_controller::map_addr;
+use crate::streams::DviWord;
 use crate::streams::{FrameEnd, MemReq, MemResp, PrimIn};
 use crate::video::{DviReceiver, LinkWord};
 use std::collections::VecDeque;
@@ -66,46 +67,13 @@ pub struct DisplayStats {
     pub first_underrun: Option<u64>,
 }
 
-/// The arbiter's GPU client, as the display path sees it at a memory-clock edge.
-pub trait GpuPort {
-    /// The request offered (valid, request).
-    fn offer(&self) -> (bool, MemReq);
-    /// An answer would be taken.
-    fn answer_ready(&self) -> bool;
-    /// The edge: whether the request went, and the answer taken, if one was.
-    fn edge(&mut self, taken: bool, answer: Option<u32>);
-}
-
-/// A queue of requests, always offered; answers dropped.
-impl GpuPort for VecDeque<MemReq> {
-    fn offer(&self) -> (bool, MemReq) {
-        (!self.is_empty(), self.front().copied().unwrap_or_default())
-    }
-    fn answer_ready(&self) -> bool {
-        true
-    }
-    fn edge(&mut self, taken: bool, _: Option<u32>) {
-        if taken {
-            self.pop_front();
-        }
-    }
-}
-
-/// The board top's memory and display half, tick by tick: the block
-/// [`DisplayPathCycle`] (everything right of the GPU port's crossing) with its environment,
-/// the SDRAM chip behind its pins and a DVI receiver behind its TMDS characters.
-pub struct DisplayPath {
+/// What the board around a display path does at each memory-clock edge: the SDRAM chip on its
+/// pins, a DVI receiver on its TMDS characters, the counts of [`DisplayStats`].
+pub struct DisplayEnv {
     pub board: FrameBoard,
     ratio: u64,
-    /// The framebuffer the scan-out latches at its next start (byte address in the SDRAM).
-    pub base: u32,
-    pub block: DisplayPathCycle,
     pub chip: SdramChip,
     pub receiver: DviReceiver,
-    /// A walk started at the last edge (the scan-out latched `base`).
-    pub started: bool,
-    /// The GPU's port of [`DisplayPath::tick`]: requests waiting, oldest first.
-    pub gpu: VecDeque<MemReq>,
     /// Every pixel clock's characters, with `capture` on.
     pub capture: Option<Vec<LinkWord>>,
     /// The first datasheet rule the SDRAM chip saw broken, the first DVI error.
@@ -113,38 +81,39 @@ pub struct DisplayPath {
     stats: DisplayStats,
 }
 
-impl DisplayPath {
-    /// The display half of `board`'s frame row, showing the framebuffer at `base`.
-    pub fn new(board: FrameBoard, base: u32) -> Result<DisplayPath, String> {
+/// The display path's state before an edge that the environment's counts need.
+struct BeforeEdge {
+    pixel_clock: bool,
+    start: bool,
+    readable: bool,
+    position: (u32, u32),
+    pins: crate::sdram_chip::SdramPins,
+}
+
+impl DisplayEnv {
+    /// The environment of `board`'s frame row.
+    pub fn new(board: FrameBoard) -> Result<DisplayEnv, String> {
         if !board.sdram_hz.is_multiple_of(board.pixel_hz) {
             return Err(format!(
                 "board: the SDRAM clock ({} Hz) is not a whole multiple of the pixel clock ({} Hz)",
                 board.sdram_hz, board.pixel_hz
             ));
         }
-        Ok(DisplayPath {
+        Ok(DisplayEnv {
             board,
             ratio: u64::from(board.sdram_hz / board.pixel_hz),
-            base,
-            block: DisplayPathCycle::for_board(&board)?,
             chip: SdramChip::new(board.sdram, f64::from(board.sdram_hz)),
             receiver: DviReceiver::new(board.video),
-            started: false,
-            gpu: VecDeque::new(),
             capture: None,
             violation: None,
             stats: DisplayStats::default(),
         })
     }
 
-    /// The planted fault of the starvation test: the arbiter serves the GPU's port first.
-    pub fn plant_gpu_first(&mut self) {
-        self.block.plant_gpu_first();
-    }
-
-    pub fn stats(&self) -> DisplayStats {
+    /// The counts so far (`block`: the display path, for its line buffer's peak).
+    pub fn stats(&self, block: &DisplayPathCycle) -> DisplayStats {
         DisplayStats {
-            peak_line_words: self.block.line.peak() as usize,
+            peak_line_words: block.line.peak() as usize,
             ..self.stats
         }
     }
@@ -159,109 +128,131 @@ impl DisplayPath {
         Ok(())
     }
 
-    /// One memory-clock edge (and the pixel clock's, every `ratio` ticks), the GPU's port the
-    /// queue [`DisplayPath::gpu`] (requests always offered, answers always taken).
-    pub fn tick(&mut self) {
-        let mut queue = std::mem::take(&mut self.gpu);
-        self.tick_with(&mut queue);
-        self.gpu = queue;
+    /// This tick's pixel-clock bit (the pixel clock's edge at the end of every `ratio`-th tick)
+    /// and what the chip drives on dq.
+    fn pins_in(&self) -> (bool, UBits<16>) {
+        (
+            (self.stats.ticks + 1).is_multiple_of(self.ratio),
+            UBits::new(u64::from(self.chip.dq().unwrap_or(0))),
+        )
     }
 
-    /// One memory-clock edge with `gpu_port` as the arbiter's GPU client.
-    pub fn tick_with(&mut self, gpu_port: &mut dyn GpuPort) {
-        let t = self.stats.ticks;
+    fn before(d: &DisplayPathCycle, pixel_clock: bool) -> BeforeEdge {
+        BeforeEdge {
+            pixel_clock,
+            start: d.start(),
+            readable: d.line.readable(),
+            position: d.video_out.position(),
+            pins: d.sdram.pins(),
+        }
+    }
+
+    /// After the edge: the chip takes the pins from before it, the receiver the characters,
+    /// and the counts.
+    fn after(&mut self, e: &BeforeEdge, tmds: Offer<DviWord>, gpu_taken: bool, answered: bool) {
         self.stats.ticks += 1;
-        let (valid, req) = gpu_port.offer();
-        let i = DisplayPathIn {
-            flush: false,
-            inp: Offer::new(valid, req),
-            out_ready: gpu_port.answer_ready(),
-            tmds_ready: true,
-            pixel_clock: (t + 1).is_multiple_of(self.ratio),
-            base: UBits::new(u64::from(self.base)),
-            dq_in: UBits::new(u64::from(self.chip.dq().unwrap_or(0))),
-        };
-        let o = self.block.outputs(&i);
-        let start = self.block.start();
-        let readable = self.block.line.readable();
-        let (x, y) = self.block.video_out.position();
-        let pins = self.block.sdram.pins();
-        self.block.clock(&i);
-        // The chip sees the controller's pins from before the edge.
         if self.violation.is_none() {
-            if let Err(v) = self.chip.clock(&pins) {
+            if let Err(v) = self.chip.clock(&e.pins) {
                 self.violation = Some(format!("sdram chip: {v}"));
             }
         }
-        let gpu_taken = valid && o.inp_ready;
-        let answer = (o.out.valid && i.out_ready).then_some(o.out.payload.rdata);
         self.stats.gpu_requests += u64::from(gpu_taken);
-        self.stats.gpu_answers += u64::from(answer.is_some());
-        gpu_port.edge(gpu_taken, answer);
-        self.started = start;
-        self.stats.starts += u64::from(start);
-        if i.pixel_clock {
+        self.stats.gpu_answers += u64::from(answered);
+        self.stats.starts += u64::from(e.start);
+        if e.pixel_clock {
             self.stats.pixel_clocks += 1;
-            if o.tmds.valid {
-                let w = o.tmds.payload;
-                let w = [w.blue, w.green, w.red];
+            if tmds.valid {
+                let w = [tmds.payload.blue, tmds.payload.green, tmds.payload.red];
                 if self.violation.is_none() {
-                    if let Err(e) = self.receiver.receive(w) {
-                        self.violation = Some(e);
+                    if let Err(err) = self.receiver.receive(w) {
+                        self.violation = Some(err);
                     }
                 }
                 if let Some(c) = &mut self.capture {
                     c.push(w);
                 }
             }
-            if self.stats.starts > 0 && !readable && self.board.video.timing(x, y).de {
+            let (x, y) = e.position;
+            if self.stats.starts > 0 && !e.readable && self.board.video.timing(x, y).de {
                 self.stats.underruns += 1;
                 self.stats.first_underrun.get_or_insert(self.stats.pixel_clocks);
             }
         }
     }
+}
+
+/// The board top's memory and display half on its own, tick by tick: the block
+/// [`DisplayPathCycle`] (everything right of the GPU port's crossing) in its environment
+/// ([`DisplayEnv`]: the SDRAM chip behind its pins, a DVI receiver behind its characters), its
+/// GPU port a queue of requests.
+pub struct DisplayPath {
+    pub block: DisplayPathCycle,
+    pub env: DisplayEnv,
+    /// The framebuffer the scan-out latches at its next start (byte address in the SDRAM).
+    pub base: u32,
+    /// The GPU's port: requests waiting, oldest first (always offered, answers always taken).
+    pub gpu: VecDeque<MemReq>,
+}
+
+impl DisplayPath {
+    /// The display half of `board`'s frame row, showing the framebuffer at `base`.
+    pub fn new(board: FrameBoard, base: u32) -> Result<DisplayPath, String> {
+        Ok(DisplayPath {
+            block: DisplayPathCycle::for_board(&board)?,
+            env: DisplayEnv::new(board)?,
+            base,
+            gpu: VecDeque::new(),
+        })
+    }
+
+    /// The planted fault of the starvation test: the arbiter serves the GPU's port first.
+    pub fn plant_gpu_first(&mut self) {
+        self.block.plant_gpu_first();
+    }
+
+    pub fn stats(&self) -> DisplayStats {
+        self.env.stats(&self.block)
+    }
+
+    /// One memory-clock edge (and the pixel clock's, every `ratio` ticks).
+    pub fn tick(&mut self) {
+        let (pixel_clock, dq_in) = self.env.pins_in();
+        let front = self.gpu.front().copied();
+        let i = DisplayPathIn {
+            flush: false,
+            inp: Offer::new(front.is_some(), front.unwrap_or_default()),
+            out_ready: true,
+            tmds_ready: true,
+            pixel_clock,
+            base: UBits::new(u64::from(self.base)),
+            dq_in,
+        };
+        let o = self.block.outputs(&i);
+        let e = DisplayEnv::before(&self.block, pixel_clock);
+        self.block.clock(&i);
+        let taken = i.inp.valid && o.inp_ready;
+        if taken {
+            self.gpu.pop_front();
+        }
+        self.env.after(&e, o.tmds, taken, o.out.valid);
+    }
 
     /// Ticks until `frames` whole video frames have been decoded (or a violation, or
     /// `max_ticks`).
     pub fn run_frames(&mut self, frames: usize, max_ticks: u64) -> Result<(), String> {
-        while self.receiver.frames.len() < frames {
-            if let Some(v) = &self.violation {
+        while self.env.receiver.frames.len() < frames {
+            if let Some(v) = &self.env.violation {
                 return Err(v.clone());
             }
-            if self.stats.ticks >= max_ticks {
+            if self.env.stats.ticks >= max_ticks {
                 return Err(format!(
                     "display: {} frames decoded in {max_ticks} memory clocks, {frames} wanted",
-                    self.receiver.frames.len()
+                    self.env.receiver.frames.len()
                 ));
             }
             self.tick();
         }
         Ok(())
-    }
-}
-
-/// The GPU port's memory-clock side: the request FIFO's read side, the answer FIFO's write
-/// side.
-struct PortCrossings<'a> {
-    requests: &'a mut Crossing<MemReq>,
-    answers: &'a mut Crossing<MemResp>,
-    /// The GPU side's pointers before this tick's edges: the request FIFO's write pointer, the
-    /// answer FIFO's read pointer.
-    requests_written: u32,
-    answers_read: u32,
-}
-
-impl GpuPort for PortCrossings<'_> {
-    fn offer(&self) -> (bool, MemReq) {
-        self.requests.out()
-    }
-    fn answer_ready(&self) -> bool {
-        self.answers.room()
-    }
-    fn edge(&mut self, taken: bool, answer: Option<u32>) {
-        self.requests.read_edge(taken, self.requests_written, false);
-        self.answers
-            .write_edge(answer.map(|rdata| MemResp { rdata }), self.answers_read, false);
     }
 }
 
@@ -272,20 +263,208 @@ pub struct BoardFrame {
     pub gpu_cycle: u64,
 }
 
-/// The whole board top, tick by tick: the GPU half (the frame top fed a scene's primitives,
-/// the double buffer, the GPU port's crossings) beside [`DisplayPath`].
-pub struct BoardTop {
-    pub display: DisplayPath,
+crate::block_signature! {
+    /// board_top's ports: the host's beats in at the GPU clock (`inp`: a frame's primitives,
+    /// then its end token, whose colour is the frame's background), the TMDS characters out at
+    /// the pixel clock, the SDRAM's pins; `gpu_clock` and `pixel_clock` 1 in the steps with
+    /// that clock's rising edge (the step is the memory clock's); `done_valid` / `done_frame`
+    /// (the frame top's, at the GPU clock), `front` (the buffer to show, GPU clock), `shown`
+    /// (the buffer the scan-out latched, memory clock), `underrun`, `error` (the SDRAM
+    /// controller's), `map_error` (the double buffer's: a request outside every window).
+    pub BoardTop "board_top" {
+        takes { inp: PrimIn }
+        sends { tmds: DviWord }
+        ins { gpu_clock: bool, pixel_clock: bool, dq_in: UBits<16> }
+        outs {
+            cs_n: bool,
+            ras_n: bool,
+            cas_n: bool,
+            we_n: bool,
+            ba: UBits<2>,
+            sdram_addr: UBits<13>,
+            dqm: UBits<2>,
+            dq_out: UBits<16>,
+            dq_oe: bool,
+            done_valid: bool,
+            done_frame: u8,
+            front: bool,
+            shown: bool,
+            underrun: bool,
+            error: bool,
+            map_error: bool,
+        }
+    }
+}
+
+/// The board top's cycle model (see the module header): the GPU half (the frame top, the
+/// double buffer, the GPU port's crossings' GPU sides, `shown` through two GPU-clock flops)
+/// and the memory half (the crossings' memory sides, `front` through two memory-clock flops,
+/// [`DisplayPathCycle`], `shown`). `flush` is not used: the board top runs from its power-up
+/// state (the FPGA's configuration).
+///
+/// `shown` is a memory-clock register loaded at the edge after a walk's start (the display
+/// path's `started`) with the buffer the walk latched (`front` as the memory clock saw it one
+/// edge before: `front_at_start`).
+#[derive(Clone, Debug)]
+pub struct BoardTopCycle {
     pub map: BoardMap,
-    gpu_ratio: u64,
     pub frame: FrameCycle,
     pub double_buffer: DoubleBufferCycle,
-    requests: Crossing<MemReq>,
-    answers: Crossing<MemResp>,
-    /// `front` at the memory clock; `shown` (a memory-clock register) at the GPU clock.
+    pub requests: Crossing<MemReq>,
+    pub answers: Crossing<MemResp>,
+    pub display: DisplayPathCycle,
+    /// `front` at the memory clock, and its value one memory edge ago.
     front_at_memory: Synchroniser<bool>,
+    front_at_start: bool,
     shown: bool,
+    /// `shown` at the GPU clock.
     shown_at_gpu: Synchroniser<bool>,
+}
+
+impl BoardTopCycle {
+    /// The board top of `board`'s frame row.
+    pub fn new(board: &crate::board::Board) -> Result<BoardTopCycle, String> {
+        let f = board
+            .frame
+            .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+        let cfg = crate::Config::preset(f.preset).map_err(|e| format!("board {}: {e}", board.name))?;
+        let map = BoardMap::for_board(board)?;
+        Ok(BoardTopCycle {
+            map,
+            frame: FrameCycle::try_new(&cfg)?,
+            double_buffer: DoubleBufferCycle::new(map),
+            requests: Crossing::new(GPU_PORT_WORDS),
+            answers: Crossing::new(GPU_PORT_WORDS),
+            display: DisplayPathCycle::for_board(&f)?,
+            front_at_memory: Synchroniser::new(),
+            front_at_start: false,
+            shown: false,
+            shown_at_gpu: Synchroniser::new(),
+        })
+    }
+
+    /// The buffer on the screen (the scan-out's last start latched it).
+    pub fn shown(&self) -> bool {
+        self.shown
+    }
+
+    /// The host's beat is taken (the frame top's `in_ready`; an end token also needs room
+    /// for its background in the double buffer).
+    fn host(&self, i: &BoardTopIn) -> (bool, bool) {
+        let in_valid = i.inp.valid && (!i.inp.payload.end || self.double_buffer.ends_ready());
+        let ends_valid = i.inp.valid && i.inp.payload.end && self.frame.in_ready();
+        (in_valid, ends_valid)
+    }
+
+    /// The display path's inputs in this step.
+    fn display_in(&self, i: &BoardTopIn) -> DisplayPathIn {
+        let (valid, req) = self.requests.out();
+        DisplayPathIn {
+            flush: false,
+            inp: Offer::new(valid, req),
+            out_ready: self.answers.room(),
+            tmds_ready: i.tmds_ready,
+            pixel_clock: i.pixel_clock,
+            base: UBits::new(u64::from(self.map.buffers[usize::from(self.front_at_memory.out())])),
+            dq_in: i.dq_in,
+        }
+    }
+}
+
+impl BlockModel for BoardTopCycle {
+    type Sig = BoardTopPorts;
+
+    fn outputs(&self, i: &BoardTopIn) -> BoardTopOut {
+        let (in_valid, _) = self.host(i);
+        let d = self.display.outputs(&self.display_in(i));
+        let (done_valid, done_frame) = self.frame.done();
+        BoardTopOut {
+            inp_ready: in_valid && self.frame.in_ready(),
+            tmds: d.tmds,
+            cs_n: d.cs_n,
+            ras_n: d.ras_n,
+            cas_n: d.cas_n,
+            we_n: d.we_n,
+            ba: d.ba,
+            sdram_addr: d.sdram_addr,
+            dqm: d.dqm,
+            dq_out: d.dq_out,
+            dq_oe: d.dq_oe,
+            done_valid,
+            done_frame,
+            front: self.double_buffer.front(),
+            shown: self.shown,
+            underrun: d.underrun,
+            error: d.error,
+            map_error: self.double_buffer.error(),
+        }
+    }
+
+    fn clock(&mut self, i: &BoardTopIn) {
+        // What the crossings sample: every value before this step's edges.
+        let (requests_written, requests_read) = self.requests.pointers();
+        let (answers_written, answers_read) = self.answers.pointers();
+        let (front, shown) = (self.double_buffer.front(), self.shown);
+        // The memory clock's edge.
+        let di = self.display_in(i);
+        let d = self.display.outputs(&di);
+        self.display.clock(&di);
+        self.requests
+            .read_edge(di.inp.valid && d.inp_ready, requests_written, false);
+        self.answers.write_edge(
+            (d.out.valid && di.out_ready).then_some(d.out.payload),
+            answers_read,
+            false,
+        );
+        if d.started {
+            self.shown = self.front_at_start;
+        }
+        self.front_at_start = self.front_at_memory.out();
+        self.front_at_memory.clock(front);
+        // The GPU clock's edge, coinciding.
+        if i.gpu_clock {
+            let (in_valid, ends_valid) = self.host(i);
+            let (frame, db) = (&mut self.frame, &mut self.double_buffer);
+            let (req_valid, req) = frame.mem_req();
+            let out_ready = self.requests.room();
+            let mem_req_ready = db.inp_ready(out_ready);
+            let (out_valid, out) = db.out();
+            let (answer_valid, answer) = self.answers.out();
+            let answer_taken = answer_valid && frame.mem_resp_ready();
+            let (done, _) = frame.done();
+            let shown_seen = self.shown_at_gpu.out();
+            frame.clock(&FrameTopIn {
+                flush: false,
+                inp: Offer::new(in_valid, i.inp.payload),
+                mem_resp: Offer::new(answer_valid, answer),
+                mem_req_ready,
+            });
+            db.clock(
+                req_valid,
+                &req,
+                out_ready,
+                ends_valid,
+                &FrameEnd {
+                    colour: i.inp.payload.colour,
+                },
+                done,
+                shown_seen,
+                false,
+            );
+            self.requests
+                .write_edge((out_valid && out_ready).then_some(out), requests_read, false);
+            self.answers.read_edge(answer_taken, answers_written, false);
+            self.shown_at_gpu.clock(shown);
+        }
+    }
+}
+
+/// The whole board top, tick by tick: [`BoardTopCycle`] in its environment ([`DisplayEnv`]:
+/// the SDRAM chip, a DVI receiver) with a host sending a scene's beats.
+pub struct BoardTop {
+    pub block: BoardTopCycle,
+    pub env: DisplayEnv,
+    gpu_ratio: u64,
     /// The primitives and end tokens still to send, the frames done.
     beats: VecDeque<PrimIn>,
     pub frames: Vec<BoardFrame>,
@@ -302,9 +481,8 @@ impl BoardTop {
     /// The board top of `board`'s frame row, rendering `beats` (the frames' primitives, each
     /// frame closed by its end token: [`crate::bin_setup::frame_beats`]).
     pub fn new(board: &crate::board::Board, beats: Vec<PrimIn>) -> Result<BoardTop, String> {
-        let f = board
-            .frame
-            .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+        let block = BoardTopCycle::new(board)?;
+        let f = board.frame.expect("a frame row: BoardTopCycle::new checked it");
         if !f.sdram_hz.is_multiple_of(f.gpu_hz) {
             return Err(format!(
                 "board {}: the SDRAM clock ({} Hz) is not a whole multiple of the GPU clock ({} Hz)",
@@ -312,24 +490,16 @@ impl BoardTop {
             ));
         }
         let cfg = crate::Config::preset(f.preset).map_err(|e| format!("board {}: {e}", board.name))?;
-        let map = BoardMap::for_board(board)?;
         Ok(BoardTop {
-            display: DisplayPath::new(f, map.buffers[0])?,
-            map,
-            gpu_ratio: u64::from(f.sdram_hz / f.gpu_hz),
-            frame: FrameCycle::try_new(&cfg)?,
             watchdog: crate::frame::Watchdog::new(
                 &cfg,
-                u64::from(map.fb_bytes / 4) + 2 * f.video.frame_clocks() * u64::from(f.gpu_hz / f.pixel_hz),
+                u64::from(block.map.fb_bytes / 4) + 2 * f.video.frame_clocks() * u64::from(f.gpu_hz / f.pixel_hz),
             ),
+            block,
+            env: DisplayEnv::new(f)?,
+            gpu_ratio: u64::from(f.sdram_hz / f.gpu_hz),
             stuck: None,
             frames_in: beats.iter().filter(|b| b.end).count(),
-            double_buffer: DoubleBufferCycle::new(map),
-            requests: Crossing::new(GPU_PORT_WORDS),
-            answers: Crossing::new(GPU_PORT_WORDS),
-            front_at_memory: Synchroniser::new(),
-            shown: false,
-            shown_at_gpu: Synchroniser::new(),
             beats: beats.into(),
             frames: Vec::new(),
             gpu_cycles: 0,
@@ -338,87 +508,52 @@ impl BoardTop {
 
     /// The buffer on the screen (the scan-out's last start latched it).
     pub fn shown(&self) -> bool {
-        self.shown
+        self.block.shown()
+    }
+
+    pub fn stats(&self) -> DisplayStats {
+        self.env.stats(&self.block.display)
     }
 
     /// One memory-clock edge (the GPU's every `sdram_hz / gpu_hz` ticks, the pixel clock's
     /// every `sdram_hz / pixel_hz`).
     pub fn tick(&mut self) {
-        let t = self.display.stats.ticks;
-        // What the crossings sample: every value before this tick's edges.
-        let (requests_written, requests_read) = self.requests.pointers();
-        let (answers_written, answers_read) = self.answers.pointers();
-        let (front, shown) = (self.double_buffer.front(), self.shown);
-        // The memory clock: the scan-out shows `front` as the memory clock sees it.
-        let front_seen = self.front_at_memory.out();
-        self.display.base = self.map.buffers[usize::from(front_seen)];
-        let mut port = PortCrossings {
-            requests: &mut self.requests,
-            answers: &mut self.answers,
-            requests_written,
-            answers_read,
+        let (pixel_clock, dq_in) = self.env.pins_in();
+        let gpu_clock = (self.env.stats.ticks + 1).is_multiple_of(self.gpu_ratio);
+        let beat = self.beats.front().copied();
+        let i = BoardTopIn {
+            flush: false,
+            inp: Offer::new(beat.is_some(), beat.unwrap_or_default()),
+            tmds_ready: true,
+            gpu_clock,
+            pixel_clock,
+            dq_in,
         };
-        self.display.tick_with(&mut port);
-        if self.display.started {
-            self.shown = front_seen;
-        }
-        self.front_at_memory.clock(front);
-        if (t + 1).is_multiple_of(self.gpu_ratio) {
-            self.gpu_edge(shown, requests_read, answers_written);
-        }
-    }
-
-    fn gpu_edge(&mut self, shown: bool, requests_read: u32, answers_written: u32) {
-        self.gpu_cycles += 1;
-        if self.stuck.is_none() && self.frames.len() < self.frames_in {
-            if let Err(e) = self.watchdog.check(self.gpu_cycles, &self.frame) {
-                self.stuck
-                    .get_or_insert(format!("board: frame top at GPU cycle {}: {e}", self.gpu_cycles));
+        let o = self.block.outputs(&i);
+        let di = self.block.display_in(&i);
+        let d = self.block.display.outputs(&di);
+        let e = DisplayEnv::before(&self.block.display, pixel_clock);
+        if gpu_clock {
+            self.gpu_cycles += 1;
+            if self.stuck.is_none() && self.frames.len() < self.frames_in {
+                if let Err(err) = self.watchdog.check(self.gpu_cycles, &self.block.frame) {
+                    self.stuck
+                        .get_or_insert(format!("board: frame top at GPU cycle {}: {err}", self.gpu_cycles));
+                }
+            }
+            if i.inp.valid && o.inp_ready {
+                self.beats.pop_front();
+            }
+            if o.done_valid {
+                self.frames.push(BoardFrame {
+                    frame_id: o.done_frame,
+                    gpu_cycle: self.gpu_cycles,
+                });
             }
         }
-        let (frame, db) = (&mut self.frame, &mut self.double_buffer);
-        // The host's next beat: an end token goes in only with room for its background.
-        let offered = self.beats.front().copied();
-        let inp = offered.unwrap_or_default();
-        let in_valid = offered.is_some() && (!inp.end || db.ends_ready());
-        let ends_valid = offered.is_some() && inp.end && frame.in_ready();
-        let (req_valid, req) = frame.mem_req();
-        let out_ready = self.requests.room();
-        let mem_req_ready = db.inp_ready(out_ready);
-        let (out_valid, out) = db.out();
-        let (answer_valid, answer) = self.answers.out();
-        let answer_taken = answer_valid && frame.mem_resp_ready();
-        let (done, frame_id) = frame.done();
-        let shown_seen = self.shown_at_gpu.out();
-        if in_valid && frame.in_ready() {
-            self.beats.pop_front();
-        }
-        if done {
-            self.frames.push(BoardFrame {
-                frame_id,
-                gpu_cycle: self.gpu_cycles,
-            });
-        }
-        frame.clock(&FrameTopIn {
-            flush: false,
-            inp: Offer::new(in_valid, inp),
-            mem_resp: Offer::new(answer_valid, answer),
-            mem_req_ready,
-        });
-        db.clock(
-            req_valid,
-            &req,
-            out_ready,
-            ends_valid,
-            &FrameEnd { colour: inp.colour },
-            done,
-            shown_seen,
-            false,
-        );
-        self.requests
-            .write_edge((out_valid && out_ready).then_some(out), requests_read, false);
-        self.answers.read_edge(answer_taken, answers_written, false);
-        self.shown_at_gpu.clock(shown);
+        self.block.clock(&i);
+        self.env
+            .after(&e, o.tmds, di.inp.valid && d.inp_ready, d.out.valid && di.out_ready);
     }
 }
 
@@ -431,12 +566,12 @@ impl BoardTop {
     pub fn run(&mut self, frames: usize, max_ticks: u64) -> Result<crate::video::VideoFrame, String> {
         let mut shown_at = None;
         let mut done_at = None;
-        let after_done = 6 * self.display.board.video.frame_clocks() * self.display.ratio;
+        let after_done = 6 * self.env.board.video.frame_clocks() * self.env.ratio;
         loop {
-            if let Some(v) = self.display.violation.as_ref().or(self.stuck.as_ref()) {
+            if let Some(v) = self.env.violation.as_ref().or(self.stuck.as_ref()) {
                 return Err(v.clone());
             }
-            let ticks = self.display.stats.ticks;
+            let ticks = self.env.stats.ticks;
             if done_at.is_none() && self.frames.len() >= frames {
                 done_at = Some(ticks);
             }
@@ -444,19 +579,19 @@ impl BoardTop {
                 return Err(format!(
                     "board: after {ticks} memory clocks, {} of {frames} frames done, {} swapped in, the scan-out showing buffer {} of front {}",
                     self.frames.len(),
-                    self.double_buffer.stats().swaps,
-                    u8::from(self.shown),
-                    u8::from(self.double_buffer.front())
+                    self.block.double_buffer.stats().swaps,
+                    u8::from(self.block.shown),
+                    u8::from(self.block.double_buffer.front())
                 ));
             }
-            let decoded = self.display.receiver.frames.len();
+            let decoded = self.env.receiver.frames.len();
             match shown_at {
-                None if self.double_buffer.stats().swaps >= frames as u64
-                    && self.shown == self.double_buffer.front() =>
+                None if self.block.double_buffer.stats().swaps >= frames as u64
+                    && self.block.shown == self.block.double_buffer.front() =>
                 {
                     shown_at = Some(decoded)
                 }
-                Some(n) if decoded >= n + 2 => return Ok(self.display.receiver.frames[decoded - 1].clone()),
+                Some(n) if decoded >= n + 2 => return Ok(self.env.receiver.frames[decoded - 1].clone()),
                 _ => {}
             }
             self.tick();

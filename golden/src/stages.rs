@@ -76,8 +76,10 @@ pub const PIXEL_SIDE_STAGES: [&str; pixel_side_stages!(stage_names).len()] = pix
 /// output the DVI link's pixel-clock side, the double buffer the GPU's memory port mapped onto
 /// the board's memory with its two framebuffers, the line buffer the scan-out's pixels into the
 /// pixel clock, the display path the arbiter, the SDRAM controller, the scan-out, the line buffer
-/// and the video output wired as the board top wires them (boards with a frame row only).
-pub const BOARD_STAGES: [&str; 8] = [
+/// and the video output wired as the board top wires them, the board top its logic in its three
+/// clocks (the frame top, the double buffer, the GPU port's crossings, the display path; boards
+/// with a frame row only).
+pub const BOARD_STAGES: [&str; 9] = [
     "board_memory",
     "sdram_controller",
     "mem_arbiter",
@@ -86,4 +88,5 @@ pub const BOARD_STAGES: [&str; 8] = [
     "line_buffer",
     "video_out",
     "display_path",
+    "board_top",
 ];

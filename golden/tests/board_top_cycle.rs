@@ -28,7 +28,7 @@ fn display(gpu: usize) -> DisplayPath {
     let f = board("ulx3s").unwrap().frame.unwrap();
     let mut d = DisplayPath::new(f, BASE).unwrap();
     for pos in 0..640 * 480 {
-        d.preload(BASE + 4 * pos, word(pos)).unwrap();
+        d.env.preload(BASE + 4 * pos, word(pos)).unwrap();
     }
     let mut r = Rng::stream(5, 0);
     d.gpu.extend((0..gpu).map(|_| {
@@ -45,7 +45,7 @@ fn display(gpu: usize) -> DisplayPath {
 
 /// Pixels of decoded frame `k` that differ from the framebuffer.
 fn wrong_pixels(d: &DisplayPath, k: usize) -> usize {
-    let f = &d.receiver.frames[k];
+    let f = &d.env.receiver.frames[k];
     (0..480u32)
         .flat_map(|y| (0..640u32).map(move |x| (x, y)))
         .filter(|&(x, y)| {
@@ -77,7 +77,7 @@ fn the_framebuffer_is_the_picture_on_the_lanes_beside_a_flooding_gpu() {
         d.block.scan_out.stats().credit_waits > 100_000,
         "the line buffer fills: the scan-out waits on its credits"
     );
-    assert!(d.violation.is_none());
+    assert!(d.env.violation.is_none());
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn a_gpu_served_first_starves_the_scan_out() {
     let st = d.stats();
     println!("{st:?}");
     assert!(st.underruns > 1_000, "{st:?}");
-    assert!(d.receiver.frames.is_empty() || wrong_pixels(&d, 0) > 1_000);
+    assert!(d.env.receiver.frames.is_empty() || wrong_pixels(&d, 0) > 1_000);
 }
 
 /// The whole board top (`golden::board_top::BoardTop`): the frame top renders a few of the
@@ -107,10 +107,10 @@ fn the_board_shows_golden_s_render_of_a_scene() {
     let beats = frame_beats(&frame.prims, frame.background).unwrap();
     let mut b = BoardTop::new(board("ulx3s").unwrap(), beats).unwrap();
     let got = b.run(1, 20_000_000).unwrap_or_else(|e| panic!("{e}"));
-    let st = b.display.stats();
+    let st = b.stats();
     println!(
         "{st:?}\n{:?}\n{:?}\ngpu cycles {}",
-        b.double_buffer.stats(),
+        b.block.double_buffer.stats(),
         b.frames,
         b.gpu_cycles
     );
@@ -124,7 +124,7 @@ fn the_board_shows_golden_s_render_of_a_scene() {
     assert_eq!(wrong, 0, "pixels unlike golden's render");
     assert_eq!(st.underruns, 0);
     assert_eq!(b.frames.len(), 1);
-    assert!(b.double_buffer.stats().clear_writes >= 640 * 480);
+    assert!(b.block.double_buffer.stats().clear_writes >= 640 * 480);
     let distinct: std::collections::BTreeSet<[u8; 3]> = got.rgb.iter().copied().collect();
     assert!(distinct.len() > 3, "a picture, not a blank screen");
 }
@@ -160,7 +160,7 @@ fn board_top(
 /// chip model stops the run with one line naming the cycle and the rule.
 #[test]
 fn a_too_short_trcd_is_stopped_by_the_chip_model() {
-    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.display.block.sdram.plant_bug());
+    let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| b.block.display.sdram.plant_bug());
     let e = b.run(1, 20_000_000).unwrap_err();
     println!("{e}");
     assert!(e.starts_with("sdram chip: sdram: cycle ") && e.contains("tRCD"), "{e}");
@@ -172,7 +172,7 @@ fn a_too_short_trcd_is_stopped_by_the_chip_model() {
 #[test]
 fn a_broken_tmds_encoder_is_caught_by_the_receiver() {
     let (mut b, _) = board_top(&[[20, 20, 40, 255]], |b| {
-        b.display.block.video_out.plant_disparity_bug(1)
+        b.block.display.video_out.plant_disparity_bug(1)
     });
     let e = b.run(1, 20_000_000).unwrap_err();
     println!("{e}");
@@ -188,7 +188,7 @@ fn a_swap_that_does_not_wait_for_vertical_blank_tears_a_frame() {
     let torn = |bug: bool| {
         let (mut b, images) = board_top(&backgrounds, |b| {
             if bug {
-                b.double_buffer.plant_no_vblank_wait_bug();
+                b.block.double_buffer.plant_no_vblank_wait_bug();
             }
         });
         b.run(2, 40_000_000).unwrap_or_else(|e| panic!("{e}"));
@@ -197,7 +197,7 @@ fn a_swap_that_does_not_wait_for_vertical_blank_tears_a_frame() {
             .map(|im| im.rgba.chunks(4).map(|p| [p[0], p[1], p[2]]).collect())
             .chain(std::iter::once(vec![[0u8; 3]; 640 * 480]))
             .collect();
-        let frames = &b.display.receiver.frames;
+        let frames = &b.env.receiver.frames;
         let shown: Vec<Option<usize>> = frames
             .iter()
             .map(|f| pictures.iter().position(|p| *p == f.rgb))
