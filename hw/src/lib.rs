@@ -18,6 +18,7 @@ pub mod bin_setup;
 pub mod binner;
 pub mod blender;
 pub mod board_memory;
+pub mod board_top;
 pub mod colour_buffer;
 pub mod crossing;
 pub mod display_path;
@@ -210,6 +211,7 @@ pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
     line_buffer::BOARD_FILE,
     video_out::BOARD_FILE,
     display_path::BOARD_FILE,
+    board_top::BOARD_FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation

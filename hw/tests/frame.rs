@@ -36,17 +36,6 @@ use tilerast_verif::lockstep::{self, Bench, Flushes, Lockstep};
 use tilerast_verif::stim::{check_later, check_single, FrameHost};
 use tilerast_verif::{Pattern, Rng};
 
-/// Run `f` on a thread with a large stack (the frame top's structures and update code need more
-/// than a test thread's 2 MiB).
-fn big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
-}
-
 /// Three primitives around `(x, y)` (pixels): two overlapping triangles (the second nearer)
 /// and a point.
 fn scene(cfg: &Config, (x, y): (i32, i32), background: [u8; 4]) -> Scene {
@@ -119,7 +108,7 @@ fn plan(cfg: &Config, frames: &[Scene]) -> (u64, u64) {
 
 #[test]
 fn rtl_matches_frame_cycle_two_frames_and_a_flush() {
-    big_stack(run);
+    common::big_stack(run);
 }
 
 fn run() {
@@ -168,7 +157,7 @@ fn run() {
 /// cycle, then the memory against golden's `frame_memory`.
 #[test]
 fn keep_mode_behind_a_deep_slow_memory_matches_frame_cycle() {
-    big_stack(run_keep);
+    common::big_stack(run_keep);
 }
 
 fn run_keep() {

@@ -51,6 +51,7 @@
 //! }
 //! ```
 
+pub mod board_top;
 pub mod display_path;
 pub mod double_buffer;
 pub mod handshake;

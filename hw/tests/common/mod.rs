@@ -491,3 +491,14 @@ where
         (ran, _) => panic!("{name}: the rust-hdl simulation failed: {ran:?}"),
     }
 }
+
+/// Run `f` on a thread with the frame top's stack (`tilerast_hw::frame::STACK_BYTES`: its
+/// structures and update code need more than a test thread's 2 MiB).
+pub fn big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(tilerast_hw::frame::STACK_BYTES)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
