@@ -150,6 +150,19 @@ pub const BLOCK_MUTANTS: &[BlockMutant] = &[
 /// Planted bugs in per-board blocks (`rtl-out/tilerast_<stage>_<board>`), verilated as
 /// `<board>_mut/<stage>`: (board, mutant).
 pub const BOARD_MUTANTS: &[(&str, BlockMutant)] = &[
+    // The board top's request crossing (the GPU port's requests into the memory clock, the
+    // 69-bit one) without its synchroniser on the read side (`c_unsynchronised`, as
+    // `Crossing::plant_unsynchronised_bug`): the display path takes a request before the
+    // crossing's RAM register holds it, first visible on the SDRAM pins in the cycle the model
+    // with the same bug issues the wrong command (`cosim/tests/board_top.rs` predicts it).
+    (
+        "ulx3s",
+        BlockMutant {
+            stage: "board_top",
+            from: "    output reg  [68:0] head_data;\n\n    // Constant declarations\n    localparam [0:0] c_unsynchronised = 1'b0;\n",
+            to: "    output reg  [68:0] head_data;\n\n    // Constant declarations\n    localparam [0:0] c_unsynchronised = 1'b1; // MUTATION (cosim test)\n",
+        },
+    ),
     // The display path puts the GPU port on the arbiter's first client and the scan-out on the
     // second (`c_gpu_first`, as `DisplayPath::mutant_gpu_first` in rust-hdl): first visible on
     // the GPU port's `in_ready` in the cycle the model with the same fault

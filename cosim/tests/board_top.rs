@@ -7,7 +7,9 @@
 //! the host sends four primitives of the default scene and the frame's end token; the frame top
 //! renders them through the double buffer into the SDRAM chip model, the buffers swap at
 //! vertical blank, and the last video frame decoded from the RTL's TMDS characters is golden's
-//! render, pixel for pixel, as the golden board top's run shows it.
+//! render, pixel for pixel, as the golden board top's run shows it; and the planted bug of
+//! `cosim/build/mutation.rs` (the request crossing without its synchroniser) is caught at the
+//! step and port predicted from the model with the same bug.
 
 use tilerast_cosim::blocks::cosim_lockstep;
 use tilerast_golden::bin_setup::frame_beats;
@@ -18,7 +20,7 @@ use tilerast_golden::scene::Scene;
 use tilerast_golden::streams::ports;
 use tilerast_verif::board_top::bench;
 use tilerast_verif::display_path::decode;
-use tilerast_verif::lockstep::{Lockstep, SdramChipAgent, Sink};
+use tilerast_verif::lockstep::{first_difference, Lockstep, SdramChipAgent, Sink};
 
 #[test]
 fn the_board_top_shows_golden_s_render_ulx3s() {
@@ -55,4 +57,27 @@ fn the_board_top_shows_golden_s_render_ulx3s() {
     assert_eq!(a.done.len(), 1, "one frame done: {a:?}");
     assert_eq!(a.beats_taken, beats.len() as u64, "every beat taken");
     assert!(a.shown_changes >= 1 && a.map_error_steps == 0, "{a:?}");
+}
+
+/// The planted bug of `cosim/build/mutation.rs` (the request crossing's read side without its
+/// synchroniser) is caught at the step and port the model with the same bug predicts.
+#[test]
+fn the_unsynchronised_request_crossing_is_caught_at_the_predicted_step() {
+    let b = board("ulx3s").unwrap();
+    let f = b.frame.unwrap();
+    let mut frame = Scene::builtin_default().to_frame(f.preset).unwrap();
+    frame.prims.truncate(4);
+    let beats = frame_beats(&frame.prims, frame.background).unwrap();
+    let steps = 60_000;
+    let mut bad_model = BoardTopCycle::new(b).unwrap();
+    bad_model.requests.plant_unsynchronised_bug();
+    let mut good = Lockstep::new(BoardTopCycle::new(b).unwrap(), bench(&f, beats.clone()).0);
+    let mut bad = Lockstep::new(bad_model, bench(&f, beats.clone()).0);
+    let (pc, pp) = first_difference(&mut good, &mut bad, steps)
+        .unwrap()
+        .expect("the unsynchronised crossing shows on the ports");
+    let mut ls = Lockstep::new(BoardTopCycle::new(b).unwrap(), bench(&f, beats).0);
+    let m = cosim_lockstep("ulx3s_mut", &mut ls, steps, None).expect_err("the mutant is caught");
+    println!("predicted: step {pc}, {pp}; caught: {}", m.ports_line());
+    assert_eq!((m.cycle, m.port.as_str()), (pc, pp.as_str()));
 }
