@@ -6,8 +6,10 @@
 //! frame has swapped in) to a PNG, optionally the raw lanes (`--tmds`), and checks the picture
 //! against golden's render pixel for pixel.
 //!
-//! The RTL board top (`tilerast_top_<board>_frame`) is not built yet: this runs the cycle
-//! models its blocks are each proven equal to, composed as the top will wire them.
+//! With `--rtl` it also runs the board top's logic as RTL (`rtl-out/tilerast_board_top_<board>.v`,
+//! verilated) in lock-step with its cycle model, every port at every memory clock for the same
+//! memory clocks, and the PNG and the lanes are the RTL's. The FPGA top around that logic (the
+//! PLL, the serialisers, the UART) is not built yet.
 
 use crate::render::write_png;
 use std::io::Write;
@@ -39,6 +41,11 @@ pub struct BoardSimArgs {
     /// video frame showing the scene.
     #[arg(long, value_name = "FILE")]
     pub tmds: Option<PathBuf>,
+    /// Also run the RTL board top (`rtl-out/tilerast_board_top_<board>.v`, verilated) beside
+    /// the cycle model, every port compared at every memory clock; the PNG and the lanes are
+    /// then the RTL's.
+    #[arg(long)]
+    pub rtl: bool,
     #[command(flatten)]
     pub import: ImportArgs,
 }
@@ -91,16 +98,23 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     let want = frame_memory(&frame, 0)
         .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?
         .image;
-    let mut top = BoardTop::new(b, beats).map_err(|e| CliError(format!("error: {e}")))?;
+    let mut top = BoardTop::new(b, beats.clone()).map_err(|e| CliError(format!("error: {e}")))?;
     if a.tmds.is_some() {
         top.env.capture = Some(Vec::new());
     }
-    let got = top
+    let mut got = top
         .run(1, MAX_TICKS)
         .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?;
+    let rtl_words = if a.rtl {
+        let (frame, words) = rtl_run(b, beats, top.stats().ticks)?;
+        got = frame;
+        Some(words)
+    } else {
+        None
+    };
     let rgba: Vec<u8> = got.rgb.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
     write_png(&a.out, got.width, got.height, &rgba)?;
-    if let (Some(p), Some(words)) = (&a.tmds, &top.env.capture) {
+    if let (Some(p), Some(words)) = (&a.tmds, rtl_words.as_ref().or(top.env.capture.as_ref())) {
         std::fs::write(p, tilerast_golden::video::format_words(words))
             .map_err(|e| tilerast::error::io_err(p, "write", e))?;
     }
@@ -130,6 +144,15 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
         db.clear_writes, db.framebuffer, st.gpu_requests, st.peak_line_words, st.underruns
     )
     .map_err(io)?;
+    if a.rtl {
+        writeln!(
+            w,
+            "board-sim: the RTL board top (rtl-out/tilerast_board_top_{}.v, Verilator) equals BoardTopCycle on every port for {} memory clocks; the picture and the lanes below are the RTL's",
+            b.name,
+            st.ticks
+        )
+        .map_err(io)?;
+    }
     writeln!(w, "wrote {} ({}x{})", a.out.display(), got.width, got.height).map_err(io)?;
     if let Some(p) = &a.tmds {
         writeln!(w, "wrote {} ({} pixel clocks)", p.display(), top.env.receiver.clocks()).map_err(io)?;
@@ -142,4 +165,53 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     }
     writeln!(w, "board-sim: picture = golden's render, pixel for pixel").map_err(io)?;
     Ok(())
+}
+
+/// The RTL board top beside its cycle model for `steps` memory clocks (the cycle model's run):
+/// its last decoded video frame and every pixel clock's characters.
+#[cfg(feature = "rtl")]
+fn rtl_run(
+    b: &'static tilerast_golden::board::Board,
+    beats: Vec<tilerast_golden::streams::PrimIn>,
+    steps: u64,
+) -> Res<(
+    tilerast_golden::video::VideoFrame,
+    Vec<tilerast_golden::video::LinkWord>,
+)> {
+    use tilerast_golden::streams::ports;
+    use tilerast_verif::lockstep::{Lockstep, SdramChipAgent, Sink};
+    let f = b.frame.expect("a frame row: checked by run");
+    let model = tilerast_golden::board_top::BoardTopCycle::new(b).map_err(|e| CliError(format!("error: {e}")))?;
+    let mut ls = Lockstep::new(model, tilerast_verif::board_top::bench(&f, beats).0);
+    tilerast_cosim::blocks::cosim_lockstep(b.name, &mut ls, steps, None).map_err(|m| {
+        CliError(format!(
+            "error: board-sim --rtl: the RTL board top differs from its cycle model: {}",
+            m.ports_line()
+        ))
+    })?;
+    if let Some(v) = &ls.bench.get::<SdramChipAgent>("sdram").violation {
+        return Err(CliError(format!("error: board-sim --rtl: sdram chip: {v}")));
+    }
+    let words = &ls.bench.get::<Sink<ports::DviWord>>("tmds").received;
+    let frames = tilerast_verif::display_path::decode(&f, words)
+        .map_err(|e| CliError(format!("error: board-sim --rtl: the RTL's lanes: {e}")))?;
+    let last = frames
+        .last()
+        .cloned()
+        .ok_or_else(|| CliError("error: board-sim --rtl: no whole video frame on the RTL's lanes".into()))?;
+    Ok((last, words.iter().map(|w| [w.blue, w.green, w.red]).collect()))
+}
+
+#[cfg(not(feature = "rtl"))]
+fn rtl_run(
+    _: &'static tilerast_golden::board::Board,
+    _: Vec<tilerast_golden::streams::PrimIn>,
+    _: u64,
+) -> Res<(
+    tilerast_golden::video::VideoFrame,
+    Vec<tilerast_golden::video::LinkWord>,
+)> {
+    Err(CliError(
+        "error: --rtl: this tilerast is built without the rtl feature (Verilator models)".into(),
+    ))
 }
