@@ -187,8 +187,7 @@ impl BlockModel for DisplayPathCycle {
         let (req, rsp_ready, _, scan_index) = self.offers(i);
         let d = self.arbiter.decide(&req, &rsp_ready);
         let out_ready = self.sdram.in_ready();
-        let answer_valid = self.sdram.out().0;
-        let (_, answer) = self.sdram.out();
+        let (answer_valid, answer) = self.sdram.out();
         let taken = d.out_valid && out_ready;
         let answer_to_scan = answer_valid && d.rsp_valid[scan_index];
         // The memory clock's edge.

@@ -160,6 +160,27 @@ impl BoardTop {
         self.dq_in.next = RtlValue::from_raw(p.get("dq_in").unwrap_or(0));
     }
 
+    /// Marks the inputs [`BoardTop::set_data_inputs`] drives as driven from outside (a test
+    /// wrapper's `Logic::connect`).
+    pub fn connect_data_inputs(&mut self) {
+        self.flush.connect();
+        self.in_valid.connect();
+        self.inp.kind.connect();
+        self.inp.v0x.connect();
+        self.inp.v0y.connect();
+        self.inp.v1x.connect();
+        self.inp.v1y.connect();
+        self.inp.v2x.connect();
+        self.inp.v2y.connect();
+        self.inp.size.connect();
+        self.inp.aa.connect();
+        self.inp.colour.connect();
+        self.inp.depth.connect();
+        self.inp.end.connect();
+        self.tmds_ready.connect();
+        self.dq_in.connect();
+    }
+
     /// Every output port's value now, the streams' and the further ones.
     pub fn outputs(&self) -> Ports {
         let mut p = Ports::default();

@@ -158,6 +158,21 @@ impl DisplayPath {
         self.dq_in.next = RtlValue::from_raw(p.get("dq_in").unwrap_or(0));
     }
 
+    /// Marks the inputs [`DisplayPath::set_data_inputs`] drives as driven from outside (a test
+    /// wrapper's `Logic::connect`).
+    pub fn connect_data_inputs(&mut self) {
+        self.flush.connect();
+        self.in_valid.connect();
+        self.inp.addr.connect();
+        self.inp.write.connect();
+        self.inp.wdata.connect();
+        self.inp.be.connect();
+        self.out_ready.connect();
+        self.tmds_ready.connect();
+        self.base.connect();
+        self.dq_in.connect();
+    }
+
     /// Every output port's value now: the streams' (`outputs`) and the further ones
     /// (`extra_outs`), in the signature's order.
     pub fn outputs(&self) -> Ports {

@@ -86,6 +86,23 @@ impl LineBuffer {
         self.out_ready.next = p.bit("out_ready");
     }
 
+    /// Marks the inputs [`LineBuffer::set_data_inputs`] drives as driven from outside (a test
+    /// wrapper's `Logic::connect`).
+    pub fn connect_data_inputs(&mut self) {
+        self.flush.connect();
+        self.drop.connect();
+        self.in_valid.connect();
+        self.inp.red.connect();
+        self.inp.green.connect();
+        self.inp.blue.connect();
+        self.out_ready.connect();
+    }
+
+    /// The further output (`fill`).
+    pub fn extra_outs(&self) -> Vec<(&'static str, u64)> {
+        vec![("fill", self.fill.val().index() as u64)]
+    }
+
     /// Every output port's value now.
     pub fn outputs(&self) -> Ports {
         let mut p = Ports::default();

@@ -16,81 +16,15 @@ use rust_hdl::prelude::*;
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::board::board;
 use tilerast_golden::board_top::BoardTopCycle;
-use tilerast_golden::cycle::Ports;
 use tilerast_golden::scene::Scene;
 use tilerast_hw::board_top::BoardTop;
 use tilerast_verif::board_top::bench;
 use tilerast_verif::lockstep::Lockstep;
 
-#[derive(LogicBlock)]
-struct Gated {
-    clock: Signal<In, Clock>,
-    gpu_edge: Signal<In, Bit>,
-    pixel_edge: Signal<In, Bit>,
-    gpu_enable: Signal<Local, Bit>,
-    pixel_enable: Signal<Local, Bit>,
-    dut: BoardTop,
-}
-
-impl Logic for Gated {
-    fn update(&mut self) {
-        let high = self.clock.val().clk;
-        if !high {
-            self.gpu_enable.next = self.gpu_edge.val();
-            self.pixel_enable.next = self.pixel_edge.val();
-        }
-        self.dut.clock.next = self.clock.val();
-        self.dut.gpu_clock.next = Clock {
-            clk: high && self.gpu_enable.val(),
-        };
-        self.dut.pixel_clock.next = Clock {
-            clk: high && self.pixel_enable.val(),
-        };
-    }
-    fn connect(&mut self) {
-        self.gpu_enable.connect();
-        self.pixel_enable.connect();
-        self.dut.clock.connect();
-        self.dut.gpu_clock.connect();
-        self.dut.pixel_clock.connect();
-        self.dut.flush.connect();
-        self.dut.in_valid.connect();
-        self.dut.inp.kind.connect();
-        self.dut.inp.v0x.connect();
-        self.dut.inp.v0y.connect();
-        self.dut.inp.v1x.connect();
-        self.dut.inp.v1y.connect();
-        self.dut.inp.v2x.connect();
-        self.dut.inp.v2y.connect();
-        self.dut.inp.size.connect();
-        self.dut.inp.aa.connect();
-        self.dut.inp.colour.connect();
-        self.dut.inp.depth.connect();
-        self.dut.inp.end.connect();
-        self.dut.tmds_ready.connect();
-        self.dut.dq_in.connect();
-    }
-}
-
-impl tilerast_hw::streams::PortIo for Gated {
-    fn clock_high(&self) -> bool {
-        self.clock.val().clk
-    }
-    fn toggle_clock(&mut self) {
-        self.clock.next = !self.clock.val();
-    }
-    fn set_inputs(&mut self, p: &Ports) {
-        self.gpu_edge.next = p.bit("gpu_clock");
-        self.pixel_edge.next = p.bit("pixel_clock");
-        self.dut.set_data_inputs(p);
-    }
-    fn outputs(&self) -> Ports {
-        self.dut.outputs()
-    }
-    fn extra_outs(&self) -> Vec<(&'static str, u64)> {
-        self.dut.extra_outs()
-    }
-}
+crate::gated!(Gated(BoardTop) {
+    step: clock,
+    gated: [gpu_clock / gpu_edge / gpu_enable, pixel_clock / pixel_edge / pixel_enable]
+});
 
 #[test]
 fn the_board_top_equals_its_model_from_power_up() {
@@ -104,14 +38,7 @@ fn run() {
     frame.prims.truncate(4);
     let beats = frame_beats(&frame.prims, frame.background).unwrap();
     let (bench, act) = bench(&f, beats.clone());
-    let dut = Gated {
-        clock: Default::default(),
-        gpu_edge: Default::default(),
-        pixel_edge: Default::default(),
-        gpu_enable: Default::default(),
-        pixel_enable: Default::default(),
-        dut: BoardTop::try_new(b).unwrap(),
-    };
+    let dut = Gated::new(BoardTop::try_new(b).unwrap());
     let (ls, outcome) = common::lockstep(dut, Lockstep::new(BoardTopCycle::new(b).unwrap(), bench), 2_500, None);
     println!("{}", ls.bench.summary());
     if let Err(m) = outcome {

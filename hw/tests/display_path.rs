@@ -20,7 +20,6 @@ mod common;
 
 use rust_hdl::prelude::*;
 use tilerast_golden::board::board;
-use tilerast_golden::cycle::Ports;
 use tilerast_golden::display_path::DisplayPathCycle;
 use tilerast_golden::scan_out::ScanOutParams;
 use tilerast_golden::streams::ports;
@@ -29,72 +28,10 @@ use tilerast_hw::display_path::DisplayPath;
 use tilerast_verif::display_path::{bench, decode, expected_frame, DisplayStim};
 use tilerast_verif::lockstep::{first_difference, Lockstep, SdramChipAgent, Sink};
 
-/// The display path with its pixel clock behind a clock gate on the step clock.
-#[derive(LogicBlock)]
-struct Gated {
-    clock: Signal<In, Clock>,
-    pixel_edge: Signal<In, Bit>,
-    /// The enable, latched while `clock` is low.
-    pixel_enable: Signal<Local, Bit>,
-    dut: DisplayPath,
-}
-
-impl Logic for Gated {
-    fn update(&mut self) {
-        let high = self.clock.val().clk;
-        if !high {
-            self.pixel_enable.next = self.pixel_edge.val();
-        }
-        self.dut.clock.next = self.clock.val();
-        self.dut.pixel_clock.next = Clock {
-            clk: high && self.pixel_enable.val(),
-        };
-    }
-    fn connect(&mut self) {
-        self.pixel_enable.connect();
-        self.dut.clock.connect();
-        self.dut.pixel_clock.connect();
-        // The data inputs are the harness's (set_inputs), as a top's ports would be.
-        self.dut.flush.connect();
-        self.dut.in_valid.connect();
-        self.dut.inp.addr.connect();
-        self.dut.inp.write.connect();
-        self.dut.inp.wdata.connect();
-        self.dut.inp.be.connect();
-        self.dut.out_ready.connect();
-        self.dut.tmds_ready.connect();
-        self.dut.base.connect();
-        self.dut.dq_in.connect();
-    }
-}
-
-impl tilerast_hw::streams::PortIo for Gated {
-    fn clock_high(&self) -> bool {
-        self.clock.val().clk
-    }
-    fn toggle_clock(&mut self) {
-        self.clock.next = !self.clock.val();
-    }
-    fn set_inputs(&mut self, p: &Ports) {
-        self.pixel_edge.next = p.bit("pixel_clock");
-        self.dut.set_data_inputs(p);
-    }
-    fn outputs(&self) -> Ports {
-        self.dut.outputs()
-    }
-    fn extra_outs(&self) -> Vec<(&'static str, u64)> {
-        self.dut.extra_outs()
-    }
-}
-
-fn gated(dut: DisplayPath) -> Gated {
-    Gated {
-        clock: Default::default(),
-        pixel_edge: Default::default(),
-        pixel_enable: Default::default(),
-        dut,
-    }
-}
+crate::gated!(Gated(DisplayPath) {
+    step: clock,
+    gated: [pixel_clock / pixel_edge / pixel_enable]
+});
 
 /// The small run (see the file header).
 fn stim() -> DisplayStim {
@@ -124,7 +61,7 @@ fn the_picture_comes_out_and_the_rtl_equals_the_model() {
     let steps = 6_000;
     let (b, act) = bench(&s);
     let (ls, outcome) = common::lockstep(
-        gated(DisplayPath::new(&s.board, &s.scan)),
+        Gated::new(DisplayPath::new(&s.board, &s.scan)),
         Lockstep::new(model(&s), b),
         steps,
         None,
@@ -168,7 +105,7 @@ fn the_planted_gpu_first_fault_is_caught_at_the_predicted_step() {
         .unwrap()
         .expect("the GPU port first shows on the ports");
     let (_, outcome) = common::lockstep(
-        gated(DisplayPath::new(&s.board, &s.scan).mutant_gpu_first()),
+        Gated::new(DisplayPath::new(&s.board, &s.scan).mutant_gpu_first()),
         Lockstep::new(model(&s), bench(&s).0),
         steps,
         None,

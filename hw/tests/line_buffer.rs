@@ -17,87 +17,16 @@
 mod common;
 
 use rust_hdl::prelude::*;
-use tilerast_golden::cycle::Ports;
 use tilerast_golden::line_buffer::LineBufferCycle;
 use tilerast_golden::streams::ports;
 use tilerast_hw::line_buffer::LineBuffer;
 use tilerast_verif::line_buffer::{bench, check_order, predicted_unsynchronised_bug, Clocks, LineBufferStim};
 use tilerast_verif::lockstep::{Flushes, Lockstep, Sink};
 
-/// The line buffer behind two clock gates on the harness's step clock (see the file header).
-#[derive(LogicBlock)]
-struct Gated {
-    clock: Signal<In, Clock>,
-    write_edge: Signal<In, Bit>,
-    read_edge: Signal<In, Bit>,
-    /// The enables, latched while `clock` is low.
-    write_enable: Signal<Local, Bit>,
-    read_enable: Signal<Local, Bit>,
-    dut: LineBuffer,
-}
-
-impl Gated {
-    fn new(dut: LineBuffer) -> Gated {
-        Gated {
-            clock: Default::default(),
-            write_edge: Default::default(),
-            read_edge: Default::default(),
-            write_enable: Default::default(),
-            read_enable: Default::default(),
-            dut,
-        }
-    }
-}
-
-impl Logic for Gated {
-    fn update(&mut self) {
-        let high = self.clock.val().clk;
-        if !high {
-            self.write_enable.next = self.write_edge.val();
-            self.read_enable.next = self.read_edge.val();
-        }
-        self.dut.write_clock.next = Clock {
-            clk: high && self.write_enable.val(),
-        };
-        self.dut.read_clock.next = Clock {
-            clk: high && self.read_enable.val(),
-        };
-    }
-    fn connect(&mut self) {
-        self.write_enable.connect();
-        self.read_enable.connect();
-        self.dut.write_clock.connect();
-        self.dut.read_clock.connect();
-        // The data inputs are the harness's (set_inputs), as a top's ports would be.
-        self.dut.flush.connect();
-        self.dut.drop.connect();
-        self.dut.in_valid.connect();
-        self.dut.inp.red.connect();
-        self.dut.inp.green.connect();
-        self.dut.inp.blue.connect();
-        self.dut.out_ready.connect();
-    }
-}
-
-impl tilerast_hw::streams::PortIo for Gated {
-    fn clock_high(&self) -> bool {
-        self.clock.val().clk
-    }
-    fn toggle_clock(&mut self) {
-        self.clock.next = !self.clock.val();
-    }
-    fn set_inputs(&mut self, p: &Ports) {
-        self.write_edge.next = p.bit("write_clock");
-        self.read_edge.next = p.bit("read_clock");
-        self.dut.set_data_inputs(p);
-    }
-    fn outputs(&self) -> Ports {
-        self.dut.outputs()
-    }
-    fn extra_outs(&self) -> Vec<(&'static str, u64)> {
-        vec![("fill", self.dut.fill.val().index() as u64)]
-    }
-}
+crate::gated!(Gated(LineBuffer) {
+    step: ,
+    gated: [write_clock / write_edge / write_enable, read_clock / read_edge / read_enable]
+});
 
 fn stim(clocks: Clocks, flush_ppm: u64) -> LineBufferStim {
     LineBufferStim {

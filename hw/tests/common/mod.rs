@@ -502,3 +502,73 @@ pub fn big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T
         .join()
         .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
+
+/// A block with clocks of its own, run from the harness's step clock: `gated!(Name(Block) {
+/// step: clock, gated: [pixel_clock / pixel_edge / pixel_enable, …] })` makes the wrapper
+/// `Name` whose `step` input (if any) is the step clock and each gated clock is the step clock
+/// through a clock gate whose enable (the step's bit of that clock's name, latched while the step
+/// clock is low) says whether the clock has its rising edge in the step; edges in one step
+/// coincide, as from one PLL (the Verilator wrapper's gated clocks, `cosim/build/flat.rs`). The
+/// block provides `set_data_inputs`, `connect_data_inputs`, `outputs` and `extra_outs`.
+#[macro_export]
+macro_rules! gated {
+    ($name:ident($dut:ty) { step: $($step:ident)?, gated: [$($clk:ident / $edge:ident / $en:ident),* $(,)?] }) => {
+        #[derive(LogicBlock)]
+        struct $name {
+            clock: Signal<In, Clock>,
+            $($edge: Signal<In, Bit>,
+            $en: Signal<Local, Bit>,)*
+            dut: $dut,
+        }
+
+        impl $name {
+            fn new(dut: $dut) -> $name {
+                $name {
+                    clock: Default::default(),
+                    $($edge: Default::default(),
+                    $en: Default::default(),)*
+                    dut,
+                }
+            }
+        }
+
+        impl Logic for $name {
+            fn update(&mut self) {
+                let high = self.clock.val().clk;
+                if !high {
+                    $(self.$en.next = self.$edge.val();)*
+                }
+                $(self.dut.$step.next = self.clock.val();)?
+                $(self.dut.$clk.next = Clock {
+                    clk: high && self.$en.val(),
+                };)*
+            }
+            fn connect(&mut self) {
+                $(self.$en.connect();
+                self.dut.$clk.connect();)*
+                $(self.dut.$step.connect();)?
+                // The data inputs are the harness's (set_inputs), as a top's ports would be.
+                self.dut.connect_data_inputs();
+            }
+        }
+
+        impl tilerast_hw::streams::PortIo for $name {
+            fn clock_high(&self) -> bool {
+                self.clock.val().clk
+            }
+            fn toggle_clock(&mut self) {
+                self.clock.next = !self.clock.val();
+            }
+            fn set_inputs(&mut self, p: &tilerast_golden::cycle::Ports) {
+                $(self.$edge.next = p.bit(stringify!($clk));)*
+                self.dut.set_data_inputs(p);
+            }
+            fn outputs(&self) -> tilerast_golden::cycle::Ports {
+                self.dut.outputs()
+            }
+            fn extra_outs(&self) -> Vec<(&'static str, u64)> {
+                self.dut.extra_outs()
+            }
+        }
+    };
+}
