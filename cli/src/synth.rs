@@ -3,6 +3,7 @@
 //! ```text
 //!  synth --board B            yosys → nextpnr → icepack/ecppack, report  (target/fpga/<board>/)
 //!  synth --board B --config F [--set k=v]   the same around any supported config's core
+//!  synth --board ulx3s --frame   the board top with a screen (GPU, SDRAM, DVI), every clock vs its PLL frequency (target/fpga/<board>-frame/)
 //!                             (core + top written to target/fpga/<board>-<name>/)
 //!  synth --blocks [--board B] [--preset P] [--no-pnr] [--pnr-timeout S] [--only B1,B2]   each block alone
 //!                             (sizes), then placed and routed in a generated registered-IO
@@ -77,9 +78,12 @@ pub struct SynthArgs {
     /// With --postsim: shortened runs (a quick check, not the regression).
     #[arg(long)]
     pub quick: bool,
-    /// With --postsim: the whole frame top (rtl-out/tilerast_frame_<preset>.v) instead of the
-    /// raster core, synthesized by the ULX3S flow (synth_ecp5; the only board its RAMs fit),
-    /// against FrameCycle with the cosim memory behind its port; preset default ice40_1x.
+    /// With --board ulx3s: the board top with a screen (rtl-out/tilerast_top_<board>_frame.v:
+    /// the GPU, the SDRAM, the DVI output) through the board's flow, every clock domain against
+    /// its PLL frequency, into target/fpga/<board>-frame/. With --postsim: the whole frame top
+    /// (rtl-out/tilerast_frame_<preset>.v) instead of the raster core, synthesized by the ULX3S
+    /// flow (synth_ecp5; the only board its RAMs fit), against FrameCycle with the cosim memory
+    /// behind its port; preset default ice40_1x.
     #[arg(long)]
     pub frame: bool,
     /// With --postsim --frame: primitives per random frame (default 8; --quick 1, as the test).
@@ -121,12 +125,31 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
     if (a.prims.is_some() || a.frames.is_some()) && !a.frame {
         return Err(CliError("--prims / --frames: only with --postsim --frame".into()));
     }
-    if a.frame {
-        if !a.postsim {
+    if a.frame && !a.postsim {
+        // The board top with a screen: its own file list, pins and output directory.
+        let Some(b) = board else {
             return Err(CliError(
-                "--frame: only with --postsim (the frame top's post-synthesis simulation)".into(),
+                "--frame: give --board (a board with a frame row: ulx3s), or --postsim for the frame top's post-synthesis simulation".into(),
+            ));
+        };
+        if a.preset.is_some() || a.config.is_some() || !a.set.is_empty() || !a.verilog.is_empty() {
+            return Err(CliError(
+                "--frame: the board top is built at its frame row's preset; --preset, --config, --set and --verilog do not apply".into(),
             ));
         }
+        let mut opts = flow::frame_variant(b, &root).map_err(fe)?;
+        opts.seed = a.seed;
+        opts.reuse_synth = a.reuse_synth;
+        if let Some(t) = &a.top {
+            opts.top = Some(t.clone());
+        }
+        if let Some(c) = &a.constraints {
+            opts.constraints = Some(c.clone());
+        }
+        flow::run_board(b, &root, &opts, out).map_err(fe)?;
+        return Ok(());
+    }
+    if a.frame {
         if let Some(b) = board.filter(|b| b.name != "ulx3s") {
             return Err(CliError(format!(
                 "--frame: --board {}: the frame top is synthesized with the ULX3S flow only (give --board ulx3s or no --board)",
@@ -158,6 +181,7 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
             seed: a.seed,
             preset: a.preset.clone(),
             reuse_synth: a.reuse_synth,
+            every_clock: false,
         };
         let custom = if a.config.is_some() || !a.set.is_empty() {
             if !a.verilog.is_empty() {

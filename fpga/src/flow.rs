@@ -314,6 +314,36 @@ pub struct FlowOpts {
     /// Skip synthesis when `<top>.json` and `stat.json` in the output directory are newer than
     /// every Verilog source (for iterating on place and route).
     pub reuse_synth: bool,
+    /// Every clock domain must meet its constraint (a top whose PLL makes several clocks:
+    /// nextpnr derives each output's constraint from the PLL's parameters); otherwise the
+    /// clock with the highest constraint is checked against the board's clock.
+    pub every_clock: bool,
+}
+
+/// The board top with a screen of `board` (`tilerast synth --board ulx3s --frame`):
+/// `rtl-out/tilerast_top_<board>_frame.v` and its file list, the frame row's pins, into
+/// `target/fpga/<board>-frame/`; every clock domain must meet its PLL frequency.
+pub fn frame_variant(board: &Board, root: &Path) -> Result<FlowOpts, FlowError> {
+    let f = board.frame.as_ref().ok_or_else(|| {
+        FlowError(format!(
+            "--frame: board {} has no frame row (no SDRAM and screen); boards with one: {}",
+            board.name,
+            crate::BOARDS
+                .iter()
+                .filter(|b| b.frame.is_some())
+                .map(|b| b.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    Ok(FlowOpts {
+        top: Some(tilerast_hw::fpga_top::frame_top::top_name(board.name)),
+        constraints: Some(f.constraints.into()),
+        out_dir: Some(root.join("target/fpga").join(format!("{}-frame", board.name))),
+        preset: Some(f.preset.to_string()),
+        every_clock: true,
+        ..FlowOpts::default()
+    })
 }
 
 /// LUT mapping options of both iCE40 flows: ABC9 (timing-driven) with `-dff`, which lets ABC see
@@ -695,7 +725,28 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
         rel(&dir.join("report.json"), root),
         rel(&dir.join("report.md"), root)
     );
-    if let Some(f) = r.fmax_mhz.filter(|f| *f < board.target_mhz()) {
+    if opts.every_clock {
+        let missed: Vec<String> = r
+            .clocks
+            .iter()
+            .filter(|c| c.achieved_mhz < c.constraint_mhz)
+            .map(|c| format!("{} {:.1} of {:.1} MHz", c.clock, c.achieved_mhz, c.constraint_mhz))
+            .collect();
+        if !missed.is_empty() {
+            return Err(FlowError(format!(
+                "{}: timing: {} below its PLL frequency ({}); {} was written but would not run reliably (report {})",
+                board.name,
+                if missed.len() == 1 {
+                    "one clock is"
+                } else {
+                    "clocks are"
+                },
+                missed.join(", "),
+                rel(&bitstream, root),
+                rel(&dir.join("report.md"), root)
+            )));
+        }
+    } else if let Some(f) = r.fmax_mhz.filter(|f| *f < board.target_mhz()) {
         return Err(FlowError(format!(
             "{}: timing: Fmax {f:.1} MHz is below the board clock of {} MHz; {} was written but would not \
              run reliably (report {})",

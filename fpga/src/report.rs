@@ -380,6 +380,21 @@ impl Report {
                 ));
             }
         }
+        if self.clocks.len() > 1 {
+            // A PLL's several clocks: each against its own constraint.
+            let missed: Vec<String> = self
+                .clocks
+                .iter()
+                .filter(|c| c.achieved_mhz < c.constraint_mhz)
+                .map(|c| format!("{} misses {:.1} MHz", c.clock, c.constraint_mhz))
+                .collect();
+            if missed.is_empty() {
+                v.push(format!("meets all {} clocks", self.clocks.len()));
+            } else {
+                v.extend(missed);
+            }
+            return v.join("; ");
+        }
         match self.fmax_mhz {
             Some(f) if f >= self.target_mhz => v.push(format!("meets its {} MHz clock", self.target_mhz)),
             Some(_) => v.push(format!("misses its {} MHz clock", self.target_mhz)),

@@ -88,6 +88,8 @@ pub struct FrameBoard {
     pub bit_hz: u32,
     /// The GPU domain's clock, Hz (the goal: at least 50 MHz).
     pub gpu_hz: u32,
+    /// The pins of the board top with a screen (`tilerast_top_<board>_frame`).
+    pub constraints: &'static str,
 }
 
 impl FrameBoard {
@@ -119,8 +121,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// The ULX3S's frame top: MT48LC16M16A2 at 100 MHz (CAS latency 2 is good to 100 MHz on a -75
 /// part), 640×480 at 60 Hz from a 25 MHz pixel clock (59.5 Hz), the GPU at the 50 MHz;
-/// one VCO of 500 MHz gives all four. The `default` preset draws 640 × 480. Not yet built:
-/// the board top (`tilerast_top_ulx3s_frame`) and its place and route.
+/// one VCO of 500 MHz gives all four. The `default` preset draws 640 × 480 (the board top:
+/// `tilerast_top_ulx3s_frame`, `hw/src/fpga_top/frame_top.rs`).
 pub const ULX3S_FRAME: FrameBoard = FrameBoard {
     preset: "default",
     sdram: MT48LC16M16A2,
@@ -130,6 +132,7 @@ pub const ULX3S_FRAME: FrameBoard = FrameBoard {
     pixel_hz: 25_000_000,
     bit_hz: 125_000_000,
     gpu_hz: 50_000_000,
+    constraints: "constraints/ulx3s_frame.lpf",
 };
 
 /// PLL output target of the iCEBreaker (iCE40 UP5K), Hz. The goal is 48 MHz; the ice40_1x core

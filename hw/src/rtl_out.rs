@@ -113,6 +113,15 @@ pub fn raw_files_for(configs: &[Config], command: &dyn Fn(&str) -> String, extra
                         move || (block.rtl_file)(b).ok_or_else(|| format!("{}: no frame row", b.name)),
                     ));
                 }
+                out.push(spec(
+                    crate::fpga_top::frame_top::rtl_file_name(b.name),
+                    crate::fpga_top::frame_top::top_name(b.name),
+                    format!(
+                        "FPGA top with a screen for {}: the PLL, the TMDS serialisers, the SDRAM pins, the built-in scene",
+                        b.name
+                    ),
+                    move || crate::fpga_top::frame_top::rtl_file(b).unwrap_or_else(|| Err(format!("{}: no frame row", b.name))),
+                ));
             }
         }
     }

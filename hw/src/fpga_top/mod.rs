@@ -78,6 +78,7 @@ macro_rules! wrapper_block {
 pub(crate) use wrapper_block;
 
 mod cmd_ram;
+pub mod frame_top;
 mod pll;
 mod quad_check;
 
