@@ -238,22 +238,28 @@ fn core_postsim(board: &str, preset: &str, var: &str, scale: f64) -> postsim::Po
 
 #[test]
 fn core_netlist_matches_golden_every_cycle() {
-    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.2);
+    core_postsim("icebreaker", "ice40", "TILERAST_POSTSIM_SCALE", 0.1);
 }
 
 /// The core the HX8K bitstream ships (ice40_1x) as the HX8K flow synthesizes it (plain
-/// `synth_ice40`, LUT multipliers), shorter runs (`TILERAST_POSTSIM_SCALE_HX8K`, default 0.15).
+/// `synth_ice40`, LUT multipliers), shorter runs (`TILERAST_POSTSIM_SCALE_HX8K`, default 0.08).
 #[test]
 fn hx8k_core_netlist_matches_golden_every_cycle() {
     let b = tilerast_fpga::board("hx8k").unwrap();
-    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 0.15);
+    core_postsim(b.name, b.preset, "TILERAST_POSTSIM_SCALE_HX8K", 0.08);
 }
 
 /// The ECP5 flow's synthesis (`synth_ecp5`: LUT4/PFUMX/CCU2C/TRELLIS_FF and MULT18X18D
 /// multipliers, the last simulated by `fpga/tb/ecp5_mult18x18d.v`) of the ice40 core, short
 /// runs (`TILERAST_POSTSIM_SCALE_ECP5`, default 0.08). The ULX3S ships the `full` core, whose
 /// synthesis alone is too slow for CI; `tilerast synth --postsim --board ulx3s` runs it.
+///
+/// Not in the plain `cargo test` (91 s of CI's critical path): CI's second lane simulates the
+/// frame top's `synth_ecp5` netlist, whose raster core (ice40_1x) has every block of this one
+/// through the same flow, every cycle. By hand:
+/// `cargo test -p tilerast-fpga --test postsim -- --ignored ecp5_core_netlist_matches_golden_every_cycle`
 #[test]
+#[ignore = "91 s: the frame top's ECP5 netlist (CI's second lane) covers the core's blocks; -- --ignored runs it"]
 fn ecp5_core_netlist_matches_golden_every_cycle() {
     let s = core_postsim("ulx3s", "ice40", "TILERAST_POSTSIM_SCALE_ECP5", 0.08);
     let net = std::fs::read_to_string(&s.netlist).unwrap_or_else(|e| panic!("{}: {e}", s.netlist.display()));
