@@ -9,7 +9,9 @@
 //! No place and route of a block here (CI time): `tilerast synth --blocks` does that.
 
 use std::path::PathBuf;
-use tilerast_fpga::flow::{config_variant, preset_variant, run_board, shell_quote, FlowOpts, Outcome, Step, Watch};
+use tilerast_fpga::flow::{
+    config_variant, frame_variant, preset_variant, run_board, shell_quote, FlowOpts, Outcome, Step, Watch,
+};
 use tilerast_fpga::report::{self, parse_nextpnr_report, parse_yosys_stat, Counts};
 use tilerast_fpga::{board, repo_root, wrap, Family, BOARDS};
 
@@ -39,6 +41,55 @@ fn unknown_board_is_a_one_line_error() {
         assert_eq!(board(b.name).unwrap().name, b.name);
         assert!(repo_root().join(b.constraints).is_file(), "{} missing", b.constraints);
     }
+}
+
+/// The board top with a screen: its pins file places exactly its ports, bit by bit (the
+/// Verilog's port declarations, ranges expanded), each once; a board without a frame row is
+/// refused with one line naming the boards that have one.
+#[test]
+fn frame_constraints_place_every_bit_of_the_frame_top_s_ports_once() {
+    let b = board("ulx3s").unwrap();
+    let o = frame_variant(b, &repo_root()).unwrap();
+    assert!(o.every_clock);
+    let top = o.top.clone().unwrap();
+    assert_eq!(top, "tilerast_top_ulx3s_frame");
+    let v = std::fs::read_to_string(repo_root().join("rtl-out").join(format!("{top}.v"))).unwrap();
+    let body = &v[v.find(&format!("module {top}(")).unwrap()..];
+    let mut want: Vec<String> = Vec::new();
+    for l in body.lines().take_while(|l| !l.contains("// ---- Clocks")) {
+        let t: Vec<&str> = l.trim().trim_end_matches(';').split_whitespace().collect();
+        let (range, name) = match t.as_slice() {
+            [dir, "wire", r, n] if ["input", "output", "inout"].contains(dir) => (Some(*r), *n),
+            [dir, "wire", n] if ["input", "output", "inout"].contains(dir) => (None, *n),
+            _ => continue,
+        };
+        match range {
+            None => want.push(name.to_string()),
+            Some(r) => {
+                let (hi, lo) = r.trim_matches(['[', ']']).split_once(':').unwrap();
+                let (hi, lo): (u32, u32) = (hi.parse().unwrap(), lo.parse().unwrap());
+                want.extend((lo..=hi).map(|i| format!("{name}[{i}]")));
+            }
+        }
+    }
+    assert!(want.len() > 50, "{want:?}");
+    let text = std::fs::read_to_string(repo_root().join(o.constraints.unwrap())).unwrap();
+    let mut got: Vec<String> = text
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["LOCATE", "COMP", n, "SITE", _] => Some(n.trim_matches('"').to_string()),
+            _ => None,
+        })
+        .collect();
+    let sites: std::collections::BTreeSet<&str> = text.lines().filter_map(|l| l.split("SITE \"").nth(1)).collect();
+    assert_eq!(sites.len(), got.len(), "every pin on its own site");
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    assert!(text.contains("FREQUENCY PORT \"clk_25mhz\" 25 MHZ;"));
+    let e = frame_variant(board("icebreaker").unwrap(), &repo_root()).unwrap_err().0;
+    one_line(&e);
+    assert!(e.contains("icebreaker") && e.contains("boards with one: ulx3s"), "{e}");
 }
 
 #[test]
