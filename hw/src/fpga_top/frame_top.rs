@@ -244,19 +244,7 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
         .flush(1'b0),
         .in_valid(in_valid),
         .in_ready(in_ready),
-        .inp__kind(beat[{p_kind}]),
-        .inp__v0x(beat[{p_v0x}]),
-        .inp__v0y(beat[{p_v0y}]),
-        .inp__v1x(beat[{p_v1x}]),
-        .inp__v1y(beat[{p_v1y}]),
-        .inp__v2x(beat[{p_v2x}]),
-        .inp__v2y(beat[{p_v2y}]),
-        .inp__size(beat[{p_size}]),
-        .inp__aa(beat[{p_aa}]),
-        .inp__colour(beat[{p_colour}]),
-        .inp__depth(beat[{p_depth}]),
-        .inp__end(beat[{p_end}]),
-        .tmds_valid(tmds_valid),
+{inp_connections}        .tmds_valid(tmds_valid),
         .tmds_ready(1'b1),
         .tmds__blue(tmds_blue),
         .tmds__green(tmds_green),
@@ -401,37 +389,27 @@ endmodule
         last = beats.len() - 1,
         width = width,
         rom = rom_cases(&beats, index_bits),
-        p_kind = field_range("kind"),
-        p_v0x = field_range("v0x"),
-        p_v0y = field_range("v0y"),
-        p_v1x = field_range("v1x"),
-        p_v1y = field_range("v1y"),
-        p_v2x = field_range("v2x"),
-        p_v2y = field_range("v2y"),
-        p_size = field_range("size"),
-        p_aa = field_range("aa"),
-        p_colour = field_range("colour"),
-        p_depth = field_range("depth"),
-        p_end = field_range("end"),
+        inp_connections = inp_connections(),
     );
     Ok(v)
 }
 
-/// `hi:lo` of field `name` in a beat literal ([`beat_literal`]: the first field on top).
-fn field_range(name: &str) -> String {
+/// The board top's `inp__<field>` connections, one per line: each field's slice of a beat
+/// literal ([`beat_literal`]: the first field on top), from the stream's one declaration.
+fn inp_connections() -> String {
     let fields = <ports::PrimIn as Stream>::FIELDS;
     let mut lo: u32 = fields.iter().map(|f| f.width).sum();
+    let mut s = String::new();
     for f in fields {
         lo -= f.width;
-        if f.name == name {
-            return if f.width == 1 {
-                format!("{lo}")
-            } else {
-                format!("{}:{lo}", lo + f.width - 1)
-            };
-        }
+        let range = if f.width == 1 {
+            format!("{lo}")
+        } else {
+            format!("{}:{lo}", lo + f.width - 1)
+        };
+        let _ = writeln!(s, "        .inp__{}(beat[{range}]),", f.name);
     }
-    panic!("PrimIn has no field {name}")
+    s
 }
 
 fn rom_cases(beats: &[PrimIn], index_bits: u32) -> String {
