@@ -828,6 +828,21 @@ fn assert_one_line_error(o: &Output, needles: &[&str]) {
     }
 }
 
+/// `synth --frame` (the board top with a screen): a board is needed, one with a frame row, and
+/// the options that would change its core are refused, each in one line before any tool runs.
+#[test]
+fn error_synth_frame_needs_a_board_with_a_frame_row() {
+    assert_one_line_error(&run(&["synth", "--frame"]), &["--frame", "--board"]);
+    assert_one_line_error(
+        &run(&["synth", "--board", "hx8k", "--frame"]),
+        &["hx8k", "no frame row", "ulx3s"],
+    );
+    assert_one_line_error(
+        &run(&["synth", "--board", "ulx3s", "--frame", "--preset", "ice40"]),
+        &["--frame", "--preset"],
+    );
+}
+
 #[test]
 fn error_bad_json_names_file_and_line() {
     let f = data("bad_syntax.json");
