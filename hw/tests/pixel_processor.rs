@@ -110,20 +110,15 @@ fn refuses_invalid_configs() {
     assert!(e.contains("colours_per_pixel"), "{e}");
 }
 
+/// The one configuration `rtl-out/` does not hold (more colours than samples) lints clean;
+/// every preset's block is linted, with its ranged constants checked, by `hw/tests/rtl_out.rs`.
 #[test]
 fn verilog_lints_clean() {
-    for (p, sc) in [
-        ("ice40", None),
-        ("full", None),
-        ("ice40_1x", None),
-        ("default", Some((2, 8))),
-    ] {
-        let c = cfg(p, sc);
-        let top = format!("pixel_processor_{p}_{}", c.colours_per_pixel);
-        let v = tilerast_hw::pixel_processor::verilog(&c, &top);
-        assert!(tilerast_hw::emit::rangeless_signed_localparams(&v).is_empty(), "{top}");
-        if let Err(msg) = tilerast_hw::emit::lint(&v, &top) {
-            panic!("{top}: lint:\n{msg}");
-        }
+    let c = cfg("default", Some((2, 8)));
+    let top = format!("pixel_processor_default_{}", c.colours_per_pixel);
+    let v = tilerast_hw::pixel_processor::verilog(&c, &top);
+    assert!(tilerast_hw::emit::rangeless_signed_localparams(&v).is_empty(), "{top}");
+    if let Err(msg) = tilerast_hw::emit::lint(&v, &top) {
+        panic!("{top}: lint:\n{msg}");
     }
 }
