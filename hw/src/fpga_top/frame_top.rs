@@ -290,45 +290,10 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
     end
 
     // ---- TMDS serialiser: words and a toggle at the pixel clock, shift registers at the bit clock.
-    reg [9:0] word_blue = 10'd0;
-    reg [9:0] word_green = 10'd0;
-    reg [9:0] word_red = 10'd0;
-    reg pixel_toggle = 1'b0;
-    always @(posedge pixel_clock) begin
-        // Blanking (control 00) until the video output's first word.
-        word_blue <= tmds_valid ? tmds_blue : 10'b1101010100;
-        word_green <= tmds_valid ? tmds_green : 10'b1101010100;
-        word_red <= tmds_valid ? tmds_red : 10'b1101010100;
-        pixel_toggle <= ~pixel_toggle;
-    end
-    reg [2:0] toggle_sync = 3'd0;
-    reg [9:0] shift_blue = 10'd0;
-    reg [9:0] shift_green = 10'd0;
-    reg [9:0] shift_red = 10'd0;
-    reg [9:0] shift_clock = 10'd0;
-    always @(posedge bit_clock) begin
-        toggle_sync <= {{toggle_sync[1:0], pixel_toggle}};
-        if (toggle_sync[2] != toggle_sync[1]) begin
-            shift_blue <= word_blue;
-            shift_green <= word_green;
-            shift_red <= word_red;
-            shift_clock <= 10'b0000011111;
-        end else begin
-            shift_blue <= {{2'b00, shift_blue[9:2]}};
-            shift_green <= {{2'b00, shift_green[9:2]}};
-            shift_red <= {{2'b00, shift_red[9:2]}};
-            shift_clock <= {{2'b00, shift_clock[9:2]}};
-        end
-    end
-`ifdef SYNTHESIS
-    ODDRX1F ddr_blue (.SCLK(bit_clock), .RST(1'b0), .D0(shift_blue[0]), .D1(shift_blue[1]), .Q(gpdi_dp[0]));
-    ODDRX1F ddr_green (.SCLK(bit_clock), .RST(1'b0), .D0(shift_green[0]), .D1(shift_green[1]), .Q(gpdi_dp[1]));
-    ODDRX1F ddr_red (.SCLK(bit_clock), .RST(1'b0), .D0(shift_red[0]), .D1(shift_red[1]), .Q(gpdi_dp[2]));
-    ODDRX1F ddr_clock (.SCLK(bit_clock), .RST(1'b0), .D0(shift_clock[0]), .D1(shift_clock[1]), .Q(gpdi_dp[3]));
-    ODDRX1F ddr_sdram_clk (.SCLK(memory_clock), .RST(1'b0), .D0(1'b1), .D1(1'b0), .Q(sdram_clk));
+{serialiser}    ODDRX1F ddr_sdram_clk (.SCLK(memory_clock), .RST(1'b0), .D0(1'b1), .D1(1'b0), .Q(sdram_clk));
 `else
     // Simulation: the first bit of each pair (the testbench reads the words, not the pins).
-    assign gpdi_dp = {{shift_clock[0], shift_red[0], shift_green[0], shift_blue[0]}};
+    assign gpdi_dp = {{{pins_sim}}};
     assign sdram_clk = memory_clock;
 `endif
 
@@ -389,6 +354,8 @@ endmodule
         last = beats.len() - 1,
         width = width,
         rom = rom_cases(&beats, index_bits),
+        serialiser = serialiser(),
+        pins_sim = serialiser_sim_pins(),
         inp_connections = inp_connections(),
     );
     Ok(v)
@@ -412,6 +379,64 @@ fn inp_connections() -> String {
     s
 }
 
+/// The TMDS lanes in `gpdi_dp` bit order: (lane, the board top's 10-bit word for it; the
+/// clock lane has none, its character is `0000011111`).
+const TMDS_LANES: [(&str, Option<&str>); 4] = [
+    ("blue", Some("tmds_blue")),
+    ("green", Some("tmds_green")),
+    ("red", Some("tmds_red")),
+    ("clock", None),
+];
+
+/// The serialiser's Verilog, written once per lane of [`TMDS_LANES`]: each data lane's word
+/// registered at the pixel clock (blanking, control 00, while `tmds_valid` is low) with one
+/// toggle for all; at the bit clock the toggle through two flops, and on its change every
+/// lane's 10-bit shift register loads, else shifts two bits; under `SYNTHESIS` an `ODDRX1F`
+/// per lane (D0 = bit 0, sent first). Ends inside the `ifdef SYNTHESIS` branch.
+fn serialiser() -> String {
+    let data = || TMDS_LANES.iter().filter_map(|(l, w)| w.map(|w| (*l, w)));
+    let mut v = String::new();
+    for (lane, _) in data() {
+        let _ = writeln!(v, "    reg [9:0] word_{lane} = 10'd0;");
+    }
+    v.push_str("    reg pixel_toggle = 1'b0;\n    always @(posedge pixel_clock) begin\n");
+    v.push_str("        // Blanking (control 00) until the video output's first word.\n");
+    for (lane, word) in data() {
+        let _ = writeln!(v, "        word_{lane} <= tmds_valid ? {word} : 10'b1101010100;");
+    }
+    v.push_str("        pixel_toggle <= ~pixel_toggle;\n    end\n    reg [2:0] toggle_sync = 3'd0;\n");
+    for (lane, _) in TMDS_LANES {
+        let _ = writeln!(v, "    reg [9:0] shift_{lane} = 10'd0;");
+    }
+    v.push_str("    always @(posedge bit_clock) begin\n        toggle_sync <= {toggle_sync[1:0], pixel_toggle};\n");
+    v.push_str("        if (toggle_sync[2] != toggle_sync[1]) begin\n");
+    for (lane, word) in TMDS_LANES {
+        let load = if word.is_some() {
+            format!("word_{lane}")
+        } else {
+            "10'b0000011111".into()
+        };
+        let _ = writeln!(v, "            shift_{lane} <= {load};");
+    }
+    v.push_str("        end else begin\n");
+    for (lane, _) in TMDS_LANES {
+        let _ = writeln!(v, "            shift_{lane} <= {{2'b00, shift_{lane}[9:2]}};");
+    }
+    v.push_str("        end\n    end\n`ifdef SYNTHESIS\n");
+    for (k, (lane, _)) in TMDS_LANES.iter().enumerate() {
+        let _ = writeln!(
+            v,
+            "    ODDRX1F ddr_{lane} (.SCLK(bit_clock), .RST(1'b0), .D0(shift_{lane}[0]), .D1(shift_{lane}[1]), .Q(gpdi_dp[{k}]));"
+        );
+    }
+    v
+}
+
+/// The simulation's `gpdi_dp`: each lane's first bit of the pair, `gpdi_dp[3]` first.
+fn serialiser_sim_pins() -> String {
+    let bits: Vec<String> = TMDS_LANES.iter().rev().map(|(l, _)| format!("shift_{l}[0]")).collect();
+    bits.join(", ")
+}
 fn rom_cases(beats: &[PrimIn], index_bits: u32) -> String {
     let mut s = String::new();
     for (i, b) in beats.iter().enumerate() {
