@@ -345,7 +345,7 @@ fn back_end_testbench_reports_the_first_mismatch() {
         "rtl",
         &files,
         &[],
-        desc.in_words() * 32,
+        iw * 32,
         ow * 32,
         cycles,
         Simulator::Icarus,

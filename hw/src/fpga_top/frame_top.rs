@@ -290,7 +290,8 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
     end
 
     // ---- TMDS serialiser: words and a toggle at the pixel clock, shift registers at the bit clock.
-{serialiser}    ODDRX1F ddr_sdram_clk (.SCLK(memory_clock), .RST(1'b0), .D0(1'b1), .D1(1'b0), .Q(sdram_clk));
+{serialiser}`ifdef SYNTHESIS
+{serialiser_ddr}    ODDRX1F ddr_sdram_clk (.SCLK(memory_clock), .RST(1'b0), .D0(1'b1), .D1(1'b0), .Q(sdram_clk));
 `else
     // Simulation: the first bit of each pair (the testbench reads the words, not the pins).
     assign gpdi_dp = {{{pins_sim}}};
@@ -355,6 +356,7 @@ endmodule
         width = width,
         rom = rom_cases(&beats, index_bits),
         serialiser = serialiser(),
+        serialiser_ddr = serialiser_ddr(),
         pins_sim = serialiser_sim_pins(),
         inp_connections = inp_connections(),
     );
@@ -391,8 +393,8 @@ const TMDS_LANES: [(&str, Option<&str>); 4] = [
 /// The serialiser's Verilog, written once per lane of [`TMDS_LANES`]: each data lane's word
 /// registered at the pixel clock (blanking, control 00, while `tmds_valid` is low) with one
 /// toggle for all; at the bit clock the toggle through two flops, and on its change every
-/// lane's 10-bit shift register loads, else shifts two bits; under `SYNTHESIS` an `ODDRX1F`
-/// per lane (D0 = bit 0, sent first). Ends inside the `ifdef SYNTHESIS` branch.
+/// lane's 10-bit shift register loads, else shifts two bits. The pins: [`serialiser_ddr`],
+/// [`serialiser_sim_pins`].
 fn serialiser() -> String {
     let data = || TMDS_LANES.iter().filter_map(|(l, w)| w.map(|w| (*l, w)));
     let mut v = String::new();
@@ -422,7 +424,13 @@ fn serialiser() -> String {
     for (lane, _) in TMDS_LANES {
         let _ = writeln!(v, "            shift_{lane} <= {{2'b00, shift_{lane}[9:2]}};");
     }
-    v.push_str("        end\n    end\n`ifdef SYNTHESIS\n");
+    v.push_str("        end\n    end\n");
+    v
+}
+
+/// The synthesized pins: an `ODDRX1F` per lane of [`TMDS_LANES`] (D0 = bit 0, sent first).
+fn serialiser_ddr() -> String {
+    let mut v = String::new();
     for (k, (lane, _)) in TMDS_LANES.iter().enumerate() {
         let _ = writeln!(
             v,
@@ -437,6 +445,7 @@ fn serialiser_sim_pins() -> String {
     let bits: Vec<String> = TMDS_LANES.iter().rev().map(|(l, _)| format!("shift_{l}[0]")).collect();
     bits.join(", ")
 }
+
 fn rom_cases(beats: &[PrimIn], index_bits: u32) -> String {
     let mut s = String::new();
     for (i, b) in beats.iter().enumerate() {
