@@ -13,11 +13,17 @@
 //! In short: host frames are `A5 op len_lo len_hi payload… chk`, board frames are
 //! `5A type len_lo len_hi payload… chk`, and in both the bytes after the sync byte (op/type,
 //! length, payload, chk) sum to 0 mod 256. All multi-byte fields are little-endian.
+//!
+//! The board top with a screen (`tilerast_top_<board>_frame`, issue 35) speaks the same
+//! framing with its own records ("The frame top's frames" below): a scene's [`PrimIn`] beats
+//! in LOAD BEATS frames, RUN FRAME, and a FRAME RESULT with the frame's GPU cycle count and the
+//! CRC-32 of the picture the screen showed ([`display_crc`]); [`expect_frame`] is golden's
+//! answer.
 
 use crate::config::Config;
 use crate::cycle::CycleModel;
 use crate::raster_core::RasterCoreCycle;
-use crate::streams::Cmd;
+use crate::streams::{ports, Cmd, PrimIn, Stream};
 use crate::Quad;
 
 /// Sync byte of a host → board frame.
@@ -61,6 +67,9 @@ pub const E_UART: u8 = 5;
 pub const E_TIMEOUT: u8 = 6;
 /// Error code: RUN mode byte not 0 or 1.
 pub const E_MODE: u8 = 7;
+/// Error code (frame top): RUN FRAME without a whole frame loaded (no beats, or the last beat
+/// is not a frame-end token).
+pub const E_SCENE: u8 = 8;
 
 /// RUN mode: count quads, CRC and cycles only (output always ready).
 pub const MODE_COUNT: u8 = 0;
@@ -86,6 +95,7 @@ pub fn error_name(code: u8) -> &'static str {
         E_UART => "UART framing error",
         E_TIMEOUT => "frame timeout",
         E_MODE => "bad RUN mode",
+        E_SCENE => "no whole frame loaded",
         _ => "unknown error",
     }
 }
@@ -298,8 +308,11 @@ pub struct Descriptor {
     pub capacity: u16,
     /// Commands currently loaded.
     pub loaded: u16,
-    /// Core clock in MHz (rounded).
+    /// Core clock in MHz (rounded); the frame top's GPU clock.
     pub clock_mhz: u8,
+    /// The board top with a screen (magic "TF": `capacity` and `loaded` count [`PrimIn`]
+    /// beats), not the raster-core top (magic "TR": commands).
+    pub frame_top: bool,
 }
 
 impl Descriptor {
@@ -327,6 +340,8 @@ pub enum Response {
     /// One streamed quad (mask bytes as on the wire).
     Quad(Quad),
     Result(RunResult),
+    /// The frame top's answer to RUN FRAME.
+    FrameResult(FrameResult),
     /// Error code and the opcode of the frame it answers.
     Error {
         code: u8,
@@ -348,8 +363,9 @@ pub fn decode_response(typ: u8, p: &[u8], msaa: u32) -> Result<Response, String>
     match typ {
         T_DESC => {
             need(DESC_BYTES)?;
-            if &p[0..2] != b"TR" {
-                return Err(format!("descriptor magic {:02x?}, expected \"TR\"", &p[0..2]));
+            let frame_top = &p[0..2] == FRAME_MAGIC;
+            if &p[0..2] != b"TR" && !frame_top {
+                return Err(format!("descriptor magic {:02x?}, expected \"TR\" or \"TF\"", &p[0..2]));
             }
             Ok(Response::Desc(Descriptor {
                 version: p[2],
@@ -360,6 +376,7 @@ pub fn decode_response(typ: u8, p: &[u8], msaa: u32) -> Result<Response, String>
                 capacity: u16_at(7),
                 loaded: u16_at(9),
                 clock_mhz: p[11],
+                frame_top,
             }))
         }
         T_ACK => {
@@ -378,6 +395,17 @@ pub fn decode_response(typ: u8, p: &[u8], msaa: u32) -> Result<Response, String>
                 cycles: u32_at(8),
                 pos_sum: u32_at(12),
                 commands: u16_at(16),
+            }))
+        }
+        T_FRAME_RESULT => {
+            need(FRAME_RESULT_BYTES)?;
+            Ok(Response::FrameResult(FrameResult {
+                cycles: u32_at(0),
+                crc: u32_at(4),
+                beats: u16_at(8),
+                frame: p[10],
+                shown: p[11],
+                flags: p[12],
             }))
         }
         T_QUAD => {
@@ -654,6 +682,221 @@ pub fn check_commands<L: Link>(
     Ok(out)
 }
 
+// ---------------------------------------------------------------------------------------------
+// The frame top's frames (the board top with a screen, `tilerast_top_<board>_frame`).
+//
+//   host ── PING ───────────────────────────► DESC, magic "TF", capacity in beats
+//   host ── CLEAR ──────────────────────────► ACK 0
+//   host ── LOAD BEATS (n × beat records) ──► ACK beats loaded      (appended; all or nothing)
+//   host ── RUN FRAME ──────────────────────► FRAME RESULT          (once the frame is shown)
+
+/// Descriptor magic of the frame top (the raster-core top's is "TR").
+pub const FRAME_MAGIC: &[u8; 2] = b"TF";
+/// Host opcode (frame top): LOAD BEATS, payload n × [`beat_bytes`] beat records
+/// ([`encode_beat`]) appended to the scene buffer → ACK with the beats loaded. A payload that
+/// is not whole records is [`E_LENGTH`]; one that would overflow the buffer is [`E_CAPACITY`]
+/// and nothing of it is kept.
+pub const OP_LOAD_BEATS: u8 = 0x05;
+/// Host opcode (frame top): RUN FRAME, no payload: the loaded beats are offered once, in order,
+/// to the frame top; when its frame is done, swapped in and shown, and the CRC of the first
+/// whole video frame showing it is taken → [`T_FRAME_RESULT`]. Without a whole frame loaded:
+/// [`E_SCENE`].
+pub const OP_RUN_FRAME: u8 = 0x06;
+/// Board type: the frame top's result of RUN FRAME ([`FrameResult`]).
+pub const T_FRAME_RESULT: u8 = 0x85;
+/// Payload bytes of a FRAME RESULT.
+pub const FRAME_RESULT_BYTES: usize = 13;
+
+/// Bits of one beat record's value: the `PrimIn` stream's fields, as declared once in
+/// `streams.rs` (227: kind, six 24-bit coordinates, size, aa, colour, depth, end).
+pub fn beat_bits() -> u32 {
+    <ports::PrimIn as Stream>::FIELDS.iter().map(|f| f.width).sum()
+}
+
+/// Bytes of one beat record (whole bytes: 29).
+pub fn beat_bytes() -> usize {
+    beat_bits().div_ceil(8) as usize
+}
+
+/// A beat as its record: the board top's `inp` port value, the Verilog concatenation
+/// `{kind, v0x, …, end}` of the stream's fields (the last field in bit 0; signed fields two's
+/// complement in their width), little-endian, the top byte's unused bits zero. So the board
+/// writes the bytes as they come into one port-wide word and offers it unchanged.
+pub fn encode_beat(b: &PrimIn) -> Vec<u8> {
+    let fields = <ports::PrimIn as Stream>::FIELDS;
+    let bits = <ports::PrimIn as Stream>::to_bits(b);
+    let mut out = vec![0u8; beat_bytes()];
+    let mut at = 0u32;
+    for (f, v) in fields.iter().zip(bits).rev() {
+        for i in 0..f.width {
+            if v >> i & 1 == 1 {
+                out[(at / 8) as usize] |= 1 << (at % 8);
+            }
+            at += 1;
+        }
+    }
+    out
+}
+
+/// Inverse of [`encode_beat`]; `Err` (one line) for a record of the wrong length or with a
+/// padding bit set.
+pub fn decode_beat(r: &[u8]) -> Result<PrimIn, String> {
+    if r.len() != beat_bytes() {
+        return Err(format!("beat record of {} bytes, expected {}", r.len(), beat_bytes()));
+    }
+    let total = beat_bits();
+    if (total..8 * r.len() as u32).any(|i| r[(i / 8) as usize] >> (i % 8) & 1 == 1) {
+        return Err(format!(
+            "beat record: padding bits above bit {} are not zero",
+            total - 1
+        ));
+    }
+    let fields = <ports::PrimIn as Stream>::FIELDS;
+    let mut bits = vec![0u64; fields.len()];
+    let mut at = 0u32;
+    for (k, f) in fields.iter().enumerate().rev() {
+        for i in 0..f.width {
+            bits[k] |= u64::from(r[(at / 8) as usize] >> (at % 8) & 1) << i;
+            at += 1;
+        }
+    }
+    Ok(<ports::PrimIn as Stream>::from_bits(&bits))
+}
+
+/// LOAD BEATS frames for `beats`, at most `per_frame` beats each.
+pub fn load_beat_frames(beats: &[PrimIn], per_frame: usize) -> Vec<Vec<u8>> {
+    beats
+        .chunks(per_frame.max(1))
+        .map(|ch| host_frame(OP_LOAD_BEATS, &ch.iter().flat_map(encode_beat).collect::<Vec<u8>>()))
+        .collect()
+}
+
+/// FRAME RESULT flag: the scan-out missed a pixel since power-up (the video output's sticky
+/// `underrun`).
+pub const FLAG_UNDERRUN: u8 = 1;
+/// FRAME RESULT flag: the SDRAM controller's sticky `error`.
+pub const FLAG_SDRAM_ERROR: u8 = 2;
+/// FRAME RESULT flag: the double buffer's sticky `map_error`.
+pub const FLAG_MAP_ERROR: u8 = 4;
+
+/// What RUN FRAME reports (FRAME RESULT payload, [`FRAME_RESULT_BYTES`]: cycles u32, crc u32,
+/// beats u16, frame u8, shown u8, flags u8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameResult {
+    /// GPU clock cycles from the first cycle the first beat is offered to the cycle of the
+    /// frame top's `done`, inclusive (32-bit counter).
+    pub cycles: u32,
+    /// [`display_crc`] of the first whole video frame that showed the frame.
+    pub crc: u32,
+    /// Beats offered and taken.
+    pub beats: u16,
+    /// The frame's id (`done_frame`).
+    pub frame: u8,
+    /// The buffer shown (0 or 1).
+    pub shown: u8,
+    /// [`FLAG_UNDERRUN`] | [`FLAG_SDRAM_ERROR`] | [`FLAG_MAP_ERROR`].
+    pub flags: u8,
+}
+
+impl FrameResult {
+    /// The FRAME RESULT payload (what the board sends).
+    pub fn payload(&self) -> [u8; FRAME_RESULT_BYTES] {
+        let mut p = [0u8; FRAME_RESULT_BYTES];
+        p[0..4].copy_from_slice(&self.cycles.to_le_bytes());
+        p[4..8].copy_from_slice(&self.crc.to_le_bytes());
+        p[8..10].copy_from_slice(&self.beats.to_le_bytes());
+        p[10] = self.frame;
+        p[11] = self.shown;
+        p[12] = self.flags;
+        p
+    }
+}
+
+/// CRC-32 ([`Crc32`], zlib's) of a picture as the screen shows it: the active pixels row by
+/// row, top-down, each pixel's bytes red, green, blue. The same as zlib's `crc32` of the
+/// picture's raw RGB rows (a PNG's rows without their filter bytes), so any tool can check it.
+pub fn display_crc(rgb: impl IntoIterator<Item = [u8; 3]>) -> u32 {
+    let mut c = Crc32::default();
+    for p in rgb {
+        c.bytes(&p);
+    }
+    c.value()
+}
+
+/// [`display_crc`] of an RGBA image shown scaled by `scale` whole pixels (each framebuffer
+/// pixel a `scale` × `scale` block of the screen; alpha is not shown).
+pub fn screen_crc(image: &crate::output_merger::Image, scale: u32) -> u32 {
+    let s = scale.max(1);
+    let (w, h) = (image.width * s, image.height * s);
+    display_crc((0..h).flat_map(|y| {
+        (0..w).map(move |x| {
+            let i = 4 * ((y / s) * image.width + x / s) as usize;
+            [image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]]
+        })
+    }))
+}
+
+/// Golden's answer to RUN FRAME of `frame` on `board`'s frame top, run from power-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameExpect {
+    /// [`screen_crc`] of the frame's render (`frame_memory`'s image) at the scan-out's scale.
+    pub crc: u32,
+    /// The board top's cycle model ([`crate::board_top::BoardTop`]) offered the beats from its
+    /// first GPU clock: the GPU cycle of the frame's `done`, counted from 1 (so the cycles of
+    /// [`FrameResult`] for a run that starts at power-up).
+    pub cycles: u64,
+    /// The frame's beats (primitives and its end token).
+    pub beats: usize,
+}
+
+/// [`FrameExpect`] of `frame` (at the frame row's preset) on `board`; `Err`, one line, when the
+/// board has no frame row, the frame's beats are refused, or the model stops (an SDRAM rule,
+/// a stuck frame top, `max_ticks` memory clocks).
+pub fn expect_frame(board: &crate::board::Board, frame: &crate::Frame, max_ticks: u64) -> Result<FrameExpect, String> {
+    let f = board
+        .frame
+        .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+    let scale = crate::scan_out::ScanOutParams::for_board(&f)?.scale;
+    let image = crate::frame::frame_memory(frame, 0).map_err(|e| e.to_string())?.image;
+    let beats = crate::bin_setup::frame_beats(&frame.prims, frame.background)?;
+    let n = beats.len();
+    let mut b = crate::board_top::BoardTop::new(board, beats)?;
+    while b.frames.is_empty() {
+        if let Some(v) = b.env.violation.as_ref().or(b.stuck.as_ref()) {
+            return Err(v.clone());
+        }
+        if b.stats().ticks >= max_ticks {
+            return Err(format!("expect_frame: no frame done after {max_ticks} memory clocks"));
+        }
+        b.tick();
+    }
+    Ok(FrameExpect {
+        crc: screen_crc(&image, scale),
+        cycles: b.frames[0].gpu_cycle,
+        beats: n,
+    })
+}
+
+impl<L: Link> Client<L> {
+    /// LOAD BEATS `beats` (appended), `per_frame` beats per frame; returns the board's count.
+    pub fn load_beats(&mut self, beats: &[PrimIn], per_frame: usize) -> Result<u16, String> {
+        let mut n = 0;
+        for f in load_beat_frames(beats, per_frame) {
+            n = self.expect_ack("LOAD BEATS", &f)?;
+        }
+        Ok(n)
+    }
+
+    /// RUN FRAME: the frame top's result.
+    pub fn run_frame(&mut self) -> Result<FrameResult, String> {
+        match self.raw(&host_frame(OP_RUN_FRAME, &[]))? {
+            Response::FrameResult(r) => Ok(r),
+            Response::Error { code, .. } => Err(format!("RUN FRAME: board error {code} ({})", error_name(code))),
+            r => Err(format!("RUN FRAME: unexpected answer {r:?}")),
+        }
+    }
+}
+
 /// Cycle-level model of an 8N1 UART line, as the FPGA top's UART implements it (see
 /// `hw/src/uart.rs`): idle high, start bit low, 8 data bits LSB first, stop bit high, each bit
 /// `div` clock cycles.
@@ -835,6 +1078,181 @@ mod tests {
         bad[4] ^= 1;
         assert!(p.push(&bad)[0].is_err());
         assert_eq!(decode_response(T_ACK, &[5, 1], 4), Ok(Response::Ack(261)));
+    }
+
+    #[test]
+    fn beat_records_are_the_inp_port_value_little_endian() {
+        // 1 + 6·24 + 24 + 1 + 32 + 24 + 1 bits (kind, vertices, size, aa, colour, depth, end).
+        assert_eq!((beat_bits(), beat_bytes()), (227, 29));
+        let end = encode_beat(&PrimIn {
+            end: true,
+            ..PrimIn::default()
+        });
+        assert_eq!(end[0], 1, "end is bit 0");
+        assert!(end[1..].iter().all(|&b| b == 0));
+        // kind is the top field: bit 226 = byte 28, bit 2.
+        let kind = encode_beat(&PrimIn {
+            kind: 1,
+            ..PrimIn::default()
+        });
+        assert_eq!((kind[28], kind[..28].iter().any(|&b| b != 0)), (4, false));
+        // depth sits right above end: bits 1..=24.
+        let depth = encode_beat(&PrimIn {
+            depth: 0xab_cdef,
+            ..PrimIn::default()
+        });
+        assert_eq!(&depth[..4], &[0xde, 0x9b, 0x57, 0x01]);
+        // v2y = -1: 24 ones above size (24), aa (1), colour (32), depth (24), end (1): bits 82..106.
+        let v = encode_beat(&PrimIn {
+            v: [[0, 0], [0, 0], [0, -1]],
+            ..PrimIn::default()
+        });
+        let ones: Vec<u32> = (0..227).filter(|&i| v[i as usize / 8] >> (i % 8) & 1 == 1).collect();
+        assert_eq!(ones, (82..106).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn beat_records_round_trip_and_bad_ones_are_refused() {
+        let mut r = crate::rng::Rng::new(0xbea7);
+        for _ in 0..500 {
+            let b = PrimIn {
+                kind: r.below(2) as u8,
+                v: [0; 3].map(|_| [r.signed(24) as i32, r.signed(24) as i32]),
+                size: r.below(1 << 24) as u32,
+                aa: r.chance(50),
+                colour: r.next_u32(),
+                depth: r.below(1 << 24) as u32,
+                end: r.chance(20),
+            };
+            let rec = encode_beat(&b);
+            assert_eq!(rec.len(), 29);
+            assert_eq!(decode_beat(&rec), Ok(b));
+        }
+        let rec = encode_beat(&PrimIn::default());
+        assert!(decode_beat(&rec[..28]).unwrap_err().contains("28 bytes, expected 29"));
+        let mut pad = rec.clone();
+        pad[28] |= 1 << 3;
+        assert!(decode_beat(&pad).unwrap_err().contains("padding"));
+        // LOAD BEATS frames: whole records, at most per_frame each.
+        let beats = vec![PrimIn::default(); 5];
+        let fs = load_beat_frames(&beats, 2);
+        assert_eq!(
+            fs.iter().map(|f| f.len()).collect::<Vec<_>>(),
+            vec![5 + 58, 5 + 58, 5 + 29]
+        );
+        assert_eq!(&fs[0][..2], &[SYNC_HOST, OP_LOAD_BEATS]);
+    }
+
+    #[test]
+    fn frame_results_and_frame_top_descriptors_decode() {
+        let r = FrameResult {
+            cycles: 0x0102_0304,
+            crc: 0xcbf4_3926,
+            beats: 0x0506,
+            frame: 7,
+            shown: 1,
+            flags: FLAG_UNDERRUN | FLAG_MAP_ERROR,
+        };
+        let p = r.payload();
+        assert_eq!(p, [4, 3, 2, 1, 0x26, 0x39, 0xf4, 0xcb, 6, 5, 7, 1, 5]);
+        let mut parser = FrameParser::default();
+        let got = parser.push(&frame(SYNC_BOARD, T_FRAME_RESULT, &p));
+        let (t, payload) = got[0].clone().unwrap();
+        assert_eq!(decode_response(t, &payload, 1), Ok(Response::FrameResult(r)));
+        assert!(decode_response(T_FRAME_RESULT, &p[..12], 1).is_err());
+        let mut desc = vec![b'T', b'F', VERSION, 2, 0, 1, 1, 0, 4, 3, 0, 50];
+        match decode_response(T_DESC, &desc, 1) {
+            Ok(Response::Desc(d)) => {
+                assert!(
+                    d.frame_top && d.capacity == 1024 && d.loaded == 3 && d.clock_mhz == 50,
+                    "{d:?}"
+                )
+            }
+            r => panic!("{r:?}"),
+        }
+        desc[1] = b'R';
+        assert!(matches!(decode_response(T_DESC, &desc, 1), Ok(Response::Desc(d)) if !d.frame_top));
+        desc[0] = b'X';
+        assert!(decode_response(T_DESC, &desc, 1).is_err());
+        assert_eq!(error_name(E_SCENE), "no whole frame loaded");
+    }
+
+    #[test]
+    fn display_crc_is_zlib_crc32_of_the_rgb_rows() {
+        // Three pixels whose bytes are "123456789": the CRC-32 check value.
+        assert_eq!(display_crc([*b"123", *b"456", *b"789"]), 0xCBF4_3926);
+        // A 2 × 1 image shown at scale 2: two screen rows, each a a b b.
+        let image = crate::output_merger::Image {
+            width: 2,
+            height: 1,
+            rgba: vec![1, 2, 3, 255, 4, 5, 6, 0],
+        };
+        let a = [1u8, 2, 3];
+        let b = [4u8, 5, 6];
+        assert_eq!(screen_crc(&image, 2), display_crc([a, a, b, b, a, a, b, b]));
+        assert_eq!(screen_crc(&image, 1), display_crc([a, b]));
+        assert_ne!(screen_crc(&image, 1), display_crc([b, a]), "order counts");
+    }
+
+    /// A board that answers from a script and keeps what it was sent.
+    struct Scripted {
+        sent: Vec<u8>,
+        answers: std::collections::VecDeque<Vec<u8>>,
+    }
+
+    impl Link for Scripted {
+        fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+            self.sent.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn recv(&mut self, buf: &mut [u8]) -> Result<usize, String> {
+            let a = self.answers.pop_front().unwrap_or_default();
+            buf[..a.len()].copy_from_slice(&a);
+            Ok(a.len())
+        }
+    }
+
+    #[test]
+    fn the_client_loads_beats_and_runs_a_frame() {
+        let beats: Vec<PrimIn> = (0..3)
+            .map(|i| PrimIn {
+                colour: 0x1000 + i,
+                end: i == 2,
+                ..PrimIn::default()
+            })
+            .collect();
+        let result = FrameResult {
+            cycles: 1234,
+            crc: 0xdead_beef,
+            beats: 3,
+            ..FrameResult::default()
+        };
+        let mut c = Client::new(Scripted {
+            sent: Vec::new(),
+            answers: [
+                frame(SYNC_BOARD, T_ACK, &[2, 0]),
+                frame(SYNC_BOARD, T_ACK, &[3, 0]),
+                frame(SYNC_BOARD, T_FRAME_RESULT, &result.payload()),
+                frame(SYNC_BOARD, T_ERROR, &[E_SCENE, OP_RUN_FRAME]),
+            ]
+            .into(),
+        });
+        assert_eq!(c.load_beats(&beats, 2), Ok(3));
+        assert_eq!(c.run_frame(), Ok(result));
+        assert!(c.run_frame().unwrap_err().contains("no whole frame loaded"));
+        // What went out: two LOAD BEATS frames whose records decode to the beats, then RUN FRAME twice.
+        let mut sent = c.link.sent.as_slice();
+        let mut got = Vec::new();
+        for n in [2, 1] {
+            let len = 29 * n;
+            assert_eq!(&sent[..4], &[SYNC_HOST, OP_LOAD_BEATS, len as u8, 0]);
+            assert_eq!(checksum(&sent[1..4 + len]), sent[4 + len]);
+            got.extend(sent[4..4 + len].chunks(29).map(|r| decode_beat(r).unwrap()));
+            sent = &sent[5 + len..];
+        }
+        assert_eq!(got, beats);
+        let run = host_frame(OP_RUN_FRAME, &[]);
+        assert_eq!(sent, [run.clone(), run].concat());
     }
 
     #[test]

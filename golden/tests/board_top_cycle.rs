@@ -127,6 +127,14 @@ fn the_board_shows_golden_s_render_of_a_scene() {
     assert!(b.block.double_buffer.stats().clear_writes >= 640 * 480);
     let distinct: std::collections::BTreeSet<[u8; 3]> = got.rgb.iter().copied().collect();
     assert!(distinct.len() > 3, "a picture, not a blank screen");
+    // The FRAME RESULT's figures: the CRC of the decoded picture is the render's screen CRC,
+    // and golden's expectation (a run from power-up to the frame's done) is this run's.
+    use tilerast_golden::protocol::{display_crc, expect_frame, screen_crc};
+    let crc = display_crc(got.rgb.iter().copied());
+    assert_eq!(crc, screen_crc(&want, 1));
+    let e = expect_frame(board("ulx3s").unwrap(), &frame, 20_000_000).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((e.crc, e.cycles, e.beats), (crc, b.frames[0].gpu_cycle, 5));
+    assert!(e.cycles > 1000, "{e:?}");
 }
 
 /// The board top rendering one frame per background (four primitives of the default scene
