@@ -5,11 +5,11 @@
 // Ports: clock (memory), gpu_clock, pixel_clock, flush (unused); in_valid/in_ready + inp (the host's
 // beats, GPU clock), tmds_valid/tmds_ready + tmds (blue, green, red; pixel clock); dq_in (in); cs_n,
 // ras_n, cas_n, we_n, ba, sdram_addr, dqm, dq_out, dq_oe, done_valid, done_frame, front, shown,
-// underrun, error, map_error (out)
+// underrun, error, map_error, frame_crc, crc_toggle (out)
 //
 
 
-module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp__v0y,inp__v1x,inp__v1y,inp__v2x,inp__v2y,inp__size,inp__aa,inp__colour,inp__depth,inp__end,tmds_valid,tmds_ready,tmds__blue,tmds__green,tmds__red,dq_in,cs_n,ras_n,cas_n,we_n,ba,sdram_addr,dqm,dq_out,dq_oe,done_valid,done_frame,front,shown,underrun,error,map_error);
+module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_ready,inp__kind,inp__v0x,inp__v0y,inp__v1x,inp__v1y,inp__v2x,inp__v2y,inp__size,inp__aa,inp__colour,inp__depth,inp__end,tmds_valid,tmds_ready,tmds__blue,tmds__green,tmds__red,dq_in,cs_n,ras_n,cas_n,we_n,ba,sdram_addr,dqm,dq_out,dq_oe,done_valid,done_frame,front,shown,underrun,error,map_error,frame_crc,crc_toggle);
 
     // Module arguments
     input wire  clock;
@@ -52,6 +52,8 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
     output reg  underrun;
     output reg  error;
     output reg  map_error;
+    output reg  [31:0] frame_crc;
+    output reg  crc_toggle;
 
     // Constant declarations
     localparam [31:0] c_buffer0 = 32'h0;
@@ -160,6 +162,8 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
     wire  display__started;
     wire  display__underrun;
     wire  display__error;
+    wire  [31:0] display__frame_crc;
+    wire  display__crc_toggle;
     reg  front_sync1__d;
     wire  front_sync1__q;
     reg  front_sync1__clock;
@@ -178,6 +182,18 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
     reg  shown_sync2__d;
     wire  shown_sync2__q;
     reg  shown_sync2__clock;
+    reg  crc_sync1__d;
+    wire  crc_sync1__q;
+    reg  crc_sync1__clock;
+    reg  crc_sync2__d;
+    wire  crc_sync2__q;
+    reg  crc_sync2__clock;
+    reg  crc_toggle_reg__d;
+    wire  crc_toggle_reg__q;
+    reg  crc_toggle_reg__clock;
+    reg  [31:0] frame_crc_reg__d;
+    wire  [31:0] frame_crc_reg__q;
+    reg  frame_crc_reg__clock;
 
     // Local signals
     reg  host_valid;
@@ -292,7 +308,9 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
         .dq_oe(display__dq_oe),
         .started(display__started),
         .underrun(display__underrun),
-        .error(display__error)
+        .error(display__error),
+        .frame_crc(display__frame_crc),
+        .crc_toggle(display__crc_toggle)
     );
     tilerast_dff_1 front_sync1(.d(front_sync1__d), .q(front_sync1__q), .clock(front_sync1__clock));
     tilerast_dff_1 front_sync2(.d(front_sync2__d), .q(front_sync2__q), .clock(front_sync2__clock));
@@ -300,6 +318,10 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
     tilerast_dff_1 shown_reg(.d(shown_reg__d), .q(shown_reg__q), .clock(shown_reg__clock));
     tilerast_dff_1 shown_sync1(.d(shown_sync1__d), .q(shown_sync1__q), .clock(shown_sync1__clock));
     tilerast_dff_1 shown_sync2(.d(shown_sync2__d), .q(shown_sync2__q), .clock(shown_sync2__clock));
+    tilerast_dff_1 crc_sync1(.d(crc_sync1__d), .q(crc_sync1__q), .clock(crc_sync1__clock));
+    tilerast_dff_1 crc_sync2(.d(crc_sync2__d), .q(crc_sync2__q), .clock(crc_sync2__clock));
+    tilerast_dff_1 crc_toggle_reg(.d(crc_toggle_reg__d), .q(crc_toggle_reg__q), .clock(crc_toggle_reg__clock));
+    tilerast_dff_32 frame_crc_reg(.d(frame_crc_reg__d), .q(frame_crc_reg__q), .clock(frame_crc_reg__clock));
 
     // Update code
     always @(*) begin
@@ -313,6 +335,10 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
         shown_reg__d = shown_reg__q;
         shown_sync1__clock = gpu_clock;
         shown_sync2__clock = gpu_clock;
+        crc_sync1__clock = gpu_clock;
+        crc_sync2__clock = gpu_clock;
+        crc_toggle_reg__clock = gpu_clock;
+        frame_crc_reg__clock = gpu_clock;
         frame__clock = gpu_clock;
         double_buffer__clock = gpu_clock;
         requests__write_clock = gpu_clock;
@@ -368,6 +394,15 @@ module tilerast_board_top_ulx3s(clock,gpu_clock,pixel_clock,flush,in_valid,in_re
         done_frame = frame__done_frame;
         front = double_buffer__front;
         map_error = double_buffer__error;
+        crc_sync1__d = display__crc_toggle;
+        crc_sync2__d = crc_sync1__q;
+        crc_toggle_reg__d = crc_sync2__q;
+        frame_crc_reg__d = frame_crc_reg__q;
+        if (crc_sync2__q ^ crc_toggle_reg__q) begin
+            frame_crc_reg__d = display__frame_crc;
+        end
+        frame_crc = frame_crc_reg__q;
+        crc_toggle = crc_toggle_reg__q;
         display__in_valid = requests__readable;
         display__inp__addr = requests__head_data[(32'h25)+:(32)];
         display__inp__write = requests__head_data[32'h24];

@@ -5,11 +5,11 @@
 // Ports: clock (memory), pixel_clock, flush; in_valid/in_ready + inp (the GPU port's requests),
 // out_valid/out_ready + out (its answers), tmds_valid/tmds_ready + tmds (blue, green, red);
 // base, dq_in (in); cs_n, ras_n, cas_n, we_n, ba, sdram_addr, dqm, dq_out, dq_oe, started,
-// underrun, error (out)
+// underrun, error, frame_crc, crc_toggle (out)
 //
 
 
-module tilerast_display_path_ulx3s(clock,pixel_clock,flush,in_valid,in_ready,inp__addr,inp__write,inp__wdata,inp__be,out_valid,out_ready,out__rdata,tmds_valid,tmds_ready,tmds__blue,tmds__green,tmds__red,base,dq_in,cs_n,ras_n,cas_n,we_n,ba,sdram_addr,dqm,dq_out,dq_oe,started,underrun,error);
+module tilerast_display_path_ulx3s(clock,pixel_clock,flush,in_valid,in_ready,inp__addr,inp__write,inp__wdata,inp__be,out_valid,out_ready,out__rdata,tmds_valid,tmds_ready,tmds__blue,tmds__green,tmds__red,base,dq_in,cs_n,ras_n,cas_n,we_n,ba,sdram_addr,dqm,dq_out,dq_oe,started,underrun,error,frame_crc,crc_toggle);
 
     // Module arguments
     input wire  clock;
@@ -43,6 +43,8 @@ module tilerast_display_path_ulx3s(clock,pixel_clock,flush,in_valid,in_ready,inp
     output reg  started;
     output reg  underrun;
     output reg  error;
+    output reg  [31:0] frame_crc;
+    output reg  crc_toggle;
 
     // Constant declarations
     localparam [0:0] c_gpu_first = 1'b0;
@@ -148,6 +150,8 @@ module tilerast_display_path_ulx3s(clock,pixel_clock,flush,in_valid,in_ready,inp
     wire  [9:0] video_out__out__red;
     wire  video_out__vblank;
     wire  video_out__underrun;
+    wire  [31:0] video_out__frame_crc;
+    wire  video_out__crc_toggle;
     reg  vblank_sync1__d;
     wire  vblank_sync1__q;
     reg  vblank_sync1__clock;
@@ -273,7 +277,9 @@ module tilerast_display_path_ulx3s(clock,pixel_clock,flush,in_valid,in_ready,inp
         .out__green(video_out__out__green),
         .out__red(video_out__out__red),
         .vblank(video_out__vblank),
-        .underrun(video_out__underrun)
+        .underrun(video_out__underrun),
+        .frame_crc(video_out__frame_crc),
+        .crc_toggle(video_out__crc_toggle)
     );
     tilerast_dff_1 vblank_sync1(.d(vblank_sync1__d), .q(vblank_sync1__q), .clock(vblank_sync1__clock));
     tilerast_dff_1 vblank_sync2(.d(vblank_sync2__d), .q(vblank_sync2__q), .clock(vblank_sync2__clock));
@@ -380,6 +386,8 @@ module tilerast_display_path_ulx3s(clock,pixel_clock,flush,in_valid,in_ready,inp
         tmds__green = video_out__out__green;
         tmds__red = video_out__out__red;
         underrun = video_out__underrun;
+        frame_crc = video_out__frame_crc;
+        crc_toggle = video_out__crc_toggle;
         vblank_sync1__d = video_out__vblank & ~flush;
         vblank_sync2__d = vblank_sync1__q & ~flush;
         vblank_seen__d = vblank_sync2__q & ~flush;

@@ -82,6 +82,10 @@ module tilerast_top_ulx3s_frame(clk_25mhz, ftdi_txd, ftdi_rxd, led, wifi_gpio0, 
     wire underrun;
     wire error;
     wire map_error;
+    // The display CRC at the GPU clock: for the UART's FRAME RESULT, which is not built yet
+    // (until then nothing reads it and synthesis drops its logic).
+    wire [31:0] frame_crc;
+    wire crc_toggle;
     // One connection per line: the package rewrites instances in rust-hdl's layout.
     tilerast_board_top_ulx3s board_top(
         .clock(memory_clock),
@@ -123,7 +127,9 @@ module tilerast_top_ulx3s_frame(clk_25mhz, ftdi_txd, ftdi_rxd, led, wifi_gpio0, 
         .shown(shown),
         .underrun(underrun),
         .error(error),
-        .map_error(map_error)
+        .map_error(map_error),
+        .frame_crc(frame_crc),
+        .crc_toggle(crc_toggle)
     );
 
     // ---- Scene feed (GPU clock): the built-in scene's beats, once, after lock.

@@ -5,11 +5,11 @@
 // lint-clean with: verilator --lint-only -Wall --top-module tilerast_video_out_ulx3s tilerast_waivers.vlt -F tilerast_video_out_ulx3s.f
 // Ports: clock, flush (synchronous), in_valid/in_ready + inp (red, green, blue: 8 bits),
 // out_valid/out_ready + out (blue, green, red: 10-bit TMDS characters, bit 0 first),
-// vblank, underrun (out)
+// vblank, underrun, frame_crc (32), crc_toggle (out)
 //
 
 
-module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__green,inp__blue,out_valid,out_ready,out__blue,out__green,out__red,vblank,underrun);
+module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__green,inp__blue,out_valid,out_ready,out__blue,out__green,out__red,vblank,underrun,frame_crc,crc_toggle);
 
     // Module arguments
     input wire  clock;
@@ -26,6 +26,8 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
     output reg  [9:0] out__red;
     output reg  vblank;
     output reg  underrun;
+    output reg  [31:0] frame_crc;
+    output reg  crc_toggle;
 
     // Constant declarations
     localparam [11:0] c_h_active = 12'h280;
@@ -33,6 +35,8 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
     localparam [11:0] c_h_sync_end = 12'h2f0;
     localparam [11:0] c_h_last = 12'h31f;
     localparam [11:0] c_v_active = 12'h1e0;
+    localparam [11:0] c_h_active_last = 12'h27f;
+    localparam [11:0] c_v_active_last = 12'h1df;
     localparam [11:0] c_v_sync_start = 12'h1ea;
     localparam [11:0] c_v_sync_end = 12'h1ec;
     localparam [11:0] c_v_last = 12'h20c;
@@ -89,6 +93,15 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
     reg  red__out_ready;
     wire  [9:0] red__out__word;
     wire  red__idle;
+    reg  display_crc__clock;
+    reg  display_crc__flush;
+    reg  display_crc__en;
+    reg  display_crc__last;
+    reg  [7:0] display_crc__red;
+    reg  [7:0] display_crc__green;
+    reg  [7:0] display_crc__blue;
+    wire  [31:0] display_crc__frame_crc;
+    wire  display_crc__crc_toggle;
 
     // Local signals
     reg  adv;
@@ -139,6 +152,17 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
         .out_ready(red__out_ready),
         .out__word(red__out__word),
         .idle(red__idle)
+    );
+    tilerast_video_out_ulx3s__display_crc display_crc(
+        .clock(display_crc__clock),
+        .flush(display_crc__flush),
+        .en(display_crc__en),
+        .last(display_crc__last),
+        .red(display_crc__red),
+        .green(display_crc__green),
+        .blue(display_crc__blue),
+        .frame_crc(display_crc__frame_crc),
+        .crc_toggle(display_crc__crc_toggle)
     );
 
     // Update code
@@ -212,6 +236,15 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
             y__d = c_zero12;
             underrun_reg__d = 1'b0;
         end
+        display_crc__clock = clock;
+        display_crc__flush = flush;
+        display_crc__en = adv & de;
+        display_crc__last = (x__q == c_h_active_last) & (y__q == c_v_active_last);
+        display_crc__red = red__inp__data;
+        display_crc__green = green__inp__data;
+        display_crc__blue = blue__inp__data;
+        frame_crc = display_crc__frame_crc;
+        crc_toggle = display_crc__crc_toggle;
         out_valid = blue__out_valid;
         out__blue = blue__out__word;
         out__green = green__out__word;
@@ -221,3 +254,79 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
     end
 
 endmodule // tilerast_video_out_ulx3s
+
+
+module tilerast_video_out_ulx3s__display_crc(clock,flush,en,last,red,green,blue,frame_crc,crc_toggle);
+
+    // Module arguments
+    input wire  clock;
+    input wire  flush;
+    input wire  en;
+    input wire  last;
+    input wire  [7:0] red;
+    input wire  [7:0] green;
+    input wire  [7:0] blue;
+    output wire  [31:0] frame_crc;
+    output wire  crc_toggle;
+
+    // Update code (wrapper)
+        // CRC-32 (zlib's) of the pixel's bytes red, green, blue, bit 0 first.
+        reg [31:0] running;
+        reg [31:0] held;
+        reg toggle;
+        wire [31:0] next;
+        assign next[0] = running[0] ^ running[8] ^ running[12] ^ running[14] ^ running[15] ^ running[18] ^ running[24] ^ red[0] ^ green[0] ^ green[4] ^ green[6] ^ green[7] ^ blue[2];
+        assign next[1] = running[0] ^ running[1] ^ running[9] ^ running[13] ^ running[15] ^ running[16] ^ running[19] ^ running[25] ^ red[0] ^ red[1] ^ green[1] ^ green[5] ^ green[7] ^ blue[0] ^ blue[3];
+        assign next[2] = running[0] ^ running[1] ^ running[2] ^ running[10] ^ running[14] ^ running[16] ^ running[17] ^ running[20] ^ running[26] ^ red[0] ^ red[1] ^ red[2] ^ green[2] ^ green[6] ^ blue[0] ^ blue[1] ^ blue[4];
+        assign next[3] = running[1] ^ running[2] ^ running[3] ^ running[11] ^ running[15] ^ running[17] ^ running[18] ^ running[21] ^ running[27] ^ red[1] ^ red[2] ^ red[3] ^ green[3] ^ green[7] ^ blue[1] ^ blue[2] ^ blue[5];
+        assign next[4] = running[0] ^ running[2] ^ running[3] ^ running[4] ^ running[12] ^ running[16] ^ running[18] ^ running[19] ^ running[22] ^ running[28] ^ red[0] ^ red[2] ^ red[3] ^ red[4] ^ green[4] ^ blue[0] ^ blue[2] ^ blue[3] ^ blue[6];
+        assign next[5] = running[0] ^ running[1] ^ running[3] ^ running[4] ^ running[5] ^ running[13] ^ running[17] ^ running[19] ^ running[20] ^ running[23] ^ running[29] ^ red[0] ^ red[1] ^ red[3] ^ red[4] ^ red[5] ^ green[5] ^ blue[1] ^ blue[3] ^ blue[4] ^ blue[7];
+        assign next[6] = running[1] ^ running[2] ^ running[4] ^ running[5] ^ running[6] ^ running[8] ^ running[12] ^ running[15] ^ running[20] ^ running[21] ^ running[30] ^ red[1] ^ red[2] ^ red[4] ^ red[5] ^ red[6] ^ green[0] ^ green[4] ^ green[7] ^ blue[4] ^ blue[5];
+        assign next[7] = running[2] ^ running[3] ^ running[5] ^ running[6] ^ running[7] ^ running[9] ^ running[13] ^ running[16] ^ running[21] ^ running[22] ^ running[31] ^ red[2] ^ red[3] ^ red[5] ^ red[6] ^ red[7] ^ green[1] ^ green[5] ^ blue[0] ^ blue[5] ^ blue[6];
+        assign next[8] = running[3] ^ running[4] ^ running[6] ^ running[7] ^ running[8] ^ running[10] ^ running[14] ^ running[17] ^ running[22] ^ running[23] ^ red[3] ^ red[4] ^ red[6] ^ red[7] ^ green[0] ^ green[2] ^ green[6] ^ blue[1] ^ blue[6] ^ blue[7];
+        assign next[9] = running[0] ^ running[4] ^ running[5] ^ running[7] ^ running[9] ^ running[11] ^ running[12] ^ running[14] ^ running[23] ^ red[0] ^ red[4] ^ red[5] ^ red[7] ^ green[1] ^ green[3] ^ green[4] ^ green[6] ^ blue[7];
+        assign next[10] = running[1] ^ running[5] ^ running[6] ^ running[10] ^ running[13] ^ running[14] ^ running[18] ^ red[1] ^ red[5] ^ red[6] ^ green[2] ^ green[5] ^ green[6] ^ blue[2];
+        assign next[11] = running[0] ^ running[2] ^ running[6] ^ running[7] ^ running[11] ^ running[14] ^ running[15] ^ running[19] ^ red[0] ^ red[2] ^ red[6] ^ red[7] ^ green[3] ^ green[6] ^ green[7] ^ blue[3];
+        assign next[12] = running[1] ^ running[3] ^ running[7] ^ running[8] ^ running[12] ^ running[15] ^ running[16] ^ running[20] ^ red[1] ^ red[3] ^ red[7] ^ green[0] ^ green[4] ^ green[7] ^ blue[0] ^ blue[4];
+        assign next[13] = running[0] ^ running[2] ^ running[4] ^ running[8] ^ running[9] ^ running[13] ^ running[16] ^ running[17] ^ running[21] ^ red[0] ^ red[2] ^ red[4] ^ green[0] ^ green[1] ^ green[5] ^ blue[0] ^ blue[1] ^ blue[5];
+        assign next[14] = running[0] ^ running[1] ^ running[3] ^ running[5] ^ running[9] ^ running[10] ^ running[14] ^ running[17] ^ running[18] ^ running[22] ^ red[0] ^ red[1] ^ red[3] ^ red[5] ^ green[1] ^ green[2] ^ green[6] ^ blue[1] ^ blue[2] ^ blue[6];
+        assign next[15] = running[1] ^ running[2] ^ running[4] ^ running[6] ^ running[10] ^ running[11] ^ running[15] ^ running[18] ^ running[19] ^ running[23] ^ red[1] ^ red[2] ^ red[4] ^ red[6] ^ green[2] ^ green[3] ^ green[7] ^ blue[2] ^ blue[3] ^ blue[7];
+        assign next[16] = running[2] ^ running[3] ^ running[5] ^ running[7] ^ running[8] ^ running[11] ^ running[14] ^ running[15] ^ running[16] ^ running[18] ^ running[19] ^ running[20] ^ red[2] ^ red[3] ^ red[5] ^ red[7] ^ green[0] ^ green[3] ^ green[6] ^ green[7] ^ blue[0] ^ blue[2] ^ blue[3] ^ blue[4];
+        assign next[17] = running[0] ^ running[3] ^ running[4] ^ running[6] ^ running[8] ^ running[9] ^ running[12] ^ running[15] ^ running[16] ^ running[17] ^ running[19] ^ running[20] ^ running[21] ^ red[0] ^ red[3] ^ red[4] ^ red[6] ^ green[0] ^ green[1] ^ green[4] ^ green[7] ^ blue[0] ^ blue[1] ^ blue[3] ^ blue[4] ^ blue[5];
+        assign next[18] = running[1] ^ running[4] ^ running[5] ^ running[7] ^ running[9] ^ running[10] ^ running[13] ^ running[16] ^ running[17] ^ running[18] ^ running[20] ^ running[21] ^ running[22] ^ red[1] ^ red[4] ^ red[5] ^ red[7] ^ green[1] ^ green[2] ^ green[5] ^ blue[0] ^ blue[1] ^ blue[2] ^ blue[4] ^ blue[5] ^ blue[6];
+        assign next[19] = running[2] ^ running[5] ^ running[6] ^ running[8] ^ running[10] ^ running[11] ^ running[14] ^ running[17] ^ running[18] ^ running[19] ^ running[21] ^ running[22] ^ running[23] ^ red[2] ^ red[5] ^ red[6] ^ green[0] ^ green[2] ^ green[3] ^ green[6] ^ blue[1] ^ blue[2] ^ blue[3] ^ blue[5] ^ blue[6] ^ blue[7];
+        assign next[20] = running[3] ^ running[6] ^ running[7] ^ running[8] ^ running[9] ^ running[11] ^ running[14] ^ running[19] ^ running[20] ^ running[22] ^ running[23] ^ red[3] ^ red[6] ^ red[7] ^ green[0] ^ green[1] ^ green[3] ^ green[6] ^ blue[3] ^ blue[4] ^ blue[6] ^ blue[7];
+        assign next[21] = running[4] ^ running[7] ^ running[9] ^ running[10] ^ running[14] ^ running[18] ^ running[20] ^ running[21] ^ running[23] ^ red[4] ^ red[7] ^ green[1] ^ green[2] ^ green[6] ^ blue[2] ^ blue[4] ^ blue[5] ^ blue[7];
+        assign next[22] = running[0] ^ running[5] ^ running[10] ^ running[11] ^ running[12] ^ running[14] ^ running[18] ^ running[19] ^ running[21] ^ running[22] ^ red[0] ^ red[5] ^ green[2] ^ green[3] ^ green[4] ^ green[6] ^ blue[2] ^ blue[3] ^ blue[5] ^ blue[6];
+        assign next[23] = running[0] ^ running[1] ^ running[6] ^ running[11] ^ running[12] ^ running[13] ^ running[15] ^ running[19] ^ running[20] ^ running[22] ^ running[23] ^ red[0] ^ red[1] ^ red[6] ^ green[3] ^ green[4] ^ green[5] ^ green[7] ^ blue[3] ^ blue[4] ^ blue[6] ^ blue[7];
+        assign next[24] = running[0] ^ running[1] ^ running[2] ^ running[7] ^ running[8] ^ running[13] ^ running[15] ^ running[16] ^ running[18] ^ running[20] ^ running[21] ^ running[23] ^ red[0] ^ red[1] ^ red[2] ^ red[7] ^ green[0] ^ green[5] ^ green[7] ^ blue[0] ^ blue[2] ^ blue[4] ^ blue[5] ^ blue[7];
+        assign next[25] = running[1] ^ running[2] ^ running[3] ^ running[9] ^ running[12] ^ running[15] ^ running[16] ^ running[17] ^ running[18] ^ running[19] ^ running[21] ^ running[22] ^ red[1] ^ red[2] ^ red[3] ^ green[1] ^ green[4] ^ green[7] ^ blue[0] ^ blue[1] ^ blue[2] ^ blue[3] ^ blue[5] ^ blue[6];
+        assign next[26] = running[2] ^ running[3] ^ running[4] ^ running[10] ^ running[13] ^ running[16] ^ running[17] ^ running[18] ^ running[19] ^ running[20] ^ running[22] ^ running[23] ^ red[2] ^ red[3] ^ red[4] ^ green[2] ^ green[5] ^ blue[0] ^ blue[1] ^ blue[2] ^ blue[3] ^ blue[4] ^ blue[6] ^ blue[7];
+        assign next[27] = running[3] ^ running[4] ^ running[5] ^ running[8] ^ running[11] ^ running[12] ^ running[15] ^ running[17] ^ running[19] ^ running[20] ^ running[21] ^ running[23] ^ red[3] ^ red[4] ^ red[5] ^ green[0] ^ green[3] ^ green[4] ^ green[7] ^ blue[1] ^ blue[3] ^ blue[4] ^ blue[5] ^ blue[7];
+        assign next[28] = running[4] ^ running[5] ^ running[6] ^ running[8] ^ running[9] ^ running[13] ^ running[14] ^ running[15] ^ running[16] ^ running[20] ^ running[21] ^ running[22] ^ red[4] ^ red[5] ^ red[6] ^ green[0] ^ green[1] ^ green[5] ^ green[6] ^ green[7] ^ blue[0] ^ blue[4] ^ blue[5] ^ blue[6];
+        assign next[29] = running[5] ^ running[6] ^ running[7] ^ running[9] ^ running[10] ^ running[14] ^ running[15] ^ running[16] ^ running[17] ^ running[21] ^ running[22] ^ running[23] ^ red[5] ^ red[6] ^ red[7] ^ green[1] ^ green[2] ^ green[6] ^ green[7] ^ blue[0] ^ blue[1] ^ blue[5] ^ blue[6] ^ blue[7];
+        assign next[30] = running[6] ^ running[7] ^ running[10] ^ running[11] ^ running[12] ^ running[14] ^ running[16] ^ running[17] ^ running[22] ^ running[23] ^ red[6] ^ red[7] ^ green[2] ^ green[3] ^ green[4] ^ green[6] ^ blue[0] ^ blue[1] ^ blue[6] ^ blue[7];
+        assign next[31] = running[7] ^ running[11] ^ running[13] ^ running[14] ^ running[17] ^ running[23] ^ red[7] ^ green[3] ^ green[5] ^ green[6] ^ blue[1] ^ blue[7];
+        initial begin
+            running = 32'hffffffff;
+            held = 32'h0;
+            toggle = 1'b0;
+        end
+        always @(posedge clock) begin
+            if (flush) begin
+                running <= 32'hffffffff;
+                held <= 32'h0;
+                toggle <= 1'b0;
+            end else if (en) begin
+                if (last) begin
+                    running <= 32'hffffffff;
+                    held <= ~next;
+                    toggle <= ~toggle;
+                end else begin
+                    running <= next;
+                end
+            end
+        end
+        assign frame_crc = held;
+        assign crc_toggle = toggle;
+endmodule // tilerast_video_out_ulx3s__display_crc

@@ -7,7 +7,8 @@
 //! the host sends four primitives of the default scene and the frame's end token; the frame top
 //! renders them through the double buffer into the SDRAM chip model, the buffers swap at
 //! vertical blank, and the last video frame decoded from the RTL's TMDS characters is golden's
-//! render, pixel for pixel, as the golden board top's run shows it; and the planted bug of
+//! render, pixel for pixel, as the golden board top's run shows it, and the display CRC the
+//! RTL brought into the GPU clock is that picture's; and the planted bug of
 //! `cosim/build/mutation.rs` (the request crossing without its synchroniser) is caught at the
 //! step and port predicted from the model with the same bug.
 
@@ -54,6 +55,10 @@ fn the_board_top_shows_golden_s_render_ulx3s() {
     assert_eq!(wrong, 0, "pixels unlike golden's render");
     let distinct: std::collections::BTreeSet<[u8; 3]> = last.rgb.iter().copied().collect();
     assert!(distinct.len() > 3, "a picture, not a blank screen");
+    // The display CRC at the GPU clock (the RTL's equalled the model's on every step) is the
+    // CRC of the picture the RTL's lanes decoded to.
+    let crc = tilerast_golden::protocol::display_crc(last.rgb.iter().copied());
+    assert_eq!(ls.model.frame_crc().0, crc, "the display CRC at the GPU clock");
     assert_eq!(a.done.len(), 1, "one frame done: {a:?}");
     assert_eq!(a.beats_taken, beats.len() as u64, "every beat taken");
     assert!(a.shown_changes >= 1 && a.map_error_steps == 0, "{a:?}");

@@ -1055,15 +1055,32 @@ pub fn run_block(
     out: &mut dyn Write,
 ) -> Result<PostsimSummary, FlowError> {
     let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
-    let dir = root.join(format!("target/fpga/postsim-{stage}-{preset}-{}", board.device));
-    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
-    let share = yosys_share()?;
     let rtl = crate::rtl_sources(root, &format!("tilerast_{stage}_{preset}"))?;
     let desc = tilerast_cosim::blocks::block_desc(preset, stage)
         .ok_or_else(|| FlowError(format!("--preset: no port table for {preset}/{stage} (not verilated)")))?;
+    run_block_sources(root, &format!("{stage}-{preset}"), &rtl, desc, board, runs, out)
+}
+
+/// [`run_block`] on the Verilog `rtl` (dependencies first, the block's own file last: the
+/// module `desc.module` with `desc`'s ports, e.g. a block generated at other parameters than
+/// `rtl-out/`'s), in `target/fpga/postsim-<name>-<device>/`.
+pub fn run_block_sources(
+    root: &Path,
+    name: &str,
+    rtl: &[PathBuf],
+    desc: &tilerast_cosim::blocks::BlockDesc,
+    board: &crate::Board,
+    runs: &[BlockVectors],
+    out: &mut dyn Write,
+) -> Result<PostsimSummary, FlowError> {
+    let root = &root.canonicalize().map_err(|e| FlowError::at(root.display(), e))?;
+    let dir = root.join(format!("target/fpga/postsim-{name}-{}", board.device));
+    std::fs::create_dir_all(&dir).map_err(|e| FlowError::at(dir.display(), e))?;
+    let share = yosys_share()?;
+    let stage = desc.stage;
     let top = desc.module;
     let t = std::time::Instant::now();
-    let net = synth_netlist(root, &dir, board.family, board.device, &rtl, top, out)?;
+    let net = synth_netlist(root, &dir, board.family, board.device, rtl, top, out)?;
     let synth_secs = t.elapsed().as_secs_f64();
     let (defs, cells) = cell_models(board.family, &share, root, &dir)?;
     let adapter = dir.join(format!("{stage}_adapter.v"));

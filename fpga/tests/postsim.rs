@@ -627,6 +627,85 @@ fn video_out_netlist_matches_golden_every_cycle_ecp5() {
     assert_eq!(r.runs[0].1.cycles, cycles);
 }
 
+/// The video output generated at the small test mode (8 × 3 active, 90 clocks a frame) in
+/// place of 640×480, as the ULX3S flow synthesizes it, gate by gate against `VideoOutCycle`
+/// on every cycle: 2 000 cycles are 22 whole frames, so the counters wrap and the display CRC
+/// (`frame_crc`, `crc_toggle`), which the 640×480 run above never reaches the end of a frame
+/// for, loads about twenty times, with underruns (gaps), back-pressure and a flush.
+#[test]
+fn video_out_at_the_test_mode_netlist_matches_golden_every_cycle_ecp5() {
+    use tilerast_cosim::blocks::{block_desc, lockstep_vectors};
+    use tilerast_golden::streams::{ports, VideoPixel};
+    use tilerast_golden::video_out::{VideoOutCycle, TEST_MODE};
+    use tilerast_verif::lockstep::{BlockRun, BlockStim, Lockstep};
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let root = repo_root();
+    let desc = block_desc(b.name, "video_out").unwrap();
+    // The block's file list with its own file generated at the test mode (same module, ports).
+    let mut rtl = tilerast_fpga::rtl_sources(&root, desc.module).unwrap();
+    let d = dir("video_out_test_mode");
+    let own = d.join(format!("{}.v", desc.module));
+    std::fs::write(&own, tilerast_hw::video_out::verilog(&TEST_MODE, desc.module)).unwrap();
+    *rtl.last_mut().unwrap() = own;
+    let cycles = 2_000u64;
+    let pixels: Vec<VideoPixel> = (0..4096u32)
+        .map(|i| VideoPixel {
+            red: (i * 7) as u8,
+            green: (i >> 3) as u8 ^ 0x5a,
+            blue: (i * 13 + 1) as u8,
+        })
+        .collect();
+    let stim = BlockStim {
+        seed: 0x7e57,
+        cycles,
+        gap_pct: 2,
+        ready_pct: 95,
+        stall_permille: 5,
+        stall_len: (3, 20),
+        flush_at: vec![1_001],
+        ..BlockStim::default()
+    };
+    let mut ls = Lockstep::new(
+        VideoOutCycle::new(TEST_MODE),
+        stim.bench::<ports::VideoPixel, ports::DviWord>(&pixels),
+    );
+    // The display CRC's loads (toggle flips) and the values it held, watched on the model.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new((0u32, false, std::collections::BTreeSet::new())));
+    let watched = seen.clone();
+    ls.watch = Some(Box::new(move |_, m: &VideoOutCycle| {
+        let (crc, toggle) = m.frame_crc();
+        let mut w = watched.lock().unwrap();
+        w.0 += u32::from(toggle != w.1);
+        w.1 = toggle;
+        w.2.insert(crc);
+    }));
+    let (inp, exp) = lockstep_vectors(b.name, &mut ls, cycles).unwrap_or_else(|e| panic!("{e}"));
+    let run = BlockRun::<tilerast_golden::streams::DviWord>::of::<ports::VideoPixel, ports::DviWord>(&ls.bench, cycles);
+    assert!(
+        run.accepted > 300 && run.flushes == 1,
+        "{} {}",
+        run.accepted,
+        run.outputs.len()
+    );
+    let (loads, _, values) = &*seen.lock().unwrap();
+    assert!(
+        *loads >= 15 && values.len() >= 10,
+        "{loads} loads, {} values",
+        values.len()
+    );
+    let runs = [postsim::BlockVectors {
+        name: format!("{} video_out at the test mode, {cycles} cycles", b.name),
+        inp,
+        exp,
+        transfers: run.outputs.len() as u64,
+    }];
+    let mut log = Vec::new();
+    let r = postsim::run_block_sources(&root, "video_out-test-mode", &rtl, desc, b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(r.runs[0].1.cycles, cycles);
+}
+
 /// The board memory arbiter of the ULX3S (`rtl-out/tilerast_mem_arbiter_ulx3s.v`: the
 /// scan-out first, 8 read tags in the shared ring FIFO) as the ULX3S flow synthesizes it, gate
 /// by gate against `MemArbiterCycle`'s port words on every cycle: 20 000 cycles on the shared

@@ -30,6 +30,12 @@
 //! synchronisers ([`Synchroniser`], the same flops; both in [`crate::crossing`]): the GPU port's requests and answers, the line buffer,
 //! `front` (which buffer to show), `shown` (the buffer the scan-out latched at its start) and
 //! `vblank`, whose rising edge starts the scan-out.
+//!
+//! **Display CRC.** The video output's `frame_crc` (the CRC of the last whole video frame,
+//! [`crate::protocol::display_crc`]) comes into the GPU clock as a toggle and a bus: the
+//! toggle through [`SYNC_FLOPS`] GPU-clock flops, then `crc_toggle` (the synchroniser's output
+//! one GPU edge ago); at a GPU edge where they differ, `frame_crc` loads the video output's
+//! value, which has not changed since the toggle flipped (it changes once per video frame).
 
 use crate::board::FrameBoard;
 pub use crate::crossing::{Crossing, Synchroniser, SYNC_FLOPS};
@@ -292,6 +298,8 @@ crate::block_signature! {
             underrun: bool,
             error: bool,
             map_error: bool,
+            frame_crc: UBits<32>,
+            crc_toggle: bool,
         }
     }
 }
@@ -319,6 +327,11 @@ pub struct BoardTopCycle {
     shown: bool,
     /// `shown` at the GPU clock.
     shown_at_gpu: Synchroniser<bool>,
+    /// The display CRC's toggle at the GPU clock, its value one GPU edge ago, and the CRC it
+    /// brought (see the module header).
+    crc_toggle_at_gpu: Synchroniser<bool>,
+    crc_toggle: bool,
+    frame_crc: u32,
 }
 
 impl BoardTopCycle {
@@ -340,12 +353,20 @@ impl BoardTopCycle {
             front_at_start: false,
             shown: false,
             shown_at_gpu: Synchroniser::new(),
+            crc_toggle_at_gpu: Synchroniser::new(),
+            crc_toggle: false,
+            frame_crc: 0,
         })
     }
 
     /// The buffer on the screen (the scan-out's last start latched it).
     pub fn shown(&self) -> bool {
         self.shown
+    }
+
+    /// The display CRC at the GPU clock and its toggle (see the module header).
+    pub fn frame_crc(&self) -> (u32, bool) {
+        (self.frame_crc, self.crc_toggle)
     }
 
     /// The host's beat is taken (the frame top's `in_ready`; an end token also needs room
@@ -397,6 +418,8 @@ impl BlockModel for BoardTopCycle {
             underrun: d.underrun,
             error: d.error,
             map_error: self.double_buffer.error(),
+            frame_crc: UBits::new(u64::from(self.frame_crc)),
+            crc_toggle: self.crc_toggle,
         }
     }
 
@@ -405,6 +428,7 @@ impl BlockModel for BoardTopCycle {
         let (requests_written, requests_read) = self.requests.pointers();
         let (answers_written, answers_read) = self.answers.pointers();
         let (front, shown) = (self.double_buffer.front(), self.shown);
+        let (display_crc, display_crc_toggle) = self.display.video_out.frame_crc();
         // The memory clock's edge.
         let di = self.display_in(i);
         let d = self.display.outputs(&di);
@@ -455,6 +479,11 @@ impl BlockModel for BoardTopCycle {
                 .write_edge((out_valid && out_ready).then_some(out), requests_read, false);
             self.answers.read_edge(answer_taken, answers_written, false);
             self.shown_at_gpu.clock(shown);
+            if self.crc_toggle_at_gpu.out() != self.crc_toggle {
+                self.frame_crc = display_crc;
+            }
+            self.crc_toggle = self.crc_toggle_at_gpu.out();
+            self.crc_toggle_at_gpu.clock(display_crc_toggle);
         }
     }
 }

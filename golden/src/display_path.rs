@@ -22,7 +22,9 @@
 //! `base`: the framebuffer the next walk shows (byte address, latched at the walk's start);
 //! `dq_in` and the SDRAM pins (registered, the controller's); `started` (a walk started at the
 //! last memory edge: the buffer at `base` is the one shown), `underrun` (sticky: an active pixel
-//! clock found the line buffer empty), `error` (the controller's, sticky).
+//! clock found the line buffer empty), `error` (the controller's, sticky), `frame_crc` and
+//! `crc_toggle` (the video output's display CRC of the last whole video frame, pixel-clock
+//! registers).
 //!
 //! **Timing contract.** The blocks' own ([`crate::mem_arbiter`], [`crate::sdram_controller`],
 //! [`crate::scan_out`], [`crate::crossing`], [`crate::video_out`]), wired as below; the
@@ -77,6 +79,8 @@ crate::block_signature! {
             started: bool,
             underrun: bool,
             error: bool,
+            frame_crc: UBits<32>,
+            crc_toggle: bool,
         }
     }
 }
@@ -175,6 +179,8 @@ impl BlockModel for DisplayPathCycle {
             started: self.started,
             underrun: self.video_out.underrun(),
             error: self.sdram.error(),
+            frame_crc: UBits::new(u64::from(self.video_out.frame_crc().0)),
+            crc_toggle: self.video_out.frame_crc().1,
         }
     }
 

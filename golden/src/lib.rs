@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod counters;
+pub mod crc;
 pub mod cycle;
 pub mod frame;
 pub mod prim;

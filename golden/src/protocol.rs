@@ -180,41 +180,9 @@ pub fn load_frames(cmds: &[Cmd], per_frame: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Running CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, initial value all ones, final
-/// complement) over a *bit* stream, least significant bit first. Over whole bytes it equals
-/// zlib's `crc32`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Crc32(pub u32);
-
-impl Default for Crc32 {
-    fn default() -> Self {
-        Crc32(0xffff_ffff)
-    }
-}
-
-impl Crc32 {
-    /// Feed the low `n` bits of `v`, bit 0 first.
-    pub fn bits(&mut self, v: u64, n: u32) {
-        for i in 0..n {
-            let b = (v >> i) as u32 & 1;
-            let x = (self.0 ^ b) & 1;
-            self.0 >>= 1;
-            if x == 1 {
-                self.0 ^= 0xEDB8_8320;
-            }
-        }
-    }
-    /// Feed whole bytes.
-    pub fn bytes(&mut self, d: &[u8]) {
-        for &b in d {
-            self.bits(b as u64, 8);
-        }
-    }
-    /// The CRC value (final complement applied).
-    pub fn value(&self) -> u32 {
-        !self.0
-    }
-}
+/// The CRC-32 of the RESULT and FRAME RESULT frames (its own module: the video output's
+/// display CRC uses it too).
+pub use crate::crc::Crc32;
 
 /// What a RUN reports (RESULT payload).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -1030,19 +998,6 @@ pub mod uart {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc_matches_the_check_value() {
-        // The standard CRC-32 check value of "123456789".
-        let mut c = Crc32::default();
-        c.bytes(b"123456789");
-        assert_eq!(c.value(), 0xCBF4_3926);
-        // Bit-wise feeding equals byte-wise feeding.
-        let mut d = Crc32::default();
-        d.bits(u64::from_le_bytes(*b"12345678"), 64);
-        d.bits(b'9' as u64, 8);
-        assert_eq!(d.value(), 0xCBF4_3926);
-    }
 
     #[test]
     fn cmd_record_round_trips() {

@@ -13,14 +13,20 @@
 //!  inp ─────►│ taken when de ──► red/green/blue bytes ─► 3 × TmdsEncoderCycle ─────┼─► out
 //!  (a pixel) │ de ∧ ¬in_valid ─► black, underrun ← 1 (sticky)      (blue: syncs)   │  (3 characters)
 //!            │ y ≥ v_active ───► vblank                                            │
+//!            │ bytes sent ─► CRC-32 ─(last active pixel)─► frame_crc, crc_toggle   │
 //!            └─────────────────────────────────────────────────────────────────────┘
 //! ```
 //!
 //! The convention of the link (where the porches and syncs are, which channel carries the
 //! syncs, the polarity) is [`crate::video`]'s, stated once there; [`crate::video::DviLink`] is
 //! the reference this block's words equal (`golden/tests/video_out_cycle.rs`).
+//!
+//! The display CRC (`frame_crc`) is what the frame top's FRAME RESULT reports
+//! ([`crate::protocol::display_crc`] of the picture on the screen): computed where the pixels
+//! leave for the screen, so it covers the whole path from the SDRAM, underruns included.
 
-use crate::cycle::{BlockModel, CycleModel, Offer};
+use crate::crc::Crc32;
+use crate::cycle::{BlockModel, CycleModel, Offer, UBits};
 use crate::streams::{DviWord, TmdsIn, VideoPixel};
 use crate::tmds_encoder::TmdsEncoderCycle;
 use crate::video::VideoMode;
@@ -44,8 +50,15 @@ use crate::video::VideoMode;
 ///   clock taken at the last `adv` edge (latency 1). `out_valid` is low after `new` or a
 ///   flush until the first edge. The payload when not valid is 0.
 /// * **vblank.** y ≥ `v_active` (the counters' line is a blanking line), from registers.
+/// * **Display CRC.** A CRC-32 register ([`Crc32`], zlib's, all ones at the start) takes, at
+///   every `adv` edge in active video, the bytes sent: red, green, blue (the pixel, or black
+///   at an underrun). At the edge of the frame's last active pixel, (x, y) = (`h_active` − 1,
+///   `v_active` − 1), its value with that pixel (final complement applied) loads `frame_crc`,
+///   `crc_toggle` flips and the register restarts. So `frame_crc` is
+///   [`crate::protocol::display_crc`] of the last whole video frame sent, and stays for a whole
+///   frame; both are registers.
 /// * **Flush.** Every register to its `new` value (counters (0, 0), disparities 0,
-///   `underrun` 0, `out_valid` 0).
+///   `underrun` 0, `out_valid` 0, the CRC register all ones, `frame_crc` 0, `crc_toggle` 0).
 #[derive(Clone, Debug)]
 pub struct VideoOutCycle {
     mode: VideoMode,
@@ -53,6 +66,13 @@ pub struct VideoOutCycle {
     y: u32,
     encoders: [TmdsEncoderCycle; 3],
     underrun: bool,
+    /// The running CRC of this frame's active pixels so far.
+    crc: Crc32,
+    /// The CRC of the last whole frame, and the toggle that flips when it loads.
+    frame_crc: u32,
+    crc_toggle: bool,
+    /// A planted bug for the CRC's mutant: bit `n` of the red byte not fed.
+    crc_bug: Option<u32>,
     /// A planted bug for the mutant's prediction: bit `n` of every encoder's disparity
     /// inverted at each active edge ([`VideoOutCycle::plant_disparity_bug`]).
     disparity_bug: Option<u32>,
@@ -66,6 +86,10 @@ impl VideoOutCycle {
             y: 0,
             encoders: Default::default(),
             underrun: false,
+            crc: Crc32::default(),
+            frame_crc: 0,
+            crc_toggle: false,
+            crc_bug: None,
             disparity_bug: None,
         }
     }
@@ -87,6 +111,16 @@ impl VideoOutCycle {
     /// Some pixel was missing at its clock since the last flush.
     pub fn underrun(&self) -> bool {
         self.underrun
+    }
+
+    /// The display CRC of the last whole video frame sent, and its toggle (see the contract).
+    pub fn frame_crc(&self) -> (u32, bool) {
+        (self.frame_crc, self.crc_toggle)
+    }
+
+    /// The CRC mutant's model: bit `bit` of the red byte is fed as 0.
+    pub fn plant_crc_bug(&mut self, bit: u32) {
+        self.crc_bug = Some(bit);
     }
 
     /// The mutant's model: every encoder's disparity register loads with bit `bit` inverted
@@ -119,6 +153,7 @@ impl CycleModel for VideoOutCycle {
         if flush {
             *self = Self {
                 disparity_bug: self.disparity_bug,
+                crc_bug: self.crc_bug,
                 ..Self::new(self.mode)
             };
             return;
@@ -139,6 +174,15 @@ impl CycleModel for VideoOutCycle {
             let enc_in = TmdsIn { data, de: t.de, ctrl };
             CycleModel::clock(&mut self.encoders[ch], true, &enc_in, out_ready, false);
         }
+        if t.de {
+            let red = pixel.red & !self.crc_bug.map_or(0, |b| 1u8 << b);
+            self.crc.bytes(&[red, pixel.green, pixel.blue]);
+            if self.x + 1 == self.mode.h_active && self.y + 1 == self.mode.v_active {
+                self.frame_crc = self.crc.value();
+                self.crc_toggle = !self.crc_toggle;
+                self.crc = Crc32::default();
+            }
+        }
         if let (Some(bit), true) = (self.disparity_bug, t.de) {
             for e in &mut self.encoders {
                 e.invert_disparity_bit(bit);
@@ -157,12 +201,13 @@ impl CycleModel for VideoOutCycle {
 
 crate::block_signature! {
     /// video_out's ports: the picture's pixels in (taken in active video), each pixel clock's
-    /// three TMDS characters out, `vblank` (the counters are in vertical blanking) and the
-    /// sticky `underrun`.
+    /// three TMDS characters out, `vblank` (the counters are in vertical blanking), the
+    /// sticky `underrun`, and the display CRC of the last whole frame sent (`frame_crc`) with
+    /// its `crc_toggle`.
     pub VideoOut "video_out" {
         takes { inp: VideoPixel }
         sends { out: DviWord }
-        outs { vblank: bool, underrun: bool }
+        outs { vblank: bool, underrun: bool, frame_crc: UBits<32>, crc_toggle: bool }
     }
 }
 
@@ -180,6 +225,8 @@ impl BlockModel for VideoOutCycle {
             out: Offer::new(v, w),
             vblank: self.vblank(),
             underrun: self.underrun,
+            frame_crc: UBits::new(u64::from(self.frame_crc)),
+            crc_toggle: self.crc_toggle,
         }
     }
     fn clock(&mut self, i: &VideoOutIn) {

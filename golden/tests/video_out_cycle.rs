@@ -116,6 +116,53 @@ fn a_missing_pixel_goes_out_black_and_raises_underrun_at_its_clock() {
     assert!(!m.underrun() && m.position() == (0, 0) && !m.out().0);
 }
 
+/// `frame_crc` loads once per video frame, at the edge of its last active pixel, with
+/// `protocol::display_crc` of the picture that frame sent, a black (missing) pixel included.
+#[test]
+fn frame_crc_is_the_display_crc_of_each_whole_frame_sent() {
+    use tilerast_golden::protocol::display_crc;
+    let mode = TEST_MODE;
+    let f = mode.frame_clocks();
+    assert_eq!((mode.h_total(), f), (15, 90));
+    let crc_of =
+        |black: Option<(u32, u32)>| {
+            display_crc((0..mode.v_active).flat_map(|y| {
+                (0..mode.h_active).map(move |x| if black == Some((x, y)) { [0; 3] } else { picture(x, y) })
+            }))
+        };
+    let (clean, holed) = (crc_of(None), crc_of(Some((5, 1))));
+    assert_ne!(clean, holed);
+    let mut m = VideoOutCycle::new(mode);
+    let mut loads = Vec::new();
+    let mut toggle = false;
+    let mut active = 0u64;
+    for cycle in 0..3 * f + 2 {
+        let (crc, t) = m.frame_crc();
+        if t != toggle {
+            loads.push((cycle, crc));
+            toggle = t;
+        }
+        let (x, y) = m.position();
+        // Pixel (5, 1) of the second frame is missing: it goes out black.
+        let valid = active != u64::from(mode.h_active * mode.v_active) + 13;
+        if m.in_ready(true) {
+            active += 1;
+        }
+        m.clock(
+            valid,
+            &pixel(picture(x % mode.h_active, y % mode.v_active)),
+            true,
+            false,
+        );
+    }
+    // The last active pixel, (7, 2), is clock 2 · 15 + 7 = 37 of each frame; its edge loads
+    // the CRC, seen from the next cycle.
+    assert_eq!(loads, vec![(38, clean), (38 + f, holed), (38 + 2 * f, clean)]);
+    // A flush clears both.
+    m.clock(false, &VideoPixel::default(), true, true);
+    assert_eq!(m.frame_crc(), (0, false));
+}
+
 #[test]
 fn a_stalled_output_holds_the_timing() {
     let mode = TEST_MODE;

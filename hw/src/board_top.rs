@@ -13,7 +13,9 @@
 //! top runs from its power-up state); `in_valid`/`in_ready` + `inp` (the host's beats at the GPU
 //! clock: primitives, then the frame's end token with its background); `tmds_valid`/
 //! `tmds_ready` + `tmds`; `dq_in` and the SDRAM pins; `done_valid`, `done_frame`, `front`,
-//! `shown`, `underrun`, `error`, `map_error`.
+//! `shown`, `underrun`, `error`, `map_error`; `frame_crc` and `crc_toggle` (the display CRC
+//! at the GPU clock: the video output's toggle through two GPU-clock flops and one more, the
+//! bus loaded when the last two differ, unchanged since the toggle flipped).
 //!
 //! ```text
 //!   gpu_clock                                          │ clock (memory)              │ pixel_clock
@@ -22,6 +24,7 @@
 //!   frame.done ─► double_buffer.done                   │  base ◄ front (2 flops) ◄═══╪═ double_buffer.front
 //!   double_buffer.shown ◄═ 2 flops ═════════════════════╪═ shown ◄ started           │
 //!                                                      │  display_path ═════════════╪═► tmds
+//!   frame_crc ◄─ load when toggles differ ◄═ 2 flops ══╪════════════════════════════╪═ crc_toggle, frame_crc
 //! ```
 
 use crate::crossing::Crossing;
@@ -73,6 +76,8 @@ pub struct BoardTop {
     pub underrun: Signal<Out, Bit>,
     pub error: Signal<Out, Bit>,
     pub map_error: Signal<Out, Bit>,
+    pub frame_crc: Signal<Out, Bits<32>>,
+    pub crc_toggle: Signal<Out, Bit>,
     frame: Frame,
     double_buffer: DoubleBuffer,
     /// The GPU port's requests (address 32, write 1, wdata 32, be 4 bits) and answers.
@@ -88,6 +93,12 @@ pub struct BoardTop {
     shown_reg: DFF<Bit>,
     shown_sync1: DFF<Bit>,
     shown_sync2: DFF<Bit>,
+    /// The display CRC's toggle through two GPU-clock flops and its value one GPU edge ago;
+    /// the CRC it brought (GPU clock).
+    crc_sync1: DFF<Bit>,
+    crc_sync2: DFF<Bit>,
+    crc_toggle_reg: DFF<Bit>,
+    frame_crc_reg: DFF<Bits<32>>,
     /// The host's beat may go to the frame top (an end token also needs the double buffer's
     /// room for its background).
     host_valid: Signal<Local, Bit>,
@@ -133,6 +144,8 @@ impl BoardTop {
             underrun: Default::default(),
             error: Default::default(),
             map_error: Default::default(),
+            frame_crc: Default::default(),
+            crc_toggle: Default::default(),
             frame: Frame::try_new(&cfg)?,
             double_buffer: DoubleBuffer::new(&map),
             requests: Crossing::new(false),
@@ -144,6 +157,10 @@ impl BoardTop {
             shown_reg: Default::default(),
             shown_sync1: Default::default(),
             shown_sync2: Default::default(),
+            crc_sync1: Default::default(),
+            crc_sync2: Default::default(),
+            crc_toggle_reg: Default::default(),
+            frame_crc_reg: Default::default(),
             host_valid: Default::default(),
             c_buffer0: k(u64::from(map.buffers[0])),
             c_buffer1: k(u64::from(map.buffers[1])),
@@ -213,6 +230,8 @@ impl BoardTop {
             ("underrun", self.underrun.val() as u64),
             ("error", self.error.val() as u64),
             ("map_error", self.map_error.val() as u64),
+            ("frame_crc", self.frame_crc.val().index() as u64),
+            ("crc_toggle", self.crc_toggle.val() as u64),
         ]
     }
 }
@@ -223,6 +242,10 @@ impl Logic for BoardTop {
         dff_setup!(self, clock, front_sync1, front_sync2, front_at_start, shown_reg);
         self.shown_sync1.clock.next = self.gpu_clock.val();
         self.shown_sync2.clock.next = self.gpu_clock.val();
+        self.crc_sync1.clock.next = self.gpu_clock.val();
+        self.crc_sync2.clock.next = self.gpu_clock.val();
+        self.crc_toggle_reg.clock.next = self.gpu_clock.val();
+        self.frame_crc_reg.clock.next = self.gpu_clock.val();
         self.frame.clock.next = self.gpu_clock.val();
         self.double_buffer.clock.next = self.gpu_clock.val();
         self.requests.write_clock.next = self.gpu_clock.val();
@@ -285,6 +308,17 @@ impl Logic for BoardTop {
         self.done_frame.next = self.frame.done_frame.val();
         self.front.next = self.double_buffer.front.val();
         self.map_error.next = self.double_buffer.error.val();
+        // The display CRC into the GPU clock: its bus changes once per video frame, with the
+        // toggle, so it is stable when the synchronised toggle shows the change.
+        self.crc_sync1.d.next = self.display.crc_toggle.val();
+        self.crc_sync2.d.next = self.crc_sync1.q.val();
+        self.crc_toggle_reg.d.next = self.crc_sync2.q.val();
+        self.frame_crc_reg.d.next = self.frame_crc_reg.q.val();
+        if self.crc_sync2.q.val() ^ self.crc_toggle_reg.q.val() {
+            self.frame_crc_reg.d.next = self.display.frame_crc.val();
+        }
+        self.frame_crc.next = self.frame_crc_reg.q.val();
+        self.crc_toggle.next = self.crc_toggle_reg.q.val();
 
         // ---- the memory clock: the crossings' other sides, the display path ----
         self.display.in_valid.next = self.requests.readable.val();
@@ -345,7 +379,7 @@ pub fn verilog(board: &'static Board, name: &str) -> String {
 /// The board top's row of [`crate::FRAME_BOARD_BLOCKS`].
 pub const BOARD_FILE: crate::FrameBoardBlock = crate::FrameBoardBlock {
     role: "the board top's logic in its three clocks: the frame top and the double buffer (GPU clock), the GPU \
-           port's crossings, the display path (memory and pixel clocks), front and shown synchronised",
+           port's crossings, the display path (memory and pixel clocks), front, shown and the display CRC synchronised",
     sig: <tilerast_golden::board_top::BoardTopPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     rtl_file,
     made_from: |f| f.preset,
@@ -366,7 +400,7 @@ pub fn rtl_file(board: &Board) -> Option<String> {
          // Ports: clock (memory), gpu_clock, pixel_clock, flush (unused); in_valid/in_ready + inp (the host's\n\
          // beats, GPU clock), tmds_valid/tmds_ready + tmds (blue, green, red; pixel clock); dq_in (in); cs_n,\n\
          // ras_n, cas_n, we_n, ba, sdram_addr, dqm, dq_out, dq_oe, done_valid, done_frame, front, shown,\n\
-         // underrun, error, map_error (out)\n//\n{}",
+         // underrun, error, map_error, frame_crc, crc_toggle (out)\n//\n{}",
         board.name,
         board.title,
         f.preset,

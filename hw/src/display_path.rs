@@ -14,7 +14,8 @@
 //! clock's three characters); `base` (the framebuffer the next walk shows); `dq_in` and the
 //! SDRAM pins (`cs_n`, `ras_n`, `cas_n`, `we_n`, `ba`, `sdram_addr`, `dqm`, `dq_out`, `dq_oe`;
 //! registers of the controller); `started` (a walk started at the last edge), `underrun`,
-//! `error` (sticky).
+//! `error` (sticky); `frame_crc` and `crc_toggle` (the video output's display CRC, pixel
+//! clock).
 //!
 //! **Latency and throughput.** The GPU port's: the arbiter's (its request goes to the
 //! controller in the cycle it is offered when the scan-out offers none; answers in order, the
@@ -74,6 +75,8 @@ pub struct DisplayPath {
     pub started: Signal<Out, Bit>,
     pub underrun: Signal<Out, Bit>,
     pub error: Signal<Out, Bit>,
+    pub frame_crc: Signal<Out, Bits<32>>,
+    pub crc_toggle: Signal<Out, Bit>,
     arbiter: MemArbiter,
     sdram: SdramController,
     scan_out: ScanOut,
@@ -122,6 +125,8 @@ impl DisplayPath {
             started: Default::default(),
             underrun: Default::default(),
             error: Default::default(),
+            frame_crc: Default::default(),
+            crc_toggle: Default::default(),
             arbiter: MemArbiter::default(),
             sdram: SdramController::for_frame_board(f),
             scan_out: ScanOut::new(scan),
@@ -188,7 +193,8 @@ impl DisplayPath {
         p
     }
 
-    /// The further outputs (the pins, `started`, `underrun`, `error`), in the signature's order.
+    /// The further outputs (the pins, `started`, `underrun`, `error`, the display CRC), in the
+    /// signature's order.
     pub fn extra_outs(&self) -> Vec<(&'static str, u64)> {
         vec![
             ("cs_n", self.cs_n.val() as u64),
@@ -203,6 +209,8 @@ impl DisplayPath {
             ("started", self.started.val() as u64),
             ("underrun", self.underrun.val() as u64),
             ("error", self.error.val() as u64),
+            ("frame_crc", self.frame_crc.val().index() as u64),
+            ("crc_toggle", self.crc_toggle.val() as u64),
         ]
     }
 }
@@ -307,6 +315,8 @@ impl Logic for DisplayPath {
         self.tmds.green.next = self.video_out.out.green.val();
         self.tmds.red.next = self.video_out.out.red.val();
         self.underrun.next = self.video_out.underrun.val();
+        self.frame_crc.next = self.video_out.frame_crc.val();
+        self.crc_toggle.next = self.video_out.crc_toggle.val();
 
         // ---- vblank into the memory clock ----
         self.vblank_sync1.d.next = self.video_out.vblank.val() & !self.flush.val();
@@ -346,7 +356,7 @@ pub fn rtl_file(board: &Board) -> Option<String> {
          // Ports: clock (memory), pixel_clock, flush; in_valid/in_ready + inp (the GPU port's requests),\n\
          // out_valid/out_ready + out (its answers), tmds_valid/tmds_ready + tmds (blue, green, red);\n\
          // base, dq_in (in); cs_n, ras_n, cas_n, we_n, ba, sdram_addr, dqm, dq_out, dq_oe, started,\n\
-         // underrun, error (out)\n//\n{}",
+         // underrun, error, frame_crc, crc_toggle (out)\n//\n{}",
         board.name,
         board.title,
         f.sdram.name,

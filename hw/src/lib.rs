@@ -20,6 +20,7 @@ pub mod blender;
 pub mod board_memory;
 pub mod board_top;
 pub mod colour_buffer;
+pub mod crc;
 pub mod crossing;
 pub mod display_path;
 pub mod double_buffer;

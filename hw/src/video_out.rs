@@ -29,11 +29,14 @@
 //! Parameters: the video mode (a column of the board table's frame row); every total up to
 //! 4096 clocks.
 
+use crate::crc::DisplayCrc;
 use crate::emit;
 use crate::tmds_encoder::TmdsEncoder;
 use crate::util::k;
 use rust_hdl::prelude::*;
 use tilerast_golden::board::Board;
+// Named by the signature (`outs { frame_crc: UBits<32> }`), which the stream macro expands here.
+use tilerast_golden::cycle::UBits;
 use tilerast_golden::video::VideoMode;
 
 /// The stage name (module `tilerast_video_out_<board>`).
@@ -49,6 +52,9 @@ tilerast_golden::video_out_streams! { crate::streams::stream_block;
         c_h_last: Constant<Bits<12>>,
         /// The same for lines.
         c_v_active: Constant<Bits<12>>,
+        /// The frame's last active pixel: h_active − 1, v_active − 1.
+        c_h_active_last: Constant<Bits<12>>,
+        c_v_active_last: Constant<Bits<12>>,
         c_v_sync_start: Constant<Bits<12>>,
         c_v_sync_end: Constant<Bits<12>>,
         c_v_last: Constant<Bits<12>>,
@@ -79,6 +85,8 @@ tilerast_golden::video_out_streams! { crate::streams::stream_block;
         blue: TmdsEncoder,
         green: TmdsEncoder,
         red: TmdsEncoder,
+        /// The display CRC of the bytes the encoders take in active video.
+        display_crc: DisplayCrc,
     }
 }
 
@@ -103,11 +111,15 @@ impl VideoOut {
             out: Default::default(),
             vblank: Default::default(),
             underrun: Default::default(),
+            frame_crc: Default::default(),
+            crc_toggle: Default::default(),
             c_h_active: k(u64::from(mode.h_active)),
             c_h_sync_start: k(u64::from(h_sync)),
             c_h_sync_end: k(u64::from(h_sync + mode.h_sync)),
             c_h_last: k(u64::from(mode.h_total() - 1)),
             c_v_active: k(u64::from(mode.v_active)),
+            c_h_active_last: k(u64::from(mode.h_active - 1)),
+            c_v_active_last: k(u64::from(mode.v_active - 1)),
             c_v_sync_start: k(u64::from(v_sync)),
             c_v_sync_end: k(u64::from(v_sync + mode.v_sync)),
             c_v_last: k(u64::from(mode.v_total() - 1)),
@@ -128,6 +140,7 @@ impl VideoOut {
             blue: TmdsEncoder::channel(),
             green: TmdsEncoder::channel(),
             red: TmdsEncoder::channel(),
+            display_crc: DisplayCrc::default(),
         }
     }
 
@@ -210,6 +223,18 @@ impl VideoOut {
             self.underrun_reg.d.next = false;
         }
 
+        // The display CRC takes what the encoders take in active video.
+        self.display_crc.clock.next = self.clock.val();
+        self.display_crc.flush.next = self.flush.val();
+        self.display_crc.en.next = self.adv.val() & self.de.val();
+        self.display_crc.last.next =
+            (self.x.q.val() == self.c_h_active_last.val()) & (self.y.q.val() == self.c_v_active_last.val());
+        self.display_crc.red.next = self.red.inp.data.val();
+        self.display_crc.green.next = self.green.inp.data.val();
+        self.display_crc.blue.next = self.blue.inp.data.val();
+        self.frame_crc.next = self.display_crc.frame_crc.val();
+        self.crc_toggle.next = self.display_crc.crc_toggle.val();
+
         self.out_valid.next = self.blue.out_valid.val();
         self.out.blue.next = self.blue.out.word.val();
         self.out.green.next = self.green.out.word.val();
@@ -238,7 +263,7 @@ pub fn verilog(mode: &VideoMode, name: &str) -> String {
 
 /// The video output's row of [`crate::FRAME_BOARD_BLOCKS`].
 pub const BOARD_FILE: crate::FrameBoardBlock = crate::FrameBoardBlock {
-    role: "DVI output: video timing and three TMDS encoders at the pixel clock",
+    role: "DVI output: video timing, three TMDS encoders and the display CRC at the pixel clock",
     sig: <tilerast_golden::video_out::VideoOutPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
     rtl_file,
     made_from: |f| f.video.name,
@@ -258,7 +283,7 @@ pub fn rtl_file(board: &Board) -> Option<String> {
          // lint-clean with: {}\n\
          // Ports: clock, flush (synchronous), in_valid/in_ready + inp (red, green, blue: 8 bits),\n\
          // out_valid/out_ready + out (blue, green, red: 10-bit TMDS characters, bit 0 first),\n\
-         // vblank, underrun (out)\n//\n{}",
+         // vblank, underrun, frame_crc (32), crc_toggle (out)\n//\n{}",
         board.name,
         board.title,
         m.name,

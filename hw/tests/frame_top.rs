@@ -169,7 +169,7 @@ endmodule
 module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, in_ready, inp__kind, inp__v0x,
     inp__v0y, inp__v1x, inp__v1y, inp__v2x, inp__v2y, inp__size, inp__aa, inp__colour, inp__depth, inp__end,
     tmds_valid, tmds_ready, tmds__blue, tmds__green, tmds__red, dq_in, cs_n, ras_n, cas_n, we_n, ba, sdram_addr,
-    dqm, dq_out, dq_oe, done_valid, done_frame, front, shown, underrun, error, map_error);
+    dqm, dq_out, dq_oe, done_valid, done_frame, front, shown, underrun, error, map_error, frame_crc, crc_toggle);
     input wire clock, gpu_clock, pixel_clock, flush, in_valid;
     output wire in_ready;
     input wire inp__kind, inp__aa, inp__end;
@@ -179,7 +179,8 @@ module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, 
     input wire tmds_ready;
     output reg [9:0] tmds__blue = 10'd0, tmds__green = 10'd300, tmds__red = 10'd700;
     input wire [15:0] dq_in;
-    output wire cs_n, ras_n, cas_n, we_n, dq_oe, done_valid, front, shown, underrun, error, map_error;
+    output wire cs_n, ras_n, cas_n, we_n, dq_oe, done_valid, front, shown, underrun, error, map_error, crc_toggle;
+    output wire [31:0] frame_crc;
     output wire [1:0] ba, dqm;
     output wire [12:0] sdram_addr;
     output wire [15:0] dq_out;
@@ -195,8 +196,8 @@ module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, 
         tmds__green <= tmds__green + 10'd7;
         tmds__red <= tmds__red - 10'd3;
     end
-    assign {cs_n, ras_n, cas_n, we_n, dq_oe, done_valid, front, shown, underrun, error, map_error} = 11'b11110000000;
-    assign {ba, dqm, sdram_addr, dq_out, done_frame} = 0;
+    assign {cs_n, ras_n, cas_n, we_n, dq_oe, done_valid, front, shown, underrun, error, map_error, crc_toggle} = 12'b111100000000;
+    assign {ba, dqm, sdram_addr, dq_out, done_frame, frame_crc} = 0;
 endmodule
 "#;
 

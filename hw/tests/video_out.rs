@@ -1,7 +1,8 @@
 //! rust-hdl simulation of `VideoOut` against its cycle model `VideoOutCycle` at the small test
 //! mode (8 × 3 active, 15 × 6 clocks a frame): `in_ready`, `out`, `vblank` and `underrun` on
-//! every cycle. With the pixels always there and the output never stalled, the characters
-//! decode through the checking DVI receiver to the picture; with input gaps (underruns),
+//! every cycle, and the display CRC (`frame_crc`, `crc_toggle`). With the pixels always there
+//! and the output never stalled, the characters decode through the checking DVI receiver to
+//! the picture, whose `display_crc` the block's `frame_crc` is; with input gaps (underruns),
 //! random back-pressure and a flush, the block still equals its model, and the activity is
 //! asserted (underruns, stalls, blanking, frames).
 
@@ -57,6 +58,20 @@ fn the_characters_decode_to_the_picture() {
             assert_eq!(f.pixel(x, y), picture(x, y), "({x}, {y})");
         }
     }
+    // frame_crc (compared with the model's on every cycle) is the decoded picture's CRC, and
+    // it loaded once per frame.
+    let mut model = VideoOutCycle::new(TEST_MODE);
+    let mut toggles = 0;
+    for s in &report.trace {
+        let before = model.frame_crc().1;
+        model.clock(s.in_valid, &s.input, s.out_ready, s.flush);
+        toggles += usize::from(model.frame_crc().1 != before);
+    }
+    assert_eq!(
+        model.frame_crc().0,
+        tilerast_golden::protocol::display_crc(f.rgb.iter().copied())
+    );
+    assert_eq!(toggles, 4);
 }
 
 #[test]
@@ -89,6 +104,14 @@ fn gaps_stalls_and_a_flush_match_the_model() {
             assert!(seen.contains(&(port, v)), "{port} never {v}");
         }
     }
+    // The display CRC loaded several different values (the gaps black different pixels).
+    let mut model = VideoOutCycle::new(TEST_MODE);
+    let mut crcs = std::collections::BTreeSet::new();
+    for s in &report.trace {
+        model.clock(s.in_valid, &s.input, s.out_ready, s.flush);
+        crcs.insert(model.frame_crc().0);
+    }
+    assert!(crcs.len() >= 4, "{crcs:x?}");
 }
 
 #[test]

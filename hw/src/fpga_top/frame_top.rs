@@ -236,6 +236,10 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
     wire underrun;
     wire error;
     wire map_error;
+    // The display CRC at the GPU clock: for the UART's FRAME RESULT, which is not built yet
+    // (until then nothing reads it and synthesis drops its logic).
+    wire [31:0] frame_crc;
+    wire crc_toggle;
     // One connection per line: the package rewrites instances in rust-hdl's layout.
     {inner} board_top(
         .clock(memory_clock),
@@ -265,7 +269,9 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
         .shown(shown),
         .underrun(underrun),
         .error(error),
-        .map_error(map_error)
+        .map_error(map_error),
+        .frame_crc(frame_crc),
+        .crc_toggle(crc_toggle)
     );
 
     // ---- Scene feed (GPU clock): the built-in scene's beats, once, after lock.

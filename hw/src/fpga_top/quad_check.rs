@@ -84,40 +84,11 @@ impl QuadCheck {
     }
 }
 
-/// Raw CRC-32 register after feeding `n` bits of `data` (bit 0 first) into state `s`.
-fn crc_step(s: u32, data: &[bool]) -> u32 {
-    let mut c = Crc32(s);
-    for &b in data {
-        c.bits(b as u64, 1);
-    }
-    c.0
-}
-
-/// Verilog of the next CRC register after `k` lanes of `m` mask bits: one XOR per output bit.
+/// Verilog of the next CRC register after `k` lanes of `m` mask bits (the shared generator,
+/// [`crate::crc::crc_network`], over the lanes' mask bits in stream order).
 fn crc_network(k: usize, m: usize) -> Vec<String> {
-    let n = k * m;
-    (0..32)
-        .map(|i| {
-            let mut terms = Vec::new();
-            for j in 0..32 {
-                if crc_step(1 << j, &vec![false; n]) >> i & 1 == 1 {
-                    terms.push(format!("st[{j}]"));
-                }
-            }
-            for d in 0..n {
-                let mut v = vec![false; n];
-                v[d] = true;
-                if crc_step(0, &v) >> i & 1 == 1 {
-                    terms.push(format!("mask_{}[{}]", d / m, d % m));
-                }
-            }
-            if terms.is_empty() {
-                "1'b0".to_string()
-            } else {
-                terms.join(" ^ ")
-            }
-        })
-        .collect()
+    let data: Vec<String> = (0..k * m).map(|d| format!("mask_{}[{}]", d / m, d % m)).collect();
+    crate::crc::crc_network("st", &data)
 }
 
 wrapper_block!(QuadCheck; clock, clear, en, lane_valid, mask_0, mask_1, mask_2, mask_3, qx_0, qx_1, qx_2, qx_3,
