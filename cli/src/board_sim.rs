@@ -105,9 +105,13 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     let mut got = top
         .run(1, MAX_TICKS)
         .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?;
+    // The display CRC the board brings into the GPU clock (FRAME RESULT's crc): the RTL's with
+    // --rtl (it equalled the model's on every step), else the cycle model's.
+    let mut board_crc = top.block.frame_crc().0;
     let rtl_words = if a.rtl {
-        let (frame, words) = rtl_run(b, beats, top.stats().ticks)?;
+        let (frame, words, crc) = rtl_run(b, beats, top.stats().ticks)?;
         got = frame;
+        board_crc = crc;
         Some(words)
     } else {
         None
@@ -157,18 +161,39 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     if let Some(p) = &a.tmds {
         writeln!(w, "wrote {} ({} pixel clocks)", p.display(), top.env.receiver.clocks()).map_err(io)?;
     }
+    let scale = tilerast_golden::scan_out::ScanOutParams::for_board(&f)
+        .map_err(|e| CliError(format!("error: {e}")))?
+        .scale;
+    let golden_crc = tilerast_golden::protocol::screen_crc(&want, scale);
+    let shown_crc = tilerast_golden::protocol::display_crc(got.rgb.iter().copied());
+    writeln!(
+        w,
+        "board-sim: display CRC {board_crc:#010x} at the GPU clock (the FRAME RESULT's crc); the decoded picture's {shown_crc:#010x}, golden's render's {golden_crc:#010x}"
+    )
+    .map_err(io)?;
     if wrong > 0 || st.underruns > 0 {
         return Err(CliError(format!(
             "error: {}: the picture on the lanes differs from golden's render in {wrong} pixels, {} underruns",
             l.file, st.underruns
         )));
     }
-    writeln!(w, "board-sim: picture = golden's render, pixel for pixel").map_err(io)?;
+    if board_crc != golden_crc || shown_crc != golden_crc {
+        return Err(CliError(format!(
+            "error: {}: display CRC {board_crc:#010x} at the GPU clock, {shown_crc:#010x} decoded, golden's {golden_crc:#010x}",
+            l.file
+        )));
+    }
+    writeln!(
+        w,
+        "board-sim: picture = golden's render, pixel for pixel; display CRC = golden's"
+    )
+    .map_err(io)?;
     Ok(())
 }
 
 /// The RTL board top beside its cycle model for `steps` memory clocks (the cycle model's run):
-/// its last decoded video frame and every pixel clock's characters.
+/// its last decoded video frame, every pixel clock's characters and its display CRC at the GPU
+/// clock at the end.
 #[cfg(feature = "rtl")]
 fn rtl_run(
     b: &'static tilerast_golden::board::Board,
@@ -177,6 +202,7 @@ fn rtl_run(
 ) -> Res<(
     tilerast_golden::video::VideoFrame,
     Vec<tilerast_golden::video::LinkWord>,
+    u32,
 )> {
     use tilerast_golden::streams::ports;
     use tilerast_verif::lockstep::{Lockstep, SdramChipAgent, Sink};
@@ -199,7 +225,11 @@ fn rtl_run(
         .last()
         .cloned()
         .ok_or_else(|| CliError("error: board-sim --rtl: no whole video frame on the RTL's lanes".into()))?;
-    Ok((last, words.iter().map(|w| [w.blue, w.green, w.red]).collect()))
+    Ok((
+        last,
+        words.iter().map(|w| [w.blue, w.green, w.red]).collect(),
+        ls.model.frame_crc().0,
+    ))
 }
 
 #[cfg(not(feature = "rtl"))]
@@ -210,6 +240,7 @@ fn rtl_run(
 ) -> Res<(
     tilerast_golden::video::VideoFrame,
     Vec<tilerast_golden::video::LinkWord>,
+    u32,
 )> {
     Err(CliError(
         "error: --rtl: this tilerast is built without the rtl feature (Verilator models)".into(),

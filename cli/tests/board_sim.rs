@@ -58,6 +58,12 @@ fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
     assert_eq!(board, rgb_of_png(&render).2, "board-sim's picture is render's");
     let distinct: std::collections::BTreeSet<[u8; 3]> = board.iter().copied().collect();
     assert!(distinct.len() > 10, "a scene, not a blank screen");
+    // The display CRC the board would report is zlib's crc32 of the picture's RGB rows.
+    let crc = tilerast_golden::protocol::display_crc(board.iter().copied());
+    assert!(
+        out.contains(&format!("display CRC {crc:#010x} at the GPU clock")) && out.contains("display CRC = golden's"),
+        "{crc:#010x}: {out}"
+    );
     // The capture decodes to the same picture in its last whole frame.
     let text = std::fs::read_to_string(&lanes).unwrap();
     let words = parse_words("lanes.txt", &text).unwrap();
