@@ -545,11 +545,20 @@ impl BoardTop {
     }
 
     /// One memory-clock edge (the GPU's every `sdram_hz / gpu_hz` ticks, the pixel clock's
-    /// every `sdram_hz / pixel_hz`).
+    /// every `sdram_hz / pixel_hz`), the scene's next beat offered.
     pub fn tick(&mut self) {
+        let beat = self.beats.front().copied();
+        if self.tick_with(beat).taken {
+            self.beats.pop_front();
+        }
+    }
+
+    /// One memory-clock edge with `beat` offered by a host of its own (hold it between GPU
+    /// edges, as a GPU-clock register would): what the GPU clock's edge, if this tick has one,
+    /// saw of the board top.
+    pub fn tick_with(&mut self, beat: Option<PrimIn>) -> BoardTick {
         let (pixel_clock, dq_in) = self.env.pins_in();
         let gpu_clock = (self.env.stats.ticks + 1).is_multiple_of(self.gpu_ratio);
-        let beat = self.beats.front().copied();
         let i = BoardTopIn {
             flush: false,
             inp: Offer::new(beat.is_some(), beat.unwrap_or_default()),
@@ -570,9 +579,6 @@ impl BoardTop {
                         .get_or_insert(format!("board: frame top at GPU cycle {}: {err}", self.gpu_cycles));
                 }
             }
-            if i.inp.valid && o.inp_ready {
-                self.beats.pop_front();
-            }
             if o.done_valid {
                 self.frames.push(BoardFrame {
                     frame_id: o.done_frame,
@@ -583,7 +589,21 @@ impl BoardTop {
         self.block.clock(&i);
         self.env
             .after(&e, o.tmds, di.inp.valid && d.inp_ready, d.out.valid && di.out_ready);
+        BoardTick {
+            gpu_clock,
+            taken: gpu_clock && i.inp.valid && o.inp_ready,
+            out: o,
+        }
     }
+}
+
+/// What one tick of [`BoardTop::tick_with`] saw: whether it had a GPU clock edge, whether the
+/// offered beat was taken there, and the board top's outputs before the edges.
+#[derive(Clone, Debug)]
+pub struct BoardTick {
+    pub gpu_clock: bool,
+    pub taken: bool,
+    pub out: BoardTopOut,
 }
 
 impl BoardTop {

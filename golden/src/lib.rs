@@ -73,6 +73,7 @@ pub mod board_top;
 pub mod crossing;
 pub mod display_path;
 pub mod double_buffer;
+pub mod frame_host;
 pub mod line_buffer;
 pub mod mem_arbiter;
 pub mod scan_out;

@@ -739,8 +739,10 @@ pub fn load_beat_frames(beats: &[PrimIn], per_frame: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// FRAME RESULT flag: the scan-out missed a pixel since power-up (the video output's sticky
-/// `underrun`).
+/// FRAME RESULT flag: the video output's sticky `underrun`. It is set from power-up today: the
+/// first video frame's active pixels come before the first walk has filled the line buffer
+/// (golden's `DisplayStats::underruns` counts only those after the first walk started); arming
+/// it at the first walk is left to the board side of the UART.
 pub const FLAG_UNDERRUN: u8 = 1;
 /// FRAME RESULT flag: the SDRAM controller's sticky `error`.
 pub const FLAG_SDRAM_ERROR: u8 = 2;

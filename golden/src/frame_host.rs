@@ -1,0 +1,729 @@
+//! # frame_host: the frame top's UART host interface at the GPU clock (issue 35)
+//!
+//! **Role.** The board side of the frame top's UART frames ([`crate::protocol`], "The frame
+//! top's frames"): it parses the host's frames from the UART receiver's bytes, keeps a scene's
+//! [`PrimIn`] beats in a buffer (block RAM in the RTL, in place of today's built-in scene ROM),
+//! offers them once to the board top on RUN FRAME, counts the GPU cycles to the frame's `done`,
+//! waits for the swap and the first whole video frame that shows it, and answers with a FRAME
+//! RESULT carrying that frame's display CRC. This is its cycle model, written before the RTL:
+//! the RTL block will be held to it on every port and every cycle.
+//!
+//! ```text
+//!  rx bytes ─► parser (A5 op len payload chk) ─► LOAD BEATS: 29-byte records ─► scene buffer
+//!                  │ exec at the checksum byte                                     │ RUN FRAME
+//!                  ▼                                                               ▼
+//!  tx bytes ◄─ responder (DESC, ACK, ERROR, FRAME RESULT) ◄─ run: feed ─► beat ─► board top
+//!                                 ▲                        count to done, swap, shown, CRC
+//!                                 └──────── frame_crc, crc_toggle, front, shown, flags ◄┘
+//! ```
+//!
+//! **Timing contract** (per GPU clock edge; `outputs` are from registers):
+//! * **Responder.** `tx` is the first byte of the answer being sent; it advances at an edge
+//!   with `tx_ready`. An answer is queued whole at the edge that executes a frame.
+//! * **Parser.** A byte (`rx`) is taken at its edge while no RUN FRAME is going on and no
+//!   answer is being sent (else it is dropped: the host waits for each answer). States: sync
+//!   (only `A5` starts a frame), op, length low, length high, payload, checksum; the edge of the
+//!   checksum byte executes the frame. Checks, first found wins: the frame's bytes stopped for
+//!   [`TIMEOUT_CYCLES`] edges (ERROR 6, at that edge), a low stop bit (`rx_error`) inside a
+//!   frame (ERROR 5, at once), the checksum (ERROR 1), then the opcode (ERROR 2) and its length
+//!   (ERROR 3: PING, CLEAR and RUN FRAME take none, LOAD BEATS whole records) and, for LOAD
+//!   BEATS, the capacity (ERROR 4: nothing of the frame is kept).
+//! * **LOAD BEATS.** Each record's bytes are written into the buffer after the loaded beats as
+//!   they come (its padding bits ignored); the loaded count moves past them only when the frame
+//!   executes without an error. ACK with the new count.
+//! * **RUN FRAME** (with at least one beat and the last one an end token, else ERROR 8): from
+//!   the next edge, beat k is offered until the board top takes it (`inp_ready`), beat k + 1
+//!   from the edge after, back to back. `cycles` counts every edge from the first one with a
+//!   beat offered to the one with `done_valid`, both included. Then: `front` at `done` is
+//!   remembered; the swap is seen at the first edge with `front` changed and `shown` = `front`,
+//!   where `crc_toggle` is remembered; the first edge with `crc_toggle` changed again (the first
+//!   whole video frame that showed the frame: the one before it ended before that frame's
+//!   walk started) queues the FRAME RESULT with `frame_crc` of that edge, the beats, the
+//!   frame's id (`done_frame`), `shown` and `flags`.
+//!
+//! Where its bytes come from and go to: the board's UART receiver and transmitter, as
+//! [`crate::protocol::uart`] models their lines.
+
+use crate::board_top::BoardTop;
+use crate::protocol::uart::{Deserializer, Serializer};
+use crate::protocol::{
+    frame, FrameResult, E_CAPACITY, E_CHECKSUM, E_LENGTH, E_OPCODE, E_SCENE, E_TIMEOUT, E_UART, FRAME_MAGIC, OP_CLEAR,
+    OP_LOAD_BEATS, OP_PING, OP_RUN_FRAME, SYNC_BOARD, SYNC_HOST, TIMEOUT_CYCLES, T_ACK, T_DESC, T_ERROR,
+    T_FRAME_RESULT, VERSION,
+};
+use crate::protocol::{Link, FLAG_MAP_ERROR, FLAG_SDRAM_ERROR, FLAG_UNDERRUN};
+use crate::streams::PrimIn;
+use std::collections::VecDeque;
+
+/// What the frame host sees at one GPU clock edge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameHostIn {
+    /// A byte the UART receiver finished at this edge.
+    pub rx: Option<u8>,
+    /// The UART receiver saw a low stop bit at this edge.
+    pub rx_error: bool,
+    /// The UART transmitter takes the offered byte at this edge.
+    pub tx_ready: bool,
+    /// The board top takes the offered beat at this edge.
+    pub inp_ready: bool,
+    /// The frame top's `done_valid` with its `done_frame`.
+    pub done: Option<u8>,
+    /// The double buffer's `front`, and `shown` at the GPU clock.
+    pub front: bool,
+    pub shown: bool,
+    /// The display CRC at the GPU clock and its toggle.
+    pub frame_crc: u32,
+    pub crc_toggle: bool,
+    /// `protocol::FLAG_*` of the board top's sticky errors.
+    pub flags: u8,
+}
+
+/// What the frame host drives (from registers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameHostOut {
+    /// The byte offered to the UART transmitter.
+    pub tx: Option<u8>,
+    /// The beat offered to the board top.
+    pub beat: Option<PrimIn>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Parse {
+    Sync,
+    Op,
+    Len0,
+    Len1,
+    Payload,
+    Checksum,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    Idle,
+    /// Offering beat `next`, counting.
+    Feed,
+    /// Every beat taken; counting until `done`.
+    Done,
+    /// Waiting for the swap to be shown.
+    Swap,
+    /// Waiting for the CRC of the first whole video frame that shows it.
+    Crc,
+}
+
+/// The frame host's cycle model (see the module header).
+#[derive(Clone, Debug)]
+pub struct FrameHostCycle {
+    /// The descriptor's fields: board and preset index, MSAA, Q, GPU clock in MHz.
+    desc: [u8; 5],
+    scene: Vec<PrimIn>,
+    loaded: usize,
+    parse: Parse,
+    op: u8,
+    len: usize,
+    received: usize,
+    sum: u8,
+    /// The frame's first error found so far (checked at its checksum byte).
+    error: Option<u8>,
+    record: Vec<u8>,
+    written: usize,
+    /// Edges since the frame's last byte.
+    quiet: u64,
+    run: Run,
+    next: usize,
+    cycles: u64,
+    done_frame: u8,
+    front_at_done: bool,
+    toggle_at_shown: bool,
+    reply: VecDeque<u8>,
+}
+
+impl FrameHostCycle {
+    /// The frame host of `board`'s frame row, its scene buffer `capacity` beats.
+    pub fn new(board: &crate::board::Board, capacity: usize) -> Result<FrameHostCycle, String> {
+        let f = board
+            .frame
+            .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+        let cfg = crate::Config::preset(f.preset).map_err(|e| format!("board {}: {e}", board.name))?;
+        let preset = crate::config::PRESETS
+            .iter()
+            .position(|p| *p == f.preset)
+            .ok_or_else(|| format!("board {}: preset {} is not in PRESETS", board.name, f.preset))?;
+        if capacity == 0 || capacity > usize::from(u16::MAX) {
+            return Err(format!("frame host: capacity {capacity} beats, expected 1..=65535"));
+        }
+        Ok(FrameHostCycle {
+            desc: [
+                board.index() as u8,
+                preset as u8,
+                cfg.msaa as u8,
+                cfg.quads_per_clock as u8,
+                ((f.gpu_hz + 500_000) / 1_000_000) as u8,
+            ],
+            scene: vec![PrimIn::default(); capacity],
+            loaded: 0,
+            parse: Parse::Sync,
+            op: 0,
+            len: 0,
+            received: 0,
+            sum: 0,
+            error: None,
+            record: Vec::new(),
+            written: 0,
+            quiet: 0,
+            run: Run::Idle,
+            next: 0,
+            cycles: 0,
+            done_frame: 0,
+            front_at_done: false,
+            toggle_at_shown: false,
+            reply: VecDeque::new(),
+        })
+    }
+
+    /// Beats loaded.
+    pub fn loaded(&self) -> usize {
+        self.loaded
+    }
+
+    /// A RUN FRAME is going on (feeding, or waiting for its frame's done, swap or CRC).
+    pub fn running(&self) -> bool {
+        self.run != Run::Idle
+    }
+
+    pub fn outputs(&self) -> FrameHostOut {
+        FrameHostOut {
+            tx: self.reply.front().copied(),
+            beat: (self.run == Run::Feed).then(|| self.scene[self.next]),
+        }
+    }
+
+    fn answer(&mut self, typ: u8, payload: &[u8]) {
+        self.reply.extend(frame(SYNC_BOARD, typ, payload));
+    }
+
+    fn fail(&mut self, code: u8) {
+        let op = self.op;
+        self.answer(T_ERROR, &[code, op]);
+        self.parse = Parse::Sync;
+    }
+
+    /// One GPU clock edge.
+    pub fn clock(&mut self, i: &FrameHostIn) {
+        let answering = !self.reply.is_empty();
+        if i.tx_ready {
+            self.reply.pop_front();
+        }
+        self.run_edge(i);
+        if self.run != Run::Idle || answering {
+            return;
+        }
+        // The parser.
+        if self.parse != Parse::Sync {
+            if i.rx_error {
+                self.fail(E_UART);
+                return;
+            }
+            if i.rx.is_none() {
+                self.quiet += 1;
+                if self.quiet >= TIMEOUT_CYCLES {
+                    self.fail(E_TIMEOUT);
+                }
+                return;
+            }
+        }
+        let Some(b) = i.rx else { return };
+        self.quiet = 0;
+        self.sum = self.sum.wrapping_add(b);
+        match self.parse {
+            Parse::Sync => {
+                if b == SYNC_HOST {
+                    self.parse = Parse::Op;
+                    self.sum = 0;
+                    self.error = None;
+                }
+            }
+            Parse::Op => {
+                self.op = b;
+                self.parse = Parse::Len0;
+            }
+            Parse::Len0 => {
+                self.len = usize::from(b);
+                self.parse = Parse::Len1;
+            }
+            Parse::Len1 => {
+                self.len |= usize::from(b) << 8;
+                self.received = 0;
+                self.record.clear();
+                self.written = 0;
+                let records = self.len / crate::protocol::beat_bytes();
+                self.error = match self.op {
+                    OP_PING | OP_CLEAR | OP_RUN_FRAME if self.len != 0 => Some(E_LENGTH),
+                    OP_PING | OP_CLEAR | OP_RUN_FRAME => None,
+                    OP_LOAD_BEATS if !self.len.is_multiple_of(crate::protocol::beat_bytes()) => Some(E_LENGTH),
+                    OP_LOAD_BEATS if self.loaded + records > self.scene.len() => Some(E_CAPACITY),
+                    OP_LOAD_BEATS => None,
+                    _ => Some(E_OPCODE),
+                };
+                self.parse = if self.len == 0 { Parse::Checksum } else { Parse::Payload };
+            }
+            Parse::Payload => {
+                self.received += 1;
+                if self.op == OP_LOAD_BEATS && self.error.is_none() {
+                    self.record.push(b);
+                    if self.record.len() == crate::protocol::beat_bytes() {
+                        let bits = crate::protocol::beat_bits();
+                        let last = self.record.len() - 1;
+                        self.record[last] &= ((1u16 << (bits - 8 * last as u32)) - 1) as u8;
+                        let beat = crate::protocol::decode_beat(&self.record).expect("a whole record, padding cleared");
+                        self.scene[self.loaded + self.written] = beat;
+                        self.written += 1;
+                        self.record.clear();
+                    }
+                }
+                if self.received == self.len {
+                    self.parse = Parse::Checksum;
+                }
+            }
+            Parse::Checksum => {
+                self.parse = Parse::Sync;
+                if self.sum != 0 {
+                    self.fail(E_CHECKSUM);
+                } else if let Some(code) = self.error {
+                    self.fail(code);
+                } else {
+                    self.execute();
+                }
+            }
+        }
+    }
+
+    fn execute(&mut self) {
+        match self.op {
+            OP_PING => {
+                let [board, preset, msaa, q, mhz] = self.desc;
+                let cap = self.scene.len() as u16;
+                let n = self.loaded as u16;
+                let mut p = vec![FRAME_MAGIC[0], FRAME_MAGIC[1], VERSION, board, preset, msaa, q];
+                p.extend(cap.to_le_bytes());
+                p.extend(n.to_le_bytes());
+                p.push(mhz);
+                self.answer(T_DESC, &p);
+            }
+            OP_CLEAR => {
+                self.loaded = 0;
+                self.answer(T_ACK, &[0, 0]);
+            }
+            OP_LOAD_BEATS => {
+                self.loaded += self.written;
+                let n = self.loaded as u16;
+                self.answer(T_ACK, &n.to_le_bytes());
+            }
+            _ => {
+                // RUN FRAME.
+                if self.loaded == 0 || !self.scene[self.loaded - 1].end {
+                    self.fail(E_SCENE);
+                } else {
+                    self.run = Run::Feed;
+                    self.next = 0;
+                    self.cycles = 0;
+                }
+            }
+        }
+    }
+
+    fn run_edge(&mut self, i: &FrameHostIn) {
+        match self.run {
+            Run::Idle => {}
+            Run::Feed | Run::Done => {
+                self.cycles += 1;
+                if self.run == Run::Feed && i.inp_ready {
+                    self.next += 1;
+                    if self.next == self.loaded {
+                        self.run = Run::Done;
+                    }
+                }
+                if let (Run::Done, Some(id)) = (self.run, i.done) {
+                    self.done_frame = id;
+                    self.front_at_done = i.front;
+                    self.run = Run::Swap;
+                }
+            }
+            Run::Swap => {
+                if i.front != self.front_at_done && i.shown == i.front {
+                    self.toggle_at_shown = i.crc_toggle;
+                    self.run = Run::Crc;
+                }
+            }
+            Run::Crc => {
+                if i.crc_toggle != self.toggle_at_shown {
+                    let r = FrameResult {
+                        cycles: self.cycles.min(u64::from(u32::MAX)) as u32,
+                        crc: i.frame_crc,
+                        beats: self.loaded as u16,
+                        frame: self.done_frame,
+                        shown: u8::from(i.shown),
+                        flags: i.flags,
+                    };
+                    self.answer(T_FRAME_RESULT, &r.payload());
+                    self.run = Run::Idle;
+                }
+            }
+        }
+    }
+}
+
+/// The golden board behind its UART: the frame host, the board top's cycle model in its
+/// environment ([`BoardTop`] with no scene of its own: the SDRAM chip, the DVI receiver) and
+/// both UART lines at the GPU clock ([`crate::protocol::uart`], 8N1 at the board's baud rate),
+/// as a [`Link`] for the protocol's [`crate::protocol::Client`]. This is `board-sim` through
+/// the UART in golden, and what the RTL board will be held to.
+pub struct FrameHostBench {
+    pub host: FrameHostCycle,
+    pub top: BoardTop,
+    to_board: Serializer,
+    board_rx: Deserializer,
+    board_tx: Serializer,
+    from_board: Deserializer,
+    got: Vec<u8>,
+    /// The GPU edge (counted as the board top counts them, from 1) at which a RUN FRAME first
+    /// offered a beat.
+    pub first_offer: Option<u64>,
+    /// Memory clocks one `recv` runs at most before it reports nothing.
+    pub patience_ticks: u64,
+}
+
+impl FrameHostBench {
+    /// The bench of `board`'s frame row with a scene buffer of `capacity` beats.
+    pub fn new(board: &crate::board::Board, capacity: usize) -> Result<FrameHostBench, String> {
+        let f = board
+            .frame
+            .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+        let div = (f.gpu_hz + board.baud / 2) / board.baud;
+        Ok(FrameHostBench {
+            host: FrameHostCycle::new(board, capacity)?,
+            top: BoardTop::new(board, Vec::new())?,
+            to_board: Serializer::new(div),
+            board_rx: Deserializer::new(div),
+            board_tx: Serializer::new(div),
+            from_board: Deserializer::new(div),
+            got: Vec::new(),
+            first_offer: None,
+            patience_ticks: 40_000_000,
+        })
+    }
+
+    /// One memory clock: the board top's tick with the host's beat, and at a GPU edge the UART
+    /// lines and the frame host.
+    pub fn tick(&mut self) {
+        let out = self.host.outputs();
+        let t = self.top.tick_with(out.beat);
+        if !t.gpu_clock {
+            return;
+        }
+        if out.beat.is_some() && self.first_offer.is_none() {
+            self.first_offer = Some(self.top.gpu_cycles);
+        }
+        let errors = self.board_rx.framing_errors;
+        let rx = self.board_rx.tick(self.to_board.tick());
+        let tx_ready = self.board_tx.idle();
+        if let (true, Some(b)) = (tx_ready, out.tx) {
+            self.board_tx.push(&[b]);
+        }
+        let o = &t.out;
+        self.host.clock(&FrameHostIn {
+            rx,
+            rx_error: self.board_rx.framing_errors != errors,
+            tx_ready,
+            inp_ready: t.taken,
+            done: o.done_valid.then_some(o.done_frame),
+            front: o.front,
+            shown: o.shown,
+            frame_crc: o.frame_crc.0 as u32,
+            crc_toggle: o.crc_toggle,
+            flags: [
+                (o.underrun, FLAG_UNDERRUN),
+                (o.error, FLAG_SDRAM_ERROR),
+                (o.map_error, FLAG_MAP_ERROR),
+            ]
+            .iter()
+            .filter(|f| f.0)
+            .fold(0, |a, f| a | f.1),
+        });
+        if let Some(b) = self.from_board.tick(self.board_tx.tick()) {
+            self.got.push(b);
+        }
+    }
+}
+
+impl Link for FrameHostBench {
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.to_board.push(bytes);
+        Ok(())
+    }
+
+    fn recv(&mut self, buf: &mut [u8]) -> Result<usize, String> {
+        let mut ticks = 0;
+        while self.got.is_empty() && ticks < self.patience_ticks {
+            if let Some(v) = &self.top.env.violation {
+                return Err(v.clone());
+            }
+            self.tick();
+            ticks += 1;
+        }
+        let n = self.got.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.got[..n]);
+        self.got.drain(..n);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{decode_beat, encode_beat, host_frame, Client, Response};
+
+    const DIV: u32 = 4;
+
+    /// A stand-in for the board top around the frame host: beats taken two edges in three;
+    /// `done` (frame 7) 50 edges after the end token; `front` flips 100 edges after that,
+    /// `shown` follows 40 edges later; the display CRC toggles every 300 edges with a new value.
+    #[derive(Default)]
+    struct FakeGpu {
+        edge: u64,
+        taken: Vec<PrimIn>,
+        first_offer: Option<u64>,
+        end_at: Option<u64>,
+        done_at: Option<u64>,
+        front: bool,
+        shown: bool,
+        crc_toggle: bool,
+        frame_crc: u32,
+        /// (edge from which visible, crc) of every toggle.
+        toggles: Vec<(u64, u32)>,
+    }
+
+    impl FakeGpu {
+        fn inputs(&self, out: &FrameHostOut) -> FrameHostIn {
+            let ready = !self.edge.is_multiple_of(3);
+            FrameHostIn {
+                inp_ready: out.beat.is_some() && ready,
+                done: (self.end_at.map(|e| e + 50) == Some(self.edge)).then_some(7),
+                front: self.front,
+                shown: self.shown,
+                frame_crc: self.frame_crc,
+                crc_toggle: self.crc_toggle,
+                flags: FLAG_MAP_ERROR,
+                ..FrameHostIn::default()
+            }
+        }
+        fn edge(&mut self, out: &FrameHostOut, i: &FrameHostIn) {
+            if out.beat.is_some() && self.first_offer.is_none() {
+                self.first_offer = Some(self.edge);
+            }
+            if i.inp_ready {
+                let b = out.beat.unwrap();
+                self.taken.push(b);
+                if b.end {
+                    self.end_at = Some(self.edge);
+                }
+            }
+            if i.done.is_some() {
+                self.done_at = Some(self.edge);
+            }
+            if let Some(d) = self.done_at {
+                if self.edge == d + 100 {
+                    self.front = !self.front;
+                }
+                if self.edge == d + 140 {
+                    self.shown = self.front;
+                }
+            }
+            if self.edge % 300 == 299 {
+                self.crc_toggle = !self.crc_toggle;
+                self.frame_crc = 0x1000 + self.edge as u32;
+                self.toggles.push((self.edge + 1, self.frame_crc));
+            }
+            self.edge += 1;
+        }
+    }
+
+    /// The frame host, the stand-in board top and both UART lines, stepped by the client's link.
+    struct Sim {
+        host: FrameHostCycle,
+        gpu: FakeGpu,
+        to_board: Serializer,
+        board_rx: Deserializer,
+        board_tx: Serializer,
+        from_board: Deserializer,
+        got: Vec<u8>,
+    }
+
+    impl Sim {
+        fn new(capacity: usize) -> Sim {
+            Sim {
+                host: FrameHostCycle::new(crate::board::board("ulx3s").unwrap(), capacity).unwrap(),
+                gpu: FakeGpu::default(),
+                to_board: Serializer::new(DIV),
+                board_rx: Deserializer::new(DIV),
+                board_tx: Serializer::new(DIV),
+                from_board: Deserializer::new(DIV),
+                got: Vec::new(),
+            }
+        }
+        fn step(&mut self) {
+            let errors = self.board_rx.framing_errors;
+            let rx = self.board_rx.tick(self.to_board.tick());
+            let out = self.host.outputs();
+            let tx_ready = self.board_tx.idle();
+            if let (true, Some(b)) = (tx_ready, out.tx) {
+                self.board_tx.push(&[b]);
+            }
+            let i = FrameHostIn {
+                rx,
+                rx_error: self.board_rx.framing_errors != errors,
+                tx_ready,
+                ..self.gpu.inputs(&out)
+            };
+            self.gpu.edge(&out, &i);
+            self.host.clock(&i);
+            if let Some(b) = self.from_board.tick(self.board_tx.tick()) {
+                self.got.push(b);
+            }
+        }
+    }
+
+    impl Link for Sim {
+        fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+            self.to_board.push(bytes);
+            Ok(())
+        }
+        fn recv(&mut self, buf: &mut [u8]) -> Result<usize, String> {
+            for _ in 0..20_000 {
+                if !self.got.is_empty() {
+                    break;
+                }
+                self.step();
+            }
+            let n = self.got.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.got[..n]);
+            self.got.drain(..n);
+            Ok(n)
+        }
+    }
+
+    fn beats(n: u32) -> Vec<PrimIn> {
+        (0..n)
+            .map(|k| PrimIn {
+                kind: (k % 2) as u8,
+                v: [[k as i32 * 256, -5], [-(k as i32), 1 << 22], [7, -(1 << 23)]],
+                size: 0x100 + k,
+                aa: k % 3 == 0,
+                colour: 0xff00_0000 | (k * 0x010203),
+                depth: 0xabcdef - k,
+                end: k + 1 == n,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_scene_loads_runs_once_and_the_result_is_the_swapped_frame_s() {
+        let mut c = Client::new(Sim::new(16));
+        let d = c.ping().unwrap();
+        let ulx3s = crate::board::board("ulx3s").unwrap();
+        assert!(
+            d.frame_top && d.board_name() == "ulx3s" && d.capacity == 16 && d.loaded == 0,
+            "{d:?}"
+        );
+        assert_eq!(u32::from(d.clock_mhz), ulx3s.frame.unwrap().gpu_hz / 1_000_000);
+        let scene = beats(5);
+        assert_eq!(c.load_beats(&scene[..2], 1), Ok(2));
+        assert_eq!(c.load_beats(&scene[2..], 3), Ok(5));
+        let r = c.run_frame().unwrap();
+        let g = &c.link.gpu;
+        // Every beat taken once, in order, with its every field.
+        assert_eq!(g.taken, scene);
+        // cycles: from the first edge a beat was offered to the done edge, both included.
+        let (first, done) = (g.first_offer.unwrap(), g.done_at.unwrap());
+        assert_eq!(u64::from(r.cycles), done - first + 1);
+        // The CRC: the first toggle after the edge where shown = front after the swap.
+        let shown_at = done + 141;
+        let want = g.toggles.iter().find(|t| t.0 > shown_at).unwrap().1;
+        assert_eq!(
+            (r.crc, r.beats, r.frame, r.shown, r.flags),
+            (want, 5, 7, 1, FLAG_MAP_ERROR)
+        );
+        assert!(
+            g.toggles.iter().any(|t| t.0 <= shown_at),
+            "a toggle before the swap was passed over"
+        );
+    }
+
+    #[test]
+    fn bad_frames_get_their_error_and_change_nothing() {
+        let mut c = Client::new(Sim::new(2));
+        let err = |r: Result<Response, String>| match r.unwrap() {
+            Response::Error { code, op } => (code, op),
+            r => panic!("{r:?}"),
+        };
+        // RUN FRAME with nothing loaded, or without an end token last.
+        assert!(c.run_frame().unwrap_err().contains("no whole frame loaded"));
+        let mut open = beats(2);
+        open[1].end = false;
+        assert_eq!(c.load_beats(&open, 2), Ok(2));
+        assert!(c.run_frame().unwrap_err().contains("no whole frame loaded"));
+        // Over the capacity: nothing kept.
+        assert!(c.load_beats(&beats(1), 1).unwrap_err().contains("error 4"));
+        assert_eq!(c.ping().unwrap().loaded, 2);
+        assert_eq!(c.raw(&host_frame(OP_CLEAR, &[])).unwrap(), Response::Ack(0));
+        // Not whole records; a payload on PING; an unknown opcode; a bad checksum.
+        let rec = encode_beat(&beats(1)[0]);
+        assert_eq!(
+            err(c.raw(&host_frame(OP_LOAD_BEATS, &rec[..28]))),
+            (E_LENGTH, OP_LOAD_BEATS)
+        );
+        assert_eq!(err(c.raw(&host_frame(OP_PING, &[1]))), (E_LENGTH, OP_PING));
+        assert_eq!(err(c.raw(&host_frame(0x42, &[]))), (E_OPCODE, 0x42));
+        let mut bad = host_frame(OP_LOAD_BEATS, &rec);
+        bad[7] ^= 0x10;
+        assert_eq!(err(c.raw(&bad)), (E_CHECKSUM, OP_LOAD_BEATS));
+        assert_eq!(c.ping().unwrap().loaded, 0, "nothing of the bad frames was kept");
+        // A stop bit low inside a frame abandons it at once.
+        c.link.to_board.push(&[SYNC_HOST, OP_LOAD_BEATS]);
+        c.link.to_board.push_bad_stop(29);
+        assert_eq!(err(c.recv_frame()), (E_UART, OP_LOAD_BEATS));
+        // A record's padding bits are ignored; the beat loads as sent.
+        let mut padded = encode_beat(&beats(1)[0]);
+        padded[28] |= 0xf8;
+        assert_eq!(c.raw(&host_frame(OP_LOAD_BEATS, &padded)).unwrap(), Response::Ack(1));
+        let r = c.run_frame().unwrap();
+        assert_eq!((r.beats, c.link.gpu.taken.clone()), (1, beats(1)));
+        assert_eq!(decode_beat(&encode_beat(&c.link.gpu.taken[0])), Ok(beats(1)[0]));
+    }
+
+    #[test]
+    fn a_frame_that_stops_times_out() {
+        let mut s = Sim::new(2);
+        s.to_board.push(&[SYNC_HOST, OP_PING, 0]);
+        while !s.to_board.idle() {
+            s.step();
+        }
+        let at = s.gpu.edge;
+        let mut answered = None;
+        for _ in 0..TIMEOUT_CYCLES + 10 * u64::from(DIV) * 10 + 100 {
+            s.step();
+            if answered.is_none() && s.host.outputs().tx.is_some() {
+                answered = Some(s.gpu.edge);
+            }
+        }
+        // The last byte was taken within a byte time before `at`; the answer comes
+        // TIMEOUT_CYCLES edges after it.
+        let a = answered.expect("an answer");
+        assert!(
+            a > at + TIMEOUT_CYCLES - 10 * u64::from(DIV) && a <= at + TIMEOUT_CYCLES,
+            "{a} {at}"
+        );
+        let mut p = crate::protocol::FrameParser::default();
+        let f = p.push(&s.got);
+        assert_eq!(f, vec![Ok((T_ERROR, vec![E_TIMEOUT, OP_PING]))]);
+    }
+}
