@@ -570,6 +570,17 @@ fn sdram_controller_netlist_matches_golden_every_cycle_ecp5() {
     assert_eq!(r.runs[0].1.cycles, cycles);
 }
 
+/// The video output's input for its post-synthesis runs: 4 096 pixels of varied bytes.
+fn video_pixels() -> Vec<tilerast_golden::streams::VideoPixel> {
+    (0..4096u32)
+        .map(|i| tilerast_golden::streams::VideoPixel {
+            red: (i * 7) as u8,
+            green: (i >> 3) as u8 ^ 0x5a,
+            blue: (i * 13 + 1) as u8,
+        })
+        .collect()
+}
+
 /// The video output of the ULX3S (`rtl-out/tilerast_video_out_ulx3s.v`: 640×480 timing
 /// counters and three TMDS encoders) as the ULX3S flow synthesizes it, gate by gate against
 /// `VideoOutCycle`'s port words on every cycle: 20 000 cycles (25 lines: active video, porches
@@ -578,19 +589,13 @@ fn sdram_controller_netlist_matches_golden_every_cycle_ecp5() {
 #[test]
 fn video_out_netlist_matches_golden_every_cycle_ecp5() {
     use tilerast_cosim::blocks::lockstep_vectors;
-    use tilerast_golden::streams::{ports, VideoPixel};
+    use tilerast_golden::streams::ports;
     use tilerast_golden::video_out::VideoOutCycle;
     use tilerast_verif::lockstep::{BlockRun, BlockStim, Lockstep};
     let b = tilerast_fpga::board("ulx3s").unwrap();
     let mode = b.frame.unwrap().video;
     let cycles = 20_000u64;
-    let pixels: Vec<VideoPixel> = (0..4096u32)
-        .map(|i| VideoPixel {
-            red: (i * 7) as u8,
-            green: (i >> 3) as u8 ^ 0x5a,
-            blue: (i * 13 + 1) as u8,
-        })
-        .collect();
+    let pixels = video_pixels();
     let stim = BlockStim {
         seed: 0x71de,
         cycles,
@@ -635,7 +640,7 @@ fn video_out_netlist_matches_golden_every_cycle_ecp5() {
 #[test]
 fn video_out_at_the_test_mode_netlist_matches_golden_every_cycle_ecp5() {
     use tilerast_cosim::blocks::{block_desc, lockstep_vectors};
-    use tilerast_golden::streams::{ports, VideoPixel};
+    use tilerast_golden::streams::ports;
     use tilerast_golden::video_out::{VideoOutCycle, TEST_MODE};
     use tilerast_verif::lockstep::{BlockRun, BlockStim, Lockstep};
     let b = tilerast_fpga::board("ulx3s").unwrap();
@@ -648,13 +653,7 @@ fn video_out_at_the_test_mode_netlist_matches_golden_every_cycle_ecp5() {
     std::fs::write(&own, tilerast_hw::video_out::verilog(&TEST_MODE, desc.module)).unwrap();
     *rtl.last_mut().unwrap() = own;
     let cycles = 2_000u64;
-    let pixels: Vec<VideoPixel> = (0..4096u32)
-        .map(|i| VideoPixel {
-            red: (i * 7) as u8,
-            green: (i >> 3) as u8 ^ 0x5a,
-            blue: (i * 13 + 1) as u8,
-        })
-        .collect();
+    let pixels = video_pixels();
     let stim = BlockStim {
         seed: 0x7e57,
         cycles,
