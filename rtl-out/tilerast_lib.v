@@ -94,6 +94,24 @@ module tilerast_dff_13(d,q,clock);
 
 endmodule // tilerast_dff_13
 
+module tilerast_dff_136(d,q,clock);
+
+    // Module arguments
+    input wire  [135:0] d;
+    output reg  [135:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 136'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_dff_136
+
 module tilerast_dff_16(d,q,clock);
 
     // Module arguments

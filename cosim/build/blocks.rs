@@ -79,7 +79,7 @@ const BLOCK_VARIANTS: &[(&str, &str)] = &[("default_comp", "blender"), ("default
 /// `<board>/<stage>`: (board, stage). The board memory is tested in Icarus
 /// (`hw/tests/board_memory.rs`); the blocks of every board with a frame row
 /// (`tilerast_hw::FRAME_BOARD_BLOCKS`: the SDRAM controller, the memory arbiter, the double
-/// buffer, the scan-out, the line buffer, the video output, the display path, the board top) are here (`src/blocks.rs`'s block table test checks the list against the board table).
+/// buffer, the scan-out, the line buffer, the video output, the display path, the board top, the frame host) are here (`src/blocks.rs`'s block table test checks the list against the board table).
 const BOARD_BLOCKS: &[(&str, &str)] = &[
     ("ulx3s", "sdram_controller"),
     ("ulx3s", "mem_arbiter"),
@@ -89,6 +89,7 @@ const BOARD_BLOCKS: &[(&str, &str)] = &[
     ("ulx3s", "video_out"),
     ("ulx3s", "display_path"),
     ("ulx3s", "board_top"),
+    ("ulx3s", "frame_host"),
 ];
 
 #[path = "../../golden/src/stages.rs"]

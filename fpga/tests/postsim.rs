@@ -705,6 +705,61 @@ fn video_out_at_the_test_mode_netlist_matches_golden_every_cycle_ecp5() {
     assert_eq!(r.runs[0].1.cycles, cycles);
 }
 
+/// The frame host of the ULX3S (`rtl-out/tilerast_frame_host_ulx3s.v`, generated here with a
+/// scene buffer of 8 beats and a 64-edge frame timeout in place of 1 024 and 2^20, same module
+/// and ports) as the ULX3S flow synthesizes it, gate by gate against `FrameHostCycle` on every
+/// cycle: the protocol script of the rust-hdl and Verilator tests (every frame and error, two
+/// runs, the buffer filled exactly; `tilerast_verif::frame_host`), then the same under three
+/// flushes (in a LOAD, in each run's feed).
+#[test]
+fn frame_host_netlist_matches_golden_every_cycle_ecp5() {
+    use tilerast_cosim::blocks::{block_desc, lockstep_vectors};
+    use tilerast_golden::frame_host::FrameHostCycle;
+    use tilerast_verif::frame_host::{
+        assert_protocol_answers, bench, feed_start, protocol_script, script_cycles, GpuTiming, Host,
+    };
+    use tilerast_verif::lockstep::{Flushes, Lockstep};
+    let b = tilerast_fpga::board("ulx3s").unwrap();
+    let (capacity, timeout) = (8, 64);
+    let model = || FrameHostCycle::new(b, capacity).unwrap().with_timeout(timeout);
+    let root = repo_root();
+    let desc = block_desc(b.name, "frame_host").unwrap();
+    let mut rtl = tilerast_fpga::rtl_sources(&root, desc.module).unwrap();
+    let d = dir("frame_host_small");
+    let own = d.join(format!("{}.v", desc.module));
+    std::fs::write(&own, tilerast_hw::frame_host::verilog(&model(), desc.module)).unwrap();
+    *rtl.last_mut().unwrap() = own;
+    let (script, want) = protocol_script(capacity, timeout);
+    let with = |f: &[u64]| bench(script.clone(), GpuTiming::default(), 31).with("flush", Flushes::at(f.to_vec()));
+    let mut flushes = vec![700];
+    flushes.push(feed_start(model(), with(&flushes), 0) + 1);
+    flushes.push(feed_start(model(), with(&flushes), 1) + 3);
+    let mut runs = Vec::new();
+    for (name, flush) in [
+        ("the protocol script", vec![]),
+        ("the protocol script under 3 flushes", flushes),
+    ] {
+        let cycles = script_cycles(model(), with(&flush));
+        let mut ls = Lockstep::new(model(), with(&flush));
+        let (inp, exp) = lockstep_vectors(b.name, &mut ls, cycles).unwrap_or_else(|e| panic!("{e}"));
+        if flush.is_empty() {
+            assert_protocol_answers(&ls.bench, &want, capacity);
+        }
+        let host = ls.bench.get::<Host>("host");
+        runs.push(postsim::BlockVectors {
+            name: format!("{} frame_host (8 beats), {name}, {cycles} cycles", b.name),
+            inp,
+            exp,
+            transfers: host.taken + host.received,
+        });
+    }
+    let mut log = Vec::new();
+    let r = postsim::run_block_sources(&root, "frame_host-small", &rtl, desc, b, &runs, &mut log)
+        .unwrap_or_else(|e| panic!("{e}\n{}", String::from_utf8_lossy(&log)));
+    eprintln!("{}", String::from_utf8_lossy(&log));
+    assert_eq!(r.runs.len(), 2);
+}
+
 /// The board memory arbiter of the ULX3S (`rtl-out/tilerast_mem_arbiter_ulx3s.v`: the
 /// scan-out first, 8 read tags in the shared ring FIFO) as the ULX3S flow synthesizes it, gate
 /// by gate against `MemArbiterCycle`'s port words on every cycle: 20 000 cycles on the shared

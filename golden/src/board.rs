@@ -336,6 +336,11 @@ impl Board {
     pub fn uart_div(&self) -> u32 {
         ((self.clock_hz() + self.baud as u64 / 2) / self.baud as u64) as u32
     }
+    /// The frame top's UART divisor: its GPU clock cycles per bit at [`Board::baud`] (`None`
+    /// without a frame row).
+    pub fn frame_uart_div(&self) -> Option<u32> {
+        self.frame.map(|f| (f.gpu_hz + self.baud / 2) / self.baud)
+    }
     /// Index in [`BOARDS`].
     pub fn index(&self) -> usize {
         BOARDS.iter().position(|b| b.name == self.name).unwrap()

@@ -17,11 +17,14 @@
 //!                                 └──────── frame_crc, crc_toggle, front, shown, flags ◄┘
 //! ```
 //!
-//! **Timing contract** (per GPU clock edge; `outputs` are from registers):
+//! **Timing contract** (per GPU clock edge; every output is from registers; [`FrameHostPorts`]
+//! names the ports):
+//! * **Flush** (synchronous): the power-up state: nothing loaded, parsing, running or answered.
 //! * **Responder.** `tx` is the first byte of the answer being sent; it advances at an edge
 //!   with `tx_ready`. An answer is queued whole at the edge that executes a frame.
-//! * **Parser.** A byte (`rx`) is taken at its edge while no RUN FRAME is going on and no
-//!   answer is being sent (else it is dropped: the host waits for each answer). States: sync
+//! * **Parser.** `in_ready` is high while no RUN FRAME is going on and no answer is being sent;
+//!   a byte (`inp`, the receiver's one-edge pulse) is taken at its edge while it is high, else
+//!   it is lost (the host waits for each answer), and so is a low stop bit. States: sync
 //!   (only `A5` starts a frame), op, length low, length high, payload, checksum; the edge of the
 //!   checksum byte executes the frame. Checks, first found wins: the frame's bytes stopped for
 //!   [`TIMEOUT_CYCLES`] edges (ERROR 6, at that edge), a low stop bit (`rx_error`) inside a
@@ -32,19 +35,21 @@
 //!   they come (its padding bits ignored); the loaded count moves past them only when the frame
 //!   executes without an error. ACK with the new count.
 //! * **RUN FRAME** (with at least one beat and the last one an end token, else ERROR 8): from
-//!   the next edge, beat k is offered until the board top takes it (`inp_ready`), beat k + 1
+//!   the next edge, beat k is offered (`out`) until the board top takes it (`out_ready`), beat k + 1
 //!   from the edge after, back to back. `cycles` counts every edge from the first one with a
 //!   beat offered to the one with `done_valid`, both included. Then: `front` at `done` is
 //!   remembered; the swap is seen at the first edge with `front` changed and `shown` = `front`,
 //!   where `crc_toggle` is remembered; the first edge with `crc_toggle` changed again (the first
 //!   whole video frame that showed the frame: the one before it ended before that frame's
 //!   walk started) queues the FRAME RESULT with `frame_crc` of that edge, the beats, the
-//!   frame's id (`done_frame`), `shown` and `flags`.
+//!   frame's id (`done_frame`), `shown` and `flags`. `running` is high from the edge after
+//!   RUN FRAME's execution to the edge that queues its FRAME RESULT.
 //!
 //! Where its bytes come from and go to: the board's UART receiver and transmitter, as
 //! [`crate::protocol::uart`] models their lines.
 
 use crate::board_top::BoardTop;
+use crate::cycle::{BlockModel, Offer, UBits};
 use crate::protocol::uart::{Deserializer, Serializer};
 use crate::protocol::{
     frame, FrameResult, E_CAPACITY, E_CHECKSUM, E_LENGTH, E_OPCODE, E_SCENE, E_TIMEOUT, E_UART, FRAME_MAGIC, OP_CLEAR,
@@ -52,40 +57,35 @@ use crate::protocol::{
     T_FRAME_RESULT, VERSION,
 };
 use crate::protocol::{Link, FLAG_MAP_ERROR, FLAG_SDRAM_ERROR, FLAG_UNDERRUN};
-use crate::streams::PrimIn;
+use crate::streams::{PrimIn, UartByte};
 use std::collections::VecDeque;
 
-/// What the frame host sees at one GPU clock edge.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FrameHostIn {
-    /// A byte the UART receiver finished at this edge.
-    pub rx: Option<u8>,
-    /// The UART receiver saw a low stop bit at this edge.
-    pub rx_error: bool,
-    /// The UART transmitter takes the offered byte at this edge.
-    pub tx_ready: bool,
-    /// The board top takes the offered beat at this edge.
-    pub inp_ready: bool,
-    /// The frame top's `done_valid` with its `done_frame`.
-    pub done: Option<u8>,
-    /// The double buffer's `front`, and `shown` at the GPU clock.
-    pub front: bool,
-    pub shown: bool,
-    /// The display CRC at the GPU clock and its toggle.
-    pub frame_crc: u32,
-    pub crc_toggle: bool,
-    /// `protocol::FLAG_*` of the board top's sticky errors.
-    pub flags: u8,
+crate::block_signature! {
+    /// frame_host's ports (see the module header): the UART receiver's bytes in (`in_valid`
+    /// is its one-edge pulse; it does not wait), the scene's beats out to the board top
+    /// (`out`), the answers' bytes out to the UART transmitter (`tx`); the board top's levels
+    /// in (`done_valid` with `done_frame`, `front`, `shown`, the display CRC and its toggle at
+    /// the GPU clock, `flags`: `protocol::FLAG_*` of its sticky errors) and `rx_error` (the
+    /// receiver saw a low stop bit at this edge).
+    pub FrameHost "frame_host" {
+        takes { inp: UartByte }
+        sends { out: PrimIn, tx: UartByte }
+        ins {
+            rx_error: bool,
+            done_valid: bool,
+            done_frame: UBits<8>,
+            front: bool,
+            shown: bool,
+            frame_crc: UBits<32>,
+            crc_toggle: bool,
+            flags: UBits<3>,
+        }
+        outs { running: bool }
+    }
 }
 
-/// What the frame host drives (from registers).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FrameHostOut {
-    /// The byte offered to the UART transmitter.
-    pub tx: Option<u8>,
-    /// The beat offered to the board top.
-    pub beat: Option<PrimIn>,
-}
+/// The stage name (module `tilerast_frame_host_<board>`).
+pub const STAGE: &str = "frame_host";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Parse {
@@ -128,6 +128,8 @@ pub struct FrameHostCycle {
     written: usize,
     /// Edges since the frame's last byte.
     quiet: u64,
+    /// Edges of silence inside a frame that abandon it ([`TIMEOUT_CYCLES`]).
+    timeout: u64,
     run: Run,
     next: usize,
     cycles: u64,
@@ -151,14 +153,24 @@ impl FrameHostCycle {
         if capacity == 0 || capacity > usize::from(u16::MAX) {
             return Err(format!("frame host: capacity {capacity} beats, expected 1..=65535"));
         }
-        Ok(FrameHostCycle {
-            desc: [
-                board.index() as u8,
-                preset as u8,
-                cfg.msaa as u8,
-                cfg.quads_per_clock as u8,
-                ((f.gpu_hz + 500_000) / 1_000_000) as u8,
-            ],
+        let desc = [
+            board.index() as u8,
+            preset as u8,
+            cfg.msaa as u8,
+            cfg.quads_per_clock as u8,
+            ((f.gpu_hz + 500_000) / 1_000_000) as u8,
+        ];
+        Ok(FrameHostCycle::empty(desc, capacity))
+    }
+
+    /// The frame host of `board`'s frame row with the board table's buffer capacity.
+    pub fn for_board(board: &crate::board::Board) -> Result<FrameHostCycle, String> {
+        FrameHostCycle::new(board, board.capacity as usize)
+    }
+
+    fn empty(desc: [u8; 5], capacity: usize) -> FrameHostCycle {
+        FrameHostCycle {
+            desc,
             scene: vec![PrimIn::default(); capacity],
             loaded: 0,
             parse: Parse::Sync,
@@ -170,6 +182,7 @@ impl FrameHostCycle {
             record: Vec::new(),
             written: 0,
             quiet: 0,
+            timeout: TIMEOUT_CYCLES,
             run: Run::Idle,
             next: 0,
             cycles: 0,
@@ -177,7 +190,7 @@ impl FrameHostCycle {
             front_at_done: false,
             toggle_at_shown: false,
             reply: VecDeque::new(),
-        })
+        }
     }
 
     /// Beats loaded.
@@ -190,11 +203,43 @@ impl FrameHostCycle {
         self.run != Run::Idle
     }
 
-    pub fn outputs(&self) -> FrameHostOut {
-        FrameHostOut {
-            tx: self.reply.front().copied(),
-            beat: (self.run == Run::Feed).then(|| self.scene[self.next]),
-        }
+    /// The parser takes a byte at this edge if one comes (from registers).
+    fn takes_bytes(&self) -> bool {
+        self.run == Run::Idle && self.reply.is_empty()
+    }
+
+    /// The power-up state: nothing loaded, parsing, running or answering (the flush's).
+    fn reset(&mut self) {
+        let timeout = self.timeout;
+        *self = FrameHostCycle::empty(self.desc, self.scene.len()).with_timeout(timeout);
+    }
+
+    /// The same host with a frame timeout of `edges` (≥ 1) instead of [`TIMEOUT_CYCLES`]
+    /// (tests of the timeout in short simulations).
+    pub fn with_timeout(mut self, edges: u64) -> FrameHostCycle {
+        assert!(edges >= 1);
+        self.timeout = edges;
+        self
+    }
+
+    /// The scene buffer's beats.
+    pub fn capacity(&self) -> usize {
+        self.scene.len()
+    }
+
+    /// The frame timeout in edges.
+    pub fn timeout(&self) -> u64 {
+        self.timeout
+    }
+
+    /// The DESC answer's payload with `loaded` beats loaded.
+    pub fn desc_payload(&self, loaded: u16) -> Vec<u8> {
+        let [board, preset, msaa, q, mhz] = self.desc;
+        let mut p = vec![FRAME_MAGIC[0], FRAME_MAGIC[1], VERSION, board, preset, msaa, q];
+        p.extend((self.scene.len() as u16).to_le_bytes());
+        p.extend(loaded.to_le_bytes());
+        p.push(mhz);
+        p
     }
 
     fn answer(&mut self, typ: u8, payload: &[u8]) {
@@ -207,31 +252,36 @@ impl FrameHostCycle {
         self.parse = Parse::Sync;
     }
 
-    /// One GPU clock edge.
-    pub fn clock(&mut self, i: &FrameHostIn) {
-        let answering = !self.reply.is_empty();
+    /// One GPU clock edge (the [`BlockModel`]'s).
+    fn edge(&mut self, i: &FrameHostIn) {
+        if i.flush {
+            self.reset();
+            return;
+        }
+        let takes = self.takes_bytes();
         if i.tx_ready {
             self.reply.pop_front();
         }
         self.run_edge(i);
-        if self.run != Run::Idle || answering {
+        if !takes {
             return;
         }
+        let rx = i.inp.valid.then_some(i.inp.payload.byte);
         // The parser.
         if self.parse != Parse::Sync {
             if i.rx_error {
                 self.fail(E_UART);
                 return;
             }
-            if i.rx.is_none() {
+            if rx.is_none() {
                 self.quiet += 1;
-                if self.quiet >= TIMEOUT_CYCLES {
+                if self.quiet >= self.timeout {
                     self.fail(E_TIMEOUT);
                 }
                 return;
             }
         }
-        let Some(b) = i.rx else { return };
+        let Some(b) = rx else { return };
         self.quiet = 0;
         self.sum = self.sum.wrapping_add(b);
         match self.parse {
@@ -300,13 +350,7 @@ impl FrameHostCycle {
     fn execute(&mut self) {
         match self.op {
             OP_PING => {
-                let [board, preset, msaa, q, mhz] = self.desc;
-                let cap = self.scene.len() as u16;
-                let n = self.loaded as u16;
-                let mut p = vec![FRAME_MAGIC[0], FRAME_MAGIC[1], VERSION, board, preset, msaa, q];
-                p.extend(cap.to_le_bytes());
-                p.extend(n.to_le_bytes());
-                p.push(mhz);
+                let p = self.desc_payload(self.loaded as u16);
                 self.answer(T_DESC, &p);
             }
             OP_CLEAR => {
@@ -336,14 +380,14 @@ impl FrameHostCycle {
             Run::Idle => {}
             Run::Feed | Run::Done => {
                 self.cycles += 1;
-                if self.run == Run::Feed && i.inp_ready {
+                if self.run == Run::Feed && i.out_ready {
                     self.next += 1;
                     if self.next == self.loaded {
                         self.run = Run::Done;
                     }
                 }
-                if let (Run::Done, Some(id)) = (self.run, i.done) {
-                    self.done_frame = id;
+                if self.run == Run::Done && i.done_valid {
+                    self.done_frame = i.done_frame.0 as u8;
                     self.front_at_done = i.front;
                     self.run = Run::Swap;
                 }
@@ -358,17 +402,47 @@ impl FrameHostCycle {
                 if i.crc_toggle != self.toggle_at_shown {
                     let r = FrameResult {
                         cycles: self.cycles.min(u64::from(u32::MAX)) as u32,
-                        crc: i.frame_crc,
+                        crc: i.frame_crc.0 as u32,
                         beats: self.loaded as u16,
                         frame: self.done_frame,
                         shown: u8::from(i.shown),
-                        flags: i.flags,
+                        flags: i.flags.0 as u8,
                     };
                     self.answer(T_FRAME_RESULT, &r.payload());
                     self.run = Run::Idle;
                 }
             }
         }
+    }
+}
+
+impl BlockModel for FrameHostCycle {
+    type Sig = FrameHostPorts;
+
+    fn outputs(&self, _: &FrameHostIn) -> FrameHostOut {
+        let feeding = self.run == Run::Feed;
+        FrameHostOut {
+            inp_ready: self.takes_bytes(),
+            out: Offer::new(
+                feeding,
+                if feeding {
+                    self.scene[self.next]
+                } else {
+                    PrimIn::default()
+                },
+            ),
+            tx: Offer::new(
+                !self.reply.is_empty(),
+                UartByte {
+                    byte: self.reply.front().copied().unwrap_or(0),
+                },
+            ),
+            running: self.running(),
+        }
+    }
+
+    fn clock(&mut self, i: &FrameHostIn) {
+        self.edge(i);
     }
 }
 
@@ -395,10 +469,9 @@ pub struct FrameHostBench {
 impl FrameHostBench {
     /// The bench of `board`'s frame row with a scene buffer of `capacity` beats.
     pub fn new(board: &crate::board::Board, capacity: usize) -> Result<FrameHostBench, String> {
-        let f = board
-            .frame
+        let div = board
+            .frame_uart_div()
             .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
-        let div = (f.gpu_hz + board.baud / 2) / board.baud;
         Ok(FrameHostBench {
             host: FrameHostCycle::new(board, capacity)?,
             top: BoardTop::new(board, Vec::new())?,
@@ -415,44 +488,56 @@ impl FrameHostBench {
     /// One memory clock: the board top's tick with the host's beat, and at a GPU edge the UART
     /// lines and the frame host.
     pub fn tick(&mut self) {
-        let out = self.host.outputs();
-        let t = self.top.tick_with(out.beat);
+        let out = self.host.outputs(&FrameHostIn::default());
+        let t = self.top.tick_with(out.out.valid.then_some(out.out.payload));
         if !t.gpu_clock {
             return;
         }
-        if out.beat.is_some() && self.first_offer.is_none() {
+        if out.out.valid && self.first_offer.is_none() {
             self.first_offer = Some(self.top.gpu_cycles);
         }
         let errors = self.board_rx.framing_errors;
         let rx = self.board_rx.tick(self.to_board.tick());
         let tx_ready = self.board_tx.idle();
-        if let (true, Some(b)) = (tx_ready, out.tx) {
-            self.board_tx.push(&[b]);
+        if tx_ready && out.tx.valid {
+            self.board_tx.push(&[out.tx.payload.byte]);
         }
         let o = &t.out;
         self.host.clock(&FrameHostIn {
-            rx,
+            inp: byte_offer(rx),
             rx_error: self.board_rx.framing_errors != errors,
             tx_ready,
-            inp_ready: t.taken,
-            done: o.done_valid.then_some(o.done_frame),
+            out_ready: t.taken,
+            done_valid: o.done_valid,
+            done_frame: UBits::new(u64::from(o.done_frame)),
             front: o.front,
             shown: o.shown,
-            frame_crc: o.frame_crc.0 as u32,
+            frame_crc: o.frame_crc,
             crc_toggle: o.crc_toggle,
-            flags: [
-                (o.underrun, FLAG_UNDERRUN),
-                (o.error, FLAG_SDRAM_ERROR),
-                (o.map_error, FLAG_MAP_ERROR),
-            ]
-            .iter()
-            .filter(|f| f.0)
-            .fold(0, |a, f| a | f.1),
+            flags: UBits::new(u64::from(board_flags(o))),
+            flush: false,
         });
         if let Some(b) = self.from_board.tick(self.board_tx.tick()) {
             self.got.push(b);
         }
     }
+}
+
+/// A byte the UART receiver finished at an edge, as the frame host's `inp` offer.
+pub fn byte_offer(rx: Option<u8>) -> Offer<UartByte> {
+    Offer::new(rx.is_some(), UartByte { byte: rx.unwrap_or(0) })
+}
+
+/// The frame host's `flags`: `protocol::FLAG_*` of the board top's sticky errors.
+pub fn board_flags(o: &crate::board_top::BoardTopOut) -> u8 {
+    [
+        (o.underrun, FLAG_UNDERRUN),
+        (o.error, FLAG_SDRAM_ERROR),
+        (o.map_error, FLAG_MAP_ERROR),
+    ]
+    .iter()
+    .filter(|f| f.0)
+    .fold(0, |a, f| a | f.1)
 }
 
 impl Link for FrameHostBench {
@@ -503,31 +588,31 @@ mod tests {
     }
 
     impl FakeGpu {
-        fn inputs(&self, out: &FrameHostOut) -> FrameHostIn {
-            let ready = !self.edge.is_multiple_of(3);
+        fn inputs(&self) -> FrameHostIn {
             FrameHostIn {
-                inp_ready: out.beat.is_some() && ready,
-                done: (self.end_at.map(|e| e + 50) == Some(self.edge)).then_some(7),
+                out_ready: !self.edge.is_multiple_of(3),
+                done_valid: self.end_at.map(|e| e + 50) == Some(self.edge),
+                done_frame: UBits::new(7),
                 front: self.front,
                 shown: self.shown,
-                frame_crc: self.frame_crc,
+                frame_crc: UBits::new(u64::from(self.frame_crc)),
                 crc_toggle: self.crc_toggle,
-                flags: FLAG_MAP_ERROR,
+                flags: UBits::new(u64::from(FLAG_MAP_ERROR)),
                 ..FrameHostIn::default()
             }
         }
         fn edge(&mut self, out: &FrameHostOut, i: &FrameHostIn) {
-            if out.beat.is_some() && self.first_offer.is_none() {
+            if out.out.valid && self.first_offer.is_none() {
                 self.first_offer = Some(self.edge);
             }
-            if i.inp_ready {
-                let b = out.beat.unwrap();
+            if out.out.valid && i.out_ready {
+                let b = out.out.payload;
                 self.taken.push(b);
                 if b.end {
                     self.end_at = Some(self.edge);
                 }
             }
-            if i.done.is_some() {
+            if i.done_valid {
                 self.done_at = Some(self.edge);
             }
             if let Some(d) = self.done_at {
@@ -573,16 +658,16 @@ mod tests {
         fn step(&mut self) {
             let errors = self.board_rx.framing_errors;
             let rx = self.board_rx.tick(self.to_board.tick());
-            let out = self.host.outputs();
+            let out = self.host.outputs(&FrameHostIn::default());
             let tx_ready = self.board_tx.idle();
-            if let (true, Some(b)) = (tx_ready, out.tx) {
-                self.board_tx.push(&[b]);
+            if tx_ready && out.tx.valid {
+                self.board_tx.push(&[out.tx.payload.byte]);
             }
             let i = FrameHostIn {
-                rx,
+                inp: byte_offer(rx),
                 rx_error: self.board_rx.framing_errors != errors,
                 tx_ready,
-                ..self.gpu.inputs(&out)
+                ..self.gpu.inputs()
             };
             self.gpu.edge(&out, &i);
             self.host.clock(&i);
@@ -711,7 +796,7 @@ mod tests {
         let mut answered = None;
         for _ in 0..TIMEOUT_CYCLES + 10 * u64::from(DIV) * 10 + 100 {
             s.step();
-            if answered.is_none() && s.host.outputs().tx.is_some() {
+            if answered.is_none() && s.host.outputs(&FrameHostIn::default()).tx.valid {
                 answered = Some(s.gpu.edge);
             }
         }

@@ -78,8 +78,9 @@ pub const PIXEL_SIDE_STAGES: [&str; pixel_side_stages!(stage_names).len()] = pix
 /// pixel clock, the display path the arbiter, the SDRAM controller, the scan-out, the line buffer
 /// and the video output wired as the board top wires them, the board top its logic in its three
 /// clocks (the frame top, the double buffer, the GPU port's crossings, the display path; boards
-/// with a frame row only).
-pub const BOARD_STAGES: [&str; 9] = [
+/// with a frame row only), the frame host the board side of the UART frames that load a scene
+/// into it and run it.
+pub const BOARD_STAGES: [&str; 10] = [
     "board_memory",
     "sdram_controller",
     "mem_arbiter",
@@ -89,4 +90,5 @@ pub const BOARD_STAGES: [&str; 9] = [
     "video_out",
     "display_path",
     "board_top",
+    "frame_host",
 ];

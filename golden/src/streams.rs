@@ -281,6 +281,12 @@ pub struct DviWord {
     pub red: u16,
 }
 
+/// A byte of the board's UART, received or to send (frame_host's `inp` and `tx`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UartByte {
+    pub byte: u8,
+}
+
 /// pixel_info_read input: "every first tile of the frame is rasterized, read the pixel-info
 /// lists" (seed 001 claim 1: the pixel side starts only then).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -620,6 +626,12 @@ macro_rules! for_each_stream {
                 blue: Bits<10> [blue],
                 green: Bits<10> [green],
                 red: Bits<10> [red],
+            }
+        }
+        $m! {
+            /// UART receiver → frame_host → UART transmitter: one byte of a frame.
+            UartByte: UartByte {
+                byte: Bits<8> [byte],
             }
         }
         $m! {

@@ -26,6 +26,7 @@ pub mod display_path;
 pub mod double_buffer;
 pub mod dst_fetch;
 pub mod frame;
+pub mod frame_host;
 pub mod line_buffer;
 pub mod list_reader;
 pub mod list_writer;
@@ -213,6 +214,7 @@ pub const FRAME_BOARD_BLOCKS: &[FrameBoardBlock] = &[
     video_out::BOARD_FILE,
     display_path::BOARD_FILE,
     board_top::BOARD_FILE,
+    frame_host::BOARD_FILE,
 ];
 
 /// A block file built with options the pipeline does not use, for the block's co-simulation

@@ -54,6 +54,7 @@
 pub mod board_top;
 pub mod display_path;
 pub mod double_buffer;
+pub mod frame_host;
 pub mod handshake;
 pub mod line_buffer;
 pub mod lockstep;

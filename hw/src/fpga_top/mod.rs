@@ -53,8 +53,8 @@ use tilerast_golden::protocol;
 /// `Block` for the wrapper blocks below, which carry non-signal configuration fields
 /// (`#[derive(LogicBlock)]` wants every field to be a block): lists the signal fields.
 macro_rules! wrapper_block {
-    ($t:ty; $($f:ident),*) => {
-        impl Block for $t {
+    (impl [$($g:tt)*] $t:ty; $($f:ident),*) => {
+        impl<$($g)*> Block for $t {
             fn connect_all(&mut self) {
                 self.connect();
                 $(self.$f.connect_all();)*
@@ -73,6 +73,9 @@ macro_rules! wrapper_block {
             }
         }
     };
+    ($t:ty; $($f:ident),*) => {
+        $crate::fpga_top::wrapper_block!(impl [] $t; $($f),*);
+    };
 }
 /// Also used by the board memory's RAM (`crate::board_memory`).
 pub(crate) use wrapper_block;
@@ -82,7 +85,7 @@ pub mod frame_top;
 mod pll;
 mod quad_check;
 
-pub use cmd_ram::{CmdRam, REC_BITS, REC_LANES};
+pub use cmd_ram::{CmdRam, RecordRam, REC_BITS, REC_LANES};
 pub use pll::Pll;
 pub use quad_check::QuadCheck;
 /// The board table lives in golden (one table for the tops, the flows and the host).
