@@ -1,5 +1,7 @@
 tilerast_lib.v
 tilerast_default.v
+tilerast_ice40.v
+tilerast_ice40_1x.v
 tilerast_bin_setup_default.v
 tilerast_binner_default.v
 tilerast_tile_sequencer_default.v
@@ -14,6 +16,7 @@ tilerast_output_merger_default.v
 tilerast_pixel_back_end_default.v
 tilerast_frame_default.v
 tilerast_tmds_encoder_default.v
+tilerast_top_icebreaker.v
 tilerast_sdram_controller_ulx3s.v
 tilerast_mem_arbiter_ulx3s.v
 tilerast_double_buffer_ulx3s.v
@@ -22,4 +25,6 @@ tilerast_line_buffer_ulx3s.v
 tilerast_video_out_ulx3s.v
 tilerast_display_path_ulx3s.v
 tilerast_board_top_ulx3s.v
+tilerast_frame_host_ulx3s.v
+tilerast_uart_ulx3s.v
 tilerast_top_ulx3s_frame.v

@@ -2,9 +2,9 @@
 // lint-clean with: verilator --lint-only -Wall --top-module tilerast_top_ulx3s_frame tilerast_waivers.vlt -F tilerast_top_ulx3s_frame.f
 //
 // tilerast_top_ulx3s_frame: the pin-level board top (hw/src/fpga_top/frame_top.rs): EHXPLLL (25000000 Hz in, VCO 500000000 Hz: bit 125000000 Hz,
-// memory 100000000 Hz, GPU 50000000 Hz, pixel 25000000 Hz), the TMDS serialisers (ODDRX1F), the SDRAM pins, the built-in
-// scene's 25 beats fed once after lock, status LEDs. Pins: constraints/ulx3s_frame.lpf (the board's
-// ulx3s_v20.lpf names). In simulation clk_25mhz is the VCO and flops divide it.
+// memory 100000000 Hz, GPU 50000000 Hz, pixel 25000000 Hz), the TMDS serialisers (ODDRX1F), the SDRAM pins, the UART
+// and the frame host (scene upload, RUN FRAME, FRAME RESULT), status LEDs. Pins: constraints/ulx3s_frame.lpf
+// (the board's ulx3s_v20.lpf names). In simulation clk_25mhz is the VCO and flops divide it.
 module tilerast_top_ulx3s_frame(clk_25mhz, ftdi_txd, ftdi_rxd, led, wifi_gpio0, gpdi_dp, sdram_clk, sdram_cke, sdram_csn,
     sdram_wen, sdram_rasn, sdram_casn, sdram_a, sdram_ba, sdram_dqm, sdram_d);
     input wire clk_25mhz;
@@ -82,8 +82,7 @@ module tilerast_top_ulx3s_frame(clk_25mhz, ftdi_txd, ftdi_rxd, led, wifi_gpio0, 
     wire underrun;
     wire error;
     wire map_error;
-    // The display CRC at the GPU clock: for the UART's FRAME RESULT, which is not built yet
-    // (until then nothing reads it and synthesis drops its logic).
+    // The display CRC at the GPU clock, for the FRAME RESULT.
     wire [31:0] frame_crc;
     wire crc_toggle;
     // One connection per line: the package rewrites instances in rust-hdl's layout.
@@ -131,52 +130,6 @@ module tilerast_top_ulx3s_frame(clk_25mhz, ftdi_txd, ftdi_rxd, led, wifi_gpio0, 
         .frame_crc(frame_crc),
         .crc_toggle(crc_toggle)
     );
-
-    // ---- Scene feed (GPU clock): the built-in scene's beats, once, after lock.
-    reg [1:0] locked_sync = 2'd0;
-    reg [4:0] feed_index = 5'd0;
-    reg feed_done = 1'b0;
-    assign in_valid = locked_sync[1] & ~feed_done;
-    // A function in a continuous assignment (not `always @(*)`, which an event-driven
-    // simulator first evaluates when feed_index changes, leaving beat 0 unknown).
-    function [226:0] scene_rom(input [4:0] index);
-        case (index)
-            5'd0: scene_rom = {1'h0, 24'h1400, 24'h1400, 24'h26c00, 24'h1400, 24'h26c00, 24'h12c00, 24'h0, 1'h0, 32'hff783c28, 24'he66666, 1'h0};
-            5'd1: scene_rom = {1'h0, 24'h1400, 24'h1400, 24'h26c00, 24'h12c00, 24'h1400, 24'h12c00, 24'h0, 1'h0, 32'hff78283c, 24'he66666, 1'h0};
-            5'd2: scene_rom = {1'h0, 24'ha000, 24'h17c00, 24'hf000, 24'h17c00, 24'hc800, 24'h1c148, 24'h0, 1'h0, 32'hff3c50e6, 24'h800000, 1'h0};
-            5'd3: scene_rom = {1'h0, 24'ha000, 24'h17c00, 24'hc800, 24'h1c148, 24'h7800, 24'h1c148, 24'h0, 1'h0, 32'hff28aaf0, 24'h800000, 1'h0};
-            5'd4: scene_rom = {1'h0, 24'ha000, 24'h17c00, 24'h7800, 24'h1c148, 24'h5000, 24'h17c00, 24'h0, 1'h0, 32'hff3cdcc8, 24'h800000, 1'h0};
-            5'd5: scene_rom = {1'h0, 24'ha000, 24'h17c00, 24'h5000, 24'h17c00, 24'h7800, 24'h136b8, 24'h0, 1'h0, 32'hff78c83c, 24'h800000, 1'h0};
-            5'd6: scene_rom = {1'h0, 24'ha000, 24'h17c00, 24'h7800, 24'h136b8, 24'hc800, 24'h136b8, 24'h0, 1'h0, 32'hffe68c3c, 24'h800000, 1'h0};
-            5'd7: scene_rom = {1'h0, 24'ha000, 24'h17c00, 24'hc800, 24'h136b8, 24'hf000, 24'h17c00, 24'h0, 1'h0, 32'hffdc50aa, 24'h800000, 1'h0};
-            5'd8: scene_rom = {1'h0, 24'h12c00, 24'h15400, 24'h16800, 24'h1cc00, 24'h1a400, 24'h15400, 24'h0, 1'h0, 32'hfffafafa, 24'h666666, 1'h0};
-            5'd9: scene_rom = {1'h0, 24'h10400, 24'hc800, 24'h25800, 24'hd700, 24'h25800, 24'hd880, 24'h0, 1'h0, 32'hff00ffff, 24'h4ccccc, 1'h0};
-            5'd10: scene_rom = {1'h0, 24'h17c00, 24'h3c00, 24'h23000, 24'h7800, 24'h1a400, 24'h10400, 24'h0, 1'h0, 32'h80ffc800, 24'h333333, 1'h0};
-            5'd11: scene_rom = {1'h0, 24'h4000, 24'h4000, 24'h8000, 24'h4000, 24'h4000, 24'h8000, 24'h0, 1'h0, 32'hff0078ff, 24'h19999a, 1'h0};
-            5'd12: scene_rom = {1'h1, 24'h1d64d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h100, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd13: scene_rom = {1'h1, 24'h1ea4d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h200, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd14: scene_rom = {1'h1, 24'h1fe4d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h300, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd15: scene_rom = {1'h1, 24'h2124d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h400, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd16: scene_rom = {1'h1, 24'h2264d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h500, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd17: scene_rom = {1'h1, 24'h23a4d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h800, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd18: scene_rom = {1'h1, 24'h24e4d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'h900, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd19: scene_rom = {1'h1, 24'h2624d, 24'h190b3, 24'h0, 24'h0, 24'h0, 24'h0, 24'hc80, 1'h0, 32'hffffffff, 24'h333333, 1'h0};
-            5'd20: scene_rom = {1'h1, 24'h1e080, 24'h16840, 24'h0, 24'h0, 24'h0, 24'h0, 24'h200, 1'h1, 32'hff5050ff, 24'h333333, 1'h0};
-            5'd21: scene_rom = {1'h1, 24'h1fe80, 24'h16840, 24'h0, 24'h0, 24'h0, 24'h0, 24'h380, 1'h1, 32'hff5050ff, 24'h333333, 1'h0};
-            5'd22: scene_rom = {1'h1, 24'h21c80, 24'h16840, 24'h0, 24'h0, 24'h0, 24'h0, 24'h600, 1'h1, 32'hff5050ff, 24'h333333, 1'h0};
-            5'd23: scene_rom = {1'h1, 24'h23a80, 24'h16840, 24'h0, 24'h0, 24'h0, 24'h0, 24'h9c0, 1'h1, 32'hff5050ff, 24'h333333, 1'h0};
-            5'd24: scene_rom = {1'h0, 24'h0, 24'h0, 24'h0, 24'h0, 24'h0, 24'h0, 24'h0, 1'h0, 32'hff181010, 24'h0, 1'h1};
-            default: scene_rom = 227'd0;
-        endcase
-    endfunction
-    assign beat = scene_rom(feed_index);
-    always @(posedge gpu_clock) begin
-        locked_sync <= {locked_sync[0], locked};
-        if (in_valid & in_ready) begin
-            if (feed_index == 5'd24) feed_done <= 1'b1;
-            else feed_index <= feed_index + 5'd1;
-        end
-    end
 
     // ---- TMDS serialiser: words and a toggle at the pixel clock, shift registers at the bit clock.
     reg [9:0] word_blue = 10'd0;
@@ -241,9 +194,70 @@ module tilerast_top_ulx3s_frame(clk_25mhz, ftdi_txd, ftdi_rxd, led, wifi_gpio0, 
         if (underrun) underrun_seen <= 1'b1;
         if (error) error_seen <= 1'b1;
     end
-    assign led = {map_error_seen, error_seen, underrun_seen, shown, front, done_seen, feed_done, heartbeat[25]};
+    // ---- The UART and the frame host (GPU clock): the scene's beats in, FRAME RESULT out.
+    reg [1:0] locked_sync = 2'd0;
+    reg [1:0] underrun_sync = 2'd0;
+    reg [1:0] error_sync = 2'd0;
+    always @(posedge gpu_clock) begin
+        locked_sync <= {locked_sync[0], locked};
+        underrun_sync <= {underrun_sync[0], underrun_seen};
+        error_sync <= {error_sync[0], error_seen};
+    end
+    wire rx_valid;
+    wire rx_error;
+    wire [7:0] rx_byte;
+    wire tx_valid;
+    wire tx_ready;
+    wire [7:0] tx_byte;
+    wire host_ready;
+    wire running;
+    tilerast_uart_ulx3s uart(
+        .clock(gpu_clock),
+        .rx(ftdi_txd),
+        .tx(ftdi_rxd),
+        .rx_byte(rx_byte),
+        .rx_valid(rx_valid),
+        .rx_error(rx_error),
+        .tx_byte(tx_byte),
+        .tx_valid(tx_valid),
+        .tx_ready(tx_ready)
+    );
+    tilerast_frame_host_ulx3s frame_host(
+        .clock(gpu_clock),
+        .flush(~locked_sync[1]),
+        .in_valid(rx_valid),
+        .in_ready(host_ready),
+        .inp__byte(rx_byte),
+        .out_valid(in_valid),
+        .out_ready(in_ready),
+        .out__kind(beat[226]),
+        .out__v0x(beat[225:202]),
+        .out__v0y(beat[201:178]),
+        .out__v1x(beat[177:154]),
+        .out__v1y(beat[153:130]),
+        .out__v2x(beat[129:106]),
+        .out__v2y(beat[105:82]),
+        .out__size(beat[81:58]),
+        .out__aa(beat[57]),
+        .out__colour(beat[56:25]),
+        .out__depth(beat[24:1]),
+        .out__end(beat[0]),
+        .tx_valid(tx_valid),
+        .tx_ready(tx_ready),
+        .tx__byte(tx_byte),
+        .rx_error(rx_error),
+        .done_valid(done_valid),
+        .done_frame(done_frame),
+        .front(front),
+        .shown(shown),
+        .frame_crc(frame_crc),
+        .crc_toggle(crc_toggle),
+        .flags({map_error_seen, error_sync[1], underrun_sync[1]}),
+        .running(running)
+    );
+
+    assign led = {map_error_seen, error_seen, underrun_seen, shown, front, done_seen, running, heartbeat[25]};
     assign wifi_gpio0 = 1'b1;
-    // The UART (scene upload, CRC and cycle count) is not built yet: the line stays idle.
-    assign ftdi_rxd = 1'b1;
-    wire unused_ok = &{1'b0, ftdi_txd, done_frame, 1'b0};
+    // The frame host drops bytes while it is busy (the host waits for each answer).
+    wire unused_ok = &{1'b0, host_ready, 1'b0};
 endmodule

@@ -2,11 +2,11 @@
 //!
 //! **Role.** The board side of the frame top's UART frames ([`crate::protocol`], "The frame
 //! top's frames"): it parses the host's frames from the UART receiver's bytes, keeps a scene's
-//! [`PrimIn`] beats in a buffer (block RAM in the RTL, in place of today's built-in scene ROM),
+//! [`PrimIn`] beats in a buffer (block RAM in the RTL, `hw/src/frame_host.rs`),
 //! offers them once to the board top on RUN FRAME, counts the GPU cycles to the frame's `done`,
 //! waits for the swap and the first whole video frame that shows it, and answers with a FRAME
 //! RESULT carrying that frame's display CRC. This is its cycle model, written before the RTL:
-//! the RTL block will be held to it on every port and every cycle.
+//! the RTL block is held to it on every port and every cycle.
 //!
 //! ```text
 //!  rx bytes ─► parser (A5 op len payload chk) ─► LOAD BEATS: 29-byte records ─► scene buffer

@@ -16,6 +16,7 @@
 //! | `tilerast_top_<board>.v` | [`crate::fpga_top::rtl_file`] |
 //! | `tilerast_board_memory_<board>.v` | [`crate::board_memory::rtl_file`] |
 //! | `tilerast_<stage>_<board>.v` (boards with a frame row: the SDRAM controller, the video output) | [`crate::FRAME_BOARD_BLOCKS`] |
+//! | `tilerast_uart_<board>.v` (boards with a frame row) | [`crate::uart::frame_uart_rtl_file`] |
 //! | `<stem>.f` | [`crate::package`]: the files each top needs, dependencies first |
 //! | `tilerast_waivers.vlt` | [`crate::LINT_WAIVERS`] |
 //! | `README.md` | [`readme`]: which file to take for which use |
@@ -114,10 +115,16 @@ pub fn raw_files_for(configs: &[Config], command: &dyn Fn(&str) -> String, extra
                     ));
                 }
                 out.push(spec(
+                    format!("{}.v", crate::uart::frame_uart_top_name(b.name)),
+                    crate::uart::frame_uart_top_name(b.name),
+                    format!("the frame top's UART for {} (8N1 at the GPU clock)", b.name),
+                    move || crate::uart::frame_uart_rtl_file(b).ok_or_else(|| format!("{}: no frame row", b.name)),
+                ));
+                out.push(spec(
                     crate::fpga_top::frame_top::rtl_file_name(b.name),
                     crate::fpga_top::frame_top::top_name(b.name),
                     format!(
-                        "FPGA top with a screen for {}: the PLL, the TMDS serialisers, the SDRAM pins, the built-in scene",
+                        "FPGA top with a screen for {}: the PLL, the TMDS serialisers, the SDRAM pins, the UART and the frame host",
                         b.name
                     ),
                     move || crate::fpga_top::frame_top::rtl_file(b).unwrap_or_else(|| Err(format!("{}: no frame row", b.name))),

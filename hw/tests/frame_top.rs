@@ -1,17 +1,24 @@
 //! The ULX3S board top with a screen (`rtl-out/tilerast_top_ulx3s_frame.v`,
-//! `hw/src/fpga_top/frame_top.rs`): its PLL against the frame row, its built-in scene ROM read
-//! back through the board top's `inp` slices against golden's beats of `scenes/default.json`,
-//! and the pin-level logic under Icarus in its simulation clocking, around a stand-in for the
-//! board top's ports: the beats the board top takes are golden's, each once, in order, and the
-//! TMDS bit streams the ODDRX1F inputs carry, cut into characters at the clock lane's edges,
-//! are the video output's characters, one per pixel clock, in order.
+//! `hw/src/fpga_top/frame_top.rs`): its PLL against the frame row, the beat's slices between
+//! the frame host's `out` and the board top's `inp` against the stream's declaration, and the
+//! pin-level logic under Icarus in its simulation clocking (the UART and the frame host as
+//! generated, a stand-in for the board top's ports): the host's frames go in on `ftdi_txd` bit
+//! by bit, the answers decoded from `ftdi_rxd` are the protocol's (DESC, ACK), the beats the
+//! board top takes are golden's, each once, in order, and the TMDS bit streams the ODDRX1F
+//! inputs carry, cut into characters at the clock lane's edges, are the video output's
+//! characters, one per pixel clock, in order.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 use tilerast_golden::board::board;
+use tilerast_golden::protocol::uart::Deserializer;
+use tilerast_golden::protocol::{
+    encode_beat, host_frame, FrameParser, OP_LOAD_BEATS, OP_PING, OP_RUN_FRAME, T_ACK, T_DESC,
+};
 use tilerast_golden::streams::{ports, PrimIn, Stream};
 use tilerast_hw::fpga_top::frame_top;
+use tilerast_hw::uart::frame_uart_top_name;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -61,12 +68,17 @@ fn the_pll_makes_the_frame_row_s_four_clocks_from_one_vco() {
     }
 }
 
-/// `.inp__<field>(beat[hi:lo])` of the board top's instance.
-fn slices(text: &str) -> BTreeMap<String, (u32, u32)> {
+/// `.<iface>__<field>(beat[hi:lo])` of an instance.
+fn slices(text: &str, iface: &str) -> BTreeMap<String, (u32, u32)> {
     let mut m = BTreeMap::new();
     for l in text.lines() {
         let l = l.trim();
-        let Some(rest) = l.strip_prefix(".inp__") else { continue };
+        let Some(rest) = l.strip_prefix(&format!(".{iface}__")) else {
+            continue;
+        };
+        if !rest.contains("(beat[") {
+            continue;
+        }
         let (name, r) = rest.split_once("(beat[").unwrap();
         let r = r.split(']').next().unwrap();
         let (hi, lo) = match r.split_once(':') {
@@ -78,63 +90,35 @@ fn slices(text: &str) -> BTreeMap<String, (u32, u32)> {
     m
 }
 
-/// The ROM's beats as bit strings (MSB first), from its `case` lines.
-fn rom(text: &str) -> Vec<Vec<bool>> {
-    let mut out = Vec::new();
-    for l in text.lines() {
-        let Some((_, lit)) = l.split_once(": scene_rom = {") else {
-            continue;
-        };
-        let mut bits = Vec::new();
-        for part in lit.trim_end_matches("};").split(", ") {
-            let (w, h) = part.split_once("'h").unwrap();
-            let w: usize = w.trim().parse().unwrap();
-            let v = u64::from_str_radix(h.trim(), 16).unwrap();
-            bits.extend((0..w).rev().map(|i| v >> i & 1 == 1));
-        }
-        out.push(bits);
-    }
-    out
-}
-
 #[test]
-fn the_scene_rom_read_through_the_board_top_s_inp_is_golden_s_beats() {
+fn the_frame_host_s_out_and_the_board_top_s_inp_slice_the_beat_as_declared() {
     let text = top_text();
-    let sl = slices(&text);
     let fields = <ports::PrimIn as Stream>::FIELDS;
-    assert_eq!(sl.len(), fields.len(), "every field of PrimIn connected: {sl:?}");
-    let rom = rom(&text);
-    let want = golden_beats();
-    assert!(
-        want.len() > 3 && want.last().unwrap().end,
-        "primitives, then the end beat"
-    );
-    assert_eq!(rom.len(), want.len());
-    for (i, (bits, w)) in rom.iter().zip(&want).enumerate() {
-        let n = bits.len() as u32;
-        let vals: Vec<u64> = fields
-            .iter()
-            .map(|f| {
-                let (hi, lo) = sl[f.name];
-                assert_eq!(hi - lo + 1, f.width, "{}: slice width", f.name);
-                (lo..=hi)
-                    .rev()
-                    .fold(0u64, |a, k| a << 1 | bits[(n - 1 - k) as usize] as u64)
-            })
-            .collect();
-        let got = <ports::PrimIn as Stream>::from_bits(&vals);
-        assert_eq!(&got, w, "beat {i}");
-    }
+    let mut hi: u32 = fields.iter().map(|f| f.width).sum();
+    let want: BTreeMap<String, (u32, u32)> = fields
+        .iter()
+        .map(|f| {
+            hi -= f.width;
+            (f.name.to_string(), (hi + f.width - 1, hi))
+        })
+        .collect();
+    assert_eq!(hi, 0);
+    assert_eq!(slices(&text, "inp"), want, "the board top's inp");
+    assert_eq!(slices(&text, "out"), want, "the frame host's out");
 }
 
 /// The Icarus testbench: the top in its simulation clocking (`clk_25mhz` is the VCO), the
-/// SDRAM data pins pulled down, a stand-in board top; it prints each beat the board top takes (`F`), the word
+/// SDRAM data pins pulled down, a stand-in board top; `ftdi_txd` driven with the bytes of
+/// `bytes.hex` (8N1, DIV GPU clocks a bit; a pause of GAP byte times after byte AFTER0 and
+/// after byte AFTER1, for the answers). It prints each beat the board top takes (`F`), each
+/// change of `ftdi_rxd` with its GPU clock (`R`), and for the first SER_TIME ns the word
 /// registers at each pixel clock (`P`) and the two bits each lane's ODDRX1F takes at each bit
 /// clock (`B`).
 const TB: &str = r#"
 `timescale 1ns/1ps
 module tb;
     reg clk = 1'b0;
+    reg txd = 1'b1;
     wire ftdi_rxd;
     wire [7:0] led;
     wire wifi_gpio0;
@@ -144,21 +128,53 @@ module tb;
     wire [1:0] sdram_ba;
     wire [1:0] sdram_dqm;
     tri0 [15:0] sdram_d;
-    tilerast_top_ulx3s_frame dut(.clk_25mhz(clk), .ftdi_txd(1'b1), .ftdi_rxd(ftdi_rxd), .led(led),
+    tilerast_top_ulx3s_frame dut(.clk_25mhz(clk), .ftdi_txd(txd), .ftdi_rxd(ftdi_rxd), .led(led),
         .wifi_gpio0(wifi_gpio0), .gpdi_dp(gpdi_dp), .sdram_clk(sdram_clk), .sdram_cke(sdram_cke),
         .sdram_csn(sdram_csn), .sdram_wen(sdram_wen), .sdram_rasn(sdram_rasn), .sdram_casn(sdram_casn),
         .sdram_a(sdram_a), .sdram_ba(sdram_ba), .sdram_dqm(sdram_dqm), .sdram_d(sdram_d));
     always #1 clk = ~clk;
-    always @(posedge dut.gpu_clock)
-        if (dut.in_valid && dut.in_ready) $display("F %0d %h", dut.feed_index, dut.beat);
+    reg [7:0] bytes [0:NBYTES-1];
+    initial $readmemh("HEXFILE", bytes);
+    integer fed = 0;
+    integer gpu = 0;
+    reg rxd_last = 1'b1;
+    always @(posedge dut.gpu_clock) begin
+        gpu <= gpu + 1;
+        if (dut.in_valid && dut.in_ready) begin
+            $display("F %0d %h", fed, dut.beat);
+            fed <= fed + 1;
+        end
+        if (ftdi_rxd != rxd_last) $display("R %0d %b", gpu, ftdi_rxd);
+        rxd_last <= ftdi_rxd;
+    end
     always @(posedge dut.pixel_clock)
-        $display("P %h %h %h", dut.word_blue, dut.word_green, dut.word_red);
+        if ($time < SER_TIME) $display("P %h %h %h", dut.word_blue, dut.word_green, dut.word_red);
     always @(posedge dut.bit_clock)
-        $display("B %b%b %b%b %b%b %b%b", dut.shift_blue[1], dut.shift_blue[0], dut.shift_green[1],
-            dut.shift_green[0], dut.shift_red[1], dut.shift_red[0], dut.shift_clock[1], dut.shift_clock[0]);
+        if ($time < SER_TIME)
+            $display("B %b%b %b%b %b%b %b%b", dut.shift_blue[1], dut.shift_blue[0], dut.shift_green[1],
+                dut.shift_green[0], dut.shift_red[1], dut.shift_red[0], dut.shift_clock[1], dut.shift_clock[0]);
+    task send_byte(input [7:0] b);
+        integer k;
+        begin
+            txd = 1'b0;
+            repeat (DIV) @(posedge dut.gpu_clock);
+            for (k = 0; k < 8; k = k + 1) begin
+                txd = b[k];
+                repeat (DIV) @(posedge dut.gpu_clock);
+            end
+            txd = 1'b1;
+            repeat (DIV) @(posedge dut.gpu_clock);
+        end
+    endtask
+    integer i;
     initial begin
-        #(2 * VCO_CYCLES);
-        $display("END wifi_gpio0=%b sdram_cke=%b", wifi_gpio0, sdram_cke);
+        repeat (20) @(posedge dut.gpu_clock);
+        for (i = 0; i < NBYTES; i = i + 1) begin
+            send_byte(bytes[i]);
+            if (i == AFTER0 || i == AFTER1) repeat (GAP * 10 * DIV) @(posedge dut.gpu_clock);
+        end
+        repeat (200) @(posedge dut.gpu_clock);
+        $display("END wifi_gpio0=%b sdram_cke=%b led=%b", wifi_gpio0, sdram_cke, led);
         $finish;
     end
 endmodule
@@ -201,16 +217,52 @@ module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, 
 endmodule
 "#;
 
-/// VCO cycles simulated: 2 000 pixel clocks (every beat of the scene is taken in the first
-/// hundred GPU clocks).
-const VCO_CYCLES: u64 = 40_000;
+/// The host's frames: PING, LOAD BEATS (golden's first two primitives and the end beat), RUN
+/// FRAME; the beats loaded.
+fn host_bytes() -> (Vec<u8>, [usize; 2], Vec<PrimIn>) {
+    let all = golden_beats();
+    let beats = vec![all[0], all[1], *all.last().unwrap()];
+    let ping = host_frame(OP_PING, &[]);
+    let load = host_frame(OP_LOAD_BEATS, &beats.iter().flat_map(encode_beat).collect::<Vec<u8>>());
+    let run = host_frame(OP_RUN_FRAME, &[]);
+    let after = [ping.len() - 1, ping.len() + load.len() - 1];
+    ([ping, load, run].concat(), after, beats)
+}
 
 fn icarus_run() -> String {
+    let b = board("ulx3s").unwrap();
     let dir = root().join("target/frame_top_tb");
     std::fs::create_dir_all(&dir).unwrap();
+    let (bytes, after, _) = host_bytes();
+    let hex = dir.join("bytes.hex");
+    let text: String = bytes.iter().map(|v| format!("{v:02x}\n")).collect();
+    std::fs::write(&hex, text).unwrap();
     let tb = dir.join("tb.v");
-    std::fs::write(&tb, TB.replace("VCO_CYCLES", &VCO_CYCLES.to_string())).unwrap();
-    let list = [root().join("rtl-out").join(frame_top::rtl_file_name("ulx3s"))];
+    let div = b.frame_uart_div().unwrap();
+    std::fs::write(
+        &tb,
+        TB.replace("NBYTES", &bytes.len().to_string())
+            .replace("HEXFILE", &hex.display().to_string())
+            .replace("SER_TIME", "80000")
+            .replace("AFTER0", &after[0].to_string())
+            .replace("AFTER1", &after[1].to_string())
+            .replace("GAP", "20")
+            .replace("DIV", &div.to_string()),
+    )
+    .unwrap();
+    // The top, the UART and the frame host as generated: their file lists (dependencies
+    // first, each file once), without the board top's, which the stand-in replaces.
+    let rtl = root().join("rtl-out");
+    let mut list: Vec<PathBuf> = Vec::new();
+    for top in [frame_uart_top_name("ulx3s"), tilerast_hw::frame_host::top_name("ulx3s")] {
+        let f = std::fs::read_to_string(rtl.join(format!("{top}.f"))).unwrap();
+        for name in f.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            if !list.contains(&rtl.join(name)) {
+                list.push(rtl.join(name));
+            }
+        }
+    }
+    list.push(rtl.join(frame_top::rtl_file_name("ulx3s")));
     let vvp = dir.join("tb.vvp");
     let mut c = Command::new("iverilog");
     c.args(["-g2012", "-s", "tb", "-o"]).arg(&vvp).arg(&tb).args(&list);
@@ -222,10 +274,45 @@ fn icarus_run() -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// The bytes on `ftdi_rxd`, from its changes (`R gpu_clock level`), through golden's UART
+/// line model at the board's divisor.
+fn answer_bytes(out: &str, div: u32) -> Vec<u8> {
+    let mut changes: Vec<(u64, bool)> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("R "))
+        .map(|l| {
+            let (t, v) = l.split_once(' ').unwrap();
+            (t.parse().unwrap(), v == "1")
+        })
+        .collect();
+    let end = changes.last().map_or(0, |c| c.0) + 20 * u64::from(div);
+    changes.push((end, true));
+    let mut rx = Deserializer::new(div);
+    let (mut level, mut got) = (true, Vec::new());
+    let mut next = changes.iter().peekable();
+    for t in 0..end {
+        while next.peek().is_some_and(|c| c.0 <= t) {
+            level = next.next().unwrap().1;
+        }
+        got.extend(rx.tick(level));
+    }
+    got
+}
+
 #[test]
 fn under_icarus_the_top_feeds_golden_s_beats_and_serialises_every_character() {
     let out = icarus_run();
-    let want = golden_beats();
+    let (_, _, want) = host_bytes();
+    // The answers on ftdi_rxd: DESC (the frame magic, the board's capacity, nothing loaded),
+    // then ACK with the three beats loaded.
+    let b = board("ulx3s").unwrap();
+    let mut p = FrameParser::default();
+    let answers = p.push(&answer_bytes(&out, b.frame_uart_div().unwrap()));
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    let (t, desc) = answers[0].clone().unwrap();
+    assert_eq!((t, &desc[..2]), (T_DESC, &b"TF"[..]));
+    assert_eq!(u16::from_le_bytes([desc[7], desc[8]]), b.capacity as u16);
+    assert_eq!(answers[1], Ok((T_ACK, 3u16.to_le_bytes().to_vec())));
     let fields = <ports::PrimIn as Stream>::FIELDS;
     let n: u32 = fields.iter().map(|f| f.width).sum();
     // Beats the board top took: indices 0, 1, 2, … and golden's values.
@@ -257,7 +344,7 @@ fn under_icarus_the_top_feeds_golden_s_beats_and_serialises_every_character() {
     }
     assert_eq!(fed, want.len(), "every beat taken, once");
     assert!(
-        out.contains("END wifi_gpio0=1 sdram_cke=1"),
+        out.contains("END wifi_gpio0=1 sdram_cke=1 led=00000010"),
         "wifi_gpio0 and sdram_cke held high"
     );
 

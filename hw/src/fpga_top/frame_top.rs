@@ -9,9 +9,10 @@
 //!  (sim: the testbench's │                                   ▲ words + toggle (pixel clock)
 //!   VCO; dividers)       ├─ CLKOS  memory clock ─┐             │
 //!                        ├─ CLKOS2 GPU clock ────┼─► board_top ┴─ tmds (blue, green, red)
-//!                        └─ CLKOS3 pixel clock ──┘   │  ▲ inp ◄── scene feed (the built-in scene's
-//!                                                    │  │          beats, once, after `locked`)
-//!                    sdram_* ◄── pins ───────────────┘  └ sdram_d (tristate: dq_oe)
+//!                        └─ CLKOS3 pixel clock ──┘   │  ▲ inp ◄── frame_host ◄─ UART ◄─ ftdi_txd
+//!                                                    │  │  done, front, shown,   └─► UART ─► ftdi_rxd
+//!                    sdram_* ◄── pins ───────────────┘  │  display CRC, flags ──►  (GPU clock)
+//!                                                       └ sdram_d (tristate: dq_oe)
 //!  sdram_clk ◄─ ODDRX1F (the memory clock, 0°)      led[7:0] ◄─ status   wifi_gpio0 = 1
 //! ```
 //!
@@ -28,21 +29,24 @@
 //! the two clocks. Two bits per bit clock go out through `ODDRX1F` (D0 first: bit 0 is sent
 //! first), so a 10-bit character takes 5 bit clocks = one pixel clock.
 //!
-//! **Scene feed.** Until the UART upload exists, the top renders the built-in default scene:
-//! its beats (`frame_beats` of `scenes/default.json` at the frame row's preset) are a ROM at
-//! the GPU clock, offered once from the GPU clock's first edge after `locked` (through two
-//! flops) until the frame-end beat is taken.
+//! **Scene and UART.** The host loads a scene's beats and runs it over the UART
+//! (`tilerast_golden::protocol`, "The frame top's frames"): `tilerast_uart_<board>`
+//! ([`crate::uart::UartPort`], 8N1 at the board's baud rate, at the GPU clock) between the
+//! FTDI pins and [`crate::frame_host`] (`tilerast_frame_host_<board>`), which offers the beats
+//! to the board top and answers with the FRAME RESULT. The frame host is flushed until
+//! `locked` has come through two GPU-clock flops; the board top's sticky `underrun` and
+//! `error` (memory clock) reach its `flags` through two GPU-clock flops each.
 //!
 //! **SDRAM pins.** `sdram_d` is driven while `dq_oe`; `sdram_clk` is the memory clock through
 //! an `ODDRX1F` (D0 = 1, D1 = 0: in phase, so a command the controller registers at edge k is
 //! sampled by the chip at edge k + 1, the cycle model's convention); `sdram_cke` is 1.
 //!
-//! **LEDs.** 0 heartbeat (GPU clock), 1 scene fed, 2 frame done (sticky), 3 `front`, 4
-//! `shown`, 5 underrun (sticky), 6 SDRAM error (sticky), 7 map error (sticky).
+//! **LEDs.** 0 heartbeat (GPU clock), 1 a RUN FRAME going on, 2 frame done (sticky), 3
+//! `front`, 4 `shown`, 5 underrun (sticky), 6 SDRAM error (sticky), 7 map error (sticky).
 
 use std::fmt::Write as _;
 use tilerast_golden::board::{ecp5_pll, Board, FrameBoard, PllKind};
-use tilerast_golden::streams::{ports, PrimIn, Stream};
+use tilerast_golden::streams::{ports, Stream};
 
 /// Top module name of `board`'s frame top.
 pub fn top_name(board: &str) -> String {
@@ -96,28 +100,6 @@ pub fn frame_pll(board: &Board, f: &FrameBoard) -> Result<FramePll, String> {
     })
 }
 
-/// The built-in scene's beats at the frame row's preset (what the top renders at power-up).
-pub fn builtin_beats(f: &FrameBoard) -> Result<Vec<PrimIn>, String> {
-    let mut scene = tilerast_golden::scene::Scene::builtin_default();
-    scene
-        .config
-        .insert("preset".into(), serde_json::Value::String(f.preset.to_string()));
-    let frame = scene.to_frame("scenes/default.json").map_err(|e| e.to_string())?;
-    tilerast_golden::bin_setup::frame_beats(&frame.prims, frame.background)
-}
-
-/// One beat as the board top's `inp` port bits, first field in the top bits: the
-/// concatenation `{kind, v0x, …, end}`.
-fn beat_literal(b: &PrimIn) -> String {
-    let bits = <ports::PrimIn as Stream>::to_bits(b);
-    let parts: Vec<String> = <ports::PrimIn as Stream>::FIELDS
-        .iter()
-        .zip(bits)
-        .map(|(f, v)| format!("{}'h{v:x}", f.width))
-        .collect();
-    format!("{{{}}}", parts.join(", "))
-}
-
 /// The full text of `rtl-out/tilerast_top_<board>_frame.v`: the pin-level top alone (its
 /// `board_top` instance is the module of `rtl-out/tilerast_board_top_<board>.v`, which the
 /// file list `tilerast_top_<board>_frame.f` names), or `None` for a board without a frame row.
@@ -135,26 +117,19 @@ pub fn rtl_file(board: &Board) -> Option<Result<String, String>> {
 
 fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
     let pll = frame_pll(board, f)?;
-    let beats = builtin_beats(f)?;
     let width: u32 = <ports::PrimIn as Stream>::FIELDS.iter().map(|x| x.width).sum();
-    let index_bits = (usize::BITS - (beats.len() - 1).leading_zeros()).max(1);
     let top = top_name(board.name);
     let inner = format!("tilerast_board_top_{}", board.name);
+    let host = crate::frame_host::top_name(board.name);
+    let uart = crate::uart::frame_uart_top_name(board.name);
     let mut v = String::new();
     let _ = writeln!(
         v,
         "// {top}: the pin-level board top (hw/src/fpga_top/frame_top.rs): EHXPLLL ({} Hz in, VCO {} Hz: bit {} Hz,\n\
-         // memory {} Hz, GPU {} Hz, pixel {} Hz), the TMDS serialisers (ODDRX1F), the SDRAM pins, the built-in\n\
-         // scene's {} beats fed once after lock, status LEDs. Pins: constraints/{}_frame.lpf (the board's\n\
-         // ulx3s_v20.lpf names). In simulation clk_25mhz is the VCO and flops divide it.",
-        board.osc_hz,
-        pll.vco_hz,
-        f.bit_hz,
-        f.sdram_hz,
-        f.gpu_hz,
-        f.pixel_hz,
-        beats.len(),
-        board.name
+         // memory {} Hz, GPU {} Hz, pixel {} Hz), the TMDS serialisers (ODDRX1F), the SDRAM pins, the UART\n\
+         // and the frame host (scene upload, RUN FRAME, FRAME RESULT), status LEDs. Pins: constraints/{}_frame.lpf\n\
+         // (the board's ulx3s_v20.lpf names). In simulation clk_25mhz is the VCO and flops divide it.",
+        board.osc_hz, pll.vco_hz, f.bit_hz, f.sdram_hz, f.gpu_hz, f.pixel_hz, board.name
     );
     let d = pll.out_div;
     let _ = write!(
@@ -236,8 +211,7 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
     wire underrun;
     wire error;
     wire map_error;
-    // The display CRC at the GPU clock: for the UART's FRAME RESULT, which is not built yet
-    // (until then nothing reads it and synthesis drops its logic).
+    // The display CRC at the GPU clock, for the FRAME RESULT.
     wire [31:0] frame_crc;
     wire crc_toggle;
     // One connection per line: the package rewrites instances in rust-hdl's layout.
@@ -274,27 +248,6 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
         .crc_toggle(crc_toggle)
     );
 
-    // ---- Scene feed (GPU clock): the built-in scene's beats, once, after lock.
-    reg [1:0] locked_sync = 2'd0;
-    reg [{ib1}:0] feed_index = {ib}'d0;
-    reg feed_done = 1'b0;
-    assign in_valid = locked_sync[1] & ~feed_done;
-    // A function in a continuous assignment (not `always @(*)`, which an event-driven
-    // simulator first evaluates when feed_index changes, leaving beat 0 unknown).
-    function [{wm1}:0] scene_rom(input [{ib1}:0] index);
-        case (index)
-{rom}            default: scene_rom = {width}'d0;
-        endcase
-    endfunction
-    assign beat = scene_rom(feed_index);
-    always @(posedge gpu_clock) begin
-        locked_sync <= {{locked_sync[0], locked}};
-        if (in_valid & in_ready) begin
-            if (feed_index == {ib}'d{last}) feed_done <= 1'b1;
-            else feed_index <= feed_index + {ib}'d1;
-        end
-    end
-
     // ---- TMDS serialiser: words and a toggle at the pixel clock, shift registers at the bit clock.
 {serialiser}`ifdef SYNTHESIS
 {serialiser_ddr}    ODDRX1F ddr_sdram_clk (.SCLK(memory_clock), .RST(1'b0), .D0(1'b1), .D1(1'b0), .Q(sdram_clk));
@@ -324,11 +277,60 @@ fn top_verilog(board: &Board, f: &FrameBoard) -> Result<String, String> {
         if (underrun) underrun_seen <= 1'b1;
         if (error) error_seen <= 1'b1;
     end
-    assign led = {{map_error_seen, error_seen, underrun_seen, shown, front, done_seen, feed_done, heartbeat[25]}};
+    // ---- The UART and the frame host (GPU clock): the scene's beats in, FRAME RESULT out.
+    reg [1:0] locked_sync = 2'd0;
+    reg [1:0] underrun_sync = 2'd0;
+    reg [1:0] error_sync = 2'd0;
+    always @(posedge gpu_clock) begin
+        locked_sync <= {{locked_sync[0], locked}};
+        underrun_sync <= {{underrun_sync[0], underrun_seen}};
+        error_sync <= {{error_sync[0], error_seen}};
+    end
+    wire rx_valid;
+    wire rx_error;
+    wire [7:0] rx_byte;
+    wire tx_valid;
+    wire tx_ready;
+    wire [7:0] tx_byte;
+    wire host_ready;
+    wire running;
+    {uart} uart(
+        .clock(gpu_clock),
+        .rx(ftdi_txd),
+        .tx(ftdi_rxd),
+        .rx_byte(rx_byte),
+        .rx_valid(rx_valid),
+        .rx_error(rx_error),
+        .tx_byte(tx_byte),
+        .tx_valid(tx_valid),
+        .tx_ready(tx_ready)
+    );
+    {host} frame_host(
+        .clock(gpu_clock),
+        .flush(~locked_sync[1]),
+        .in_valid(rx_valid),
+        .in_ready(host_ready),
+        .inp__byte(rx_byte),
+        .out_valid(in_valid),
+        .out_ready(in_ready),
+{out_connections}        .tx_valid(tx_valid),
+        .tx_ready(tx_ready),
+        .tx__byte(tx_byte),
+        .rx_error(rx_error),
+        .done_valid(done_valid),
+        .done_frame(done_frame),
+        .front(front),
+        .shown(shown),
+        .frame_crc(frame_crc),
+        .crc_toggle(crc_toggle),
+        .flags({{map_error_seen, error_sync[1], underrun_sync[1]}}),
+        .running(running)
+    );
+
+    assign led = {{map_error_seen, error_seen, underrun_seen, shown, front, done_seen, running, heartbeat[25]}};
     assign wifi_gpio0 = 1'b1;
-    // The UART (scene upload, CRC and cycle count) is not built yet: the line stays idle.
-    assign ftdi_rxd = 1'b1;
-    wire unused_ok = &{{1'b0, ftdi_txd, done_frame, 1'b0}};
+    // The frame host drops bytes while it is busy (the host waits for each answer).
+    wire unused_ok = &{{1'b0, host_ready, 1'b0}};
 endmodule
 "#,
         osc_mhz = board.osc_hz / 1_000_000,
@@ -356,22 +358,21 @@ endmodule
         h3 = d[3] / 2,
         wm1 = width - 1,
         inner = inner,
-        ib = index_bits,
-        ib1 = index_bits - 1,
-        last = beats.len() - 1,
-        width = width,
-        rom = rom_cases(&beats, index_bits),
+        host = host,
+        uart = uart,
         serialiser = serialiser(),
         serialiser_ddr = serialiser_ddr(),
         pins_sim = serialiser_sim_pins(),
-        inp_connections = inp_connections(),
+        inp_connections = beat_connections("inp"),
+        out_connections = beat_connections("out"),
     );
     Ok(v)
 }
 
-/// The board top's `inp__<field>` connections, one per line: each field's slice of a beat
-/// literal ([`beat_literal`]: the first field on top), from the stream's one declaration.
-fn inp_connections() -> String {
+/// The `<iface>__<field>` connections of a `PrimIn` port (the board top's `inp`, the frame
+/// host's `out`) to the wire `beat`, one per line: each field's slice (the first field on
+/// top, `end` in bit 0: the LOAD BEATS record), from the stream's one declaration.
+fn beat_connections(iface: &str) -> String {
     let fields = <ports::PrimIn as Stream>::FIELDS;
     let mut lo: u32 = fields.iter().map(|f| f.width).sum();
     let mut s = String::new();
@@ -382,7 +383,7 @@ fn inp_connections() -> String {
         } else {
             format!("{}:{lo}", lo + f.width - 1)
         };
-        let _ = writeln!(s, "        .inp__{}(beat[{range}]),", f.name);
+        let _ = writeln!(s, "        .{iface}__{}(beat[{range}]),", f.name);
     }
     s
 }
@@ -450,12 +451,4 @@ fn serialiser_ddr() -> String {
 fn serialiser_sim_pins() -> String {
     let bits: Vec<String> = TMDS_LANES.iter().rev().map(|(l, _)| format!("shift_{l}[0]")).collect();
     bits.join(", ")
-}
-
-fn rom_cases(beats: &[PrimIn], index_bits: u32) -> String {
-    let mut s = String::new();
-    for (i, b) in beats.iter().enumerate() {
-        let _ = writeln!(s, "            {index_bits}'d{i}: scene_rom = {};", beat_literal(b));
-    }
-    s
 }
