@@ -1,15 +1,22 @@
-//! `tilerast board-sim`: a scene on a board with an SDRAM and a screen, simulated on the board
-//! top's cycle model (`tilerast_golden::board_top::BoardTop`: the frame top, the double buffer,
-//! the clock-crossing GPU port, the memory arbiter, the SDRAM controller with the datasheet-
-//! checking chip model behind its pins, the scan-out, the line buffer, the video output), the
-//! TMDS lanes decoded by a checking DVI receiver. Writes the decoded picture (after the scene's
-//! frame has swapped in) to a PNG, optionally the raw lanes (`--tmds`), and checks the picture
-//! against golden's render pixel for pixel.
+//! `tilerast board-sim`: a scene on a board with an SDRAM and a screen, sent over the board's
+//! UART and simulated on the cycle models (`tilerast_golden::frame_host::FrameHostBench`: the
+//! host's own protocol code, `protocol::Client`, drives both UART lines at the board's baud rate;
+//! the frame host parses its LOAD BEATS and RUN FRAME and feeds the board top,
+//! `tilerast_golden::board_top::BoardTop`: the frame top, the double buffer, the clock-crossing
+//! GPU port, the memory arbiter, the SDRAM controller with the datasheet-checking chip model
+//! behind its pins, the scan-out, the line buffer, the video output), the TMDS lanes decoded by
+//! a checking DVI receiver. Writes the decoded picture (the video frame after the FRAME RESULT,
+//! which the board sends once the frame is shown) to a PNG, optionally the raw lanes
+//! (`--tmds`), and checks the picture and the FRAME RESULT's display CRC against golden's
+//! render.
 //!
-//! With `--rtl` it also runs the board top's logic as RTL (`rtl-out/tilerast_board_top_<board>.v`,
-//! verilated) in lock-step with its cycle model, every port at every memory clock for the same
-//! memory clocks, and the PNG and the lanes are the RTL's. The FPGA top around that logic (the
-//! PLL, the serialisers, the UART) is not built yet.
+//! With `--rtl` it replays the run's inputs into the RTL: the board top's logic
+//! (`rtl-out/tilerast_board_top_<board>.v`, verilated) against its cycle model, every port at
+//! every memory clock, its beats offered from the memory clock the frame host first offered
+//! them; and the frame host (`rtl-out/tilerast_frame_host_<board>.v`) against its cycle model
+//! under the inputs it had at every GPU clock; the PNG and the lanes are then the RTL's. The
+//! UART's bit-level receiver and transmitter and the pins' cells are proven apart
+//! (`hw/tests/fpga_top.rs`, `hw/tests/frame_top.rs`).
 
 use crate::render::write_png;
 use std::io::Write;
@@ -19,11 +26,15 @@ use tilerast::output;
 use tilerast::scene_io::{self, ImportArgs};
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::board::board;
-use tilerast_golden::board_top::BoardTop;
 use tilerast_golden::frame::frame_memory;
+use tilerast_golden::frame_host::FrameHostBench;
+use tilerast_golden::protocol::Client;
 
 /// Memory clocks a run may take before it is called stuck (40 s of the ULX3S's SDRAM clock).
 pub const MAX_TICKS: u64 = 4_000_000_000;
+
+/// Beats per LOAD BEATS frame (29 bytes each).
+pub const BEATS_PER_FRAME: usize = 64;
 
 #[derive(clap::Args, Debug)]
 pub struct BoardSimArgs {
@@ -98,24 +109,75 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     let want = frame_memory(&frame, 0)
         .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?
         .image;
-    let mut top = BoardTop::new(b, beats.clone()).map_err(|e| CliError(format!("error: {e}")))?;
-    if a.tmds.is_some() {
-        top.env.capture = Some(Vec::new());
+    let capacity = b.capacity as usize;
+    if beats.len() > capacity {
+        return Err(CliError(format!(
+            "error: {}: {} beats ({} primitives and the end token), but board {}'s scene buffer holds {capacity} (the board table's capacity)",
+            l.file,
+            beats.len(),
+            beats.len() - 1,
+            b.name
+        )));
     }
-    let mut got = top
-        .run(1, MAX_TICKS)
-        .map_err(|e| CliError(format!("error: {}: {e}", l.file)))?;
-    // The display CRC the board brings into the GPU clock (FRAME RESULT's crc): the RTL's with
-    // --rtl (it equalled the model's on every step), else the cycle model's.
-    let mut board_crc = top.block.frame_crc().0;
+    let mut bench = FrameHostBench::new(b, capacity).map_err(|e| CliError(format!("error: {e}")))?;
+    if a.rtl {
+        bench = bench.record_inputs();
+    }
+    if a.tmds.is_some() {
+        bench.top.env.capture = Some(Vec::new());
+    }
+    let sim_err = |e: String| CliError(format!("error: {}: {e}", l.file));
+    let mut client = Client::new(bench);
+    let desc = client.ping().map_err(sim_err)?;
+    if !desc.frame_top || usize::from(desc.capacity) != capacity {
+        return Err(sim_err(format!("the board answered {desc:?}")));
+    }
+    let loaded = client.load_beats(&beats, BEATS_PER_FRAME).map_err(sim_err)?;
+    let result = client.run_frame().map_err(sim_err)?;
+    let mut bench = client.link;
+    // One more whole video frame after the FRAME RESULT: the capture ends with it.
+    let frames = bench.top.env.receiver.frames.len();
+    let mut ticks = 0;
+    while bench.top.env.receiver.frames.len() <= frames {
+        bench.tick();
+        ticks += 1;
+        if let Some(v) = &bench.top.env.violation {
+            return Err(sim_err(v.clone()));
+        }
+        if ticks > MAX_TICKS {
+            return Err(sim_err(format!(
+                "no whole video frame in {MAX_TICKS} memory clocks after the FRAME RESULT"
+            )));
+        }
+    }
+    let top = &bench.top;
+    let mut got = top.env.receiver.frames.last().cloned().expect("a frame decoded");
+    let (first, done) = (
+        bench.first_offer.expect("the beats were offered"),
+        top.frames.first().map(|f| f.gpu_cycle).expect("a frame done"),
+    );
+    if u64::from(result.cycles) != done - first + 1 || usize::from(result.beats) != beats.len() {
+        return Err(sim_err(format!(
+            "FRAME RESULT {result:?}: the board top offered the first beat at GPU cycle {first} and was done at {done}"
+        )));
+    }
+    // The display CRC the board reports (FRAME RESULT): the RTL frame host's with --rtl (it
+    // equalled the model's on every port), and the RTL board top's CRC at the GPU clock.
+    let mut board_crc = result.crc;
     let rtl_words = if a.rtl {
-        let (frame, words, crc) = rtl_run(b, beats, top.stats().ticks)?;
+        let (frame, words, crc) = rtl_run(b, beats.clone(), &bench)?;
         got = frame;
+        if crc != board_crc {
+            return Err(sim_err(format!(
+                "the RTL board top's display CRC {crc:#010x} is not the FRAME RESULT's {board_crc:#010x}"
+            )));
+        }
         board_crc = crc;
         Some(words)
     } else {
         None
     };
+    let top = &bench.top;
     let rgba: Vec<u8> = got.rgb.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
     write_png(&a.out, got.width, got.height, &rgba)?;
     if let (Some(p), Some(words)) = (&a.tmds, rtl_words.as_ref().or(top.env.capture.as_ref())) {
@@ -127,8 +189,19 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
         .count();
     let st = top.stats();
     let db = top.block.double_buffer.stats();
-    let done = top.frames[0].gpu_cycle;
     let io = |e| tilerast::error::io_err(std::path::Path::new("<stdout>"), "write", e);
+    writeln!(
+        w,
+        "board-sim: over the UART ({} baud): {loaded} beats loaded ({} LOAD BEATS frames), RUN FRAME; FRAME RESULT: {} GPU cycles from the first beat (GPU cycle {first}) to done, display CRC {:#010x}, frame {}, buffer {} shown, flags {:#x}",
+        b.baud,
+        beats.len().div_ceil(BEATS_PER_FRAME),
+        result.cycles,
+        result.crc,
+        result.frame,
+        result.shown,
+        result.flags
+    )
+    .map_err(io)?;
     writeln!(
         w,
         "board-sim: {} ({}), {}: frame done at GPU cycle {done} ({:.2} ms at {} MHz), swapped in and shown; {} memory clocks, {} pixel clocks, {} video frames decoded",
@@ -151,9 +224,10 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     if a.rtl {
         writeln!(
             w,
-            "board-sim: the RTL board top (rtl-out/tilerast_board_top_{}.v, Verilator) equals BoardTopCycle on every port for {} memory clocks; the picture and the lanes below are the RTL's",
+            "board-sim: under the run's inputs, the RTL board top (rtl-out/tilerast_board_top_{0}.v, Verilator) equals BoardTopCycle on every port for {1} memory clocks, and the RTL frame host (rtl-out/tilerast_frame_host_{0}.v) equals FrameHostCycle on every port for {2} GPU clocks; the picture and the lanes below are the RTL's",
             b.name,
-            st.ticks
+            st.ticks,
+            bench.recorded().count()
         )
         .map_err(io)?;
     }
@@ -191,24 +265,28 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     Ok(())
 }
 
-/// The RTL board top beside its cycle model for `steps` memory clocks (the cycle model's run):
-/// its last decoded video frame, every pixel clock's characters and its display CRC at the GPU
-/// clock at the end.
+/// The run's inputs replayed into the RTL: the board top beside its cycle model for the run's
+/// memory clocks (its beats from the memory clock the frame host first offered them), the frame
+/// host beside its own under the inputs it had at every GPU clock. The board top's last decoded
+/// video frame, every pixel clock's characters and its display CRC at the GPU clock at the end.
 #[cfg(feature = "rtl")]
 fn rtl_run(
     b: &'static tilerast_golden::board::Board,
     beats: Vec<tilerast_golden::streams::PrimIn>,
-    steps: u64,
+    run: &FrameHostBench,
 ) -> Res<(
     tilerast_golden::video::VideoFrame,
     Vec<tilerast_golden::video::LinkWord>,
     u32,
 )> {
+    use tilerast_golden::cycle::Record;
     use tilerast_golden::streams::ports;
-    use tilerast_verif::lockstep::{Lockstep, SdramChipAgent, Sink};
+    use tilerast_verif::lockstep::{Bench, Lockstep, Replay, SdramChipAgent, Sink};
     let f = b.frame.expect("a frame row: checked by run");
+    let first = run.first_offer_tick.expect("the beats were offered");
+    let steps = run.top.stats().ticks;
     let model = tilerast_golden::board_top::BoardTopCycle::new(b).map_err(|e| CliError(format!("error: {e}")))?;
-    let mut ls = Lockstep::new(model, tilerast_verif::board_top::bench(&f, beats).0);
+    let mut ls = Lockstep::new(model, tilerast_verif::board_top::bench_from(&f, beats, first).0);
     tilerast_cosim::blocks::cosim_lockstep(b.name, &mut ls, steps, None).map_err(|m| {
         CliError(format!(
             "error: board-sim --rtl: the RTL board top differs from its cycle model: {}",
@@ -218,6 +296,18 @@ fn rtl_run(
     if let Some(v) = &ls.bench.get::<SdramChipAgent>("sdram").violation {
         return Err(CliError(format!("error: board-sim --rtl: sdram chip: {v}")));
     }
+    // The frame host under the inputs it had.
+    let record: Vec<_> = run.inputs.iter().flatten().map(|(i, n)| (i.to_ports(), *n)).collect();
+    let edges = run.recorded().count() as u64;
+    let host = tilerast_golden::frame_host::FrameHostCycle::new(b, b.capacity as usize)
+        .map_err(|e| CliError(format!("error: {e}")))?;
+    let mut hs = Lockstep::new(host, Bench::new().with("replay", Replay::new(record)));
+    tilerast_cosim::blocks::cosim_lockstep(b.name, &mut hs, edges, None).map_err(|m| {
+        CliError(format!(
+            "error: board-sim --rtl: the RTL frame host differs from its cycle model: {}",
+            m.ports_line()
+        ))
+    })?;
     let words = &ls.bench.get::<Sink<ports::DviWord>>("tmds").received;
     let frames = tilerast_verif::display_path::decode(&f, words)
         .map_err(|e| CliError(format!("error: board-sim --rtl: the RTL's lanes: {e}")))?;
@@ -236,7 +326,7 @@ fn rtl_run(
 fn rtl_run(
     _: &'static tilerast_golden::board::Board,
     _: Vec<tilerast_golden::streams::PrimIn>,
-    _: u64,
+    _: &FrameHostBench,
 ) -> Res<(
     tilerast_golden::video::VideoFrame,
     Vec<tilerast_golden::video::LinkWord>,

@@ -40,7 +40,8 @@ pub struct FpgaArgs {
     /// Also run in stream mode and compare every quad (slow: one UART frame per quad).
     #[arg(long)]
     pub stream: bool,
-    /// Commands per LOAD frame (1..=2427).
+    /// Commands per LOAD frame (1..=2427), or beats per LOAD BEATS frame on a frame top
+    /// (1..=2259).
     #[arg(long, default_value_t = 64)]
     pub per_frame: usize,
     /// Milliseconds without a byte before the board is considered silent.
@@ -102,6 +103,9 @@ pub fn run(a: &FpgaArgs, out: &mut dyn Write) -> Res<()> {
     });
     c.patience = 1;
     let d = c.ping().map_err(|e| CliError::at(&a.port, "PING", e))?;
+    if d.frame_top {
+        return run_frame_top(a, &mut c, &d, pre, out);
+    }
     let cfg = protocol::board_config(&d).map_err(|e| CliError::at(&a.port, "descriptor", e))?;
     writeln!(
         out,
@@ -168,6 +172,78 @@ pub fn run(a: &FpgaArgs, out: &mut dyn Write) -> Res<()> {
         "OK: {} commands, {quads} quads, {cycles} cycles = {:.3} quads/cycle; every count, CRC, position sum and cycle count equals golden",
         cmds.len(),
         quads as f64 / cycles.max(1) as f64
+    )
+    .map_err(w)?;
+    Ok(())
+}
+
+/// Memory clocks golden's board model may take for one frame (40 s of the ULX3S's SDRAM clock).
+const FRAME_MAX_TICKS: u64 = 4_000_000_000;
+
+/// The frame top (descriptor "TF"): the scene at the board's frame row's preset, loaded, run
+/// once, and its FRAME RESULT checked against golden (`protocol::check_frame`).
+fn run_frame_top<L: Link>(
+    a: &FpgaArgs,
+    c: &mut Client<L>,
+    d: &protocol::Descriptor,
+    pre: scene_io::Loaded,
+    out: &mut dyn Write,
+) -> Res<()> {
+    let most = u16::MAX as usize / protocol::beat_bytes();
+    if a.per_frame > most {
+        return Err(CliError::at(
+            "--per-frame",
+            a.per_frame,
+            format!("a frame top takes at most {most} beats per LOAD BEATS frame"),
+        ));
+    }
+    let b = board::BOARDS
+        .get(usize::from(d.board))
+        .ok_or_else(|| CliError::at(&a.port, "descriptor", format!("board index {}", d.board)))?;
+    let f = b.frame.ok_or_else(|| {
+        CliError::at(
+            &a.port,
+            "descriptor",
+            format!("board {} answered as a frame top but has no frame row", b.name),
+        )
+    })?;
+    let w = |e| CliError::at("<stdout>", "write", e);
+    writeln!(
+        out,
+        "board {} frame top (preset {}, {} MHz GPU clock), scene buffer {} beats, protocol v{}",
+        b.name, f.preset, d.clock_mhz, d.capacity, d.version
+    )
+    .map_err(w)?;
+    let mut imp = a.import.clone();
+    imp.preset = Some(f.preset.to_string());
+    let loaded = match scene_io::kind_of(&a.scene)? {
+        scene_io::SceneKind::Json => {
+            let mut l = pre;
+            l.scene
+                .config
+                .insert("preset".into(), serde_json::Value::String(f.preset.to_string()));
+            l
+        }
+        _ => scene_io::load(Some(&a.scene), &imp)?,
+    };
+    let frame = loaded.frame()?;
+    let want = tilerast_golden::Config::preset(f.preset).map_err(|e| CliError(format!("error: {e}")))?;
+    if frame.cfg != want {
+        return Err(CliError::at(
+            a.scene.display(),
+            "config",
+            format!(
+                "the scene overrides the board preset `{}`; the bitstream only runs the preset itself",
+                f.preset
+            ),
+        ));
+    }
+    let r = protocol::check_frame(c, d, b, &frame, a.per_frame, FRAME_MAX_TICKS)
+        .map_err(|e| CliError::at(&a.port, "mismatch", e))?;
+    writeln!(
+        out,
+        "OK: {} beats, display CRC {:#010x} = golden's; {} GPU cycles, golden {} from power-up (ratio {:.3}); frame {}, buffer {} shown, flags {:#x}",
+        r.board.beats, r.board.crc, r.board.cycles, r.golden.cycles, r.ratio, r.board.frame, r.board.shown, r.board.flags
     )
     .map_err(w)?;
     Ok(())

@@ -51,6 +51,11 @@ fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
         out.contains("picture = golden's render") && out.contains("underruns 0"),
         "{out}"
     );
+    // The scene went over the UART: loaded, run, and the FRAME RESULT's CRC is the picture's.
+    assert!(
+        out.contains("over the UART (1000000 baud): 25 beats loaded") && out.contains("FRAME RESULT: "),
+        "{out}"
+    );
     let o = run(&["render", &s(&scene), "-o", &s(&render), "--preset", "default"]);
     assert!(o.status.success());
     let (w, h, board) = rgb_of_png(&png);
@@ -79,6 +84,32 @@ fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
     assert_ne!(
         rx.frames[0].rgb, board,
         "the first frames show the buffer before the swap"
+    );
+}
+
+#[test]
+fn a_scene_larger_than_the_board_s_scene_buffer_gets_one_line() {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board-sim-big");
+    std::fs::create_dir_all(&d).unwrap();
+    let tri = r#"{"triangle": {"v": [[0, 0], [8, 0], [0, 8]], "colour": [255, 0, 0, 255], "depth": 0.5}}"#;
+    let scene = format!(
+        r#"{{"config": {{"preset": "default"}}, "primitives": [{}]}}"#,
+        vec![tri; 1100].join(", ")
+    );
+    let p = d.join("big.json");
+    std::fs::write(&p, scene).unwrap();
+    let o = run(&[
+        "board-sim",
+        &p.display().to_string(),
+        "-o",
+        &d.join("x.png").display().to_string(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("big.json: 1101 beats") && err.contains("holds 1024"),
+        "{err}"
     );
 }
 

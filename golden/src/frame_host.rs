@@ -462,8 +462,15 @@ pub struct FrameHostBench {
     /// The GPU edge (counted as the board top counts them, from 1) at which a RUN FRAME first
     /// offered a beat.
     pub first_offer: Option<u64>,
+    /// The memory clock (its index from 0, as the board top counts them) from which a RUN
+    /// FRAME offered its beats: the board top's `in_valid` is high from this one on until the
+    /// end beat is taken (what a replay of the board top's inputs starts its beats at).
+    pub first_offer_tick: Option<u64>,
     /// Memory clocks one `recv` runs at most before it reports nothing.
     pub patience_ticks: u64,
+    /// With [`FrameHostBench::record_inputs`]: the frame host's inputs at every GPU edge, run-length
+    /// coded (`(inputs, edges)`), for a replay into the RTL block.
+    pub inputs: Option<Vec<(FrameHostIn, u32)>>,
 }
 
 impl FrameHostBench {
@@ -481,14 +488,33 @@ impl FrameHostBench {
             from_board: Deserializer::new(div),
             got: Vec::new(),
             first_offer: None,
+            first_offer_tick: None,
             patience_ticks: 40_000_000,
+            inputs: None,
         })
+    }
+
+    /// Keep the frame host's inputs of every GPU edge from now on ([`FrameHostBench::inputs`]).
+    pub fn record_inputs(mut self) -> FrameHostBench {
+        self.inputs = Some(Vec::new());
+        self
+    }
+
+    /// The recorded inputs, one per GPU edge, in order.
+    pub fn recorded(&self) -> impl Iterator<Item = &FrameHostIn> {
+        self.inputs
+            .iter()
+            .flatten()
+            .flat_map(|(i, n)| std::iter::repeat_n(i, *n as usize))
     }
 
     /// One memory clock: the board top's tick with the host's beat, and at a GPU edge the UART
     /// lines and the frame host.
     pub fn tick(&mut self) {
         let out = self.host.outputs(&FrameHostIn::default());
+        if out.out.valid && self.first_offer_tick.is_none() {
+            self.first_offer_tick = Some(self.top.stats().ticks);
+        }
         let t = self.top.tick_with(out.out.valid.then_some(out.out.payload));
         if !t.gpu_clock {
             return;
@@ -503,7 +529,7 @@ impl FrameHostBench {
             self.board_tx.push(&[out.tx.payload.byte]);
         }
         let o = &t.out;
-        self.host.clock(&FrameHostIn {
+        let i = FrameHostIn {
             inp: byte_offer(rx),
             rx_error: self.board_rx.framing_errors != errors,
             tx_ready,
@@ -516,7 +542,14 @@ impl FrameHostBench {
             crc_toggle: o.crc_toggle,
             flags: UBits::new(u64::from(board_flags(o))),
             flush: false,
-        });
+        };
+        if let Some(rec) = &mut self.inputs {
+            match rec.last_mut() {
+                Some((last, n)) if *last == i && *n < u32::MAX => *n += 1,
+                _ => rec.push((i.clone(), 1)),
+            }
+        }
+        self.host.clock(&i);
         if let Some(b) = self.from_board.tick(self.board_tx.tick()) {
             self.got.push(b);
         }

@@ -58,3 +58,47 @@ fn a_scene_sent_over_the_uart_comes_back_as_golden_s_crc_and_cycles() {
     );
     assert!((0.95..1.05).contains(&ratio), "{ratio}");
 }
+
+/// `tilerast fpga`'s check of a frame top (`protocol::check_frame`: CLEAR, LOAD BEATS, RUN
+/// FRAME, the FRAME RESULT against golden from power-up) on the golden board behind its UART:
+/// the default scene's first four primitives pass, the cycles within the tolerance of golden's
+/// (the ratio printed); a board whose display CRC differs is reported on that field.
+#[test]
+fn tilerast_fpga_s_frame_check_passes_on_the_golden_board_and_names_a_wrong_crc() {
+    use tilerast_golden::protocol::{check_frame, FRAME_CYCLES_TOLERANCE};
+    let b = board("ulx3s").unwrap();
+    let f = b.frame.unwrap();
+    let mut frame = Scene::builtin_default().to_frame(f.preset).unwrap();
+    frame.prims.truncate(4);
+    let mut c = Client::new(FrameHostBench::new(b, b.capacity as usize).unwrap());
+    let d = c.ping().unwrap();
+    let r = check_frame(&mut c, &d, b, &frame, 16, 20_000_000).unwrap_or_else(|e| panic!("{e}"));
+    println!("{r:?}");
+    assert!((r.ratio - 1.0).abs() <= FRAME_CYCLES_TOLERANCE && r.board.beats as usize == r.golden.beats);
+    // A board that draws another picture (a link that flips the top bit of the first beat's
+    // red byte on its way in, the frame's checksum fixed): the display CRC is named.
+    let mut c = Client::new(Faulty(FrameHostBench::new(b, b.capacity as usize).unwrap()));
+    let d = c.ping().unwrap();
+    let e = check_frame(&mut c, &d, b, &frame, 16, 20_000_000).unwrap_err();
+    assert!(e.contains("display CRC"), "{e}");
+}
+
+/// A link that corrupts the first record of each LOAD BEATS frame (byte 4 of the record: the
+/// colour's red byte, bits 25..33 of the beat) and fixes the frame's checksum.
+struct Faulty(FrameHostBench);
+
+impl tilerast_golden::protocol::Link for Faulty {
+    fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let mut f = bytes.to_vec();
+        if f.len() > 9 && f[1] == tilerast_golden::protocol::OP_LOAD_BEATS {
+            let old = f[4 + 4];
+            f[4 + 4] ^= 0x80;
+            let last = f.len() - 1;
+            f[last] = f[last].wrapping_sub(f[4 + 4].wrapping_sub(old));
+        }
+        self.0.send(&f)
+    }
+    fn recv(&mut self, buf: &mut [u8]) -> Result<usize, String> {
+        self.0.recv(buf)
+    }
+}

@@ -23,6 +23,13 @@ pub struct BoardActivity {
 /// The bench: agents `gpu_clock`, `pixel_clock`, `flush` (never), `inp` (`beats`, always
 /// offered, at the GPU clock), `tmds` (always ready, at the pixel clock), `sdram`, `activity`.
 pub fn bench(f: &FrameBoard, beats: Vec<PrimIn>) -> (Bench, Arc<Mutex<BoardActivity>>) {
+    bench_from(f, beats, 0)
+}
+
+/// [`bench`] with the beats offered from memory clock `first` on (the frame host's RUN FRAME:
+/// `tilerast_golden::frame_host::FrameHostBench::first_offer_tick`), back to back until the
+/// last is taken: the board top's inputs of a run through the UART.
+pub fn bench_from(f: &FrameBoard, beats: Vec<PrimIn>, first: u64) -> (Bench, Arc<Mutex<BoardActivity>>) {
     let gpu = u64::from(f.sdram_hz / f.gpu_hz);
     let pixel = u64::from(f.sdram_hz / f.pixel_hz);
     let act = Arc::new(Mutex::new(BoardActivity::default()));
@@ -53,7 +60,7 @@ pub fn bench(f: &FrameBoard, beats: Vec<PrimIn>) -> (Bench, Arc<Mutex<BoardActiv
         .with("flush", Flushes::when(Box::new(|_| false)))
         .with(
             "inp",
-            Source::<ports::PrimIn>::new("inp", beats, Box::new(|_| true)).on_clock("gpu_clock"),
+            Source::<ports::PrimIn>::new("inp", beats, Box::new(move |c| c >= first)).on_clock("gpu_clock"),
         )
         .with(
             "tmds",

@@ -548,6 +548,53 @@ impl Agent for Level {
     }
 }
 
+/// Drives every input port from a record, cycle by cycle, run-length coded (`(ports, cycles)`):
+/// the inputs another bench gave a block, replayed into its RTL (the frame host's inputs of a
+/// board run through the UART). After the record: its last cycle's ports again.
+pub struct Replay {
+    record: Vec<(Ports, u32)>,
+    at: usize,
+    left: u32,
+    /// Cycles replayed.
+    pub cycles: u64,
+}
+
+impl Replay {
+    pub fn new(record: Vec<(Ports, u32)>) -> Replay {
+        let left = record.first().map_or(0, |r| r.1);
+        Replay {
+            record,
+            at: 0,
+            left,
+            cycles: 0,
+        }
+    }
+}
+
+impl Agent for Replay {
+    fn drive(&mut self, _: u64, p: &mut Ports) {
+        while self.left == 0 && self.at + 1 < self.record.len() {
+            self.at += 1;
+            self.left = self.record[self.at].1;
+        }
+        if let Some((r, _)) = self.record.get(self.at) {
+            for (name, v) in r.iter() {
+                p.set(name, v);
+            }
+        }
+    }
+    fn edge(&mut self, _: u64, _: &Ports, _: &Ports) {
+        self.left = self.left.saturating_sub(1);
+        self.cycles += 1;
+    }
+    fn summary(&self) -> String {
+        format!("replay: {} cycles of {} runs", self.cycles, self.record.len())
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 /// Drives `flush` from a [`FlushLine`] or a list of cycles.
 pub struct Flushes {
     ctl: Ctl,
