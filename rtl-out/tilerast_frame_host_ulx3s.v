@@ -81,10 +81,11 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     localparam HostParse__Payload = 4;
     localparam HostParse__Checksum = 5;
     localparam HostRun__Idle = 0;
-    localparam HostRun__Feed = 1;
-    localparam HostRun__Done = 2;
-    localparam HostRun__Swap = 3;
-    localparam HostRun__Crc = 4;
+    localparam HostRun__Align = 1;
+    localparam HostRun__Feed = 2;
+    localparam HostRun__Done = 3;
+    localparam HostRun__Swap = 4;
+    localparam HostRun__Crc = 5;
     localparam HostAnswer__Nothing = 0;
     localparam HostAnswer__Desc = 1;
     localparam HostAnswer__Ack = 2;
@@ -158,9 +159,9 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     reg  front_at_done__d;
     wire  front_at_done__q;
     reg  front_at_done__clock;
-    reg  toggle_at_shown__d;
-    wire  toggle_at_shown__q;
-    reg  toggle_at_shown__clock;
+    reg  toggle_mark__d;
+    wire  toggle_mark__q;
+    reg  toggle_mark__clock;
     reg  [135:0] reply__d;
     wire  [135:0] reply__q;
     reg  reply__clock;
@@ -224,7 +225,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     tilerast_dff_32 cycles(.d(cycles__d), .q(cycles__q), .clock(cycles__clock));
     tilerast_dff_8 result_frame(.d(result_frame__d), .q(result_frame__q), .clock(result_frame__clock));
     tilerast_dff_1 front_at_done(.d(front_at_done__d), .q(front_at_done__q), .clock(front_at_done__clock));
-    tilerast_dff_1 toggle_at_shown(.d(toggle_at_shown__d), .q(toggle_at_shown__q), .clock(toggle_at_shown__clock));
+    tilerast_dff_1 toggle_mark(.d(toggle_mark__d), .q(toggle_mark__q), .clock(toggle_mark__clock));
     tilerast_dff_136 reply(.d(reply__d), .q(reply__q), .clock(reply__clock));
     tilerast_dff_5 reply_left(.d(reply_left__d), .q(reply_left__q), .clock(reply_left__clock));
     tilerast_dff_8 reply_sum(.d(reply_sum__d), .q(reply_sum__q), .clock(reply_sum__clock));
@@ -250,7 +251,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
         cycles__clock = clock;
         result_frame__clock = clock;
         front_at_done__clock = clock;
-        toggle_at_shown__clock = clock;
+        toggle_mark__clock = clock;
         reply__clock = clock;
         reply_left__clock = clock;
         reply_sum__clock = clock;
@@ -273,7 +274,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
         cycles__d = cycles__q;
         result_frame__d = result_frame__q;
         front_at_done__d = front_at_done__q;
-        toggle_at_shown__d = toggle_at_shown__q;
+        toggle_mark__d = toggle_mark__q;
         reply__d = reply__q;
         reply_left__d = reply_left__q;
         reply_sum__d = reply_sum__q;
@@ -318,6 +319,11 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
             next_plus = next_beat__q + c_one16;
         end
         feed_done = taken & (next_plus == loaded__q);
+        if ((run__q == HostRun__Align) & (crc_toggle != toggle_mark__q)) begin
+            run__d = HostRun__Feed;
+            next_beat__d = 64'h0;
+            cycles__d = 64'h0;
+        end
         scene__raddr = 64'h0;
         if (run__q == HostRun__Feed) begin
             scene__raddr = next_plus[(32'h0)+:(10)];
@@ -337,10 +343,10 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
             end
         end
         if ((run__q == HostRun__Swap) & (front != front_at_done__q) & (shown == front)) begin
-            toggle_at_shown__d = crc_toggle;
+            toggle_mark__d = crc_toggle;
             run__d = HostRun__Crc;
         end
-        if ((run__q == HostRun__Crc) & (crc_toggle != toggle_at_shown__q)) begin
+        if ((run__q == HostRun__Crc) & (crc_toggle != toggle_mark__q)) begin
             answer = HostAnswer__Result;
             run__d = HostRun__Idle;
         end
@@ -462,9 +468,8 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
                             answer_code = c_e_scene;
                         end
                         else begin
-                            run__d = HostRun__Feed;
-                            next_beat__d = 64'h0;
-                            cycles__d = 64'h0;
+                            run__d = HostRun__Align;
+                            toggle_mark__d = crc_toggle;
                         end
                     end
                 end
@@ -518,7 +523,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
             cycles__d = 64'h0;
             result_frame__d = 64'h0;
             front_at_done__d = 1'b0;
-            toggle_at_shown__d = 1'b0;
+            toggle_mark__d = 1'b0;
             reply__d = 64'h0;
             reply_left__d = 64'h0;
             reply_sum__d = 64'h0;

@@ -28,7 +28,7 @@ use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::board::board;
 use tilerast_golden::frame::frame_memory;
 use tilerast_golden::frame_host::FrameHostBench;
-use tilerast_golden::protocol::Client;
+use tilerast_golden::protocol::{expect_frame, Client, FRAME_CYCLES_TOLERANCE};
 
 /// Memory clocks a run may take before it is called stuck (40 s of the ULX3S's SDRAM clock).
 pub const MAX_TICKS: u64 = 4_000_000_000;
@@ -161,6 +161,21 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
             "FRAME RESULT {result:?}: the board top offered the first beat at GPU cycle {first} and was done at {done}"
         )));
     }
+    // Golden's figure for the run (`expect_frame`: fed at the first video frame's end): the
+    // same count when RUN FRAME came before that end, else within the host's tolerance.
+    let golden = expect_frame(b, &frame, MAX_TICKS).map_err(sim_err)?;
+    let ratio = f64::from(result.cycles) / golden.cycles as f64;
+    if golden.crc != result.crc || (ratio - 1.0).abs() > FRAME_CYCLES_TOLERANCE {
+        return Err(sim_err(format!(
+            "FRAME RESULT {result:?}: golden's expect_frame gives {} cycles (ratio {ratio:.4}, tolerance {FRAME_CYCLES_TOLERANCE}) and CRC {:#010x}",
+            golden.cycles, golden.crc
+        )));
+    }
+    let against_golden = if u64::from(result.cycles) == golden.cycles {
+        "= golden's expect_frame".to_string()
+    } else {
+        format!("golden's expect_frame {} (ratio {ratio:.4})", golden.cycles)
+    };
     // The display CRC the board reports (FRAME RESULT): the RTL frame host's with --rtl (it
     // equalled the model's on every port), and the RTL board top's CRC at the GPU clock.
     let mut board_crc = result.crc;
@@ -192,7 +207,7 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
     let io = |e| tilerast::error::io_err(std::path::Path::new("<stdout>"), "write", e);
     writeln!(
         w,
-        "board-sim: over the UART ({} baud): {loaded} beats loaded ({} LOAD BEATS frames), RUN FRAME; FRAME RESULT: {} GPU cycles from the first beat (GPU cycle {first}) to done, display CRC {:#010x}, frame {}, buffer {} shown, flags {:#x}",
+        "board-sim: over the UART ({} baud): {loaded} beats loaded ({} LOAD BEATS frames), RUN FRAME; FRAME RESULT: {} GPU cycles from the first beat (GPU cycle {first}) to done ({against_golden}), display CRC {:#010x}, frame {}, buffer {} shown, flags {:#x}",
         b.baud,
         beats.len().div_ceil(BEATS_PER_FRAME),
         result.cycles,

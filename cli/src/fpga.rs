@@ -242,7 +242,7 @@ fn run_frame_top<L: Link>(
         .map_err(|e| CliError::at(&a.port, "mismatch", e))?;
     writeln!(
         out,
-        "OK: {} beats, display CRC {:#010x} = golden's; {} GPU cycles, golden {} from power-up (ratio {:.3}); frame {}, buffer {} shown, flags {:#x}",
+        "OK: {} beats, display CRC {:#010x} = golden's; {} GPU cycles, golden {} (ratio {:.3}); frame {}, buffer {} shown, flags {:#x}",
         r.board.beats, r.board.crc, r.board.cycles, r.golden.cycles, r.ratio, r.board.frame, r.board.shown, r.board.flags
     )
     .map_err(w)?;

@@ -53,7 +53,9 @@ fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
     );
     // The scene went over the UART: loaded, run, and the FRAME RESULT's CRC is the picture's.
     assert!(
-        out.contains("over the UART (1000000 baud): 25 beats loaded") && out.contains("FRAME RESULT: "),
+        out.contains("over the UART (1000000 baud): 25 beats loaded")
+            && out.contains("FRAME RESULT: ")
+            && out.contains("to done (= golden's expect_frame)"),
         "{out}"
     );
     let o = run(&["render", &s(&scene), "-o", &s(&render), "--preset", "default"]);

@@ -34,12 +34,16 @@
 //! * **LOAD BEATS.** Each record's bytes are written into the buffer after the loaded beats as
 //!   they come (its padding bits ignored); the loaded count moves past them only when the frame
 //!   executes without an error. ACK with the new count.
-//! * **RUN FRAME** (with at least one beat and the last one an end token, else ERROR 8): from
-//!   the next edge, beat k is offered (`out`) until the board top takes it (`out_ready`), beat k + 1
-//!   from the edge after, back to back. `cycles` counts every edge from the first one with a
-//!   beat offered to the one with `done_valid`, both included. Then: `front` at `done` is
-//!   remembered; the swap is seen at the first edge with `front` changed and `shown` = `front`,
-//!   where `crc_toggle` is remembered; the first edge with `crc_toggle` changed again (the first
+//! * **RUN FRAME** (with at least one beat and the last one an end token, else ERROR 8):
+//!   `crc_toggle` at its execution is remembered, and the feed waits for the first edge with
+//!   `crc_toggle` changed (the end of a video frame's active picture: every run starts at the
+//!   same phase of the video, so its cycle count does not depend on when the host sent it).
+//!   From the edge after that one, beat k is offered (`out`) until the board top takes it
+//!   (`out_ready`), beat k + 1 from the edge after, back to back. `cycles` counts every edge
+//!   from the first one with a beat offered to the one with `done_valid`, both included. Then:
+//!   `front` at `done` is remembered; the swap is seen at the first edge with `front` changed
+//!   and `shown` = `front`, where `crc_toggle` is remembered again; the first edge with
+//!   `crc_toggle` changed again (the first
 //!   whole video frame that showed the frame: the one before it ended before that frame's
 //!   walk started) queues the FRAME RESULT with `frame_crc` of that edge, the beats, the
 //!   frame's id (`done_frame`), `shown` and `flags`. `running` is high from the edge after
@@ -100,6 +104,8 @@ enum Parse {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Run {
     Idle,
+    /// RUN FRAME executed; waiting for `crc_toggle` to change (a video frame's end).
+    Align,
     /// Offering beat `next`, counting.
     Feed,
     /// Every beat taken; counting until `done`.
@@ -135,7 +141,9 @@ pub struct FrameHostCycle {
     cycles: u64,
     done_frame: u8,
     front_at_done: bool,
-    toggle_at_shown: bool,
+    /// `crc_toggle` remembered: at RUN FRAME's execution (Align), then when the swap is shown
+    /// (Crc); the state ends at the first edge it differs.
+    toggle_mark: bool,
     reply: VecDeque<u8>,
 }
 
@@ -188,7 +196,7 @@ impl FrameHostCycle {
             cycles: 0,
             done_frame: 0,
             front_at_done: false,
-            toggle_at_shown: false,
+            toggle_mark: false,
             reply: VecDeque::new(),
         }
     }
@@ -198,7 +206,8 @@ impl FrameHostCycle {
         self.loaded
     }
 
-    /// A RUN FRAME is going on (feeding, or waiting for its frame's done, swap or CRC).
+    /// A RUN FRAME is going on (waiting for a video frame's end, feeding, or waiting for its
+    /// frame's done, swap or CRC).
     pub fn running(&self) -> bool {
         self.run != Run::Idle
     }
@@ -341,13 +350,14 @@ impl FrameHostCycle {
                 } else if let Some(code) = self.error {
                     self.fail(code);
                 } else {
-                    self.execute();
+                    self.execute(i.crc_toggle);
                 }
             }
         }
     }
 
-    fn execute(&mut self) {
+    /// The frame just checked, at the edge of its checksum byte (`crc_toggle` that edge's).
+    fn execute(&mut self, crc_toggle: bool) {
         match self.op {
             OP_PING => {
                 let p = self.desc_payload(self.loaded as u16);
@@ -367,9 +377,8 @@ impl FrameHostCycle {
                 if self.loaded == 0 || !self.scene[self.loaded - 1].end {
                     self.fail(E_SCENE);
                 } else {
-                    self.run = Run::Feed;
-                    self.next = 0;
-                    self.cycles = 0;
+                    self.run = Run::Align;
+                    self.toggle_mark = crc_toggle;
                 }
             }
         }
@@ -378,6 +387,13 @@ impl FrameHostCycle {
     fn run_edge(&mut self, i: &FrameHostIn) {
         match self.run {
             Run::Idle => {}
+            Run::Align => {
+                if i.crc_toggle != self.toggle_mark {
+                    self.run = Run::Feed;
+                    self.next = 0;
+                    self.cycles = 0;
+                }
+            }
             Run::Feed | Run::Done => {
                 self.cycles += 1;
                 if self.run == Run::Feed && i.out_ready {
@@ -394,12 +410,12 @@ impl FrameHostCycle {
             }
             Run::Swap => {
                 if i.front != self.front_at_done && i.shown == i.front {
-                    self.toggle_at_shown = i.crc_toggle;
+                    self.toggle_mark = i.crc_toggle;
                     self.run = Run::Crc;
                 }
             }
             Run::Crc => {
-                if i.crc_toggle != self.toggle_at_shown {
+                if i.crc_toggle != self.toggle_mark {
                     let r = FrameResult {
                         cycles: self.cycles.min(u64::from(u32::MAX)) as u32,
                         crc: i.frame_crc.0 as u32,
@@ -610,6 +626,8 @@ mod tests {
         edge: u64,
         taken: Vec<PrimIn>,
         first_offer: Option<u64>,
+        /// The first edge with `running` high (the one after RUN FRAME's execution).
+        running_from: Option<u64>,
         end_at: Option<u64>,
         done_at: Option<u64>,
         front: bool,
@@ -637,6 +655,9 @@ mod tests {
         fn edge(&mut self, out: &FrameHostOut, i: &FrameHostIn) {
             if out.out.valid && self.first_offer.is_none() {
                 self.first_offer = Some(self.edge);
+            }
+            if out.running && self.running_from.is_none() {
+                self.running_from = Some(self.edge);
             }
             if out.out.valid && i.out_ready {
                 let b = out.out.payload;
@@ -763,6 +784,19 @@ mod tests {
         // cycles: from the first edge a beat was offered to the done edge, both included.
         let (first, done) = (g.first_offer.unwrap(), g.done_at.unwrap());
         assert_eq!(u64::from(r.cycles), done - first + 1);
+        // The feed waited for the display CRC's first toggle after RUN FRAME (a video frame's
+        // end), and offered beat 0 at the edge after it.
+        let running_from = g.running_from.unwrap();
+        let toggle = g.toggles.iter().find(|t| t.0 >= running_from).unwrap().0;
+        assert!(
+            toggle > running_from,
+            "the stand-in's toggle is not at RUN FRAME's own edge"
+        );
+        assert_eq!(
+            first,
+            toggle + 1,
+            "first beat offered at {first}, the toggle seen at {toggle}"
+        );
         // The CRC: the first toggle after the edge where shown = front after the swap.
         let shown_at = done + 141;
         let want = g.toggles.iter().find(|t| t.0 > shown_at).unwrap().1;

@@ -17,15 +17,16 @@
 //!
 //! **Latency and throughput.** One byte per edge in; an answer is loaded whole into the reply
 //! register at the edge that executes a frame and leaves one byte per `tx_ready`; a RUN FRAME
-//! offers its first beat at the edge after the frame's checksum byte and one beat per edge
-//! after (the scene buffer is read one beat ahead: `raddr = next + taken`).
+//! offers its first beat at the edge after the first one, after the frame's checksum byte, with
+//! `crc_toggle` changed (a video frame's end), and one beat per edge after (the scene buffer is
+//! read one beat ahead: `raddr = next + taken`).
 //!
 //! ```text
 //!  inp ─► parser: sync, op, len, payload, checksum ──► exec ──► answer (kind, code) ─► reply (17 bytes) ─► tx
 //!          │ LOAD BEATS bytes: two per 16-bit lane                ▲ loaded, cycles, crc, ...   shift 8 per byte,
 //!          ▼                                                      │                          checksum last
 //!     RecordRam<227> (capacity beats; write at loaded + written) ─┼─► rdata ─► out (gated by out_valid)
-//!                                        raddr = next + taken ◄── run: Feed ─► Done ─► Swap ─► Crc ─► RESULT
+//!                                        raddr = next + taken ◄── run: Align ─► Feed ─► Done ─► Swap ─► Crc ─► RESULT
 //!                                  done_valid, front, shown, crc_toggle, frame_crc, flags ──┘
 //! ```
 //!
@@ -67,6 +68,7 @@ pub enum HostParse {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
 pub enum HostRun {
     Idle,
+    Align,
     Feed,
     Done,
     Swap,
@@ -113,7 +115,8 @@ tilerast_golden::frame_host_streams! { crate::streams::stream_block;
         cycles: DFF<Bits<32>>,
         result_frame: DFF<Bits<8>>,
         front_at_done: DFF<Bit>,
-        toggle_at_shown: DFF<Bit>,
+        /// `crc_toggle` at RUN FRAME's execution (Align), then at the swap shown (Crc).
+        toggle_mark: DFF<Bit>,
         /// The responder: the answer's bytes but the checksum (first in bits 7..0), bytes left
         /// with the checksum, the sum of the bytes sent (from −sync).
         reply: DFF<Bits<REPLY_BITS>>,
@@ -251,7 +254,7 @@ impl FrameHost {
             cycles: Default::default(),
             result_frame: Default::default(),
             front_at_done: Default::default(),
-            toggle_at_shown: Default::default(),
+            toggle_mark: Default::default(),
             reply: Default::default(),
             reply_left: Default::default(),
             reply_sum: Default::default(),
@@ -337,7 +340,7 @@ impl FrameHost {
             cycles,
             result_frame,
             front_at_done,
-            toggle_at_shown,
+            toggle_mark,
             reply,
             reply_left,
             reply_sum
@@ -389,7 +392,13 @@ impl FrameHost {
             self.next_plus.next = self.next_beat.q.val() + self.c_one16.val();
         }
         self.feed_done.next = self.taken.val() & (self.next_plus.val() == self.loaded.q.val());
-        // Read one beat ahead while feeding; beat 0 at the edge that starts the run.
+        // The feed starts at the edge after the display CRC's toggle changes (a video frame's end).
+        if (self.run.q.val() == HostRun::Align) & (self.crc_toggle.val() != self.toggle_mark.q.val()) {
+            self.run.d.next = HostRun::Feed;
+            self.next_beat.d.next = 0u64.into();
+            self.cycles.d.next = 0u64.into();
+        }
+        // Read one beat ahead while feeding; beat 0 at the edge that starts the feed.
         self.scene.raddr.next = 0u64.into();
         if self.run.q.val() == HostRun::Feed {
             self.scene.raddr.next = self.next_plus.val().get_bits::<10>(0);
@@ -412,10 +421,10 @@ impl FrameHost {
             & (self.front.val() != self.front_at_done.q.val())
             & (self.shown.val() == self.front.val())
         {
-            self.toggle_at_shown.d.next = self.crc_toggle.val();
+            self.toggle_mark.d.next = self.crc_toggle.val();
             self.run.d.next = HostRun::Crc;
         }
-        if (self.run.q.val() == HostRun::Crc) & (self.crc_toggle.val() != self.toggle_at_shown.q.val()) {
+        if (self.run.q.val() == HostRun::Crc) & (self.crc_toggle.val() != self.toggle_mark.q.val()) {
             self.answer.next = HostAnswer::Result;
             self.run.d.next = HostRun::Idle;
         }
@@ -544,9 +553,8 @@ impl FrameHost {
                             self.answer.next = HostAnswer::Error;
                             self.answer_code.next = self.c_e_scene.val();
                         } else {
-                            self.run.d.next = HostRun::Feed;
-                            self.next_beat.d.next = 0u64.into();
-                            self.cycles.d.next = 0u64.into();
+                            self.run.d.next = HostRun::Align;
+                            self.toggle_mark.d.next = self.crc_toggle.val();
                         }
                     }
                 }
@@ -613,7 +621,7 @@ impl FrameHost {
             self.cycles.d.next = 0u64.into();
             self.result_frame.d.next = 0u64.into();
             self.front_at_done.d.next = false;
-            self.toggle_at_shown.d.next = false;
+            self.toggle_mark.d.next = false;
             self.reply.d.next = 0u64.into();
             self.reply_left.d.next = 0u64.into();
             self.reply_sum.d.next = 0u64.into();

@@ -81,8 +81,8 @@ fn under_flushes_the_rtl_equals_the_model() {
 fn the_planted_no_scene_check_bug_is_caught_at_the_predicted_cycle() {
     let (script, want) = protocol_script(CAPACITY, TIMEOUT);
     // The model's first ERROR 8 answer: its answer index in the script, and the cycle its
-    // first byte is offered (`tx_valid` rising for the k-th time), where the mutant offers a
-    // beat instead.
+    // first byte is offered (`tx_valid` rising for the k-th time), where the mutant starts a
+    // run instead (`running` high, no answer; it waits for a CRC toggle to feed).
     let k = want
         .iter()
         .position(|a| a == &(T_ERROR, vec![E_SCENE, OP_RUN_FRAME]))
@@ -111,5 +111,10 @@ fn the_planted_no_scene_check_bug_is_caught_at_the_predicted_cycle() {
     );
     let e = outcome.expect_err("the mutant is caught");
     println!("predicted: cycle {predicted}; caught: {}", e.ports_line());
-    assert_eq!((e.cycle, e.port.as_str()), (predicted, "out_valid"));
+    assert_eq!((e.cycle, e.port.as_str()), (predicted, "tx_valid"));
+    assert!(
+        e.ports_line().contains("running rtl 0x1 model 0x0"),
+        "{}",
+        e.ports_line()
+    );
 }

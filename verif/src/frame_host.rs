@@ -271,6 +271,9 @@ pub struct Gpu {
     pub offers_from: Vec<u64>,
     pub done_at: Vec<u64>,
     offering: bool,
+    /// The edge each run began (`running` rising: the edge after RUN FRAME's execution).
+    pub running_from: Vec<u64>,
+    running: bool,
 }
 
 impl Gpu {
@@ -293,6 +296,8 @@ impl Gpu {
             offers_from: Vec::new(),
             done_at: Vec::new(),
             offering: false,
+            running_from: Vec::new(),
+            running: false,
         }
     }
 }
@@ -314,6 +319,10 @@ impl Agent for Gpu {
             self.offers_from.push(cycle);
         }
         self.offering = o.bit("out_valid");
+        if o.bit("running") && !self.running {
+            self.running_from.push(cycle);
+        }
+        self.running = o.bit("running");
         if o.bit("out_valid") && i.bit("out_ready") && !i.bit("flush") {
             let b = o.payload::<ports::PrimIn>("out");
             self.taken.push(b);
@@ -482,8 +491,9 @@ pub fn protocol_script(capacity: usize, timeout: u64) -> (Script, Vec<(u8, Vec<u
 /// The answers `bench` got for [`protocol_script`] (`want`, with a buffer of `capacity`) are
 /// what the protocol says: the errors and ACKs byte for byte, the descriptor's magic, capacity
 /// and count, and each FRAME RESULT with the GPU's own cycle count (first beat offered to
-/// done, both included), frame id, CRC (the first toggle after the swap was shown), buffer and
-/// flags; every beat loaded was fed once, in order, as sent; bytes sent during a run were
+/// done, both included; the first beat offered at the edge after the first CRC toggle after RUN
+/// FRAME), frame id, CRC (the first toggle after the swap was shown), buffer and flags; every
+/// beat loaded was fed once, in order, as sent; bytes sent during a run were
 /// lost. Panics with the first difference.
 pub fn assert_protocol_answers(bench: &Bench, want: &[(u8, Vec<u8>)], capacity: usize) {
     let host = bench.get::<Host>("host");
@@ -511,6 +521,15 @@ pub fn assert_protocol_answers(bench: &Bench, want: &[(u8, Vec<u8>)], capacity: 
                     panic!("answer {k}: {p:?}")
                 };
                 let (first, done) = (gpu.offers_from[runs], gpu.done_at[runs]);
+                // The feed waited for the first CRC toggle after RUN FRAME (a video frame's end)
+                // and offered beat 0 at the edge after the one that saw it.
+                let toggle = gpu.toggles.iter().map(|t| t.0).find(|&t| t >= gpu.running_from[runs]);
+                assert_eq!(
+                    Some(first),
+                    toggle.map(|t| t + 1),
+                    "answer {k}: run {runs} began at {}",
+                    gpu.running_from[runs]
+                );
                 let shown_at = gpu.shown_at[runs];
                 let n = if runs == 0 { a.len() } else { b.len() };
                 assert_eq!(
