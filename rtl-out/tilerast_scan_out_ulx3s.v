@@ -78,6 +78,9 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
     reg  [9:0] in_flight__d;
     wire  [9:0] in_flight__q;
     reg  in_flight__clock;
+    reg  [10:0] headroom_x__d;
+    wire  [10:0] headroom_x__q;
+    reg  headroom_x__clock;
     reg  out_valid_reg__d;
     wire  out_valid_reg__q;
     reg  out_valid_reg__clock;
@@ -94,9 +97,10 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
     // Local signals
     reg  answer;
     reg  rd_taken;
-    reg  [10:0] owed_fifo_flight;
-    reg  [10:0] owed_with_request;
-    reg  [10:0] owed;
+    reg  [9:0] in_flight_next;
+    reg  rd_valid_next;
+    reg  out_valid_next;
+    reg  [10:0] headroom_base;
     reg  load;
 
     // Sub module instances
@@ -110,6 +114,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
     tilerast_dff_1 rd_valid_reg(.d(rd_valid_reg__d), .q(rd_valid_reg__q), .clock(rd_valid_reg__clock));
     tilerast_dff_32 rd_addr(.d(rd_addr__d), .q(rd_addr__q), .clock(rd_addr__clock));
     tilerast_dff_10 in_flight(.d(in_flight__d), .q(in_flight__q), .clock(in_flight__clock));
+    tilerast_dff_11 headroom_x(.d(headroom_x__d), .q(headroom_x__q), .clock(headroom_x__clock));
     tilerast_dff_1 out_valid_reg(.d(out_valid_reg__d), .q(out_valid_reg__q), .clock(out_valid_reg__clock));
     tilerast_dff_8 out_red(.d(out_red__d), .q(out_red__q), .clock(out_red__clock));
     tilerast_dff_8 out_green(.d(out_green__d), .q(out_green__q), .clock(out_green__clock));
@@ -127,6 +132,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         rd_valid_reg__clock = clock;
         rd_addr__clock = clock;
         in_flight__clock = clock;
+        headroom_x__clock = clock;
         out_valid_reg__clock = clock;
         out_red__clock = clock;
         out_green__clock = clock;
@@ -141,6 +147,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         rd_valid_reg__d = rd_valid_reg__q;
         rd_addr__d = rd_addr__q;
         in_flight__d = in_flight__q;
+        headroom_x__d = headroom_x__q;
         out_valid_reg__d = out_valid_reg__q;
         out_red__d = out_red__q;
         out_green__d = out_green__q;
@@ -148,21 +155,38 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         in_ready = ~out_valid_reg__q | out_ready;
         answer = in_valid & (~out_valid_reg__q | out_ready);
         rd_taken = rd_valid_reg__q & rd_ready;
-        owed_fifo_flight = ((fill) & 11'h7ff) + ((in_flight__q) & 11'h7ff);
-        owed_with_request = owed_fifo_flight;
-        if (rd_valid_reg__q) begin
-            owed_with_request = owed_fifo_flight + c_one11;
-        end
-        owed = owed_with_request;
-        if (out_valid_reg__q) begin
-            owed = owed_with_request + c_one11;
-        end
-        load = ~start & busy_reg__q & (~rd_valid_reg__q | rd_ready) & (owed < c_credits);
+        load = ~start & busy_reg__q & (~rd_valid_reg__q | rd_ready) & (((fill) & 11'h7ff) < (headroom_x__q ^ c_credits));
+        in_flight_next = in_flight__q;
         if (rd_taken & ~answer) begin
-            in_flight__d = in_flight__q + c_one10;
+            in_flight_next = in_flight__q + c_one10;
         end
         if (~rd_taken & answer) begin
-            in_flight__d = in_flight__q - c_one10;
+            in_flight_next = in_flight__q - c_one10;
+        end
+        rd_valid_next = rd_valid_reg__q;
+        if (load) begin
+            rd_valid_next = 1'b1;
+        end
+        else if (rd_taken) begin
+            rd_valid_next = 1'b0;
+        end
+        out_valid_next = out_valid_reg__q;
+        if (~out_valid_reg__q | out_ready) begin
+            out_valid_next = in_valid;
+        end
+        if (flush) begin
+            in_flight_next = 32'h0;
+            rd_valid_next = 1'b0;
+            out_valid_next = 1'b0;
+        end
+        in_flight__d = in_flight_next;
+        headroom_base = c_credits - ((in_flight_next) & 11'h7ff);
+        if (out_valid_next) begin
+            headroom_base = c_credits - ((in_flight_next) & 11'h7ff) - c_one11;
+        end
+        headroom_x__d = headroom_base ^ c_credits;
+        if (rd_valid_next) begin
+            headroom_x__d = (headroom_base - c_one11) ^ c_credits;
         end
         if (~out_valid_reg__q | out_ready) begin
             out_valid_reg__d = in_valid;

@@ -57,6 +57,9 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
     reg  [11:0] y__d;
     wire  [11:0] y__q;
     reg  y__clock;
+    reg  armed__d;
+    wire  armed__q;
+    reg  armed__clock;
     reg  underrun_reg__d;
     wire  underrun_reg__q;
     reg  underrun_reg__clock;
@@ -113,6 +116,7 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
     // Sub module instances
     tilerast_dff_12 x(.d(x__d), .q(x__q), .clock(x__clock));
     tilerast_dff_12 y(.d(y__d), .q(y__q), .clock(y__clock));
+    tilerast_dff_1 armed(.d(armed__d), .q(armed__q), .clock(armed__clock));
     tilerast_dff_1 underrun_reg(.d(underrun_reg__d), .q(underrun_reg__q), .clock(underrun_reg__clock));
     tilerast_tmds_encoder_default blue(
         .clock(blue__clock),
@@ -173,6 +177,8 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
         y__d = y__q;
         underrun_reg__clock = clock;
         underrun_reg__d = underrun_reg__q;
+        armed__clock = clock;
+        armed__d = armed__q;
         adv = blue__in_ready;
         de = (x__q < c_h_active) & (y__q < c_v_active);
         hsync = ((x__q >= c_h_sync_start) & (x__q < c_h_sync_end)) ^ c_h_sync_idle;
@@ -227,14 +233,18 @@ module tilerast_video_out_ulx3s(clock,flush,in_valid,in_ready,inp__red,inp__gree
             else begin
                 x__d = x__q + c_one12;
             end
-            if (de & ~in_valid) begin
+            if (de & ~in_valid & armed__q) begin
                 underrun_reg__d = 1'b1;
+            end
+            if (y__q >= c_v_active) begin
+                armed__d = 1'b1;
             end
         end
         if (flush) begin
             x__d = c_zero12;
             y__d = c_zero12;
             underrun_reg__d = 1'b0;
+            armed__d = 1'b0;
         end
         display_crc__clock = clock;
         display_crc__flush = flush;

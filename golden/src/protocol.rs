@@ -739,10 +739,9 @@ pub fn load_beat_frames(beats: &[PrimIn], per_frame: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// FRAME RESULT flag: the video output's sticky `underrun`. It is set from power-up today: the
-/// first video frame's active pixels come before the first walk has filled the line buffer
-/// (golden's `DisplayStats::underruns` counts only those after the first walk started); arming
-/// it at the first walk is left to the board side of the UART.
+/// FRAME RESULT flag: the video output's sticky `underrun`: a pixel missing at its clock since
+/// the first vertical blank after power-up (the first video frame comes before the scan-out's
+/// first walk, which starts in vertical blank, could fill the line buffer).
 pub const FLAG_UNDERRUN: u8 = 1;
 /// FRAME RESULT flag: the SDRAM controller's sticky `error`.
 pub const FLAG_SDRAM_ERROR: u8 = 2;
@@ -888,7 +887,7 @@ pub struct FrameCheck {
 /// `frame` on the frame top behind `c` (descriptor `d`, board `board`): CLEAR, LOAD BEATS
 /// (`per_frame` beats per frame), RUN FRAME, and the FRAME RESULT checked against golden
 /// ([`expect_frame`], at most `max_ticks` memory clocks): every beat taken, the display CRC
-/// equal, no SDRAM or map error, the cycles within [`FRAME_CYCLES_TOLERANCE`] of golden's.
+/// equal, no flag (underrun, SDRAM or map error), the cycles within [`FRAME_CYCLES_TOLERANCE`] of golden's.
 /// `Err`: one line naming the field.
 pub fn check_frame<L: Link>(
     c: &mut Client<L>,
@@ -931,8 +930,17 @@ pub fn check_frame<L: Link>(
             r.crc, golden.crc
         ));
     }
-    if r.flags & (FLAG_SDRAM_ERROR | FLAG_MAP_ERROR) != 0 {
-        return Err(format!("FRAME RESULT flags {:#x}: an SDRAM or map error", r.flags));
+    if r.flags != 0 {
+        return Err(format!(
+            "FRAME RESULT flags {:#x}: {} (1 underrun: the scan-out missed a pixel's clock, 2 SDRAM error, 4 map error)",
+            r.flags,
+            [(FLAG_UNDERRUN, "underrun"), (FLAG_SDRAM_ERROR, "SDRAM error"), (FLAG_MAP_ERROR, "map error")]
+                .iter()
+                .filter(|f| r.flags & f.0 != 0)
+                .map(|f| f.1)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     let ratio = f64::from(r.cycles) / golden.cycles.max(1) as f64;
     if (ratio - 1.0).abs() > FRAME_CYCLES_TOLERANCE {

@@ -45,7 +45,10 @@ use crate::video::VideoMode;
 /// * **Input.** `in_ready` = `adv` ∧ de(x, y): combinational on `out_ready`, registered state
 ///   otherwise. A pixel is taken at an edge with `in_ready` ∧ `in_valid`.
 /// * **Underrun.** An `adv` edge in active video with `in_valid` low sends black (bytes 0, de
-///   high) and sets `underrun`, which stays until a flush.
+///   high) and, once `armed`, sets `underrun`, which stays until a flush. `armed` is set at the
+///   first `adv` edge in vertical blanking (y ≥ `v_active`): the frame the counters start in
+///   after a flush comes before anything could fill the line buffer (the scan-out's walk
+///   starts in vertical blank), so its missing pixels are not a fault; every later one is.
 /// * **Output.** `out_valid` and `out` are the encoders' registers: the characters of the pixel
 ///   clock taken at the last `adv` edge (latency 1). `out_valid` is low after `new` or a
 ///   flush until the first edge. The payload when not valid is 0.
@@ -58,13 +61,16 @@ use crate::video::VideoMode;
 ///   [`crate::protocol::display_crc`] of the last whole video frame sent, and stays for a whole
 ///   frame; both are registers.
 /// * **Flush.** Every register to its `new` value (counters (0, 0), disparities 0,
-///   `underrun` 0, `out_valid` 0, the CRC register all ones, `frame_crc` 0, `crc_toggle` 0).
+///   `armed` and `underrun` 0, `out_valid` 0, the CRC register all ones, `frame_crc` 0,
+///   `crc_toggle` 0).
 #[derive(Clone, Debug)]
 pub struct VideoOutCycle {
     mode: VideoMode,
     x: u32,
     y: u32,
     encoders: [TmdsEncoderCycle; 3],
+    /// A vertical blanking line has been sent since the flush: underruns count from here.
+    armed: bool,
     underrun: bool,
     /// The running CRC of this frame's active pixels so far.
     crc: Crc32,
@@ -85,6 +91,7 @@ impl VideoOutCycle {
             x: 0,
             y: 0,
             encoders: Default::default(),
+            armed: false,
             underrun: false,
             crc: Crc32::default(),
             frame_crc: 0,
@@ -108,7 +115,7 @@ impl VideoOutCycle {
         self.y >= self.mode.v_active
     }
 
-    /// Some pixel was missing at its clock since the last flush.
+    /// Some pixel was missing at its clock since the first vertical blank after the last flush.
     pub fn underrun(&self) -> bool {
         self.underrun
     }
@@ -163,8 +170,11 @@ impl CycleModel for VideoOutCycle {
         }
         let t = self.mode.timing(self.x, self.y);
         let pixel = if t.de && in_valid { *inp } else { VideoPixel::default() };
-        if t.de && !in_valid {
+        if t.de && !in_valid && self.armed {
             self.underrun = true;
+        }
+        if self.y >= self.mode.v_active {
+            self.armed = true;
         }
         let ctrl = u8::from(t.vsync) << 1 | u8::from(t.hsync);
         for (ch, (data, ctrl)) in [(pixel.blue, ctrl), (pixel.green, 0), (pixel.red, 0)]

@@ -102,18 +102,23 @@ fn the_words_are_the_links_and_decode_to_the_picture() {
 fn a_missing_pixel_goes_out_black_and_raises_underrun_at_its_clock() {
     let mode = TEST_MODE;
     // Active clock 13 is pixel (5, 1): h_total 15, so its pixel clock is 15 + 5 = 20, taken at
-    // cycle 20; `underrun` is high from cycle 21 on.
+    // cycle 20. In the first frame (before any vertical blank) it goes out black and
+    // `underrun` stays low: the frame after a flush comes before the line buffer could fill.
+    // In the second frame it is active clock 13 + 24 = 37, pixel clock 90 + 20, taken at
+    // cycle 110: `underrun` is high from cycle 111 on.
     let mut m = VideoOutCycle::new(mode);
-    // One frame (the reference blacks the pixel in every frame).
-    let clocks = mode.frame_clocks() + 1;
-    let (words, underrun, _) = run(&mut m, clocks, |_| true, &[13]);
-    assert_eq!(mode.h_total(), 15);
-    assert_eq!(underrun, Some(21));
+    let clocks = 2 * mode.frame_clocks() + 1;
+    let (words, underrun, _) = run(&mut m, clocks, |_| true, &[13, 37]);
+    assert_eq!((mode.h_total(), mode.frame_clocks()), (15, 90));
+    assert_eq!(underrun, Some(111));
     assert_eq!(words, reference(&mode, clocks - 1, &[(5, 1)]));
     assert!(m.underrun(), "underrun is sticky");
-    // Flush clears it and restarts the counters.
+    // Flush clears it and restarts the counters; unarmed again, the first frame's miss is
+    // black and raises nothing.
     m.clock(false, &VideoPixel::default(), true, true);
     assert!(!m.underrun() && m.position() == (0, 0) && !m.out().0);
+    let (_, underrun, _) = run(&mut m, mode.frame_clocks(), |_| true, &[13]);
+    assert_eq!(underrun, None);
 }
 
 /// `frame_crc` loads once per video frame, at the edge of its last active pixel, with

@@ -17,7 +17,9 @@
 //!
 //! **Handshake.** `in_ready = !out_valid | out_ready` (latency 1 to `out`). The request
 //! register loads when `busy`, it is empty or taken, and `fill + in_flight + rd_valid +
-//! out_valid < credits`; one read per cycle at most.
+//! out_valid < credits`; one read per cycle at most. The sum is not formed on that path: a
+//! register holds the credits it leaves but `fill` (`headroom_x`, computed from the next
+//! values of the three counted registers), so the room test is one compare with `fill`.
 //!
 //! ```text
 //!  start ─► base_reg, row_addr = base + 4·(H−1)·W, next_addr = row_addr, counters 0, busy
@@ -63,11 +65,12 @@ tilerast_golden::scan_out_streams! { crate::streams::stream_block;
         /// The answer offered is taken at this edge; the request register's read is taken.
         answer: Signal<Local, Bit>,
         rd_taken: Signal<Local, Bit>,
-        /// What the credits owe: the FIFO's fill and the reads in flight, then the request
-        /// register's read and the word held.
-        owed_fifo_flight: Signal<Local, Bits<11>>,
-        owed_with_request: Signal<Local, Bits<11>>,
-        owed: Signal<Local, Bits<11>>,
+        /// The next values of the registers the credits count (reads in flight, the request
+        /// register's read, the word held), and the credits they leave but the request's.
+        in_flight_next: Signal<Local, Bits<10>>,
+        rd_valid_next: Signal<Local, Bit>,
+        out_valid_next: Signal<Local, Bit>,
+        headroom_base: Signal<Local, Bits<11>>,
         /// A read may go into the request register at this edge.
         load: Signal<Local, Bit>,
 
@@ -87,6 +90,11 @@ tilerast_golden::scan_out_streams! { crate::streams::stream_block;
         rd_addr: DFF<Bits<32>>,
         /// Reads taken by the port and not yet answered.
         in_flight: DFF<Bits<10>>,
+        /// The credits left, `credits − in_flight − rd_valid − out_valid`, kept up to date so
+        /// that the room test is one compare with `fill` (the model's sum of four, computed
+        /// from these registers' next values a cycle ahead). Stored XOR `credits`, so that its
+        /// power-up and flush value, zero, is the empty block's: all credits left.
+        headroom_x: DFF<Bits<11>>,
         /// The output register: a pixel held.
         out_valid_reg: DFF<Bit>,
         out_red: DFF<Bits<8>>,
@@ -128,9 +136,10 @@ impl ScanOut {
             c_zero4: k(0),
             answer: Default::default(),
             rd_taken: Default::default(),
-            owed_fifo_flight: Default::default(),
-            owed_with_request: Default::default(),
-            owed: Default::default(),
+            in_flight_next: Default::default(),
+            rd_valid_next: Default::default(),
+            out_valid_next: Default::default(),
+            headroom_base: Default::default(),
             load: Default::default(),
             busy_reg: Default::default(),
             column_repeat: Default::default(),
@@ -142,6 +151,7 @@ impl ScanOut {
             rd_valid_reg: Default::default(),
             rd_addr: Default::default(),
             in_flight: Default::default(),
+            headroom_x: Default::default(),
             out_valid_reg: Default::default(),
             out_red: Default::default(),
             out_green: Default::default(),
@@ -164,6 +174,7 @@ impl ScanOut {
             rd_valid_reg,
             rd_addr,
             in_flight,
+            headroom_x,
             out_valid_reg,
             out_red,
             out_green,
@@ -174,26 +185,45 @@ impl ScanOut {
         self.in_ready.next = !self.out_valid_reg.q.val() | self.out_ready.val();
         self.answer.next = self.in_valid.val() & (!self.out_valid_reg.q.val() | self.out_ready.val());
         self.rd_taken.next = self.rd_valid_reg.q.val() & self.rd_ready.val();
-        self.owed_fifo_flight.next = bit_cast::<11, 10>(self.fill.val()) + bit_cast::<11, 10>(self.in_flight.q.val());
-        self.owed_with_request.next = self.owed_fifo_flight.val();
-        if self.rd_valid_reg.q.val() {
-            self.owed_with_request.next = self.owed_fifo_flight.val() + self.c_one11.val();
-        }
-        self.owed.next = self.owed_with_request.val();
-        if self.out_valid_reg.q.val() {
-            self.owed.next = self.owed_with_request.val() + self.c_one11.val();
-        }
+        // Room: fill + in_flight + rd_valid + out_valid < credits, as fill < headroom.
         self.load.next = !self.start.val()
             & self.busy_reg.q.val()
             & (!self.rd_valid_reg.q.val() | self.rd_ready.val())
-            & (self.owed.val() < self.c_credits.val());
+            & (bit_cast::<11, 10>(self.fill.val()) < (self.headroom_x.q.val() ^ self.c_credits.val()));
 
         // Reads in flight: +1 per read taken, −1 per answer taken.
+        self.in_flight_next.next = self.in_flight.q.val();
         if self.rd_taken.val() & !self.answer.val() {
-            self.in_flight.d.next = self.in_flight.q.val() + self.c_one10.val();
+            self.in_flight_next.next = self.in_flight.q.val() + self.c_one10.val();
         }
         if !self.rd_taken.val() & self.answer.val() {
-            self.in_flight.d.next = self.in_flight.q.val() - self.c_one10.val();
+            self.in_flight_next.next = self.in_flight.q.val() - self.c_one10.val();
+        }
+        self.rd_valid_next.next = self.rd_valid_reg.q.val();
+        if self.load.val() {
+            self.rd_valid_next.next = true;
+        } else if self.rd_taken.val() {
+            self.rd_valid_next.next = false;
+        }
+        self.out_valid_next.next = self.out_valid_reg.q.val();
+        if !self.out_valid_reg.q.val() | self.out_ready.val() {
+            self.out_valid_next.next = self.in_valid.val();
+        }
+        if self.flush.val() {
+            self.in_flight_next.next = 0.into();
+            self.rd_valid_next.next = false;
+            self.out_valid_next.next = false;
+        }
+        self.in_flight.d.next = self.in_flight_next.val();
+        // The credits the next values leave: the part that does not wait for `load` first.
+        self.headroom_base.next = self.c_credits.val() - bit_cast::<11, 10>(self.in_flight_next.val());
+        if self.out_valid_next.val() {
+            self.headroom_base.next =
+                self.c_credits.val() - bit_cast::<11, 10>(self.in_flight_next.val()) - self.c_one11.val();
+        }
+        self.headroom_x.d.next = self.headroom_base.val() ^ self.c_credits.val();
+        if self.rd_valid_next.val() {
+            self.headroom_x.d.next = (self.headroom_base.val() - self.c_one11.val()) ^ self.c_credits.val();
         }
 
         // The output register takes an answer whenever it may.

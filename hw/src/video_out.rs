@@ -3,13 +3,13 @@
 //! The pixel-clock side of the scan-out: the video mode's timing counters and one
 //! [`TmdsEncoder`] per channel. It takes a pixel of the picture at each pixel clock of active
 //! video and sends every pixel clock's three 10-bit characters (blue with the syncs, green,
-//! red) to the serialisers; a pixel missing at its clock goes out black and sets the sticky
-//! `underrun`. Cycle model: [`tilerast_golden::video_out::VideoOutCycle`] (same registers);
+//! red) to the serialisers; a pixel missing at its clock goes out black and, from the first
+//! vertical blank after a flush on (`armed`), sets the sticky `underrun`. Cycle model: [`tilerast_golden::video_out::VideoOutCycle`] (same registers);
 //! its rustdoc is the block's timing contract, stated once. The link's conventions (porches,
 //! syncs, polarity, which channel carries the syncs) are [`tilerast_golden::video`]'s.
 //!
-//! **Ports.** `clock`, `flush` (synchronous reset: counters (0, 0), disparities 0, `underrun`
-//! 0); in: `in_valid`/`in_ready` with `inp` ([`crate::streams::VideoPixelIn`]: `red`,
+//! **Ports.** `clock`, `flush` (synchronous reset: counters (0, 0), disparities 0, `armed`,
+//! `underrun` 0); in: `in_valid`/`in_ready` with `inp` ([`crate::streams::VideoPixelIn`]: `red`,
 //! `green`, `blue`); out: `out_valid`/`out_ready` with `out` ([`crate::streams::DviWordOut`]:
 //! `blue`, `green`, `red`, 10 bits each, bit 0 sent first); `vblank`, `underrun`.
 //!
@@ -23,7 +23,7 @@
 //!  inp ──┴─(in_valid ? bytes : 0)─► blue  encoder (ctrl = vsync:hsync) ─► out.blue
 //!                                 ─► green encoder (ctrl = 0)           ─► out.green
 //!                                 ─► red   encoder (ctrl = 0)           ─► out.red
-//!  adv ∧ de ∧ ¬in_valid ─► underrun (sticky)        y ≥ v_active ─► vblank
+//!  adv ∧ de ∧ ¬in_valid ∧ armed ─► underrun (sticky)   y ≥ v_active ─► vblank, armed (sticky)
 //! ```
 //!
 //! Parameters: the video mode (a column of the board table's frame row); every total up to
@@ -79,7 +79,9 @@ tilerast_golden::video_out_streams! { crate::streams::stream_block;
         /// The pixel clock the next characters are for: column and line.
         x: DFF<Bits<12>>,
         y: DFF<Bits<12>>,
-        /// A pixel was missing at its clock since the last flush.
+        /// A vertical blanking line was sent since the last flush (underruns count from here).
+        armed: DFF<Bit>,
+        /// A pixel was missing at its clock since `armed`.
         underrun_reg: DFF<Bit>,
         /// The three channels' encoders (their output registers are the block's output).
         blue: TmdsEncoder,
@@ -136,6 +138,7 @@ impl VideoOut {
             sync_ctrl: Default::default(),
             x: Default::default(),
             y: Default::default(),
+            armed: Default::default(),
             underrun_reg: Default::default(),
             blue: TmdsEncoder::channel(),
             green: TmdsEncoder::channel(),
@@ -152,6 +155,8 @@ impl VideoOut {
         self.y.d.next = self.y.q.val();
         self.underrun_reg.clock.next = self.clock.val();
         self.underrun_reg.d.next = self.underrun_reg.q.val();
+        self.armed.clock.next = self.clock.val();
+        self.armed.d.next = self.armed.q.val();
 
         // The timing of the counters' pixel clock.
         self.adv.next = self.blue.in_ready.val();
@@ -213,14 +218,18 @@ impl VideoOut {
             } else {
                 self.x.d.next = self.x.q.val() + self.c_one12.val();
             }
-            if self.de.val() & !self.in_valid.val() {
+            if self.de.val() & !self.in_valid.val() & self.armed.q.val() {
                 self.underrun_reg.d.next = true;
+            }
+            if self.y.q.val() >= self.c_v_active.val() {
+                self.armed.d.next = true;
             }
         }
         if self.flush.val() {
             self.x.d.next = self.c_zero12.val();
             self.y.d.next = self.c_zero12.val();
             self.underrun_reg.d.next = false;
+            self.armed.d.next = false;
         }
 
         // The display CRC takes what the encoders take in active video.

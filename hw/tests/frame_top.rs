@@ -181,7 +181,8 @@ endmodule
 
 // The board top's ports with stand-in behaviour (the board top itself is proven against its cycle
 // model in cosim/tests/board_top.rs; under Icarus it would take hours): beats taken on a
-// pseudo-random ready, TMDS characters from counters, valid from the 8th pixel clock.
+// pseudo-random ready, TMDS characters from counters, valid from the 8th pixel clock, the
+// display CRC's toggle flipping every 128 GPU clocks (RUN FRAME's feed waits for a flip).
 module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, in_ready, inp__kind, inp__v0x,
     inp__v0y, inp__v1x, inp__v1y, inp__v2x, inp__v2y, inp__size, inp__aa, inp__colour, inp__depth, inp__end,
     tmds_valid, tmds_ready, tmds__blue, tmds__green, tmds__red, dq_in, cs_n, ras_n, cas_n, we_n, ba, sdram_addr,
@@ -203,7 +204,14 @@ module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, 
     output wire [7:0] done_frame;
     reg [7:0] lfsr = 8'h5a;
     reg [3:0] pixels = 4'd0;
+    reg [6:0] toggle_count = 7'd0;
+    reg toggle = 1'b0;
     always @(posedge gpu_clock) lfsr <= {lfsr[6:0], lfsr[7] ^ lfsr[5] ^ lfsr[4] ^ lfsr[3]};
+    always @(posedge gpu_clock) begin
+        toggle_count <= toggle_count + 7'd1;
+        if (toggle_count == 7'd127) toggle <= ~toggle;
+    end
+    assign crc_toggle = toggle;
     assign in_ready = lfsr[0];
     always @(posedge pixel_clock) begin
         if (pixels != 4'd8) pixels <= pixels + 4'd1;
@@ -212,7 +220,7 @@ module tilerast_board_top_ulx3s(clock, gpu_clock, pixel_clock, flush, in_valid, 
         tmds__green <= tmds__green + 10'd7;
         tmds__red <= tmds__red - 10'd3;
     end
-    assign {cs_n, ras_n, cas_n, we_n, dq_oe, done_valid, front, shown, underrun, error, map_error, crc_toggle} = 12'b111100000000;
+    assign {cs_n, ras_n, cas_n, we_n, dq_oe, done_valid, front, shown, underrun, error, map_error} = 11'b11110000000;
     assign {ba, dqm, sdram_addr, dq_out, done_frame, frame_crc} = 0;
 endmodule
 "#;
