@@ -27,8 +27,8 @@ use tilerast::scene_io::{self, ImportArgs};
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::board::board;
 use tilerast_golden::frame::frame_memory;
-use tilerast_golden::frame_host::FrameHostBench;
-use tilerast_golden::protocol::{expect_frame, Client, FRAME_CYCLES_TOLERANCE};
+use tilerast_golden::frame_host::{expect_frame, FrameHostBench};
+use tilerast_golden::protocol::{Client, FRAME_CYCLES_TOLERANCE};
 
 /// Memory clocks a run may take before it is called stuck (40 s of the ULX3S's SDRAM clock).
 pub const MAX_TICKS: u64 = 4_000_000_000;

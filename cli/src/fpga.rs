@@ -238,8 +238,10 @@ fn run_frame_top<L: Link>(
             ),
         ));
     }
-    let r = protocol::check_frame(c, d, b, &frame, a.per_frame, FRAME_MAX_TICKS)
-        .map_err(|e| CliError::at(&a.port, "mismatch", e))?;
+    let golden = tilerast_golden::frame_host::expect_frame(b, &frame, FRAME_MAX_TICKS)
+        .map_err(|e| CliError::at(a.scene.display(), "golden", e))?;
+    let r =
+        protocol::check_frame(c, d, &frame, &golden, a.per_frame).map_err(|e| CliError::at(&a.port, "mismatch", e))?;
     writeln!(
         out,
         "OK: {} beats, display CRC {:#010x} = golden's; {} GPU cycles, golden {} (ratio {:.3}); frame {}, buffer {} shown, flags {:#x}",

@@ -60,7 +60,9 @@ use crate::protocol::{
     OP_LOAD_BEATS, OP_PING, OP_RUN_FRAME, SYNC_BOARD, SYNC_HOST, TIMEOUT_CYCLES, T_ACK, T_DESC, T_ERROR,
     T_FRAME_RESULT, VERSION,
 };
-use crate::protocol::{Link, FLAG_MAP_ERROR, FLAG_SDRAM_ERROR, FLAG_UNDERRUN};
+use crate::protocol::{
+    host_frame, load_beat_frames, screen_crc, FrameExpect, Link, FLAG_MAP_ERROR, FLAG_SDRAM_ERROR, FLAG_UNDERRUN,
+};
 use crate::streams::{PrimIn, UartByte};
 use std::collections::VecDeque;
 
@@ -199,6 +201,11 @@ impl FrameHostCycle {
             toggle_mark: false,
             reply: VecDeque::new(),
         }
+    }
+
+    /// The cycles of the last RUN FRAME, from its done until its FRAME RESULT is queued.
+    pub fn frame_cycles(&self) -> Option<u64> {
+        matches!(self.run, Run::Swap | Run::Crc).then_some(self.cycles)
     }
 
     /// Beats loaded.
@@ -544,21 +551,7 @@ impl FrameHostBench {
         if tx_ready && out.tx.valid {
             self.board_tx.push(&[out.tx.payload.byte]);
         }
-        let o = &t.out;
-        let i = FrameHostIn {
-            inp: byte_offer(rx),
-            rx_error: self.board_rx.framing_errors != errors,
-            tx_ready,
-            out_ready: t.taken,
-            done_valid: o.done_valid,
-            done_frame: UBits::new(u64::from(o.done_frame)),
-            front: o.front,
-            shown: o.shown,
-            frame_crc: o.frame_crc,
-            crc_toggle: o.crc_toggle,
-            flags: UBits::new(u64::from(board_flags(o))),
-            flush: false,
-        };
+        let i = host_inputs(&t, byte_offer(rx), self.board_rx.framing_errors != errors, tx_ready);
         if let Some(rec) = &mut self.inputs {
             match rec.last_mut() {
                 Some((last, n)) if *last == i && *n < u32::MAX => *n += 1,
@@ -568,6 +561,75 @@ impl FrameHostBench {
         self.host.clock(&i);
         if let Some(b) = self.from_board.tick(self.board_tx.tick()) {
             self.got.push(b);
+        }
+    }
+}
+
+/// The frame host's inputs at a GPU edge of the board top (`t`): the board top's levels, the
+/// receiver's byte `inp` and framing error, the transmitter's `tx_ready`.
+fn host_inputs(t: &crate::board_top::BoardTick, inp: Offer<UartByte>, rx_error: bool, tx_ready: bool) -> FrameHostIn {
+    let o = &t.out;
+    FrameHostIn {
+        inp,
+        rx_error,
+        tx_ready,
+        out_ready: t.taken,
+        done_valid: o.done_valid,
+        done_frame: UBits::new(u64::from(o.done_frame)),
+        front: o.front,
+        shown: o.shown,
+        frame_crc: o.frame_crc,
+        crc_toggle: o.crc_toggle,
+        flags: UBits::new(u64::from(board_flags(o))),
+        flush: false,
+    }
+}
+
+/// Golden's answer to RUN FRAME of `frame` (at the frame row's preset) on `board`'s frame top:
+/// the frame host and the board top from power-up, the scene's LOAD BEATS frame and RUN FRAME
+/// given to the host a byte per GPU edge (no UART), run to the frame's `done`. The feed starts
+/// where the host starts it (at the edge after the display CRC's first toggle), so a RUN FRAME
+/// sent over the UART before the first video frame ends counts the same cycles exactly.
+/// `Err`, one line, when the board has no frame row, the frame's beats are refused, or the
+/// model stops (an SDRAM rule, a stuck frame top, `max_ticks` memory clocks).
+pub fn expect_frame(board: &crate::board::Board, frame: &crate::Frame, max_ticks: u64) -> Result<FrameExpect, String> {
+    let f = board
+        .frame
+        .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
+    let scale = crate::scan_out::ScanOutParams::for_board(&f)?.scale;
+    let image = crate::frame::frame_memory(frame, 0).map_err(|e| e.to_string())?.image;
+    let beats = crate::bin_setup::frame_beats(&frame.prims, frame.background)?;
+    let mut bytes: VecDeque<u8> = load_beat_frames(&beats, beats.len()).concat().into();
+    bytes.extend(host_frame(OP_RUN_FRAME, &[]));
+    let mut host = FrameHostCycle::new(board, beats.len())?;
+    let mut top = BoardTop::new(board, Vec::new())?;
+    loop {
+        if let Some(v) = top.env.violation.as_ref().or(top.stuck.as_ref()) {
+            return Err(v.clone());
+        }
+        if top.stats().ticks >= max_ticks {
+            return Err(format!("expect_frame: no frame done after {max_ticks} memory clocks"));
+        }
+        let out = host.outputs(&FrameHostIn::default());
+        let t = top.tick_with(out.out.valid.then_some(out.out.payload));
+        if !t.gpu_clock {
+            continue;
+        }
+        let byte = if out.inp_ready { bytes.pop_front() } else { None };
+        host.clock(&host_inputs(&t, byte_offer(byte), false, true));
+        if let Some(cycles) = host.frame_cycles() {
+            return Ok(FrameExpect {
+                crc: screen_crc(&image, scale),
+                cycles,
+                beats: beats.len(),
+            });
+        }
+        if bytes.is_empty() && !host.running() && host.reply.is_empty() {
+            return Err(format!(
+                "expect_frame: the frame host refused the scene ({} of {} beats loaded)",
+                host.loaded,
+                beats.len()
+            ));
         }
     }
 }

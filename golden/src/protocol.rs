@@ -17,7 +17,7 @@
 //! The board top with a screen (`tilerast_top_<board>_frame`, issue 35) speaks the same
 //! framing with its own records ("The frame top's frames" below): a scene's [`PrimIn`] beats
 //! in LOAD BEATS frames, RUN FRAME, and a FRAME RESULT with the frame's GPU cycle count and the
-//! CRC-32 of the picture the screen showed ([`display_crc`]); [`expect_frame`] is golden's
+//! CRC-32 of the picture the screen showed ([`display_crc`]); [`crate::frame_host::expect_frame`] is golden's
 //! answer.
 
 use crate::config::Config;
@@ -748,6 +748,27 @@ pub const FLAG_SDRAM_ERROR: u8 = 2;
 /// FRAME RESULT flag: the double buffer's sticky `map_error`.
 pub const FLAG_MAP_ERROR: u8 = 4;
 
+/// Every FRAME RESULT flag with its name and meaning.
+pub const FLAGS: [(u8, &str, &str); 3] = [
+    (FLAG_UNDERRUN, "underrun", "the scan-out missed a pixel's clock"),
+    (FLAG_SDRAM_ERROR, "SDRAM error", "the controller's sticky error"),
+    (FLAG_MAP_ERROR, "map error", "the double buffer's sticky map error"),
+];
+
+/// The flags set in `flags`, named with their meaning ("none" when there are none).
+pub fn flag_names(flags: u8) -> String {
+    let names: Vec<String> = FLAGS
+        .iter()
+        .filter(|f| flags & f.0 != 0)
+        .map(|f| format!("{} ({})", f.1, f.2))
+        .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
 /// What RUN FRAME reports (FRAME RESULT payload, [`FRAME_RESULT_BYTES`]: cycles u32, crc u32,
 /// beats u16, frame u8, shown u8, flags u8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -806,69 +827,23 @@ pub fn screen_crc(image: &crate::output_merger::Image, scale: u32) -> u32 {
 }
 
 /// Golden's answer to RUN FRAME of `frame` on `board`'s frame top, sent after power-up and
-/// before the first video frame's end (as the frame host runs it: beats from the edge after
-/// the display CRC's first toggle).
+/// before the first video frame's end ([`crate::frame_host::expect_frame`] computes it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameExpect {
     /// [`screen_crc`] of the frame's render (`frame_memory`'s image) at the scan-out's scale.
     pub crc: u32,
-    /// The board top's cycle model ([`crate::board_top::BoardTop`]) from power-up, offered the
-    /// beats as the frame host offers them for a RUN FRAME executed before the first video
-    /// frame ends: from the GPU edge after the one that first sees the display CRC's toggle
-    /// change. The GPU edges from that first offer to the frame's `done`, both included: the
-    /// cycles of that run's [`FrameResult`], exactly. A later run starts at the same phase of
-    /// the video, but not of the SDRAM's refresh timer, and may find the other buffer in front
+    /// The cycles of that run's [`FrameResult`], exactly: the frame host's count (from the
+    /// first beat offered, at the edge after the display CRC's first toggle, to the frame's
+    /// `done`, both included). A later run starts at the same phase of the video, but not of
+    /// the SDRAM's refresh timer, and may find the other buffer in front
     /// ([`FRAME_CYCLES_TOLERANCE`]).
     pub cycles: u64,
     /// The frame's beats (primitives and its end token).
     pub beats: usize,
 }
 
-/// [`FrameExpect`] of `frame` (at the frame row's preset) on `board`; `Err`, one line, when the
-/// board has no frame row, the frame's beats are refused, or the model stops (an SDRAM rule,
-/// a stuck frame top, `max_ticks` memory clocks).
-pub fn expect_frame(board: &crate::board::Board, frame: &crate::Frame, max_ticks: u64) -> Result<FrameExpect, String> {
-    let f = board
-        .frame
-        .ok_or_else(|| format!("board {}: no frame row (no SDRAM and screen)", board.name))?;
-    let scale = crate::scan_out::ScanOutParams::for_board(&f)?.scale;
-    let image = crate::frame::frame_memory(frame, 0).map_err(|e| e.to_string())?.image;
-    let beats = crate::bin_setup::frame_beats(&frame.prims, frame.background)?;
-    let n = beats.len();
-    let mut queue: std::collections::VecDeque<crate::streams::PrimIn> = beats.into();
-    let mut b = crate::board_top::BoardTop::new(board, Vec::new())?;
-    // The toggle at power-up; then the GPU edge of the first beat offered.
-    let (mut mark, mut first) = (None, None);
-    while b.frames.is_empty() {
-        if let Some(v) = b.env.violation.as_ref().or(b.stuck.as_ref()) {
-            return Err(v.clone());
-        }
-        if b.stats().ticks >= max_ticks {
-            return Err(format!("expect_frame: no frame done after {max_ticks} memory clocks"));
-        }
-        let beat = first.and(queue.front().copied());
-        let t = b.tick_with(beat);
-        if !t.gpu_clock {
-            continue;
-        }
-        if t.taken {
-            queue.pop_front();
-        }
-        match mark {
-            None => mark = Some(t.out.crc_toggle),
-            Some(m) if first.is_none() && t.out.crc_toggle != m => first = Some(b.gpu_cycles + 1),
-            _ => {}
-        }
-    }
-    let first = first.expect("a beat was offered before the frame's done");
-    Ok(FrameExpect {
-        crc: screen_crc(&image, scale),
-        cycles: b.frames[0].gpu_cycle + 1 - first,
-        beats: n,
-    })
-}
-
-/// How far a board's frame cycle count may be from golden's ([`expect_frame`]), as a fraction.
+/// How far a board's frame cycle count may be from golden's
+/// ([`crate::frame_host::expect_frame`]), as a fraction.
 /// The frame host starts every run at a video frame's end, so a run differs from golden's only
 /// by the SDRAM refresh timer's phase (it drifts against the video) and by which buffer is in
 /// front; a second run of a scene on the golden board measures it
@@ -884,18 +859,17 @@ pub struct FrameCheck {
     pub ratio: f64,
 }
 
-/// `frame` on the frame top behind `c` (descriptor `d`, board `board`): CLEAR, LOAD BEATS
-/// (`per_frame` beats per frame), RUN FRAME, and the FRAME RESULT checked against golden
-/// ([`expect_frame`], at most `max_ticks` memory clocks): every beat taken, the display CRC
-/// equal, no flag (underrun, SDRAM or map error), the cycles within [`FRAME_CYCLES_TOLERANCE`] of golden's.
+/// `frame` on the frame top behind `c` (descriptor `d`): CLEAR, LOAD BEATS (`per_frame` beats
+/// per frame), RUN FRAME, and the FRAME RESULT checked against `golden` (the frame's
+/// [`crate::frame_host::expect_frame`] on the board): every beat taken, the display CRC equal,
+/// no flag ([`flag_names`]), the cycles within [`FRAME_CYCLES_TOLERANCE`] of golden's.
 /// `Err`: one line naming the field.
 pub fn check_frame<L: Link>(
     c: &mut Client<L>,
     d: &Descriptor,
-    board: &crate::board::Board,
     frame: &crate::Frame,
+    golden: &FrameExpect,
     per_frame: usize,
-    max_ticks: u64,
 ) -> Result<FrameCheck, String> {
     if !d.frame_top {
         return Err(format!(
@@ -911,7 +885,13 @@ pub fn check_frame<L: Link>(
             d.capacity
         ));
     }
-    let golden = expect_frame(board, frame, max_ticks)?;
+    if beats.len() != golden.beats {
+        return Err(format!(
+            "the scene has {} beats, golden's expectation {}",
+            beats.len(),
+            golden.beats
+        ));
+    }
     c.clear()?;
     let loaded = c.load_beats(&beats, per_frame)?;
     if usize::from(loaded) != beats.len() {
@@ -931,16 +911,7 @@ pub fn check_frame<L: Link>(
         ));
     }
     if r.flags != 0 {
-        return Err(format!(
-            "FRAME RESULT flags {:#x}: {} (1 underrun: the scan-out missed a pixel's clock, 2 SDRAM error, 4 map error)",
-            r.flags,
-            [(FLAG_UNDERRUN, "underrun"), (FLAG_SDRAM_ERROR, "SDRAM error"), (FLAG_MAP_ERROR, "map error")]
-                .iter()
-                .filter(|f| r.flags & f.0 != 0)
-                .map(|f| f.1)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(format!("FRAME RESULT flags {:#x}: {}", r.flags, flag_names(r.flags)));
     }
     let ratio = f64::from(r.cycles) / golden.cycles.max(1) as f64;
     if (ratio - 1.0).abs() > FRAME_CYCLES_TOLERANCE {
@@ -951,7 +922,7 @@ pub fn check_frame<L: Link>(
     }
     Ok(FrameCheck {
         board: r,
-        golden,
+        golden: *golden,
         ratio,
     })
 }

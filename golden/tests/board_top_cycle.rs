@@ -131,19 +131,15 @@ fn the_board_shows_golden_s_render_of_a_scene() {
     assert!(b.block.double_buffer.stats().clear_writes >= 640 * 480);
     let distinct: std::collections::BTreeSet<[u8; 3]> = got.rgb.iter().copied().collect();
     assert!(distinct.len() > 3, "a picture, not a blank screen");
-    // The FRAME RESULT's figures: the CRC of the decoded picture is the render's screen CRC,
-    // and golden's expectation is this run's picture (its cycles are a run fed from the first
-    // video frame's end, as the frame host feeds one: `golden/tests/frame_host_cycle.rs`
-    // checks them against the UART run's).
-    use tilerast_golden::protocol::{display_crc, expect_frame, screen_crc};
+    // The FRAME RESULT's CRC: the decoded picture's is the render's screen CRC (golden's
+    // expectation of a RUN FRAME, `frame_host::expect_frame`, is checked against the UART
+    // run's in `golden/tests/frame_host_cycle.rs`).
+    use tilerast_golden::protocol::{display_crc, screen_crc};
     let crc = display_crc(got.rgb.iter().copied());
     assert_eq!(crc, screen_crc(&want, 1));
     // The video output's display CRC, brought into the GPU clock, is the decoded picture's (the
     // last two video frames showed the same buffer).
     assert_eq!(b.block.frame_crc().0, crc);
-    let e = expect_frame(board("ulx3s").unwrap(), &frame, 20_000_000).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((e.crc, e.beats), (crc, 5));
-    assert!(e.cycles > 1000, "{e:?}");
 }
 
 /// The board top rendering one frame per background (four primitives of the default scene

@@ -11,17 +11,30 @@
 use tilerast_golden::bin_setup::frame_beats;
 use tilerast_golden::board::board;
 use tilerast_golden::frame::frame_memory;
-use tilerast_golden::frame_host::FrameHostBench;
-use tilerast_golden::protocol::{display_crc, expect_frame, screen_crc, Client, FRAME_CYCLES_TOLERANCE};
+use tilerast_golden::frame_host::{expect_frame, FrameHostBench};
+use tilerast_golden::protocol::{display_crc, screen_crc, Client, FrameExpect, FRAME_CYCLES_TOLERANCE};
 use tilerast_golden::scene::Scene;
+use tilerast_golden::Frame;
+
+/// The default scene's first four primitives at the ULX3S's preset, and golden's expectation
+/// of their RUN FRAME (computed once for both tests).
+fn scene() -> &'static (Frame, FrameExpect) {
+    static SCENE: std::sync::OnceLock<(Frame, FrameExpect)> = std::sync::OnceLock::new();
+    SCENE.get_or_init(|| {
+        let b = board("ulx3s").unwrap();
+        let mut frame = Scene::builtin_default().to_frame(b.frame.unwrap().preset).unwrap();
+        frame.prims.truncate(4);
+        let e = expect_frame(b, &frame, 20_000_000).unwrap_or_else(|e| panic!("{e}"));
+        (frame, e)
+    })
+}
 
 #[test]
 fn a_scene_sent_over_the_uart_comes_back_as_golden_s_crc_and_cycles() {
     let b = board("ulx3s").unwrap();
     let f = b.frame.unwrap();
-    let mut frame = Scene::builtin_default().to_frame(f.preset).unwrap();
-    frame.prims.truncate(4);
-    let want = frame_memory(&frame, 0).unwrap().image;
+    let (frame, e) = scene();
+    let want = frame_memory(frame, 0).unwrap().image;
     let beats = frame_beats(&frame.prims, frame.background).unwrap();
     let mut c = Client::new(FrameHostBench::new(b, 64).unwrap());
     let d = c.ping().unwrap();
@@ -49,7 +62,6 @@ fn a_scene_sent_over_the_uart_comes_back_as_golden_s_crc_and_cycles() {
     assert_eq!(bench.top.stats().underruns, 0);
     // Golden's figure: RUN FRAME came before the first video frame's end, so the feed
     // started where expect_frame starts it, and the count is the same exactly.
-    let e = expect_frame(b, &frame, 20_000_000).unwrap();
     assert!(
         first < bench.top.env.board.video.frame_clocks() * u64::from(f.gpu_hz / f.pixel_hz),
         "{first}"
@@ -76,19 +88,17 @@ fn a_scene_sent_over_the_uart_comes_back_as_golden_s_crc_and_cycles() {
 fn tilerast_fpga_s_frame_check_passes_on_the_golden_board_and_names_a_wrong_crc() {
     use tilerast_golden::protocol::check_frame;
     let b = board("ulx3s").unwrap();
-    let f = b.frame.unwrap();
-    let mut frame = Scene::builtin_default().to_frame(f.preset).unwrap();
-    frame.prims.truncate(4);
+    let (frame, e) = scene();
     let mut c = Client::new(FrameHostBench::new(b, b.capacity as usize).unwrap());
     let d = c.ping().unwrap();
-    let r = check_frame(&mut c, &d, b, &frame, 16, 20_000_000).unwrap_or_else(|e| panic!("{e}"));
+    let r = check_frame(&mut c, &d, frame, e, 16).unwrap_or_else(|e| panic!("{e}"));
     println!("{r:?}");
     assert!(r.ratio == 1.0 && r.board.beats as usize == r.golden.beats, "{r:?}");
     // A board that draws another picture (a link that flips the top bit of the first beat's
     // red byte on its way in, the frame's checksum fixed): the display CRC is named.
     let mut c = Client::new(Faulty(FrameHostBench::new(b, b.capacity as usize).unwrap()));
     let d = c.ping().unwrap();
-    let e = check_frame(&mut c, &d, b, &frame, 16, 20_000_000).unwrap_err();
+    let e = check_frame(&mut c, &d, frame, e, 16).unwrap_err();
     assert!(e.contains("display CRC"), "{e}");
 }
 
