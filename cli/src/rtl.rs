@@ -8,7 +8,8 @@
 //!         DIR/tilerast_waivers.vlt
 //!         DIR/tilerast_<stage>_<name>.v per pixel-side block (tilerast_hw::BLOCK_FILES) whose
 //!             parameters the config is inside of; else a `skipped …` line with the reason
-//!      ─► verilator --lint-only -Wall on each file (must be clean; --no-lint skips)
+//!      ─► verilator --lint-only -Wall on each top no other top's file list holds (the frame
+//!          top lints the core and every block it holds; must be clean; --no-lint skips)
 //! ```
 //!
 //! `gen-rtl` (the `rtl-out/` files) is this command applied to each preset:
@@ -214,12 +215,49 @@ pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
     if a.no_lint {
         say(w, "lint: skipped (--no-lint)".into())?;
     } else {
-        for (file, cmd) in lints {
+        for (file, cmd, covers) in lint_tops(&a.out, lints)? {
             let cmd = lint(&a.out, &file, cmd)?;
-            say(w, format!("lint: clean ({cmd})"))?;
+            if covers.is_empty() {
+                say(w, format!("lint: clean ({cmd})"))?;
+            } else {
+                say(
+                    w,
+                    format!("lint: clean ({cmd}; its file list holds {})", covers.join(", ")),
+                )?;
+            }
         }
     }
     Ok(())
+}
+
+/// The lint runs of the written tops: a top whose file another top's file list holds is linted
+/// as part of that one (Verilator's `-Wall` lints every module under the top it is given, and
+/// these are the same modules), so only the tops no other list holds are run, each with the
+/// files it covers. Returns `(file, command, covered files)`.
+fn lint_tops(dir: &Path, tops: Vec<(String, String)>) -> Res<Vec<(String, String, Vec<String>)>> {
+    let mut lists = Vec::new();
+    for (file, _) in &tops {
+        let stem = file.strip_suffix(".v").unwrap_or(file);
+        let files = tilerast_hw::package::read_file_list(dir, stem).map_err(CliError)?;
+        lists.push(
+            files
+                .iter()
+                .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<String>>(),
+        );
+    }
+    let held_by = |k: usize| (0..tops.len()).find(|&j| j != k && lists[j].contains(&tops[k].0));
+    let mut runs: Vec<(String, String, Vec<String>)> = Vec::new();
+    for (k, (file, cmd)) in tops.iter().enumerate() {
+        if held_by(k).is_none() {
+            let covers = (0..tops.len())
+                .filter(|&i| i != k && lists[k].contains(&tops[i].0))
+                .map(|i| tops[i].0.clone())
+                .collect();
+            runs.push((file.clone(), cmd.clone(), covers));
+        }
+    }
+    Ok(runs)
 }
 
 #[cfg(test)]
