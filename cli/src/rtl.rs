@@ -8,7 +8,7 @@
 //!         DIR/tilerast_waivers.vlt
 //!         DIR/tilerast_<stage>_<name>.v per pixel-side block (tilerast_hw::BLOCK_FILES) whose
 //!             parameters the config is inside of; else a `skipped …` line with the reason
-//!      ─► verilator --lint-only -Wall on each top no other top's file list holds (the frame
+//!      ─► verilator --lint-only -Wall on each top no other top's hierarchy holds (the frame
 //!          top lints the core and every block it holds; must be clean; --no-lint skips)
 //! ```
 //!
@@ -199,7 +199,7 @@ pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
                 tilerast_hw::package::list_name(file)
             ),
         )?;
-        lints.push((file.clone(), tilerast_hw::lint_top_command(top)));
+        lints.push((file.clone(), top.clone()));
     }
     say(
         w,
@@ -222,7 +222,7 @@ pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
             } else {
                 say(
                     w,
-                    format!("lint: clean ({cmd}; its file list holds {})", covers.join(", ")),
+                    format!("lint: clean ({cmd}; its hierarchy holds {})", covers.join(", ")),
                 )?;
             }
         }
@@ -230,34 +230,23 @@ pub fn run(a: &RtlArgs, w: &mut dyn Write) -> Res<()> {
     Ok(())
 }
 
-/// The lint runs of the written tops: a top whose file another top's file list holds is linted
-/// as part of that one (Verilator's `-Wall` lints every module under the top it is given, and
-/// these are the same modules), so only the tops no other list holds are run, each with the
-/// files it covers. Returns `(file, command, covered files)`.
+/// The lint runs of the written tops (`(file, top module)`): one per top that no other top's
+/// hierarchy holds (`tilerast_hw::package::lint_runs`: the frame top lints the core and every
+/// block it holds). Returns `(file, lint command, files covered)`.
 fn lint_tops(dir: &Path, tops: Vec<(String, String)>) -> Res<Vec<(String, String, Vec<String>)>> {
-    let mut lists = Vec::new();
-    for (file, _) in &tops {
-        let stem = file.strip_suffix(".v").unwrap_or(file);
-        let files = tilerast_hw::package::read_file_list(dir, stem).map_err(CliError)?;
-        lists.push(
-            files
-                .iter()
-                .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect::<Vec<String>>(),
-        );
-    }
-    let held_by = |k: usize| (0..tops.len()).find(|&j| j != k && lists[j].contains(&tops[k].0));
-    let mut runs: Vec<(String, String, Vec<String>)> = Vec::new();
-    for (k, (file, cmd)) in tops.iter().enumerate() {
-        if held_by(k).is_none() {
-            let covers = (0..tops.len())
-                .filter(|&i| i != k && lists[k].contains(&tops[i].0))
-                .map(|i| tops[i].0.clone())
-                .collect();
-            runs.push((file.clone(), cmd.clone(), covers));
-        }
-    }
-    Ok(runs)
+    let named: Vec<(String, String)> = tops
+        .iter()
+        .map(|(file, top)| (file.strip_suffix(".v").unwrap_or(file).to_string(), top.clone()))
+        .collect();
+    let runs = tilerast_hw::package::lint_runs(dir, &named).map_err(|e| CliError::at(dir.display(), "lint", e))?;
+    Ok(runs
+        .into_iter()
+        .map(|(k, under)| {
+            let (file, top) = &tops[k];
+            let covers = under.iter().map(|&i| tops[i].0.clone()).collect();
+            (file.clone(), tilerast_hw::lint_top_command(top), covers)
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -2165,8 +2165,8 @@ fn rtl_skips_a_pixel_side_block_outside_its_parameters() {
             ),
         "{stdout}"
     );
-    // The blender is linted inside the frame top, whose file list holds it (one Verilator run
-    // per top that no other top's list holds).
+    // The blender is linted inside the frame top, whose hierarchy holds it (one Verilator run
+    // per top that no other top's hierarchy holds).
     let frame_lint = stdout
         .lines()
         .find(|l| l.starts_with("lint: clean (verilator --lint-only -Wall --top-module tilerast_frame_ice40 "))

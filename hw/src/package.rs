@@ -110,6 +110,49 @@ pub fn read_file_list(dir: &Path, stem: &str) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
+/// The modules under `top` (itself included) among `files` (e.g. the files of its list): every
+/// module its text instantiates (`    <module> <inst>(` or `    <module> #(…) <inst>(`), and
+/// theirs, down to the leaves. `Err`: a file that cannot be read, or `top` defined in none.
+pub fn hierarchy(files: &[PathBuf], top: &str) -> Result<std::collections::BTreeSet<String>, String> {
+    let mut defs: HashMap<String, String> = HashMap::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        defs.extend(crate::emit::modules(&text));
+    }
+    if !defs.contains_key(top) {
+        return Err(format!("module `{top}` is defined in none of its list's files"));
+    }
+    let mut seen = std::collections::BTreeSet::from([top.to_string()]);
+    let mut todo = vec![top.to_string()];
+    while let Some(m) = todo.pop() {
+        for l in defs[&m].lines() {
+            let Some((child, _)) = l.strip_prefix("    ").and_then(|r| r.split_once(' ')) else {
+                continue;
+            };
+            if defs.contains_key(child) && seen.insert(child.to_string()) {
+                todo.push(child.to_string());
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// The Verilator lint runs that cover the tops `tops` (each `(file stem, top module)`, its list
+/// `<stem>.f` in `dir`): `-Wall` lints every module under the top it is given, so a top that
+/// another top's [`hierarchy`] holds is linted inside that one. Returns the tops that no other
+/// holds (indices into `tops`), each with the indices of the tops under it.
+pub fn lint_runs(dir: &Path, tops: &[(String, String)]) -> Result<Vec<(usize, Vec<usize>)>, String> {
+    let under: Vec<std::collections::BTreeSet<String>> = tops
+        .iter()
+        .map(|(stem, top)| hierarchy(&read_file_list(dir, stem)?, top).map_err(|e| format!("{stem}.f: {e}")))
+        .collect::<Result<_, _>>()?;
+    let held = |i: usize, j: usize| i != j && under[j].contains(&tops[i].1);
+    Ok((0..tops.len())
+        .filter(|&k| !(0..tops.len()).any(|j| held(k, j)))
+        .map(|k| (k, (0..tops.len()).filter(|&i| held(i, k)).collect()))
+        .collect())
+}
+
 /// The text of module `module` among `files` (e.g. the files of a list), or one line saying
 /// where it was looked for.
 pub fn module_text(files: &[PathBuf], module: &str) -> Result<String, String> {
