@@ -217,6 +217,14 @@ pub fn run(a: &BoardSimArgs, w: &mut dyn Write) -> Res<()> {
         result.flags
     )
     .map_err(io)?;
+    if let (Some(from), Some(to)) = (bench.memory_at_first_offer, bench.memory_at_done) {
+        writeln!(
+            w,
+            "board-sim: the frame's memory (first beat to done): {}",
+            to.since(&from)
+        )
+        .map_err(io)?;
+    }
     writeln!(
         w,
         "board-sim: {} ({}), {}: frame done at GPU cycle {done} ({:.2} ms at {} MHz), swapped in and shown; {} memory clocks, {} pixel clocks, {} video frames decoded",

@@ -51,6 +51,27 @@ fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
         out.contains("picture = golden's render") && out.contains("underruns 0"),
         "{out}"
     );
+    // What the frame cost the memory: the back buffer cleared (one write per pixel), the
+    // scan-out reading beside the GPU, the SDRAM's data bus busy most of the frame's clocks.
+    let mem = out
+        .lines()
+        .find(|l| l.starts_with("board-sim: the frame's memory (first beat to done): "))
+        .unwrap_or_else(|| panic!("no memory line: {out}"));
+    let busy: f64 = mem
+        .split("data bus busy ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{mem}"));
+    assert!(busy > 50.0 && busy <= 100.0, "{mem}");
+    assert!(mem.contains(" 307200 of them the back buffer's clear"), "{mem}");
+    let scan: u64 = mem
+        .split(" reads, ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{mem}"));
+    assert!(scan > 640 * 480, "the scan-out read at least a video frame: {mem}");
     // The scene went over the UART: loaded, run, and the FRAME RESULT's CRC is the picture's.
     assert!(
         out.contains("over the UART (1000000 baud): 25 beats loaded")

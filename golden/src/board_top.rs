@@ -544,6 +544,19 @@ impl BoardTop {
         self.env.stats(&self.block.display)
     }
 
+    /// The memory's counters now (see [`MemoryUse`]).
+    pub fn memory_use(&self) -> MemoryUse {
+        let sdram = self.block.display.sdram.stats();
+        MemoryUse {
+            ticks: self.env.stats.ticks,
+            reads: sdram.reads,
+            writes: sdram.writes,
+            activates: sdram.activates,
+            scan_out_reads: self.block.display.scan_out.stats().reads,
+            clear_writes: self.block.double_buffer.stats().clear_writes,
+        }
+    }
+
     /// One memory-clock edge (the GPU's every `sdram_hz / gpu_hz` ticks, the pixel clock's
     /// every `sdram_hz / pixel_hz`), the scene's next beat offered.
     pub fn tick(&mut self) {
@@ -594,6 +607,59 @@ impl BoardTop {
             taken: gpu_clock && i.inp.valid && o.inp_ready,
             out: o,
         }
+    }
+}
+
+/// The memory's counters at one memory clock of a [`BoardTop`] run ([`BoardTop::memory_use`]);
+/// [`MemoryUse::since`] gives what a span of the run cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// Memory clocks.
+    pub ticks: u64,
+    /// 32-bit reads and writes the SDRAM controller performed, and the rows it opened.
+    pub reads: u64,
+    pub writes: u64,
+    pub activates: u64,
+    /// Reads of the scan-out (the rest of the reads are the GPU's).
+    pub scan_out_reads: u64,
+    /// Writes of the double buffer's clear of the back buffer (the rest of the writes are the
+    /// frame top's).
+    pub clear_writes: u64,
+}
+
+impl MemoryUse {
+    /// The counts of the span from `earlier` to `self`.
+    pub fn since(&self, earlier: &MemoryUse) -> MemoryUse {
+        MemoryUse {
+            ticks: self.ticks - earlier.ticks,
+            reads: self.reads - earlier.reads,
+            writes: self.writes - earlier.writes,
+            activates: self.activates - earlier.activates,
+            scan_out_reads: self.scan_out_reads - earlier.scan_out_reads,
+            clear_writes: self.clear_writes - earlier.clear_writes,
+        }
+    }
+
+    /// The share of memory clocks in which the SDRAM's data bus moves a word: every 32-bit
+    /// access is a burst of [`crate::sdram_controller::BURST`] 16-bit words, one per clock.
+    pub fn data_bus_share(&self) -> f64 {
+        ((self.reads + self.writes) * u64::from(crate::sdram_controller::BURST)) as f64 / self.ticks.max(1) as f64
+    }
+}
+
+impl std::fmt::Display for MemoryUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} memory clocks, SDRAM data bus busy {:.1} % ({} reads, {} of them the scan-out's; {} writes, {} of them the back buffer's clear), {} rows opened",
+            self.ticks,
+            100.0 * self.data_bus_share(),
+            self.reads,
+            self.scan_out_reads,
+            self.writes,
+            self.clear_writes,
+            self.activates
+        )
     }
 }
 

@@ -489,6 +489,10 @@ pub struct FrameHostBench {
     /// FRAME offered its beats: the board top's `in_valid` is high from this one on until the
     /// end beat is taken (what a replay of the board top's inputs starts its beats at).
     pub first_offer_tick: Option<u64>,
+    /// The memory's counters when a RUN FRAME first offered a beat and when its frame was
+    /// done: `memory_at_done.since(memory_at_first_offer)` is what the frame cost the memory.
+    pub memory_at_first_offer: Option<crate::board_top::MemoryUse>,
+    pub memory_at_done: Option<crate::board_top::MemoryUse>,
     /// Memory clocks one `recv` runs at most before it reports nothing.
     pub patience_ticks: u64,
     /// With [`FrameHostBench::record_inputs`]: the frame host's inputs at every GPU edge, run-length
@@ -512,6 +516,8 @@ impl FrameHostBench {
             got: Vec::new(),
             first_offer: None,
             first_offer_tick: None,
+            memory_at_first_offer: None,
+            memory_at_done: None,
             patience_ticks: 40_000_000,
             inputs: None,
         })
@@ -537,10 +543,14 @@ impl FrameHostBench {
         let out = self.host.outputs(&FrameHostIn::default());
         if out.out.valid && self.first_offer_tick.is_none() {
             self.first_offer_tick = Some(self.top.stats().ticks);
+            self.memory_at_first_offer = Some(self.top.memory_use());
         }
         let t = self.top.tick_with(out.out.valid.then_some(out.out.payload));
         if !t.gpu_clock {
             return;
+        }
+        if t.out.done_valid && self.memory_at_done.is_none() {
+            self.memory_at_done = Some(self.top.memory_use());
         }
         if out.out.valid && self.first_offer.is_none() {
             self.first_offer = Some(self.top.gpu_cycles);
