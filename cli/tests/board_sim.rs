@@ -57,21 +57,22 @@ fn the_default_scene_on_the_ulx3s_is_golden_s_render_on_the_lanes() {
         .lines()
         .find(|l| l.starts_with("board-sim: the frame's memory (first beat to done): "))
         .unwrap_or_else(|| panic!("no memory line: {out}"));
-    let busy: f64 = mem
-        .split("data bus busy ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{mem}"));
+    // The number after `key` in the line.
+    let after = |key: &str| -> f64 {
+        mem.split(key)
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no number after {key:?}: {mem}"))
+    };
+    let busy = after("data bus busy ");
     assert!(busy > 50.0 && busy <= 100.0, "{mem}");
     assert!(mem.contains(" 307200 of them the back buffer's clear"), "{mem}");
-    let scan: u64 = mem
-        .split(" reads, ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{mem}"));
-    assert!(scan > 640 * 480, "the scan-out read at least a video frame: {mem}");
+    let scan = after(" reads, ");
+    assert!(
+        scan > f64::from(640 * 480),
+        "the scan-out read at least a video frame: {mem}"
+    );
     // The scene went over the UART: loaded, run, and the FRAME RESULT's CRC is the picture's.
     assert!(
         out.contains("over the UART (1000000 baud): 25 beats loaded")
