@@ -71,7 +71,8 @@ module tilerast_blender_default_comp(clock,flush,in_valid,in_ready,inp__lane_val
     output wire  idle;
 
     tilerast_blender_default #(
-        .c_comp(1'b1)
+        .c_comp(1'b1),
+        .c_mif(1'b1)
     ) same(
         .clock(clock),
         .flush(flush),

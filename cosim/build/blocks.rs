@@ -38,9 +38,9 @@ use std::path::{Path, PathBuf};
 const BLOCK_PRESETS: &[&str] = &["ice40", "default", "full"];
 
 /// Presets whose pixel-side blocks (`rtl-out/tilerast_<stage>_<preset>.v`, module
-/// `tilerast_<stage>_<preset>`, one per stage of `PIXEL_SIDE_STAGES`) are verilated: every
-/// preset builds the same blocks (the blender at P = 4, L = 2, D = 4 with the pipeline's
-/// options; the output merger has no parameters), so one is enough. dst_fetch and
+/// `tilerast_<stage>_<preset>`, one per stage of `PIXEL_SIDE_STAGES`) are verilated: most
+/// blocks are the same on every preset (the blender at P = 4, L = 2, D = 4; the output merger
+/// has no parameters), so one is enough; [`PIXEL_SIDE_EXTRA`] lists the others. dst_fetch and
 /// pixel_back_end have further streams (the memory port); the wrapper flattens whatever ports
 /// the module declares, so they are verilated the same way and driven by port name.
 const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
@@ -48,7 +48,8 @@ const PIXEL_SIDE_PRESETS: &[&str] = &["default"];
 /// Pixel-side blocks verilated on a further preset besides `default`'s: (preset, stage). The
 /// colour buffer's layout (tile classes, piece size, C) depends on the preset, and so do the
 /// binner's tile grid and list count and the pixel-info writer's and reader's lists (second
-/// tiles, record size, records per block).
+/// tiles, record size, records per block), and the blender's in-flight match
+/// (`blend_match_in_flight`).
 const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
     ("ice40", "colour_buffer"),
     ("ice40", "binner"),
@@ -57,6 +58,7 @@ const PIXEL_SIDE_EXTRA: &[(&str, &str)] = &[
     ("ice40", "tile_sequencer"),
     ("ice40", "shading_sort"),
     ("ice40", "bin_setup"),
+    ("full", "blender"),
 ];
 
 /// Presets whose whole pixel back end is verilated besides `default`'s (its pixel processor

@@ -1,6 +1,8 @@
 //! Verilator co-simulation of the blender block alone (`rtl-out/tilerast_blender_default.v`,
-//! the pipeline's options: PerSample, in-flight match, gating) against its cycle model
-//! `BlenderCycle`, every port on every cycle (harness: `tilerast_cosim::blocks`). Stimulus:
+//! the pipeline's options for `default`: PerSample, gating, no in-flight match; and
+//! `tilerast_blender_full.v`, the same with the in-flight match, as `full` builds it) against
+//! its cycle model `BlenderCycle`, every port on every cycle (harness:
+//! `tilerast_cosim::blocks`). Stimulus:
 //! `stim::blend_frags` (small key alphabet: merges in the pool and in flight, all four
 //! operations), input gaps with junk payloads, random ready with long stalls, two flushes;
 //! 60 000 cycles. Plus: the planted bug of `cosim/build/mutation.rs` (no rounding term in
@@ -15,7 +17,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use tilerast_cosim::blocks::{cosim_block, BlockRun};
 use tilerast_golden::blender::{
-    pack_rgba, unpack_rgba, BlendOpts, BlendStats, BlenderCycle, BlenderPorts, PIPELINE_BLEND,
+    pack_rgba, pipeline_blend, unpack_rgba, BlendOpts, BlendStats, BlenderCycle, BlenderPorts,
 };
 use tilerast_golden::cycle::{CycleModel, ExtraOut};
 use tilerast_golden::streams::{BlendBeat, BlendFrag};
@@ -29,19 +31,30 @@ use tilerast_verif::stim::{blend_frags, blend_frags_buffered};
 #[test]
 fn rtl_matches_cycle_model_default() {
     let cfg = Config::preset("default").unwrap();
-    let s = stim(0xb1e_defa, 60_000);
-    let frags = blend_frags(0xb1e, 20_000);
-    let r = clean(
-        "default/blender",
-        cosim_block::<BlenderPorts, _>("default", BlenderCycle::new(&cfg, &PIPELINE_BLEND), &frags, &s),
-        &s,
-    );
+    let opts = pipeline_blend(&cfg);
+    let (r, st) = variant(&cfg, "default", &opts, &blend_frags(0xb1e, 20_000), 0xb1e_defa, 60_000);
     let o = &r.outputs;
     let slots: usize = o.iter().map(|b| b.lane_valid.count_ones() as usize).sum();
     println!("  {} beats out, {slots} positions", o.len());
     assert!(o.iter().any(|b| b.lane_valid == 15), "no full batch");
     assert!(o.iter().any(|b| b.lane_valid != 15), "no partial batch");
     assert!(slots > 10_000, "only {slots} positions out");
+    assert!(st.merged_samples > 1_000, "{st:?}");
+    assert!(!opts.match_in_flight && st.merged_in_flight == 0, "{st:?}");
+}
+
+/// `full`'s blender: the pipeline's options with the in-flight match.
+#[test]
+fn rtl_matches_cycle_model_full_in_flight() {
+    let cfg = Config::preset("full").unwrap();
+    let opts = pipeline_blend(&cfg);
+    assert!(
+        opts.match_in_flight,
+        "full no longer builds the in-flight match: {opts:?}"
+    );
+    let (r, st) = variant(&cfg, "full", &opts, &blend_frags(0xf1, 15_000), 0xf1, 40_000);
+    assert!(r.outputs.len() > 5_000, "only {} beats out", r.outputs.len());
+    assert!(st.merged_samples > 1_000 && st.merged_in_flight > 1_000, "{st:?}");
 }
 
 /// The mutant's arithmetic: `⌊v/255⌉` without the rounding term.
@@ -64,7 +77,7 @@ fn mutant_blend(src: Rgba, dst: Rgba, state: u8) -> Rgba {
 /// make them, so the model's output ports with the mutant arithmetic per position suffice).
 fn predict(frags: &[BlendFrag], s: &tilerast_cosim::blocks::BlockStim) -> (u64, String, u64) {
     let cfg = Config::preset("default").unwrap();
-    let rec = Recorder::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND));
+    let rec = Recorder::new(BlenderCycle::new(&cfg, &pipeline_blend(&cfg)));
     let log = rec.log.clone();
     cosim_block::<BlenderPorts, _>("default", rec, frags, s)
         .unwrap_or_else(|m| panic!("the clean block differs:\n{m}"));
@@ -96,7 +109,12 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_slot() {
     let frags = blend_frags(0x5eed, 2_000);
     let (at, port, flip) = predict(&frags, &s);
     println!("predicted: cycle {at}, {port}, bits {flip:#x}");
-    let r = cosim_block::<BlenderPorts, _>("default_mut", BlenderCycle::new(&cfg, &PIPELINE_BLEND), &frags, &s);
+    let r = cosim_block::<BlenderPorts, _>(
+        "default_mut",
+        BlenderCycle::new(&cfg, &pipeline_blend(&cfg)),
+        &frags,
+        &s,
+    );
     expect_caught(r, at, &port, flip);
 }
 
@@ -104,7 +122,9 @@ fn the_planted_bug_is_caught_at_the_predicted_cycle_and_slot() {
 fn a_broken_model_is_caught_at_its_cycle_and_port() {
     let cfg = Config::preset("default").unwrap();
     let s = stim(17, 6_000);
-    let m = Perturb::new(BlenderCycle::new(&cfg, &PIPELINE_BLEND), 4_321, |b| b.pos[1] ^= 0x100);
+    let m = Perturb::new(BlenderCycle::new(&cfg, &pipeline_blend(&cfg)), 4_321, |b| {
+        b.pos[1] ^= 0x100
+    });
     let r = cosim_block::<BlenderPorts, _>("default", m, &blend_frags(17, 3_000), &s);
     expect_caught(r, 4_321, "out__pos_1", 0x100);
 }
@@ -142,14 +162,20 @@ impl CycleModel for Tap {
     }
 }
 
-/// Variant `name` (built with `opts`) against the cycle model with `opts`; the run and the
-/// model's counters over it.
-fn variant(name: &str, opts: &BlendOpts, frags: &[BlendFrag], seed: u64) -> (BlockRun<BlendBeat>, BlendStats) {
-    let cfg = Config::preset("default").unwrap();
-    let s = stim(seed, 40_000);
+/// Block `name` (a preset's, or a variant of `default`'s, built with `opts`) against the cycle
+/// model for `cfg` with `opts`, `cycles` long; the run and the model's counters over it.
+fn variant(
+    cfg: &Config,
+    name: &str,
+    opts: &BlendOpts,
+    frags: &[BlendFrag],
+    seed: u64,
+    cycles: u64,
+) -> (BlockRun<BlendBeat>, BlendStats) {
+    let s = stim(seed, cycles);
     let st = Rc::new(RefCell::new((BlendStats::default(), BlendStats::default())));
     let tap = Tap {
-        m: BlenderCycle::new(&cfg, opts),
+        m: BlenderCycle::new(cfg, opts),
         st: st.clone(),
     };
     let r = clean(
@@ -165,7 +191,15 @@ fn variant(name: &str, opts: &BlendOpts, frags: &[BlendFrag], seed: u64) -> (Blo
 
 #[test]
 fn per_component_variant_matches_cycle_model() {
-    let (r, st) = variant("default_comp", &COMP_OPTS, &blend_frags(0xc0c0, 15_000), 0xc0c0);
+    let cfg = Config::preset("default").unwrap();
+    let (r, st) = variant(
+        &cfg,
+        "default_comp",
+        &COMP_OPTS,
+        &blend_frags(0xc0c0, 15_000),
+        0xc0c0,
+        40_000,
+    );
     assert!(r.outputs.len() > 5_000, "only {} beats out", r.outputs.len());
     assert!(st.merged_components > 300, "{st:?}");
     assert!(st.merged_samples > 1_000 && st.merged_in_flight > 1_000, "{st:?}");
@@ -175,7 +209,15 @@ fn per_component_variant_matches_cycle_model() {
 
 #[test]
 fn input_buffer_variant_matches_cycle_model() {
-    let (r, st) = variant("default_buf", &BUF_OPTS, &blend_frags_buffered(0xbf4, 15_000), 0xbf4);
+    let cfg = Config::preset("default").unwrap();
+    let (r, st) = variant(
+        &cfg,
+        "default_buf",
+        &BUF_OPTS,
+        &blend_frags_buffered(0xbf4, 15_000),
+        0xbf4,
+        40_000,
+    );
     assert!(r.outputs.len() > 5_000, "only {} beats out", r.outputs.len());
     assert!(st.merged_buffer > 500, "{st:?}");
     assert!(st.merged_samples > 1_000 && st.merged_in_flight > 1_000, "{st:?}");

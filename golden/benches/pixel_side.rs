@@ -11,10 +11,12 @@
 //! `pixels` the back end's input beats (every pixel of a second tile with pixel info),
 //! `samples` blend samples (one dst read and one write each), `raster` the raster core's
 //! cycles (`RasterCoreCycle`, output always ready), `back_end` the back end's cycles with
-//! merging and `/px` per input pixel, `nomerge` with merging off; then blend ops on/off (the
-//! cycle model) and golden's transaction-model blend cycles and ops on/off.
+//! merging and `/px` per input pixel, `nomerge` with merging off, `inflight` with merging and
+//! the blender's in-flight match on (`Config::blend_match_in_flight`, which only `full`
+//! builds); then blend ops on/off/in-flight (the cycle model) and golden's transaction-model
+//! blend cycles and ops on/off.
 
-use tilerast_golden::blender::BlendOpts;
+use tilerast_golden::blender::{pipeline_blend, BlendOpts};
 use tilerast_golden::pipeline::{back_end_input, commands};
 use tilerast_golden::pixel_back_end::{run_frame, MemBehaviour};
 use tilerast_golden::raster_core::run_commands;
@@ -24,7 +26,7 @@ use tilerast_golden::{Config, PRESETS};
 fn main() {
     let scenes = Scene::shipped().expect("scenes/");
     println!(
-        "{:<16} {:<9} {:>8} {:>8} {:>9} {:>9} {:>5} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
+        "{:<16} {:<9} {:>8} {:>8} {:>9} {:>9} {:>5} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
         "scene",
         "preset",
         "pixels",
@@ -33,8 +35,10 @@ fn main() {
         "back_end",
         "/px",
         "nomerge",
+        "inflight",
         "ops",
         "ops_off",
+        "ops_infl",
         "g_cycles",
         "g_cyc_off",
         "g_ops",
@@ -67,17 +71,21 @@ fn main() {
             let st = &out.stats;
             let go = |blend: BlendOpts| {
                 let mem = MemBehaviour {
-                    blend,
+                    blend: Some(blend),
                     ..MemBehaviour::default()
                 };
                 let limit = 50 * rec.input.len() as u64 + 10_000;
                 run_frame(&frame.cfg, &rec.input, rec.background, st.blend.samples, mem, limit).expect("back end")
             };
-            let on = go(MemBehaviour::default().blend);
+            let on = go(pipeline_blend(&frame.cfg));
             let off = go(BlendOpts::default());
+            let infl = go(BlendOpts {
+                match_in_flight: true,
+                ..pipeline_blend(&frame.cfg)
+            });
             assert_eq!(on.memory.first_difference(&rec.memory), None, "{name} {preset}: memory");
             println!(
-                "{:<16} {:<9} {:>8} {:>8} {:>9} {:>9} {:>5.2} {:>9} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
+                "{:<16} {:<9} {:>8} {:>8} {:>9} {:>9} {:>5.2} {:>9} {:>9} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>8}",
                 name,
                 preset,
                 rec.input.len(),
@@ -86,8 +94,10 @@ fn main() {
                 on.cycles,
                 on.cycles as f64 / rec.input.len().max(1) as f64,
                 off.cycles,
+                infl.cycles,
                 on.stats.blend.blend_ops,
                 off.stats.blend.blend_ops,
+                infl.stats.blend.blend_ops,
                 st.blend.cycles,
                 st.blend_nomerge.cycles,
                 st.blend.blend_ops,

@@ -106,13 +106,16 @@ pub struct BlendOpts {
 }
 
 /// Blender options used by the pipeline (`crate::pipeline`), the pixel back end and the frame
-/// top, as the RTL builds them: whole-sample compare, in-flight match, gating.
-pub const PIPELINE_BLEND: BlendOpts = BlendOpts {
-    merge: MergeMode::PerSample,
-    input_buffer: 0,
-    match_in_flight: true,
-    gate_idle_lanes: true,
-};
+/// top for `cfg`, as the RTL builds them: whole-sample compare, gating, and the in-flight
+/// match if the config asks for it (`Config::blend_match_in_flight`).
+pub fn pipeline_blend(cfg: &Config) -> BlendOpts {
+    BlendOpts {
+        merge: MergeMode::PerSample,
+        input_buffer: 0,
+        match_in_flight: cfg.blend_match_in_flight,
+        gate_idle_lanes: true,
+    }
+}
 
 counters! {
     /// Counters of one run.

@@ -20,6 +20,7 @@
 //! | `max_point_size` | largest rasterized point size | 003 |
 //! | `subtiles_per_cycle` | K: sub-tiles the tile parser's look-ahead walks per cycle (1 = none) | 000 (RTL) |
 //! | `framebuffer` | `clear`: blend over the frame's background register (no `dst` read); `keep`: read `dst` from memory | 000 |
+//! | `blend_match_in_flight` | the blender's pool also merges onto the ops in its pipeline stages (claim 6) | 004 |
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -145,6 +146,14 @@ pub struct Config {
     pub blend_lanes: u32,
     /// Seed 004: blend pipeline depth in cycles (samples "in flight").
     pub blend_latency: u32,
+    /// Seed 004, claim 6: the blender's comparator also matches pool samples against the ops
+    /// in its D pipeline stages and merges them there. It is two thirds of the blender's logic
+    /// (one 72-bit comparator per pool slot and op in flight, and the sideband that copies the
+    /// op's result into the merged sample's slot) and gains no frame cycles on the shipped
+    /// scenes, so only `full` builds it (docs/measurements.md, "The blender's in-flight
+    /// match"). Configs without the field get `false`.
+    #[serde(default)]
+    pub blend_match_in_flight: bool,
 }
 
 fn one() -> u32 {
@@ -207,6 +216,7 @@ impl Config {
             blend_pool: 4,
             blend_lanes: 2,
             blend_latency: 4,
+            blend_match_in_flight: false,
         };
         let c = match name {
             // Small enough for an iCE40 UP5K: 4x MSAA, one quad per clock.
@@ -257,6 +267,8 @@ impl Config {
                 // the rasterizer, sets the pace on thin and large triangles (throughput bench);
                 // the core's path is sample_raster's (33.9 MHz), not the tile parser's.
                 subtiles_per_cycle: 4,
+                // The preset with every feature: the blender's in-flight match too.
+                blend_match_in_flight: true,
                 ..base
             },
             _ => {

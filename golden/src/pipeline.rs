@@ -90,7 +90,7 @@
 //! host loads into the FPGA top and the RTL tests drive.
 
 use crate::binner::{self, BinStats};
-use crate::blender::{BlendOpts, BlendSample, BlendStats, StreamBlender, PIPELINE_BLEND};
+use crate::blender::{pipeline_blend, BlendOpts, BlendSample, BlendStats, StreamBlender};
 use crate::colour_buffer::BufferLayout;
 use crate::config::Config;
 use crate::memory_port::SparseMemory;
@@ -1039,7 +1039,7 @@ impl MergedBlend {
     fn new(frame: &Frame) -> Self {
         MergedBlend {
             merger: OutputMerger::new(&frame.cfg, frame.background),
-            blend: StreamBlender::new(&frame.cfg, &PIPELINE_BLEND),
+            blend: StreamBlender::new(&frame.cfg, &pipeline_blend(&frame.cfg)),
             clear_dst: (frame.cfg.framebuffer == crate::config::FramebufferMode::Clear).then_some(frame.background),
         }
     }

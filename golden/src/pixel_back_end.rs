@@ -23,7 +23,7 @@
 //! [`MemoryCycle`] behind the port over a frame's input
 //! ([`crate::pipeline::back_end_input`]).
 
-use crate::blender::{BlendOpts, BlendStats, BlenderCycle, PIPELINE_BLEND};
+use crate::blender::{pipeline_blend, BlendOpts, BlendStats, BlenderCycle};
 use crate::colour_buffer::{ColourBufferCycle, ColourBufferStats};
 use crate::config::Config;
 use crate::cycle::{CycleModel, Offer};
@@ -51,7 +51,7 @@ pub struct BackEndStats {
 /// The back end is its five blocks, each as its own cycle model states it
 /// ([`PixelProcessorCycle`], [`ColourBufferCycle`], [`DstFetchCycle`], [`BlenderCycle`] with
 /// the pipeline's blend
-/// options [`PIPELINE_BLEND`], [`OutputMergerCycle`]), connected stream to stream, plus the
+/// options [`pipeline_blend`], [`OutputMergerCycle`]), connected stream to stream, plus the
 /// memory arbiter, which is combinational:
 ///
 /// * `mem_req_valid` = wr_valid ∨ rd_valid; `mem_req` = the output merger's write when
@@ -126,7 +126,7 @@ impl PixelBackEndCycle {
     pub fn supported(cfg: &Config) -> Result<(), String> {
         crate::pixel_processor::PixelGeom::new(cfg)?;
         DstFetchCycle::try_new(cfg)?;
-        crate::blender::BlenderGeom::new(cfg, &PIPELINE_BLEND)?;
+        crate::blender::BlenderGeom::new(cfg, &pipeline_blend(cfg))?;
         Ok(())
     }
 
@@ -135,11 +135,11 @@ impl PixelBackEndCycle {
     /// # Panics
     /// If [`PixelBackEndCycle::supported`] refuses `cfg`.
     pub fn new(cfg: &Config) -> PixelBackEndCycle {
-        Self::with_opts(cfg, &PIPELINE_BLEND)
+        Self::with_opts(cfg, &pipeline_blend(cfg))
     }
 
-    /// Idle back end whose blender has options `opts` instead of [`PIPELINE_BLEND`] (for the
-    /// merge-on/off comparison of the benchmarks; the RTL is built with [`PIPELINE_BLEND`]).
+    /// Idle back end whose blender has options `opts` instead of [`pipeline_blend`]'s (for the
+    /// merge-on/off comparison of the benchmarks; the RTL is built with [`pipeline_blend`]'s).
     ///
     /// # Panics
     /// If [`PixelBackEndCycle::supported`] or the blender refuses `cfg` / `opts`.
@@ -248,8 +248,9 @@ impl PixelBackEndCycle {
 #[derive(Clone, Copy, Debug)]
 pub struct MemBehaviour {
     pub timing: MemTiming,
-    /// The blender's options ([`PIPELINE_BLEND`], as the RTL is built, by default).
-    pub blend: BlendOpts,
+    /// The blender's options; `None` (the default): the config's, as the RTL is built
+    /// ([`pipeline_blend`]).
+    pub blend: Option<BlendOpts>,
     pub busy_permille: u32,
     /// Seed of the back-pressure pattern.
     pub seed: u64,
@@ -262,7 +263,7 @@ impl Default for MemBehaviour {
     fn default() -> Self {
         MemBehaviour {
             timing: MemTiming::default(),
-            blend: PIPELINE_BLEND,
+            blend: None,
             busy_permille: 0,
             seed: 1,
             stall: (0, 0),
@@ -305,7 +306,7 @@ pub fn run_frame(
     mem: MemBehaviour,
     max_cycles: u64,
 ) -> Result<BackEndRun, String> {
-    let mut be = PixelBackEndCycle::with_opts(cfg, &mem.blend);
+    let mut be = PixelBackEndCycle::with_opts(cfg, &mem.blend.unwrap_or_else(|| pipeline_blend(cfg)));
     let mut m = MemoryCycle::new(mem.timing, framebuffer(cfg, background));
     let mut grants = mem.grant_line();
     let mut next = 0usize;

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use tilerast_golden::binner;
 use tilerast_golden::blender::{
-    blend_component, component_key, sample_key, BlendOpts, BlendSample, BlendStats, MergeMode, PIPELINE_BLEND,
+    blend_component, component_key, pipeline_blend, sample_key, BlendOpts, BlendSample, BlendStats, MergeMode,
 };
 use tilerast_golden::output_merger::{Image, OutputMerger};
 use tilerast_golden::pipeline::{
@@ -202,7 +202,7 @@ fn ref_pipeline(frame: &Frame) -> RefOut {
         assert!(resolved.is_empty(), "tile {t:?}: pixels outside the storage blocks");
     }
     st.pixel_info = store.stats();
-    let (outs, bs) = ref_blend(cfg, &PIPELINE_BLEND, &blend_in);
+    let (outs, bs) = ref_blend(cfg, &pipeline_blend(cfg), &blend_in);
     let (_, bs0) = ref_blend(cfg, &BlendOpts::default(), &blend_in);
     st.blend = bs;
     st.blend_nomerge = bs0;

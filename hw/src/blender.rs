@@ -13,8 +13,11 @@
 //! **Supported parameters** ([`supported`]): P = `blend_pool` = 4, L = `blend_lanes` = 2,
 //! D = `blend_latency` = 4 (every preset), merge Off, PerSample or PerComponent, in-flight
 //! match on or off (whole samples, as the model), gating on or off, input buffer
-//! B = 0 ..= 4 = 2·(P − L). The pipeline builds B = 0 ([`FILE`]); `default_comp` and
-//! `default_buf` ([`VARIANTS`]) are built for the co-simulation only.
+//! B = 0 ..= 4 = 2·(P − L). The pipeline builds B = 0, PerSample, gated, and the in-flight
+//! match only where the config's `blend_match_in_flight` asks for it (`full`; [`FILE`]): the
+//! in-flight comparators and the sideband that copies their results are two thirds of the
+//! block's logic and kept it from routing on the ECP5. `default_comp` and `default_buf`
+//! ([`VARIANTS`]) are built for the co-simulation only.
 //!
 //! **What is elaborated.** With B = 0 the input buffer does not exist in the Verilog: its
 //! registers, comparators and gates are vectors of length 0 and every loop over them is bounded
@@ -1243,12 +1246,13 @@ pub const VARIANTS: [crate::BlockVariant; 2] = [
     },
 ];
 
-/// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options
-/// ([`tilerast_golden::blender::PIPELINE_BLEND`]: PerSample, in-flight match, gating).
+/// The blender's row of [`crate::BLOCK_FILES`]: built with the pipeline's options for the
+/// config ([`tilerast_golden::blender::pipeline_blend`]: PerSample, gating, and the in-flight
+/// match where `blend_match_in_flight` asks for it).
 pub const FILE: crate::BlockFile = crate::BlockFile {
     role: "seed 004, sample-pool equality merge",
     contract: "tilerast_golden::blender::BlenderCycle",
     sig: <tilerast_golden::blender::BlenderPorts as tilerast_golden::cycle::BlockSignature>::SIGNATURE,
-    params: |cfg| params(cfg, &tilerast_golden::blender::PIPELINE_BLEND),
-    verilog: |cfg, top| verilog(cfg, &tilerast_golden::blender::PIPELINE_BLEND, top),
+    params: |cfg| params(cfg, &tilerast_golden::blender::pipeline_blend(cfg)),
+    verilog: |cfg, top| verilog(cfg, &tilerast_golden::blender::pipeline_blend(cfg), top),
 };

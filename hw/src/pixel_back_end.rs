@@ -28,7 +28,7 @@
 //! end at the colour buffer: its `in_ready` is a register, and `in_ready` is the pixel
 //! processor's on it.
 //!
-//! Blender options: the pipeline's ([`tilerast_golden::blender::PIPELINE_BLEND`]).
+//! Blender options: the pipeline's for the config ([`tilerast_golden::blender::pipeline_blend`]).
 
 use crate::blender::Blender;
 use crate::colour_buffer::ColourBuffer;
@@ -37,7 +37,7 @@ use crate::output_merger::OutputMerger;
 use crate::pixel_processor::PixelProcessor;
 use crate::streams::{BlendBeatOut, BlendFragOut, MemReqMux, MemReqOut, MemRespIn, PixSamplesIn, PixSlotsOut};
 use rust_hdl::prelude::*;
-use tilerast_golden::blender::PIPELINE_BLEND;
+use tilerast_golden::blender::pipeline_blend;
 use tilerast_golden::config::Config;
 
 tilerast_golden::pixel_back_end_streams! { crate::streams::stream_block;
@@ -53,12 +53,12 @@ tilerast_golden::pixel_back_end_streams! { crate::streams::stream_block;
     }
 }
 
-/// Whether every block builds for `cfg` (the blender with [`PIPELINE_BLEND`]).
+/// Whether every block builds for `cfg` (the blender with [`pipeline_blend`]'s options).
 pub fn supported(cfg: &Config) -> Result<(), String> {
     crate::pixel_processor::supported(cfg)?;
     crate::colour_buffer::supported(cfg)?;
     crate::dst_fetch::supported(cfg)?;
-    crate::blender::supported(cfg, &PIPELINE_BLEND)
+    crate::blender::supported(cfg, &pipeline_blend(cfg))
 }
 
 impl PixelBackEnd {
@@ -82,7 +82,7 @@ impl PixelBackEnd {
             pixel_processor: PixelProcessor::try_new(cfg)?,
             colour_buffer: ColourBuffer::try_new(cfg)?,
             dst_fetch: DstFetch::try_new(cfg)?,
-            blender: Blender::try_new(cfg, &PIPELINE_BLEND)?,
+            blender: Blender::try_new(cfg, &pipeline_blend(cfg))?,
             output_merger: OutputMerger::new(cfg),
             arb: Default::default(),
         })
@@ -167,8 +167,9 @@ pub const FILE: crate::BlockFile = crate::BlockFile {
         let (s, c, w) = (cfg.msaa, cfg.colours_per_pixel, cfg.viewport[0]);
         let (p, l, d) = (cfg.blend_pool, cfg.blend_lanes, cfg.blend_latency);
         Ok(format!(
-            "S = {s}, C = {c}, W = {w}, blender P = {p}, L = {l}, D = {d} with {PIPELINE_BLEND:?}, framebuffer: {}; \
+            "S = {s}, C = {c}, W = {w}, blender P = {p}, L = {l}, D = {d} with {:?}, framebuffer: {}; \
              writes before reads on the memory port",
+            pipeline_blend(cfg),
             cfg.framebuffer.name()
         ))
     },

@@ -5,7 +5,7 @@
 
 use crate::bin_setup::{frame_beats, BinSetupCycle, BinSetupIn, BinSetupParams, BinSetupStats};
 use crate::binner::{BinnerCycle, BinnerCycleStats, BIN_CHUNK_BYTES};
-use crate::blender::{BlendOpts, PIPELINE_BLEND};
+use crate::blender::{pipeline_blend, BlendOpts};
 use crate::config::Config;
 use crate::cycle::{CycleModel, Offer};
 use crate::list_reader::ListReaderStats;
@@ -565,11 +565,11 @@ impl FrameCycle {
 
     /// The top for `cfg` in its new state, or [`FrameCycle::supported`]'s line.
     pub fn try_new(cfg: &Config) -> Result<FrameCycle, String> {
-        Self::try_with_opts(cfg, &PIPELINE_BLEND)
+        Self::try_with_opts(cfg, &pipeline_blend(cfg))
     }
 
-    /// The top whose blender has options `opts` instead of [`PIPELINE_BLEND`] (the RTL is
-    /// built with [`PIPELINE_BLEND`]).
+    /// The top whose blender has options `opts` instead of [`pipeline_blend`]'s (the RTL is
+    /// built with [`pipeline_blend`]'s).
     pub fn try_with_opts(cfg: &Config, opts: &BlendOpts) -> Result<FrameCycle, String> {
         Self::supported(cfg)?;
         crate::blender::BlenderGeom::new(cfg, opts)?;
@@ -1199,7 +1199,7 @@ pub fn run_frames_traced(
     max_cycles: u64,
     mut trace: impl FnMut(&FramePorts),
 ) -> Result<FrameRun, String> {
-    let mut top = FrameCycle::try_with_opts(cfg, &mem.blend)?;
+    let mut top = FrameCycle::try_with_opts(cfg, &mem.blend.unwrap_or_else(|| pipeline_blend(cfg)))?;
     let mut beats = Vec::with_capacity(frames.len());
     for (i, f) in frames.iter().enumerate() {
         if f.cfg != *cfg {
