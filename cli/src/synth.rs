@@ -59,8 +59,9 @@ pub struct SynthArgs {
     pub table: bool,
     /// With --table: rewrite the generated tables of docs/measurements.md (the measurements
     /// moved there from README.md; the flag kept its name), the boards' between the fpga-table
-    /// markers and the blocks' between the fpga-blocks markers (added to its FPGA section if
-    /// missing); a table with no reports under target/fpga/ keeps its old text.
+    /// markers, the board tops with a screen (`--frame`) between the fpga-frame-table markers
+    /// and the blocks' between the fpga-blocks markers (added to its FPGA section if missing);
+    /// a table with no reports under target/fpga/ keeps its old text.
     #[arg(long, requires = "table")]
     pub update_readme: bool,
     /// Preset for --blocks / --postsim (default: the board's, or ice40); with --board, the
@@ -264,15 +265,17 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
     }
     if a.table {
         let reports = report::load_reports(&root).map_err(fe)?;
+        let frame_reports = report::load_frame_reports(&root).map_err(fe)?;
         let blocks = report::load_blocks(&root).map_err(fe)?;
-        if reports.is_empty() && blocks.is_empty() {
+        if reports.is_empty() && frame_reports.is_empty() && blocks.is_empty() {
             return Err(CliError(
                 "target/fpga: no reports yet (run `tilerast synth --board <board>` first)".into(),
             ));
         }
         let boards = Some(report::table_markdown(&reports)).filter(|_| !reports.is_empty());
+        let frames = Some(report::frame_table_markdown(&frame_reports)).filter(|_| !frame_reports.is_empty());
         let blocks = Some(report::blocks_markdown(&blocks)).filter(|_| !blocks.is_empty());
-        let t = [boards.as_deref(), blocks.as_deref()]
+        let t = [boards.as_deref(), frames.as_deref(), blocks.as_deref()]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
@@ -283,12 +286,21 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         if a.update_readme {
             let rp = root.join(MEASUREMENTS);
             let text = std::fs::read_to_string(&rp).map_err(|e| CliError::at(rp.display(), "read", e))?;
-            let new = report::update_readme(&text, boards.as_deref(), blocks.as_deref(), MEASUREMENTS).map_err(fe)?;
+            let mut new =
+                report::update_readme(&text, boards.as_deref(), blocks.as_deref(), MEASUREMENTS).map_err(fe)?;
+            if let Some(f) = &frames {
+                new = report::replace_between(&new, report::FRAME_BEGIN, report::FRAME_END, f, MEASUREMENTS)
+                    .map_err(fe)?;
+            }
             std::fs::write(&rp, new).map_err(|e| CliError::at(rp.display(), "write", e))?;
-            let what: Vec<&str> = [(boards.is_some(), "board table"), (blocks.is_some(), "block table")]
-                .into_iter()
-                .filter_map(|(y, w)| y.then_some(w))
-                .collect();
+            let what: Vec<&str> = [
+                (boards.is_some(), "board table"),
+                (frames.is_some(), "board-top-with-a-screen table"),
+                (blocks.is_some(), "block table"),
+            ]
+            .into_iter()
+            .filter_map(|(y, w)| y.then_some(w))
+            .collect();
             let _ = writeln!(out, "updated {MEASUREMENTS} ({})", what.join(", "));
         }
         did = true;

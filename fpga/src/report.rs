@@ -3,7 +3,8 @@
 //! board flow) or a [`BlockRow`] (one block module: its size alone, and its Fmax inside the
 //! registered-IO wrapper of [`crate::wrap`]), write them as JSON and Markdown, and rewrite the
 //! README's generated tables, each between its own marker pair ([`BEGIN`]/[`END`] for the
-//! boards, [`BLOCKS_BEGIN`]/[`BLOCKS_END`] for the blocks), prose around them untouched.
+//! boards, [`FRAME_BEGIN`]/[`FRAME_END`] for the board tops with a screen,
+//! [`BLOCKS_BEGIN`]/[`BLOCKS_END`] for the blocks), prose around them untouched.
 //!
 //! ```text
 //!  stat.json ──► cells{type: n} ─┐
@@ -22,6 +23,11 @@ use std::path::Path;
 pub const BEGIN: &str = "<!-- fpga-table:begin -->";
 /// See [`BEGIN`].
 pub const END: &str = "<!-- fpga-table:end -->";
+/// Markers around the generated table of the board tops with a screen (`synth --board B
+/// --frame`: one row per board, every clock domain's Fmax against its PLL frequency).
+pub const FRAME_BEGIN: &str = "<!-- fpga-frame-table:begin -->";
+/// See [`FRAME_BEGIN`].
+pub const FRAME_END: &str = "<!-- fpga-frame-table:end -->";
 /// README markers around the generated per-block table (`synth --blocks`), apart from the
 /// board table's so that each is rewritten alone and prose between them stays.
 pub const BLOCKS_BEGIN: &str = "<!-- fpga-blocks:begin -->";
@@ -386,7 +392,13 @@ impl Report {
                 .clocks
                 .iter()
                 .filter(|c| c.achieved_mhz < c.constraint_mhz)
-                .map(|c| format!("{} misses {:.1} MHz", c.clock, c.constraint_mhz))
+                .map(|c| {
+                    format!(
+                        "{} misses {:.1} MHz",
+                        c.clock.trim_start_matches("$glbnet$"),
+                        c.constraint_mhz
+                    )
+                })
                 .collect();
             if missed.is_empty() {
                 v.push(format!("meets all {} clocks", self.clocks.len()));
@@ -495,6 +507,49 @@ pub fn table_markdown(reports: &[Report]) -> String {
                 format!("{}", r.goal_mhz)
             } else {
                 "—".into()
+            },
+            r.verdict().replace('|', "\\|")
+        );
+    }
+    s.pop();
+    s
+}
+
+/// The table of the board tops with a screen (one row per report of `synth --board B
+/// --frame`): the board's table columns, but every clock domain's achieved Fmax over its PLL
+/// frequency (nextpnr's global-net prefix dropped from the clock names) instead of one Fmax.
+pub fn frame_table_markdown(reports: &[Report]) -> String {
+    let mut s = String::from(
+        "| board | preset | LCs used/avail | LUT4 | FF | carry | BRAM | DSP | Fmax / clock MHz, per domain | verdict |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+    );
+    for r in reports {
+        let clocks: Vec<String> = r
+            .clocks
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {:.1} / {}",
+                    c.clock.trim_start_matches("$glbnet$"),
+                    c.achieved_mhz,
+                    c.constraint_mhz
+                )
+            })
+            .collect();
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.board,
+            r.preset,
+            util_cell(r.lc),
+            r.counts.luts,
+            r.counts.ffs,
+            r.counts.carries,
+            r.bram.map(|u| u.used).unwrap_or(r.counts.bram),
+            r.dsp.map(|u| u.used).unwrap_or(r.counts.dsp),
+            if clocks.is_empty() {
+                "—".into()
+            } else {
+                clocks.join(", ")
             },
             r.verdict().replace('|', "\\|")
         );
@@ -859,6 +914,25 @@ pub fn load_reports(root: &Path) -> Result<Vec<Report>, FlowError> {
                         .map_err(|e| FlowError::at(p.display(), format!("line {}: {e}", e.line())))?,
                 );
             }
+        }
+    }
+    Ok(v)
+}
+
+/// Load `target/fpga/<board>-frame/report.json` of every board with a frame row that has one
+/// (`synth --board B --frame`), in board-table order.
+pub fn load_frame_reports(root: &Path) -> Result<Vec<Report>, FlowError> {
+    let mut v = Vec::new();
+    for b in crate::BOARDS.iter().filter(|b| b.frame.is_some()) {
+        let p = root
+            .join("target/fpga")
+            .join(format!("{}-frame", b.name))
+            .join("report.json");
+        if p.is_file() {
+            let t = std::fs::read_to_string(&p).map_err(|e| FlowError::at(p.display(), e))?;
+            v.push(
+                serde_json::from_str(&t).map_err(|e| FlowError::at(p.display(), format!("line {}: {e}", e.line())))?,
+            );
         }
     }
     Ok(v)

@@ -165,6 +165,46 @@ fn icebreaker_flow_on_blinky_gives_bitstream_and_report() {
     );
 }
 
+/// The board top with a screen: one row with every clock domain's Fmax over its PLL
+/// frequency and a verdict per missed clock (the figures of a by-hand route of 2026-12-04).
+#[test]
+fn frame_table_gives_every_clock_domain() {
+    let clock = |name: &str, achieved_mhz: f64, constraint_mhz: f64| report::ClockFmax {
+        clock: format!("$glbnet${name}"),
+        achieved_mhz,
+        constraint_mhz,
+    };
+    let pnr = report::PnrReport {
+        util: Default::default(),
+        clocks: vec![
+            clock("bit_clock", 221.98, 125.0),
+            clock("gpu_clock", 38.24, 50.0),
+            clock("memory_clock", 58.88, 100.0),
+            clock("pixel_clock", 50.45, 25.0),
+        ],
+    };
+    let b = board("ulx3s").unwrap();
+    let r = report::Report::from_parts(
+        b,
+        "tilerast_top_ulx3s_frame",
+        Some("default"),
+        &Default::default(),
+        Some(&pnr),
+        vec![],
+        None,
+        None,
+    );
+    let t = report::frame_table_markdown(&[r]);
+    let row = t.lines().nth(2).unwrap();
+    assert!(row.starts_with("| ulx3s | default | "), "{t}");
+    for c in [
+        "bit_clock 222.0 / 125, gpu_clock 38.2 / 50, memory_clock 58.9 / 100, pixel_clock 50.5 / 25",
+        "| gpu_clock misses 50.0 MHz; memory_clock misses 100.0 MHz |",
+    ] {
+        assert!(row.contains(c), "{c} not in {row}");
+    }
+}
+
 #[test]
 fn broken_verilog_names_the_step_and_its_log() {
     let b = board("icebreaker").unwrap();
