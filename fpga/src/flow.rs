@@ -730,7 +730,7 @@ pub fn run_board(board: &Board, root: &Path, opts: &FlowOpts, out: &mut dyn Writ
             .clocks
             .iter()
             .filter(|c| c.achieved_mhz < c.constraint_mhz)
-            .map(|c| format!("{} {:.1} of {:.1} MHz", c.clock, c.achieved_mhz, c.constraint_mhz))
+            .map(|c| format!("{} {:.1} of {:.1} MHz", c.name(), c.achieved_mhz, c.constraint_mhz))
             .collect();
         if !missed.is_empty() {
             return Err(FlowError(format!(

@@ -82,6 +82,14 @@ pub struct ClockFmax {
     pub constraint_mhz: f64,
 }
 
+impl ClockFmax {
+    /// The clock's net name without nextpnr's global-net prefix (`$glbnet$gpu_clock` →
+    /// `gpu_clock`).
+    pub fn name(&self) -> &str {
+        self.clock.trim_start_matches("$glbnet$")
+    }
+}
+
 /// What nextpnr's `--report` JSON says.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PnrReport {
@@ -392,13 +400,7 @@ impl Report {
                 .clocks
                 .iter()
                 .filter(|c| c.achieved_mhz < c.constraint_mhz)
-                .map(|c| {
-                    format!(
-                        "{} misses {:.1} MHz",
-                        c.clock.trim_start_matches("$glbnet$"),
-                        c.constraint_mhz
-                    )
-                })
+                .map(|c| format!("{} misses {:.1} MHz", c.name(), c.constraint_mhz))
                 .collect();
             if missed.is_empty() {
                 v.push(format!("meets all {} clocks", self.clocks.len()));
@@ -431,8 +433,24 @@ impl Report {
             .lc
             .map(|u| format!("{}/{} LCs ({:.0} %)", u.used, u.available, pct(u)))
             .unwrap_or_else(|| "LCs n/a".into());
+        // A PLL's several clocks: each one's Fmax over its own constraint.
+        let fmax = if self.clocks.len() > 1 {
+            self.clocks
+                .iter()
+                .map(|c| format!("{} {:.1} of {} MHz", c.name(), c.achieved_mhz, c.constraint_mhz))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else {
+            format!(
+                "{} (target {} MHz)",
+                self.fmax_mhz
+                    .map(|f| format!("{f:.1} MHz"))
+                    .unwrap_or_else(|| "n/a".into()),
+                self.target_mhz
+            )
+        };
         format!(
-            "  {} [{}]: {}, {} LUT4, {} FF, {} carry, {} BRAM, {} DSP, Fmax {} (target {} MHz): {}",
+            "  {} [{}]: {}, {} LUT4, {} FF, {} carry, {} BRAM, {} DSP, Fmax {}: {}",
             self.board,
             self.preset,
             lc,
@@ -441,10 +459,7 @@ impl Report {
             self.counts.carries,
             self.counts.bram,
             self.counts.dsp,
-            self.fmax_mhz
-                .map(|f| format!("{f:.1} MHz"))
-                .unwrap_or_else(|| "n/a".into()),
-            self.target_mhz,
+            fmax,
             self.verdict()
         )
     }
@@ -455,7 +470,12 @@ impl Report {
         let text = serde_json::to_string_pretty(self).map_err(|e| FlowError::at(j.display(), e))?;
         std::fs::write(&j, text + "\n").map_err(|e| FlowError::at(j.display(), e))?;
         let mut md = format!("# {} — {} ({})\n\n", self.board, self.title, self.top);
-        md += &table_markdown(std::slice::from_ref(self));
+        // A top with a PLL's several clocks gets the frame table's row (every clock's Fmax).
+        md += &if self.clocks.len() > 1 {
+            frame_table_markdown(std::slice::from_ref(self))
+        } else {
+            table_markdown(std::slice::from_ref(self))
+        };
         md += "\n\n| BEL | used | available |\n|---|---:|---:|\n";
         for (k, u) in &self.util {
             md += &format!("| {k} | {} | {} |\n", u.used, u.available);
@@ -527,14 +547,7 @@ pub fn frame_table_markdown(reports: &[Report]) -> String {
         let clocks: Vec<String> = r
             .clocks
             .iter()
-            .map(|c| {
-                format!(
-                    "{} {:.1} / {}",
-                    c.clock.trim_start_matches("$glbnet$"),
-                    c.achieved_mhz,
-                    c.constraint_mhz
-                )
-            })
+            .map(|c| format!("{} {:.1} / {}", c.name(), c.achieved_mhz, c.constraint_mhz))
             .collect();
         s += &format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",

@@ -4,7 +4,7 @@
 //! error paths (unknown board, missing files, broken Verilog, malformed reports) give one line
 //! naming the file / step / field; the per-block registered-IO wrapper (generated from a small
 //! known module and from real blocks: ports, widths, pins, elaborated by Icarus, kept by yosys),
-//! Fmax into a block row, and the two generated tables of `docs/measurements.md` between their
+//! Fmax into a block row, and the three generated tables of `docs/measurements.md` between their
 //! own markers.
 //! No place and route of a block here (CI time): `tilerast synth --blocks` does that.
 
@@ -746,20 +746,24 @@ fn readme_update_keeps_prose_and_the_other_table() {
 }
 
 /// The repository's measurements document (`docs/measurements.md`, which `synth --table
-/// --update-readme` rewrites) has both marker pairs, in the FPGA section, the block table's
-/// after the board table's (not inside it), and prose outside both.
+/// --update-readme` rewrites) has its three marker pairs in the FPGA section, in order (boards,
+/// board tops with a screen, blocks; none inside another), and prose outside them.
 #[test]
-fn measurements_doc_has_both_marker_pairs_in_the_fpga_section() {
-    use report::{BEGIN, BLOCKS_BEGIN, BLOCKS_END, END};
+fn measurements_doc_has_its_marker_pairs_in_the_fpga_section() {
+    use report::{BEGIN, BLOCKS_BEGIN, BLOCKS_END, END, FRAME_BEGIN, FRAME_END};
     const DOC: &str = "docs/measurements.md";
     let text = std::fs::read_to_string(repo_root().join(DOC)).unwrap();
     let at = |m: &str| text.find(m).unwrap_or_else(|| panic!("{DOC}: {m} missing"));
     let fpga = at("\n## FPGA\n");
     let next = fpga + 1 + text[fpga + 1..].find("\n## ").unwrap();
     let (b, e, bb, be) = (at(BEGIN), at(END), at(BLOCKS_BEGIN), at(BLOCKS_END));
-    assert!(fpga < b && b < e && e < bb && bb < be && be < next, "{b} {e} {bb} {be}");
+    let (fb, fe) = (at(FRAME_BEGIN), at(FRAME_END));
+    assert!(
+        fpga < b && b < e && e < fb && fb < fe && fe < bb && bb < be && be < next,
+        "{b} {e} {fb} {fe} {bb} {be}"
+    );
     // Between each pair: a generated table only (header, rule, rows).
-    for (x, y, m) in [(b, e, BEGIN), (bb, be, BLOCKS_BEGIN)] {
+    for (x, y, m) in [(b, e, BEGIN), (fb, fe, FRAME_BEGIN), (bb, be, BLOCKS_BEGIN)] {
         for l in text[x + m.len()..y].lines().filter(|l| !l.is_empty()) {
             assert!(l.starts_with('|'), "{DOC}: prose inside {m}: {l}");
         }
