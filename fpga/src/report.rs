@@ -504,6 +504,21 @@ fn util_cell(u: Option<Util>) -> String {
         .unwrap_or_else(|| "—".into())
 }
 
+/// The cells both board tables open with: board, preset, LCs, LUT4, FF, carry, BRAM, DSP.
+fn size_cells(r: &Report) -> String {
+    format!(
+        "{} | {} | {} | {} | {} | {} | {} | {}",
+        r.board,
+        r.preset,
+        util_cell(r.lc),
+        r.counts.luts,
+        r.counts.ffs,
+        r.counts.carries,
+        r.bram.map(|u| u.used).unwrap_or(r.counts.bram),
+        r.dsp.map(|u| u.used).unwrap_or(r.counts.dsp)
+    )
+}
+
 /// The board table (one row per report).
 pub fn table_markdown(reports: &[Report]) -> String {
     let mut s = String::from(
@@ -512,15 +527,8 @@ pub fn table_markdown(reports: &[Report]) -> String {
     );
     for r in reports {
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.board,
-            r.preset,
-            util_cell(r.lc),
-            r.counts.luts,
-            r.counts.ffs,
-            r.counts.carries,
-            r.bram.map(|u| u.used).unwrap_or(r.counts.bram),
-            r.dsp.map(|u| u.used).unwrap_or(r.counts.dsp),
+            "| {} | {} | {} | {} | {} |\n",
+            size_cells(r),
             r.fmax_mhz.map(|f| format!("{f:.1}")).unwrap_or_else(|| "—".into()),
             r.target_mhz,
             if r.goal_mhz > 0.0 {
@@ -550,15 +558,8 @@ pub fn frame_table_markdown(reports: &[Report]) -> String {
             .map(|c| format!("{} {:.1} / {}", c.name(), c.achieved_mhz, c.constraint_mhz))
             .collect();
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.board,
-            r.preset,
-            util_cell(r.lc),
-            r.counts.luts,
-            r.counts.ffs,
-            r.counts.carries,
-            r.bram.map(|u| u.used).unwrap_or(r.counts.bram),
-            r.dsp.map(|u| u.used).unwrap_or(r.counts.dsp),
+            "| {} | {} | {} |\n",
+            size_cells(r),
             if clocks.is_empty() {
                 "—".into()
             } else {
