@@ -44,18 +44,18 @@ module tilerast_double_buffer_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp_
     localparam [31:0] c_last_offset = 32'h12bffc;
     localparam [31:0] c_buffer0 = 32'h0;
     localparam [31:0] c_buffer1 = 32'h200000;
-    localparam [31:0] c_base00 = 32'h400000;
-    localparam [31:0] c_base01 = 32'h600000;
-    localparam [31:0] c_base02 = 32'ha00000;
-    localparam [31:0] c_base10 = 32'h1200000;
-    localparam [31:0] c_base11 = 32'h1400000;
-    localparam [31:0] c_base12 = 32'h1800000;
-    localparam [31:0] c_size00 = 32'h200000;
-    localparam [31:0] c_size01 = 32'h400000;
-    localparam [31:0] c_size02 = 32'h800000;
-    localparam [31:0] c_size10 = 32'h200000;
-    localparam [31:0] c_size11 = 32'h400000;
-    localparam [31:0] c_size12 = 32'h800000;
+    localparam [31:0] c_delta00 = 32'hfc400000;
+    localparam [31:0] c_delta01 = 32'hf8600000;
+    localparam [31:0] c_delta02 = 32'hf0a00000;
+    localparam [31:0] c_delta10 = 32'hfd200000;
+    localparam [31:0] c_delta11 = 32'hf9400000;
+    localparam [31:0] c_delta12 = 32'hf1800000;
+    localparam [31:0] c_end00 = 32'h4200000;
+    localparam [31:0] c_end01 = 32'h8400000;
+    localparam [31:0] c_end02 = 32'h10800000;
+    localparam [31:0] c_end10 = 32'h4200000;
+    localparam [31:0] c_end11 = 32'h8400000;
+    localparam [31:0] c_end12 = 32'h10800000;
     localparam [31:0] c_limit = 32'h2000000;
     localparam [31:0] c_word_bytes = 32'h4;
     localparam [3:0] c_all_bytes = 4'hf;
@@ -119,9 +119,8 @@ module tilerast_double_buffer_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp_
     reg  in_framebuffer;
     reg  [31:0] region_addr;
     reg  in_set1;
-    reg  [31:0] region_offset;
-    reg  [31:0] window_base;
-    reg  [31:0] window_size;
+    reg  [31:0] window_delta;
+    reg  below_end;
     reg  in_window;
     reg  [31:0] mapped;
     reg  [31:0] back_base;
@@ -192,33 +191,30 @@ module tilerast_double_buffer_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp_
         in_framebuffer = inp__addr < c_prims;
         in_set1 = inp__addr >= c_set_stride;
         region_addr = inp__addr & c_low31;
-        region_offset = region_addr - c_pixel_info;
-        window_base = c_base02;
-        window_size = c_size02;
+        window_delta = c_delta02;
+        below_end = region_addr < c_end02;
         if (in_set1) begin
-            window_base = c_base12;
-            window_size = c_size12;
+            window_delta = c_delta12;
+            below_end = region_addr < c_end12;
         end
         if (region_addr < c_pixel_info) begin
-            region_offset = region_addr - c_bins;
-            window_base = c_base01;
-            window_size = c_size01;
+            window_delta = c_delta01;
+            below_end = region_addr < c_end01;
             if (in_set1) begin
-                window_base = c_base11;
-                window_size = c_size11;
+                window_delta = c_delta11;
+                below_end = region_addr < c_end11;
             end
         end
         if (region_addr < c_bins) begin
-            region_offset = region_addr - c_prims;
-            window_base = c_base00;
-            window_size = c_size00;
+            window_delta = c_delta00;
+            below_end = region_addr < c_end00;
             if (in_set1) begin
-                window_base = c_base10;
-                window_size = c_size10;
+                window_delta = c_delta10;
+                below_end = region_addr < c_end10;
             end
         end
-        in_window = (region_addr >= c_prims) & (region_offset < window_size);
-        mapped = window_base + region_offset;
+        in_window = (region_addr >= c_prims) & below_end;
+        mapped = region_addr + window_delta;
         if (in_framebuffer) begin
             in_window = inp__addr < c_fb_bytes;
             mapped = inp__addr;

@@ -21,7 +21,7 @@
 //!
 //! ```text
 //!  inp ─► map: addr < PRIMS ─► framebuffer offset (< fb_bytes)       ─► slot ─┬─ passes ─► out
-//!              else set = addr[31], region ─► window base + offset (< size)   │ (fb: open ∧ ahead 0;
+//!              else set = addr[31], region ─► addr + (base − start) (< end)   │ (fb: open ∧ ahead 0;
 //!              else ─► limit, error                                           │  base of the back buffer)
 //!  ends ─► backgrounds FIFO (4) ─► head ─► clear write at back base + clear_offset ┘ (when not passes)
 //!  done ─► pending ─► swap (cleared, no fb request of this frame in the slot) ─► front ^= 1, pop
@@ -58,19 +58,22 @@ tilerast_golden::double_buffer_streams! { crate::streams::stream_block;
         c_last_offset: Constant<Bits<32>>,
         c_buffer0: Constant<Bits<32>>,
         c_buffer1: Constant<Bits<32>>,
-        /// Per set, per region (prims, bins, pixel info): the window's base and bytes.
-        c_base00: Constant<Bits<32>>,
-        c_base01: Constant<Bits<32>>,
-        c_base02: Constant<Bits<32>>,
-        c_base10: Constant<Bits<32>>,
-        c_base11: Constant<Bits<32>>,
-        c_base12: Constant<Bits<32>>,
-        c_size00: Constant<Bits<32>>,
-        c_size01: Constant<Bits<32>>,
-        c_size02: Constant<Bits<32>>,
-        c_size10: Constant<Bits<32>>,
-        c_size11: Constant<Bits<32>>,
-        c_size12: Constant<Bits<32>>,
+        /// Per set, per region (prims, bins, pixel info): the window's base less the region's
+        /// start (mod 2^32: the mapped address is the region address plus it, one adder) and
+        /// the region's end (its start plus the window's bytes: inside the window is below it,
+        /// a compare with a constant, beside the adder instead of after a subtraction).
+        c_delta00: Constant<Bits<32>>,
+        c_delta01: Constant<Bits<32>>,
+        c_delta02: Constant<Bits<32>>,
+        c_delta10: Constant<Bits<32>>,
+        c_delta11: Constant<Bits<32>>,
+        c_delta12: Constant<Bits<32>>,
+        c_end00: Constant<Bits<32>>,
+        c_end01: Constant<Bits<32>>,
+        c_end02: Constant<Bits<32>>,
+        c_end10: Constant<Bits<32>>,
+        c_end11: Constant<Bits<32>>,
+        c_end12: Constant<Bits<32>>,
         c_limit: Constant<Bits<32>>,
         c_word_bytes: Constant<Bits<32>>,
         c_all_bytes: Constant<Bits<4>>,
@@ -80,13 +83,14 @@ tilerast_golden::double_buffer_streams! { crate::streams::stream_block;
         c_no_vblank_wait: Constant<Bit>,
 
         /// The map of `inp.addr`: a framebuffer address; its address without the set bit, its
-        /// set; the region's offset, the window's base and bytes; inside a window (`in_window`, not `inside`: a SystemVerilog keyword); where it goes.
+        /// set; the region's window delta (base − start) and whether the address is below the
+        /// region's end; inside a window (`in_window`, not `inside`: a SystemVerilog keyword);
+        /// where it goes.
         in_framebuffer: Signal<Local, Bit>,
         region_addr: Signal<Local, Bits<32>>,
         in_set1: Signal<Local, Bit>,
-        region_offset: Signal<Local, Bits<32>>,
-        window_base: Signal<Local, Bits<32>>,
-        window_size: Signal<Local, Bits<32>>,
+        window_delta: Signal<Local, Bits<32>>,
+        below_end: Signal<Local, Bit>,
         in_window: Signal<Local, Bit>,
         mapped: Signal<Local, Bits<32>>,
         /// The back buffer's base.
@@ -126,9 +130,17 @@ tilerast_golden::double_buffer_streams! { crate::streams::stream_block;
 impl DoubleBuffer {
     /// The block for `map`.
     pub fn new(map: &BoardMap) -> DoubleBuffer {
-        let w = |set: usize, r: usize| (k(u64::from(map.windows[set][r].0)), k(u64::from(map.windows[set][r].1)));
-        let ((c_base00, c_size00), (c_base01, c_size01), (c_base02, c_size02)) = (w(0, 0), w(0, 1), w(0, 2));
-        let ((c_base10, c_size10), (c_base11, c_size11), (c_base12, c_size12)) = (w(1, 0), w(1, 1), w(1, 2));
+        // Region r of set s starts at the frame address `starts[r]`; its window holds
+        // [start, start + bytes) at `base`. Region addresses are below 2^31 (the set bit is
+        // masked off), so an end beyond 2^32 − 1 is clamped without changing a compare.
+        let starts = [PRIMS, BINS, PIXEL_INFO];
+        let w = |set: usize, r: usize| {
+            let (base, bytes) = map.windows[set][r];
+            let end = (u64::from(starts[r]) + u64::from(bytes)).min(u64::from(u32::MAX));
+            (k(u64::from(base.wrapping_sub(starts[r]))), k(end))
+        };
+        let ((c_delta00, c_end00), (c_delta01, c_end01), (c_delta02, c_end02)) = (w(0, 0), w(0, 1), w(0, 2));
+        let ((c_delta10, c_end10), (c_delta11, c_end11), (c_delta12, c_end12)) = (w(1, 0), w(1, 1), w(1, 2));
         DoubleBuffer {
             clock: Default::default(),
             flush: Default::default(),
@@ -154,18 +166,18 @@ impl DoubleBuffer {
             c_last_offset: k(u64::from(map.fb_bytes - 4)),
             c_buffer0: k(u64::from(map.buffers[0])),
             c_buffer1: k(u64::from(map.buffers[1])),
-            c_base00,
-            c_base01,
-            c_base02,
-            c_base10,
-            c_base11,
-            c_base12,
-            c_size00,
-            c_size01,
-            c_size02,
-            c_size10,
-            c_size11,
-            c_size12,
+            c_delta00,
+            c_delta01,
+            c_delta02,
+            c_delta10,
+            c_delta11,
+            c_delta12,
+            c_end00,
+            c_end01,
+            c_end02,
+            c_end10,
+            c_end11,
+            c_end12,
             c_limit: k(u64::from(map.limit)),
             c_word_bytes: k(4),
             c_all_bytes: k(0xf),
@@ -175,9 +187,8 @@ impl DoubleBuffer {
             in_framebuffer: Default::default(),
             region_addr: Default::default(),
             in_set1: Default::default(),
-            region_offset: Default::default(),
-            window_base: Default::default(),
-            window_size: Default::default(),
+            window_delta: Default::default(),
+            below_end: Default::default(),
             in_window: Default::default(),
             mapped: Default::default(),
             back_base: Default::default(),
@@ -239,34 +250,32 @@ impl DoubleBuffer {
         self.in_framebuffer.next = self.inp.addr.val() < self.c_prims.val();
         self.in_set1.next = self.inp.addr.val() >= self.c_set_stride.val();
         self.region_addr.next = self.inp.addr.val() & self.c_low31.val();
-        self.region_offset.next = self.region_addr.val() - self.c_pixel_info.val();
-        self.window_base.next = self.c_base02.val();
-        self.window_size.next = self.c_size02.val();
+        self.window_delta.next = self.c_delta02.val();
+        self.below_end.next = self.region_addr.val() < self.c_end02.val();
         if self.in_set1.val() {
-            self.window_base.next = self.c_base12.val();
-            self.window_size.next = self.c_size12.val();
+            self.window_delta.next = self.c_delta12.val();
+            self.below_end.next = self.region_addr.val() < self.c_end12.val();
         }
         if self.region_addr.val() < self.c_pixel_info.val() {
-            self.region_offset.next = self.region_addr.val() - self.c_bins.val();
-            self.window_base.next = self.c_base01.val();
-            self.window_size.next = self.c_size01.val();
+            self.window_delta.next = self.c_delta01.val();
+            self.below_end.next = self.region_addr.val() < self.c_end01.val();
             if self.in_set1.val() {
-                self.window_base.next = self.c_base11.val();
-                self.window_size.next = self.c_size11.val();
+                self.window_delta.next = self.c_delta11.val();
+                self.below_end.next = self.region_addr.val() < self.c_end11.val();
             }
         }
         if self.region_addr.val() < self.c_bins.val() {
-            self.region_offset.next = self.region_addr.val() - self.c_prims.val();
-            self.window_base.next = self.c_base00.val();
-            self.window_size.next = self.c_size00.val();
+            self.window_delta.next = self.c_delta00.val();
+            self.below_end.next = self.region_addr.val() < self.c_end00.val();
             if self.in_set1.val() {
-                self.window_base.next = self.c_base10.val();
-                self.window_size.next = self.c_size10.val();
+                self.window_delta.next = self.c_delta10.val();
+                self.below_end.next = self.region_addr.val() < self.c_end10.val();
             }
         }
-        self.in_window.next =
-            (self.region_addr.val() >= self.c_prims.val()) & (self.region_offset.val() < self.window_size.val());
-        self.mapped.next = self.window_base.val() + self.region_offset.val();
+        // Below the region's end and at or above its start (the chain above picks the region
+        // whose start is at or below the address, but for addresses below PRIMS).
+        self.in_window.next = (self.region_addr.val() >= self.c_prims.val()) & self.below_end.val();
+        self.mapped.next = self.region_addr.val() + self.window_delta.val();
         if self.in_framebuffer.val() {
             self.in_window.next = self.inp.addr.val() < self.c_fb_bytes.val();
             self.mapped.next = self.inp.addr.val();
