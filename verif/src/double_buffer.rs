@@ -54,8 +54,9 @@ fn request(r: &mut Rng, addr: u32, write_pct: u64) -> MemReq {
 }
 
 /// `s.frames` frames on `map`: frames `s.drawn_of_8` to 7 of every eight draw nothing (their
-/// dones come at once); `s.outside` puts one request outside every window into frame 2's front
-/// half.
+/// dones come at once); `s.outside` puts, into frame 2's front half, requests at every
+/// window's edges in both sets: its last word and the first address past it (for pixel info,
+/// outside every window).
 pub fn frames(map: &BoardMap, s: &DoubleBufferStim) -> Vec<FrameScript> {
     let (n, seed, outside) = (s.frames, s.seed, s.outside);
     let mut r = Rng::stream(seed, 30);
@@ -71,10 +72,19 @@ pub fn frames(map: &BoardMap, s: &DoubleBufferStim) -> Vec<FrameScript> {
             };
             let mut front: Vec<MemReq> = (0..r.below(s.front_max)).map(|_| other(&mut r)).collect();
             if outside && k == 2 {
-                front.push(MemReq {
-                    addr: PIXEL_INFO + map.windows[0][2].1,
-                    ..MemReq::default()
-                });
+                // Every window's edges, both sets: its last word, and the first address past
+                // it (outside every window, or in the next region).
+                for (set, windows) in map.windows.iter().enumerate() {
+                    for (start, (_, bytes)) in [PRIMS, BINS, PIXEL_INFO].into_iter().zip(windows) {
+                        let end = (set as u32 * SET_STRIDE) | (start + bytes);
+                        for addr in [end - 4, end] {
+                            front.push(MemReq {
+                                addr,
+                                ..MemReq::default()
+                            });
+                        }
+                    }
+                }
             }
             let mut pixel = vec![];
             if (k % 8) < s.drawn_of_8 {
@@ -351,7 +361,7 @@ pub struct DoubleBufferStim {
     /// The GPU's valid and the memory's ready, % of cycles.
     pub valid_pct: u32,
     pub ready_pct: u32,
-    /// One request outside every window (frame 2).
+    /// Requests at every window's edges, some outside every window (frame 2).
     pub outside: bool,
     /// Requests in a frame's front half: fewer than this (at random).
     pub front_max: u64,
