@@ -286,12 +286,14 @@ pub fn run(a: &SynthArgs, out: &mut dyn Write) -> Res<()> {
         if a.update_readme {
             let rp = root.join(MEASUREMENTS);
             let text = std::fs::read_to_string(&rp).map_err(|e| CliError::at(rp.display(), "read", e))?;
-            let mut new =
-                report::update_readme(&text, boards.as_deref(), blocks.as_deref(), MEASUREMENTS).map_err(fe)?;
-            if let Some(f) = &frames {
-                new = report::replace_between(&new, report::FRAME_BEGIN, report::FRAME_END, f, MEASUREMENTS)
-                    .map_err(fe)?;
-            }
+            let new = report::update_readme(
+                &text,
+                boards.as_deref(),
+                frames.as_deref(),
+                blocks.as_deref(),
+                MEASUREMENTS,
+            )
+            .map_err(fe)?;
             std::fs::write(&rp, new).map_err(|e| CliError::at(rp.display(), "write", e))?;
             let what: Vec<&str> = [
                 (boards.is_some(), "board table"),

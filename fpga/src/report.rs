@@ -856,7 +856,8 @@ pub fn replace_between(readme: &str, begin: &str, end: &str, table: &str, file: 
 pub const FPGA_HEADING: &str = "## FPGA";
 
 /// Rewrite the generated tables of the README: the board table between [`BEGIN`] / [`END`]
-/// (when `boards` is given), the per-block table between [`BLOCKS_BEGIN`] / [`BLOCKS_END`]
+/// (when `boards` is given), the table of the board tops with a screen between
+/// [`FRAME_BEGIN`] / [`FRAME_END`] (when `frames` is given), the per-block table between [`BLOCKS_BEGIN`] / [`BLOCKS_END`]
 /// (when `blocks` is given; a missing marker pair is added at the end of the README's
 /// [`FPGA_HEADING`] section). Nothing outside the markers changes; a table that is not given
 /// keeps its old text. The block markers must not sit inside the board markers (the board
@@ -864,12 +865,16 @@ pub const FPGA_HEADING: &str = "## FPGA";
 pub fn update_readme(
     readme: &str,
     boards: Option<&str>,
+    frames: Option<&str>,
     blocks: Option<&str>,
     file: &str,
 ) -> Result<String, FlowError> {
     let mut text = readme.to_string();
     if let Some(t) = boards {
         text = replace_section(&text, t, file)?;
+    }
+    if let Some(t) = frames {
+        text = replace_between(&text, FRAME_BEGIN, FRAME_END, t, file)?;
     }
     if let Some(t) = blocks {
         if !text.contains(BLOCKS_BEGIN) && !text.contains(BLOCKS_END) {

@@ -700,21 +700,24 @@ fn readme_update_keeps_prose_and_the_other_table() {
         "# x\n\n## FPGA\n\nintro prose\n{BEGIN}\n| old boards |\n{END}\n\nprose between, **kept**\n\n\
          {BLOCKS_BEGIN}\n| old blocks |\n{BLOCKS_END}\nprose after\n\n## Benchmarks\n\nbench\n"
     );
-    let new = report::update_readme(&readme, None, Some("| new blocks |\n"), "README.md").unwrap();
+    let new = report::update_readme(&readme, None, None, Some("| new blocks |\n"), "README.md").unwrap();
     assert_eq!(new, readme.replace("| old blocks |", "| new blocks |"));
-    let new = report::update_readme(&readme, Some("| new boards |"), None, "README.md").unwrap();
+    let new = report::update_readme(&readme, Some("| new boards |"), None, None, "README.md").unwrap();
     assert_eq!(new, readme.replace("| old boards |", "| new boards |"));
-    let both = report::update_readme(&readme, Some("| b1 |"), Some("| b2 |"), "README.md").unwrap();
+    let both = report::update_readme(&readme, Some("| b1 |"), None, Some("| b2 |"), "README.md").unwrap();
     assert_eq!(
         both,
         readme
             .replace("| old boards |", "| b1 |")
             .replace("| old blocks |", "| b2 |")
     );
-    assert_eq!(report::update_readme(&readme, None, None, "README.md").unwrap(), readme);
+    assert_eq!(
+        report::update_readme(&readme, None, None, None, "README.md").unwrap(),
+        readme
+    );
     // No block markers yet: they go at the end of the FPGA section, before the next heading.
     let no_blocks = format!("# x\n\n## FPGA\n\nintro\n{BEGIN}\n| t |\n{END}\n\nmore prose\n\n## Benchmarks\n\nbench\n");
-    let new = report::update_readme(&no_blocks, None, Some("| blk |"), "README.md").unwrap();
+    let new = report::update_readme(&no_blocks, None, None, Some("| blk |"), "README.md").unwrap();
     assert_eq!(
         new,
         format!(
@@ -722,16 +725,16 @@ fn readme_update_keeps_prose_and_the_other_table() {
         )
     );
     // ... and the next update replaces only the table.
-    let again = report::update_readme(&new, None, Some("| blk2 |"), "README.md").unwrap();
+    let again = report::update_readme(&new, None, None, Some("| blk2 |"), "README.md").unwrap();
     assert_eq!(again, new.replace("| blk |", "| blk2 |"));
-    let e = report::update_readme("# x\n", None, Some("t"), "README.md")
+    let e = report::update_readme("# x\n", None, None, Some("t"), "README.md")
         .unwrap_err()
         .0;
     one_line(&e);
     assert!(e.starts_with("README.md: no `## FPGA` section"), "{e}");
     // Block markers inside the board table's would be wiped by the next board update.
     let nested = format!("## FPGA\n{BEGIN}\n{BLOCKS_BEGIN}\n{BLOCKS_END}\n{END}\n");
-    let e = report::update_readme(&nested, None, Some("t"), "README.md")
+    let e = report::update_readme(&nested, None, None, Some("t"), "README.md")
         .unwrap_err()
         .0;
     assert!(
@@ -739,7 +742,7 @@ fn readme_update_keeps_prose_and_the_other_table() {
         "{e}"
     );
     let twice = format!("## FPGA\n{BLOCKS_BEGIN}\n{BLOCKS_END}\n{BLOCKS_BEGIN}\n");
-    let e = report::update_readme(&twice, None, Some("t"), "README.md")
+    let e = report::update_readme(&twice, None, None, Some("t"), "README.md")
         .unwrap_err()
         .0;
     assert_eq!(e, format!("README.md:4: marker `{BLOCKS_BEGIN}` appears twice"));
@@ -771,7 +774,8 @@ fn measurements_doc_has_its_marker_pairs_in_the_fpga_section() {
     // The update is a fixed point on the document's own tables.
     let boards = text[b + BEGIN.len()..e].trim().to_string();
     let blocks = text[bb + BLOCKS_BEGIN.len()..be].trim().to_string();
-    let again = report::update_readme(&text, Some(&boards), Some(&blocks), DOC).unwrap();
+    let frames = text[fb + FRAME_BEGIN.len()..fe].trim().to_string();
+    let again = report::update_readme(&text, Some(&boards), Some(&frames), Some(&blocks), DOC).unwrap();
     assert!(again == text, "{DOC}: updating with its own tables changed it");
 }
 
