@@ -303,11 +303,13 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     localparam [0:0] c_lt = 1'b0;
     localparam [0:0] c_always = 1'b0;
     localparam [15:0] c_one16 = 16'h1;
+    localparam [15:0] c_two16 = 16'h2;
     localparam [3:0] c_one4 = 4'h1;
     localparam [5:0] c_one6 = 6'b1;
     localparam [63:0] c_1664 = 64'h10;
     localparam [63:0] c_2164 = 64'h15;
     localparam [63:0] c_4564 = 64'h200000000000;
+    localparam [63:0] c_vp64 = 64'h2000001fffff;
     localparam [63:0] c_3264 = 64'h100000000;
     localparam [31:0] c_5 = 32'h5;
     localparam [31:0] c_24 = 32'h18;
@@ -610,6 +612,54 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     reg  [15:0] rodone__d;
     wire  [15:0] rodone__q;
     reg  rodone__clock;
+    reg  [63:0] ro_entry__0__d;
+    wire  [63:0] ro_entry__0__q;
+    reg  ro_entry__0__clock;
+    reg  [63:0] ro_entry__1__d;
+    wire  [63:0] ro_entry__1__q;
+    reg  ro_entry__1__clock;
+    reg  [63:0] ro_entry__2__d;
+    wire  [63:0] ro_entry__2__q;
+    reg  ro_entry__2__clock;
+    reg  [63:0] ro_entry__3__d;
+    wire  [63:0] ro_entry__3__q;
+    reg  ro_entry__3__clock;
+    reg  [63:0] ro_entry__4__d;
+    wire  [63:0] ro_entry__4__q;
+    reg  ro_entry__4__clock;
+    reg  [63:0] ro_entry__5__d;
+    wire  [63:0] ro_entry__5__q;
+    reg  ro_entry__5__clock;
+    reg  [63:0] ro_entry__6__d;
+    wire  [63:0] ro_entry__6__q;
+    reg  ro_entry__6__clock;
+    reg  [63:0] ro_entry__7__d;
+    wire  [63:0] ro_entry__7__q;
+    reg  ro_entry__7__clock;
+    reg  [63:0] ro_entry__8__d;
+    wire  [63:0] ro_entry__8__q;
+    reg  ro_entry__8__clock;
+    reg  [63:0] ro_entry__9__d;
+    wire  [63:0] ro_entry__9__q;
+    reg  ro_entry__9__clock;
+    reg  [63:0] ro_entry__10__d;
+    wire  [63:0] ro_entry__10__q;
+    reg  ro_entry__10__clock;
+    reg  [63:0] ro_entry__11__d;
+    wire  [63:0] ro_entry__11__q;
+    reg  ro_entry__11__clock;
+    reg  [63:0] ro_entry__12__d;
+    wire  [63:0] ro_entry__12__q;
+    reg  ro_entry__12__clock;
+    reg  [63:0] ro_entry__13__d;
+    wire  [63:0] ro_entry__13__q;
+    reg  ro_entry__13__clock;
+    reg  [63:0] ro_entry__14__d;
+    wire  [63:0] ro_entry__14__q;
+    reg  ro_entry__14__clock;
+    reg  [63:0] ro_entry__15__d;
+    wire  [63:0] ro_entry__15__q;
+    reg  ro_entry__15__clock;
     reg  [5:0] pass__d;
     wire  [5:0] pass__q;
     reg  pass__clock;
@@ -625,6 +675,15 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     reg  srcy__d;
     wire  srcy__q;
     reg  srcy__clock;
+    reg  setup2__d;
+    wire  setup2__q;
+    reg  setup2__clock;
+    reg  [63:0] elem__d;
+    wire  [63:0] elem__q;
+    reg  elem__clock;
+    reg  [20:0] elem_key__d;
+    wire  [20:0] elem_key__q;
+    reg  elem_key__clock;
     reg  curv__d;
     wire  curv__q;
     reg  curv__clock;
@@ -801,6 +860,24 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     reg  [15:0] ro_next_pix__14;
     reg  [15:0] ro_next_pix__15;
     reg  [15:0] ro_next_pix__16;
+    reg  [15:0] ro_next2;
+    reg  [15:0] ro_next2_pix__0;
+    reg  [15:0] ro_next2_pix__1;
+    reg  [15:0] ro_next2_pix__2;
+    reg  [15:0] ro_next2_pix__3;
+    reg  [15:0] ro_next2_pix__4;
+    reg  [15:0] ro_next2_pix__5;
+    reg  [15:0] ro_next2_pix__6;
+    reg  [15:0] ro_next2_pix__7;
+    reg  [15:0] ro_next2_pix__8;
+    reg  [15:0] ro_next2_pix__9;
+    reg  [15:0] ro_next2_pix__10;
+    reg  [15:0] ro_next2_pix__11;
+    reg  [15:0] ro_next2_pix__12;
+    reg  [15:0] ro_next2_pix__13;
+    reg  [15:0] ro_next2_pix__14;
+    reg  [15:0] ro_next2_pix__15;
+    reg  [15:0] ro_next2_pix__16;
     reg  [31:0] key;
     reg  [15:0] digit;
     reg  hq_ep;
@@ -1168,11 +1245,30 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
     tilerast_dff_21 mn(.d(mn__d), .q(mn__q), .clock(mn__clock));
     tilerast_dff_21 mx(.d(mx__d), .q(mx__q), .clock(mx__clock));
     tilerast_dff_16 rodone(.d(rodone__d), .q(rodone__q), .clock(rodone__clock));
+    tilerast_dff_64 ro_entry__0(.d(ro_entry__0__d), .q(ro_entry__0__q), .clock(ro_entry__0__clock));
+    tilerast_dff_64 ro_entry__1(.d(ro_entry__1__d), .q(ro_entry__1__q), .clock(ro_entry__1__clock));
+    tilerast_dff_64 ro_entry__2(.d(ro_entry__2__d), .q(ro_entry__2__q), .clock(ro_entry__2__clock));
+    tilerast_dff_64 ro_entry__3(.d(ro_entry__3__d), .q(ro_entry__3__q), .clock(ro_entry__3__clock));
+    tilerast_dff_64 ro_entry__4(.d(ro_entry__4__d), .q(ro_entry__4__q), .clock(ro_entry__4__clock));
+    tilerast_dff_64 ro_entry__5(.d(ro_entry__5__d), .q(ro_entry__5__q), .clock(ro_entry__5__clock));
+    tilerast_dff_64 ro_entry__6(.d(ro_entry__6__d), .q(ro_entry__6__q), .clock(ro_entry__6__clock));
+    tilerast_dff_64 ro_entry__7(.d(ro_entry__7__d), .q(ro_entry__7__q), .clock(ro_entry__7__clock));
+    tilerast_dff_64 ro_entry__8(.d(ro_entry__8__d), .q(ro_entry__8__q), .clock(ro_entry__8__clock));
+    tilerast_dff_64 ro_entry__9(.d(ro_entry__9__d), .q(ro_entry__9__q), .clock(ro_entry__9__clock));
+    tilerast_dff_64 ro_entry__10(.d(ro_entry__10__d), .q(ro_entry__10__q), .clock(ro_entry__10__clock));
+    tilerast_dff_64 ro_entry__11(.d(ro_entry__11__d), .q(ro_entry__11__q), .clock(ro_entry__11__clock));
+    tilerast_dff_64 ro_entry__12(.d(ro_entry__12__d), .q(ro_entry__12__q), .clock(ro_entry__12__clock));
+    tilerast_dff_64 ro_entry__13(.d(ro_entry__13__d), .q(ro_entry__13__q), .clock(ro_entry__13__clock));
+    tilerast_dff_64 ro_entry__14(.d(ro_entry__14__d), .q(ro_entry__14__q), .clock(ro_entry__14__clock));
+    tilerast_dff_64 ro_entry__15(.d(ro_entry__15__d), .q(ro_entry__15__q), .clock(ro_entry__15__clock));
     tilerast_dff_6 pass(.d(pass__d), .q(pass__q), .clock(pass__clock));
     tilerast_dff_8 shamt(.d(shamt__d), .q(shamt__q), .clock(shamt__clock));
     tilerast_dff_1 epoch(.d(epoch__d), .q(epoch__q), .clock(epoch__clock));
     tilerast_dff_16 sum(.d(sum__d), .q(sum__q), .clock(sum__clock));
     tilerast_dff_1 srcy(.d(srcy__d), .q(srcy__q), .clock(srcy__clock));
+    tilerast_dff_1 setup2(.d(setup2__d), .q(setup2__q), .clock(setup2__clock));
+    tilerast_dff_64 elem(.d(elem__d), .q(elem__q), .clock(elem__clock));
+    tilerast_dff_21 elem_key(.d(elem_key__d), .q(elem_key__q), .clock(elem_key__clock));
     tilerast_dff_1 curv(.d(curv__d), .q(curv__q), .clock(curv__clock));
     tilerast_dff_21 curp(.d(curp__d), .q(curp__q), .clock(curp__clock));
     tilerast_dff_32 colour(.d(colour__d), .q(colour__q), .clock(colour__clock));
@@ -1227,6 +1323,38 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         mx__d = mx__q;
         rodone__clock = clock;
         rodone__d = rodone__q;
+        ro_entry__0__clock = clock;
+        ro_entry__0__d = ro_entry__0__q;
+        ro_entry__1__clock = clock;
+        ro_entry__1__d = ro_entry__1__q;
+        ro_entry__2__clock = clock;
+        ro_entry__2__d = ro_entry__2__q;
+        ro_entry__3__clock = clock;
+        ro_entry__3__d = ro_entry__3__q;
+        ro_entry__4__clock = clock;
+        ro_entry__4__d = ro_entry__4__q;
+        ro_entry__5__clock = clock;
+        ro_entry__5__d = ro_entry__5__q;
+        ro_entry__6__clock = clock;
+        ro_entry__6__d = ro_entry__6__q;
+        ro_entry__7__clock = clock;
+        ro_entry__7__d = ro_entry__7__q;
+        ro_entry__8__clock = clock;
+        ro_entry__8__d = ro_entry__8__q;
+        ro_entry__9__clock = clock;
+        ro_entry__9__d = ro_entry__9__q;
+        ro_entry__10__clock = clock;
+        ro_entry__10__d = ro_entry__10__q;
+        ro_entry__11__clock = clock;
+        ro_entry__11__d = ro_entry__11__q;
+        ro_entry__12__clock = clock;
+        ro_entry__12__d = ro_entry__12__q;
+        ro_entry__13__clock = clock;
+        ro_entry__13__d = ro_entry__13__q;
+        ro_entry__14__clock = clock;
+        ro_entry__14__d = ro_entry__14__q;
+        ro_entry__15__clock = clock;
+        ro_entry__15__d = ro_entry__15__q;
         pass__clock = clock;
         pass__d = pass__q;
         shamt__clock = clock;
@@ -1237,6 +1365,12 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         sum__d = sum__q;
         srcy__clock = clock;
         srcy__d = srcy__q;
+        setup2__clock = clock;
+        setup2__d = 1'b0;
+        elem__clock = clock;
+        elem__d = elem__q;
+        elem_key__clock = clock;
+        elem_key__d = elem_key__q;
         curv__clock = clock;
         curv__d = curv__q;
         curp__clock = clock;
@@ -1933,134 +2067,152 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
             end
         end
         ro_next = cnt__q + c_one16;
+        ro_next2 = cnt__q + c_two16;
         ro_pix__0 = 32'h0;
         ro_next_pix__0 = 32'h0;
+        ro_next2_pix__0 = 32'h0;
+        ro_next2_pix__1 = ro_next2_pix__0 | (((ro_next2 >> c_mdst__0) & c_men__0) << c_msrc__0);
         ro_pix__1 = ro_pix__0 | (((cnt__q >> c_mdst__0) & c_men__0) << c_msrc__0);
         ro_next_pix__1 = ro_next_pix__0 | (((ro_next >> c_mdst__0) & c_men__0) << c_msrc__0);
+        ro_next2_pix__2 = ro_next2_pix__1 | (((ro_next2 >> c_mdst__1) & c_men__1) << c_msrc__1);
         ro_pix__2 = ro_pix__1 | (((cnt__q >> c_mdst__1) & c_men__1) << c_msrc__1);
         ro_next_pix__2 = ro_next_pix__1 | (((ro_next >> c_mdst__1) & c_men__1) << c_msrc__1);
+        ro_next2_pix__3 = ro_next2_pix__2 | (((ro_next2 >> c_mdst__2) & c_men__2) << c_msrc__2);
         ro_pix__3 = ro_pix__2 | (((cnt__q >> c_mdst__2) & c_men__2) << c_msrc__2);
         ro_next_pix__3 = ro_next_pix__2 | (((ro_next >> c_mdst__2) & c_men__2) << c_msrc__2);
+        ro_next2_pix__4 = ro_next2_pix__3 | (((ro_next2 >> c_mdst__3) & c_men__3) << c_msrc__3);
         ro_pix__4 = ro_pix__3 | (((cnt__q >> c_mdst__3) & c_men__3) << c_msrc__3);
         ro_next_pix__4 = ro_next_pix__3 | (((ro_next >> c_mdst__3) & c_men__3) << c_msrc__3);
+        ro_next2_pix__5 = ro_next2_pix__4 | (((ro_next2 >> c_mdst__4) & c_men__4) << c_msrc__4);
         ro_pix__5 = ro_pix__4 | (((cnt__q >> c_mdst__4) & c_men__4) << c_msrc__4);
         ro_next_pix__5 = ro_next_pix__4 | (((ro_next >> c_mdst__4) & c_men__4) << c_msrc__4);
+        ro_next2_pix__6 = ro_next2_pix__5 | (((ro_next2 >> c_mdst__5) & c_men__5) << c_msrc__5);
         ro_pix__6 = ro_pix__5 | (((cnt__q >> c_mdst__5) & c_men__5) << c_msrc__5);
         ro_next_pix__6 = ro_next_pix__5 | (((ro_next >> c_mdst__5) & c_men__5) << c_msrc__5);
+        ro_next2_pix__7 = ro_next2_pix__6 | (((ro_next2 >> c_mdst__6) & c_men__6) << c_msrc__6);
         ro_pix__7 = ro_pix__6 | (((cnt__q >> c_mdst__6) & c_men__6) << c_msrc__6);
         ro_next_pix__7 = ro_next_pix__6 | (((ro_next >> c_mdst__6) & c_men__6) << c_msrc__6);
+        ro_next2_pix__8 = ro_next2_pix__7 | (((ro_next2 >> c_mdst__7) & c_men__7) << c_msrc__7);
         ro_pix__8 = ro_pix__7 | (((cnt__q >> c_mdst__7) & c_men__7) << c_msrc__7);
         ro_next_pix__8 = ro_next_pix__7 | (((ro_next >> c_mdst__7) & c_men__7) << c_msrc__7);
+        ro_next2_pix__9 = ro_next2_pix__8 | (((ro_next2 >> c_mdst__8) & c_men__8) << c_msrc__8);
         ro_pix__9 = ro_pix__8 | (((cnt__q >> c_mdst__8) & c_men__8) << c_msrc__8);
         ro_next_pix__9 = ro_next_pix__8 | (((ro_next >> c_mdst__8) & c_men__8) << c_msrc__8);
+        ro_next2_pix__10 = ro_next2_pix__9 | (((ro_next2 >> c_mdst__9) & c_men__9) << c_msrc__9);
         ro_pix__10 = ro_pix__9 | (((cnt__q >> c_mdst__9) & c_men__9) << c_msrc__9);
         ro_next_pix__10 = ro_next_pix__9 | (((ro_next >> c_mdst__9) & c_men__9) << c_msrc__9);
+        ro_next2_pix__11 = ro_next2_pix__10 | (((ro_next2 >> c_mdst__10) & c_men__10) << c_msrc__10);
         ro_pix__11 = ro_pix__10 | (((cnt__q >> c_mdst__10) & c_men__10) << c_msrc__10);
         ro_next_pix__11 = ro_next_pix__10 | (((ro_next >> c_mdst__10) & c_men__10) << c_msrc__10);
+        ro_next2_pix__12 = ro_next2_pix__11 | (((ro_next2 >> c_mdst__11) & c_men__11) << c_msrc__11);
         ro_pix__12 = ro_pix__11 | (((cnt__q >> c_mdst__11) & c_men__11) << c_msrc__11);
         ro_next_pix__12 = ro_next_pix__11 | (((ro_next >> c_mdst__11) & c_men__11) << c_msrc__11);
+        ro_next2_pix__13 = ro_next2_pix__12 | (((ro_next2 >> c_mdst__12) & c_men__12) << c_msrc__12);
         ro_pix__13 = ro_pix__12 | (((cnt__q >> c_mdst__12) & c_men__12) << c_msrc__12);
         ro_next_pix__13 = ro_next_pix__12 | (((ro_next >> c_mdst__12) & c_men__12) << c_msrc__12);
+        ro_next2_pix__14 = ro_next2_pix__13 | (((ro_next2 >> c_mdst__13) & c_men__13) << c_msrc__13);
         ro_pix__14 = ro_pix__13 | (((cnt__q >> c_mdst__13) & c_men__13) << c_msrc__13);
         ro_next_pix__14 = ro_next_pix__13 | (((ro_next >> c_mdst__13) & c_men__13) << c_msrc__13);
+        ro_next2_pix__15 = ro_next2_pix__14 | (((ro_next2 >> c_mdst__14) & c_men__14) << c_msrc__14);
         ro_pix__15 = ro_pix__14 | (((cnt__q >> c_mdst__14) & c_men__14) << c_msrc__14);
         ro_next_pix__15 = ro_next_pix__14 | (((ro_next >> c_mdst__14) & c_men__14) << c_msrc__14);
+        ro_next2_pix__16 = ro_next2_pix__15 | (((ro_next2 >> c_mdst__15) & c_men__15) << c_msrc__15);
         ro_pix__16 = ro_pix__15 | (((cnt__q >> c_mdst__15) & c_men__15) << c_msrc__15);
         ro_next_pix__16 = ro_next_pix__15 | (((ro_next >> c_mdst__15) & c_men__15) << c_msrc__15);
         vis_c__0 = 32'h0;
         fnd__0 = 1'b0;
         selp = 32'h0;
-        if (|(xr__0__rd & c_4564)) begin
+        if (|(ro_entry__0__q & c_4564)) begin
             vis_c__1 = vis_c__0 | c_sb16__0;
         end
         else begin
             vis_c__1 = vis_c__0;
         end
-        if (|(xr__1__rd & c_4564)) begin
+        if (|(ro_entry__1__q & c_4564)) begin
             vis_c__2 = vis_c__1 | c_sb16__1;
         end
         else begin
             vis_c__2 = vis_c__1;
         end
-        if (|(xr__2__rd & c_4564)) begin
+        if (|(ro_entry__2__q & c_4564)) begin
             vis_c__3 = vis_c__2 | c_sb16__2;
         end
         else begin
             vis_c__3 = vis_c__2;
         end
-        if (|(xr__3__rd & c_4564)) begin
+        if (|(ro_entry__3__q & c_4564)) begin
             vis_c__4 = vis_c__3 | c_sb16__3;
         end
         else begin
             vis_c__4 = vis_c__3;
         end
-        if (|(xr__4__rd & c_4564)) begin
+        if (|(ro_entry__4__q & c_4564)) begin
             vis_c__5 = vis_c__4 | c_sb16__4;
         end
         else begin
             vis_c__5 = vis_c__4;
         end
-        if (|(xr__5__rd & c_4564)) begin
+        if (|(ro_entry__5__q & c_4564)) begin
             vis_c__6 = vis_c__5 | c_sb16__5;
         end
         else begin
             vis_c__6 = vis_c__5;
         end
-        if (|(xr__6__rd & c_4564)) begin
+        if (|(ro_entry__6__q & c_4564)) begin
             vis_c__7 = vis_c__6 | c_sb16__6;
         end
         else begin
             vis_c__7 = vis_c__6;
         end
-        if (|(xr__7__rd & c_4564)) begin
+        if (|(ro_entry__7__q & c_4564)) begin
             vis_c__8 = vis_c__7 | c_sb16__7;
         end
         else begin
             vis_c__8 = vis_c__7;
         end
-        if (|(xr__8__rd & c_4564)) begin
+        if (|(ro_entry__8__q & c_4564)) begin
             vis_c__9 = vis_c__8 | c_sb16__8;
         end
         else begin
             vis_c__9 = vis_c__8;
         end
-        if (|(xr__9__rd & c_4564)) begin
+        if (|(ro_entry__9__q & c_4564)) begin
             vis_c__10 = vis_c__9 | c_sb16__9;
         end
         else begin
             vis_c__10 = vis_c__9;
         end
-        if (|(xr__10__rd & c_4564)) begin
+        if (|(ro_entry__10__q & c_4564)) begin
             vis_c__11 = vis_c__10 | c_sb16__10;
         end
         else begin
             vis_c__11 = vis_c__10;
         end
-        if (|(xr__11__rd & c_4564)) begin
+        if (|(ro_entry__11__q & c_4564)) begin
             vis_c__12 = vis_c__11 | c_sb16__11;
         end
         else begin
             vis_c__12 = vis_c__11;
         end
-        if (|(xr__12__rd & c_4564)) begin
+        if (|(ro_entry__12__q & c_4564)) begin
             vis_c__13 = vis_c__12 | c_sb16__12;
         end
         else begin
             vis_c__13 = vis_c__12;
         end
-        if (|(xr__13__rd & c_4564)) begin
+        if (|(ro_entry__13__q & c_4564)) begin
             vis_c__14 = vis_c__13 | c_sb16__13;
         end
         else begin
             vis_c__14 = vis_c__13;
         end
-        if (|(xr__14__rd & c_4564)) begin
+        if (|(ro_entry__14__q & c_4564)) begin
             vis_c__15 = vis_c__14 | c_sb16__14;
         end
         else begin
             vis_c__15 = vis_c__14;
         end
-        if (|(xr__15__rd & c_4564)) begin
+        if (|(ro_entry__15__q & c_4564)) begin
             vis_c__16 = vis_c__15 | c_sb16__15;
         end
         else begin
@@ -2069,160 +2221,160 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         vis = vis_c__16 & ~rodone__q;
         fnd__1 = fnd__0 | (|(vis & c_sb16__0));
         if (~fnd__0 & (|(vis & c_sb16__0))) begin
-            selp = xr__0__rd[(32'h0)+:(21)];
+            selp = ro_entry__0__q[(32'h0)+:(21)];
         end
         fnd__2 = fnd__1 | (|(vis & c_sb16__1));
         if (~fnd__1 & (|(vis & c_sb16__1))) begin
-            selp = xr__1__rd[(32'h0)+:(21)];
+            selp = ro_entry__1__q[(32'h0)+:(21)];
         end
         fnd__3 = fnd__2 | (|(vis & c_sb16__2));
         if (~fnd__2 & (|(vis & c_sb16__2))) begin
-            selp = xr__2__rd[(32'h0)+:(21)];
+            selp = ro_entry__2__q[(32'h0)+:(21)];
         end
         fnd__4 = fnd__3 | (|(vis & c_sb16__3));
         if (~fnd__3 & (|(vis & c_sb16__3))) begin
-            selp = xr__3__rd[(32'h0)+:(21)];
+            selp = ro_entry__3__q[(32'h0)+:(21)];
         end
         fnd__5 = fnd__4 | (|(vis & c_sb16__4));
         if (~fnd__4 & (|(vis & c_sb16__4))) begin
-            selp = xr__4__rd[(32'h0)+:(21)];
+            selp = ro_entry__4__q[(32'h0)+:(21)];
         end
         fnd__6 = fnd__5 | (|(vis & c_sb16__5));
         if (~fnd__5 & (|(vis & c_sb16__5))) begin
-            selp = xr__5__rd[(32'h0)+:(21)];
+            selp = ro_entry__5__q[(32'h0)+:(21)];
         end
         fnd__7 = fnd__6 | (|(vis & c_sb16__6));
         if (~fnd__6 & (|(vis & c_sb16__6))) begin
-            selp = xr__6__rd[(32'h0)+:(21)];
+            selp = ro_entry__6__q[(32'h0)+:(21)];
         end
         fnd__8 = fnd__7 | (|(vis & c_sb16__7));
         if (~fnd__7 & (|(vis & c_sb16__7))) begin
-            selp = xr__7__rd[(32'h0)+:(21)];
+            selp = ro_entry__7__q[(32'h0)+:(21)];
         end
         fnd__9 = fnd__8 | (|(vis & c_sb16__8));
         if (~fnd__8 & (|(vis & c_sb16__8))) begin
-            selp = xr__8__rd[(32'h0)+:(21)];
+            selp = ro_entry__8__q[(32'h0)+:(21)];
         end
         fnd__10 = fnd__9 | (|(vis & c_sb16__9));
         if (~fnd__9 & (|(vis & c_sb16__9))) begin
-            selp = xr__9__rd[(32'h0)+:(21)];
+            selp = ro_entry__9__q[(32'h0)+:(21)];
         end
         fnd__11 = fnd__10 | (|(vis & c_sb16__10));
         if (~fnd__10 & (|(vis & c_sb16__10))) begin
-            selp = xr__10__rd[(32'h0)+:(21)];
+            selp = ro_entry__10__q[(32'h0)+:(21)];
         end
         fnd__12 = fnd__11 | (|(vis & c_sb16__11));
         if (~fnd__11 & (|(vis & c_sb16__11))) begin
-            selp = xr__11__rd[(32'h0)+:(21)];
+            selp = ro_entry__11__q[(32'h0)+:(21)];
         end
         fnd__13 = fnd__12 | (|(vis & c_sb16__12));
         if (~fnd__12 & (|(vis & c_sb16__12))) begin
-            selp = xr__12__rd[(32'h0)+:(21)];
+            selp = ro_entry__12__q[(32'h0)+:(21)];
         end
         fnd__14 = fnd__13 | (|(vis & c_sb16__13));
         if (~fnd__13 & (|(vis & c_sb16__13))) begin
-            selp = xr__13__rd[(32'h0)+:(21)];
+            selp = ro_entry__13__q[(32'h0)+:(21)];
         end
         fnd__15 = fnd__14 | (|(vis & c_sb16__14));
         if (~fnd__14 & (|(vis & c_sb16__14))) begin
-            selp = xr__14__rd[(32'h0)+:(21)];
+            selp = ro_entry__14__q[(32'h0)+:(21)];
         end
         fnd__16 = fnd__15 | (|(vis & c_sb16__15));
         if (~fnd__15 & (|(vis & c_sb16__15))) begin
-            selp = xr__15__rd[(32'h0)+:(21)];
+            selp = ro_entry__15__q[(32'h0)+:(21)];
         end
         same_c__0 = 32'h0;
-        if ((|(vis & c_sb16__0)) & (xr__0__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__0)) & (ro_entry__0__q[(32'h0)+:(21)] == selp)) begin
             same_c__1 = same_c__0 | c_sb16__0;
         end
         else begin
             same_c__1 = same_c__0;
         end
-        if ((|(vis & c_sb16__1)) & (xr__1__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__1)) & (ro_entry__1__q[(32'h0)+:(21)] == selp)) begin
             same_c__2 = same_c__1 | c_sb16__1;
         end
         else begin
             same_c__2 = same_c__1;
         end
-        if ((|(vis & c_sb16__2)) & (xr__2__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__2)) & (ro_entry__2__q[(32'h0)+:(21)] == selp)) begin
             same_c__3 = same_c__2 | c_sb16__2;
         end
         else begin
             same_c__3 = same_c__2;
         end
-        if ((|(vis & c_sb16__3)) & (xr__3__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__3)) & (ro_entry__3__q[(32'h0)+:(21)] == selp)) begin
             same_c__4 = same_c__3 | c_sb16__3;
         end
         else begin
             same_c__4 = same_c__3;
         end
-        if ((|(vis & c_sb16__4)) & (xr__4__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__4)) & (ro_entry__4__q[(32'h0)+:(21)] == selp)) begin
             same_c__5 = same_c__4 | c_sb16__4;
         end
         else begin
             same_c__5 = same_c__4;
         end
-        if ((|(vis & c_sb16__5)) & (xr__5__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__5)) & (ro_entry__5__q[(32'h0)+:(21)] == selp)) begin
             same_c__6 = same_c__5 | c_sb16__5;
         end
         else begin
             same_c__6 = same_c__5;
         end
-        if ((|(vis & c_sb16__6)) & (xr__6__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__6)) & (ro_entry__6__q[(32'h0)+:(21)] == selp)) begin
             same_c__7 = same_c__6 | c_sb16__6;
         end
         else begin
             same_c__7 = same_c__6;
         end
-        if ((|(vis & c_sb16__7)) & (xr__7__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__7)) & (ro_entry__7__q[(32'h0)+:(21)] == selp)) begin
             same_c__8 = same_c__7 | c_sb16__7;
         end
         else begin
             same_c__8 = same_c__7;
         end
-        if ((|(vis & c_sb16__8)) & (xr__8__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__8)) & (ro_entry__8__q[(32'h0)+:(21)] == selp)) begin
             same_c__9 = same_c__8 | c_sb16__8;
         end
         else begin
             same_c__9 = same_c__8;
         end
-        if ((|(vis & c_sb16__9)) & (xr__9__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__9)) & (ro_entry__9__q[(32'h0)+:(21)] == selp)) begin
             same_c__10 = same_c__9 | c_sb16__9;
         end
         else begin
             same_c__10 = same_c__9;
         end
-        if ((|(vis & c_sb16__10)) & (xr__10__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__10)) & (ro_entry__10__q[(32'h0)+:(21)] == selp)) begin
             same_c__11 = same_c__10 | c_sb16__10;
         end
         else begin
             same_c__11 = same_c__10;
         end
-        if ((|(vis & c_sb16__11)) & (xr__11__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__11)) & (ro_entry__11__q[(32'h0)+:(21)] == selp)) begin
             same_c__12 = same_c__11 | c_sb16__11;
         end
         else begin
             same_c__12 = same_c__11;
         end
-        if ((|(vis & c_sb16__12)) & (xr__12__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__12)) & (ro_entry__12__q[(32'h0)+:(21)] == selp)) begin
             same_c__13 = same_c__12 | c_sb16__12;
         end
         else begin
             same_c__13 = same_c__12;
         end
-        if ((|(vis & c_sb16__13)) & (xr__13__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__13)) & (ro_entry__13__q[(32'h0)+:(21)] == selp)) begin
             same_c__14 = same_c__13 | c_sb16__13;
         end
         else begin
             same_c__14 = same_c__13;
         end
-        if ((|(vis & c_sb16__14)) & (xr__14__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__14)) & (ro_entry__14__q[(32'h0)+:(21)] == selp)) begin
             same_c__15 = same_c__14 | c_sb16__14;
         end
         else begin
             same_c__15 = same_c__14;
         end
-        if ((|(vis & c_sb16__15)) & (xr__15__rd[(32'h0)+:(21)] == selp)) begin
+        if ((|(vis & c_sb16__15)) & (ro_entry__15__q[(32'h0)+:(21)] == selp)) begin
             same_c__16 = same_c__15 | c_sb16__15;
         end
         else begin
@@ -2397,10 +2549,10 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
         else begin
             srcq = zr__rd;
         end
-        eprim = srcq[(32'h10)+:(21)];
-        epos = srcq[(32'h0)+:(16)];
-        key = ((eprim - mn__q) & 32'hffffffff);
-        digit = ((key >> ((shamt__q) & 32'hffffffff)) & 16'hffff) & c_dmask;
+        eprim = elem__q[(32'h10)+:(21)];
+        epos = elem__q[(32'h0)+:(16)];
+        key = ((srcq[(32'h10)+:(21)] - mn__q) & 32'hffffffff);
+        digit = ((((elem_key__q) & 32'hffffffff) >> ((shamt__q) & 32'hffffffff)) & 16'hffff) & c_dmask;
         hq_ep = |(hr__rd & c_ep64);
         if (epoch__q) begin
             ep64 = c_ep64;
@@ -2875,12 +3027,14 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                 xr__14__raddr = 32'h0;
                 xr__15__re = 1'b1;
                 xr__15__raddr = 32'h0;
+                setup2__d = 1'b1;
             end
             if ((ph__q == c_ph__3) | (ph__q == c_ph__5) | (ph__q == c_ph__6)) begin
                 yr__re = 1'b1;
                 yr__raddr = 32'h0;
                 zr__re = 1'b1;
                 zr__raddr = 32'h0;
+                setup2__d = 1'b1;
             end
             if (ph__q == c_ph__4) begin
                 hr__re = 1'b1;
@@ -2889,6 +3043,66 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
             if ((ph__q == c_ph__3) & ~|npass) begin
                 curv__d = 1'b0;
                 ph__d = c_ph__6;
+            end
+        end
+        else if (setup2__q) begin
+            if (ph__q == c_ph__2) begin
+                ro_entry__0__d = xr__0__rd & c_vp64;
+                xr__0__re = 1'b1;
+                xr__0__raddr = ro_next_pix__16;
+                ro_entry__1__d = xr__1__rd & c_vp64;
+                xr__1__re = 1'b1;
+                xr__1__raddr = ro_next_pix__16;
+                ro_entry__2__d = xr__2__rd & c_vp64;
+                xr__2__re = 1'b1;
+                xr__2__raddr = ro_next_pix__16;
+                ro_entry__3__d = xr__3__rd & c_vp64;
+                xr__3__re = 1'b1;
+                xr__3__raddr = ro_next_pix__16;
+                ro_entry__4__d = xr__4__rd & c_vp64;
+                xr__4__re = 1'b1;
+                xr__4__raddr = ro_next_pix__16;
+                ro_entry__5__d = xr__5__rd & c_vp64;
+                xr__5__re = 1'b1;
+                xr__5__raddr = ro_next_pix__16;
+                ro_entry__6__d = xr__6__rd & c_vp64;
+                xr__6__re = 1'b1;
+                xr__6__raddr = ro_next_pix__16;
+                ro_entry__7__d = xr__7__rd & c_vp64;
+                xr__7__re = 1'b1;
+                xr__7__raddr = ro_next_pix__16;
+                ro_entry__8__d = xr__8__rd & c_vp64;
+                xr__8__re = 1'b1;
+                xr__8__raddr = ro_next_pix__16;
+                ro_entry__9__d = xr__9__rd & c_vp64;
+                xr__9__re = 1'b1;
+                xr__9__raddr = ro_next_pix__16;
+                ro_entry__10__d = xr__10__rd & c_vp64;
+                xr__10__re = 1'b1;
+                xr__10__raddr = ro_next_pix__16;
+                ro_entry__11__d = xr__11__rd & c_vp64;
+                xr__11__re = 1'b1;
+                xr__11__raddr = ro_next_pix__16;
+                ro_entry__12__d = xr__12__rd & c_vp64;
+                xr__12__re = 1'b1;
+                xr__12__raddr = ro_next_pix__16;
+                ro_entry__13__d = xr__13__rd & c_vp64;
+                xr__13__re = 1'b1;
+                xr__13__raddr = ro_next_pix__16;
+                ro_entry__14__d = xr__14__rd & c_vp64;
+                xr__14__re = 1'b1;
+                xr__14__raddr = ro_next_pix__16;
+                ro_entry__15__d = xr__15__rd & c_vp64;
+                xr__15__re = 1'b1;
+                xr__15__raddr = ro_next_pix__16;
+            end
+            else begin
+                elem__d = srcq;
+                elem_key__d = key[(32'h0)+:(21)];
+                yr__re = 1'b1;
+                yr__raddr = c_one16;
+                zr__re = 1'b1;
+                zr__raddr = c_one16;
             end
         end
         else begin
@@ -3016,39 +3230,55 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                         mx__d = selp;
                     end
                 end
+                xr__0__raddr = ro_next2_pix__16;
+                xr__1__raddr = ro_next2_pix__16;
+                xr__2__raddr = ro_next2_pix__16;
+                xr__3__raddr = ro_next2_pix__16;
+                xr__4__raddr = ro_next2_pix__16;
+                xr__5__raddr = ro_next2_pix__16;
+                xr__6__raddr = ro_next2_pix__16;
+                xr__7__raddr = ro_next2_pix__16;
+                xr__8__raddr = ro_next2_pix__16;
+                xr__9__raddr = ro_next2_pix__16;
+                xr__10__raddr = ro_next2_pix__16;
+                xr__11__raddr = ro_next2_pix__16;
+                xr__12__raddr = ro_next2_pix__16;
+                xr__13__raddr = ro_next2_pix__16;
+                xr__14__raddr = ro_next2_pix__16;
+                xr__15__raddr = ro_next2_pix__16;
                 if (pdone) begin
                     xr__0__re = 1'b1;
-                    xr__0__raddr = ro_next_pix__16;
+                    ro_entry__0__d = xr__0__rd & c_vp64;
                     xr__1__re = 1'b1;
-                    xr__1__raddr = ro_next_pix__16;
+                    ro_entry__1__d = xr__1__rd & c_vp64;
                     xr__2__re = 1'b1;
-                    xr__2__raddr = ro_next_pix__16;
+                    ro_entry__2__d = xr__2__rd & c_vp64;
                     xr__3__re = 1'b1;
-                    xr__3__raddr = ro_next_pix__16;
+                    ro_entry__3__d = xr__3__rd & c_vp64;
                     xr__4__re = 1'b1;
-                    xr__4__raddr = ro_next_pix__16;
+                    ro_entry__4__d = xr__4__rd & c_vp64;
                     xr__5__re = 1'b1;
-                    xr__5__raddr = ro_next_pix__16;
+                    ro_entry__5__d = xr__5__rd & c_vp64;
                     xr__6__re = 1'b1;
-                    xr__6__raddr = ro_next_pix__16;
+                    ro_entry__6__d = xr__6__rd & c_vp64;
                     xr__7__re = 1'b1;
-                    xr__7__raddr = ro_next_pix__16;
+                    ro_entry__7__d = xr__7__rd & c_vp64;
                     xr__8__re = 1'b1;
-                    xr__8__raddr = ro_next_pix__16;
+                    ro_entry__8__d = xr__8__rd & c_vp64;
                     xr__9__re = 1'b1;
-                    xr__9__raddr = ro_next_pix__16;
+                    ro_entry__9__d = xr__9__rd & c_vp64;
                     xr__10__re = 1'b1;
-                    xr__10__raddr = ro_next_pix__16;
+                    ro_entry__10__d = xr__10__rd & c_vp64;
                     xr__11__re = 1'b1;
-                    xr__11__raddr = ro_next_pix__16;
+                    ro_entry__11__d = xr__11__rd & c_vp64;
                     xr__12__re = 1'b1;
-                    xr__12__raddr = ro_next_pix__16;
+                    ro_entry__12__d = xr__12__rd & c_vp64;
                     xr__13__re = 1'b1;
-                    xr__13__raddr = ro_next_pix__16;
+                    ro_entry__13__d = xr__13__rd & c_vp64;
                     xr__14__re = 1'b1;
-                    xr__14__raddr = ro_next_pix__16;
+                    ro_entry__14__d = xr__14__rd & c_vp64;
                     xr__15__re = 1'b1;
-                    xr__15__raddr = ro_next_pix__16;
+                    ro_entry__15__d = xr__15__rd & c_vp64;
                     rodone__d = 32'h0;
                     cnt__d = cnt__q + c_one16;
                     if (cnt__q == c_p1) begin
@@ -3071,10 +3301,12 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                 hr__raddr = digit;
                 hv__d = 1'b1;
                 hdig__d = digit;
+                elem__d = srcq;
+                elem_key__d = key[(32'h0)+:(21)];
                 yr__re = 1'b1;
-                yr__raddr = cnt__q + c_one16;
+                yr__raddr = cnt__q + c_two16;
                 zr__re = 1'b1;
-                zr__raddr = cnt__q + c_one16;
+                zr__raddr = cnt__q + c_two16;
                 cnt__d = cnt__q + c_one16;
                 if ((cnt__q + c_one16) == n__q) begin
                     cnt__d = 32'h0;
@@ -3104,12 +3336,14 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                 hr__raddr = digit;
                 sv__d = 1'b1;
                 sdig__d = digit;
-                selem__d = srcq;
+                selem__d = elem__q;
                 sdst_y__d = ~srcy__q;
+                elem__d = srcq;
+                elem_key__d = key[(32'h0)+:(21)];
                 yr__re = 1'b1;
-                yr__raddr = cnt__q + c_one16;
+                yr__raddr = cnt__q + c_two16;
                 zr__re = 1'b1;
-                zr__raddr = cnt__q + c_one16;
+                zr__raddr = cnt__q + c_two16;
                 cnt__d = cnt__q + c_one16;
                 if ((cnt__q + c_one16) == n__q) begin
                     cnt__d = 32'h0;
@@ -3176,10 +3410,12 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
                     xr__14__raddr = epos;
                     xr__15__re = 1'b1;
                     xr__15__raddr = epos;
+                    elem__d = srcq;
+                    elem_key__d = key[(32'h0)+:(21)];
                     yr__re = 1'b1;
-                    yr__raddr = cnt__q + c_one16;
+                    yr__raddr = cnt__q + c_two16;
                     zr__re = 1'b1;
-                    zr__raddr = cnt__q + c_one16;
+                    zr__raddr = cnt__q + c_two16;
                     cnt__d = cnt__q + c_one16;
                 end
             end
@@ -3211,11 +3447,30 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
             mn__d = 32'h0;
             mx__d = 32'h0;
             rodone__d = 32'h0;
+            ro_entry__0__d = 32'h0;
+            ro_entry__1__d = 32'h0;
+            ro_entry__2__d = 32'h0;
+            ro_entry__3__d = 32'h0;
+            ro_entry__4__d = 32'h0;
+            ro_entry__5__d = 32'h0;
+            ro_entry__6__d = 32'h0;
+            ro_entry__7__d = 32'h0;
+            ro_entry__8__d = 32'h0;
+            ro_entry__9__d = 32'h0;
+            ro_entry__10__d = 32'h0;
+            ro_entry__11__d = 32'h0;
+            ro_entry__12__d = 32'h0;
+            ro_entry__13__d = 32'h0;
+            ro_entry__14__d = 32'h0;
+            ro_entry__15__d = 32'h0;
             pass__d = 32'h0;
             shamt__d = 32'h0;
             epoch__d = 1'b0;
             sum__d = 32'h0;
             srcy__d = 1'b0;
+            setup2__d = 1'b0;
+            elem__d = 32'h0;
+            elem_key__d = 32'h0;
             curv__d = 1'b0;
             curp__d = 32'h0;
             colour__d = 32'h0;

@@ -613,7 +613,13 @@ pub struct ShadingSortStats {
 /// Phases (one at a time; `in_ready` only in Depth), and beside them the **output engine**,
 /// which hands out one tile's pixels from C while the phases go on with the next tile.
 /// "Setup" = one cycle that only loads addresses (the sync-read fill) at the start of
-/// Readout, Hist, Prefix, Scatter, Walk and of the output engine's tile.
+/// Prefix and of the output engine's tile, and two at the start of Readout, Hist, Scatter
+/// and Walk: those phases take every X pixel (Readout) or sort element (the others) through
+/// the RAM's read register and then a register of their own (the readout's X entries; the
+/// **element register**: prim, pixel and the rebased key), so that no RAM output drives
+/// logic into a RAM's address or a port (the GPU clock's worst paths on the ECP5 until then:
+/// Y/Z → prim − min → digit → H's read address, Y/Z → the walk's primitive compare → X's read
+/// address, X → the readout's primitive compares → X's read address).
 /// * **Init** (after `new` and every flush): P cycles, clearing `X[p]`, `C[p]` (all S banks)
 ///   and `H[p]` (p < D) at address p per cycle; then Depth. No port is active.
 /// * **Depth**: `in_ready` = Depth and (no lane pending, or exactly one pending and the held
@@ -629,7 +635,7 @@ pub struct ShadingSortStats {
 ///   lane) the phase becomes Readout; `tile_x`, `tile_y` are taken from every record. A
 ///   one-bit register `open` is set by every record taken (not by a `none` token) and cleared
 ///   at the edge the phase becomes Readout: a tile's records are in X.
-/// * **Readout**: setup, then pixel by pixel in Morton order (`cnt` = 0..P − 1 is the
+/// * **Readout**: 2 setup cycles, then pixel by pixel in Morton order (`cnt` = 0..P − 1 is the
 ///   Morton code; p = [`morton_order`]`[cnt]`, `H[cnt]` := 0 every cycle), max(1,
 ///   shading points of p) cycles per pixel, a shading point being the pixel's visible samples
 ///   of one primitive: each cycle the lowest visible sample not yet read out and every visible
@@ -640,12 +646,12 @@ pub struct ShadingSortStats {
 ///   [`sort_passes`]`(b, d)`, R = 2^min(b, d) counters, and Hist of pass 0, or the Walk if
 ///   passes = 0 (one primitive: Y is in key order already).
 /// * **Sort pass k** (digit = bits k·d.. of prim − min; Y holds the elements in Morton
-///   order, so a stable sort by the primitive is the key order): Hist: setup + n cycles
+///   order, so a stable sort by the primitive is the key order): Hist: 2 setup + n cycles
 ///   (element i read from the source buffer, `H[digit]` read-modify-write, a bypass for equal
 ///   consecutive digits); Prefix: setup + R cycles (`H[j]` := running sum, exclusive, j <
-///   R); Scatter: setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`, bypass as
-///   in Hist). Pass k costs 3 + 2n + R cycles; source Y, Z, Y, … alternately.
-/// * **Walk**: setup, then, while the output engine holds no tile (`out_busy` before the
+///   R); Scatter: 2 setup + n cycles (element i to `dst[H[digit]]`, `H[digit] += 1`, bypass as
+///   in Hist). Pass k costs 5 + 2n + R cycles; source Y, Z, Y, … alternately.
+/// * **Walk**: 2 setup cycles, then, while the output engine holds no tile (`out_busy` before the
 ///   edge; C is the previous tile's until then), one sorted element per cycle; the element's
 ///   prim differs from the
 ///   colour register's (or the walk's first element): one cycle notices, then `rd` holds
@@ -674,8 +680,8 @@ pub struct ShadingSortStats {
 ///
 /// So a tile whose last record's last lane is processed at the edge ending cycle e (all
 /// ready, colour reads granted at once, response latency L) hands out its first pixel beat
-/// in cycle e + T + passes·(3 + 2n + R) + (2 + n + G·(L + 2)) + 2, with n the tile's shading
-/// points, T = 1 + Σ_p max(1, shading points of p), R and passes as above and G the distinct
+/// in cycle e + T + passes·(5 + 2n + R) + (3 + n + G·(L + 2)) + 2, with n the tile's shading
+/// points, T = 2 + Σ_p max(1, shading points of p), R and passes as above and G the distinct
 /// visible primitives (n = 0 included), if the output engine is free by then, then one beat
 /// per cycle while `out_ready` holds (the tile's P − (pixels outside the viewport) beats in P
 /// cycles). The next tile's records are taken from the cycle after the hand-over.
@@ -704,7 +710,8 @@ pub struct ShadingSortCycle {
     c_ram: Vec<Option<u32>>,
     // Registers.
     phase: SsPhase,
-    setup: bool,
+    /// Setup cycles left in the phase ([`Self::setup_cycles`]).
+    setup: u8,
     cnt: u32,
     pend: u8,
     open: bool,
@@ -802,7 +809,7 @@ impl ShadingSortCycle {
             h_ram: vec![(false, 0); 1 << tile_digit_bits(cfg)],
             c_ram: vec![None; n_pos],
             phase: SsPhase::Init,
-            setup: false,
+            setup: 0,
             cnt: 0,
             pend: 0,
             open: false,
@@ -856,7 +863,7 @@ impl ShadingSortCycle {
     }
     /// The phase (and whether it is in its setup cycle).
     pub fn phase(&self) -> (SsPhase, bool) {
-        (self.phase, self.setup)
+        (self.phase, self.setup > 0)
     }
     /// Nothing of a frame held (the contract's **Idle**, registers only): Init or Depth, no
     /// lane pending, no record of an unfinished tile taken (`open`). Every later phase holds a
@@ -954,9 +961,19 @@ impl ShadingSortCycle {
         0xffff
     }
 
+    /// Setup cycles of a phase: two for the phases that read X or the sort buffers in order
+    /// (Readout, Hist, Scatter, Walk: the RAM's read register, then the phase's own register),
+    /// one for the others.
+    fn setup_cycles(phase: SsPhase) -> u8 {
+        match phase {
+            SsPhase::Readout | SsPhase::Hist | SsPhase::Scatter | SsPhase::Walk => 2,
+            _ => 1,
+        }
+    }
+
     fn enter(&mut self, phase: SsPhase) {
         self.phase = phase;
-        self.setup = true;
+        self.setup = Self::setup_cycles(phase);
         self.cnt = 0;
     }
 
@@ -1007,7 +1024,7 @@ impl ShadingSortCycle {
                 ..*self
             };
             fresh.phase = SsPhase::Init;
-            fresh.setup = false;
+            fresh.setup = 0;
             fresh.cnt = 0;
             fresh.pend = 0;
             fresh.open = false;
@@ -1058,8 +1075,8 @@ impl ShadingSortCycle {
                 self.out_busy = false;
             }
         }
-        if self.setup {
-            self.setup = false;
+        if self.setup > 0 {
+            self.setup -= 1;
             return;
         }
         match self.phase {

@@ -603,12 +603,12 @@ fn real_frames_equal_the_pipelines_stream() {
 /// The contract's cycles, worked by hand on ice40 (w·h = 512, S = 4, d = min(11, 9) = 9, D =
 /// 512): Init 512 cycles; record A (prim 5, quad (0, 0), all 16 samples: 4 lanes) taken in
 /// cycle 512, its lanes in 513..516; B (prim 7, quad (1, 0), sample 0 of lane 0, `last`) taken
-/// in 516, its lane in e = 517. Readout T = 1 + (512 − 5) + 4 + 1 = 513 (A's four pixels are
+/// in 516, its lane in e = 517. Readout T = 2 + (512 − 5) + 4 + 1 = 514 (A's four pixels are
 /// one shading point each, whatever their 4 samples; B's pixel one); n = 5, span 2 → 2
-/// primitive bits → one pass over R = 4 counters, 3 + 2·5 + 4 = 17 cycles; walk 2 + 5 +
-/// 2·(L + 2); first beat at e + T + 17 + walk + 2, then one per cycle (the whole tile lies in
+/// primitive bits → one pass over R = 4 counters, 5 + 2·5 + 4 = 19 cycles; walk 3 + 5 +
+/// 2·(L + 2); first beat at e + T + 19 + walk + 2, then one per cycle (the whole tile lies in
 /// the viewport). Then the same with B's primitive 5 too: one primitive, no pass, a walk of
-/// 2 + 5 + (L + 2).
+/// 3 + 5 + (L + 2).
 #[test]
 fn contract_cycles() {
     let cfg = Config::preset("ice40").unwrap();
@@ -648,18 +648,18 @@ fn contract_cycles() {
             assert_eq!(r.error, None);
             let l = latency as u64;
             let e = 517u64;
-            let rr = 513u64;
-            let sort = passes * (3 + 2 * 5 + 4);
+            let rr = 514u64;
+            let sort = passes * (5 + 2 * 5 + 4);
             let prims = 1 + passes;
-            let walk = 2 + 5 + prims * (l + 2);
+            let walk = 3 + 5 + prims * (l + 2);
             let first = e + rr + sort + walk + 2;
             assert_eq!(r.beat_cycles[0], first, "prim {b_prim}, L{l}: first beat");
             assert_eq!(r.beat_cycles.len(), 512);
             assert_eq!(r.beat_cycles[511], first + 511, "L{l}: one beat per cycle");
             // Colour reads: prim 5 (then 7), at word 6 of their entries; the first in the
-            // walk's third cycle (setup, notice, request), the second after the first's
+            // walk's fourth cycle (two setup cycles, notice, request), the second after the first's
             // L-cycle wait, 4 elements (A's pixels, 16 samples) written and one cycle noticing.
-            let w0 = e + rr + sort + 3;
+            let w0 = e + rr + sort + 4;
             let mut reads = vec![(w0, 5 * 32 + 24)];
             if b_prim != 5 {
                 reads.push((w0 + 1 + l + 4 + 1, b_prim * 32 + 24));

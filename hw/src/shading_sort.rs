@@ -12,7 +12,7 @@
 //! every pixel of the tile inside the viewport ([`tilerast_golden::streams::PixSamples`], rows
 //! bottom-up, left→right) while the next tile's records come in. Cycle model and timing
 //! contract: [`tilerast_golden::shading_sort::ShadingSortCycle`] (phases Init, Depth, Readout,
-//! Hist/Prefix/Scatter per pass, Walk; 3 + 2n + 2^min(b, d) cycles per pass, b the bits of the
+//! Hist/Prefix/Scatter per pass, Walk; 5 + 2n + 2^min(b, d) cycles per pass, b the bits of the
 //! tile's primitive span; the output engine beside them).
 //!
 //! **Ports.** `clock`, `flush` (synchronous: every register to its initial state, Init again;
@@ -33,8 +33,11 @@
 //! histogram's read-modify-write bypass): X = S banks × P words {valid, depth 24, prim 21};
 //! Y, Z = N words {prim 21, pixel 16}; H = 2^d words {epoch, count 16} (d =
 //! `tile_digit_bits`, 2^d ≤ P: Readout clears H word `cnt` in passing); C = S banks × P words
-//! {valid, RGBA8}. The histogram and the scatter are two-stage pipelines (element → digit →
-//! H read; H word → write) whose last write lands in the next phase's setup cycle.
+//! {valid, RGBA8}. Y and Z are read through an **element register** (`elem`, `elem_key`: the
+//! word and its rebased primitive, loaded from the RAM's read register; two setup cycles fill
+//! both): Hist, Scatter and the walk take their element from it, never from a RAM output.
+//! The histogram and the scatter are two-stage pipelines (element register → digit → H read;
+//! H word → write) whose last write lands in the next phase's setup cycle.
 //!
 //! ```text
 //!  inp ─► lanes ─► X read (next lane) ─► depth test ×S ─► X write ─┐
@@ -47,19 +50,18 @@
 //! ```
 //!
 //! **Latency / throughput** (the contract's): records one lane (pixel) per cycle; per tile
-//! Readout Σ max(1, shading points of a pixel) cycles, per sort pass 3 + 2n + 2^min(b, d) cycles,
-//! the walk n cycles + 2 + grant wait + response latency per primitive change, the output
+//! Readout Σ max(1, shading points of a pixel) cycles, per sort pass 5 + 2n + 2^min(b, d) cycles,
+//! the walk 3 + n cycles, and 2 + grant wait + response latency per primitive change, the output
 //! engine one pixel per cycle beside them; an Init sweep of w·h cycles after a flush.
 //!
-//! **Depth and size: not synthesized, no Fmax measured.** Known long paths (against the
-//! one-adder-per-stage rule): Hist/Scatter go from the Y/Z read register through the 21-bit
-//! `prim − min` and a 32-bit barrel shift to H's read address; Depth from X's read register
+//! **Depth and size:** the per-block table (`tilerast synth --blocks`) and the board top's
+//! route in `docs/measurements.md`. Known long paths (against the one-adder-per-stage rule):
+//! Depth from X's read register
 //! through S 24-bit compares to X's write enables; Readout from X through a 16-way lowest-bit
 //! select to Y's write data and the min/max compares, and on through S 21-bit compares (the
 //! pixel's samples of that primitive) to the done mask and the pixel counter; the walk's
 //! second stage from X's read register through S 21-bit compares to C's write enables; the pass count (21-bit subtract, bit
-//! length, table) from registers to the pass-end compare. Registering the digit (one more
-//! pipeline stage in Hist/Scatter) is the first fix. On-chip bits: per preset in the frame
+//! length, table) from registers to the pass-end compare. On-chip bits: per preset in the frame
 //! table's RAM column (`golden::frame::ram`, which `hw/tests/rtl_out.rs` holds to the emitted
 //! Verilog; the frame top refuses a config over the ECP5-85F's budget).
 //!
@@ -232,11 +234,14 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         c_lt: Constant<Bit>,
         c_always: Constant<Bit>,
         c_one16: Constant<Bits<16>>,
+        c_two16: Constant<Bits<16>>,
         c_one4: Constant<Bits<4>>,
         c_one6: Constant<Bits<6>>,
         c_1664: Constant<Bits<64>>,
         c_2164: Constant<Bits<64>>,
         c_4564: Constant<Bits<64>>,
+        /// An X word's valid bit and primitive (the readout's part of it).
+        c_vp64: Constant<Bits<64>>,
         c_3264: Constant<Bits<64>>,
         c_5: Constant<Bits<32>>,
         c_24: Constant<Bits<32>>,
@@ -273,7 +278,11 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         ro_next: Signal<Local, Bits<16>>,
         ro_pix: Vec<Signal<Local, Bits<16>>>,
         ro_next_pix: Vec<Signal<Local, Bits<16>>>,
-        /// The element's rebased primitive (prim − min): the radix passes' key.
+        /// The pixel of `cnt` + 2: the X read a pixel ahead of the readout's X entries.
+        ro_next2: Signal<Local, Bits<16>>,
+        ro_next2_pix: Vec<Signal<Local, Bits<16>>>,
+        /// The rebased primitive (prim − min) of the element in the RAM's read register: the
+        /// radix passes' key, loaded into `elem_key` with the element.
         key: Signal<Local, Bits<32>>,
         digit: Signal<Local, Bits<16>>,
         hq_ep: Signal<Local, Bit>,
@@ -311,11 +320,22 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         mn: DFF<Bits<21>>,
         mx: DFF<Bits<21>>,
         rodone: DFF<Bits<16>>,
+        /// Readout: the X entries {valid, prim} of the pixel it is at, one per sample bank
+        /// (X's read registers hold the next pixel's). Nothing in the readout reads X's RAM
+        /// outputs but these.
+        ro_entry: Vec<DFF<Bits<64>>>,
         pass: DFF<Bits<6>>,
         shamt: DFF<Bits<8>>,
         epoch: DFF<Bit>,
         sum: DFF<Bits<16>>,
         srcy: DFF<Bit>,
+        /// The second setup cycle of Hist, Scatter and Walk: the element register's fill.
+        setup2: DFF<Bit>,
+        /// The element register: the sort buffer word (prim 21 << 16 | pixel) the phase is at
+        /// (element `cnt`; the RAM's read register holds element `cnt` + 1), and its rebased
+        /// primitive, the radix key. Nothing reads the sort buffers' RAM outputs but these.
+        elem: DFF<Bits<64>>,
+        elem_key: DFF<Bits<21>>,
         curv: DFF<Bit>,
         curp: DFF<Bits<21>>,
         colour: DFF<Bits<32>>,
@@ -463,11 +483,13 @@ impl ShadingSort {
             c_lt: Constant::new(func == 1),
             c_always: Constant::new(func == 2),
             c_one16: k(1),
+            c_two16: k(2),
             c_one4: k(1),
             c_one6: k(1),
             c_1664: k(16),
             c_2164: k(21),
             c_4564: k(1 << 45),
+            c_vp64: k((1 << 45) | ((1 << 21) - 1)),
             c_3264: k(1 << 32),
             c_5: k(5),
             c_24: k(24),
@@ -500,6 +522,9 @@ impl ShadingSort {
             ro_next: Default::default(),
             ro_pix: (0..=16).map(|_| Default::default()).collect(),
             ro_next_pix: (0..=16).map(|_| Default::default()).collect(),
+            ro_next2: Default::default(),
+            ro_next2_pix: (0..=16).map(|_| Default::default()).collect(),
+            ro_entry: (0..16).map(|_| Default::default()).collect(),
             key: Default::default(),
             digit: Default::default(),
             hq_ep: Default::default(),
@@ -539,6 +564,9 @@ impl ShadingSort {
             epoch: Default::default(),
             sum: Default::default(),
             srcy: Default::default(),
+            setup2: Default::default(),
+            elem: Default::default(),
+            elem_key: Default::default(),
             curv: Default::default(),
             curp: Default::default(),
             colour: Default::default(),
@@ -605,6 +633,10 @@ impl ShadingSort {
         self.mx.d.next = self.mx.q.val();
         self.rodone.clock.next = self.clock.val();
         self.rodone.d.next = self.rodone.q.val();
+        for s in 0..16 {
+            self.ro_entry[s].clock.next = self.clock.val();
+            self.ro_entry[s].d.next = self.ro_entry[s].q.val();
+        }
         self.pass.clock.next = self.clock.val();
         self.pass.d.next = self.pass.q.val();
         self.shamt.clock.next = self.clock.val();
@@ -615,6 +647,12 @@ impl ShadingSort {
         self.sum.d.next = self.sum.q.val();
         self.srcy.clock.next = self.clock.val();
         self.srcy.d.next = self.srcy.q.val();
+        self.setup2.clock.next = self.clock.val();
+        self.setup2.d.next = false;
+        self.elem.clock.next = self.clock.val();
+        self.elem.d.next = self.elem.q.val();
+        self.elem_key.clock.next = self.clock.val();
+        self.elem_key.d.next = self.elem_key.q.val();
         self.curv.clock.next = self.clock.val();
         self.curv.d.next = self.curv.q.val();
         self.curp.clock.next = self.clock.val();
@@ -814,9 +852,13 @@ impl ShadingSort {
 
         // ---- Readout: visible samples of the pixel of Morton code cnt, lowest first ----
         self.ro_next.next = self.cnt.q.val() + self.c_one16.val();
+        self.ro_next2.next = self.cnt.q.val() + self.c_two16.val();
         self.ro_pix[0].next = 0.into();
         self.ro_next_pix[0].next = 0.into();
+        self.ro_next2_pix[0].next = 0.into();
         for i in 0..16 {
+            self.ro_next2_pix[i + 1].next = self.ro_next2_pix[i].val()
+                | (((self.ro_next2.val() >> self.c_mdst[i].val()) & self.c_men[i].val()) << self.c_msrc[i].val());
             self.ro_pix[i + 1].next = self.ro_pix[i].val()
                 | (((self.cnt.q.val() >> self.c_mdst[i].val()) & self.c_men[i].val()) << self.c_msrc[i].val());
             self.ro_next_pix[i + 1].next = self.ro_next_pix[i].val()
@@ -826,7 +868,7 @@ impl ShadingSort {
         self.fnd[0].next = false;
         self.selp.next = 0.into();
         for s in 0..16 {
-            if (self.xr[s].rd.val() & self.c_4564.val()).any() {
+            if (self.ro_entry[s].q.val() & self.c_4564.val()).any() {
                 self.vis_c[s + 1].next = self.vis_c[s].val() | self.c_sb16[s].val();
             } else {
                 self.vis_c[s + 1].next = self.vis_c[s].val();
@@ -836,13 +878,13 @@ impl ShadingSort {
         for s in 0..16 {
             self.fnd[s + 1].next = self.fnd[s].val() | ((self.vis.val() & self.c_sb16[s].val()).any());
             if !self.fnd[s].val() & ((self.vis.val() & self.c_sb16[s].val()).any()) {
-                self.selp.next = self.xr[s].rd.val().get_bits::<21>(0);
+                self.selp.next = self.ro_entry[s].q.val().get_bits::<21>(0);
             }
         }
         self.same_c[0].next = 0.into();
         for s in 0..16 {
             if ((self.vis.val() & self.c_sb16[s].val()).any())
-                & (self.xr[s].rd.val().get_bits::<21>(0) == self.selp.val())
+                & (self.ro_entry[s].q.val().get_bits::<21>(0) == self.selp.val())
             {
                 self.same_c[s + 1].next = self.same_c[s].val() | self.c_sb16[s].val();
             } else {
@@ -879,13 +921,14 @@ impl ShadingSort {
         } else {
             self.srcq.next = self.zr.rd.val();
         }
-        self.eprim.next = self.srcq.val().get_bits::<21>(16);
-        self.epos.next = self.srcq.val().get_bits::<16>(0);
+        self.eprim.next = self.elem.q.val().get_bits::<21>(16);
+        self.epos.next = self.elem.q.val().get_bits::<16>(0);
         // Y holds the elements in Morton order (the readout's), so the passes sort by the
         // rebased primitive alone.
-        self.key.next = bit_cast::<32, 21>(self.eprim.val() - self.mn.q.val());
+        self.key.next = bit_cast::<32, 21>(self.srcq.val().get_bits::<21>(16) - self.mn.q.val());
         self.digit.next =
-            bit_cast::<16, 32>(self.key.val() >> bit_cast::<32, 8>(self.shamt.q.val())) & self.c_dmask.val();
+            bit_cast::<16, 32>(bit_cast::<32, 21>(self.elem_key.q.val()) >> bit_cast::<32, 8>(self.shamt.q.val()))
+                & self.c_dmask.val();
         self.hq_ep.next = (self.hr.rd.val() & self.c_ep64.val()).any();
         if self.epoch.q.val() {
             self.ep64.next = self.c_ep64.val();
@@ -1036,6 +1079,7 @@ impl ShadingSort {
                     self.xr[s].re.next = true;
                     self.xr[s].raddr.next = 0.into();
                 }
+                self.setup2.d.next = true;
             }
             if (self.ph.q.val() == self.c_ph[3].val())
                 | (self.ph.q.val() == self.c_ph[5].val())
@@ -1045,6 +1089,7 @@ impl ShadingSort {
                 self.yr.raddr.next = 0.into();
                 self.zr.re.next = true;
                 self.zr.raddr.next = 0.into();
+                self.setup2.d.next = true;
             }
             if self.ph.q.val() == self.c_ph[4].val() {
                 self.hr.re.next = true;
@@ -1055,6 +1100,25 @@ impl ShadingSort {
             if (self.ph.q.val() == self.c_ph[3].val()) & !self.npass.val().any() {
                 self.curv.d.next = false;
                 self.ph.d.next = self.c_ph[6].val();
+            }
+        } else if self.setup2.q.val() {
+            if self.ph.q.val() == self.c_ph[2].val() {
+                // Readout's second setup cycle: pixel 0's X entries into the readout's
+                // registers, the pixel of Morton code 1 read.
+                for s in 0..16 {
+                    self.ro_entry[s].d.next = self.xr[s].rd.val() & self.c_vp64.val();
+                    self.xr[s].re.next = true;
+                    self.xr[s].raddr.next = self.ro_next_pix[16].val();
+                }
+            } else {
+                // The sort buffers' second setup cycle: element 0 into the element register,
+                // element 1 read.
+                self.elem.d.next = self.srcq.val();
+                self.elem_key.d.next = self.key.val().get_bits::<21>(0);
+                self.yr.re.next = true;
+                self.yr.raddr.next = self.c_one16.val();
+                self.zr.re.next = true;
+                self.zr.raddr.next = self.c_one16.val();
             }
         } else {
             if self.ph.q.val() == self.c_ph[0].val() {
@@ -1095,10 +1159,15 @@ impl ShadingSort {
                         self.mx.d.next = self.selp.val();
                     }
                 }
+                // X is read a pixel ahead (the address does not wait for `pdone`; the read and
+                // the readout's registers move on with it).
+                for s in 0..16 {
+                    self.xr[s].raddr.next = self.ro_next2_pix[16].val();
+                }
                 if self.pdone.val() {
                     for s in 0..16 {
                         self.xr[s].re.next = true;
-                        self.xr[s].raddr.next = self.ro_next_pix[16].val();
+                        self.ro_entry[s].d.next = self.xr[s].rd.val() & self.c_vp64.val();
                     }
                     self.rodone.d.next = 0.into();
                     self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
@@ -1121,10 +1190,12 @@ impl ShadingSort {
                 self.hr.raddr.next = self.digit.val();
                 self.hv.d.next = true;
                 self.hdig.d.next = self.digit.val();
+                self.elem.d.next = self.srcq.val();
+                self.elem_key.d.next = self.key.val().get_bits::<21>(0);
                 self.yr.re.next = true;
-                self.yr.raddr.next = self.cnt.q.val() + self.c_one16.val();
+                self.yr.raddr.next = self.cnt.q.val() + self.c_two16.val();
                 self.zr.re.next = true;
-                self.zr.raddr.next = self.cnt.q.val() + self.c_one16.val();
+                self.zr.raddr.next = self.cnt.q.val() + self.c_two16.val();
                 self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
                 if (self.cnt.q.val() + self.c_one16.val()) == self.n.q.val() {
                     self.cnt.d.next = 0.into();
@@ -1154,12 +1225,14 @@ impl ShadingSort {
                 self.hr.raddr.next = self.digit.val();
                 self.sv.d.next = true;
                 self.sdig.d.next = self.digit.val();
-                self.selem.d.next = self.srcq.val();
+                self.selem.d.next = self.elem.q.val();
                 self.sdst_y.d.next = !self.srcy.q.val();
+                self.elem.d.next = self.srcq.val();
+                self.elem_key.d.next = self.key.val().get_bits::<21>(0);
                 self.yr.re.next = true;
-                self.yr.raddr.next = self.cnt.q.val() + self.c_one16.val();
+                self.yr.raddr.next = self.cnt.q.val() + self.c_two16.val();
                 self.zr.re.next = true;
-                self.zr.raddr.next = self.cnt.q.val() + self.c_one16.val();
+                self.zr.raddr.next = self.cnt.q.val() + self.c_two16.val();
                 self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
                 if (self.cnt.q.val() + self.c_one16.val()) == self.n.q.val() {
                     self.cnt.d.next = 0.into();
@@ -1198,10 +1271,12 @@ impl ShadingSort {
                         self.xr[s].re.next = true;
                         self.xr[s].raddr.next = self.epos.val();
                     }
+                    self.elem.d.next = self.srcq.val();
+                    self.elem_key.d.next = self.key.val().get_bits::<21>(0);
                     self.yr.re.next = true;
-                    self.yr.raddr.next = self.cnt.q.val() + self.c_one16.val();
+                    self.yr.raddr.next = self.cnt.q.val() + self.c_two16.val();
                     self.zr.re.next = true;
-                    self.zr.raddr.next = self.cnt.q.val() + self.c_one16.val();
+                    self.zr.raddr.next = self.cnt.q.val() + self.c_two16.val();
                     self.cnt.d.next = self.cnt.q.val() + self.c_one16.val();
                 }
             }
@@ -1234,11 +1309,17 @@ impl ShadingSort {
             self.mn.d.next = 0.into();
             self.mx.d.next = 0.into();
             self.rodone.d.next = 0.into();
+            for s in 0..16 {
+                self.ro_entry[s].d.next = 0.into();
+            }
             self.pass.d.next = 0.into();
             self.shamt.d.next = 0.into();
             self.epoch.d.next = false;
             self.sum.d.next = 0.into();
             self.srcy.d.next = false;
+            self.setup2.d.next = false;
+            self.elem.d.next = 0.into();
+            self.elem_key.d.next = 0.into();
             self.curv.d.next = false;
             self.curp.d.next = 0.into();
             self.colour.d.next = 0.into();

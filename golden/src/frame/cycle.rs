@@ -705,7 +705,7 @@ impl FrameCycle {
     /// The most edges in a row at which nothing moves at the ports while the top works, by the
     /// blocks' contracts, with the memory answering at once, doubled: shading_sort's Readout and
     /// radix passes over a full second tile with the widest primitive span (N +
-    /// passes·(3 + 2N + D) edges, N = w·h·S, D = 2^d, d = [`tile_digit_bits`], passes for 21
+    /// passes·(5 + 2N + D) edges, N = w·h·S, D = 2^d, d = [`tile_digit_bits`], passes for 21
     /// primitive bits) or its Init sweep (w·h ≥ D), whichever is longer, plus 4096. A stalled
     /// memory adds its stall.
     ///
@@ -717,7 +717,7 @@ impl FrameCycle {
         let d = crate::shading_sort::tile_digit_bits(cfg);
         let dd = 1u64 << d;
         let passes = crate::shading_sort::sort_passes(crate::shading_sort::PRIM_ID_BITS, d) as u64;
-        let sort = n + passes * (3 + 2 * n + dd);
+        let sort = n + passes * (5 + 2 * n + dd);
         2 * sort.max(p.max(dd)) + 4096
     }
 
