@@ -491,6 +491,12 @@ module tilerast_board_top_ulx3s__answers(write_clock,read_clock,flush,drop,push,
     reg  [4:0] read_sync2__d;
     wire  [4:0] read_sync2__q;
     reg  read_sync2__clock;
+    reg  [4:0] read_seen__d;
+    wire  [4:0] read_seen__q;
+    reg  read_seen__clock;
+    reg  [4:0] fill_reg__d;
+    wire  [4:0] fill_reg__q;
+    reg  fill_reg__clock;
     reg  [4:0] read_ptr__d;
     wire  [4:0] read_ptr__q;
     reg  read_ptr__clock;
@@ -505,13 +511,14 @@ module tilerast_board_top_ulx3s__answers(write_clock,read_clock,flush,drop,push,
     reg  write_sync2__clock;
 
     // Local signals
-    reg  [4:0] fill_now;
+    reg  room_now;
     reg  [4:0] write_next;
+    reg  [4:0] fill_next;
     reg  [4:0] read_next;
     reg  readable_now;
     reg  pushing;
     reg  popping;
-    reg  [4:0] read_seen;
+    reg  [4:0] read_decoded;
     reg  [4:0] prefix1;
     reg  [4:0] prefix2;
     reg  [4:0] prefix4;
@@ -530,6 +537,8 @@ module tilerast_board_top_ulx3s__answers(write_clock,read_clock,flush,drop,push,
     tilerast_dff_5 write_gray(.d(write_gray__d), .q(write_gray__q), .clock(write_gray__clock));
     tilerast_dff_5 read_sync1(.d(read_sync1__d), .q(read_sync1__q), .clock(read_sync1__clock));
     tilerast_dff_5 read_sync2(.d(read_sync2__d), .q(read_sync2__q), .clock(read_sync2__clock));
+    tilerast_dff_5 read_seen(.d(read_seen__d), .q(read_seen__q), .clock(read_seen__clock));
+    tilerast_dff_5 fill_reg(.d(fill_reg__d), .q(fill_reg__q), .clock(fill_reg__clock));
     tilerast_dff_5 read_ptr(.d(read_ptr__d), .q(read_ptr__q), .clock(read_ptr__clock));
     tilerast_dff_5 read_gray(.d(read_gray__d), .q(read_gray__q), .clock(read_gray__clock));
     tilerast_dff_5 write_sync1(.d(write_sync1__d), .q(write_sync1__q), .clock(write_sync1__clock));
@@ -541,21 +550,30 @@ module tilerast_board_top_ulx3s__answers(write_clock,read_clock,flush,drop,push,
         write_gray__clock = write_clock;
         read_sync1__clock = write_clock;
         read_sync2__clock = write_clock;
+        read_seen__clock = write_clock;
+        fill_reg__clock = write_clock;
         ram__write_clock = write_clock;
         prefix1 = read_sync2__q ^ (read_sync2__q >> c_one);
         prefix2 = prefix1 ^ (prefix1 >> c_two);
         prefix4 = prefix2 ^ (prefix2 >> c_four);
-        read_seen = prefix4 ^ (prefix4 >> c_eight);
-        fill_now = write_ptr__q - read_seen;
-        room = fill_now < c_depth;
-        fill = fill_now;
-        pushing = push & (fill_now < c_depth) & ~flush & ~drop;
+        read_decoded = prefix4 ^ (prefix4 >> c_eight);
+        room_now = ~|(fill_reg__q & c_depth);
+        room = room_now;
+        fill = fill_reg__q;
+        pushing = push & room_now & ~flush & ~drop;
+        fill_next = write_ptr__q - read_decoded;
+        if (pushing) begin
+            fill_next = (write_ptr__q + c_one) - read_decoded;
+        end
+        if (drop) begin
+            fill_next = read_seen__q - read_decoded;
+        end
         write_next = write_ptr__q;
         if (pushing) begin
             write_next = write_ptr__q + c_one;
         end
         if (drop) begin
-            write_next = read_seen;
+            write_next = read_seen__q;
         end
         ram__write_address = write_ptr__q[(32'h0)+:(4)];
         ram__write_data = push_data;
@@ -564,11 +582,15 @@ module tilerast_board_top_ulx3s__answers(write_clock,read_clock,flush,drop,push,
         write_gray__d = write_next ^ (write_next >> c_one);
         read_sync1__d = read_gray__q;
         read_sync2__d = read_sync1__q;
+        read_seen__d = read_decoded;
+        fill_reg__d = fill_next;
         if (flush) begin
             write_ptr__d = c_zero;
             write_gray__d = c_zero;
             read_sync1__d = c_zero;
             read_sync2__d = c_zero;
+            read_seen__d = c_zero;
+            fill_reg__d = c_zero;
         end
         read_ptr__clock = read_clock;
         read_gray__clock = read_clock;
@@ -680,6 +702,12 @@ module tilerast_board_top_ulx3s__requests(write_clock,read_clock,flush,drop,push
     reg  [4:0] read_sync2__d;
     wire  [4:0] read_sync2__q;
     reg  read_sync2__clock;
+    reg  [4:0] read_seen__d;
+    wire  [4:0] read_seen__q;
+    reg  read_seen__clock;
+    reg  [4:0] fill_reg__d;
+    wire  [4:0] fill_reg__q;
+    reg  fill_reg__clock;
     reg  [4:0] read_ptr__d;
     wire  [4:0] read_ptr__q;
     reg  read_ptr__clock;
@@ -694,13 +722,14 @@ module tilerast_board_top_ulx3s__requests(write_clock,read_clock,flush,drop,push
     reg  write_sync2__clock;
 
     // Local signals
-    reg  [4:0] fill_now;
+    reg  room_now;
     reg  [4:0] write_next;
+    reg  [4:0] fill_next;
     reg  [4:0] read_next;
     reg  readable_now;
     reg  pushing;
     reg  popping;
-    reg  [4:0] read_seen;
+    reg  [4:0] read_decoded;
     reg  [4:0] prefix1;
     reg  [4:0] prefix2;
     reg  [4:0] prefix4;
@@ -719,6 +748,8 @@ module tilerast_board_top_ulx3s__requests(write_clock,read_clock,flush,drop,push
     tilerast_dff_5 write_gray(.d(write_gray__d), .q(write_gray__q), .clock(write_gray__clock));
     tilerast_dff_5 read_sync1(.d(read_sync1__d), .q(read_sync1__q), .clock(read_sync1__clock));
     tilerast_dff_5 read_sync2(.d(read_sync2__d), .q(read_sync2__q), .clock(read_sync2__clock));
+    tilerast_dff_5 read_seen(.d(read_seen__d), .q(read_seen__q), .clock(read_seen__clock));
+    tilerast_dff_5 fill_reg(.d(fill_reg__d), .q(fill_reg__q), .clock(fill_reg__clock));
     tilerast_dff_5 read_ptr(.d(read_ptr__d), .q(read_ptr__q), .clock(read_ptr__clock));
     tilerast_dff_5 read_gray(.d(read_gray__d), .q(read_gray__q), .clock(read_gray__clock));
     tilerast_dff_5 write_sync1(.d(write_sync1__d), .q(write_sync1__q), .clock(write_sync1__clock));
@@ -730,21 +761,30 @@ module tilerast_board_top_ulx3s__requests(write_clock,read_clock,flush,drop,push
         write_gray__clock = write_clock;
         read_sync1__clock = write_clock;
         read_sync2__clock = write_clock;
+        read_seen__clock = write_clock;
+        fill_reg__clock = write_clock;
         ram__write_clock = write_clock;
         prefix1 = read_sync2__q ^ (read_sync2__q >> c_one);
         prefix2 = prefix1 ^ (prefix1 >> c_two);
         prefix4 = prefix2 ^ (prefix2 >> c_four);
-        read_seen = prefix4 ^ (prefix4 >> c_eight);
-        fill_now = write_ptr__q - read_seen;
-        room = fill_now < c_depth;
-        fill = fill_now;
-        pushing = push & (fill_now < c_depth) & ~flush & ~drop;
+        read_decoded = prefix4 ^ (prefix4 >> c_eight);
+        room_now = ~|(fill_reg__q & c_depth);
+        room = room_now;
+        fill = fill_reg__q;
+        pushing = push & room_now & ~flush & ~drop;
+        fill_next = write_ptr__q - read_decoded;
+        if (pushing) begin
+            fill_next = (write_ptr__q + c_one) - read_decoded;
+        end
+        if (drop) begin
+            fill_next = read_seen__q - read_decoded;
+        end
         write_next = write_ptr__q;
         if (pushing) begin
             write_next = write_ptr__q + c_one;
         end
         if (drop) begin
-            write_next = read_seen;
+            write_next = read_seen__q;
         end
         ram__write_address = write_ptr__q[(32'h0)+:(4)];
         ram__write_data = push_data;
@@ -753,11 +793,15 @@ module tilerast_board_top_ulx3s__requests(write_clock,read_clock,flush,drop,push
         write_gray__d = write_next ^ (write_next >> c_one);
         read_sync1__d = read_gray__q;
         read_sync2__d = read_sync1__q;
+        read_seen__d = read_decoded;
+        fill_reg__d = fill_next;
         if (flush) begin
             write_ptr__d = c_zero;
             write_gray__d = c_zero;
             read_sync1__d = c_zero;
             read_sync2__d = c_zero;
+            read_seen__d = c_zero;
+            fill_reg__d = c_zero;
         end
         read_ptr__clock = read_clock;
         read_gray__clock = read_clock;

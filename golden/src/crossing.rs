@@ -15,7 +15,7 @@
 //!   write clock                             │ read clock
 //!   push ─► mem[write_ptr] ─────────────────┼──► read register ─► head (gated by readable)
 //!           write_ptr ─gray─► ═sync═════════┼══► written_at_read ─┐ readable = written_at_read
-//!   fill = write_ptr − read_at_write ◄══════┼══ sync ◄─gray─ read_ptr ◄┘    ≠ read_ptr
+//!   fill, room (registers) ◄─ read_at_write ◄─bin─ sync ◄══┼══ gray ◄─ read_ptr ◄┘ ≠ read_ptr
 //! ```
 //!
 //! **Timing contract.** One call of [`Crossing::write_edge`] per write-clock edge and of
@@ -23,7 +23,10 @@
 //! the other's pointer from before them (the callers pass it in: [`Crossing::pointers`] taken
 //! before either edge). A word pushed at a write edge is readable after the second read edge
 //! that follows it (the second flop of `written_at_read`), and its slot counts as free on the
-//! write side after the second write edge that follows its pop. So the write side's `fill`
+//! write side after the third write edge that follows its pop ([`READ_SEEN_FLOPS`]: the two
+//! synchroniser flops, then the read pointer back in binary in a register of its own, from
+//! which the RTL computes `fill` and `room` a write edge ahead, into registers: the write
+//! side's ready is a flop, not the end of a gray decode, a subtraction and a compare). So the write side's `fill`
 //! over-counts and the read side's `readable` under-counts: the FIFO never overflows and never
 //! gives a word that is not there. One push per write edge, one pop per read edge. The read
 //! register is loaded at every read edge from the slot of the next read pointer (a first-word
@@ -41,6 +44,10 @@ use std::collections::VecDeque;
 /// Flops of each synchroniser (pointer or level) between two clock domains.
 pub const SYNC_FLOPS: usize = 2;
 
+/// Write edges from a [`Crossing`]'s pop to the write side's `fill`: the [`SYNC_FLOPS`] of the
+/// gray pointer, then its binary value registered.
+pub const READ_SEEN_FLOPS: usize = SYNC_FLOPS + 1;
+
 /// A level through [`SYNC_FLOPS`] flops of the destination clock.
 #[derive(Clone, Debug)]
 pub struct Synchroniser<T: Copy + Default> {
@@ -55,8 +62,13 @@ impl<T: Copy + Default> Default for Synchroniser<T> {
 
 impl<T: Copy + Default> Synchroniser<T> {
     pub fn new() -> Self {
+        Self::with_flops(SYNC_FLOPS)
+    }
+    /// A chain of `flops` flops (at least one).
+    pub fn with_flops(flops: usize) -> Self {
+        assert!(flops >= 1, "a synchroniser has a flop");
         Synchroniser {
-            flops: VecDeque::from(vec![T::default(); SYNC_FLOPS]),
+            flops: VecDeque::from(vec![T::default(); flops]),
         }
     }
     /// The value the destination sees (the last flop).
@@ -100,7 +112,7 @@ impl<T: Copy + Default> Crossing<T> {
             write_ptr: 0,
             read_ptr: 0,
             head: T::default(),
-            read_at_write: Synchroniser::new(),
+            read_at_write: Synchroniser::with_flops(READ_SEEN_FLOPS),
             written_at_read: Synchroniser::new(),
             peak: 0,
             unsynchronised: false,

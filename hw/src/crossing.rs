@@ -14,15 +14,17 @@
 //! `pop` (the head leaves at a read edge when `readable`).
 //!
 //! **Latency and throughput.** A word pushed at a write edge is readable after the second read
-//! edge that follows; its slot is free again on the write side two write edges after its pop.
+//! edge that follows; its slot is free again on the write side three write edges after its pop
+//! (two synchroniser flops and the binary `read_seen`). `room` and `fill` are registers,
+//! computed a write edge ahead from `read_seen`'s next value.
 //! One push per write edge and one pop per read edge, at any ratio of the two clocks.
 //!
 //! ```text
 //!   write_clock                                      │ read_clock
 //!   push_data ─► RAM[write_ptr] (write port) ────────┼──► RAM read register ─► head_data
 //!   write_ptr ─► write_gray ═══════════════ write_sync1 ─► write_sync2 ─┐        (gated)
-//!   fill = write_ptr − bin(read_sync2)               │   readable = write_sync2 ≠ read_gray
-//!   read_sync2 ◄─ read_sync1 ◄═════════════════════════ read_gray ◄─ read_ptr
+//!   fill, room (flops) ◄─ write_next − read_decoded  │   readable = write_sync2 ≠ read_gray
+//!   read_seen ◄─ read_decoded = bin(read_sync2) ◄─ read_sync1 ◄══ read_gray ◄─ read_ptr
 //! ```
 //!
 //! **How.** Pointers count modulo twice the depth (`P` bits for `2^A` words, `P = A + 1`); each
@@ -74,23 +76,31 @@ pub struct Crossing<const W: usize, const A: usize, const P: usize> {
     write_gray: DFF<Bits<P>>,
     read_sync1: DFF<Bits<P>>,
     read_sync2: DFF<Bits<P>>,
+    /// `read_sync2` in binary, registered: the read pointer as the write side counts it.
+    read_seen: DFF<Bits<P>>,
+    /// The words held as the write side counts them (`write_ptr − read_seen`), registered:
+    /// the `fill` port, and `room` is its top bit clear.
+    fill_reg: DFF<Bits<P>>,
     /// The read side (read clock): likewise.
     read_ptr: DFF<Bits<P>>,
     read_gray: DFF<Bits<P>>,
     write_sync1: DFF<Bits<P>>,
     write_sync2: DFF<Bits<P>>,
 
-    /// The write side's count of the words held, and its pointer after this edge.
-    fill_now: Signal<Local, Bits<P>>,
+    /// The write side has room (`fill_reg` below the depth), and its pointer after this edge.
+    room_now: Signal<Local, Bit>,
     write_next: Signal<Local, Bits<P>>,
+    /// `fill_reg` after this edge: the write pointer after it less `read_decoded`.
+    fill_next: Signal<Local, Bits<P>>,
     /// The read side's pointer after this edge (the RAM reads its slot).
     read_next: Signal<Local, Bits<P>>,
     /// The read side sees a word; the edge's push and pop.
     readable_now: Signal<Local, Bit>,
     pushing: Signal<Local, Bit>,
     popping: Signal<Local, Bit>,
-    /// `read_sync2` back in binary, through the prefix XORs over 1, 2 and 4 places.
-    read_seen: Signal<Local, Bits<P>>,
+    /// `read_sync2` back in binary, through the prefix XORs over 1, 2, 4 and 8 places
+    /// (`read_seen` after this edge).
+    read_decoded: Signal<Local, Bits<P>>,
     prefix1: Signal<Local, Bits<P>>,
     prefix2: Signal<Local, Bits<P>>,
     prefix4: Signal<Local, Bits<P>>,
@@ -128,17 +138,20 @@ impl<const W: usize, const A: usize, const P: usize> Crossing<W, A, P> {
             write_gray: Default::default(),
             read_sync1: Default::default(),
             read_sync2: Default::default(),
+            read_seen: Default::default(),
+            fill_reg: Default::default(),
             read_ptr: Default::default(),
             read_gray: Default::default(),
             write_sync1: Default::default(),
             write_sync2: Default::default(),
-            fill_now: Default::default(),
+            room_now: Default::default(),
             write_next: Default::default(),
+            fill_next: Default::default(),
             read_next: Default::default(),
             readable_now: Default::default(),
             pushing: Default::default(),
             popping: Default::default(),
-            read_seen: Default::default(),
+            read_decoded: Default::default(),
             prefix1: Default::default(),
             prefix2: Default::default(),
             prefix4: Default::default(),
@@ -154,23 +167,33 @@ impl<const W: usize, const A: usize, const P: usize> Logic for Crossing<W, A, P>
         self.write_gray.clock.next = self.write_clock.val();
         self.read_sync1.clock.next = self.write_clock.val();
         self.read_sync2.clock.next = self.write_clock.val();
+        self.read_seen.clock.next = self.write_clock.val();
+        self.fill_reg.clock.next = self.write_clock.val();
         self.ram.write_clock.next = self.write_clock.val();
         // Gray to binary: the XOR of every higher bit, as a prefix over 1, 2, 4 and 8 places.
         self.prefix1.next = self.read_sync2.q.val() ^ (self.read_sync2.q.val() >> self.c_one.val());
         self.prefix2.next = self.prefix1.val() ^ (self.prefix1.val() >> self.c_two.val());
         self.prefix4.next = self.prefix2.val() ^ (self.prefix2.val() >> self.c_four.val());
-        self.read_seen.next = self.prefix4.val() ^ (self.prefix4.val() >> self.c_eight.val());
-        self.fill_now.next = self.write_ptr.q.val() - self.read_seen.val();
-        self.room.next = self.fill_now.val() < self.c_depth.val();
-        self.fill.next = self.fill_now.val();
-        self.pushing.next =
-            self.push.val() & (self.fill_now.val() < self.c_depth.val()) & !self.flush.val() & !self.drop.val();
+        self.read_decoded.next = self.prefix4.val() ^ (self.prefix4.val() >> self.c_eight.val());
+        self.room_now.next = !(self.fill_reg.q.val() & self.c_depth.val()).any();
+        self.room.next = self.room_now.val();
+        self.fill.next = self.fill_reg.q.val();
+        self.pushing.next = self.push.val() & self.room_now.val() & !self.flush.val() & !self.drop.val();
+        // The next fill for each way the pointer can go, then one multiplexer: the push only
+        // selects.
+        self.fill_next.next = self.write_ptr.q.val() - self.read_decoded.val();
+        if self.pushing.val() {
+            self.fill_next.next = (self.write_ptr.q.val() + self.c_one.val()) - self.read_decoded.val();
+        }
+        if self.drop.val() {
+            self.fill_next.next = self.read_seen.q.val() - self.read_decoded.val();
+        }
         self.write_next.next = self.write_ptr.q.val();
         if self.pushing.val() {
             self.write_next.next = self.write_ptr.q.val() + self.c_one.val();
         }
         if self.drop.val() {
-            self.write_next.next = self.read_seen.val();
+            self.write_next.next = self.read_seen.q.val();
         }
         self.ram.write_address.next = self.write_ptr.q.val().get_bits::<A>(0);
         self.ram.write_data.next = self.push_data.val();
@@ -179,11 +202,15 @@ impl<const W: usize, const A: usize, const P: usize> Logic for Crossing<W, A, P>
         self.write_gray.d.next = self.write_next.val() ^ (self.write_next.val() >> self.c_one.val());
         self.read_sync1.d.next = self.read_gray.q.val();
         self.read_sync2.d.next = self.read_sync1.q.val();
+        self.read_seen.d.next = self.read_decoded.val();
+        self.fill_reg.d.next = self.fill_next.val();
         if self.flush.val() {
             self.write_ptr.d.next = self.c_zero.val();
             self.write_gray.d.next = self.c_zero.val();
             self.read_sync1.d.next = self.c_zero.val();
             self.read_sync2.d.next = self.c_zero.val();
+            self.read_seen.d.next = self.c_zero.val();
+            self.fill_reg.d.next = self.c_zero.val();
         }
 
         // The read side.
