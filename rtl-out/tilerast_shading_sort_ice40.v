@@ -720,6 +720,15 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     reg  [20:0] wprim__d;
     wire  [20:0] wprim__q;
     reg  wprim__clock;
+    reg  write_valid__d;
+    wire  write_valid__q;
+    reg  write_valid__clock;
+    reg  [15:0] write_pix__d;
+    wire  [15:0] write_pix__q;
+    reg  write_pix__clock;
+    reg  [15:0] write_samples__d;
+    wire  [15:0] write_samples__q;
+    reg  write_samples__clock;
     reg  obusy__d;
     wire  obusy__q;
     reg  obusy__clock;
@@ -819,6 +828,23 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     reg  [15:0] same_c__14;
     reg  [15:0] same_c__15;
     reg  [15:0] same_c__16;
+    reg  [15:0] hit_c__0;
+    reg  [15:0] hit_c__1;
+    reg  [15:0] hit_c__2;
+    reg  [15:0] hit_c__3;
+    reg  [15:0] hit_c__4;
+    reg  [15:0] hit_c__5;
+    reg  [15:0] hit_c__6;
+    reg  [15:0] hit_c__7;
+    reg  [15:0] hit_c__8;
+    reg  [15:0] hit_c__9;
+    reg  [15:0] hit_c__10;
+    reg  [15:0] hit_c__11;
+    reg  [15:0] hit_c__12;
+    reg  [15:0] hit_c__13;
+    reg  [15:0] hit_c__14;
+    reg  [15:0] hit_c__15;
+    reg  [15:0] hit_c__16;
     reg  emit;
     reg  pdone;
     reg  [15:0] n_nx;
@@ -1281,6 +1307,9 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     tilerast_dff_1 wv(.d(wv__d), .q(wv__q), .clock(wv__clock));
     tilerast_dff_16 wpix(.d(wpix__d), .q(wpix__q), .clock(wpix__clock));
     tilerast_dff_21 wprim(.d(wprim__d), .q(wprim__q), .clock(wprim__clock));
+    tilerast_dff_1 write_valid(.d(write_valid__d), .q(write_valid__q), .clock(write_valid__clock));
+    tilerast_dff_16 write_pix(.d(write_pix__d), .q(write_pix__q), .clock(write_pix__clock));
+    tilerast_dff_16 write_samples(.d(write_samples__d), .q(write_samples__q), .clock(write_samples__clock));
     tilerast_dff_1 obusy(.d(obusy__d), .q(obusy__q), .clock(obusy__clock));
     tilerast_dff_1 osetup(.d(osetup__d), .q(osetup__q), .clock(osetup__clock));
     tilerast_dff_16 ocnt(.d(ocnt__d), .q(ocnt__q), .clock(ocnt__clock));
@@ -1395,6 +1424,12 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         wpix__d = wpix__q;
         wprim__clock = clock;
         wprim__d = wprim__q;
+        write_valid__clock = clock;
+        write_valid__d = wv__q;
+        write_pix__clock = clock;
+        write_pix__d = wpix__q;
+        write_samples__clock = clock;
+        write_samples__d = hit_c__16;
         obusy__clock = clock;
         obusy__d = obusy__q;
         osetup__clock = clock;
@@ -2741,132 +2776,229 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         if (rd_valid) begin
             rd__addr = (((eprim) & 32'hffffffff) << c_5) | c_24;
         end
-        if (wv__q) begin
-            cr__0__waddr = wpix__q;
+        hit_c__0 = 32'h0;
+        if ((|(xr__0__rd & c_4564)) & (xr__0__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__1 = hit_c__0 | c_sb16__0;
+        end
+        else begin
+            hit_c__1 = hit_c__0;
+        end
+        if ((|(xr__1__rd & c_4564)) & (xr__1__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__2 = hit_c__1 | c_sb16__1;
+        end
+        else begin
+            hit_c__2 = hit_c__1;
+        end
+        if ((|(xr__2__rd & c_4564)) & (xr__2__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__3 = hit_c__2 | c_sb16__2;
+        end
+        else begin
+            hit_c__3 = hit_c__2;
+        end
+        if ((|(xr__3__rd & c_4564)) & (xr__3__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__4 = hit_c__3 | c_sb16__3;
+        end
+        else begin
+            hit_c__4 = hit_c__3;
+        end
+        if ((|(xr__4__rd & c_4564)) & (xr__4__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__5 = hit_c__4 | c_sb16__4;
+        end
+        else begin
+            hit_c__5 = hit_c__4;
+        end
+        if ((|(xr__5__rd & c_4564)) & (xr__5__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__6 = hit_c__5 | c_sb16__5;
+        end
+        else begin
+            hit_c__6 = hit_c__5;
+        end
+        if ((|(xr__6__rd & c_4564)) & (xr__6__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__7 = hit_c__6 | c_sb16__6;
+        end
+        else begin
+            hit_c__7 = hit_c__6;
+        end
+        if ((|(xr__7__rd & c_4564)) & (xr__7__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__8 = hit_c__7 | c_sb16__7;
+        end
+        else begin
+            hit_c__8 = hit_c__7;
+        end
+        if ((|(xr__8__rd & c_4564)) & (xr__8__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__9 = hit_c__8 | c_sb16__8;
+        end
+        else begin
+            hit_c__9 = hit_c__8;
+        end
+        if ((|(xr__9__rd & c_4564)) & (xr__9__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__10 = hit_c__9 | c_sb16__9;
+        end
+        else begin
+            hit_c__10 = hit_c__9;
+        end
+        if ((|(xr__10__rd & c_4564)) & (xr__10__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__11 = hit_c__10 | c_sb16__10;
+        end
+        else begin
+            hit_c__11 = hit_c__10;
+        end
+        if ((|(xr__11__rd & c_4564)) & (xr__11__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__12 = hit_c__11 | c_sb16__11;
+        end
+        else begin
+            hit_c__12 = hit_c__11;
+        end
+        if ((|(xr__12__rd & c_4564)) & (xr__12__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__13 = hit_c__12 | c_sb16__12;
+        end
+        else begin
+            hit_c__13 = hit_c__12;
+        end
+        if ((|(xr__13__rd & c_4564)) & (xr__13__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__14 = hit_c__13 | c_sb16__13;
+        end
+        else begin
+            hit_c__14 = hit_c__13;
+        end
+        if ((|(xr__14__rd & c_4564)) & (xr__14__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__15 = hit_c__14 | c_sb16__14;
+        end
+        else begin
+            hit_c__15 = hit_c__14;
+        end
+        if ((|(xr__15__rd & c_4564)) & (xr__15__rd[(32'h0)+:(21)] == wprim__q)) begin
+            hit_c__16 = hit_c__15 | c_sb16__15;
+        end
+        else begin
+            hit_c__16 = hit_c__15;
+        end
+        if (write_valid__q) begin
+            cr__0__waddr = write_pix__q;
             cr__0__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__0__waddr = wpix__q;
+            xr__0__waddr = write_pix__q;
             xr__0__wd = 32'h0;
-            if ((|(xr__0__rd & c_4564)) & (xr__0__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__0)) begin
                 cr__0__we = 1'b1;
                 xr__0__we = 1'b1;
             end
-            cr__1__waddr = wpix__q;
+            cr__1__waddr = write_pix__q;
             cr__1__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__1__waddr = wpix__q;
+            xr__1__waddr = write_pix__q;
             xr__1__wd = 32'h0;
-            if ((|(xr__1__rd & c_4564)) & (xr__1__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__1)) begin
                 cr__1__we = 1'b1;
                 xr__1__we = 1'b1;
             end
-            cr__2__waddr = wpix__q;
+            cr__2__waddr = write_pix__q;
             cr__2__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__2__waddr = wpix__q;
+            xr__2__waddr = write_pix__q;
             xr__2__wd = 32'h0;
-            if ((|(xr__2__rd & c_4564)) & (xr__2__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__2)) begin
                 cr__2__we = 1'b1;
                 xr__2__we = 1'b1;
             end
-            cr__3__waddr = wpix__q;
+            cr__3__waddr = write_pix__q;
             cr__3__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__3__waddr = wpix__q;
+            xr__3__waddr = write_pix__q;
             xr__3__wd = 32'h0;
-            if ((|(xr__3__rd & c_4564)) & (xr__3__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__3)) begin
                 cr__3__we = 1'b1;
                 xr__3__we = 1'b1;
             end
-            cr__4__waddr = wpix__q;
+            cr__4__waddr = write_pix__q;
             cr__4__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__4__waddr = wpix__q;
+            xr__4__waddr = write_pix__q;
             xr__4__wd = 32'h0;
-            if ((|(xr__4__rd & c_4564)) & (xr__4__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__4)) begin
                 cr__4__we = 1'b1;
                 xr__4__we = 1'b1;
             end
-            cr__5__waddr = wpix__q;
+            cr__5__waddr = write_pix__q;
             cr__5__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__5__waddr = wpix__q;
+            xr__5__waddr = write_pix__q;
             xr__5__wd = 32'h0;
-            if ((|(xr__5__rd & c_4564)) & (xr__5__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__5)) begin
                 cr__5__we = 1'b1;
                 xr__5__we = 1'b1;
             end
-            cr__6__waddr = wpix__q;
+            cr__6__waddr = write_pix__q;
             cr__6__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__6__waddr = wpix__q;
+            xr__6__waddr = write_pix__q;
             xr__6__wd = 32'h0;
-            if ((|(xr__6__rd & c_4564)) & (xr__6__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__6)) begin
                 cr__6__we = 1'b1;
                 xr__6__we = 1'b1;
             end
-            cr__7__waddr = wpix__q;
+            cr__7__waddr = write_pix__q;
             cr__7__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__7__waddr = wpix__q;
+            xr__7__waddr = write_pix__q;
             xr__7__wd = 32'h0;
-            if ((|(xr__7__rd & c_4564)) & (xr__7__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__7)) begin
                 cr__7__we = 1'b1;
                 xr__7__we = 1'b1;
             end
-            cr__8__waddr = wpix__q;
+            cr__8__waddr = write_pix__q;
             cr__8__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__8__waddr = wpix__q;
+            xr__8__waddr = write_pix__q;
             xr__8__wd = 32'h0;
-            if ((|(xr__8__rd & c_4564)) & (xr__8__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__8)) begin
                 cr__8__we = 1'b1;
                 xr__8__we = 1'b1;
             end
-            cr__9__waddr = wpix__q;
+            cr__9__waddr = write_pix__q;
             cr__9__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__9__waddr = wpix__q;
+            xr__9__waddr = write_pix__q;
             xr__9__wd = 32'h0;
-            if ((|(xr__9__rd & c_4564)) & (xr__9__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__9)) begin
                 cr__9__we = 1'b1;
                 xr__9__we = 1'b1;
             end
-            cr__10__waddr = wpix__q;
+            cr__10__waddr = write_pix__q;
             cr__10__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__10__waddr = wpix__q;
+            xr__10__waddr = write_pix__q;
             xr__10__wd = 32'h0;
-            if ((|(xr__10__rd & c_4564)) & (xr__10__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__10)) begin
                 cr__10__we = 1'b1;
                 xr__10__we = 1'b1;
             end
-            cr__11__waddr = wpix__q;
+            cr__11__waddr = write_pix__q;
             cr__11__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__11__waddr = wpix__q;
+            xr__11__waddr = write_pix__q;
             xr__11__wd = 32'h0;
-            if ((|(xr__11__rd & c_4564)) & (xr__11__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__11)) begin
                 cr__11__we = 1'b1;
                 xr__11__we = 1'b1;
             end
-            cr__12__waddr = wpix__q;
+            cr__12__waddr = write_pix__q;
             cr__12__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__12__waddr = wpix__q;
+            xr__12__waddr = write_pix__q;
             xr__12__wd = 32'h0;
-            if ((|(xr__12__rd & c_4564)) & (xr__12__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__12)) begin
                 cr__12__we = 1'b1;
                 xr__12__we = 1'b1;
             end
-            cr__13__waddr = wpix__q;
+            cr__13__waddr = write_pix__q;
             cr__13__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__13__waddr = wpix__q;
+            xr__13__waddr = write_pix__q;
             xr__13__wd = 32'h0;
-            if ((|(xr__13__rd & c_4564)) & (xr__13__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__13)) begin
                 cr__13__we = 1'b1;
                 xr__13__we = 1'b1;
             end
-            cr__14__waddr = wpix__q;
+            cr__14__waddr = write_pix__q;
             cr__14__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__14__waddr = wpix__q;
+            xr__14__waddr = write_pix__q;
             xr__14__wd = 32'h0;
-            if ((|(xr__14__rd & c_4564)) & (xr__14__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__14)) begin
                 cr__14__we = 1'b1;
                 xr__14__we = 1'b1;
             end
-            cr__15__waddr = wpix__q;
+            cr__15__waddr = write_pix__q;
             cr__15__wd = c_3264 | ((colour__q) & 64'hffffffffffffffff);
-            xr__15__waddr = wpix__q;
+            xr__15__waddr = write_pix__q;
             xr__15__wd = 32'h0;
-            if ((|(xr__15__rd & c_4564)) & (xr__15__rd[(32'h0)+:(21)] == wprim__q)) begin
+            if (|(write_samples__q & c_sb16__15)) begin
                 cr__15__we = 1'b1;
                 xr__15__we = 1'b1;
             end
@@ -3480,6 +3612,9 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
             wv__d = 1'b0;
             wpix__d = 32'h0;
             wprim__d = 32'h0;
+            write_valid__d = 1'b0;
+            write_pix__d = 32'h0;
+            write_samples__d = 32'h0;
             obusy__d = 1'b0;
             osetup__d = 1'b0;
             ocnt__d = 32'h0;

@@ -661,9 +661,11 @@ pub struct ShadingSortStats {
 ///   the colour reads of a tile = its distinct visible primitives. An element's colour goes
 ///   to every sample s of its pixel whose X entry holds the element's primitive (`C[p·S + s]
 ///   := colour`, all S banks in one write, and those X entries cleared, so that X is empty
-///   once the walk is done: the RTL reads X at the element's pixel one cycle after Y, and
-///   writes C and X one edge later than this model, before the output engine reads C or the
-///   next tile's records read X). After the last element, at the edge of a cycle with
+///   once the walk is done: the RTL reads X at the element's pixel one cycle after Y, compares
+///   in the next and writes C and X at the edge after that, two edges later than this model:
+///   the last element's writes land at the edge of the output engine's setup cycle, whose C
+///   read of the same address sees them (write-first), and of the first edge at which the
+///   next tile's first record can read X). After the last element, at the edge of a cycle with
 ///   `cnt` = n, the tile goes to the output engine (`out_busy`, `out_tile` := tile) and the
 ///   phase is Depth.
 /// * **Output engine**: setup, then pixel p = 0..P−1 in position order (rows bottom-up,

@@ -44,7 +44,7 @@
 //!           Readout (Morton order m): X[p(m)] ─► S compares ─► Y[n] = (prim, p) (min, max)
 //!  ┌──────── pass k: Hist (Y/Z ─► digit ─► H++), Prefix (H := Σ), Scatter (Y/Z ─► Z/Y[H[d]++]) ◄┘
 //!  └─► Walk: sorted (prim, p) ─► prim change? rd (prim·32+24) ─► rsp colour
-//!            └─► X[p] read ─► S compares (X prim = prim) ─► C[p] banks := colour, X[p] := 0 (next cycle)
+//!            └─► X[p] read ─► S compares (X prim = prim) ─► reg ─► C[p] banks := colour, X[p] := 0
 //!  output engine (beside the next tile's Depth..sort; the walk waits for it):
 //!            C[p] ─► out {x, y, mask, colour_0..15}, C[p] cleared
 //! ```
@@ -60,7 +60,8 @@
 //! through S 24-bit compares to X's write enables; Readout from X through a 16-way lowest-bit
 //! select to Y's write data and the min/max compares, and on through S 21-bit compares (the
 //! pixel's samples of that primitive) to the done mask and the pixel counter; the walk's
-//! second stage from X's read register through S 21-bit compares to C's write enables; the pass count (21-bit subtract, bit
+//! second stage from X's read register through S 21-bit compares into a register (the third
+//! stage writes C and clears X from it); the pass count (21-bit subtract, bit
 //! length, table) from registers to the pass-end compare. On-chip bits: per preset in the frame
 //! table's RAM column (`golden::frame::ram`, which `hw/tests/rtl_out.rs` holds to the emitted
 //! Verilog; the frame top refuses a config over the ECP5-85F's budget).
@@ -267,6 +268,8 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         selp: Signal<Local, Bits<21>>,
         /// Readout: the visible samples of the pixel with the selected sample's primitive.
         same_c: Vec<Signal<Local, Bits<16>>>,
+        /// Walk, second stage: the samples whose X entry holds the element's primitive.
+        hit_c: Vec<Signal<Local, Bits<16>>>,
         emit: Signal<Local, Bit>,
         pdone: Signal<Local, Bit>,
         n_nx: Signal<Local, Bits<16>>,
@@ -345,11 +348,16 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         sdig: DFF<Bits<16>>,
         selem: DFF<Bits<64>>,
         sdst_y: DFF<Bit>,
-        /// Walk, second stage: an element whose colour goes to C this cycle, its pixel and
-        /// primitive (X of the pixel is in X's read registers).
+        /// Walk, second stage: an element whose X entries are in X's read registers this
+        /// cycle, its pixel and primitive.
         wv: DFF<Bit>,
         wpix: DFF<Bits<16>>,
         wprim: DFF<Bits<21>>,
+        /// Walk, third stage: the element's pixel and its samples that hold its primitive
+        /// (the second stage's compares, registered): C written, X cleared at this edge.
+        write_valid: DFF<Bit>,
+        write_pix: DFF<Bits<16>>,
+        write_samples: DFF<Bits<16>>,
         /// The output engine: a tile's pixels leaving C (busy), its setup cycle (C read at
         /// pixel 0), the pixel it is at, and the tile's coordinates.
         obusy: DFF<Bit>,
@@ -579,6 +587,10 @@ impl ShadingSort {
             wv: Default::default(),
             wpix: Default::default(),
             wprim: Default::default(),
+            write_valid: Default::default(),
+            write_pix: Default::default(),
+            write_samples: Default::default(),
+            hit_c: (0..=16).map(|_| Default::default()).collect(),
             obusy: Default::default(),
             osetup: Default::default(),
             ocnt: Default::default(),
@@ -677,6 +689,12 @@ impl ShadingSort {
         self.wpix.d.next = self.wpix.q.val();
         self.wprim.clock.next = self.clock.val();
         self.wprim.d.next = self.wprim.q.val();
+        self.write_valid.clock.next = self.clock.val();
+        self.write_valid.d.next = self.wv.q.val();
+        self.write_pix.clock.next = self.clock.val();
+        self.write_pix.d.next = self.wpix.q.val();
+        self.write_samples.clock.next = self.clock.val();
+        self.write_samples.d.next = self.hit_c[16].val();
         self.obusy.clock.next = self.clock.val();
         self.obusy.d.next = self.obusy.q.val();
         self.osetup.clock.next = self.clock.val();
@@ -1032,17 +1050,28 @@ impl ShadingSort {
             self.rd.addr.next = (bit_cast::<32, 21>(self.eprim.val()) << self.c_5.val()) | self.c_24.val();
         }
 
-        // ---- Walk, second stage: the colour to every sample of the pixel holding the prim,
-        // and those X entries cleared (X is empty once the walk is done) ----
-        if self.wv.q.val() {
+        // ---- Walk, second stage: the samples of the element's pixel holding its primitive ----
+        self.hit_c[0].next = 0.into();
+        for s in 0..16 {
+            if ((self.xr[s].rd.val() & self.c_4564.val()).any())
+                & (self.xr[s].rd.val().get_bits::<21>(0) == self.wprim.q.val())
+            {
+                self.hit_c[s + 1].next = self.hit_c[s].val() | self.c_sb16[s].val();
+            } else {
+                self.hit_c[s + 1].next = self.hit_c[s].val();
+            }
+        }
+        // ---- Walk, third stage: the colour to those samples in C, and their X entries
+        // cleared (X is empty once the walk is done). The colour register still holds the
+        // element's colour: a new one comes at the earliest three edges after the last
+        // element of a primitive leaves the first stage (notice, request, response). ----
+        if self.write_valid.q.val() {
             for s in 0..16 {
-                self.cr[s].waddr.next = self.wpix.q.val();
+                self.cr[s].waddr.next = self.write_pix.q.val();
                 self.cr[s].wd.next = self.c_3264.val() | bit_cast::<64, 32>(self.colour.q.val());
-                self.xr[s].waddr.next = self.wpix.q.val();
+                self.xr[s].waddr.next = self.write_pix.q.val();
                 self.xr[s].wd.next = 0.into();
-                if ((self.xr[s].rd.val() & self.c_4564.val()).any())
-                    & (self.xr[s].rd.val().get_bits::<21>(0) == self.wprim.q.val())
-                {
+                if (self.write_samples.q.val() & self.c_sb16[s].val()).any() {
                     self.cr[s].we.next = true;
                     self.xr[s].we.next = true;
                 }
@@ -1329,6 +1358,9 @@ impl ShadingSort {
             self.wv.d.next = false;
             self.wpix.d.next = 0.into();
             self.wprim.d.next = 0.into();
+            self.write_valid.d.next = false;
+            self.write_pix.d.next = 0.into();
+            self.write_samples.d.next = 0.into();
             self.obusy.d.next = false;
             self.osetup.d.next = false;
             self.ocnt.d.next = 0.into();
