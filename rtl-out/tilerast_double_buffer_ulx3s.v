@@ -119,7 +119,13 @@ module tilerast_double_buffer_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp_
     reg  in_framebuffer;
     reg  [31:0] region_addr;
     reg  in_set1;
-    reg  [31:0] window_delta;
+    reg  [31:0] mapped00;
+    reg  [31:0] mapped01;
+    reg  [31:0] mapped02;
+    reg  [31:0] mapped10;
+    reg  [31:0] mapped11;
+    reg  [31:0] mapped12;
+    reg  [31:0] window_mapped;
     reg  below_end;
     reg  in_window;
     reg  [31:0] mapped;
@@ -191,30 +197,36 @@ module tilerast_double_buffer_ulx3s(clock,flush,in_valid,in_ready,inp__addr,inp_
         in_framebuffer = inp__addr < c_prims;
         in_set1 = inp__addr >= c_set_stride;
         region_addr = inp__addr & c_low31;
-        window_delta = c_delta02;
+        mapped00 = region_addr + c_delta00;
+        mapped01 = region_addr + c_delta01;
+        mapped02 = region_addr + c_delta02;
+        mapped10 = region_addr + c_delta10;
+        mapped11 = region_addr + c_delta11;
+        mapped12 = region_addr + c_delta12;
+        window_mapped = mapped02;
         below_end = region_addr < c_end02;
         if (in_set1) begin
-            window_delta = c_delta12;
+            window_mapped = mapped12;
             below_end = region_addr < c_end12;
         end
         if (region_addr < c_pixel_info) begin
-            window_delta = c_delta01;
+            window_mapped = mapped01;
             below_end = region_addr < c_end01;
             if (in_set1) begin
-                window_delta = c_delta11;
+                window_mapped = mapped11;
                 below_end = region_addr < c_end11;
             end
         end
         if (region_addr < c_bins) begin
-            window_delta = c_delta00;
+            window_mapped = mapped00;
             below_end = region_addr < c_end00;
             if (in_set1) begin
-                window_delta = c_delta10;
+                window_mapped = mapped10;
                 below_end = region_addr < c_end10;
             end
         end
         in_window = (region_addr >= c_prims) & below_end;
-        mapped = region_addr + window_delta;
+        mapped = window_mapped;
         if (in_framebuffer) begin
             in_window = inp__addr < c_fb_bytes;
             mapped = inp__addr;

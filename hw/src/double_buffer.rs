@@ -59,7 +59,8 @@ tilerast_golden::double_buffer_streams! { crate::streams::stream_block;
         c_buffer0: Constant<Bits<32>>,
         c_buffer1: Constant<Bits<32>>,
         /// Per set, per region (prims, bins, pixel info): the window's base less the region's
-        /// start (mod 2^32: the mapped address is the region address plus it, one adder) and
+        /// start (mod 2^32: the mapped address is the region address plus it, one adder per
+        /// window, all six beside the compares that choose) and
         /// the region's end (its start plus the window's bytes: inside the window is below it,
         /// a compare with a constant, beside the adder instead of after a subtraction).
         c_delta00: Constant<Bits<32>>,
@@ -89,7 +90,15 @@ tilerast_golden::double_buffer_streams! { crate::streams::stream_block;
         in_framebuffer: Signal<Local, Bit>,
         region_addr: Signal<Local, Bits<32>>,
         in_set1: Signal<Local, Bit>,
-        window_delta: Signal<Local, Bits<32>>,
+        /// The address mapped into each of the six windows (set, region), computed beside the
+        /// compares that pick one: no adder after a compare.
+        mapped00: Signal<Local, Bits<32>>,
+        mapped01: Signal<Local, Bits<32>>,
+        mapped02: Signal<Local, Bits<32>>,
+        mapped10: Signal<Local, Bits<32>>,
+        mapped11: Signal<Local, Bits<32>>,
+        mapped12: Signal<Local, Bits<32>>,
+        window_mapped: Signal<Local, Bits<32>>,
         below_end: Signal<Local, Bit>,
         in_window: Signal<Local, Bit>,
         mapped: Signal<Local, Bits<32>>,
@@ -187,7 +196,13 @@ impl DoubleBuffer {
             in_framebuffer: Default::default(),
             region_addr: Default::default(),
             in_set1: Default::default(),
-            window_delta: Default::default(),
+            mapped00: Default::default(),
+            mapped01: Default::default(),
+            mapped02: Default::default(),
+            mapped10: Default::default(),
+            mapped11: Default::default(),
+            mapped12: Default::default(),
+            window_mapped: Default::default(),
             below_end: Default::default(),
             in_window: Default::default(),
             mapped: Default::default(),
@@ -250,32 +265,38 @@ impl DoubleBuffer {
         self.in_framebuffer.next = self.inp.addr.val() < self.c_prims.val();
         self.in_set1.next = self.inp.addr.val() >= self.c_set_stride.val();
         self.region_addr.next = self.inp.addr.val() & self.c_low31.val();
-        self.window_delta.next = self.c_delta02.val();
+        self.mapped00.next = self.region_addr.val() + self.c_delta00.val();
+        self.mapped01.next = self.region_addr.val() + self.c_delta01.val();
+        self.mapped02.next = self.region_addr.val() + self.c_delta02.val();
+        self.mapped10.next = self.region_addr.val() + self.c_delta10.val();
+        self.mapped11.next = self.region_addr.val() + self.c_delta11.val();
+        self.mapped12.next = self.region_addr.val() + self.c_delta12.val();
+        self.window_mapped.next = self.mapped02.val();
         self.below_end.next = self.region_addr.val() < self.c_end02.val();
         if self.in_set1.val() {
-            self.window_delta.next = self.c_delta12.val();
+            self.window_mapped.next = self.mapped12.val();
             self.below_end.next = self.region_addr.val() < self.c_end12.val();
         }
         if self.region_addr.val() < self.c_pixel_info.val() {
-            self.window_delta.next = self.c_delta01.val();
+            self.window_mapped.next = self.mapped01.val();
             self.below_end.next = self.region_addr.val() < self.c_end01.val();
             if self.in_set1.val() {
-                self.window_delta.next = self.c_delta11.val();
+                self.window_mapped.next = self.mapped11.val();
                 self.below_end.next = self.region_addr.val() < self.c_end11.val();
             }
         }
         if self.region_addr.val() < self.c_bins.val() {
-            self.window_delta.next = self.c_delta00.val();
+            self.window_mapped.next = self.mapped00.val();
             self.below_end.next = self.region_addr.val() < self.c_end00.val();
             if self.in_set1.val() {
-                self.window_delta.next = self.c_delta10.val();
+                self.window_mapped.next = self.mapped10.val();
                 self.below_end.next = self.region_addr.val() < self.c_end10.val();
             }
         }
         // Below the region's end and at or above its start (the chain above picks the region
         // whose start is at or below the address, but for addresses below PRIMS).
         self.in_window.next = (self.region_addr.val() >= self.c_prims.val()) & self.below_end.val();
-        self.mapped.next = self.region_addr.val() + self.window_delta.val();
+        self.mapped.next = self.window_mapped.val();
         if self.in_framebuffer.val() {
             self.in_window.next = self.inp.addr.val() < self.c_fb_bytes.val();
             self.mapped.next = self.inp.addr.val();
