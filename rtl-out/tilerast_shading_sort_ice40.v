@@ -744,6 +744,9 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     reg  [11:0] oty__d;
     wire  [11:0] oty__q;
     reg  oty__clock;
+    reg  rd_pending__d;
+    wire  rd_pending__q;
+    reg  rd_pending__clock;
 
     // Local signals
     reg  accept;
@@ -1315,6 +1318,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
     tilerast_dff_16 ocnt(.d(ocnt__d), .q(ocnt__q), .clock(ocnt__clock));
     tilerast_dff_12 otx(.d(otx__d), .q(otx__q), .clock(otx__clock));
     tilerast_dff_12 oty(.d(oty__d), .q(oty__q), .clock(oty__clock));
+    tilerast_dff_1 rd_pending(.d(rd_pending__d), .q(rd_pending__q), .clock(rd_pending__clock));
 
     // Update code
     always @(*) begin
@@ -1440,6 +1444,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
         otx__d = otx__q;
         oty__clock = clock;
         oty__d = oty__q;
+        rd_pending__clock = clock;
         xr__0__clock = clock;
         xr__0__we = 1'b0;
         xr__0__waddr = cnt__q;
@@ -2771,7 +2776,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
             out__colour_14 = cr__14__rd[(32'h0)+:(32)];
             out__colour_15 = cr__15__rd[(32'h0)+:(32)];
         end
-        rd_valid = ph__q == c_ph__7;
+        rd_valid = rd_pending__q;
         rd__addr = 32'h0;
         if (rd_valid) begin
             rd__addr = (((eprim) & 32'hffffffff) << c_5) | c_24;
@@ -3621,6 +3626,7 @@ module tilerast_shading_sort_ice40(clock,flush,in_valid,in_ready,inp__tile_x,inp
             otx__d = 32'h0;
             oty__d = 32'h0;
         end
+        rd_pending__d = ph__d == c_ph__7;
     end
 
 endmodule // tilerast_shading_sort_ice40

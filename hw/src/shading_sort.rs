@@ -24,7 +24,7 @@
 //! read at a time).
 //!
 //! **Handshake.** `in_ready` is a function of registers (Depth, pending lanes), `rd_valid` is
-//! the phase register, `out_valid` the output engine's registers plus its pixel counter's
+//! a register (`rd_pending`: the phase is WalkReq), `out_valid` the output engine's registers plus its pixel counter's
 //! viewport test; `out`'s
 //! colours come from C's read register.
 //!
@@ -365,6 +365,10 @@ tilerast_golden::shading_sort_streams! { crate::streams::stream_block;
         ocnt: DFF<Bits<16>>,
         otx: DFF<Bits<12>>,
         oty: DFF<Bits<12>>,
+        /// The phase is WalkReq (a colour read on `rd`): `rd_valid` and `rd`'s gate from a
+        /// flop, not from a compare of `ph` (the board top's memory-request multiplexer
+        /// starts here).
+        rd_pending: DFF<Bit>,
     }
 }
 
@@ -596,6 +600,7 @@ impl ShadingSort {
             ocnt: Default::default(),
             otx: Default::default(),
             oty: Default::default(),
+            rd_pending: Default::default(),
         })
     }
 
@@ -705,6 +710,7 @@ impl ShadingSort {
         self.otx.d.next = self.otx.q.val();
         self.oty.clock.next = self.clock.val();
         self.oty.d.next = self.oty.q.val();
+        self.rd_pending.clock.next = self.clock.val();
         for s in 0..16 {
             self.xr[s].clock.next = self.clock.val();
             self.xr[s].we.next = false;
@@ -1044,7 +1050,7 @@ impl ShadingSort {
         }
 
         // ---- Walk: the read port ----
-        self.rd_valid.next = self.ph.q.val() == self.c_ph[7].val();
+        self.rd_valid.next = self.rd_pending.q.val();
         self.rd.addr.next = 0.into();
         if self.rd_valid.val() {
             self.rd.addr.next = (bit_cast::<32, 21>(self.eprim.val()) << self.c_5.val()) | self.c_24.val();
@@ -1367,6 +1373,8 @@ impl ShadingSort {
             self.otx.d.next = 0.into();
             self.oty.d.next = 0.into();
         }
+        // `rd_valid` as a flop of its own: the phase after this edge is WalkReq.
+        self.rd_pending.d.next = self.ph.d.val() == self.c_ph[7].val();
     }
 }
 
