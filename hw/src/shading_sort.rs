@@ -56,13 +56,14 @@
 //!
 //! **Depth and size:** the per-block table (`tilerast synth --blocks`) and the board top's
 //! route in `docs/measurements.md`. Known long paths (against the one-adder-per-stage rule):
-//! Depth from X's read register
-//! through S 24-bit compares to X's write enables; Readout from X through a 16-way lowest-bit
-//! select to Y's write data and the min/max compares, and on through S 21-bit compares (the
-//! pixel's samples of that primitive) to the done mask and the pixel counter; the walk's
-//! second stage from X's read register through S 21-bit compares into a register (the third
-//! stage writes C and clears X from it); the pass count (21-bit subtract, bit
-//! length, table) from registers to the pass-end compare. On-chip bits: per preset in the frame
+//! Depth from X's read register through S 24-bit compares to X's write enables (the block's
+//! worst alone on the ECP5, 18.6 ns); Readout from its X entry registers through a 16-way
+//! lowest-bit select to Y's write data and the min/max compares, and on through S 21-bit
+//! compares (the pixel's samples of that primitive) to the done mask, the pixel counter, X's
+//! read enable and the next phase (the board top's GPU clock's worst, 20.4 ns, through the
+//! next phase into `rd_pending`); the walk's second stage from X's read register through S
+//! 21-bit compares into a register (the third stage writes C and clears X from it); the pass
+//! count (21-bit subtract, bit length, table) from registers to the pass-end compare. On-chip bits: per preset in the frame
 //! table's RAM column (`golden::frame::ram`, which `hw/tests/rtl_out.rs` holds to the emitted
 //! Verilog; the frame top refuses a config over the ECP5-85F's budget).
 //!
