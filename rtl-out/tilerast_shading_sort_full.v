@@ -3626,7 +3626,7 @@ module tilerast_shading_sort_full(clock,flush,in_valid,in_ready,inp__tile_x,inp_
             otx__d = 32'h0;
             oty__d = 32'h0;
         end
-        rd_pending__d = ph__d == c_ph__7;
+        rd_pending__d = ~flush & ((~setup__q & ~setup2__q & (ph__q == c_ph__6) & ~obusy__q & (cnt__q != n__q) & (~curv__q | (eprim != curp__q))) | ((ph__q == c_ph__7) & (~rd_ready | setup__q | setup2__q)));
     end
 
 endmodule // tilerast_shading_sort_full

@@ -24,7 +24,7 @@
 //! read at a time).
 //!
 //! **Handshake.** `in_ready` is a function of registers (Depth, pending lanes), `rd_valid` is
-//! a register (`rd_pending`: the phase is WalkReq), `out_valid` the output engine's registers plus its pixel counter's
+//! a register (`rd_pending`: the phase is WalkReq, from the walk's own condition), `out_valid` the output engine's registers plus its pixel counter's
 //! viewport test; `out`'s
 //! colours come from C's read register.
 //!
@@ -60,8 +60,8 @@
 //! worst alone on the ECP5, 18.6 ns); Readout from its X entry registers through a 16-way
 //! lowest-bit select to Y's write data and the min/max compares, and on through S 21-bit
 //! compares (the pixel's samples of that primitive) to the done mask, the pixel counter, X's
-//! read enable and the next phase (the board top's GPU clock's worst, 20.4 ns, through the
-//! next phase into `rd_pending`); the walk's second stage from X's read register through S
+//! read enable and the next phase (the board top's GPU clock's worst at 44aafe6, 20.4 ns, ran
+//! on from the next phase into `rd_pending`, which now takes the walk's own condition); the walk's second stage from X's read register through S
 //! 21-bit compares into a register (the third stage writes C and clears X from it); the pass
 //! count (21-bit subtract, bit length, table) from registers to the pass-end compare. On-chip bits: per preset in the frame
 //! table's RAM column (`golden::frame::ram`, which `hw/tests/rtl_out.rs` holds to the emitted
@@ -1374,8 +1374,18 @@ impl ShadingSort {
             self.otx.d.next = 0.into();
             self.oty.d.next = 0.into();
         }
-        // `rd_valid` as a flop of its own: the phase after this edge is WalkReq.
-        self.rd_pending.d.next = self.ph.d.val() == self.c_ph[7].val();
+        // `rd_valid` as a flop of its own: the phase after this edge is WalkReq. Computed
+        // from the two conditions that lead there (the walk meets a primitive other than
+        // the current colour's; WalkReq not yet granted), not from the next-phase mux.
+        self.rd_pending.d.next = !self.flush.val()
+            & ((!self.setup.q.val()
+                & !self.setup2.q.val()
+                & (self.ph.q.val() == self.c_ph[6].val())
+                & !self.obusy.q.val()
+                & (self.cnt.q.val() != self.n.q.val())
+                & (!self.curv.q.val() | (self.eprim.val() != self.curp.q.val())))
+                | ((self.ph.q.val() == self.c_ph[7].val())
+                    & (!self.rd_ready.val() | self.setup.q.val() | self.setup2.q.val())));
     }
 }
 
