@@ -97,10 +97,10 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
     // Local signals
     reg  answer;
     reg  rd_taken;
-    reg  [9:0] in_flight_next;
-    reg  rd_valid_next;
-    reg  out_valid_next;
-    reg  [10:0] headroom_base;
+    reg  credit_back;
+    reg  [10:0] headroom;
+    reg  [10:0] headroom_less;
+    reg  [10:0] headroom_more;
     reg  load;
 
     // Sub module instances
@@ -155,38 +155,22 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         in_ready = ~out_valid_reg__q | out_ready;
         answer = in_valid & (~out_valid_reg__q | out_ready);
         rd_taken = rd_valid_reg__q & rd_ready;
-        load = ~start & busy_reg__q & (~rd_valid_reg__q | rd_ready) & (((fill) & 11'h7ff) < (headroom_x__q ^ c_credits));
-        in_flight_next = in_flight__q;
+        headroom = headroom_x__q ^ c_credits;
+        headroom_less = headroom - c_one11;
+        headroom_more = headroom + c_one11;
+        load = ~start & busy_reg__q & (~rd_valid_reg__q | rd_ready) & (((fill) & 11'h7ff) < headroom);
         if (rd_taken & ~answer) begin
-            in_flight_next = in_flight__q + c_one10;
+            in_flight__d = in_flight__q + c_one10;
         end
         if (~rd_taken & answer) begin
-            in_flight_next = in_flight__q - c_one10;
+            in_flight__d = in_flight__q - c_one10;
         end
-        rd_valid_next = rd_valid_reg__q;
-        if (load) begin
-            rd_valid_next = 1'b1;
+        credit_back = out_valid_reg__q & out_ready;
+        if (load & ~credit_back) begin
+            headroom_x__d = headroom_less ^ c_credits;
         end
-        else if (rd_taken) begin
-            rd_valid_next = 1'b0;
-        end
-        out_valid_next = out_valid_reg__q;
-        if (~out_valid_reg__q | out_ready) begin
-            out_valid_next = in_valid;
-        end
-        if (flush) begin
-            in_flight_next = 32'h0;
-            rd_valid_next = 1'b0;
-            out_valid_next = 1'b0;
-        end
-        in_flight__d = in_flight_next;
-        headroom_base = c_credits - ((in_flight_next) & 11'h7ff);
-        if (out_valid_next) begin
-            headroom_base = c_credits - ((in_flight_next) & 11'h7ff) - c_one11;
-        end
-        headroom_x__d = headroom_base ^ c_credits;
-        if (rd_valid_next) begin
-            headroom_x__d = (headroom_base - c_one11) ^ c_credits;
+        if (~load & credit_back) begin
+            headroom_x__d = headroom_more ^ c_credits;
         end
         if (~out_valid_reg__q | out_ready) begin
             out_valid_reg__d = in_valid;
@@ -254,6 +238,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
             rd_valid_reg__d = 1'b0;
             rd_addr__d = 32'h0;
             in_flight__d = 32'h0;
+            headroom_x__d = 32'h0;
             out_valid_reg__d = 1'b0;
             out_red__d = 32'h0;
             out_green__d = 32'h0;

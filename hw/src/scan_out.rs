@@ -18,8 +18,10 @@
 //! **Handshake.** `in_ready = !out_valid | out_ready` (latency 1 to `out`). The request
 //! register loads when `busy`, it is empty or taken, and `fill + in_flight + rd_valid +
 //! out_valid < credits`; one read per cycle at most. The sum is not formed on that path: a
-//! register holds the credits it leaves but `fill` (`headroom_x`, computed from the next
-//! values of the three counted registers), so the room test is one compare with `fill`.
+//! register holds the credits it leaves but `fill` (`headroom_x`), so the room test is one
+//! compare with `fill`. The three counted registers' sum changes by `load` − (the pixel taken
+//! downstream), so `headroom_x` steps by −1, 0 or +1: a multiplexer of two precomputed
+//! neighbours after `load`, no adder behind the arbiter's ready.
 //!
 //! ```text
 //!  start ─► base_reg, row_addr = base + 4·(H−1)·W, next_addr = row_addr, counters 0, busy
@@ -65,12 +67,13 @@ tilerast_golden::scan_out_streams! { crate::streams::stream_block;
         /// The answer offered is taken at this edge; the request register's read is taken.
         answer: Signal<Local, Bit>,
         rd_taken: Signal<Local, Bit>,
-        /// The next values of the registers the credits count (reads in flight, the request
-        /// register's read, the word held), and the credits they leave but the request's.
-        in_flight_next: Signal<Local, Bits<10>>,
-        rd_valid_next: Signal<Local, Bit>,
-        out_valid_next: Signal<Local, Bit>,
-        headroom_base: Signal<Local, Bits<11>>,
+        /// The output register's pixel is taken at this edge: a credit comes back.
+        credit_back: Signal<Local, Bit>,
+        /// The credits left, one fewer and one more (from `headroom_x`, beside the room
+        /// test), for the update's multiplexer.
+        headroom: Signal<Local, Bits<11>>,
+        headroom_less: Signal<Local, Bits<11>>,
+        headroom_more: Signal<Local, Bits<11>>,
         /// A read may go into the request register at this edge.
         load: Signal<Local, Bit>,
 
@@ -136,10 +139,10 @@ impl ScanOut {
             c_zero4: k(0),
             answer: Default::default(),
             rd_taken: Default::default(),
-            in_flight_next: Default::default(),
-            rd_valid_next: Default::default(),
-            out_valid_next: Default::default(),
-            headroom_base: Default::default(),
+            credit_back: Default::default(),
+            headroom: Default::default(),
+            headroom_less: Default::default(),
+            headroom_more: Default::default(),
             load: Default::default(),
             busy_reg: Default::default(),
             column_repeat: Default::default(),
@@ -186,44 +189,31 @@ impl ScanOut {
         self.answer.next = self.in_valid.val() & (!self.out_valid_reg.q.val() | self.out_ready.val());
         self.rd_taken.next = self.rd_valid_reg.q.val() & self.rd_ready.val();
         // Room: fill + in_flight + rd_valid + out_valid < credits, as fill < headroom.
+        self.headroom.next = self.headroom_x.q.val() ^ self.c_credits.val();
+        self.headroom_less.next = self.headroom.val() - self.c_one11.val();
+        self.headroom_more.next = self.headroom.val() + self.c_one11.val();
         self.load.next = !self.start.val()
             & self.busy_reg.q.val()
             & (!self.rd_valid_reg.q.val() | self.rd_ready.val())
-            & (bit_cast::<11, 10>(self.fill.val()) < (self.headroom_x.q.val() ^ self.c_credits.val()));
+            & (bit_cast::<11, 10>(self.fill.val()) < self.headroom.val());
 
         // Reads in flight: +1 per read taken, −1 per answer taken.
-        self.in_flight_next.next = self.in_flight.q.val();
         if self.rd_taken.val() & !self.answer.val() {
-            self.in_flight_next.next = self.in_flight.q.val() + self.c_one10.val();
+            self.in_flight.d.next = self.in_flight.q.val() + self.c_one10.val();
         }
         if !self.rd_taken.val() & self.answer.val() {
-            self.in_flight_next.next = self.in_flight.q.val() - self.c_one10.val();
+            self.in_flight.d.next = self.in_flight.q.val() - self.c_one10.val();
         }
-        self.rd_valid_next.next = self.rd_valid_reg.q.val();
-        if self.load.val() {
-            self.rd_valid_next.next = true;
-        } else if self.rd_taken.val() {
-            self.rd_valid_next.next = false;
+        // The credits in use, in_flight + rd_valid + out_valid, change by `load` − `credit_back`:
+        // a read taken moves a credit from the request register to in_flight, an answer taken
+        // from in_flight to the output register, and a load takes a credit (the request
+        // register is empty or taken when it loads); only the pixel leaving returns one.
+        self.credit_back.next = self.out_valid_reg.q.val() & self.out_ready.val();
+        if self.load.val() & !self.credit_back.val() {
+            self.headroom_x.d.next = self.headroom_less.val() ^ self.c_credits.val();
         }
-        self.out_valid_next.next = self.out_valid_reg.q.val();
-        if !self.out_valid_reg.q.val() | self.out_ready.val() {
-            self.out_valid_next.next = self.in_valid.val();
-        }
-        if self.flush.val() {
-            self.in_flight_next.next = 0.into();
-            self.rd_valid_next.next = false;
-            self.out_valid_next.next = false;
-        }
-        self.in_flight.d.next = self.in_flight_next.val();
-        // The credits the next values leave: the part that does not wait for `load` first.
-        self.headroom_base.next = self.c_credits.val() - bit_cast::<11, 10>(self.in_flight_next.val());
-        if self.out_valid_next.val() {
-            self.headroom_base.next =
-                self.c_credits.val() - bit_cast::<11, 10>(self.in_flight_next.val()) - self.c_one11.val();
-        }
-        self.headroom_x.d.next = self.headroom_base.val() ^ self.c_credits.val();
-        if self.rd_valid_next.val() {
-            self.headroom_x.d.next = (self.headroom_base.val() - self.c_one11.val()) ^ self.c_credits.val();
+        if !self.load.val() & self.credit_back.val() {
+            self.headroom_x.d.next = self.headroom_more.val() ^ self.c_credits.val();
         }
 
         // The output register takes an answer whenever it may.
@@ -293,6 +283,7 @@ impl ScanOut {
             self.rd_valid_reg.d.next = false;
             self.rd_addr.d.next = 0.into();
             self.in_flight.d.next = 0.into();
+            self.headroom_x.d.next = 0.into();
             self.out_valid_reg.d.next = false;
             self.out_red.d.next = 0.into();
             self.out_green.d.next = 0.into();
