@@ -219,6 +219,21 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     reg  [3:0] req_be__d;
     wire  [3:0] req_be__q;
     reg  req_be__clock;
+    reg  req_bad__d;
+    wire  req_bad__q;
+    reg  req_bad__clock;
+    reg  row_match__0__d;
+    wire  row_match__0__q;
+    reg  row_match__0__clock;
+    reg  row_match__1__d;
+    wire  row_match__1__q;
+    reg  row_match__1__clock;
+    reg  row_match__2__d;
+    wire  row_match__2__q;
+    reg  row_match__2__clock;
+    reg  row_match__3__d;
+    wire  row_match__3__q;
+    reg  row_match__3__clock;
     reg  write_high__d;
     wire  write_high__q;
     reg  write_high__clock;
@@ -266,7 +281,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     reg  [1:0] req_bank;
     reg  [12:0] req_row;
     reg  [12:0] req_column;
-    reg  bad;
+    reg  [31:0] in_row_word;
+    reg  [12:0] in_row;
     reg  bank_sel__0;
     reg  bank_sel__1;
     reg  bank_sel__2;
@@ -363,6 +379,11 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     tilerast_dff_1 req_write(.d(req_write__d), .q(req_write__q), .clock(req_write__clock));
     tilerast_dff_32 req_wdata(.d(req_wdata__d), .q(req_wdata__q), .clock(req_wdata__clock));
     tilerast_dff_4 req_be(.d(req_be__d), .q(req_be__q), .clock(req_be__clock));
+    tilerast_dff_1 req_bad(.d(req_bad__d), .q(req_bad__q), .clock(req_bad__clock));
+    tilerast_dff_1 row_match__0(.d(row_match__0__d), .q(row_match__0__q), .clock(row_match__0__clock));
+    tilerast_dff_1 row_match__1(.d(row_match__1__d), .q(row_match__1__q), .clock(row_match__1__clock));
+    tilerast_dff_1 row_match__2(.d(row_match__2__d), .q(row_match__2__q), .clock(row_match__2__clock));
+    tilerast_dff_1 row_match__3(.d(row_match__3__d), .q(row_match__3__q), .clock(row_match__3__clock));
     tilerast_dff_1 write_high(.d(write_high__d), .q(write_high__q), .clock(write_high__clock));
     tilerast_dff_16 write_high_data(.d(write_high_data__d), .q(write_high_data__q), .clock(write_high_data__clock));
     tilerast_dff_2 write_high_dqm(.d(write_high_dqm__d), .q(write_high_dqm__q), .clock(write_high_dqm__clock));
@@ -422,6 +443,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         req_wdata__d = req_wdata__q;
         req_be__clock = clock;
         req_be__d = req_be__q;
+        req_bad__clock = clock;
+        req_bad__d = req_bad__q;
         write_high__clock = clock;
         write_high__d = write_high__q;
         write_high_data__clock = clock;
@@ -453,7 +476,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         req_bank = bank_word[(32'h0)+:(2)];
         req_row = row_word[(32'h0)+:(13)];
         req_column = column_word[(32'h0)+:(13)];
-        bad = (row_word >= c_rows) | ((req_addr__q & c_three32) != c_zero32);
+        in_row_word = inp__addr >> c_row_shift;
+        in_row = in_row_word[(32'h0)+:(13)];
         rrd_dec = rrd_wait__q;
         if (rrd_wait__q != c_zero4) begin
             rrd_dec = rrd_wait__q - c_one4;
@@ -481,6 +505,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         open__0__d = open__0__q;
         open_row__0__clock = clock;
         open_row__0__d = open_row__0__q;
+        row_match__0__clock = clock;
+        row_match__0__d = row_match__0__q;
         rcd_wait__0__clock = clock;
         precharge_wait__0__clock = clock;
         activate_wait__0__clock = clock;
@@ -511,7 +537,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         end
         if (bank_sel__0) begin
             sel_open = open__0__q;
-            sel_row_match = open_row__0__q == req_row;
+            sel_row_match = row_match__0__q;
             sel_rcd_ok = rcd_wait__0__q <= c_rcd_go;
             sel_precharge_ok = precharge_wait__0__q == c_zero4;
             sel_activate_ok = activate_wait__0__q == c_zero4;
@@ -520,6 +546,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         open__1__d = open__1__q;
         open_row__1__clock = clock;
         open_row__1__d = open_row__1__q;
+        row_match__1__clock = clock;
+        row_match__1__d = row_match__1__q;
         rcd_wait__1__clock = clock;
         precharge_wait__1__clock = clock;
         activate_wait__1__clock = clock;
@@ -550,7 +578,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         end
         if (bank_sel__1) begin
             sel_open = open__1__q;
-            sel_row_match = open_row__1__q == req_row;
+            sel_row_match = row_match__1__q;
             sel_rcd_ok = rcd_wait__1__q <= c_rcd_go;
             sel_precharge_ok = precharge_wait__1__q == c_zero4;
             sel_activate_ok = activate_wait__1__q == c_zero4;
@@ -559,6 +587,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         open__2__d = open__2__q;
         open_row__2__clock = clock;
         open_row__2__d = open_row__2__q;
+        row_match__2__clock = clock;
+        row_match__2__d = row_match__2__q;
         rcd_wait__2__clock = clock;
         precharge_wait__2__clock = clock;
         activate_wait__2__clock = clock;
@@ -589,7 +619,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         end
         if (bank_sel__2) begin
             sel_open = open__2__q;
-            sel_row_match = open_row__2__q == req_row;
+            sel_row_match = row_match__2__q;
             sel_rcd_ok = rcd_wait__2__q <= c_rcd_go;
             sel_precharge_ok = precharge_wait__2__q == c_zero4;
             sel_activate_ok = activate_wait__2__q == c_zero4;
@@ -598,6 +628,8 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         open__3__d = open__3__q;
         open_row__3__clock = clock;
         open_row__3__d = open_row__3__q;
+        row_match__3__clock = clock;
+        row_match__3__d = row_match__3__q;
         rcd_wait__3__clock = clock;
         precharge_wait__3__clock = clock;
         activate_wait__3__clock = clock;
@@ -628,7 +660,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         end
         if (bank_sel__3) begin
             sel_open = open__3__q;
-            sel_row_match = open_row__3__q == req_row;
+            sel_row_match = row_match__3__q;
             sel_rcd_ok = rcd_wait__3__q <= c_rcd_go;
             sel_precharge_ok = precharge_wait__3__q == c_zero4;
             sel_activate_ok = activate_wait__3__q == c_zero4;
@@ -722,7 +754,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
             end
         end
         else if (held) begin
-            if (bad) begin
+            if (req_bad__q) begin
                 if (req_write__q) begin
                     consumed = 1'b1;
                     err__d = 1'b1;
@@ -826,6 +858,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
                 if (bank_sel__0) begin
                     open__0__d = 1'b1;
                     open_row__0__d = req_row;
+                    row_match__0__d = 1'b1;
                     if (c_rcd1 > rcd_dec__0) begin
                         rcd_wait__0__d = c_rcd1;
                     end
@@ -839,6 +872,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
                 if (bank_sel__1) begin
                     open__1__d = 1'b1;
                     open_row__1__d = req_row;
+                    row_match__1__d = 1'b1;
                     if (c_rcd1 > rcd_dec__1) begin
                         rcd_wait__1__d = c_rcd1;
                     end
@@ -852,6 +886,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
                 if (bank_sel__2) begin
                     open__2__d = 1'b1;
                     open_row__2__d = req_row;
+                    row_match__2__d = 1'b1;
                     if (c_rcd1 > rcd_dec__2) begin
                         rcd_wait__2__d = c_rcd1;
                     end
@@ -865,6 +900,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
                 if (bank_sel__3) begin
                     open__3__d = 1'b1;
                     open_row__3__d = req_row;
+                    row_match__3__d = 1'b1;
                     if (c_rcd1 > rcd_dec__3) begin
                         rcd_wait__3__d = c_rcd1;
                     end
@@ -924,6 +960,11 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
             req_write__d = inp__write;
             req_wdata__d = inp__wdata;
             req_be__d = inp__be;
+            req_bad__d = (in_row_word >= c_rows) | ((inp__addr & c_three32) != c_zero32);
+            row_match__0__d = open_row__0__q == in_row;
+            row_match__1__d = open_row__1__q == in_row;
+            row_match__2__d = open_row__2__q == in_row;
+            row_match__3__d = open_row__3__q == in_row;
         end
         in_ready = ~req_valid__q;
         out_valid = ~answers__empty;

@@ -127,7 +127,10 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         req_bank: Signal<Local, Bits<2>>,
         req_row: Signal<Local, Bits<13>>,
         req_column: Signal<Local, Bits<13>>,
-        bad: Signal<Local, Bit>,
+        /// The incoming request's row word and row (for the decisions registered as it is
+        /// taken: out of range, and which banks have its row open).
+        in_row_word: Signal<Local, Bits<32>>,
+        in_row: Signal<Local, Bits<13>>,
         /// Bank b is the request's.
         bank_sel: Vec<Signal<Local, Bit>>,
         /// The request's bank: open, open on its row, and its waits done.
@@ -184,6 +187,13 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         req_write: DFF<Bit>,
         req_wdata: DFF<Bits<32>>,
         req_be: DFF<Bits<4>>,
+        /// Decided as the request is taken, so that no compare of its address lies between
+        /// the request register and the command: the address is beyond the part or not a
+        /// word's, and per bank, the bank's open row is the request's row. The only command
+        /// that changes an open row while a request is held is that request's ACTIVE, which
+        /// sets its bank's `row_match`; none is decided at the edge a request is taken.
+        req_bad: DFF<Bit>,
+        row_match: Vec<DFF<Bit>>,
         /// A WRITE's second word, to go on the pins next.
         write_high: DFF<Bit>,
         write_high_data: DFF<Bits<16>>,
@@ -308,7 +318,8 @@ impl SdramController {
             req_bank: Default::default(),
             req_row: Default::default(),
             req_column: Default::default(),
-            bad: Default::default(),
+            in_row_word: Default::default(),
+            in_row: Default::default(),
             bank_sel: (0..4).map(|_| Default::default()).collect(),
             sel_open: Default::default(),
             sel_row_match: Default::default(),
@@ -356,6 +367,8 @@ impl SdramController {
             req_write: Default::default(),
             req_wdata: Default::default(),
             req_be: Default::default(),
+            req_bad: Default::default(),
+            row_match: (0..4).map(|_| Default::default()).collect(),
             write_high: Default::default(),
             write_high_data: Default::default(),
             write_high_dqm: Default::default(),
@@ -424,6 +437,8 @@ impl SdramController {
         self.req_wdata.d.next = self.req_wdata.q.val();
         self.req_be.clock.next = self.clock.val();
         self.req_be.d.next = self.req_be.q.val();
+        self.req_bad.clock.next = self.clock.val();
+        self.req_bad.d.next = self.req_bad.q.val();
         self.write_high.clock.next = self.clock.val();
         self.write_high.d.next = self.write_high.q.val();
         self.write_high_data.clock.next = self.clock.val();
@@ -461,8 +476,8 @@ impl SdramController {
         self.req_bank.next = self.bank_word.val().get_bits::<2>(0);
         self.req_row.next = self.row_word.val().get_bits::<13>(0);
         self.req_column.next = self.column_word.val().get_bits::<13>(0);
-        self.bad.next = (self.row_word.val() >= self.c_rows.val())
-            | ((self.req_addr.q.val() & self.c_three32.val()) != self.c_zero32.val());
+        self.in_row_word.next = self.inp.addr.val() >> self.c_row_shift.val();
+        self.in_row.next = self.in_row_word.val().get_bits::<13>(0);
 
         // ---- the waits, counted down; the banks' state ----
         self.rrd_dec.next = self.rrd_wait.q.val();
@@ -493,6 +508,8 @@ impl SdramController {
             self.open[b].d.next = self.open[b].q.val();
             self.open_row[b].clock.next = self.clock.val();
             self.open_row[b].d.next = self.open_row[b].q.val();
+            self.row_match[b].clock.next = self.clock.val();
+            self.row_match[b].d.next = self.row_match[b].q.val();
             self.rcd_wait[b].clock.next = self.clock.val();
             self.precharge_wait[b].clock.next = self.clock.val();
             self.activate_wait[b].clock.next = self.clock.val();
@@ -523,7 +540,7 @@ impl SdramController {
             }
             if self.bank_sel[b].val() {
                 self.sel_open.next = self.open[b].q.val();
-                self.sel_row_match.next = self.open_row[b].q.val() == self.req_row.val();
+                self.sel_row_match.next = self.row_match[b].q.val();
                 self.sel_rcd_ok.next = self.rcd_wait[b].q.val() <= self.c_rcd_go.val();
                 self.sel_precharge_ok.next = self.precharge_wait[b].q.val() == self.c_zero4.val();
                 self.sel_activate_ok.next = self.activate_wait[b].q.val() == self.c_zero4.val();
@@ -607,7 +624,7 @@ impl SdramController {
             }
         } else if self.held.val() {
             // 4. The held request.
-            if self.bad.val() {
+            if self.req_bad.q.val() {
                 if self.req_write.q.val() {
                     self.consumed.next = true;
                     self.err.d.next = true;
@@ -685,6 +702,7 @@ impl SdramController {
                     if self.bank_sel[b].val() {
                         self.open[b].d.next = true;
                         self.open_row[b].d.next = self.req_row.val();
+                        self.row_match[b].d.next = true;
                         if self.c_rcd1.val() > self.rcd_dec[b].val() {
                             self.rcd_wait[b].d.next = self.c_rcd1.val();
                         }
@@ -748,6 +766,11 @@ impl SdramController {
             self.req_write.d.next = self.inp.write.val();
             self.req_wdata.d.next = self.inp.wdata.val();
             self.req_be.d.next = self.inp.be.val();
+            self.req_bad.d.next = (self.in_row_word.val() >= self.c_rows.val())
+                | ((self.inp.addr.val() & self.c_three32.val()) != self.c_zero32.val());
+            for b in 0..4 {
+                self.row_match[b].d.next = self.open_row[b].q.val() == self.in_row.val();
+            }
         }
 
         // ---- outputs: registers ----
