@@ -81,6 +81,9 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
     reg  [10:0] headroom_x__d;
     wire  [10:0] headroom_x__q;
     reg  headroom_x__clock;
+    reg  room__d;
+    wire  room__q;
+    reg  room__clock;
     reg  out_valid_reg__d;
     wire  out_valid_reg__q;
     reg  out_valid_reg__clock;
@@ -115,6 +118,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
     tilerast_dff_32 rd_addr(.d(rd_addr__d), .q(rd_addr__q), .clock(rd_addr__clock));
     tilerast_dff_10 in_flight(.d(in_flight__d), .q(in_flight__q), .clock(in_flight__clock));
     tilerast_dff_11 headroom_x(.d(headroom_x__d), .q(headroom_x__q), .clock(headroom_x__clock));
+    tilerast_dff_1 room(.d(room__d), .q(room__q), .clock(room__clock));
     tilerast_dff_1 out_valid_reg(.d(out_valid_reg__d), .q(out_valid_reg__q), .clock(out_valid_reg__clock));
     tilerast_dff_8 out_red(.d(out_red__d), .q(out_red__q), .clock(out_red__clock));
     tilerast_dff_8 out_green(.d(out_green__d), .q(out_green__q), .clock(out_green__clock));
@@ -133,6 +137,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         rd_addr__clock = clock;
         in_flight__clock = clock;
         headroom_x__clock = clock;
+        room__clock = clock;
         out_valid_reg__clock = clock;
         out_red__clock = clock;
         out_green__clock = clock;
@@ -148,6 +153,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         rd_addr__d = rd_addr__q;
         in_flight__d = in_flight__q;
         headroom_x__d = headroom_x__q;
+        room__d = room__q;
         out_valid_reg__d = out_valid_reg__q;
         out_red__d = out_red__q;
         out_green__d = out_green__q;
@@ -158,7 +164,11 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
         headroom = headroom_x__q ^ c_credits;
         headroom_less = headroom - c_one11;
         headroom_more = headroom + c_one11;
-        load = ~start & busy_reg__q & (~rd_valid_reg__q | rd_ready) & (((fill) & 11'h7ff) < headroom);
+        load = ~start & busy_reg__q & (~rd_valid_reg__q | rd_ready) & room__q;
+        room__d = ((fill) & 11'h7ff) < headroom;
+        if (load) begin
+            room__d = ((fill) & 11'h7ff) < headroom_less;
+        end
         if (rd_taken & ~answer) begin
             in_flight__d = in_flight__q + c_one10;
         end
@@ -239,6 +249,7 @@ module tilerast_scan_out_ulx3s(clock,flush,in_valid,in_ready,inp__rdata,out_vali
             rd_addr__d = 32'h0;
             in_flight__d = 32'h0;
             headroom_x__d = 32'h0;
+            room__d = 1'b0;
             out_valid_reg__d = 1'b0;
             out_red__d = 32'h0;
             out_green__d = 32'h0;

@@ -144,9 +144,13 @@ pub struct ScanOutStats {
 ///   address of the walk's row and of its next read; the request register (`rd_valid`, its
 ///   address); `in_flight` (reads taken, not yet answered); the output register (`out_valid`,
 ///   the pixel). All 0 after `new` or a flush.
-/// * **Credits.** `room` = `fill` + `in_flight` + `rd_valid` + `out_valid` < `credits`: every
-///   read out or waiting, and the word held, has a FIFO place when `fill` counts the words in
-///   the FIFO (or more: a count that lags its reads is safe).
+/// * **Credits.** `room` is a register: at each edge it takes `fill` + `in_flight` +
+///   `rd_valid` + `out_valid` + (a load at this edge) < `credits`, from the values before the
+///   edge (0 after `new` or a flush). So a load at edge t sees that sum at edge t − 1, plus
+///   the load then. Every read out or waiting, and the word held, still has a FIFO place: from
+///   t − 1 to t the sum grows only by that load (a pixel into the FIFO moves its credit from
+///   the output register to `fill`; a pop only lowers `fill`), and `fill` may lag its reads.
+///   The register keeps the room test off the path from the arbiter's ready into the walk.
 /// * **Requests.** `rd_valid`/`rd` are the request register (reads: `write` 0, `wdata` 0, `be`
 ///   0; while not valid, `addr` is the last read's, 0 after a flush). At an edge without `start`: if `busy` ∧ (¬`rd_valid` ∨ `rd_ready`) ∧ `room`, the
 ///   register loads the walk's next address and the walk steps (the last screen pixel ends
@@ -175,6 +179,8 @@ pub struct ScanOutCycle {
     request_addr: u32,
     in_flight: u32,
     held: Option<VideoPixel>,
+    /// The credits left room for one more read after the last edge's load.
+    room: bool,
     stats: ScanOutStats,
     /// A planted bug for the mutant's prediction: the walk's row steps up instead of down.
     row_step_bug: bool,
@@ -196,6 +202,7 @@ impl ScanOutCycle {
             request_addr: 0,
             in_flight: 0,
             held: None,
+            room: false,
             stats: ScanOutStats::default(),
             row_step_bug: false,
         }
@@ -244,9 +251,16 @@ impl ScanOutCycle {
         self.held.is_none() || out_ready
     }
 
-    /// The credits leave room for one more read.
-    pub fn room(&self, fill: u32) -> bool {
-        fill + self.in_flight + u32::from(self.request_valid) + u32::from(self.held.is_some()) < self.params.credits
+    /// The room register: the credits leave room for one more read at this edge.
+    pub fn room(&self) -> bool {
+        self.room
+    }
+
+    /// The room register's next value: the credits, `fill` counted, leave room for one more
+    /// read after `loads` loads.
+    fn room_after(&self, fill: u32, loads: bool) -> bool {
+        fill + self.in_flight + u32::from(self.request_valid) + u32::from(self.held.is_some()) + u32::from(loads)
+            < self.params.credits
     }
 
     /// One rising edge.
@@ -275,10 +289,11 @@ impl ScanOutCycle {
         let answer = in_valid && in_ready;
         let rd_taken = self.request_valid && rd_ready;
         let free = !self.request_valid || rd_ready;
-        let load = !start && self.busy && free && self.room(fill);
+        let load = !start && self.busy && free && self.room;
         if !start && self.busy && free && !load {
             self.stats.credit_waits += 1;
         }
+        self.room = self.room_after(fill, load);
         self.stats.reads += u64::from(rd_taken);
         self.stats.answers += u64::from(answer);
         self.in_flight = self.in_flight + u32::from(rd_taken) - u32::from(answer);

@@ -16,10 +16,11 @@
 //! (the line buffer's write-side count); `busy`.
 //!
 //! **Handshake.** `in_ready = !out_valid | out_ready` (latency 1 to `out`). The request
-//! register loads when `busy`, it is empty or taken, and `fill + in_flight + rd_valid +
-//! out_valid < credits`; one read per cycle at most. The sum is not formed on that path: a
-//! register holds the credits it leaves but `fill` (`headroom_x`), so the room test is one
-//! compare with `fill`. The three counted registers' sum changes by `load` − (the pixel taken
+//! register loads when `busy`, it is empty or taken, and the `room` register is set; one read
+//! per cycle at most. `room` takes `fill + in_flight + rd_valid + out_valid + load < credits`
+//! at each edge (the model's contract). The sum is not formed: a register holds the credits
+//! it leaves but `fill` (`headroom_x`), so each room test is one compare with `fill`, and
+//! `load` selects between two of them. The three counted registers' sum changes by `load` − (the pixel taken
 //! downstream), so `headroom_x` steps by −1, 0 or +1: a multiplexer of two precomputed
 //! neighbours after `load`, no adder behind the arbiter's ready.
 //!
@@ -27,7 +28,7 @@
 //!  start ─► base_reg, row_addr = base + 4·(H−1)·W, next_addr = row_addr, counters 0, busy
 //!  load ─► rd_addr ← next_addr; column repeat ─► column (next_addr + 4) ─► line repeat
 //!          (next_addr = row_addr) ─► row (row_addr − 4·W) ─► last pixel: busy 0
-//!  fill + in_flight (+ rd_valid + out_valid) < credits ─► load allowed
+//!  fill + in_flight + rd_valid + out_valid + load < credits ─► room (a register) ─► load allowed
 //!  inp ─► out register (R, G, B = bytes 0, 1, 2)
 //! ```
 //!
@@ -98,6 +99,9 @@ tilerast_golden::scan_out_streams! { crate::streams::stream_block;
         /// from these registers' next values a cycle ahead). Stored XOR `credits`, so that its
         /// power-up and flush value, zero, is the empty block's: all credits left.
         headroom_x: DFF<Bits<11>>,
+        /// The credits leave room for one more read at this edge (the model's `room`
+        /// register: set from `fill` < the credits left after this edge's load).
+        room: DFF<Bit>,
         /// The output register: a pixel held.
         out_valid_reg: DFF<Bit>,
         out_red: DFF<Bits<8>>,
@@ -155,6 +159,7 @@ impl ScanOut {
             rd_addr: Default::default(),
             in_flight: Default::default(),
             headroom_x: Default::default(),
+            room: Default::default(),
             out_valid_reg: Default::default(),
             out_red: Default::default(),
             out_green: Default::default(),
@@ -178,6 +183,7 @@ impl ScanOut {
             rd_addr,
             in_flight,
             headroom_x,
+            room,
             out_valid_reg,
             out_red,
             out_green,
@@ -188,14 +194,19 @@ impl ScanOut {
         self.in_ready.next = !self.out_valid_reg.q.val() | self.out_ready.val();
         self.answer.next = self.in_valid.val() & (!self.out_valid_reg.q.val() | self.out_ready.val());
         self.rd_taken.next = self.rd_valid_reg.q.val() & self.rd_ready.val();
-        // Room: fill + in_flight + rd_valid + out_valid < credits, as fill < headroom.
+        // Room for the next edge: fill + in_flight + rd_valid + out_valid + load < credits, as
+        // fill < headroom − load (both compares beside the load, a multiplexer after it).
         self.headroom.next = self.headroom_x.q.val() ^ self.c_credits.val();
         self.headroom_less.next = self.headroom.val() - self.c_one11.val();
         self.headroom_more.next = self.headroom.val() + self.c_one11.val();
         self.load.next = !self.start.val()
             & self.busy_reg.q.val()
             & (!self.rd_valid_reg.q.val() | self.rd_ready.val())
-            & (bit_cast::<11, 10>(self.fill.val()) < self.headroom.val());
+            & self.room.q.val();
+        self.room.d.next = bit_cast::<11, 10>(self.fill.val()) < self.headroom.val();
+        if self.load.val() {
+            self.room.d.next = bit_cast::<11, 10>(self.fill.val()) < self.headroom_less.val();
+        }
 
         // Reads in flight: +1 per read taken, −1 per answer taken.
         if self.rd_taken.val() & !self.answer.val() {
@@ -284,6 +295,7 @@ impl ScanOut {
             self.rd_addr.d.next = 0.into();
             self.in_flight.d.next = 0.into();
             self.headroom_x.d.next = 0.into();
+            self.room.d.next = false;
             self.out_valid_reg.d.next = false;
             self.out_red.d.next = 0.into();
             self.out_green.d.next = 0.into();
