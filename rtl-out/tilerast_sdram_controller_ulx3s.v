@@ -96,7 +96,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     localparam [31:0] c_pair_mask = 32'hff;
     localparam [31:0] c_bank_shift = 32'ha;
     localparam [31:0] c_row_shift = 32'hc;
-    localparam [31:0] c_rows = 32'h2000;
+    localparam [31:0] c_rows_over = 32'hffffe000;
 
     // Stub signals
     reg  [2:0] step__d;
@@ -960,7 +960,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
             req_write__d = inp__write;
             req_wdata__d = inp__wdata;
             req_be__d = inp__be;
-            req_bad__d = (in_row_word >= c_rows) | ((inp__addr & c_three32) != c_zero32);
+            req_bad__d = ((in_row_word & c_rows_over) != c_zero32) | ((inp__addr & c_three32) != c_zero32);
             row_match__0__d = open_row__0__q == in_row;
             row_match__1__d = open_row__1__q == in_row;
             row_match__2__d = open_row__2__q == in_row;

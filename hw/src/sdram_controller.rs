@@ -113,7 +113,9 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         c_pair_mask: Constant<Bits<32>>,
         c_bank_shift: Constant<Bits<32>>,
         c_row_shift: Constant<Bits<32>>,
-        c_rows: Constant<Bits<32>>,
+        /// The row word's bits above the part's rows (rows is a power of two): a row word
+        /// with any of them set is beyond the part (an OR, not a compare, on the input path).
+        c_rows_over: Constant<Bits<32>>,
 
         /// The held request is decided on (held and no flush).
         held: Signal<Local, Bit>,
@@ -236,7 +238,7 @@ impl SdramController {
             part.name
         );
         assert!(
-            part.banks == 4 && part.rows <= 8192 && (512..=1024).contains(&part.columns),
+            part.banks == 4 && part.rows.is_power_of_two() && part.rows <= 8192 && (512..=1024).contains(&part.columns),
             "{}: geometry",
             part.name
         );
@@ -307,7 +309,7 @@ impl SdramController {
             c_pair_mask: k((1 << pair_bits) - 1),
             c_bank_shift: k(u64::from(2 + pair_bits)),
             c_row_shift: k(u64::from(2 + pair_bits + 2)),
-            c_rows: k(u64::from(part.rows)),
+            c_rows_over: k(!(u64::from(part.rows) - 1) & 0xffff_ffff),
             held: Default::default(),
             pop: Default::default(),
             cap_low: Default::default(),
@@ -766,7 +768,7 @@ impl SdramController {
             self.req_write.d.next = self.inp.write.val();
             self.req_wdata.d.next = self.inp.wdata.val();
             self.req_be.d.next = self.inp.be.val();
-            self.req_bad.d.next = (self.in_row_word.val() >= self.c_rows.val())
+            self.req_bad.d.next = ((self.in_row_word.val() & self.c_rows_over.val()) != self.c_zero32.val())
                 | ((self.inp.addr.val() & self.c_three32.val()) != self.c_zero32.val());
             for b in 0..4 {
                 self.row_match[b].d.next = self.open_row[b].q.val() == self.in_row.val();
