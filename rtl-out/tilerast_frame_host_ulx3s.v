@@ -62,6 +62,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     localparam [20:0] c_quiet_last = 21'hfffff;
     localparam [31:0] c_cycles_max = 32'hffffffff;
     localparam [15:0] c_one16 = 16'h1;
+    localparam [15:0] c_two16 = 16'h2;
     localparam [4:0] c_one5 = 5'b1;
     localparam [7:0] c_zero8 = 8'h0;
     localparam [135:0] c_desc_word = 136'h320000040002040102014654000c815a;
@@ -150,6 +151,9 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     reg  [15:0] next_beat__d;
     wire  [15:0] next_beat__q;
     reg  next_beat__clock;
+    reg  [226:0] beat__d;
+    wire  [226:0] beat__q;
+    reg  beat__clock;
     reg  [31:0] cycles__d;
     wire  [31:0] cycles__q;
     reg  cycles__clock;
@@ -188,6 +192,8 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     reg  feed_done;
     reg  taken;
     reg  [15:0] next_plus;
+    reg  [15:0] next_one;
+    reg  [15:0] next_two;
     reg  [226:0] beat_word;
     reg  tx_sent;
     reg  uart_fail;
@@ -222,6 +228,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
     tilerast_dff_1 last_end(.d(last_end__d), .q(last_end__q), .clock(last_end__clock));
     tilerast_top_icebreaker__ps run(.d(run__d), .q(run__q), .clock(run__clock));
     tilerast_dff_16 next_beat(.d(next_beat__d), .q(next_beat__q), .clock(next_beat__clock));
+    tilerast_dff_227 beat(.d(beat__d), .q(beat__q), .clock(beat__clock));
     tilerast_dff_32 cycles(.d(cycles__d), .q(cycles__q), .clock(cycles__clock));
     tilerast_dff_8 result_frame(.d(result_frame__d), .q(result_frame__q), .clock(result_frame__clock));
     tilerast_dff_1 front_at_done(.d(front_at_done__d), .q(front_at_done__q), .clock(front_at_done__clock));
@@ -248,6 +255,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
         last_end__clock = clock;
         run__clock = clock;
         next_beat__clock = clock;
+        beat__clock = clock;
         cycles__clock = clock;
         result_frame__clock = clock;
         front_at_done__clock = clock;
@@ -271,6 +279,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
         last_end__d = last_end__q;
         run__d = run__q;
         next_beat__d = next_beat__q;
+        beat__d = beat__q;
         cycles__d = cycles__q;
         result_frame__d = result_frame__q;
         front_at_done__d = front_at_done__q;
@@ -290,7 +299,7 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
         out_valid = run__q == HostRun__Feed;
         beat_word = 64'h0;
         if (run__q == HostRun__Feed) begin
-            beat_word = scene__rdata;
+            beat_word = beat__q;
         end
         out__kind = beat_word[32'he2];
         out__v0x = $signed(beat_word[(32'hca)+:(24)]);
@@ -314,19 +323,33 @@ module tilerast_frame_host_ulx3s(clock,flush,in_valid,in_ready,inp__byte,out_val
         answer_code = c_zero8;
         ack_count = loaded__q;
         taken = (run__q == HostRun__Feed) & out_ready;
+        next_one = next_beat__q + c_one16;
+        next_two = next_beat__q + c_two16;
         next_plus = next_beat__q;
         if (taken) begin
-            next_plus = next_beat__q + c_one16;
+            next_plus = next_one;
         end
-        feed_done = taken & (next_plus == loaded__q);
+        feed_done = taken & (next_one == loaded__q);
         if ((run__q == HostRun__Align) & (crc_toggle != toggle_mark__q)) begin
             run__d = HostRun__Feed;
             next_beat__d = 64'h0;
             cycles__d = 64'h0;
         end
         scene__raddr = 64'h0;
+        if (run__q == HostRun__Align) begin
+            scene__raddr = c_one16[(32'h0)+:(10)];
+        end
         if (run__q == HostRun__Feed) begin
-            scene__raddr = next_plus[(32'h0)+:(10)];
+            scene__raddr = next_one[(32'h0)+:(10)];
+            if (taken) begin
+                scene__raddr = next_two[(32'h0)+:(10)];
+            end
+        end
+        if ((run__q != HostRun__Align) & (run__q != HostRun__Feed)) begin
+            beat__d = scene__rdata;
+        end
+        if (taken) begin
+            beat__d = scene__rdata;
         end
         if ((run__q == HostRun__Feed) | (run__q == HostRun__Done)) begin
             if (cycles__q != c_cycles_max) begin

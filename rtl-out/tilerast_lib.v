@@ -202,6 +202,24 @@ module tilerast_dff_21(d,q,clock);
 
 endmodule // tilerast_dff_21
 
+module tilerast_dff_227(d,q,clock);
+
+    // Module arguments
+    input wire  [226:0] d;
+    output reg  [226:0] q;
+    input wire  clock;
+
+    // Update code (custom)
+    initial begin
+       q = 227'h0;
+    end
+
+    always @(posedge clock) begin
+       q <= d;
+    end
+
+endmodule // tilerast_dff_227
+
 module tilerast_dff_24(d,q,clock);
 
     // Module arguments

@@ -18,15 +18,16 @@
 //! **Latency and throughput.** One byte per edge in; an answer is loaded whole into the reply
 //! register at the edge that executes a frame and leaves one byte per `tx_ready`; a RUN FRAME
 //! offers its first beat at the edge after the first one, after the frame's checksum byte, with
-//! `crc_toggle` changed (a video frame's end), and one beat per edge after (the scene buffer is
-//! read one beat ahead: `raddr = next + taken`).
+//! `crc_toggle` changed (a video frame's end), and one beat per edge after. The beat offered is
+//! a register (`beat`); the scene buffer is read one beat ahead of it (`raddr = next + 1 +
+//! taken`), so the buffer's output reaches only that register, not the board's handshake.
 //!
 //! ```text
 //!  inp ─► parser: sync, op, len, payload, checksum ──► exec ──► answer (kind, code) ─► reply (17 bytes) ─► tx
 //!          │ LOAD BEATS bytes: two per 16-bit lane                ▲ loaded, cycles, crc, ...   shift 8 per byte,
 //!          ▼                                                      │                          checksum last
-//!     RecordRam<227> (capacity beats; write at loaded + written) ─┼─► rdata ─► out (gated by out_valid)
-//!                                        raddr = next + taken ◄── run: Align ─► Feed ─► Done ─► Swap ─► Crc ─► RESULT
+//!     RecordRam<227> (capacity beats; write at loaded + written) ─┼─► rdata ─► beat ─► out (gated by out_valid)
+//!                                    raddr = next + 1 + taken ◄── run: Align ─► Feed ─► Done ─► Swap ─► Crc ─► RESULT
 //!                                  done_valid, front, shown, crc_toggle, frame_crc, flags ──┘
 //! ```
 //!
@@ -112,6 +113,11 @@ tilerast_golden::frame_host_streams! { crate::streams::stream_block;
         /// The run: state, the beat offered, cycles, and what the FRAME RESULT waits on.
         run: DFF<HostRun>,
         next_beat: DFF<Bits<16>>,
+        /// The beat offered (beat `next_beat` while feeding): a register, so that the scene
+        /// buffer's read port is one beat further ahead and its output reaches no handshake.
+        /// It follows the buffer's word 0 while the run is not under way, holds it through
+        /// Align, and takes the next beat at each beat taken.
+        beat: DFF<Bits<BEAT_BITS>>,
         cycles: DFF<Bits<32>>,
         result_frame: DFF<Bits<8>>,
         front_at_done: DFF<Bit>,
@@ -143,6 +149,9 @@ tilerast_golden::frame_host_streams! { crate::streams::stream_block;
         feed_done: Signal<Local, Bit>,
         taken: Signal<Local, Bit>,
         next_plus: Signal<Local, Bits<16>>,
+        /// `next_beat` + 1 and + 2, from the register, beside the handshake.
+        next_one: Signal<Local, Bits<16>>,
+        next_two: Signal<Local, Bits<16>>,
         beat_word: Signal<Local, Bits<BEAT_BITS>>,
         tx_sent: Signal<Local, Bit>,
         /// A low stop bit inside a frame abandons it (before the byte, if one came).
@@ -169,6 +178,7 @@ tilerast_golden::frame_host_streams! { crate::streams::stream_block;
         c_quiet_last: Constant<Bits<21>>,
         c_cycles_max: Constant<Bits<32>>,
         c_one16: Constant<Bits<16>>,
+        c_two16: Constant<Bits<16>>,
         c_one5: Constant<Bits<5>>,
         c_zero8: Constant<Bits<8>>,
         /// The answers' constant bytes (header, and the descriptor's fields but `loaded`) and
@@ -251,6 +261,7 @@ impl FrameHost {
             last_end: Default::default(),
             run: Default::default(),
             next_beat: Default::default(),
+            beat: Default::default(),
             cycles: Default::default(),
             result_frame: Default::default(),
             front_at_done: Default::default(),
@@ -273,6 +284,8 @@ impl FrameHost {
             feed_done: Default::default(),
             taken: Default::default(),
             next_plus: Default::default(),
+            next_one: Default::default(),
+            next_two: Default::default(),
             beat_word: Default::default(),
             tx_sent: Default::default(),
             uart_fail: Default::default(),
@@ -296,6 +309,7 @@ impl FrameHost {
             c_quiet_last: k::<21>(model.timeout() - 1),
             c_cycles_max: k::<32>(u64::from(u32::MAX)),
             c_one16: k::<16>(1),
+            c_two16: k::<16>(2),
             c_one5: k::<5>(1),
             c_zero8: k::<8>(0),
             c_desc_len: len5(desc.len()),
@@ -337,6 +351,7 @@ impl FrameHost {
             last_end,
             run,
             next_beat,
+            beat,
             cycles,
             result_frame,
             front_at_done,
@@ -359,7 +374,7 @@ impl FrameHost {
         self.out_valid.next = self.run.q.val() == HostRun::Feed;
         self.beat_word.next = 0u64.into();
         if self.run.q.val() == HostRun::Feed {
-            self.beat_word.next = self.scene.rdata.val();
+            self.beat_word.next = self.beat.q.val();
         }
         self.out.kind.next = self.beat_word.val().get_bit(226);
         self.out.v0x.next = signed_cast(self.beat_word.val().get_bits::<24>(202));
@@ -387,21 +402,37 @@ impl FrameHost {
         self.answer_code.next = self.c_zero8.val();
         self.ack_count.next = self.loaded.q.val();
         self.taken.next = (self.run.q.val() == HostRun::Feed) & self.out_ready.val();
+        self.next_one.next = self.next_beat.q.val() + self.c_one16.val();
+        self.next_two.next = self.next_beat.q.val() + self.c_two16.val();
         self.next_plus.next = self.next_beat.q.val();
         if self.taken.val() {
-            self.next_plus.next = self.next_beat.q.val() + self.c_one16.val();
+            self.next_plus.next = self.next_one.val();
         }
-        self.feed_done.next = self.taken.val() & (self.next_plus.val() == self.loaded.q.val());
+        self.feed_done.next = self.taken.val() & (self.next_one.val() == self.loaded.q.val());
         // The feed starts at the edge after the display CRC's toggle changes (a video frame's end).
         if (self.run.q.val() == HostRun::Align) & (self.crc_toggle.val() != self.toggle_mark.q.val()) {
             self.run.d.next = HostRun::Feed;
             self.next_beat.d.next = 0u64.into();
             self.cycles.d.next = 0u64.into();
         }
-        // Read one beat ahead while feeding; beat 0 at the edge that starts the feed.
+        // The beat register: word 0 until the run (read at address 0 outside Align and Feed),
+        // held through Align (which reads beat 1), then each beat taken loads the one after
+        // it, which the buffer read a beat ahead (address next + 1 + taken while feeding).
         self.scene.raddr.next = 0u64.into();
+        if self.run.q.val() == HostRun::Align {
+            self.scene.raddr.next = self.c_one16.val().get_bits::<10>(0);
+        }
         if self.run.q.val() == HostRun::Feed {
-            self.scene.raddr.next = self.next_plus.val().get_bits::<10>(0);
+            self.scene.raddr.next = self.next_one.val().get_bits::<10>(0);
+            if self.taken.val() {
+                self.scene.raddr.next = self.next_two.val().get_bits::<10>(0);
+            }
+        }
+        if (self.run.q.val() != HostRun::Align) & (self.run.q.val() != HostRun::Feed) {
+            self.beat.d.next = self.scene.rdata.val();
+        }
+        if self.taken.val() {
+            self.beat.d.next = self.scene.rdata.val();
         }
         if (self.run.q.val() == HostRun::Feed) | (self.run.q.val() == HostRun::Done) {
             if self.cycles.q.val() != self.c_cycles_max.val() {
