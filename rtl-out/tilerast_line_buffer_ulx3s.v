@@ -138,6 +138,9 @@ module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,drop,push,p
     reg  [9:0] write_sync2__d;
     wire  [9:0] write_sync2__q;
     reg  write_sync2__clock;
+    reg  readable_reg__d;
+    wire  readable_reg__q;
+    reg  readable_reg__clock;
 
     // Local signals
     reg  room_now;
@@ -145,6 +148,10 @@ module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,drop,push,p
     reg  [9:0] fill_next;
     reg  [9:0] read_next;
     reg  readable_now;
+    reg  [9:0] read_step;
+    reg  [9:0] read_step_gray;
+    reg  readable_stay;
+    reg  readable_step;
     reg  pushing;
     reg  popping;
     reg  [9:0] read_decoded;
@@ -172,6 +179,7 @@ module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,drop,push,p
     tilerast_dff_10 read_gray(.d(read_gray__d), .q(read_gray__q), .clock(read_gray__clock));
     tilerast_dff_10 write_sync1(.d(write_sync1__d), .q(write_sync1__q), .clock(write_sync1__clock));
     tilerast_dff_10 write_sync2(.d(write_sync2__d), .q(write_sync2__q), .clock(write_sync2__clock));
+    tilerast_dff_1 readable_reg(.d(readable_reg__d), .q(readable_reg__q), .clock(readable_reg__clock));
 
     // Update code
     always @(*) begin
@@ -225,8 +233,9 @@ module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,drop,push,p
         read_gray__clock = read_clock;
         write_sync1__clock = read_clock;
         write_sync2__clock = read_clock;
+        readable_reg__clock = read_clock;
         ram__read_clock = read_clock;
-        readable_now = write_sync2__q != read_gray__q;
+        readable_now = readable_reg__q;
         if (c_unsynchronised) begin
             readable_now = write_gray__q != read_gray__q;
         end
@@ -248,9 +257,18 @@ module tilerast_line_buffer_ulx3s__fifo(write_clock,read_clock,flush,drop,push,p
         read_gray__d = read_next ^ (read_next >> c_one);
         write_sync1__d = write_gray__q;
         write_sync2__d = write_sync1__q;
+        read_step = read_ptr__q + c_one;
+        read_step_gray = read_step ^ (read_step >> c_one);
+        readable_stay = write_sync1__q != read_gray__q;
+        readable_step = write_sync1__q != read_step_gray;
+        readable_reg__d = readable_stay;
+        if (popping) begin
+            readable_reg__d = readable_step;
+        end
         if (flush) begin
             write_sync1__d = c_zero;
             write_sync2__d = c_zero;
+            readable_reg__d = 1'b0;
         end
     end
 

@@ -16,14 +16,15 @@
 //! **Latency and throughput.** A word pushed at a write edge is readable after the second read
 //! edge that follows; its slot is free again on the write side three write edges after its pop
 //! (two synchroniser flops and the binary `read_seen`). `room` and `fill` are registers,
-//! computed a write edge ahead from `read_seen`'s next value.
+//! computed a write edge ahead from `read_seen`'s next value; `readable` is a register too,
+//! computed a read edge ahead from `write_sync1` and the read pointer stepped or not.
 //! One push per write edge and one pop per read edge, at any ratio of the two clocks.
 //!
 //! ```text
 //!   write_clock                                      │ read_clock
 //!   push_data ─► RAM[write_ptr] (write port) ────────┼──► RAM read register ─► head_data
 //!   write_ptr ─► write_gray ═══════════════ write_sync1 ─► write_sync2 ─┐        (gated)
-//!   fill, room (flops) ◄─ write_next − read_decoded  │   readable = write_sync2 ≠ read_gray
+//!   fill, room (flops) ◄─ write_next − read_decoded  │   readable (a flop) = write_sync2 ≠ read_gray
 //!   read_seen ◄─ read_decoded = bin(read_sync2) ◄─ read_sync1 ◄══ read_gray ◄─ read_ptr
 //! ```
 //!
@@ -86,6 +87,9 @@ pub struct Crossing<const W: usize, const A: usize, const P: usize> {
     read_gray: DFF<Bits<P>>,
     write_sync1: DFF<Bits<P>>,
     write_sync2: DFF<Bits<P>>,
+    /// `write_sync2 ≠ read_gray`, registered: computed a read edge ahead from their next
+    /// values (`write_sync1`, and the read pointer stepped or not), so `readable` is a flop.
+    readable_reg: DFF<Bit>,
 
     /// The write side has room (`fill_reg` below the depth), and its pointer after this edge.
     room_now: Signal<Local, Bit>,
@@ -96,6 +100,12 @@ pub struct Crossing<const W: usize, const A: usize, const P: usize> {
     read_next: Signal<Local, Bits<P>>,
     /// The read side sees a word; the edge's push and pop.
     readable_now: Signal<Local, Bit>,
+    /// The read pointer one on, its gray code, and `readable_reg`'s next value for each way
+    /// the pointer can go (the pop only selects).
+    read_step: Signal<Local, Bits<P>>,
+    read_step_gray: Signal<Local, Bits<P>>,
+    readable_stay: Signal<Local, Bit>,
+    readable_step: Signal<Local, Bit>,
     pushing: Signal<Local, Bit>,
     popping: Signal<Local, Bit>,
     /// `read_sync2` back in binary, through the prefix XORs over 1, 2, 4 and 8 places
@@ -144,11 +154,16 @@ impl<const W: usize, const A: usize, const P: usize> Crossing<W, A, P> {
             read_gray: Default::default(),
             write_sync1: Default::default(),
             write_sync2: Default::default(),
+            readable_reg: Default::default(),
             room_now: Default::default(),
             write_next: Default::default(),
             fill_next: Default::default(),
             read_next: Default::default(),
             readable_now: Default::default(),
+            read_step: Default::default(),
+            read_step_gray: Default::default(),
+            readable_stay: Default::default(),
+            readable_step: Default::default(),
             pushing: Default::default(),
             popping: Default::default(),
             read_decoded: Default::default(),
@@ -218,8 +233,9 @@ impl<const W: usize, const A: usize, const P: usize> Logic for Crossing<W, A, P>
         self.read_gray.clock.next = self.read_clock.val();
         self.write_sync1.clock.next = self.read_clock.val();
         self.write_sync2.clock.next = self.read_clock.val();
+        self.readable_reg.clock.next = self.read_clock.val();
         self.ram.read_clock.next = self.read_clock.val();
-        self.readable_now.next = self.write_sync2.q.val() != self.read_gray.q.val();
+        self.readable_now.next = self.readable_reg.q.val();
         if self.c_unsynchronised.val() {
             self.readable_now.next = self.write_gray.q.val() != self.read_gray.q.val();
         }
@@ -241,9 +257,18 @@ impl<const W: usize, const A: usize, const P: usize> Logic for Crossing<W, A, P>
         self.read_gray.d.next = self.read_next.val() ^ (self.read_next.val() >> self.c_one.val());
         self.write_sync1.d.next = self.write_gray.q.val();
         self.write_sync2.d.next = self.write_sync1.q.val();
+        self.read_step.next = self.read_ptr.q.val() + self.c_one.val();
+        self.read_step_gray.next = self.read_step.val() ^ (self.read_step.val() >> self.c_one.val());
+        self.readable_stay.next = self.write_sync1.q.val() != self.read_gray.q.val();
+        self.readable_step.next = self.write_sync1.q.val() != self.read_step_gray.val();
+        self.readable_reg.d.next = self.readable_stay.val();
+        if self.popping.val() {
+            self.readable_reg.d.next = self.readable_step.val();
+        }
         if self.flush.val() {
             self.write_sync1.d.next = self.c_zero.val();
             self.write_sync2.d.next = self.c_zero.val();
+            self.readable_reg.d.next = false;
         }
     }
 }
