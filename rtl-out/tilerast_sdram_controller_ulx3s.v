@@ -316,7 +316,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     reg  issue_refresh;
     reg  push_zero;
     reg  ready_next;
-    reg  [15:0] timer_base;
+    reg  [15:0] timer_inc;
 
     // Sub module instances
     tilerast_dff_3 step(.d(step__d), .q(step__q), .clock(step__clock));
@@ -917,13 +917,16 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
             end
         end
         ready_next = (step__q == c_step__5) | ((step__q == c_step__4) & (init_wait__q == c_zero16));
-        timer_base = refresh_timer__q;
-        if (issue_refresh) begin
-            timer_base = c_zero16;
-        end
-        refresh_timer__d = timer_base;
+        timer_inc = refresh_timer__q + c_one16;
+        refresh_timer__d = refresh_timer__q;
         if (ready_next) begin
-            refresh_timer__d = timer_base + c_one16;
+            refresh_timer__d = timer_inc;
+        end
+        if (issue_refresh) begin
+            refresh_timer__d = c_zero16;
+            if (ready_next) begin
+                refresh_timer__d = c_one16;
+            end
         end
         answers__push = cap_high | push_zero;
         if (push_zero) begin

@@ -157,7 +157,8 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         issue_refresh: Signal<Local, Bit>,
         push_zero: Signal<Local, Bit>,
         ready_next: Signal<Local, Bit>,
-        timer_base: Signal<Local, Bits<16>>,
+        /// The refresh timer plus one.
+        timer_inc: Signal<Local, Bits<16>>,
 
         /// Power-up step and its wait (counting up to `init` in step 0, down otherwise).
         step: DFF<Bits<3>>,
@@ -343,7 +344,7 @@ impl SdramController {
             issue_refresh: Default::default(),
             push_zero: Default::default(),
             ready_next: Default::default(),
-            timer_base: Default::default(),
+            timer_inc: Default::default(),
             step: Default::default(),
             init_wait: Default::default(),
             pin_cs_n: Default::default(),
@@ -725,13 +726,17 @@ impl SdramController {
         // ---- the refresh timer: edges from Ready, restarting at the AUTO REFRESH ----
         self.ready_next.next = (self.step.q.val() == self.c_step[5].val())
             | ((self.step.q.val() == self.c_step[4].val()) & (self.init_wait.q.val() == self.c_zero16.val()));
-        self.timer_base.next = self.refresh_timer.q.val();
-        if self.issue_refresh.val() {
-            self.timer_base.next = self.c_zero16.val();
-        }
-        self.refresh_timer.d.next = self.timer_base.val();
+        // The adder works on the register beside the decision; the refresh only selects.
+        self.timer_inc.next = self.refresh_timer.q.val() + self.c_one16.val();
+        self.refresh_timer.d.next = self.refresh_timer.q.val();
         if self.ready_next.val() {
-            self.refresh_timer.d.next = self.timer_base.val() + self.c_one16.val();
+            self.refresh_timer.d.next = self.timer_inc.val();
+        }
+        if self.issue_refresh.val() {
+            self.refresh_timer.d.next = self.c_zero16.val();
+            if self.ready_next.val() {
+                self.refresh_timer.d.next = self.c_one16.val();
+            }
         }
 
         // ---- answers owed, reads in flight, the request register, flush ----
