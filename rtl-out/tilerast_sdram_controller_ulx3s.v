@@ -76,7 +76,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     localparam [15:0] c_mrd1_16 = 16'h1;
     localparam [15:0] c_zero16 = 16'h0;
     localparam [15:0] c_one16 = 16'h1;
-    localparam [15:0] c_refresh_at = 16'h2ed;
+    localparam [15:0] c_refresh_at_less_one = 16'h2ec;
     localparam [12:0] c_mode = 13'b100001;
     localparam [12:0] c_a10 = 13'b10000000000;
     localparam [12:0] c_zero13 = 13'b0;
@@ -204,6 +204,9 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     reg  [15:0] refresh_timer__d;
     wire  [15:0] refresh_timer__q;
     reg  refresh_timer__clock;
+    reg  refresh_due__d;
+    wire  refresh_due__q;
+    reg  refresh_due__clock;
     reg  req_valid__d;
     wire  req_valid__q;
     reg  req_valid__clock;
@@ -310,7 +313,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
     reg  [3:0] rrd_dec;
     reg  [3:0] rfc_dec;
     reg  [3:0] read_to_write_dec;
-    reg  refresh_due;
+    reg  due_step;
     reg  consumed;
     reg  issue_read;
     reg  issue_refresh;
@@ -374,6 +377,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         .clock(read_to_write_wait__clock)
     );
     tilerast_dff_16 refresh_timer(.d(refresh_timer__d), .q(refresh_timer__q), .clock(refresh_timer__clock));
+    tilerast_dff_1 refresh_due(.d(refresh_due__d), .q(refresh_due__q), .clock(refresh_due__clock));
     tilerast_dff_1 req_valid(.d(req_valid__d), .q(req_valid__q), .clock(req_valid__clock));
     tilerast_dff_32 req_addr(.d(req_addr__d), .q(req_addr__q), .clock(req_addr__clock));
     tilerast_dff_1 req_write(.d(req_write__d), .q(req_write__q), .clock(req_write__clock));
@@ -433,6 +437,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         rfc_wait__clock = clock;
         read_to_write_wait__clock = clock;
         refresh_timer__clock = clock;
+        refresh_due__clock = clock;
         req_valid__clock = clock;
         req_valid__d = req_valid__q;
         req_addr__clock = clock;
@@ -666,7 +671,6 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
             sel_activate_ok = activate_wait__3__q == c_zero4;
         end
         held = req_valid__q & ~flush;
-        refresh_due = refresh_timer__q >= c_refresh_at;
         consumed = 1'b0;
         issue_read = 1'b0;
         issue_refresh = 1'b0;
@@ -720,7 +724,7 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
         end
         else if (rfc_wait__q != c_zero4) begin
         end
-        else if (refresh_due) begin
+        else if (refresh_due__q) begin
             if (any_open) begin
                 if (all_open_precharge_ok) begin
                     cmd_ras__d = 1'b1;
@@ -927,6 +931,14 @@ module tilerast_sdram_controller_ulx3s(clock,flush,in_valid,in_ready,inp__addr,i
             if (ready_next) begin
                 refresh_timer__d = c_one16;
             end
+        end
+        due_step = refresh_timer__q >= c_refresh_at_less_one;
+        refresh_due__d = refresh_due__q;
+        if (ready_next) begin
+            refresh_due__d = due_step;
+        end
+        if (issue_refresh) begin
+            refresh_due__d = 1'b0;
         end
         answers__push = cap_high | push_zero;
         if (push_zero) begin

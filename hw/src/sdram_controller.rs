@@ -27,7 +27,8 @@
 //! constant shifts and masks (the part's geometry). Per bank: an open flag, the open row and
 //! three wait counters (to READ/WRITE, to PRECHARGE, to ACTIVE); global waits for tRRD, tRFC
 //! and read-to-write. A wait is set to gap − 1 by the command that starts it (merged by max)
-//! and counts down to 0. One priority chain picks the next cycle's command: power-up
+//! and counts down to 0. The refresh timer's threshold test (`refresh_due`) is a register
+//! computed from the timer's next value, so the chain starts at flops and 4-bit compares. One priority chain picks the next cycle's command: power-up
 //! sequence, a WRITE's second word, refresh (PRECHARGE ALL, then AUTO REFRESH), the held
 //! request (READ/WRITE on its open row, PRECHARGE of another row, ACTIVE of a closed bank).
 //! READs set two shift registers whose bit 0 says "capture `dq_in` now" (low half, then high
@@ -93,7 +94,8 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         c_mrd1_16: Constant<Bits<16>>,
         c_zero16: Constant<Bits<16>>,
         c_one16: Constant<Bits<16>>,
-        c_refresh_at: Constant<Bits<16>>,
+        /// The refresh threshold tREFI − margin, less one (`refresh_due` after a step).
+        c_refresh_at_less_one: Constant<Bits<16>>,
         c_mode: Constant<Bits<13>>,
         c_a10: Constant<Bits<13>>,
         c_zero13: Constant<Bits<13>>,
@@ -151,7 +153,9 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         rrd_dec: Signal<Local, Bits<4>>,
         rfc_dec: Signal<Local, Bits<4>>,
         read_to_write_dec: Signal<Local, Bits<4>>,
-        refresh_due: Signal<Local, Bit>,
+        /// The refresh timer at or past tREFI − margin − 1 (`refresh_due`'s next value when the
+        /// timer steps).
+        due_step: Signal<Local, Bit>,
         consumed: Signal<Local, Bit>,
         issue_read: Signal<Local, Bit>,
         issue_refresh: Signal<Local, Bit>,
@@ -184,6 +188,9 @@ tilerast_golden::sdram_controller_streams! { crate::streams::stream_block;
         read_to_write_wait: DFF<Bits<4>>,
         /// Edges since Ready or since the last AUTO REFRESH decision.
         refresh_timer: DFF<Bits<16>>,
+        /// `refresh_timer` ≥ tREFI − margin, kept as a register beside the timer (computed
+        /// from the timer's next value) so that no 16-bit compare starts the priority chain.
+        refresh_due: DFF<Bit>,
         /// The request register.
         req_valid: DFF<Bit>,
         req_addr: DFF<Bits<32>>,
@@ -234,7 +241,7 @@ impl SdramController {
             );
         }
         assert!(
-            t.init < 1 << 16 && t.refi < 1 << 16 && t.refi > REFRESH_MARGIN,
+            t.init < 1 << 16 && t.refi < 1 << 16 && t.refi > REFRESH_MARGIN + 1,
             "{}: init/refi",
             part.name
         );
@@ -290,7 +297,7 @@ impl SdramController {
             c_mrd1_16: k(t.mrd.saturating_sub(1)),
             c_zero16: k(0),
             c_one16: k(1),
-            c_refresh_at: k(t.refi - REFRESH_MARGIN),
+            c_refresh_at_less_one: k(t.refi - REFRESH_MARGIN - 1),
             c_mode: k(u64::from(mode.bits())),
             c_a10: k(1 << 10),
             c_zero13: k(0),
@@ -338,7 +345,7 @@ impl SdramController {
             rrd_dec: Default::default(),
             rfc_dec: Default::default(),
             read_to_write_dec: Default::default(),
-            refresh_due: Default::default(),
+            due_step: Default::default(),
             consumed: Default::default(),
             issue_read: Default::default(),
             issue_refresh: Default::default(),
@@ -365,6 +372,7 @@ impl SdramController {
             rfc_wait: Default::default(),
             read_to_write_wait: Default::default(),
             refresh_timer: Default::default(),
+            refresh_due: Default::default(),
             req_valid: Default::default(),
             req_addr: Default::default(),
             req_write: Default::default(),
@@ -430,6 +438,7 @@ impl SdramController {
         self.rfc_wait.clock.next = self.clock.val();
         self.read_to_write_wait.clock.next = self.clock.val();
         self.refresh_timer.clock.next = self.clock.val();
+        self.refresh_due.clock.next = self.clock.val();
         self.req_valid.clock.next = self.clock.val();
         self.req_valid.d.next = self.req_valid.q.val();
         self.req_addr.clock.next = self.clock.val();
@@ -552,7 +561,6 @@ impl SdramController {
 
         // ---- one decision per edge (the cycle model's priority chain) ----
         self.held.next = self.req_valid.q.val() & !self.flush.val();
-        self.refresh_due.next = self.refresh_timer.q.val() >= self.c_refresh_at.val();
         self.consumed.next = false;
         self.issue_read.next = false;
         self.issue_refresh.next = false;
@@ -603,7 +611,7 @@ impl SdramController {
             self.write_high.d.next = false;
         } else if self.rfc_wait.q.val() != self.c_zero4.val() {
             // tRFC: nothing goes.
-        } else if self.refresh_due.val() {
+        } else if self.refresh_due.q.val() {
             // 3. Refresh: PRECHARGE ALL, then AUTO REFRESH.
             if self.any_open.val() {
                 if self.all_open_precharge_ok.val() {
@@ -737,6 +745,17 @@ impl SdramController {
             if self.ready_next.val() {
                 self.refresh_timer.d.next = self.c_one16.val();
             }
+        }
+        // refresh_due = (refresh_timer >= at), a step ahead: the timer's next value is 0 or 1
+        // after a refresh (below at > 1, which the constructor asserts), timer + 1 when it steps
+        // (>= at exactly when timer >= at - 1), itself otherwise.
+        self.due_step.next = self.refresh_timer.q.val() >= self.c_refresh_at_less_one.val();
+        self.refresh_due.d.next = self.refresh_due.q.val();
+        if self.ready_next.val() {
+            self.refresh_due.d.next = self.due_step.val();
+        }
+        if self.issue_refresh.val() {
+            self.refresh_due.d.next = false;
         }
 
         // ---- answers owed, reads in flight, the request register, flush ----
