@@ -20,9 +20,9 @@
 //! per cycle at most. `room` takes `fill + in_flight + rd_valid + out_valid + load < credits`
 //! at each edge (the model's contract). The sum is not formed: a register holds the credits
 //! it leaves but `fill` (`headroom_x`), so each room test is one compare with `fill`, and
-//! `load` selects between two of them. The three counted registers' sum changes by `load` − (the pixel taken
-//! downstream), so `headroom_x` steps by −1, 0 or +1: a multiplexer of two precomputed
-//! neighbours after `load`, no adder behind the arbiter's ready.
+//! `load` selects between two of them. The three counted registers' sum changes by `load` −
+//! (the pixel taken downstream), so `headroom_x` steps by −1, 0 or +1: a multiplexer of two
+//! precomputed neighbours after `load`, no adder behind the arbiter's ready.
 //!
 //! ```text
 //!  start ─► base_reg, row_addr = base + 4·(H−1)·W, next_addr = row_addr, counters 0, busy
